@@ -1,0 +1,1 @@
+"""Chat surfaces: Slack, Microsoft Teams and the terminal."""

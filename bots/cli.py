@@ -1,0 +1,128 @@
+"""The `deepresearch` command: ask, index, worker, slack, teams."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from engine.settings import SettingsError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Deep Research in the terminal, in Slack and in Microsoft Teams.",
+)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.echo(f"deepresearch: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The research question (quote it).")] = "",
+    corpus: Annotated[Path | None, typer.Option(help="Search this folder's documents (indexed on the fly).")] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Use the offline extractive model (no network).")] = False,
+    answer: Annotated[str | None, typer.Option(help="Answer to the clarifying question, if one is asked.")] = None,
+    no_clarify: Annotated[bool, typer.Option("--no-clarify", help="Never ask a clarifying question.")] = False,
+    resume: Annotated[str | None, typer.Option(help="Continue a paused or interrupted run: its thread id.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Also copy the report files into this folder.")] = None,
+    queue: Annotated[bool, typer.Option("--queue", help="Run on the RQ workers (needs REDIS_URL).")] = False,
+) -> None:
+    """Research QUESTION and write report.md, report.pdf, review.md; print their paths."""
+    from bots.console import run_ask
+
+    try:
+        code = run_ask(
+            question=question,
+            corpus=corpus,
+            offline=offline,
+            answer=answer,
+            no_clarify=no_clarify,
+            resume=resume,
+            out=out,
+            queue=queue,
+        )
+    except SettingsError as err:
+        _fail(str(err))
+    raise typer.Exit(code)
+
+
+@app.command()
+def index(
+    directory: Annotated[Path, typer.Argument(help="Folder of .md, .txt, .html and .pdf files.")],
+) -> None:
+    """Index DIRECTORY into the local corpus (SQLite FTS5) for DEEPRESEARCH_SEARCH=corpus."""
+    from engine.search.corpus import CorpusIndexError, index_directory
+    from engine.settings import load_settings
+
+    try:
+        settings = load_settings()
+        stats = index_directory(directory, settings.corpus_index_path)
+    except (SettingsError, CorpusIndexError) as err:
+        _fail(str(err))
+    typer.echo(
+        f"indexed {stats.documents} documents ({stats.skipped} skipped) from {directory} "
+        f"into {settings.corpus_index_path}"
+    )
+
+
+@app.command()
+def worker(
+    burst: Annotated[bool, typer.Option("--burst", help="Exit when the queue is empty.")] = False,
+    queue: Annotated[str, typer.Option(help="The RQ queue to listen on.")] = "research",
+) -> None:
+    """Run an RQ worker for research turns (needs REDIS_URL)."""
+    from jobs.worker import main as worker_main
+
+    try:
+        worker_main(burst=burst, queue=queue)
+    except SettingsError as err:
+        _fail(str(err))
+
+
+@app.command()
+def slack(
+    port: Annotated[int, typer.Option(help="HTTP port (when SLACK_APP_TOKEN is not set).")] = 3000,
+) -> None:
+    """Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, else HTTP on /slack/events."""
+    from bots.slack.server import main as slack_main
+
+    try:
+        slack_main(port=port)
+    except SettingsError as err:
+        _fail(str(err))
+
+
+@app.command()
+def teams(
+    port: Annotated[int, typer.Option(help="HTTP port for /api/messages.")] = 3978,
+) -> None:
+    """Run the Microsoft Teams bot: HTTP on /api/messages and /files/{token}."""
+    from bots.teams.server import main as teams_main
+
+    try:
+        teams_main(port=port)
+    except SettingsError as err:
+        _fail(str(err))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    from bots.logs import configure_logging
+
+    configure_logging()
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    logging.getLogger(__name__).debug("run as module")
+    main()

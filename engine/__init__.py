@@ -1,0 +1,1 @@
+"""The research engine: a LangGraph pipeline that turns a question into a cited, reviewed report."""

@@ -1,0 +1,79 @@
+"""Progress of a research run: events the graph emits and the snapshot chat surfaces show."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+PHASES = {
+    "clarify": "Checking the question",
+    "brief": "Writing the research brief",
+    "research": "Researching",
+    "report": "Writing the report",
+    "review": "Reviewing the report",
+    "finalize": "Writing the final report",
+    "render": "Building the files",
+    "done": "Done",
+}
+
+
+@dataclass
+class Progress:
+    """A snapshot of one run's progress, updated from the graph's custom stream events.
+
+    Attributes:
+        phase: a key of :data:`PHASES`.
+        topics_started / topics_finished: research units begun and ended (failed ones too).
+        topics: the topic titles in the order they started.
+        sources_found: distinct sources in the run's registry so far.
+        errors: one short line per failed research unit or tool.
+        review_iteration: 1-based review round being run, 0 before the review.
+        started_at: ``time.monotonic()`` when the turn began.
+    """
+
+    phase: str = "clarify"
+    topics_started: int = 0
+    topics_finished: int = 0
+    topics: list[str] = field(default_factory=list)
+    sources_found: int = 0
+    errors: list[str] = field(default_factory=list)
+    review_iteration: int = 0
+    started_at: float = field(default_factory=time.monotonic)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the turn began."""
+        return time.monotonic() - self.started_at
+
+    def apply(self, event: dict) -> None:
+        """Fold one graph event (``{"event": kind, ...}``) into the snapshot."""
+        kind = event.get("event")
+        if kind == "phase":
+            self.phase = event["phase"]
+            if "iteration" in event:
+                self.review_iteration = int(event["iteration"])
+        elif kind == "topic_started":
+            self.topics_started += 1
+            self.topics.append(str(event.get("topic", "")))
+        elif kind == "topic_finished":
+            self.topics_finished += 1
+            if event.get("error"):
+                self.errors.append(str(event["error"]))
+        elif kind == "sources":
+            self.sources_found = max(self.sources_found, int(event.get("count", 0)))
+        elif kind == "error":
+            self.errors.append(str(event.get("message", "")))
+
+    def render(self) -> str:
+        """One to three plain-text lines, e.g. for a chat status message or a terminal."""
+        label = PHASES.get(self.phase, self.phase)
+        if self.phase == "review" and self.review_iteration:
+            label += f" (round {self.review_iteration})"
+        mins, secs = divmod(int(self.elapsed), 60)
+        line = (
+            f"{label} · topics {self.topics_finished}/{self.topics_started} done"
+            f" · {self.sources_found} sources · {mins}:{secs:02d} elapsed"
+        )
+        if self.errors:
+            line += f"\n{len(self.errors)} problem(s): {self.errors[-1][:200]}"
+        return line

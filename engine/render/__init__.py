@@ -1,0 +1,64 @@
+"""Report artifacts: the final report's structure, rendered to LaTeX by a template and built to PDF."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class SourceEntry:
+    """One cited source, numbered as in the report's ``[n]`` markers (1..N, no gaps)."""
+
+    number: int
+    title: str
+    url: str
+
+
+@dataclass
+class ReviewRound:
+    """The review appendix for one iteration; every field is Markdown and may be empty."""
+
+    iteration: int
+    what_changed: str = ""
+    critiques: str = ""
+    answers: str = ""
+    open_objections: str = ""
+
+
+@dataclass
+class ReportDocument:
+    """Everything ``report.tex`` is rendered from. The model never writes LaTeX.
+
+    Attributes:
+        title: the report's title (plain text).
+        question: the user's question as asked (plain text, any language).
+        date: the run's date, ISO ``YYYY-MM-DD``.
+        executive_summary: Markdown, a few paragraphs.
+        body: the final report as Markdown, without its Sources section (it may contain
+            headings, lists, tables, links, code, ``[n]`` citation markers).
+        review: one :class:`ReviewRound` per review iteration (may be empty).
+        sources: the cited sources, in number order.
+        language: BCP-47 code of the question's language (``en``, ``de``, ``zh``...).
+        notice: a line shown under the title (e.g. the offline-mode notice), or None.
+    """
+
+    title: str
+    question: str
+    date: str
+    executive_summary: str
+    body: str
+    review: list[ReviewRound] = field(default_factory=list)
+    sources: list[SourceEntry] = field(default_factory=list)
+    language: str = "en"
+    notice: str | None = None
+
+
+@dataclass
+class PdfBuild:
+    """The outcome of compiling ``report.tex``: ``pdf`` on success, else ``error`` and ``log_tail``."""
+
+    pdf: Path | None
+    error: str | None = None
+    log_tail: str | None = None
+    seconds: float = 0.0

@@ -1,0 +1,120 @@
+"""Run one turn of a research thread: start, resume after a clarification, with progress."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from engine.progress import Progress
+from engine.settings import Settings
+
+
+class RunCancelled(Exception):
+    """The turn's cancel event was set; the graph stopped at its last checkpoint."""
+
+
+class TurnRejected(Exception):
+    """The turn cannot run (empty or over-long question, nothing to resume); message is for users."""
+
+
+MAX_QUESTION_CHARS = 8000
+
+
+@dataclass
+class Artifacts:
+    """Paths of one run's files under ``{DATA_DIR}/artifacts/{thread}/{run}/``.
+
+    ``pdf`` is None when the PDF could not be built; then ``pdf_error`` says why (one line)
+    and ``pdf_log_tail`` holds the end of the LaTeX log.
+    """
+
+    directory: Path
+    report_md: Path
+    sources_json: Path
+    usage_json: Path
+    review_md: Path | None = None
+    report_tex: Path | None = None
+    pdf: Path | None = None
+    pdf_error: str | None = None
+    pdf_log_tail: str | None = None
+
+    def files(self) -> list[Path]:
+        """The files a chat surface delivers: the Markdown report, and the PDF when built."""
+        return [p for p in (self.report_md, self.pdf) if p is not None]
+
+
+@dataclass
+class TurnOutcome:
+    """What one turn ended with.
+
+    status:
+        ``clarify``: the graph paused on ``interrupt()``; ``question`` is to be asked in the thread.
+        ``done``: the report is written; ``summary`` (Markdown, a few hundred words) and
+        ``artifacts`` are set.
+    """
+
+    status: Literal["clarify", "done"]
+    thread_id: str
+    run_id: str
+    question: str | None = None
+    summary: str | None = None
+    title: str | None = None
+    artifacts: Artifacts | None = None
+    errors: list[str] = field(default_factory=list)
+    offline: bool = False
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+async def run_turn(
+    thread_id: str,
+    *,
+    question: str | None = None,
+    answer: str | None = None,
+    settings: Settings,
+    on_progress: ProgressCallback | None = None,
+    cancel: asyncio.Event | None = None,
+    context: str | None = None,
+    resume_only: bool = False,
+) -> TurnOutcome:
+    """Run the research graph for ``thread_id`` until it pauses or ends.
+
+    Exactly one of:
+        ``question``: start a new research in this thread (``context`` is an earlier report
+        of the thread, given to the model as background).
+        ``answer``: resume a graph paused on its clarifying question with ``Command(resume=answer)``.
+        ``resume_only=True``: continue an interrupted run from its last checkpoint.
+
+    Raises:
+        TurnRejected: bad input (empty, over :data:`MAX_QUESTION_CHARS`, nothing paused to answer).
+        RunCancelled: ``cancel`` was set; the checkpoint stays resumable.
+        engine.settings.SettingsError, engine.search.base.SearchError, openai errors: after
+        the bounded retries, for the caller to report.
+    """
+    from engine.graph.run import run_graph_turn
+
+    return await run_graph_turn(
+        thread_id,
+        question=question,
+        answer=answer,
+        settings=settings,
+        on_progress=on_progress,
+        cancel=cancel,
+        context=context,
+        resume_only=resume_only,
+    )
+
+
+async def thread_status(thread_id: str, *, settings: Settings) -> Literal["none", "paused", "interrupted", "done"]:
+    """Where a thread's graph stands in the checkpointer.
+
+    ``none``: never run; ``paused``: waiting on the clarifying question's answer;
+    ``interrupted``: stopped mid-run (killed or cancelled), resumable; ``done``: finished.
+    """
+    from engine.graph.run import graph_thread_status
+
+    return await graph_thread_status(thread_id, settings=settings)

@@ -1,0 +1,1 @@
+"""Search back-ends: `tavily`, `corpus` (SQLite FTS5 over local files) and `none`."""

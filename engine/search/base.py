@@ -1,0 +1,51 @@
+"""The search back-end interface shared by Tavily, the local corpus and `none`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class SearchError(Exception):
+    """A search back-end could not answer (unreachable, missing index, bad credentials).
+
+    The message is safe to show a user: it never contains a secret.
+    """
+
+
+@dataclass
+class SearchResult:
+    """One document a search returned.
+
+    Attributes:
+        url: where it lives (a web URL, or a file path for the corpus); the citation key.
+        title: a human title.
+        content: the back-end's snippet (a few hundred characters).
+        raw_content: the full text when the back-end has it, else None.
+        score: the back-end's relevance score (higher is better), 0 when unknown.
+    """
+
+    url: str
+    title: str
+    content: str
+    raw_content: str | None = None
+    score: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+class SearchBackend(Protocol):
+    """A search back-end; one instance (and one HTTP client) per process."""
+
+    name: str
+
+    async def search(self, query: str, max_results: int = 5) -> list[SearchResult]:
+        """Return up to ``max_results`` documents for ``query``.
+
+        Raises:
+            SearchError: the back-end cannot answer.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release the back-end's connections."""
+        ...

@@ -1,0 +1,174 @@
+"""Settings from the environment (and `.env`), validated once at start-up."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROLES = ("research", "summarization", "compression", "final_report", "review")
+
+
+class SettingsError(Exception):
+    """A setting is missing or invalid; the message is one line naming the setting."""
+
+
+class Settings(BaseSettings):
+    """Every setting of the project.
+
+    Third-party names are read as their SDKs spell them (``OPENAI_API_KEY``, ``SLACK_BOT_TOKEN``,
+    ...); the project's own carry the ``DEEPRESEARCH_`` prefix. Defaults for the research limits
+    are open_deep_research's (``max_concurrent_research_units`` 5, ``max_researcher_iterations``
+    6, ``max_react_tool_calls`` 10, ``max_structured_output_retries`` 3).
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="DEEPRESEARCH_", env_file=".env", env_file_encoding="utf-8", extra="ignore",
+        populate_by_name=True,
+    )
+
+    # third-party names, read without the prefix
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    tavily_api_key: SecretStr | None = Field(default=None, validation_alias="TAVILY_API_KEY")
+    slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
+    slack_signing_secret: SecretStr | None = Field(default=None, validation_alias="SLACK_SIGNING_SECRET")
+    slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
+    slack_api_url: str = Field(default="https://slack.com/api/", validation_alias="SLACK_API_URL")
+    microsoft_app_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_ID")
+    microsoft_app_password: SecretStr | None = Field(default=None, validation_alias="MICROSOFT_APP_PASSWORD")
+    microsoft_app_tenant_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_TENANT_ID")
+    microsoft_app_type: str = Field(default="MultiTenant", validation_alias="MICROSOFT_APP_TYPE")
+    redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
+
+    # the project's own
+    data_dir: Path = Path("./data")
+    llm: Literal["openai", "offline"] | None = None
+    search: Literal["tavily", "corpus", "none"] | None = None
+    tavily_url: str = "https://api.tavily.com"
+    corpus_dir: Path | None = None
+    research_model: str = "gpt-4.1"
+    summarization_model: str = "gpt-4.1-mini"
+    compression_model: str = "gpt-4.1"
+    final_report_model: str = "gpt-4.1"
+    review_model: str = "gpt-4.1"
+    max_concurrent_research_units: int = Field(default=5, ge=1, le=50)
+    max_researcher_iterations: int = Field(default=6, ge=1, le=50)
+    max_react_tool_calls: int = Field(default=10, ge=1, le=100)
+    max_structured_output_retries: int = Field(default=3, ge=1, le=10)
+    max_review_iterations: int = Field(default=2, ge=0, le=10)
+    max_clarification_rounds: int = Field(default=1, ge=0, le=3)
+    allow_clarification: bool = True
+    review_use_web: bool = False
+    search_max_results: int = Field(default=5, ge=1, le=20)
+    summarization_timeout: float = Field(default=60.0, gt=0)
+    model_timeout: float = Field(default=120.0, gt=0)
+    model_max_retries: int = Field(default=3, ge=0, le=10)
+    pdf_timeout: float = Field(default=120.0, gt=0)
+    public_url: str | None = None
+    job_timeout: int = Field(default=3600, ge=60)
+    clarify_ttl: int = Field(default=86400, ge=60)
+
+    @field_validator("llm", "search", mode="before")
+    @classmethod
+    def _lower(cls, v: object) -> object:
+        return v.strip().lower() if isinstance(v, str) and v.strip() else (None if v == "" else v)
+
+    # ---- derived -------------------------------------------------------------------------
+    @property
+    def llm_backend(self) -> Literal["openai", "offline"]:
+        """The model back-end: explicit ``DEEPRESEARCH_LLM``, else openai when a key is set."""
+        if self.llm:
+            return self.llm
+        return "openai" if self.openai_api_key else "offline"
+
+    @property
+    def search_backend(self) -> Literal["tavily", "corpus", "none"]:
+        """The search back-end: explicit ``DEEPRESEARCH_SEARCH``, else by what is configured."""
+        if self.search:
+            return self.search
+        if self.corpus_dir:
+            return "corpus"
+        return "tavily" if self.tavily_api_key else "none"
+
+    def model_name(self, role: str) -> str:
+        """The model name configured for ``role`` (one of :data:`ROLES`)."""
+        return getattr(self, f"{role}_model")
+
+    @property
+    def checkpoint_path(self) -> Path:
+        """The SQLite checkpoint database of the research graphs."""
+        return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def corpus_index_path(self) -> Path:
+        """The SQLite FTS5 index of the local corpus."""
+        return self.data_dir / "corpus.sqlite"
+
+    @property
+    def artifacts_dir(self) -> Path:
+        """Where each run's report files are written."""
+        return self.data_dir / "artifacts"
+
+    def require_model(self) -> None:
+        """Raise :class:`SettingsError` when the openai back-end is chosen without a key.
+
+        A local OpenAI-compatible server (vLLM, Ollama, llama.cpp) often needs no key; with
+        ``OPENAI_BASE_URL`` set, any placeholder key is accepted.
+        """
+        if self.llm_backend == "openai" and not self.openai_api_key and not self.openai_base_url:
+            raise SettingsError(
+                "no model configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible "
+                "server), or DEEPRESEARCH_LLM=offline for the offline extractive mode"
+            )
+
+    def require_search(self) -> None:
+        """Raise :class:`SettingsError` when the chosen search back-end lacks its setting."""
+        if self.search_backend == "tavily" and not self.tavily_api_key:
+            raise SettingsError(
+                "TAVILY_API_KEY is not set (or choose DEEPRESEARCH_SEARCH=corpus or none)"
+            )
+
+
+def _explain(err: ValidationError) -> str:
+    first = err.errors()[0]
+    loc = first.get("loc") or ("?",)
+    name = str(loc[0])
+    env = name.upper() if name.isupper() or name.upper() in _THIRD_PARTY else f"DEEPRESEARCH_{name.upper()}"
+    value = first.get("input")
+    shown = "" if "key" in name or "secret" in name or "password" in name or "token" in name else f" (got {value!r})"
+    return f"invalid setting {env}: {first.get('msg', 'invalid value')}{shown}"
+
+
+_THIRD_PARTY = {
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET",
+    "SLACK_APP_TOKEN", "SLACK_API_URL", "MICROSOFT_APP_ID", "MICROSOFT_APP_PASSWORD",
+    "MICROSOFT_APP_TENANT_ID", "MICROSOFT_APP_TYPE", "REDIS_URL",
+}
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read and validate the settings; ``overrides`` (field names) win over the environment.
+
+    Raises:
+        SettingsError: one line naming the first invalid setting.
+    """
+    import os
+
+    known = {f"DEEPRESEARCH_{name.upper()}" for name in Settings.model_fields}
+    for var in sorted(os.environ):
+        if var.startswith("DEEPRESEARCH_") and var not in known:
+            raise SettingsError(f"unknown setting {var}: not one of the DEEPRESEARCH_ settings")
+    try:
+        return Settings(**overrides)
+    except ValidationError as err:
+        raise SettingsError(_explain(err)) from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return load_settings()
