@@ -39,6 +39,7 @@ class Progress:
     errors: list[str] = field(default_factory=list)
     review_iteration: int = 0
     started_at: float = field(default_factory=time.monotonic)
+    source_ids: set[str] = field(default_factory=set, repr=False)
 
     @property
     def elapsed(self) -> float:
@@ -59,8 +60,9 @@ class Progress:
             self.topics_finished += 1
             if event.get("error"):
                 self.errors.append(str(event["error"]))
-        elif kind == "sources":
-            self.sources_found = max(self.sources_found, int(event.get("count", 0)))
+        elif kind == "sources_found":
+            self.source_ids.update(event.get("ids", []))
+            self.sources_found = max(self.sources_found, len(self.source_ids))
         elif kind == "error":
             self.errors.append(str(event.get("message", "")))
 

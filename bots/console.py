@@ -1,0 +1,176 @@
+"""The terminal surface: `deepresearch ask`, with a live progress line and the clarifying question on the terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import openai
+from rich.console import Console
+
+from engine.progress import Progress
+from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn
+from engine.search.base import SearchError
+from engine.settings import Settings, SettingsError, load_settings
+
+err = Console(stderr=True, highlight=False)
+EXIT_USAGE = 2
+
+
+class ConsoleProgress:
+    """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last = ""
+        self.last_time = 0.0
+
+    def __call__(self, progress: Progress) -> None:
+        line = progress.render().replace("\n", " | ")
+        if line == self.last:
+            return
+        now = time.monotonic()
+        if self.tty:
+            err.print(f"\r\x1b[2K{line}", end="", soft_wrap=True)
+        elif line.split(" · ")[0] != self.last.split(" · ")[0] or now - self.last_time > 2:
+            err.print(line, soft_wrap=True)
+            self.last_time = now
+        self.last = line
+
+    def done(self) -> None:
+        if self.tty and self.last:
+            err.print()
+
+
+def _settings(offline: bool, corpus: Path | None, no_clarify: bool) -> Settings:
+    overrides: dict = {}
+    if offline:
+        overrides["llm"] = "offline"
+    if corpus is not None:
+        overrides.update(search="corpus", corpus_dir=corpus)
+    if no_clarify:
+        overrides["allow_clarification"] = False
+    return load_settings(**overrides)
+
+
+def _index(corpus: Path, settings: Settings) -> None:
+    from engine.search.corpus import CorpusIndexError, index_directory
+
+    err.print(f"Indexing {corpus} …")
+    try:
+        stats = index_directory(corpus, settings.corpus_index_path)
+    except CorpusIndexError as exc:
+        raise SettingsError(str(exc)) from None
+    err.print(f"Indexed {stats.documents} documents ({stats.skipped} skipped).")
+
+
+def _ask_user(question: str) -> str:
+    err.print(f"\n[bold]Clarifying question:[/bold] {question}")
+    if not sys.stdin.isatty():
+        line = sys.stdin.readline()
+        return line.strip()
+    return err.input("[bold]Your answer:[/bold] ").strip()
+
+
+def _print_result(outcome: TurnOutcome, out: Path | None) -> None:
+    arts = outcome.artifacts
+    if arts is None:
+        return
+    print(f"\n{outcome.title or 'Report'}\n")
+    if outcome.errors:
+        err.print(f"[yellow]{len(outcome.errors)} research topic(s) failed; the report says which.[/yellow]")
+    files = [arts.report_md, arts.pdf, arts.report_tex, arts.review_md, arts.sources_json, arts.usage_json]
+    for f in files:
+        if f is not None:
+            print(f"  {f}")
+    if arts.pdf is None:
+        err.print(f"[yellow]The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.[/yellow]")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for f in files:
+            if f is not None:
+                shutil.copy2(f, out / f.name)
+        print(f"  copied to {out}")
+
+
+async def _direct(thread: str, question: str | None, answer: str | None, resume: bool, settings: Settings) -> TurnOutcome:
+    shown = ConsoleProgress()
+    try:
+        if resume and answer is None:
+            outcome = await run_turn(thread, resume_only=True, settings=settings, on_progress=shown)
+        elif resume:
+            outcome = await run_turn(thread, answer=answer, settings=settings, on_progress=shown)
+            answer = None
+        else:
+            outcome = await run_turn(thread, question=question, settings=settings, on_progress=shown)
+        while outcome.status == "clarify":
+            shown.done()
+            reply = answer if answer is not None else _ask_user(outcome.question or "")
+            answer = None
+            if not reply:
+                err.print(f"No answer given. Answer later with: deepresearch ask --resume {thread} --answer \"…\"")
+                return outcome
+            outcome = await run_turn(thread, answer=reply, settings=settings, on_progress=shown)
+    finally:
+        shown.done()
+    return outcome
+
+
+def run_ask(
+    *, question: str, corpus: Path | None, offline: bool, answer: str | None, no_clarify: bool,
+    resume: str | None, out: Path | None, queue: bool,
+) -> int:
+    """Run ``deepresearch ask``; returns the exit code (0 done, 1 failed, 2 usage, 3 waiting for an answer).
+
+    Raises:
+        SettingsError: a setting is missing or invalid (the CLI prints it as one line).
+    """
+    if not resume and not question.strip():
+        err.print("usage: deepresearch ask \"QUESTION\" — the question is empty.")
+        return EXIT_USAGE
+    settings = _settings(offline, corpus, no_clarify)
+    settings.require_model()
+    if corpus is not None:
+        _index(corpus, settings)
+    settings.require_search()
+    thread = resume or f"console:{uuid.uuid4()}"
+    err.print(f"thread: {thread}")
+    if settings.llm_backend == "offline":
+        err.print("model: offline extractive mode (no language model; the report says so)")
+    if queue:
+        from bots.console_queue import ask_via_queue
+
+        return ask_via_queue(thread, question, answer, settings, out, _print_result, _ask_user)
+    try:
+        outcome = asyncio.run(_direct(thread, None if resume else question, answer, bool(resume), settings))
+    except TurnRejected as exc:
+        err.print(f"deepresearch: {exc}")
+        return EXIT_USAGE
+    except (SearchError, openai.APIError, RunCancelled) as exc:
+        err.print(f"deepresearch: {_short_error(exc)}")
+        err.print(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
+        return 1
+    except KeyboardInterrupt:
+        err.print(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
+        return 130
+    if outcome.status == "clarify":
+        return 3
+    _print_result(outcome, out)
+    return 0
+
+
+def _short_error(exc: BaseException) -> str:
+    from bots.logs import redact
+
+    if isinstance(exc, openai.APIConnectionError):
+        return f"the model server could not be reached ({type(exc).__name__}) after retries"
+    if isinstance(exc, openai.AuthenticationError):
+        return "the model server rejected the API key (OPENAI_API_KEY)"
+    if isinstance(exc, openai.APIStatusError):
+        return f"the model server answered {exc.status_code}: {redact(str(exc.message))[:300]}"
+    return redact(str(exc))[:400]
+

@@ -1,0 +1,132 @@
+"""The files of one run: report.md, review.md, sources.json, usage.json, report.tex, report.pdf."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine.citations import Cited, sources_section
+from engine.models import summarize_usage
+from engine.offline_text import phrase
+from engine.render import ReportDocument, ReviewRound, SourceEntry
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def safe_name(text: str) -> str:
+    """A file-system-safe folder name for a thread or run id (``slack:T1:C2:3.4`` → ``slack_T1_C2_3.4``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "thread"
+
+
+def run_dir(settings: Settings, thread_id: str, run_id: str) -> Path:
+    """``{DATA_DIR}/artifacts/{thread}/{run}/``."""
+    return settings.artifacts_dir / safe_name(thread_id) / safe_name(run_id)
+
+
+def _section(markdown: str, heading_words: tuple[str, ...]) -> str:
+    """The text of the first ``##`` section whose heading contains one of ``heading_words``."""
+    parts = re.split(r"^##\s+(.*)$", markdown, flags=re.MULTILINE)
+    for i in range(1, len(parts) - 1, 2):
+        if any(w in parts[i].lower() for w in heading_words):
+            return parts[i + 1].strip()
+    return ""
+
+
+def _first_items(markdown: str, n: int) -> str:
+    items = [ln for ln in markdown.splitlines() if re.match(r"^\s*(\d+\.|[-*])\s+", ln)]
+    return "\n".join(items[:n]) if items else markdown.strip()[:1200]
+
+
+def review_rounds(state: dict) -> list[ReviewRound]:
+    """The review appendix: per round, what changed, the main critiques, how they were answered, open objections."""
+    sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
+    changes = ("change", "änderung", "changement", "cambio")
+    rounds = []
+    for i, critique in enumerate(crits):
+        what = _section(sols[i], changes) if i > 0 else "First solution, written from the research report."
+        nxt = sols[i + 1] if i + 1 < len(sols) else ""
+        answered = _section(nxt, changes) if nxt else "Answered in the final synthesis of the report."
+        rounds.append(ReviewRound(
+            iteration=i + 1, what_changed=what or sols[i][:1200], critiques=_first_items(critique, 5),
+            answers=answered or "(the revision does not say)", open_objections=_first_items(pers[i] if i < len(pers) else "", 5),
+        ))
+    return rounds
+
+
+def review_markdown(state: dict) -> str:
+    """review.md: every round's solution, critique and perspective in order, each with its timestamp."""
+    stamps = dict(s.split("|", 1) for s in state.get("review_stamps", []) if "|" in s)
+    lines = [f"# Review of: {state.get('question', '')}", ""]
+    sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
+    if not sols:
+        lines.append("No review rounds were run (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).")
+    for i in range(len(sols)):
+        lines += [f"## Round {i + 1}", ""]
+        for label, items, key in (("Solution", sols, "solution"), ("Critique", crits, "critique"), ("Perspective", pers, "perspective")):
+            if i < len(items):
+                stamp = stamps.get(f"{key}:{i}", "")
+                lines += [f"### {label}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
+    return "\n".join(lines) + "\n"
+
+
+def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str) -> dict:
+    """Write every file of the run into ``directory``; a PDF failure is recorded, never raised.
+
+    Returns a dict of paths (strings) plus ``pdf_error`` and ``pdf_log_tail`` when the PDF
+    could not be built.
+    """
+    from engine.render.latex import render_latex
+    from engine.render.pdf import build_pdf
+
+    directory.mkdir(parents=True, exist_ok=True)
+    language = state.get("language", "en")
+    no_sources = phrase("no_findings", language)
+    body = state.get("final_report", "").rstrip()
+    report_md = body + "\n\n" + sources_section(cited, language, no_sources)
+    paths = {"directory": str(directory)}
+    (directory / "report.md").write_text(report_md, encoding="utf-8")
+    paths["report_md"] = str(directory / "report.md")
+    (directory / "review.md").write_text(review_markdown(state), encoding="utf-8")
+    paths["review_md"] = str(directory / "review.md")
+    registry = state.get("sources", {})
+    sources = {
+        "cited": [{"number": c.number, "id": c.id, "title": c.title, "url": c.url} for c in cited],
+        "found": [{"id": k, "title": v.get("title"), "url": v["url"], "topic": v.get("topic")} for k, v in registry.items()],
+        "research_errors": state.get("research_errors", []),
+        "visited_in_review": state.get("visited", []),
+    }
+    (directory / "sources.json").write_text(json.dumps(sources, indent=2, ensure_ascii=False), encoding="utf-8")
+    paths["sources_json"] = str(directory / "sources.json")
+    usage = summarize_usage(directory / "usage.jsonl")
+    usage["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    (directory / "usage.json").write_text(json.dumps(usage, indent=2), encoding="utf-8")
+    paths["usage_json"] = str(directory / "usage.json")
+
+    text_body = re.sub(r"\A\s*# .*\n", "", body, count=1)
+    doc = ReportDocument(
+        title=state.get("title") or state.get("question", "")[:100],
+        question=state.get("question", ""),
+        date=today,
+        executive_summary=state.get("executive_summary", ""),
+        body=text_body,
+        review=review_rounds(state),
+        sources=[SourceEntry(number=c.number, title=c.title, url=c.url) for c in cited],
+        language=language,
+        notice=None,
+    )
+    tex = render_latex(doc)
+    (directory / "report.tex").write_text(tex, encoding="utf-8")
+    paths["report_tex"] = str(directory / "report.tex")
+    build = build_pdf(tex, directory, timeout=settings.pdf_timeout)
+    if build.pdf is not None:
+        paths["pdf"] = str(build.pdf)
+    else:
+        log.warning("event=pdf_failed error=%r", build.error)
+        paths["pdf_error"] = build.error or "the PDF could not be built"
+        paths["pdf_log_tail"] = build.log_tail or ""
+        (directory / "pdf-error.log").write_text(f"{paths['pdf_error']}\n\n{paths['pdf_log_tail']}", encoding="utf-8")
+    return paths

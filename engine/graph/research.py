@@ -1,0 +1,127 @@
+"""The main graph's research half: clarify_with_user, write_research_brief, final_report_generation."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.config import get_stream_writer
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from engine import prompts
+from engine.citations import ids_to_numbers, number_sources, source_list
+from engine.graph.context import RunContext
+from engine.graph.llm import invoke_with_context_retry, structured
+from engine.graph.state import AgentState, override
+from engine.graph.supervisor import supervisor_prompt
+from engine.language import language_name
+from engine.schemas import ClarifyWithUser, ResearchQuestion
+
+
+def format_messages(messages: list[BaseMessage]) -> str:
+    """The conversation as ``User:`` / ``Assistant:`` lines for a prompt."""
+    lines = []
+    for m in messages:
+        who = "User" if isinstance(m, HumanMessage) else "Assistant"
+        lines.append(f"{who}: {' '.join(m.text.split())}")
+    return "\n".join(lines)
+
+
+async def clarify_with_user(state: AgentState, runtime: Runtime[RunContext]) -> Command:
+    """Ask at most ``max_clarification_rounds`` clarifying questions, pausing with ``interrupt()``.
+
+    First pass: the model decides, and a question is stored in ``pending_question`` (so the
+    model is not called again when the node re-runs on resume). Second pass: ``interrupt``
+    pauses the graph until ``Command(resume=answer)``; the answer joins the conversation.
+    """
+    ctx = runtime.context
+    get_stream_writer()({"event": "phase", "phase": "clarify"})
+    pending = state.get("pending_question")
+    if pending:
+        answer = interrupt({"question": pending})
+        return Command(goto="write_research_brief", update={
+            "messages": [AIMessage(pending), HumanMessage(str(answer))],
+            "pending_question": "",
+            "clarification_rounds": state.get("clarification_rounds", 0) + 1,
+        })
+    rounds = state.get("clarification_rounds", 0)
+    if not ctx.settings.allow_clarification or rounds >= ctx.settings.max_clarification_rounds:
+        return Command(goto="write_research_brief")
+    prompt = prompts.CLARIFY.format(
+        date=ctx.today, messages=format_messages(state["messages"]),
+        language=language_name(state.get("language", "en")),
+    )
+    decision = await structured(ctx.model("research"), ClarifyWithUser, ctx.settings).ainvoke([HumanMessage(prompt)])
+    if decision.need_clarification and decision.question.strip():
+        return Command(goto="clarify_with_user", update={"pending_question": decision.question.strip()})
+    return Command(goto="write_research_brief")
+
+
+async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) -> dict:
+    """Turn the conversation into a brief; the supervisor starts from the brief alone."""
+    ctx = runtime.context
+    get_stream_writer()({"event": "phase", "phase": "brief"})
+    context = ""
+    if state.get("context"):
+        context = ("\nAn earlier report in this conversation, for background (do not repeat it):\n"
+                   f"<Earlier report>\n{state['context'][:12000]}\n</Earlier report>\n")
+    prompt = prompts.RESEARCH_BRIEF.format(
+        date=ctx.today, messages=format_messages(state["messages"]), context=context,
+        language=language_name(state.get("language", "en")),
+    )
+    out = await structured(ctx.model("research"), ResearchQuestion, ctx.settings).ainvoke([HumanMessage(prompt)])
+    brief = out.research_brief.strip() or state["question"]
+    get_stream_writer()({"event": "phase", "phase": "research"})
+    return {
+        "research_brief": brief,
+        "supervisor_messages": override([HumanMessage(brief)]),
+        "research_iterations": 0,
+    }
+
+
+def findings_for_prompt(state: AgentState) -> tuple[str, dict[str, int], str]:
+    """The notes with ``[Sxxxxxx]`` ids turned into ``[n]``, the numbering, and the source list."""
+    notes = state.get("notes", [])
+    registry = state.get("sources", {})
+    numbering = number_sources(registry, notes)
+    findings = "\n\n".join(ids_to_numbers(n, numbering) for n in notes)
+    return findings, numbering, source_list(registry, numbering)
+
+
+async def final_report_generation(state: AgentState, runtime: Runtime[RunContext]) -> dict:
+    """Write the research report in one call from the compressed findings (never raw pages).
+
+    A context-length error or ``finish_reason == "length"`` is retried with the findings
+    shortened by 10% (open_deep_research); a report still cut off raises ``ReportIncomplete``.
+    """
+    ctx = runtime.context
+    get_stream_writer()({"event": "phase", "phase": "report"})
+    findings, numbering, sources = findings_for_prompt(state)
+    errors = state.get("research_errors", [])
+    error_block = ""
+    if errors:
+        error_block = "\n<Research errors>\n" + "\n".join(f"- {e}" for e in errors) + "\n</Research errors>\n" \
+            "Say in the report which topics could not be researched and why.\n"
+    if not state.get("sources"):
+        error_block += "\nNo sources were found: say so plainly and do not cite anything.\n"
+
+    def build(limit: int) -> list[BaseMessage]:
+        return [HumanMessage(prompts.FINAL_REPORT.format(
+            date=ctx.today, brief=state["research_brief"], findings=findings[:limit],
+            sources=sources or "(none)", errors=error_block,
+            language=language_name(state.get("language", "en")),
+        ))]
+
+    response = await invoke_with_context_retry(ctx.model("final_report"), build, len(findings))
+    return {"report": response.text.strip(), "numbering": numbering}
+
+
+def after_report(state: AgentState, runtime: Runtime[RunContext]) -> str:
+    """Go to the review loop, or straight to finalize when ``max_review_iterations`` is 0."""
+    return "solution" if runtime.context.settings.max_review_iterations > 0 else "finalize"
+
+
+__all__ = [
+    "clarify_with_user", "write_research_brief", "final_report_generation", "after_report",
+    "supervisor_prompt", "END",
+]

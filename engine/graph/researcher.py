@@ -1,0 +1,161 @@
+"""The researcher subgraph: researcher ⇄ researcher_tools (search, think_tool) → compress_research."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from engine import prompts
+from engine.citations import SID, source_id
+from engine.graph.context import RunContext
+from engine.graph.llm import invoke_with_context_retry, structured
+from engine.graph.state import ResearcherOutput, ResearcherState
+from engine.language import language_name
+from engine.schemas import ResearchComplete, Summary, think_tool
+from engine.search.base import SearchResult
+
+log = logging.getLogger(__name__)
+MAX_PAGE_CHARS = 50_000  # open_deep_research's max_content_length for page summaries
+
+
+@tool(description="Search for documents on the topic. Give one to three focused queries.")
+def search(queries: list[str]) -> str:
+    """Schema only: the researcher_tools node runs the search with the run's back-end."""
+    return ""
+
+
+async def _summarize(result: SearchResult, query: str, ctx: RunContext) -> tuple[str, list[str]]:
+    """Summarize one page with the summarization model, under the summarization timeout.
+
+    Falls back to the back-end's snippet when the page has no raw text, or when the
+    summarizer times out or fails (logged), as open_deep_research does.
+    """
+    raw = (result.raw_content or "").strip()
+    if not raw:
+        return result.content, []
+    prompt = prompts.SUMMARIZE_PAGE.format(date=ctx.today, query=query, content=raw[:MAX_PAGE_CHARS])
+    model = structured(ctx.model("summarization"), Summary, ctx.settings)
+    try:
+        out = await asyncio.wait_for(model.ainvoke([HumanMessage(prompt)]), ctx.settings.summarization_timeout)
+        return out.summary, list(out.key_excerpts)[:5]
+    except TimeoutError:
+        log.warning("event=summary_timeout url=%s seconds=%s", result.url, ctx.settings.summarization_timeout)
+    except Exception as err:  # the page stays usable through its snippet
+        log.warning("event=summary_failed url=%s error=%s", result.url, type(err).__name__)
+    return result.content or raw[:1500], []
+
+
+async def run_search(queries: list[str], topic: str, ctx: RunContext) -> tuple[str, dict]:
+    """Run the queries on the back-end, summarize every page, register the sources.
+
+    Returns ``(tool_text, sources)``: ``tool_text`` holds one ``--- SOURCE [Sxxxxxx]: title``
+    block per distinct document (URL, summary, key excerpts); ``sources`` maps ids to records.
+    Raises:
+        engine.search.base.SearchError: the back-end cannot answer.
+    """
+    queries = [q for q in (queries or [topic]) if q and q.strip()][:3] or [topic]
+    batches = await asyncio.gather(
+        *(ctx.search.search(q, ctx.settings.search_max_results) for q in queries)
+    )
+    unique: dict[str, tuple[SearchResult, str]] = {}
+    for q, batch in zip(queries, batches, strict=True):
+        for r in batch:
+            unique.setdefault(r.url, (r, q))
+    if not unique:
+        if ctx.search.name == "none":
+            return "No search back-end is configured (DEEPRESEARCH_SEARCH=none): no documents.", {}
+        return "No documents matched these queries.", {}
+    summaries = await asyncio.gather(*(_summarize(r, q, ctx) for r, q in unique.values()))
+    blocks, sources = [], {}
+    for (r, _q), (summary, excerpts) in zip(unique.values(), summaries, strict=True):
+        sid = source_id(r.url)
+        sources[sid] = {"id": sid, "url": r.url, "title": r.title or r.url, "summary": summary,
+                        "excerpts": excerpts, "topic": topic}
+        text = f"--- SOURCE [{sid}]: {r.title}\nURL: {r.url}\nSUMMARY: {summary}\n"
+        if excerpts:
+            text += "KEY EXCERPTS: " + " | ".join(excerpts) + "\n"
+        blocks.append(text)
+    return "\n".join(blocks), sources
+
+
+async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
+    """Ask the research model for the next searches (tools: search, think_tool, ResearchComplete)."""
+    ctx = runtime.context
+    system = prompts.RESEARCHER.format(
+        date=ctx.today, topic=state["topic"], search_name=ctx.search.name,
+        max_calls=ctx.settings.max_react_tool_calls,
+    )
+    model = ctx.model("research").bind_tools([search, think_tool, ResearchComplete])
+    response = await model.ainvoke([SystemMessage(system), *state.get("researcher_messages", [])])
+    return {"researcher_messages": [response]}
+
+
+async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext]) -> Command:
+    """Run the researcher's tool calls; a call over the cap gets an error message the model can read."""
+    ctx = runtime.context
+    last = state["researcher_messages"][-1]
+    calls = getattr(last, "tool_calls", None) or []
+    done_calls = state.get("tool_call_iterations", 0)
+    if not calls or any(c["name"] == "ResearchComplete" for c in calls):
+        return Command(goto="compress_research")
+    replies, sources = [], {}
+    for i, call in enumerate(calls):
+        if done_calls + i >= ctx.settings.max_react_tool_calls:
+            replies.append(ToolMessage(f"Error: the limit of {ctx.settings.max_react_tool_calls} tool calls is reached.",
+                                       tool_call_id=call["id"], name=call["name"]))
+        elif call["name"] == "search":
+            text, found = await run_search(call["args"].get("queries") or [], state["topic"], ctx)
+            sources.update(found)
+            replies.append(ToolMessage(text, tool_call_id=call["id"], name="search"))
+        elif call["name"] == "think_tool":
+            replies.append(ToolMessage(think_tool.invoke(call["args"]), tool_call_id=call["id"], name="think_tool"))
+        else:
+            replies.append(ToolMessage(f"Error: there is no tool named {call['name']}.",
+                                       tool_call_id=call["id"], name=call["name"]))
+    if sources:
+        get_stream_writer()({"event": "sources_found", "ids": list(sources)})
+    total = done_calls + len(calls)
+    goto = "compress_research" if total >= ctx.settings.max_react_tool_calls else "researcher"
+    return Command(goto=goto, update={"researcher_messages": replies, "sources": sources,
+                                      "tool_call_iterations": total})
+
+
+async def compress_research(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
+    """Compress the search results into cited notes; only ids this researcher saw survive."""
+    ctx = runtime.context
+    results = "\n".join(
+        m.text for m in state.get("researcher_messages", []) if isinstance(m, ToolMessage) and m.name == "search"
+    )
+    known = state.get("sources", {})
+    if not known:
+        return {"compressed_research": results.strip() or "No documents were found on this topic.", "sources": {}}
+
+    def build(limit: int) -> list:
+        return [HumanMessage(prompts.COMPRESS.format(
+            date=ctx.today, topic=state["topic"], results=results[:limit],
+            language=language_name(state.get("language", "en")),
+        ))]
+
+    response: AIMessage = await invoke_with_context_retry(ctx.model("compression"), build, len(results))
+    notes = SID.sub(lambda m: m.group(0) if m.group(1) in known else "", response.text)
+    cited = {sid: known[sid] for sid in SID.findall(notes) if sid in known}
+    return {"compressed_research": notes.strip(), "sources": cited or known}
+
+
+def build_researcher_graph():
+    """The compiled researcher subgraph (input: topic, language, first message; output: notes, sources)."""
+    g = StateGraph(ResearcherState, context_schema=RunContext, output_schema=ResearcherOutput)
+    g.add_node("researcher", researcher)
+    g.add_node("researcher_tools", researcher_tools)
+    g.add_node("compress_research", compress_research)
+    g.add_edge(START, "researcher")
+    g.add_edge("researcher", "researcher_tools")
+    g.add_edge("compress_research", END)
+    return g.compile()

@@ -1,0 +1,176 @@
+"""The adversarial review loop: solution → critique → perspective (N rounds), then finalize.
+
+Role prompts are built per call and never stored in the message history; ``review_messages``
+holds only the active role's tool exchange and is reset when the role finishes. Each node
+returns only its own update; results accumulate in ``solutions``, ``critiques`` and
+``perspectives``. Tool results go back to the role that asked, routed by ``review_phase``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from engine import prompts
+from engine.citations import ids_to_numbers, source_list
+from engine.graph.context import RunContext
+from engine.graph.researcher import run_search
+from engine.graph.state import AgentState, override
+from engine.language import language_name
+
+MAX_ROLE_TOOL_CALLS = 6
+NEXT = {"solution": "critique", "critique": "perspective"}
+OUTPUT = {"solution": "solutions", "critique": "critiques", "perspective": "perspectives"}
+
+
+@tool(description="List this run's sources: number, title and URL.")
+def list_sources() -> str:
+    """Schema only; run by review_tools."""
+    return ""
+
+
+@tool(description="Read one source's summary and key excerpts by its number.")
+def read_source(number: int) -> str:
+    """Schema only; run by review_tools."""
+    return ""
+
+
+@tool(description="Read the research findings (compressed notes per topic), optionally only topics containing `topic`.")
+def read_findings(topic: str = "") -> str:
+    """Schema only; run by review_tools."""
+    return ""
+
+
+@tool(description="Search the web for evidence; new sources join this run's source list.")
+def web_search(query: str) -> str:
+    """Schema only; run by review_tools."""
+    return ""
+
+
+def role_tools(ctx: RunContext) -> list:
+    """The tools the review roles have: the run's research, and web search only when enabled."""
+    tools = [list_sources, read_source, read_findings]
+    if ctx.settings.review_use_web and ctx.search.name != "none":
+        tools.append(web_search)
+    return tools
+
+
+def _tools_note(ctx: RunContext) -> str:
+    names = ", ".join(t.name for t in role_tools(ctx))
+    return prompts.REVIEW_TOOLS_NOTE.format(tools=names)
+
+
+def _common(state: AgentState, ctx: RunContext) -> dict:
+    return {
+        "date": ctx.today, "question": state.get("question", ""),
+        "iteration": state.get("review_iteration", 0) + 1,
+        "rounds": ctx.settings.max_review_iterations, "tools_note": _tools_note(ctx),
+        "language": language_name(state.get("language", "en")),
+    }
+
+
+def _prompt(phase: str, state: AgentState, ctx: RunContext) -> str:
+    c = _common(state, ctx)
+    if phase == "solution":
+        previous, rule = "", ""
+        if state.get("solutions"):
+            previous = (f"\n<Previous solution>\n{state['solutions'][-1]}\n</Previous solution>\n"
+                        f"<Previous critique>\n{state['critiques'][-1]}\n</Previous critique>\n"
+                        f"<Previous perspective>\n{state['perspectives'][-1]}\n</Previous perspective>\n")
+            rule = prompts.SOLUTION_REVISE_RULE
+        return prompts.SOLUTION.format(**c, report=state.get("report", ""), previous=previous, revise_rule=rule)
+    if phase == "critique":
+        return prompts.CRITIQUE.format(**c, solution=state["solutions"][-1])
+    return prompts.PERSPECTIVE.format(**c, solution=state["solutions"][-1], critique=state["critiques"][-1])
+
+
+async def _role(phase: str, state: AgentState, runtime: Runtime[RunContext]) -> Command:
+    ctx = runtime.context
+    get_stream_writer()({"event": "phase", "phase": "review", "iteration": state.get("review_iteration", 0) + 1})
+    history = state.get("review_messages", [])
+    calls_so_far = sum(len(getattr(m, "tool_calls", None) or []) for m in history)
+    model = ctx.model("review")
+    if calls_so_far < MAX_ROLE_TOOL_CALLS:
+        model = model.bind_tools(role_tools(ctx))
+    response = await model.ainvoke([HumanMessage(_prompt(phase, state, ctx)), *history])
+    if getattr(response, "tool_calls", None) and calls_so_far < MAX_ROLE_TOOL_CALLS:
+        return Command(goto="review_tools", update={"review_messages": [response], "review_phase": phase})
+    stamp = f"{phase}:{len(state.get(OUTPUT[phase], []))}|{datetime.now(UTC).isoformat(timespec='seconds')}"
+    update: dict = {OUTPUT[phase]: [response.text.strip()], "review_messages": override([]), "review_phase": "",
+                    "review_stamps": [stamp]}
+    if phase in NEXT:
+        return Command(goto=NEXT[phase], update=update)
+    iteration = state.get("review_iteration", 0) + 1
+    update["review_iteration"] = iteration
+    return Command(goto="solution" if iteration < ctx.settings.max_review_iterations else "finalize", update=update)
+
+
+async def solution(state: AgentState, runtime: Runtime[RunContext]) -> Command:
+    """Write (round 1) or revise (later rounds, saying how it differs) the solution."""
+    return await _role("solution", state, runtime)
+
+
+async def critique(state: AgentState, runtime: Runtime[RunContext]) -> Command:
+    """Name the solution's flaws, unstated assumptions, missing evidence and improvements."""
+    return await _role("critique", state, runtime)
+
+
+async def perspective(state: AgentState, runtime: Runtime[RunContext]) -> Command:
+    """Answer as a competitor, regulator, stakeholder or adversary would."""
+    return await _role("perspective", state, runtime)
+
+
+async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Command:
+    """Run the active role's tool calls and route the results back to that role."""
+    ctx = runtime.context
+    registry = dict(state.get("sources", {}))
+    numbering = dict(state.get("numbering", {}))
+    by_number = {n: sid for sid, n in numbering.items()}
+    replies, visited, new_sources = [], [], {}
+    for call in state["review_messages"][-1].tool_calls:
+        name, args = call["name"], call.get("args") or {}
+        if name == "list_sources":
+            text = source_list(registry, numbering) or "No sources."
+        elif name == "read_source":
+            sid = by_number.get(int(args.get("number", 0) or 0))
+            if sid is None:
+                text = f"Error: there is no source number {args.get('number')}."
+            else:
+                rec = registry[sid]
+                visited.append(rec["url"])
+                text = f"[{numbering[sid]}] {rec['title']} — {rec['url']}\n{rec.get('summary', '')}\n" + \
+                    "\n".join(f"> {e}" for e in rec.get("excerpts", []))
+        elif name == "read_findings":
+            wanted = str(args.get("topic", "")).lower()
+            notes = [n for n in state.get("notes", []) if wanted in n.lower()] or state.get("notes", [])
+            text = ids_to_numbers("\n\n".join(notes), numbering) or "No findings."
+        elif name == "web_search" and web_search in role_tools(ctx):
+            raw, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx)
+            for sid, rec in found.items():
+                if sid not in numbering:
+                    numbering[sid] = len(numbering) + 1
+                new_sources[sid] = rec
+                visited.append(rec["url"])
+            text = ids_to_numbers(raw.replace("--- SOURCE ", ""), numbering)
+        else:
+            text = f"Error: the tool {name} is not available to you."
+        replies.append(ToolMessage(text, tool_call_id=call["id"], name=name))
+    update = {"review_messages": replies, "visited": visited}
+    if new_sources:
+        update.update({"sources": new_sources, "numbering": numbering})
+    return Command(goto=state.get("review_phase") or "solution", update=update)
+
+
+def review_transcript(state: AgentState) -> str:
+    """Every round's solution, critique and perspective, in order, as Markdown."""
+    parts = []
+    rounds = zip(state.get("solutions", []), state.get("critiques", []), state.get("perspectives", []), strict=False)
+    for i, (sol, cri, per) in enumerate(rounds, 1):
+        parts.append(f"### Solution (round {i})\n{sol}\n\n### Critique (round {i})\n{cri}\n\n"
+                     f"### Perspective (round {i})\n{per}\n")
+    return "\n".join(parts)

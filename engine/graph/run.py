@@ -1,0 +1,243 @@
+"""Drive the main graph for one turn on the SQLite checkpointer: start, resume, stream progress, cancel."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import secrets
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import aiosqlite
+from langchain_core.messages import HumanMessage, RemoveMessage
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.types import Command
+
+from engine.artifacts import run_dir
+from engine.graph.build import graph_builder
+from engine.graph.context import RunContext
+from engine.graph.state import override
+from engine.language import detect_language
+from engine.models import UsageRecorder
+from engine.progress import Progress
+from engine.runner import (
+    MAX_QUESTION_CHARS,
+    Artifacts,
+    ProgressCallback,
+    RunCancelled,
+    TurnOutcome,
+    TurnRejected,
+)
+from engine.search import get_search_backend
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+BUSY_TIMEOUT_MS = 30_000
+
+
+@contextlib.asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
+    """The SQLite checkpointer at ``settings.checkpoint_path``, in WAL mode with a busy timeout.
+
+    WAL lets readers and one writer work at once; the busy timeout makes concurrent writers
+    (bot, several workers) wait instead of failing with "database is locked".
+    """
+    settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = await aiosqlite.connect(str(settings.checkpoint_path), timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        saver = AsyncSqliteSaver(conn)
+        await saver.setup()
+        yield saver
+    finally:
+        await conn.close()
+
+
+def new_run_id() -> str:
+    """``YYYYmmddTHHMMSS-xxxx``: sortable, unique enough per thread."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(2)
+
+
+def validate_question(question: str | None) -> str:
+    """Strip and check a question. Raises :class:`TurnRejected` when empty or over 8,000 characters."""
+    text = (question or "").strip()
+    if not text:
+        raise TurnRejected("The question is empty: ask something to research.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise TurnRejected(
+            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "
+            "Shorten it or attach the material as a document instead."
+        )
+    return text
+
+
+def _fresh_input(question: str, context: str | None, run_id: str) -> dict:
+    """The input that starts a new research in a thread, resetting what an earlier one left."""
+    return {
+        "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage(question)],
+        "run_id": run_id, "question": question, "language": detect_language(question),
+        "context": context or "", "clarification_rounds": 0, "pending_question": "",
+        "research_brief": "", "supervisor_messages": override([]), "research_iterations": 0,
+        "notes": override([]), "sources": override({}), "research_errors": override([]),
+        "units_done": override([]), "numbering": {}, "report": "", "review_messages": override([]),
+        "review_phase": "", "review_iteration": 0, "solutions": override([]), "critiques": override([]),
+        "perspectives": override([]), "visited": override([]), "review_stamps": override([]),
+        "final_report": "", "cited": [], "title": "", "executive_summary": "", "artifacts": {},
+    }
+
+
+def _status_of(snapshot) -> str:
+    if not snapshot or not snapshot.values:
+        return "none"
+    if any(t.interrupts for t in snapshot.tasks):
+        return "paused"
+    if snapshot.next:
+        return "interrupted"
+    return "done"
+
+
+def _pending_question(snapshot) -> str | None:
+    for task in snapshot.tasks:
+        for intr in task.interrupts:
+            value = intr.value
+            return value.get("question") if isinstance(value, dict) else str(value)
+    return None
+
+
+async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
+    """``none`` | ``paused`` | ``interrupted`` | ``done`` for the thread's graph."""
+    async with open_checkpointer(settings) as saver:
+        graph = graph_builder().compile(checkpointer=saver)
+        return _status_of(await graph.aget_state({"configurable": {"thread_id": thread_id}}))
+
+
+def summary_markdown(values: dict) -> str:
+    """The chat summary: title, executive summary with ``[n]`` linked to its source, and counts."""
+    cited = {c["number"]: c for c in values.get("cited", [])}
+
+    def link(m: re.Match) -> str:
+        c = cited.get(int(m.group(1)))
+        return f"[[{m.group(1)}]]({c['url']})" if c and c["url"].startswith("http") else m.group(0)
+
+    summary = re.sub(r"\[(\d+)\](?!\()", link, values.get("executive_summary", ""))
+    lines = [f"**{values.get('title', 'Research report')}**", "", summary]
+    errors = values.get("research_errors", [])
+    lines += ["", f"_{len(cited)} sources cited"
+              + (f" · {len(errors)} research topic(s) failed" if errors else "") + "_"]
+    return "\n".join(lines).strip()
+
+
+def _artifacts(paths: dict) -> Artifacts:
+    return Artifacts(
+        directory=Path(paths["directory"]), report_md=Path(paths["report_md"]),
+        sources_json=Path(paths["sources_json"]), usage_json=Path(paths["usage_json"]),
+        review_md=Path(paths["review_md"]) if paths.get("review_md") else None,
+        report_tex=Path(paths["report_tex"]) if paths.get("report_tex") else None,
+        pdf=Path(paths["pdf"]) if paths.get("pdf") else None,
+        pdf_error=paths.get("pdf_error"), pdf_log_tail=paths.get("pdf_log_tail"),
+    )
+
+
+async def run_graph_turn(
+    thread_id: str, *, question: str | None, answer: str | None, settings: Settings,
+    on_progress: ProgressCallback | None, cancel: asyncio.Event | None, context: str | None,
+    resume_only: bool,
+) -> TurnOutcome:
+    """Implementation of :func:`engine.runner.run_turn` (see there for the contract)."""
+    settings.require_model()
+    search = get_search_backend(settings)
+    config: dict = {"configurable": {"thread_id": thread_id}, "recursion_limit": 250,
+                    "max_concurrency": settings.max_concurrent_research_units}
+    async with open_checkpointer(settings) as saver:
+        graph = graph_builder().compile(checkpointer=saver)
+        snapshot = await graph.aget_state(config)
+        status = _status_of(snapshot)
+        if question is not None:
+            text = validate_question(question)
+            run_id = new_run_id()
+            graph_input: object = _fresh_input(text, context, run_id)
+            turn = "start"
+        elif answer is not None:
+            if status != "paused":
+                raise TurnRejected("There is no clarifying question waiting for an answer in this thread.")
+            reply = (answer or "").strip()
+            if not reply:
+                raise TurnRejected("The answer is empty.")
+            if len(reply) > MAX_QUESTION_CHARS:
+                raise TurnRejected(f"The answer is over {MAX_QUESTION_CHARS:,} characters; shorten it.")
+            run_id = snapshot.values["run_id"]
+            graph_input = Command(resume=reply)
+            turn = "resume"
+        elif resume_only:
+            if status == "none":
+                raise TurnRejected(f"There is no research with thread id {thread_id}.")
+            run_id = snapshot.values["run_id"]
+            if status == "done":
+                return _outcome(snapshot.values, thread_id, run_id, settings)
+            if status == "paused":
+                return TurnOutcome(status="clarify", thread_id=thread_id, run_id=run_id,
+                                   question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
+            graph_input = None
+            turn = "continue"
+        else:
+            raise TurnRejected("Nothing to do: give a question, an answer, or resume.")
+
+        directory = run_dir(settings, thread_id, run_id)
+        ctx = RunContext.create(settings, search, directory)
+        config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}")]
+        progress = Progress()
+        if snapshot.values and turn != "start":
+            progress.sources_found = len(snapshot.values.get("sources", {}))
+            progress.topics_finished = progress.topics_started = len(snapshot.values.get("units_done", []))
+        log.info("event=turn_start thread=%s run=%s turn=%s", thread_id, run_id, turn)
+
+        async def consume() -> None:
+            async for _ns, mode, chunk in graph.astream(
+                graph_input, config, stream_mode=["custom"], subgraphs=True, context=ctx
+            ):
+                if mode == "custom" and isinstance(chunk, dict):
+                    progress.apply(chunk)
+                    if on_progress:
+                        on_progress(progress)
+
+        await _run_cancellable(consume(), cancel)
+        snapshot = await graph.aget_state(config)
+        if _status_of(snapshot) == "paused":
+            return TurnOutcome(status="clarify", thread_id=thread_id, run_id=run_id,
+                               question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
+        return _outcome(snapshot.values, thread_id, run_id, settings)
+
+
+async def _run_cancellable(coro, cancel: asyncio.Event | None) -> None:
+    """Await ``coro``; if ``cancel`` is set first, cancel it and raise :class:`RunCancelled`."""
+    task = asyncio.ensure_future(coro)
+    if cancel is None:
+        await task
+        return
+    waiter = asyncio.ensure_future(cancel.wait())
+    try:
+        done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    if task in done:
+        task.result()
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    raise RunCancelled("the research was cancelled")
+
+
+def _outcome(values: dict, thread_id: str, run_id: str, settings: Settings) -> TurnOutcome:
+    arts = _artifacts(values["artifacts"]) if values.get("artifacts") else None
+    return TurnOutcome(
+        status="done", thread_id=thread_id, run_id=run_id, summary=summary_markdown(values),
+        title=values.get("title"), artifacts=arts, errors=list(values.get("research_errors", [])),
+        offline=settings.llm_backend == "offline",
+    )

@@ -1,0 +1,123 @@
+"""The supervisor subgraph: supervisor ⇄ supervisor_tools, fanning topics out to research units.
+
+Each ``ConductResearch`` call becomes a ``Send`` to ``research_unit``; LangGraph runs them in
+one superstep with at most ``max_concurrency`` (= ``max_concurrent_research_units``) at a
+time, so units beyond the cap wait for a slot instead of being refused (open_deep_research
+refuses them with an error). Each finished unit's result is checkpointed as a pending write,
+so a run killed mid-way resumes without redoing finished units.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import openai
+from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Command, Send
+
+from engine import prompts
+from engine.graph.context import RunContext
+from engine.graph.researcher import build_researcher_graph
+from engine.graph.state import ResearchUnit, SupervisorState
+from engine.schemas import ConductResearch, ResearchComplete, think_tool
+from engine.search.base import SearchError
+
+log = logging.getLogger(__name__)
+_RESEARCHER = build_researcher_graph()
+
+# Errors that mean the model or search service itself is down: the run fails (resumable from
+# its checkpoint) instead of writing a report from nothing.
+FATAL = (SearchError, openai.APIConnectionError, openai.APITimeoutError, openai.AuthenticationError,
+         openai.RateLimitError, openai.InternalServerError)
+
+
+def supervisor_prompt(brief: str, ctx: RunContext) -> str:
+    """The supervisor's system prompt for ``brief``."""
+    return prompts.SUPERVISOR.format(
+        date=ctx.today, brief=brief, max_units=ctx.settings.max_concurrent_research_units,
+        max_iterations=ctx.settings.max_researcher_iterations,
+    )
+
+
+async def supervisor(state: SupervisorState, runtime: Runtime[RunContext]) -> dict:
+    """Ask the research model what to research next (tools: ConductResearch, ResearchComplete, think_tool)."""
+    ctx = runtime.context
+    model = ctx.model("research").bind_tools([ConductResearch, ResearchComplete, think_tool])
+    messages = [SystemMessage(supervisor_prompt(state["research_brief"], ctx)), *state.get("supervisor_messages", [])]
+    response = await model.ainvoke(messages)
+    return {"supervisor_messages": [response], "research_iterations": state.get("research_iterations", 0) + 1}
+
+
+async def supervisor_tools(state: SupervisorState, runtime: Runtime[RunContext]) -> Command:
+    """Answer think_tool calls, send each ConductResearch to a research unit, or end the research."""
+    ctx = runtime.context
+    last = state["supervisor_messages"][-1]
+    calls = getattr(last, "tool_calls", None) or []
+    over = state.get("research_iterations", 0) > ctx.settings.max_researcher_iterations
+    if not calls or over or any(c["name"] == "ResearchComplete" for c in calls):
+        return Command(goto=END)
+    replies, sends = [], []
+    for call in calls:
+        if call["name"] == "think_tool":
+            replies.append(ToolMessage(think_tool.invoke(call["args"]), tool_call_id=call["id"], name="think_tool"))
+        elif call["name"] == "ConductResearch" and str(call["args"].get("research_topic", "")).strip():
+            sends.append(Send("research_unit", ResearchUnit(
+                topic=str(call["args"]["research_topic"]).strip(), tool_call_id=call["id"],
+                language=state.get("language", "en"))))
+        else:
+            replies.append(ToolMessage(f"Error: invalid call to {call['name']}.", tool_call_id=call["id"], name=call["name"]))
+    if not sends:
+        return Command(goto="supervisor", update={"supervisor_messages": replies})
+    return Command(goto=sends, update={"supervisor_messages": replies})
+
+
+async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dict:
+    """Run one researcher on one topic; a failure is recorded (and shown in the report), not hidden."""
+    ctx = runtime.context
+    writer = get_stream_writer()
+    topic = unit["topic"]
+    writer({"event": "topic_started", "topic": topic})
+    log.info("event=unit_started topic=%r", topic[:80])
+    try:
+        out = await _RESEARCHER.ainvoke(
+            {"researcher_messages": [HumanMessage(topic)], "topic": topic, "language": unit["language"]},
+            context=ctx,
+        )
+    except FATAL:
+        writer({"event": "topic_finished", "topic": topic, "error": "service unavailable"})
+        raise
+    except Exception as err:
+        message = f"{topic[:120]}: {type(err).__name__}: {str(err)[:300]}"
+        log.warning("event=unit_failed topic=%r error=%s", topic[:80], type(err).__name__)
+        writer({"event": "topic_finished", "topic": topic, "error": message})
+        return {
+            "supervisor_messages": [ToolMessage(f"Research on this topic failed: {message}",
+                                                tool_call_id=unit["tool_call_id"], name="ConductResearch")],
+            "research_errors": [message],
+            "units_done": [topic],
+        }
+    notes = out.get("compressed_research", "") or "No findings."
+    writer({"event": "topic_finished", "topic": topic})
+    writer({"event": "sources_found", "ids": list(out.get("sources", {}))})
+    log.info("event=unit_finished topic=%r sources=%d", topic[:80], len(out.get("sources", {})))
+    return {
+        "supervisor_messages": [ToolMessage(notes, tool_call_id=unit["tool_call_id"], name="ConductResearch")],
+        "notes": [f"### {topic}\n{notes}"],
+        "sources": out.get("sources", {}),
+        "units_done": [topic],
+    }
+
+
+def build_supervisor_graph():
+    """The compiled supervisor subgraph; it shares ``notes``, ``sources`` and errors with the main graph."""
+    g = StateGraph(SupervisorState, context_schema=RunContext)
+    g.add_node("supervisor", supervisor)
+    g.add_node("supervisor_tools", supervisor_tools)
+    g.add_node("research_unit", research_unit)
+    g.add_edge(START, "supervisor")
+    g.add_edge("supervisor", "supervisor_tools")
+    g.add_edge("research_unit", "supervisor")
+    return g.compile()

@@ -1,0 +1,128 @@
+"""One chat model per role (research, summarization, compression, final report, review) and token accounting."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+from langchain_core.outputs import LLMResult
+
+from engine.settings import ROLES, Settings
+
+
+def build_model(role: str, settings: Settings) -> BaseChatModel:
+    """The chat model for ``role`` (one of :data:`engine.settings.ROLES`).
+
+    ``openai``: ``ChatOpenAI`` on the Chat Completions API (``use_responses_api=False``, which
+    vLLM, Ollama and llama.cpp servers lack) with ``OPENAI_BASE_URL``, the role's model name,
+    the model timeout and the SDK's bounded retries. ``offline``: the deterministic extractive
+    :class:`engine.offline.OfflineChatModel`.
+    langchain-openai keeps one pooled httpx client per (base URL, timeout) for the life of the
+    process, so every role and every call share connections.
+    Every model is tagged ``role:<role>`` so :class:`UsageRecorder` can attribute tokens.
+    """
+    if role not in ROLES:
+        raise ValueError(f"unknown model role {role!r}")
+    if settings.llm_backend == "offline":
+        from engine.offline import OfflineChatModel
+
+        return OfflineChatModel(role=role, tags=[f"role:{role}"], metadata={"role": role})
+    return _openai_model(role, settings)
+
+
+def _openai_model(role: str, settings: Settings) -> BaseChatModel:
+    from langchain_openai import ChatOpenAI
+
+    settings.require_model()
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
+    return ChatOpenAI(
+        model=settings.model_name(role),
+        api_key=key,
+        base_url=settings.openai_base_url,
+        use_responses_api=False,
+        timeout=settings.model_timeout,
+        max_retries=settings.model_max_retries,
+        tags=[f"role:{role}"],
+        metadata={"role": role},
+    )
+
+
+class UsageRecorder(BaseCallbackHandler):
+    """Appends one JSON line per model call (role, model, input/output tokens, seconds) to a file.
+
+    The file (``usage.jsonl`` in the run's folder) is appended as calls finish, so a run that is
+    killed and resumed keeps the calls of both processes; :func:`summarize_usage` folds it into
+    ``usage.json``. Token counts come from the message's ``usage_metadata``.
+    """
+
+    def __init__(self, path: Path, turn: str) -> None:
+        self.path = path
+        self.turn = turn
+        self._runs: dict[UUID, tuple[str, str, float]] = {}
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def on_chat_model_start(self, serialized: dict, messages: list, *, run_id: UUID, tags=None, metadata=None, **kw: Any) -> None:
+        role = next((t[5:] for t in (tags or []) if t.startswith("role:")), "unknown")
+        params = kw.get("invocation_params") or {}
+        model = params.get("model") or params.get("model_name") or (serialized or {}).get("name", "")
+        self._runs[run_id] = (role, str(model), time.time())
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kw: Any) -> None:
+        role, model, started = self._runs.pop(run_id, ("unknown", "", time.time()))
+        usage: dict = {}
+        try:
+            message = response.generations[0][0].message  # type: ignore[attr-defined]
+            usage = dict(message.usage_metadata or {})
+            model = (message.response_metadata or {}).get("model_name") or model
+        except (IndexError, AttributeError):
+            pass
+        record = {
+            "turn": self.turn,
+            "role": role,
+            "model": model,
+            "input_tokens": int(usage.get("input_tokens", 0)),
+            "output_tokens": int(usage.get("output_tokens", 0)),
+            "started": started,
+            "seconds": round(time.time() - started, 4),
+        }
+        with self._lock, self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
+        self._runs.pop(run_id, None)
+
+
+def summarize_usage(jsonl: Path) -> dict:
+    """Fold ``usage.jsonl`` into ``{"by_role": {role: {model, calls, input_tokens, output_tokens}},
+    "total": {...}, "turns": [..], "largest_prompt_tokens": n}``."""
+    by_role: dict[str, dict] = {}
+    total = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
+    turns: list[str] = []
+    largest = 0
+    if jsonl.exists():
+        for line in jsonl.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            slot = by_role.setdefault(
+                rec["role"], {"models": [], "calls": 0, "input_tokens": 0, "output_tokens": 0}
+            )
+            if rec["model"] and rec["model"] not in slot["models"]:
+                slot["models"].append(rec["model"])
+            for key in ("input_tokens", "output_tokens"):
+                slot[key] += rec[key]
+                total[key] += rec[key]
+            slot["calls"] += 1
+            total["calls"] += 1
+            largest = max(largest, rec["input_tokens"])
+            if rec.get("turn") and rec["turn"] not in turns:
+                turns.append(rec["turn"])
+    return {"by_role": by_role, "total": total, "turns": turns, "largest_prompt_tokens": largest}

@@ -1,0 +1,234 @@
+"""The offline model: a deterministic, network-free extractive chat model that drives every node.
+
+It is a LangChain chat model like any other: it reads the prompt (each starts with a ``Task:``
+line), answers with tool calls when tools are bound, and with a schema's tool call for
+structured output, so the research graph runs exactly the same code as with a real model.
+Its "writing" is extractive: sentences from the sources, ranked against the topic with BM25
+(Robertson & Zaragoza, 2009, via ``rank_bm25``), with their citations kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from engine import offline_text as T
+from engine.language import NAMES, sentences, words
+
+MODEL_NAME = "offline-extractive"
+NOTICE = {
+    "en": "This report was made in offline extractive mode without a language model: it quotes "
+    "sentences from the sources, ranked against the question, and does not interpret them.",
+    "de": "Dieser Bericht wurde im Offline-Extraktionsmodus ohne Sprachmodell erstellt: Er zitiert "
+    "Sätze aus den Quellen, nach Relevanz für die Frage geordnet, ohne sie zu deuten. "
+    "(Made in offline extractive mode without a language model.)",
+    "fr": "Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage : il cite "
+    "des phrases des sources, classées selon la question. "
+    "(Made in offline extractive mode without a language model.)",
+    "es": "Este informe se generó en modo extractivo sin conexión, sin un modelo de lenguaje: cita "
+    "frases de las fuentes, ordenadas según la pregunta. "
+    "(Made in offline extractive mode without a language model.)",
+}
+
+
+def notice(language: str) -> str:
+    """The offline-mode notice in ``language`` (English appended where it is not English)."""
+    return NOTICE.get(language) or NOTICE["en"] + f" (question language: {language})"
+
+
+def _tag(text: str, name: str) -> str:
+    m = re.search(rf"<{name}>\s*(.*?)\s*</{name}>", text, re.DOTALL)
+    return m.group(1).strip() if m else ""
+
+
+def _language(prompt: str) -> str:
+    m = re.search(r"(?:in|Write in) ([A-Z][a-z]+)(?:,| the|\.|;)", prompt)
+    if m:
+        for code, name in NAMES.items():
+            if name == m.group(1):
+                return code
+    return "en"
+
+
+def rank(candidates: list[str], query: str, k: int) -> list[str]:
+    """The ``k`` candidates most relevant to ``query`` by BM25, ties broken by original order."""
+    if not candidates:
+        return []
+    from rank_bm25 import BM25Okapi
+
+    corpus = [words(c) or ["_"] for c in candidates]
+    scores = BM25Okapi(corpus).get_scores(words(query))
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+    return [candidates[i] for i in order[:k]]
+
+
+def _good_sentence(s: str) -> bool:
+    letters = sum(ch.isalpha() for ch in s)
+    listing = s.count("(") > 3 or s.count("|") > 1 or s.count("*") > 3
+    return 40 <= len(s) <= 500 and letters >= 0.6 * len(s) and not listing and not s.startswith(("#", "|", "URL:", "-"))
+
+
+class OfflineChatModel(BaseChatModel):
+    """Deterministic extractive chat model (no network) for demos, smoke tests and offline use.
+
+    ``role`` is the settings role it stands in for. Output carries ``usage_metadata`` (tokens
+    estimated as characters / 4) and ``finish_reason`` like a real model's.
+    """
+
+    role: str = "research"
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-extractive"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": MODEL_NAME, "role": self.role}
+
+    def bind_tools(self, tools: list, *, tool_choice: Any = None, **kwargs: Any):
+        """Bind tools as OpenAI tool schemas (the structured-output path uses this too)."""
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        tools = [t["function"]["name"] for t in kwargs.get("tools") or []]
+        prompt = "\n\n".join(m.text for m in messages if not isinstance(m, ToolMessage))
+        m = re.search(r"^Task: (\w+)", prompt, re.MULTILINE)
+        task = m.group(1) if m else "chat"
+        handler = getattr(self, f"_task_{task}", None)
+        content, calls = handler(prompt, messages, tools) if handler else (T.chat_reply(prompt), [])
+        message = AIMessage(
+            content=content,
+            tool_calls=[
+                {"name": name, "args": args, "id": f"call_{uuid.uuid5(uuid.NAMESPACE_OID, prompt + name + json.dumps(args, sort_keys=True)).hex[:20]}", "type": "tool_call"}
+                for name, args in calls
+            ],
+            response_metadata={"finish_reason": "tool_calls" if calls else "stop", "model_name": MODEL_NAME},
+            usage_metadata={
+                "input_tokens": sum(len(x.text) for x in messages) // 4 + 1,
+                "output_tokens": (len(content) + len(json.dumps([c[1] for c in calls]))) // 4 + 1,
+                "total_tokens": 0,
+            },
+        )
+        message.usage_metadata["total_tokens"] = (
+            message.usage_metadata["input_tokens"] + message.usage_metadata["output_tokens"]
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    # ---- tasks: each returns (content, [(tool name, args), ...]) -------------------------
+    def _task_clarify_with_user(self, prompt: str, messages, tools):
+        convo = _tag(prompt, "Messages")
+        user_turns = re.findall(r"^User: (.*)$", convo, re.MULTILINE)
+        asked = re.search(r"^Assistant: ", convo, re.MULTILINE) is not None
+        language = _language(prompt)
+        text = " ".join(user_turns)
+        vague = len([w for w in words(text) if w not in T.STOPWORDS]) < 3
+        if vague and not asked:
+            args = {"need_clarification": True, "question": T.clarifying_question(text, language), "verification": ""}
+        else:
+            args = {"need_clarification": False, "question": "", "verification": T.phrase("starting", language)}
+        return "", [("ClarifyWithUser", args)]
+
+    def _task_write_research_brief(self, prompt: str, messages, tools):
+        convo = _tag(prompt, "Messages")
+        user_turns = [t.strip() for t in re.findall(r"^User: (.*)$", convo, re.MULTILINE)]
+        brief = " ".join(user_turns) or convo
+        return "", [("ResearchQuestion", {"research_brief": brief})]
+
+    def _task_supervisor(self, prompt: str, messages, tools):
+        if any(isinstance(m, ToolMessage) for m in messages):
+            return "", [("ResearchComplete", {})]
+        brief = _tag(prompt, "Research Brief")
+        m = re.search(r"at most (\d+) topics", prompt)
+        limit = max(1, int(m.group(1))) if m else 5
+        return "", [("ConductResearch", {"research_topic": t}) for t in T.plan_topics(brief, max(limit, 5))]
+
+    def _task_researcher(self, prompt: str, messages, tools):
+        if any(isinstance(m, ToolMessage) and m.name == "search" for m in messages):
+            return T.phrase("research_done", "en"), []
+        topic = _tag(prompt, "Topic")
+        return "", [("search", {"queries": [topic]})]
+
+    def _task_summarize_webpage(self, prompt: str, messages, tools):
+        m = re.search(r"working on: (.*)", prompt)
+        query = m.group(1) if m else ""
+        doc = _tag(prompt, "Document")
+        cands = [s for s in sentences(doc) if _good_sentence(s)]
+        top = rank(cands, query, 4)
+        ordered = [s for s in cands if s in top]
+        return "", [("Summary", {"summary": " ".join(ordered) or doc[:600], "key_excerpts": top[:3]})]
+
+    def _task_compress_research(self, prompt: str, messages, tools):
+        topic = re.search(r"on the topic: (.*)", prompt)
+        query = topic.group(1) if topic else ""
+        blocks = re.split(r"^--- SOURCE ", _tag(prompt, "Search results"), flags=re.MULTILINE)
+        scored: list[tuple[str, str]] = []
+        for block in blocks:
+            sid = re.match(r"\[(S[0-9a-f]{6})\]", block)
+            if not sid:
+                continue
+            body = re.sub(r"^(URL|Title):.*$", "", block.split("\n", 1)[-1], flags=re.MULTILINE)
+            body = body.replace("SUMMARY:", " ").replace("KEY EXCERPTS:", " ")
+            cands = [s for s in sentences(body) if _good_sentence(s)]
+            for s in rank(cands, query, 2):
+                scored.append((s, sid.group(1)))
+        best = rank([s for s, _ in scored], query, 8)
+        lines = [f"- {s} [{sid}]" for s, sid in scored if s in best]
+        return "\n".join(dict.fromkeys(lines)) or T.phrase("no_findings", _language(prompt)), []
+
+    def _task_final_report(self, prompt: str, messages, tools):
+        language = _language(prompt)
+        return T.extractive_report(
+            brief=_tag(prompt, "Research Brief"),
+            findings=_tag(prompt, "Findings"),
+            language=language,
+            notice=notice(language),
+        ), []
+
+    def _review_tool_first(self, messages, tools, wanted: str):
+        if wanted in tools and not any(isinstance(m, ToolMessage) for m in messages):
+            return True
+        return False
+
+    def _task_solution(self, prompt: str, messages, tools):
+        if self._review_tool_first(messages, tools, "read_findings"):
+            return "", [("read_findings", {})]
+        return T.solution(prompt, _language(prompt)), []
+
+    def _task_critique(self, prompt: str, messages, tools):
+        if self._review_tool_first(messages, tools, "list_sources"):
+            return "", [("list_sources", {})]
+        sources = "\n".join(m.text for m in messages if isinstance(m, ToolMessage))
+        return T.critique(prompt, sources, _language(prompt)), []
+
+    def _task_perspective(self, prompt: str, messages, tools):
+        return T.perspective(prompt, _language(prompt)), []
+
+    def _task_finalize(self, prompt: str, messages, tools):
+        language = _language(prompt)
+        return T.finalize(prompt, language, notice(language)), []
+
+    def _task_executive_summary(self, prompt: str, messages, tools):
+        report = _tag(prompt, "Report")
+        title = next((line[2:].strip() for line in report.splitlines() if line.startswith("# ")), "Research report")
+        body = "\n".join(
+            line for line in report.splitlines()
+            if line.strip() and not line.startswith(("#", "*", ">", "|")) and "offline" not in line.lower()
+        )
+        body = re.sub(r"^[-*\d.]+\s+", "", body, flags=re.MULTILINE)
+        summary = " ".join(sentences(body)[:3]) or T.phrase("no_findings", _language(prompt))
+        return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1200]})]

@@ -1,0 +1,243 @@
+"""Phrases and extractive composition used by the offline model (topics, reports, review roles)."""
+
+from __future__ import annotations
+
+import re
+
+from engine.language import sentences, words
+
+STOPWORDS = set(
+    """a an the and or of to in on for with by at from about as is are was were be been being do does
+    did what which who whom how why when where this that these those it its into than then there their
+    can could should would will shall may might must i me my we our you your he she they them not no
+    please tell explain give show find research report me vs versus
+    der die das ein eine und oder von zu im in auf für mit bei aus über ist sind war wie was welche
+    welcher warum wann wo dies diese es nicht kein bitte le la les un une des et ou de du en sur pour
+    avec par est sont que qui quoi comment pourquoi el los las y o del con por para es son qué cómo
+    cuál""".split()
+)
+
+PHRASES = {
+    "starting": {
+        "en": "Thanks, starting the research now.",
+        "de": "Danke, die Recherche beginnt jetzt.",
+        "fr": "Merci, la recherche commence.",
+        "es": "Gracias, empiezo la investigación.",
+    },
+    "clarify": {
+        "en": "“{q}” is quite broad. Which aspect should the research focus on (for example a use case, "
+        "a time frame, a region or a comparison), and who is the report for?",
+        "de": "„{q}“ ist recht allgemein. Auf welchen Aspekt soll sich die Recherche konzentrieren "
+        "(z. B. ein Anwendungsfall, ein Zeitraum, eine Region oder ein Vergleich), und für wen ist der Bericht?",
+        "fr": "« {q} » est assez large. Sur quel aspect la recherche doit-elle porter (un cas d'usage, une "
+        "période, une région ou une comparaison), et à qui le rapport est-il destiné ?",
+        "es": "«{q}» es bastante amplio. ¿En qué aspecto debe centrarse la investigación (un caso de uso, "
+        "un periodo, una región o una comparación) y para quién es el informe?",
+    },
+    "summary": {"en": "Summary", "de": "Zusammenfassung", "fr": "Résumé", "es": "Resumen"},
+    "findings_on": {"en": "Findings: {t}", "de": "Ergebnisse: {t}", "fr": "Résultats : {t}", "es": "Resultados: {t}"},
+    "problems": {
+        "en": "Problems during the research",
+        "de": "Probleme bei der Recherche",
+        "fr": "Problèmes pendant la recherche",
+        "es": "Problemas durante la investigación",
+    },
+    "no_findings": {
+        "en": "No sources were found for this question, so the report cannot quote any evidence.",
+        "de": "Zu dieser Frage wurden keine Quellen gefunden; der Bericht kann keine Belege zitieren.",
+        "fr": "Aucune source n'a été trouvée pour cette question ; le rapport ne peut citer aucune preuve.",
+        "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
+    },
+    "recommendation": {"en": "Recommendation", "de": "Empfehlung", "fr": "Recommandation", "es": "Recomendación"},
+    "reasons": {"en": "Supporting evidence", "de": "Belege", "fr": "Éléments à l'appui", "es": "Evidencia"},
+    "changes": {
+        "en": "Changes from the previous solution",
+        "de": "Änderungen gegenüber der vorherigen Lösung",
+        "fr": "Changements par rapport à la solution précédente",
+        "es": "Cambios respecto a la solución anterior",
+    },
+    "review_outcome": {"en": "Review outcome", "de": "Ergebnis der Prüfung", "fr": "Résultat de la revue", "es": "Resultado de la revisión"},
+    "open_objections": {"en": "Open objections", "de": "Offene Einwände", "fr": "Objections ouvertes", "es": "Objeciones abiertas"},
+    "research_done": {"en": "Research on this topic is done."},
+}
+
+
+def phrase(key: str, language: str, **fmt: str) -> str:
+    """A fixed phrase in ``language`` (English when not translated)."""
+    table = PHRASES[key]
+    return table.get(language, table["en"]).format(**fmt)
+
+
+def clarifying_question(question: str, language: str) -> str:
+    """The offline model's clarifying question for a vague request."""
+    q = " ".join(question.split())[:200]
+    return phrase("clarify", language, q=q)
+
+
+def content_words(text: str) -> list[str]:
+    """Words of ``text`` that are not stop words, in order, without repeats."""
+    return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
+
+
+def plan_topics(brief: str, limit: int) -> list[str]:
+    """Split a brief into research topics: its clauses when it lists several items, else facets.
+
+    A brief like "Compare A; B; C" or "A, B and C" gives one topic per item; a single-subject
+    brief gives the subject plus two facets (how it works, its limitations).
+    """
+    text = " ".join(brief.split())
+    parts = [p.strip(" .?!") for p in re.split(r";|\n|,| and | und | et | y | vs\.? | versus ", text) if p.strip(" .?!")]
+    parts = [p for p in parts if len(content_words(p)) >= 1]
+    if len(parts) >= 2:
+        subject = content_words(parts[0])[:2]
+        parts = [p if len(content_words(p)) >= 3 or i == 0 else " ".join([*subject, p]) for i, p in enumerate(parts)]
+        return list(dict.fromkeys(parts))[:limit]
+    keys = " ".join(content_words(text)[:8]) or text
+    topics = [text, f"{keys} how it works examples", f"{keys} limitations problems"]
+    return topics[: max(1, min(limit, 3))]
+
+
+def _findings_blocks(findings: str) -> list[tuple[str, list[str]]]:
+    blocks = []
+    for chunk in re.split(r"^### ", findings, flags=re.MULTILINE):
+        if not chunk.strip():
+            continue
+        head, _, body = chunk.partition("\n")
+        lines = [re.sub(r"^[-*]\s+", "", ln).strip() for ln in body.splitlines()]
+        blocks.append((head.strip(), [ln for ln in lines if ln and re.search(r"\[\d+\]", ln)]))
+    return blocks
+
+
+def _short(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
+
+
+def extractive_report(*, brief: str, findings: str, language: str, notice: str) -> str:
+    """A report of cited extracted sentences: title, notice, summary, a section per topic."""
+    from engine.offline import rank
+
+    title = _short(brief.split("\n")[0], 110)
+    out = [f"# {title}", "", f"*{notice}*", ""]
+    blocks = _findings_blocks(findings)
+    all_lines = [ln for _, lines in blocks for ln in lines]
+    out += [f"## {phrase('summary', language)}", ""]
+    if all_lines:
+        out += [" ".join(rank(all_lines, brief, 3)), ""]
+    else:
+        out += [phrase("no_findings", language), ""]
+    for topic, lines in blocks:
+        if not lines:
+            continue
+        out += [f"## {phrase('findings_on', language, t=_short(topic, 80))}", ""]
+        out += [f"- {ln}" for ln in lines] + [""]
+    return "\n".join(out)
+
+
+def _without_changes(text: str) -> str:
+    """``text`` without its "Changes from the previous solution" section."""
+    return re.sub(r"^## (Changes|Änderungen|Changements|Cambios).*?(?=^## |\Z)", "", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def _cited_sentences(text: str) -> list[str]:
+    text = _without_changes(text)
+    body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith(("#", "*", ">")))
+    body = re.sub(r"^\s*[-*]\s+", "", body, flags=re.MULTILINE)
+    return [s for s in sentences(body) if len(s) > 30]
+
+
+def solution(prompt: str, language: str) -> str:
+    """Round 1: a recommendation from the top report sentences; later rounds say what changed."""
+    from engine.offline import _tag, rank
+
+    question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
+    q = question.group(1) if question else ""
+    cands = _cited_sentences(_tag(prompt, "Research Report"))
+    top = rank(cands, q, 6)
+    cited = [s for s in top if re.search(r"\[\d+\]", s)]
+    out = []
+    previous = _tag(prompt, "Previous critique")
+    if previous:
+        flagged = len(re.findall(r"^\d+\.", previous, re.MULTILINE))
+        out += [f"## {phrase('changes', language)}", "",
+                f"- Kept only claims that carry a citation ({len(cited)} of {len(top)}), answering the critique's "
+                f"{flagged} point(s) about unsupported claims.",
+                "- Added the stakeholder objections as explicit caveats below.", ""]
+        objections = _tag(prompt, "Previous perspective")
+        caveats = [ln.strip("-* ") for ln in objections.splitlines() if ln.strip().startswith(("-", "*"))][:3]
+        top = cited or top
+    else:
+        caveats = []
+    out += [f"## {phrase('recommendation', language)}", ""]
+    out += [f"- {s}" for s in top[:3]] or [phrase("no_findings", language)]
+    if top[3:]:
+        out += ["", f"## {phrase('reasons', language)}", ""] + [f"- {s}" for s in top[3:]]
+    if caveats:
+        out += ["", "## Caveats", ""] + [f"- {c}" for c in caveats]
+    return "\n".join(out) + "\n"
+
+
+def critique(prompt: str, source_list: str, language: str) -> str:
+    """Numbered flaws: uncited claims, source concentration, unstated assumptions, missing evidence."""
+    from engine.offline import _tag
+
+    sol = _tag(prompt, "Solution")
+    sents = _cited_sentences(sol)
+    uncited = [s for s in sents if not re.search(r"\[\d+\]", s)]
+    cited_numbers = sorted({int(n) for n in re.findall(r"\[(\d+)\]", sol)})
+    listed = len(re.findall(r"^\[\d+\]", source_list, re.MULTILINE))
+    date = re.search(r"Today's date is ([\d-]+)", prompt)
+    points = []
+    if uncited:
+        points.append(f"{len(uncited)} claim(s) carry no citation, e.g. “{_short(uncited[0], 120)}”.")
+    if len(cited_numbers) <= 1:
+        points.append("The solution rests on one source or none; no claim is corroborated by a second source.")
+    else:
+        points.append(f"The solution cites {len(cited_numbers)} of {listed or len(cited_numbers)} available sources; the rest are unused.")
+    points.append(f"Unstated assumption: the sources are current as of {date.group(1) if date else 'today'} and apply to the asker's situation.")
+    points.append("Missing evidence: no figures, dates or counter-examples are given for the main recommendation.")
+    points.append("Improvement: state the conditions under which the recommendation does not hold.")
+    return "\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)) + "\n"
+
+
+def perspective(prompt: str, language: str) -> str:
+    """Objections of a competitor, a regulator and an affected user, with their incentives."""
+    from engine.offline import _tag
+
+    sol = _tag(prompt, "Solution")
+    subject = " ".join(content_words(re.sub(r"\[\d+\]|^#.*$", "", _without_changes(sol), flags=re.MULTILINE))[:4])
+    subject = subject or "this recommendation"
+    return (
+        "Speaking as a competitor, a regulator and an affected user:\n\n"
+        f"- Competitor: the case for {subject} is built from the sources at hand; a rival would point to "
+        "alternatives that the research did not examine, and has every incentive to.\n"
+        "- Regulator: compliance, safety and accountability are not addressed; who answers if the recommendation fails?\n"
+        "- Affected user: cost, effort of adoption and the risk of being locked in are left open.\n"
+    )
+
+
+def finalize(prompt: str, language: str, notice: str) -> str:
+    """The final synthesis: the research report's findings, then the review's outcome and open objections."""
+    from engine.offline import _tag
+
+    report = _tag(prompt, "Research Report")
+    review = _tag(prompt, "Review")
+    lines = report.splitlines()
+    title = next((ln for ln in lines if ln.startswith("# ")), "# Research report")
+    body = [ln for ln in lines if not ln.startswith("# ") and notice not in ln and "offline extractive" not in ln]
+    rounds = len(re.findall(r"^### Solution", review, re.MULTILINE))
+    last_critique = review.rsplit("### Critique", 1)[-1] if "### Critique" in review else ""
+    points = [ln for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
+    last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
+    objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")]
+    out = [title, "", f"*{notice}*", ""] + body
+    out += ["", f"## {phrase('review_outcome', language)}", "",
+            f"The report went through {rounds} review round(s). Remaining critique points:", ""]
+    out += [ln.strip() for ln in points[:4]] or ["(none)"]
+    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or ["- (none)"])
+    return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
+
+
+def chat_reply(prompt: str) -> str:
+    """A neutral answer for an untagged prompt: its first sentences."""
+    return " ".join(sentences(prompt)[:2])

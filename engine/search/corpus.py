@@ -1,0 +1,632 @@
+"""The `corpus` search back-end: a local folder of documents indexed in SQLite FTS5."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from bs4.dammit import UnicodeDammit
+
+from engine.search.base import SearchError, SearchResult
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "1"
+# Passage rowids are (document id << _ORD_BITS) | passage number, so one document's passages are one
+# rowid range: replacing or removing a document never scans the whole FTS table.
+_ORD_BITS = 20
+_MAX_PASSAGES = (1 << _ORD_BITS) - 1
+_COMMIT_EVERY = 64
+PASSAGE_TARGET = 2000  # characters: a passage closes once it reaches this size ...
+PASSAGE_LIMIT = 2500  # ... and never grows past this one (bar a short tail merged into the last)
+_PASSAGES_PER_FILE = 2
+_SNIPPET_CHARS = 300
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    chunks INTEGER NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
+    title, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '{SCHEMA_VERSION}');
+"""
+
+
+SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
+MAX_FILE_BYTES = 64 * 1024 * 1024
+_DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"})
+_DROP_ROLES = frozenset({"navigation", "search"})
+_BLOCK_TAGS = frozenset(
+    "address article aside blockquote caption dd details div dl dt figcaption figure footer h1 h2 h3 h4 "
+    "h5 h6 header hr li main ol p pre section summary table tbody thead tfoot tr ul".split()
+)
+_PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
+_SPACES = re.compile(r"\s+")
+
+
+class Unreadable(Exception):
+    """A file that cannot be indexed; the message is the reason (one short line)."""
+
+
+def extract_document(path: Path, size: int) -> tuple[str, str]:
+    """Return ``(title, text)`` of the file at ``path`` (``size`` bytes), passages split by blank lines.
+
+    The title comes from HTML ``<title>``, a Markdown ``# heading`` or front matter, an
+    reStructuredText section title, PDF metadata, else the first short line, else the file name.
+
+    Raises:
+        Unreadable: the file is too big, binary, malformed or not readable.
+    """
+    if size > MAX_FILE_BYTES:
+        raise Unreadable(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+    name = path.name.lower()
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".pdf":
+            title, text = _pdf(path)
+        else:
+            data = path.read_bytes()
+            if suffix in (".html", ".htm"):
+                title, text = _html(data)
+            else:
+                text = _decode(data)
+                if suffix == ".rst" or name.endswith(".rst.txt"):
+                    title = _rst_title(text)
+                elif suffix in (".md", ".markdown"):
+                    title, text = _markdown(text)
+                else:
+                    title = None
+    except OSError as err:
+        raise Unreadable(err.strerror or type(err).__name__) from err
+    text = re.sub(r"\n{3,}", "\n\n", text.replace("\x00", "")).strip()
+    if not title:
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        title = first if len(first) <= 120 else None
+    return (title or path.name).strip()[:300], text
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    if b"\x00" in data[:8192]:
+        raise Unreadable("binary file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _markdown(text: str) -> tuple[str | None, str]:
+    title = None
+    front = re.match(r"---\n(.*?)\n(?:---|\.\.\.)\n", text, re.S)
+    if front:
+        text = text[front.end():]
+        found = re.search(r"^title:\s*(.+?)\s*$", front.group(1), re.M)
+        title = found.group(1).strip("\"'") if found else None
+    heading = re.search(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", text, re.M) or re.search(r"^(\S.*)\n=+[ \t]*$", text, re.M)
+    return title or (heading.group(1).strip() if heading else None), text
+
+
+def _rst_title(text: str) -> str | None:
+    lines = text.splitlines()
+    adornment = re.compile(r"([=\-~^\"'#*+`:.])\1{2,}\s*$")
+    for line, under in zip(lines, lines[1:], strict=False):
+        if line.strip() and not adornment.match(line) and adornment.match(under) \
+                and len(under.rstrip()) >= len(line.rstrip()):
+            return re.sub(r":[\w:+-]+:`([^`]*)`", r"\1", line.strip()).replace("``", "")
+    return None
+
+
+def _pdf(path: Path) -> tuple[str | None, str]:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise Unreadable("encrypted PDF")
+        text = "\n\n".join((page.extract_text() or "").strip() for page in reader.pages)
+        title = reader.metadata.title if reader.metadata else None
+    except (Unreadable, OSError):
+        raise
+    except Exception as err:  # pypdf raises many exception types on malformed files
+        raise Unreadable(f"unreadable PDF ({type(err).__name__})") from err
+    return (str(title).strip() if title else None), text
+
+
+def _html(data: bytes) -> tuple[str | None, str]:
+    markup = UnicodeDammit(data, is_html=True).unicode_markup
+    if markup is None:
+        raise Unreadable("unknown text encoding")
+    parser = _HTMLText()
+    try:
+        parser.feed(markup)
+        parser.close()
+    except Exception as err:  # the tokenizer may raise several types on hostile markup
+        raise Unreadable(f"unreadable HTML ({type(err).__name__})") from err
+    return parser.result()
+
+
+class _HTMLText(HTMLParser):
+    """Streams HTML into its visible text: blocks separated by blank lines, whitespace collapsed
+    (kept inside ``<pre>``); scripts, styles, navigation and permalink anchors dropped; only the
+    ``<main>`` (or ``role="main"``) element's text when the page marks one."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title: list[str] = []
+        self.h1: list[str] = []
+        self.in_title = self.in_h1 = False
+        self.skip_tag: str | None = None  # inside a dropped element: its tag and nesting depth
+        self.skip_depth = 0
+        self.pre = 0
+        self.main_tag: str | None = None
+        self.main_depth = 0
+        self.main_span: list[int] = []  # [start] while inside the main element, then [start, end]
+        self.anchors: list[int] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skip_tag:
+            self.skip_depth += tag == self.skip_tag
+            return
+        self.in_title = tag == "title"
+        role = dict(attrs).get("role")
+        if tag in _DROP_TAGS or role in _DROP_ROLES:
+            self.skip_tag, self.skip_depth = tag, 1
+            return
+        if self.main_tag == tag and len(self.main_span) == 1:
+            self.main_depth += 1
+        elif not self.main_span and (tag == "main" or role == "main"):
+            self.main_tag, self.main_depth, self.main_span = tag, 1, [len(self.parts)]
+        if tag == "br":
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" ")
+        elif tag == "a":
+            self.anchors.append(len(self.parts))
+        elif tag == "h1" and not self.h1:
+            self.in_h1 = True
+        if tag in ("pre", "textarea"):
+            self.pre += 1
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip_tag:
+            if tag == self.skip_tag:
+                self.skip_depth -= 1
+                if not self.skip_depth:
+                    self.skip_tag = None
+            return
+        if tag == "title":
+            self.in_title = False
+        elif tag == "h1":
+            self.in_h1 = False
+        elif tag == "a" and self.anchors:
+            at = self.anchors.pop()
+            if "".join(self.parts[at:]).strip() in _PERMALINKS:
+                del self.parts[at:]
+        elif tag in ("pre", "textarea"):
+            self.pre = max(0, self.pre - 1)
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+        if tag == self.main_tag and len(self.main_span) == 1:
+            self.main_depth -= 1
+            if not self.main_depth:
+                self.main_span.append(len(self.parts))
+
+    def handle_data(self, data: str) -> None:
+        if self.skip_tag:
+            return
+        if self.in_title:
+            self.title.append(data)
+            return
+        text = data if self.pre else _SPACES.sub(" ", data)
+        self.parts.append(text)
+        if self.in_h1:
+            self.h1.append(text)
+
+    def result(self) -> tuple[str | None, str]:
+        """``(title, text)``: the ``<title>`` (else the first ``<h1>``) and the visible text."""
+        parts = self.parts[slice(*self.main_span)] if self.main_span else self.parts
+        if not "".join(parts).strip():
+            parts = self.parts
+        lines = []
+        for line in "".join(parts).split("\n"):
+            line = line.rstrip()
+            lines.append(line[1:] if line.startswith(" ") and not line.startswith("  ") else line)
+        title = " ".join("".join(self.title).split()) or " ".join("".join(self.h1).split()).rstrip("¶#§🔗 ")
+        return title or None, "\n".join(lines)
+
+
+class CorpusIndexError(Exception):
+    """The corpus cannot be indexed (missing folder, no supported files, unusable index file).
+
+    The message is one line, safe to show a user.
+    """
+
+
+@dataclass
+class IndexStats:
+    """What one `index_directory` run did.
+
+    Attributes:
+        documents: documents in the index after the run (new, changed and unchanged ones).
+        skipped: files that could not be read (bad PDF, binary, no text, permission) and were left out.
+        chunks: passages in the index after the run.
+        seconds: wall-clock duration of the run.
+        added: files (re)extracted in this run because they were new or changed (mtime or size).
+        unchanged: files left as they were because their mtime and size had not changed.
+        removed: documents dropped because their file is gone or no longer readable.
+        skipped_files: ``(path, reason)`` for every skipped file.
+    """
+
+    documents: int
+    skipped: int
+    chunks: int
+    seconds: float
+    added: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    skipped_files: list[tuple[str, str]] = field(default_factory=list)
+
+
+def split_passages(text: str, target: int = PASSAGE_TARGET, limit: int = PASSAGE_LIMIT) -> list[str]:
+    """Split ``text`` into passages of about ``target`` characters, at most ``limit``, on paragraph
+    boundaries (blank lines); an oversized paragraph is cut at lines, then sentences, then spaces."""
+    pieces: list[str] = []
+    for para in re.split(r"\n\s*\n", text):
+        para = para.strip()
+        if para:
+            pieces.extend(_split_long(para, limit) if len(para) > limit else [para])
+    chunks: list[str] = []
+    current: list[str] = []
+    size = 0
+    for piece in pieces:
+        if current and size + 2 + len(piece) > limit:
+            chunks.append("\n\n".join(current))
+            current, size = [], 0
+        size += len(piece) + (2 if current else 0)
+        current.append(piece)
+        if size >= target:
+            chunks.append("\n\n".join(current))
+            current, size = [], 0
+    if current:
+        tail = "\n\n".join(current)
+        if chunks and len(tail) < target // 4 and len(chunks[-1]) + len(tail) + 2 <= limit * 1.2:
+            chunks[-1] = f"{chunks[-1]}\n\n{tail}"
+        else:
+            chunks.append(tail)
+    return chunks
+
+
+def _split_long(text: str, limit: int) -> list[str]:
+    for pattern, sep in ((r"\n", "\n"), (r"(?<=[.!?。！？])\s+", " ")):
+        parts = [p.strip() for p in re.split(pattern, text) if p.strip()]
+        if len(parts) > 1:
+            small: list[str] = []
+            for part in parts:
+                small.extend(_split_long(part, limit) if len(part) > limit else [part])
+            packed: list[str] = []
+            for part in small:
+                if packed and len(packed[-1]) + len(sep) + len(part) <= limit:
+                    packed[-1] = f"{packed[-1]}{sep}{part}"
+                else:
+                    packed.append(part)
+            return packed
+    out = []
+    while len(text) > limit:
+        cut = text.rfind(" ", limit // 2, limit)
+        cut = cut if cut > 0 else limit
+        out.append(text[:cut].strip())
+        text = text[cut:].strip()
+    if text:
+        out.append(text)
+    return out
+
+
+def index_directory(directory: Path, index_path: Path) -> IndexStats:
+    """Index every supported file under ``directory`` (recursively) into the FTS5 index at ``index_path``.
+
+    Supported: .md, .markdown, .txt, .rst, .html, .htm, .pdf; hidden folders are not entered. The
+    index mirrors one folder: a re-run re-reads only new or changed files (by mtime and size) and
+    drops documents whose file is gone; indexing another folder into the same file replaces its
+    contents. Unreadable files are skipped and counted, never fatal.
+
+    Raises:
+        CorpusIndexError: the folder is missing or has no supported file, or the index file cannot
+            be created or is not a corpus index.
+    """
+    started = time.monotonic()
+    root = Path(directory).expanduser()
+    if not root.exists():
+        raise CorpusIndexError(f"{root}: no such folder")
+    if not root.is_dir():
+        raise CorpusIndexError(f"{root} is not a folder")
+    root = root.resolve()
+    files, skipped_files = _find_files(root)
+    if not files and not skipped_files:
+        raise CorpusIndexError(
+            f"{root} has no {', '.join(sorted(SUPPORTED_SUFFIXES))} files to index"
+        )
+    conn = _open_for_write(Path(index_path))
+    try:
+        stats = _sync(conn, root, files, skipped_files)
+    except sqlite3.Error as err:
+        raise CorpusIndexError(f"cannot write the corpus index {index_path}: {err}") from err
+    finally:
+        conn.close()
+    stats.seconds = time.monotonic() - started
+    log.info(
+        "corpus_indexed root=%s documents=%d added=%d unchanged=%d removed=%d skipped=%d passages=%d "
+        "seconds=%.2f", root, stats.documents, stats.added, stats.unchanged, stats.removed,
+        stats.skipped, stats.chunks, stats.seconds,
+    )
+    return stats
+
+
+def _find_files(root: Path) -> tuple[list[tuple[Path, os.stat_result]], list[tuple[str, str]]]:
+    found: list[tuple[Path, os.stat_result]] = []
+    skipped: list[tuple[str, str]] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+                continue
+            path = Path(folder, name)
+            try:
+                st = path.stat()
+            except OSError as err:
+                skipped.append((str(path), err.strerror or type(err).__name__))
+                continue
+            if not path.is_file():
+                continue
+            found.append((path, st))
+    return found, skipped
+
+
+def _open_for_write(index_path: Path) -> sqlite3.Connection:
+    try:
+        index_path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(index_path, timeout=30)
+    except (OSError, sqlite3.Error) as err:
+        raise CorpusIndexError(f"cannot create the corpus index {index_path}: {err}") from err
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "meta" not in tables:
+            raise CorpusIndexError(f"{index_path} is not a corpus index: delete it or choose another path")
+        if "meta" in tables:
+            row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if not row or row[0] != SCHEMA_VERSION:  # an older layout: rebuild from scratch
+                conn.executescript("DROP TABLE IF EXISTS passages; DROP TABLE IF EXISTS documents; "
+                                   "DROP TABLE IF EXISTS meta;")
+        conn.executescript(_SCHEMA)
+        conn.execute("INSERT INTO passages (passages, rank) VALUES ('rank', 'bm25(2.0, 1.0)')")
+        conn.commit()
+    except sqlite3.DatabaseError as err:
+        conn.close()
+        if "fts5" in str(err):
+            raise CorpusIndexError("this Python's SQLite has no FTS5 support") from err
+        raise CorpusIndexError(f"{index_path} is not a usable corpus index ({err}): delete it") from err
+    except CorpusIndexError:
+        conn.close()
+        raise
+    return conn
+
+
+def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list) -> IndexStats:
+    stats = IndexStats(documents=0, skipped=0, chunks=0, seconds=0.0, skipped_files=skipped_files)
+    row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
+    if row and row[0] != str(root):
+        log.info("corpus_replace old_root=%s new_root=%s", row[0], root)
+        conn.execute("DELETE FROM passages")
+        conn.execute("DELETE FROM documents")
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('root', ?)", (str(root),))
+    known = {p: (i, m, s) for i, p, m, s in conn.execute("SELECT id, path, mtime_ns, size FROM documents")}
+    seen: set[str] = set()
+    pending = 0
+    for path, st in files:
+        key = str(path)
+        seen.add(key)
+        old = known.get(key)
+        if old and old[1] == st.st_mtime_ns and old[2] == st.st_size:
+            stats.unchanged += 1
+            continue
+        try:
+            title, text = extract_document(path, st.st_size)
+            passages = split_passages(text)[:_MAX_PASSAGES]
+            if not passages:
+                raise Unreadable("no text")
+        except Unreadable as err:
+            stats.skipped_files.append((key, str(err)))
+            if old:
+                _delete_document(conn, old[0])
+                stats.removed += 1
+            continue
+        if old:
+            _delete_document(conn, old[0])
+        doc_id = conn.execute(
+            "INSERT INTO documents (path, title, mtime_ns, size, chunks) VALUES (?, ?, ?, ?, ?)",
+            (key, title, st.st_mtime_ns, st.st_size, len(passages)),
+        ).lastrowid
+        conn.executemany(
+            "INSERT INTO passages (rowid, title, body) VALUES (?, ?, ?)",
+            (((doc_id << _ORD_BITS) | n, title, body) for n, body in enumerate(passages)),
+        )
+        stats.added += 1
+        pending += 1
+        if pending >= _COMMIT_EVERY:
+            conn.commit()
+            pending = 0
+    for key in known.keys() - seen:
+        _delete_document(conn, known[key][0])
+        stats.removed += 1
+    if stats.added or stats.removed:
+        conn.execute("INSERT INTO passages (passages) VALUES ('optimize')")
+    conn.commit()
+    stats.skipped = len(stats.skipped_files)
+    for path, reason in stats.skipped_files:
+        log.warning("corpus_skip path=%s reason=%s", path, reason)
+    stats.documents, stats.chunks = conn.execute(
+        "SELECT count(*), coalesce(sum(chunks), 0) FROM documents"
+    ).fetchone()
+    return stats
+
+
+def _delete_document(conn: sqlite3.Connection, doc_id: int) -> None:
+    conn.execute(
+        "DELETE FROM passages WHERE rowid BETWEEN ? AND ?",
+        (doc_id << _ORD_BITS, (doc_id << _ORD_BITS) | _MAX_PASSAGES),
+    )
+    conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+
+
+_STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how in is it of on or that the this to was what when "
+    "where which who why with der die das und ist ein eine wie was von zu mit le la les un une des et est "
+    "du de en pour que qui".split()
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+def match_expression(query: str) -> str:
+    """Turn free text into a safe FTS5 MATCH expression: its words, each quoted, OR-ed together.
+
+    FTS5 operators in the text (``"``, ``*``, ``:``, ``(``, ``-``, ``AND``, ``NEAR`` ...) become plain
+    words or vanish. Common English, German and French stop words are dropped unless nothing else is
+    left. Returns "" when the text has no word at all.
+    """
+    words: list[str] = []
+    for word in re.findall(r"\w+", query.lower()):
+        if any(c.isalnum() for c in word) and word not in words:
+            words.append(word)
+    kept = [w for w in words if w not in _STOPWORDS] or words
+    return " OR ".join(f'"{w}"' for w in kept[:32])
+
+
+class CorpusSearch:
+    """Search the local corpus index written by `index_directory` (``deepresearch index DIR``).
+
+    Results carry the file as a ``file://`` URL (``Path.as_uri()``, percent-encoded; the plain path
+    is in ``extra["path"]``) and the document's title. Passages are ranked by BM25 (title weighs twice
+    the body); each file appears once, its best one or two passages as ``raw_content`` in document
+    order, a ~300-character snippet as ``content``, and ``-bm25`` as ``score`` (higher is better).
+
+    Matching uses the ``porter unicode61 remove_diacritics 2`` tokenizer: English words match
+    across inflections, accents are ignored in every Latin-script language ("Ecole" finds "école").
+    Chinese, Japanese and Korean text has no spaces, so FTS5 cannot split it into words: a query
+    in those scripts that finds nothing falls back to a substring scan, which is slow on big corpora.
+    """
+
+    name = "corpus"
+
+    def __init__(self, index_path: Path) -> None:
+        """Use the index file at ``index_path``; it is opened per query, so re-indexing is seen."""
+        self.index_path = Path(index_path)
+
+    async def search(self, query: str, max_results: int = 5) -> list[SearchResult]:
+        """Return up to ``max_results`` files matching ``query``, best first; [] when nothing matches.
+
+        Raises:
+            SearchError: the index is missing, empty or unreadable.
+        """
+        if max_results <= 0:
+            return []
+        return await asyncio.to_thread(self._search, query, max_results)
+
+    async def aclose(self) -> None:
+        """Nothing to release: every query opens and closes its own connection."""
+
+    def _search(self, query: str, max_results: int) -> list[SearchResult]:
+        hint = "run `deepresearch index DIR` to index a folder first"
+        if not self.index_path.is_file():
+            raise SearchError(f"no corpus index at {self.index_path}: {hint}")
+        try:
+            conn = sqlite3.connect(f"{self.index_path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
+        except sqlite3.Error as err:
+            raise SearchError(f"cannot open the corpus index {self.index_path}: {err}") from err
+        try:
+            if not conn.execute("SELECT EXISTS (SELECT 1 FROM documents)").fetchone()[0]:
+                raise SearchError(f"the corpus index {self.index_path} is empty: {hint}")
+            rows = self._rank(conn, query, max_results)
+        except sqlite3.OperationalError as err:
+            if "no such table" in str(err):
+                raise SearchError(f"{self.index_path} is not a corpus index: {hint}") from err
+            raise SearchError(f"corpus search failed: {err}") from err
+        except sqlite3.DatabaseError as err:
+            raise SearchError(f"the corpus index {self.index_path} is unreadable ({err}): {hint}") from err
+        finally:
+            conn.close()
+        return _group(rows, max_results)
+
+    @staticmethod
+    def _rank(conn: sqlite3.Connection, query: str, max_results: int) -> list[tuple]:
+        """Rows ``(rowid, score, snippet, body, path, title)``, best first."""
+        limit = max(50, max_results * 10)
+        expression = match_expression(query)
+        rows: list[tuple] = []
+        if expression:
+            rows = conn.execute(
+                "SELECT passages.rowid, -passages.rank, snippet(passages, 1, '', '', ' … ', 48),"
+                " passages.body, d.path, d.title"
+                " FROM passages JOIN documents AS d ON d.id = (passages.rowid >> ?)"
+                " WHERE passages MATCH ? ORDER BY passages.rank LIMIT ?",
+                (_ORD_BITS, expression, limit),
+            ).fetchall()
+        runs = list(dict.fromkeys(_CJK.findall(query)))[:8]
+        if rows or not runs:
+            return rows
+        hits = " + ".join("(instr(passages.body, ?) > 0)" for _ in runs)
+        found = conn.execute(
+            f"SELECT passages.rowid, {hits} AS n, passages.body, d.path, d.title"
+            " FROM passages JOIN documents AS d ON d.id = (passages.rowid >> ?)"
+            " WHERE n > 0 ORDER BY n DESC LIMIT ?",
+            (*runs, _ORD_BITS, limit),
+        ).fetchall()
+        return [(rowid, float(n), _snippet_around(body, runs), body, path, title)
+                for rowid, n, body, path, title in found]
+
+
+def _snippet_around(body: str, runs: list[str]) -> str:
+    at = min((i for i in (body.find(r) for r in runs) if i >= 0), default=0)
+    start = max(0, at - _SNIPPET_CHARS // 3)
+    text = body[start:start + _SNIPPET_CHARS].strip()
+    return ("… " if start else "") + text + (" …" if start + _SNIPPET_CHARS < len(body) else "")
+
+
+def _group(rows: list[tuple], max_results: int) -> list[SearchResult]:
+    by_path: dict[str, list[tuple]] = {}
+    for row in rows:
+        passages = by_path.setdefault(row[4], [])
+        if len(passages) < _PASSAGES_PER_FILE:
+            passages.append(row)
+    results = []
+    for path, passages in list(by_path.items())[:max_results]:
+        best = passages[0]
+        ordered = sorted(passages, key=lambda r: r[0])
+        results.append(SearchResult(
+            url=Path(path).as_uri(),
+            title=best[5],
+            content=" ".join(best[2].split()),
+            raw_content="\n\n[…]\n\n".join(r[3] for r in ordered),
+            score=float(best[1]),
+            extra={"path": path, "passages": [r[0] & _MAX_PASSAGES for r in ordered]},
+        ))
+    return results

@@ -1,0 +1,149 @@
+"""A scripted research model for the fake OpenAI server: plays every role by the prompt's `Task:` line.
+
+Shared by the engine tests and the benchmarks. It answers in the real wire format (tool calls,
+``json_schema`` structured output), so the graph runs through langchain-openai unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+
+from tests.fakes.openai_server import ChatRequest, Reply
+
+
+def _task(request: ChatRequest) -> str:
+    for m in request.messages:
+        content = m.get("content")
+        text = content if isinstance(content, str) else " ".join(
+            p.get("text", "") for p in content or [] if isinstance(p, dict))
+        found = re.search(r"^Task: (\w+)", text or "", re.MULTILINE)
+        if found:
+            return found.group(1)
+    return "unknown"
+
+
+def _all_text(request: ChatRequest) -> str:
+    out = []
+    for m in request.messages:
+        content = m.get("content")
+        out.append(content if isinstance(content, str) else " ".join(
+            p.get("text", "") for p in content or [] if isinstance(p, dict)))
+    return "\n".join(out)
+
+
+def _tag(text: str, name: str) -> str:
+    found = re.search(rf"<{name}>\s*(.*?)\s*</{name}>", text, re.DOTALL)
+    return found.group(1).strip() if found else ""
+
+
+@dataclass
+class ScriptedResearch:
+    """Handler for :class:`tests.fakes.openai_server.FakeOpenAI` that plays a whole research run.
+
+    Knobs:
+        topics: what the supervisor delegates (one ``ConductResearch`` each).
+        clarify: ask a clarifying question when no answer is in the conversation yet.
+        fail_topics: researchers on these topics get an HTTP 400 (a failed unit).
+        slow_topics: ``{topic: seconds}`` extra delay on that researcher's first call.
+        report: the final report text (default cites [1], [2] and a bogus [7]).
+        context_errors: how many final-report calls fail with ``context_length_exceeded`` first.
+        always_truncated: every final-report answer is cut off (``finish_reason=length``).
+        role_latency: ``{task: seconds}`` extra delay per task (benchmarks).
+    """
+
+    topics: list[str] = field(default_factory=lambda: ["topic alpha", "topic beta"])
+    clarify: bool = False
+    fail_topics: set[str] = field(default_factory=set)
+    slow_topics: dict[str, float] = field(default_factory=dict)
+    report: str | None = None
+    context_errors: int = 0
+    always_truncated: bool = False
+    role_latency: dict[str, float] = field(default_factory=dict)
+    seen: list[tuple[str, str]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        task = _task(request)
+        text = _all_text(request)
+        with self._lock:
+            self.seen.append((task, text))
+        reply = getattr(self, f"_{task}", self._unknown)(request, text)
+        delay = self.role_latency.get(task, 0.0)
+        if delay:
+            reply = Reply(**{**reply.__dict__, "delay": reply.delay + delay})
+        return reply
+
+    def calls(self, task: str) -> list[str]:
+        """The full prompt texts of every call of ``task`` so far."""
+        with self._lock:
+            return [t for k, t in self.seen if k == task]
+
+    # ---- roles ---------------------------------------------------------------------------
+    def _clarify_with_user(self, request: ChatRequest, text: str) -> Reply:
+        answered = "Assistant:" in _tag(text, "Messages")
+        if self.clarify and not answered:
+            return Reply.json({"need_clarification": True, "question": "Which region do you mean?", "verification": ""})
+        return Reply.json({"need_clarification": False, "question": "", "verification": "Starting."})
+
+    def _write_research_brief(self, request: ChatRequest, text: str) -> Reply:
+        users = re.findall(r"^User: (.*)$", _tag(text, "Messages"), re.MULTILINE)
+        return Reply.json({"research_brief": "Brief: " + " / ".join(users)})
+
+    def _supervisor(self, request: ChatRequest, text: str) -> Reply:
+        if request.tool_messages:
+            return Reply.tools([("ResearchComplete", {})])
+        return Reply.tools([("ConductResearch", {"research_topic": t}) for t in self.topics])
+
+    def _researcher(self, request: ChatRequest, text: str) -> Reply:
+        topic = _tag(text, "Topic")
+        if topic in self.fail_topics:
+            return Reply.error(400, "invalid_request", f"scripted failure for {topic}")
+        if request.tool_messages:
+            return Reply.text("Enough found.")
+        return Reply.tools([("search", {"queries": [topic]})], delay=self.slow_topics.get(topic, 0.0))
+
+    def _summarize_webpage(self, request: ChatRequest, text: str) -> Reply:
+        doc = _tag(text, "Document")
+        return Reply.json({"summary": doc[:300], "key_excerpts": [doc[:80]]})
+
+    def _compress_research(self, request: ChatRequest, text: str) -> Reply:
+        ids = list(dict.fromkeys(re.findall(r"\[(S[0-9a-f]{6})\]", _tag(text, "Search results"))))
+        topic = re.search(r"on the topic: (.*)", text)
+        lines = [f"- Finding {i + 1} on {topic.group(1) if topic else '?'} [{sid}]" for i, sid in enumerate(ids)]
+        return Reply.text("\n".join(lines) + "\n- A claim with an invented id [Sdeadbe].")
+
+    def _final_report(self, request: ChatRequest, text: str) -> Reply:
+        prior = len(self.calls("final_report")) - 1
+        if prior < self.context_errors:
+            return Reply.context_length_exceeded()
+        body = self.report or (
+            "# Scripted report\n\n## Findings\n\nThe first claim [1]. The second claim [2]. "
+            "A claim with a bogus marker [7].\n\n## Sources\n\n[1] Something made up - https://invented.example/x\n"
+        )
+        return Reply.truncated(body[: len(body) // 2]) if self.always_truncated else Reply.text(body)
+
+    def _solution(self, request: ChatRequest, text: str) -> Reply:
+        n = len(re.findall(r"<Previous solution>", text))
+        rounds = len(self.calls("solution"))
+        if "read_findings" in request.tool_names and not request.tool_messages and rounds % 2 == 1:
+            return Reply.tools([("read_findings", {})])
+        prefix = "## Changes from the previous solution\n\n- Answered critique.\n\n" if n else ""
+        return Reply.text(f"{prefix}## Recommendation\n\nSolution version {rounds} builds on [1].")
+
+    def _critique(self, request: ChatRequest, text: str) -> Reply:
+        return Reply.text(f"1. Flaw number {len(self.calls('critique'))}: weak evidence for [1].")
+
+    def _perspective(self, request: ChatRequest, text: str) -> Reply:
+        return Reply.text(f"- As a regulator: objection {len(self.calls('perspective'))}.")
+
+    def _finalize(self, request: ChatRequest, text: str) -> Reply:
+        rounds = len(re.findall(r"^### Solution", _tag(text, "Review"), re.MULTILINE))
+        return Reply.text(f"# Final synthesis\n\n## Answer\n\nSynthesis of {rounds} rounds citing [1] and [2] and [9].\n")
+
+    def _executive_summary(self, request: ChatRequest, text: str) -> Reply:
+        return Reply.json({"title": "Scripted title", "executive_summary": "The gist [1]."})
+
+    def _unknown(self, request: ChatRequest, text: str) -> Reply:
+        return Reply.text("unknown task")
