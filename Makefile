@@ -1,0 +1,17 @@
+.PHONY: setup test demo bench lint
+
+setup:
+	bash scripts/setup.sh --dev
+
+test:
+	bash scripts/test.sh
+
+demo:
+	bash scripts/setup.sh && .venv/bin/deepresearch ask --offline --no-clarify \
+	  --corpus /usr/share/doc/python3-doc/html/library "How does asyncio cancel tasks and handle timeouts?"
+
+bench:
+	.venv/bin/python -m bench
+
+lint:
+	.venv/bin/ruff check .

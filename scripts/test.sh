@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install everything (scripts/setup.sh --dev), make sure Redis answers on 127.0.0.1:6379, run the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --dev
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  echo "Starting redis-server on 127.0.0.1:6379"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
+  for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+.venv/bin/ruff check .
+exec .venv/bin/python -m pytest -q "$@"

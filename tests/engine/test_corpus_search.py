@@ -1,0 +1,311 @@
+"""Tests of the local corpus: indexing a folder into SQLite FTS5, and searching it; and `none`."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from engine.search.base import SearchError
+from engine.search.corpus import (
+    PASSAGE_LIMIT,
+    CorpusIndexError,
+    CorpusSearch,
+    index_directory,
+    match_expression,
+    split_passages,
+)
+from engine.search.none import NoSearch
+
+HTML = """<!DOCTYPE html><html><head><title>Tidal Energy Primer</title>
+<style>.zebrastyle { color: red }</style><script>var giraffescript = 1;</script></head>
+<body><nav><a href="/">Home</a> navigationword</nav>
+<h1>Tides<a class="headerlink" href="#t">¶</a></h1>
+<p>Tidal   power converts the
+energy of <b>tides</b> into electricity.</p><ul><li>Barrages</li><li>Turbines</li></ul>
+<pre>def lagoon():
+    return "tidal lagoon"</pre></body></html>"""
+
+
+def _pdf_bytes(text: str, title: str) -> bytes:
+    """A minimal one-page PDF with ``text`` in Helvetica and ``title`` in its metadata."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        f"<< /Title ({title}) >>".encode(),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref,
+    )
+    return bytes(out)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "solar.md").write_text(
+        "---\nlayout: post\n---\n# Solar Panels Explained\n\nPhotovoltaic cells turn sunlight into current.\n"
+    )
+    (docs / "wind.txt").write_text("Wind turbines\n\nA wind turbine spins a generator with its blades.\n")
+    (docs / "sub" / "tides.html").write_text(HTML)
+    (docs / "sub" / "geo.rst").write_text("Geothermal Heat\n===============\n\nMagma warms the aquifers.\n")
+    (docs / "sub" / "hydro.pdf").write_bytes(_pdf_bytes("Hydroelectric dams store water", "Hydro Power"))
+    (docs / "notes.csv").write_text("ignored,file\n")
+    (docs / ".hidden").mkdir()
+    (docs / ".hidden" / "secret.md").write_text("# Hidden\n\nunicornword\n")
+    return docs
+
+
+async def _one(index: Path, query: str):
+    results = await CorpusSearch(index).search(query)
+    assert len(results) == 1, [r.title for r in results]
+    return results[0]
+
+
+async def test_indexes_every_format_with_titles_and_file_urls(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "data" / "corpus.sqlite"
+    stats = index_directory(corpus, index)
+    assert (stats.documents, stats.skipped, stats.added, stats.chunks) == (5, 0, 5, 5)
+    assert stats.seconds >= 0
+    expected = {
+        "photovoltaic": ("solar.md", "Solar Panels Explained"),
+        "generator": ("wind.txt", "Wind turbines"),
+        "electricity": ("sub/tides.html", "Tidal Energy Primer"),
+        "aquifers": ("sub/geo.rst", "Geothermal Heat"),
+        "hydroelectric": ("sub/hydro.pdf", "Hydro Power"),
+    }
+    for word, (name, title) in expected.items():
+        result = await _one(index, word)
+        assert result.url == (corpus / name).resolve().as_uri()
+        assert result.extra["path"] == str((corpus / name).resolve())
+        assert result.title == title
+        assert result.score > 0
+        assert word in result.content.lower() and word in result.raw_content.lower()
+    assert await CorpusSearch(index).search("unicornword") == []
+
+
+async def test_html_text_drops_script_style_nav_and_keeps_structure(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(corpus, index)
+    search = CorpusSearch(index)
+    for hidden in ("zebrastyle", "giraffescript", "navigationword"):
+        assert await search.search(hidden) == []
+    page = (await _one(index, "barrages")).raw_content
+    assert "Tidal power converts the energy of tides into electricity." in page
+    assert "Barrages\n\nTurbines" in page
+    assert '    return "tidal lagoon"' in page
+    assert "¶" not in page
+
+
+def test_split_passages_respects_paragraphs_and_limits() -> None:
+    paragraphs = [f"Paragraph {n} " + "word " * 80 for n in range(40)]
+    passages = split_passages("\n\n".join(paragraphs))
+    assert len(passages) > 5
+    assert all(len(p) <= PASSAGE_LIMIT for p in passages)
+    assert all(len(p) >= 1000 for p in passages[:-1])
+    assert all(p.startswith("Paragraph") for p in passages)
+    one_line = "Sentence number one is here. " * 400
+    assert all(len(p) <= PASSAGE_LIMIT for p in split_passages(one_line))
+    assert split_passages("  \n\n ") == []
+
+
+async def test_long_document_returns_one_result_with_at_most_two_passages(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    body = "\n\n".join(f"Section {n}: the kestrel hovers. " + "filler text " * 150 for n in range(12))
+    (docs / "birds.md").write_text(f"# Birds\n\n{body}\n")
+    (docs / "other.md").write_text("# Other\n\nA kestrel is a falcon.\n")
+    index = tmp_path / "corpus.sqlite"
+    stats = index_directory(docs, index)
+    assert stats.chunks > 5
+    results = await CorpusSearch(index).search("kestrel", max_results=5)
+    assert sorted(r.title for r in results) == ["Birds", "Other"]
+    birds = next(r for r in results if r.title == "Birds")
+    assert len(birds.extra["passages"]) == 2
+    assert birds.extra["passages"] == sorted(birds.extra["passages"])
+    assert birds.raw_content.count("kestrel") == 2
+    assert len(await CorpusSearch(index).search("kestrel", max_results=1)) == 1
+
+
+async def test_reindex_is_incremental_and_drops_deleted_files(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(corpus, index)
+    again = index_directory(corpus, index)
+    assert (again.documents, again.added, again.unchanged, again.removed) == (5, 0, 5, 0)
+
+    (corpus / "wind.txt").write_text("Wind turbines\n\nOffshore farms use monopile foundations.\n")
+    (corpus / "solar.md").unlink()
+    (corpus / "new.md").write_text("# New\n\nBatteries store energy.\n")
+    changed = index_directory(corpus, index)
+    assert (changed.documents, changed.added, changed.unchanged, changed.removed) == (5, 2, 3, 1)
+    search = CorpusSearch(index)
+    assert await search.search("photovoltaic") == []
+    assert await search.search("generator") == []
+    assert (await _one(index, "monopile")).title == "Wind turbines"
+    assert (await _one(index, "batteries")).title == "New"
+
+
+async def test_indexing_another_folder_replaces_the_index(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(corpus, index)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "moon.md").write_text("# Moon\n\nLunar regolith.\n")
+    stats = index_directory(other, index)
+    assert (stats.documents, stats.added) == (1, 1)
+    assert await CorpusSearch(index).search("photovoltaic") == []
+    assert (await _one(index, "regolith")).title == "Moon"
+
+
+async def test_unreadable_files_are_skipped_and_counted(corpus: Path, tmp_path: Path) -> None:
+    (corpus / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf")
+    (corpus / "binary.txt").write_bytes(b"\x00\x01\x02binary\x00" * 100)
+    (corpus / "empty.md").write_text("   \n")
+    (corpus / "dangling.md").symlink_to(corpus / "nowhere.md")
+    index = tmp_path / "corpus.sqlite"
+    stats = index_directory(corpus, index)
+    assert stats.documents == 5
+    assert stats.skipped == 4
+    assert {Path(path).name for path, _ in stats.skipped_files} == {
+        "broken.pdf", "binary.txt", "empty.md", "dangling.md",
+    }
+    assert (await _one(index, "hydroelectric")).title == "Hydro Power"
+
+
+def test_permission_denied_is_skipped(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    locked = corpus / "locked.md"
+    locked.write_text("# Locked\n")
+    read_bytes = Path.read_bytes
+
+    def deny(self: Path) -> bytes:
+        if self.name == "locked.md":
+            raise PermissionError(13, "Permission denied")
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    stats = index_directory(corpus, tmp_path / "corpus.sqlite")
+    assert (stats.documents, stats.skipped) == (5, 1)
+    assert stats.skipped_files == [(str(locked), "Permission denied")]
+
+
+def test_missing_or_unsupported_folder_is_a_clear_error(tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    with pytest.raises(CorpusIndexError, match="no such folder"):
+        index_directory(tmp_path / "missing", index)
+    (tmp_path / "file.md").write_text("# x\n")
+    with pytest.raises(CorpusIndexError, match="not a folder"):
+        index_directory(tmp_path / "file.md", index)
+    images = tmp_path / "images"
+    images.mkdir()
+    (images / "photo.png").write_bytes(b"\x89PNG")
+    with pytest.raises(CorpusIndexError, match=r"no .*\.md.* files to index"):
+        index_directory(images, index)
+    assert not index.exists()
+
+
+def test_foreign_index_file_is_a_clear_error(corpus: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(CorpusIndexError, match="corpus index"):
+        index_directory(corpus, junk)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(CorpusIndexError, match="not a corpus index"):
+        index_directory(corpus, other)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', '""', "*", "a*b", "title:solar", "(", ")", "-", "solar -panels", "AND", "OR NOT", "NEAR(solar",
+     "solar AND", "^solar", "{title}: x", "'", "solar\" OR \"", "C++ / C#", "\x00", "   ", "____", "é"],
+)
+async def test_fts_syntax_in_queries_never_fails(corpus: Path, tmp_path: Path, query: str) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(corpus, index)
+    results = await CorpusSearch(index).search(query)
+    assert isinstance(results, list)
+    assert all('"' not in w.strip('"') for w in match_expression(query).split(" OR ") if w)
+
+
+async def test_operators_in_text_are_plain_words(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(corpus, index)
+    assert (await _one(index, 'title:"photovoltaic" AND NOT (x*')).title == "Solar Panels Explained"
+    assert match_expression("How does the wind work?") == '"wind" OR "work"'
+    assert match_expression("the and") == '"the" OR "and"'
+    assert match_expression("*** ---") == ""
+
+
+async def test_accents_match_both_ways(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fr.md").write_text("# École\n\nL'élève apprend le français à l'école.\n")
+    (docs / "de.md").write_text("# Strasse\n\nDie Ubungen fur die Prufung.\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    assert (await _one(index, "eleve")).title == "École"
+    assert (await _one(index, "ÉCOLE")).title == "École"
+    assert (await _one(index, "Prüfung")).title == "Strasse"
+    assert (await _one(index, "Übungen")).title == "Strasse"
+
+
+async def test_cjk_query_falls_back_to_substring_search(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ja.txt").write_text("東京の天気\n\n今日の東京は晴れです。\n")
+    (docs / "en.txt").write_text("Weather\n\nSunny in London.\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    result = await _one(index, "東京")
+    assert result.title == "東京の天気"
+    assert "東京" in result.content
+
+
+async def test_missing_empty_or_foreign_index_is_a_search_error(tmp_path: Path) -> None:
+    with pytest.raises(SearchError, match="deepresearch index DIR"):
+        await CorpusSearch(tmp_path / "absent.sqlite").search("anything")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bad.pdf").write_bytes(b"garbage")
+    index = tmp_path / "corpus.sqlite"
+    assert index_directory(docs, index).documents == 0
+    with pytest.raises(SearchError, match="empty.*deepresearch index DIR"):
+        await CorpusSearch(index).search("anything")
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(SearchError, match="deepresearch index DIR"):
+        await CorpusSearch(foreign).search("anything")
+
+
+async def test_no_hits_and_nonpositive_limits_return_empty(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(corpus, index)
+    search = CorpusSearch(index)
+    assert search.name == "corpus"
+    assert await search.search("xylophone quasar") == []
+    assert await search.search("solar", max_results=0) == []
+    await search.aclose()
+
+
+async def test_no_search_finds_nothing() -> None:
+    backend = NoSearch()
+    assert backend.name == "none"
+    assert await backend.search("anything", max_results=10) == []
+    await backend.aclose()

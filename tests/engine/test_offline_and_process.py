@@ -1,0 +1,148 @@
+"""The offline model through the real graph, and runs that span processes (pause/resume, SIGKILL)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from engine.runner import run_turn, thread_status
+from engine.search.corpus import index_directory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+DOCS = {
+    "pumps.md": "# Heat pumps\n\nA heat pump moves heat from outside air into the house using a refrigerant cycle. "
+    "Air source heat pumps are the cheapest heat pumps to install in most European homes. "
+    "Ground source heat pumps cost more to install but run more efficiently in cold winters.\n",
+    "prices.txt": "Heat pump prices in Europe\n\nIn 2025 an air source heat pump cost between 8,000 and 14,000 euros "
+    "installed. Subsidies in Germany cover up to 70 percent of heat pump installation costs for homes.\n",
+    "noise.html": "<html><head><title>Heat pump noise</title><style>p{}</style></head><body><p>Outdoor heat pump "
+    "units make noise of around 40 to 60 decibels at one metre. Local rules in some countries limit heat pump "
+    "noise at night.</p><script>var x=1;</script></body></html>",
+    "waermepumpe.md": "# Wärmepumpen in Deutschland\n\nEine Wärmepumpe nutzt die Wärme der Umgebungsluft zum Heizen. "
+    "Die Förderung in Deutschland deckt bis zu 70 Prozent der Kosten einer Wärmepumpe. "
+    "Luft-Wasser-Wärmepumpen sind in Deutschland am günstigsten in der Anschaffung.\n",
+}
+
+
+def write_corpus(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def corpus_settings(offline_settings, tmp_path, **kw):
+    settings = offline_settings(search="corpus", corpus_dir=write_corpus(tmp_path / "docs"), **kw)
+    index_directory(settings.corpus_dir, settings.corpus_index_path)
+    return settings
+
+
+def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
+    settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False)
+    out = asyncio.run(run_turn("console:off1", question="Which heat pumps are cheapest and how loud are heat pumps?",
+                               settings=settings))
+    arts = out.artifacts
+    report = arts.report_md.read_text()
+    assert "offline extractive mode without a language model" in report.split("\n## ")[0]
+    cited = re.findall(r"^\d+\. \[.*?\]\(<(.*?)>\)$", report, re.MULTILINE)
+    assert len(cited) >= 3
+    for url in cited:
+        assert Path(unquote(urlparse(url).path)).exists()
+    assert arts.review_md.exists() and "## Round 2" in arts.review_md.read_text()
+    assert arts.pdf is not None and arts.pdf.read_bytes().startswith(b"%PDF")
+    assert arts.report_tex.exists()
+    usage = json.loads(arts.usage_json.read_text())
+    assert usage["by_role"]["research"]["models"] == ["offline-extractive"]
+
+
+def test_offline_vague_question_asks_first(offline_settings, tmp_path):
+    settings = corpus_settings(offline_settings, tmp_path)
+    out = asyncio.run(run_turn("console:vague", question="pumps", settings=settings))
+    assert out.status == "clarify" and "pumps" in out.question
+    assert asyncio.run(thread_status("console:vague", settings=settings)) == "paused"
+    roles = {json.loads(line)["role"] for f in settings.artifacts_dir.rglob("usage.jsonl") for line in f.read_text().splitlines()}
+    assert roles == {"research"}  # only the clarify decision ran: no research before the answer
+
+
+def test_offline_german_question_gets_a_german_report(offline_settings, tmp_path):
+    settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False, max_review_iterations=0)
+    out = asyncio.run(run_turn("console:de", question="Welche Wärmepumpen sind in Deutschland am günstigsten?",
+                               settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert "## Zusammenfassung" in report and "## Quellen" in report
+    assert "Offline-Extraktionsmodus" in report
+
+
+CHILD = textwrap.dedent('''
+    import asyncio, json, sys
+    from engine.settings import load_settings
+    from engine.runner import run_turn
+    settings = load_settings(**json.loads(sys.argv[1]))
+    out = asyncio.run(run_turn(sys.argv[2], question=sys.argv[3], settings=settings))
+    print(json.dumps({"status": out.status, "question": out.question}))
+''')
+
+
+def child_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPRESEARCH_")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def test_clarification_in_one_process_resumed_in_another(offline_settings, tmp_path):
+    settings = corpus_settings(offline_settings, tmp_path)
+    args = json.dumps({"data_dir": str(settings.data_dir), "llm": "offline", "search": "corpus",
+                       "corpus_dir": str(settings.corpus_dir), "max_review_iterations": 0})
+    proc = subprocess.run([sys.executable, "-c", CHILD, args, "console:xproc", "pumps"], capture_output=True,
+                          text=True, env=child_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["status"] == "clarify"
+    s2 = offline_settings(search="corpus", corpus_dir=settings.corpus_dir, max_review_iterations=0)
+    assert asyncio.run(thread_status("console:xproc", settings=s2)) == "paused"
+    done = asyncio.run(run_turn("console:xproc", answer="air source heat pumps prices in Europe", settings=s2))
+    assert done.status == "done" and done.artifacts.report_md.exists()
+
+
+KILLED = textwrap.dedent('''
+    import asyncio, json, sys
+    from engine.settings import load_settings
+    from engine.runner import run_turn
+    settings = load_settings(**json.loads(sys.argv[1]))
+    asyncio.run(run_turn(sys.argv[2], question=sys.argv[3], settings=settings))
+''')
+
+
+def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_settings, script, fake_openai):
+    script.topics = ["fast one", "fast two", "slow three"]
+    script.slow_topics = {"slow three": 30.0}
+    settings = online_settings(max_review_iterations=0)
+    args = json.dumps({"data_dir": str(settings.data_dir), "llm": "openai", "search": "tavily",
+                       "openai_api_key": "test-openai-key", "openai_base_url": settings.openai_base_url,
+                       "tavily_api_key": "tvly-test", "tavily_url": settings.tavily_url, "model_max_retries": 0})
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, args, "t:kill", "three topics please"],
+                            env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while len(script.calls("compress_research")) < 2 and time.time() < deadline:
+        time.sleep(0.1)
+    assert len(script.calls("compress_research")) == 2
+    time.sleep(0.5)  # let the finished units' writes reach the checkpoint
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert asyncio.run(thread_status("t:kill", settings=settings)) == "interrupted"
+    script.slow_topics = {}
+    out = asyncio.run(run_turn("t:kill", resume_only=True, settings=settings))
+    assert out.status == "done"
+    compressed = [re.search(r"on the topic: (.*)", t).group(1) for t in script.calls("compress_research")]
+    assert sorted(compressed) == ["fast one", "fast two", "slow three"]  # finished units not redone
+    usage = json.loads(out.artifacts.usage_json.read_text())
+    assert len(usage["turns"]) == 2  # the killed turn and the resumed one

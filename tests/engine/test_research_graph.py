@@ -1,0 +1,160 @@
+"""The research graph through langchain-openai against the fake OpenAI and Tavily servers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from engine.graph.llm import ReportIncomplete
+from engine.runner import TurnRejected, run_turn, thread_status
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def overlaps(intervals: list[tuple[float, float]]) -> int:
+    """The largest number of intervals open at one instant."""
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+    best = cur = 0
+    for _, step in events:
+        cur += step
+        best = max(best, cur)
+    return best
+
+
+def researcher_intervals(srv, script_topics):
+    out = {}
+    for rec in srv.chat_calls:
+        text = json.dumps(rec.body.get("messages", []))
+        if "Task: researcher" in text:
+            for t in script_topics:
+                if f"<Topic>\\n{t}\\n</Topic>" in text:
+                    s, e = out.get(t, (rec.start, rec.end))
+                    out[t] = (min(s, rec.start), max(e, rec.end))
+    return out
+
+
+def test_full_run_cites_only_registry_sources(online_settings, script, fake_openai, fake_tavily):
+    settings = online_settings(max_review_iterations=1, search_max_results=2)
+    out = run(run_turn("t:full", question="Which heat pumps are cheapest in the EU?", settings=settings))
+    assert out.status == "done"
+    report = out.artifacts.report_md.read_text()
+    # 2 topics x 2 results = 4 sources; the finalize text cites [1], [2] and a bogus [9]
+    assert "[9]" not in report
+    body, _, sources = report.partition("## Sources")
+    assert re.findall(r"\[(\d+)\]", body) == ["1", "2"]
+    listed = re.findall(r"^(\d+)\. \[.*?\]\(<(.*?)>\)$", sources, re.MULTILINE)
+    assert [n for n, _ in listed] == ["1", "2"]
+    registry = json.loads(out.artifacts.sources_json.read_text())
+    found_urls = {s["url"] for s in registry["found"]}
+    assert {u for _, u in listed} <= found_urls
+    assert "invented.example" not in report
+    # every prompt carries today's date; the supervisor never sees raw page content
+    for task, text in script.seen:
+        assert "Today's date is" in text, task
+    for text in script.calls("supervisor"):
+        assert "SUMMARY:" not in text and "paragraph" not in text.lower()
+    usage = json.loads(out.artifacts.usage_json.read_text())
+    assert usage["by_role"]["research"]["input_tokens"] > 0
+    assert set(usage["by_role"]) >= {"research", "summarization", "compression", "final_report", "review"}
+
+
+def test_report_marker_beyond_sources_is_removed(online_settings, script):
+    script.topics = ["only topic"]
+    settings = online_settings(max_review_iterations=0, search_max_results=3)
+    out = run(run_turn("t:seven", question="Tell me about widgets and gadgets", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    body, _, sources = report.partition("## Sources")
+    assert "[7]" not in body and "invented.example" not in report
+    numbers = [int(n) for n in re.findall(r"^(\d+)\. ", sources, re.MULTILINE)]
+    assert numbers == list(range(1, len(numbers) + 1)) and numbers
+
+
+def test_researchers_run_in_parallel_and_none_is_dropped(online_settings, script, fake_openai):
+    script.topics = ["t one", "t two", "t three", "t four"]
+    script.role_latency = {"researcher": 0.4}
+    settings = online_settings(max_review_iterations=0, max_concurrent_research_units=2)
+    out = run(run_turn("t:par", question="Compare four things please", settings=settings))
+    assert out.status == "done" and not out.errors
+    spans = researcher_intervals(fake_openai, script.topics)
+    assert set(spans) == set(script.topics)  # none dropped
+    assert overlaps(list(spans.values())) == 2  # really overlap, never past the cap
+    compress_topics = [re.search(r"on the topic: (.*)", t).group(1) for t in script.calls("compress_research")]
+    assert sorted(compress_topics) == sorted(script.topics)
+
+
+def test_failing_researcher_is_shown_in_the_report(online_settings, script):
+    script.topics = ["good topic", "broken topic"]
+    script.fail_topics = {"broken topic"}
+    settings = online_settings(max_review_iterations=0)
+    out = run(run_turn("t:fail", question="Research good and broken topics", settings=settings))
+    assert out.status == "done"
+    assert len(out.errors) == 1 and "broken topic" in out.errors[0]
+    report = out.artifacts.report_md.read_text()
+    assert "Problems during the research" in report and "broken topic" in report
+    final_prompt = script.calls("final_report")[0]
+    assert "broken topic" in final_prompt and "Research errors" in final_prompt
+
+
+def test_no_sources_says_so(online_settings, script):
+    settings = online_settings(search="none", max_review_iterations=0)
+    out = run(run_turn("t:none", question="What is the airspeed of an unladen swallow?", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert "No sources were found" in report
+    assert not re.search(r"https?://", report)
+    assert "No sources were found: say so plainly" in script.calls("final_report")[0]
+
+
+def test_context_length_error_retries_with_shorter_findings(online_settings, script):
+    script.context_errors = 1
+    settings = online_settings(max_review_iterations=0)
+    out = run(run_turn("t:ctx", question="Explain solar panels and inverters", settings=settings))
+    assert out.status == "done"
+    first, second = script.calls("final_report")[:2]
+    findings = [len(re.search(r"<Findings>(.*)</Findings>", p, re.DOTALL).group(1)) for p in (first, second)]
+    assert findings[1] < findings[0]
+
+
+def test_truncated_report_is_never_delivered(online_settings, script):
+    script.always_truncated = True
+    settings = online_settings(max_review_iterations=0)
+    with pytest.raises(ReportIncomplete):
+        run(run_turn("t:trunc", question="Explain solar panels and inverters", settings=settings))
+    assert run(thread_status("t:trunc", settings=settings)) == "interrupted"
+    assert not list((settings.artifacts_dir).rglob("report.md"))
+
+
+def test_clarification_pauses_and_resumes(online_settings, script):
+    script.clarify = True
+    settings = online_settings(max_review_iterations=0)
+    first = run(run_turn("t:clar", question="heat pumps", settings=settings))
+    assert first.status == "clarify" and first.question == "Which region do you mean?"
+    assert run(thread_status("t:clar", settings=settings)) == "paused"
+    assert not script.calls("supervisor")
+    done = run(run_turn("t:clar", answer="Germany, for homes", settings=settings))
+    assert done.status == "done"
+    assert len(script.calls("clarify_with_user")) == 1  # not asked again on resume
+    assert "Germany, for homes" in script.calls("write_research_brief")[0]
+    # the supervisor sees the brief, not the conversation
+    assert "User:" not in script.calls("supervisor")[0]
+
+
+def test_bad_input_is_rejected(online_settings):
+    settings = online_settings()
+    with pytest.raises(TurnRejected, match="empty"):
+        run(run_turn("t:bad", question="   ", settings=settings))
+    with pytest.raises(TurnRejected, match="8,000"):
+        run(run_turn("t:bad", question="x" * 8001, settings=settings))
+    with pytest.raises(TurnRejected, match="no clarifying question"):
+        run(run_turn("t:bad", answer="yes", settings=settings))
+
+
+def test_german_question_gets_german_prompts(online_settings, script):
+    settings = online_settings(max_review_iterations=0)
+    run(run_turn("t:de", question="Welche Wärmepumpen sind in Deutschland am günstigsten?", settings=settings))
+    assert "Write in German" in script.calls("final_report")[0]
+    assert "in German" in script.calls("write_research_brief")[0]

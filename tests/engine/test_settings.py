@@ -1,0 +1,55 @@
+"""Settings: defaults, one-line errors naming the setting, no secret in messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.settings import SettingsError, load_settings
+
+
+def test_open_deep_research_defaults(clean_env):
+    s = load_settings()
+    assert (s.max_concurrent_research_units, s.max_researcher_iterations, s.max_react_tool_calls,
+            s.max_structured_output_retries, s.max_review_iterations) == (5, 6, 10, 3, 2)
+    assert s.llm_backend == "offline" and s.search_backend == "none"
+
+
+def test_invalid_value_names_the_setting(clean_env, monkeypatch):
+    monkeypatch.setenv("DEEPRESEARCH_MAX_CONCURRENT_RESEARCH_UNITS", "zero")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value).startswith("invalid setting DEEPRESEARCH_MAX_CONCURRENT_RESEARCH_UNITS")
+    assert "\n" not in str(err.value)
+
+
+def test_unknown_setting_is_refused(clean_env, monkeypatch):
+    monkeypatch.setenv("DEEPRESEARCH_LMM", "offline")
+    with pytest.raises(SettingsError, match="unknown setting DEEPRESEARCH_LMM"):
+        load_settings()
+
+
+def test_bad_choice(clean_env, monkeypatch):
+    monkeypatch.setenv("DEEPRESEARCH_LLM", "gpt")
+    with pytest.raises(SettingsError, match="DEEPRESEARCH_LLM"):
+        load_settings()
+
+
+def test_missing_model_names_both_ways_out(clean_env, monkeypatch):
+    s = load_settings(llm="openai")
+    with pytest.raises(SettingsError) as err:
+        s.require_model()
+    assert "OPENAI_API_KEY" in str(err.value) and "DEEPRESEARCH_LLM=offline" in str(err.value)
+
+
+def test_secret_value_never_in_error(clean_env, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-secret-value")
+    monkeypatch.setenv("DEEPRESEARCH_JOB_TIMEOUT", "5")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert "xapp-secret-value" not in str(err.value) and "DEEPRESEARCH_JOB_TIMEOUT" in str(err.value)
+
+
+def test_caller_overrides_win_over_environment(clean_env, monkeypatch):
+    monkeypatch.setenv("DEEPRESEARCH_LLM", "openai")
+    assert load_settings(llm="offline").llm_backend == "offline"
