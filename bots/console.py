@@ -17,7 +17,7 @@ from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn
 from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
 
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 EXIT_USAGE = 2
 
 

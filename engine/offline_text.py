@@ -135,8 +135,9 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str) 
 
 
 def _without_changes(text: str) -> str:
-    """``text`` without its "Changes from the previous solution" section."""
-    return re.sub(r"^## (Changes|Änderungen|Changements|Cambios).*?(?=^## |\Z)", "", text, flags=re.MULTILINE | re.DOTALL)
+    """``text`` without its "Changes from the previous solution" and "Caveats" sections."""
+    return re.sub(r"^## (Changes|Änderungen|Changements|Cambios|Caveats).*?(?=^## |\Z)", "", text,
+                  flags=re.MULTILINE | re.DOTALL)
 
 
 def _cited_sentences(text: str) -> list[str]:

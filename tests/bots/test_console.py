@@ -1,0 +1,86 @@
+"""`deepresearch ask` as a user runs it: exit codes, one-line errors, the clarifying question, resume."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ask(tmp_path: Path, *args: str, env: dict | None = None, stdin: str = "", timeout: int = 180):
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith("DEEPRESEARCH_") and k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY")}
+    base.update({"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)})
+    base.update(env or {})
+    return subprocess.run([sys.executable, "-m", "bots.cli", "ask", *args], input=stdin, capture_output=True,
+                          text=True, env=base, cwd=tmp_path, timeout=timeout)
+
+
+@pytest.fixture
+def docs(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Solar panels\n\nSolar panels convert sunlight into electricity with photovoltaic "
+                                 "cells. Modern solar panels reach an efficiency of about 22 percent in 2025.\n")
+    (folder / "b.txt").write_text("Inverters\n\nAn inverter turns the direct current of solar panels into alternating "
+                                  "current for the home. String inverters are the cheapest kind of solar inverter.\n")
+    (folder / "c.html").write_text("<title>Batteries</title><p>Home batteries store solar electricity for the "
+                                   "evening. A typical home battery for solar panels holds 10 kilowatt hours.</p>")
+    return folder
+
+
+def test_empty_question_is_a_usage_error(tmp_path):
+    out = ask(tmp_path, "", "--offline")
+    assert out.returncode == 2 and "empty" in out.stderr
+
+
+def test_overlong_question_is_refused(tmp_path):
+    out = ask(tmp_path, "x" * 8001, "--offline", "--no-clarify")
+    assert out.returncode == 2 and "8,000" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_no_model_configured_is_one_line(tmp_path):
+    out = ask(tmp_path, "What is a heat pump?", env={"DEEPRESEARCH_LLM": "openai"})
+    assert out.returncode == 1
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "OPENAI_API_KEY" in lines[0] and "DEEPRESEARCH_LLM=offline" in lines[0]
+
+
+def test_unreachable_model_is_a_clear_error_and_resumable(tmp_path, docs):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+           "DEEPRESEARCH_MODEL_MAX_RETRIES": "1"}
+    out = ask(tmp_path, "What do solar panels cost?", "--no-clarify", "--corpus", str(docs), env=env)
+    assert out.returncode == 1, out.stderr
+    assert "could not be reached" in out.stderr and "--resume console:" in out.stderr
+    assert "Traceback" not in out.stderr and "test-key" not in out.stderr
+
+
+def test_vague_question_gets_a_clarifying_question_then_research(tmp_path, docs):
+    out = ask(tmp_path, "solar", "--offline", "--corpus", str(docs), stdin="home solar panels and inverters\n")
+    assert out.returncode == 0, out.stderr
+    question_at = out.stderr.index("Clarifying question:")
+    assert question_at < out.stderr.index("Researching")
+    paths = [Path(p.strip()) for p in out.stdout.splitlines() if p.strip().endswith((".md", ".pdf"))]
+    names = {p.name for p in paths}
+    assert {"report.md", "report.pdf", "review.md"} <= names
+    report = next(p for p in paths if p.name == "report.md")
+    assert (tmp_path / report).exists()
+
+
+def test_waiting_for_an_answer_then_resume(tmp_path, docs):
+    first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))
+    assert first.returncode == 3
+    thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
+    second = ask(tmp_path, "", "--offline", "--corpus", str(docs), "--resume", thread, "--answer", "inverters")
+    assert second.returncode == 0, second.stderr
+    assert "report.md" in second.stdout
