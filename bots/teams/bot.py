@@ -1,0 +1,244 @@
+"""The Teams activity handler: messages become research turns; file consent answers upload the files."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import re
+from pathlib import Path
+
+import aiohttp
+from botbuilder.core import TurnContext
+from botbuilder.core.teams import TeamsActivityHandler
+from botbuilder.schema import Activity, ActivityTypes, ChannelAccount
+from botbuilder.schema.teams import FileConsentCardResponse
+
+import jobs
+from bots.logs import redact
+from bots.teams import cards, files
+from bots.teams.port import TeamsPort
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+
+HELP_WORDS = {"help", "/help", "?", "usage", "hilfe", "aide", "ayuda", "帮助"}
+UPLOAD_CHUNK = 10 * 320 * 1024
+"""Bytes per PUT to a consent upload URL: OneDrive upload sessions take ranges in multiples of
+320 KiB ("Upload large files with an upload session",
+https://learn.microsoft.com/graph/api/driveitem-createuploadsession)."""
+
+USAGE = (
+    "**Deep Research** writes a cited report on any question.\n\n"
+    "- In a personal chat, send me your question.\n"
+    "- In a channel or group chat, @mention me with your question; the research stays in that "
+    "reply chain.\n"
+    "- I may ask one clarifying question first: the person who asked answers it in the same "
+    "conversation.\n"
+    "- I keep one status message up to date, then post a summary and the report as "
+    "report.md and report.pdf.\n"
+    "- Send `cancel` to stop a running research, `help` for this message."
+)
+ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
+
+
+def thread_id_of(activity: Activity) -> str:
+    """``teams:{tenant_id}:{conversation_id}`` (a channel reply chain's id includes ``;messageid=``).
+
+    The tenant comes from ``channelData.tenant.id``, which Teams sends with every activity (the
+    SDK's ``ConversationAccount`` reads ``tenantID``, not Teams' ``tenantId``).
+    """
+    tenant = None
+    if isinstance(activity.channel_data, dict):
+        tenant = (activity.channel_data.get("tenant") or {}).get("id")
+    tenant = tenant or getattr(activity.conversation, "tenant_id", None)
+    return f"teams:{tenant or 'none'}:{activity.conversation.id}"
+
+
+def is_from_bot(activity: Activity) -> bool:
+    """True for the bot's own activities and other bots' (``role`` bot, or a Teams ``28:`` bot id)."""
+    sender: ChannelAccount | None = activity.from_property
+    if sender is None or not sender.id:
+        return True
+    if (sender.role or "").lower() == "bot":
+        return True
+    if activity.recipient is not None and sender.id == activity.recipient.id:
+        return True
+    return activity.channel_id == "msteams" and sender.id.startswith("28:")
+
+
+def addresses_bot(activity: Activity) -> bool:
+    """True for a personal-chat message or one that @mentions the bot (Teams' ``mention`` entity)."""
+    kind = (activity.conversation.conversation_type if activity.conversation else None) or "personal"
+    if kind == "personal":
+        return True
+    bot_id = activity.recipient.id if activity.recipient else None
+    return any(_mentioned_id(mention) == bot_id for mention in TurnContext.get_mentions(activity))
+
+
+def _mentioned_id(entity) -> str | None:
+    mentioned = (getattr(entity, "additional_properties", None) or {}).get("mentioned")
+    return mentioned.get("id") if isinstance(mentioned, dict) else None
+
+
+def neutral_mentions(text: str, sender: ChannelAccount) -> str:
+    """Replace Slack-style ``<@id>`` in a job-layer reply with a name Teams can show."""
+
+    def name(match: re.Match) -> str:
+        if match.group(1) == sender.id:
+            return sender.name or "you"
+        return "the person who asked"
+
+    return re.sub(r"<@([^>\s]+)>", name, text)
+
+
+def clean_text(context: TurnContext) -> str:
+    """The question: the text without the bot's @mention, a leading ``research`` command word,
+    non-breaking spaces and outer whitespace."""
+    activity = context.activity
+    if activity.entities and activity.recipient is not None:
+        try:
+            TurnContext.remove_recipient_mention(activity)
+        except (KeyError, TypeError, AttributeError, re.error):  # a malformed mention entity
+            log.info("event=teams_mention_unparsed")
+    text = activity.text or ""
+    text = re.sub(r"<at>[^<]*</at>", "", text)  # a mention without an entity, e.g. from the web client
+    text = text.replace("&nbsp;", " ").replace("\u00a0", " ").strip()
+    # the manifest's "research" command inserts the word before the question
+    return re.sub(r"^/?research\b[:\s]*", "", text).strip()
+
+
+class TeamsBot(TeamsActivityHandler):
+    """Turns Teams messages into research turns and answers file consent cards.
+
+    ``settings`` are the web process's; job delivery happens elsewhere through
+    :class:`bots.teams.port.TeamsPort`.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    async def _call(self, func, *args, **kwargs):
+        if inspect.iscoroutinefunction(func):
+            return await func(*args, **kwargs)
+        return await asyncio.to_thread(func, *args, **kwargs)
+
+    async def on_message_activity(self, turn_context: TurnContext) -> None:
+        """Dedupe, ignore bots, show typing, answer ``help``, else hand the text to the job layer."""
+        activity = turn_context.activity
+        if is_from_bot(activity):
+            log.info("event=teams_ignored reason=bot")
+            return
+        conversation_id = activity.conversation.id if activity.conversation else ""
+        key = f"teams:activity:{conversation_id}:{activity.id}"
+        if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
+            log.info("event=teams_duplicate activity=%s", activity.id)
+            return
+        explicit = addresses_bot(activity)
+        if explicit:
+            await turn_context.send_activity(Activity(type=ActivityTypes.typing))
+        text = clean_text(turn_context)
+        if explicit and (not text or text.lower().strip(" .!") in HELP_WORDS):
+            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=USAGE, text_format="markdown"))
+            return
+        thread_id = thread_id_of(activity)
+        port = TeamsPort.from_activity(activity)
+        reply = await self._call(
+            jobs.handle_message,
+            thread_id,
+            activity.from_property.id,
+            text,
+            port.reference(),
+            f"teams:{conversation_id}:{activity.id}",
+            settings=self.settings,
+            explicit_start=explicit,
+        )
+        log.info(
+            "event=teams_message thread=%s action=%s",
+            redact(thread_id), getattr(reply, "action", "?"),
+        )
+        if reply is not None and reply.text:
+            text = neutral_mentions(reply.text, activity.from_property)
+            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="markdown"))
+
+    async def on_members_added_activity(self, members_added: list[ChannelAccount], turn_context: TurnContext):
+        """Greet with the usage when the app is installed in a personal chat."""
+        activity = turn_context.activity
+        kind = (activity.conversation.conversation_type if activity.conversation else None) or "personal"
+        if kind == "personal" and any(m.id == activity.recipient.id for m in members_added or []):
+            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=USAGE, text_format="markdown"))
+
+    # ---- file consent (personal chats) -------------------------------------------------------
+    async def on_teams_file_consent_accept(
+        self, turn_context: TurnContext, file_consent_card_response: FileConsentCardResponse
+    ) -> None:
+        """Upload the file the card's signed context names to ``uploadInfo.uploadUrl``, then show it.
+
+        A forged or expired context, an upload URL that is not https while authentication is
+        on, or an upload failure ends in one short line in the chat; details go to the log.
+        """
+        activity = turn_context.activity
+        key = f"teams:invoke:{activity.conversation.id if activity.conversation else ''}:{activity.id}"
+        if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
+            log.info("event=teams_duplicate_invoke activity=%s", activity.id)
+            return
+        context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
+        info = file_consent_card_response.upload_info
+        try:
+            grant = files.verify_token(str(context.get("token", "")), settings=self.settings, purpose="consent")
+        except files.TokenError as err:
+            log.warning("event=teams_consent_refused reason=%s", err)
+            await turn_context.send_activity("This file offer has expired; ask me again for a fresh report.")
+            return
+        url = info.upload_url if info else None
+        if not url or (self.settings.microsoft_app_id and not url.lower().startswith("https://")):
+            log.warning("event=teams_consent_bad_upload_url")
+            await turn_context.send_activity(f"I could not upload {grant.path.name}: Teams gave no usable upload address.")
+            return
+        try:
+            await upload_file(grant.path, url)
+        except (OSError, aiohttp.ClientError, UploadError) as err:
+            log.warning("event=teams_upload_failed file=%s error=%s", grant.path.name, redact(str(err)))
+            await turn_context.send_activity(f"I could not upload {grant.path.name}; please try again later.")
+            return
+        reply = Activity(
+            type=ActivityTypes.message,
+            text=f"**{info.name or grant.path.name}** is in your OneDrive.",
+            text_format="markdown",
+            attachments=[cards.file_info_card(info)],
+        )
+        await turn_context.send_activity(reply)
+        log.info("event=teams_file_uploaded file=%s bytes=%d", grant.path.name, grant.path.stat().st_size)
+
+    async def on_teams_file_consent_decline(
+        self, turn_context: TurnContext, file_consent_card_response: FileConsentCardResponse
+    ) -> None:
+        """Acknowledge a declined file with a short note."""
+        context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
+        name = Path(str(context.get("name") or "the file")).name[:100]
+        await turn_context.send_activity(f"OK, I won't upload {name}. Ask me if you want it later.")
+
+
+class UploadError(Exception):
+    """The upload URL answered a PUT with an error status."""
+
+
+async def upload_file(path: Path, url: str, *, chunk: int = UPLOAD_CHUNK, timeout: float = 120.0) -> None:
+    """PUT ``path`` to a OneDrive upload session ``url`` in ``Content-Range`` chunks.
+
+    Raises:
+        UploadError: a non-2xx answer. OSError, aiohttp.ClientError: I/O or connection errors.
+    """
+    data = await asyncio.to_thread(path.read_bytes)
+    total = len(data)
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as session:
+        start = 0
+        while True:
+            end = min(start + chunk, total)
+            headers = {"Content-Range": f"bytes {start}-{max(end - 1, 0)}/{total}", "Content-Length": str(end - start)}
+            async with session.put(url, data=data[start:end], headers=headers) as response:
+                if response.status >= 300:
+                    raise UploadError(f"upload answered HTTP {response.status}")
+            start = end
+            if start >= total:
+                return

@@ -1,0 +1,79 @@
+"""Teams attachments: file consent cards, file info cards and the download-links card."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from botbuilder.core import CardFactory
+from botbuilder.schema import Attachment
+from botbuilder.schema.teams import FileConsentCard, FileInfoCard, FileUploadInfo
+from botbuilder.schema.teams.additional_properties import ContentType
+
+
+@dataclass(frozen=True)
+class FileLink:
+    """One downloadable report file: display ``name``, signed ``url``, size in bytes."""
+
+    name: str
+    url: str
+    size: int
+
+
+def human_size(size: int) -> str:
+    """``1536`` -> ``1.5 KB``; bytes in powers of 1024."""
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} bytes"
+
+
+def consent_card(name: str, size: int, token: str, description: str) -> Attachment:
+    """A file consent card asking to put ``name`` (``size`` bytes) into the user's OneDrive.
+
+    Only personal chats accept it ("Send and receive files using bot",
+    https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4). The
+    ``acceptContext`` and ``declineContext`` carry the signed ``token`` naming the file (and
+    the name for the decline note); Teams returns that context in the ``fileConsent/invoke``.
+    """
+    context = {"token": token, "name": name}
+    card = FileConsentCard(
+        description=description, size_in_bytes=size, accept_context=context, decline_context=context
+    )
+    return Attachment(content_type=ContentType.FILE_CONSENT_CARD, name=name, content=card.serialize())
+
+
+def file_info_card(upload_info: FileUploadInfo) -> Attachment:
+    """The card that shows an uploaded file in the chat (from the consent invoke's ``uploadInfo``)."""
+    card = FileInfoCard(unique_id=upload_info.unique_id, file_type=upload_info.file_type)
+    return Attachment(
+        content_type=ContentType.FILE_INFO_CARD,
+        name=upload_info.name,
+        content_url=upload_info.content_url,
+        content=card.serialize(),
+    )
+
+
+def download_card(links: list[FileLink], *, title: str, note: str) -> Attachment:
+    """An Adaptive Card (schema 1.4) with one "open URL" button per file and a ``note`` line.
+
+    Used in channels and group chats, where bots cannot attach files through the Teams bot
+    APIs (https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4).
+    """
+    body: list[dict] = [
+        {"type": "TextBlock", "text": title, "weight": "Bolder", "size": "Medium", "wrap": True},
+        {
+            "type": "FactSet",
+            "facts": [{"title": link.name, "value": human_size(link.size)} for link in links],
+        },
+        {"type": "TextBlock", "text": note, "isSubtle": True, "wrap": True, "size": "Small"},
+    ]
+    card = {
+        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+        "type": "AdaptiveCard",
+        "version": "1.4",
+        "body": body,
+        "actions": [{"type": "Action.OpenUrl", "title": f"Download {link.name}", "url": link.url} for link in links],
+    }
+    return CardFactory.adaptive_card(card)

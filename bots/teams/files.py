@@ -1,0 +1,150 @@
+"""Signed, expiring tokens that name a report file, for download links and file consent cards."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TTL = 7 * 24 * 3600
+"""How long a download link or a consent card stays valid, in seconds (7 days)."""
+
+SECRET_FILE = "teams-files.secret"
+_DERIVE_LABEL = b"deepresearch-bot teams file tokens v1"
+
+CONTENT_TYPES = {
+    ".pdf": "application/pdf",
+    ".md": "text/markdown; charset=utf-8",
+    ".tex": "application/x-tex; charset=utf-8",
+    ".json": "application/json",
+}
+
+
+class TokenError(Exception):
+    """A token is malformed, forged, expired, for another purpose, or names a path outside the artifacts.
+
+    The message is for the log only; users get a bare 403.
+    """
+
+
+@dataclass(frozen=True)
+class FileGrant:
+    """What a valid token grants: ``path`` (absolute, inside the artifacts directory) until ``expires``."""
+
+    path: Path
+    expires: int
+    purpose: str
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def signing_key(settings: Settings) -> bytes:
+    """The server secret that signs tokens (32 bytes).
+
+    Derived from ``MICROSOFT_APP_PASSWORD`` when it is set (so every process of one bot
+    agrees without sharing a file); otherwise a random secret kept in
+    ``{DATA_DIR}/teams-files.secret`` with mode 0600, created by whichever process needs it
+    first. Raises OSError when the data directory is not writable.
+    """
+    password = settings.microsoft_app_password.get_secret_value() if settings.microsoft_app_password else ""
+    if password:
+        return hmac.new(password.encode("utf-8"), _DERIVE_LABEL, hashlib.sha256).digest()
+    path = Path(settings.data_dir) / SECRET_FILE
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process won the race; wait for its write
+        for _ in range(50):
+            text = path.read_text().strip()
+            if len(text) == 64:
+                return bytes.fromhex(text)
+            time.sleep(0.02)
+        raise OSError(f"unreadable token secret at {path}") from None
+    key = secrets.token_bytes(32)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key.hex())
+    log.info("event=teams_files_secret_created path=%s", path)
+    return key
+
+
+def _sign(key: bytes, body: str) -> str:
+    return _b64(hmac.new(key, body.encode("ascii"), hashlib.sha256).digest())
+
+
+def make_token(
+    path: Path, *, settings: Settings, purpose: str = "download", ttl: int = DEFAULT_TTL, now: float | None = None
+) -> str:
+    """A URL-safe token granting ``path`` for ``ttl`` seconds.
+
+    ``path`` must lie inside ``settings.artifacts_dir``; the token holds it relative to that
+    directory, an expiry (Unix seconds), the ``purpose`` (``download`` or ``consent``) and a
+    random nonce, signed with HMAC-SHA256 under :func:`signing_key`. Raises ValueError for a
+    path outside the artifacts directory.
+    """
+    root = Path(settings.artifacts_dir).resolve()
+    rel = Path(path).resolve().relative_to(root)  # ValueError when outside
+    expires = int((time.time() if now is None else now) + ttl)
+    payload = {"p": rel.as_posix(), "e": expires, "k": purpose, "n": secrets.token_hex(8)}
+    body = _b64(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    return f"{body}.{_sign(signing_key(settings), body)}"
+
+
+def verify_token(token: str, *, settings: Settings, purpose: str = "download", now: float | None = None) -> FileGrant:
+    """Check ``token`` and return the file it grants.
+
+    Raises:
+        TokenError: malformed, bad signature, expired, another purpose, or a path that
+            resolves outside ``settings.artifacts_dir``.
+    """
+    body, sep, signature = (token or "").partition(".")
+    if not sep or not body or not signature or len(token) > 4096:
+        raise TokenError("malformed token")
+    if not hmac.compare_digest(_sign(signing_key(settings), body), signature):
+        raise TokenError("bad signature")
+    try:
+        payload = json.loads(_unb64(body))
+        rel, expires, kind = str(payload["p"]), int(payload["e"]), str(payload["k"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise TokenError("unreadable payload") from err
+    if kind != purpose:
+        raise TokenError("token for another purpose")
+    if expires < (time.time() if now is None else now):
+        raise TokenError("expired token")
+    root = Path(settings.artifacts_dir).resolve()
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root) or target == root:
+        raise TokenError("path outside the artifacts directory")
+    return FileGrant(path=target, expires=expires, purpose=kind)
+
+
+def download_url(path: Path, *, settings: Settings, ttl: int = DEFAULT_TTL) -> str | None:
+    """``{DEEPRESEARCH_PUBLIC_URL}/files/{token}`` for ``path``, or None when no public URL is set."""
+    if not settings.public_url:
+        return None
+    return f"{settings.public_url.rstrip('/')}/files/{make_token(path, settings=settings, ttl=ttl)}"
+
+
+def content_type(path: Path) -> str:
+    """The MIME type served for a report file (``application/octet-stream`` when unknown)."""
+    return CONTENT_TYPES.get(path.suffix.lower(), "application/octet-stream")

@@ -1,0 +1,274 @@
+"""The Teams chat port: proactive post, update and file delivery through the Bot Framework connector."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from botbuilder.core import TurnContext
+from botbuilder.integration.aiohttp import CloudAdapter
+from botbuilder.schema import Activity, ActivityTypes, ConversationReference
+from msrest.exceptions import ClientRequestError, HttpOperationError
+
+from bots.logs import redact
+from bots.teams import cards
+from bots.teams import files as file_tokens
+from bots.teams.adapter import bot_app_id, make_adapter
+from bots.teams.markdown import fit_activity, to_teams_markdown
+from engine.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+FACTORY = "bots.teams.port:from_reference"
+RETRY_STATUSES = {429, 502, 503, 504}
+RETRY_DELAYS = (0.5, 1.5, 4.0)
+CALL_TIMEOUT = 120.0
+
+_settings: Settings | None = None
+
+
+def configure(settings: Settings) -> None:
+    """Use ``settings`` for ports rebuilt in this process (else :func:`engine.settings.get_settings`)."""
+    global _settings
+    _settings = settings
+
+
+def _current_settings() -> Settings:
+    return _settings if _settings is not None else get_settings()
+
+
+class ConnectorUnavailable(ConnectionError):
+    """The connector could not be reached, or kept answering 429/5xx after the retries.
+
+    A ``ConnectionError``, so the job layer treats it as transient and retries the turn.
+    """
+
+
+class _Runtime:
+    """One event loop on a daemon thread per process, where every connector call runs.
+
+    Port methods are synchronous and may be called from any thread, including a thread that
+    is itself running an event loop; the coroutine always runs here and the caller waits.
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._adapters: dict[tuple, CloudAdapter] = {}
+        thread = threading.Thread(target=self.loop.run_forever, name="teams-port-loop", daemon=True)
+        thread.start()
+
+    def adapter(self, settings: Settings) -> CloudAdapter:
+        key = (settings.microsoft_app_id, settings.microsoft_app_type, settings.microsoft_app_tenant_id)
+        if key not in self._adapters:
+            self._adapters[key] = make_adapter(settings)
+        return self._adapters[key]
+
+    def run(self, coro: Awaitable[Any], timeout: float = CALL_TIMEOUT) -> Any:
+        future: Future = asyncio.run_coroutine_threadsafe(coro, self.loop)  # type: ignore[arg-type]
+        return future.result(timeout)
+
+
+_runtime: _Runtime | None = None
+_runtime_lock = threading.Lock()
+
+
+def _reset_after_fork() -> None:
+    """A forked child (an RQ work horse) has no loop thread: start afresh on first use."""
+    global _runtime, _runtime_lock
+    _runtime = None
+    _runtime_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def _get_runtime() -> _Runtime:
+    global _runtime
+    with _runtime_lock:
+        if _runtime is None:
+            _runtime = _Runtime()
+        return _runtime
+
+
+def conversation_kind(reference: ConversationReference) -> str:
+    """``personal``, ``channel`` or ``groupChat`` (Teams' ``conversationType``; personal if unknown)."""
+    return (reference.conversation.conversation_type if reference.conversation else None) or "personal"
+
+
+class TeamsPort:
+    """A Teams conversation (a personal chat, a group chat, or a channel reply chain) as a chat port.
+
+    Sends proactively with ``CloudAdapter.continue_conversation(reference, callback, app_id)``,
+    so it works in any process (web or worker) that has the same settings and data directory.
+    Raises :class:`ConnectorUnavailable` (a ``ConnectionError``) when the connector is
+    unreachable or still answers 429/502-504 after three retries; other connector errors
+    (``msrest.exceptions.HttpOperationError``, e.g. 403 when the bot was removed) propagate.
+    """
+
+    def __init__(self, reference: ConversationReference, *, settings: Settings | None = None) -> None:
+        self._ref = reference
+        self._settings = settings
+
+    @property
+    def settings(self) -> Settings:
+        """The settings this port sends with."""
+        return self._settings or _current_settings()
+
+    @classmethod
+    def from_activity(cls, activity: Activity, *, settings: Settings | None = None) -> TeamsPort:
+        """The port for the conversation an incoming activity belongs to."""
+        return cls(TurnContext.get_conversation_reference(activity), settings=settings)
+
+    def reference(self) -> dict:
+        """``{"factory": ..., "conversation_reference": {...}}``: the ConversationReference as JSON."""
+        return {"factory": FACTORY, "conversation_reference": self._ref.serialize()}
+
+    @property
+    def kind(self) -> str:
+        """The conversation type: ``personal``, ``channel`` or ``groupChat``."""
+        return conversation_kind(self._ref)
+
+    # ---- sending ---------------------------------------------------------------------------
+    def _send(self, logic: Callable[[TurnContext], Awaitable[Any]]) -> Any:
+        settings = self.settings
+        runtime = _get_runtime()
+
+        async def attempt() -> Any:
+            adapter = runtime.adapter(settings)
+            result: dict[str, Any] = {}
+
+            async def callback(context: TurnContext) -> None:
+                result["value"] = await logic(context)
+
+            for delay in (*RETRY_DELAYS, None):
+                try:
+                    await adapter.continue_conversation(self._ref, callback, bot_app_id(settings))
+                    return result.get("value")
+                except HttpOperationError as err:
+                    status = getattr(err.response, "status_code", None)
+                    if status not in RETRY_STATUSES:
+                        raise
+                    if delay is None:
+                        raise ConnectorUnavailable(f"the Teams connector answered HTTP {status}") from err
+                    log.warning("event=teams_connector_retry status=%s delay=%.1f", status, delay)
+                    await asyncio.sleep(delay)
+                except ClientRequestError as err:
+                    raise ConnectorUnavailable(redact(f"the Teams connector is unreachable: {err}")[:300]) from err
+            return None
+
+        return runtime.run(attempt())
+
+    def _fit(self, context: TurnContext, activity: Activity) -> None:
+        """Address ``activity`` as the SDK will, then shorten its text to the payload limit."""
+        TurnContext.apply_conversation_reference(activity, TurnContext.get_conversation_reference(context.activity))
+        activity.input_hint = activity.input_hint or "acceptingInput"
+        if fit_activity(activity):
+            log.info("event=teams_message_shortened conversation_kind=%s", self.kind)
+
+    def post(self, text: str) -> str:
+        """Post Markdown ``text`` (adapted to Teams, shortened to the size limit); return its activity id."""
+        activity = Activity(type=ActivityTypes.message, text=to_teams_markdown(text), text_format="markdown")
+
+        async def logic(context: TurnContext) -> str:
+            self._fit(context, activity)
+            response = await context.send_activity(activity)
+            return response.id if response and response.id else ""
+
+        return self._send(logic)
+
+    def update(self, message_id: str, text: str) -> None:
+        """Replace the text of the bot's message ``message_id`` (PUT ``.../activities/{id}``)."""
+        activity = Activity(
+            type=ActivityTypes.message, id=message_id, text=to_teams_markdown(text), text_format="markdown"
+        )
+
+        async def logic(context: TurnContext) -> None:
+            self._fit(context, activity)
+            await context.update_activity(activity)
+
+        self._send(logic)
+
+    def send_attachments(self, attachments: list, text: str | None = None) -> str:
+        """Send one message carrying ``attachments`` (cards); return its activity id."""
+        activity = Activity(type=ActivityTypes.message, attachments=attachments, text=text)
+        if text:
+            activity.text_format = "markdown"
+
+        async def logic(context: TurnContext) -> str:
+            response = await context.send_activity(activity)
+            return response.id if response and response.id else ""
+
+        return self._send(logic)
+
+    def upload(self, files: list[Path], *, comment: str = "") -> None:
+        """Deliver report files: consent cards in a personal chat, a download card elsewhere.
+
+        Personal chat: ``comment`` (if any) then one file consent card per file; accepting
+        it makes the web process upload the file (:mod:`bots.teams.bot`). Channels and group
+        chats, where bots cannot attach files: one card of signed download links to
+        ``{DEEPRESEARCH_PUBLIC_URL}/files/{token}``, valid for :data:`bots.teams.files.DEFAULT_TTL`.
+        Without ``DEEPRESEARCH_PUBLIC_URL`` a short note says the links are not configured.
+        """
+        settings = self.settings
+        paths = [Path(p) for p in files if Path(p).is_file()]
+        if not paths:
+            log.warning("event=teams_upload_nothing files=%d", len(files))
+            return
+        started = time.monotonic()
+        if self.kind == "personal":
+            if comment:
+                self.post(comment)
+            for path in paths:
+                token = file_tokens.make_token(path, settings=settings, purpose="consent")
+                card = cards.consent_card(
+                    path.name, path.stat().st_size, token, description=f"{_describe(path)} — Deep Research"
+                )
+                self.send_attachments([card])
+        else:
+            links = []
+            for path in paths:
+                url = file_tokens.download_url(path, settings=settings)
+                if url is None:
+                    self.post(
+                        "The report files are ready, but download links are not configured "
+                        "(the operator must set DEEPRESEARCH_PUBLIC_URL)."
+                    )
+                    return
+                links.append(cards.FileLink(name=path.name, url=url, size=path.stat().st_size))
+            days = file_tokens.DEFAULT_TTL // 86400
+            card = cards.download_card(
+                links,
+                title=comment.strip() or "Report files",
+                note=f"Links work for anyone in this conversation for {days} days.",
+            )
+            self.send_attachments([card])
+        log.info(
+            "event=teams_files_delivered kind=%s files=%d seconds=%.2f",
+            self.kind, len(paths), time.monotonic() - started,
+        )
+
+
+def _describe(path: Path) -> str:
+    return {".pdf": "The report as PDF", ".md": "The report as Markdown"}.get(path.suffix.lower(), path.name)
+
+
+def from_reference(ref: dict) -> TeamsPort:
+    """Rebuild a :class:`TeamsPort` from :meth:`TeamsPort.reference` (the job layer's factory).
+
+    Raises:
+        ValueError: the dict has no usable ``conversation_reference``.
+    """
+    data = ref.get("conversation_reference")
+    if not isinstance(data, dict):
+        raise ValueError("teams port reference has no 'conversation_reference'")
+    reference = ConversationReference.deserialize(data)
+    if not reference.service_url or not reference.conversation or not reference.conversation.id:
+        raise ValueError(redact("teams port reference lacks serviceUrl or conversation id"))
+    return TeamsPort(reference)

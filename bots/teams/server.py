@@ -1,0 +1,125 @@
+"""The Teams web process: POST /api/messages, GET /healthz and GET /files/{token} on aiohttp."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from json import JSONDecodeError
+
+import jwt
+from aiohttp import web
+from botbuilder.core import TurnContext
+from botbuilder.integration.aiohttp import CloudAdapter
+
+from bots.logs import redact
+from bots.teams import files
+from bots.teams import port as teams_port
+from bots.teams.adapter import make_adapter
+from bots.teams.bot import ERROR_LINE, TeamsBot
+from engine.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+MAX_REQUEST_BYTES = 1024 * 1024
+SETTINGS_KEY = web.AppKey("settings", Settings)
+ADAPTER_KEY = web.AppKey("adapter", CloudAdapter)
+BOT_KEY = web.AppKey("bot", TeamsBot)
+
+
+async def _on_turn_error(context: TurnContext, error: Exception) -> None:
+    log.error(
+        "event=teams_turn_error type=%s error=%s",
+        type(error).__name__, redact(str(error))[:500], exc_info=error,
+    )
+    if context.activity and context.activity.type == "message":
+        try:
+            await context.send_activity(ERROR_LINE)
+        except Exception as err:  # the connector itself may be what failed
+            log.warning("event=teams_error_reply_failed error=%s", redact(str(err))[:200])
+
+
+async def messages(request: web.Request) -> web.StreamResponse:
+    """Bot Framework activities: authenticated by the SDK (unless no app id), then run by the bot."""
+    if "application/json" not in request.headers.get("Content-Type", ""):
+        return web.Response(status=415)
+    try:
+        response = await request.app[ADAPTER_KEY].process(request, request.app[BOT_KEY])
+    except JSONDecodeError:
+        return web.Response(status=400)
+    except jwt.PyJWTError as err:  # a malformed bearer token: the SDK lets the decoder's error out
+        log.warning("event=teams_auth_refused reason=%s", type(err).__name__)
+        return web.Response(status=401)
+    return response or web.Response(status=201)
+
+
+async def healthz(request: web.Request) -> web.Response:
+    """Liveness: ``{"ok": true, "auth": "on"|"off"}``."""
+    settings = request.app[SETTINGS_KEY]
+    return web.json_response({"ok": True, "auth": "on" if settings.microsoft_app_id else "off"})
+
+
+async def download(request: web.Request) -> web.StreamResponse:
+    """Serve a report file for a valid signed token; forged or expired tokens get a bare 403."""
+    settings = request.app[SETTINGS_KEY]
+    try:
+        grant = files.verify_token(request.match_info["token"], settings=settings)
+    except files.TokenError as err:
+        log.info("event=teams_download_refused reason=%s", err)
+        return web.Response(status=403, text="Forbidden")
+    if not grant.path.is_file():
+        log.info("event=teams_download_gone file=%s", grant.path.name)
+        return web.Response(status=404, text="Not Found")
+    log.info("event=teams_download file=%s", grant.path.name)
+    return web.FileResponse(
+        grant.path,
+        headers={
+            "Content-Type": files.content_type(grant.path),
+            "Content-Disposition": f'attachment; filename="{grant.path.name}"',
+            "Cache-Control": "private, no-store",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+def build_app(settings: Settings) -> web.Application:
+    """The aiohttp application for ``settings``.
+
+    Raises:
+        engine.settings.SettingsError: invalid ``MICROSOFT_APP_*`` settings.
+    """
+    adapter = make_adapter(settings)
+    adapter.on_turn_error = _on_turn_error
+    teams_port.configure(settings)
+    app = web.Application(client_max_size=MAX_REQUEST_BYTES)
+    app[SETTINGS_KEY] = settings
+    app[ADAPTER_KEY] = adapter
+    app[BOT_KEY] = TeamsBot(settings)
+    app.router.add_post("/api/messages", messages)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/files/{token}", download)
+    return app
+
+
+def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None = None) -> None:
+    """Run the Teams bot on ``host:port`` until interrupted.
+
+    Raises:
+        engine.settings.SettingsError: a missing or invalid setting (one line).
+    """
+    settings = settings or load_settings()
+    settings.require_model()
+    settings.require_search()
+    app = build_app(settings)
+    if not settings.microsoft_app_id:
+        log.warning(
+            "event=teams_auth_disabled detail=MICROSOFT_APP_ID is not set: incoming requests are not "
+            "authenticated and replies carry no token; use this for local testing only"
+        )
+    if not settings.public_url:
+        log.warning(
+            "event=teams_no_public_url detail=DEEPRESEARCH_PUBLIC_URL is not set: channels and group "
+            "chats get no download links"
+        )
+    files.signing_key(settings)  # create the token secret now, not at the first delivery
+    print(f"deepresearch teams: listening on http://{host}:{port}/api/messages", file=sys.stderr, flush=True)
+    web.run_app(app, host=host, port=port, print=None, access_log=None)

@@ -1,0 +1,109 @@
+"""Whole Teams conversations through the real web endpoint, the job layer and the offline engine."""
+
+from __future__ import annotations
+
+import requests
+from botbuilder.schema import Activity
+
+import jobs
+from bots.teams.bot import thread_id_of
+from tests.bots.teams.activities import BOB, channel_mention, file_consent, personal_message
+
+TIMEOUT = 90
+
+
+def _thread(activity: dict) -> str:
+    return thread_id_of(Activity().deserialize(activity))
+
+
+def _wait_status(settings, thread_id: str, statuses: tuple[str, ...], timeout: float = TIMEOUT):
+    import time
+
+    deadline = time.monotonic() + timeout
+    info = None
+    while time.monotonic() < deadline:
+        info = jobs.thread_info(thread_id, settings=settings)
+        if info is not None and info.status in statuses:
+            return info
+        if info is not None and info.status == "failed":
+            raise AssertionError(f"thread {thread_id} failed: {info.error}")
+        time.sleep(0.1)
+    raise AssertionError(f"thread {thread_id} did not reach {statuses}; last: {info}")
+
+
+def _cards(connector, conv: str, kind: str) -> list[dict]:
+    return [a for m in connector.messages(conv) for a in m.attachments if a["contentType"].endswith(kind)]
+
+
+def _assert_status_messages_updated_in_place(connector, conv: str, turns: int) -> None:
+    posted = {m.answer_id for m in connector.messages(conv) if m.text.startswith("Starting the research")}
+    assert len(posted) == turns, "one status message per turn"
+    updated = {u.activity_id for u in connector.updates()}
+    assert updated == posted, "each status message is edited in place, nothing else is"
+
+
+def test_personal_chat_clarification_to_consent_and_upload(bot, connector, settings):
+    conv = "a:personal-alice-e2e"
+    first = personal_message(connector.url, "heat pumps", conversation_id=conv)
+    assert bot.send(first).status_code in (200, 201)
+    assert connector.typing(), "a typing indicator on receipt"
+    thread_id = _thread(first)
+    assert thread_id == f"teams:{first['channelData']['tenant']['id']}:{conv}"
+    _wait_status(settings, thread_id, ("paused",))
+    question = connector.messages(conv)[-1]
+    assert "?" in question.text  # the clarifying question, in the same chat
+
+    answer = personal_message(connector.url, "The EU market size and growth from 2020 to 2024", conversation_id=conv)
+    bot.send(answer)
+    info = _wait_status(settings, thread_id, ("done",))
+    connector.wait_for(lambda c: len(_cards(c, conv, "file.consent")) == len(info.report_files),
+                       timeout=TIMEOUT, what="consent cards")
+    _assert_status_messages_updated_in_place(connector, conv, turns=2)
+    summary = next(m for m in connector.messages(conv) if m.text.startswith("**"))
+    assert "2020" in summary.text and summary.activity["textFormat"] == "markdown"
+
+    consent = _cards(connector, conv, "file.consent")
+    assert {a["name"] for a in consent} == {p.name for p in info.report_files} >= {"report.md"}
+    for card in consent:
+        name = card["name"]
+        assert card["content"]["sizeInBytes"] == (info.report_dir / name).stat().st_size
+        invoke = file_consent(connector.url, "accept", card["content"]["acceptContext"],
+                              upload_url=connector.upload_url(name), name=name, conversation_id=conv)
+        assert bot.send(invoke).status_code == 200
+        assert connector.uploads[name] == (info.report_dir / name).read_bytes()
+    file_cards = _cards(connector, conv, "file.info")
+    assert sorted(a["name"] for a in file_cards) == sorted(a["name"] for a in consent)
+
+
+def test_channel_mention_clarification_to_download_link(bot, connector, settings):
+    mention = channel_mention(connector.url, "heat pumps")
+    bot.send(mention)
+    conv = mention["conversation"]["id"]
+    thread_id = _thread(mention)
+    assert ";messageid=" in thread_id
+    _wait_status(settings, thread_id, ("paused",))
+
+    root = mention["id"]
+    intruder = channel_mention(connector.url, "answer it for her: tariffs", sender=BOB, root_id=root)
+    bot.send(intruder)
+    assert jobs.thread_info(thread_id, settings=settings).status == "paused"
+    refusal = connector.messages(conv)[-1]
+    assert "only" in refusal.text.lower() and "<@" not in refusal.text
+
+    bot.send(channel_mention(connector.url, "Residential installations in Germany since 2020", root_id=root))
+    info = _wait_status(settings, thread_id, ("done",))
+    connector.wait_for(lambda c: _cards(c, conv, "card.adaptive"), timeout=TIMEOUT, what="download card")
+    (card,) = _cards(connector, conv, "card.adaptive")
+    urls = {a["title"]: a["url"] for a in card["content"]["actions"]}
+    assert set(urls) == {f"Download {p.name}" for p in info.report_files}
+    assert all(u.startswith(f"{bot.url}/files/") for u in urls.values())
+    md = requests.get(urls["Download report.md"], timeout=10)
+    assert md.status_code == 200 and md.content == (info.report_dir / "report.md").read_bytes()
+    assert "Download report.pdf" in urls, "the PDF was built"
+    pdf = requests.get(urls["Download report.pdf"], timeout=10)
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+    assert pdf.headers["Content-Type"] == "application/pdf"
+    # every message of the conversation went into the reply chain, none as a file consent card
+    assert all(c.conversation_id == conv for c in connector.calls if c.conversation_id)
+    assert not _cards(connector, conv, "file.consent")
+    _assert_status_messages_updated_in_place(connector, conv, turns=2)

@@ -1,0 +1,84 @@
+"""Teams Markdown adaptation and the message size limit (long and CJK-heavy summaries)."""
+
+from __future__ import annotations
+
+from botbuilder.schema import Activity
+
+from bots.teams.markdown import (
+    MAX_MESSAGE_BYTES,
+    SHORTENED_NOTE,
+    fit_activity,
+    payload_bytes,
+    to_teams_markdown,
+)
+
+
+def _message(text: str) -> Activity:
+    return Activity(type="message", text=text, text_format="markdown")
+
+
+def test_tables_become_preformatted_and_headings_bold():
+    text = (
+        "## Key findings\n**Top pick:** [Vendor A](https://example.com/a_(b))\n"
+        "| Vendor | Price |\n|---|---|\n| [A](https://a.example) | $10 |\n| 北京 | **$9** |\n\n#### Detail\nend"
+    )
+    out = to_teams_markdown(text)
+    assert "## Key findings" in out  # Teams renders levels 1-3
+    assert "**Detail**" in out and "####" not in out
+    assert "|---|" not in out
+    block = out.split("```")[1]
+    assert "A (https://a.example) | $10" in block
+    assert "北京" in block and "**" not in block
+    lines = [ln for ln in block.strip("\n").split("\n")]
+    assert len(lines) == 4
+
+
+def test_code_fences_untouched():
+    text = "```\n| a | b |\n|---|---|\n```"
+    assert to_teams_markdown(text) == text
+
+
+def test_short_text_is_not_changed():
+    activity = _message("A short summary [1].")
+    assert fit_activity(activity) is False
+    assert activity.text == "A short summary [1]."
+
+
+def test_30000_chinese_characters_fit_with_a_pointer():
+    sentence = "深度研究报告的摘要包含许多中文句子，用于测试消息大小限制。"
+    text = "## 摘要\n\n" + "\n\n".join(sentence * 4 for _ in range(300))
+    text = text[:30_000]
+    assert len(text) == 30_000
+    activity = _message(text)
+    assert payload_bytes(activity) > MAX_MESSAGE_BYTES
+    assert fit_activity(activity) is True
+    assert payload_bytes(activity) <= MAX_MESSAGE_BYTES
+    assert activity.text.endswith(SHORTENED_NOTE)
+    body = activity.text[: -len(SHORTENED_NOTE)].rstrip()
+    assert text.startswith(body)
+    assert len(body) > 8000  # most of the budget is used
+    assert body.endswith("。")  # cut at a sentence end
+
+
+def test_long_english_cut_at_paragraph_and_fences_closed():
+    para = "This paragraph explains one finding of the research in plain words. " * 5
+    text = "\n\n".join(f"{i}. {para}" for i in range(200)) + "\n\n```\ncode\n" + "x = 1\n" * 3000 + "```"
+    activity = _message(text)
+    assert fit_activity(activity)
+    assert payload_bytes(activity) <= MAX_MESSAGE_BYTES
+    assert activity.text.count("```") % 2 == 0
+
+
+def test_cut_inside_a_code_block_closes_it():
+    text = "Intro\n\n```\n" + "line of code\n" * 5000 + "```\n"
+    activity = _message(text)
+    fit_activity(activity)
+    assert activity.text.count("```") == 2
+    assert payload_bytes(activity) <= MAX_MESSAGE_BYTES
+
+
+def test_unbreakable_text_is_hard_cut():
+    activity = _message("あ" * 50_000)
+    assert fit_activity(activity)
+    assert payload_bytes(activity) <= MAX_MESSAGE_BYTES
+    assert activity.text.startswith("あ" * 1000)

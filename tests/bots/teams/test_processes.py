@@ -1,0 +1,154 @@
+"""`deepresearch teams` and `deepresearch worker` as separate processes on Redis: delivery from the worker.
+
+The web process and the worker are both restarted between the clarifying question and its
+answer, and the web process is stopped before the results arrive, so everything after the
+answer can only have come from the worker, through the stored conversation reference.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.bots.teams.activities import channel_mention, file_consent, personal_message
+from tests.bots.teams.conftest import free_port
+
+# a database of its own (the test flushes it; tests/jobs uses /11)
+REDIS_URL = os.environ.get("TEAMS_TEST_REDIS", "redis://127.0.0.1:6379/13")
+CLI = str(Path(sys.executable).with_name("deepresearch"))
+ROOT = Path(__file__).resolve().parents[3]
+
+pytestmark = pytest.mark.slow
+
+
+def _redis_or_skip():
+    import redis
+
+    conn = redis.Redis.from_url(REDIS_URL)
+    try:
+        conn.ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip("no Redis on 127.0.0.1:6379")
+    conn.flushdb()
+    return conn
+
+
+class Proc:
+    """A child process in its own session, stopped (SIGTERM, then SIGKILL) by its own id."""
+
+    def __init__(self, args: list[str], env: dict, log: Path) -> None:
+        self.log = log
+        self.handle = log.open("ab")
+        self.popen = subprocess.Popen(args, env=env, cwd=ROOT, stdout=self.handle, stderr=subprocess.STDOUT,
+                                      start_new_session=True)
+
+    def stop(self, timeout: float = 15) -> None:
+        if self.popen.poll() is None:
+            os.killpg(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+                self.popen.wait(5)
+        self.handle.close()
+
+
+@pytest.fixture
+def processes(tmp_path, clean_env):
+    _redis_or_skip()
+    port = free_port()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "REDIS_URL": REDIS_URL,
+        "DEEPRESEARCH_LLM": "offline",
+        "DEEPRESEARCH_SEARCH": "none",
+        "DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"),
+        "DEEPRESEARCH_PUBLIC_URL": f"http://127.0.0.1:{port}",
+        "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0",
+        "LOG_LEVEL": "INFO",
+    }
+    started: list[Proc] = []
+
+    class Launcher:
+        url = f"http://127.0.0.1:{port}"
+
+        def bot(self) -> Proc:
+            proc = Proc([CLI, "teams", "--port", str(port)], env, tmp_path / "teams.log")
+            started.append(proc)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    if requests.get(f"{self.url}/healthz", timeout=1).ok:
+                        return proc
+                except requests.ConnectionError:
+                    time.sleep(0.1)
+                assert proc.popen.poll() is None, (tmp_path / "teams.log").read_text()
+            raise AssertionError("deepresearch teams did not start")
+
+        def worker(self) -> Proc:
+            proc = Proc([CLI, "worker"], env, tmp_path / "worker.log")
+            started.append(proc)
+            return proc
+
+        def send(self, activity: dict) -> int:
+            return requests.post(f"{self.url}/api/messages", json=activity, timeout=30).status_code
+
+    yield Launcher()
+    for proc in started:
+        proc.stop()
+
+
+def _cards(connector, conv: str, kind: str) -> list[dict]:
+    return [a for m in connector.messages(conv) for a in m.attachments if a["contentType"].endswith(kind)]
+
+
+def test_web_and_worker_processes_carry_both_conversations(processes, connector, tmp_path):
+    bot, worker = processes.bot(), processes.worker()
+    personal = personal_message(connector.url, "heat pumps", conversation_id="a:personal-procs")
+    channel = channel_mention(connector.url, "heat pumps")
+    conv_p, conv_c = personal["conversation"]["id"], channel["conversation"]["id"]
+    assert processes.send(personal) in (200, 201)
+    assert processes.send(channel) in (200, 201)
+    for conv in (conv_p, conv_c):
+        connector.wait_for(lambda c, conv=conv: any("?" in m.text and "broad" in m.text for m in c.messages(conv)),
+                           timeout=60, what=f"clarifying question in {conv}")
+
+    # restart both processes while the graphs are paused
+    bot.stop()
+    worker.stop()
+    bot, worker = processes.bot(), processes.worker()
+    assert processes.send(personal_message(connector.url, "EU market size and growth 2020 to 2024",
+                                           conversation_id=conv_p)) in (200, 201)
+    answer = channel_mention(connector.url, "Residential installations in Germany since 2020", root_id=channel["id"])
+    assert processes.send(answer) in (200, 201)
+
+    # the web process goes away: everything that follows comes from the worker
+    bot.stop()
+    calls_before = len(connector.calls)
+    connector.wait_for(lambda c: len(_cards(c, conv_p, "file.consent")) == 2 and _cards(c, conv_c, "card.adaptive"),
+                       timeout=90, what="files in both conversations")
+    assert len(connector.calls) > calls_before
+    assert any(m.text.startswith("**") and "2020" in m.text for m in connector.messages(conv_p)), "summary"
+
+    # a web process again, for the consent answer and the download link
+    processes.bot()
+    card = next(a for a in _cards(connector, conv_p, "file.consent") if a["name"] == "report.pdf")
+    invoke = file_consent(connector.url, "accept", card["content"]["acceptContext"],
+                          upload_url=connector.upload_url("report.pdf"), name="report.pdf", conversation_id=conv_p)
+    assert processes.send(invoke) == 200
+    assert connector.uploads["report.pdf"].startswith(b"%PDF")
+    assert _cards(connector, conv_p, "file.info")
+    (links,) = _cards(connector, conv_c, "card.adaptive")
+    url = next(a["url"] for a in links["content"]["actions"] if a["title"] == "Download report.pdf")
+    pdf = requests.get(url, timeout=10)
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+    worker.stop()
+    assert "event=teams_auth_disabled" in (tmp_path / "teams.log").read_text()

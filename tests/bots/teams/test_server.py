@@ -1,0 +1,224 @@
+"""The Teams web endpoint: help, bots ignored, de-duplication, downloads, file consent answers."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+from botbuilder.schema import Activity
+
+import jobs
+from bots.teams import files
+from bots.teams.bot import ERROR_LINE, USAGE, thread_id_of
+from tests.bots.teams.activities import (
+    ALICE,
+    BOT,
+    channel_mention,
+    file_consent,
+    next_id,
+    personal_message,
+)
+
+
+def _report(settings, name="report.pdf", data=b"%PDF-1.5\n" + b"x" * 5000):
+    path = settings.artifacts_dir / "teams-test" / "run-1" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def test_healthz(bot):
+    answer = requests.get(f"{bot.url}/healthz", timeout=5)
+    assert answer.status_code == 200
+    assert answer.json() == {"ok": True, "auth": "off"}
+
+
+def test_help_in_personal_chat_and_typing(bot, connector):
+    answer = bot.send(personal_message(connector.url, "help"))
+    assert answer.status_code in (200, 201)
+    assert len(connector.typing()) == 1
+    (reply,) = connector.messages()
+    assert reply.text == USAGE
+    assert reply.authorization is None  # unauthenticated local mode: no token on connector calls
+
+
+def test_mention_alone_gives_usage_in_channel(bot, connector):
+    activity = channel_mention(connector.url, "")
+    bot.send(activity)
+    (reply,) = connector.messages()
+    assert reply.text == USAGE
+    assert reply.conversation_id == activity["conversation"]["id"]  # in the reply chain
+
+
+def test_messages_from_bots_are_ignored(bot, connector, settings):
+    other_bot = {"id": "28:another-bot", "name": "Other"}
+    with_role = {"id": "29:looks-like-user", "name": "Flow bot", "role": "bot"}
+    for sender in (other_bot, with_role, BOT):
+        activity = personal_message(connector.url, "research the EU heat-pump market", sender=sender)
+        assert bot.send(activity).status_code in (200, 201)
+        assert jobs.thread_info(thread_id_of(Activity().deserialize(activity)), settings=settings) is None
+    activity = channel_mention(connector.url, "research the EU heat-pump market", sender=other_bot)
+    bot.send(activity)
+    time.sleep(0.3)
+    assert connector.calls == []
+
+
+def test_same_activity_twice_is_handled_once(bot, connector):
+    activity = personal_message(connector.url, "help", activity_id=next_id())
+    bot.send(activity)
+    bot.send(activity)
+    assert len(connector.messages()) == 1
+    assert len(connector.typing()) == 1
+
+
+def test_wrong_content_type(bot):
+    answer = requests.post(f"{bot.url}/api/messages", data="x", headers={"Content-Type": "text/plain"}, timeout=5)
+    assert answer.status_code == 415
+
+
+def test_download_serves_the_file(bot, settings):
+    path = _report(settings)
+    url = files.download_url(path, settings=settings)
+    answer = requests.get(url, timeout=5)
+    assert answer.status_code == 200
+    assert answer.content == path.read_bytes()
+    assert answer.headers["Content-Type"] == "application/pdf"
+    assert 'filename="report.pdf"' in answer.headers["Content-Disposition"]
+
+
+def test_forged_and_expired_tokens_get_a_bare_403(bot, settings):
+    path = _report(settings)
+    good = files.make_token(path, settings=settings)
+    body, sig = good.split(".")
+    forged = f"{body}.{sig[::-1]}"
+    expired = files.make_token(path, settings=settings, ttl=1, now=time.time() - 3600)
+    consent = files.make_token(path, settings=settings, purpose="consent")
+    for token in (forged, expired, consent, "nonsense", body):
+        answer = requests.get(f"{bot.url}/files/{token}", timeout=5)
+        assert answer.status_code == 403
+        assert answer.text == "Forbidden"
+        assert "expired" not in answer.text.lower() and "report" not in answer.text.lower()
+
+
+def test_consent_accept_uploads_and_shows_file_card(bot, connector, settings):
+    data = b"%PDF-1.5\n" + bytes(range(256)) * 4000  # > one 320 KiB chunk multiple
+    path = _report(settings, data=data)
+    token = files.make_token(path, settings=settings, purpose="consent")
+    invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.pdf"},
+                          upload_url=connector.upload_url("report.pdf"), name="report.pdf")
+    answer = bot.send(invoke)
+    assert answer.status_code == 200
+    assert connector.uploads["report.pdf"] == data
+    puts = [c for c in connector.calls if c.method == "PUT" and c.path.startswith("/upload/")]
+    assert len(puts) == 1  # 1 MB fits in one 3,200 KiB chunk
+    (reply,) = connector.messages()
+    (card,) = reply.attachments
+    assert card["contentType"] == "application/vnd.microsoft.teams.card.file.info"
+    assert card["name"] == "report.pdf"
+    assert card["content"]["uniqueId"] == "1150D938-8870-4044-9F2C-5BBDEBA70C8C"
+    assert card["contentUrl"].endswith("/report.pdf")
+
+
+def test_consent_accept_large_file_in_chunks(bot, connector, settings):
+    data = b"y" * (7 * 1024 * 1024 + 17)
+    path = _report(settings, name="report.md", data=data)
+    token = files.make_token(path, settings=settings, purpose="consent")
+    invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.md"},
+                          upload_url=connector.upload_url("report.md"), name="report.md")
+    bot.send(invoke)
+    assert connector.uploads["report.md"] == data
+    assert len([c for c in connector.calls if c.path.startswith("/upload/")]) == 3
+
+
+def test_consent_with_forged_context_uploads_nothing(bot, connector, settings, tmp_path):
+    secret = tmp_path / "elsewhere.txt"
+    secret.write_text("private")
+    for context in ({"token": "forged.token", "name": "report.pdf"}, {"path": str(secret)}, {}):
+        invoke = file_consent(connector.url, "accept", context, upload_url=connector.upload_url("x"), name="x")
+        assert bot.send(invoke).status_code == 200
+    assert connector.uploads == {}
+    assert all("expired" in m.text for m in connector.messages())
+
+
+def test_consent_decline_sends_a_note(bot, connector, settings):
+    invoke = file_consent(connector.url, "decline", {"token": "whatever", "name": "report.pdf"},
+                          upload_url=connector.upload_url("report.pdf"), name="report.pdf")
+    assert bot.send(invoke).status_code == 200
+    (reply,) = connector.messages()
+    assert "won't upload report.pdf" in reply.text
+    assert connector.uploads == {}
+
+
+def test_welcome_on_install(bot, connector):
+    activity = personal_message(connector.url, "")
+    activity.update(type="conversationUpdate", membersAdded=[dict(BOT)])
+    activity.pop("text")
+    bot.send(activity)
+    (reply,) = connector.messages()
+    assert reply.text == USAGE
+    assert ALICE["id"] == reply.activity["recipient"]["id"]
+
+
+def test_with_an_app_id_unsigned_requests_are_refused(connector, settings, bot_port, monkeypatch):
+    from tests.bots.teams.conftest import BotServer
+
+    settings.microsoft_app_id = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    monkeypatch.setenv("MICROSOFT_APP_PASSWORD", "not-used-offline")
+    from engine.settings import load_settings
+
+    secured = load_settings(data_dir=settings.data_dir, llm="offline", search="none",
+                            microsoft_app_id=settings.microsoft_app_id)
+    server = BotServer(secured, bot_port)
+    try:
+        answer = server.send(personal_message(connector.url, "help"))
+        assert answer.status_code == 401
+        forged = server.send(personal_message(connector.url, "help"), headers={"Authorization": "Bearer abc.def.ghi"})
+        assert forged.status_code == 401
+        assert requests.get(f"{server.url}/healthz", timeout=5).json()["auth"] == "on"
+    finally:
+        server.stop()
+    assert connector.calls == []
+
+
+@pytest.mark.parametrize("env,message", [
+    ({"MICROSOFT_APP_ID": "abc"}, "MICROSOFT_APP_PASSWORD is not set (needed with MICROSOFT_APP_ID)"),
+    ({"MICROSOFT_APP_ID": "abc", "MICROSOFT_APP_PASSWORD": "pw-123456", "MICROSOFT_APP_TYPE": "SingleTenant"},
+     "MICROSOFT_APP_TENANT_ID is not set (needed with MICROSOFT_APP_TYPE=SingleTenant)"),
+    ({"MICROSOFT_APP_TYPE": "Sometimes"}, "invalid setting MICROSOFT_APP_TYPE"),
+])
+def test_bad_microsoft_settings_stop_the_start_with_one_line(settings, monkeypatch, env, message):
+    from bots.teams.server import main
+    from engine.settings import SettingsError
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("DEEPRESEARCH_LLM", "offline")
+    monkeypatch.setenv("DEEPRESEARCH_SEARCH", "none")
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(settings.data_dir))
+    with pytest.raises(SettingsError) as info:
+        main(port=1)
+    assert str(info.value).startswith(message)
+    assert "\n" not in str(info.value)
+
+
+def test_a_repeated_consent_invoke_uploads_once(bot, connector, settings):
+    path = _report(settings)
+    token = files.make_token(path, settings=settings, purpose="consent")
+    invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.pdf"},
+                          upload_url=connector.upload_url("report.pdf"), name="report.pdf")
+    assert bot.send(invoke).status_code == 200
+    assert bot.send(invoke).status_code == 200
+    assert len([c for c in connector.calls if c.path.startswith("/upload/")]) == 1
+    assert len(connector.messages()) == 1
+
+
+def test_an_internal_error_is_one_short_line(bot, connector, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("database password=hunter22 at /srv/secret")
+
+    monkeypatch.setattr(jobs, "handle_message", broken)
+    bot.send(personal_message(connector.url, "research the EU heat-pump market"))
+    (reply,) = connector.messages()
+    assert reply.text == ERROR_LINE
+    assert "hunter22" not in reply.text and "\n" not in reply.text
