@@ -62,3 +62,4 @@ class PdfBuild:
     error: str | None = None
     log_tail: str | None = None
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # TeX's missing-glyph and overfull-box lines

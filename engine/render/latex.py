@@ -22,6 +22,9 @@ TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 # GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math) or
 # vanish (a YAML block read as metadata). Raw HTML is parsed, then shown literally (see _Sanitizer).
 MARKDOWN_FORMAT = "gfm-tex_math_dollars-tex_math_gfm-yaml_metadata_block"
+# Unicode quotes and dashes stay Unicode: the fonts are loaded without TeX ligatures, so that
+# ``--``, ``,,`` or two backticks in the text print as typed.
+WRITER = "latex-smart"
 
 MAIN_FONTS = ("Noto Serif", "DejaVu Serif", "Latin Modern Roman")
 SANS_FONTS = ("Noto Sans", "DejaVu Sans", "Latin Modern Sans")
@@ -30,8 +33,9 @@ MONO_FONTS = ("DejaVu Sans Mono", "Noto Sans Mono", "Latin Modern Mono")
 FALLBACK_FONTS = ("DejaVu Serif", "DejaVu Sans", "Noto Sans Math", "Noto Sans Symbols", "Noto Sans Symbols2")
 CJK_FONTS = ("Noto Serif CJK {}", "Noto Sans CJK {}", "Noto Sans Mono CJK {}")
 LINK_SCHEMES = ("http", "https", "ftp", "mailto")
+MAX_NESTING = 4  # lists and quotes inside each other; LaTeX stops at 4 itemize or enumerate levels
 LONG_RUN = 30  # characters without a break opportunity before one is added
-BREAK_EVERY = 20
+BREAK_EVERY = 12
 
 # Ranges set in the CJK font first (xeCJK's CJK and HangulJamo classes).
 _CJK_RANGES = (
@@ -46,42 +50,8 @@ _CITATION = re.compile(r"\[(\d{1,4}(?:,\s*\d{1,4})*)\]")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _LONG_WORD = re.compile(r"[^\s\u2e80-\ufaff]{%d,}" % (LONG_RUN + 1))  # noqa: UP031
 
-LABELS: dict[str, dict[str, str]] = {
-    "en": {"question": "Question", "date": "Date", "summary": "Executive summary", "sources": "Sources",
-           "review": "Appendix: review", "iteration": "Iteration {n}", "changed": "What changed",
-           "critiques": "Main critiques", "answers": "How they were answered",
-           "objections": "Stakeholder objections left open", "none": "None.",
-           "noreview": "This report was not reviewed.", "nosources": "No sources were cited.",
-           "empty": "This section is empty."},
-    "de": {"question": "Frage", "date": "Datum", "summary": "Zusammenfassung", "sources": "Quellen",
-           "review": "Anhang: Prüfung", "iteration": "Durchgang {n}", "changed": "Was sich geändert hat",
-           "critiques": "Wichtigste Kritikpunkte", "answers": "Wie sie beantwortet wurden",
-           "objections": "Offene Einwände von Beteiligten", "none": "Keine.",
-           "noreview": "Dieser Bericht wurde nicht geprüft.", "nosources": "Es wurden keine Quellen zitiert.",
-           "empty": "Dieser Abschnitt ist leer."},
-    "fr": {"question": "Question", "date": "Date", "summary": "Synthèse", "sources": "Sources",
-           "review": "Annexe : relecture", "iteration": "Itération {n}", "changed": "Ce qui a changé",
-           "critiques": "Principales critiques", "answers": "Réponses apportées",
-           "objections": "Objections des parties prenantes restées ouvertes", "none": "Aucune.",
-           "noreview": "Ce rapport n’a pas été relu.", "nosources": "Aucune source n’a été citée.",
-           "empty": "Cette section est vide."},
-    "es": {"question": "Pregunta", "date": "Fecha", "summary": "Resumen ejecutivo", "sources": "Fuentes",
-           "review": "Anexo: revisión", "iteration": "Iteración {n}", "changed": "Qué cambió",
-           "critiques": "Críticas principales", "answers": "Cómo se respondieron",
-           "objections": "Objeciones de las partes interesadas sin resolver", "none": "Ninguna.",
-           "noreview": "Este informe no fue revisado.", "nosources": "No se citó ninguna fuente.",
-           "empty": "Esta sección está vacía."},
-    "zh": {"question": "问题", "date": "日期", "summary": "执行摘要", "sources": "参考来源",
-           "review": "附录：评审", "iteration": "第 {n} 轮", "changed": "修改内容",
-           "critiques": "主要批评意见", "answers": "回应方式", "objections": "尚未解决的利益相关方异议",
-           "none": "无。", "noreview": "本报告未经评审。", "nosources": "未引用任何来源。",
-           "empty": "本节为空。"},
-    "ja": {"question": "質問", "date": "日付", "summary": "エグゼクティブサマリー", "sources": "出典",
-           "review": "付録：レビュー", "iteration": "第{n}回", "changed": "変更点",
-           "critiques": "主な批判", "answers": "批判への対応", "objections": "未解決の関係者の異議",
-           "none": "なし。", "noreview": "このレポートはレビューされていません。",
-           "nosources": "出典は引用されていません。", "empty": "このセクションは空です。"},
-}
+# The report's fixed headings and notes per language (the template's own words).
+LABELS: dict[str, dict[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
 
 
 # --- fonts -------------------------------------------------------------------------------------
@@ -222,13 +192,8 @@ def _cjk_region(language: str, texts: Iterable[str]) -> str:
 
 def clean_text(text: str) -> str:
     """NFC-normalize; control characters, lone surrogates and non-characters become U+FFFD."""
-    text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogates(text) else text
-    text = unicodedata.normalize("NFC", text.replace("\r\n", "\n"))
-    return "".join("\ufffd" if _is_bad(c) else c for c in text)
-
-
-def _has_surrogates(text: str) -> bool:
-    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    text = "".join("\ufffd" if _is_bad(c) else c for c in text.replace("\r\n", "\n").replace("\r", "\n"))
+    return unicodedata.normalize("NFC", text)
 
 
 def _is_bad(ch: str) -> bool:
@@ -271,7 +236,7 @@ def _clusters(text: str) -> Iterable[str]:
 
 
 def segments(text: str, plan: _FontPlan, base: str) -> list[tuple[str, str]]:
-    """Split ``text`` into ``(family, text)`` runs: family ``""`` for the base font (or xeCJK).
+    """Split ``text`` into ``(family, text)`` runs: family ``""`` for the base font.
 
     Characters that no font has become a placeholder in the base font; invisible modifiers
     (variation selectors, skin tones, joiners) that no font has are left out.
@@ -332,13 +297,16 @@ class _Sanitizer:
     """Rewrites a parsed fragment so that only text reaches the LaTeX writer.
 
     Raw HTML and math become literal text, images become links or text, links keep only web
-    schemes, headings move to ``min_level``, ``[n]`` citation markers link to their source.
+    schemes, headings move to ``min_level``, ``[n]`` citation markers link to their source, and
+    lists nested deeper than LaTeX allows are flattened.
     """
 
     min_level: int
     keep_ids: bool
     citations: set[int] = field(default_factory=set)
     shift: int = 0
+    depth: int = 0  # lists and quotes around the node being rewritten
+    in_link: bool = False  # a link's text holds no further links
 
     def blocks(self, blocks: list[Node]) -> list[Node]:
         levels = [b["c"][0] for b in _walk_nodes(blocks) if b.get("t") == "Header"]
@@ -366,25 +334,64 @@ class _Sanitizer:
             fence = "$$" if c[0]["t"] == "DisplayMath" else "$"
             return [_str(fence + c[1] + fence)]
         if t == "Image":
-            alt = self._list(c[1]) or [_str("image")]
-            text = [_str("[image:"), {"t": "Space"}, *alt, _str("]")]
-            return self._link(Attr, text, c[2][0])
+            alt = self._link_text(c[1]) or [_str("image")]
+            return self._link(Attr, [_str("[image:"), {"t": "Space"}, *alt, _str("]")], c[2][0])
         if t == "Link":
-            return self._link(c[0], self._list(c[1]), c[2][0])
+            return self._link(c[0], self._link_text(c[1]), c[2][0])
         if t == "Header":
             attr = c[1] if self.keep_ids else ["", c[1][1], c[1][2]]
-            return [{"t": "Header", "c": [max(1, min(6, c[0] + self.shift)), attr, self._list(c[2])]}]
-        if t == "Str" and self.citations and "[" in c:
+            text = [{"t": "Space"} if n["t"] == "LineBreak" else n for n in self._list(c[2])]
+            return [{"t": "Header", "c": [max(1, min(6, c[0] + self.shift)), attr, text]}]
+        if t in ("Para", "Plain"):
+            inlines = self._list(c)
+            while inlines and inlines[0]["t"] in ("LineBreak", "Space", "SoftBreak"):
+                inlines.pop(0)  # LaTeX has no line to end there
+            return [{"t": t, "c": inlines}] if inlines else []
+        if t == "Str" and self.citations and "[" in c and not self.in_link:
             return self._cite(c)
+        if t in ("BulletList", "OrderedList", "BlockQuote"):
+            return self._nested(t, c)
         if t == "Strikeout":
             return [{"t": "Span", "c": [["", ["drb-strike"], []], self._list(c)]}]
         if isinstance(c, list):
             return [{"t": t, "c": self._list(c)}]
         return [node]
 
+    def _nested(self, t: str, c: list) -> list[Node]:
+        """Lists and quotes deeper than LaTeX allows become paragraphs with a bullet or number."""
+        if self.depth < MAX_NESTING:
+            self.depth += 1
+            try:
+                return [{"t": t, "c": self._list(c)}]
+            finally:
+                self.depth -= 1
+        if t == "BlockQuote":
+            return self._list(c)
+        items, start = (c, 1) if t == "BulletList" else (c[1], c[0][0])
+        out: list[Node] = []
+        for k, item in enumerate(items):
+            blocks = self._list(item)
+            marker = [_str("•" if t == "BulletList" else f"{start + k}."), {"t": "Space"}]
+            if blocks and blocks[0]["t"] in ("Plain", "Para"):
+                blocks[0] = {"t": "Para", "c": marker + blocks[0]["c"]}
+            else:
+                blocks.insert(0, {"t": "Para", "c": marker[:1]})
+            out.extend(blocks)
+        return out
+
+    def _link_text(self, inlines: list) -> list:
+        outer, self.in_link = self.in_link, True
+        try:
+            return self._list(inlines)
+        finally:
+            self.in_link = outer
+
     def _link(self, attr: list, content: list[Node], target: str) -> list[Node]:
+        """A link to a web URL (percent-encoded) or an anchor; any other target is shown as text."""
+        if self.in_link:
+            return content
         scheme = urlsplit(target).scheme.lower() if ":" in target else ""
-        if target.startswith("#") and self.keep_ids:
+        if target.startswith("#"):
             return [{"t": "Link", "c": [attr, content, [target, ""]]}]
         if scheme in LINK_SCHEMES:
             safe = quote(target, safe="!#$%&'()*+,-./:;=?@[]_~")
@@ -426,14 +433,16 @@ class _Typesetter:
     """Turns text nodes into runs of the right font, placeholders and break opportunities.
 
     Runs in a font other than the main one are wrapped in the fallback command; long words get
-    ``\\allowbreak`` every few characters; struck-out text is struck word by word. All text stays
-    in ``Str``/``Code`` nodes, so pandoc still escapes every character.
+    a break opportunity (``\\drbbreak``, ragged if taken) every few characters; struck-out text
+    is struck word by word. All text stays in ``Str``/``Code`` nodes, so pandoc still escapes
+    every character.
     """
 
     def __init__(self, plan: _FontPlan) -> None:
         self.plan = plan
 
     def inlines(self, items: list, strike: bool = False) -> list:
+        """Typeset a list of inline (or block) nodes; ``strike`` strikes out every word."""
         out: list = []
         run: list[Node] = []
         for item in items:
@@ -452,14 +461,14 @@ class _Typesetter:
         if t == "Code":
             return self._code(c[1])
         if t == "CodeBlock":
-            return [{"t": "CodeBlock", "c": [c[0], self._verbatim(c[1])]}]
+            return [self._code_block(c[1])]
         if t == "Link" and _is_autolink(c) and all(self.plan.font_for(ch, self.plan.main) == "" for ch in c[2][0]):
             return [node]  # written as \url{...}, which breaks long URLs itself
         if t == "Span" and "drb-strike" in c[0][1]:
             return [{"t": "Span", "c": [Attr, self.inlines(c[1], True)]}]
         if t == "BulletList":
             return [{"t": t, "c": [self._task_item(item) for item in c]}]
-        if isinstance(node, dict) and isinstance(c, list):
+        if isinstance(c, list):
             return [{"t": t, "c": self._children(c, strike)}]
         return [node]
 
@@ -509,7 +518,7 @@ class _Typesetter:
         pieces = _break_long(text)
         out: list[Node] = []
         for k, piece in enumerate(pieces):
-            out.extend([_raw("\\allowbreak{}")] if k else [])
+            out.extend([_raw("\\drbbreak{}")] if k else [])
             out.extend([_raw("\\drbstrike{"), _str(piece), _raw("}")] if strike else [_str(piece)])
         return out
 
@@ -520,18 +529,26 @@ class _Typesetter:
                 out.extend([_raw(f"\\{self.plan.command(family)}{{"), _str(piece), _raw("}")])
                 continue
             for k, chunk in enumerate(_break_long(piece)):
-                out.extend([_raw("\\allowbreak{}")] if k else [])
+                out.extend([_raw("\\drbbreak{}")] if k else [])
                 out.append({"t": "Code", "c": [Attr, chunk]})
         return out
 
-    def _verbatim(self, text: str) -> str:
-        return "".join(piece if not family else "".join(placeholder(c) for c in piece)
-                       for family, piece in segments(text, self.plan, self.plan.mono))
+    def _code_block(self, text: str) -> Node:
+        """Verbatim when the mono font has every glyph, else lines of inline code (fonts can switch)."""
+        segs = segments(text, self.plan, self.plan.mono)
+        if not any(family for family, _ in segs):
+            return {"t": "CodeBlock", "c": [Attr, "".join(piece for _, piece in segs)]}
+        lines: list[Node] = []
+        for k, line in enumerate(text.strip("\n").split("\n")):
+            lines.extend([{"t": "LineBreak"}] if k else [])
+            lines.extend([_raw("\\mbox{}")] if line[:1].isspace() else [])  # keeps the indent
+            lines.extend(self._code(line.rstrip() or " "))
+        return {"t": "Para", "c": lines}
 
 
 def _is_autolink(c: list) -> bool:
-    content, target = c[1], c[2][0]
-    return len(content) == 1 and content[0].get("t") == "Str" and content[0]["c"] in (target, "mailto:" + target)
+    """A link whose text is its URL: pandoc writes it as ``\\url``."""
+    return c[1] == [_str(c[2][0])]
 
 
 def _break_long(text: str) -> list[str]:
@@ -611,9 +628,9 @@ def render_latex(doc: ReportDocument) -> str:
         OSError / RuntimeError: pandoc could not run (pypandoc's errors, not caught here).
     """
     labels = labels_for(doc.language)
-    fields = [(r, f, getattr(r, f)) for r in doc.review for f in _REVIEW_FIELDS]
     texts = [doc.title, doc.question, doc.executive_summary, doc.body, doc.notice or "",
-             *(s.title for s in doc.sources), *(text for _, _, text in fields), *labels.values()]
+             *(s.title for s in doc.sources), *(getattr(r, f) for r in doc.review for f in _REVIEW_FIELDS),
+             *labels.values()]
     plan = _FontPlan(doc.language, texts)
     typeset = _Typesetter(plan)
     cited = {s.number for s in doc.sources}
@@ -645,7 +662,7 @@ def render_latex(doc: ReportDocument) -> str:
     body = markdown(doc.body, 1, keep_ids=True)
     meta["review"] = tuple(
         {"heading": plain(labels["iteration"].format(n=r.iteration)),
-         **{_REVIEW_FIELDS[f]: field_blocks(text) for rr, f, text in fields if rr is r}}
+         **{key: field_blocks(getattr(r, f)) for f, key in _REVIEW_FIELDS.items()}}
         for r in doc.review)
     meta["sources"] = tuple({"number": str(s.number), "entry": _source_entry(s.title, s.url, typeset)}
                             for s in doc.sources)
@@ -653,13 +670,14 @@ def render_latex(doc: ReportDocument) -> str:
         meta["lang"] = doc.language
     if plan.linebreak_locale:
         meta["linebreaklocale"] = plan.linebreak_locale
-    meta["fallback"] = tuple({"family": family, "command": cmd, "font": cmd.replace("fallback", "font")}
+    meta["fallback"] = tuple({"family": family, "command": cmd, "font": cmd.replace("fallback", "font"),
+                              **({"sans": plan.cjk[1]} if family == plan.cjk[0] and plan.cjk[1] in plan.faces else {})}
                              for family, cmd in plan.used.items())
     meta = {k: v for k, v in meta.items() if v != ()}
     version, args = _pandoc_setup()
     document = {"pandoc-api-version": version, "meta": {k: _meta(v) for k, v in meta.items()}, "blocks": body}
-    return pypandoc.convert_text(json.dumps(document), "latex", format="json", extra_args=args,
-                                 verify_format=False)
+    return pypandoc.convert_text(json.dumps(document), WRITER, format="json", extra_args=args,
+                                 sandbox=True, verify_format=False)
 
 
 _REVIEW_FIELDS = {"what_changed": "changed", "critiques": "critiques", "answers": "answers",

@@ -1,0 +1,161 @@
+"""render_latex: escaping, untrusted Markdown, placeholders, fonts and document parts, without compiling."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine.render import ReportDocument, ReviewRound, SourceEntry, latex
+from engine.render.latex import clean_text, installed_faces, placeholder, render_latex
+
+SPECIALS = r"R&D: 15% growth, $2M, #1, file_v2, {draft}, ~, x^2, C:\temp"
+
+
+def make_doc(**overrides) -> ReportDocument:
+    base = dict(title="Report", question="Why?", date="2024-05-01", executive_summary="Summary.",
+                body="Body text [1].", sources=[SourceEntry(1, "A source", "https://example.com/a")])
+    base.update(overrides)
+    return ReportDocument(**base)
+
+
+def body_of(tex: str) -> str:
+    return tex[tex.index("\\begin{document}"):]
+
+
+def test_special_characters_in_plain_strings_and_markdown_are_escaped():
+    tex = render_latex(make_doc(title=SPECIALS, question=SPECIALS, body=SPECIALS,
+                                sources=[SourceEntry(1, SPECIALS, "https://example.com/a")]))
+    escaped = r"R\&D: 15\% growth, \$2M, \#1, file\_v2, \{draft\}, \textasciitilde"
+    assert body_of(tex).count(escaped) == 4
+    assert r"C:\textbackslash temp" in tex
+
+
+@pytest.mark.parametrize("markdown", [
+    r"\input{/etc/passwd}",
+    r"\write18{touch /tmp/pwned}",
+    r"$\input{/etc/passwd}$",
+    "$$\n\\write18{touch /tmp/pwned}\n$$",
+    "```math\n\\input{/etc/passwd}\n```",
+    "<span>\\input{/etc/passwd}</span>",
+    "---\ntitle: x\n---\n\\input{/etc/passwd}",
+])
+def test_raw_latex_in_markdown_stays_literal(markdown):
+    tex = body_of(render_latex(make_doc(body=markdown, executive_summary=markdown,
+                                        review=[ReviewRound(1, critiques=markdown)])))
+    outside_verbatim = re.sub(r"\\begin\{verbatim\}.*?\\end\{verbatim\}", "", tex, flags=re.S)
+    assert "\\input{" not in outside_verbatim
+    assert "\\write18{" not in outside_verbatim
+    assert "\\textbackslash" in tex or outside_verbatim != tex
+
+
+def test_raw_html_is_shown_and_br_breaks_the_line():
+    tex = render_latex(make_doc(body="a <b>bold</b> b<br>c <!-- note -->"))
+    assert r"\textless b\textgreater{}bold\textless/b\textgreater{}" in tex
+    assert "b\\\\" in tex.replace(" ", "")
+    assert "note" in tex
+
+
+def test_images_and_unsafe_links_never_become_includes_or_links():
+    tex = body_of(render_latex(make_doc(
+        body="![chart](/etc/passwd) [click](javascript:alert(1)) [file](file:///etc/passwd) "
+             "![web](https://example.com/i.png)")))
+    assert "includegraphics" not in tex
+    assert "javascript" in tex and "\\href{javascript" not in tex
+    assert "\\href{file" not in tex
+    assert r"\href{https://example.com/i.png}{{[}image: web{]}}" in tex
+
+
+def test_links_keep_the_exact_url_escaped_for_latex():
+    tex = render_latex(make_doc(body="See https://example.com/a%20b?q=1&r=2#frag and [x](https://e.org/ü%20y)."))
+    assert r"\url{https://example.com/a\%20b?q=1&r=2\#frag}" in tex
+    assert r"\href{https://e.org/\%C3\%BC\%20y}{x}" in tex
+
+
+def test_link_text_holds_no_further_links():
+    tex = render_latex(make_doc(body="[![build](https://img.example/b.svg)](https://ci.example/y) [see [1]](https://e.org/z)"))
+    assert r"\href{https://ci.example/y}{{[}image: build{]}}" in tex
+    assert r"\href{https://e.org/z}{see {[}1{]}}" in tex
+
+
+def test_citation_markers_link_to_their_source_only_when_it_exists():
+    doc = make_doc(body="Known [1], pair [1,2], unknown [7].",
+                   sources=[SourceEntry(1, "One", "https://a.example"), SourceEntry(2, "Two", "https://b.example")])
+    tex = render_latex(doc)
+    assert r"\hyperref[src-1]{1}" in tex and r"\hyperref[src-2]{2}" in tex
+    assert "{[}7{]}" in tex and "src-7" not in tex
+    assert r"\label{src-1}" in tex and r"\label{src-2}" in tex
+
+
+def test_document_parts_and_headings():
+    doc = make_doc(title="Heat pumps", body="# Heat pumps\n\n## Findings\n\nText.\n\n### Detail\n\nMore.",
+                   executive_summary="# Big heading in summary\n\nShort.", notice="Offline mode.",
+                   review=[ReviewRound(1, what_changed="Changed.", critiques="", answers="Answered.",
+                                       open_objections="Still open.")])
+    tex = body_of(render_latex(doc))
+    assert tex.count("Heat pumps") == 1  # the body's own title heading is not repeated
+    assert r"\section{Findings}" in tex and r"\subsection{Detail}" in tex
+    assert r"\subsection{Big heading in summary}" in tex
+    for text in ("Offline mode.", "Why?", "2024-05-01", "Executive summary", "Appendix: review",
+                 "Iteration 1", "What changed", "Main critiques", "None.", "Answered.", "Still open.",
+                 "Stakeholder objections left open", r"\url{https://example.com/a}"):
+        assert text in tex, text
+
+
+def test_empty_sections_say_so():
+    tex = body_of(render_latex(make_doc(title="", executive_summary="", body="  ", review=[], sources=[])))
+    assert "This report was not reviewed." in tex
+    assert "No sources were cited." in tex
+    assert tex.count("This section is empty.") == 2
+    assert "Why?" in tex  # the question stands in for a missing title
+
+
+def test_labels_follow_the_language():
+    tex = render_latex(make_doc(language="zh-CN", review=[]))
+    assert "执行摘要" in tex and "本报告未经评审。" in tex
+    assert render_latex(make_doc(language="de")).count("Zusammenfassung") == 1
+    assert "Executive summary" in render_latex(make_doc(language="xx"))
+
+
+def test_placeholders_name_the_character():
+    assert placeholder("🚀") == "[emoji: rocket]"
+    assert placeholder("🇩🇪") == "[flag: DE]"
+    assert placeholder("👨\u200d👩\u200d👧") == "[emoji: man + woman + girl]"
+    assert placeholder("\ue000") == "[U+E000]"
+    assert placeholder("\U00010000") == "[U+10000: linear b syllable b008 a]"
+
+
+def test_control_characters_and_surrogates_are_replaced():
+    assert clean_text("a\x00b\x07c\ud800d\ufffee") == "a\ufffdb\ufffdc\ufffdd\ufffde"
+    assert clean_text("e\u0301\r\n\tx") == "é\n\tx"
+    render_latex(make_doc(title="bad\x00title\ud83d", body="x\x1by"))  # no pandoc or encoding error
+
+
+def test_long_words_get_break_opportunities():
+    word = "abcdefghij" * 30
+    tex = render_latex(make_doc(body=f"{word} and `{word}`"))
+    assert tex.count("\\drbbreak{}") >= 2 * (300 // latex.BREAK_EVERY - 1)
+    assert re.sub(r"\\drbbreak\{\}|\\texttt\{|\}", "", tex).count(word) == 2
+
+
+def test_strikeout_is_drawn_word_by_word():
+    tex = render_latex(make_doc(body="~~old claim~~ new"))
+    assert r"\drbstrike{old}\drbstrikespace{}\drbstrike{claim}" in tex
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_fallback_fonts_are_declared_only_when_used():
+    plain = render_latex(make_doc(body="Plain ASCII and café."))
+    assert "\\newfontfamily" not in plain and "XeTeXlinebreaklocale" not in plain
+    tex = render_latex(make_doc(body="x ≤ y → z, 中文 and 🚀", language="zh"))
+    assert re.search(r"\\newfontfamily\\drbfont[A-Z]+\{DejaVu Serif\}", tex)
+    assert re.search(r"\\newfontfamily\\drbfont[A-Z]+\{Noto Serif CJK SC\}", tex)
+    assert '\\XeTeXlinebreaklocale "zh"' in tex
+    assert re.search(r"\\drbfallback[A-Z]+\{≤ → z,\}", tex) is None  # the comma stays in the main font
+    assert "{[}emoji: rocket{]}" in tex or "🚀" in tex
+
+
+def test_without_fontconfig_everything_goes_to_the_main_font(monkeypatch):
+    monkeypatch.setattr(latex, "installed_faces", lambda: {})
+    tex = render_latex(make_doc(body="x ≤ y 中文"))
+    assert "\\newfontfamily" not in tex and "x ≤ y 中文" in tex

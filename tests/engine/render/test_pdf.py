@@ -1,0 +1,251 @@
+"""build_pdf on rendered reports: what survives into the PDF's text and links, failures, timeouts."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from engine.render import ReportDocument, ReviewRound, SourceEntry
+from engine.render import pdf as pdf_module
+from engine.render.latex import render_latex
+from engine.render.pdf import build_pdf
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("latexmk") is None or shutil.which("xelatex") is None,
+                       reason="latexmk/xelatex not installed (Debian: latexmk texlive-xetex ...)"),
+]
+needs_pdftotext = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) missing")
+
+SPECIALS = r"R&D: 15% growth, $2M, #1, file_v2, {draft}, ~, x^2, C:\temp"
+URL_FRAGMENT = "https://example.com/reports/heat%20pumps?q=1&r=2#section-3"
+URL_LINKED = "https://example.org/a%20b/c_d~e#frag-2"
+LONG_URL = "https://example.com/" + "/".join(f"segment{i:02d}-abcdefghij" for i in range(14))[:280]
+LONG_WORD = "".join(chr(ord("a") + (i * 7) % 26) for i in range(300))
+SCRIPTS = ["Ærøskøbing, naïve café, Größe", "Ελληνικά κείμενα", "Русский текст",
+           "中文文本测试", "日本語のテキスト", "a ≤ b → c"]
+EMOJI = {"🚀": "[emoji: rocket]", "👍": "[emoji: thumbs up sign]", "🇩🇪": "[flag: DE]"}
+HEADER = ["Quarter", "Revenue", "Commentary"]
+
+
+def pdf_text(path: Path) -> list[str]:
+    """The text of each page, by pdftotext."""
+    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    return out.split("\f")
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def link_uris(path: Path) -> set[str]:
+    uris = set()
+    for page in PdfReader(path).pages:
+        for annot in page.get("/Annots") or []:
+            action = annot.get_object().get("/A")
+            if action is not None and "/URI" in action:
+                uris.add(str(action["/URI"]))
+    return uris
+
+
+def big_body() -> str:
+    rows = "\n".join(f"| Q{i % 4 + 1} {2000 + i // 4} | {i * 3}.5 | row {i} of the long table |" for i in range(80))
+    return f"""## Special characters
+
+{SPECIALS}
+
+## Links
+
+Bare: {URL_FRAGMENT} and [a named link]({URL_LINKED}) [1].
+
+Long: {LONG_URL}
+
+Word: {LONG_WORD}
+
+## Scripts
+
+{chr(10).join(f"- {s}" for s in SCRIPTS)}
+
+Emoji: {" ".join(EMOJI)} and :tada:
+
+## Untrusted input
+
+\\input{{/etc/passwd}} and \\write18{{touch /tmp/pwned}} and $\\input{{/etc/hostname}}$
+
+## Table
+
+| {" | ".join(HEADER)} |
+|---|--:|---|
+{rows}
+
+## Code
+
+```
+for x in range(3):
+    print(x)  # ≤ 中文
+```
+"""
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """One document holding most cases, compiled once."""
+    doc = ReportDocument(
+        title=f"Report on {SPECIALS}", question=f"What about {SPECIALS} and Größe?", date="2024-05-01",
+        executive_summary="The executive summary says adoption grew [1].", body=big_body(),
+        review=[ReviewRound(1, what_changed="Added the table.", critiques="- The sources are thin.",
+                            answers="Added a second source [2].", open_objections="Installers disagree."),
+                ReviewRound(2, what_changed="Tightened wording.")],
+        sources=[SourceEntry(1, f"Source with {SPECIALS}", URL_FRAGMENT), SourceEntry(2, "Long one", LONG_URL)],
+    )
+    out = tmp_path_factory.mktemp("big")
+    result = build_pdf(render_latex(doc), out)
+    assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def big_pages(big):
+    return pdf_text(big.pdf)
+
+
+@needs_pdftotext
+def test_special_characters_survive(big_pages):
+    assert squash("".join(big_pages)).count(squash(SPECIALS)) == 4  # title, question, body, source
+
+
+@needs_pdftotext
+def test_scripts_and_symbols_survive_without_missing_glyphs(big, big_pages):
+    text = "".join(big_pages)
+    for sample in SCRIPTS:
+        assert squash(sample) in squash(text), sample
+    assert not [w for w in big.warnings if "Missing character" in w], big.warnings
+
+
+@needs_pdftotext
+def test_emoji_are_rendered_or_replaced_visibly(big_pages):
+    text = "".join(big_pages)
+    for emoji, stand_in in EMOJI.items():
+        assert emoji in text or stand_in in text, emoji
+    assert "🎉" in text or "[emoji: party popper]" in text  # from the :tada: shortcode
+
+
+def test_links_are_clickable_with_the_exact_url(big):
+    uris = link_uris(big.pdf)
+    assert {URL_FRAGMENT, URL_LINKED, LONG_URL} <= uris
+
+
+@needs_pdftotext
+def test_long_url_and_long_word_are_present(big, big_pages):
+    text = squash("".join(big_pages))
+    assert squash(LONG_URL) in text
+    assert LONG_WORD in text
+    too_wide = [w for w in big.warnings if (m := re.search(r"\(([\d.]+)pt too wide", w)) and float(m[1]) > 5]
+    assert not too_wide, too_wide
+
+
+@needs_pdftotext
+def test_raw_latex_comes_out_literally(big_pages):
+    text = "".join(big_pages)
+    assert r"\input{/etc/passwd}" in text and r"\write18{touch /tmp/pwned}" in text
+    assert r"$\input{/etc/hostname}$" in text
+    assert "root:" not in text
+
+
+@needs_pdftotext
+def test_long_table_repeats_its_header_on_every_page(big_pages):
+    pages_with_rows = [p for p in big_pages if "of the long table" in p]
+    assert len(pages_with_rows) >= 2
+    for page in pages_with_rows:
+        assert all(h in page for h in HEADER)
+    assert "row 79 of the long table" in "".join(big_pages)
+
+
+@needs_pdftotext
+def test_document_parts_are_present(big_pages):
+    text = "".join(big_pages)
+    for part in ("What about", "2024-05-01", "Executive summary", "The executive summary says adoption grew",
+                 "Sources", "Appendix: review", "Iteration 1", "Iteration 2", "The sources are thin.",
+                 "Added a second source", "Installers disagree.", "Tightened wording.", "None.",
+                 "[1]", "[2]", "print(x)"):
+        assert part in text, part
+    assert URL_FRAGMENT in squash(text) and squash(LONG_URL) in squash(text)
+
+
+STRUCTURES = "\n\n".join([
+    "\n".join("  " * i + f"- bullet level {i}" for i in range(9)),
+    "\n".join("   " * i + f"1. number level {i}" for i in range(9)),
+    ">" * 9 + " deep quote",
+    "Note with code[^c] and a table[^t].\n\n[^c]: code in note\n\n    ```\n    { } \\ % #\n    ```\n\n"
+    "[^t]: table in note\n\n    | a | b |\n    |---|---|\n    | 1 | 2 |",
+    "- item with table\n\n  | c | d |\n  |---|---|\n  | 3 | 4 |",
+    "| e | f |\n|---|---|\n| <br>cell | y<br><br>z |",
+    "## Heading[^h] with `code`, [link](https://example.net/h), ~~old~~ and → ≤\n\n[^h]: heading note",
+    "\\\nstarts with a hard break",
+    "#\n\n[](https://example.net/empty)\n\n- \n\n>\n\n---\n\n```\n```",
+    "<div>\n<p>html block</p>\n</div>",
+    "Typed: `` ,, -- --- !` and Unicode: “q” ‘s’ – — …",
+])
+
+
+@needs_pdftotext
+def test_hostile_markdown_structures_compile(tmp_path):
+    doc = ReportDocument(title="Structures", question="q", date="2024-05-01", executive_summary="",
+                         body=STRUCTURES)
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
+    text = "".join(pdf_text(result.pdf))
+    for part in ("bullet level 8", "number level 8", "deep quote", "code in note", "table in note",
+                 "<div>", "starts with a hard break", "Typed: `` ,, -- --- !` and Unicode: “q” ‘s’ – — …"):
+        assert part in text, part
+
+
+@needs_pdftotext
+def test_empty_sections_compile(tmp_path):
+    doc = ReportDocument(title="", question="Empty?", date="2024-05-01", executive_summary="", body="",
+                         review=[], sources=[])
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf == tmp_path / "report.pdf", result.log_tail
+    text = "".join(pdf_text(result.pdf))
+    assert "This report was not reviewed." in text and "No sources were cited." in text
+
+
+def test_broken_tex_returns_the_error_and_log_tail(tmp_path):
+    tex = "\\documentclass{article}\n\\begin{document}\n\\undefinedmacro\n\\end{document}\n"
+    result = build_pdf(tex, tmp_path)
+    assert result.pdf is None and not (tmp_path / "report.pdf").exists()
+    assert result.error == "LaTeX error at report.tex line 3: Undefined control sequence."
+    assert "\\undefinedmacro" in result.log_tail and len(result.log_tail.splitlines()) <= 40
+
+
+def test_tex_cannot_read_files_outside_the_build_folder(tmp_path):
+    result = build_pdf("\\documentclass{article}\\begin{document}\\input{/etc/hostname}\\end{document}", tmp_path)
+    assert result.pdf is None and "/etc/hostname" in result.error
+
+
+def test_timeout_kills_the_build(tmp_path):
+    tex = "\\documentclass{article}\n\\begin{document}\n\\def\\spin{\\spin}\\spin\n\\end{document}\n"
+    started = time.monotonic()
+    result = build_pdf(tex, tmp_path, timeout=2)
+    assert time.monotonic() - started < 10
+    assert result.pdf is None and result.error == "LaTeX build timed out after 2 s"
+
+
+def test_missing_latexmk_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(pdf_module.shutil, "which", lambda name: None)
+    result = build_pdf("\\documentclass{article}", tmp_path)
+    assert result.pdf is None
+    assert result.error == "latexmk not found: install the TeX packages (see README)"
+
+
+def test_sample_command_builds_a_pdf(tmp_path, capsys):
+    assert pdf_module.main(["--sample", str(tmp_path)]) == 0
+    assert (tmp_path / "report.pdf").stat().st_size > 10_000
+    assert (tmp_path / "report.tex").read_text(encoding="utf-8").startswith("% report.tex")
