@@ -43,7 +43,7 @@ class RedactingFormatter(logging.Formatter):
 
 
 def configure_logging(level: str | None = None) -> None:
-    """Log to stderr at ``level`` (default ``DEEPRESEARCH_LOG_LEVEL`` or WARNING for the CLI)."""
+    """Log to stderr at ``level`` (default the ``LOG_LEVEL`` environment variable, else WARNING)."""
     level = level or os.environ.get("LOG_LEVEL", "WARNING")
     handler = logging.StreamHandler()
     handler.setFormatter(RedactingFormatter("ts=%(asctime)s level=%(levelname)s logger=%(name)s %(message)s"))

@@ -1,0 +1,116 @@
+"""The Bolt app: request checks, event de-duplication, and the listeners wired to the handlers."""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt import App, BoltResponse
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+import jobs
+from bots.slack.client import make_client
+from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
+from engine.settings import Settings, SettingsError
+
+log = logging.getLogger(__name__)
+
+
+def signing_secret(settings: Settings) -> str:
+    """The signing secret that HTTP requests from Slack are checked against.
+
+    Raises:
+        SettingsError: ``SLACK_SIGNING_SECRET`` is not set.
+    """
+    secret = settings.slack_signing_secret.get_secret_value().strip() if settings.slack_signing_secret else ""
+    if not secret:
+        raise SettingsError(
+            "SLACK_SIGNING_SECRET is not set: the app's Signing Secret from Basic Information "
+            "(or set SLACK_APP_TOKEN for Socket Mode)"
+        )
+    return secret
+
+
+def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClient | None = None) -> App:
+    """A Bolt :class:`App` for the bot, its token checked with ``auth.test`` now.
+
+    In HTTP mode every request must carry a valid ``X-Slack-Signature`` made with the signing
+    secret, and a timestamp under 5 minutes old, or it gets 401 and nothing runs (Bolt's
+    request verification, per https://docs.slack.dev/authentication/verifying-requests-from-slack).
+    Socket Mode needs no signing secret: the WebSocket is opened with the app token.
+
+    Raises:
+        SettingsError: ``SLACK_BOT_TOKEN`` (or, for HTTP, ``SLACK_SIGNING_SECRET``) is not set,
+        Slack refused the token, or the Web API is unreachable.
+    """
+    client = client or make_client(settings)
+    secret = "" if socket_mode else signing_secret(settings)
+    bot_user_id = check_token(client, settings)
+    bolt_logger = logging.getLogger("slack_bolt")
+    level = bolt_logger.level
+    # Bolt warns that a given client wins over SLACK_BOT_TOKEN from the environment: it does, on purpose.
+    bolt_logger.setLevel(logging.ERROR)
+    try:
+        app = App(
+            client=client,
+            signing_secret=secret,
+            request_verification_enabled=not socket_mode,
+            token_verification_enabled=False,
+            process_before_response=False,
+            logger=bolt_logger,
+        )
+    finally:
+        bolt_logger.setLevel(level)
+    handlers = SlackHandlers(settings, client, bot_user_id)
+    register(app, handlers)
+    log.info("event=slack_app_ready mode=%s bot_user=%s", "socket" if socket_mode else "http", bot_user_id)
+    return app
+
+
+def check_token(client: WebClient, settings: Settings) -> str:
+    """Call ``auth.test``; return the bot's user id.
+
+    Raises:
+        SettingsError: Slack refused the token, or the Web API at ``SLACK_API_URL`` is unreachable.
+    """
+    try:
+        return str(client.auth_test()["user_id"])
+    except SlackApiError as err:
+        code = err.response.get("error", "unknown") if err.response is not None else "unknown"
+        raise SettingsError(f"SLACK_BOT_TOKEN was refused by Slack ({code})") from None
+    except (SlackClientError, OSError) as err:
+        raise SettingsError(
+            f"cannot reach the Slack Web API at SLACK_API_URL={settings.slack_api_url} ({type(err).__name__})"
+        ) from None
+
+
+def register(app: App, handlers: SlackHandlers) -> None:
+    """Attach the de-duplication middleware, the ``/research`` command and the event listeners."""
+
+    @app.middleware
+    def drop_repeats_and_noise(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
+        # Events only: noise never reaches a listener, and an event_id seen before (Slack's
+        # retry of an event it thought unacknowledged) is answered 200 and dropped.
+        # https://docs.slack.dev/apis/events-api/
+        if body.get("type") != "event_callback":
+            return next()
+        event = body.get("event") or {}
+        if is_noise(event, handlers.bot_user_id):
+            return BoltResponse(status=200, body="")
+        event_id = body.get("event_id")
+        if event_id and jobs.seen_before(f"slack:event:{event_id}", settings=handlers.settings):
+            log.info("event=slack_event_dropped event_id=%s reason=seen_before", event_id)
+            return BoltResponse(status=200, body="")
+        return next()
+
+    @app.command(COMMAND)
+    def research_command(ack, body, respond) -> None:
+        handlers.on_command(ack, body, respond)
+
+    @app.event("app_mention")
+    def on_mention(body, event) -> None:
+        handlers.on_message_event(body, event)
+
+    @app.event("message")
+    def on_message(body, event) -> None:
+        handlers.on_message_event(body, event)

@@ -1,0 +1,173 @@
+"""Slack messages from Markdown: mrkdwn section blocks within Slack's limits, plus a plain-text fallback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bots.slack.mrkdwn import markdown_to_mrkdwn, markdown_to_plain
+
+# "text ... Maximum length for this field is 3000 characters." (section block, text field)
+# https://docs.slack.dev/reference/block-kit/blocks/section-block
+SECTION_TEXT_LIMIT = 3000
+# "You can include up to 50 blocks in each message" (Block Kit, blocks reference)
+# https://docs.slack.dev/reference/block-kit/blocks
+MAX_BLOCKS = 50
+# Slack refuses a message whose blocks hold too much text in all (msg_blocks_too_long): the
+# markdown block documents 12,000 characters cumulative, and section blocks were seen refused
+# from about 13,000 in total (slackapi/bolt-js#2509); a message carries at most this much.
+# https://docs.slack.dev/reference/block-kit/blocks/markdown-block
+MESSAGE_TEXT_LIMIT = 12000
+# chat.postMessage truncates ``text`` past 40,000 characters and advises keeping it under
+# 4,000; with blocks, ``text`` is only the notification fallback, so a short one is enough.
+# https://docs.slack.dev/reference/methods/chat.postMessage
+FALLBACK_LIMIT = 3000
+_FENCE = "```"
+
+
+@dataclass(frozen=True)
+class SlackMessage:
+    """One ``chat.postMessage`` payload: ``text`` (fallback, <= FALLBACK_LIMIT chars) and ``blocks``."""
+
+    text: str
+    blocks: list[dict]
+
+
+def _is_fence(line: str) -> bool:
+    return line.lstrip("> ").startswith(_FENCE)
+
+
+def _safe_cut(text: str, limit: int) -> int:
+    """An index <= limit to cut ``text`` at: a space if one is near, never inside ``<...>`` or ``&..;``."""
+    if len(text) <= limit:
+        return len(text)
+    cut = text.rfind(" ", 0, limit)
+    if cut < limit // 2:
+        cut = limit
+    head = text[:cut]
+    opened = head.rfind("<")
+    if opened > head.rfind(">") and opened > 0:
+        cut = opened
+    amp = text.rfind("&", 0, cut)
+    if amp >= 0 and ";" not in text[amp:cut] and cut - amp <= 5 and amp > 0:
+        cut = amp
+    return max(cut, 1)
+
+
+def _split_line(line: str, limit: int) -> list[str]:
+    pieces = []
+    while len(line) > limit:
+        cut = _safe_cut(line, limit)
+        pieces.append(line[:cut].rstrip())
+        line = line[cut:].lstrip(" ")
+    pieces.append(line)
+    return pieces
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Blank-line separated paragraphs; a fenced code block is never split at its blank lines."""
+    paragraphs: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if _is_fence(line):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if current:
+                paragraphs.append("\n".join(current))
+                current = []
+        else:
+            current.append(line)
+    if current:
+        paragraphs.append("\n".join(current))
+    return paragraphs
+
+
+def _split_long(paragraph: str, limit: int) -> list[str]:
+    """Split one over-long paragraph by lines, closing and reopening a code fence at each cut."""
+    out: list[str] = []
+    lines: list[str] = []
+    size = 0
+    fenced = False
+    reserve = len(_FENCE) + 1  # room to close an open fence
+    for raw in paragraph.split("\n"):
+        for line in _split_line(raw, limit - 2 * reserve):
+            added = len(line) + (1 if lines else 0)
+            if lines and size + added + reserve > limit:
+                if fenced:
+                    lines.append(_FENCE)
+                out.append("\n".join(lines))
+                lines = [_FENCE] if fenced else []
+                size = len(_FENCE) if fenced else 0
+                added = len(line) + (1 if lines else 0)
+            lines.append(line)
+            size += added
+            if _is_fence(line):
+                fenced = not fenced
+    if lines:
+        out.append("\n".join(lines))
+    return out
+
+
+def split_mrkdwn(text: str, limit: int = SECTION_TEXT_LIMIT) -> list[str]:
+    """Split mrkdwn ``text`` into non-empty chunks of at most ``limit`` characters.
+
+    Cuts fall between paragraphs when possible, then between lines, then at spaces; never
+    inside a ``<link|label>`` or an ``&amp;`` entity; a code block cut in two is closed and
+    reopened so both halves render as code.
+    """
+    chunks: list[str] = []
+    current = ""
+    for paragraph in _paragraphs(text):
+        pieces = [paragraph] if len(paragraph) <= limit else _split_long(paragraph, limit)
+        for piece in pieces:
+            joined = f"{current}\n\n{piece}" if current else piece
+            if len(joined) <= limit:
+                current = joined
+            else:
+                if current:
+                    chunks.append(current)
+                current = piece
+    if current.strip():
+        chunks.append(current)
+    return chunks
+
+
+def section_blocks(mrkdwn: str) -> list[dict]:
+    """Section blocks of type ``mrkdwn``, each text <= :data:`SECTION_TEXT_LIMIT` characters."""
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}} for chunk in split_mrkdwn(mrkdwn)]
+
+
+def fallback_text(plain: str, limit: int = FALLBACK_LIMIT) -> str:
+    """``plain`` cut to ``limit`` characters at a safe place, with an ellipsis when cut."""
+    plain = plain.strip()
+    if len(plain) <= limit:
+        return plain
+    cut = _safe_cut(plain, limit - 1)
+    return plain[:cut].rstrip() + "…"
+
+
+def markdown_messages(markdown: str) -> list[SlackMessage]:
+    """Markdown as one or more Slack messages of at most :data:`MAX_BLOCKS` section blocks and
+    :data:`MESSAGE_TEXT_LIMIT` characters of block text.
+
+    A summary of a few thousand characters is one message; a longer text continues in more
+    messages rather than losing its end. Empty Markdown gives one message with a single space, since
+    Slack refuses an empty text.
+    """
+    blocks = section_blocks(markdown_to_mrkdwn(markdown))
+    plain = fallback_text(markdown_to_plain(markdown)) or " "
+    if not blocks:
+        return [SlackMessage(text=plain, blocks=[])]
+    groups: list[list[dict]] = [[]]
+    size = 0
+    for block in blocks:
+        length = len(block["text"]["text"])
+        if groups[-1] and (len(groups[-1]) == MAX_BLOCKS or size + length > MESSAGE_TEXT_LIMIT):
+            groups.append([])
+            size = 0
+        groups[-1].append(block)
+        size += length
+    return [
+        SlackMessage(text=plain if i == 0 else fallback_text(group[0]["text"]["text"]), blocks=group)
+        for i, group in enumerate(groups)
+    ]

@@ -1,0 +1,262 @@
+"""What the Slack bot does with a slash command, a mention, a DM or a thread reply."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+import jobs
+from bots.logs import redact
+from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
+from bots.slack.port import SlackPort, thread_key
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+
+COMMAND = "/research"
+USAGE = (
+    "*Deep Research* writes a cited report on your question, with a summary and the report "
+    "(`report.md`, `report.pdf`) in a thread.\n"
+    "• `/research QUESTION`: start a research; I post it here and work in its thread\n"
+    "• `@Deep Research QUESTION` in a channel, or a direct message to me: the same, in that "
+    "message's thread\n"
+    "• `/research status`: your researches that are running or waiting for your answer\n"
+    "• `cancel` in a research's thread: stop it\n"
+    "I may ask one clarifying question in the thread first: just reply there."
+)
+NOT_IN_CHANNEL = (
+    "I can't post in this conversation. Invite me first (`/invite @Deep Research`), "
+    "or send me a direct message."
+)
+TRY_AGAIN = "Sorry, I couldn't take that request just now (ref `{ref}`). Please try again in a minute."
+# Message subtypes that are still a person writing; every other subtype (bot_message,
+# message_changed, message_deleted, channel_join...) is ignored.
+# https://docs.slack.dev/reference/events/message
+USER_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
+ACTIVE_STATUSES = {"queued": "queued", "running": "running", "paused": "waiting for your answer"}
+
+
+@dataclass
+class Incoming:
+    """One person's message as the bot reads it: ids from the event, ``text`` already plain."""
+
+    team: str
+    channel: str
+    user: str
+    ts: str
+    thread_ts: str | None
+    text: str
+    is_dm: bool
+    mentioned: bool
+
+    @property
+    def root(self) -> str:
+        """The thread root: the event's ``thread_ts`` when it is a reply, else its own ``ts``."""
+        return self.thread_ts or self.ts
+
+
+def is_noise(event: dict, bot_user_id: str | None) -> bool:
+    """True for events that must never become turns: bots (``bot_id``, subtype ``bot_message``),
+    edits and deletions (subtypes), the bot's own messages, and events without a user."""
+    if event.get("type") not in ("message", "app_mention"):
+        return False
+    if event.get("bot_id") or event.get("bot_profile"):
+        return True
+    if event.get("subtype") not in USER_SUBTYPES:
+        return True
+    user = event.get("user")
+    return not user or (bot_user_id is not None and user == bot_user_id)
+
+
+def read_event(body: dict, event: dict, bot_user_id: str | None) -> Incoming | None:
+    """The :class:`Incoming` of a ``message`` or ``app_mention`` event, or None when malformed."""
+    channel, ts, user = event.get("channel"), event.get("ts"), event.get("user")
+    if not (channel and ts and user):
+        return None
+    raw = event.get("text") or ""
+    mentioned = event.get("type") == "app_mention" or bool(bot_user_id and f"<@{bot_user_id}" in raw)
+    return Incoming(
+        team=body.get("team_id") or event.get("team") or "",
+        channel=channel,
+        user=user,
+        ts=ts,
+        thread_ts=event.get("thread_ts"),
+        text=slack_to_text(raw, bot_user_id=bot_user_id),
+        is_dm=event.get("channel_type") == "im" or str(channel).startswith("D"),
+        mentioned=mentioned,
+    )
+
+
+class SlackHandlers:
+    """The bot's behaviour, given the settings, a Web API client and the bot's user id."""
+
+    def __init__(self, settings: Settings, client: WebClient, bot_user_id: str | None) -> None:
+        self.settings = settings
+        self.client = client
+        self.bot_user_id = bot_user_id
+
+    # ---- events --------------------------------------------------------------------------
+    def on_message_event(self, body: dict, event: dict) -> None:
+        """Handle an ``app_mention`` or ``message`` event (after the ack).
+
+        A channel message that does not mention the bot counts only as a reply in a thread the
+        bot researches in. The (channel, ts) pair is claimed once, so the ``app_mention`` and
+        ``message`` twins of one message make one turn.
+        """
+        if is_noise(event, self.bot_user_id):
+            return
+        msg = read_event(body, event, self.bot_user_id)
+        if msg is None:
+            return
+        addressed = msg.mentioned or msg.is_dm
+        if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
+            return
+        try:
+            if jobs.seen_before(f"slack:msg:{msg.channel}:{msg.ts}", settings=self.settings):
+                log.info("event=slack_twin_dropped channel=%s ts=%s", msg.channel, msg.ts)
+                return
+        except Exception as err:  # the de-duplication store failed: say so once, in the thread
+            self._fail(msg, "seen_before", err)
+            return
+        command = msg.text.strip().lower() if addressed and (msg.mentioned or msg.thread_ts is None) else None
+        if command in ("", "help"):
+            self._say(msg, USAGE, ephemeral=not msg.is_dm, raw=True)
+        elif command == "status":
+            self._say(msg, self.status_text(msg.user), ephemeral=not msg.is_dm, raw=True)
+        else:
+            self._turn(msg, explicit=addressed)
+
+    def _is_research_thread(self, msg: Incoming) -> bool:
+        """True when the bot has researched in this message's thread (other threads are not its business)."""
+        try:
+            return jobs.thread_info(thread_key(msg.team, msg.channel, msg.root), settings=self.settings) is not None
+        except Exception as err:  # the registry failed: stay silent in a thread that may not be ours
+            self._log_error("thread_info", err)
+            return False
+
+    def _turn(self, msg: Incoming, *, explicit: bool, react: bool = True) -> None:
+        thread_id = thread_key(msg.team, msg.channel, msg.root)
+        port = SlackPort(self.client, channel=msg.channel, thread_ts=msg.root, team=msg.team)
+        turn_id = thread_key(msg.team, msg.channel, msg.ts)
+        try:
+            reply = jobs.handle_message(
+                thread_id, msg.user, msg.text, port.reference(), turn_id,
+                settings=self.settings, explicit_start=explicit,
+            )
+        except Exception as err:  # the registry or queue failed: one line to the user, detail to the log
+            self._fail(msg, "handle_message", err)
+            return
+        log.info("event=slack_turn thread=%s turn=%s action=%s", thread_id, turn_id, reply.action)
+        if react and reply.action in ("started", "resumed"):  # "seen": the status message follows
+            self._react(msg.channel, msg.ts, "eyes")
+        if reply.text:
+            self._say(msg, reply.text, ephemeral=reply.ephemeral)
+
+    # ---- the slash command -----------------------------------------------------------------
+    def on_command(self, ack, body: dict, respond) -> None:
+        """``/research [help|status|QUESTION]``: ack within 3 s, then post the root message and start.
+
+        Slack wants the command acknowledged within 3 seconds, so ``ack`` is called first.
+        https://docs.slack.dev/interactivity/implementing-slash-commands
+        """
+        question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
+        user, channel, team = body.get("user_id", ""), body.get("channel_id", ""), body.get("team_id", "")
+        word = question.strip().lower()
+        if word in ("", "help"):
+            ack(text=USAGE, response_type="ephemeral")
+            return
+        if word == "status":
+            ack(text=self.status_text(user), response_type="ephemeral")
+            return
+        ack(
+            text=f"Starting research on: _{escape(_short(question))}_. I'll work in a thread of the message I post here.",
+            response_type="ephemeral",
+        )
+        try:
+            root = self.client.chat_postMessage(
+                channel=channel,
+                text=f"<@{user}> asked for a research: {escape(_short(question, 3000))}",
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except (SlackClientError, OSError) as err:
+            code = err.response.get("error", "") if isinstance(err, SlackApiError) and err.response else ""
+            if code in ("not_in_channel", "channel_not_found", "is_archived", "restricted_action"):
+                log.warning("event=slack_root_refused channel=%s error=%s", channel, code)
+                text = NOT_IN_CHANNEL
+            else:
+                text = TRY_AGAIN.format(ref=self._log_error("root_post", err))
+            respond(text=text, response_type="ephemeral", replace_original=False)
+            return
+        log.info("event=slack_root_posted channel=%s ts=%s user=%s", channel, root["ts"], user)
+        msg = Incoming(
+            team=team, channel=channel, user=user, ts=str(root["ts"]), thread_ts=None, text=question,
+            is_dm=channel.startswith("D"), mentioned=True,
+        )
+        self._turn(msg, explicit=True, react=False)
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def status_text(self, user: str) -> str:
+        """mrkdwn listing ``user``'s queued, running and paused researches (ephemeral)."""
+        try:
+            threads = jobs.threads_of(user, settings=self.settings)
+        except Exception as err:
+            return TRY_AGAIN.format(ref=self._log_error("status", err))
+        active = [t for t in threads if t.status in ACTIVE_STATUSES]
+        if not active:
+            return "You have no research running or waiting for an answer. Start one with `/research QUESTION`."
+        lines = ["Your researches:"]
+        for info in active:
+            where = ""
+            parts = info.thread_id.split(":")
+            if len(parts) == 4 and parts[2].startswith(("C", "G")):
+                where = f" in <#{parts[2]}>"
+            elif len(parts) == 4:
+                where = " in a direct message"
+            lines.append(f"• *{ACTIVE_STATUSES[info.status]}*{where}: {escape(_short(info.question, 200))}")
+        return "\n".join(lines)
+
+    def _say(self, msg: Incoming, text: str, *, ephemeral: bool, raw: bool = False) -> None:
+        """Answer in the message's thread; ``raw`` text is mrkdwn already, else Markdown."""
+        body = text if raw else markdown_to_mrkdwn(text)
+        try:
+            if ephemeral:
+                self.client.chat_postEphemeral(
+                    channel=msg.channel, user=msg.user, text=body, thread_ts=msg.root
+                )
+            else:
+                self.client.chat_postMessage(
+                    channel=msg.channel, thread_ts=msg.root, text=body, unfurl_links=False, unfurl_media=False
+                )
+        except (SlackClientError, OSError) as err:
+            self._log_error("reply", err)
+
+    def _react(self, channel: str, ts: str, name: str) -> None:
+        try:
+            self.client.reactions_add(channel=channel, timestamp=ts, name=name)
+        except SlackApiError as err:  # already_reacted, missing scope: never worth failing a turn
+            log.info("event=slack_reaction_failed error=%s", err.response.get("error") if err.response else "?")
+        except (SlackClientError, OSError) as err:
+            self._log_error("reaction", err)
+
+    def _fail(self, msg: Incoming, step: str, err: Exception) -> None:
+        ref = self._log_error(step, err)
+        self._say(msg, TRY_AGAIN.format(ref=ref), ephemeral=False, raw=True)
+
+    @staticmethod
+    def _log_error(step: str, err: BaseException) -> str:
+        ref = uuid.uuid4().hex[:8]
+        log.error(
+            "event=slack_error step=%s ref=%s error=%s detail=%s",
+            step, ref, type(err).__name__, redact(str(err))[:500], exc_info=err,
+        )
+        return ref
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

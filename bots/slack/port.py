@@ -1,0 +1,139 @@
+"""The chat port for one Slack thread: post Markdown as mrkdwn blocks, update in place, upload files."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bots.slack.blocks import fallback_text, markdown_messages
+from bots.slack.mrkdwn import markdown_to_mrkdwn
+
+log = logging.getLogger(__name__)
+
+FACTORY = "bots.slack.port:from_reference"
+# files.completeUploadExternal's initial_comment is message text; keep it to one section's worth.
+COMMENT_LIMIT = 3000
+_BLOCK_ERRORS = ("invalid_blocks", "invalid_blocks_format")
+
+
+def thread_key(team: str, channel: str, root_ts: str) -> str:
+    """The research thread id of a Slack thread: ``slack:{team_id}:{channel_id}:{root_ts}``."""
+    return f"slack:{team}:{channel}:{root_ts}"
+
+
+def parse_thread_key(thread_id: str) -> tuple[str, str, str]:
+    """``(team, channel, root_ts)`` of a :func:`thread_key`.
+
+    Raises:
+        ValueError: not a Slack thread id.
+    """
+    parts = thread_id.split(":")
+    if len(parts) != 4 or parts[0] != "slack" or not all(parts[1:]):
+        raise ValueError(f"not a Slack thread id: {thread_id!r}")
+    return parts[1], parts[2], parts[3]
+
+
+class SlackPort:
+    """:class:`jobs.port.ChatPort` for the thread rooted at ``thread_ts`` in ``channel``.
+
+    Every message goes into that thread. Errors are slack_sdk's own
+    (:class:`slack_sdk.errors.SlackApiError`, ``SlackRequestError``) and :class:`OSError` for an
+    unreadable file; HTTP 429 is retried by the client's handlers first.
+    """
+
+    def __init__(self, client: WebClient, *, channel: str, thread_ts: str, team: str = "") -> None:
+        self.client = client
+        self.channel = channel
+        self.thread_ts = thread_ts
+        self.team = team
+
+    @property
+    def thread_id(self) -> str:
+        """This thread's research thread id (see :func:`thread_key`)."""
+        return thread_key(self.team, self.channel, self.thread_ts)
+
+    def reference(self) -> dict:
+        """``{"factory", "channel", "thread_ts", "team"}``: no token; the worker reads its own."""
+        return {"factory": FACTORY, "channel": self.channel, "thread_ts": self.thread_ts, "team": self.team}
+
+    def post(self, text: str) -> str:
+        """Post Markdown ``text`` as mrkdwn section blocks in the thread; return the first message's ts.
+
+        A text too long for one message (over 50 blocks) continues in further messages; if
+        Slack refuses the blocks (``invalid_blocks``), each section is posted as plain text.
+        """
+        first = ""
+        for message in markdown_messages(text):
+            try:
+                ts = self._post(message.text, message.blocks)
+            except SlackApiError as err:
+                if not message.blocks or (err.response or {}).get("error") not in _BLOCK_ERRORS:
+                    raise
+                # Slack refused the blocks: the same content as plain mrkdwn text, one section a message
+                log.warning("event=slack_blocks_refused channel=%s error=%s", self.channel, err.response["error"])
+                ts = ""
+                for block in message.blocks:
+                    ts = ts or self._post(block["text"]["text"], None)
+            first = first or ts
+        log.info("event=slack_post channel=%s thread_ts=%s ts=%s chars=%d", self.channel, self.thread_ts, first, len(text))
+        return first
+
+    def _post(self, text: str, blocks: list[dict] | None) -> str:
+        response = self.client.chat_postMessage(
+            channel=self.channel, thread_ts=self.thread_ts, text=text, blocks=blocks or None,
+            unfurl_links=False, unfurl_media=False,
+        )
+        return str(response["ts"])
+
+    def update(self, message_id: str, text: str) -> None:
+        """Replace message ``message_id``'s content with Markdown ``text`` (the first 50 blocks)."""
+        message = markdown_messages(text)[0]
+        self.client.chat_update(
+            channel=self.channel, ts=message_id, text=message.text, blocks=message.blocks or []
+        )
+
+    def upload(self, files: list[Path], *, comment: str = "") -> None:
+        """Upload ``files`` into the thread in one ``files_upload_v2`` call, ``comment`` (Markdown) above them.
+
+        Slack's upload flow: files.getUploadURLExternal per file, a POST of the bytes to the
+        returned URL, then files.completeUploadExternal sharing them to channel + thread_ts.
+        https://docs.slack.dev/messaging/working-with-files
+
+        Raises:
+            FileNotFoundError: a file does not exist (nothing is uploaded).
+        """
+        paths = [Path(p) for p in files]
+        missing = [str(p) for p in paths if not p.is_file()]
+        if missing:
+            raise FileNotFoundError(f"report file not found: {', '.join(missing)}")
+        if not paths:
+            return
+        uploads = [{"file": str(p), "filename": p.name, "title": p.name} for p in paths]
+        kwargs: dict = {"file_uploads": uploads, "channel": self.channel, "thread_ts": self.thread_ts}
+        if comment.strip():
+            kwargs["initial_comment"] = fallback_text(markdown_to_mrkdwn(comment), COMMENT_LIMIT)
+        self.client.files_upload_v2(**kwargs)
+        log.info(
+            "event=slack_upload channel=%s thread_ts=%s files=%s",
+            self.channel, self.thread_ts, ",".join(p.name for p in paths),
+        )
+
+
+def from_reference(ref: dict) -> SlackPort:
+    """Rebuild a :class:`SlackPort` from :meth:`SlackPort.reference` (in a worker, say).
+
+    The token and API URL come from this process's settings.
+
+    Raises:
+        KeyError: ``channel`` or ``thread_ts`` missing from ``ref``.
+        engine.settings.SettingsError: ``SLACK_BOT_TOKEN`` is not set here.
+    """
+    from bots.slack.client import shared_client
+    from engine.settings import load_settings
+
+    return SlackPort(
+        shared_client(load_settings()), channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", "")
+    )

@@ -1,0 +1,189 @@
+"""Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, else an HTTP server for /slack/events and /healthz."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from aiohttp import web
+from slack_bolt import App
+from slack_bolt.request import BoltRequest
+
+from bots.slack.app import build_app, signing_secret
+from bots.slack.client import bot_token
+from engine.settings import Settings, SettingsError, load_settings
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+# Slack sends at most a few KiB per event or command; anything far larger is not Slack.
+MAX_BODY = 1024 * 1024
+
+
+def check_settings(settings: Settings) -> bool:
+    """Validate what the bot needs before it starts; returns True for Socket Mode.
+
+    Raises:
+        SettingsError: one line naming the missing setting (``SLACK_BOT_TOKEN``; in HTTP mode
+        ``SLACK_SIGNING_SECRET``; without ``REDIS_URL`` the research runs in this process, so
+        the model and search settings too).
+    """
+    bot_token(settings)
+    socket_mode = bool(settings.slack_app_token and settings.slack_app_token.get_secret_value().strip())
+    if socket_mode and not settings.slack_app_token.get_secret_value().startswith("xapp-"):
+        raise SettingsError("SLACK_APP_TOKEN must be an app-level token (xapp-...) with connections:write")
+    if not socket_mode:
+        signing_secret(settings)
+    if not settings.redis_url:
+        settings.require_model()
+        settings.require_search()
+    return socket_mode
+
+
+def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None) -> web.Application:
+    """An aiohttp application serving ``POST /slack/events`` (through Bolt) and ``GET /healthz``.
+
+    Bolt runs in a thread pool: it verifies the signature (401 when wrong or older than 5
+    minutes), answers once the listener acks, and runs the listener's work after the answer.
+    """
+    pool = executor or ThreadPoolExecutor(max_workers=16, thread_name_prefix="slack-http")
+
+    async def events(request: web.Request) -> web.Response:
+        body = await request.read()
+        headers: dict[str, list[str]] = {}
+        for key, value in request.headers.items():
+            headers.setdefault(key.lower(), []).append(value)
+        retry = headers.get("x-slack-retry-num")
+        if retry:
+            log.info("event=slack_retry num=%s reason=%s", retry[0], (headers.get("x-slack-retry-reason") or ["?"])[0])
+        bolt_request = BoltRequest(body=body.decode("utf-8", "replace"), query=request.query_string, headers=headers)
+        loop = asyncio.get_running_loop()
+        response = await loop.run_in_executor(pool, bolt.dispatch, bolt_request)
+        out = web.Response(status=response.status, body=response.body.encode("utf-8"))
+        for key, values in response.headers.items():
+            if key.lower() in ("content-length", "set-cookie"):
+                continue
+            for value in values:
+                out.headers.add(key, value)
+        return out
+
+    async def health(_: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "service": "slack"})
+
+    application = web.Application(client_max_size=MAX_BODY)
+    application.router.add_post(EVENTS_PATH, events)
+    application.router.add_get(HEALTH_PATH, health)
+    application.on_cleanup.append(_shutdown_pool(pool))
+    return application
+
+
+def _shutdown_pool(pool: ThreadPoolExecutor):
+    async def cleanup(_: web.Application) -> None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    return cleanup
+
+
+def health_app() -> web.Application:
+    """Only ``GET /healthz``: what Socket Mode serves, so a container check works in both modes."""
+    application = web.Application()
+
+    async def health(_: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "service": "slack", "mode": "socket"})
+
+    application.router.add_get(HEALTH_PATH, health)
+    return application
+
+
+class BackgroundServer:
+    """An aiohttp application served from a daemon thread (tests, and /healthz beside Socket Mode)."""
+
+    def __init__(self, application: web.Application, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.application = application
+        self.host = host
+        self.port = port
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> BackgroundServer:
+        """Start listening; ``port`` is the bound port afterwards (for ``port=0``).
+
+        Raises:
+            OSError: the port is taken.
+        """
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                self._runner = web.AppRunner(self.application, access_log=None)
+                loop.run_until_complete(self._runner.setup())
+                site = web.TCPSite(self._runner, self.host, self.port)
+                loop.run_until_complete(site.start())
+                self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            except BaseException as err:  # reported to the starting thread
+                failure.append(err)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self._runner.cleanup())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="slack-server", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        """Stop listening and wait for the thread (up to 10 s)."""
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+            self._loop = None
+
+
+def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
+    """Run the bot until interrupted: Socket Mode when ``SLACK_APP_TOKEN`` is set, else HTTP.
+
+    HTTP mode listens on ``host:port`` for ``POST /slack/events`` and ``GET /healthz``; Socket
+    Mode opens a WebSocket to Slack (no public URL) and serves ``GET /healthz`` on ``port``.
+
+    Raises:
+        SettingsError: a required setting is missing or Slack refused the token (one line).
+    """
+    settings = load_settings()
+    socket_mode = check_settings(settings)
+    bolt = build_app(settings, socket_mode=socket_mode)
+    if not settings.redis_url:
+        from jobs.embedded import recover
+
+        # research runs in this process: pick up turns a previous run of it left unfinished
+        log.info("event=slack_recovered turns=%d", recover(settings))
+    if socket_mode:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        health: BackgroundServer | None = BackgroundServer(health_app(), host=host, port=port)
+        try:
+            health.start()
+        except OSError as err:  # the health check is a convenience; the bot works without it
+            log.warning("event=slack_health_unavailable port=%s error=%s", port, err.strerror or type(err).__name__)
+            health = None
+        log.info("event=slack_start mode=socket health_port=%s", health.port if health else "-")
+        try:
+            SocketModeHandler(bolt, app_token=settings.slack_app_token.get_secret_value()).start()
+        finally:
+            if health is not None:
+                health.stop()
+        return
+    log.info("event=slack_start mode=http host=%s port=%s path=%s", host, port, EVENTS_PATH)
+    web.run_app(web_app(bolt), host=host, port=port, print=None, access_log=None)

@@ -1,0 +1,98 @@
+"""Splitting mrkdwn into section blocks within Slack's limits, and the plain-text fallback."""
+
+from __future__ import annotations
+
+import re
+
+from bots.slack.blocks import (
+    FALLBACK_LIMIT,
+    MAX_BLOCKS,
+    MESSAGE_TEXT_LIMIT,
+    SECTION_TEXT_LIMIT,
+    fallback_text,
+    markdown_messages,
+    split_mrkdwn,
+)
+
+
+def _long_summary(chars: int) -> str:
+    paragraphs, n = [], 0
+    while sum(len(p) + 2 for p in paragraphs) < chars:
+        n += 1
+        paragraphs.append(
+            f"## Finding {n}\n**Point {n}:** heat pumps & boilers compare <well> in region {n}, "
+            f"see [source {n}](https://example.com/{n}?a=1&b=2). " + "More detail follows here. " * 20
+        )
+    return "\n\n".join(paragraphs)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z]+\d*", text)
+
+
+def test_twelve_thousand_character_summary_is_split_within_slacks_limits():
+    summary = _long_summary(12_000)
+    assert len(summary) >= 12_000
+    messages = markdown_messages(summary)
+    assert 1 <= len(messages) <= 2
+    blocks = [b for m in messages for b in m.blocks]
+    assert len(blocks) >= 4
+    for message in messages:
+        assert len(message.blocks) <= MAX_BLOCKS
+        assert sum(len(b["text"]["text"]) for b in message.blocks) <= MESSAGE_TEXT_LIMIT
+        assert 0 < len(message.text) <= FALLBACK_LIMIT
+    for block in blocks:
+        assert block["type"] == "section" and block["text"]["type"] == "mrkdwn"
+        assert 0 < len(block["text"]["text"]) <= SECTION_TEXT_LIMIT
+    joined = "\n\n".join(b["text"]["text"] for b in blocks)
+    assert "##" not in joined and "**" not in joined
+    assert joined.count("<https://example.com/") == summary.count("](https://example.com/")
+    assert messages[0].text.endswith("…")
+
+
+def test_nothing_is_lost_in_splitting():
+    text = "\n\n".join(f"paragraph {i} " + "word " * (i * 37 % 400) for i in range(80))
+    chunks = split_mrkdwn(text)
+    assert all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
+    assert _words(" ".join(chunks)) == _words(text)
+
+
+def test_code_block_split_is_closed_and_reopened():
+    code = "```\n" + "\n".join(f"row {i:04d} a &lt; b" for i in range(600)) + "\n```"
+    chunks = split_mrkdwn(code)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert len(chunk) <= SECTION_TEXT_LIMIT
+        assert chunk.startswith("```") and chunk.endswith("```")
+    rows = [line for c in chunks for line in c.split("\n") if line.startswith("row")]
+    assert len(rows) == 600
+
+
+def test_long_line_never_cut_inside_a_link_or_entity():
+    link = "<https://example.com/very/long/path?x=1&amp;y=2|a link label>"
+    line = ("x" * 37 + link + "&amp;") * 120
+    chunks = split_mrkdwn(line)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert len(chunk) <= SECTION_TEXT_LIMIT
+        assert chunk.count("<") == chunk.count(">")
+        assert not re.search(r"&[a-z]{0,3}$", chunk)
+
+
+def test_long_texts_continue_in_more_messages(monkeypatch):
+    from bots.slack import blocks as module
+
+    huge = "\n\n".join("para " + "y" * 2990 for _ in range(60))
+    messages = markdown_messages(huge)
+    assert [len(m.blocks) for m in messages] == [4] * 15  # 4 x 2,995 characters of text each
+    assert all(m.text for m in messages)
+    # the 50-block cap holds too (packing makes it bind only with a higher text cap)
+    monkeypatch.setattr(module, "MESSAGE_TEXT_LIMIT", 10**9)
+    assert [len(m.blocks) for m in markdown_messages(huge)] == [MAX_BLOCKS, 10]
+
+
+def test_fallback_text():
+    assert fallback_text("short") == "short"
+    cut = fallback_text("word " * 1000, limit=100)
+    assert len(cut) <= 100 and cut.endswith("…")
+    assert markdown_messages("")[0].text.strip() == ""

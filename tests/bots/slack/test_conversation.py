@@ -1,0 +1,196 @@
+"""Whole conversations through the real bot (HTTP mode), the job layer and the offline research."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+
+import jobs
+import jobs.run
+from engine.runner import Artifacts, RunCancelled, TurnOutcome
+from tests.bots.slack.conftest import (
+    BOB,
+    CHANNEL,
+    TEAM,
+    bot_posts,
+    thread_status,
+    wait_status,
+)
+from tests.bots.slack.test_blocks import _long_summary
+from tests.bots.slack.test_mrkdwn import EXAMPLE
+
+
+@pytest.fixture
+def research(monkeypatch):
+    """Wraps the engine's ``run_turn`` as the job layer calls it: records the calls, and holds
+    each run at ``gate`` (set by default) so a test can act while a research is running."""
+    real = jobs.run.run_turn
+    state = SimpleNamespace(gate=threading.Event(), calls=[], outcome=None)
+    state.gate.set()
+
+    async def run_turn(thread_id, **kwargs):
+        state.calls.append({"thread_id": thread_id, **kwargs})
+        cancel = kwargs.get("cancel")
+        while not state.gate.is_set():
+            if cancel is not None and cancel.is_set():
+                raise RunCancelled("cancelled")
+            await asyncio.sleep(0.02)
+        if state.outcome is not None:
+            return state.outcome(thread_id)
+        return await real(thread_id, **kwargs)
+
+    monkeypatch.setattr(jobs.run, "run_turn", run_turn)
+    return state
+
+
+def _root_of_command(fake) -> str:
+    roots = fake.wait_for(lambda: [m for m in fake.messages(CHANNEL) if m.get("thread_ts") is None], what="root")
+    return roots[0]["ts"]
+
+
+def _sections(message: dict) -> str:
+    return "\n".join(b["text"]["text"] for b in message.get("blocks") or [])
+
+
+def test_slash_command_through_clarification_to_summary_and_files(bot, fake_slack, research):
+    status, ack = bot.command("heat pumps")
+    assert status == 200 and ack["response_type"] == "ephemeral" and "heat pumps" in ack["text"]
+
+    # the root message names the requester and the question; the thread is its thread
+    root = _root_of_command(fake_slack)
+    root_message = fake_slack.thread(CHANNEL, root)[0]
+    assert "<@U0ALICE>" in root_message["text"] and "heat pumps" in root_message["text"]
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    wait_status(fake_slack, thread_id, "paused")
+    question = bot_posts(fake_slack, CHANNEL, root)[-1]
+    assert "?" in question["text"]
+
+    # the bot's own clarifying question, delivered back as an event, does not answer itself
+    bot.message(question["text"], user="U0BOT", thread_ts=root, bot_id="B0BOT", ts=question["ts"])
+    # someone else's reply does not resume; they get a short ephemeral note
+    bot.message("I think residential", user=BOB, thread_ts=root)
+    note = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="ephemeral note")[0]
+    assert note.params["user"] == BOB and note.params["thread_ts"] == root
+    assert note.params["text"] == "Only <@U0ALICE> can answer this question."
+    assert thread_status(thread_id) == "paused" and len(research.calls) == 1
+    # /research status lists it for the requester
+    assert "waiting for your answer" in bot.command("status")[1]["text"]
+
+    # the requester's reply resumes the graph with that text
+    research.gate.clear()
+    answer_ts, _ = bot.message("EU residential market size and growth in 2024", thread_ts=root)
+    fake_slack.wait_for(lambda: len(research.calls) == 2, what="the resume turn")
+    assert research.calls[1]["answer"] == "EU residential market size and growth in 2024"
+    # a reply while it runs gets "still working" with how to cancel
+    bot.message("are you done?", thread_ts=root)
+    busy = fake_slack.wait_for(
+        lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if "Still working" in m["text"]], what="busy")
+    assert "cancel" in busy[0]["text"]
+    research.gate.set()
+    wait_status(fake_slack, thread_id, "done")
+    files_post = fake_slack.wait_for(
+        lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("files")], what="files")[0]
+
+    # every message the bot wrote is in the thread; both files are there
+    assert all(m.get("thread_ts") == root for m in fake_slack.messages(CHANNEL) if m["ts"] != root)
+    assert sorted(f["name"] for f in files_post["files"]) == ["report.md", "report.pdf"]
+    [complete] = fake_slack.calls_to("files.completeUploadExternal")
+    assert complete.params["channel_id"] == CHANNEL and complete.params["thread_ts"] == root
+    # one status message per turn, updated in place
+    updates = fake_slack.calls_to("chat.update")
+    assert updates and {u.params["channel"] for u in updates} == {CHANNEL}
+    status_ts = {u.params["ts"] for u in updates}
+    statuses = [m for m in fake_slack.messages(CHANNEL) if m["ts"] in status_ts]
+    assert len(statuses) == 2 and all(m.get("edited") for m in statuses)  # the clarify turn's and the resume turn's
+    summary = [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("blocks") and m["ts"] not in status_ts][-1]
+    text = _sections(summary)
+    assert text and "##" not in text and "**" not in text
+    assert any(c.params.get("timestamp") == answer_ts for c in fake_slack.calls_to("reactions.add"))
+
+    # after the report, a new question in the thread starts a new research with the report as context
+    bot.message("Now compare it with the UK market", thread_ts=root)
+    fake_slack.wait_for(lambda: len(research.calls) == 3, what="the follow-up research")
+    follow_up = research.calls[2]
+    assert follow_up["question"] == "Now compare it with the UK market"
+    assert follow_up["context"] and "heat pumps" in follow_up["context"].lower()
+    wait_status(fake_slack, thread_id, "done", "failed")
+    fake_slack.wait_for(lambda: len(fake_slack.calls_to("files.completeUploadExternal")) == 2, what="second files")
+
+
+def test_cancel_in_the_thread(bot, fake_slack, research):
+    research.gate.clear()
+    bot.command("EU heat-pump market size and growth 2024")
+    root = _root_of_command(fake_slack)
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    fake_slack.wait_for(lambda: research.calls, what="the research to start")
+    bot.message("cancel", user=BOB, thread_ts=root)
+    refusal = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="refusal")[0]
+    assert refusal.params["user"] == BOB and "Only <@U0ALICE> can cancel" in refusal.params["text"]
+    bot.message("cancel", thread_ts=root)
+    assert wait_status(fake_slack, thread_id, "cancelled") == "cancelled"
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if "cancelled" in m["text"].lower()],
+                        what="the cancellation message")
+    assert fake_slack.calls_to("files.completeUploadExternal") == []
+
+
+@pytest.mark.parametrize("summary", [EXAMPLE, _long_summary(12_000)], ids=["mrkdwn-example", "12000-chars"])
+def test_summaries_are_delivered_as_valid_mrkdwn_blocks(bot, fake_slack, research, tmp_path, summary):
+    def outcome(thread_id: str) -> TurnOutcome:
+        directory = tmp_path / "artifacts" / "run1"
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, data in (("report.md", b"# Report\n"), ("report.pdf", b"%PDF-1.5\n"), ("sources.json", b"[]"),
+                           ("usage.json", b"{}")):
+            (directory / name).write_bytes(data)
+        arts = Artifacts(directory=directory, report_md=directory / "report.md", sources_json=directory / "sources.json",
+                         usage_json=directory / "usage.json", pdf=directory / "report.pdf")
+        return TurnOutcome(status="done", thread_id=thread_id, run_id="run1", summary=summary, artifacts=arts)
+
+    research.outcome = outcome
+    bot.command("EU heat-pump market size and growth 2024")
+    root = _root_of_command(fake_slack)
+    wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{root}", "done")
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="files")
+    posts = [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("blocks") and not m.get("edited")]
+    text = "\n".join(_sections(m) for m in posts)
+    assert "##" not in text and "**" not in text and "|---" not in text
+    assert text.count("<https://example.com/") == summary.count("](https://example.com/")
+    for message in posts:  # the fake refuses what Slack refuses, so these passed its checks too
+        assert len(message["blocks"]) <= 50
+        assert all(len(b["text"]["text"]) <= 3000 for b in message["blocks"])
+
+
+def test_a_direct_message_researches_in_its_own_thread(bot, fake_slack, research):
+    ts, _ = bot.message("EU heat-pump market size and growth 2024", channel="D0ALICE", channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:D0ALICE:{ts}", "done")
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="files")
+    assert {m.get("thread_ts") for m in fake_slack.messages("D0ALICE")} == {ts}
+    assert research.calls[0]["question"] == "EU heat-pump market size and growth 2024"
+
+
+def test_slash_command_where_the_bot_cannot_post(bot, fake_slack, research):
+    fake_slack.missing_channels.add("C0PRIVATE")
+    status, _ = bot.command("EU heat pumps 2024 market", channel="C0PRIVATE")
+    assert status == 200
+    reply = fake_slack.wait_for(lambda: fake_slack.calls_to("response_url"), what="the response_url note")[0]
+    assert "Invite me" in reply.params["text"] and reply.params["response_type"] == "ephemeral"
+    time.sleep(0.2)
+    assert research.calls == []
+
+
+def test_an_internal_error_is_one_short_line_and_a_redacted_log(bot, fake_slack, monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise ConnectionError("store down at redis://:hunter2-password@10.0.0.1 token=xoxb-1234-secret")
+
+    monkeypatch.setattr(jobs, "handle_message", broken)
+    caplog.set_level(logging.ERROR, logger="bots.slack.handlers")
+    ts, _ = bot.message("<@U0BOT> EU heat pumps", thread_ts=None)
+    said = fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, ts), what="the error line")[0]["text"]
+    assert said.startswith("Sorry, I couldn't take that request just now (ref `")
+    assert "\n" not in said and "Traceback" not in said and "redis" not in said
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "ConnectionError" in logged and "xoxb-1234-secret" not in logged

@@ -1,0 +1,157 @@
+"""Events: Slack's retries, app_mention/message twins, and messages that must never become turns."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import jobs
+from tests.bots.slack.conftest import (
+    CHANNEL,
+    TEAM,
+    bot_posts,
+    new_ts,
+    serve_bot,
+    stop_runner,
+    thread_status,
+    wait_status,
+)
+
+QUESTION = "<@U0BOT> research EU heat-pump market"
+
+
+def _mention(ts: str, text: str = QUESTION, **extra) -> dict:
+    return {"type": "app_mention", "channel": CHANNEL, "user": "U0ALICE", "text": text, "ts": ts, **extra}
+
+
+def _finished(fake, root: str) -> None:
+    wait_status(fake, f"slack:{TEAM}:{CHANNEL}:{root}", "done", "failed")
+    fake.wait_for(lambda: any(m.get("files") for m in bot_posts(fake, CHANNEL, root)), what="report files")
+
+
+def test_event_delivered_twice_gives_one_research_and_one_reply(bot, fake_slack):
+    ts = new_ts()
+    assert bot.event(_mention(ts), event_id="Ev0A1")[0] == 200
+    assert bot.event(_mention(ts), event_id="Ev0A1", retry_num=1)[0] == 200
+    _finished(fake_slack, ts)
+    time.sleep(0.3)
+    posts = bot_posts(fake_slack, CHANNEL, ts)
+    # one status message (updated in place), one summary, one file share
+    assert len(posts) == 3, [p["text"][:60] for p in posts]
+    assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
+    assert len(fake_slack.calls_to("reactions.add")) == 1
+    assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") == "done"
+
+
+def test_a_retry_whose_first_delivery_was_lost_starts_the_research(bot, fake_slack):
+    ts = new_ts()
+    assert bot.event(_mention(ts), event_id="Ev0LOST", retry_num=1)[0] == 200
+    _finished(fake_slack, ts)
+    assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
+
+
+def test_app_mention_and_message_twins_make_one_turn(bot, fake_slack):
+    ts = new_ts()
+    twin = {"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": QUESTION, "ts": ts,
+            "channel_type": "channel"}
+    assert bot.event(twin, event_id="Ev0TWIN2")[0] == 200
+    assert bot.event(_mention(ts), event_id="Ev0TWIN1")[0] == 200
+    _finished(fake_slack, ts)
+    time.sleep(0.3)
+    assert len(bot_posts(fake_slack, CHANNEL, ts)) == 3
+    assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
+
+
+def test_plain_channel_chatter_is_not_for_the_bot(bot, fake_slack):
+    root, status = bot.message("lunch anyone?")
+    assert status == 200
+    assert bot.message("yes, noon", user="U0BOB", thread_ts=root)[1] == 200  # a thread that is not the bot's
+    time.sleep(0.3)
+    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
+    assert thread_status(f"slack:{TEAM}:{CHANNEL}:{root}") is None
+
+
+@pytest.mark.parametrize("text", ["<@U0BOT>", "<@U0BOT> help"])
+def test_a_bare_mention_or_help_gets_the_usage_only_for_the_sender(bot, fake_slack, text):
+    ts = new_ts()
+    assert bot.event(_mention(ts, text))[0] == 200
+    note = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="usage")[0]
+    assert note.params["user"] == "U0ALICE" and "/research QUESTION" in note.params["text"]
+    assert fake_slack.calls_to("chat.postMessage") == []
+    assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") is None
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"user": "U0BOT", "bot_id": "B0BOT"},  # the bot's own message
+        {"user": "U0OTHER", "bot_id": "B0OTHER"},  # another bot
+        {"subtype": "bot_message", "bot_id": "B0OTHER", "user": None},
+        {"subtype": "message_changed", "message": {"text": "edited", "user": "U0ALICE"}},
+        {"subtype": "message_deleted"},
+    ],
+    ids=["self", "other-bot", "bot_message", "message_changed", "message_deleted"],
+)
+def test_bots_and_edits_never_become_turns(bot, fake_slack, extra):
+    ts = new_ts()
+    event = {"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": QUESTION, "ts": ts,
+             "channel_type": "channel", **extra}
+    event = {k: v for k, v in event.items() if v is not None}
+    assert bot.event(event)[0] == 200
+    dm = {**event, "channel": "D0ALICE", "channel_type": "im", "ts": new_ts()}
+    assert bot.event(dm)[0] == 200
+    time.sleep(0.4)
+    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
+    assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") is None
+
+
+def test_event_dedupe_survives_a_restart_of_the_bot(slack_env, fake_slack):
+    server, sender = serve_bot(fake_slack)
+    ts = new_ts()
+    try:
+        assert sender.event(_mention(ts), event_id="Ev0RESTART")[0] == 200
+        _finished(fake_slack, ts)
+    finally:
+        server.stop()
+        stop_runner(slack_env / "data")
+    server, sender = serve_bot(fake_slack)  # a new app, the same data dir
+    try:
+        assert sender.event(_mention(ts), event_id="Ev0RESTART", retry_num=2)[0] == 200
+        time.sleep(0.5)
+        assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
+        assert len(fake_slack.calls_to("reactions.add")) == 1
+    finally:
+        server.stop()
+        stop_runner(slack_env / "data")
+
+
+def test_event_dedupe_in_redis_survives_a_restart(slack_env, fake_slack, monkeypatch, redis_url):
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    calls = []
+    monkeypatch.setattr(jobs, "handle_message", lambda *a, **k: calls.append(a) or jobs.Reply(action="started"))
+    ts = new_ts()
+    for attempt in range(2):
+        server, sender = serve_bot(fake_slack)
+        try:
+            assert sender.event(_mention(ts), event_id=f"Ev0REDIS{ts}", retry_num=attempt or None)[0] == 200
+            time.sleep(0.3)
+        finally:
+            server.stop()
+    assert len(calls) == 1
+    thread_id, user, text = calls[0][:3]
+    assert (thread_id, user, text) == (f"slack:{TEAM}:{CHANNEL}:{ts}", "U0ALICE", "research EU heat-pump market")
+
+
+def test_a_mention_inside_a_thread_works_in_that_thread(bot, fake_slack, monkeypatch):
+    calls = []
+    monkeypatch.setattr(jobs, "handle_message", lambda *a, **k: calls.append((a, k)) or jobs.Reply(action="started"))
+    root, ts = new_ts(), new_ts()
+    assert bot.event(_mention(ts, thread_ts=root))[0] == 200
+    fake_slack.wait_for(lambda: calls, what="handle_message")
+    (thread_id, user, text, port_ref, turn_id), kwargs = calls[0]
+    assert thread_id == f"slack:{TEAM}:{CHANNEL}:{root}" and turn_id == f"slack:{TEAM}:{CHANNEL}:{ts}"
+    assert (user, text, kwargs["explicit_start"]) == ("U0ALICE", "research EU heat-pump market", True)
+    assert port_ref == {"factory": "bots.slack.port:from_reference", "channel": CHANNEL, "thread_ts": root, "team": TEAM}
+    reaction = fake_slack.wait_for(lambda: fake_slack.calls_to("reactions.add"), what="the reaction")[0]
+    assert reaction.params == {"channel": CHANNEL, "timestamp": ts, "name": "eyes"}

@@ -1,0 +1,127 @@
+"""The Slack chat port against the fake Web API: post, update, upload, rate limits, references."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from bots.slack.client import make_client
+from bots.slack.port import SlackPort, from_reference, parse_thread_key, thread_key
+from engine.settings import SettingsError, load_settings
+from jobs.port import ChatPort, port_from_reference
+from tests.bots.slack.test_blocks import _long_summary
+from tests.bots.slack.test_mrkdwn import EXAMPLE
+
+ROOT = "1700000000.000100"
+
+
+@pytest.fixture
+def port(slack_env, fake_slack) -> SlackPort:
+    return SlackPort(make_client(load_settings()), channel="C0RESEARCH", thread_ts=ROOT, team="T0TEAM")
+
+
+def _sections(message: dict) -> list[str]:
+    return [b["text"]["text"] for b in message["blocks"]]
+
+
+def test_port_is_a_chat_port_and_round_trips_its_reference(port, slack_env):
+    assert isinstance(port, ChatPort)
+    ref = port.reference()
+    assert ref == {"factory": "bots.slack.port:from_reference", "channel": "C0RESEARCH", "thread_ts": ROOT,
+                   "team": "T0TEAM"}
+    assert "token" not in json.dumps(ref) and "xoxb" not in json.dumps(ref)
+    rebuilt = port_from_reference(ref)
+    assert isinstance(rebuilt, SlackPort)
+    assert (rebuilt.channel, rebuilt.thread_ts, rebuilt.thread_id) == ("C0RESEARCH", ROOT, f"slack:T0TEAM:C0RESEARCH:{ROOT}")
+
+
+def test_from_reference_without_a_token_names_the_setting(slack_env, monkeypatch):
+    monkeypatch.delenv("SLACK_BOT_TOKEN")
+    with pytest.raises(SettingsError, match="SLACK_BOT_TOKEN"):
+        from_reference({"channel": "C1", "thread_ts": ROOT})
+
+
+def test_thread_keys():
+    assert thread_key("T1", "C2", "3.4") == "slack:T1:C2:3.4"
+    assert parse_thread_key("slack:T1:C2:3.4") == ("T1", "C2", "3.4")
+    with pytest.raises(ValueError):
+        parse_thread_key("teams:x:y")
+
+
+def test_post_converts_markdown_to_mrkdwn_blocks_in_the_thread(port, fake_slack):
+    ts = port.post(EXAMPLE)
+    [message] = fake_slack.messages("C0RESEARCH")
+    assert message["ts"] == ts and message["thread_ts"] == ROOT
+    text = "\n".join(_sections(message))
+    assert "##" not in text and "**" not in text
+    assert "<https://example.com/a_(b)|Vendor A>" in text
+    assert "| Vendor" not in text and "|---" not in text
+    call = fake_slack.calls_to("chat.postMessage")[0]
+    assert call.params["unfurl_links"] is False
+    assert "Key findings" in message["text"]  # the plain-text fallback
+
+
+def test_twelve_thousand_character_summary_is_posted_as_valid_blocks(port, fake_slack):
+    summary = _long_summary(12_000)
+    first = port.post(summary)
+    messages = fake_slack.messages("C0RESEARCH")  # the fake refuses blocks Slack would refuse
+    assert messages[0]["ts"] == first and all(m["thread_ts"] == ROOT for m in messages)
+    sections = [s for m in messages for s in _sections(m)]
+    assert len(sections) >= 4 and all(len(s) <= 3000 for s in sections)
+    assert sum(s.count("<https://example.com/") for s in sections) == summary.count("](https://example.com/")
+
+
+def test_update_replaces_the_status_message(port, fake_slack):
+    ts = port.post("Starting…")
+    port.update(ts, "**Researching** · 2 sources")
+    [message] = fake_slack.messages("C0RESEARCH")
+    assert message["edited"] and _sections(message) == ["*Researching* · 2 sources"]
+    assert fake_slack.calls_to("chat.update")[0].params["ts"] == ts
+
+
+def test_upload_puts_both_files_into_the_thread(port, fake_slack, tmp_path):
+    md, pdf = tmp_path / "report.md", tmp_path / "report.pdf"
+    md.write_text("# Report\n\nBody [1]\n", encoding="utf-8")
+    pdf.write_bytes(b"%PDF-1.5\n" + bytes(range(256)) * 40)
+    port.upload([md, pdf], comment="The full **report**.")
+    assert [c.params["filename"] for c in fake_slack.calls_to("files.getUploadURLExternal")] == ["report.md", "report.pdf"]
+    assert sorted(u["data"] for u in fake_slack.uploads.values()) == sorted([md.read_bytes(), pdf.read_bytes()])
+    [complete] = fake_slack.calls_to("files.completeUploadExternal")
+    assert complete.params["channel_id"] == "C0RESEARCH" and complete.params["thread_ts"] == ROOT
+    assert complete.params["initial_comment"] == "The full *report*."
+    [shared] = fake_slack.thread("C0RESEARCH", ROOT)
+    assert [f["name"] for f in shared["files"]] == ["report.md", "report.pdf"]
+
+
+def test_upload_of_a_missing_file_uploads_nothing(port, fake_slack, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        port.upload([tmp_path / "report.md"])
+    assert fake_slack.calls == []
+
+
+def test_rate_limited_calls_are_retried_after_retry_after(port, fake_slack):
+    fake_slack.rate_limit("chat.postMessage", times=2, retry_after=0)
+    started = time.monotonic()
+    ts = port.post("hello")
+    statuses = [c.status for c in fake_slack.calls_to("chat.postMessage")]
+    assert statuses == [429, 429, 200] and ts
+    assert time.monotonic() - started < 5
+
+
+def test_errors_are_slacks_own(port, fake_slack):
+    from slack_sdk.errors import SlackApiError
+
+    fake_slack.fail("chat.update", "message_not_found")
+    with pytest.raises(SlackApiError) as info:
+        port.update("1.2", "x")
+    assert info.value.response["error"] == "message_not_found"
+
+
+def test_refused_blocks_fall_back_to_plain_mrkdwn_text(port, fake_slack):
+    fake_slack.fail("chat.postMessage", "invalid_blocks")
+    ts = port.post(EXAMPLE)
+    [message] = fake_slack.messages("C0RESEARCH")
+    assert message["ts"] == ts and message["blocks"] == [] and message["thread_ts"] == ROOT
+    assert message["text"].startswith("*Key findings*") and "<https://example.com/a_(b)|Vendor A>" in message["text"]

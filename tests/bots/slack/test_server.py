@@ -1,0 +1,117 @@
+"""The bot's HTTP server and start-up: signatures, /healthz, url_verification, settings, modes."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+
+import pytest
+
+from bots.slack import server as slack_server
+from bots.slack.app import build_app
+from bots.slack.server import check_settings
+from engine.settings import SettingsError, load_settings
+from tests.bots.slack.conftest import sign
+
+
+def test_healthz(bot):
+    with urllib.request.urlopen(bot.base_url + "/healthz", timeout=5) as resp:
+        assert resp.status == 200
+        assert json.loads(resp.read())["ok"] is True
+
+
+def _mention(text: str = "<@U0BOT> research EU heat-pump market") -> dict:
+    return {"type": "app_mention", "channel": "C0RESEARCH", "user": "U0ALICE", "text": text, "ts": "1800000000.000001"}
+
+
+@pytest.mark.parametrize(
+    "how", ["unsigned", "wrong_secret", "tampered", "stale_timestamp"],
+)
+def test_bad_or_missing_signature_is_401_and_nothing_runs(bot, fake_slack, how):
+    payload = json.dumps({"type": "event_callback", "team_id": "T0TEAM", "event_id": "Ev0BAD", "event": _mention()}).encode()
+    now = str(int(time.time()))
+    if how == "unsigned":
+        status, _, _ = bot.post(payload, "application/json", signed=False)
+    elif how == "wrong_secret":
+        status, _, _ = bot.post(payload, "application/json", signature=sign(payload, now, "another-secret"), timestamp=now)
+    elif how == "tampered":
+        status, _, _ = bot.post(payload, "application/json", signature=sign(payload + b" ", now), timestamp=now)
+    else:  # signed correctly, but more than 5 minutes old: a replay
+        old = str(int(time.time()) - 6 * 60)
+        status, _, _ = bot.post(payload, "application/json", signature=sign(payload, old), timestamp=old)
+    assert status == 401
+    time.sleep(0.3)
+    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
+
+
+def test_url_verification_challenge(bot):
+    body = json.dumps({"type": "url_verification", "challenge": "chal-123", "token": "x"}).encode()
+    status, answer, _ = bot.post(body, "application/json")
+    assert status == 200 and json.loads(answer) == {"challenge": "chal-123"}
+
+
+@pytest.mark.parametrize("text", ["", "help", "  HELP "])
+def test_research_alone_or_help_shows_usage_and_runs_nothing(bot, fake_slack, text):
+    status, answer = bot.command(text)
+    assert status == 200
+    assert answer["text"].startswith("*Deep Research*") and "/research QUESTION" in answer["text"]
+    assert answer.get("response_type", "ephemeral") == "ephemeral"
+    time.sleep(0.3)
+    assert fake_slack.calls_to("chat.postMessage") == []
+
+
+def test_status_with_nothing_running(bot):
+    status, answer = bot.command("status")
+    assert status == 200 and "no research running" in answer["text"]
+
+
+def test_missing_token_or_secret_is_one_line_naming_it(slack_env, monkeypatch):
+    monkeypatch.delenv("SLACK_SIGNING_SECRET")
+    with pytest.raises(SettingsError, match="^SLACK_SIGNING_SECRET is not set"):
+        check_settings(load_settings())
+    monkeypatch.delenv("SLACK_BOT_TOKEN")
+    with pytest.raises(SettingsError, match="^SLACK_BOT_TOKEN is not set"):
+        check_settings(load_settings())
+
+
+def test_socket_mode_needs_no_signing_secret_but_an_app_token(slack_env, monkeypatch):
+    monkeypatch.delenv("SLACK_SIGNING_SECRET")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-fake")
+    assert check_settings(load_settings()) is True
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xoxb-not-an-app-token")
+    with pytest.raises(SettingsError, match="SLACK_APP_TOKEN"):
+        check_settings(load_settings())
+
+
+def test_refused_token_is_a_settings_error(slack_env, monkeypatch, fake_slack):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-revoked-token")
+    with pytest.raises(SettingsError) as info:
+        build_app(load_settings())
+    assert str(info.value) == "SLACK_BOT_TOKEN was refused by Slack (invalid_auth)"
+    assert "xoxb-revoked" not in str(info.value)
+
+
+def test_unreachable_api_is_a_settings_error(slack_env, monkeypatch):
+    monkeypatch.setenv("SLACK_API_URL", "http://127.0.0.1:9/api/")
+    with pytest.raises(SettingsError, match="cannot reach the Slack Web API"):
+        build_app(load_settings())
+
+
+def test_main_chooses_socket_mode_when_app_token_is_set(slack_env, monkeypatch):
+    started = {}
+
+    class FakeHandler:
+        def __init__(self, app, app_token):
+            started["token"] = app_token
+
+        def start(self):
+            started["ran"] = True
+
+    import slack_bolt.adapter.socket_mode as socket_mode
+
+    monkeypatch.setattr(socket_mode, "SocketModeHandler", FakeHandler)
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-fake-app-token")
+    monkeypatch.delenv("SLACK_SIGNING_SECRET")
+    slack_server.main(port=0, host="127.0.0.1")
+    assert started == {"token": "xapp-1-fake-app-token", "ran": True}

@@ -1,0 +1,346 @@
+"""A fake Slack Web API on 127.0.0.1 for tests and benchmarks: records calls and keeps the threads."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+# Limits the fake enforces as Slack does, so a test fails where Slack would refuse.
+SECTION_TEXT_LIMIT = 3000  # https://docs.slack.dev/reference/block-kit/blocks/section-block
+MAX_BLOCKS = 50  # https://docs.slack.dev/reference/block-kit/blocks
+BLOCKS_TEXT_LIMIT = 13000  # msg_blocks_too_long, as observed (slackapi/bolt-js#2509)
+
+
+@dataclass
+class Call:
+    """One request the fake received: ``method`` is the Web API method (``chat.postMessage``),
+    ``upload`` for a file upload URL, ``response_url`` for a slash command's response URL."""
+
+    method: str
+    params: dict[str, Any]
+    headers: dict[str, str]
+    body: bytes
+    status: int = 200
+    at: float = field(default_factory=time.monotonic)
+
+
+class FakeSlackAPI:
+    """A loopback HTTP server speaking enough of the Slack Web API for the bot.
+
+    Methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``,
+    ``reactions.add``, ``conversations.replies``, ``files.getUploadURLExternal``, the upload URL
+    it hands out (``/upload/{file_id}``), ``files.completeUploadExternal``, and slash-command
+    response URLs (``/response/{id}``). Parameters are read from the query string, form-encoded
+    and JSON bodies alike. ``latency`` (seconds) delays every answer; :meth:`rate_limit` makes
+    the next calls of a method answer HTTP 429 with ``Retry-After``.
+
+    Use as a context manager, or :meth:`start` / :meth:`stop`; ``base_url`` is what
+    ``SLACK_API_URL`` should be.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str = "xoxb-fake-bot-token",
+        team_id: str = "T0TEAM",
+        bot_user_id: str = "U0BOT",
+        bot_id: str = "B0BOT",
+        latency: float = 0.0,
+    ) -> None:
+        self.token = token
+        self.team_id = team_id
+        self.bot_user_id = bot_user_id
+        self.bot_id = bot_id
+        self.latency = latency
+        self.missing_channels: set[str] = set()
+        self.uploads: dict[str, dict[str, Any]] = {}
+        self._calls: list[Call] = []
+        self._messages: list[dict[str, Any]] = []
+        self._limits: dict[str, list[int]] = {}
+        self._failures: dict[str, list[Any]] = {}
+        self._lock = threading.Lock()
+        self._seq = itertools.count(1)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle -----------------------------------------------------------------------
+    def start(self) -> FakeSlackAPI:
+        """Listen on an ephemeral port of 127.0.0.1 in a daemon thread."""
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802
+                fake._serve(self)
+
+            def do_POST(self) -> None:  # noqa: N802
+                fake._serve(self)
+
+            def log_message(self, *args: object) -> None:
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-slack", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeSlackAPI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The port listened on."""
+        assert self._server is not None, "not started"
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The Web API base URL, for ``SLACK_API_URL``."""
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    # ---- test controls -------------------------------------------------------------------
+    def rate_limit(self, method: str, *, times: int = 1, retry_after: int = 0) -> None:
+        """Answer the next ``times`` calls of ``method`` with HTTP 429 and ``Retry-After``."""
+        with self._lock:
+            self._limits[method] = [times, retry_after]
+
+    def fail(self, method: str, error: str, *, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}``."""
+        with self._lock:
+            self._failures[method] = [times, error]
+
+    def add_message(self, channel: str, text: str, *, user: str, thread_ts: str | None = None) -> str:
+        """Record a message a person wrote (so ``conversations.replies`` sees it); returns its ts."""
+        return self._store({"channel": channel, "text": text, "user": user, "thread_ts": thread_ts})["ts"]
+
+    @property
+    def calls(self) -> list[Call]:
+        """Every call so far, oldest first (a copy)."""
+        with self._lock:
+            return list(self._calls)
+
+    def calls_to(self, method: str) -> list[Call]:
+        """The calls of one method, oldest first."""
+        return [c for c in self.calls if c.method == method]
+
+    def messages(self, channel: str | None = None) -> list[dict[str, Any]]:
+        """Stored messages (bot posts, file shares, :meth:`add_message`), oldest first."""
+        with self._lock:
+            return [dict(m) for m in self._messages if channel is None or m["channel"] == channel]
+
+    def thread(self, channel: str, ts: str) -> list[dict[str, Any]]:
+        """The root message ``ts`` of ``channel`` (if stored) and every reply, oldest first."""
+        return [m for m in self.messages(channel) if m["ts"] == ts or m.get("thread_ts") == ts]
+
+    def wait_for(self, predicate: Callable[[], Any], *, timeout: float = 20.0, what: str = "condition") -> Any:
+        """Poll ``predicate`` until it returns a truthy value (returned) or fail after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.02)
+        methods = [c.method for c in self.calls]
+        raise AssertionError(f"timed out after {timeout}s waiting for {what}; calls so far: {methods}")
+
+    # ---- the server ----------------------------------------------------------------------
+    def _store(self, message: dict[str, Any]) -> dict[str, Any]:
+        n = next(self._seq)
+        message = {**message, "ts": f"{1700000000 + n}.{n:06d}"}
+        with self._lock:
+            self._messages.append(message)
+        return message
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        url = urlsplit(handler.path)
+        length = int(handler.headers.get("Content-Length") or 0)
+        body = handler.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in handler.headers.items()}
+        path = url.path
+        is_upload = path.startswith("/upload/")
+        # an upload URL takes the file's raw bytes, whatever Content-Type the client claims
+        params = _params(url.query, b"" if is_upload else body, headers.get("content-type", ""))
+        if path.startswith("/api/"):
+            method = path[len("/api/"):]
+        elif is_upload:
+            method = "upload"
+            params["file_id"] = path[len("/upload/"):]
+        elif path.startswith("/response/"):
+            method = "response_url"
+        else:
+            method = path
+        if self.latency:
+            time.sleep(self.latency)
+        try:
+            status, payload, extra = self._answer(method, params, headers, body)
+        except Exception as err:  # a fake's bug must show as a failed call, not a hung client
+            status, payload, extra = 500, {"ok": False, "error": f"fake_error: {err!r}"}, {}
+        with self._lock:
+            self._calls.append(Call(method, params, headers, body, status))
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json; charset=utf-8")
+        handler.send_header("Content-Length", str(len(data)))
+        for key, value in extra.items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _answer(self, method: str, params: dict, headers: dict, body: bytes) -> tuple[int, Any, dict]:
+        with self._lock:
+            limit = self._limits.get(method)
+            if limit and limit[0] > 0:
+                limit[0] -= 1
+                return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(limit[1])}
+            failure = self._failures.get(method)
+            if failure and failure[0] > 0:
+                failure[0] -= 1
+                return 200, {"ok": False, "error": failure[1]}, {}
+        if method == "upload":
+            return self._upload(params["file_id"], body)
+        if method == "response_url":
+            return 200, b"ok", {}
+        token = headers.get("authorization", "").removeprefix("Bearer ").strip() or params.get("token", "")
+        if token != self.token:
+            return 200, {"ok": False, "error": "invalid_auth" if token else "not_authed"}, {}
+        handler = getattr(self, "_m_" + method.replace(".", "_"), None)
+        if handler is None:
+            return 200, {"ok": False, "error": "unknown_method"}, {}
+        channel = params.get("channel") or params.get("channel_id")
+        if channel and channel in self.missing_channels:
+            return 200, {"ok": False, "error": "channel_not_found"}, {}
+        return 200, handler(params), {}
+
+    def _upload(self, file_id: str, body: bytes) -> tuple[int, Any, dict]:
+        with self._lock:
+            entry = self.uploads.get(file_id)
+            if entry is None:
+                return 404, b"unknown upload url", {}
+            entry["data"] = body
+        return 200, f"OK - {len(body)}".encode(), {}
+
+    # ---- methods -------------------------------------------------------------------------
+    def _m_auth_test(self, p: dict) -> dict:
+        return {
+            "ok": True, "url": "https://fake-team.slack.com/", "team": "Fake Team", "user": "deepresearch",
+            "team_id": self.team_id, "user_id": self.bot_user_id, "bot_id": self.bot_id,
+            "is_enterprise_install": False,
+        }
+
+    def _m_chat_postMessage(self, p: dict) -> dict:  # noqa: N802
+        blocks = _json_field(p.get("blocks")) or []
+        problem = _check_message(p.get("text"), blocks)
+        if problem:
+            return {"ok": False, "error": problem}
+        message = self._store({
+            "channel": p["channel"], "text": p.get("text", ""), "blocks": blocks, "user": self.bot_user_id,
+            "bot_id": self.bot_id, "thread_ts": p.get("thread_ts"),
+        })
+        return {"ok": True, "channel": p["channel"], "ts": message["ts"], "message": message}
+
+    def _m_chat_postEphemeral(self, p: dict) -> dict:  # noqa: N802
+        if not p.get("user"):
+            return {"ok": False, "error": "user_not_in_channel"}
+        return {"ok": True, "message_ts": f"{time.time():.6f}"}
+
+    def _m_chat_update(self, p: dict) -> dict:
+        blocks = _json_field(p.get("blocks")) or []
+        problem = _check_message(p.get("text"), blocks)
+        if problem:
+            return {"ok": False, "error": problem}
+        with self._lock:
+            for message in self._messages:
+                if message["channel"] == p.get("channel") and message["ts"] == p.get("ts"):
+                    message.update(text=p.get("text", ""), blocks=blocks, edited=True)
+                    return {"ok": True, "channel": p["channel"], "ts": p["ts"], "text": message["text"]}
+        return {"ok": False, "error": "message_not_found"}
+
+    def _m_reactions_add(self, p: dict) -> dict:
+        if not (p.get("channel") and p.get("timestamp") and p.get("name")):
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True}
+
+    def _m_conversations_replies(self, p: dict) -> dict:
+        return {"ok": True, "messages": self.thread(p.get("channel", ""), p.get("ts", "")), "has_more": False}
+
+    def _m_files_getUploadURLExternal(self, p: dict) -> dict:  # noqa: N802
+        if not p.get("filename") or not str(p.get("length", "")).isdigit():
+            return {"ok": False, "error": "invalid_arguments"}
+        file_id = f"F{next(self._seq):08d}"
+        with self._lock:
+            self.uploads[file_id] = {"filename": p["filename"], "length": int(p["length"]), "data": None}
+        return {"ok": True, "upload_url": f"http://127.0.0.1:{self.port}/upload/{file_id}", "file_id": file_id}
+
+    def _m_files_completeUploadExternal(self, p: dict) -> dict:  # noqa: N802
+        files = _json_field(p.get("files")) or []
+        shared = []
+        with self._lock:
+            for item in files:
+                entry = self.uploads.get(item.get("id", ""))
+                if entry is None or entry["data"] is None:
+                    return {"ok": False, "error": "file_not_found"}
+                shared.append({
+                    "id": item["id"], "name": entry["filename"], "title": item.get("title") or entry["filename"],
+                    "size": len(entry["data"]),
+                })
+        if p.get("channel_id"):
+            self._store({
+                "channel": p["channel_id"], "text": p.get("initial_comment", ""), "user": self.bot_user_id,
+                "bot_id": self.bot_id, "thread_ts": p.get("thread_ts"), "files": shared,
+            })
+        return {"ok": True, "files": shared}
+
+
+def _params(query: str, body: bytes, content_type: str) -> dict[str, Any]:
+    params: dict[str, Any] = dict(parse_qsl(query, keep_blank_values=True))
+    if not body:
+        return params
+    if "application/json" in content_type:
+        loaded = json.loads(body.decode("utf-8"))
+        if isinstance(loaded, dict):
+            params.update(loaded)
+    elif "application/x-www-form-urlencoded" in content_type:
+        params.update(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    return params
+
+
+def _json_field(value: Any) -> Any:
+    if isinstance(value, str):
+        return json.loads(value) if value.strip() else None
+    return value
+
+
+def _check_message(text: Any, blocks: list) -> str | None:
+    if not text and not blocks:
+        return "no_text"
+    if len(blocks) > MAX_BLOCKS:
+        return "invalid_blocks"
+    total = 0
+    for block in blocks:
+        if block.get("type") == "section":
+            section_text = (block.get("text") or {}).get("text", "")
+            if not section_text or len(section_text) > SECTION_TEXT_LIMIT:
+                return "invalid_blocks"
+            total += len(section_text)
+    return "msg_blocks_too_long" if total > BLOCKS_TEXT_LIMIT else None
