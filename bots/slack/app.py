@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
@@ -14,6 +15,7 @@ from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
 from engine.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
+LISTENER_THREADS = 32
 
 
 def signing_secret(settings: Settings) -> str:
@@ -57,6 +59,9 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
             request_verification_enabled=not socket_mode,
             token_verification_enabled=False,
             process_before_response=False,
+            # Bolt's default pool has 5 threads and each listener holds one after ack() while it
+            # posts the root message; a larger pool keeps bursts of commands under Slack's 3 s.
+            listener_executor=ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="slack-listener"),
             logger=bolt_logger,
         )
     finally:

@@ -17,6 +17,10 @@ from engine.graph.supervisor import supervisor_prompt
 from engine.language import language_name
 from engine.schemas import ClarifyWithUser, ResearchQuestion
 
+# The findings handed to the report writer are capped (about 25k tokens) so its prompt stays
+# bounded however many sources the researchers found; the context-length retry shortens further.
+FINDINGS_BUDGET_CHARS = 100_000
+
 
 def format_messages(messages: list[BaseMessage]) -> str:
     """The conversation as ``User:`` / ``Assistant:`` lines for a prompt."""
@@ -112,7 +116,8 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
             language=language_name(state.get("language", "en")),
         ))]
 
-    response = await invoke_with_context_retry(ctx.model("final_report"), build, len(findings))
+    budget = min(len(findings), FINDINGS_BUDGET_CHARS)
+    response = await invoke_with_context_retry(ctx.model("final_report"), build, budget)
     return {"report": response.text.strip(), "numbering": numbering}
 
 

@@ -26,6 +26,9 @@ from engine.schemas import ConductResearch, ResearchComplete, think_tool
 from engine.search.base import SearchError
 
 log = logging.getLogger(__name__)
+# What the supervisor reads of each unit's notes: enough to judge coverage, bounded so that its
+# prompt does not grow with the number of sources (the full notes go to the report writer).
+SUPERVISOR_NOTE_CHARS = 4000
 _RESEARCHER = build_researcher_graph()
 
 # Errors that mean the model or search service itself is down: the run fails (resumable from
@@ -100,11 +103,12 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
             "units_done": [topic],
         }
     notes = out.get("compressed_research", "") or "No findings."
+    brief_notes = notes if len(notes) <= SUPERVISOR_NOTE_CHARS else notes[:SUPERVISOR_NOTE_CHARS] + " […]"
     writer({"event": "topic_finished", "topic": topic})
     writer({"event": "sources_found", "ids": list(out.get("sources", {}))})
     log.info("event=unit_finished topic=%r sources=%d", topic[:80], len(out.get("sources", {})))
     return {
-        "supervisor_messages": [ToolMessage(notes, tool_call_id=unit["tool_call_id"], name="ConductResearch")],
+        "supervisor_messages": [ToolMessage(brief_notes, tool_call_id=unit["tool_call_id"], name="ConductResearch")],
         "notes": [f"### {topic}\n{notes}"],
         "sources": out.get("sources", {}),
         "units_done": [topic],

@@ -1,0 +1,229 @@
+"""Which installed font has each character (fontconfig), and placeholders for what none has."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import shutil
+import subprocess
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MAIN_FONTS = ("Noto Serif", "DejaVu Serif", "Latin Modern Roman")
+SANS_FONTS = ("Noto Sans", "DejaVu Sans", "Latin Modern Sans")
+MONO_FONTS = ("DejaVu Sans Mono", "Noto Sans Mono", "Latin Modern Mono")
+# Tried first, in this order, for a glyph the main font lacks; then any other installed font.
+FALLBACK_FONTS = ("DejaVu Serif", "DejaVu Sans", "Noto Sans Math", "Noto Sans Symbols", "Noto Sans Symbols2")
+CJK_FONTS = ("Noto Serif CJK {}", "Noto Sans CJK {}", "Noto Sans Mono CJK {}")
+
+# Ranges set in the CJK font first (xeCJK's CJK and HangulJamo classes).
+_CJK_RANGES = (
+    (0x02EA, 0x02EB), (0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x2FF0, 0x303F), (0x3040, 0x31FF),
+    (0x3200, 0x4DBF), (0x4DC0, 0x9FFF), (0xA000, 0xA4CF), (0xA960, 0xA97F), (0xAC00, 0xD7FF),
+    (0xF900, 0xFAFF), (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF), (0x16FE0, 0x18D7F),
+    (0x1AFF0, 0x1B2FF), (0x1F200, 0x1F2FF), (0x20000, 0x3134F),
+)
+_EMOJI_RANGES = ((0x2300, 0x23FF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x1F000, 0x1FAFF))
+_SAFE_FAMILY = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .+-]*")
+
+
+# --- coverage ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Face:
+    """One installed font family's regular face: the code points it has glyphs for."""
+
+    family: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def covers(self, cp: int) -> bool:
+        i = bisect.bisect_right(self.starts, cp) - 1
+        return i >= 0 and cp <= self.ends[i]
+
+
+@functools.cache
+def installed_faces() -> dict[str, _Face]:
+    """Regular faces of the fonts fontconfig knows, by family name; empty without ``fc-list``."""
+    exe = shutil.which("fc-list")
+    if exe is None:
+        return {}
+    try:
+        out = subprocess.run([exe, "--format", "%{family[0]}\t%{style[0]}\t%{charset}\n"],
+                             capture_output=True, text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    faces: dict[str, _Face] = {}
+    for line in sorted(out.splitlines()):
+        family, _, rest = line.partition("\t")
+        style, _, charset = rest.partition("\t")
+        if style not in ("Regular", "Book", "Roman") or not _SAFE_FAMILY.fullmatch(family):
+            continue
+        starts, ends = [], []
+        for part in charset.split():
+            lo, _, hi = part.partition("-")
+            starts.append(int(lo, 16))
+            ends.append(int(hi or lo, 16))
+        if family not in faces and starts:
+            faces[family] = _Face(family, tuple(starts), tuple(ends))
+    return faces
+
+
+def _in(ranges: Iterable[tuple[int, int]], cp: int) -> bool:
+    return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def _first_installed(names: Iterable[str], faces: dict[str, _Face]) -> str:
+    names = list(names)
+    return next((n for n in names if n in faces), names[0])
+
+
+class FontPlan:
+    """Which font typesets each character; records the fallback fonts one document uses.
+
+    CJK text is one more fallback (Noto Serif/Sans Mono CJK in the document's regional variant),
+    with XeTeX's ICU line breaking, so no CJK package is needed.
+    """
+
+    def __init__(self, language: str, texts: Iterable[str], faces: dict[str, _Face]) -> None:
+        """``faces``: the installed fonts, as `installed_faces` lists them."""
+        self.faces = faces
+        self.main = _first_installed(MAIN_FONTS, self.faces)
+        self.sans = _first_installed(SANS_FONTS, self.faces)
+        self.mono = _first_installed(MONO_FONTS, self.faces)
+        region = _cjk_region(language, texts)
+        self.cjk = tuple(name.format(region) for name in CJK_FONTS)
+        others = sorted((f for f in self.faces if f not in FALLBACK_FONTS), key=_fallback_rank)
+        self.order = [f for f in FALLBACK_FONTS if f in self.faces] + others
+        self.used: dict[str, str] = {}  # fallback family -> LaTeX command name
+        self._cache: dict[tuple[str, str], str | None] = {}
+
+    def font_for(self, ch: str, base: str) -> str | None:
+        """``""`` when ``base`` (main or mono font) has ``ch``, else a fallback family, or None."""
+        key = (ch, base)
+        if key not in self._cache:
+            self._cache[key] = self._lookup(ord(ch), base)
+        return self._cache[key]
+
+    def _lookup(self, cp: int, base: str) -> str | None:
+        if not self.faces or cp < 0x80:
+            return ""
+        face = self.faces.get(base)
+        if face is None or face.covers(cp):
+            return ""
+        order = ([self.main] if base != self.main else []) + self.order
+        if _in(_CJK_RANGES, cp):
+            order.insert(0, self.cjk[2] if base == self.mono else self.cjk[0])
+        return next((f for f in order if f in self.faces and self.faces[f].covers(cp)), None)
+
+    def command(self, family: str) -> str:
+        """The LaTeX command (without backslash) that typesets its argument in ``family``."""
+        if family not in self.used:
+            self.used[family] = "drbfallback" + _letters(len(self.used))
+        return self.used[family]
+
+    @property
+    def linebreak_locale(self) -> str | None:
+        """The ICU line-breaking locale when CJK text is set, so lines may break between glyphs."""
+        if not any(f in self.used for f in self.cjk):
+            return None
+        return {"JP": "ja", "KR": "ko"}.get(self.cjk[0].rsplit(" ", 1)[-1], "zh")
+
+
+def _fallback_rank(family: str) -> tuple:
+    plain_noto = family.startswith(("Noto Sans ", "Noto Serif ")) and not re.search("UI|Display", family)
+    return ("CJK" in family, "Math" in family, not plain_noto, not family.startswith("Noto"), family)
+
+
+def _letters(n: int) -> str:
+    out = ""
+    while True:
+        out = chr(ord("A") + n % 26) + out
+        n = n // 26 - 1
+        if n < 0:
+            return out
+
+
+def _cjk_region(language: str, texts: Iterable[str]) -> str:
+    lang = language.lower().replace("_", "-")
+    if lang.startswith("ja"):
+        return "JP"
+    if lang.startswith("ko"):
+        return "KR"
+    if lang.startswith("zh"):
+        return "HK" if lang.endswith("-hk") else "TC" if ("hant" in lang or lang.endswith("-tw")) else "SC"
+    joined = "".join(texts)
+    if re.search("[\u3040-\u30ff]", joined):
+        return "JP"
+    if re.search("[\uac00-\ud7af]", joined) and not re.search("[\u4e00-\u9fff]", joined):
+        return "KR"
+    return "SC"
+
+
+# --- characters no font has --------------------------------------------------------------------
+
+
+def placeholder(chars: str) -> str:
+    """A visible stand-in for characters no installed font has, e.g. ``[emoji: rocket]``."""
+    bases = [c for c in chars if not _is_extender(c) and c != "\u200d"]
+    if len(bases) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in bases):
+        return "[flag: " + "".join(chr(ord(c) - 0x1F1E6 + ord("A")) for c in bases) + "]"
+    names = [unicodedata.name(c, "").lower() for c in bases or chars]
+    if all(_in(_EMOJI_RANGES, ord(c)) for c in bases or chars):
+        return "[emoji: " + " + ".join(n or "unknown" for n in names) + "]"
+    first = (bases or chars)[0]
+    name = unicodedata.name(first, "")
+    return f"[U+{ord(first):04X}{': ' + name.lower() if name else ''}]"
+
+
+def _is_extender(ch: str) -> bool:
+    cp = ord(ch)
+    return (0xFE00 <= cp <= 0xFE0F or 0x1F3FB <= cp <= 0x1F3FF or cp == 0x20E3
+            or 0xE0020 <= cp <= 0xE007F or 0xE0100 <= cp <= 0xE01EF)
+
+
+def _clusters(text: str) -> Iterable[str]:
+    """Split into base characters with their emoji modifiers, ZWJ sequences and flag pairs."""
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        if 0x1F1E6 <= ord(text[i]) <= 0x1F1FF and j < n and 0x1F1E6 <= ord(text[j]) <= 0x1F1FF:
+            j += 1
+        while j < n and (_is_extender(text[j]) or (text[j] == "\u200d" and j + 1 < n)):
+            j += 2 if text[j] == "\u200d" else 1
+        yield text[i:j]
+        i = j
+
+
+def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
+    """Split ``text`` into ``(family, text)`` runs: family ``""`` for the base font.
+
+    Characters that no font has become a placeholder in the base font; invisible modifiers
+    (variation selectors, skin tones, joiners) that no font has are left out.
+    """
+    out: list[tuple[str, str]] = []
+
+    def add(family: str, piece: str) -> None:
+        if out and out[-1][0] == family:
+            out[-1] = (family, out[-1][1] + piece)
+        else:
+            out.append((family, piece))
+
+    for cluster in _clusters(text):
+        fonts = [plan.font_for(c, base) for c in cluster]
+        bases = [f for c, f in zip(cluster, fonts, strict=True) if not _is_extender(c) and c != "\u200d"]
+        if any(f is None for f in bases) or not bases:
+            if all(unicodedata.category(c) == "Cf" or _is_extender(c) for c in cluster):
+                continue  # invisible format characters: nothing to show
+            add("", placeholder(cluster))
+            continue
+        family = bases[0]
+        for c, f in zip(cluster, fonts, strict=True):
+            if f == family or (f is not None and not (_is_extender(c) or c == "\u200d")):
+                add(f, c)
+                family = f
+    return out
+

@@ -1,0 +1,216 @@
+"""Text extraction for the corpus: the title and plain text of a Markdown, text, RST, HTML or PDF file."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from bs4.dammit import UnicodeDammit
+
+SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
+MAX_FILE_BYTES = 64 * 1024 * 1024
+_DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"})
+_DROP_ROLES = frozenset({"navigation", "search"})
+_BLOCK_TAGS = frozenset(
+    "address article aside blockquote caption dd details div dl dt figcaption figure footer h1 h2 h3 h4 "
+    "h5 h6 header hr li main ol p pre section summary table tbody thead tfoot tr ul".split()
+)
+_PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
+_SPACES = re.compile(r"\s+")
+
+
+class Unreadable(Exception):
+    """A file that cannot be indexed; the message is the reason (one short line)."""
+
+
+def extract_document(path: Path, size: int) -> tuple[str, str]:
+    """Return ``(title, text)`` of the file at ``path`` (``size`` bytes), passages split by blank lines.
+
+    The title comes from HTML ``<title>``, a Markdown ``# heading`` or front matter, an
+    reStructuredText section title, PDF metadata, else the first short line, else the file name.
+
+    Raises:
+        Unreadable: the file is too big, binary, malformed or not readable.
+    """
+    if size > MAX_FILE_BYTES:
+        raise Unreadable(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+    name = path.name.lower()
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".pdf":
+            title, text = _pdf(path)
+        else:
+            data = path.read_bytes()
+            if suffix in (".html", ".htm"):
+                title, text = _html(data)
+            else:
+                text = _decode(data)
+                if suffix == ".rst" or name.endswith(".rst.txt"):
+                    title = _rst_title(text)
+                elif suffix in (".md", ".markdown"):
+                    title, text = _markdown(text)
+                else:
+                    title = None
+    except OSError as err:
+        raise Unreadable(err.strerror or type(err).__name__) from err
+    text = re.sub(r"\n{3,}", "\n\n", text.replace("\x00", "")).strip()
+    if not title:
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        title = first if len(first) <= 120 else None
+    return (title or path.name).strip()[:300], text
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    if b"\x00" in data[:8192]:
+        raise Unreadable("binary file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _markdown(text: str) -> tuple[str | None, str]:
+    title = None
+    front = re.match(r"---\n(.*?)\n(?:---|\.\.\.)\n", text, re.S)
+    if front:
+        text = text[front.end():]
+        found = re.search(r"^title:\s*(.+?)\s*$", front.group(1), re.M)
+        title = found.group(1).strip("\"'") if found else None
+    heading = re.search(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", text, re.M) or re.search(r"^(\S.*)\n=+[ \t]*$", text, re.M)
+    return title or (heading.group(1).strip() if heading else None), text
+
+
+def _rst_title(text: str) -> str | None:
+    lines = text.splitlines()
+    adornment = re.compile(r"([=\-~^\"'#*+`:.])\1{2,}\s*$")
+    for line, under in zip(lines, lines[1:], strict=False):
+        if line.strip() and not adornment.match(line) and adornment.match(under) \
+                and len(under.rstrip()) >= len(line.rstrip()):
+            return re.sub(r":[\w:+-]+:`([^`]*)`", r"\1", line.strip()).replace("``", "")
+    return None
+
+
+def _pdf(path: Path) -> tuple[str | None, str]:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise Unreadable("encrypted PDF")
+        text = "\n\n".join((page.extract_text() or "").strip() for page in reader.pages)
+        title = reader.metadata.title if reader.metadata else None
+    except (Unreadable, OSError):
+        raise
+    except Exception as err:  # pypdf raises many exception types on malformed files
+        raise Unreadable(f"unreadable PDF ({type(err).__name__})") from err
+    return (str(title).strip() if title else None), text
+
+
+def _html(data: bytes) -> tuple[str | None, str]:
+    markup = UnicodeDammit(data, is_html=True).unicode_markup
+    if markup is None:
+        raise Unreadable("unknown text encoding")
+    parser = _HTMLText()
+    try:
+        parser.feed(markup)
+        parser.close()
+    except Exception as err:  # the tokenizer may raise several types on hostile markup
+        raise Unreadable(f"unreadable HTML ({type(err).__name__})") from err
+    return parser.result()
+
+
+class _HTMLText(HTMLParser):
+    """Streams HTML into its visible text: blocks separated by blank lines, whitespace collapsed
+    (kept inside ``<pre>``); scripts, styles, navigation and permalink anchors dropped; only the
+    ``<main>`` (or ``role="main"``) element's text when the page marks one."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title: list[str] = []
+        self.h1: list[str] = []
+        self.in_title = self.in_h1 = False
+        self.skip_tag: str | None = None  # inside a dropped element: its tag and nesting depth
+        self.skip_depth = 0
+        self.pre = 0
+        self.main_tag: str | None = None
+        self.main_depth = 0
+        self.main_span: list[int] = []  # [start] while inside the main element, then [start, end]
+        self.anchors: list[int] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skip_tag:
+            self.skip_depth += tag == self.skip_tag
+            return
+        self.in_title = tag == "title"
+        role = dict(attrs).get("role")
+        if tag in _DROP_TAGS or role in _DROP_ROLES:
+            self.skip_tag, self.skip_depth = tag, 1
+            return
+        if self.main_tag == tag and len(self.main_span) == 1:
+            self.main_depth += 1
+        elif not self.main_span and (tag == "main" or role == "main"):
+            self.main_tag, self.main_depth, self.main_span = tag, 1, [len(self.parts)]
+        if tag == "br":
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" ")
+        elif tag == "a":
+            self.anchors.append(len(self.parts))
+        elif tag == "h1" and not self.h1:
+            self.in_h1 = True
+        if tag in ("pre", "textarea"):
+            self.pre += 1
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip_tag:
+            if tag == self.skip_tag:
+                self.skip_depth -= 1
+                if not self.skip_depth:
+                    self.skip_tag = None
+            return
+        if tag == "title":
+            self.in_title = False
+        elif tag == "h1":
+            self.in_h1 = False
+        elif tag == "a" and self.anchors:
+            at = self.anchors.pop()
+            if "".join(self.parts[at:]).strip() in _PERMALINKS:
+                del self.parts[at:]
+        elif tag in ("pre", "textarea"):
+            self.pre = max(0, self.pre - 1)
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+        if tag == self.main_tag and len(self.main_span) == 1:
+            self.main_depth -= 1
+            if not self.main_depth:
+                self.main_span.append(len(self.parts))
+
+    def handle_data(self, data: str) -> None:
+        if self.skip_tag:
+            return
+        if self.in_title:
+            self.title.append(data)
+            return
+        text = data if self.pre else _SPACES.sub(" ", data)
+        self.parts.append(text)
+        if self.in_h1:
+            self.h1.append(text)
+
+    def result(self) -> tuple[str | None, str]:
+        """``(title, text)``: the ``<title>`` (else the first ``<h1>``) and the visible text."""
+        parts = self.parts[slice(*self.main_span)] if self.main_span else self.parts
+        if not "".join(parts).strip():
+            parts = self.parts
+        lines = []
+        for line in "".join(parts).split("\n"):
+            line = line.rstrip()
+            lines.append(line[1:] if line.startswith(" ") and not line.startswith("  ") else line)
+        title = " ".join("".join(self.title).split()) or " ".join("".join(self.h1).split()).rstrip("¶#§🔗 ")
+        return title or None, "\n".join(lines)
