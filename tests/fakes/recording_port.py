@@ -1,0 +1,90 @@
+"""A chat port for tests that appends every post, update and upload to a JSON-lines file."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+
+FACTORY = "tests.fakes.recording_port:RecordingPort"
+
+
+class RecordingPort:
+    """Records what a job says in one thread; rebuilt in any process from :meth:`reference`.
+
+    The reference is ``{"factory", "path", "thread", "fail"}``: ``path`` is the shared JSON-lines
+    log, ``thread`` a label, ``fail`` an optional ``{"op": "post"|"update"|"upload", "times": n}``
+    making the first ``n`` calls of that operation (counted across processes in ``path.fail``)
+    raise ``ConnectionError``, like a chat API answering 503.
+    """
+
+    def __init__(self, ref: dict) -> None:
+        """Build from a reference dict (see the class docstring)."""
+        self.ref = dict(ref)
+        self.path = Path(ref["path"])
+        self.thread = str(ref.get("thread", ""))
+
+    @classmethod
+    def create(cls, path: Path, thread: str, fail: dict | None = None) -> RecordingPort:
+        """A port writing to ``path`` for the thread labelled ``thread``."""
+        ref = {"factory": FACTORY, "path": str(path), "thread": thread}
+        if fail:
+            ref["fail"] = fail
+        return cls(ref)
+
+    def reference(self) -> dict:
+        """The plain dict a worker rebuilds this port from."""
+        return dict(self.ref)
+
+    def _locked_append(self, event: dict) -> None:
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            fh.write(json.dumps(event) + "\n")
+            fh.flush()
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _maybe_fail(self, op: str) -> None:
+        fail = self.ref.get("fail")
+        if not fail or fail.get("op") != op:
+            return
+        counter = Path(str(self.path) + ".fail")
+        with open(counter, "a+", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            fh.seek(0)
+            done = fh.read().count(f"{self.thread}:{op}\n")
+            if done < int(fail.get("times", 1)):
+                fh.write(f"{self.thread}:{op}\n")
+                fh.flush()
+                raise ConnectionError(f"fake chat API: 503 on {op}")
+
+    def _event(self, op: str, **fields: object) -> None:
+        self._locked_append({"op": op, "thread": self.thread, "t": time.time(), "pid": os.getpid(), **fields})
+
+    def post(self, text: str) -> str:
+        """Record a new message; returns its id."""
+        self._maybe_fail("post")
+        message_id = uuid.uuid4().hex[:12]
+        self._event("post", id=message_id, text=text)
+        return message_id
+
+    def update(self, message_id: str, text: str) -> None:
+        """Record an edit of ``message_id``."""
+        self._maybe_fail("update")
+        self._event("update", id=message_id, text=text)
+
+    def upload(self, files: list[Path], *, comment: str = "") -> None:
+        """Record an upload (file names and sizes; the files must exist)."""
+        self._maybe_fail("upload")
+        self._event("upload", files=[Path(f).name for f in files], sizes=[Path(f).stat().st_size for f in files],
+                    comment=comment)
+
+
+def read_events(path: Path, thread: str | None = None) -> list[dict]:
+    """Every recorded event (of ``thread`` when given), in write order."""
+    if not Path(path).exists():
+        return []
+    events = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [e for e in events if thread is None or e["thread"] == thread]
