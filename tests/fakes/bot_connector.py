@@ -91,6 +91,7 @@ class FakeBotConnector:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # answer at once, no delayed-ACK stall
 
             def do_POST(self) -> None:  # noqa: N802 (stdlib naming)
                 owner._serve(self)

@@ -89,6 +89,7 @@ class LoopbackServer:
 
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # answer at once, no delayed-ACK stall
 
             def do_GET(self) -> None:  # noqa: N802 (stdlib naming)
                 owner._serve(self)
@@ -182,11 +183,14 @@ class LoopbackServer:
         if delay > 0:
             time.sleep(delay)
         record.status = answer.status
+        if answer.chunks is None:  # recorded before the client can read the answer
+            record.end = time.monotonic()
         try:
             self._write(h, answer)
         except (BrokenPipeError, ConnectionResetError):
             h.close_connection = True
-        record.end = time.monotonic()
+        if answer.chunks is not None:
+            record.end = time.monotonic()
 
     @staticmethod
     def _write(h: BaseHTTPRequestHandler, answer: HTTPAnswer) -> None:

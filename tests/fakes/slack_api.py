@@ -77,6 +77,7 @@ class FakeSlackAPI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # answer at once, no delayed-ACK stall
 
             def do_GET(self) -> None:  # noqa: N802
                 fake._serve(self)
