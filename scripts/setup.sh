@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   python3 python3-venv python3-dev gcc
-  texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-lang-cjk texlive-fonts-recommended
-  latexmk lmodern fonts-noto-cjk fonts-noto-core fonts-dejavu-core poppler-utils
+  texlive-xetex texlive-latex-recommended texlive-latex-extra fontconfig
+  latexmk fonts-noto-cjk fonts-noto-core fonts-dejavu-core poppler-utils
   redis-server python3-doc
 )
 
