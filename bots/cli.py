@@ -73,6 +73,29 @@ def index(
 
 
 @app.command()
+def prune(
+    older_than: Annotated[float, typer.Option("--older-than", help="Age in days of the newest checkpoint.")] = 30,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go, delete nothing.")] = False,
+    keep_artifacts: Annotated[bool, typer.Option("--keep-artifacts", help="Keep the report files.")] = False,
+) -> None:
+    """Delete threads (checkpoints and report files) idle for more than --older-than days."""
+    import asyncio
+
+    from engine.maintenance import prune_threads
+    from engine.settings import load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as err:
+        _fail(str(err))
+    report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
+                                       keep_artifacts=keep_artifacts))
+    verb = "would delete" if dry_run else "deleted"
+    typer.echo(f"{verb} {len(report.threads)} thread(s), kept {report.kept}; checkpoint file "
+               f"{report.bytes_before:,} -> {report.bytes_after:,} bytes")
+
+
+@app.command()
 def worker(
     burst: Annotated[bool, typer.Option("--burst", help="Exit when the queue is empty.")] = False,
     queue: Annotated[str, typer.Option(help="The RQ queue to listen on.")] = "research",
