@@ -27,3 +27,20 @@ Public surface (what ``bots/`` uses):
     The thread registry: status (``queued``, ``running``, ``paused``, ``done``, ``failed``,
     ``cancelled``), requester, question, report paths.
 """
+
+from jobs.dedupe import seen_before
+from jobs.dispatch import handle_message
+from jobs.queue import enqueue
+from jobs.threads import ThreadInfo, thread_info, threads_of
+from jobs.turns import Reply, Turn
+
+__all__ = [
+    "Reply",
+    "ThreadInfo",
+    "Turn",
+    "enqueue",
+    "handle_message",
+    "seen_before",
+    "thread_info",
+    "threads_of",
+]

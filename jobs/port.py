@@ -49,7 +49,7 @@ def port_from_reference(ref: dict) -> ChatPort:
     if not isinstance(target, str) or ":" not in target:
         raise ValueError("chat port reference has no 'factory' of the form 'module:callable'")
     module_name, _, attr = target.partition(":")
-    if not module_name.startswith("bots.") and not module_name.startswith("tests."):
+    if not module_name.startswith(("bots.", "tests.", "jobs.")):
         raise ValueError(f"chat port factory {module_name!r} is not a chat surface module")
     factory = getattr(importlib.import_module(module_name), attr)
     return factory(ref)

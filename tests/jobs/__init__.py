@@ -1,0 +1,1 @@
+"""Tests of the job layer: store, conversation rules, queue, workers, in-process runner."""

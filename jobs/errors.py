@@ -1,0 +1,56 @@
+"""Which errors are worth a retry, and the one line a user sees when a research fails."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+class ResearchTimeout(Exception):
+    """The research ran past ``DEEPRESEARCH_JOB_TIMEOUT``; not retried."""
+
+
+def _named(err: BaseException, module: str, names: tuple[str, ...]) -> bool:
+    return any(
+        cls.__module__.split(".")[0] == module and cls.__name__ in names for cls in type(err).__mro__
+    )
+
+
+def is_transient(err: BaseException) -> bool:
+    """True for errors a later attempt may not meet: network and service hiccups.
+
+    Transient: ``ConnectionError`` and ``TimeoutError`` (and subclasses, e.g. a chat port's
+    5xx mapped to ``ConnectionError``), httpx transport errors, OpenAI connection, timeout,
+    rate-limit and 5xx errors, Redis connection and timeout errors, SQLite "database is locked".
+    Not transient: bad settings, rejected input, :class:`ResearchTimeout`, programming errors.
+    """
+    if isinstance(err, ResearchTimeout):
+        return False
+    if isinstance(err, (ConnectionError, TimeoutError)):
+        return True
+    if isinstance(err, sqlite3.OperationalError) and "locked" in str(err).lower():
+        return True
+    if _named(err, "httpx", ("TransportError",)):
+        return True
+    if _named(err, "openai", ("APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError")):
+        return True
+    if _named(err, "redis", ("ConnectionError", "TimeoutError", "BusyLoadingError")):
+        return True
+    return _named(err, "jobs", ("LockLost",))
+
+
+def user_message(err: BaseException, *, job_timeout: int) -> str:
+    """One short line for the thread; never contains a secret or a stack trace."""
+    from engine.search.base import SearchError
+    from engine.settings import SettingsError
+
+    if isinstance(err, ResearchTimeout):
+        return (f"The research was stopped: it ran longer than the limit of {job_timeout // 60} minutes. "
+                "Try a narrower question.")
+    if isinstance(err, (SettingsError, SearchError)):
+        return f"The research failed: {str(err).splitlines()[0][:300]}"
+    if is_transient(err):
+        return ("The research failed: a service it depends on did not answer, even after retries. "
+                "Please try again later.")
+    if _named(err, "openai", ("AuthenticationError", "PermissionDeniedError")):
+        return "The research failed: the language model rejected the bot's credentials. Tell the bot's admin."
+    return f"The research failed because of an internal error ({type(err).__name__}). The details are in the bot's log."

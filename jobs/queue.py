@@ -1,0 +1,123 @@
+"""Enqueue a turn: RQ on Redis when ``REDIS_URL`` is set, else the in-process runner."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+
+from engine.settings import Settings
+from jobs import records
+from jobs.store import get_store
+from jobs.turns import Turn
+
+log = logging.getLogger(__name__)
+
+QUEUE_NAME = "research"
+#: Seconds between attempts after a transient error (and after an abandoned run): 3 retries.
+RETRY_INTERVALS: tuple[int, ...] = (10, 30, 60)
+#: Seconds RQ keeps a finished job's result, and a failed job for inspection (7 days).
+RESULT_TTL = 24 * 3600
+FAILURE_TTL = 7 * 24 * 3600
+JOB_FUNCTION = "jobs.run.run_job"
+
+_redis: dict[str, object] = {}
+_redis_lock = threading.Lock()
+
+
+def redis_connection(url: str):
+    """One RQ-compatible Redis client per URL and process (bytes responses, as RQ needs)."""
+    from redis import Redis
+
+    with _redis_lock:
+        conn = _redis.get(url)
+        if conn is None:
+            conn = Redis.from_url(url, health_check_interval=30)
+            _redis[url] = conn
+        return conn
+
+
+def job_id_for(turn_id: str) -> str:
+    """The RQ job id of a turn: ``turn-`` and 32 hex digits of the turn id's SHA-256."""
+    return "turn-" + hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:32]
+
+
+def enqueue(turn: Turn, *, settings: Settings) -> str:
+    """Queue one turn; returns ``queued`` or ``duplicate`` (that turn id was queued before).
+
+    ``start`` and ``resume`` turns go to the RQ queue ``research`` (``job_timeout`` from
+    ``DEEPRESEARCH_JOB_TIMEOUT``, up to 3 retries :data:`RETRY_INTERVALS` apart, job id from
+    the turn id) or to the in-process runner. A ``cancel`` turn is applied at once: it flags
+    the thread's current turn, which stops within about a second; it never waits in the queue.
+
+    Raises:
+        redis.exceptions.ConnectionError: Redis is unreachable.
+    """
+    store = get_store(settings)
+    if turn.kind == "cancel":
+        current = store.get(f"thread:{turn.thread_id}") or {}
+        request_cancel(turn.thread_id, current.get("turn_id", ""), by=turn.requester, settings=settings)
+        return "queued"
+    mode = "rq" if settings.redis_url else "embedded"
+    if not records.create(store, turn, mode):
+        return "duplicate"
+    if settings.redis_url:
+        from rq import Queue, Retry
+        from rq.exceptions import DuplicateJobError
+
+        queue = Queue(QUEUE_NAME, connection=redis_connection(settings.redis_url))
+        try:
+            queue.enqueue(
+                JOB_FUNCTION,
+                turn.to_dict(),
+                job_id=job_id_for(turn.turn_id),
+                unique=True,
+                job_timeout=settings.job_timeout,
+                retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
+                result_ttl=RESULT_TTL,
+                failure_ttl=FAILURE_TTL,
+                description=f"{turn.kind} turn {turn.turn_id} of {turn.thread_id}",
+            )
+        except DuplicateJobError:
+            return "duplicate"
+    else:
+        from jobs.embedded import get_runner
+
+        get_runner(settings).submit(turn)
+    log.info("event=enqueued turn=%s thread=%s kind=%s mode=%s", turn.turn_id, turn.thread_id, turn.kind, mode)
+    return "queued"
+
+
+def request_cancel(thread_id: str, turn_id: str, *, by: str, settings: Settings) -> None:
+    """Flag ``turn_id`` of ``thread_id`` as cancelled; its job stops within about a second."""
+    if turn_id:
+        records.request_cancel_flag(get_store(settings), thread_id, turn_id, by)
+        log.info("event=cancel_requested thread=%s turn=%s", thread_id, turn_id)
+
+
+def cancel_queued(turn_id: str, *, settings: Settings) -> bool:
+    """Take a turn out of the queue before it starts; True when it was still waiting.
+
+    When it has started already, nothing changes here (its cancel flag stops it).
+    """
+    if not turn_id:
+        return False
+    store = get_store(settings)
+    if settings.redis_url:
+        from rq.exceptions import InvalidJobOperation, NoSuchJobError
+        from rq.job import Job, JobStatus
+
+        try:
+            job = Job.fetch(job_id_for(turn_id), connection=redis_connection(settings.redis_url))
+            if job.get_status() not in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
+                return False
+            job.cancel()
+        except (NoSuchJobError, InvalidJobOperation):
+            return False
+    else:
+        from jobs.embedded import get_runner
+
+        if not get_runner(settings).cancel(turn_id):
+            return False
+    records.finish(store, turn_id, "cancelled")
+    return True

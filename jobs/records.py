@@ -1,0 +1,122 @@
+"""Per-turn records (state, attempts, delivery progress) and per-thread cancel flags."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+from jobs.store import Store
+from jobs.turns import Turn
+
+#: Seconds a turn's record is kept; a turn id is refused as a duplicate for this long (7 days).
+TURN_TTL = 7 * 24 * 3600
+#: Seconds a cancel request stays readable (1 day; a research runs at most ``job_timeout``).
+CANCEL_TTL = 24 * 3600
+
+OPEN_INDEX = "turns:open"
+TERMINAL = ("done", "failed", "cancelled", "skipped")
+
+
+def owner_id() -> str:
+    """``host:pid`` of this process, recorded on the turns it runs."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_alive(owner: str) -> bool:
+    """Whether the ``host:pid`` process of a turn is alive (only knowable on this host)."""
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def turn_key(turn_id: str) -> str:
+    """The store key of a turn's record."""
+    return f"turn:{turn_id}"
+
+
+def create(store: Store, turn: Turn, mode: str) -> bool:
+    """Record a new queued turn; False when ``turn.turn_id`` was recorded before (a duplicate)."""
+    now = time.time()
+    rec = {
+        "turn": turn.to_dict(), "state": "queued", "attempts": 0, "mode": mode, "owner": owner_id(),
+        "created_at": now, "updated_at": now, "graph_started": False, "delivered": [],
+    }
+    if not store.add(turn_key(turn.turn_id), rec, ttl=TURN_TTL):
+        return False
+    store.index_add(OPEN_INDEX, turn.turn_id, now)
+    return True
+
+
+def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
+    """Mark a turn as running in this process; returns ``(record, previous_state)``.
+
+    ``previous_state`` is ``running`` when an earlier attempt died without finishing (an
+    abandoned run), ``retrying`` after a caught transient error, ``queued`` the first time.
+    The record is None (and nothing changes) when the turn is unknown or already finished.
+    """
+    previous = {"state": ""}
+
+    def change(old: dict | None) -> dict | None:
+        if old is None:
+            return None
+        previous["state"] = old.get("state", "")
+        if old.get("state") in TERMINAL:
+            return None
+        old.update(state="running", attempts=int(old.get("attempts", 0)) + 1, owner=owner_id(),
+                   updated_at=time.time())
+        return old
+
+    rec = store.update(turn_key(turn_id), change)
+    if rec is None or previous["state"] in TERMINAL:
+        return None, previous["state"]
+    return rec, previous["state"]
+
+
+def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
+    """Set ``fields`` on a turn's record (no-op when it is gone)."""
+
+    def change(old: dict | None) -> dict | None:
+        if old is None:
+            return None
+        old.update(fields)
+        old["updated_at"] = time.time()
+        return old
+
+    return store.update(turn_key(turn_id), change)
+
+
+def mark_delivered(store: Store, turn_id: str, part: str) -> None:
+    """Remember that ``part`` (``status``, ``question``, ``summary``, ``files``...) was posted."""
+
+    def change(old: dict | None) -> dict | None:
+        if old is None or part in old.get("delivered", []):
+            return None
+        old.setdefault("delivered", []).append(part)
+        return old
+
+    store.update(turn_key(turn_id), change)
+
+
+def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
+    """Mark a turn terminal (``done``, ``failed``, ``cancelled``, ``skipped``) and close it."""
+    patch(store, turn_id, state=state, **fields)
+    store.index_remove(OPEN_INDEX, turn_id)
+
+
+def request_cancel_flag(store: Store, thread_id: str, turn_id: str, by: str) -> None:
+    """Ask the running (or queued) turn ``turn_id`` of ``thread_id`` to stop."""
+    store.put(f"cancel:{thread_id}", {"turn_id": turn_id, "by": by, "at": time.time()}, ttl=CANCEL_TTL)
+
+
+def cancel_requested(store: Store, thread_id: str, turn_id: str) -> bool:
+    """Whether a cancel was requested for ``turn_id`` (a cancel of an earlier turn does not count)."""
+    flag = store.get(f"cancel:{thread_id}")
+    return bool(flag) and flag.get("turn_id") == turn_id

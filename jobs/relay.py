@@ -1,0 +1,96 @@
+"""A chat port over Redis for the terminal: a worker posts into a list the terminal follows."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.settings import Settings, get_settings
+from jobs.queue import redis_connection
+from jobs.threads import ACTIVE, ThreadInfo, thread_info
+
+FACTORY = "jobs.relay:RelayPort"
+#: Seconds the relayed events of a thread are kept (1 day).
+RELAY_TTL = 24 * 3600
+
+
+def _key(thread_id: str) -> str:
+    return f"deepresearch:relay:{thread_id}"
+
+
+class RelayPort:
+    """The chat port of ``deepresearch ask --queue``: events go to a Redis list per thread.
+
+    The reference holds only the thread id; the worker reaches Redis through its own
+    ``REDIS_URL``. Uploaded files are relayed as absolute paths on the worker's data dir.
+    """
+
+    def __init__(self, ref: dict) -> None:
+        """Build from :meth:`reference` (``{"factory", "thread"}``)."""
+        self.thread = str(ref["thread"])
+
+    @classmethod
+    def for_thread(cls, thread_id: str) -> RelayPort:
+        """The port for ``thread_id``."""
+        return cls({"factory": FACTORY, "thread": thread_id})
+
+    def reference(self) -> dict:
+        """``{"factory": "jobs.relay:RelayPort", "thread": ...}``."""
+        return {"factory": FACTORY, "thread": self.thread}
+
+    def _push(self, event: dict) -> None:
+        url = get_settings().redis_url
+        if not url:
+            raise ConnectionError("the relay port needs REDIS_URL")
+        conn = redis_connection(url)
+        with conn.pipeline() as pipe:
+            pipe.rpush(_key(self.thread), json.dumps(event))
+            pipe.expire(_key(self.thread), RELAY_TTL)
+            pipe.execute()
+
+    def post(self, text: str) -> str:
+        """Relay a new message; returns its id."""
+        message_id = uuid.uuid4().hex[:12]
+        self._push({"op": "post", "id": message_id, "text": text})
+        return message_id
+
+    def update(self, message_id: str, text: str) -> None:
+        """Relay an edit of the status message."""
+        self._push({"op": "update", "id": message_id, "text": text})
+
+    def upload(self, files: list[Path], *, comment: str = "") -> None:
+        """Relay the report files' absolute paths."""
+        self._push({"op": "upload", "files": [str(Path(f).resolve()) for f in files], "comment": comment})
+
+
+def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], None],
+           timeout: float | None = None) -> ThreadInfo | None:
+    """Hand each relayed event of ``thread_id`` to ``on_event`` until its turn ends.
+
+    Returns the thread's registry record once it is no longer queued or running (``paused``:
+    the clarifying question was relayed; ``done``, ``failed``, ``cancelled``), or None after
+    ``timeout`` seconds.
+
+    Raises:
+        ValueError: ``REDIS_URL`` is not set.
+        redis.exceptions.ConnectionError: Redis is unreachable.
+    """
+    if not settings.redis_url:
+        raise ValueError("following a queued research needs REDIS_URL")
+    conn = redis_connection(settings.redis_url)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        item = conn.blpop([_key(thread_id)], timeout=1)
+        if item is not None:
+            on_event(json.loads(item[1]))
+            continue
+        info = thread_info(thread_id, settings=settings)
+        if info is not None and info.status not in ACTIVE:
+            while (raw := conn.lpop(_key(thread_id))) is not None:
+                on_event(json.loads(raw))
+            return info
+        if deadline is not None and time.monotonic() >= deadline:
+            return None

@@ -1,0 +1,325 @@
+"""The job function: run one turn of a thread's research and speak in its chat thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from pathlib import Path
+
+from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
+from engine.settings import Settings, get_settings
+from jobs import records
+from jobs.errors import ResearchTimeout, is_transient, user_message
+from jobs.locks import LockLost, ThreadLock
+from jobs.port import ChatPort, port_from_reference
+from jobs.status import StatusMessage, progress_text
+from jobs.store import Store, get_store
+from jobs.threads import set_thread, thread_info
+from jobs.turns import Turn
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two checks of the thread's cancel flag.
+CANCEL_POLL = 0.5
+#: Characters of an earlier report given to a follow-up research as context.
+CONTEXT_CHARS = 30_000
+#: Seconds before RQ's hard ``job_timeout`` at which the research stops itself and says so.
+TIMEOUT_MARGIN = 30
+
+DELAYED_NOTE = ("_This report was delayed: the worker running it stopped, and another worker "
+                "resumed it from its last checkpoint._")
+CANCELLED_TEXT = "Research cancelled. Ask a new question to start again."
+
+
+def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool | None = None,
+            loop: asyncio.AbstractEventLoop | None = None) -> dict:
+    """Run one ``start`` or ``resume`` turn (a :meth:`jobs.turns.Turn.to_dict` dict) to its end.
+
+    The RQ job function, also run by the in-process runner. It claims the turn (a finished
+    turn is skipped, so a turn runs once), waits for the thread's lock, runs or resumes the
+    graph, streams progress into one status message, then posts the clarifying question or
+    the summary and uploads the report files. A re-run after a killed attempt resumes from the
+    last checkpoint and adds a "delayed" note; a re-run after delivery failed re-delivers only
+    what is missing.
+
+    ``last_attempt`` is None under RQ (read from the current job's ``retries_left``). ``loop``:
+    run the research on this (long-lived, already running) event loop instead of a fresh one, so
+    process-wide async clients always see the loop that made them (the in-process runner).
+    Returns ``{"status": done|clarify|cancelled|rejected|failed|skipped, ...}``.
+
+    Raises:
+        A transient error (see :func:`jobs.errors.is_transient`) when a retry remains, so the
+        queue retries; on the last attempt (or for other errors) the user is told once in the
+        thread and the error is raised for the queue's failed registry.
+    """
+    settings = settings or get_settings()
+    t = Turn.from_dict(turn)
+    store = get_store(settings)
+    if last_attempt is None:
+        last_attempt = _rq_last_attempt()
+    existing = store.get(records.turn_key(t.turn_id))
+    if existing is None or existing.get("state") in records.TERMINAL:
+        return _skipped(t, existing)
+    try:
+        port = port_from_reference(t.port)
+    except Exception as err:  # no way to speak in the thread: record and give up
+        log.error("event=port_unusable turn=%s error=%s", t.turn_id, type(err).__name__)
+        records.finish(store, t.turn_id, "failed", last_error=type(err).__name__)
+        set_thread(store, t.thread_id, status="failed", error="the chat thread could not be reached")
+        _no_more_retries()
+        raise
+    job = _TurnJob(t, settings, store, port, last_attempt, loop)
+    # the lock comes first: an earlier attempt may still be finishing (an orphaned work horse)
+    lock = ThreadLock(store, t.thread_id, on_lost=job.on_lock_lost)
+    if not lock.acquire(timeout=settings.job_timeout, should_stop=job.cancel_requested):
+        if job.cancel_requested():
+            rec, previous = records.claim(store, t.turn_id)
+            return job.cancelled() if rec is not None else _skipped(t, {"state": previous})
+        return job.failed(TimeoutError("another turn of this thread held its lock too long"))
+    try:
+        rec, previous = records.claim(store, t.turn_id)
+        if rec is None:
+            return _skipped(t, {"state": previous})
+        return job.run(rec, abandoned=previous == "running")
+    finally:
+        lock.release()
+
+
+def _skipped(t: Turn, rec: dict | None) -> dict:
+    log.info("event=turn_skipped turn=%s thread=%s state=%s", t.turn_id, t.thread_id,
+             (rec or {}).get("state") or "unknown")
+    return {"status": "skipped", "turn_id": t.turn_id}
+
+
+def _rq_last_attempt() -> bool:
+    from rq import get_current_job
+
+    job = get_current_job()
+    return job is None or not job.retries_left
+
+
+def _no_more_retries() -> None:
+    from rq import get_current_job
+
+    job = get_current_job()
+    if job is not None:
+        job.retries_left = 0
+
+
+def _outcome_dict(outcome: TurnOutcome) -> dict:
+    arts = outcome.artifacts
+    return {
+        "status": outcome.status, "run_id": outcome.run_id, "question": outcome.question,
+        "summary": outcome.summary, "title": outcome.title, "errors": list(outcome.errors),
+        "directory": str(arts.directory) if arts else None,
+        "files": [str(p) for p in arts.files()] if arts else [],
+        "pdf_error": arts.pdf_error if arts else None,
+    }
+
+
+class _TurnJob:
+    def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
+                 loop: asyncio.AbstractEventLoop | None) -> None:
+        self.turn = turn
+        self.loop = loop
+        self.settings = settings
+        self.store = store
+        self.port = port
+        self.last_attempt = last_attempt
+        self.rec: dict = {}
+        self.delayed = False
+        self.lock_lost = False
+        self.graph_started = False
+
+    # ---- driver ------------------------------------------------------------------------------
+    def run(self, rec: dict, *, abandoned: bool) -> dict:
+        t = self.turn
+        self.rec = rec
+        self.delayed = abandoned or bool(rec.get("delayed"))
+        self.graph_started = bool(rec.get("graph_started"))
+        if abandoned and not rec.get("delayed"):
+            records.patch(self.store, t.turn_id, delayed=True)
+        started = time.monotonic()
+        log.info("event=turn_start turn=%s thread=%s kind=%s attempt=%s delayed=%s", t.turn_id, t.thread_id,
+                 t.kind, rec.get("attempts"), self.delayed)
+        try:
+            result = self._run_locked()
+        except Exception as err:
+            result = self.failed(err)
+        log.info("event=turn_end turn=%s thread=%s status=%s seconds=%.1f", t.turn_id, t.thread_id,
+                 result.get("status"), time.monotonic() - started)
+        return result
+
+    def _run_locked(self) -> dict:
+        t = self.turn
+        if self.cancel_requested():
+            return self.cancelled()
+        set_thread(self.store, t.thread_id, status="running")
+        outcome = self.rec.get("outcome")
+        if not outcome:
+            try:
+                outcome = _outcome_dict(self._run_async(self._research()))
+            except RunCancelled:
+                if self.lock_lost:
+                    raise LockLost("the thread's lock lapsed during the research") from None
+                return self.cancelled()
+            except TurnRejected as err:
+                return self._rejected(str(err))
+            self.rec = records.patch(self.store, t.turn_id, outcome=outcome) or self.rec
+        return self._deliver(outcome)
+
+    # ---- the research ------------------------------------------------------------------------
+    def _run_async(self, coro):
+        if self.loop is None:
+            return asyncio.run(coro)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    async def _research(self) -> TurnOutcome:
+        t = self.turn
+        status = StatusMessage(
+            self.port, message_id=self.rec.get("status_message_id"),
+            on_posted=lambda mid: records.patch(self.store, t.turn_id, status_message_id=mid),
+        )
+        first = ("Resuming the research from its last checkpoint…" if self.delayed or self.graph_started
+                 else "Starting the research…")
+        await status.show(first)
+        kwargs = await self._call_args()
+        cancel, stop = asyncio.Event(), asyncio.Event()
+
+        def on_progress(progress) -> None:
+            if not self.graph_started and progress.phase != "clarify":
+                # the graph has checkpointed past its first node: a re-run must resume it
+                self.graph_started = True
+                records.patch(self.store, t.turn_id, graph_started=True)
+            status.set(progress_text(progress, resumed=self.delayed))
+
+        tasks = [asyncio.ensure_future(status.pump(stop)), asyncio.ensure_future(self._poll_cancel(cancel, stop))]
+        limit = max(60, self.settings.job_timeout - TIMEOUT_MARGIN)
+        try:
+            async with asyncio.timeout(limit) as deadline:
+                outcome = await run_turn(t.thread_id, settings=self.settings, on_progress=on_progress,
+                                         cancel=cancel, **kwargs)
+        except TimeoutError:
+            if deadline.expired():
+                await status.show("Stopped: the research ran past its time limit.")
+                raise ResearchTimeout(f"research ran past {limit} s") from None
+            raise
+        except RunCancelled:
+            await status.show("Cancelled.")
+            raise
+        finally:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        final = ("Waiting for your answer to the question below." if outcome.status == "clarify"
+                 else "Research finished. The report is below.")
+        await status.show(final)
+        return outcome
+
+    async def _call_args(self) -> dict:
+        t = self.turn
+        if int(self.rec.get("attempts", 1)) > 1:
+            state = await thread_status(t.thread_id, settings=self.settings)
+            if t.kind == "resume" and state in ("interrupted", "done"):
+                return {"resume_only": True}
+            if t.kind == "start" and self.graph_started and state in ("interrupted", "done", "paused"):
+                return {"resume_only": True}
+        if t.kind == "resume":
+            return {"answer": t.text}
+        return {"question": t.text, "context": self._context()}
+
+    def _context(self) -> str | None:
+        info = thread_info(self.turn.thread_id, settings=self.settings)
+        if info is None or info.report_dir is None:
+            return None
+        path = info.report_dir / "report.md"
+        try:
+            return path.read_text(encoding="utf-8")[:CONTEXT_CHARS]
+        except OSError:
+            return None
+
+    async def _poll_cancel(self, cancel: asyncio.Event, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                if self.lock_lost or await asyncio.to_thread(self.cancel_requested):
+                    cancel.set()
+                    return
+            except Exception as err:  # store blip: check again at the next tick
+                log.warning("event=cancel_poll_failed error=%s", type(err).__name__)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=CANCEL_POLL)
+
+    def cancel_requested(self) -> bool:
+        return records.cancel_requested(self.store, self.turn.thread_id, self.turn.turn_id)
+
+    def on_lock_lost(self) -> None:
+        self.lock_lost = True
+
+    # ---- endings -----------------------------------------------------------------------------
+    def _post_once(self, part: str, text: str) -> None:
+        if part in (self.rec.get("delivered") or []):
+            return
+        self.port.post(text)
+        records.mark_delivered(self.store, self.turn.turn_id, part)
+        self.rec.setdefault("delivered", []).append(part)
+
+    def _deliver(self, outcome: dict) -> dict:
+        t = self.turn
+        if outcome["status"] == "clarify":
+            question = outcome.get("question") or "Could you say more about what you need?"
+            self._post_once("question", question)
+            set_thread(self.store, t.thread_id, status="paused", clarify_question=question, paused_at=time.time())
+            records.finish(self.store, t.turn_id, "done")
+            return {"status": "clarify", "turn_id": t.turn_id, "question": question}
+        summary = outcome.get("summary") or "The research is done; the report is attached."
+        if self.delayed:
+            summary += "\n\n" + DELAYED_NOTE
+        self._post_once("summary", summary)
+        files = [Path(p) for p in outcome.get("files", []) if Path(p).exists()]
+        if files and "files" not in (self.rec.get("delivered") or []):
+            comment = "The full report."
+            if outcome.get("pdf_error"):
+                comment = f"The PDF could not be built ({outcome['pdf_error'][:200]}); here is the Markdown report."
+            self.port.upload(files, comment=comment)
+            records.mark_delivered(self.store, t.turn_id, "files")
+        set_thread(self.store, t.thread_id, status="done", report_dir=outcome.get("directory") or "",
+                   report_files=files, title=outcome.get("title") or "", error="")
+        records.finish(self.store, t.turn_id, "done")
+        return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
+
+    def cancelled(self) -> dict:
+        t = self.turn
+        with contextlib.suppress(Exception):
+            self._post_once("cancelled", CANCELLED_TEXT)
+        set_thread(self.store, t.thread_id, status="cancelled", error="cancelled")
+        records.finish(self.store, t.turn_id, "cancelled")
+        return {"status": "cancelled", "turn_id": t.turn_id}
+
+    def _rejected(self, message: str) -> dict:
+        t = self.turn
+        self._post_once("rejected", message)
+        set_thread(self.store, t.thread_id, status="failed", error=message[:300])
+        records.finish(self.store, t.turn_id, "failed", last_error="rejected")
+        return {"status": "rejected", "turn_id": t.turn_id, "message": message}
+
+    def failed(self, err: Exception) -> dict:
+        t = self.turn
+        transient = is_transient(err)
+        if transient and not self.last_attempt:
+            log.warning("event=turn_retry turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__)
+            records.patch(self.store, t.turn_id, state="retrying", last_error=type(err).__name__)
+            set_thread(self.store, t.thread_id, status="queued")
+            raise err
+        log.error("event=turn_failed turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__,
+                  exc_info=err)
+        message = user_message(err, job_timeout=self.settings.job_timeout)
+        try:
+            self._post_once("error", message)
+        except Exception as post_err:
+            log.error("event=error_post_failed turn=%s error=%s", t.turn_id, type(post_err).__name__)
+        records.finish(self.store, t.turn_id, "failed", last_error=type(err).__name__)
+        set_thread(self.store, t.thread_id, status="failed", error=message[:300])
+        if not transient:
+            _no_more_retries()
+        raise err

@@ -1,0 +1,87 @@
+"""The status message of a running turn: posted once, then edited in place, at most every 2 s."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from engine.progress import Progress
+from jobs.port import ChatPort
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two edits of the status message (chat APIs rate-limit edits; Slack's
+#: ``chat.update`` is Tier 3, about 50 a minute per workspace).
+MIN_UPDATE_INTERVAL = 2.0
+
+
+class StatusMessage:
+    """Best-effort progress display: errors are logged, never raised into the research.
+
+    ``post``/``update`` run in a worker thread (chat SDK calls block); edits are coalesced so
+    the port sees at most one every :data:`MIN_UPDATE_INTERVAL` seconds, the latest text winning.
+    """
+
+    def __init__(self, port: ChatPort, message_id: str | None = None,
+                 min_interval: float = MIN_UPDATE_INTERVAL,
+                 on_posted: Callable[[str], None] | None = None) -> None:
+        self.port = port
+        self.message_id = message_id
+        self.min_interval = min_interval
+        self.on_posted = on_posted
+        self._last_sent = 0.0
+        self._pending: str | None = None
+        self._sent_text: str | None = None
+
+    async def show(self, text: str) -> None:
+        """Post the status message, or edit it when it exists (respecting the interval)."""
+        if self.message_id is None:
+            try:
+                self.message_id = await asyncio.to_thread(self.port.post, text)
+                self._last_sent = time.monotonic()
+                self._sent_text = text
+                if self.on_posted and self.message_id:
+                    self.on_posted(self.message_id)
+            except Exception as err:
+                log.warning("event=status_post_failed error=%s", type(err).__name__)
+            return
+        self._pending = text
+        await self.flush(wait=True)
+
+    def set(self, text: str) -> None:
+        """Queue ``text`` for the next edit (called from the progress callback)."""
+        self._pending = text
+
+    async def flush(self, wait: bool = False) -> None:
+        """Send the pending text if the interval allows (or after waiting for it when ``wait``)."""
+        if self._pending is None or self.message_id is None or self._pending == self._sent_text:
+            return
+        gap = self.min_interval - (time.monotonic() - self._last_sent)
+        if gap > 0:
+            if not wait:
+                return
+            await asyncio.sleep(gap)
+        text, self._pending = self._pending, None
+        self._last_sent = time.monotonic()
+        try:
+            await asyncio.to_thread(self.port.update, self.message_id, text)
+            self._sent_text = text
+        except Exception as err:
+            log.warning("event=status_update_failed error=%s", type(err).__name__)
+
+    async def pump(self, stop: asyncio.Event, tick: float = 0.25) -> None:
+        """Flush pending edits until ``stop`` is set (run as a task beside the research)."""
+        while not stop.is_set():
+            await self.flush()
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=tick)
+            except TimeoutError:
+                pass
+
+
+def progress_text(progress: Progress, *, resumed: bool = False) -> str:
+    """The status message for a progress snapshot."""
+    head = "Research resumed from its last checkpoint" if resumed else "Research in progress"
+    return f"{head}\n{progress.render()}"

@@ -1,0 +1,286 @@
+"""A small JSON key-value store for the job layer: Redis when REDIS_URL is set, else SQLite."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from engine.settings import Settings
+
+#: Seconds a SQLite connection waits for another writer before "database is locked".
+SQLITE_BUSY_TIMEOUT = 30.0
+KEY_PREFIX = "deepresearch:"
+#: Chance that an insert also deletes expired SQLite rows (amortised clean-up, no timer thread).
+PURGE_CHANCE = 0.02
+
+Updater = Callable[[dict | None], dict | None]
+
+
+class Store(ABC):
+    """JSON records by key with optional expiry, atomic read-modify-write, and sorted indexes.
+
+    Keys are short ASCII strings (``thread:...``, ``turn:...``); values are JSON objects.
+    ``ttl`` is in seconds; ``None`` means no expiry (or, for :meth:`update`, keep the current one).
+    """
+
+    @abstractmethod
+    def get(self, key: str) -> dict | None:
+        """The record at ``key``, or None when absent or expired."""
+
+    @abstractmethod
+    def put(self, key: str, value: dict, ttl: int | None = None) -> None:
+        """Store ``value`` at ``key`` (replacing it)."""
+
+    @abstractmethod
+    def add(self, key: str, value: dict, ttl: int | None = None) -> bool:
+        """Store ``value`` only when ``key`` is absent or expired; True when stored (atomic)."""
+
+    @abstractmethod
+    def update(self, key: str, fn: Updater, ttl: int | None = None) -> dict | None:
+        """Atomically replace the record with ``fn(current)``; ``fn`` returning None changes
+        nothing. Returns the record as it is afterwards (None when absent)."""
+
+    @abstractmethod
+    def delete(self, key: str, *, if_field: tuple[str, object] | None = None) -> bool:
+        """Delete ``key`` (only when ``record[field] == value`` if ``if_field`` is given)."""
+
+    @abstractmethod
+    def index_add(self, index: str, member: str, score: float) -> None:
+        """Add or re-score ``member`` in the sorted index ``index``."""
+
+    @abstractmethod
+    def index_remove(self, index: str, member: str) -> None:
+        """Remove ``member`` from ``index``."""
+
+    @abstractmethod
+    def index_members(self, index: str, limit: int = 100) -> list[str]:
+        """Up to ``limit`` members of ``index``, highest score first."""
+
+
+class RedisStore(Store):
+    """The store on Redis (shared by every bot and worker that uses the same ``REDIS_URL``)."""
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.redis = redis.Redis.from_url(url, decode_responses=True, health_check_interval=30)
+
+    def _k(self, key: str) -> str:
+        return KEY_PREFIX + key
+
+    def get(self, key: str) -> dict | None:
+        raw = self.redis.get(self._k(key))
+        return json.loads(raw) if raw else None
+
+    def put(self, key: str, value: dict, ttl: int | None = None) -> None:
+        self.redis.set(self._k(key), json.dumps(value), ex=ttl)
+
+    def add(self, key: str, value: dict, ttl: int | None = None) -> bool:
+        return bool(self.redis.set(self._k(key), json.dumps(value), ex=ttl, nx=True))
+
+    def update(self, key: str, fn: Updater, ttl: int | None = None) -> dict | None:
+        import redis
+
+        full = self._k(key)
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(full)
+                    raw = pipe.get(full)
+                    old = json.loads(raw) if raw else None
+                    new = fn(None if old is None else dict(old))
+                    if new is None:
+                        pipe.unwatch()
+                        return old
+                    pipe.multi()
+                    if ttl is not None:
+                        pipe.set(full, json.dumps(new), ex=ttl)
+                    else:
+                        pipe.set(full, json.dumps(new), keepttl=True)
+                    pipe.execute()
+                    return new
+                except redis.WatchError:
+                    continue
+
+    def delete(self, key: str, *, if_field: tuple[str, object] | None = None) -> bool:
+        import redis
+
+        full = self._k(key)
+        if if_field is None:
+            return bool(self.redis.delete(full))
+        field, expected = if_field
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(full)
+                    raw = pipe.get(full)
+                    if not raw or json.loads(raw).get(field) != expected:
+                        pipe.unwatch()
+                        return False
+                    pipe.multi()
+                    pipe.delete(full)
+                    pipe.execute()
+                    return True
+                except redis.WatchError:
+                    continue
+
+    def index_add(self, index: str, member: str, score: float) -> None:
+        self.redis.zadd(self._k("idx:" + index), {member: score})
+
+    def index_remove(self, index: str, member: str) -> None:
+        self.redis.zrem(self._k("idx:" + index), member)
+
+    def index_members(self, index: str, limit: int = 100) -> list[str]:
+        return list(self.redis.zrevrange(self._k("idx:" + index), 0, max(limit, 1) - 1))
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at REAL);
+CREATE TABLE IF NOT EXISTS idx (name TEXT NOT NULL, member TEXT NOT NULL, score REAL NOT NULL,
+                                PRIMARY KEY (name, member));
+CREATE INDEX IF NOT EXISTS idx_by_score ON idx (name, score);
+"""
+
+
+def connect_sqlite(path: Path) -> sqlite3.Connection:
+    """Open a SQLite database for many processes: WAL, ``busy_timeout`` 30 s, autocommit mode.
+
+    WAL lets readers run beside the one writer; the busy timeout makes a second writer wait
+    instead of failing with "database is locked". Write transactions use ``BEGIN IMMEDIATE``
+    so a reader never has to upgrade to a writer mid-transaction (which fails at once in WAL).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=SQLITE_BUSY_TIMEOUT, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT * 1000)}")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+class SqliteStore(Store):
+    """The store in ``{DATA_DIR}/jobs.sqlite``, safe for several processes on one host."""
+
+    _ready: set[str] = set()
+    _ready_lock = threading.Lock()
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        with self._ready_lock:
+            if str(path) not in self._ready:
+                conn = connect_sqlite(path)
+                try:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.executescript(_SCHEMA)
+                finally:
+                    conn.close()
+                self._ready.add(str(path))
+
+    @contextmanager
+    def _conn(self, write: bool = False) -> Iterator[sqlite3.Connection]:
+        # One short-lived connection per call: safe across threads and after fork().
+        conn = connect_sqlite(self.path)
+        try:
+            if write:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            else:
+                yield conn
+        finally:
+            conn.close()
+
+    @staticmethod
+    def _read(conn: sqlite3.Connection, key: str) -> tuple[dict | None, float | None]:
+        row = conn.execute("SELECT value, expires_at FROM kv WHERE key = ?", (key,)).fetchone()
+        if row is None or (row[1] is not None and row[1] <= time.time()):
+            return None, None
+        return json.loads(row[0]), row[1]
+
+    @staticmethod
+    def _write(conn: sqlite3.Connection, key: str, value: dict, expires_at: float | None) -> None:
+        conn.execute(
+            "INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE "
+            "SET value = excluded.value, expires_at = excluded.expires_at",
+            (key, json.dumps(value), expires_at),
+        )
+
+    def get(self, key: str) -> dict | None:
+        with self._conn() as conn:
+            return self._read(conn, key)[0]
+
+    def put(self, key: str, value: dict, ttl: int | None = None) -> None:
+        with self._conn(write=True) as conn:
+            self._write(conn, key, value, time.time() + ttl if ttl else None)
+
+    def add(self, key: str, value: dict, ttl: int | None = None) -> bool:
+        with self._conn(write=True) as conn:
+            if self._read(conn, key)[0] is not None:
+                return False
+            self._write(conn, key, value, time.time() + ttl if ttl else None)
+            if ttl and random.random() < PURGE_CHANCE:
+                conn.execute("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", (time.time(),))
+            return True
+
+    def update(self, key: str, fn: Updater, ttl: int | None = None) -> dict | None:
+        with self._conn(write=True) as conn:
+            old, expires_at = self._read(conn, key)
+            new = fn(None if old is None else dict(old))
+            if new is None:
+                return old
+            self._write(conn, key, new, time.time() + ttl if ttl else expires_at)
+            return new
+
+    def delete(self, key: str, *, if_field: tuple[str, object] | None = None) -> bool:
+        with self._conn(write=True) as conn:
+            if if_field is not None:
+                old = self._read(conn, key)[0]
+                if old is None or old.get(if_field[0]) != if_field[1]:
+                    return False
+            return conn.execute("DELETE FROM kv WHERE key = ?", (key,)).rowcount > 0
+
+    def index_add(self, index: str, member: str, score: float) -> None:
+        with self._conn(write=True) as conn:
+            conn.execute(
+                "INSERT INTO idx (name, member, score) VALUES (?, ?, ?) ON CONFLICT(name, member) "
+                "DO UPDATE SET score = excluded.score",
+                (index, member, score),
+            )
+
+    def index_remove(self, index: str, member: str) -> None:
+        with self._conn(write=True) as conn:
+            conn.execute("DELETE FROM idx WHERE name = ? AND member = ?", (index, member))
+
+    def index_members(self, index: str, limit: int = 100) -> list[str]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT member FROM idx WHERE name = ? ORDER BY score DESC LIMIT ?", (index, max(limit, 1))
+            ).fetchall()
+        return [r[0] for r in rows]
+
+
+_stores: dict[tuple[str | None, str], Store] = {}
+_stores_lock = threading.Lock()
+
+
+def get_store(settings: Settings) -> Store:
+    """The store for these settings: Redis at ``REDIS_URL``, else ``{DATA_DIR}/jobs.sqlite``."""
+    key = (settings.redis_url, str(Path(settings.data_dir).resolve()))
+    with _stores_lock:
+        store = _stores.get(key)
+        if store is None:
+            if settings.redis_url:
+                store = RedisStore(settings.redis_url)
+            else:
+                store = SqliteStore(Path(settings.data_dir) / "jobs.sqlite")
+            _stores[key] = store
+        return store

@@ -1,0 +1,149 @@
+"""The thread registry: where each chat thread's research stands, who asked, where its report is."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from engine.settings import Settings
+from jobs.store import Store, get_store
+
+ThreadStatus = Literal["queued", "running", "paused", "done", "failed", "cancelled"]
+STATUSES: tuple[str, ...] = ("queued", "running", "paused", "done", "failed", "cancelled")
+ACTIVE: tuple[str, ...] = ("queued", "running")
+FINISHED: tuple[str, ...] = ("done", "failed", "cancelled")
+
+#: Seconds a thread's record is kept after its last change (180 days).
+THREAD_TTL = 180 * 24 * 3600
+
+
+@dataclass
+class ThreadInfo:
+    """One thread's registry record.
+
+    Attributes:
+        thread_id: the LangGraph / chat thread key.
+        status: one of :data:`STATUSES`.
+        requester: platform user id of whoever started the current research.
+        question: the current research's question.
+        turn_id: the last turn queued for this thread.
+        clarify_question: the clarifying question asked, while ``paused``.
+        report_dir: the last finished run's artifacts folder, or None.
+        report_files: the delivered files (``report.md``, ``report.pdf``) of that run.
+        title: the last report's title.
+        error: one short line on why the last research failed.
+        created_at / updated_at / paused_at: Unix times in seconds (``paused_at`` 0 unless paused).
+    """
+
+    thread_id: str
+    status: ThreadStatus
+    requester: str = ""
+    question: str = ""
+    turn_id: str = ""
+    clarify_question: str = ""
+    report_dir: Path | None = None
+    report_files: list[Path] = field(default_factory=list)
+    title: str = ""
+    error: str = ""
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    paused_at: float = 0.0
+
+    @classmethod
+    def from_record(cls, rec: dict) -> ThreadInfo:
+        """Build from a stored record (unknown keys ignored)."""
+        return cls(
+            thread_id=rec["thread_id"],
+            status=rec.get("status", "failed"),
+            requester=rec.get("requester", ""),
+            question=rec.get("question", ""),
+            turn_id=rec.get("turn_id", ""),
+            clarify_question=rec.get("clarify_question", ""),
+            report_dir=Path(rec["report_dir"]) if rec.get("report_dir") else None,
+            report_files=[Path(p) for p in rec.get("report_files", [])],
+            title=rec.get("title", ""),
+            error=rec.get("error", ""),
+            created_at=float(rec.get("created_at", 0.0)),
+            updated_at=float(rec.get("updated_at", 0.0)),
+            paused_at=float(rec.get("paused_at", 0.0)),
+        )
+
+    def clarify_expired(self, ttl: int, now: float | None = None) -> bool:
+        """True when the thread is paused and its question was asked more than ``ttl`` s ago."""
+        now = time.time() if now is None else now
+        return self.status == "paused" and self.paused_at > 0 and now - self.paused_at > ttl
+
+
+def _key(thread_id: str) -> str:
+    return f"thread:{thread_id}"
+
+
+def thread_info(thread_id: str, *, settings: Settings) -> ThreadInfo | None:
+    """The registry record of ``thread_id``, or None when the bot never researched there."""
+    rec = get_store(settings).get(_key(thread_id))
+    return ThreadInfo.from_record(rec) if rec else None
+
+
+def threads_of(requester: str, *, settings: Settings, limit: int = 20) -> list[ThreadInfo]:
+    """Up to ``limit`` threads ``requester`` started research in, most recently changed first."""
+    store = get_store(settings)
+    out = []
+    for thread_id in store.index_members(f"requester:{requester}", limit):
+        rec = store.get(_key(thread_id))
+        if rec and rec.get("requester") == requester:
+            out.append(ThreadInfo.from_record(rec))
+    return out
+
+
+def set_thread(store: Store, thread_id: str, **fields: object) -> dict:
+    """Create or update ``thread_id``'s record with ``fields``; returns the record.
+
+    Raises:
+        ValueError: an unknown ``status``.
+    """
+    status = fields.get("status")
+    if status is not None and status not in STATUSES:
+        raise ValueError(f"unknown thread status {status!r}")
+    now = time.time()
+
+    def change(old: dict | None) -> dict:
+        rec = old or {"thread_id": thread_id, "created_at": now, "status": "queued"}
+        rec.update({k: (str(v) if isinstance(v, Path) else v) for k, v in fields.items()})
+        if "report_files" in fields:
+            rec["report_files"] = [str(p) for p in fields["report_files"] or []]
+        if rec.get("status") != "paused":
+            rec["paused_at"] = 0.0
+        rec["updated_at"] = now
+        return rec
+
+    rec = store.update(_key(thread_id), change, ttl=THREAD_TTL)
+    assert rec is not None
+    if rec.get("requester"):
+        store.index_add(f"requester:{rec['requester']}", thread_id, now)
+    return rec
+
+
+def transition(store: Store, thread_id: str, allowed_from: tuple[str, ...], **fields: object) -> dict | None:
+    """Like :func:`set_thread`, but only when the current status is in ``allowed_from``.
+
+    Returns the new record, or None when the thread was absent or in another status (the
+    check and the write are one atomic step, so two surfaces cannot both win).
+    """
+    now = time.time()
+    won = False
+
+    def change(old: dict | None) -> dict | None:
+        nonlocal won
+        if old is None or old.get("status") not in allowed_from:
+            return None
+        won = True
+        old.update(fields)
+        if old.get("status") != "paused":
+            old["paused_at"] = 0.0
+        old["updated_at"] = now
+        return old
+
+    rec = store.update(_key(thread_id), change, ttl=THREAD_TTL)
+    return rec if won else None

@@ -1,0 +1,187 @@
+"""The RQ worker for research turns (``deepresearch worker``), tuned to re-run killed turns fast."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from rq import Worker
+
+from engine.settings import SettingsError, get_settings, load_settings
+from jobs import records
+from jobs.port import port_from_reference
+from jobs.queue import QUEUE_NAME, redis_connection
+from jobs.store import get_store
+from jobs.threads import set_thread
+
+log = logging.getLogger(__name__)
+
+#: Seconds between the worker's checks of its running job (RQ's default is 30).
+MONITOR_INTERVAL = 10
+#: Seconds after a job's last heartbeat before another worker treats it as abandoned
+#: (RQ adds a fixed 60; a killed worker's turn is then re-run within about 40 s, not 90).
+HEARTBEAT_GRACE = 30
+#: Seconds between registry clean-ups that find abandoned jobs (RQ's default is 10 minutes).
+MAINTENANCE_INTERVAL = 30
+#: Worker key TTL; an idle worker wakes every ``WORKER_TTL - 15`` s, so clean-ups run that often.
+WORKER_TTL = 45
+#: Seconds one worker may hold the registry clean-up lock.
+MAINTENANCE_LOCK_TTL = 60
+#: Seconds without a scheduler heartbeat (RQ beats every second) before its lock is taken over.
+SCHEDULER_STALE = 15
+
+LOST_TEXT = ("The research stopped unexpectedly (the worker running it was killed) and could not be "
+             "resumed. Please ask again.")
+
+_DELETE_IF_EQUAL = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+
+
+class ResearchWorker(Worker):
+    """An RQ ``Worker`` (one forked work horse per job) that finds abandoned jobs sooner.
+
+    * the heartbeat TTL of a running job is ``monitor interval + heartbeat_grace`` instead of
+      RQ's ``+ 60``, so a SIGKILLed worker's job expires from the started registry quickly;
+    * a maintenance pass also frees the scheduler lock of a scheduler that stopped beating
+      (a killed worker's), so retries scheduled with a delay are still enqueued; RQ alone
+      waits for that lock to lapse (61 s) and for a maintenance pass (10 min by default).
+    """
+
+    heartbeat_grace = HEARTBEAT_GRACE
+
+    def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+        """Seconds until this job counts as abandoned unless the worker beats again."""
+        if job.timeout and job.timeout > 0:
+            return int(min(job.timeout - working_time, self.job_monitoring_interval)) + self.heartbeat_grace
+        return int(self.job_monitoring_interval) + self.heartbeat_grace
+
+    def run_maintenance_tasks(self) -> None:
+        """Free dead schedulers' locks, then RQ's clean-up (which re-queues abandoned jobs)."""
+        try:
+            self._free_dead_scheduler_locks()
+        except Exception as err:  # maintenance must not stop the worker
+            log.warning("event=scheduler_check_failed error=%s", type(err).__name__)
+        super().run_maintenance_tasks()
+
+    def clean_registries(self) -> None:
+        """RQ's registry clean-up, under a 60 s lock instead of RQ's 899 s one, so a worker
+        killed while cleaning delays the next clean-up by a minute, not a quarter hour."""
+        from rq import worker_registration
+        from rq.registry import clean_registries
+        from rq.utils import now
+
+        for queue in self.queues:
+            if self.connection.set(queue.registry_cleaning_key, 1, nx=True, ex=MAINTENANCE_LOCK_TTL):
+                try:
+                    clean_registries(queue, self._exc_handlers)
+                    worker_registration.clean_worker_registry(queue)
+                    queue.intermediate_queue.cleanup(self, queue)
+                finally:
+                    queue.release_maintenance_lock()
+        self.last_cleaned_at = now()
+
+    def _free_dead_scheduler_locks(self) -> None:
+        from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+
+        mine = self.scheduler.name if self.scheduler else None
+        for queue in self.queues:
+            lock_key = RQScheduler.get_locking_key(queue.name)
+            holder = self.connection.get(lock_key)
+            if not holder:
+                continue
+            holder = holder.decode() if isinstance(holder, bytes) else str(holder)
+            if holder == mine:
+                continue
+            beat = self.connection.hget(SCHEDULER_KEY_TEMPLATE % holder, "last_heartbeat")
+            if beat:
+                text = beat.decode() if isinstance(beat, bytes) else str(beat)
+                try:
+                    last = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+                except ValueError:
+                    continue
+                if (datetime.now(UTC) - last).total_seconds() < SCHEDULER_STALE:
+                    continue
+            if self.connection.eval(_DELETE_IF_EQUAL, 1, lock_key, holder):
+                log.warning("event=scheduler_lock_freed queue=%s holder=%s", queue.name, holder)
+
+
+def _tell_user_lost(job) -> None:
+    """Say once in the thread that a turn was lost after its last retry; close its records."""
+    try:
+        turn = job.args[0]
+        settings = get_settings()
+        store = get_store(settings)
+        rec = store.get(records.turn_key(turn["turn_id"]))
+        if rec is None or rec.get("state") in records.TERMINAL:
+            return
+        port_from_reference(turn["port"]).post(LOST_TEXT)
+        records.finish(store, turn["turn_id"], "failed", last_error="abandoned")
+        set_thread(store, turn["thread_id"], status="failed", error="the worker running it was killed")
+    except Exception as err:  # best effort: the job is in RQ's failed registry either way
+        log.error("event=lost_notice_failed job=%s error=%s", getattr(job, "id", "?"), type(err).__name__)
+
+
+def on_abandoned(job, exc_type, exc_value, tb) -> None:
+    """RQ exception handler: after an abandoned job's last retry, tell its thread."""
+    from rq.exceptions import AbandonedJobError
+
+    if exc_type is AbandonedJobError and not job.retries_left:
+        _tell_user_lost(job)
+
+
+def on_horse_killed(job, retpid, ret_val, rusage) -> None:
+    """RQ work-horse-killed handler: when no retry is left, tell the thread."""
+    log.warning("event=work_horse_killed job=%s status=%s", job.id, ret_val)
+    if not job.retries_left:
+        _tell_user_lost(job)
+
+
+def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
+               monitor_interval: int = MONITOR_INTERVAL, heartbeat_grace: int = HEARTBEAT_GRACE,
+               maintenance_interval: int = MAINTENANCE_INTERVAL, worker_ttl: int = WORKER_TTL,
+               name: str | None = None) -> bool:
+    """Run a :class:`ResearchWorker` with the scheduler on; returns whether it ran any job.
+
+    Raises:
+        redis.exceptions.ConnectionError: Redis is unreachable at start.
+    """
+    import jobs.run  # noqa: F401  (load the engine once, before work horses fork)
+
+    try:
+        import engine.graph.run  # noqa: F401
+    except ImportError as err:  # the horse will report it in the thread
+        log.error("event=engine_import_failed error=%s", err)
+
+    connection = redis_connection(redis_url)
+    connection.ping()
+    worker = ResearchWorker(
+        [queue], connection=connection, name=name, job_monitoring_interval=monitor_interval,
+        maintenance_interval=maintenance_interval, worker_ttl=worker_ttl,
+        exception_handlers=[on_abandoned], work_horse_killed_handler=on_horse_killed,
+        log_job_description=False,
+    )
+    worker.heartbeat_grace = heartbeat_grace
+    return worker.work(burst=burst, with_scheduler=True, logging_level="INFO")
+
+
+def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
+    """``deepresearch worker``: check the settings, then work the ``queue`` until stopped.
+
+    Raises:
+        SettingsError: ``REDIS_URL`` is missing or unreachable, or the model or search
+            back-end is not configured (one line naming the setting).
+    """
+    import redis
+
+    settings = load_settings()
+    if not settings.redis_url:
+        raise SettingsError("REDIS_URL is not set: `deepresearch worker` takes research turns from Redis "
+                            "(without Redis, `deepresearch slack`/`teams` run them in-process)")
+    settings.require_model()
+    settings.require_search()
+    try:
+        run_worker(settings.redis_url, queue, burst=burst)
+    except redis.exceptions.ConnectionError as err:
+        raise SettingsError(f"cannot reach Redis at REDIS_URL ({type(err).__name__})") from None

@@ -1,0 +1,187 @@
+"""Fixtures for the job layer: a private Redis database, settings, recording ports."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from engine.settings import Settings
+
+#: A Redis database of its own; wiped (except for the lock below) before and after each test.
+REDIS_URL = os.environ.get("JOBS_TEST_REDIS_URL", "redis://127.0.0.1:6379/11")
+#: Serialises the tests that use that database across pytest sessions running at the same time.
+LOCK_KEY = "jobs-tests:lock"
+LOCK_TTL = 300
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in list(os.environ):
+        if var.startswith("DEEPRESEARCH_") or var in ("REDIS_URL", "TAVILY_API_KEY", "OPENAI_API_KEY"):
+            monkeypatch.delenv(var, raising=False)
+    from engine.settings import get_settings
+
+    get_settings.cache_clear()
+
+
+def _redis_or_skip():
+    import redis
+
+    conn = redis.Redis.from_url(REDIS_URL)
+    try:
+        conn.ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    return conn
+
+
+def _wipe(conn) -> None:
+    keys = [k for k in conn.scan_iter(count=500) if k != LOCK_KEY.encode()]
+    if keys:
+        conn.delete(*keys)
+
+
+@pytest.fixture
+def redis_db():
+    """The test Redis database, wiped, held by this test alone; yields its URL."""
+    import time
+    import uuid
+
+    conn = _redis_or_skip()
+    token = uuid.uuid4().hex
+    deadline = time.monotonic() + 2 * LOCK_TTL
+    while not conn.set(LOCK_KEY, token, nx=True, ex=LOCK_TTL):
+        if time.monotonic() > deadline:
+            pytest.fail(f"another test session kept {REDIS_URL} busy too long")
+        time.sleep(0.2)
+    _wipe(conn)
+    try:
+        yield REDIS_URL
+    finally:
+        _wipe(conn)
+        conn.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end",
+                  1, LOCK_KEY, token)
+
+
+def make_settings(data_dir: Path, *, redis_url: str | None = None, **overrides: object) -> Settings:
+    """Offline settings under ``data_dir`` (no network, no clarification unless asked)."""
+    values: dict = {"data_dir": data_dir, "llm": "offline", "search": "none", "allow_clarification": False}
+    values.update(overrides)
+    settings = Settings(_env_file=None, **values)
+    return settings.model_copy(update={"redis_url": redis_url})
+
+
+@pytest.fixture
+def sqlite_settings(tmp_path: Path) -> Settings:
+    """Settings without Redis (the embedded mode)."""
+    return make_settings(tmp_path / "data")
+
+
+@pytest.fixture
+def redis_settings(tmp_path: Path, redis_db: str) -> Settings:
+    """Settings with the test Redis database."""
+    return make_settings(tmp_path / "data", redis_url=redis_db)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tavily():
+    """A fake Tavily server (latency adjustable through ``.latency``)."""
+    from tests.fakes.tavily_server import FakeTavily
+
+    server = FakeTavily(latency=0.0, api_key="test")
+    server.start()
+    yield server
+    server.stop()
+
+
+def child_env(settings: Settings, tavily_url: str | None = None) -> dict:
+    """The environment of a child process that shares ``settings`` (data dir, Redis, back-ends)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("DEEPRESEARCH_") and k not in ("REDIS_URL", "TAVILY_API_KEY")}
+    env.update({
+        "DEEPRESEARCH_DATA_DIR": str(settings.data_dir), "DEEPRESEARCH_LLM": "offline",
+        "DEEPRESEARCH_ALLOW_CLARIFICATION": str(settings.allow_clarification).lower(),
+        "DEEPRESEARCH_SEARCH": settings.search or "none", "PYTHONPATH": str(ROOT),
+    })
+    if tavily_url:
+        env.update({"DEEPRESEARCH_SEARCH": "tavily", "TAVILY_API_KEY": "test", "DEEPRESEARCH_TAVILY_URL": tavily_url})
+    if settings.redis_url:
+        env["REDIS_URL"] = settings.redis_url
+    return env
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        current = frontier.pop()
+        kids = [p for p, parent in parents.items() if parent == current]
+        found += kids
+        frontier += kids
+    return found
+
+
+class Children:
+    """Child processes started by one test, each in its own process group, killed at teardown."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.procs: dict[str, object] = {}
+        self.log_dir = log_dir
+
+    def start(self, name: str, args: list[str], env: dict):
+        """Start ``python -m tests.jobs.procs ARGS`` as ``name``, its output in ``name.log``."""
+        import subprocess
+        import sys
+
+        log = open(self.log_dir / f"{name}.log", "wb")  # noqa: SIM115 (closed with the process)
+        proc = subprocess.Popen([sys.executable, "-m", "tests.jobs.procs", *args], cwd=ROOT, env=env,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs[name] = proc
+        return proc
+
+    def kill(self, name: str) -> None:
+        """SIGKILL the child and all its descendants at once, as when a container is killed.
+
+        (An RQ work horse puts itself in a process group of its own, so killing the worker's
+        group alone would leave it running.)
+        """
+        import signal
+
+        proc = self.procs[name]
+        for pid in [proc.pid, *_descendants(proc.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait(timeout=10)
+
+    def log(self, name: str) -> str:
+        """What the child ``name`` wrote so far."""
+        return (self.log_dir / f"{name}.log").read_text(errors="replace")
+
+    def stop_all(self) -> None:
+        """Kill every child still running."""
+        for name, proc in self.procs.items():
+            if proc.poll() is None:
+                self.kill(name)
+
+
+@pytest.fixture
+def children(tmp_path: Path):
+    """Start child processes (see :class:`Children`); all are killed after the test."""
+    kids = Children(tmp_path)
+    yield kids
+    kids.stop_all()

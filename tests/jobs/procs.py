@@ -1,0 +1,91 @@
+"""Child processes for the job tests: an RQ worker and embedded runners with test timings.
+
+Run as ``python -m tests.jobs.procs worker NAME [--burst]`` (needs ``REDIS_URL``),
+``python -m tests.jobs.procs embedded-start THREAD TURN QUESTION PORT_JSON``,
+``python -m tests.jobs.procs embedded-recover`` or ``python -m tests.jobs.procs hammer I RUNS``;
+settings come from the environment. The timings are shortened so a killed process's work is
+found in seconds instead of a minute; the mechanisms are the production ones.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import logging
+import sys
+import time
+
+
+def fast_timings() -> None:
+    """Shorter lease, retry and scheduler-staleness times for tests."""
+    import jobs.locks
+    import jobs.queue
+    import jobs.worker
+
+    jobs.locks.LEASE_TTL = 3
+    jobs.queue.RETRY_INTERVALS = (1, 1, 1)
+    jobs.worker.SCHEDULER_STALE = 3
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch on ``argv[0]``; returns the exit code."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    fast_timings()
+    # a child still alive after 45 s is stuck: its stacks go to its log for the failing test
+    faulthandler.dump_traceback_later(45, repeat=False)
+    from engine.settings import get_settings
+
+    settings = get_settings()
+    if argv[0] == "worker":
+        from jobs.worker import run_worker
+
+        run_worker(settings.redis_url, name=argv[1], monitor_interval=1, heartbeat_grace=2,
+                   maintenance_interval=1, worker_ttl=16, burst=len(argv) > 2 and argv[2] == "--burst")
+        return 0
+    if argv[0] == "embedded-start":
+        from jobs import handle_message
+        from jobs.embedded import get_runner
+
+        thread, turn_id, question, port = argv[1], argv[2], argv[3], json.loads(argv[4])
+        handle_message(thread, "U1", question, port, turn_id, settings=settings, explicit_start=True)
+        get_runner(settings).wait_idle()
+        return 0
+    if argv[0] == "embedded-recover":
+        from jobs.embedded import get_runner, recover
+
+        recover(settings)
+        time.sleep(0.2)
+        get_runner(settings).wait_idle()
+        return 0
+    if argv[0] == "hammer":
+        return hammer(int(argv[1]), int(argv[2]))
+    raise SystemExit(f"unknown command {argv[0]!r}")
+
+
+def hammer(index: int, runs: int) -> int:
+    """Run ``runs`` offline researches on threads of their own, all on one checkpoint file, while
+    also writing the job store; any "database is locked" fails the process."""
+    import asyncio
+
+    from engine.runner import run_turn
+    from engine.settings import get_settings
+    from jobs.store import get_store
+
+    settings = get_settings()
+    store = get_store(settings)
+
+    async def all_runs() -> None:
+        for n in range(runs):
+            thread = f"console:hammer-{index}-{n}"
+            outcome = await run_turn(thread, question=f"History of printing, part {n}?", settings=settings)
+            assert outcome.status == "done", outcome.status
+            for k in range(20):
+                store.update(f"hammer:{index}", lambda old, k=k: {"n": (old or {}).get("n", 0) + 1})
+
+    asyncio.run(all_runs())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

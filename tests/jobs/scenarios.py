@@ -1,0 +1,112 @@
+"""Shared pieces of the queue scenarios (RQ and embedded): slow search, waits, report checks."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from jobs.records import turn_key
+from jobs.run import CANCELLED_TEXT, DELAYED_NOTE
+from jobs.store import get_store
+from tests.fakes.recording_port import read_events
+from tests.fakes.tavily_server import made_up_pages
+
+#: The offline model's research units search for these; the last one is made slow.
+SLOW_WORD = "limitations"
+
+
+class SlowSearch:
+    """A FakeTavily handler: queries containing ``word`` block (until released) the first time."""
+
+    def __init__(self, word: str = SLOW_WORD, hold: float = 60.0) -> None:
+        self.word = word
+        self.hold = hold
+        self.release = threading.Event()
+        self.slow_seen = threading.Event()
+        self.answered: list[str] = []
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, query: str, body: dict) -> list[dict]:
+        with self._lock:
+            first = query not in self._seen
+            self._seen.add(query)
+        if first and (self.word == "*" or self.word in query):
+            self.slow_seen.set()
+            self.release.wait(self.hold)
+        with self._lock:
+            self.answered.append(query)
+        return made_up_pages(query, int(body.get("max_results") or 5))
+
+
+def wait_for(cond: Callable[[], object], timeout: float, what: str, every: float = 0.1,
+             diag: Callable[[], str] | None = None) -> object:
+    """Poll ``cond`` until truthy; AssertionError naming ``what`` (and ``diag()``) after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}" + (f"\n{diag()}" if diag else ""))
+
+
+def redis_diag(settings) -> str:
+    """The keys of the test Redis database and the queue's content, for a failure message."""
+    from jobs.queue import redis_connection
+
+    conn = redis_connection(settings.redis_url)
+    keys = sorted(k.decode() for k in conn.keys("*"))
+    return f"keys={keys}\nqueue={conn.lrange('rq:queue:research', 0, -1)}"
+
+
+def turn_record(settings, turn_id: str) -> dict:
+    """The store record of a turn (empty dict when absent)."""
+    return get_store(settings).get(turn_key(turn_id)) or {}
+
+
+def turn_state(settings, turn_id: str) -> str:
+    """``queued``, ``running``, ``retrying``, ``done``, ``failed``, ``cancelled``..."""
+    return turn_record(settings, turn_id).get("state", "")
+
+
+def progress_shows(log: Path, thread: str, text: str) -> bool:
+    """Whether a status update of ``thread`` contained ``text``."""
+    return any(e["op"] == "update" and text in e["text"] for e in read_events(log, thread))
+
+
+def summaries(events: list[dict]) -> list[dict]:
+    """The summary posts (the engine's summary starts with the bold title)."""
+    return [e for e in events if e["op"] == "post" and e["text"].startswith("**")]
+
+
+def assert_one_report(log: Path, thread: str, *, delayed: bool) -> list[dict]:
+    """Exactly one summary and one upload (report.md + report.pdf), no error, delayed note as told."""
+    events = read_events(log, thread)
+    posts = summaries(events)
+    uploads = [e for e in events if e["op"] == "upload"]
+    assert len(posts) == 1, [e["text"][:80] for e in events if e["op"] == "post"]
+    assert len(uploads) == 1, uploads
+    assert uploads[0]["files"][0] == "report.md" and all(s > 0 for s in uploads[0]["sizes"])
+    assert (DELAYED_NOTE in posts[0]["text"]) is delayed
+    failures = [e for e in events if e["op"] == "post" and "failed" in e["text"].lower()]
+    assert not failures, failures
+    return events
+
+
+def assert_turns_alternate(log: Path, thread: str, turns: int) -> None:
+    """Each turn's first message (its status message) comes after the previous turn's upload."""
+    marks = []
+    for e in read_events(log, thread):
+        if e["op"] == "post" and e["text"].startswith(("Starting the research", "Resuming the research")):
+            marks.append("S")
+        elif e["op"] == "upload":
+            marks.append("U")
+    assert marks == ["S", "U"] * turns, marks
+
+
+def cancelled_posts(log: Path, thread: str) -> list[dict]:
+    """The "Research cancelled" posts of ``thread``."""
+    return [e for e in read_events(log, thread) if e["op"] == "post" and e["text"] == CANCELLED_TEXT]

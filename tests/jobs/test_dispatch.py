@@ -1,0 +1,128 @@
+"""The conversation rules of handle_message, with Redis as the queue and no worker running."""
+
+from __future__ import annotations
+
+import time
+
+from rq import Queue
+
+from jobs import handle_message, thread_info, threads_of
+from jobs.queue import QUEUE_NAME, enqueue, job_id_for, redis_connection
+from jobs.store import get_store
+from jobs.threads import set_thread
+from jobs.turns import Turn
+
+PORT = {"factory": "tests.fakes.recording_port:RecordingPort", "path": "/dev/null", "thread": "x"}
+THREAD = "slack:T1:C1:1700000000.000100"
+
+
+def _msg(settings, user, text, turn_id, explicit=True, thread=THREAD):
+    return handle_message(thread, user, text, PORT, turn_id, settings=settings, explicit_start=explicit)
+
+
+def _queued_ids(settings) -> list[str]:
+    return Queue(QUEUE_NAME, connection=redis_connection(settings.redis_url)).job_ids
+
+
+def test_new_question_starts_once(redis_settings):
+    assert _msg(redis_settings, "U1", "hello", "e0", explicit=False).action == "ignored"
+    reply = _msg(redis_settings, "U1", "How do heat pumps work?", "e1")
+    assert reply.action == "started" and reply.text is None
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+    again = _msg(redis_settings, "U1", "How do heat pumps work?", "e1")
+    assert again.action == "duplicate"
+    info = thread_info(THREAD, settings=redis_settings)
+    assert info.status == "queued" and info.requester == "U1" and info.question == "How do heat pumps work?"
+    assert [t.thread_id for t in threads_of("U1", settings=redis_settings)] == [THREAD]
+    assert threads_of("U2", settings=redis_settings) == []
+
+
+def test_enqueue_refuses_a_turn_id_twice(redis_settings):
+    turn = Turn(turn_id="ev-9", thread_id=THREAD, kind="start", text="q", requester="U1", port=PORT)
+    assert enqueue(turn, settings=redis_settings) == "queued"
+    assert enqueue(turn, settings=redis_settings) == "duplicate"
+    job = Queue(QUEUE_NAME, connection=redis_connection(redis_settings.redis_url)).fetch_job(job_id_for("ev-9"))
+    assert job.timeout == redis_settings.job_timeout == 3600
+    assert job.retries_left == 3 and job.retry_intervals == [10, 30, 60]
+    assert job.args == (turn.to_dict(),)
+
+
+def test_busy_and_cancel_while_queued(redis_settings):
+    _msg(redis_settings, "U1", "Question one?", "e1")
+    busy = _msg(redis_settings, "U1", "and also this", "e2", explicit=False)
+    assert busy.action == "busy" and "cancel" in busy.text
+    assert _msg(redis_settings, "U2", "chatting", "e3", explicit=False).action == "ignored"
+    refused = _msg(redis_settings, "U2", "cancel", "e4")
+    assert refused.action == "refused" and refused.ephemeral and "<@U1>" in refused.text
+    reply = _msg(redis_settings, "U1", "Cancel", "e5", explicit=False)
+    assert reply.action == "cancelled" and "cancelled" in reply.text.lower()
+    assert _queued_ids(redis_settings) == []
+    assert thread_info(THREAD, settings=redis_settings).status == "cancelled"
+    # a cancelled thread takes a new research
+    assert _msg(redis_settings, "U1", "Question two?", "e6", explicit=False).action == "started"
+
+
+def test_cancel_while_running_flags_the_job(redis_settings):
+    _msg(redis_settings, "U1", "Question one?", "e1")
+    set_thread(get_store(redis_settings), THREAD, status="running")
+    reply = _msg(redis_settings, "U1", "stop", "e2")
+    assert reply.action == "cancelling" and reply.text is None
+    assert get_store(redis_settings).get(f"cancel:{THREAD}")["turn_id"] == "e1"
+
+
+def test_paused_thread_rules(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(store, THREAD, status="paused", clarify_question="Which coast?", paused_at=time.time())
+    other = _msg(redis_settings, "U2", "the Atlantic", "e2", explicit=False)
+    assert other.action == "refused" and other.ephemeral and "<@U1>" in other.text
+    answer = _msg(redis_settings, "U1", "the Atlantic", "e3", explicit=False)
+    assert answer.action == "resumed"
+    assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("e3")]
+    job = Queue(QUEUE_NAME, connection=redis_connection(redis_settings.redis_url)).fetch_job(job_id_for("e3"))
+    assert job.args[0]["kind"] == "resume" and job.args[0]["text"] == "the Atlantic"
+
+
+def test_late_answer_is_told_to_start_again(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(store, THREAD, status="paused", paused_at=time.time() - redis_settings.clarify_ttl - 5)
+    late = _msg(redis_settings, "U1", "the Atlantic", "e2", explicit=False)
+    assert late.action == "expired" and "again" in late.text and "24 hours" in late.text
+    assert thread_info(THREAD, settings=redis_settings).status == "cancelled"
+    assert _msg(redis_settings, "U1", "Tides on the Atlantic coast?", "e3").action == "started"
+
+
+def test_finished_thread_starts_a_follow_up(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(store, THREAD, status="done", report_dir="/data/artifacts/x/run1")
+    assert _msg(redis_settings, "U2", "nice", "e2", explicit=False).action == "ignored"
+    assert _msg(redis_settings, "U1", "cancel", "e3", explicit=False).text.startswith("Nothing is running")
+    reply = _msg(redis_settings, "U2", "And what about moon phases?", "e4", explicit=True)
+    assert reply.action == "started"
+    info = thread_info(THREAD, settings=redis_settings)
+    assert info.requester == "U2" and info.report_dir is not None  # kept as the follow-up's context
+
+
+def test_empty_question_is_refused(redis_settings):
+    reply = _msg(redis_settings, "U1", "   ", "e1")
+    assert reply.action == "rejected" and reply.text
+    assert thread_info(THREAD, settings=redis_settings) is None
+
+
+def test_queue_down_is_one_line(tmp_path):
+    from tests.jobs.conftest import make_settings
+
+    settings = make_settings(tmp_path / "d", redis_url="redis://127.0.0.1:1/0")
+    try:
+        _msg(settings, "U1", "q?", "e1")
+    except Exception as err:  # the registry itself is on the unreachable Redis
+        assert "Connection" in type(err).__name__
+
+
+def test_a_thread_whose_job_was_lost_can_start_over(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Question one?", "e1")
+    store.update(f"thread:{THREAD}", lambda old: {**old, "updated_at": time.time() - 3 * 3600})
+    assert _msg(redis_settings, "U1", "Question two?", "e2").action == "started"

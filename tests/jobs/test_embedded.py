@@ -1,0 +1,165 @@
+"""The in-process runner without Redis: the same scenarios as on RQ, and the shared checkpoint file."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+import jobs.queue
+from jobs import enqueue, handle_message, thread_info
+from jobs.embedded import EmbeddedRunner, _runners
+from jobs.turns import Turn
+from tests.fakes.recording_port import RecordingPort, read_events
+from tests.jobs.conftest import child_env, make_settings
+from tests.jobs.scenarios import (
+    SlowSearch,
+    assert_one_report,
+    assert_turns_alternate,
+    cancelled_posts,
+    progress_shows,
+    turn_record,
+    turn_state,
+    wait_for,
+)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def runner_for(monkeypatch):
+    """Install an in-process runner (retry waits of 1 s) for given settings; shut down after."""
+    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (1, 1, 1))
+    made: list[tuple[str, EmbeddedRunner]] = []
+
+    def install(settings, workers: int = 2) -> EmbeddedRunner:
+        from pathlib import Path
+
+        key = str(Path(settings.data_dir).resolve())
+        runner = EmbeddedRunner(settings, max_workers=workers)
+        _runners[key] = runner
+        made.append((key, runner))
+        return runner
+
+    yield install
+    for key, runner in made:
+        runner.shutdown(wait=True)
+        _runners.pop(key, None)
+
+
+def test_six_turns_three_threads_two_slots(sqlite_settings, runner_for, tmp_path):
+    runner = runner_for(sqlite_settings)
+    log = tmp_path / "events.jsonl"
+    turns = []
+    for n in range(3):
+        port = RecordingPort.create(log, f"console:e{n}").reference()
+        for k in range(2):
+            turns.append(Turn(turn_id=f"e{n}-{k}", thread_id=f"console:e{n}", kind="start",
+                              text=f"Question {k} about the history of topic {n}?", requester="U1", port=port))
+    for turn in turns:
+        assert enqueue(turn, settings=sqlite_settings) == "queued"
+    assert enqueue(turns[0], settings=sqlite_settings) == "duplicate"
+    assert runner.wait_idle(timeout=90)
+    for turn in turns:
+        rec = turn_record(sqlite_settings, turn.turn_id)
+        assert rec["state"] == "done" and rec["attempts"] == 1
+    for n in range(3):
+        assert_turns_alternate(log, f"console:e{n}", turns=2)
+        assert thread_info(f"console:e{n}", settings=sqlite_settings).status == "done"
+
+
+def test_killed_process_turn_is_recovered_from_checkpoint(tmp_path, children, tavily):
+    search = SlowSearch()
+    tavily.handler = search
+    settings = make_settings(tmp_path / "data")
+    env = child_env(settings, tavily.base_url)
+    log = tmp_path / "events.jsonl"
+    thread = "console:ekilled"
+    port = RecordingPort.create(log, thread).reference()
+    children.start("doomed", ["embedded-start", thread, "ek1", "What is the history of the bicycle in Europe?",
+                              json.dumps(port)], env)
+    wait_for(lambda: search.slow_seen.is_set() and progress_shows(log, thread, "topics 2/3 done"), 30,
+             "two of three research units to finish")
+    children.kill("doomed")
+    before = list(tavily.queries)
+    search.release.set()
+    rescuer = children.start("rescuer", ["embedded-recover"], env)
+    rescuer.wait(timeout=60)
+    assert rescuer.returncode == 0, children.log("rescuer")
+    assert turn_state(settings, "ek1") == "done"
+    assert turn_record(settings, "ek1")["attempts"] == 2
+    assert_one_report(log, thread, delayed=True)
+    after = tavily.queries[len(before):]
+    assert len(before) == 3 and after == [q for q in before if "limitations" in q], (before, after)
+
+
+def test_transient_error_is_retried_silently(sqlite_settings, runner_for, tmp_path):
+    runner = runner_for(sqlite_settings)
+    log = tmp_path / "events.jsonl"
+    thread = "console:eflaky"
+    port = RecordingPort.create(log, thread, fail={"op": "upload", "times": 1}).reference()
+    reply = handle_message(thread, "U1", "How do tides work?", port, "ef1", settings=sqlite_settings,
+                           explicit_start=True)
+    assert reply.action == "started"
+    assert runner.wait_idle(timeout=60)
+    assert turn_record(sqlite_settings, "ef1")["attempts"] == 2
+    assert_one_report(log, thread, delayed=False)
+
+
+def test_cancel_stops_a_running_research(tmp_path, runner_for, tavily):
+    search = SlowSearch(word="*")
+    tavily.handler = search
+    settings = make_settings(tmp_path / "data", search="tavily", tavily_url=tavily.base_url,
+                             tavily_api_key="test")
+    runner = runner_for(settings)
+    log = tmp_path / "events.jsonl"
+    thread = "console:ecancel"
+    port = RecordingPort.create(log, thread).reference()
+    handle_message(thread, "U1", "What is the history of the bicycle?", port, "ec1", settings=settings,
+                   explicit_start=True)
+    wait_for(search.slow_seen.is_set, 30, "the research to be searching")
+    asked = time.monotonic()
+    assert handle_message(thread, "U1", "cancel", port, "ec2", settings=settings,
+                          explicit_start=False).action == "cancelling"
+    wait_for(lambda: cancelled_posts(log, thread), 10, "the cancel notice")
+    assert time.monotonic() - asked < 5
+    wait_for(lambda: turn_state(settings, "ec1") == "cancelled", 10, "the turn to be cancelled")
+    search.release.set()
+    assert handle_message(thread, "U1", "What is the history of the tricycle?", port, "ec3", settings=settings,
+                          explicit_start=True).action == "started"
+    assert runner.wait_idle(timeout=60)
+    assert turn_state(settings, "ec3") == "done"
+    assert len(cancelled_posts(log, thread)) == 1
+    assert len([e for e in read_events(log, thread) if e["op"] == "upload"]) == 1
+
+
+def test_clarify_then_answer_in_process(tmp_path, runner_for):
+    settings = make_settings(tmp_path / "data", allow_clarification=True)
+    runner = runner_for(settings)
+    log = tmp_path / "events.jsonl"
+    thread = "console:eclarify"
+    port = RecordingPort.create(log, thread).reference()
+    handle_message(thread, "U1", "What is the history of the bicycle?", port, "q1", settings=settings,
+                   explicit_start=True)
+    assert runner.wait_idle(timeout=60)
+    info = thread_info(thread, settings=settings)
+    assert info.status == "paused" and info.clarify_question
+    assert any(e["op"] == "post" and e["text"] == info.clarify_question for e in read_events(log, thread))
+    reply = handle_message(thread, "U1", "Europe, 1850 to 1900, for a general audience", port, "q2",
+                           settings=settings, explicit_start=False)
+    assert reply.action == "resumed"
+    assert runner.wait_idle(timeout=60)
+    assert thread_info(thread, settings=settings).status == "done"
+    assert_one_report(log, thread, delayed=False)
+
+
+def test_four_processes_share_one_checkpoint_file(tmp_path, children):
+    settings = make_settings(tmp_path / "data")
+    env = child_env(settings)
+    procs = [children.start(f"hammer{i}", ["hammer", str(i), "2"], env) for i in range(4)]
+    for i, proc in enumerate(procs):
+        proc.wait(timeout=120)
+        out = children.log(f"hammer{i}")
+        assert proc.returncode == 0, out[-3000:]
+        assert "database is locked" not in out

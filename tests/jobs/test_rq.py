@@ -1,0 +1,142 @@
+"""RQ on a real Redis: two workers, a SIGKILLed worker, a transient error, cancel, the terminal relay."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import jobs.queue
+from jobs import enqueue, handle_message, thread_info
+from jobs.turns import Turn
+from tests.fakes.recording_port import RecordingPort, read_events
+from tests.jobs.conftest import child_env, make_settings
+from tests.jobs.scenarios import (
+    SlowSearch,
+    assert_one_report,
+    assert_turns_alternate,
+    cancelled_posts,
+    progress_shows,
+    redis_diag,
+    turn_record,
+    turn_state,
+    wait_for,
+)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def _short_retry_intervals(monkeypatch):
+    # production waits 10/30/60 s between attempts; the mechanism is the same with 1 s
+    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (1, 1, 1))
+
+
+def test_two_workers_six_turns_three_threads(redis_settings, children, tmp_path):
+    log = tmp_path / "events.jsonl"
+    env = child_env(redis_settings)
+    turns = []
+    for n in range(3):
+        port = RecordingPort.create(log, f"console:t{n}").reference()
+        for k in range(2):
+            turns.append(Turn(turn_id=f"t{n}-{k}", thread_id=f"console:t{n}", kind="start",
+                              text=f"Question {k} about the history of topic {n}?", requester="U1", port=port))
+    for turn in turns:
+        assert enqueue(turn, settings=redis_settings) == "queued"
+    assert enqueue(turns[0], settings=redis_settings) == "duplicate"
+    children.start("w1", ["worker", "w1"], env)
+    children.start("w2", ["worker", "w2"], env)
+    wait_for(lambda: all(turn_state(redis_settings, t.turn_id) == "done" for t in turns), 90, "six turns",
+             diag=lambda: redis_diag(redis_settings))
+    for turn in turns:
+        assert turn_record(redis_settings, turn.turn_id)["attempts"] == 1
+    pids = set()
+    for n in range(3):
+        assert_turns_alternate(log, f"console:t{n}", turns=2)
+        pids |= {e["pid"] for e in read_events(log, f"console:t{n}")}
+        assert thread_info(f"console:t{n}", settings=redis_settings).status == "done"
+    assert len(pids) >= 2  # work horses of both workers took part
+
+
+def test_sigkilled_worker_turn_resumes_from_checkpoint(redis_settings, children, tmp_path, tavily):
+    search = SlowSearch()
+    tavily.handler = search
+    log = tmp_path / "events.jsonl"
+    thread = "console:killed"
+    env = child_env(redis_settings, tavily.base_url)
+    settings = make_settings(redis_settings.data_dir, redis_url=redis_settings.redis_url)
+    port = RecordingPort.create(log, thread).reference()
+    reply = handle_message(thread, "U1", "What is the history of the bicycle in Europe?", port, "k1",
+                           settings=settings, explicit_start=True)
+    assert reply.action == "started"
+    children.start("doomed", ["worker", "doomed"], env)
+    wait_for(lambda: search.slow_seen.is_set() and progress_shows(log, thread, "topics 2/3 done"), 30,
+             "two of three research units to finish")
+    children.kill("doomed")
+    before = list(tavily.queries)
+    search.release.set()  # the slow search answers at once from now on
+    children.start("rescuer", ["worker", "rescuer"], env)
+    wait_for(lambda: turn_state(settings, "k1") == "done", 60, "the turn to complete on the second worker")
+    assert turn_record(settings, "k1")["attempts"] == 2
+    assert_one_report(log, thread, delayed=True)
+    # the finished units' searches were not run again; only the unit that was cut short was
+    after = tavily.queries[len(before):]
+    assert len(before) == 3 and after == [q for q in before if "limitations" in q], (before, after)
+    assert thread_info(thread, settings=settings).status == "done"
+
+
+def test_transient_error_is_retried_silently(redis_settings, children, tmp_path):
+    log = tmp_path / "events.jsonl"
+    thread = "console:flaky"
+    port = RecordingPort.create(log, thread, fail={"op": "upload", "times": 1}).reference()
+    reply = handle_message(thread, "U1", "How do tides work?", port, "f1", settings=redis_settings,
+                           explicit_start=True)
+    assert reply.action == "started"
+    children.start("w", ["worker", "w"], child_env(redis_settings))
+    wait_for(lambda: turn_state(redis_settings, "f1") == "done", 60, "the retried turn",
+             diag=lambda: redis_diag(redis_settings))
+    assert turn_record(redis_settings, "f1")["attempts"] == 2
+    assert_one_report(log, thread, delayed=False)
+
+
+def test_cancel_stops_a_running_research(redis_settings, children, tmp_path, tavily):
+    search = SlowSearch(word="*")
+    tavily.handler = search
+    log = tmp_path / "events.jsonl"
+    thread = "console:cancel"
+    env = child_env(redis_settings, tavily.base_url)
+    port = RecordingPort.create(log, thread).reference()
+    handle_message(thread, "U1", "What is the history of the bicycle?", port, "c1",
+                   settings=redis_settings, explicit_start=True)
+    children.start("w", ["worker", "w"], env)
+    wait_for(search.slow_seen.is_set, 30, "the research to be searching")
+    asked = time.monotonic()
+    reply = handle_message(thread, "U1", "cancel", port, "c2", settings=redis_settings, explicit_start=False)
+    assert reply.action == "cancelling"
+    wait_for(lambda: cancelled_posts(log, thread), 10, "the cancel notice")
+    assert time.monotonic() - asked < 5
+    wait_for(lambda: turn_state(redis_settings, "c1") == "cancelled", 10, "the turn to be cancelled")
+    assert thread_info(thread, settings=redis_settings).status == "cancelled"
+    search.release.set()
+    again = handle_message(thread, "U1", "What is the history of the tricycle?", port, "c3",
+                           settings=redis_settings, explicit_start=True)
+    assert again.action == "started"
+    wait_for(lambda: turn_state(redis_settings, "c3") == "done", 60, "the new research")
+    assert len(cancelled_posts(log, thread)) == 1
+    assert len([e for e in read_events(log, thread) if e["op"] == "upload"]) == 1
+
+
+def test_terminal_relay_follows_a_queued_research(redis_settings, children):
+    from jobs.relay import RelayPort, follow
+
+    thread = "console:relay"
+    port = RelayPort.for_thread(thread)
+    handle_message(thread, "me", "How do heat pumps work?", port.reference(), "r1",
+                   settings=redis_settings, explicit_start=True)
+    children.start("w", ["worker", "w", "--burst"], child_env(redis_settings))
+    events: list[dict] = []
+    info = follow(thread, settings=redis_settings, on_event=events.append, timeout=60)
+    assert info is not None and info.status == "done"
+    uploads = [e for e in events if e["op"] == "upload"]
+    assert len(uploads) == 1 and uploads[0]["files"][0].endswith("report.md")
+    assert any(e["op"] == "post" and e["text"].startswith("**") for e in events)

@@ -1,0 +1,125 @@
+"""The job function's endings: PDF failure, rejected input, bad settings, lost turns, throttling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from jobs import enqueue, handle_message, thread_info
+from jobs.embedded import EmbeddedRunner, _runners
+from jobs.errors import ResearchTimeout, is_transient, user_message
+from jobs.turns import Turn
+from jobs.worker import LOST_TEXT, on_abandoned
+from tests.fakes.recording_port import RecordingPort, read_events
+from tests.jobs.conftest import make_settings
+from tests.jobs.scenarios import assert_one_report, turn_record
+
+
+@pytest.fixture
+def run_in_process():
+    """Run turns for given settings on an in-process runner; returns a function(settings) -> runner."""
+    made = []
+
+    def install(settings) -> EmbeddedRunner:
+        key = str(Path(settings.data_dir).resolve())
+        runner = EmbeddedRunner(settings, retry_intervals=(0, 0, 0))
+        _runners[key] = runner
+        made.append((key, runner))
+        return runner
+
+    yield install
+    for key, runner in made:
+        runner.shutdown(wait=True)
+        _runners.pop(key, None)
+
+
+def _start(settings, log: Path, thread: str, question: str, turn_id: str, **port_kw):
+    port = RecordingPort.create(log, thread, **port_kw).reference()
+    return handle_message(thread, "U1", question, port, turn_id, settings=settings, explicit_start=True)
+
+
+def test_status_edits_are_throttled_and_pdf_failure_is_noted(tmp_path, run_in_process):
+    settings = make_settings(tmp_path / "data", pdf_timeout=0.001)
+    runner = run_in_process(settings)
+    log = tmp_path / "events.jsonl"
+    _start(settings, log, "console:pdf", "How do heat pumps work?", "p1")
+    assert runner.wait_idle(timeout=60)
+    events = assert_one_report(log, "console:pdf", delayed=False)
+    upload = [e for e in events if e["op"] == "upload"][0]
+    assert upload["files"] == ["report.md"] and "PDF could not be built" in upload["comment"]
+    edits = [e["t"] for e in events if e["op"] == "update"]
+    assert edits and all(b - a >= 1.9 for a, b in zip(edits, edits[1:], strict=False)), edits
+    status_posts = [e for e in events if e["op"] == "post" and e["text"].startswith("Starting the research")]
+    assert len(status_posts) == 1 and {e["id"] for e in events if e["op"] == "update"} == {status_posts[0]["id"]}
+    info = thread_info("console:pdf", settings=settings)
+    assert info.status == "done" and [p.name for p in info.report_files] == ["report.md"]
+
+
+def test_rejected_question_is_told_once_and_not_retried(tmp_path, run_in_process):
+    settings = make_settings(tmp_path / "data")
+    runner = run_in_process(settings)
+    log = tmp_path / "events.jsonl"
+    _start(settings, log, "console:long", "why? " * 2000, "l1")
+    assert runner.wait_idle(timeout=30)
+    posts = [e["text"] for e in read_events(log, "console:long") if e["op"] == "post"]
+    assert any("limit is 8,000" in p for p in posts)
+    assert turn_record(settings, "l1")["attempts"] == 1
+    assert thread_info("console:long", settings=settings).status == "failed"
+
+
+def test_bad_settings_fail_once_with_one_line(tmp_path, run_in_process, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-never-appear-0123456789")
+    settings = make_settings(tmp_path / "data", llm="openai", openai_api_key=None)
+    runner = run_in_process(settings)
+    log = tmp_path / "events.jsonl"
+    _start(settings, log, "console:nokey", "How do heat pumps work?", "n1")
+    assert runner.wait_idle(timeout=30)
+    posts = [e["text"] for e in read_events(log, "console:nokey") if e["op"] == "post"]
+    failures = [p for p in posts if p.startswith("The research failed")]
+    assert len(failures) == 1 and "OPENAI_API_KEY" in failures[0] and "sk-" not in failures[0]
+    assert turn_record(settings, "n1")["attempts"] == 1
+
+
+def test_a_lost_turn_is_told_once_after_its_last_retry(tmp_path, monkeypatch):
+    from rq.exceptions import AbandonedJobError
+
+    import jobs.worker
+    from jobs import records
+    from jobs.store import get_store
+
+    settings = make_settings(tmp_path / "data")
+    monkeypatch.setattr(jobs.worker, "get_settings", lambda: settings)
+    log = tmp_path / "events.jsonl"
+    port = RecordingPort.create(log, "console:lost").reference()
+    turn = Turn(turn_id="x1", thread_id="console:lost", kind="start", text="q?", requester="U1", port=port)
+    assert records.create(get_store(settings), turn, "rq")
+    job = SimpleNamespace(id="turn-x", args=(turn.to_dict(),), retries_left=1)
+    on_abandoned(job, AbandonedJobError, AbandonedJobError(), None)  # a retry is left: silent
+    assert read_events(log) == []
+    job.retries_left = 0
+    on_abandoned(job, AbandonedJobError, AbandonedJobError(), None)
+    on_abandoned(job, AbandonedJobError, AbandonedJobError(), None)  # already told
+    assert [e["text"] for e in read_events(log)] == [LOST_TEXT]
+    assert thread_info("console:lost", settings=settings).status == "failed"
+
+
+def test_error_classes_and_messages():
+    import sqlite3
+
+    assert is_transient(ConnectionResetError()) and is_transient(TimeoutError())
+    assert is_transient(sqlite3.OperationalError("database is locked"))
+    assert not is_transient(ResearchTimeout("x")) and not is_transient(ValueError("x"))
+    assert "60 minutes" in user_message(ResearchTimeout("x"), job_timeout=3600)
+    assert "internal error (KeyError)" in user_message(KeyError("secret-ish"), job_timeout=3600)
+    assert "secret-ish" not in user_message(KeyError("secret-ish"), job_timeout=3600)
+
+
+def test_enqueue_turn_kinds(tmp_path):
+    settings = make_settings(tmp_path / "data")
+    with pytest.raises(ValueError):
+        Turn(turn_id="a", thread_id="t", kind="bogus")
+    cancel = Turn(turn_id="c", thread_id="console:none", kind="cancel", requester="U1")
+    assert enqueue(cancel, settings=settings) == "queued"  # nothing running: a no-op flag
+    assert Turn.from_dict({**cancel.to_dict(), "extra": 1}) == cancel

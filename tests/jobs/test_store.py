@@ -1,0 +1,104 @@
+"""The job store on both back-ends: records, atomic add/update, expiry, indexes, leases."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from jobs.dedupe import seen_before
+from jobs.locks import ThreadLock
+from jobs.store import get_store
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def settings(request, sqlite_settings, tmp_path):
+    """The same tests on SQLite and on Redis."""
+    if request.param == "sqlite":
+        return sqlite_settings
+    return request.getfixturevalue("redis_settings")
+
+
+def test_records_and_atomic_add(settings):
+    store = get_store(settings)
+    assert store.get("a") is None
+    assert store.add("a", {"n": 1})
+    assert not store.add("a", {"n": 2})
+    assert store.get("a") == {"n": 1}
+    assert store.update("a", lambda old: {**old, "n": old["n"] + 1}) == {"n": 2}
+    assert store.update("a", lambda old: None) == {"n": 2}
+    assert store.update("missing", lambda old: None) is None
+    assert not store.delete("a", if_field=("n", 3))
+    assert store.delete("a", if_field=("n", 2))
+    assert store.get("a") is None
+
+
+def test_expiry(settings):
+    store = get_store(settings)
+    assert store.add("e", {"x": 1}, ttl=1)
+    time.sleep(1.2)
+    assert store.get("e") is None
+    assert store.add("e", {"x": 2}, ttl=5)
+
+
+def test_concurrent_updates_lose_nothing(settings):
+    store = get_store(settings)
+    store.put("c", {"n": 0})
+
+    def bump() -> None:
+        for _ in range(20):
+            store.update("c", lambda old: {"n": old["n"] + 1})
+
+    threads = [threading.Thread(target=bump) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.get("c") == {"n": 80}
+
+
+def test_index_newest_first(settings):
+    store = get_store(settings)
+    for i, member in enumerate(["x", "y", "z"]):
+        store.index_add("ix", member, float(i))
+    store.index_add("ix", "x", 10.0)
+    assert store.index_members("ix") == ["x", "z", "y"]
+    store.index_remove("ix", "z")
+    assert store.index_members("ix", limit=5) == ["x", "y"]
+
+
+def test_seen_before_once_among_racers(settings):
+    results: list[bool] = []
+    lock = threading.Lock()
+
+    def check() -> None:
+        value = seen_before("Ev123", settings=settings)
+        with lock:
+            results.append(value)
+
+    threads = [threading.Thread(target=check) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [False] + [True] * 7
+    with pytest.raises(ValueError):
+        seen_before("", settings=settings)
+
+
+def test_thread_lock_is_exclusive_and_lapses(settings):
+    store = get_store(settings)
+    first = ThreadLock(store, "t1", ttl=2)
+    assert first.acquire(timeout=1)
+    second = ThreadLock(store, "t1", ttl=2)
+    assert not second.acquire(timeout=0.5)
+    first.release()
+    assert second.acquire(timeout=1)
+    second._stop.set()  # simulate a killed holder: no more renewals, no release
+    second._renewer.join()
+    third = ThreadLock(store, "t1", ttl=2)
+    started = time.monotonic()
+    assert third.acquire(timeout=5)
+    assert time.monotonic() - started >= 1.0
+    third.release()
