@@ -144,7 +144,7 @@ def run_ask(
     if queue:
         from bots.console_queue import ask_via_queue
 
-        return ask_via_queue(thread, question, answer, settings, out, _print_result, _ask_user)
+        return ask_via_queue(thread, question, answer, settings, out, _ask_user, resume=bool(resume))
     try:
         outcome = asyncio.run(_direct(thread, None if resume else question, answer, bool(resume), settings))
     except TurnRejected as exc:

@@ -1,0 +1,68 @@
+"""`deepresearch ask --queue`: a worker does the research, the terminal follows, clarification included."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REDIS_URL = os.environ.get("CONSOLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
+
+
+@pytest.fixture
+def redis_url():
+    import redis
+
+    conn = redis.Redis.from_url(REDIS_URL)
+    try:
+        conn.ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    conn.flushdb()
+    yield REDIS_URL
+    conn.flushdb()
+
+
+def env_for(tmp_path: Path, redis_url: str) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("DEEPRESEARCH_") and k not in ("OPENAI_API_KEY", "TAVILY_API_KEY", "REDIS_URL")}
+    env.update({"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT), "REDIS_URL": redis_url,
+                "DEEPRESEARCH_LLM": "offline", "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "1"})
+    return env
+
+
+def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Wind turbines\n\nWind turbines convert the kinetic energy of wind into electricity "
+                               "with a rotor and a generator. Offshore wind turbines produce more power than onshore ones.\n")
+    env = env_for(tmp_path, redis_url)
+    env.update({"DEEPRESEARCH_SEARCH": "corpus", "DEEPRESEARCH_CORPUS_DIR": str(docs)})
+    subprocess.run([sys.executable, "-m", "bots.cli", "index", str(docs)], env=env, cwd=tmp_path, check=True,
+                   capture_output=True)
+    worker = subprocess.Popen([sys.executable, "-m", "bots.cli", "worker"], env=env, cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--answer", "offshore wind power",
+                              "wind"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert "queued" in out.stderr and "wind" in out.stderr.lower()
+    files = [Path(line.strip()) for line in out.stdout.splitlines() if line.strip().endswith((".md", ".pdf"))]
+    assert {f.name for f in files} == {"report.md", "report.pdf"}
+    assert all(f.exists() for f in files)
+    assert "offshore" in files[0].read_text().lower()
+
+
+def test_queue_without_redis_is_one_line(tmp_path):
+    env = env_for(tmp_path, "")
+    env.pop("REDIS_URL")
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--no-clarify", "What is wind power?"],
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "REDIS_URL" in out.stderr.strip().splitlines()[-1]
