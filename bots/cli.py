@@ -84,15 +84,22 @@ def prune(
     from engine.maintenance import prune_threads
     from engine.settings import load_settings
 
+    if older_than < 0:
+        _fail("--older-than must be 0 or more days", 2)
     try:
         settings = load_settings()
     except SettingsError as err:
         _fail(str(err))
     report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
                                        keep_artifacts=keep_artifacts))
-    verb = "would delete" if dry_run else "deleted"
-    typer.echo(f"{verb} {len(report.threads)} thread(s), kept {report.kept}; checkpoint file "
-               f"{report.bytes_before:,} -> {report.bytes_after:,} bytes")
+    for thread in report.threads:
+        typer.echo(f"  {thread}")
+    if dry_run:
+        typer.echo(f"would delete {len(report.threads)} thread(s), keep {report.kept}; checkpoint file "
+                   f"{report.bytes_before:,} bytes")
+    else:
+        typer.echo(f"deleted {len(report.threads)} thread(s), kept {report.kept}; checkpoint file "
+                   f"{report.bytes_before:,} -> {report.bytes_after:,} bytes")
 
 
 @app.command()

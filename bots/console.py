@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import sys
 import time
@@ -55,6 +56,31 @@ def _settings(offline: bool, corpus: Path | None, no_clarify: bool) -> Settings:
     if no_clarify:
         overrides["allow_clarification"] = False
     return load_settings(**overrides)
+
+
+def _options_file(data_dir: Path, thread: str) -> Path:
+    from engine.artifacts import safe_name
+
+    return data_dir / "console" / f"{safe_name(thread)}.json"
+
+
+def _remember(settings: Settings, thread: str, *, offline: bool, corpus: Path | None, no_clarify: bool) -> None:
+    """Keep a terminal thread's options so ``--resume`` runs it the same way."""
+    path = _options_file(settings.data_dir, thread)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"offline": offline, "corpus": str(corpus.resolve()) if corpus else None,
+                                "no_clarify": no_clarify}), encoding="utf-8")
+
+
+def _remembered(thread: str, offline: bool, corpus: Path | None, no_clarify: bool) -> tuple[bool, Path | None, bool]:
+    """The options a thread was started with, unless given again on the command line."""
+    path = _options_file(load_settings().data_dir, thread)
+    if not path.exists():
+        return offline, corpus, no_clarify
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    return (offline or bool(saved.get("offline")),
+            corpus or (Path(saved["corpus"]) if saved.get("corpus") else None),
+            no_clarify or bool(saved.get("no_clarify")))
 
 
 def _index(corpus: Path, settings: Settings) -> None:
@@ -132,6 +158,10 @@ def run_ask(
     if not resume and not question.strip():
         err.print("usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
+    if resume:
+        offline, corpus, no_clarify = _remembered(resume, offline, corpus, no_clarify)
+        if question.strip():
+            err.print("--resume continues that thread's research; the question given is ignored.")
     settings = _settings(offline, corpus, no_clarify)
     settings.require_model()
     if corpus is not None:
@@ -139,8 +169,12 @@ def run_ask(
     settings.require_search()
     thread = resume or f"console:{uuid.uuid4()}"
     err.print(f"thread: {thread}")
+    _remember(settings, thread, offline=offline, corpus=corpus, no_clarify=no_clarify)
     if settings.llm_backend == "offline":
         err.print("model: offline extractive mode (no language model; the report says so)")
+    if settings.search_backend == "none":
+        err.print("[yellow]search: none configured (set TAVILY_API_KEY or use --corpus DIR); "
+                  "the report will have no sources[/yellow]")
     if queue:
         from bots.console_queue import ask_via_queue
 

@@ -27,6 +27,14 @@ def run_dir(settings: Settings, thread_id: str, run_id: str) -> Path:
     return settings.artifacts_dir / safe_name(thread_id) / safe_name(run_id)
 
 
+def split_notice(markdown: str) -> tuple[str, str | None]:
+    """Take the offline-mode notice (an italic line naming the offline extractive mode) out of a report."""
+    match = re.search(r"^\*([^*\n]*offline[^*\n]*)\*\s*$", markdown, re.MULTILINE | re.IGNORECASE)
+    if not match:
+        return markdown, None
+    return (markdown[: match.start()] + markdown[match.end():]).replace("\n\n\n", "\n\n"), match.group(1).strip()
+
+
 def _section(markdown: str, heading_words: tuple[str, ...]) -> str:
     """The text of the first ``##`` section whose heading contains one of ``heading_words``."""
     parts = re.split(r"^##\s+(.*)$", markdown, flags=re.MULTILINE)
@@ -70,6 +78,14 @@ def review_markdown(state: dict) -> str:
             if i < len(items):
                 stamp = stamps.get(f"{key}:{i}", "")
                 lines += [f"### {label}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
+    numbering = state.get("numbering") or {}
+    registry = state.get("sources", {})
+    if sols and numbering:
+        lines += ["## Sources as numbered during the review", "",
+                  "(The final report renumbers the sources it cites; these are the numbers the roles saw.)", ""]
+        for sid, n in sorted(numbering.items(), key=lambda kv: kv[1]):
+            if sid in registry:
+                lines.append(f"{n}. [{registry[sid].get('title') or registry[sid]['url']}](<{registry[sid]['url']}>)")
     return "\n".join(lines) + "\n"
 
 
@@ -85,8 +101,15 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     directory.mkdir(parents=True, exist_ok=True)
     language = state.get("language", "en")
     no_sources = phrase("no_findings", language)
-    body = state.get("final_report", "").rstrip()
-    report_md = body + "\n\n" + sources_section(cited, language, no_sources)
+    body, notice = split_notice(state.get("final_report", "").rstrip())
+    text_body = re.sub(r"\A\s*# .*\n", "", body, count=1).strip()
+    title = state.get("title") or state.get("question", "")[:100]
+    head = [f"# {title}", ""]
+    if notice:
+        head += [f"*{notice}*", ""]
+    if state.get("executive_summary"):
+        head += [f"## {phrase('executive_summary', language)}", "", state["executive_summary"].strip(), ""]
+    report_md = "\n".join(head) + "\n" + text_body + "\n\n" + sources_section(cited, language, no_sources)
     paths = {"directory": str(directory)}
     (directory / "report.md").write_text(report_md, encoding="utf-8")
     paths["report_md"] = str(directory / "report.md")
@@ -106,9 +129,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     (directory / "usage.json").write_text(json.dumps(usage, indent=2), encoding="utf-8")
     paths["usage_json"] = str(directory / "usage.json")
 
-    text_body = re.sub(r"\A\s*# .*\n", "", body, count=1)
     doc = ReportDocument(
-        title=state.get("title") or state.get("question", "")[:100],
+        title=title,
         question=state.get("question", ""),
         date=today,
         executive_summary=state.get("executive_summary", ""),
@@ -116,7 +138,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         review=review_rounds(state),
         sources=[SourceEntry(number=c.number, title=c.title, url=c.url) for c in cited],
         language=language,
-        notice=None,
+        notice=notice,
     )
     tex = render_latex(doc)
     (directory / "report.tex").write_text(tex, encoding="utf-8")

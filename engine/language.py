@@ -33,12 +33,14 @@ def detect_language(text: str, default: str = "en") -> str:
     text = text.strip()
     if not text:
         return default
-    if re.search(r"[\u3040-\u30ff]", text):
-        return "ja"
-    if re.search(r"[\u4e00-\u9fff]", text):
+    letters = max(1, sum(ch.isalpha() for ch in text))
+    cjk = len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", text))
+    if cjk / letters >= 0.3:  # mostly CJK script; a few quoted characters in Latin text do not count
+        if re.search(r"[\u3040-\u30ff]", text):
+            return "ja"
+        if re.search(r"[\uac00-\ud7af]", text):
+            return "ko"
         return "zh"
-    if re.search(r"[\uac00-\ud7af]", text):
-        return "ko"
     words = _WORD.findall(text)
     lang, prob = _identifier().classify(text)
     if re.search(r"[\u0400-\u04ff]", text):

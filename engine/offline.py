@@ -155,7 +155,8 @@ class OfflineChatModel(BaseChatModel):
         brief = _tag(prompt, "Research Brief")
         m = re.search(r"at most (\d+) topics", prompt)
         limit = max(1, int(m.group(1))) if m else 5
-        return "", [("ConductResearch", {"research_topic": t}) for t in T.plan_topics(brief, max(limit, 5))]
+        topics = T.plan_topics(brief, max(limit, 5), _language(prompt))
+        return "", [("ConductResearch", {"research_topic": t}) for t in topics]
 
     def _task_researcher(self, prompt: str, messages, tools):
         if any(isinstance(m, ToolMessage) and m.name == "search" for m in messages):
@@ -225,10 +226,8 @@ class OfflineChatModel(BaseChatModel):
     def _task_executive_summary(self, prompt: str, messages, tools):
         report = _tag(prompt, "Report")
         title = next((line[2:].strip() for line in report.splitlines() if line.startswith("# ")), "Research report")
-        body = "\n".join(
-            line for line in report.splitlines()
-            if line.strip() and not line.startswith(("#", "*", ">", "|")) and "offline" not in line.lower()
-        )
-        body = re.sub(r"^[-*\d.]+\s+", "", body, flags=re.MULTILINE)
-        summary = " ".join(sentences(body)[:3]) or T.phrase("no_findings", _language(prompt))
-        return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1200]})]
+        cited = [re.sub(r"^\s*[-*]\s+", "", line).strip() for line in report.splitlines()
+                 if re.match(r"^\s*[-*]\s+", line) and re.search(r"\[\d+\]", line)]
+        top = rank(cited, title, 3)
+        summary = " ".join(s for s in cited if s in top) or T.phrase("no_findings", _language(prompt))
+        return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500]})]

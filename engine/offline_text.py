@@ -35,6 +35,8 @@ PHRASES = {
         "un periodo, una región o una comparación) y para quién es el informe?",
     },
     "summary": {"en": "Summary", "de": "Zusammenfassung", "fr": "Résumé", "es": "Resumen"},
+    "executive_summary": {"en": "Executive summary", "de": "Zusammenfassung", "fr": "Synthèse", "es": "Resumen ejecutivo",
+                          "zh": "执行摘要", "ja": "要旨"},
     "findings_on": {"en": "Findings: {t}", "de": "Ergebnisse: {t}", "fr": "Résultats : {t}", "es": "Resultados: {t}"},
     "problems": {
         "en": "Problems during the research",
@@ -59,6 +61,10 @@ PHRASES = {
     "review_outcome": {"en": "Review outcome", "de": "Ergebnis der Prüfung", "fr": "Résultat de la revue", "es": "Resultado de la revisión"},
     "open_objections": {"en": "Open objections", "de": "Offene Einwände", "fr": "Objections ouvertes", "es": "Objeciones abiertas"},
     "research_done": {"en": "Research on this topic is done."},
+    "facet_how": {"en": "how it works examples", "de": "Funktionsweise Beispiele", "fr": "fonctionnement exemples",
+                  "es": "funcionamiento ejemplos"},
+    "facet_limits": {"en": "limitations problems", "de": "Grenzen Probleme", "fr": "limites problèmes",
+                     "es": "límites problemas"},
 }
 
 
@@ -79,7 +85,7 @@ def content_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
 
 
-def plan_topics(brief: str, limit: int) -> list[str]:
+def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     """Split a brief into research topics: its clauses when it lists several items, else facets.
 
     A brief like "Compare A; B; C" or "A, B and C" gives one topic per item; a single-subject
@@ -93,7 +99,7 @@ def plan_topics(brief: str, limit: int) -> list[str]:
         parts = [p if len(content_words(p)) >= 3 or i == 0 else " ".join([*subject, p]) for i, p in enumerate(parts)]
         return list(dict.fromkeys(parts))[:limit]
     keys = " ".join(content_words(text)[:8]) or text
-    topics = [text, f"{keys} how it works examples", f"{keys} limitations problems"]
+    topics = [text, f"{keys} {phrase('facet_how', language)}", f"{keys} {phrase('facet_limits', language)}"]
     return topics[: max(1, min(limit, 3))]
 
 
@@ -115,16 +121,11 @@ def _short(text: str, n: int = 90) -> str:
 
 def extractive_report(*, brief: str, findings: str, language: str, notice: str) -> str:
     """A report of cited extracted sentences: title, notice, summary, a section per topic."""
-    from engine.offline import rank
-
     title = _short(brief.split("\n")[0], 110)
     out = [f"# {title}", "", f"*{notice}*", ""]
     blocks = _findings_blocks(findings)
     all_lines = [ln for _, lines in blocks for ln in lines]
-    out += [f"## {phrase('summary', language)}", ""]
-    if all_lines:
-        out += [" ".join(rank(all_lines, brief, 3)), ""]
-    else:
+    if not all_lines:
         out += [phrase("no_findings", language), ""]
     for topic, lines in blocks:
         if not lines:
@@ -141,10 +142,20 @@ def _without_changes(text: str) -> str:
 
 
 def _cited_sentences(text: str) -> list[str]:
-    text = _without_changes(text)
-    body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith(("#", "*", ">")))
-    body = re.sub(r"^\s*[-*]\s+", "", body, flags=re.MULTILINE)
-    return [s for s in sentences(body) if len(s) > 30]
+    """Claims of a Markdown text: each list item whole (its citation stays with it), prose by sentence."""
+    out: list[str] = []
+    prose: list[str] = []
+    for line in _without_changes(text).splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("#", ">")) or (stripped.startswith("*") and stripped.endswith("*")):
+            continue
+        item = re.match(r"^\s*(?:[-*]|\d+\.)\s+(.*)$", line)
+        if item:
+            out.append(item.group(1).strip())
+        elif stripped:
+            prose.append(stripped)
+    out += sentences(" ".join(prose))
+    return [s for s in out if len(s) > 30]
 
 
 def solution(prompt: str, language: str) -> str:
@@ -159,10 +170,11 @@ def solution(prompt: str, language: str) -> str:
     out = []
     previous = _tag(prompt, "Previous critique")
     if previous:
-        flagged = len(re.findall(r"^\d+\.", previous, re.MULTILINE))
+        flagged = re.search(r"(\d+) claim\(s\) carry no citation", previous)
+        answered = (f"answering the critique's point about {flagged.group(1)} uncited claim(s)" if flagged
+                    else "as the critique asked for evidence")
         out += [f"## {phrase('changes', language)}", "",
-                f"- Kept only claims that carry a citation ({len(cited)} of {len(top)}), answering the critique's "
-                f"{flagged} point(s) about unsupported claims.",
+                f"- Kept only claims that carry a citation ({len(cited)} of {len(top)}), {answered}.",
                 "- Added the stakeholder objections as explicit caveats below.", ""]
         objections = _tag(prompt, "Previous perspective")
         caveats = [ln.strip("-* ") for ln in objections.splitlines() if ln.strip().startswith(("-", "*"))][:3]
@@ -203,14 +215,12 @@ def critique(prompt: str, source_list: str, language: str) -> str:
 
 def perspective(prompt: str, language: str) -> str:
     """Objections of a competitor, a regulator and an affected user, with their incentives."""
-    from engine.offline import _tag
 
-    sol = _tag(prompt, "Solution")
-    subject = " ".join(content_words(re.sub(r"\[\d+\]|^#.*$", "", _without_changes(sol), flags=re.MULTILINE))[:4])
-    subject = subject or "this recommendation"
+    question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
+    subject = f"“{_short(question.group(1), 80)}”" if question else "this recommendation"
     return (
         "Speaking as a competitor, a regulator and an affected user:\n\n"
-        f"- Competitor: the case for {subject} is built from the sources at hand; a rival would point to "
+        f"- Competitor: the answer to {subject} is built from the sources at hand; a rival would point to "
         "alternatives that the research did not examine, and has every incentive to.\n"
         "- Regulator: compliance, safety and accountability are not addressed; who answers if the recommendation fails?\n"
         "- Affected user: cost, effort of adoption and the risk of being locked in are left open.\n"
@@ -233,7 +243,7 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")]
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
-            f"The report went through {rounds} review round(s). Remaining critique points:", ""]
+            f"The report went through {rounds} review round(s). The last critique of the solution said:", ""]
     out += [ln.strip() for ln in points[:4]] or ["(none)"]
     out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or ["- (none)"])
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"

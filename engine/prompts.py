@@ -45,7 +45,7 @@ to reflect between rounds. Call ResearchComplete when the findings answer the br
 
 Limits: at most {max_units} topics run at the same time (extra ones wait for a free slot), at
 most {max_iterations} rounds of delegation. Prefer one topic for a simple question, several
-for a comparison (one per item compared).
+for a comparison (one per item compared). Write the topics in {language}, the language of the brief.
 
 <Research Brief>
 {brief}

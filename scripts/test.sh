@@ -9,4 +9,6 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest -q "$@"
+# A private temporary folder: pytest prunes old ones of other sessions running at the same time.
+basetemp=$(mktemp -d "${TMPDIR:-/tmp}/deepresearch-tests.XXXXXX")
+exec .venv/bin/python -m pytest -q --basetemp "$basetemp" "$@"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_stream_writer
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
@@ -13,7 +12,6 @@ from engine.citations import ids_to_numbers, number_sources, source_list
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry, structured
 from engine.graph.state import AgentState, override
-from engine.graph.supervisor import supervisor_prompt
 from engine.language import language_name
 from engine.schemas import ClarifyWithUser, ResearchQuestion
 
@@ -125,8 +123,3 @@ def after_report(state: AgentState, runtime: Runtime[RunContext]) -> str:
     """Go to the review loop, or straight to finalize when ``max_review_iterations`` is 0."""
     return "solution" if runtime.context.settings.max_review_iterations > 0 else "finalize"
 
-
-__all__ = [
-    "clarify_with_user", "write_research_brief", "final_report_generation", "after_report",
-    "supervisor_prompt", "END",
-]

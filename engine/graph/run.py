@@ -93,11 +93,12 @@ def _fresh_input(question: str, context: str | None, run_id: str) -> dict:
 
 
 def _status_of(snapshot) -> str:
+    """``done`` only once the files are written; anything else that ran is resumable."""
     if not snapshot or not snapshot.values:
         return "none"
     if any(t.interrupts for t in snapshot.tasks):
         return "paused"
-    if snapshot.next:
+    if snapshot.next or snapshot.tasks or not snapshot.values.get("artifacts"):
         return "interrupted"
     return "done"
 
@@ -195,11 +196,15 @@ async def run_graph_turn(
         if snapshot.values and turn != "start":
             progress.sources_found = len(snapshot.values.get("sources", {}))
             progress.topics_finished = progress.topics_started = len(snapshot.values.get("units_done", []))
+            values = snapshot.values
+            progress.phase = ("finalize" if values.get("final_report") else "review" if values.get("report")
+                              else "research" if values.get("research_brief") else "clarify")
         log.info("event=turn_start thread=%s run=%s turn=%s", thread_id, run_id, turn)
 
         async def consume() -> None:
             async for _ns, mode, chunk in graph.astream(
-                graph_input, config, stream_mode=["custom"], subgraphs=True, context=ctx
+                graph_input, config, stream_mode=["custom"], subgraphs=True, context=ctx,
+                durability="sync",  # each step's checkpoint is on disk before the next step starts
             ):
                 if mode == "custom" and isinstance(chunk, dict):
                     progress.apply(chunk)
@@ -208,9 +213,12 @@ async def run_graph_turn(
 
         await _run_cancellable(consume(), cancel)
         snapshot = await graph.aget_state(config)
-        if _status_of(snapshot) == "paused":
+        status = _status_of(snapshot)
+        if status == "paused":
             return TurnOutcome(status="clarify", thread_id=thread_id, run_id=run_id,
                                question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
+        if status != "done":
+            raise RuntimeError(f"the research in {thread_id} stopped before its report was written")
         return _outcome(snapshot.values, thread_id, run_id, settings)
 
 

@@ -22,6 +22,7 @@ from engine import prompts
 from engine.graph.context import RunContext
 from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
+from engine.language import language_name
 from engine.schemas import ConductResearch, ResearchComplete, think_tool
 from engine.search.base import SearchError
 
@@ -37,11 +38,11 @@ FATAL = (SearchError, openai.APIConnectionError, openai.APITimeoutError, openai.
          openai.RateLimitError, openai.InternalServerError)
 
 
-def supervisor_prompt(brief: str, ctx: RunContext) -> str:
+def supervisor_prompt(brief: str, ctx: RunContext, language: str = "en") -> str:
     """The supervisor's system prompt for ``brief``."""
     return prompts.SUPERVISOR.format(
         date=ctx.today, brief=brief, max_units=ctx.settings.max_concurrent_research_units,
-        max_iterations=ctx.settings.max_researcher_iterations,
+        max_iterations=ctx.settings.max_researcher_iterations, language=language_name(language),
     )
 
 
@@ -49,7 +50,8 @@ async def supervisor(state: SupervisorState, runtime: Runtime[RunContext]) -> di
     """Ask the research model what to research next (tools: ConductResearch, ResearchComplete, think_tool)."""
     ctx = runtime.context
     model = ctx.model("research").bind_tools([ConductResearch, ResearchComplete, think_tool])
-    messages = [SystemMessage(supervisor_prompt(state["research_brief"], ctx)), *state.get("supervisor_messages", [])]
+    prompt = supervisor_prompt(state["research_brief"], ctx, state.get("language", "en"))
+    messages = [SystemMessage(prompt), *state.get("supervisor_messages", [])]
     response = await model.ainvoke(messages)
     return {"supervisor_messages": [response], "research_iterations": state.get("research_iterations", 0) + 1}
 

@@ -45,7 +45,7 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0) -> PdfBuild:
         if shutil.which(program) is None:
             return PdfBuild(pdf=None, error=MISSING.format(program))
     out_dir = Path(out_dir)
-    with tempfile.TemporaryDirectory(prefix="report-tex-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="report-tex-", ignore_cleanup_errors=True) as tmp:
         build = Path(tmp)
         (build / "report.tex").write_text(tex, encoding="utf-8")
         env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}

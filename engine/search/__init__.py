@@ -20,6 +20,7 @@ def get_search_backend(settings: Settings) -> SearchBackend:
     if kind == "tavily":
         key = (kind, settings.tavily_url, settings.tavily_api_key.get_secret_value())
     elif kind == "corpus":
+        _check_corpus(settings)
         key = (kind, str(settings.corpus_index_path))
     else:
         key = (kind,)
@@ -37,3 +38,20 @@ def get_search_backend(settings: Settings) -> SearchBackend:
 
             _BACKENDS[key] = NoSearch()
     return _BACKENDS[key]
+
+
+def _check_corpus(settings: Settings) -> None:
+    """Refuse to search an index built from another folder than ``DEEPRESEARCH_CORPUS_DIR``."""
+    import os
+
+    from engine.search.corpus import index_root
+    from engine.settings import SettingsError
+
+    if settings.corpus_dir is None:
+        return
+    wanted = os.path.abspath(settings.corpus_dir)
+    root = index_root(settings.corpus_index_path)
+    if root is not None and root != wanted:
+        raise SettingsError(
+            f"DEEPRESEARCH_CORPUS_DIR is {wanted} but the index holds {root}: run `deepresearch index {wanted}`"
+        )

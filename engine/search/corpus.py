@@ -148,7 +148,7 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
         raise CorpusIndexError(f"{root}: no such folder")
     if not root.is_dir():
         raise CorpusIndexError(f"{root} is not a folder")
-    root = root.resolve()
+    root = Path(os.path.abspath(root))  # as the user spells it: cited paths stay under this folder
     files, skipped_files = _find_files(root)
     if not files and not skipped_files:
         raise CorpusIndexError(
@@ -219,6 +219,20 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def index_root(index_path: Path) -> str | None:
+    """The folder an index was built from, or None when there is no index yet."""
+    if not Path(index_path).exists():
+        return None
+    conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    return row[0] if row else None
 
 
 def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list) -> IndexStats:

@@ -81,6 +81,22 @@ def test_waiting_for_an_answer_then_resume(tmp_path, docs):
     first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))
     assert first.returncode == 3
     thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
-    second = ask(tmp_path, "", "--offline", "--corpus", str(docs), "--resume", thread, "--answer", "inverters")
+    # the thread remembers --offline and --corpus
+    second = ask(tmp_path, "", "--resume", thread, "--answer", "inverters")
     assert second.returncode == 0, second.stderr
-    assert "report.md" in second.stdout
+    report = next(Path(p.strip()) for p in second.stdout.splitlines() if p.strip().endswith("report.md"))
+    assert "b.txt" in (tmp_path / report).read_text()
+
+
+def test_index_of_another_folder_is_refused(tmp_path, docs):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.md").write_text("# Other\n\nSomething else entirely, about gardening and roses in spring.\n")
+    env = {"DEEPRESEARCH_SEARCH": "corpus", "DEEPRESEARCH_CORPUS_DIR": str(docs), "DEEPRESEARCH_LLM": "offline"}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("DEEPRESEARCH_")}
+    base.update(env, DEEPRESEARCH_DATA_DIR=str(tmp_path / "data"), PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-m", "bots.cli", "index", str(other)], env=base, cwd=tmp_path, check=True,
+                   capture_output=True)
+    out = ask(tmp_path, "What do solar panels cost?", "--no-clarify", env=env)
+    assert out.returncode == 1
+    assert "the index holds" in out.stderr and f"deepresearch index {docs}" in out.stderr

@@ -146,3 +146,25 @@ def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_sett
     assert sorted(compressed) == ["fast one", "fast two", "slow three"]  # finished units not redone
     usage = json.loads(out.artifacts.usage_json.read_text())
     assert len(usage["turns"]) == 2  # the killed turn and the resumed one
+
+
+def test_sigkill_during_review_resumes_to_a_report(online_settings, script, fake_openai):
+    script.topics = ["only topic"]
+    settings = online_settings(max_review_iterations=2)
+    script.role_latency = {"critique": 30.0}
+    args = json.dumps({"data_dir": str(settings.data_dir), "llm": "openai", "search": "tavily",
+                       "openai_api_key": "test-openai-key", "openai_base_url": settings.openai_base_url,
+                       "tavily_api_key": "tvly-test", "tavily_url": settings.tavily_url, "model_max_retries": 0,
+                       "max_review_iterations": 2})
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, args, "t:killrev", "one topic please"],
+                            env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while not script.calls("critique") and time.time() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert asyncio.run(thread_status("t:killrev", settings=settings)) == "interrupted"
+    script.role_latency = {}
+    out = asyncio.run(run_turn("t:killrev", resume_only=True, settings=settings))
+    assert out.status == "done" and out.artifacts.report_md.exists()
+    assert len(script.calls("solution")) >= 3 and len(script.calls("final_report")) == 1
