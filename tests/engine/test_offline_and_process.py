@@ -61,6 +61,12 @@ def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
     assert arts.review_md.exists() and "## Round 2" in arts.review_md.read_text()
     assert arts.pdf is not None and arts.pdf.read_bytes().startswith(b"%PDF")
     assert arts.report_tex.exists()
+    text = " ".join(subprocess.run(["pdftotext", "-layout", str(arts.pdf), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+    assert "Which heat pumps are cheapest and how loud are heat pumps?" in text
+    assert "Executive summary" in text and "Review" in text and "Iteration 2" in text
+    for url in cited:
+        assert url.rsplit("/", 1)[-1] in text
     usage = json.loads(arts.usage_json.read_text())
     assert usage["by_role"]["research"]["models"] == ["offline-extractive"]
 
