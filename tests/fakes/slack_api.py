@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
+
+from tests.fakes.loopback import CallRecord, HTTPAnswer, LoopbackServer
 
 # Limits the fake enforces as Slack does, so a test fails where Slack would refuse.
 SECTION_TEXT_LIMIT = 3000  # https://docs.slack.dev/reference/block-kit/blocks/section-block
@@ -19,19 +19,21 @@ BLOCKS_TEXT_LIMIT = 13000  # msg_blocks_too_long, as observed (slackapi/bolt-js#
 
 
 @dataclass
-class Call:
+class Call(CallRecord):
     """One request the fake received: ``method`` is the Web API method (``chat.postMessage``),
-    ``upload`` for a file upload URL, ``response_url`` for a slash command's response URL."""
+    ``upload`` for a file upload URL, ``response_url`` for a slash command's response URL;
+    ``params`` merges the query string and the form-encoded or JSON body; ``body`` is the raw
+    bytes; ``headers`` has lower-cased names."""
 
-    method: str
-    params: dict[str, Any]
-    headers: dict[str, str]
-    body: bytes
-    status: int = 200
-    at: float = field(default_factory=time.monotonic)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def at(self) -> float:
+        """``time.monotonic()`` when the request was read."""
+        return self.start
 
 
-class FakeSlackAPI:
+class FakeSlackAPI(LoopbackServer):
     """A loopback HTTP server speaking enough of the Slack Web API for the bot.
 
     Methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``,
@@ -39,11 +41,19 @@ class FakeSlackAPI:
     it hands out (``/upload/{file_id}``), ``files.completeUploadExternal``, and slash-command
     response URLs (``/response/{id}``). Parameters are read from the query string, form-encoded
     and JSON bodies alike. ``latency`` (seconds) delays every answer; :meth:`rate_limit` makes
-    the next calls of a method answer HTTP 429 with ``Retry-After``.
+    the next calls of a method answer HTTP 429 with ``Retry-After``. A call joins :attr:`calls`
+    once it is answered.
 
     Use as a context manager, or :meth:`start` / :meth:`stop`; ``base_url`` is what
     ``SLACK_API_URL`` should be.
     """
+
+    api_prefix = "/api/"
+    json_body = False
+    content_type = "application/json; charset=utf-8"
+    record_type = Call
+    record_on_arrival = False
+    calls: list[Call]
 
     def __init__(
         self,
@@ -54,71 +64,17 @@ class FakeSlackAPI:
         bot_id: str = "B0BOT",
         latency: float = 0.0,
     ) -> None:
+        super().__init__(latency=latency)
         self.token = token
         self.team_id = team_id
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
-        self.latency = latency
         self.missing_channels: set[str] = set()
         self.uploads: dict[str, dict[str, Any]] = {}
-        self._calls: list[Call] = []
         self._messages: list[dict[str, Any]] = []
         self._limits: dict[str, list[int]] = {}
         self._failures: dict[str, list[Any]] = {}
-        self._lock = threading.Lock()
         self._seq = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # ---- lifecycle -----------------------------------------------------------------------
-    def start(self) -> FakeSlackAPI:
-        """Listen on an ephemeral port of 127.0.0.1 in a daemon thread."""
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # answer at once, no delayed-ACK stall
-
-            def do_GET(self) -> None:  # noqa: N802
-                fake._serve(self)
-
-            def do_POST(self) -> None:  # noqa: N802
-                fake._serve(self)
-
-            def log_message(self, *args: object) -> None:
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-slack", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeSlackAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        """The port listened on."""
-        assert self._server is not None, "not started"
-        return self._server.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        """The Web API base URL, for ``SLACK_API_URL``."""
-        return f"http://127.0.0.1:{self.port}/api/"
 
     # ---- test controls -------------------------------------------------------------------
     def rate_limit(self, method: str, *, times: int = 1, retry_after: int = 0) -> None:
@@ -135,15 +91,10 @@ class FakeSlackAPI:
         """Record a message a person wrote (so ``conversations.replies`` sees it); returns its ts."""
         return self._store({"channel": channel, "text": text, "user": user, "thread_ts": thread_ts})["ts"]
 
-    @property
-    def calls(self) -> list[Call]:
-        """Every call so far, oldest first (a copy)."""
-        with self._lock:
-            return list(self._calls)
-
     def calls_to(self, method: str) -> list[Call]:
         """The calls of one method, oldest first."""
-        return [c for c in self.calls if c.method == method]
+        with self._lock:
+            return [c for c in self.calls if c.method == method]
 
     def messages(self, channel: str | None = None) -> list[dict[str, Any]]:
         """Stored messages (bot posts, file shares, :meth:`add_message`), oldest first."""
@@ -162,7 +113,8 @@ class FakeSlackAPI:
             if value:
                 return value
             time.sleep(0.02)
-        methods = [c.method for c in self.calls]
+        with self._lock:
+            methods = [c.method for c in self.calls]
         raise AssertionError(f"timed out after {timeout}s waiting for {what}; calls so far: {methods}")
 
     # ---- the server ----------------------------------------------------------------------
@@ -173,73 +125,61 @@ class FakeSlackAPI:
             self._messages.append(message)
         return message
 
-    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
-        url = urlsplit(handler.path)
-        length = int(handler.headers.get("Content-Length") or 0)
-        body = handler.rfile.read(length) if length else b""
-        headers = {k.lower(): v for k, v in handler.headers.items()}
-        path = url.path
+    def route(self, method: str, path: str, body: bytes, record: Call) -> HTTPAnswer:
+        """Name the Web API method of the request, gather its parameters and answer it."""
         is_upload = path.startswith("/upload/")
-        # an upload URL takes the file's raw bytes, whatever Content-Type the client claims
-        params = _params(url.query, b"" if is_upload else body, headers.get("content-type", ""))
         if path.startswith("/api/"):
-            method = path[len("/api/"):]
+            api_method = path[len("/api/"):]
         elif is_upload:
-            method = "upload"
-            params["file_id"] = path[len("/upload/"):]
+            api_method = "upload"
         elif path.startswith("/response/"):
-            method = "response_url"
+            api_method = "response_url"
         else:
-            method = path
-        if self.latency:
-            time.sleep(self.latency)
-        try:
-            status, payload, extra = self._answer(method, params, headers, body)
-        except Exception as err:  # a fake's bug must show as a failed call, not a hung client
-            status, payload, extra = 500, {"ok": False, "error": f"fake_error: {err!r}"}, {}
-        with self._lock:
-            self._calls.append(Call(method, params, headers, body, status))
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json; charset=utf-8")
-        handler.send_header("Content-Length", str(len(data)))
-        for key, value in extra.items():
-            handler.send_header(key, value)
-        handler.end_headers()
-        handler.wfile.write(data)
+            api_method = path
+        record.method = api_method
+        # an upload URL takes the file's raw bytes, whatever Content-Type the client claims
+        params = _params(record.query, b"" if is_upload else body, record.headers.get("content-type", ""))
+        if is_upload:
+            params["file_id"] = path[len("/upload/"):]
+        record.params = params
+        return self._answer(api_method, params, record.headers, body)
 
-    def _answer(self, method: str, params: dict, headers: dict, body: bytes) -> tuple[int, Any, dict]:
+    def crashed(self, exc: Exception, record: CallRecord) -> HTTPAnswer:
+        """A fake's bug shows as a failed call, not a hung client."""
+        return HTTPAnswer(500, {"ok": False, "error": f"fake_error: {exc!r}"})
+
+    def _answer(self, method: str, params: dict, headers: dict, body: bytes) -> HTTPAnswer:
         with self._lock:
             limit = self._limits.get(method)
             if limit and limit[0] > 0:
                 limit[0] -= 1
-                return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(limit[1])}
+                return HTTPAnswer(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(limit[1])})
             failure = self._failures.get(method)
             if failure and failure[0] > 0:
                 failure[0] -= 1
-                return 200, {"ok": False, "error": failure[1]}, {}
+                return HTTPAnswer(200, {"ok": False, "error": failure[1]})
         if method == "upload":
             return self._upload(params["file_id"], body)
         if method == "response_url":
-            return 200, b"ok", {}
+            return HTTPAnswer(200, b"ok")
         token = headers.get("authorization", "").removeprefix("Bearer ").strip() or params.get("token", "")
         if token != self.token:
-            return 200, {"ok": False, "error": "invalid_auth" if token else "not_authed"}, {}
+            return HTTPAnswer(200, {"ok": False, "error": "invalid_auth" if token else "not_authed"})
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
         if handler is None:
-            return 200, {"ok": False, "error": "unknown_method"}, {}
+            return HTTPAnswer(200, {"ok": False, "error": "unknown_method"})
         channel = params.get("channel") or params.get("channel_id")
         if channel and channel in self.missing_channels:
-            return 200, {"ok": False, "error": "channel_not_found"}, {}
-        return 200, handler(params), {}
+            return HTTPAnswer(200, {"ok": False, "error": "channel_not_found"})
+        return HTTPAnswer(200, handler(params))
 
-    def _upload(self, file_id: str, body: bytes) -> tuple[int, Any, dict]:
+    def _upload(self, file_id: str, body: bytes) -> HTTPAnswer:
         with self._lock:
             entry = self.uploads.get(file_id)
             if entry is None:
-                return 404, b"unknown upload url", {}
+                return HTTPAnswer(404, b"unknown upload url")
             entry["data"] = body
-        return 200, f"OK - {len(body)}".encode(), {}
+        return HTTPAnswer(200, f"OK - {len(body)}".encode())
 
     # ---- methods -------------------------------------------------------------------------
     def _m_auth_test(self, p: dict) -> dict:
