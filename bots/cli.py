@@ -118,28 +118,39 @@ def worker(
 
 @app.command()
 def slack(
-    port: Annotated[int, typer.Option(help="HTTP port (when SLACK_APP_TOKEN is not set).")] = 3000,
+    port: Annotated[int, typer.Option(help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
 ) -> None:
     """Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, else HTTP on /slack/events."""
     from bots.slack.server import main as slack_main
 
     try:
-        slack_main(port=port)
+        slack_main(port=port, host=host)
     except SettingsError as err:
         _fail(str(err))
+    except OSError as err:
+        _fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
 
 
 @app.command()
 def teams(
-    port: Annotated[int, typer.Option(help="HTTP port for /api/messages.")] = 3978,
+    port: Annotated[int, typer.Option(help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
+    host: Annotated[str | None, typer.Option(
+        help="Address to listen on (default 0.0.0.0; 127.0.0.1 when MICROSOFT_APP_ID is unset).")] = None,
 ) -> None:
     """Run the Microsoft Teams bot: HTTP on /api/messages and /files/{token}."""
     from bots.teams.server import main as teams_main
+    from engine.settings import load_settings
 
     try:
-        teams_main(port=port)
+        settings = load_settings()
+        if host is None:  # unauthenticated local mode stays on this machine unless asked otherwise
+            host = "0.0.0.0" if settings.microsoft_app_id else "127.0.0.1"
+        teams_main(port=port, host=host, settings=settings)
     except SettingsError as err:
         _fail(str(err))
+    except OSError as err:
+        _fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
 
 
 def main() -> None:

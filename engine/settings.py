@@ -72,6 +72,15 @@ class Settings(BaseSettings):
     job_timeout: int = Field(default=3600, ge=60)
     clarify_ttl: int = Field(default=86400, ge=60)
 
+    @field_validator("redis_url", mode="before")
+    @classmethod
+    def _redis_scheme(cls, v: object) -> object:
+        if isinstance(v, str) and not v.strip():
+            return None
+        if isinstance(v, str) and not v.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must start with redis://, rediss:// or unix://")
+        return v
+
     @field_validator("llm", "search", mode="before")
     @classmethod
     def _lower(cls, v: object) -> object:

@@ -37,6 +37,24 @@ def redis_connection(url: str):
         return conn
 
 
+def check_redis(settings) -> None:
+    """Fail at start-up, in one line, when ``REDIS_URL`` is set but Redis does not answer.
+
+    Raises:
+        engine.settings.SettingsError: Redis is unreachable.
+    """
+    import redis
+
+    from engine.settings import SettingsError
+
+    if not settings.redis_url:
+        return
+    try:
+        redis_connection(settings.redis_url).ping()
+    except redis.exceptions.RedisError as err:
+        raise SettingsError(f"cannot reach Redis at REDIS_URL ({type(err).__name__})") from None
+
+
 def job_id_for(turn_id: str) -> str:
     """The RQ job id of a turn: ``turn-`` and 32 hex digits of the turn id's SHA-256."""
     return "turn-" + hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:32]

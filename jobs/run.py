@@ -212,7 +212,8 @@ class _TurnJob:
         finally:
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
-        final = ("Waiting for your answer to the question below." if outcome.status == "clarify"
+        final = ("A clarifying question is below; the research starts once the requester answers it."
+                 if outcome.status == "clarify"
                  else "Research finished. The report is below.")
         await status.show(final)
         return outcome

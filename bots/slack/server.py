@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from aiohttp import web
 from slack_bolt import App
 from slack_bolt.request import BoltRequest
+from slack_sdk.signature import SignatureVerifier
 
 from bots.slack.app import build_app, signing_secret
 from bots.slack.client import bot_token
@@ -43,23 +44,33 @@ def check_settings(settings: Settings) -> bool:
     return socket_mode
 
 
-def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None) -> web.Application:
+def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
+            signing_secret: str | None = None) -> web.Application:
     """An aiohttp application serving ``POST /slack/events`` (through Bolt) and ``GET /healthz``.
 
-    Bolt runs in a thread pool: it verifies the signature (401 when wrong or older than 5
-    minutes), answers once the listener acks, and runs the listener's work after the answer.
+    The signature is checked first, before the body is parsed (Slack's "Verifying requests
+    from Slack": HMAC-SHA256 of ``v0:{timestamp}:{body}``, timestamp within 5 minutes): a bad
+    or stale one gets 401 and nothing runs, whatever the body holds. Bolt then runs in a thread
+    pool, answers once the listener acks, and runs the listener's work after the answer.
     """
     pool = executor or ThreadPoolExecutor(max_workers=16, thread_name_prefix="slack-http")
+    verifier = SignatureVerifier(signing_secret) if signing_secret else None
 
     async def events(request: web.Request) -> web.Response:
         body = await request.read()
         headers: dict[str, list[str]] = {}
         for key, value in request.headers.items():
             headers.setdefault(key.lower(), []).append(value)
+        if verifier is not None and not _signed(verifier, body, request):
+            return web.json_response({"error": "invalid request"}, status=401)
         retry = headers.get("x-slack-retry-num")
         if retry:
             log.info("event=slack_retry num=%s reason=%s", retry[0], (headers.get("x-slack-retry-reason") or ["?"])[0])
-        bolt_request = BoltRequest(body=body.decode("utf-8", "replace"), query=request.query_string, headers=headers)
+        try:
+            bolt_request = BoltRequest(body=body.decode("utf-8", "replace"), query=request.query_string,
+                                       headers=headers)
+        except ValueError:  # a signed body that is not JSON or a form: nothing to run
+            return web.json_response({"error": "malformed body"}, status=400)
         loop = asyncio.get_running_loop()
         response = await loop.run_in_executor(pool, bolt.dispatch, bolt_request)
         out = web.Response(status=response.status, body=response.body.encode("utf-8"))
@@ -78,6 +89,17 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None) -> web.App
     application.router.add_get(HEALTH_PATH, health)
     application.on_cleanup.append(_shutdown_pool(pool))
     return application
+
+
+def _signed(verifier: SignatureVerifier, body: bytes, request: web.Request) -> bool:
+    timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
+    signature = request.headers.get("X-Slack-Signature", "")
+    if not timestamp.isdigit() or not signature:
+        return False
+    try:
+        return verifier.is_valid(body, timestamp, signature)
+    except UnicodeDecodeError:  # Slack signs UTF-8 text; anything else is not from Slack
+        return False
 
 
 def _shutdown_pool(pool: ThreadPoolExecutor):
@@ -163,6 +185,9 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     """
     settings = load_settings()
     socket_mode = check_settings(settings)
+    from jobs.queue import check_redis
+
+    check_redis(settings)
     bolt = build_app(settings, socket_mode=socket_mode)
     if not settings.redis_url:
         from jobs.embedded import recover
@@ -186,4 +211,5 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
                 health.stop()
         return
     log.info("event=slack_start mode=http host=%s port=%s path=%s", host, port, EVENTS_PATH)
-    web.run_app(web_app(bolt), host=host, port=port, print=None, access_log=None)
+    web.run_app(web_app(bolt, signing_secret=signing_secret(settings)), host=host, port=port, print=None,
+                access_log=None)

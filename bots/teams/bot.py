@@ -188,7 +188,9 @@ class TeamsBot(TeamsActivityHandler):
             grant = files.verify_token(str(context.get("token", "")), settings=self.settings, purpose="consent")
         except files.TokenError as err:
             log.warning("event=teams_consent_refused reason=%s", err)
-            await turn_context.send_activity("This file offer has expired; ask me again for a fresh report.")
+            message = ("This file offer has expired; ask the question again for a fresh report."
+                       if "expired" in str(err) else "This file offer is not valid.")
+            await turn_context.send_activity(message)
             return
         url = info.upload_url if info else None
         if not url or (self.settings.microsoft_app_id and not url.lower().startswith("https://")):
@@ -216,7 +218,7 @@ class TeamsBot(TeamsActivityHandler):
         """Acknowledge a declined file with a short note."""
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         name = Path(str(context.get("name") or "the file")).name[:100]
-        await turn_context.send_activity(f"OK, I won't upload {name}. Ask me if you want it later.")
+        await turn_context.send_activity(f"OK, I won't upload {name}.")
 
 
 class UploadError(Exception):

@@ -246,7 +246,7 @@ class TeamsPort:
             card = cards.download_card(
                 links,
                 title=comment.strip() or "Report files",
-                note=f"Links work for anyone in this conversation for {days} days.",
+                note=f"Anyone with these links can download the files for {days} days.",
             )
             self.send_attachments([card])
         log.info(

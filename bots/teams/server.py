@@ -109,6 +109,9 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
     settings = settings or load_settings()
     settings.require_model()
     settings.require_search()
+    from jobs.queue import check_redis
+
+    check_redis(settings)
     app = build_app(settings)
     if not settings.microsoft_app_id:
         log.warning(

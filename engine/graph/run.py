@@ -118,7 +118,7 @@ async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
         return _status_of(await graph.aget_state({"configurable": {"thread_id": thread_id}}))
 
 
-def summary_markdown(values: dict) -> str:
+def summary_markdown(values: dict, offline: bool = False) -> str:
     """The chat summary: title, executive summary with ``[n]`` linked to its source, and counts."""
     cited = {c["number"]: c for c in values.get("cited", [])}
 
@@ -130,7 +130,8 @@ def summary_markdown(values: dict) -> str:
     lines = [f"**{values.get('title', 'Research report')}**", "", summary]
     errors = values.get("research_errors", [])
     lines += ["", f"_{len(cited)} sources cited"
-              + (f" · {len(errors)} research topic(s) failed" if errors else "") + "_"]
+              + (f" · {len(errors)} research topic(s) failed" if errors else "")
+              + (" · made in offline extractive mode, without a language model" if offline else "") + "_"]
     return "\n".join(lines).strip()
 
 
@@ -245,7 +246,8 @@ async def _run_cancellable(coro, cancel: asyncio.Event | None) -> None:
 def _outcome(values: dict, thread_id: str, run_id: str, settings: Settings) -> TurnOutcome:
     arts = _artifacts(values["artifacts"]) if values.get("artifacts") else None
     return TurnOutcome(
-        status="done", thread_id=thread_id, run_id=run_id, summary=summary_markdown(values),
+        status="done", thread_id=thread_id, run_id=run_id,
+        summary=summary_markdown(values, offline=settings.llm_backend == "offline"),
         title=values.get("title"), artifacts=arts, errors=list(values.get("research_errors", [])),
         offline=settings.llm_backend == "offline",
     )

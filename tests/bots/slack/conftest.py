@@ -143,7 +143,7 @@ def serve_bot(fake: FakeSlackAPI):
     from engine.settings import load_settings
 
     settings = load_settings()
-    server = BackgroundServer(web_app(build_app(settings))).start()
+    server = BackgroundServer(web_app(build_app(settings), signing_secret=SIGNING_SECRET)).start()
     return server, SlackSender(f"http://127.0.0.1:{server.port}", fake)
 
 

@@ -45,6 +45,16 @@ def test_bad_or_missing_signature_is_401_and_nothing_runs(bot, fake_slack, how):
     assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
 
 
+@pytest.mark.parametrize("body, signed_status", [(b"not json", 400), (b'{"a":', 400), (b"\xff\xfe", 401)])
+def test_malformed_body_is_refused_without_a_trace(bot, fake_slack, body, signed_status):
+    status, _, _ = bot.post(body, "application/json", signed=False)
+    assert status == 401
+    now = str(int(time.time()))
+    status, _, _ = bot.post(body, "application/json", signature=sign(body, now), timestamp=now)
+    assert status == signed_status
+    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
+
+
 def test_url_verification_challenge(bot):
     body = json.dumps({"type": "url_verification", "challenge": "chal-123", "token": "x"}).encode()
     status, answer, _ = bot.post(body, "application/json")

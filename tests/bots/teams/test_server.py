@@ -138,7 +138,7 @@ def test_consent_with_forged_context_uploads_nothing(bot, connector, settings, t
         invoke = file_consent(connector.url, "accept", context, upload_url=connector.upload_url("x"), name="x")
         assert bot.send(invoke).status_code == 200
     assert connector.uploads == {}
-    assert all("expired" in m.text for m in connector.messages())
+    assert all("not valid" in m.text for m in connector.messages())
 
 
 def test_consent_decline_sends_a_note(bot, connector, settings):
