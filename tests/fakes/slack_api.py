@@ -38,11 +38,12 @@ class FakeSlackAPI(LoopbackServer):
 
     Methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``,
     ``reactions.add``, ``conversations.replies``, ``files.getUploadURLExternal``, the upload URL
-    it hands out (``/upload/{file_id}``), ``files.completeUploadExternal``, and slash-command
-    response URLs (``/response/{id}``). Parameters are read from the query string, form-encoded
-    and JSON bodies alike. ``latency`` (seconds) delays every answer; :meth:`rate_limit` makes
-    the next calls of a method answer HTTP 429 with ``Retry-After``. A call joins :attr:`calls`
-    once it is answered.
+    it hands out (``/upload/{file_id}``), ``files.completeUploadExternal``, slash-command
+    response URLs (``/response/{id}``), and ``apps.connections.open`` (app-level token only)
+    once :meth:`enable_socket_mode` was called. Parameters are read from the query string,
+    form-encoded and JSON bodies alike. ``latency`` (seconds) delays every answer;
+    :meth:`rate_limit` makes the next calls of a method answer HTTP 429 with ``Retry-After``. A
+    call joins :attr:`calls` once it is answered.
 
     Use as a context manager, or :meth:`start` / :meth:`stop`; ``base_url`` is what
     ``SLACK_API_URL`` should be.
@@ -75,8 +76,16 @@ class FakeSlackAPI(LoopbackServer):
         self._limits: dict[str, list[int]] = {}
         self._failures: dict[str, list[Any]] = {}
         self._seq = itertools.count(1)
+        self.app_token: str | None = None
+        self.socket_url: str | Callable[[], str] | None = None
 
     # ---- test controls -------------------------------------------------------------------
+    def enable_socket_mode(self, url: str | Callable[[], str], *, app_token: str) -> None:
+        """Answer ``apps.connections.open`` called with ``app_token`` with ``url`` (or a fresh
+        ``url()`` per call), as Slack hands out Socket Mode WebSocket URLs."""
+        self.socket_url = url
+        self.app_token = app_token
+
     def rate_limit(self, method: str, *, times: int = 1, retry_after: int = 0) -> None:
         """Answer the next ``times`` calls of ``method`` with HTTP 429 and ``Retry-After``."""
         with self._lock:
@@ -163,6 +172,8 @@ class FakeSlackAPI(LoopbackServer):
         if method == "response_url":
             return HTTPAnswer(200, b"ok")
         token = headers.get("authorization", "").removeprefix("Bearer ").strip() or params.get("token", "")
+        if method == "apps.connections.open" and self.socket_url is not None:
+            return HTTPAnswer(200, self._apps_connections_open(token))
         if token != self.token:
             return HTTPAnswer(200, {"ok": False, "error": "invalid_auth" if token else "not_authed"})
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
@@ -182,6 +193,17 @@ class FakeSlackAPI(LoopbackServer):
         return HTTPAnswer(200, f"OK - {len(body)}".encode())
 
     # ---- methods -------------------------------------------------------------------------
+    def _apps_connections_open(self, token: str) -> dict:
+        # only the app-level token opens a connection; Slack refuses a bot token for this method
+        if not token:
+            return {"ok": False, "error": "not_authed"}
+        if not token.startswith("xapp-"):
+            return {"ok": False, "error": "not_allowed_token_type"}
+        if token != self.app_token:
+            return {"ok": False, "error": "invalid_auth"}
+        url = self.socket_url() if callable(self.socket_url) else self.socket_url
+        return {"ok": True, "url": url}
+
     def _m_auth_test(self, p: dict) -> dict:
         return {
             "ok": True, "url": "https://fake-team.slack.com/", "team": "Fake Team", "user": "deepresearch",

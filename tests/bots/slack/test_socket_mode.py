@@ -1,0 +1,200 @@
+"""`deepresearch slack` in Socket Mode as a process: the fake Web API and WebSocket, no public URL."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from tests.bots.slack.conftest import ALICE, CHANNEL, TEAM, bot_posts, new_ts
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.fakes.slack_socket import FakeSlackSocket
+
+pytestmark = pytest.mark.slow
+APP_TOKEN = "xapp-1-A0APP-1-fakeapptokenforsocketmode"
+QUESTION = "heat pumps in Norway"
+ACK_LIMIT = 3.0  # seconds: Slack's deadline for acknowledging an envelope
+_PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _http(url: str, *, data: bytes | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=data, method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"the bot exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        try:
+            if _http(url)[0] == 200:
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"no /healthz after {timeout}s: {log.read_text()[-2000:]}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture
+def fake_socket():
+    """A started :class:`FakeSlackSocket`."""
+    with FakeSlackSocket() as fake:
+        yield fake
+
+
+@pytest.fixture
+def socket_bot(slack_env: Path, fake_slack: FakeSlackAPI, fake_socket: FakeSlackSocket, monkeypatch):
+    """``python -m bots.cli slack`` with ``SLACK_APP_TOKEN`` and no signing secret, connected to the fake socket."""
+    fake_slack.enable_socket_mode(fake_socket.new_url, app_token=APP_TOKEN)
+    monkeypatch.delenv("SLACK_SIGNING_SECRET", raising=False)
+    monkeypatch.setenv("SLACK_APP_TOKEN", APP_TOKEN)
+    monkeypatch.setenv("LOG_LEVEL", "INFO")
+    env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARS}
+    port = _free_port()
+    log = slack_env / "bot.log"
+    with log.open("w") as handle:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bots.cli", "slack", "--port", str(port), "--host", "127.0.0.1"],
+            stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+        )
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, log)
+        fake_socket.wait_connected(timeout=20)
+        yield SimpleNamespace(port=port, proc=proc, log=log)
+    finally:
+        _stop(proc)
+
+
+def _response_url(fake: FakeSlackAPI) -> str:
+    return f"{fake.url}/response/{uuid.uuid4().hex}"
+
+
+def _message_event(text: str, *, user: str = ALICE, thread_ts: str | None = None, ts: str | None = None,
+                   kind: str = "message") -> dict:
+    ts = ts or new_ts()
+    event = {"type": kind, "channel": CHANNEL, "user": user, "text": text, "ts": ts, "team": TEAM, "event_ts": ts}
+    if kind == "message":
+        event["channel_type"] = "channel"
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    return event
+
+
+def test_the_fakes_hand_out_single_use_urls_to_the_app_token_only(fake_slack, fake_socket):
+    fake_slack.enable_socket_mode(fake_socket.new_url, app_token=APP_TOKEN)
+    client = WebClient(base_url=fake_slack.base_url)
+    for token, error in ((fake_slack.token, "not_allowed_token_type"), ("xapp-1-A0APP-1-other", "invalid_auth")):
+        with pytest.raises(SlackApiError) as refused:
+            client.apps_connections_open(app_token=token)
+        assert refused.value.response["error"] == error
+    url = client.apps_connections_open(app_token=APP_TOKEN)["url"]
+    assert url.startswith(f"ws://127.0.0.1:{fake_socket.port}/link/?ticket=")
+    http_url = url.replace("ws://", "http://", 1)
+    assert _http(http_url)[0] == 400  # not a WebSocket handshake: the ticket is spent all the same
+    assert _http(http_url)[0] == 401 and len(fake_socket.refused) == 1
+
+
+def test_slash_command_over_socket_mode_runs_to_the_report(socket_bot, fake_slack, fake_socket):
+    # no public URL: the bot opened the WebSocket with the app-level token; only /healthz listens
+    [opened] = fake_slack.calls_to("apps.connections.open")
+    assert opened.headers.get("authorization") == f"Bearer {APP_TOKEN}"
+    status, body = _http(f"http://127.0.0.1:{socket_bot.port}/healthz")
+    assert status == 200 and json.loads(body) == {"ok": True, "service": "slack", "mode": "socket"}
+    assert _http(f"http://127.0.0.1:{socket_bot.port}/slack/events", data=b"{}")[0] in (404, 405)
+
+    envelope = fake_socket.slash_command(QUESTION, user=ALICE, channel=CHANNEL, team=TEAM,
+                                         response_url=_response_url(fake_slack))
+    ack = fake_socket.wait_ack(envelope, timeout=ACK_LIMIT)
+    assert ack.seconds < ACK_LIMIT
+    assert ack.payload and ack.payload["response_type"] == "ephemeral" and QUESTION in ack.payload["text"]
+
+    # the root message names the requester and the question; everything else goes in its thread
+    roots = fake_slack.wait_for(lambda: [m for m in fake_slack.messages(CHANNEL) if not m.get("thread_ts")],
+                                what="the root message")
+    assert len(roots) == 1
+    root = roots[0]["ts"]
+    assert f"<@{ALICE}>" in roots[0]["text"] and QUESTION in roots[0]["text"]
+    status_post = fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, root), what="the status message")[0]
+    assert status_post["thread_ts"] == root and status_post["text"]
+
+    files_post = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("files")],
+                                     timeout=30, what="the report files")[0]
+    assert sorted(f["name"] for f in files_post["files"]) == ["report.md", "report.pdf"]
+    assert all(fake_slack.uploads[f["id"]]["data"] for f in files_post["files"])
+    uploads = fake_slack.calls_to("files.getUploadURLExternal")
+    assert sorted(c.params["filename"] for c in uploads) == ["report.md", "report.pdf"]
+    [complete] = fake_slack.calls_to("files.completeUploadExternal")
+    assert complete.params["channel_id"] == CHANNEL and complete.params["thread_ts"] == root
+    # the status message is updated in place; the summary is a message of its own
+    updates = fake_slack.calls_to("chat.update")
+    assert updates and {u.params["ts"] for u in updates} == {status_post["ts"]}
+    summaries = [m for m in bot_posts(fake_slack, CHANNEL, root)
+                 if m["ts"] != status_post["ts"] and not m.get("files") and m.get("blocks")]
+    assert len(summaries) == 1 and summaries[0]["text"]
+
+    # Slack recycles connections: the bot opens a new one, closes the old, and goes on over the new
+    fake_socket.refresh()
+    fake_socket.wait_connected(count=2, sole=True, timeout=15)
+    assert len(fake_slack.calls_to("apps.connections.open")) == 2
+    follow_up = fake_socket.events_api(_message_event("Now compare it with Sweden", thread_ts=root), team=TEAM)
+    follow_up_ack = fake_socket.wait_ack(follow_up, timeout=ACK_LIMIT)
+    assert follow_up_ack.seconds < ACK_LIMIT and follow_up_ack.payload is None
+    fake_slack.wait_for(lambda: len(fake_slack.calls_to("files.completeUploadExternal")) == 2, timeout=30,
+                        what="the follow-up report files")
+    assert fake_slack.calls_to("files.completeUploadExternal")[1].params["thread_ts"] == root
+    assert all(m.get("thread_ts") == root for m in fake_slack.messages(CHANNEL) if m["ts"] != root)
+
+    assert not fake_socket.refused and not fake_socket.other_messages
+    logs = socket_bot.log.read_text()
+    assert APP_TOKEN not in logs and fake_slack.token not in logs
+
+
+def test_app_mention_over_socket_mode_starts_a_research_in_its_thread(socket_bot, fake_slack, fake_socket):
+    ts = new_ts()
+    text = f"<@{fake_slack.bot_user_id}> {QUESTION}"
+    mention = fake_socket.events_api(_message_event(text, ts=ts, kind="app_mention"), team=TEAM)
+    twin = fake_socket.events_api(_message_event(text, ts=ts), team=TEAM)  # the message.channels copy
+    for envelope in (mention, twin):
+        ack = fake_socket.wait_ack(envelope, timeout=ACK_LIMIT)
+        assert ack.seconds < ACK_LIMIT and ack.payload is None
+
+    # one research (the twins make one turn), answered in the thread of the mention
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), timeout=30,
+                        what="the report files")
+    [complete] = fake_slack.calls_to("files.completeUploadExternal")
+    assert complete.params["channel_id"] == CHANNEL and complete.params["thread_ts"] == ts
+    posts = [m for m in fake_slack.messages(CHANNEL) if m.get("bot_id")]
+    assert posts and all(m["thread_ts"] == ts for m in posts)
+    assert [c.params["timestamp"] for c in fake_slack.calls_to("reactions.add")] == [ts]
