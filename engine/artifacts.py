@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -89,7 +90,8 @@ def review_markdown(state: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str) -> dict:
+def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
+                    cancel: threading.Event | None = None) -> dict:
     """Write every file of the run into ``directory``; a PDF failure is recorded, never raised.
 
     Returns a dict of paths (strings) plus ``pdf_error`` and ``pdf_log_tail`` when the PDF
@@ -143,7 +145,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     tex = render_latex(doc)
     (directory / "report.tex").write_text(tex, encoding="utf-8")
     paths["report_tex"] = str(directory / "report.tex")
-    build = build_pdf(tex, directory, timeout=settings.pdf_timeout)
+    build = build_pdf(tex, directory, timeout=settings.pdf_timeout, cancel=cancel)
     if build.pdf is not None:
         paths["pdf"] = str(build.pdf)
     else:

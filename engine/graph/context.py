@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -22,6 +23,8 @@ class RunContext:
     run_dir: Path
     today: str = field(default_factory=lambda: date.today().isoformat())
     models: dict[str, BaseChatModel] = field(default_factory=dict)
+    #: Set when the turn is cancelled, so work running in threads (the PDF build) stops too.
+    cancelled: threading.Event = field(default_factory=threading.Event)
 
     def model(self, role: str) -> BaseChatModel:
         """The model for ``role``, built once per context."""

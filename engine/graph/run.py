@@ -212,7 +212,7 @@ async def run_graph_turn(
                     if on_progress:
                         on_progress(progress)
 
-        await _run_cancellable(consume(), cancel)
+        await _run_cancellable(consume(), cancel, ctx.cancelled)
         snapshot = await graph.aget_state(config)
         status = _status_of(snapshot)
         if status == "paused":
@@ -223,8 +223,12 @@ async def run_graph_turn(
         return _outcome(snapshot.values, thread_id, run_id, settings)
 
 
-async def _run_cancellable(coro, cancel: asyncio.Event | None) -> None:
-    """Await ``coro``; if ``cancel`` is set first, cancel it and raise :class:`RunCancelled`."""
+async def _run_cancellable(coro, cancel: asyncio.Event | None, stop_threads=None) -> None:
+    """Await ``coro``; if ``cancel`` is set first, cancel it and raise :class:`RunCancelled`.
+
+    ``stop_threads`` (a ``threading.Event``) is set too, so work in threads (the PDF build)
+    stops at once instead of finishing first.
+    """
     task = asyncio.ensure_future(coro)
     if cancel is None:
         await task
@@ -237,6 +241,8 @@ async def _run_cancellable(coro, cancel: asyncio.Event | None) -> None:
     if task in done:
         task.result()
         return
+    if stop_threads is not None:
+        stop_threads.set()
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await task

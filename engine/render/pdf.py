@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -24,11 +25,12 @@ _WARNING = re.compile(r"^(Missing character: .*|Overfull \\[hv]box .*)$", re.MUL
 MAX_WARNINGS = 50
 
 
-def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0) -> PdfBuild:
+def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
+              cancel: threading.Event | None = None) -> PdfBuild:
     """Compile ``tex`` to ``out_dir/report.pdf`` with latexmk (XeLaTeX, no shell escape).
 
     The build runs in a fresh temporary folder; ``timeout`` (seconds) bounds the whole latexmk
-    run, whose process group is killed when it expires. TeX may read files only below the build
+    run, whose process group is killed when it expires, or as soon as ``cancel`` is set. TeX may read files only below the build
     folder and the TeX trees (``openin_any=p``).
 
     Returns:
@@ -52,12 +54,18 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0) -> PdfBuild:
         proc = subprocess.Popen(["latexmk", *LATEXMK_ARGS, "report.tex"], cwd=build, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-        try:
-            output, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            return PdfBuild(pdf=None, error=f"LaTeX build timed out after {timeout:g} s",
-                            log_tail=_log_tail(build, b""), seconds=time.monotonic() - started)
+        deadline = started + timeout
+        while True:
+            try:
+                output, _ = proc.communicate(timeout=min(0.25, max(0.0, deadline - time.monotonic())))
+                break
+            except subprocess.TimeoutExpired:
+                cancelled = cancel is not None and cancel.is_set()
+                if cancelled or time.monotonic() >= deadline:
+                    _kill_group(proc)
+                    error = "LaTeX build cancelled" if cancelled else f"LaTeX build timed out after {timeout:g} s"
+                    return PdfBuild(pdf=None, error=error, log_tail=_log_tail(build, b""),
+                                    seconds=time.monotonic() - started)
         pdf = build / "report.pdf"
         if proc.returncode == 0 and pdf.is_file():
             out_dir.mkdir(parents=True, exist_ok=True)

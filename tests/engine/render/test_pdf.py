@@ -238,6 +238,19 @@ def test_timeout_kills_the_build(tmp_path):
     assert result.pdf is None and result.error == "LaTeX build timed out after 2 s"
 
 
+def test_cancel_stops_the_build_at_once(tmp_path):
+    import threading
+
+    tex = "\\documentclass{article}\n\\begin{document}\n\\def\\spin{\\spin}\\spin\n\\end{document}\n"
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    started = time.monotonic()
+    result = build_pdf(tex, tmp_path, timeout=60, cancel=cancel)
+    assert time.monotonic() - started < 5
+    assert result.pdf is None and result.error == "LaTeX build cancelled"
+    assert not list(tmp_path.glob("*.pdf"))
+
+
 def test_missing_latexmk_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(pdf_module.shutil, "which", lambda name: None)
     result = build_pdf("\\documentclass{article}", tmp_path)
