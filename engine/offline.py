@@ -228,6 +228,7 @@ class OfflineChatModel(BaseChatModel):
         title = next((line[2:].strip() for line in report.splitlines() if line.startswith("# ")), "Research report")
         cited = [re.sub(r"^\s*[-*]\s+", "", line).strip() for line in report.splitlines()
                  if re.match(r"^\s*[-*]\s+", line) and re.search(r"\[\d+\]", line)]
+        cited = list(dict.fromkeys(cited))
         top = rank(cited, title, 3)
         summary = " ".join(s for s in cited if s in top) or T.phrase("no_findings", _language(prompt))
         return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500]})]

@@ -61,6 +61,98 @@ PHRASES = {
     "review_outcome": {"en": "Review outcome", "de": "Ergebnis der Prüfung", "fr": "Résultat de la revue", "es": "Resultado de la revisión"},
     "open_objections": {"en": "Open objections", "de": "Offene Einwände", "fr": "Objections ouvertes", "es": "Objeciones abiertas"},
     "research_done": {"en": "Research on this topic is done."},
+    "caveats": {"en": "Caveats", "de": "Vorbehalte", "fr": "Réserves", "es": "Salvedades"},
+    "kept_cited": {
+        "en": "Kept only claims that carry a citation ({n} of {m}), {why}.",
+        "de": "Nur belegte Aussagen behalten ({n} von {m}), {why}.",
+        "fr": "Seules les affirmations citées sont conservées ({n} sur {m}), {why}.",
+        "es": "Solo se mantienen las afirmaciones con cita ({n} de {m}), {why}.",
+    },
+    "answers_uncited": {
+        "en": "answering the critique's point about {n} uncited claim(s)",
+        "de": "als Antwort auf den Einwand zu {n} unbelegten Aussage(n)",
+        "fr": "en réponse à la critique sur {n} affirmation(s) sans citation",
+        "es": "en respuesta a la crítica sobre {n} afirmación(es) sin cita",
+    },
+    "answers_evidence": {
+        "en": "as the critique asked for evidence", "de": "wie die Kritik Belege verlangte",
+        "fr": "comme la critique demandait des preuves", "es": "como la crítica pedía pruebas",
+    },
+    "added_caveats": {
+        "en": "Added the stakeholder objections as explicit caveats below.",
+        "de": "Die Einwände der Beteiligten stehen unten als ausdrückliche Vorbehalte.",
+        "fr": "Les objections des parties prenantes figurent ci-dessous comme réserves explicites.",
+        "es": "Las objeciones de las partes interesadas figuran abajo como salvedades explícitas.",
+    },
+    "uncited": {
+        "en": "{n} claim(s) carry no citation, e.g. “{example}”.",
+        "de": "{n} Aussage(n) ohne Beleg, z. B. „{example}“.",
+        "fr": "{n} affirmation(s) sans citation, par ex. « {example} ».",
+        "es": "{n} afirmación(es) sin cita, p. ej. «{example}».",
+    },
+    "one_source": {
+        "en": "The solution rests on one source or none; no claim is corroborated by a second source.",
+        "de": "Die Lösung stützt sich auf höchstens eine Quelle; keine Aussage wird von einer zweiten bestätigt.",
+        "fr": "La solution repose sur une source au plus ; aucune affirmation n'est corroborée par une seconde.",
+        "es": "La solución se apoya en una fuente o ninguna; ninguna afirmación está corroborada por otra.",
+    },
+    "unused_sources": {
+        "en": "The solution cites {n} of {m} available sources; the rest are unused.",
+        "de": "Die Lösung zitiert {n} von {m} verfügbaren Quellen; die übrigen bleiben ungenutzt.",
+        "fr": "La solution cite {n} des {m} sources disponibles ; les autres ne sont pas utilisées.",
+        "es": "La solución cita {n} de {m} fuentes disponibles; el resto no se usa.",
+    },
+    "assumption": {
+        "en": "Unstated assumption: the sources are current as of {date} and apply to the asker's situation.",
+        "de": "Unausgesprochene Annahme: Die Quellen sind zum {date} aktuell und passen zur Lage der Fragenden.",
+        "fr": "Hypothèse implicite : les sources sont à jour au {date} et s'appliquent à la situation du demandeur.",
+        "es": "Supuesto implícito: las fuentes están vigentes a {date} y se aplican a la situación de quien pregunta.",
+    },
+    "missing_evidence": {
+        "en": "Missing evidence: no figures, dates or counter-examples are given for the main recommendation.",
+        "de": "Fehlende Belege: Für die Hauptempfehlung fehlen Zahlen, Daten und Gegenbeispiele.",
+        "fr": "Preuves manquantes : ni chiffres, ni dates, ni contre-exemples pour la recommandation principale.",
+        "es": "Faltan pruebas: no hay cifras, fechas ni contraejemplos para la recomendación principal.",
+    },
+    "improvement": {
+        "en": "Improvement: state the conditions under which the recommendation does not hold.",
+        "de": "Verbesserung: Bedingungen nennen, unter denen die Empfehlung nicht gilt.",
+        "fr": "Amélioration : indiquer les conditions dans lesquelles la recommandation ne tient pas.",
+        "es": "Mejora: indicar en qué condiciones la recomendación no se sostiene.",
+    },
+    "perspective": {
+        "en": "Speaking as a competitor, a regulator and an affected user:\n\n"
+              "- Competitor: the answer to {subject} is built from the sources at hand; a rival would point to "
+              "alternatives that the research did not examine, and has every incentive to.\n"
+              "- Regulator: compliance, safety and accountability are not addressed; who answers if the "
+              "recommendation fails?\n"
+              "- Affected user: cost, effort of adoption and the risk of being locked in are left open.\n",
+        "de": "Aus Sicht eines Wettbewerbers, einer Aufsichtsbehörde und einer betroffenen Person:\n\n"
+              "- Wettbewerber: Die Antwort auf {subject} beruht nur auf den vorliegenden Quellen; ein Konkurrent "
+              "würde auf nicht untersuchte Alternativen verweisen und hat allen Grund dazu.\n"
+              "- Aufsicht: Regelkonformität, Sicherheit und Verantwortung bleiben offen; wer haftet, wenn die "
+              "Empfehlung scheitert?\n"
+              "- Betroffene: Kosten, Umstellungsaufwand und das Risiko einer Bindung an einen Anbieter bleiben offen.\n",
+        "fr": "Du point de vue d'un concurrent, d'un régulateur et d'un utilisateur concerné :\n\n"
+              "- Concurrent : la réponse à {subject} repose sur les seules sources disponibles ; un rival citerait "
+              "des alternatives non examinées, et il y a intérêt.\n"
+              "- Régulateur : conformité, sécurité et responsabilité ne sont pas traitées ; qui répond si la "
+              "recommandation échoue ?\n"
+              "- Utilisateur concerné : coût, effort d'adoption et risque de dépendance restent ouverts.\n",
+        "es": "Desde el punto de vista de un competidor, un regulador y un usuario afectado:\n\n"
+              "- Competidor: la respuesta a {subject} se basa solo en las fuentes disponibles; un rival señalaría "
+              "alternativas no examinadas, y tiene todo el incentivo para hacerlo.\n"
+              "- Regulador: no se abordan cumplimiento, seguridad ni responsabilidad; ¿quién responde si la "
+              "recomendación falla?\n"
+              "- Usuario afectado: quedan abiertos el coste, el esfuerzo de adopción y el riesgo de dependencia.\n",
+    },
+    "rounds": {
+        "en": "The report went through {n} review round(s). The last critique of the solution said:",
+        "de": "Der Bericht durchlief {n} Prüfrunde(n). Die letzte Kritik an der Lösung lautete:",
+        "fr": "Le rapport a connu {n} tour(s) de revue. La dernière critique de la solution disait :",
+        "es": "El informe pasó por {n} ronda(s) de revisión. La última crítica de la solución decía:",
+    },
+    "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
     "facet_how": {"en": "how it works examples", "de": "Funktionsweise Beispiele", "fr": "fonctionnement exemples",
                   "es": "funcionamiento ejemplos"},
     "facet_limits": {"en": "limitations problems", "de": "Grenzen Probleme", "fr": "limites problèmes",
@@ -72,6 +164,14 @@ def phrase(key: str, language: str, **fmt: str) -> str:
     """A fixed phrase in ``language`` (English when not translated)."""
     table = PHRASES[key]
     return table.get(language, table["en"]).format(**fmt)
+
+
+def phrase_match(key: str, language: str, text: str) -> str | None:
+    """The ``{n}`` of phrase ``key`` (in ``language``) where it occurs in ``text``, else None."""
+    template = PHRASES[key].get(language, PHRASES[key]["en"])
+    head = template.split("{n}", 1)[1].split("{", 1)[0]
+    found = re.search(r"(\d+)" + re.escape(head), text)
+    return found.group(1) if found else None
 
 
 def clarifying_question(question: str, language: str) -> str:
@@ -137,7 +237,7 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str) 
 
 def _without_changes(text: str) -> str:
     """``text`` without its "Changes from the previous solution" and "Caveats" sections."""
-    return re.sub(r"^## (Changes|Änderungen|Changements|Cambios|Caveats).*?(?=^## |\Z)", "", text,
+    return re.sub(r"^## (Changes|Änderungen|Changements|Cambios|Caveats|Vorbehalte|Réserves|Salvedades).*?(?=^## |\Z)", "", text,
                   flags=re.MULTILINE | re.DOTALL)
 
 
@@ -164,18 +264,18 @@ def solution(prompt: str, language: str) -> str:
 
     question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
     q = question.group(1) if question else ""
-    cands = _cited_sentences(_tag(prompt, "Research Report"))
+    cands = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
     top = rank(cands, q, 6)
     cited = [s for s in top if re.search(r"\[\d+\]", s)]
     out = []
     previous = _tag(prompt, "Previous critique")
     if previous:
-        flagged = re.search(r"(\d+) claim\(s\) carry no citation", previous)
-        answered = (f"answering the critique's point about {flagged.group(1)} uncited claim(s)" if flagged
-                    else "as the critique asked for evidence")
+        flagged = phrase_match("uncited", language, previous)
+        answered = (phrase("answers_uncited", language, n=flagged) if flagged
+                    else phrase("answers_evidence", language))
         out += [f"## {phrase('changes', language)}", "",
-                f"- Kept only claims that carry a citation ({len(cited)} of {len(top)}), {answered}.",
-                "- Added the stakeholder objections as explicit caveats below.", ""]
+                "- " + phrase("kept_cited", language, n=str(len(cited)), m=str(len(top)), why=answered),
+                "- " + phrase("added_caveats", language), ""]
         objections = _tag(prompt, "Previous perspective")
         caveats = [ln.strip("-* ") for ln in objections.splitlines() if ln.strip().startswith(("-", "*"))][:3]
         top = cited or top
@@ -186,7 +286,7 @@ def solution(prompt: str, language: str) -> str:
     if top[3:]:
         out += ["", f"## {phrase('reasons', language)}", ""] + [f"- {s}" for s in top[3:]]
     if caveats:
-        out += ["", "## Caveats", ""] + [f"- {c}" for c in caveats]
+        out += ["", f"## {phrase('caveats', language)}", ""] + [f"- {c}" for c in caveats]
     return "\n".join(out) + "\n"
 
 
@@ -202,14 +302,15 @@ def critique(prompt: str, source_list: str, language: str) -> str:
     date = re.search(r"Today's date is ([\d-]+)", prompt)
     points = []
     if uncited:
-        points.append(f"{len(uncited)} claim(s) carry no citation, e.g. “{_short(uncited[0], 120)}”.")
+        points.append(phrase("uncited", language, n=str(len(uncited)), example=_short(uncited[0], 120)))
     if len(cited_numbers) <= 1:
-        points.append("The solution rests on one source or none; no claim is corroborated by a second source.")
+        points.append(phrase("one_source", language))
     else:
-        points.append(f"The solution cites {len(cited_numbers)} of {listed or len(cited_numbers)} available sources; the rest are unused.")
-    points.append(f"Unstated assumption: the sources are current as of {date.group(1) if date else 'today'} and apply to the asker's situation.")
-    points.append("Missing evidence: no figures, dates or counter-examples are given for the main recommendation.")
-    points.append("Improvement: state the conditions under which the recommendation does not hold.")
+        points.append(phrase("unused_sources", language, n=str(len(cited_numbers)),
+                             m=str(listed or len(cited_numbers))))
+    points.append(phrase("assumption", language, date=date.group(1) if date else "—"))
+    points.append(phrase("missing_evidence", language))
+    points.append(phrase("improvement", language))
     return "\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)) + "\n"
 
 
@@ -217,14 +318,8 @@ def perspective(prompt: str, language: str) -> str:
     """Objections of a competitor, a regulator and an affected user, with their incentives."""
 
     question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
-    subject = f"“{_short(question.group(1), 80)}”" if question else "this recommendation"
-    return (
-        "Speaking as a competitor, a regulator and an affected user:\n\n"
-        f"- Competitor: the answer to {subject} is built from the sources at hand; a rival would point to "
-        "alternatives that the research did not examine, and has every incentive to.\n"
-        "- Regulator: compliance, safety and accountability are not addressed; who answers if the recommendation fails?\n"
-        "- Affected user: cost, effort of adoption and the risk of being locked in are left open.\n"
-    )
+    subject = f"“{_short(question.group(1), 80)}”" if question else "…"
+    return phrase("perspective", language, subject=subject)
 
 
 def finalize(prompt: str, language: str, notice: str) -> str:
@@ -243,9 +338,9 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")]
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
-            f"The report went through {rounds} review round(s). The last critique of the solution said:", ""]
-    out += [ln.strip() for ln in points[:4]] or ["(none)"]
-    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or ["- (none)"])
+            phrase("rounds", language, n=str(rounds)), ""]
+    out += [ln.strip() for ln in points[:4]] or [phrase("none", language)]
+    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {phrase('none', language)}"])
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
 
 

@@ -81,12 +81,14 @@ def test_offline_vague_question_asks_first(offline_settings, tmp_path):
 
 
 def test_offline_german_question_gets_a_german_report(offline_settings, tmp_path):
-    settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False, max_review_iterations=0)
+    settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False, max_review_iterations=1)
     out = asyncio.run(run_turn("console:de", question="Welche Wärmepumpen sind in Deutschland am günstigsten?",
                                settings=settings))
     report = out.artifacts.report_md.read_text()
     assert "## Zusammenfassung" in report and "## Quellen" in report
     assert "Offline-Extraktionsmodus" in report
+    assert "## Offene Einwände" in report and "Prüfrunde" in report and "Wettbewerber" in report
+    assert "Speaking as" not in report and "claim(s)" not in report
 
 
 CHILD = textwrap.dedent('''
