@@ -166,6 +166,11 @@ class BackgroundServer:
             raise failure[0]
         return self
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop serving the application (to schedule work on it), None before start."""
+        return self._loop
+
     def stop(self) -> None:
         """Stop listening and wait for the thread (up to 10 s)."""
         if self._loop is not None and self._thread is not None:

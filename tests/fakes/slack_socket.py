@@ -66,53 +66,29 @@ class FakeSlackSocket:
         self._tickets: set[str] = set()
         self._lock = threading.Condition()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
+        self._server = None
         self._port = 0
         self._seq = itertools.count(1)
 
     # ---- lifecycle -----------------------------------------------------------------------
     def start(self) -> Self:
         """Listen on a free port of 127.0.0.1 from a daemon thread; returns self."""
-        ready = threading.Event()
-        failure: list[BaseException] = []
+        from bots.slack.server import BackgroundServer
 
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            self._loop = loop
-            try:
-                application = web.Application()
-                application.router.add_get(LINK_PATH, self._serve)
-                self._runner = web.AppRunner(application, access_log=None)
-                loop.run_until_complete(self._runner.setup())
-                site = web.TCPSite(self._runner, "127.0.0.1", 0)
-                loop.run_until_complete(site.start())
-                self._port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-            except BaseException as err:  # reported to the starting thread
-                failure.append(err)
-                ready.set()
-                return
-            ready.set()
-            loop.run_forever()
-            loop.run_until_complete(self._close_all())
-            loop.run_until_complete(self._runner.cleanup())
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name="fake-slack-socket", daemon=True)
-        self._thread.start()
-        ready.wait(10)
-        if failure:
-            raise failure[0]
+        application = web.Application()
+        application.router.add_get(LINK_PATH, self._serve)
+        application.on_shutdown.append(lambda _app: self._close_all())
+        self._server = BackgroundServer(application, host="127.0.0.1", port=0).start()
+        self._loop = self._server.loop
+        self._port = self._server.port
         return self
 
     def stop(self) -> None:
         """Close every connection (code 1001) and stop listening."""
-        if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(10)
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
             self._loop = None
-            self._thread = None
 
     def __enter__(self) -> Self:
         return self.start()

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -19,6 +17,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from tests.bots.slack.conftest import ALICE, CHANNEL, TEAM, bot_posts, new_ts
+from tests.bots.slack.procs import free_port, stop, wait_healthy
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_socket import FakeSlackSocket
 
@@ -29,10 +28,6 @@ ACK_LIMIT = 3.0  # seconds: Slack's deadline for acknowledging an envelope
 _PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _http(url: str, *, data: bytes | None = None) -> tuple[int, bytes]:
@@ -44,27 +39,8 @@ def _http(url: str, *, data: bytes | None = None) -> tuple[int, bytes]:
         return err.code, err.read()
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"the bot exited with {proc.returncode}: {log.read_text()[-2000:]}")
-        try:
-            if _http(url)[0] == 200:
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"no /healthz after {timeout}s: {log.read_text()[-2000:]}")
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 @pytest.fixture
@@ -82,7 +58,7 @@ def socket_bot(slack_env: Path, fake_slack: FakeSlackAPI, fake_socket: FakeSlack
     monkeypatch.setenv("SLACK_APP_TOKEN", APP_TOKEN)
     monkeypatch.setenv("LOG_LEVEL", "INFO")
     env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARS}
-    port = _free_port()
+    port = free_port()
     log = slack_env / "bot.log"
     with log.open("w") as handle:
         proc = subprocess.Popen(
@@ -90,11 +66,11 @@ def socket_bot(slack_env: Path, fake_slack: FakeSlackAPI, fake_socket: FakeSlack
             stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
         )
     try:
-        _wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, log)
+        wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, log)
         fake_socket.wait_connected(timeout=20)
         yield SimpleNamespace(port=port, proc=proc, log=log)
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 def _response_url(fake: FakeSlackAPI) -> str:
