@@ -56,7 +56,11 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSave
         await saver.setup()
         yield saver
     finally:
-        await conn.close()
+        try:
+            if conn.in_transaction:  # a write cut off by a cancel must not keep the file locked
+                await conn.rollback()
+        finally:
+            await conn.close()
 
 
 def new_run_id() -> str:

@@ -127,6 +127,12 @@ class TavilySearch:
         except (InvalidAPIKeyError, ForbiddenError, UsageLimitExceededError, BadRequestError,
                 TavilyTimeoutError, httpx.HTTPError, json.JSONDecodeError) as exc:
             raise SearchError(self._describe(exc, tries)) from exc
+        except asyncio.CancelledError:
+            # a request cut off mid-way can leave its pooled connection unusable: the next search
+            # (after a cancelled research) gets a fresh client instead of waiting on it
+            if self._client is client:
+                self._client = None
+            raise
         return self._results(data, sent, count)
 
     def _results(self, data: object, sent: str, count: int) -> list[SearchResult]:
