@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   python3 python3-venv python3-dev gcc
-  texlive-xetex texlive-latex-recommended texlive-latex-extra fontconfig
+  texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended lmodern fontconfig
   latexmk fonts-noto-cjk fonts-noto-core fonts-dejavu-core poppler-utils
   redis-server python3-doc
 )
