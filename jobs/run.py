@@ -31,6 +31,7 @@ TIMEOUT_MARGIN = 30
 DELAYED_NOTE = ("_This report was delayed: the worker running it stopped, and another worker "
                 "resumed it from its last checkpoint._")
 CANCELLED_TEXT = "Research cancelled. Ask a new question to start again."
+LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
 
 
 def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool | None = None,
@@ -42,7 +43,9 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     graph, streams progress into one status message, then posts the clarifying question or
     the summary and uploads the report files. A re-run after a killed attempt resumes from the
     last checkpoint and adds a "delayed" note; a re-run after delivery failed re-delivers only
-    what is missing.
+    what is missing. A cancel that arrives once the research has finished still gets the report,
+    with a note that answers the cancel; one that arrives as the graph pauses asks nothing and
+    cancels the thread.
 
     ``last_attempt`` is None under RQ (read from the current job's ``retries_left``). ``loop``:
     run the research on this (long-lived, already running) event loop instead of a fresh one, so
@@ -267,6 +270,9 @@ class _TurnJob:
 
     def _deliver(self, outcome: dict) -> dict:
         t = self.turn
+        late_cancel = self.cancel_requested()
+        if outcome["status"] == "clarify" and late_cancel and "question" not in (self.rec.get("delivered") or []):
+            return self.cancelled()  # the requester stopped it: do not ask them anything now
         if outcome["status"] == "clarify":
             question = outcome.get("question") or "Could you say more about what you need?"
             self._post_once("question", question)
@@ -276,6 +282,8 @@ class _TurnJob:
         summary = outcome.get("summary") or "The research is done; the report is attached."
         if self.delayed:
             summary += "\n\n" + DELAYED_NOTE
+        if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
+            summary += "\n\n" + LATE_CANCEL_NOTE
         self._post_once("summary", summary)
         files = [Path(p) for p in outcome.get("files", []) if Path(p).exists()]
         if files and "files" not in (self.rec.get("delivered") or []):

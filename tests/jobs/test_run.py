@@ -105,6 +105,59 @@ def test_a_lost_turn_is_told_once_after_its_last_retry(tmp_path, monkeypatch):
     assert thread_info("console:lost", settings=settings).status == "failed"
 
 
+def _cancel_when_research_ends(monkeypatch, settings, thread: str) -> None:
+    """Make the requester's ``cancel`` arrive just after the graph finished, before delivery."""
+    import jobs.run
+
+    real = jobs.run.run_turn
+    calls = []
+
+    async def run_then_cancel(thread_id, **kw):
+        outcome = await real(thread_id, **kw)
+        calls.append(thread_id)
+        if len(calls) > 1:  # only the first turn is cancelled
+            return outcome
+        reply = handle_message(thread, "U1", "cancel", {}, "late-cancel", settings=settings, explicit_start=False)
+        assert reply.action == "cancelling" and reply.text is None
+        return outcome
+
+    monkeypatch.setattr(jobs.run, "run_turn", run_then_cancel)
+
+
+def test_a_cancel_after_the_research_ended_still_delivers_and_is_answered(tmp_path, run_in_process, monkeypatch):
+    from jobs.run import CANCELLED_TEXT, LATE_CANCEL_NOTE
+
+    settings = make_settings(tmp_path / "data")
+    runner = run_in_process(settings)
+    log = tmp_path / "events.jsonl"
+    _cancel_when_research_ends(monkeypatch, settings, "console:late")
+    _start(settings, log, "console:late", "How do heat pumps work?", "c1")
+    assert runner.wait_idle(timeout=60)
+    events = assert_one_report(log, "console:late", delayed=False)
+    summary = [e["text"] for e in events if e["op"] == "post" and LATE_CANCEL_NOTE in e["text"]]
+    assert len(summary) == 1
+    assert not [e for e in events if e["op"] == "post" and e["text"] == CANCELLED_TEXT]
+    assert thread_info("console:late", settings=settings).status == "done"
+
+
+def test_a_cancel_while_the_question_is_being_chosen_asks_nothing(tmp_path, run_in_process, monkeypatch):
+    from jobs.run import CANCELLED_TEXT
+
+    settings = make_settings(tmp_path / "data", allow_clarification=True)
+    runner = run_in_process(settings)
+    log = tmp_path / "events.jsonl"
+    _cancel_when_research_ends(monkeypatch, settings, "console:lateq")
+    _start(settings, log, "console:lateq", "pumps", "q1")
+    assert runner.wait_idle(timeout=60)
+    posts = [e["text"] for e in read_events(log, "console:lateq") if e["op"] == "post"]
+    assert posts.count(CANCELLED_TEXT) == 1 and not any("pumps" in p and p.endswith("?") for p in posts), posts
+    assert thread_info("console:lateq", settings=settings).status == "cancelled"
+    # the thread is free again: a new question starts a new research
+    _start(settings, log, "console:lateq", "How loud are heat pumps at night?", "q2")
+    assert runner.wait_idle(timeout=60)
+    assert thread_info("console:lateq", settings=settings).status in ("done", "paused")
+
+
 def test_error_classes_and_messages():
     import sqlite3
 
