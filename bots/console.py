@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import sys
 import time
@@ -14,7 +15,7 @@ import openai
 from rich.console import Console
 
 from engine.progress import Progress
-from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn
+from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
 from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
 
@@ -68,7 +69,7 @@ def _remember(settings: Settings, thread: str, *, offline: bool, corpus: Path | 
     """Keep a terminal thread's options so ``--resume`` runs it the same way."""
     path = _options_file(settings.data_dir, thread)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"offline": offline, "corpus": str(corpus.resolve()) if corpus else None,
+    path.write_text(json.dumps({"offline": offline, "corpus": str(corpus) if corpus else None,
                                 "no_clarify": no_clarify}), encoding="utf-8")
 
 
@@ -158,12 +159,29 @@ def run_ask(
     if not resume and not question.strip():
         err.print("usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
+    problem = _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
+    if problem:
+        err.print(f"deepresearch: {problem}")
+        return EXIT_USAGE
+    if corpus is not None:
+        corpus = Path(os.path.abspath(corpus.expanduser()))  # as spelt, so a resumed run cites the same paths
+    if queue:
+        from bots.console_queue import ask_via_queue
+
+        settings = load_settings()
+        if resume and question.strip():
+            err.print("--resume continues that thread's research; the question given is ignored.")
+        return ask_via_queue(resume or f"console:{uuid.uuid4()}", question, answer, settings, out, _ask_user,
+                             resume=bool(resume))
     if resume:
         offline, corpus, no_clarify = _remembered(resume, offline, corpus, no_clarify)
         if question.strip():
             err.print("--resume continues that thread's research; the question given is ignored.")
     settings = _settings(offline, corpus, no_clarify)
     settings.require_model()
+    if resume and asyncio.run(thread_status(resume, settings=settings)) == "none":
+        err.print(f"deepresearch: there is no research with thread id {resume} under {settings.data_dir}.")
+        return EXIT_USAGE
     if corpus is not None:
         _index(corpus, settings)
     settings.require_search()
@@ -175,10 +193,6 @@ def run_ask(
     if settings.search_backend == "none":
         err.print("[yellow]search: none configured (set TAVILY_API_KEY or use --corpus DIR); "
                   "the report will have no sources[/yellow]")
-    if queue:
-        from bots.console_queue import ask_via_queue
-
-        return ask_via_queue(thread, question, answer, settings, out, _ask_user, resume=bool(resume))
     try:
         outcome = asyncio.run(_direct(thread, None if resume else question, answer, bool(resume), settings))
     except TurnRejected as exc:
@@ -195,6 +209,25 @@ def run_ask(
         return 3
     _print_result(outcome, out)
     return 0
+
+
+def _usage_problem(question: str, resume: str | None, out: Path | None, queue: bool, *, offline: bool,
+                   corpus: Path | None, no_clarify: bool) -> str | None:
+    """What is wrong with the command line before any work starts, or None."""
+    if not resume:
+        try:
+            validate_question(question)
+        except TurnRejected as exc:
+            return str(exc)
+    if out is not None and out.exists() and not out.is_dir():
+        return f"--out {out} is a file; give a folder (it is created when missing)."
+    if queue and (offline or corpus is not None or no_clarify):
+        given = ", ".join(name for name, on in (("--offline", offline), ("--corpus", corpus is not None),
+                                                ("--no-clarify", no_clarify)) if on)
+        return (f"{given}: with --queue the research runs on the workers with their own settings. Set "
+                "DEEPRESEARCH_LLM, DEEPRESEARCH_SEARCH and DEEPRESEARCH_CORPUS_DIR (after `deepresearch index DIR`) "
+                "or DEEPRESEARCH_ALLOW_CLARIFICATION where the workers run, or drop --queue.")
+    return None
 
 
 def _short_error(exc: BaseException) -> str:

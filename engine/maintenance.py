@@ -30,7 +30,8 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
 
     Uses the checkpointer's ``adelete_thread`` (checkpoints and pending writes), then ``VACUUM``
     to return the space (the SQLite checkpointer has no ``prune``), and removes the thread's
-    artifacts folder unless ``keep_artifacts``. A paused or running thread that old is pruned
+    artifacts folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
+    ``--resume`` (``{DATA_DIR}/console/{thread}.json``). A paused or running thread that old is pruned
     too: its clarification long expired (``DEEPRESEARCH_CLARIFY_TTL``).
     """
     report = PruneReport()
@@ -52,6 +53,8 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
             if dry_run:
                 continue
             await saver.adelete_thread(thread_id)
+            # the terminal's remembered options for --resume (bots/console.py)
+            (settings.data_dir / "console" / f"{safe_name(thread_id)}.json").unlink(missing_ok=True)
             if not keep_artifacts:
                 shutil.rmtree(settings.artifacts_dir / safe_name(thread_id), ignore_errors=True)
         if report.threads and not dry_run:

@@ -70,6 +70,19 @@ def rank(candidates: list[str], query: str, k: int) -> list[str]:
     return [candidates[i] for i in order[:k]]
 
 
+def distinct(sentences_: list[str]) -> list[str]:
+    """``sentences_`` in order, without any whose words repeat, or are repeated by, an earlier one
+    (a list intro merged with its first item must not appear twice)."""
+    kept: list[str] = []
+    seen: list[str] = []
+    for s in sentences_:
+        norm = " ".join(words(s))
+        if norm and not any(norm in other or other in norm for other in seen):
+            kept.append(s)
+            seen.append(norm)
+    return kept
+
+
 def _good_sentence(s: str) -> bool:
     letters = sum(ch.isalpha() for ch in s)
     listing = s.count("(") > 3 or s.count("|") > 1 or s.count("*") > 3
@@ -168,7 +181,7 @@ class OfflineChatModel(BaseChatModel):
         m = re.search(r"working on: (.*)", prompt)
         query = m.group(1) if m else ""
         doc = _tag(prompt, "Document")
-        cands = [s for s in sentences(doc) if _good_sentence(s)]
+        cands = distinct([s for s in sentences(doc) if _good_sentence(s)])
         top = rank(cands, query, 4)
         ordered = [s for s in cands if s in top]
         return "", [("Summary", {"summary": " ".join(ordered) or doc[:600], "key_excerpts": top[:3]})]
@@ -184,9 +197,11 @@ class OfflineChatModel(BaseChatModel):
                 continue
             body = re.sub(r"^(URL|Title):.*$", "", block.split("\n", 1)[-1], flags=re.MULTILINE)
             body = body.replace("SUMMARY:", " ").replace("KEY EXCERPTS:", " ")
-            cands = [s for s in sentences(body) if _good_sentence(s)]
+            cands = distinct([s for s in sentences(body) if _good_sentence(s)])
             for s in rank(cands, query, 2):
                 scored.append((s, sid.group(1)))
+        keep = set(distinct([s for s, _ in scored]))
+        scored = [(s, sid) for s, sid in scored if s in keep]
         best = rank([s for s, _ in scored], query, 8)
         lines = [f"- {s} [{sid}]" for s, sid in scored if s in best]
         return "\n".join(dict.fromkeys(lines)) or T.phrase("no_findings", _language(prompt)), []

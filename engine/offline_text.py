@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import re
 
-from engine.language import sentences, words
+from engine.language import FUNCTION_WORDS, sentences, words
 
-STOPWORDS = set(
-    """a an the and or of to in on for with by at from about as is are was were be been being do does
-    did what which who whom how why when where this that these those it its into than then there their
-    can could should would will shall may might must i me my we our you your he she they them not no
-    please tell explain give show find research report me vs versus
-    der die das ein eine und oder von zu im in auf für mit bei aus über ist sind war wie was welche
-    welcher warum wann wo dies diese es nicht kein bitte le la les un une des et ou de du en sur pour
-    avec par est sont que qui quoi comment pourquoi el los las y o del con por para es son qué cómo
-    cuál""".split()
+#: Words that carry no topic: function words, and the words of a request itself ("please explain").
+STOPWORDS = FUNCTION_WORDS | frozenset(
+    """please tell explain give show find research report vs versus bitte erkläre erklären zeige finde
+    recherchiere bericht expliquer explique montre trouve rapport explica explicar muestra informe""".split()
 )
 
 PHRASES = {
@@ -63,10 +58,10 @@ PHRASES = {
     "research_done": {"en": "Research on this topic is done."},
     "caveats": {"en": "Caveats", "de": "Vorbehalte", "fr": "Réserves", "es": "Salvedades"},
     "kept_cited": {
-        "en": "Kept only claims that carry a citation ({n} of {m}), {why}.",
-        "de": "Nur belegte Aussagen behalten ({n} von {m}), {why}.",
-        "fr": "Seules les affirmations citées sont conservées ({n} sur {m}), {why}.",
-        "es": "Solo se mantienen las afirmaciones con cita ({n} de {m}), {why}.",
+        "en": "Kept only claims that carry a citation ({n} of {m} claims), {why}.",
+        "de": "Nur belegte Aussagen behalten ({n} von {m} Aussagen), {why}.",
+        "fr": "Seules les affirmations citées sont conservées ({n} affirmations sur {m}), {why}.",
+        "es": "Solo se mantienen las afirmaciones con cita ({n} de {m} afirmaciones), {why}.",
     },
     "answers_uncited": {
         "en": "answering the critique's point about {n} uncited claim(s)",

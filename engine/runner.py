@@ -23,6 +23,25 @@ class TurnRejected(Exception):
 MAX_QUESTION_CHARS = 8000
 
 
+def validate_question(question: str | None) -> str:
+    """Strip and check a question; returns the stripped text.
+
+    Raises:
+        TurnRejected: the question is empty or over :data:`MAX_QUESTION_CHARS` characters (a
+            project limit that keeps a question, plus the brief and prompts, far inside any
+            model's context window).
+    """
+    text = (question or "").strip()
+    if not text:
+        raise TurnRejected("The question is empty: ask something to research.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise TurnRejected(
+            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "
+            "Shorten it to the question itself: the research finds its own sources."
+        )
+    return text
+
+
 @dataclass
 class Artifacts:
     """Paths of one run's files under ``{DATA_DIR}/artifacts/{thread}/{run}/``.

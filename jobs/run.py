@@ -31,6 +31,7 @@ TIMEOUT_MARGIN = 30
 DELAYED_NOTE = ("_This report was delayed: the worker running it stopped, and another worker "
                 "resumed it from its last checkpoint._")
 CANCELLED_TEXT = "Research cancelled. Ask a new question to start again."
+UPLOAD_COMMENT = "The full report."
 LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
 
 
@@ -287,7 +288,7 @@ class _TurnJob:
         self._post_once("summary", summary)
         files = [Path(p) for p in outcome.get("files", []) if Path(p).exists()]
         if files and "files" not in (self.rec.get("delivered") or []):
-            comment = "The full report."
+            comment = UPLOAD_COMMENT
             if outcome.get("pdf_error"):
                 comment = f"The PDF could not be built ({outcome['pdf_error'][:200]}); here is the Markdown report."
             self.port.upload(files, comment=comment)

@@ -31,6 +31,7 @@ from engine.runner import (
     RunCancelled,
     TurnOutcome,
     TurnRejected,
+    validate_question,
 )
 from engine.search import get_search_backend
 from engine.settings import Settings
@@ -68,19 +69,6 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(2)
 
 
-def validate_question(question: str | None) -> str:
-    """Strip and check a question. Raises :class:`TurnRejected` when empty or over 8,000 characters."""
-    text = (question or "").strip()
-    if not text:
-        raise TurnRejected("The question is empty: ask something to research.")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise TurnRejected(
-            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "
-            "Shorten it or attach the material as a document instead."
-        )
-    return text
-
-
 def _fresh_input(question: str, context: str | None, run_id: str) -> dict:
     """The input that starts a new research in a thread, resetting what an earlier one left."""
     return {
@@ -116,7 +104,9 @@ def _pending_question(snapshot) -> str | None:
 
 
 async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
-    """``none`` | ``paused`` | ``interrupted`` | ``done`` for the thread's graph."""
+    """``none`` | ``paused`` | ``interrupted`` | ``done`` for the thread's graph (creates no file)."""
+    if not settings.checkpoint_path.exists():
+        return "none"
     async with open_checkpointer(settings) as saver:
         graph = graph_builder().compile(checkpointer=saver)
         return _status_of(await graph.aget_state({"configurable": {"thread_id": thread_id}}))

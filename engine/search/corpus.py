@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.language import FUNCTION_WORDS
 from engine.search.base import SearchError, SearchResult
 from engine.search.extract import SUPPORTED_SUFFIXES, Unreadable, extract_document
 
@@ -302,11 +303,6 @@ def _delete_document(conn: sqlite3.Connection, doc_id: int) -> None:
     conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
 
-_STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from how in is it of on or that the this to was what when "
-    "where which who why with der die das und ist ein eine wie was von zu mit le la les un une des et est "
-    "du de en pour que qui".split()
-)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
@@ -314,14 +310,14 @@ def match_expression(query: str) -> str:
     """Turn free text into a safe FTS5 MATCH expression: its words, each quoted, OR-ed together.
 
     FTS5 operators in the text (``"``, ``*``, ``:``, ``(``, ``-``, ``AND``, ``NEAR`` ...) become plain
-    words or vanish. Common English, German and French stop words are dropped unless nothing else is
+    words or vanish. Function words (:data:`engine.language.FUNCTION_WORDS`) are dropped unless nothing else is
     left. Returns "" when the text has no word at all.
     """
     words: list[str] = []
     for word in re.findall(r"\w+", query.lower()):
         if any(c.isalnum() for c in word) and word not in words:
             words.append(word)
-    kept = [w for w in words if w not in _STOPWORDS] or words
+    kept = [w for w in words if w not in FUNCTION_WORDS] or words
     return " OR ".join(f'"{w}"' for w in kept[:32])
 
 

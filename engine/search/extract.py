@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -97,6 +98,8 @@ def _rst_title(text: str) -> str | None:
 def _pdf(path: Path) -> tuple[str | None, str]:
     from pypdf import PdfReader
 
+    # pypdf logs each oddity of a malformed file as a warning; the indexer reports the skip itself
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(path)
         if reader.is_encrypted and not reader.decrypt(""):

@@ -41,9 +41,21 @@ def test_empty_question_is_a_usage_error(tmp_path):
     assert out.returncode == 2 and "empty" in out.stderr
 
 
-def test_overlong_question_is_refused(tmp_path):
-    out = ask(tmp_path, "x" * 8001, "--offline", "--no-clarify")
+def test_overlong_question_is_refused_before_any_work(tmp_path, docs):
+    out = ask(tmp_path, "x" * 8001, "--offline", "--no-clarify", "--corpus", str(docs))
     assert out.returncode == 2 and "8,000" in out.stderr and "Traceback" not in out.stderr
+    assert "Indexing" not in out.stderr and "thread:" not in out.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_unknown_thread_and_a_file_as_out_folder_are_usage_errors(tmp_path):
+    out = ask(tmp_path, "--resume", "console:nope", "--answer", "x", "--offline")
+    assert out.returncode == 2 and "no research with thread id console:nope" in out.stderr
+    assert "thread:" not in out.stderr and "Traceback" not in out.stderr
+    (tmp_path / "a-file").write_text("keep me")
+    out = ask(tmp_path, "What is a heat pump?", "--offline", "--out", str(tmp_path / "a-file"))
+    assert out.returncode == 2 and "is a file" in out.stderr and "Traceback" not in out.stderr
+    assert (tmp_path / "a-file").read_text() == "keep me" and not (tmp_path / "data").exists()
 
 
 def test_no_model_configured_is_one_line(tmp_path):
@@ -86,6 +98,19 @@ def test_waiting_for_an_answer_then_resume(tmp_path, docs):
     assert second.returncode == 0, second.stderr
     report = next(Path(p.strip()) for p in second.stdout.splitlines() if p.strip().endswith("report.md"))
     assert "b.txt" in (tmp_path / report).read_text()
+
+
+def test_resume_cites_the_corpus_as_it_was_spelt(tmp_path, docs):
+    link = tmp_path / "linked-docs"
+    link.symlink_to(docs, target_is_directory=True)
+    first = ask(tmp_path, "solar", "--offline", "--corpus", "linked-docs")  # relative, through a symlink
+    assert first.returncode == 3, first.stderr
+    thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
+    second = ask(tmp_path, "--resume", thread, "--answer", "inverters")
+    assert second.returncode == 0, second.stderr
+    report = next(Path(p.strip()) for p in second.stdout.splitlines() if p.strip().endswith("report.md"))
+    text = (tmp_path / report).read_text()
+    assert f"{link}/b.txt" in text and f"{docs}/" not in text
 
 
 def test_index_of_another_folder_is_refused(tmp_path, docs):

@@ -54,15 +54,31 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
         worker.wait(timeout=30)
     assert out.returncode == 0, out.stderr
     assert "queued" in out.stderr and "wind" in out.stderr.lower()
-    files = [Path(line.strip()) for line in out.stdout.splitlines() if line.strip().endswith((".md", ".pdf"))]
-    assert {f.name for f in files} == {"report.md", "report.pdf"}
+    files = [Path(line.strip()) for line in out.stdout.splitlines() if line.startswith("  /")]
+    assert [f.name for f in files] == ["report.md", "report.pdf", "report.tex", "review.md", "sources.json",
+                                       "usage.json"]
     assert all(f.exists() for f in files)
     assert "offshore" in files[0].read_text().lower()
+    # the summary is rendered for the terminal, and nothing in it is chat markup
+    assert "**" not in out.stderr and "The full report." not in out.stderr
+
+
+def test_queue_refuses_terminal_only_options_and_unknown_threads(tmp_path, redis_url):
+    env = env_for(tmp_path, redis_url)
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--offline", "--corpus", str(tmp_path),
+                          "What is wind power?"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "--offline, --corpus" in out.stderr and "DEEPRESEARCH_CORPUS_DIR" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--resume", "console:nope",
+                          "--answer", "x"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "no queued research with thread id console:nope" in out.stderr
+    import redis
+
+    assert redis.Redis.from_url(redis_url).dbsize() == 0  # nothing was queued or registered
 
 
 def test_queue_without_redis_is_one_line(tmp_path):
     env = env_for(tmp_path, "")
     env.pop("REDIS_URL")
-    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--no-clarify", "What is wind power?"],
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "What is wind power?"],
                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "REDIS_URL" in out.stderr.strip().splitlines()[-1]

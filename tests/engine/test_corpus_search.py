@@ -250,6 +250,9 @@ async def test_operators_in_text_are_plain_words(corpus: Path, tmp_path: Path) -
     assert match_expression("How does the wind work?") == '"wind" OR "work"'
     assert match_expression("the and") == '"the" OR "and"'
     assert match_expression("*** ---") == ""
+    # a German separable-verb particle or a French article says nothing about the topic
+    assert match_expression("Wie bricht asyncio Aufgaben ab?") == '"bricht" OR "asyncio" OR "aufgaben"'
+    assert match_expression("Comment annuler les tâches ?") == '"annuler" OR "tâches"'
 
 
 async def test_accents_match_both_ways(tmp_path: Path) -> None:

@@ -72,6 +72,16 @@ def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
     assert usage["by_role"]["research"]["models"] == ["offline-extractive"]
 
 
+def test_offline_extracts_each_sentence_once():
+    from engine.offline import distinct
+
+    merged = "asyncio provides a set of high-level APIs to: asyncio is a library to write concurrent code."
+    alone = "asyncio is a library to write concurrent code."
+    other = "Tasks are used to schedule coroutines concurrently."
+    assert distinct([merged, alone, other, other]) == [merged, other]
+    assert distinct([alone, merged, other]) == [alone, other]
+
+
 def test_offline_vague_question_asks_first(offline_settings, tmp_path):
     settings = corpus_settings(offline_settings, tmp_path)
     out = asyncio.run(run_turn("console:vague", question="pumps", settings=settings))
