@@ -149,7 +149,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     if build.pdf is not None:
         paths["pdf"] = str(build.pdf)
     else:
-        log.warning("event=pdf_failed error=%r", build.error)
+        cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
+        log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)
         paths["pdf_error"] = build.error or "the PDF could not be built"
         paths["pdf_log_tail"] = build.log_tail or ""
         (directory / "pdf-error.log").write_text(f"{paths['pdf_error']}\n\n{paths['pdf_log_tail']}", encoding="utf-8")

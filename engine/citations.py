@@ -110,7 +110,7 @@ def _split_code(text: str) -> list[tuple[bool, str]]:
 
 
 def finalize_citations(
-    report: str, registry: dict, numbering: dict[str, int], language: str = "en"
+    report: str, registry: dict, numbering: dict[str, int], language: str = "en", user_text: str = ""
 ) -> tuple[str, list[Cited], list[int]]:
     """Check and renumber a report's citations and append the generated Sources section.
 
@@ -119,6 +119,8 @@ def finalize_citations(
         registry: ``{id: {"url", "title", ...}}``.
         numbering: ``{id: n}`` the model was shown.
         language: ISO code for the Sources heading.
+        user_text: what the user wrote (question, answer); URLs in it are theirs, not invented
+            sources, so the report may repeat them (they are kept, and not listed as sources).
 
     Returns:
         ``(markdown, cited, removed)``: the report with valid markers renumbered 1..N by first
@@ -128,6 +130,7 @@ def finalize_citations(
     """
     by_number = {n: sid for sid, n in numbering.items() if sid in registry}
     known_urls = {rec["url"] for rec in registry.values()}
+    known_urls |= {u.rstrip(".,;:") for u in _BARE_URL.findall(user_text)}
     m = _SOURCES_HEADING.search(report)
     if m:
         report = report[: m.start()].rstrip() + "\n"

@@ -149,7 +149,9 @@ class OfflineChatModel(BaseChatModel):
         asked = re.search(r"^Assistant: ", convo, re.MULTILINE) is not None
         language = _language(prompt)
         text = " ".join(user_turns)
-        vague = len([w for w in words(text) if w not in T.STOPWORDS]) < 3
+        # three content words; scripts written without spaces (Chinese, Japanese) count characters
+        spaceless = len(re.findall(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", text))
+        vague = len([w for w in words(text) if w not in T.STOPWORDS]) < 3 and spaceless < 6
         if vague and not asked:
             args = {"need_clarification": True, "question": T.clarifying_question(text, language), "verification": ""}
         else:
@@ -159,7 +161,7 @@ class OfflineChatModel(BaseChatModel):
     def _task_write_research_brief(self, prompt: str, messages, tools):
         convo = _tag(prompt, "Messages")
         user_turns = [t.strip() for t in re.findall(r"^User: (.*)$", convo, re.MULTILINE)]
-        brief = " ".join(user_turns) or convo
+        brief = " — ".join(user_turns) or convo  # the question, then the answer that narrowed it
         return "", [("ResearchQuestion", {"research_brief": brief})]
 
     def _task_supervisor(self, prompt: str, messages, tools):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 
+from engine.runner import MAX_QUESTION_CHARS, TurnRejected, validate_question
 from engine.settings import Settings
 from jobs.queue import cancel_queued, enqueue, request_cancel
 from jobs.store import get_store
@@ -29,6 +30,8 @@ CANCELLED_PAUSED = "Cancelled. Ask a new question to start again."
 CANCELLED_QUEUED = "Research cancelled. Ask a new question to start again."
 EMPTY_QUESTION = "What should I research? Ask your question in the same message."
 QUEUE_DOWN = "Sorry, I could not queue this research right now. Please try again in a minute."
+ANSWER_TOO_LONG = (f"The answer is over {MAX_QUESTION_CHARS:,} characters; shorten it and reply again "
+                   "(the question is still open).")
 
 
 def is_cancel(text: str) -> bool:
@@ -61,6 +64,9 @@ def handle_message(
       requester, starts a new research with the thread's earlier report as context. A thread
       queued or running for over twice ``DEEPRESEARCH_JOB_TIMEOUT`` (plus 10 minutes) lost its
       job and is treated as failed.
+
+    A question or an answer over :data:`engine.runner.MAX_QUESTION_CHARS` is refused at once,
+    with the limit, and changes nothing (the thread stays as it was).
 
     Returns the reply to post at once; ``Reply.text`` is None when the queued job will speak
     (or the message is ignored). Idempotent per ``turn_id``: a repeated event is ignored.
@@ -96,6 +102,9 @@ def handle_message(
             if not body:
                 decision["action"] = "empty"
                 return None
+            if len(body) > MAX_QUESTION_CHARS:
+                decision["action"] = "too_long"
+                return None
             decision["action"] = "start"
             rec = old or {"thread_id": thread_id, "created_at": now}
             rec.update(status="queued", requester=user, question=body, turn_id=turn_id, error="",
@@ -122,6 +131,9 @@ def handle_message(
             old.update(status="cancelled", error="the clarifying question expired", updated_at=now)
             return old
         if not body:
+            return None
+        if len(body) > MAX_QUESTION_CHARS:
+            decision["action"] = "answer_too_long"
             return None
         decision["action"] = "resume"
         old.update(status="queued", turn_id=turn_id, updated_at=now)
@@ -166,6 +178,13 @@ def handle_message(
         return Reply(text=NOTHING_RUNNING, action="ignored")
     if action == "empty":
         return Reply(text=EMPTY_QUESTION, action="rejected")
+    if action == "too_long":
+        try:
+            validate_question(body)
+        except TurnRejected as err:
+            return Reply(text=str(err), action="rejected")
+    if action == "answer_too_long":
+        return Reply(text=ANSWER_TOO_LONG, action="rejected")
     if action == "duplicate":
         return Reply(action="duplicate")
     return Reply(action="ignored")

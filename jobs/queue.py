@@ -66,7 +66,7 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     ``start`` and ``resume`` turns go to the RQ queue ``research`` (``job_timeout`` from
     ``DEEPRESEARCH_JOB_TIMEOUT``, up to 3 retries :data:`RETRY_INTERVALS` apart, job id from
     the turn id) or to the in-process runner. A ``cancel`` turn is applied at once: it flags
-    the thread's current turn, which stops within about a second; it never waits in the queue.
+    the thread's current turn, which stops within about two seconds; it never waits in the queue.
 
     Raises:
         redis.exceptions.ConnectionError: Redis is unreachable.
@@ -107,7 +107,7 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
 
 
 def request_cancel(thread_id: str, turn_id: str, *, by: str, settings: Settings) -> None:
-    """Flag ``turn_id`` of ``thread_id`` as cancelled; its job stops within about a second."""
+    """Flag ``turn_id`` of ``thread_id`` as cancelled; its job stops within about two seconds."""
     if turn_id:
         records.request_cancel_flag(get_store(settings), thread_id, turn_id, by)
         log.info("event=cancel_requested thread=%s turn=%s", thread_id, turn_id)

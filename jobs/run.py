@@ -28,10 +28,11 @@ CONTEXT_CHARS = 30_000
 #: Seconds before RQ's hard ``job_timeout`` at which the research stops itself and says so.
 TIMEOUT_MARGIN = 30
 
-DELAYED_NOTE = ("_This report was delayed: the worker running it stopped, and another worker "
-                "resumed it from its last checkpoint._")
+DELAYED_NOTE = ("_This report was delayed: the process running it stopped, and the research was "
+                "resumed from its last checkpoint._")
 CANCELLED_TEXT = "Research cancelled. Ask a new question to start again."
 UPLOAD_COMMENT = "The full report."
+ANSWERED_TEXT = "Answered, thanks: the research continues below."
 LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
 
 
@@ -186,6 +187,7 @@ class _TurnJob:
             self.port, message_id=self.rec.get("status_message_id"),
             on_posted=lambda mid: records.patch(self.store, t.turn_id, status_message_id=mid),
         )
+        await self._close_question_status()
         first = ("Resuming the research from its last checkpoint…" if self.delayed or self.graph_started
                  else "Starting the research…")
         await status.show(first)
@@ -213,6 +215,9 @@ class _TurnJob:
         except RunCancelled:
             await status.show("Cancelled.")
             raise
+        except TurnRejected:
+            await status.show("Not started: see the reply below.")
+            raise
         finally:
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -221,6 +226,19 @@ class _TurnJob:
                  else "Research finished. The report is below.")
         await status.show(final)
         return outcome
+
+    async def _close_question_status(self) -> None:
+        """On an answer, the status message above the clarifying question stops saying it waits."""
+        t = self.turn
+        thread = self.store.get(f"thread:{t.thread_id}") or {}
+        mid = thread.get("clarify_status_id")
+        if t.kind != "resume" or not mid or "answered" in (self.rec.get("delivered") or []):
+            return
+        try:
+            await asyncio.to_thread(self.port.update, mid, ANSWERED_TEXT)
+        except Exception as err:  # cosmetic: the research goes on
+            log.warning("event=status_close_failed turn=%s error=%s", t.turn_id, type(err).__name__)
+        records.mark_delivered(self.store, t.turn_id, "answered")
 
     async def _call_args(self) -> dict:
         t = self.turn
@@ -277,7 +295,8 @@ class _TurnJob:
         if outcome["status"] == "clarify":
             question = outcome.get("question") or "Could you say more about what you need?"
             self._post_once("question", question)
-            set_thread(self.store, t.thread_id, status="paused", clarify_question=question, paused_at=time.time())
+            set_thread(self.store, t.thread_id, status="paused", clarify_question=question, paused_at=time.time(),
+                       clarify_status_id=self.rec.get("status_message_id") or "")
             records.finish(self.store, t.turn_id, "done")
             return {"status": "clarify", "turn_id": t.turn_id, "question": question}
         summary = outcome.get("summary") or "The research is done; the report is attached."

@@ -13,6 +13,7 @@ import jobs
 from bots.logs import redact
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
+from engine.runner import TurnRejected, validate_question
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -171,6 +172,11 @@ class SlackHandlers:
             return
         if word == "status":
             ack(text=self.status_text(user), response_type="ephemeral")
+            return
+        try:
+            validate_question(question)
+        except TurnRejected as err:  # refused before anything is posted in the channel
+            ack(text=str(err), response_type="ephemeral")
             return
         ack(
             text=f"Starting research on: _{escape(_short(question))}_. I'll work in a thread of the message I post here.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
@@ -61,7 +62,9 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
         headers: dict[str, list[str]] = {}
         for key, value in request.headers.items():
             headers.setdefault(key.lower(), []).append(value)
-        if verifier is not None and not _signed(verifier, body, request):
+        if verifier is not None and (refused := _refusal(verifier, body, request)):
+            # the reason helps an operator spot a wrong secret or a skewed clock; no header value is logged
+            log.warning("event=slack_request_refused reason=%s remote=%s", refused, request.remote)
             return web.json_response({"error": "invalid request"}, status=401)
         retry = headers.get("x-slack-retry-num")
         if retry:
@@ -91,15 +94,22 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
     return application
 
 
-def _signed(verifier: SignatureVerifier, body: bytes, request: web.Request) -> bool:
+def _refusal(verifier: SignatureVerifier, body: bytes, request: web.Request) -> str | None:
+    """Why the request is not Slack's (``unsigned``, ``stale_timestamp``, ``bad_signature``), or None.
+
+    Slack signs ``v0:{timestamp}:{body}`` with HMAC-SHA256 and requests older than five minutes
+    are to be refused (https://docs.slack.dev/authentication/verifying-requests-from-slack).
+    """
     timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
     signature = request.headers.get("X-Slack-Signature", "")
     if not timestamp.isdigit() or not signature:
-        return False
+        return "unsigned"
+    if abs(time.time() - int(timestamp)) > 60 * 5:
+        return "stale_timestamp"
     try:
-        return verifier.is_valid(body, timestamp, signature)
+        return None if verifier.is_valid(body, timestamp, signature) else "bad_signature"
     except UnicodeDecodeError:  # Slack signs UTF-8 text; anything else is not from Slack
-        return False
+        return "bad_signature"
 
 
 def _shutdown_pool(pool: ThreadPoolExecutor):

@@ -136,7 +136,10 @@ class TeamsBot(TeamsActivityHandler):
             return
         explicit = addresses_bot(activity)
         if explicit:
-            await turn_context.send_activity(Activity(type=ActivityTypes.typing))
+            try:
+                await turn_context.send_activity(Activity(type=ActivityTypes.typing))
+            except Exception as err:  # cosmetic: a throttled typing indicator must not lose the question
+                log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
         text = clean_text(turn_context)
         if explicit and (not text or text.lower().strip(" .!") in HELP_WORDS):
             await turn_context.send_activity(Activity(type=ActivityTypes.message, text=USAGE, text_format="markdown"))
@@ -185,7 +188,8 @@ class TeamsBot(TeamsActivityHandler):
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         info = file_consent_card_response.upload_info
         try:
-            grant = files.verify_token(str(context.get("token", "")), settings=self.settings, purpose="consent")
+            grant = files.verify_token(str(context.get("token", "")), settings=self.settings, purpose="consent",
+                                       audience=activity.conversation.id if activity.conversation else "")
         except files.TokenError as err:
             log.warning("event=teams_consent_refused reason=%s", err)
             message = ("This file offer has expired; ask the question again for a fresh report."

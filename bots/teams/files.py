@@ -93,29 +93,36 @@ def _sign(key: bytes, body: str) -> str:
 
 
 def make_token(
-    path: Path, *, settings: Settings, purpose: str = "download", ttl: int = DEFAULT_TTL, now: float | None = None
+    path: Path, *, settings: Settings, purpose: str = "download", ttl: int = DEFAULT_TTL, now: float | None = None,
+    audience: str = "",
 ) -> str:
     """A URL-safe token granting ``path`` for ``ttl`` seconds.
 
     ``path`` must lie inside ``settings.artifacts_dir``; the token holds it relative to that
     directory, an expiry (Unix seconds), the ``purpose`` (``download`` or ``consent``) and a
-    random nonce, signed with HMAC-SHA256 under :func:`signing_key`. Raises ValueError for a
-    path outside the artifacts directory.
+    random nonce, signed with HMAC-SHA256 under :func:`signing_key`. ``audience`` (a conversation
+    id) binds the token to that conversation. Raises ValueError for a path outside the
+    artifacts directory.
     """
     root = Path(settings.artifacts_dir).resolve()
     rel = Path(path).resolve().relative_to(root)  # ValueError when outside
     expires = int((time.time() if now is None else now) + ttl)
     payload = {"p": rel.as_posix(), "e": expires, "k": purpose, "n": secrets.token_hex(8)}
+    if audience:
+        payload["a"] = audience
     body = _b64(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     return f"{body}.{_sign(signing_key(settings), body)}"
 
 
-def verify_token(token: str, *, settings: Settings, purpose: str = "download", now: float | None = None) -> FileGrant:
+def verify_token(token: str, *, settings: Settings, purpose: str = "download", now: float | None = None,
+                 audience: str | None = None) -> FileGrant:
     """Check ``token`` and return the file it grants.
 
+    ``audience``: when given, the token must have been made for that conversation.
+
     Raises:
-        TokenError: malformed, bad signature, expired, another purpose, or a path that
-            resolves outside ``settings.artifacts_dir``.
+        TokenError: malformed, bad signature, expired, another purpose or conversation, or a
+            path that resolves outside ``settings.artifacts_dir``.
     """
     body, sep, signature = (token or "").partition(".")
     if not sep or not body or not signature or len(token) > 4096:
@@ -129,6 +136,8 @@ def verify_token(token: str, *, settings: Settings, purpose: str = "download", n
         raise TokenError("unreadable payload") from err
     if kind != purpose:
         raise TokenError("token for another purpose")
+    if audience is not None and payload.get("a", "") != audience:
+        raise TokenError("token for another conversation")
     if expires < (time.time() if now is None else now):
         raise TokenError("expired token")
     root = Path(settings.artifacts_dir).resolve()

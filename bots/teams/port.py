@@ -226,7 +226,8 @@ class TeamsPort:
             if comment:
                 self.post(comment)
             for path in paths:
-                token = file_tokens.make_token(path, settings=settings, purpose="consent")
+                token = file_tokens.make_token(path, settings=settings, purpose="consent",
+                                               audience=self._ref.conversation.id)
                 card = cards.consent_card(
                     path.name, path.stat().st_size, token, description=f"{_describe(path)} — Deep Research"
                 )

@@ -38,10 +38,30 @@ async def _on_turn_error(context: TurnContext, error: Exception) -> None:
             log.warning("event=teams_error_reply_failed error=%s", redact(str(err))[:200])
 
 
+def _is_activity(body: object) -> bool:
+    """The fields every activity Teams sends has, with the right JSON types: ``type``,
+    ``serviceUrl``, ``conversation.id`` (Bot Framework Activity schema,
+    https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-api-reference#activity-object)."""
+    if not isinstance(body, dict):
+        return False
+    conversation, entities = body.get("conversation"), body.get("entities")
+    return (isinstance(body.get("type"), str) and isinstance(body.get("serviceUrl"), str)
+            and isinstance(conversation, dict) and isinstance(conversation.get("id"), str)
+            and (entities is None or isinstance(entities, list))
+            and all(isinstance(body.get(k), dict) for k in ("from", "recipient") if body.get(k) is not None))
+
+
 async def messages(request: web.Request) -> web.StreamResponse:
     """Bot Framework activities: authenticated by the SDK (unless no app id), then run by the bot."""
     if "application/json" not in request.headers.get("Content-Type", ""):
         return web.Response(status=415)
+    try:
+        body = await request.json()  # aiohttp keeps the bytes, so the adapter reads them again
+    except (JSONDecodeError, UnicodeDecodeError):
+        return web.Response(status=400)
+    if not _is_activity(body):
+        log.warning("event=teams_malformed_activity")
+        return web.Response(status=400)
     try:
         response = await request.app[ADAPTER_KEY].process(request, request.app[BOT_KEY])
     except JSONDecodeError:

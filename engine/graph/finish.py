@@ -45,7 +45,9 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
         final = (await invoke_with_context_retry(ctx.model("final_report"), build, len(transcript))).text
     else:
         final = state.get("report", "")
-    body, cited, removed = finalize_citations(final, registry, numbering, language)
+    user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
+    body, cited, removed = finalize_citations(final, registry, numbering, language,
+                                              user_text=f"{state.get('question', '')}\n{user_text}")
     errors = state.get("research_errors", [])
     if errors:
         body = body.rstrip() + f"\n\n## {phrase('problems', language)}\n\n" + "\n".join(

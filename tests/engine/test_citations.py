@@ -37,6 +37,14 @@ def test_model_written_sources_and_unknown_urls_are_dropped():
     assert "[that](https://a.example/1)" in body and "References" not in body
 
 
+def test_urls_the_user_wrote_are_kept_but_not_listed():
+    question = "What does https://user.example/page?a=1&b=2 say?"
+    text = "# What does https://user.example/page?a=1&b=2 say?\n\nIt agrees [1]; https://nowhere.example/y does not."
+    body, cited, _ = finalize_citations(text, REG, numbering(), user_text=question)
+    assert body.startswith("# What does https://user.example/page?a=1&b=2 say?")
+    assert "nowhere.example" not in body and [c.url for c in cited] == ["https://a.example/1"]
+
+
 def test_code_is_left_alone():
     body, _, removed = finalize_citations("Use `a[7]` and\n```\nx = y[9]\n```\n", REG, numbering())
     assert "a[7]" in body and "y[9]" in body and removed == []

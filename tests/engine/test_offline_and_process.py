@@ -91,6 +91,14 @@ def test_offline_vague_question_asks_first(offline_settings, tmp_path):
     assert roles == {"research"}  # only the clarify decision ran: no research before the answer
 
 
+def test_offline_judges_vagueness_in_scripts_without_spaces(offline_settings):
+    settings = offline_settings(max_review_iterations=0)
+    full = asyncio.run(run_turn("console:ja", question="日本の少子化の主な原因と、政府の対策の効果について教えてください。",
+                                settings=settings))
+    assert full.status == "done"
+    assert asyncio.run(run_turn("console:ja2", question="少子化", settings=settings)).status == "clarify"
+
+
 def test_offline_german_question_gets_a_german_report(offline_settings, tmp_path):
     settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False, max_review_iterations=1)
     out = asyncio.run(run_turn("console:de", question="Welche Wärmepumpen sind in Deutschland am günstigsten?",

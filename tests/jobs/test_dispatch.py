@@ -111,6 +111,19 @@ def test_empty_question_is_refused(redis_settings):
     assert thread_info(THREAD, settings=redis_settings) is None
 
 
+def test_overlong_question_or_answer_is_refused_and_changes_nothing(redis_settings):
+    reply = _msg(redis_settings, "U1", "why? " * 1700, "e1")
+    assert reply.action == "rejected" and "limit is 8,000" in reply.text
+    assert thread_info(THREAD, settings=redis_settings) is None and _queued_ids(redis_settings) == []
+    _msg(redis_settings, "U1", "Tell me about tides", "e2")
+    set_thread(get_store(redis_settings), THREAD, status="paused", clarify_question="Which coast?",
+               paused_at=time.time())
+    long_answer = _msg(redis_settings, "U1", "x" * 8001, "e3", explicit=False)
+    assert long_answer.action == "rejected" and "8,000" in long_answer.text and "still open" in long_answer.text
+    assert thread_info(THREAD, settings=redis_settings).status == "paused"
+    assert _msg(redis_settings, "U1", "the Atlantic", "e4", explicit=False).action == "resumed"
+
+
 def test_queue_down_is_one_line(tmp_path):
     from tests.jobs.conftest import make_settings
 

@@ -61,10 +61,16 @@ def test_rejected_question_is_told_once_and_not_retried(tmp_path, run_in_process
     settings = make_settings(tmp_path / "data")
     runner = run_in_process(settings)
     log = tmp_path / "events.jsonl"
-    _start(settings, log, "console:long", "why? " * 2000, "l1")
+    # the conversation rules refuse it before any job; a turn queued by another caller is refused by the job
+    assert "limit is 8,000" in _start(settings, log, "console:long", "why? " * 2000, "l0").text
+    port = RecordingPort.create(log, "console:long").reference()
+    assert enqueue(Turn(turn_id="l1", thread_id="console:long", kind="start", text="why? " * 2000,
+                        requester="U1", port=port), settings=settings) == "queued"
     assert runner.wait_idle(timeout=30)
-    posts = [e["text"] for e in read_events(log, "console:long") if e["op"] == "post"]
-    assert any("limit is 8,000" in p for p in posts)
+    events = read_events(log, "console:long")
+    posts = [e["text"] for e in events if e["op"] == "post"]
+    assert sum("limit is 8,000" in p for p in posts) == 1
+    assert [e["text"] for e in events if e["op"] == "update"][-1].startswith("Not started")
     assert turn_record(settings, "l1")["attempts"] == 1
     assert thread_info("console:long", settings=settings).status == "failed"
 

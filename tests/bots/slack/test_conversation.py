@@ -107,6 +107,9 @@ def test_slash_command_through_clarification_to_summary_and_files(bot, fake_slac
     status_ts = {u.params["ts"] for u in updates}
     statuses = [m for m in fake_slack.messages(CHANNEL) if m["ts"] in status_ts]
     assert len(statuses) == 2 and all(m.get("edited") for m in statuses)  # the clarify turn's and the resume turn's
+    # the clarify turn's status no longer says it waits: it points below, to the resumed research
+    first_status = min(statuses, key=lambda m: float(m["ts"]))
+    assert first_status["text"] == jobs.run.ANSWERED_TEXT
     summary = [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("blocks") and m["ts"] not in status_ts][-1]
     text = _sections(summary)
     assert text and "##" not in text and "**" not in text
@@ -180,6 +183,17 @@ def test_slash_command_where_the_bot_cannot_post(bot, fake_slack, research):
     assert "Invite me" in reply.params["text"] and reply.params["response_type"] == "ephemeral"
     time.sleep(0.2)
     assert research.calls == []
+
+
+def test_an_overlong_question_is_refused_before_anything_is_posted(bot, fake_slack, research):
+    status, body = bot.command("Why is the sky blue? " * 450)
+    assert status == 200 and body["response_type"] == "ephemeral" and "limit is 8,000" in body["text"]
+    ts, _ = bot.message("<@U0BOT> " + "Why is the sky blue? " * 450, thread_ts=None)
+    said = fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, ts), what="the refusal")[0]["text"]
+    assert "limit is 8,000" in said
+    time.sleep(0.3)
+    assert [m for m in fake_slack.messages(CHANNEL) if m.get("thread_ts") is None] == []  # no root message
+    assert len(bot_posts(fake_slack, CHANNEL, ts)) == 1 and research.calls == []
 
 
 def test_an_internal_error_is_one_short_line_and_a_redacted_log(bot, fake_slack, monkeypatch, caplog):

@@ -28,7 +28,8 @@ def _mention(text: str = "<@U0BOT> research EU heat-pump market") -> dict:
 @pytest.mark.parametrize(
     "how", ["unsigned", "wrong_secret", "tampered", "stale_timestamp"],
 )
-def test_bad_or_missing_signature_is_401_and_nothing_runs(bot, fake_slack, how):
+def test_bad_or_missing_signature_is_401_and_nothing_runs(bot, fake_slack, how, caplog):
+    caplog.set_level("WARNING", logger="bots.slack.server")
     payload = json.dumps({"type": "event_callback", "team_id": "T0TEAM", "event_id": "Ev0BAD", "event": _mention()}).encode()
     now = str(int(time.time()))
     if how == "unsigned":
@@ -43,6 +44,10 @@ def test_bad_or_missing_signature_is_401_and_nothing_runs(bot, fake_slack, how):
     assert status == 401
     time.sleep(0.3)
     assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
+    # the operator sees why (a wrong secret, a skewed clock), never a header value
+    reason = {"unsigned": "unsigned", "stale_timestamp": "stale_timestamp"}.get(how, "bad_signature")
+    logged = [r.getMessage() for r in caplog.records if "slack_request_refused" in r.getMessage()]
+    assert len(logged) == 1 and f"reason={reason}" in logged[0] and "v0=" not in logged[0]
 
 
 @pytest.mark.parametrize("body, signed_status", [(b"not json", 400), (b'{"a":', 400), (b"\xff\xfe", 401)])

@@ -60,6 +60,14 @@ def test_purpose_is_checked(settings, report):
     assert files.verify_token(token, settings=settings, purpose="consent").path == report.resolve()
 
 
+def test_audience_binds_a_token_to_its_conversation(settings, report):
+    token = files.make_token(report, settings=settings, purpose="consent", audience="a:personal-alice")
+    assert files.verify_token(token, settings=settings, purpose="consent", audience="a:personal-alice")
+    for other in ("a:personal-mallory", ""):
+        with pytest.raises(files.TokenError, match="another conversation"):
+            files.verify_token(token, settings=settings, purpose="consent", audience=other)
+
+
 def test_paths_outside_artifacts_are_refused(settings, tmp_path):
     outside = tmp_path / "secret.txt"
     outside.write_text("no")

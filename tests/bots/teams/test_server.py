@@ -93,7 +93,7 @@ def test_forged_and_expired_tokens_get_a_bare_403(bot, settings):
     body, sig = good.split(".")
     forged = f"{body}.{sig[::-1]}"
     expired = files.make_token(path, settings=settings, ttl=1, now=time.time() - 3600)
-    consent = files.make_token(path, settings=settings, purpose="consent")
+    consent = files.make_token(path, settings=settings, purpose="consent", audience="a:personal-alice")
     for token in (forged, expired, consent, "nonsense", body):
         answer = requests.get(f"{bot.url}/files/{token}", timeout=5)
         assert answer.status_code == 403
@@ -104,7 +104,7 @@ def test_forged_and_expired_tokens_get_a_bare_403(bot, settings):
 def test_consent_accept_uploads_and_shows_file_card(bot, connector, settings):
     data = b"%PDF-1.5\n" + bytes(range(256)) * 4000  # > one 320 KiB chunk multiple
     path = _report(settings, data=data)
-    token = files.make_token(path, settings=settings, purpose="consent")
+    token = files.make_token(path, settings=settings, purpose="consent", audience="a:personal-alice")
     invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.pdf"},
                           upload_url=connector.upload_url("report.pdf"), name="report.pdf")
     answer = bot.send(invoke)
@@ -123,7 +123,7 @@ def test_consent_accept_uploads_and_shows_file_card(bot, connector, settings):
 def test_consent_accept_large_file_in_chunks(bot, connector, settings):
     data = b"y" * (7 * 1024 * 1024 + 17)
     path = _report(settings, name="report.md", data=data)
-    token = files.make_token(path, settings=settings, purpose="consent")
+    token = files.make_token(path, settings=settings, purpose="consent", audience="a:personal-alice")
     invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.md"},
                           upload_url=connector.upload_url("report.md"), name="report.md")
     bot.send(invoke)
@@ -139,6 +139,37 @@ def test_consent_with_forged_context_uploads_nothing(bot, connector, settings, t
         assert bot.send(invoke).status_code == 200
     assert connector.uploads == {}
     assert all("not valid" in m.text for m in connector.messages())
+
+
+def test_consent_from_another_conversation_uploads_nothing(bot, connector, settings):
+    path = _report(settings)
+    token = files.make_token(path, settings=settings, purpose="consent", audience="a:personal-bob")
+    invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.pdf"},
+                          upload_url=connector.upload_url("report.pdf"), name="report.pdf")  # in Alice's chat
+    assert bot.send(invoke).status_code == 200
+    assert connector.uploads == {} and "not valid" in connector.messages()[0].text
+
+
+def test_a_failed_typing_indicator_does_not_lose_the_question(bot, connector, monkeypatch):
+    from jobs.turns import Reply
+
+    handed = []
+    monkeypatch.setattr(jobs, "handle_message", lambda *args, **kw: handed.append(args[2]) or Reply(action="started"))
+    connector.fail_next(429)  # the typing call is throttled
+    activity = personal_message(connector.url, "How loud are air-source heat pumps at night?")
+    assert bot.send(activity).status_code in (200, 201)
+    assert handed == ["How loud are air-source heat pumps at night?"]
+    assert not [m for m in connector.messages() if m.text == ERROR_LINE]
+
+
+@pytest.mark.parametrize("body", ["[]", "{}", '"text"', '{"type": "message", "serviceUrl": "http://x"}',
+                                  '{"type": "message", "serviceUrl": "http://x", "conversation": {"id": "c"}, '
+                                  '"entities": "oops"}'])
+def test_malformed_activities_get_400(bot, connector, body):
+    answer = requests.post(f"{bot.url}/api/messages", data=body, headers={"Content-Type": "application/json"},
+                           timeout=5)
+    assert answer.status_code == 400
+    assert connector.calls == []
 
 
 def test_consent_decline_sends_a_note(bot, connector, settings):
@@ -204,7 +235,7 @@ def test_bad_microsoft_settings_stop_the_start_with_one_line(settings, monkeypat
 
 def test_a_repeated_consent_invoke_uploads_once(bot, connector, settings):
     path = _report(settings)
-    token = files.make_token(path, settings=settings, purpose="consent")
+    token = files.make_token(path, settings=settings, purpose="consent", audience="a:personal-alice")
     invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.pdf"},
                           upload_url=connector.upload_url("report.pdf"), name="report.pdf")
     assert bot.send(invoke).status_code == 200
