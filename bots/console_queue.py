@@ -76,15 +76,19 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
             err.print(reply.text)
         return reply.action in ("started", "resumed")
 
-    err.print(f"thread: {thread}")
     if resume:
         info = thread_info(thread, settings=settings)
         if info is None:
             err.print(f"deepresearch: there is no queued research with thread id {thread}.")
             return 2
-    elif not send(question):
-        return 2
+        err.print(f"thread: {thread}")
+        if answer is not None and info.status not in ("paused", *ACTIVE):
+            err.print(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
+            answer = None
     else:
+        err.print(f"thread: {thread}")
+        if not send(question):
+            return 2
         info = None
         err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
     while True:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,12 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
     assert "offshore" in files[0].read_text().lower()
     # the summary is rendered for the terminal, and nothing in it is chat markup
     assert "**" not in out.stderr and "The full report." not in out.stderr
+    # a finished thread, followed again, prints its files (a stray answer is said to be ignored)
+    thread = re.search(r"thread: (console:\S+)", out.stderr).group(1)
+    again = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--resume", thread, "--answer", "x"],
+                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and "--answer is ignored" in again.stderr
+    assert [Path(line.strip()) for line in again.stdout.splitlines() if line.startswith("  /")] == files
 
 
 def test_queue_refuses_terminal_only_options_and_unknown_threads(tmp_path, redis_url):
@@ -71,6 +78,7 @@ def test_queue_refuses_terminal_only_options_and_unknown_threads(tmp_path, redis
     out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--resume", "console:nope",
                           "--answer", "x"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "no queued research with thread id console:nope" in out.stderr
+    assert "thread:" not in out.stderr
     import redis
 
     assert redis.Redis.from_url(redis_url).dbsize() == 0  # nothing was queued or registered
