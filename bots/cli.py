@@ -67,7 +67,8 @@ def index(
     except (SettingsError, CorpusIndexError) as err:
         _fail(str(err))
     typer.echo(
-        f"indexed {stats.documents} documents ({stats.skipped} skipped) from {directory} "
+        f"indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped) "
+        f"from {directory} "
         f"into {settings.corpus_index_path}"
     )
 

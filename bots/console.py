@@ -92,7 +92,7 @@ def _index(corpus: Path, settings: Settings) -> None:
         stats = index_directory(corpus, settings.corpus_index_path)
     except CorpusIndexError as exc:
         raise SettingsError(str(exc)) from None
-    err.print(f"Indexed {stats.documents} documents ({stats.skipped} skipped).")
+    err.print(f"Indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped).")
 
 
 def _ask_user(question: str) -> str:
