@@ -83,10 +83,16 @@ def distinct(sentences_: list[str]) -> list[str]:
     return kept
 
 
+#: How a prose sentence ends; code lines, table rows and list intros ("as follows:") end otherwise.
+_SENTENCE_END = (".", "!", "?", "…", "。", "！", "？")
+
+
 def _good_sentence(s: str) -> bool:
     letters = sum(ch.isalpha() for ch in s)
     listing = s.count("(") > 3 or s.count("|") > 1 or s.count("*") > 3
-    return 40 <= len(s) <= 500 and letters >= 0.6 * len(s) and not listing and not s.startswith(("#", "|", "URL:", "-"))
+    prose = s.rstrip("\"'”’»« ").endswith(_SENTENCE_END)
+    return (40 <= len(s) <= 500 and letters >= 0.6 * len(s) and prose and not listing
+            and not s.startswith(("#", "|", "URL:", "-")))
 
 
 class OfflineChatModel(BaseChatModel):
@@ -186,7 +192,7 @@ class OfflineChatModel(BaseChatModel):
         cands = distinct([s for s in sentences(doc) if _good_sentence(s)])
         top = rank(cands, query, 4)
         ordered = [s for s in cands if s in top]
-        return "", [("Summary", {"summary": " ".join(ordered) or doc[:600], "key_excerpts": top[:3]})]
+        return "", [("Summary", {"summary": "\n\n".join(ordered) or doc[:600], "key_excerpts": top[:3]})]
 
     def _task_compress_research(self, prompt: str, messages, tools):
         topic = re.search(r"on the topic: (.*)", prompt)
@@ -198,7 +204,8 @@ class OfflineChatModel(BaseChatModel):
             if not sid:
                 continue
             body = re.sub(r"^(URL|Title):.*$", "", block.split("\n", 1)[-1], flags=re.MULTILINE)
-            body = body.replace("SUMMARY:", " ").replace("KEY EXCERPTS:", " ")
+            # the summary and each key excerpt (joined by " | ") are separate passages
+            body = body.replace("SUMMARY:", "\n\n").replace("KEY EXCERPTS:", "\n\n").replace(" | ", "\n\n")
             cands = distinct([s for s in sentences(body) if _good_sentence(s)])
             for s in rank(cands, query, 2):
                 scored.append((s, sid.group(1)))

@@ -82,6 +82,15 @@ def test_offline_extracts_each_sentence_once():
     assert distinct([alone, merged, other]) == [alone, other]
 
 
+def test_offline_quotes_prose_not_code_or_list_intros():
+    from engine.offline import _good_sentence
+
+    assert _good_sentence("Task.cancel() does not guarantee that the Task will be cancelled, as it may be suppressed.")
+    assert _good_sentence("„Wärmepumpen sind im Betrieb günstiger als Gasheizungen“, sagt die Studie.")
+    assert not _good_sentence("await asyncio.gather(*tasks, return_exceptions=True, loop=the_event_loop)")
+    assert not _good_sentence("To mitigate this issue, asyncio handles signal.SIGINT as follows:")
+
+
 def test_offline_vague_question_asks_first(offline_settings, tmp_path):
     settings = corpus_settings(offline_settings, tmp_path)
     out = asyncio.run(run_turn("console:vague", question="pumps", settings=settings))
