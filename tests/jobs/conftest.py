@@ -185,3 +185,25 @@ def children(tmp_path: Path):
     kids = Children(tmp_path)
     yield kids
     kids.stop_all()
+
+
+@pytest.fixture
+def runner_for():
+    """``install(settings, workers=2, retry_intervals=None)``: an in-process runner that the job
+    layer uses for ``settings.data_dir``; every one installed is shut down after the test."""
+    from jobs.embedded import EmbeddedRunner, _runners
+
+    made: list[tuple[str, EmbeddedRunner]] = []
+
+    def install(settings: Settings, workers: int = 2,
+                retry_intervals: tuple[int, ...] | None = None) -> EmbeddedRunner:
+        key = str(Path(settings.data_dir).resolve())
+        runner = EmbeddedRunner(settings, max_workers=workers, retry_intervals=retry_intervals)
+        _runners[key] = runner
+        made.append((key, runner))
+        return runner
+
+    yield install
+    for key, runner in made:
+        runner.shutdown(wait=True)
+        _runners.pop(key, None)

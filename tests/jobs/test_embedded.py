@@ -9,7 +9,6 @@ import pytest
 
 import jobs.queue
 from jobs import enqueue, handle_message, thread_info
-from jobs.embedded import EmbeddedRunner, _runners
 from jobs.turns import Turn
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import child_env, make_settings
@@ -27,25 +26,10 @@ from tests.jobs.scenarios import (
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def runner_for(monkeypatch):
-    """Install an in-process runner (retry waits of 1 s) for given settings; shut down after."""
+@pytest.fixture(autouse=True)
+def _short_retry_waits(monkeypatch):
+    """Retry waits of 1 s instead of RQ's 10/30/60 s."""
     monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (1, 1, 1))
-    made: list[tuple[str, EmbeddedRunner]] = []
-
-    def install(settings, workers: int = 2) -> EmbeddedRunner:
-        from pathlib import Path
-
-        key = str(Path(settings.data_dir).resolve())
-        runner = EmbeddedRunner(settings, max_workers=workers)
-        _runners[key] = runner
-        made.append((key, runner))
-        return runner
-
-    yield install
-    for key, runner in made:
-        runner.shutdown(wait=True)
-        _runners.pop(key, None)
 
 
 def test_six_turns_three_threads_two_slots(sqlite_settings, runner_for, tmp_path):

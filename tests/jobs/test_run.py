@@ -8,7 +8,6 @@ from types import SimpleNamespace
 import pytest
 
 from jobs import enqueue, handle_message, thread_info
-from jobs.embedded import EmbeddedRunner, _runners
 from jobs.errors import ResearchTimeout, is_transient, user_message
 from jobs.turns import Turn
 from jobs.worker import LOST_TEXT, on_abandoned
@@ -18,21 +17,9 @@ from tests.jobs.scenarios import assert_one_report, turn_record
 
 
 @pytest.fixture
-def run_in_process():
-    """Run turns for given settings on an in-process runner; returns a function(settings) -> runner."""
-    made = []
-
-    def install(settings) -> EmbeddedRunner:
-        key = str(Path(settings.data_dir).resolve())
-        runner = EmbeddedRunner(settings, retry_intervals=(0, 0, 0))
-        _runners[key] = runner
-        made.append((key, runner))
-        return runner
-
-    yield install
-    for key, runner in made:
-        runner.shutdown(wait=True)
-        _runners.pop(key, None)
+def run_in_process(runner_for):
+    """An in-process runner for given settings that retries at once."""
+    return lambda settings: runner_for(settings, retry_intervals=(0, 0, 0))
 
 
 def _start(settings, log: Path, thread: str, question: str, turn_id: str, **port_kw):
