@@ -10,20 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.redis_db import redis_or_skip
+
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("CONSOLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
 
 
 @pytest.fixture
 def redis_url():
-    import redis
-
-    conn = redis.Redis.from_url(REDIS_URL)
-    try:
-        conn.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    conn.flushdb()
+    conn = redis_or_skip(REDIS_URL, flush=True)
     yield REDIS_URL
     conn.flushdb()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.settings import Settings
+from tests.redis_db import redis_or_skip
 
 #: A Redis database of its own; wiped (except for the lock below) before and after each test.
 REDIS_URL = os.environ.get("JOBS_TEST_REDIS_URL", "redis://127.0.0.1:6379/11")
@@ -27,14 +28,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _redis_or_skip():
-    import redis
-
-    conn = redis.Redis.from_url(REDIS_URL)
-    try:
-        conn.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    return conn
+    return redis_or_skip(REDIS_URL)
 
 
 def _wipe(conn) -> None:
@@ -207,3 +201,11 @@ def runner_for():
     for key, runner in made:
         runner.shutdown(wait=True)
         _runners.pop(key, None)
+
+
+@pytest.fixture
+def short_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retry waits of 1 s instead of the production 10/30/60 s; the mechanism is the same."""
+    import jobs.queue
+
+    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (1, 1, 1))

@@ -7,7 +7,6 @@ import time
 
 import pytest
 
-import jobs.queue
 from jobs import enqueue, handle_message, thread_info
 from jobs.turns import Turn
 from tests.fakes.recording_port import RecordingPort, read_events
@@ -23,13 +22,7 @@ from tests.jobs.scenarios import (
     wait_for,
 )
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def _short_retry_waits(monkeypatch):
-    """Retry waits of 1 s instead of RQ's 10/30/60 s."""
-    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (1, 1, 1))
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("short_retry_waits")]
 
 
 def test_six_turns_three_threads_two_slots(sqlite_settings, runner_for, tmp_path):

@@ -6,7 +6,6 @@ import time
 
 import pytest
 
-import jobs.queue
 from jobs import enqueue, handle_message, thread_info
 from jobs.turns import Turn
 from tests.fakes.recording_port import RecordingPort, read_events
@@ -23,13 +22,7 @@ from tests.jobs.scenarios import (
     wait_for,
 )
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def _short_retry_intervals(monkeypatch):
-    # production waits 10/30/60 s between attempts; the mechanism is the same with 1 s
-    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (1, 1, 1))
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("short_retry_waits")]
 
 
 def test_two_workers_six_turns_three_threads(redis_settings, children, tmp_path):

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.fakes.slack_api import FakeSlackAPI
+from tests.redis_db import redis_or_skip
 
 SIGNING_SECRET = "fake-signing-secret-for-tests"
 TEAM = "T0TEAM"
@@ -194,12 +195,5 @@ REDIS_TEST_URL = "redis://127.0.0.1:6379/12"
 @pytest.fixture
 def redis_url() -> str:
     """Redis database 12 for the Slack tests (emptied first), or skip when no Redis answers."""
-    import redis
-
-    conn = redis.Redis.from_url(REDIS_TEST_URL)
-    try:
-        conn.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip(f"no Redis at {REDIS_TEST_URL}")
-    conn.flushdb()
+    redis_or_skip(REDIS_TEST_URL, flush=True)
     return REDIS_TEST_URL

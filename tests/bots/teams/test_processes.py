@@ -19,6 +19,7 @@ import requests
 
 from tests.bots.teams.activities import channel_mention, file_consent, personal_message
 from tests.bots.teams.conftest import free_port
+from tests.redis_db import redis_or_skip
 
 # a database of its own (the test flushes it; tests/jobs uses /11)
 REDIS_URL = os.environ.get("TEAMS_TEST_REDIS", "redis://127.0.0.1:6379/13")
@@ -29,15 +30,7 @@ pytestmark = pytest.mark.slow
 
 
 def _redis_or_skip():
-    import redis
-
-    conn = redis.Redis.from_url(REDIS_URL)
-    try:
-        conn.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip("no Redis on 127.0.0.1:6379")
-    conn.flushdb()
-    return conn
+    return redis_or_skip(REDIS_URL, flush=True)
 
 
 class Proc:
