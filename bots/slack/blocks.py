@@ -133,8 +133,18 @@ def split_mrkdwn(text: str, limit: int = SECTION_TEXT_LIMIT) -> list[str]:
 
 
 def section_blocks(mrkdwn: str) -> list[dict]:
-    """Section blocks of type ``mrkdwn``, each text <= :data:`SECTION_TEXT_LIMIT` characters."""
-    return [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}} for chunk in split_mrkdwn(mrkdwn)]
+    """Section blocks of type ``mrkdwn``, each text <= :data:`SECTION_TEXT_LIMIT` characters.
+
+    The text objects are ``verbatim``: the text is mrkdwn already (escaped, links written
+    out), so Slack must not look in it for URLs, channel names or ``@here``-style mentions to
+    convert ("verbatim: When set to false (as is default) URLs will be auto-converted into
+    links, conversation names will be link-ified, and certain mentions will be automatically
+    parsed", https://docs.slack.dev/reference/block-kit/composition-objects/text-object).
+    """
+    return [
+        {"type": "section", "text": {"type": "mrkdwn", "text": chunk, "verbatim": True}}
+        for chunk in split_mrkdwn(mrkdwn)
+    ]
 
 
 def fallback_text(plain: str, limit: int = FALLBACK_LIMIT) -> str:
@@ -146,16 +156,18 @@ def fallback_text(plain: str, limit: int = FALLBACK_LIMIT) -> str:
     return plain[:cut].rstrip() + "…"
 
 
-def markdown_messages(markdown: str) -> list[SlackMessage]:
+def markdown_messages(markdown: str, *, mentions: bool = False) -> list[SlackMessage]:
     """Markdown as one or more Slack messages of at most :data:`MAX_BLOCKS` section blocks and
     :data:`MESSAGE_TEXT_LIMIT` characters of block text.
 
     A summary of a few thousand characters is one message; a longer text continues in more
     messages rather than losing its end. Empty Markdown gives one message with a single space, since
-    Slack refuses an empty text.
+    Slack refuses an empty text. ``&``, ``<`` and ``>`` are escaped, so no mention, broadcast
+    or link is made that the text did not write as Markdown; ``mentions`` lets the bot's own
+    ``<@U123>`` / ``<#C123>`` through (see :func:`bots.slack.mrkdwn.markdown_to_mrkdwn`).
     """
-    blocks = section_blocks(markdown_to_mrkdwn(markdown))
-    plain = fallback_text(markdown_to_plain(markdown)) or " "
+    blocks = section_blocks(markdown_to_mrkdwn(markdown, mentions=mentions))
+    plain = fallback_text(markdown_to_plain(markdown, mentions=mentions)) or " "
     if not blocks:
         return [SlackMessage(text=plain, blocks=[])]
     groups: list[list[dict]] = [[]]

@@ -228,7 +228,7 @@ class SlackHandlers:
 
     def _say(self, msg: Incoming, text: str, *, ephemeral: bool, raw: bool = False) -> None:
         """Answer in the message's thread; ``raw`` text is mrkdwn already, else Markdown."""
-        body = text if raw else markdown_to_mrkdwn(text)
+        body = text if raw else markdown_to_mrkdwn(text, mentions=True)  # the bot's own replies
         try:
             if ephemeral:
                 self.client.chat_postEphemeral(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-import threading
 from urllib.parse import quote
 
-from mistletoe import Document, block_token, span_token
+from mistletoe import block_token, span_token
 from mistletoe.base_renderer import BaseRenderer
+
+from bots.chat_markdown import display_width, format_table, parse, split_urls
 
 # Slack's formatting reference: "&", "<" and ">" are control characters and must be escaped
 # as HTML entities everywhere in mrkdwn text, code included.
@@ -16,9 +17,6 @@ _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 _BULLETS = ("•", "◦", "▪")
 _RULE = "―" * 12
-# mistletoe keeps its token types in module globals; parsing is serialised so a concurrent
-# renderer that registers extra tokens cannot change the set halfway through a parse.
-_PARSE_LOCK = threading.Lock()
 
 
 def escape(text: str) -> str:
@@ -57,7 +55,11 @@ class _Renderer(BaseRenderer):
 
     # ---- spans ---------------------------------------------------------------------------
     def render_raw_text(self, token: span_token.RawText) -> str:
-        return escape(token.content)
+        if self.plain:
+            return escape(token.content)
+        # a bare URL becomes a link here: with ``verbatim`` set, Slack no longer finds it itself
+        return "".join(self._link(piece, "") if is_url else escape(piece)
+                       for is_url, piece in split_urls(token.content))
 
     def render_escape_sequence(self, token: span_token.EscapeSequence) -> str:
         return self.render_inner(token)
@@ -96,7 +98,9 @@ class _Renderer(BaseRenderer):
             shown = escape(url)
             return shown if not text or text == shown else f"{text} ({shown})"
         safe = _link_url(url)
-        return f"<{safe}>" if not text or text == escape(url) else f"<{safe}|{text}>"
+        if not text and safe != escape(url):  # percent-encoding changed it: show the URL as written
+            text = escape(url)
+        return f"<{safe}>" if not text or text == safe else f"<{safe}|{text}>"
 
     def _link_text(self, token) -> str:
         # Formatting inside a link label does not render in Slack; keep its words only.
@@ -111,6 +115,8 @@ class _Renderer(BaseRenderer):
 
     def render_auto_link(self, token: span_token.AutoLink) -> str:
         target = token.target
+        if target.startswith(("!", "@", "#")):  # <!here|@here> reads as an e-mail autolink: Slack syntax, quoted
+            return escape(f"<{target}>")
         if getattr(token, "mailto", False) and not target.startswith("mailto:"):
             return self._link(f"mailto:{target}", escape(target))
         return self._link(target, "")
@@ -182,7 +188,8 @@ class _Renderer(BaseRenderer):
             rows.extend(self._cells(row) for row in token.children or ())
         finally:
             self.plain = saved
-        text = _format_table(rows, list(token.column_align or []), has_header=token.header is not None)
+        text = format_table(rows, list(token.column_align or []), has_header=token.header is not None,
+                            width=lambda cell: display_width(_unescape(cell)))
         return text if self.plain else f"```\n{text}\n```"
 
     def _cells(self, row: block_token.TableRow) -> list[str]:
@@ -195,70 +202,48 @@ class _Renderer(BaseRenderer):
         return self.render_inner(token)
 
 
-def _format_table(rows: list[list[str]], align: list, *, has_header: bool) -> str:
-    """Rows as aligned monospace columns; a dashed rule under the header row."""
-    if not rows:
-        return ""
-    ncols = max(len(r) for r in rows)
-    rows = [r + [""] * (ncols - len(r)) for r in rows]
-    widths = [max(len(_unescape(r[i])) for r in rows) for i in range(ncols)]
-
-    def cell(text: str, i: int) -> str:
-        pad = widths[i] - len(_unescape(text))
-        mode = align[i] if i < len(align) else None
-        if mode == 1:
-            return " " * pad + text
-        if mode == 0:
-            return " " * (pad // 2) + text + " " * (pad - pad // 2)
-        return text + " " * pad
-
-    lines = ["  ".join(cell(c, i) for i, c in enumerate(r)).rstrip() for r in rows]
-    if has_header:
-        lines.insert(1, "  ".join("-" * max(w, 1) for w in widths))
-    return "\n".join(lines)
-
-
 def _unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-# Slack's own references that may pass through unescaped: user mentions ``<@U123>`` and channel
-# links ``<#C123>`` / ``<#C123|name>``. Broadcasts (``<!channel>``, ``<!here>``) never pass: a
-# summary quoting a web page must not notify a whole channel.
+# Slack's own references the bot may write on purpose: user mentions ``<@U123>`` and channel
+# links ``<#C123>`` / ``<#C123|name>``. Broadcasts (``<!channel>``, ``<!here>``) never pass.
 _PASSTHROUGH = re.compile(r"<(?:@[UW][A-Z0-9]+|#C[A-Z0-9]+(?:\|[\w.-]*)?)>")
 _MARK = re.compile("\ue000(\\d+)\ue001")
 
 
-def _render(markdown: str, *, plain: bool) -> str:
+def _render(markdown: str, *, plain: bool, mentions: bool) -> str:
     kept: list[str] = []
 
     def hide(match: re.Match[str]) -> str:
         kept.append(match.group(0))
         return f"\ue000{len(kept) - 1}\ue001"
 
-    source = _PASSTHROUGH.sub(hide, markdown or "")
-    with _PARSE_LOCK:
-        document = Document(source)
-    text = _Renderer(plain=plain).render(document)
+    source = (markdown or "").replace("\ue000", "").replace("\ue001", "")
+    if mentions:
+        source = _PASSTHROUGH.sub(hide, source)
+    text = _Renderer(plain=plain).render(parse(source))
     return _MARK.sub(lambda m: kept[int(m.group(1))], text) if kept else text
 
 
-def markdown_to_mrkdwn(markdown: str) -> str:
+def markdown_to_mrkdwn(markdown: str, *, mentions: bool = False) -> str:
     """Convert Markdown (CommonMark + GFM tables and strikethrough) to Slack mrkdwn.
 
     Bold ``*x*``, italics ``_x_``, strikethrough ``~x~``, links ``<url|text>`` (only http, https
-    and mailto; others keep their text), headings as bold lines, lists with bullets or numbers,
-    quotes ``> ``, code as backtick spans and fenced blocks, tables as aligned monospace code
-    blocks. ``&``, ``<`` and ``>`` are escaped everywhere except in user mentions ``<@U123>``
-    and channel links ``<#C123>``, which pass through. The result has no length limit; see
-    :mod:`bots.slack.blocks` for splitting it into blocks.
+    and mailto; others keep their text; bare http(s) URLs become links too), headings as bold
+    lines, lists with bullets or numbers, quotes ``> ``, code as backtick spans and fenced
+    blocks, tables as aligned monospace code blocks. ``&``, ``<`` and ``>`` are escaped
+    everywhere (Slack's escaping), so text from a user, a web page or a model never makes a
+    mention, a broadcast (``<!channel>``) or a link. With ``mentions`` (for text the bot
+    itself wrote), user mentions ``<@U123>`` and channel links ``<#C123>`` pass through.
+    The result has no length limit; see :mod:`bots.slack.blocks` for splitting it into blocks.
     """
-    return _render(markdown, plain=False)
+    return _render(markdown, plain=False, mentions=mentions)
 
 
-def markdown_to_plain(markdown: str) -> str:
+def markdown_to_plain(markdown: str, *, mentions: bool = False) -> str:
     """The same document as plain text (no markers; links as ``text (url)``), still escaped."""
-    return _render(markdown, plain=True)
+    return _render(markdown, plain=True, mentions=mentions)
 
 
 _SLACK_TOKEN = re.compile(r"<([^<>]*)>")
@@ -276,11 +261,12 @@ def slack_to_text(text: str, *, bot_user_id: str | None = None) -> str:
         body = match.group(1)
         target, _, label = body.partition("|")
         if target.startswith("@"):
-            return "" if bot_user_id and target[1:] == bot_user_id else f"@{label or target[1:]}"
+            return "" if bot_user_id and target[1:] == bot_user_id else "@" + (label or target[1:]).lstrip("@")
         if target.startswith("#"):
-            return f"#{label or target[1:]}"
+            return "#" + (label or target[1:]).lstrip("#")
         if target.startswith("!"):
-            return f"@{label or target[1:].split('^')[0]}"
+            # <!channel>, <!here|@here>, <!subteam^S123|@team>: the label already has its "@"
+            return "@" + (label or target[1:].split("^")[0]).lstrip("@")
         if label and label != target and label not in target:
             return f"{label} ({target})"
         return target.removeprefix("mailto:") if target.startswith("mailto:") else target

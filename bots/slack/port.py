@@ -62,7 +62,10 @@ class SlackPort:
     def post(self, text: str) -> str:
         """Post Markdown ``text`` as mrkdwn section blocks in the thread; return the first message's ts.
 
-        A text too long for one message (over 50 blocks) continues in further messages; if
+        The text is the research's or the requester's (summaries, clarifying questions, errors
+        quoting the question): ``&``, ``<`` and ``>`` are escaped and the blocks are
+        ``verbatim``, so ``@channel``, ``<!here>`` or ``<@U123>`` in it notify nobody and
+        ``parse="none"`` keeps the fallback text as written. A text too long for one message (over 50 blocks) continues in further messages; if
         Slack refuses the blocks (``invalid_blocks``), each section is posted as plain text.
         """
         first = ""
@@ -84,7 +87,7 @@ class SlackPort:
     def _post(self, text: str, blocks: list[dict] | None) -> str:
         response = self.client.chat_postMessage(
             channel=self.channel, thread_ts=self.thread_ts, text=text, blocks=blocks or None,
-            unfurl_links=False, unfurl_media=False,
+            unfurl_links=False, unfurl_media=False, parse="none",
         )
         return str(response["ts"])
 
@@ -92,11 +95,14 @@ class SlackPort:
         """Replace message ``message_id``'s content with Markdown ``text`` (the first 50 blocks)."""
         message = markdown_messages(text)[0]
         self.client.chat_update(
-            channel=self.channel, ts=message_id, text=message.text, blocks=message.blocks or []
+            channel=self.channel, ts=message_id, text=message.text, blocks=message.blocks or [], parse="none"
         )
 
     def upload(self, files: list[Path], *, comment: str = "") -> None:
         """Upload ``files`` into the thread in one ``files_upload_v2`` call, ``comment`` (Markdown) above them.
+
+        Any of the run's files may be given (``report.md``, ``report.pdf``, ``report.docx``...):
+        each is uploaded under its own name and Slack types it from its contents.
 
         Slack's upload flow: files.getUploadURLExternal per file, a POST of the bytes to the
         returned URL, then files.completeUploadExternal sharing them to channel + thread_ts.

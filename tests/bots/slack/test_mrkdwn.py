@@ -71,10 +71,16 @@ def test_table_alignment_and_formatting_inside_cells():
     assert lines[4] == "long cell" + "  " + " " * 17 + "1"
 
 
-def test_user_mentions_pass_but_broadcasts_do_not():
-    out = markdown_to_mrkdwn("Only <@U0ALICE> can answer in <#C0RES|research>. <!channel> <!here>")
+def test_the_bots_own_mentions_pass_but_broadcasts_do_not():
+    out = markdown_to_mrkdwn("Only <@U0ALICE> can answer in <#C0RES|research>. <!channel> <!here>", mentions=True)
     assert "<@U0ALICE>" in out and "<#C0RES|research>" in out
     assert "&lt;!channel&gt;" in out and "&lt;!here&gt;" in out
+
+
+def test_mentions_in_research_text_are_escaped():
+    out = markdown_to_mrkdwn("Ask <@U0ALICE> in <#C0RES|research>, <!everyone> or <!subteam^S1|@team>.")
+    assert "<" not in out.replace("&lt;", "")
+    assert out == "Ask &lt;@U0ALICE&gt; in &lt;#C0RES|research&gt;, &lt;!everyone&gt; or &lt;!subteam^S1|@team&gt;."
 
 
 def test_plain_rendering_has_no_markers():
