@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import inspect
 import logging
 import re
@@ -17,6 +18,7 @@ from botbuilder.schema.teams import FileConsentCardResponse
 import jobs
 from bots.logs import redact
 from bots.teams import cards, files
+from bots.teams.markdown import to_teams_markdown
 from bots.teams.port import TeamsPort
 from engine.settings import Settings
 
@@ -36,7 +38,7 @@ USAGE = (
     "- I may ask one clarifying question first: the person who asked answers it in the same "
     "conversation.\n"
     "- I keep one status message up to date, then post a summary and the report as "
-    "report.md and report.pdf.\n"
+    "report.md, report.pdf and report.docx.\n"
     "- Send `cancel` to stop a running research, `help` for this message."
 )
 ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
@@ -82,28 +84,65 @@ def _mentioned_id(entity) -> str | None:
 
 
 def neutral_mentions(text: str, sender: ChannelAccount) -> str:
-    """Replace Slack-style ``<@id>`` in a job-layer reply with a name Teams can show."""
+    """Replace Slack-style ``<@id>`` in a job-layer reply (Markdown) with a name Teams can show.
+
+    The name is Markdown-escaped, so a display name with ``*`` or ``_`` shows as written.
+    """
 
     def name(match: re.Match) -> str:
         if match.group(1) == sender.id:
-            return sender.name or "you"
+            return _markdown_literal(sender.name or "you")
         return "the person who asked"
 
     return re.sub(r"<@([^>\s]+)>", name, text)
 
 
+def _markdown_literal(text: str) -> str:
+    """``text`` with every ASCII punctuation character backslash-escaped (CommonMark's escapes)."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
+
+
+_AT = re.compile(r"<at(?:\s[^>]*)?>(.*?)</at>", re.IGNORECASE | re.DOTALL)
+
+
+def _bot_mention_texts(activity: Activity) -> list[str]:
+    """The ``text`` of each mention entity that names the bot (``<at>Deep Research</at>``)."""
+    bot_id = activity.recipient.id if activity.recipient else None
+    out = []
+    for entity in TurnContext.get_mentions(activity):
+        props = getattr(entity, "additional_properties", None) or {}
+        if _mentioned_id(entity) == bot_id and isinstance(props.get("text"), str) and props["text"]:
+            out.append(props["text"])
+    return out
+
+
 def clean_text(context: TurnContext) -> str:
-    """The question: the text without the bot's @mention, a leading ``research`` command word,
-    non-breaking spaces and outer whitespace."""
+    """The question as the person wrote it.
+
+    Only a *leading* mention of the bot is removed (as the ``mention`` entities name it, or an
+    ``<at>`` tag with the bot's display name when a client sent no entity); every other mention,
+    of a person or of the bot in mid-sentence, is kept as the name it shows (``<at>Alice
+    Smith</at>`` becomes ``Alice Smith``). HTML character references that Teams puts in the text
+    (``&lt;``, ``&amp;``, ``&nbsp;``) become the characters; a leading ``research`` command word
+    and outer whitespace go.
+    """
     activity = context.activity
-    if activity.entities and activity.recipient is not None:
-        try:
-            TurnContext.remove_recipient_mention(activity)
-        except (KeyError, TypeError, AttributeError, re.error):  # a malformed mention entity
-            log.info("event=teams_mention_unparsed")
-    text = activity.text or ""
-    text = re.sub(r"<at>[^<]*</at>", "", text)  # a mention without an entity, e.g. from the web client
-    text = text.replace("&nbsp;", " ").replace("\u00a0", " ").strip()
+    text = (activity.text or "").lstrip()
+    bot_texts = _bot_mention_texts(activity) if activity.entities and activity.recipient is not None else []
+    bot_name = (activity.recipient.name or "").strip() if activity.recipient is not None else ""
+    while True:
+        lead = next((t for t in bot_texts if text.startswith(t)), None)
+        if lead is None:
+            match = _AT.match(text)
+            if match and bot_name and html.unescape(match.group(1)).strip() == bot_name and not bot_texts:
+                lead = match.group(0)
+        if lead is None:
+            break
+        text = text[len(lead):].lstrip(" \t\u00a0,:")
+        if text.startswith("&nbsp;"):
+            text = text[len("&nbsp;"):].lstrip()
+    text = _AT.sub(lambda m: m.group(1), text)
+    text = html.unescape(text).replace("\u00a0", " ").strip()
     # the manifest's "research" command inserts the word before the question
     return re.sub(r"^/?research\b[:\s]*", "", text).strip()
 
@@ -142,7 +181,7 @@ class TeamsBot(TeamsActivityHandler):
                 log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
         text = clean_text(turn_context)
         if explicit and (not text or text.lower().strip(" .!") in HELP_WORDS):
-            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=USAGE, text_format="markdown"))
+            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=to_teams_markdown(USAGE), text_format="markdown"))
             return
         thread_id = thread_id_of(activity)
         port = TeamsPort.from_activity(activity)
@@ -161,7 +200,7 @@ class TeamsBot(TeamsActivityHandler):
             redact(thread_id), getattr(reply, "action", "?"),
         )
         if reply is not None and reply.text:
-            text = neutral_mentions(reply.text, activity.from_property)
+            text = to_teams_markdown(neutral_mentions(reply.text, activity.from_property))
             await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="markdown"))
 
     async def on_members_added_activity(self, members_added: list[ChannelAccount], turn_context: TurnContext):
@@ -169,7 +208,7 @@ class TeamsBot(TeamsActivityHandler):
         activity = turn_context.activity
         kind = (activity.conversation.conversation_type if activity.conversation else None) or "personal"
         if kind == "personal" and any(m.id == activity.recipient.id for m in members_added or []):
-            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=USAGE, text_format="markdown"))
+            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=to_teams_markdown(USAGE), text_format="markdown"))
 
     # ---- file consent (personal chats) -------------------------------------------------------
     async def on_teams_file_consent_accept(

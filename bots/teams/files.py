@@ -28,7 +28,10 @@ CONTENT_TYPES = {
     ".md": "text/markdown; charset=utf-8",
     ".tex": "application/x-tex; charset=utf-8",
     ".json": "application/json",
+    # the Office Open XML word-processing type (ECMA-376 Part 2, IANA media type registration)
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 }
+"""MIME types the download links serve, by file suffix; any other file is ``application/octet-stream``."""
 
 
 class TokenError(Exception):

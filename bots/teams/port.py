@@ -173,7 +173,12 @@ class TeamsPort:
             log.info("event=teams_message_shortened conversation_kind=%s", self.kind)
 
     def post(self, text: str) -> str:
-        """Post Markdown ``text`` (adapted to Teams, shortened to the size limit); return its activity id."""
+        """Post Markdown ``text`` (adapted to Teams, shortened to the size limit); return its activity id.
+
+        The text is the research's or the requester's (summaries, clarifying questions, errors
+        quoting the question): :func:`bots.teams.markdown.to_teams_markdown` escapes every
+        literal ``<``, ``>``, ``&``, ``*`` and ``_`` so Teams shows it as written.
+        """
         activity = Activity(type=ActivityTypes.message, text=to_teams_markdown(text), text_format="markdown")
 
         async def logic(context: TurnContext) -> str:
@@ -196,8 +201,10 @@ class TeamsPort:
         self._send(logic)
 
     def send_attachments(self, attachments: list, text: str | None = None) -> str:
-        """Send one message carrying ``attachments`` (cards); return its activity id."""
-        activity = Activity(type=ActivityTypes.message, attachments=attachments, text=text)
+        """Send one message carrying ``attachments`` (cards), with Markdown ``text`` above them if
+        given (escaped as :meth:`post` does); return its activity id."""
+        activity = Activity(type=ActivityTypes.message, attachments=attachments,
+                            text=to_teams_markdown(text) if text else None)
         if text:
             activity.text_format = "markdown"
 
@@ -209,6 +216,9 @@ class TeamsPort:
 
     def upload(self, files: list[Path], *, comment: str = "") -> None:
         """Deliver report files: consent cards in a personal chat, a download card elsewhere.
+
+        Any of the run's files may be given (``report.md``, ``report.pdf``, ``report.docx``...);
+        the download links serve each with its MIME type (:data:`bots.teams.files.CONTENT_TYPES`).
 
         Personal chat: ``comment`` (if any) then one file consent card per file; accepting
         it makes the web process upload the file (:mod:`bots.teams.bot`). Channels and group
@@ -256,8 +266,16 @@ class TeamsPort:
         )
 
 
+_DESCRIPTIONS = {
+    ".pdf": "The report as PDF",
+    ".md": "The report as Markdown",
+    ".docx": "The report as a Word document",
+    ".tex": "The report's LaTeX source",
+}
+
+
 def _describe(path: Path) -> str:
-    return {".pdf": "The report as PDF", ".md": "The report as Markdown"}.get(path.suffix.lower(), path.name)
+    return _DESCRIPTIONS.get(path.suffix.lower(), path.name)
 
 
 def from_reference(ref: dict) -> TeamsPort:

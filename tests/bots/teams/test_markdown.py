@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from botbuilder.schema import Activity
 
 from bots.teams.markdown import (
@@ -24,18 +27,28 @@ def test_tables_become_preformatted_and_headings_bold():
     )
     out = to_teams_markdown(text)
     assert "## Key findings" in out  # Teams renders levels 1-3
+    assert "**Top pick:** [Vendor A](https://example.com/a_%28b%29)" in out
     assert "**Detail**" in out and "####" not in out
     assert "|---|" not in out
-    block = out.split("```")[1]
+    block = html.unescape(out.split("<pre>")[1].split("</pre>")[0])
     assert "A (https://a.example) | $10" in block
     assert "北京" in block and "**" not in block
-    lines = [ln for ln in block.strip("\n").split("\n")]
-    assert len(lines) == 4
+    assert len(block.split("\n")) == 4
 
 
-def test_code_fences_untouched():
-    text = "```\n| a | b |\n|---|---|\n```"
-    assert to_teams_markdown(text) == text
+def test_code_is_preformatted_with_its_text_escaped():
+    out = to_teams_markdown("Call `f<T>(a_b)` then:\n\n```\n| a | b |\n*x* <b>\n```")
+    assert out == ("Call <code>f&lt;T&gt;(a&#95;b)</code> then:\n\n"
+                   "<pre>&#124; a &#124; b &#124;\n&#42;x&#42; &lt;b&gt;</pre>")
+
+
+def test_literal_text_is_escaped_for_teams():
+    assert to_teams_markdown("Use List<String> or Vec<u8>.") == "Use List&lt;String&gt; or Vec&lt;u8&gt;."
+    assert to_teams_markdown("a < b && c > d; snake_case_names; \\*not bold\\*; [0, 1]") == (
+        "a &lt; b &amp;&amp; c &gt; d; snake&#95;case&#95;names; &#42;not bold&#42;; &#91;0, 1&#93;"
+    )
+    assert to_teams_markdown("Ping <at>Alice</at>") == "Ping &lt;at&gt;Alice&lt;/at&gt;"  # no mention made
+    assert to_teams_markdown("2024\\. The year\n\\# not a heading") == "2024&#46; The year\n&#35; not a heading"
 
 
 def test_short_text_is_not_changed():
@@ -63,10 +76,20 @@ def test_30000_chinese_characters_fit_with_a_pointer():
 def test_long_english_cut_at_paragraph_and_fences_closed():
     para = "This paragraph explains one finding of the research in plain words. " * 5
     text = "\n\n".join(f"{i}. {para}" for i in range(200)) + "\n\n```\ncode\n" + "x = 1\n" * 3000 + "```"
-    activity = _message(text)
+    activity = _message(to_teams_markdown(text))
     assert fit_activity(activity)
     assert payload_bytes(activity) <= MAX_MESSAGE_BYTES
-    assert activity.text.count("```") % 2 == 0
+    assert activity.text.count("<pre>") == activity.text.count("</pre>")
+
+
+def test_cut_never_splits_an_escape_or_a_tag():
+    text = to_teams_markdown("`code<T> x` and List<String> a_b. " * 4000)
+    for limit in (9_000, 9_003, 9_007, 12_001):
+        activity = _message(text)
+        assert fit_activity(activity, limit=limit)
+        body = activity.text[: -len(SHORTENED_NOTE)].rstrip()
+        assert body.count("<code>") == body.count("</code>")
+        assert not re.search(r"&[#\w]*$", body) and body.rfind("<") <= body.rfind(">")
 
 
 def test_cut_inside_a_code_block_closes_it():
