@@ -24,6 +24,17 @@ def escape(text: str) -> str:
     return "".join(_ESCAPES.get(ch, ch) for ch in text)
 
 
+# mrkdwn has no escape for its markers: a literal "*", "_", "~" or "`" that could open or close
+# formatting (not inside a word) gets an invisible WORD JOINER (U+2060) on each side, so Slack
+# shows it instead of making "*literal*" bold. Identifiers such as snake_case stay untouched.
+_LOOSE_MARKER = re.compile(r"(?<!\w)[*_~`]|[*_~`](?!\w)")
+WORD_JOINER = "\u2060"
+
+
+def _literal(text: str) -> str:
+    return _LOOSE_MARKER.sub(lambda m: f"{WORD_JOINER}{m.group(0)}{WORD_JOINER}", escape(text))
+
+
 def _link_url(url: str) -> str:
     """A URL made safe inside ``<url|text>``: no spaces, ``|``, ``<`` or ``>``; ``&`` escaped."""
     url = quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~-._")
@@ -58,7 +69,7 @@ class _Renderer(BaseRenderer):
         if self.plain:
             return escape(token.content)
         # a bare URL becomes a link here: with ``verbatim`` set, Slack no longer finds it itself
-        return "".join(self._link(piece, "") if is_url else escape(piece)
+        return "".join(self._link(piece, "") if is_url else _literal(piece)
                        for is_url, piece in split_urls(token.content))
 
     def render_escape_sequence(self, token: span_token.EscapeSequence) -> str:
@@ -96,7 +107,7 @@ class _Renderer(BaseRenderer):
             return text or escape(url)
         if self.plain:
             shown = escape(url)
-            return shown if not text or text == shown else f"{text} ({shown})"
+            return shown if not text or text in (shown, shown.removeprefix("mailto:")) else f"{text} ({shown})"
         safe = _link_url(url)
         if not text and safe != escape(url):  # percent-encoding changed it: show the URL as written
             text = escape(url)
@@ -115,8 +126,8 @@ class _Renderer(BaseRenderer):
 
     def render_auto_link(self, token: span_token.AutoLink) -> str:
         target = token.target
-        if target.startswith(("!", "@", "#")):  # <!here|@here> reads as an e-mail autolink: Slack syntax, quoted
-            return escape(f"<{target}>")
+        if target.startswith(("!", "@", "#")):  # <!here|@here> parses as an e-mail autolink: its text only
+            return _literal(target)
         if getattr(token, "mailto", False) and not target.startswith("mailto:"):
             return self._link(f"mailto:{target}", escape(target))
         return self._link(target, "")

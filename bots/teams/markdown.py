@@ -137,8 +137,8 @@ class _Renderer(BaseRenderer):
     def render_auto_link(self, token: span_token.AutoLink) -> str:
         target = token.target
         if getattr(token, "mailto", False) and not target.startswith("mailto:"):
-            if target.startswith(("!", "@", "#")):  # Slack-style <!here|@here>: text, not an address
-                return escape(f"<{target}>")
+            if target.startswith(("!", "@", "#")):  # Slack-style <!here|@here>: its text, not an address
+                return escape(target)
             target = f"mailto:{target}"
         return self._link(target, "")
 

@@ -39,7 +39,7 @@ def test_posted_blocks_are_verbatim_and_make_no_mention_or_link(port, fake_slack
         assert "<" not in text and ">" not in text  # every one of them is &lt; / &gt;
         shown = _unescape(text)
         for words in ("List<String>", "Vec<u8>", "a < b && c > d", "<!channel>", "<@U0BOB>", "<!everyone>",
-                      "@channel", "<!here|@here>", "<!subteam^S1|@team>"):
+                      "@channel", "!here|@here", "!subteam^S1|@team"):
             assert words in shown
 
 
@@ -94,3 +94,9 @@ def test_upload_delivers_the_word_document(port, fake_slack, tmp_path):
     assert uploaded["report.docx"] == files[2].read_bytes()
     [shared] = fake_slack.thread("C0RESEARCH", ROOT)
     assert [f["name"] for f in shared["files"]] == names
+
+
+def test_literal_markers_do_not_format_but_identifiers_stay_clean():
+    out = markdown_to_mrkdwn(r"\*not bold\* and 2 * 3 but snake_case_names and **bold**")
+    joiner = "\u2060"
+    assert out == f"{joiner}*{joiner}not bold{joiner}*{joiner} and 2 {joiner}*{joiner} 3 but snake_case_names and *bold*"

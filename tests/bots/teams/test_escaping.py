@@ -1,0 +1,102 @@
+"""What reaches Teams from research text, what the bot reads from a mention, and the Word document."""
+
+from __future__ import annotations
+
+import zipfile
+
+import pytest
+import requests
+from botbuilder.core import TurnContext
+from botbuilder.core.adapters import TestAdapter
+from botbuilder.schema import Activity
+
+from bots.teams import port as teams_port
+from bots.teams.bot import clean_text
+from bots.teams.port import TeamsPort
+from tests.bots.chat_view import teams_shown
+from tests.bots.teams.activities import BOT, channel_mention, personal_message
+
+DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+ALICE_SMITH = {"id": "29:alice-smith", "name": "Alice Smith"}
+
+
+def _question(activity: dict) -> str:
+    return clean_text(TurnContext(TestAdapter(), Activity().deserialize(activity)))
+
+
+def _mention(activity: dict, person: dict) -> dict:
+    activity.setdefault("entities", []).append(
+        {"type": "mention", "text": f"<at>{person['name']}</at>", "mentioned": dict(person)})
+    return activity
+
+
+def test_a_person_mentioned_in_the_question_keeps_their_name():
+    activity = _mention(channel_mention("http://x/", "what did <at>Alice Smith</at> say about heat pumps?"), ALICE_SMITH)
+    assert _question(activity) == "what did Alice Smith say about heat pumps?"
+
+
+def test_only_the_leading_mention_of_the_bot_is_removed():
+    activity = channel_mention("http://x/", "how does Deep Research by <at>Deep Research</at> compare to search?")
+    activity["entities"].append({"type": "mention", "text": "<at>Deep Research</at>", "mentioned": dict(BOT)})
+    assert _question(activity) == "how does Deep Research by Deep Research compare to search?"
+
+
+def test_a_leading_bot_tag_without_an_entity_is_removed_and_entities_are_read():
+    activity = channel_mention("http://x/", "", mention=False)
+    activity["text"] = "<at>Deep Research</at>&nbsp;Use List&lt;String&gt; &amp; Vec&lt;u8&gt;?"
+    assert _question(activity) == "Use List<String> & Vec<u8>?"
+    assert _question(personal_message("http://x/", "research: a < b && c > d")) == "a < b && c > d"
+
+
+@pytest.fixture
+def personal(connector, settings) -> TeamsPort:
+    teams_port.configure(settings)
+    return TeamsPort.from_activity(Activity().deserialize(personal_message(connector.url, "hi")))
+
+
+@pytest.fixture
+def channel(connector, settings) -> TeamsPort:
+    teams_port.configure(settings)
+    return TeamsPort.from_activity(Activity().deserialize(channel_mention(connector.url, "hi")))
+
+
+def test_posted_text_keeps_angle_brackets_and_makes_no_mention(personal, connector):
+    personal.post("Use List<String> or Vec<u8>. Ask <at>Bob</at> about a < b && c > d and *x* in `f<T>`.")
+    personal.update(personal.post("Researching"), "Reading Map<K, V> docs")
+    posted, status = connector.messages()[0], connector.updates()[0]
+    assert "<at>" not in posted.text and "<String>" not in posted.text and "<u8>" not in posted.text
+    assert teams_shown(posted.text) == "Use List<String> or Vec<u8>. Ask <at>Bob</at> about a < b && c > d and x in f<T>."
+    assert teams_shown(status.text) == "Reading Map<K, V> docs"
+
+
+def _run_files(settings) -> list:
+    run = settings.artifacts_dir / "thread-x" / "run-1"
+    run.mkdir(parents=True)
+    (run / "report.md").write_text("# Report\n", encoding="utf-8")
+    (run / "report.pdf").write_bytes(b"%PDF-1.5\n%fake\n")
+    with zipfile.ZipFile(run / "report.docx", "w") as docx:
+        docx.writestr("[Content_Types].xml", "<Types/>")
+        docx.writestr("word/document.xml", "<w:document/>")
+    return [run / "report.md", run / "report.pdf", run / "report.docx"]
+
+
+def test_personal_chat_is_offered_the_word_document(personal, connector, settings):
+    files = _run_files(settings)
+    personal.upload(files)
+    cards = [m.attachments[0] for m in connector.messages()]
+    assert [c["name"] for c in cards] == ["report.md", "report.pdf", "report.docx"]
+    docx = cards[2]
+    assert docx["contentType"] == "application/vnd.microsoft.teams.card.file.consent"
+    assert docx["content"]["sizeInBytes"] == files[2].stat().st_size
+    assert docx["content"]["description"].startswith("The report as a Word document")
+
+
+def test_channel_download_link_serves_the_word_document(bot, channel, connector, settings):
+    files = _run_files(settings)
+    channel.upload(files, comment="The full report.")
+    (message,) = connector.messages()
+    urls = {a["title"]: a["url"] for a in message.attachments[0]["content"]["actions"]}
+    assert set(urls) == {"Download report.md", "Download report.pdf", "Download report.docx"}
+    answer = requests.get(urls["Download report.docx"], timeout=10)
+    assert answer.status_code == 200 and answer.content == files[2].read_bytes()
+    assert answer.headers["Content-Type"] == DOCX_TYPE
