@@ -11,6 +11,7 @@ from botbuilder.schema import Activity
 import jobs
 from bots.teams import files
 from bots.teams.bot import ERROR_LINE, USAGE, thread_id_of
+from bots.teams.markdown import to_teams_markdown
 from tests.bots.teams.activities import (
     ALICE,
     BOT,
@@ -39,7 +40,7 @@ def test_help_in_personal_chat_and_typing(bot, connector):
     assert answer.status_code in (200, 201)
     assert len(connector.typing()) == 1
     (reply,) = connector.messages()
-    assert reply.text == USAGE
+    assert reply.text == to_teams_markdown(USAGE)
     assert reply.authorization is None  # unauthenticated local mode: no token on connector calls
 
 
@@ -47,7 +48,7 @@ def test_mention_alone_gives_usage_in_channel(bot, connector):
     activity = channel_mention(connector.url, "")
     bot.send(activity)
     (reply,) = connector.messages()
-    assert reply.text == USAGE
+    assert reply.text == to_teams_markdown(USAGE)
     assert reply.conversation_id == activity["conversation"]["id"]  # in the reply chain
 
 
@@ -187,7 +188,7 @@ def test_welcome_on_install(bot, connector):
     activity.pop("text")
     bot.send(activity)
     (reply,) = connector.messages()
-    assert reply.text == USAGE
+    assert reply.text == to_teams_markdown(USAGE)
     assert ALICE["id"] == reply.activity["recipient"]["id"]
 
 
