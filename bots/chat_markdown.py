@@ -12,6 +12,7 @@ from mistletoe import Document
 # mistletoe keeps its token types in module globals; parsing is serialised so a concurrent
 # renderer that registers extra tokens cannot change the set halfway through a parse.
 _PARSE_LOCK = threading.Lock()
+_BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 # A CommonMark link reference definition ("[1]: https://...") is consumed by the parser and
 # shows nowhere; in a chat message it is text the author wrote, so it is kept as text.
@@ -29,11 +30,13 @@ _TRAILING = ".,:;!?*_~'\"。、，：；！？」』）"
 def parse(markdown: str) -> Document:
     """Parse ``markdown`` (CommonMark + GFM tables and strikethrough) with mistletoe.
 
-    Link reference definition lines are kept as literal text instead of disappearing; code
-    blocks are left alone. Thread-safe.
+    Control characters (but newline and tab) and lone surrogates become U+FFFD, line ends
+    ``\n``; link reference definition lines are kept as literal text instead of disappearing;
+    code blocks are left alone. Thread-safe.
     """
+    text = _BAD_CHARS.sub("\ufffd", (markdown or "").replace("\r\n", "\n").replace("\r", "\n"))
     with _PARSE_LOCK:
-        return Document(_keep_definitions(markdown or ""))
+        return Document(_keep_definitions(text))
 
 
 def _keep_definitions(markdown: str) -> str:
