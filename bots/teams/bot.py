@@ -248,7 +248,7 @@ class TeamsBot(TeamsActivityHandler):
             return
         reply = Activity(
             type=ActivityTypes.message,
-            text=f"**{info.name or grant.path.name}** is in your OneDrive.",
+            text=to_teams_markdown(f"**{_markdown_literal(info.name or grant.path.name)}** is in your OneDrive."),
             text_format="markdown",
             attachments=[cards.file_info_card(info)],
         )

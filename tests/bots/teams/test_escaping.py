@@ -14,7 +14,7 @@ from bots.teams import port as teams_port
 from bots.teams.bot import clean_text
 from bots.teams.port import TeamsPort
 from tests.bots.chat_view import teams_shown
-from tests.bots.teams.activities import BOT, channel_mention, personal_message
+from tests.bots.teams.activities import BOT, channel_mention, file_consent, personal_message
 
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 ALICE_SMITH = {"id": "29:alice-smith", "name": "Alice Smith"}
@@ -100,3 +100,16 @@ def test_channel_download_link_serves_the_word_document(bot, channel, connector,
     answer = requests.get(urls["Download report.docx"], timeout=10)
     assert answer.status_code == 200 and answer.content == files[2].read_bytes()
     assert answer.headers["Content-Type"] == DOCX_TYPE
+
+
+def test_accepting_the_word_document_uploads_it(bot, personal, connector, settings):
+    files = _run_files(settings)
+    personal.upload(files)
+    card = next(m.attachments[0] for m in connector.messages() if m.attachments[0]["name"] == "report.docx")
+    invoke = file_consent(connector.url, "accept", card["content"]["acceptContext"],
+                          upload_url=connector.upload_url("report.docx"), name="report.docx")
+    assert bot.send(invoke).status_code == 200
+    assert connector.uploads["report.docx"] == files[2].read_bytes()
+    reply = connector.messages()[-1]
+    assert reply.attachments[0]["content"]["fileType"] == "docx"
+    assert teams_shown(reply.text) == "report.docx is in your OneDrive."
