@@ -24,15 +24,28 @@ def escape(text: str) -> str:
     return "".join(_ESCAPES.get(ch, ch) for ch in text)
 
 
-# mrkdwn has no escape for its markers: a literal "*", "_", "~" or "`" that could open or close
-# formatting (not inside a word) gets an invisible WORD JOINER (U+2060) on each side, so Slack
-# shows it instead of making "*literal*" bold. Identifiers such as snake_case stay untouched.
-_LOOSE_MARKER = re.compile(r"(?<!\w)[*_~`]|[*_~`](?!\w)")
+# mrkdwn has no escape for its markers: a literal "*", "_", "~" or "`" that could open
+# formatting (no letter or digit before it) gets an invisible WORD JOINER (U+2060) before it, one
+# that could close (none after it) gets one after it, so Slack shows "*literal*" instead of
+# making it bold. Identifiers such as snake_case stay untouched. Literal markers are held as
+# private-use stand-ins while rendering and guarded once their neighbours are known.
 WORD_JOINER = "\u2060"
+_STAND_IN = {"*": "\ue011", "_": "\ue012", "~": "\ue013", "`": "\ue014"}
+_MARKER_OF = {v: k for k, v in _STAND_IN.items()}
+_HELD = re.compile("[\ue011-\ue014]")
 
 
 def _literal(text: str) -> str:
-    return _LOOSE_MARKER.sub(lambda m: f"{WORD_JOINER}{m.group(0)}{WORD_JOINER}", escape(text))
+    return "".join(_STAND_IN.get(ch, ch) for ch in escape(text))
+
+
+def _guard_markers(text: str) -> str:
+    def guard(m: re.Match[str]) -> str:
+        before = m.start() == 0 or not text[m.start() - 1].isalnum()
+        after = m.end() == len(text) or not text[m.end()].isalnum()
+        return f"{WORD_JOINER if before else ''}{_MARKER_OF[m.group(0)]}{WORD_JOINER if after else ''}"
+
+    return _HELD.sub(guard, text)
 
 
 def _link_url(url: str) -> str:
@@ -59,7 +72,7 @@ class _Renderer(BaseRenderer):
         return func(token)
 
     def render_document(self, token: block_token.Document) -> str:
-        return self._blocks(token.children).strip("\n")
+        return _guard_markers(self._blocks(token.children).strip("\n"))
 
     def _blocks(self, children) -> str:
         return "\n\n".join(part for part in (self.render(c) for c in children or ()) if part.strip())
@@ -230,7 +243,7 @@ def _render(markdown: str, *, plain: bool, mentions: bool) -> str:
         kept.append(match.group(0))
         return f"\ue000{len(kept) - 1}\ue001"
 
-    source = (markdown or "").replace("\ue000", "").replace("\ue001", "")
+    source = re.sub("[\ue000\ue001\ue011-\ue014]", "", markdown or "")
     if mentions:
         source = _PASSTHROUGH.sub(hide, source)
     text = _Renderer(plain=plain).render(parse(source))
