@@ -109,7 +109,12 @@ def _bot_mention_texts(activity: Activity) -> list[str]:
     """The ``text`` of each mention entity that names the bot (``<at>Deep Research</at>``)."""
     bot_id = activity.recipient.id if activity.recipient else None
     out = []
-    for entity in TurnContext.get_mentions(activity):
+    try:
+        mentions = TurnContext.get_mentions(activity)
+    except (KeyError, TypeError, AttributeError, ValueError):  # a malformed entity: read the text alone
+        log.info("event=teams_mention_unparsed")
+        return out
+    for entity in mentions:
         props = getattr(entity, "additional_properties", None) or {}
         if _mentioned_id(entity) == bot_id and isinstance(props.get("text"), str) and props["text"]:
             out.append(props["text"])
