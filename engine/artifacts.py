@@ -9,7 +9,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.citations import Cited, sources_section
+from engine.citations import Cited, id_legend, sources_section
 from engine.models import summarize_usage
 from engine.offline_text import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
@@ -79,14 +79,9 @@ def review_markdown(state: dict) -> str:
             if i < len(items):
                 stamp = stamps.get(f"{key}:{i}", "")
                 lines += [f"### {label}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
-    numbering = state.get("numbering") or {}
-    registry = state.get("sources", {})
-    if sols and numbering:
-        lines += ["## Sources as numbered during the review", "",
-                  "(The final report renumbers the sources it cites; these are the numbers the roles saw.)", ""]
-        for sid, n in sorted(numbering.items(), key=lambda kv: kv[1]):
-            if sid in registry:
-                lines.append(f"{n}. [{registry[sid].get('title') or registry[sid]['url']}](<{registry[sid]['url']}>)")
+    legend = id_legend([*sols, *crits, *pers], state.get("sources", {}), state.get("numbering"))
+    if legend:
+        lines += ["## Sources the review cites", "", "(The roles cite sources by id.)", "", *legend]
     return "\n".join(lines) + "\n"
 
 

@@ -1,28 +1,52 @@
-"""Citations built in code: the sources registry, `[n]` checking and the generated Sources list.
+"""Citations built in code: the sources registry, minted source ids, `[n]` numbering and the Sources list.
 
-Every document a search returns gets a stable short id (``S`` + 6 hex digits of its URL's
-SHA-1) that researchers cite in their notes. Before the report is written the cited ids are
-numbered 1..K; the report's ``[n]`` markers are then checked against that numbering, unknown
-ones removed, the rest renumbered 1..N by first use, and the Sources section generated from the
-cited sources only (the approach of gemini-fullstack-langgraph-quickstart, which maps short ids
-back to URLs in code). No URL reaches the report that no tool returned.
+Every document a search returns is minted an id in the sources registry (``S`` + 6 hex
+digits of its URL's SHA-1). Researchers, the compressor, the report writer, the review roles
+and the final synthesis all cite sources by these ids (``[S1a2b3c]``); only those ids become
+``[n]`` markers, numbered 1..N by first use in the delivered report, and the Sources section is
+generated from the cited sources alone (gemini-fullstack-langgraph-quickstart maps short ids
+back to URLs in code the same way). Any other bracketed text, ``[0, 1]``, ``[1-5]``, ``[sic]``
+or a ``[3]`` quoted from a page, is the writer's prose and passes through unchanged, as does
+everything inside code spans and code blocks (found with mistletoe, a CommonMark parser). No
+URL reaches the report that no tool returned and the user did not write.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
+from mistletoe import Document, block_token, span_token
+
+#: One minted id in brackets, e.g. ``[S1a2b3c]``.
 SID = re.compile(r"\[(S[0-9a-f]{6})\]")
-_MARKER_GROUP = re.compile(r"\[(\s*\d+(?:\s*[,;–-]\s*\d+)*\s*)\](?!\()")
-_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\((https?://[^)\s]+(?:\([^)\s]*\))?[^)\s]*)\)")
-_BARE_URL = re.compile(r"(?<![(<\[])\bhttps?://[^\s)>\]]+")
-_SOURCES_HEADING = re.compile(
-    r"^#{1,6}\s*(sources|references|bibliography|quellen|literatur|références|fuentes|fonti|"
-    r"referências|bronnen|источники|参考文献|来源|出典)\s*:?\s*$",
-    re.IGNORECASE | re.MULTILINE,
+#: The most sources a prompt lists by id, title and URL (final report, finalize, the review's
+#: ``list_sources``): at about 50 tokens a source, 60 sources are about 3,000 tokens, so such a
+#: prompt stays bounded however many results each search returns.
+MAX_PROMPT_SOURCES = 60
+#: Characters of a title shown in a prompt's source list.
+PROMPT_TITLE_CHARS = 150
+
+_ID = r"S[0-9a-f]{6}"
+# Candidates, leftmost first: a Markdown link, a bracketed group of ids ([Sa] [Sa, Sb] [Sa; Sb]),
+# a bare URL, a bare id. Which of them are prose (not code) is settled by the Markdown parser.
+_CANDIDATE = re.compile(
+    r"(?P<link>(?<!!)\[(?P<text>[^\]\n]*)\]\((?P<url>https?://[^)\s]+(?:\([^)\s]*\))?[^)\s]*)\))"
+    rf"|(?P<group>\[\s*{_ID}(?:\s*[,;]\s*{_ID})*\s*\])"
+    r"|(?P<bare_url>(?<![(<\[])\bhttps?://[^\s)>\]]+)"
+    rf"|(?P<bare_id>\b{_ID}\b)"
 )
+_GROUP_ID = re.compile(_ID)
+_BARE_URL = re.compile(r"(?<![(<\[])\bhttps?://[^\s)>\]]+")
+_SENTINEL = re.compile("\ue000(\\d+)\ue001")
+_CODE_TOKENS = (span_token.InlineCode, block_token.CodeFence, block_token.BlockCode)
+# mistletoe keeps parser state in module globals; one parse at a time in this process.
+_PARSE_LOCK = threading.Lock()
+
 SOURCES_TITLE = {
     "en": "Sources", "de": "Quellen", "fr": "Sources", "es": "Fuentes", "it": "Fonti",
     "pt": "Fontes", "nl": "Bronnen", "ru": "Источники", "zh": "来源", "ja": "出典",
@@ -30,7 +54,7 @@ SOURCES_TITLE = {
 
 
 def source_id(url: str) -> str:
-    """The short id of a source: ``S`` followed by the first 6 hex digits of SHA-1(url)."""
+    """The id minted for a source: ``S`` followed by the first 6 hex digits of SHA-1(url)."""
     return "S" + hashlib.sha1(url.encode("utf-8")).hexdigest()[:6]
 
 
@@ -57,124 +81,218 @@ def merge_sources(current: dict | None, new: dict | None) -> dict:
     return merged
 
 
-def number_sources(registry: dict, texts: list[str]) -> dict[str, int]:
-    """Number the registry's ids 1..K by first appearance of ``[Sxxxxxx]`` in ``texts``.
+# --- where the prose is -------------------------------------------------------------------------
 
-    Ids never cited in ``texts`` follow in registry order, so a writer may still cite them.
-    Returns ``{id: n}``.
+
+def _code_candidates(text: str, starts: list[int]) -> set[int]:
+    """Indexes ``i`` of ``starts`` whose offset lies in a code span or code block of ``text``.
+
+    A private-use sentinel is put before each offset, the text parsed as CommonMark (with GFM
+    tables), and the sentinels found inside code tokens are the answer. The sentinels are plain
+    text to the parser, so they change no code span, fence or indentation.
     """
-    order: list[str] = []
-    for text in texts:
-        for sid in SID.findall(text):
-            if sid in registry and sid not in order:
-                order.append(sid)
-    for sid in registry:
-        if sid not in order:
-            order.append(sid)
-    return {sid: i + 1 for i, sid in enumerate(order)}
+    if not starts or "`" not in text and "    " not in text and "\t" not in text and "~~~" not in text:
+        return set()
+    pieces, pos = [], 0
+    for i, start in enumerate(starts):
+        pieces += [text[pos:start], f"\ue000{i}\ue001"]
+        pos = start
+    pieces.append(text[pos:])
+    with _PARSE_LOCK:
+        doc = Document("".join(pieces))
+    found: set[int] = set()
+    stack = [doc]
+    while stack:
+        token = stack.pop()
+        if isinstance(token, _CODE_TOKENS):
+            inner = "".join(getattr(c, "content", "") for c in token.children or ())
+            found.update(int(m.group(1)) for m in _SENTINEL.finditer(inner))
+            continue
+        stack.extend(getattr(token, "children", None) or ())
+    return found
 
 
-def ids_to_numbers(text: str, numbering: dict[str, int]) -> str:
-    """Replace ``[Sxxxxxx]`` with ``[n]``; ids missing from ``numbering`` are dropped."""
-    return SID.sub(lambda m: f"[{numbering[m.group(1)]}]" if m.group(1) in numbering else "", text)
+def _prose_matches(text: str) -> list[re.Match]:
+    """The candidate matches of ``text`` that are prose, not code."""
+    matches = list(_CANDIDATE.finditer(text))
+    code = _code_candidates(text, [m.start() for m in matches])
+    return [m for i, m in enumerate(matches) if i not in code]
 
 
-def source_list(registry: dict, numbering: dict[str, int], limit_chars: int | None = None) -> str:
-    """``[n] title — url`` lines for a prompt, in number order."""
-    lines = []
-    for sid, n in sorted(numbering.items(), key=lambda kv: kv[1]):
-        rec = registry[sid]
-        lines.append(f"[{n}] {rec.get('title') or rec['url']} — {rec['url']}")
-    text = "\n".join(lines)
-    return text[:limit_chars] if limit_chars else text
+def cited_ids(text: str, registry: dict | None = None) -> list[str]:
+    """Ids cited in the prose of ``text`` (bracketed, or bare when in ``registry``), in order, with repeats."""
+    out: list[str] = []
+    for m in _prose_matches(text):
+        if m.group("group"):
+            out += _GROUP_ID.findall(m.group("group"))
+        elif m.group("bare_id") and registry is not None and m.group("bare_id") in registry:
+            out.append(m.group("bare_id"))
+        elif m.group("link"):
+            out += cited_ids(m.group("text"), registry)
+    return out
 
 
-def _expand(group: str) -> list[int]:
-    nums: list[int] = []
-    for part in re.split(r"\s*[,;]\s*", group.strip()):
-        m = re.fullmatch(r"(\d+)\s*[–-]\s*(\d+)", part)
-        if m:
-            a, b = int(m.group(1)), int(m.group(2))
-            if 0 < b - a <= 20:
-                nums.extend(range(a, b + 1))
-                continue
-        if part.isdigit():
-            nums.append(int(part))
-    return nums
+def keep_known_ids(text: str, known: dict | set) -> str:
+    """``text`` with bracketed ids not in ``known`` removed from its prose (code untouched).
+
+    Used on the compressor's notes, so that an id the compressor invented never travels on.
+    """
+    def rewrite(m: re.Match) -> str | None:
+        if not m.group("group"):
+            return None
+        ids = [sid for sid in _GROUP_ID.findall(m.group("group")) if sid in known]
+        return "".join(f"[{sid}]" for sid in dict.fromkeys(ids))
+
+    return _rewrite(text, rewrite)
 
 
-def _split_code(text: str) -> list[tuple[bool, str]]:
-    """Split Markdown into (is_code, chunk) so code spans and fences are left untouched."""
-    parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.DOTALL)
-    return [(i % 2 == 1, p) for i, p in enumerate(parts)]
+def _rewrite(text: str, rule) -> str:
+    """Apply ``rule(match) -> str | None`` (None keeps the match) to the prose candidates of ``text``.
+
+    A candidate removed (rewritten to nothing but punctuation) takes the spaces before it along
+    unless a word follows, so ``claim [Sbad].`` becomes ``claim.``.
+    """
+    out: list[str] = []
+    pos = 0
+    for m in _prose_matches(text):
+        new = rule(m)
+        if new is None:
+            continue
+        out.append(text[pos:m.start()])
+        if not new.strip(".,;:") and (m.end() == len(text) or not text[m.end()].isalnum()):
+            out[-1] = out[-1].rstrip(" \t")
+        out.append(new)
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
-def finalize_citations(
-    report: str, registry: dict, numbering: dict[str, int], language: str = "en", user_text: str = ""
-) -> tuple[str, list[Cited], list[int]]:
-    """Check and renumber a report's citations and append the generated Sources section.
+# --- numbering for the delivered report ------------------------------------------------------
+
+
+@dataclass
+class Numbering:
+    """Turns minted ids into ``[n]`` markers, numbered 1..N by first use over the texts given.
 
     Args:
-        report: Markdown written by a model, citing ``[n]`` from ``numbering``.
         registry: ``{id: {"url", "title", ...}}``.
-        numbering: ``{id: n}`` the model was shown.
-        language: ISO code for the Sources heading.
-        user_text: what the user wrote (question, answer); URLs in it are theirs, not invented
-            sources, so the report may repeat them (they are kept, and not listed as sources).
+        user_text: what the user wrote (question, answers); URLs in it are theirs, not invented
+            sources, so the report may repeat them (kept, and not listed as sources).
+
+    Call :meth:`apply` on each text in reading order (the report body, then its summary);
+    ``removed`` collects the bracketed ids that matched no source, ``cited`` the sources numbered.
+    """
+
+    registry: dict
+    user_text: str = ""
+    numbers: dict[str, int] = field(default_factory=dict)
+    removed: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._urls = {rec["url"] for rec in self.registry.values()}
+        self._urls |= {u.rstrip(".,;:") for u in _BARE_URL.findall(self.user_text)}
+
+    def _number(self, sid: str) -> str:
+        if sid not in self.numbers:
+            self.numbers[sid] = len(self.numbers) + 1
+        return f"[{self.numbers[sid]}]"
+
+    def _rule(self, m: re.Match) -> str | None:
+        if m.group("group"):
+            out: list[str] = []
+            for sid in _GROUP_ID.findall(m.group("group")):
+                if sid not in self.registry:
+                    self.removed.append(sid)
+                elif (ref := self._number(sid)) not in out:
+                    out.append(ref)
+            return "".join(out)
+        if m.group("bare_id"):
+            return self._number(m.group("bare_id")) if m.group("bare_id") in self.registry else None
+        if m.group("link"):
+            text = self.apply(m.group("text"))
+            return f"[{text}]({m.group('url')})" if m.group("url") in self._urls else text
+        url = m.group("bare_url").rstrip(".,;:")
+        return None if url in self._urls else m.group("bare_url")[len(url):]
+
+    def apply(self, text: str) -> str:
+        """``text`` with its prose ids as ``[n]``, unknown ids and unknown URLs removed, the rest unchanged."""
+        return _rewrite(text, self._rule)
+
+    def strip(self, text: str) -> str:
+        """``text`` with every bracketed id removed from its prose (for a title); numbers nothing."""
+        return _rewrite(text, lambda m: "" if m.group("group") else None)
+
+    @property
+    def cited(self) -> list[Cited]:
+        """The sources numbered so far, in number order."""
+        return [Cited(number=n, id=sid, url=self.registry[sid]["url"],
+                      title=self.registry[sid].get("title") or self.registry[sid]["url"])
+                for sid, n in sorted(self.numbers.items(), key=lambda kv: kv[1])]
+
+
+def finalize_citations(report: str, registry: dict, user_text: str = "") -> tuple[str, list[Cited], list[str]]:
+    """Number a report's citations and check its URLs (see :class:`Numbering`).
 
     Returns:
-        ``(markdown, cited, removed)``: the report with valid markers renumbered 1..N by first
-        use, unknown markers, unknown links and any model-written source list removed, and a
-        Sources section listing exactly the cited sources; ``cited`` in number order;
-        ``removed`` the marker numbers that matched no source.
+        ``(markdown, cited, removed)``: the report with its prose ids as ``[n]`` (1..N by first
+        use) and everything else as written, ``cited`` in number order, ``removed`` the
+        bracketed ids that matched no source.
     """
-    by_number = {n: sid for sid, n in numbering.items() if sid in registry}
-    known_urls = {rec["url"] for rec in registry.values()}
-    known_urls |= {u.rstrip(".,;:") for u in _BARE_URL.findall(user_text)}
-    m = _SOURCES_HEADING.search(report)
-    if m:
-        report = report[: m.start()].rstrip() + "\n"
-    new_number: dict[str, int] = {}
-    removed: list[int] = []
+    numbering = Numbering(registry, user_text)
+    body = numbering.apply(report).rstrip() + "\n"
+    return body, numbering.cited, numbering.removed
 
-    def marker(match: re.Match) -> str:
-        out: list[str] = []
-        for n in _expand(match.group(1)):
-            sid = by_number.get(n)
-            if sid is None:
-                removed.append(n)
-                continue
-            if sid not in new_number:
-                new_number[sid] = len(new_number) + 1
-            ref = f"[{new_number[sid]}]"
-            if ref not in out:
-                out.append(ref)
-        return "".join(out)
 
-    def link(match: re.Match) -> str:
-        return match.group(0) if match.group(2) in known_urls else match.group(1)
+# --- what prompts list --------------------------------------------------------------------------
 
-    def bare(match: re.Match) -> str:
-        url = match.group(0).rstrip(".,;:")
-        return match.group(0) if url in known_urls else ""
 
-    chunks = []
-    for is_code, chunk in _split_code(report):
-        if not is_code:
-            chunk = _LINK.sub(link, chunk)
-            chunk = _BARE_URL.sub(bare, chunk)
-            chunk = _MARKER_GROUP.sub(marker, chunk)
-        chunks.append(chunk)
-    body = "".join(chunks).rstrip() + "\n"
-    cited = [
-        Cited(number=n, id=sid, url=registry[sid]["url"], title=registry[sid].get("title") or registry[sid]["url"])
-        for sid, n in sorted(new_number.items(), key=lambda kv: kv[1])
-    ]
-    return body, cited, removed
+def prompt_sources(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> tuple[str, int]:
+    """The sources ``texts`` cite, as ``[Sxxxxxx] title — url`` lines for a prompt.
+
+    Only registry ids cited in ``texts`` are listed, in order of first use; when more than
+    ``limit`` are cited, the most cited ``limit`` are kept (ties: first used). Returns
+    ``(lines, left_out)`` where ``left_out`` counts the cited sources not listed.
+    """
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(sid for sid in cited_ids(text, registry) if sid in registry)
+    order = list(counts)  # first use
+    kept = set(sorted(order, key=lambda sid: (-counts[sid], order.index(sid)))[:limit])
+    lines = [_source_line(sid, registry[sid]) for sid in order if sid in kept]
+    return "\n".join(lines), len(order) - len(kept)
+
+
+def _source_line(sid: str, rec: dict) -> str:
+    title = " ".join(str(rec.get("title") or rec["url"]).split())
+    if len(title) > PROMPT_TITLE_CHARS:
+        title = title[: PROMPT_TITLE_CHARS - 1] + "…"
+    return f"[{sid}] {title} — {rec['url']}"
+
+
+def source_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> str:
+    """:func:`prompt_sources` as the body of a prompt's ``<Sources>`` block (``(none)`` when empty)."""
+    lines, left_out = prompt_sources(registry, texts, limit)
+    if left_out:
+        lines += f"\n({left_out} more cited sources are not listed here; their ids are valid citations.)"
+    return lines or "(none)"
+
+
+def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | None = None) -> list[str]:
+    """``- [Sxxxxxx] [title](<url>)`` lines for the ids ``texts`` cite (the review transcript's key).
+
+    With ``numbers`` (the final report's ``{id: n}``), a source the report cites says so.
+    """
+    seen = dict.fromkeys(sid for text in texts for sid in cited_ids(text, registry) if sid in registry)
+    lines = []
+    for sid in seen:
+        rec = registry[sid]
+        note = f" (source {numbers[sid]} of the report)" if numbers and sid in numbers else ""
+        lines.append(f"- [{sid}] [{_escape_md(rec.get('title') or rec['url'])}](<{rec['url']}>){note}")
+    return lines
 
 
 def sources_section(cited: list[Cited], language: str = "en", no_sources_note: str | None = None) -> str:
-    """The generated Markdown Sources section (``## Sources`` then ``[n] [title](url)`` lines)."""
+    """The generated Markdown Sources section (``## Sources`` then ``n. [title](<url>)`` lines)."""
     title = SOURCES_TITLE.get(language, "Sources")
     if not cited:
         return f"## {title}\n\n{no_sources_note or 'No sources were found or cited.'}\n"

@@ -21,6 +21,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from engine import offline_text as T
+from engine.citations import SID
 from engine.language import NAMES, sentences, words
 
 MODEL_NAME = "offline-extractive"
@@ -200,7 +201,7 @@ class OfflineChatModel(BaseChatModel):
         blocks = re.split(r"^--- SOURCE ", _tag(prompt, "Search results"), flags=re.MULTILINE)
         scored: list[tuple[str, str]] = []
         for block in blocks:
-            sid = re.match(r"\[(S[0-9a-f]{6})\]", block)
+            sid = SID.match(block)
             if not sid:
                 continue
             body = re.sub(r"^(URL|Title):.*$", "", block.split("\n", 1)[-1], flags=re.MULTILINE)
@@ -251,7 +252,7 @@ class OfflineChatModel(BaseChatModel):
         report = _tag(prompt, "Report")
         title = next((line[2:].strip() for line in report.splitlines() if line.startswith("# ")), "Research report")
         cited = [re.sub(r"^\s*[-*]\s+", "", line).strip() for line in report.splitlines()
-                 if re.match(r"^\s*[-*]\s+", line) and re.search(r"\[\d+\]", line)]
+                 if re.match(r"^\s*[-*]\s+", line) and SID.search(line)]
         cited = list(dict.fromkeys(cited))
         top = rank(cited, title, 3)
         summary = " ".join(s for s in cited if s in top) or T.phrase("no_findings", _language(prompt))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from engine.citations import SID
 from engine.language import FUNCTION_WORDS, sentences, words
 
 #: Words that carry no topic: function words, and the words of a request itself ("please explain").
@@ -205,7 +206,7 @@ def _findings_blocks(findings: str) -> list[tuple[str, list[str]]]:
             continue
         head, _, body = chunk.partition("\n")
         lines = [re.sub(r"^[-*]\s+", "", ln).strip() for ln in body.splitlines()]
-        blocks.append((head.strip(), [ln for ln in lines if ln and re.search(r"\[\d+\]", ln)]))
+        blocks.append((head.strip(), [ln for ln in lines if ln and SID.search(ln)]))
     return blocks
 
 
@@ -261,7 +262,7 @@ def solution(prompt: str, language: str) -> str:
     q = question.group(1) if question else ""
     cands = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
     top = rank(cands, q, 6)
-    cited = [s for s in top if re.search(r"\[\d+\]", s)]
+    cited = [s for s in top if SID.search(s)]
     out = []
     previous = _tag(prompt, "Previous critique")
     if previous:
@@ -291,9 +292,9 @@ def critique(prompt: str, source_list: str, language: str) -> str:
 
     sol = _tag(prompt, "Solution")
     sents = _cited_sentences(sol)
-    uncited = [s for s in sents if not re.search(r"\[\d+\]", s)]
-    cited_numbers = sorted({int(n) for n in re.findall(r"\[(\d+)\]", sol)})
-    listed = len(re.findall(r"^\[\d+\]", source_list, re.MULTILINE))
+    uncited = [s for s in sents if not SID.search(s)]
+    cited_numbers = sorted(set(SID.findall(sol)))
+    listed = len(re.findall(r"^\[S[0-9a-f]{6}\]", source_list, re.MULTILINE))
     date = re.search(r"Today's date is ([\d-]+)", prompt)
     points = []
     if uncited:

@@ -108,10 +108,16 @@ Write the research report that answers the brief below, from the findings only.
 Rules:
 - Write in {language}, the language of the user's question.
 - Start with a level-1 heading (the title), then sections with level-2 headings.
-- Cite with [n] where n is a source number from the list above; cite only those numbers.
+{citation_rule}
 - Do not write a list of sources or references: it is added from the citations.
 - Never invent a URL, a source or a number that the findings do not contain.
 - If the findings are thin or some research failed, say so plainly."""
+
+#: How every writer after the researchers cites: by the ids the findings carry, never by number.
+CITATION_RULE = """- Cite a source with its id in square brackets exactly as the findings and the source list
+  give it, e.g. [S1a2b3c], several as [S1a2b3c][S4d5e6f]; use no other ids. Sources are
+  numbered later, in code. Other text in square brackets (an interval [0, 1], a scale [1-5], a
+  quotation's [sic]) is copied as written and is never a citation."""
 
 REVIEW_TOOLS_NOTE = """Your tools: {tools}. You cannot use any other tool, and you must not claim
 a web search or any source you did not read through these tools."""
@@ -129,7 +135,7 @@ Question: {question}
 </Research Report>
 {previous}
 Write the best answer to the question as a recommendation with reasons, citing sources with
-[n] numbers from the report or the source list. {revise_rule} Write in {language}."""
+their ids in square brackets ([S1a2b3c]) as the report does. {revise_rule} Write in {language}."""
 
 SOLUTION_REVISE_RULE = (
     "This is a revision: start with a section 'Changes from the previous solution' that says "
@@ -193,15 +199,16 @@ Question: {question}
 {sources}
 </Sources>
 
-Rules: write in {language}; start with a level-1 heading (the title); level-2 sections; cite
-with [n] using only the numbers in the source list; no list of sources (it is generated); no
-invented URLs or figures."""
+Rules:
+- Write in {language}; start with a level-1 heading (the title), then level-2 sections.
+{citation_rule}
+- No list of sources (it is generated); no invented URLs or figures."""
 
 EXECUTIVE_SUMMARY = """Task: executive_summary
 Today's date is {date}.
 
-Write a title (at most 12 words) and an executive summary (at most 150 words, Markdown, may
-cite [n] as the report does) of this report, in {language}.
+Write a title (at most 12 words, no citations) and an executive summary (at most 150 words,
+Markdown, may cite source ids such as [S1a2b3c] as the report does) of this report, in {language}.
 
 <Report>
 {report}

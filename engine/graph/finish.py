@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import asdict
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -12,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from engine import prompts
 from engine.artifacts import write_artifacts
-from engine.citations import Cited, finalize_citations, source_list
+from engine.citations import Cited, Numbering, source_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry, structured
 from engine.graph.review import review_transcript
@@ -25,46 +24,51 @@ from engine.schemas import ExecutiveSummary
 async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     """Synthesize the final report from the research report and every review round.
 
-    The result's ``[n]`` markers are checked against the registry, unknown ones removed and the
-    rest renumbered 1..N; then the title and executive summary are written from it.
+    Every writer cites by minted id; here, in code, the ids in the report's prose become ``[n]``
+    (1..N by first use; unknown ids removed) and nothing else changes. The executive summary is
+    written from the report with its ids and numbered the same way; the title cites nothing.
+    The synthesis prompt lists only the sources the report and the review cite (at most
+    :data:`~engine.citations.MAX_PROMPT_SOURCES`).
     """
     ctx = runtime.context
     get_stream_writer()({"event": "phase", "phase": "finalize"})
     registry = state.get("sources", {})
-    numbering = state.get("numbering", {})
     language = state.get("language", "en")
+    report = state.get("report", "")
     transcript = review_transcript(state)
     if transcript:
         def build(limit: int) -> list[BaseMessage]:
+            review = transcript[-limit:] if limit < len(transcript) else transcript
             return [HumanMessage(prompts.FINALIZE.format(
-                date=ctx.today, question=state.get("question", ""), report=state.get("report", ""),
-                review=transcript[-limit:] if limit < len(transcript) else transcript,
-                sources=source_list(registry, numbering) or "(none)", language=language_name(language),
+                date=ctx.today, question=state.get("question", ""), report=report, review=review,
+                sources=source_block(registry, [report, review]), citation_rule=prompts.CITATION_RULE,
+                language=language_name(language),
             ))]
 
         final = (await invoke_with_context_retry(ctx.model("final_report"), build, len(transcript))).text
     else:
-        final = state.get("report", "")
-    user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
-    body, cited, removed = finalize_citations(final, registry, numbering, language,
-                                              user_text=f"{state.get('question', '')}\n{user_text}")
+        final = report
     errors = state.get("research_errors", [])
+    problems = ""  # the errors as recorded, outside the numbering (they cite nothing)
     if errors:
-        body = body.rstrip() + f"\n\n## {phrase('problems', language)}\n\n" + "\n".join(
-            f"- {e}" for e in errors) + "\n"
-    summary_prompt = prompts.EXECUTIVE_SUMMARY.format(date=ctx.today, report=body[:30000], language=language_name(language))
+        problems = f"\n\n## {phrase('problems', language)}\n\n" + "\n".join(f"- {e}" for e in errors) + "\n"
+    summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
+        date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language))
     summary = await structured(ctx.model("summarization"), ExecutiveSummary, ctx.settings).ainvoke(
         [HumanMessage(summary_prompt)])
-    known = {c.number for c in cited}
-    executive = re.sub(r"\[(\d+)\]", lambda m: m.group(0) if int(m.group(1)) in known else "", summary.executive_summary)
-    title = summary.title.strip() or next(
+    user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
+    numbering = Numbering(registry, user_text=f"{state.get('question', '')}\n{user_text}")
+    body = numbering.apply(final).rstrip() + problems.rstrip() + "\n"
+    executive = numbering.apply(summary.executive_summary)
+    title = numbering.strip(summary.title).strip() or next(
         (ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), state.get("question", "")[:100])
     return {
         "final_report": body,
-        "cited": [asdict(c) for c in cited],
+        "cited": [asdict(c) for c in numbering.cited],
+        "numbering": dict(numbering.numbers),
         "title": title,
         "executive_summary": executive.strip(),
-        "removed_markers": removed,
+        "removed_markers": numbering.removed,
     }
 
 

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from engine import prompts
-from engine.citations import ids_to_numbers, number_sources, source_list
+from engine.citations import source_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry, structured
 from engine.graph.state import AgentState, override
@@ -17,6 +17,7 @@ from engine.schemas import ClarifyWithUser, ResearchQuestion
 
 # The findings handed to the report writer are capped (about 25k tokens) so its prompt stays
 # bounded however many sources the researchers found; the context-length retry shortens further.
+# With the source list (at most engine.citations.MAX_PROMPT_SOURCES lines) this bounds the prompt.
 FINDINGS_BUDGET_CHARS = 100_000
 
 
@@ -81,24 +82,25 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
     }
 
 
-def findings_for_prompt(state: AgentState) -> tuple[str, dict[str, int], str]:
-    """The notes with ``[Sxxxxxx]`` ids turned into ``[n]``, the numbering, and the source list."""
-    notes = state.get("notes", [])
-    registry = state.get("sources", {})
-    numbering = number_sources(registry, notes)
-    findings = "\n\n".join(ids_to_numbers(n, numbering) for n in notes)
-    return findings, numbering, source_list(registry, numbering)
+def findings_for_prompt(state: AgentState) -> str:
+    """Every research unit's notes, as written: each fact cites its sources by minted id."""
+    return "\n\n".join(state.get("notes", []))
 
 
 async def final_report_generation(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     """Write the research report in one call from the compressed findings (never raw pages).
+
+    The prompt lists only the sources the findings cite (at most
+    :data:`~engine.citations.MAX_PROMPT_SOURCES`), so it grows with the capped findings, not
+    with the number of results each search returned. The report cites by minted id.
 
     A context-length error or ``finish_reason == "length"`` is retried with the findings
     shortened by 10% (open_deep_research); a report still cut off raises ``ReportIncomplete``.
     """
     ctx = runtime.context
     get_stream_writer()({"event": "phase", "phase": "report"})
-    findings, numbering, sources = findings_for_prompt(state)
+    findings = findings_for_prompt(state)
+    registry = state.get("sources", {})
     errors = state.get("research_errors", [])
     error_block = ""
     if errors:
@@ -108,15 +110,16 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
         error_block += "\nNo sources were found: say so plainly and do not cite anything.\n"
 
     def build(limit: int) -> list[BaseMessage]:
+        shown = findings[:limit]
         return [HumanMessage(prompts.FINAL_REPORT.format(
-            date=ctx.today, brief=state["research_brief"], findings=findings[:limit],
-            sources=sources or "(none)", errors=error_block,
-            language=language_name(state.get("language", "en")),
+            date=ctx.today, brief=state["research_brief"], findings=shown,
+            sources=source_block(registry, [shown]), errors=error_block,
+            citation_rule=prompts.CITATION_RULE, language=language_name(state.get("language", "en")),
         ))]
 
     budget = min(len(findings), FINDINGS_BUDGET_CHARS)
     response = await invoke_with_context_retry(ctx.model("final_report"), build, budget)
-    return {"report": response.text.strip(), "numbering": numbering}
+    return {"report": response.text.strip()}
 
 
 def after_report(state: AgentState, runtime: Runtime[RunContext]) -> str:

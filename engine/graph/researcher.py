@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from engine import prompts
-from engine.citations import SID, source_id
+from engine.citations import cited_ids, keep_known_ids, source_id
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry, structured
 from engine.graph.state import ResearcherOutput, ResearcherState
@@ -144,8 +144,8 @@ async def compress_research(state: ResearcherState, runtime: Runtime[RunContext]
         ))]
 
     response: AIMessage = await invoke_with_context_retry(ctx.model("compression"), build, len(results))
-    notes = SID.sub(lambda m: m.group(0) if m.group(1) in known else "", response.text)
-    cited = {sid: known[sid] for sid in SID.findall(notes) if sid in known}
+    notes = keep_known_ids(response.text, known)
+    cited = {sid: known[sid] for sid in cited_ids(notes, known) if sid in known}
     return {"compressed_research": notes.strip(), "sources": cited or known}
 
 

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from engine import prompts
-from engine.citations import ids_to_numbers, source_list
+from engine.citations import source_block
 from engine.graph.context import RunContext
 from engine.graph.researcher import run_search
 from engine.graph.state import AgentState, override
@@ -28,14 +28,14 @@ NEXT = {"solution": "critique", "critique": "perspective"}
 OUTPUT = {"solution": "solutions", "critique": "critiques", "perspective": "perspectives"}
 
 
-@tool(description="List this run's sources: number, title and URL.")
+@tool(description="List the sources the research report and findings cite: id, title and URL.")
 def list_sources() -> str:
     """Schema only; run by review_tools."""
     return ""
 
 
-@tool(description="Read one source's summary and key excerpts by its number.")
-def read_source(number: int) -> str:
+@tool(description="Read one source's summary and key excerpts by its id, e.g. S1a2b3c.")
+def read_source(source_id: str) -> str:
     """Schema only; run by review_tools."""
     return ""
 
@@ -46,7 +46,7 @@ def read_findings(topic: str = "") -> str:
     return ""
 
 
-@tool(description="Search the web for evidence; new sources join this run's source list.")
+@tool(description="Search the web for evidence; each new source comes with an id you may cite.")
 def web_search(query: str) -> str:
     """Schema only; run by review_tools."""
     return ""
@@ -126,43 +126,42 @@ async def perspective(state: AgentState, runtime: Runtime[RunContext]) -> Comman
 
 
 async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Command:
-    """Run the active role's tool calls and route the results back to that role."""
+    """Run the active role's tool calls and route the results back to that role.
+
+    Sources are named by their minted ids, as in the report; ``list_sources`` lists those the
+    report and the findings cite (at most :data:`~engine.citations.MAX_PROMPT_SOURCES`).
+    """
     ctx = runtime.context
     registry = dict(state.get("sources", {}))
-    numbering = dict(state.get("numbering", {}))
-    by_number = {n: sid for sid, n in numbering.items()}
     replies, visited, new_sources = [], [], {}
     for call in state["review_messages"][-1].tool_calls:
         name, args = call["name"], call.get("args") or {}
         if name == "list_sources":
-            text = source_list(registry, numbering) or "No sources."
+            text = source_block(registry, [state.get("report", ""), *state.get("notes", [])])
+            text = "No sources." if text == "(none)" else text
         elif name == "read_source":
-            sid = by_number.get(int(args.get("number", 0) or 0))
-            if sid is None:
-                text = f"Error: there is no source number {args.get('number')}."
+            sid = str(args.get("source_id", "")).strip().strip("[]").strip()
+            rec = registry.get(sid)
+            if rec is None:
+                text = f"Error: there is no source with the id {sid!r}."
             else:
-                rec = registry[sid]
                 visited.append(rec["url"])
-                text = f"[{numbering[sid]}] {rec['title']} — {rec['url']}\n{rec.get('summary', '')}\n" + \
+                text = f"[{sid}] {rec['title']} — {rec['url']}\n{rec.get('summary', '')}\n" + \
                     "\n".join(f"> {e}" for e in rec.get("excerpts", []))
         elif name == "read_findings":
             wanted = str(args.get("topic", "")).lower()
             notes = [n for n in state.get("notes", []) if wanted in n.lower()] or state.get("notes", [])
-            text = ids_to_numbers("\n\n".join(notes), numbering) or "No findings."
+            text = "\n\n".join(notes) or "No findings."
         elif name == "web_search" and web_search in role_tools(ctx):
-            raw, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx)
-            for sid, rec in found.items():
-                if sid not in numbering:
-                    numbering[sid] = len(numbering) + 1
-                new_sources[sid] = rec
-                visited.append(rec["url"])
-            text = ids_to_numbers(raw.replace("--- SOURCE ", ""), numbering)
+            text, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx)
+            new_sources.update(found)
+            visited += [rec["url"] for rec in found.values()]
         else:
             text = f"Error: the tool {name} is not available to you."
         replies.append(ToolMessage(text, tool_call_id=call["id"], name=name))
     update = {"review_messages": replies, "visited": visited}
     if new_sources:
-        update.update({"sources": new_sources, "numbering": numbering})
+        update["sources"] = new_sources
     return Command(goto=state.get("review_phase") or "solution", update=update)
 
 

@@ -39,7 +39,9 @@ class AgentState(TypedDict, total=False):
     ``messages`` is the conversation with the user (question, clarifying question, answer);
     ``sources`` the registry ``{id: {"id","url","title","summary","excerpts","topic"}}``;
     ``notes`` one compressed Markdown block per research unit (``### topic`` + notes citing
-    ``[Sxxxxxx]``); ``numbering`` the ``{id: n}`` the report writers were shown.
+    ``[Sxxxxxx]``); ``report``, the review's entries and the synthesis cite by those ids too;
+    ``numbering`` is the delivered report's ``{id: n}`` (set by finalize), ``removed_markers``
+    the bracketed ids it dropped because no source has them.
     """
 
     messages: Annotated[list[AnyMessage], override_messages]
@@ -66,7 +68,7 @@ class AgentState(TypedDict, total=False):
     perspectives: Annotated[list[str], override_reducer]
     visited: Annotated[list[str], override_reducer]
     review_stamps: Annotated[list[str], override_reducer]
-    removed_markers: list[int]
+    removed_markers: list[str]
     final_report: str
     cited: list[dict]
     title: str

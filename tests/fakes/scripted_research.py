@@ -38,6 +38,25 @@ def _tag(text: str, name: str) -> str:
     return found.group(1).strip() if found else ""
 
 
+_ID = re.compile(r"\[(S[0-9a-f]{6})\]")
+#: An id no search ever mints: what a model citing a source it never saw would write.
+INVENTED_ID = "Sdeadbe"
+
+
+def ids_in(text: str) -> list[str]:
+    """The source ids ``[Sxxxxxx]`` of ``text``, in order of first appearance, without the invented one."""
+    return [sid for sid in dict.fromkeys(_ID.findall(text)) if sid != INVENTED_ID]
+
+
+def with_ids(template: str, ids: list[str]) -> str:
+    """``template`` with ``{S1}``, ``{S2}``, ... replaced by ``[id]`` of the prompt's n-th source.
+
+    A placeholder beyond the sources the prompt names becomes the invented id.
+    """
+    return re.sub(r"\{S(\d+)\}", lambda m: f"[{ids[int(m.group(1)) - 1]}]" if 0 < int(m.group(1)) <= len(ids)
+                  else f"[{INVENTED_ID}]", template)
+
+
 @dataclass
 class ScriptedResearch:
     """Handler for :class:`tests.fakes.openai_server.FakeOpenAI` that plays a whole research run.
@@ -47,7 +66,11 @@ class ScriptedResearch:
         clarify: ask a clarifying question when no answer is in the conversation yet.
         fail_topics: researchers on these topics get an HTTP 400 (a failed unit).
         slow_topics: ``{topic: seconds}`` extra delay on that researcher's first call.
-        report: the final report text (default cites [1], [2] and a bogus [7]).
+        report: the final report text; ``{S1}``, ``{S2}``... cite the prompt's first, second...
+            source by id (default: two sources, an invented id and a model-written source list).
+        title: the title the executive-summary role gives.
+        findings_per_topic: the compressor keeps at most this many findings a topic (a real
+            compressor's notes have a bounded length); None keeps one finding per source.
         context_errors: how many final-report calls fail with ``context_length_exceeded`` first.
         always_truncated: every final-report answer is cut off (``finish_reason=length``).
         role_latency: ``{task: seconds}`` extra delay per task (benchmarks).
@@ -58,6 +81,8 @@ class ScriptedResearch:
     fail_topics: set[str] = field(default_factory=set)
     slow_topics: dict[str, float] = field(default_factory=dict)
     report: str | None = None
+    findings_per_topic: int | None = None
+    title: str = "Scripted title"
     context_errors: int = 0
     always_truncated: bool = False
     role_latency: dict[str, float] = field(default_factory=dict)
@@ -109,19 +134,20 @@ class ScriptedResearch:
         return Reply.json({"summary": doc[:300], "key_excerpts": [doc[:80]]})
 
     def _compress_research(self, request: ChatRequest, text: str) -> Reply:
-        ids = list(dict.fromkeys(re.findall(r"\[(S[0-9a-f]{6})\]", _tag(text, "Search results"))))
+        ids = ids_in(_tag(text, "Search results"))[: self.findings_per_topic]
         topic = re.search(r"on the topic: (.*)", text)
         lines = [f"- Finding {i + 1} on {topic.group(1) if topic else '?'} [{sid}]" for i, sid in enumerate(ids)]
-        return Reply.text("\n".join(lines) + "\n- A claim with an invented id [Sdeadbe].")
+        return Reply.text("\n".join(lines) + f"\n- A claim with an invented id [{INVENTED_ID}].")
 
     def _final_report(self, request: ChatRequest, text: str) -> Reply:
         prior = len(self.calls("final_report")) - 1
         if prior < self.context_errors:
             return Reply.context_length_exceeded()
-        body = self.report or (
-            "# Scripted report\n\n## Findings\n\nThe first claim [1]. The second claim [2]. "
-            "A claim with a bogus marker [7].\n\n## Sources\n\n[1] Something made up - https://invented.example/x\n"
+        template = self.report or (
+            "# Scripted report\n\n## Findings\n\nThe first claim {S1}. The second claim {S2}. "
+            "A claim with an invented id {S99}.\n\n## Sources\n\n- Something made up - https://invented.example/x\n"
         )
+        body = with_ids(template, ids_in(_tag(text, "Sources")))
         return Reply.truncated(body[: len(body) // 2]) if self.always_truncated else Reply.text(body)
 
     def _solution(self, request: ChatRequest, text: str) -> Reply:
@@ -130,20 +156,24 @@ class ScriptedResearch:
         if "read_findings" in request.tool_names and not request.tool_messages and rounds % 2 == 1:
             return Reply.tools([("read_findings", {})])
         prefix = "## Changes from the previous solution\n\n- Answered critique.\n\n" if n else ""
-        return Reply.text(f"{prefix}## Recommendation\n\nSolution version {rounds} builds on [1].")
+        cite = with_ids("{S1}", ids_in(_tag(text, "Research Report")))
+        return Reply.text(f"{prefix}## Recommendation\n\nSolution version {rounds} builds on {cite}.")
 
     def _critique(self, request: ChatRequest, text: str) -> Reply:
-        return Reply.text(f"1. Flaw number {len(self.calls('critique'))}: weak evidence for [1].")
+        cite = with_ids("{S1}", ids_in(_tag(text, "Solution")))
+        return Reply.text(f"1. Flaw number {len(self.calls('critique'))}: weak evidence for {cite}.")
 
     def _perspective(self, request: ChatRequest, text: str) -> Reply:
         return Reply.text(f"- As a regulator: objection {len(self.calls('perspective'))}.")
 
     def _finalize(self, request: ChatRequest, text: str) -> Reply:
         rounds = len(re.findall(r"^### Solution", _tag(text, "Review"), re.MULTILINE))
-        return Reply.text(f"# Final synthesis\n\n## Answer\n\nSynthesis of {rounds} rounds citing [1] and [2] and [9].\n")
+        cites = with_ids("{S1} and {S2} and {S99}", ids_in(_tag(text, "Sources")))
+        return Reply.text(f"# Final synthesis\n\n## Answer\n\nSynthesis of {rounds} rounds citing {cites}.\n")
 
     def _executive_summary(self, request: ChatRequest, text: str) -> Reply:
-        return Reply.json({"title": "Scripted title", "executive_summary": "The gist [1]."})
+        gist = with_ids("The gist {S1}.", ids_in(_tag(text, "Report")))
+        return Reply.json({"title": self.title, "executive_summary": gist})
 
     def _unknown(self, request: ChatRequest, text: str) -> Reply:
         return Reply.text("unknown task")
