@@ -191,6 +191,7 @@ class Numbering:
     def __post_init__(self) -> None:
         self._urls = {rec["url"] for rec in self.registry.values()}
         self._urls |= {u.rstrip(".,;:") for u in _BARE_URL.findall(self.user_text)}
+        self._run: tuple[int, list[str]] = (-1, [])  # where the last marker group ended, its markers
 
     def _number(self, sid: str) -> str:
         if sid not in self.numbers:
@@ -199,12 +200,15 @@ class Numbering:
 
     def _rule(self, m: re.Match) -> str | None:
         if m.group("group"):
+            # adjacent groups ([Sa][Sa][Sb]) are one run of markers: each source once
+            run = self._run[1] if self._run[0] == m.start() else []
             out: list[str] = []
             for sid in _GROUP_ID.findall(m.group("group")):
                 if sid not in self.registry:
                     self.removed.append(sid)
-                elif (ref := self._number(sid)) not in out:
+                elif (ref := self._number(sid)) not in out and ref not in run:
                     out.append(ref)
+            self._run = (m.end(), run + out)
             return "".join(out)
         if m.group("bare_id"):
             return self._number(m.group("bare_id")) if m.group("bare_id") in self.registry else None
@@ -216,7 +220,11 @@ class Numbering:
 
     def apply(self, text: str) -> str:
         """``text`` with its prose ids as ``[n]``, unknown ids and unknown URLs removed, the rest unchanged."""
-        return _rewrite(text, self._rule)
+        outer, self._run = self._run, (-1, [])
+        try:
+            return _rewrite(text, self._rule)
+        finally:
+            self._run = outer
 
     def strip(self, text: str) -> str:
         """``text`` with every bracketed id removed from its prose (for a title); numbers nothing."""

@@ -1,61 +1,123 @@
-"""Citations built in code: markers checked against the registry, renumbered, Sources generated."""
+"""Citations built in code: minted ids become [n], every other bracket stays, Sources generated."""
 
 from __future__ import annotations
 
-from engine.citations import finalize_citations, ids_to_numbers, number_sources, source_id, sources_section
+from engine.citations import (
+    MAX_PROMPT_SOURCES,
+    Numbering,
+    cited_ids,
+    finalize_citations,
+    id_legend,
+    keep_known_ids,
+    prompt_sources,
+    source_block,
+    source_id,
+    sources_section,
+)
 
-REG = {source_id(u): {"id": source_id(u), "url": u, "title": t} for u, t in [
-    ("https://a.example/1", "Alpha"), ("https://b.example/2", "Beta"), ("https://c.example/3", "Gamma")]}
+URLS = [("https://a.example/1", "Alpha"), ("https://b.example/2", "Beta"), ("https://c.example/3", "Gamma")]
+REG = {source_id(u): {"id": source_id(u), "url": u, "title": t} for u, t in URLS}
+A, B, C = (f"[{sid}]" for sid in REG)
 
 
-def numbering():
-    ids = list(REG)
-    return {ids[0]: 1, ids[1]: 2, ids[2]: 3}
-
-
-def test_unknown_marker_removed_and_sources_numbered_without_gaps():
-    body, cited, removed = finalize_citations("Claim [3]. Other [7]. Again [3] and [1].", REG, numbering())
-    assert body.strip() == "Claim [1]. Other . Again [1] and [2]."
-    assert removed == [7]
+def test_ids_become_numbers_by_first_use_and_unknown_ids_are_removed():
+    body, cited, removed = finalize_citations(f"Claim {C}. Other [Sdeadbe]. Again {C} and {A}.", REG)
+    assert body.strip() == "Claim [1]. Other. Again [1] and [2]."
+    assert removed == ["Sdeadbe"]
     assert [(c.number, c.title) for c in cited] == [(1, "Gamma"), (2, "Alpha")]
     section = sources_section(cited)
     assert "1. [Gamma](<https://c.example/3>)" in section and "2. [Alpha](<https://a.example/1>)" in section
     assert "Beta" not in section  # uncited sources are not listed
 
 
-def test_grouped_and_ranged_markers():
-    body, cited, _ = finalize_citations("See [1, 3] and [2-3] and [1][2].", REG, numbering())
-    assert body.strip() == "See [1][2] and [3][2] and [1][3]."
-    assert len(cited) == 3
+def test_bracketed_prose_is_not_a_citation():
+    text = (f"# Scores on the interval [0, 1] {A}\n\n"
+            f"Scores are normalised to the interval [0, 1] {A} and rated on a scale [1-5] {B}. "
+            "The first element is index [0]; the quote says \"teh [sic] result\" and cites [3], [1, 2] and [2-4].\n")
+    body, cited, removed = finalize_citations(text, REG)
+    assert body == (
+        "# Scores on the interval [0, 1] [1]\n\n"
+        "Scores are normalised to the interval [0, 1] [1] and rated on a scale [1-5] [2]. "
+        "The first element is index [0]; the quote says \"teh [sic] result\" and cites [3], [1, 2] and [2-4].\n")
+    assert [c.title for c in cited] == ["Alpha", "Beta"] and removed == []
 
 
-def test_model_written_sources_and_unknown_urls_are_dropped():
-    text = ("Read [this](https://evil.example/x) and [that](https://a.example/1) or https://nowhere.example/y.\n\n"
-            "## References\n\n[1] https://evil.example/x\n")
-    body, _, _ = finalize_citations(text, REG, numbering())
-    assert "evil.example" not in body and "nowhere.example" not in body
-    assert "[that](https://a.example/1)" in body and "References" not in body
+def test_code_spans_and_code_blocks_are_left_alone():
+    text = (f"Use `a[7]` and `{A}` and ``b ` [1]``.\n\n```\nx = y[9] {B}\n```\n\n    indented {C}\n\n"
+            f"- item\n\n  ~~~py\n  nested {A}\n  ~~~\n\n| code | text |\n|---|---|\n| `{B}` | {C} |\n")
+    body, cited, removed = finalize_citations(text, REG)
+    assert f"`a[7]` and `{A}` and ``b ` [1]``" in body
+    assert f"x = y[9] {B}\n" in body and f"indented {C}" in body and f"nested {A}" in body
+    assert f"| `{B}` | [1] |" in body
+    assert [c.title for c in cited] == ["Gamma"] and removed == []
+
+
+def test_a_references_heading_in_the_body_is_kept_with_everything_after_it():
+    text = (f"# Report\n\n## Findings\n\nA fact {A}.\n\n## References\n\nThe reference design [2] is cited by {B}.\n\n"
+            "## Sources and bibliography\n\nKept too.\n\n## Conclusion\n\nThe conclusion stays.\n")
+    body, cited, _ = finalize_citations(text, REG)
+    assert body == text.replace(A, "[1]").replace(B, "[2]")
+    assert len(cited) == 2
+
+
+def test_grouped_and_bare_ids():
+    body, cited, removed = finalize_citations(f"See [{list(REG)[0]}, {list(REG)[2]}] and [{list(REG)[1]}; Sbad000] "
+                                              f"and {list(REG)[0]} and {A}{A}; S123456 is a part number.", REG)
+    assert body.strip() == "See [1][2] and [3] and [1] and [1]; S123456 is a part number."
+    assert removed == ["Sbad000"] and len(cited) == 3
+
+
+def test_model_written_urls_are_dropped_unless_a_tool_returned_them():
+    text = "Read [this](https://evil.example/x) and [that](https://a.example/1) or https://nowhere.example/y.\n"
+    body, _, _ = finalize_citations(text, REG)
+    assert body == "Read this and [that](https://a.example/1) or.\n"
 
 
 def test_urls_the_user_wrote_are_kept_but_not_listed():
     question = "What does https://user.example/page?a=1&b=2 say?"
-    text = "# What does https://user.example/page?a=1&b=2 say?\n\nIt agrees [1]; https://nowhere.example/y does not."
-    body, cited, _ = finalize_citations(text, REG, numbering(), user_text=question)
+    text = f"# What does https://user.example/page?a=1&b=2 say?\n\nIt agrees {A}; https://nowhere.example/y does not."
+    body, cited, _ = finalize_citations(text, REG, user_text=question)
     assert body.startswith("# What does https://user.example/page?a=1&b=2 say?")
     assert "nowhere.example" not in body and [c.url for c in cited] == ["https://a.example/1"]
 
 
-def test_code_is_left_alone():
-    body, _, removed = finalize_citations("Use `a[7]` and\n```\nx = y[9]\n```\n", REG, numbering())
-    assert "a[7]" in body and "y[9]" in body and removed == []
+def test_one_numbering_for_the_body_and_the_summary():
+    numbering = Numbering(REG)
+    body = numbering.apply(f"First {B}, then {A}.")
+    summary = numbering.apply(f"In short {A} and {C}, on a scale [1-5].")
+    title = numbering.strip(f"Results on [0, 1] {A}")
+    assert (body, summary, title) == ("First [1], then [2].", "In short [2] and [3], on a scale [1-5].",
+                                      "Results on [0, 1]")
+    assert [c.number for c in numbering.cited] == [1, 2, 3] and numbering.numbers[list(REG)[1]] == 1
 
 
-def test_short_ids_map_to_numbers_by_first_use():
-    ids = list(REG)
-    notes = [f"fact [{ids[2]}] and [{ids[0]}]", f"more [{ids[2]}] and bogus [Sdeadbe]"]
-    num = number_sources(REG, notes)
-    assert num[ids[2]] == 1 and num[ids[0]] == 2 and num[ids[1]] == 3
-    assert ids_to_numbers(notes[1], num) == "more [1] and bogus "
+def test_compressed_notes_keep_only_known_ids():
+    notes = f"- fact {A} and [Sdeadbe]\n- more [{list(REG)[1]}, Sdeadbe] on [0, 1]\n- `code [Sdeadbe]`"
+    kept = keep_known_ids(notes, REG)
+    assert kept == f"- fact {A} and\n- more {B} on [0, 1]\n- `code [Sdeadbe]`"
+    assert cited_ids(kept) == [list(REG)[0], list(REG)[1]]
+
+
+def test_prompts_list_only_cited_sources_and_at_most_the_limit():
+    registry = {source_id(f"https://s.example/{i}"): {"url": f"https://s.example/{i}", "title": f"Source {i}"}
+                for i in range(200)}
+    ids = list(registry)
+    findings = "\n".join(f"- fact [{sid}]" for sid in ids[:3])
+    lines, left_out = prompt_sources(registry, [findings])
+    assert lines.splitlines() == [f"[{sid}] Source {i} — https://s.example/{i}" for i, sid in enumerate(ids[:3])]
+    assert left_out == 0
+    many = "\n".join(f"- fact [{sid}]" for sid in ids[:150]) + f"\n- again [{ids[149]}]"
+    lines, left_out = prompt_sources(registry, [many])
+    assert len(lines.splitlines()) == MAX_PROMPT_SOURCES and left_out == 150 - MAX_PROMPT_SOURCES
+    assert f"[{ids[149]}]" in lines  # the most cited is kept
+    assert "90 more cited sources" in source_block(registry, [many])
+    assert source_block(registry, ["no citations [0, 1]"]) == "(none)"
+
+
+def test_review_legend_names_the_ids_the_roles_cite():
+    legend = id_legend([f"uses {A}", f"and {C} [Sdeadbe]"], REG, {list(REG)[2]: 1})
+    assert legend == [f"- {A} [Alpha](<https://a.example/1>)",
+                      f"- {C} [Gamma](<https://c.example/3>) (source 1 of the report)"]
 
 
 def test_no_sources_note():

@@ -43,8 +43,8 @@ def test_full_run_cites_only_registry_sources(online_settings, script, fake_open
     out = run(run_turn("t:full", question="Which heat pumps are cheapest in the EU?", settings=settings))
     assert out.status == "done"
     report = out.artifacts.report_md.read_text()
-    # 2 topics x 2 results = 4 sources; the finalize text cites [1], [2] and a bogus [9]
-    assert "[9]" not in report
+    # 2 topics x 2 results = 4 sources; the finalize text cites two of them and an invented id
+    assert "Sdeadbe" not in report and not re.search(r"S[0-9a-f]{6}", report)
     body, _, sources = report.partition("## Sources")
     assert sorted(set(re.findall(r"\[(\d+)\]", body))) == ["1", "2"]
     listed = re.findall(r"^(\d+)\. \[.*?\]\(<(.*?)>\)$", sources, re.MULTILINE)
@@ -68,8 +68,9 @@ def test_report_marker_beyond_sources_is_removed(online_settings, script):
     settings = online_settings(max_review_iterations=0, search_max_results=3)
     out = run(run_turn("t:seven", question="Tell me about widgets and gadgets", settings=settings))
     report = out.artifacts.report_md.read_text()
-    body, _, sources = report.partition("## Sources")
-    assert "[7]" not in body and "invented.example" not in report
+    body, _, sources = report.rpartition("## Sources")
+    assert "Sdeadbe" not in body and "invented.example" not in report
+    assert "- Something made up -" in body  # the model's own list is its text, not a source list
     numbers = [int(n) for n in re.findall(r"^(\d+)\. ", sources, re.MULTILINE)]
     assert numbers == list(range(1, len(numbers) + 1)) and numbers
 
@@ -158,3 +159,74 @@ def test_german_question_gets_german_prompts(online_settings, script):
     run(run_turn("t:de", question="Welche Wärmepumpen sind in Deutschland am günstigsten?", settings=settings))
     assert "Write in German" in script.calls("final_report")[0]
     assert "in German" in script.calls("write_research_brief")[0]
+
+
+BRACKETS = """# Scores on the interval [0, 1]
+
+## Findings
+
+Scores are normalised to the interval [0, 1] {S1} and rated on a scale [1-5] {S2}, as [1] of the
+paper says [sic]. The first element is index [0]. Use `scores[0]` or:
+
+```python
+best = scores[1]
+```
+
+## References
+
+The reference design [2] is described in {S1}.
+
+## Conclusion
+
+The conclusion stays {S2}.
+"""
+
+
+def test_bracketed_text_reaches_the_report_unchanged(online_settings, script):
+    script.report = BRACKETS
+    script.title = "Scores on the interval [0, 1]"
+    settings = online_settings(max_review_iterations=0, search_max_results=2)
+    out = run(run_turn("t:brackets", question="What is known about scores on the interval [0, 1]?", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert report.startswith("# Scores on the interval [0, 1]\n")
+    body = report.split("## Findings\n\n", 1)[1]
+    expected = BRACKETS.split("## Findings\n\n", 1)[1].replace("{S1}", "[1]").replace("{S2}", "[2]")
+    assert body.startswith(expected.rstrip() + "\n\n## Sources\n\n1. [")  # the conclusion and all else kept
+    assert "## Executive summary\n\nThe gist [1].\n" in report
+    listed = re.findall(r"^(\d+)\. \[", report.split("\n## Sources\n")[1], re.MULTILINE)
+    assert listed == ["1", "2"]
+    # the writer saw ids, never numbers, for the sources
+    prompt = script.calls("final_report")[0]
+    assert re.findall(r"^\[(S[0-9a-f]{6})\] ", prompt, re.MULTILINE) and not re.search(r"^\[\d+\] ", prompt, re.MULTILINE)
+
+
+def _block(prompt: str, tag: str) -> str:
+    return re.search(rf"<{tag}>\n(.*?)\n</{tag}>", prompt, re.DOTALL).group(1)
+
+
+def test_report_prompts_list_only_the_sources_cited(online_settings, script, fake_tavily):
+    script.findings_per_topic = 1
+    settings = online_settings(max_review_iterations=1, search_max_results=3)
+    out = run(run_turn("t:cited-only", question="Compare alpha and beta widgets", settings=settings))
+    found = json.loads(out.artifacts.sources_json.read_text())["found"]
+    assert len(found) == 6  # 2 topics x 3 results
+    prompt = script.calls("final_report")[0]
+    cited = list(dict.fromkeys(re.findall(r"\[(S[0-9a-f]{6})\]", _block(prompt, "Findings"))))
+    listed = re.findall(r"^\[(S[0-9a-f]{6})\] ", _block(prompt, "Sources"), re.MULTILINE)
+    assert listed == cited and len(listed) == 2
+    uncited = [s["url"] for s in found if s["id"] not in cited]
+    assert uncited and not any(url in prompt for url in uncited)
+    synthesis = script.calls("finalize")[0]
+    listed = re.findall(r"^\[(S[0-9a-f]{6})\] ", _block(synthesis, "Sources"), re.MULTILINE)
+    assert listed == cited and not any(url in synthesis for url in uncited)
+
+
+def test_report_prompt_grows_little_when_searches_return_twice_the_results(online_settings, script):
+    script.topics = ["topic alpha", "topic beta", "topic gamma"]
+    script.findings_per_topic = 4  # notes of bounded length, as the findings budget caps them
+    sizes = []
+    for n in (5, 10):
+        settings = online_settings(max_review_iterations=0, search_max_results=n)
+        run(run_turn(f"t:grow{n}", question="Compare alpha, beta and gamma", settings=settings))
+        sizes.append(len(script.calls("final_report")[-1]))
+    assert sizes[1] <= 1.3 * sizes[0], sizes

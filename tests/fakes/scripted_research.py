@@ -10,7 +10,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 
-from tests.fakes.openai_server import ChatRequest, Reply
+from tests.fakes.openai_server import ChatRequest, Reply, text_of
 
 
 def _task(request: ChatRequest) -> str:
@@ -69,6 +69,7 @@ class ScriptedResearch:
         report: the final report text; ``{S1}``, ``{S2}``... cite the prompt's first, second...
             source by id (default: two sources, an invented id and a model-written source list).
         title: the title the executive-summary role gives.
+        review_reads: the critic calls ``list_sources``, then ``read_source`` on the first id listed.
         findings_per_topic: the compressor keeps at most this many findings a topic (a real
             compressor's notes have a bounded length); None keeps one finding per source.
         context_errors: how many final-report calls fail with ``context_length_exceeded`` first.
@@ -83,6 +84,7 @@ class ScriptedResearch:
     report: str | None = None
     findings_per_topic: int | None = None
     title: str = "Scripted title"
+    review_reads: bool = False
     context_errors: int = 0
     always_truncated: bool = False
     role_latency: dict[str, float] = field(default_factory=dict)
@@ -160,6 +162,12 @@ class ScriptedResearch:
         return Reply.text(f"{prefix}## Recommendation\n\nSolution version {rounds} builds on {cite}.")
 
     def _critique(self, request: ChatRequest, text: str) -> Reply:
+        results = request.tool_messages
+        if self.review_reads and "list_sources" in request.tool_names and len(results) < 2:
+            if not results:
+                return Reply.tools([("list_sources", {})])
+            listed = ids_in(text_of(results[0])) or ["Snone00"]
+            return Reply.tools([("read_source", {"source_id": listed[0]})])
         cite = with_ids("{S1}", ids_in(_tag(text, "Solution")))
         return Reply.text(f"1. Flaw number {len(self.calls('critique'))}: weak evidence for {cite}.")
 
