@@ -181,6 +181,10 @@ def content_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
 
 
+#: Where a brief's list of items splits, never inside brackets or parentheses ("the interval [0, 1]").
+_CLAUSE = re.compile(r"(?:;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\](){}]*[\])}])")
+
+
 def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     """Split a brief into research topics: its clauses when it lists several items, else facets.
 
@@ -188,7 +192,7 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     brief gives the subject plus two facets (how it works, its limitations).
     """
     text = " ".join(brief.split())
-    parts = [p.strip(" .?!") for p in re.split(r";|\n|,| and | und | et | y | vs\.? | versus ", text) if p.strip(" .?!")]
+    parts = [p.strip(" .?!") for p in _CLAUSE.split(text) if p.strip(" .?!")]
     parts = [p for p in parts if len(content_words(p)) >= 1]
     if len(parts) >= 2:
         subject = content_words(parts[0])[:2]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 
 from engine.graph.build import graph_builder
 from engine.graph.run import open_checkpointer
@@ -34,12 +36,30 @@ def test_two_rounds_give_two_entries_per_role_and_a_new_synthesis(online_setting
     review_md = out.artifacts.review_md.read_text()
     assert review_md.count("### Solution (") == 2 and review_md.count("### Critique (") == 2
     assert review_md.index("Flaw number 1") < review_md.index("Flaw number 2")
-    # the final synthesis keeps the citation rules: the bogus [9] is gone, sources 1..N
+    # the roles cite by id, as the report they read does; the synthesis's invented id is gone, sources 1..N
+    assert re.search(r"builds on \[S[0-9a-f]{6}\]", values["solutions"][0])
+    assert re.search(r"\[S[0-9a-f]{6}\]", solution_calls[0].split("<Research Report>")[1])
     report = out.artifacts.report_md.read_text()
-    assert "[9]" not in report and "1. [" in report
+    assert "Sdeadbe" not in report and "citing [1] and [2] and." in report and "1. [" in report
+    assert "## Sources the review cites" in review_md and "(source 1 of the report)" in review_md
 
 
 def test_web_search_only_when_enabled(online_settings, script):
     settings = online_settings(max_review_iterations=1, review_use_web=True)
     asyncio.run(run_turn("t:web", question="Compare vendor A and vendor B", settings=settings))
     assert "web_search" in script.calls("critique")[0]
+
+
+def test_review_roles_read_sources_by_id(online_settings, script):
+    script.review_reads = True
+    script.findings_per_topic = 1
+    settings = online_settings(max_review_iterations=1, search_max_results=3)
+    out = asyncio.run(run_turn("t:read", question="Should we buy vendor A or vendor B?", settings=settings))
+    found = {s["id"]: s for s in json.loads(out.artifacts.sources_json.read_text())["found"]}
+    values = asyncio.run(state_of("t:read", settings))
+    cited = set(re.findall(r"\[(S[0-9a-f]{6})\]", "\n".join([values["report"], *values["notes"]]))) & set(found)
+    last = script.calls("critique")[-1]  # the critic's prompt with both tool results
+    listed = re.findall(r"^\[(S[0-9a-f]{6})\] ", last, re.MULTILINE)
+    assert set(listed) == cited and len(cited) < len(found)  # only what the report and the findings cite
+    assert found[listed[0]]["url"] in values["visited"] and "Error:" not in last
+    assert found[listed[0]]["url"] + "\n" in last  # read_source answered with the source's record
