@@ -39,6 +39,12 @@ def _fig_pipeline(work: Path) -> dict:
     return asyncio.run(pipeline.measure(work))
 
 
+def _fig_tokens(work: Path) -> dict:
+    from bench import tokens
+
+    return {"6": asyncio.run(tokens.measure(work))}
+
+
 def _fig_throughput(work: Path) -> dict:
     from bench import throughput
 
@@ -55,7 +61,8 @@ def _fig_ack(work: Path) -> dict:
 STEPS: list[tuple[tuple[str, ...], Callable[[Path], dict]]] = [
     (("7",), _fig_pdf),
     (("5",), _fig_storage),
-    (("2", "3", "6"), _fig_pipeline),
+    (("2", "3"), _fig_pipeline),
+    (("6",), _fig_tokens),
     (("4",), _fig_throughput),
     (("1",), _fig_ack),
 ]

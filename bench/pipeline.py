@@ -1,14 +1,13 @@
-"""Figures 2, 3 and 6: orchestration overhead, parallel speed-up and tokens, from whole research runs."""
+"""Figures 2 and 3: orchestration overhead and parallel speed-up, from whole research runs."""
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.harness import MODEL_LATENCY, QUESTION, SEARCH_LATENCY, TOPICS, Services, median, services
-from bench.trace import Span, critical_path, largest_prompt, path_length, path_summary, phase, spans_of
+from bench.trace import Span, critical_path, path_length, path_summary, phase, spans_of
 from engine.runner import TurnOutcome, run_turn
 
 #: Runs per configuration whose median is reported.
@@ -73,23 +72,8 @@ def trace_table(run: RunResult) -> list[list]:
     return [[s.name, round(s.start - run.started, 4), round(s.end - run.started, 4)] for s in run.spans]
 
 
-def _tokens(run: RunResult) -> dict:
-    usage = json.loads(run.outcome.artifacts.usage_json.read_text())
-    return {
-        "by_role": {role: {"calls": v["calls"], "input_tokens": v["input_tokens"],
-                           "output_tokens": v["output_tokens"]} for role, v in usage["by_role"].items()},
-        "total": usage["total"],
-        "largest_prompt_tokens": usage["largest_prompt_tokens"],
-        "supervisor_prompt_tokens": largest_prompt(run.spans, "model:supervisor"),
-        "final_report_prompt_tokens": largest_prompt(run.spans, "model:final_report"),
-        "finalize_prompt_tokens": largest_prompt(run.spans, "model:finalize"),
-        "summarization_input_tokens": usage["by_role"].get("summarization", {}).get("input_tokens", 0),
-        "sources": len(json.loads(run.outcome.artifacts.sources_json.read_text())["found"]),
-    }
-
-
 async def measure(work: Path, runs: int = RUNS) -> dict:
-    """Figures 2, 3 and 6; returns their numbers and inputs."""
+    """Figures 2 and 3; returns their numbers and inputs."""
     import engine.graph.run  # noqa: F401  (imported before the clock starts, as a long-running process has it)
 
     inputs = {"model_latency_s": MODEL_LATENCY, "search_latency_s": SEARCH_LATENCY, "topics": len(TOPICS),
@@ -99,8 +83,6 @@ async def measure(work: Path, runs: int = RUNS) -> dict:
                     for i in range(runs)]
         serial = [await timed_run(svc, work / "serial", f"bench:serial:{i}", max_concurrent_research_units=1)
                   for i in range(runs)]
-        doubled = await timed_run(svc, work / "doubled", "bench:doubled", max_concurrent_research_units=5,
-                                  search_max_results=10)
         inputs["fake_tcp_nodelay_set_by_bench"] = svc.nodelay_added
 
     per_run = [overhead_of(r) for r in parallel]
@@ -122,11 +104,4 @@ async def measure(work: Path, runs: int = RUNS) -> dict:
             "wall_s_at_1": median([r.wall for r in serial]), "wall_s_at_5": fig2["wall_s"],
             "runs": runs, "per_run_at_1": one, "per_run_at_5": five, "inputs": inputs}
 
-    base, big = _tokens(parallel[0]), _tokens(doubled)
-    growth = {k: (big[k] / base[k] if base[k] else 0.0) for k in (
-        "supervisor_prompt_tokens", "final_report_prompt_tokens", "finalize_prompt_tokens",
-        "summarization_input_tokens")}
-    fig6 = {"at_5_sources_per_topic": base, "at_10_sources_per_topic": big, "growth_when_doubled": growth,
-            "runs": 1, "inputs": {**inputs, "search_max_results": [5, 10],
-                                  "token_estimate": "the fake's count: characters / 4 + 1 per message"}}
-    return {"2": fig2, "3": fig3, "6": fig6}
+    return {"2": fig2, "3": fig3}

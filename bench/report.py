@@ -93,19 +93,23 @@ def _fig5(f: dict) -> list[Row]:
 
 
 def _fig6(f: dict) -> list[Row]:
-    base, big, growth = f["at_5_sources_per_topic"], f["at_10_sources_per_topic"], f["growth_when_doubled"]
+    base = f["bounded_notes"]["at_5"]
     roles = " · ".join(f"{role} {v['input_tokens']:,}/{v['output_tokens']:,}" for role, v in base["by_role"].items())
-    per_role = f"in/out per role: {roles}; largest prompt {base['largest_prompt_tokens']:,}"
-    bounded = (f"supervisor {base['supervisor_prompt_tokens']:,} → {big['supervisor_prompt_tokens']:,} "
-               f"(×{growth['supervisor_prompt_tokens']:.2f}); final report {base['final_report_prompt_tokens']:,} → "
-               f"{big['final_report_prompt_tokens']:,} (×{growth['final_report_prompt_tokens']:.2f}); "
-               f"final synthesis {base['finalize_prompt_tokens']:,} → {big['finalize_prompt_tokens']:,} "
-               f"(×{growth['finalize_prompt_tokens']:.2f}); page summaries' input ×"
-               f"{growth['summarization_input_tokens']:.2f}")
-    return [("6", "one run (usage.json)", per_role, f"5 topics × 5 sources ({base['sources']} sources), "
-             "tokens as the fake counts them (chars/4)", "1"),
-            ("6", "largest prompt, 5 → 10 sources/topic", bounded,
-             f"search_max_results 5 and 10 ({base['sources']} and {big['sources']} sources)", "1 each")]
+    rows = [("6", "one run (usage.json)", f"in/out per role: {roles}; largest prompt {base['largest_prompt_tokens']:,}",
+             f"5 topics × 5 results ({base['sources_found']} sources), tokens as the fake counts them (chars/4)", "1")]
+    for key, label in (("bounded_notes", f"{f['inputs']['bounded_findings_per_topic']} findings a topic"),
+                       ("notes_per_source", "a finding per source")):
+        small, big, growth = f[key]["at_5"], f[key]["at_10"], f[key]["growth_when_doubled"]
+        result = (f"final report {small['final_report_prompt_tokens']:,} → {big['final_report_prompt_tokens']:,} "
+                  f"(×{growth['final_report_prompt_tokens']:.2f}: findings {small['findings_tokens']:,} → "
+                  f"{big['findings_tokens']:,}, source list {small['sources_block_tokens']:,} → "
+                  f"{big['sources_block_tokens']:,}, {small['sources_listed']} → {big['sources_listed']} cited of "
+                  f"{small['sources_found']} → {big['sources_found']} found; listing every source found would take "
+                  f"{small['every_source_list_tokens']:,} → {big['every_source_list_tokens']:,}); final synthesis "
+                  f"×{growth['finalize_prompt_tokens']:.2f}; supervisor ×{growth['supervisor_prompt_tokens']:.2f}")
+        rows.append(("6", f"report prompts, 5 → 10 results/query, {label}", result,
+                     "search_max_results 5 and 10, 5 topics, 2 review rounds", "1 each"))
+    return rows
 
 
 def _fig7(f: dict) -> list[Row]:
@@ -188,8 +192,13 @@ How the figures are made:
   latest checkpoints alone" is what keeping only the last checkpoint of each namespace of a
   finished thread would retain.
 - Figure 6: tokens are what the fake reports (characters / 4 per message), summed per role in
-  each run's `usage.json`; the supervisor's, final report's and final synthesis's largest
-  prompts come from the recorded requests.
+  each run's `usage.json`; the largest final-report, final-synthesis and supervisor prompts
+  come from the recorded requests. Two pairs of runs at 5 and 10 search results per query: in
+  one, the compressor keeps a bounded number of findings a topic (a real compressor's notes
+  have a bounded length, and the findings budget caps them); in the other, it writes one
+  finding per source, so the findings double with the results. The report prompts list only
+  the sources the findings cite (at most 60); "listing every source found" is what the list
+  of every source found, as the prompts held it before, would take.
 """
 
 
