@@ -285,6 +285,23 @@ def source_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_S
     return lines or "(none)"
 
 
+def ids_to_numbers(text: str, numbers: dict[str, int]) -> str:
+    """``text`` with the prose ids that ``numbers`` (``{id: n}``) has as ``[n]``; all else unchanged.
+
+    For text quoted beside the report (the review appendix): a source the report cites gets
+    its number there; any other id stays as written.
+    """
+    def rule(m: re.Match) -> str | None:
+        if not m.group("group"):
+            return None
+        ids = _GROUP_ID.findall(m.group("group"))
+        if not all(sid in numbers for sid in ids):
+            return None
+        return "".join(dict.fromkeys(f"[{numbers[sid]}]" for sid in ids))
+
+    return _rewrite(text, rule)
+
+
 def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | None = None) -> list[str]:
     """``- [Sxxxxxx] [title](<url>)`` lines for the ids ``texts`` cite (the review transcript's key).
 

@@ -8,6 +8,7 @@ from engine.citations import (
     cited_ids,
     finalize_citations,
     id_legend,
+    ids_to_numbers,
     keep_known_ids,
     prompt_sources,
     source_block,
@@ -122,3 +123,8 @@ def test_review_legend_names_the_ids_the_roles_cite():
 
 def test_no_sources_note():
     assert "No sources were found" in sources_section([], "en", "No sources were found here.")
+
+
+def test_review_text_reads_the_report_numbers():
+    numbers = {list(REG)[2]: 1}
+    assert ids_to_numbers(f"weak {C}, see {A} and [0, 1] and `{C}`", numbers) == f"weak [1], see {A} and [0, 1] and `{C}`"

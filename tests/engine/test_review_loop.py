@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 
+from engine.artifacts import review_rounds
 from engine.graph.build import graph_builder
 from engine.graph.run import open_checkpointer
 from engine.runner import run_turn
@@ -42,6 +43,7 @@ def test_two_rounds_give_two_entries_per_role_and_a_new_synthesis(online_setting
     report = out.artifacts.report_md.read_text()
     assert "Sdeadbe" not in report and "citing [1] and [2] and." in report and "1. [" in report
     assert "## Sources the review cites" in review_md and "(source 1 of the report)" in review_md
+    assert "weak evidence for [1]." in review_rounds(values)[0].critiques  # the appendix reads as the report
 
 
 def test_web_search_only_when_enabled(online_settings, script):
