@@ -44,8 +44,9 @@ _GROUP_ID = re.compile(_ID)
 _BARE_URL = re.compile(r"(?<![(<\[])\bhttps?://[^\s)>\]]+")
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
 _CODE_TOKENS = (span_token.InlineCode, block_token.CodeFence, block_token.BlockCode)
-# mistletoe keeps parser state in module globals; one parse at a time in this process.
-_PARSE_LOCK = threading.Lock()
+#: mistletoe keeps the document being parsed in a module global (link labels are looked up in it),
+#: so two parses at once in one process can break each other: every parse should hold this lock.
+MISTLETOE_LOCK = threading.Lock()
 
 SOURCES_TITLE = {
     "en": "Sources", "de": "Quellen", "fr": "Sources", "es": "Fuentes", "it": "Fonti",
@@ -98,7 +99,7 @@ def _code_candidates(text: str, starts: list[int]) -> set[int]:
         pieces += [text[pos:start], f"\ue000{i}\ue001"]
         pos = start
     pieces.append(text[pos:])
-    with _PARSE_LOCK:
+    with MISTLETOE_LOCK:
         doc = Document("".join(pieces))
     found: set[int] = set()
     stack = [doc]

@@ -2,7 +2,9 @@
 
 The research prompts follow the structure of LangChain's open_deep_research (clarify, brief,
 supervisor, researcher, compress, final report); the review prompts give each role only the
-tools it really has, so no role claims a search it did not make.
+tools it really has, so no role claims a search it did not make. Every role names sources by
+the ids minted in the sources registry (``[S1a2b3c]``), never by number: numbers are given in
+code to the delivered report, so that a bracket in prose (``[0, 1]``) is never read as one.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ Role prompts are built per call and never stored in the message history; ``revie
 holds only the active role's tool exchange and is reset when the role finishes. Each node
 returns only its own update; results accumulate in ``solutions``, ``critiques`` and
 ``perspectives``. Tool results go back to the role that asked, routed by ``review_phase``.
+Roles name sources by their minted ids, as the report they review does.
 """
 
 from __future__ import annotations
