@@ -31,7 +31,7 @@ MAX_PROMPT_SOURCES = 60
 #: Characters of a title shown in a prompt's source list.
 PROMPT_TITLE_CHARS = 150
 
-_ID = r"S[0-9a-f]{6}"
+_ID = r"S[0-9a-fA-F]{6}"  # minted lowercase; a model that upper-cases one still means it
 # Candidates, leftmost first: a Markdown link, a bracketed group of ids ([Sa] [Sa, Sb] [Sa; Sb]),
 # a bare URL, a bare id. Which of them are prose (not code) is settled by the Markdown parser.
 _CANDIDATE = re.compile(
@@ -41,6 +41,11 @@ _CANDIDATE = re.compile(
     rf"|(?P<bare_id>\b{_ID}\b)"
 )
 _GROUP_ID = re.compile(_ID)
+
+
+def _ids(group: str) -> list[str]:
+    """The ids of a bracketed group, as minted (lowercase hex)."""
+    return ["S" + sid[1:].lower() for sid in _GROUP_ID.findall(group)]
 _BARE_URL = re.compile(r"(?<![(<\[])\bhttps?://[^\s)>\]]+")
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
 _CODE_TOKENS = (span_token.InlineCode, block_token.CodeFence, block_token.BlockCode)
@@ -125,9 +130,9 @@ def cited_ids(text: str, registry: dict | None = None) -> list[str]:
     out: list[str] = []
     for m in _prose_matches(text):
         if m.group("group"):
-            out += _GROUP_ID.findall(m.group("group"))
-        elif m.group("bare_id") and registry is not None and m.group("bare_id") in registry:
-            out.append(m.group("bare_id"))
+            out += _ids(m.group("group"))
+        elif m.group("bare_id") and registry is not None and (sid := _ids(m.group("bare_id"))[0]) in registry:
+            out.append(sid)
         elif m.group("link"):
             out += cited_ids(m.group("text"), registry)
     return out
@@ -141,7 +146,7 @@ def keep_known_ids(text: str, known: dict | set) -> str:
     def rewrite(m: re.Match) -> str | None:
         if not m.group("group"):
             return None
-        ids = [sid for sid in _GROUP_ID.findall(m.group("group")) if sid in known]
+        ids = [sid for sid in _ids(m.group("group")) if sid in known]
         return "".join(f"[{sid}]" for sid in dict.fromkeys(ids))
 
     return _rewrite(text, rewrite)
@@ -204,7 +209,7 @@ class Numbering:
             # adjacent groups ([Sa][Sa][Sb]) are one run of markers: each source once
             run = self._run[1] if self._run[0] == m.start() else []
             out: list[str] = []
-            for sid in _GROUP_ID.findall(m.group("group")):
+            for sid in _ids(m.group("group")):
                 if sid not in self.registry:
                     self.removed.append(sid)
                 elif (ref := self._number(sid)) not in out and ref not in run:
@@ -212,7 +217,8 @@ class Numbering:
             self._run = (m.end(), run + out)
             return "".join(out)
         if m.group("bare_id"):
-            return self._number(m.group("bare_id")) if m.group("bare_id") in self.registry else None
+            sid = _ids(m.group("bare_id"))[0]
+            return self._number(sid) if sid in self.registry else None
         if m.group("link"):
             text = self.apply(m.group("text"))
             return f"[{text}]({m.group('url')})" if m.group("url") in self._urls else text
@@ -295,7 +301,7 @@ def ids_to_numbers(text: str, numbers: dict[str, int]) -> str:
     def rule(m: re.Match) -> str | None:
         if not m.group("group"):
             return None
-        ids = _GROUP_ID.findall(m.group("group"))
+        ids = _ids(m.group("group"))
         if not all(sid in numbers for sid in ids):
             return None
         return "".join(dict.fromkeys(f"[{numbers[sid]}]" for sid in ids))

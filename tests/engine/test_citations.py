@@ -128,3 +128,33 @@ def test_no_sources_note():
 def test_review_text_reads_the_report_numbers():
     numbers = {list(REG)[2]: 1}
     assert ids_to_numbers(f"weak {C}, see {A} and [0, 1] and `{C}`", numbers) == f"weak [1], see {A} and [0, 1] and `{C}`"
+
+
+def test_an_upper_cased_id_is_the_same_source():
+    sid = list(REG)[1]
+    body, cited, removed = finalize_citations(f"Claim [S{sid[1:].upper()}] and {B}.", REG)
+    assert body.strip() == "Claim [1] and [1]." and [c.title for c in cited] == ["Beta"] and removed == []
+
+
+UNTOUCHED = [
+    "Scores lie in [0, 1], ratings in [1-5], [1–5] or [1; 5], and [3] is a footnote copied from a page.",
+    "Footnote[^1] and another[^note].\n\n[^1]: The note [2].\n[^note]: More [sic].\n",
+    "- [ ] open task [1]\n- [x] done task [2, 3]\n",
+    "A reference-style [link][1] and [another] [2].\n\n[1]: https://a.example/1\n",
+    "Math $x \\in [0, 1]$ and \\(y \\in [a, b]\\) and $$[1]$$.",
+    "> A quote [sic] with [...] elided\n>> nested [1]\n",
+    "| range | value |\n|---|---|\n| [0, 1] | [1] |\n| [1-5] | `[2]` |\n",
+    "Array `a[0]`, ``b[`1`]``, and\n\n```\nc = d[1][2]\n```\n\n~~~\n[S0000zz] [1]\n~~~\n",
+    "Wiki [[Page]] and [[1]] and [] and [ ] and [1,] and [,1].",
+    "Units: 5 [kg], 10 [m/s], an interval ]0, 1[ and (0, 1].",
+    "# Heading [1]\n\n## References\n\n[1] A list the writer wrote.\n\n### Bibliography [2-3]\n\nText.\n",
+    "Part numbers S123456 and SXYZ123, and [S12345] and [S1234567] are not ids.",
+]
+
+
+def test_text_without_minted_ids_passes_unchanged():
+    for text in UNTOUCHED:
+        numbering = Numbering(REG)
+        assert numbering.apply(text) == text, text
+        assert numbering.cited == [] and numbering.removed == []
+        assert keep_known_ids(text, REG) == text
