@@ -224,9 +224,14 @@ def test_report_prompts_list_only_the_sources_cited(online_settings, script, fak
 def test_report_prompt_grows_little_when_searches_return_twice_the_results(online_settings, script):
     script.topics = ["topic alpha", "topic beta", "topic gamma"]
     script.findings_per_topic = 4  # notes of bounded length, as the findings budget caps them
-    sizes = []
-    for n in (5, 10):
-        settings = online_settings(max_review_iterations=0, search_max_results=n)
-        run(run_turn(f"t:grow{n}", question="Compare alpha, beta and gamma", settings=settings))
-        sizes.append(len(script.calls("final_report")[-1]))
+
+    async def both() -> list[int]:  # one event loop: the model client's pooled connections belong to it
+        sizes = []
+        for n in (5, 10):
+            settings = online_settings(max_review_iterations=0, search_max_results=n)
+            await run_turn(f"t:grow{n}", question="Compare alpha, beta and gamma", settings=settings)
+            sizes.append(len(script.calls("final_report")[-1]))
+        return sizes
+
+    sizes = run(both())
     assert sizes[1] <= 1.3 * sizes[0], sizes
