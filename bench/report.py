@@ -96,7 +96,7 @@ def _fig6(f: dict) -> list[Row]:
     base = f["bounded_notes"]["at_5"]
     roles = " · ".join(f"{role} {v['input_tokens']:,}/{v['output_tokens']:,}" for role, v in base["by_role"].items())
     rows = [("6", "one run (usage.json)", f"in/out per role: {roles}; largest prompt {base['largest_prompt_tokens']:,}",
-             f"5 topics × 5 results ({base['sources_found']} sources), tokens as the fake counts them (chars/4)", "1")]
+             f"5 topics × 5 results ({base['sources_found']} sources), 1 review round, tokens as the fake counts them (chars/4)", "1")]
     for key, label in (("bounded_notes", f"{f['inputs']['bounded_findings_per_topic']} findings a topic"),
                        ("notes_per_source", "a finding per source")):
         small, big, growth = f[key]["at_5"], f[key]["at_10"], f[key]["growth_when_doubled"]
@@ -108,7 +108,7 @@ def _fig6(f: dict) -> list[Row]:
                   f"{small['every_source_list_tokens']:,} → {big['every_source_list_tokens']:,}); final synthesis "
                   f"×{growth['finalize_prompt_tokens']:.2f}; supervisor ×{growth['supervisor_prompt_tokens']:.2f}")
         rows.append(("6", f"report prompts, 5 → 10 results/query, {label}", result,
-                     "search_max_results 5 and 10, 5 topics, 2 review rounds", "1 each"))
+                     "search_max_results 5 and 10, 5 topics, 1 review round", "1 each"))
     return rows
 
 

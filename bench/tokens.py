@@ -35,7 +35,7 @@ async def _run(svc: Services, data_dir: Path, thread: str, results: int, finding
     svc.script.findings_per_topic = findings
     svc.reset()
     settings = svc.settings(data_dir, max_concurrent_research_units=5, search_max_results=results,
-                            max_review_iterations=2)
+                            max_review_iterations=1)
     outcome = await run_turn(thread, question=QUESTION, settings=settings)
     if outcome.status != "done" or outcome.artifacts is None:
         raise RuntimeError(f"run {thread} ended with status {outcome.status}")
@@ -77,6 +77,6 @@ async def measure(work: Path) -> dict:
             out[label] = {"at_5": runs[0], "at_10": runs[1], "growth_when_doubled": _growth(*runs)}
     out["runs"] = 1
     out["inputs"] = {"topics": len(TOPICS), "search_max_results": list(RESULTS_PER_QUERY),
-                     "bounded_findings_per_topic": BOUNDED_FINDINGS, "max_review_iterations": 2,
+                     "bounded_findings_per_topic": BOUNDED_FINDINGS, "max_review_iterations": 1,
                      "token_estimate": "the fake's count: characters / 4 + 1 per message"}
     return out
