@@ -41,11 +41,6 @@ _CANDIDATE = re.compile(
     rf"|(?P<bare_id>\b{_ID}\b)"
 )
 _GROUP_ID = re.compile(_ID)
-
-
-def _ids(group: str) -> list[str]:
-    """The ids of a bracketed group, as minted (lowercase hex)."""
-    return ["S" + sid[1:].lower() for sid in _GROUP_ID.findall(group)]
 _BARE_URL = re.compile(r"(?<![(<\[])\bhttps?://[^\s)>\]]+")
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
 _CODE_TOKENS = (span_token.InlineCode, block_token.CodeFence, block_token.BlockCode)
@@ -88,6 +83,11 @@ def merge_sources(current: dict | None, new: dict | None) -> dict:
 
 
 # --- where the prose is -------------------------------------------------------------------------
+
+
+def _ids(group: str) -> list[str]:
+    """The ids of a bracketed group, as minted (lowercase hex)."""
+    return ["S" + sid[1:].lower() for sid in _GROUP_ID.findall(group)]
 
 
 def _code_candidates(text: str, starts: list[int]) -> set[int]:
