@@ -40,7 +40,7 @@ class Summary(BaseModel):
 class ExecutiveSummary(BaseModel):
     """The report's title and executive summary."""
 
-    title: str = Field(description="At most 12 words.")
+    title: str = Field(description="At most 12 words, without citations.")
     executive_summary: str = Field(description="At most 150 words of Markdown.")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import asdict
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -19,6 +20,8 @@ from engine.graph.state import AgentState
 from engine.language import language_name
 from engine.offline_text import phrase
 from engine.schemas import ExecutiveSummary
+
+log = logging.getLogger(__name__)
 
 
 async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
@@ -62,6 +65,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     executive = numbering.apply(summary.executive_summary)
     title = numbering.strip(summary.title).strip() or next(
         (ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), state.get("question", "")[:100])
+    log.info("event=citations_numbered cited=%d found=%d removed=%r", len(numbering.numbers), len(registry),
+             numbering.removed[:10])
     return {
         "final_report": body,
         "cited": [asdict(c) for c in numbering.cited],
