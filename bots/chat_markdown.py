@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
 from collections.abc import Callable
 
 from mistletoe import Document
 
-# mistletoe keeps its token types in module globals; parsing is serialised so a concurrent
-# renderer that registers extra tokens cannot change the set halfway through a parse.
-_PARSE_LOCK = threading.Lock()
+from engine.citations import MISTLETOE_LOCK
+
+# mistletoe keeps its token types in module globals; parsing is serialised (one lock for the
+# whole process, shared with the citation code) so a concurrent renderer that registers extra
+# tokens cannot change the set halfway through a parse.
+_PARSE_LOCK = MISTLETOE_LOCK
 _BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 # A CommonMark link reference definition ("[1]: https://...") is consumed by the parser and
