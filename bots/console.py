@@ -14,6 +14,7 @@ from pathlib import Path
 import openai
 from rich.console import Console
 
+from engine.bounds import ServiceTimeout
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
 from engine.search.base import SearchError
@@ -198,7 +199,7 @@ def run_ask(
     except TurnRejected as exc:
         err.print(f"deepresearch: {exc}")
         return EXIT_USAGE
-    except (SearchError, openai.APIError, RunCancelled) as exc:
+    except (SearchError, ServiceTimeout, openai.APIError, RunCancelled) as exc:
         err.print(f"deepresearch: {_short_error(exc)}")
         err.print(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
         return 1

@@ -13,15 +13,20 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import LLMResult
 
+from engine.bounds import within
+from engine.redact import redact_error, remember_secret
 from engine.settings import ROLES, Settings
+
+MODEL_SERVICE = "the language model"
 
 
 def build_model(role: str, settings: Settings) -> BaseChatModel:
     """The chat model for ``role`` (one of :data:`engine.settings.ROLES`).
 
-    ``openai``: ``ChatOpenAI`` on the Chat Completions API (``use_responses_api=False``, which
-    vLLM, Ollama and llama.cpp servers lack) with ``OPENAI_BASE_URL``, the role's model name,
-    the model timeout and the SDK's bounded retries. ``offline``: the deterministic extractive
+    ``openai``: :class:`BoundedChatOpenAI` on the Chat Completions API (``use_responses_api=False``,
+    which vLLM, Ollama and llama.cpp servers lack) with ``OPENAI_BASE_URL``, the role's model
+    name, ``DEEPRESEARCH_MODEL_TIMEOUT`` per HTTP attempt, the SDK's bounded retries
+    (``DEEPRESEARCH_MODEL_MAX_RETRIES``) and ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them. ``offline``: the deterministic extractive
     :class:`engine.offline.OfflineChatModel`.
     langchain-openai keeps one pooled httpx client per (base URL, timeout) for the life of the
     process, so every role and every call share connections.
@@ -37,11 +42,10 @@ def build_model(role: str, settings: Settings) -> BaseChatModel:
 
 
 def _openai_model(role: str, settings: Settings) -> BaseChatModel:
-    from langchain_openai import ChatOpenAI
-
     settings.require_model()
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
-    return ChatOpenAI(
+    remember_secret(key)
+    return _bounded_class()(
         model=settings.model_name(role),
         api_key=key,
         base_url=settings.openai_base_url,
@@ -50,7 +54,51 @@ def _openai_model(role: str, settings: Settings) -> BaseChatModel:
         max_retries=settings.model_max_retries,
         tags=[f"role:{role}"],
         metadata={"role": role},
+        total_timeout=settings.node_timeout,
     )
+
+
+def _bounded_class() -> type[BaseChatModel]:
+    """:class:`BoundedChatOpenAI`, defined on first use so that importing this module does not load openai."""
+    global BoundedChatOpenAI
+    if BoundedChatOpenAI is None:
+        from langchain_openai import ChatOpenAI
+
+        class _Bounded(ChatOpenAI):
+            """``ChatOpenAI`` whose every call (all SDK attempts together) lasts at most ``total_timeout``
+            seconds and whose errors carry redacted text.
+
+            Raises:
+                engine.bounds.ServiceTimeout: no answer within ``total_timeout`` seconds.
+                openai.APIError (and any other error of the call): with secrets redacted
+                    (:func:`engine.redact.redact_error`), so that a provider echoing the key does
+                    not put it into checkpoints, job records or logs.
+            """
+
+            total_timeout: float = 300.0
+
+            async def ainvoke(self, input, config=None, *, stop=None, **kwargs):  # noqa: A002
+                try:
+                    async with within(self.total_timeout, MODEL_SERVICE):
+                        return await super().ainvoke(input, config, stop=stop, **kwargs)
+                except Exception as err:
+                    redact_error(err)
+                    raise
+
+            def invoke(self, input, config=None, *, stop=None, **kwargs):  # noqa: A002
+                try:
+                    return super().invoke(input, config, stop=stop, **kwargs)
+                except Exception as err:
+                    redact_error(err)
+                    raise
+
+        _Bounded.__name__ = _Bounded.__qualname__ = "BoundedChatOpenAI"
+        BoundedChatOpenAI = _Bounded
+    return BoundedChatOpenAI
+
+
+#: The bounded ``ChatOpenAI`` class, set by :func:`_bounded_class` on first use.
+BoundedChatOpenAI: type[BaseChatModel] | None = None
 
 
 class UsageRecorder(BaseCallbackHandler):

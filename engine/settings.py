@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     summarization_timeout: float = Field(default=60.0, gt=0)
     model_timeout: float = Field(default=120.0, gt=0)
     model_max_retries: int = Field(default=3, ge=0, le=10)
+    #: seconds one model or search step may wait in all, across the SDK's, the structured-output
+    #: and the search retries (``model_timeout`` bounds each attempt); past it the run stops, resumable
+    node_timeout: float = Field(default=300.0, gt=0)
     pdf_timeout: float = Field(default=120.0, gt=0)
     public_url: str | None = None
     job_timeout: int = Field(default=3600, ge=60)

@@ -40,14 +40,18 @@ def is_transient(err: BaseException) -> bool:
 
 def user_message(err: BaseException, *, job_timeout: int) -> str:
     """One short line for the thread; never contains a secret or a stack trace."""
+    from engine.bounds import ServiceTimeout
+    from engine.redact import redact
     from engine.search.base import SearchError
     from engine.settings import SettingsError
 
+    if isinstance(err, ServiceTimeout):
+        return f"The research stopped: {err}. Its progress is saved."
     if isinstance(err, ResearchTimeout):
         return (f"The research was stopped: it ran longer than the limit of {job_timeout // 60} minutes. "
                 "Try a narrower question.")
     if isinstance(err, (SettingsError, SearchError)):
-        return f"The research failed: {str(err).splitlines()[0][:300]}"
+        return f"The research failed: {redact(str(err).splitlines()[0])[:300]}"
     if is_transient(err):
         return ("The research failed: a service it depends on did not answer, even after retries. "
                 "Please try again later.")

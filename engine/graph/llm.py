@@ -1,4 +1,4 @@
-"""Model calls with the research's safeguards: structured-output retries and the context-length retry."""
+"""Model calls with the research's safeguards: structured-output retries, the context-length retry, a total bound."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from collections.abc import Callable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
+from engine.bounds import within
+from engine.models import MODEL_SERVICE
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -24,10 +26,26 @@ class ReportIncomplete(Exception):
 
 
 def structured(model: BaseChatModel, schema: type, settings: Settings) -> Runnable:
-    """``model.with_structured_output(schema)`` retried up to ``max_structured_output_retries`` times."""
-    return model.with_structured_output(schema).with_retry(
-        stop_after_attempt=settings.max_structured_output_retries
+    """``model.with_structured_output(schema)``, tried up to ``max_structured_output_retries`` times
+    when the answer does not fit ``schema``, all tries together within ``DEEPRESEARCH_NODE_TIMEOUT``.
+
+    Only answers that fail to parse or validate (``ValueError`` and its kin: langchain's
+    ``OutputParserException``, pydantic's ``ValidationError``) are tried again: a service that
+    is down was already retried by the SDK, and retrying that again would multiply the wait.
+
+    Raises:
+        engine.bounds.ServiceTimeout: no valid answer within ``node_timeout`` seconds.
+    """
+    inner = model.with_structured_output(schema).with_retry(
+        retry_if_exception_type=(ValueError,), stop_after_attempt=settings.max_structured_output_retries
     )
+
+    async def bounded(messages, config: RunnableConfig):
+        async with within(settings.node_timeout, MODEL_SERVICE):
+            return await inner.ainvoke(messages, config)
+
+    return RunnableLambda(lambda messages, config: inner.invoke(messages, config), afunc=bounded,
+                          name=f"structured_{getattr(schema, '__name__', 'output')}")
 
 
 def is_context_error(err: BaseException) -> bool:
@@ -40,7 +58,7 @@ def is_context_error(err: BaseException) -> bool:
 
 
 async def invoke_with_context_retry(
-    model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int
+    model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int, *, total: float | None = None
 ) -> AIMessage:
     """Call ``model`` on ``build(limit)``, shrinking ``limit`` by 10% after a context-length error
     or a ``finish_reason`` of ``length``, at most :data:`CONTEXT_RETRIES` times.
@@ -48,9 +66,20 @@ async def invoke_with_context_retry(
     Args:
         build: makes the messages with the variable part (findings) cut to ``limit`` characters.
         size: the variable part's full length in characters.
+        total: seconds for all tries together; default the model's own ``total_timeout``
+            (``DEEPRESEARCH_NODE_TIMEOUT``), none for a model without one (the offline model).
     Raises:
         ReportIncomplete: still too long, or still cut off, after the retries.
+        engine.bounds.ServiceTimeout: the tries took longer than ``total`` seconds.
     """
+    total = total if total is not None else getattr(model, "total_timeout", None)
+    if total is None:
+        return await _context_retry(model, build, size)
+    async with within(total, MODEL_SERVICE):
+        return await _context_retry(model, build, size)
+
+
+async def _context_retry(model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int) -> AIMessage:
     limit = max(size, 1)
     last_reason = ""
     for attempt in range(CONTEXT_RETRIES + 1):

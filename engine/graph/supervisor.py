@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
 from engine import prompts
+from engine.bounds import ServiceTimeout
 from engine.graph.context import RunContext
 from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
@@ -34,7 +35,7 @@ _RESEARCHER = build_researcher_graph()
 
 # Errors that mean the model or search service itself is down: the run fails (resumable from
 # its checkpoint) instead of writing a report from nothing.
-FATAL = (SearchError, openai.APIConnectionError, openai.APITimeoutError, openai.AuthenticationError,
+FATAL = (SearchError, ServiceTimeout, openai.APIConnectionError, openai.APITimeoutError, openai.AuthenticationError,
          openai.RateLimitError, openai.InternalServerError)
 
 

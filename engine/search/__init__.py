@@ -18,7 +18,8 @@ def get_search_backend(settings: Settings) -> SearchBackend:
     settings.require_search()
     kind = settings.search_backend
     if kind == "tavily":
-        key = (kind, settings.tavily_url, settings.tavily_api_key.get_secret_value())
+        key = (kind, settings.tavily_url, settings.tavily_api_key.get_secret_value(), settings.model_timeout,
+               settings.node_timeout)
     elif kind == "corpus":
         _check_corpus(settings)
         key = (kind, str(settings.corpus_index_path))
@@ -28,7 +29,8 @@ def get_search_backend(settings: Settings) -> SearchBackend:
         if kind == "tavily":
             from engine.search.tavily import TavilySearch
 
-            _BACKENDS[key] = TavilySearch(settings.tavily_api_key.get_secret_value(), base_url=settings.tavily_url)
+            _BACKENDS[key] = TavilySearch(settings.tavily_api_key.get_secret_value(), base_url=settings.tavily_url,
+                                          timeout=min(settings.model_timeout, 120.0), total=settings.node_timeout)
         elif kind == "corpus":
             from engine.search.corpus import CorpusSearch
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from engine.bounds import ServiceTimeout
+
 
 class SearchError(Exception):
     """A search back-end could not answer (unreachable, missing index, bad credentials).
 
     The message is safe to show a user: it never contains a secret.
     """
+
+
+class SearchTimeout(ServiceTimeout, SearchError):
+    """The search service did not answer within ``DEEPRESEARCH_NODE_TIMEOUT``, retries included."""
 
 
 @dataclass

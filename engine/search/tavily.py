@@ -18,7 +18,9 @@ from tavily.errors import (
 from tavily.errors import TimeoutError as TavilyTimeoutError
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
-from engine.search.base import SearchError, SearchResult
+from engine.bounds import ServiceTimeout, within
+from engine.redact import redact, redact_error, remember_secret
+from engine.search.base import SearchError, SearchResult, SearchTimeout
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,8 @@ class TavilySearch:
         timeout: seconds per attempt; tavily-python caps it at 120.
         attempts: tries per search for transient errors (timeouts, unreachable, 429, 5xx).
         backoff: first wait between tries in seconds; doubles per try, at most 8 s, plus jitter.
+        total: seconds for all tries of one search together, waits included
+            (``DEEPRESEARCH_NODE_TIMEOUT``).
 
     Raises:
         SearchError: ``api_key`` is empty (tavily-python would otherwise go key-less).
@@ -75,10 +79,12 @@ class TavilySearch:
     name = "tavily"
 
     def __init__(self, api_key: str, base_url: str = "https://api.tavily.com", timeout: float = 60.0, *,
-                 attempts: int = 3, backoff: float = 0.5) -> None:
+                 attempts: int = 3, backoff: float = 0.5, total: float = 300.0) -> None:
         if not api_key:
             raise SearchError("Tavily needs an API key: set TAVILY_API_KEY.")
+        remember_secret(api_key)
         self._api_key = api_key
+        self._total = total
         self._base_url = base_url.rstrip("/")
         self._timeout = timeout
         self._attempts = max(1, attempts)
@@ -100,7 +106,9 @@ class TavilySearch:
 
         Raises:
             SearchError: empty query, bad key, plan limit, rejected query, or a transient
-                failure that outlasted ``attempts`` tries. The message never holds the key.
+                failure that outlasted ``attempts`` tries. The message never holds the key,
+                nor does the chained cause (redacted).
+            SearchTimeout: no answer within ``total`` seconds, every try included.
         """
         sent = cut_query(query)
         if not sent:
@@ -109,31 +117,43 @@ class TavilySearch:
             log.info("event=tavily_query_cut chars_in=%d chars_sent=%d", len(query), len(sent))
         count = max(1, min(int(max_results), MAX_RESULTS))
         client = self._get_client()
-        tries = 0
+        tries = [0]
         try:
-            async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(self._attempts),
-                wait=wait_exponential(multiplier=self._backoff, max=8) + wait_random(0, self._backoff / 2),
-                retry=retry_if_exception(_is_transient),
-                before_sleep=lambda state: log.warning(
-                    "event=tavily_retry attempt=%d error=%s", state.attempt_number,
-                    type(state.outcome.exception()).__name__),
-                reraise=True,
-            ):
-                with attempt:
-                    tries = attempt.retry_state.attempt_number
-                    data = await client.search(sent, max_results=count, include_raw_content=True,
-                                               timeout=self._timeout)
+            async with within(self._total, "Tavily"):
+                data = await self._search(client, sent, count, tries)
+        except ServiceTimeout as exc:
+            self._drop_client(client)
+            raise SearchTimeout(exc.service, exc.seconds) from None
         except (InvalidAPIKeyError, ForbiddenError, UsageLimitExceededError, BadRequestError,
                 TavilyTimeoutError, httpx.HTTPError, json.JSONDecodeError) as exc:
-            raise SearchError(self._describe(exc, tries)) from exc
+            raise SearchError(self._describe(exc, tries[0])) from redact_error(exc)
         except asyncio.CancelledError:
             # a request cut off mid-way can leave its pooled connection unusable: the next search
             # (after a cancelled research) gets a fresh client instead of waiting on it
-            if self._client is client:
-                self._client = None
+            self._drop_client(client)
             raise
         return self._results(data, sent, count)
+
+    def _drop_client(self, client: AsyncTavilyClient) -> None:
+        if self._client is client:
+            self._client = None
+
+    async def _search(self, client: AsyncTavilyClient, sent: str, count: int, tries: list[int]) -> object:
+        """One search with tenacity's retries of transient errors; ``tries[0]`` counts the tries."""
+        async for attempt in AsyncRetrying(
+            stop=stop_after_attempt(self._attempts),
+            wait=wait_exponential(multiplier=self._backoff, max=8) + wait_random(0, self._backoff / 2),
+            retry=retry_if_exception(_is_transient),
+            before_sleep=lambda state: log.warning(
+                "event=tavily_retry attempt=%d error=%s", state.attempt_number,
+                type(state.outcome.exception()).__name__),
+            reraise=True,
+        ):
+            with attempt:
+                tries[0] = attempt.retry_state.attempt_number
+                return await client.search(sent, max_results=count, include_raw_content=True,
+                                           timeout=self._timeout)
+        raise AssertionError("unreachable: tenacity re-raises the last error")
 
     def _results(self, data: object, sent: str, count: int) -> list[SearchResult]:
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
@@ -157,7 +177,7 @@ class TavilySearch:
     def _describe(self, exc: BaseException, tries: int) -> str:
         """A user-safe one-line description of ``exc``: no key, no headers."""
         after = f" after {tries} attempt{'s' if tries != 1 else ''}"
-        detail = re.sub(r"\s+", " ", str(exc)).strip().replace(self._api_key, "***")[:200]
+        detail = redact(re.sub(r"\s+", " ", str(exc)).strip().replace(self._api_key, "***"))[:200]
         detail = f": {detail}" if detail else ""
         if isinstance(exc, InvalidAPIKeyError):
             return "Tavily rejected the API key (401)."

@@ -107,6 +107,9 @@ class LoopbackServer:
     and answer 400 when it is not; when False ``route`` gets the raw bytes), ``content_type`` (of
     non-streamed answers), ``record_type`` and ``record_on_arrival`` (when False a call joins
     ``calls`` only once its status is known, just before the answer is written).
+
+    ``stall()`` makes the server a peer that accepts connections, reads each request (recorded
+    in ``calls``) and never answers, until ``unstall()`` or ``stop()``.
     """
 
     api_prefix = ""
@@ -124,6 +127,8 @@ class LoopbackServer:
         self._lock = threading.Condition()  # guards ``calls``; notified whenever a call joins it
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._answering = threading.Event()
+        self._answering.set()
 
     # lifecycle ---------------------------------------------------------------------------------
     def start(self) -> Self:
@@ -135,8 +140,17 @@ class LoopbackServer:
         self._thread.start()
         return self
 
+    def stall(self) -> None:
+        """From now on accept and read requests but send nothing back (a hung service)."""
+        self._answering.clear()
+
+    def unstall(self) -> None:
+        """Answer again; requests held by :meth:`stall` get their answer (their clients may be gone)."""
+        self._answering.set()
+
     def stop(self) -> None:
         """Stop serving and close the listening socket."""
+        self._answering.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -209,6 +223,7 @@ class LoopbackServer:
                                   headers={k.lower(): v for k, v in h.headers.items()})
         if self.record_on_arrival:
             self._publish(record)
+        self._answering.wait()
         if self.api_key is not None and record.authorization != f"Bearer {self.api_key}":
             answer = self.unauthorized()
         elif self.json_body and raw and body is None:

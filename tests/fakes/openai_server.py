@@ -128,6 +128,7 @@ class Reply:
         headers: extra response headers (e.g. ``retry-after-ms``).
         delay: extra seconds to sleep for this reply, on top of the server's latency.
         usage: overrides the estimated ``usage`` object when given.
+        hang: the server stops answering from this request on (see :meth:`Reply.no_answer`).
     """
 
     content: str | None = None
@@ -138,6 +139,14 @@ class Reply:
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
     usage: dict | None = None
+    hang: bool = False
+
+    @classmethod
+    def no_answer(cls) -> Reply:
+        """The server goes silent: this request and every later one are read and never answered
+        (the connection stays open) until ``FakeOpenAI.unstall()``; then this one gets the
+        default answer, to a client that has usually left."""
+        return cls(hang=True)
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> Reply:
@@ -266,6 +275,10 @@ class FakeOpenAI(LoopbackServer):
         reply = self.handler(request)
         if isinstance(reply, str):
             reply = Reply.text(reply)
+        if reply.hang:
+            self.stall()
+            self._answering.wait()
+            reply = default_handler(request)
         record.reply = reply
         headers = {"x-request-id": f"req_fake_{request.seq}", **reply.headers}
         if reply.status != 200:
