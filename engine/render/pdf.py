@@ -1,4 +1,12 @@
-"""Build report.pdf from report.tex with latexmk and XeLaTeX in a throw-away folder, under a time limit."""
+"""Build report.pdf from report.tex with latexmk and XeLaTeX in a throw-away folder, under a time limit.
+
+The build never outlives the process that asked for it: latexmk runs under a small guard process
+(:mod:`engine.render.texguard`) that kills latexmk's whole process group, xelatex included, on
+timeout, on cancel, when this process exits, and when this process dies, even by SIGKILL (then
+the guard also removes the build folder). Build folders are ``{tmp}/report-tex-{pid}-*``; the
+first build of each process removes those whose owner process is gone
+(:func:`clean_stale_builds`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -23,6 +32,13 @@ MISSING = "{} not found: install the TeX packages (see README)"
 _ERROR = re.compile(r"^(?:\./)?report\.tex:(\d+): (.+)$|^! (.+)$", re.MULTILINE)
 _WARNING = re.compile(r"^(Missing character: .*|Overfull \\[hv]box .*)$", re.MULTILINE)
 MAX_WARNINGS = 50
+BUILD_PREFIX = "report-tex-"
+GUARD = Path(__file__).with_name("texguard.py")
+STOP_GRACE = 10.0  # seconds the guard gets to kill the build before it is killed itself
+LEGACY_STALE_AFTER = 3600.0  # seconds after which a build folder without an owner pid is stale
+_POLL = 0.25
+_stale_cleaned = False
+_stale_lock = threading.Lock()
 
 
 def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
@@ -30,8 +46,9 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
     """Compile ``tex`` to ``out_dir/report.pdf`` with latexmk (XeLaTeX, no shell escape).
 
     The build runs in a fresh temporary folder; ``timeout`` (seconds) bounds the whole latexmk
-    run, whose process group is killed when it expires, or as soon as ``cancel`` is set. TeX may read files only below the build
-    folder and the TeX trees (``openin_any=p``).
+    run, whose process group is killed when it expires, as soon as ``cancel`` is set, when the
+    interpreter exits and when this process dies (see the module docstring). TeX may read files
+    only below the build folder and the TeX trees (``openin_any=p``).
 
     Returns:
         ``PdfBuild(pdf=out_dir/"report.pdf")`` on success; otherwise ``pdf=None``, ``error`` one
@@ -47,23 +64,27 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
         if shutil.which(program) is None:
             return PdfBuild(pdf=None, error=MISSING.format(program))
     out_dir = Path(out_dir)
-    with tempfile.TemporaryDirectory(prefix="report-tex-", ignore_cleanup_errors=True) as tmp:
+    _clean_stale_once()
+    with tempfile.TemporaryDirectory(prefix=f"{BUILD_PREFIX}{os.getpid()}-", ignore_cleanup_errors=True) as tmp:
         build = Path(tmp)
         (build / "report.tex").write_text(tex, encoding="utf-8")
         env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
-        proc = subprocess.Popen(["latexmk", *LATEXMK_ARGS, "report.tex"], cwd=build, env=env,
+        proc = subprocess.Popen([sys.executable, "-I", str(GUARD), str(os.getpid()), str(build),
+                                 "latexmk", *LATEXMK_ARGS, "report.tex"], cwd=build, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         deadline = started + timeout
         while True:
             try:
-                output, _ = proc.communicate(timeout=min(0.25, max(0.0, deadline - time.monotonic())))
+                output, _ = proc.communicate(timeout=min(_POLL, max(0.0, deadline - time.monotonic())))
                 break
             except subprocess.TimeoutExpired:
                 cancelled = cancel is not None and cancel.is_set()
-                if cancelled or time.monotonic() >= deadline:
-                    _kill_group(proc)
-                    error = "LaTeX build cancelled" if cancelled else f"LaTeX build timed out after {timeout:g} s"
+                exiting = not threading.main_thread().is_alive()  # the interpreter is shutting down
+                if cancelled or exiting or time.monotonic() >= deadline:
+                    _stop(proc)
+                    error = ("LaTeX build cancelled" if cancelled or exiting
+                             else f"LaTeX build timed out after {timeout:g} s")
                     return PdfBuild(pdf=None, error=error, log_tail=_log_tail(build, b""),
                                     seconds=time.monotonic() - started)
         pdf = build / "report.pdf"
@@ -77,12 +98,70 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
                         seconds=time.monotonic() - started, warnings=_warnings(build))
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _stop(guard: subprocess.Popen) -> None:
+    """Have the guard kill the build's process group; kill the guard itself if it does not exit."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        guard.send_signal(signal.SIGTERM)
+        guard.communicate(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        guard.kill()
+        guard.communicate()
     except ProcessLookupError:
         pass
-    proc.communicate()
+
+
+def _owner_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def clean_stale_builds(tmp_dir: Path | None = None, *, now: float | None = None) -> list[Path]:
+    """Remove the build folders (``report-tex-{pid}-*``) in ``tmp_dir`` whose owner process is gone.
+
+    A folder without an owner pid in its name (made by an older version) is removed once it is
+    older than :data:`LEGACY_STALE_AFTER` seconds. A folder whose pid was reused by a live
+    process stays. ``tmp_dir`` defaults to :func:`tempfile.gettempdir`. Returns what was removed.
+    """
+    folder = Path(tmp_dir or tempfile.gettempdir())
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = list(folder.glob(f"{BUILD_PREFIX}*"))
+    except OSError:
+        return removed
+    for entry in entries:
+        owner = entry.name[len(BUILD_PREFIX):].split("-", 1)[0]
+        try:
+            if not entry.is_dir() or entry.owner() != _current_user():
+                continue
+            stale = (not _owner_alive(int(owner)) if owner.isdigit() and "-" in entry.name[len(BUILD_PREFIX):]
+                     else now - entry.stat().st_mtime > LEGACY_STALE_AFTER)
+        except (OSError, KeyError):
+            continue
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def _current_user() -> str:
+    import pwd
+
+    return pwd.getpwuid(os.getuid()).pw_name
+
+
+def _clean_stale_once() -> None:
+    global _stale_cleaned
+    with _stale_lock:
+        if _stale_cleaned:
+            return
+        _stale_cleaned = True
+    clean_stale_builds()
 
 
 def _read_log(build: Path) -> str:
