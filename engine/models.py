@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -28,8 +30,9 @@ def build_model(role: str, settings: Settings) -> BaseChatModel:
     name, ``DEEPRESEARCH_MODEL_TIMEOUT`` per HTTP attempt, the SDK's bounded retries
     (``DEEPRESEARCH_MODEL_MAX_RETRIES``) and ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them. ``offline``: the deterministic extractive
     :class:`engine.offline.OfflineChatModel`.
-    langchain-openai keeps one pooled httpx client per (base URL, timeout) for the life of the
-    process, so every role and every call share connections.
+    Every role and every call on one event loop share one pooled httpx client per (base URL,
+    timeout); a model built on another event loop (a second ``asyncio.run``) gets that loop's
+    own client, because an httpx connection cannot outlive the loop that opened it.
     Every model is tagged ``role:<role>`` so :class:`UsageRecorder` can attribute tokens.
     """
     if role not in ROLES:
@@ -55,7 +58,29 @@ def _openai_model(role: str, settings: Settings) -> BaseChatModel:
         tags=[f"role:{role}"],
         metadata={"role": role},
         total_timeout=settings.node_timeout,
+        http_async_client=_loop_client(settings),
     )
+
+
+_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_clients_lock = threading.Lock()
+
+
+def _loop_client(settings: Settings):
+    """The running event loop's pooled ``httpx.AsyncClient`` for the model server, or None outside
+    a loop (then langchain-openai's process-wide client is used)."""
+    import openai
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    key = (settings.openai_base_url, settings.model_timeout)
+    with _clients_lock:
+        per_loop = _clients.setdefault(loop, {})
+        if key not in per_loop:
+            per_loop[key] = openai.DefaultAsyncHttpxClient(timeout=settings.model_timeout)
+        return per_loop[key]
 
 
 def _bounded_class() -> type[BaseChatModel]:

@@ -20,13 +20,13 @@ PER_ATTEMPT = 60
 BOUND = 3
 
 
-def _env(monkeypatch, tmp_path, fake_openai, fake_tavily, node_timeout: float, per_attempt: float = PER_ATTEMPT) -> None:
+def _env(monkeypatch, tmp_path, fake_openai, fake_tavily, node_timeout: float) -> None:
     for name, value in {
         "DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "DEEPRESEARCH_LLM": "openai",
         "DEEPRESEARCH_SEARCH": "tavily", "OPENAI_API_KEY": "test-openai-key",
         "OPENAI_BASE_URL": fake_openai.base_url, "TAVILY_API_KEY": "tvly-test",
         "DEEPRESEARCH_TAVILY_URL": fake_tavily.base_url, "DEEPRESEARCH_ALLOW_CLARIFICATION": "false",
-        "DEEPRESEARCH_MODEL_TIMEOUT": str(per_attempt), "DEEPRESEARCH_MODEL_MAX_RETRIES": "3",
+        "DEEPRESEARCH_MODEL_TIMEOUT": str(PER_ATTEMPT), "DEEPRESEARCH_MODEL_MAX_RETRIES": "3",
         "DEEPRESEARCH_NODE_TIMEOUT": str(node_timeout), "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0",
     }.items():
         monkeypatch.setenv(name, value)
@@ -55,9 +55,7 @@ def _stopped_then_resumed(capsys, monkeypatch, tmp_path, fake_openai, fake_tavil
     assert f"deepresearch ask --resume {thread}" in err
 
     release()
-    # `ask --resume` is a new process in real use; in this one, another per-attempt timeout keeps
-    # langchain-openai's process-wide client cache from handing the new event loop the old loop's client
-    _env(monkeypatch, tmp_path, fake_openai, fake_tavily, 120, per_attempt=PER_ATTEMPT + 1)
+    _env(monkeypatch, tmp_path, fake_openai, fake_tavily, 120)
     code, err = _ask(capsys, resume=thread)
     assert code == 0, err
     report = next((tmp_path / "data" / "artifacts").rglob("report.md"))
