@@ -46,7 +46,7 @@ def user_message(err: BaseException, *, job_timeout: int) -> str:
     from engine.settings import SettingsError
 
     if isinstance(err, ServiceTimeout):
-        return f"The research stopped: {err}. Its progress is saved."
+        return f"The research stopped: {err}. Please try again later."
     if isinstance(err, ResearchTimeout):
         return (f"The research was stopped: it ran longer than the limit of {job_timeout // 60} minutes. "
                 "Try a narrower question.")
