@@ -82,7 +82,11 @@ async def render_artifacts(state: AgentState, runtime: Runtime[RunContext]) -> d
     ctx = runtime.context
     get_stream_writer()({"event": "phase", "phase": "render"})
     cited = [Cited(**c) for c in state.get("cited", [])]
-    paths = await asyncio.to_thread(write_artifacts, state, cited, ctx.run_dir, ctx.settings, ctx.today,
-                                    ctx.cancelled)
+    try:
+        paths = await asyncio.to_thread(write_artifacts, state, cited, ctx.run_dir, ctx.settings, ctx.today,
+                                        ctx.cancelled)
+    except asyncio.CancelledError:  # Ctrl-C, shutdown: the LaTeX build in the thread stops too
+        ctx.cancelled.set()
+        raise
     get_stream_writer()({"event": "phase", "phase": "done"})
     return {"artifacts": paths}

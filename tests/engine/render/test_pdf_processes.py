@@ -145,3 +145,36 @@ def test_first_build_of_a_process_cleans_stale_folders(tmp_path, monkeypatch):
     assert result.pdf is not None
     assert not gone.exists()
     assert not list(tmp_path.glob("report-tex-*"))
+
+
+def test_ctrl_c_during_the_pdf_build_of_ask_stops_latex_at_once(tmp_path):
+    """``deepresearch ask`` interrupted while its PDF builds: it exits without waiting for the
+    build's time limit, and no LaTeX process or build folder is left."""
+    script = textwrap.dedent(f"""
+        import sys
+        import engine.render.latex
+        engine.render.latex.render_latex = lambda doc: {SPIN!r}  # a build that never ends
+        from bots.cli import app
+        sys.argv = ["deepresearch", "ask", "--offline", "--no-clarify", "What is a heat pump?"]
+        app()
+    """)
+    (tmp_path / "tmp").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPRESEARCH_", "OPENAI_", "TAVILY_"))}
+    env.update({"PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path / "tmp"), "DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"),
+                "DEEPRESEARCH_PDF_TIMEOUT": "900", "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0"})
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: "xelatex" in working_in(tmp_path / "tmp").values(), "the PDF build to start")
+        proc.send_signal(signal.SIGINT)
+        # without the stop, the interpreter would wait for the build's 900 s limit
+        _, err = proc.communicate(timeout=120)
+        assert b"Interrupted" in err, err
+        assert not working_in(tmp_path / "tmp")
+        assert not list((tmp_path / "tmp").glob("report-tex-*"))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in working_in(tmp_path / "tmp"):
+            os.kill(pid, signal.SIGKILL)
