@@ -6,6 +6,9 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+#: How a timeout names the model service (the search back-ends name themselves).
+MODEL_SERVICE = "the language model"
+
 
 class ServiceTimeout(Exception):
     """A model or search service did not answer within ``DEEPRESEARCH_NODE_TIMEOUT``, retries included.

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import time
-import weakref
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -15,24 +13,21 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import LLMResult
 
-from engine.bounds import within
-from engine.redact import redact_error, remember_secret
+from engine.redact import remember_secret
 from engine.settings import ROLES, Settings
-
-MODEL_SERVICE = "the language model"
 
 
 def build_model(role: str, settings: Settings) -> BaseChatModel:
     """The chat model for ``role`` (one of :data:`engine.settings.ROLES`).
 
-    ``openai``: :class:`BoundedChatOpenAI` on the Chat Completions API (``use_responses_api=False``,
-    which vLLM, Ollama and llama.cpp servers lack) with ``OPENAI_BASE_URL``, the role's model
-    name, ``DEEPRESEARCH_MODEL_TIMEOUT`` per HTTP attempt, the SDK's bounded retries
-    (``DEEPRESEARCH_MODEL_MAX_RETRIES``) and ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them. ``offline``: the deterministic extractive
-    :class:`engine.offline.OfflineChatModel`.
+    ``openai``: :class:`engine.openai_model.BoundedChatOpenAI` on the Chat Completions API
+    (``use_responses_api=False``, which vLLM, Ollama and llama.cpp servers lack) with
+    ``OPENAI_BASE_URL``, the role's model name, ``DEEPRESEARCH_MODEL_TIMEOUT`` per HTTP attempt,
+    the SDK's bounded retries (``DEEPRESEARCH_MODEL_MAX_RETRIES``) and
+    ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them; its errors carry redacted text. ``offline``:
+    the deterministic extractive :class:`engine.offline.OfflineChatModel`.
     Every role and every call on one event loop share one pooled httpx client per (base URL,
-    timeout); a model built on another event loop (a second ``asyncio.run``) gets that loop's
-    own client, because an httpx connection cannot outlive the loop that opened it.
+    timeout) (:func:`engine.openai_model.loop_client`).
     Every model is tagged ``role:<role>`` so :class:`UsageRecorder` can attribute tokens.
     """
     if role not in ROLES:
@@ -45,10 +40,12 @@ def build_model(role: str, settings: Settings) -> BaseChatModel:
 
 
 def _openai_model(role: str, settings: Settings) -> BaseChatModel:
+    from engine.openai_model import BoundedChatOpenAI, loop_client
+
     settings.require_model()
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
     remember_secret(key)
-    return _bounded_class()(
+    return BoundedChatOpenAI(
         model=settings.model_name(role),
         api_key=key,
         base_url=settings.openai_base_url,
@@ -58,72 +55,8 @@ def _openai_model(role: str, settings: Settings) -> BaseChatModel:
         tags=[f"role:{role}"],
         metadata={"role": role},
         total_timeout=settings.node_timeout,
-        http_async_client=_loop_client(settings),
+        http_async_client=loop_client(settings.openai_base_url, settings.model_timeout),
     )
-
-
-_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_clients_lock = threading.Lock()
-
-
-def _loop_client(settings: Settings):
-    """The running event loop's pooled ``httpx.AsyncClient`` for the model server, or None outside
-    a loop (then langchain-openai's process-wide client is used)."""
-    import openai
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-    key = (settings.openai_base_url, settings.model_timeout)
-    with _clients_lock:
-        per_loop = _clients.setdefault(loop, {})
-        if key not in per_loop:
-            per_loop[key] = openai.DefaultAsyncHttpxClient(timeout=settings.model_timeout)
-        return per_loop[key]
-
-
-def _bounded_class() -> type[BaseChatModel]:
-    """:class:`BoundedChatOpenAI`, defined on first use so that importing this module does not load openai."""
-    global BoundedChatOpenAI
-    if BoundedChatOpenAI is None:
-        from langchain_openai import ChatOpenAI
-
-        class _Bounded(ChatOpenAI):
-            """``ChatOpenAI`` whose every call (all SDK attempts together) lasts at most ``total_timeout``
-            seconds and whose errors carry redacted text.
-
-            Raises:
-                engine.bounds.ServiceTimeout: no answer within ``total_timeout`` seconds.
-                openai.APIError (and any other error of the call): with secrets redacted
-                    (:func:`engine.redact.redact_error`), so that a provider echoing the key does
-                    not put it into checkpoints, job records or logs.
-            """
-
-            total_timeout: float = 300.0
-
-            async def ainvoke(self, input, config=None, *, stop=None, **kwargs):  # noqa: A002
-                try:
-                    async with within(self.total_timeout, MODEL_SERVICE):
-                        return await super().ainvoke(input, config, stop=stop, **kwargs)
-                except Exception as err:
-                    redact_error(err)
-                    raise
-
-            def invoke(self, input, config=None, *, stop=None, **kwargs):  # noqa: A002
-                try:
-                    return super().invoke(input, config, stop=stop, **kwargs)
-                except Exception as err:
-                    redact_error(err)
-                    raise
-
-        _Bounded.__name__ = _Bounded.__qualname__ = "BoundedChatOpenAI"
-        BoundedChatOpenAI = _Bounded
-    return BoundedChatOpenAI
-
-
-#: The bounded ``ChatOpenAI`` class, set by :func:`_bounded_class` on first use.
-BoundedChatOpenAI: type[BaseChatModel] | None = None
 
 
 class UsageRecorder(BaseCallbackHandler):

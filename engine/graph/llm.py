@@ -9,8 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
-from engine.bounds import within
-from engine.models import MODEL_SERVICE
+from engine.bounds import MODEL_SERVICE, within
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
