@@ -9,15 +9,18 @@ from typing import Any, TypeVar
 
 MASK = "[redacted]"
 # Token shapes of the services this product talks to: Slack bot/user/app tokens, OpenAI keys
-# (``sk-``, ``sk-proj-``), Tavily keys, bearer and basic credentials, and ``key=value`` pairs
-# whose name says they hold a secret (also in JSON and in HTTP headers).
+# (``sk-``, ``sk-proj-``), Tavily keys, passwords in URLs, ``Authorization`` headers and bearer
+# credentials, and ``key=value`` pairs whose name says they hold a secret (also in JSON).
 _PATTERNS = [
     re.compile(r"xox[abposre]-[A-Za-z0-9-]+"),
     re.compile(r"xapp-[A-Za-z0-9-]+"),
     re.compile(r"sk-[A-Za-z0-9_-]{8,}"),
     re.compile(r"tvly-[A-Za-z0-9_-]{8,}"),
-    re.compile(r"(?i)((?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{6,}"),
-    re.compile(r"(?i)((?:api[_-]?key|access[_-]?token|token|secret|password|authorization)[\"']?\s*[:=]\s*[\"']?)"
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/:@]*:)(?!\[redacted\])[^\s/@]+(?=@)"),  # scheme://user:PASSWORD@host
+    re.compile(r"(?i)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|digest|token)\s+)?+)"
+               r"(?!\[redacted\])[^\s\"',}]+"),
+    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"(?i)((?:api[_-]?key|access[_-]?token|token|secret|password)[\"']?\s*[:=]\s*[\"']?)"
                r"(?!\[redacted\])[^\s\"',}]+"),
 ]
 #: Environment variables whose values are secrets wherever they appear.
@@ -45,8 +48,9 @@ def redact(text: str) -> str:
     """``text`` with every token, key, password or credential header replaced by ``[redacted]``.
 
     Masks the values of :data:`SECRET_ENV` and of :func:`remember_secret`, then the known token
-    shapes (``sk-``, ``xoxb-``, ``xapp-``, ``tvly-``, ``Bearer``/``Basic`` credentials,
-    ``api_key=``/``token:``/``Authorization:`` pairs).
+    shapes (``sk-``, ``xoxb-``, ``xapp-``, ``tvly-``, ``scheme://user:password@``,
+    ``Authorization:`` headers of any scheme, ``Bearer`` credentials, ``api_key=``/``token:``/
+    ``password=`` pairs).
     """
     if not text:
         return text

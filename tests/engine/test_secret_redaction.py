@@ -90,6 +90,19 @@ def test_redaction_covers_every_token_form():
                    "s3cr3tvalue", "abc.def.ghi"):
         assert secret not in out, out
     assert "openai" in out and "tavily" in out
+    assert redact("a basic understanding of tokens") == "a basic understanding of tokens"
+    assert redact("at redis://:hunter2-pw@10.0.0.1:6379/0") == "at redis://:[redacted]@10.0.0.1:6379/0"
+    assert redact("postgresql://bot:s3cr3t@db/x") == "postgresql://bot:[redacted]@db/x"
+    assert redact("see https://example.org:8443/a@b") == "see https://example.org:8443/a@b"
+    assert redact('{"Authorization": "Bearer sk-abcdefghijk"}') == '{"Authorization": "Bearer [redacted]"}'
+
+
+def test_a_remembered_key_of_no_known_shape_is_masked():
+    from engine.redact import remember_secret
+
+    remember_secret("gw-remembered-0a1b2c3d")
+    remember_secret("abc")  # too short to mask safely: ignored
+    assert redact("key gw-remembered-0a1b2c3d rejected, abc") == "key [redacted] rejected, abc"
 
 
 def test_redact_error_cleans_the_error_its_cause_and_the_kept_response():
