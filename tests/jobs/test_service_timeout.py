@@ -14,7 +14,7 @@ from tests.fakes.tavily_server import FakeTavily
 from tests.jobs.conftest import make_settings
 from tests.jobs.scenarios import turn_record
 
-LINE = ("The research stopped: the language model did not answer within 3 s, retries included "
+LINE = ("The research stopped: the language model did not answer within 6 s, retries included "
         "(DEEPRESEARCH_NODE_TIMEOUT). Please try again later.")
 
 
@@ -27,7 +27,7 @@ def test_silent_model_gets_one_error_reply_and_the_thread_resumes(tmp_path, runn
     with FakeOpenAI(handler=handler) as model, FakeTavily() as tavily:
         settings = make_settings(tmp_path / "data", llm="openai", openai_api_key="test-openai-key",
                                  openai_base_url=model.base_url, search="tavily", tavily_api_key="tvly-test-key",
-                                 tavily_url=tavily.base_url, model_timeout=60, node_timeout=3,
+                                 tavily_url=tavily.base_url, model_timeout=60, node_timeout=6,
                                  max_review_iterations=0)
         runner = runner_for(settings)
         events = tmp_path / "events.jsonl"
