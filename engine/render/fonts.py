@@ -16,6 +16,14 @@ SANS_FONTS = ("Noto Sans", "DejaVu Sans", "Latin Modern Sans")
 MONO_FONTS = ("DejaVu Sans Mono", "Noto Sans Mono", "Latin Modern Mono")
 # Tried first, in this order, for a glyph the main font lacks; then any other installed font.
 FALLBACK_FONTS = ("DejaVu Serif", "DejaVu Sans", "Noto Sans Math", "Noto Sans Symbols", "Noto Sans Symbols2")
+# Fonts made for one script, tried first for its letters (Debian: fonts-noto-core).
+SCRIPT_FONTS = (
+    (((0x0590, 0x05FF), (0xFB1D, 0xFB4F)), ("Noto Serif Hebrew", "Noto Sans Hebrew")),
+    (((0x0600, 0x06FF), (0x0750, 0x077F), (0x08A0, 0x08FF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF)),
+     ("Noto Naskh Arabic", "Noto Sans Arabic")),
+    (((0x0900, 0x097F), (0xA8E0, 0xA8FF)), ("Noto Serif Devanagari", "Noto Sans Devanagari")),
+    (((0x0E00, 0x0E7F),), ("Noto Serif Thai", "Noto Sans Thai")),
+)
 CJK_FONTS = ("Noto Serif CJK {}", "Noto Sans CJK {}", "Noto Sans Mono CJK {}")
 
 # Ranges set in the CJK font first (xeCJK's CJK and HangulJamo classes).
@@ -117,6 +125,9 @@ class FontPlan:
         order = ([self.main] if base != self.main else []) + self.order
         if _in(_CJK_RANGES, cp):
             order.insert(0, self.cjk[2] if base == self.mono else self.cjk[0])
+        for ranges, fonts in SCRIPT_FONTS:
+            if _in(ranges, cp):
+                order[:0] = fonts
         return next((f for f in order if f in self.faces and self.faces[f].covers(cp)), None)
 
     def command(self, family: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pypandoc
@@ -23,6 +24,7 @@ from engine.render.markdown import (
     url_inlines,
 )
 from engine.render.markdown import clean_text as clean_text  # re-exported
+from engine.render.tables import fit_table
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 # Unicode quotes and dashes stay Unicode: the fonts are loaded without TeX ligatures, so that
@@ -30,7 +32,6 @@ TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 WRITER = "latex-smart"
 LONG_RUN = 30  # characters without a break opportunity before one is added
 BREAK_EVERY = 12
-_LONG_WORD = re.compile(r"[^\s\u2e80-\ufaff]{%d,}" % (LONG_RUN + 1))  # noqa: UP031
 
 # The report's fixed headings and notes per language (the template's own words).
 LABELS: dict[str, dict[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
@@ -52,8 +53,17 @@ class _Typesetter:
     every character.
     """
 
-    def __init__(self, plan: FontPlan) -> None:
+    def __init__(self, plan: FontPlan, max_run: int = LONG_RUN) -> None:
         self.plan = plan
+        self.max_run = max_run
+
+    def _cell(self, blocks: list, max_run: int) -> list:
+        """A table cell's blocks, long runs broken to fit a column ``max_run`` characters wide."""
+        outer, self.max_run = self.max_run, min(self.max_run, max_run)
+        try:
+            return self.inlines(blocks)
+        finally:
+            self.max_run = outer
 
     def inlines(self, items: list, strike: bool = False) -> list:
         """Typeset a list of inline (or block) nodes; ``strike`` strikes out every word."""
@@ -78,6 +88,11 @@ class _Typesetter:
             return [self._code_block(c[1])]
         if t == "Link" and _is_autolink(c) and all(self.plan.font_for(ch, self.plan.main) == "" for ch in c[2][0]):
             return [node]  # written as \url{...}, which breaks long URLs itself
+        if t == "Link" and "drb-cite" in c[0][1]:
+            n = int(c[2][0].removeprefix("#src-"))  # minted by Sanitizer: digits only
+            return [_raw(f"\\hyperlink{{src-{n}}}{{{n}}}")]
+        if t == "Table":
+            return fit_table(node, self._cell)
         if t == "Span" and "drb-strike" in c[0][1]:
             return [{"t": "Span", "c": [Attr, self.inlines(c[1], True)]}]
         if t == "BulletList":
@@ -117,7 +132,12 @@ class _Typesetter:
                     pending[-1][1].extend(nodes)
                 else:
                     pending.append((family, nodes))
-        for family, nodes in pending:
+        rtl = [_is_rtl(nodes) for _, nodes in pending]
+        open_rtl = False
+        for k, (family, nodes) in enumerate(pending):
+            if rtl[k] == "R" and not open_rtl:
+                out.append(_raw("\\drbrtl{"))
+                open_rtl = True
             if family == " " and strike:
                 out.extend(_raw("\\drbstrikespace{}") for _ in nodes)
             elif family.strip():
@@ -126,10 +146,15 @@ class _Typesetter:
                 out.extend([_raw(f"\\{cmd}{{"), *body, _raw("}")])
             else:
                 out.extend(nodes)
+            if open_rtl and rtl[k] == "R" and _next_strong(rtl, k + 1) != "R":
+                out.append(_raw("}"))
+                open_rtl = False
+        if open_rtl:
+            out.append(_raw("}"))
         return out
 
     def _words(self, text: str, strike: bool) -> list[Node]:
-        pieces = _break_long(text)
+        pieces = _break_long(text, self.max_run)
         out: list[Node] = []
         for k, piece in enumerate(pieces):
             out.extend([_raw("\\drbbreak{}")] if k else [])
@@ -142,7 +167,7 @@ class _Typesetter:
             if family:
                 out.extend([_raw(f"\\{self.plan.command(family)}{{"), str_node(piece), _raw("}")])
                 continue
-            for k, chunk in enumerate(_break_long(piece)):
+            for k, chunk in enumerate(_break_long(piece, self.max_run)):
                 out.extend([_raw("\\drbbreak{}")] if k else [])
                 out.append({"t": "Code", "c": [Attr, chunk]})
         return out
@@ -160,19 +185,36 @@ class _Typesetter:
         return {"t": "Para", "c": lines}
 
 
+def _is_rtl(nodes: list[Node]) -> str:
+    """``R`` when the text holds a right-to-left letter, ``L`` a left-to-right one, else ``N``."""
+    for node in nodes:
+        for ch in node.get("c", "") if node.get("t") == "Str" else "":
+            kind = unicodedata.bidirectional(ch)
+            if kind in ("R", "AL"):
+                return "R"
+            if kind == "L":
+                return "L"
+    return "N"
+
+
+def _next_strong(kinds: list[str], start: int) -> str:
+    return next((k for k in kinds[start:] if k != "N"), "N")
+
+
 def _is_autolink(c: list) -> bool:
     """A link whose text is its URL: pandoc writes it as ``\\url``."""
     return c[1] == [str_node(c[2][0])]
 
 
-def _break_long(text: str) -> list[str]:
-    """Split ``text`` so no piece holds more than LONG_RUN characters without a space or CJK glyph."""
+def _break_long(text: str, max_run: int = LONG_RUN) -> list[str]:
+    """Split ``text`` so no piece holds more than ``max_run`` characters without a space or CJK glyph."""
+    every = min(BREAK_EVERY, max_run)
     pieces, start = [], 0
-    for m in _LONG_WORD.finditer(text):
+    for m in re.finditer(r"[^\s\u2e80-\ufaff]{%d,}" % (max_run + 1), text):  # noqa: UP031
         word = m.group()
-        cuts = list(range(0, len(word), BREAK_EVERY))
-        pieces.append(text[start:m.start()] + word[:BREAK_EVERY])
-        pieces.extend(word[i:i + BREAK_EVERY] for i in cuts[1:])
+        cuts = list(range(0, len(word), every))
+        pieces.append(text[start:m.start()] + word[:every])
+        pieces.extend(word[i:i + every] for i in cuts[1:])
         start = m.end()
     if pieces:
         pieces[-1] += text[start:]

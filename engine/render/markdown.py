@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -12,12 +13,29 @@ from urllib.parse import quote, urlsplit
 import pypandoc
 
 # GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math) or
-# vanish (a YAML block read as metadata). Raw HTML is parsed, then shown literally (see Sanitizer).
+# vanish (a YAML block read as metadata). Raw HTML is parsed, then shown as text (see Sanitizer).
 MARKDOWN_FORMAT = "gfm-tex_math_dollars-tex_math_gfm-yaml_metadata_block"
 LINK_SCHEMES = ("http", "https", "ftp", "mailto")
 MAX_NESTING = 4  # lists and quotes inside each other; LaTeX stops at 4 itemize or enumerate levels
-_CITATION = re.compile(r"\[(\d{1,4}(?:,\s*\d{1,4})*)\]")
+# A citation group: ``[n]`` or ``[n, m, ...]``, written without backslashes (``\[1\]`` is text).
+_CITATION = re.compile(r"\[(\d{1,4}(?:,[ \n]*\d{1,4})*)\]")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+# HTML markup a Markdown viewer hides (its text stays): comments and the tags of ordinary HTML.
+# Anything else in angle brackets (``List<String>``, ``<u8>``) is text and shown as written.
+HTML_TAGS = frozenset("""a abbr b big blockquote br center cite code col colgroup dd del details dfn div dl dt em
+    figcaption figure font h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp section small span
+    strike strong sub summary sup table tbody td tfoot th thead tr tt u ul var wbr""".split())
+_HTML_MARKUP = re.compile(r"<!--.*?-->|<!--.*\Z|</?([A-Za-z][A-Za-z0-9]*)\b(?:[^<>\"']|\"[^\"]*\"|'[^']*')*/?>", re.S)
+# Escaped brackets are held in noncharacters while pandoc parses (clean_text removes any in the input).
+_ESCAPED = {"\\[": "\ufdd0", "\\]": "\ufdd1"}
+_UNESCAPE_TEXT = str.maketrans({"\ufdd0": "[", "\ufdd1": "]"})
+_UNESCAPE_CODE = str.maketrans({"\ufdd0": "\\[", "\ufdd1": "\\]"})
+
+
+def strip_html(raw: str) -> str:
+    """``raw`` HTML without comments and ordinary tags (:data:`HTML_TAGS`); other text as written."""
+    return _HTML_MARKUP.sub(lambda m: m.group(0) if m.group(1) and m.group(1).lower() not in HTML_TAGS
+                            and not m.group(0).startswith("<!--") else "", raw)
 
 
 # --- characters --------------------------------------------------------------------------------
@@ -62,11 +80,13 @@ def plain_inlines(text: str) -> list[Node]:
 
 @dataclass
 class Sanitizer:
-    """Rewrites a parsed fragment so that only text reaches the LaTeX writer.
+    """Rewrites a parsed fragment so that only text reaches the LaTeX and Word writers.
 
-    Raw HTML and math become literal text, images become links or text, links keep only web
-    schemes, headings move to ``min_level``, ``[n]`` citation markers link to their source, and
-    lists nested deeper than LaTeX allows are flattened.
+    HTML comments and ordinary tags are dropped (their text stays), other raw text and math are
+    literal text, images become ``[image: alt]`` (a link when the URL is on the web, never
+    fetched), links keep only web schemes, headings move to ``min_level``, citation groups whose
+    every number is a source link each number to ``#src-n``, and lists and quotes nested deeper
+    than LaTeX allows are flattened.
     """
 
     min_level: int
@@ -90,22 +110,34 @@ class Sanitizer:
                 out.append(self._list(item))
             else:
                 out.append(item)
-        return out
+        if self.citations and not self.in_link and any(isinstance(n, dict) and n.get("t") == "Str" for n in out):
+            out = self._cite(out)
+        return [_unescape(n) if isinstance(n, dict) and n.get("t") == "Str" else n for n in out]
 
     def _node(self, node: Node) -> list[Node]:
         t, c = node["t"], node.get("c")
         if t == "RawInline":
-            return [{"t": "LineBreak"}] if _BR.fullmatch(c[1].strip()) else [str_node(c[1])]
+            if _BR.fullmatch(c[1].strip()):
+                return [{"t": "LineBreak"}]
+            text = strip_html(c[1]) if c[0] == "html" else c[1]
+            return [str_node(text.translate(_UNESCAPE_CODE))] if text else []
         if t == "RawBlock":
-            return [{"t": "CodeBlock", "c": [Attr, c[1]]}]
+            text = strip_html(c[1]) if c[0] == "html" else c[1]
+            paras = [p for p in re.split(r"\n\s*\n", text.translate(_UNESCAPE_CODE)) if p.strip()]
+            return [{"t": "Para", "c": plain_inlines(p)} for p in paras]
         if t == "Math":
             fence = "$$" if c[0]["t"] == "DisplayMath" else "$"
             return [str_node(fence + c[1] + fence)]
+        if t in ("Code", "CodeBlock"):
+            return [{"t": t, "c": [c[0], c[1].translate(_UNESCAPE_CODE)]}]
         if t == "Image":
-            alt = self._link_text(c[1]) or [str_node("image")]
-            return self._link(Attr, [str_node("[image:"), {"t": "Space"}, *alt, str_node("]")], c[2][0])
+            alt = self._link_text(c[1])
+            label = [str_node("[image:"), {"t": "Space"}, *alt, str_node("]")] if alt else [str_node("[image]")]
+            target = c[2][0].translate(_UNESCAPE_TEXT)
+            web = urlsplit(target).scheme.lower() in LINK_SCHEMES if ":" in target else False
+            return self._link(Attr, label, target) if web and not self.in_link else label
         if t == "Link":
-            return self._link(c[0], self._link_text(c[1]), c[2][0])
+            return self._link(c[0], self._link_text(c[1]), c[2][0].translate(_UNESCAPE_TEXT))
         if t == "Header":
             attr = c[1] if self.keep_ids else ["", c[1][1], c[1][2]]
             text = [{"t": "Space"} if n["t"] == "LineBreak" else n for n in self._list(c[2])]
@@ -115,8 +147,6 @@ class Sanitizer:
             while inlines and inlines[0]["t"] in ("LineBreak", "Space", "SoftBreak"):
                 inlines.pop(0)  # LaTeX has no line to end there
             return [{"t": t, "c": inlines}] if inlines else []
-        if t == "Str" and self.citations and "[" in c and not self.in_link:
-            return self._cite(c)
         if t in ("BulletList", "OrderedList", "BlockQuote"):
             return self._nested(t, c)
         if t == "Strikeout":
@@ -170,21 +200,55 @@ class Sanitizer:
             return content
         return [*content, {"t": "Space"}, str_node(f"({target})")]
 
-    def _cite(self, text: str) -> list[Node]:
+    def _cite(self, inlines: list[Node]) -> list[Node]:
+        """Link each number of a citation group (which may span spaces) to its source."""
+        out: list[Node] = []
+        run: list[Node] = []
+        for node in [*inlines, None]:
+            if node is not None and node.get("t") in ("Str", "Space", "SoftBreak"):
+                run.append(node)
+                continue
+            out.extend(self._cite_run(run))
+            run = []
+            if node is not None:
+                out.append(node)
+        return out
+
+    def _cite_run(self, run: list[Node]) -> list[Node]:
+        text = "".join(n["c"] if n["t"] == "Str" else " " if n["t"] == "Space" else "\n" for n in run)
+        if "[" not in text:
+            return run
         out: list[Node] = []
         pos = 0
         for m in _CITATION.finditer(text):
-            numbers = [int(x) for x in m.group(1).split(",")]
+            numbers = [int(x) for x in re.split(r",\s*", m.group(1))]
             if not all(n in self.citations for n in numbers):
                 continue
-            out.append(str_node(text[pos:m.start()] + "["))
+            out.extend(_text_nodes(text[pos:m.start()] + "["))
             for k, n in enumerate(numbers):
-                out.extend([str_node(",")] if k else [])
-                out.append({"t": "Link", "c": [Attr, [str_node(str(n))], [f"#src-{n}", ""]]})
+                out.extend([str_node(","), {"t": "Space"}] if k else [])
+                out.append({"t": "Link", "c": [["", ["drb-cite"], []], [str_node(str(n))], [f"#src-{n}", ""]]})
             out.append(str_node("]"))
             pos = m.end()
-        out.append(str_node(text[pos:]))
-        return [n for n in out if n["c"]]
+        if not out:
+            return run
+        out.extend(_text_nodes(text[pos:]))
+        return [n for n in out if n.get("c") != ""]
+
+
+def _text_nodes(text: str) -> list[Node]:
+    """Str, Space and SoftBreak nodes for a piece of inline text."""
+    out: list[Node] = []
+    for k, part in enumerate(re.split(r"([ \n])", text)):
+        if k % 2:
+            out.append({"t": "Space"} if part == " " else {"t": "SoftBreak"})
+        elif part:
+            out.append(str_node(part))
+    return out
+
+
+def _unescape(node: Node) -> Node:
+    return {"t": "Str", "c": node["c"].translate(_UNESCAPE_TEXT)} if "\ufdd0" in node["c"] or "\ufdd1" in node["c"] else node
 
 
 def _walk_nodes(value: object) -> Iterable[Node]:
@@ -198,11 +262,16 @@ def _walk_nodes(value: object) -> Iterable[Node]:
 
 
 def parse_markdown(markdown: str) -> list[Node]:
-    """Parse a Markdown fragment into pandoc AST blocks (JSON form); ``[]`` for blank text."""
+    """Parse a Markdown fragment into pandoc AST blocks (JSON form); ``[]`` for blank text.
+
+    Backslash-escaped brackets (``\\[1\\]``) come out of :class:`Sanitizer` as text that is never a
+    citation; until then they are held as noncharacters U+FDD0/U+FDD1 in ``Str`` nodes.
+    """
     text = clean_text(markdown)
     if not text.strip():
         return []
-    doc = json.loads(pypandoc.convert_text(text, "json", format=MARKDOWN_FORMAT, sandbox=True,
+    protected = re.sub(r"\\\\|\\[\[\]]", lambda m: _ESCAPED.get(m.group(), m.group()), text)
+    doc = json.loads(pypandoc.convert_text(protected, "json", format=MARKDOWN_FORMAT, sandbox=True,
                                            verify_format=False))
     return doc["blocks"]
 
@@ -217,3 +286,9 @@ def url_inlines(url: str) -> list[Node]:
     """A link to ``url`` (cleaned) when it has a web scheme or is an anchor, else the URL as text."""
     target = clean_text(url).strip()
     return Sanitizer(1, False)._link(Attr, [str_node(target)], target)
+
+
+@functools.cache
+def pandoc_api_version() -> list[int]:
+    """The pandoc AST version of the bundled pandoc (``[1, 23, 1]`` for pandoc 3.x)."""
+    return json.loads(pypandoc.convert_text("", "json", format="gfm", verify_format=False))["pandoc-api-version"]

@@ -1,0 +1,122 @@
+"""Tables that fit the page: column widths from their content, smaller type or a landscape page when wide."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.render.markdown import Node, stringify
+
+# Characters of body text across the text width (A4, 2.4 cm margins, 11 pt Noto Serif: ~160 mm
+# ≈ 455 pt, ~5.6 pt a character); each smaller size fits proportionally more.
+CHARS_PER_LINE = 80
+CELL_PADDING = 2  # \tabcolsep on both sides, in characters
+# (font size command, scale of CHARS_PER_LINE); the first size at which every column is at least
+# MIN_COLUMN characters wide is used, the last one on a landscape page.
+SIZES = (("", 1.0), ("\\small", 1.1), ("\\footnotesize", 1.22), ("\\scriptsize", 1.375))
+LANDSCAPE = 1.41  # A4 turned: the text width grows by the page's aspect ratio
+MIN_COLUMN = 8
+NATURAL = 0.9  # a table whose one-line width is below this share of the line keeps natural widths
+
+
+@dataclass
+class TableLayout:
+    """How one table is set: relative column widths (or None: natural), type size, page turn."""
+
+    widths: list[float] | None
+    size: str
+    landscape: bool
+    column_chars: list[int]  # the longest unbroken run each column may hold, in characters
+
+
+def _rows(table: list) -> list[list]:
+    """Every row (head, bodies, foot) of a pandoc ``Table`` node's content, as lists of cells."""
+    _attr, _caption, _specs, head, bodies, foot = table
+    rows = list(head[1])
+    for body in bodies:
+        rows += body[2] + body[3]
+    rows += foot[1]
+    return [row[1] for row in rows]
+
+
+def _cell_text(cell: list) -> str:
+    return stringify(cell[4]) if cell[4] else ""
+
+
+def layout(table: list) -> TableLayout:
+    """Choose widths and size for a ``Table`` node's content (pandoc JSON ``c``).
+
+    Column widths are proportional to each column's longest cell, damped (square root) so that a
+    column of sentences does not starve its neighbours, and never below the column's longest
+    word where the line allows it. A table too wide for the text width at the smallest size is
+    set on a landscape page.
+    """
+    ncols = len(table[2])
+    longest = [0] * ncols
+    word = [0] * ncols
+    for cells in _rows(table):
+        col = 0
+        for cell in cells:
+            text = _cell_text(cell)
+            span = max(1, cell[3])
+            for k in range(col, min(ncols, col + span)):
+                longest[k] = max(longest[k], len(text) // span)
+                word[k] = max(word[k], max((len(w) for w in text.split()), default=0))
+            col += span
+    natural = sum(longest) + CELL_PADDING * ncols
+    if natural <= CHARS_PER_LINE * NATURAL:
+        return TableLayout(None, "", False, [CHARS_PER_LINE] * ncols)
+    weights = [math.sqrt(max(1, n)) for n in longest]
+    total = sum(weights)
+    for k, (size, scale) in enumerate(SIZES + (("\\scriptsize", SIZES[-1][1] * LANDSCAPE),)):
+        line = CHARS_PER_LINE * scale - CELL_PADDING * ncols
+        chars = [line * w / total for w in weights]
+        if min(chars) >= MIN_COLUMN or k == len(SIZES):
+            # give columns whose longest word does not fit a share of the others' slack
+            need = [max(0.0, min(word[i], 20) - chars[i]) for i in range(ncols)]
+            slack = [max(0.0, chars[i] - max(MIN_COLUMN, min(word[i], 20))) for i in range(ncols)]
+            if sum(need) and sum(slack):
+                take = min(1.0, sum(slack) / sum(need))
+                chars = [c + need[i] * take - slack[i] * take * sum(need) / sum(slack)
+                         for i, c in enumerate(chars)]
+            widths = [c / sum(chars) for c in chars]
+            return TableLayout(widths, size, k == len(SIZES), [max(3, int(c) - 1) for c in chars])
+    raise AssertionError("unreachable")
+
+
+def fit_table(node: Node, typeset: Callable[[list, int], list]) -> list[Node]:
+    """The ``Table`` node with widths set, its cells typeset, wrapped in size or landscape commands.
+
+    ``typeset(blocks, max_run)`` typesets a cell's blocks so that no unbroken run exceeds
+    ``max_run`` characters.
+    """
+    attr, caption, specs, head, bodies, foot = node["c"]
+    plan = layout(node["c"])
+    if plan.widths is not None:
+        specs = [[spec[0], {"t": "ColWidth", "c": w}] for spec, w in zip(specs, plan.widths, strict=True)]
+
+    def rows(items: list) -> list:
+        out = []
+        for row_attr, cells in items:
+            new_cells, col = [], 0
+            for cell in cells:
+                width = min(plan.column_chars[col:col + max(1, cell[3])] or [CHARS_PER_LINE])
+                new_cells.append([*cell[:4], typeset(cell[4], width)])
+                col += max(1, cell[3])
+            out.append([row_attr, new_cells])
+        return out
+
+    table = {"t": "Table", "c": [attr, caption, specs, [head[0], rows(head[1])],
+                                 [[b[0], b[1], rows(b[2]), rows(b[3])] for b in bodies], [foot[0], rows(foot[1])]]}
+    before, after = [], []
+    if plan.landscape:
+        before.append("\\begin{landscape}")
+        after.insert(0, "\\end{landscape}")
+    if plan.size:
+        before.append("{" + plan.size)
+        after.insert(0, "}")
+    if not before:
+        return [table]
+    return [{"t": "RawBlock", "c": ["latex", "\n".join(before)]}, table,
+            {"t": "RawBlock", "c": ["latex", "\n".join(after)]}]

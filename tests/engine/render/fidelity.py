@@ -1,0 +1,220 @@
+"""Words of a report body as a reader should see them, and of each rendered output, for the fidelity check.
+
+:func:`body_words` is the reference: it reads the body with pandoc and returns every visible word
+(text, code, link text, footnotes, table cells, raw HTML and math shown literally). Each output's
+reader (:func:`pdf_words`, :func:`docx_words`, or a chat rendering's text) is compared to it with
+:func:`compare`, as multisets, so that tables and footnotes may move text around.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import unicodedata
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import panflute as pf
+from pypdf import PdfReader
+
+from engine.render.fonts import placeholder
+from engine.render.markdown import pandoc_api_version, parse_markdown, strip_html
+
+# A citation group as the report writes it: unescaped, digits only, outside code.
+CITATION = re.compile(r"(?<!\\)\[(\d+(?:\s*,\s*\d+)*)\]")
+_EMOJI = re.compile("[\U0001F1E6-\U0001F1FF]{2}|[\u2600-\u27bf\U0001F000-\U0001FAFF][\ufe0f\U0001F3FB-\U0001F3FF]?")
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+# List bullets and numbers an output draws itself.
+LIST_MARKER = re.compile(r"•|–|\*|·|◦|\d{1,3}\.|\(?[a-z]{1,4}[.)]|[A-Z]\.")
+_DASHES = str.maketrans({"\u00ad": None, "\u200b": None, "\u2011": "-"})
+
+
+def body_words(markdown: str) -> list[str]:
+    """The words a reader should see of a Markdown body, in reading order (footnotes in place).
+
+    The rules every output follows: code, math and raw text other than HTML markup are shown as
+    written (backslash-escapes resolved); HTML comments and ordinary HTML tags are hidden
+    (``<br>`` ends a line); an image is ``[image: alt]``; a link is its text; a task list's box
+    is a word (☐ or ☒); an emoji counts as the placeholder of an output without an emoji font.
+    This is the hook for every rendering's check (PDF, Word, chat text).
+    """
+    document = pf.load(io.StringIO(json.dumps({"pandoc-api-version": pandoc_api_version(), "meta": {},
+                                               "blocks": parse_markdown(markdown)})))
+    pieces: list[str] = []
+
+    def visit(elem: pf.Element) -> None:
+        if isinstance(elem, pf.Str):
+            pieces.append(elem.text)
+        elif isinstance(elem, pf.Code | pf.Math):
+            pieces.append(elem.text)
+        elif isinstance(elem, pf.RawInline | pf.RawBlock):
+            text = strip_html(elem.text) if elem.format == "html" else elem.text
+            pieces.append(" " + text + " " if isinstance(elem, pf.RawBlock) or _BR.fullmatch(text.strip()) else text)
+        elif isinstance(elem, pf.CodeBlock):
+            pieces.append("\n" + elem.text + "\n")
+        elif isinstance(elem, pf.Space | pf.SoftBreak | pf.LineBreak | pf.Block):
+            pieces.append(" ")
+        if isinstance(elem, pf.Image):
+            alt = pf.stringify(elem)
+            pieces.append(f"[image: {alt}]" if alt.strip() else "[image]")
+            return
+        for child in _children(elem):
+            visit(child)
+        if isinstance(elem, pf.Block):
+            pieces.append(" ")
+
+    for block in document.content:
+        visit(block)
+    return words("".join(pieces).translate({0xFDD0: "[", 0xFDD1: "]"}))
+
+
+def _children(elem: pf.Element) -> list[pf.Element]:
+    if isinstance(elem, pf.Table):
+        return [elem.head, *elem.content, elem.foot]
+    if isinstance(elem, pf.Code | pf.CodeBlock | pf.RawInline | pf.RawBlock | pf.Math):
+        return []
+    content = getattr(elem, "content", None)
+    if isinstance(elem, pf.DefinitionItem):
+        return [*elem.term, *elem.definitions]
+    return list(content) if content is not None else []
+
+
+_BIDI_MARKS = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
+
+
+def words(text: str) -> list[str]:
+    """Words for comparison: whitespace-separated after normalising what outputs may vary in.
+
+    NFKC (Arabic presentation forms back to letters), bidi controls and soft hyphens dropped,
+    combining marks dropped (PDF text extraction reorders Indic vowel signs), punctuation next
+    to right-to-left letters split off (its visual side varies), task boxes in one form, emoji
+    as the placeholder an output without an emoji font shows.
+    """
+    text = unicodedata.normalize("NFC", text).translate({0x2610: "□", 0x2612: "⊠"})
+    text = _EMOJI.sub(lambda m: " " + placeholder(m.group()) + " ", text)
+    text = unicodedata.normalize("NFKC", text).translate(_DASHES).translate(_BIDI_MARKS)
+    text = "".join(c for c in text if not unicodedata.category(c).startswith("M"))
+    text = re.sub(rf"(?<=[{_RTL}])([^\w\s])|([^\w\s])(?=[{_RTL}])", r" \1\2 ", text)
+    text = re.sub(rf"(?<=[{_RTL}])(?=[A-Za-z])|(?<=[A-Za-z])(?=[{_RTL}])", " ", text)
+    return text.split()
+
+
+def pdf_text(path: Path) -> str:
+    """The PDF's text by ``pdftotext`` (reading order, UTF-8), without each page's date and number."""
+    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    pages = []
+    for page in out.split("\f"):
+        lines = page.strip("\n").split("\n")
+        if lines and re.fullmatch(r"\d{4}-\d\d-\d\d", lines[0]):
+            lines = lines[1:]
+        if lines and lines[-1].strip().isdigit():
+            lines = lines[:-1]
+        pages.append("\n".join(lines))
+    return "\n".join(pages)
+
+
+def docx_text(path: Path) -> str:
+    """The text of a .docx: body paragraphs (tables included) and footnotes, one line per paragraph."""
+    from docx import Document
+
+    document = Document(str(path))
+    ns = {"w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main"}
+    lines = ["".join(t.text or "" for t in p.iterfind(".//w:t", ns))
+             for p in document.element.body.iterfind(".//w:p", ns)]
+    with zipfile.ZipFile(path) as z:
+        if "word/footnotes.xml" in z.namelist():
+            from lxml import etree
+
+            root = etree.fromstring(z.read("word/footnotes.xml"))
+            for note in root.iterfind("w:footnote", ns):
+                if note.get(f"{{{ns['w']}}}type") in (None, "normal"):
+                    lines += ["".join(t.text or "" for t in p.iterfind(".//w:t", ns)) for p in note.iterfind(".//w:p", ns)]
+    return "\n".join(lines)
+
+
+def compare(expected: list[str], got_text: str, allowed_extra: Counter | None = None,
+            footnotes: int = 0) -> tuple[Counter, Counter]:
+    """``(lost, added)`` words of ``got_text`` against ``expected``, as multisets.
+
+    A word broken across lines (with or without a hyphen) is joined back when the pieces make
+    an expected word; a trailing footnote number glued to a word (``claim1``) is split off when
+    the body has ``footnotes``. ``allowed_extra`` words (bullets, placeholders) are not "added".
+    """
+    want = Counter(expected)
+    tokens = words(got_text)
+    added: Counter = Counter()
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if want[tok] > 0:
+            want[tok] -= 1
+            i += 1
+            continue
+        joined, matched = tok, 0
+        for j in range(i + 1, min(i + 6, len(tokens))):
+            head = joined[:-1] if joined.endswith("-") and want[joined] <= 0 else joined
+            if want[head + tokens[j]] > 0 or any(w.startswith(head + tokens[j]) for w in want if want[w] > 0):
+                joined = head + tokens[j]
+                if want[joined] > 0:
+                    matched = j
+                    break
+            else:
+                break
+        if matched:
+            want[joined] -= 1
+            i = matched + 1
+            continue
+        stripped = tok.rstrip("0123456789") if footnotes else tok
+        if stripped != tok and want[stripped] > 0:
+            want[stripped] -= 1
+        elif footnotes and tok.isdigit() and int(tok) <= footnotes:
+            pass
+        elif not LIST_MARKER.fullmatch(tok):
+            added[tok] += 1
+        i += 1
+    added -= allowed_extra or Counter()
+    return +want, added
+
+
+def expected_citations(markdown: str, sources: set[int]) -> list[int]:
+    """The citation numbers of a body, outside code, in order (each number of a group)."""
+    text = re.sub(r"```.*?```|`[^`\n]*`", "", markdown, flags=re.S)
+    out = []
+    for m in CITATION.finditer(text):
+        numbers = [int(x) for x in re.split(r"\s*,\s*", m.group(1))]
+        if all(n in sources for n in numbers):
+            out.extend(numbers)
+    return out
+
+
+def pdf_citation_links(path: Path) -> list[tuple[str, str]]:
+    """``(shown text, destination name)`` of each internal link whose destination is a source."""
+    out = []
+    reader = PdfReader(path)
+    for page in reader.pages:
+        for annot in page.get("/Annots") or []:
+            obj = annot.get_object()
+            action = obj.get("/A")
+            dest = action.get("/D") if action is not None else obj.get("/Dest")
+            if dest is None or not str(dest).startswith("src-"):
+                continue
+            rect = [float(x) for x in obj["/Rect"]]
+            out.append((_text_in(page, rect), str(dest)))
+    return out
+
+
+def _text_in(page, rect: list[float]) -> str:
+    found: list[str] = []
+
+    def visitor(text, cm, tm, font_dict, font_size):
+        x, y = tm[4] * cm[0] + cm[4], tm[5] * cm[3] + cm[5]
+        if rect[0] - 1 <= x <= rect[2] + 1 and rect[1] - 2 <= y <= rect[3] + 2:
+            found.append(text)
+
+    page.extract_text(visitor_text=visitor)
+    return "".join(found).strip()
