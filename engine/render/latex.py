@@ -270,7 +270,7 @@ def render_latex(doc: ReportDocument) -> str:
     """
     labels = labels_for(doc.language)
     texts = [doc.title, doc.question, doc.executive_summary, doc.body, doc.notice or "",
-             *(s.title for s in doc.sources), *(getattr(r, f) for r in doc.review for f in _REVIEW_FIELDS),
+             *(s.title for s in doc.sources), *(getattr(r, f) for r in doc.review for f in REVIEW_FIELDS),
              *labels.values()]
     plan = FontPlan(doc.language, texts, installed_faces())
     typeset = _Typesetter(plan)
@@ -303,7 +303,7 @@ def render_latex(doc: ReportDocument) -> str:
     body = markdown(doc.body, 1, keep_ids=True)
     meta["review"] = tuple(
         {"heading": plain(labels["iteration"].format(n=r.iteration)),
-         **{key: field_blocks(getattr(r, f)) for f, key in _REVIEW_FIELDS.items()}}
+         **{key: field_blocks(getattr(r, f)) for f, key in REVIEW_FIELDS.items()}}
         for r in doc.review)
     meta["sources"] = tuple({"number": str(s.number), "entry": _source_entry(s.title, s.url, typeset)}
                             for s in doc.sources)
@@ -321,7 +321,7 @@ def render_latex(doc: ReportDocument) -> str:
                                  sandbox=True, verify_format=False)
 
 
-_REVIEW_FIELDS = {"what_changed": "changed", "critiques": "critiques", "answers": "answers",
+REVIEW_FIELDS = {"what_changed": "changed", "critiques": "critiques", "answers": "answers",
                   "open_objections": "objections"}
 
 

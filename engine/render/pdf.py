@@ -98,6 +98,15 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
                         seconds=time.monotonic() - started, warnings=_warnings(build))
 
 
+OVERFULL_LIMIT_PT = 5.0  # wider than this and text visibly leaves the text block or the page
+_OVERFULL = re.compile(r"^Overfull \\hbox \(([\d.]+)pt too wide\)")
+
+
+def overfull_boxes(warnings: list[str], limit: float = OVERFULL_LIMIT_PT) -> list[str]:
+    """The lines of ``warnings`` (as in :attr:`PdfBuild.warnings`) for boxes over ``limit`` points too wide."""
+    return [w for w in warnings if (m := _OVERFULL.match(w)) and float(m.group(1)) > limit]
+
+
 def _stop(guard: subprocess.Popen) -> None:
     """Have the guard kill the build's process group; kill the guard itself if it does not exit."""
     try:

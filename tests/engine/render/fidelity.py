@@ -13,11 +13,12 @@ import json
 import re
 import subprocess
 import unicodedata
-import zipfile
 from collections import Counter
 from pathlib import Path
 
 import panflute as pf
+from docx.oxml import parse_xml
+from docx.oxml.ns import qn
 from pypdf import PdfReader
 
 from engine.render.fonts import placeholder
@@ -89,6 +90,9 @@ _RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
 def words(text: str) -> list[str]:
     """Words for comparison: whitespace-separated after normalising what outputs may vary in.
 
+    ``words`` of a chat rendering's text, compared with :func:`compare` to :func:`body_words`,
+    is the same check for Slack and Teams.
+
     NFKC (Arabic presentation forms back to letters), bidi controls and soft hyphens dropped,
     combining marks dropped (PDF text extraction reorders Indic vowel signs), punctuation next
     to right-to-left letters split off (its visual side varies), task boxes in one form, emoji
@@ -100,7 +104,7 @@ def words(text: str) -> list[str]:
     text = "".join(c for c in text if not unicodedata.category(c).startswith("M"))
     text = re.sub(rf"(?<=[{_RTL}])([^\w\s])|([^\w\s])(?=[{_RTL}])", r" \1\2 ", text)
     text = re.sub(rf"(?<=[{_RTL}])(?=[A-Za-z])|(?<=[A-Za-z])(?=[{_RTL}])", " ", text)
-    return text.split()
+    return [w for w in text.split() if w not in ("□", "⊠")]  # task boxes: list markers, drawn per output
 
 
 def pdf_text(path: Path) -> str:
@@ -109,32 +113,56 @@ def pdf_text(path: Path) -> str:
                          check=True).stdout
     pages = []
     for page in out.split("\f"):
-        lines = page.strip("\n").split("\n")
-        if lines and re.fullmatch(r"\d{4}-\d\d-\d\d", lines[0]):
-            lines = lines[1:]
+        lines = [ln for ln in page.strip("\n").split("\n") if not re.fullmatch(r"\d{4}-\d\d-\d\d", ln.strip())]
         if lines and lines[-1].strip().isdigit():
             lines = lines[:-1]
         pages.append("\n".join(lines))
     return "\n".join(pages)
 
 
-def docx_text(path: Path) -> str:
-    """The text of a .docx: body paragraphs (tables included) and footnotes, one line per paragraph."""
+def docx_text(path: Path, notes: bool = True) -> str:
+    """The text of a .docx by python-docx: body paragraphs (tables included), then the footnotes."""
     from docx import Document
 
     document = Document(str(path))
-    ns = {"w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main"}
-    lines = ["".join(t.text or "" for t in p.iterfind(".//w:t", ns))
-             for p in document.element.body.iterfind(".//w:p", ns)]
-    with zipfile.ZipFile(path) as z:
-        if "word/footnotes.xml" in z.namelist():
-            from lxml import etree
-
-            root = etree.fromstring(z.read("word/footnotes.xml"))
-            for note in root.iterfind("w:footnote", ns):
-                if note.get(f"{{{ns['w']}}}type") in (None, "normal"):
-                    lines += ["".join(t.text or "" for t in p.iterfind(".//w:t", ns)) for p in note.iterfind(".//w:p", ns)]
+    lines = [_paragraph_text(p) for p in document.element.body.iter(qn("w:p"))]
+    if notes:
+        lines.append(docx_notes(path))
     return "\n".join(lines)
+
+
+def docx_notes(path: Path) -> str:
+    """The text of a .docx's footnotes."""
+    from docx import Document
+
+    lines = []
+    for rel in Document(str(path)).part.rels.values():
+        if rel.reltype.endswith("/footnotes"):
+            root = parse_xml(rel.target_part.blob)
+            for note in root.iter(qn("w:footnote")):
+                if note.get(qn("w:type")) in (None, "normal"):
+                    lines += [_paragraph_text(p) for p in note.iter(qn("w:p"))]
+    return "\n".join(lines)
+
+
+def _paragraph_text(paragraph) -> str:
+    out = []
+    for node in paragraph.iter(qn("w:t"), qn("w:br"), qn("w:cr"), qn("w:tab")):
+        out.append(node.text or "" if node.tag == qn("w:t") else "\n" if node.tag != qn("w:tab") else "\t")
+    return "".join(out)
+
+
+def docx_links(path: Path) -> tuple[list[tuple[str, str]], set[str], set[str]]:
+    """``([(shown text, bookmark)] of internal links, bookmark names, external link targets)``."""
+    from docx import Document
+
+    document = Document(str(path))
+    body = document.element.body
+    internal = [("".join(t.text or "" for t in h.iter(qn("w:t"))), h.get(qn("w:anchor")))
+                for h in body.iter(qn("w:hyperlink")) if h.get(qn("w:anchor"))]
+    bookmarks = {b.get(qn("w:name")) for b in body.iter(qn("w:bookmarkStart"))}
+    external = {r.target_ref for r in document.part.rels.values() if r.is_external}
+    return internal, bookmarks, external
 
 
 def compare(expected: list[str], got_text: str, allowed_extra: Counter | None = None,
@@ -179,6 +207,21 @@ def compare(expected: list[str], got_text: str, allowed_extra: Counter | None = 
         i += 1
     added -= allowed_extra or Counter()
     return +want, added
+
+
+def table_headers(markdown: str) -> Counter:
+    """Words of the tables' header rows: a table running over pages repeats them on each."""
+    document = pf.load(io.StringIO(json.dumps({"pandoc-api-version": pandoc_api_version(), "meta": {},
+                                               "blocks": parse_markdown(markdown)})))
+    found: Counter = Counter()
+
+    def visit(elem: pf.Element, _doc: pf.Doc) -> None:
+        if isinstance(elem, pf.TableHead):
+            for cell in (c for row in elem.content for c in row.content):
+                found.update(words(pf.stringify(cell)))
+
+    document.walk(visit)
+    return found
 
 
 def expected_citations(markdown: str, sources: set[int]) -> list[int]:

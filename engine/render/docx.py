@@ -1,0 +1,115 @@
+"""Render a ReportDocument to report.docx: the same parts as the PDF, through pandoc and a reference document."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import panflute as pf
+import pypandoc
+
+from engine.render import ReportDocument
+from engine.render.latex import REVIEW_FIELDS, labels_for
+from engine.render.markdown import Node, Sanitizer, pandoc_api_version, parse_markdown, plain_inlines, url_inlines
+
+REFERENCE = Path(__file__).with_name("templates") / "reference.docx"  # styles: title, headings, bordered tables
+
+
+def _elements(blocks: list[Node]) -> list[pf.Element]:
+    """Pandoc JSON blocks as panflute elements."""
+    data = {"pandoc-api-version": pandoc_api_version(), "meta": {}, "blocks": blocks}
+    return list(pf.load(io.StringIO(json.dumps(data))).content)
+
+
+def _inlines(inlines: list[Node]) -> list[pf.Element]:
+    return list(_elements([{"t": "Plain", "c": inlines}])[0].content) if inlines else []
+
+
+def _strikeout(elem: pf.Element, _doc: pf.Doc) -> pf.Element | None:
+    """The Sanitizer's word-by-word strike-out span is Word's strike-through again."""
+    if isinstance(elem, pf.Span) and "drb-strike" in elem.classes:
+        return pf.Strikeout(*elem.content)
+    return None
+
+
+def docx_document(doc: ReportDocument) -> pf.Doc:
+    """The report as a pandoc document for the docx writer.
+
+    Title (Word's Title style), notice, date and question, the executive summary, the body
+    (its headings from Heading 1), the Sources list (each entry a bookmark ``src-n`` that the
+    body's ``[n]`` link to, and a hyperlink to the source) and the review appendix.
+    """
+    labels = labels_for(doc.language)
+    cited = {s.number for s in doc.sources}
+
+    def markdown(text: str, level: int, keep_ids: bool = False) -> list[pf.Element]:
+        blocks = parse_markdown(text)
+        if keep_ids and blocks and blocks[0]["t"] == "Header" and blocks[0]["c"][0] == 1 and (
+                pf.stringify(_elements(blocks[:1])[0]).split() == doc.title.split()):
+            blocks = blocks[1:]  # the report's own title, already on top
+        return _elements(Sanitizer(level, keep_ids, cited).blocks(blocks))
+
+    def plain(text: str) -> list[pf.Element]:
+        return _inlines(plain_inlines(text))
+
+    def empty(label: str) -> list[pf.Element]:
+        return [pf.Para(pf.Emph(*plain(labels[label])))]
+
+    title = plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report")
+    blocks: list[pf.Element] = []
+    if doc.notice and doc.notice.strip():
+        blocks.append(pf.Para(pf.Emph(*plain(doc.notice))))
+    blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *plain(doc.date)))
+    if doc.question.strip():
+        blocks += [pf.Para(pf.Strong(*plain(labels["question"] + ":"))),
+                   pf.BlockQuote(pf.Para(pf.Emph(*plain(doc.question))))]
+    blocks.append(pf.Header(*plain(labels["summary"]), level=1))
+    blocks += markdown(doc.executive_summary, 2) or empty("empty")
+    blocks += markdown(doc.body, 1, keep_ids=True) or empty("empty")
+    blocks.append(pf.Header(*plain(labels["sources"]), level=1, identifier="sources"))
+    for s in doc.sources:
+        entry = [pf.Span(pf.Str(f"[{s.number}]"), identifier=f"src-{s.number}"), pf.Space(), *plain(s.title)]
+        link = _inlines(url_inlines(s.url))
+        blocks.append(pf.Para(*entry, *([pf.LineBreak(), *link] if link else [])))
+    if not doc.sources:
+        blocks += empty("nosources")
+    blocks.append(pf.Header(*plain(labels["review"]), level=1))
+    for r in doc.review:
+        blocks.append(pf.Header(*plain(labels["iteration"].format(n=r.iteration)), level=2))
+        for field, key in REVIEW_FIELDS.items():
+            blocks.append(pf.Header(*plain(labels[key]), level=3))
+            blocks += markdown(getattr(r, field), 4) or [pf.Para(*plain(labels["none"]))]
+    if not doc.review:
+        blocks += empty("noreview")
+    meta = {"title": pf.MetaInlines(*title), "date": pf.MetaString(doc.date)}
+    if doc.language:
+        meta["lang"] = pf.MetaString(doc.language)
+    document = pf.Doc(*blocks, metadata=meta, api_version=tuple(pandoc_api_version()))
+    return document.walk(_strikeout)
+
+
+def render_docx(doc: ReportDocument, path: Path) -> Path:
+    """Write ``doc`` to ``path`` as a Word document (.docx), atomically (temp file, then rename).
+
+    Images are never fetched (the Sanitizer turned them into links); the styles come from
+    ``templates/reference.docx``.
+
+    Raises:
+        RuntimeError: pandoc failed (pypandoc's error); OSError: ``path`` cannot be written.
+    """
+    buffer = io.StringIO()
+    pf.dump(docx_document(doc), buffer)
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".docx", dir=path.parent)
+    os.close(fd)
+    try:
+        pypandoc.convert_text(buffer.getvalue(), "docx", format="json", outputfile=tmp, sandbox=True,
+                              extra_args=[f"--reference-doc={REFERENCE}"], verify_format=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
