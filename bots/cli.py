@@ -1,4 +1,4 @@
-"""The `deepresearch` command: ask, index, worker, slack, teams."""
+"""The `deepresearch` command: ask, render, index, worker, slack, teams."""
 
 from __future__ import annotations
 
@@ -51,6 +51,34 @@ def ask(
     except SettingsError as err:
         _fail(str(err))
     raise typer.Exit(code)
+
+
+@app.command()
+def render(
+    report: Annotated[Path, typer.Argument(help="A report.md, as written by ask or edited since.")],
+    out: Annotated[Path | None, typer.Option(help="Write the files here (default: the report's folder).")] = None,
+) -> None:
+    """Turn REPORT back into report.tex, report.pdf and report.docx, citations and Sources as written."""
+    from engine.render.outputs import render_outputs
+    from engine.render.reread import ReportFileError, read_report
+
+    try:
+        doc = read_report(report)
+    except ReportFileError as err:
+        _fail(str(err), 2)
+    target = out if out is not None else report.parent
+    try:
+        paths = render_outputs(doc, target)
+    except OSError as err:
+        _fail(f"cannot write to {target}: {err.strerror or err}")
+    for key in ("report_tex", "pdf", "docx"):
+        if key in paths:
+            typer.echo(paths[key])
+    for warning in paths.get("pdf_warnings", [])[:3]:
+        typer.echo(f"deepresearch: warning: {warning}", err=True)
+    if "pdf_error" in paths or "docx_error" in paths:
+        _fail("; ".join(f"{name} not written: {paths[key]}" for name, key in
+                        (("report.pdf", "pdf_error"), ("report.docx", "docx_error")) if key in paths))
 
 
 @app.command()

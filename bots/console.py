@@ -111,7 +111,7 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> None:
     print(f"\n{outcome.title or 'Report'}\n")
     if outcome.errors:
         err.print(f"[yellow]{len(outcome.errors)} research topic(s) failed; the report says which.[/yellow]")
-    files = [arts.report_md, arts.pdf, arts.report_tex, arts.review_md, arts.sources_json, arts.usage_json]
+    files = [arts.report_md, arts.pdf, arts.docx, arts.report_tex, arts.review_md, arts.sources_json, arts.usage_json]
     for f in files:
         if f is not None:
             print(f"  {f}")

@@ -1,9 +1,8 @@
-"""The files of one run: report.md, review.md, sources.json, usage.json, report.tex, report.pdf."""
+"""The files of one run: report.md, review.md, sources.json, usage.json, report.tex, report.pdf, report.docx."""
 
 from __future__ import annotations
 
 import json
-import logging
 import re
 import threading
 from datetime import UTC, datetime
@@ -14,8 +13,6 @@ from engine.models import summarize_usage
 from engine.offline_text import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
-
-log = logging.getLogger(__name__)
 
 
 def safe_name(text: str) -> str:
@@ -89,13 +86,17 @@ def review_markdown(state: dict) -> str:
 
 def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
                     cancel: threading.Event | None = None) -> dict:
-    """Write every file of the run into ``directory``; a PDF failure is recorded, never raised.
+    """Write every file of the run into ``directory``, each atomically (temp file, then rename).
 
-    Returns a dict of paths (strings) plus ``pdf_error`` and ``pdf_log_tail`` when the PDF
-    could not be built.
+    A PDF or Word failure is recorded, never raised, and never stops the other files.
+
+    Returns:
+        A dict of paths (strings): ``directory``, ``report_md``, ``review_md``, ``sources_json``,
+        ``usage_json``, ``report_tex``, ``pdf``, ``docx``; ``pdf_error`` and ``pdf_log_tail``
+        when the PDF could not be built, ``pdf_warnings`` when it overflowed or lacked glyphs,
+        ``docx_error`` when the Word document could not be written.
     """
-    from engine.render.latex import render_latex
-    from engine.render.pdf import build_pdf
+    from engine.render.outputs import render_outputs, write_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
     language = state.get("language", "en")
@@ -110,10 +111,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         head += [f"## {phrase('executive_summary', language)}", "", state["executive_summary"].strip(), ""]
     report_md = "\n".join(head) + "\n" + text_body + "\n\n" + sources_section(cited, language, no_sources)
     paths = {"directory": str(directory)}
-    (directory / "report.md").write_text(report_md, encoding="utf-8")
-    paths["report_md"] = str(directory / "report.md")
-    (directory / "review.md").write_text(review_markdown(state), encoding="utf-8")
-    paths["review_md"] = str(directory / "review.md")
+    paths["report_md"] = str(write_atomic(directory / "report.md", report_md))
+    paths["review_md"] = str(write_atomic(directory / "review.md", review_markdown(state)))
     registry = state.get("sources", {})
     sources = {
         "cited": [{"number": c.number, "id": c.id, "title": c.title, "url": c.url} for c in cited],
@@ -121,12 +120,10 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         "research_errors": state.get("research_errors", []),
         "visited_in_review": state.get("visited", []),
     }
-    (directory / "sources.json").write_text(json.dumps(sources, indent=2, ensure_ascii=False), encoding="utf-8")
-    paths["sources_json"] = str(directory / "sources.json")
+    paths["sources_json"] = str(write_atomic(directory / "sources.json", json.dumps(sources, indent=2, ensure_ascii=False)))
     usage = summarize_usage(directory / "usage.jsonl")
     usage["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    (directory / "usage.json").write_text(json.dumps(usage, indent=2), encoding="utf-8")
-    paths["usage_json"] = str(directory / "usage.json")
+    paths["usage_json"] = str(write_atomic(directory / "usage.json", json.dumps(usage, indent=2)))
 
     doc = ReportDocument(
         title=title,
@@ -139,16 +136,5 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         language=language,
         notice=notice,
     )
-    tex = render_latex(doc)
-    (directory / "report.tex").write_text(tex, encoding="utf-8")
-    paths["report_tex"] = str(directory / "report.tex")
-    build = build_pdf(tex, directory, timeout=settings.pdf_timeout, cancel=cancel)
-    if build.pdf is not None:
-        paths["pdf"] = str(build.pdf)
-    else:
-        cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
-        log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)
-        paths["pdf_error"] = build.error or "the PDF could not be built"
-        paths["pdf_log_tail"] = build.log_tail or ""
-        (directory / "pdf-error.log").write_text(f"{paths['pdf_error']}\n\n{paths['pdf_log_tail']}", encoding="utf-8")
+    paths.update(render_outputs(doc, directory, timeout=settings.pdf_timeout, cancel=cancel))
     return paths

@@ -47,7 +47,9 @@ class Artifacts:
     """Paths of one run's files under ``{DATA_DIR}/artifacts/{thread}/{run}/``.
 
     ``pdf`` is None when the PDF could not be built; then ``pdf_error`` says why (one line)
-    and ``pdf_log_tail`` holds the end of the LaTeX log.
+    and ``pdf_log_tail`` holds the end of the LaTeX log. ``pdf_warnings`` lists overfull boxes
+    and missing glyphs of a PDF that was built. ``docx`` is None when the Word document could
+    not be written; then ``docx_error`` says why.
     """
 
     directory: Path
@@ -59,6 +61,9 @@ class Artifacts:
     pdf: Path | None = None
     pdf_error: str | None = None
     pdf_log_tail: str | None = None
+    docx: Path | None = None
+    docx_error: str | None = None
+    pdf_warnings: list[str] = field(default_factory=list)
 
     def files(self) -> list[Path]:
         """The files a chat surface delivers: the Markdown report, and the PDF when built."""

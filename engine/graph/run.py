@@ -137,6 +137,8 @@ def _artifacts(paths: dict) -> Artifacts:
         report_tex=Path(paths["report_tex"]) if paths.get("report_tex") else None,
         pdf=Path(paths["pdf"]) if paths.get("pdf") else None,
         pdf_error=paths.get("pdf_error"), pdf_log_tail=paths.get("pdf_log_tail"),
+        docx=Path(paths["docx"]) if paths.get("docx") else None, docx_error=paths.get("docx_error"),
+        pdf_warnings=list(paths.get("pdf_warnings") or []),
     )
 
 

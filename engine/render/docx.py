@@ -13,7 +13,14 @@ import pypandoc
 
 from engine.render import ReportDocument
 from engine.render.latex import REVIEW_FIELDS, labels_for
-from engine.render.markdown import Node, Sanitizer, pandoc_api_version, parse_markdown, plain_inlines, url_inlines
+from engine.render.markdown import (
+    Node,
+    Sanitizer,
+    pandoc_api_version,
+    parse_markdown,
+    plain_inlines,
+    url_inlines,
+)
 
 REFERENCE = Path(__file__).with_name("templates") / "reference.docx"  # styles: title, headings, bordered tables
 

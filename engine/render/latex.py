@@ -90,7 +90,7 @@ class _Typesetter:
             return [node]  # written as \url{...}, which breaks long URLs itself
         if t == "Link" and "drb-cite" in c[0][1]:
             n = int(c[2][0].removeprefix("#src-"))  # minted by Sanitizer: digits only
-            return [_raw(f"\\hyperlink{{src-{n}}}{{{n}}}")]
+            return [_raw("\\drbcite{"), str_node(str(n)), _raw("}")]
         if t == "Table":
             return fit_table(node, self._cell)
         if t == "Span" and "drb-strike" in c[0][1]:

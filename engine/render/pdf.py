@@ -91,11 +91,23 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
         if proc.returncode == 0 and pdf.is_file():
             out_dir.mkdir(parents=True, exist_ok=True)
             target = out_dir / "report.pdf"
-            shutil.copyfile(pdf, target)
+            _install(pdf, target)
             return PdfBuild(pdf=target, seconds=time.monotonic() - started, warnings=_warnings(build))
         tail = _log_tail(build, output)
         return PdfBuild(pdf=None, error=_first_error(build, proc.returncode, output), log_tail=tail,
                         seconds=time.monotonic() - started, warnings=_warnings(build))
+
+
+def _install(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` atomically: a reader sees the old file or the whole new one."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}-", dir=target.parent)
+    os.close(fd)
+    try:
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 OVERFULL_LIMIT_PT = 5.0  # wider than this and text visibly leaves the text block or the page

@@ -27,6 +27,7 @@ from engine.render.markdown import pandoc_api_version, parse_markdown, strip_htm
 # A citation group as the report writes it: unescaped, digits only, outside code.
 CITATION = re.compile(r"(?<!\\)\[(\d+(?:\s*,\s*\d+)*)\]")
 _EMOJI = re.compile("[\U0001F1E6-\U0001F1FF]{2}|[\u2600-\u27bf\U0001F000-\U0001FAFF][\ufe0f\U0001F3FB-\U0001F3FF]?")
+_AS_WRITTEN = {0xFDD0: "\\[", 0xFDD1: "\\]"}  # escaped brackets as parsed: code shows the backslash
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # List bullets and numbers an output draws itself.
 LIST_MARKER = re.compile(r"•|–|\*|·|◦|\d{1,3}\.|\(?[a-z]{1,4}[.)]|[A-Z]\.")
@@ -50,12 +51,12 @@ def body_words(markdown: str) -> list[str]:
         if isinstance(elem, pf.Str):
             pieces.append(elem.text)
         elif isinstance(elem, pf.Code | pf.Math):
-            pieces.append(elem.text)
+            pieces.append(elem.text.translate(_AS_WRITTEN))
         elif isinstance(elem, pf.RawInline | pf.RawBlock):
-            text = strip_html(elem.text) if elem.format == "html" else elem.text
+            text = (strip_html(elem.text) if elem.format == "html" else elem.text).translate(_AS_WRITTEN)
             pieces.append(" " + text + " " if isinstance(elem, pf.RawBlock) or _BR.fullmatch(text.strip()) else text)
         elif isinstance(elem, pf.CodeBlock):
-            pieces.append("\n" + elem.text + "\n")
+            pieces.append("\n" + elem.text.translate(_AS_WRITTEN) + "\n")
         elif isinstance(elem, pf.Space | pf.SoftBreak | pf.LineBreak | pf.Block):
             pieces.append(" ")
         if isinstance(elem, pf.Image):

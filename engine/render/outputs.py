@@ -1,0 +1,78 @@
+"""Write a report's typeset files (report.tex, report.pdf, report.docx) atomically; failures are recorded."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from engine.render import ReportDocument
+
+log = logging.getLogger(__name__)
+
+
+def write_atomic(path: Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` through a temporary file and a rename.
+
+    A reader (a chat upload, a download link) sees the old file or the whole new one, never a
+    half-written file. Raises OSError when the folder cannot be written.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120.0,
+                   cancel: threading.Event | None = None) -> dict:
+    """Write ``report.tex``, ``report.pdf`` and ``report.docx`` of ``doc`` into ``directory``.
+
+    The PDF and the Word document are independent: either may fail without stopping the other.
+
+    Returns:
+        ``{"report_tex", "pdf", "docx"}`` paths (strings) for the files written, plus
+        ``pdf_error`` and ``pdf_log_tail`` (also written to ``pdf-error.log``) when the PDF was
+        not built, ``pdf_warnings`` (overfull boxes wider than
+        :data:`engine.render.pdf.OVERFULL_LIMIT_PT`, missing glyphs) when it was built with
+        them, and ``docx_error`` (one line) when the Word document was not.
+
+    Raises:
+        OSError: ``directory`` cannot be written.
+    """
+    from engine.render.docx import render_docx
+    from engine.render.latex import render_latex
+    from engine.render.pdf import build_pdf, overfull_boxes
+
+    directory.mkdir(parents=True, exist_ok=True)
+    paths: dict = {}
+    tex = render_latex(doc)
+    write_atomic(directory / "report.tex", tex)
+    paths["report_tex"] = str(directory / "report.tex")
+    build = build_pdf(tex, directory, timeout=timeout, cancel=cancel)
+    if build.pdf is not None:
+        paths["pdf"] = str(build.pdf)
+        problems = overfull_boxes(build.warnings) + [w for w in build.warnings if w.startswith("Missing character")]
+        if problems:
+            log.warning("event=pdf_warnings count=%d first=%r", len(problems), problems[0])
+            paths["pdf_warnings"] = problems
+    else:
+        cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
+        log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)
+        paths["pdf_error"] = build.error or "the PDF could not be built"
+        paths["pdf_log_tail"] = build.log_tail or ""
+        write_atomic(directory / "pdf-error.log", f"{paths['pdf_error']}\n\n{paths['pdf_log_tail']}")
+    try:
+        paths["docx"] = str(render_docx(doc, directory / "report.docx"))
+    except (RuntimeError, OSError, ValueError) as err:  # pandoc's failures, as pypandoc raises them
+        message = " ".join(str(err).split())[:300] or type(err).__name__
+        log.warning("event=docx_failed error=%r", message)
+        paths["docx_error"] = message
+    return paths

@@ -1,0 +1,154 @@
+"""Read a (possibly hand-edited) report.md back into a ReportDocument: title, summary, body, Sources list."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine.artifacts import review_rounds, split_notice
+from engine.citations import SOURCES_TITLE
+from engine.language import detect_language
+from engine.offline_text import PHRASES
+from engine.render import ReportDocument, SourceEntry
+from engine.render.markdown import clean_text
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
+_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_ENTRY = re.compile(r"^\s*(?:(\d+)[.)]|\[(\d+)\])\s+(.+?)\s*$")
+_MD_LINK = re.compile(r"^\[(?P<title>(?:\\.|[^\]\\])*)\]\(\s*<?(?P<url>[^\s>]+)>?\s*\)\s*$")
+_URL = re.compile(r"<?(https?://[^\s>]+)>?")
+
+
+class ReportFileError(ValueError):
+    """The file cannot be read as a report: missing, unreadable, not UTF-8 text, or empty."""
+
+
+@dataclass
+class _Heading:
+    level: int
+    text: str
+    start: int
+    end: int
+
+
+def _headings(text: str) -> list[_Heading]:
+    """ATX headings outside fenced code blocks."""
+    fences = [(m.start(), m.end()) for m in _FENCE.finditer(text)]
+    return [_Heading(len(m.group(1)), m.group(2).strip(), m.start(), m.end()) for m in _HEADING.finditer(text)
+            if not any(a <= m.start() < b for a, b in fences)]
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\([\[\]\\*_`])", r"\1", text)
+
+
+def parse_sources(section: str) -> list[SourceEntry] | None:
+    """Entries of a Sources list (``n. [title](<url>)``, ``[n] title url``); None if it is not one."""
+    entries, notes = [], 0
+    for line in (ln for ln in section.splitlines() if ln.strip()):
+        m = _ENTRY.match(line)
+        if not m:
+            notes += 1  # one line alone is the "no sources" note: the list is empty
+            continue
+        number, rest = int(m.group(1) or m.group(2)), m.group(3)
+        link = _MD_LINK.match(rest)
+        if link:
+            entries.append(SourceEntry(number, _unescape(link.group("title")), link.group("url")))
+            continue
+        url = _URL.search(rest)
+        title = (rest[:url.start()] + rest[url.end():]).strip(" -–—:") if url else rest
+        entries.append(SourceEntry(number, _unescape(title) or (url.group(1) if url else ""), url.group(1) if url else ""))
+    if notes and (entries or notes > 1):
+        return None  # prose, not the generated list
+    return entries
+
+
+def document_from_markdown(markdown: str, *, question: str = "", date: str = "", review: list | None = None,
+                           language: str | None = None) -> ReportDocument:
+    """The parts of a report.md as ``deepresearch ask`` writes it, edits included.
+
+    The title is the first level-1 heading at the top; an executive summary is the first
+    level-2 section when its heading is the summary label in any language; the Sources list
+    is the last level-2 section when its heading is a Sources label and every line in it is a
+    numbered entry (a "Sources" heading elsewhere is body text). The body's ``[n]`` markers
+    link to the entries whose numbers they name, exactly as written.
+    """
+    text = clean_text(markdown).strip("\n") + "\n"
+    title = ""
+    heads = _headings(text)
+    if heads and heads[0].level == 1 and not text[:heads[0].start].strip():
+        title, text = heads[0].text, text[heads[0].end:]
+    text, notice = split_notice(text)
+    heads = _headings(text)
+    sources: list[SourceEntry] = []
+    lang_hint = None
+    top = [h for h in heads if h.level <= 2]
+    if top and top[-1].level == 2:
+        match = next((code for code, label in SOURCES_TITLE.items() if label.lower() == top[-1].text.lower()), None)
+        parsed = parse_sources(text[top[-1].end:]) if match or top[-1].text.lower() == "sources" else None
+        if parsed is not None:
+            sources, lang_hint, text = parsed, match, text[:top[-1].start]
+    summary = ""
+    heads = [h for h in _headings(text) if h.level <= 2]
+    labels = {label.lower(): code for code, label in PHRASES["executive_summary"].items()}
+    if heads and heads[0].level == 2 and heads[0].text.lower() in labels and not text[:heads[0].start].strip():
+        lang_hint = lang_hint or labels[heads[0].text.lower()]
+        end = heads[1].start if len(heads) > 1 else len(text)
+        summary, text = text[heads[0].end:end].strip(), text[end:]
+    body = text.strip()
+    language = language or detect_language(" ".join([title, summary, body])[:4000], default=lang_hint or "en")
+    return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
+                          executive_summary=summary, body=body, review=review or [], sources=sources,
+                          language=language, notice=notice)
+
+
+def review_from_markdown(markdown: str) -> tuple[str, list]:
+    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown` writes it)."""
+    first = markdown.split("\n", 1)[0]
+    question = first[len("# Review of: "):].strip() if first.startswith("# Review of: ") else ""
+    lists: dict[str, list[str]] = {"solution": [], "critique": [], "perspective": []}
+    rounds = re.split(r"^## Round \d+[ \t]*$", markdown.split("\n## Sources as numbered during the review")[0],
+                      flags=re.MULTILINE)[1:]
+    for part in rounds:
+        pieces = re.split(r"^### (Solution|Critique|Perspective)\b.*$", part, flags=re.MULTILINE)
+        for name, content in zip(pieces[1::2], pieces[2::2], strict=True):
+            lists[name.lower()].append(content.strip())
+    state = {"solutions": lists["solution"], "critiques": lists["critique"], "perspectives": lists["perspective"]}
+    return question, review_rounds(state)
+
+
+def read_report(path: Path) -> ReportDocument:
+    """The report at ``path`` (report.md), with the question, review and date of its run when beside it.
+
+    ``review.md`` gives the question and the review appendix, ``usage.json`` the run's date.
+
+    Raises:
+        ReportFileError: ``path`` is missing, unreadable, not UTF-8 or blank.
+    """
+    path = Path(path)
+    try:
+        markdown = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ReportFileError(f"{path} is not UTF-8 text") from None
+    except IsADirectoryError:
+        raise ReportFileError(f"{path} is a folder, not a report.md") from None
+    except FileNotFoundError:
+        raise ReportFileError(f"{path} does not exist") from None
+    except OSError as err:
+        raise ReportFileError(f"cannot read {path}: {err.strerror or err}") from None
+    if not markdown.strip():
+        raise ReportFileError(f"{path} is empty")
+    question, review, date = "", [], ""
+    try:
+        question, review = review_from_markdown((path.parent / "review.md").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        date = str(json.loads((path.parent / "usage.json").read_text(encoding="utf-8")).get("generated_at", ""))[:10]
+    except (OSError, ValueError, AttributeError):
+        pass
+    return document_from_markdown(markdown, question=question, review=review,
+                                  date=date if re.fullmatch(r"\d{4}-\d\d-\d\d", date) else "")

@@ -1,0 +1,151 @@
+"""report.md read back, `deepresearch render`, atomic writes, and one output failing without the others."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bots.cli import app
+from engine.render import docx as docx_module
+from engine.render.outputs import render_outputs, write_atomic
+from engine.render.reread import document_from_markdown, read_report
+
+needs_tex = pytest.mark.skipif(not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")),
+                               reason="latexmk, xelatex and pdftotext are needed")
+
+REPORT = """# Heat pumps in Europe
+
+*Made in offline extractive mode, without a language model.*
+
+## Executive summary
+
+Adoption grew fast [1]; scores on the interval \\[0, 1\\] [2].
+
+## Findings
+
+Heat pumps [1, 2] are common; [3] is no source here.
+
+## Sources
+
+Kept as body text: a heading named Sources in the middle.
+
+## Conclusion
+
+The end [2].
+
+## Sources
+
+1. [European Heat Pump Association \\[EHPA\\]](<https://example.org/ehpa.pdf>)
+2. [Running costs](<https://example.com/costs?a=1&b=2>)
+"""
+
+
+def test_report_md_is_read_back_into_its_parts():
+    doc = document_from_markdown(REPORT)
+    assert doc.title == "Heat pumps in Europe"
+    assert doc.notice == "Made in offline extractive mode, without a language model."
+    assert doc.executive_summary.startswith("Adoption grew fast [1]")
+    assert "Kept as body text" in doc.body and "The end [2]." in doc.body and "## Findings" in doc.body
+    assert [(s.number, s.title, s.url) for s in doc.sources] == [
+        (1, "European Heat Pump Association [EHPA]", "https://example.org/ehpa.pdf"),
+        (2, "Running costs", "https://example.com/costs?a=1&b=2")]
+    assert doc.language == "en"
+
+
+def test_hand_edited_sources_and_missing_parts():
+    doc = document_from_markdown("Just a body [1].\n\n## Quellen\n\n[1] Ein Titel - https://example.de/x\n")
+    assert doc.title == "" and doc.executive_summary == "" and doc.body == "Just a body [1]."
+    assert [(s.number, s.title, s.url) for s in doc.sources] == [(1, "Ein Titel", "https://example.de/x")]
+    not_a_list = document_from_markdown("Body.\n\n## Sources\n\nSome prose about sources.\n\n- a bullet\n")
+    assert not_a_list.sources == [] and "Some prose" in not_a_list.body and "- a bullet" in not_a_list.body
+    note = document_from_markdown("Body.\n\n## Sources\n\nNo sources were found for this question.\n")
+    assert note.sources == [] and note.body == "Body."
+    mixed = document_from_markdown("Body.\n\n## Sources\n\nProse first.\n\n1. [A](https://a.example)\n")
+    assert mixed.sources == [] and "Prose first." in mixed.body
+
+
+def test_run_folder_gives_question_review_and_date(tmp_path):
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "review.md").write_text("# Review of: How fast?\n\n## Round 1\n\n### Solution (t)\n\nS.\n\n"
+                                        "### Critique (t)\n\n- First critique\n\n### Perspective (t)\n\n- Open\n",
+                                        encoding="utf-8")
+    (tmp_path / "usage.json").write_text('{"generated_at": "2024-05-01T10:00:00+00:00"}', encoding="utf-8")
+    doc = read_report(tmp_path / "report.md")
+    assert doc.question == "How fast?" and doc.date == "2024-05-01"
+    assert len(doc.review) == 1 and "First critique" in doc.review[0].critiques
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "does not exist"), (b"", "is empty"), (b"\xff\xfe bad", "is not UTF-8 text")])
+def test_render_refuses_bad_input_with_exit_code_2(tmp_path, content, message):
+    path = tmp_path / "report.md"
+    if content is not None:
+        path.write_bytes(content)
+    result = CliRunner().invoke(app, ["render", str(path)])
+    assert result.exit_code == 2
+    assert message in result.output and result.output.count("\n") == 1
+
+
+@needs_tex
+def test_render_writes_tex_pdf_and_docx_with_citations_as_written(tmp_path):
+    from tests.engine.render import fidelity
+
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", str(tmp_path / "report.md"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert result.output.split() == [str(tmp_path / "out" / n) for n in ("report.tex", "report.pdf", "report.docx")]
+    pdf = tmp_path / "out" / "report.pdf"
+    links = [dest for _, dest in fidelity.pdf_citation_links(pdf)]
+    assert links == ["src-1", "src-2", "src-1", "src-2", "src-2"]  # [3] names no source: text
+    text = fidelity.pdf_text(pdf)
+    assert "interval [0, 1]" in text and "[3] is no source here" in text and "Kept as body text" in text
+    internal, bookmarks, external = fidelity.docx_links(tmp_path / "out" / "report.docx")
+    assert [d for _, d in internal] == links and {"src-1", "src-2"} <= bookmarks
+    assert {"https://example.org/ehpa.pdf", "https://example.com/costs?a=1&b=2"} <= external
+
+
+@needs_tex
+def test_a_failed_pdf_still_writes_the_docx_and_the_reason(tmp_path):
+    doc = document_from_markdown(REPORT)
+    paths = render_outputs(doc, tmp_path, timeout=0.001)
+    assert "pdf" not in paths and paths["pdf_error"].startswith("LaTeX build timed out")
+    assert (tmp_path / "pdf-error.log").read_text(encoding="utf-8").startswith("LaTeX build timed out")
+    assert Path(paths["docx"]).stat().st_size > 5000 and Path(paths["report_tex"]).is_file()
+
+
+@needs_tex
+def test_a_failed_docx_never_blocks_the_pdf(tmp_path, monkeypatch):
+    broken = tmp_path / "broken-reference.docx"
+    broken.write_bytes(b"not a zip file")
+    monkeypatch.setattr(docx_module, "REFERENCE", broken)
+    paths = render_outputs(document_from_markdown(REPORT), tmp_path / "out")
+    assert Path(paths["pdf"]).is_file() and "docx" not in paths and paths["docx_error"]
+    assert not list((tmp_path / "out").glob("*.docx*")) and not list((tmp_path / "out").glob(".report-*"))
+
+
+def test_atomic_writes_are_seen_whole_or_not_at_all(tmp_path):
+    path = tmp_path / "report.md"
+    versions = [("a" * 200_000).encode(), ("b" * 300_000).encode()]
+    write_atomic(path, versions[0])
+    whole: set[bool] = set()
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            whole.add(path.read_bytes() in versions)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        for k in range(200):
+            write_atomic(path, versions[k % 2])
+    finally:
+        stop.set()
+        thread.join()
+    assert path.read_bytes() == versions[1]
+    assert whole == {True}
+    assert [p.name for p in tmp_path.iterdir()] == ["report.md"]  # no temp file left behind
