@@ -49,11 +49,12 @@ def test_raw_latex_in_markdown_stays_literal(markdown):
     assert "\\textbackslash" in tex or outside_verbatim != tex
 
 
-def test_raw_html_is_shown_and_br_breaks_the_line():
-    tex = render_latex(make_doc(body="a <b>bold</b> b<br>c <!-- note -->"))
-    assert r"\textless b\textgreater{}bold\textless/b\textgreater{}" in tex
+def test_html_markup_is_hidden_other_angle_brackets_are_text_and_br_breaks_the_line():
+    tex = body_of(render_latex(make_doc(body="a <b>bold</b> b<br>c <!-- hidden --> List<String> and Vec<u8>\n\n<div>\n<p>in div</p>\n</div>")))
+    assert "bold" in tex and "textless b" not in tex and "hidden" not in tex
+    assert r"List\textless String\textgreater{}" in tex and r"Vec\textless u8\textgreater{}" in tex
     assert "b\\\\" in tex.replace(" ", "")
-    assert "note" in tex
+    assert "in div" in tex and "textless p" not in tex
 
 
 def test_images_and_unsafe_links_never_become_includes_or_links():
@@ -82,9 +83,18 @@ def test_citation_markers_link_to_their_source_only_when_it_exists():
     doc = make_doc(body="Known [1], pair [1,2], unknown [7].",
                    sources=[SourceEntry(1, "One", "https://a.example"), SourceEntry(2, "Two", "https://b.example")])
     tex = render_latex(doc)
-    assert r"\hyperref[src-1]{1}" in tex and r"\hyperref[src-2]{2}" in tex
+    assert tex.count(r"\drbcite{1}") == 2 and r"\drbcite{2}" in tex
     assert "{[}7{]}" in tex and "src-7" not in tex
-    assert r"\label{src-1}" in tex and r"\label{src-2}" in tex
+    assert r"\hypertarget{src-1}" in tex and r"\hypertarget{src-2}" in tex
+
+
+def test_escaped_and_non_source_brackets_are_never_citations():
+    doc = make_doc(body=r"Interval \[0, 1\], scale [1-5], \[1\], [0, 1], [sic], `a[1]` and [1].",
+                   sources=[SourceEntry(1, "One", "https://a.example")])
+    tex = body_of(render_latex(doc))
+    assert tex.count(r"\drbcite{") == 1
+    for text in ("{[}0, 1{]}", "{[}1-5{]}", "{[}sic{]}", r"\texttt{a{[}1{]}}"):
+        assert text in tex, text
 
 
 def test_document_parts_and_headings():

@@ -203,7 +203,7 @@ def test_hostile_markdown_structures_compile(tmp_path):
     assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
     text = "".join(pdf_text(result.pdf))
     for part in ("bullet level 8", "number level 8", "deep quote", "code in note", "table in note",
-                 "<div>", "starts with a hard break", "Typed: `` ,, -- --- !` and Unicode: “q” ‘s’ – — …"):
+                 "html block", "starts with a hard break", "Typed: `` ,, -- --- !` and Unicode: “q” ‘s’ – — …"):
         assert part in text, part
 
 
