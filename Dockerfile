@@ -11,13 +11,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DEEPRESEARCH_DATA_DIR=/data \
     LOG_LEVEL=INFO
 
-# XeLaTeX with latexmk for report.pdf, and fonts for Latin, Greek, Cyrillic, CJK and more
-# (the same packages scripts/setup.sh installs on a Debian host).
+# XeLaTeX with latexmk for report.pdf, and fonts for Latin, Greek, Cyrillic, Arabic, Hebrew,
+# Devanagari, Thai, CJK and emoji (the same packages scripts/setup.sh installs on a Debian host).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-lang-cjk \
       texlive-fonts-recommended latexmk lmodern fontconfig \
-      fonts-noto-core fonts-noto-cjk fonts-dejavu-core poppler-utils \
+      fonts-noto-core fonts-noto-cjk fonts-dejavu-core fonts-symbola poppler-utils \
       tini ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && fc-cache -f

@@ -16,7 +16,7 @@ from engine.settings import Settings, SettingsError
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 USER = "console"
 #: The files of a finished run, in the order the local `deepresearch ask` prints them.
-RUN_FILES = ("report.md", "report.pdf", "report.tex", "review.md", "sources.json", "usage.json")
+RUN_FILES = ("report.md", "report.pdf", "report.docx", "report.tex", "review.md", "sources.json", "usage.json")
 
 
 class _Transcript:

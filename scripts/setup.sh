@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install what deepresearch-bot needs on Debian/Ubuntu: system packages (TeX, fonts, poppler,
 # Redis, the Python docs used by the demo) and a virtualenv in .venv. Safe to run again.
+# Fonts for every script a report may hold: fonts-noto-core (Latin, Greek, Cyrillic, Arabic, Hebrew,
+# Devanagari, Thai...), fonts-noto-cjk (Chinese, Japanese, Korean), fonts-symbola (emoji in black and
+# white: XeTeX cannot draw colour emoji fonts; a character no font has prints as a named placeholder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
   python3 python3-venv python3-dev gcc
   texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended lmodern fontconfig
-  latexmk fonts-noto-cjk fonts-noto-core fonts-dejavu-core poppler-utils
+  latexmk fonts-noto-cjk fonts-noto-core fonts-dejavu-core fonts-symbola poppler-utils
   redis-server python3-doc
 )
 
