@@ -43,6 +43,11 @@ CORPUS: list[tuple[str, str]] = [
                       "the note with `code` and a list:\n\n    - one\n    - two"),
     ("footnote in table", "| a | b |\n|---|---|\n| cell with note[^t] | plain |\n\n[^t]: Note from a table cell."),
     ("footnote in heading", "## Heading with note[^h]\n\nText under it.\n\n[^h]: Note from a heading."),
+    ("footnote in list and quote", "- item with a note[^li]\n\n> quoted with a note[^q]\n\n[^li]: Note from a list item.\n\n"
+                                   "[^q]: Note from a quote."),
+    ("footnote in link text", "A [linked phrase[^lk]](https://example.com/l) here.\n\n[^lk]: Note from link text."),
+    ("extreme table", "| " + " | ".join(f"k{i}" for i in range(20)) + " |\n|" + "---|" * 20 + "\n| "
+     + " | ".join(f"value_{i}_abcdefghijklmno" for i in range(20)) + " |"),
     ("deep list", DEEP_LIST),
     ("deep ordered list", DEEP_ORDERED),
     ("deep quote", DEEP_QUOTE),
