@@ -104,7 +104,7 @@ def words(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text).translate(_DASHES).translate(_BIDI_MARKS)
     text = "".join(c for c in text if not unicodedata.category(c).startswith("M"))
     text = re.sub(rf"(?<=[{_RTL}])([^\w\s])|([^\w\s])(?=[{_RTL}])", r" \1\2 ", text)
-    text = re.sub(rf"(?<=[{_RTL}])(?=[A-Za-z])|(?<=[A-Za-z])(?=[{_RTL}])", " ", text)
+    text = re.sub(rf"(?<=[{_RTL}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_RTL}])", " ", text)
     return [w for w in text.split() if w not in ("□", "⊠")]  # task boxes: list markers, drawn per output
 
 
@@ -115,8 +115,10 @@ def pdf_text(path: Path) -> str:
     pages = []
     for page in out.split("\f"):
         lines = [ln for ln in page.strip("\n").split("\n") if not re.fullmatch(r"\d{4}-\d\d-\d\d", ln.strip())]
-        if lines and lines[-1].strip().isdigit():
-            lines = lines[:-1]
+        number = str(len(pages) + 1)  # the footer: not always last (pdftotext orders blocks itself)
+        last = max((k for k, ln in enumerate(lines) if ln.strip() == number), default=None)
+        if last is not None:
+            del lines[last]
         pages.append("\n".join(lines))
     return "\n".join(pages)
 
@@ -154,14 +156,18 @@ def _paragraph_text(paragraph) -> str:
 
 
 def docx_links(path: Path) -> tuple[list[tuple[str, str]], set[str], set[str]]:
-    """``([(shown text, bookmark)] of internal links, bookmark names, external link targets)``."""
+    """``([(shown text, bookmark)] of internal links, bookmark names, external link targets)``.
+
+    Internal links are those of the body, then those of the footnotes.
+    """
     from docx import Document
 
     document = Document(str(path))
-    body = document.element.body
+    roots = [document.element.body] + [parse_xml(r.target_part.blob) for r in document.part.rels.values()
+                                        if r.reltype.endswith("/footnotes")]
     internal = [("".join(t.text or "" for t in h.iter(qn("w:t"))), h.get(qn("w:anchor")))
-                for h in body.iter(qn("w:hyperlink")) if h.get(qn("w:anchor"))]
-    bookmarks = {b.get(qn("w:name")) for b in body.iter(qn("w:bookmarkStart"))}
+                for root in roots for h in root.iter(qn("w:hyperlink")) if h.get(qn("w:anchor"))]
+    bookmarks = {b.get(qn("w:name")) for b in document.element.body.iter(qn("w:bookmarkStart"))}
     external = {r.target_ref for r in document.part.rels.values() if r.is_external}
     return internal, bookmarks, external
 
@@ -171,7 +177,8 @@ def compare(expected: list[str], got_text: str, allowed_extra: Counter | None = 
     """``(lost, added)`` words of ``got_text`` against ``expected``, as multisets.
 
     A word broken across lines (with or without a hyphen) is joined back when the pieces make
-    an expected word; a trailing footnote number glued to a word (``claim1``) is split off when
+    an expected word; where text extraction moves punctuation across a right-to-left run, the
+    words differ but their characters do not, and the check is by characters; a trailing footnote number glued to a word (``claim1``) is split off when
     the body has ``footnotes``. ``allowed_extra`` words (bullets, placeholders) are not "added".
     """
     want = Counter(expected)
@@ -207,7 +214,14 @@ def compare(expected: list[str], got_text: str, allowed_extra: Counter | None = 
             added[tok] += 1
         i += 1
     added -= allowed_extra or Counter()
-    return +want, added
+    lost = +want
+    if lost and re.search(f"[{_RTL}]", got_text) and _chars(lost) == _chars(added):
+        return Counter(), Counter()  # punctuation moved across a right-to-left run by the text extraction
+    return lost, added
+
+
+def _chars(words: Counter) -> Counter:
+    return Counter(c for w, n in words.items() for c in w * n)
 
 
 def table_headers(markdown: str) -> Counter:
@@ -237,28 +251,36 @@ def expected_citations(markdown: str, sources: set[int]) -> list[int]:
 
 
 def pdf_citation_links(path: Path) -> list[tuple[str, str]]:
-    """``(shown text, destination name)`` of each internal link whose destination is a source."""
+    """``(word under the link, destination name)`` of each internal link whose destination is a source.
+
+    The word is the one ``pdftotext -bbox`` places under the link's rectangle (e.g. ``[1,``).
+    """
     out = []
-    reader = PdfReader(path)
-    for page in reader.pages:
+    words_by_page = _word_boxes(path)
+    for number, page in enumerate(PdfReader(path).pages):
+        height = float(page.mediabox.height)
         for annot in page.get("/Annots") or []:
             obj = annot.get_object()
             action = obj.get("/A")
             dest = action.get("/D") if action is not None else obj.get("/Dest")
             if dest is None or not str(dest).startswith("src-"):
                 continue
-            rect = [float(x) for x in obj["/Rect"]]
-            out.append((_text_in(page, rect), str(dest)))
+            x0, y0, x1, y1 = (float(v) for v in obj["/Rect"])
+            top, bottom = height - y1, height - y0
+            under = [w for (wx0, wy0, wx1, wy1, w) in words_by_page[number]
+                     if wx0 < x1 and wx1 > x0 and wy0 < bottom and wy1 > top]
+            out.append((" ".join(under), str(dest)))
     return out
 
 
-def _text_in(page, rect: list[float]) -> str:
-    found: list[str] = []
+def _word_boxes(path: Path) -> list[list[tuple[float, float, float, float, str]]]:
+    """Per page, ``(xMin, yMin, xMax, yMax, word)`` from ``pdftotext -bbox`` (origin top left)."""
+    from html import unescape
 
-    def visitor(text, cm, tm, font_dict, font_size):
-        x, y = tm[4] * cm[0] + cm[4], tm[5] * cm[3] + cm[5]
-        if rect[0] - 1 <= x <= rect[2] + 1 and rect[1] - 2 <= y <= rect[3] + 2:
-            found.append(text)
-
-    page.extract_text(visitor_text=visitor)
-    return "".join(found).strip()
+    out = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    pages = []
+    for page in out.split("<page ")[1:]:
+        pages.append([(float(m[1]), float(m[2]), float(m[3]), float(m[4]), unescape(m[5])) for m in re.finditer(
+            r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', page)])
+    return pages
