@@ -12,6 +12,7 @@ from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
 from engine.models import summarize_usage
 from engine.offline_text import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
+from engine.render.markdown import escape_number_groups
 from engine.settings import Settings
 
 
@@ -52,7 +53,8 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
     changes = ("change", "änderung", "changement", "cambio")
     numbers = state.get("numbering") or {}  # ids of sources the report cites read as their [n]
-    sols, crits, pers = ([ids_to_numbers(t, numbers) for t in texts] for texts in (sols, crits, pers))
+    sols, crits, pers = ([ids_to_numbers(escape_number_groups(t), numbers) for t in texts]
+                         for texts in (sols, crits, pers))
     rounds = []
     for i, critique in enumerate(crits):
         what = _section(sols[i], changes) if i > 0 else "First solution, written from the research report."

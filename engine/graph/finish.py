@@ -19,6 +19,7 @@ from engine.graph.review import review_transcript
 from engine.graph.state import AgentState
 from engine.language import language_name
 from engine.offline_text import phrase
+from engine.render.markdown import escape_number_groups
 from engine.schemas import ExecutiveSummary
 
 log = logging.getLogger(__name__)
@@ -61,8 +62,9 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
         [HumanMessage(summary_prompt)])
     user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
     numbering = Numbering(registry, user_text=f"{state.get('question', '')}\n{user_text}")
-    body = numbering.apply(final).rstrip() + problems.rstrip() + "\n"
-    executive = numbering.apply(summary.executive_summary)
+    # prose brackets shaped like citations are escaped first: the only [n] left are the numbered ids
+    body = numbering.apply(escape_number_groups(final)).rstrip() + problems.rstrip() + "\n"
+    executive = numbering.apply(escape_number_groups(summary.executive_summary))
     title = numbering.strip(summary.title).strip() or next(
         (ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), state.get("question", "")[:100])
     log.info("event=citations_numbered cited=%d found=%d removed=%r", len(numbering.numbers), len(registry),

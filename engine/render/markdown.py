@@ -292,3 +292,43 @@ def url_inlines(url: str) -> list[Node]:
 def pandoc_api_version() -> list[int]:
     """The pandoc AST version of the bundled pandoc (``[1, 23, 1]`` for pandoc 3.x)."""
     return json.loads(pypandoc.convert_text("", "json", format="gfm", verify_format=False))["pandoc-api-version"]
+
+
+# A bracketed group of numbers in prose; not a link's text ``[1](url)``, label ``[x][1]`` or definition ``[1]:``.
+_NUMBER_GROUP = re.compile(r"(?<![\\\]])\[(\d{1,4}(?:,[ \t]*\d{1,4})*)\](?![(\[:])")
+_MARK = re.compile("\ue000(\\d+)\ue001")
+
+
+def escape_number_groups(markdown: str) -> str:
+    """``markdown`` with prose brackets shaped like a citation (``[3]``, ``[1, 2]``) written ``\\[3\\]``.
+
+    Applied to what a model wrote before its source ids become ``[n]``, so that in report.md
+    the only unescaped ``[n]`` are the citations the pipeline minted (the renderers link those
+    alone). A Markdown reader shows ``\\[3\\]`` as ``[3]``. Code spans, code blocks, raw HTML
+    and URLs are left as written (found by parsing with a private-use mark before each group).
+    """
+    matches = list(_NUMBER_GROUP.finditer(markdown))
+    if not matches:
+        return markdown
+    marked, pos = [], 0
+    for i, m in enumerate(matches):
+        marked += [markdown[pos:m.start()], f"\ue000{i}\ue001"]
+        pos = m.start()
+    marked.append(markdown[pos:])
+    doc = json.loads(pypandoc.convert_text("".join(marked), "json", format=MARKDOWN_FORMAT, sandbox=True,
+                                           verify_format=False))
+    prose: set[int] = set()
+    in_urls: set[int] = set()
+    for node in _walk_nodes(doc["blocks"]):
+        if node["t"] == "Str":
+            prose.update(int(x) for x in _MARK.findall(node["c"]))
+        elif node["t"] in ("Link", "Image"):
+            in_urls.update(int(x) for x in _MARK.findall(node["c"][2][0]))
+    prose -= in_urls
+    out, pos = [], 0
+    for i, m in enumerate(matches):
+        if i in prose:
+            out += [markdown[pos:m.start()], f"\\[{m.group(1)}\\]"]
+            pos = m.end()
+    out.append(markdown[pos:])
+    return "".join(out)

@@ -106,17 +106,24 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
 
 
 def review_from_markdown(markdown: str) -> tuple[str, list]:
-    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown` writes it)."""
+    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown` writes it).
+
+    Source ids that the legend says the report cites (``(source n of the report)``) read as ``[n]``.
+    """
     first = markdown.split("\n", 1)[0]
     question = first[len("# Review of: "):].strip() if first.startswith("# Review of: ") else ""
+    parts = re.split(r"^(## .*)$", markdown, flags=re.MULTILINE)
+    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if re.fullmatch(r"## Round \d+[ \t]*", parts[i])]
+    legend = "".join(parts[i + 1] for i in range(1, len(parts) - 1, 2) if not parts[i].startswith("## Round "))
+    numbering = {m.group(1): int(m.group(2)) for m in
+                 re.finditer(r"^- \[(S[0-9a-f]{6})\] .*\(source (\d+) of the report\)\s*$", legend, re.MULTILINE)}
     lists: dict[str, list[str]] = {"solution": [], "critique": [], "perspective": []}
-    rounds = re.split(r"^## Round \d+[ \t]*$", markdown.split("\n## Sources as numbered during the review")[0],
-                      flags=re.MULTILINE)[1:]
     for part in rounds:
         pieces = re.split(r"^### (Solution|Critique|Perspective)\b.*$", part, flags=re.MULTILINE)
         for name, content in zip(pieces[1::2], pieces[2::2], strict=True):
             lists[name.lower()].append(content.strip())
-    state = {"solutions": lists["solution"], "critiques": lists["critique"], "perspectives": lists["perspective"]}
+    state = {"solutions": lists["solution"], "critiques": lists["critique"], "perspectives": lists["perspective"],
+             "numbering": numbering}
     return question, review_rounds(state)
 
 

@@ -169,3 +169,13 @@ def test_without_fontconfig_everything_goes_to_the_main_font(monkeypatch):
     monkeypatch.setattr(latex, "installed_faces", lambda: {})
     tex = render_latex(make_doc(body="x ≤ y 中文"))
     assert "\\newfontfamily" not in tex and "x ≤ y 中文" in tex
+
+
+def test_prose_number_brackets_are_escaped_before_ids_are_numbered():
+    from engine.render.markdown import escape_number_groups
+
+    written = "As [1] of the paper says, [0, 1] and [1-5]; `s[1]`, [t][2], [3](https://e.org) cite [S1a2b3c].\n\n[2]: https://x.example"
+    escaped = escape_number_groups(written)
+    assert escaped.startswith(r"As \[1\] of the paper says, \[0, 1\] and [1-5]; `s[1]`, [t][2], [3](https://e.org)")
+    tex = body_of(render_latex(make_doc(body=escaped.replace("[S1a2b3c]", "[1]"))))
+    assert tex.count(r"\drbcite{1}") == 1 and r"\texttt{s{[}1{]}}" in tex

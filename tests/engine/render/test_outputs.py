@@ -70,13 +70,16 @@ def test_hand_edited_sources_and_missing_parts():
 
 def test_run_folder_gives_question_review_and_date(tmp_path):
     (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
-    (tmp_path / "review.md").write_text("# Review of: How fast?\n\n## Round 1\n\n### Solution (t)\n\nS.\n\n"
-                                        "### Critique (t)\n\n- First critique\n\n### Perspective (t)\n\n- Open\n",
-                                        encoding="utf-8")
+    (tmp_path / "review.md").write_text(
+        "# Review of: How fast?\n\n## Round 1\n\n### Solution (t)\n\nS.\n\n### Critique (t)\n\n"
+        "- First critique [Sabc123] and [Sdef456]\n\n### Perspective (t)\n\n- Open\n\n"
+        "## Sources the review cites\n\n(The roles cite sources by id.)\n\n"
+        "- [Sabc123] [EHPA](<https://example.org/ehpa.pdf>) (source 1 of the report)\n"
+        "- [Sdef456] [Other](<https://example.org/other>)\n", encoding="utf-8")
     (tmp_path / "usage.json").write_text('{"generated_at": "2024-05-01T10:00:00+00:00"}', encoding="utf-8")
     doc = read_report(tmp_path / "report.md")
     assert doc.question == "How fast?" and doc.date == "2024-05-01"
-    assert len(doc.review) == 1 and "First critique" in doc.review[0].critiques
+    assert len(doc.review) == 1 and "First critique [1] and [Sdef456]" in doc.review[0].critiques
 
 
 @pytest.mark.parametrize("content, message", [
