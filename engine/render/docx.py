@@ -91,7 +91,7 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
             blocks += markdown(getattr(r, field), 4) or [pf.Para(*plain(labels["none"]))]
     if not doc.review:
         blocks += empty("noreview")
-    meta = {"title": pf.MetaInlines(*title), "date": pf.MetaString(doc.date)}
+    meta = {"title": pf.MetaInlines(*title)}  # the date is a line of its own, labelled
     if doc.language:
         meta["lang"] = pf.MetaString(doc.language)
     document = pf.Doc(*blocks, metadata=meta, api_version=tuple(pandoc_api_version()))

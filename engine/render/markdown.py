@@ -299,15 +299,22 @@ _NUMBER_GROUP = re.compile(r"(?<![\\\]])\[(\d{1,4}(?:,[ \t]*\d{1,4})*)\](?![(\[:
 _MARK = re.compile("\ue000(\\d+)\ue001")
 
 
+def _numbers(group: str) -> list[int]:
+    return [int(x) for x in re.split(r",\s*", group)]
+
+
 def escape_number_groups(markdown: str) -> str:
     """``markdown`` with prose brackets shaped like a citation (``[3]``, ``[1, 2]``) written ``\\[3\\]``.
+
+    Groups naming 0 (``[0, 1]``) cannot be citations and stay as written.
 
     Applied to what a model wrote before its source ids become ``[n]``, so that in report.md
     the only unescaped ``[n]`` are the citations the pipeline minted (the renderers link those
     alone). A Markdown reader shows ``\\[3\\]`` as ``[3]``. Code spans, code blocks, raw HTML
     and URLs are left as written (found by parsing with a private-use mark before each group).
     """
-    matches = list(_NUMBER_GROUP.finditer(markdown))
+    # a group naming 0 is never a citation (sources are numbered from 1): it stays as written
+    matches = [m for m in _NUMBER_GROUP.finditer(markdown) if 0 not in _numbers(m.group(1))]
     if not matches:
         return markdown
     marked, pos = [], 0

@@ -192,9 +192,8 @@ def test_bracketed_text_reaches_the_report_unchanged(online_settings, script):
     body = report.split("## Findings\n\n", 1)[1]
     # prose groups shaped like citations are escaped (a Markdown reader shows them as written), so
     # that the renderers link only the numbered ids
-    expected = (BRACKETS.split("## Findings\n\n", 1)[1].replace("[0, 1]", "\\[0, 1\\]").replace("[1] of", "\\[1\\] of")
-                .replace("index [0]", "index \\[0\\]").replace("design [2]", "design \\[2\\]")
-                .replace("{S1}", "[1]").replace("{S2}", "[2]"))
+    expected = (BRACKETS.split("## Findings\n\n", 1)[1].replace("[1] of", "\\[1\\] of")
+                .replace("design [2]", "design \\[2\\]").replace("{S1}", "[1]").replace("{S2}", "[2]"))
     assert body.startswith(expected.rstrip() + "\n\n## Sources\n\n1. [")  # the conclusion and all else kept
     assert "## Executive summary\n\nThe gist [1].\n" in report
     listed = re.findall(r"^(\d+)\. \[", report.split("\n## Sources\n")[1], re.MULTILINE)
