@@ -51,7 +51,7 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
     assert out.returncode == 0, out.stderr
     assert "queued" in out.stderr and "wind" in out.stderr.lower()
     files = [Path(line.strip()) for line in out.stdout.splitlines() if line.startswith("  /")]
-    assert [f.name for f in files] == ["report.md", "report.pdf", "report.tex", "review.md", "sources.json",
+    assert [f.name for f in files] == ["report.md", "report.pdf", "report.docx", "report.tex", "review.md", "sources.json",
                                        "usage.json"]
     assert all(f.exists() for f in files)
     assert "offshore" in files[0].read_text().lower()
