@@ -66,8 +66,9 @@ class Artifacts:
     pdf_warnings: list[str] = field(default_factory=list)
 
     def files(self) -> list[Path]:
-        """The files a chat surface delivers: the Markdown report, and the PDF when built."""
-        return [p for p in (self.report_md, self.pdf) if p is not None]
+        """The files a chat surface delivers: the Markdown report, then the PDF and the Word
+        document when they were built."""
+        return [p for p in (self.report_md, self.pdf, self.docx) if p is not None]
 
 
 @dataclass

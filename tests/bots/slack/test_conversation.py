@@ -98,7 +98,7 @@ def test_slash_command_through_clarification_to_summary_and_files(bot, fake_slac
 
     # every message the bot wrote is in the thread; both files are there
     assert all(m.get("thread_ts") == root for m in fake_slack.messages(CHANNEL) if m["ts"] != root)
-    assert sorted(f["name"] for f in files_post["files"]) == ["report.md", "report.pdf"]
+    assert sorted(f["name"] for f in files_post["files"]) == ["report.docx", "report.md", "report.pdf"]
     [complete] = fake_slack.calls_to("files.completeUploadExternal")
     assert complete.params["channel_id"] == CHANNEL and complete.params["thread_ts"] == root
     # one status message per turn, updated in place

@@ -48,7 +48,7 @@ def test_bot_and_worker_processes_carry_a_slash_command_to_the_report(slack_env,
         wait_status(fake_slack, thread_id, "done", timeout=120)
         files = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("files")],
                                     what="the report files")[0]["files"]
-        assert sorted(f["name"] for f in files) == ["report.md", "report.pdf"]
+        assert sorted(f["name"] for f in files) == ["report.docx", "report.md", "report.pdf"]
         assert all(m.get("thread_ts") == root for m in fake_slack.messages(CHANNEL) if m["ts"] != root)
         texts = [m["text"] for m in bot_posts(fake_slack, CHANNEL, root)]
         assert any("?" in t for t in texts)  # the clarifying question, in the thread

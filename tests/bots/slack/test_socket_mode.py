@@ -127,10 +127,10 @@ def test_slash_command_over_socket_mode_runs_to_the_report(socket_bot, fake_slac
 
     files_post = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("files")],
                                      timeout=30, what="the report files")[0]
-    assert sorted(f["name"] for f in files_post["files"]) == ["report.md", "report.pdf"]
+    assert sorted(f["name"] for f in files_post["files"]) == ["report.docx", "report.md", "report.pdf"]
     assert all(fake_slack.uploads[f["id"]]["data"] for f in files_post["files"])
     uploads = fake_slack.calls_to("files.getUploadURLExternal")
-    assert sorted(c.params["filename"] for c in uploads) == ["report.md", "report.pdf"]
+    assert sorted(c.params["filename"] for c in uploads) == ["report.docx", "report.md", "report.pdf"]
     [complete] = fake_slack.calls_to("files.completeUploadExternal")
     assert complete.params["channel_id"] == CHANNEL and complete.params["thread_ts"] == root
     # the status message is updated in place; the summary is a message of its own

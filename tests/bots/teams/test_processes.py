@@ -126,7 +126,7 @@ def test_web_and_worker_processes_carry_both_conversations(processes, connector,
     # the web process goes away: everything that follows comes from the worker
     bot.stop()
     calls_before = len(connector.calls)
-    connector.wait_for(lambda c: len(_cards(c, conv_p, "file.consent")) == 2 and _cards(c, conv_c, "card.adaptive"),
+    connector.wait_for(lambda c: len(_cards(c, conv_p, "file.consent")) == 3 and _cards(c, conv_c, "card.adaptive"),
                        timeout=90, what="files in both conversations")
     assert len(connector.calls) > calls_before
     assert any(m.text.startswith("**") and "2020" in m.text for m in connector.messages(conv_p)), "summary"
