@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -147,3 +148,24 @@ def transition(store: Store, thread_id: str, allowed_from: tuple[str, ...], **fi
 
     rec = store.update(_key(thread_id), change, ttl=THREAD_TTL)
     return rec if won else None
+
+
+def update_thread(store: Store, thread_id: str, change: Callable[[dict | None], dict | None]) -> dict | None:
+    """Atomically replace ``thread_id``'s record with ``change(current)``.
+
+    ``change`` gets the current record (None when absent) and returns the new one, or None to
+    leave it as it is; it may run more than once (an optimistic retry), so it must be pure.
+    Returns the record written, or None when nothing was written. The requester index is
+    updated with a written record's requester.
+    """
+    written: list[dict] = []
+
+    def step(old: dict | None) -> dict | None:
+        new = change(old)
+        written[:] = [new] if new is not None else []
+        return new
+
+    store.update(_key(thread_id), step, ttl=THREAD_TTL)
+    if written and written[0].get("requester"):
+        store.index_add(f"requester:{written[0]['requester']}", thread_id, float(written[0].get("updated_at") or time.time()))
+    return written[0] if written else None

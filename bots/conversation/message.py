@@ -1,0 +1,80 @@
+"""One incoming chat message as a small platform-neutral value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+CANCEL_WORDS = frozenset({"cancel", "stop", "abort"})
+
+
+class Address(StrEnum):
+    """How a message reaches the bot: not addressed to it, or by a mention, a DM or a command."""
+
+    NONE = "none"
+    MENTION = "mention"
+    DM = "dm"
+    COMMAND = "command"
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A mention entity in a message: the platform user id, the name it shows, and whether it
+    names the bot itself (adapters remove the bot's own mention from ``Message.text``)."""
+
+    user_id: str
+    name: str = ""
+    is_bot: bool = False
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file shared with the message: its name, where to fetch it, and its MIME type (may be empty)."""
+
+    name: str
+    url: str = ""
+    mime_type: str = ""
+
+
+def is_cancel(text: str) -> bool:
+    """True when ``text`` is a request to cancel (``cancel``, ``stop``, ``abort``, any case)."""
+    return text.strip().strip(".!").strip().lower() in CANCEL_WORDS
+
+
+@dataclass(frozen=True)
+class Message:
+    """One person's message, as the conversation rules read it.
+
+    Attributes:
+        thread_key: the thread's key (``slack:{team}:{channel}:{root_ts}``, ``teams:...``,
+            ``console:{uuid}``); the research's LangGraph thread id.
+        author: the sender's platform user id.
+        text: the plain text, the bot's own mention removed, other mentions shown as names.
+        event_id: unique per message (a platform event id); a thread queues one id at most once.
+        address: how the message reaches the bot (:class:`Address`).
+        mentions: the mention entities of the message, in order.
+        attachments: files shared with the message.
+    """
+
+    thread_key: str
+    author: str
+    text: str
+    event_id: str
+    address: Address = Address.NONE
+    mentions: tuple[Mention, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+
+    @property
+    def addressed(self) -> bool:
+        """True when the message addresses the bot (a mention, a DM or a command)."""
+        return self.address is not Address.NONE
+
+    @property
+    def body(self) -> str:
+        """``text`` without outer whitespace."""
+        return self.text.strip()
+
+    @property
+    def cancel(self) -> bool:
+        """True when the message asks to cancel (see :func:`is_cancel`)."""
+        return is_cancel(self.text)

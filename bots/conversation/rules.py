@@ -1,0 +1,166 @@
+"""The conversation rules as a pure function: (thread record, message, now, settings) -> Decision."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from types import MappingProxyType
+
+from bots.conversation.message import Message
+from engine.runner import MAX_QUESTION_CHARS
+
+#: Thread statuses as the registry (:mod:`jobs.threads`) stores them.
+ACTIVE: tuple[str, ...] = ("queued", "running")
+FINISHED: tuple[str, ...] = ("done", "failed", "cancelled")
+#: Seconds beyond twice ``job_timeout`` after which a queued/running thread counts as lost.
+STALE_MARGIN = 600
+
+
+class Action(Enum):
+    """What one message does to its thread."""
+
+    START = "start"  # a new research (maybe a follow-up with the thread's report as context)
+    RESUME = "resume"  # the requester's answer to the open clarifying question
+    BUSY = "busy"  # a research runs: "still working"
+    CANCEL = "cancel"  # the requester cancels the queued or running research
+    CANCEL_PAUSED = "cancel_paused"  # the requester cancels while the clarifying question is open
+    REFUSE_CANCEL = "refuse_cancel"  # someone else tried to cancel
+    REFUSE_ANSWER = "refuse_answer"  # someone else answered the clarifying question
+    EXPIRED = "expired"  # the clarifying question is older than ``clarify_ttl``
+    NOTHING_RUNNING = "nothing_running"  # cancel with nothing to cancel
+    EMPTY = "empty"  # a question with no text
+    TOO_LONG = "too_long"  # a question over the limit
+    ANSWER_TOO_LONG = "answer_too_long"  # an answer over the limit (the question stays open)
+    DUPLICATE = "duplicate"  # this message was handled already
+    IGNORE = "ignore"  # not for the bot
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    """The settings the rules read.
+
+    Attributes:
+        clarify_ttl: seconds a clarifying question stays open (``DEEPRESEARCH_CLARIFY_TTL``).
+        stale_after: seconds after which a queued/running thread counts as lost (twice
+            ``DEEPRESEARCH_JOB_TIMEOUT`` plus :data:`STALE_MARGIN`).
+        max_chars: the longest question or answer taken (:data:`engine.runner.MAX_QUESTION_CHARS`).
+    """
+
+    clarify_ttl: float = 86400
+    stale_after: float = 2 * 3600 + STALE_MARGIN
+    max_chars: int = MAX_QUESTION_CHARS
+
+    @classmethod
+    def from_settings(cls, settings) -> RuleSettings:
+        """The view of an :class:`engine.settings.Settings`."""
+        return cls(clarify_ttl=settings.clarify_ttl, stale_after=2 * settings.job_timeout + STALE_MARGIN)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The rules' answer: an :class:`Action`, the record fields to write (empty: write nothing),
+    and what the reply needs (the thread's ``requester``, its effective ``status``, and the
+    ``cancel_turn`` a cancel stops)."""
+
+    action: Action
+    fields: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    requester: str = ""
+    status: str | None = None
+    cancel_turn: str = ""
+
+    def apply(self, record: dict | None) -> dict | None:
+        """The new thread record, or None when nothing is to be written."""
+        if not self.fields:
+            return None
+        return {**(record or {}), **self.fields}
+
+
+def _fields(**values: object) -> Mapping[str, object]:
+    return MappingProxyType(values)
+
+
+def effective_status(record: dict | None, now: float, view: RuleSettings) -> str | None:
+    """The thread's status, None when unknown; a queued/running one past ``stale_after`` is ``failed``
+    (its job was lost, e.g. Redis was wiped: the thread may start over)."""
+    if record is None:
+        return None
+    status = record.get("status")
+    if status in ACTIVE and now - float(record.get("updated_at") or now) > view.stale_after:
+        return "failed"
+    return status
+
+
+def decide(record: dict | None, message: Message, now: float, view: RuleSettings) -> Decision:
+    """Apply the conversation rules to one message; pure (no store, no clock, no network).
+
+    ``record`` is the thread's registry record (None: the bot never researched there), ``now``
+    Unix seconds. By the thread's status:
+
+    * unknown or finished (``done``/``failed``/``cancelled``, or lost): a message that addresses
+      the bot starts a research (in a finished thread with the earlier report as context);
+      ``cancel`` gets "nothing is running" when addressed or from the last requester; other
+      messages are ignored.
+    * ``queued``/``running``: the requester's ``cancel`` cancels it (others are refused);
+      other text from the requester, or addressed to the bot, gets "still working".
+    * ``paused``: the requester's reply resumes the research, unless the question is older than
+      ``clarify_ttl``; ``cancel`` cancels; replies from anyone else are refused.
+
+    A question or an answer over ``view.max_chars`` is refused and changes nothing.
+    """
+    if record is not None and record.get("turn_id") == message.event_id:
+        return Decision(Action.DUPLICATE)
+    status = effective_status(record, now, view)
+    requester = str(record.get("requester", "")) if record else ""
+    if status is None or status in FINISHED:
+        decision = _when_finished(record, message, now, view, requester)
+    elif status in ACTIVE:
+        decision = _when_active(record, message, requester)
+    else:
+        decision = _when_paused(record, message, now, view, requester)
+    return replace(decision, requester=requester, status=status)
+
+
+def _when_finished(record: dict | None, message: Message, now: float, view: RuleSettings,
+                   requester: str) -> Decision:
+    from_requester = record is not None and message.author == requester
+    if message.cancel:
+        return Decision(Action.NOTHING_RUNNING if message.addressed or from_requester else Action.IGNORE)
+    if not (message.addressed or from_requester):
+        return Decision(Action.IGNORE)
+    body = message.body
+    if not body:
+        return Decision(Action.EMPTY)
+    if len(body) > view.max_chars:
+        return Decision(Action.TOO_LONG)
+    new = {"thread_id": message.thread_key, "created_at": now} if record is None else {}
+    return Decision(Action.START, _fields(
+        **new, status="queued", requester=message.author, question=body, turn_id=message.event_id,
+        error="", clarify_question="", paused_at=0.0, updated_at=now,
+    ))
+
+
+def _when_active(record: dict, message: Message, requester: str) -> Decision:
+    if message.cancel:
+        action = Action.CANCEL if message.author == requester else Action.REFUSE_CANCEL
+        return Decision(action, cancel_turn=str(record.get("turn_id", "")))
+    if message.addressed or message.author == requester:
+        return Decision(Action.BUSY)
+    return Decision(Action.IGNORE)
+
+
+def _when_paused(record: dict, message: Message, now: float, view: RuleSettings, requester: str) -> Decision:
+    if message.author != requester:
+        return Decision(Action.REFUSE_ANSWER)
+    if message.cancel:
+        return Decision(Action.CANCEL_PAUSED, _fields(
+            status="cancelled", error="cancelled while waiting for an answer", updated_at=now))
+    if now - float(record.get("paused_at") or 0.0) > view.clarify_ttl:
+        return Decision(Action.EXPIRED, _fields(
+            status="cancelled", error="the clarifying question expired", updated_at=now))
+    body = message.body
+    if not body:
+        return Decision(Action.IGNORE)
+    if len(body) > view.max_chars:
+        return Decision(Action.ANSWER_TOO_LONG)
+    return Decision(Action.RESUME, _fields(status="queued", turn_id=message.event_id, updated_at=now))

@@ -1,0 +1,128 @@
+"""The conversation rules as a table: every thread status x every kind of message x requester or not."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.conversation import Action, Address, Message, RuleSettings, decide, reply_for
+from bots.conversation.rules import ACTIVE, FINISHED
+from jobs.threads import ACTIVE as STORED_ACTIVE
+from jobs.threads import FINISHED as STORED_FINISHED
+
+NOW = 1_900_000_000.0
+VIEW = RuleSettings(clarify_ttl=3600, stale_after=7800, max_chars=50)
+THREAD = "test:T:C:1"
+REQUESTER, OTHER = "U1", "U2"
+
+# Message kinds: "@" addresses the bot (a mention, a DM or a command), "-" does not.
+KINDS = {
+    "ask@": ("How do tides work?", Address.MENTION),
+    "ask-": ("How do tides work?", Address.NONE),
+    "cancel@": ("Cancel!", Address.MENTION),
+    "cancel-": ("stop", Address.NONE),
+    "empty@": ("  ", Address.DM),
+    "empty-": ("", Address.NONE),
+    "long@": ("why? " * 20, Address.COMMAND),
+    "long-": ("why? " * 20, Address.NONE),
+}
+COLUMNS = list(KINDS)
+
+S, R, B, C, CP = Action.START, Action.RESUME, Action.BUSY, Action.CANCEL, Action.CANCEL_PAUSED
+RC, RA, X, N = Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED, Action.NOTHING_RUNNING
+E, L, LA, NO = Action.EMPTY, Action.TOO_LONG, Action.ANSWER_TOO_LONG, Action.IGNORE
+
+FINISHED_REQUESTER = [S, S, N, N, E, E, L, L]
+FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO]
+# (thread state, from the requester) -> the action for each column of KINDS
+TABLE: dict[tuple[str, bool], list[Action]] = {
+    ("unknown", True): FINISHED_OTHER,  # nobody is the requester of an unknown thread
+    ("unknown", False): FINISHED_OTHER,
+    **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost")},
+    **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost")},
+    **{(s, True): [B, B, C, C, B, B, B, B] for s in ("queued", "running")},
+    **{(s, False): [B, NO, RC, RC, B, NO, B, NO] for s in ("queued", "running")},
+    ("paused", True): [R, R, CP, CP, NO, NO, LA, LA],
+    ("paused", False): [RA] * 8,
+    ("paused-expired", True): [X, X, CP, CP, X, X, X, X],
+    ("paused-expired", False): [RA] * 8,
+}
+
+
+def record(state: str) -> dict | None:
+    """The registry record of a thread in ``state`` (``lost``: queued long ago, its job gone)."""
+    if state == "unknown":
+        return None
+    base = {"thread_id": THREAD, "requester": REQUESTER, "question": "Tides?", "turn_id": "e0",
+            "created_at": NOW - 100, "updated_at": NOW - 10, "report_dir": "/data/run1"}
+    if state == "lost":
+        return {**base, "status": "queued", "updated_at": NOW - VIEW.stale_after - 1}
+    if state.startswith("paused"):
+        asked = NOW - VIEW.clarify_ttl - 1 if state == "paused-expired" else NOW - 60
+        return {**base, "status": "paused", "paused_at": asked, "clarify_question": "Which coast?"}
+    return {**base, "status": state}
+
+
+def message(kind: str, author: str, event_id: str = "e1") -> Message:
+    text, address = KINDS[kind]
+    return Message(thread_key=THREAD, author=author, text=text, event_id=event_id, address=address)
+
+
+CASES = [(state, mine, kind, actions[i]) for (state, mine), actions in TABLE.items() for i, kind in enumerate(COLUMNS)]
+
+
+@pytest.mark.parametrize(("state", "mine", "kind", "expected"), CASES,
+                         ids=[f"{s}-{'requester' if m else 'other'}-{k}" for s, m, k, _ in CASES])
+def test_the_rules_table(state, mine, kind, expected):
+    old = record(state)
+    before = None if old is None else dict(old)
+    decision = decide(old, message(kind, REQUESTER if mine else OTHER), NOW, VIEW)
+    assert decision.action is expected
+    assert old == before  # pure: the record given is never changed
+    writes = {S, R, CP, X}
+    assert bool(decision.fields) == (expected in writes)
+    said = reply_for(decision, message(kind, REQUESTER if mine else OTHER), VIEW)
+    assert (said.text is None) == (expected in (S, R, C, NO)), said
+
+
+def test_every_status_and_kind_is_in_the_table():
+    states = {s for s, _ in TABLE}
+    assert set(STORED_ACTIVE) | set(STORED_FINISHED) | {"paused"} <= states
+    assert (ACTIVE, FINISHED) == (STORED_ACTIVE, STORED_FINISHED)
+    assert all(len(actions) == len(COLUMNS) for actions in TABLE.values())
+
+
+def test_start_writes_a_new_record_and_a_follow_up_keeps_the_report():
+    new = decide(None, message("ask@", OTHER), NOW, VIEW).apply(None)
+    assert new == {"thread_id": THREAD, "created_at": NOW, "status": "queued", "requester": OTHER,
+                   "question": "How do tides work?", "turn_id": "e1", "error": "", "clarify_question": "",
+                   "paused_at": 0.0, "updated_at": NOW}
+    follow = decide(record("done"), message("ask@", OTHER), NOW, VIEW).apply(record("done"))
+    assert follow["report_dir"] == "/data/run1" and follow["requester"] == OTHER
+    assert follow["created_at"] == NOW - 100 and follow["status"] == "queued"
+
+
+def test_resume_and_cancel_and_expiry_write_the_status():
+    assert decide(record("paused"), message("ask-", REQUESTER), NOW, VIEW).fields == {
+        "status": "queued", "turn_id": "e1", "updated_at": NOW}
+    cancelled = decide(record("paused"), message("cancel-", REQUESTER), NOW, VIEW)
+    assert cancelled.fields["status"] == "cancelled" and "waiting" in cancelled.fields["error"]
+    expired = decide(record("paused-expired"), message("ask-", REQUESTER), NOW, VIEW)
+    assert expired.fields["status"] == "cancelled" and "expired" in expired.fields["error"]
+    running = decide(record("running"), message("cancel@", REQUESTER), NOW, VIEW)
+    assert (running.cancel_turn, running.status, dict(running.fields)) == ("e0", "running", {})
+
+
+def test_the_same_event_twice_is_a_duplicate_whatever_the_status():
+    for state in ("queued", "running", "paused", "done"):
+        again = decide(record(state), message("ask@", REQUESTER, event_id="e0"), NOW, VIEW)
+        assert again.action is Action.DUPLICATE and not again.fields
+
+
+def test_replies_name_the_requester_and_the_limits():
+    refused = decide(record("paused"), message("ask-", OTHER), NOW, VIEW)
+    said = reply_for(refused, message("ask-", OTHER), VIEW)
+    assert said.text == "Only <@U1> can answer this question." and said.ephemeral and said.outcome == "refused"
+    late = decide(record("paused-expired"), message("ask-", REQUESTER), NOW, VIEW)
+    assert "within 1 hours" in reply_for(late, message("ask-", REQUESTER), VIEW).text
+    long_answer = decide(record("paused"), message("long-", REQUESTER), NOW, VIEW)
+    assert "over 50 characters" in reply_for(long_answer, message("long-", REQUESTER), VIEW).text
