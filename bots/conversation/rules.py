@@ -97,10 +97,11 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
     ``record`` is the thread's registry record (None: the bot never researched there), ``now``
     Unix seconds. By the thread's status:
 
-    * unknown or finished (``done``/``failed``/``cancelled``, or lost): a message that addresses
-      the bot starts a research (in a finished thread with the earlier report as context);
-      ``cancel`` gets "nothing is running" when addressed or from the last requester; other
-      messages are ignored.
+    * unknown or finished (``done``/``failed``/``cancelled``, or lost): only a message that
+      addresses the bot (a mention, a DM, a command) starts a research, in a finished thread with
+      the earlier report as context, whoever sends it; ``cancel`` gets "nothing is running" when
+      addressed or from the last requester; every other message is ignored (the requester's
+      "thanks" or a question to a colleague is not a new research).
     * ``queued``/``running``: the requester's ``cancel`` cancels it (others are refused);
       other text from the requester, or addressed to the bot, gets "still working".
     * ``paused``: the requester's reply resumes the research, unless the question is older than
@@ -126,7 +127,7 @@ def _when_finished(record: dict | None, message: Message, now: float, view: Rule
     from_requester = record is not None and message.author == requester
     if message.cancel:
         return Decision(Action.NOTHING_RUNNING if message.addressed or from_requester else Action.IGNORE)
-    if not (message.addressed or from_requester):
+    if not message.addressed:
         return Decision(Action.IGNORE)
     body = message.body
     if not body:

@@ -10,6 +10,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
+from bots.conversation import Address
 from bots.logs import redact
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
@@ -27,7 +28,10 @@ USAGE = (
     "message's thread\n"
     "• `/research status`: your researches that are running or waiting for your answer\n"
     "• `cancel` in a research's thread: stop it\n"
-    "I may ask one clarifying question in the thread first: just reply there."
+    "I may ask one clarifying question in the thread first: just reply there.\n"
+    "After the report, mention me in its thread (`@Deep Research QUESTION`) for a follow-up "
+    "research; other replies in the thread are left to the people there. In a direct message "
+    "every message is for me."
 )
 NOT_IN_CHANNEL = (
     "I can't post in this conversation. Invite me first (`/invite @Deep Research`), "
@@ -53,6 +57,13 @@ class Incoming:
     text: str
     is_dm: bool
     mentioned: bool
+
+    @property
+    def address(self) -> Address:
+        """How the message reaches the bot: a DM, a mention, or neither."""
+        if self.is_dm:
+            return Address.DM
+        return Address.MENTION if self.mentioned else Address.NONE
 
     @property
     def root(self) -> str:
@@ -113,7 +124,7 @@ class SlackHandlers:
         msg = read_event(body, event, self.bot_user_id)
         if msg is None:
             return
-        addressed = msg.mentioned or msg.is_dm
+        addressed = msg.address is not Address.NONE
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             return
         try:
@@ -129,7 +140,7 @@ class SlackHandlers:
         elif command == "status":
             self._say(msg, self.status_text(msg.user), ephemeral=not msg.is_dm, raw=True)
         else:
-            self._turn(msg, explicit=addressed)
+            self._turn(msg, address=msg.address)
 
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""
@@ -139,14 +150,14 @@ class SlackHandlers:
             self._log_error("thread_info", err)
             return False
 
-    def _turn(self, msg: Incoming, *, explicit: bool, react: bool = True) -> None:
+    def _turn(self, msg: Incoming, *, address: Address, react: bool = True) -> None:
         thread_id = thread_key(msg.team, msg.channel, msg.root)
         port = SlackPort(self.client, channel=msg.channel, thread_ts=msg.root, team=msg.team)
         turn_id = thread_key(msg.team, msg.channel, msg.ts)
         try:
             reply = jobs.handle_message(
                 thread_id, msg.user, msg.text, port.reference(), turn_id,
-                settings=self.settings, explicit_start=explicit,
+                settings=self.settings, explicit_start=address,
             )
         except Exception as err:  # the registry or queue failed: one line to the user, detail to the log
             self._fail(msg, "handle_message", err)
@@ -203,7 +214,7 @@ class SlackHandlers:
             team=team, channel=channel, user=user, ts=str(root["ts"]), thread_ts=None, text=question,
             is_dm=channel.startswith("D"), mentioned=True,
         )
-        self._turn(msg, explicit=True, react=False)
+        self._turn(msg, address=Address.COMMAND, react=False)
 
     # ---- helpers ---------------------------------------------------------------------------
     def status_text(self, user: str) -> str:

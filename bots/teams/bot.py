@@ -16,6 +16,7 @@ from botbuilder.schema import Activity, ActivityTypes, ChannelAccount
 from botbuilder.schema.teams import FileConsentCardResponse
 
 import jobs
+from bots.conversation import Address
 from bots.logs import redact
 from bots.teams import cards, files
 from bots.teams.markdown import to_teams_markdown
@@ -39,6 +40,8 @@ USAGE = (
     "conversation.\n"
     "- I keep one status message up to date, then post a summary and the report as "
     "report.md, report.pdf and report.docx.\n"
+    "- After the report, @mention me in the same reply chain for a follow-up research; other "
+    "replies there are left to the people in it. In a personal chat every message is for me.\n"
     "- Send `cancel` to stop a running research, `help` for this message."
 )
 ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
@@ -69,13 +72,16 @@ def is_from_bot(activity: Activity) -> bool:
     return activity.channel_id == "msteams" and sender.id.startswith("28:")
 
 
-def addresses_bot(activity: Activity) -> bool:
-    """True for a personal-chat message or one that @mentions the bot (Teams' ``mention`` entity)."""
+def address_of(activity: Activity) -> Address:
+    """``DM`` for a personal-chat message, ``MENTION`` for one that @mentions the bot (Teams'
+    ``mention`` entity), else ``NONE``."""
     kind = (activity.conversation.conversation_type if activity.conversation else None) or "personal"
     if kind == "personal":
-        return True
+        return Address.DM
     bot_id = activity.recipient.id if activity.recipient else None
-    return any(_mentioned_id(mention) == bot_id for mention in TurnContext.get_mentions(activity))
+    if any(_mentioned_id(mention) == bot_id for mention in TurnContext.get_mentions(activity)):
+        return Address.MENTION
+    return Address.NONE
 
 
 def _mentioned_id(entity) -> str | None:
@@ -178,7 +184,8 @@ class TeamsBot(TeamsActivityHandler):
         if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
             log.info("event=teams_duplicate activity=%s", activity.id)
             return
-        explicit = addresses_bot(activity)
+        address = address_of(activity)
+        explicit = address is not Address.NONE
         if explicit:
             try:
                 await turn_context.send_activity(Activity(type=ActivityTypes.typing))
@@ -198,7 +205,7 @@ class TeamsBot(TeamsActivityHandler):
             port.reference(),
             f"teams:{conversation_id}:{activity.id}",
             settings=self.settings,
-            explicit_start=explicit,
+            explicit_start=address,
         )
         log.info(
             "event=teams_message thread=%s action=%s",

@@ -59,7 +59,8 @@ def test_busy_and_cancel_while_queued(redis_settings):
     assert _queued_ids(redis_settings) == []
     assert thread_info(THREAD, settings=redis_settings).status == "cancelled"
     # a cancelled thread takes a new research
-    assert _msg(redis_settings, "U1", "Question two?", "e6", explicit=False).action == "started"
+    assert _msg(redis_settings, "U1", "Question two?", "e6", explicit=False).action == "ignored"
+    assert _msg(redis_settings, "U1", "Question two?", "e7").action == "started"
 
 
 def test_cancel_while_running_flags_the_job(redis_settings):
@@ -98,6 +99,7 @@ def test_finished_thread_starts_a_follow_up(redis_settings):
     _msg(redis_settings, "U1", "Tell me about tides", "e1")
     set_thread(store, THREAD, status="done", report_dir="/data/artifacts/x/run1")
     assert _msg(redis_settings, "U2", "nice", "e2", explicit=False).action == "ignored"
+    assert _msg(redis_settings, "U1", "thanks, looks good!", "e2b", explicit=False).action == "ignored"
     assert _msg(redis_settings, "U1", "cancel", "e3", explicit=False).text.startswith("Nothing is running")
     reply = _msg(redis_settings, "U2", "And what about moon phases?", "e4", explicit=True)
     assert reply.action == "started"

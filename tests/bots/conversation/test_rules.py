@@ -31,7 +31,7 @@ S, R, B, C, CP = Action.START, Action.RESUME, Action.BUSY, Action.CANCEL, Action
 RC, RA, X, N = Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED, Action.NOTHING_RUNNING
 E, L, LA, NO = Action.EMPTY, Action.TOO_LONG, Action.ANSWER_TOO_LONG, Action.IGNORE
 
-FINISHED_REQUESTER = [S, S, N, N, E, E, L, L]
+FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO]
 FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO]
 # (thread state, from the requester) -> the action for each column of KINDS
 TABLE: dict[tuple[str, bool], list[Action]] = {

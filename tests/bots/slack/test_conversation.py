@@ -115,8 +115,8 @@ def test_slash_command_through_clarification_to_summary_and_files(bot, fake_slac
     assert text and "##" not in text and "**" not in text
     assert any(c.params.get("timestamp") == answer_ts for c in fake_slack.calls_to("reactions.add"))
 
-    # after the report, a new question in the thread starts a new research with the report as context
-    bot.message("Now compare it with the UK market", thread_ts=root)
+    # after the report, a new question to the bot in the thread starts a new research with the report as context
+    bot.message("<@U0BOT> Now compare it with the UK market", thread_ts=root)
     fake_slack.wait_for(lambda: len(research.calls) == 3, what="the follow-up research")
     follow_up = research.calls[2]
     assert follow_up["question"] == "Now compare it with the UK market"
@@ -208,3 +208,31 @@ def test_an_internal_error_is_one_short_line_and_a_redacted_log(bot, fake_slack,
     assert "\n" not in said and "Traceback" not in said and "redis" not in said
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "ConnectionError" in logged and "xoxb-1234-secret" not in logged
+
+
+def test_in_a_finished_thread_only_a_message_to_the_bot_starts_a_follow_up(bot, fake_slack, research):
+    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    wait_status(fake_slack, thread_id, "done")
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="files")
+    posts = len(bot_posts(fake_slack, CHANNEL, ts))
+    # the requester talking to someone else, or thanking, is not a new paid research
+    bot.message(f"<@{BOB}> can you double-check the cost table above?", thread_ts=ts)
+    bot.message("thanks, looks good!", thread_ts=ts)
+    bot.message("<@U0BOT> Now compare it with the UK market", thread_ts=ts)
+    fake_slack.wait_for(lambda: len(research.calls) >= 2, what="the follow-up research")
+    wait_status(fake_slack, thread_id, "done", "failed")
+    fake_slack.wait_for(lambda: len(fake_slack.calls_to("files.completeUploadExternal")) == 2, what="second files")
+    assert [c["question"] for c in research.calls] == [
+        "EU heat-pump market size and growth 2024", "Now compare it with the UK market"]
+    assert not [m for m in bot_posts(fake_slack, CHANNEL, ts)[posts:] if "Still working" in m["text"]]
+
+
+def test_in_a_direct_message_every_message_addresses_the_bot(bot, fake_slack, research):
+    ts, _ = bot.message("EU heat-pump market size and growth 2024", channel="D0ALICE", channel_type="im")
+    thread_id = f"slack:{TEAM}:D0ALICE:{ts}"
+    wait_status(fake_slack, thread_id, "done")
+    bot.message("Now compare it with the UK market", channel="D0ALICE", channel_type="im", thread_ts=ts)
+    fake_slack.wait_for(lambda: len(research.calls) == 2, what="the follow-up research")
+    assert research.calls[1]["question"] == "Now compare it with the UK market"
+    wait_status(fake_slack, thread_id, "done", "failed")

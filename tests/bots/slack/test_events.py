@@ -7,6 +7,7 @@ import time
 import pytest
 
 import jobs
+from bots.conversation import Address
 from tests.bots.slack.conftest import (
     CHANNEL,
     TEAM,
@@ -78,6 +79,7 @@ def test_a_bare_mention_or_help_gets_the_usage_only_for_the_sender(bot, fake_sla
     assert bot.event(_mention(ts, text))[0] == 200
     note = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="usage")[0]
     assert note.params["user"] == "U0ALICE" and "/research QUESTION" in note.params["text"]
+    assert "mention me in its thread" in note.params["text"]  # the follow-up rule
     assert fake_slack.calls_to("chat.postMessage") == []
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") is None
 
@@ -151,7 +153,7 @@ def test_a_mention_inside_a_thread_works_in_that_thread(bot, fake_slack, monkeyp
     fake_slack.wait_for(lambda: calls, what="handle_message")
     (thread_id, user, text, port_ref, turn_id), kwargs = calls[0]
     assert thread_id == f"slack:{TEAM}:{CHANNEL}:{root}" and turn_id == f"slack:{TEAM}:{CHANNEL}:{ts}"
-    assert (user, text, kwargs["explicit_start"]) == ("U0ALICE", "research EU heat-pump market", True)
+    assert (user, text, kwargs["explicit_start"]) == ("U0ALICE", "research EU heat-pump market", Address.MENTION)
     assert port_ref == {"factory": "bots.slack.port:from_reference", "channel": CHANNEL, "thread_ts": root, "team": TEAM}
     reaction = fake_slack.wait_for(lambda: fake_slack.calls_to("reactions.add"), what="the reaction")[0]
     assert reaction.params == {"channel": CHANNEL, "timestamp": ts, "name": "eyes"}

@@ -41,6 +41,7 @@ def test_help_in_personal_chat_and_typing(bot, connector):
     assert len(connector.typing()) == 1
     (reply,) = connector.messages()
     assert reply.text == to_teams_markdown(USAGE)
+    assert "@mention me in the same reply chain for a follow-up" in USAGE
     assert reply.authorization is None  # unauthenticated local mode: no token on connector calls
 
 
