@@ -8,6 +8,7 @@ import hmac
 import json
 import logging
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -21,6 +22,10 @@ DEFAULT_TTL = 7 * 24 * 3600
 """How long a download link or a consent card stays valid, in seconds (7 days)."""
 
 SECRET_FILE = "teams-files.secret"
+MAX_TOKEN_CHARS = 4096
+"""The longest token read; a real one is a few hundred characters."""
+_TOKEN = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}")
+"""Unpadded base64url (RFC 4648 section 5) payload, a dot, and a base64url HMAC-SHA256 (43 characters)."""
 _DERIVE_LABEL = b"deepresearch-bot teams file tokens v1"
 
 CONTENT_TYPES = {
@@ -124,18 +129,20 @@ def verify_token(token: str, *, settings: Settings, purpose: str = "download", n
     ``audience``: when given, the token must have been made for that conversation.
 
     Raises:
-        TokenError: malformed, bad signature, expired, another purpose or conversation, or a
-            path that resolves outside ``settings.artifacts_dir``.
+        TokenError: malformed (anything but ``base64url.base64url-signature``: non-ASCII,
+            truncated, over :data:`MAX_TOKEN_CHARS`), bad signature, expired, another purpose or
+            conversation, or a path that resolves outside ``settings.artifacts_dir``.
     """
-    body, sep, signature = (token or "").partition(".")
-    if not sep or not body or not signature or len(token) > 4096:
+    token = token if isinstance(token, str) else ""
+    if len(token) > MAX_TOKEN_CHARS or not _TOKEN.fullmatch(token):
         raise TokenError("malformed token")
+    body, _, signature = token.partition(".")
     if not hmac.compare_digest(_sign(signing_key(settings), body), signature):
         raise TokenError("bad signature")
     try:
         payload = json.loads(_unb64(body))
         rel, expires, kind = str(payload["p"]), int(payload["e"]), str(payload["k"])
-    except (ValueError, KeyError, TypeError) as err:
+    except (ValueError, KeyError, TypeError, OverflowError) as err:
         raise TokenError("unreadable payload") from err
     if kind != purpose:
         raise TokenError("token for another purpose")
@@ -144,7 +151,10 @@ def verify_token(token: str, *, settings: Settings, purpose: str = "download", n
     if expires < (time.time() if now is None else now):
         raise TokenError("expired token")
     root = Path(settings.artifacts_dir).resolve()
-    target = (root / rel).resolve()
+    try:
+        target = (root / rel).resolve()
+    except (ValueError, OSError) as err:  # a NUL byte, a symlink loop
+        raise TokenError("unusable path") from err
     if not target.is_relative_to(root) or target == root:
         raise TokenError("path outside the artifacts directory")
     return FileGrant(path=target, expires=expires, purpose=kind)

@@ -42,7 +42,9 @@ def test_forged_signature_and_payload(settings, report):
     other = files.make_token(report, settings=settings)
     with pytest.raises(files.TokenError):
         files.verify_token(other.split(".")[0] + "." + sig, settings=settings)
-    for junk in ("", "abc", "a.b.c", "." * 10, "x" * 5000):
+    for junk in ("", "abc", "a.b.c", "." * 10, "x" * 5000, "é." + sig, body + "é." + sig, body + ".é",
+                 body + "\x00." + sig, token[: len(token) // 2], token[:-1], body + "." + sig + "=",
+                 "%C3%A9." + sig):
         with pytest.raises(files.TokenError):
             files.verify_token(junk, settings=settings)
 

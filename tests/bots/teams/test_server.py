@@ -103,6 +103,28 @@ def test_forged_and_expired_tokens_get_a_bare_403(bot, settings):
         assert "expired" not in answer.text.lower() and "report" not in answer.text.lower()
 
 
+@pytest.mark.parametrize("token", ["%C3%A9.{sig}", "{body}%C3%A9.{sig}", "{body}.%E2%82%AC", "%00.{sig}",
+                                   "{cut}", "{body}.", ".{sig}", "{body}..{sig}"],
+                         ids=["non-ascii-body", "non-ascii-suffix", "non-ascii-sig", "nul", "truncated",
+                              "no-sig", "no-body", "two-dots"])
+def test_malformed_non_ascii_or_truncated_tokens_are_refused_not_a_500(bot, settings, token):
+    good = files.make_token(_report(settings), settings=settings)
+    body, sig = good.split(".")
+    url = f"{bot.url}/files/" + token.format(body=body, sig=sig, cut=good[: len(good) // 2])
+    answer = requests.get(url, timeout=5)
+    assert answer.status_code in (403, 404) and answer.text in ("Forbidden", "Not Found")
+
+
+def test_consent_with_a_non_ascii_token_uploads_nothing(bot, connector, settings):
+    good = files.make_token(_report(settings), settings=settings, purpose="consent", audience="a:personal-alice")
+    for token in ("é." + good.split(".")[1], good + "é", good[:-3]):
+        invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.pdf"},
+                              upload_url=connector.upload_url("x"), name="x")
+        assert bot.send(invoke).status_code == 200
+    assert connector.uploads == {}
+    assert all("not valid" in m.text for m in connector.messages())
+
+
 def test_consent_accept_uploads_and_shows_file_card(bot, connector, settings):
     data = b"%PDF-1.5\n" + bytes(range(256)) * 4000  # > one 320 KiB chunk multiple
     path = _report(settings, data=data)
