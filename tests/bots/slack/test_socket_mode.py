@@ -144,7 +144,8 @@ def test_slash_command_over_socket_mode_runs_to_the_report(socket_bot, fake_slac
     fake_socket.refresh()
     fake_socket.wait_connected(count=2, sole=True, timeout=15)
     assert len(fake_slack.calls_to("apps.connections.open")) == 2
-    follow_up = fake_socket.events_api(_message_event("Now compare it with Sweden", thread_ts=root), team=TEAM)
+    # a follow-up addresses the bot: a mention in the thread
+    follow_up = fake_socket.events_api(_message_event("<@U0BOT> Now compare it with Sweden", thread_ts=root), team=TEAM)
     follow_up_ack = fake_socket.wait_ack(follow_up, timeout=ACK_LIMIT)
     assert follow_up_ack.seconds < ACK_LIMIT and follow_up_ack.payload is None
     fake_slack.wait_for(lambda: len(fake_slack.calls_to("files.completeUploadExternal")) == 2, timeout=30,
