@@ -36,10 +36,12 @@ def signing_secret(settings: Settings) -> str:
 def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClient | None = None) -> App:
     """A Bolt :class:`App` for the bot, its token checked with ``auth.test`` now.
 
-    In HTTP mode every request must carry a valid ``X-Slack-Signature`` made with the signing
-    secret, and a timestamp under 5 minutes old, or it gets 401 and nothing runs (Bolt's
-    request verification, per https://docs.slack.dev/authentication/verifying-requests-from-slack).
-    Socket Mode needs no signing secret: the WebSocket is opened with the app token.
+    In HTTP mode the signing secret must be set, and requests must reach the app through
+    :func:`bots.slack.server.web_app`, which checks each request's ``X-Slack-Signature`` and
+    timestamp once, before the body is parsed
+    (https://docs.slack.dev/authentication/verifying-requests-from-slack); Bolt's own check of
+    the same signature is off so that it is not done twice. Socket Mode needs no signing
+    secret: the WebSocket is opened with the app token.
 
     Raises:
         SettingsError: ``SLACK_BOT_TOKEN`` (or, for HTTP, ``SLACK_SIGNING_SECRET``) is not set,
@@ -56,7 +58,7 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
         app = App(
             client=client,
             signing_secret=secret,
-            request_verification_enabled=not socket_mode,
+            request_verification_enabled=False,  # checked once, by the HTTP bridge (see above)
             token_verification_enabled=False,
             process_before_response=False,
             # Bolt's default pool has 5 threads and each listener holds one after ack() while it
@@ -89,22 +91,34 @@ def check_token(client: WebClient, settings: Settings) -> str:
         ) from None
 
 
+def dedupe_key(body: dict, event: dict) -> str | None:
+    """The de-duplication key of an Events API callback, None when it has none.
+
+    A person's message is keyed by (channel, ts), so its ``app_mention`` and ``message`` twins
+    and Slack's retries of either are one; any other event by its ``event_id``.
+    """
+    if event.get("type") in ("message", "app_mention") and event.get("channel") and event.get("ts"):
+        return f"slack:msg:{event['channel']}:{event['ts']}"
+    event_id = body.get("event_id")
+    return f"slack:event:{event_id}" if event_id else None
+
+
 def register(app: App, handlers: SlackHandlers) -> None:
     """Attach the de-duplication middleware, the ``/research`` command and the event listeners."""
 
     @app.middleware
     def drop_repeats_and_noise(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
-        # Events only: noise never reaches a listener, and an event_id seen before (Slack's
-        # retry of an event it thought unacknowledged) is answered 200 and dropped.
-        # https://docs.slack.dev/apis/events-api/
+        # Events only, once each: noise never reaches a listener, and an event seen before
+        # (Slack's retry of an event it thought unacknowledged, or the app_mention/message twin
+        # of one message) is answered 200 and dropped. https://docs.slack.dev/apis/events-api/
         if body.get("type") != "event_callback":
             return next()
         event = body.get("event") or {}
         if is_noise(event, handlers.bot_user_id):
             return BoltResponse(status=200, body="")
-        event_id = body.get("event_id")
-        if event_id and jobs.seen_before(f"slack:event:{event_id}", settings=handlers.settings):
-            log.info("event=slack_event_dropped event_id=%s reason=seen_before", event_id)
+        key = dedupe_key(body, event)
+        if key and jobs.seen_before(key, settings=handlers.settings):
+            log.info("event=slack_event_dropped key=%s reason=seen_before", key)
             return BoltResponse(status=200, body="")
         return next()
 

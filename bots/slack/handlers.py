@@ -115,24 +115,15 @@ class SlackHandlers:
     def on_message_event(self, body: dict, event: dict) -> None:
         """Handle an ``app_mention`` or ``message`` event (after the ack).
 
-        A channel message that does not mention the bot counts only as a reply in a thread the
-        bot researches in. The (channel, ts) pair is claimed once, so the ``app_mention`` and
-        ``message`` twins of one message make one turn.
+        The app's middleware has dropped noise (:func:`is_noise`) and repeats already (the
+        ``app_mention`` and ``message`` twins of one message are one). A channel message that
+        does not mention the bot counts only as a reply in a thread the bot researches in.
         """
-        if is_noise(event, self.bot_user_id):
-            return
         msg = read_event(body, event, self.bot_user_id)
         if msg is None:
             return
         addressed = msg.address is not Address.NONE
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
-            return
-        try:
-            if jobs.seen_before(f"slack:msg:{msg.channel}:{msg.ts}", settings=self.settings):
-                log.info("event=slack_twin_dropped channel=%s ts=%s", msg.channel, msg.ts)
-                return
-        except Exception as err:  # the de-duplication store failed: say so once, in the thread
-            self._fail(msg, "seen_before", err)
             return
         command = msg.text.strip().lower() if addressed and (msg.mentioned or msg.thread_ts is None) else None
         if command in ("", "help"):

@@ -130,3 +130,31 @@ def test_main_chooses_socket_mode_when_app_token_is_set(slack_env, monkeypatch):
     monkeypatch.delenv("SLACK_SIGNING_SECRET")
     slack_server.main(port=0, host="127.0.0.1")
     assert started == {"token": "xapp-1-fake-app-token", "ran": True}
+
+
+def test_a_request_signature_is_checked_once(bot, fake_slack, monkeypatch):
+    from slack_sdk.signature import SignatureVerifier
+
+    checks = []
+    real = SignatureVerifier.is_valid
+    monkeypatch.setattr(SignatureVerifier, "is_valid", lambda self, *a, **k: checks.append(1) or real(self, *a, **k))
+    status, ack = bot.command("help")
+    assert status == 200 and "/research QUESTION" in ack["text"]
+    assert len(checks) == 1
+
+
+def test_a_message_event_is_filtered_and_deduplicated_once(bot, fake_slack, monkeypatch):
+    import jobs
+    from bots.slack import app as slack_app
+    from bots.slack import handlers
+
+    seen, noise = [], []
+    real_seen, real_noise = jobs.seen_before, handlers.is_noise
+    monkeypatch.setattr(jobs, "seen_before", lambda key, **k: seen.append(key) or real_seen(key, **k))
+    counting = lambda event, bot_id: noise.append(1) or real_noise(event, bot_id)  # noqa: E731
+    monkeypatch.setattr(handlers, "is_noise", counting)
+    monkeypatch.setattr(slack_app, "is_noise", counting)
+    ts, status = bot.message("<@U0BOT> help")
+    assert status == 200
+    fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="the usage")
+    assert len(seen) == 1 and len(noise) == 1, (seen, noise)
