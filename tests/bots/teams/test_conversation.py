@@ -107,3 +107,18 @@ def test_channel_mention_clarification_to_download_link(bot, connector, settings
     assert all(c.conversation_id == conv for c in connector.calls if c.conversation_id)
     assert not _cards(connector, conv, "file.consent")
     _assert_status_messages_updated_in_place(connector, conv, turns=2)
+
+
+def test_how_a_message_addresses_the_bot():
+    from bots.conversation import Address
+    from bots.teams.bot import address_of
+
+    url = "https://smba.trafficmanager.net/amer/"
+    assert address_of(Activity().deserialize(personal_message(url, "and the UK?"))) is Address.DM
+    assert address_of(Activity().deserialize(channel_mention(url, "and the UK?"))) is Address.MENTION
+    for kind in ("channel", "groupChat"):
+        plain = channel_mention(url, "thanks, looks good!", mention=False, conversation_type=kind)
+        assert address_of(Activity().deserialize(plain)) is Address.NONE
+    other = channel_mention(url, "ask <at>Bob</at>", mention=False)
+    other["entities"] = [{"type": "mention", "text": "<at>Bob</at>", "mentioned": dict(BOB)}]
+    assert address_of(Activity().deserialize(other)) is Address.NONE
