@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import time
 
-from bots.conversation import Action, Address, Decision, Message, RuleSettings, decide, reply_for
-from bots.conversation.replies import CANCELLED_QUEUED, QUEUE_DOWN
 from engine.settings import Settings
+from jobs.conversation import Action, Address, Decision, Message, RuleSettings, decide, reply_for
+from jobs.conversation.replies import CANCELLED_QUEUED, QUEUE_DOWN
 from jobs.queue import cancel_queued, enqueue, request_cancel
 from jobs.store import get_store
 from jobs.threads import set_thread, update_thread
@@ -42,7 +42,7 @@ def handle_message(
 
 
 def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
-    """Apply :func:`bots.conversation.decide` to ``message`` and queue the turn it makes, if any.
+    """Apply :func:`jobs.conversation.decide` to ``message`` and queue the turn it makes, if any.
 
     The thread's record is read, decided on and written in one atomic step, so two messages
     cannot both start or resume a research. Returns the reply to post at once; ``Reply.text``

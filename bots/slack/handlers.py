@@ -10,12 +10,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
-from bots.conversation import Address
 from bots.logs import redact
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
 from engine.runner import TurnRejected, validate_question
 from engine.settings import Settings
+from jobs.conversation import Address
 
 log = logging.getLogger(__name__)
 

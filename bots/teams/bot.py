@@ -16,12 +16,12 @@ from botbuilder.schema import Activity, ActivityTypes, ChannelAccount
 from botbuilder.schema.teams import FileConsentCardResponse
 
 import jobs
-from bots.conversation import Address
 from bots.logs import redact
 from bots.teams import cards, files
 from bots.teams.markdown import to_teams_markdown
 from bots.teams.port import TeamsPort
 from engine.settings import Settings
+from jobs.conversation import Address
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 import jobs
-from bots.conversation import Address
+from jobs.conversation import Address
 from tests.bots.slack.conftest import (
     CHANNEL,
     TEAM,

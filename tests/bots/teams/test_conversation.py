@@ -110,8 +110,8 @@ def test_channel_mention_clarification_to_download_link(bot, connector, settings
 
 
 def test_how_a_message_addresses_the_bot():
-    from bots.conversation import Address
     from bots.teams.bot import address_of
+    from jobs.conversation import Address
 
     url = "https://smba.trafficmanager.net/amer/"
     assert address_of(Activity().deserialize(personal_message(url, "and the UK?"))) is Address.DM

@@ -1,8 +1,8 @@
 """The conversation core: a platform-neutral message, the rules as a pure function, the replies."""
 
-from bots.conversation.message import Address, Attachment, Mention, Message, is_cancel
-from bots.conversation.replies import reply_for
-from bots.conversation.rules import Action, Decision, RuleSettings, decide
+from jobs.conversation.message import Address, Attachment, Mention, Message, is_cancel
+from jobs.conversation.replies import reply_for
+from jobs.conversation.rules import Action, Decision, RuleSettings, decide
 
 __all__ = [
     "Action",

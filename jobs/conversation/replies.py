@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bots.conversation.message import Message
-from bots.conversation.rules import Action, Decision, RuleSettings
+from jobs.conversation.message import Message
+from jobs.conversation.rules import Action, Decision, RuleSettings
 
 STILL_WORKING = "Still working on this — reply `cancel` to stop it."
 EXPIRED = (

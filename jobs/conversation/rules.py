@@ -7,12 +7,10 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from types import MappingProxyType
 
-from bots.conversation.message import Message
 from engine.runner import MAX_QUESTION_CHARS
+from jobs.conversation.message import Message
+from jobs.threads import ACTIVE, FINISHED
 
-#: Thread statuses as the registry (:mod:`jobs.threads`) stores them.
-ACTIVE: tuple[str, ...] = ("queued", "running")
-FINISHED: tuple[str, ...] = ("done", "failed", "cancelled")
 #: Seconds beyond twice ``job_timeout`` after which a queued/running thread counts as lost.
 STALE_MARGIN = 600
 
