@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import shutil
+import sqlite3
 import sys
 import time
 import uuid
@@ -13,15 +12,32 @@ from pathlib import Path
 
 import openai
 from rich.console import Console
+from rich.text import Text
 
+from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
+from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
+from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_folder_problem
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
 from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
+from engine.text import clean_path, clean_text
 
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+#: Markup off: questions, answers, titles and errors are untrusted text, never rich markup.
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_WAITING = 3
+#: Another process runs this thread (a second terminal, a worker, a bot).
+EXIT_BUSY = 4
+#: The data folder or ``--out`` cannot be written (full disk, read-only, permission).
+EXIT_STORAGE = 5
+
+
+def say(text: str, style: str | None = None, end: str = "\n") -> None:
+    """Print one message on stderr: cleaned (:func:`engine.text.clean_text`), never parsed as markup."""
+    err.print(clean_text(text), style=style, end=end, soft_wrap=True)
 
 
 class ConsoleProgress:
@@ -33,14 +49,15 @@ class ConsoleProgress:
         self.last_time = 0.0
 
     def __call__(self, progress: Progress) -> None:
-        line = progress.render().replace("\n", " | ")
+        line = clean_text(progress.render()).replace("\n", " | ")
         if line == self.last:
             return
         now = time.monotonic()
         if self.tty:
-            err.print(f"\r\x1b[2K{line}", end="", soft_wrap=True)
+            err.file.write(f"\r\x1b[2K{line}")  # the only control codes printed are these two, ours
+            err.file.flush()
         elif line.split(" · ")[0] != self.last.split(" · ")[0] or now - self.last_time > 2:
-            err.print(line, soft_wrap=True)
+            say(line)
             self.last_time = now
         self.last = line
 
@@ -60,91 +77,90 @@ def _settings(offline: bool, corpus: Path | None, no_clarify: bool) -> Settings:
     return load_settings(**overrides)
 
 
-def _options_file(data_dir: Path, thread: str) -> Path:
-    from engine.artifacts import safe_name
-
-    return data_dir / "console" / f"{safe_name(thread)}.json"
-
-
-def _remember(settings: Settings, thread: str, *, offline: bool, corpus: Path | None, no_clarify: bool) -> None:
-    """Keep a terminal thread's options so ``--resume`` runs it the same way."""
-    path = _options_file(settings.data_dir, thread)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"offline": offline, "corpus": str(corpus) if corpus else None,
-                                "no_clarify": no_clarify}), encoding="utf-8")
-
-
-def _remembered(thread: str, offline: bool, corpus: Path | None, no_clarify: bool) -> tuple[bool, Path | None, bool]:
-    """The options a thread was started with, unless given again on the command line."""
-    path = _options_file(load_settings().data_dir, thread)
-    if not path.exists():
-        return offline, corpus, no_clarify
-    saved = json.loads(path.read_text(encoding="utf-8"))
-    return (offline or bool(saved.get("offline")),
-            corpus or (Path(saved["corpus"]) if saved.get("corpus") else None),
-            no_clarify or bool(saved.get("no_clarify")))
-
-
 def _index(corpus: Path, settings: Settings) -> None:
     from engine.search.corpus import CorpusIndexError, index_directory
 
-    err.print(f"Indexing {corpus} …")
+    say(f"Indexing {clean_path(corpus)} …")
     try:
         stats = index_directory(corpus, settings.corpus_index_path)
     except CorpusIndexError as exc:
+        if storage_problem(exc.__cause__):
+            raise StorageError(str(exc)) from exc
         raise SettingsError(str(exc)) from None
-    err.print(f"Indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped).")
+    say(f"Indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped).")
+
+
+def _read_answer() -> str:
+    """One line from stdin; bytes that are not UTF-8 are replaced, not fatal."""
+    if sys.stdin.isatty():
+        return err.input(Text("Your answer: ", style="bold"))
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        return buffer.readline().decode("utf-8", "replace")
+    return sys.stdin.readline()
 
 
 def _ask_user(question: str) -> str:
-    err.print(f"\n[bold]Clarifying question:[/bold] {question}")
-    if not sys.stdin.isatty():
-        line = sys.stdin.readline()
-        return line.strip()
-    return err.input("[bold]Your answer:[/bold] ").strip()
+    err.print()
+    err.print(Text.assemble(("Clarifying question:", "bold"), " ", clean_text(question)))
+    return clean_text(_read_answer()).strip()
 
 
-def _print_result(outcome: TurnOutcome, out: Path | None) -> None:
+def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
+    """Print the title and file paths, copy them to ``out``; returns the exit code."""
     arts = outcome.artifacts
     if arts is None:
-        return
-    print(f"\n{outcome.title or 'Report'}\n")
+        return 0
+    print(f"\n{clean_text(outcome.title or 'Report')}\n")
     if outcome.errors:
-        err.print(f"[yellow]{len(outcome.errors)} research topic(s) failed; the report says which.[/yellow]")
-    files = [arts.report_md, arts.pdf, arts.docx, arts.report_tex, arts.review_md, arts.sources_json, arts.usage_json]
+        say(f"{len(outcome.errors)} research topic(s) failed; the report says which.", style="yellow")
+    files = [f for f in (arts.report_md, arts.pdf, arts.docx, arts.report_tex, arts.review_md, arts.sources_json,
+                         arts.usage_json) if f is not None]
     for f in files:
-        if f is not None:
-            print(f"  {f}")
+        print(f"  {clean_path(f)}")
     if arts.pdf is None:
-        err.print(f"[yellow]The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.[/yellow]")
-    if out is not None:
+        say(f"The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.", style="yellow")
+    if out is None:
+        return 0
+    try:
         out.mkdir(parents=True, exist_ok=True)
         for f in files:
-            if f is not None:
-                shutil.copy2(f, out / f.name)
-        print(f"  copied to {out}")
+            copy_atomic(f, out / f.name)
+    except OSError as exc:
+        say(f"deepresearch: the report is written (paths above) but could not be copied to {clean_path(out)}: "
+            f"{storage_problem(exc) or exc.strerror or type(exc).__name__}.")
+        return EXIT_STORAGE
+    print(f"  copied to {clean_path(out)}")
+    return 0
 
 
-async def _direct(thread: str, question: str | None, answer: str | None, resume: bool, settings: Settings) -> TurnOutcome:
+async def _direct(thread: str, question: str | None, answer: str | None, resume: bool, settings: Settings,
+                  lock=None) -> TurnOutcome:
     shown = ConsoleProgress()
+    cancel = asyncio.Event()
+    if lock is not None:  # the lease lapsed (the lock store was unreachable too long): stop at a checkpoint
+        loop = asyncio.get_running_loop()
+        lock.on_lost = lambda: loop.call_soon_threadsafe(cancel.set)
     try:
         if resume and answer is None:
-            outcome = await run_turn(thread, resume_only=True, settings=settings, on_progress=shown)
+            outcome = await run_turn(thread, resume_only=True, settings=settings, on_progress=shown, cancel=cancel)
         elif resume:
-            outcome = await run_turn(thread, answer=answer, settings=settings, on_progress=shown)
+            outcome = await run_turn(thread, answer=answer, settings=settings, on_progress=shown, cancel=cancel)
             answer = None
         else:
-            outcome = await run_turn(thread, question=question, settings=settings, on_progress=shown)
+            outcome = await run_turn(thread, question=question, settings=settings, on_progress=shown, cancel=cancel)
         while outcome.status == "clarify":
             shown.done()
             reply = answer if answer is not None else _ask_user(outcome.question or "")
             answer = None
             if not reply:
-                err.print(f"No answer given. Answer later with: deepresearch ask --resume {thread} --answer \"…\"")
+                say(f"No answer given. Answer later with: deepresearch ask --resume {thread} --answer \"…\"")
                 return outcome
-            outcome = await run_turn(thread, answer=reply, settings=settings, on_progress=shown)
+            outcome = await run_turn(thread, answer=reply, settings=settings, on_progress=shown, cancel=cancel)
     finally:
         shown.done()
+        if lock is not None:
+            lock.on_lost = None
     return outcome
 
 
@@ -152,17 +168,24 @@ def run_ask(
     *, question: str, corpus: Path | None, offline: bool, answer: str | None, no_clarify: bool,
     resume: str | None, out: Path | None, queue: bool,
 ) -> int:
-    """Run ``deepresearch ask``; returns the exit code (0 done, 1 failed, 2 usage, 3 waiting for an answer).
+    """Run ``deepresearch ask``; returns the exit code.
+
+    0 done; 1 failed (a model or search server unreachable after retries, the thread's lock
+    lost), resumable; 2 bad input before any work; 3 waiting for an answer to the clarifying
+    question; 4 another process runs this thread now; 5 the data folder or ``--out`` cannot be
+    written (disk full, read-only, permission), resumable once fixed; 130 interrupted.
 
     Raises:
         SettingsError: a setting is missing or invalid (the CLI prints it as one line).
     """
+    question = clean_text(question)
+    answer = None if answer is None else clean_text(answer)
     if not resume and not question.strip():
-        err.print("usage: deepresearch ask \"QUESTION\" — the question is empty.")
+        say("usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
     problem = _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
     if problem:
-        err.print(f"deepresearch: {problem}")
+        say(f"deepresearch: {problem}")
         return EXIT_USAGE
     if corpus is not None:
         corpus = Path(os.path.abspath(corpus.expanduser()))  # as spelt, so a resumed run cites the same paths
@@ -171,45 +194,110 @@ def run_ask(
 
         settings = load_settings()
         if resume and question.strip():
-            err.print("--resume continues that thread's research; the question given is ignored.")
+            say("--resume continues that thread's research; the question given is ignored.")
         return ask_via_queue(resume or f"console:{uuid.uuid4()}", question, answer, settings, out, _ask_user,
                              resume=bool(resume))
+    thread = resume or f"console:{uuid.uuid4()}"
+    data_dir = load_settings().data_dir
+    try:
+        return _ask_here(thread, question, answer, bool(resume), out, offline=offline, corpus=corpus,
+                         no_clarify=no_clarify)
+    except StorageError as exc:
+        say(f"deepresearch: {exc}")
+        return EXIT_STORAGE
+    except (OSError, sqlite3.Error) as exc:  # before the run starts: nothing of it is written yet
+        why = storage_problem(exc)
+        if why is None:
+            raise
+        say(f"deepresearch: cannot write under the data folder {clean_path(data_dir)}: {why}.")
+        return EXIT_STORAGE
+
+
+def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out: Path | None, *, offline: bool,
+              corpus: Path | None, no_clarify: bool) -> int:
+    """``ask`` in this process, holding the thread's lock; see :func:`run_ask`."""
+    record = None
     if resume:
-        offline, corpus, no_clarify = _remembered(resume, offline, corpus, no_clarify)
+        record = load_record(load_settings().data_dir, thread)
+        if record is not None:
+            offline = offline or record.offline
+            corpus = corpus or (Path(record.corpus) if record.corpus else None)
+            no_clarify = no_clarify or record.no_clarify
         if question.strip():
-            err.print("--resume continues that thread's research; the question given is ignored.")
+            say("--resume continues that thread's research; the question given is ignored.")
     settings = _settings(offline, corpus, no_clarify)
     settings.require_model()
-    if resume and asyncio.run(thread_status(resume, settings=settings)) == "none":
-        err.print(f"deepresearch: there is no research with thread id {resume} under {settings.data_dir}.")
+    if resume and not (record and record.question) and asyncio.run(thread_status(thread, settings=settings)) == "none":
+        say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
         return EXIT_USAGE
+    from jobs.store import get_store
+
+    try:
+        lock = hold_thread(get_store(settings), thread)
+    except ThreadBusy as busy:
+        say(f"deepresearch: this thread is already running ({busy}). Wait for it to finish, or continue it "
+            f"once it has stopped: deepresearch ask --resume {thread}")
+        return EXIT_BUSY
+    except LockStoreUnavailable as exc:
+        say(f"deepresearch: {exc}")
+        return EXIT_FAILED
+    try:
+        return _run_locked(thread, question, answer, resume, out, settings, record, lock,
+                           offline=offline, corpus=corpus, no_clarify=no_clarify)
+    finally:
+        lock.release()
+
+
+def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
+                settings: Settings, record: ThreadRecord | None, lock, *, offline: bool, corpus: Path | None,
+                no_clarify: bool) -> int:
+    start = None if resume else question
+    if resume and asyncio.run(thread_status(thread, settings=settings)) == "none":
+        if not (record and record.question):
+            say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
+            return EXIT_USAGE
+        start = record.question  # killed before its first checkpoint: start it now
     if corpus is not None:
         _index(corpus, settings)
     settings.require_search()
-    thread = resume or f"console:{uuid.uuid4()}"
-    err.print(f"thread: {thread}")
-    _remember(settings, thread, offline=offline, corpus=corpus, no_clarify=no_clarify)
+    kept = record.question if record else ""
+    # written whole before the id is shown, so the id printed is always resumable
+    save_record(settings.data_dir, thread, ThreadRecord(
+        question=kept or (start or "").strip(), offline=offline, corpus=str(corpus) if corpus else None,
+        no_clarify=no_clarify, created_at=record.created_at if record else time.time()))
+    say(f"thread: {thread}")
     if settings.llm_backend == "offline":
-        err.print("model: offline extractive mode (no language model; the report says so)")
+        say("model: offline extractive mode (no language model; the report says so)")
     if settings.search_backend == "none":
-        err.print("[yellow]search: none configured (set TAVILY_API_KEY or use --corpus DIR); "
-                  "the report will have no sources[/yellow]")
+        say("search: none configured (set TAVILY_API_KEY or use --corpus DIR); the report will have no sources",
+            style="yellow")
     try:
-        outcome = asyncio.run(_direct(thread, None if resume else question, answer, bool(resume), settings))
+        outcome = asyncio.run(_direct(thread, start, answer, start is None, settings, lock))
     except TurnRejected as exc:
-        err.print(f"deepresearch: {exc}")
+        say(f"deepresearch: {exc}")
         return EXIT_USAGE
-    except (SearchError, ServiceTimeout, openai.APIError, RunCancelled) as exc:
-        err.print(f"deepresearch: {_short_error(exc)}")
-        err.print(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
-        return 1
+    except RunCancelled:
+        say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
+        say(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
+        return EXIT_FAILED
+    except (SearchError, ServiceTimeout, openai.APIError) as exc:
+        say(f"deepresearch: {_short_error(exc)}")
+        say(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
+        return EXIT_FAILED
+    except (OSError, sqlite3.Error) as exc:
+        why = storage_problem(exc)
+        if why is None:
+            raise
+        say(f"deepresearch: the research stopped: {why} (writing under {clean_path(settings.data_dir)}).")
+        say(f"The run is saved up to its last step; once the disk has room (or is writable) again, continue "
+            f"with: deepresearch ask --resume {thread}")
+        return EXIT_STORAGE
     except KeyboardInterrupt:
-        err.print(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
+        say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
         return 130
     if outcome.status == "clarify":
-        return 3
-    _print_result(outcome, out)
-    return 0
+        return EXIT_WAITING
+    return _print_result(outcome, out)
 
 
 def _usage_problem(question: str, resume: str | None, out: Path | None, queue: bool, *, offline: bool,
@@ -221,7 +309,11 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
         except TurnRejected as exc:
             return str(exc)
     if out is not None and out.exists() and not out.is_dir():
-        return f"--out {out} is a file; give a folder (it is created when missing)."
+        return f"--out {clean_path(out)} is a file; give a folder (it is created when missing)."
+    if out is not None:
+        why = writable_folder_problem(out)
+        if why:
+            return f"--out {clean_path(out)} cannot be written: {why}."
     if queue and (offline or corpus is not None or no_clarify):
         given = ", ".join(name for name, on in (("--offline", offline), ("--corpus", corpus is not None),
                                                 ("--no-clarify", no_clarify)) if on)
@@ -241,4 +333,3 @@ def _short_error(exc: BaseException) -> str:
     if isinstance(exc, openai.APIStatusError):
         return f"the model server answered {exc.status_code}: {redact(str(exc.message))[:300]}"
     return redact(str(exc))[:400]
-

@@ -10,6 +10,7 @@ from typing import Literal
 
 from engine.progress import Progress
 from engine.settings import Settings
+from engine.text import clean_text
 
 
 class RunCancelled(Exception):
@@ -24,14 +25,18 @@ MAX_QUESTION_CHARS = 8000
 
 
 def validate_question(question: str | None) -> str:
-    """Strip and check a question; returns the stripped text.
+    """Clean, strip and check a question; returns the text to research.
+
+    The text goes through :func:`engine.text.clean_text` first (lone surrogates and invalid
+    bytes replaced, control characters other than newline and tab dropped), so what is stored,
+    prompted and printed is always valid UTF-8.
 
     Raises:
         TurnRejected: the question is empty or over :data:`MAX_QUESTION_CHARS` characters (a
             project limit that keeps a question, plus the brief and prompts, far inside any
             model's context window).
     """
-    text = (question or "").strip()
+    text = clean_text(question).strip()
     if not text:
         raise TurnRejected("The question is empty: ask something to research.")
     if len(text) > MAX_QUESTION_CHARS:
@@ -114,6 +119,9 @@ async def run_turn(
         ``answer``: resume a graph paused on its clarifying question with ``Command(resume=answer)``.
         ``resume_only=True``: continue an interrupted run from its last checkpoint.
 
+    ``question``, ``answer`` and ``context`` go through :func:`engine.text.clean_text` here, so
+    every entry point (terminal, chat, queue) stores and prompts only valid, control-free text.
+
     Raises:
         TurnRejected: bad input (empty, over :data:`MAX_QUESTION_CHARS`, nothing paused to answer).
         RunCancelled: ``cancel`` was set; the checkpoint stays resumable.
@@ -124,12 +132,12 @@ async def run_turn(
 
     return await run_graph_turn(
         thread_id,
-        question=question,
-        answer=answer,
+        question=None if question is None else clean_text(question),
+        answer=None if answer is None else clean_text(answer),
         settings=settings,
         on_progress=on_progress,
         cancel=cancel,
-        context=context,
+        context=None if context is None else clean_text(context),
         resume_only=resume_only,
     )
 

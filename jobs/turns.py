@@ -6,6 +6,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from engine.text import clean_text
+
 TurnKind = Literal["start", "resume", "cancel"]
 KINDS: tuple[str, ...] = ("start", "resume", "cancel")
 
@@ -20,7 +22,8 @@ class Turn:
             ``console:{uuid}``).
         kind: ``start`` (a new research), ``resume`` (answer a paused clarification) or
             ``cancel`` (stop the thread's research).
-        text: the question (start) or the answer (resume); empty for cancel.
+        text: the question (start) or the answer (resume); empty for cancel. Cleaned by
+            :func:`engine.text.clean_text` (valid UTF-8, no control characters but newline and tab).
         requester: platform user id of the person who sent it.
         port: the chat port's :meth:`jobs.port.ChatPort.reference` dict (never a secret).
         created_at: Unix time (seconds) when the turn was made.
@@ -39,6 +42,7 @@ class Turn:
             raise ValueError(f"turn kind must be one of {KINDS}, not {self.kind!r}")
         if not self.turn_id or not self.thread_id:
             raise ValueError("a turn needs a turn_id and a thread_id")
+        self.text = clean_text(self.text)  # chat text may carry "\ud800" (JSON) or control characters
 
     def to_dict(self) -> dict:
         """The turn as a JSON-serialisable dict (what a queued job carries)."""

@@ -48,10 +48,11 @@ def _check_corpus(settings: Settings) -> None:
 
     from engine.search.corpus import index_root
     from engine.settings import SettingsError
+    from engine.text import clean_path
 
     if settings.corpus_dir is None:
         return
-    wanted = os.path.abspath(settings.corpus_dir)
+    wanted = clean_path(os.path.abspath(settings.corpus_dir))  # the index stores paths this way
     root = index_root(settings.corpus_index_path)
     if root is not None and root != wanted:
         raise SettingsError(

@@ -11,9 +11,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.fsutil import storage_problem
 from engine.language import FUNCTION_WORDS
 from engine.search.base import SearchError, SearchResult
 from engine.search.extract import SUPPORTED_SUFFIXES, Unreadable, extract_document
+from engine.text import clean_path, clean_text
 
 log = logging.getLogger(__name__)
 
@@ -137,29 +139,33 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
     Supported: .md, .markdown, .txt, .rst, .html, .htm, .pdf; hidden folders are not entered. The
     index mirrors one folder: a re-run re-reads only new or changed files (by mtime and size) and
     drops documents whose file is gone; indexing another folder into the same file replaces its
-    contents. Unreadable files are skipped and counted, never fatal.
+    contents. Unreadable files are skipped and counted, never fatal. Paths are stored as
+    :func:`engine.text.clean_path` gives them (a name that is not valid UTF-8 keeps ``\\xNN``
+    escapes), titles and text as :func:`engine.text.clean_text` gives them.
 
     Raises:
         CorpusIndexError: the folder is missing or has no supported file, or the index file cannot
-            be created or is not a corpus index.
+            be created or written (the message says why: disk full, read-only, permission), or
+            is not a corpus index.
     """
     started = time.monotonic()
     root = Path(directory).expanduser()
     if not root.exists():
-        raise CorpusIndexError(f"{root}: no such folder")
+        raise CorpusIndexError(f"{clean_path(root)}: no such folder")
     if not root.is_dir():
-        raise CorpusIndexError(f"{root} is not a folder")
+        raise CorpusIndexError(f"{clean_path(root)} is not a folder")
     root = Path(os.path.abspath(root))  # as the user spells it: cited paths stay under this folder
     files, skipped_files = _find_files(root)
     if not files and not skipped_files:
         raise CorpusIndexError(
-            f"{root} has no {', '.join(sorted(SUPPORTED_SUFFIXES))} files to index"
+            f"{clean_path(root)} has no {', '.join(sorted(SUPPORTED_SUFFIXES))} files to index"
         )
     conn = _open_for_write(Path(index_path))
     try:
         stats = _sync(conn, root, files, skipped_files)
-    except sqlite3.Error as err:
-        raise CorpusIndexError(f"cannot write the corpus index {index_path}: {err}") from err
+    except (sqlite3.Error, OSError) as err:
+        why = storage_problem(err) or str(err)
+        raise CorpusIndexError(f"cannot write the corpus index {clean_path(index_path)}: {why}") from err
     finally:
         conn.close()
     stats.seconds = time.monotonic() - started
@@ -183,7 +189,7 @@ def _find_files(root: Path) -> tuple[list[tuple[Path, os.stat_result]], list[tup
             try:
                 st = path.stat()
             except OSError as err:
-                skipped.append((str(path), err.strerror or type(err).__name__))
+                skipped.append((clean_path(path), err.strerror or type(err).__name__))
                 continue
             if not path.is_file():
                 continue
@@ -196,7 +202,8 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
         index_path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(index_path, timeout=30)
     except (OSError, sqlite3.Error) as err:
-        raise CorpusIndexError(f"cannot create the corpus index {index_path}: {err}") from err
+        why = storage_problem(err) or str(err)
+        raise CorpusIndexError(f"cannot create the corpus index {clean_path(index_path)}: {why}") from err
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -215,6 +222,9 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
         conn.close()
         if "fts5" in str(err):
             raise CorpusIndexError("this Python's SQLite has no FTS5 support") from err
+        if storage_problem(err):
+            raise CorpusIndexError(f"cannot write the corpus index {clean_path(index_path)}: "
+                                   f"{storage_problem(err)}") from err
         raise CorpusIndexError(f"{index_path} is not a usable corpus index ({err}): delete it") from err
     except CorpusIndexError:
         conn.close()
@@ -239,16 +249,16 @@ def index_root(index_path: Path) -> str | None:
 def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list) -> IndexStats:
     stats = IndexStats(documents=0, skipped=0, chunks=0, seconds=0.0, skipped_files=skipped_files)
     row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
-    if row and row[0] != str(root):
-        log.info("corpus_replace old_root=%s new_root=%s", row[0], root)
+    if row and row[0] != clean_path(root):
+        log.info("corpus_replace old_root=%s new_root=%s", row[0], clean_path(root))
         conn.execute("DELETE FROM passages")
         conn.execute("DELETE FROM documents")
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('root', ?)", (str(root),))
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('root', ?)", (clean_path(root),))
     known = {p: (i, m, s) for i, p, m, s in conn.execute("SELECT id, path, mtime_ns, size FROM documents")}
     seen: set[str] = set()
     pending = 0
     for path, st in files:
-        key = str(path)
+        key = clean_path(path)
         seen.add(key)
         old = known.get(key)
         if old and old[1] == st.st_mtime_ns and old[2] == st.st_size:
@@ -256,6 +266,7 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
             continue
         try:
             title, text = extract_document(path, st.st_size)
+            title, text = clean_text(title), clean_text(text)
             passages = split_passages(text)[:_MAX_PASSAGES]
             if not passages:
                 raise Unreadable("no text")

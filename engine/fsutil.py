@@ -1,0 +1,145 @@
+"""Files written whole or not at all, and one-line names for the ways a disk refuses a write."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from engine.text import clean_path
+
+#: errno values that mean "this storage cannot take the write", with how to say so.
+_ERRNO_PROBLEMS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EFBIG: "the file size limit is reached (the disk or ulimit -f is full)",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EEXIST: "a file is in the way of a folder",
+    errno.EISDIR: "a folder is in the way of a file",
+    errno.EIO: "an input/output error on the disk",
+}
+#: SQLite primary result codes that mean the database file could not be written (not that it is bad).
+_SQLITE_PROBLEMS = {
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_IOERR": "the disk refused a write (full, or an input/output error)",
+    "SQLITE_READONLY": "the database is read-only (read-only file system or permissions)",
+    "SQLITE_CANTOPEN": "the database file cannot be opened or created (permissions, or the folder is missing)",
+    "SQLITE_PERM": "permission denied",
+}
+
+
+class StorageError(Exception):
+    """A file or database under the data folder (or an output folder) could not be written.
+
+    The message is one line for a user: what was written where, and why (disk full, read-only,
+    permission). The original ``OSError`` or ``sqlite3.Error`` is the ``__cause__``.
+    """
+
+
+def storage_problem(exc: BaseException | None) -> str | None:
+    """Why ``exc`` means the storage refused a write, in a few words; None for any other error.
+
+    Recognises ``OSError`` by errno (full, quota, size limit, read-only, permission, a file in a
+    folder's place) and ``sqlite3.Error`` by its result code (``SQLITE_FULL``, ``SQLITE_IOERR_*``,
+    ``SQLITE_READONLY_*``, ``SQLITE_CANTOPEN``, ``SQLITE_PERM``). A corrupt database
+    (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is not a storage problem: the file itself is bad.
+    Follows ``__cause__`` and ``__context__`` so a wrapped fault is still recognised.
+    """
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, OSError) and exc.errno in _ERRNO_PROBLEMS:
+            return _ERRNO_PROBLEMS[exc.errno]
+        if isinstance(exc, sqlite3.Error):
+            name = getattr(exc, "sqlite_errorname", "") or ""
+            for prefix, problem in _SQLITE_PROBLEMS.items():
+                if name == prefix or name.startswith(prefix + "_"):
+                    return problem
+            text = str(exc).lower()
+            if "disk is full" in text or "disk i/o error" in text:
+                return "the disk is full or refused a write"
+            if "readonly database" in text or "unable to open database file" in text:
+                return "the database cannot be written (read-only file system or permissions)"
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> None:
+    """Write ``data`` to ``path`` so readers see the old file or the whole new one, never a part.
+
+    Writes a temporary file in the same folder, flushes it to disk (``fsync``), then renames it
+    over ``path`` (atomic on POSIX). Creates missing parent folders. On any failure the temporary
+    file is removed and ``path`` is unchanged.
+
+    Raises:
+        OSError: the folder or file cannot be written (see :func:`storage_problem`).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode(encoding) if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def copy_atomic(src: Path, dst: Path) -> None:
+    """Copy ``src`` to ``dst`` (contents and times) through a temporary file and a rename.
+
+    A copy onto the same file (``dst`` is ``src``, or a link to it) does nothing.
+
+    Raises:
+        OSError: ``src`` cannot be read or ``dst``'s folder cannot be written.
+    """
+    src, dst = Path(src), Path(dst)
+    with contextlib.suppress(OSError):
+        if dst.exists() and os.path.samefile(src, dst):
+            return
+    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".tmp", dir=dst.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
+            shutil.copyfileobj(inp, out, length=1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+        shutil.copystat(src, tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def writable_folder_problem(folder: Path) -> str | None:
+    """Why files could not be written into ``folder`` (created when missing), or None when they can.
+
+    Checks without creating anything: the nearest existing ancestor must be a folder that this
+    process may write to (``os.access``, which also reports a read-only file system to root).
+    """
+    folder = Path(os.path.abspath(folder))
+    probe = folder
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{clean_path(probe)} is a file, not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        with contextlib.suppress(OSError):
+            if os.statvfs(probe).f_flag & os.ST_RDONLY:
+                return f"{clean_path(probe)} is on a read-only file system"
+        return f"{clean_path(probe)} is not writable (permission denied)"
+    return None

@@ -1,0 +1,61 @@
+"""Make untrusted text safe at the edge: no lone surrogates, no invalid bytes, no control characters."""
+
+from __future__ import annotations
+
+import os
+import re
+
+#: Control characters (Unicode category Cc) other than tab and newline: C0, DEL and C1.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Control characters that break lines (vertical tab, form feed, NEL): kept as a newline.
+_BREAKS = re.compile(r"[\x0b\x0c\x85]")
+#: Every control character (Cc), newline and tab included: none belongs in a file name shown on a line.
+_PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Lone UTF-16 surrogates: not characters, and no UTF-8 encoder takes them.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def clean_text(text: str | bytes | None) -> str:
+    """``text`` made safe to store, put in a prompt or a report, and print.
+
+    Bytes are decoded as UTF-8 with invalid sequences replaced by U+FFFD. In a string, lone
+    surrogates (what Python makes of invalid UTF-8 in ``argv``, file names and environment
+    variables, or what a JSON ``"\\ud800"`` escape decodes to) become U+FFFD too; when they all
+    carry ``surrogateescape`` bytes, those bytes are decoded as UTF-8 with ``errors="replace"``.
+    CR LF, lone CR, vertical tab, form feed (a PDF's page break) and NEL become LF; every other
+    control character except tab and newline (ESC, BEL, NUL, DEL, the C1 range) is dropped.
+    None gives "".
+    """
+    if text is None:
+        return ""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    elif _SURROGATE.search(text):
+        if _only_escaped(text):  # invalid bytes carried by surrogateescape: decode them as UTF-8 would
+            text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        text = _SURROGATE.sub(REPLACEMENT, text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _BREAKS.sub("\n", text)
+    return _CONTROL.sub("", text)
+
+
+def _only_escaped(text: str) -> bool:
+    """True when every surrogate in ``text`` is a ``surrogateescape`` byte (U+DC80..U+DCFF)."""
+    return all("\udc80" <= ch <= "\udcff" for ch in _SURROGATE.findall(text))
+
+
+def clean_path(path: str | os.PathLike[str] | bytes) -> str:
+    """A file name or path as printable, storable text that still tells two names apart.
+
+    Undecodable bytes (invalid UTF-8 in a file name) are shown as ``\\xNN`` escapes and control
+    characters as ``\\xNN`` or ``\\uNNNN``, rather than replaced or dropped, so two files whose
+    names differ only there keep different keys (an index's unique path column).
+    """
+    try:
+        raw = os.fsencode(path)
+    except UnicodeEncodeError:  # a lone surrogate that no byte escaped
+        raw = os.fspath(path).encode("utf-8", "surrogatepass")  # type: ignore[union-attr]
+    text = raw.decode("utf-8", "backslashreplace")
+    return _PATH_CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
