@@ -1,0 +1,103 @@
+"""Running `deepresearch ask` as a real process for the terminal tests: environment, corpus, mount namespaces."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Bound on one `ask` run; only reached when something hangs (the runs take seconds).
+RUN_TIMEOUT = 300
+
+
+def ask_env(tmp_path: Path, env: dict | None = None) -> dict:
+    """The process environment: no settings from the developer's shell, the data dir under ``tmp_path``."""
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith("DEEPRESEARCH_")
+            and k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "REDIS_URL")}
+    base.update({"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)})
+    base.update(env or {})
+    return base
+
+
+def ask_cmd(*args: str | bytes) -> list:
+    """The command line of ``deepresearch ask ARGS`` (bytes arguments are passed as they are)."""
+    return [sys.executable, "-m", "bots.cli", "ask", *args]
+
+
+def ask(tmp_path: Path, *args: str | bytes, env: dict | None = None, stdin: str = "",
+        **popen) -> subprocess.CompletedProcess:
+    """Run ``deepresearch ask ARGS`` to its end; text output (undecodable bytes replaced)."""
+    return subprocess.run(ask_cmd(*args), input=stdin, capture_output=True, text=True, errors="replace",
+                          env=ask_env(tmp_path, env), cwd=tmp_path, timeout=RUN_TIMEOUT, **popen)
+
+
+def write_docs(folder: Path) -> Path:
+    """A three-document corpus about home solar power."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "a.md").write_text("# Solar panels\n\nSolar panels convert sunlight into electricity with "
+                                 "photovoltaic cells. Modern solar panels reach an efficiency of about 22 percent "
+                                 "in 2025.\n")
+    (folder / "b.txt").write_text("Inverters\n\nAn inverter turns the direct current of solar panels into "
+                                  "alternating current for the home. String inverters are the cheapest kind of "
+                                  "solar inverter.\n")
+    (folder / "c.html").write_text("<title>Batteries</title><p>Home batteries store solar electricity for the "
+                                   "evening. A typical home battery for solar panels holds 10 kilowatt hours.</p>")
+    return folder
+
+
+def thread_of(stderr: str) -> str:
+    """The thread id `ask` printed."""
+    found = re.search(r"thread: (console:\S+)", stderr)
+    assert found, stderr
+    return found.group(1)
+
+
+def report_of(tmp_path: Path, stdout: str) -> Path:
+    """The report.md path `ask` printed, resolved against ``tmp_path`` (the runs' working folder)."""
+    line = next(p.strip() for p in stdout.splitlines() if p.strip().endswith("report.md"))
+    return tmp_path / line
+
+
+def no_traceback(out: subprocess.CompletedProcess) -> None:
+    """Asserts that neither a Python nor a rich traceback was printed."""
+    for text in (out.stderr, out.stdout):
+        assert "Traceback" not in text and "╭" not in text, text
+
+
+_NS_OK: bool | None = None
+
+
+def mount_namespace_available() -> bool:
+    """True when this process may make a private mount namespace (root, or unprivileged user namespaces)."""
+    global _NS_OK
+    if _NS_OK is None:
+        _NS_OK = False
+        if shutil.which("unshare") and shutil.which("mount"):
+            script = 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d"; r=$?; rmdir "$d"; exit $r'
+            probe = subprocess.run([*_unshare(), "sh", "-c", script], capture_output=True)
+            _NS_OK = probe.returncode == 0
+    return _NS_OK
+
+
+def _unshare() -> list[str]:
+    return ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-r", "-m"]
+
+
+def in_mount_namespace(script: str, env: dict, cwd: Path, timeout: float = 2 * RUN_TIMEOUT) -> subprocess.CompletedProcess:
+    """Run the shell ``script`` in a private mount namespace (mounts made there vanish with it).
+
+    Skips the test where mount namespaces are not allowed. ``$ASK`` in the script is the
+    ``deepresearch ask`` command line.
+    """
+    if not mount_namespace_available():
+        pytest.skip("mount namespaces (unshare -m) are not available here")
+    env = {**env, "ASK": " ".join(ask_cmd())}
+    return subprocess.run([*_unshare(), "sh", "-c", script], capture_output=True, text=True, errors="replace",
+                          env=env, cwd=cwd, timeout=timeout)
