@@ -17,7 +17,7 @@ from rich.text import Text
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
-from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_folder_problem
+from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_folder_problem, write_problem
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
 from engine.search.base import SearchError
@@ -128,7 +128,7 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
             copy_atomic(f, out / f.name)
     except OSError as exc:
         say(f"deepresearch: the report is written (paths above) but could not be copied to {clean_path(out)}: "
-            f"{storage_problem(exc) or exc.strerror or type(exc).__name__}.")
+            f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}.")
         return EXIT_STORAGE
     print(f"  copied to {clean_path(out)}")
     return 0
@@ -206,7 +206,7 @@ def run_ask(
         say(f"deepresearch: {exc}")
         return EXIT_STORAGE
     except (OSError, sqlite3.Error) as exc:  # before the run starts: nothing of it is written yet
-        why = storage_problem(exc)
+        why = write_problem(exc, data_dir)
         if why is None:
             raise
         say(f"deepresearch: cannot write under the data folder {clean_path(data_dir)}: {why}.")
@@ -285,7 +285,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         say(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
         return EXIT_FAILED
     except (OSError, sqlite3.Error) as exc:
-        why = storage_problem(exc)
+        why = write_problem(exc, settings.data_dir)
         if why is None:
             raise
         say(f"deepresearch: the research stopped: {why} (writing under {clean_path(settings.data_dir)}).")

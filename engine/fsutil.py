@@ -71,6 +71,19 @@ def storage_problem(exc: BaseException | None) -> str | None:
     return None
 
 
+def write_problem(exc: BaseException, folder: Path) -> str | None:
+    """Why writing under ``folder`` failed with ``exc``, as precisely as the file system tells; None
+    when ``exc`` is no storage fault (see :func:`storage_problem`).
+
+    SQLite reports a read-only or missing folder only as "cannot open"; the folder itself then
+    says which (read-only file system, no permission, a file in the way).
+    """
+    why = storage_problem(exc)
+    if why is None:
+        return None
+    return writable_folder_problem(folder) or why
+
+
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> None:
     """Write ``data`` to ``path`` so readers see the old file or the whole new one, never a part.
 

@@ -1,0 +1,164 @@
+"""`deepresearch ask` on a full, read-only or misplaced disk: one line, exit 5 (or 2), nothing half-written."""
+
+from __future__ import annotations
+
+import json
+import resource
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from tests.bots.console_helpers import (
+    RUN_TIMEOUT,
+    ask,
+    ask_env,
+    in_mount_namespace,
+    no_traceback,
+    report_of,
+    thread_of,
+    write_docs,
+)
+
+QUESTION = "What do solar panels cost?"
+
+
+@pytest.fixture
+def docs(tmp_path):
+    return write_docs(tmp_path / "docs")
+
+
+def _messages(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ln.startswith("deepresearch:")]
+
+
+def test_data_dir_under_a_file_is_one_line(tmp_path, docs):
+    (tmp_path / "a-file").write_text("keep me")
+    env = {"DEEPRESEARCH_DATA_DIR": str(tmp_path / "a-file" / "data")}
+    for args in (("--corpus", str(docs)), ()):  # fails at the corpus index, or at the thread's lock
+        out = ask(tmp_path, QUESTION, "--offline", "--no-clarify", *args, env=env)
+        assert out.returncode == 5, out.stderr
+        no_traceback(out)
+        [message] = _messages(out.stderr)
+        assert "a-file" in message and "is a file, not a folder" in message
+        assert "thread:" not in out.stderr
+    assert (tmp_path / "a-file").read_text() == "keep me"
+
+
+def _small_files():  # every file the process writes stops growing at 16 KiB, as on a full disk
+    resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+
+
+def test_full_disk_before_the_run_is_one_line(tmp_path, docs):
+    out = ask(tmp_path, QUESTION, "--offline", "--no-clarify", "--corpus", str(docs), preexec_fn=_small_files)
+    assert out.returncode == 5, out.stderr
+    no_traceback(out)
+    [message] = _messages(out.stderr)
+    assert "disk" in message and "delete it" not in message
+    assert "thread:" not in out.stderr
+    # with room again the same command works, nothing to delete by hand
+    out = ask(tmp_path, QUESTION, "--offline", "--no-clarify", "--corpus", str(docs))
+    assert out.returncode == 0, out.stderr
+
+
+def test_full_disk_while_indexing_is_not_called_a_bad_index(tmp_path, docs):
+    env = ask_env(tmp_path)
+    index = [sys.executable, "-m", "bots.cli", "index", str(docs)]
+    out = subprocess.run(index, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=RUN_TIMEOUT,
+                         preexec_fn=_small_files)
+    assert out.returncode == 1, out.stderr
+    no_traceback(out)
+    [message] = _messages(out.stderr)
+    assert "corpus index" in message and "disk" in message and "delete it" not in message
+    out = subprocess.run(index, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=RUN_TIMEOUT)
+    assert out.returncode == 0 and "indexed 3 documents" in out.stdout, out.stderr
+
+
+def test_full_disk_mid_run_resumes_once_space_is_freed(tmp_path, docs):
+    data = tmp_path / "data"
+    data.mkdir()
+    script = f"""
+    mount -t tmpfs -o size=320k tmpfs "$DEEPRESEARCH_DATA_DIR" || exit 99
+    $ASK --offline --no-clarify --corpus {shlex.quote(str(docs))} {shlex.quote(QUESTION)} >first.out 2>first.err
+    echo "first=$?"
+    mount -o remount,size=64m "$DEEPRESEARCH_DATA_DIR"
+    $ASK --resume "$(grep -o 'console:[^ ]*' first.err | head -1)" >second.out 2>second.err
+    echo "second=$?"
+    """
+    ran = in_mount_namespace(script, ask_env(tmp_path), tmp_path)
+    assert "first=5" in ran.stdout and "second=0" in ran.stdout, (ran.stdout, ran.stderr)
+    first_err, second_err = (tmp_path / "first.err").read_text(), (tmp_path / "second.err").read_text()
+    assert "Traceback" not in first_err and "Traceback" not in second_err
+    thread = thread_of(first_err)
+    [message] = _messages(first_err)
+    assert "the disk is full" in message
+    assert f"continue with: deepresearch ask --resume {thread}" in first_err
+    assert "failed; the report says which" not in second_err  # the full disk did not become a failed topic
+    assert report_of(tmp_path, (tmp_path / "second.out").read_text()).name == "report.md"
+
+
+def test_read_only_data_dir_is_one_line_and_leaves_the_thread_resumable(tmp_path, docs):
+    first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))
+    assert first.returncode == 3, first.stderr
+    thread = thread_of(first.stderr)
+    data = tmp_path / "data"
+    script = f"""
+    mount --bind "$DEEPRESEARCH_DATA_DIR" "$DEEPRESEARCH_DATA_DIR" || exit 99
+    mount -o remount,bind,ro "$DEEPRESEARCH_DATA_DIR" || exit 99
+    $ASK --offline --no-clarify {shlex.quote(QUESTION)} >new.out 2>new.err; echo "new=$?"
+    $ASK --resume {thread} --answer inverters >resume.out 2>resume.err; echo "resume=$?"
+    """
+    before = sorted(p.name for p in (data / "console").iterdir())
+    ran = in_mount_namespace(script, ask_env(tmp_path), tmp_path)
+    assert "new=5" in ran.stdout and "resume=5" in ran.stdout, (ran.stdout, (tmp_path / "resume.err").read_text())
+    for name in ("new.err", "resume.err"):
+        text = (tmp_path / name).read_text()
+        assert "Traceback" not in text, text
+        [message] = _messages(text)
+        assert "read-only" in message, message
+    assert sorted(p.name for p in (data / "console").iterdir()) == before
+    out = ask(tmp_path, "--resume", thread, "--answer", "inverters")
+    assert out.returncode == 0, out.stderr
+
+
+def test_an_empty_console_record_left_by_a_full_disk_does_not_break_resume(tmp_path, docs):
+    first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))
+    assert first.returncode == 3, first.stderr
+    thread = thread_of(first.stderr)
+    [record] = (tmp_path / "data" / "console").iterdir()
+    record.write_bytes(b"")  # what a non-atomic write left on a full disk
+    out = ask(tmp_path, "--resume", thread, "--answer", "inverters", "--offline", "--corpus", str(docs))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(record.read_text())["corpus"] == str(docs)  # rewritten whole
+    assert not [p for p in record.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_out_that_cannot_be_written_is_refused_before_any_work(tmp_path, docs):
+    (tmp_path / "a-file").write_text("keep me")
+    out = ask(tmp_path, QUESTION, "--offline", "--out", str(tmp_path / "a-file" / "reports"))
+    assert out.returncode == 2 and "is a file, not a folder" in out.stderr, out.stderr
+    no_traceback(out)
+    assert not (tmp_path / "data").exists()
+    (tmp_path / "ro").mkdir()
+    script = f"""
+    mount --bind ro ro && mount -o remount,bind,ro ro || exit 99
+    $ASK --offline {shlex.quote(QUESTION)} --out ro/reports >ro.out 2>ro.err; echo "rc=$?"
+    """
+    ran = in_mount_namespace(script, ask_env(tmp_path), tmp_path)
+    err = (tmp_path / "ro.err").read_text()
+    assert "rc=2" in ran.stdout and "read-only file system" in err and "Traceback" not in err, err
+    assert not (tmp_path / "data").exists()
+
+
+def test_out_equal_to_the_run_folder_is_fine(tmp_path, docs):
+    first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))
+    assert first.returncode == 3, first.stderr
+    thread = thread_of(first.stderr)
+    [run_folder] = (tmp_path / "data" / "artifacts").glob("*/*")
+    out = ask(tmp_path, "--resume", thread, "--answer", "inverters", "--out", str(run_folder))
+    assert out.returncode == 0, out.stderr
+    no_traceback(out)
+    report = report_of(tmp_path, out.stdout)
+    assert report.parent.resolve() == run_folder.resolve() and "b.txt" in report.read_text()
+    assert f"copied to {run_folder}" in out.stdout
