@@ -19,7 +19,9 @@ app = typer.Typer(
 
 
 def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"deepresearch: {message}", err=True)
+    from engine.text import clean_text
+
+    typer.echo(f"deepresearch: {clean_text(message)}", err=True)
     raise typer.Exit(code)
 
 
@@ -34,7 +36,11 @@ def ask(
     out: Annotated[Path | None, typer.Option(help="Also copy the report files into this folder.")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Run on the RQ workers (needs REDIS_URL).")] = False,
 ) -> None:
-    """Research QUESTION and write report.md, report.pdf, review.md; print their paths."""
+    """Research QUESTION and write report.md, report.pdf, review.md; print their paths.
+
+    Exit codes: 0 done, 1 failed (resumable), 2 bad input, 3 waiting for an answer,
+    4 thread running elsewhere, 5 data folder or --out not writable, 130 interrupted.
+    """
     from bots.console import run_ask
 
     try:
@@ -88,6 +94,7 @@ def index(
     """Index DIRECTORY into the local corpus (SQLite FTS5) for DEEPRESEARCH_SEARCH=corpus."""
     from engine.search.corpus import CorpusIndexError, index_directory
     from engine.settings import load_settings
+    from engine.text import clean_path
 
     try:
         settings = load_settings()
@@ -96,8 +103,8 @@ def index(
         _fail(str(err))
     typer.echo(
         f"indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped) "
-        f"from {directory} "
-        f"into {settings.corpus_index_path}"
+        f"from {clean_path(directory)} "
+        f"into {clean_path(settings.corpus_index_path)}"
     )
 
 
@@ -187,6 +194,9 @@ def main() -> None:
     from bots.logs import configure_logging
 
     configure_logging()
+    for stream in (sys.stdout, sys.stderr):  # a last guard: an unprintable character never ends a run
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         app()
     except KeyboardInterrupt:
