@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -312,3 +315,36 @@ async def test_no_search_finds_nothing() -> None:
     assert backend.name == "none"
     assert await backend.search("anything", max_results=10) == []
     await backend.aclose()
+
+
+async def test_file_names_that_are_not_utf8_are_indexed_apart(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for raw in (b"caf\xe9.md", b"caf\xe8.md", b"bell\x07\x1b[2J.md"):  # invalid UTF-8, control codes
+        with open(os.path.join(os.fsencode(folder), raw), "wb") as fh:
+            fh.write(b"# Geothermal \x1b[31mnotes\x07\n\nGeothermal heat pumps \xff draw heat from the ground "
+                     b"below the frost line.\x0cA second page.\n")
+    index = tmp_path / "corpus.sqlite"
+    stats = index_directory(folder, index)
+    assert (stats.documents, stats.skipped) == (3, 0)
+    assert index_directory(folder, index).unchanged == 3  # the escaped names are stable keys
+    results = await CorpusSearch(index).search("geothermal heat pumps", max_results=5)
+    paths = sorted(r.extra["path"] for r in results)
+    assert paths == sorted(f"{folder}/{name}" for name in ("caf\\xe9.md", "caf\\xe8.md", "bell\\x07\\x1b[2J.md"))
+    for r in results:
+        assert r.title == "Geothermal [31mnotes"  # ESC and BEL dropped, the rest is plain text
+        assert "\x1b" not in r.raw_content and "\x07" not in r.raw_content
+        assert "line.\nA second page." in r.raw_content  # a form feed breaks the line, it does not glue words
+        r.url.encode("utf-8")  # a URL any prompt or report can carry
+
+
+def test_full_disk_is_not_called_a_bad_index(corpus: Path, tmp_path: Path) -> None:
+    script = ("import resource, sys; from pathlib import Path; from engine.search.corpus import index_directory\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))\n"
+              "index_directory(Path(sys.argv[1]), Path(sys.argv[2]))\n")
+    (corpus / "more.md").write_text("# More\n\n" + "Geothermal energy keeps the ground warm all year round. " * 400)
+    fresh = tmp_path / "fresh.sqlite"
+    out = subprocess.run([sys.executable, "-c", script, str(corpus), str(fresh)], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert out.returncode != 0 and "CorpusIndexError" in out.stderr
+    assert "disk" in out.stderr and "delete it" not in out.stderr

@@ -1,0 +1,55 @@
+"""Tests of the edge cleaning of untrusted text: `clean_text` and `clean_path`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rich.console import Console
+
+from engine.runner import TurnRejected, validate_question
+from engine.text import clean_path, clean_text
+from jobs.turns import Turn
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    ("asyncio \udced\udca0\udc80 cancel", "asyncio \ufffd\ufffd\ufffd cancel"),  # argv bytes ED A0 80
+    ("caf\udcc3\udca9", "café"),  # valid UTF-8 bytes carried by surrogateescape
+    (json.loads('"a\\ud800b"'), "a\ufffdb"),  # a lone surrogate from a JSON escape
+    ("a\udcff\ud800b", "a\ufffd\ufffdb"),
+    (b"ab\xffc", "ab\ufffdc"),
+    ("red \x1b[31mtext\x1b[0m\x07 end", "red [31mtext[0m end"),
+    ("tab\tand\nnewline stay", "tab\tand\nnewline stay"),
+    ("windows\r\nmac\rpage\x0cnext", "windows\nmac\npage\nnext"),
+    ("nul\x00 del\x7f c1\x85\x9b", "nul del c1\n"),
+    ("[red]markup[/] and \u200dzwj and emoji \U0001f600", "[red]markup[/] and \u200dzwj and emoji \U0001f600"),
+    (None, ""),
+])
+def test_clean_text(raw, clean) -> None:
+    assert clean_text(raw) == clean
+    clean_text(raw).encode("utf-8")  # always encodable
+
+
+def test_clean_path_keeps_names_apart_and_printable() -> None:
+    assert clean_path(b"/d/caf\xe9.md") == "/d/caf\\xe9.md"
+    assert clean_path("/d/caf\udce9.md") == "/d/caf\\xe9.md"  # the same file, as os.walk names it
+    assert clean_path("/d/caf\udce8.md") != clean_path("/d/caf\udce9.md")
+    assert clean_path("/d/a\nb\x1b.md") == "/d/a\\nb\\x1b.md"
+    assert clean_path("/d/a\ud800") == "/d/a\\xed\\xa0\\x80"
+    assert clean_path("/d/日本.md") == "/d/日本.md"
+
+
+def test_questions_and_chat_turns_are_cleaned_where_they_enter() -> None:
+    assert validate_question("  why \udced\udca0\udc80?\x1b[2J ") == "why \ufffd\ufffd\ufffd?[2J"
+    with pytest.raises(TurnRejected, match="empty"):
+        validate_question("\x1b\x07\x00 ")
+    turn = Turn(turn_id="e1", thread_id="slack:T:C:1", kind="start", text=json.loads('"heat \\ud800 pumps\\u0007"'))
+    assert turn.text == "heat \ufffd pumps"
+    assert Turn.from_dict(json.loads(json.dumps(turn.to_dict()))).text == "heat \ufffd pumps"
+
+
+def test_cleaned_text_prints_on_rich_as_it_is(tmp_path) -> None:
+    console = Console(file=(tmp_path / "out.txt").open("w", encoding="utf-8"), markup=False, highlight=False)
+    console.print(clean_text("asyncio [/] [red]x[/red] [redacted] \x1b[31m\ud800"))
+    console.file.close()
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8").strip() == "asyncio [/] [red]x[/red] [redacted] [31m\ufffd"
