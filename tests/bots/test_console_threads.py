@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -147,3 +148,22 @@ def test_four_resumes_at_once_run_the_research_once(tmp_path, docs):
             assert "this thread is already running (pid " in stderr and f"--resume {thread}" in stderr
         else:
             assert report_of(tmp_path, stdout).exists()
+
+
+def test_three_answers_at_once_resume_the_paused_thread_once(tmp_path, docs):
+    first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))
+    assert first.returncode == 3, first.stderr
+    thread = thread_of(first.stderr)
+    answers = [subprocess.Popen(ask_cmd("--resume", thread, "--answer", "inverters"), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=ask_env(tmp_path), cwd=tmp_path)
+               for _ in range(3)]
+    outs = [(p.wait(timeout=RUN_TIMEOUT), *p.communicate()) for p in answers]
+    codes = [code for code, _, _ in outs]
+    assert codes.count(0) == 1 and set(codes) <= {0, 2, 4}, [o[2][-400:] for o in outs]
+    for code, _, stderr in outs:
+        assert "Traceback" not in stderr
+        assert code != 4 or "this thread is already running (pid " in stderr
+        assert code != 2 or "no clarifying question waiting" in stderr  # it came after the one that ran
+    [usage] = (tmp_path / "data" / "artifacts").glob("*/*/usage.jsonl")
+    roles = [json.loads(line)["role"] for line in usage.read_text().splitlines()]
+    assert roles.count("final_report") == 2  # one report and its summary: the research ran once
