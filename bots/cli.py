@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -117,8 +118,10 @@ def prune(
     """Delete threads (checkpoints and report files) idle for more than --older-than days."""
     import asyncio
 
+    from engine.fsutil import write_problem
     from engine.maintenance import prune_threads
     from engine.settings import load_settings
+    from engine.text import clean_path
 
     if older_than < 0:
         _fail("--older-than must be 0 or more days", 2)
@@ -126,8 +129,14 @@ def prune(
         settings = load_settings()
     except SettingsError as err:
         _fail(str(err))
-    report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
-                                       keep_artifacts=keep_artifacts))
+    try:
+        report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
+                                           keep_artifacts=keep_artifacts))
+    except (OSError, sqlite3.Error) as err:
+        why = write_problem(err, settings.data_dir)
+        if why is None:
+            raise
+        _fail(f"cannot change the data folder {clean_path(settings.data_dir)}: {why}", 5)
     for thread in report.threads:
         typer.echo(f"  {thread}")
     if dry_run:
@@ -197,6 +206,8 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):  # a last guard: an unprintable character never ends a run
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    if hasattr(sys.stdin, "reconfigure"):  # typed bytes that are not UTF-8 reach clean_text, not a crash
+        sys.stdin.reconfigure(errors="surrogateescape")
     try:
         app()
     except KeyboardInterrupt:
