@@ -23,6 +23,7 @@ from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thr
 from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
 from engine.text import clean_path, clean_text
+from jobs.locks import ThreadLock
 
 #: Markup off: questions, answers, titles and errors are untrusted text, never rich markup.
 err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
@@ -135,7 +136,7 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
 
 
 async def _direct(thread: str, question: str | None, answer: str | None, resume: bool, settings: Settings,
-                  lock=None) -> TurnOutcome:
+                  lock: ThreadLock | None = None) -> TurnOutcome:
     shown = ConsoleProgress()
     cancel = asyncio.Event()
     if lock is not None:  # the lease lapsed (the lock store was unreachable too long): stop at a checkpoint
@@ -249,8 +250,9 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
-                settings: Settings, record: ThreadRecord | None, lock, *, offline: bool, corpus: Path | None,
-                no_clarify: bool) -> int:
+                settings: Settings, record: ThreadRecord | None, lock: ThreadLock, *, offline: bool,
+                corpus: Path | None, no_clarify: bool) -> int:
+    """The run itself, once the lock is held: record the thread, show its id, research, print the files."""
     start = None if resume else question
     if resume and asyncio.run(thread_status(thread, settings=settings)) == "none":
         if not (record and record.question):
