@@ -62,7 +62,7 @@ def _hold(store: Store, thread_id: str) -> ThreadLock:
             raise ThreadBusy(describe_holder(holder))
         # the holder was killed on this host: free its lock (only that lease, by its token) and retry
         if store.delete(lock.key, if_field=("token", holder.get("token"))):
-            log.warning("event=stale_lock_freed key=%s pid=%s", lock.key, holder.get("pid"))
+            log.info("event=stale_lock_freed key=%s pid=%s", lock.key, holder.get("pid"))
     holder = store.get(lock.key) or {}
     raise ThreadBusy(describe_holder(holder))
 
