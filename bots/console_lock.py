@@ -12,6 +12,8 @@ from jobs.locks import ThreadLock
 from jobs.store import Store
 
 log = logging.getLogger(__name__)
+#: Seconds a refused runner waits for a lock taken a moment ago to be signed with its holder's pid.
+SIGN_WAIT = 2.0
 
 
 class ThreadBusy(Exception):
@@ -55,7 +57,7 @@ def _hold(store: Store, thread_id: str) -> ThreadLock:
         if lock.acquire(timeout=0):
             _sign(store, lock)
             return lock
-        holder = store.get(lock.key)
+        holder = _named_holder(store, lock.key)
         if holder is None:
             continue  # freed in between: try again
         if not _dead_here(holder):
@@ -65,6 +67,17 @@ def _hold(store: Store, thread_id: str) -> ThreadLock:
             log.info("event=stale_lock_freed key=%s pid=%s", lock.key, holder.get("pid"))
     holder = store.get(lock.key) or {}
     raise ThreadBusy(describe_holder(holder))
+
+
+def _named_holder(store: Store, key: str) -> dict | None:
+    """The lock record, waiting up to :data:`SIGN_WAIT` seconds for a just-taken lock to get its pid."""
+    holder = store.get(key)
+    deadline = time.monotonic() + SIGN_WAIT
+    while holder and not holder.get("pid") and time.time() - float(holder.get("at") or 0) < SIGN_WAIT \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+        holder = store.get(key)
+    return holder
 
 
 def _sign(store: Store, lock: ThreadLock) -> None:
