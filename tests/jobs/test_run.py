@@ -35,13 +35,13 @@ def test_status_edits_are_throttled_and_pdf_failure_is_noted(tmp_path, run_in_pr
     assert runner.wait_idle(timeout=60)
     events = assert_one_report(log, "console:pdf", delayed=False)
     upload = [e for e in events if e["op"] == "upload"][0]
-    assert upload["files"] == ["report.md"] and "PDF could not be built" in upload["comment"]
+    assert upload["files"] == ["report.md", "report.docx"] and "PDF could not be built" in upload["comment"]
     edits = [e["t"] for e in events if e["op"] == "update"]
     assert edits and all(b - a >= 1.9 for a, b in zip(edits, edits[1:], strict=False)), edits
     status_posts = [e for e in events if e["op"] == "post" and e["text"].startswith("Starting the research")]
     assert len(status_posts) == 1 and {e["id"] for e in events if e["op"] == "update"} == {status_posts[0]["id"]}
     info = thread_info("console:pdf", settings=settings)
-    assert info.status == "done" and [p.name for p in info.report_files] == ["report.md"]
+    assert info.status == "done" and [p.name for p in info.report_files] == ["report.md", "report.docx"]
 
 
 def test_rejected_question_is_told_once_and_not_retried(tmp_path, run_in_process):
