@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -12,55 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.bots.slack.procs import free_port
 from tests.jobs.conftest import child_env, make_settings
+from tests.jobs.redis_server import RedisServer
 from tests.jobs.scenarios import SlowSearch, wait_for
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent / "deepresearch"
 #: How long Redis stays away (the outage of the scenario, not a wait for an event).
 OUTAGE = 5.0
-
-
-class RedisServer:
-    """A ``redis-server`` of the test's own on a free port, to kill and restart."""
-
-    def __init__(self, directory: Path, *, aof: bool) -> None:
-        self.directory = directory
-        self.aof = aof
-        self.port = free_port()
-        self.proc: subprocess.Popen | None = None
-        directory.mkdir(parents=True, exist_ok=True)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> RedisServer:
-        import redis
-
-        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-                "--save", "", "--appendonly", "yes" if self.aof else "no", "--appendfsync", "always"]
-        log = open(self.directory / "redis.log", "ab")  # noqa: SIM115 (closed with the process)
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        client = redis.Redis(port=self.port)
-        wait_for(lambda: _pings(client), 30, "redis-server to answer")
-        return self
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown save; only what the append-only file holds survives."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-
-def _pings(client) -> bool:
-    import redis
-
-    try:
-        return bool(client.ping())
-    except redis.exceptions.RedisError:
-        return False
 
 
 @pytest.fixture
@@ -147,3 +105,41 @@ def test_queued_research_lost_with_redis_is_recovered_by_a_worker(redis_server, 
     assert "event=turn_recovered_from_journal" in logs
     assert len(list((tmp_path / "data" / "artifacts").glob("*/*/report.md"))) == 1
     assert os.path.exists(tmp_path / "data" / "turns.sqlite")
+
+
+@pytest.mark.parametrize("redis_server", [True], ids=["aof"], indirect=True)
+def test_an_end_redis_missed_is_recorded_when_it_is_back(redis_server, tmp_path, monkeypatch):
+    """Redis away past the retry window as a turn ends: the journal keeps the end, Redis gets it later."""
+    import redis
+
+    import jobs.redisconn
+    from jobs import records, thread_info
+    from jobs.run import run_job
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+    from jobs.turns import Turn
+    from tests.fakes.recording_port import RecordingPort, read_events
+
+    monkeypatch.setattr(jobs.redisconn, "REDIS_RETRY_WINDOW", 1.0)  # production waits 90 s first
+    settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
+    store = get_store(settings)
+    log = tmp_path / "events.jsonl"
+    thread = "console:late-end"
+    turn = Turn(turn_id="le1", thread_id=thread, kind="start", text="How do tides work?", requester="U1",
+                port=RecordingPort.create(log, thread).reference())
+    assert records.create(store, turn, "rq")
+    set_thread(store, thread, status="running", requester="U1", turn_id="le1")
+    records.claim(store, "le1")
+    outcome = {"status": "done", "directory": str(tmp_path), "files": [], "title": "Tides"}
+    redis_server.kill()
+    with pytest.raises(redis.exceptions.ConnectionError):
+        records.finish(store, "le1", "done", outcome=outcome)
+    redis_server.start()
+    assert records.cancel_requested(store, thread, "le1") is False  # Redis answers again
+    assert store.get(records.turn_key("le1"))["state"] == "running"  # it missed the end
+    # RQ retries the job whose completion was not recorded: it must not run the research again
+    assert run_job(turn.to_dict(), settings=settings, last_attempt=True)["status"] == "skipped"
+    assert store.get(records.turn_key("le1"))["state"] == "done"
+    info = thread_info(thread, settings=settings)
+    assert info.status == "done" and info.title == "Tides"
+    assert read_events(log, thread) == []
