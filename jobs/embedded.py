@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -162,7 +163,7 @@ class EmbeddedRunner:
                     records.hand_back(store, turn_id)
                     log.warning("event=turn_handed_back turn=%s started=false", turn_id)
             running = [f for f in pending.values() if not f.cancelled()]
-            done, left = wait_futures(running, timeout=grace)
+            _finished, left = wait_futures(running, timeout=grace)
             stopped = not left
             if left:
                 log.error("event=shutdown_grace_expired running=%d", len(left))
@@ -220,8 +221,6 @@ def stop_process(settings: Settings) -> None:
     is left to the next start (re-run from its checkpoint, as after a kill) and the process exits
     at once instead of waiting for it. With Redis the workers own the turns: nothing to do.
     """
-    import os
-
     if settings.redis_url:
         return
     started = time.monotonic()
