@@ -152,3 +152,29 @@ def test_sigterm_makes_an_rq_worker_hand_its_turn_back(redis_settings, children,
     assert turn_record(settings, "w1")["attempts"] == 2
     events = assert_one_report(log, thread, delayed=True)
     assert any(DELAYED_NOTE in e.get("text", "") for e in events)
+
+
+def test_a_restarted_process_with_the_same_pid_is_not_its_predecessor():
+    """In a container restarted with the same process tree the bot gets its old pid back: the turns
+    the old process left must still count as abandoned (the owner carries the start time too)."""
+    import socket
+
+    from jobs import records
+
+    me = records.owner_id()
+    host, pid, start = me.rsplit(":", 2)
+    assert host == socket.gethostname() and pid == str(os.getpid()) and start.isdigit()
+    assert records.owner_alive(me)
+    assert not records.owner_alive(f"{host}:{pid}:{int(start) - 1}")  # same pid, earlier process
+    assert not records.owner_alive(f"another-host:{pid}:{start}")
+    assert records.owner_alive(f"{host}:{pid}")  # records written before the start time was kept
+
+
+def test_errors_of_a_stopping_interpreter_are_not_failures():
+    from jobs.stopping import HandedBack, is_shutdown_error
+
+    assert is_shutdown_error(RuntimeError("cannot schedule new futures after shutdown"))
+    assert is_shutdown_error(RuntimeError("cannot schedule new futures after interpreter shutdown"))
+    assert is_shutdown_error(HandedBack("the process is stopping"))
+    assert not is_shutdown_error(RuntimeError("the research in x stopped before its report was written"))
+    assert not is_shutdown_error(ValueError("after shutdown"))
