@@ -20,6 +20,7 @@ import time
 
 from engine.settings import Settings
 from jobs import records
+from jobs.dispatch import STALE_MARGIN
 from jobs.queue import job_id_for, redis_connection, requeue
 from jobs.store import Store, get_store
 from jobs.threads import set_thread
@@ -99,6 +100,9 @@ def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
     if journal is None:
         return 0
     conn = redis_connection(settings.redis_url)
+    # older than a research can take twice over: the chat surfaces treat such a thread as lost
+    # and let it start over (jobs.dispatch), so it is not resurrected here
+    stale_after = 2 * settings.job_timeout + STALE_MARGIN
     settled = int(conn.info("server").get("uptime_in_seconds", 0)) >= RESTART_SETTLE
     count = 0
     now = time.time()
@@ -107,7 +111,8 @@ def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
         if local is None:
             journal.index_remove(records.OPEN_INDEX, turn_id)
             continue
-        if replay_end(store, turn_id) or now - float(local.get("updated_at") or 0) < min_age:
+        age = now - float(local.get("updated_at") or 0)
+        if replay_end(store, turn_id) or age < min_age or age > stale_after:
             continue
         remote = store.get(records.turn_key(turn_id))
         turn = Turn.from_dict(local["turn"])
