@@ -20,7 +20,6 @@ import time
 
 from engine.settings import Settings
 from jobs import records
-from jobs.dispatch import STALE_MARGIN
 from jobs.queue import job_id_for, redis_connection, requeue
 from jobs.store import Store, get_store
 from jobs.threads import set_thread
@@ -35,6 +34,9 @@ MIN_AGE = 20.0
 #: still working on it restores its thread's lease within a renewal interval (10 s) of Redis's
 #: return (:meth:`jobs.locks.ThreadLock._renew`), and recovery must not race that.
 RESTART_SETTLE = 30
+#: Seconds beyond twice ``job_timeout`` after which the chat surfaces treat a queued or running
+#: thread as lost and let it start over (``bots.conversation.rules``): older turns are not resurrected.
+STALE_MARGIN = 600
 #: Journal entries looked at per pass.
 SCAN_LIMIT = 1000
 
@@ -101,7 +103,7 @@ def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
         return 0
     conn = redis_connection(settings.redis_url)
     # older than a research can take twice over: the chat surfaces treat such a thread as lost
-    # and let it start over (jobs.dispatch), so it is not resurrected here
+    # and let it start over, so it is not resurrected here
     stale_after = 2 * settings.job_timeout + STALE_MARGIN
     settled = int(conn.info("server").get("uptime_in_seconds", 0)) >= RESTART_SETTLE
     count = 0
