@@ -1,4 +1,4 @@
-.PHONY: setup test demo bench lint
+.PHONY: setup test demo bench chaos lint
 
 setup:
 	bash scripts/setup.sh --dev
@@ -12,6 +12,9 @@ demo:
 
 bench:
 	.venv/bin/python -m bench
+
+chaos:
+	.venv/bin/python -m bench.chaos
 
 lint:
 	.venv/bin/ruff check .

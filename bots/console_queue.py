@@ -47,6 +47,20 @@ class _Transcript:
         return question
 
 
+def _say_outage(error: BaseException | None) -> None:
+    if error is None:
+        err.print("Redis is back; following the research again.")
+    else:
+        err.print(f"Redis does not answer ({type(error).__name__}); still waiting for it …")
+
+
+def _open_in_journal(thread: str, settings: Settings) -> bool:
+    from jobs.journal import open_turn_of
+    from jobs.store import get_store
+
+    return open_turn_of(get_store(settings), thread) is not None
+
+
 def ask_via_queue(thread: str, question: str, answer: str | None, settings: Settings, out: Path | None,
                   ask_user: Callable[[str], str], resume: bool = False) -> int:
     """Queue the question (or, with ``resume``, continue ``thread``), follow the worker, print the files.
@@ -54,10 +68,13 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     With ``resume``, a thread waiting for an answer gets ``answer`` (or one asked on the terminal),
     a queued or running one is followed, and a finished one prints its files.
     Returns the exit code: 0 report delivered, 1 failed or cancelled, 2 refused, 3 waiting for an answer.
+    A Redis outage while following is waited out with a one-line notice (no traceback); a thread
+    Redis forgot (restarted without its data) is followed while a worker recovers it from the
+    data dir's journal.
 
     Raises:
         SettingsError: ``REDIS_URL`` is not set.
-        redis.exceptions.ConnectionError: Redis is unreachable.
+        redis.exceptions.ConnectionError: Redis is unreachable when the question is queued.
     """
     if not settings.redis_url:
         raise SettingsError("--queue needs REDIS_URL (and a running `deepresearch worker`)")
@@ -78,10 +95,13 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
 
     if resume:
         info = thread_info(thread, settings=settings)
-        if info is None:
+        if info is None and _open_in_journal(thread, settings):
+            err.print(f"thread: {thread}\nRedis lost this research's records; waiting for a worker to recover it …")
+        elif info is None:
             err.print(f"deepresearch: there is no queued research with thread id {thread}.")
             return 2
-        err.print(f"thread: {thread}")
+        else:
+            err.print(f"thread: {thread}")
         if answer is not None and info.status not in ("paused", *ACTIVE):
             err.print(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
             answer = None
@@ -93,7 +113,8 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
         err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
     while True:
         if info is None or info.status in ACTIVE:
-            info = follow(thread, settings=settings, on_event=shown, timeout=settings.job_timeout + 600)
+            info = follow(thread, settings=settings, on_event=shown, timeout=settings.job_timeout + 600,
+                          on_outage=_say_outage)
         if info is None:
             shown.flush()
             err.print(f"No worker finished the research in time. Follow it later: deepresearch ask --queue --resume {thread}")

@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     public_url: str | None = None
     job_timeout: int = Field(default=3600, ge=60)
     clarify_ttl: int = Field(default=86400, ge=60)
+    #: Seconds a stopping process (SIGTERM/SIGINT) gives its running turns to hand themselves
+    #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
+    shutdown_grace: float = Field(default=20.0, gt=0, le=600)
 
     @field_validator("redis_url", mode="before")
     @classmethod

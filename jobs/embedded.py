@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 from pathlib import Path
 
 from engine.settings import Settings
 from jobs import queue as queue_module
 from jobs import records
 from jobs.errors import is_transient
+from jobs.stopping import request_stop
 from jobs.store import get_store
 from jobs.turns import Turn
 
@@ -25,8 +28,9 @@ MAX_WORKERS = 2
 
 class EmbeddedRunner:
     """Runs turns in this process with the RQ path's semantics: per-thread lock, cancel flag,
-    retries with backoff for transient errors (:data:`jobs.queue.RETRY_INTERVALS`), and
-    :meth:`recover` for turns a killed process left unfinished.
+    retries with backoff for transient errors (:data:`jobs.queue.RETRY_INTERVALS`),
+    :meth:`recover` for turns a killed or stopped process left unfinished, and
+    :meth:`shutdown` with a grace period that hands running and queued turns back.
     """
 
     def __init__(self, settings: Settings, max_workers: int = MAX_WORKERS,
@@ -37,15 +41,23 @@ class EmbeddedRunner:
         self.futures: dict[str, Future] = {}
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        self._handing_back = threading.Event()
         # one event loop for every research of this process: async clients the engine keeps
         # per process (search, model) are bound to the loop that opened their connections
         self.loop = asyncio.new_event_loop()
         self._loop_thread = threading.Thread(target=self.loop.run_forever, name="research-loop", daemon=True)
         self._loop_thread.start()
 
-    def submit(self, turn: Turn) -> Future:
-        """Queue ``turn`` (its record must exist, see :func:`jobs.records.create`)."""
+    def submit(self, turn: Turn) -> Future | None:
+        """Queue ``turn`` (its record must exist, see :func:`jobs.records.create`).
+
+        Returns None once the runner is shutting down: the turn stays recorded as queued and
+        the next start of the process runs it (:meth:`recover`).
+        """
         with self._lock:
+            if self._closed.is_set():
+                log.warning("event=turn_left_for_next_start turn=%s", turn.turn_id)
+                return None
             future = self.pool.submit(self._run, turn.to_dict())
             self.futures[turn.turn_id] = future
             future.add_done_callback(lambda _f, tid=turn.turn_id: self._forget(tid))
@@ -68,8 +80,13 @@ class EmbeddedRunner:
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
-                return run_job(turn, settings=self.settings, last_attempt=last, loop=self.loop)
+                return run_job(turn, settings=self.settings, last_attempt=last, loop=self.loop,
+                               hand_back=self._handing_back.is_set)
             except Exception as err:
+                if self._handing_back.is_set():
+                    log.warning("event=embedded_turn_handed_back turn=%s error=%s", turn.get("turn_id"),
+                                type(err).__name__)
+                    return None
                 if last or not is_transient(err):
                     log.error("event=embedded_turn_failed turn=%s error=%s", turn.get("turn_id"), type(err).__name__)
                     return None
@@ -77,6 +94,7 @@ class EmbeddedRunner:
                 log.warning("event=embedded_retry turn=%s in=%ss error=%s", turn.get("turn_id"), wait,
                             type(err).__name__)
                 if self._closed.wait(wait):
+                    records.hand_back(get_store(self.settings), turn["turn_id"])
                     return None
         return None
 
@@ -123,13 +141,40 @@ class EmbeddedRunner:
                 return False
             pending[0].exception(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
 
-    def shutdown(self, wait: bool = True) -> None:
-        """Stop taking turns; with ``wait``, let running ones finish (retry waits end at once)."""
-        self._closed.set()
-        self.pool.shutdown(wait=wait, cancel_futures=True)
-        if wait:
+    def shutdown(self, wait: bool = True, grace: float | None = None) -> bool:
+        """Stop taking turns; returns True when no turn is left running.
+
+        Without ``grace``: with ``wait``, let running turns finish (retry waits end at once).
+        With ``grace`` (seconds, ``DEEPRESEARCH_SHUTDOWN_GRACE``): hand every turn back instead.
+        Queued ones are taken off the pool and recorded as queued (delayed); running ones stop
+        at their last checkpoint and are recorded likewise (never failed); wait up to ``grace``
+        for them. The next start runs each once (:meth:`recover`).
+        """
+        with self._lock:
+            self._closed.set()
+            if grace is not None:
+                self._handing_back.set()
+            pending = dict(self.futures)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        if grace is not None:
+            store = get_store(self.settings)
+            for turn_id, future in pending.items():
+                if future.cancelled():
+                    records.hand_back(store, turn_id)
+                    log.warning("event=turn_handed_back turn=%s started=false", turn_id)
+            running = [f for f in pending.values() if not f.cancelled()]
+            _finished, left = wait_futures(running, timeout=grace)
+            stopped = not left
+            if left:
+                log.error("event=shutdown_grace_expired running=%d", len(left))
+        else:
+            if wait:
+                self.pool.shutdown(wait=True)
+            stopped = wait
+        if stopped:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._loop_thread.join(timeout=10)
+        return stopped
 
 
 _runners: dict[str, EmbeddedRunner] = {}
@@ -149,6 +194,41 @@ def get_runner(settings: Settings) -> EmbeddedRunner:
             except Exception as err:  # recovery is best effort; new turns still run
                 log.error("event=recover_failed error=%s", type(err).__name__)
         return runner
+
+
+def stop_all(grace: float) -> bool:
+    """Hand back every turn of every runner of this process within ``grace`` seconds in all.
+
+    Called by the bots on SIGTERM/SIGINT before they exit. Returns True when no turn is left
+    running (else the caller exits anyway: those turns are re-run from their checkpoint, as
+    after a kill).
+    """
+    request_stop("shutdown")
+    deadline = time.monotonic() + grace
+    with _runners_lock:
+        runners = list(_runners.values())
+    stopped = True
+    for runner in runners:
+        stopped = runner.shutdown(grace=max(0.0, deadline - time.monotonic())) and stopped
+    return stopped
+
+
+def stop_process(settings: Settings) -> None:
+    """What a bot does once its server stopped (SIGTERM/SIGINT): hand its turns back.
+
+    Without ``REDIS_URL`` the research runs in this process: every turn is handed back within
+    ``DEEPRESEARCH_SHUTDOWN_GRACE`` seconds (:func:`stop_all`). A turn still running after that
+    is left to the next start (re-run from its checkpoint, as after a kill) and the process exits
+    at once instead of waiting for it. With Redis the workers own the turns: nothing to do.
+    """
+    if settings.redis_url:
+        return
+    started = time.monotonic()
+    stopped = stop_all(settings.shutdown_grace)
+    log.warning("event=process_stopped handed_back=%s seconds=%.1f", stopped, time.monotonic() - started)
+    if not stopped:
+        logging.shutdown()
+        os._exit(0)
 
 
 def recover(settings: Settings) -> int:

@@ -28,7 +28,8 @@ class ThreadLock:
     """Exclusive lease on ``lock:{thread_id}``: ``acquire`` waits, a daemon thread renews it.
 
     Works on both stores: Redis ``SET NX EX`` (across hosts) or SQLite (across processes of
-    one host). ``on_lost`` is called (from the renewer thread) when renewal finds the lease gone.
+    one host). ``on_lost`` is called (from the renewer thread) when renewal finds the lease held
+    by another token; a lease whose key simply vanished (Redis lost its data) is taken again.
     """
 
     def __init__(self, store: Store, thread_id: str, *, ttl: int | None = None,
@@ -69,11 +70,25 @@ class ThreadLock:
             except Exception as err:  # store blip: try again at the next tick, the lease has slack
                 log.warning("event=lease_renew_failed key=%s error=%s", self.key, type(err).__name__)
                 continue
+            if rec is None and self._restore():
+                continue
             if not rec or rec.get("token") != self.token:
                 log.error("event=lease_lost key=%s", self.key)
                 if self.on_lost is not None:
                     self.on_lost()
                 return
+
+    def _restore(self) -> bool:
+        """Take the lease again when its key vanished (Redis restarted without its data) and
+        nobody else took it meanwhile; True when it is ours again."""
+        try:
+            restored = self.store.add(self.key, {"token": self.token, "at": time.time()}, ttl=self.ttl)
+        except Exception as err:  # noqa: BLE001 (store still away: the next tick tries again)
+            log.warning("event=lease_restore_failed key=%s error=%s", self.key, type(err).__name__)
+            return True
+        if restored:
+            log.warning("event=lease_restored key=%s", self.key)
+        return restored
 
     def release(self) -> None:
         """Stop renewing and free the lease (only if still ours)."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 
 from engine.settings import Settings
 from jobs import records
+from jobs.redisconn import REDIS_CONNECT_TIMEOUT, redis_connection
 from jobs.store import get_store
 from jobs.turns import Turn
 
@@ -21,22 +21,6 @@ RESULT_TTL = 24 * 3600
 FAILURE_TTL = 7 * 24 * 3600
 JOB_FUNCTION = "jobs.run.run_job"
 
-_redis: dict[str, object] = {}
-_redis_lock = threading.Lock()
-
-
-def redis_connection(url: str):
-    """One RQ-compatible Redis client per URL and process (bytes responses, as RQ needs)."""
-    from redis import Redis
-
-    with _redis_lock:
-        conn = _redis.get(url)
-        if conn is None:
-            conn = Redis.from_url(url, health_check_interval=30)
-            _redis[url] = conn
-        return conn
-
-
 def check_redis(settings) -> None:
     """Fail at start-up, in one line, when ``REDIS_URL`` is set but Redis does not answer.
 
@@ -49,10 +33,17 @@ def check_redis(settings) -> None:
 
     if not settings.redis_url:
         return
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    probe = redis.Redis.from_url(settings.redis_url, retry=Retry(NoBackoff(), 1),
+                                 socket_connect_timeout=REDIS_CONNECT_TIMEOUT, socket_timeout=REDIS_CONNECT_TIMEOUT)
     try:
-        redis_connection(settings.redis_url).ping()
+        probe.ping()
     except redis.exceptions.RedisError as err:
         raise SettingsError(f"cannot reach Redis at REDIS_URL ({type(err).__name__})") from None
+    finally:
+        probe.close()
 
 
 def job_id_for(turn_id: str) -> str:
@@ -80,23 +71,7 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     if not records.create(store, turn, mode):
         return "duplicate"
     if settings.redis_url:
-        from rq import Queue, Retry
-        from rq.exceptions import DuplicateJobError
-
-        queue = Queue(QUEUE_NAME, connection=redis_connection(settings.redis_url))
-        try:
-            queue.enqueue(
-                JOB_FUNCTION,
-                turn.to_dict(),
-                job_id=job_id_for(turn.turn_id),
-                unique=True,
-                job_timeout=settings.job_timeout,
-                retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
-                result_ttl=RESULT_TTL,
-                failure_ttl=FAILURE_TTL,
-                description=f"{turn.kind} turn {turn.turn_id} of {turn.thread_id}",
-            )
-        except DuplicateJobError:
+        if not _enqueue_rq(turn, settings=settings, job_id=job_id_for(turn.turn_id)):
             return "duplicate"
     else:
         from jobs.embedded import get_runner
@@ -104,6 +79,44 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
         get_runner(settings).submit(turn)
     log.info("event=enqueued turn=%s thread=%s kind=%s mode=%s", turn.turn_id, turn.thread_id, turn.kind, mode)
     return "queued"
+
+
+def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool = False) -> bool:
+    """Put ``turn`` on the RQ queue as job ``job_id``; False when that job exists already."""
+    from rq import Queue, Retry
+    from rq.exceptions import DuplicateJobError
+
+    queue = Queue(QUEUE_NAME, connection=redis_connection(settings.redis_url))
+    try:
+        queue.enqueue(
+            JOB_FUNCTION,
+            turn.to_dict(),
+            job_id=job_id,
+            unique=True,
+            job_timeout=settings.job_timeout,
+            retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            at_front=at_front,
+            description=f"{turn.kind} turn {turn.turn_id} of {turn.thread_id}",
+        )
+    except DuplicateJobError:
+        return False
+    return True
+
+
+def requeue(turn: Turn, *, settings: Settings, attempt: int | str) -> str:
+    """Queue a handed-back (or lost) turn again, at the front, as a new job; returns its job id.
+
+    The job id is the turn's with ``-h{attempt}``, so each hand-back (or recovery, ``attempt``
+    ``r1``, ``r2``...) queues one job; the turn's
+    record (open, ``queued``) makes sure it runs once whichever job reaches it first.
+    """
+    job_id = f"{job_id_for(turn.turn_id)}-h{attempt}"
+    if _enqueue_rq(turn, settings=settings, job_id=job_id, at_front=True):
+        records.patch(get_store(settings), turn.turn_id, job_id=job_id)
+        log.info("event=requeued turn=%s thread=%s job=%s", turn.turn_id, turn.thread_id, job_id)
+    return job_id
 
 
 def request_cancel(thread_id: str, turn_id: str, *, by: str, settings: Settings) -> None:
@@ -125,8 +138,9 @@ def cancel_queued(turn_id: str, *, settings: Settings) -> bool:
         from rq.exceptions import InvalidJobOperation, NoSuchJobError
         from rq.job import Job, JobStatus
 
+        rec = store.get(records.turn_key(turn_id)) or {}
         try:
-            job = Job.fetch(job_id_for(turn_id), connection=redis_connection(settings.redis_url))
+            job = Job.fetch(rec.get("job_id") or job_id_for(turn_id), connection=redis_connection(settings.redis_url))
             if job.get_status() not in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
                 return False
             job.cancel()

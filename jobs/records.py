@@ -18,14 +18,37 @@ OPEN_INDEX = "turns:open"
 TERMINAL = ("done", "failed", "cancelled", "skipped")
 
 
+def _start_ticks(pid: int) -> str:
+    """The start time of process ``pid`` in clock ticks since boot (Linux ``/proc``), or ""."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
 def owner_id() -> str:
-    """``host:pid`` of this process, recorded on the turns it runs."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """``host:pid:start`` of this process, recorded on the turns it runs.
+
+    ``start`` (the process start time) tells a restarted process from its predecessor when the
+    pid comes round again, as it does in a container restarted with the same process tree.
+    """
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_start_ticks(pid)}"
 
 
 def owner_alive(owner: str) -> bool:
-    """Whether the ``host:pid`` process of a turn is alive (only knowable on this host)."""
-    host, _, pid = owner.rpartition(":")
+    """Whether the ``host:pid:start`` process of a turn is alive (only knowable on this host).
+
+    A process with that pid but another start time is a newer one: the owner is dead. Records
+    written before the start time was recorded (``host:pid``) are judged by the pid alone.
+    """
+    parts = owner.split(":")
+    if len(parts) >= 3 and parts[-2].isdigit():
+        host, pid, start = ":".join(parts[:-2]), parts[-2], parts[-1]
+    else:
+        host, _, pid = owner.rpartition(":")
+        start = None
     if host != socket.gethostname() or not pid.isdigit():
         return False
     try:
@@ -33,8 +56,8 @@ def owner_alive(owner: str) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return not start or _start_ticks(int(pid)) in ("", start)
 
 
 def turn_key(turn_id: str) -> str:
@@ -52,7 +75,23 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
     if not store.add(turn_key(turn.turn_id), rec, ttl=TURN_TTL):
         return False
     store.index_add(OPEN_INDEX, turn.turn_id, now)
+    mirror(store, turn.turn_id, rec)
     return True
+
+
+def mirror(store: Store, turn_id: str, rec: dict | None) -> None:
+    """Copy a turn's record into the store's durable journal (no-op without one).
+
+    Open turns are indexed there too, so a worker can find them after Redis lost its data.
+    """
+    journal = store.journal
+    if journal is None or rec is None:
+        return
+    journal.put(turn_key(turn_id), rec, ttl=TURN_TTL)
+    if rec.get("state") in TERMINAL:
+        journal.index_remove(OPEN_INDEX, turn_id)
+    else:
+        journal.index_add(OPEN_INDEX, turn_id, float(rec.get("created_at") or time.time()))
 
 
 def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
@@ -93,6 +132,27 @@ def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
     return store.update(turn_key(turn_id), change)
 
 
+def hand_back(store: Store, turn_id: str, **fields: object) -> dict | None:
+    """Put a turn back in line because its process is stopping: ``queued``, delayed, no owner.
+
+    The turn stays open (in :data:`OPEN_INDEX`); whoever runs it next resumes it from its last
+    checkpoint and says the report was delayed. ``handed_back`` counts how often this happened.
+    A finished turn is left alone. Returns the record afterwards (None when it is gone).
+    """
+
+    def change(old: dict | None) -> dict | None:
+        if old is None or old.get("state") in TERMINAL:
+            return None
+        old.update(state="queued", delayed=True, owner="", handed_back=int(old.get("handed_back", 0)) + 1,
+                   updated_at=time.time(), **fields)
+        return old
+
+    rec = store.update(turn_key(turn_id), change)
+    if rec is not None and rec.get("state") == "queued":
+        mirror(store, turn_id, rec)
+    return rec
+
+
 def mark_delivered(store: Store, turn_id: str, part: str) -> None:
     """Remember that ``part`` (``status``, ``question``, ``summary``, ``files``...) was posted."""
 
@@ -106,7 +166,17 @@ def mark_delivered(store: Store, turn_id: str, part: str) -> None:
 
 
 def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
-    """Mark a turn terminal (``done``, ``failed``, ``cancelled``, ``skipped``) and close it."""
+    """Mark a turn terminal (``done``, ``failed``, ``cancelled``, ``skipped``) and close it.
+
+    With a journal, the end is written there first: should Redis stay away past its retry
+    window, the end is still known here and recorded in Redis once it is back
+    (:func:`jobs.journal.replay_end`), and the turn is not run again.
+    """
+    journal = store.journal
+    if journal is not None:
+        old = journal.get(turn_key(turn_id))
+        if old is not None:
+            mirror(store, turn_id, dict(old, **fields, state=state, updated_at=time.time()))
     patch(store, turn_id, state=state, **fields)
     store.index_remove(OPEN_INDEX, turn_id)
 

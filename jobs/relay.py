@@ -8,8 +8,11 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
 from engine.settings import Settings, get_settings
-from jobs.queue import redis_connection
+from jobs.redisconn import REDIS_BACKOFF_BASE, REDIS_BACKOFF_CAP, redis_connection
 from jobs.threads import ACTIVE, ThreadInfo, thread_info
 
 FACTORY = "jobs.relay:RelayPort"
@@ -67,30 +70,52 @@ class RelayPort:
 
 
 def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], None],
-           timeout: float | None = None) -> ThreadInfo | None:
+           timeout: float | None = None,
+           on_outage: Callable[[BaseException | None], None] | None = None) -> ThreadInfo | None:
     """Hand each relayed event of ``thread_id`` to ``on_event`` until its turn ends.
 
     Returns the thread's registry record once it is no longer queued or running (``paused``:
     the clarifying question was relayed; ``done``, ``failed``, ``cancelled``), or None after
-    ``timeout`` seconds.
+    ``timeout`` seconds. A Redis outage is waited out: each call retries for the client's
+    window (:data:`jobs.redisconn.REDIS_RETRY_WINDOW`), and past it ``on_outage(error)`` is
+    called and following goes on with backoff until Redis answers (then ``on_outage(None)``).
 
     Raises:
         ValueError: ``REDIS_URL`` is not set.
-        redis.exceptions.ConnectionError: Redis is unreachable.
     """
     if not settings.redis_url:
         raise ValueError("following a queued research needs REDIS_URL")
     conn = redis_connection(settings.redis_url)
     deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
+    outage = Retry(ExponentialBackoff(cap=REDIS_BACKOFF_CAP, base=REDIS_BACKOFF_BASE), -1)
+    down = False
+
+    def step() -> ThreadInfo | None | bool:
+        nonlocal down
         item = conn.blpop([_key(thread_id)], timeout=1)
+        if down:
+            down = False
+            if on_outage is not None:
+                on_outage(None)
         if item is not None:
             on_event(json.loads(item[1]))
-            continue
+            return False
         info = thread_info(thread_id, settings=settings)
         if info is not None and info.status not in ACTIVE:
             while (raw := conn.lpop(_key(thread_id))) is not None:
                 on_event(json.loads(raw))
             return info
-        if deadline is not None and time.monotonic() >= deadline:
+        return None
+
+    def lost(err: BaseException) -> None:
+        nonlocal down
+        if not down and on_outage is not None:
+            on_outage(err)
+        down = True
+
+    while True:
+        result = outage.call_with_retry(step, lost)
+        if isinstance(result, ThreadInfo):
+            return result
+        if result is None and deadline is not None and time.monotonic() >= deadline:
             return None

@@ -6,15 +6,18 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
 from jobs import records
 from jobs.errors import ResearchTimeout, is_transient, user_message
+from jobs.journal import replay_end
 from jobs.locks import LockLost, ThreadLock
 from jobs.port import ChatPort, port_from_reference
 from jobs.status import StatusMessage, progress_text
+from jobs.stopping import HandedBack, is_shutdown_error, stop_requested
 from jobs.store import Store, get_store
 from jobs.threads import set_thread, thread_info
 from jobs.turns import Turn
@@ -34,10 +37,13 @@ CANCELLED_TEXT = "Research cancelled. Ask a new question to start again."
 UPLOAD_COMMENT = "The full report."
 ANSWERED_TEXT = "Answered, thanks: the research continues below."
 LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
+HANDED_BACK_TEXT = ("Paused: the bot is restarting. The research continues from its last checkpoint "
+                    "as soon as it is back.")
 
 
 def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool | None = None,
-            loop: asyncio.AbstractEventLoop | None = None) -> dict:
+            loop: asyncio.AbstractEventLoop | None = None,
+            hand_back: Callable[[], bool] | None = None) -> dict:
     """Run one ``start`` or ``resume`` turn (a :meth:`jobs.turns.Turn.to_dict` dict) to its end.
 
     The RQ job function, also run by the in-process runner. It claims the turn (a finished
@@ -52,7 +58,12 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     ``last_attempt`` is None under RQ (read from the current job's ``retries_left``). ``loop``:
     run the research on this (long-lived, already running) event loop instead of a fresh one, so
     process-wide async clients always see the loop that made them (the in-process runner).
-    Returns ``{"status": done|clarify|cancelled|rejected|failed|skipped, ...}``.
+    When the process is stopping (:func:`jobs.stopping.request_stop`, or ``hand_back()`` is
+    true: the in-process runner is shutting down), the research stops at
+    its last checkpoint and the turn is handed back (``queued`` again, marked delayed; under RQ
+    a continuation job is queued), never failed; so is a turn that meets an error caused by the
+    shutdown (``cannot schedule new futures after shutdown``).
+    Returns ``{"status": done|clarify|cancelled|rejected|failed|skipped|handed_back, ...}``.
 
     Raises:
         A transient error (see :func:`jobs.errors.is_transient`) when a retry remains, so the
@@ -64,6 +75,8 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     store = get_store(settings)
     if last_attempt is None:
         last_attempt = _rq_last_attempt()
+    if replay_end(store, t.turn_id):  # it ended, but Redis was away when it did
+        return _skipped(t, {"state": "done"})
     existing = store.get(records.turn_key(t.turn_id))
     if existing is None or existing.get("state") in records.TERMINAL:
         return _skipped(t, existing)
@@ -75,10 +88,15 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
         set_thread(store, t.thread_id, status="failed", error="the chat thread could not be reached")
         _no_more_retries()
         raise
-    job = _TurnJob(t, settings, store, port, last_attempt, loop)
+    job = _TurnJob(t, settings, store, port, last_attempt, loop, hand_back)
+    if job.stopping():  # picked up while this process stops: leave it for the next runner
+        return job.handed_back()
     # the lock comes first: an earlier attempt may still be finishing (an orphaned work horse)
     lock = ThreadLock(store, t.thread_id, on_lost=job.on_lock_lost)
-    if not lock.acquire(timeout=settings.job_timeout, should_stop=job.cancel_requested):
+    if not lock.acquire(timeout=settings.job_timeout,
+                        should_stop=lambda: job.stopping() or job.cancel_requested()):
+        if job.stopping():
+            return job.handed_back()
         if job.cancel_requested():
             rec, previous = records.claim(store, t.turn_id)
             return job.cancelled() if rec is not None else _skipped(t, {"state": previous})
@@ -126,8 +144,9 @@ def _outcome_dict(outcome: TurnOutcome) -> dict:
 
 class _TurnJob:
     def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
-                 loop: asyncio.AbstractEventLoop | None) -> None:
+                 loop: asyncio.AbstractEventLoop | None, hand_back: Callable[[], bool] | None = None) -> None:
         self.turn = turn
+        self._hand_back = hand_back
         self.loop = loop
         self.settings = settings
         self.store = store
@@ -151,6 +170,8 @@ class _TurnJob:
                  t.kind, rec.get("attempts"), self.delayed)
         try:
             result = self._run_locked()
+        except HandedBack:
+            result = self.handed_back()
         except Exception as err:
             result = self.failed(err)
         log.info("event=turn_end turn=%s thread=%s status=%s seconds=%.1f", t.turn_id, t.thread_id,
@@ -167,6 +188,8 @@ class _TurnJob:
             try:
                 outcome = _outcome_dict(self._run_async(self._research()))
             except RunCancelled:
+                if self.stopping():
+                    raise HandedBack("the process is stopping") from None
                 if self.lock_lost:
                     raise LockLost("the thread's lock lapsed during the research") from None
                 return self.cancelled()
@@ -213,7 +236,7 @@ class _TurnJob:
                 raise ResearchTimeout(f"research ran past {limit} s") from None
             raise
         except RunCancelled:
-            await status.show("Cancelled.")
+            await status.show(HANDED_BACK_TEXT if self.stopping() else "Cancelled.")
             raise
         except TurnRejected:
             await status.show("Not started: see the reply below.")
@@ -265,13 +288,17 @@ class _TurnJob:
     async def _poll_cancel(self, cancel: asyncio.Event, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
-                if self.lock_lost or await asyncio.to_thread(self.cancel_requested):
+                if self.lock_lost or self.stopping() or await asyncio.to_thread(self.cancel_requested):
                     cancel.set()
                     return
             except Exception as err:  # store blip: check again at the next tick
                 log.warning("event=cancel_poll_failed error=%s", type(err).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=CANCEL_POLL)
+
+    def stopping(self) -> bool:
+        """Whether this turn should hand itself back (its process or runner is stopping)."""
+        return stop_requested() or bool(self._hand_back and self._hand_back())
 
     def cancel_requested(self) -> bool:
         return records.cancel_requested(self.store, self.turn.thread_id, self.turn.turn_id)
@@ -297,7 +324,7 @@ class _TurnJob:
             self._post_once("question", question)
             set_thread(self.store, t.thread_id, status="paused", clarify_question=question, paused_at=time.time(),
                        clarify_status_id=self.rec.get("status_message_id") or "")
-            records.finish(self.store, t.turn_id, "done")
+            records.finish(self.store, t.turn_id, "done", outcome=outcome)
             return {"status": "clarify", "turn_id": t.turn_id, "question": question}
         summary = outcome.get("summary") or "The research is done; the report is attached."
         if self.delayed:
@@ -314,7 +341,7 @@ class _TurnJob:
             records.mark_delivered(self.store, t.turn_id, "files")
         set_thread(self.store, t.thread_id, status="done", report_dir=outcome.get("directory") or "",
                    report_files=files, title=outcome.get("title") or "", error="")
-        records.finish(self.store, t.turn_id, "done")
+        records.finish(self.store, t.turn_id, "done", outcome=outcome)
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
 
     def cancelled(self) -> dict:
@@ -332,8 +359,25 @@ class _TurnJob:
         records.finish(self.store, t.turn_id, "failed", last_error="rejected")
         return {"status": "rejected", "turn_id": t.turn_id, "message": message}
 
+    def handed_back(self) -> dict:
+        """Put the turn back in line (the process is stopping); nothing is said in the thread."""
+        t = self.turn
+        log.warning("event=turn_handed_back turn=%s thread=%s", t.turn_id, t.thread_id)
+        rec = records.hand_back(self.store, t.turn_id)
+        if rec is None:  # finished meanwhile, or unknown: nothing to hand back
+            return {"status": "skipped", "turn_id": t.turn_id}
+        set_thread(self.store, t.thread_id, status="queued")
+        if self.settings.redis_url:
+            from jobs.queue import requeue
+
+            requeue(t, settings=self.settings, attempt=int(rec.get("handed_back", 1)))
+        return {"status": "handed_back", "turn_id": t.turn_id}
+
     def failed(self, err: Exception) -> dict:
         t = self.turn
+        if self.stopping() or is_shutdown_error(err):
+            log.warning("event=turn_stopped_by_shutdown turn=%s error=%s", t.turn_id, type(err).__name__)
+            return self.handed_back()
         transient = is_transient(err)
         if transient and not self.last_attempt:
             log.warning("event=turn_retry turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__)

@@ -13,10 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.settings import Settings
+from jobs.redisconn import redis_connection, redis_retry
 
 #: Seconds a SQLite connection waits for another writer before "database is locked".
 SQLITE_BUSY_TIMEOUT = 30.0
 KEY_PREFIX = "deepresearch:"
+#: The durable local copy of turn records beside Redis, in the data dir (see :mod:`jobs.journal`).
+JOURNAL_FILE = "turns.sqlite"
 #: Chance that an insert also deletes expired SQLite rows (amortised clean-up, no timer thread).
 PURGE_CHANCE = 0.02
 
@@ -28,7 +31,11 @@ class Store(ABC):
 
     Keys are short ASCII strings (``thread:...``, ``turn:...``); values are JSON objects.
     ``ttl`` is in seconds; ``None`` means no expiry (or, for :meth:`update`, keep the current one).
+    ``journal`` is a durable local copy of the turn records when the store itself may lose
+    them (Redis without persistence), else None.
     """
+
+    journal: Store | None = None
 
     @abstractmethod
     def get(self, key: str) -> dict | None:
@@ -65,12 +72,23 @@ class Store(ABC):
 
 
 class RedisStore(Store):
-    """The store on Redis (shared by every bot and worker that uses the same ``REDIS_URL``)."""
+    """The store on Redis (shared by every bot and worker that uses the same ``REDIS_URL``).
 
-    def __init__(self, url: str) -> None:
-        import redis
+    Every call waits out a Redis outage of up to :data:`jobs.queue.REDIS_RETRY_WINDOW` seconds
+    (redis-py's ``Retry``; read-modify-write steps are retried whole). ``journal``, when given,
+    is a durable local copy of the turn records (see :mod:`jobs.journal`), so turns survive
+    Redis losing its data.
+    """
 
-        self.redis = redis.Redis.from_url(url, decode_responses=True, health_check_interval=30)
+    def __init__(self, url: str, journal: Store | None = None) -> None:
+        self.redis = redis_connection(url, decode_responses=True)
+        self.retry = redis_retry()
+        self.journal = journal
+
+    def _with_retry(self, do: Callable[[], object]):
+        # a WATCH transaction cut by a lost connection is not retried by the client (its watch
+        # is gone): retry the whole step, with the client's backoff
+        return self.retry.call_with_retry(do, lambda _err: None)
 
     def _k(self, key: str) -> str:
         return KEY_PREFIX + key
@@ -86,6 +104,9 @@ class RedisStore(Store):
         return bool(self.redis.set(self._k(key), json.dumps(value), ex=ttl, nx=True))
 
     def update(self, key: str, fn: Updater, ttl: int | None = None) -> dict | None:
+        return self._with_retry(lambda: self._update_once(key, fn, ttl))
+
+    def _update_once(self, key: str, fn: Updater, ttl: int | None) -> dict | None:
         import redis
 
         full = self._k(key)
@@ -110,6 +131,9 @@ class RedisStore(Store):
                     continue
 
     def delete(self, key: str, *, if_field: tuple[str, object] | None = None) -> bool:
+        return self._with_retry(lambda: self._delete_once(key, if_field))
+
+    def _delete_once(self, key: str, if_field: tuple[str, object] | None) -> bool:
         import redis
 
         full = self._k(key)
@@ -279,7 +303,7 @@ def get_store(settings: Settings) -> Store:
         store = _stores.get(key)
         if store is None:
             if settings.redis_url:
-                store = RedisStore(settings.redis_url)
+                store = RedisStore(settings.redis_url, journal=SqliteStore(Path(settings.data_dir) / JOURNAL_FILE))
             else:
                 store = SqliteStore(Path(settings.data_dir) / "jobs.sqlite")
             _stores[key] = store

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import threading
 from datetime import UTC, datetime
 
+import redis
 from rq import Worker
 
 from engine.settings import SettingsError, get_settings, load_settings
 from jobs import records
 from jobs.port import port_from_reference
 from jobs.queue import QUEUE_NAME, redis_connection
+from jobs.stopping import request_stop
 from jobs.store import get_store
 from jobs.threads import set_thread
 
@@ -29,6 +34,10 @@ WORKER_TTL = 45
 MAINTENANCE_LOCK_TTL = 60
 #: Seconds without a scheduler heartbeat (RQ beats every second) before its lock is taken over.
 SCHEDULER_STALE = 15
+#: The signal a stopping worker sends its work horse (as RQ's HerokuWorker does): hand the turn back.
+HANDBACK_SIGNAL = signal.SIGRTMIN
+#: Redis key that one worker at a time holds while it looks for turns Redis lost.
+RECOVERY_LOCK_KEY = "deepresearch:recovery-lock"
 
 LOST_TEXT = ("The research stopped unexpectedly (the worker running it was killed) and could not be "
              "resumed. Please ask again.")
@@ -50,6 +59,48 @@ class ResearchWorker(Worker):
     """
 
     heartbeat_grace = HEARTBEAT_GRACE
+    #: Seconds between a warm shutdown request and the cold one this worker then sends itself.
+    shutdown_grace: float = 20.0
+
+    # ---- shutdown: RQ's warm shutdown, with the horse told to hand its turn back -------------
+    def setup_work_horse_signals(self) -> None:
+        """In the work horse: Ctrl+C is ignored (RQ's rule); SIGTERM and :data:`HANDBACK_SIGNAL`
+        stop the research at its last checkpoint and queue the turn again (never a failure)."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in (signal.SIGTERM, HANDBACK_SIGNAL):
+            signal.signal(sig, lambda signum, _frame: request_stop(signal.Signals(signum).name))
+
+    def handle_warm_shutdown_request(self) -> None:
+        """First SIGTERM/SIGINT: take no new job, tell the horse to hand back, and send this
+        worker the second signal (RQ's cold shutdown: the horse is killed) after the grace."""
+        super().handle_warm_shutdown_request()
+        if self.horse_pid:
+            log.warning("event=worker_stopping horse=%s grace=%s", self.horse_pid, self.shutdown_grace)
+            try:
+                self.kill_horse(sig=HANDBACK_SIGNAL)
+            except OSError as err:
+                log.warning("event=handback_signal_failed error=%s", err)
+        timer = threading.Timer(self.shutdown_grace, os.kill, (os.getpid(), signal.SIGTERM))
+        timer.daemon = True
+        timer.start()
+
+    # ---- Redis outages: the horse keeps working while the worker waits for Redis -------------
+    def maintain_heartbeats(self, job, execution) -> None:
+        """RQ's heartbeats; when Redis stays away past the client's retry window the worker logs
+        it and beats again at the next interval instead of exiting under a running horse."""
+        try:
+            super().maintain_heartbeats(job, execution)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
+            log.warning("event=heartbeat_failed job=%s error=%s", job.id, type(err).__name__)
+
+    def heartbeat(self, timeout=None, pipeline=None) -> None:
+        """RQ's worker heartbeat; a failed one (Redis away) is logged, not fatal."""
+        if pipeline is not None:
+            return super().heartbeat(timeout, pipeline)
+        try:
+            return super().heartbeat(timeout, pipeline)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
+            log.warning("event=worker_heartbeat_failed error=%s", type(err).__name__)
 
     def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
         """Seconds until this job counts as abandoned unless the worker beats again."""
@@ -58,11 +109,13 @@ class ResearchWorker(Worker):
         return int(self.job_monitoring_interval) + self.heartbeat_grace
 
     def run_maintenance_tasks(self) -> None:
-        """Free dead schedulers' locks, then RQ's clean-up (which re-queues abandoned jobs)."""
+        """Free dead schedulers' locks, queue again turns Redis lost, then RQ's clean-up (which
+        re-queues abandoned jobs)."""
         try:
             self._free_dead_scheduler_locks()
         except Exception as err:  # maintenance must not stop the worker
             log.warning("event=scheduler_check_failed error=%s", type(err).__name__)
+        recover_lost_turns(self.connection)
         super().run_maintenance_tasks()
 
     def clean_registries(self) -> None:
@@ -107,6 +160,26 @@ class ResearchWorker(Worker):
                 log.warning("event=scheduler_lock_freed queue=%s holder=%s", queue.name, holder)
 
 
+def recover_lost_turns(connection) -> int:
+    """Queue again the turns Redis lost (see :func:`jobs.journal.recover_lost`), one worker at a
+    time; returns how many. Errors are logged: the worker goes on."""
+    from jobs.journal import recover_lost
+
+    try:
+        if not connection.set(RECOVERY_LOCK_KEY, os.getpid(), nx=True, ex=MAINTENANCE_LOCK_TTL):
+            return 0
+        try:
+            count = recover_lost(get_settings())
+        finally:
+            connection.delete(RECOVERY_LOCK_KEY)
+    except Exception as err:  # recovery is retried at the next maintenance pass
+        log.warning("event=recover_lost_failed error=%s", type(err).__name__)
+        return 0
+    if count:
+        log.warning("event=lost_turns_requeued count=%d", count)
+    return count
+
+
 def _tell_user_lost(job) -> None:
     """Say once in the thread that a turn was lost after its last retry; close its records."""
     try:
@@ -116,6 +189,8 @@ def _tell_user_lost(job) -> None:
         rec = store.get(records.turn_key(turn["turn_id"]))
         if rec is None or rec.get("state") in records.TERMINAL:
             return
+        if rec.get("job_id") and rec["job_id"] != job.id:
+            return  # handed back or recovered: another job of this turn is queued
         port_from_reference(turn["port"]).post(LOST_TEXT)
         records.finish(store, turn["turn_id"], "failed", last_error="abandoned")
         set_thread(store, turn["thread_id"], status="failed", error="the worker running it was killed")
@@ -141,8 +216,13 @@ def on_horse_killed(job, retpid, ret_val, rusage) -> None:
 def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
                monitor_interval: int = MONITOR_INTERVAL, heartbeat_grace: int = HEARTBEAT_GRACE,
                maintenance_interval: int = MAINTENANCE_INTERVAL, worker_ttl: int = WORKER_TTL,
-               name: str | None = None) -> bool:
+               name: str | None = None, shutdown_grace: float | None = None) -> bool:
     """Run a :class:`ResearchWorker` with the scheduler on; returns whether it ran any job.
+
+    At start-up it first queues again the turns Redis lost (:func:`recover_lost_turns`). On
+    SIGTERM/SIGINT it stops as RQ's warm shutdown does, its work horse hands the running turn back
+    (re-queued at the front, resumed from its checkpoint by the next worker), and after
+    ``shutdown_grace`` seconds (``DEEPRESEARCH_SHUTDOWN_GRACE``) it takes RQ's cold shutdown.
 
     Raises:
         redis.exceptions.ConnectionError: Redis is unreachable at start.
@@ -156,6 +236,7 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
 
     connection = redis_connection(redis_url)
     connection.ping()
+    recover_lost_turns(connection)
     worker = ResearchWorker(
         [queue], connection=connection, name=name, job_monitoring_interval=monitor_interval,
         maintenance_interval=maintenance_interval, worker_ttl=worker_ttl,
@@ -163,6 +244,7 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
         log_job_description=False,
     )
     worker.heartbeat_grace = heartbeat_grace
+    worker.shutdown_grace = get_settings().shutdown_grace if shutdown_grace is None else shutdown_grace
     return worker.work(burst=burst, with_scheduler=True, logging_level="INFO")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -190,7 +191,10 @@ class BackgroundServer:
 
 
 def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
-    """Run the bot until interrupted: Socket Mode when ``SLACK_APP_TOKEN`` is set, else HTTP.
+    """Run the bot until SIGTERM/SIGINT: Socket Mode when ``SLACK_APP_TOKEN`` is set, else HTTP.
+
+    On the signal the bot stops taking events and, without ``REDIS_URL``, hands its research
+    turns back within ``DEEPRESEARCH_SHUTDOWN_GRACE`` seconds; the next start runs each once.
 
     HTTP mode listens on ``host:port`` for ``POST /slack/events`` and ``GET /healthz``; Socket
     Mode opens a WebSocket to Slack (no public URL) and serves ``GET /healthz`` on ``port``.
@@ -209,6 +213,8 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
 
         # research runs in this process: pick up turns a previous run of it left unfinished
         log.info("event=slack_recovered turns=%d", recover(settings))
+    from jobs.embedded import stop_process
+
     if socket_mode:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
@@ -219,12 +225,23 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
             log.warning("event=slack_health_unavailable port=%s error=%s", port, err.strerror or type(err).__name__)
             health = None
         log.info("event=slack_start mode=socket health_port=%s", health.port if health else "-")
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        handler = SocketModeHandler(bolt, app_token=settings.slack_app_token.get_secret_value())
         try:
-            SocketModeHandler(bolt, app_token=settings.slack_app_token.get_secret_value()).start()
+            handler.connect()
+            stop.wait()
+            log.warning("event=slack_stopping mode=socket")
+            handler.close()
         finally:
             if health is not None:
                 health.stop()
+        stop_process(settings)
         return
     log.info("event=slack_start mode=http host=%s port=%s path=%s", host, port, EVENTS_PATH)
+    # aiohttp turns SIGTERM/SIGINT into a graceful stop of the server; then the turns are handed back
     web.run_app(web_app(bolt, signing_secret=signing_secret(settings)), host=host, port=port, print=None,
                 access_log=None)
+    log.warning("event=slack_stopping mode=http")
+    stop_process(settings)

@@ -121,7 +121,10 @@ def build_app(settings: Settings) -> web.Application:
 
 
 def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None = None) -> None:
-    """Run the Teams bot on ``host:port`` until interrupted.
+    """Run the Teams bot on ``host:port`` until SIGTERM/SIGINT.
+
+    Without ``REDIS_URL`` research runs in this process: turns a previous run left are resumed at
+    start, and on the signal the running ones are handed back within ``DEEPRESEARCH_SHUTDOWN_GRACE``.
 
     Raises:
         engine.settings.SettingsError: a missing or invalid setting (one line).
@@ -144,5 +147,12 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
             "chats get no download links"
         )
     files.signing_key(settings)  # create the token secret now, not at the first delivery
+    from jobs.embedded import recover, stop_process
+
+    if not settings.redis_url:
+        log.info("event=teams_recovered turns=%d", recover(settings))
     print(f"deepresearch teams: listening on http://{host}:{port}/api/messages", file=sys.stderr, flush=True)
+    # aiohttp turns SIGTERM/SIGINT into a graceful stop of the server; then the turns are handed back
     web.run_app(app, host=host, port=port, print=None, access_log=None)
+    log.warning("event=teams_stopping")
+    stop_process(settings)

@@ -17,11 +17,14 @@ import time
 
 
 def fast_timings() -> None:
-    """Shorter lease, retry and scheduler-staleness times for tests."""
+    """Shorter lease, retry, scheduler-staleness and lost-turn recovery times for tests."""
+    import jobs.journal
     import jobs.locks
     import jobs.queue
     import jobs.worker
 
+    jobs.journal.MIN_AGE = 1.0
+    jobs.journal.RESTART_SETTLE = 4
     jobs.locks.LEASE_TTL = 3
     jobs.queue.RETRY_INTERVALS = (1, 1, 1)
     jobs.worker.SCHEDULER_STALE = 3

@@ -126,9 +126,11 @@ def test_overlong_question_or_answer_is_refused_and_changes_nothing(redis_settin
     assert _msg(redis_settings, "U1", "the Atlantic", "e4", explicit=False).action == "resumed"
 
 
-def test_queue_down_is_one_line(tmp_path):
+def test_queue_down_is_one_line(tmp_path, monkeypatch):
+    import jobs.redisconn
     from tests.jobs.conftest import make_settings
 
+    monkeypatch.setattr(jobs.redisconn, "REDIS_RETRY_WINDOW", 1.0)  # production waits 90 s first
     settings = make_settings(tmp_path / "d", redis_url="redis://127.0.0.1:1/0")
     try:
         _msg(settings, "U1", "q?", "e1")

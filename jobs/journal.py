@@ -1,0 +1,142 @@
+"""Turns that Redis lost: find them in the local journal and queue them again; replay recorded ends.
+
+With ``REDIS_URL`` the turn records live in Redis, and each is also copied into a durable SQLite
+journal in the data dir (``turns.sqlite``, see :func:`jobs.records.mirror`): written when the
+turn is queued, handed back and when it ends (the end is written there first). Redis without
+persistence (or with its data lost) forgets queued jobs and records; the journal does not.
+
+:func:`recover_lost` (run by ``deepresearch worker`` at start-up and by its maintenance pass
+every 30 s) reads the open turns of the journal and queues again each one that Redis no longer
+knows (no record, or an open record without an RQ job and without a runner holding its thread's
+lock). The re-run resumes the graph from its last checkpoint and says the report was delayed.
+:func:`replay_end` records in Redis an end that only the journal knows, so the turn is not run
+again. Bots and workers must share the data dir for this (as ``docker-compose.yml`` does).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from engine.settings import Settings
+from jobs import records
+from jobs.queue import job_id_for, redis_connection, requeue
+from jobs.store import Store, get_store
+from jobs.threads import set_thread
+from jobs.turns import Turn
+
+log = logging.getLogger(__name__)
+
+#: Seconds a journal entry must be unchanged before a missing job counts as lost (a turn being
+#: queued right now has its record before its job).
+MIN_AGE = 20.0
+#: Seconds Redis must have been up before a turn whose record vanished counts as lost: a runner
+#: still working on it restores its thread's lease within a renewal interval (10 s) of Redis's
+#: return (:meth:`jobs.locks.ThreadLock._renew`), and recovery must not race that.
+RESTART_SETTLE = 30
+#: Seconds beyond twice ``job_timeout`` after which the chat surfaces treat a queued or running
+#: thread as lost and let it start over (``bots.conversation.rules``): older turns are not resurrected.
+STALE_MARGIN = 600
+#: Journal entries looked at per pass.
+SCAN_LIMIT = 1000
+
+
+def replay_end(store: Store, turn_id: str) -> bool:
+    """If the journal holds the end of ``turn_id`` and Redis does not, record it in Redis.
+
+    Returns True when the journal says the turn ended (whether or not Redis had to be told).
+    """
+    journal = store.journal
+    if journal is None:
+        return False
+    local = journal.get(records.turn_key(turn_id))
+    if local is None or local.get("state") not in records.TERMINAL:
+        return False
+    remote = store.get(records.turn_key(turn_id))
+    if remote is None or remote.get("state") not in records.TERMINAL:
+        store.put(records.turn_key(turn_id), local, ttl=records.TURN_TTL)
+        store.index_remove(records.OPEN_INDEX, turn_id)
+        turn = local.get("turn") or {}
+        thread = store.get(f"thread:{turn.get('thread_id')}") or {}
+        if turn.get("thread_id") and thread.get("turn_id", turn_id) == turn_id:
+            _thread_end(store, turn, local)
+        log.warning("event=turn_end_replayed turn=%s state=%s", turn_id, local.get("state"))
+    return True
+
+
+def _thread_end(store: Store, turn: dict, rec: dict) -> None:
+    outcome = rec.get("outcome") or {}
+    state = rec.get("state")
+    if state == "done" and outcome.get("status") == "clarify":
+        set_thread(store, turn["thread_id"], status="paused", clarify_question=outcome.get("question") or "",
+                   paused_at=time.time())
+    elif state == "done":
+        set_thread(store, turn["thread_id"], status="done", report_dir=outcome.get("directory") or "",
+                   report_files=outcome.get("files") or [], title=outcome.get("title") or "", error="")
+    elif state in ("failed", "cancelled"):
+        set_thread(store, turn["thread_id"], status=state, error=str(rec.get("last_error") or state))
+
+
+def open_turn_of(store: Store, thread_id: str) -> dict | None:
+    """The journal's open turn record of ``thread_id`` (None without a journal or open turn)."""
+    journal = store.journal
+    if journal is None:
+        return None
+    for turn_id in journal.index_members(records.OPEN_INDEX, limit=SCAN_LIMIT):
+        rec = journal.get(records.turn_key(turn_id))
+        if rec and (rec.get("turn") or {}).get("thread_id") == thread_id and rec.get("state") not in records.TERMINAL:
+            return rec
+    return None
+
+
+def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
+    """Queue again every open turn of the journal that Redis lost; returns how many.
+
+    Raises:
+        redis.exceptions.ConnectionError: Redis stayed away past the client's retry window.
+    """
+    from rq.job import Job
+
+    store = get_store(settings)
+    journal = store.journal
+    if journal is None:
+        return 0
+    conn = redis_connection(settings.redis_url)
+    # older than a research can take twice over: the chat surfaces treat such a thread as lost
+    # and let it start over, so it is not resurrected here
+    stale_after = 2 * settings.job_timeout + STALE_MARGIN
+    settled = int(conn.info("server").get("uptime_in_seconds", 0)) >= RESTART_SETTLE
+    count = 0
+    now = time.time()
+    for turn_id in journal.index_members(records.OPEN_INDEX, limit=SCAN_LIMIT):
+        local = journal.get(records.turn_key(turn_id))
+        if local is None:
+            journal.index_remove(records.OPEN_INDEX, turn_id)
+            continue
+        age = now - float(local.get("updated_at") or 0)
+        if replay_end(store, turn_id) or age < min_age or age > stale_after:
+            continue
+        remote = store.get(records.turn_key(turn_id))
+        turn = Turn.from_dict(local["turn"])
+        if remote is None and (not settled or store.get(f"lock:{turn.thread_id}") is not None):
+            continue  # Redis just came back empty: give a runner still at work time to show itself
+        if remote is not None:
+            if remote.get("state") in records.TERMINAL:
+                records.mirror(store, turn_id, remote)
+                continue
+            if Job.exists(remote.get("job_id") or job_id_for(turn_id), connection=conn):
+                continue
+            if store.get(f"lock:{turn.thread_id}") is not None:
+                continue  # a runner has the thread: its job record went, the work did not
+        rec = dict(remote or local, state="queued", delayed=True, owner="",
+                   recovered=int((remote or local).get("recovered", 0)) + 1, updated_at=now)
+        store.put(records.turn_key(turn_id), rec, ttl=records.TURN_TTL)
+        store.index_add(records.OPEN_INDEX, turn_id, float(rec.get("created_at") or now))
+        records.mirror(store, turn_id, rec)
+        if store.get(f"thread:{turn.thread_id}") is None:
+            set_thread(store, turn.thread_id, status="queued", requester=turn.requester, turn_id=turn_id,
+                       question=turn.text if turn.kind == "start" else "")
+        requeue(turn, settings=settings, attempt=f"r{rec['recovered']}")
+        log.warning("event=turn_recovered_from_journal turn=%s thread=%s", turn_id, turn.thread_id)
+        count += 1
+    return count

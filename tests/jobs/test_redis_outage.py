@@ -1,0 +1,145 @@
+"""Redis killed (-9) and restarted under a running research, with and without its append-only file."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.jobs.conftest import child_env, make_settings
+from tests.jobs.redis_server import RedisServer
+from tests.jobs.scenarios import SlowSearch, wait_for
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent / "deepresearch"
+#: How long Redis stays away (the outage of the scenario, not a wait for an event).
+OUTAGE = 5.0
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path, request):
+    """Start a private Redis; ``aof`` from the test's parameter."""
+    server = RedisServer(tmp_path / "redis", aof=request.param).start()
+    yield server
+    server.kill()
+
+
+def _ask(args: list[str], env: dict, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([str(BIN), "ask", "--queue", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=log.open("ab"), stdin=subprocess.DEVNULL, text=True)
+
+
+@pytest.mark.parametrize("redis_server", [True, False], ids=["aof", "no-aof"], indirect=True)
+def test_research_survives_a_redis_restart(redis_server, tmp_path, children, tavily):
+    """Two workers, `ask --queue`, Redis killed while the research runs, back 5 s later."""
+    search = SlowSearch(word="*", hold=120)
+    tavily.handler = search
+    settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
+    env = dict(child_env(settings, tavily.base_url), LOG_LEVEL="INFO")
+    children.start("w1", ["worker", "w1"], env)
+    children.start("w2", ["worker", "w2"], env)
+    ask_log = tmp_path / "ask.log"
+    ask = _ask(["What is the history of the bicycle in Europe?"], env, ask_log)
+    try:
+        wait_for(search.slow_seen.is_set, 90, "the research to be searching", diag=lambda: ask_log.read_text())
+        redis_server.kill()
+        time.sleep(OUTAGE)
+        redis_server.start()
+        search.release.set()
+        out, _ = ask.communicate(timeout=240)
+    finally:
+        if ask.poll() is None:
+            ask.kill()
+    err = ask_log.read_text()
+    logs = children.log("w1") + children.log("w2")
+    assert ask.returncode == 0, (err[-3000:], logs[-4000:])
+    assert "Traceback" not in err, err
+    assert re.search(r"report\.md", out), out
+    assert children.procs["w1"].poll() is None and children.procs["w2"].poll() is None, logs[-4000:]
+    assert "cannot reach Redis" not in logs
+    thread = re.search(r"thread: (console:\S+)", err).group(1)
+    runs = list((tmp_path / "data" / "artifacts").glob("*/*/report.md"))
+    assert len(runs) == 1, runs
+    assert err.count("sources cited") <= 1  # the summary was shown at most once
+    # the research's model calls were made once: no node ran twice
+    usage = [line for line in (runs[0].parent / "usage.jsonl").read_text().splitlines() if line.strip()]
+    turns = {re.search(r'"turn": "([^"]+)"', u).group(1).split(":")[0] for u in usage if '"turn"' in u}
+    assert turns <= {"start"}, turns
+    assert thread.startswith("console:")
+
+
+@pytest.mark.parametrize("redis_server", [False], ids=["no-aof"], indirect=True)
+def test_queued_research_lost_with_redis_is_recovered_by_a_worker(redis_server, tmp_path, children, tavily):
+    """Redis forgets a queued research; the worker finds it in the journal at start-up and runs it once."""
+    settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
+    env = dict(child_env(settings, tavily.base_url), LOG_LEVEL="INFO")
+    ask_log = tmp_path / "ask.log"
+    ask = _ask(["How do heat pumps work?"], env, ask_log)
+    try:
+        thread = wait_for(lambda: (m := re.search(r"thread: (console:\S+)", ask_log.read_text())) and m.group(1),
+                          60, "the thread id")
+        wait_for(lambda: "waiting for a worker" in ask_log.read_text(), 60, "the question to be queued")
+        redis_server.kill()
+        redis_server.start()  # empty: no queue, no records
+        resume_log = tmp_path / "resume.log"
+        resume = _ask(["--resume", thread], env, resume_log)
+        wait_for(lambda: "waiting for a worker to recover it" in resume_log.read_text(), 60,
+                 "the resume to wait for the recovery", diag=lambda: resume_log.read_text())
+        children.start("w", ["worker", "w"], env)
+        out, _ = ask.communicate(timeout=240)
+        resumed_out, _ = resume.communicate(timeout=120)
+    finally:
+        for proc in (ask, locals().get("resume")):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+    logs = children.log("w")
+    assert ask.returncode == 0, (ask_log.read_text()[-3000:], logs[-4000:])
+    assert resume.returncode == 0, (resume_log.read_text()[-3000:], logs[-4000:])
+    assert "report.md" in out and "report.md" in resumed_out
+    assert "Traceback" not in ask_log.read_text() + resume_log.read_text()
+    assert "event=turn_recovered_from_journal" in logs
+    assert len(list((tmp_path / "data" / "artifacts").glob("*/*/report.md"))) == 1
+    assert os.path.exists(tmp_path / "data" / "turns.sqlite")
+
+
+@pytest.mark.parametrize("redis_server", [True], ids=["aof"], indirect=True)
+def test_an_end_redis_missed_is_recorded_when_it_is_back(redis_server, tmp_path, monkeypatch):
+    """Redis away past the retry window as a turn ends: the journal keeps the end, Redis gets it later."""
+    import redis
+
+    import jobs.redisconn
+    from jobs import records, thread_info
+    from jobs.run import run_job
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+    from jobs.turns import Turn
+    from tests.fakes.recording_port import RecordingPort, read_events
+
+    monkeypatch.setattr(jobs.redisconn, "REDIS_RETRY_WINDOW", 1.0)  # production waits 90 s first
+    settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
+    store = get_store(settings)
+    log = tmp_path / "events.jsonl"
+    thread = "console:late-end"
+    turn = Turn(turn_id="le1", thread_id=thread, kind="start", text="How do tides work?", requester="U1",
+                port=RecordingPort.create(log, thread).reference())
+    assert records.create(store, turn, "rq")
+    set_thread(store, thread, status="running", requester="U1", turn_id="le1")
+    records.claim(store, "le1")
+    outcome = {"status": "done", "directory": str(tmp_path), "files": [], "title": "Tides"}
+    redis_server.kill()
+    with pytest.raises(redis.exceptions.ConnectionError):
+        records.finish(store, "le1", "done", outcome=outcome)
+    redis_server.start()
+    assert records.cancel_requested(store, thread, "le1") is False  # Redis answers again
+    assert store.get(records.turn_key("le1"))["state"] == "running"  # it missed the end
+    # RQ retries the job whose completion was not recorded: it must not run the research again
+    assert run_job(turn.to_dict(), settings=settings, last_attempt=True)["status"] == "skipped"
+    assert store.get(records.turn_key("le1"))["state"] == "done"
+    info = thread_info(thread, settings=settings)
+    assert info.status == "done" and info.title == "Tides"
+    assert read_events(log, thread) == []
