@@ -35,6 +35,8 @@ DELAYED_NOTE = ("_This report was delayed: the process running it stopped, and t
                 "resumed from its last checkpoint._")
 CANCELLED_TEXT = "Research cancelled. Ask a new question to start again."
 UPLOAD_COMMENT = "The full report."
+#: How an upload note names each kind of report file.
+FILE_KINDS = {".md": "the Markdown report", ".pdf": "the PDF", ".docx": "the Word document"}
 ANSWERED_TEXT = "Answered, thanks: the research continues below."
 LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
 HANDED_BACK_TEXT = ("Paused: the bot is restarting. The research continues from its last checkpoint "
@@ -321,9 +323,11 @@ class _TurnJob:
             return self.cancelled()  # the requester stopped it: do not ask them anything now
         if outcome["status"] == "clarify":
             question = outcome.get("question") or "Could you say more about what you need?"
-            self._post_once("question", question)
+            # paused before the question is posted: an answer that arrives at once resumes the graph
+            # (a failed post re-runs this turn, which marks the thread running again)
             set_thread(self.store, t.thread_id, status="paused", clarify_question=question, paused_at=time.time(),
                        clarify_status_id=self.rec.get("status_message_id") or "")
+            self._post_once("question", question)
             records.finish(self.store, t.turn_id, "done", outcome=outcome)
             return {"status": "clarify", "turn_id": t.turn_id, "question": question}
         summary = outcome.get("summary") or "The research is done; the report is attached."
@@ -336,7 +340,8 @@ class _TurnJob:
         if files and "files" not in (self.rec.get("delivered") or []):
             comment = UPLOAD_COMMENT
             if outcome.get("pdf_error"):
-                comment = f"The PDF could not be built ({outcome['pdf_error'][:200]}); here is the Markdown report."
+                kinds = " and ".join(FILE_KINDS.get(p.suffix, p.name) for p in files)
+                comment = f"The PDF could not be built ({outcome['pdf_error'][:200]}); here is {kinds}."
             self.port.upload(files, comment=comment)
             records.mark_delivered(self.store, t.turn_id, "files")
         set_thread(self.store, t.thread_id, status="done", report_dir=outcome.get("directory") or "",
