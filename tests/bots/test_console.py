@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import LONG
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def ask(tmp_path: Path, *args: str, env: dict | None = None, stdin: str = "", timeout: int = 180):
+def ask(tmp_path: Path, *args: str, env: dict | None = None, stdin: str = "", timeout: float = LONG):
     base = {k: v for k, v in os.environ.items()
             if not k.startswith("DEEPRESEARCH_") and k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY")}
     base.update({"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)})

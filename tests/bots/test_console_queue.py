@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.redis_db import redis_or_skip
+from tests.waiting import LONG
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("CONSOLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
@@ -44,10 +45,10 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--answer", "offshore wind power",
-                              "wind"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240)
+                              "wind"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
     finally:
         worker.terminate()
-        worker.wait(timeout=30)
+        worker.wait(timeout=LONG)
     assert out.returncode == 0, out.stderr
     assert "queued" in out.stderr and "wind" in out.stderr.lower()
     files = [Path(line.strip()) for line in out.stdout.splitlines() if line.startswith("  /")]
@@ -60,7 +61,7 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
     # a finished thread, followed again, prints its files (a stray answer is said to be ignored)
     thread = re.search(r"thread: (console:\S+)", out.stderr).group(1)
     again = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--resume", thread, "--answer", "x"],
-                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
     assert again.returncode == 0 and "--answer is ignored" in again.stderr
     assert [Path(line.strip()) for line in again.stdout.splitlines() if line.startswith("  /")] == files
 
@@ -68,10 +69,10 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
 def test_queue_refuses_terminal_only_options_and_unknown_threads(tmp_path, redis_url):
     env = env_for(tmp_path, redis_url)
     out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--offline", "--corpus", str(tmp_path),
-                          "What is wind power?"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                          "What is wind power?"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
     assert out.returncode == 2 and "--offline, --corpus" in out.stderr and "DEEPRESEARCH_CORPUS_DIR" in out.stderr
     out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--resume", "console:nope",
-                          "--answer", "x"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                          "--answer", "x"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
     assert out.returncode == 2 and "no queued research with thread id console:nope" in out.stderr
     assert "thread:" not in out.stderr
     import redis
@@ -83,5 +84,5 @@ def test_queue_without_redis_is_one_line(tmp_path):
     env = env_for(tmp_path, "")
     env.pop("REDIS_URL")
     out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "What is wind power?"],
-                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
     assert out.returncode == 1 and "REDIS_URL" in out.stderr.strip().splitlines()[-1]

@@ -10,12 +10,12 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from engine.runner import run_turn, thread_status
 from engine.search.corpus import index_directory
+from tests.waiting import LONG, run, wait_exit, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -139,8 +139,8 @@ def test_clarification_in_one_process_resumed_in_another(offline_settings, tmp_p
     settings = corpus_settings(offline_settings, tmp_path)
     args = json.dumps({"data_dir": str(settings.data_dir), "llm": "offline", "search": "corpus",
                        "corpus_dir": str(settings.corpus_dir), "max_review_iterations": 0})
-    proc = subprocess.run([sys.executable, "-c", CHILD, args, "console:xproc", "pumps"], capture_output=True,
-                          text=True, env=child_env(), timeout=120)
+    proc = run([sys.executable, "-c", CHILD, args, "console:xproc", "pumps"], capture_output=True,
+               text=True, env=child_env())
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1])["status"] == "clarify"
     s2 = offline_settings(search="corpus", corpus_dir=settings.corpus_dir, max_review_iterations=0)
@@ -158,22 +158,35 @@ KILLED = textwrap.dedent('''
 ''')
 
 
+def units_saved(settings, thread_id: str) -> int:
+    """How many research units of ``thread_id`` have their results in the checkpoint file."""
+    import sqlite3
+
+    if not settings.checkpoint_path.exists():
+        return 0
+    conn = sqlite3.connect(settings.checkpoint_path, timeout=LONG)
+    try:
+        return conn.execute("SELECT COUNT(DISTINCT task_id) FROM writes WHERE thread_id = ? AND channel = ?",
+                            (thread_id, "units_done")).fetchone()[0]
+    except sqlite3.OperationalError:  # the tables do not exist yet
+        return 0
+    finally:
+        conn.close()
+
+
 def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_settings, script, fake_openai):
     script.topics = ["fast one", "fast two", "slow three"]
-    script.slow_topics = {"slow three": 30.0}
+    script.slow_topics = {"slow three": LONG}  # answered only after the kill
     settings = online_settings(max_review_iterations=0)
     args = json.dumps({"data_dir": str(settings.data_dir), "llm": "openai", "search": "tavily",
                        "openai_api_key": "test-openai-key", "openai_base_url": settings.openai_base_url,
                        "tavily_api_key": "tvly-test", "tavily_url": settings.tavily_url, "model_max_retries": 0})
     proc = subprocess.Popen([sys.executable, "-c", KILLED, args, "t:kill", "three topics please"],
                             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 60
-    while len(script.calls("compress_research")) < 2 and time.time() < deadline:
-        time.sleep(0.1)
+    wait_for(lambda: units_saved(settings, "t:kill") >= 2, what="two finished units in the checkpoint file")
     assert len(script.calls("compress_research")) == 2
-    time.sleep(0.5)  # let the finished units' writes reach the checkpoint
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
+    wait_exit(proc, what="the killed research to exit")
     assert asyncio.run(thread_status("t:kill", settings=settings)) == "interrupted"
     script.slow_topics = {}
     out = asyncio.run(run_turn("t:kill", resume_only=True, settings=settings))
@@ -187,18 +200,16 @@ def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_sett
 def test_sigkill_during_review_resumes_to_a_report(online_settings, script, fake_openai):
     script.topics = ["only topic"]
     settings = online_settings(max_review_iterations=2)
-    script.role_latency = {"critique": 30.0}
+    script.role_latency = {"critique": LONG}  # answered only after the kill
     args = json.dumps({"data_dir": str(settings.data_dir), "llm": "openai", "search": "tavily",
                        "openai_api_key": "test-openai-key", "openai_base_url": settings.openai_base_url,
                        "tavily_api_key": "tvly-test", "tavily_url": settings.tavily_url, "model_max_retries": 0,
                        "max_review_iterations": 2})
     proc = subprocess.Popen([sys.executable, "-c", KILLED, args, "t:killrev", "one topic please"],
                             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 60
-    while not script.calls("critique") and time.time() < deadline:
-        time.sleep(0.1)
+    wait_for(lambda: script.calls("critique"), what="the review to ask for a critique")
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
+    wait_exit(proc, what="the killed research to exit")
     assert asyncio.run(thread_status("t:killrev", settings=settings)) == "interrupted"
     script.role_latency = {}
     out = asyncio.run(run_turn("t:killrev", resume_only=True, settings=settings))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from tests.fakes.loopback import CallRecord, HTTPAnswer, LoopbackServer
+from tests.waiting import LONG
 
 _ACTIVITIES = re.compile(r"^/v3/conversations/([^/]+)/activities(?:/([^/]+))?/?$")
 _UPLOAD = re.compile(r"^/upload/([^/]+)$")
@@ -120,8 +121,15 @@ class FakeBotConnector(LoopbackServer):
                 and (activity_id is None or c.activity_id == activity_id)
             ]
 
-    def wait_for(self, predicate, timeout: float = 30.0, what: str = "connector calls") -> list[ConnectorCall]:
-        """Wait until ``predicate(self)`` is truthy; return :attr:`calls`. Raises TimeoutError."""
+    def wait_for(self, predicate, timeout: float | None = None, what: str = "connector calls") -> list[ConnectorCall]:
+        """Wait until ``predicate(self)`` is truthy (checked whenever a call arrives); return :attr:`calls`.
+
+        ``timeout``: a safety bound in seconds, :data:`tests.waiting.LONG` by default.
+
+        Raises:
+            TimeoutError: naming ``what`` and the calls so far.
+        """
+        timeout = LONG if timeout is None else timeout
         deadline = time.monotonic() + timeout
         with self._lock:
             while True:

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from tests.fakes.loopback import CallRecord, HTTPAnswer, LoopbackServer
+from tests.waiting import wait_for
 
 # Limits the fake enforces as Slack does, so a test fails where Slack would refuse.
 SECTION_TEXT_LIMIT = 3000  # https://docs.slack.dev/reference/block-kit/blocks/section-block
@@ -114,17 +115,19 @@ class FakeSlackAPI(LoopbackServer):
         """The root message ``ts`` of ``channel`` (if stored) and every reply, oldest first."""
         return [m for m in self.messages(channel) if m["ts"] == ts or m.get("thread_ts") == ts]
 
-    def wait_for(self, predicate: Callable[[], Any], *, timeout: float = 20.0, what: str = "condition") -> Any:
-        """Poll ``predicate`` until it returns a truthy value (returned) or fail after ``timeout`` s."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(0.02)
-        with self._lock:
-            methods = [c.method for c in self.calls]
-        raise AssertionError(f"timed out after {timeout}s waiting for {what}; calls so far: {methods}")
+    def wait_for(self, predicate: Callable[[], Any], *, timeout: float | None = None, what: str = "condition") -> Any:
+        """Poll ``predicate`` until it returns a truthy value (returned); see :func:`tests.waiting.wait_for`.
+
+        ``timeout``: a safety bound in seconds, :data:`tests.waiting.LONG` by default.
+
+        Raises:
+            AssertionError: naming ``what`` and the API methods called so far.
+        """
+        def methods() -> str:
+            with self._lock:
+                return f"calls so far: {[c.method for c in self.calls]}"
+
+        return wait_for(predicate, what=what, timeout=timeout, every=0.02, diag=methods)
 
     # ---- the server ----------------------------------------------------------------------
     def _store(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from typing import Any, Self
 
 from aiohttp import WSMsgType, web
 
+from tests.waiting import LONG
+
 LINK_PATH = "/link/"
 
 
@@ -116,7 +118,7 @@ class FakeSlackSocket:
         with self._lock:
             return [c for c in self.connections if c.closed is None]
 
-    def wait_connected(self, *, count: int = 1, sole: bool = False, timeout: float = 20.0) -> Connection:
+    def wait_connected(self, *, count: int = 1, sole: bool = False, timeout: float | None = None) -> Connection:
         """Wait until ``count`` connections were ever opened and one is open (with ``sole``, only
         one: the client has let go of the others); returns the newest open one."""
         def ready() -> Connection | None:
@@ -175,12 +177,15 @@ class FakeSlackSocket:
         with self._lock:
             return next((a for a in self.acks if a.envelope_id == envelope_id), None)
 
-    def wait_ack(self, envelope_id: str, *, timeout: float = 10.0) -> Ack:
-        """Wait for the ack of ``envelope_id``; returns it."""
+    def wait_ack(self, envelope_id: str, *, timeout: float | None = None) -> Ack:
+        """Wait for the ack of ``envelope_id``; returns it (its ``seconds`` say how late it came)."""
         return self._wait(lambda: self.ack_for(envelope_id), timeout, f"the ack of envelope {envelope_id}")
 
     # ---- the server ----------------------------------------------------------------------
-    def _wait(self, predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    def _wait(self, predicate: Callable[[], Any], timeout: float | None, what: str) -> Any:
+        """Wait for ``predicate`` (checked whenever the state changes); ``timeout`` defaults to
+        :data:`tests.waiting.LONG`. Raises AssertionError naming ``what``."""
+        timeout = LONG if timeout is None else timeout
         deadline = time.monotonic() + timeout
         with self._lock:
             while True:
@@ -193,11 +198,11 @@ class FakeSlackSocket:
                 self._lock.wait(min(left, 0.05))
 
     def _send(self, message: dict[str, Any]) -> None:
-        connection = self.wait_connected(timeout=10)
+        connection = self.wait_connected()
         loop = self._loop
         if loop is None or connection.ws is None:
             raise RuntimeError("server not started")
-        asyncio.run_coroutine_threadsafe(connection.ws.send_str(json.dumps(message)), loop).result(10)
+        asyncio.run_coroutine_threadsafe(connection.ws.send_str(json.dumps(message)), loop).result(LONG)
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         ticket = request.query.get("ticket", "")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import openai
 import pytest
@@ -204,14 +203,11 @@ def test_handler_exception_is_a_500_not_retried():
 async def test_parallel_requests_overlap_and_latency_is_live():
     with FakeOpenAI(latency=0.3) as srv:
         llm = chat(srv)
-        t0 = time.monotonic()
         msgs = await asyncio.gather(*(llm.ainvoke(f"q{i}") for i in range(8)))
-        elapsed = time.monotonic() - t0
         assert [m.content for m in msgs] == [f"Fake answer to: q{i}" for i in range(8)]
-        assert elapsed < 1.2, elapsed
         latest_start = max(c.start for c in srv.calls)
         assert all(c.end > latest_start for c in srv.calls)  # every call was in flight at once
+        assert all(c.end - c.start >= 0.3 for c in srv.calls)
         srv.latency = 0.0
-        t0 = time.monotonic()
         await llm.ainvoke("quick")
-        assert time.monotonic() - t0 < 0.25
+        assert srv.calls[-1].end - srv.calls[-1].start < 0.3  # the new latency applies at once

@@ -9,6 +9,7 @@ import pytest
 
 from engine.settings import Settings
 from tests.redis_db import redis_or_skip
+from tests.waiting import wait_exit
 
 #: A Redis database of its own; wiped (except for the lock below) before and after each test.
 REDIS_URL = os.environ.get("JOBS_TEST_REDIS_URL", "redis://127.0.0.1:6379/11")
@@ -160,7 +161,7 @@ class Children:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        proc.wait(timeout=10)
+        wait_exit(proc, what=f"{name} to die of SIGKILL")
 
     def log(self, name: str) -> str:
         """What the child ``name`` wrote so far."""

@@ -13,11 +13,17 @@ import faulthandler
 import json
 import logging
 import sys
-import time
+
+from tests.waiting import LONG
 
 
 def fast_timings() -> None:
-    """Shorter lease, retry, scheduler-staleness and lost-turn recovery times for tests."""
+    """Shorter lease, retry, scheduler-staleness and lost-turn recovery times for tests.
+
+    The heartbeat grace and scheduler staleness stay a few times longer than the beat that keeps
+    them alive (every second), so a process that is merely slow on a busy machine is not taken for
+    a dead one; the tests wait for outcomes, never for these intervals.
+    """
     import jobs.journal
     import jobs.locks
     import jobs.queue
@@ -27,7 +33,7 @@ def fast_timings() -> None:
     jobs.journal.RESTART_SETTLE = 4
     jobs.locks.LEASE_TTL = 3
     jobs.queue.RETRY_INTERVALS = (1, 1, 1)
-    jobs.worker.SCHEDULER_STALE = 3
+    jobs.worker.SCHEDULER_STALE = 6
 
 
 def main(argv: list[str]) -> int:
@@ -35,15 +41,15 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
     fast_timings()
-    # a child still alive after 45 s is stuck: its stacks go to its log for the failing test
-    faulthandler.dump_traceback_later(45, repeat=False)
+    # a child still alive when the test's wait is nearly over is stuck: its stacks go to its log
+    faulthandler.dump_traceback_later(0.9 * LONG, repeat=False)
     from engine.settings import get_settings
 
     settings = get_settings()
     if argv[0] == "worker":
         from jobs.worker import run_worker
 
-        run_worker(settings.redis_url, name=argv[1], monitor_interval=1, heartbeat_grace=2,
+        run_worker(settings.redis_url, name=argv[1], monitor_interval=1, heartbeat_grace=5,
                    maintenance_interval=1, worker_ttl=16, burst=len(argv) > 2 and argv[2] == "--burst")
         return 0
     if argv[0] == "embedded-start":
@@ -57,8 +63,7 @@ def main(argv: list[str]) -> int:
     if argv[0] == "embedded-recover":
         from jobs.embedded import get_runner, recover
 
-        recover(settings)
-        time.sleep(0.2)
+        recover(settings)  # submits the abandoned turns before it returns
         get_runner(settings).wait_idle()
         return 0
     if argv[0] == "hammer":

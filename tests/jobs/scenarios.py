@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,15 +11,22 @@ from jobs.run import CANCELLED_TEXT, DELAYED_NOTE
 from jobs.store import get_store
 from tests.fakes.recording_port import read_events
 from tests.fakes.tavily_server import made_up_pages
+from tests.waiting import LONG
+from tests.waiting import wait_for as _wait_for
 
 #: The offline model's research units search for these; the last one is made slow.
 SLOW_WORD = "limitations"
 
 
 class SlowSearch:
-    """A FakeTavily handler: queries containing ``word`` block (until released) the first time."""
+    """A FakeTavily handler: queries containing ``word`` (``*``: all) block the first time until
+    ``release`` is set (or ``hold`` seconds, a safety bound, pass); ``slow_seen`` is set when one blocks.
 
-    def __init__(self, word: str = SLOW_WORD, hold: float = 60.0) -> None:
+    The hold outlasts any test, so a cancel or kill that takes effect while ``release`` is still
+    clear provably did not wait for the search to answer.
+    """
+
+    def __init__(self, word: str = SLOW_WORD, hold: float = LONG) -> None:
         self.word = word
         self.hold = hold
         self.release = threading.Event()
@@ -41,16 +47,33 @@ class SlowSearch:
         return made_up_pages(query, int(body.get("max_results") or 5))
 
 
-def wait_for(cond: Callable[[], object], timeout: float, what: str, every: float = 0.1,
-             diag: Callable[[], str] | None = None) -> object:
-    """Poll ``cond`` until truthy; AssertionError naming ``what`` (and ``diag()``) after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}" + (f"\n{diag()}" if diag else ""))
+def wait_for(cond: Callable[[], object], timeout: float | None = None, what: str = "a condition",
+             every: float = 0.05, diag: Callable[[], str] | None = None) -> object:
+    """Poll ``cond`` until truthy (see :func:`tests.waiting.wait_for`); returns its value.
+
+    ``timeout`` is a safety bound only and is never below :data:`tests.waiting.LONG`: a short
+    fixed deadline fails on a busy machine.
+
+    Raises:
+        AssertionError: naming ``what`` (and ``diag()``) when the bound passed first.
+    """
+    limit = LONG if timeout is None else max(timeout, LONG)
+    return _wait_for(cond, what=what, timeout=limit, every=every, diag=diag)
+
+
+def wait_idle(runner) -> None:
+    """Wait until an in-process runner (:class:`jobs.embedded.EmbeddedRunner`) has no turn queued or running.
+
+    Raises:
+        AssertionError: turns were still there after :data:`tests.waiting.LONG` seconds.
+    """
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    try:
+        idle = runner.wait_idle(timeout=LONG)
+    except FutureTimeout:  # EmbeddedRunner.wait_idle raises this instead of returning False
+        idle = False
+    assert idle, f"the in-process runner still had turns after {LONG:.0f} s: {sorted(runner.futures)}"
 
 
 def redis_diag(settings) -> str:

@@ -13,7 +13,7 @@ from jobs.turns import Turn
 from jobs.worker import LOST_TEXT, on_abandoned
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import make_settings
-from tests.jobs.scenarios import assert_one_report, turn_record
+from tests.jobs.scenarios import assert_one_report, turn_record, wait_idle
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def test_status_edits_are_throttled_and_pdf_failure_is_noted(tmp_path, run_in_pr
     runner = run_in_process(settings)
     log = tmp_path / "events.jsonl"
     _start(settings, log, "console:pdf", "How do heat pumps work?", "p1")
-    assert runner.wait_idle(timeout=60)
+    wait_idle(runner)
     events = assert_one_report(log, "console:pdf", delayed=False)
     upload = [e for e in events if e["op"] == "upload"][0]
     assert upload["files"] == ["report.md", "report.docx"] and "PDF could not be built" in upload["comment"]
@@ -53,7 +53,7 @@ def test_rejected_question_is_told_once_and_not_retried(tmp_path, run_in_process
     port = RecordingPort.create(log, "console:long").reference()
     assert enqueue(Turn(turn_id="l1", thread_id="console:long", kind="start", text="why? " * 2000,
                         requester="U1", port=port), settings=settings) == "queued"
-    assert runner.wait_idle(timeout=30)
+    wait_idle(runner)
     events = read_events(log, "console:long")
     posts = [e["text"] for e in events if e["op"] == "post"]
     assert sum("limit is 8,000" in p for p in posts) == 1
@@ -68,7 +68,7 @@ def test_bad_settings_fail_once_with_one_line(tmp_path, run_in_process, monkeypa
     runner = run_in_process(settings)
     log = tmp_path / "events.jsonl"
     _start(settings, log, "console:nokey", "How do heat pumps work?", "n1")
-    assert runner.wait_idle(timeout=30)
+    wait_idle(runner)
     posts = [e["text"] for e in read_events(log, "console:nokey") if e["op"] == "post"]
     failures = [p for p in posts if p.startswith("The research failed")]
     assert len(failures) == 1 and "OPENAI_API_KEY" in failures[0] and "sk-" not in failures[0]
@@ -125,7 +125,7 @@ def test_a_cancel_after_the_research_ended_still_delivers_and_is_answered(tmp_pa
     log = tmp_path / "events.jsonl"
     _cancel_when_research_ends(monkeypatch, settings, "console:late")
     _start(settings, log, "console:late", "How do heat pumps work?", "c1")
-    assert runner.wait_idle(timeout=60)
+    wait_idle(runner)
     events = assert_one_report(log, "console:late", delayed=False)
     summary = [e["text"] for e in events if e["op"] == "post" and LATE_CANCEL_NOTE in e["text"]]
     assert len(summary) == 1
@@ -141,13 +141,13 @@ def test_a_cancel_while_the_question_is_being_chosen_asks_nothing(tmp_path, run_
     log = tmp_path / "events.jsonl"
     _cancel_when_research_ends(monkeypatch, settings, "console:lateq")
     _start(settings, log, "console:lateq", "pumps", "q1")
-    assert runner.wait_idle(timeout=60)
+    wait_idle(runner)
     posts = [e["text"] for e in read_events(log, "console:lateq") if e["op"] == "post"]
     assert posts.count(CANCELLED_TEXT) == 1 and not any("pumps" in p and p.endswith("?") for p in posts), posts
     assert thread_info("console:lateq", settings=settings).status == "cancelled"
     # the thread is free again: a new question starts a new research
     _start(settings, log, "console:lateq", "How loud are heat pumps at night?", "q2")
-    assert runner.wait_idle(timeout=60)
+    wait_idle(runner)
     assert thread_info("console:lateq", settings=settings).status in ("done", "paused")
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from jobs.dedupe import seen_before
 from jobs.locks import ThreadLock
 from jobs.store import get_store
+from tests.waiting import LONG, wait_for
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -37,8 +37,7 @@ def test_records_and_atomic_add(settings):
 def test_expiry(settings):
     store = get_store(settings)
     assert store.add("e", {"x": 1}, ttl=1)
-    time.sleep(1.2)
-    assert store.get("e") is None
+    wait_for(lambda: store.get("e") is None, what="the entry to expire after its 1 s TTL")
     assert store.add("e", {"x": 2}, ttl=5)
 
 
@@ -89,16 +88,15 @@ def test_seen_before_once_among_racers(settings):
 
 def test_thread_lock_is_exclusive_and_lapses(settings):
     store = get_store(settings)
-    first = ThreadLock(store, "t1", ttl=2)
-    assert first.acquire(timeout=1)
-    second = ThreadLock(store, "t1", ttl=2)
-    assert not second.acquire(timeout=0.5)
+    first = ThreadLock(store, "t1", ttl=60)
+    assert first.acquire(timeout=LONG)
+    second = ThreadLock(store, "t1", ttl=4)
+    assert not second.acquire(timeout=0.5)  # held: waiting a little does not get it
     first.release()
-    assert second.acquire(timeout=1)
+    assert second.acquire(timeout=LONG)
     second._stop.set()  # simulate a killed holder: no more renewals, no release
     second._renewer.join()
-    third = ThreadLock(store, "t1", ttl=2)
-    started = time.monotonic()
-    assert third.acquire(timeout=5)
-    assert time.monotonic() - started >= 1.0
+    third = ThreadLock(store, "t1", ttl=4)
+    assert not third.acquire(timeout=0)  # the lease outlives its holder...
+    assert third.acquire(timeout=LONG)  # ...until it lapses
     third.release()

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.fakes.slack_api import FakeSlackAPI
+from tests.jobs.scenarios import wait_idle
 from tests.redis_db import redis_or_skip
 
 SIGNING_SECRET = "fake-signing-secret-for-tests"
@@ -61,7 +62,7 @@ class SlackSender:
             all_headers["X-Slack-Signature"] = signature or sign(body, ts, self.secret)
         request = urllib.request.Request(self.base_url + "/slack/events", data=body, headers=all_headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=10) as resp:
+            with urllib.request.urlopen(request, timeout=60) as resp:
                 return resp.status, resp.read(), dict(resp.headers)
         except urllib.error.HTTPError as err:
             return err.code, err.read(), dict(err.headers)
@@ -154,8 +155,18 @@ def stop_runner(data_dir: Path) -> None:
 
     runner = embedded._runners.pop(str(data_dir.resolve()), None)
     if runner is not None:
-        runner.wait_idle(60)
+        wait_idle(runner)
         runner.shutdown(wait=True)
+
+
+def runner_idle() -> None:
+    """Wait until the in-process research runner of the current settings has nothing queued or running."""
+    from engine.settings import load_settings
+    from jobs import embedded
+
+    runner = embedded._runners.get(str(Path(load_settings().data_dir).resolve()))
+    if runner is not None:
+        wait_idle(runner)
 
 
 @pytest.fixture
@@ -178,10 +189,10 @@ def thread_status(thread_id: str) -> str | None:
     return info.status if info else None
 
 
-def wait_status(fake: FakeSlackAPI, thread_id: str, *statuses: str, timeout: float = 60.0) -> str:
+def wait_status(fake: FakeSlackAPI, thread_id: str, *statuses: str) -> str:
     """Wait until the thread's registry status is one of ``statuses``; returns it."""
     return fake.wait_for(lambda: thread_status(thread_id) in statuses and thread_status(thread_id),
-                         timeout=timeout, what=f"{thread_id} to be {'/'.join(statuses)}")
+                         what=f"{thread_id} to be {'/'.join(statuses)}")
 
 
 def bot_posts(fake: FakeSlackAPI, channel: str, root: str) -> list[dict]:

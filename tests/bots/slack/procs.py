@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
+
+from tests.waiting import LONG, wait_for
 
 
 def free_port() -> int:
@@ -16,27 +17,27 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
-    """Wait until ``GET url`` answers 200; fail with the process's log if it exits or never answers."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
+    """Wait until ``GET url`` answers 200; fail with the process's log if it exits or never answers
+    (within :data:`tests.waiting.LONG`)."""
+    def healthy() -> bool:
         if proc.poll() is not None:
             raise AssertionError(f"the bot exited with {proc.returncode}: {log.read_text()[-2000:]}")
         try:
-            with urllib.request.urlopen(url, timeout=1) as resp:
-                if resp.status == 200:
-                    return
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                return resp.status == 200
         except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"no /healthz after {timeout}s: {log.read_text()[-2000:]}")
+            return False
+
+    wait_for(healthy, what=f"{url} to answer", every=0.1, diag=lambda: log.read_text()[-2000:])
 
 
 def stop(proc: subprocess.Popen) -> None:
-    """SIGTERM, then SIGKILL after 15 s."""
+    """SIGTERM, then SIGKILL if it still runs after :data:`tests.waiting.LONG` / 4 (a minute by default)."""
     if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(15)
+            proc.wait(LONG / 4)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait(5)
+            proc.wait(LONG)

@@ -13,6 +13,7 @@ from tests.bots.slack.conftest import (
     TEAM,
     bot_posts,
     new_ts,
+    runner_idle,
     serve_bot,
     stop_runner,
     thread_status,
@@ -36,7 +37,7 @@ def test_event_delivered_twice_gives_one_research_and_one_reply(bot, fake_slack)
     assert bot.event(_mention(ts), event_id="Ev0A1")[0] == 200
     assert bot.event(_mention(ts), event_id="Ev0A1", retry_num=1)[0] == 200
     _finished(fake_slack, ts)
-    time.sleep(0.3)
+    runner_idle()  # a second turn, had the retry made one, would have run by now
     posts = bot_posts(fake_slack, CHANNEL, ts)
     # one status message (updated in place), one summary, one file share
     assert len(posts) == 3, [p["text"][:60] for p in posts]
@@ -59,7 +60,7 @@ def test_app_mention_and_message_twins_make_one_turn(bot, fake_slack):
     assert bot.event(twin, event_id="Ev0TWIN2")[0] == 200
     assert bot.event(_mention(ts), event_id="Ev0TWIN1")[0] == 200
     _finished(fake_slack, ts)
-    time.sleep(0.3)
+    runner_idle()
     assert len(bot_posts(fake_slack, CHANNEL, ts)) == 3
     assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
 

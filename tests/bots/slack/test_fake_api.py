@@ -18,7 +18,7 @@ def _raw(fake: FakeSlackAPI, method: str, *, query: dict | None = None, body: by
     request = urllib.request.Request(url, data=body or None, method="POST" if body else "GET",
                                      headers={"Content-Type": content_type})
     try:
-        with urllib.request.urlopen(request, timeout=5) as resp:
+        with urllib.request.urlopen(request, timeout=60) as resp:
             return resp.status, json.loads(resp.read()), dict(resp.headers)
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read()), dict(err.headers)

@@ -43,9 +43,9 @@ def test_bot_and_worker_processes_carry_a_slash_command_to_the_report(slack_env,
         root = fake_slack.wait_for(lambda: [m["ts"] for m in fake_slack.messages(CHANNEL) if not m.get("thread_ts")],
                                    what="the root message")[0]
         thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
-        wait_status(fake_slack, thread_id, "paused", timeout=90)
+        wait_status(fake_slack, thread_id, "paused")
         sender.message("EU residential market size and growth in 2024", thread_ts=root)
-        wait_status(fake_slack, thread_id, "done", timeout=120)
+        wait_status(fake_slack, thread_id, "done")
         files = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("files")],
                                     what="the report files")[0]["files"]
         assert sorted(f["name"] for f in files) == ["report.docx", "report.md", "report.pdf"]

@@ -16,7 +16,7 @@ from tests.bots.slack.conftest import sign
 
 
 def test_healthz(bot):
-    with urllib.request.urlopen(bot.base_url + "/healthz", timeout=5) as resp:
+    with urllib.request.urlopen(bot.base_url + "/healthz", timeout=60) as resp:
         assert resp.status == 200
         assert json.loads(resp.read())["ok"] is True
 

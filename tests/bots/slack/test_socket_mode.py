@@ -33,7 +33,7 @@ _PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
 def _http(url: str, *, data: bytes | None = None) -> tuple[int, bytes]:
     request = urllib.request.Request(url, data=data, method="POST" if data is not None else "GET")
     try:
-        with urllib.request.urlopen(request, timeout=5) as resp:
+        with urllib.request.urlopen(request, timeout=60) as resp:
             return resp.status, resp.read()
     except urllib.error.HTTPError as err:
         return err.code, err.read()
@@ -67,7 +67,7 @@ def socket_bot(slack_env: Path, fake_slack: FakeSlackAPI, fake_socket: FakeSlack
         )
     try:
         wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, log)
-        fake_socket.wait_connected(timeout=20)
+        fake_socket.wait_connected()
         yield SimpleNamespace(port=port, proc=proc, log=log)
     finally:
         stop(proc)
@@ -112,7 +112,7 @@ def test_slash_command_over_socket_mode_runs_to_the_report(socket_bot, fake_slac
 
     envelope = fake_socket.slash_command(QUESTION, user=ALICE, channel=CHANNEL, team=TEAM,
                                          response_url=_response_url(fake_slack))
-    ack = fake_socket.wait_ack(envelope, timeout=ACK_LIMIT)
+    ack = fake_socket.wait_ack(envelope)
     assert ack.seconds < ACK_LIMIT
     assert ack.payload and ack.payload["response_type"] == "ephemeral" and QUESTION in ack.payload["text"]
 
@@ -126,7 +126,7 @@ def test_slash_command_over_socket_mode_runs_to_the_report(socket_bot, fake_slac
     assert status_post["thread_ts"] == root and status_post["text"]
 
     files_post = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("files")],
-                                     timeout=30, what="the report files")[0]
+                                     what="the report files")[0]
     assert sorted(f["name"] for f in files_post["files"]) == ["report.docx", "report.md", "report.pdf"]
     assert all(fake_slack.uploads[f["id"]]["data"] for f in files_post["files"])
     uploads = fake_slack.calls_to("files.getUploadURLExternal")
@@ -142,13 +142,13 @@ def test_slash_command_over_socket_mode_runs_to_the_report(socket_bot, fake_slac
 
     # Slack recycles connections: the bot opens a new one, closes the old, and goes on over the new
     fake_socket.refresh()
-    fake_socket.wait_connected(count=2, sole=True, timeout=15)
+    fake_socket.wait_connected(count=2, sole=True)
     assert len(fake_slack.calls_to("apps.connections.open")) == 2
     # a follow-up addresses the bot: a mention in the thread
     follow_up = fake_socket.events_api(_message_event("<@U0BOT> Now compare it with Sweden", thread_ts=root), team=TEAM)
-    follow_up_ack = fake_socket.wait_ack(follow_up, timeout=ACK_LIMIT)
+    follow_up_ack = fake_socket.wait_ack(follow_up)
     assert follow_up_ack.seconds < ACK_LIMIT and follow_up_ack.payload is None
-    fake_slack.wait_for(lambda: len(fake_slack.calls_to("files.completeUploadExternal")) == 2, timeout=30,
+    fake_slack.wait_for(lambda: len(fake_slack.calls_to("files.completeUploadExternal")) == 2,
                         what="the follow-up report files")
     assert fake_slack.calls_to("files.completeUploadExternal")[1].params["thread_ts"] == root
     assert all(m.get("thread_ts") == root for m in fake_slack.messages(CHANNEL) if m["ts"] != root)
@@ -164,11 +164,11 @@ def test_app_mention_over_socket_mode_starts_a_research_in_its_thread(socket_bot
     mention = fake_socket.events_api(_message_event(text, ts=ts, kind="app_mention"), team=TEAM)
     twin = fake_socket.events_api(_message_event(text, ts=ts), team=TEAM)  # the message.channels copy
     for envelope in (mention, twin):
-        ack = fake_socket.wait_ack(envelope, timeout=ACK_LIMIT)
+        ack = fake_socket.wait_ack(envelope)
         assert ack.seconds < ACK_LIMIT and ack.payload is None
 
     # one research (the twins make one turn), answered in the thread of the mention
-    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), timeout=30,
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"),
                         what="the report files")
     [complete] = fake_slack.calls_to("files.completeUploadExternal")
     assert complete.params["channel_id"] == CHANNEL and complete.params["thread_ts"] == ts

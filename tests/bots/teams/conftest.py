@@ -15,6 +15,7 @@ from aiohttp import web
 from bots.teams import port as teams_port
 from engine.settings import Settings, load_settings
 from tests.fakes.bot_connector import FakeBotConnector
+from tests.waiting import LONG
 
 _OUR_VARS = ("DEEPRESEARCH_", "MICROSOFT_", "OPENAI_", "TAVILY_", "SLACK_")
 
@@ -48,11 +49,11 @@ class BotServer:
 
     def send(self, activity: dict, **kwargs) -> requests.Response:
         """POST ``activity`` to ``/api/messages`` as the Bot Framework channel would."""
-        return requests.post(f"{self.url}/api/messages", json=activity, timeout=30, **kwargs)
+        return requests.post(f"{self.url}/api/messages", json=activity, timeout=60, **kwargs)
 
     def stop(self) -> None:
         """Shut the app down and stop the loop."""
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(LONG)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
 

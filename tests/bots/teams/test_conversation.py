@@ -8,27 +8,23 @@ from botbuilder.schema import Activity
 import jobs
 from bots.teams.bot import thread_id_of
 from tests.bots.teams.activities import BOB, channel_mention, file_consent, personal_message
-
-TIMEOUT = 90
+from tests.waiting import wait_for
 
 
 def _thread(activity: dict) -> str:
     return thread_id_of(Activity().deserialize(activity))
 
 
-def _wait_status(settings, thread_id: str, statuses: tuple[str, ...], timeout: float = TIMEOUT):
-    import time
-
-    deadline = time.monotonic() + timeout
-    info = None
-    while time.monotonic() < deadline:
+def _wait_status(settings, thread_id: str, statuses: tuple[str, ...]):
+    """The thread's registry record once its status is one of ``statuses`` (fails at once on ``failed``)."""
+    def reached():
         info = jobs.thread_info(thread_id, settings=settings)
-        if info is not None and info.status in statuses:
-            return info
-        if info is not None and info.status == "failed":
+        if info is not None and info.status == "failed" and "failed" not in statuses:
             raise AssertionError(f"thread {thread_id} failed: {info.error}")
-        time.sleep(0.1)
-    raise AssertionError(f"thread {thread_id} did not reach {statuses}; last: {info}")
+        return info if info is not None and info.status in statuses else None
+
+    return wait_for(reached, what=f"thread {thread_id} to reach {statuses}", every=0.1,
+                    diag=lambda: f"last: {jobs.thread_info(thread_id, settings=settings)}")
 
 
 def _cards(connector, conv: str, kind: str) -> list[dict]:
@@ -56,8 +52,7 @@ def test_personal_chat_clarification_to_consent_and_upload(bot, connector, setti
     answer = personal_message(connector.url, "The EU market size and growth from 2020 to 2024", conversation_id=conv)
     bot.send(answer)
     info = _wait_status(settings, thread_id, ("done",))
-    connector.wait_for(lambda c: len(_cards(c, conv, "file.consent")) == len(info.report_files),
-                       timeout=TIMEOUT, what="consent cards")
+    connector.wait_for(lambda c: len(_cards(c, conv, "file.consent")) == len(info.report_files), what="consent cards")
     _assert_status_messages_updated_in_place(connector, conv, turns=2)
     summary = next(m for m in connector.messages(conv) if m.text.startswith("**"))
     assert "2020" in summary.text and summary.activity["textFormat"] == "markdown"
@@ -92,15 +87,15 @@ def test_channel_mention_clarification_to_download_link(bot, connector, settings
 
     bot.send(channel_mention(connector.url, "Residential installations in Germany since 2020", root_id=root))
     info = _wait_status(settings, thread_id, ("done",))
-    connector.wait_for(lambda c: _cards(c, conv, "card.adaptive"), timeout=TIMEOUT, what="download card")
+    connector.wait_for(lambda c: _cards(c, conv, "card.adaptive"), what="download card")
     (card,) = _cards(connector, conv, "card.adaptive")
     urls = {a["title"]: a["url"] for a in card["content"]["actions"]}
     assert set(urls) == {f"Download {p.name}" for p in info.report_files}
     assert all(u.startswith(f"{bot.url}/files/") for u in urls.values())
-    md = requests.get(urls["Download report.md"], timeout=10)
+    md = requests.get(urls["Download report.md"], timeout=60)
     assert md.status_code == 200 and md.content == (info.report_dir / "report.md").read_bytes()
     assert "Download report.pdf" in urls, "the PDF was built"
-    pdf = requests.get(urls["Download report.pdf"], timeout=10)
+    pdf = requests.get(urls["Download report.pdf"], timeout=60)
     assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
     assert pdf.headers["Content-Type"] == "application/pdf"
     # every message of the conversation went into the reply chain, none as a file consent card

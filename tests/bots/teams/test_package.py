@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bots.teams.package import MANIFEST_DIR, PackageError, render_manifest
+from tests.waiting import LONG
 
 APP_ID = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
 ROOT = Path(__file__).resolve().parents[3]
@@ -80,7 +81,7 @@ def test_package_command(tmp_path, clean_env):
            "HOME": str(tmp_path)}
     out = tmp_path / "teams-app.zip"
     done = subprocess.run([sys.executable, "-m", "bots.teams.package", "--out", str(out), "--version", "1.0.3"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=LONG)
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(out) as archive:
         assert sorted(archive.namelist()) == ["color.png", "manifest.json", "outline.png"]
@@ -88,6 +89,6 @@ def test_package_command(tmp_path, clean_env):
     assert manifest["version"] == "1.0.3" and manifest["bots"][0]["botId"] == APP_ID
     env.pop("MICROSOFT_APP_ID")
     done = subprocess.run([sys.executable, "-m", "bots.teams.package", "--out", str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=LONG)
     assert done.returncode == 2
     assert done.stderr.strip() == "teams package: MICROSOFT_APP_ID is not set (the Azure bot's Microsoft App ID)"

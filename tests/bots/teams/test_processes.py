@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ import requests
 from tests.bots.teams.activities import channel_mention, file_consent, personal_message
 from tests.bots.teams.conftest import free_port
 from tests.redis_db import redis_or_skip
+from tests.waiting import LONG, wait_for
 
 # a database of its own (the test flushes it; tests/jobs uses /11)
 REDIS_URL = os.environ.get("TEAMS_TEST_REDIS", "redis://127.0.0.1:6379/13")
@@ -42,14 +42,15 @@ class Proc:
         self.popen = subprocess.Popen(args, env=env, cwd=ROOT, stdout=self.handle, stderr=subprocess.STDOUT,
                                       start_new_session=True)
 
-    def stop(self, timeout: float = 15) -> None:
+    def stop(self) -> None:
+        """SIGTERM its group; SIGKILL if it still runs after ``LONG / 4`` s (beyond any shutdown grace)."""
         if self.popen.poll() is None:
             os.killpg(self.popen.pid, signal.SIGTERM)
             try:
-                self.popen.wait(timeout)
+                self.popen.wait(LONG / 4)
             except subprocess.TimeoutExpired:
                 os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait(5)
+                self.popen.wait(LONG)
         self.handle.close()
 
 
@@ -76,15 +77,17 @@ def processes(tmp_path, clean_env):
         def bot(self) -> Proc:
             proc = Proc([CLI, "teams", "--port", str(port)], env, tmp_path / "teams.log")
             started.append(proc)
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                try:
-                    if requests.get(f"{self.url}/healthz", timeout=1).ok:
-                        return proc
-                except requests.ConnectionError:
-                    time.sleep(0.1)
+
+            def healthy() -> bool:
                 assert proc.popen.poll() is None, (tmp_path / "teams.log").read_text()
-            raise AssertionError("deepresearch teams did not start")
+                try:
+                    return requests.get(f"{self.url}/healthz", timeout=5).ok
+                except requests.RequestException:
+                    return False
+
+            wait_for(healthy, what="deepresearch teams to answer /healthz", every=0.1,
+                     diag=lambda: (tmp_path / "teams.log").read_text()[-2000:])
+            return proc
 
         def worker(self) -> Proc:
             proc = Proc([CLI, "worker"], env, tmp_path / "worker.log")
@@ -92,7 +95,7 @@ def processes(tmp_path, clean_env):
             return proc
 
         def send(self, activity: dict) -> int:
-            return requests.post(f"{self.url}/api/messages", json=activity, timeout=30).status_code
+            return requests.post(f"{self.url}/api/messages", json=activity, timeout=60).status_code
 
     yield Launcher()
     for proc in started:
@@ -112,7 +115,7 @@ def test_web_and_worker_processes_carry_both_conversations(processes, connector,
     assert processes.send(channel) in (200, 201)
     for conv in (conv_p, conv_c):
         connector.wait_for(lambda c, conv=conv: any("?" in m.text and "broad" in m.text for m in c.messages(conv)),
-                           timeout=60, what=f"clarifying question in {conv}")
+                           what=f"clarifying question in {conv}")
 
     # restart both processes while the graphs are paused
     bot.stop()
@@ -127,7 +130,7 @@ def test_web_and_worker_processes_carry_both_conversations(processes, connector,
     bot.stop()
     calls_before = len(connector.calls)
     connector.wait_for(lambda c: len(_cards(c, conv_p, "file.consent")) == 3 and _cards(c, conv_c, "card.adaptive"),
-                       timeout=90, what="files in both conversations")
+                       what="files in both conversations")
     assert len(connector.calls) > calls_before
     assert any(m.text.startswith("**") and "2020" in m.text for m in connector.messages(conv_p)), "summary"
 
@@ -141,7 +144,7 @@ def test_web_and_worker_processes_carry_both_conversations(processes, connector,
     assert _cards(connector, conv_p, "file.info")
     (links,) = _cards(connector, conv_c, "card.adaptive")
     url = next(a["url"] for a in links["content"]["actions"] if a["title"] == "Download report.pdf")
-    pdf = requests.get(url, timeout=10)
+    pdf = requests.get(url, timeout=60)
     assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
     worker.stop()
     assert "event=teams_auth_disabled" in (tmp_path / "teams.log").read_text()

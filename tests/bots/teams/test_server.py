@@ -30,7 +30,7 @@ def _report(settings, name="report.pdf", data=b"%PDF-1.5\n" + b"x" * 5000):
 
 
 def test_healthz(bot):
-    answer = requests.get(f"{bot.url}/healthz", timeout=5)
+    answer = requests.get(f"{bot.url}/healthz", timeout=60)
     assert answer.status_code == 200
     assert answer.json() == {"ok": True, "auth": "off"}
 
@@ -75,14 +75,14 @@ def test_same_activity_twice_is_handled_once(bot, connector):
 
 
 def test_wrong_content_type(bot):
-    answer = requests.post(f"{bot.url}/api/messages", data="x", headers={"Content-Type": "text/plain"}, timeout=5)
+    answer = requests.post(f"{bot.url}/api/messages", data="x", headers={"Content-Type": "text/plain"}, timeout=60)
     assert answer.status_code == 415
 
 
 def test_download_serves_the_file(bot, settings):
     path = _report(settings)
     url = files.download_url(path, settings=settings)
-    answer = requests.get(url, timeout=5)
+    answer = requests.get(url, timeout=60)
     assert answer.status_code == 200
     assert answer.content == path.read_bytes()
     assert answer.headers["Content-Type"] == "application/pdf"
@@ -97,7 +97,7 @@ def test_forged_and_expired_tokens_get_a_bare_403(bot, settings):
     expired = files.make_token(path, settings=settings, ttl=1, now=time.time() - 3600)
     consent = files.make_token(path, settings=settings, purpose="consent", audience="a:personal-alice")
     for token in (forged, expired, consent, "nonsense", body):
-        answer = requests.get(f"{bot.url}/files/{token}", timeout=5)
+        answer = requests.get(f"{bot.url}/files/{token}", timeout=60)
         assert answer.status_code == 403
         assert answer.text == "Forbidden"
         assert "expired" not in answer.text.lower() and "report" not in answer.text.lower()
@@ -191,7 +191,7 @@ def test_a_failed_typing_indicator_does_not_lose_the_question(bot, connector, mo
                                   '"entities": "oops"}'])
 def test_malformed_activities_get_400(bot, connector, body):
     answer = requests.post(f"{bot.url}/api/messages", data=body, headers={"Content-Type": "application/json"},
-                           timeout=5)
+                           timeout=60)
     assert answer.status_code == 400
     assert connector.calls == []
 
@@ -230,7 +230,7 @@ def test_with_an_app_id_unsigned_requests_are_refused(connector, settings, bot_p
         assert answer.status_code == 401
         forged = server.send(personal_message(connector.url, "help"), headers={"Authorization": "Bearer abc.def.ghi"})
         assert forged.status_code == 401
-        assert requests.get(f"{server.url}/healthz", timeout=5).json()["auth"] == "on"
+        assert requests.get(f"{server.url}/healthz", timeout=60).json()["auth"] == "on"
     finally:
         server.stop()
     assert connector.calls == []

@@ -1,0 +1,21 @@
+"""Suite-wide settings: the per-test pytest-timeout follows ``TEST_TIMEOUT_SCALE`` like every wait."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.waiting import scale
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Multiply the per-test timeout (``timeout`` in pyproject.toml, or ``--timeout``) by the scale.
+
+    A test's own ``@pytest.mark.timeout`` is left as written.
+    """
+    factor = scale()
+    base = getattr(config, "_env_timeout", None) or float(config.getini("timeout") or 0)
+    if factor == 1 or not base:
+        return
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(base * factor))
