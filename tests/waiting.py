@@ -7,12 +7,13 @@ per-test pytest-timeout, see ``tests/conftest.py``) on slower machines, e.g. ``T
 
 Usage::
 
-    from tests.waiting import wait_for, wait_exit, wait_set
+    from tests.waiting import wait_exit, wait_for, wait_idle, wait_set
 
     state = wait_for(lambda: turn_state(settings, "t1") in ("done", "failed") and turn_state(...),
                      what="turn t1 to end")
     wait_set(search.slow_seen, what="the research to be searching")
     assert wait_exit(proc, what="the worker to exit") == 0
+    wait_idle(runner)  # an in-process research runner has nothing queued or running
 """
 
 from __future__ import annotations
@@ -92,6 +93,21 @@ def wait_set(event: threading.Event, *, what: str, timeout: float | None = None)
     limit = LONG if timeout is None else timeout
     if not event.wait(limit):
         raise AssertionError(f"waited {limit:.0f} s for {what}; it did not happen")
+
+
+def wait_idle(runner) -> None:
+    """Wait until an in-process runner (:class:`jobs.embedded.EmbeddedRunner`) has no turn queued or running.
+
+    Raises:
+        AssertionError: turns were still there after :data:`LONG` seconds.
+    """
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    try:
+        idle = runner.wait_idle(timeout=LONG)
+    except FutureTimeout:  # EmbeddedRunner.wait_idle raises this instead of returning False
+        idle = False
+    assert idle, f"the in-process runner still had turns after {LONG:.0f} s: {sorted(runner.futures)}"
 
 
 def wait_exit(proc: subprocess.Popen, *, what: str | None = None, timeout: float | None = None,

@@ -86,5 +86,8 @@ def read_events(path: Path, thread: str | None = None) -> list[dict]:
     """Every recorded event (of ``thread`` when given), in write order."""
     if not Path(path).exists():
         return []
-    events = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    with open(path, encoding="utf-8") as fh:
+        fcntl.flock(fh, fcntl.LOCK_SH)  # never a half-written line of a writer in another process
+        text = fh.read()
+    events = [json.loads(line) for line in text.splitlines() if line.strip()]
     return [e for e in events if thread is None or e["thread"] == thread]

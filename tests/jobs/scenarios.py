@@ -61,21 +61,6 @@ def wait_for(cond: Callable[[], object], timeout: float | None = None, what: str
     return _wait_for(cond, what=what, timeout=limit, every=every, diag=diag)
 
 
-def wait_idle(runner) -> None:
-    """Wait until an in-process runner (:class:`jobs.embedded.EmbeddedRunner`) has no turn queued or running.
-
-    Raises:
-        AssertionError: turns were still there after :data:`tests.waiting.LONG` seconds.
-    """
-    from concurrent.futures import TimeoutError as FutureTimeout
-
-    try:
-        idle = runner.wait_idle(timeout=LONG)
-    except FutureTimeout:  # EmbeddedRunner.wait_idle raises this instead of returning False
-        idle = False
-    assert idle, f"the in-process runner still had turns after {LONG:.0f} s: {sorted(runner.futures)}"
-
-
 def redis_diag(settings) -> str:
     """The keys of the test Redis database and the queue's content, for a failure message."""
     from jobs.queue import redis_connection

@@ -19,9 +19,8 @@ from tests.jobs.scenarios import (
     turn_record,
     turn_state,
     wait_for,
-    wait_idle,
 )
-from tests.waiting import wait_exit, wait_set
+from tests.waiting import wait_exit, wait_idle, wait_set
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("short_retry_waits")]
 
@@ -99,10 +98,10 @@ def test_cancel_stops_a_running_research(tmp_path, runner_for, tavily):
     wait_set(search.slow_seen, what="the research to be searching")
     assert handle_message(thread, "U1", "cancel", port, "ec2", settings=settings,
                           explicit_start=False).action == "cancelling"
-    # the searches are still held: the cancel does not wait for the work in flight to answer
+    # the searches stay held: the cancel must not wait for the work in flight to answer
     wait_for(lambda: cancelled_posts(log, thread), what="the cancel notice")
     wait_for(lambda: turn_state(settings, "ec1") == "cancelled", what="the turn to be cancelled")
-    assert not search.release.is_set() and not search.answered
+    assert not search.answered  # cancelled while every search was still held
     search.release.set()
     assert handle_message(thread, "U1", "What is the history of the tricycle?", port, "ec3", settings=settings,
                           explicit_start=True).action == "started"

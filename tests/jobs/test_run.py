@@ -13,7 +13,8 @@ from jobs.turns import Turn
 from jobs.worker import LOST_TEXT, on_abandoned
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import make_settings
-from tests.jobs.scenarios import assert_one_report, turn_record, wait_idle
+from tests.jobs.scenarios import assert_one_report, turn_record
+from tests.waiting import wait_idle
 
 
 @pytest.fixture

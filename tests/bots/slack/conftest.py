@@ -17,8 +17,8 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.fakes.slack_api import FakeSlackAPI
-from tests.jobs.scenarios import wait_idle
 from tests.redis_db import redis_or_skip
+from tests.waiting import wait_idle
 
 SIGNING_SECRET = "fake-signing-secret-for-tests"
 TEAM = "T0TEAM"
