@@ -159,15 +159,18 @@ KILLED = textwrap.dedent('''
 
 
 def units_saved(settings, thread_id: str) -> int:
-    """How many research units of ``thread_id`` have their results in the checkpoint file."""
+    """How many research units of ``thread_id`` have their results in the checkpoint file (as pending
+    writes of the supervisor's ``research_unit`` tasks, saved as each unit ends)."""
     import sqlite3
 
     if not settings.checkpoint_path.exists():
         return 0
     conn = sqlite3.connect(settings.checkpoint_path, timeout=LONG)
     try:
-        return conn.execute("SELECT COUNT(DISTINCT task_id) FROM writes WHERE thread_id = ? AND channel = ?",
-                            (thread_id, "units_done")).fetchone()[0]
+        return conn.execute(
+            "SELECT COUNT(DISTINCT task_id) FROM writes WHERE thread_id = ? AND channel = 'units_done'"
+            " AND checkpoint_ns LIKE 'research_supervisor:%' AND checkpoint_ns NOT LIKE '%|%'"
+            " AND task_path LIKE '~__pregel_push%'", (thread_id,)).fetchone()[0]
     except sqlite3.OperationalError:  # the tables do not exist yet
         return 0
     finally:
@@ -183,10 +186,13 @@ def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_sett
                        "tavily_api_key": "tvly-test", "tavily_url": settings.tavily_url, "model_max_retries": 0})
     proc = subprocess.Popen([sys.executable, "-c", KILLED, args, "t:kill", "three topics please"],
                             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for(lambda: units_saved(settings, "t:kill") >= 2, what="two finished units in the checkpoint file")
-    assert len(script.calls("compress_research")) == 2
-    proc.send_signal(signal.SIGKILL)
-    wait_exit(proc, what="the killed research to exit")
+    try:
+        wait_for(lambda: units_saved(settings, "t:kill") >= 2, what="two finished units in the checkpoint file",
+                 diag=lambda: f"compress calls: {len(script.calls('compress_research'))}")
+        assert len(script.calls("compress_research")) == 2
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        wait_exit(proc, what="the killed research to exit")
     assert asyncio.run(thread_status("t:kill", settings=settings)) == "interrupted"
     script.slow_topics = {}
     out = asyncio.run(run_turn("t:kill", resume_only=True, settings=settings))
@@ -207,9 +213,11 @@ def test_sigkill_during_review_resumes_to_a_report(online_settings, script, fake
                        "max_review_iterations": 2})
     proc = subprocess.Popen([sys.executable, "-c", KILLED, args, "t:killrev", "one topic please"],
                             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for(lambda: script.calls("critique"), what="the review to ask for a critique")
-    proc.send_signal(signal.SIGKILL)
-    wait_exit(proc, what="the killed research to exit")
+    try:
+        wait_for(lambda: script.calls("critique"), what="the review to ask for a critique")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        wait_exit(proc, what="the killed research to exit")
     assert asyncio.run(thread_status("t:killrev", settings=settings)) == "interrupted"
     script.role_latency = {}
     out = asyncio.run(run_turn("t:killrev", resume_only=True, settings=settings))
