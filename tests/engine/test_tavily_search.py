@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
 
 import pytest
@@ -12,8 +13,8 @@ from tavily.errors import BadRequestError
 
 from engine.search.base import SearchError
 from engine.search.tavily import MAX_QUERY_CHARS, TavilySearch, cut_query
-from tests.fakes.tavily_server import FakeTavily, TavilyError
-from tests.waiting import scaled
+from tests.fakes.tavily_server import FakeTavily, TavilyError, default_search_handler
+from tests.waiting import LONG, scaled
 
 KEY = "tvly-test-secret-key"
 
@@ -138,15 +139,17 @@ async def test_one_client_serves_concurrent_searches():
         search = backend(srv)
         first = await search.search("warm up")
         client = search._client
+        # the fake answers none of the 20 until all 20 are in: a client that serialised them would never finish
+        all_in = threading.Barrier(20, timeout=LONG)
+        srv.handler = lambda query, body: (all_in.wait(), default_search_handler(query, body))[1]
         batches = await asyncio.gather(*(search.search(f"topic {i}", max_results=2) for i in range(20)))
-        batch = srv.calls[1:21]
+        assert not all_in.broken
         await asyncio.gather(*(search.search(f"again {i}") for i in range(20)))
         assert search._client is client
         await search.aclose()
         assert search._client is None
         await search.aclose()  # idempotent
     assert first and all(len(b) == 2 for b in batches)
-    assert max(c.start for c in batch) < min(c.end for c in batch)  # all 20 in flight at once, not serialised
     assert len(srv.calls) == 41
     assert len({c.client_port for c in srv.calls}) <= 20  # pooled connections are reused
 
