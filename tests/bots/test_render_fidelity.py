@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from datetime import timedelta
 
 import pytest
 from botbuilder.schema import Activity
@@ -165,7 +164,7 @@ _DOCUMENT = st.lists(_BLOCK, min_size=1, max_size=6).map("\n\n".join)
 
 
 @seed(20241130)
-@settings(max_examples=200, deadline=timedelta(seconds=2), database=None,
+@settings(max_examples=200, deadline=None, database=None,  # no per-example clock: a busy machine is slow
           suppress_health_check=[HealthCheck.too_slow])
 @given(_DOCUMENT)
 def test_generated_markdown_keeps_every_word(markdown):
