@@ -73,7 +73,7 @@ def test_sigterm_hands_every_in_process_research_back(tmp_path, tavily):
                 status, _ = sender.command(f"What is the history of invention number {n}?")
                 assert status == 200
             roots = fake.wait_for(lambda: (r := [m["ts"] for m in fake.messages(CHANNEL) if not m.get("thread_ts")])
-                                  and len(r) == 6 and r, timeout=30, what="six root messages")
+                                  and len(r) == 6 and r, what="six root messages")
             wait_for(search.slow_seen.is_set, 60, "a research to be searching")
             store = SqliteStore(Path(env["DEEPRESEARCH_DATA_DIR"]) / "jobs.sqlite")
             wait_for(lambda: len(store.index_members(OPEN_INDEX)) == 6, 30, "six open turns")
@@ -107,7 +107,7 @@ def test_sigterm_hands_every_in_process_research_back(tmp_path, tavily):
             for root in roots:
                 info = thread_info(f"slack:{TEAM}:{CHANNEL}:{root}", settings=settings)
                 assert info is not None and info.status == "done", info
-                fake.wait_for(lambda root=root: _uploads(fake, root), timeout=30, what="the report files")
+                fake.wait_for(lambda root=root: _uploads(fake, root), what="the report files")
                 texts = _thread_texts(fake, root)
                 delayed = [t for t in texts if "This report was delayed" in t]
                 assert len(delayed) == 1, texts
