@@ -130,7 +130,8 @@ class EmbeddedRunner:
         return count
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait until no turn is queued or running; True when idle (for tests and shutdown)."""
+        """Wait until no turn is queued or running; True when idle, False after ``timeout`` seconds
+        (None: no bound). Never raises for a turn that failed or was cancelled."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._lock:
@@ -139,7 +140,8 @@ class EmbeddedRunner:
                 return True
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            pending[0].exception(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+            # wait on concurrent.futures.wait: it neither raises on timeout nor on a cancelled turn
+            wait_futures(pending[:1], timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
 
     def shutdown(self, wait: bool = True, grace: float | None = None) -> bool:
         """Stop taking turns; returns True when no turn is left running.

@@ -140,3 +140,21 @@ def test_four_processes_share_one_checkpoint_file(tmp_path, children):
         out = children.log(f"hammer{i}")
         assert code == 0, out[-3000:]
         assert "database is locked" not in out
+
+
+def test_wait_idle_says_false_on_timeout_and_survives_a_cancelled_turn(tmp_path):
+    import threading
+    from concurrent.futures import Future
+
+    from jobs.embedded import EmbeddedRunner
+
+    runner = EmbeddedRunner(make_settings(tmp_path / "data"))
+    try:
+        pending: Future = Future()
+        runner.futures["t1"] = pending
+        pending.add_done_callback(lambda _f: runner._forget("t1"))
+        assert runner.wait_idle(timeout=0.1) is False
+        threading.Thread(target=pending.cancel).start()
+        assert runner.wait_idle() is True
+    finally:
+        runner.shutdown()
