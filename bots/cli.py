@@ -15,8 +15,28 @@ from engine.settings import SettingsError
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="Deep Research in the terminal, in Slack and in Microsoft Teams.",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"deepresearch {version('deepresearch-bot')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("deepresearch (version unknown: the package is not installed)")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                               help="Print the version and exit.")] = False,
+) -> None:
+    """Deep Research in the terminal, in Slack and in Microsoft Teams."""
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -28,19 +48,27 @@ def _fail(message: str, code: int = 1) -> None:
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="The research question (quote it).")] = "",
-    corpus: Annotated[Path | None, typer.Option(help="Search this folder's documents (indexed on the fly).")] = None,
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The research question (quote it).")] = "",
+    corpus: Annotated[Path | None, typer.Option(metavar="DIR", help="Search this folder's documents (indexed on the fly).")] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Use the offline extractive model (no network).")] = False,
-    answer: Annotated[str | None, typer.Option(help="Answer to the clarifying question, if one is asked.")] = None,
+    answer: Annotated[str | None, typer.Option(metavar="TEXT", help="Answer to the clarifying question, if one is asked.")] = None,
     no_clarify: Annotated[bool, typer.Option("--no-clarify", help="Never ask a clarifying question.")] = False,
-    resume: Annotated[str | None, typer.Option(help="Continue a paused or interrupted run: its thread id.")] = None,
-    out: Annotated[Path | None, typer.Option(help="Also copy the report files into this folder.")] = None,
+    resume: Annotated[str | None, typer.Option(metavar="THREAD_ID", help="Continue a paused or interrupted run: its thread id.")] = None,
+    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Also copy the report files into this folder (created when missing).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Run on the RQ workers (needs REDIS_URL).")] = False,
 ) -> None:
-    """Research QUESTION and write report.md, report.pdf, review.md; print their paths.
+    """Research QUESTION and write report.md, report.pdf, report.tex, report.docx, review.md,
+    sources.json and usage.json; print their paths.
 
-    Exit codes: 0 done, 1 failed (resumable), 2 bad input, 3 waiting for an answer,
-    4 thread running elsewhere, 5 data folder or --out not writable, 130 interrupted.
+    \b
+    Exit codes (each with one line saying why):
+      0    done
+      1    failed (a server unreachable, the lock lost); resumable
+      2    bad input, before any work starts
+      3    waiting for an answer to the clarifying question
+      4    the thread is running in another process
+      5    the data folder or --out cannot be written
+      130  interrupted (Ctrl-C)
     """
     from bots.console import run_ask
 
@@ -62,8 +90,8 @@ def ask(
 
 @app.command()
 def render(
-    report: Annotated[Path, typer.Argument(help="A report.md, as written by ask or edited since.")],
-    out: Annotated[Path | None, typer.Option(help="Write the files here (default: the report's folder).")] = None,
+    report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report.md, as written by ask or edited since.")],
+    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Write the files here (default: the report's folder).")] = None,
 ) -> None:
     """Turn REPORT back into report.tex, report.pdf and report.docx, citations and Sources as written."""
     from engine.render.outputs import render_outputs
@@ -90,18 +118,34 @@ def render(
 
 @app.command()
 def index(
-    directory: Annotated[Path, typer.Argument(help="Folder of .md, .txt, .html and .pdf files.")],
+    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", help="Folder of .md, .txt, .html and .pdf files.")],
 ) -> None:
-    """Index DIRECTORY into the local corpus (SQLite FTS5) for DEEPRESEARCH_SEARCH=corpus."""
+    """Index DIRECTORY into the local corpus (SQLite FTS5) for DEEPRESEARCH_SEARCH=corpus.
+
+    \b
+    Exit codes (each with one line saying why):
+      0    indexed
+      1    nothing to index, or the index file is unusable
+      2    DIRECTORY does not exist or is not a folder
+      5    the corpus index cannot be written
+      130  interrupted (Ctrl-C)
+    """
+    from engine.fsutil import storage_problem
     from engine.search.corpus import CorpusIndexError, index_directory
     from engine.settings import load_settings
     from engine.text import clean_path
 
+    if not directory.expanduser().exists():
+        _fail(f"{clean_path(directory)}: no such folder", 2)
+    if not directory.expanduser().is_dir():
+        _fail(f"{clean_path(directory)} is not a folder", 2)
     try:
         settings = load_settings()
         stats = index_directory(directory, settings.corpus_index_path)
-    except (SettingsError, CorpusIndexError) as err:
+    except SettingsError as err:
         _fail(str(err))
+    except CorpusIndexError as err:
+        _fail(str(err), 5 if storage_problem(err.__cause__) else 1)
     typer.echo(
         f"indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped) "
         f"from {clean_path(directory)} "
@@ -111,7 +155,7 @@ def index(
 
 @app.command()
 def prune(
-    older_than: Annotated[float, typer.Option("--older-than", help="Age in days of the newest checkpoint.")] = 30,
+    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", help="Age in days of the newest checkpoint.")] = 30,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go, delete nothing.")] = False,
     keep_artifacts: Annotated[bool, typer.Option("--keep-artifacts", help="Keep the report files.")] = False,
 ) -> None:
@@ -150,7 +194,7 @@ def prune(
 @app.command()
 def worker(
     burst: Annotated[bool, typer.Option("--burst", help="Exit when the queue is empty.")] = False,
-    queue: Annotated[str, typer.Option(help="The RQ queue to listen on.")] = "research",
+    queue: Annotated[str, typer.Option(metavar="NAME", help="The RQ queue to listen on.")] = "research",
 ) -> None:
     """Run an RQ worker for research turns (needs REDIS_URL)."""
     from jobs.worker import main as worker_main
@@ -163,8 +207,8 @@ def worker(
 
 @app.command()
 def slack(
-    port: Annotated[int, typer.Option(help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
+    port: Annotated[int, typer.Option(metavar="PORT", help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
+    host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on.")] = "0.0.0.0",
 ) -> None:
     """Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, else HTTP on /slack/events."""
     from bots.slack.server import main as slack_main
@@ -179,9 +223,9 @@ def slack(
 
 @app.command()
 def teams(
-    port: Annotated[int, typer.Option(help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
+    port: Annotated[int, typer.Option(metavar="PORT", help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
     host: Annotated[str | None, typer.Option(
-        help="Address to listen on (default 0.0.0.0; 127.0.0.1 when MICROSOFT_APP_ID is unset).")] = None,
+        metavar="HOST", help="Address to listen on (default 0.0.0.0; 127.0.0.1 when MICROSOFT_APP_ID is unset).")] = None,
 ) -> None:
     """Run the Microsoft Teams bot: HTTP on /api/messages and /files/{token}."""
     from bots.teams.server import main as teams_main
@@ -211,6 +255,7 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
+        print("\ndeepresearch: interrupted.", file=sys.stderr)
         sys.exit(130)
 
 

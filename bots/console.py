@@ -6,6 +6,7 @@ import asyncio
 import os
 import sqlite3
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -34,6 +35,8 @@ EXIT_WAITING = 3
 EXIT_BUSY = 4
 #: The data folder or ``--out`` cannot be written (full disk, read-only, permission).
 EXIT_STORAGE = 5
+#: Ctrl-C (SIGINT), as shells report it (128 + 2).
+EXIT_INTERRUPTED = 130
 
 
 def say(text: str, style: str | None = None, end: str = "\n") -> None:
@@ -181,6 +184,10 @@ def run_ask(
     """
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
+    if resume is not None and not resume.strip():
+        say("usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
+            "\"thread: console:…\" when a run starts).")
+        return EXIT_USAGE
     if not resume and not question.strip():
         say("usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
@@ -206,6 +213,12 @@ def run_ask(
     except StorageError as exc:
         say(f"deepresearch: {exc}")
         return EXIT_STORAGE
+    except KeyboardInterrupt:  # before the thread id was shown, or after its report was printed
+        if resume:
+            say(f"\ndeepresearch: interrupted; the thread is as it was. Continue with: deepresearch ask --resume {thread}")
+        else:
+            say("\ndeepresearch: interrupted before the research started; nothing was started.")
+        return EXIT_INTERRUPTED
     except (OSError, sqlite3.Error) as exc:  # before the run starts: nothing of it is written yet
         why = write_problem(exc, data_dir)
         if why is None:
@@ -260,7 +273,15 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             return EXIT_USAGE
         start = record.question  # killed before its first checkpoint: start it now
     if corpus is not None:
-        _index(corpus, settings)
+        try:
+            _index(corpus, settings)
+        except KeyboardInterrupt:
+            if resume:
+                say(f"\ndeepresearch: interrupted while indexing the corpus; the thread is as it was. "
+                    f"Continue with: deepresearch ask --resume {thread}")
+            else:
+                say("\ndeepresearch: interrupted while indexing the corpus; nothing was started.")
+            return EXIT_INTERRUPTED
     settings.require_search()
     kept = record.question if record else ""
     # written whole before the id is shown, so the id printed is always resumable
@@ -295,11 +316,16 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             f"with: deepresearch ask --resume {thread}")
         return EXIT_STORAGE
     except KeyboardInterrupt:
-        say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
-        return 130
+        say(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
+        return EXIT_INTERRUPTED
     if outcome.status == "clarify":
         return EXIT_WAITING
-    return _print_result(outcome, out)
+    try:
+        return _print_result(outcome, out)
+    except KeyboardInterrupt:
+        say(f"\ndeepresearch: interrupted while printing or copying the report; the report itself is written "
+            f"(thread {thread}).")
+        return EXIT_INTERRUPTED
 
 
 def _usage_problem(question: str, resume: str | None, out: Path | None, queue: bool, *, offline: bool,
@@ -312,16 +338,36 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
             return str(exc)
     if out is not None and out.exists() and not out.is_dir():
         return f"--out {clean_path(out)} is a file; give a folder (it is created when missing)."
-    if out is not None:
-        why = writable_folder_problem(out)
-        if why:
-            return f"--out {clean_path(out)} cannot be written: {why}."
     if queue and (offline or corpus is not None or no_clarify):
         given = ", ".join(name for name, on in (("--offline", offline), ("--corpus", corpus is not None),
                                                 ("--no-clarify", no_clarify)) if on)
         return (f"{given}: with --queue the research runs on the workers with their own settings. Set "
                 "DEEPRESEARCH_LLM, DEEPRESEARCH_SEARCH and DEEPRESEARCH_CORPUS_DIR (after `deepresearch index DIR`) "
                 "or DEEPRESEARCH_ALLOW_CLARIFICATION where the workers run, or drop --queue.")
+    if out is not None:
+        why = _out_problem(out)
+        if why:
+            return f"--out {clean_path(out)} cannot be written: {why}."
+    return None
+
+
+def _out_problem(out: Path) -> str | None:
+    """Why the report files could not be copied into ``out``, or None when they can.
+
+    Creates ``out`` when missing (as the copy would) and writes and removes a probe file in it, so
+    what ``os.access`` cannot see (``/proc``, ``/sys``, a full or read-only mount) is found before
+    any work starts.
+    """
+    why = writable_folder_problem(out)
+    if why:
+        return why
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".deepresearch-probe.", suffix=".tmp", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return storage_problem(exc) or (exc.strerror or type(exc).__name__).lower()
     return None
 
 

@@ -98,6 +98,12 @@ PHRASES = {
         "fr": "La solution cite {n} des {m} sources disponibles ; les autres ne sont pas utilisées.",
         "es": "La solución cita {n} de {m} fuentes disponibles; el resto no se usa.",
     },
+    "all_sources_cited": {
+        "en": "The report cites all {m} available sources.",
+        "de": "Der Bericht zitiert alle {m} verfügbaren Quellen.",
+        "fr": "Le rapport cite les {m} sources disponibles.",
+        "es": "El informe cita las {m} fuentes disponibles.",
+    },
     "assumption": {
         "en": "Unstated assumption: the sources are current as of {date} and apply to the asker's situation.",
         "de": "Unausgesprochene Annahme: Die Quellen sind zum {date} aktuell und passen zur Lage der Fragenden.",
@@ -339,9 +345,28 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
             phrase("rounds", language, n=str(rounds)), ""]
-    out += [ln.strip() for ln in points[:4]] or [phrase("none", language)]
+    cited = set(SID.findall("\n".join(body)))
+    out += [_recount(ln.strip(), cited, language) for ln in points[:4]] or [phrase("none", language)]
     out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {phrase('none', language)}"])
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
+
+
+def _recount(point: str, cited: set[str], language: str) -> str:
+    """A critique ``point`` with its "cites n of m sources" count redone for the final report's ``cited`` ids.
+
+    The critique counted the draft it reviewed; the final report may cite more of the sources.
+    Other points are returned unchanged.
+    """
+    template = PHRASES["unused_sources"].get(language, PHRASES["unused_sources"]["en"])
+    pattern = re.escape(template).replace(re.escape("{n}"), r"(\d+)").replace(re.escape("{m}"), r"(?P<m>\d+)")
+    found = re.search(pattern, point)
+    if not found:
+        return point
+    number = point[:found.start()]
+    available = max(int(found.group("m")), len(cited))
+    if len(cited) >= available:
+        return number + phrase("all_sources_cited", language, m=str(available))
+    return number + phrase("unused_sources", language, n=str(len(cited)), m=str(available))
 
 
 def chat_reply(prompt: str) -> str:

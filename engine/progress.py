@@ -25,7 +25,8 @@ class Progress:
         phase: a key of :data:`PHASES`.
         topics_started / topics_finished: research units begun and ended (failed ones too).
         topics: the topic titles in the order they started.
-        sources_found: distinct sources in the run's registry so far.
+        sources_found: distinct sources in the run's registry so far (found, not necessarily cited;
+            the report lists only the sources it cites).
         errors: one short line per failed research unit or tool.
         review_iteration: 1-based review round being run, 0 before the review.
         started_at: ``time.monotonic()`` when the turn began.
@@ -74,7 +75,7 @@ class Progress:
         mins, secs = divmod(int(self.elapsed), 60)
         line = (
             f"{label} · topics {self.topics_finished}/{self.topics_started} done"
-            f" · {self.sources_found} sources · {mins}:{secs:02d} elapsed"
+            f" · {self.sources_found} sources found · {mins}:{secs:02d} elapsed"
         )
         if self.errors:
             line += f"\n{len(self.errors)} problem(s): {self.errors[-1][:200]}"

@@ -1,0 +1,103 @@
+"""`deepresearch` command-line surface: help text, --version, usage errors and interrupts, each with one line."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_traceback, write_docs
+
+QUESTION = "What is asyncio?"
+
+
+def _cli(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bots.cli", *args], capture_output=True, text=True,
+                          env={**ask_env(tmp_path), "COLUMNS": "80"}, cwd=tmp_path, timeout=RUN_TIMEOUT)
+
+
+def test_ask_help_lists_every_file_flags_without_values_and_one_exit_code_a_line(tmp_path):
+    out = _cli(tmp_path, "ask", "--help")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    for name in ("report.md", "report.pdf", "report.tex", "report.docx", "review.md", "sources.json", "usage.json"):
+        assert name in text, text
+    assert "<bool>" not in text and "BOOLEAN" not in text, text
+    for flag in ("--offline", "--no-clarify", "--queue"):
+        line = next(ln for ln in text.splitlines() if flag in ln)
+        assert re.search(re.escape(flag) + r"\s{2,}\S", line) or line.rstrip().endswith(flag), line
+    for code in ("0", "1", "2", "3", "4", "5", "130"):
+        assert re.search(rf"^\s+{code}\s+\S", text, re.MULTILINE), (code, text)
+    assert "[QUESTION]" in text, text
+
+
+def test_argument_names_are_spelt_alike_in_every_command(tmp_path):
+    """Upper case as in the descriptions; [NAME] when it may be left out, {NAME} when required."""
+    for command, shown in (("ask", "[QUESTION]"), ("render", "{REPORT}"), ("index", "{DIRECTORY}")):
+        out = _cli(tmp_path, command, "--help")
+        usage = next(ln for ln in out.stdout.splitlines() if ln.startswith("Usage:"))
+        assert usage.rstrip().endswith(shown), usage
+        assert shown.strip("[]{}") in out.stdout.split("Usage:", 1)[1].split("\n\n", 2)[1], out.stdout
+
+
+def test_version_is_printed(tmp_path):
+    out = _cli(tmp_path, "--version")
+    assert out.returncode == 0 and re.match(r"deepresearch \S+", out.stdout), (out.stdout, out.stderr)
+
+
+def test_index_of_a_missing_or_non_folder_is_bad_input(tmp_path):
+    out = _cli(tmp_path, "index", str(tmp_path / "nonexistent"))
+    assert out.returncode == 2 and "no such folder" in out.stderr, out.stderr
+    (tmp_path / "a-file.md").write_text("text")
+    out = _cli(tmp_path, "index", str(tmp_path / "a-file.md"))
+    assert out.returncode == 2 and "is not a folder" in out.stderr, out.stderr
+    no_traceback(out)
+
+
+def test_an_empty_resume_id_is_named_as_such(tmp_path):
+    for blank in ("", "  "):
+        out = ask(tmp_path, "--resume", blank, "--offline")
+        assert out.returncode == 2, out.stderr
+        assert "thread id is empty" in out.stderr and "question is empty" not in out.stderr, out.stderr
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("folder", ["/proc/deepresearch-out", "/sys/deepresearch-out"])
+def test_out_in_a_pseudo_file_system_is_refused_before_any_work(tmp_path, folder):
+    docs = write_docs(tmp_path / "docs")
+    out = ask(tmp_path, QUESTION, "--offline", "--no-clarify", "--corpus", str(docs), "--out", folder)
+    assert out.returncode == 2 and f"--out {folder} cannot be written" in out.stderr, out.stderr
+    assert "Indexing" not in out.stderr and "thread:" not in out.stderr
+    no_traceback(out)
+    assert not (tmp_path / "data").exists()
+
+
+def test_ctrl_c_while_indexing_says_so_and_started_nothing(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "Solar panels convert sunlight into electricity with photovoltaic cells. " * 60
+    for i in range(3000):
+        (docs / f"d{i:04d}.md").write_text(f"# Document {i}\n\n{text}\n")
+    proc = subprocess.Popen(ask_cmd(QUESTION, "--offline", "--no-clarify", "--corpus", str(docs)),
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env=ask_env(tmp_path), cwd=tmp_path)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith("Indexing"):
+            proc.send_signal(signal.SIGINT)
+            break
+    rest, _ = proc.communicate(timeout=RUN_TIMEOUT)[::-1]
+    stderr = "".join(seen) + rest
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    last = [ln for ln in stderr.splitlines() if ln.strip()][-1]
+    if "thread:" in stderr:  # the indexing won the race: the research was interrupted, and resumes
+        assert "ask --resume console:" in last, stderr
+    else:
+        assert last == "deepresearch: interrupted while indexing the corpus; nothing was started.", stderr
+        assert not (tmp_path / "data" / "console").exists() or not any((tmp_path / "data" / "console").iterdir())
+
