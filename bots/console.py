@@ -316,7 +316,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             f"with: deepresearch ask --resume {thread}")
         return EXIT_STORAGE
     except KeyboardInterrupt:
-        say(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
+        say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
         return EXIT_INTERRUPTED
     if outcome.status == "clarify":
         return EXIT_WAITING
