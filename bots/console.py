@@ -361,13 +361,15 @@ def _out_problem(out: Path) -> str | None:
     why = writable_folder_problem(out)
     if why:
         return why
+    step = "the folder cannot be created"
     try:
         out.mkdir(parents=True, exist_ok=True)
+        step = "a file cannot be written in it"
         fd, probe = tempfile.mkstemp(prefix=".deepresearch-probe.", suffix=".tmp", dir=out)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        return storage_problem(exc) or (exc.strerror or type(exc).__name__).lower()
+        return f"{step} ({storage_problem(exc) or (exc.strerror or type(exc).__name__).lower()})"
     return None
 
 
