@@ -114,22 +114,33 @@ def test_unreachable_api_is_a_settings_error(slack_env, monkeypatch):
 
 
 def test_main_chooses_socket_mode_when_app_token_is_set(slack_env, monkeypatch):
+    import signal
+
     started = {}
 
     class FakeHandler:
         def __init__(self, app, app_token):
             started["token"] = app_token
 
-        def start(self):
+        def connect(self):
             started["ran"] = True
+            signal.raise_signal(signal.SIGTERM)  # a deploy stops the bot as soon as it is connected
+
+        def close(self):
+            started["closed"] = True
 
     import slack_bolt.adapter.socket_mode as socket_mode
 
     monkeypatch.setattr(socket_mode, "SocketModeHandler", FakeHandler)
     monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-fake-app-token")
     monkeypatch.delenv("SLACK_SIGNING_SECRET")
-    slack_server.main(port=0, host="127.0.0.1")
-    assert started == {"token": "xapp-1-fake-app-token", "ran": True}
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        slack_server.main(port=0, host="127.0.0.1")
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert started == {"token": "xapp-1-fake-app-token", "ran": True, "closed": True}
 
 
 def test_a_request_signature_is_checked_once(bot, fake_slack, monkeypatch):
