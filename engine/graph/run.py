@@ -7,6 +7,7 @@ import contextlib
 import logging
 import re
 import secrets
+import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,11 +58,23 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSave
         await saver.setup()
         yield saver
     finally:
-        try:
-            if conn.in_transaction:  # a write cut off by a cancel must not keep the file locked
-                await conn.rollback()
-        finally:
-            await conn.close()
+        # shielded: a second cancel must not leave the connection (and the file's write lock) open
+        await asyncio.shield(_release(conn))
+
+
+async def _release(conn: aiosqlite.Connection) -> None:
+    """Roll back whatever a cancel cut off, then close ``conn``.
+
+    The rollback is queued on aiosqlite's connection thread behind any statement a cancelled
+    task had already queued, so a write that only starts after the cancel is undone too (checking
+    ``in_transaction`` first would miss it); on a connection with no transaction it does nothing.
+    """
+    try:
+        await conn.rollback()
+    except sqlite3.Error as err:
+        log.warning("event=checkpoint_rollback_failed error=%s", err)
+    finally:
+        await conn.close()
 
 
 def new_run_id() -> str:
