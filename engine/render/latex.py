@@ -11,7 +11,7 @@ from pathlib import Path
 import pypandoc
 
 from engine.render import ReportDocument
-from engine.render.fonts import FontPlan, installed_faces, segments
+from engine.render.fonts import FontPlan, installed_faces, script_of, segments
 from engine.render.fonts import placeholder as placeholder  # re-exported
 from engine.render.markdown import (
     Attr,
@@ -32,6 +32,9 @@ TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 WRITER = "latex-smart"
 LONG_RUN = 30  # characters without a break opportunity before one is added
 BREAK_EVERY = 12
+# Inline code may break after a dot, underscore, slash, hyphen or colon between word characters
+# (``ssl.SSLContext.check_hostname``, ``path/to/file``), so identifiers never run off the page.
+_CODE_BREAK = re.compile(r"(?<=\w[./_:-])(?=\w)")
 
 # The report's fixed headings and notes per language (the template's own words).
 LABELS: dict[str, dict[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
@@ -169,7 +172,9 @@ class _Typesetter:
                 continue
             for k, chunk in enumerate(_break_long(piece, self.max_run)):
                 out.extend([_raw("\\drbbreak{}")] if k else [])
-                out.append({"t": "Code", "c": [Attr, chunk]})
+                for j, part in enumerate(_CODE_BREAK.split(chunk)):
+                    out.extend([_raw("\\drbcodebreak{}")] if j else [])
+                    out.append({"t": "Code", "c": [Attr, part]})
         return out
 
     def _code_block(self, text: str) -> Node:
@@ -312,6 +317,7 @@ def render_latex(doc: ReportDocument) -> str:
     if plan.linebreak_locale:
         meta["linebreaklocale"] = plan.linebreak_locale
     meta["fallback"] = tuple({"family": family, "command": cmd, "font": cmd.replace("fallback", "font"),
+                              **({"script": script} if (script := script_of(family)) else {}),
                               **({"sans": plan.cjk[1]} if family == plan.cjk[0] and plan.cjk[1] in plan.faces else {})}
                              for family, cmd in plan.used.items())
     meta = {k: v for k, v in meta.items() if v != ()}
