@@ -127,7 +127,7 @@ class _Typesetter:
                 pending.append((" ", [node]))
                 continue
             for family, piece in segments(node["c"], self.plan, self.plan.main):
-                nodes = self._words(piece, strike) if not family else [str_node(piece)]
+                nodes = self._words(piece, strike and not family)  # a fallback run is struck whole
                 if (family and len(pending) >= 2 and pending[-1][0] == " " and pending[-2][0] == family):
                     spaces = pending.pop()[1]
                     pending[-1][1].extend(spaces + nodes)

@@ -63,6 +63,7 @@ CORPUS: list[tuple[str, str]] = [
     ("mixed nesting", MIXED_NESTING),
     ("code long lines and tabs", CODE_LONG),
     ("long identifiers", LONG_IDENTIFIERS),
+    ("long words in fallback fonts", "Hebrew " + "ש" * 60 + " and Arabic " + "ب" * 45 + " end."),
     ("inline code with brackets", "Use `arr[1]` or `x[0, 1]` and `List<String>`; never `\\input`."),
     ("raw html", "Text with <b>bold tags</b>, a line<br>break and <span class=\"x\">a span</span>."),
     ("html comment", "Visible text <!-- a hidden comment --> continues.\n\n<!--\nblock comment\n-->\n\nAfter."),
