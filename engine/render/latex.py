@@ -32,9 +32,10 @@ TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 WRITER = "latex-smart"
 LONG_RUN = 30  # characters without a break opportunity before one is added
 BREAK_EVERY = 12
-# Inline code may break after a dot, underscore, slash, hyphen or colon between word characters
+# Inline code (and long tokens of text) may break after a dot, underscore, slash, hyphen or colon between word characters
 # (``ssl.SSLContext.check_hostname``, ``path/to/file``), so identifiers never run off the page.
 _CODE_BREAK = re.compile(r"(?<=\w[./_:-])(?=\w)")
+IDENTIFIER_RUN = 16  # text tokens this long break like inline code (``ssl.SSLContext.check_hostname``)
 
 # The report's fixed headings and notes per language (the template's own words).
 LABELS: dict[str, dict[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
@@ -157,10 +158,9 @@ class _Typesetter:
         return out
 
     def _words(self, text: str, strike: bool) -> list[Node]:
-        pieces = _break_long(text, self.max_run)
         out: list[Node] = []
-        for k, piece in enumerate(pieces):
-            out.extend([_raw("\\drbbreak{}")] if k else [])
+        for brk, piece in _pieces(text, self.max_run, IDENTIFIER_RUN):
+            out.extend([_raw(brk)] if brk else [])
             out.extend([_raw("\\drbstrike{"), str_node(piece), _raw("}")] if strike else [str_node(piece)])
         return out
 
@@ -170,11 +170,9 @@ class _Typesetter:
             if family:
                 out.extend([_raw(f"\\{self.plan.command(family)}{{"), str_node(piece), _raw("}")])
                 continue
-            for k, chunk in enumerate(_break_long(piece, self.max_run)):
-                out.extend([_raw("\\drbbreak{}")] if k else [])
-                for j, part in enumerate(_CODE_BREAK.split(chunk)):
-                    out.extend([_raw("\\drbcodebreak{}")] if j else [])
-                    out.append({"t": "Code", "c": [Attr, part]})
+            for brk, chunk in _pieces(piece, self.max_run, 0):
+                out.extend([_raw(brk)] if brk else [])
+                out.append({"t": "Code", "c": [Attr, chunk]})
         return out
 
     def _code_block(self, text: str) -> Node:
@@ -209,6 +207,22 @@ def _next_strong(kinds: list[str], start: int) -> str:
 def _is_autolink(c: list) -> bool:
     """A link whose text is its URL: pandoc writes it as ``\\url``."""
     return c[1] == [str_node(c[2][0])]
+
+
+def _pieces(text: str, max_run: int, identifier_run: int) -> list[tuple[str, str]]:
+    """``(break command or "", piece)`` pairs that make up ``text``.
+
+    Tokens of at least ``identifier_run`` characters may break after ``.``, ``_``, ``/``, ``-``
+    or ``:`` between word characters (``\\drbcodebreak``); any run longer than ``max_run`` also
+    every few characters (``\\drbbreak``, see :func:`_break_long`).
+    """
+    cuts = sorted({m.start() + cut.end() for m in re.finditer(r"\S{%d,}" % max(1, identifier_run), text)  # noqa: UP031
+                   for cut in _CODE_BREAK.finditer(m.group())})
+    out: list[tuple[str, str]] = []
+    for j, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(text)], strict=True)):
+        for k, chunk in enumerate(_break_long(text[a:b], max_run)):
+            out.append(("\\drbbreak{}" if k else "\\drbcodebreak{}" if j else "", chunk))
+    return out
 
 
 def _break_long(text: str, max_run: int = LONG_RUN) -> list[str]:

@@ -63,6 +63,9 @@ CORPUS: list[tuple[str, str]] = [
     ("mixed nesting", MIXED_NESTING),
     ("code long lines and tabs", CODE_LONG),
     ("long identifiers", LONG_IDENTIFIERS),
+    ("long identifiers in text", "\n".join(
+        f"- Changed in version 3.{k}: {'w' * k} supports ssl.SSLContext.check_hostname and ssl.HAS_SNI, "
+        f"or use ssl.SSLContext.load_cert_chain() and {_IDS[k % 6]}." for k in range(8))),
     ("long words in fallback fonts", "Hebrew " + "ש" * 60 + " and Arabic " + "ب" * 45 + " end."),
     ("inline code with brackets", "Use `arr[1]` or `x[0, 1]` and `List<String>`; never `\\input`."),
     ("raw html", "Text with <b>bold tags</b>, a line<br>break and <span class=\"x\">a span</span>."),
