@@ -67,6 +67,9 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     return rounds
 
 
+LEGEND_HEADING = "## Sources the review cites"  # review.md's last section, after the rounds
+
+
 def review_markdown(state: dict) -> str:
     """review.md: every round's solution, critique and perspective in order, each with its timestamp."""
     stamps = dict(s.split("|", 1) for s in state.get("review_stamps", []) if "|" in s)
@@ -82,7 +85,7 @@ def review_markdown(state: dict) -> str:
                 lines += [f"### {label}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
     legend = id_legend([*sols, *crits, *pers], state.get("sources", {}), state.get("numbering"))
     if legend:
-        lines += ["## Sources the review cites", "", "(The roles cite sources by id.)", "", *legend]
+        lines += [LEGEND_HEADING, "", "(The roles cite sources by id.)", "", *legend]
     return "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import panflute as pf
@@ -39,6 +40,31 @@ def _strikeout(elem: pf.Element, _doc: pf.Doc) -> pf.Element | None:
     """The Sanitizer's word-by-word strike-out span is Word's strike-through again."""
     if isinstance(elem, pf.Span) and "drb-strike" in elem.classes:
         return pf.Strikeout(*elem.content)
+    return None
+
+
+def _direction(text: str) -> str:
+    """``rtl`` when the first strong letter of ``text`` is right-to-left (Arabic, Hebrew), else ``ltr``."""
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return "rtl"
+        if kind == "L":
+            return "ltr"
+    return "ltr"
+
+
+def _bidi(elem: pf.Element, _doc: pf.Doc) -> pf.Element | None:
+    """Right-to-left words become ``dir=rtl`` spans (Word's ``w:rtl`` runs) and paragraphs that
+    start right to left ``dir=rtl`` divs (``w:bidi``), so Word orders them right to left."""
+    if isinstance(elem, pf.Str) and _direction(elem.text) == "rtl" and not (
+            isinstance(elem.parent, pf.Span) and elem.parent.attributes.get("dir") == "rtl"):
+        return pf.Span(pf.Str(elem.text), attributes={"dir": "rtl"})
+    if isinstance(elem, (pf.Para, pf.Plain, pf.Header)) and isinstance(elem.parent, (pf.Doc, pf.BlockQuote, pf.Div,
+                                                                                     pf.ListItem)):
+        if _direction(pf.stringify(elem)) == "rtl" and not (
+                isinstance(elem.parent, pf.Div) and elem.parent.attributes.get("dir") == "rtl"):
+            return pf.Div(elem, attributes={"dir": "rtl"})
     return None
 
 
@@ -91,11 +117,13 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
             blocks += markdown(getattr(r, field), 4) or [pf.Para(*plain(labels["none"]))]
     if not doc.review:
         blocks += empty("noreview")
+    if _direction(pf.stringify(pf.Para(*title))) == "rtl":
+        title = [pf.Span(*title, attributes={"dir": "rtl"})]
     meta = {"title": pf.MetaInlines(*title)}  # the date is a line of its own, labelled
     if doc.language:
         meta["lang"] = pf.MetaString(doc.language)
     document = pf.Doc(*blocks, metadata=meta, api_version=tuple(pandoc_api_version()))
-    return document.walk(_strikeout)
+    return document.walk(_strikeout).walk(_bidi)
 
 
 def render_docx(doc: ReportDocument, path: Path) -> Path:

@@ -24,6 +24,11 @@ SCRIPT_FONTS = (
     (((0x0900, 0x097F), (0xA8E0, 0xA8FF)), ("Noto Serif Devanagari", "Noto Sans Devanagari")),
     (((0x0E00, 0x0E7F),), ("Noto Serif Thai", "Noto Sans Thai")),
 )
+# fontspec's Script= for fonts of scripts whose letters are shaped (joined, reordered, stacked):
+# without it XeTeX sets each letter in its isolated form.
+SHAPED_SCRIPTS = ("Arabic", "Hebrew", "Devanagari", "Thai", "Bengali", "Tamil", "Telugu", "Kannada",
+                  "Malayalam", "Gujarati", "Gurmukhi", "Oriya", "Sinhala", "Khmer", "Lao", "Myanmar",
+                  "Tibetan", "Syriac", "Thaana", "Nko")
 CJK_FONTS = ("Noto Serif CJK {}", "Noto Sans CJK {}", "Noto Sans Mono CJK {}")
 
 # Ranges set in the CJK font first (xeCJK's CJK and HangulJamo classes).
@@ -142,6 +147,12 @@ class FontPlan:
         if not any(f in self.used for f in self.cjk):
             return None
         return {"JP": "ja", "KR": "ko"}.get(self.cjk[0].rsplit(" ", 1)[-1], "zh")
+
+
+def script_of(family: str) -> str | None:
+    """fontspec's ``Script=`` value for a font made for one shaped script (``Noto Naskh Arabic`` → ``Arabic``)."""
+    words = family.split()
+    return next((s for s in SHAPED_SCRIPTS if s in words or (s == "Arabic" and "Urdu" in words)), None)
 
 
 def _fallback_rank(family: str) -> tuple:

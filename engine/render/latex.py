@@ -11,7 +11,7 @@ from pathlib import Path
 import pypandoc
 
 from engine.render import ReportDocument
-from engine.render.fonts import FontPlan, installed_faces, segments
+from engine.render.fonts import FontPlan, installed_faces, script_of, segments
 from engine.render.fonts import placeholder as placeholder  # re-exported
 from engine.render.markdown import (
     Attr,
@@ -32,6 +32,10 @@ TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 WRITER = "latex-smart"
 LONG_RUN = 30  # characters without a break opportunity before one is added
 BREAK_EVERY = 12
+# Inline code (and long tokens of text) may break after a dot, underscore, slash, hyphen or colon between word characters
+# (``ssl.SSLContext.check_hostname``, ``path/to/file``), so identifiers never run off the page.
+_CODE_BREAK = re.compile(r"(?<=\w[./_:-])(?=\w)")
+IDENTIFIER_RUN = 16  # text tokens this long break like inline code (``ssl.SSLContext.check_hostname``)
 
 # The report's fixed headings and notes per language (the template's own words).
 LABELS: dict[str, dict[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
@@ -124,7 +128,7 @@ class _Typesetter:
                 pending.append((" ", [node]))
                 continue
             for family, piece in segments(node["c"], self.plan, self.plan.main):
-                nodes = self._words(piece, strike) if not family else [str_node(piece)]
+                nodes = self._words(piece, strike and not family)  # a fallback run is struck whole
                 if (family and len(pending) >= 2 and pending[-1][0] == " " and pending[-2][0] == family):
                     spaces = pending.pop()[1]
                     pending[-1][1].extend(spaces + nodes)
@@ -154,10 +158,9 @@ class _Typesetter:
         return out
 
     def _words(self, text: str, strike: bool) -> list[Node]:
-        pieces = _break_long(text, self.max_run)
         out: list[Node] = []
-        for k, piece in enumerate(pieces):
-            out.extend([_raw("\\drbbreak{}")] if k else [])
+        for brk, piece in _pieces(text, self.max_run, IDENTIFIER_RUN):
+            out.extend([_raw(brk)] if brk else [])
             out.extend([_raw("\\drbstrike{"), str_node(piece), _raw("}")] if strike else [str_node(piece)])
         return out
 
@@ -167,8 +170,8 @@ class _Typesetter:
             if family:
                 out.extend([_raw(f"\\{self.plan.command(family)}{{"), str_node(piece), _raw("}")])
                 continue
-            for k, chunk in enumerate(_break_long(piece, self.max_run)):
-                out.extend([_raw("\\drbbreak{}")] if k else [])
+            for brk, chunk in _pieces(piece, self.max_run, 0):
+                out.extend([_raw(brk)] if brk else [])
                 out.append({"t": "Code", "c": [Attr, chunk]})
         return out
 
@@ -204,6 +207,22 @@ def _next_strong(kinds: list[str], start: int) -> str:
 def _is_autolink(c: list) -> bool:
     """A link whose text is its URL: pandoc writes it as ``\\url``."""
     return c[1] == [str_node(c[2][0])]
+
+
+def _pieces(text: str, max_run: int, identifier_run: int) -> list[tuple[str, str]]:
+    """``(break command or "", piece)`` pairs that make up ``text``.
+
+    Tokens of at least ``identifier_run`` characters may break after ``.``, ``_``, ``/``, ``-``
+    or ``:`` between word characters (``\\drbcodebreak``); any run longer than ``max_run`` also
+    every few characters (``\\drbbreak``, see :func:`_break_long`).
+    """
+    cuts = sorted({m.start() + cut.end() for m in re.finditer(r"\S{%d,}" % max(1, identifier_run), text)  # noqa: UP031
+                   for cut in _CODE_BREAK.finditer(m.group())})
+    out: list[tuple[str, str]] = []
+    for j, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(text)], strict=True)):
+        for k, chunk in enumerate(_break_long(text[a:b], max_run)):
+            out.append(("\\drbbreak{}" if k else "\\drbcodebreak{}" if j else "", chunk))
+    return out
 
 
 def _break_long(text: str, max_run: int = LONG_RUN) -> list[str]:
@@ -312,6 +331,7 @@ def render_latex(doc: ReportDocument) -> str:
     if plan.linebreak_locale:
         meta["linebreaklocale"] = plan.linebreak_locale
     meta["fallback"] = tuple({"family": family, "command": cmd, "font": cmd.replace("fallback", "font"),
+                              **({"script": script} if (script := script_of(family)) else {}),
                               **({"sans": plan.cjk[1]} if family == plan.cjk[0] and plan.cjk[1] in plan.faces else {})}
                              for family, cmd in plan.used.items())
     meta = {k: v for k, v in meta.items() if v != ()}

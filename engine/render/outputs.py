@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
@@ -31,6 +32,24 @@ def write_atomic(path: Path, data: str | bytes) -> Path:
     return path
 
 
+def _keep_warnings(usage: Path, warnings: list[str]) -> None:
+    """Record the PDF's warnings as ``pdf_warnings`` in the run's usage.json (when the folder has one).
+
+    The list replaces any earlier build's; an unreadable or non-object usage.json is left as it is.
+    """
+    try:
+        data = json.loads(usage.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(data, dict) or (not warnings and "pdf_warnings" not in data):
+        return
+    if warnings:
+        data["pdf_warnings"] = warnings
+    else:
+        data.pop("pdf_warnings")
+    write_atomic(usage, json.dumps(data, indent=2, ensure_ascii=False))
+
+
 def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120.0,
                    cancel: threading.Event | None = None) -> dict:
     """Write ``report.tex``, ``report.pdf`` and ``report.docx`` of ``doc`` into ``directory``.
@@ -42,7 +61,7 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
         ``pdf_error`` and ``pdf_log_tail`` (also written to ``pdf-error.log``) when the PDF was
         not built, ``pdf_warnings`` (overfull boxes wider than
         :data:`engine.render.pdf.OVERFULL_LIMIT_PT`, missing glyphs) when it was built with
-        them, and ``docx_error`` (one line) when the Word document was not.
+        them (also kept as ``pdf_warnings`` in the folder's ``usage.json``, logged at info level), and ``docx_error`` (one line) when the Word document was not.
 
     Raises:
         OSError: ``directory`` cannot be written.
@@ -61,8 +80,9 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
         paths["pdf"] = str(build.pdf)
         problems = overfull_boxes(build.warnings) + [w for w in build.warnings if w.startswith("Missing character")]
         if problems:
-            log.warning("event=pdf_warnings count=%d first=%r", len(problems), problems[0])
+            log.info("event=pdf_warnings count=%d first=%r", len(problems), problems[0])
             paths["pdf_warnings"] = problems
+        _keep_warnings(directory / "usage.json", problems)
     else:
         cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
         log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.artifacts import review_rounds, split_notice
+from engine.artifacts import LEGEND_HEADING, review_rounds, split_notice
 from engine.citations import SOURCES_TITLE
 from engine.language import detect_language
 from engine.offline_text import PHRASES
@@ -112,14 +112,15 @@ def review_from_markdown(markdown: str) -> tuple[str, list]:
     """
     first = markdown.split("\n", 1)[0]
     question = first[len("# Review of: "):].strip() if first.startswith("# Review of: ") else ""
-    parts = re.split(r"^(## .*)$", markdown, flags=re.MULTILINE)
-    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if re.fullmatch(r"## Round \d+[ \t]*", parts[i])]
+    # Only the file's own level-2 headings split it: a round's texts have ``##`` headings of their own.
+    parts = re.split(rf"^(## Round \d+|{re.escape(LEGEND_HEADING)})[ \t]*$", markdown, flags=re.MULTILINE)
+    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if parts[i].startswith("## Round ")]
     legend = "".join(parts[i + 1] for i in range(1, len(parts) - 1, 2) if not parts[i].startswith("## Round "))
     numbering = {m.group(1): int(m.group(2)) for m in
                  re.finditer(r"^- \[(S[0-9a-f]{6})\] .*\(source (\d+) of the report\)\s*$", legend, re.MULTILINE)}
     lists: dict[str, list[str]] = {"solution": [], "critique": [], "perspective": []}
     for part in rounds:
-        pieces = re.split(r"^### (Solution|Critique|Perspective)\b.*$", part, flags=re.MULTILINE)
+        pieces = re.split(r"^### (Solution|Critique|Perspective)(?: \([^)\n]*\))?[ \t]*$", part, flags=re.MULTILINE)
         for name, content in zip(pieces[1::2], pieces[2::2], strict=True):
             lists[name.lower()].append(content.strip())
     state = {"solutions": lists["solution"], "critiques": lists["critique"], "perspectives": lists["perspective"],

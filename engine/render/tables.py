@@ -41,7 +41,18 @@ def _rows(table: list) -> list[list]:
 
 
 def _cell_text(cell: list) -> str:
-    return stringify(cell[4]) if cell[4] else ""
+    """A cell's visible text, inline code included (it takes room on the line too)."""
+    return stringify(_code_as_text(cell[4])) if cell[4] else ""
+
+
+def _code_as_text(value: object) -> object:
+    if isinstance(value, dict) and value.get("t") == "Code":
+        return {"t": "Str", "c": value["c"][1]}
+    if isinstance(value, dict):
+        return {**value, "c": _code_as_text(value.get("c"))} if "c" in value else value
+    if isinstance(value, list):
+        return [_code_as_text(v) for v in value]
+    return value
 
 
 def layout(table: list) -> TableLayout:

@@ -26,6 +26,15 @@ MIXED_NESTING = "- outer item\n\n  > quoted in a list\n  >\n  > - list in a quot
 CODE_LONG = "```python\n" + "x = '" + "abcdefghij" * 30 + "'\n\tindented_with_tab = [1, 2]  # [n] stays\n```"
 
 #: (name, body) pairs; every citation ``[n]`` refers to sources 1..3 of :data:`SOURCES`.
+# Dotted names, paths and snake_case in inline code at every position of a line: none may overflow.
+_IDS = ["ssl.SSLContext.check_hostname", "ssl.SSLContext.verify_mode", "ssl.create_default_context",
+        "/usr/lib/python3/dist-packages/certifi", "urllib.request.urlopen", "collections.abc.MutableMapping"]
+LONG_IDENTIFIERS = "\n\n".join(
+    f"{'x' * (k % 7 + 1)} Python's `{_IDS[k % 6]}` and `{_IDS[(k + 1) % 6]}` with {'a' * (k % 5 + 2)} "
+    f"`{_IDS[(k + 2) % 6]}` checks `{_IDS[(k + 3) % 6]}`." for k in range(12)
+) + ("\n\n### Setting `ssl.SSLContext.check_hostname`\n\n| Attribute | Effect |\n|---|---|\n"
+     "| `ssl.SSLContext.check_hostname` | `ssl.SSLContext.verify_mode` must be `ssl.CERT_REQUIRED` |")
+
 CORPUS: list[tuple[str, str]] = [
     ("plain", "Heat pumps moved from niche to mainstream in Europe [1]. Sales doubled [2]."),
     ("citation groups", "Two sources agree [1][2] and three do too [1, 2, 3]; see also [3]."),
@@ -53,6 +62,11 @@ CORPUS: list[tuple[str, str]] = [
     ("deep quote", DEEP_QUOTE),
     ("mixed nesting", MIXED_NESTING),
     ("code long lines and tabs", CODE_LONG),
+    ("long identifiers", LONG_IDENTIFIERS),
+    ("long identifiers in text", "\n".join(
+        f"- Changed in version 3.{k}: {'w' * k} supports ssl.SSLContext.check_hostname and ssl.HAS_SNI, "
+        f"or use ssl.SSLContext.load_cert_chain() and {_IDS[k % 6]}." for k in range(8))),
+    ("long words in fallback fonts", "Hebrew " + "ש" * 60 + " and Arabic " + "ب" * 45 + " end."),
     ("inline code with brackets", "Use `arr[1]` or `x[0, 1]` and `List<String>`; never `\\input`."),
     ("raw html", "Text with <b>bold tags</b>, a line<br>break and <span class=\"x\">a span</span>."),
     ("html comment", "Visible text <!-- a hidden comment --> continues.\n\n<!--\nblock comment\n-->\n\nAfter."),

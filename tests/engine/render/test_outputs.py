@@ -152,3 +152,63 @@ def test_atomic_writes_are_seen_whole_or_not_at_all(tmp_path):
     assert path.read_bytes() == versions[1]
     assert whole == {True}
     assert [p.name for p in tmp_path.iterdir()] == ["report.md"]  # no temp file left behind
+
+
+SOLUTION_1 = ("## Recommendation\n\n- Heat pumps cut running costs [Sabc123].\n\n"
+              "## Supporting evidence\n\n- Sales doubled [Sdef456].\n")
+SOLUTION_2 = ("## Recommendation\n\n- Heat pumps cut running costs [Sabc123].\n\n"
+              "## Changes\n\n- Kept only claims that carry a citation.\n")
+STATE = {
+    "question": "How do heat pumps work?",
+    "solutions": [SOLUTION_1, SOLUTION_2],
+    "critiques": ["1. Cites 2 of 9 sources.\n2. Missing evidence.", "1. Still thin [Sabc123]."],
+    "perspectives": ["- Regulator: who pays?", "- User: noise at night."],
+    "review_stamps": ["solution:0|2026-11-30T16:17:52+00:00", "critique:0|2026-11-30T16:17:52+00:00"],
+    "sources": {"Sabc123": {"title": "EHPA", "url": "https://example.org/ehpa.pdf"},
+                "Sdef456": {"title": "Other", "url": "https://example.org/other"}},
+    "numbering": {"Sabc123": 1},
+}
+
+
+def test_review_md_as_a_run_writes_it_gives_the_runs_appendix(tmp_path):
+    """Solutions have ``##`` sections of their own: they stay inside their round."""
+    from engine.artifacts import review_markdown, review_rounds
+
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "review.md").write_text(review_markdown(STATE), encoding="utf-8")
+    doc = read_report(tmp_path / "report.md")
+    assert doc.question == STATE["question"]
+    assert doc.review == review_rounds(STATE)
+    assert [r.iteration for r in doc.review] == [1, 2] and "Still thin [1]" in doc.review[1].critiques
+
+
+@needs_tex
+def test_render_of_a_run_folder_keeps_the_appendix_and_the_warnings(tmp_path):
+    """`deepresearch render` beside review.md shows Iteration 1 and 2; PDF warnings go to usage.json, not the log."""
+    import json
+    import logging
+
+    from engine.artifacts import review_markdown
+    from tests.engine.render import fidelity
+
+    # a chain of 60 words joined by no-break spaces cannot be broken: one overfull line
+    (tmp_path / "report.md").write_text(REPORT.replace("The end [2].", "a" + "\u00a0b" * 60), encoding="utf-8")
+    (tmp_path / "review.md").write_text(review_markdown(STATE), encoding="utf-8")
+    (tmp_path / "usage.json").write_text('{"generated_at": "2024-05-01T10:00:00+00:00"}', encoding="utf-8")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = records.append
+    logging.getLogger("engine.render").addHandler(handler)
+    try:
+        result = CliRunner().invoke(app, ["render", str(tmp_path / "report.md")])
+    finally:
+        logging.getLogger("engine.render").removeHandler(handler)
+    assert result.exit_code == 0, result.output
+    text = fidelity.pdf_text(tmp_path / "report.pdf")
+    assert "Iteration 1" in text and "Iteration 2" in text and "not reviewed" not in text
+    docx = fidelity.docx_text(tmp_path / "report.docx")
+    assert "Iteration 2" in docx and "not reviewed" not in docx
+    usage = json.loads((tmp_path / "usage.json").read_text(encoding="utf-8"))
+    assert usage["generated_at"].startswith("2024-05-01")
+    assert usage["pdf_warnings"] and usage["pdf_warnings"][0].startswith("Overfull \\hbox")
+    assert not [r for r in records if r.levelno >= logging.WARNING], [r.getMessage() for r in records]
