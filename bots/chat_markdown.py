@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from mistletoe import Document
+from mistletoe import Document, span_token
 
 from engine.citations import MISTLETOE_LOCK
 
@@ -124,3 +124,39 @@ def format_table(rows: list[list[str]], align: list, *, has_header: bool,
     if has_header:
         lines.insert(1, sep.join("-" * max(w, 1) for w in widths))
     return "\n".join(lines)
+
+
+class InlineMarks:
+    """Bold, italic and strikethrough for a mistletoe chat renderer; each platform sets its marks.
+
+    A span is wrapped only around its non-space text (Slack and Teams format a span only when its
+    markers touch text), nested bold is marked once, and ``plain`` renders the text alone.
+    """
+
+    STRONG = "**"
+    EMPHASIS = "*"
+    STRIKE = "~~"
+    plain = False
+    _bold = 0
+
+    def _wrap(self, mark: str, inner: str) -> str:
+        stripped = inner.strip()
+        if self.plain or not stripped:
+            return inner
+        lead = inner[: len(inner) - len(inner.lstrip())]
+        trail = inner[len(inner.rstrip()):]
+        return f"{lead}{mark}{stripped}{mark}{trail}"
+
+    def render_strong(self, token: span_token.Strong) -> str:
+        self._bold += 1
+        try:
+            inner = self.render_inner(token)
+        finally:
+            self._bold -= 1
+        return inner if self._bold else self._wrap(self.STRONG, inner)
+
+    def render_emphasis(self, token: span_token.Emphasis) -> str:
+        return self._wrap(self.EMPHASIS, self.render_inner(token))
+
+    def render_strikethrough(self, token: span_token.Strikethrough) -> str:
+        return self._wrap(self.STRIKE, self.render_inner(token))

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from mistletoe import block_token, span_token
 from mistletoe.base_renderer import BaseRenderer
 
-from bots.chat_markdown import display_width, format_table, parse, split_urls
+from bots.chat_markdown import InlineMarks, display_width, format_table, parse, split_urls
 
 # Slack's formatting reference: "&", "<" and ">" are control characters and must be escaped
 # as HTML entities everywhere in mrkdwn text, code included.
@@ -54,8 +54,10 @@ def _link_url(url: str) -> str:
     return url.replace("&", "&amp;")
 
 
-class _Renderer(BaseRenderer):
+class _Renderer(InlineMarks, BaseRenderer):
     """mistletoe renderer producing Slack mrkdwn, or plain text when ``plain`` is set."""
+
+    STRONG, EMPHASIS, STRIKE = "*", "_", "~"
 
     def __init__(self, *, plain: bool = False) -> None:
         super().__init__()
@@ -87,29 +89,6 @@ class _Renderer(BaseRenderer):
 
     def render_escape_sequence(self, token: span_token.EscapeSequence) -> str:
         return self.render_inner(token)
-
-    def _wrap(self, mark: str, inner: str) -> str:
-        # Slack only formats a span whose markers touch non-space text: move the spaces out.
-        stripped = inner.strip()
-        if self.plain or not stripped:
-            return inner
-        lead = inner[: len(inner) - len(inner.lstrip())]
-        trail = inner[len(inner.rstrip()):]
-        return f"{lead}{mark}{stripped}{mark}{trail}"
-
-    def render_strong(self, token: span_token.Strong) -> str:
-        self._bold += 1
-        try:
-            inner = self.render_inner(token)
-        finally:
-            self._bold -= 1
-        return inner if self._bold else self._wrap("*", inner)
-
-    def render_emphasis(self, token: span_token.Emphasis) -> str:
-        return self._wrap("_", self.render_inner(token))
-
-    def render_strikethrough(self, token: span_token.Strikethrough) -> str:
-        return self._wrap("~", self.render_inner(token))
 
     def render_inline_code(self, token: span_token.InlineCode) -> str:
         code = escape(token.children[0].content) if token.children else ""

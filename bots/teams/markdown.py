@@ -10,7 +10,7 @@ from botbuilder.schema import Activity
 from mistletoe import block_token, span_token
 from mistletoe.base_renderer import BaseRenderer
 
-from bots.chat_markdown import format_table, parse, split_urls
+from bots.chat_markdown import InlineMarks, format_table, parse, split_urls
 
 MAX_MESSAGE_BYTES = 28_000
 """Budget for one bot message's JSON payload, in bytes.
@@ -62,7 +62,7 @@ def _href(url: str) -> str:
     return url.replace("&", "&amp;")
 
 
-class _Renderer(BaseRenderer):
+class _Renderer(InlineMarks, BaseRenderer):
     """mistletoe renderer producing the Markdown subset a Teams text message shows, text escaped."""
 
     def __init__(self) -> None:
@@ -91,29 +91,6 @@ class _Renderer(BaseRenderer):
 
     def render_escape_sequence(self, token: span_token.EscapeSequence) -> str:
         return self.render_inner(token)
-
-    @staticmethod
-    def _wrap(mark: str, inner: str) -> str:
-        stripped = inner.strip()
-        if not stripped:
-            return inner
-        lead = inner[: len(inner) - len(inner.lstrip())]
-        trail = inner[len(inner.rstrip()):]
-        return f"{lead}{mark}{stripped}{mark}{trail}"
-
-    def render_strong(self, token: span_token.Strong) -> str:
-        self._bold += 1
-        try:
-            inner = self.render_inner(token)
-        finally:
-            self._bold -= 1
-        return inner if self._bold else self._wrap("**", inner)
-
-    def render_emphasis(self, token: span_token.Emphasis) -> str:
-        return self._wrap("*", self.render_inner(token))
-
-    def render_strikethrough(self, token: span_token.Strikethrough) -> str:
-        return self._wrap("~~", self.render_inner(token))
 
     def render_inline_code(self, token: span_token.InlineCode) -> str:
         code = token.children[0].content if token.children else ""
