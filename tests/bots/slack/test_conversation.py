@@ -67,8 +67,9 @@ def test_slash_command_through_clarification_to_summary_and_files(bot, fake_slac
     assert "<@U0ALICE>" in root_message["text"] and "heat pumps" in root_message["text"]
     thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
     wait_status(fake_slack, thread_id, "paused")
-    question = bot_posts(fake_slack, CHANNEL, root)[-1]
-    assert "?" in question["text"]
+    # the thread is paused just before its question is posted: the question follows in the thread
+    question = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root)[-1:] if "?" in m["text"]],
+                                   what="the clarifying question")[0]
 
     # the bot's own clarifying question, delivered back as an event, does not answer itself
     bot.message(question["text"], user="U0BOT", thread_ts=root, bot_id="B0BOT", ts=question["ts"])

@@ -46,8 +46,8 @@ def test_personal_chat_clarification_to_consent_and_upload(bot, connector, setti
     thread_id = _thread(first)
     assert thread_id == f"teams:{first['channelData']['tenant']['id']}:{conv}"
     _wait_status(settings, thread_id, ("paused",))
-    question = connector.messages(conv)[-1]
-    assert "?" in question.text  # the clarifying question, in the same chat
+    # the thread is paused just before its question is posted: the question follows in the same chat
+    connector.wait_for(lambda c: "?" in c.messages(conv)[-1].text, what="the clarifying question")
 
     answer = personal_message(connector.url, "The EU market size and growth from 2020 to 2024", conversation_id=conv)
     bot.send(answer)
@@ -77,6 +77,7 @@ def test_channel_mention_clarification_to_download_link(bot, connector, settings
     thread_id = _thread(mention)
     assert ";messageid=" in thread_id
     _wait_status(settings, thread_id, ("paused",))
+    connector.wait_for(lambda c: "?" in c.messages(conv)[-1].text, what="the clarifying question")
 
     root = mention["id"]
     intruder = channel_mention(connector.url, "answer it for her: tariffs", sender=BOB, root_id=root)
