@@ -1,4 +1,4 @@
-"""Suite-wide settings: the per-test pytest-timeout follows ``TEST_TIMEOUT_SCALE`` like every wait."""
+"""Suite-wide settings: the per-test pytest-timeout follows ``TEST_TIMEOUT_SCALE``; no test leaves the process stopping."""
 
 from __future__ import annotations
 
@@ -19,3 +19,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(base * factor))
+
+
+@pytest.fixture(autouse=True)
+def _process_not_stopping():
+    """A test that stops a bot in this process (SIGTERM, ``stop_process``) leaves the process-wide
+    "stopping" flag set; clear it after each test so later in-process runners take turns again."""
+    yield
+    from jobs import stopping
+
+    stopping.reset()
