@@ -11,7 +11,6 @@ import time
 import uuid
 from pathlib import Path
 
-import openai
 from rich.console import Console
 from rich.text import Text
 
@@ -19,6 +18,7 @@ from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
 from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_folder_problem, write_problem
+from engine.models import provider_errors
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
 from engine.search.base import SearchError
@@ -303,7 +303,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
         say(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
         return EXIT_FAILED
-    except (SearchError, ServiceTimeout, openai.APIError) as exc:
+    except (SearchError, ServiceTimeout, *provider_errors("APIError")) as exc:
         say(f"deepresearch: {_short_error(exc)}")
         say(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
         return EXIT_FAILED
@@ -376,10 +376,10 @@ def _out_problem(out: Path) -> str | None:
 def _short_error(exc: BaseException) -> str:
     from bots.logs import redact
 
-    if isinstance(exc, openai.APIConnectionError):
+    if isinstance(exc, provider_errors("APIConnectionError")):
         return f"the model server could not be reached ({type(exc).__name__}) after retries"
-    if isinstance(exc, openai.AuthenticationError):
+    if isinstance(exc, provider_errors("AuthenticationError")):
         return "the model server rejected the API key (OPENAI_API_KEY)"
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, provider_errors("APIStatusError")):
         return f"the model server answered {exc.status_code}: {redact(str(exc.message))[:300]}"
     return redact(str(exc))[:400]

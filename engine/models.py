@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from pathlib import Path
@@ -37,6 +38,17 @@ def build_model(role: str, settings: Settings) -> BaseChatModel:
 
         return OfflineChatModel(role=role, tags=[f"role:{role}"], metadata={"role": role})
     return _openai_model(role, settings)
+
+
+def provider_errors(*names: str) -> tuple[type[BaseException], ...]:
+    """The OpenAI SDK's exception classes called ``names`` (``"APIError"``, ...), or ``()`` when it is not loaded.
+
+    Only the ``openai`` back-end (:mod:`engine.openai_model`) imports the SDK, so an offline run never pays its
+    start-up (about 0.8 s of imports) and can raise none of its errors; use the result in ``except`` clauses and
+    ``isinstance`` checks. Raises ``AttributeError`` for a name the SDK does not define.
+    """
+    sdk = sys.modules.get("openai")
+    return tuple(getattr(sdk, name) for name in names) if sdk is not None else ()
 
 
 def _openai_model(role: str, settings: Settings) -> BaseChatModel:

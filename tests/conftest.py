@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.redis_db import redis_db  # noqa: F401  (a fixture for every test package)
 from tests.waiting import scale
 
 

@@ -1,8 +1,29 @@
-"""The real Redis the tests use (127.0.0.1:6379, one database per test area)."""
+"""The real Redis the tests use (127.0.0.1:6379): each test that needs one leases a database of its own.
+
+A lease is a key in database 0 (``deepresearch-tests:lease:N``, set with NX and a TTL), so tests of parallel
+pytest workers (pytest-xdist) and of other pytest sessions on the same machine never share a database. Database
+14 is left to ``bench/`` and 0 holds only the leases. A lease left by a killed session lapses after its TTL.
+"""
 
 from __future__ import annotations
 
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
+
+from tests.waiting import LONG
+
+#: The server (``TEST_REDIS_SERVER`` names another one, without a database number).
+SERVER = os.environ.get("TEST_REDIS_SERVER", "redis://127.0.0.1:6379")
+#: Databases handed out, in this order (Redis's default ``databases 16``; 14 is the bench's).
+POOL = [*range(1, 10), 15, 10, 11, 12, 13]
+LEASE_PREFIX = "deepresearch-tests:lease:"
+#: A lease outlives any one test (pytest-timeout ends a test long before).
+LEASE_TTL = int(6 * LONG)
 
 
 def redis_or_skip(url: str, *, flush: bool = False):
@@ -17,3 +38,41 @@ def redis_or_skip(url: str, *, flush: bool = False):
     if flush:
         conn.flushdb()
     return conn
+
+
+@contextmanager
+def leased_db() -> Iterator[str]:
+    """A free database of the test Redis, emptied before and after; yields its URL (``redis://host:port/N``).
+
+    Waits (up to ``LONG`` s) while every database of ``POOL`` is leased; skips the test when no Redis answers.
+    """
+    leases = redis_or_skip(f"{SERVER}/0")
+    token = uuid.uuid4().hex
+    deadline = time.monotonic() + LONG
+    while True:
+        for number in POOL:
+            if leases.set(f"{LEASE_PREFIX}{number}", token, nx=True, ex=LEASE_TTL):
+                break
+        else:
+            if time.monotonic() > deadline:
+                pytest.fail(f"every test database of {SERVER} stayed leased for {LONG:.0f} s")
+            time.sleep(0.2)
+            continue
+        break
+    url = f"{SERVER}/{number}"
+    conn = redis_or_skip(url, flush=True)
+    try:
+        yield url
+    finally:
+        try:
+            conn.flushdb()
+        finally:
+            leases.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end",
+                        1, f"{LEASE_PREFIX}{number}", token)
+
+
+@pytest.fixture
+def redis_db() -> Iterator[str]:
+    """A Redis database held by this test alone (see ``leased_db``); yields its URL."""
+    with leased_db() as url:
+        yield url

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 
-import openai
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
@@ -24,6 +23,7 @@ from engine.graph.context import RunContext
 from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
 from engine.language import language_name
+from engine.models import provider_errors
 from engine.schemas import ConductResearch, ResearchComplete, think_tool
 from engine.search.base import SearchError
 
@@ -35,8 +35,10 @@ _RESEARCHER = build_researcher_graph()
 
 # Errors that mean the model or search service itself is down: the run fails (resumable from
 # its checkpoint) instead of writing a report from nothing.
-FATAL = (SearchError, ServiceTimeout, openai.APIConnectionError, openai.APITimeoutError, openai.AuthenticationError,
-         openai.RateLimitError, openai.InternalServerError)
+def fatal_errors() -> tuple[type[BaseException], ...]:
+    """Search and time-out errors, and the OpenAI SDK's connection, time-out, key, rate and server errors."""
+    return (SearchError, ServiceTimeout, *provider_errors(
+        "APIConnectionError", "APITimeoutError", "AuthenticationError", "RateLimitError", "InternalServerError"))
 
 
 def supervisor_prompt(brief: str, ctx: RunContext, language: str = "en") -> str:
@@ -92,7 +94,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
             {"researcher_messages": [HumanMessage(topic)], "topic": topic, "language": unit["language"]},
             context=ctx,
         )
-    except FATAL:
+    except fatal_errors():
         writer({"event": "topic_finished", "topic": topic, "error": "service unavailable"})
         raise
     except Exception as err:

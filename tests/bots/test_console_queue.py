@@ -10,18 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.redis_db import redis_or_skip
 from tests.waiting import LONG
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_URL = os.environ.get("CONSOLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
-
-
 @pytest.fixture
-def redis_url():
-    conn = redis_or_skip(REDIS_URL, flush=True)
-    yield REDIS_URL
-    conn.flushdb()
+def redis_url(redis_db: str) -> str:
+    """A Redis database of this test's own (``tests.redis_db``)."""
+    return redis_db
 
 
 def env_for(tmp_path: Path, redis_url: str) -> dict:

@@ -8,14 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.settings import Settings
-from tests.redis_db import redis_or_skip
 from tests.waiting import wait_exit
-
-#: A Redis database of its own; wiped (except for the lock below) before and after each test.
-REDIS_URL = os.environ.get("JOBS_TEST_REDIS_URL", "redis://127.0.0.1:6379/11")
-#: Serialises the tests that use that database across pytest sessions running at the same time.
-LOCK_KEY = "jobs-tests:lock"
-LOCK_TTL = 300
 
 
 @pytest.fixture(autouse=True)
@@ -26,38 +19,6 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     from engine.settings import get_settings
 
     get_settings.cache_clear()
-
-
-def _redis_or_skip():
-    return redis_or_skip(REDIS_URL)
-
-
-def _wipe(conn) -> None:
-    keys = [k for k in conn.scan_iter(count=500) if k != LOCK_KEY.encode()]
-    if keys:
-        conn.delete(*keys)
-
-
-@pytest.fixture
-def redis_db():
-    """The test Redis database, wiped, held by this test alone; yields its URL."""
-    import time
-    import uuid
-
-    conn = _redis_or_skip()
-    token = uuid.uuid4().hex
-    deadline = time.monotonic() + 2 * LOCK_TTL
-    while not conn.set(LOCK_KEY, token, nx=True, ex=LOCK_TTL):
-        if time.monotonic() > deadline:
-            pytest.fail(f"another test session kept {REDIS_URL} busy too long")
-        time.sleep(0.2)
-    _wipe(conn)
-    try:
-        yield REDIS_URL
-    finally:
-        _wipe(conn)
-        conn.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end",
-                  1, LOCK_KEY, token)
 
 
 def make_settings(data_dir: Path, *, redis_url: str | None = None, **overrides: object) -> Settings:

@@ -17,7 +17,6 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.fakes.slack_api import FakeSlackAPI
-from tests.redis_db import redis_or_skip
 from tests.waiting import wait_idle
 
 SIGNING_SECRET = "fake-signing-secret-for-tests"
@@ -200,11 +199,7 @@ def bot_posts(fake: FakeSlackAPI, channel: str, root: str) -> list[dict]:
     return [m for m in fake.thread(channel, root) if m.get("bot_id") and m["ts"] != root]
 
 
-REDIS_TEST_URL = "redis://127.0.0.1:6379/12"
-
-
 @pytest.fixture
-def redis_url() -> str:
-    """Redis database 12 for the Slack tests (emptied first), or skip when no Redis answers."""
-    redis_or_skip(REDIS_TEST_URL, flush=True)
-    return REDIS_TEST_URL
+def redis_url(redis_db: str) -> str:
+    """A Redis database of this test's own (``tests.redis_db``), or skip when no Redis answers."""
+    return redis_db

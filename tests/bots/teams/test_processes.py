@@ -18,19 +18,12 @@ import requests
 
 from tests.bots.teams.activities import channel_mention, file_consent, personal_message
 from tests.bots.teams.conftest import free_port
-from tests.redis_db import redis_or_skip
 from tests.waiting import LONG, wait_for
 
-# a database of its own (the test flushes it; tests/jobs uses /11)
-REDIS_URL = os.environ.get("TEAMS_TEST_REDIS", "redis://127.0.0.1:6379/13")
 CLI = str(Path(sys.executable).with_name("deepresearch"))
 ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.slow
-
-
-def _redis_or_skip():
-    return redis_or_skip(REDIS_URL, flush=True)
 
 
 class Proc:
@@ -55,13 +48,12 @@ class Proc:
 
 
 @pytest.fixture
-def processes(tmp_path, clean_env):
-    _redis_or_skip()
+def processes(tmp_path, clean_env, redis_db):
     port = free_port()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(tmp_path),
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": redis_db,
         "DEEPRESEARCH_LLM": "offline",
         "DEEPRESEARCH_SEARCH": "none",
         "DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"),
