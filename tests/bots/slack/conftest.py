@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import itertools
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlencode
 
 import pytest
@@ -41,6 +44,35 @@ def new_ts() -> str:
     """A fresh, increasing Slack-style message ts for events the tests invent."""
     n = next(_seq)
     return f"{1800000000 + n}.{n:06d}"
+
+
+def block_actions(message: dict, action_id: str, *, user: str, channel: str = CHANNEL, team: str = TEAM,
+                  response_url: str = "") -> dict:
+    """The ``block_actions`` payload Slack sends when ``user`` presses the button ``action_id`` of
+    the bot's ``message`` (as the fake stored it): the button's own ``value`` is in it.
+
+    https://docs.slack.dev/reference/interaction-payloads/block_actions-payload
+    """
+    button = next(e for b in message.get("blocks") or [] if b.get("type") == "actions"
+                  for e in b["elements"] if e["action_id"] == action_id)
+    action = {"type": "button", "action_id": action_id, "block_id": "deepresearch_buttons",
+              "text": button["text"], "action_ts": f"{time.time():.6f}"}
+    if "value" in button:
+        action["value"] = button["value"]
+    container = {"type": "message", "message_ts": message["ts"], "channel_id": channel, "is_ephemeral": False}
+    if message.get("thread_ts"):
+        container["thread_ts"] = message["thread_ts"]
+    return {
+        "type": "block_actions", "api_app_id": "A0APP", "token": "legacy-verification-token",
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": team},
+        "container": container, "trigger_id": f"{uuid.uuid4().int % 10**12}.1.{uuid.uuid4().hex}",
+        "team": {"id": team, "domain": "fake"}, "enterprise": None, "is_enterprise_install": False,
+        "channel": {"id": channel, "name": "research"},
+        "message": {"type": "message", "user": "U0BOT", "bot_id": "B0BOT", "ts": message["ts"],
+                    "thread_ts": message.get("thread_ts"), "text": message.get("text", ""),
+                    "blocks": message.get("blocks") or []},
+        "state": {"values": {}}, "response_url": response_url, "actions": [action],
+    }
 
 
 class SlackSender:
@@ -99,6 +131,15 @@ class SlackSender:
             return status, json.loads(body) if body else ""
         except ValueError:
             return status, body.decode()
+
+    def press(self, message: dict, action_id: str, *, user: str = ALICE, **kwargs) -> int:
+        """Press a button of the bot's ``message`` as Slack's interactivity request does (a signed,
+        form-encoded ``payload=``); returns the HTTP status."""
+        payload = block_actions(message, action_id, user=user,
+                                response_url=f"http://127.0.0.1:{self.fake.port}/response/{uuid.uuid4().hex}")
+        status, _, _ = self.post(urlencode({"payload": json.dumps(payload)}).encode(),
+                                 "application/x-www-form-urlencoded", **kwargs)
+        return status
 
     def message(
         self, text: str, *, user: str = ALICE, channel: str = CHANNEL, thread_ts: str | None = None,
@@ -208,3 +249,29 @@ def redis_url() -> str:
     """Redis database 12 for the Slack tests (emptied first), or skip when no Redis answers."""
     redis_or_skip(REDIS_TEST_URL, flush=True)
     return REDIS_TEST_URL
+
+
+@pytest.fixture
+def research(monkeypatch):
+    """Wraps the engine's ``run_turn`` as the job layer calls it: records the calls, and holds
+    each run at ``gate`` (set by default) so a test can act while a research is running."""
+    import jobs.run
+    from engine.runner import RunCancelled
+
+    real = jobs.run.run_turn
+    state = SimpleNamespace(gate=threading.Event(), calls=[], outcome=None)
+    state.gate.set()
+
+    async def run_turn(thread_id, **kwargs):
+        state.calls.append({"thread_id": thread_id, **kwargs})
+        cancel = kwargs.get("cancel")
+        while not state.gate.is_set():
+            if cancel is not None and cancel.is_set():
+                raise RunCancelled("cancelled")
+            await asyncio.sleep(0.02)
+        if state.outcome is not None:
+            return state.outcome(thread_id)
+        return await real(thread_id, **kwargs)
+
+    monkeypatch.setattr(jobs.run, "run_turn", run_turn)
+    return state
