@@ -99,3 +99,13 @@ def test_follow_up_buttons_start_one_research_with_the_report_as_context(bot, co
     connector.wait_for(lambda c: any(m.text.startswith("**Done**") for m in c.messages(conv)), what="the second summary")
     asked = [m.text for m in connector.messages(conv) if "asked a follow-up question" in m.text]
     assert len(asked) == 1 and asked[0].startswith("Alice") and len(research.calls) == 2
+
+
+def test_only_the_bots_own_card_actions_are_presses():
+    from bots.teams.cards import buttons_card, read_press
+    from jobs.port import cancel_button, follow_up_buttons
+
+    card = buttons_card((cancel_button(), *follow_up_buttons(["Why?"])))
+    data = [a["data"] for a in card.content["actions"]]
+    assert [read_press(d) for d in data] == [("cancel", 0, ""), ("follow_up", 0, "Why?")]
+    assert read_press({"action": "vote"}) is None and read_press("text") is None and read_press(None) is None
