@@ -255,5 +255,11 @@ class OfflineChatModel(BaseChatModel):
                  if re.match(r"^\s*[-*]\s+", line) and SID.search(line)]
         cited = list(dict.fromkeys(cited))
         top = rank(cited, title, 3)
-        summary = " ".join(s for s in cited if s in top) or T.phrase("no_findings", _language(prompt))
-        return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500]})]
+        language = _language(prompt)
+        summary = " ".join(s for s in cited if s in top) or T.phrase("no_findings", language)
+        objections = _tag(prompt, "Open objections").split("### Perspective", 1)
+        question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
+        follow_ups = T.follow_up_questions(objections[1] if len(objections) > 1 else "",
+                                           question.group(1) if question else title, language)
+        return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500],
+                                          "follow_up_questions": follow_ups})]

@@ -154,6 +154,32 @@ PHRASES = {
         "fr": "Le rapport a connu {n} tour(s) de revue. La dernière critique de la solution disait :",
         "es": "El informe pasó por {n} ronda(s) de revisión. La última crítica de la solución decía:",
     },
+    # one follow-up question per role of "perspective" (same order), and one for any other objection
+    "follow_up_0": {
+        "en": "Which alternatives for {topic} did the research not examine, and how do they compare?",
+        "de": "Welche Alternativen zu {topic} hat die Recherche nicht untersucht, und wie schneiden sie ab?",
+        "fr": "Quelles alternatives pour {topic} la recherche n'a-t-elle pas examinées, et que valent-elles ?",
+        "es": "¿Qué alternativas para {topic} no examinó la investigación y cómo se comparan?",
+    },
+    "follow_up_1": {
+        "en": "Which compliance, safety and accountability rules apply to {topic}?",
+        "de": "Welche Vorgaben zu Regelkonformität, Sicherheit und Haftung gelten für {topic}?",
+        "fr": "Quelles règles de conformité, de sécurité et de responsabilité s'appliquent à {topic} ?",
+        "es": "¿Qué normas de cumplimiento, seguridad y responsabilidad se aplican a {topic}?",
+    },
+    "follow_up_2": {
+        "en": "What do cost, adoption effort and lock-in risk look like for {topic}?",
+        "de": "Wie sehen Kosten, Umstellungsaufwand und Anbieterbindung bei {topic} aus?",
+        "fr": "Que représentent le coût, l'effort d'adoption et le risque de dépendance pour {topic} ?",
+        "es": "¿Cómo son el coste, el esfuerzo de adopción y el riesgo de dependencia en {topic}?",
+    },
+    "follow_up_other": {
+        "en": "What does the evidence say about this objection to {topic}: {point}?",
+        "de": "Was sagen die Belege zu diesem Einwand gegen {topic}: {point}?",
+        "fr": "Que disent les preuves sur cette objection à {topic} : {point} ?",
+        "es": "¿Qué dicen las pruebas sobre esta objeción a {topic}: {point}?",
+    },
+    "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
     "facet_how": {"en": "how it works examples", "de": "Funktionsweise Beispiele", "fr": "fonctionnement exemples",
                   "es": "funcionamiento ejemplos"},
@@ -326,6 +352,36 @@ def perspective(prompt: str, language: str) -> str:
     question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
     subject = f"“{_short(question.group(1), 80)}”" if question else "…"
     return phrase("perspective", language, subject=subject)
+
+
+def _role_labels(language: str) -> list[str]:
+    """The role labels of the offline perspective (``Competitor``, ``Regulator``, ``Affected user``)."""
+    return re.findall(r"^- ([^:\n]+):", phrase("perspective", language, subject="…"), re.MULTILINE)
+
+
+def follow_up_questions(objections: str, question: str, language: str, limit: int = 3) -> list[str]:
+    """Follow-up research questions from the review's open objections (``- Role: text`` lines).
+
+    An objection of one of the offline perspective's roles gives that role's question; any
+    other gives "what does the evidence say about this objection", quoting its first clause.
+    Each names the question's subject, so it reads on its own; none without objections.
+    """
+    topic = phrase("quoted", language, q=_short(question.strip().rstrip("?？.!"), 80)) if question.strip() else "…"
+    labels = [label.strip().casefold() for label in _role_labels(language)]
+    out: list[str] = []
+    for line in objections.splitlines():
+        item = re.match(r"^\s*[-*]\s+(?:(?:As an? |Als |En tant que |Como )?([^:]{1,40}):\s*)?(.+)$", line)
+        if not item:
+            continue
+        label = (item.group(1) or "").strip().casefold()
+        if label in labels:
+            text = phrase(f"follow_up_{labels.index(label)}", language, topic=topic)
+        else:
+            point = _short(re.split(r"[;.?!]", item.group(2).strip())[0], 100)
+            text = phrase("follow_up_other", language, topic=topic, point=point)
+        if text not in out:
+            out.append(text)
+    return out[:limit]
 
 
 def finalize(prompt: str, language: str, notice: str) -> str:

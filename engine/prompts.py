@@ -212,6 +212,17 @@ Today's date is {date}.
 Write a title (at most 12 words, no citations) and an executive summary (at most 150 words,
 Markdown, may cite source ids such as [S1a2b3c] as the report does) of this report, in {language}.
 
+Then suggest up to three follow-up questions the asker could have researched next, drawn from
+the objections and open questions the review left (below): each one sentence of at most 200
+characters, self-contained (name the subject; it is read without the report), in {language},
+without citations. Suggest none when the review left nothing open.
+
+Question: {question}
+
 <Report>
 {report}
-</Report>"""
+</Report>
+
+<Open objections>
+{objections}
+</Open objections>"""

@@ -83,7 +83,8 @@ class TurnOutcome:
     status:
         ``clarify``: the graph paused on ``interrupt()``; ``question`` is to be asked in the thread.
         ``done``: the report is written; ``summary`` (Markdown, a few hundred words) and
-        ``artifacts`` are set.
+        ``artifacts`` are set; ``follow_ups`` holds up to three suggested follow-up questions
+        (plain text, in the question's language; may be empty).
     """
 
     status: Literal["clarify", "done"]
@@ -95,6 +96,7 @@ class TurnOutcome:
     artifacts: Artifacts | None = None
     errors: list[str] = field(default_factory=list)
     offline: bool = False
+    follow_ups: list[str] = field(default_factory=list)
 
 
 ProgressCallback = Callable[[Progress], None]

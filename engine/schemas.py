@@ -38,10 +38,14 @@ class Summary(BaseModel):
 
 
 class ExecutiveSummary(BaseModel):
-    """The report's title and executive summary."""
+    """The report's title, executive summary and suggested follow-up questions."""
 
     title: str = Field(description="At most 12 words, without citations.")
     executive_summary: str = Field(description="At most 150 words of Markdown.")
+    follow_up_questions: list[str] = Field(
+        default_factory=list,
+        description="Up to three follow-up research questions from the review's open objections; "
+                    "one sentence each, no citations.")
 
 
 @tool(description="Record a reflection on the research so far: what was found, what is missing, what next.")

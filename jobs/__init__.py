@@ -16,6 +16,10 @@ Public surface (what ``bots/`` uses):
     Returns what the surface should answer at once (``Reply.text``, ``Reply.ephemeral``), or
     ``Reply.text is None`` when the job itself will speak in the thread.
 
+``handle_press(thread_id, user, action, value, port_ref, press_id, *, settings) -> Reply``
+    A button press (``cancel``, or ``follow_up`` with the question as ``value``) through the
+    same rules; ``press_id`` is the same for every press of one button, so it runs once.
+
 ``enqueue(turn, *, settings) -> str``
     Queue one turn (RQ when ``REDIS_URL`` is set, else the in-process runner); returns
     ``queued`` or ``duplicate``.
@@ -29,7 +33,7 @@ Public surface (what ``bots/`` uses):
 """
 
 from jobs.dedupe import seen_before
-from jobs.dispatch import handle_message
+from jobs.dispatch import handle_message, handle_press
 from jobs.queue import enqueue
 from jobs.threads import ThreadInfo, thread_info, threads_of
 from jobs.turns import Reply, Turn
@@ -40,6 +44,7 @@ __all__ = [
     "Turn",
     "enqueue",
     "handle_message",
+    "handle_press",
     "seen_before",
     "thread_info",
     "threads_of",

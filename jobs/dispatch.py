@@ -7,7 +7,8 @@ import time
 
 from engine.settings import Settings
 from jobs.conversation import Action, Address, Decision, Message, RuleSettings, decide, reply_for
-from jobs.conversation.replies import CANCELLED_QUEUED, QUEUE_DOWN
+from jobs.conversation.replies import CANCELLED_QUEUED, FOLLOW_UP_ASKED, QUEUE_DOWN
+from jobs.dedupe import seen_before
 from jobs.queue import cancel_queued, enqueue, request_cancel
 from jobs.store import get_store
 from jobs.threads import set_thread, update_thread
@@ -15,7 +16,7 @@ from jobs.turns import Reply, Turn
 
 log = logging.getLogger(__name__)
 
-__all__ = ["handle", "handle_message"]
+__all__ = ["handle", "handle_message", "handle_press"]
 
 
 def handle_message(
@@ -73,6 +74,25 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome)
 
 
+def handle_press(thread_id: str, user: str, action: str, value: str, port_ref: dict, press_id: str, *,
+                 settings: Settings) -> Reply:
+    """:func:`handle` for a button press (see :meth:`jobs.conversation.Message.press`).
+
+    ``press_id`` is the press's de-duplication key, the same for every press of one button
+    (and, for Cancel, one person), so a double press runs once: a follow-up that started is
+    remembered in the thread's record (see :func:`jobs.conversation.decide`), a Cancel press in
+    :func:`jobs.dedupe.seen_before` (a second one would say "nothing is running").
+
+    Raises:
+        ValueError: an unknown ``action``. The store's errors, as :func:`handle`.
+    """
+    message = Message.press(thread_id, user, action, value, press_id)
+    if message.cancel and seen_before(f"press:{press_id}", settings=settings):
+        log.info("event=press_duplicate thread=%s press=%s", thread_id, press_id)
+        return Reply(action="duplicate")
+    return handle(message, port_ref, settings=settings)
+
+
 def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Settings) -> Reply:
     kind = "start" if decision.action is Action.START else "resume"
     turn = Turn(turn_id=message.event_id, thread_id=message.thread_key, kind=kind, text=message.body,
@@ -86,7 +106,10 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
         return Reply(text=QUEUE_DOWN, action="rejected")
     if outcome == "duplicate":
         return Reply(action="duplicate")
-    return Reply(action="started" if kind == "start" else "resumed", turn_id=message.event_id)
+    text = None
+    if message.address is Address.BUTTON:  # nobody typed it: show the thread what was asked, and by whom
+        text = FOLLOW_UP_ASKED.format(requester=message.author, question=" ".join(message.body.split()))
+    return Reply(text=text, action="started" if kind == "start" else "resumed", turn_id=message.event_id)
 
 
 def _cancel(message: Message, decision: Decision, settings: Settings) -> Reply:

@@ -3,8 +3,67 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+#: Characters of a button's label: Slack's button ``text`` takes at most 75
+#: (https://docs.slack.dev/reference/block-kit/block-elements/button-element).
+BUTTON_LABEL_LIMIT = 75
+#: Characters of a button's value: Slack's button ``value`` takes at most 2,000 (same page).
+BUTTON_VALUE_LIMIT = 2000
+
+
+class ButtonAction(StrEnum):
+    """What pressing a button does: cancel the running research, or ask a follow-up question."""
+
+    CANCEL = "cancel"
+    FOLLOW_UP = "follow_up"
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button under a message, platform-neutral; each chat surface renders it its own way.
+
+    Attributes:
+        action: what a press does (:class:`ButtonAction`).
+        label: the text on the button, at most :data:`BUTTON_LABEL_LIMIT` characters.
+        value: what a press carries back: the full follow-up question (at most
+            :data:`BUTTON_VALUE_LIMIT` characters), empty for cancel.
+        index: the button's position among the message's buttons of the same action (0, 1, 2).
+    """
+
+    action: ButtonAction
+    label: str
+    value: str = ""
+    index: int = 0
+
+
+def short_label(text: str, limit: int = BUTTON_LABEL_LIMIT) -> str:
+    """``text`` on one line, cut to ``limit`` characters at a word with an ellipsis when longer."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2:]:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def cancel_button() -> Button:
+    """The Cancel button of a running research's status message."""
+    return Button(ButtonAction.CANCEL, "Cancel")
+
+
+def follow_up_buttons(questions: Sequence[str], limit: int = 3) -> tuple[Button, ...]:
+    """One button per suggested follow-up question (at most ``limit``): a short label, the full question
+    (cut to :data:`BUTTON_VALUE_LIMIT` characters) as its value."""
+    return tuple(
+        Button(ButtonAction.FOLLOW_UP, short_label(q), q[:BUTTON_VALUE_LIMIT], i)
+        for i, q in enumerate(q for q in questions if q.strip()) if i < limit
+    )
 
 
 @runtime_checkable
@@ -15,6 +74,11 @@ class ChatPort(Protocol):
     :meth:`reference` (a plain, JSON-serialisable dict), so a job never carries SDK objects.
     Every method is synchronous and may be called from any thread; errors raised are the
     platform's own and are logged by the caller.
+
+    A port that shows buttons sets a class attribute ``supports_buttons = True`` and takes a
+    ``buttons`` keyword (a sequence of :class:`Button`) in :meth:`post` and :meth:`update`; the
+    job layer passes buttons only to such a port (see :func:`with_buttons`). A press comes back
+    through the surface's own listener as a :class:`jobs.conversation.Message`.
     """
 
     def reference(self) -> dict:
@@ -37,6 +101,14 @@ class ChatPort(Protocol):
     def upload(self, files: list[Path], *, comment: str = "") -> None:
         """Deliver report files into the thread (upload, consent card or download links)."""
         ...
+
+
+def with_buttons(port: object, buttons: Sequence[Button]) -> dict:
+    """The keyword arguments that give ``buttons`` to ``port.post``/``port.update``: ``{"buttons": ...}``
+    when the port supports buttons (an empty sequence: an update removes the earlier ones), else ``{}``."""
+    if not getattr(port, "supports_buttons", False):
+        return {}
+    return {"buttons": tuple(buttons)}
 
 
 def port_from_reference(ref: dict) -> ChatPort:

@@ -15,7 +15,7 @@ from jobs import records
 from jobs.errors import ResearchTimeout, is_transient, user_message
 from jobs.journal import replay_end
 from jobs.locks import LockLost, ThreadLock
-from jobs.port import ChatPort, port_from_reference
+from jobs.port import ChatPort, cancel_button, follow_up_buttons, port_from_reference, with_buttons
 from jobs.status import StatusMessage, progress_text
 from jobs.stopping import HandedBack, is_shutdown_error, stop_requested
 from jobs.store import Store, get_store
@@ -141,6 +141,7 @@ def _outcome_dict(outcome: TurnOutcome) -> dict:
         "directory": str(arts.directory) if arts else None,
         "files": [str(p) for p in arts.files()] if arts else [],
         "pdf_error": arts.pdf_error if arts else None,
+        "follow_ups": list(outcome.follow_ups),
     }
 
 
@@ -211,6 +212,7 @@ class _TurnJob:
         status = StatusMessage(
             self.port, message_id=self.rec.get("status_message_id"),
             on_posted=lambda mid: records.patch(self.store, t.turn_id, status_message_id=mid),
+            buttons=(cancel_button(),),
         )
         await self._close_question_status()
         first = ("Resuming the research from its last checkpoint…" if self.delayed or self.graph_started
@@ -234,14 +236,17 @@ class _TurnJob:
                                          cancel=cancel, **kwargs)
         except TimeoutError:
             if deadline.expired():
-                await status.show("Stopped: the research ran past its time limit.")
+                await status.show("Stopped: the research ran past its time limit.", buttons=())
                 raise ResearchTimeout(f"research ran past {limit} s") from None
             raise
         except RunCancelled:
-            await status.show(HANDED_BACK_TEXT if self.stopping() else "Cancelled.")
+            await status.show(HANDED_BACK_TEXT if self.stopping() else "Cancelled.", buttons=())
             raise
         except TurnRejected:
-            await status.show("Not started: see the reply below.")
+            await status.show("Not started: see the reply below.", buttons=())
+            raise
+        except Exception:  # a failure is told below the status; its Cancel button can do nothing more
+            await status.show(status.text or first, buttons=())
             raise
         finally:
             stop.set()
@@ -249,7 +254,7 @@ class _TurnJob:
         final = ("A clarifying question is below; the research starts once the requester answers it."
                  if outcome.status == "clarify"
                  else "Research finished. The report is below.")
-        await status.show(final)
+        await status.show(final, buttons=())
         return outcome
 
     async def _close_question_status(self) -> None:
@@ -309,10 +314,10 @@ class _TurnJob:
         self.lock_lost = True
 
     # ---- endings -----------------------------------------------------------------------------
-    def _post_once(self, part: str, text: str) -> None:
+    def _post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
         if part in (self.rec.get("delivered") or []):
             return
-        self.port.post(text)
+        self.port.post(text, **(with_buttons(self.port, buttons) if buttons else {}))
         records.mark_delivered(self.store, self.turn.turn_id, part)
         self.rec.setdefault("delivered", []).append(part)
 
@@ -335,7 +340,7 @@ class _TurnJob:
             summary += "\n\n" + DELAYED_NOTE
         if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
             summary += "\n\n" + LATE_CANCEL_NOTE
-        self._post_once("summary", summary)
+        self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
         files = [Path(p) for p in outcome.get("files", []) if Path(p).exists()]
         if files and "files" not in (self.rec.get("delivered") or []):
             comment = UPLOAD_COMMENT

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine.progress import Progress
-from jobs.port import ChatPort
+from jobs.port import Button, ChatPort, with_buttons
 
 log = logging.getLogger(__name__)
 
@@ -22,26 +22,40 @@ class StatusMessage:
 
     ``post``/``update`` run in a worker thread (chat SDK calls block); edits are coalesced so
     the port sees at most one every :data:`MIN_UPDATE_INTERVAL` seconds, the latest text winning.
+    ``buttons`` go with every post and edit (on a port that shows buttons) until
+    :meth:`show` is given other ones: ``show(text, buttons=())`` removes them.
     """
 
     def __init__(self, port: ChatPort, message_id: str | None = None,
                  min_interval: float = MIN_UPDATE_INTERVAL,
-                 on_posted: Callable[[str], None] | None = None) -> None:
+                 on_posted: Callable[[str], None] | None = None,
+                 buttons: Sequence[Button] = ()) -> None:
         self.port = port
         self.message_id = message_id
         self.min_interval = min_interval
         self.on_posted = on_posted
+        self.buttons = tuple(buttons)
         self._last_sent = 0.0
         self._pending: str | None = None
         self._sent_text: str | None = None
+        self._sent_buttons: tuple[Button, ...] | None = None
 
-    async def show(self, text: str) -> None:
-        """Post the status message, or edit it when it exists (respecting the interval)."""
+    @property
+    def text(self) -> str | None:
+        """The latest text given (sent or still pending), None before the first."""
+        return self._pending if self._pending is not None else self._sent_text
+
+    async def show(self, text: str, *, buttons: Sequence[Button] | None = None) -> None:
+        """Post the status message, or edit it when it exists (respecting the interval); with
+        ``buttons``, those replace the message's buttons from now on."""
+        if buttons is not None:
+            self.buttons = tuple(buttons)
         if self.message_id is None:
             try:
-                self.message_id = await asyncio.to_thread(self.port.post, text)
+                self.message_id = await asyncio.to_thread(self.port.post, text, **with_buttons(self.port, self.buttons))
                 self._last_sent = time.monotonic()
                 self._sent_text = text
+                self._sent_buttons = self.buttons
                 if self.on_posted and self.message_id:
                     self.on_posted(self.message_id)
             except Exception as err:
@@ -56,7 +70,9 @@ class StatusMessage:
 
     async def flush(self, wait: bool = False) -> None:
         """Send the pending text if the interval allows (or after waiting for it when ``wait``)."""
-        if self._pending is None or self.message_id is None or self._pending == self._sent_text:
+        if self._pending is None or self.message_id is None:
+            return
+        if self._pending == self._sent_text and self.buttons == self._sent_buttons:
             return
         gap = self.min_interval - (time.monotonic() - self._last_sent)
         if gap > 0:
@@ -64,10 +80,12 @@ class StatusMessage:
                 return
             await asyncio.sleep(gap)
         text, self._pending = self._pending, None
+        buttons = self.buttons
         self._last_sent = time.monotonic()
         try:
-            await asyncio.to_thread(self.port.update, self.message_id, text)
+            await asyncio.to_thread(self.port.update, self.message_id, text, **with_buttons(self.port, buttons))
             self._sent_text = text
+            self._sent_buttons = buttons
         except Exception as err:
             log.warning("event=status_update_failed error=%s", type(err).__name__)
 

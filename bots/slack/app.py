@@ -10,6 +10,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
+from bots.slack.blocks import ACTION_ID
 from bots.slack.client import make_client
 from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
 from engine.settings import Settings, SettingsError
@@ -104,7 +105,8 @@ def dedupe_key(body: dict, event: dict) -> str | None:
 
 
 def register(app: App, handlers: SlackHandlers) -> None:
-    """Attach the de-duplication middleware, the ``/research`` command and the event listeners."""
+    """Attach the de-duplication middleware, the ``/research`` command, the event listeners and
+    the listener of the bot's buttons (``block_actions``; Socket Mode and HTTP alike)."""
 
     @app.middleware
     def drop_repeats_and_noise(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
@@ -133,3 +135,7 @@ def register(app: App, handlers: SlackHandlers) -> None:
     @app.event("message")
     def on_message(body, event) -> None:
         handlers.on_message_event(body, event)
+
+    @app.action(ACTION_ID)
+    def on_button(ack, body) -> None:
+        handlers.on_button(ack, body)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bots.slack.mrkdwn import markdown_to_mrkdwn, markdown_to_plain
+from jobs.port import BUTTON_LABEL_LIMIT, BUTTON_VALUE_LIMIT, Button, ButtonAction
 
 # "text ... Maximum length for this field is 3000 characters." (section block, text field)
 # https://docs.slack.dev/reference/block-kit/blocks/section-block
@@ -22,6 +25,10 @@ MESSAGE_TEXT_LIMIT = 12000
 # https://docs.slack.dev/reference/methods/chat.postMessage
 FALLBACK_LIMIT = 3000
 _FENCE = "```"
+#: The ``action_id`` of a button the bot posts: ``deepresearch_{action}_{index}``.
+ACTION_ID = re.compile(r"^deepresearch_(cancel|follow_up)_(\d)$")
+#: The ``block_id`` of the actions block under a message.
+ACTIONS_BLOCK_ID = "deepresearch_buttons"
 
 
 @dataclass(frozen=True)
@@ -183,3 +190,45 @@ def markdown_messages(markdown: str, *, mentions: bool = False) -> list[SlackMes
         SlackMessage(text=plain if i == 0 else fallback_text(group[0]["text"]["text"]), blocks=group)
         for i, group in enumerate(groups)
     ]
+
+
+def actions_block(buttons: Sequence[Button]) -> dict:
+    """An actions block of Block Kit buttons, one per :class:`jobs.port.Button`.
+
+    Each button's ``action_id`` is ``deepresearch_{action}_{index}`` (see :data:`ACTION_ID`),
+    its ``text`` plain text of at most 75 characters and its ``value`` at most 2,000 (the
+    follow-up question itself) ("Button element",
+    https://docs.slack.dev/reference/block-kit/block-elements/button-element); Cancel is
+    styled ``danger``.
+    """
+    elements = []
+    for button in buttons:
+        element = {
+            "type": "button",
+            "action_id": f"deepresearch_{button.action.value}_{button.index}",
+            "text": {"type": "plain_text", "text": button.label[:BUTTON_LABEL_LIMIT] or " ", "emoji": True},
+        }
+        if button.value:
+            element["value"] = button.value[:BUTTON_VALUE_LIMIT]
+        if button.action is ButtonAction.CANCEL:
+            element["style"] = "danger"
+        elements.append(element)
+    return {"type": "actions", "block_id": ACTIONS_BLOCK_ID, "elements": elements}
+
+
+def parse_action_id(action_id: str) -> tuple[str, int] | None:
+    """``(action, index)`` of a button the bot posted (``deepresearch_follow_up_1`` ->
+    ``("follow_up", 1)``), None for any other ``action_id``."""
+    match = ACTION_ID.match(action_id or "")
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def with_actions(message: SlackMessage, buttons: Sequence[Button]) -> list[SlackMessage]:
+    """``message`` with an actions block of ``buttons`` at its end (or, when it holds
+    :data:`MAX_BLOCKS` blocks already, followed by a message of its own); unchanged without buttons."""
+    if not buttons:
+        return [message]
+    block = actions_block(buttons)
+    if len(message.blocks) < MAX_BLOCKS:
+        return [SlackMessage(text=message.text, blocks=[*message.blocks, block])]
+    return [message, SlackMessage(text=" ".join(b.label for b in buttons), blocks=[block])]

@@ -11,6 +11,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
 from bots.logs import redact
+from bots.slack.blocks import parse_action_id
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
 from engine.runner import TurnRejected, validate_question
@@ -27,11 +28,11 @@ USAGE = (
     "• `@Deep Research QUESTION` in a channel, or a direct message to me: the same, in that "
     "message's thread\n"
     "• `/research status`: your researches that are running or waiting for your answer\n"
-    "• `cancel` in a research's thread: stop it\n"
+    "• `cancel` in a research's thread, or its *Cancel* button: stop it (only the person who asked)\n"
     "I may ask one clarifying question in the thread first: just reply there.\n"
-    "After the report, mention me in its thread (`@Deep Research QUESTION`) for a follow-up "
-    "research; other replies in the thread are left to the people there. In a direct message "
-    "every message is for me."
+    "After the report, mention me in its thread (`@Deep Research QUESTION`) or press one of the "
+    "suggested follow-up questions under the summary for a follow-up research; other replies in "
+    "the thread are left to the people there. In a direct message every message is for me."
 )
 NOT_IN_CHANNEL = (
     "I can't post in this conversation. Invite me first (`/invite @Deep Research`), "
@@ -156,6 +157,45 @@ class SlackHandlers:
         log.info("event=slack_turn thread=%s turn=%s action=%s", thread_id, turn_id, reply.action)
         if react and reply.action in ("started", "resumed"):  # "seen": the status message follows
             self._react(msg.channel, msg.ts, "eyes")
+        if reply.text:
+            self._say(msg, reply.text, ephemeral=reply.ephemeral)
+
+    # ---- buttons ---------------------------------------------------------------------------
+    def on_button(self, ack, body: dict) -> None:
+        """A ``block_actions`` press of a Cancel or follow-up button the bot posted: ack, then
+        hand it to the conversation core as a press.
+
+        The press's key is the message's ts and the button's ``action_id`` (and, for Cancel, the
+        person), so a double press runs once; a refusal (someone else's Cancel) is ephemeral.
+        https://docs.slack.dev/reference/interaction-payloads/block_actions-payload
+        """
+        ack()
+        action = (body.get("actions") or [{}])[0]
+        parsed = parse_action_id(str(action.get("action_id", "")))
+        container, message = body.get("container") or {}, body.get("message") or {}
+        user = str((body.get("user") or {}).get("id", ""))
+        channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
+        team = str((body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or "")
+        message_ts = str(container.get("message_ts") or message.get("ts") or "")
+        if parsed is None or not (user and channel and message_ts):
+            log.warning("event=slack_button_unreadable action_id=%s", action.get("action_id"))
+            return
+        kind, _ = parsed
+        root = str(container.get("thread_ts") or message.get("thread_ts") or message_ts)
+        msg = Incoming(team=team, channel=channel, user=user, ts=message_ts, thread_ts=root, text="",
+                       is_dm=channel.startswith("D"), mentioned=False)
+        thread_id = thread_key(team, channel, root)
+        port = SlackPort(self.client, channel=channel, thread_ts=root, team=team)
+        press_id = f"{thread_key(team, channel, message_ts)}:{action['action_id']}"
+        if kind == "cancel":
+            press_id += f":{user}"
+        try:
+            reply = jobs.handle_press(thread_id, user, kind, str(action.get("value") or ""), port.reference(),
+                                      press_id, settings=self.settings)
+        except Exception as err:  # the registry or queue failed: one line to the user, detail to the log
+            self._fail(msg, "handle_press", err)
+            return
+        log.info("event=slack_button thread=%s action=%s outcome=%s", thread_id, kind, reply.action)
         if reply.text:
             self._say(msg, reply.text, ephemeral=reply.ephemeral)
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bots.slack.blocks import fallback_text, markdown_messages
+from bots.slack.blocks import MAX_BLOCKS, SlackMessage, fallback_text, markdown_messages, with_actions
 from bots.slack.mrkdwn import markdown_to_mrkdwn
+from jobs.port import Button
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +43,11 @@ class SlackPort:
 
     Every message goes into that thread. Errors are slack_sdk's own
     (:class:`slack_sdk.errors.SlackApiError`, ``SlackRequestError``) and :class:`OSError` for an
-    unreadable file; HTTP 429 is retried by the client's handlers first.
+    unreadable file; HTTP 429 is retried by the client's handlers first. Buttons are Block Kit
+    buttons in an actions block under the message (:func:`bots.slack.blocks.actions_block`).
     """
+
+    supports_buttons = True
 
     def __init__(self, client: WebClient, *, channel: str, thread_ts: str, team: str = "") -> None:
         self.client = client
@@ -59,7 +64,7 @@ class SlackPort:
         """``{"factory", "channel", "thread_ts", "team"}``: no token; the worker reads its own."""
         return {"factory": FACTORY, "channel": self.channel, "thread_ts": self.thread_ts, "team": self.team}
 
-    def post(self, text: str) -> str:
+    def post(self, text: str, *, buttons: Sequence[Button] = ()) -> str:
         """Post Markdown ``text`` as mrkdwn section blocks in the thread; return the first message's ts.
 
         The text is the research's or the requester's (summaries, clarifying questions, errors
@@ -67,9 +72,12 @@ class SlackPort:
         ``verbatim``, so ``@channel``, ``<!here>`` or ``<@U123>`` in it notify nobody and
         ``parse="none"`` keeps the fallback text as written. A text too long for one message (over 50 blocks) continues in further messages; if
         Slack refuses the blocks (``invalid_blocks``), each section is posted as plain text.
+        ``buttons`` go under the last message (not with the plain-text fallback).
         """
         first = ""
-        for message in markdown_messages(text):
+        messages = markdown_messages(text)
+        messages[-1:] = with_actions(messages[-1], buttons)
+        for message in messages:
             try:
                 ts = self._post(message.text, message.blocks)
             except SlackApiError as err:
@@ -79,7 +87,8 @@ class SlackPort:
                 log.warning("event=slack_blocks_refused channel=%s error=%s", self.channel, err.response["error"])
                 ts = ""
                 for block in message.blocks:
-                    ts = ts or self._post(block["text"]["text"], None)
+                    if block["type"] == "section":
+                        ts = ts or self._post(block["text"]["text"], None)
             first = first or ts
         log.info("event=slack_post channel=%s thread_ts=%s ts=%s chars=%d", self.channel, self.thread_ts, first, len(text))
         return first
@@ -91,9 +100,12 @@ class SlackPort:
         )
         return str(response["ts"])
 
-    def update(self, message_id: str, text: str) -> None:
-        """Replace message ``message_id``'s content with Markdown ``text`` (the first 50 blocks)."""
+    def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
+        """Replace message ``message_id``'s content with Markdown ``text`` (the first 50 blocks)
+        and ``buttons`` (none: the earlier buttons go)."""
         message = markdown_messages(text)[0]
+        if buttons:
+            message = with_actions(SlackMessage(message.text, message.blocks[: MAX_BLOCKS - 1]), buttons)[0]
         self.client.chat_update(
             channel=self.channel, ts=message_id, text=message.text, blocks=message.blocks or [], parse="none"
         )

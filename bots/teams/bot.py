@@ -42,7 +42,10 @@ USAGE = (
     "report.md, report.pdf and report.docx.\n"
     "- After the report, @mention me in the same reply chain for a follow-up research; other "
     "replies there are left to the people in it. In a personal chat every message is for me.\n"
-    "- Send `cancel` to stop a running research, `help` for this message."
+    "- Press **Cancel** on the status message, or send `cancel`, to stop a running research "
+    "(only the person who asked can); `help` shows this message.\n"
+    "- Under the summary, up to three suggested follow-up questions are buttons: press one to "
+    "research it next in the same conversation, with the report as context."
 )
 ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
 
@@ -184,6 +187,10 @@ class TeamsBot(TeamsActivityHandler):
         if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
             log.info("event=teams_duplicate activity=%s", activity.id)
             return
+        press = cards.read_press(activity.value) if not (activity.text or "").strip() else None
+        if press is not None:
+            await self._on_press(turn_context, press)
+            return
         address = address_of(activity)
         explicit = address is not Address.NONE
         if explicit:
@@ -211,9 +218,36 @@ class TeamsBot(TeamsActivityHandler):
             "event=teams_message thread=%s action=%s",
             redact(thread_id), getattr(reply, "action", "?"),
         )
+        await self._reply(turn_context, reply)
+
+    async def _reply(self, turn_context: TurnContext, reply) -> None:
+        """Post ``reply.text`` (if any) in the conversation; Teams has no ephemeral messages."""
         if reply is not None and reply.text:
-            text = to_teams_markdown(neutral_mentions(reply.text, activity.from_property))
+            text = to_teams_markdown(neutral_mentions(reply.text, turn_context.activity.from_property))
             await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="markdown"))
+
+    async def _on_press(self, turn_context: TurnContext, press: tuple[str, int, str]) -> None:
+        """A press of a :func:`bots.teams.cards.buttons_card` action (a message activity with
+        ``value`` and no text), handed to the conversation core as a press.
+
+        Its key is the card's message (``replyToId``, else the activity's own id) and the
+        button (and, for Cancel, the person), so a double press runs once.
+        """
+        activity = turn_context.activity
+        action, index, question = press
+        conversation_id = activity.conversation.id if activity.conversation else ""
+        user = activity.from_property.id
+        press_id = f"teams:{conversation_id}:{activity.reply_to_id or activity.id}:{action}_{index}"
+        if action == "cancel":
+            press_id += f":{user}"
+        thread_id = thread_id_of(activity)
+        reply = await self._call(
+            jobs.handle_press, thread_id, user, action, question, TeamsPort.from_activity(activity).reference(),
+            press_id, settings=self.settings,
+        )
+        log.info("event=teams_button thread=%s action=%s outcome=%s", redact(thread_id), action,
+                 getattr(reply, "action", "?"))
+        await self._reply(turn_context, reply)
 
     async def on_members_added_activity(self, members_added: list[ChannelAccount], turn_context: TurnContext):
         """Greet with the usage when the app is installed in a personal chat."""

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from botbuilder.core import CardFactory
 from botbuilder.schema import Attachment
 from botbuilder.schema.teams import FileConsentCard, FileInfoCard, FileUploadInfo
 from botbuilder.schema.teams.additional_properties import ContentType
+
+from jobs.port import Button
+
+#: The key of an ``Action.Submit``'s data that marks a press of one of the bot's buttons.
+PRESS_KEY = "deepresearch"
 
 
 @dataclass(frozen=True)
@@ -77,3 +83,40 @@ def download_card(links: list[FileLink], *, title: str, note: str) -> Attachment
         "actions": [{"type": "Action.OpenUrl", "title": f"Download {link.name}", "url": link.url} for link in links],
     }
     return CardFactory.adaptive_card(card)
+
+
+def buttons_card(buttons: Sequence[Button]) -> Attachment:
+    """An Adaptive Card (schema 1.4) holding one ``Action.Submit`` per button, under the message text.
+
+    Pressing one sends a message activity with no text and the action's ``data`` as ``value``:
+    ``{"deepresearch": "cancel" | "follow_up", "index": n, "question": ...}`` ("Universal actions
+    for Adaptive Cards" / "Action.Submit", https://learn.microsoft.com/microsoftteams/platform/task-modules-and-cards/cards/cards-actions).
+    """
+    actions = []
+    for button in buttons:
+        data: dict = {PRESS_KEY: button.action.value, "index": button.index}
+        if button.value:
+            data["question"] = button.value
+        action = {"type": "Action.Submit", "title": button.label, "data": data}
+        if button.action.value == "cancel":
+            action["style"] = "destructive"
+        actions.append(action)
+    card = {
+        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+        "type": "AdaptiveCard",
+        "version": "1.4",
+        "body": [],
+        "actions": actions,
+    }
+    return CardFactory.adaptive_card(card)
+
+
+def read_press(value: object) -> tuple[str, int, str] | None:
+    """``(action, index, question)`` of a submitted :func:`buttons_card` action, None for any other value."""
+    if not isinstance(value, dict) or value.get(PRESS_KEY) not in ("cancel", "follow_up"):
+        return None
+    try:
+        index = int(value.get("index", 0))
+    except (TypeError, ValueError):
+        index = 0
+    return str(value[PRESS_KEY]), index, str(value.get("question") or "")

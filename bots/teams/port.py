@@ -7,7 +7,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from bots.teams import files as file_tokens
 from bots.teams.adapter import bot_app_id, make_adapter
 from bots.teams.markdown import fit_activity, to_teams_markdown
 from engine.settings import Settings, get_settings
+from jobs.port import Button
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,11 @@ class TeamsPort:
     Raises :class:`ConnectorUnavailable` (a ``ConnectionError``) when the connector is
     unreachable or still answers 429/502-504 after three retries; other connector errors
     (``msrest.exceptions.HttpOperationError``, e.g. 403 when the bot was removed) propagate.
+    Buttons are ``Action.Submit`` actions of an Adaptive Card under the text
+    (:func:`bots.teams.cards.buttons_card`).
     """
+
+    supports_buttons = True
 
     def __init__(self, reference: ConversationReference, *, settings: Settings | None = None) -> None:
         self._ref = reference
@@ -172,14 +177,16 @@ class TeamsPort:
         if fit_activity(activity):
             log.info("event=teams_message_shortened conversation_kind=%s", self.kind)
 
-    def post(self, text: str) -> str:
+    def post(self, text: str, *, buttons: Sequence[Button] = ()) -> str:
         """Post Markdown ``text`` (adapted to Teams, shortened to the size limit); return its activity id.
 
         The text is the research's or the requester's (summaries, clarifying questions, errors
         quoting the question): :func:`bots.teams.markdown.to_teams_markdown` escapes every
-        literal ``<``, ``>``, ``&``, ``*`` and ``_`` so Teams shows it as written.
+        literal ``<``, ``>``, ``&``, ``*`` and ``_`` so Teams shows it as written. ``buttons``
+        come as a card under it.
         """
-        activity = Activity(type=ActivityTypes.message, text=to_teams_markdown(text), text_format="markdown")
+        activity = Activity(type=ActivityTypes.message, text=to_teams_markdown(text), text_format="markdown",
+                            attachments=[cards.buttons_card(buttons)] if buttons else None)
 
         async def logic(context: TurnContext) -> str:
             self._fit(context, activity)
@@ -188,10 +195,12 @@ class TeamsPort:
 
         return self._send(logic)
 
-    def update(self, message_id: str, text: str) -> None:
-        """Replace the text of the bot's message ``message_id`` (PUT ``.../activities/{id}``)."""
+    def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
+        """Replace the bot's message ``message_id`` (PUT ``.../activities/{id}``): its text, and its
+        buttons (none: an empty attachment list takes the earlier card away)."""
         activity = Activity(
-            type=ActivityTypes.message, id=message_id, text=to_teams_markdown(text), text_format="markdown"
+            type=ActivityTypes.message, id=message_id, text=to_teams_markdown(text), text_format="markdown",
+            attachments=[cards.buttons_card(buttons)] if buttons else [],
         )
 
         async def logic(context: TurnContext) -> None:

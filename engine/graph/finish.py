@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import asdict
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -24,9 +25,41 @@ from engine.schemas import ExecutiveSummary
 
 log = logging.getLogger(__name__)
 
+#: Follow-up questions a report suggests at most (three buttons under the chat summary).
+MAX_FOLLOW_UPS = 3
+#: Characters of one suggested follow-up question at most (the prompt asks for 200).
+FOLLOW_UP_CHARS = 300
+
+
+def open_objections(state: AgentState) -> str:
+    """The review's last critique and last perspective: what the review left open ("(none)" without a review)."""
+    parts = []
+    if state.get("critiques"):
+        parts.append(f"### Critique\n{state['critiques'][-1]}")
+    if state.get("perspectives"):
+        parts.append(f"### Perspective\n{state['perspectives'][-1]}")
+    return "\n\n".join(parts) or "(none)"
+
+
+def clean_follow_ups(questions: list[str], numbering: Numbering) -> list[str]:
+    """At most :data:`MAX_FOLLOW_UPS` distinct questions, each on one line, without source ids,
+    cut to :data:`FOLLOW_UP_CHARS` characters; empty ones dropped."""
+    out: list[str] = []
+    for raw in questions:
+        text = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(numbering.strip(str(raw)).split())).strip(" -*")
+        if len(text) > FOLLOW_UP_CHARS:
+            text = text[: FOLLOW_UP_CHARS - 1].rsplit(" ", 1)[0] + "…"
+        if text and text.casefold() not in {q.casefold() for q in out}:
+            out.append(text)
+    return out[:MAX_FOLLOW_UPS]
+
 
 async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     """Synthesize the final report from the research report and every review round.
+
+    The summary step also suggests up to :data:`MAX_FOLLOW_UPS` follow-up questions from the
+    review's open objections (:func:`open_objections`), in the question's language
+    (``follow_ups``; none without a review that left something open).
 
     Every writer cites by minted id; here, in code, the ids in the report's prose become ``[n]``
     (1..N by first use; unknown ids removed) and nothing else changes. The executive summary is
@@ -57,7 +90,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     if errors:
         problems = f"\n\n## {phrase('problems', language)}\n\n" + "\n".join(f"- {e}" for e in errors) + "\n"
     summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
-        date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language))
+        date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language),
+        question=state.get("question", ""), objections=open_objections(state)[:8000])
     summary = await structured(ctx.model("summarization"), ExecutiveSummary, ctx.settings).ainvoke(
         [HumanMessage(summary_prompt)])
     user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
@@ -76,6 +110,7 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
         "title": title,
         "executive_summary": executive.strip(),
         "removed_markers": numbering.removed,
+        "follow_ups": clean_follow_ups(summary.follow_up_questions, numbering),
     }
 
 

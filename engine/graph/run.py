@@ -93,7 +93,7 @@ def _fresh_input(question: str, context: str | None, run_id: str) -> dict:
         "units_done": override([]), "numbering": {}, "report": "", "review_messages": override([]),
         "review_phase": "", "review_iteration": 0, "solutions": override([]), "critiques": override([]),
         "perspectives": override([]), "visited": override([]), "review_stamps": override([]),
-        "final_report": "", "cited": [], "title": "", "executive_summary": "", "artifacts": {},
+        "final_report": "", "cited": [], "title": "", "executive_summary": "", "follow_ups": [], "artifacts": {},
     }
 
 
@@ -264,5 +264,5 @@ def _outcome(values: dict, thread_id: str, run_id: str, settings: Settings) -> T
         status="done", thread_id=thread_id, run_id=run_id,
         summary=summary_markdown(values, offline=settings.llm_backend == "offline"),
         title=values.get("title"), artifacts=arts, errors=list(values.get("research_errors", [])),
-        offline=settings.llm_backend == "offline",
+        offline=settings.llm_backend == "offline", follow_ups=list(values.get("follow_ups") or []),
     )

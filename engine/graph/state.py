@@ -41,7 +41,8 @@ class AgentState(TypedDict, total=False):
     ``notes`` one compressed Markdown block per research unit (``### topic`` + notes citing
     ``[Sxxxxxx]``); ``report``, the review's entries and the synthesis cite by those ids too;
     ``numbering`` is the delivered report's ``{id: n}`` (set by finalize), ``removed_markers``
-    the bracketed ids it dropped because no source has them.
+    the bracketed ids it dropped because no source has them; ``follow_ups`` the follow-up
+    questions the summary suggests (at most three, from the review's open objections).
     """
 
     messages: Annotated[list[AnyMessage], override_messages]
@@ -73,6 +74,7 @@ class AgentState(TypedDict, total=False):
     cited: list[dict]
     title: str
     executive_summary: str
+    follow_ups: list[str]
     artifacts: dict
 
 

@@ -9,12 +9,14 @@ CANCEL_WORDS = frozenset({"cancel", "stop", "abort"})
 
 
 class Address(StrEnum):
-    """How a message reaches the bot: not addressed to it, or by a mention, a DM or a command."""
+    """How a message reaches the bot: not addressed to it, or by a mention, a DM, a command or a
+    button of the bot's own message."""
 
     NONE = "none"
     MENTION = "mention"
     DM = "dm"
     COMMAND = "command"
+    BUTTON = "button"
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Message:
         address: how the message reaches the bot (:class:`Address`).
         mentions: the mention entities of the message, in order.
         attachments: files shared with the message.
+        button: for a button press, what the button does (``cancel`` or ``follow_up``, see
+            :class:`jobs.port.ButtonAction`); empty for a typed message.
     """
 
     thread_key: str
@@ -63,6 +67,24 @@ class Message:
     address: Address = Address.NONE
     mentions: tuple[Mention, ...] = ()
     attachments: tuple[Attachment, ...] = ()
+    button: str = ""
+
+    @classmethod
+    def press(cls, thread_key: str, author: str, action: str, value: str, event_id: str) -> Message:
+        """A button press as a message addressed to the bot (:attr:`Address.BUTTON`).
+
+        ``action`` is ``cancel`` (the text becomes ``cancel``) or ``follow_up`` (the text is the
+        question the button carries in ``value``). ``event_id`` is the press's de-duplication
+        key: the same button pressed twice must give the same key, so it runs once.
+
+        Raises:
+            ValueError: an unknown ``action``.
+        """
+        if action not in ("cancel", "follow_up"):
+            raise ValueError(f"unknown button action {action!r}")
+        text = "cancel" if action == "cancel" else value
+        return cls(thread_key=thread_key, author=author, text=text, event_id=event_id,
+                   address=Address.BUTTON, button=action)
 
     @property
     def addressed(self) -> bool:
@@ -76,5 +98,7 @@ class Message:
 
     @property
     def cancel(self) -> bool:
-        """True when the message asks to cancel (see :func:`is_cancel`)."""
+        """True when the message asks to cancel: a Cancel button, or typed text (see :func:`is_cancel`)."""
+        if self.button:
+            return self.button == "cancel"
         return is_cancel(self.text)

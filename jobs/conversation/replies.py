@@ -21,6 +21,10 @@ EMPTY_QUESTION = "What should I research? Ask your question in the same message.
 QUEUE_DOWN = "Sorry, I could not queue this research right now. Please try again in a minute."
 QUESTION_TOO_LONG = ("The question is {length:,} characters long; the limit is {limit:,}. "
                      "Shorten it to the question itself: the research finds its own sources.")
+ANSWER_FIRST = ("The clarifying question above is still open: answer it first (or say `cancel`), "
+                "then ask the follow-up.")
+#: Posted when a follow-up button starts a research, so the thread shows what was asked and by whom.
+FOLLOW_UP_ASKED = "<@{requester}> asked a follow-up question:\n\n> {question}"
 ANSWER_TOO_LONG = ("The answer is over {limit:,} characters; shorten it and reply again "
                    "(the question is still open).")
 
@@ -50,6 +54,7 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.EMPTY: (EMPTY_QUESTION, "rejected", False),
     Action.TOO_LONG: (QUESTION_TOO_LONG, "rejected", False),
     Action.ANSWER_TOO_LONG: (ANSWER_TOO_LONG, "rejected", False),
+    Action.ANSWER_FIRST: (ANSWER_FIRST, "busy", True),
     Action.DUPLICATE: (None, "duplicate", False),
     Action.IGNORE: (None, "ignored", False),
 }

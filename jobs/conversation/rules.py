@@ -13,6 +13,8 @@ from jobs.threads import ACTIVE, FINISHED
 
 #: Seconds beyond twice ``job_timeout`` after which a queued/running thread counts as lost.
 STALE_MARGIN = 600
+#: Follow-up buttons a thread remembers as pressed (three per report: the last 66 reports' buttons).
+PRESSED_KEPT = 200
 
 
 class Action(Enum):
@@ -30,6 +32,7 @@ class Action(Enum):
     EMPTY = "empty"  # a question with no text
     TOO_LONG = "too_long"  # a question over the limit
     ANSWER_TOO_LONG = "answer_too_long"  # an answer over the limit (the question stays open)
+    ANSWER_FIRST = "answer_first"  # a follow-up button while the clarifying question is open
     DUPLICATE = "duplicate"  # this message was handled already
     IGNORE = "ignore"  # not for the bot
 
@@ -105,9 +108,18 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
     * ``paused``: the requester's reply resumes the research, unless the question is older than
       ``clarify_ttl``; ``cancel`` cancels; replies from anyone else are refused.
 
+    A button press (:attr:`Address.BUTTON`) addresses the bot: Cancel acts as the requester's
+    ``cancel`` does and is refused to anyone else (in a paused thread too); a follow-up question
+    starts a research in a finished thread whoever presses it, gets "still working" while one
+    runs, and "answer the question first" while the clarifying question is open (the
+    requester's press after it expired expires it, as a reply would). A follow-up button that
+    started a research is remembered in the record (``pressed``), so pressing it again is a
+    duplicate, even after later researches in the thread.
+
     A question or an answer over ``view.max_chars`` is refused and changes nothing.
     """
-    if record is not None and record.get("turn_id") == message.event_id:
+    if record is not None and (record.get("turn_id") == message.event_id
+                               or (message.button and message.event_id in (record.get("pressed") or ()))):
         return Decision(Action.DUPLICATE)
     status = effective_status(record, now, view)
     requester = str(record.get("requester", "")) if record else ""
@@ -133,6 +145,8 @@ def _when_finished(record: dict | None, message: Message, now: float, view: Rule
     if len(body) > view.max_chars:
         return Decision(Action.TOO_LONG)
     new = {"thread_id": message.thread_key, "created_at": now} if record is None else {}
+    if message.button:
+        new["pressed"] = [*((record or {}).get("pressed") or ()), message.event_id][-PRESSED_KEPT:]
     return Decision(Action.START, _fields(
         **new, status="queued", requester=message.author, question=body, turn_id=message.event_id,
         error="", clarify_question="", paused_at=0.0, updated_at=now,
@@ -149,6 +163,8 @@ def _when_active(record: dict, message: Message, requester: str) -> Decision:
 
 
 def _when_paused(record: dict, message: Message, now: float, view: RuleSettings, requester: str) -> Decision:
+    if message.button and message.author != requester:
+        return Decision(Action.REFUSE_CANCEL if message.cancel else Action.ANSWER_FIRST)
     if message.author != requester:
         return Decision(Action.REFUSE_ANSWER)
     if message.cancel:
@@ -157,6 +173,8 @@ def _when_paused(record: dict, message: Message, now: float, view: RuleSettings,
     if now - float(record.get("paused_at") or 0.0) > view.clarify_ttl:
         return Decision(Action.EXPIRED, _fields(
             status="cancelled", error="the clarifying question expired", updated_at=now))
+    if message.button:
+        return Decision(Action.ANSWER_FIRST)
     body = message.body
     if not body:
         return Decision(Action.IGNORE)

@@ -18,8 +18,11 @@ class RecordingPort:
     The reference is ``{"factory", "path", "thread", "fail"}``: ``path`` is the shared JSON-lines
     log, ``thread`` a label, ``fail`` an optional ``{"op": "post"|"update"|"upload", "times": n}``
     making the first ``n`` calls of that operation (counted across processes in ``path.fail``)
-    raise ``ConnectionError``, like a chat API answering 503.
+    raise ``ConnectionError``, like a chat API answering 503. Buttons are recorded as
+    ``{"action", "label", "value"}`` dicts.
     """
+
+    supports_buttons = True
 
     def __init__(self, ref: dict) -> None:
         """Build from a reference dict (see the class docstring)."""
@@ -63,23 +66,27 @@ class RecordingPort:
     def _event(self, op: str, **fields: object) -> None:
         self._locked_append({"op": op, "thread": self.thread, "t": time.time(), "pid": os.getpid(), **fields})
 
-    def post(self, text: str) -> str:
-        """Record a new message; returns its id."""
+    def post(self, text: str, *, buttons=()) -> str:
+        """Record a new message (with its buttons); returns its id."""
         self._maybe_fail("post")
         message_id = uuid.uuid4().hex[:12]
-        self._event("post", id=message_id, text=text)
+        self._event("post", id=message_id, text=text, buttons=_buttons(buttons))
         return message_id
 
-    def update(self, message_id: str, text: str) -> None:
-        """Record an edit of ``message_id``."""
+    def update(self, message_id: str, text: str, *, buttons=()) -> None:
+        """Record an edit of ``message_id`` (with its buttons)."""
         self._maybe_fail("update")
-        self._event("update", id=message_id, text=text)
+        self._event("update", id=message_id, text=text, buttons=_buttons(buttons))
 
     def upload(self, files: list[Path], *, comment: str = "") -> None:
         """Record an upload (file names and sizes; the files must exist)."""
         self._maybe_fail("upload")
         self._event("upload", files=[Path(f).name for f in files], sizes=[Path(f).stat().st_size for f in files],
                     comment=comment)
+
+
+def _buttons(buttons) -> list[dict]:
+    return [{"action": str(b.action), "label": b.label, "value": b.value} for b in buttons]
 
 
 def read_events(path: Path, thread: str | None = None) -> list[dict]:

@@ -75,6 +75,7 @@ class ScriptedResearch:
         context_errors: how many final-report calls fail with ``context_length_exceeded`` first.
         always_truncated: every final-report answer is cut off (``finish_reason=length``).
         role_latency: ``{task: seconds}`` extra delay per task (benchmarks).
+        follow_ups: the follow-up questions the executive-summary role suggests (None: the field is left out).
     """
 
     topics: list[str] = field(default_factory=lambda: ["topic alpha", "topic beta"])
@@ -88,6 +89,7 @@ class ScriptedResearch:
     context_errors: int = 0
     always_truncated: bool = False
     role_latency: dict[str, float] = field(default_factory=dict)
+    follow_ups: list[str] | None = None
     seen: list[tuple[str, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -181,7 +183,10 @@ class ScriptedResearch:
 
     def _executive_summary(self, request: ChatRequest, text: str) -> Reply:
         gist = with_ids("The gist {S1}.", ids_in(_tag(text, "Report")))
-        return Reply.json({"title": self.title, "executive_summary": gist})
+        answer = {"title": self.title, "executive_summary": gist}
+        if self.follow_ups is not None:
+            answer["follow_up_questions"] = list(self.follow_ups)
+        return Reply.json(answer)
 
     def _unknown(self, request: ChatRequest, text: str) -> Reply:
         return Reply.text("unknown task")

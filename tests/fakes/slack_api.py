@@ -17,6 +17,11 @@ from tests.waiting import wait_for
 SECTION_TEXT_LIMIT = 3000  # https://docs.slack.dev/reference/block-kit/blocks/section-block
 MAX_BLOCKS = 50  # https://docs.slack.dev/reference/block-kit/blocks
 BLOCKS_TEXT_LIMIT = 13000  # msg_blocks_too_long, as observed (slackapi/bolt-js#2509)
+# https://docs.slack.dev/reference/block-kit/blocks/actions-block and .../block-elements/button-element
+MAX_ACTION_ELEMENTS = 25
+BUTTON_TEXT_LIMIT = 75
+BUTTON_VALUE_LIMIT = 2000
+ACTION_ID_LIMIT = 255
 
 
 @dataclass
@@ -309,4 +314,20 @@ def _check_message(text: Any, blocks: list) -> str | None:
             if not section_text or len(section_text) > SECTION_TEXT_LIMIT:
                 return "invalid_blocks"
             total += len(section_text)
+        elif block.get("type") == "actions" and not _valid_actions(block):
+            return "invalid_blocks"
     return "msg_blocks_too_long" if total > BLOCKS_TEXT_LIMIT else None
+
+
+def _valid_actions(block: dict) -> bool:
+    elements = block.get("elements") or []
+    if not 0 < len(elements) <= MAX_ACTION_ELEMENTS:
+        return False
+    ids = [e.get("action_id") for e in elements]
+    for element in elements:
+        text = (element.get("text") or {}).get("text", "")
+        if element.get("type") != "button" or not text or len(text) > BUTTON_TEXT_LIMIT:
+            return False
+        if len(element.get("value", "")) > BUTTON_VALUE_LIMIT or len(element.get("action_id") or "") > ACTION_ID_LIMIT:
+            return False
+    return len(set(ids)) == len(ids)

@@ -42,6 +42,35 @@ def new_ts() -> str:
     return f"{1800000000 + n}.{n:06d}"
 
 
+def block_actions(message: dict, action_id: str, *, user: str, channel: str = CHANNEL, team: str = TEAM,
+                  response_url: str = "") -> dict:
+    """The ``block_actions`` payload Slack sends when ``user`` presses the button ``action_id`` of
+    the bot's ``message`` (as the fake stored it): the button's own ``value`` is in it.
+
+    https://docs.slack.dev/reference/interaction-payloads/block_actions-payload
+    """
+    button = next(e for b in message.get("blocks") or [] if b.get("type") == "actions"
+                  for e in b["elements"] if e["action_id"] == action_id)
+    action = {"type": "button", "action_id": action_id, "block_id": "deepresearch_buttons",
+              "text": button["text"], "action_ts": f"{time.time():.6f}"}
+    if "value" in button:
+        action["value"] = button["value"]
+    container = {"type": "message", "message_ts": message["ts"], "channel_id": channel, "is_ephemeral": False}
+    if message.get("thread_ts"):
+        container["thread_ts"] = message["thread_ts"]
+    return {
+        "type": "block_actions", "api_app_id": "A0APP", "token": "legacy-verification-token",
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": team},
+        "container": container, "trigger_id": f"{uuid.uuid4().int % 10**12}.1.{uuid.uuid4().hex}",
+        "team": {"id": team, "domain": "fake"}, "enterprise": None, "is_enterprise_install": False,
+        "channel": {"id": channel, "name": "research"},
+        "message": {"type": "message", "user": "U0BOT", "bot_id": "B0BOT", "ts": message["ts"],
+                    "thread_ts": message.get("thread_ts"), "text": message.get("text", ""),
+                    "blocks": message.get("blocks") or []},
+        "state": {"values": {}}, "response_url": response_url, "actions": [action],
+    }
+
+
 class SlackSender:
     """Sends signed requests to the bot's ``/slack/events`` as Slack would."""
 
@@ -98,6 +127,15 @@ class SlackSender:
             return status, json.loads(body) if body else ""
         except ValueError:
             return status, body.decode()
+
+    def press(self, message: dict, action_id: str, *, user: str = ALICE, **kwargs) -> int:
+        """Press a button of the bot's ``message`` as Slack's interactivity request does (a signed,
+        form-encoded ``payload=``); returns the HTTP status."""
+        payload = block_actions(message, action_id, user=user,
+                                response_url=f"http://127.0.0.1:{self.fake.port}/response/{uuid.uuid4().hex}")
+        status, _, _ = self.post(urlencode({"payload": json.dumps(payload)}).encode(),
+                                 "application/x-www-form-urlencoded", **kwargs)
+        return status
 
     def message(
         self, text: str, *, user: str = ALICE, channel: str = CHANNEL, thread_ts: str | None = None,

@@ -96,3 +96,23 @@ def test_fallback_text():
     cut = fallback_text("word " * 1000, limit=100)
     assert len(cut) <= 100 and cut.endswith("…")
     assert markdown_messages("")[0].text.strip() == ""
+
+
+def test_buttons_keep_within_slacks_limits():
+    from bots.slack.blocks import SlackMessage, actions_block, parse_action_id, with_actions
+    from jobs.port import cancel_button, follow_up_buttons
+
+    long_question = "Which " + "very " * 600 + "long question?"
+    buttons = follow_up_buttons([long_question, "", "Short?", "Third?", "Fourth?"])
+    block = actions_block(buttons)
+    assert [e["action_id"] for e in block["elements"]] == [
+        "deepresearch_follow_up_0", "deepresearch_follow_up_1", "deepresearch_follow_up_2"]
+    first = block["elements"][0]
+    assert len(first["text"]["text"]) <= 75 and first["text"]["text"].endswith("…")
+    assert len(first["value"]) == 2000 and long_question.startswith(first["value"])
+    assert [parse_action_id(e["action_id"]) for e in block["elements"]] == [
+        ("follow_up", 0), ("follow_up", 1), ("follow_up", 2)]
+    assert parse_action_id("someone_elses_button") is None
+    full = SlackMessage("text", [{"type": "section", "text": {"type": "mrkdwn", "text": "x"}}] * 50)
+    out = with_actions(full, (cancel_button(),))
+    assert len(out) == 2 and out[1].blocks[0]["elements"][0]["style"] == "danger"

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 import time
-from types import SimpleNamespace
 
 import pytest
 
 import jobs
 import jobs.run
-from engine.runner import Artifacts, RunCancelled, TurnOutcome
+from engine.runner import Artifacts, TurnOutcome
 from tests.bots.slack.conftest import (
     BOB,
     CHANNEL,
@@ -25,36 +22,13 @@ from tests.bots.slack.test_blocks import _long_summary
 from tests.bots.slack.test_mrkdwn import EXAMPLE
 
 
-@pytest.fixture
-def research(monkeypatch):
-    """Wraps the engine's ``run_turn`` as the job layer calls it: records the calls, and holds
-    each run at ``gate`` (set by default) so a test can act while a research is running."""
-    real = jobs.run.run_turn
-    state = SimpleNamespace(gate=threading.Event(), calls=[], outcome=None)
-    state.gate.set()
-
-    async def run_turn(thread_id, **kwargs):
-        state.calls.append({"thread_id": thread_id, **kwargs})
-        cancel = kwargs.get("cancel")
-        while not state.gate.is_set():
-            if cancel is not None and cancel.is_set():
-                raise RunCancelled("cancelled")
-            await asyncio.sleep(0.02)
-        if state.outcome is not None:
-            return state.outcome(thread_id)
-        return await real(thread_id, **kwargs)
-
-    monkeypatch.setattr(jobs.run, "run_turn", run_turn)
-    return state
-
-
 def _root_of_command(fake) -> str:
     roots = fake.wait_for(lambda: [m for m in fake.messages(CHANNEL) if m.get("thread_ts") is None], what="root")
     return roots[0]["ts"]
 
 
 def _sections(message: dict) -> str:
-    return "\n".join(b["text"]["text"] for b in message.get("blocks") or [])
+    return "\n".join(b["text"]["text"] for b in message.get("blocks") or [] if b["type"] == "section")
 
 
 def test_slash_command_through_clarification_to_summary_and_files(bot, fake_slack, research):

@@ -16,6 +16,7 @@ def test_manifest_declares_what_the_bot_needs_and_no_more():
     assert features["app_home"]["messages_tab_enabled"] is True
     assert features["app_home"]["messages_tab_read_only_enabled"] is False
     assert settings["socket_mode_enabled"] is True
+    assert settings["interactivity"]["is_enabled"] is True  # the Cancel and follow-up buttons
     assert sorted(settings["event_subscriptions"]["bot_events"]) == [
         "app_mention", "message.channels", "message.groups", "message.im",
     ]

@@ -83,3 +83,15 @@ def file_consent(service_url: str, action: str, context: dict, *, upload_url: st
         },
     )
     return activity
+
+
+def card_submit(of: dict, data: dict, *, reply_to_id: str, sender: dict = ALICE) -> dict:
+    """What Teams sends when ``sender`` presses an ``Action.Submit`` of a card the bot posted in the
+    conversation of activity ``of``: a message activity with no text, the action's ``data`` as
+    ``value`` and the card's message as ``replyToId``
+    (https://learn.microsoft.com/microsoftteams/platform/task-modules-and-cards/cards/cards-actions)."""
+    activity = _base(of["serviceUrl"], dict(of["conversation"]), sender, None)
+    activity["channelData"] = {**of["channelData"], "source": {"name": "message"},
+                               "legacy": {"replyToId": reply_to_id}}
+    activity.update(type="message", value=dict(data), replyToId=reply_to_id)
+    return activity

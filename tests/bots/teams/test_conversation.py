@@ -31,6 +31,12 @@ def _cards(connector, conv: str, kind: str) -> list[dict]:
     return [a for m in connector.messages(conv) for a in m.attachments if a["contentType"].endswith(kind)]
 
 
+def _download_cards(connector, conv: str) -> list[dict]:
+    """The Adaptive Cards of download links (not the cards of buttons)."""
+    return [c for c in _cards(connector, conv, "card.adaptive")
+            if any(a["type"] == "Action.OpenUrl" for a in c["content"].get("actions", []))]
+
+
 def _assert_status_messages_updated_in_place(connector, conv: str, turns: int) -> None:
     posted = {m.answer_id for m in connector.messages(conv) if m.text.startswith("Starting the research")}
     assert len(posted) == turns, "one status message per turn"
@@ -88,8 +94,8 @@ def test_channel_mention_clarification_to_download_link(bot, connector, settings
 
     bot.send(channel_mention(connector.url, "Residential installations in Germany since 2020", root_id=root))
     info = _wait_status(settings, thread_id, ("done",))
-    connector.wait_for(lambda c: _cards(c, conv, "card.adaptive"), what="download card")
-    (card,) = _cards(connector, conv, "card.adaptive")
+    connector.wait_for(lambda c: _download_cards(c, conv), what="download card")
+    (card,) = _download_cards(connector, conv)
     urls = {a["title"]: a["url"] for a in card["content"]["actions"]}
     assert set(urls) == {f"Download {p.name}" for p in info.report_files}
     assert all(u.startswith(f"{bot.url}/files/") for u in urls.values())

@@ -12,7 +12,8 @@ VIEW = RuleSettings(clarify_ttl=3600, stale_after=7800, max_chars=50)
 THREAD = "test:T:C:1"
 REQUESTER, OTHER = "U1", "U2"
 
-# Message kinds: "@" addresses the bot (a mention, a DM or a command), "-" does not.
+# Message kinds: "@" addresses the bot (a mention, a DM or a command), "-" does not; "#" is a
+# button press (the Cancel button, a follow-up question's button).
 KINDS = {
     "ask@": ("How do tides work?", Address.MENTION),
     "ask-": ("How do tides work?", Address.NONE),
@@ -22,27 +23,30 @@ KINDS = {
     "empty-": ("", Address.NONE),
     "long@": ("why? " * 20, Address.COMMAND),
     "long-": ("why? " * 20, Address.NONE),
+    "cancel#": ("cancel", "cancel"),
+    "follow#": ("Stop tides?", "follow_up"),  # a cancel word in a question is still a question
 }
 COLUMNS = list(KINDS)
 
 S, R, B, C, CP = Action.START, Action.RESUME, Action.BUSY, Action.CANCEL, Action.CANCEL_PAUSED
 RC, RA, X, N = Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED, Action.NOTHING_RUNNING
 E, L, LA, NO = Action.EMPTY, Action.TOO_LONG, Action.ANSWER_TOO_LONG, Action.IGNORE
+AF = Action.ANSWER_FIRST
 
-FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO]
-FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO]
+FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO, N, S]
+FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO, N, S]
 # (thread state, from the requester) -> the action for each column of KINDS
 TABLE: dict[tuple[str, bool], list[Action]] = {
     ("unknown", True): FINISHED_OTHER,  # nobody is the requester of an unknown thread
     ("unknown", False): FINISHED_OTHER,
     **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost")},
     **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost")},
-    **{(s, True): [B, B, C, C, B, B, B, B] for s in ("queued", "running")},
-    **{(s, False): [B, NO, RC, RC, B, NO, B, NO] for s in ("queued", "running")},
-    ("paused", True): [R, R, CP, CP, NO, NO, LA, LA],
-    ("paused", False): [RA] * 8,
-    ("paused-expired", True): [X, X, CP, CP, X, X, X, X],
-    ("paused-expired", False): [RA] * 8,
+    **{(s, True): [B, B, C, C, B, B, B, B, C, B] for s in ("queued", "running")},
+    **{(s, False): [B, NO, RC, RC, B, NO, B, NO, RC, B] for s in ("queued", "running")},
+    ("paused", True): [R, R, CP, CP, NO, NO, LA, LA, CP, AF],
+    ("paused", False): [RA] * 8 + [RC, AF],
+    ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X],
+    ("paused-expired", False): [RA] * 8 + [RC, AF],
 }
 
 
@@ -62,6 +66,8 @@ def record(state: str) -> dict | None:
 
 def message(kind: str, author: str, event_id: str = "e1") -> Message:
     text, address = KINDS[kind]
+    if kind.endswith("#"):
+        return Message.press(THREAD, author, address, text, event_id)
     return Message(thread_key=THREAD, author=author, text=text, event_id=event_id, address=address)
 
 
@@ -123,3 +129,29 @@ def test_replies_name_the_requester_and_the_limits():
     assert "within 1 hours" in reply_for(late, message("ask-", REQUESTER), VIEW).text
     long_answer = decide(record("paused"), message("long-", REQUESTER), NOW, VIEW)
     assert "over 50 characters" in reply_for(long_answer, message("long-", REQUESTER), VIEW).text
+
+
+def test_a_follow_up_button_that_started_a_research_is_a_duplicate_ever_after():
+    done = record("done")
+    first = decide(done, message("follow#", OTHER, event_id="press-1"), NOW, VIEW)
+    assert first.action is Action.START and first.fields["pressed"] == ["press-1"]
+    assert first.fields["question"] == "Stop tides?" and first.fields["turn_id"] == "press-1"
+    started = first.apply(done)
+    assert decide(started, message("follow#", REQUESTER, event_id="press-1"), NOW, VIEW).action is Action.DUPLICATE
+    # a later research in the thread does not make the old button new again; another button still works
+    later = {**started, "status": "done", "turn_id": "e9"}
+    assert decide(later, message("follow#", OTHER, event_id="press-1"), NOW, VIEW).action is Action.DUPLICATE
+    second = decide(later, message("follow#", OTHER, event_id="press-2"), NOW, VIEW)
+    assert second.action is Action.START and second.fields["pressed"] == ["press-1", "press-2"]
+    # a press while a research runs is "still working" and is not used up
+    busy = decide({**later, "status": "running"}, message("follow#", OTHER, event_id="press-3"), NOW, VIEW)
+    assert busy.action is Action.BUSY and not busy.fields
+
+
+def test_button_replies():
+    refused = decide(record("running"), message("cancel#", OTHER), NOW, VIEW)
+    said = reply_for(refused, message("cancel#", OTHER), VIEW)
+    assert said.text == "Only <@U1> can cancel this research." and said.ephemeral
+    first = decide(record("paused"), message("follow#", REQUESTER), NOW, VIEW)
+    said = reply_for(first, message("follow#", REQUESTER), VIEW)
+    assert "answer it first" in said.text and said.ephemeral

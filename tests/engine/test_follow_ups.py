@@ -1,0 +1,42 @@
+"""Suggested follow-up questions: written by the summary step from the review's open objections."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from engine import offline_text as T
+from engine.graph.finish import open_objections
+from engine.runner import run_turn
+
+
+def test_the_summary_suggests_follow_ups_from_the_open_objections(online_settings, script):
+    script.follow_ups = ["Which rules apply to vendor A [Sdeadbe]?", "  which rules apply to vendor A? ", "",
+                         "Is vendor B cheaper to run?", "What do users of vendor A report?", "A fourth one?"]
+    settings = online_settings(max_review_iterations=1)
+    out = asyncio.run(run_turn("t:follow", question="Should we buy vendor A or vendor B?", settings=settings))
+    # at most three, distinct, on one line each, without source ids
+    assert out.follow_ups == ["Which rules apply to vendor A?", "Is vendor B cheaper to run?",
+                              "What do users of vendor A report?"]
+    [prompt] = script.calls("executive_summary")
+    objections = re.search(r"<Open objections>(.*)</Open objections>", prompt, re.DOTALL).group(1)
+    assert "Flaw number 1" in objections and "As a regulator: objection 1" in objections
+    assert "Question: Should we buy vendor A or vendor B?" in prompt
+
+
+def test_without_a_review_there_is_nothing_open():
+    assert open_objections({}) == "(none)"
+    assert open_objections({"critiques": ["1. old", "1. last"], "perspectives": ["- Regulator: x"]}) == (
+        "### Critique\n1. last\n\n### Perspective\n- Regulator: x")
+
+
+def test_the_offline_model_asks_about_each_open_objection_in_the_questions_language():
+    german = T.phrase("perspective", "de", subject="„Wärmepumpen“")
+    asked = T.follow_up_questions(german, "Welche Wärmepumpen sind in Deutschland am günstigsten?", "de")
+    assert len(asked) == 3 and all("„Welche Wärmepumpen sind in Deutschland am günstigsten“" in q for q in asked)
+    assert asked[0].startswith("Welche Alternativen") and asked[2].startswith("Wie sehen Kosten")
+    other = T.follow_up_questions("- Investor: the payback period is never computed; nobody asked.",
+                                  "heat pumps", "en")
+    assert other == ["What does the evidence say about this objection to “heat pumps”: "
+                     "the payback period is never computed?"]
+    assert T.follow_up_questions("", "heat pumps", "en") == []
