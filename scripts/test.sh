@@ -11,4 +11,5 @@ fi
 .venv/bin/ruff check .
 # A private temporary folder: pytest prunes old ones of other sessions running at the same time.
 basetemp=$(mktemp -d "${TMPDIR:-/tmp}/deepresearch-tests.XXXXXX")
-exec .venv/bin/python -m pytest -q --basetemp "$basetemp" "$@"
+# Two workers: most tests wait on child processes, so two keep both cores busy (TEST_WORKERS to change).
+exec .venv/bin/python -m pytest -q -n "${TEST_WORKERS:-2}" --basetemp "$basetemp" "$@"
