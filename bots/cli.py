@@ -193,7 +193,7 @@ def prune(
 
 @app.command()
 def worker(
-    burst: Annotated[bool, typer.Option("--burst", help="Exit when the queue is empty.")] = False,
+    burst: Annotated[bool, typer.Option("--burst", help="Exit when nothing is queued and no retry is scheduled.")] = False,
     queue: Annotated[str, typer.Option(metavar="NAME", help="The RQ queue to listen on.")] = "research",
 ) -> None:
     """Run an RQ worker for research turns (needs REDIS_URL)."""

@@ -6,6 +6,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from datetime import UTC, datetime
 
 import redis
@@ -219,6 +220,9 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
                name: str | None = None, shutdown_grace: float | None = None) -> bool:
     """Run a :class:`ResearchWorker` with the scheduler on; returns whether it ran any job.
 
+    With ``burst`` it exits once nothing is queued and nothing is scheduled: a retry waiting for its
+    interval (RQ's scheduled registry) is waited for and run, not left behind.
+
     At start-up it first queues again the turns Redis lost (:func:`recover_lost_turns`). On
     SIGTERM/SIGINT it stops as RQ's warm shutdown does, its work horse hands the running turn back
     (re-queued at the front, resumed from its checkpoint by the next worker), and after
@@ -237,15 +241,41 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
     connection = redis_connection(redis_url)
     connection.ping()
     recover_lost_turns(connection)
-    worker = ResearchWorker(
-        [queue], connection=connection, name=name, job_monitoring_interval=monitor_interval,
-        maintenance_interval=maintenance_interval, worker_ttl=worker_ttl,
-        exception_handlers=[on_abandoned], work_horse_killed_handler=on_horse_killed,
-        log_job_description=False,
-    )
-    worker.heartbeat_grace = heartbeat_grace
-    worker.shutdown_grace = get_settings().shutdown_grace if shutdown_grace is None else shutdown_grace
-    return worker.work(burst=burst, with_scheduler=True, logging_level="INFO")
+    grace = get_settings().shutdown_grace if shutdown_grace is None else shutdown_grace
+    worked = False
+    while True:
+        worker = ResearchWorker(
+            [queue], connection=connection, name=name, job_monitoring_interval=monitor_interval,
+            maintenance_interval=maintenance_interval, worker_ttl=worker_ttl,
+            exception_handlers=[on_abandoned], work_horse_killed_handler=on_horse_killed,
+            log_job_description=False,
+        )
+        worker.heartbeat_grace = heartbeat_grace
+        worker.shutdown_grace = grace
+        worked = worker.work(burst=burst, with_scheduler=True, logging_level="INFO") or worked
+        if not burst or not _wait_for_scheduled(connection, queue, worker):
+            return worked
+
+
+def _wait_for_scheduled(connection, queue: str, worker: Worker) -> bool:
+    """After a burst: sleep until the earliest job of ``queue``'s scheduled registry (a retry waiting
+    for its interval, at most the last of :data:`jobs.queue.RETRY_INTERVALS`) is due; True when one
+    was waited for and another burst should run, False when none is scheduled or a stop was requested.
+    """
+    from rq import Queue
+
+    key = Queue(queue, connection=connection).scheduled_job_registry.key
+    while not getattr(worker, "_stop_requested", False):
+        first = connection.zrange(key, 0, 0, withscores=True)
+        if not first:
+            return False
+        due_in = first[0][1] - time.time()
+        if due_in <= 0:
+            time.sleep(0.5)  # due: the next burst's scheduler queues it (or another worker's did)
+            return True
+        log.info("event=burst_waits_for_retry seconds=%.1f", due_in)
+        time.sleep(min(due_in, 1.0))
+    return False
 
 
 def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:

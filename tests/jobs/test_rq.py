@@ -19,7 +19,7 @@ from tests.jobs.scenarios import (
     turn_state,
     wait_for,
 )
-from tests.waiting import LONG, wait_set
+from tests.waiting import LONG, wait_exit, wait_set
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("short_retry_waits")]
 
@@ -89,6 +89,22 @@ def test_transient_error_is_retried_silently(redis_settings, children, tmp_path)
     wait_for(lambda: turn_state(redis_settings, "f1") == "done", what="the retried turn",
              diag=lambda: redis_diag(redis_settings))
     assert turn_record(redis_settings, "f1")["attempts"] == 2
+    assert_one_report(log, thread, delayed=False)
+
+
+def test_a_burst_worker_waits_for_the_retry_it_scheduled(redis_settings, children, tmp_path):
+    """``worker --burst`` exits only when nothing is queued or scheduled: a retry waiting for its
+    interval is run, not stranded in RQ's scheduled registry."""
+    log = tmp_path / "events.jsonl"
+    thread = "console:flaky-burst"
+    port = RecordingPort.create(log, thread, fail={"op": "upload", "times": 1}).reference()
+    reply = handle_message(thread, "U1", "How do tides work?", port, "b1", settings=redis_settings,
+                           explicit_start=True)
+    assert reply.action == "started"
+    worker = children.start("w", ["worker", "w", "--burst"], child_env(redis_settings))
+    assert wait_exit(worker, what="the burst worker", output=lambda: (tmp_path / "w.log").read_text()[-3000:]) == 0
+    assert turn_state(redis_settings, "b1") == "done", redis_diag(redis_settings)
+    assert turn_record(redis_settings, "b1")["attempts"] == 2
     assert_one_report(log, thread, delayed=False)
 
 
