@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything (scripts/setup.sh --dev), make sure Redis answers on 127.0.0.1:6379, run the tests.
+# Install everything (scripts/setup.sh --dev), make sure Redis answers on 127.0.0.1:6379 and PostgreSQL on
+# 127.0.0.1:5432 (TEST_DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/postgres), run the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --dev
@@ -8,6 +9,7 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
   for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
+bash scripts/test_postgres.sh
 .venv/bin/ruff check .
 # A private temporary folder: pytest prunes old ones of other sessions running at the same time.
 basetemp=$(mktemp -d "${TMPDIR:-/tmp}/deepresearch-tests.XXXXXX")
