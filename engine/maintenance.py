@@ -1,13 +1,14 @@
-"""Housekeeping of the data dir: prune old threads from the checkpoint database (and their files)."""
+"""Housekeeping of the stores: prune old threads from the checkpoints (and their report files)."""
 
 from __future__ import annotations
 
-import shutil
+import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from engine.artifact_store import artifact_store
 from engine.artifacts import safe_name
-from engine.graph.run import open_checkpointer
+from engine.checkpoints import checkpoint_thread_ids, compact, open_checkpointer, stored_bytes
 from engine.settings import Settings
 
 
@@ -15,7 +16,8 @@ from engine.settings import Settings
 class PruneReport:
     """What :func:`prune_threads` did (or would do, with ``dry_run``).
 
-    ``bytes_before`` / ``bytes_after`` are the checkpoint file's size (after ``VACUUM``).
+    ``bytes_before`` / ``bytes_after`` are the checkpoint file's size (after ``VACUUM``), or with
+    PostgreSQL the size of the checkpoint and artifact tables (:func:`engine.checkpoints.stored_bytes`).
     """
 
     threads: list[str] = field(default_factory=list)
@@ -28,22 +30,21 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
                         keep_artifacts: bool = False) -> PruneReport:
     """Delete every thread whose newest checkpoint is older than ``older_than_days``.
 
-    Uses the checkpointer's ``adelete_thread`` (checkpoints and pending writes), then ``VACUUM``
-    to return the space (the SQLite checkpointer has no ``prune``), and removes the thread's
-    artifacts folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
+    Works on either store (:func:`engine.checkpoints.open_checkpointer`). Uses the checkpointer's
+    ``adelete_thread`` (checkpoints and pending writes), then ``VACUUM`` to return the space
+    (neither checkpointer has ``prune``), and deletes the thread's report files from the artifact
+    store and this host's folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
     ``--resume`` (``{DATA_DIR}/console/{thread}.json``). A paused or running thread that old is pruned
     too: its clarification long expired (``DEEPRESEARCH_CLARIFY_TTL``).
     """
     report = PruneReport()
-    path = settings.checkpoint_path
-    if not path.exists():
+    if settings.database_url is None and not settings.checkpoint_path.exists():
         return report
-    report.bytes_before = path.stat().st_size
     cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
+    store = artifact_store(settings)
     async with open_checkpointer(settings) as saver:
-        async with saver.conn.execute("SELECT DISTINCT thread_id FROM checkpoints") as cur:
-            threads = [row[0] for row in await cur.fetchall()]
-        for thread_id in threads:
+        report.bytes_before = await stored_bytes(settings, saver)
+        for thread_id in await checkpoint_thread_ids(saver):
             latest = await saver.aget_tuple({"configurable": {"thread_id": thread_id}})
             ts = datetime.fromisoformat(latest.checkpoint["ts"]) if latest else None
             if ts is None or ts >= cutoff:
@@ -56,11 +57,8 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
             # the terminal's remembered options for --resume (bots/console.py)
             (settings.data_dir / "console" / f"{safe_name(thread_id)}.json").unlink(missing_ok=True)
             if not keep_artifacts:
-                shutil.rmtree(settings.artifacts_dir / safe_name(thread_id), ignore_errors=True)
+                await asyncio.to_thread(store.delete_thread, thread_id)
         if report.threads and not dry_run:
-            await saver.conn.commit()
-            for statement in ("VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"):
-                async with saver.conn.execute(statement) as cur:
-                    await cur.fetchall()
-    report.bytes_after = path.stat().st_size
+            await compact(saver)
+        report.bytes_after = await stored_bytes(settings, saver)
     return report

@@ -26,7 +26,7 @@ _PATTERNS = [
 #: Environment variables whose values are secrets wherever they appear.
 SECRET_ENV = (
     "OPENAI_API_KEY", "TAVILY_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN",
-    "MICROSOFT_APP_PASSWORD",
+    "MICROSOFT_APP_PASSWORD", "DATABASE_URL",
 )
 MIN_SECRET_CHARS = 6  # shorter values ("test", "x") would mask ordinary words
 E = TypeVar("E", bound=BaseException)

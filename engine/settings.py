@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     microsoft_app_tenant_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_TENANT_ID")
     microsoft_app_type: str = Field(default="MultiTenant", validation_alias="MICROSOFT_APP_TYPE")
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
+    #: PostgreSQL for checkpoints and report files, shared by every host (libpq URL); unset: the
+    #: SQLite files under ``DEEPRESEARCH_DATA_DIR`` (one host)
+    database_url: SecretStr | None = Field(default=None, validation_alias="DATABASE_URL")
 
     # the project's own
     data_dir: Path = Path("./data")
@@ -87,6 +90,27 @@ class Settings(BaseSettings):
             raise ValueError("must start with redis://, rediss:// or unix://")
         return v
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _postgres_scheme(cls, v: object) -> object:
+        if isinstance(v, SecretStr):
+            v = v.get_secret_value()
+        if isinstance(v, str) and not v.strip():
+            return None
+        if isinstance(v, str):
+            v = v.strip()
+            if not v.startswith(("postgresql://", "postgres://")):
+                raise ValueError("must start with postgresql:// (or postgres://)")
+            from urllib.parse import unquote, urlsplit
+
+            from engine.redact import remember_secret
+
+            try:  # the password is masked in every log line and error from now on
+                remember_secret(unquote(urlsplit(v).password or ""))
+            except ValueError as err:
+                raise ValueError(f"not a URL: {err}") from None
+        return v
+
     @field_validator("llm", "search", mode="before")
     @classmethod
     def _lower(cls, v: object) -> object:
@@ -112,6 +136,11 @@ class Settings(BaseSettings):
     def model_name(self, role: str) -> str:
         """The model name configured for ``role`` (one of :data:`ROLES`)."""
         return getattr(self, f"{role}_model")
+
+    @property
+    def store_backend(self) -> Literal["postgres", "sqlite"]:
+        """Where checkpoints and report files live: PostgreSQL with ``DATABASE_URL``, else SQLite files."""
+        return "postgres" if self.database_url else "sqlite"
 
     @property
     def checkpoint_path(self) -> Path:
@@ -154,14 +183,17 @@ def _explain(err: ValidationError) -> str:
     name = str(loc[0])
     env = name.upper() if name.isupper() or name.upper() in _THIRD_PARTY else f"DEEPRESEARCH_{name.upper()}"
     value = first.get("input")
-    shown = "" if "key" in name or "secret" in name or "password" in name or "token" in name else f" (got {value!r})"
+    from engine.redact import redact
+
+    secret = "key" in name or "secret" in name or "password" in name or "token" in name or name == "DATABASE_URL"
+    shown = "" if secret else f" (got {redact(repr(value))})"
     return f"invalid setting {env}: {first.get('msg', 'invalid value')}{shown}"
 
 
 _THIRD_PARTY = {
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_APP_TOKEN", "SLACK_API_URL", "MICROSOFT_APP_ID", "MICROSOFT_APP_PASSWORD",
-    "MICROSOFT_APP_TENANT_ID", "MICROSOFT_APP_TYPE", "REDIS_URL",
+    "MICROSOFT_APP_TENANT_ID", "MICROSOFT_APP_TYPE", "REDIS_URL", "DATABASE_URL",
 }
 
 

@@ -30,3 +30,16 @@ def _process_not_stopping():
     from jobs import stopping
 
     stopping.reset()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request):
+    """Run the test on each store: None (SQLite files in the data dir), then a fresh PostgreSQL
+    database's URL (``tests.pg_db``; the test is skipped when no server answers)."""
+    if request.param == "sqlite":
+        yield None
+        return
+    from tests.pg_db import fresh_database
+
+    with fresh_database() as url:
+        yield url

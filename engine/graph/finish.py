@@ -12,6 +12,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from engine import prompts
+from engine.artifact_store import artifact_store
 from engine.artifacts import write_artifacts
 from engine.citations import Cited, Numbering, source_block
 from engine.graph.context import RunContext
@@ -115,13 +116,16 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
 
 
 async def render_artifacts(state: AgentState, runtime: Runtime[RunContext]) -> dict:
-    """Write report.md, review.md, sources.json, usage.json, report.tex and report.pdf."""
+    """Write report.md, review.md, sources.json, usage.json, report.tex, report.pdf and report.docx,
+    then keep them in the artifact store."""
     ctx = runtime.context
     get_stream_writer()({"event": "phase", "phase": "render"})
     cited = [Cited(**c) for c in state.get("cited", [])]
     try:
         paths = await asyncio.to_thread(write_artifacts, state, cited, ctx.run_dir, ctx.settings, ctx.today,
                                         ctx.cancelled)
+        # with DATABASE_URL every host reads them from PostgreSQL; the folder is this host's cache
+        await asyncio.to_thread(artifact_store(ctx.settings).save_run, ctx.run_dir)
     except asyncio.CancelledError:  # Ctrl-C, shutdown: the LaTeX build in the thread stops too
         ctx.cancelled.set()
         raise

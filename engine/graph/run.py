@@ -1,4 +1,4 @@
-"""Drive the main graph for one turn on the SQLite checkpointer: start, resume, stream progress, cancel."""
+"""Drive the main graph for one turn on the checkpointer: start, resume, stream progress, cancel."""
 
 from __future__ import annotations
 
@@ -7,18 +7,16 @@ import contextlib
 import logging
 import re
 import secrets
-import sqlite3
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import aiosqlite
 from langchain_core.messages import HumanMessage, RemoveMessage
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
+from engine.artifact_store import artifact_store
 from engine.artifacts import run_dir
+from engine.checkpoints import open_checkpointer
 from engine.graph.build import graph_builder
 from engine.graph.context import RunContext
 from engine.graph.state import override
@@ -38,43 +36,7 @@ from engine.search import get_search_backend
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
-BUSY_TIMEOUT_MS = 30_000
-
-
-@contextlib.asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
-    """The SQLite checkpointer at ``settings.checkpoint_path``, in WAL mode with a busy timeout.
-
-    WAL lets readers and one writer work at once; the busy timeout makes concurrent writers
-    (bot, several workers) wait instead of failing with "database is locked".
-    """
-    settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
-    conn = await aiosqlite.connect(str(settings.checkpoint_path), timeout=BUSY_TIMEOUT_MS / 1000)
-    try:
-        await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = AsyncSqliteSaver(conn)
-        await saver.setup()
-        yield saver
-    finally:
-        # shielded: a second cancel must not leave the connection (and the file's write lock) open
-        await asyncio.shield(_release(conn))
-
-
-async def _release(conn: aiosqlite.Connection) -> None:
-    """Roll back whatever a cancel cut off, then close ``conn``.
-
-    The rollback is queued on aiosqlite's connection thread behind any statement a cancelled
-    task had already queued, so a write that only starts after the cancel is undone too (checking
-    ``in_transaction`` first would miss it); on a connection with no transaction it does nothing.
-    """
-    try:
-        await conn.rollback()
-    except sqlite3.Error as err:
-        log.warning("event=checkpoint_rollback_failed error=%s", err)
-    finally:
-        await conn.close()
+__all__ = ["open_checkpointer", "run_graph_turn", "graph_thread_status", "new_run_id", "summary_markdown"]
 
 
 def new_run_id() -> str:
@@ -118,7 +80,7 @@ def _pending_question(snapshot) -> str | None:
 
 async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
     """``none`` | ``paused`` | ``interrupted`` | ``done`` for the thread's graph (creates no file)."""
-    if not settings.checkpoint_path.exists():
+    if settings.database_url is None and not settings.checkpoint_path.exists():
         return "none"
     async with open_checkpointer(settings) as saver:
         graph = graph_builder().compile(checkpointer=saver)
@@ -142,15 +104,25 @@ def summary_markdown(values: dict, offline: bool = False) -> str:
     return "\n".join(lines).strip()
 
 
-def _artifacts(paths: dict) -> Artifacts:
+def _artifacts(paths: dict, settings: Settings) -> Artifacts:
+    """The run's files as paths on this host: a run rendered on another host (its paths in the
+    checkpoint name that host's data dir) is read through the artifact store into this one's."""
+    store = artifact_store(settings)
+
+    def here(key: str) -> Path | None:
+        if not paths.get(key):
+            return None
+        return store.local(paths[key]) or Path(paths[key])
+
+    report_md = here("report_md")
+    assert report_md is not None
     return Artifacts(
-        directory=Path(paths["directory"]), report_md=Path(paths["report_md"]),
-        sources_json=Path(paths["sources_json"]), usage_json=Path(paths["usage_json"]),
-        review_md=Path(paths["review_md"]) if paths.get("review_md") else None,
-        report_tex=Path(paths["report_tex"]) if paths.get("report_tex") else None,
-        pdf=Path(paths["pdf"]) if paths.get("pdf") else None,
+        directory=report_md.parent, report_md=report_md,
+        sources_json=here("sources_json") or report_md.parent / "sources.json",
+        usage_json=here("usage_json") or report_md.parent / "usage.json",
+        review_md=here("review_md"), report_tex=here("report_tex"), pdf=here("pdf"),
         pdf_error=paths.get("pdf_error"), pdf_log_tail=paths.get("pdf_log_tail"),
-        docx=Path(paths["docx"]) if paths.get("docx") else None, docx_error=paths.get("docx_error"),
+        docx=here("docx"), docx_error=paths.get("docx_error"),
         pdf_warnings=list(paths.get("pdf_warnings") or []),
     )
 
@@ -190,7 +162,7 @@ async def run_graph_turn(
                 raise TurnRejected(f"There is no research with thread id {thread_id}.")
             run_id = snapshot.values["run_id"]
             if status == "done":
-                return _outcome(snapshot.values, thread_id, run_id, settings)
+                return await asyncio.to_thread(_outcome, snapshot.values, thread_id, run_id, settings)
             if status == "paused":
                 return TurnOutcome(status="clarify", thread_id=thread_id, run_id=run_id,
                                    question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
@@ -229,7 +201,7 @@ async def run_graph_turn(
                                question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
         if status != "done":
             raise RuntimeError(f"the research in {thread_id} stopped before its report was written")
-        return _outcome(snapshot.values, thread_id, run_id, settings)
+        return await asyncio.to_thread(_outcome, snapshot.values, thread_id, run_id, settings)
 
 
 async def _run_cancellable(coro, cancel: asyncio.Event | None, stop_threads=None) -> None:
@@ -259,7 +231,7 @@ async def _run_cancellable(coro, cancel: asyncio.Event | None, stop_threads=None
 
 
 def _outcome(values: dict, thread_id: str, run_id: str, settings: Settings) -> TurnOutcome:
-    arts = _artifacts(values["artifacts"]) if values.get("artifacts") else None
+    arts = _artifacts(values["artifacts"], settings) if values.get("artifacts") else None
     return TurnOutcome(
         status="done", thread_id=thread_id, run_id=run_id,
         summary=summary_markdown(values, offline=settings.llm_backend == "offline"),

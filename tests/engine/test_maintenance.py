@@ -8,11 +8,12 @@ from engine.maintenance import prune_threads
 from engine.runner import run_turn, thread_status
 
 
-def test_prune_deletes_old_threads_and_returns_space(offline_settings):
-    settings = offline_settings(allow_clarification=False, max_review_iterations=0)
+def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0, database_url=store_url)
     for i in range(2):
         asyncio.run(run_turn(f"console:p{i}", question=f"What is topic number {i} about?", settings=settings))
     assert (settings.artifacts_dir / "console_p0").exists()
+    assert stored_files(store_url) in (None, 2 * 7)  # with PostgreSQL: every file of both runs
     options = settings.data_dir / "console" / "console_p0.json"  # what `deepresearch ask` keeps for --resume
     options.parent.mkdir(parents=True, exist_ok=True)
     options.write_text("{}")
@@ -22,6 +23,19 @@ def test_prune_deletes_old_threads_and_returns_space(offline_settings):
     kept = asyncio.run(prune_threads(settings, older_than_days=30))
     assert kept.threads == [] and kept.kept == 2
     gone = asyncio.run(prune_threads(settings, older_than_days=-1))
-    assert len(gone.threads) == 2 and gone.bytes_after < gone.bytes_before
+    assert len(gone.threads) == 2
+    if store_url is None:  # VACUUM shrinks the SQLite file; PostgreSQL keeps the pages for reuse
+        assert gone.bytes_after < gone.bytes_before
     assert asyncio.run(thread_status("console:p0", settings=settings)) == "none"
     assert not (settings.artifacts_dir / "console_p0").exists() and not options.exists()
+    assert stored_files(store_url) in (None, 0)
+
+
+def stored_files(url: str | None) -> int | None:
+    """Rows in the Postgres artifact table (None for the SQLite store)."""
+    if url is None:
+        return None
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT count(*) FROM deepresearch_artifacts").fetchone()[0]

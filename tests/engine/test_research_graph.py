@@ -129,9 +129,9 @@ def test_truncated_report_is_never_delivered(online_settings, script):
     assert not list((settings.artifacts_dir).rglob("report.md"))
 
 
-def test_clarification_pauses_and_resumes(online_settings, script):
+def test_clarification_pauses_and_resumes(online_settings, script, store_url):
     script.clarify = True
-    settings = online_settings(max_review_iterations=0)
+    settings = online_settings(max_review_iterations=0, database_url=store_url)
     first = run(run_turn("t:clar", question="heat pumps", settings=settings))
     assert first.status == "clarify" and first.question == "Which region do you mean?"
     assert run(thread_status("t:clar", settings=settings)) == "paused"

@@ -1,0 +1,165 @@
+"""The checkpointer for these settings: SQLite under the data dir, or PostgreSQL with ``DATABASE_URL``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import AsyncIterator
+
+import aiosqlite
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from engine.database import SCHEMA_LOCK, database_url, explain, require_database
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+BUSY_TIMEOUT_MS = 30_000
+#: Connections one process keeps open to PostgreSQL per open checkpointer. The saver runs one
+#: statement at a time (it holds a lock), so a second connection only covers a reconnect.
+POOL_MAX = 2
+#: LangGraph's Postgres checkpoint tables (``AsyncPostgresSaver.setup``).
+PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
+
+
+@contextlib.asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver]:
+    """The checkpointer for ``settings``, its tables created; every caller uses this one.
+
+    Without ``DATABASE_URL``: an ``AsyncSqliteSaver`` on ``settings.checkpoint_path``. With it:
+    an ``AsyncPostgresSaver`` on a ``psycopg_pool.AsyncConnectionPool``, after the product's own
+    tables (:func:`engine.database.require_database`) and LangGraph's (``setup()``) exist.
+
+    Raises:
+        engine.database.DatabaseError: PostgreSQL cannot be reached or used (one line).
+    """
+    if settings.database_url is None:
+        async with _open_sqlite(settings) as saver:
+            yield saver
+    else:
+        async with _open_postgres(settings) as saver:
+            yield saver
+
+
+@contextlib.asynccontextmanager
+async def _open_sqlite(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
+    """The SQLite checkpointer at ``settings.checkpoint_path``, in WAL mode with a busy timeout.
+
+    WAL lets readers and one writer work at once; the busy timeout makes concurrent writers
+    (bot, several workers) wait instead of failing with "database is locked".
+    """
+    settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = await aiosqlite.connect(str(settings.checkpoint_path), timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        saver = AsyncSqliteSaver(conn)
+        await saver.setup()
+        yield saver
+    finally:
+        # shielded: a second cancel must not leave the connection (and the file's write lock) open
+        await asyncio.shield(_release(conn))
+
+
+async def _release(conn: aiosqlite.Connection) -> None:
+    """Roll back whatever a cancel cut off, then close ``conn``.
+
+    The rollback is queued on aiosqlite's connection thread behind any statement a cancelled
+    task had already queued, so a write that only starts after the cancel is undone too (checking
+    ``in_transaction`` first would miss it); on a connection with no transaction it does nothing.
+    """
+    try:
+        await conn.rollback()
+    except sqlite3.Error as err:
+        log.warning("event=checkpoint_rollback_failed error=%s", err)
+    finally:
+        await conn.close()
+
+
+_pg_ready: set[str] = set()
+
+
+@contextlib.asynccontextmanager
+async def _open_postgres(settings: Settings) -> AsyncIterator[BaseCheckpointSaver]:
+    """``AsyncPostgresSaver`` on a small pool of autocommit connections (as LangGraph requires).
+
+    A cancelled turn leaves nothing half-written, as with SQLite: psycopg cancels a statement
+    in flight on the server when its task is cancelled, and the pool rolls back (or, while a
+    statement still runs, closes) every connection handed back inside a transaction. The pool is
+    closed shielded from a second cancel. Connections are checked before each use, so a server
+    restart between two statements costs a reconnect, not the turn.
+    """
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    url = database_url(settings)
+    if url not in _pg_ready:  # one check per process gives the real error, not a pool timeout
+        await asyncio.to_thread(require_database, settings)
+    pool = AsyncConnectionPool(
+        url, min_size=1, max_size=POOL_MAX, open=False, check=AsyncConnectionPool.check_connection,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        name="checkpoints",
+    )
+    try:
+        try:
+            await pool.open(wait=True, timeout=30)
+        except Exception as err:  # PoolTimeout: the server went away after the check
+            raise explain(err, url) from None
+        saver = AsyncPostgresSaver(pool)
+        if url not in _pg_ready:
+            try:
+                async with pool.connection() as conn:  # one setup at a time across processes
+                    await conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+                    try:
+                        await saver.setup()
+                    finally:
+                        await conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+            except psycopg.Error as err:
+                raise explain(err, url) from None
+            _pg_ready.add(url)
+        yield saver
+    finally:
+        await asyncio.shield(pool.close())
+
+
+async def checkpoint_thread_ids(saver: BaseCheckpointSaver) -> list[str]:
+    """Every thread id that has a checkpoint in ``saver`` (either store)."""
+    if isinstance(saver, AsyncSqliteSaver):
+        async with saver.conn.execute("SELECT DISTINCT thread_id FROM checkpoints") as cur:
+            return [row[0] for row in await cur.fetchall()]
+    async with saver.conn.connection() as conn:
+        cur = await conn.execute("SELECT DISTINCT thread_id FROM checkpoints")
+        return [row["thread_id"] for row in await cur.fetchall()]
+
+
+async def compact(saver: BaseCheckpointSaver) -> None:
+    """Return the space of deleted checkpoints: ``VACUUM`` (SQLite: into the file; PostgreSQL:
+    for reuse, the files shrinking only by their empty tail)."""
+    if isinstance(saver, AsyncSqliteSaver):
+        await saver.conn.commit()
+        for statement in ("VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"):
+            async with saver.conn.execute(statement) as cur:
+                await cur.fetchall()
+        return
+    async with saver.conn.connection() as conn:  # autocommit: VACUUM cannot run in a transaction
+        for table in (*PG_TABLES[:3], "deepresearch_artifacts"):
+            await conn.execute(f"VACUUM {table}")
+
+
+async def stored_bytes(settings: Settings, saver: BaseCheckpointSaver | None = None) -> int:
+    """Bytes the checkpoints take: the SQLite file, or the Postgres checkpoint and artifact tables
+    (``pg_total_relation_size``: heap, TOAST and indexes)."""
+    if settings.database_url is None:
+        path = settings.checkpoint_path
+        return path.stat().st_size if path.exists() else 0
+    assert saver is not None
+    async with saver.conn.connection() as conn:
+        cur = await conn.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(to_regclass(t))), 0) AS n FROM unnest(%s::text[]) AS t",
+            ([*PG_TABLES[:3], "deepresearch_artifacts"],))
+        return int((await cur.fetchone())["n"])

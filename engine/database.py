@@ -1,0 +1,172 @@
+"""PostgreSQL (``DATABASE_URL``): connections with one-line errors, and the product's versioned schema."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from urllib.parse import urlsplit, urlunsplit
+
+from engine.redact import redact
+from engine.settings import Settings, SettingsError
+
+log = logging.getLogger(__name__)
+
+#: Seconds a connection attempt may take (libpq ``connect_timeout``).
+CONNECT_TIMEOUT = 10
+#: Key of the advisory lock that serialises schema changes across processes and hosts (any
+#: 64-bit number no other application on the database uses; this one is "deepres" in ASCII).
+SCHEMA_LOCK = 0x64656570726573
+
+#: The product's own tables, one step per version, applied in order and recorded in
+#: ``deepresearch_schema_version``. A step is never edited once released: a change is a new step.
+MIGRATIONS: list[str] = [
+    # 1: each run's report files (see engine.artifact_store.PostgresArtifacts for why bytea)
+    """
+    CREATE TABLE IF NOT EXISTS deepresearch_artifacts (
+        thread_key   text        NOT NULL,
+        run_key      text        NOT NULL,
+        name         text        NOT NULL,
+        content      bytea       NOT NULL,
+        size         bigint      NOT NULL,
+        sha256       text        NOT NULL,
+        content_type text        NOT NULL,
+        created_at   timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (thread_key, run_key, name)
+    )
+    """,
+]
+
+
+class DatabaseError(SettingsError):
+    """PostgreSQL cannot be used: unreachable, wrong password, missing database or permission.
+
+    The message is one line, names ``DATABASE_URL`` and holds no password. A
+    :class:`engine.settings.SettingsError`, so every entry point reports it as it reports a bad
+    setting: one line, exit code 1, no traceback.
+    """
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be shown: the password replaced by ``[redacted]``, the query dropped."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        if parts.username:
+            netloc = f"{parts.username}{':[redacted]' if parts.password else ''}@{netloc}"
+        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    except ValueError:
+        return redact(url.split("?", 1)[0])
+
+
+_LIBPQ_NOISE = [
+    re.compile(r"^connection failed:\s*"),
+    re.compile(r'^connection to server at "[^"]*"(?:\s*\([^)]*\))?, port \d+ failed:\s*'),
+    re.compile(r"^connection to server on socket \"[^\"]*\" failed:\s*"),
+    re.compile(r"^(?:FATAL|ERROR):\s+"),
+    re.compile(r"^connection is bad:\s*"),
+]
+
+
+def reason(err: BaseException) -> str:
+    """The cause of a psycopg error as one short line, without libpq's prefixes or any secret."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    for pattern in _LIBPQ_NOISE:
+        text = pattern.sub("", text)
+    return redact(text.strip())[:300]
+
+
+def explain(err: BaseException, url: str) -> DatabaseError:
+    """A :class:`DatabaseError` saying in one line why ``url`` could not be used, with a hint."""
+    why = reason(err)
+    lowered = why.lower()
+    hint = ""
+    if "password authentication failed" in lowered or "no password supplied" in lowered:
+        hint = ": check the user and password in DATABASE_URL"
+    elif "does not exist" in lowered and "database" in lowered:
+        hint = ": create it (createdb) or name an existing one in DATABASE_URL"
+    elif "does not exist" in lowered and "role" in lowered:
+        hint = ": create the role or fix the user in DATABASE_URL"
+    elif "permission denied" in lowered:
+        hint = ": the user needs CREATE on the database (or its schema) for the product's tables"
+    elif "refused" in lowered or "timeout" in lowered or "resolve host" in lowered:
+        hint = ": is the server running and DATABASE_URL's host and port right?"
+    return DatabaseError(f"DATABASE_URL {shown_url(url)}: {why}{hint}")
+
+
+def database_url(settings: Settings) -> str:
+    """The configured URL (a secret: never log it; use :func:`shown_url`).
+
+    Raises:
+        SettingsError: ``DATABASE_URL`` is not set.
+    """
+    if settings.database_url is None:
+        raise SettingsError("DATABASE_URL is not set")
+    return settings.database_url.get_secret_value()
+
+
+def connect(settings: Settings, *, autocommit: bool = False):
+    """A new ``psycopg.Connection`` to ``DATABASE_URL`` (the caller closes it).
+
+    Raises:
+        DatabaseError: the server cannot be reached or refuses the login (one line).
+    """
+    import psycopg
+
+    url = database_url(settings)
+    try:
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT)
+    except psycopg.Error as err:
+        raise explain(err, url) from None
+
+
+def migrate(conn) -> int:
+    """Bring the product's tables to the newest version of :data:`MIGRATIONS`; return that version.
+
+    Idempotent and safe to run from several processes at once: the steps run in one transaction
+    under a transaction-level advisory lock, each one recorded in ``deepresearch_schema_version``.
+    """
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS deepresearch_schema_version ("
+                     "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        row = conn.execute("SELECT max(version) FROM deepresearch_schema_version").fetchone()
+        current = row[0] or 0
+        for version, step in enumerate(MIGRATIONS[current:], start=current + 1):
+            conn.execute(step)
+            conn.execute("INSERT INTO deepresearch_schema_version (version) VALUES (%s)", (version,))
+            log.info("event=schema_migrated version=%d", version)
+    return len(MIGRATIONS)
+
+
+_ready: set[str] = set()
+_ready_lock = threading.Lock()
+
+
+def require_database(settings: Settings) -> None:
+    """At start-up: check that ``DATABASE_URL`` answers and create or upgrade the product's tables.
+
+    Does nothing without ``DATABASE_URL``. Done once per process and URL; LangGraph's checkpoint
+    tables are created by :func:`engine.checkpoints.open_checkpointer` on first use.
+
+    Raises:
+        DatabaseError: unreachable, wrong password, missing database, or no right to create
+            tables (one line, no secret).
+    """
+    if settings.database_url is None:
+        return
+    import psycopg
+
+    url = database_url(settings)
+    with _ready_lock:
+        if url in _ready:
+            return
+        with connect(settings) as conn:
+            try:
+                migrate(conn)
+            except psycopg.Error as err:
+                raise explain(err, url) from None
+        _ready.add(url)
