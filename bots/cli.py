@@ -176,6 +176,8 @@ def prune(
     try:
         report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
                                            keep_artifacts=keep_artifacts))
+    except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
+        _fail(str(err))
     except (OSError, sqlite3.Error) as err:
         why = write_problem(err, settings.data_dir)
         if why is None:
@@ -183,11 +185,12 @@ def prune(
         _fail(f"cannot change the data folder {clean_path(settings.data_dir)}: {why}", 5)
     for thread in report.threads:
         typer.echo(f"  {thread}")
+    what = "checkpoint file" if settings.database_url is None else "PostgreSQL checkpoint and report tables"
     if dry_run:
-        typer.echo(f"would delete {len(report.threads)} thread(s), keep {report.kept}; checkpoint file "
+        typer.echo(f"would delete {len(report.threads)} thread(s), keep {report.kept}; {what} "
                    f"{report.bytes_before:,} bytes")
     else:
-        typer.echo(f"deleted {len(report.threads)} thread(s), kept {report.kept}; checkpoint file "
+        typer.echo(f"deleted {len(report.threads)} thread(s), kept {report.kept}; {what} "
                    f"{report.bytes_before:,} -> {report.bytes_after:,} bytes")
 
 

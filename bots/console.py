@@ -17,6 +17,7 @@ from rich.text import Text
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
+from engine.database import require_database
 from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_folder_problem, write_problem
 from engine.models import provider_errors
 from engine.progress import Progress
@@ -241,6 +242,7 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
             say("--resume continues that thread's research; the question given is ignored.")
     settings = _settings(offline, corpus, no_clarify)
     settings.require_model()
+    require_database(settings)
     if resume and not (record and record.question) and asyncio.run(thread_status(thread, settings=settings)) == "none":
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
         return EXIT_USAGE

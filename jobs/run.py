@@ -7,8 +7,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from pathlib import Path
 
+from engine.artifact_store import artifact_store
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
 from jobs import records
@@ -286,9 +286,9 @@ class _TurnJob:
         info = thread_info(self.turn.thread_id, settings=self.settings)
         if info is None or info.report_dir is None:
             return None
-        path = info.report_dir / "report.md"
-        try:
-            return path.read_text(encoding="utf-8")[:CONTEXT_CHARS]
+        try:  # the run may have been rendered on another host: read it through the artifact store
+            path = artifact_store(self.settings).local(info.report_dir / "report.md")
+            return path.read_text(encoding="utf-8")[:CONTEXT_CHARS] if path else None
         except OSError:
             return None
 
@@ -341,7 +341,9 @@ class _TurnJob:
         if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
             summary += "\n\n" + LATE_CANCEL_NOTE
         self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
-        files = [Path(p) for p in outcome.get("files", []) if Path(p).exists()]
+        # the paths may name another host's data dir (a re-delivery): read them through the store
+        store = artifact_store(self.settings)
+        files = [f for f in (store.local(p) for p in outcome.get("files", [])) if f is not None]
         if files and "files" not in (self.rec.get("delivered") or []):
             comment = UPLOAD_COMMENT
             if outcome.get("pdf_error"):

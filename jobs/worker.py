@@ -293,6 +293,9 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
                             "(without Redis, `deepresearch slack`/`teams` run them in-process)")
     settings.require_model()
     settings.require_search()
+    from engine.database import require_database
+
+    require_database(settings)
     try:
         run_worker(settings.redis_url, queue, burst=burst)
     except redis.exceptions.ConnectionError as err:

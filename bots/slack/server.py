@@ -207,6 +207,9 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     from jobs.queue import check_redis
 
     check_redis(settings)
+    from engine.database import require_database
+
+    require_database(settings)
     bolt = build_app(settings, socket_mode=socket_mode)
     if not settings.redis_url:
         from jobs.embedded import recover

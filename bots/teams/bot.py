@@ -20,6 +20,7 @@ from bots.logs import redact
 from bots.teams import cards, files
 from bots.teams.markdown import to_teams_markdown
 from bots.teams.port import TeamsPort
+from engine.database import DatabaseError
 from engine.settings import Settings
 from jobs.conversation import Address
 
@@ -287,8 +288,12 @@ class TeamsBot(TeamsActivityHandler):
             await turn_context.send_activity(f"I could not upload {grant.path.name}: Teams gave no usable upload address.")
             return
         try:
-            await upload_file(grant.path, url)
-        except (OSError, aiohttp.ClientError, UploadError) as err:
+            path = await files.granted_file(grant, settings=self.settings)
+            if path is None:
+                await turn_context.send_activity(f"I could not upload {grant.path.name}: the file is no longer kept.")
+                return
+            await upload_file(path, url)
+        except (OSError, aiohttp.ClientError, UploadError, DatabaseError) as err:
             log.warning("event=teams_upload_failed file=%s error=%s", grant.path.name, redact(str(err)))
             await turn_context.send_activity(f"I could not upload {grant.path.name}; please try again later.")
             return
@@ -299,7 +304,7 @@ class TeamsBot(TeamsActivityHandler):
             attachments=[cards.file_info_card(info)],
         )
         await turn_context.send_activity(reply)
-        log.info("event=teams_file_uploaded file=%s bytes=%d", grant.path.name, grant.path.stat().st_size)
+        log.info("event=teams_file_uploaded file=%s bytes=%d", path.name, path.stat().st_size)
 
     async def on_teams_file_consent_decline(
         self, turn_context: TurnContext, file_consent_card_response: FileConsentCardResponse

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -165,6 +166,20 @@ def download_url(path: Path, *, settings: Settings, ttl: int = DEFAULT_TTL) -> s
     if not settings.public_url:
         return None
     return f"{settings.public_url.rstrip('/')}/files/{make_token(path, settings=settings, ttl=ttl)}"
+
+
+async def granted_file(grant: FileGrant, *, settings: Settings) -> Path | None:
+    """The granted file as a readable file on this host, or None when it is no longer stored.
+
+    Read through the artifact store: with ``DATABASE_URL`` a file rendered on another host is
+    fetched from PostgreSQL into this host's data dir (a cache) first.
+
+    Raises:
+        engine.database.DatabaseError: PostgreSQL cannot be reached (one line, no secret).
+    """
+    from engine.artifact_store import artifact_store
+
+    return await asyncio.to_thread(artifact_store(settings).local, grant.path)
 
 
 def content_type(path: Path) -> str:

@@ -16,6 +16,7 @@ from bots.teams import files
 from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
 from bots.teams.bot import ERROR_LINE, TeamsBot
+from engine.database import DatabaseError, require_database
 from engine.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
@@ -86,15 +87,20 @@ async def download(request: web.Request) -> web.StreamResponse:
     except files.TokenError as err:
         log.info("event=teams_download_refused reason=%s", err)
         return web.Response(status=403, text="Forbidden")
-    if not grant.path.is_file():
+    try:
+        path = await files.granted_file(grant, settings=settings)
+    except DatabaseError as err:
+        log.warning("event=teams_download_unavailable file=%s error=%s", grant.path.name, err)
+        return web.Response(status=503, text="Service Unavailable", headers={"Retry-After": "30"})
+    if path is None:
         log.info("event=teams_download_gone file=%s", grant.path.name)
         return web.Response(status=404, text="Not Found")
-    log.info("event=teams_download file=%s", grant.path.name)
+    log.info("event=teams_download file=%s", path.name)
     return web.FileResponse(
-        grant.path,
+        path,
         headers={
-            "Content-Type": files.content_type(grant.path),
-            "Content-Disposition": f'attachment; filename="{grant.path.name}"',
+            "Content-Type": files.content_type(path),
+            "Content-Disposition": f'attachment; filename="{path.name}"',
             "Cache-Control": "private, no-store",
             "X-Content-Type-Options": "nosniff",
         },
@@ -135,6 +141,7 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
     from jobs.queue import check_redis
 
     check_redis(settings)
+    require_database(settings)
     app = build_app(settings)
     if not settings.microsoft_app_id:
         log.warning(

@@ -16,7 +16,8 @@ def clean_env(monkeypatch):
     import os
 
     for var in list(os.environ):
-        if var.startswith("DEEPRESEARCH_") or var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "REDIS_URL"):
+        if var.startswith("DEEPRESEARCH_") or var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "REDIS_URL",
+                                                                 "DATABASE_URL"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(os.environ.get("TMPDIR", "/tmp"))
 

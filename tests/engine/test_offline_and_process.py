@@ -158,32 +158,44 @@ KILLED = textwrap.dedent('''
 ''')
 
 
+UNITS_SAVED = ("SELECT COUNT(DISTINCT task_id) FROM {writes} WHERE thread_id = {p} AND channel = 'units_done'"
+               " AND checkpoint_ns LIKE {p} AND checkpoint_ns NOT LIKE {p} AND task_path LIKE {p}")
+UNITS_ARGS = ("research_supervisor:%", "%|%", "~__pregel_push%")
+
+
 def units_saved(settings, thread_id: str) -> int:
-    """How many research units of ``thread_id`` have their results in the checkpoint file (as pending
+    """How many research units of ``thread_id`` have their results in the checkpoint store (as pending
     writes of the supervisor's ``research_unit`` tasks, saved as each unit ends)."""
     import sqlite3
 
+    if settings.database_url is not None:
+        import psycopg
+
+        with psycopg.connect(settings.database_url.get_secret_value()) as conn:
+            try:
+                return conn.execute(UNITS_SAVED.format(writes="checkpoint_writes", p="%s"),
+                                    (thread_id, *UNITS_ARGS)).fetchone()[0]
+            except psycopg.errors.UndefinedTable:
+                return 0
     if not settings.checkpoint_path.exists():
         return 0
     conn = sqlite3.connect(settings.checkpoint_path, timeout=LONG)
     try:
-        return conn.execute(
-            "SELECT COUNT(DISTINCT task_id) FROM writes WHERE thread_id = ? AND channel = 'units_done'"
-            " AND checkpoint_ns LIKE 'research_supervisor:%' AND checkpoint_ns NOT LIKE '%|%'"
-            " AND task_path LIKE '~__pregel_push%'", (thread_id,)).fetchone()[0]
+        return conn.execute(UNITS_SAVED.format(writes="writes", p="?"), (thread_id, *UNITS_ARGS)).fetchone()[0]
     except sqlite3.OperationalError:  # the tables do not exist yet
         return 0
     finally:
         conn.close()
 
 
-def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_settings, script, fake_openai):
+def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_settings, script, fake_openai, store_url):
     script.topics = ["fast one", "fast two", "slow three"]
     script.slow_topics = {"slow three": LONG}  # answered only after the kill
-    settings = online_settings(max_review_iterations=0)
+    settings = online_settings(max_review_iterations=0, database_url=store_url)
     args = json.dumps({"data_dir": str(settings.data_dir), "llm": "openai", "search": "tavily",
                        "openai_api_key": "test-openai-key", "openai_base_url": settings.openai_base_url,
-                       "tavily_api_key": "tvly-test", "tavily_url": settings.tavily_url, "model_max_retries": 0})
+                       "tavily_api_key": "tvly-test", "tavily_url": settings.tavily_url, "model_max_retries": 0,
+                       "database_url": store_url})
     proc = subprocess.Popen([sys.executable, "-c", KILLED, args, "t:kill", "three topics please"],
                             env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

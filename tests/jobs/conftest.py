@@ -14,7 +14,7 @@ from tests.waiting import wait_exit
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in list(os.environ):
-        if var.startswith("DEEPRESEARCH_") or var in ("REDIS_URL", "TAVILY_API_KEY", "OPENAI_API_KEY"):
+        if var.startswith("DEEPRESEARCH_") or var in ("REDIS_URL", "TAVILY_API_KEY", "OPENAI_API_KEY", "DATABASE_URL"):
             monkeypatch.delenv(var, raising=False)
     from engine.settings import get_settings
 
@@ -58,7 +58,7 @@ def tavily():
 def child_env(settings: Settings, tavily_url: str | None = None) -> dict:
     """The environment of a child process that shares ``settings`` (data dir, Redis, back-ends)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("DEEPRESEARCH_") and k not in ("REDIS_URL", "TAVILY_API_KEY")}
+           if not k.startswith("DEEPRESEARCH_") and k not in ("REDIS_URL", "TAVILY_API_KEY", "DATABASE_URL")}
     env.update({
         "DEEPRESEARCH_DATA_DIR": str(settings.data_dir), "DEEPRESEARCH_LLM": "offline",
         "DEEPRESEARCH_ALLOW_CLARIFICATION": str(settings.allow_clarification).lower(),
@@ -68,6 +68,8 @@ def child_env(settings: Settings, tavily_url: str | None = None) -> dict:
         env.update({"DEEPRESEARCH_SEARCH": "tavily", "TAVILY_API_KEY": "test", "DEEPRESEARCH_TAVILY_URL": tavily_url})
     if settings.redis_url:
         env["REDIS_URL"] = settings.redis_url
+    if settings.database_url:
+        env["DATABASE_URL"] = settings.database_url.get_secret_value()
     return env
 
 
