@@ -1,4 +1,5 @@
-"""Suite-wide settings: the per-test pytest-timeout follows ``TEST_TIMEOUT_SCALE``; no test leaves the process stopping."""
+"""Suite-wide settings: the per-test pytest-timeout follows ``TEST_TIMEOUT_SCALE``; no test leaves the process stopping;
+the stores a test can run on (SQLite, a fresh PostgreSQL database, a private PostgreSQL server)."""
 
 from __future__ import annotations
 
@@ -43,3 +44,24 @@ def store_url(request):
 
     with fresh_database() as url:
         yield url
+
+
+@pytest.fixture
+def pg_url():
+    """The URL of a fresh PostgreSQL database of this test's own, dropped after it (``tests.pg_db``)."""
+    from tests.pg_db import fresh_database
+
+    with fresh_database() as url:
+        yield url
+
+
+@pytest.fixture
+def private_pg():
+    """A private PostgreSQL server whose user ``postgres`` needs the password ``s3cret-Pa55word``."""
+    from tests.pg_server import PrivateServer
+
+    server = PrivateServer("s3cret-Pa55word")
+    try:
+        yield server
+    finally:
+        server.close()

@@ -49,10 +49,3 @@ def fresh_database(prefix: str = "drtest") -> Iterator[str]:
     finally:
         with _admin() as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """The URL of a fresh database of this test's own (dropped after the test)."""
-    with fresh_database() as url:
-        yield url
