@@ -277,3 +277,35 @@ def test_an_internal_error_is_one_short_line(bot, connector, monkeypatch):
     (reply,) = connector.messages()
     assert reply.text == ERROR_LINE
     assert "hunter22" not in reply.text and "\n" not in reply.text
+
+
+def test_links_and_uploads_read_from_postgres_when_this_data_dir_is_empty(connector, tmp_path, clean_env, bot_port,
+                                                                          pg_url):
+    from engine.artifact_store import artifact_store
+    from engine.settings import load_settings
+    from tests.bots.teams.conftest import BotServer
+
+    # every host of one bot signs with the same secret, derived from MICROSOFT_APP_PASSWORD
+    common = dict(llm="offline", search="none", public_url=f"http://127.0.0.1:{bot_port}", database_url=pg_url,
+                  microsoft_app_password="shared-signing-secret-0")
+    worker = load_settings(data_dir=tmp_path / "worker", **common)
+    web_host = load_settings(data_dir=tmp_path / "web", **common)
+    pdf_data, md_data = b"%PDF-1.5\n" + bytes(range(256)) * 100, "# Report\n\nÜber alles [1]\n".encode()
+    pdf, md = _report(worker, data=pdf_data), _report(worker, name="report.md", data=md_data)
+    artifact_store(worker).save_run(pdf.parent)  # what the worker's render step does
+    server = BotServer(web_host, bot_port)
+    try:
+        assert not web_host.artifacts_dir.exists()
+        answer = requests.get(files.download_url(pdf, settings=worker), timeout=60)
+        assert answer.status_code == 200 and answer.content == pdf_data
+        assert answer.headers["Content-Type"] == "application/pdf"
+        assert (web_host.artifacts_dir / "teams-test" / "run-1" / "report.pdf").read_bytes() == pdf_data  # cached
+        token = files.make_token(md, settings=worker, purpose="consent", audience="a:personal-alice")
+        invoke = file_consent(connector.url, "accept", {"token": token, "name": "report.md"},
+                              upload_url=connector.upload_url("report.md"), name="report.md")
+        assert server.send(invoke).status_code == 200
+        assert connector.uploads["report.md"] == md_data
+        gone = files.download_url(pdf.with_name("report.docx"), settings=worker)  # never stored
+        assert requests.get(gone, timeout=60).status_code == 404
+    finally:
+        server.stop()
