@@ -9,6 +9,11 @@ class ResearchTimeout(Exception):
     """The research ran past ``DEEPRESEARCH_JOB_TIMEOUT``; not retried."""
 
 
+#: SQLSTATEs worth a retry besides class 08 (connection exception): the server shutting down or
+#: starting up, a serialization failure, a deadlock (PostgreSQL manual, Appendix A).
+PG_TRANSIENT_STATES = ("57P01", "57P02", "57P03", "40001", "40P01")
+
+
 def _named(err: BaseException, module: str, names: tuple[str, ...]) -> bool:
     return any(
         cls.__module__.split(".")[0] == module and cls.__name__ in names for cls in type(err).__mro__
@@ -20,8 +25,12 @@ def is_transient(err: BaseException) -> bool:
 
     Transient: ``ConnectionError`` and ``TimeoutError`` (and subclasses, e.g. a chat port's
     5xx mapped to ``ConnectionError``), httpx transport errors, OpenAI connection, timeout,
-    rate-limit and 5xx errors, Redis connection and timeout errors, SQLite "database is locked".
-    Not transient: bad settings, rejected input, :class:`ResearchTimeout`, programming errors.
+    rate-limit and 5xx errors, Redis connection and timeout errors, SQLite "database is locked",
+    PostgreSQL connection losses and restarts (psycopg ``OperationalError`` without SQLSTATE or
+    of class 08, ``57P01``-``57P03`` shutdown/starting up, ``40001``/``40P01`` serialization failure
+    and deadlock, a pool timeout): the retry resumes from the last committed checkpoint.
+    Not transient: bad settings (an unusable ``DATABASE_URL`` included), rejected input,
+    :class:`ResearchTimeout`, programming errors.
     """
     if isinstance(err, ResearchTimeout):
         return False
@@ -35,6 +44,11 @@ def is_transient(err: BaseException) -> bool:
         return True
     if _named(err, "redis", ("ConnectionError", "TimeoutError", "BusyLoadingError")):
         return True
+    if _named(err, "psycopg_pool", ("PoolTimeout",)):
+        return True
+    if _named(err, "psycopg", ("OperationalError", "TransactionRollbackError")):
+        state = getattr(err, "sqlstate", None) or ""
+        return not state or state.startswith("08") or state in PG_TRANSIENT_STATES
     return _named(err, "jobs", ("LockLost",))
 
 
