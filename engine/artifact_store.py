@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import mimetypes
 import os
@@ -44,6 +45,13 @@ class ArtifactStore(Protocol):
     def delete_thread(self, thread_id: str) -> None:
         """Delete every run's files of ``thread_id`` (and this host's copies)."""
 
+    def add_usage(self, directory: Path, record: dict) -> None:
+        """Keep one model call's usage record (see :class:`engine.models.UsageRecorder`) of the run
+        in ``directory``; the recorder has already appended it to the folder's ``usage.jsonl``."""
+
+    def gather_usage(self, directory: Path) -> None:
+        """Make ``directory/usage.jsonl`` hold every usage record of the run, from every host."""
+
 
 def key_of(path: Path | str) -> tuple[str, str, str]:
     """``(thread, run, name)`` of an artifact path (the last three parts).
@@ -82,6 +90,12 @@ class LocalArtifacts:
     def delete_thread(self, thread_id: str) -> None:
         """Remove the thread's artifacts folder."""
         shutil.rmtree(self.settings.artifacts_dir / safe_name(thread_id), ignore_errors=True)
+
+    def add_usage(self, directory: Path, record: dict) -> None:
+        """Nothing to do: ``usage.jsonl`` in the folder is the record."""
+
+    def gather_usage(self, directory: Path) -> None:
+        """Nothing to do: every process of the host appended to the same ``usage.jsonl``."""
 
 
 class PostgresArtifacts:
@@ -175,10 +189,33 @@ class PostgresArtifacts:
         return target
 
     def delete_thread(self, thread_id: str) -> None:
-        """Delete the thread's rows and this host's copies."""
+        """Delete the thread's rows (files and usage records) and this host's copies."""
         with self._connect() as conn, conn.transaction():
-            conn.execute("DELETE FROM deepresearch_artifacts WHERE thread_key = %s", (safe_name(thread_id),))
+            for table in ("deepresearch_artifacts", "deepresearch_usage"):
+                conn.execute(f"DELETE FROM {table} WHERE thread_key = %s", (safe_name(thread_id),))
         shutil.rmtree(self.settings.artifacts_dir / safe_name(thread_id), ignore_errors=True)
+
+    def add_usage(self, directory: Path, record: dict) -> None:
+        """Insert the record as a row of ``deepresearch_usage``, so a run resumed on another host
+        still counts the calls made here."""
+        from psycopg.types.json import Jsonb
+
+        thread_key, run_key = key_of(Path(directory) / "x")[:2]
+        with self._connect() as conn:
+            conn.execute("INSERT INTO deepresearch_usage (thread_key, run_key, record) VALUES (%s, %s, %s)",
+                         (thread_key, run_key, Jsonb(record)))
+
+    def gather_usage(self, directory: Path) -> None:
+        """Rewrite ``directory/usage.jsonl`` from the run's rows, in the order the calls ended."""
+        thread_key, run_key = key_of(Path(directory) / "x")[:2]
+        with self._connect() as conn:
+            rows = conn.execute("SELECT record FROM deepresearch_usage WHERE thread_key = %s AND run_key = %s"
+                                " ORDER BY id", (thread_key, run_key)).fetchall()
+        text = "".join(json.dumps(row[0]) + "\n" for row in rows)
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        tmp = Path(directory) / ".usage.jsonl.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, Path(directory) / "usage.jsonl")
 
 
 def artifact_store(settings: Settings) -> ArtifactStore:

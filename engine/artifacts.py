@@ -126,6 +126,9 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         "visited_in_review": state.get("visited", []),
     }
     paths["sources_json"] = str(write_atomic(directory / "sources.json", json.dumps(sources, indent=2, ensure_ascii=False)))
+    from engine.artifact_store import artifact_store
+
+    artifact_store(settings).gather_usage(directory)  # with PostgreSQL: the calls of every host
     usage = summarize_usage(directory / "usage.jsonl")
     usage["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     paths["usage_json"] = str(write_atomic(directory / "usage.json", json.dumps(usage, indent=2)))

@@ -35,6 +35,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (thread_key, run_key, name)
     )
     """,
+    # 2: one row per model call of a run, from whichever host made it (usage.json is summed from them)
+    """
+    CREATE TABLE IF NOT EXISTS deepresearch_usage (
+        id         bigserial   PRIMARY KEY,
+        thread_key text        NOT NULL,
+        run_key    text        NOT NULL,
+        record     jsonb       NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX IF NOT EXISTS deepresearch_usage_run ON deepresearch_usage (thread_key, run_key, id)
+    """,
 ]
 
 

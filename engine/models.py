@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -14,8 +16,10 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import LLMResult
 
-from engine.redact import remember_secret
+from engine.redact import redact, remember_secret
 from engine.settings import ROLES, Settings
+
+log = logging.getLogger(__name__)
 
 
 def build_model(role: str, settings: Settings) -> BaseChatModel:
@@ -76,12 +80,15 @@ class UsageRecorder(BaseCallbackHandler):
 
     The file (``usage.jsonl`` in the run's folder) is appended as calls finish, so a run that is
     killed and resumed keeps the calls of both processes; :func:`summarize_usage` folds it into
-    ``usage.json``. Token counts come from the message's ``usage_metadata``.
+    ``usage.json``. Token counts come from the message's ``usage_metadata``. ``sink`` (the artifact
+    store's :meth:`~engine.artifact_store.ArtifactStore.add_usage`) also gets each record, so a run
+    resumed on another host counts the calls made here; its failure is logged, never raised.
     """
 
-    def __init__(self, path: Path, turn: str) -> None:
+    def __init__(self, path: Path, turn: str, sink: Callable[[dict], None] | None = None) -> None:
         self.path = path
         self.turn = turn
+        self.sink = sink
         self._runs: dict[UUID, tuple[str, str, float]] = {}
         self._lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +119,11 @@ class UsageRecorder(BaseCallbackHandler):
         }
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
+        if self.sink is not None:
+            try:
+                self.sink(record)
+            except Exception as err:  # the count is bookkeeping: the research goes on
+                log.warning("event=usage_record_failed error=%s", redact(str(err)))
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
         self._runs.pop(run_id, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import secrets
@@ -173,7 +174,10 @@ async def run_graph_turn(
 
         directory = run_dir(settings, thread_id, run_id)
         ctx = RunContext.create(settings, search, directory)
-        config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}")]
+        store = artifact_store(settings)
+        config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
+                                             sink=None if settings.database_url is None else
+                                             functools.partial(store.add_usage, directory))]
         progress = Progress()
         if snapshot.values and turn != "start":
             progress.sources_found = len(snapshot.values.get("sources", {}))

@@ -14,6 +14,7 @@ def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url
         asyncio.run(run_turn(f"console:p{i}", question=f"What is topic number {i} about?", settings=settings))
     assert (settings.artifacts_dir / "console_p0").exists()
     assert stored_files(store_url) in (None, 2 * 7)  # with PostgreSQL: every file of both runs
+    assert stored_files(store_url, "deepresearch_usage") != 0  # and the usage record of each model call
     options = settings.data_dir / "console" / "console_p0.json"  # what `deepresearch ask` keeps for --resume
     options.parent.mkdir(parents=True, exist_ok=True)
     options.write_text("{}")
@@ -28,14 +29,14 @@ def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url
         assert gone.bytes_after < gone.bytes_before
     assert asyncio.run(thread_status("console:p0", settings=settings)) == "none"
     assert not (settings.artifacts_dir / "console_p0").exists() and not options.exists()
-    assert stored_files(store_url) in (None, 0)
+    assert stored_files(store_url) in (None, 0) and stored_files(store_url, "deepresearch_usage") in (None, 0)
 
 
-def stored_files(url: str | None) -> int | None:
-    """Rows in the Postgres artifact table (None for the SQLite store)."""
+def stored_files(url: str | None, table: str = "deepresearch_artifacts") -> int | None:
+    """Rows in a Postgres table of the product (None for the SQLite store)."""
     if url is None:
         return None
     import psycopg
 
     with psycopg.connect(url) as conn:
-        return conn.execute("SELECT count(*) FROM deepresearch_artifacts").fetchone()[0]
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]

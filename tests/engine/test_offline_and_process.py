@@ -188,7 +188,8 @@ def units_saved(settings, thread_id: str) -> int:
         conn.close()
 
 
-def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_settings, script, fake_openai, store_url):
+def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_settings, script, fake_openai, store_url,
+                                                                     tmp_path):
     script.topics = ["fast one", "fast two", "slow three"]
     script.slow_topics = {"slow three": LONG}  # answered only after the kill
     settings = online_settings(max_review_iterations=0, database_url=store_url)
@@ -205,6 +206,8 @@ def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_sett
     finally:
         proc.send_signal(signal.SIGKILL)
         wait_exit(proc, what="the killed research to exit")
+    if store_url is not None:  # with PostgreSQL, another host with an empty data dir takes over
+        settings = online_settings(max_review_iterations=0, database_url=store_url, data_dir=tmp_path / "host-b")
     assert asyncio.run(thread_status("t:kill", settings=settings)) == "interrupted"
     script.slow_topics = {}
     out = asyncio.run(run_turn("t:kill", resume_only=True, settings=settings))
@@ -212,7 +215,8 @@ def test_sigkill_mid_research_resumes_without_redoing_finished_units(online_sett
     compressed = [re.search(r"on the topic: (.*)", t).group(1) for t in script.calls("compress_research")]
     assert sorted(compressed) == ["fast one", "fast two", "slow three"]  # finished units not redone
     usage = json.loads(out.artifacts.usage_json.read_text())
-    assert len(usage["turns"]) == 2  # the killed turn and the resumed one
+    assert len(usage["turns"]) == 2  # the killed turn and the resumed one (on either host)
+    assert out.artifacts.usage_json.is_relative_to(settings.data_dir)
 
 
 def test_sigkill_during_review_resumes_to_a_report(online_settings, script, fake_openai):
