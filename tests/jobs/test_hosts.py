@@ -1,21 +1,35 @@
-"""Hosts that share only Redis and PostgreSQL: a turn finished on one is delivered from another's empty data dir."""
+"""Hosts that share only Redis and PostgreSQL, each with its own data dir: delivery, crash-resume, download links."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 
 import psycopg
 import pytest
+import requests
 
 from bots.slack.port import SlackPort
+from bots.teams import files
 from engine.runner import run_turn
-from jobs import enqueue, records, thread_info
+from jobs import enqueue, handle_message, records, thread_info
 from jobs.run import _outcome_dict, run_job
 from jobs.store import get_store
 from jobs.turns import Turn
+from tests.bots.teams.conftest import BotServer, free_port
+from tests.fakes.recording_port import RecordingPort
 from tests.fakes.slack_api import FakeSlackAPI
-from tests.jobs.conftest import make_settings
+from tests.jobs.conftest import child_env, make_settings
+from tests.jobs.scenarios import (
+    SlowSearch,
+    assert_one_report,
+    progress_shows,
+    redis_diag,
+    turn_record,
+    turn_state,
+    wait_for,
+)
 
 CHANNEL, ROOT_TS = "C0RESEARCH", "1800000000.000001"
 
@@ -55,3 +69,48 @@ def test_slack_upload_reads_the_files_from_postgres_on_a_host_with_an_empty_data
     assert [f["name"] for f in shared["files"]] == ["report.md", "report.pdf", "report.docx"]
     info = thread_info(thread, settings=host_b)
     assert info.status == "done" and all(p.is_relative_to(host_b.data_dir) for p in info.report_files)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_retry_waits")
+def test_three_hosts_with_empty_data_dirs_carry_a_research_through_a_killed_worker(
+        tmp_path, redis_db, pg_url, children, tavily):
+    """Host A's worker is killed mid-research, host B's worker finishes it, host C's Teams bot
+    serves the download links: three data dirs, nothing shared but Redis and PostgreSQL."""
+    search = SlowSearch()
+    tavily.handler = search
+    web_port = free_port()
+    hosts = {name: make_settings(tmp_path / name, redis_url=redis_db, database_url=pg_url,
+                                 public_url=f"http://127.0.0.1:{web_port}",
+                                 microsoft_app_password="one-bot-one-secret-0")
+             for name in ("a", "b", "c")}
+    log, thread = tmp_path / "events.jsonl", "console:hosts"
+    port = RecordingPort.create(log, thread).reference()
+    reply = handle_message(thread, "U1", "What is the history of the bicycle in Europe?", port, "k1",
+                           settings=hosts["c"], explicit_start=True)
+    assert reply.action == "started"
+    children.start("worker-a", ["worker", "worker-a"], child_env(hosts["a"], tavily.base_url))
+    wait_for(lambda: search.slow_seen.is_set() and progress_shows(log, thread, "topics 2/3 done"),
+             what="two of three research units to finish on host A")
+    children.kill("worker-a")
+    search.release.set()
+    children.start("worker-b", ["worker", "worker-b"], child_env(hosts["b"], tavily.base_url))
+    wait_for(lambda: turn_state(hosts["c"], "k1") == "done", what="host B to finish the research",
+             diag=lambda: redis_diag(hosts["c"]))
+    assert turn_record(hosts["c"], "k1")["attempts"] == 2
+    assert_one_report(log, thread, delayed=True)
+    delivered = thread_info(thread, settings=hosts["c"]).report_files
+    assert delivered and all(p.is_relative_to(hosts["b"].data_dir) for p in delivered)
+    with psycopg.connect(pg_url) as conn:
+        stored = dict(conn.execute("SELECT name, content FROM deepresearch_artifacts").fetchall())
+    shutil.rmtree(hosts["a"].data_dir, ignore_errors=True)
+    shutil.rmtree(hosts["b"].data_dir)  # the links must not need either worker's disk
+    server = BotServer(hosts["c"], web_port)
+    try:
+        for path in delivered:
+            answer = requests.get(files.download_url(path, settings=hosts["b"]), timeout=60)
+            assert answer.status_code == 200 and answer.content == bytes(stored[path.name])
+    finally:
+        server.stop()
+    usage = json.loads(bytes(stored["usage.json"]))
+    assert len(usage["turns"]) == 2  # the calls of the killed attempt on host A are counted too
