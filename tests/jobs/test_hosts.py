@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import threading
 
 import psycopg
 import pytest
@@ -30,6 +31,7 @@ from tests.jobs.scenarios import (
     turn_state,
     wait_for,
 )
+from tests.waiting import LONG, wait_set
 
 CHANNEL, ROOT_TS = "C0RESEARCH", "1800000000.000001"
 
@@ -114,3 +116,34 @@ def test_three_hosts_with_empty_data_dirs_carry_a_research_through_a_killed_work
         server.stop()
     usage = json.loads(bytes(stored["usage.json"]))
     assert len(usage["turns"]) == 2  # the calls of the killed attempt on host A are counted too
+
+
+@pytest.mark.slow
+def test_postgres_restarted_mid_run_ends_in_one_report(private_pg, tmp_path, tavily):
+    """The server restarts while every search is held: the pool replaces its dropped connections
+    and the research ends in its report, each file stored once."""
+    search = SlowSearch(word="*")
+    tavily.handler = search
+    settings = make_settings(tmp_path / "data", database_url=private_pg.url(), search="tavily",
+                             tavily_api_key="test", tavily_url=tavily.base_url)
+    outcome: dict = {}
+
+    def research() -> None:
+        try:
+            outcome["done"] = asyncio.run(run_turn("console:restart", question="What is the history of the bicycle?",
+                                                   settings=settings))
+        except BaseException as err:  # handed to the test's thread below
+            outcome["error"] = err
+
+    worker = threading.Thread(target=research, daemon=True)
+    worker.start()
+    wait_set(search.slow_seen, what="the research to be searching")
+    private_pg.stop("fast")  # every session is disconnected
+    private_pg.start()
+    search.release.set()
+    worker.join(LONG)
+    assert "error" not in outcome, repr(outcome.get("error"))
+    assert outcome["done"].status == "done"
+    with psycopg.connect(private_pg.url()) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM deepresearch_artifacts ORDER BY name")]
+    assert names == sorted(set(names)) and "report.md" in names
