@@ -20,8 +20,9 @@ BUSY_TIMEOUT_MS = 30_000
 #: Connections one process keeps open to PostgreSQL per open checkpointer. The saver runs one
 #: statement at a time (it holds a lock), so a second connection only covers a reconnect.
 POOL_MAX = 2
-#: LangGraph's Postgres checkpoint tables (``AsyncPostgresSaver.setup``).
-PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
+#: LangGraph's Postgres checkpoint tables (``AsyncPostgresSaver.setup``) that grow with the threads,
+#: and the product's own (``engine.database.MIGRATIONS``).
+PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "deepresearch_artifacts", "deepresearch_usage")
 
 
 @contextlib.asynccontextmanager
@@ -147,19 +148,18 @@ async def compact(saver: BaseCheckpointSaver) -> None:
                 await cur.fetchall()
         return
     async with saver.conn.connection() as conn:  # autocommit: VACUUM cannot run in a transaction
-        for table in (*PG_TABLES[:3], "deepresearch_artifacts"):
+        for table in PG_TABLES:
             await conn.execute(f"VACUUM {table}")
 
 
-async def stored_bytes(settings: Settings, saver: BaseCheckpointSaver | None = None) -> int:
-    """Bytes the checkpoints take: the SQLite file, or the Postgres checkpoint and artifact tables
+async def stored_bytes(settings: Settings, saver: BaseCheckpointSaver) -> int:
+    """Bytes the threads take: the SQLite checkpoint file, or the Postgres tables :data:`PG_TABLES`
     (``pg_total_relation_size``: heap, TOAST and indexes)."""
-    if settings.database_url is None:
+    if isinstance(saver, AsyncSqliteSaver):
         path = settings.checkpoint_path
         return path.stat().st_size if path.exists() else 0
-    assert saver is not None
     async with saver.conn.connection() as conn:
         cur = await conn.execute(
             "SELECT coalesce(sum(pg_total_relation_size(to_regclass(t))), 0) AS n FROM unnest(%s::text[]) AS t",
-            ([*PG_TABLES[:3], "deepresearch_artifacts"],))
+            (list(PG_TABLES),))
         return int((await cur.fetchone())["n"])

@@ -64,6 +64,8 @@ def user_message(err: BaseException, *, job_timeout: int) -> str:
     if isinstance(err, ResearchTimeout):
         return (f"The research was stopped: it ran longer than the limit of {job_timeout // 60} minutes. "
                 "Try a narrower question.")
+    if _named(err, "engine", ("DatabaseError",)):  # the server's address is for the admin, not the thread
+        return "The research failed: the bot's database cannot be used. Tell the bot's admin (details in its log)."
     if isinstance(err, (SettingsError, SearchError)):
         return f"The research failed: {redact(str(err).splitlines()[0])[:300]}"
     if is_transient(err):

@@ -115,8 +115,7 @@ def _artifacts(paths: dict, settings: Settings) -> Artifacts:
             return None
         return store.local(paths[key]) or Path(paths[key])
 
-    report_md = here("report_md")
-    assert report_md is not None
+    report_md = store.local(paths["report_md"]) or Path(paths["report_md"])
     return Artifacts(
         directory=report_md.parent, report_md=report_md,
         sources_json=here("sources_json") or report_md.parent / "sources.json",
@@ -174,10 +173,8 @@ async def run_graph_turn(
 
         directory = run_dir(settings, thread_id, run_id)
         ctx = RunContext.create(settings, search, directory)
-        store = artifact_store(settings)
         config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
-                                             sink=None if settings.database_url is None else
-                                             functools.partial(store.add_usage, directory))]
+                                             sink=functools.partial(artifact_store(settings).add_usage, directory))]
         progress = Progress()
         if snapshot.values and turn != "start":
             progress.sources_found = len(snapshot.values.get("sources", {}))

@@ -165,6 +165,8 @@ def test_error_classes_and_messages():
     assert is_transient(psycopg.OperationalError("server closed the connection unexpectedly"))
     assert is_transient(psycopg.errors.AdminShutdown()) and is_transient(PoolTimeout("no connection"))
     assert not is_transient(psycopg.errors.UndefinedTable()) and not is_transient(DatabaseError("DATABASE_URL x"))
+    assert "db.internal" not in user_message(DatabaseError("DATABASE_URL postgresql://db.internal/x: refused"),
+                                             job_timeout=3600)
     assert not is_transient(ResearchTimeout("x")) and not is_transient(ValueError("x"))
     assert "60 minutes" in user_message(ResearchTimeout("x"), job_timeout=3600)
     assert "internal error (KeyError)" in user_message(KeyError("secret-ish"), job_timeout=3600)
