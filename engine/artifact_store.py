@@ -80,12 +80,15 @@ class LocalArtifacts:
         """Nothing to do: the renderer wrote the files here."""
 
     def local(self, path: Path | str) -> Path | None:
-        """``path`` moved under this host's artifacts folder, when that file exists."""
+        """``path`` moved under this host's artifacts folder when that file exists, else ``path``
+        itself when it exists (a file outside the usual layout), else None."""
         try:
             target = _here(self.settings, key_of(path))
+            if target.is_file():
+                return target
         except ValueError:
-            return None
-        return target if target.is_file() else None
+            pass
+        return Path(path) if Path(path).is_file() else None
 
     def delete_thread(self, thread_id: str) -> None:
         """Remove the thread's artifacts folder."""
@@ -161,15 +164,16 @@ class PostgresArtifacts:
         """This host's copy of the file ``path`` names, fetched from PostgreSQL when missing.
 
         The copy is written atomically (temporary file, then rename), so concurrent readers of
-        one host never see half a file. None when the file is not stored.
+        one host never see half a file. None when the file is not stored (a path outside the
+        ``{thread}/{run}/{name}`` layout is returned as it is when it exists here).
 
         Raises:
             engine.database.DatabaseError: PostgreSQL cannot be reached.
         """
         try:
             key = key_of(path)
-        except ValueError:
-            return None
+        except ValueError:  # not a stored file's name: only a file of this host can be meant
+            return Path(path) if Path(path).is_file() else None
         target = _here(self.settings, key)
         if target.is_file():
             return target

@@ -40,4 +40,4 @@ def test_paths_outside_the_layout_are_refused(tmp_path, clean_env):
     for bad in ("report.md", "../../etc/passwd", "a/../b/report.md", "t/r/re port.md"):
         with pytest.raises(ValueError):
             key_of(bad)
-        assert artifact_store(settings).local(bad) is None
+        assert artifact_store(settings).local(tmp_path / "nowhere" / bad) is None
