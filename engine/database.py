@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
@@ -45,6 +46,14 @@ MIGRATIONS: list[str] = [
         created_at timestamptz NOT NULL DEFAULT now()
     );
     CREATE INDEX IF NOT EXISTS deepresearch_usage_run ON deepresearch_usage (thread_key, run_key, id)
+    """,
+    # 3: random keys every host must agree on (the Teams download links' signing key)
+    """
+    CREATE TABLE IF NOT EXISTS deepresearch_secrets (
+        name       text        PRIMARY KEY,
+        value      bytea       NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+    )
     """,
 ]
 
@@ -155,6 +164,33 @@ def migrate(conn) -> int:
 
 _ready: set[str] = set()
 _ready_lock = threading.Lock()
+_secrets: dict[tuple[str, str], bytes] = {}
+
+
+def shared_secret(settings: Settings, name: str, nbytes: int = 32) -> bytes:
+    """The random key ``name`` (``nbytes`` bytes), the same in every process that uses this database.
+
+    Made by whichever process asks first (``INSERT ... ON CONFLICT DO NOTHING``, then read back),
+    kept in ``deepresearch_secrets``, cached per process. Never logged.
+
+    Raises:
+        DatabaseError: PostgreSQL cannot be used (one line).
+    """
+    import psycopg
+
+    url = database_url(settings)
+    if (url, name) not in _secrets:
+        require_database(settings)
+        with connect(settings) as conn:
+            try:
+                conn.execute("INSERT INTO deepresearch_secrets (name, value) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
+                             (name, secrets.token_bytes(nbytes)))
+                row = conn.execute("SELECT value FROM deepresearch_secrets WHERE name = %s", (name,)).fetchone()
+                conn.commit()
+            except psycopg.Error as err:
+                raise explain(err, url) from None
+        _secrets[(url, name)] = bytes(row[0])
+    return _secrets[(url, name)]
 
 
 def require_database(settings: Settings) -> None:

@@ -68,13 +68,19 @@ def signing_key(settings: Settings) -> bytes:
     """The server secret that signs tokens (32 bytes).
 
     Derived from ``MICROSOFT_APP_PASSWORD`` when it is set (so every process of one bot
-    agrees without sharing a file); otherwise a random secret kept in
-    ``{DATA_DIR}/teams-files.secret`` with mode 0600, created by whichever process needs it
-    first. Raises OSError when the data directory is not writable.
+    agrees without sharing a file); otherwise, with ``DATABASE_URL``, a random secret kept in
+    PostgreSQL (:func:`engine.database.shared_secret`), so the hosts agree too; otherwise a random
+    secret kept in ``{DATA_DIR}/teams-files.secret`` with mode 0600, created by whichever process
+    needs it first. Raises OSError when the data directory is not writable,
+    :class:`engine.database.DatabaseError` when PostgreSQL cannot be used.
     """
     password = settings.microsoft_app_password.get_secret_value() if settings.microsoft_app_password else ""
     if password:
         return hmac.new(password.encode("utf-8"), _DERIVE_LABEL, hashlib.sha256).digest()
+    if settings.database_url is not None:
+        from engine.database import shared_secret
+
+        return shared_secret(settings, "teams-files")
     path = Path(settings.data_dir) / SECRET_FILE
     try:
         return bytes.fromhex(path.read_text().strip())

@@ -102,3 +102,14 @@ def test_download_url(settings, report):
     assert url.startswith(settings.public_url + "/files/")
     settings.public_url = None
     assert files.download_url(report, settings=settings) is None
+
+
+def test_hosts_without_an_app_password_share_the_signing_key_through_postgres(tmp_path, clean_env, pg_url):
+    worker, web_host = (load_settings(data_dir=tmp_path / name, database_url=pg_url) for name in ("worker", "web"))
+    path = worker.artifacts_dir / "teams-thread" / "run-1" / "report.pdf"
+    token = files.make_token(path, settings=worker)
+    grant = files.verify_token(token, settings=web_host)  # another data dir, no secret file there
+    assert grant.path == (web_host.artifacts_dir / "teams-thread" / "run-1" / "report.pdf").resolve()
+    assert len(files.signing_key(web_host)) == 32 and not (web_host.data_dir / files.SECRET_FILE).exists()
+    alone = load_settings(data_dir=tmp_path / "alone")
+    assert files.signing_key(alone) != files.signing_key(worker)  # without PostgreSQL: the host's own file
