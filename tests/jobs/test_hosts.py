@@ -105,7 +105,8 @@ def test_three_hosts_with_empty_data_dirs_carry_a_research_through_a_killed_work
     assert delivered and all(p.is_relative_to(hosts["b"].data_dir) for p in delivered)
     with psycopg.connect(pg_url) as conn:
         stored = dict(conn.execute("SELECT name, content FROM deepresearch_artifacts").fetchall())
-    shutil.rmtree(hosts["a"].data_dir, ignore_errors=True)
+    children.kill("worker-b")  # idle, but it still writes its journal: stop it before its disk goes
+    shutil.rmtree(hosts["a"].data_dir)
     shutil.rmtree(hosts["b"].data_dir)  # the links must not need either worker's disk
     server = BotServer(hosts["c"], web_port)
     try:
