@@ -6,7 +6,7 @@ import logging
 import re
 import secrets
 import threading
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from engine.redact import redact
 from engine.settings import Settings, SettingsError
@@ -77,17 +77,16 @@ def shown_url(url: str) -> str:
         netloc = host + (f":{parts.port}" if parts.port else "")
         if parts.username:
             netloc = f"{parts.username}{':[redacted]' if parts.password else ''}@{netloc}"
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-    except ValueError:
-        return redact(url.split("?", 1)[0])
+        return f"{parts.scheme}://{netloc}{parts.path}"
+    except ValueError:  # a malformed port: mask the password by hand (the whole URL is a known secret)
+        return re.sub(r"^([a-z]+://[^/@:]*):[^/@]*@", r"\1:[redacted]@", url.split("?", 1)[0])
 
 
 _LIBPQ_NOISE = [
+    re.compile(r"^connection is bad:\s*"),
     re.compile(r"^connection failed:\s*"),
     re.compile(r'^connection to server at "[^"]*"(?:\s*\([^)]*\))?, port \d+ failed:\s*'),
-    re.compile(r"^connection to server on socket \"[^\"]*\" failed:\s*"),
     re.compile(r"^(?:FATAL|ERROR):\s+"),
-    re.compile(r"^connection is bad:\s*"),
 ]
 
 
@@ -112,7 +111,7 @@ def explain(err: BaseException, url: str) -> DatabaseError:
         hint = ": create the role or fix the user in DATABASE_URL"
     elif "permission denied" in lowered:
         hint = ": the user needs CREATE on the database (or its schema) for the product's tables"
-    elif "refused" in lowered or "timeout" in lowered or "resolve host" in lowered:
+    elif any(w in lowered for w in ("refused", "timeout", "resolve host", "no such file or directory")):
         hint = ": is the server running and DATABASE_URL's host and port right?"
     return DatabaseError(f"DATABASE_URL {shown_url(url)}: {why}{hint}")
 

@@ -49,6 +49,10 @@ def test_missing_database_and_unreachable_server_are_one_line(clean_env, pg_url)
         require_database(closed)
     assert "\n" not in str(info.value) and "Secret-Word-9" not in str(info.value)
     assert "is the server running" in str(info.value)
+    with pytest.raises(DatabaseError) as info:
+        require_database(load_settings(database_url="postgresql://app:Port-Secret-1@127.0.0.1:abc/x"))
+    assert str(info.value) == ('DATABASE_URL postgresql://app:[redacted]@127.0.0.1:abc/x: invalid integer value "abc" '
+                               'for connection option "port"')
 
 
 def test_migrations_are_idempotent_and_versioned(pg_url):
