@@ -29,7 +29,8 @@ def build_model(role: str, settings: Settings) -> BaseChatModel:
     (``use_responses_api=False``, which vLLM, Ollama and llama.cpp servers lack) with
     ``OPENAI_BASE_URL``, the role's model name, ``DEEPRESEARCH_MODEL_TIMEOUT`` per HTTP attempt,
     the SDK's bounded retries (``DEEPRESEARCH_MODEL_MAX_RETRIES``) and
-    ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them; its errors carry redacted text. ``offline``:
+    ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them, ``DEEPRESEARCH_MAX_OUTPUT_TOKENS`` as
+    ``max_tokens`` and prompts cut to ``DEEPRESEARCH_CONTEXT_WINDOW``; its errors carry redacted text. ``offline``:
     the deterministic extractive :class:`engine.offline.OfflineChatModel`.
     Every role and every call on one event loop share one pooled httpx client per (base URL,
     timeout) (:func:`engine.openai_model.loop_client`).
@@ -71,6 +72,8 @@ def _openai_model(role: str, settings: Settings) -> BaseChatModel:
         tags=[f"role:{role}"],
         metadata={"role": role},
         total_timeout=settings.node_timeout,
+        max_tokens=settings.max_output_tokens,
+        context_window=settings.context_window,
         http_async_client=loop_client(settings.openai_base_url, settings.model_timeout),
     )
 

@@ -62,6 +62,16 @@ class Settings(BaseSettings):
     max_researcher_iterations: int = Field(default=6, ge=1, le=50)
     max_react_tool_calls: int = Field(default=10, ge=1, le=100)
     max_structured_output_retries: int = Field(default=3, ge=1, le=10)
+    #: how structured answers are asked for: ``auto`` starts with ``json_schema`` and falls back,
+    #: for the rest of the process, as far as the server refuses (see engine/compat.py)
+    structured_output: Literal["auto", "json_schema", "json_mode", "function_calling", "prompt"] = "auto"
+    #: how the supervisor and researchers call tools: ``auto`` uses native tool calls and falls
+    #: back to the prompted JSON action block when the server refuses ``tools``
+    tool_calls: Literal["auto", "native", "prompt"] = "auto"
+    #: ``max_tokens`` sent with every model call; None leaves it to the server
+    max_output_tokens: int | None = Field(default=None, ge=16)
+    #: the model's context window in tokens; prompts are cut to fit before they are sent
+    context_window: int | None = Field(default=None, ge=512)
     max_review_iterations: int = Field(default=2, ge=0, le=10)
     max_clarification_rounds: int = Field(default=1, ge=0, le=3)
     allow_clarification: bool = True
@@ -80,6 +90,11 @@ class Settings(BaseSettings):
     #: Seconds a stopping process (SIGTERM/SIGINT) gives its running turns to hand themselves
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
+
+    @field_validator("max_output_tokens", "context_window", mode="before")
+    @classmethod
+    def _blank_is_none(cls, v: object) -> object:
+        return None if isinstance(v, str) and not v.strip() else v
 
     @field_validator("redis_url", mode="before")
     @classmethod
@@ -111,7 +126,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"not a URL: {err}") from None
         return v
 
-    @field_validator("llm", "search", mode="before")
+    @field_validator("llm", "search", "structured_output", "tool_calls", mode="before")
     @classmethod
     def _lower(cls, v: object) -> object:
         return v.strip().lower() if isinstance(v, str) and v.strip() else (None if v == "" else v)

@@ -93,7 +93,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
         date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language),
         question=state.get("question", ""), objections=open_objections(state)[:8000])
-    summary = await structured(ctx.model("summarization"), ExecutiveSummary, ctx.settings).ainvoke(
+    summary = await structured(ctx.model("summarization"), ExecutiveSummary, ctx.settings,
+                               default=ExecutiveSummary(title="", executive_summary="")).ainvoke(
         [HumanMessage(summary_prompt)])
     user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
     numbering = Numbering(registry, user_text=f"{state.get('question', '')}\n{user_text}")

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from pydantic import BaseModel, ValidationError
 
 from engine.bounds import MODEL_SERVICE, within
+from engine.compat import (
+    CHARS_PER_TOKEN,
+    SUPPORT,
+    estimate_tokens,
+    parse_structured,
+    refused_feature,
+    role_of,
+    schema_instruction,
+    server_key,
+)
+from engine.models import provider_errors
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -24,27 +38,109 @@ class ReportIncomplete(Exception):
     """
 
 
-def structured(model: BaseChatModel, schema: type, settings: Settings) -> Runnable:
-    """``model.with_structured_output(schema)``, tried up to ``max_structured_output_retries`` times
-    when the answer does not fit ``schema``, all tries together within ``DEEPRESEARCH_NODE_TIMEOUT``.
+def structured(model: BaseChatModel, schema: type[BaseModel], settings: Settings,
+               default: BaseModel | None = None) -> Runnable:
+    """A runnable answering with an instance of ``schema``, by the structured-output method the
+    server supports, tried up to ``max_structured_output_retries`` times when the answer does not
+    fit ``schema``, all tries together within ``DEEPRESEARCH_NODE_TIMEOUT``.
 
-    Only answers that fail to parse or validate (``ValueError`` and its kin: langchain's
-    ``OutputParserException``, pydantic's ``ValidationError``) are tried again: a service that
-    is down was already retried by the SDK, and retrying that again would multiply the wait.
+    The method is ``DEEPRESEARCH_STRUCTURED_OUTPUT``; with ``auto`` it starts with
+    ``json_schema`` and, when the server refuses it (:func:`engine.compat.refused_feature`),
+    moves for the rest of the process to ``json_mode`` (``response_format`` ``json_object``
+    with the schema in it, as llama.cpp servers take it, and in the prompt), then to
+    ``function_calling``, then to ``prompt`` (the schema in the prompt only). Every answer is
+    read with reasoning removed and malformed JSON repaired (``json-repair``)
+    (:func:`engine.compat.parse_structured`). The offline model keeps its own
+    ``with_structured_output``.
+
+    Only answers that fail to parse or validate (``ValueError`` and its kin) are tried again: a
+    service that is down was already retried by the SDK, and retrying that again would multiply
+    the wait. With ``default``, a model that never gives a valid answer yields ``default``
+    (logged) instead of an error.
 
     Raises:
         engine.bounds.ServiceTimeout: no valid answer within ``node_timeout`` seconds.
+        langchain_core.exceptions.OutputParserException: no valid answer and no ``default``.
     """
-    inner = model.with_structured_output(schema).with_retry(
-        retry_if_exception_type=(ValueError,), stop_after_attempt=settings.max_structured_output_retries
-    )
+    name = f"structured_{getattr(schema, '__name__', 'output')}"
+    if settings.llm_backend == "offline":
+        inner = model.with_structured_output(schema).with_retry(
+            retry_if_exception_type=(ValueError,), stop_after_attempt=settings.max_structured_output_retries)
+        return RunnableLambda(lambda messages, config: inner.invoke(messages, config),
+                              afunc=lambda messages, config: inner.ainvoke(messages, config), name=name)
 
     async def bounded(messages, config: RunnableConfig):
         async with within(settings.node_timeout, MODEL_SERVICE):
-            return await inner.ainvoke(messages, config)
+            return await _adaptive(model, schema, settings, list(messages), config, default)
 
-    return RunnableLambda(lambda messages, config: inner.invoke(messages, config), afunc=bounded,
-                          name=f"structured_{getattr(schema, '__name__', 'output')}")
+    return RunnableLambda(lambda messages, config: asyncio.run(bounded(messages, config)), afunc=bounded, name=name)
+
+
+async def _adaptive(model: BaseChatModel, schema: type[BaseModel], settings: Settings, messages: list,
+                    config: RunnableConfig, default: BaseModel | None) -> BaseModel:
+    key, role = server_key(model), role_of(model)
+    attempts = 0
+    while True:
+        method = SUPPORT.structured_method(key, settings.structured_output)
+        SUPPORT.note(role, "structured_output", method)
+        try:
+            try:
+                return await _structured_once(model, schema, method, messages, config)
+            except provider_errors("LengthFinishReasonError") as err:  # cut off: the JSON is incomplete
+                raise OutputParserException(f"the answer was cut off (finish_reason=length): {err}") from err
+        except ValueError as err:
+            attempts += 1
+            if attempts < settings.max_structured_output_retries:
+                log.info("event=structured_retry role=%s method=%s attempt=%d error=%r",
+                         role, method, attempts, str(err)[:200])
+                continue
+            if default is None:
+                raise
+            log.warning("event=structured_default role=%s schema=%s method=%s error=%r",
+                        role, schema.__name__, method, str(err)[:200])
+            return default
+        except Exception as err:
+            feature = "tools" if method == "function_calling" else "response_format"
+            if settings.structured_output != "auto" or not refused_feature(err, feature):
+                raise
+            if SUPPORT.refuse_structured(key, method, err) is None:
+                raise
+
+
+async def _structured_once(model: BaseChatModel, schema: type[BaseModel], method: str, messages: list,
+                           config: RunnableConfig) -> BaseModel:
+    json_schema = schema.model_json_schema()
+    if method in ("json_schema", "function_calling"):
+        runnable = model.with_structured_output(json_schema, method=method, include_raw=True)
+        out = await runnable.ainvoke(messages, config)
+        if isinstance(out.get("parsed"), dict):
+            try:
+                return schema.model_validate(out["parsed"])
+            except ValidationError:
+                pass
+        raw = out.get("raw")
+        calls = getattr(raw, "tool_calls", None) or []
+        if calls and isinstance(calls[0].get("args"), dict):
+            try:
+                return schema.model_validate(calls[0]["args"])
+            except ValidationError:
+                pass
+        return parse_structured(raw.text if raw is not None else "", schema)
+    prompt = _with_instruction(messages, schema_instruction(schema))
+    bound = model.bind(response_format={"type": "json_object", "schema": json_schema}) if method == "json_mode" else model
+    raw = await bound.ainvoke(prompt, config)
+    return parse_structured(raw.text, schema)
+
+
+def _with_instruction(messages: list[BaseMessage], instruction: str) -> list[BaseMessage]:
+    """``messages`` with ``instruction`` appended to the last human message (a system message
+    is not accepted by every chat template, Gemma's among them)."""
+    out = list(messages)
+    for i in range(len(out) - 1, -1, -1):
+        if isinstance(out[i], HumanMessage) and isinstance(out[i].content, str):
+            out[i] = HumanMessage(f"{out[i].content}\n\n{instruction}")
+            return out
+    return [*out, HumanMessage(instruction)]
 
 
 def is_context_error(err: BaseException) -> bool:
@@ -59,8 +155,10 @@ def is_context_error(err: BaseException) -> bool:
 async def invoke_with_context_retry(
     model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int, *, total: float | None = None
 ) -> AIMessage:
-    """Call ``model`` on ``build(limit)``, shrinking ``limit`` by 10% after a context-length error
-    or a ``finish_reason`` of ``length``, at most :data:`CONTEXT_RETRIES` times.
+    """Call ``model`` on ``build(limit)``, shrinking ``limit`` by 10% after a context-length error,
+    a ``finish_reason`` of ``length`` or an answer with no text (reasoning does not count),
+    at most :data:`CONTEXT_RETRIES` times. ``limit`` starts at what fits the model's
+    ``context_window`` (:func:`fitting_limit`).
 
     Args:
         build: makes the messages with the variable part (findings) cut to ``limit`` characters.
@@ -79,7 +177,7 @@ async def invoke_with_context_retry(
 
 
 async def _context_retry(model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int) -> AIMessage:
-    limit = max(size, 1)
+    limit = fitting_limit(model, build, max(size, 1))
     last_reason = ""
     for attempt in range(CONTEXT_RETRIES + 1):
         try:
@@ -90,9 +188,25 @@ async def _context_retry(model: BaseChatModel, build: Callable[[int], list[BaseM
             last_reason = "the input exceeds the model's context window"
         else:
             reason = (response.response_metadata or {}).get("finish_reason")
-            if reason != "length":
+            if reason != "length" and response.text.strip():
                 return response
-            last_reason = "the model's answer was cut off (finish_reason=length)"
+            last_reason = ("the model's answer was cut off (finish_reason=length)" if reason == "length"
+                           else "the model answered with no text")
         log.warning("event=context_retry attempt=%d limit=%d reason=%r", attempt + 1, limit, last_reason)
         limit = int(limit * SHRINK)
     raise ReportIncomplete(f"could not write a complete answer: {last_reason}, even after shortening the input {CONTEXT_RETRIES} times")
+
+
+def fitting_limit(model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int) -> int:
+    """``size``, or fewer characters of the variable part when the model's ``context_window``
+    (``DEEPRESEARCH_CONTEXT_WINDOW``, tokens) would not hold the prompt and ``max_tokens``
+    (estimated by :func:`engine.compat.estimate_tokens`); never below 500 characters."""
+    window = getattr(model, "context_window", None)
+    if not window:
+        return size
+    fixed = sum(estimate_tokens(m.text) for m in build(0))
+    room = window - (getattr(model, "max_tokens", None) or 0) - fixed - 64
+    fitting = max(500, int(room * CHARS_PER_TOKEN))
+    if fitting < size:
+        log.info("event=prompt_cut_to_context_window window=%d chars=%d of=%d", window, fitting, size)
+    return min(size, fitting)

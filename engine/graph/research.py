@@ -54,7 +54,8 @@ async def clarify_with_user(state: AgentState, runtime: Runtime[RunContext]) -> 
         date=ctx.today, messages=format_messages(state["messages"]),
         language=language_name(state.get("language", "en")),
     )
-    decision = await structured(ctx.model("research"), ClarifyWithUser, ctx.settings).ainvoke([HumanMessage(prompt)])
+    decision = await structured(ctx.model("research"), ClarifyWithUser, ctx.settings,
+                                    default=ClarifyWithUser(need_clarification=False)).ainvoke([HumanMessage(prompt)])
     if decision.need_clarification and decision.question.strip():
         return Command(goto="clarify_with_user", update={"pending_question": decision.question.strip()})
     return Command(goto="write_research_brief")
@@ -72,7 +73,8 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
         date=ctx.today, messages=format_messages(state["messages"]), context=context,
         language=language_name(state.get("language", "en")),
     )
-    out = await structured(ctx.model("research"), ResearchQuestion, ctx.settings).ainvoke([HumanMessage(prompt)])
+    out = await structured(ctx.model("research"), ResearchQuestion, ctx.settings,
+                           default=ResearchQuestion(research_brief="")).ainvoke([HumanMessage(prompt)])
     brief = out.research_brief.strip() or state["question"]
     get_stream_writer()({"event": "phase", "phase": "research"})
     return {

@@ -14,8 +14,9 @@ from langgraph.types import Command
 
 from engine import prompts
 from engine.citations import cited_ids, keep_known_ids, source_id
+from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
-from engine.graph.llm import invoke_with_context_retry, structured
+from engine.graph.llm import ReportIncomplete, invoke_with_context_retry, structured
 from engine.graph.state import ResearcherOutput, ResearcherState
 from engine.language import language_name
 from engine.schemas import ResearchComplete, Summary, think_tool
@@ -86,15 +87,31 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext) -> tuple[s
 
 
 async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
-    """Ask the research model for the next searches (tools: search, think_tool, ResearchComplete)."""
+    """Ask the research model for the next searches (tools: search, think_tool, ResearchComplete).
+
+    Tool calls are native or prompted (:func:`engine.graph.actions.call_with_tools`). A turn
+    that calls no tool before any search still makes progress: the topic itself is searched
+    once, and the report says so (in ``research_errors``).
+    """
     ctx = runtime.context
     system = prompts.RESEARCHER.format(
         date=ctx.today, topic=state["topic"], search_name=ctx.search.name,
         max_calls=ctx.settings.max_react_tool_calls,
     )
-    model = ctx.model("research").bind_tools([search, think_tool, ResearchComplete])
-    response = await model.ainvoke([SystemMessage(system), *state.get("researcher_messages", [])])
-    return {"researcher_messages": [response]}
+    history = state.get("researcher_messages", [])
+    response = await call_with_tools(ctx.model("research"), [search, think_tool, ResearchComplete],
+                                     [SystemMessage(system), *history], ctx.settings)
+    searched = any(c["name"] == "search" for m in history for c in getattr(m, "tool_calls", None) or [])
+    if response.tool_calls or searched:
+        return {"researcher_messages": [response]}
+    log.warning("event=researcher_no_search topic=%r action=search_topic_once", state["topic"][:80])
+    call = {"name": "search", "args": {"queries": [state["topic"][:300]]}, "id": "call_topic_search",
+            "type": "tool_call"}
+    response = AIMessage(content=response.text, tool_calls=[call], id=response.id,
+                         response_metadata=response.response_metadata, usage_metadata=response.usage_metadata)
+    note = (f"{state['topic'][:120]}: the model made no search call (neither a tool call nor an action block), "
+            "so the topic itself was searched once.")
+    return {"researcher_messages": [response], "research_errors": [note]}
 
 
 async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext]) -> Command:
@@ -143,8 +160,13 @@ async def compress_research(state: ResearcherState, runtime: Runtime[RunContext]
             language=language_name(state.get("language", "en")),
         ))]
 
-    response: AIMessage = await invoke_with_context_retry(ctx.model("compression"), build, len(results))
-    notes = keep_known_ids(response.text, known)
+    try:
+        response: AIMessage = await invoke_with_context_retry(ctx.model("compression"), build, len(results))
+        text = response.text
+    except ReportIncomplete as err:  # the search results themselves, cut, rather than nothing
+        log.warning("event=compress_failed topic=%r error=%r", state["topic"][:80], str(err)[:200])
+        text = results[:8000]
+    notes = keep_known_ids(text, known)
     cited = {sid: known[sid] for sid in cited_ids(notes, known) if sid in known}
     return {"compressed_research": notes.strip(), "sources": cited or known}
 

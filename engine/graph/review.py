@@ -19,6 +19,7 @@ from langgraph.types import Command
 
 from engine import prompts
 from engine.citations import source_block
+from engine.graph.actions import call_with_tools, prompted_messages
 from engine.graph.context import RunContext
 from engine.graph.researcher import run_search
 from engine.graph.state import AgentState, override
@@ -95,10 +96,13 @@ async def _role(phase: str, state: AgentState, runtime: Runtime[RunContext]) -> 
     get_stream_writer()({"event": "phase", "phase": "review", "iteration": state.get("review_iteration", 0) + 1})
     history = state.get("review_messages", [])
     calls_so_far = sum(len(getattr(m, "tool_calls", None) or []) for m in history)
-    model = ctx.model("review")
+    messages = [HumanMessage(_prompt(phase, state, ctx)), *history]
     if calls_so_far < MAX_ROLE_TOOL_CALLS:
-        model = model.bind_tools(role_tools(ctx))
-    response = await model.ainvoke([HumanMessage(_prompt(phase, state, ctx)), *history])
+        response = await call_with_tools(ctx.model("review"), role_tools(ctx), messages, ctx.settings)
+    else:
+        # the tool exchange so far, as plain text: the model gets no tools now, and the server may have none
+        response = await ctx.model("review").ainvoke(
+            prompted_messages(messages, []) if ctx.settings.llm_backend != "offline" else messages)
     if getattr(response, "tool_calls", None) and calls_so_far < MAX_ROLE_TOOL_CALLS:
         return Command(goto="review_tools", update={"review_messages": [response], "review_phase": phase})
     stamp = f"{phase}:{len(state.get(OUTPUT[phase], []))}|{datetime.now(UTC).isoformat(timespec='seconds')}"

@@ -108,10 +108,12 @@ class ResearcherState(TypedDict, total=False):
     tool_call_iterations: int
     sources: Annotated[dict, merge_sources]
     compressed_research: str
+    research_errors: Annotated[list[str], operator.add]
 
 
 class ResearcherOutput(TypedDict, total=False):
-    """What a researcher hands back: compressed notes and the sources they cite."""
+    """What a researcher hands back: compressed notes, the sources they cite, what it could not do."""
 
     compressed_research: str
     sources: dict
+    research_errors: list[str]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -19,6 +19,7 @@ from langgraph.types import Command, Send
 
 from engine import prompts
 from engine.bounds import ServiceTimeout
+from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
 from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
@@ -49,14 +50,33 @@ def supervisor_prompt(brief: str, ctx: RunContext, language: str = "en") -> str:
     )
 
 
+NO_PLAN = ("The model named no research topic (neither a tool call nor an action block), "
+           "so the whole brief was researched as one topic.")
+
+
 async def supervisor(state: SupervisorState, runtime: Runtime[RunContext]) -> dict:
-    """Ask the research model what to research next (tools: ConductResearch, ResearchComplete, think_tool)."""
+    """Ask the research model what to research next (tools: ConductResearch, ResearchComplete, think_tool).
+
+    Tool calls are native or prompted (:func:`engine.graph.actions.call_with_tools`). A turn
+    that calls no tool before any research was delegated still makes progress: the brief is
+    researched as one topic, and the report says so (:data:`NO_PLAN` in ``research_errors``).
+    """
     ctx = runtime.context
-    model = ctx.model("research").bind_tools([ConductResearch, ResearchComplete, think_tool])
     prompt = supervisor_prompt(state["research_brief"], ctx, state.get("language", "en"))
     messages = [SystemMessage(prompt), *state.get("supervisor_messages", [])]
-    response = await model.ainvoke(messages)
-    return {"supervisor_messages": [response], "research_iterations": state.get("research_iterations", 0) + 1}
+    response = await call_with_tools(ctx.model("research"), [ConductResearch, ResearchComplete, think_tool],
+                                     messages, ctx.settings)
+    update: dict = {"research_iterations": state.get("research_iterations", 0) + 1}
+    delegated = any(c["name"] == "ConductResearch" for m in state.get("supervisor_messages", [])
+                    for c in getattr(m, "tool_calls", None) or [])
+    if not response.tool_calls and not delegated:
+        log.warning("event=supervisor_no_plan action=research_brief_as_one_topic")
+        call = {"name": "ConductResearch", "args": {"research_topic": state["research_brief"]},
+                "id": f"call_brief_{update['research_iterations']}", "type": "tool_call"}
+        response = AIMessage(content=response.text, tool_calls=[call], id=response.id,
+                             response_metadata=response.response_metadata, usage_metadata=response.usage_metadata)
+        update["research_errors"] = [NO_PLAN]
+    return {"supervisor_messages": [response], **update}
 
 
 async def supervisor_tools(state: SupervisorState, runtime: Runtime[RunContext]) -> Command:
@@ -116,6 +136,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
         "supervisor_messages": [ToolMessage(brief_notes, tool_call_id=unit["tool_call_id"], name="ConductResearch")],
         "notes": [f"### {topic}\n{notes}"],
         "sources": out.get("sources", {}),
+        "research_errors": out.get("research_errors", []),
         "units_done": [topic],
     }
 

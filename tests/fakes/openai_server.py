@@ -201,6 +201,77 @@ class Reply:
 
 Handler = Callable[[ChatRequest], "Reply | str"]
 
+#: llama-cpp-python's answer to ``response_format.type = "json_schema"`` (its request model
+#: accepts only ``text`` and ``json_object``, the latter with an optional ``schema``).
+LLAMA_CPP_JSON_SCHEMA_ERROR = "response_format.type: Input should be 'text' or 'json_object'"
+TOOLS_REFUSED_ERROR = "tools is not supported by this server's chat format"
+THOUGHT = "<think>Let me reason privately about this. SECRET-REASONING</think>\n"
+
+
+@dataclass
+class Quirks:
+    """How the fake behaves like a real compatible server or a weak model, on top of the handler.
+
+    Attributes:
+        refuse_json_schema: a request with ``response_format.type = "json_schema"`` gets
+            llama-cpp-python's 500 (:data:`LLAMA_CPP_JSON_SCHEMA_ERROR`).
+        refuse_response_format: a request with any ``response_format`` gets a 400 naming it (a
+            server with no structured output at all).
+        refuse_tools: a request with ``tools`` gets a 400 (:data:`TOOLS_REFUSED_ERROR`), as a
+            server whose chat format has no tool calls answers.
+        calls_as_text: tool calls the handler makes come back as a prompted action block in the
+            text (``{"actions": [...]}``) instead of native calls; always so when the request
+            offered no ``tools`` (a model following the prompted protocol).
+        no_tool_calls: tool calls the handler makes come back as prose only (a model that
+            neither calls a tool nor writes an action block).
+        broken_json: JSON text answers are sent malformed (closing brace dropped, a trailing comma).
+        think: every text answer starts with a ``<think>`` block (:data:`THOUGHT`) and the message
+            carries a ``reasoning_content`` field (DeepSeek-R1, Qwen3 served by vLLM).
+        empty: requests for which this is true get empty content and no tool calls.
+        truncate: requests for which this is true get half the content and ``finish_reason="length"``.
+    """
+
+    refuse_json_schema: bool = False
+    refuse_response_format: bool = False
+    refuse_tools: bool = False
+    calls_as_text: bool = False
+    no_tool_calls: bool = False
+    broken_json: bool = False
+    think: bool = False
+    empty: Callable[[ChatRequest], bool] | None = None
+    truncate: Callable[[ChatRequest], bool] | None = None
+
+    def refusal(self, request: ChatRequest) -> Reply | None:
+        """The error this server gives ``request`` before any model runs, or None."""
+        fmt = request.body.get("response_format") or {}
+        if self.refuse_json_schema and fmt.get("type") == "json_schema":
+            return Reply.error(500, None, LLAMA_CPP_JSON_SCHEMA_ERROR, type="internal_server_error")
+        if self.refuse_response_format and fmt:
+            return Reply.error(400, None, "response_format is not supported by this server", param="response_format")
+        if self.refuse_tools and request.body.get("tools"):
+            return Reply.error(400, None, TOOLS_REFUSED_ERROR, param="tools")
+        return None
+
+    def apply(self, request: ChatRequest, reply: Reply) -> Reply:
+        """``reply`` as this server and model would send it."""
+        if reply.status != 200:
+            return reply
+        content, calls, finish = reply.content, reply.tool_calls, reply.finish_reason
+        if calls and self.no_tool_calls:
+            content, calls, finish = "I will look into this topic carefully.", (), "stop"
+        elif calls and (self.calls_as_text or not request.body.get("tools")):
+            content = json.dumps({"actions": [{"tool": c.name, "args": c.args} for c in calls]})
+            calls, finish = (), "stop"
+        if self.broken_json and content and content.lstrip().startswith("{"):
+            content = content.rstrip().rstrip("}") + ","
+        if self.empty is not None and self.empty(request):
+            content, calls, finish = "", (), "stop"
+        elif self.truncate is not None and self.truncate(request):
+            content, calls, finish = (content or "")[: len(content or "") // 2], (), "length"
+        if self.think:
+            content = THOUGHT + (content or "")
+        return Reply(**{**reply.__dict__, "content": content, "tool_calls": calls, "finish_reason": finish})
+
 
 def example_from_schema(schema: dict, root: dict | None = None) -> Any:
     """A minimal instance of a JSON schema (first enum value, "", 0, false, [], nested objects)."""
@@ -235,17 +306,19 @@ class FakeOpenAI(LoopbackServer):
     """A fake OpenAI Chat Completions API: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
     ``handler(request: ChatRequest) -> Reply | str`` scripts every completion (a ``str`` is a
-    text reply). ``base_url`` is ``http://127.0.0.1:PORT/v1``. With ``api_key`` set, a request
+    text reply); ``quirks`` (:class:`Quirks`, settable at any time) make it behave like a
+    given kind of server and model. ``base_url`` is ``http://127.0.0.1:PORT/v1``. With ``api_key`` set, a request
     without ``Authorization: Bearer <api_key>`` gets OpenAI's 401 ``invalid_api_key``.
     """
 
     api_prefix = "/v1"
 
     def __init__(self, handler: Handler | None = None, *, latency: float = 0.0, api_key: str | None = None,
-                 models: Iterable[str] = ("gpt-4.1-mini",)) -> None:
+                 models: Iterable[str] = ("gpt-4.1-mini",), quirks: Quirks | None = None) -> None:
         """See the class docstring; ``models`` are listed by ``GET /v1/models``."""
         super().__init__(latency=latency, api_key=api_key)
         self.handler: Handler = handler or default_handler
+        self.quirks = quirks or Quirks()
         self.models = list(models)
         self._seq = itertools.count(1)
 
@@ -272,9 +345,10 @@ class FakeOpenAI(LoopbackServer):
     def _complete(self, body: dict, record: CallRecord) -> HTTPAnswer:
         request = ChatRequest(body, next(self._seq))
         record.request = request
-        reply = self.handler(request)
+        reply = self.quirks.refusal(request) or self.handler(request)
         if isinstance(reply, str):
             reply = Reply.text(reply)
+        reply = self.quirks.apply(request, reply)
         if reply.hang:
             self.stall()
             self._answering.wait()
@@ -302,6 +376,8 @@ class FakeOpenAI(LoopbackServer):
             return HTTPAnswer(200, headers=headers, chunks=chunks)
         message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None,
                                    "annotations": []}
+        if self.quirks.think:
+            message["reasoning_content"] = "SECRET-REASONING in a separate field."
         if calls:
             message["tool_calls"] = calls
         return HTTPAnswer(200, {**head, "object": "chat.completion", "choices": [

@@ -121,7 +121,7 @@ class ScriptedResearch:
         return Reply.json({"research_brief": "Brief: " + " / ".join(users)})
 
     def _supervisor(self, request: ChatRequest, text: str) -> Reply:
-        if request.tool_messages:
+        if request.tool_messages or "Result of ConductResearch" in text:
             return Reply.tools([("ResearchComplete", {})])
         return Reply.tools([("ConductResearch", {"research_topic": t}) for t in self.topics])
 
@@ -129,7 +129,7 @@ class ScriptedResearch:
         topic = _tag(text, "Topic")
         if topic in self.fail_topics:
             return Reply.error(400, "invalid_request", f"scripted failure for {topic}")
-        if request.tool_messages:
+        if request.tool_messages or "Result of search" in text:
             return Reply.text("Enough found.")
         return Reply.tools([("search", {"queries": [topic]})], delay=self.slow_topics.get(topic, 0.0))
 

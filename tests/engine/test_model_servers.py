@@ -1,0 +1,181 @@
+"""Compatible servers and weak models: every fallback drives the real graph through langchain-openai
+against the fake OpenAI-compatible server, taught to behave like each kind of server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+
+import pytest
+
+from engine.compat import SUPPORT
+from engine.graph.supervisor import NO_PLAN
+from engine.runner import run_turn
+from tests.fakes.openai_server import THOUGHT, Quirks, Reply, estimate_tokens
+from tests.fakes.scripted_research import _task
+
+
+@pytest.fixture(autouse=True)
+def _fresh_support():
+    """What earlier servers taught the process is forgotten (a port may be reused)."""
+    SUPPORT.reset()
+    yield
+    SUPPORT.reset()
+
+
+def _run(online_settings, thread: str, **overrides):
+    settings = online_settings(**{"max_review_iterations": 0, "search_max_results": 2, "pdf_timeout": 0.01,
+                                  "allow_clarification": False, **overrides})
+    out = asyncio.run(run_turn(thread, question="How do heat pumps work in cold climates?", settings=settings))
+    assert out.status == "done", out
+    return out, out.artifacts.report_md.read_text()
+
+
+def _bodies(srv, task: str | None = None) -> list[dict]:
+    return [c.request.body for c in srv.chat_calls
+            if c.request is not None and (task is None or _task(c.request) == task)]
+
+
+def _formats(srv) -> list[str | None]:
+    return [(b.get("response_format") or {}).get("type") for b in _bodies(srv)]
+
+
+def test_llama_cpp_server_gets_json_object_with_schema_and_prompted_tools(online_settings, script, fake_openai, caplog):
+    """llama-cpp-python: 500 for json_schema, 400 for tools, <think> blocks, a small context window."""
+    fake_openai.quirks = Quirks(refuse_json_schema=True, refuse_tools=True, think=True)
+    caplog.set_level(logging.INFO)
+    out, report = _run(online_settings, "t:llama", max_output_tokens=512, context_window=4096,
+                       allow_clarification=True)
+    # json_schema asked once in the whole process, then json_object with the schema, in the prompt too
+    assert _formats(fake_openai).count("json_schema") == 1
+    later = [b for b in _bodies(fake_openai) if (b.get("response_format") or {}).get("type") == "json_object"]
+    assert {_task_of(b) for b in later} >= {"clarify_with_user", "write_research_brief", "summarize_webpage",
+                                            "executive_summary"}
+    for body in later:
+        assert body["response_format"]["schema"]["type"] == "object"
+        assert "fits this JSON schema" in body["messages"][-1]["content"]
+    # tools refused once, then the prompted protocol: no tools, no tool messages, the action block described
+    assert sum(1 for b in _bodies(fake_openai) if b.get("tools")) == 1
+    prompted = _bodies(fake_openai, "supervisor")[1:] + _bodies(fake_openai, "researcher")
+    assert prompted and all(not b.get("tools") and '"actions"' in b["messages"][0]["content"] for b in prompted)
+    assert all(m["role"] != "tool" for b in prompted for m in b["messages"])
+    # the scripted topics were researched through action blocks and cited
+    assert {"topic alpha", "topic beta"} <= set(out_units(script))
+    assert re.search(r"\[\d\]", report.partition("## Sources")[0])
+    # reasoning never reaches the report, the title or the brief
+    for text in (report, out.artifacts.sources_json.read_text(), *[t for _, t in script.seen]):
+        assert "SECRET-REASONING" not in text and "<think>" not in text
+    # limits: max_tokens under that name, every prompt within the window with room for the answer
+    for body in _bodies(fake_openai):
+        assert body.get("max_tokens") == 512 and "max_completion_tokens" not in body
+        assert sum(estimate_tokens(json.dumps(m.get("content"))) for m in body["messages"]) <= 4096 - 512
+    logged = caplog.text
+    assert "event=structured_output role=research method=json_mode" in logged
+    assert "event=structured_output role=summarization method=json_mode" in logged
+    assert logged.count("event=structured_output role=research method=json_mode") == 1
+    assert "event=tool_calls role=research method=prompted" in logged
+
+
+def _task_of(body: dict) -> str:
+    from tests.fakes.openai_server import ChatRequest
+
+    return _task(ChatRequest(body))
+
+
+def out_units(script) -> list[str]:
+    return [re.search(r"<Topic>\s*(.*?)\s*</Topic>", t, re.DOTALL).group(1) for t in script.calls("researcher")]
+
+
+def test_no_response_format_falls_back_to_function_calling_and_repairs_broken_json(online_settings, script,
+                                                                                  fake_openai):
+    fake_openai.quirks = Quirks(refuse_response_format=True, broken_json=True)
+    out, report = _run(online_settings, "t:fc")
+    formats = _formats(fake_openai)
+    assert formats.count("json_schema") == 1 and formats.count("json_object") == 1
+    forced = [b for b in _bodies(fake_openai) if isinstance(b.get("tool_choice"), dict)]
+    assert {_task_of(b) for b in forced} >= {"write_research_brief", "summarize_webpage", "executive_summary"}
+    # the broken JSON the model wrote as text was repaired: the brief and the title came through
+    assert all("Brief: How do heat pumps" in t for t in script.calls("supervisor"))
+    assert "Scripted title" in report
+
+
+def test_no_response_format_and_no_tools_falls_back_to_prompting(online_settings, script, fake_openai):
+    fake_openai.quirks = Quirks(refuse_response_format=True, refuse_tools=True)
+    _out, report = _run(online_settings, "t:prompt")
+    brief_calls = _bodies(fake_openai, "write_research_brief")
+    kinds = [("format" if b.get("response_format") else "tools" if b.get("tools") else "prompt") for b in brief_calls]
+    assert kinds == ["format", "format", "tools", "prompt"]
+    assert "fits this JSON schema" in brief_calls[-1]["messages"][-1]["content"]
+    summaries = _bodies(fake_openai, "summarize_webpage")
+    assert summaries and all(not b.get("response_format") and not b.get("tools") for b in summaries)
+    assert "Brief: How do heat pumps" in script.calls("supervisor")[0]
+    assert re.search(r"\[\d\]", report.partition("## Sources")[0])
+
+
+def test_action_blocks_in_text_are_read_as_tool_calls(online_settings, script, fake_openai):
+    fake_openai.quirks = Quirks(calls_as_text=True)
+    _out, report = _run(online_settings, "t:text")
+    assert all(b.get("tools") for b in _bodies(fake_openai, "supervisor") + _bodies(fake_openai, "researcher"))
+    assert sorted(set(out_units(script))) == ["topic alpha", "topic beta"]
+    assert len(script.calls("compress_research")) == 2
+    assert "Problems during the research" not in report
+
+
+def test_a_model_that_calls_no_tool_still_researches_and_says_so(online_settings, script, fake_openai, fake_tavily):
+    fake_openai.quirks = Quirks(no_tool_calls=True)
+    out, report = _run(online_settings, "t:neither")
+    brief = re.search(r"Brief: .*", script.calls("supervisor")[0]).group(0)
+    assert set(out_units(script)) == {brief}  # the brief itself, as one topic
+    assert len(script.calls("compress_research")) == 1 and len(fake_tavily.calls) == 1  # searched once
+    assert NO_PLAN in out.errors and any("the topic itself was searched once" in e for e in out.errors)
+    assert "researched as one topic" in report and "searched once" in report
+
+
+def test_empty_and_cut_off_answers_are_retried(online_settings, script, fake_openai):
+    first: set[str] = set()
+
+    def once(task_names):
+        def pick(request):
+            task = _task(request)
+            if task in task_names and task not in first:
+                first.add(task)
+                return True
+            return False
+        return pick
+
+    fake_openai.quirks = Quirks(empty=once({"write_research_brief", "supervisor", "compress_research", "final_report"}),
+                                truncate=once({"executive_summary"}))
+    _out, report = _run(online_settings, "t:empty")
+    assert len(script.calls("write_research_brief")) == 2  # the empty answer did not count as the brief
+    assert len(script.calls("final_report")) == 2
+    assert "The first claim [1]" in report
+    assert "Brief: How do heat pumps" in script.calls("supervisor")[0]
+
+
+def test_a_rejected_parameter_is_one_line_naming_the_setting(online_settings, fake_openai):
+    from engine.compat import ModelParameterRejected
+    from jobs.errors import user_message
+
+    fake_openai.handler = lambda r: Reply.error(400, "invalid_value", "max_tokens must be at most 256",
+                                                param="max_tokens")
+    settings = online_settings(max_output_tokens=4096, allow_clarification=False, pdf_timeout=0.01)
+    with pytest.raises(ModelParameterRejected) as info:
+        asyncio.run(run_turn("t:param", question="How do heat pumps work?", settings=settings))
+    line = user_message(info.value, job_timeout=3600)
+    assert "\n" not in line and "'max_tokens'" in line and "DEEPRESEARCH_MAX_OUTPUT_TOKENS" in line
+    assert "max_tokens must be at most 256" in line
+    assert _bodies(fake_openai)[0]["max_tokens"] == 4096
+
+
+def test_reasoning_is_removed_before_parsing():
+    from engine.compat import parse_structured, strip_reasoning
+    from engine.schemas import ResearchQuestion
+
+    assert strip_reasoning(THOUGHT + "Answer.") == "Answer."
+    assert strip_reasoning("thinking without an opening tag</think>Answer.") == "Answer."
+    assert strip_reasoning("Answer.<think>cut off while thinking") == "Answer."
+    assert strip_reasoning(THOUGHT) == ""
+    broken = THOUGHT + '```json\n{"research_brief": "Heat pumps in the cold",\n'
+    assert parse_structured(broken, ResearchQuestion).research_brief == "Heat pumps in the cold"
