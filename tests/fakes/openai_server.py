@@ -218,10 +218,11 @@ class Quirks:
         refuse_response_format: a request with any ``response_format`` gets a 400 naming it (a
             server with no structured output at all).
         refuse_tools: a request with ``tools`` gets a 400 (:data:`TOOLS_REFUSED_ERROR`), as a
-            server whose chat format has no tool calls answers.
+            server whose chat format has no tool calls answers; the model then writes the
+            handler's tool calls as an action block (see ``calls_as_text``).
         calls_as_text: tool calls the handler makes come back as a prompted action block in the
-            text (``{"actions": [...]}``) instead of native calls; always so when the request
-            offered no ``tools`` (a model following the prompted protocol).
+            text (``{"actions": [...]}``) instead of native calls; with ``refuse_tools`` always so
+            for a request without ``tools`` (a model following the prompted protocol).
         no_tool_calls: tool calls the handler makes come back as prose only (a model that
             neither calls a tool nor writes an action block).
         broken_json: JSON text answers are sent malformed (closing brace dropped, a trailing comma).
@@ -259,7 +260,7 @@ class Quirks:
         content, calls, finish = reply.content, reply.tool_calls, reply.finish_reason
         if calls and self.no_tool_calls:
             content, calls, finish = "I will look into this topic carefully.", (), "stop"
-        elif calls and (self.calls_as_text or not request.body.get("tools")):
+        elif calls and (self.calls_as_text or (self.refuse_tools and not request.body.get("tools"))):
             content = json.dumps({"actions": [{"tool": c.name, "args": c.args} for c in calls]})
             calls, finish = (), "stop"
         if self.broken_json and content and content.lstrip().startswith("{"):
