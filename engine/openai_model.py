@@ -73,8 +73,9 @@ class BoundedChatOpenAI(ChatOpenAI):
         return rejected_parameter(err, role_of(self)) or err
 
     def fit(self, input):  # noqa: A002
-        """``input`` with its longest message texts cut (the end kept out, `` […]`` marking the cut)
-        until the estimated prompt plus ``max_tokens`` fits ``context_window``; unchanged without one."""
+        """``input`` with its longest message texts cut in the middle (`` […] `` marks the cut, so
+        the task at the start and the instructions at the end stay) until the estimated prompt plus
+        ``max_tokens`` fits ``context_window``; unchanged without one."""
         if not self.context_window or not isinstance(input, list) or not all(isinstance(m, BaseMessage) for m in input):
             return input
         budget = self.context_window - (self.max_tokens or 0) - 64 - 8 * len(input)
@@ -87,7 +88,8 @@ class BoundedChatOpenAI(ChatOpenAI):
             if not isinstance(msg.content, str) or len(msg.content) < 200:
                 break
             keep = max(100, len(msg.content) - int((over + 1) * CHARS_PER_TOKEN) - 8)
-            messages[longest] = msg.model_copy(update={"content": msg.content[:keep] + " […]"})
+            head, tail = keep * 2 // 3, keep - keep * 2 // 3
+            messages[longest] = msg.model_copy(update={"content": f"{msg.content[:head]} […] {msg.content[-tail:]}"})
             over = sum(estimate_tokens(m.text) for m in messages) - budget
         return messages
 
