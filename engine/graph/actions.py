@@ -124,7 +124,7 @@ async def call_with_tools(model: BaseChatModel, tools: list, messages: list[Base
             return _with_calls(response, parse_actions(response.text, tools))
     SUPPORT.note(role, "tool_calls", "prompted")
     response = await model.ainvoke(prompted_messages(messages, tools))
-    return _with_calls(response, parse_actions(response.text, tools))
+    return _with_calls(response, list(response.tool_calls) or parse_actions(response.text, tools))
 
 
 def _with_calls(response: AIMessage, calls: list[dict]) -> AIMessage:

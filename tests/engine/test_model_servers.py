@@ -179,3 +179,28 @@ def test_reasoning_is_removed_before_parsing():
     assert strip_reasoning(THOUGHT) == ""
     broken = THOUGHT + '```json\n{"research_brief": "Heat pumps in the cold",\n'
     assert parse_structured(broken, ResearchQuestion).research_brief == "Heat pumps in the cold"
+
+
+def test_ask_prints_one_line_naming_the_setting_for_a_rejected_parameter(tmp_path, fake_openai):
+    """``deepresearch ask`` against a server that refuses the configured ``max_tokens``."""
+    from tests.bots.console_helpers import ask, no_traceback
+
+    fake_openai.handler = lambda r: Reply.error(400, "invalid_value", "max_tokens must be at most 256",
+                                                param="max_tokens")
+    done = ask(tmp_path, "How do heat pumps work in cold climates?", "--no-clarify", env={
+        "DEEPRESEARCH_LLM": "openai", "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "test-openai-key",
+        "DEEPRESEARCH_SEARCH": "none", "DEEPRESEARCH_MAX_OUTPUT_TOKENS": "4096",
+        "DEEPRESEARCH_MODEL_MAX_RETRIES": "0"})
+    assert done.returncode == 1, done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("deepresearch:")]
+    assert len(lines) == 1 and "'max_tokens'" in lines[0] and "DEEPRESEARCH_MAX_OUTPUT_TOKENS" in lines[0]
+    no_traceback(done)
+    assert _bodies(fake_openai)[0]["max_tokens"] == 4096
+
+
+def test_explicit_prompt_settings_send_no_response_format_and_no_tools(online_settings, script, fake_openai):
+    fake_openai.quirks = Quirks(calls_as_text=True)
+    _out, report = _run(online_settings, "t:explicit", structured_output="prompt", tool_calls="prompt")
+    assert all(not b.get("response_format") and not b.get("tools") for b in _bodies(fake_openai))
+    assert sorted(set(out_units(script))) == ["topic alpha", "topic beta"]
+    assert "The first claim [1]" in report
