@@ -176,6 +176,17 @@ def rejected_parameter(err: BaseException, role: str = "") -> ModelParameterReje
                                   f"change {setting}")
 
 
+def refused_setting(err: BaseException, setting: str, value: str) -> ModelParameterRejected:
+    """The one line for a server that refuses what ``setting`` (set to ``value``) asks of it."""
+    if isinstance(err, ModelParameterRejected) and err.__cause__ is not None:
+        err = err.__cause__
+    body = getattr(err, "body", None)
+    message = str(body.get("message") if isinstance(body, dict) and body.get("message") else err)
+    line = " ".join(message.split())[:240]
+    return ModelParameterRejected(f"the model server refused {setting}={value} ({line}); "
+                                  f"set {setting}=auto, or another method it supports")
+
+
 class ServerSupport:
     """Per base URL the structured-output method, per (base URL, model name) the tool-call mode,
     that still work.

@@ -24,7 +24,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from engine.compat import SUPPORT, loads_lenient, refused_feature, role_of, server_key, strip_reasoning
+from engine.compat import (
+    SUPPORT,
+    loads_lenient,
+    refused_feature,
+    refused_setting,
+    role_of,
+    server_key,
+    strip_reasoning,
+)
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -114,8 +122,10 @@ async def call_with_tools(model: BaseChatModel, tools: list, messages: list[Base
         try:
             response = await model.bind_tools(tools).ainvoke(messages)
         except Exception as err:
-            if offline or settings.tool_calls != "auto" or not refused_feature(err, "tools"):
+            if offline or not refused_feature(err, "tools"):
                 raise
+            if settings.tool_calls != "auto":
+                raise refused_setting(err, "DEEPRESEARCH_TOOL_CALLS", settings.tool_calls) from err
             SUPPORT.refuse_tools(key, err)
         else:
             SUPPORT.note(role, "tool_calls", "native")

@@ -19,6 +19,7 @@ from engine.compat import (
     estimate_tokens,
     parse_structured,
     refused_feature,
+    refused_setting,
     role_of,
     schema_instruction,
     server_key,
@@ -101,8 +102,10 @@ async def _adaptive(model: BaseChatModel, schema: type[BaseModel], settings: Set
             return default
         except Exception as err:
             feature = "tools" if method == "function_calling" else "response_format"
-            if settings.structured_output != "auto" or not refused_feature(err, feature):
+            if not refused_feature(err, feature):
                 raise
+            if settings.structured_output != "auto":
+                raise refused_setting(err, "DEEPRESEARCH_STRUCTURED_OUTPUT", method) from err
             if SUPPORT.refuse_structured(key, method, err) is None:
                 raise
 

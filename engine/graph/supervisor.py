@@ -19,6 +19,7 @@ from langgraph.types import Command, Send
 
 from engine import prompts
 from engine.bounds import ServiceTimeout
+from engine.compat import ModelParameterRejected
 from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
 from engine.graph.researcher import build_researcher_graph
@@ -37,8 +38,9 @@ _RESEARCHER = build_researcher_graph()
 # Errors that mean the model or search service itself is down: the run fails (resumable from
 # its checkpoint) instead of writing a report from nothing.
 def fatal_errors() -> tuple[type[BaseException], ...]:
-    """Search and time-out errors, and the OpenAI SDK's connection, time-out, key, rate and server errors."""
-    return (SearchError, ServiceTimeout, *provider_errors(
+    """Search and time-out errors, a request parameter the server rejects, and the OpenAI SDK's
+    connection, time-out, key, rate and server errors."""
+    return (SearchError, ServiceTimeout, ModelParameterRejected, *provider_errors(
         "APIConnectionError", "APITimeoutError", "AuthenticationError", "RateLimitError", "InternalServerError"))
 
 

@@ -204,3 +204,20 @@ def test_explicit_prompt_settings_send_no_response_format_and_no_tools(online_se
     assert all(not b.get("response_format") and not b.get("tools") for b in _bodies(fake_openai))
     assert sorted(set(out_units(script))) == ["topic alpha", "topic beta"]
     assert "The first claim [1]" in report
+
+
+@pytest.mark.parametrize(("quirks", "setting", "expected"), [
+    (Quirks(refuse_json_schema=True), {"structured_output": "json_schema"}, "DEEPRESEARCH_STRUCTURED_OUTPUT=json_schema"),
+    (Quirks(refuse_tools=True), {"tool_calls": "native"}, "DEEPRESEARCH_TOOL_CALLS=native"),
+])
+def test_an_explicit_method_the_server_refuses_is_one_line_naming_the_setting(online_settings, fake_openai,
+                                                                                quirks, setting, expected):
+    from engine.compat import ModelParameterRejected
+    from jobs.errors import user_message
+
+    fake_openai.quirks = quirks
+    settings = online_settings(allow_clarification=False, pdf_timeout=0.01, max_review_iterations=0, **setting)
+    with pytest.raises(ModelParameterRejected) as info:
+        asyncio.run(run_turn("t:explicit-refused", question="How do heat pumps work?", settings=settings))
+    line = user_message(info.value, job_timeout=3600)
+    assert "\n" not in line and expected in line and "Traceback" not in line
