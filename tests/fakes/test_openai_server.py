@@ -211,3 +211,23 @@ async def test_parallel_requests_overlap_and_latency_is_live():
         srv.latency = 0.0
         await llm.ainvoke("quick")
         assert srv.calls[-1].end - srv.calls[-1].start < 0.3  # the new latency applies at once
+
+
+def test_quirks_play_a_llama_cpp_server_and_a_reasoning_model():
+    from tests.fakes.openai_server import LLAMA_CPP_JSON_SCHEMA_ERROR, THOUGHT, Quirks
+
+    quirks = Quirks(refuse_json_schema=True, refuse_tools=True, think=True, broken_json=True)
+    with FakeOpenAI(lambda r: Reply.json({"title": "t", "points": []}), api_key=KEY, quirks=quirks) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key=KEY, max_retries=0)
+        msgs = [{"role": "user", "content": "x"}]
+        schema = {"type": "json_schema", "json_schema": {"name": "Answer", "schema": Answer.model_json_schema()}}
+        with pytest.raises(openai.InternalServerError) as info:
+            client.chat.completions.create(model="m", messages=msgs, response_format=schema)
+        assert LLAMA_CPP_JSON_SCHEMA_ERROR in str(info.value)
+        with pytest.raises(openai.BadRequestError):
+            client.chat.completions.create(model="m", messages=msgs, tools=[
+                {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}])
+        res = client.chat.completions.create(model="m", messages=msgs, response_format={"type": "json_object"})
+        content = res.choices[0].message.content
+        assert content.startswith(THOUGHT) and content.endswith(",")  # reasoning first, then broken JSON
+        assert res.choices[0].message.model_extra["reasoning_content"]
