@@ -175,8 +175,8 @@ def units_saved(settings, thread_id: str) -> int:
             try:
                 return conn.execute(UNITS_SAVED.format(writes="checkpoint_writes", p="%s"),
                                     (thread_id, *UNITS_ARGS)).fetchone()[0]
-            except psycopg.errors.UndefinedTable:
-                return 0
+            except (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn):
+                return 0  # the checkpointer's setup() is still creating or migrating its tables
     if not settings.checkpoint_path.exists():
         return 0
     conn = sqlite3.connect(settings.checkpoint_path, timeout=LONG)
