@@ -159,3 +159,31 @@ def test_endpoint_settings_go_together_and_are_https(settings, clean_env):
     assert config.VALIDATE_AUTHORITY is False
     public = auth_config(load_settings(**base))
     assert public.TO_CHANNEL_FROM_BOT_LOGIN_URL is None and public.VALIDATE_AUTHORITY is True
+
+
+def test_a_key_not_endorsed_for_teams_is_refused(settings, connector, handed, bot_port, monkeypatch):
+    with FakeIdentityProvider({APP_ID: SECRET}, endorsements=("webchat",)) as webchat_idp:
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(webchat_idp.ca_file))
+        server = BotServer(_secured(settings, webchat_idp), bot_port)
+        try:
+            token = webchat_idp.channel_token(APP_ID, connector.url)
+            answer = server.send(personal_message(connector.url, QUESTION), headers=_bearer(token))
+        finally:
+            server.stop()
+    assert answer.status_code == 401
+    assert handed == [] and connector.calls == []
+
+
+def test_a_refused_client_secret_is_logged_without_the_secret(settings, idp, connector, bot_port, caplog):
+    idp.clients[APP_ID] = "the-secret-the-provider-expects"
+    server = BotServer(_secured(settings, idp), bot_port)
+    try:
+        with caplog.at_level(logging.INFO):
+            answer = server.send(personal_message(connector.url, "help"),
+                                 headers=_bearer(idp.channel_token(APP_ID, connector.url)))
+    finally:
+        server.stop()
+    assert answer.status_code in (200, 201)  # the request was genuine; the reply could not be signed
+    assert idp.issued == [] and connector.messages() == []
+    assert "invalid_client" in caplog.text
+    assert SECRET not in caplog.text and "the-secret-the-provider-expects" not in caplog.text
