@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     microsoft_app_password: SecretStr | None = Field(default=None, validation_alias="MICROSOFT_APP_PASSWORD")
     microsoft_app_tenant_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_TENANT_ID")
     microsoft_app_type: str = Field(default="MultiTenant", validation_alias="MICROSOFT_APP_TYPE")
+    # Bot Framework / Entra ID endpoints: unset means the public cloud's; set them only for a
+    # sovereign cloud or a test identity provider (see bots.teams.adapter.auth_config)
+    microsoft_openid_metadata_url: str | None = Field(default=None, validation_alias="MICROSOFT_OPENID_METADATA_URL")
+    microsoft_token_issuer: str | None = Field(default=None, validation_alias="MICROSOFT_TOKEN_ISSUER")
+    microsoft_login_url: str | None = Field(default=None, validation_alias="MICROSOFT_LOGIN_URL")
+    microsoft_oauth_scope: str | None = Field(default=None, validation_alias="MICROSOFT_OAUTH_SCOPE")
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
     #: PostgreSQL for checkpoints and report files, shared by every host (libpq URL); unset: the
     #: SQLite files under ``DEEPRESEARCH_DATA_DIR`` (one host)
@@ -208,7 +214,8 @@ def _explain(err: ValidationError) -> str:
 _THIRD_PARTY = {
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_APP_TOKEN", "SLACK_API_URL", "MICROSOFT_APP_ID", "MICROSOFT_APP_PASSWORD",
-    "MICROSOFT_APP_TENANT_ID", "MICROSOFT_APP_TYPE", "REDIS_URL", "DATABASE_URL",
+    "MICROSOFT_APP_TENANT_ID", "MICROSOFT_APP_TYPE", "MICROSOFT_OPENID_METADATA_URL", "MICROSOFT_TOKEN_ISSUER",
+    "MICROSOFT_LOGIN_URL", "MICROSOFT_OAUTH_SCOPE", "REDIS_URL", "DATABASE_URL",
 }
 
 

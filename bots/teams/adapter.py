@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from botbuilder.integration.aiohttp import CloudAdapter, ConfigurationBotFrameworkAuthentication
 
+from bots.teams.credentials import CachingPasswordCredentialFactory
 from engine.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -16,12 +18,53 @@ APP_TYPES = {"multitenant": "MultiTenant", "singletenant": "SingleTenant", "user
 
 @dataclass(frozen=True)
 class AuthConfig:
-    """The attribute names ``ConfigurationBotFrameworkAuthentication`` reads (``APP_ID``...)."""
+    """The attribute names ``ConfigurationBotFrameworkAuthentication`` reads (``APP_ID``...).
+
+    The ``TO_*`` endpoints are None for the public cloud (botbuilder's built-in constants);
+    ``VALIDATE_AUTHORITY`` False skips MSAL's instance discovery for the login URL's host.
+    """
 
     APP_ID: str
     APP_PASSWORD: str
     APP_TYPE: str
     APP_TENANTID: str
+    TO_BOT_FROM_CHANNEL_OPENID_METADATA_URL: str | None = None
+    TO_BOT_FROM_CHANNEL_TOKEN_ISSUER: str | None = None
+    TO_CHANNEL_FROM_BOT_LOGIN_URL: str | None = None
+    TO_CHANNEL_FROM_BOT_OAUTH_SCOPE: str | None = None
+    VALIDATE_AUTHORITY: bool = True
+
+
+ENDPOINT_SETTINGS = ("MICROSOFT_OPENID_METADATA_URL", "MICROSOFT_TOKEN_ISSUER", "MICROSOFT_LOGIN_URL",
+                     "MICROSOFT_OAUTH_SCOPE")
+
+
+def _endpoints(settings: Settings, app_type: str, tenant: str) -> dict[str, object]:
+    """The ``TO_*`` fields from the ``MICROSOFT_*`` endpoint settings: all four or none.
+
+    With SingleTenant the login URL's tenant segment (its last path segment) is the app's tenant,
+    as botbuilder does for the public cloud (``https://login.microsoftonline.com/<tenant>``).
+    """
+    values = [(getattr(settings, name.lower()) or "").strip() for name in ENDPOINT_SETTINGS]
+    if not any(values):
+        return {}
+    missing = [name for name, value in zip(ENDPOINT_SETTINGS, values, strict=True) if not value]
+    if missing:
+        raise SettingsError(f"{missing[0]} is not set (the Bot Framework endpoint settings go together: "
+                            + ", ".join(ENDPOINT_SETTINGS) + ")")
+    metadata, issuer, login, scope = values
+    for name, url in zip(ENDPOINT_SETTINGS, values, strict=True):
+        parts = urlsplit(url) if name != "MICROSOFT_TOKEN_ISSUER" else None
+        if parts is not None and (parts.scheme != "https" or not parts.netloc):
+            raise SettingsError(f"invalid setting {name}: {url!r} is not an https URL")
+    if not urlsplit(login).path.strip("/"):
+        raise SettingsError(f"invalid setting MICROSOFT_LOGIN_URL: {login!r} has no tenant segment "
+                            "(e.g. https://login.microsoftonline.us/MicrosoftServices.onmicrosoft.com)")
+    if app_type == "SingleTenant":
+        login = login.rstrip("/").rpartition("/")[0] + "/" + tenant
+    return dict(TO_BOT_FROM_CHANNEL_OPENID_METADATA_URL=metadata, TO_BOT_FROM_CHANNEL_TOKEN_ISSUER=issuer,
+                TO_CHANNEL_FROM_BOT_LOGIN_URL=login, TO_CHANNEL_FROM_BOT_OAUTH_SCOPE=scope,
+                VALIDATE_AUTHORITY=False)
 
 
 def auth_config(settings: Settings) -> AuthConfig:
@@ -29,6 +72,10 @@ def auth_config(settings: Settings) -> AuthConfig:
 
     No ``MICROSOFT_APP_ID``: authentication is disabled (incoming requests are not checked and
     outgoing connector calls carry no token), for local testing only.
+
+    ``MICROSOFT_OPENID_METADATA_URL``, ``MICROSOFT_TOKEN_ISSUER``, ``MICROSOFT_LOGIN_URL`` and
+    ``MICROSOFT_OAUTH_SCOPE`` replace the public cloud's Bot Framework endpoints: only for a
+    sovereign cloud or a test identity provider, all four together.
 
     Raises:
         SettingsError: one line naming the missing or invalid setting.
@@ -49,7 +96,8 @@ def auth_config(settings: Settings) -> AuthConfig:
             raise SettingsError(f"MICROSOFT_APP_ID is not set (needed with MICROSOFT_APP_TYPE={app_type})")
         if not tenant:
             raise SettingsError(f"MICROSOFT_APP_TENANT_ID is not set (needed with MICROSOFT_APP_TYPE={app_type})")
-    return AuthConfig(APP_ID=app_id, APP_PASSWORD=password, APP_TYPE=app_type, APP_TENANTID=tenant)
+    return AuthConfig(APP_ID=app_id, APP_PASSWORD=password, APP_TYPE=app_type, APP_TENANTID=tenant,
+                      **_endpoints(settings, app_type, tenant))
 
 
 def make_adapter(settings: Settings) -> CloudAdapter:
@@ -58,7 +106,14 @@ def make_adapter(settings: Settings) -> CloudAdapter:
     Raises:
         SettingsError: see :func:`auth_config`.
     """
-    return CloudAdapter(ConfigurationBotFrameworkAuthentication(auth_config(settings), logger=log))
+    config = auth_config(settings)
+    factory = None
+    if config.APP_ID and config.APP_TYPE in ("MultiTenant", "SingleTenant"):
+        factory = CachingPasswordCredentialFactory(
+            config.APP_ID, config.APP_PASSWORD, config.APP_TENANTID if config.APP_TYPE == "SingleTenant" else None,
+            logger=log,
+        )
+    return CloudAdapter(ConfigurationBotFrameworkAuthentication(config, credentials_factory=factory, logger=log))
 
 
 def bot_app_id(settings: Settings) -> str | None:

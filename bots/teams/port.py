@@ -66,7 +66,8 @@ class _Runtime:
         thread.start()
 
     def adapter(self, settings: Settings) -> CloudAdapter:
-        key = (settings.microsoft_app_id, settings.microsoft_app_type, settings.microsoft_app_tenant_id)
+        key = (settings.microsoft_app_id, settings.microsoft_app_type, settings.microsoft_app_tenant_id,
+               settings.microsoft_login_url, settings.microsoft_openid_metadata_url)
         if key not in self._adapters:
             self._adapters[key] = make_adapter(settings)
         return self._adapters[key]

@@ -6,6 +6,7 @@ import itertools
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -82,6 +83,7 @@ class FakeBotConnector(LoopbackServer):
         self._parts: dict[str, bytearray] = {}
         self._failures: list[int] = []
         self._ids = itertools.count(1)
+        self._accept_token: Callable[[str], bool] | None = None
 
     @property
     def url(self) -> str:
@@ -96,6 +98,12 @@ class FakeBotConnector(LoopbackServer):
         """Answer the next ``times`` connector calls with HTTP ``status`` (uploads excluded)."""
         with self._lock:
             self._failures.extend([status] * times)
+
+    def require_token(self, accept: Callable[[str], bool] | None) -> None:
+        """From now on answer 401 to connector calls (uploads excluded) without ``Authorization:
+        Bearer <token>`` or whose token ``accept`` refuses; None accepts any call (the default)."""
+        with self._lock:
+            self._accept_token = accept
 
     # ---- queries ----------------------------------------------------------------------------
     def messages(self, conversation_id: str | None = None) -> list[ConnectorCall]:
@@ -160,6 +168,11 @@ class FakeBotConnector(LoopbackServer):
             return _error(400, "BadArgument", "body is not JSON")
         if method == "PUT" and not record.activity_id:
             return _error(405, "BadArgument", "PUT needs an activity id")
+        with self._lock:
+            accept = self._accept_token
+        scheme, _, token = (record.authorization or "").partition(" ")
+        if accept is not None and (scheme != "Bearer" or not token or not accept(token)):
+            return _error(401, "Unauthorized", "Authorization has been denied for this request.")
         with self._lock:
             failure = self._failures.pop(0) if self._failures else None
         if failure:

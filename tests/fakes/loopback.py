@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import ssl
 import sys
 import threading
 import time
@@ -106,7 +107,8 @@ class LoopbackServer:
     ``http_methods`` (the verbs served; others get 501), ``json_body`` (parse the body as JSON
     and answer 400 when it is not; when False ``route`` gets the raw bytes), ``content_type`` (of
     non-streamed answers), ``record_type`` and ``record_on_arrival`` (when False a call joins
-    ``calls`` only once its status is known, just before the answer is written).
+    ``calls`` only once its status is known, just before the answer is written), ``ssl_context``
+    (serve HTTPS with it; ``url`` stays the subclass's to spell).
 
     ``stall()`` makes the server a peer that accepts connections, reads each request (recorded
     in ``calls``) and never answers, until ``unstall()`` or ``stop()``.
@@ -118,6 +120,7 @@ class LoopbackServer:
     content_type = "application/json"
     record_type: type[CallRecord] = CallRecord
     record_on_arrival = True
+    ssl_context: ssl.SSLContext | None = None
 
     def __init__(self, *, latency: float = 0.0, api_key: str | None = None) -> None:
         """``api_key``: when set, requests must carry ``Authorization: Bearer <api_key>``."""
@@ -135,6 +138,8 @@ class LoopbackServer:
         """Bind a free port on 127.0.0.1 and serve in a daemon thread; returns self."""
         httpd = _Server(("127.0.0.1", 0), _Handler)
         httpd.owner = self
+        if self.ssl_context is not None:  # TLS on every accepted connection
+            httpd.socket = self.ssl_context.wrap_socket(httpd.socket, server_side=True)
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()

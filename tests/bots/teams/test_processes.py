@@ -64,6 +64,8 @@ def processes(tmp_path, clean_env, redis_db):
     started: list[Proc] = []
 
     class Launcher:
+        """Starts the processes with ``env`` (changeable before the first start)."""
+
         url = f"http://127.0.0.1:{port}"
 
         def bot(self) -> Proc:
@@ -86,8 +88,10 @@ def processes(tmp_path, clean_env, redis_db):
             started.append(proc)
             return proc
 
-        def send(self, activity: dict) -> int:
-            return requests.post(f"{self.url}/api/messages", json=activity, timeout=60).status_code
+        def send(self, activity: dict, headers: dict | None = None) -> int:
+            return requests.post(f"{self.url}/api/messages", json=activity, headers=headers, timeout=60).status_code
+
+    Launcher.env = env
 
     yield Launcher()
     for proc in started:
@@ -146,3 +150,29 @@ def test_web_and_worker_processes_carry_both_conversations(processes, connector,
     assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
     worker.stop()
     assert "event=teams_auth_disabled" in (tmp_path / "teams.log").read_text()
+
+
+def test_with_authentication_the_worker_delivers_with_a_token_from_the_token_endpoint(processes, connector):
+    from tests.bots.teams.test_auth import APP_ID, SECRET
+    from tests.fakes.identity_provider import CHANNEL_ISSUER, CONNECTOR_SCOPE, FakeIdentityProvider
+
+    with FakeIdentityProvider({APP_ID: SECRET}) as idp:
+        processes.env.update(MICROSOFT_APP_ID=APP_ID, MICROSOFT_APP_PASSWORD=SECRET,
+                             MICROSOFT_OPENID_METADATA_URL=idp.metadata_url, MICROSOFT_TOKEN_ISSUER=CHANNEL_ISSUER,
+                             MICROSOFT_LOGIN_URL=idp.login_url(), MICROSOFT_OAUTH_SCOPE=CONNECTOR_SCOPE,
+                             REQUESTS_CA_BUNDLE=str(idp.ca_file))
+        connector.require_token(lambda token: token in idp.tokens())
+        processes.bot()
+        processes.worker()
+        activity = personal_message(connector.url, "heat pumps", conversation_id="a:personal-auth")
+        assert processes.send(activity) == 401  # unsigned
+        token = idp.channel_token(APP_ID, connector.url)
+        assert processes.send(activity, headers={"Authorization": f"Bearer {token}"}) in (200, 201)
+        connector.wait_for(lambda c: any("?" in m.text and "broad" in m.text for m in c.messages("a:personal-auth")),
+                           what="the clarifying question, posted by the worker")
+        issued = {t.token for t in idp.issued}
+        assert {t.client_id for t in idp.issued} == {APP_ID}
+        assert connector.calls and all(c.authorization.removeprefix("Bearer ") in issued for c in connector.calls)
+        assert len(idp.issued) == 2  # one token per process, each then cached
+        (typing,) = connector.typing()  # from the web process
+        assert all(m.authorization != typing.authorization for m in connector.messages())  # the worker's own token

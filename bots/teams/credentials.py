@@ -1,0 +1,105 @@
+"""The bot's outgoing Bot Framework credentials: an Entra ID client-credentials token on every
+connector call, one MSAL client per app and authority (so its token cache lasts across turns),
+and one retry with a fresh token when the connector refuses the token with 401."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from urllib.parse import urlsplit
+
+from botframework.connector.auth import MicrosoftAppCredentials, PasswordServiceClientCredentialFactory
+from msal import ConfidentialClientApplication
+from msrest.authentication import Authentication
+from msrest.pipeline import AsyncHTTPPolicy
+
+from bots.logs import redact
+
+log = logging.getLogger(__name__)
+
+_clients: dict[tuple[str, str, bool], ConfidentialClientApplication] = {}
+_clients_lock = threading.Lock()
+
+
+def _client(app_id: str, password: str, authority: str, validate_authority: bool, *,
+            fresh: bool = False) -> ConfidentialClientApplication:
+    """The process's MSAL client for ``app_id`` at ``authority`` (a new one, dropping the cached
+    tokens, when ``fresh``). Creating one fetches the authority's OpenID configuration."""
+    key = (app_id, authority, validate_authority)
+    with _clients_lock:
+        client = None if fresh else _clients.get(key)
+        if client is None:
+            client = ConfidentialClientApplication(
+                client_id=app_id, client_credential=password, authority=authority,
+                validate_authority=validate_authority,
+            )
+            _clients[key] = client
+        return client
+
+
+class TokenCredentials(MicrosoftAppCredentials, AsyncHTTPPolicy):
+    """Credentials that are also an msrest pipeline policy, so every connector call goes through
+    :meth:`send`: it sets ``Authorization: Bearer <token>`` and, when the connector answers 401,
+    logs one line and sends the call once more with a newly issued token.
+
+    ``authority``: the Entra ID authority URL (``https://login.microsoftonline.com/<tenant>``);
+    ``scope``: the resource the token is for (``https://api.botframework.com``; ``/.default``
+    is appended as the client-credentials flow requires); ``validate_authority``: False skips
+    MSAL's instance discovery (for an authority on a host Microsoft does not list).
+    """
+
+    def __init__(self, app_id: str, password: str, authority: str, scope: str, validate_authority: bool) -> None:
+        MicrosoftAppCredentials.__init__(self, app_id, password, oauth_scope=scope)
+        AsyncHTTPPolicy.__init__(self)
+        self.oauth_endpoint = authority
+        self.validate_authority = validate_authority
+
+    def get_access_token(self, force_refresh: bool = False) -> str:
+        """A token from MSAL's cache, or from the token endpoint when none is cached (or when
+        ``force_refresh``); blocking.
+
+        Raises:
+            PermissionError: the token endpoint refused (its error code and first line, no secret).
+        """
+        scope = self.oauth_scope if self.oauth_scope.endswith("/.default") else self.oauth_scope + "/.default"
+        client = _client(self.microsoft_app_id, self.microsoft_app_password, self.oauth_endpoint,
+                         self.validate_authority, fresh=force_refresh)
+        result = client.acquire_token_for_client(scopes=[scope])
+        if "access_token" in result:
+            return result["access_token"]
+        detail = (result.get("error_description") or "").splitlines()[:1]
+        raise PermissionError(f"token request refused: {result.get('error', 'unknown error')}"
+                              + (f": {redact(detail[0])[:200]}" if detail else ""))
+
+    async def send(self, request, **kwargs):
+        """Send one connector call with a bearer token; on 401 once more with a fresh token."""
+        token = await asyncio.to_thread(self.get_access_token)
+        request.http_request.headers["Authorization"] = f"Bearer {token}"
+        response = await self.next.send(request, **kwargs)
+        if response.http_response.status_code != 401:
+            return response
+        log.warning("event=teams_connector_token_refused status=401 host=%s action=retry_with_fresh_token",
+                    urlsplit(request.http_request.url).netloc)
+        token = await asyncio.to_thread(self.get_access_token, True)
+        request.http_request.headers["Authorization"] = f"Bearer {token}"
+        return await self.next.send(request, **kwargs)
+
+
+class CachingPasswordCredentialFactory(PasswordServiceClientCredentialFactory):
+    """botbuilder's app id + password credentials (same authority and scope for each cloud, the
+    tenant for SingleTenant), issued as :class:`TokenCredentials`: botbuilder's own make a new
+    MSAL client (and so a new token) per connector client and never retry a refused token."""
+
+    async def create_credentials(self, app_id: str, oauth_scope: str, login_endpoint: str,
+                                 validate_authority: bool) -> Authentication:
+        """:class:`TokenCredentials` for ``app_id`` (empty credentials when authentication is off).
+
+        Raises:
+            Exception: ``app_id`` is not this bot's (botbuilder's message).
+        """
+        base = await super().create_credentials(app_id, oauth_scope, login_endpoint, validate_authority)
+        if await self.is_authentication_disabled():
+            return base
+        return TokenCredentials(app_id, self.password, base.oauth_endpoint, base.oauth_scope,
+                                getattr(base, "validate_authority", True))
