@@ -9,6 +9,19 @@ from tests.redis_db import redis_db  # noqa: F401  (a fixture for every test pac
 from tests.waiting import scale
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Children started by the tests take Ctrl-C (SIGINT) as a terminal would deliver it.
+
+    A shell without job control starts background commands with SIGINT ignored, and an ignored
+    signal stays ignored across ``exec``: a suite launched that way (``bash scripts/test.sh &``)
+    would start every ``deepresearch`` child deaf to the SIGINT that the Ctrl-C tests send.
+    """
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Multiply the per-test timeout (``timeout`` in pyproject.toml, or ``--timeout``) by the scale.
 
