@@ -90,7 +90,7 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
         reply = handle_message(thread, USER, text, port.reference(), f"console-{uuid.uuid4().hex}",
                                settings=settings, explicit_start=True)
         if reply.text:
-            err.print(reply.text)
+            err.print(reply.render(reply.text, lambda _user: "you"))
         return reply.action in ("started", "resumed")
 
     if resume:

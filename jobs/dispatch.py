@@ -12,7 +12,7 @@ from jobs.dedupe import seen_before
 from jobs.queue import cancel_queued, enqueue, request_cancel
 from jobs.store import get_store
 from jobs.threads import set_thread, update_thread
-from jobs.turns import Reply, Turn
+from jobs.turns import MENTION, Reply, Turn
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     if decision.action is Action.CANCEL:
         return _cancel(message, decision, settings)
     said = reply_for(decision, message, view)
-    return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome)
+    return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome, mention=said.mention)
 
 
 def handle_press(thread_id: str, user: str, action: str, value: str, port_ref: dict, press_id: str, *,
@@ -106,10 +106,11 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
         return Reply(text=QUEUE_DOWN, action="rejected")
     if outcome == "duplicate":
         return Reply(action="duplicate")
-    text = None
+    action = "started" if kind == "start" else "resumed"
     if message.address is Address.BUTTON:  # nobody typed it: show the thread what was asked, and by whom
-        text = FOLLOW_UP_ASKED.format(requester=message.author, question=" ".join(message.body.split()))
-    return Reply(text=text, action="started" if kind == "start" else "resumed", turn_id=message.event_id)
+        text = FOLLOW_UP_ASKED.format(mention=MENTION, question=" ".join(message.body.split()))
+        return Reply(text=text, action=action, turn_id=message.event_id, mention=message.author)
+    return Reply(action=action, turn_id=message.event_id)
 
 
 def _cancel(message: Message, decision: Decision, settings: Settings) -> Reply:

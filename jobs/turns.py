@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -10,6 +11,9 @@ from engine.text import clean_text
 
 TurnKind = Literal["start", "resume", "cancel"]
 KINDS: tuple[str, ...] = ("start", "resume", "cancel")
+#: Where a reply names a person: each chat surface puts its own mention markup there
+#: (:meth:`Reply.render`), so the job layer writes no platform's syntax.
+MENTION = "{mention}"
 
 
 @dataclass
@@ -72,9 +76,22 @@ class Reply:
             ``cancelling``, ``busy``, ``refused``, ``expired``, ``duplicate``, ``ignored``,
             ``rejected``.
         turn_id: the queued turn's id when one was queued.
+        mention: the platform user id of the person ``text`` names at :data:`MENTION`, or None.
     """
 
     text: str | None = None
     ephemeral: bool = False
     action: str = "ignored"
     turn_id: str | None = None
+    mention: str | None = None
+
+    def render(self, formatted: str, markup: Callable[[str], str]) -> str:
+        """``formatted`` (this reply's ``text`` converted to the platform's format) with the
+        :data:`MENTION` slot replaced by ``markup(mention)``, the platform's mention of that user.
+
+        Only the first slot is replaced: the reply's own, which comes before any text quoted
+        from a person.
+        """
+        if self.mention is None:
+            return formatted
+        return formatted.replace(MENTION, markup(self.mention), 1)

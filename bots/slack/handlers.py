@@ -157,8 +157,7 @@ class SlackHandlers:
         log.info("event=slack_turn thread=%s turn=%s action=%s", thread_id, turn_id, reply.action)
         if react and reply.action in ("started", "resumed"):  # "seen": the status message follows
             self._react(msg.channel, msg.ts, "eyes")
-        if reply.text:
-            self._say(msg, reply.text, ephemeral=reply.ephemeral)
+        self._answer(msg, reply)
 
     # ---- buttons ---------------------------------------------------------------------------
     def on_button(self, ack, body: dict) -> None:
@@ -196,8 +195,7 @@ class SlackHandlers:
             self._fail(msg, "handle_press", err)
             return
         log.info("event=slack_button thread=%s action=%s outcome=%s", thread_id, kind, reply.action)
-        if reply.text:
-            self._say(msg, reply.text, ephemeral=reply.ephemeral)
+        self._answer(msg, reply)
 
     # ---- the slash command -----------------------------------------------------------------
     def on_command(self, ack, body: dict, respond) -> None:
@@ -268,9 +266,15 @@ class SlackHandlers:
             lines.append(f"• *{ACTIVE_STATUSES[info.status]}*{where}: {escape(_short(info.question, 200))}")
         return "\n".join(lines)
 
+    def _answer(self, msg: Incoming, reply: jobs.Reply) -> None:
+        """Post the core's ``reply`` (Markdown) as mrkdwn, its mention as Slack's ``<@U…>``."""
+        if reply.text:
+            body = reply.render(markdown_to_mrkdwn(reply.text), lambda user: f"<@{user}>")
+            self._say(msg, body, ephemeral=reply.ephemeral, raw=True)
+
     def _say(self, msg: Incoming, text: str, *, ephemeral: bool, raw: bool = False) -> None:
         """Answer in the message's thread; ``raw`` text is mrkdwn already, else Markdown."""
-        body = text if raw else markdown_to_mrkdwn(text, mentions=True)  # the bot's own replies
+        body = text if raw else markdown_to_mrkdwn(text)
         try:
             if ephemeral:
                 self.client.chat_postEphemeral(

@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 from botbuilder.core import TurnContext
 from botbuilder.core.teams import TeamsActivityHandler
-from botbuilder.schema import Activity, ActivityTypes, ChannelAccount
+from botbuilder.schema import Activity, ActivityTypes, ChannelAccount, Mention
 from botbuilder.schema.teams import FileConsentCardResponse
 
 import jobs
@@ -91,20 +91,6 @@ def address_of(activity: Activity) -> Address:
 def _mentioned_id(entity) -> str | None:
     mentioned = (getattr(entity, "additional_properties", None) or {}).get("mentioned")
     return mentioned.get("id") if isinstance(mentioned, dict) else None
-
-
-def neutral_mentions(text: str, sender: ChannelAccount) -> str:
-    """Replace Slack-style ``<@id>`` in a job-layer reply (Markdown) with a name Teams can show.
-
-    The name is Markdown-escaped, so a display name with ``*`` or ``_`` shows as written.
-    """
-
-    def name(match: re.Match) -> str:
-        if match.group(1) == sender.id:
-            return _markdown_literal(sender.name or "you")
-        return "the person who asked"
-
-    return re.sub(r"<@([^>\s]+)>", name, text)
 
 
 def _markdown_literal(text: str) -> str:
@@ -222,10 +208,27 @@ class TeamsBot(TeamsActivityHandler):
         await self._reply(turn_context, reply)
 
     async def _reply(self, turn_context: TurnContext, reply) -> None:
-        """Post ``reply.text`` (if any) in the conversation; Teams has no ephemeral messages."""
-        if reply is not None and reply.text:
-            text = to_teams_markdown(neutral_mentions(reply.text, turn_context.activity.from_property))
-            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="markdown"))
+        """Post ``reply.text`` (if any) in the conversation; Teams has no ephemeral messages.
+
+        The reply's mention becomes a Teams mention entity (``<at>Name</at>`` in the text, a
+        ``mention`` entity naming the user) when it names the sender, whose name the activity
+        carries; anyone else is "the person who asked".
+        """
+        if reply is None or not reply.text:
+            return
+        sender = turn_context.activity.from_property
+        entities = []
+
+        def markup(user: str) -> str:
+            if sender is None or user != sender.id:
+                return "the person who asked"
+            at = f"<at>{html.escape(sender.name or 'you')}</at>"
+            entities.append(Mention(mentioned=ChannelAccount(id=sender.id, name=sender.name), text=at, type="mention"))
+            return at
+
+        text = reply.render(to_teams_markdown(reply.text), markup)
+        await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="markdown",
+                                                  entities=entities or None))
 
     async def _on_press(self, turn_context: TurnContext, press: tuple[str, int, str]) -> None:
         """A press of a :func:`bots.teams.cards.buttons_card` action (a message activity with

@@ -6,14 +6,15 @@ from dataclasses import dataclass
 
 from jobs.conversation.message import Message
 from jobs.conversation.rules import Action, Decision, RuleSettings
+from jobs.turns import MENTION
 
 STILL_WORKING = "Still working on this — reply `cancel` to stop it."
 EXPIRED = (
     "This clarifying question expired (no answer within {hours} hours). "
     "Please ask your question again to start a new research."
 )
-ONLY_REQUESTER_ANSWERS = "Only <@{requester}> can answer this question."
-ONLY_REQUESTER_CANCELS = "Only <@{requester}> can cancel this research."
+ONLY_REQUESTER_ANSWERS = "Only {mention} can answer this question."
+ONLY_REQUESTER_CANCELS = "Only {mention} can cancel this research."
 NOTHING_RUNNING = "Nothing is running in this thread. Ask a question to start a new research."
 CANCELLED_PAUSED = "Cancelled. Ask a new question to start again."
 CANCELLED_QUEUED = "Research cancelled. Ask a new question to start again."
@@ -24,7 +25,7 @@ QUESTION_TOO_LONG = ("The question is {length:,} characters long; the limit is {
 ANSWER_FIRST = ("The clarifying question above is still open: answer it first (or say `cancel`), "
                 "then ask the follow-up.")
 #: Posted when a follow-up button starts a research, so the thread shows what was asked and by whom.
-FOLLOW_UP_ASKED = "<@{requester}> asked a follow-up question:\n\n> {question}"
+FOLLOW_UP_ASKED = "{mention} asked a follow-up question:\n\n> {question}"
 ANSWER_TOO_LONG = ("The answer is over {limit:,} characters; shorten it and reply again "
                    "(the question is still open).")
 
@@ -32,15 +33,17 @@ ANSWER_TOO_LONG = ("The answer is over {limit:,} characters; shorten it and repl
 @dataclass(frozen=True)
 class Said:
     """A reply: Markdown ``text`` (None: say nothing now), shown only to the sender when
-    ``ephemeral``, and ``outcome``, the word logs and tests see (``started``, ``busy``, ...)."""
+    ``ephemeral``, ``outcome``, the word logs and tests see (``started``, ``busy``, ...), and the
+    user id ``mention`` names where :data:`jobs.turns.MENTION` stands in ``text`` (None: no mention)."""
 
     text: str | None
     outcome: str
     ephemeral: bool = False
+    mention: str | None = None
 
 
-#: Action -> (template or None, outcome, ephemeral). Templates take ``requester``, ``hours``,
-#: ``limit`` and ``length`` (of the message's text).
+#: Action -> (template or None, outcome, ephemeral). Templates take ``mention`` (the thread's
+#: requester, as the :data:`jobs.turns.MENTION` slot), ``hours``, ``limit`` and ``length`` (of the message's text).
 REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.START: (None, "started", False),
     Action.RESUME: (None, "resumed", False),
@@ -66,6 +69,6 @@ def reply_for(decision: Decision, message: Message, view: RuleSettings) -> Said:
     if template is None:
         return Said(None, outcome, ephemeral)
     hours = max(1, round(view.clarify_ttl / 3600))
-    text = template.format(requester=decision.requester, hours=hours, limit=view.max_chars, length=len(message.body))
-    return Said(text, outcome, ephemeral)
+    text = template.format(mention=MENTION, hours=hours, limit=view.max_chars, length=len(message.body))
+    return Said(text, outcome, ephemeral, decision.requester if MENTION in text else None)
 

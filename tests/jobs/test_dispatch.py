@@ -10,7 +10,7 @@ from jobs import handle_message, thread_info, threads_of
 from jobs.queue import QUEUE_NAME, enqueue, job_id_for, redis_connection
 from jobs.store import get_store
 from jobs.threads import set_thread
-from jobs.turns import Turn
+from jobs.turns import MENTION, Turn
 
 PORT = {"factory": "tests.fakes.recording_port:RecordingPort", "path": "/dev/null", "thread": "x"}
 THREAD = "slack:T1:C1:1700000000.000100"
@@ -53,7 +53,7 @@ def test_busy_and_cancel_while_queued(redis_settings):
     assert busy.action == "busy" and "cancel" in busy.text
     assert _msg(redis_settings, "U2", "chatting", "e3", explicit=False).action == "ignored"
     refused = _msg(redis_settings, "U2", "cancel", "e4")
-    assert refused.action == "refused" and refused.ephemeral and "<@U1>" in refused.text
+    assert refused.action == "refused" and refused.ephemeral and refused.mention == "U1" and MENTION in refused.text
     reply = _msg(redis_settings, "U1", "Cancel", "e5", explicit=False)
     assert reply.action == "cancelled" and "cancelled" in reply.text.lower()
     assert _queued_ids(redis_settings) == []
@@ -76,7 +76,7 @@ def test_paused_thread_rules(redis_settings):
     _msg(redis_settings, "U1", "Tell me about tides", "e1")
     set_thread(store, THREAD, status="paused", clarify_question="Which coast?", paused_at=time.time())
     other = _msg(redis_settings, "U2", "the Atlantic", "e2", explicit=False)
-    assert other.action == "refused" and other.ephemeral and "<@U1>" in other.text
+    assert other.action == "refused" and other.ephemeral and other.mention == "U1" and MENTION in other.text
     answer = _msg(redis_settings, "U1", "the Atlantic", "e3", explicit=False)
     assert answer.action == "resumed"
     assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("e3")]

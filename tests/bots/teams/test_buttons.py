@@ -97,8 +97,11 @@ def test_follow_up_buttons_start_one_research_with_the_report_as_context(bot, co
     research.gate.set()
     _wait_status(settings, thread_id, "done")
     connector.wait_for(lambda c: any(m.text.startswith("**Done**") for m in c.messages(conv)), what="the second summary")
-    asked = [m.text for m in connector.messages(conv) if "asked a follow-up question" in m.text]
-    assert len(asked) == 1 and asked[0].startswith("Alice") and len(research.calls) == 2
+    asked = [m for m in connector.messages(conv) if "asked a follow-up question" in m.text]
+    assert len(asked) == 1 and asked[0].text.startswith("<at>Alice") and len(research.calls) == 2
+    [entity] = asked[0].activity["entities"]  # a real Teams mention of the person who pressed
+    assert entity["type"] == "mention" and entity["text"] == asked[0].text.split(" asked")[0]
+    assert entity["mentioned"]["id"] == first["from"]["id"]
 
 
 def test_only_the_bots_own_card_actions_are_presses():

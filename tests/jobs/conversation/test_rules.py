@@ -6,6 +6,7 @@ import pytest
 
 from jobs.conversation import Action, Address, Message, RuleSettings, decide, reply_for
 from jobs.conversation.rules import ACTIVE, FINISHED
+from jobs.turns import MENTION, Reply
 
 NOW = 1_900_000_000.0
 VIEW = RuleSettings(clarify_ttl=3600, stale_after=7800, max_chars=50)
@@ -124,7 +125,10 @@ def test_the_same_event_twice_is_a_duplicate_whatever_the_status():
 def test_replies_name_the_requester_and_the_limits():
     refused = decide(record("paused"), message("ask-", OTHER), NOW, VIEW)
     said = reply_for(refused, message("ask-", OTHER), VIEW)
-    assert said.text == "Only <@U1> can answer this question." and said.ephemeral and said.outcome == "refused"
+    assert said.text == f"Only {MENTION} can answer this question." and said.mention == "U1"
+    assert said.ephemeral and said.outcome == "refused"
+    assert Reply(said.text, mention=said.mention).render(said.text, lambda user: f"@{user}") == (
+        "Only @U1 can answer this question.")
     late = decide(record("paused-expired"), message("ask-", REQUESTER), NOW, VIEW)
     assert "within 1 hours" in reply_for(late, message("ask-", REQUESTER), VIEW).text
     long_answer = decide(record("paused"), message("long-", REQUESTER), NOW, VIEW)
@@ -151,7 +155,7 @@ def test_a_follow_up_button_that_started_a_research_is_a_duplicate_ever_after():
 def test_button_replies():
     refused = decide(record("running"), message("cancel#", OTHER), NOW, VIEW)
     said = reply_for(refused, message("cancel#", OTHER), VIEW)
-    assert said.text == "Only <@U1> can cancel this research." and said.ephemeral
+    assert said.text == f"Only {MENTION} can cancel this research." and said.mention == "U1" and said.ephemeral
     first = decide(record("paused"), message("follow#", REQUESTER), NOW, VIEW)
     said = reply_for(first, message("follow#", REQUESTER), VIEW)
     assert "answer it first" in said.text and said.ephemeral
