@@ -10,6 +10,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
+from bots import chat_common
 from bots.slack.blocks import ACTION_ID
 from bots.slack.client import make_client
 from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
@@ -99,9 +100,9 @@ def dedupe_key(body: dict, event: dict) -> str | None:
     and Slack's retries of either are one; any other event by its ``event_id``.
     """
     if event.get("type") in ("message", "app_mention") and event.get("channel") and event.get("ts"):
-        return f"slack:msg:{event['channel']}:{event['ts']}"
+        return chat_common.dedupe_key("slack", "msg", event["channel"], event["ts"])
     event_id = body.get("event_id")
-    return f"slack:event:{event_id}" if event_id else None
+    return chat_common.dedupe_key("slack", "event", event_id) if event_id else None
 
 
 def register(app: App, handlers: SlackHandlers) -> None:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bots.chat_common import safe_cut, split_text
 from bots.slack.mrkdwn import markdown_to_mrkdwn, markdown_to_plain
 from jobs.port import BUTTON_LABEL_LIMIT, BUTTON_VALUE_LIMIT, Button, ButtonAction
 
@@ -24,7 +25,6 @@ MESSAGE_TEXT_LIMIT = 12000
 # 4,000; with blocks, ``text`` is only the notification fallback, so a short one is enough.
 # https://docs.slack.dev/reference/methods/chat.postMessage
 FALLBACK_LIMIT = 3000
-_FENCE = "```"
 #: The ``action_id`` of a button the bot posts: ``deepresearch_{action}_{index}``.
 ACTION_ID = re.compile(r"^deepresearch_(cancel|follow_up)_(\d)$")
 #: The ``block_id`` of the actions block under a message.
@@ -39,104 +39,9 @@ class SlackMessage:
     blocks: list[dict]
 
 
-def _is_fence(line: str) -> bool:
-    return line.lstrip("> ").startswith(_FENCE)
-
-
-def _safe_cut(text: str, limit: int) -> int:
-    """An index <= limit to cut ``text`` at: a space if one is near, never inside ``<...>`` or ``&..;``."""
-    if len(text) <= limit:
-        return len(text)
-    cut = text.rfind(" ", 0, limit)
-    if cut < limit // 2:
-        cut = limit
-    head = text[:cut]
-    opened = head.rfind("<")
-    if opened > head.rfind(">") and opened > 0:
-        cut = opened
-    amp = text.rfind("&", 0, cut)
-    if amp >= 0 and ";" not in text[amp:cut] and cut - amp <= 5 and amp > 0:
-        cut = amp
-    return max(cut, 1)
-
-
-def _split_line(line: str, limit: int) -> list[str]:
-    pieces = []
-    while len(line) > limit:
-        cut = _safe_cut(line, limit)
-        pieces.append(line[:cut].rstrip())
-        line = line[cut:].lstrip(" ")
-    pieces.append(line)
-    return pieces
-
-
-def _paragraphs(text: str) -> list[str]:
-    """Blank-line separated paragraphs; a fenced code block is never split at its blank lines."""
-    paragraphs: list[str] = []
-    current: list[str] = []
-    fenced = False
-    for line in text.split("\n"):
-        if _is_fence(line):
-            fenced = not fenced
-        if not line.strip() and not fenced:
-            if current:
-                paragraphs.append("\n".join(current))
-                current = []
-        else:
-            current.append(line)
-    if current:
-        paragraphs.append("\n".join(current))
-    return paragraphs
-
-
-def _split_long(paragraph: str, limit: int) -> list[str]:
-    """Split one over-long paragraph by lines, closing and reopening a code fence at each cut."""
-    out: list[str] = []
-    lines: list[str] = []
-    size = 0
-    fenced = False
-    reserve = len(_FENCE) + 1  # room to close an open fence
-    for raw in paragraph.split("\n"):
-        for line in _split_line(raw, limit - 2 * reserve):
-            added = len(line) + (1 if lines else 0)
-            if lines and size + added + reserve > limit:
-                if fenced:
-                    lines.append(_FENCE)
-                out.append("\n".join(lines))
-                lines = [_FENCE] if fenced else []
-                size = len(_FENCE) if fenced else 0
-                added = len(line) + (1 if lines else 0)
-            lines.append(line)
-            size += added
-            if _is_fence(line):
-                fenced = not fenced
-    if lines:
-        out.append("\n".join(lines))
-    return out
-
-
 def split_mrkdwn(text: str, limit: int = SECTION_TEXT_LIMIT) -> list[str]:
-    """Split mrkdwn ``text`` into non-empty chunks of at most ``limit`` characters.
-
-    Cuts fall between paragraphs when possible, then between lines, then at spaces; never
-    inside a ``<link|label>`` or an ``&amp;`` entity; a code block cut in two is closed and
-    reopened so both halves render as code.
-    """
-    chunks: list[str] = []
-    current = ""
-    for paragraph in _paragraphs(text):
-        pieces = [paragraph] if len(paragraph) <= limit else _split_long(paragraph, limit)
-        for piece in pieces:
-            joined = f"{current}\n\n{piece}" if current else piece
-            if len(joined) <= limit:
-                current = joined
-            else:
-                if current:
-                    chunks.append(current)
-                current = piece
-    if current.strip():
-        chunks.append(current)
-    return chunks
+    """mrkdwn ``text`` in chunks of at most ``limit`` characters (see :func:`bots.chat_common.split_text`)."""
+    return split_text(text, limit)
 
 
 def section_blocks(mrkdwn: str) -> list[dict]:
@@ -159,7 +64,7 @@ def fallback_text(plain: str, limit: int = FALLBACK_LIMIT) -> str:
     plain = plain.strip()
     if len(plain) <= limit:
         return plain
-    cut = _safe_cut(plain, limit - 1)
+    cut = safe_cut(plain, limit - 1)
     return plain[:cut].rstrip() + "…"
 
 

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import logging
-import uuid
 from dataclasses import dataclass
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
-from bots.logs import redact
+from bots.chat_common import (
+    STATUS_WORDS,
+    TRY_AGAIN,
+    is_from_bot,
+    is_help,
+    log_failure,
+    press_key,
+    shorten,
+    usage,
+)
 from bots.slack.blocks import parse_action_id
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
@@ -21,29 +29,22 @@ from jobs.conversation import Address
 log = logging.getLogger(__name__)
 
 COMMAND = "/research"
-USAGE = (
-    "*Deep Research* writes a cited report on your question, with a summary and the report "
-    "(`report.md`, `report.pdf`) in a thread.\n"
-    "• `/research QUESTION`: start a research; I post it here and work in its thread\n"
-    "• `@Deep Research QUESTION` in a channel, or a direct message to me: the same, in that "
-    "message's thread\n"
-    "• `/research status`: your researches that are running or waiting for your answer\n"
-    "• `cancel` in a research's thread, or its *Cancel* button: stop it (only the person who asked)\n"
-    "I may ask one clarifying question in the thread first: just reply there.\n"
-    "After the report, mention me in its thread (`@Deep Research QUESTION`) or press one of the "
-    "suggested follow-up questions under the summary for a follow-up research; other replies in "
-    "the thread are left to the people there. In a direct message every message is for me."
-)
+USAGE = markdown_to_mrkdwn(usage(
+    [
+        "`/research QUESTION`: start a research; I post it here and work in its thread",
+        "`@Deep Research QUESTION` in a channel, or a direct message to me: the same, in that message's thread",
+        "`/research status`: your researches that are running or waiting for your answer",
+    ],
+    follow_up="mention me in its thread (`@Deep Research QUESTION`)",
+))
 NOT_IN_CHANNEL = (
     "I can't post in this conversation. Invite me first (`/invite @Deep Research`), "
     "or send me a direct message."
 )
-TRY_AGAIN = "Sorry, I couldn't take that request just now (ref `{ref}`). Please try again in a minute."
 # Message subtypes that are still a person writing; every other subtype (bot_message,
 # message_changed, message_deleted, channel_join...) is ignored.
 # https://docs.slack.dev/reference/events/message
 USER_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
-ACTIVE_STATUSES = {"queued": "queued", "running": "running", "paused": "waiting for your answer"}
 
 
 @dataclass
@@ -77,12 +78,9 @@ def is_noise(event: dict, bot_user_id: str | None) -> bool:
     edits and deletions (subtypes), the bot's own messages, and events without a user."""
     if event.get("type") not in ("message", "app_mention"):
         return False
-    if event.get("bot_id") or event.get("bot_profile"):
-        return True
     if event.get("subtype") not in USER_SUBTYPES:
         return True
-    user = event.get("user")
-    return not user or (bot_user_id is not None and user == bot_user_id)
+    return is_from_bot(event.get("user"), self_id=bot_user_id, flagged=bool(event.get("bot_id") or event.get("bot_profile")))
 
 
 def read_event(body: dict, event: dict, bot_user_id: str | None) -> Incoming | None:
@@ -127,7 +125,7 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             return
         command = msg.text.strip().lower() if addressed and (msg.mentioned or msg.thread_ts is None) else None
-        if command in ("", "help"):
+        if command is not None and is_help(command):
             self._say(msg, USAGE, ephemeral=not msg.is_dm, raw=True)
         elif command == "status":
             self._say(msg, self.status_text(msg.user), ephemeral=not msg.is_dm, raw=True)
@@ -179,15 +177,13 @@ class SlackHandlers:
         if parsed is None or not (user and channel and message_ts):
             log.warning("event=slack_button_unreadable action_id=%s", action.get("action_id"))
             return
-        kind, _ = parsed
+        kind, index = parsed
         root = str(container.get("thread_ts") or message.get("thread_ts") or message_ts)
         msg = Incoming(team=team, channel=channel, user=user, ts=message_ts, thread_ts=root, text="",
                        is_dm=channel.startswith("D"), mentioned=False)
         thread_id = thread_key(team, channel, root)
         port = SlackPort(self.client, channel=channel, thread_ts=root, team=team)
-        press_id = f"{thread_key(team, channel, message_ts)}:{action['action_id']}"
-        if kind == "cancel":
-            press_id += f":{user}"
+        press_id = press_key(thread_key(team, channel, message_ts), kind, index, user)
         try:
             reply = jobs.handle_press(thread_id, user, kind, str(action.get("value") or ""), port.reference(),
                                       press_id, settings=self.settings)
@@ -207,7 +203,7 @@ class SlackHandlers:
         question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
         user, channel, team = body.get("user_id", ""), body.get("channel_id", ""), body.get("team_id", "")
         word = question.strip().lower()
-        if word in ("", "help"):
+        if is_help(word):
             ack(text=USAGE, response_type="ephemeral")
             return
         if word == "status":
@@ -219,13 +215,13 @@ class SlackHandlers:
             ack(text=str(err), response_type="ephemeral")
             return
         ack(
-            text=f"Starting research on: _{escape(_short(question))}_. I'll work in a thread of the message I post here.",
+            text=f"Starting research on: _{escape(shorten(question, 300))}_. I'll work in a thread of the message I post here.",
             response_type="ephemeral",
         )
         try:
             root = self.client.chat_postMessage(
                 channel=channel,
-                text=f"<@{user}> asked for a research: {escape(_short(question, 3000))}",
+                text=f"<@{user}> asked for a research: {escape(shorten(question, 3000))}",
                 unfurl_links=False,
                 unfurl_media=False,
             )
@@ -252,7 +248,7 @@ class SlackHandlers:
             threads = jobs.threads_of(user, settings=self.settings)
         except Exception as err:
             return TRY_AGAIN.format(ref=self._log_error("status", err))
-        active = [t for t in threads if t.status in ACTIVE_STATUSES]
+        active = [t for t in threads if t.status in STATUS_WORDS]
         if not active:
             return "You have no research running or waiting for an answer. Start one with `/research QUESTION`."
         lines = ["Your researches:"]
@@ -263,7 +259,7 @@ class SlackHandlers:
                 where = f" in <#{parts[2]}>"
             elif len(parts) == 4:
                 where = " in a direct message"
-            lines.append(f"• *{ACTIVE_STATUSES[info.status]}*{where}: {escape(_short(info.question, 200))}")
+            lines.append(f"• *{STATUS_WORDS[info.status]}*{where}: {escape(shorten(info.question, 200))}")
         return "\n".join(lines)
 
     def _answer(self, msg: Incoming, reply: jobs.Reply) -> None:
@@ -301,14 +297,4 @@ class SlackHandlers:
 
     @staticmethod
     def _log_error(step: str, err: BaseException) -> str:
-        ref = uuid.uuid4().hex[:8]
-        log.error(
-            "event=slack_error step=%s ref=%s error=%s detail=%s",
-            step, ref, type(err).__name__, redact(str(err))[:500], exc_info=err,
-        )
-        return ref
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+        return log_failure(log, "slack", step, err)

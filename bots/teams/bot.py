@@ -16,6 +16,8 @@ from botbuilder.schema import Activity, ActivityTypes, ChannelAccount, Mention
 from botbuilder.schema.teams import FileConsentCardResponse
 
 import jobs
+from bots import chat_common
+from bots.chat_common import is_help, usage
 from bots.logs import redact
 from bots.teams import cards, files
 from bots.teams.markdown import to_teams_markdown
@@ -26,29 +28,19 @@ from jobs.conversation import Address
 
 log = logging.getLogger(__name__)
 
-HELP_WORDS = {"help", "/help", "?", "usage", "hilfe", "aide", "ayuda", "帮助"}
 UPLOAD_CHUNK = 10 * 320 * 1024
 """Bytes per PUT to a consent upload URL: OneDrive upload sessions take ranges in multiples of
 320 KiB ("Upload large files with an upload session",
 https://learn.microsoft.com/graph/api/driveitem-createuploadsession)."""
 
-USAGE = (
-    "**Deep Research** writes a cited report on any question.\n\n"
-    "- In a personal chat, send me your question.\n"
-    "- In a channel or group chat, @mention me with your question; the research stays in that "
-    "reply chain.\n"
-    "- I may ask one clarifying question first: the person who asked answers it in the same "
-    "conversation.\n"
-    "- I keep one status message up to date, then post a summary and the report as "
-    "report.md, report.pdf and report.docx.\n"
-    "- After the report, @mention me in the same reply chain for a follow-up research; other "
-    "replies there are left to the people in it. In a personal chat every message is for me.\n"
-    "- Press **Cancel** on the status message, or send `cancel`, to stop a running research "
-    "(only the person who asked can); `help` shows this message.\n"
-    "- Under the summary, up to three suggested follow-up questions are buttons: press one to "
-    "research it next in the same conversation, with the report as context."
+USAGE = usage(
+    [
+        "In a personal chat, send me your question.",
+        "In a channel or group chat, @mention me with your question; the research stays in that reply chain.",
+    ],
+    follow_up="@mention me in the same reply chain",
+    direct="personal chat",
 )
-ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
 
 
 def thread_id_of(activity: Activity) -> str:
@@ -67,13 +59,11 @@ def thread_id_of(activity: Activity) -> str:
 def is_from_bot(activity: Activity) -> bool:
     """True for the bot's own activities and other bots' (``role`` bot, or a Teams ``28:`` bot id)."""
     sender: ChannelAccount | None = activity.from_property
-    if sender is None or not sender.id:
-        return True
-    if (sender.role or "").lower() == "bot":
-        return True
-    if activity.recipient is not None and sender.id == activity.recipient.id:
-        return True
-    return activity.channel_id == "msteams" and sender.id.startswith("28:")
+    sender_id = sender.id if sender is not None else None
+    flagged = sender is not None and ((sender.role or "").lower() == "bot"
+                                      or (activity.channel_id == "msteams" and (sender_id or "").startswith("28:")))
+    return chat_common.is_from_bot(sender_id, self_id=activity.recipient.id if activity.recipient else None,
+                                   flagged=flagged)
 
 
 def address_of(activity: Activity) -> Address:
@@ -170,7 +160,7 @@ class TeamsBot(TeamsActivityHandler):
             log.info("event=teams_ignored reason=bot")
             return
         conversation_id = activity.conversation.id if activity.conversation else ""
-        key = f"teams:activity:{conversation_id}:{activity.id}"
+        key = chat_common.dedupe_key("teams", "activity", conversation_id, activity.id or "")
         if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
             log.info("event=teams_duplicate activity=%s", activity.id)
             return
@@ -186,7 +176,7 @@ class TeamsBot(TeamsActivityHandler):
             except Exception as err:  # cosmetic: a throttled typing indicator must not lose the question
                 log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
         text = clean_text(turn_context)
-        if explicit and (not text or text.lower().strip(" .!") in HELP_WORDS):
+        if explicit and is_help(text):
             await turn_context.send_activity(Activity(type=ActivityTypes.message, text=to_teams_markdown(USAGE), text_format="markdown"))
             return
         thread_id = thread_id_of(activity)
@@ -241,9 +231,7 @@ class TeamsBot(TeamsActivityHandler):
         action, index, question = press
         conversation_id = activity.conversation.id if activity.conversation else ""
         user = activity.from_property.id
-        press_id = f"teams:{conversation_id}:{activity.reply_to_id or activity.id}:{action}_{index}"
-        if action == "cancel":
-            press_id += f":{user}"
+        press_id = chat_common.press_key(f"teams:{conversation_id}:{activity.reply_to_id or activity.id}", action, index, user)
         thread_id = thread_id_of(activity)
         reply = await self._call(
             jobs.handle_press, thread_id, user, action, question, TeamsPort.from_activity(activity).reference(),
@@ -270,7 +258,8 @@ class TeamsBot(TeamsActivityHandler):
         on, or an upload failure ends in one short line in the chat; details go to the log.
         """
         activity = turn_context.activity
-        key = f"teams:invoke:{activity.conversation.id if activity.conversation else ''}:{activity.id}"
+        key = chat_common.dedupe_key("teams", "invoke", activity.conversation.id if activity.conversation else "",
+                                     activity.id or "")
         if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
             log.info("event=teams_duplicate_invoke activity=%s", activity.id)
             return

@@ -10,6 +10,7 @@ from botbuilder.schema import Activity
 from mistletoe import block_token, span_token
 from mistletoe.base_renderer import BaseRenderer
 
+from bots.chat_common import cut_point
 from bots.chat_markdown import InlineMarks, format_table, parse, split_urls
 
 MAX_MESSAGE_BYTES = 28_000
@@ -232,17 +233,6 @@ def payload_bytes(activity: Activity) -> int:
     return max(len(body.encode("utf-16-le")), len(body.encode("utf-8")))
 
 
-def _cut_point(text: str, limit: int) -> int:
-    """Where to cut ``text[:limit]``: a paragraph, line, sentence or word end near the limit."""
-    window = text[:limit]
-    floor = int(limit * 0.8)
-    for sep in ("\n\n", "\n", "。", "！", "？", ". ", "; ", " "):
-        pos = window.rfind(sep)
-        if pos >= floor:
-            return pos + (len(sep) if sep.strip() else 0)
-    return limit
-
-
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _PARTIAL = re.compile(r"(?:&[#\w]{0,10}|<[^<>]{0,10})$")
 
@@ -278,7 +268,7 @@ def fit_activity(activity: Activity, *, limit: int = MAX_MESSAGE_BYTES, note: st
             lo = mid
         else:
             hi = mid - 1
-    keep = _cut_point(text, lo) if lo else 0
+    keep = cut_point(text, lo) if lo else 0
     head = _close_open(text[:keep])
     activity.text = f"{head}\n\n{note}" if head else note
     if payload_bytes(activity) > limit:  # closing tags the nicer cut opened: take the longest prefix

@@ -11,11 +11,12 @@ from botbuilder.core import TurnContext, serializer_helper
 from botbuilder.integration.aiohttp import CloudAdapter
 from botbuilder.schema import Activity
 
+from bots.chat_common import ERROR_LINE
 from bots.logs import redact
 from bots.teams import files
 from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
-from bots.teams.bot import ERROR_LINE, TeamsBot
+from bots.teams.bot import TeamsBot
 from engine.database import DatabaseError, require_database
 from engine.settings import Settings, load_settings
 

@@ -1,0 +1,203 @@
+"""What every chat surface shares: the help text, de-duplication keys, ignoring bots, splitting
+long text within a platform's limit, error replies and the wording of a research's status.
+
+Nothing here knows a platform: each adapter passes its own limits, ids and ways to ask.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+
+from bots.logs import redact
+
+#: Words that ask for the help text (any case, trailing ``.`` or ``!`` ignored); empty text too.
+HELP_WORDS = frozenset({"", "help", "/help", "?", "usage", "hilfe", "aide", "ayuda", "帮助"})
+#: A research's status as the person who asked reads it (the statuses still open).
+STATUS_WORDS = {"queued": "queued", "running": "running", "paused": "waiting for your answer"}
+#: The reply when the bot failed on its side and can say nothing better.
+ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
+#: The same with a reference the operator finds in the log (``ref``: :func:`log_failure`'s).
+TRY_AGAIN = "Sorry, I couldn't take that request just now (ref `{ref}`). Please try again in a minute."
+_FENCE = "```"
+
+
+def is_help(text: str) -> bool:
+    """True when ``text`` asks for the help text (see :data:`HELP_WORDS`)."""
+    return text.strip().lower().strip(" .!") in HELP_WORDS
+
+
+def usage(ask: Sequence[str], *, follow_up: str, direct: str = "direct message") -> str:
+    """The help text in Markdown: what the bot does, ``ask`` (the platform's ways to start a
+    research, one bullet each), then the rules every surface shares.
+
+    ``follow_up`` says how to address the bot in a finished thread (e.g. "mention me in its
+    thread"); ``direct`` is the platform's word for a one-to-one chat, where every message is for
+    the bot (the rule of :func:`jobs.conversation.decide`).
+    """
+    lines = [
+        "**Deep Research** writes a cited report on your question: a summary, then the report as "
+        "`report.md`, `report.pdf` and `report.docx`.",
+        "",
+        *(f"- {line}" for line in ask),
+        "- I may ask one clarifying question first: the person who asked answers it in the same thread.",
+        "- I keep one status message up to date while I work. Press **Cancel** on it, or send `cancel`, "
+        "to stop the research (only the person who asked can).",
+        f"- After the report, {follow_up} for a follow-up research, or press one of the suggested "
+        "follow-up questions under the summary; it starts with the report as context. Other replies "
+        f"in the thread are left to the people there. In a {direct} every message is for me.",
+        "- `help` shows this message.",
+    ]
+    return "\n".join(lines)
+
+
+def dedupe_key(surface: str, kind: str, *ids: str) -> str:
+    """The de-duplication key of one platform event: ``{surface}:{kind}:{id}:...``
+    (e.g. ``slack:msg:C1:1712.5``), for :func:`jobs.dedupe.seen_before`."""
+    return ":".join((surface, kind, *ids))
+
+
+def press_key(message_key: str, action: str, index: int, user: str) -> str:
+    """The de-duplication key of a button press: the bot message that carries the button
+    (``message_key``), the button (``action``, ``index``) and, for Cancel, the person, so one
+    button pressed twice runs once and another person's Cancel is heard on its own."""
+    key = f"{message_key}:{action}_{index}"
+    return f"{key}:{user}" if action == "cancel" else key
+
+
+def is_from_bot(sender: str | None, *, self_id: str | None, flagged: bool) -> bool:
+    """True for a message no research may come from: no sender, a sender the platform
+    ``flagged`` as a bot, or the bot itself (``self_id``)."""
+    return not sender or flagged or (self_id is not None and sender == self_id)
+
+
+def log_failure(log: logging.Logger, surface: str, step: str, err: BaseException) -> str:
+    """Log ``err`` with a short reference, its message redacted (the traceback too, on one line,
+    by :class:`bots.logs.RedactingFormatter`); return the reference (for :data:`TRY_AGAIN`)."""
+    ref = uuid.uuid4().hex[:8]
+    log.error("event=%s_error step=%s ref=%s error=%s detail=%s", surface, step, ref, type(err).__name__,
+              redact(str(err))[:500].replace("\n", " "), exc_info=err)
+    return ref
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# ---- splitting long text -----------------------------------------------------------------------
+
+def safe_cut(text: str, limit: int) -> int:
+    """An index <= ``limit`` to cut ``text`` at: a space if one is near, never inside ``<...>`` or
+    an ``&..;`` character reference."""
+    if len(text) <= limit:
+        return len(text)
+    cut = text.rfind(" ", 0, limit)
+    if cut < limit // 2:
+        cut = limit
+    head = text[:cut]
+    opened = head.rfind("<")
+    if opened > head.rfind(">") and opened > 0:
+        cut = opened
+    amp = text.rfind("&", 0, cut)
+    if amp >= 0 and ";" not in text[amp:cut] and cut - amp <= 5 and amp > 0:
+        cut = amp
+    return max(cut, 1)
+
+
+def cut_point(text: str, limit: int) -> int:
+    """Where to cut ``text[:limit]``: a paragraph, line, sentence or word end in its last fifth
+    (CJK full stops count), else ``limit``."""
+    window = text[:limit]
+    floor = int(limit * 0.8)
+    for sep in ("\n\n", "\n", "。", "！", "？", ". ", "; ", " "):
+        pos = window.rfind(sep)
+        if pos >= floor:
+            return pos + (len(sep) if sep.strip() else 0)
+    return limit
+
+
+def _is_fence(line: str) -> bool:
+    return line.lstrip("> ").startswith(_FENCE)
+
+
+def _split_line(line: str, limit: int) -> list[str]:
+    pieces = []
+    while len(line) > limit:
+        cut = safe_cut(line, limit)
+        pieces.append(line[:cut].rstrip())
+        line = line[cut:].lstrip(" ")
+    pieces.append(line)
+    return pieces
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Blank-line separated paragraphs; a fenced code block is never split at its blank lines."""
+    paragraphs: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if _is_fence(line):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if current:
+                paragraphs.append("\n".join(current))
+                current = []
+        else:
+            current.append(line)
+    if current:
+        paragraphs.append("\n".join(current))
+    return paragraphs
+
+
+def _split_long(paragraph: str, limit: int) -> list[str]:
+    """Split one over-long paragraph by lines, closing and reopening a code fence at each cut."""
+    out: list[str] = []
+    lines: list[str] = []
+    size = 0
+    fenced = False
+    reserve = len(_FENCE) + 1  # room to close an open fence
+    for raw in paragraph.split("\n"):
+        for line in _split_line(raw, limit - 2 * reserve):
+            added = len(line) + (1 if lines else 0)
+            if lines and size + added + reserve > limit:
+                if fenced:
+                    lines.append(_FENCE)
+                out.append("\n".join(lines))
+                lines = [_FENCE] if fenced else []
+                size = len(_FENCE) if fenced else 0
+                added = len(line) + (1 if lines else 0)
+            lines.append(line)
+            size += added
+            if _is_fence(line):
+                fenced = not fenced
+    if lines:
+        out.append("\n".join(lines))
+    return out
+
+
+def split_text(text: str, limit: int) -> list[str]:
+    """Split formatted ``text`` into non-empty chunks of at most ``limit`` characters (the
+    platform's limit for one text field).
+
+    Cuts fall between paragraphs when possible, then between lines, then at spaces; never
+    inside a ``<link|label>`` or an ``&amp;`` reference; a ``` code block cut in two is closed and
+    reopened so both halves render as code.
+    """
+    chunks: list[str] = []
+    current = ""
+    for paragraph in _paragraphs(text):
+        pieces = [paragraph] if len(paragraph) <= limit else _split_long(paragraph, limit)
+        for piece in pieces:
+            joined = f"{current}\n\n{piece}" if current else piece
+            if len(joined) <= limit:
+                current = joined
+            else:
+                if current:
+                    chunks.append(current)
+                current = piece
+    if current.strip():
+        chunks.append(current)
+    return chunks
