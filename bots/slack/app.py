@@ -11,6 +11,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
 from bots import chat_common
+from bots.chat_common import log_failure
 from bots.slack.blocks import ACTION_ID
 from bots.slack.client import make_client
 from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
@@ -125,9 +126,21 @@ def register(app: App, handlers: SlackHandlers) -> None:
             return BoltResponse(status=200, body="")
         return next()
 
-    @app.command(COMMAND)
-    def research_command(ack, body, respond) -> None:
-        handlers.on_command(ack, body, respond)
+    @app.error
+    def on_error(error: Exception, body: dict) -> BoltResponse:
+        # a listener or middleware raised: one redacted line, and a 500 only Slack sees
+        kind = body.get("type") or body.get("command") or "request"
+        log_failure(log, "slack", f"listener:{kind}", error)
+        return BoltResponse(status=500, body="")
+
+    def command_ack(ack, body) -> None:
+        handlers.ack_command(ack, body)
+
+    def command_start(body, respond) -> None:
+        handlers.start_command(body, respond)
+
+    # the ack answers at once; the root message is posted by the lazy listener after it
+    app.command(COMMAND)(ack=command_ack, lazy=[command_start])
 
     @app.event("app_mention")
     def on_mention(body, event) -> None:

@@ -194,30 +194,40 @@ class SlackHandlers:
         self._answer(msg, reply)
 
     # ---- the slash command -----------------------------------------------------------------
-    def on_command(self, ack, body: dict, respond) -> None:
-        """``/research [help|status|QUESTION]``: ack within 3 s, then post the root message and start.
+    def _command_text(self, body: dict) -> tuple[str, str]:
+        question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
+        return question, question.strip().lower()
 
-        Slack wants the command acknowledged within 3 seconds, so ``ack`` is called first.
+    def ack_command(self, ack, body: dict) -> None:
+        """``/research [help|status|QUESTION]``: the answer Slack wants within 3 seconds.
+
+        Help and status are the ack's own text; a question is checked (too long, empty) and
+        acknowledged, and :meth:`start_command` posts it afterwards as Bolt's lazy listener.
         https://docs.slack.dev/interactivity/implementing-slash-commands
         """
-        question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
-        user, channel, team = body.get("user_id", ""), body.get("channel_id", ""), body.get("team_id", "")
-        word = question.strip().lower()
-        if is_help(word):
-            ack(text=USAGE, response_type="ephemeral")
-            return
-        if word == "status":
-            ack(text=self.status_text(user), response_type="ephemeral")
+        question, word = self._command_text(body)
+        if is_help(word) or word == "status":
+            ack(text=USAGE if is_help(word) else self.status_text(body.get("user_id", "")), response_type="ephemeral")
             return
         try:
             validate_question(question)
         except TurnRejected as err:  # refused before anything is posted in the channel
             ack(text=str(err), response_type="ephemeral")
             return
-        ack(
-            text=f"Starting research on: _{escape(shorten(question, 300))}_. I'll work in a thread of the message I post here.",
-            response_type="ephemeral",
-        )
+        ack(text=f"Starting research on: _{escape(shorten(question, 300))}_. "
+                 "I'll work in a thread of the message I post here.", response_type="ephemeral")
+
+    def start_command(self, body: dict, respond) -> None:
+        """After the ack: post the question as the thread's root message and start the research
+        in its thread (nothing for help, status or a refused question)."""
+        question, word = self._command_text(body)
+        user, channel, team = body.get("user_id", ""), body.get("channel_id", ""), body.get("team_id", "")
+        if is_help(word) or word == "status":
+            return
+        try:
+            validate_question(question)
+        except TurnRejected:
+            return
         try:
             root = self.client.chat_postMessage(
                 channel=channel,

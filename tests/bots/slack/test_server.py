@@ -169,3 +169,19 @@ def test_a_message_event_is_filtered_and_deduplicated_once(bot, fake_slack, monk
     assert status == 200
     fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="the usage")
     assert len(seen) == 1 and len(noise) == 1, (seen, noise)
+
+
+def test_a_failing_listener_is_one_redacted_line_from_the_error_handler(bot, fake_slack, monkeypatch, caplog):
+    from bots.slack.handlers import SlackHandlers
+    from tests.waiting import wait_for
+
+    def broken(self, body, event):
+        raise RuntimeError("Slack said no to xoxb-1234-secret\nsecond line")
+
+    monkeypatch.setattr(SlackHandlers, "on_message_event", broken)
+    caplog.set_level("ERROR", logger="bots.slack.app")
+    bot.message("<@U0BOT> EU heat pumps")
+    lines = wait_for(lambda: [r.getMessage() for r in caplog.records if "step=listener" in r.getMessage()],
+                     what="the error handler's line")
+    assert len(lines) == 1 and "RuntimeError" in lines[0]
+    assert "xoxb-1234-secret" not in lines[0] and "\n" not in lines[0]
