@@ -185,7 +185,8 @@ def test_an_internal_error_is_one_short_line_and_a_redacted_log(bot, fake_slack,
     assert "ConnectionError" in logged and "xoxb-1234-secret" not in logged
 
 
-def test_in_a_finished_thread_only_a_message_to_the_bot_starts_a_follow_up(bot, fake_slack, research):
+def test_in_a_finished_thread_only_a_message_to_the_bot_starts_a_follow_up(bot, fake_slack, research, caplog):
+    caplog.set_level("INFO", logger="bots.slack.handlers")
     ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
     thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
     wait_status(fake_slack, thread_id, "done")
@@ -194,6 +195,10 @@ def test_in_a_finished_thread_only_a_message_to_the_bot_starts_a_follow_up(bot, 
     # the requester talking to someone else, or thanking, is not a new paid research
     bot.message(f"<@{BOB}> can you double-check the cost table above?", thread_ts=ts)
     bot.message("thanks, looks good!", thread_ts=ts)
+    # listeners run concurrently: let both be read before the follow-up starts (during a research
+    # the requester's "thanks" would rightly get "still working")
+    fake_slack.wait_for(lambda: sum("event=slack_turn" in r.getMessage() and "action=ignored" in r.getMessage()
+                                    for r in caplog.records) == 2, what="both replies ignored")
     bot.message("<@U0BOT> Now compare it with the UK market", thread_ts=ts)
     fake_slack.wait_for(lambda: len(research.calls) >= 2, what="the follow-up research")
     wait_status(fake_slack, thread_id, "done", "failed")
