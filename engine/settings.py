@@ -19,7 +19,7 @@ class SettingsError(Exception):
 class Settings(BaseSettings):
     """Every setting of the project.
 
-    Third-party names are read as their SDKs spell them (``OPENAI_API_KEY``, ``SLACK_BOT_TOKEN``,
+    Third-party names are read as their SDKs spell them (``OPENAI_API_KEY``, ``TAVILY_API_KEY``,
     ...); the project's own carry the ``DEEPRESEARCH_`` prefix. Defaults for the research limits
     are open_deep_research's (``max_concurrent_research_units`` 5, ``max_researcher_iterations``
     6, ``max_react_tool_calls`` 10, ``max_structured_output_retries`` 3).
@@ -34,10 +34,6 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
     tavily_api_key: SecretStr | None = Field(default=None, validation_alias="TAVILY_API_KEY")
-    slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
-    slack_signing_secret: SecretStr | None = Field(default=None, validation_alias="SLACK_SIGNING_SECRET")
-    slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
-    slack_api_url: str = Field(default="https://slack.com/api/", validation_alias="SLACK_API_URL")
     microsoft_app_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_ID")
     microsoft_app_password: SecretStr | None = Field(default=None, validation_alias="MICROSOFT_APP_PASSWORD")
     microsoft_app_tenant_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_TENANT_ID")

@@ -15,25 +15,11 @@ from bots.chat_common import log_failure
 from bots.slack.blocks import ACTION_ID
 from bots.slack.client import make_client
 from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
+from bots.slack.settings import SlackSettings, slack_settings
 from engine.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
 LISTENER_THREADS = 32
-
-
-def signing_secret(settings: Settings) -> str:
-    """The signing secret that HTTP requests from Slack are checked against.
-
-    Raises:
-        SettingsError: ``SLACK_SIGNING_SECRET`` is not set.
-    """
-    secret = settings.slack_signing_secret.get_secret_value().strip() if settings.slack_signing_secret else ""
-    if not secret:
-        raise SettingsError(
-            "SLACK_SIGNING_SECRET is not set: the app's Signing Secret from Basic Information "
-            "(or set SLACK_APP_TOKEN for Socket Mode)"
-        )
-    return secret
 
 
 def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClient | None = None) -> App:
@@ -50,9 +36,10 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
         SettingsError: ``SLACK_BOT_TOKEN`` (or, for HTTP, ``SLACK_SIGNING_SECRET``) is not set,
         Slack refused the token, or the Web API is unreachable.
     """
-    client = client or make_client(settings)
-    secret = "" if socket_mode else signing_secret(settings)
-    bot_user_id = check_token(client, settings)
+    slack = slack_settings()
+    client = client or make_client(slack)
+    secret = "" if socket_mode else slack.signing_secret()
+    bot_user_id = check_token(client, slack)
     bolt_logger = logging.getLogger("slack_bolt")
     level = bolt_logger.level
     # Bolt warns that a given client wins over SLACK_BOT_TOKEN from the environment: it does, on purpose.
@@ -77,7 +64,7 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
     return app
 
 
-def check_token(client: WebClient, settings: Settings) -> str:
+def check_token(client: WebClient, slack: SlackSettings) -> str:
     """Call ``auth.test``; return the bot's user id.
 
     Raises:
@@ -90,7 +77,7 @@ def check_token(client: WebClient, settings: Settings) -> str:
         raise SettingsError(f"SLACK_BOT_TOKEN was refused by Slack ({code})") from None
     except (SlackClientError, OSError) as err:
         raise SettingsError(
-            f"cannot reach the Slack Web API at SLACK_API_URL={settings.slack_api_url} ({type(err).__name__})"
+            f"cannot reach the Slack Web API at SLACK_API_URL={slack.slack_api_url} ({type(err).__name__})"
         ) from None
 
 

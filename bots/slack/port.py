@@ -150,8 +150,7 @@ def from_reference(ref: dict) -> SlackPort:
         engine.settings.SettingsError: ``SLACK_BOT_TOKEN`` is not set here.
     """
     from bots.slack.client import shared_client
-    from engine.settings import load_settings
 
     return SlackPort(
-        shared_client(load_settings()), channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", "")
+        shared_client(), channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", "")
     )

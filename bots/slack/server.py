@@ -14,8 +14,8 @@ from slack_bolt import App
 from slack_bolt.request import BoltRequest
 from slack_sdk.signature import SignatureVerifier
 
-from bots.slack.app import build_app, signing_secret
-from bots.slack.client import bot_token
+from bots.slack.app import build_app
+from bots.slack.settings import slack_settings
 from engine.settings import Settings, SettingsError, load_settings
 
 log = logging.getLogger(__name__)
@@ -34,12 +34,13 @@ def check_settings(settings: Settings) -> bool:
         ``SLACK_SIGNING_SECRET``; without ``REDIS_URL`` the research runs in this process, so
         the model and search settings too).
     """
-    bot_token(settings)
-    socket_mode = bool(settings.slack_app_token and settings.slack_app_token.get_secret_value().strip())
-    if socket_mode and not settings.slack_app_token.get_secret_value().startswith("xapp-"):
+    slack = slack_settings()
+    slack.bot_token()
+    socket_mode = slack.socket_mode
+    if socket_mode and not slack.slack_app_token.get_secret_value().startswith("xapp-"):
         raise SettingsError("SLACK_APP_TOKEN must be an app-level token (xapp-...) with connections:write")
     if not socket_mode:
-        signing_secret(settings)
+        slack.signing_secret()
     if not settings.redis_url:
         settings.require_model()
         settings.require_search()
@@ -231,7 +232,7 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
         stop = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
-        handler = SocketModeHandler(bolt, app_token=settings.slack_app_token.get_secret_value())
+        handler = SocketModeHandler(bolt, app_token=slack_settings().slack_app_token.get_secret_value())
         try:
             handler.connect()
             stop.wait()
@@ -244,7 +245,7 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
         return
     log.info("event=slack_start mode=http host=%s port=%s path=%s", host, port, EVENTS_PATH)
     # aiohttp turns SIGTERM/SIGINT into a graceful stop of the server; then the turns are handed back
-    web.run_app(web_app(bolt, signing_secret=signing_secret(settings)), host=host, port=port, print=None,
+    web.run_app(web_app(bolt, signing_secret=slack_settings().signing_secret()), host=host, port=port, print=None,
                 access_log=None)
     log.warning("event=slack_stopping mode=http")
     stop_process(settings)

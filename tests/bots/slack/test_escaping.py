@@ -10,7 +10,6 @@ import pytest
 from bots.slack.client import make_client
 from bots.slack.mrkdwn import markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort
-from engine.settings import load_settings
 
 ROOT = "1700000000.000100"
 QUESTION_ECHO = (
@@ -21,7 +20,7 @@ QUESTION_ECHO = (
 
 @pytest.fixture
 def port(slack_env, fake_slack) -> SlackPort:
-    return SlackPort(make_client(load_settings()), channel="C0RESEARCH", thread_ts=ROOT, team="T0TEAM")
+    return SlackPort(make_client(), channel="C0RESEARCH", thread_ts=ROOT, team="T0TEAM")
 
 
 def _unescape(text: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from bots.slack.client import make_client
 from bots.slack.port import SlackPort, from_reference, parse_thread_key, thread_key
-from engine.settings import SettingsError, load_settings
+from engine.settings import SettingsError
 from jobs.port import ChatPort, port_from_reference
 from tests.bots.slack.test_blocks import _long_summary
 from tests.bots.slack.test_mrkdwn import EXAMPLE
@@ -19,7 +19,7 @@ ROOT = "1700000000.000100"
 
 @pytest.fixture
 def port(slack_env, fake_slack) -> SlackPort:
-    return SlackPort(make_client(load_settings()), channel="C0RESEARCH", thread_ts=ROOT, team="T0TEAM")
+    return SlackPort(make_client(), channel="C0RESEARCH", thread_ts=ROOT, team="T0TEAM")
 
 
 def _sections(message: dict) -> list[str]:

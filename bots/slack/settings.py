@@ -1,0 +1,56 @@
+"""The Slack bot's settings: its tokens and the Web API address, read as Slack's SDKs name them."""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.settings import SettingsError
+
+
+class SlackSettings(BaseSettings):
+    """``SLACK_BOT_TOKEN``, ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN`` and ``SLACK_API_URL``
+    from the environment (and ``.env``); see docs/slack.md for where each comes from."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
+                                      populate_by_name=True)
+
+    slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
+    slack_signing_secret: SecretStr | None = Field(default=None, validation_alias="SLACK_SIGNING_SECRET")
+    slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
+    slack_api_url: str = Field(default="https://slack.com/api/", validation_alias="SLACK_API_URL")
+
+    @property
+    def socket_mode(self) -> bool:
+        """True when ``SLACK_APP_TOKEN`` is set: the bot opens a WebSocket instead of serving HTTP."""
+        return bool(self.slack_app_token and self.slack_app_token.get_secret_value().strip())
+
+    def bot_token(self) -> str:
+        """The bot token (``xoxb-...``).
+
+        Raises:
+            SettingsError: ``SLACK_BOT_TOKEN`` is not set.
+        """
+        token = self.slack_bot_token.get_secret_value().strip() if self.slack_bot_token else ""
+        if not token:
+            raise SettingsError("SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions")
+        return token
+
+    def signing_secret(self) -> str:
+        """The signing secret that HTTP requests from Slack are checked against.
+
+        Raises:
+            SettingsError: ``SLACK_SIGNING_SECRET`` is not set.
+        """
+        secret = self.slack_signing_secret.get_secret_value().strip() if self.slack_signing_secret else ""
+        if not secret:
+            raise SettingsError(
+                "SLACK_SIGNING_SECRET is not set: the app's Signing Secret from Basic Information "
+                "(or set SLACK_APP_TOKEN for Socket Mode)"
+            )
+        return secret
+
+
+def slack_settings() -> SlackSettings:
+    """The Slack settings as the environment gives them now."""
+    return SlackSettings()
