@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+#: Packages whose modules may rebuild a chat port from its reference (the chat surfaces and the job layer).
+PORT_PACKAGES: tuple[str, ...] = ("bots.", "jobs.")
+#: Environment variable naming more packages that hold chat ports, comma-separated (e.g. ``myorg.chat``).
+EXTRA_PORT_PACKAGES_ENV = "CHAT_PORT_PACKAGES"
 #: Characters of a button's label: Slack's button ``text`` takes at most 75
 #: (https://docs.slack.dev/reference/block-kit/block-elements/button-element).
 BUTTON_LABEL_LIMIT = 75
@@ -111,17 +116,28 @@ def with_buttons(port: object, buttons: Sequence[Button]) -> dict:
     return {"buttons": tuple(buttons)}
 
 
+def port_packages() -> tuple[str, ...]:
+    """The packages a port factory may be imported from: :data:`PORT_PACKAGES`, plus those named
+    (comma-separated) in the environment variable :data:`EXTRA_PORT_PACKAGES_ENV`, for a chat
+    surface that lives outside ``bots/``; it must be set in every process that runs jobs."""
+    extra = os.environ.get(EXTRA_PORT_PACKAGES_ENV, "")
+    return PORT_PACKAGES + tuple(f"{name.strip().rstrip('.')}." for name in extra.split(",") if name.strip())
+
+
 def port_from_reference(ref: dict) -> ChatPort:
     """Rebuild a chat port from :meth:`ChatPort.reference`.
 
+    The factory must live in one of :func:`port_packages`, so a stored reference cannot make
+    a worker import arbitrary code.
+
     Raises:
-        ValueError: the reference has no importable ``factory``.
+        ValueError: the reference has no importable ``factory``, or one outside those packages.
     """
     target = ref.get("factory")
     if not isinstance(target, str) or ":" not in target:
         raise ValueError("chat port reference has no 'factory' of the form 'module:callable'")
     module_name, _, attr = target.partition(":")
-    if not module_name.startswith(("bots.", "tests.", "jobs.")):
+    if not module_name.startswith(port_packages()):
         raise ValueError(f"chat port factory {module_name!r} is not a chat surface module")
     factory = getattr(importlib.import_module(module_name), attr)
     return factory(ref)

@@ -3,10 +3,16 @@ the stores a test can run on (SQLite, a fresh PostgreSQL database, a private Pos
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.redis_db import redis_db  # noqa: F401  (a fixture for every test package)
 from tests.waiting import scale
+
+# the recording test port (tests.fakes.recording_port) and the test webhook surface are chat surfaces
+# outside bots/: name their package for this process and every child it starts
+os.environ.setdefault("CHAT_PORT_PACKAGES", "tests.fakes,tests.bots.webhook")
 
 
 def pytest_configure(config: pytest.Config) -> None:
