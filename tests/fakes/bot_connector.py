@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -208,8 +209,7 @@ def main() -> None:
     with FakeBotConnector() as fake:
         print(fake.url, flush=True)
         try:
-            while True:
-                time.sleep(3600)
+            signal.pause()  # until Ctrl-C or SIGTERM
         except KeyboardInterrupt:
             pass
 

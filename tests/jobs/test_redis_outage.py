@@ -48,7 +48,7 @@ def test_research_survives_a_redis_restart(redis_server, tmp_path, children, tav
     try:
         wait_for(search.slow_seen.is_set, 90, "the research to be searching", diag=lambda: ask_log.read_text())
         redis_server.kill()
-        time.sleep(OUTAGE)
+        time.sleep(OUTAGE)  # the fault itself: Redis stays down this long, as in the reported case
         redis_server.start()
         search.release.set()
         out, _ = ask.communicate(timeout=240)
