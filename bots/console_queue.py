@@ -81,7 +81,7 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     from jobs import handle_message, thread_info
     from jobs.relay import RelayPort, follow
     from jobs.run import UPLOAD_COMMENT
-    from jobs.threads import ACTIVE
+    from jobs.threads import ACTIVE, IN_PROGRESS
 
     port = RelayPort.for_thread(thread)
     shown = _Transcript()
@@ -112,7 +112,7 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
         info = None
         err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
     while True:
-        if info is None or info.status in ACTIVE:
+        if info is None or info.status in IN_PROGRESS:
             info = follow(thread, settings=settings, on_event=shown, timeout=settings.job_timeout + 600,
                           on_outage=_say_outage)
         if info is None:

@@ -13,7 +13,7 @@ from redis.retry import Retry
 
 from engine.settings import Settings, get_settings
 from jobs.redisconn import REDIS_BACKOFF_BASE, REDIS_BACKOFF_CAP, redis_connection
-from jobs.threads import ACTIVE, ThreadInfo, thread_info
+from jobs.threads import IN_PROGRESS, ThreadInfo, thread_info
 
 FACTORY = "jobs.relay:RelayPort"
 #: Seconds the relayed events of a thread are kept (1 day).
@@ -101,7 +101,7 @@ def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], Non
             on_event(json.loads(item[1]))
             return False
         info = thread_info(thread_id, settings=settings)
-        if info is not None and info.status not in ACTIVE:
+        if info is not None and info.status not in IN_PROGRESS:
             while (raw := conn.lpop(_key(thread_id))) is not None:
                 on_event(json.loads(raw))
             return info

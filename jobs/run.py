@@ -19,7 +19,7 @@ from jobs.port import ChatPort, cancel_button, follow_up_buttons, port_from_refe
 from jobs.status import StatusMessage, progress_text
 from jobs.stopping import HandedBack, is_shutdown_error, stop_requested
 from jobs.store import Store, get_store
-from jobs.threads import set_thread, thread_info
+from jobs.threads import DELIVERING, set_thread, thread_info
 from jobs.turns import Turn
 
 log = logging.getLogger(__name__)
@@ -185,7 +185,7 @@ class _TurnJob:
         t = self.turn
         if self.cancel_requested():
             return self.cancelled()
-        set_thread(self.store, t.thread_id, status="running")
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="running")
         outcome = self.rec.get("outcome")
         if not outcome:
             try:
@@ -330,7 +330,7 @@ class _TurnJob:
             question = outcome.get("question") or "Could you say more about what you need?"
             # paused before the question is posted: an answer that arrives at once resumes the graph
             # (a failed post re-runs this turn, which marks the thread running again)
-            set_thread(self.store, t.thread_id, status="paused", clarify_question=question, paused_at=time.time(),
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="paused", clarify_question=question, paused_at=time.time(),
                        clarify_status_id=self.rec.get("status_message_id") or "")
             self._post_once("question", question)
             records.finish(self.store, t.turn_id, "done", outcome=outcome)
@@ -340,10 +340,15 @@ class _TurnJob:
             summary += "\n\n" + DELAYED_NOTE
         if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
             summary += "\n\n" + LATE_CANCEL_NOTE
-        self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
         # the paths may name another host's data dir (a re-delivery): read them through the store
         store = artifact_store(self.settings)
         files = [f for f in (store.local(p) for p in outcome.get("files", [])) if f is not None]
+        report = {"report_dir": outcome.get("directory") or "", "report_files": files,
+                  "title": outcome.get("title") or "", "error": ""}
+        # the report exists: from here a follow-up (its buttons are on the summary) may start; it
+        # waits for this turn's lock, so it runs once the files are up
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, **report)
+        self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
         if files and "files" not in (self.rec.get("delivered") or []):
             comment = UPLOAD_COMMENT
             if outcome.get("pdf_error"):
@@ -351,8 +356,7 @@ class _TurnJob:
                 comment = f"The PDF could not be built ({outcome['pdf_error'][:200]}); here is {kinds}."
             self.port.upload(files, comment=comment)
             records.mark_delivered(self.store, t.turn_id, "files")
-        set_thread(self.store, t.thread_id, status="done", report_dir=outcome.get("directory") or "",
-                   report_files=files, title=outcome.get("title") or "", error="")
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
         records.finish(self.store, t.turn_id, "done", outcome=outcome)
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
 
@@ -360,14 +364,14 @@ class _TurnJob:
         t = self.turn
         with contextlib.suppress(Exception):
             self._post_once("cancelled", CANCELLED_TEXT)
-        set_thread(self.store, t.thread_id, status="cancelled", error="cancelled")
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
         records.finish(self.store, t.turn_id, "cancelled")
         return {"status": "cancelled", "turn_id": t.turn_id}
 
     def _rejected(self, message: str) -> dict:
         t = self.turn
         self._post_once("rejected", message)
-        set_thread(self.store, t.thread_id, status="failed", error=message[:300])
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
         records.finish(self.store, t.turn_id, "failed", last_error="rejected")
         return {"status": "rejected", "turn_id": t.turn_id, "message": message}
 
@@ -378,7 +382,7 @@ class _TurnJob:
         rec = records.hand_back(self.store, t.turn_id)
         if rec is None:  # finished meanwhile, or unknown: nothing to hand back
             return {"status": "skipped", "turn_id": t.turn_id}
-        set_thread(self.store, t.thread_id, status="queued")
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="queued")
         if self.settings.redis_url:
             from jobs.queue import requeue
 
@@ -394,7 +398,7 @@ class _TurnJob:
         if transient and not self.last_attempt:
             log.warning("event=turn_retry turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__)
             records.patch(self.store, t.turn_id, state="retrying", last_error=type(err).__name__)
-            set_thread(self.store, t.thread_id, status="queued")
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="queued")
             raise err
         log.error("event=turn_failed turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__,
                   exc_info=err)
@@ -404,7 +408,7 @@ class _TurnJob:
         except Exception as post_err:
             log.error("event=error_post_failed turn=%s error=%s", t.turn_id, type(post_err).__name__)
         records.finish(self.store, t.turn_id, "failed", last_error=type(err).__name__)
-        set_thread(self.store, t.thread_id, status="failed", error=message[:300])
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
         if not transient:
             _no_more_retries()
         raise err

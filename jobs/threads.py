@@ -11,9 +11,15 @@ from typing import Literal
 from engine.settings import Settings
 from jobs.store import Store, get_store
 
-ThreadStatus = Literal["queued", "running", "paused", "done", "failed", "cancelled"]
-STATUSES: tuple[str, ...] = ("queued", "running", "paused", "done", "failed", "cancelled")
+ThreadStatus = Literal["queued", "running", "paused", "delivering", "done", "failed", "cancelled"]
+STATUSES: tuple[str, ...] = ("queued", "running", "paused", "delivering", "done", "failed", "cancelled")
+#: A research is queued or running: the thread is busy (a new question gets "still working").
 ACTIVE: tuple[str, ...] = ("queued", "running")
+#: The report is written and its summary and files are being posted: the thread takes a
+#: follow-up (it starts once the files are up), while whoever waits for the report keeps waiting.
+DELIVERING = "delivering"
+#: Someone following the thread (the terminal relay) waits while the status is one of these.
+IN_PROGRESS: tuple[str, ...] = (*ACTIVE, DELIVERING)
 FINISHED: tuple[str, ...] = ("done", "failed", "cancelled")
 
 #: Seconds a thread's record is kept after its last change (180 days).
@@ -98,8 +104,12 @@ def threads_of(requester: str, *, settings: Settings, limit: int = 20) -> list[T
     return out
 
 
-def set_thread(store: Store, thread_id: str, **fields: object) -> dict:
+def set_thread(store: Store, thread_id: str, *, for_turn: str | None = None, **fields: object) -> dict | None:
     """Create or update ``thread_id``'s record with ``fields``; returns the record.
+
+    With ``for_turn``, the write happens only while the record's ``turn_id`` is that turn (or
+    the record has none): a turn finishing or failing never overwrites a later turn of the same
+    thread (a follow-up started while its files were uploading). Returns None when skipped.
 
     Raises:
         ValueError: an unknown ``status``.
@@ -109,7 +119,9 @@ def set_thread(store: Store, thread_id: str, **fields: object) -> dict:
         raise ValueError(f"unknown thread status {status!r}")
     now = time.time()
 
-    def change(old: dict | None) -> dict:
+    def change(old: dict | None) -> dict | None:
+        if for_turn and old and old.get("turn_id") not in (None, "", for_turn):
+            return None
         rec = old or {"thread_id": thread_id, "created_at": now, "status": "queued"}
         rec.update({k: (str(v) if isinstance(v, Path) else v) for k, v in fields.items()})
         if "report_files" in fields:
@@ -119,11 +131,7 @@ def set_thread(store: Store, thread_id: str, **fields: object) -> dict:
         rec["updated_at"] = now
         return rec
 
-    rec = store.update(_key(thread_id), change, ttl=THREAD_TTL)
-    assert rec is not None
-    if rec.get("requester"):
-        store.index_add(f"requester:{rec['requester']}", thread_id, now)
-    return rec
+    return update_thread(store, thread_id, change)  # indexes the requester too
 
 
 def transition(store: Store, thread_id: str, allowed_from: tuple[str, ...], **fields: object) -> dict | None:

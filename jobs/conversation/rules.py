@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 from engine.runner import MAX_QUESTION_CHARS
 from jobs.conversation.message import Message
-from jobs.threads import ACTIVE, FINISHED
+from jobs.threads import ACTIVE, DELIVERING, FINISHED
 
 #: Seconds beyond twice ``job_timeout`` after which a queued/running thread counts as lost.
 STALE_MARGIN = 600
@@ -98,7 +98,8 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
     ``record`` is the thread's registry record (None: the bot never researched there), ``now``
     Unix seconds. By the thread's status:
 
-    * unknown or finished (``done``/``failed``/``cancelled``, or lost): only a message that
+    * unknown or finished (``done``/``failed``/``cancelled``, lost, or ``delivering``: the report
+      is written and its files are being posted, so a follow-up starts once they are up): only a message that
       addresses the bot (a mention, a DM, a command) starts a research, in a finished thread with
       the earlier report as context, whoever sends it; ``cancel`` gets "nothing is running" when
       addressed or from the last requester; every other message is ignored (the requester's
@@ -123,7 +124,7 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
         return Decision(Action.DUPLICATE)
     status = effective_status(record, now, view)
     requester = str(record.get("requester", "")) if record else ""
-    if status is None or status in FINISHED:
+    if status is None or status in FINISHED or status == DELIVERING:
         decision = _when_finished(record, message, now, view, requester)
     elif status in ACTIVE:
         decision = _when_active(record, message, requester)

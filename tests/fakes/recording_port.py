@@ -18,8 +18,10 @@ class RecordingPort:
     The reference is ``{"factory", "path", "thread", "fail"}``: ``path`` is the shared JSON-lines
     log, ``thread`` a label, ``fail`` an optional ``{"op": "post"|"update"|"upload", "times": n}``
     making the first ``n`` calls of that operation (counted across processes in ``path.fail``)
-    raise ``ConnectionError``, like a chat API answering 503. Buttons are recorded as
-    ``{"action", "label", "value"}`` dicts.
+    raise ``ConnectionError``, like a chat API answering 503, and ``hold`` an optional
+    ``{"op": ..., "until": path}`` making every call of that operation wait until the file
+    ``path`` exists (a slow upload the test ends by creating it; at most 240 s). Buttons are
+    recorded as ``{"action", "label", "value"}`` dicts.
     """
 
     supports_buttons = True
@@ -31,11 +33,13 @@ class RecordingPort:
         self.thread = str(ref.get("thread", ""))
 
     @classmethod
-    def create(cls, path: Path, thread: str, fail: dict | None = None) -> RecordingPort:
+    def create(cls, path: Path, thread: str, fail: dict | None = None, hold: dict | None = None) -> RecordingPort:
         """A port writing to ``path`` for the thread labelled ``thread``."""
         ref = {"factory": FACTORY, "path": str(path), "thread": thread}
         if fail:
             ref["fail"] = fail
+        if hold:
+            ref["hold"] = hold
         return cls(ref)
 
     def reference(self) -> dict:
@@ -49,7 +53,17 @@ class RecordingPort:
             fh.flush()
             fcntl.flock(fh, fcntl.LOCK_UN)
 
+    def _maybe_hold(self, op: str) -> None:
+        hold = self.ref.get("hold")
+        if not hold or hold.get("op") != op:
+            return
+        self._event("held", held=op)
+        gate, deadline = Path(hold["until"]), time.monotonic() + 240
+        while not gate.exists() and time.monotonic() < deadline:  # another process may open it
+            time.sleep(0.02)
+
     def _maybe_fail(self, op: str) -> None:
+        self._maybe_hold(op)
         fail = self.ref.get("fail")
         if not fail or fail.get("op") != op:
             return

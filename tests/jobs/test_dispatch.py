@@ -143,3 +143,17 @@ def test_a_thread_whose_job_was_lost_can_start_over(redis_settings):
     _msg(redis_settings, "U1", "Question one?", "e1")
     store.update(f"thread:{THREAD}", lambda old: {**old, "updated_at": time.time() - 3 * 3600})
     assert _msg(redis_settings, "U1", "Question two?", "e2").action == "started"
+
+
+def test_a_turn_ending_late_leaves_a_later_turn_of_its_thread_alone(redis_settings):
+    """A follow-up started while the files uploaded: the first turn's end must not mark it done."""
+    store = get_store(redis_settings)
+    thread = "test:T:C:late"
+    handle_message(thread, "U1", "Tides?", {}, "late1", settings=redis_settings, explicit_start=True)
+    set_thread(store, thread, for_turn="late1", status="delivering", report_dir="/data/run1")
+    assert handle_message(thread, "U2", "And waves?", {}, "late2", settings=redis_settings,
+                          explicit_start=True).action == "started"
+    assert set_thread(store, thread, for_turn="late1", status="done") is None
+    info = thread_info(thread, settings=redis_settings)
+    assert (info.status, info.turn_id, info.requester) == ("queued", "late2", "U2")
+    assert set_thread(store, thread, for_turn="late2", status="running")["status"] == "running"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from jobs import enqueue, handle_message, thread_info
+from jobs import enqueue, handle_message, handle_press, thread_info
 from jobs.turns import Turn
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import child_env, make_settings
@@ -109,6 +109,28 @@ def test_cancel_stops_a_running_research(tmp_path, runner_for, tavily):
     assert turn_state(settings, "ec3") == "done"
     assert len(cancelled_posts(log, thread)) == 1
     assert len([e for e in read_events(log, thread) if e["op"] == "upload"]) == 1
+
+
+def test_a_follow_up_pressed_while_the_files_upload_starts_after_them(tmp_path, runner_for):
+    """The summary and its buttons appear before the files: a press then is a follow-up, not "still working"."""
+    settings = make_settings(tmp_path / "data")
+    runner = runner_for(settings)
+    log, gate = tmp_path / "events.jsonl", tmp_path / "uploads.open"
+    thread = "console:eslowfiles"
+    port = RecordingPort.create(log, thread, hold={"op": "upload", "until": str(gate)}).reference()
+    handle_message(thread, "U1", "What is the history of the bicycle?", port, "eu1", settings=settings,
+                   explicit_start=True)
+    wait_for(lambda: [e for e in read_events(log, thread) if e["op"] == "held"], what="the files to be uploading")
+    follow_up = next(b for e in read_events(log, thread) if e["op"] == "post" for b in e["buttons"]
+                     if b["action"] == "follow_up")
+    reply = handle_press(thread, "U2", "follow_up", follow_up["value"], port, "eu2", settings=settings)
+    assert reply.action == "started", reply
+    gate.touch()
+    wait_idle(runner)
+    assert turn_state(settings, "eu1") == "done" and turn_state(settings, "eu2") == "done"
+    info = thread_info(thread, settings=settings)
+    assert info.status == "done" and info.turn_id == "eu2" and info.question == follow_up["value"]
+    assert len([e for e in read_events(log, thread) if e["op"] == "upload"]) == 2
 
 
 def test_clarify_then_answer_in_process(tmp_path, runner_for):

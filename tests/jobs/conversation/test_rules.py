@@ -6,6 +6,7 @@ import pytest
 
 from jobs.conversation import Action, Address, Message, RuleSettings, decide, reply_for
 from jobs.conversation.rules import ACTIVE, FINISHED
+from jobs.threads import STATUSES
 from jobs.turns import MENTION, Reply
 
 NOW = 1_900_000_000.0
@@ -40,8 +41,9 @@ FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO, N, S]
 TABLE: dict[tuple[str, bool], list[Action]] = {
     ("unknown", True): FINISHED_OTHER,  # nobody is the requester of an unknown thread
     ("unknown", False): FINISHED_OTHER,
-    **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost")},
-    **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost")},
+    # delivering: the report is written, its summary and files are being posted
+    **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost", "delivering")},
+    **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost", "delivering")},
     **{(s, True): [B, B, C, C, B, B, B, B, C, B] for s in ("queued", "running")},
     **{(s, False): [B, NO, RC, RC, B, NO, B, NO, RC, B] for s in ("queued", "running")},
     ("paused", True): [R, R, CP, CP, NO, NO, LA, LA, CP, AF],
@@ -92,6 +94,7 @@ def test_the_rules_table(state, mine, kind, expected):
 def test_every_status_and_kind_is_in_the_table():
     states = {s for s, _ in TABLE}
     assert set(ACTIVE) | set(FINISHED) | {"paused"} <= states
+    assert set(STATUSES) <= states
     assert all(len(actions) == len(COLUMNS) for actions in TABLE.values())
 
 
