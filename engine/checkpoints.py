@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import sqlite3
 from collections.abc import AsyncIterator
@@ -66,16 +67,22 @@ async def _open_sqlite(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
 
 
 async def _release(conn: aiosqlite.Connection) -> None:
-    """Roll back whatever a cancel cut off, then close ``conn``.
+    """Make ``conn`` read-only, roll back whatever a cancel cut off, then close it.
 
-    The rollback is queued on aiosqlite's connection thread behind any statement a cancelled
-    task had already queued, so a write that only starts after the cancel is undone too (checking
-    ``in_transaction`` first would miss it); on a connection with no transaction it does nothing.
+    Both are queued on aiosqlite's connection thread behind any statement a cancelled task had
+    already queued, so a write that started before is undone (checking ``in_transaction`` first
+    would miss it). A write that a cancelled stream leaves behind and that only reaches the thread
+    after this began (LangGraph's background checkpoint writes) fails on ``query_only`` instead of
+    opening a transaction: SQLite keeps a closed connection alive while any cursor of it is
+    (``sqlite3_close_v2``), so that transaction would hold the file's write lock, and every other
+    writer would get "database is locked", for as long as the cancelled task's cursor lives.
     """
     try:
-        await conn.rollback()
-    except sqlite3.Error as err:
-        log.warning("event=checkpoint_rollback_failed error=%s", err)
+        for step in (functools.partial(conn.execute, "PRAGMA query_only = ON"), conn.rollback):
+            try:
+                await step()
+            except sqlite3.Error as err:
+                log.warning("event=checkpoint_release_step_failed error=%s", err)
     finally:
         await conn.close()
 

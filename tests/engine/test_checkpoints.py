@@ -45,3 +45,55 @@ def test_a_cancelled_run_closes_its_pool_and_stays_resumable(tmp_path, clean_env
         asyncio.run(cancelled())
     assert sessions(pg_url) == []  # the pool is closed: nothing idle, nothing left in a transaction
     assert asyncio.run(thread_status("console:cancel", settings=settings)) == "interrupted"
+
+
+
+def test_a_write_left_running_by_a_cancelled_run_never_keeps_the_sqlite_file_locked(tmp_path, clean_env):
+    """A cancelled stream can leave a checkpoint write behind that reaches the connection after
+    the close began, while a read cursor of the run is still alive: SQLite then keeps the closed
+    connection (and its write lock) until that cursor is freed. The close must let no write in."""
+    import sqlite3
+    import threading
+
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from engine.checkpoints import open_checkpointer
+
+    settings = load_settings(data_dir=tmp_path / "data", llm="offline", search="corpus",
+                             corpus_dir=tmp_path, allow_clarification=False)
+    config = {"configurable": {"thread_id": "console:stray", "checkpoint_ns": ""}}
+    gate = threading.Event()
+    kept: list = []
+
+    async def stray_write(saver) -> None:
+        for _ in range(20):  # let the close queue its statements first (the connection's thread is held)
+            await asyncio.sleep(0)
+        write = asyncio.ensure_future(saver.aput(config, empty_checkpoint(), {}, {}))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        gate.set()
+        await asyncio.wait({write})
+        kept.append(write)  # failed or not, kept with its traceback like a task nobody collected
+
+    async def cancelled_run() -> None:
+        async with open_checkpointer(settings) as saver:
+            for _ in range(3):
+                await saver.aput(config, empty_checkpoint(), {}, {})
+            reader = await saver.conn.execute("SELECT checkpoint_id FROM checkpoints")
+            await reader.fetchone()  # a read the cancel cut off: its statement stays open
+            kept.append(reader)
+            await saver.conn.create_function("hold", 0, lambda: gate.wait(LONG))
+            kept.append(asyncio.ensure_future(saver.conn.execute("SELECT hold()")))  # the thread is busy
+            kept.append(asyncio.ensure_future(stray_write(saver)))
+        await asyncio.wait({kept[-1]})
+
+    async def main() -> None:
+        await cancelled_run()
+        conn = sqlite3.connect(settings.checkpoint_path, timeout=2)
+        try:
+            with conn:  # the next turn (or another process) must get the write lock
+                conn.execute("DELETE FROM writes WHERE thread_id = 'nobody'")
+        finally:
+            conn.close()
+
+    asyncio.run(main())
