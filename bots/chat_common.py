@@ -15,7 +15,8 @@ from bots.logs import redact
 #: Words that ask for the help text (any case, trailing ``.`` or ``!`` ignored); empty text too.
 HELP_WORDS = frozenset({"", "help", "/help", "?", "usage", "hilfe", "aide", "ayuda", "帮助"})
 #: A research's status as the person who asked reads it (the statuses still open).
-STATUS_WORDS = {"queued": "queued", "running": "running", "paused": "waiting for your answer"}
+STATUS_WORDS = {"queued": "queued", "running": "running", "paused": "waiting for your answer",
+                "delivering": "posting its report"}
 #: The reply when the bot failed on its side and can say nothing better.
 ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
 #: The same with a reference the operator finds in the log (``ref``: :func:`log_failure`'s).
