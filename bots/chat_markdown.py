@@ -1,4 +1,8 @@
-"""Markdown parsing shared by the chat renderers: one parser, bare URLs, no vanishing lines, tables."""
+"""Markdown for chat: one parser, one walk of the document (:class:`ChatRenderer`), bare URLs, tables.
+
+Each platform subclasses :class:`ChatRenderer` and supplies only its syntax: escaping, links,
+code, headings, list item layout and the table block.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from mistletoe import Document, span_token
+from mistletoe import Document, block_token, span_token
+from mistletoe.base_renderer import BaseRenderer
 
 from engine.citations import MISTLETOE_LOCK
 
@@ -160,3 +165,200 @@ class InlineMarks:
 
     def render_strikethrough(self, token: span_token.Strikethrough) -> str:
         return self._wrap(self.STRIKE, self.render_inner(token))
+
+
+SAFE_SCHEMES = ("http://", "https://", "mailto:")
+RULE = "―" * 12
+
+
+def plain_text(token) -> str:
+    """The text a span token shows, without markup (links as ``text (url)``), unescaped."""
+    if isinstance(token, span_token.RawText):
+        return token.content
+    if isinstance(token, span_token.InlineCode):
+        return token.children[0].content if token.children else ""
+    if isinstance(token, (span_token.Link, span_token.Image)):
+        label = "".join(plain_text(c) for c in token.children or ())
+        url = token.target if isinstance(token, span_token.Link) else token.src
+        return f"{label} ({url})" if label and label != url else url
+    if isinstance(token, span_token.AutoLink):
+        return token.target
+    if isinstance(token, span_token.LineBreak):
+        return " "
+    children = getattr(token, "children", None)
+    if children:
+        return "".join(plain_text(c) for c in children)
+    return getattr(token, "content", "")
+
+
+class ChatRenderer(InlineMarks, BaseRenderer):
+    """One walk of a mistletoe document for every chat platform; a subclass gives the syntax.
+
+    A subclass sets the inline marks (:class:`InlineMarks`), ``BULLETS``, ``TABLE_SEP`` and
+    ``LABEL_PLAIN`` (link labels without formatting) and implements :meth:`escape`,
+    :meth:`link`, :meth:`code_span`, :meth:`code_block`, :meth:`heading` and
+    :meth:`list_item`; it may override :meth:`literal` (prose text) and :meth:`paragraph`.
+    Links are made only for http, https and mailto; tables are aligned monospace text
+    (:func:`format_table`) over the cells' plain text, so every platform shows the same table.
+    """
+
+    BULLETS: tuple[str, ...] = ("-",)
+    TABLE_SEP = "  "
+    LABEL_PLAIN = False
+
+    def __init__(self, *, plain: bool = False) -> None:
+        super().__init__()
+        self.plain = plain
+        self._bold = 0
+        self._in_label = 0
+        self._list_depth = 0
+
+    # ---- the platform's syntax ---------------------------------------------------------------
+    def escape(self, text: str) -> str:
+        """``text`` with the platform's markup characters escaped."""
+        raise NotImplementedError
+
+    def literal(self, text: str) -> str:
+        """Prose text as written (defaults to :meth:`escape`)."""
+        return self.escape(text)
+
+    def link(self, url: str, label: str) -> str:
+        """A link to ``url`` (a safe scheme) showing ``label`` (escaped; empty: the URL)."""
+        raise NotImplementedError
+
+    def code_span(self, code: str) -> str:
+        """Inline code, ``code`` already escaped."""
+        raise NotImplementedError
+
+    def code_block(self, code: str) -> str:
+        """A preformatted block, ``code`` already escaped."""
+        raise NotImplementedError
+
+    def heading(self, inner: str, level: int) -> str:
+        """A heading of ``level`` 1-6 whose rendered text is ``inner`` (may be empty)."""
+        raise NotImplementedError
+
+    def list_item(self, lines: list[str], marker: str) -> str:
+        """One list item: ``marker`` and the item's rendered lines, at ``self._list_depth``."""
+        raise NotImplementedError
+
+    def paragraph(self, text: str) -> str:
+        """A rendered paragraph (hook for line-start escaping)."""
+        return text
+
+    # ---- plumbing ----------------------------------------------------------------------------
+    def render(self, token) -> str:
+        func = self.render_map.get(type(token).__name__)
+        if func is None:  # a token type registered by another renderer: keep its text
+            children = getattr(token, "children", None)
+            return self.render_inner(token) if children else self.escape(getattr(token, "content", ""))
+        return func(token)
+
+    def render_document(self, token: block_token.Document) -> str:
+        return self._blocks(token.children).strip("\n")
+
+    def _blocks(self, children) -> str:
+        return "\n\n".join(part for part in (self.render(c) for c in children or ()) if part.strip())
+
+    # ---- spans -------------------------------------------------------------------------------
+    def render_raw_text(self, token: span_token.RawText) -> str:
+        if self.plain or self._in_label:
+            return self.escape(token.content)
+        return "".join(self._link(piece, "") if is_url else self.literal(piece)
+                       for is_url, piece in split_urls(token.content))
+
+    def render_escape_sequence(self, token: span_token.EscapeSequence) -> str:
+        return self.render_inner(token)
+
+    def render_inline_code(self, token: span_token.InlineCode) -> str:
+        code = self.escape(token.children[0].content) if token.children else ""
+        return code if self.plain else self.code_span(code)
+
+    def _link(self, url: str, label: str) -> str:
+        if not url.startswith(SAFE_SCHEMES):
+            return label or self.escape(url)
+        return self.link(url, label)
+
+    def _label(self, token) -> str:
+        saved, self.plain = self.plain, self.plain or self.LABEL_PLAIN
+        self._in_label += 1
+        try:
+            return self.render_inner(token).replace("\n", " ").strip()
+        finally:
+            self._in_label -= 1
+            self.plain = saved
+
+    def render_link(self, token: span_token.Link) -> str:
+        return self._link(token.target, self._label(token))
+
+    def render_auto_link(self, token: span_token.AutoLink) -> str:
+        target = token.target
+        if target.startswith(("!", "@", "#")):  # <!here|@here> parses as an e-mail autolink: its text only
+            return self.literal(target)
+        if getattr(token, "mailto", False) and not target.startswith("mailto:"):
+            return self._link(f"mailto:{target}", self.escape(target))
+        return self._link(target, "")
+
+    def render_image(self, token: span_token.Image) -> str:
+        return self._link(token.src, self._label(token) or "image")
+
+    def render_line_break(self, token: span_token.LineBreak) -> str:
+        # A soft break is kept as a newline: chat text is read as it was written.
+        return "\n"
+
+    # ---- blocks ------------------------------------------------------------------------------
+    def render_paragraph(self, token: block_token.Paragraph) -> str:
+        return self.paragraph(self.render_inner(token))
+
+    def render_heading(self, token: block_token.Heading) -> str:
+        self._bold += 1
+        try:
+            inner = self.render_inner(token).replace("\n", " ").strip()
+        finally:
+            self._bold -= 1
+        return inner if self.plain or not inner else self.heading(inner, token.level)
+
+    def render_quote(self, token: block_token.Quote) -> str:
+        inner = self._blocks(token.children)
+        return "\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))
+
+    def render_block_code(self, token: block_token.BlockCode) -> str:
+        code = token.children[0].content if token.children else ""
+        code = self.escape(code.rstrip("\n"))
+        return code if self.plain else self.code_block(code)
+
+    def render_thematic_break(self, token: block_token.ThematicBreak) -> str:
+        return RULE
+
+    def render_list(self, token: block_token.List) -> str:
+        self._list_depth += 1
+        try:
+            bullet = self.BULLETS[(self._list_depth - 1) % len(self.BULLETS)]
+            return "\n".join(self._item(item, f"{token.start + i}." if token.start is not None else bullet)
+                             for i, item in enumerate(token.children or ()))
+        finally:
+            self._list_depth -= 1
+
+    def _item(self, item: block_token.ListItem, marker: str) -> str:
+        body = "\n".join(p for p in (self.render(c) for c in item.children or ()) if p.strip())
+        return self.list_item(body.split("\n") if body else [""], marker)
+
+    def render_list_item(self, token: block_token.ListItem) -> str:
+        return self._item(token, self.BULLETS[0])
+
+    def render_table(self, token: block_token.Table) -> str:
+        rows = [self._cells(token.header)] if getattr(token, "header", None) is not None else []
+        rows.extend(self._cells(row) for row in token.children or ())
+        text = self.escape(format_table(rows, list(token.column_align or []),
+                                        has_header=token.header is not None, sep=self.TABLE_SEP))
+        return text if self.plain else self.code_block(text)
+
+    @staticmethod
+    def _cells(row: block_token.TableRow) -> list[str]:
+        return [plain_text(cell).replace("\n", " ").strip() for cell in row.children or ()]
+
+    def render_table_row(self, token: block_token.TableRow) -> str:
+        return self.TABLE_SEP.join(self.escape(c) for c in self._cells(token))
+
+    def render_table_cell(self, token: block_token.TableCell) -> str:
+        return self.escape(plain_text(token))

@@ -5,18 +5,12 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from mistletoe import block_token, span_token
-from mistletoe.base_renderer import BaseRenderer
-
-from bots.chat_markdown import InlineMarks, display_width, format_table, parse, split_urls
+from bots.chat_markdown import ChatRenderer, parse
 
 # Slack's formatting reference: "&", "<" and ">" are control characters and must be escaped
 # as HTML entities everywhere in mrkdwn text, code included.
 # https://docs.slack.dev/messaging/formatting-message-text
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_SAFE_SCHEMES = ("http://", "https://", "mailto:")
-_BULLETS = ("•", "◦", "▪")
-_RULE = "―" * 12
 
 
 def escape(text: str) -> str:
@@ -54,49 +48,33 @@ def _link_url(url: str) -> str:
     return url.replace("&", "&amp;")
 
 
-class _Renderer(InlineMarks, BaseRenderer):
-    """mistletoe renderer producing Slack mrkdwn, or plain text when ``plain`` is set."""
+class _Renderer(ChatRenderer):
+    """Slack mrkdwn's syntax for :class:`ChatRenderer`, or plain text when ``plain`` is set."""
 
     STRONG, EMPHASIS, STRIKE = "*", "_", "~"
+    BULLETS = ("•", "◦", "▪")
+    LABEL_PLAIN = True  # formatting inside a link label does not render in Slack: its words only
 
-    def __init__(self, *, plain: bool = False) -> None:
-        super().__init__()
-        self.plain = plain
-        self._bold = 0
-        self._list_depth = 0
+    def escape(self, text: str) -> str:
+        return escape(text)
 
-    # ---- plumbing ------------------------------------------------------------------------
-    def render(self, token) -> str:
-        func = self.render_map.get(type(token).__name__)
-        if func is None:  # a token type registered by another renderer: keep its text
-            children = getattr(token, "children", None)
-            return self.render_inner(token) if children else escape(getattr(token, "content", ""))
-        return func(token)
+    def literal(self, text: str) -> str:
+        # a bare URL is made a link by the walk: with ``verbatim`` set, Slack no longer finds it itself
+        return _literal(text)
 
-    def render_document(self, token: block_token.Document) -> str:
-        return _guard_markers(self._blocks(token.children).strip("\n"))
+    def render_document(self, token) -> str:
+        return _guard_markers(super().render_document(token))
 
-    def _blocks(self, children) -> str:
-        return "\n\n".join(part for part in (self.render(c) for c in children or ()) if part.strip())
+    def code_span(self, code: str) -> str:
+        return f"`{code}`"
 
-    # ---- spans ---------------------------------------------------------------------------
-    def render_raw_text(self, token: span_token.RawText) -> str:
-        if self.plain:
-            return escape(token.content)
-        # a bare URL becomes a link here: with ``verbatim`` set, Slack no longer finds it itself
-        return "".join(self._link(piece, "") if is_url else _literal(piece)
-                       for is_url, piece in split_urls(token.content))
+    def code_block(self, code: str) -> str:
+        return f"```\n{code}\n```"
 
-    def render_escape_sequence(self, token: span_token.EscapeSequence) -> str:
-        return self.render_inner(token)
+    def heading(self, inner: str, level: int) -> str:
+        return self._wrap("*", inner)
 
-    def render_inline_code(self, token: span_token.InlineCode) -> str:
-        code = escape(token.children[0].content) if token.children else ""
-        return code if self.plain else f"`{code}`"
-
-    def _link(self, url: str, text: str) -> str:
-        if not url.startswith(_SAFE_SCHEMES):
-            return text or escape(url)
+    def link(self, url: str, text: str) -> str:
         if self.plain:
             shown = escape(url)
             return shown if not text or text in (shown, shown.removeprefix("mailto:")) else f"{text} ({shown})"
@@ -105,104 +83,12 @@ class _Renderer(InlineMarks, BaseRenderer):
             text = escape(url)
         return f"<{safe}>" if not text or text == safe else f"<{safe}|{text}>"
 
-    def _link_text(self, token) -> str:
-        # Formatting inside a link label does not render in Slack; keep its words only.
-        saved, self.plain = self.plain, True
-        try:
-            return self.render_inner(token).replace("\n", " ").strip()
-        finally:
-            self.plain = saved
-
-    def render_link(self, token: span_token.Link) -> str:
-        return self._link(token.target, self._link_text(token))
-
-    def render_auto_link(self, token: span_token.AutoLink) -> str:
-        target = token.target
-        if target.startswith(("!", "@", "#")):  # <!here|@here> parses as an e-mail autolink: its text only
-            return _literal(target)
-        if getattr(token, "mailto", False) and not target.startswith("mailto:"):
-            return self._link(f"mailto:{target}", escape(target))
-        return self._link(target, "")
-
-    def render_image(self, token: span_token.Image) -> str:
-        return self._link(token.src, self._link_text(token) or "image")
-
-    def render_line_break(self, token: span_token.LineBreak) -> str:
-        # A soft break is kept as a newline: chat text is read as it was written.
-        return "\n"
-
-    # ---- blocks --------------------------------------------------------------------------
-    def render_paragraph(self, token: block_token.Paragraph) -> str:
-        return self.render_inner(token)
-
-    def render_heading(self, token: block_token.Heading) -> str:
-        self._bold += 1
-        try:
-            inner = self.render_inner(token).replace("\n", " ").strip()
-        finally:
-            self._bold -= 1
-        return inner if self.plain else self._wrap("*", inner)
-
-    def render_quote(self, token: block_token.Quote) -> str:
-        inner = self._blocks(token.children)
-        return "\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))
-
-    def render_block_code(self, token: block_token.BlockCode) -> str:
-        code = token.children[0].content if token.children else ""
-        code = escape(code.rstrip("\n"))
-        return code if self.plain else f"```\n{code}\n```"
-
-    def render_thematic_break(self, token: block_token.ThematicBreak) -> str:
-        return _RULE
-
-    def render_list(self, token: block_token.List) -> str:
-        self._list_depth += 1
-        try:
-            lines = []
-            for index, item in enumerate(token.children):
-                marker = (
-                    f"{token.start + index}." if token.start is not None
-                    else _BULLETS[(self._list_depth - 1) % len(_BULLETS)]
-                )
-                lines.append(self._list_item(item, marker))
-            return "\n".join(lines)
-        finally:
-            self._list_depth -= 1
-
-    def _list_item(self, item: block_token.ListItem, marker: str) -> str:
+    def list_item(self, lines: list[str], marker: str) -> str:
         indent = "    " * (self._list_depth - 1)
-        parts = [self.render(child) for child in item.children or ()]
-        body = "\n".join(p for p in parts if p.strip())
-        lines = body.split("\n") if body else [""]
         head = f"{indent}{marker} {lines[0]}".rstrip()
         # nested lists carry their own indentation; continuation lines line up under the text
         rest = [line if line.startswith(indent + "    ") or not line else f"{indent}    {line}" for line in lines[1:]]
         return "\n".join([head, *rest])
-
-    def render_list_item(self, token: block_token.ListItem) -> str:
-        return self._list_item(token, _BULLETS[0])
-
-    def render_table(self, token: block_token.Table) -> str:
-        saved, self.plain = self.plain, True
-        try:
-            rows = []
-            if getattr(token, "header", None) is not None:
-                rows.append(self._cells(token.header))
-            rows.extend(self._cells(row) for row in token.children or ())
-        finally:
-            self.plain = saved
-        text = format_table(rows, list(token.column_align or []), has_header=token.header is not None,
-                            width=lambda cell: display_width(_unescape(cell)))
-        return text if self.plain else f"```\n{text}\n```"
-
-    def _cells(self, row: block_token.TableRow) -> list[str]:
-        return [self.render_inner(cell).replace("\n", " ").strip() for cell in row.children or ()]
-
-    def render_table_row(self, token: block_token.TableRow) -> str:
-        return "  ".join(self._cells(token))
-
-    def render_table_cell(self, token: block_token.TableCell) -> str:
-        return self.render_inner(token)
 
 
 def _unescape(text: str) -> str:

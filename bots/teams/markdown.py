@@ -7,11 +7,9 @@ import re
 from urllib.parse import quote
 
 from botbuilder.schema import Activity
-from mistletoe import block_token, span_token
-from mistletoe.base_renderer import BaseRenderer
 
 from bots.chat_common import cut_point
-from bots.chat_markdown import InlineMarks, format_table, parse, split_urls
+from bots.chat_markdown import ChatRenderer, parse
 
 MAX_MESSAGE_BYTES = 28_000
 """Budget for one bot message's JSON payload, in bytes.
@@ -38,8 +36,6 @@ _ESCAPES = {
 }
 # At the start of a line these begin a heading, quote, list, rule or table.
 _LINE_START = re.compile(r"^([ \t]*)(?:([#>+=-])|(\d{1,9})([.)]))(?=[ \t]|$)", re.MULTILINE)
-_SAFE_SCHEMES = ("http://", "https://", "mailto:")
-_RULE = "―" * 12
 
 
 def escape(text: str) -> str:
@@ -63,152 +59,33 @@ def _href(url: str) -> str:
     return url.replace("&", "&amp;")
 
 
-class _Renderer(InlineMarks, BaseRenderer):
-    """mistletoe renderer producing the Markdown subset a Teams text message shows, text escaped."""
+class _Renderer(ChatRenderer):
+    """The Markdown subset a Teams text message shows, for :class:`ChatRenderer`; literal text escaped."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._bold = 0
-        self._in_link = 0
+    TABLE_SEP = " | "
 
-    def render(self, token) -> str:
-        func = self.render_map.get(type(token).__name__)
-        if func is None:  # a token type registered by another renderer (HTML): keep its text
-            children = getattr(token, "children", None)
-            return self.render_inner(token) if children else escape(getattr(token, "content", ""))
-        return func(token)
+    def escape(self, text: str) -> str:
+        return escape(text)
 
-    def render_document(self, token: block_token.Document) -> str:
-        return self._blocks(token.children).strip("\n")
+    def paragraph(self, text: str) -> str:
+        return _escape_line_starts(text)
 
-    def _blocks(self, children) -> str:
-        return "\n\n".join(part for part in (self.render(c) for c in children or ()) if part.strip())
+    def code_span(self, code: str) -> str:
+        return f"<code>{code}</code>"
 
-    # ---- spans ---------------------------------------------------------------------------
-    def render_raw_text(self, token: span_token.RawText) -> str:
-        if self._in_link:
-            return escape(token.content)
-        return "".join(self._link(piece, "") if is_url else escape(piece) for is_url, piece in split_urls(token.content))
+    def code_block(self, code: str) -> str:
+        return f"<pre>{code}</pre>"
 
-    def render_escape_sequence(self, token: span_token.EscapeSequence) -> str:
-        return self.render_inner(token)
+    def heading(self, inner: str, level: int) -> str:
+        # Teams shows headings of levels 1-3; deeper ones become bold lines
+        return f"{'#' * level} {inner}" if level <= 3 else f"**{inner}**"
 
-    def render_inline_code(self, token: span_token.InlineCode) -> str:
-        code = token.children[0].content if token.children else ""
-        return f"<code>{escape(code)}</code>"
-
-    def _link(self, url: str, label: str) -> str:
-        if not url.startswith(_SAFE_SCHEMES):
-            return label or escape(url)
+    def link(self, url: str, label: str) -> str:
         return f"[{label or escape(url.removeprefix('mailto:'))}]({_href(url)})"
 
-    def render_link(self, token: span_token.Link) -> str:
-        return self._link(token.target, self._label(token))
-
-    def _label(self, token) -> str:
-        self._in_link += 1
-        try:
-            return self.render_inner(token).replace("\n", " ").strip()
-        finally:
-            self._in_link -= 1
-
-    def render_auto_link(self, token: span_token.AutoLink) -> str:
-        target = token.target
-        if getattr(token, "mailto", False) and not target.startswith("mailto:"):
-            if target.startswith(("!", "@", "#")):  # Slack-style <!here|@here>: its text, not an address
-                return escape(target)
-            target = f"mailto:{target}"
-        return self._link(target, "")
-
-    def render_image(self, token: span_token.Image) -> str:
-        return self._link(token.src, self._label(token) or "image")
-
-    def render_line_break(self, token: span_token.LineBreak) -> str:
-        return "\n"
-
-    # ---- blocks --------------------------------------------------------------------------
-    def render_paragraph(self, token: block_token.Paragraph) -> str:
-        return _escape_line_starts(self.render_inner(token))
-
-    def render_heading(self, token: block_token.Heading) -> str:
-        self._bold += 1
-        try:
-            inner = self.render_inner(token).replace("\n", " ").strip()
-        finally:
-            self._bold -= 1
-        if not inner:
-            return ""
-        # Teams shows headings of levels 1-3; deeper ones become bold lines
-        return f"{'#' * token.level} {inner}" if token.level <= 3 else f"**{inner}**"
-
-    def render_quote(self, token: block_token.Quote) -> str:
-        inner = self._blocks(token.children)
-        return "\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))
-
-    def render_block_code(self, token: block_token.BlockCode) -> str:
-        code = token.children[0].content if token.children else ""
-        return _pre(escape(code.rstrip("\n")))
-
-    def render_thematic_break(self, token: block_token.ThematicBreak) -> str:
-        return _RULE
-
-    def render_list(self, token: block_token.List) -> str:
-        items = []
-        for index, item in enumerate(token.children or ()):
-            marker = f"{token.start + index}." if token.start is not None else "-"
-            items.append(self._item(item, marker))
-        return "\n".join(items)
-
-    def _item(self, item: block_token.ListItem, marker: str) -> str:
-        body = "\n".join(p for p in (self.render(c) for c in item.children or ()) if p.strip())
-        lines = body.split("\n") if body else [""]
+    def list_item(self, lines: list[str], marker: str) -> str:
         pad = " " * (len(marker) + 1)
         return "\n".join([f"{marker} {lines[0]}".rstrip(), *(f"{pad}{ln}" if ln else "" for ln in lines[1:])])
-
-    def render_list_item(self, token: block_token.ListItem) -> str:
-        return self._item(token, "-")
-
-    def render_table(self, token: block_token.Table) -> str:
-        rows = []
-        if getattr(token, "header", None) is not None:
-            rows.append(self._cells(token.header))
-        rows.extend(self._cells(row) for row in token.children or ())
-        text = format_table(rows, list(token.column_align or []), has_header=token.header is not None, sep=" | ")
-        return _pre(escape(text))
-
-    def _cells(self, row: block_token.TableRow) -> list[str]:
-        return [_plain(cell).replace("\n", " ").strip() for cell in row.children or ()]
-
-    def render_table_row(self, token: block_token.TableRow) -> str:
-        return " | ".join(escape(c) for c in self._cells(token))
-
-    def render_table_cell(self, token: block_token.TableCell) -> str:
-        return escape(_plain(token))
-
-
-def _pre(escaped: str) -> str:
-    """A preformatted block (Teams' ``<pre>``): its text escaped, so nothing in it is read as markup."""
-    return f"<pre>{escaped}</pre>"
-
-
-def _plain(token) -> str:
-    """The text a span token shows, without markup (links as ``text (url)``), unescaped."""
-    if isinstance(token, span_token.RawText):
-        return token.content
-    if isinstance(token, span_token.InlineCode):
-        return token.children[0].content if token.children else ""
-    if isinstance(token, (span_token.Link, span_token.Image)):
-        label = "".join(_plain(c) for c in token.children or ())
-        url = token.target if isinstance(token, span_token.Link) else token.src
-        return f"{label} ({url})" if label and label != url else url
-    if isinstance(token, span_token.AutoLink):
-        return token.target
-    if isinstance(token, span_token.LineBreak):
-        return " "
-    children = getattr(token, "children", None)
-    if children:
-        return "".join(_plain(c) for c in children)
-    return getattr(token, "content", "")
 
 
 def to_teams_markdown(text: str) -> str:
