@@ -232,10 +232,10 @@ def teams(
 ) -> None:
     """Run the Microsoft Teams bot: HTTP on /api/messages and /files/{token}."""
     from bots.teams.server import main as teams_main
-    from engine.settings import load_settings
+    from bots.teams.settings import load_teams_settings
 
     try:
-        settings = load_settings()
+        settings = load_teams_settings()
         if host is None:  # unauthenticated local mode stays on this machine unless asked otherwise
             host = "0.0.0.0" if settings.microsoft_app_id else "127.0.0.1"
         teams_main(port=port, host=host, settings=settings)

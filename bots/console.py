@@ -45,6 +45,16 @@ def say(text: str, style: str | None = None, end: str = "\n") -> None:
     err.print(clean_text(text), style=style, end=end, soft_wrap=True)
 
 
+def show_follow_ups(questions: list[str]) -> None:
+    """The review's suggested follow-up questions (up to three, what the chat offers as buttons),
+    on stderr after the report's paths, so the paths stay the only lines a script reads on stdout."""
+    questions = [q for q in questions if q.strip()][:3]
+    if questions:
+        say("\nSuggested follow-up questions:")
+        for q in questions:
+            say(f"  - {q}")
+
+
 class ConsoleProgress:
     """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise."""
 
@@ -123,6 +133,7 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
                          arts.usage_json) if f is not None]
     for f in files:
         print(f"  {clean_path(f)}")
+    show_follow_ups(outcome.follow_ups)
     if arts.pdf is None:
         say(f"The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.", style="yellow")
     if out is None:
@@ -274,52 +285,22 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
             return EXIT_USAGE
         start = record.question  # killed before its first checkpoint: start it now
-    if corpus is not None:
-        try:
-            _index(corpus, settings)
-        except KeyboardInterrupt:
-            if resume:
-                say(f"\ndeepresearch: interrupted while indexing the corpus; the thread is as it was. "
-                    f"Continue with: deepresearch ask --resume {thread}")
-            else:
-                say("\ndeepresearch: interrupted while indexing the corpus; nothing was started.")
-            return EXIT_INTERRUPTED
+    if corpus is not None and not _indexed(corpus, settings, thread, resume):
+        return EXIT_INTERRUPTED
     settings.require_search()
     kept = record.question if record else ""
     # written whole before the id is shown, so the id printed is always resumable
     save_record(settings.data_dir, thread, ThreadRecord(
         question=kept or (start or "").strip(), offline=offline, corpus=str(corpus) if corpus else None,
         no_clarify=no_clarify, created_at=record.created_at if record else time.time()))
-    say(f"thread: {thread}")
-    if settings.llm_backend == "offline":
-        say("model: offline extractive mode (no language model; the report says so)")
-    if settings.search_backend == "none":
-        say("search: none configured (set TAVILY_API_KEY or use --corpus DIR); the report will have no sources",
-            style="yellow")
+    _announce(thread, settings)
     try:
         outcome = asyncio.run(_direct(thread, start, answer, start is None, settings, lock))
-    except TurnRejected as exc:
-        say(f"deepresearch: {exc}")
-        return EXIT_USAGE
-    except RunCancelled:
-        say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
-        say(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
-        return EXIT_FAILED
-    except (SearchError, ServiceTimeout, *provider_errors("APIError")) as exc:
-        say(f"deepresearch: {_short_error(exc)}")
-        say(f"The run is saved; continue it with: deepresearch ask --resume {thread}")
-        return EXIT_FAILED
-    except (OSError, sqlite3.Error) as exc:
-        why = write_problem(exc, settings.data_dir)
-        if why is None:
+    except BaseException as exc:  # noqa: BLE001 - those not answered here are raised again
+        code = _stopped(exc, thread, settings)
+        if code is None:
             raise
-        say(f"deepresearch: the research stopped: {why} (writing under {clean_path(settings.data_dir)}).")
-        say(f"The run is saved up to its last step; once the disk has room (or is writable) again, continue "
-            f"with: deepresearch ask --resume {thread}")
-        return EXIT_STORAGE
-    except KeyboardInterrupt:
-        say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
-        return EXIT_INTERRUPTED
+        return code
     if outcome.status == "clarify":
         return EXIT_WAITING
     try:
@@ -328,6 +309,59 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         say(f"\ndeepresearch: interrupted while printing or copying the report; the report itself is written "
             f"(thread {thread}).")
         return EXIT_INTERRUPTED
+
+
+def _indexed(corpus: Path, settings: Settings, thread: str, resume: bool) -> bool:
+    """Index ``corpus``; False (with a line saying what is left) when Ctrl-C interrupted it."""
+    try:
+        _index(corpus, settings)
+    except KeyboardInterrupt:
+        if resume:
+            say(f"\ndeepresearch: interrupted while indexing the corpus; the thread is as it was. "
+                f"Continue with: deepresearch ask --resume {thread}")
+        else:
+            say("\ndeepresearch: interrupted while indexing the corpus; nothing was started.")
+        return False
+    return True
+
+
+def _announce(thread: str, settings: Settings) -> None:
+    """The thread id (resumable from now on) and the back-ends that shape the report."""
+    say(f"thread: {thread}")
+    if settings.llm_backend == "offline":
+        say("model: offline extractive mode (no language model; the report says so)")
+    if settings.search_backend == "none":
+        say("search: none configured (set TAVILY_API_KEY or use --corpus DIR); the report will have no sources",
+            style="yellow")
+
+
+def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
+    """The exit code (after a line saying why and how to continue) for a research that stopped on
+    ``exc``, or None for an error that is not answered here."""
+    resume_hint = f"The run is saved; continue it with: deepresearch ask --resume {thread}"
+    if isinstance(exc, TurnRejected):
+        say(f"deepresearch: {exc}")
+        return EXIT_USAGE
+    if isinstance(exc, RunCancelled):
+        say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
+        say(resume_hint)
+        return EXIT_FAILED
+    if isinstance(exc, (SearchError, ServiceTimeout, *provider_errors("APIError"))):
+        say(f"deepresearch: {_short_error(exc)}")
+        say(resume_hint)
+        return EXIT_FAILED
+    if isinstance(exc, (OSError, sqlite3.Error)):
+        why = write_problem(exc, settings.data_dir)
+        if why is None:
+            return None
+        say(f"deepresearch: the research stopped: {why} (writing under {clean_path(settings.data_dir)}).")
+        say(f"The run is saved up to its last step; once the disk has room (or is writable) again, continue "
+            f"with: deepresearch ask --resume {thread}")
+        return EXIT_STORAGE
+    if isinstance(exc, KeyboardInterrupt):
+        say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
+        return EXIT_INTERRUPTED
+    return None
 
 
 def _usage_problem(question: str, resume: str | None, out: Path | None, queue: bool, *, offline: bool,

@@ -27,11 +27,13 @@ class _Transcript:
         self.pending = ""
         self.files: list[str] = []
         self.comment = ""
+        self.follow_ups: list[str] = []
 
     def __call__(self, event: dict) -> None:
         self.flush()
         if event["op"] == "post":
             self.pending = event["text"]
+            self.follow_ups = list(event.get("follow_ups") or self.follow_ups)
         elif event["op"] == "update":
             err.print(event["text"].replace("\n", " | "))
         elif event["op"] == "upload":
@@ -78,73 +80,112 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     """
     if not settings.redis_url:
         raise SettingsError("--queue needs REDIS_URL (and a running `deepresearch worker`)")
-    from jobs import handle_message, thread_info
-    from jobs.relay import RelayPort, follow
-    from jobs.run import UPLOAD_COMMENT
-    from jobs.threads import ACTIVE, IN_PROGRESS
+    run = _QueuedRun(thread, settings)
+    if resume:
+        info, answer = run.reopen(answer)
+        if info is False:
+            return 2
+    else:
+        err.print(f"thread: {thread}")
+        if not run.send(question):
+            return 2
+        info = None
+        err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
+    code, info = run.follow_to_end(info, answer, ask_user)
+    if info is None:
+        return code
+    return run.print_files(info, out)
 
-    port = RelayPort.for_thread(thread)
-    shown = _Transcript()
 
-    def send(text: str) -> bool:
-        reply = handle_message(thread, USER, text, port.reference(), f"console-{uuid.uuid4().hex}",
-                               settings=settings, explicit_start=True)
+class _QueuedRun:
+    """One thread of ``ask --queue``: sends through the conversation rules, follows the relay."""
+
+    def __init__(self, thread: str, settings: Settings) -> None:
+        from jobs.relay import RelayPort
+
+        self.thread, self.settings = thread, settings
+        self.port = RelayPort.for_thread(thread)
+        self.shown = _Transcript()
+
+    def send(self, text: str) -> bool:
+        """Hand ``text`` to the conversation rules; True when it started or resumed a turn."""
+        from jobs import handle_message
+
+        reply = handle_message(self.thread, USER, text, self.port.reference(), f"console-{uuid.uuid4().hex}",
+                               settings=self.settings, explicit_start=True)
         if reply.text:
             err.print(reply.render(reply.text, lambda _user: "you"))
         return reply.action in ("started", "resumed")
 
-    if resume:
-        info = thread_info(thread, settings=settings)
-        if info is None and _open_in_journal(thread, settings):
-            err.print(f"thread: {thread}\nRedis lost this research's records; waiting for a worker to recover it …")
+    def reopen(self, answer: str | None):
+        """The thread's record for ``--resume`` (None: Redis lost it, a worker recovers it; False:
+        there is no such research) and the answer still to give."""
+        from jobs import thread_info
+        from jobs.threads import ACTIVE
+
+        info = thread_info(self.thread, settings=self.settings)
+        if info is None and _open_in_journal(self.thread, self.settings):
+            err.print(f"thread: {self.thread}\nRedis lost this research's records; waiting for a worker to recover it …")
         elif info is None:
-            err.print(f"deepresearch: there is no queued research with thread id {thread}.")
-            return 2
+            err.print(f"deepresearch: there is no queued research with thread id {self.thread}.")
+            return False, None
         else:
-            err.print(f"thread: {thread}")
-        if answer is not None and info.status not in ("paused", *ACTIVE):
+            err.print(f"thread: {self.thread}")
+        if answer is not None and info is not None and info.status not in ("paused", *ACTIVE):
             err.print(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
             answer = None
-    else:
-        err.print(f"thread: {thread}")
-        if not send(question):
-            return 2
-        info = None
-        err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
-    while True:
-        if info is None or info.status in IN_PROGRESS:
-            info = follow(thread, settings=settings, on_event=shown, timeout=settings.job_timeout + 600,
-                          on_outage=_say_outage)
-        if info is None:
-            shown.flush()
-            err.print(f"No worker finished the research in time. Follow it later: deepresearch ask --queue --resume {thread}")
-            return 1
-        if info.status == "paused":
-            reply = answer if answer is not None else ask_user(shown.take_question(info.clarify_question))
+        return info, answer
+
+    def follow_to_end(self, info, answer: str | None, ask_user: Callable[[str], str]):
+        """Follow the worker, answering a clarifying question, until the research ends:
+        ``(0, record)`` when it is done, else ``(exit code, None)``."""
+        from jobs.relay import follow
+        from jobs.threads import IN_PROGRESS
+
+        while True:
+            if info is None or info.status in IN_PROGRESS:
+                info = follow(self.thread, settings=self.settings, on_event=self.shown,
+                              timeout=self.settings.job_timeout + 600, on_outage=_say_outage)
+            if info is None:
+                self.shown.flush()
+                err.print("No worker finished the research in time. Follow it later: "
+                          f"deepresearch ask --queue --resume {self.thread}")
+                return 1, None
+            if info.status != "paused":
+                break
+            reply = answer if answer is not None else ask_user(self.shown.take_question(info.clarify_question))
             answer = None
             if not reply:
-                err.print(f"No answer given. Answer later with: deepresearch ask --queue --resume {thread} --answer \"…\"")
-                return 3
-            if not send(reply):
-                return 2
+                err.print("No answer given. Answer later with: "
+                          f"deepresearch ask --queue --resume {self.thread} --answer \"…\"")
+                return 3, None
+            if not self.send(reply):
+                return 2, None
             info = None
-            continue
-        shown.flush()
+        self.shown.flush()
         if info.status != "done":
             err.print(f"The research ended as {info.status}" + (f": {info.error}" if info.error else "."))
-            return 1
-        break
-    files = [info.report_dir / name for name in RUN_FILES] if info.report_dir else []
-    files = [f for f in files if f.exists()] or [Path(f) for f in shown.files]
-    print(f"\n{info.title or 'Report'}\n")
-    for f in files:
-        print(f"  {f}")
-    if shown.comment and shown.comment != UPLOAD_COMMENT:
-        err.print(f"[yellow]{shown.comment}[/yellow]")
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+            return 1, None
+        return 0, info
+
+    def print_files(self, info, out: Path | None) -> int:
+        """Print the title, the files and the suggested follow-ups; copy the files to ``out``."""
+        from bots.console import show_follow_ups
+        from jobs.run import UPLOAD_COMMENT
+
+        files = [info.report_dir / name for name in RUN_FILES] if info.report_dir else []
+        files = [f for f in files if f.exists()] or [Path(f) for f in self.shown.files]
+        print(f"\n{info.title or 'Report'}\n")
         for f in files:
-            shutil.copy2(f, out / f.name)
-        print(f"  copied to {out}")
-    sys.stdout.flush()
-    return 0
+            print(f"  {f}")
+        if self.shown.comment and self.shown.comment != UPLOAD_COMMENT:
+            err.print(f"[yellow]{self.shown.comment}[/yellow]")
+        show_follow_ups(self.shown.follow_ups)
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                shutil.copy2(f, out / f.name)
+            print(f"  copied to {out}")
+        sys.stdout.flush()
+        return 0
+

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROLES = ("research", "summarization", "compression", "final_report", "review")
@@ -34,16 +34,6 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
     tavily_api_key: SecretStr | None = Field(default=None, validation_alias="TAVILY_API_KEY")
-    microsoft_app_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_ID")
-    microsoft_app_password: SecretStr | None = Field(default=None, validation_alias="MICROSOFT_APP_PASSWORD")
-    microsoft_app_tenant_id: str | None = Field(default=None, validation_alias="MICROSOFT_APP_TENANT_ID")
-    microsoft_app_type: str = Field(default="MultiTenant", validation_alias="MICROSOFT_APP_TYPE")
-    # Bot Framework / Entra ID endpoints: unset means the public cloud's; set them only for a
-    # sovereign cloud or a test identity provider (see bots.teams.adapter.auth_config)
-    microsoft_openid_metadata_url: str | None = Field(default=None, validation_alias="MICROSOFT_OPENID_METADATA_URL")
-    microsoft_token_issuer: str | None = Field(default=None, validation_alias="MICROSOFT_TOKEN_ISSUER")
-    microsoft_login_url: str | None = Field(default=None, validation_alias="MICROSOFT_LOGIN_URL")
-    microsoft_oauth_scope: str | None = Field(default=None, validation_alias="MICROSOFT_OAUTH_SCOPE")
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
     #: PostgreSQL for checkpoints and report files, shared by every host (libpq URL); unset: the
     #: SQLite files under ``DEEPRESEARCH_DATA_DIR`` (one host)
@@ -51,6 +41,9 @@ class Settings(BaseSettings):
 
     # the project's own
     data_dir: Path = Path("./data")
+    #: where checkpoints and report files live: ``postgres`` (needs ``DATABASE_URL``) or
+    #: ``sqlite`` (the files under ``data_dir``, even with ``DATABASE_URL`` set); unset: by ``DATABASE_URL``
+    store: Literal["postgres", "sqlite"] | None = None
     llm: Literal["openai", "offline"] | None = None
     search: Literal["tavily", "corpus", "none"] | None = None
     tavily_url: str = "https://api.tavily.com"
@@ -128,7 +121,16 @@ class Settings(BaseSettings):
                 raise ValueError(f"not a URL: {err}") from None
         return v
 
-    @field_validator("llm", "search", "structured_output", "tool_calls", mode="before")
+    @model_validator(mode="after")
+    def _store_choice(self) -> Settings:
+        if self.store == "postgres" and self.database_url is None:
+            raise ValueError("DEEPRESEARCH_STORE=postgres needs DATABASE_URL "
+                             "(postgresql://user:password@host:5432/db)")
+        if self.store == "sqlite":
+            self.database_url = None  # the embedded store, whatever else the environment holds
+        return self
+
+    @field_validator("llm", "search", "store", "structured_output", "tool_calls", mode="before")
     @classmethod
     def _lower(cls, v: object) -> object:
         return v.strip().lower() if isinstance(v, str) and v.strip() else (None if v == "" else v)
@@ -156,7 +158,8 @@ class Settings(BaseSettings):
 
     @property
     def store_backend(self) -> Literal["postgres", "sqlite"]:
-        """Where checkpoints and report files live: PostgreSQL with ``DATABASE_URL``, else SQLite files."""
+        """Where checkpoints and report files live: PostgreSQL with ``DATABASE_URL`` (unless
+        ``DEEPRESEARCH_STORE=sqlite``), else SQLite files."""
         return "postgres" if self.database_url else "sqlite"
 
     @property
@@ -196,7 +199,9 @@ class Settings(BaseSettings):
 
 def _explain(err: ValidationError) -> str:
     first = err.errors()[0]
-    loc = first.get("loc") or ("?",)
+    if not first.get("loc"):  # a rule across settings: its message names them
+        return str(first.get("msg", "invalid settings")).removeprefix("Value error, ")
+    loc = first["loc"]
     name = str(loc[0])
     env = name.upper() if name.isupper() or name.upper() in _THIRD_PARTY else f"DEEPRESEARCH_{name.upper()}"
     value = first.get("input")
@@ -209,14 +214,24 @@ def _explain(err: ValidationError) -> str:
 
 _THIRD_PARTY = {
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET",
-    "SLACK_APP_TOKEN", "SLACK_API_URL", "MICROSOFT_APP_ID", "MICROSOFT_APP_PASSWORD",
-    "MICROSOFT_APP_TENANT_ID", "MICROSOFT_APP_TYPE", "MICROSOFT_OPENID_METADATA_URL", "MICROSOFT_TOKEN_ISSUER",
-    "MICROSOFT_LOGIN_URL", "MICROSOFT_OAUTH_SCOPE", "REDIS_URL", "DATABASE_URL",
+    "SLACK_APP_TOKEN", "SLACK_API_URL", "REDIS_URL", "DATABASE_URL",
 }
+
+
+_S = TypeVar("_S", bound="Settings")
 
 
 def load_settings(**overrides: object) -> Settings:
     """Read and validate the settings; ``overrides`` (field names) win over the environment.
+
+    Raises:
+        SettingsError: one line naming the first invalid setting.
+    """
+    return load_settings_as(Settings, **overrides)
+
+
+def load_settings_as(cls: type[_S], **overrides: object) -> _S:
+    """:func:`load_settings` for ``cls``, a surface's settings that extend :class:`Settings`.
 
     Raises:
         SettingsError: one line naming the first invalid setting.
@@ -228,7 +243,7 @@ def load_settings(**overrides: object) -> Settings:
         if var.startswith("DEEPRESEARCH_") and var not in known:
             raise SettingsError(f"unknown setting {var}: not one of the DEEPRESEARCH_ settings")
     try:
-        return Settings(**overrides)
+        return cls(**overrides)
     except ValidationError as err:
         raise SettingsError(_explain(err)) from None
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from engine.settings import Settings, get_settings
+from jobs.port import Button, ButtonAction
 from jobs.redisconn import REDIS_BACKOFF_BASE, REDIS_BACKOFF_CAP, redis_connection
 from jobs.threads import IN_PROGRESS, ThreadInfo, thread_info
 
@@ -54,14 +55,22 @@ class RelayPort:
             pipe.expire(_key(self.thread), RELAY_TTL)
             pipe.execute()
 
-    def post(self, text: str) -> str:
-        """Relay a new message; returns its id."""
+    #: buttons are relayed as data: the terminal lists the suggested follow-up questions
+    supports_buttons = True
+
+    def post(self, text: str, *, buttons: Sequence[Button] = ()) -> str:
+        """Relay a new message; returns its id. Follow-up buttons travel as ``"follow_ups"``
+        (their questions); the terminal cancels with Ctrl-C, so a Cancel button is not relayed."""
         message_id = uuid.uuid4().hex[:12]
-        self._push({"op": "post", "id": message_id, "text": text})
+        event: dict = {"op": "post", "id": message_id, "text": text}
+        follow_ups = [b.value for b in buttons if b.action == ButtonAction.FOLLOW_UP and b.value]
+        if follow_ups:
+            event["follow_ups"] = follow_ups
+        self._push(event)
         return message_id
 
-    def update(self, message_id: str, text: str) -> None:
-        """Relay an edit of the status message."""
+    def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
+        """Relay an edit of the status message (its buttons are not relayed)."""
         self._push({"op": "update", "id": message_id, "text": text})
 
     def upload(self, files: list[Path], *, comment: str = "") -> None:
@@ -85,37 +94,46 @@ def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], Non
     """
     if not settings.redis_url:
         raise ValueError("following a queued research needs REDIS_URL")
-    conn = redis_connection(settings.redis_url)
+    follower = _Follower(thread_id, settings, on_event, on_outage)
     deadline = None if timeout is None else time.monotonic() + timeout
     outage = Retry(ExponentialBackoff(cap=REDIS_BACKOFF_CAP, base=REDIS_BACKOFF_BASE), -1)
-    down = False
-
-    def step() -> ThreadInfo | None | bool:
-        nonlocal down
-        item = conn.blpop([_key(thread_id)], timeout=1)
-        if down:
-            down = False
-            if on_outage is not None:
-                on_outage(None)
-        if item is not None:
-            on_event(json.loads(item[1]))
-            return False
-        info = thread_info(thread_id, settings=settings)
-        if info is not None and info.status not in IN_PROGRESS:
-            while (raw := conn.lpop(_key(thread_id))) is not None:
-                on_event(json.loads(raw))
-            return info
-        return None
-
-    def lost(err: BaseException) -> None:
-        nonlocal down
-        if not down and on_outage is not None:
-            on_outage(err)
-        down = True
-
     while True:
-        result = outage.call_with_retry(step, lost)
+        result = outage.call_with_retry(follower.step, follower.lost)
         if isinstance(result, ThreadInfo):
             return result
         if result is None and deadline is not None and time.monotonic() >= deadline:
             return None
+
+
+class _Follower:
+    """One thread's relayed events taken off Redis, and whether Redis was last seen down."""
+
+    def __init__(self, thread_id: str, settings: Settings, on_event: Callable[[dict], None],
+                 on_outage: Callable[[BaseException | None], None] | None) -> None:
+        self.thread_id, self.settings = thread_id, settings
+        self.on_event, self.on_outage = on_event, on_outage
+        self.conn = redis_connection(settings.redis_url)
+        self.down = False
+
+    def step(self) -> ThreadInfo | None | bool:
+        """Wait up to a second for an event: False after one, the record once the turn ended, else None."""
+        item = self.conn.blpop([_key(self.thread_id)], timeout=1)
+        if self.down:
+            self.down = False
+            if self.on_outage is not None:
+                self.on_outage(None)
+        if item is not None:
+            self.on_event(json.loads(item[1]))
+            return False
+        info = thread_info(self.thread_id, settings=self.settings)
+        if info is not None and info.status not in IN_PROGRESS:
+            while (raw := self.conn.lpop(_key(self.thread_id))) is not None:
+                self.on_event(json.loads(raw))
+            return info
+        return None
+
+    def lost(self, err: BaseException) -> None:
+        """Redis did not answer within the client's window: say so once per outage."""
+        if not self.down and self.on_outage is not None:
+            self.on_outage(err)
+        self.down = True

@@ -82,18 +82,27 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     existing = store.get(records.turn_key(t.turn_id))
     if existing is None or existing.get("state") in records.TERMINAL:
         return _skipped(t, existing)
+    port = _port_or_fail(store, t)
+    job = _TurnJob(t, settings, store, port, last_attempt, loop, hand_back)
+    if job.stopping():  # picked up while this process stops: leave it for the next runner
+        return job.handed_back()
+    return _run_under_lock(job, store, t, settings)
+
+
+def _port_or_fail(store: Store, t: Turn) -> ChatPort:
+    """The turn's chat port; when it cannot be rebuilt, the turn and thread are failed and the error re-raised."""
     try:
-        port = port_from_reference(t.port)
+        return port_from_reference(t.port)
     except Exception as err:  # no way to speak in the thread: record and give up
         log.error("event=port_unusable turn=%s error=%s", t.turn_id, type(err).__name__)
         records.finish(store, t.turn_id, "failed", last_error=type(err).__name__)
         set_thread(store, t.thread_id, status="failed", error="the chat thread could not be reached")
         _no_more_retries()
         raise
-    job = _TurnJob(t, settings, store, port, last_attempt, loop, hand_back)
-    if job.stopping():  # picked up while this process stops: leave it for the next runner
-        return job.handed_back()
-    # the lock comes first: an earlier attempt may still be finishing (an orphaned work horse)
+
+
+def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings) -> dict:
+    """Claim and run the turn holding its thread's lock (an earlier attempt may still be finishing)."""
     lock = ThreadLock(store, t.thread_id, on_lost=job.on_lock_lost)
     if not lock.acquire(timeout=settings.job_timeout,
                         should_stop=lambda: job.stopping() or job.cancel_requested()):

@@ -9,7 +9,8 @@ from urllib.parse import urlsplit
 from botbuilder.integration.aiohttp import CloudAdapter, ConfigurationBotFrameworkAuthentication
 
 from bots.teams.credentials import CachingPasswordCredentialFactory
-from engine.settings import Settings, SettingsError
+from bots.teams.settings import TeamsSettings
+from engine.settings import SettingsError
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ ENDPOINT_SETTINGS = ("MICROSOFT_OPENID_METADATA_URL", "MICROSOFT_TOKEN_ISSUER", 
                      "MICROSOFT_OAUTH_SCOPE")
 
 
-def _endpoints(settings: Settings, app_type: str, tenant: str) -> dict[str, object]:
+def _endpoints(settings: TeamsSettings, app_type: str, tenant: str) -> dict[str, object]:
     """The ``TO_*`` fields from the ``MICROSOFT_*`` endpoint settings: all four or none.
 
     With SingleTenant the login URL's tenant segment (its last path segment) is the app's tenant,
@@ -67,7 +68,7 @@ def _endpoints(settings: Settings, app_type: str, tenant: str) -> dict[str, obje
                 VALIDATE_AUTHORITY=False)
 
 
-def auth_config(settings: Settings) -> AuthConfig:
+def auth_config(settings: TeamsSettings) -> AuthConfig:
     """Validate the ``MICROSOFT_APP_*`` settings and return the SDK's configuration object.
 
     No ``MICROSOFT_APP_ID``: authentication is disabled (incoming requests are not checked and
@@ -100,7 +101,7 @@ def auth_config(settings: Settings) -> AuthConfig:
                       **_endpoints(settings, app_type, tenant))
 
 
-def make_adapter(settings: Settings) -> CloudAdapter:
+def make_adapter(settings: TeamsSettings) -> CloudAdapter:
     """A CloudAdapter with ``ConfigurationBotFrameworkAuthentication`` from the settings.
 
     Raises:
@@ -116,6 +117,6 @@ def make_adapter(settings: Settings) -> CloudAdapter:
     return CloudAdapter(ConfigurationBotFrameworkAuthentication(config, credentials_factory=factory, logger=log))
 
 
-def bot_app_id(settings: Settings) -> str | None:
+def bot_app_id(settings: TeamsSettings) -> str | None:
     """The bot's app id for ``continue_conversation`` (None when authentication is disabled)."""
     return (settings.microsoft_app_id or "").strip() or None

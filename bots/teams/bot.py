@@ -22,6 +22,7 @@ from bots.logs import redact
 from bots.teams import cards, files
 from bots.teams.markdown import to_teams_markdown
 from bots.teams.port import TeamsPort
+from bots.teams.settings import teams_settings
 from engine.database import DatabaseError
 from engine.settings import Settings
 from jobs.conversation import Address
@@ -146,7 +147,7 @@ class TeamsBot(TeamsActivityHandler):
     """
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+        self.settings = teams_settings(settings)
 
     async def _call(self, func, *args, **kwargs):
         if inspect.iscoroutinefunction(func):

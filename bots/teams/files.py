@@ -74,7 +74,10 @@ def signing_key(settings: Settings) -> bytes:
     needs it first. Raises OSError when the data directory is not writable,
     :class:`engine.database.DatabaseError` when PostgreSQL cannot be used.
     """
-    password = settings.microsoft_app_password.get_secret_value() if settings.microsoft_app_password else ""
+    from bots.teams.settings import teams_settings
+
+    app_password = teams_settings(settings).microsoft_app_password
+    password = app_password.get_secret_value() if app_password else ""
     if password:
         return hmac.new(password.encode("utf-8"), _DERIVE_LABEL, hashlib.sha256).digest()
     if settings.database_url is not None:

@@ -14,7 +14,8 @@ import zipfile
 from pathlib import Path
 from urllib.parse import urlparse
 
-from engine.settings import SettingsError, load_settings
+from bots.teams.settings import load_teams_settings
+from engine.settings import SettingsError
 
 MANIFEST_DIR = Path(__file__).resolve().parents[2] / "manifests" / "teams"
 DEFAULT_OUT = Path("build") / "teams-app.zip"
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--website-url", default=None, help="https developer/privacy/terms URL (default: public URL)")
     args = parser.parse_args(argv)
     try:
-        settings = load_settings()
+        settings = load_teams_settings()
         if not settings.microsoft_app_id:
             raise PackageError("MICROSOFT_APP_ID is not set (the Azure bot's Microsoft App ID)")
         out = build_package(

@@ -22,6 +22,7 @@ from bots.teams import cards
 from bots.teams import files as file_tokens
 from bots.teams.adapter import bot_app_id, make_adapter
 from bots.teams.markdown import fit_activity, to_teams_markdown
+from bots.teams.settings import TeamsSettings, teams_settings
 from engine.settings import Settings, get_settings
 from jobs.port import Button
 
@@ -32,17 +33,20 @@ RETRY_STATUSES = {429, 502, 503, 504}
 RETRY_DELAYS = (0.5, 1.5, 4.0)
 CALL_TIMEOUT = 120.0
 
-_settings: Settings | None = None
+_settings: TeamsSettings | None = None
 
 
 def configure(settings: Settings) -> None:
     """Use ``settings`` for ports rebuilt in this process (else :func:`engine.settings.get_settings`)."""
     global _settings
-    _settings = settings
+    _settings = teams_settings(settings)
 
 
-def _current_settings() -> Settings:
-    return _settings if _settings is not None else get_settings()
+def _current_settings() -> TeamsSettings:
+    global _settings
+    if _settings is None:
+        _settings = teams_settings(get_settings())
+    return _settings
 
 
 class ConnectorUnavailable(ConnectionError):
@@ -65,7 +69,7 @@ class _Runtime:
         thread = threading.Thread(target=self.loop.run_forever, name="teams-port-loop", daemon=True)
         thread.start()
 
-    def adapter(self, settings: Settings) -> CloudAdapter:
+    def adapter(self, settings: TeamsSettings) -> CloudAdapter:
         key = (settings.microsoft_app_id, settings.microsoft_app_type, settings.microsoft_app_tenant_id,
                settings.microsoft_login_url, settings.microsoft_openid_metadata_url)
         if key not in self._adapters:
@@ -120,10 +124,10 @@ class TeamsPort:
 
     def __init__(self, reference: ConversationReference, *, settings: Settings | None = None) -> None:
         self._ref = reference
-        self._settings = settings
+        self._settings = teams_settings(settings) if settings is not None else None
 
     @property
-    def settings(self) -> Settings:
+    def settings(self) -> TeamsSettings:
         """The settings this port sends with."""
         return self._settings or _current_settings()
 

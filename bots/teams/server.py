@@ -17,13 +17,14 @@ from bots.teams import files
 from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
 from bots.teams.bot import TeamsBot
+from bots.teams.settings import TeamsSettings, load_teams_settings, teams_settings
 from engine.database import DatabaseError, require_database
-from engine.settings import Settings, load_settings
+from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 
 MAX_REQUEST_BYTES = 1024 * 1024
-SETTINGS_KEY = web.AppKey("settings", Settings)
+SETTINGS_KEY = web.AppKey("settings", TeamsSettings)
 ADAPTER_KEY = web.AppKey("adapter", CloudAdapter)
 BOT_KEY = web.AppKey("bot", TeamsBot)
 
@@ -128,6 +129,7 @@ def build_app(settings: Settings) -> web.Application:
     Raises:
         engine.settings.SettingsError: invalid ``MICROSOFT_APP_*`` settings.
     """
+    settings = teams_settings(settings)
     adapter = make_adapter(settings)
     adapter.on_turn_error = _on_turn_error
     teams_port.configure(settings)
@@ -150,7 +152,7 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
     Raises:
         engine.settings.SettingsError: a missing or invalid setting (one line).
     """
-    settings = settings or load_settings()
+    settings = teams_settings(settings) if settings is not None else load_teams_settings()
     settings.require_model()
     settings.require_search()
     from jobs.queue import check_redis

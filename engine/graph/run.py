@@ -140,48 +140,15 @@ async def run_graph_turn(
     async with open_checkpointer(settings) as saver:
         graph = graph_builder().compile(checkpointer=saver)
         snapshot = await graph.aget_state(config)
-        status = _status_of(snapshot)
-        if question is not None:
-            text = validate_question(question)
-            run_id = new_run_id()
-            graph_input: object = _fresh_input(text, context, run_id)
-            turn = "start"
-        elif answer is not None:
-            if status != "paused":
-                raise TurnRejected("There is no clarifying question waiting for an answer in this thread.")
-            reply = (answer or "").strip()
-            if not reply:
-                raise TurnRejected("The answer is empty.")
-            if len(reply) > MAX_QUESTION_CHARS:
-                raise TurnRejected(f"The answer is over {MAX_QUESTION_CHARS:,} characters; shorten it.")
-            run_id = snapshot.values["run_id"]
-            graph_input = Command(resume=reply)
-            turn = "resume"
-        elif resume_only:
-            if status == "none":
-                raise TurnRejected(f"There is no research with thread id {thread_id}.")
-            run_id = snapshot.values["run_id"]
-            if status == "done":
-                return await asyncio.to_thread(_outcome, snapshot.values, thread_id, run_id, settings)
-            if status == "paused":
-                return TurnOutcome(status="clarify", thread_id=thread_id, run_id=run_id,
-                                   question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
-            graph_input = None
-            turn = "continue"
-        else:
-            raise TurnRejected("Nothing to do: give a question, an answer, or resume.")
-
+        if resume_only and question is None and answer is None and _status_of(snapshot) in ("done", "paused"):
+            return await _settled(snapshot, thread_id, snapshot.values["run_id"], settings)
+        graph_input, run_id, turn = _turn_input(snapshot, thread_id, question=question, answer=answer,
+                                                context=context, resume_only=resume_only)
         directory = run_dir(settings, thread_id, run_id)
         ctx = RunContext.create(settings, search, directory)
         config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
                                              sink=functools.partial(artifact_store(settings).add_usage, directory))]
-        progress = Progress()
-        if snapshot.values and turn != "start":
-            progress.sources_found = len(snapshot.values.get("sources", {}))
-            progress.topics_finished = progress.topics_started = len(snapshot.values.get("units_done", []))
-            values = snapshot.values
-            progress.phase = ("finalize" if values.get("final_report") else "review" if values.get("report")
-                              else "research" if values.get("research_brief") else "clarify")
+        progress = _progress_of(snapshot, turn)
         log.info("event=turn_start thread=%s run=%s turn=%s", thread_id, run_id, turn)
 
         async def consume() -> None:
@@ -196,13 +163,56 @@ async def run_graph_turn(
 
         await _run_cancellable(consume(), cancel, ctx.cancelled)
         snapshot = await graph.aget_state(config)
-        status = _status_of(snapshot)
-        if status == "paused":
-            return TurnOutcome(status="clarify", thread_id=thread_id, run_id=run_id,
-                               question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
-        if status != "done":
+        if _status_of(snapshot) not in ("done", "paused"):
             raise RuntimeError(f"the research in {thread_id} stopped before its report was written")
-        return await asyncio.to_thread(_outcome, snapshot.values, thread_id, run_id, settings)
+        return await _settled(snapshot, thread_id, run_id, settings)
+
+
+async def _settled(snapshot, thread_id: str, run_id: str, settings: Settings) -> TurnOutcome:
+    """The outcome of a graph that is paused on its question (``clarify``) or done (the files)."""
+    if _status_of(snapshot) == "paused":
+        return TurnOutcome(status="clarify", thread_id=thread_id, run_id=run_id,
+                           question=_pending_question(snapshot), offline=settings.llm_backend == "offline")
+    return await asyncio.to_thread(_outcome, snapshot.values, thread_id, run_id, settings)
+
+
+def _turn_input(snapshot, thread_id: str, *, question: str | None, answer: str | None, context: str | None,
+                resume_only: bool) -> tuple[object, str, str]:
+    """``(graph input, run id, turn kind)`` for a new question, an answer or a continuation.
+
+    Raises:
+        TurnRejected: nothing paused to answer, an empty or overlong answer, an unknown thread.
+    """
+    status = _status_of(snapshot)
+    if question is not None:
+        run_id = new_run_id()
+        return _fresh_input(validate_question(question), context, run_id), run_id, "start"
+    if answer is not None:
+        if status != "paused":
+            raise TurnRejected("There is no clarifying question waiting for an answer in this thread.")
+        reply = (answer or "").strip()
+        if not reply:
+            raise TurnRejected("The answer is empty.")
+        if len(reply) > MAX_QUESTION_CHARS:
+            raise TurnRejected(f"The answer is over {MAX_QUESTION_CHARS:,} characters; shorten it.")
+        return Command(resume=reply), snapshot.values["run_id"], "resume"
+    if resume_only:
+        if status == "none":
+            raise TurnRejected(f"There is no research with thread id {thread_id}.")
+        return None, snapshot.values["run_id"], "continue"
+    raise TurnRejected("Nothing to do: give a question, an answer, or resume.")
+
+
+def _progress_of(snapshot, turn: str) -> Progress:
+    """The progress a resumed or continued run starts from (sources, topics, phase so far)."""
+    progress = Progress()
+    values = snapshot.values
+    if values and turn != "start":
+        progress.sources_found = len(values.get("sources", {}))
+        progress.topics_finished = progress.topics_started = len(values.get("units_done", []))
+        progress.phase = ("finalize" if values.get("final_report") else "review" if values.get("report")
+                          else "research" if values.get("research_brief") else "clarify")
+    return progress
 
 
 async def _run_cancellable(coro, cancel: asyncio.Event | None, stop_threads=None) -> None:

@@ -92,21 +92,11 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
         return [pf.Para(pf.Emph(*plain(labels[label])))]
 
     title = plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report")
-    blocks: list[pf.Element] = []
-    if doc.notice and doc.notice.strip():
-        blocks.append(pf.Para(pf.Emph(*plain(doc.notice))))
-    blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *plain(doc.date)))
-    if doc.question.strip():
-        blocks += [pf.Para(pf.Strong(*plain(labels["question"] + ":"))),
-                   pf.BlockQuote(pf.Para(pf.Emph(*plain(doc.question))))]
+    blocks = _front(doc, labels, plain)
     blocks.append(pf.Header(*plain(labels["summary"]), level=1))
     blocks += markdown(doc.executive_summary, 2) or empty("empty")
     blocks += markdown(doc.body, 1, keep_ids=True) or empty("empty")
-    blocks.append(pf.Header(*plain(labels["sources"]), level=1, identifier="sources"))
-    for s in doc.sources:
-        entry = [pf.Span(pf.Str(f"[{s.number}]"), identifier=f"src-{s.number}"), pf.Space(), *plain(s.title)]
-        link = _inlines(url_inlines(s.url))
-        blocks.append(pf.Para(*entry, *([pf.LineBreak(), *link] if link else [])))
+    blocks += _sources(doc, labels, plain)
     if not doc.sources:
         blocks += empty("nosources")
     blocks.append(pf.Header(*plain(labels["review"]), level=1))
@@ -124,6 +114,28 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
         meta["lang"] = pf.MetaString(doc.language)
     document = pf.Doc(*blocks, metadata=meta, api_version=tuple(pandoc_api_version()))
     return document.walk(_strikeout).walk(_bidi)
+
+
+def _front(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:
+    """The notice, the date and the question, above the summary."""
+    blocks: list[pf.Element] = []
+    if doc.notice and doc.notice.strip():
+        blocks.append(pf.Para(pf.Emph(*plain(doc.notice))))
+    blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *plain(doc.date)))
+    if doc.question.strip():
+        blocks += [pf.Para(pf.Strong(*plain(labels["question"] + ":"))),
+                   pf.BlockQuote(pf.Para(pf.Emph(*plain(doc.question))))]
+    return blocks
+
+
+def _sources(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:
+    """The Sources heading and one entry per source (a ``src-n`` bookmark, its title, its link)."""
+    blocks: list[pf.Element] = [pf.Header(*plain(labels["sources"]), level=1, identifier="sources")]
+    for s in doc.sources:
+        entry = [pf.Span(pf.Str(f"[{s.number}]"), identifier=f"src-{s.number}"), pf.Space(), *plain(s.title)]
+        link = _inlines(url_inlines(s.url))
+        blocks.append(pf.Para(*entry, *([pf.LineBreak(), *link] if link else [])))
+    return blocks
 
 
 def render_docx(doc: ReportDocument, path: Path) -> Path:

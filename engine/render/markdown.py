@@ -116,44 +116,61 @@ class Sanitizer:
 
     def _node(self, node: Node) -> list[Node]:
         t, c = node["t"], node.get("c")
-        if t == "RawInline":
-            if _BR.fullmatch(c[1].strip()):
-                return [{"t": "LineBreak"}]
-            text = strip_html(c[1]) if c[0] == "html" else c[1]
-            return [str_node(text.translate(_UNESCAPE_CODE))] if text else []
-        if t == "RawBlock":
-            text = strip_html(c[1]) if c[0] == "html" else c[1]
-            paras = [p for p in re.split(r"\n\s*\n", text.translate(_UNESCAPE_CODE)) if p.strip()]
-            return [{"t": "Para", "c": plain_inlines(p)} for p in paras]
-        if t == "Math":
-            fence = "$$" if c[0]["t"] == "DisplayMath" else "$"
-            return [str_node(fence + c[1] + fence)]
-        if t in ("Code", "CodeBlock"):
-            return [{"t": t, "c": [c[0], c[1].translate(_UNESCAPE_CODE)]}]
-        if t == "Image":
-            alt = self._link_text(c[1])
-            label = [str_node("[image:"), {"t": "Space"}, *alt, str_node("]")] if alt else [str_node("[image]")]
-            target = c[2][0].translate(_UNESCAPE_TEXT)
-            web = urlsplit(target).scheme.lower() in LINK_SCHEMES if ":" in target else False
-            return self._link(Attr, label, target) if web and not self.in_link else label
-        if t == "Link":
-            return self._link(c[0], self._link_text(c[1]), c[2][0].translate(_UNESCAPE_TEXT))
-        if t == "Header":
-            attr = c[1] if self.keep_ids else ["", c[1][1], c[1][2]]
-            text = [{"t": "Space"} if n["t"] == "LineBreak" else n for n in self._list(c[2])]
-            return [{"t": "Header", "c": [max(1, min(6, c[0] + self.shift)), attr, text]}]
-        if t in ("Para", "Plain"):
-            inlines = self._list(c)
-            while inlines and inlines[0]["t"] in ("LineBreak", "Space", "SoftBreak"):
-                inlines.pop(0)  # LaTeX has no line to end there
-            return [{"t": t, "c": inlines}] if inlines else []
-        if t in ("BulletList", "OrderedList", "BlockQuote"):
-            return self._nested(t, c)
-        if t == "Strikeout":
-            return [{"t": "Span", "c": [["", ["drb-strike"], []], self._list(c)]}]
+        handler = self._BY_TYPE.get(t)
+        if handler is not None:
+            return handler(self, t, c)
         if isinstance(c, list):
             return [{"t": t, "c": self._list(c)}]
         return [node]
+
+    def _raw_inline(self, t: str, c: list) -> list[Node]:
+        if _BR.fullmatch(c[1].strip()):
+            return [{"t": "LineBreak"}]
+        text = strip_html(c[1]) if c[0] == "html" else c[1]
+        return [str_node(text.translate(_UNESCAPE_CODE))] if text else []
+
+    def _raw_block(self, t: str, c: list) -> list[Node]:
+        text = strip_html(c[1]) if c[0] == "html" else c[1]
+        paras = [p for p in re.split(r"\n\s*\n", text.translate(_UNESCAPE_CODE)) if p.strip()]
+        return [{"t": "Para", "c": plain_inlines(p)} for p in paras]
+
+    def _math(self, t: str, c: list) -> list[Node]:
+        fence = "$$" if c[0]["t"] == "DisplayMath" else "$"
+        return [str_node(fence + c[1] + fence)]
+
+    def _code(self, t: str, c: list) -> list[Node]:
+        return [{"t": t, "c": [c[0], c[1].translate(_UNESCAPE_CODE)]}]
+
+    def _image(self, t: str, c: list) -> list[Node]:
+        alt = self._link_text(c[1])
+        label = [str_node("[image:"), {"t": "Space"}, *alt, str_node("]")] if alt else [str_node("[image]")]
+        target = c[2][0].translate(_UNESCAPE_TEXT)
+        web = urlsplit(target).scheme.lower() in LINK_SCHEMES if ":" in target else False
+        return self._link(Attr, label, target) if web and not self.in_link else label
+
+    def _link_node(self, t: str, c: list) -> list[Node]:
+        return self._link(c[0], self._link_text(c[1]), c[2][0].translate(_UNESCAPE_TEXT))
+
+    def _header(self, t: str, c: list) -> list[Node]:
+        attr = c[1] if self.keep_ids else ["", c[1][1], c[1][2]]
+        text = [{"t": "Space"} if n["t"] == "LineBreak" else n for n in self._list(c[2])]
+        return [{"t": "Header", "c": [max(1, min(6, c[0] + self.shift)), attr, text]}]
+
+    def _para(self, t: str, c: list) -> list[Node]:
+        inlines = self._list(c)
+        while inlines and inlines[0]["t"] in ("LineBreak", "Space", "SoftBreak"):
+            inlines.pop(0)  # LaTeX has no line to end there
+        return [{"t": t, "c": inlines}] if inlines else []
+
+    def _strikeout(self, t: str, c: list) -> list[Node]:
+        return [{"t": "Span", "c": [["", ["drb-strike"], []], self._list(c)]}]
+
+    _BY_TYPE = {
+        "RawInline": _raw_inline, "RawBlock": _raw_block, "Math": _math, "Code": _code, "CodeBlock": _code,
+        "Image": _image, "Link": _link_node, "Header": _header, "Para": _para, "Plain": _para,
+        "BulletList": lambda self, t, c: self._nested(t, c), "OrderedList": lambda self, t, c: self._nested(t, c),
+        "BlockQuote": lambda self, t, c: self._nested(t, c), "Strikeout": _strikeout,
+    }
 
     def _nested(self, t: str, c: list) -> list[Node]:
         """Lists and quotes deeper than LaTeX allows become paragraphs with a bullet or number."""

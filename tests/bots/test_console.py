@@ -127,3 +127,14 @@ def test_index_of_another_folder_is_refused(tmp_path, docs):
     out = ask(tmp_path, "What do solar panels cost?", "--no-clarify", env=env)
     assert out.returncode == 1
     assert "the index holds" in out.stderr and f"deepresearch index {docs}" in out.stderr
+
+
+def test_the_reviews_follow_up_questions_follow_the_report_paths(tmp_path, docs):
+    out = ask(tmp_path, "How efficient are modern home solar panels in 2025?", "--offline", "--corpus", str(docs),
+              "--no-clarify")
+    assert out.returncode == 0, out.stderr
+    # the paths stay the only lines on stdout; the suggestions, as the chat's buttons offer them, on stderr
+    assert "Suggested" not in out.stdout
+    after = out.stderr.split("Suggested follow-up questions:\n", 1)[1].splitlines()
+    asked = [line for line in after if line.startswith("  - ")]
+    assert len(asked) == 3 and all("How efficient are modern home solar panels in 2025" in q for q in asked)

@@ -53,6 +53,9 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
     assert "offshore" in files[0].read_text().lower()
     # the summary is rendered for the terminal, and nothing in it is chat markup
     assert "**" not in out.stderr and "The full report." not in out.stderr
+    # the review's follow-up questions (the chat's buttons) come after the files, on stderr
+    suggested = out.stderr.split("Suggested follow-up questions:\n", 1)[1].splitlines()
+    assert sum(line.startswith("  - ") for line in suggested) >= 1 and "Suggested" not in out.stdout
     # a finished thread, followed again, prints its files (a stray answer is said to be ignored)
     thread = re.search(r"thread: (console:\S+)", out.stderr).group(1)
     again = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--resume", thread, "--answer", "x"],

@@ -53,3 +53,24 @@ def test_secret_value_never_in_error(clean_env, monkeypatch):
 def test_caller_overrides_win_over_environment(clean_env, monkeypatch):
     monkeypatch.setenv("DEEPRESEARCH_LLM", "openai")
     assert load_settings(llm="offline").llm_backend == "offline"
+
+
+def test_the_store_is_chosen_by_one_setting(clean_env, monkeypatch):
+    url = "postgresql://deepresearch:pw-store-secret@db.example.internal:5432/deepresearch"
+    assert load_settings().store_backend == "sqlite"
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert load_settings().store_backend == "postgres"
+    monkeypatch.setenv("DEEPRESEARCH_STORE", "Postgres")
+    assert load_settings().store_backend == "postgres"
+    # the embedded store on purpose: the URL is left unused everywhere
+    monkeypatch.setenv("DEEPRESEARCH_STORE", "sqlite")
+    chosen = load_settings()
+    assert chosen.store_backend == "sqlite" and chosen.database_url is None
+    monkeypatch.delenv("DATABASE_URL")
+    monkeypatch.setenv("DEEPRESEARCH_STORE", "postgres")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value).startswith("DEEPRESEARCH_STORE=postgres needs DATABASE_URL")
+    monkeypatch.setenv("DEEPRESEARCH_STORE", "mysql")
+    with pytest.raises(SettingsError, match="^invalid setting DEEPRESEARCH_STORE"):
+        load_settings()

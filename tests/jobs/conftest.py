@@ -21,11 +21,13 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     get_settings.cache_clear()
 
 
-def make_settings(data_dir: Path, *, redis_url: str | None = None, **overrides: object) -> Settings:
-    """Offline settings under ``data_dir`` (no network, no clarification unless asked)."""
+def make_settings(data_dir: Path, *, redis_url: str | None = None, settings_cls: type[Settings] = Settings,
+                  **overrides: object) -> Settings:
+    """Offline settings (of ``settings_cls``, e.g. a surface's) under ``data_dir`` (no network, no
+    clarification unless asked)."""
     values: dict = {"data_dir": data_dir, "llm": "offline", "search": "none", "allow_clarification": False}
     values.update(overrides)
-    settings = Settings(_env_file=None, **values)
+    settings = settings_cls(_env_file=None, **values)
     return settings.model_copy(update={"redis_url": redis_url})
 
 

@@ -13,6 +13,7 @@ import requests
 
 from bots.slack.port import SlackPort
 from bots.teams import files
+from bots.teams.settings import TeamsSettings
 from engine.runner import run_turn
 from jobs import enqueue, handle_message, records, thread_info
 from jobs.run import _outcome_dict, run_job
@@ -84,7 +85,7 @@ def test_three_hosts_with_empty_data_dirs_carry_a_research_through_a_killed_work
     web_port = free_port()
     hosts = {name: make_settings(tmp_path / name, redis_url=redis_db, database_url=pg_url,
                                  public_url=f"http://127.0.0.1:{web_port}",
-                                 microsoft_app_password="one-bot-one-secret-0")
+                                 microsoft_app_password="one-bot-one-secret-0", settings_cls=TeamsSettings)
              for name in ("a", "b", "c")}
     log, thread = tmp_path / "events.jsonl", "console:hosts"
     port = RecordingPort.create(log, thread).reference()

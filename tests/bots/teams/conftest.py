@@ -13,7 +13,9 @@ import requests
 from aiohttp import web
 
 from bots.teams import port as teams_port
-from engine.settings import Settings, load_settings
+from bots.teams.settings import TeamsSettings
+from bots.teams.settings import load_teams_settings as load_settings
+from engine.settings import Settings
 from tests.fakes.bot_connector import FakeBotConnector
 from tests.waiting import LONG
 
@@ -81,8 +83,8 @@ def bot_port() -> int:
 
 
 @pytest.fixture
-def settings(tmp_path, clean_env, bot_port) -> Settings:
-    """Offline model, no web search, data in tmp_path, download links pointing at the bot."""
+def settings(tmp_path, clean_env, bot_port) -> TeamsSettings:
+    """The Teams bot's settings: offline model, no web search, data in tmp_path, download links pointing at the bot."""
     return load_settings(
         data_dir=tmp_path / "data",
         llm="offline",

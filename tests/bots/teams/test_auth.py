@@ -11,7 +11,8 @@ import pytest
 
 import jobs
 from bots.teams.adapter import auth_config
-from engine.settings import Settings, SettingsError, load_settings
+from bots.teams.settings import load_teams_settings as load_settings
+from engine.settings import Settings, SettingsError
 from tests.bots.teams.activities import TENANT, personal_message
 from tests.bots.teams.conftest import BotServer
 from tests.fakes.identity_provider import CHANNEL_ISSUER, CONNECTOR_SCOPE, FakeIdentityProvider, new_rsa_key

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from bots.teams import files
-from engine.settings import load_settings
+from bots.teams.settings import load_teams_settings as load_settings
 
 
 @pytest.fixture

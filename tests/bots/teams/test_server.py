@@ -219,12 +219,11 @@ def test_welcome_on_install(bot, connector):
 def test_with_an_app_id_unsigned_requests_are_refused(connector, settings, bot_port, monkeypatch):
     from tests.bots.teams.conftest import BotServer
 
-    settings.microsoft_app_id = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
     monkeypatch.setenv("MICROSOFT_APP_PASSWORD", "not-used-offline")
-    from engine.settings import load_settings
+    from bots.teams.settings import load_teams_settings
 
-    secured = load_settings(data_dir=settings.data_dir, llm="offline", search="none",
-                            microsoft_app_id=settings.microsoft_app_id)
+    secured = load_teams_settings(data_dir=settings.data_dir, llm="offline", search="none",
+                                  microsoft_app_id="0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d")
     server = BotServer(secured, bot_port)
     try:
         answer = server.send(personal_message(connector.url, "help"))
@@ -282,8 +281,8 @@ def test_an_internal_error_is_one_short_line(bot, connector, monkeypatch):
 
 def test_links_and_uploads_read_from_postgres_when_this_data_dir_is_empty(connector, tmp_path, clean_env, bot_port,
                                                                           pg_url):
+    from bots.teams.settings import load_teams_settings as load_settings
     from engine.artifact_store import artifact_store
-    from engine.settings import load_settings
     from tests.bots.teams.conftest import BotServer
 
     # every host of one bot signs with the same secret, derived from MICROSOFT_APP_PASSWORD
