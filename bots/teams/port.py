@@ -36,10 +36,10 @@ CALL_TIMEOUT = 120.0
 _settings: TeamsSettings | None = None
 
 
-def configure(settings: Settings) -> None:
-    """Use ``settings`` for ports rebuilt in this process (else :func:`engine.settings.get_settings`)."""
+def configure(settings: Settings | None) -> None:
+    """Use ``settings`` for ports rebuilt in this process (None: the environment's, read when first needed)."""
     global _settings
-    _settings = teams_settings(settings)
+    _settings = teams_settings(settings) if settings is not None else None
 
 
 def _current_settings() -> TeamsSettings:

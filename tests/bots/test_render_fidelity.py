@@ -126,7 +126,7 @@ def test_what_reaches_teams_is_what_was_rendered(tmp_path, monkeypatch):
             for name in sorted(CORPUS):
                 port.post(CORPUS[name])
         finally:
-            teams_port.configure(None)  # type: ignore[arg-type]
+            teams_port.configure(None)
         sent = [m.text for m in connector.messages()]
     assert sent == [to_teams_markdown(CORPUS[name]) for name in sorted(CORPUS)]
 
