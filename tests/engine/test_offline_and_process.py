@@ -135,18 +135,26 @@ def child_env() -> dict:
     return env
 
 
-def test_clarification_in_one_process_resumed_in_another(offline_settings, tmp_path):
-    settings = corpus_settings(offline_settings, tmp_path)
+def test_clarification_in_one_process_resumed_in_another(offline_settings, tmp_path, store_url):
+    """Paused on its question in one process, answered in another; with PostgreSQL the second
+    process has a data dir of its own (another host), so the checkpoint can only come from there."""
+    settings = corpus_settings(offline_settings, tmp_path, database_url=store_url)
     args = json.dumps({"data_dir": str(settings.data_dir), "llm": "offline", "search": "corpus",
-                       "corpus_dir": str(settings.corpus_dir), "max_review_iterations": 0})
+                       "corpus_dir": str(settings.corpus_dir), "max_review_iterations": 0, "database_url": store_url})
     proc = run([sys.executable, "-c", CHILD, args, "console:xproc", "pumps"], capture_output=True,
                text=True, env=child_env())
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1])["status"] == "clarify"
-    s2 = offline_settings(search="corpus", corpus_dir=settings.corpus_dir, max_review_iterations=0)
+    host_b = tmp_path / ("data" if store_url is None else "host-b")
+    s2 = offline_settings(search="corpus", corpus_dir=settings.corpus_dir, max_review_iterations=0,
+                          database_url=store_url, data_dir=host_b)
+    if store_url is not None:  # each host indexes the same read-only folder
+        assert not (host_b / "checkpoints.sqlite").exists() and not (settings.data_dir / "checkpoints.sqlite").exists()
+        index_directory(s2.corpus_dir, s2.corpus_index_path)
     assert asyncio.run(thread_status("console:xproc", settings=s2)) == "paused"
     done = asyncio.run(run_turn("console:xproc", answer="air source heat pumps prices in Europe", settings=s2))
     assert done.status == "done" and done.artifacts.report_md.exists()
+    assert done.artifacts.report_md.is_relative_to(host_b)
 
 
 KILLED = textwrap.dedent('''
