@@ -14,6 +14,7 @@ TITLES = {
     "5": "Checkpoint storage",
     "6": "Tokens",
     "7": "PDF build",
+    "8": "Stores (PostgreSQL vs SQLite)",
 }
 
 
@@ -121,8 +122,21 @@ def _fig7(f: dict) -> list[Row]:
     return [("7", "20-page report", result, inputs, f"median of {f['runs']}")]
 
 
+def _fig8(f: dict) -> list[Row]:
+    rate = f["jobs_per_minute"]
+    result = "; ".join(
+        f"{w} worker{'s' if w != '1' else ''}: {rate['postgres'][w]:.1f} jobs/min on PostgreSQL, {rate['sqlite'][w]:.1f} on SQLite"
+        for w in rate["sqlite"])
+    size = f["postgres_bytes_per_run"]
+    result += (f"; PostgreSQL keeps {size['all_tables'] / 1024:.0f} KiB per completed run "
+               f"({size['checkpoints'] / 1024:.0f} KiB of it checkpoints)")
+    inputs = (f"{f['inputs']['jobs']} jobs per measurement, `deepresearch worker --burst`, real Redis and PostgreSQL "
+              f"on the same host, {_latency(f)}, 5 topics, PDF included")
+    return [("8", "research jobs with 1, 2 and 4 workers", result, inputs, f"{f['runs']} per store and worker count")]
+
+
 _ROWS: dict[str, Callable[[dict], list[Row]]] = {
-    "1": _fig1, "2": _fig2, "3": _fig3, "4": _fig4, "5": _fig5, "6": _fig6, "7": _fig7,
+    "1": _fig1, "2": _fig2, "3": _fig3, "4": _fig4, "5": _fig5, "6": _fig6, "7": _fig7, "8": _fig8,
 }
 
 
@@ -199,6 +213,11 @@ How the figures are made:
   finding per source, so the findings double with the results. The report prompts list only
   the sources the findings cite (at most 60); "listing every source found" is what the list
   of every source found, as the prompts held it before, would take.
+- Figure 8: figure 4's measurement with 6 turns, for 1, 2 and 4 burst workers, first on SQLite
+  (one data dir), then on PostgreSQL (`DATABASE_URL` on a fresh database of the local server:
+  checkpoints with LangGraph's `AsyncPostgresSaver`, report files and usage in the product's
+  tables). Bytes per run are `pg_total_relation_size` (rows, TOAST and indexes) of those tables
+  after the 1-worker measurement, over its 6 completed runs.
 """
 
 
@@ -227,7 +246,9 @@ make bench                                   # or: .venv/bin/python -m bench
 
 It needs the test fakes (`tests/fakes/`), TeX (`latexmk`, `xelatex`) and Redis on
 127.0.0.1:6379; it uses database 14 (`BENCH_REDIS_URL` to change it) and flushes only that one.
-It prints the table, writes `bench/results.json`, and takes under 5 minutes on 2 CPUs.
+Figure 8 also needs PostgreSQL: a fresh database on the local server (`tests/pg_db.py`), or an
+empty one at `BENCH_DATABASE_URL`.
+It prints the table, writes `bench/results.json`, and takes about 10 minutes on 2 CPUs.
 
 ## Method
 

@@ -21,6 +21,7 @@ from bench.harness import (
     peak_rss_kib,
     services,
 )
+from jobs.port import EXTRA_PORT_PACKAGES_ENV
 
 JOBS = 12
 #: A Redis database of the benchmarks' own (flushed before each measurement); the tests use /11.
@@ -42,14 +43,19 @@ def _worker_command() -> list[str]:
     return [sys.executable, "-m", "bots.cli", "worker", "--burst"]
 
 
-def _env(svc: Services, data_dir: Path, url: str) -> dict:
+def _env(svc: Services, data_dir: Path, url: str, database_url: str | None = None) -> dict:
     env = dict(os.environ)
+    env.pop("DATABASE_URL", None)
+    if database_url:
+        env["DATABASE_URL"] = database_url
     env.update({
         "REDIS_URL": url, "DEEPRESEARCH_DATA_DIR": str(data_dir), "DEEPRESEARCH_LLM": "openai",
         "OPENAI_API_KEY": "bench-fake-key", "OPENAI_BASE_URL": svc.openai.base_url,
         "DEEPRESEARCH_SEARCH": "tavily", "TAVILY_API_KEY": "bench-fake-key",
         "DEEPRESEARCH_TAVILY_URL": svc.tavily.base_url, "DEEPRESEARCH_MAX_CONCURRENT_RESEARCH_UNITS": "5",
         "PYTHONPATH": str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+        # the jobs speak through the tests' recording port, which workers import only when named here
+        EXTRA_PORT_PACKAGES_ENV: "tests.fakes",
     })
     return env
 
@@ -100,7 +106,8 @@ def _run_workers(count: int, env: dict, cwd: Path) -> tuple[float, _Watch, list[
     return time.monotonic() - started, watch, [p.returncode for p, _ in procs]
 
 
-def _one(svc: Services, workers: int, work: Path, url: str, jobs: int) -> dict:
+def _one(svc: Services, workers: int, work: Path, url: str, jobs: int, database_url: str | None = None) -> dict:
+    """``jobs`` research jobs through ``workers`` burst workers (on PostgreSQL with ``database_url``)."""
     import redis
     from rq.job import Job
 
@@ -111,10 +118,10 @@ def _one(svc: Services, workers: int, work: Path, url: str, jobs: int) -> dict:
 
     conn = redis.Redis.from_url(url)
     conn.flushdb()
-    base = work / f"rq-{workers}"
+    base = work / f"rq-{workers}{'-pg' if database_url else ''}"
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(parents=True)
-    settings = svc.settings(base / "data", redis_url=url, max_concurrent_research_units=5)
+    settings = svc.settings(base / "data", redis_url=url, max_concurrent_research_units=5, database_url=database_url)
     turns = []
     for i in range(jobs):
         thread = f"console:bench-rq{workers}-{i:02d}"
@@ -126,7 +133,7 @@ def _one(svc: Services, workers: int, work: Path, url: str, jobs: int) -> dict:
             raise RuntimeError(f"turn {turn.turn_id} was not queued")
     svc.reset()
     clock_offset = time.time() - time.monotonic()
-    wall, watch, codes = _run_workers(workers, _env(svc, base / "data", url), base)
+    wall, watch, codes = _run_workers(workers, _env(svc, base / "data", url, database_url), base)
     call_starts = sorted(c.start + clock_offset for c in svc.openai.chat_calls)
     spans, statuses = [], []
     for turn in turns:
