@@ -326,19 +326,27 @@ def render_latex(doc: ReportDocument) -> str:
         for r in doc.review)
     meta["sources"] = tuple({"number": str(s.number), "entry": _source_entry(s.title, s.url, typeset)}
                             for s in doc.sources)
-    if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", doc.language):
-        meta["lang"] = doc.language
+    meta.update(_language_meta(doc.language, plan))
+    meta = {k: v for k, v in meta.items() if v != ()}
+    version, args = _pandoc_setup()
+    document = {"pandoc-api-version": version, "meta": {k: _meta(v) for k, v in meta.items()}, "blocks": body}
+    return pypandoc.convert_text(json.dumps(document), WRITER, format="json", extra_args=args,
+                                 sandbox=True, verify_format=False)
+
+
+def _language_meta(language: str, plan: FontPlan) -> dict[str, object]:
+    """The template's ``lang`` (a BCP 47 tag only), ``linebreaklocale`` and the fallback fonts
+    (one per family the text needs, with its script and, for CJK, its sans face)."""
+    meta: dict[str, object] = {}
+    if re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", language):
+        meta["lang"] = language
     if plan.linebreak_locale:
         meta["linebreaklocale"] = plan.linebreak_locale
     meta["fallback"] = tuple({"family": family, "command": cmd, "font": cmd.replace("fallback", "font"),
                               **({"script": script} if (script := script_of(family)) else {}),
                               **({"sans": plan.cjk[1]} if family == plan.cjk[0] and plan.cjk[1] in plan.faces else {})}
                              for family, cmd in plan.used.items())
-    meta = {k: v for k, v in meta.items() if v != ()}
-    version, args = _pandoc_setup()
-    document = {"pandoc-api-version": version, "meta": {k: _meta(v) for k, v in meta.items()}, "blocks": body}
-    return pypandoc.convert_text(json.dumps(document), WRITER, format="json", extra_args=args,
-                                 sandbox=True, verify_format=False)
+    return meta
 
 
 REVIEW_FIELDS = {"what_changed": "changed", "critiques": "critiques", "answers": "answers",
