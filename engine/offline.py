@@ -181,10 +181,13 @@ class OfflineChatModel(BaseChatModel):
         return "", [("ConductResearch", {"research_topic": t}) for t in topics]
 
     def _task_researcher(self, prompt: str, messages, tools):
-        if any(isinstance(m, ToolMessage) and m.name == "search" for m in messages):
+        if any(isinstance(m, ToolMessage) and m.name in ("search", "search_thread_files") for m in messages):
             return T.phrase("research_done", "en"), []
         topic = _tag(prompt, "Topic")
-        return "", [("search", {"queries": [topic]})]
+        calls = [("search", {"queries": [topic]})]
+        if "search_thread_files" in tools:  # the thread's files, the same way as the corpus
+            calls.append(("search_thread_files", {"queries": [topic]}))
+        return "", calls
 
     def _task_summarize_webpage(self, prompt: str, messages, tools):
         m = re.search(r"working on: (.*)", prompt)

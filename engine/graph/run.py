@@ -18,6 +18,7 @@ from langgraph.types import Command
 from engine.artifact_store import artifact_store
 from engine.artifacts import run_dir
 from engine.checkpoints import open_checkpointer
+from engine.files import files_prompt, files_status, thread_search
 from engine.graph.build import graph_builder
 from engine.graph.context import RunContext
 from engine.graph.state import override
@@ -173,9 +174,11 @@ async def run_graph_turn(
 
         directory = run_dir(settings, thread_id, run_id)
         ctx = RunContext.create(settings, search, directory)
+        ctx.thread_files, shared = await asyncio.to_thread(thread_search, settings, thread_id)
+        ctx.files_prompt = files_prompt(shared)
         config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
                                              sink=functools.partial(artifact_store(settings).add_usage, directory))]
-        progress = Progress()
+        progress = Progress(files=files_status(shared))
         if snapshot.values and turn != "start":
             progress.sources_found = len(snapshot.values.get("sources", {}))
             progress.topics_finished = progress.topics_started = len(snapshot.values.get("units_done", []))
