@@ -100,6 +100,17 @@ class SlackPort:
         )
         return str(response["ts"])
 
+    def thread_material(self, turn_id: str, dest: Path, settings):
+        """The files shared in this thread up to the message of ``turn_id`` (downloaded into
+        ``dest``) and, when that message is a reply, the thread's earlier discussion
+        (:func:`bots.slack.shared.gather`)."""
+        from bots.slack.shared import gather
+
+        parts = turn_id.split(":")
+        upto = parts[3] if len(parts) == 4 and parts[0] == "slack" and parts[2] == self.channel else "9999999999"
+        return gather(self.client, channel=self.channel, thread_ts=self.thread_ts, upto_ts=upto, dest=dest,
+                      settings=settings)
+
     def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
         """Replace message ``message_id``'s content with Markdown ``text`` (the first 50 blocks)
         and ``buttons`` (none: the earlier buttons go)."""

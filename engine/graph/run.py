@@ -46,12 +46,12 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(2)
 
 
-def _fresh_input(question: str, context: str | None, run_id: str) -> dict:
+def _fresh_input(question: str, context: str | None, run_id: str, discussion: str | None = None) -> dict:
     """The input that starts a new research in a thread, resetting what an earlier one left."""
     return {
         "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage(question)],
         "run_id": run_id, "question": question, "language": detect_language(question),
-        "context": context or "", "clarification_rounds": 0, "pending_question": "",
+        "context": context or "", "discussion": discussion or "", "clarification_rounds": 0, "pending_question": "",
         "research_brief": "", "supervisor_messages": override([]), "research_iterations": 0,
         "notes": override([]), "sources": override({}), "research_errors": override([]),
         "units_done": override([]), "numbering": {}, "report": "", "review_messages": override([]),
@@ -131,7 +131,7 @@ def _artifacts(paths: dict, settings: Settings) -> Artifacts:
 async def run_graph_turn(
     thread_id: str, *, question: str | None, answer: str | None, settings: Settings,
     on_progress: ProgressCallback | None, cancel: asyncio.Event | None, context: str | None,
-    resume_only: bool,
+    resume_only: bool, discussion: str | None = None,
 ) -> TurnOutcome:
     """Implementation of :func:`engine.runner.run_turn` (see there for the contract)."""
     settings.require_model()
@@ -145,7 +145,7 @@ async def run_graph_turn(
         if question is not None:
             text = validate_question(question)
             run_id = new_run_id()
-            graph_input: object = _fresh_input(text, context, run_id)
+            graph_input: object = _fresh_input(text, context, run_id, discussion)
             turn = "start"
         elif answer is not None:
             if status != "paused":
