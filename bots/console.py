@@ -287,8 +287,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             else:
                 say("\ndeepresearch: interrupted while indexing the corpus; nothing was started.")
             return EXIT_INTERRUPTED
-    if files:
-        _read_files(thread, files, settings)
+    _read_files(thread, files, settings)
     settings.require_search()
     kept = record.question if record else ""
     # written whole before the id is shown, so the id printed is always resumable
@@ -346,7 +345,10 @@ def _files_problem(files: list[Path], queue: bool) -> str | None:
 
 
 def _read_files(thread: str, files: list[Path], settings: Settings) -> None:
-    """Read ``--file`` paths into the thread's index and say what was read and skipped."""
+    """Read ``--file`` paths into the thread's index and say what was read and skipped (nothing
+    when there are none)."""
+    if not files:
+        return
     from engine.files import SharedFile, files_status, ingest
     from engine.search.corpus import CorpusIndexError
 
