@@ -105,11 +105,13 @@ class SlackPort:
         ``dest``) and, when that message is a reply, the thread's earlier discussion
         (:func:`bots.slack.shared.gather`)."""
         from bots.slack.shared import gather
+        from engine.files import thread_budget
 
         parts = turn_id.split(":")
         upto = parts[3] if len(parts) == 4 and parts[0] == "slack" and parts[2] == self.channel else "9999999999"
+        known, budget = thread_budget(settings, self.thread_id)
         return gather(self.client, channel=self.channel, thread_ts=self.thread_ts, upto_ts=upto, dest=dest,
-                      settings=settings)
+                      settings=settings, known=known, budget=budget)
 
     def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
         """Replace message ``message_id``'s content with Markdown ``text`` (the first 50 blocks)

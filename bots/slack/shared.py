@@ -50,9 +50,14 @@ class ThreadMaterial:
 
 
 def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, dest: Path, settings: Settings,
-           bot_user_id: str | None = None) -> ThreadMaterial:
+           bot_user_id: str | None = None, known: set[tuple[str, str]] | None = None,
+           budget: int | None = None) -> ThreadMaterial:
     """Read the thread rooted at ``thread_ts`` up to the message ``upto_ts`` (the question):
     download its files into ``dest`` and collect the earlier messages.
+
+    ``known`` files (``(name, permalink)``, read by an earlier turn) are not listed again;
+    downloads stop once ``budget`` bytes (default ``DEEPRESEARCH_THREAD_FILES_MAX_BYTES``) are
+    fetched, and the files left over are skipped as over the thread's limit.
 
     Never raises for Slack or network errors: what could not be read is logged, and a file that
     could not be downloaded is a skipped :class:`SharedFile` with the reason.
@@ -62,14 +67,18 @@ def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, des
         log.info("event=slack_thread_unread channel=%s ts=%s", channel, upto_ts)
     messages = [m for m in messages if _ts(m) <= _ts({"ts": upto_ts})]
     out = ThreadMaterial()
-    permalinks: dict[str, str] = {}
+    left = settings.thread_files_max_bytes if budget is None else budget
     for message in messages:
-        if message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id):
+        if message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id) \
+                or not message.get("files"):
             continue
-        for item in message.get("files") or []:
-            link = permalinks.get(message["ts"]) or _permalink(client, channel, message["ts"])
-            permalinks[message["ts"]] = link
-            out.files.append(_fetch(client, item, channel, link, dest, settings))
+        link = _permalink(client, channel, message["ts"])
+        for item in message["files"]:
+            if (str(item.get("name") or item.get("title") or item.get("id") or "file"), link) in (known or set()):
+                continue
+            shared = _fetch(client, item, channel, link, dest, settings, left)
+            left -= shared.size if shared.path else 0
+            out.files.append(shared)
     if upto_ts != thread_ts:
         out.discussion = _discussion(client, [m for m in messages if m.get("ts") != upto_ts], bot_user_id)
     return out
@@ -106,7 +115,8 @@ def _permalink(client: WebClient, channel: str, ts: str) -> str:
         return f"slack://channel?id={channel}&message={ts}"
 
 
-def _fetch(client: WebClient, item: dict, channel: str, link: str, dest: Path, settings: Settings) -> SharedFile:
+def _fetch(client: WebClient, item: dict, channel: str, link: str, dest: Path, settings: Settings,
+           left: int) -> SharedFile:
     name = str(item.get("name") or item.get("title") or item.get("id") or "file")
     size = int(item.get("size") or 0)
     shared = SharedFile(name=name, link=link, size=size)
@@ -122,6 +132,8 @@ def _fetch(client: WebClient, item: dict, channel: str, link: str, dest: Path, s
         shared.skipped = "no download link from Slack"
     elif size > settings.file_max_bytes:
         shared.size = size  # the engine names the limit
+    elif size > left or left <= 0:
+        shared.skipped = f"over the {settings.thread_files_max_bytes / 1048576:.3g} MB limit of a thread's files"
     else:
         shared.path, shared.size, why = _download(str(url), client.token or "", dest, item, settings.file_max_bytes)
         shared.skipped = why

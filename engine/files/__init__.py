@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import subprocess
 import sys
@@ -171,8 +172,11 @@ def parse(path: Path, name: str, settings: Settings) -> dict:
     command = [sys.executable, "-m", "engine.files.read", str(path), name, str(settings.file_max_pages),
                str(settings.file_max_chars)]
     try:
+        # no secret of this process's environment reaches the one reading an untrusted file
+        env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8",
+               "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         done = subprocess.run(command, capture_output=True, timeout=settings.file_parse_timeout, check=False,
-                              cwd=Path(__file__).resolve().parents[2])
+                              cwd=Path(__file__).resolve().parents[2], env=env)
     except subprocess.TimeoutExpired:
         return {"ok": False, "reason": f"reading took over {settings.file_parse_timeout:g} seconds"}
     try:
@@ -180,6 +184,14 @@ def parse(path: Path, name: str, settings: Settings) -> dict:
     except ValueError:
         log.warning("event=file_parse_failed code=%s stderr=%r", done.returncode, done.stderr[-300:])
         return {"ok": False, "reason": "could not be read (the reader failed)"}
+
+
+def thread_budget(settings: Settings, thread_id: str) -> tuple[set[tuple[str, str]], int]:
+    """``(known, bytes_left)``: the ``(name, link)`` of every file the thread already has (not to
+    fetch again) and the bytes its files may still take (``DEEPRESEARCH_THREAD_FILES_MAX_BYTES``)."""
+    entries = load_manifest(settings, thread_id)
+    used = sum(e.size for e in entries if e.status == "read")
+    return {(e.name, e.link) for e in entries}, settings.thread_files_max_bytes - used
 
 
 def files_status(entries: list[FileEntry]) -> str:

@@ -70,6 +70,13 @@ def test_files_shared_in_the_thread_are_cited_with_links_to_their_messages(bot, 
     assert sorted(c.params["user"] for c in fake_slack.calls_to("users.info")) == [ALICE, BOB]  # Bob's name once
     shown = [c.params.get("text", "") for c in fake_slack.calls_to("chat.update") + fake_slack.calls_to("chat.postMessage")]
     assert any("2 files read" in text for text in shown), shown
+    # a follow-up in the same thread searches the same files without fetching them again
+    _ask(bot, fake_slack, root, text="<@U0BOT> how much power does the Zephyr turbine deliver at coastal sites?")
+    fake_slack.wait_for(lambda: len([u for u in fake_slack.uploads.values() if u["filename"] == "report.md"
+                                     and u["data"] is not None]) == 2, what="the follow-up's report")
+    follow_up = [u for u in fake_slack.uploads.values() if u["filename"] == "report.md"][-1]["data"].decode()
+    assert "fourteen megawatts" in follow_up and "zephyr.pdf, page 1" in follow_up, follow_up
+    assert len(fake_slack.calls_to("file_download")) == 2
 
 
 def test_unreadable_files_are_skipped_with_a_reason_and_the_research_still_runs(bot, fake_slack):
