@@ -26,6 +26,7 @@ from pathlib import Path
 
 from engine.artifacts import safe_name
 from engine.files.read import kind_of
+from engine.fsutil import write_atomic
 from engine.search.corpus import CorpusSearch, add_documents
 from engine.settings import Settings
 from engine.text import clean_text
@@ -125,7 +126,7 @@ def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list
     if new:
         folder.mkdir(parents=True, exist_ok=True)
         rows = [asdict(e) for e in entries + new]
-        (folder / MANIFEST).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_atomic(folder / MANIFEST, json.dumps(rows, ensure_ascii=False, indent=1))
     return new
 
 

@@ -144,3 +144,17 @@ def test_prune_deletes_the_threads_files(offline_settings, tmp_path):
     assert (files_dir(settings, "console:old") / "index.sqlite").is_file()
     gone = asyncio.run(prune_threads(settings, older_than_days=-1))
     assert gone.threads == ["console:old"] and not files_dir(settings, "console:old").exists()
+
+
+def test_web_and_files_are_searched_side_by_side_and_no_file_text_reaches_the_web(offline_settings, fake_tavily,
+                                                                                  tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0, search="tavily",
+                                tavily_api_key="tvly-test", tavily_url=fake_tavily.base_url)
+    ingest(settings, "console:both", [_shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES))])
+    out = asyncio.run(run_turn("console:both", question="What maintenance costs does the Zephyr turbine have?",
+                               settings=settings))
+    found = sorted(settings.artifacts_dir.glob("console_both/*/sources.json"))
+    urls = [s["url"] for s in json.loads(found[-1].read_text())["found"]]
+    assert any(u.startswith(LINK) for u in urls) and any(u.startswith("https://example.org/") for u in urls), urls
+    assert fake_tavily.queries and not any("thirty" in q or "gearbox" in q for q in fake_tavily.queries)
+    assert out.status == "done"
