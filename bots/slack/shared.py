@@ -51,13 +51,15 @@ class ThreadMaterial:
 
 def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, dest: Path, settings: Settings,
            bot_user_id: str | None = None, known: set[tuple[str, str]] | None = None,
-           budget: int | None = None) -> ThreadMaterial:
+           budget: int | None = None, event_files: tuple[str, ...] = ()) -> ThreadMaterial:
     """Read the thread rooted at ``thread_ts`` up to the message ``upto_ts`` (the question):
     download its files into ``dest`` and collect the earlier messages.
 
     ``known`` files (``(name, permalink)``, read by an earlier turn) are not listed again;
     downloads stop once ``budget`` bytes (default ``DEEPRESEARCH_THREAD_FILES_MAX_BYTES``) are
-    fetched, and the files left over are skipped as over the thread's limit.
+    fetched, and the files left over are skipped as over the thread's limit. ``event_files`` are
+    the ids of the files on the asking message's event: any the thread's messages did not show
+    (``conversations.replies`` failed) is looked up with ``files.info`` and read too.
 
     Never raises for Slack or network errors: what could not be read is logged, and a file that
     could not be downloaded is a skipped :class:`SharedFile` with the reason.
@@ -68,17 +70,23 @@ def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, des
     messages = [m for m in messages if _ts(m) <= _ts({"ts": upto_ts})]
     out = ThreadMaterial()
     left = settings.thread_files_max_bytes if budget is None else budget
+    seen: set[str] = set()
     for message in messages:
         if message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id) \
                 or not message.get("files"):
             continue
         link = _permalink(client, channel, message["ts"])
         for item in message["files"]:
+            seen.add(str(item.get("id")))
             if (str(item.get("name") or item.get("title") or item.get("id") or "file"), link) in (known or set()):
                 continue
             shared = _fetch(client, item, channel, link, dest, settings, left)
             left -= shared.size if shared.path else 0
             out.files.append(shared)
+    for item in _files_info(client, [f for f in event_files if f not in seen]):
+        shared = _fetch(client, item, channel, _permalink(client, channel, upto_ts), dest, settings, left)
+        left -= shared.size if shared.path else 0
+        out.files.append(shared)
     if upto_ts != thread_ts:
         out.discussion = _discussion(client, [m for m in messages if m.get("ts") != upto_ts], bot_user_id)
     return out
@@ -105,6 +113,17 @@ def _replies(client: WebClient, channel: str, thread_ts: str) -> list[dict]:
         code = err.response.get("error") if isinstance(err, SlackApiError) and err.response else type(err).__name__
         log.warning("event=slack_replies_failed channel=%s error=%s", channel, code)
     return messages[:MAX_THREAD_MESSAGES]
+
+
+def _files_info(client: WebClient, ids: list[str]) -> list[dict]:
+    """The file objects of ``ids`` (``files.info``); one that cannot be looked up is left out (logged)."""
+    found = []
+    for file_id in ids[:20]:
+        try:
+            found.append(dict(client.files_info(file=file_id)["file"]))
+        except (SlackClientError, OSError, KeyError) as err:
+            log.warning("event=slack_files_info_failed file=%s error=%s", file_id, type(err).__name__)
+    return found
 
 
 def _permalink(client: WebClient, channel: str, ts: str) -> str:

@@ -43,7 +43,7 @@ class FakeSlackAPI(LoopbackServer):
     """A loopback HTTP server speaking enough of the Slack Web API for the bot.
 
     Methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``,
-    ``chat.getPermalink``, ``users.info`` (people in :attr:`users`), ``reactions.add``,
+    ``chat.getPermalink``, ``users.info`` (people in :attr:`users`), ``files.info``, ``reactions.add``,
     ``conversations.replies``, the files people shared (:meth:`share_file`, downloaded from
     ``url_private_download`` with the bot token only), ``files.getUploadURLExternal``, the upload URL
     it hands out (``/upload/{file_id}``), ``files.completeUploadExternal``, slash-command
@@ -303,6 +303,13 @@ class FakeSlackAPI(LoopbackServer):
             return {"ok": False, "error": "message_not_found"}
         return {"ok": True, "channel": channel,
                 "permalink": f"https://fake-team.slack.com/archives/{channel}/p{ts.replace('.', '')}"}
+
+    def _m_files_info(self, p: dict) -> dict:
+        with self._lock:
+            entry = self.files.get(p.get("file", ""))
+        if entry is None:
+            return {"ok": False, "error": "file_not_found"}
+        return {"ok": True, "file": {k: v for k, v in entry.items() if k != "data"}}
 
     def _m_users_info(self, p: dict) -> dict:
         name = self.users.get(p.get("user", ""))

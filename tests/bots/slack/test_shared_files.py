@@ -114,6 +114,18 @@ def test_a_file_on_the_question_itself_is_read_and_a_new_thread_has_no_discussio
     assert "earlier discussion" not in report and fake_slack.calls_to("users.info") == []
 
 
+def test_the_files_of_the_asking_message_are_read_even_when_the_thread_cannot_be(bot, fake_slack):
+    fake_slack.fail("conversations.replies", "missing_scope")
+    message = fake_slack.share_file(CHANNEL, "zephyr.pdf", pdf_bytes(PAGES), user=ALICE, text=QUESTION)
+    event = {"type": "message", "subtype": "file_share", "channel": CHANNEL, "user": ALICE, "text": QUESTION,
+             "ts": message["ts"], "team": TEAM, "channel_type": "channel", "files": [
+                 {"id": message["files"][0]["id"]}]}  # Slack's events may carry a file's id only
+    assert bot.event(event)[0] == 200
+    report = _report(fake_slack, message["ts"])
+    assert "zephyr.pdf, page 2" in report, report
+    assert [c.params["file"] for c in fake_slack.calls_to("files.info")] == [message["files"][0]["id"]]
+
+
 def test_the_fake_serves_a_shared_file_only_with_the_bot_token(fake_slack):
     message = fake_slack.share_file(CHANNEL, "a.txt", b"hello", user=BOB)
     url = message["files"][0]["url_private_download"]
