@@ -56,6 +56,7 @@ def ask(
     resume: Annotated[str | None, typer.Option(metavar="THREAD_ID", help="Continue a paused or interrupted run: its thread id.")] = None,
     out: Annotated[Path | None, typer.Option(metavar="DIR", help="Also copy the report files into this folder (created when missing).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Run on the RQ workers (needs REDIS_URL).")] = False,
+    file: Annotated[list[Path] | None, typer.Option("--file", metavar="PATH", help="A file to research with the question (PDF, DOCX, Markdown, text, HTML, CSV); repeatable.")] = None,
 ) -> None:
     """Research QUESTION and write report.md, report.pdf, report.tex, report.docx, review.md,
     sources.json and usage.json; print their paths.
@@ -82,6 +83,7 @@ def ask(
             resume=resume,
             out=out,
             queue=queue,
+            files=list(file or []),
         )
     except SettingsError as err:
         _fail(str(err))

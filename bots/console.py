@@ -182,14 +182,16 @@ async def _direct(thread: str, question: str | None, answer: str | None, resume:
 
 def run_ask(
     *, question: str, corpus: Path | None, offline: bool, answer: str | None, no_clarify: bool,
-    resume: str | None, out: Path | None, queue: bool,
+    resume: str | None, out: Path | None, queue: bool, files: list[Path] | None = None,
 ) -> int:
     """Run ``deepresearch ask``; returns the exit code.
 
     0 done; 1 failed (a model or search server unreachable after retries, the thread's lock
     lost), resumable; 2 bad input before any work; 3 waiting for an answer to the clarifying
     question; 4 another process runs this thread now; 5 the data folder or ``--out`` cannot be
-    written (disk full, read-only, permission), resumable once fixed; 130 interrupted.
+    written (disk full, read-only, permission), resumable once fixed; 130 interrupted. ``files``
+    (``--file``) are read into the thread's own index before the research starts
+    (:func:`engine.files.ingest`) and searched beside the web or corpus.
 
     Raises:
         SettingsError: a setting is missing or invalid (the CLI prints it as one line).
@@ -204,6 +206,7 @@ def run_ask(
         say("usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
     problem = _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
+    problem = problem or _files_problem(files or [], queue)
     if problem:
         say(f"deepresearch: {problem}")
         return EXIT_USAGE
@@ -221,7 +224,7 @@ def run_ask(
     data_dir = load_settings().data_dir
     try:
         return _ask_here(thread, question, answer, bool(resume), out, offline=offline, corpus=corpus,
-                         no_clarify=no_clarify)
+                         no_clarify=no_clarify, files=files or [])
     except StorageError as exc:
         say(f"deepresearch: {exc}")
         return EXIT_STORAGE
@@ -240,7 +243,7 @@ def run_ask(
 
 
 def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out: Path | None, *, offline: bool,
-              corpus: Path | None, no_clarify: bool) -> int:
+              corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """``ask`` in this process, holding the thread's lock; see :func:`run_ask`."""
     record = None
     if resume:
@@ -270,14 +273,14 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         return EXIT_FAILED
     try:
         return _run_locked(thread, question, answer, resume, out, settings, record, lock,
-                           offline=offline, corpus=corpus, no_clarify=no_clarify)
+                           offline=offline, corpus=corpus, no_clarify=no_clarify, files=files)
     finally:
         lock.release()
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
                 settings: Settings, record: ThreadRecord | None, lock: ThreadLock, *, offline: bool,
-                corpus: Path | None, no_clarify: bool) -> int:
+                corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """The run itself, once the lock is held: record the thread, show its id, research, print the files."""
     start = None if resume else question
     if resume and asyncio.run(thread_status(thread, settings=settings)) == "none":
@@ -287,13 +290,14 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         start = record.question  # killed before its first checkpoint: start it now
     if corpus is not None and not _indexed(corpus, settings, thread, resume):
         return EXIT_INTERRUPTED
+    _read_files(thread, files, settings)
     settings.require_search()
     kept = record.question if record else ""
     # written whole before the id is shown, so the id printed is always resumable
     save_record(settings.data_dir, thread, ThreadRecord(
         question=kept or (start or "").strip(), offline=offline, corpus=str(corpus) if corpus else None,
         no_clarify=no_clarify, created_at=record.created_at if record else time.time()))
-    _announce(thread, settings)
+    _announce(thread, settings, files)
     try:
         outcome = asyncio.run(_direct(thread, start, answer, start is None, settings, lock))
     except BaseException as exc:  # noqa: BLE001 - those not answered here are raised again
@@ -325,12 +329,12 @@ def _indexed(corpus: Path, settings: Settings, thread: str, resume: bool) -> boo
     return True
 
 
-def _announce(thread: str, settings: Settings) -> None:
+def _announce(thread: str, settings: Settings, files: list[Path]) -> None:
     """The thread id (resumable from now on) and the back-ends that shape the report."""
     say(f"thread: {thread}")
     if settings.llm_backend == "offline":
         say("model: offline extractive mode (no language model; the report says so)")
-    if settings.search_backend == "none":
+    if settings.search_backend == "none" and not files:
         say("search: none configured (set TAVILY_API_KEY or use --corpus DIR); the report will have no sources",
             style="yellow")
 
@@ -362,6 +366,42 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
         say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
         return EXIT_INTERRUPTED
     return None
+
+
+def _files_problem(files: list[Path], queue: bool) -> str | None:
+    """Why the ``--file`` paths cannot be used, or None."""
+    if files and queue:
+        return "--file: with --queue the research runs on the workers, which cannot read this host's files."
+    for path in files:
+        if not path.expanduser().is_file():
+            return f"--file {clean_path(path)}: no such file."
+    return None
+
+
+def _read_files(thread: str, files: list[Path], settings: Settings) -> None:
+    """Read ``--file`` paths into the thread's index and say what was read and skipped (nothing
+    when there are none)."""
+    if not files:
+        return
+    from engine.files import SharedFile, files_status, ingest
+    from engine.search.corpus import CorpusIndexError
+
+    shared = []
+    for path in files:
+        path = Path(os.path.abspath(path.expanduser()))
+        shared.append(SharedFile(name=path.name, link=path.as_uri(), path=path, size=path.stat().st_size))
+    say(f"Reading {len(shared)} file{'' if len(shared) == 1 else 's'} …")
+    try:
+        entries = ingest(settings, thread, shared)
+    except CorpusIndexError as exc:
+        raise StorageError(str(exc)) from exc
+    for entry in entries:
+        if entry.status != "read":
+            say(f"skipped {entry.name}: {entry.reason}", style="yellow")
+        elif entry.note:
+            say(f"{entry.name}: {entry.note}", style="yellow")
+    if entries:
+        say(f"files: {files_status(entries)}")
 
 
 def _usage_problem(question: str, resume: str | None, out: Path | None, queue: bool, *, offline: bool,

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from engine.artifact_store import artifact_store
 from engine.artifacts import safe_name
 from engine.checkpoints import checkpoint_thread_ids, compact, open_checkpointer, stored_bytes
+from engine.files import delete_thread_files
 from engine.settings import Settings
 
 
@@ -34,7 +35,8 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
     ``adelete_thread`` (checkpoints and pending writes), then ``VACUUM`` to return the space
     (neither checkpointer has ``prune``), and deletes the thread's report files from the artifact
     store and this host's folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
-    ``--resume`` (``{DATA_DIR}/console/{thread}.json``). A paused or running thread that old is pruned
+    ``--resume`` (``{DATA_DIR}/console/{thread}.json``) and the files shared in the thread
+    (``{DATA_DIR}/threadfiles/{thread}/``, :func:`engine.files.delete_thread_files`). A paused or running thread that old is pruned
     too: its clarification long expired (``DEEPRESEARCH_CLARIFY_TTL``).
     """
     report = PruneReport()
@@ -56,6 +58,8 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
             await saver.adelete_thread(thread_id)
             # the terminal's remembered options for --resume (bots/console.py)
             (settings.data_dir / "console" / f"{safe_name(thread_id)}.json").unlink(missing_ok=True)
+            # the files shared in the thread: their text and index (engine/files)
+            await asyncio.to_thread(delete_thread_files, settings, thread_id)
             if not keep_artifacts:
                 await asyncio.to_thread(store.delete_thread, thread_id)
         if report.threads and not dry_run:

@@ -169,6 +169,9 @@ class OfflineChatModel(BaseChatModel):
         convo = _tag(prompt, "Messages")
         user_turns = [t.strip() for t in re.findall(r"^User: (.*)$", convo, re.MULTILINE)]
         brief = " — ".join(user_turns) or convo  # the question, then the answer that narrowed it
+        thread = " ".join(_tag(prompt, "Conversation").split())
+        if thread:  # the chat thread's discussion, as background of the brief
+            brief += f" — Background from the thread's discussion: {thread[:1500]}"
         return "", [("ResearchQuestion", {"research_brief": brief})]
 
     def _task_supervisor(self, prompt: str, messages, tools):
@@ -181,10 +184,13 @@ class OfflineChatModel(BaseChatModel):
         return "", [("ConductResearch", {"research_topic": t}) for t in topics]
 
     def _task_researcher(self, prompt: str, messages, tools):
-        if any(isinstance(m, ToolMessage) and m.name == "search" for m in messages):
+        if any(isinstance(m, ToolMessage) and m.name in ("search", "search_thread_files") for m in messages):
             return T.phrase("research_done", "en"), []
         topic = _tag(prompt, "Topic")
-        return "", [("search", {"queries": [topic]})]
+        calls = [("search", {"queries": [topic]})]
+        if "search_thread_files" in tools:  # the thread's files, the same way as the corpus
+            calls.append(("search_thread_files", {"queries": [topic]}))
+        return "", calls
 
     def _task_summarize_webpage(self, prompt: str, messages, tools):
         m = re.search(r"working on: (.*)", prompt)

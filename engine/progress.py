@@ -30,6 +30,7 @@ class Progress:
         errors: one short line per failed research unit or tool.
         review_iteration: 1-based review round being run, 0 before the review.
         started_at: ``time.monotonic()`` when the turn began.
+        files: the thread's shared files, e.g. ``"2 files read, 1 skipped: encrypted PDF"`` ("" when none).
     """
 
     phase: str = "clarify"
@@ -41,6 +42,7 @@ class Progress:
     review_iteration: int = 0
     started_at: float = field(default_factory=time.monotonic)
     source_ids: set[str] = field(default_factory=set, repr=False)
+    files: str = ""
 
     @property
     def elapsed(self) -> float:
@@ -75,7 +77,9 @@ class Progress:
         mins, secs = divmod(int(self.elapsed), 60)
         line = (
             f"{label} · topics {self.topics_finished}/{self.topics_started} done"
-            f" · {self.sources_found} sources found · {mins}:{secs:02d} elapsed"
+            f" · {self.sources_found} sources found"
+            + (f" · {self.files}" if self.files else "")
+            + f" · {mins}:{secs:02d} elapsed"
         )
         if self.errors:
             line += f"\n{len(self.errors)} problem(s): {self.errors[-1][:200]}"

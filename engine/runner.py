@@ -112,12 +112,15 @@ async def run_turn(
     cancel: asyncio.Event | None = None,
     context: str | None = None,
     resume_only: bool = False,
+    discussion: str | None = None,
 ) -> TurnOutcome:
     """Run the research graph for ``thread_id`` until it pauses or ends.
 
     Exactly one of:
         ``question``: start a new research in this thread (``context`` is an earlier report
-        of the thread, given to the model as background).
+        of the thread, given to the model as background; ``discussion`` the chat thread's earlier
+        messages, ``Name: text`` lines, given to the clarify and brief steps as conversation, not
+        instructions, and named in the report).
         ``answer``: resume a graph paused on its clarifying question with ``Command(resume=answer)``.
         ``resume_only=True``: continue an interrupted run from its last checkpoint.
 
@@ -141,6 +144,7 @@ async def run_turn(
         cancel=cancel,
         context=None if context is None else clean_text(context),
         resume_only=resume_only,
+        discussion=None if discussion is None else clean_text(discussion),
     )
 
 

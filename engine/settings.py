@@ -79,6 +79,15 @@ class Settings(BaseSettings):
     #: and the search retries (``model_timeout`` bounds each attempt); past it the run stops, resumable
     node_timeout: float = Field(default=300.0, gt=0)
     pdf_timeout: float = Field(default=120.0, gt=0)
+    #: files shared in a thread (``ask --file``, Slack, Teams): the largest file read, in bytes ...
+    file_max_bytes: int = Field(default=25 * 1024 * 1024, ge=1)
+    #: ... all of one thread's files together, in bytes ...
+    thread_files_max_bytes: int = Field(default=100 * 1024 * 1024, ge=1)
+    #: ... the PDF pages and the characters kept of one file (the rest is cut, and said so) ...
+    file_max_pages: int = Field(default=500, ge=1)
+    file_max_chars: int = Field(default=1_000_000, ge=1000)
+    #: ... and the seconds reading one file may take before it is skipped
+    file_parse_timeout: float = Field(default=60.0, gt=0)
     public_url: str | None = None
     job_timeout: int = Field(default=3600, ge=60)
     clarify_ttl: int = Field(default=86400, ge=60)

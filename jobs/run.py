@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from engine.artifact_store import artifact_store
+from engine.files import files_status, ingest, load_manifest
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
 from jobs import records
@@ -228,6 +231,11 @@ class _TurnJob:
                  else "Starting the research…")
         await status.show(first)
         kwargs = await self._call_args()
+        if "resume_only" not in kwargs:
+            kwargs.update(await asyncio.to_thread(self._thread_material))
+            shared = load_manifest(self.settings, t.thread_id)
+            if shared:
+                await status.show(f"{first} ({files_status(shared)})")
         cancel, stop = asyncio.Event(), asyncio.Event()
 
         def on_progress(progress) -> None:
@@ -290,6 +298,23 @@ class _TurnJob:
         if t.kind == "resume":
             return {"answer": t.text}
         return {"question": t.text, "context": self._context()}
+
+    def _thread_material(self) -> dict:
+        """Read the files shared in the thread into its index (:func:`engine.files.ingest`), when
+        the port can list them; returns ``{"discussion": ...}`` for a start turn with one."""
+        gather = getattr(self.port, "thread_material", None)
+        if gather is None:
+            return {}
+        t = self.turn
+        with tempfile.TemporaryDirectory(prefix="deepresearch-files-") as folder:
+            try:
+                material = gather(t.turn_id, Path(folder), self.settings)
+            except Exception as err:  # the files are a bonus: the research runs without them
+                log.warning("event=thread_material_failed turn=%s error=%s", t.turn_id, type(err).__name__)
+                return {}
+            if material.files:
+                ingest(self.settings, t.thread_id, material.files)
+        return {"discussion": material.discussion} if t.kind == "start" and material.discussion else {}
 
     def _context(self) -> str | None:
         info = thread_info(self.turn.thread_id, settings=self.settings)

@@ -59,6 +59,8 @@ class Incoming:
     text: str
     is_dm: bool
     mentioned: bool
+    #: ids of the files on the message itself (a ``file_share``), read even when the thread cannot be
+    files: tuple[str, ...] = ()
 
     @property
     def address(self) -> Address:
@@ -99,6 +101,7 @@ def read_event(body: dict, event: dict, bot_user_id: str | None) -> Incoming | N
         text=slack_to_text(raw, bot_user_id=bot_user_id),
         is_dm=event.get("channel_type") == "im" or str(channel).startswith("D"),
         mentioned=mentioned,
+        files=tuple(str(f["id"]) for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")),
     )
 
 
@@ -142,7 +145,7 @@ class SlackHandlers:
 
     def _turn(self, msg: Incoming, *, address: Address, react: bool = True) -> None:
         thread_id = thread_key(msg.team, msg.channel, msg.root)
-        port = SlackPort(self.client, channel=msg.channel, thread_ts=msg.root, team=msg.team)
+        port = SlackPort(self.client, channel=msg.channel, thread_ts=msg.root, team=msg.team, files=msg.files)
         turn_id = thread_key(msg.team, msg.channel, msg.ts)
         try:
             reply = jobs.handle_message(

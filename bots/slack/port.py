@@ -49,8 +49,10 @@ class SlackPort:
 
     supports_buttons = True
 
-    def __init__(self, client: WebClient, *, channel: str, thread_ts: str, team: str = "") -> None:
+    def __init__(self, client: WebClient, *, channel: str, thread_ts: str, team: str = "",
+                 files: tuple[str, ...] = ()) -> None:
         self.client = client
+        self.files = tuple(files)
         self.channel = channel
         self.thread_ts = thread_ts
         self.team = team
@@ -62,7 +64,10 @@ class SlackPort:
 
     def reference(self) -> dict:
         """``{"factory", "channel", "thread_ts", "team"}``: no token; the worker reads its own."""
-        return {"factory": FACTORY, "channel": self.channel, "thread_ts": self.thread_ts, "team": self.team}
+        ref = {"factory": FACTORY, "channel": self.channel, "thread_ts": self.thread_ts, "team": self.team}
+        if self.files:  # the ids of the files on the message that made the turn (never their URLs)
+            ref["files"] = list(self.files)
+        return ref
 
     def post(self, text: str, *, buttons: Sequence[Button] = ()) -> str:
         """Post Markdown ``text`` as mrkdwn section blocks in the thread; return the first message's ts.
@@ -99,6 +104,19 @@ class SlackPort:
             unfurl_links=False, unfurl_media=False, parse="none",
         )
         return str(response["ts"])
+
+    def thread_material(self, turn_id: str, dest: Path, settings):
+        """The files shared in this thread up to the message of ``turn_id`` (downloaded into
+        ``dest``) and, when that message is a reply, the thread's earlier discussion
+        (:func:`bots.slack.shared.gather`)."""
+        from bots.slack.shared import gather
+        from engine.files import thread_budget
+
+        parts = turn_id.split(":")
+        upto = parts[3] if len(parts) == 4 and parts[0] == "slack" and parts[2] == self.channel else "9999999999"
+        known, budget = thread_budget(settings, self.thread_id)
+        return gather(self.client, channel=self.channel, thread_ts=self.thread_ts, upto_ts=upto, dest=dest,
+                      settings=settings, known=known, budget=budget, event_files=self.files)
 
     def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
         """Replace message ``message_id``'s content with Markdown ``text`` (the first 50 blocks)
@@ -152,5 +170,6 @@ def from_reference(ref: dict) -> SlackPort:
     from bots.slack.client import shared_client
 
     return SlackPort(
-        shared_client(), channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", "")
+        shared_client(), channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", ""),
+        files=tuple(ref.get("files") or ()),
     )

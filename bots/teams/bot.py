@@ -23,6 +23,7 @@ from bots.teams import cards, files
 from bots.teams.markdown import to_teams_markdown
 from bots.teams.port import TeamsPort
 from bots.teams.settings import teams_settings
+from bots.teams.shared import CANNOT_READ, has_unreadable_files, read_personal_files
 from engine.database import DatabaseError
 from engine.settings import Settings
 from jobs.conversation import Address
@@ -182,6 +183,8 @@ class TeamsBot(TeamsActivityHandler):
             return
         thread_id = thread_id_of(activity)
         port = TeamsPort.from_activity(activity)
+        if explicit:
+            await self._shared_files(turn_context, thread_id, port)
         reply = await self._call(
             jobs.handle_message,
             thread_id,
@@ -197,6 +200,18 @@ class TeamsBot(TeamsActivityHandler):
             redact(thread_id), getattr(reply, "action", "?"),
         )
         await self._reply(turn_context, reply)
+
+    async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
+        """Read the files of a personal-chat message into the thread's index; in a channel or group
+        chat, say that its files cannot be read (:mod:`bots.teams.shared`). Never fails the turn."""
+        activity = turn_context.activity
+        try:
+            if port.kind == "personal":
+                await asyncio.to_thread(read_personal_files, activity, thread_id, self.settings)
+            elif has_unreadable_files(activity):
+                await turn_context.send_activity(Activity(type=ActivityTypes.message, text=CANNOT_READ))
+        except Exception as err:  # the research runs without the files
+            log.warning("event=teams_files_failed error=%s", redact(str(err))[:200])
 
     async def _reply(self, turn_context: TurnContext, reply) -> None:
         """Post ``reply.text`` (if any) in the conversation; Teams has no ephemeral messages.

@@ -23,6 +23,10 @@ class RunContext:
     run_dir: Path
     today: str = field(default_factory=lambda: date.today().isoformat())
     models: dict[str, BaseChatModel] = field(default_factory=dict)
+    #: The thread's shared files (:mod:`engine.files`): their search, None when none was read,
+    #: and the prompt block naming them ("" when none).
+    thread_files: SearchBackend | None = None
+    files_prompt: str = ""
     #: Set when the turn is cancelled, so work running in threads (the PDF build) stops too.
     cancelled: threading.Event = field(default_factory=threading.Event)
 

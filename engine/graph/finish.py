@@ -90,6 +90,10 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     problems = ""  # the errors as recorded, outside the numbering (they cite nothing)
     if errors:
         problems = f"\n\n## {phrase('problems', language)}\n\n" + "\n".join(f"- {e}" for e in errors) + "\n"
+    if (state.get("discussion") or "").strip():
+        count = len([ln for ln in state["discussion"].splitlines() if ln.strip()])
+        problems += (f"\n\n_This research used the chat thread's earlier discussion ({count} message"
+                     f"{'' if count == 1 else 's'}) as background to the question._\n")
     summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
         date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language),
         question=state.get("question", ""), objections=open_objections(state)[:8000])

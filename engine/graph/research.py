@@ -30,6 +30,12 @@ def format_messages(messages: list[BaseMessage]) -> str:
     return "\n".join(lines)
 
 
+def discussion_block(state: AgentState) -> str:
+    """The chat thread's earlier messages as the prompts' ``<Conversation>`` block ("" when none)."""
+    text = (state.get("discussion") or "").strip()
+    return prompts.DISCUSSION.format(discussion=text) if text else ""
+
+
 async def clarify_with_user(state: AgentState, runtime: Runtime[RunContext]) -> Command:
     """Ask at most ``max_clarification_rounds`` clarifying questions, pausing with ``interrupt()``.
 
@@ -51,7 +57,7 @@ async def clarify_with_user(state: AgentState, runtime: Runtime[RunContext]) -> 
     if not ctx.settings.allow_clarification or rounds >= ctx.settings.max_clarification_rounds:
         return Command(goto="write_research_brief")
     prompt = prompts.CLARIFY.format(
-        date=ctx.today, messages=format_messages(state["messages"]),
+        date=ctx.today, messages=format_messages(state["messages"]), discussion=discussion_block(state),
         language=language_name(state.get("language", "en")),
     )
     decision = await structured(ctx.model("research"), ClarifyWithUser, ctx.settings,
@@ -71,6 +77,7 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
                    f"<Earlier report>\n{state['context'][:12000]}\n</Earlier report>\n")
     prompt = prompts.RESEARCH_BRIEF.format(
         date=ctx.today, messages=format_messages(state["messages"]), context=context,
+        discussion=discussion_block(state),
         language=language_name(state.get("language", "en")),
     )
     out = await structured(ctx.model("research"), ResearchQuestion, ctx.settings,

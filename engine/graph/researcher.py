@@ -32,6 +32,16 @@ def search(queries: list[str]) -> str:
     return ""
 
 
+@tool(description="Search the files shared in this conversation (PDF, Word, text...). Give one to three "
+                  "focused queries. Results name the file and page or section.")
+def search_thread_files(queries: list[str]) -> str:
+    """Schema only: the researcher_tools node searches the thread's file index."""
+    return ""
+
+
+SEARCH_TOOLS = ("search", "search_thread_files")
+
+
 async def _summarize(result: SearchResult, query: str, ctx: RunContext) -> tuple[str, list[str]]:
     """Summarize one page with the summarization model, under the summarization timeout.
 
@@ -53,8 +63,9 @@ async def _summarize(result: SearchResult, query: str, ctx: RunContext) -> tuple
     return result.content or raw[:1500], []
 
 
-async def run_search(queries: list[str], topic: str, ctx: RunContext) -> tuple[str, dict]:
-    """Run the queries on the back-end, summarize every page, register the sources.
+async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:
+    """Run the queries on ``backend`` (default: the run's search back-end), summarize every page,
+    register the sources.
 
     Returns ``(tool_text, sources)``: ``tool_text`` holds one ``--- SOURCE [Sxxxxxx]: title``
     block per distinct document (URL, summary, key excerpts); ``sources`` maps ids to records.
@@ -62,15 +73,16 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext) -> tuple[s
         engine.search.base.SearchError: the back-end cannot answer.
     """
     queries = [q for q in (queries or [topic]) if q and q.strip()][:3] or [topic]
+    backend = backend or ctx.search
     batches = await asyncio.gather(
-        *(ctx.search.search(q, ctx.settings.search_max_results) for q in queries)
+        *(backend.search(q, ctx.settings.search_max_results) for q in queries)
     )
     unique: dict[str, tuple[SearchResult, str]] = {}
     for q, batch in zip(queries, batches, strict=True):
         for r in batch:
             unique.setdefault(r.url, (r, q))
     if not unique:
-        if ctx.search.name == "none":
+        if backend.name == "none":
             return "No search back-end is configured (DEEPRESEARCH_SEARCH=none): no documents.", {}
         return "No documents matched these queries.", {}
     summaries = await asyncio.gather(*(_summarize(r, q, ctx) for r, q in unique.values()))
@@ -97,11 +109,11 @@ async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> di
     system = prompts.RESEARCHER.format(
         date=ctx.today, topic=state["topic"], search_name=ctx.search.name,
         max_calls=ctx.settings.max_react_tool_calls,
-    )
+    ) + ctx.files_prompt
     history = state.get("researcher_messages", [])
-    response = await call_with_tools(ctx.model("research"), [search, think_tool, ResearchComplete],
-                                     [SystemMessage(system), *history], ctx.settings)
-    searched = any(c["name"] == "search" for m in history for c in getattr(m, "tool_calls", None) or [])
+    tools = [search, *([search_thread_files] if ctx.thread_files else []), think_tool, ResearchComplete]
+    response = await call_with_tools(ctx.model("research"), tools, [SystemMessage(system), *history], ctx.settings)
+    searched = any(c["name"] in SEARCH_TOOLS for m in history for c in getattr(m, "tool_calls", None) or [])
     if response.tool_calls or searched:
         return {"researcher_messages": [response]}
     log.warning("event=researcher_no_search topic=%r action=search_topic_once", state["topic"][:80])
@@ -131,6 +143,10 @@ async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext])
             text, found = await run_search(call["args"].get("queries") or [], state["topic"], ctx)
             sources.update(found)
             replies.append(ToolMessage(text, tool_call_id=call["id"], name="search"))
+        elif call["name"] == "search_thread_files" and ctx.thread_files is not None:
+            text, found = await run_search(call["args"].get("queries") or [], state["topic"], ctx, ctx.thread_files)
+            sources.update(found)
+            replies.append(ToolMessage(text, tool_call_id=call["id"], name="search_thread_files"))
         elif call["name"] == "think_tool":
             replies.append(ToolMessage(think_tool.invoke(call["args"]), tool_call_id=call["id"], name="think_tool"))
         else:
@@ -148,7 +164,7 @@ async def compress_research(state: ResearcherState, runtime: Runtime[RunContext]
     """Compress the search results into cited notes; only ids this researcher saw survive."""
     ctx = runtime.context
     results = "\n".join(
-        m.text for m in state.get("researcher_messages", []) if isinstance(m, ToolMessage) and m.name == "search"
+        m.text for m in state.get("researcher_messages", []) if isinstance(m, ToolMessage) and m.name in SEARCH_TOOLS
     )
     known = state.get("sources", {})
     if not known:

@@ -18,6 +18,7 @@ from langgraph.types import Command
 from engine.artifact_store import artifact_store
 from engine.artifacts import run_dir
 from engine.checkpoints import open_checkpointer
+from engine.files import files_prompt, files_status, thread_search
 from engine.graph.build import graph_builder
 from engine.graph.context import RunContext
 from engine.graph.state import override
@@ -45,12 +46,12 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(2)
 
 
-def _fresh_input(question: str, context: str | None, run_id: str) -> dict:
+def _fresh_input(question: str, context: str | None, run_id: str, discussion: str | None = None) -> dict:
     """The input that starts a new research in a thread, resetting what an earlier one left."""
     return {
         "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage(question)],
         "run_id": run_id, "question": question, "language": detect_language(question),
-        "context": context or "", "clarification_rounds": 0, "pending_question": "",
+        "context": context or "", "discussion": discussion or "", "clarification_rounds": 0, "pending_question": "",
         "research_brief": "", "supervisor_messages": override([]), "research_iterations": 0,
         "notes": override([]), "sources": override({}), "research_errors": override([]),
         "units_done": override([]), "numbering": {}, "report": "", "review_messages": override([]),
@@ -130,7 +131,7 @@ def _artifacts(paths: dict, settings: Settings) -> Artifacts:
 async def run_graph_turn(
     thread_id: str, *, question: str | None, answer: str | None, settings: Settings,
     on_progress: ProgressCallback | None, cancel: asyncio.Event | None, context: str | None,
-    resume_only: bool,
+    resume_only: bool, discussion: str | None = None,
 ) -> TurnOutcome:
     """Implementation of :func:`engine.runner.run_turn` (see there for the contract)."""
     settings.require_model()
@@ -143,12 +144,17 @@ async def run_graph_turn(
         if resume_only and question is None and answer is None and _status_of(snapshot) in ("done", "paused"):
             return await _settled(snapshot, thread_id, snapshot.values["run_id"], settings)
         graph_input, run_id, turn = _turn_input(snapshot, thread_id, question=question, answer=answer,
-                                                context=context, resume_only=resume_only)
+                                                context=context, resume_only=resume_only,
+                                                discussion=discussion)
+
         directory = run_dir(settings, thread_id, run_id)
         ctx = RunContext.create(settings, search, directory)
+        ctx.thread_files, shared = await asyncio.to_thread(thread_search, settings, thread_id)
+        ctx.files_prompt = files_prompt(shared)
         config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
                                              sink=functools.partial(artifact_store(settings).add_usage, directory))]
         progress = _progress_of(snapshot, turn)
+        progress.files = files_status(shared)
         log.info("event=turn_start thread=%s run=%s turn=%s", thread_id, run_id, turn)
 
         async def consume() -> None:
@@ -177,8 +183,9 @@ async def _settled(snapshot, thread_id: str, run_id: str, settings: Settings) ->
 
 
 def _turn_input(snapshot, thread_id: str, *, question: str | None, answer: str | None, context: str | None,
-                resume_only: bool) -> tuple[object, str, str]:
-    """``(graph input, run id, turn kind)`` for a new question, an answer or a continuation.
+                resume_only: bool, discussion: str | None = None) -> tuple[object, str, str]:
+    """``(graph input, run id, turn kind)`` for a new question (``discussion``: the chat thread's
+    earlier messages, as context), an answer or a continuation.
 
     Raises:
         TurnRejected: nothing paused to answer, an empty or overlong answer, an unknown thread.
@@ -186,7 +193,7 @@ def _turn_input(snapshot, thread_id: str, *, question: str | None, answer: str |
     status = _status_of(snapshot)
     if question is not None:
         run_id = new_run_id()
-        return _fresh_input(validate_question(question), context, run_id), run_id, "start"
+        return _fresh_input(validate_question(question), context, run_id, discussion), run_id, "start"
     if answer is not None:
         if status != "paused":
             raise TurnRejected("There is no clarifying question waiting for an answer in this thread.")

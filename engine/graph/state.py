@@ -40,6 +40,7 @@ class AgentState(TypedDict, total=False):
     ``sources`` the registry ``{id: {"id","url","title","summary","excerpts","topic"}}``;
     ``notes`` one compressed Markdown block per research unit (``### topic`` + notes citing
     ``[Sxxxxxx]``); ``report``, the review's entries and the synthesis cite by those ids too;
+    ``discussion`` the chat thread's earlier messages (``Name: text`` lines, "" when none);
     ``numbering`` is the delivered report's ``{id: n}`` (set by finalize), ``removed_markers``
     the bracketed ids it dropped because no source has them; ``follow_ups`` the follow-up
     questions the summary suggests (at most three, from the review's open objections).
@@ -50,6 +51,7 @@ class AgentState(TypedDict, total=False):
     question: str
     language: str
     context: str
+    discussion: str
     clarification_rounds: int
     pending_question: str
     research_brief: str

@@ -49,7 +49,7 @@ def supervisor_prompt(brief: str, ctx: RunContext, language: str = "en") -> str:
     return prompts.SUPERVISOR.format(
         date=ctx.today, brief=brief, max_units=ctx.settings.max_concurrent_research_units,
         max_iterations=ctx.settings.max_researcher_iterations, language=language_name(language),
-    )
+    ) + ctx.files_prompt
 
 
 NO_PLAN = ("The model named no research topic (neither a tool call nor an action block), "

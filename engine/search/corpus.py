@@ -278,14 +278,7 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
             continue
         if old:
             _delete_document(conn, old[0])
-        doc_id = conn.execute(
-            "INSERT INTO documents (path, title, mtime_ns, size, chunks) VALUES (?, ?, ?, ?, ?)",
-            (key, title, st.st_mtime_ns, st.st_size, len(passages)),
-        ).lastrowid
-        conn.executemany(
-            "INSERT INTO passages (rowid, title, body) VALUES (?, ?, ?)",
-            (((doc_id << _ORD_BITS) | n, title, body) for n, body in enumerate(passages)),
-        )
+        _insert_document(conn, key, title, st.st_mtime_ns, st.st_size, passages)
         stats.added += 1
         pending += 1
         if pending >= _COMMIT_EVERY:
@@ -304,6 +297,49 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
         "SELECT count(*), coalesce(sum(chunks), 0) FROM documents"
     ).fetchone()
     return stats
+
+
+def _insert_document(conn: sqlite3.Connection, key: str, title: str, mtime_ns: int, size: int,
+                     passages: list[str]) -> None:
+    doc_id = conn.execute(
+        "INSERT INTO documents (path, title, mtime_ns, size, chunks) VALUES (?, ?, ?, ?, ?)",
+        (key, title, mtime_ns, size, len(passages)),
+    ).lastrowid
+    conn.executemany(
+        "INSERT INTO passages (rowid, title, body) VALUES (?, ?, ?)",
+        (((doc_id << _ORD_BITS) | n, title, body) for n, body in enumerate(passages)),
+    )
+
+
+def add_documents(index_path: Path, documents: list[tuple[str, str, str]]) -> int:
+    """Add ``(key, title, text)`` documents to the FTS5 index at ``index_path`` (created when missing),
+    replacing any document with the same key; returns the passages written.
+
+    The same index layout, passage splitting and ranking as :func:`index_directory`, for documents
+    that are not files of a folder (a thread's shared files: the key is the link a citation gives).
+
+    Raises:
+        CorpusIndexError: the index file cannot be created or written, or is not a corpus index.
+    """
+    conn = _open_for_write(Path(index_path))
+    written = 0
+    try:
+        for key, title, text in documents:
+            passages = split_passages(clean_text(text))[:_MAX_PASSAGES]
+            old = conn.execute("SELECT id FROM documents WHERE path = ?", (key,)).fetchone()
+            if old:
+                _delete_document(conn, old[0])
+            if passages:
+                _insert_document(conn, key, clean_text(title), 0, len(text), passages)
+                written += len(passages)
+        conn.execute("INSERT INTO passages (passages) VALUES ('optimize')")
+        conn.commit()
+    except (sqlite3.Error, OSError) as err:
+        why = storage_problem(err) or str(err)
+        raise CorpusIndexError(f"cannot write the index {clean_path(index_path)}: {why}") from err
+    finally:
+        conn.close()
+    return written
 
 
 def _delete_document(conn: sqlite3.Connection, doc_id: int) -> None:
@@ -347,6 +383,8 @@ class CorpusSearch:
     """
 
     name = "corpus"
+    #: What an error about a missing or empty index tells the user to do.
+    hint = "run `deepresearch index DIR` to index a folder first"
 
     def __init__(self, index_path: Path) -> None:
         """Use the index file at ``index_path``; it is opened per query, so re-indexing is seen."""
@@ -366,7 +404,7 @@ class CorpusSearch:
         """Nothing to release: every query opens and closes its own connection."""
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:
-        hint = "run `deepresearch index DIR` to index a folder first"
+        hint = self.hint
         if not self.index_path.is_file():
             raise SearchError(f"no corpus index at {self.index_path}: {hint}")
         try:
@@ -385,7 +423,12 @@ class CorpusSearch:
             raise SearchError(f"the corpus index {self.index_path} is unreadable ({err}): {hint}") from err
         finally:
             conn.close()
-        return _group(rows, max_results)
+        return _group(rows, max_results, self.url)
+
+    @staticmethod
+    def url(key: str) -> str:
+        """The citation URL of a document stored under ``key`` (here a file path: its ``file://`` URI)."""
+        return Path(key).as_uri()
 
     @staticmethod
     def _rank(conn: sqlite3.Connection, query: str, max_results: int) -> list[tuple]:
@@ -422,7 +465,7 @@ def _snippet_around(body: str, runs: list[str]) -> str:
     return ("… " if start else "") + text + (" …" if start + _SNIPPET_CHARS < len(body) else "")
 
 
-def _group(rows: list[tuple], max_results: int) -> list[SearchResult]:
+def _group(rows: list[tuple], max_results: int, url) -> list[SearchResult]:
     by_path: dict[str, list[tuple]] = {}
     for row in rows:
         passages = by_path.setdefault(row[4], [])
@@ -433,7 +476,7 @@ def _group(rows: list[tuple], max_results: int) -> list[SearchResult]:
         best = passages[0]
         ordered = sorted(passages, key=lambda r: r[0])
         results.append(SearchResult(
-            url=Path(path).as_uri(),
+            url=url(path),
             title=best[5],
             content=" ".join(best[2].split()),
             raw_content="\n\n[…]\n\n".join(r[3] for r in ordered),

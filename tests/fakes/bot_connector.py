@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import secrets
 import signal
 import time
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from tests.waiting import LONG
 
 _ACTIVITIES = re.compile(r"^/v3/conversations/([^/]+)/activities(?:/([^/]+))?/?$")
 _UPLOAD = re.compile(r"^/upload/([^/]+)$")
+_DOWNLOAD = re.compile(r"^/download/([^/]+)/[^/]+$")
 _RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
 
 
@@ -85,6 +87,7 @@ class FakeBotConnector(LoopbackServer):
         self._failures: list[int] = []
         self._ids = itertools.count(1)
         self._accept_token: Callable[[str], bool] | None = None
+        self._shared: dict[str, bytes] = {}
 
     @property
     def url(self) -> str:
@@ -94,6 +97,21 @@ class FakeBotConnector(LoopbackServer):
     def upload_url(self, name: str) -> str:
         """A fake OneDrive upload-session URL for a file called ``name``."""
         return f"{self.url}upload/{name}"
+
+    def file_attachment(self, name: str, data: bytes) -> dict:
+        """A ``file.download.info`` attachment as Teams puts on a personal-chat message carrying a
+        file: ``contentUrl`` the file in OneDrive, ``content.downloadUrl`` a pre-authenticated URL
+        on this server (GET, no Authorization; the secret path is the credential)."""
+        key = secrets.token_urlsafe(16)
+        with self._lock:
+            self._shared[key] = data
+        return {
+            "contentType": "application/vnd.microsoft.teams.file.download.info",
+            "contentUrl": f"https://contoso-my.sharepoint.com/personal/alice/Documents/Microsoft Teams Chat Files/{name}",
+            "name": name,
+            "content": {"downloadUrl": f"{self.url}download/{key}/{name}", "uniqueId": key,
+                        "fileType": name.rsplit(".", 1)[-1]},
+        }
 
     def fail_next(self, status: int, times: int = 1) -> None:
         """Answer the next ``times`` connector calls with HTTP ``status`` (uploads excluded)."""
@@ -154,6 +172,11 @@ class FakeBotConnector(LoopbackServer):
     def route(self, method: str, path: str, body: bytes, record: ConnectorCall) -> HTTPAnswer:
         """Answer an upload chunk or a connector call (send, reply, update)."""
         raw, record.body = body, None
+        download = _DOWNLOAD.match(path)
+        if download and method == "GET":
+            with self._lock:
+                data = self._shared.get(download.group(1))
+            return HTTPAnswer(200, data) if data is not None else _error(404, "itemNotFound", "no such file")
         upload = _UPLOAD.match(path)
         if upload and method == "PUT":
             record.body = raw

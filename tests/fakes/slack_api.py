@@ -43,7 +43,9 @@ class FakeSlackAPI(LoopbackServer):
     """A loopback HTTP server speaking enough of the Slack Web API for the bot.
 
     Methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``,
-    ``reactions.add``, ``conversations.replies``, ``files.getUploadURLExternal``, the upload URL
+    ``chat.getPermalink``, ``users.info`` (people in :attr:`users`), ``files.info``, ``reactions.add``,
+    ``conversations.replies``, the files people shared (:meth:`share_file`, downloaded from
+    ``url_private_download`` with the bot token only), ``files.getUploadURLExternal``, the upload URL
     it hands out (``/upload/{file_id}``), ``files.completeUploadExternal``, slash-command
     response URLs (``/response/{id}``), and ``apps.connections.open`` (app-level token only)
     once :meth:`enable_socket_mode` was called. Parameters are read from the query string,
@@ -84,6 +86,10 @@ class FakeSlackAPI(LoopbackServer):
         self._seq = itertools.count(1)
         self.app_token: str | None = None
         self.socket_url: str | Callable[[], str] | None = None
+        #: files people shared: id -> {"data", "name", ...}; served at ``/files-pri/{team}-{id}/download/{name}``
+        self.files: dict[str, dict[str, Any]] = {}
+        #: people ``users.info`` knows: id -> display name
+        self.users: dict[str, str] = {}
 
     # ---- test controls -------------------------------------------------------------------
     def enable_socket_mode(self, url: str | Callable[[], str], *, app_token: str) -> None:
@@ -105,6 +111,26 @@ class FakeSlackAPI(LoopbackServer):
     def add_message(self, channel: str, text: str, *, user: str, thread_ts: str | None = None) -> str:
         """Record a message a person wrote (so ``conversations.replies`` sees it); returns its ts."""
         return self._store({"channel": channel, "text": text, "user": user, "thread_ts": thread_ts})["ts"]
+
+    def share_file(self, channel: str, name: str, data: bytes, *, user: str, thread_ts: str | None = None,
+                   text: str = "", ts: str | None = None, shared_in: str | None = None) -> dict[str, Any]:
+        """Record a ``file_share`` message of ``user`` carrying one file (as Slack's events and
+        ``conversations.replies`` show it: ``url_private_download`` on this server, ``channels``
+        the file is shared in, ``shared_in`` when it is another conversation); returns the message."""
+        file_id = f"F{next(self._seq):08d}"
+        url = f"http://127.0.0.1:{self.port}/files-pri/{self.team_id}-{file_id}/download/{name}"
+        item = {"id": file_id, "name": name, "title": name, "size": len(data), "mode": "hosted",
+                "filetype": name.rsplit(".", 1)[-1], "user": user, "url_private": url,
+                "url_private_download": url, "channels": [shared_in or channel]}
+        with self._lock:
+            self.files[file_id] = {**item, "data": data}
+        message = {"channel": channel, "text": text, "user": user, "thread_ts": thread_ts,
+                   "subtype": "file_share", "files": [item]}
+        if ts:
+            with self._lock:
+                self._messages.append({**message, "ts": ts})
+            return {**message, "ts": ts}
+        return self._store(message)
 
     def calls_to(self, method: str) -> list[Call]:
         """The calls of one method, oldest first."""
@@ -145,6 +171,9 @@ class FakeSlackAPI(LoopbackServer):
     def route(self, method: str, path: str, body: bytes, record: Call) -> HTTPAnswer:
         """Name the Web API method of the request, gather its parameters and answer it."""
         is_upload = path.startswith("/upload/")
+        if path.startswith("/files-pri/"):
+            record.method = "file_download"
+            return self._download(path, record.headers)
         if path.startswith("/api/"):
             api_method = path[len("/api/"):]
         elif is_upload:
@@ -191,6 +220,19 @@ class FakeSlackAPI(LoopbackServer):
         if channel and channel in self.missing_channels:
             return HTTPAnswer(200, {"ok": False, "error": "channel_not_found"})
         return HTTPAnswer(200, handler(params))
+
+    def _download(self, path: str, headers: dict) -> HTTPAnswer:
+        """A file's bytes, only with the bot token (``Authorization: Bearer``), as Slack serves
+        ``url_private_download``; without it Slack answers with its sign-in page, here a 403."""
+        token = headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if token != self.token:
+            return HTTPAnswer(403, b"<html>sign in</html>")
+        file_id = path.split("/")[2].split("-", 1)[-1]
+        with self._lock:
+            entry = self.files.get(file_id)
+        if entry is None:
+            return HTTPAnswer(404, b"not found")
+        return HTTPAnswer(200, entry["data"])
 
     def _upload(self, file_id: str, body: bytes) -> HTTPAnswer:
         with self._lock:
@@ -254,6 +296,27 @@ class FakeSlackAPI(LoopbackServer):
 
     def _m_conversations_replies(self, p: dict) -> dict:
         return {"ok": True, "messages": self.thread(p.get("channel", ""), p.get("ts", "")), "has_more": False}
+
+    def _m_chat_getPermalink(self, p: dict) -> dict:  # noqa: N802
+        channel, ts = p.get("channel", ""), p.get("message_ts", "")
+        if not any(m["ts"] == ts for m in self.messages(channel)):
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": channel,
+                "permalink": f"https://fake-team.slack.com/archives/{channel}/p{ts.replace('.', '')}"}
+
+    def _m_files_info(self, p: dict) -> dict:
+        with self._lock:
+            entry = self.files.get(p.get("file", ""))
+        if entry is None:
+            return {"ok": False, "error": "file_not_found"}
+        return {"ok": True, "file": {k: v for k, v in entry.items() if k != "data"}}
+
+    def _m_users_info(self, p: dict) -> dict:
+        name = self.users.get(p.get("user", ""))
+        if name is None:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "user": {"id": p["user"], "name": name.lower(), "real_name": name,
+                                     "profile": {"display_name": name, "real_name": name}}}
 
     def _m_files_getUploadURLExternal(self, p: dict) -> dict:  # noqa: N802
         if not p.get("filename") or not str(p.get("length", "")).isdigit():

@@ -21,7 +21,7 @@ def test_manifest_declares_what_the_bot_needs_and_no_more():
         "app_mention", "message.channels", "message.groups", "message.im",
     ]
     assert sorted(manifest["oauth_config"]["scopes"]["bot"]) == [
-        "app_mentions:read", "channels:history", "chat:write", "commands", "files:write", "groups:history",
-        "im:history", "reactions:write",
+        "app_mentions:read", "channels:history", "chat:write", "commands", "files:read", "files:write",
+        "groups:history", "im:history", "reactions:write", "users:read",
     ]
     assert manifest["display_information"]["name"]

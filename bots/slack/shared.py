@@ -1,0 +1,223 @@
+"""What a Slack thread holds for a research: the files shared in it and its earlier discussion.
+
+Files come from the messages of the thread up to the one that asked (``conversations.replies``,
+which includes the asking message's own ``file_share``), downloaded with the bot token from
+``url_private_download`` (scope ``files:read``) into a temporary folder, at most
+``DEEPRESEARCH_FILE_MAX_BYTES`` each (a larger download is cut off and the file skipped). A file
+whose ``channels``/``groups``/``ims`` do not include this conversation, an external (linked) file
+and a deleted one are skipped with the reason; nothing is fetched from any host but Slack's.
+Each file is cited through the permalink of the message that shared it (``chat.getPermalink``).
+https://docs.slack.dev/reference/methods/conversations.replies,
+https://docs.slack.dev/messaging/working-with-files#downloading
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bots.slack.mrkdwn import slack_to_text
+from engine.files import SharedFile
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+#: Messages of a thread read at most (``conversations.replies`` pages of 200).
+MAX_THREAD_MESSAGES = 1000
+#: The discussion given as context: at most this many earlier messages (the newest) ...
+DISCUSSION_MESSAGES = 50
+#: ... and this many characters in all (the oldest are dropped first).
+DISCUSSION_CHARS = 12_000
+#: Display names resolved with ``users.info``, kept for the life of the process (at most this many).
+_NAMES: dict[str, str] = {}
+_NAMES_MAX = 5000
+_NAMES_LOCK = threading.Lock()
+
+
+@dataclass
+class ThreadMaterial:
+    """The files shared in the thread (read or to be skipped) and the earlier discussion
+    (``Name: text`` lines, oldest first; "" when the question is the thread's first message)."""
+
+    files: list[SharedFile] = field(default_factory=list)
+    discussion: str = ""
+
+
+def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, dest: Path, settings: Settings,
+           bot_user_id: str | None = None, known: set[tuple[str, str]] | None = None,
+           budget: int | None = None, event_files: tuple[str, ...] = ()) -> ThreadMaterial:
+    """Read the thread rooted at ``thread_ts`` up to the message ``upto_ts`` (the question):
+    download its files into ``dest`` and collect the earlier messages.
+
+    ``known`` files (``(name, permalink)``, read by an earlier turn) are not listed again;
+    downloads stop once ``budget`` bytes (default ``DEEPRESEARCH_THREAD_FILES_MAX_BYTES``) are
+    fetched, and the files left over are skipped as over the thread's limit. ``event_files`` are
+    the ids of the files on the asking message's event: any the thread's messages did not show
+    (``conversations.replies`` failed) is looked up with ``files.info`` and read too.
+
+    Never raises for Slack or network errors: what could not be read is logged, and a file that
+    could not be downloaded is a skipped :class:`SharedFile` with the reason.
+    """
+    messages = _replies(client, channel, thread_ts)
+    if not any(m.get("ts") == upto_ts for m in messages):
+        log.info("event=slack_thread_unread channel=%s ts=%s", channel, upto_ts)
+    messages = [m for m in messages if _ts(m) <= _ts({"ts": upto_ts})]
+    out = ThreadMaterial()
+    left = settings.thread_files_max_bytes if budget is None else budget
+    seen: set[str] = set()
+    for message in messages:
+        if message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id) \
+                or not message.get("files"):
+            continue
+        link = _permalink(client, channel, message["ts"])
+        for item in message["files"]:
+            seen.add(str(item.get("id")))
+            if (str(item.get("name") or item.get("title") or item.get("id") or "file"), link) in (known or set()):
+                continue
+            shared = _fetch(client, item, channel, link, dest, settings, left)
+            left -= shared.size if shared.path else 0
+            out.files.append(shared)
+    for item in _files_info(client, [f for f in event_files if f not in seen]):
+        shared = _fetch(client, item, channel, _permalink(client, channel, upto_ts), dest, settings, left)
+        left -= shared.size if shared.path else 0
+        out.files.append(shared)
+    if upto_ts != thread_ts:
+        out.discussion = _discussion(client, [m for m in messages if m.get("ts") != upto_ts], bot_user_id)
+    return out
+
+
+def _ts(message: dict) -> float:
+    try:
+        return float(message.get("ts") or 0)
+    except ValueError:
+        return 0.0
+
+
+def _replies(client: WebClient, channel: str, thread_ts: str) -> list[dict]:
+    messages: list[dict] = []
+    cursor = None
+    try:
+        while len(messages) < MAX_THREAD_MESSAGES:
+            page = client.conversations_replies(channel=channel, ts=thread_ts, limit=200, cursor=cursor)
+            messages.extend(page.get("messages") or [])
+            cursor = (page.get("response_metadata") or {}).get("next_cursor")
+            if not page.get("has_more") or not cursor:
+                break
+    except (SlackClientError, OSError) as err:
+        code = err.response.get("error") if isinstance(err, SlackApiError) and err.response else type(err).__name__
+        log.warning("event=slack_replies_failed channel=%s error=%s", channel, code)
+    return messages[:MAX_THREAD_MESSAGES]
+
+
+def _files_info(client: WebClient, ids: list[str]) -> list[dict]:
+    """The file objects of ``ids`` (``files.info``); one that cannot be looked up is left out (logged)."""
+    found = []
+    for file_id in ids[:20]:
+        try:
+            found.append(dict(client.files_info(file=file_id)["file"]))
+        except (SlackClientError, OSError, KeyError) as err:
+            log.warning("event=slack_files_info_failed file=%s error=%s", file_id, type(err).__name__)
+    return found
+
+
+def _permalink(client: WebClient, channel: str, ts: str) -> str:
+    try:
+        return str(client.chat_getPermalink(channel=channel, message_ts=ts)["permalink"])
+    except (SlackClientError, OSError, KeyError) as err:
+        log.warning("event=slack_permalink_failed channel=%s ts=%s error=%s", channel, ts, type(err).__name__)
+        return f"slack://channel?id={channel}&message={ts}"
+
+
+def _fetch(client: WebClient, item: dict, channel: str, link: str, dest: Path, settings: Settings,
+           left: int) -> SharedFile:
+    name = str(item.get("name") or item.get("title") or item.get("id") or "file")
+    size = int(item.get("size") or 0)
+    shared = SharedFile(name=name, link=link, size=size)
+    places = [*(item.get("channels") or []), *(item.get("groups") or []), *(item.get("ims") or [])]
+    url = item.get("url_private_download") or item.get("url_private")
+    if item.get("mode") == "tombstone" or item.get("file_access") == "file_not_found":
+        shared.skipped = "deleted"
+    elif item.get("is_external") or item.get("mode") == "external":
+        shared.skipped = "a link to an external file, not fetched"
+    elif places and channel not in places:
+        shared.skipped = "shared in another conversation, not in this thread"
+    elif not url or not _slack_host(str(url), client.base_url):
+        shared.skipped = "no download link from Slack"
+    elif size > settings.file_max_bytes:
+        shared.size = size  # the engine names the limit
+    elif size > left or left <= 0:
+        shared.skipped = f"over the {settings.thread_files_max_bytes / 1048576:.3g} MB limit of a thread's files"
+    else:
+        shared.path, shared.size, why = _download(str(url), client.token or "", dest, item, settings.file_max_bytes)
+        shared.skipped = why
+    return shared
+
+
+def _slack_host(url: str, api_url: str) -> bool:
+    """Only Slack's file hosts (or the configured API's host) get the bot token."""
+    host = urlsplit(url).hostname or ""
+    return host == "slack.com" or host.endswith(".slack.com") or host == (urlsplit(api_url).hostname or "-")
+
+
+def _download(url: str, token: str, dest: Path, item: dict, limit: int) -> tuple[Path | None, int, str]:
+    """Stream ``url`` into ``dest``, stopping past ``limit`` bytes; ``(path, bytes, reason skipped)``."""
+    path = dest / f"{item.get('id') or 'file'}.bin"
+    size = 0
+    try:
+        with httpx.stream("GET", url, headers={"Authorization": f"Bearer {token}"}, timeout=60,
+                          follow_redirects=True) as response:
+            if response.status_code != 200:
+                return None, int(item.get("size") or 0), f"Slack refused the download (HTTP {response.status_code})"
+            with path.open("wb") as out:
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        path.unlink(missing_ok=True)
+                        return None, size, ""  # over the file limit: the engine says so
+                    out.write(chunk)
+    except (httpx.HTTPError, OSError) as err:
+        log.warning("event=slack_file_download_failed file=%s error=%s", item.get("id"), type(err).__name__)
+        return None, int(item.get("size") or 0), f"download failed ({type(err).__name__})"
+    return path, size, ""
+
+
+def _discussion(client: WebClient, messages: list[dict], bot_user_id: str | None) -> str:
+    lines: list[str] = []
+    total = 0
+    for message in reversed(messages[-DISCUSSION_MESSAGES:]):
+        text = " ".join(slack_to_text(message.get("text") or "", bot_user_id=bot_user_id).split())
+        if not text or message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id):
+            continue
+        line = f"{_name(client, message.get('user') or '')}: {text}"
+        if total + len(line) > DISCUSSION_CHARS:
+            break
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(reversed(lines))
+
+
+def _name(client: WebClient, user: str) -> str:
+    """The display name of ``user`` (``users.info``, cached), else the id."""
+    if not user:
+        return "someone"
+    with _NAMES_LOCK:
+        if user in _NAMES:
+            return _NAMES[user]
+    try:
+        info = client.users_info(user=user)["user"]
+        profile = info.get("profile") or {}
+        name = profile.get("display_name") or profile.get("real_name") or info.get("real_name") or info.get("name")
+    except (SlackClientError, OSError, KeyError) as err:
+        log.info("event=slack_user_name_failed user=%s error=%s", user, type(err).__name__)
+        return user
+    with _NAMES_LOCK:
+        if len(_NAMES) >= _NAMES_MAX:
+            _NAMES.clear()
+        _NAMES[user] = str(name or user)
+        return _NAMES[user]

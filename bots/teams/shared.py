@@ -1,0 +1,82 @@
+"""Files people share with the bot in Teams: read in personal chats, named as unreadable elsewhere.
+
+In a personal chat Teams attaches each file to the message as a
+``application/vnd.microsoft.teams.file.download.info`` attachment: ``contentUrl`` is the file in
+the sender's OneDrive (what a citation links to), ``content.downloadUrl`` a short-lived
+pre-authenticated URL the bot downloads from at once (it is never stored or logged).
+https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4#receive-files-in-personal-chat
+
+In channels and group chats a bot receives only a link to the file in SharePoint; reading it
+needs Microsoft Graph permissions (``Files.Read.All``/``Sites.Read.All``) this bot does not ask
+for, so it says so instead, and there is no thread history either (that needs Graph's
+``ChannelMessage.Read.All``): only the message the bot is mentioned in.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+from botbuilder.schema import Activity
+
+from engine.files import FileEntry, SharedFile, ingest
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info"
+CANNOT_READ = ("I can't read files shared in a Teams channel or group chat: that needs Microsoft Graph "
+               "permissions this bot does not have. Share the file with me in a personal chat, or paste the "
+               "part that matters; I'll research without it now.")
+
+
+def has_unreadable_files(activity: Activity) -> bool:
+    """True when a channel or group-chat message carries a file (a file link or an ``<attachment>``)."""
+    for item in activity.attachments or []:
+        kind = item.content_type or ""
+        if kind in (FILE_DOWNLOAD_INFO, "reference") or (kind == "text/html" and "<attachment" in str(item.content)):
+            return True
+    return False
+
+
+def read_personal_files(activity: Activity, thread_id: str, settings: Settings) -> list[FileEntry]:
+    """Download the message's file attachments (at most ``DEEPRESEARCH_FILE_MAX_BYTES`` each) and
+    read them into the thread's index (:func:`engine.files.ingest`); returns the new entries."""
+    items = [a for a in activity.attachments or [] if a.content_type == FILE_DOWNLOAD_INFO]
+    if not items:
+        return []
+    allowed = urlsplit(activity.service_url or "").hostname
+    with tempfile.TemporaryDirectory(prefix="deepresearch-files-") as folder:
+        shared = [_fetch(item, Path(folder) / f"{n}.bin", settings, allowed) for n, item in enumerate(items)]
+        return ingest(settings, thread_id, shared)
+
+
+def _fetch(item, path: Path, settings: Settings, allowed_http_host: str | None) -> SharedFile:
+    content = item.content if isinstance(item.content, dict) else {}
+    name = str(item.name or "file")
+    link = str(item.content_url or "")
+    url = str(content.get("downloadUrl") or "")
+    shared = SharedFile(name=name, link=link or f"teams-file:{content.get('uniqueId') or name}")
+    parts = urlsplit(url)
+    if not (parts.scheme == "https" or (parts.scheme == "http" and parts.hostname == allowed_http_host)):
+        shared.skipped = "no download link from Teams"
+        return shared
+    try:
+        with httpx.stream("GET", url, timeout=60, follow_redirects=True) as response:
+            if response.status_code != 200:
+                shared.skipped = f"Teams refused the download (HTTP {response.status_code})"
+                return shared
+            with path.open("wb") as out:
+                for chunk in response.iter_bytes():
+                    shared.size += len(chunk)
+                    if shared.size > settings.file_max_bytes:
+                        return shared  # no path: skipped as over the file limit
+                    out.write(chunk)
+    except (httpx.HTTPError, OSError) as err:
+        log.warning("event=teams_file_download_failed name=%r error=%s", name[:80], type(err).__name__)
+        shared.skipped = f"download failed ({type(err).__name__})"
+        return shared
+    shared.path = path
+    return shared

@@ -1,0 +1,245 @@
+"""Files shared in a thread, as a source of that thread's research.
+
+Each thread has its own folder ``{DATA_DIR}/threadfiles/{thread}/`` holding ``files.json`` (what
+was shared: name, size, pages, the link a citation gives, read or skipped and why) and
+``index.sqlite``, an FTS5 index built by the same code as the local corpus
+(:func:`engine.search.corpus.add_documents`). The shared bytes themselves are not kept: only
+their text. ``deepresearch prune`` deletes the folder with the thread.
+
+Limits (settings, documented in the README): ``DEEPRESEARCH_FILE_MAX_BYTES`` a file (25 MB),
+``DEEPRESEARCH_THREAD_FILES_MAX_BYTES`` a thread (100 MB), ``DEEPRESEARCH_FILE_MAX_PAGES`` and
+``DEEPRESEARCH_FILE_MAX_CHARS`` of one file, ``DEEPRESEARCH_FILE_PARSE_TIMEOUT`` seconds to read
+one; DOCX decompression limits in :mod:`engine.files.read`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from engine.artifacts import safe_name
+from engine.files.read import kind_of
+from engine.fsutil import write_atomic
+from engine.search.corpus import CorpusSearch, add_documents
+from engine.settings import Settings
+from engine.text import clean_text
+
+log = logging.getLogger(__name__)
+MANIFEST = "files.json"
+INDEX = "index.sqlite"
+
+
+@dataclass
+class SharedFile:
+    """A file shared in the thread, as a surface hands it over.
+
+    Attributes:
+        name: the file's name as shared (its ending decides how it is read).
+        link: what a citation links to: the message that shared it (Slack permalink, Teams file
+            link) or, in the terminal, the file's ``file://`` URI; never a server-side path.
+        path: where its bytes are on this host now (a temporary copy), or None when they were not
+            fetched; then ``skipped`` says why.
+        size: its size in bytes (as announced when not fetched).
+        skipped: why it is not read, when known before reading (another channel, too large).
+    """
+
+    name: str
+    link: str
+    path: Path | None = None
+    size: int = 0
+    skipped: str = ""
+
+
+@dataclass
+class FileEntry:
+    """One row of a thread's ``files.json``.
+
+    ``status`` is ``read`` or ``skipped`` (``reason`` says why); ``pages`` is a PDF's page count,
+    ``sections`` the sections indexed; ``note`` says what a cap cut.
+    """
+
+    name: str
+    link: str
+    size: int
+    status: str
+    kind: str = ""
+    pages: int = 0
+    sections: int = 0
+    reason: str = ""
+    note: str = ""
+
+
+def files_dir(settings: Settings, thread_id: str) -> Path:
+    """``{DATA_DIR}/threadfiles/{thread}/``: the thread's manifest and index."""
+    return settings.data_dir / "threadfiles" / safe_name(thread_id)
+
+
+def load_manifest(settings: Settings, thread_id: str) -> list[FileEntry]:
+    """The thread's shared files so far (read and skipped), oldest first; [] when none."""
+    path = files_dir(settings, thread_id) / MANIFEST
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [FileEntry(**row) for row in rows if isinstance(row, dict)]
+
+
+def delete_thread_files(settings: Settings, thread_id: str) -> None:
+    """Delete the thread's manifest and index (``deepresearch prune``); nothing when there are none."""
+    shutil.rmtree(files_dir(settings, thread_id), ignore_errors=True)
+
+
+def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list[FileEntry]:
+    """Read the ``shared`` files into the thread's index under the limits; returns the new entries.
+
+    A file already in the manifest (same name and link) is not read again. Every file ends as
+    ``read`` or ``skipped`` with a reason: another channel, over the file or thread size limit,
+    unsupported type, encrypted, corrupt, scanned without text, a zip bomb, too slow to parse.
+
+    Raises:
+        engine.search.corpus.CorpusIndexError: the thread's index cannot be written.
+    """
+    folder = files_dir(settings, thread_id)
+    entries = load_manifest(settings, thread_id)
+    known = {(e.name, e.link) for e in entries}
+    used = sum(e.size for e in entries if e.status == "read")
+    new: list[FileEntry] = []
+    for item in shared:
+        if (item.name, item.link) in known:
+            continue
+        known.add((item.name, item.link))
+        entry, documents = _read_one(item, settings, used)
+        if documents:
+            folder.mkdir(parents=True, exist_ok=True)
+            add_documents(folder / INDEX, documents)
+            used += entry.size
+        log.info("event=thread_file thread=%s name=%r status=%s reason=%r", thread_id, entry.name[:80],
+                 entry.status, entry.reason)
+        new.append(entry)
+    if new:
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = [asdict(e) for e in entries + new]
+        write_atomic(folder / MANIFEST, json.dumps(rows, ensure_ascii=False, indent=1))
+    return new
+
+
+def _read_one(item: SharedFile, settings: Settings, used: int) -> tuple[FileEntry, list]:
+    name = clean_text(item.name).strip() or "file"
+    entry = FileEntry(name=name, link=item.link, size=item.size, status="skipped", kind=kind_of(name) or "")
+    if item.skipped:
+        entry.reason = item.skipped
+    elif not entry.kind:
+        entry.reason = f"unsupported type ({Path(name).suffix.lower() or 'no extension'})"
+    elif item.size > settings.file_max_bytes or item.path is None:
+        entry.reason = f"larger than the {_size(settings.file_max_bytes)} file limit"
+    elif used + item.size > settings.thread_files_max_bytes:
+        entry.reason = f"over the {_size(settings.thread_files_max_bytes)} limit of a thread's files"
+    else:
+        result = parse(item.path, name, settings)
+        if not result.get("ok"):
+            entry.reason = str(result.get("reason") or "unreadable")
+        else:
+            entry.status, entry.pages, entry.note = "read", int(result["pages"]), str(result["note"])
+            entry.sections = len(result["sections"])
+            return entry, [(_anchor(item.link, entry.kind, n, label), f"{name}, {label}", text)
+                           for n, (label, text) in enumerate(result["sections"], start=1)]
+    return entry, []
+
+
+def _size(n: int) -> str:
+    """``25 MB``, ``60 KB``: a size as a person reads it (1 MB = 1024 KB = 1,048,576 bytes)."""
+    return f"{n / 1048576:.3g} MB" if n >= 1048576 else f"{n / 1024:.3g} KB"
+
+
+def _anchor(link: str, kind: str, n: int, label: str) -> str:
+    """The cited URL of one section: the file's link and the page (``#page=3``) or section number."""
+    base = link.split("#", 1)[0]
+    if kind == "pdf" and label.startswith("page "):
+        return f"{base}#page={label[5:]}"
+    return f"{base}#section={n}"
+
+
+def parse(path: Path, name: str, settings: Settings) -> dict:
+    """Read one file in a child process (:mod:`engine.files.read`), killed past
+    ``DEEPRESEARCH_FILE_PARSE_TIMEOUT`` seconds; returns its JSON (``ok`` false with a ``reason``
+    when the file is skipped)."""
+    command = [sys.executable, "-m", "engine.files.read", str(path), name, str(settings.file_max_pages),
+               str(settings.file_max_chars)]
+    try:
+        # no secret of this process's environment reaches the one reading an untrusted file
+        env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8",
+               "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        done = subprocess.run(command, capture_output=True, timeout=settings.file_parse_timeout, check=False,
+                              cwd=Path(__file__).resolve().parents[2], env=env)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "reason": f"reading took over {settings.file_parse_timeout:g} seconds"}
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        log.warning("event=file_parse_failed code=%s stderr=%r", done.returncode, done.stderr[-300:])
+        return {"ok": False, "reason": "could not be read (the reader failed)"}
+
+
+def thread_budget(settings: Settings, thread_id: str) -> tuple[set[tuple[str, str]], int]:
+    """``(known, bytes_left)``: the ``(name, link)`` of every file the thread already has (not to
+    fetch again) and the bytes its files may still take (``DEEPRESEARCH_THREAD_FILES_MAX_BYTES``)."""
+    entries = load_manifest(settings, thread_id)
+    used = sum(e.size for e in entries if e.status == "read")
+    return {(e.name, e.link) for e in entries}, settings.thread_files_max_bytes - used
+
+
+def files_status(entries: list[FileEntry]) -> str:
+    """``"3 files read, 1 skipped: scanned PDF without a text layer"`` ("" when there are none)."""
+    if not entries:
+        return ""
+    read = sum(e.status == "read" for e in entries)
+    skipped = [e.reason for e in entries if e.status != "read"]
+    text = f"{read} file{'' if read == 1 else 's'} read"
+    if skipped:
+        reasons = ", ".join(r for r, _ in Counter(skipped).most_common(3))
+        text += f", {len(skipped)} skipped: {reasons}"
+    return text
+
+
+def files_prompt(entries: list[FileEntry]) -> str:
+    """The files block of the supervisor's and researchers' prompts ("" when there are none)."""
+    read = [e for e in entries if e.status == "read"]
+    if not read:
+        return ""
+    lines = []
+    for e in read:
+        size = _size(e.size)
+        pages = f", {e.pages} pages" if e.pages else f", {e.sections} sections"
+        lines.append(f"- {e.name} ({e.kind}, {size}{pages}{'; ' + e.note if e.note else ''})")
+    return ("\nFiles shared in this conversation (search them with search_thread_files; they are sources "
+            "like web pages, cite them the same way; when the web search reports no back-end, search these files alone):\n<Shared files>\n" + "\n".join(lines)
+            + "\n</Shared files>\n")
+
+
+class ThreadFileSearch(CorpusSearch):
+    """Search one thread's shared files (the index :func:`ingest` wrote): results link to the
+    file's message and page or section (the stored key), titled ``"name, page 3"``."""
+
+    name = "thread files"
+    hint = "no file shared in this thread could be read"
+
+    @staticmethod
+    def url(key: str) -> str:
+        """The stored key is the citation URL itself."""
+        return key
+
+
+def thread_search(settings: Settings, thread_id: str) -> tuple[ThreadFileSearch | None, list[FileEntry]]:
+    """The thread's file search (None when no file was read) and its manifest."""
+    entries = load_manifest(settings, thread_id)
+    index = files_dir(settings, thread_id) / INDEX
+    if any(e.status == "read" for e in entries) and index.is_file():
+        return ThreadFileSearch(index), entries
+    return None, entries

@@ -1,0 +1,138 @@
+"""Files shared in a Slack thread, and its discussion, become sources and context of the research."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import urllib.error
+import urllib.request
+
+from tests.bots.slack.conftest import ALICE, BOB, CHANNEL, TEAM, bot_posts, wait_status
+from tests.shared_files import docx_bytes, encrypted_pdf_bytes, pdf_bytes, zip_bomb_docx_bytes
+
+PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
+         "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
+QUESTION = "<@U0BOT> what maintenance costs and price does the Zephyr turbine have?"
+
+
+def _ask(bot, fake, root: str, text: str = QUESTION) -> str:
+    ts = fake.add_message(CHANNEL, text, user=ALICE, thread_ts=root)
+    event = {"type": "app_mention", "channel": CHANNEL, "user": ALICE, "text": text, "ts": ts, "team": TEAM}
+    if ts != root:
+        event["thread_ts"] = root
+    assert bot.event(event)[0] == 200
+    return ts
+
+
+def _report(fake, root: str) -> str:
+    wait_status(fake, f"slack:{TEAM}:{CHANNEL}:{root}", "done", "failed")
+    fake.wait_for(lambda: any(m.get("files") for m in bot_posts(fake, CHANNEL, root)), what="report files")
+    [md] = [u for u in fake.uploads.values() if u["filename"] == "report.md"]
+    return md["data"].decode()
+
+
+def _brief(root: str) -> str:
+    from engine.checkpoints import open_checkpointer
+    from engine.graph.build import graph_builder
+    from engine.settings import load_settings
+
+    async def read() -> str:
+        async with open_checkpointer(load_settings()) as saver:
+            graph = graph_builder().compile(checkpointer=saver)
+            state = await graph.aget_state({"configurable": {"thread_id": f"slack:{TEAM}:{CHANNEL}:{root}"}})
+            return state.values["research_brief"]
+
+    return asyncio.run(read())
+
+
+def test_files_shared_in_the_thread_are_cited_with_links_to_their_messages(bot, fake_slack):
+    fake_slack.users[BOB] = "Bob Builder"
+    root = fake_slack.add_message(CHANNEL, "Vendor pitch for the Zephyr turbine, files below", user=BOB)
+    fake_slack.add_message(CHANNEL, "Their sales rep said the Zephyr warranty lasts twelve years.", user=BOB,
+                           thread_ts=root)
+    pdf = fake_slack.share_file(CHANNEL, "zephyr.pdf", pdf_bytes(PAGES), user=BOB, thread_ts=root)
+    doc = fake_slack.share_file(CHANNEL, "pricing.docx", docx_bytes([(
+        "Pricing", "The Zephyr turbine costs two million euros per unit before any subsidy is applied.")]),
+        user=BOB, thread_ts=root)
+    fake_slack.add_message(CHANNEL, "Bob, is that warranty in writing?", user=ALICE, thread_ts=root)
+    _ask(bot, fake_slack, root)
+    report = _report(fake_slack, root)
+    assert "thirty percent" in report and "two million euros" in report, report
+    pdf_link = f"https://fake-team.slack.com/archives/{CHANNEL}/p{pdf['ts'].replace('.', '')}"
+    doc_link = f"https://fake-team.slack.com/archives/{CHANNEL}/p{doc['ts'].replace('.', '')}"
+    assert f"[zephyr.pdf, page 2](<{pdf_link}#page=2>)" in report, report
+    assert re.search(rf"\[pricing\.docx, section: Pricing\]\(<{re.escape(doc_link)}#section=\d+>\)", report), report
+    downloads = fake_slack.calls_to("file_download")
+    assert len(downloads) == 2 and all(c.headers["authorization"] == f"Bearer {fake_slack.token}" for c in downloads)
+    # the discussion: named people, as context of the brief, and the report says it used it
+    assert "Bob Builder: Their sales rep said the Zephyr warranty lasts twelve years." in _brief(root)
+    assert "earlier discussion (3 messages)" in report, report
+    assert sorted(c.params["user"] for c in fake_slack.calls_to("users.info")) == [ALICE, BOB]  # Bob's name once
+    shown = [c.params.get("text", "") for c in fake_slack.calls_to("chat.update") + fake_slack.calls_to("chat.postMessage")]
+    assert any("2 files read" in text for text in shown), shown
+    # a follow-up in the same thread searches the same files without fetching them again
+    _ask(bot, fake_slack, root, text="<@U0BOT> how much power does the Zephyr turbine deliver at coastal sites?")
+    fake_slack.wait_for(lambda: len([u for u in fake_slack.uploads.values() if u["filename"] == "report.md"
+                                     and u["data"] is not None]) == 2, what="the follow-up's report")
+    follow_up = [u for u in fake_slack.uploads.values() if u["filename"] == "report.md"][-1]["data"].decode()
+    assert "fourteen megawatts" in follow_up and "zephyr.pdf, page 1" in follow_up, follow_up
+    assert len(fake_slack.calls_to("file_download")) == 2
+
+
+def test_unreadable_files_are_skipped_with_a_reason_and_the_research_still_runs(bot, fake_slack):
+    root = fake_slack.add_message(CHANNEL, "Zephyr documents", user=BOB)
+    fake_slack.share_file(CHANNEL, "zephyr.pdf", pdf_bytes(PAGES), user=BOB, thread_ts=root)
+    fake_slack.share_file(CHANNEL, "locked.pdf", encrypted_pdf_bytes("hidden"), user=BOB, thread_ts=root)
+    fake_slack.share_file(CHANNEL, "scan.pdf", pdf_bytes([""]), user=BOB, thread_ts=root)
+    fake_slack.share_file(CHANNEL, "bomb.docx", zip_bomb_docx_bytes(20), user=BOB, thread_ts=root)
+    fake_slack.share_file(CHANNEL, "other.pdf", pdf_bytes(["Secret plans of another team."]), user=BOB,
+                          thread_ts=root, shared_in="C0ELSEWHERE")
+    _ask(bot, fake_slack, root)
+    report = _report(fake_slack, root)
+    assert "thirty percent" in report and "Secret plans" not in report, report
+    from engine.files import load_manifest
+    from engine.settings import load_settings
+
+    reasons = {e.name: e.reason for e in load_manifest(load_settings(), f"slack:{TEAM}:{CHANNEL}:{root}")}
+    assert reasons == {
+        "zephyr.pdf": "", "locked.pdf": "encrypted PDF (password protected)",
+        "scan.pdf": "scanned PDF without a text layer",
+        "bomb.docx": "DOCX part expanding over 100 times (possible zip bomb)",
+        "other.pdf": "shared in another conversation, not in this thread",
+    }
+    # the file of another conversation was never downloaded
+    assert len(fake_slack.calls_to("file_download")) == 4
+
+
+def test_a_file_on_the_question_itself_is_read_and_a_new_thread_has_no_discussion(bot, fake_slack):
+    message = fake_slack.share_file(CHANNEL, "zephyr.pdf", pdf_bytes(PAGES), user=ALICE, text=QUESTION)
+    event = {"type": "app_mention", "channel": CHANNEL, "user": ALICE, "text": QUESTION, "ts": message["ts"],
+             "team": TEAM, "files": message["files"]}
+    assert bot.event(event)[0] == 200
+    report = _report(fake_slack, message["ts"])
+    assert "zephyr.pdf, page 2" in report and "thirty percent" in report, report
+    assert "earlier discussion" not in report and fake_slack.calls_to("users.info") == []
+
+
+def test_the_files_of_the_asking_message_are_read_even_when_the_thread_cannot_be(bot, fake_slack):
+    fake_slack.fail("conversations.replies", "missing_scope")
+    message = fake_slack.share_file(CHANNEL, "zephyr.pdf", pdf_bytes(PAGES), user=ALICE, text=QUESTION)
+    event = {"type": "message", "subtype": "file_share", "channel": CHANNEL, "user": ALICE, "text": QUESTION,
+             "ts": message["ts"], "team": TEAM, "channel_type": "channel", "files": [
+                 {"id": message["files"][0]["id"]}]}  # Slack's events may carry a file's id only
+    assert bot.event(event)[0] == 200
+    report = _report(fake_slack, message["ts"])
+    assert "zephyr.pdf, page 2" in report, report
+    assert [c.params["file"] for c in fake_slack.calls_to("files.info")] == [message["files"][0]["id"]]
+
+
+def test_the_fake_serves_a_shared_file_only_with_the_bot_token(fake_slack):
+    message = fake_slack.share_file(CHANNEL, "a.txt", b"hello", user=BOB)
+    url = message["files"][0]["url_private_download"]
+    try:
+        urllib.request.urlopen(url, timeout=10)
+        raise AssertionError("downloaded without a token")
+    except urllib.error.HTTPError as err:
+        assert err.code == 403
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {fake_slack.token}"})
+    assert urllib.request.urlopen(request, timeout=10).read() == b"hello"

@@ -1,0 +1,45 @@
+"""Files shared with the bot in Teams: read and cited in a personal chat, named as unreadable in a channel."""
+
+from __future__ import annotations
+
+import jobs
+from engine.files import load_manifest
+from tests.bots.teams.activities import channel_mention, personal_message
+from tests.bots.teams.test_conversation import _thread, _wait_status
+from tests.shared_files import encrypted_pdf_bytes, pdf_bytes
+
+PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
+         "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
+QUESTION = "What maintenance costs does the Zephyr turbine have?"
+
+
+def test_a_pdf_in_a_personal_chat_is_cited_by_page_with_its_onedrive_link(bot, connector, settings):
+    message = personal_message(connector.url, QUESTION, conversation_id="a:personal-files")
+    pdf = connector.file_attachment("zephyr.pdf", pdf_bytes(PAGES))
+    message["attachments"] = [pdf, connector.file_attachment("locked.pdf", encrypted_pdf_bytes("hidden"))]
+    assert bot.send(message).status_code in (200, 201)
+    thread_id = _thread(message)
+    info = _wait_status(settings, thread_id, ("done",))
+    report = (info.report_dir / "report.md").read_text()
+    assert "thirty percent" in report, report
+    assert f"[zephyr.pdf, page 2](<{pdf['contentUrl']}#page=2>)" in report, report
+    assert "download/" not in report  # the short-lived download URL is used once, never kept
+    entries = {e.name: e.reason for e in load_manifest(settings, thread_id)}
+    assert entries == {"zephyr.pdf": "", "locked.pdf": "encrypted PDF (password protected)"}
+    assert "download/" not in (settings.data_dir / "threadfiles").joinpath(
+        thread_id.replace(":", "_"), "files.json").read_text()
+    shown = [c.text for c in connector.updates()] + [c.text for c in connector.messages("a:personal-files")]
+    assert any("1 file read, 1 skipped: encrypted PDF" in text for text in shown), shown
+
+
+def test_a_file_in_a_channel_is_named_as_unreadable_and_the_research_still_runs(bot, connector, settings):
+    mention = channel_mention(connector.url, QUESTION)
+    mention["attachments"] = [{"contentType": "reference", "name": "zephyr.pdf",
+                               "contentUrl": "https://contoso.sharepoint.com/sites/team/Shared%20Documents/zephyr.pdf"}]
+    bot.send(mention)
+    conv = mention["conversation"]["id"]
+    info = _wait_status(settings, _thread(mention), ("done",))
+    texts = [m.text for m in connector.messages(conv)]
+    assert any("can't read files shared in a Teams channel" in t and "Microsoft Graph" in t for t in texts), texts
+    assert info.status == "done" and load_manifest(settings, _thread(mention)) == []
+    assert jobs.thread_info(_thread(mention), settings=settings).report_dir is not None

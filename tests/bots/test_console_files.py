@@ -1,0 +1,33 @@
+"""`deepresearch ask --file PATH`: the files given are read, cited by page, and their fate is said."""
+
+from __future__ import annotations
+
+import re
+
+from tests.bots.console_helpers import ask
+from tests.shared_files import encrypted_pdf_bytes, pdf_bytes
+
+PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
+         "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
+
+
+def test_ask_file_cites_the_pdf_pages_and_the_status_counts_read_and_skipped(tmp_path):
+    (tmp_path / "report.pdf").write_bytes(pdf_bytes(PAGES, "Zephyr"))
+    (tmp_path / "locked.pdf").write_bytes(encrypted_pdf_bytes("hidden"))
+    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "report.pdf", "--file", "locked.pdf",
+              "What maintenance costs does the Zephyr turbine have?")
+    assert out.returncode == 0, out.stderr
+    assert "skipped locked.pdf: encrypted PDF (password protected)" in out.stderr
+    assert "1 file read, 1 skipped: encrypted PDF (password protected)" in out.stderr
+    assert "search: none configured" not in out.stderr  # the files are the sources
+    report_md = next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md"))
+    report = open(report_md).read()
+    assert "thirty percent" in report, report
+    uri = (tmp_path / "report.pdf").as_uri()
+    assert re.search(rf"\[report\.pdf, page 2\]\(<{re.escape(uri)}#page=2>\)", report), report
+
+
+def test_ask_file_that_does_not_exist_is_bad_input_before_any_work(tmp_path):
+    out = ask(tmp_path, "--offline", "--file", "missing.pdf", "What is in the file?")
+    assert out.returncode == 2 and "--file missing.pdf: no such file." in out.stderr, out.stderr
+    assert not (tmp_path / "data" / "threadfiles").exists()

@@ -1,0 +1,160 @@
+"""Files shared in a thread: read under limits into the thread's own index, searched and cited."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.files import SharedFile, files_dir, files_status, ingest, load_manifest, thread_search
+from engine.files.read import DOCX_MAX_RATIO, Unreadable, read_file
+from engine.maintenance import prune_threads
+from engine.runner import run_turn
+from tests.shared_files import docx_bytes, encrypted_pdf_bytes, pdf_bytes, zip_bomb_docx_bytes
+
+LINK = "https://example.slack.com/archives/C1/p1700000000000100"
+PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
+         "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
+
+
+def _shared(tmp_path: Path, name: str, data: bytes, link: str = LINK) -> SharedFile:
+    path = tmp_path / "in" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return SharedFile(name=name, link=f"{link}?file={name}", path=path, size=len(data))
+
+
+def _sources(settings, thread: str) -> list[dict]:
+    found = sorted(settings.artifacts_dir.glob(f"{thread.replace(':', '_')}/*/sources.json"))
+    return json.loads(found[-1].read_text())["cited"]
+
+
+def test_a_pdf_and_a_docx_become_cited_sources_linking_to_their_message(offline_settings, tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0)
+    entries = ingest(settings, "slack:T1:C1:1.1", [
+        _shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES, "Zephyr")),
+        _shared(tmp_path, "pricing.docx", docx_bytes([("Pricing", "The Zephyr turbine costs two million euros "
+                                                                   "per unit before any subsidy is applied.")])),
+    ])
+    assert [(e.name, e.status, e.pages) for e in entries] == [("zephyr.pdf", "read", 2), ("pricing.docx", "read", 0)]
+    out = asyncio.run(run_turn("slack:T1:C1:1.1", question="What maintenance costs and price does the Zephyr "
+                               "turbine have?", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert "thirty percent" in report and "two million euros" in report, report
+    cited = {s["title"]: s["url"] for s in _sources(settings, "slack:T1:C1:1.1")}
+    assert cited["zephyr.pdf, page 2"] == f"{LINK}?file=zephyr.pdf#page=2", cited
+    assert cited["pricing.docx, section: Pricing"].startswith(f"{LINK}?file=pricing.docx#section="), cited
+    assert not any(str(tmp_path) in url for url in cited.values())  # never a local path
+
+
+def test_each_limit_skips_its_file_with_a_reason_and_the_research_still_runs(offline_settings, tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0, file_max_bytes=60 * 1024,
+                                thread_files_max_bytes=100 * 1024)
+    shared = [
+        _shared(tmp_path, "big.txt", b"word " * 14000),
+        _shared(tmp_path, "locked.pdf", encrypted_pdf_bytes("Secret Zephyr pricing")),
+        _shared(tmp_path, "scan.pdf", pdf_bytes(["", ""])),
+        _shared(tmp_path, "bomb.docx", zip_bomb_docx_bytes(20)),
+        _shared(tmp_path, "broken.pdf", b"%PDF-1.4\n garbage that is no PDF at all"),
+        _shared(tmp_path, "tool.exe", b"MZ\x90\x00"),
+        SharedFile(name="elsewhere.pdf", link="https://example.slack.com/archives/C9/p1", size=100,
+                   skipped="shared in another channel, not in this thread"),
+        _shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES)),
+        _shared(tmp_path, "filler.txt", b"Filler words about nothing in particular. " * 1200),
+        _shared(tmp_path, "notes.md", b"# Notes\n\n" + b"The Zephyr is quiet. " * 2500),
+    ]
+    reasons = {e.name: e.reason for e in ingest(settings, "console:limits", shared)}
+    assert reasons["big.txt"] == "larger than the 60 KB file limit"
+    assert reasons["locked.pdf"] == "encrypted PDF (password protected)"
+    assert reasons["scan.pdf"] == "scanned PDF without a text layer"
+    assert "zip bomb" in reasons["bomb.docx"]
+    assert reasons["broken.pdf"].startswith("corrupt PDF")
+    assert reasons["tool.exe"] == "unsupported type (.exe)"
+    assert reasons["elsewhere.pdf"] == "shared in another channel, not in this thread"
+    assert reasons["zephyr.pdf"] == ""
+    assert reasons["notes.md"] == "over the 100 KB limit of a thread's files"  # on top of the filler's 49 KB
+    status = files_status(load_manifest(settings, "console:limits"))
+    assert status.startswith("2 files read, 8 skipped: "), status
+    out = asyncio.run(run_turn("console:limits", question="What maintenance costs does the Zephyr turbine have?",
+                               settings=settings))
+    assert out.status == "done" and "thirty percent" in out.artifacts.report_md.read_text()
+
+
+def test_a_file_is_read_once_per_thread_and_the_manifest_keeps_every_file(offline_settings, tmp_path):
+    settings = offline_settings()
+    item = _shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES))
+    assert len(ingest(settings, "console:once", [item])) == 1
+    assert ingest(settings, "console:once", [item]) == []
+    assert [e.name for e in load_manifest(settings, "console:once")] == ["zephyr.pdf"]
+    search, entries = thread_search(settings, "console:once")
+    results = asyncio.run(search.search("modular gearbox"))
+    assert results[0].title == "zephyr.pdf, page 2" and results[0].url.endswith("#page=2")
+
+
+def test_a_parse_over_the_timeout_is_skipped(offline_settings, tmp_path):
+    settings = offline_settings(file_parse_timeout=0.05)
+    [entry] = ingest(settings, "console:slow", [_shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES))])
+    assert entry.status == "skipped" and entry.reason == "reading took over 0.05 seconds"
+
+
+def test_page_and_character_caps_cut_a_file_and_say_so(tmp_path):
+    path = tmp_path / "long.pdf"
+    path.write_bytes(pdf_bytes([f"Page number {n} text about turbines." for n in range(1, 6)]))
+    text = read_file(path, "long.pdf", max_pages=2, max_chars=10_000)
+    assert (text.pages, [s[0] for s in text.sections]) == (5, ["page 1", "page 2"])
+    assert text.truncated and text.note == "only the first 2 of 5 pages read"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("turbine " * 5000)
+    cut = read_file(notes, "notes.txt", max_pages=10, max_chars=1000)
+    assert len(cut.sections[0][1]) <= 1000 and cut.note == "cut at 1,000 characters"
+
+
+def test_markdown_html_and_csv_are_read_by_section(tmp_path):
+    md = tmp_path / "a.md"
+    md.write_text("Intro line.\n\n# Pricing\n\nIt costs a lot.\n\n## Support\n\nCall us.\n")
+    assert [s[0] for s in read_file(md, "a.md", 10, 10_000).sections] == [
+        "beginning", "section: Pricing", "section: Support"]
+    page = tmp_path / "p.html"
+    page.write_text('<title>T</title><script>evil()</script><img src="https://remote.example/x.png">'
+                    "<p>Visible text only.</p>")
+    assert read_file(page, "p.html", 10, 10_000).sections == [["text", "Visible text only."]]
+    table = tmp_path / "t.csv"
+    table.write_text("model,power\nZephyr,14 MW\nBreeze,8 MW\n")
+    [(label, body)] = read_file(table, "t.csv", 10, 10_000).sections
+    assert label == "rows 1-2" and "model: Zephyr; power: 14 MW" in body
+
+
+def test_a_binary_file_posing_as_text_and_a_zip_bomb_are_refused(tmp_path):
+    fake = tmp_path / "fake.txt"
+    fake.write_bytes(b"\x00\x01\x02binary")
+    with pytest.raises(Unreadable, match="binary"):
+        read_file(fake, "fake.txt", 10, 1000)
+    bomb = tmp_path / "bomb.docx"
+    bomb.write_bytes(zip_bomb_docx_bytes(20))
+    with pytest.raises(Unreadable, match=f"over {DOCX_MAX_RATIO} times"):
+        read_file(bomb, "bomb.docx", 10, 1000)
+
+
+def test_prune_deletes_the_threads_files(offline_settings, tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0)
+    ingest(settings, "console:old", [_shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES))])
+    asyncio.run(run_turn("console:old", question="What maintenance costs does the Zephyr have?", settings=settings))
+    assert (files_dir(settings, "console:old") / "index.sqlite").is_file()
+    gone = asyncio.run(prune_threads(settings, older_than_days=-1))
+    assert gone.threads == ["console:old"] and not files_dir(settings, "console:old").exists()
+
+
+def test_web_and_files_are_searched_side_by_side_and_no_file_text_reaches_the_web(offline_settings, fake_tavily,
+                                                                                  tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0, search="tavily",
+                                tavily_api_key="tvly-test", tavily_url=fake_tavily.base_url)
+    ingest(settings, "console:both", [_shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES))])
+    out = asyncio.run(run_turn("console:both", question="What maintenance costs does the Zephyr turbine have?",
+                               settings=settings))
+    found = sorted(settings.artifacts_dir.glob("console_both/*/sources.json"))
+    urls = [s["url"] for s in json.loads(found[-1].read_text())["found"]]
+    assert any(u.startswith(LINK) for u in urls) and any(u.startswith("https://example.org/") for u in urls), urls
+    assert fake_tavily.queries and not any("thirty" in q or "gearbox" in q for q in fake_tavily.queries)
+    assert out.status == "done"
