@@ -90,8 +90,11 @@ def review_markdown(state: dict) -> str:
 
 
 def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
-                    cancel: threading.Event | None = None) -> dict:
+                    cancel: threading.Event | None = None, summary_cache: dict | None = None) -> dict:
     """Write every file of the run into ``directory``, each atomically (temp file, then rename).
+
+    ``summary_cache`` (the turn's :meth:`engine.graph.summaries.SummaryCache.counts`) is kept in
+    ``usage.json`` beside the tokens by role.
 
     A PDF or Word failure is recorded, never raised, and never stops the other files.
 
@@ -131,6 +134,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     artifact_store(settings).gather_usage(directory)  # with PostgreSQL: the calls of every host
     usage = summarize_usage(directory / "usage.jsonl")
     usage["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    if summary_cache is not None:
+        usage["summary_cache"] = summary_cache
     paths["usage_json"] = str(write_atomic(directory / "usage.json", json.dumps(usage, indent=2)))
 
     doc = ReportDocument(

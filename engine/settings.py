@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     review_use_web: bool = False
     search_max_results: int = Field(default=5, ge=1, le=20)
     summarization_timeout: float = Field(default=60.0, gt=0)
+    #: pages whose raw text is under this many tokens (estimated, 3 characters each) are used as
+    #: they are, not summarised: the summary prompt and its answer (a summary of at most 300
+    #: words and up to five excerpts) would cost more than the page; 0 summarises every page
+    summary_min_tokens: int = Field(default=300, ge=0)
     model_timeout: float = Field(default=120.0, gt=0)
     model_max_retries: int = Field(default=3, ge=0, le=10)
     #: seconds one model or search step may wait in all, across the SDK's, the structured-output

@@ -10,7 +10,7 @@ from langgraph.types import Command, interrupt
 from engine import prompts
 from engine.citations import source_block
 from engine.graph.context import RunContext
-from engine.graph.llm import invoke_with_context_retry, structured
+from engine.graph.llm import invoke_with_context_retry
 from engine.graph.state import AgentState, override
 from engine.language import language_name
 from engine.schemas import ClarifyWithUser, ResearchQuestion
@@ -54,8 +54,8 @@ async def clarify_with_user(state: AgentState, runtime: Runtime[RunContext]) -> 
         date=ctx.today, messages=format_messages(state["messages"]),
         language=language_name(state.get("language", "en")),
     )
-    decision = await structured(ctx.model("research"), ClarifyWithUser, ctx.settings,
-                                    default=ClarifyWithUser(need_clarification=False)).ainvoke([HumanMessage(prompt)])
+    decision = await ctx.structured("research", ClarifyWithUser,
+                                          default=ClarifyWithUser(need_clarification=False)).ainvoke([HumanMessage(prompt)])
     if decision.need_clarification and decision.question.strip():
         return Command(goto="clarify_with_user", update={"pending_question": decision.question.strip()})
     return Command(goto="write_research_brief")
@@ -73,8 +73,8 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
         date=ctx.today, messages=format_messages(state["messages"]), context=context,
         language=language_name(state.get("language", "en")),
     )
-    out = await structured(ctx.model("research"), ResearchQuestion, ctx.settings,
-                           default=ResearchQuestion(research_brief="")).ainvoke([HumanMessage(prompt)])
+    out = await ctx.structured("research", ResearchQuestion,
+                                 default=ResearchQuestion(research_brief="")).ainvoke([HumanMessage(prompt)])
     brief = out.research_brief.strip() or state["question"]
     get_stream_writer()({"event": "phase", "phase": "research"})
     return {

@@ -18,31 +18,19 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
 from engine import prompts
-from engine.bounds import ServiceTimeout
-from engine.compat import ModelParameterRejected
 from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
 from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
+from engine.graph.tools import fatal_errors
 from engine.language import language_name
-from engine.models import provider_errors
 from engine.schemas import ConductResearch, ResearchComplete, think_tool
-from engine.search.base import SearchError
 
 log = logging.getLogger(__name__)
 # What the supervisor reads of each unit's notes: enough to judge coverage, bounded so that its
 # prompt does not grow with the number of sources (the full notes go to the report writer).
 SUPERVISOR_NOTE_CHARS = 4000
 _RESEARCHER = build_researcher_graph()
-
-# Errors that mean the model or search service itself is down: the run fails (resumable from
-# its checkpoint) instead of writing a report from nothing.
-def fatal_errors() -> tuple[type[BaseException], ...]:
-    """Search and time-out errors, a request parameter the server rejects, and the OpenAI SDK's
-    connection, time-out, key, rate and server errors."""
-    return (SearchError, ServiceTimeout, ModelParameterRejected, *provider_errors(
-        "APIConnectionError", "APITimeoutError", "AuthenticationError", "RateLimitError", "InternalServerError"))
-
 
 def supervisor_prompt(brief: str, ctx: RunContext, language: str = "en") -> str:
     """The supervisor's system prompt for ``brief``."""
