@@ -12,7 +12,6 @@ from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
 from engine.models import summarize_usage
 from engine.offline_text import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
-from engine.render.markdown import escape_number_groups
 from engine.settings import Settings
 
 
@@ -50,6 +49,8 @@ def _first_items(markdown: str, n: int) -> str:
 
 def review_rounds(state: dict) -> list[ReviewRound]:
     """The review appendix: per round, what changed, the main critiques, how they were answered, open objections."""
+    from engine.render.markdown import escape_number_groups  # pypandoc and mistletoe: only when rendering
+
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
     changes = ("change", "änderung", "changement", "cambio")
     numbers = state.get("numbering") or {}  # ids of sources the report cites read as their [n]

@@ -21,7 +21,6 @@ from engine.graph.review import review_transcript
 from engine.graph.state import AgentState
 from engine.language import language_name
 from engine.offline_text import phrase
-from engine.render.markdown import escape_number_groups
 from engine.schemas import ExecutiveSummary
 
 log = logging.getLogger(__name__)
@@ -99,6 +98,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
     numbering = Numbering(registry, user_text=f"{state.get('question', '')}\n{user_text}")
     # prose brackets shaped like citations are escaped first: the only [n] left are the numbered ids
+    from engine.render.markdown import escape_number_groups  # pypandoc: imported where the report is written
+
     body = numbering.apply(escape_number_groups(final)).rstrip() + problems.rstrip() + "\n"
     executive = numbering.apply(escape_number_groups(summary.executive_summary))
     title = numbering.strip(summary.title).strip() or next(
