@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from engine.artifact_store import artifact_store
 from engine.artifacts import safe_name
 from engine.checkpoints import checkpoint_thread_ids, compact, open_checkpointer, stored_bytes
+from engine.graph.sources import delete_source_texts
 from engine.settings import Settings
 
 
@@ -31,7 +32,7 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
     """Delete every thread whose newest checkpoint is older than ``older_than_days``.
 
     Works on either store (:func:`engine.checkpoints.open_checkpointer`). Uses the checkpointer's
-    ``adelete_thread`` (checkpoints and pending writes), then ``VACUUM`` to return the space
+    ``adelete_thread`` (checkpoints and pending writes) and deletes its page texts from the store, then ``VACUUM`` to return the space
     (neither checkpointer has ``prune``), and deletes the thread's report files from the artifact
     store and this host's folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
     ``--resume`` (``{DATA_DIR}/console/{thread}.json``). A paused or running thread that old is pruned
@@ -54,6 +55,7 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
             if dry_run:
                 continue
             await saver.adelete_thread(thread_id)
+            await delete_source_texts(settings, thread_id)
             # the terminal's remembered options for --resume (bots/console.py)
             (settings.data_dir / "console" / f"{safe_name(thread_id)}.json").unlink(missing_ok=True)
             if not keep_artifacts:

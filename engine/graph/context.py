@@ -9,6 +9,7 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
+from langgraph.store.base import BaseStore
 from pydantic import BaseModel
 
 from engine.graph.summaries import SummaryCache
@@ -30,6 +31,12 @@ class RunContext:
     cancelled: threading.Event = field(default_factory=threading.Event)
     #: Page summaries of this run, shared by every researcher and review role.
     summaries: SummaryCache = field(default_factory=SummaryCache)
+    #: LangGraph's store for large write-once data (:mod:`engine.graph.sources`), and this run's namespace in it.
+    store: BaseStore | None = None
+    store_namespace: tuple[str, ...] = ()
+    #: Tokens (prompt and answer) the run's model calls used so far, earlier turns included
+    #: (:class:`engine.graph.budget.TokenCounter` adds to it).
+    tokens_used: int = 0
     _structured: dict[tuple, Runnable] = field(default_factory=dict)
 
     def model(self, role: str) -> BaseChatModel:

@@ -121,7 +121,8 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
 
     budget = min(len(findings), FINDINGS_BUDGET_CHARS)
     response = await invoke_with_context_retry(ctx.model("final_report"), build, budget)
-    return {"report": response.text.strip()}
+    # the supervisor's exchange is done with: later checkpoints need not carry it
+    return {"report": response.text.strip(), "supervisor_messages": override([])}
 
 
 def after_report(state: AgentState, runtime: Runtime[RunContext]) -> str:

@@ -18,6 +18,7 @@ from engine.compat import estimate_tokens
 from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
 from engine.graph.llm import ReportIncomplete, invoke_with_context_retry
+from engine.graph.sources import keep_texts
 from engine.graph.state import ResearcherOutput, ResearcherState
 from engine.graph.summaries import Summary
 from engine.graph.tools import run_tool_calls
@@ -79,7 +80,8 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext) -> tuple[s
 
     Every query runs at once, and each query's pages are summarised as soon as it returns.
     Returns ``(tool_text, sources)``: ``tool_text`` holds one ``--- SOURCE [Sxxxxxx]: title``
-    block per distinct document (URL, summary, key excerpts); ``sources`` maps ids to records.
+    block per distinct document (URL, summary, key excerpts); ``sources`` maps ids to records
+    (their summaries and excerpts in the run's store, :func:`engine.graph.sources.keep_texts`).
     Raises:
         engine.search.base.SearchError: the back-end cannot answer.
     """
@@ -102,7 +104,7 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext) -> tuple[s
         if excerpts:
             text += "KEY EXCERPTS: " + " | ".join(excerpts) + "\n"
         blocks.append(text)
-    return "\n".join(blocks), sources
+    return "\n".join(blocks), await keep_texts(ctx, sources)
 
 
 async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:

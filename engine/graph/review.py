@@ -22,6 +22,7 @@ from engine.citations import source_block
 from engine.graph.actions import call_with_tools, prompted_messages
 from engine.graph.context import RunContext
 from engine.graph.researcher import run_search
+from engine.graph.sources import read_texts
 from engine.graph.state import AgentState, override
 from engine.graph.tools import run_tool_calls
 from engine.language import language_name
@@ -147,6 +148,8 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
             text, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx)
             new_sources.update(found)
             visited.extend(rec["url"] for rec in found.values())
+        elif name == "read_source":
+            text = await _read_source(ctx, str(args.get("source_id", "")), registry, visited)
         else:
             text = _local_tool(name, args, state, registry, visited)
         return ToolMessage(text, tool_call_id=call["id"], name=name)
@@ -158,20 +161,23 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
     return Command(goto=state.get("review_phase") or "solution", update=update)
 
 
+async def _read_source(ctx: RunContext, sid: str, registry: dict, visited: list[str]) -> str:
+    """``read_source``: the source's title, URL, summary and key excerpts."""
+    sid = sid.strip().strip("[]").strip()
+    rec = registry.get(sid)
+    if rec is None:
+        return f"Error: there is no source with the id {sid!r}."
+    visited.append(rec["url"])
+    summary, excerpts = await read_texts(ctx, sid, rec)
+    return f"[{sid}] {rec['title']} — {rec['url']}\n{summary}\n" + "\n".join(f"> {e}" for e in excerpts)
+
+
 def _local_tool(name: str, args: dict, state: AgentState, registry: dict, visited: list[str]) -> str:
-    """The answer of a tool that reads the run's own research (``list_sources``, ``read_source``,
-    ``read_findings``); an error text for any other name."""
+    """The answer of a tool that reads the run's own research (``list_sources``, ``read_findings``);
+    an error text for any other name."""
     if name == "list_sources":
         text = source_block(registry, [state.get("report", ""), *state.get("notes", [])])
         return "No sources." if text == "(none)" else text
-    if name == "read_source":
-        sid = str(args.get("source_id", "")).strip().strip("[]").strip()
-        rec = registry.get(sid)
-        if rec is None:
-            return f"Error: there is no source with the id {sid!r}."
-        visited.append(rec["url"])
-        return f"[{sid}] {rec['title']} — {rec['url']}\n{rec.get('summary', '')}\n" + \
-            "\n".join(f"> {e}" for e in rec.get("excerpts", []))
     if name == "read_findings":
         wanted = str(args.get("topic", "")).lower()
         notes = [n for n in state.get("notes", []) if wanted in n.lower()] or state.get("notes", [])
