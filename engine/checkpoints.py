@@ -197,7 +197,10 @@ async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
             await conn.execute("PRAGMA journal_mode=WAL")
             store = AsyncSqliteStore(conn)
             await store.setup()
-            yield store
+            try:
+                yield store
+            finally:
+                await _stop_batching(store)
         finally:
             await asyncio.shield(conn.close())
         return
@@ -206,6 +209,16 @@ async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
 
 
 _pg_store_ready: set[str] = set()
+
+
+async def _stop_batching(store: BaseStore) -> None:
+    """Stop the task that batches the store's operations (LangGraph's ``AsyncBatchedBaseStore``
+    leaves it running until the store is garbage-collected)."""
+    task = getattr(store, "_task", None)
+    if task is not None and not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 @contextlib.asynccontextmanager
@@ -223,6 +236,9 @@ async def _open_postgres_store(settings: Settings) -> AsyncIterator[BaseStore]:
                 finally:
                     await store.conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
                 _pg_store_ready.add(url)
-            yield store
+            try:
+                yield store
+            finally:
+                await _stop_batching(store)
     except psycopg.OperationalError as err:
         raise explain(err, url) from None
