@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 
@@ -54,7 +55,17 @@ def prefetch_language_model() -> None:
     """Start loading the language identifier in a background thread, so the first
     :func:`detect_language` call does not wait for it; does nothing once it is loaded."""
     if not _MODEL:
-        threading.Thread(target=load_language_model, name="language-model", daemon=True).start()
+        import py3langid.langid  # noqa: F401  (here: numpy imported from two threads at once can fail)
+
+        threading.Thread(target=_load_quietly, name="language-model", daemon=True).start()
+
+
+def _load_quietly() -> None:
+    """Load the model; a failure here is left to the first :func:`detect_language`, which loads it again."""
+    try:
+        load_language_model()
+    except Exception as err:
+        logging.getLogger(__name__).info("event=language_model_prefetch_failed error=%r", err)
 
 
 def detect_language(text: str, default: str = "en") -> str:
