@@ -18,7 +18,11 @@ from pathlib import Path
 from bench.harness import Stopwatch, clean_environment, machine
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
-ALL = ("7", "5", "2", "3", "6", "4", "8", "1")  # run order: TeX and Python warm up on the cheap ones first
+#: ``--quick``: fewer runs for figures 2, 3 and 5 (a shared or busy machine).
+QUICK = False
+QUICK_STORAGE_RUNS = 6
+QUICK_PIPELINE_RUNS = 2
+ALL = ("7", "9", "5", "2", "3", "6", "4", "8", "1")  # run order: TeX and Python warm up on the cheap ones first
 
 
 def _fig_pdf(work: Path) -> dict:
@@ -30,13 +34,13 @@ def _fig_pdf(work: Path) -> dict:
 def _fig_storage(work: Path) -> dict:
     from bench import storage
 
-    return {"5": asyncio.run(storage.measure(work))}
+    return {"5": asyncio.run(storage.measure(work, runs=QUICK_STORAGE_RUNS if QUICK else storage.RUNS))}
 
 
 def _fig_pipeline(work: Path) -> dict:
     from bench import pipeline
 
-    return asyncio.run(pipeline.measure(work))
+    return asyncio.run(pipeline.measure(work, runs=QUICK_PIPELINE_RUNS if QUICK else pipeline.RUNS))
 
 
 def _fig_tokens(work: Path) -> dict:
@@ -57,6 +61,12 @@ def _fig_stores(work: Path) -> dict:
     return {"8": stores.measure(work)}
 
 
+def _fig_startup(work: Path) -> dict:
+    from bench import startup
+
+    return {"9": startup.measure(work)}
+
+
 def _fig_ack(work: Path) -> dict:
     from bench import ack
 
@@ -66,6 +76,7 @@ def _fig_ack(work: Path) -> dict:
 #: Which step produces which figures.
 STEPS: list[tuple[tuple[str, ...], Callable[[Path], dict]]] = [
     (("7",), _fig_pdf),
+    (("9",), _fig_startup),
     (("5",), _fig_storage),
     (("2", "3"), _fig_pipeline),
     (("6",), _fig_tokens),
@@ -83,8 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=",".join(sorted(ALL)), help="figures to run, e.g. 2,3,7")
     parser.add_argument("--markdown", type=Path, help="also write the Markdown page (docs/performance.md)")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where to write the JSON results")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{QUICK_STORAGE_RUNS} storage runs instead of 20, {QUICK_PIPELINE_RUNS} pipeline runs instead of 3")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (data, logs) and print it")
     args = parser.parse_args(argv)
+    global QUICK
+    QUICK = args.quick
     wanted = {f.strip() for f in args.only.split(",") if f.strip()}
     unknown = wanted - set(ALL)
     if unknown:

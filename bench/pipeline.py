@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.harness import MODEL_LATENCY, QUESTION, SEARCH_LATENCY, TOPICS, Services, median, services
-from bench.trace import Span, critical_path, path_length, path_summary, phase, spans_of
+from bench.trace import (
+    Span,
+    critical_path,
+    largest_gap,
+    path_length,
+    path_summary,
+    peak_concurrency,
+    phase,
+    spans_of,
+)
 from engine.runner import TurnOutcome, run_turn
 
 #: Runs per configuration whose median is reported.
@@ -58,13 +67,29 @@ def overhead_of(run: RunResult) -> dict:
     }
 
 
+def research_spans(run: RunResult) -> list[Span]:
+    """The calls of the research phase (the supervisor's first call to its last)."""
+    span = phase(run.spans, "model:supervisor")
+    if span is None:
+        return []
+    return [s for s in run.spans if span[0] <= s.start and s.end <= span[1]]
+
+
 def research_phase(run: RunResult) -> tuple[float, float]:
     """The research phase (the supervisor's first call to its last): wall seconds, critical path seconds."""
     span = phase(run.spans, "model:supervisor")
     if span is None:
         return 0.0, 0.0
-    inside = [s for s in run.spans if span[0] <= s.start and s.end <= span[1]]
-    return span[1] - span[0], path_length(critical_path(inside))
+    return span[1] - span[0], path_length(critical_path(research_spans(run)))
+
+
+def research_detail(run: RunResult) -> dict:
+    """The research phase's idle time: wall minus critical path, the longest gap between two calls of
+    its critical path (seconds), and the most model calls open at once."""
+    wall, cp = research_phase(run)
+    inside = research_spans(run)
+    return {"idle_gap_s": wall - cp, "largest_gap_on_path_s": largest_gap(critical_path(inside)),
+            "peak_model_calls": peak_concurrency(inside)}
 
 
 def trace_table(run: RunResult) -> list[list]:
@@ -103,5 +128,10 @@ async def measure(work: Path, runs: int = RUNS) -> dict:
             "ideal_speedup": cp1 / cp5 if cp5 else 0.0,
             "wall_s_at_1": median([r.wall for r in serial]), "wall_s_at_5": fig2["wall_s"],
             "runs": runs, "per_run_at_1": one, "per_run_at_5": five, "inputs": inputs}
+    for label, group in (("at_1", serial), ("at_5", parallel)):
+        details = [research_detail(r) for r in group]
+        fig3[f"idle_gap_s_{label}"] = median([d["idle_gap_s"] for d in details])
+        fig3[f"largest_gap_on_path_s_{label}"] = median([d["largest_gap_on_path_s"] for d in details])
+        fig3[f"peak_model_calls_{label}"] = max(d["peak_model_calls"] for d in details)
 
     return {"2": fig2, "3": fig3}

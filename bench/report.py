@@ -15,6 +15,7 @@ TITLES = {
     "6": "Tokens",
     "7": "PDF build",
     "8": "Stores (PostgreSQL vs SQLite)",
+    "9": "Start-up",
 }
 
 
@@ -64,7 +65,14 @@ def _fig3(f: dict) -> list[Row]:
               f"speed-up {f['speedup']:.2f}× (critical paths allow {f['ideal_speedup']:.2f}×, ceiling {f['ceiling']}); whole run {f['wall_s_at_1']:.2f} → "
               f"{f['wall_s_at_5']:.2f} s")
     inputs = f"MAX_CONCURRENT_RESEARCH_UNITS=1 and =5, 5 topics, {_latency(f)}"
-    return [("3", "research phase, 1 vs 5 units", result, inputs, f"median of {f['runs']} each")]
+    rows = [("3", "research phase, 1 vs 5 units", result, inputs, f"median of {f['runs']} each")]
+    if "idle_gap_s_at_1" in f:
+        idle = (f"idle time on the research phase's critical path (wall − path): {f['idle_gap_s_at_1']:.2f} s at 1, "
+                f"{f['idle_gap_s_at_5']:.2f} s at 5; longest gap between two calls of the path "
+                f"{_ms(f['largest_gap_on_path_s_at_1'])} at 1, {_ms(f['largest_gap_on_path_s_at_5'])} at 5; "
+                f"peak concurrent model calls {f['peak_model_calls_at_1']} at 1 unit, {f['peak_model_calls_at_5']} at 5")
+        rows.append(("3", "idle gaps and concurrency", idle, inputs, f"median of {f['runs']} each"))
+    return rows
 
 
 def _fig4(f: dict) -> list[Row]:
@@ -96,7 +104,12 @@ def _fig5(f: dict) -> list[Row]:
 def _fig6(f: dict) -> list[Row]:
     base = f["bounded_notes"]["at_5"]
     roles = " · ".join(f"{role} {v['input_tokens']:,}/{v['output_tokens']:,}" for role, v in base["by_role"].items())
-    rows = [("6", "one run (usage.json)", f"in/out per role: {roles}; largest prompt {base['largest_prompt_tokens']:,}",
+    cache = base.get("summary_cache") or {}
+    hits = (f"; page summaries: {cache.get('summarised', 0)} made, {cache.get('hits', 0)} cache hits, "
+            f"{cache.get('kept_as_is', 0)} short pages kept as they are") if cache else ""
+    total = f"prompt tokens {base['prompt_tokens']:,}; " if "prompt_tokens" in base else ""
+    rows = [("6", "one run (usage.json)", f"{total}in/out per role: {roles}; largest prompt "
+             f"{base['largest_prompt_tokens']:,}{hits}",
              f"5 topics × 5 results ({base['sources_found']} sources), 1 review round, tokens as the fake counts them (chars/4)", "1")]
     for key, label in (("bounded_notes", f"{f['inputs']['bounded_findings_per_topic']} findings a topic"),
                        ("notes_per_source", "a finding per source")):
@@ -135,8 +148,16 @@ def _fig8(f: dict) -> list[Row]:
     return [("8", "research jobs with 1, 2 and 4 workers", result, inputs, f"{f['runs']} per store and worker count")]
 
 
+def _fig9(f: dict) -> list[Row]:
+    cpu = f" ({f['warm_median_cpu_s']:.2f} s of CPU)" if "warm_median_cpu_s" in f else ""
+    result = (f"{f['warm_median_s']:.2f} s{cpu} from process start to the first model call (warm imports; "
+              f"first run {f['first_run_s']:.2f} s)")
+    return [("9", "process start to first model call", result, f"`{f['inputs']['command']}` in a new process",
+             f"median of {f['runs'] - 1}")]
+
+
 _ROWS: dict[str, Callable[[dict], list[Row]]] = {
-    "1": _fig1, "2": _fig2, "3": _fig3, "4": _fig4, "5": _fig5, "6": _fig6, "7": _fig7, "8": _fig8,
+    "1": _fig1, "2": _fig2, "3": _fig3, "4": _fig4, "5": _fig5, "6": _fig6, "7": _fig7, "8": _fig8, "9": _fig9,
 }
 
 

@@ -75,8 +75,9 @@ async def measure(work: Path, runs: int = RUNS) -> dict:
         rows = [thread_rows(path, t) for t in threads]
         artifacts = _tree_bytes(settings.artifacts_dir)
         after_runs = db_bytes(path)
+        deleted = min(DELETED, runs // 2)
         async with open_checkpointer(settings) as saver:
-            for thread in threads[:DELETED]:
+            for thread in threads[:deleted]:
                 await saver.adelete_thread(thread)
         _sqlite_maintenance(path, "PRAGMA wal_checkpoint(TRUNCATE)")
         after_delete = db_bytes(path)
@@ -97,7 +98,7 @@ async def measure(work: Path, runs: int = RUNS) -> dict:
         "payload_bytes_per_run": median([r["checkpoint_payload_bytes"] + r["write_payload_bytes"] for r in rows]),
         "latest_only_payload_bytes_per_run": median([r["latest_payload_bytes"] for r in rows]),
         "artifact_bytes_per_run": artifacts / runs,
-        "deleted_threads": DELETED, "bytes_after_delete": after_delete, "bytes_after_vacuum": after_vacuum,
+        "deleted_threads": deleted, "bytes_after_delete": after_delete, "bytes_after_vacuum": after_vacuum,
         "inputs": {"topics": len(TOPICS), "max_review_iterations": 2, "search_max_results": 5,
                    "latency_s": 0.0, "batch": BATCH},
     }

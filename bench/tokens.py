@@ -58,6 +58,8 @@ async def _run(svc: Services, data_dir: Path, thread: str, results: int, finding
         "by_role": {role: {"calls": v["calls"], "input_tokens": v["input_tokens"], "output_tokens": v["output_tokens"]}
                     for role, v in usage["by_role"].items()},
         "largest_prompt_tokens": usage["largest_prompt_tokens"],
+        "prompt_tokens": usage["total"]["input_tokens"],
+        "summary_cache": usage.get("summary_cache") or {},
     }
 
 

@@ -103,3 +103,19 @@ def phase(spans: list[Span], name: str) -> tuple[float, float] | None:
 def largest_prompt(spans: list[Span], name: str) -> int:
     """The largest prompt (estimated tokens) of the spans called ``name``; 0 when none."""
     return max((s.prompt_tokens for s in spans if s.name == name), default=0)
+
+
+def largest_gap(chain: list[Span]) -> float:
+    """The longest idle time between two consecutive calls of a chain (seconds, 0 for under two calls)."""
+    return max((b.start - a.end for a, b in zip(chain, chain[1:], strict=False)), default=0.0)
+
+
+def peak_concurrency(spans: list[Span], prefix: str = "model:") -> int:
+    """The largest number of spans named ``prefix…`` open at one instant."""
+    events = sorted([(s.start, 1) for s in spans if s.name.startswith(prefix)]
+                    + [(s.end, -1) for s in spans if s.name.startswith(prefix)])
+    best = current = 0
+    for _, step in events:
+        current += step
+        best = max(best, current)
+    return best

@@ -12,7 +12,6 @@ from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
 from engine.models import summarize_usage
 from engine.offline_text import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
-from engine.render.markdown import escape_number_groups
 from engine.settings import Settings
 
 
@@ -50,6 +49,8 @@ def _first_items(markdown: str, n: int) -> str:
 
 def review_rounds(state: dict) -> list[ReviewRound]:
     """The review appendix: per round, what changed, the main critiques, how they were answered, open objections."""
+    from engine.render.markdown import escape_number_groups  # pypandoc and mistletoe: only when rendering
+
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
     changes = ("change", "änderung", "changement", "cambio")
     numbers = state.get("numbering") or {}  # ids of sources the report cites read as their [n]
@@ -90,8 +91,11 @@ def review_markdown(state: dict) -> str:
 
 
 def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
-                    cancel: threading.Event | None = None) -> dict:
+                    cancel: threading.Event | None = None, summary_cache: dict | None = None) -> dict:
     """Write every file of the run into ``directory``, each atomically (temp file, then rename).
+
+    ``summary_cache`` (the turn's :meth:`engine.graph.summaries.SummaryCache.counts`) is kept in
+    ``usage.json`` beside the tokens by role.
 
     A PDF or Word failure is recorded, never raised, and never stops the other files.
 
@@ -131,6 +135,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     artifact_store(settings).gather_usage(directory)  # with PostgreSQL: the calls of every host
     usage = summarize_usage(directory / "usage.jsonl")
     usage["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    if summary_cache is not None:
+        usage["summary_cache"] = summary_cache
     paths["usage_json"] = str(write_atomic(directory / "usage.json", json.dumps(usage, indent=2)))
 
     doc = ReportDocument(

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.store.base import BaseStore
 
 from engine.database import SCHEMA_LOCK, database_url, explain, require_database
 from engine.settings import Settings
@@ -170,3 +171,74 @@ async def stored_bytes(settings: Settings, saver: BaseCheckpointSaver) -> int:
             "SELECT coalesce(sum(pg_total_relation_size(to_regclass(t))), 0) AS n FROM unnest(%s::text[]) AS t",
             (list(PG_TABLES),))
         return int((await cur.fetchone())["n"])
+
+
+@contextlib.asynccontextmanager
+async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
+    """LangGraph's key-value store beside the checkpoints, its tables created.
+
+    Holds large write-once data of a run (the pages' summaries, :mod:`engine.graph.sources`) that
+    would otherwise be copied into every checkpoint. Without ``DATABASE_URL``: an
+    ``AsyncSqliteStore`` in the checkpoint file (its own connection, WAL and busy timeout as the
+    checkpointer's). With it: an ``AsyncPostgresStore`` in the same database, so a run resumed on
+    another host reads what this one wrote.
+
+    Raises:
+        engine.database.DatabaseError: PostgreSQL cannot be reached or used (one line).
+    """
+    if settings.database_url is None:
+        from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+        settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(str(settings.checkpoint_path), timeout=BUSY_TIMEOUT_MS / 1000,
+                                       isolation_level=None)
+        try:
+            await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            await conn.execute("PRAGMA journal_mode=WAL")
+            store = AsyncSqliteStore(conn)
+            await store.setup()
+            try:
+                yield store
+            finally:
+                await _stop_batching(store)
+        finally:
+            await asyncio.shield(conn.close())
+        return
+    async with _open_postgres_store(settings) as store:
+        yield store
+
+
+_pg_store_ready: set[str] = set()
+
+
+async def _stop_batching(store: BaseStore) -> None:
+    """Stop the task that batches the store's operations (LangGraph's ``AsyncBatchedBaseStore``
+    leaves it running until the store is garbage-collected)."""
+    task = getattr(store, "_task", None)
+    if task is not None and not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+@contextlib.asynccontextmanager
+async def _open_postgres_store(settings: Settings) -> AsyncIterator[BaseStore]:
+    import psycopg
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    url = database_url(settings)
+    try:
+        async with AsyncPostgresStore.from_conn_string(url) as store:
+            if url not in _pg_store_ready:
+                await store.conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))  # one setup at a time
+                try:
+                    await store.setup()
+                finally:
+                    await store.conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+                _pg_store_ready.add(url)
+            try:
+                yield store
+            finally:
+                await _stop_batching(store)
+    except psycopg.OperationalError as err:
+        raise explain(err, url) from None

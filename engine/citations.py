@@ -20,8 +20,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mistletoe import Document, block_token, span_token
-
 #: One minted id in brackets, e.g. ``[S1a2b3c]``.
 SID = re.compile(r"\[(S[0-9a-f]{6})\]")
 #: The most sources a prompt lists by id, title and URL (final report, finalize, the review's
@@ -43,7 +41,6 @@ _CANDIDATE = re.compile(
 _GROUP_ID = re.compile(_ID)
 _BARE_URL = re.compile(r"(?<![(<\[])\bhttps?://[^\s)>\]]+")
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
-_CODE_TOKENS = (span_token.InlineCode, block_token.CodeFence, block_token.BlockCode)
 #: mistletoe keeps the document being parsed in a module global (link labels are looked up in it),
 #: so two parses at once in one process can break each other: every parse should hold this lock.
 MISTLETOE_LOCK = threading.Lock()
@@ -104,13 +101,20 @@ def _code_candidates(text: str, starts: list[int]) -> set[int]:
         pieces += [text[pos:start], f"\ue000{i}\ue001"]
         pos = start
     pieces.append(text[pos:])
+    from mistletoe import (  # a parser only reports need (about 0.15 s to import)
+        Document,
+        block_token,
+        span_token,
+    )
+
+    code_tokens = (span_token.InlineCode, block_token.CodeFence, block_token.BlockCode)
     with MISTLETOE_LOCK:
         doc = Document("".join(pieces))
     found: set[int] = set()
     stack = [doc]
     while stack:
         token = stack.pop()
-        if isinstance(token, _CODE_TOKENS):
+        if isinstance(token, code_tokens):
             inner = "".join(getattr(c, "content", "") for c in token.children or ())
             found.update(int(m.group(1)) for m in _SENTINEL.finditer(inner))
             continue

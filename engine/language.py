@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from functools import lru_cache
+import threading
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n{2,}|(?<=[。！？])")
@@ -36,11 +37,35 @@ FUNCTION_WORDS = frozenset(
 )
 
 
-@lru_cache(maxsize=1)
-def _identifier():
-    from py3langid.langid import _load_identifier
+_MODEL: list = []
+_MODEL_LOCK = threading.Lock()
 
-    return _load_identifier(norm_probs=True)
+
+def load_language_model():
+    """py3langid's identifier, loaded once per process (about 0.4 s; later callers wait for the first)."""
+    with _MODEL_LOCK:
+        if not _MODEL:
+            from py3langid.langid import _load_identifier
+
+            _MODEL.append(_load_identifier(norm_probs=True))
+        return _MODEL[0]
+
+
+def prefetch_language_model() -> None:
+    """Start loading the language identifier in a background thread, so the first
+    :func:`detect_language` call does not wait for it; does nothing once it is loaded."""
+    if not _MODEL:
+        import py3langid.langid  # noqa: F401  (here: numpy imported from two threads at once can fail)
+
+        threading.Thread(target=_load_quietly, name="language-model", daemon=True).start()
+
+
+def _load_quietly() -> None:
+    """Load the model; a failure here is left to the first :func:`detect_language`, which loads it again."""
+    try:
+        load_language_model()
+    except Exception as err:
+        logging.getLogger(__name__).info("event=language_model_prefetch_failed error=%r", err)
 
 
 def detect_language(text: str, default: str = "en") -> str:
@@ -61,15 +86,15 @@ def detect_language(text: str, default: str = "en") -> str:
         if re.search(r"[\uac00-\ud7af]", text):
             return "ko"
         return "zh"
-    words = _WORD.findall(text)
-    lang, prob = _identifier().classify(text)
     if re.search(r"[\u0400-\u04ff]", text):
+        lang, _ = load_language_model().classify(text)
         return lang if lang in ("ru", "uk", "bg", "sr", "mk", "be") else "ru"
     if re.search(r"[\u0370-\u03ff]", text):
         return "el"
-    if len(words) < 3 or prob < 0.8:
+    if len(_WORD.findall(text)) < 3:  # too short to tell: no need for the model
         return default
-    return lang
+    lang, prob = load_language_model().classify(text)
+    return default if prob < 0.8 else lang
 
 
 def language_name(code: str) -> str:

@@ -10,6 +10,7 @@ from engine.artifact_store import artifact_store
 from engine.artifacts import safe_name
 from engine.checkpoints import checkpoint_thread_ids, compact, open_checkpointer, stored_bytes
 from engine.files import delete_thread_files
+from engine.graph.sources import delete_source_texts
 from engine.settings import Settings
 
 
@@ -32,7 +33,7 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
     """Delete every thread whose newest checkpoint is older than ``older_than_days``.
 
     Works on either store (:func:`engine.checkpoints.open_checkpointer`). Uses the checkpointer's
-    ``adelete_thread`` (checkpoints and pending writes), then ``VACUUM`` to return the space
+    ``adelete_thread`` (checkpoints and pending writes) and deletes its page texts from the store, then ``VACUUM`` to return the space
     (neither checkpointer has ``prune``), and deletes the thread's report files from the artifact
     store and this host's folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
     ``--resume`` (``{DATA_DIR}/console/{thread}.json``) and the files shared in the thread
@@ -56,6 +57,7 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
             if dry_run:
                 continue
             await saver.adelete_thread(thread_id)
+            await delete_source_texts(settings, thread_id)
             # the terminal's remembered options for --resume (bots/console.py)
             (settings.data_dir / "console" / f"{safe_name(thread_id)}.json").unlink(missing_ok=True)
             # the files shared in the thread: their text and index (engine/files)

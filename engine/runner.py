@@ -133,6 +133,10 @@ async def run_turn(
         engine.settings.SettingsError, engine.search.base.SearchError, openai errors: after
         the bounded retries, for the caller to report.
     """
+    if question is not None:  # its language is detected before the first model call
+        from engine.language import prefetch_language_model
+
+        prefetch_language_model()
     from engine.graph.run import run_graph_turn
 
     return await run_graph_turn(

@@ -73,6 +73,14 @@ class Settings(BaseSettings):
     review_use_web: bool = False
     search_max_results: int = Field(default=5, ge=1, le=20)
     summarization_timeout: float = Field(default=60.0, gt=0)
+    #: tokens (prompt and answer, every role) one run may use; None: unlimited. A soft limit: once
+    #: a run has used RESEARCH_SHARE of it, no new research topic starts (those under way finish),
+    #: and the report, which names the topics left out, and the review are written with the rest
+    max_run_tokens: int | None = Field(default=None, ge=1000)
+    #: pages whose raw text is under this many tokens (estimated, 3 characters each) are used as
+    #: they are, not summarised: the summary prompt and its answer (a summary of at most 300
+    #: words and up to five excerpts) would cost more than the page; 0 summarises every page
+    summary_min_tokens: int = Field(default=300, ge=0)
     model_timeout: float = Field(default=120.0, gt=0)
     model_max_retries: int = Field(default=3, ge=0, le=10)
     #: seconds one model or search step may wait in all, across the SDK's, the structured-output
@@ -95,7 +103,7 @@ class Settings(BaseSettings):
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
 
-    @field_validator("max_output_tokens", "context_window", mode="before")
+    @field_validator("max_output_tokens", "context_window", "max_run_tokens", mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         return None if isinstance(v, str) and not v.strip() else v

@@ -235,6 +235,9 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
 
     try:
         import engine.graph.run  # noqa: F401
+        from engine.language import load_language_model
+
+        load_language_model()  # once, here: every work horse forks with it loaded
     except ImportError as err:  # the horse will report it in the thread
         log.error("event=engine_import_failed error=%s", err)
 

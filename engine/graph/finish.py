@@ -16,12 +16,11 @@ from engine.artifact_store import artifact_store
 from engine.artifacts import write_artifacts
 from engine.citations import Cited, Numbering, source_block
 from engine.graph.context import RunContext
-from engine.graph.llm import invoke_with_context_retry, structured
+from engine.graph.llm import invoke_with_context_retry
 from engine.graph.review import review_transcript
 from engine.graph.state import AgentState
 from engine.language import language_name
 from engine.offline_text import phrase
-from engine.render.markdown import escape_number_groups
 from engine.schemas import ExecutiveSummary
 
 log = logging.getLogger(__name__)
@@ -97,12 +96,14 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
         date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language),
         question=state.get("question", ""), objections=open_objections(state)[:8000])
-    summary = await structured(ctx.model("summarization"), ExecutiveSummary, ctx.settings,
-                               default=ExecutiveSummary(title="", executive_summary="")).ainvoke(
+    summary = await ctx.structured("summarization", ExecutiveSummary,
+                                     default=ExecutiveSummary(title="", executive_summary="")).ainvoke(
         [HumanMessage(summary_prompt)])
     user_text = "\n".join(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))
     numbering = Numbering(registry, user_text=f"{state.get('question', '')}\n{user_text}")
     # prose brackets shaped like citations are escaped first: the only [n] left are the numbered ids
+    from engine.render.markdown import escape_number_groups  # pypandoc: imported where the report is written
+
     body = numbering.apply(escape_number_groups(final)).rstrip() + problems.rstrip() + "\n"
     executive = numbering.apply(escape_number_groups(summary.executive_summary))
     title = numbering.strip(summary.title).strip() or next(
@@ -128,7 +129,7 @@ async def render_artifacts(state: AgentState, runtime: Runtime[RunContext]) -> d
     cited = [Cited(**c) for c in state.get("cited", [])]
     try:
         paths = await asyncio.to_thread(write_artifacts, state, cited, ctx.run_dir, ctx.settings, ctx.today,
-                                        ctx.cancelled)
+                                        ctx.cancelled, ctx.summaries.counts())
         # with DATABASE_URL every host reads them from PostgreSQL; the folder is this host's cache
         await asyncio.to_thread(artifact_store(ctx.settings).save_run, ctx.run_dir)
     except asyncio.CancelledError:  # Ctrl-C, shutdown: the LaTeX build in the thread stops too

@@ -70,15 +70,17 @@ def structured(model: BaseChatModel, schema: type[BaseModel], settings: Settings
         return RunnableLambda(lambda messages, config: inner.invoke(messages, config),
                               afunc=lambda messages, config: inner.ainvoke(messages, config), name=name)
 
+    runnables: dict[str, Runnable] = {}  # the model's structured-output runnable per method, built once
+
     async def bounded(messages, config: RunnableConfig):
         async with within(settings.node_timeout, MODEL_SERVICE):
-            return await _adaptive(model, schema, settings, list(messages), config, default)
+            return await _adaptive(model, schema, settings, list(messages), config, default, runnables)
 
     return RunnableLambda(lambda messages, config: asyncio.run(bounded(messages, config)), afunc=bounded, name=name)
 
 
 async def _adaptive(model: BaseChatModel, schema: type[BaseModel], settings: Settings, messages: list,
-                    config: RunnableConfig, default: BaseModel | None) -> BaseModel:
+                    config: RunnableConfig, default: BaseModel | None, runnables: dict[str, Runnable]) -> BaseModel:
     key, role = server_key(model), role_of(model)
     attempts = 0
     while True:
@@ -86,7 +88,7 @@ async def _adaptive(model: BaseChatModel, schema: type[BaseModel], settings: Set
         SUPPORT.note(role, "structured_output", method)
         try:
             try:
-                return await _structured_once(model, schema, method, messages, config)
+                return await _structured_once(model, schema, method, messages, config, runnables)
             except provider_errors("LengthFinishReasonError") as err:  # cut off: the JSON is incomplete
                 raise OutputParserException(f"the answer was cut off (finish_reason=length): {err}") from err
         except ValueError as err:
@@ -111,11 +113,12 @@ async def _adaptive(model: BaseChatModel, schema: type[BaseModel], settings: Set
 
 
 async def _structured_once(model: BaseChatModel, schema: type[BaseModel], method: str, messages: list,
-                           config: RunnableConfig) -> BaseModel:
+                           config: RunnableConfig, runnables: dict[str, Runnable]) -> BaseModel:
     json_schema = schema.model_json_schema()
     if method in ("json_schema", "function_calling"):
-        runnable = model.with_structured_output(json_schema, method=method, include_raw=True)
-        out = await runnable.ainvoke(messages, config)
+        if method not in runnables:
+            runnables[method] = model.with_structured_output(json_schema, method=method, include_raw=True)
+        out = await runnables[method].ainvoke(messages, config)
         if isinstance(out.get("parsed"), dict):
             try:
                 return schema.model_validate(out["parsed"])

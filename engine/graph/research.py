@@ -10,7 +10,7 @@ from langgraph.types import Command, interrupt
 from engine import prompts
 from engine.citations import source_block
 from engine.graph.context import RunContext
-from engine.graph.llm import invoke_with_context_retry, structured
+from engine.graph.llm import invoke_with_context_retry
 from engine.graph.state import AgentState, override
 from engine.language import language_name
 from engine.schemas import ClarifyWithUser, ResearchQuestion
@@ -60,8 +60,8 @@ async def clarify_with_user(state: AgentState, runtime: Runtime[RunContext]) -> 
         date=ctx.today, messages=format_messages(state["messages"]), discussion=discussion_block(state),
         language=language_name(state.get("language", "en")),
     )
-    decision = await structured(ctx.model("research"), ClarifyWithUser, ctx.settings,
-                                    default=ClarifyWithUser(need_clarification=False)).ainvoke([HumanMessage(prompt)])
+    decision = await ctx.structured("research", ClarifyWithUser,
+                                          default=ClarifyWithUser(need_clarification=False)).ainvoke([HumanMessage(prompt)])
     if decision.need_clarification and decision.question.strip():
         return Command(goto="clarify_with_user", update={"pending_question": decision.question.strip()})
     return Command(goto="write_research_brief")
@@ -80,8 +80,8 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
         discussion=discussion_block(state),
         language=language_name(state.get("language", "en")),
     )
-    out = await structured(ctx.model("research"), ResearchQuestion, ctx.settings,
-                           default=ResearchQuestion(research_brief="")).ainvoke([HumanMessage(prompt)])
+    out = await ctx.structured("research", ResearchQuestion,
+                                 default=ResearchQuestion(research_brief="")).ainvoke([HumanMessage(prompt)])
     brief = out.research_brief.strip() or state["question"]
     get_stream_writer()({"event": "phase", "phase": "research"})
     return {
@@ -128,7 +128,8 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
 
     budget = min(len(findings), FINDINGS_BUDGET_CHARS)
     response = await invoke_with_context_retry(ctx.model("final_report"), build, budget)
-    return {"report": response.text.strip()}
+    # the supervisor's exchange is done with: later checkpoints need not carry it
+    return {"report": response.text.strip(), "supervisor_messages": override([])}
 
 
 def after_report(state: AgentState, runtime: Runtime[RunContext]) -> str:

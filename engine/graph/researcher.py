@@ -14,12 +14,17 @@ from langgraph.types import Command
 
 from engine import prompts
 from engine.citations import cited_ids, keep_known_ids, source_id
+from engine.compat import estimate_tokens
 from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
-from engine.graph.llm import ReportIncomplete, invoke_with_context_retry, structured
+from engine.graph.llm import ReportIncomplete, invoke_with_context_retry
+from engine.graph.sources import keep_texts
 from engine.graph.state import ResearcherOutput, ResearcherState
+from engine.graph.summaries import Summary
+from engine.graph.tools import run_tool_calls
 from engine.language import language_name
-from engine.schemas import ResearchComplete, Summary, think_tool
+from engine.schemas import ResearchComplete, think_tool
+from engine.schemas import Summary as SummarySchema
 from engine.search.base import SearchResult
 
 log = logging.getLogger(__name__)
@@ -42,17 +47,14 @@ def search_thread_files(queries: list[str]) -> str:
 SEARCH_TOOLS = ("search", "search_thread_files")
 
 
-async def _summarize(result: SearchResult, query: str, ctx: RunContext) -> tuple[str, list[str]]:
+async def _summarize(result: SearchResult, raw: str, query: str, ctx: RunContext) -> Summary:
     """Summarize one page with the summarization model, under the summarization timeout.
 
-    Falls back to the back-end's snippet when the page has no raw text, or when the
-    summarizer times out or fails (logged), as open_deep_research does.
+    Falls back to the back-end's snippet when the summarizer times out or fails (logged), as
+    open_deep_research does.
     """
-    raw = (result.raw_content or "").strip()
-    if not raw:
-        return result.content, []
     prompt = prompts.SUMMARIZE_PAGE.format(date=ctx.today, query=query, content=raw[:MAX_PAGE_CHARS])
-    model = structured(ctx.model("summarization"), Summary, ctx.settings)
+    model = ctx.structured("summarization", SummarySchema)
     try:
         out = await asyncio.wait_for(model.ainvoke([HumanMessage(prompt)]), ctx.settings.summarization_timeout)
         return out.summary, list(out.key_excerpts)[:5]
@@ -63,31 +65,50 @@ async def _summarize(result: SearchResult, query: str, ctx: RunContext) -> tuple
     return result.content or raw[:1500], []
 
 
-async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:
-    """Run the queries on ``backend`` (default: the run's search back-end), summarize every page,
-    register the sources.
+async def page_summary(result: SearchResult, query: str, ctx: RunContext) -> Summary:
+    """``(summary, key excerpts)`` of one page: the snippet when it has no raw text, the raw text
+    itself when under ``summary_min_tokens``, else one summary per run
+    (:class:`engine.graph.summaries.SummaryCache`)."""
+    raw = (result.raw_content or "").strip()
+    if not raw:
+        return result.content, []
+    if estimate_tokens(raw) < ctx.settings.summary_min_tokens:
+        ctx.summaries.kept_as_is += 1
+        return raw, []
+    return await ctx.summaries.get(result.url, raw, lambda: _summarize(result, raw, query, ctx))
 
+
+async def _query_pages(query: str, ctx: RunContext, backend) -> list[tuple[SearchResult, Summary]]:
+    """One query's pages with their summaries; the summaries start as soon as the query returns."""
+    batch = await backend.search(query, ctx.settings.search_max_results)
+    summaries = await asyncio.gather(*(page_summary(r, query, ctx) for r in batch))
+    return list(zip(batch, summaries, strict=True))
+
+
+async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:
+    """Run the queries on ``backend`` (default: the run's search back-end; the thread's files for
+    ``search_thread_files``), summarize every page, register the sources.
+
+    Every query runs at once, and each query's pages are summarised as soon as it returns.
     Returns ``(tool_text, sources)``: ``tool_text`` holds one ``--- SOURCE [Sxxxxxx]: title``
-    block per distinct document (URL, summary, key excerpts); ``sources`` maps ids to records.
+    block per distinct document (URL, summary, key excerpts); ``sources`` maps ids to records
+    (their summaries and excerpts in the run's store, :func:`engine.graph.sources.keep_texts`).
     Raises:
         engine.search.base.SearchError: the back-end cannot answer.
     """
     queries = [q for q in (queries or [topic]) if q and q.strip()][:3] or [topic]
     backend = backend or ctx.search
-    batches = await asyncio.gather(
-        *(backend.search(q, ctx.settings.search_max_results) for q in queries)
-    )
-    unique: dict[str, tuple[SearchResult, str]] = {}
-    for q, batch in zip(queries, batches, strict=True):
-        for r in batch:
-            unique.setdefault(r.url, (r, q))
+    per_query = await asyncio.gather(*(_query_pages(q, ctx, backend) for q in queries))
+    unique: dict[str, tuple[SearchResult, Summary]] = {}
+    for pages in per_query:
+        for r, summary in pages:
+            unique.setdefault(r.url, (r, summary))
     if not unique:
         if backend.name == "none":
             return "No search back-end is configured (DEEPRESEARCH_SEARCH=none): no documents.", {}
         return "No documents matched these queries.", {}
-    summaries = await asyncio.gather(*(_summarize(r, q, ctx) for r, q in unique.values()))
     blocks, sources = [], {}
-    for (r, _q), (summary, excerpts) in zip(unique.values(), summaries, strict=True):
+    for r, (summary, excerpts) in unique.values():
         sid = source_id(r.url)
         sources[sid] = {"id": sid, "url": r.url, "title": r.title or r.url, "summary": summary,
                         "excerpts": excerpts, "topic": topic}
@@ -95,7 +116,7 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=No
         if excerpts:
             text += "KEY EXCERPTS: " + " | ".join(excerpts) + "\n"
         blocks.append(text)
-    return "\n".join(blocks), sources
+    return "\n".join(blocks), await keep_texts(ctx, sources)
 
 
 async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
@@ -127,31 +148,33 @@ async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> di
 
 
 async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext]) -> Command:
-    """Run the researcher's tool calls; a call over the cap gets an error message the model can read."""
+    """Run the researcher's tool calls, all at once; a call over the cap, or one that fails, gets an
+    error message the model can read (:func:`engine.graph.tools.run_tool_calls`)."""
     ctx = runtime.context
     last = state["researcher_messages"][-1]
     calls = getattr(last, "tool_calls", None) or []
     done_calls = state.get("tool_call_iterations", 0)
     if not calls or any(c["name"] == "ResearchComplete" for c in calls):
         return Command(goto="compress_research")
-    replies, sources = [], {}
-    for i, call in enumerate(calls):
-        if done_calls + i >= ctx.settings.max_react_tool_calls:
-            replies.append(ToolMessage(f"Error: the limit of {ctx.settings.max_react_tool_calls} tool calls is reached.",
-                                       tool_call_id=call["id"], name=call["name"]))
-        elif call["name"] == "search":
+    sources: dict = {}
+
+    async def run_one(call: dict) -> ToolMessage:
+        if done_calls + calls.index(call) >= ctx.settings.max_react_tool_calls:
+            return ToolMessage(f"Error: the limit of {ctx.settings.max_react_tool_calls} tool calls is reached.",
+                               tool_call_id=call["id"], name=call["name"])
+        if call["name"] == "search":
             text, found = await run_search(call["args"].get("queries") or [], state["topic"], ctx)
             sources.update(found)
-            replies.append(ToolMessage(text, tool_call_id=call["id"], name="search"))
-        elif call["name"] == "search_thread_files" and ctx.thread_files is not None:
+            return ToolMessage(text, tool_call_id=call["id"], name="search")
+        if call["name"] == "search_thread_files" and ctx.thread_files is not None:
             text, found = await run_search(call["args"].get("queries") or [], state["topic"], ctx, ctx.thread_files)
             sources.update(found)
-            replies.append(ToolMessage(text, tool_call_id=call["id"], name="search_thread_files"))
-        elif call["name"] == "think_tool":
-            replies.append(ToolMessage(think_tool.invoke(call["args"]), tool_call_id=call["id"], name="think_tool"))
-        else:
-            replies.append(ToolMessage(f"Error: there is no tool named {call['name']}.",
-                                       tool_call_id=call["id"], name=call["name"]))
+            return ToolMessage(text, tool_call_id=call["id"], name="search_thread_files")
+        if call["name"] == "think_tool":
+            return ToolMessage(think_tool.invoke(call["args"]), tool_call_id=call["id"], name="think_tool")
+        return ToolMessage(f"Error: there is no tool named {call['name']}.", tool_call_id=call["id"], name=call["name"])
+
+    replies = await run_tool_calls(calls, run_one)
     if sources:
         get_stream_writer()({"event": "sources_found", "ids": list(sources)})
     total = done_calls + len(calls)

@@ -22,7 +22,9 @@ from engine.citations import source_block
 from engine.graph.actions import call_with_tools, prompted_messages
 from engine.graph.context import RunContext
 from engine.graph.researcher import run_search
+from engine.graph.sources import read_texts
 from engine.graph.state import AgentState, override
+from engine.graph.tools import run_tool_calls
 from engine.language import language_name
 
 MAX_ROLE_TOOL_CALLS = 6
@@ -131,43 +133,56 @@ async def perspective(state: AgentState, runtime: Runtime[RunContext]) -> Comman
 
 
 async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Command:
-    """Run the active role's tool calls and route the results back to that role.
+    """Run the active role's tool calls, all at once, and route the results back to that role.
 
     Sources are named by their minted ids, as in the report; ``list_sources`` lists those the
     report and the findings cite (at most :data:`~engine.citations.MAX_PROMPT_SOURCES`).
     """
     ctx = runtime.context
     registry = dict(state.get("sources", {}))
-    replies, visited, new_sources = [], [], {}
-    for call in state["review_messages"][-1].tool_calls:
+    visited, new_sources = [], {}
+
+    async def run_one(call: dict) -> ToolMessage:
         name, args = call["name"], call.get("args") or {}
-        if name == "list_sources":
-            text = source_block(registry, [state.get("report", ""), *state.get("notes", [])])
-            text = "No sources." if text == "(none)" else text
-        elif name == "read_source":
-            sid = str(args.get("source_id", "")).strip().strip("[]").strip()
-            rec = registry.get(sid)
-            if rec is None:
-                text = f"Error: there is no source with the id {sid!r}."
-            else:
-                visited.append(rec["url"])
-                text = f"[{sid}] {rec['title']} — {rec['url']}\n{rec.get('summary', '')}\n" + \
-                    "\n".join(f"> {e}" for e in rec.get("excerpts", []))
-        elif name == "read_findings":
-            wanted = str(args.get("topic", "")).lower()
-            notes = [n for n in state.get("notes", []) if wanted in n.lower()] or state.get("notes", [])
-            text = "\n\n".join(notes) or "No findings."
-        elif name == "web_search" and web_search in role_tools(ctx):
+        if name == "web_search" and web_search in role_tools(ctx):
             text, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx)
             new_sources.update(found)
-            visited += [rec["url"] for rec in found.values()]
+            visited.extend(rec["url"] for rec in found.values())
+        elif name == "read_source":
+            text = await _read_source(ctx, str(args.get("source_id", "")), registry, visited)
         else:
-            text = f"Error: the tool {name} is not available to you."
-        replies.append(ToolMessage(text, tool_call_id=call["id"], name=name))
+            text = _local_tool(name, args, state, registry, visited)
+        return ToolMessage(text, tool_call_id=call["id"], name=name)
+
+    replies = await run_tool_calls(state["review_messages"][-1].tool_calls, run_one)
     update = {"review_messages": replies, "visited": visited}
     if new_sources:
         update["sources"] = new_sources
     return Command(goto=state.get("review_phase") or "solution", update=update)
+
+
+async def _read_source(ctx: RunContext, sid: str, registry: dict, visited: list[str]) -> str:
+    """``read_source``: the source's title, URL, summary and key excerpts."""
+    sid = sid.strip().strip("[]").strip()
+    rec = registry.get(sid)
+    if rec is None:
+        return f"Error: there is no source with the id {sid!r}."
+    visited.append(rec["url"])
+    summary, excerpts = await read_texts(ctx, sid, rec)
+    return f"[{sid}] {rec['title']} — {rec['url']}\n{summary}\n" + "\n".join(f"> {e}" for e in excerpts)
+
+
+def _local_tool(name: str, args: dict, state: AgentState, registry: dict, visited: list[str]) -> str:
+    """The answer of a tool that reads the run's own research (``list_sources``, ``read_findings``);
+    an error text for any other name."""
+    if name == "list_sources":
+        text = source_block(registry, [state.get("report", ""), *state.get("notes", [])])
+        return "No sources." if text == "(none)" else text
+    if name == "read_findings":
+        wanted = str(args.get("topic", "")).lower()
+        notes = [n for n in state.get("notes", []) if wanted in n.lower()] or state.get("notes", [])
+        return "\n\n".join(notes) or "No findings."
+    return f"Error: the tool {name} is not available to you."
 
 
 def review_transcript(state: AgentState) -> str:

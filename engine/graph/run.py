@@ -17,13 +17,15 @@ from langgraph.types import Command
 
 from engine.artifact_store import artifact_store
 from engine.artifacts import run_dir
-from engine.checkpoints import open_checkpointer
+from engine.checkpoints import open_checkpointer, open_store
 from engine.files import files_prompt, files_status, thread_search
+from engine.graph.budget import TokenCounter
 from engine.graph.build import graph_builder
 from engine.graph.context import RunContext
+from engine.graph.sources import namespace as source_namespace
 from engine.graph.state import override
 from engine.language import detect_language
-from engine.models import UsageRecorder
+from engine.models import UsageRecorder, summarize_usage
 from engine.progress import Progress
 from engine.runner import (
     MAX_QUESTION_CHARS,
@@ -138,8 +140,8 @@ async def run_graph_turn(
     search = get_search_backend(settings)
     config: dict = {"configurable": {"thread_id": thread_id}, "recursion_limit": 250,
                     "max_concurrency": settings.max_concurrent_research_units}
-    async with open_checkpointer(settings) as saver:
-        graph = graph_builder().compile(checkpointer=saver)
+    async with open_checkpointer(settings) as saver, open_store(settings) as store:
+        graph = graph_builder().compile(checkpointer=saver, store=store)
         snapshot = await graph.aget_state(config)
         if resume_only and question is None and answer is None and _status_of(snapshot) in ("done", "paused"):
             return await _settled(snapshot, thread_id, snapshot.values["run_id"], settings)
@@ -151,7 +153,11 @@ async def run_graph_turn(
         ctx = RunContext.create(settings, search, directory)
         ctx.thread_files, shared = await asyncio.to_thread(thread_search, settings, thread_id)
         ctx.files_prompt = files_prompt(shared)
-        config["callbacks"] = [UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
+        ctx.store, ctx.store_namespace = store, source_namespace(thread_id, run_id)
+        if settings.max_run_tokens is not None:  # the budget counts the earlier turns of the run too
+            total = summarize_usage(directory / "usage.jsonl")["total"]
+            ctx.tokens_used = total["input_tokens"] + total["output_tokens"]
+        config["callbacks"] = [TokenCounter(ctx), UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
                                              sink=functools.partial(artifact_store(settings).add_usage, directory))]
         progress = _progress_of(snapshot, turn)
         progress.files = files_status(shared)

@@ -18,31 +18,20 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
 from engine import prompts
-from engine.bounds import ServiceTimeout
-from engine.compat import ModelParameterRejected
 from engine.graph.actions import call_with_tools
+from engine.graph.budget import not_covered, research_over_budget
 from engine.graph.context import RunContext
 from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
+from engine.graph.tools import fatal_errors
 from engine.language import language_name
-from engine.models import provider_errors
 from engine.schemas import ConductResearch, ResearchComplete, think_tool
-from engine.search.base import SearchError
 
 log = logging.getLogger(__name__)
 # What the supervisor reads of each unit's notes: enough to judge coverage, bounded so that its
 # prompt does not grow with the number of sources (the full notes go to the report writer).
 SUPERVISOR_NOTE_CHARS = 4000
 _RESEARCHER = build_researcher_graph()
-
-# Errors that mean the model or search service itself is down: the run fails (resumable from
-# its checkpoint) instead of writing a report from nothing.
-def fatal_errors() -> tuple[type[BaseException], ...]:
-    """Search and time-out errors, a request parameter the server rejects, and the OpenAI SDK's
-    connection, time-out, key, rate and server errors."""
-    return (SearchError, ServiceTimeout, ModelParameterRejected, *provider_errors(
-        "APIConnectionError", "APITimeoutError", "AuthenticationError", "RateLimitError", "InternalServerError"))
-
 
 def supervisor_prompt(brief: str, ctx: RunContext, language: str = "en") -> str:
     """The supervisor's system prompt for ``brief``."""
@@ -82,7 +71,12 @@ async def supervisor(state: SupervisorState, runtime: Runtime[RunContext]) -> di
 
 
 async def supervisor_tools(state: SupervisorState, runtime: Runtime[RunContext]) -> Command:
-    """Answer think_tool calls, send each ConductResearch to a research unit, or end the research."""
+    """Answer think_tool calls, send each ConductResearch to a research unit, or end the research.
+
+    Once the run's token budget is nearly used (:func:`engine.graph.budget.research_over_budget`)
+    no new unit starts: the research ends, and the topics asked for are named in ``research_errors``
+    so the report says what was not covered.
+    """
     ctx = runtime.context
     last = state["supervisor_messages"][-1]
     calls = getattr(last, "tool_calls", None) or []
@@ -99,6 +93,10 @@ async def supervisor_tools(state: SupervisorState, runtime: Runtime[RunContext])
                 language=state.get("language", "en"))))
         else:
             replies.append(ToolMessage(f"Error: invalid call to {call['name']}.", tool_call_id=call["id"], name=call["name"]))
+    if sends and research_over_budget(ctx):
+        topics = [send.arg["topic"] for send in sends]
+        log.warning("event=token_budget_reached tokens=%d topics_left=%d", ctx.tokens_used, len(topics))
+        return Command(goto=END, update={"supervisor_messages": replies, "research_errors": not_covered(topics, ctx)})
     if not sends:
         return Command(goto="supervisor", update={"supervisor_messages": replies})
     return Command(goto=sends, update={"supervisor_messages": replies})

@@ -50,7 +50,7 @@ def online_settings(tmp_path, clean_env, fake_openai, fake_tavily):
             data_dir=tmp_path / "data", llm="openai", search="tavily",
             openai_api_key="test-openai-key", openai_base_url=fake_openai.base_url,
             tavily_api_key="tvly-test", tavily_url=fake_tavily.base_url,
-            model_max_retries=0, pdf_timeout=120,
+            model_max_retries=0, pdf_timeout=120, summary_min_tokens=0,
         )
         base.update(overrides)
         return load_settings(**base)

@@ -65,3 +65,18 @@ def test_review_roles_read_sources_by_id(online_settings, script):
     assert set(listed) == cited and len(cited) < len(found)  # only what the report and the findings cite
     assert found[listed[0]]["url"] in values["visited"] and "Error:" not in last
     assert found[listed[0]]["url"] + "\n" in last  # read_source answered with the source's record
+
+
+def test_page_texts_are_kept_out_of_the_checkpoints_and_read_back_by_id(online_settings, script):
+    script.review_reads = True
+    script.findings_per_topic = 1
+    settings = online_settings(max_review_iterations=1, search_max_results=3)
+    out = asyncio.run(run_turn("t:store", question="Should we buy vendor A or vendor B?", settings=settings))
+    assert out.status == "done"
+    values = asyncio.run(state_of("t:store", settings))
+    assert values["sources"] and all(set(rec) == {"id", "url", "title", "topic"} for rec in values["sources"].values())
+    assert not values.get("supervisor_messages")  # done with once the report is written
+    last = script.calls("critique")[-1]
+    # read_source's answer: the record's line, then the page's summary (the fake summarizer keeps
+    # the page's start, "# Topic ...: part n"), read back from the store
+    assert re.search(r"— https://example\.org/\S+\n# Topic \w+: part \d", last), last[-800:]
