@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from engine import prompts
-from engine.citations import source_block
+from engine.citations import found_sources_block
 from engine.graph.actions import call_with_tools, prompted_messages
 from engine.graph.context import RunContext
 from engine.graph.researcher import run_search
@@ -30,7 +30,8 @@ NEXT = {"solution": "critique", "critique": "perspective"}
 OUTPUT = {"solution": "solutions", "critique": "critiques", "perspective": "perspectives"}
 
 
-@tool(description="List the sources the research report and findings cite: id, title and URL.")
+@tool(description="List the sources the research report and findings cite (id, title and URL), with how many "
+                  "sources were found in all and the titles of some not cited.")
 def list_sources() -> str:
     """Schema only; run by review_tools."""
     return ""
@@ -134,7 +135,8 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
     """Run the active role's tool calls and route the results back to that role.
 
     Sources are named by their minted ids, as in the report; ``list_sources`` lists those the
-    report and the findings cite (at most :data:`~engine.citations.MAX_PROMPT_SOURCES`).
+    report and the findings cite, after the count of all found, and names a few not cited
+    (:func:`~engine.citations.found_sources_block`).
     """
     ctx = runtime.context
     registry = dict(state.get("sources", {}))
@@ -142,7 +144,7 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
     for call in state["review_messages"][-1].tool_calls:
         name, args = call["name"], call.get("args") or {}
         if name == "list_sources":
-            text = source_block(registry, [state.get("report", ""), *state.get("notes", [])])
+            text = found_sources_block(registry, [state.get("report", ""), *state.get("notes", [])])
             text = "No sources." if text == "(none)" else text
         elif name == "read_source":
             sid = str(args.get("source_id", "")).strip().strip("[]").strip()
