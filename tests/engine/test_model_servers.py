@@ -198,6 +198,22 @@ def test_ask_prints_one_line_naming_the_setting_for_a_rejected_parameter(tmp_pat
     assert _bodies(fake_openai)[0]["max_tokens"] == 4096
 
 
+def test_a_report_cut_at_max_tokens_is_one_line_naming_the_role_setting(tmp_path, fake_openai):
+    """A small model that writes until ``max_tokens`` every time: ``ask`` exits 1 with one line, no traceback."""
+    from tests.bots.console_helpers import ask, no_traceback
+
+    fake_openai.quirks = Quirks(truncate=lambda r: _task(r) == "final_report")
+    done = ask(tmp_path, "How do heat pumps work in cold climates?", "--no-clarify", env={
+        "DEEPRESEARCH_LLM": "openai", "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "test-openai-key",
+        "DEEPRESEARCH_SEARCH": "none", "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS": "300",
+        "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0", "DEEPRESEARCH_MODEL_MAX_RETRIES": "0"})
+    assert done.returncode == 1, done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("deepresearch:")]
+    assert len(lines) == 1 and "cut off" in lines[0], done.stderr
+    assert "max_tokens 300: raise DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS" in lines[0]
+    no_traceback(done)
+
+
 def test_explicit_prompt_settings_send_no_response_format_and_no_tools(online_settings, script, fake_openai):
     fake_openai.quirks = Quirks(calls_as_text=True)
     _out, report = _run(online_settings, "t:explicit", structured_output="prompt", tool_calls="prompt")
