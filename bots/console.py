@@ -350,7 +350,9 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
         say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
         say(resume_hint)
         return EXIT_FAILED
-    if isinstance(exc, (SearchError, ServiceTimeout, *provider_errors("APIError"))):
+    from engine.graph.llm import ReportIncomplete
+
+    if isinstance(exc, (SearchError, ServiceTimeout, ReportIncomplete, *provider_errors("APIError"))):
         say(f"deepresearch: {_short_error(exc)}")
         say(resume_hint)
         return EXIT_FAILED

@@ -281,11 +281,13 @@ def prompt_sources(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT
     return "\n".join(lines), len(order) - len(kept)
 
 
-def _source_line(sid: str, rec: dict) -> str:
+def _title(rec: dict) -> str:
     title = " ".join(str(rec.get("title") or rec["url"]).split())
-    if len(title) > PROMPT_TITLE_CHARS:
-        title = title[: PROMPT_TITLE_CHARS - 1] + "…"
-    return f"[{sid}] {title} — {rec['url']}"
+    return title if len(title) <= PROMPT_TITLE_CHARS else title[: PROMPT_TITLE_CHARS - 1] + "…"
+
+
+def _source_line(sid: str, rec: dict) -> str:
+    return f"[{sid}] {_title(rec)} — {rec['url']}"
 
 
 def source_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> str:
@@ -294,6 +296,34 @@ def source_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_S
     if left_out:
         lines += f"\n({left_out} more cited sources are not listed here; their ids are valid citations.)"
     return lines or "(none)"
+
+
+#: The first line of :func:`found_sources_block`, and the start of its line of sources not cited.
+FOUND_HEAD = "{found} sources found; {cited} cited so far."
+NOT_CITED_HEAD = "Found, not cited so far:"
+#: Sources not cited that :func:`found_sources_block` names (by title and id, without URL) at most.
+MAX_NOT_CITED_NAMED = 5
+
+
+def found_sources_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> str:
+    """:func:`source_block` (the sources ``texts`` cite), after a :data:`FOUND_HEAD` line counting
+    every source found (``registry``) and those cited, and before one :data:`NOT_CITED_HEAD` line
+    naming the first :data:`MAX_NOT_CITED_NAMED` others found (``“title” [Sxxxxxx]``, no URL, so
+    the prompt grows little with the number of results). ``(none)`` for an empty registry."""
+    if not registry:
+        return "(none)"
+    texts = list(texts)
+    cited = {sid for text in texts for sid in cited_ids(text, registry) if sid in registry}
+    out = [FOUND_HEAD.format(found=len(registry), cited=len(cited))]
+    block = source_block(registry, texts, limit)
+    if block != "(none)":
+        out.append(block)
+    others = [sid for sid in registry if sid not in cited]
+    if others:
+        named = ", ".join(f"“{_title(registry[sid])}” [{sid}]" for sid in others[:MAX_NOT_CITED_NAMED])
+        more = f" (+{len(others) - MAX_NOT_CITED_NAMED})" if len(others) > MAX_NOT_CITED_NAMED else ""
+        out.append(f"{NOT_CITED_HEAD} {named}{more}")
+    return "\n".join(out)
 
 
 def ids_to_numbers(text: str, numbers: dict[str, int]) -> str:

@@ -29,8 +29,8 @@ def build_model(role: str, settings: Settings) -> BaseChatModel:
     (``use_responses_api=False``, which vLLM, Ollama and llama.cpp servers lack) with
     ``OPENAI_BASE_URL``, the role's model name, ``DEEPRESEARCH_MODEL_TIMEOUT`` per HTTP attempt,
     the SDK's bounded retries (``DEEPRESEARCH_MODEL_MAX_RETRIES``) and
-    ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them, ``DEEPRESEARCH_MAX_OUTPUT_TOKENS`` as
-    ``max_tokens`` and prompts cut to ``DEEPRESEARCH_CONTEXT_WINDOW``; its errors carry redacted text. ``offline``:
+    ``DEEPRESEARCH_NODE_TIMEOUT`` over all of them, the role's output limit
+    (:meth:`engine.settings.Settings.output_tokens`) as ``max_tokens`` and prompts cut to ``DEEPRESEARCH_CONTEXT_WINDOW``; its errors carry redacted text. ``offline``:
     the deterministic extractive :class:`engine.offline.OfflineChatModel`.
     Every role and every call on one event loop share one pooled httpx client per (base URL,
     timeout) (:func:`engine.openai_model.loop_client`).
@@ -72,7 +72,7 @@ def _openai_model(role: str, settings: Settings) -> BaseChatModel:
         tags=[f"role:{role}"],
         metadata={"role": role},
         total_timeout=settings.node_timeout,
-        max_tokens=settings.max_output_tokens,
+        max_tokens=settings.output_tokens(role),
         context_window=settings.context_window,
         http_async_client=loop_client(settings.openai_base_url, settings.model_timeout),
     )

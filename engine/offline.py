@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from engine import offline_review as R
 from engine import offline_text as T
 from engine.citations import SID
 from engine.language import NAMES, sentences, words
@@ -231,28 +232,35 @@ class OfflineChatModel(BaseChatModel):
             notice=notice(language),
         ), []
 
-    def _review_tool_first(self, messages, tools, wanted: str):
-        if wanted in tools and not any(isinstance(m, ToolMessage) for m in messages):
-            return True
-        return False
+    def _review_tools_first(self, messages, tools, wanted: tuple[str, ...]) -> list:
+        """The calls of ``wanted`` tools that are bound, on a role's first turn; [] after it."""
+        if any(isinstance(m, ToolMessage) for m in messages):
+            return []
+        return [(name, {}) for name in wanted if name in tools]
+
+    @staticmethod
+    def _tool_text(messages, name: str) -> str:
+        return "\n\n".join(m.text for m in messages if isinstance(m, ToolMessage) and m.name == name)
 
     def _task_solution(self, prompt: str, messages, tools):
-        if self._review_tool_first(messages, tools, "read_findings"):
-            return "", [("read_findings", {})]
-        return T.solution(prompt, _language(prompt)), []
+        if calls := self._review_tools_first(messages, tools, ("read_findings",)):
+            return "", calls
+        return R.solution(prompt, _language(prompt)), []
 
     def _task_critique(self, prompt: str, messages, tools):
-        if self._review_tool_first(messages, tools, "list_sources"):
-            return "", [("list_sources", {})]
-        sources = "\n".join(m.text for m in messages if isinstance(m, ToolMessage))
-        return T.critique(prompt, sources, _language(prompt)), []
+        if calls := self._review_tools_first(messages, tools, ("list_sources", "read_findings")):
+            return "", calls
+        return R.critique(prompt, self._tool_text(messages, "list_sources"),
+                          self._tool_text(messages, "read_findings"), _language(prompt)), []
 
     def _task_perspective(self, prompt: str, messages, tools):
-        return T.perspective(prompt, _language(prompt)), []
+        if calls := self._review_tools_first(messages, tools, ("read_findings",)):
+            return "", calls
+        return R.perspective(prompt, self._tool_text(messages, "read_findings"), _language(prompt)), []
 
     def _task_finalize(self, prompt: str, messages, tools):
         language = _language(prompt)
-        return T.finalize(prompt, language, notice(language)), []
+        return R.finalize(prompt, language, notice(language)), []
 
     def _task_executive_summary(self, prompt: str, messages, tools):
         report = _tag(prompt, "Report")
@@ -265,7 +273,7 @@ class OfflineChatModel(BaseChatModel):
         summary = " ".join(s for s in cited if s in top) or T.phrase("no_findings", language)
         objections = _tag(prompt, "Open objections").split("### Perspective", 1)
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
-        follow_ups = T.follow_up_questions(objections[1] if len(objections) > 1 else "",
+        follow_ups = R.follow_up_questions(objections[1] if len(objections) > 1 else "",
                                            question.group(1) if question else title, language)
         return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500],
                                           "follow_up_questions": follow_ups})]

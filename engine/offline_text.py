@@ -58,28 +58,6 @@ PHRASES = {
     "open_objections": {"en": "Open objections", "de": "Offene Einwände", "fr": "Objections ouvertes", "es": "Objeciones abiertas"},
     "research_done": {"en": "Research on this topic is done."},
     "caveats": {"en": "Caveats", "de": "Vorbehalte", "fr": "Réserves", "es": "Salvedades"},
-    "kept_cited": {
-        "en": "Kept only claims that carry a citation ({n} of {m} claims), {why}.",
-        "de": "Nur belegte Aussagen behalten ({n} von {m} Aussagen), {why}.",
-        "fr": "Seules les affirmations citées sont conservées ({n} affirmations sur {m}), {why}.",
-        "es": "Solo se mantienen las afirmaciones con cita ({n} de {m} afirmaciones), {why}.",
-    },
-    "answers_uncited": {
-        "en": "answering the critique's point about {n} uncited claim(s)",
-        "de": "als Antwort auf den Einwand zu {n} unbelegten Aussage(n)",
-        "fr": "en réponse à la critique sur {n} affirmation(s) sans citation",
-        "es": "en respuesta a la crítica sobre {n} afirmación(es) sin cita",
-    },
-    "answers_evidence": {
-        "en": "as the critique asked for evidence", "de": "wie die Kritik Belege verlangte",
-        "fr": "comme la critique demandait des preuves", "es": "como la crítica pedía pruebas",
-    },
-    "added_caveats": {
-        "en": "Added the stakeholder objections as explicit caveats below.",
-        "de": "Die Einwände der Beteiligten stehen unten als ausdrückliche Vorbehalte.",
-        "fr": "Les objections des parties prenantes figurent ci-dessous comme réserves explicites.",
-        "es": "Las objeciones de las partes interesadas figuran abajo como salvedades explícitas.",
-    },
     "uncited": {
         "en": "{n} claim(s) carry no citation, e.g. “{example}”.",
         "de": "{n} Aussage(n) ohne Beleg, z. B. „{example}“.",
@@ -93,86 +71,130 @@ PHRASES = {
         "es": "La solución se apoya en una fuente o ninguna; ninguna afirmación está corroborada por otra.",
     },
     "unused_sources": {
-        "en": "The solution cites {n} of {m} available sources; the rest are unused.",
-        "de": "Die Lösung zitiert {n} von {m} verfügbaren Quellen; die übrigen bleiben ungenutzt.",
-        "fr": "La solution cite {n} des {m} sources disponibles ; les autres ne sont pas utilisées.",
-        "es": "La solución cita {n} de {m} fuentes disponibles; el resto no se usa.",
+        "en": "The solution cites {n} of the {m} sources found; not used: {titles}.",
+        "de": "Die Lösung zitiert {n} der {m} gefundenen Quellen; nicht genutzt: {titles}.",
+        "fr": "La solution cite {n} des {m} sources trouvées ; non utilisées : {titles}.",
+        "es": "La solución cita {n} de las {m} fuentes encontradas; sin usar: {titles}.",
+    },
+    "all_sources_used": {
+        "en": "The solution cites all {m} sources found.",
+        "de": "Die Lösung zitiert alle {m} gefundenen Quellen.",
+        "fr": "La solution cite les {m} sources trouvées.",
+        "es": "La solución cita las {m} fuentes encontradas.",
+    },
+    "report_sources": {
+        "en": "The report cites {n} of the {m} sources found; not cited: {titles}.",
+        "de": "Der Bericht zitiert {n} der {m} gefundenen Quellen; nicht zitiert: {titles}.",
+        "fr": "Le rapport cite {n} des {m} sources trouvées ; non citées : {titles}.",
+        "es": "El informe cita {n} de las {m} fuentes encontradas; sin citar: {titles}.",
     },
     "all_sources_cited": {
-        "en": "The report cites all {m} available sources.",
-        "de": "Der Bericht zitiert alle {m} verfügbaren Quellen.",
-        "fr": "Le rapport cite les {m} sources disponibles.",
-        "es": "El informe cita las {m} fuentes disponibles.",
+        "en": "The report cites all {m} sources found.",
+        "de": "Der Bericht zitiert alle {m} gefundenen Quellen.",
+        "fr": "Le rapport cite les {m} sources trouvées.",
+        "es": "El informe cita las {m} fuentes encontradas.",
     },
-    "assumption": {
-        "en": "Unstated assumption: the sources are current as of {date} and apply to the asker's situation.",
-        "de": "Unausgesprochene Annahme: Die Quellen sind zum {date} aktuell und passen zur Lage der Fragenden.",
-        "fr": "Hypothèse implicite : les sources sont à jour au {date} et s'appliquent à la situation du demandeur.",
-        "es": "Supuesto implícito: las fuentes están vigentes a {date} y se aplican a la situación de quien pregunta.",
+    "code_line": {
+        "en": "{q} [{sid}] is a line of code, not a finding; quoting it as one tells the reader nothing.",
+        "de": "{q} [{sid}] ist eine Codezeile, kein Ergebnis; als Aussage zitiert sagt sie nichts.",
+        "fr": "{q} [{sid}] est une ligne de code, pas un résultat ; la citer comme tel n'apprend rien.",
+        "es": "{q} [{sid}] es una línea de código, no un hallazgo; citarla como tal no aporta nada.",
     },
-    "missing_evidence": {
-        "en": "Missing evidence: no figures, dates or counter-examples are given for the main recommendation.",
-        "de": "Fehlende Belege: Für die Hauptempfehlung fehlen Zahlen, Daten und Gegenbeispiele.",
-        "fr": "Preuves manquantes : ni chiffres, ni dates, ni contre-exemples pour la recommandation principale.",
-        "es": "Faltan pruebas: no hay cifras, fechas ni contraejemplos para la recomendación principal.",
+    "dangling": {
+        "en": "{q} [{sid}] starts with {word}, which refers to text the report does not quote.",
+        "de": "{q} [{sid}] beginnt mit {word} und verweist auf Text, den der Bericht nicht zitiert.",
+        "fr": "{q} [{sid}] commence par {word}, qui renvoie à un texte que le rapport ne cite pas.",
+        "es": "{q} [{sid}] empieza con {word}, que remite a un texto que el informe no cita.",
     },
-    "improvement": {
-        "en": "Improvement: state the conditions under which the recommendation does not hold.",
-        "de": "Verbesserung: Bedingungen nennen, unter denen die Empfehlung nicht gilt.",
-        "fr": "Amélioration : indiquer les conditions dans lesquelles la recommandation ne tient pas.",
-        "es": "Mejora: indicar en qué condiciones la recomendación no se sostiene.",
+    "unanswered": {
+        "en": "No claim of the solution mentions {terms}, which the question asks about.",
+        "de": "Keine Aussage der Lösung erwähnt {terms}, wonach die Frage fragt.",
+        "fr": "Aucune affirmation de la solution ne mentionne {terms}, sur quoi porte la question.",
+        "es": "Ninguna afirmación de la solución menciona {terms}, por lo que pregunta la pregunta.",
     },
-    "perspective": {
-        "en": "Speaking as a competitor, a regulator and an affected user:\n\n"
-              "- Competitor: the answer to {subject} is built from the sources at hand; a rival would point to "
-              "alternatives that the research did not examine, and has every incentive to.\n"
-              "- Regulator: compliance, safety and accountability are not addressed; who answers if the "
-              "recommendation fails?\n"
-              "- Affected user: cost, effort of adoption and the risk of being locked in are left open.\n",
-        "de": "Aus Sicht eines Wettbewerbers, einer Aufsichtsbehörde und einer betroffenen Person:\n\n"
-              "- Wettbewerber: Die Antwort auf {subject} beruht nur auf den vorliegenden Quellen; ein Konkurrent "
-              "würde auf nicht untersuchte Alternativen verweisen und hat allen Grund dazu.\n"
-              "- Aufsicht: Regelkonformität, Sicherheit und Verantwortung bleiben offen; wer haftet, wenn die "
-              "Empfehlung scheitert?\n"
-              "- Betroffene: Kosten, Umstellungsaufwand und das Risiko einer Bindung an einen Anbieter bleiben offen.\n",
-        "fr": "Du point de vue d'un concurrent, d'un régulateur et d'un utilisateur concerné :\n\n"
-              "- Concurrent : la réponse à {subject} repose sur les seules sources disponibles ; un rival citerait "
-              "des alternatives non examinées, et il y a intérêt.\n"
-              "- Régulateur : conformité, sécurité et responsabilité ne sont pas traitées ; qui répond si la "
-              "recommandation échoue ?\n"
-              "- Utilisateur concerné : coût, effort d'adoption et risque de dépendance restent ouverts.\n",
-        "es": "Desde el punto de vista de un competidor, un regulador y un usuario afectado:\n\n"
-              "- Competidor: la respuesta a {subject} se basa solo en las fuentes disponibles; un rival señalaría "
-              "alternativas no examinadas, y tiene todo el incentivo para hacerlo.\n"
-              "- Regulador: no se abordan cumplimiento, seguridad ni responsabilidad; ¿quién responde si la "
-              "recomendación falla?\n"
-              "- Usuario afectado: quedan abiertos el coste, el esfuerzo de adopción y el riesgo de dependencia.\n",
+    "single_source_topic": {
+        "en": "The findings on {topic} rest on one source only: {title} [{sid}].",
+        "de": "Die Ergebnisse zu {topic} stützen sich auf nur eine Quelle: {title} [{sid}].",
+        "fr": "Les résultats sur {topic} reposent sur une seule source : {title} [{sid}].",
+        "es": "Los hallazgos sobre {topic} se apoyan en una sola fuente: {title} [{sid}].",
     },
-    "rounds": {
-        "en": "The report went through {n} review round(s). The last critique of the solution said:",
-        "de": "Der Bericht durchlief {n} Prüfrunde(n). Die letzte Kritik an der Lösung lautete:",
-        "fr": "Le rapport a connu {n} tour(s) de revue. La dernière critique de la solution disait :",
-        "es": "El informe pasó por {n} ronda(s) de revisión. La última crítica de la solución decía:",
+    "numbers_differ": {
+        "en": "The sources give different figures: {a} [{sa}] and {b} [{sb}].",
+        "de": "Die Quellen nennen unterschiedliche Zahlen: {a} [{sa}] und {b} [{sb}].",
+        "fr": "Les sources donnent des chiffres différents : {a} [{sa}] et {b} [{sb}].",
+        "es": "Las fuentes dan cifras distintas: {a} [{sa}] y {b} [{sb}].",
+    },
+    "no_flaw": {
+        "en": "Every claim of the solution carries a citation and reads as a sentence, and each part of the "
+              "question is addressed.",
+        "de": "Jede Aussage der Lösung ist belegt und ein ganzer Satz, und jeder Teil der Frage wird behandelt.",
+        "fr": "Chaque affirmation de la solution est citée et forme une phrase, et chaque partie de la question "
+              "est traitée.",
+        "es": "Cada afirmación de la solución tiene cita y es una oración, y cada parte de la pregunta se trata.",
+    },
+    "reader_intro": {
+        "en": "Speaking as the reader who asked the question:",
+        "de": "Aus Sicht der Person, die die Frage gestellt hat:",
+        "fr": "Du point de vue de la personne qui a posé la question :",
+        "es": "Desde el punto de vista de quien hizo la pregunta:",
+    },
+    "reader": {"en": "Reader", "de": "Leser", "fr": "Lecteur", "es": "Lector"},
+    "left_out": {
+        "en": "the findings also say {q} [{sid}], which the solution leaves out.",
+        "de": "die Ergebnisse sagen auch {q} [{sid}], was die Lösung auslässt.",
+        "fr": "les résultats disent aussi {q} [{sid}], que la solution omet.",
+        "es": "los hallazgos también dicen {q} [{sid}], que la solución omite.",
+    },
+    "not_addressed": {
+        "en": "the question asks about {terms}, and the solution says nothing about it.",
+        "de": "die Frage fragt nach {terms}, und die Lösung sagt nichts dazu.",
+        "fr": "la question porte sur {terms}, et la solution n'en dit rien.",
+        "es": "la pregunta trata de {terms}, y la solución no dice nada al respecto.",
+    },
+    "nothing_changed": {
+        "en": "Nothing changed: the critique and the perspective named nothing the findings can add or remove.",
+        "de": "Nichts geändert: Kritik und Perspektive nannten nichts, was die Ergebnisse ergänzen oder entfernen könnten.",
+        "fr": "Rien n'a changé : la critique et la perspective n'ont rien signalé que les résultats puissent ajouter "
+              "ou retirer.",
+        "es": "Nada cambió: la crítica y la perspectiva no señalaron nada que los hallazgos puedan añadir o quitar.",
+    },
+    "added_findings": {
+        "en": "Added {n} finding(s) that the perspective named as left out: {quotes}.",
+        "de": "{n} Ergebnis(se) ergänzt, die laut Perspektive fehlten: {quotes}.",
+        "fr": "Ajout de {n} résultat(s) que la perspective disait omis : {quotes}.",
+        "es": "Se añadieron {n} hallazgo(s) que la perspectiva señaló como omitidos: {quotes}.",
+    },
+    "dropped_claims": {
+        "en": "Dropped {n} claim(s) that the critique flagged: {quotes}.",
+        "de": "{n} von der Kritik beanstandete Aussage(n) entfernt: {quotes}.",
+        "fr": "Retrait de {n} affirmation(s) signalée(s) par la critique : {quotes}.",
+        "es": "Se quitaron {n} afirmación(es) señaladas por la crítica: {quotes}.",
+    },
+    "sources_outcome": {
+        "en": "The report went through {n} review round(s). {sources}",
+        "de": "Der Bericht durchlief {n} Prüfrunde(n). {sources}",
+        "fr": "Le rapport a connu {n} tour(s) de revue. {sources}",
+        "es": "El informe pasó por {n} ronda(s) de revisión. {sources}",
+    },
+    "last_critique": {
+        "en": "The last critique of the solution said:",
+        "de": "Die letzte Kritik an der Lösung lautete:",
+        "fr": "La dernière critique de la solution disait :",
+        "es": "La última crítica de la solución decía:",
+    },
+    "follow_up_terms": {
+        "en": "What do the sources say about {terms} for {topic}?",
+        "de": "Was sagen die Quellen zu {terms} bei {topic}?",
+        "fr": "Que disent les sources sur {terms} pour {topic} ?",
+        "es": "¿Qué dicen las fuentes sobre {terms} para {topic}?",
+    },
+    "follow_up_finding": {
+        "en": "How does this finding bear on {topic}: {q}?",
+        "de": "Was bedeutet dieses Ergebnis für {topic}: {q}?",
+        "fr": "Que change ce résultat pour {topic} : {q} ?",
+        "es": "¿Qué implica este hallazgo para {topic}: {q}?",
     },
     # one follow-up question per role of "perspective" (same order), and one for any other objection
-    "follow_up_0": {
-        "en": "Which alternatives for {topic} did the research not examine, and how do they compare?",
-        "de": "Welche Alternativen zu {topic} hat die Recherche nicht untersucht, und wie schneiden sie ab?",
-        "fr": "Quelles alternatives pour {topic} la recherche n'a-t-elle pas examinées, et que valent-elles ?",
-        "es": "¿Qué alternativas para {topic} no examinó la investigación y cómo se comparan?",
-    },
-    "follow_up_1": {
-        "en": "Which compliance, safety and accountability rules apply to {topic}?",
-        "de": "Welche Vorgaben zu Regelkonformität, Sicherheit und Haftung gelten für {topic}?",
-        "fr": "Quelles règles de conformité, de sécurité et de responsabilité s'appliquent à {topic} ?",
-        "es": "¿Qué normas de cumplimiento, seguridad y responsabilidad se aplican a {topic}?",
-    },
-    "follow_up_2": {
-        "en": "What do cost, adoption effort and lock-in risk look like for {topic}?",
-        "de": "Wie sehen Kosten, Umstellungsaufwand und Anbieterbindung bei {topic} aus?",
-        "fr": "Que représentent le coût, l'effort d'adoption et le risque de dépendance pour {topic} ?",
-        "es": "¿Cómo son el coste, el esfuerzo de adopción y el riesgo de dependencia en {topic}?",
-    },
     "follow_up_other": {
         "en": "What does the evidence say about this objection to {topic}: {point}?",
         "de": "Was sagen die Belege zu diesem Einwand gegen {topic}: {point}?",
@@ -192,14 +214,6 @@ def phrase(key: str, language: str, **fmt: str) -> str:
     """A fixed phrase in ``language`` (English when not translated)."""
     table = PHRASES[key]
     return table.get(language, table["en"]).format(**fmt)
-
-
-def phrase_match(key: str, language: str, text: str) -> str | None:
-    """The ``{n}`` of phrase ``key`` (in ``language``) where it occurs in ``text``, else None."""
-    template = PHRASES[key].get(language, PHRASES[key]["en"])
-    head = template.split("{n}", 1)[1].split("{", 1)[0]
-    found = re.search(r"(\d+)" + re.escape(head), text)
-    return found.group(1) if found else None
 
 
 def clarifying_question(question: str, language: str) -> str:
@@ -288,141 +302,6 @@ def _cited_sentences(text: str) -> list[str]:
             prose.append(stripped)
     out += sentences(" ".join(prose))
     return [s for s in out if len(s) > 30]
-
-
-def solution(prompt: str, language: str) -> str:
-    """Round 1: a recommendation from the top report sentences; later rounds say what changed."""
-    from engine.offline import _tag, rank
-
-    question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
-    q = question.group(1) if question else ""
-    cands = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
-    top = rank(cands, q, 6)
-    cited = [s for s in top if SID.search(s)]
-    out = []
-    previous = _tag(prompt, "Previous critique")
-    if previous:
-        flagged = phrase_match("uncited", language, previous)
-        answered = (phrase("answers_uncited", language, n=flagged) if flagged
-                    else phrase("answers_evidence", language))
-        out += [f"## {phrase('changes', language)}", "",
-                "- " + phrase("kept_cited", language, n=str(len(cited)), m=str(len(top)), why=answered),
-                "- " + phrase("added_caveats", language), ""]
-        objections = _tag(prompt, "Previous perspective")
-        caveats = [ln.strip("-* ") for ln in objections.splitlines() if ln.strip().startswith(("-", "*"))][:3]
-        top = cited or top
-    else:
-        caveats = []
-    out += [f"## {phrase('recommendation', language)}", ""]
-    out += [f"- {s}" for s in top[:3]] or [phrase("no_findings", language)]
-    if top[3:]:
-        out += ["", f"## {phrase('reasons', language)}", ""] + [f"- {s}" for s in top[3:]]
-    if caveats:
-        out += ["", f"## {phrase('caveats', language)}", ""] + [f"- {c}" for c in caveats]
-    return "\n".join(out) + "\n"
-
-
-def critique(prompt: str, source_list: str, language: str) -> str:
-    """Numbered flaws: uncited claims, source concentration, unstated assumptions, missing evidence."""
-    from engine.offline import _tag
-
-    sol = _tag(prompt, "Solution")
-    sents = _cited_sentences(sol)
-    uncited = [s for s in sents if not SID.search(s)]
-    cited_numbers = sorted(set(SID.findall(sol)))
-    listed = len(re.findall(r"^\[S[0-9a-f]{6}\]", source_list, re.MULTILINE))
-    date = re.search(r"Today's date is ([\d-]+)", prompt)
-    points = []
-    if uncited:
-        points.append(phrase("uncited", language, n=str(len(uncited)), example=_short(uncited[0], 120)))
-    if len(cited_numbers) <= 1:
-        points.append(phrase("one_source", language))
-    else:
-        points.append(phrase("unused_sources", language, n=str(len(cited_numbers)),
-                             m=str(listed or len(cited_numbers))))
-    points.append(phrase("assumption", language, date=date.group(1) if date else "—"))
-    points.append(phrase("missing_evidence", language))
-    points.append(phrase("improvement", language))
-    return "\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)) + "\n"
-
-
-def perspective(prompt: str, language: str) -> str:
-    """Objections of a competitor, a regulator and an affected user, with their incentives."""
-
-    question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
-    subject = f"“{_short(question.group(1), 80)}”" if question else "…"
-    return phrase("perspective", language, subject=subject)
-
-
-def _role_labels(language: str) -> list[str]:
-    """The role labels of the offline perspective (``Competitor``, ``Regulator``, ``Affected user``)."""
-    return re.findall(r"^- ([^:\n]+):", phrase("perspective", language, subject="…"), re.MULTILINE)
-
-
-def follow_up_questions(objections: str, question: str, language: str, limit: int = 3) -> list[str]:
-    """Follow-up research questions from the review's open objections (``- Role: text`` lines).
-
-    An objection of one of the offline perspective's roles gives that role's question; any
-    other gives "what does the evidence say about this objection", quoting its first clause.
-    Each names the question's subject, so it reads on its own; none without objections.
-    """
-    topic = phrase("quoted", language, q=_short(question.strip().rstrip("?？.!"), 80)) if question.strip() else "…"
-    labels = [label.strip().casefold() for label in _role_labels(language)]
-    out: list[str] = []
-    for line in objections.splitlines():
-        item = re.match(r"^\s*[-*]\s+(?:(?:As an? |Als |En tant que |Como )?([^:]{1,40}):\s*)?(.+)$", line)
-        if not item:
-            continue
-        label = (item.group(1) or "").strip().casefold()
-        if label in labels:
-            text = phrase(f"follow_up_{labels.index(label)}", language, topic=topic)
-        else:
-            point = _short(re.split(r"[;.?!]", item.group(2).strip())[0], 100)
-            text = phrase("follow_up_other", language, topic=topic, point=point)
-        if text not in out:
-            out.append(text)
-    return out[:limit]
-
-
-def finalize(prompt: str, language: str, notice: str) -> str:
-    """The final synthesis: the research report's findings, then the review's outcome and open objections."""
-    from engine.offline import _tag
-
-    report = _tag(prompt, "Research Report")
-    review = _tag(prompt, "Review")
-    lines = report.splitlines()
-    title = next((ln for ln in lines if ln.startswith("# ")), "# Research report")
-    body = [ln for ln in lines if not ln.startswith("# ") and notice not in ln and "offline extractive" not in ln]
-    rounds = len(re.findall(r"^### Solution", review, re.MULTILINE))
-    last_critique = review.rsplit("### Critique", 1)[-1] if "### Critique" in review else ""
-    points = [ln for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
-    last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
-    objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")]
-    out = [title, "", f"*{notice}*", ""] + body
-    out += ["", f"## {phrase('review_outcome', language)}", "",
-            phrase("rounds", language, n=str(rounds)), ""]
-    cited = set(SID.findall("\n".join(body)))
-    out += [_recount(ln.strip(), cited, language) for ln in points[:4]] or [phrase("none", language)]
-    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {phrase('none', language)}"])
-    return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
-
-
-def _recount(point: str, cited: set[str], language: str) -> str:
-    """A critique ``point`` with its "cites n of m sources" count redone for the final report's ``cited`` ids.
-
-    The critique counted the draft it reviewed; the final report may cite more of the sources.
-    Other points are returned unchanged.
-    """
-    template = PHRASES["unused_sources"].get(language, PHRASES["unused_sources"]["en"])
-    pattern = re.escape(template).replace(re.escape("{n}"), r"(\d+)").replace(re.escape("{m}"), r"(?P<m>\d+)")
-    found = re.search(pattern, point)
-    if not found:
-        return point
-    number = point[:found.start()]
-    available = max(int(found.group("m")), len(cited))
-    if len(cited) >= available:
-        return number + phrase("all_sources_cited", language, m=str(available))
-    return number + phrase("unused_sources", language, n=str(len(cited)), m=str(available))
 
 
 def chat_reply(prompt: str) -> str:

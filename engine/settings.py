@@ -11,6 +11,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROLES = ("research", "summarization", "compression", "final_report", "review")
 
+#: A role's ``max_tokens`` when neither its own setting nor ``DEEPRESEARCH_MAX_OUTPUT_TOKENS`` is
+#: set but ``DEEPRESEARCH_CONTEXT_WINDOW`` is: this share of the window, at most the ceiling
+#: (tokens). Tool-calling turns and page summaries are short; the compressed notes and the review
+#: longer; the report longest. The ceilings stay under common servers' output limits (16k and more).
+ROLE_OUTPUT_SHARE = {"research": (1 / 8, 2048), "summarization": (1 / 8, 2048), "compression": (1 / 4, 4096),
+                     "final_report": (1 / 2, 8192), "review": (1 / 4, 4096)}
+
 
 class SettingsError(Exception):
     """A setting is missing or invalid; the message is one line naming the setting."""
@@ -65,6 +72,12 @@ class Settings(BaseSettings):
     tool_calls: Literal["auto", "native", "prompt"] = "auto"
     #: ``max_tokens`` sent with every model call; None leaves it to the server
     max_output_tokens: int | None = Field(default=None, ge=16)
+    #: ``max_tokens`` of one role's calls, over ``max_output_tokens`` (see :meth:`output_tokens`)
+    research_max_output_tokens: int | None = Field(default=None, ge=16)
+    summarization_max_output_tokens: int | None = Field(default=None, ge=16)
+    compression_max_output_tokens: int | None = Field(default=None, ge=16)
+    final_report_max_output_tokens: int | None = Field(default=None, ge=16)
+    review_max_output_tokens: int | None = Field(default=None, ge=16)
     #: the model's context window in tokens; prompts are cut to fit before they are sent
     context_window: int | None = Field(default=None, ge=512)
     max_review_iterations: int = Field(default=2, ge=0, le=10)
@@ -103,7 +116,8 @@ class Settings(BaseSettings):
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
 
-    @field_validator("max_output_tokens", "context_window", "max_run_tokens", mode="before")
+    @field_validator("max_output_tokens", "context_window", "max_run_tokens",
+                     *(f"{r}_max_output_tokens" for r in ROLES), mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         return None if isinstance(v, str) and not v.strip() else v
@@ -172,6 +186,17 @@ class Settings(BaseSettings):
     def model_name(self, role: str) -> str:
         """The model name configured for ``role`` (one of :data:`ROLES`)."""
         return getattr(self, f"{role}_model")
+
+    def output_tokens(self, role: str) -> int | None:
+        """``max_tokens`` for ``role``'s calls: ``DEEPRESEARCH_<ROLE>_MAX_OUTPUT_TOKENS``, else
+        ``DEEPRESEARCH_MAX_OUTPUT_TOKENS``, else, with ``DEEPRESEARCH_CONTEXT_WINDOW`` set, the role's
+        share of the window (:data:`ROLE_OUTPUT_SHARE`), else None (the server's own limit).
+        Never more than half the window, so that a prompt still fits."""
+        own = getattr(self, f"{role}_max_output_tokens") or self.max_output_tokens
+        if not self.context_window:
+            return own
+        share, ceiling = ROLE_OUTPUT_SHARE[role]
+        return min(own or min(int(self.context_window * share), ceiling), self.context_window // 2)
 
     @property
     def store_backend(self) -> Literal["postgres", "sqlite"]:

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from engine import prompts
 from engine.artifact_store import artifact_store
 from engine.artifacts import write_artifacts
-from engine.citations import Cited, Numbering, source_block
+from engine.citations import Cited, Numbering, found_sources_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
 from engine.graph.review import review_transcript
@@ -65,7 +65,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     (1..N by first use; unknown ids removed) and nothing else changes. The executive summary is
     written from the report with its ids and numbered the same way; the title cites nothing.
     The synthesis prompt lists only the sources the report and the review cite (at most
-    :data:`~engine.citations.MAX_PROMPT_SOURCES`).
+    :data:`~engine.citations.MAX_PROMPT_SOURCES`), after the count of all found, and names a few
+    found and not cited (:func:`~engine.citations.found_sources_block`).
     """
     ctx = runtime.context
     get_stream_writer()({"event": "phase", "phase": "finalize"})
@@ -78,7 +79,7 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
             review = transcript[-limit:] if limit < len(transcript) else transcript
             return [HumanMessage(prompts.FINALIZE.format(
                 date=ctx.today, question=state.get("question", ""), report=report, review=review,
-                sources=source_block(registry, [report, review]), citation_rule=prompts.CITATION_RULE,
+                sources=found_sources_block(registry, [report, review]), citation_rule=prompts.CITATION_RULE,
                 language=language_name(language),
             ))]
 

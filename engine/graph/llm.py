@@ -200,7 +200,12 @@ async def _context_retry(model: BaseChatModel, build: Callable[[int], list[BaseM
                            else "the model answered with no text")
         log.warning("event=context_retry attempt=%d limit=%d reason=%r", attempt + 1, limit, last_reason)
         limit = int(limit * SHRINK)
-    raise ReportIncomplete(f"could not write a complete answer: {last_reason}, even after shortening the input {CONTEXT_RETRIES} times")
+    hint = ""
+    if "length" in last_reason and getattr(model, "max_tokens", None):
+        role = role_of(model).upper()
+        hint = f" (max_tokens {model.max_tokens}: raise DEEPRESEARCH_{role}_MAX_OUTPUT_TOKENS)"
+    raise ReportIncomplete(f"could not write a complete answer: {last_reason}, even after shortening the input "
+                           f"{CONTEXT_RETRIES} times{hint}")
 
 
 def fitting_limit(model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int) -> int:

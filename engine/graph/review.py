@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from engine import prompts
-from engine.citations import source_block
+from engine.citations import found_sources_block
 from engine.graph.actions import call_with_tools, prompted_messages
 from engine.graph.context import RunContext
 from engine.graph.researcher import run_search
@@ -32,7 +32,8 @@ NEXT = {"solution": "critique", "critique": "perspective"}
 OUTPUT = {"solution": "solutions", "critique": "critiques", "perspective": "perspectives"}
 
 
-@tool(description="List the sources the research report and findings cite: id, title and URL.")
+@tool(description="List the sources the research report and findings cite (id, title and URL), with how many "
+                  "sources were found in all and the titles of some not cited.")
 def list_sources() -> str:
     """Schema only; run by review_tools."""
     return ""
@@ -136,7 +137,8 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
     """Run the active role's tool calls, all at once, and route the results back to that role.
 
     Sources are named by their minted ids, as in the report; ``list_sources`` lists those the
-    report and the findings cite (at most :data:`~engine.citations.MAX_PROMPT_SOURCES`).
+    report and the findings cite, after the count of all found, and names a few not cited
+    (:func:`~engine.citations.found_sources_block`).
     """
     ctx = runtime.context
     registry = dict(state.get("sources", {}))
@@ -176,7 +178,7 @@ def _local_tool(name: str, args: dict, state: AgentState, registry: dict, visite
     """The answer of a tool that reads the run's own research (``list_sources``, ``read_findings``);
     an error text for any other name."""
     if name == "list_sources":
-        text = source_block(registry, [state.get("report", ""), *state.get("notes", [])])
+        text = found_sources_block(registry, [state.get("report", ""), *state.get("notes", [])])
         return "No sources." if text == "(none)" else text
     if name == "read_findings":
         wanted = str(args.get("topic", "")).lower()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from engine import offline_text as T
+from engine import offline_review as R
 from engine.graph.finish import open_objections
 from engine.runner import run_turn
 
@@ -31,12 +31,14 @@ def test_without_a_review_there_is_nothing_open():
 
 
 def test_the_offline_model_asks_about_each_open_objection_in_the_questions_language():
-    german = T.phrase("perspective", "de", subject="„Wärmepumpen“")
-    asked = T.follow_up_questions(german, "Welche Wärmepumpen sind in Deutschland am günstigsten?", "de")
-    assert len(asked) == 3 and all("„Welche Wärmepumpen sind in Deutschland am günstigsten“" in q for q in asked)
-    assert asked[0].startswith("Welche Alternativen") and asked[2].startswith("Wie sehen Kosten")
-    other = T.follow_up_questions("- Investor: the payback period is never computed; nobody asked.",
+    german = ("- Leser: die Ergebnisse sagen auch „Luft-Wärmepumpen kosten 9.000 Euro.“ [S000001], was die Lösung "
+              "auslässt.\n- Leser: die Frage fragt nach „günstigsten“, und die Lösung sagt nichts dazu.\n")
+    asked = R.follow_up_questions(german, "Welche Wärmepumpen sind in Deutschland am günstigsten?", "de")
+    assert len(asked) == 2 and all("„Welche Wärmepumpen sind in Deutschland am günstigsten“" in q for q in asked)
+    assert asked[0].startswith("Was bedeutet dieses Ergebnis") and "Luft-Wärmepumpen kosten" in asked[0]
+    assert asked[1] == "Was sagen die Quellen zu „günstigsten“ bei „Welche Wärmepumpen sind in Deutschland am günstigsten“?"
+    other = R.follow_up_questions("- Investor: the payback period is never computed; nobody asked.",
                                   "heat pumps", "en")
     assert other == ["What does the evidence say about this objection to “heat pumps”: "
                      "the payback period is never computed?"]
-    assert T.follow_up_questions("", "heat pumps", "en") == []
+    assert R.follow_up_questions("", "heat pumps", "en") == []

@@ -198,6 +198,22 @@ def test_ask_prints_one_line_naming_the_setting_for_a_rejected_parameter(tmp_pat
     assert _bodies(fake_openai)[0]["max_tokens"] == 4096
 
 
+def test_a_report_cut_at_max_tokens_is_one_line_naming_the_role_setting(tmp_path, fake_openai):
+    """A small model that writes until ``max_tokens`` every time: ``ask`` exits 1 with one line, no traceback."""
+    from tests.bots.console_helpers import ask, no_traceback
+
+    fake_openai.quirks = Quirks(truncate=lambda r: _task(r) == "final_report")
+    done = ask(tmp_path, "How do heat pumps work in cold climates?", "--no-clarify", env={
+        "DEEPRESEARCH_LLM": "openai", "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "test-openai-key",
+        "DEEPRESEARCH_SEARCH": "none", "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS": "300",
+        "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0", "DEEPRESEARCH_MODEL_MAX_RETRIES": "0"})
+    assert done.returncode == 1, done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("deepresearch:")]
+    assert len(lines) == 1 and "cut off" in lines[0], done.stderr
+    assert "max_tokens 300: raise DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS" in lines[0]
+    no_traceback(done)
+
+
 def test_explicit_prompt_settings_send_no_response_format_and_no_tools(online_settings, script, fake_openai):
     fake_openai.quirks = Quirks(calls_as_text=True)
     _out, report = _run(online_settings, "t:explicit", structured_output="prompt", tool_calls="prompt")
@@ -221,3 +237,25 @@ def test_an_explicit_method_the_server_refuses_is_one_line_naming_the_setting(on
         asyncio.run(run_turn("t:explicit-refused", question="How do heat pumps work?", settings=settings))
     line = user_message(info.value, job_timeout=3600)
     assert "\n" not in line and expected in line and "Traceback" not in line
+
+
+def test_each_role_gets_its_own_max_tokens_within_the_context_window(online_settings, script, fake_openai):
+    """A role's own setting wins; the others get their share of the window; each prompt still fits."""
+    _run(online_settings, "t:roles", context_window=8192, final_report_max_output_tokens=1000)
+    sent = {task: {b.get("max_tokens") for b in _bodies(fake_openai, task)}
+            for task in ("supervisor", "researcher", "summarize_webpage", "compress_research", "final_report")}
+    assert sent == {"supervisor": {1024}, "researcher": {1024}, "summarize_webpage": {1024},
+                    "compress_research": {2048}, "final_report": {1000}}
+    for body in _bodies(fake_openai):
+        assert sum(estimate_tokens(json.dumps(m.get("content"))) for m in body["messages"]) <= 8192 - body["max_tokens"]
+
+
+def test_max_output_tokens_over_the_window_shares_and_never_over_half(clean_env):
+    from engine.settings import load_settings
+
+    assert load_settings().output_tokens("final_report") is None
+    assert load_settings(max_output_tokens=700).output_tokens("review") == 700
+    shares = load_settings(context_window=4096)
+    assert [shares.output_tokens(r) for r in ("research", "compression", "final_report")] == [512, 1024, 2048]
+    assert load_settings(context_window=131072).output_tokens("final_report") == 8192
+    assert load_settings(context_window=1024, review_max_output_tokens=4000).output_tokens("review") == 512

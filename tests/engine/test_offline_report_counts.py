@@ -1,36 +1,43 @@
-"""The offline model's review outcome counts the sources the final report cites, not the reviewed draft's."""
+"""The offline model's review outcome counts the sources the final report cites of those the research found."""
 
 from __future__ import annotations
 
-from engine.offline_text import critique, finalize
+from engine.citations import found_sources_block
+from engine.offline_review import critique, finalize
 
-SOURCES = "\n".join(f"[S00000{i}] Source {i}" for i in range(1, 6))
+REGISTRY = {f"S00000{i}": {"title": f"Source {i}", "url": f"https://example.org/{i}"} for i in range(1, 7)}
 REPORT = ("# Solar power\n\n## Findings\n\n"
-          + "\n".join(f"- Finding {i} is supported [S00000{i}]." for i in range(1, 6)) + "\n")
+          + "\n".join(f"- Finding {i} is supported by a measurement [S00000{i}]." for i in range(1, 6)) + "\n")
 
 
 def _review(draft: str, language: str = "en") -> str:
-    points = critique(f"<Solution>\n{draft}\n</Solution>\nToday's date is 2026-01-01.", SOURCES, language)
+    sources = found_sources_block(REGISTRY, [REPORT])
+    points = critique(f"Question: solar power\n<Solution>\n{draft}\n</Solution>", sources, "", language)
     return f"### Solution 1\n\n{draft}\n\n### Critique 1\n\n{points}\n"
 
 
-def test_the_draft_count_is_redone_for_the_final_report():
-    draft = "Panels work [S000001]. Inverters convert [S000002]. Batteries store [S000003]."
-    review = _review(draft)
-    assert "cites 3 of 5 available sources" in review  # the draft's count, as the critique saw it
-    final = finalize(f"<Research Report>\n{REPORT}\n</Research Report>\n<Review>\n{review}\n</Review>",
-                     "en", "Offline notice.")
-    outcome = final.split("## Review outcome", 1)[1]
-    assert "3 of 5" not in outcome and "the rest are unused" not in outcome
-    assert "The report cites all 5 available sources." in outcome
+def _final(report: str, review: str, language: str = "en", notice: str = "Offline notice.") -> str:
+    sources = found_sources_block(REGISTRY, [report, review])
+    return finalize(f"<Research Report>\n{report}\n</Research Report>\n<Review>\n{review}\n</Review>\n"
+                    f"<Sources>\n{sources}\n</Sources>", language, notice)
 
 
-def test_a_report_citing_fewer_sources_says_how_many():
-    draft = "Panels work [S000001]. Inverters convert [S000002]."
-    report = "# Solar power\n\n- Panels work [S000001].\n- Inverters convert [S000002].\n- Batteries [S000004].\n"
-    final = finalize(f"<Research Report>\n{report}\n</Research Report>\n<Review>\n{_review(draft, 'de')}\n</Review>",
-                     "de", "Hinweis.")
-    assert "Die Lösung zitiert 3 von 5 verfügbaren Quellen" in final
+def test_the_critique_counts_the_sources_found_and_names_the_unused():
+    review = _review("- Panels work [S000001].\n- Inverters convert [S000002].\n- Batteries store [S000003].")
+    assert "The solution cites 3 of the 6 sources found; not used: “Source 4”, “Source 5”, “Source 6”." in review
+
+
+def test_the_outcome_counts_the_final_report_not_the_draft():
+    review = _review("- Panels work [S000001].\n- Inverters convert [S000002].\n- Batteries store [S000003].")
+    outcome = _final(REPORT, review).split("## Review outcome", 1)[1]
+    assert "The report cites 5 of the 6 sources found; not cited: “Source 6”." in outcome
+    assert "3 of the 6" not in outcome and "available" not in outcome
+
+
+def test_a_report_citing_every_source_found_says_so_in_its_language():
+    report = REPORT + "- Finding 6 [S000006].\n"
+    final = _final(report, _review("- Panels [S000001].\n- Inverters [S000002].", "de"), "de", "Hinweis.")
+    assert "Der Bericht zitiert alle 6 gefundenen Quellen." in final
 
 
 def test_the_progress_line_says_the_sources_were_found_not_cited():

@@ -1,0 +1,319 @@
+"""The offline model's review: solution, critique, perspective and the final synthesis, computed from the run.
+
+Each role says only what its inputs show: the report's claims, the research findings
+(``read_findings``), the sources found (``list_sources``, and the synthesis prompt's
+``<Sources>`` block, both :func:`engine.citations.found_sources_block`) and the question.
+Counts are counted there; every objection quotes the claim, names the source or the words of the
+question it is about. Round 2 revises the solution by what round 1 found and says what changed,
+or that nothing did.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.citations import NOT_CITED_HEAD, SID
+from engine.language import words
+from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, phrase
+
+#: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
+#: comment, a statement ending in a brace or semicolon, a definition.
+_CODE = re.compile(r"\bfor \w+ in [\w.()]+\s*:|\b\w+\s*=\s*[\w\"'\[({]|\w\)\s*#|\s#\s|[{};]\s*$"
+                   r"|^(?:def|class|import|return|async def)\s")
+#: A sentence whose subject is a reference to text before it ("This ...", "However this ...").
+_REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s+)?"
+                        r"(this|that|these|those|it|they|such|dies|diese|dieser|dieses|cela|ceci|esto|eso)\b",
+                        re.IGNORECASE)
+_SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
+_QUOTED = re.compile(r"[“„«]\s?(.+?)\s?[”“»]")
+_FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
+#: Objections and flagged claims quoted at most per point, and question words named at most.
+MAX_QUOTED = 3
+#: Verbs of a question that ask how, not about what ("how do heat pumps handle cold"): never
+#: reported as unanswered.
+_QUESTION_VERBS = frozenset("""handle handles work works make makes use uses used happen happens compare compares
+    affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
+    funciona""".split())
+
+
+def _tag(text: str, name: str) -> str:
+    m = re.search(rf"<{name}>\s*(.*?)\s*</{name}>", text, re.DOTALL)
+    return m.group(1).strip() if m else ""
+
+
+def _question(prompt: str) -> str:
+    m = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
+    return m.group(1).strip() if m else ""
+
+
+def _quote(text: str, language: str, n: int = 120) -> str:
+    return phrase("quoted", language, q=_short(text, n))
+
+
+def _split(claim: str) -> tuple[str, str]:
+    """``(text without its ids, first id or "")`` of a claim line."""
+    ids = SID.findall(claim)
+    return " ".join(SID.sub("", claim).split()), (ids[0] if ids else "")
+
+
+def flaw(text: str) -> tuple[str, str] | None:
+    """``("code", "")`` for a code line, ``("reference", word)`` for a sentence starting with a
+    reference to text it does not carry; None for a claim that reads on its own."""
+    if _CODE.search(text):
+        return "code", ""
+    m = _REFERENCE.match(text)
+    return ("reference", m.group(1)) if m else None
+
+
+def unanswered(question: str, claims: list[str]) -> list[str]:
+    """The question's content words (4 letters or more) that no claim mentions, even inflected
+    (a shared stem of all but the last two letters counts: "timeouts" is met by "timeout")."""
+    vocab = {w for c in claims for w in words(c)}
+    out = []
+    for term in content_words(question):
+        stem = term[:max(4, len(term) - 2)]
+        if len(term) >= 4 and term not in _QUESTION_VERBS and not any(w.startswith(stem) for w in vocab):
+            out.append(term)
+    return out
+
+
+def _terms(terms: list[str], language: str) -> str:
+    return ", ".join(phrase("quoted", language, q=t) for t in terms[:MAX_QUOTED])
+
+
+def _titles(titles: list[str], total: int, language: str) -> str:
+    """Up to :data:`MAX_QUOTED` of ``titles``, quoted, and ``(+k)`` for the rest of ``total``."""
+    shown = ", ".join(_quote(t, language, 60) for t in titles[:MAX_QUOTED])
+    rest = total - min(len(titles), MAX_QUOTED)
+    return (shown + (f" (+{rest})" if rest > 0 else "")) if shown else "…"
+
+
+def found_sources(text: str) -> tuple[int, dict[str, str], list[str]]:
+    """``(found, {id: title}, ids named as not cited)`` read from a
+    :func:`~engine.citations.found_sources_block`."""
+    head = re.search(r"(\d+) sources found", text)
+    titles: dict[str, str] = {}
+    not_cited: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        m = _SOURCE_LINE.match(line)
+        if m:
+            titles[m.group(1)] = m.group(2)
+        elif line.startswith(NOT_CITED_HEAD):
+            for title, sid in re.findall(r"“(.*?)” \[(S[0-9a-f]{6})\]", line):
+                titles[sid] = title
+                not_cited.append(sid)
+    return (int(head.group(1)) if head else len(titles)), titles, not_cited
+
+
+def _flagged_points(claims: list[str], language: str) -> list[str]:
+    points = []
+    for claim in claims:
+        text, sid = _split(claim)
+        kind = flaw(text)
+        if kind and sid:
+            key = "code_line" if kind[0] == "code" else "dangling"
+            points.append(phrase(key, language, q=_quote(text, language), sid=sid,
+                                 word=phrase("quoted", language, q=kind[1])))
+    return points[:MAX_QUOTED]
+
+
+def _source_point(solution: str, sources: str, language: str) -> str | None:
+    found, titles, _ = found_sources(sources)
+    used = set(SID.findall(solution))
+    if not found:
+        return None
+    if len(used) <= 1:
+        return phrase("one_source", language)
+    unused = [title for sid, title in titles.items() if sid not in used]
+    if len(used) >= found:
+        return phrase("all_sources_used", language, m=str(found))
+    return phrase("unused_sources", language, n=str(len(used)), m=str(found),
+                  titles=_titles(unused, found - len(used), language))
+
+
+def _topic_points(findings: str, titles: dict[str, str], language: str) -> list[str]:
+    points = []
+    for topic, lines in _findings_blocks(findings):
+        ids = {sid for line in lines for sid in SID.findall(line)}
+        if len(ids) == 1:
+            sid = ids.pop()
+            points.append(phrase("single_source_topic", language, topic=_quote(topic, language, 80),
+                                 title=_quote(titles.get(sid, sid), language, 60), sid=sid))
+    return points[:2]
+
+
+def _figure_point(claims: list[str], language: str) -> str | None:
+    """Two claims from different sources that give different figures with the same unit and
+    share three content words or more (they speak of the same thing)."""
+    seen: list[tuple[str, str, str, str, set[str]]] = []
+    for claim in claims:
+        text, sid = _split(claim)
+        topic = set(content_words(text))
+        for number, unit in _FIGURE.findall(text):
+            for other_text, other_sid, other_number, other_unit, other_topic in seen:
+                if (other_sid != sid and other_unit == unit.lower() and other_number != number
+                        and len(topic & other_topic) >= 3):
+                    return phrase("numbers_differ", language, a=_quote(other_text, language, 100), sa=other_sid,
+                                  b=_quote(text, language, 100), sb=sid)
+            seen.append((text, sid, number, unit.lower(), topic))
+    return None
+
+
+def critique(prompt: str, sources: str, findings: str, language: str) -> str:
+    """Numbered flaws of the solution, most important first: claims without a citation, code
+    lines and sentences whose subject is lost (in the solution or the findings it draws on), the
+    question's words no claim answers, the sources found and not used (counted, named), topics
+    with one source, figures that disagree; one line saying so when there is none."""
+    solution = _tag(prompt, "Solution")
+    claims = _cited_sentences(solution)
+    finding_lines = [line for _, lines in _findings_blocks(findings) for line in lines]
+    points = []
+    uncited = [c for c in claims if not SID.search(c)]
+    if uncited:
+        points.append(phrase("uncited", language, n=str(len(uncited)), example=_short(uncited[0], 120)))
+    points += _flagged_points(list(dict.fromkeys([*claims, *finding_lines])), language)
+    missing = unanswered(_question(prompt), claims)
+    if missing:
+        points.append(phrase("unanswered", language, terms=_terms(missing, language)))
+    points += [p for p in [_source_point(solution, sources, language)] if p]
+    points += _topic_points(findings, found_sources(sources)[1], language)
+    points += [p for p in [_figure_point([*claims, *finding_lines], language)] if p]
+    points = points or [phrase("no_flaw", language)]
+    return "\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)) + "\n"
+
+
+def perspective(prompt: str, findings: str, language: str) -> str:
+    """The asker's objections: findings ranked high for the question that the solution leaves
+    out (quoted, with their source), and the question's words it does not answer."""
+    from engine.offline import rank
+
+    question = _question(prompt)
+    claims = _cited_sentences(_tag(prompt, "Solution"))
+    have = {_split(c)[0] for c in claims}
+    candidates = [line for _, lines in _findings_blocks(findings) for line in lines
+                  if _split(line)[0] not in have and _split(line)[1] and not flaw(_split(line)[0])]
+    label = phrase("reader", language)
+    lines = [f"- {label}: " + phrase("left_out", language, q=_quote(_split(c)[0], language, 160), sid=_split(c)[1])
+             for c in rank(list(dict.fromkeys(candidates)), question, 2)]
+    missing = unanswered(question, claims)
+    if missing:
+        lines.append(f"- {label}: " + phrase("not_addressed", language, terms=_terms(missing, language)))
+    return phrase("reader_intro", language) + "\n\n" + ("\n".join(lines) or phrase("none", language)) + "\n"
+
+
+def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[str], list[str]]:
+    """Round 2 and later: the previous solution's claims without the flagged ones, plus the findings
+    the previous perspective named as left out; and the "Changes" lines saying so."""
+    previous = [c for c in _cited_sentences(_tag(prompt, "Previous solution")) if SID.search(c)]
+    dropped = [c for c in previous if flaw(_split(c)[0])]
+    kept = [c for c in previous if c not in dropped]
+    added = []
+    for quoted in _QUOTED.findall(_tag(prompt, "Previous perspective")):
+        start = quoted.rstrip("…").strip()
+        match = next((c for c in report_claims if _split(c)[0].startswith(start) and c not in kept), None)
+        if match and match not in added:
+            added.append(match)
+    changes = []
+    if dropped:
+        changes.append(phrase("dropped_claims", language, n=str(len(dropped)),
+                              quotes=", ".join(_quote(_split(c)[0], language, 80) for c in dropped)))
+    if added:
+        changes.append(phrase("added_findings", language, n=str(len(added)),
+                              quotes=", ".join(_quote(_split(c)[0], language, 80) for c in added)))
+    return kept + added, changes or [phrase("nothing_changed", language)]
+
+
+def solution(prompt: str, language: str) -> str:
+    """Round 1: a recommendation from the report's claims ranked for the question (code lines and
+    sentences whose subject is lost left out); later rounds revise it (:func:`_revise`) and say how."""
+    from engine.offline import rank
+
+    report_claims = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
+    readable = [c for c in report_claims if not flaw(_split(c)[0])]
+    out = []
+    if _tag(prompt, "Previous solution"):
+        top, changes = _revise(prompt, readable, language)
+        out += [f"## {phrase('changes', language)}", "", *[f"- {c}" for c in changes], ""]
+    else:
+        top = rank(readable, _question(prompt), 6)
+    out += [f"## {phrase('recommendation', language)}", ""]
+    out += [f"- {s}" for s in top[:3]] or [phrase("no_findings", language)]
+    if top[3:]:
+        out += ["", f"## {phrase('reasons', language)}", ""] + [f"- {s}" for s in top[3:]]
+    return "\n".join(out) + "\n"
+
+
+def _is_solution_sources_point(point: str, language: str) -> bool:
+    for key in ("unused_sources", "all_sources_used", "one_source"):
+        template = phrase(key, language, n="0", m="0", titles="…")
+        head = re.split(r"\d", template, maxsplit=1)[0][:24]
+        if head and head in point:
+            return True
+    return False
+
+
+def finalize(prompt: str, language: str, notice: str) -> str:
+    """The final synthesis: the research report's findings, then the review's outcome (rounds, the
+    sources the report cites of those found, counted here, the last critique's other points) and
+    the open objections."""
+    report, review = _tag(prompt, "Research Report"), _tag(prompt, "Review")
+    lines = report.splitlines()
+    title = next((ln for ln in lines if ln.startswith("# ")), "# Research report")
+    body = [ln for ln in lines if not ln.startswith("# ") and notice not in ln and "offline extractive" not in ln]
+    rounds = len(re.findall(r"^### Solution", review, re.MULTILINE))
+    last_critique = review.rsplit("### Critique", 1)[-1] if "### Critique" in review else ""
+    points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
+    points = [p for p in points if not _is_solution_sources_point(p, language)]
+    last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
+    objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")]
+    out = [title, "", f"*{notice}*", ""] + body
+    out += ["", f"## {phrase('review_outcome', language)}", "",
+            phrase("sources_outcome", language, n=str(rounds),
+                   sources=_report_sources("\n".join(body), _tag(prompt, "Sources"), language)).strip(), ""]
+    if points:
+        out += [phrase("last_critique", language), ""] + [f"{i}. {p}" for i, p in enumerate(points[:5], 1)]
+    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {phrase('none', language)}"])
+    return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
+
+
+def _report_sources(body: str, sources: str, language: str) -> str:
+    """How many of the sources found ``body`` cites, and which it does not (by title)."""
+    found, titles, _ = found_sources(sources)
+    cited = set(SID.findall(body))
+    if not found:
+        return ""
+    if len(cited) >= found:
+        return phrase("all_sources_cited", language, m=str(found))
+    not_cited = [title for sid, title in titles.items() if sid not in cited]
+    return phrase("report_sources", language, n=str(len(cited)), m=str(found),
+                  titles=_titles(not_cited, found - len(cited), language))
+
+
+def follow_up_questions(objections: str, question: str, language: str, limit: int = 3) -> list[str]:
+    """Follow-up research questions from the review's open objections (``- Role: text`` lines).
+
+    The reader's objections give "how does this finding bear on …" (a finding left out) or "what
+    do the sources say about …" (words of the question left unanswered); any other objection
+    gives "what does the evidence say about this objection", quoting its first clause. Each names
+    the question, so it reads on its own; none without objections.
+    """
+    topic = phrase("quoted", language, q=_short(question.strip().rstrip("?？.!"), 80)) if question.strip() else "…"
+    reader = phrase("reader", language).casefold()
+    out: list[str] = []
+    for line in objections.splitlines():
+        item = re.match(r"^\s*[-*]\s+(?:(?:As an? |Als |En tant que |Como )?([^:]{1,40}):\s*)?(.+)$", line)
+        if not item:
+            continue
+        label, rest = (item.group(1) or "").strip().casefold(), item.group(2).strip()
+        quoted = _QUOTED.findall(rest)
+        if label == reader and quoted and SID.search(rest):
+            text = phrase("follow_up_finding", language, topic=topic, q=_quote(quoted[0], language, 100))
+        elif label == reader and quoted:
+            text = phrase("follow_up_terms", language, topic=topic, terms=_terms(quoted, language))
+        else:
+            point = _short(re.split(r"[;.?!]", rest)[0], 100)
+            text = phrase("follow_up_other", language, topic=topic, point=point)
+        if text not in out:
+            out.append(text)
+    return out[:limit]

@@ -1,0 +1,35 @@
+"""The smoke run against a real local model server (scripts/smoke_local_model.py).
+
+Deselected by default (``addopts`` in pyproject.toml); ``pytest -m local_model`` runs it, and it
+skips, saying why, unless ``make smoke-local-model`` (or scripts/local_model_env.sh) has installed
+llama-cpp-python's server and the Gemma 3 270M model into the cached virtualenv.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HOME = Path(os.environ.get("LOCAL_MODEL_HOME") or Path.home() / ".cache" / "deepresearch-local-model")
+
+
+@pytest.mark.local_model
+@pytest.mark.timeout(900)
+def test_a_research_run_against_llama_cpp_server_with_gemma_270m(tmp_path):
+    python = HOME / "venv" / "bin" / "python"
+    if not python.exists():
+        pytest.skip(f"no llama-cpp-python virtualenv in {HOME}: run make smoke-local-model once")
+    if subprocess.run([str(python), "-c", "import llama_cpp.server"], capture_output=True).returncode:
+        pytest.skip(f"llama-cpp-python[server] is not installed in {HOME}/venv: run make smoke-local-model")
+    if not (HOME / "gemma-3-270m-q4_k_m.gguf").exists():
+        pytest.skip(f"the Gemma 3 270M GGUF is not assembled in {HOME}: run make smoke-local-model")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "smoke_local_model.py"), "--no-install",
+                           "--keep", str(tmp_path / "run")], capture_output=True, text=True, timeout=880)
+    print(done.stdout, done.stderr)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "smoke-local-model: install 0 s" in done.stdout and "total" in done.stdout

@@ -1,0 +1,112 @@
+"""The offline review says only what is true of the run: counts from the sources found and cited,
+objections drawn from the report's own claims and the question, round 2 saying what changed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+from engine.runner import run_turn
+from engine.search.corpus import index_directory
+
+QUESTION = "How do air-source heat pumps handle cold weather, and what do they cost to install?"
+DOCS = {
+    "basics.md": "# How heat pumps work\n\nAn air-source heat pump moves heat from the outside air into a house "
+    "instead of burning fuel. In cold weather the heat pump needs more electricity for the same heat. "
+    "However this does not matter much in mild climates where winters are short. "
+    "The coefficient of performance of a heat pump falls as the outdoor air gets colder.\n",
+    "costs.md": "# Costs\n\nInstalling an air-source heat pump in a house costs between 8,000 and 15,000 euros "
+    "before subsidies. The cost to install a heat pump is lower in a new house with underfloor heating. "
+    "Grants cover a quarter to a half of the cost to install a heat pump in several countries.\n",
+    "cold.md": "# Cold climates\n\nCold-climate heat pumps keep working in cold weather down to minus twenty-five "
+    "degrees. Below that a resistive backup heater takes over from the heat pump in cold weather. "
+    "A heat pump in cold weather defrosts its outdoor coil several times an hour.\n",
+    "config.md": "# Configuration\n\nfor pump in pumps: pump.start() # start every heat pump in the house.\n"
+    "The heat pump controller reads the outdoor air temperature every minute in cold weather.\n",
+    "noise.md": "# Noise\n\nThe outdoor unit of an air-source heat pump makes noise, and rules set a distance "
+    "to the neighbours. Night-time noise limits apply to heat pumps in many towns.\n",
+    "history.md": "# History\n\nThe first heat pumps were built in the nineteenth century for salt works. "
+    "Heat pumps became common in houses in Sweden in the nineteen-eighties.\n",
+}
+
+
+def _run(offline_settings, tmp_path, rounds: int = 2):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    settings = offline_settings(search="corpus", corpus_dir=folder, allow_clarification=False,
+                                max_review_iterations=rounds, search_max_results=6)
+    index_directory(settings.corpus_dir, settings.corpus_index_path)
+    out = asyncio.run(run_turn("console:review", question=QUESTION, settings=settings))
+    assert out.status == "done", out
+    sources = json.loads(out.artifacts.sources_json.read_text())
+    return out.artifacts.report_md.read_text(), out.artifacts.review_md.read_text(), sources
+
+
+def test_the_review_outcome_counts_the_sources_found_and_cited(offline_settings, tmp_path):
+    report, _review, sources = _run(offline_settings, tmp_path)
+    found, cited = len(sources["found"]), len(sources["cited"])
+    assert found > cited  # the corpus is made so that a source is found and left out
+    outcome = report.split("## Review outcome", 1)[1].split("## Open objections", 1)[0]
+    assert f"cites {cited} of the {found} sources found" in outcome
+    not_cited = [s["title"] for s in sources["found"] if s["id"] not in {c["id"] for c in sources["cited"]}]
+    assert all(f"“{title}”" in outcome for title in not_cited[:3])
+    assert not re.search(r"all \d+ available sources|of \d+ available sources", report)
+
+
+def test_the_objections_are_about_this_report_not_boilerplate(offline_settings, tmp_path):
+    report, review, _sources = _run(offline_settings, tmp_path)
+    for boilerplate in ("Regulator", "Competitor", "Affected user", "compliance", "Unstated assumption",
+                        "no figures, dates or counter-examples", "state the conditions under which"):
+        assert boilerplate not in report and boilerplate not in review, boilerplate
+    critique_1 = review.split("### Critique", 1)[1].split("### Perspective", 1)[0]
+    # the code line the findings quote is named, quoted, and no solution quotes it
+    assert "“for pump in pumps: pump.start()" in critique_1 and "line of code" in critique_1
+    assert all("for pump in pumps" not in part.split("### Critique", 1)[0] for part in review.split("### Solution")[1:])
+    # the reader's objections quote findings the solution leaves out, with their source
+    perspective_1 = review.split("### Perspective", 1)[1].split("## Round 2", 1)[0]
+    assert re.search(r"the findings also say “[^”]+” \[S[0-9a-f]{6}\], which the solution leaves out", perspective_1)
+
+
+def test_round_two_says_what_changed(offline_settings, tmp_path):
+    _report, review, _sources = _run(offline_settings, tmp_path)
+    round_1, round_2 = review.split("## Round 2", 1)
+    solution_1 = round_1.split("## Recommendation", 1)[1].split("### Critique", 1)[0]
+    changes, _, solution_2 = round_2.split("## Changes from the previous solution", 1)[1].partition("## Recommendation")
+    solution_2 = solution_2.split("### Critique", 1)[0]
+    added = re.search(r"Added (\d+) finding\(s\) that the perspective named as left out: (.*)", changes)
+    assert added, changes
+    quotes = [q.rstrip("…") for q in re.findall(r"“([^”]+)”", added.group(2))]
+    assert len(quotes) == int(added.group(1)) >= 1
+    assert all(q in solution_2 and q not in solution_1 for q in quotes)
+    critique_1 = round_1.split("### Critique", 1)[1].split("### Perspective", 1)[0]
+    critique_2 = round_2.split("### Critique", 1)[1].split("### Perspective", 1)[0]
+    assert critique_2 != critique_1
+
+
+def test_nothing_changed_is_said_when_nothing_did():
+    from engine.offline_review import solution
+
+    previous = "## Recommendation\n\n- Heat pumps move heat from outside air into a house. [S000001]\n"
+    prompt = (f"Question: How do heat pumps work?\n<Research Report>\n{previous}</Research Report>\n"
+              f"<Previous solution>\n{previous}</Previous solution>\n<Previous perspective>\n(none)\n"
+              "</Previous perspective>")
+    revised = solution(prompt, "en")
+    assert "Nothing changed" in revised and "Heat pumps move heat from outside air" in revised
+
+
+def test_a_sentence_whose_subject_is_lost_is_named():
+    from engine.offline_review import critique
+
+    findings = ("### asyncio cancellation\n- However this doesn’t work with asyncio because it can interrupt "
+                "asyncio internals. [S000003]\n- Task.cancel() asks a task to stop at its next await. [S000001]\n")
+    sources = "3 sources found; 1 cited so far.\n[S000001] Tasks — file:///t.html\nFound, not cited so far:\n" \
+              "[S000002] Queues — file:///q.html\n[S000003] Runners — file:///r.html"
+    prompt = ("Question: How does asyncio cancel tasks?\n<Solution>\n- Task.cancel() asks a task to stop at its "
+              "next await. [S000001]\n- Cancelled tasks raise CancelledError at the await. [S000001]\n</Solution>")
+    points = critique(prompt, sources, findings, "en")
+    assert "“However this doesn’t work with asyncio" in points and "starts with “this”" in points
+    assert "The solution rests on one source or none" in points
+    assert "The findings on “asyncio cancellation”" not in points  # two sources back that topic
