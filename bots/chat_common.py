@@ -73,6 +73,17 @@ def is_from_bot(sender: str | None, *, self_id: str | None, flagged: bool) -> bo
     return not sender or flagged or (self_id is not None and sender == self_id)
 
 
+def admitted(log: logging.Logger, surface: str, place: str | None, allowed: frozenset[str]) -> bool:
+    """True when an event from ``place`` (a Slack workspace id, a Teams tenant id) may reach the
+    bot: ``allowed`` is empty (any place) or holds it (compared case-insensitively). Otherwise one
+    ``event={surface}_stranger_ignored`` line is logged and the caller acknowledges the event and
+    does nothing more: no reply, no job."""
+    if not allowed or (place and place.lower() in {p.lower() for p in allowed}):
+        return True
+    log.info("event=%s_stranger_ignored place=%s", surface, place or "none")
+    return False
+
+
 def log_failure(log: logging.Logger, surface: str, step: str, err: BaseException) -> str:
     """Log ``err`` with a short reference, its message redacted (the traceback too, on one line,
     by :class:`bots.logs.RedactingFormatter`); return the reference (for :data:`TRY_AGAIN`)."""

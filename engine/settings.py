@@ -260,6 +260,11 @@ _THIRD_PARTY = {
 }
 
 
+def id_set(value: str | None) -> frozenset[str]:
+    """The ids in a comma-separated setting (``"T1, T2"`` → ``{"T1", "T2"}``); blanks are dropped."""
+    return frozenset(part.strip() for part in (value or "").replace(";", ",").split(",") if part.strip())
+
+
 _S = TypeVar("_S", bound="Settings")
 
 

@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
 from bots import chat_common
-from bots.chat_common import log_failure
+from bots.chat_common import admitted, log_failure
 from bots.slack.blocks import ACTION_ID
 from bots.slack.client import make_client
 from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
@@ -59,7 +59,7 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
     finally:
         bolt_logger.setLevel(level)
     handlers = SlackHandlers(settings, client, bot_user_id)
-    register(app, handlers)
+    register(app, handlers, allowed_teams=slack.allowed_teams)
     log.info("event=slack_app_ready mode=%s bot_user=%s", "socket" if socket_mode else "http", bot_user_id)
     return app
 
@@ -93,9 +93,25 @@ def dedupe_key(body: dict, event: dict) -> str | None:
     return chat_common.dedupe_key("slack", "event", event_id) if event_id else None
 
 
-def register(app: App, handlers: SlackHandlers) -> None:
-    """Attach the de-duplication middleware, the ``/research`` command, the event listeners and
-    the listener of the bot's buttons (``block_actions``; Socket Mode and HTTP alike)."""
+def team_of(body: dict) -> str | None:
+    """The workspace id a request comes from: ``team_id`` (events, slash commands), else
+    ``team.id`` or ``user.team_id`` (interactivity payloads); None when it names none."""
+    team = body.get("team_id") or (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id")
+    return str(team) if team else None
+
+
+def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str] = frozenset()) -> None:
+    """Attach the allow-list (``allowed_teams``: workspace ids, empty for any) and
+    de-duplication middleware, the ``/research`` command, the event listeners and the listener
+    of the bot's buttons (``block_actions``; Socket Mode and HTTP alike)."""
+
+    @app.middleware
+    def drop_strangers(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
+        # SLACK_ALLOWED_TEAMS: a request from another workspace is acknowledged (200, so Slack
+        # does not retry) and goes no further: no reply, no job.
+        if admitted(log, "slack", team_of(body), allowed_teams):
+            return next()
+        return BoltResponse(status=200, body="")
 
     @app.middleware
     def drop_repeats_and_noise(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002

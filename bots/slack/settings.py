@@ -5,12 +5,12 @@ from __future__ import annotations
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engine.settings import SettingsError
+from engine.settings import SettingsError, id_set
 
 
 class SlackSettings(BaseSettings):
-    """``SLACK_BOT_TOKEN``, ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN`` and ``SLACK_API_URL``
-    from the environment (and ``.env``); see docs/slack.md for where each comes from."""
+    """``SLACK_BOT_TOKEN``, ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN``, ``SLACK_API_URL`` and
+    ``SLACK_ALLOWED_TEAMS`` from the environment (and ``.env``); see docs/slack.md for where each comes from."""
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
                                       populate_by_name=True)
@@ -19,6 +19,13 @@ class SlackSettings(BaseSettings):
     slack_signing_secret: SecretStr | None = Field(default=None, validation_alias="SLACK_SIGNING_SECRET")
     slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
     slack_api_url: str = Field(default="https://slack.com/api/", validation_alias="SLACK_API_URL")
+    #: Slack workspace (team) ids the bot answers in, comma-separated; empty: any workspace
+    slack_allowed_teams: str = Field(default="", validation_alias="SLACK_ALLOWED_TEAMS")
+
+    @property
+    def allowed_teams(self) -> frozenset[str]:
+        """The workspace ids of ``SLACK_ALLOWED_TEAMS``; empty means every workspace."""
+        return id_set(self.slack_allowed_teams)
 
     @property
     def socket_mode(self) -> bool:

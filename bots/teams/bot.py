@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import aiohttp
-from botbuilder.core import TurnContext
+from botbuilder.core import InvokeResponse, TurnContext
 from botbuilder.core.teams import TeamsActivityHandler
 from botbuilder.schema import Activity, ActivityTypes, ChannelAccount, Mention
 from botbuilder.schema.teams import FileConsentCardResponse
@@ -45,17 +45,22 @@ USAGE = usage(
 )
 
 
+def tenant_of(activity: Activity) -> str | None:
+    """The activity's tenant id: ``channelData.tenant.id``, which Teams sends with every activity
+    (the SDK's ``ConversationAccount`` reads ``tenantID``, not Teams' ``tenantId``); None when absent."""
+    tenant = None
+    if isinstance(activity.channel_data, dict):
+        tenant = (activity.channel_data.get("tenant") or {}).get("id")
+    return tenant or (getattr(activity.conversation, "tenant_id", None) if activity.conversation else None)
+
+
 def thread_id_of(activity: Activity) -> str:
     """``teams:{tenant_id}:{conversation_id}`` (a channel reply chain's id includes ``;messageid=``).
 
     The tenant comes from ``channelData.tenant.id``, which Teams sends with every activity (the
     SDK's ``ConversationAccount`` reads ``tenantID``, not Teams' ``tenantId``).
     """
-    tenant = None
-    if isinstance(activity.channel_data, dict):
-        tenant = (activity.channel_data.get("tenant") or {}).get("id")
-    tenant = tenant or getattr(activity.conversation, "tenant_id", None)
-    return f"teams:{tenant or 'none'}:{activity.conversation.id}"
+    return f"teams:{tenant_of(activity) or 'none'}:{activity.conversation.id}"
 
 
 def is_from_bot(activity: Activity) -> bool:
@@ -154,6 +159,17 @@ class TeamsBot(TeamsActivityHandler):
         if inspect.iscoroutinefunction(func):
             return await func(*args, **kwargs)
         return await asyncio.to_thread(func, *args, **kwargs)
+
+    async def on_turn(self, turn_context: TurnContext) -> None:
+        """Every activity, once authenticated: one from a tenant outside ``MICROSOFT_ALLOWED_TENANTS``
+        is acknowledged (the HTTP answer) and ignored, with one log line and no reply."""
+        activity = turn_context.activity
+        if not chat_common.admitted(log, "teams", tenant_of(activity), self.settings.allowed_tenants):
+            if activity.type == ActivityTypes.invoke:  # an invoke wants a status: 200, nothing else
+                await turn_context.send_activity(Activity(type=ActivityTypes.invoke_response,
+                                                          value=InvokeResponse(status=200)))
+            return
+        await super().on_turn(turn_context)
 
     async def on_message_activity(self, turn_context: TurnContext) -> None:
         """Dedupe, ignore bots, show typing, answer ``help``, else hand the text to the job layer."""

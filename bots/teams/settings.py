@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 
-from engine.settings import Settings, load_settings_as
+from engine.settings import Settings, id_set, load_settings_as
 
 
 class TeamsSettings(Settings):
     """The engine's settings and ``MICROSOFT_APP_ID``, ``MICROSOFT_APP_PASSWORD``,
-    ``MICROSOFT_APP_TENANT_ID``, ``MICROSOFT_APP_TYPE`` (see docs/teams.md for where each comes from).
+    ``MICROSOFT_APP_TENANT_ID``, ``MICROSOFT_APP_TYPE`` (see docs/teams.md for where each comes from),
+    and ``MICROSOFT_ALLOWED_TENANTS``.
 
     ``MICROSOFT_OPENID_METADATA_URL``, ``MICROSOFT_TOKEN_ISSUER``, ``MICROSOFT_LOGIN_URL`` and
     ``MICROSOFT_OAUTH_SCOPE`` replace the public cloud's Bot Framework endpoints: unset for the
@@ -25,6 +26,14 @@ class TeamsSettings(Settings):
     microsoft_token_issuer: str | None = Field(default=None, validation_alias="MICROSOFT_TOKEN_ISSUER")
     microsoft_login_url: str | None = Field(default=None, validation_alias="MICROSOFT_LOGIN_URL")
     microsoft_oauth_scope: str | None = Field(default=None, validation_alias="MICROSOFT_OAUTH_SCOPE")
+    #: Microsoft Entra tenant ids the bot answers in, comma-separated; empty: any tenant
+    microsoft_allowed_tenants: str = Field(default="", validation_alias="MICROSOFT_ALLOWED_TENANTS")
+
+    @property
+    def allowed_tenants(self) -> frozenset[str]:
+        """The tenant ids of ``MICROSOFT_ALLOWED_TENANTS``; empty means every tenant (ids compare
+        case-insensitively, see :func:`bots.chat_common.admitted`)."""
+        return id_set(self.microsoft_allowed_tenants)
 
 
 def load_teams_settings(**overrides: object) -> TeamsSettings:

@@ -20,6 +20,7 @@ from tests.bots.slack.conftest import ALICE, CHANNEL, TEAM, bot_posts, new_ts
 from tests.bots.slack.procs import free_port, stop, wait_healthy
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_socket import FakeSlackSocket
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 APP_TOKEN = "xapp-1-A0APP-1-fakeapptokenforsocketmode"
@@ -175,3 +176,35 @@ def test_app_mention_over_socket_mode_starts_a_research_in_its_thread(socket_bot
     posts = [m for m in fake_slack.messages(CHANNEL) if m.get("bot_id")]
     assert posts and all(m["thread_ts"] == ts for m in posts)
     assert [c.params["timestamp"] for c in fake_slack.calls_to("reactions.add")] == [ts]
+
+
+@pytest.fixture
+def allow_only_team(slack_env: Path, monkeypatch) -> str:
+    """``SLACK_ALLOWED_TEAMS`` set to the tests' workspace (before the bot process starts)."""
+    monkeypatch.setenv("SLACK_ALLOWED_TEAMS", TEAM)
+    return TEAM
+
+
+def test_a_stranger_workspace_over_socket_mode_is_acked_and_ignored(allow_only_team, socket_bot, fake_slack,
+                                                                     fake_socket):
+    stranger = "T0STRANGER"
+    ts = new_ts()
+    event = {**_message_event(f"<@{fake_slack.bot_user_id}> {QUESTION}", ts=ts, kind="app_mention"),
+             "channel": "C0ELSEWHERE", "team": stranger}
+    mention = fake_socket.events_api(event, team=stranger)
+    command = fake_socket.slash_command(QUESTION, user="U0EVE", channel="C0ELSEWHERE", team=stranger,
+                                        response_url=_response_url(fake_slack))
+    for envelope in (mention, command):
+        ack = fake_socket.wait_ack(envelope)
+        assert ack.seconds < ACK_LIMIT and not ack.payload  # acknowledged, nothing to show
+    wait_for(lambda: socket_bot.log.read_text().count("event=slack_stranger_ignored") >= 2,
+             what="two ignored envelopes in the log")
+
+    # the allowed workspace still gets its research
+    allowed_ts = new_ts()
+    allowed = fake_socket.events_api(_message_event(f"<@{fake_slack.bot_user_id}> {QUESTION}", ts=allowed_ts,
+                                                    kind="app_mention"), team=TEAM)
+    fake_socket.wait_ack(allowed)
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="the report files")
+    assert [c for c in fake_slack.calls if c.method == "response_url" or "C0ELSEWHERE" in str(c.params)] == []
+    assert socket_bot.log.read_text().count("event=slack_stranger_ignored") == 2
