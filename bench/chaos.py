@@ -79,6 +79,7 @@ class Cluster:
             "REDIS_URL": self.redis.url, "DEEPRESEARCH_DATA_DIR": str(work / "data"), "DEEPRESEARCH_LLM": "offline",
             "DEEPRESEARCH_SEARCH": "corpus", "DEEPRESEARCH_CORPUS_DIR": str(corpus),
             "DEEPRESEARCH_ALLOW_CLARIFICATION": "false", "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "1",
+            "DEEPRESEARCH_MAX_RUNNING_PER_USER": "1000",  # one requester asks every question
             "DEEPRESEARCH_SHUTDOWN_GRACE": str(GRACE), "SLACK_BOT_TOKEN": self.slack.token,
             "SLACK_SIGNING_SECRET": "chaos-signing-secret", "SLACK_API_URL": self.slack.base_url,
             "PYTHONPATH": str(ROOT), "LOG_LEVEL": "INFO",

@@ -1,4 +1,4 @@
-"""The `deepresearch` command: ask, render, index, worker, slack, teams."""
+"""The `deepresearch` command: ask, render, index, prune, audit, worker, slack, teams."""
 
 from __future__ import annotations
 
@@ -161,13 +161,15 @@ def prune(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go, delete nothing.")] = False,
     keep_artifacts: Annotated[bool, typer.Option("--keep-artifacts", help="Keep the report files.")] = False,
 ) -> None:
-    """Delete threads (checkpoints and report files) idle for more than --older-than days."""
+    """Delete threads (checkpoints and report files) idle for more than --older-than days, and
+    audit records older than that."""
     import asyncio
 
     from engine.fsutil import write_problem
     from engine.maintenance import prune_threads
     from engine.settings import load_settings
     from engine.text import clean_path
+    from jobs import audit
 
     if older_than < 0:
         _fail("--older-than must be 0 or more days", 2)
@@ -178,6 +180,7 @@ def prune(
     try:
         report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
                                            keep_artifacts=keep_artifacts))
+        audited = audit.prune(settings, older_than_days=older_than, dry_run=dry_run)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
         _fail(str(err))
     except (OSError, sqlite3.Error) as err:
@@ -194,6 +197,29 @@ def prune(
     else:
         typer.echo(f"deleted {len(report.threads)} thread(s), kept {report.kept}; {what} "
                    f"{report.bytes_before:,} -> {report.bytes_after:,} bytes")
+    typer.echo(f"{'would delete' if dry_run else 'deleted'} {audited} audit record(s)")
+
+
+@app.command()
+def audit(
+    since: Annotated[float | None, typer.Option("--since", metavar="DAYS", help="Only the last DAYS days.")] = None,
+    user: Annotated[str | None, typer.Option("--user", metavar="ID", help="Only this requester's researches.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON record per line instead of a table.")] = False,
+) -> None:
+    """Who asked what, what it cost and what was delivered: one record per research, oldest first."""
+    from bots.audit_table import print_audit
+    from engine.settings import load_settings
+    from jobs import audit as trail
+
+    if since is not None and since < 0:
+        _fail("--since must be 0 or more days", 2)
+    try:
+        records = trail.read(load_settings(), since_days=since, user=user)
+    except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
+        _fail(str(err))
+    except OSError as err:
+        _fail(f"cannot read the audit trail: {err.strerror or err}")
+    print_audit(records, as_json=as_json)
 
 
 @app.command()

@@ -55,6 +55,17 @@ MIGRATIONS: list[str] = [
         created_at timestamptz NOT NULL DEFAULT now()
     )
     """,
+    # 4: the audit trail, one row per research (see jobs.audit)
+    """
+    CREATE TABLE IF NOT EXISTS deepresearch_audit (
+        id        bigserial   PRIMARY KEY,
+        at        timestamptz NOT NULL,
+        requester text        NOT NULL,
+        record    jsonb       NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS deepresearch_audit_at ON deepresearch_audit (at);
+    CREATE INDEX IF NOT EXISTS deepresearch_audit_requester ON deepresearch_audit (requester, at)
+    """,
 ]
 
 

@@ -112,6 +112,16 @@ class Settings(BaseSettings):
     public_url: str | None = None
     job_timeout: int = Field(default=3600, ge=60)
     clarify_ttl: int = Field(default=86400, ge=60)
+    #: Quotas (0: no limit). Researches one user (or one Slack workspace / Teams tenant) may have
+    #: queued or running at once; researches started per rolling 24 hours; model tokens (input
+    #: plus output) spent per rolling 24 hours. ``admins``: user ids (comma-separated) exempt.
+    max_running_per_user: int = Field(default=2, ge=0)
+    max_running_per_workspace: int = Field(default=0, ge=0)
+    max_researches_per_user_per_day: int = Field(default=0, ge=0)
+    max_researches_per_workspace_per_day: int = Field(default=0, ge=0)
+    max_tokens_per_user_per_day: int = Field(default=0, ge=0)
+    max_tokens_per_workspace_per_day: int = Field(default=0, ge=0)
+    admins: str = ""
     #: Seconds a stopping process (SIGTERM/SIGINT) gives its running turns to hand themselves
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
@@ -167,6 +177,11 @@ class Settings(BaseSettings):
         return v.strip().lower() if isinstance(v, str) and v.strip() else (None if v == "" else v)
 
     # ---- derived -------------------------------------------------------------------------
+    @property
+    def admin_ids(self) -> frozenset[str]:
+        """The user ids of ``DEEPRESEARCH_ADMINS`` (exempt from every quota)."""
+        return id_set(self.admins)
+
     @property
     def llm_backend(self) -> Literal["openai", "offline"]:
         """The model back-end: explicit ``DEEPRESEARCH_LLM``, else openai when a key is set."""

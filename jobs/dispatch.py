@@ -6,6 +6,7 @@ import logging
 import time
 
 from engine.settings import Settings
+from jobs import audit, quotas
 from jobs.conversation import Action, Address, Decision, Message, RuleSettings, decide, reply_for
 from jobs.conversation.replies import CANCELLED_QUEUED, FOLLOW_UP_ASKED, QUEUE_DOWN
 from jobs.dedupe import seen_before
@@ -50,6 +51,10 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     is None when the queued job will speak (or the message is ignored). Idempotent per
     ``message.event_id``: a repeated event is ignored.
 
+    A message that would start or resume a research first takes a quota slot
+    (:func:`jobs.quotas.acquire`); over a limit, the reply says which and when to try again,
+    and nothing is queued or written.
+
     Raises:
         redis.exceptions.ConnectionError / sqlite3.Error: the registry is unreachable.
     """
@@ -57,6 +62,9 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     view = RuleSettings.from_settings(settings)
     now = time.time()
     decisions: list[Decision] = []
+    refused, held = _take_slot(store, message, view, settings, now)
+    if refused is not None:
+        return refused
 
     def change(old: dict | None) -> dict | None:
         decisions[:] = [decide(old, message, now, view)]
@@ -68,10 +76,37 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
              decision.action.value)
     if decision.action in (Action.START, Action.RESUME):
         return _enqueue(message, decision, port_ref, settings)
+    if held:  # the thread changed meanwhile: this message starts nothing
+        _give_back(store, message)
     if decision.action is Action.CANCEL:
         return _cancel(message, decision, settings)
+    if decision.action in (Action.CANCEL_PAUSED, Action.EXPIRED):  # the research ends here, not in a job
+        audit.record_end(settings, message.thread_key, "cancelled",
+                         error="cancelled while waiting for an answer" if decision.action is Action.CANCEL_PAUSED
+                         else "the clarifying question expired")
     said = reply_for(decision, message, view)
     return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome, mention=said.mention)
+
+
+def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
+               now: float) -> tuple[Reply | None, bool]:
+    """When ``message`` would start or resume a research, take its quota slot. Returns (the
+    refusal :class:`Reply` when over a limit, else None; whether a slot may be held)."""
+    preview = decide(store.get(f"thread:{message.thread_key}"), message, now, view)
+    if preview.action not in (Action.START, Action.RESUME) or quotas.exempt(settings, message.author):
+        return None, False
+    verdict = quotas.acquire(store, turn_id=message.event_id, user=message.author, thread_id=message.thread_key,
+                             start=preview.action is Action.START, settings=settings, now=now)
+    if verdict.allowed:
+        return None, True
+    log.info("event=over_quota thread=%s user=%s limit=%s who=%s", message.thread_key, message.author,
+             verdict.limit, verdict.who)
+    text = f"{MENTION} {quotas.refused_text(verdict, now)}"
+    return Reply(text=text, action="over_quota", mention=message.author), False
+
+
+def _give_back(store, message: Message) -> None:
+    quotas.release(store, message.event_id, user=message.author, thread_id=message.thread_key)
 
 
 def handle_press(thread_id: str, user: str, action: str, value: str, port_ref: dict, press_id: str, *,
@@ -103,6 +138,7 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
         log.error("event=enqueue_failed thread=%s turn=%s error=%s", message.thread_key, message.event_id,
                   type(err).__name__)
         set_thread(get_store(settings), message.thread_key, status="failed", error="could not queue the research")
+        _give_back(get_store(settings), message)
         return Reply(text=QUEUE_DOWN, action="rejected")
     if outcome == "duplicate":
         return Reply(action="duplicate")
@@ -117,5 +153,6 @@ def _cancel(message: Message, decision: Decision, settings: Settings) -> Reply:
     request_cancel(message.thread_key, decision.cancel_turn, by=message.author, settings=settings)
     if decision.status == "queued" and cancel_queued(decision.cancel_turn, settings=settings):
         set_thread(get_store(settings), message.thread_key, status="cancelled", error="cancelled before it started")
+        audit.record_end(settings, message.thread_key, "cancelled", error="cancelled before it started")
         return Reply(text=CANCELLED_QUEUED, action="cancelled")
     return Reply(action="cancelling")

@@ -6,6 +6,7 @@ import os
 import socket
 import time
 
+from jobs.quotas import release
 from jobs.store import Store
 from jobs.turns import Turn
 
@@ -166,7 +167,8 @@ def mark_delivered(store: Store, turn_id: str, part: str) -> None:
 
 
 def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
-    """Mark a turn terminal (``done``, ``failed``, ``cancelled``, ``skipped``) and close it.
+    """Mark a turn terminal (``done``, ``failed``, ``cancelled``, ``skipped``), close it and give
+    back its quota slot (:func:`jobs.quotas.release`).
 
     With a journal, the end is written there first: should Redis stay away past its retry
     window, the end is still known here and recorded in Redis once it is back
@@ -177,8 +179,11 @@ def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
         old = journal.get(turn_key(turn_id))
         if old is not None:
             mirror(store, turn_id, dict(old, **fields, state=state, updated_at=time.time()))
-    patch(store, turn_id, state=state, **fields)
+    rec = patch(store, turn_id, state=state, **fields)
     store.index_remove(OPEN_INDEX, turn_id)
+    turn = (rec or {}).get("turn") or {}
+    if turn.get("requester") and turn.get("thread_id"):  # its quota slot is free again
+        release(store, turn_id, user=turn["requester"], thread_id=turn["thread_id"])
 
 
 def request_cancel_flag(store: Store, thread_id: str, turn_id: str, by: str) -> None:

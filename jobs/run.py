@@ -14,7 +14,7 @@ from engine.artifact_store import artifact_store
 from engine.files import files_status, ingest, load_manifest
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
-from jobs import records
+from jobs import audit, quotas, records
 from jobs.errors import ResearchTimeout, is_transient, user_message
 from jobs.journal import replay_end
 from jobs.locks import LockLost, ThreadLock
@@ -180,15 +180,19 @@ class _TurnJob:
         self.graph_started = bool(rec.get("graph_started"))
         if abandoned and not rec.get("delayed"):
             records.patch(self.store, t.turn_id, delayed=True)
-        started = time.monotonic()
+        started, since = time.monotonic(), time.time()
         log.info("event=turn_start turn=%s thread=%s kind=%s attempt=%s delayed=%s", t.turn_id, t.thread_id,
                  t.kind, rec.get("attempts"), self.delayed)
+        self._quota(quotas.touch)
         try:
             result = self._run_locked()
         except HandedBack:
             result = self.handed_back()
         except Exception as err:
             result = self.failed(err)
+        finally:  # what this attempt spent counts against the requester's daily budget
+            usage = audit.turn_usage(self.settings, t.thread_id, since)
+            self._quota(quotas.add_tokens, f"{t.turn_id}#{rec.get('attempts', 1)}", usage["tokens"])
         log.info("event=turn_end turn=%s thread=%s status=%s seconds=%.1f", t.turn_id, t.thread_id,
                  result.get("status"), time.monotonic() - started)
         return result
@@ -212,6 +216,17 @@ class _TurnJob:
                 return self._rejected(str(err))
             self.rec = records.patch(self.store, t.turn_id, outcome=outcome) or self.rec
         return self._deliver(outcome)
+
+    def _quota(self, step, *args) -> None:
+        """Run a :mod:`jobs.quotas` step for this turn; a failure is logged (slots also expire)."""
+        t = self.turn
+        try:
+            if step is quotas.touch:
+                step(self.store, t.turn_id, user=t.requester, thread_id=t.thread_id, settings=self.settings)
+            else:
+                step(self.store, *args, user=t.requester, thread_id=t.thread_id)
+        except Exception as err:
+            log.warning("event=quota_update_failed turn=%s error=%s", t.turn_id, type(err).__name__)
 
     # ---- the research ------------------------------------------------------------------------
     def _run_async(self, coro):
@@ -392,6 +407,8 @@ class _TurnJob:
             records.mark_delivered(self.store, t.turn_id, "files")
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
         records.finish(self.store, t.turn_id, "done", outcome=outcome)
+        audit.record_end(self.settings, t.thread_id, "done", files=[str(f) for f in files],
+                         directory=outcome.get("directory"))
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
 
     def cancelled(self) -> dict:
@@ -400,6 +417,7 @@ class _TurnJob:
             self._post_once("cancelled", CANCELLED_TEXT)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
         records.finish(self.store, t.turn_id, "cancelled")
+        audit.record_end(self.settings, t.thread_id, "cancelled", directory=(self.rec.get("outcome") or {}).get("directory"))
         return {"status": "cancelled", "turn_id": t.turn_id}
 
     def _rejected(self, message: str) -> dict:
@@ -407,6 +425,7 @@ class _TurnJob:
         self._post_once("rejected", message)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
         records.finish(self.store, t.turn_id, "failed", last_error="rejected")
+        audit.record_end(self.settings, t.thread_id, "rejected", error=message)
         return {"status": "rejected", "turn_id": t.turn_id, "message": message}
 
     def handed_back(self) -> dict:
@@ -443,6 +462,7 @@ class _TurnJob:
             log.error("event=error_post_failed turn=%s error=%s", t.turn_id, type(post_err).__name__)
         records.finish(self.store, t.turn_id, "failed", last_error=type(err).__name__)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
+        audit.record_end(self.settings, t.thread_id, "failed", error=f"{type(err).__name__}: {message}")
         if not transient:
             _no_more_retries()
         raise err

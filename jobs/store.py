@@ -170,6 +170,8 @@ CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expire
 CREATE TABLE IF NOT EXISTS idx (name TEXT NOT NULL, member TEXT NOT NULL, score REAL NOT NULL,
                                 PRIMARY KEY (name, member));
 CREATE INDEX IF NOT EXISTS idx_by_score ON idx (name, score);
+CREATE TABLE IF NOT EXISTS quota (key TEXT NOT NULL, member TEXT NOT NULL, score REAL NOT NULL,
+                                  PRIMARY KEY (key, member));
 """
 
 

@@ -150,7 +150,7 @@ def _when_finished(record: dict | None, message: Message, now: float, view: Rule
         new["pressed"] = [*((record or {}).get("pressed") or ()), message.event_id][-PRESSED_KEPT:]
     return Decision(Action.START, _fields(
         **new, status="queued", requester=message.author, question=body, turn_id=message.event_id,
-        error="", clarify_question="", paused_at=0.0, updated_at=now,
+        error="", clarify_question="", paused_at=0.0, updated_at=now, started_at=now,
     ))
 
 

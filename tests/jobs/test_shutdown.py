@@ -36,6 +36,7 @@ def _bot_env(tmp_path: Path, fake: FakeSlackAPI, tavily_url: str) -> dict:
         "DEEPRESEARCH_SEARCH": "tavily", "TAVILY_API_KEY": "test", "DEEPRESEARCH_TAVILY_URL": tavily_url,
         "DEEPRESEARCH_ALLOW_CLARIFICATION": "false", "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0",
         "DEEPRESEARCH_SHUTDOWN_GRACE": str(GRACE), "LOG_LEVEL": "INFO",
+        "DEEPRESEARCH_MAX_RUNNING_PER_USER": "10",  # one person asks all six questions
     })
     return env
 

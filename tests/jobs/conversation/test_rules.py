@@ -102,10 +102,11 @@ def test_start_writes_a_new_record_and_a_follow_up_keeps_the_report():
     new = decide(None, message("ask@", OTHER), NOW, VIEW).apply(None)
     assert new == {"thread_id": THREAD, "created_at": NOW, "status": "queued", "requester": OTHER,
                    "question": "How do tides work?", "turn_id": "e1", "error": "", "clarify_question": "",
-                   "paused_at": 0.0, "updated_at": NOW}
+                   "paused_at": 0.0, "updated_at": NOW, "started_at": NOW}
     follow = decide(record("done"), message("ask@", OTHER), NOW, VIEW).apply(record("done"))
     assert follow["report_dir"] == "/data/run1" and follow["requester"] == OTHER
     assert follow["created_at"] == NOW - 100 and follow["status"] == "queued"
+    assert follow["started_at"] == NOW  # the follow-up research's own start
 
 
 def test_resume_and_cancel_and_expiry_write_the_status():

@@ -1,0 +1,52 @@
+"""`deepresearch audit`'s output: the audit records (see :mod:`jobs.audit`) as a table or as JSON lines."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+#: Columns of the table: (header, how to show a record's value).
+_COLUMNS = (
+    ("when (UTC)", lambda r: str(r.get("at", ""))[:16].replace("T", " ")),
+    ("where", lambda r: ":".join(p for p in (r.get("platform"), r.get("workspace"), r.get("channel")) if p)),
+    ("requester", lambda r: str(r.get("requester") or "")),
+    ("question", lambda r: str(r.get("question") or "")),
+    ("clarified", lambda r: "yes" if r.get("clarification") else ""),
+    ("status", lambda r: str(r.get("status") or "")),
+    ("time", lambda r: _duration(float(r.get("duration_seconds") or 0))),
+    ("calls", lambda r: str(r.get("model_calls", 0))),
+    ("tokens", lambda r: f"{int(r.get('tokens') or 0):,}"),
+    ("sources", lambda r: str(r.get("sources", 0))),
+    ("files", lambda r: ", ".join(r.get("files") or [])),
+    ("error", lambda r: str(r.get("error") or "")),
+)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def print_audit(records: list[dict], *, as_json: bool = False, console: Console | None = None) -> None:
+    """Print ``records``: one JSON object per line with ``as_json``, else a rich table with a
+    total line (researches, model calls, tokens) on stdout."""
+    if as_json:
+        for record in records:
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    console = console or Console()
+    if not records:
+        console.print("No audit records.")
+        return
+    table = Table(show_lines=False, expand=False)
+    for header, _show in _COLUMNS:
+        table.add_column(header, overflow="fold", max_width=48 if header in ("question", "error") else None)
+    for record in records:
+        table.add_row(*(show(record) for _header, show in _COLUMNS))
+    console.print(table)
+    tokens = sum(int(r.get("tokens") or 0) for r in records)
+    calls = sum(int(r.get("model_calls") or 0) for r in records)
+    console.print(f"{len(records)} research(es), {calls:,} model call(s), {tokens:,} token(s)")

@@ -1,0 +1,267 @@
+"""The audit trail: one structured record per research, written when it ends.
+
+A record says when the research started and ended, where (platform, workspace or tenant,
+channel or chat), who asked what (the question cut to :data:`QUESTION_CHARS`), whether a
+clarifying question was asked, how it ended (``done``, ``failed``, ``cancelled``, ``rejected``),
+how long it took, the model calls and tokens by role, the sources found, the files delivered and
+the error line. It never holds a token, a key or a password: only ids, the question, counts and
+file names, and its text fields go through :func:`engine.redact.redact`.
+
+Records are JSON lines in ``{DATA_DIR}/audit.jsonl``, or rows of ``deepresearch_audit`` when
+``DATABASE_URL`` is set (so every host writes to one trail). ``deepresearch audit`` reads them;
+``deepresearch prune`` drops records older than its ``--older-than``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine.artifacts import safe_name
+from engine.redact import redact
+from engine.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: Characters of the question kept in a record.
+QUESTION_CHARS = 300
+#: Characters of the error line kept in a record.
+ERROR_CHARS = 300
+AUDIT_FILE = "audit.jsonl"
+_file_lock = threading.Lock()
+
+
+def turn_usage(settings: Settings, thread_id: str, since: float) -> dict:
+    """The model calls of ``thread_id`` that started at or after ``since`` (Unix seconds), from this
+    host's ``usage.jsonl`` files of the thread's runs (:class:`engine.models.UsageRecorder`).
+
+    Returns ``{"model_calls": n, "tokens": total, "tokens_by_role": {role: {"input": n, "output": n}}}``.
+    """
+    by_role: dict[str, dict[str, int]] = {}
+    calls = 0
+    for path in (settings.artifacts_dir / safe_name(thread_id)).glob("*/usage.jsonl"):
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if float(rec.get("started") or 0) < since:
+                continue
+            slot = by_role.setdefault(str(rec.get("role") or "unknown"), {"input": 0, "output": 0})
+            slot["input"] += int(rec.get("input_tokens") or 0)
+            slot["output"] += int(rec.get("output_tokens") or 0)
+            calls += 1
+    total = sum(v["input"] + v["output"] for v in by_role.values())
+    return {"model_calls": calls, "tokens": total, "tokens_by_role": by_role}
+
+
+def sources_count(directory: str | None) -> int:
+    """How many sources the run in ``directory`` found (its ``sources.json``); 0 when unknown."""
+    if not directory:
+        return 0
+    try:
+        data = json.loads((Path(directory) / "sources.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    return len(data.get("found") or []) if isinstance(data, dict) else 0
+
+
+def where(thread_id: str) -> dict:
+    """``{"platform", "workspace", "channel"}`` of a thread key (``slack:{team}:{channel}:{ts}``,
+    ``teams:{tenant}:{conversation}``, ``console:{id}``)."""
+    parts = thread_id.split(":")
+    platform = parts[0]
+    if platform == "slack" and len(parts) >= 4:
+        return {"platform": platform, "workspace": parts[1], "channel": parts[2]}
+    if platform == "teams" and len(parts) >= 3:
+        return {"platform": platform, "workspace": parts[1], "channel": ":".join(parts[2:]).split(";")[0]}
+    return {"platform": platform, "workspace": "", "channel": ":".join(parts[1:])}
+
+
+def build_record(*, thread_id: str, requester: str, question: str, status: str, started_at: float,
+                 clarification: str = "", usage: dict | None = None, sources: int = 0,
+                 files: Iterable[str] = (), error: str = "", ended_at: float | None = None) -> dict:
+    """One audit record (a JSON-safe dict) from the facts of a research that ended now.
+
+    ``started_at``/``ended_at``: Unix seconds; ``usage``: :func:`turn_usage`'s dict; ``files``:
+    the delivered files (only their names are kept).
+    """
+    ended = time.time() if ended_at is None else ended_at
+    usage = usage or {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
+    return {
+        "at": datetime.fromtimestamp(ended, UTC).isoformat(timespec="seconds"),
+        "started": datetime.fromtimestamp(started_at or ended, UTC).isoformat(timespec="seconds"),
+        **where(thread_id),
+        "thread": thread_id,
+        "requester": requester,
+        "question": redact(" ".join(question.split()))[:QUESTION_CHARS],
+        "clarification": redact(" ".join((clarification or "").split()))[:QUESTION_CHARS] or None,
+        "status": status,
+        "duration_seconds": round(max(0.0, ended - (started_at or ended)), 1),
+        "model_calls": int(usage.get("model_calls", 0)),
+        "tokens": int(usage.get("tokens", 0)),
+        "tokens_by_role": usage.get("tokens_by_role") or {},
+        "sources": int(sources),
+        "files": [Path(f).name for f in files],
+        "error": redact(" ".join((error or "").split()))[:ERROR_CHARS] or None,
+    }
+
+
+def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterable[str] = (),
+               directory: str | None = None, error: str = "") -> None:
+    """Write the audit record of ``thread_id``'s research, which ended now with ``status``.
+
+    The requester, question, clarifying question and start time come from the thread's registry
+    record (:mod:`jobs.threads`); the model calls and tokens from the runs' usage files since that
+    start; the sources from ``directory``'s ``sources.json``. Never raises (see :func:`write`).
+    """
+    try:
+        from jobs.store import get_store
+
+        thread = get_store(settings).get(f"thread:{thread_id}") or {}
+        started = float(thread.get("started_at") or thread.get("created_at") or time.time())
+        record = build_record(
+            thread_id=thread_id, requester=str(thread.get("requester") or ""), question=str(thread.get("question") or ""),
+            status=status, started_at=started, clarification=str(thread.get("clarify_question") or ""),
+            usage=turn_usage(settings, thread_id, started), sources=sources_count(directory), files=files,
+            error=error,
+        )
+    except Exception as err:  # bookkeeping must not fail a research
+        log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
+        return
+    write(settings, record)
+
+
+def write(settings: Settings, record: dict) -> None:
+    """Append ``record`` to the trail (JSON lines, or ``deepresearch_audit`` with ``DATABASE_URL``).
+
+    Never raises: a trail that cannot be written is one ``event=audit_write_failed`` log line,
+    and the research's delivery goes on.
+    """
+    try:
+        if settings.database_url is not None:
+            _write_postgres(settings, record)
+        else:
+            _write_file(settings, record)
+        log.info("event=audit_record thread=%s status=%s", record.get("thread"), record.get("status"))
+    except Exception as err:  # bookkeeping must not fail a research
+        log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
+
+
+def _write_file(settings: Settings, record: dict) -> None:
+    path = Path(settings.data_dir) / AUDIT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(record, ensure_ascii=False) + "\n"
+    # the lock orders appends of every process of the host with prune's rewrite
+    with _file_lock, path.open("a", encoding="utf-8") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _write_postgres(settings: Settings, record: dict) -> None:
+    from psycopg.types.json import Jsonb
+
+    from engine.database import connect, require_database
+
+    require_database(settings)
+    with connect(settings) as conn, conn.transaction():
+        conn.execute("INSERT INTO deepresearch_audit (at, requester, record) VALUES (%s, %s, %s)",
+                     (datetime.fromisoformat(record["at"]), record.get("requester") or "", Jsonb(record)))
+
+
+def read(settings: Settings, *, since_days: float | None = None, user: str | None = None) -> list[dict]:
+    """The records, oldest first, optionally only the last ``since_days`` days and one requester.
+
+    Raises:
+        engine.database.DatabaseError: ``DATABASE_URL`` is set and unusable.
+    """
+    cutoff = time.time() - since_days * 86400 if since_days is not None else None
+    if settings.database_url is not None:
+        records = _read_postgres(settings, cutoff, user)
+    else:
+        records = [r for r in _read_file(settings)
+                   if (cutoff is None or _epoch(r) >= cutoff) and (user is None or r.get("requester") == user)]
+    return records
+
+
+def _epoch(record: dict) -> float:
+    try:
+        return datetime.fromisoformat(str(record.get("at"))).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _read_file(settings: Settings) -> list[dict]:
+    path = Path(settings.data_dir) / AUDIT_FILE
+    return _parse(path.read_text(encoding="utf-8")) if path.exists() else []
+
+
+def _parse(text: str) -> list[dict]:
+    out = []
+    for line in text.splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut by a crash
+    return out
+
+
+def _read_postgres(settings: Settings, cutoff: float | None, user: str | None) -> list[dict]:
+    from engine.database import connect, require_database
+
+    require_database(settings)
+    query, args = "SELECT record FROM deepresearch_audit WHERE true", []
+    if cutoff is not None:
+        query += " AND at >= %s"
+        args.append(datetime.fromtimestamp(cutoff, UTC))
+    if user is not None:
+        query += " AND requester = %s"
+        args.append(user)
+    with connect(settings) as conn:
+        return [row[0] for row in conn.execute(query + " ORDER BY at, id", args).fetchall()]
+
+
+def prune(settings: Settings, *, older_than_days: float, dry_run: bool = False) -> int:
+    """Drop records older than ``older_than_days``; returns how many (would) go.
+
+    Raises:
+        engine.database.DatabaseError: ``DATABASE_URL`` is set and unusable. OSError: the file.
+    """
+    cutoff = time.time() - older_than_days * 86400
+    if settings.database_url is not None:
+        from engine.database import connect, require_database
+
+        require_database(settings)
+        with connect(settings) as conn, conn.transaction():
+            if dry_run:
+                return int(conn.execute("SELECT count(*) FROM deepresearch_audit WHERE at < %s",
+                                        (datetime.fromtimestamp(cutoff, UTC),)).fetchone()[0])
+            return conn.execute("DELETE FROM deepresearch_audit WHERE at < %s",
+                                (datetime.fromtimestamp(cutoff, UTC),)).rowcount
+    path = Path(settings.data_dir) / AUDIT_FILE
+    if not path.exists():
+        return 0
+    with _file_lock, path.open("r+", encoding="utf-8") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)  # appends wait while the file is rewritten in place
+        records = _parse(fh.read())
+        kept = [r for r in records if _epoch(r) >= cutoff]
+        if not dry_run and len(kept) < len(records):
+            fh.seek(0)
+            fh.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+            fh.truncate()
+            fh.flush()
+            os.fsync(fh.fileno())
+    return len(records) - len(kept)

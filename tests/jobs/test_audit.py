@@ -1,0 +1,157 @@
+"""The audit trail: one record per research (through a clarification, cancelled, failed), on the
+data dir's JSON lines or in PostgreSQL, and `deepresearch audit` / `deepresearch prune`."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+
+import pytest
+from typer.testing import CliRunner
+
+from bots.cli import app
+from jobs import audit, handle_message, thread_info
+from tests.fakes.recording_port import RecordingPort
+from tests.jobs.conftest import make_settings
+from tests.waiting import wait_idle
+
+SECRET_KEY = "sk-audit-should-never-appear-0123456789"
+
+
+def _say(settings, log, thread: str, text: str, turn_id: str, user: str = "U1"):
+    port = RecordingPort.create(log, thread).reference()
+    return handle_message(thread, user, text, port, turn_id, settings=settings, explicit_start=True)
+
+
+def _trail_text(settings) -> str:
+    path = settings.data_dir / audit.AUDIT_FILE
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def test_a_research_through_a_clarification_is_one_record(tmp_path, runner_for):
+    settings = make_settings(tmp_path / "data", allow_clarification=True)
+    runner = runner_for(settings)
+    log = tmp_path / "events.jsonl"
+    thread = "slack:T0AUDIT:C0CHAN:1700000000.000100"
+    assert _say(settings, log, thread, "pumps", "a1").action == "started"
+    wait_idle(runner)
+    assert thread_info(thread, settings=settings).status == "paused"
+    assert audit.read(settings) == []  # a question asked is not the end of the research
+    assert _say(settings, log, thread, "Air-source heat pumps for homes in Norway", "a2").action == "resumed"
+    wait_idle(runner)
+    assert thread_info(thread, settings=settings).status == "done"
+
+    [record] = audit.read(settings)
+    assert (record["platform"], record["workspace"], record["channel"]) == ("slack", "T0AUDIT", "C0CHAN")
+    assert record["requester"] == "U1" and record["question"] == "pumps" and record["status"] == "done"
+    assert record["clarification"] and record["clarification"].endswith("?")
+    assert record["model_calls"] >= 1 and set(record["tokens_by_role"]) >= {"research"}
+    assert record["tokens"] == sum(v["input"] + v["output"] for v in record["tokens_by_role"].values())
+    assert "report.md" in record["files"] and all("/" not in f for f in record["files"])
+    assert record["error"] is None and record["duration_seconds"] >= 0
+    started, ended = (datetime.fromisoformat(record[k]) for k in ("started", "at"))
+    assert started <= ended and ended.tzinfo is not None
+
+
+def test_a_cancelled_research_is_recorded(tmp_path, redis_db):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db)  # no worker: it stays queued
+    log = tmp_path / "events.jsonl"
+    thread = "teams:72f988bf-0000-4000-8000-000000000001:a:personal-chat"
+    assert _say(settings, log, thread, "How do tides work?", "c1").action == "started"
+    assert _say(settings, log, thread, "cancel", "c2").action == "cancelled"
+    [record] = audit.read(settings)
+    assert record["status"] == "cancelled" and record["error"] == "cancelled before it started"
+    assert (record["platform"], record["workspace"], record["channel"]) == (
+        "teams", "72f988bf-0000-4000-8000-000000000001", "a:personal-chat")
+    assert record["model_calls"] == 0 and record["files"] == [] and record["clarification"] is None
+
+
+def test_a_research_cancelled_while_it_waits_for_an_answer_is_recorded(tmp_path, runner_for):
+    settings = make_settings(tmp_path / "data", allow_clarification=True)
+    runner = runner_for(settings)
+    log = tmp_path / "events.jsonl"
+    _say(settings, log, "console:waits", "pumps", "w1")
+    wait_idle(runner)
+    assert _say(settings, log, "console:waits", "cancel", "w2").action == "cancelled"
+    [record] = audit.read(settings)
+    assert record["status"] == "cancelled" and record["clarification"] and record["model_calls"] >= 1
+    assert record["error"] == "cancelled while waiting for an answer"
+
+
+def test_a_failed_research_is_recorded_without_secrets(tmp_path, runner_for, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
+    settings = make_settings(tmp_path / "data", llm="openai", openai_api_key=None)
+    runner = runner_for(settings, retry_intervals=(0, 0, 0))
+    _say(settings, tmp_path / "events.jsonl", "console:nokey", "How do heat pumps work?", "f1")
+    wait_idle(runner)
+    [record] = audit.read(settings)
+    assert record["status"] == "failed" and "OPENAI_API_KEY" in record["error"]
+    assert record["question"] == "How do heat pumps work?" and record["files"] == []
+    assert SECRET_KEY not in _trail_text(settings)
+
+
+def test_a_secret_in_a_question_is_masked_and_a_long_question_cut():
+    record = audit.build_record(thread_id="console:x", requester="U1", status="done", started_at=time.time(),
+                                question="my key is xoxb-1234567890-abcdefghijklmnop, " + "why " * 200)
+    assert "xoxb-1234567890" not in json.dumps(record)
+    assert len(record["question"]) == audit.QUESTION_CHARS
+
+
+def _seed(settings) -> None:
+    now = time.time()
+    for n, (user, age_days, status) in enumerate([("U0OLD", 40, "done"), ("U0ALICE", 2, "done"),
+                                                  ("U0BOB", 0.1, "failed")]):
+        audit.write(settings, audit.build_record(
+            thread_id=f"slack:T1:C1:17000000{n}.0001", requester=user, question=f"Question of {user}?",
+            status=status, started_at=now - age_days * 86400 - 95, ended_at=now - age_days * 86400,
+            usage={"model_calls": 12, "tokens": 3456, "tokens_by_role": {"research": {"input": 3000, "output": 456}}},
+            sources=7, files=["/data/x/report.md", "/data/x/report.pdf"], error="boom" if status == "failed" else ""))
+
+
+def test_the_audit_command_prints_a_table_or_json(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    settings = make_settings(tmp_path / "data")
+    _seed(settings)
+    runner = CliRunner()
+    table = runner.invoke(app, ["audit"], env={"COLUMNS": "250"})
+    assert table.exit_code == 0, table.output
+    for text in ("U0OLD", "U0ALICE", "U0BOB", "Question of U0ALICE?", "slack:T1:C1", "3,456",
+                 "report.md, report.pdf", "boom", "1m35s", "3 research(es), 36 model call(s), 10,368 token(s)"):
+        assert text in table.output, text
+    recent = runner.invoke(app, ["audit", "--since", "7", "--json"])
+    assert recent.exit_code == 0
+    rows = [json.loads(line) for line in recent.output.splitlines()]
+    assert [r["requester"] for r in rows] == ["U0ALICE", "U0BOB"]
+    assert rows[0]["tokens_by_role"] == {"research": {"input": 3000, "output": 456}} and rows[0]["sources"] == 7
+    one = runner.invoke(app, ["audit", "--user", "U0BOB", "--json"])
+    assert [json.loads(line)["requester"] for line in one.output.splitlines()] == ["U0BOB"]
+    assert runner.invoke(app, ["audit", "--since", "-1"]).exit_code == 2
+
+
+def test_prune_applies_its_retention_to_the_audit_trail(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    settings = make_settings(tmp_path / "data")
+    _seed(settings)
+    result = CliRunner().invoke(app, ["prune", "--older-than", "30"])
+    assert result.exit_code == 0, result.output
+    assert "deleted 1 audit record(s)" in result.output
+    assert [r["requester"] for r in audit.read(settings)] == ["U0ALICE", "U0BOB"]
+
+
+def test_the_trail_is_a_postgres_table_with_database_url(tmp_path, pg_url):
+    settings = make_settings(tmp_path / "data", database_url=pg_url)
+    _seed(settings)
+    assert not (tmp_path / "data" / audit.AUDIT_FILE).exists()
+    assert [r["requester"] for r in audit.read(settings)] == ["U0OLD", "U0ALICE", "U0BOB"]
+    assert [r["requester"] for r in audit.read(settings, since_days=7, user="U0BOB")] == ["U0BOB"]
+    assert audit.prune(settings, older_than_days=30, dry_run=True) == 1
+    assert audit.prune(settings, older_than_days=30) == 1
+    assert [r["requester"] for r in audit.read(settings)] == ["U0ALICE", "U0BOB"]
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_settings(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
