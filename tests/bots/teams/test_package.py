@@ -63,6 +63,9 @@ def test_manifest_template():
     titles = {c["title"] for cl in bot["commandLists"] for c in cl["commands"]}
     assert titles == {"research", "help"}
     assert manifest["validDomains"] == ["bot.example.com"]
+    # least privilege: the bot reads no user profile and opens no chat with team members on its own
+    assert "permissions" not in manifest and "webApplicationInfo" not in manifest
+    assert "authorization" not in manifest
     assert manifest["icons"] == {"color": "color.png", "outline": "outline.png"}
     assert len(manifest["description"]["short"]) <= 80
     assert "{{" not in json.dumps(manifest)
