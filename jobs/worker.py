@@ -13,7 +13,7 @@ import redis
 from rq import Worker
 
 from engine.settings import SettingsError, get_settings, load_settings
-from jobs import records
+from jobs import audit, records
 from jobs.port import port_from_reference
 from jobs.queue import QUEUE_NAME, redis_connection
 from jobs.stopping import request_stop
@@ -195,6 +195,7 @@ def _tell_user_lost(job) -> None:
         port_from_reference(turn["port"]).post(LOST_TEXT)
         records.finish(store, turn["turn_id"], "failed", last_error="abandoned")
         set_thread(store, turn["thread_id"], status="failed", error="the worker running it was killed")
+        audit.record_end(settings, turn["thread_id"], "failed", error="the worker running it was killed")
     except Exception as err:  # best effort: the job is in RQ's failed registry either way
         log.error("event=lost_notice_failed job=%s error=%s", getattr(job, "id", "?"), type(err).__name__)
 

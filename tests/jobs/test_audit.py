@@ -7,7 +7,6 @@ import json
 import time
 from datetime import datetime
 
-import pytest
 from typer.testing import CliRunner
 
 from bots.cli import app
@@ -150,8 +149,3 @@ def test_the_trail_is_a_postgres_table_with_database_url(tmp_path, pg_url):
     assert audit.prune(settings, older_than_days=30, dry_run=True) == 1
     assert audit.prune(settings, older_than_days=30) == 1
     assert [r["requester"] for r in audit.read(settings)] == ["U0ALICE", "U0BOB"]
-
-
-@pytest.fixture(autouse=True)
-def _no_stray_settings(monkeypatch):
-    monkeypatch.delenv("COLUMNS", raising=False)

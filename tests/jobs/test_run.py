@@ -97,6 +97,10 @@ def test_a_lost_turn_is_told_once_after_its_last_retry(tmp_path, monkeypatch):
     on_abandoned(job, AbandonedJobError, AbandonedJobError(), None)  # already told
     assert [e["text"] for e in read_events(log)] == [LOST_TEXT]
     assert thread_info("console:lost", settings=settings).status == "failed"
+    from jobs import audit
+
+    [record] = audit.read(settings)  # the research ended: one audit record, however often it was told
+    assert record["status"] == "failed" and "killed" in record["error"]
 
 
 def _cancel_when_research_ends(monkeypatch, settings, thread: str) -> None:
