@@ -39,31 +39,41 @@ _file_lock = threading.Lock()
 
 
 def turn_usage(settings: Settings, thread_id: str, since: float) -> dict:
-    """The model calls of ``thread_id`` that started at or after ``since`` (Unix seconds), from this
-    host's ``usage.jsonl`` files of the thread's runs (:class:`engine.models.UsageRecorder`).
+    """The model calls of ``thread_id`` that started at or after ``since`` (Unix seconds): the
+    usage records of :class:`engine.models.UsageRecorder`, from ``deepresearch_usage`` with
+    ``DATABASE_URL`` (every host's calls), else from this host's ``usage.jsonl`` of each run.
 
     Returns ``{"model_calls": n, "tokens": total, "tokens_by_role": {role: {"input": n, "output": n}}}``.
     """
     by_role: dict[str, dict[str, int]] = {}
     calls = 0
-    for path in (settings.artifacts_dir / safe_name(thread_id)).glob("*/usage.jsonl"):
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError:
+    for rec in _usage_records(settings, thread_id):
+        if float(rec.get("started") or 0) < since:
             continue
-        for line in lines:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if float(rec.get("started") or 0) < since:
-                continue
-            slot = by_role.setdefault(str(rec.get("role") or "unknown"), {"input": 0, "output": 0})
-            slot["input"] += int(rec.get("input_tokens") or 0)
-            slot["output"] += int(rec.get("output_tokens") or 0)
-            calls += 1
+        slot = by_role.setdefault(str(rec.get("role") or "unknown"), {"input": 0, "output": 0})
+        slot["input"] += int(rec.get("input_tokens") or 0)
+        slot["output"] += int(rec.get("output_tokens") or 0)
+        calls += 1
     total = sum(v["input"] + v["output"] for v in by_role.values())
     return {"model_calls": calls, "tokens": total, "tokens_by_role": by_role}
+
+
+def _usage_records(settings: Settings, thread_id: str) -> list[dict]:
+    if settings.database_url is not None:
+        from engine.database import connect, require_database
+
+        require_database(settings)
+        with connect(settings) as conn:
+            rows = conn.execute("SELECT record FROM deepresearch_usage WHERE thread_key = %s ORDER BY id",
+                                (safe_name(thread_id),)).fetchall()
+        return [row[0] for row in rows if isinstance(row[0], dict)]
+    out: list[dict] = []
+    for path in (settings.artifacts_dir / safe_name(thread_id)).glob("*/usage.jsonl"):
+        try:
+            out += _parse(path.read_text(encoding="utf-8"))
+        except OSError:
+            continue
+    return out
 
 
 def sources_count(directory: str | None) -> int:

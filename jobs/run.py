@@ -191,8 +191,7 @@ class _TurnJob:
         except Exception as err:
             result = self.failed(err)
         finally:  # what this attempt spent counts against the requester's daily budget
-            usage = audit.turn_usage(self.settings, t.thread_id, since)
-            self._quota(quotas.add_tokens, f"{t.turn_id}#{rec.get('attempts', 1)}", usage["tokens"])
+            self._count_tokens(since, int(rec.get("attempts", 1)))
         log.info("event=turn_end turn=%s thread=%s status=%s seconds=%.1f", t.turn_id, t.thread_id,
                  result.get("status"), time.monotonic() - started)
         return result
@@ -216,6 +215,15 @@ class _TurnJob:
                 return self._rejected(str(err))
             self.rec = records.patch(self.store, t.turn_id, outcome=outcome) or self.rec
         return self._deliver(outcome)
+
+    def _count_tokens(self, since: float, attempt: int) -> None:
+        """Add the tokens this attempt's model calls spent (since ``since``) to the daily budget."""
+        try:
+            tokens = audit.turn_usage(self.settings, self.turn.thread_id, since)["tokens"]
+        except Exception as err:  # bookkeeping: the research's outcome stands
+            log.warning("event=quota_update_failed turn=%s error=%s", self.turn.turn_id, type(err).__name__)
+            return
+        self._quota(quotas.add_tokens, f"{self.turn.turn_id}#{attempt}", tokens)
 
     def _quota(self, step, *args) -> None:
         """Run a :mod:`jobs.quotas` step for this turn; a failure is logged (slots also expire)."""

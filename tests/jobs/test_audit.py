@@ -149,3 +149,18 @@ def test_the_trail_is_a_postgres_table_with_database_url(tmp_path, pg_url):
     assert audit.prune(settings, older_than_days=30, dry_run=True) == 1
     assert audit.prune(settings, older_than_days=30) == 1
     assert [r["requester"] for r in audit.read(settings)] == ["U0ALICE", "U0BOB"]
+
+
+def test_usage_is_read_from_every_host_with_database_url(tmp_path, pg_url):
+    from engine.artifact_store import artifact_store
+    from engine.artifacts import run_dir
+
+    settings = make_settings(tmp_path / "data", database_url=pg_url)
+    store = artifact_store(settings)
+    now = time.time()
+    for role, started, tokens in (("research", now - 3600, 100), ("research", now - 10, 40), ("review", now - 5, 7)):
+        store.add_usage(run_dir(settings, "slack:T1:C1:1.2", "run-1"),
+                        {"role": role, "model": "m", "input_tokens": tokens, "output_tokens": 1, "started": started})
+    usage = audit.turn_usage(settings, "slack:T1:C1:1.2", since=now - 60)
+    assert usage == {"model_calls": 2, "tokens": 49,
+                     "tokens_by_role": {"research": {"input": 40, "output": 1}, "review": {"input": 7, "output": 1}}}

@@ -162,3 +162,25 @@ def test_a_crashed_turn_cannot_hold_its_slot_for_ever(tmp_path, request, kind):
                           settings=settings).allowed
     assert not quotas.acquire(store, turn_id="third", user="U1", thread_id=_thread(3), start=True,
                               settings=settings).allowed
+
+
+def test_the_tokens_a_research_spent_count_against_the_daily_budget(tmp_path, runner_for):
+    from tests.fakes.recording_port import RecordingPort
+    from tests.waiting import wait_idle
+
+    settings = make_settings(tmp_path / "data", max_tokens_per_user_per_day=1)
+    runner = runner_for(settings)
+    port = RecordingPort.create(tmp_path / "events.jsonl", "console:budget").reference()
+    first = handle_message("console:budget", "U1", "How do heat pumps work?", port, "b1", settings=settings,
+                           explicit_start=True)
+    assert first.action == "started"
+    wait_idle(runner)
+    assert thread_info("console:budget", settings=settings).status == "done"
+    again = handle_message("console:budget2", "U1", "And geothermal ones?", port, "b2", settings=settings,
+                           explicit_start=True)
+    assert again.action == "over_quota" and "used the model budget allowed for 24 hours (1)" in again.text
+    assert re.search(r"Try again after \d\d:\d\d UTC \(in about 2[34] h", again.text), again.text
+    other = handle_message("console:budget3", "U2", "And geothermal ones?", port, "b3", settings=settings,
+                           explicit_start=True)
+    assert other.action == "started"
+    wait_idle(runner)
