@@ -97,8 +97,8 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
         return None, False
     verdict = quotas.acquire(store, turn_id=message.event_id, user=message.author, thread_id=message.thread_key,
                              start=preview.action is Action.START, settings=settings, now=now)
-    if verdict.allowed:
-        return None, True
+    if verdict.allowed:  # a repeat of the same event holds the first one's slot: it must not give it back
+        return None, verdict.taken
     log.info("event=over_quota thread=%s user=%s limit=%s who=%s", message.thread_key, message.author,
              verdict.limit, verdict.who)
     text = f"{MENTION} {quotas.refused_text(verdict, now)}"
@@ -106,6 +106,10 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
 
 
 def _give_back(store, message: Message) -> None:
+    """Release the slot taken for ``message``, unless another delivery of the same event is the
+    thread's current turn (it runs under that slot)."""
+    if (store.get(f"thread:{message.thread_key}") or {}).get("turn_id") == message.event_id:
+        return
     quotas.release(store, message.event_id, user=message.author, thread_id=message.thread_key)
 
 
@@ -138,7 +142,7 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
         log.error("event=enqueue_failed thread=%s turn=%s error=%s", message.thread_key, message.event_id,
                   type(err).__name__)
         set_thread(get_store(settings), message.thread_key, status="failed", error="could not queue the research")
-        _give_back(get_store(settings), message)
+        quotas.release(get_store(settings), message.event_id, user=message.author, thread_id=message.thread_key)
         return Reply(text=QUEUE_DOWN, action="rejected")
     if outcome == "duplicate":
         return Reply(action="duplicate")

@@ -107,6 +107,7 @@ class Verdict:
         retry_at: Unix time (seconds) from which a new start fits the limit; None for ``running``
             (a slot frees when one of the researches ends).
         maximum: the limit's value.
+        taken: True when this call took the slot (False: no slot needed, or the turn held it already).
     """
 
     allowed: bool
@@ -114,6 +115,7 @@ class Verdict:
     who: str | None = None
     retry_at: float | None = None
     maximum: int = 0
+    taken: bool = False
 
 
 def scope_of(thread_id: str) -> str:
@@ -231,7 +233,7 @@ def _when(retry_at: float | None, now: float | None) -> str:
 def _verdict(result: list[str], limits: Limits) -> Verdict:
     code, value = result[0], result[1]
     if code == "ok":
-        return Verdict(True)
+        return Verdict(True, taken=value == "1")
     limit, _, index = code.partition(":")
     who = "user" if index == "1" else "workspace"
     offset = {"running": 0, "daily": 2, "tokens": 4}[limit]

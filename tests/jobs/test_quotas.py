@@ -184,3 +184,12 @@ def test_the_tokens_a_research_spent_count_against_the_daily_budget(tmp_path, ru
                            explicit_start=True)
     assert other.action == "started"
     wait_idle(runner)
+
+
+def test_a_repeated_event_does_not_give_back_the_slot_of_the_first(backend):
+    settings, queued = backend
+    with ThreadPoolExecutor(max_workers=8) as pool:  # one event delivered eight times at once
+        replies = list(pool.map(lambda _n: _ask(settings, "U1", 1, turn_id="ev-same"), range(8)))
+    assert sum(r.action == "started" for r in replies) == 1 and len(queued()) == 1
+    assert _ask(settings, "U1", 2).action == "started"
+    assert _ask(settings, "U1", 3).action == "over_quota"  # the first still holds its slot
