@@ -1,5 +1,5 @@
 """MICROSOFT_ALLOWED_TENANTS: another tenant's activities are acknowledged and ignored (no reply,
-no typing, no job); the allowed tenant works as before."""
+no typing, no job); the allowed tenant works as before. And the quota refusal as Teams shows it."""
 
 from __future__ import annotations
 
@@ -51,3 +51,22 @@ def test_a_stranger_tenant_is_acknowledged_and_ignored(guarded_bot, connector, s
 
     assert [c for c in connector.calls if c.conversation_id == "a:stranger"] == [], "nothing said to the stranger"
     assert jobs.thread_info(f"teams:{STRANGER}:a:stranger", settings=settings) is None, "no job"
+
+
+def test_over_the_running_limit_one_reply_and_nothing_queued(settings, bot_port, connector, redis_db):
+    from rq import Queue
+
+    from jobs.queue import QUEUE_NAME, redis_connection
+
+    limited = settings.model_copy(update={"redis_url": redis_db, "max_running_per_user": 1})  # no worker runs
+    server = BotServer(limited, bot_port)
+    try:
+        assert server.send(personal_message(connector.url, "heat pumps in Norway", conversation_id="a:one")).ok
+        assert server.send(personal_message(connector.url, "heat pumps in Sweden", conversation_id="a:two")).ok
+        [reply] = connector.wait_for(lambda c: c.messages("a:two"), what="the refusal") and connector.messages("a:two")
+        assert "You have 1 research running already" in reply.text and "<at>Alice</at>" in reply.text
+        assert connector.messages("a:one") == []  # the first one is queued: its job will speak
+        assert len(Queue(QUEUE_NAME, connection=redis_connection(redis_db)).job_ids) == 1
+        assert jobs.thread_info(f"teams:{TENANT}:a:two", settings=limited) is None
+    finally:
+        server.stop()
