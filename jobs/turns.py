@@ -74,7 +74,7 @@ class Reply:
             post it normally).
         action: what happened, for logs and tests: ``started``, ``resumed``, ``cancelled``,
             ``cancelling``, ``busy``, ``refused``, ``expired``, ``duplicate``, ``ignored``,
-            ``rejected``.
+            ``rejected``, ``over_quota`` (a limit of :mod:`jobs.quotas` was reached; nothing queued).
         turn_id: the queued turn's id when one was queued.
         mention: the platform user id of the person ``text`` names at :data:`MENTION`, or None.
     """
