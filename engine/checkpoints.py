@@ -196,7 +196,8 @@ async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
             await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             await conn.execute("PRAGMA journal_mode=WAL")
             store = AsyncSqliteStore(conn)
-            await store.setup()
+            async with _file_lock(settings.checkpoint_path.with_name("store-setup.lock")):
+                await store.setup()
             try:
                 yield store
             finally:
@@ -209,6 +210,25 @@ async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
 
 
 _pg_store_ready: set[str] = set()
+
+
+@contextlib.asynccontextmanager
+async def _file_lock(path) -> AsyncIterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing) across processes of this host.
+
+    ``AsyncSqliteStore.setup`` reads its schema version and then applies the migrations after it
+    in separate statements (``executescript`` commits on its own), so two processes setting up
+    the same fresh file at once would both apply migration 0 and one would fail on
+    ``store_migrations``'s primary key; they take turns instead.
+    """
+    import fcntl
+
+    fh = await asyncio.to_thread(open, path, "a")
+    try:
+        await asyncio.to_thread(fcntl.flock, fh, fcntl.LOCK_EX)
+        yield
+    finally:
+        fh.close()  # closing the file releases the lock
 
 
 async def _stop_batching(store: BaseStore) -> None:
