@@ -158,3 +158,42 @@ def test_text_without_minted_ids_passes_unchanged():
         assert numbering.apply(text) == text, text
         assert numbering.cited == [] and numbering.removed == []
         assert keep_known_ids(text, REG) == text
+
+
+def test_sources_found_by_parallel_researchers_all_reach_the_report():
+    from engine.citations import merge_sources
+
+    ids = list(REG)
+    first = {ids[0]: REG[ids[0]]}
+    second = {ids[1]: REG[ids[1]], ids[0]: {**REG[ids[0]], "title": "a later copy"}}
+    registry = merge_sources(merge_sources(None, first), second)
+    assert registry == {ids[0]: REG[ids[0]], ids[1]: REG[ids[1]]}  # both batches; the first record of an id wins
+    assert merge_sources(registry, None) == registry and merge_sources(None, None) == {}
+    _, cited, _ = finalize_citations(f"One {A}. Two {B}.", registry)
+    assert [(c.number, c.title) for c in cited] == [(1, "Alpha"), (2, "Beta")]
+    fresh = merge_sources(registry, {"type": "override", "value": {ids[2]: REG[ids[2]]}})
+    assert fresh == {ids[2]: REG[ids[2]]}  # a new research in the thread starts from its own sources
+
+
+def test_a_group_citing_an_earlier_source_after_a_new_one_keeps_both():
+    ids = list(REG)
+    # the report reads "[2, 1]" style groups: a new source then one numbered before
+    body, cited, removed = finalize_citations(f"First {A}. Then [{ids[1]}, Sdeadbe, {ids[0]}] and [{ids[2]}; {ids[0]}].", REG)
+    assert body.strip() == "First [1]. Then [2][1] and [3][1]."
+    assert removed == ["Sdeadbe"] and [c.number for c in cited] == [1, 2, 3]
+
+
+def test_a_link_to_an_invented_url_keeps_its_words_and_loses_the_url():
+    body, cited, _ = finalize_citations(
+        f"See [the EU study {B}](https://invented.example/eu) and [Alpha's page](https://a.example/1).", REG)
+    assert body.strip() == "See the EU study [1] and [Alpha's page](https://a.example/1)."
+    assert [c.title for c in cited] == ["Beta"]
+
+
+def test_the_sources_section_is_a_level_two_heading_in_the_report_language():
+    _, cited, _ = finalize_citations(f"Claim {A}.", REG)
+    assert sources_section(cited) == "## Sources\n\n1. [Alpha](<https://a.example/1>)\n"
+    assert sources_section(cited, "de").startswith("## Quellen\n\n1. [Alpha]")
+    assert sources_section(cited, "xx").startswith("## Sources\n\n")
+    assert sources_section([], "fr") == "## Sources\n\nNo sources were found or cited.\n"
+    assert sources_section([], "es", "Sin fuentes.") == "## Fuentes\n\nSin fuentes.\n"
