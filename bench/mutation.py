@@ -11,7 +11,8 @@ mutmut runs, for each mutant, only the listed tests that call the mutated functi
 survivors ``[tool.deepresearch.mutation.equivalent]`` explains, with the reason), ``score``
 (killed / (mutants - equivalent), in percent), the survivors' names, the seconds it took and
 when. Modules not run this time keep their earlier entry. Not part of ``.ci/run``: a full run takes
-minutes per module.
+minutes per module. The scratch copy stays until the next run, so a survivor can be read with
+``cd .mutation/<module> && ../../.venv/bin/mutmut show NAME``.
 
 Usage::
 
@@ -110,7 +111,6 @@ def measure(module: str, tests: list[str], equivalent: dict[str, str], *, childr
     entry = figures(mutmut(work, "results", "--all", "true", timeout=600), equivalent)
     entry.update(tests=tests, seconds=round(time.monotonic() - started),
                  measured_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    shutil.rmtree(work, ignore_errors=True)
     return entry
 
 

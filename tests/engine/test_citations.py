@@ -197,3 +197,66 @@ def test_the_sources_section_is_a_level_two_heading_in_the_report_language():
     assert sources_section(cited, "xx").startswith("## Sources\n\n")
     assert sources_section([], "fr") == "## Sources\n\nNo sources were found or cited.\n"
     assert sources_section([], "es", "Sin fuentes.") == "## Fuentes\n\nSin fuentes.\n"
+
+
+def test_prompts_count_bare_ids_and_ids_in_link_text_and_show_titles_cleanly():
+    ids = list(REG)
+    long_title = "A   very\nlong title " + "x" * 200
+    registry = {**REG, ids[0]: {"url": "https://a.example/1", "title": long_title},
+                ids[1]: {"url": "https://b.example/2", "title": ""}}
+    text = f"bare {ids[0]} then [see {B}](https://b.example/2) and {ids[0]} again; S000000 is not a source"
+    lines, left_out = prompt_sources(registry, [text])
+    first, second = lines.splitlines()
+    title = first.removeprefix(f"[{ids[0]}] ").removesuffix(" — https://a.example/1")
+    assert len(title) == 150 and title.endswith("…") and title.startswith("A very long title xxx")
+    assert second == f"[{ids[1]}] https://b.example/2 — https://b.example/2"  # no title: the URL
+    assert left_out == 0
+    assert cited_ids(text, registry) == [ids[0], ids[1], ids[0]]
+    assert cited_ids(text) == [ids[1]]  # without a registry only bracketed ids count
+    one = source_block(registry, [text], limit=1)
+    assert one.splitlines()[0].startswith(f"[{ids[0]}] A very") and "(1 more cited sources" in one
+
+
+def test_the_review_legend_reads_bare_ids_and_escapes_titles():
+    ids = list(REG)
+    registry = {ids[0]: {"url": "https://a.example/1", "title": "Heat *pumps* [2024] _draft_"},
+                ids[1]: {"url": "https://b.example/2"}}
+    assert id_legend([f"as {ids[0]} says, and {B}"], registry) == [
+        f"- [{ids[0]}] [Heat \\*pumps\\* \\[2024\\] \\_draft\\_](<https://a.example/1>)",
+        f"- [{ids[1]}] [https://b.example/2](<https://b.example/2>)",
+    ]
+
+
+def test_a_url_the_user_wrote_at_the_end_of_a_sentence_is_theirs():
+    body, cited, _ = finalize_citations("As you said, https://user.example/page is a start.", REG,
+                                        user_text="Start from https://user.example/page.")
+    assert body.strip() == "As you said, https://user.example/page is a start." and cited == []
+
+
+def test_citations_after_a_cited_link_and_inside_tilde_fences():
+    body, _, _ = finalize_citations(f"[Alpha {A}](https://a.example/1) then {B}.\n\n~~~\nquoted {C}\n~~~\n", REG)
+    assert body == f"[Alpha [1]](https://a.example/1) then [2].\n\n~~~\nquoted {C}\n~~~\n"
+
+
+def test_a_source_url_ending_in_a_capital_x_is_kept_whole():
+    url = "https://x.example/ABX"
+    registry = {source_id(url): {"url": url, "title": "X"}}
+    assert finalize_citations(f"See {url}.", registry)[0].strip() == f"See {url}."
+
+
+def test_groups_of_known_ids_stay_adjacent_markers():
+    ids = list(REG)
+    assert keep_known_ids(f"claim [{ids[0]}, Sdeadbe, {ids[1]}].", REG) == f"claim {A}{B}."
+    assert ids_to_numbers(f"claim [{ids[0]}; {ids[1]}]", {ids[0]: 1, ids[1]: 2}) == "claim [1][2]"
+
+
+def test_a_title_loses_its_ids_but_keeps_its_links_and_urls():
+    numbering = Numbering(REG)
+    assert numbering.strip(f"Heat pumps {A} per [Beta](https://b.example/2) https://c.example/3") == (
+        "Heat pumps per [Beta](https://b.example/2) https://c.example/3")
+    assert numbering.numbers == {}
+
+
+def test_an_indented_code_block_keeps_its_ids():
+    body, _, _ = finalize_citations(f"Claim {A}.\n\n    quoted {B}\n\nMore {C}.", REG)
+    assert body == f"Claim [1].\n\n    quoted {B}\n\nMore [2].\n"
