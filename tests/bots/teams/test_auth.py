@@ -51,10 +51,10 @@ def handed(settings: Settings):
 
 
 def _settled(settings: Settings) -> list[str]:
-    """Wait until Alice's researches stopped running (asked, finished or failed); their statuses."""
+    """Wait until Alice's researches are asking or over (finished, failed, files posted); their statuses."""
     def statuses() -> list[str]:
         found = [t.status for t in jobs.threads_of(ALICE["id"], settings=settings)]
-        return found if found and not set(found) & {"queued", "running"} else []
+        return found if found and not set(found) & {"queued", "running", "delivering"} else []
 
     return wait_for(statuses, what="the research to settle")
 
