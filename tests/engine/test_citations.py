@@ -260,3 +260,31 @@ def test_a_title_loses_its_ids_but_keeps_its_links_and_urls():
 def test_an_indented_code_block_keeps_its_ids():
     body, _, _ = finalize_citations(f"Claim {A}.\n\n    quoted {B}\n\nMore {C}.", REG)
     assert body == f"Claim [1].\n\n    quoted {B}\n\nMore [2].\n"
+
+
+def test_the_found_sources_block_counts_names_and_lists_what_is_cited():
+    from engine.citations import found_sources_block
+
+    ids = list(REG)
+    assert found_sources_block({}, [f"x {A}"]) == "(none)"
+    assert found_sources_block(REG, [f"claim {ids[0]} and [{ids[2]}]"]) == (
+        "3 sources found; 2 cited so far.\n"
+        f"[{ids[0]}] Alpha — https://a.example/1\n[{ids[2]}] Gamma — https://c.example/3\n"
+        f"Found, not cited so far: “Beta” [{ids[1]}]"
+    )
+    many = {source_id(f"https://m.example/{i}"): {"url": f"https://m.example/{i}", "title": f"M{i}"}
+            for i in range(8)}
+    first = list(many)
+    text = f"only [{first[0]}]"
+    block = found_sources_block(many, [text], limit=0)
+    assert block.splitlines()[0] == "8 sources found; 1 cited so far."
+    assert block.splitlines()[-1] == "Found, not cited so far: " + ", ".join(
+        f"“M{i}” [{first[i]}]" for i in range(1, 6)) + " (+2)"
+    assert found_sources_block(dict(list(many.items())[:6]), [text]).endswith(f"“M5” [{first[5]}]")
+
+
+def test_a_title_of_exactly_the_prompt_limit_is_kept_whole():
+    sid = source_id("https://t.example/")
+    title = "t" * 150
+    lines, _ = prompt_sources({sid: {"url": "https://t.example/", "title": title}}, [f"[{sid}]"])
+    assert lines == f"[{sid}] {title} — https://t.example/"
