@@ -1,4 +1,4 @@
-.PHONY: setup test demo bench chaos lint smoke-local-model
+.PHONY: setup test demo bench chaos lint smoke-local-model mutation
 
 setup:
 	bash scripts/setup.sh --dev
@@ -23,3 +23,6 @@ lint:
 # cached virtualenv of their own (~/.cache/deepresearch-local-model; the first run compiles llama.cpp).
 smoke-local-model:
 	bash scripts/setup.sh && .venv/bin/python scripts/smoke_local_model.py
+
+mutation:
+	.venv/bin/python -m bench.mutation

@@ -30,10 +30,11 @@ MAX_PROMPT_SOURCES = 60
 PROMPT_TITLE_CHARS = 150
 
 _ID = r"S[0-9a-fA-F]{6}"  # minted lowercase; a model that upper-cases one still means it
-# Candidates, leftmost first: a Markdown link, a bracketed group of ids ([Sa] [Sa, Sb] [Sa; Sb]),
+# Candidates, leftmost first: a Markdown link (its text may hold one level of brackets, as a
+# citation: ``[study [Sa]](url)``), a bracketed group of ids ([Sa] [Sa, Sb] [Sa; Sb]),
 # a bare URL, a bare id. Which of them are prose (not code) is settled by the Markdown parser.
 _CANDIDATE = re.compile(
-    r"(?P<link>(?<!!)\[(?P<text>[^\]\n]*)\]\((?P<url>https?://[^)\s]+(?:\([^)\s]*\))?[^)\s]*)\))"
+    r"(?P<link>(?<!!)\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((?P<url>https?://[^)\s]+(?:\([^)\s]*\))?[^)\s]*)\))"
     rf"|(?P<group>\[\s*{_ID}(?:\s*[,;]\s*{_ID})*\s*\])"
     r"|(?P<bare_url>(?<![(<\[])\bhttps?://[^\s)>\]]+)"
     rf"|(?P<bare_id>\b{_ID}\b)"

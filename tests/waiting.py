@@ -138,3 +138,21 @@ def run(args: list[str], *, timeout: float | None = None, **kwargs) -> subproces
         subprocess.TimeoutExpired: the command ran past the bound (it is killed, as ``subprocess.run`` does).
     """
     return subprocess.run(args, timeout=LONG if timeout is None else timeout, **kwargs)  # noqa: S603, PLW1510
+
+
+def wait_logged(caplog, *parts: str, count: int = 1, what: str | None = None) -> list[str]:
+    """Wait until ``count`` records captured by pytest's ``caplog`` contain every one of ``parts``
+    (the bot's own sign that it read an event and decided), and return those messages.
+
+    The caller sets the level first (``caplog.set_level("DEBUG", logger=...)``): a record below it
+    is never captured, and the wait fails with what it waited for.
+
+    Raises:
+        AssertionError: fewer than ``count`` such records after :data:`LONG` seconds.
+    """
+    def matching() -> list[str]:
+        found = [r.getMessage() for r in list(caplog.records)]
+        found = [m for m in found if all(p in m for p in parts)]
+        return found if len(found) >= count else []
+
+    return wait_for(matching, what=what or f"{count} log record(s) with {' '.join(parts)}")

@@ -50,6 +50,9 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
             signing_secret=secret,
             request_verification_enabled=False,  # checked once, by the HTTP bridge (see above)
             token_verification_enabled=False,
+            # the bot's own messages are noise to drop_repeats_and_noise, the one place that drops
+            # (and logs) what never becomes a turn
+            ignoring_self_events_enabled=False,
             process_before_response=False,
             # Bolt's default pool has 5 threads and each listener holds one after ack() while it
             # posts the root message; a larger pool keeps bursts of commands under Slack's 3 s.
@@ -122,6 +125,7 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
             return next()
         event = body.get("event") or {}
         if is_noise(event, handlers.bot_user_id):
+            log.debug("event=slack_event_dropped type=%s reason=noise", event.get("type"))
             return BoltResponse(status=200, body="")
         key = dedupe_key(body, event)
         if key and jobs.seen_before(key, settings=handlers.settings):

@@ -123,9 +123,11 @@ class SlackHandlers:
         """
         msg = read_event(body, event, self.bot_user_id)
         if msg is None:
+            log.debug("event=slack_message_ignored reason=unreadable")
             return
         addressed = msg.address is not Address.NONE
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
+            log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
         command = msg.text.strip().lower() if addressed and (msg.mentioned or msg.thread_ts is None) else None
         if command is not None and is_help(command):
@@ -226,10 +228,12 @@ class SlackHandlers:
         question, word = self._command_text(body)
         user, channel, team = body.get("user_id", ""), body.get("channel_id", ""), body.get("team_id", "")
         if is_help(word) or word == "status":
+            log.debug("event=slack_command_done reason=answered_in_ack")
             return
         try:
             validate_question(question)
         except TurnRejected:
+            log.debug("event=slack_command_done reason=refused_in_ack")
             return
         try:
             root = self.client.chat_postMessage(

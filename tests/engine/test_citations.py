@@ -158,3 +158,133 @@ def test_text_without_minted_ids_passes_unchanged():
         assert numbering.apply(text) == text, text
         assert numbering.cited == [] and numbering.removed == []
         assert keep_known_ids(text, REG) == text
+
+
+def test_sources_found_by_parallel_researchers_all_reach_the_report():
+    from engine.citations import merge_sources
+
+    ids = list(REG)
+    first = {ids[0]: REG[ids[0]]}
+    second = {ids[1]: REG[ids[1]], ids[0]: {**REG[ids[0]], "title": "a later copy"}}
+    registry = merge_sources(merge_sources(None, first), second)
+    assert registry == {ids[0]: REG[ids[0]], ids[1]: REG[ids[1]]}  # both batches; the first record of an id wins
+    assert merge_sources(registry, None) == registry and merge_sources(None, None) == {}
+    _, cited, _ = finalize_citations(f"One {A}. Two {B}.", registry)
+    assert [(c.number, c.title) for c in cited] == [(1, "Alpha"), (2, "Beta")]
+    fresh = merge_sources(registry, {"type": "override", "value": {ids[2]: REG[ids[2]]}})
+    assert fresh == {ids[2]: REG[ids[2]]}  # a new research in the thread starts from its own sources
+
+
+def test_a_group_citing_an_earlier_source_after_a_new_one_keeps_both():
+    ids = list(REG)
+    # the report reads "[2, 1]" style groups: a new source then one numbered before
+    body, cited, removed = finalize_citations(f"First {A}. Then [{ids[1]}, Sdeadbe, {ids[0]}] and [{ids[2]}; {ids[0]}].", REG)
+    assert body.strip() == "First [1]. Then [2][1] and [3][1]."
+    assert removed == ["Sdeadbe"] and [c.number for c in cited] == [1, 2, 3]
+
+
+def test_a_link_to_an_invented_url_keeps_its_words_and_loses_the_url():
+    body, cited, _ = finalize_citations(
+        f"See [the EU study {B}](https://invented.example/eu) and [Alpha's page](https://a.example/1).", REG)
+    assert body.strip() == "See the EU study [1] and [Alpha's page](https://a.example/1)."
+    assert [c.title for c in cited] == ["Beta"]
+
+
+def test_the_sources_section_is_a_level_two_heading_in_the_report_language():
+    _, cited, _ = finalize_citations(f"Claim {A}.", REG)
+    assert sources_section(cited) == "## Sources\n\n1. [Alpha](<https://a.example/1>)\n"
+    assert sources_section(cited, "de").startswith("## Quellen\n\n1. [Alpha]")
+    assert sources_section(cited, "xx").startswith("## Sources\n\n")
+    assert sources_section([], "fr") == "## Sources\n\nNo sources were found or cited.\n"
+    assert sources_section([], "es", "Sin fuentes.") == "## Fuentes\n\nSin fuentes.\n"
+
+
+def test_prompts_count_bare_ids_and_ids_in_link_text_and_show_titles_cleanly():
+    ids = list(REG)
+    long_title = "A   very\nlong title " + "x" * 200
+    registry = {**REG, ids[0]: {"url": "https://a.example/1", "title": long_title},
+                ids[1]: {"url": "https://b.example/2", "title": ""}}
+    text = f"bare {ids[0]} then [see {B}](https://b.example/2) and {ids[0]} again; S000000 is not a source"
+    lines, left_out = prompt_sources(registry, [text])
+    first, second = lines.splitlines()
+    title = first.removeprefix(f"[{ids[0]}] ").removesuffix(" — https://a.example/1")
+    assert len(title) == 150 and title.endswith("…") and title.startswith("A very long title xxx")
+    assert second == f"[{ids[1]}] https://b.example/2 — https://b.example/2"  # no title: the URL
+    assert left_out == 0
+    assert cited_ids(text, registry) == [ids[0], ids[1], ids[0]]
+    assert cited_ids(text) == [ids[1]]  # without a registry only bracketed ids count
+    one = source_block(registry, [text], limit=1)
+    assert one.splitlines()[0].startswith(f"[{ids[0]}] A very") and "(1 more cited sources" in one
+
+
+def test_the_review_legend_reads_bare_ids_and_escapes_titles():
+    ids = list(REG)
+    registry = {ids[0]: {"url": "https://a.example/1", "title": "Heat *pumps* [2024] _draft_"},
+                ids[1]: {"url": "https://b.example/2"}}
+    assert id_legend([f"as {ids[0]} says, and {B}"], registry) == [
+        f"- [{ids[0]}] [Heat \\*pumps\\* \\[2024\\] \\_draft\\_](<https://a.example/1>)",
+        f"- [{ids[1]}] [https://b.example/2](<https://b.example/2>)",
+    ]
+
+
+def test_a_url_the_user_wrote_at_the_end_of_a_sentence_is_theirs():
+    body, cited, _ = finalize_citations("As you said, https://user.example/page is a start.", REG,
+                                        user_text="Start from https://user.example/page.")
+    assert body.strip() == "As you said, https://user.example/page is a start." and cited == []
+
+
+def test_citations_after_a_cited_link_and_inside_tilde_fences():
+    body, _, _ = finalize_citations(f"[Alpha {A}](https://a.example/1) then {B}.\n\n~~~\nquoted {C}\n~~~\n", REG)
+    assert body == f"[Alpha [1]](https://a.example/1) then [2].\n\n~~~\nquoted {C}\n~~~\n"
+
+
+def test_a_source_url_ending_in_a_capital_x_is_kept_whole():
+    url = "https://x.example/ABX"
+    registry = {source_id(url): {"url": url, "title": "X"}}
+    assert finalize_citations(f"See {url}.", registry)[0].strip() == f"See {url}."
+
+
+def test_groups_of_known_ids_stay_adjacent_markers():
+    ids = list(REG)
+    assert keep_known_ids(f"claim [{ids[0]}, Sdeadbe, {ids[1]}].", REG) == f"claim {A}{B}."
+    assert ids_to_numbers(f"claim [{ids[0]}; {ids[1]}]", {ids[0]: 1, ids[1]: 2}) == "claim [1][2]"
+
+
+def test_a_title_loses_its_ids_but_keeps_its_links_and_urls():
+    numbering = Numbering(REG)
+    assert numbering.strip(f"Heat pumps {A} per [Beta](https://b.example/2) https://c.example/3") == (
+        "Heat pumps per [Beta](https://b.example/2) https://c.example/3")
+    assert numbering.numbers == {}
+
+
+def test_an_indented_code_block_keeps_its_ids():
+    body, _, _ = finalize_citations(f"Claim {A}.\n\n    quoted {B}\n\nMore {C}.", REG)
+    assert body == f"Claim [1].\n\n    quoted {B}\n\nMore [2].\n"
+
+
+def test_the_found_sources_block_counts_names_and_lists_what_is_cited():
+    from engine.citations import found_sources_block
+
+    ids = list(REG)
+    assert found_sources_block({}, [f"x {A}"]) == "(none)"
+    assert found_sources_block(REG, [f"claim {ids[0]} and [{ids[2]}]"]) == (
+        "3 sources found; 2 cited so far.\n"
+        f"[{ids[0]}] Alpha — https://a.example/1\n[{ids[2]}] Gamma — https://c.example/3\n"
+        f"Found, not cited so far: “Beta” [{ids[1]}]"
+    )
+    many = {source_id(f"https://m.example/{i}"): {"url": f"https://m.example/{i}", "title": f"M{i}"}
+            for i in range(8)}
+    first = list(many)
+    text = f"only [{first[0]}]"
+    block = found_sources_block(many, [text], limit=0)
+    assert block.splitlines()[0] == "8 sources found; 1 cited so far."
+    assert block.splitlines()[-1] == "Found, not cited so far: " + ", ".join(
+        f"“M{i}” [{first[i]}]" for i in range(1, 6)) + " (+2)"
+    assert found_sources_block(dict(list(many.items())[:6]), [text]).endswith(f"“M5” [{first[5]}]")
+
+
+def test_a_title_of_exactly_the_prompt_limit_is_kept_whole():
+    sid = source_id("https://t.example/")
+    title = "t" * 150
+    lines, _ = prompt_sources({sid: {"url": "https://t.example/", "title": title}}, [f"[{sid}]"])
+    assert lines == f"[{sid}] {title} — https://t.example/"

@@ -348,3 +348,53 @@ def test_full_disk_is_not_called_a_bad_index(corpus: Path, tmp_path: Path) -> No
                          cwd=Path(__file__).resolve().parents[2], timeout=120)
     assert out.returncode != 0 and "CorpusIndexError" in out.stderr
     assert "disk" in out.stderr and "delete it" not in out.stderr
+
+
+def test_a_short_last_paragraph_joins_the_passage_before_it() -> None:
+    body = " ".join(["word"] * 22)  # 109 characters: closes a passage of target 100
+    assert split_passages(f"{body}\n\nThe end.", target=100, limit=120) == [f"{body}\n\nThe end."]
+    tail = "y" * 24  # under a quarter of the target: still merged
+    assert split_passages(f"{body}\n\n{tail}", target=100, limit=120) == [f"{body}\n\n{tail}"]
+    tail = "y" * 25  # a quarter of the target: a passage of its own
+    assert split_passages(f"{body}\n\n{tail}", target=100, limit=120) == [body, tail]
+    long_body = " ".join(["word"] * 24)  # 119 characters: merging 24 more would pass 1.2 x limit (144)
+    assert split_passages(f"{long_body}\n\n{'y' * 24}", target=100, limit=120) == [long_body, "y" * 24]
+    assert split_passages(f"{long_body}\n\n{'y' * 23}", target=100, limit=120) == [f"{long_body}\n\n{'y' * 23}"]
+
+
+def test_text_without_spaces_is_cut_at_the_limit() -> None:
+    assert split_passages("x" * 300, target=100, limit=120) == ["x" * 120, "x" * 120, "x" * 60]
+    cjk = "熱泵市場" * 75  # 300 characters of Chinese, no spaces
+    assert split_passages(cjk, target=100, limit=120) == [cjk[:120], cjk[120:240], cjk[240:]]
+    spaced = "ab " * 30 + "x" * 100  # a space in the second half of the limit: the cut is there
+    assert split_passages(spaced, target=100, limit=120) == [("ab " * 30).strip(), "x" * 100]
+
+
+async def test_a_result_gives_the_matching_passages_in_document_order(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sections = [f"Section {n}: " + "filler text " * 150 for n in range(12)]
+    sections[3] = "Section 3: the kestrel hovers. " + "filler text " * 150
+    sections[8] = "Section 8: kestrel, kestrel, kestrel hunts. " + "filler text " * 150
+    (docs / "birds.md").write_text("# Birds\n\n" + "\n\n".join(sections) + "\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    (result,) = await CorpusSearch(index).search("kestrel")
+    assert result.extra["passages"] == [3, 8]  # each section is one passage, numbered from 0
+    assert result.raw_content.startswith("Section 3: the kestrel") and "\n\n[…]\n\nSection 8:" in result.raw_content
+    assert "kestrel, kestrel" in result.content  # the snippet is the best passage's
+
+
+async def test_more_than_five_results_when_asked(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    strong = "\n\n".join(f"Part {n}: heat pump, heat pump, heat pump. " + "filler text " * 150 for n in range(10))
+    for n in range(6):  # sixty passages that match strongly
+        (docs / f"strong{n}.md").write_text(f"# Strong {n}\n\n{strong}\n")
+    (docs / "weak.md").write_text("# Weak\n\n" + "A heat pump is mentioned once. " + "other words " * 300 + "\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    assert len(await CorpusSearch(index).search("heat pump")) == 5
+    found = await CorpusSearch(index).search("heat pump", max_results=7)
+    assert sorted(r.title for r in found) == ["Strong 0", "Strong 1", "Strong 2", "Strong 3", "Strong 4",
+                                               "Strong 5", "Weak"]

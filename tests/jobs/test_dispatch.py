@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Queue
 
 from jobs import handle_message, thread_info, threads_of
+from jobs.conversation.replies import QUEUE_DOWN
 from jobs.queue import QUEUE_NAME, enqueue, job_id_for, redis_connection
 from jobs.store import get_store
 from jobs.threads import set_thread
@@ -132,10 +135,73 @@ def test_queue_down_is_one_line(tmp_path, monkeypatch):
 
     monkeypatch.setattr(jobs.redisconn, "REDIS_RETRY_WINDOW", 1.0)  # production waits 90 s first
     settings = make_settings(tmp_path / "d", redis_url="redis://127.0.0.1:1/0")
-    try:
+    with pytest.raises(RedisConnectionError):  # the registry itself is on the unreachable Redis
         _msg(settings, "U1", "q?", "e1")
-    except Exception as err:  # the registry itself is on the unreachable Redis
-        assert "Connection" in type(err).__name__
+
+
+def test_a_queue_that_refuses_the_turn_leaves_the_thread_free_with_one_line(redis_settings, monkeypatch, caplog):
+    import jobs.dispatch
+
+    def queue_down(turn, *, settings):
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(jobs.dispatch, "enqueue", queue_down)
+    caplog.set_level("ERROR", logger="jobs.dispatch")
+    reply = _msg(redis_settings, "U1", "How do tides work?", "e1")
+    assert (reply.action, reply.text) == ("rejected", QUEUE_DOWN)
+    info = thread_info(THREAD, settings=redis_settings)
+    assert info.status == "failed" and info.error == "could not queue the research"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"event=enqueue_failed thread={THREAD} turn=e1 error=ConnectionError"]
+    monkeypatch.undo()  # the queue is back: the same thread takes the question again
+    assert _msg(redis_settings, "U1", "How do tides work?", "e2").action == "started"
+
+
+def test_a_long_research_is_busy_until_twice_the_job_timeout_and_ten_minutes(redis_settings):
+    # job_timeout is 3600 s: a thread counts as lost only 2 * 3600 + 600 s after its last change
+    assert redis_settings.job_timeout == 3600
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Question one?", "e1")
+
+    def last_change(age: float) -> None:  # set_thread would stamp the time of this write
+        store.update(f"thread:{THREAD}", lambda old: {**old, "status": "running", "updated_at": time.time() - age})
+
+    for n, age in enumerate((600, 2 * 3600, 2 * 3600 + 600 - 60)):
+        last_change(age)
+        busy = _msg(redis_settings, "U1", f"Another question {n}?", f"b{n}")
+        assert busy.action == "busy", f"a thread busy for {age} s counted as lost"
+    last_change(2 * 3600 + 600 + 60)
+    assert _msg(redis_settings, "U1", "Question two?", "e2").action == "started"
+
+
+def test_an_answer_queues_the_research_again_and_a_second_answer_waits(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(store, THREAD, status="paused", clarify_question="Which coast?", paused_at=time.time())
+    assert _msg(redis_settings, "U1", "the Atlantic", "e2", explicit=False).action == "resumed"
+    info = thread_info(THREAD, settings=redis_settings)
+    assert (info.status, info.turn_id) == ("queued", "e2")
+    again = _msg(redis_settings, "U1", "the Pacific, actually", "e3", explicit=False)
+    assert again.action == "busy" and "cancel" in again.text
+    assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("e2")]
+
+
+def test_cancel_while_the_clarifying_question_is_open(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(store, THREAD, status="paused", clarify_question="Which coast?", paused_at=time.time() - 60)
+    refused = _msg(redis_settings, "U2", "cancel", "e2")
+    assert refused.action == "refused" and thread_info(THREAD, settings=redis_settings).status == "paused"
+    before = time.time()
+    reply = _msg(redis_settings, "U1", "cancel", "e3", explicit=False)
+    assert (reply.action, reply.text) == ("cancelled", "Cancelled. Ask a new question to start again.")
+    info = thread_info(THREAD, settings=redis_settings)
+    assert (info.status, info.error) == ("cancelled", "cancelled while waiting for an answer")
+    assert info.updated_at >= before  # the status listing shows when it ended
+    # the question is closed: a late answer is not a resume, and nothing more was queued
+    assert _msg(redis_settings, "U1", "the Atlantic", "e4", explicit=False).action == "ignored"
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+    assert _msg(redis_settings, "U1", "Tides on the Atlantic coast?", "e5").action == "started"
 
 
 def test_a_thread_whose_job_was_lost_can_start_over(redis_settings):

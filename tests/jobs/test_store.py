@@ -36,8 +36,10 @@ def test_records_and_atomic_add(settings):
 
 def test_expiry(settings):
     store = get_store(settings)
-    assert store.add("e", {"x": 1}, ttl=1)
-    wait_for(lambda: store.get("e") is None, what="the entry to expire after its 1 s TTL")
+    assert store.add("e", {"x": 1}, ttl=3)
+    assert store.get("e") == {"x": 1}  # read well within its 3 s
+    assert not store.add("e", {"x": 9}, ttl=3)
+    wait_for(lambda: store.get("e") is None, what="the entry to expire after its 3 s TTL")
     assert store.add("e", {"x": 2}, ttl=5)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 
 import pytest
 
@@ -15,11 +14,13 @@ from tests.bots.slack.conftest import (
     CHANNEL,
     TEAM,
     bot_posts,
+    runner_idle,
     thread_status,
     wait_status,
 )
 from tests.bots.slack.test_blocks import _long_summary
 from tests.bots.slack.test_mrkdwn import EXAMPLE
+from tests.waiting import wait_logged
 
 
 def _root_of_command(fake) -> str:
@@ -150,23 +151,27 @@ def test_a_direct_message_researches_in_its_own_thread(bot, fake_slack, research
     assert research.calls[0]["question"] == "EU heat-pump market size and growth 2024"
 
 
-def test_slash_command_where_the_bot_cannot_post(bot, fake_slack, research):
+def test_slash_command_where_the_bot_cannot_post(bot, fake_slack, research, caplog):
+    caplog.set_level("INFO", logger="bots.slack.handlers")
     fake_slack.missing_channels.add("C0PRIVATE")
     status, _ = bot.command("EU heat pumps 2024 market", channel="C0PRIVATE")
     assert status == 200
     reply = fake_slack.wait_for(lambda: fake_slack.calls_to("response_url"), what="the response_url note")[0]
     assert "Invite me" in reply.params["text"] and reply.params["response_type"] == "ephemeral"
-    time.sleep(0.2)
-    assert research.calls == []
+    wait_logged(caplog, "event=slack_root_refused", "channel=C0PRIVATE")
+    runner_idle()
+    assert research.calls == [] and not any("event=slack_turn" in r.getMessage() for r in caplog.records)
 
 
-def test_an_overlong_question_is_refused_before_anything_is_posted(bot, fake_slack, research):
+def test_an_overlong_question_is_refused_before_anything_is_posted(bot, fake_slack, research, caplog):
+    caplog.set_level("DEBUG", logger="bots.slack.handlers")
     status, body = bot.command("Why is the sky blue? " * 450)
     assert status == 200 and body["response_type"] == "ephemeral" and "limit is 8,000" in body["text"]
     ts, _ = bot.message("<@U0BOT> " + "Why is the sky blue? " * 450, thread_ts=None)
     said = fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, ts), what="the refusal")[0]["text"]
     assert "limit is 8,000" in said
-    time.sleep(0.3)
+    wait_logged(caplog, "event=slack_command_done", "reason=refused_in_ack")  # the command's listener ended
+    wait_logged(caplog, "event=slack_turn", f"turn=slack:{TEAM}:{CHANNEL}:{ts}", "action=rejected")
     assert [m for m in fake_slack.messages(CHANNEL) if m.get("thread_ts") is None] == []  # no root message
     assert len(bot_posts(fake_slack, CHANNEL, ts)) == 1 and research.calls == []
 

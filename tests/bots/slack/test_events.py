@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import jobs
-from jobs.conversation import Address
+from engine.settings import load_settings
 from tests.bots.slack.conftest import (
     CHANNEL,
     TEAM,
@@ -19,6 +17,7 @@ from tests.bots.slack.conftest import (
     thread_status,
     wait_status,
 )
+from tests.waiting import wait_logged
 
 QUESTION = "<@U0BOT> research EU heat-pump market"
 
@@ -65,11 +64,14 @@ def test_app_mention_and_message_twins_make_one_turn(bot, fake_slack):
     assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
 
 
-def test_plain_channel_chatter_is_not_for_the_bot(bot, fake_slack):
+def test_plain_channel_chatter_is_not_for_the_bot(bot, fake_slack, caplog):
+    caplog.set_level("DEBUG", logger="bots.slack.handlers")
     root, status = bot.message("lunch anyone?")
     assert status == 200
-    assert bot.message("yes, noon", user="U0BOB", thread_ts=root)[1] == 200  # a thread that is not the bot's
-    time.sleep(0.3)
+    reply, status = bot.message("yes, noon", user="U0BOB", thread_ts=root)  # a thread that is not the bot's
+    assert status == 200
+    for ts in (root, reply):  # the bot read both and chose to stay out
+        wait_logged(caplog, "event=slack_message_ignored", f"ts={ts}", "reason=not_addressed")
     assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{root}") is None
 
@@ -96,7 +98,8 @@ def test_a_bare_mention_or_help_gets_the_usage_only_for_the_sender(bot, fake_sla
     ],
     ids=["self", "other-bot", "bot_message", "message_changed", "message_deleted"],
 )
-def test_bots_and_edits_never_become_turns(bot, fake_slack, extra):
+def test_bots_and_edits_never_become_turns(bot, fake_slack, extra, caplog):
+    caplog.set_level("DEBUG", logger="bots.slack.app")
     ts = new_ts()
     event = {"type": "message", "channel": CHANNEL, "user": "U0ALICE", "text": QUESTION, "ts": ts,
              "channel_type": "channel", **extra}
@@ -104,12 +107,13 @@ def test_bots_and_edits_never_become_turns(bot, fake_slack, extra):
     assert bot.event(event)[0] == 200
     dm = {**event, "channel": "D0ALICE", "channel_type": "im", "ts": new_ts()}
     assert bot.event(dm)[0] == 200
-    time.sleep(0.4)
+    wait_logged(caplog, "event=slack_event_dropped", "reason=noise", count=2)  # both read, both dropped
     assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") is None
 
 
-def test_event_dedupe_survives_a_restart_of_the_bot(slack_env, fake_slack):
+def test_event_dedupe_survives_a_restart_of_the_bot(slack_env, fake_slack, caplog):
+    caplog.set_level("INFO", logger="bots.slack.app")
     server, sender = serve_bot(fake_slack)
     ts = new_ts()
     try:
@@ -121,7 +125,8 @@ def test_event_dedupe_survives_a_restart_of_the_bot(slack_env, fake_slack):
     server, sender = serve_bot(fake_slack)  # a new app, the same data dir
     try:
         assert sender.event(_mention(ts), event_id="Ev0RESTART", retry_num=2)[0] == 200
-        time.sleep(0.5)
+        wait_logged(caplog, "event=slack_event_dropped", ts, "reason=seen_before")
+        runner_idle()
         assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
         assert len(fake_slack.calls_to("reactions.add")) == 1
     finally:
@@ -129,32 +134,39 @@ def test_event_dedupe_survives_a_restart_of_the_bot(slack_env, fake_slack):
         stop_runner(slack_env / "data")
 
 
-def test_event_dedupe_in_redis_survives_a_restart(slack_env, fake_slack, monkeypatch, redis_url):
+def test_event_dedupe_in_redis_survives_a_restart(slack_env, fake_slack, monkeypatch, redis_url, caplog):
+    # Redis holds the thread's record and the queue (no worker runs, so the turn stays queued)
     monkeypatch.setenv("REDIS_URL", redis_url)
-    calls = []
-    monkeypatch.setattr(jobs, "handle_message", lambda *a, **k: calls.append(a) or jobs.Reply(action="started"))
+    caplog.set_level("INFO", logger="bots.slack")
     ts = new_ts()
-    for attempt in range(2):
-        server, sender = serve_bot(fake_slack)
-        try:
-            assert sender.event(_mention(ts), event_id=f"Ev0REDIS{ts}", retry_num=attempt or None)[0] == 200
-            time.sleep(0.3)
-        finally:
-            server.stop()
-    assert len(calls) == 1
-    thread_id, user, text = calls[0][:3]
-    assert (thread_id, user, text) == (f"slack:{TEAM}:{CHANNEL}:{ts}", "U0ALICE", "research EU heat-pump market")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    server, sender = serve_bot(fake_slack)
+    try:
+        assert sender.event(_mention(ts), event_id=f"Ev0REDIS{ts}")[0] == 200
+        wait_logged(caplog, "event=slack_turn", f"thread={thread_id}", "action=started")
+    finally:
+        server.stop()
+    server, sender = serve_bot(fake_slack)  # a new app: only Redis remembers the event
+    try:
+        assert sender.event(_mention(ts), event_id=f"Ev0REDIS{ts}", retry_num=1)[0] == 200
+        wait_logged(caplog, "event=slack_event_dropped", ts, "reason=seen_before")
+    finally:
+        server.stop()
+    assert len(wait_logged(caplog, "event=slack_turn", f"thread={thread_id}")) == 1
+    info = jobs.thread_info(thread_id, settings=load_settings())
+    assert (info.status, info.requester, info.question) == ("queued", "U0ALICE", "research EU heat-pump market")
+    assert len(fake_slack.calls_to("reactions.add")) == 1
 
 
-def test_a_mention_inside_a_thread_works_in_that_thread(bot, fake_slack, monkeypatch):
-    calls = []
-    monkeypatch.setattr(jobs, "handle_message", lambda *a, **k: calls.append((a, k)) or jobs.Reply(action="started"))
+def test_a_mention_inside_a_thread_works_in_that_thread(bot, fake_slack, research):
     root, ts = new_ts(), new_ts()
     assert bot.event(_mention(ts, thread_ts=root))[0] == 200
-    fake_slack.wait_for(lambda: calls, what="handle_message")
-    (thread_id, user, text, port_ref, turn_id), kwargs = calls[0]
-    assert thread_id == f"slack:{TEAM}:{CHANNEL}:{root}" and turn_id == f"slack:{TEAM}:{CHANNEL}:{ts}"
-    assert (user, text, kwargs["explicit_start"]) == ("U0ALICE", "research EU heat-pump market", Address.MENTION)
-    assert port_ref == {"factory": "bots.slack.port:from_reference", "channel": CHANNEL, "thread_ts": root, "team": TEAM}
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    _finished(fake_slack, root)  # the status, the summary and the files went to the thread of ``root``
+    info = jobs.thread_info(thread_id, settings=load_settings())
+    assert (info.requester, info.question, info.turn_id) == (
+        "U0ALICE", "research EU heat-pump market", f"slack:{TEAM}:{CHANNEL}:{ts}")
+    assert research.calls[0]["thread_id"] == thread_id
+    assert jobs.thread_info(f"slack:{TEAM}:{CHANNEL}:{ts}", settings=load_settings()) is None
     reaction = fake_slack.wait_for(lambda: fake_slack.calls_to("reactions.add"), what="the reaction")[0]
     assert reaction.params == {"channel": CHANNEL, "timestamp": ts, "name": "eyes"}

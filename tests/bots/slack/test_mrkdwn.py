@@ -102,3 +102,33 @@ def test_slack_text_to_plain_question():
     )
     assert slack_to_text("see <https://a.test/x|the docs>") == "see the docs (https://a.test/x)"
     assert slack_to_text("<mailto:a@b.test|a@b.test>") == "a@b.test"
+
+
+def test_a_centred_column_reads_centred_in_slack():
+    table = "| Country | Share | Units |\n|:---:|---:|---|\n| DE | 5 % | 1,200 |\n| Netherlands | 12 % | 80 |"
+    assert markdown_to_mrkdwn(table) == (
+        "```\n"
+        "  Country    Share  Units\n"
+        "-----------  -----  -----\n"
+        "    DE         5 %  1,200\n"
+        "Netherlands   12 %  80\n"
+        "```"
+    )
+
+
+def test_a_list_item_of_several_lines_stays_one_item():
+    text = "- first line\n  continued here\n\n  second paragraph\n- next item"
+    assert markdown_to_mrkdwn(text) == "• first line\n    continued here\n    second paragraph\n• next item"
+
+
+def test_each_list_level_has_its_bullet_and_indent_and_the_outer_list_resumes():
+    text = "- one\n  - two\n    - three\n      - four\n- back\n\n1. first\n   - inside\n2. second"
+    assert markdown_to_mrkdwn(text) == (
+        "• one\n    ◦ two\n        ▪ three\n            • four\n• back\n\n1. first\n    ◦ inside\n2. second"
+    )
+
+
+def test_broadcasts_in_a_question_read_as_words():
+    assert slack_to_text("<!here> what changed in EU heat pumps?") == "@here what changed in EU heat pumps?"
+    assert slack_to_text("<!here|@here> and <!channel>") == "@here and @channel"
+    assert slack_to_text("ask <!subteam^S0TEAM|@energy-team>") == "ask @energy-team"

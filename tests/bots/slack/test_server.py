@@ -13,6 +13,7 @@ from bots.slack.app import build_app
 from bots.slack.server import check_settings
 from engine.settings import SettingsError, load_settings
 from tests.bots.slack.conftest import sign
+from tests.waiting import wait_logged
 
 
 def test_healthz(bot):
@@ -42,12 +43,13 @@ def test_bad_or_missing_signature_is_401_and_nothing_runs(bot, fake_slack, how, 
         old = str(int(time.time()) - 6 * 60)
         status, _, _ = bot.post(payload, "application/json", signature=sign(payload, old), timestamp=old)
     assert status == 401
-    time.sleep(0.3)
-    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
     # the operator sees why (a wrong secret, a skewed clock), never a header value
     reason = {"unsigned": "unsigned", "stale_timestamp": "stale_timestamp"}.get(how, "bad_signature")
-    logged = [r.getMessage() for r in caplog.records if "slack_request_refused" in r.getMessage()]
+    logged = wait_logged(caplog, "slack_request_refused")
     assert len(logged) == 1 and f"reason={reason}" in logged[0] and "v0=" not in logged[0]
+    # refused before Bolt read it: no listener was started to post anything later
+    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
+    assert not [r for r in caplog.records if r.name.startswith("bots.slack.handlers")]
 
 
 @pytest.mark.parametrize("body, signed_status", [(b"not json", 400), (b'{"a":', 400), (b"\xff\xfe", 401)])
@@ -67,12 +69,13 @@ def test_url_verification_challenge(bot):
 
 
 @pytest.mark.parametrize("text", ["", "help", "  HELP "])
-def test_research_alone_or_help_shows_usage_and_runs_nothing(bot, fake_slack, text):
+def test_research_alone_or_help_shows_usage_and_runs_nothing(bot, fake_slack, text, caplog):
+    caplog.set_level("DEBUG", logger="bots.slack.handlers")
     status, answer = bot.command(text)
     assert status == 200
     assert answer["text"].startswith("*Deep Research*") and "/research QUESTION" in answer["text"]
     assert answer.get("response_type", "ephemeral") == "ephemeral"
-    time.sleep(0.3)
+    wait_logged(caplog, "event=slack_command_done", "reason=answered_in_ack")  # the lazy listener ended
     assert fake_slack.calls_to("chat.postMessage") == []
 
 

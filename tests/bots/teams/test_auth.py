@@ -13,9 +13,10 @@ import jobs
 from bots.teams.adapter import auth_config
 from bots.teams.settings import load_teams_settings as load_settings
 from engine.settings import Settings, SettingsError
-from tests.bots.teams.activities import TENANT, personal_message
+from tests.bots.teams.activities import ALICE, TENANT, personal_message
 from tests.bots.teams.conftest import BotServer
 from tests.fakes.identity_provider import CHANNEL_ISSUER, CONNECTOR_SCOPE, FakeIdentityProvider, new_rsa_key
+from tests.waiting import wait_for
 
 APP_ID = "5f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
 SECRET = "fake-client-secret-1234567890"
@@ -40,14 +41,22 @@ def _secured(settings: Settings, idp: FakeIdentityProvider, **extra) -> Settings
 
 
 @pytest.fixture
-def handed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The questions the bot handed to the job queue."""
-    from jobs.turns import Reply
+def handed(settings: Settings):
+    """``handed()``: the questions Alice's thread records hold, i.e. what the real conversation
+    core took from the bot (a research it started runs on the embedded runner)."""
+    def questions() -> list[str]:
+        return [t.question for t in jobs.threads_of(ALICE["id"], settings=settings)]
 
-    questions: list[str] = []
-    monkeypatch.setattr(jobs, "handle_message",
-                        lambda *args, **kw: questions.append(args[2]) or Reply(action="started"))
     return questions
+
+
+def _settled(settings: Settings) -> list[str]:
+    """Wait until Alice's researches are asking or over (finished, failed, files posted); their statuses."""
+    def statuses() -> list[str]:
+        found = [t.status for t in jobs.threads_of(ALICE["id"], settings=settings)]
+        return found if found and not set(found) & {"queued", "running", "delivering"} else []
+
+    return wait_for(statuses, what="the research to settle")
 
 
 @pytest.fixture
@@ -78,7 +87,8 @@ def test_a_signed_activity_is_answered_with_a_token_from_the_token_endpoint(secu
 
     question = personal_message(connector.url, QUESTION)
     assert secured_bot.send(question, headers=_bearer(idp.channel_token(APP_ID, connector.url))).status_code < 300
-    assert handed == [QUESTION]
+    assert handed() == [QUESTION]
+    _settled(secured_bot.settings)
     assert len(idp.issued) == 1  # the token is cached across turns, not fetched per reply
 
 
@@ -107,7 +117,7 @@ def test_forged_requests_are_refused_with_401_before_any_work(secured_bot, idp, 
         answer = secured_bot.send(personal_message(connector.url, QUESTION), headers=headers)
     assert answer.status_code == 401
     assert answer.text == ""  # nothing about why
-    assert handed == [] and connector.calls == [] and idp.issued == []
+    assert handed() == [] and connector.calls == [] and idp.issued == []
     refused = [r for r in caplog.records if "event=teams_auth_refused" in r.getMessage()]
     assert len(refused) == 1 and refused[0].exc_info is None
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
@@ -172,7 +182,7 @@ def test_a_key_not_endorsed_for_teams_is_refused(settings, connector, handed, bo
         finally:
             server.stop()
     assert answer.status_code == 401
-    assert handed == [] and connector.calls == []
+    assert handed() == [] and connector.calls == []
 
 
 def test_a_refused_client_secret_is_logged_without_the_secret(settings, idp, connector, bot_port, caplog):

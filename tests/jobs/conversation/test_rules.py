@@ -163,3 +163,31 @@ def test_button_replies():
     first = decide(record("paused"), message("follow#", REQUESTER), NOW, VIEW)
     said = reply_for(first, message("follow#", REQUESTER), VIEW)
     assert "answer it first" in said.text and said.ephemeral
+
+
+def test_the_limits_themselves_are_still_inside():
+    at_limit = Message(thread_key=THREAD, author=REQUESTER, text="q" * VIEW.max_chars, event_id="e1",
+                       address=Address.MENTION)
+    assert decide(None, at_limit, NOW, VIEW).action is Action.START
+    assert decide(record("paused"), at_limit, NOW, VIEW).action is Action.RESUME
+    asked_exactly_ttl_ago = {**record("paused"), "paused_at": NOW - VIEW.clarify_ttl}
+    assert decide(asked_exactly_ttl_ago, message("ask-", REQUESTER), NOW, VIEW).action is Action.RESUME
+    changed_exactly_stale_after_ago = {**record("running"), "updated_at": NOW - VIEW.stale_after}
+    assert decide(changed_exactly_stale_after_ago, message("ask@", OTHER), NOW, VIEW).action is Action.BUSY
+
+
+def test_an_expired_question_closes_the_thread_with_its_reason_and_time():
+    expired = decide(record("paused-expired"), message("ask-", REQUESTER), NOW, VIEW)
+    assert dict(expired.fields) == {"status": "cancelled", "error": "the clarifying question expired",
+                                    "updated_at": NOW}
+
+
+def test_the_rules_read_the_clarify_ttl_and_job_timeout_settings():
+    from tests.jobs.conftest import make_settings
+
+    view = RuleSettings.from_settings(make_settings("/tmp/unused", clarify_ttl=120, job_timeout=300))
+    assert (view.clarify_ttl, view.stale_after) == (120, 2 * 300 + 600)
+    asked = {**record("paused"), "paused_at": NOW - 180}  # 3 minutes: past a 2-minute question
+    assert decide(asked, message("ask-", REQUESTER), NOW, view).action is Action.EXPIRED
+    busy = {**record("running"), "updated_at": NOW - 1300}  # past 2 x 5 minutes + 10 minutes
+    assert decide(busy, message("ask@", OTHER), NOW, view).action is Action.START
