@@ -130,11 +130,17 @@ def test_index_of_another_folder_is_refused(tmp_path, docs):
 
 
 def test_the_reviews_follow_up_questions_follow_the_report_paths(tmp_path, docs):
-    out = ask(tmp_path, "How efficient are modern home solar panels in 2025?", "--offline", "--corpus", str(docs),
-              "--no-clarify")
+    question = "How efficient and how durable are modern home solar panels in 2025, and what do they cost?"
+    out = ask(tmp_path, question, "--offline", "--corpus", str(docs), "--no-clarify")
     assert out.returncode == 0, out.stderr
     # the paths stay the only lines on stdout; the suggestions, as the chat's buttons offer them, on stderr
     assert "Suggested" not in out.stdout
     after = out.stderr.split("Suggested follow-up questions:\n", 1)[1].splitlines()
     asked = [line for line in after if line.startswith("  - ")]
-    assert len(asked) == 3 and all("How efficient are modern home solar panels in 2025" in q for q in asked)
+    # the review found the question's "durable" and "cost" unanswered: the follow-up asks about them
+    assert asked and all("How efficient and how durable are modern home solar panels" in q for q in asked)
+    assert "durable" in asked[0] and "cost" in asked[0]
+    # a question the findings answer whole leaves the review nothing open: no suggestions
+    answered = ask(tmp_path, "How efficient are modern home solar panels in 2025?", "--offline", "--corpus",
+                   str(docs), "--no-clarify")
+    assert answered.returncode == 0 and "Suggested" not in answered.stderr

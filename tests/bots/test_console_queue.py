@@ -40,7 +40,7 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--answer", "offshore wind power",
-                              "wind"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
+                              "wind turbines and their noise"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
     finally:
         worker.terminate()
         worker.wait(timeout=LONG)
@@ -53,7 +53,8 @@ def test_queued_question_is_researched_by_the_worker(tmp_path, redis_url):
     assert "offshore" in files[0].read_text().lower()
     # the summary is rendered for the terminal, and nothing in it is chat markup
     assert "**" not in out.stderr and "The full report." not in out.stderr
-    # the review's follow-up questions (the chat's buttons) come after the files, on stderr
+    # the review's follow-up questions (the chat's buttons: here on "noise", which no finding
+    # answers) come after the files, on stderr
     suggested = out.stderr.split("Suggested follow-up questions:\n", 1)[1].splitlines()
     assert sum(line.startswith("  - ") for line in suggested) >= 1 and "Suggested" not in out.stdout
     # a finished thread, followed again, prints its files (a stray answer is said to be ignored)
