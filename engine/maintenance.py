@@ -38,16 +38,22 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
     store and this host's folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
     ``--resume`` (``{DATA_DIR}/console/{thread}.json``) and the files shared in the thread
     (``{DATA_DIR}/threadfiles/{thread}/``, :func:`engine.files.delete_thread_files`). A paused or running thread that old is pruned
-    too: its clarification long expired (``DEEPRESEARCH_CLARIFY_TTL``).
+    too: its clarification long expired (``DEEPRESEARCH_CLARIFY_TTL``). A thread stopped before its
+    first checkpoint (killed right after ``thread:`` was printed) is known only from those two places:
+    it is pruned by the same age rule, its age the newest modification time there
+    (:func:`unsaved_threads`), and reported by its file name.
     """
     report = PruneReport()
-    if settings.database_url is None and not settings.checkpoint_path.exists():
-        return report
     cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
+    if settings.database_url is None and not settings.checkpoint_path.exists():
+        await _prune_unsaved(settings, set(), cutoff, dry_run, report)
+        return report
     store = artifact_store(settings)
     async with open_checkpointer(settings) as saver:
         report.bytes_before = await stored_bytes(settings, saver)
-        for thread_id in await checkpoint_thread_ids(saver):
+        thread_ids = await checkpoint_thread_ids(saver)
+        known = {safe_name(t) for t in thread_ids}
+        for thread_id in thread_ids:
             latest = await saver.aget_tuple({"configurable": {"thread_id": thread_id}})
             ts = datetime.fromisoformat(latest.checkpoint["ts"]) if latest else None
             if ts is None or ts >= cutoff:
@@ -58,13 +64,49 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
                 continue
             await saver.adelete_thread(thread_id)
             await delete_source_texts(settings, thread_id)
-            # the terminal's remembered options for --resume (bots/console.py)
-            (settings.data_dir / "console" / f"{safe_name(thread_id)}.json").unlink(missing_ok=True)
-            # the files shared in the thread: their text and index (engine/files)
-            await asyncio.to_thread(delete_thread_files, settings, thread_id)
+            await asyncio.to_thread(_delete_local, settings, thread_id)
             if not keep_artifacts:
                 await asyncio.to_thread(store.delete_thread, thread_id)
+        await _prune_unsaved(settings, known, cutoff, dry_run, report)
         if report.threads and not dry_run:
             await compact(saver)
         report.bytes_after = await stored_bytes(settings, saver)
     return report
+
+
+def _delete_local(settings: Settings, thread_id: str) -> None:
+    """Delete the terminal's remembered options for ``--resume`` (bots/console.py) and the files
+    shared in the thread: their text and index (engine/files)."""
+    (settings.data_dir / "console" / f"{safe_name(thread_id)}.json").unlink(missing_ok=True)
+    delete_thread_files(settings, thread_id)
+
+
+def unsaved_threads(settings: Settings, known: set[str]) -> dict[str, datetime]:
+    """Threads known only from ``{DATA_DIR}/console/{name}.json`` or ``{DATA_DIR}/threadfiles/{name}/``
+    (a run stopped before its first checkpoint): ``{name: newest mtime (UTC)}``, without the names in
+    ``known`` (the :func:`engine.artifacts.safe_name` of every checkpointed thread)."""
+    found: dict[str, datetime] = {}
+    paths = [*(settings.data_dir / "console").glob("*.json"), *(settings.data_dir / "threadfiles").glob("*/")]
+    for path in paths:
+        name = path.stem if path.suffix == ".json" else path.name
+        if name in known:
+            continue
+        try:
+            mtime = datetime.fromtimestamp(max([path.stat().st_mtime, *(p.stat().st_mtime for p in path.glob("*"))]), UTC)
+        except OSError:  # deleted meanwhile
+            continue
+        found[name] = max(mtime, found.get(name, mtime))
+    return found
+
+
+async def _prune_unsaved(settings: Settings, known: set[str], cutoff: datetime, dry_run: bool,
+                         report: PruneReport) -> None:
+    """Prune the threads of :func:`unsaved_threads` last touched before ``cutoff`` (named by their
+    file name, the thread id's :func:`engine.artifacts.safe_name`)."""
+    for name, mtime in sorted((await asyncio.to_thread(unsaved_threads, settings, known)).items()):
+        if mtime >= cutoff:
+            report.kept += 1
+            continue
+        report.threads.append(name)
+        if not dry_run:
+            await asyncio.to_thread(_delete_local, settings, name)

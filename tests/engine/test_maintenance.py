@@ -40,3 +40,26 @@ def stored_files(url: str | None, table: str = "deepresearch_artifacts") -> int 
 
     with psycopg.connect(url) as conn:
         return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_prune_deletes_a_run_killed_before_its_first_checkpoint(offline_settings, store_url):
+    import os
+    import time
+
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0, database_url=store_url)
+    records = settings.data_dir / "console"
+    records.mkdir(parents=True, exist_ok=True)
+    folder = settings.data_dir / "threadfiles" / "console_killed"
+    folder.mkdir(parents=True)
+    (folder / "files.json").write_text("[]")
+    (records / "console_killed.json").write_text("{}")
+    (records / "console_fresh.json").write_text("{}")  # a run starting now: too young
+    old = time.time() - 3 * 86400
+    for path in (folder / "files.json", folder, records / "console_killed.json"):
+        os.utime(path, (old, old))
+    dry = asyncio.run(prune_threads(settings, older_than_days=1, dry_run=True))
+    assert dry.threads == ["console_killed"] and (records / "console_killed.json").exists()
+    gone = asyncio.run(prune_threads(settings, older_than_days=1))
+    assert gone.threads == ["console_killed"], gone
+    assert not folder.exists() and not (records / "console_killed.json").exists()
+    assert (records / "console_fresh.json").exists()
