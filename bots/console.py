@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import stat
 import sys
 import tempfile
 import time
@@ -375,8 +376,14 @@ def _files_problem(files: list[Path], queue: bool) -> str | None:
     if files and queue:
         return "--file: with --queue the research runs on the workers, which cannot read this host's files."
     for path in files:
-        if not path.expanduser().is_file():
+        try:
+            mode = path.expanduser().stat().st_mode
+        except OSError:
             return f"--file {clean_path(path)}: no such file."
+        if stat.S_ISDIR(mode):
+            return f"--file {clean_path(path)}: is a directory."
+        if not stat.S_ISREG(mode):
+            return f"--file {clean_path(path)}: is not a regular file."
     return None
 
 
@@ -388,9 +395,13 @@ def _read_files(thread: str, files: list[Path], settings: Settings) -> None:
     from engine.files import SharedFile, files_status, ingest
     from engine.search.corpus import CorpusIndexError
 
-    shared = []
-    for path in files:
-        path = Path(os.path.abspath(path.expanduser()))
+    shared, seen = [], set()
+    for given in files:
+        path = Path(os.path.abspath(given.expanduser()))
+        if path.resolve() in seen:
+            say(f"skipped {clean_path(given)}: the same file twice", style="yellow")
+            continue
+        seen.add(path.resolve())
         shared.append(SharedFile(name=path.name, link=path.as_uri(), path=path, size=path.stat().st_size))
     say(f"Reading {len(shared)} file{'' if len(shared) == 1 else 's'} …")
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,8 @@ from engine.text import clean_text
 log = logging.getLogger(__name__)
 MANIFEST = "files.json"
 INDEX = "index.sqlite"
+#: Skip reasons a status line names (one short line); the others are counted as ``+N more``.
+STATUS_REASONS = 3
 
 
 @dataclass
@@ -131,7 +134,7 @@ def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list
 
 
 def _read_one(item: SharedFile, settings: Settings, used: int) -> tuple[FileEntry, list]:
-    name = clean_text(item.name).strip() or "file"
+    name = file_title(item.name)
     entry = FileEntry(name=name, link=item.link, size=item.size, status="skipped", kind=kind_of(name) or "")
     if item.skipped:
         entry.reason = item.skipped
@@ -151,6 +154,12 @@ def _read_one(item: SharedFile, settings: Settings, used: int) -> tuple[FileEntr
             return entry, [(_anchor(item.link, entry.kind, n, label), f"{name}, {label}", text)
                            for n, (label, text) in enumerate(result["sections"], start=1)]
     return entry, []
+
+
+def file_title(name: str) -> str:
+    """A shared file's name as one line of text: :func:`engine.text.clean_text`, then every control
+    character left (newline, tab) a space; ``"file"`` when nothing is left."""
+    return re.sub(r"[\x00-\x1f\x7f]", " ", clean_text(name)).strip() or "file"
 
 
 def _size(n: int) -> str:
@@ -196,15 +205,18 @@ def thread_budget(settings: Settings, thread_id: str) -> tuple[set[tuple[str, st
 
 
 def files_status(entries: list[FileEntry]) -> str:
-    """``"3 files read, 1 skipped: scanned PDF without a text layer"`` ("" when there are none)."""
+    """``"3 files read, 1 skipped: scanned PDF without a text layer"`` ("" when there are none): the
+    :data:`STATUS_REASONS` most common reasons, then ``+N more`` for the other reasons."""
     if not entries:
         return ""
     read = sum(e.status == "read" for e in entries)
     skipped = [e.reason for e in entries if e.status != "read"]
     text = f"{read} file{'' if read == 1 else 's'} read"
     if skipped:
-        reasons = ", ".join(r for r, _ in Counter(skipped).most_common(3))
-        text += f", {len(skipped)} skipped: {reasons}"
+        counted = Counter(skipped)
+        reasons = ", ".join(r for r, _ in counted.most_common(STATUS_REASONS))
+        more = len(counted) - STATUS_REASONS
+        text += f", {len(skipped)} skipped: {reasons}{f', +{more} more' if more > 0 else ''}"
     return text
 
 

@@ -31,3 +31,24 @@ def test_ask_file_that_does_not_exist_is_bad_input_before_any_work(tmp_path):
     out = ask(tmp_path, "--offline", "--file", "missing.pdf", "What is in the file?")
     assert out.returncode == 2 and "--file missing.pdf: no such file." in out.stderr, out.stderr
     assert not (tmp_path / "data" / "threadfiles").exists()
+
+
+def test_ask_file_that_is_a_directory_fifo_or_device_is_bad_input_saying_what_it_is(tmp_path):
+    import os
+
+    (tmp_path / "adir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    for path, said in (("adir", "is a directory"), ("fifo", "is not a regular file"),
+                       ("/dev/zero", "is not a regular file")):
+        out = ask(tmp_path, "--offline", "--file", path, "What is in the file?")
+        assert out.returncode == 2 and f"--file {path}: {said}." in out.stderr, out.stderr
+    assert not (tmp_path / "data" / "threadfiles").exists()
+
+
+def test_ask_the_same_file_twice_reads_it_once_and_says_so(tmp_path):
+    (tmp_path / "notes.md").write_text("# HX-9\n\nThe HX-9 heat pump has a COP of 4.7 at seven degrees.\n")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "notes.md", "--file", "./notes.md",
+              "What COP does the HX-9 have?")
+    assert out.returncode == 0, out.stderr
+    assert "Reading 1 file …" in out.stderr and "skipped notes.md: the same file twice" in out.stderr, out.stderr
+    assert "files: 1 file read" in out.stderr, out.stderr

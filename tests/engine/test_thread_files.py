@@ -158,3 +158,23 @@ def test_web_and_files_are_searched_side_by_side_and_no_file_text_reaches_the_we
     assert any(u.startswith(LINK) for u in urls) and any(u.startswith("https://example.org/") for u in urls), urls
     assert fake_tavily.queries and not any("thirty" in q or "gearbox" in q for q in fake_tavily.queries)
     assert out.status == "done"
+
+
+def test_the_status_line_says_how_many_skip_reasons_it_leaves_out():
+    from engine.files import FileEntry
+
+    entries = [FileEntry(name=f"f{n}.pdf", link="x", size=1, status="skipped", reason=f"reason {n}") for n in range(5)]
+    assert files_status(entries) == "0 files read, 5 skipped: reason 0, reason 1, reason 2, +2 more"
+
+
+def test_a_newline_in_a_file_name_does_not_reach_the_source_title(offline_settings, tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0)
+    item = _shared(tmp_path, "zephyr.pdf", pdf_bytes(PAGES))
+    item.name = "zephyr\nnotes\r\x1b.pdf"
+    [entry] = ingest(settings, "console:nl", [item])
+    assert entry.name == "zephyr notes .pdf", entry
+    asyncio.run(run_turn("console:nl", question="What maintenance costs does the Zephyr turbine have?",
+                         settings=settings))
+    titles = [s["title"] for s in _sources(settings, "console:nl")]
+    assert titles and all("\n" not in t and "\r" not in t for t in titles), titles
+
