@@ -97,6 +97,22 @@ def _good_sentence(s: str) -> bool:
             and not s.startswith(("#", "|", "URL:", "-")))
 
 
+#: The longest short passage (a line, a CSV row) quoted when a text has no prose sentence.
+SHORT_PASSAGE_MAX = 300
+
+
+def passages(text: str, query: str) -> list[str]:
+    """What may be quoted from ``text``: its prose sentences (:func:`_good_sentence`), else, for a
+    short file or a table, its short sentences and lines (CSV rows) that share a word with ``query``."""
+    good = distinct([s for s in sentences(text) if _good_sentence(s)])
+    if good:
+        return good
+    wanted = set(T.content_words(query))
+    short = [s.strip() for line in text.splitlines() for s in sentences(line)]
+    return distinct([s for s in short if 0 < len(s) <= SHORT_PASSAGE_MAX and not s.startswith(("#", "URL:", "Title:"))
+                     and wanted & set(words(s))])
+
+
 class OfflineChatModel(BaseChatModel):
     """Deterministic extractive chat model (no network) for demos, smoke tests and offline use.
 
@@ -197,7 +213,7 @@ class OfflineChatModel(BaseChatModel):
         m = re.search(r"working on: (.*)", prompt)
         query = m.group(1) if m else ""
         doc = _tag(prompt, "Document")
-        cands = distinct([s for s in sentences(doc) if _good_sentence(s)])
+        cands = passages(doc, query)
         top = rank(cands, query, 4)
         ordered = [s for s in cands if s in top]
         return "", [("Summary", {"summary": "\n\n".join(ordered) or doc[:600], "key_excerpts": top[:3]})]
@@ -214,7 +230,7 @@ class OfflineChatModel(BaseChatModel):
             body = re.sub(r"^(URL|Title):.*$", "", block.split("\n", 1)[-1], flags=re.MULTILINE)
             # the summary and each key excerpt (joined by " | ") are separate passages
             body = body.replace("SUMMARY:", "\n\n").replace("KEY EXCERPTS:", "\n\n").replace(" | ", "\n\n")
-            cands = distinct([s for s in sentences(body) if _good_sentence(s)])
+            cands = passages(body, query)
             for s in rank(cands, query, 2):
                 scored.append((s, sid.group(1)))
         keep = set(distinct([s for s, _ in scored]))
@@ -230,6 +246,7 @@ class OfflineChatModel(BaseChatModel):
             findings=_tag(prompt, "Findings"),
             language=language,
             notice=notice(language),
+            sources_found=R.found_sources(_tag(prompt, "Sources"))[0],
         ), []
 
     def _review_tools_first(self, messages, tools, wanted: tuple[str, ...]) -> list:

@@ -46,6 +46,12 @@ PHRASES = {
         "fr": "Aucune source n'a été trouvée pour cette question ; le rapport ne peut citer aucune preuve.",
         "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
     },
+    "no_passages": {
+        "en": "{n} sources found; none had a passage to quote.",
+        "de": "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle.",
+        "fr": "{n} sources trouvées ; aucune ne contenait de passage à citer.",
+        "es": "{n} fuentes encontradas; ninguna tenía un pasaje que citar.",
+    },
     "recommendation": {"en": "Recommendation", "de": "Empfehlung", "fr": "Recommandation", "es": "Recomendación"},
     "reasons": {"en": "Supporting evidence", "de": "Belege", "fr": "Éléments à l'appui", "es": "Evidencia"},
     "changes": {
@@ -265,14 +271,18 @@ def _short(text: str, n: int = 90) -> str:
     return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
 
 
-def extractive_report(*, brief: str, findings: str, language: str, notice: str) -> str:
-    """A report of cited extracted sentences: title, notice, summary, a section per topic."""
+def extractive_report(*, brief: str, findings: str, language: str, notice: str, sources_found: int = 0) -> str:
+    """A report of cited extracted sentences: title, notice, summary, a section per topic.
+
+    With no cited finding it says so: no sources found, or ``sources_found`` sources found and
+    none with a passage to quote."""
     title = _short(brief.split("\n")[0], 110)
     out = [f"# {title}", "", f"*{notice}*", ""]
     blocks = _findings_blocks(findings)
     all_lines = [ln for _, lines in blocks for ln in lines]
     if not all_lines:
-        out += [phrase("no_findings", language), ""]
+        none = phrase("no_passages", language, n=str(sources_found)) if sources_found else phrase("no_findings", language)
+        out += [none, ""]
     for topic, lines in blocks:
         if not lines:
             continue
@@ -301,7 +311,8 @@ def _cited_sentences(text: str) -> list[str]:
         elif stripped:
             prose.append(stripped)
     out += sentences(" ".join(prose))
-    return [s for s in out if len(s) > 30]
+    # a cited item is a claim however short ("The HX-9 has a COP of 4.7. [S1a2b3c]", a CSV row)
+    return [s for s in out if len(s) > 30 or SID.search(s)]
 
 
 def chat_reply(prompt: str) -> str:

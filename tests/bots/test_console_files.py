@@ -52,3 +52,14 @@ def test_ask_the_same_file_twice_reads_it_once_and_says_so(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "Reading 1 file …" in out.stderr and "skipped notes.md: the same file twice" in out.stderr, out.stderr
     assert "files: 1 file read" in out.stderr, out.stderr
+
+
+def test_ask_short_files_are_quoted_in_the_offline_report(tmp_path):
+    (tmp_path / "page.html").write_text("<html><body><p>The HX-9 has a COP of 4.7.</p></body></html>")
+    (tmp_path / "pumps.csv").write_text("model,cop\nHX-9,4.7\nHX-3,3.1\n")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "page.html", "--file", "pumps.csv",
+              "What COP does the HX-9 have?")
+    assert out.returncode == 0, out.stderr
+    report = open(next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md"))).read()
+    assert "No sources were found" not in report, report
+    assert "COP of 4.7" in report and "cop: 4.7" in report, report

@@ -178,3 +178,26 @@ def test_a_newline_in_a_file_name_does_not_reach_the_source_title(offline_settin
     titles = [s["title"] for s in _sources(settings, "console:nl")]
     assert titles and all("\n" not in t and "\r" not in t for t in titles), titles
 
+
+@pytest.mark.parametrize("name,data", [
+    ("page.html", b"<html><body><p>The HX-9 has a COP of 4.7.</p></body></html>"),
+    ("notes.md", b"# HX-9\n\nThe HX-9 has a COP of 4.7.\n"),
+    ("pumps.csv", b"model,cop\nHX-9,4.7\nHX-3,3.1\n"),
+])
+def test_the_offline_report_quotes_a_short_file_passage_or_row(offline_settings, tmp_path, name, data):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=1)
+    thread = f"console:short-{name.replace('.', '-')}"
+    ingest(settings, thread, [_shared(tmp_path, name, data)])
+    out = asyncio.run(run_turn(thread, question="What COP does it have?", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert "No sources were found" not in report, report
+    assert "4.7" in report, report
+    assert "cites 0 of" not in out.artifacts.review_md.read_text()
+
+
+def test_the_offline_report_counts_sources_when_none_has_a_passage_to_quote():
+    from engine.offline_text import extractive_report
+
+    report = extractive_report(brief="What COP does it have?", findings="### COP\n\n(nothing)\n", language="en",
+                               notice="offline", sources_found=2)
+    assert "No sources were found" not in report and "2 sources found; none had a passage to quote" in report
