@@ -25,14 +25,19 @@ _COLUMNS = (
 )
 
 
+#: Columns from which the records are a table; narrower terminals get one block a record.
+WIDE = 160
+
+
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(int(round(seconds)), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 def print_audit(records: list[dict], *, as_json: bool = False, console: Console | None = None) -> None:
-    """Print ``records``: one JSON object per line with ``as_json``, else a rich table with a
-    total line (researches, model calls, tokens) on stdout."""
+    """Print ``records``: one JSON object per line with ``as_json``, else a rich table (a block of
+    ``field: value`` lines a record when the terminal is narrower than :data:`WIDE` columns) with
+    a total line (researches, model calls, tokens) on stdout."""
     if as_json:
         for record in records:
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -41,12 +46,33 @@ def print_audit(records: list[dict], *, as_json: bool = False, console: Console 
     if not records:
         console.print("No audit records.")
         return
+    if console.width < WIDE:
+        _print_blocks(records, console)
+    else:
+        _print_table(records, console)
+    tokens = sum(int(r.get("tokens") or 0) for r in records)
+    calls = sum(int(r.get("model_calls") or 0) for r in records)
+    console.print(f"{len(records)} research(es), {calls:,} model call(s), {tokens:,} token(s)")
+
+
+def _print_blocks(records: list[dict], console: Console) -> None:
+    """One block a record, one ``field: value`` line a column (long values wrap under their value)."""
+    for record in records:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for header, show in _COLUMNS:
+            value = show(record)
+            if value or header in ("status", "question"):
+                grid.add_row(header, value)
+        console.print(grid)
+        console.print()
+
+
+def _print_table(records: list[dict], console: Console) -> None:
     table = Table(show_lines=False, expand=False)
     for header, _show in _COLUMNS:
         table.add_column(header, overflow="fold", max_width=48 if header in ("question", "error") else None)
     for record in records:
         table.add_row(*(show(record) for _header, show in _COLUMNS))
     console.print(table)
-    tokens = sum(int(r.get("tokens") or 0) for r in records)
-    calls = sum(int(r.get("model_calls") or 0) for r in records)
-    console.print(f"{len(records)} research(es), {calls:,} model call(s), {tokens:,} token(s)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
 import sys
 from pathlib import Path
@@ -211,14 +212,16 @@ def audit(
     from engine.settings import load_settings
     from jobs import audit as trail
 
-    if since is not None and since < 0:
-        _fail("--since must be 0 or more days", 2)
+    if since is not None and not (math.isfinite(since) and since >= 0):
+        _fail("--since must be a finite number of days, 0 or more", 2)
     try:
-        records = trail.read(load_settings(), since_days=since, user=user)
+        records, skipped = trail.read_checked(load_settings(), since_days=since, user=user)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
         _fail(str(err))
     except OSError as err:
         _fail(f"cannot read the audit trail: {err.strerror or err}")
+    if skipped:
+        typer.echo(f"deepresearch: skipped {skipped} stored line(s) that are not audit records", err=True)
     print_audit(records, as_json=as_json)
 
 

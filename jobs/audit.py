@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -35,6 +36,8 @@ QUESTION_CHARS = 300
 #: Characters of the error line kept in a record.
 ERROR_CHARS = 300
 AUDIT_FILE = "audit.jsonl"
+#: Fields every record has (:func:`build_record`); a line without them is not a record.
+REQUIRED = ("at", "thread", "requester", "status")
 _file_lock = threading.Lock()
 
 
@@ -193,18 +196,44 @@ def _write_postgres(settings: Settings, record: dict) -> None:
 
 
 def read(settings: Settings, *, since_days: float | None = None, user: str | None = None) -> list[dict]:
-    """The records, oldest first, optionally only the last ``since_days`` days and one requester.
+    """The records, oldest first, optionally only the last ``since_days`` days and one requester
+    (see :func:`read_checked`, which also counts the lines that are not records)."""
+    return read_checked(settings, since_days=since_days, user=user)[0]
+
+
+def read_checked(settings: Settings, *, since_days: float | None = None,
+                 user: str | None = None) -> tuple[list[dict], int]:
+    """``(records, skipped)``: the records, oldest first, optionally only the last ``since_days``
+    days and one requester; ``skipped`` counts the stored lines that are not records (cut by a
+    crash, not a JSON object, or missing a field of :data:`REQUIRED` or a readable ``at``).
 
     Raises:
         engine.database.DatabaseError: ``DATABASE_URL`` is set and unusable.
+        ValueError: ``since_days`` is not a finite number.
     """
+    if since_days is not None and not math.isfinite(since_days):
+        raise ValueError("since_days must be a finite number of days")
     cutoff = time.time() - since_days * 86400 if since_days is not None else None
     if settings.database_url is not None:
-        records = _read_postgres(settings, cutoff, user)
-    else:
-        records = [r for r in _read_file(settings)
-                   if (cutoff is None or _epoch(r) >= cutoff) and (user is None or r.get("requester") == user)]
-    return records
+        stored = _read_postgres(settings, cutoff, user)
+        records = [r for r in stored if is_record(r)]
+        return records, len(stored) - len(records)
+    lines = _read_lines(settings)
+    records = [r for r in _parse("\n".join(lines)) if is_record(r)]
+    skipped = len(lines) - len(records)
+    return [r for r in records
+            if (cutoff is None or _epoch(r) >= cutoff) and (user is None or r.get("requester") == user)], skipped
+
+
+def is_record(record: object) -> bool:
+    """True when ``record`` is a dict with every field of :data:`REQUIRED` and an ISO ``at``."""
+    if not isinstance(record, dict) or any(record.get(k) in (None, "") for k in REQUIRED):
+        return False
+    try:
+        datetime.fromisoformat(str(record["at"]))
+    except ValueError:
+        return False
+    return True
 
 
 def _epoch(record: dict) -> float:
@@ -214,9 +243,10 @@ def _epoch(record: dict) -> float:
         return 0.0
 
 
-def _read_file(settings: Settings) -> list[dict]:
+def _read_lines(settings: Settings) -> list[str]:
     path = Path(settings.data_dir) / AUDIT_FILE
-    return _parse(path.read_text(encoding="utf-8")) if path.exists() else []
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return [line for line in text.splitlines() if line.strip()]
 
 
 def _parse(text: str) -> list[dict]:

@@ -164,3 +164,47 @@ def test_usage_is_read_from_every_host_with_database_url(tmp_path, pg_url):
     usage = audit.turn_usage(settings, "slack:T1:C1:1.2", since=now - 60)
     assert usage == {"model_calls": 2, "tokens": 49,
                      "tokens_by_role": {"research": {"input": 40, "output": 1}, "review": {"input": 7, "output": 1}}}
+
+
+def _audit_cli(tmp_path, monkeypatch, *args: str, columns: int = 250):
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    return CliRunner().invoke(app, ["audit", *args], env={"COLUMNS": str(columns)})
+
+
+def test_since_must_be_a_finite_number_of_days(tmp_path, monkeypatch):
+    _seed(make_settings(tmp_path / "data"))
+    for value in ("nan", "inf", "-inf", "1e400"):
+        result = _audit_cli(tmp_path, monkeypatch, "--since", value)
+        assert result.exit_code == 2, (value, result.output)
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert lines == ["deepresearch: --since must be a finite number of days, 0 or more"], value
+
+
+def test_the_table_is_readable_in_an_80_column_terminal(tmp_path, monkeypatch):
+    _seed(make_settings(tmp_path / "data"))
+    result = _audit_cli(tmp_path, monkeypatch, columns=80)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for header in ("requester", "question", "status", "tokens", "files"):
+        assert any(line.startswith(header + " ") for line in lines), header
+    # values keep their words whole: no column is squeezed to a few characters
+    assert any("U0ALICE" in line for line in lines) and any("report.md, report.pdf" in line for line in lines)
+    assert "3 research(es), 36 model call(s), 10,368 token(s)" in result.output
+
+
+def test_lines_that_are_not_records_are_skipped_and_counted_once(tmp_path, monkeypatch):
+    settings = make_settings(tmp_path / "data")
+    _seed(settings)
+    path = settings.data_dir / audit.AUDIT_FILE
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write('{"at": 5}\n[1, 2]\n{"at": "yesterday", "thread": "t", "requester": "u", "status": "done"}\n{"cut\n')
+    assert [r["requester"] for r in audit.read(settings)] == ["U0OLD", "U0ALICE", "U0BOB"]
+    assert audit.read_checked(settings)[1] == 4
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["audit", "--json"])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 3
+    assert result.stderr.splitlines() == ["deepresearch: skipped 4 stored line(s) that are not audit records"]
