@@ -70,6 +70,7 @@ def ask(
       3    waiting for an answer to the clarifying question
       4    the thread is running in another process
       5    the data folder or --out cannot be written
+      6    over a quota (DEEPRESEARCH_MAX_*); nothing was started
       130  interrupted (Ctrl-C)
     """
     from bots.console import run_ask

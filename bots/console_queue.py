@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import shutil
 import sys
 import uuid
@@ -14,7 +15,8 @@ from rich.markdown import Markdown
 from engine.settings import Settings, SettingsError
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
-USER = "console"
+#: Exit code of ``ask`` when a quota (:mod:`jobs.quotas`) refuses the research: nothing was started.
+EXIT_OVER_QUOTA = 6
 #: The files of a finished run, in the order the local `deepresearch ask` prints them.
 RUN_FILES = ("report.md", "report.pdf", "report.docx", "report.tex", "review.md", "sources.json", "usage.json")
 
@@ -49,6 +51,15 @@ class _Transcript:
         return question
 
 
+def requester() -> str:
+    """The terminal's requester id for quotas and the audit trail: ``console:{OS user name}``
+    (``console:unknown`` when the OS does not name the user)."""
+    try:
+        return f"console:{getpass.getuser()}"
+    except (OSError, KeyError):
+        return "console:unknown"
+
+
 def _say_outage(error: BaseException | None) -> None:
     if error is None:
         err.print("Redis is back; following the research again.")
@@ -69,7 +80,8 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
 
     With ``resume``, a thread waiting for an answer gets ``answer`` (or one asked on the terminal),
     a queued or running one is followed, and a finished one prints its files.
-    Returns the exit code: 0 report delivered, 1 failed or cancelled, 2 refused, 3 waiting for an answer.
+    Returns the exit code: 0 report delivered, 1 failed or cancelled, 2 refused, 3 waiting for an
+    answer, 6 (:data:`EXIT_OVER_QUOTA`) a quota refused it (nothing queued, no thread id printed).
     A Redis outage while following is waited out with a one-line notice (no traceback); a thread
     Redis forgot (restarted without its data) is followed while a worker recovers it from the
     data dir's journal.
@@ -86,9 +98,10 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
         if info is False:
             return 2
     else:
+        action = run.send(question)
+        if action not in ("started", "resumed"):
+            return EXIT_OVER_QUOTA if action == "over_quota" else 2
         err.print(f"thread: {thread}")
-        if not run.send(question):
-            return 2
         info = None
         err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
     code, info = run.follow_to_end(info, answer, ask_user)
@@ -107,15 +120,16 @@ class _QueuedRun:
         self.port = RelayPort.for_thread(thread)
         self.shown = _Transcript()
 
-    def send(self, text: str) -> bool:
-        """Hand ``text`` to the conversation rules; True when it started or resumed a turn."""
+    def send(self, text: str) -> str:
+        """Hand ``text`` to the conversation rules; returns the reply's action (``started`` or
+        ``resumed`` when a turn was queued, ``over_quota`` when a limit refused it, ...)."""
         from jobs import handle_message
 
-        reply = handle_message(self.thread, USER, text, self.port.reference(), f"console-{uuid.uuid4().hex}",
+        reply = handle_message(self.thread, requester(), text, self.port.reference(), f"console-{uuid.uuid4().hex}",
                                settings=self.settings, explicit_start=True)
-        if reply.text:
-            err.print(reply.render(reply.text, lambda _user: "you"))
-        return reply.action in ("started", "resumed")
+        if reply.text:  # the mention slot names the sender in a chat; the terminal's reader is the sender
+            err.print(reply.render(reply.text, lambda _user: "").strip())
+        return reply.action
 
     def reopen(self, answer: str | None):
         """The thread's record for ``--resume`` (None: Redis lost it, a worker recovers it; False:
@@ -159,8 +173,9 @@ class _QueuedRun:
                 err.print("No answer given. Answer later with: "
                           f"deepresearch ask --queue --resume {self.thread} --answer \"…\"")
                 return 3, None
-            if not self.send(reply):
-                return 2, None
+            action = self.send(reply)
+            if action not in ("started", "resumed"):
+                return (EXIT_OVER_QUOTA if action == "over_quota" else 2), None
             info = None
         self.shown.flush()
         if info.status != "done":

@@ -53,7 +53,7 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
 
     A message that would start or resume a research first takes a quota slot
     (:func:`jobs.quotas.acquire`); over a limit, the reply says which and when to try again,
-    and nothing is queued or written.
+    and nothing is queued; only an audit record (status ``rejected``) is written.
 
     Raises:
         redis.exceptions.ConnectionError / sqlite3.Error: the registry is unreachable.
@@ -101,7 +101,11 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
         return None, verdict.taken
     log.info("event=over_quota thread=%s user=%s limit=%s who=%s", message.thread_key, message.author,
              verdict.limit, verdict.who)
-    text = f"{MENTION} {quotas.refused_text(verdict, now)}"
+    said = quotas.refused_text(verdict, now)
+    audit.write(settings, audit.build_record(thread_id=message.thread_key, requester=message.author,
+                                             question=message.text, status="rejected", started_at=now,
+                                             ended_at=now, error=said))
+    text = f"{MENTION} {said}"
     return Reply(text=text, action="over_quota", mention=message.author), False
 
 

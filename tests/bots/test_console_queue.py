@@ -85,3 +85,27 @@ def test_queue_without_redis_is_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "What is wind power?"],
                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
     assert out.returncode == 1 and "REDIS_URL" in out.stderr.strip().splitlines()[-1]
+
+
+def test_over_a_quota_ask_queue_says_so_in_one_clean_line_and_exits_6(tmp_path, redis_url):
+    import getpass
+
+    from jobs import audit, handle_message
+    from tests.fakes.recording_port import RecordingPort
+    from tests.jobs.conftest import make_settings
+
+    settings = make_settings(tmp_path / "data", redis_url=redis_url, max_researches_per_user_per_day=1)
+    first = "console:first-of-the-day"
+    port = RecordingPort.create(tmp_path / "events.jsonl", first).reference()
+    me = f"console:{getpass.getuser()}"
+    assert handle_message(first, me, "tides", port, "e1", settings=settings, explicit_start=True).action == "started"
+    env = env_for(tmp_path, redis_url)
+    env["DEEPRESEARCH_MAX_RESEARCHES_PER_USER_PER_DAY"] = "1"
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "wind"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=LONG)
+    assert out.returncode == 6, out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("You have started the most researches allowed in 24 hours (1)")
+    assert "thread:" not in out.stderr and out.stdout == ""
+    [record] = audit.read(settings)
+    assert (record["requester"], record["status"], record["question"]) == (me, "rejected", "wind")

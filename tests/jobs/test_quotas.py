@@ -193,3 +193,14 @@ def test_a_repeated_event_does_not_give_back_the_slot_of_the_first(backend):
     assert sum(r.action == "started" for r in replies) == 1 and len(queued()) == 1
     assert _ask(settings, "U1", 2).action == "started"
     assert _ask(settings, "U1", 3).action == "over_quota"  # the first still holds its slot
+
+
+def test_a_refusal_is_an_audit_record(tmp_path, redis_db):
+    from jobs import audit
+
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_researches_per_user_per_day=1)
+    assert _ask(settings, "U1", 1).action == "started"
+    assert _ask(settings, "U1", 2).action == "over_quota"
+    [record] = audit.read(settings)
+    assert (record["requester"], record["status"], record["question"]) == ("U1", "rejected", "Question number 2?")
+    assert record["error"].startswith("You have started the most researches allowed in 24 hours (1)")
