@@ -190,7 +190,8 @@ def run_ask(
     0 done; 1 failed (a model or search server unreachable after retries, the thread's lock
     lost), resumable; 2 bad input before any work; 3 waiting for an answer to the clarifying
     question; 4 another process runs this thread now; 5 the data folder or ``--out`` cannot be
-    written (disk full, read-only, permission), resumable once fixed; 130 interrupted. ``files``
+    written (disk full, read-only, permission), resumable once fixed; 6 over a quota
+    (:mod:`jobs.quotas`, requester ``console:{OS user}``), nothing started; 130 interrupted. ``files``
     (``--file``) are read into the thread's own index before the research starts
     (:func:`engine.files.ingest`) and searched beside the web or corpus.
 
@@ -273,10 +274,31 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         say(f"deepresearch: {exc}")
         return EXIT_FAILED
     try:
-        return _run_locked(thread, question, answer, resume, out, settings, record, lock,
-                           offline=offline, corpus=corpus, no_clarify=no_clarify, files=files)
+        return _run_accounted(thread, question, answer, resume, out, settings, record, lock,
+                              offline=offline, corpus=corpus, no_clarify=no_clarify, files=files)
     finally:
         lock.release()
+
+
+def _run_accounted(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
+                   settings: Settings, record: ThreadRecord | None, lock: ThreadLock, **options) -> int:
+    """:func:`_run_locked` within the requester's quota, with its audit record at the end."""
+    from bots.console_access import TerminalTurn
+    from bots.console_queue import EXIT_OVER_QUOTA
+    from jobs.store import get_store
+
+    asked = (record.question if record and record.question else "") or question
+    turn = TerminalTurn(settings, get_store(settings), thread, asked, start=not resume)
+    refused = turn.take()
+    if refused:
+        say(refused)
+        return EXIT_OVER_QUOTA
+    code = None
+    try:
+        code = _run_locked(thread, question, answer, resume, out, settings, record, lock, **options)
+        return code
+    finally:
+        turn.end(code)
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,

@@ -144,3 +144,25 @@ def test_the_reviews_follow_up_questions_follow_the_report_paths(tmp_path, docs)
     answered = ask(tmp_path, "How efficient are modern home solar panels in 2025?", "--offline", "--corpus",
                    str(docs), "--no-clarify")
     assert answered.returncode == 0 and "Suggested" not in answered.stderr
+
+
+def test_a_terminal_run_is_audited_and_counts_against_the_quota(tmp_path, docs):
+    import getpass
+    import json
+
+    env = {"DEEPRESEARCH_MAX_RESEARCHES_PER_USER_PER_DAY": "1"}
+    first = ask(tmp_path, "solar panels", "--offline", "--no-clarify", "--corpus", str(docs), env=env)
+    assert first.returncode == 0, first.stderr
+    second = ask(tmp_path, "home batteries", "--offline", "--no-clarify", "--corpus", str(docs), env=env)
+    assert second.returncode == 6, second.stderr
+    lines = [ln for ln in second.stderr.splitlines() if ln.strip() and "Indexing" not in ln and "index" not in ln]
+    assert lines[-1].startswith("You have started the most researches allowed in 24 hours (1)"), second.stderr
+    assert "thread:" not in second.stderr and "Traceback" not in second.stderr
+    trail = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    me = f"console:{getpass.getuser()}"
+    assert [(r["requester"], r["status"], r["question"]) for r in trail] == [
+        (me, "done", "solar panels"), (me, "rejected", "home batteries")]
+    done = trail[0]
+    assert done["thread"] == re.search(r"thread: (console:\S+)", first.stderr).group(1)
+    assert done["platform"] == "console" and done["duration_seconds"] >= 0 and done["sources"] >= 1
+    assert done["model_calls"] >= 1 and done["tokens"] > 0 and "report.md" in done["files"]

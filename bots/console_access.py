@@ -1,0 +1,79 @@
+"""Quotas and the audit trail for `deepresearch ask` run in this process (not ``--queue``): the
+same limits (:mod:`jobs.quotas`) and one audit record per research (:mod:`jobs.audit`) as the
+workers, with the requester ``console:{OS user name}`` (:func:`bots.console_queue.requester`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from pathlib import Path
+
+from engine.artifacts import safe_name
+from engine.settings import Settings
+from jobs import audit, quotas
+from jobs.store import Store
+
+log = logging.getLogger(__name__)
+#: ``ask``'s exit codes and the audit status each ends a research with; codes not listed (2: no
+#: such thread, 3: waiting for an answer) write no record.
+_STATUS = {0: "done", 1: "failed", 4: "failed", 5: "failed", 130: "cancelled"}
+
+
+class TerminalTurn:
+    """One ``ask`` run of ``thread``: takes its quota slot (:meth:`take`), then at its end gives the
+    slot back, counts its tokens and writes its audit record (:meth:`end`)."""
+
+    def __init__(self, settings: Settings, store: Store, thread: str, question: str, *, start: bool) -> None:
+        from bots.console_queue import requester
+
+        self.settings, self.store, self.thread, self.question, self.start = settings, store, thread, question, start
+        self.user, self.turn_id = requester(), f"console-{uuid.uuid4().hex}"
+        self.started = time.time()
+
+    def take(self) -> str | None:
+        """Take the slot; returns the refusal line (already audited as ``rejected``) when over a
+        limit, else None. Raises what :func:`jobs.quotas.acquire` raises (store unreachable)."""
+        verdict = quotas.acquire(self.store, turn_id=self.turn_id, user=self.user, thread_id=self.thread,
+                                 start=self.start, settings=self.settings, now=self.started)
+        if verdict.allowed:
+            return None
+        said = quotas.refused_text(verdict, self.started)
+        audit.write(self.settings, audit.build_record(
+            thread_id=self.thread, requester=self.user, question=self.question, status="rejected",
+            started_at=self.started, ended_at=self.started, error=said))
+        return said
+
+    def end(self, code: int | None) -> None:
+        """The run ended with exit code ``code`` (None: an exception): give the slot back, count the
+        tokens spent since :meth:`take`, write the audit record (see :data:`_STATUS`). Never raises:
+        a store that cannot be written (a full disk) is one log line, and the slot expires by itself
+        (:func:`jobs.quotas.hold_seconds`)."""
+        usage = {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
+        try:
+            quotas.release(self.store, self.turn_id, user=self.user, thread_id=self.thread)
+            usage = audit.turn_usage(self.settings, self.thread, self.started)
+            quotas.add_tokens(self.store, self.turn_id, usage["tokens"], user=self.user, thread_id=self.thread)
+        except Exception as err:  # bookkeeping must not hide how the research ended
+            log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
+        status = _STATUS.get(code, "failed") if code is not None else "failed"
+        if code in (2, 3):
+            return
+        run = _latest_run(self.settings, self.thread)
+        files = [f for f in _run_files(run)] if status == "done" else []
+        audit.write(self.settings, audit.build_record(
+            thread_id=self.thread, requester=self.user, question=self.question, status=status,
+            started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
+            files=files, error="" if status == "done" else f"deepresearch ask exited with {code}"))
+
+
+def _latest_run(settings: Settings, thread: str) -> Path | None:
+    """The thread's most recently written run folder under the artifacts dir, or None."""
+    runs = [p for p in (settings.artifacts_dir / safe_name(thread)).glob("*") if p.is_dir()]
+    return max(runs, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def _run_files(run: Path | None) -> list[str]:
+    from bots.console_queue import RUN_FILES
+
+    return [str(run / name) for name in RUN_FILES if run is not None and (run / name).exists()]
