@@ -226,8 +226,9 @@ def read_checked(settings: Settings, *, since_days: float | None = None,
 
 
 def is_record(record: object) -> bool:
-    """True when ``record`` is a dict with every field of :data:`REQUIRED` and an ISO ``at``."""
-    if not isinstance(record, dict) or any(record.get(k) in (None, "") for k in REQUIRED):
+    """True when ``record`` is a dict with every field of :data:`REQUIRED` (``requester`` may be
+    empty: a turn lost before its thread was registered), a ``status`` and an ISO ``at``."""
+    if not isinstance(record, dict) or any(k not in record for k in REQUIRED) or not record.get("status"):
         return False
     try:
         datetime.fromisoformat(str(record["at"]))
