@@ -52,9 +52,15 @@ def replay_end(store: Store, turn_id: str) -> bool:
     local = journal.get(records.turn_key(turn_id))
     if local is None or local.get("state") not in records.TERMINAL:
         return False
-    remote = store.get(records.turn_key(turn_id))
-    if remote is None or remote.get("state") not in records.TERMINAL:
-        store.put(records.turn_key(turn_id), local, ttl=records.TURN_TTL)
+    replayed = []
+
+    def change(remote: dict | None) -> dict | None:
+        # one atomic step: the process that is finishing the turn may be writing its end right now
+        replayed[:] = [remote is None or remote.get("state") not in records.TERMINAL]
+        return _with_end(remote, local) if replayed[0] else None
+
+    store.update(records.turn_key(turn_id), change, ttl=records.TURN_TTL)
+    if replayed[0]:
         store.index_remove(records.OPEN_INDEX, turn_id)
         turn = local.get("turn") or {}
         thread = store.get(f"thread:{turn.get('thread_id')}") or {}
@@ -62,6 +68,18 @@ def replay_end(store: Store, turn_id: str) -> bool:
             _thread_end(store, turn, local)
         log.warning("event=turn_end_replayed turn=%s state=%s", turn_id, local.get("state"))
     return True
+
+
+def _with_end(remote: dict | None, local: dict) -> dict:
+    """Redis's record of a turn with the end the journal holds: the journal's copy may be older
+    in everything but its end (it is written at create, hand-back and end, not at each claim or
+    delivery), so the counters and the parts delivered are merged, never taken back."""
+    if remote is None:
+        return local
+    merged = {**remote, **local}
+    merged["attempts"] = max(int(remote.get("attempts") or 0), int(local.get("attempts") or 0))
+    merged["delivered"] = list(dict.fromkeys([*(remote.get("delivered") or []), *(local.get("delivered") or [])]))
+    return merged
 
 
 def _thread_end(store: Store, turn: dict, rec: dict) -> None:

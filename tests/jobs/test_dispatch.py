@@ -223,3 +223,22 @@ def test_a_turn_ending_late_leaves_a_later_turn_of_its_thread_alone(redis_settin
     info = thread_info(thread, settings=redis_settings)
     assert (info.status, info.turn_id, info.requester) == ("queued", "late2", "U2")
     assert set_thread(store, thread, for_turn="late2", status="running")["status"] == "running"
+
+
+def test_an_end_replayed_while_its_turn_finishes_keeps_the_turns_attempts(redis_settings):
+    """Another worker's start-up recovery replays the journal's end between the finishing worker's
+    journal write and its Redis write: the record keeps its attempt count and parts delivered."""
+    from jobs import records
+    from jobs.journal import replay_end
+
+    store = get_store(redis_settings)
+    turn = Turn(turn_id="rp1", thread_id="test:T:C:rp", kind="start", text="Tides?", requester="U1", port={})
+    assert records.create(store, turn, "rq")
+    records.claim(store, "rp1")
+    records.mark_delivered(store, "rp1", "summary")
+    journal_copy = store.journal.get(records.turn_key("rp1"))
+    records.mirror(store, "rp1", dict(journal_copy, state="done"))  # finish(): the journal first...
+    assert replay_end(store, "rp1")  # ...another process replays it before Redis hears of it
+    records.finish(store, "rp1", "done")
+    rec = store.get(records.turn_key("rp1"))
+    assert (rec["state"], rec["attempts"], rec["delivered"]) == ("done", 1, ["summary"])
