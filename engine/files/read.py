@@ -119,15 +119,13 @@ def _cap(out: FileText, sections: list[list[str]], max_chars: int) -> None:
 
 
 def _decode(data: bytes) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    if b"\x00" in data[:8192]:
-        raise Unreadable("binary content, not text")
+    from engine.search.extract import Unreadable as NotText
+    from engine.search.extract import decode_text
+
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("cp1252", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+        return decode_text(data)
+    except NotText:
+        raise Unreadable("binary content, not text") from None
 
 
 def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:

@@ -46,7 +46,7 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
             if suffix in (".html", ".htm"):
                 title, text = _html(data)
             else:
-                text = _decode(data)
+                text = decode_text(data)
                 if suffix == ".rst" or name.endswith(".rst.txt"):
                     title = _rst_title(text)
                 elif suffix in (".md", ".markdown"):
@@ -62,7 +62,13 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     return (title or path.name).strip()[:300], text
 
 
-def _decode(data: bytes) -> str:
+def decode_text(data: bytes) -> str:
+    """Text of a file's bytes: UTF-16 by its byte-order mark, else UTF-8 (BOM dropped), else
+    Windows-1252; line ends made ``\n``.
+
+    Raises:
+        Unreadable: a NUL byte in the first 8 KiB (binary content).
+    """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
     if b"\x00" in data[:8192]:
