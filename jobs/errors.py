@@ -68,6 +68,9 @@ def user_message(err: BaseException, *, job_timeout: int) -> str:
         return "The research failed: the bot's database cannot be used. Tell the bot's admin (details in its log)."
     if isinstance(err, (SettingsError, SearchError)):
         return f"The research failed: {redact(str(err).splitlines()[0])[:300]}"
+    if _named(err, "engine", ("ReportIncomplete",)):  # the model writes until its output limit
+        return (f"The research stopped: the language model {redact(str(err).splitlines()[0])[:300]}. "
+                "Tell the bot's admin; the run is saved.")
     if is_transient(err):
         return ("The research failed: a service it depends on did not answer, even after retries. "
                 "Please try again later.")

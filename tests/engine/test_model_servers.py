@@ -214,6 +214,19 @@ def test_a_report_cut_at_max_tokens_is_one_line_naming_the_role_setting(tmp_path
     no_traceback(done)
 
 
+def test_a_report_cut_at_max_tokens_is_said_in_the_chat_thread_with_the_setting():
+    """The chat's error reply names the cause and the setting, not an "internal error"."""
+    from engine.graph.llm import ReportIncomplete
+    from jobs.errors import user_message
+
+    err = ReportIncomplete("could not write a complete answer: cut off at the output limit (finish_reason "
+                           "length), even after shortening the input 3 times (max_tokens 300: raise "
+                           "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS)")
+    line = user_message(err, job_timeout=3600)
+    assert "\n" not in line and "internal error" not in line
+    assert "could not write a complete answer" in line and "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS" in line
+
+
 def test_explicit_prompt_settings_send_no_response_format_and_no_tools(online_settings, script, fake_openai):
     fake_openai.quirks = Quirks(calls_as_text=True)
     _out, report = _run(online_settings, "t:explicit", structured_output="prompt", tool_calls="prompt")
