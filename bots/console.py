@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-import stat
 import sys
 import tempfile
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from bots.console_files import files_problem, read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
@@ -208,7 +208,7 @@ def run_ask(
         say("usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
     problem = _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
-    problem = problem or _files_problem(files or [], queue)
+    problem = problem or files_problem(files or [], queue)
     if problem:
         say(f"deepresearch: {problem}")
         return EXIT_USAGE
@@ -313,7 +313,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         start = record.question  # killed before its first checkpoint: start it now
     if corpus is not None and not _indexed(corpus, settings, thread, resume):
         return EXIT_INTERRUPTED
-    _read_files(thread, files, settings)
+    read_files(thread, files, settings, say)
     settings.require_search()
     kept = record.question if record else ""
     # written whole before the id is shown, so the id printed is always resumable
@@ -391,52 +391,6 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
         say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
         return EXIT_INTERRUPTED
     return None
-
-
-def _files_problem(files: list[Path], queue: bool) -> str | None:
-    """Why the ``--file`` paths cannot be used, or None."""
-    if files and queue:
-        return "--file: with --queue the research runs on the workers, which cannot read this host's files."
-    for path in files:
-        try:
-            mode = path.expanduser().stat().st_mode
-        except OSError:
-            return f"--file {clean_path(path)}: no such file."
-        if stat.S_ISDIR(mode):
-            return f"--file {clean_path(path)}: is a directory."
-        if not stat.S_ISREG(mode):
-            return f"--file {clean_path(path)}: is not a regular file."
-    return None
-
-
-def _read_files(thread: str, files: list[Path], settings: Settings) -> None:
-    """Read ``--file`` paths into the thread's index and say what was read and skipped (nothing
-    when there are none)."""
-    if not files:
-        return
-    from engine.files import SharedFile, files_status, ingest
-    from engine.search.corpus import CorpusIndexError
-
-    shared, seen = [], set()
-    for given in files:
-        path = Path(os.path.abspath(given.expanduser()))
-        if path.resolve() in seen:
-            say(f"skipped {clean_path(given)}: the same file twice", style="yellow")
-            continue
-        seen.add(path.resolve())
-        shared.append(SharedFile(name=path.name, link=path.as_uri(), path=path, size=path.stat().st_size))
-    say(f"Reading {len(shared)} file{'' if len(shared) == 1 else 's'} …")
-    try:
-        entries = ingest(settings, thread, shared)
-    except CorpusIndexError as exc:
-        raise StorageError(str(exc)) from exc
-    for entry in entries:
-        if entry.status != "read":
-            say(f"skipped {entry.name}: {entry.reason}", style="yellow")
-        elif entry.note:
-            say(f"{entry.name}: {entry.note}", style="yellow")
-    if entries:
-        say(f"files: {files_status(entries)}")
 
 
 def _usage_problem(question: str, resume: str | None, out: Path | None, queue: bool, *, offline: bool,

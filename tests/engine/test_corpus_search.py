@@ -20,6 +20,7 @@ from engine.search.corpus import (
     split_passages,
 )
 from engine.search.none import NoSearch
+from tests.shared_files import pdf_bytes
 
 HTML = """<!DOCTYPE html><html><head><title>Tidal Energy Primer</title>
 <style>.zebrastyle { color: red }</style><script>var giraffescript = 1;</script></head>
@@ -29,32 +30,6 @@ HTML = """<!DOCTYPE html><html><head><title>Tidal Energy Primer</title>
 energy of <b>tides</b> into electricity.</p><ul><li>Barrages</li><li>Turbines</li></ul>
 <pre>def lagoon():
     return "tidal lagoon"</pre></body></html>"""
-
-
-def _pdf_bytes(text: str, title: str) -> bytes:
-    """A minimal one-page PDF with ``text`` in Helvetica and ``title`` in its metadata."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        f"<< /Title ({title}) >>".encode(),
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref,
-    )
-    return bytes(out)
 
 
 @pytest.fixture
@@ -67,7 +42,7 @@ def corpus(tmp_path: Path) -> Path:
     (docs / "wind.txt").write_text("Wind turbines\n\nA wind turbine spins a generator with its blades.\n")
     (docs / "sub" / "tides.html").write_text(HTML)
     (docs / "sub" / "geo.rst").write_text("Geothermal Heat\n===============\n\nMagma warms the aquifers.\n")
-    (docs / "sub" / "hydro.pdf").write_bytes(_pdf_bytes("Hydroelectric dams store water", "Hydro Power"))
+    (docs / "sub" / "hydro.pdf").write_bytes(pdf_bytes(["Hydroelectric dams store water"], "Hydro Power"))
     (docs / "notes.csv").write_text("ignored,file\n")
     (docs / ".hidden").mkdir()
     (docs / ".hidden" / "secret.md").write_text("# Hidden\n\nunicornword\n")
