@@ -54,27 +54,42 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
                    cancel: threading.Event | None = None) -> dict:
     """Write ``report.tex``, ``report.pdf`` and ``report.docx`` of ``doc`` into ``directory``.
 
-    The PDF and the Word document are independent: either may fail without stopping the other.
+    The PDF and the Word document are independent: they are built at the same time (latexmk and
+    pandoc are separate processes, so the wall time is the slower of the two, not their sum), and
+    either may fail without stopping the other.
 
     Returns:
         ``{"report_tex", "pdf", "docx"}`` paths (strings) for the files written, plus
         ``pdf_error`` and ``pdf_log_tail`` (also written to ``pdf-error.log``) when the PDF was
         not built, ``pdf_warnings`` (overfull boxes wider than
         :data:`engine.render.pdf.OVERFULL_LIMIT_PT`, missing glyphs) when it was built with
-        them (also kept as ``pdf_warnings`` in the folder's ``usage.json``, logged at info level), and ``docx_error`` (one line) when the Word document was not.
+        them (also kept as ``pdf_warnings`` in the folder's ``usage.json``, logged at info level), and
+        ``docx_error`` (one line) when the Word document was not.
 
     Raises:
         OSError: ``directory`` cannot be written.
     """
-    from engine.render.docx import render_docx
+    from concurrent.futures import ThreadPoolExecutor
+
     from engine.render.latex import render_latex
-    from engine.render.pdf import build_pdf, overfull_boxes
 
     directory.mkdir(parents=True, exist_ok=True)
     paths: dict = {}
     tex = render_latex(doc)
     write_atomic(directory / "report.tex", tex)
     paths["report_tex"] = str(directory / "report.tex")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docx") as pool:
+        docx = pool.submit(_docx, doc, directory / "report.docx")
+        paths.update(_pdf(tex, directory, timeout, cancel))
+        paths.update(docx.result())
+    return paths
+
+
+def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | None) -> dict:
+    """Build ``report.pdf`` from ``tex`` (see :func:`render_outputs` for the keys returned)."""
+    from engine.render.pdf import build_pdf, overfull_boxes
+
+    paths: dict = {}
     build = build_pdf(tex, directory, timeout=timeout, cancel=cancel)
     if build.pdf is not None:
         paths["pdf"] = str(build.pdf)
@@ -83,16 +98,22 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
             log.info("event=pdf_warnings count=%d first=%r", len(problems), problems[0])
             paths["pdf_warnings"] = problems
         _keep_warnings(directory / "usage.json", problems)
-    else:
-        cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
-        log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)
-        paths["pdf_error"] = build.error or "the PDF could not be built"
-        paths["pdf_log_tail"] = build.log_tail or ""
-        write_atomic(directory / "pdf-error.log", f"{paths['pdf_error']}\n\n{paths['pdf_log_tail']}")
+        return paths
+    cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
+    log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)
+    paths["pdf_error"] = build.error or "the PDF could not be built"
+    paths["pdf_log_tail"] = build.log_tail or ""
+    write_atomic(directory / "pdf-error.log", f"{paths['pdf_error']}\n\n{paths['pdf_log_tail']}")
+    return paths
+
+
+def _docx(doc: ReportDocument, path: Path) -> dict:
+    """Write the Word document: ``{"docx": path}``, or ``{"docx_error": one line}`` when pandoc failed."""
+    from engine.render.docx import render_docx
+
     try:
-        paths["docx"] = str(render_docx(doc, directory / "report.docx"))
+        return {"docx": str(render_docx(doc, path))}
     except (RuntimeError, OSError, ValueError) as err:  # pandoc's failures, as pypandoc raises them
         message = " ".join(str(err).split())[:300] or type(err).__name__
         log.warning("event=docx_failed error=%r", message)
-        paths["docx_error"] = message
-    return paths
+        return {"docx_error": message}

@@ -137,7 +137,8 @@ def test_sigterm_makes_an_rq_worker_hand_its_turn_back(redis_settings, children,
     assert handle_message(thread, "U1", "What is the history of the bicycle in Europe?", port, "w1",
                           settings=settings, explicit_start=True).action == "started"
     worker = children.start("stopping", ["worker", "stopping"], env)
-    wait_for(search.slow_seen.is_set, 60, "the research to be searching")
+    wait_for(search.slow_seen.is_set, 60, "the research to be searching",
+             diag=lambda: children.log("stopping")[-3000:] + redis_diag(settings))
     stopped_at = time.monotonic()
     worker.send_signal(signal.SIGTERM)  # to the worker only, as `docker stop` does
     worker.wait(timeout=GRACE + 15)
