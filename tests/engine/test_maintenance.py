@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
+from typer.testing import CliRunner
+
+from bots.cli import app
 from engine.maintenance import prune_threads
 from engine.runner import run_turn, thread_status
 
+#: the tables of LangGraph's PostgreSQL checkpointer (langgraph-checkpoint-postgres) that hold a thread's state
+CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 
-def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url):
+
+def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url, monkeypatch):
     settings = offline_settings(allow_clarification=False, max_review_iterations=0, database_url=store_url)
     for i in range(2):
         asyncio.run(run_turn(f"console:p{i}", question=f"What is topic number {i} about?", settings=settings))
     assert (settings.artifacts_dir / "console_p0").exists()
     assert stored_files(store_url) in (None, 2 * 7)  # with PostgreSQL: every file of both runs
     assert stored_files(store_url, "deepresearch_usage") != 0  # and the usage record of each model call
+    assert all(stored_files(store_url, t) != 0 for t in CHECKPOINT_TABLES)  # and LangGraph's checkpoints
     options = settings.data_dir / "console" / "console_p0.json"  # what `deepresearch ask` keeps for --resume
     options.parent.mkdir(parents=True, exist_ok=True)
     options.write_text("{}")
@@ -23,13 +31,20 @@ def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url
     assert asyncio.run(thread_status("console:p0", settings=settings)) == "done"
     kept = asyncio.run(prune_threads(settings, older_than_days=30))
     assert kept.threads == [] and kept.kept == 2
-    gone = asyncio.run(prune_threads(settings, older_than_days=-1))
-    assert len(gone.threads) == 2
+    # `deepresearch prune` itself, with the settings from the environment as in production
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(settings.data_dir))
+    if store_url is not None:
+        monkeypatch.setenv("DATABASE_URL", store_url)
+    gone = CliRunner().invoke(app, ["prune", "--older-than", "0"])
+    assert gone.exit_code == 0, gone.output
+    before, after = (int(n.replace(",", "")) for n in
+                     re.search(r"deleted 2 thread\(s\), kept 0; .* ([\d,]+) -> ([\d,]+) bytes", gone.output).groups())
     if store_url is None:  # VACUUM shrinks the SQLite file; PostgreSQL keeps the pages for reuse
-        assert gone.bytes_after < gone.bytes_before
+        assert after < before
     assert asyncio.run(thread_status("console:p0", settings=settings)) == "none"
     assert not (settings.artifacts_dir / "console_p0").exists() and not options.exists()
     assert stored_files(store_url) in (None, 0) and stored_files(store_url, "deepresearch_usage") in (None, 0)
+    assert all(stored_files(store_url, t) in (None, 0) for t in CHECKPOINT_TABLES)
 
 
 def stored_files(url: str | None, table: str = "deepresearch_artifacts") -> int | None:

@@ -101,14 +101,17 @@ class Children:
         self.procs: dict[str, object] = {}
         self.log_dir = log_dir
 
-    def start(self, name: str, args: list[str], env: dict):
-        """Start ``python -m tests.jobs.procs ARGS`` as ``name``, its output in ``name.log``."""
+    def start(self, name: str, args: list[str], env: dict, *, cli: bool = False):
+        """Start ``python -m tests.jobs.procs ARGS`` (with ``cli``: the installed ``deepresearch ARGS``,
+        as production starts it) as ``name``, its output in ``name.log``."""
         import subprocess
         import sys
 
+        command = [str(Path(sys.executable).with_name("deepresearch"))] if cli else [
+            sys.executable, "-m", "tests.jobs.procs"]
         log = open(self.log_dir / f"{name}.log", "wb")  # noqa: SIM115 (closed with the process)
-        proc = subprocess.Popen([sys.executable, "-m", "tests.jobs.procs", *args], cwd=ROOT, env=env,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen([*command, *args], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
         self.procs[name] = proc
         return proc
 

@@ -19,7 +19,11 @@ from jobs import enqueue, handle_message, records, thread_info
 from jobs.run import _outcome_dict, run_job
 from jobs.store import get_store
 from jobs.turns import Turn
+from tests.bots.slack.conftest import SIGNING_SECRET, TEAM, SlackSender, bot_posts
+from tests.bots.slack.procs import wait_healthy
+from tests.bots.teams.activities import channel_mention
 from tests.bots.teams.conftest import BotServer, free_port
+from tests.fakes.bot_connector import FakeBotConnector
 from tests.fakes.recording_port import RecordingPort
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.jobs.conftest import child_env, make_settings
@@ -32,7 +36,7 @@ from tests.jobs.scenarios import (
     turn_state,
     wait_for,
 )
-from tests.waiting import LONG, wait_set
+from tests.waiting import LONG, wait_exit, wait_set
 
 CHANNEL, ROOT_TS = "C0RESEARCH", "1800000000.000001"
 
@@ -118,6 +122,80 @@ def test_three_hosts_with_empty_data_dirs_carry_a_research_through_a_killed_work
         server.stop()
     usage = json.loads(bytes(stored["usage.json"]))
     assert len(usage["turns"]) == 2  # the calls of the killed attempt on host A are counted too
+
+
+def _stored_files(pg_url: str) -> dict[str, list[bytes]]:
+    """Every report file in PostgreSQL: name -> the contents stored under it (one per run)."""
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT name, content FROM deepresearch_artifacts").fetchall()
+    stored: dict[str, list[bytes]] = {}
+    for name, content in rows:
+        stored.setdefault(name, []).append(bytes(content))
+    return stored
+
+
+@pytest.mark.slow
+def test_slack_and_teams_researches_cross_three_processes_on_their_own_data_dirs(
+        tmp_path, redis_db, pg_url, children, fake_slack):
+    """`deepresearch slack`, `deepresearch teams` and `deepresearch worker`, each on its own empty data
+    dir, sharing only Redis and PostgreSQL: a Slack research and a Teams channel research go
+    through their clarifying question to the files, and the worker that asked is replaced (its disk
+    deleted) by one on another data dir before the answers come."""
+    slack_port, teams_port = free_port(), free_port()
+    dirs = {name: tmp_path / name for name in ("slack", "teams", "worker-a", "worker-b")}
+
+    def env(name: str) -> dict:
+        settings = make_settings(dirs[name], redis_url=redis_db, database_url=pg_url, allow_clarification=True)
+        return {**child_env(settings), "SLACK_BOT_TOKEN": fake_slack.token, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                "SLACK_API_URL": fake_slack.base_url, "DEEPRESEARCH_PUBLIC_URL": f"http://127.0.0.1:{teams_port}",
+                "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0", "LOG_LEVEL": "INFO"}
+
+    with FakeBotConnector() as connector:
+        for name, port in (("slack", slack_port), ("teams", teams_port)):
+            proc = children.start(name, [name, "--port", str(port), "--host", "127.0.0.1"], env(name), cli=True)
+            wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, tmp_path / f"{name}.log")
+        worker_a = children.start("worker-a", ["worker"], env("worker-a"), cli=True)
+        sender = SlackSender(f"http://127.0.0.1:{slack_port}", fake_slack)
+        assert sender.command("heat pumps")[0] == 200
+        root = fake_slack.wait_for(lambda: [m["ts"] for m in fake_slack.messages(CHANNEL) if not m.get("thread_ts")],
+                                   what="the Slack root message")[0]
+        channel = channel_mention(connector.url, "heat pumps")
+        conv = channel["conversation"]["id"]
+        teams_url = f"http://127.0.0.1:{teams_port}/api/messages"
+        assert requests.post(teams_url, json=channel, timeout=60).status_code in (200, 201)
+        fake_slack.wait_for(lambda: any("?" in m["text"] for m in bot_posts(fake_slack, CHANNEL, root)),
+                            what="the clarifying question in Slack")
+        connector.wait_for(lambda c: any("?" in m.text and "broad" in m.text for m in c.messages(conv)),
+                           what="the clarifying question in Teams")
+        worker_a.terminate()  # idle: both graphs wait at their checkpoints in PostgreSQL
+        wait_exit(worker_a, what="worker A to stop")
+        shutil.rmtree(dirs["worker-a"])
+        children.start("worker-b", ["worker"], env("worker-b"), cli=True)
+        sender.message("EU residential market size and growth in 2024", thread_ts=root)
+        answer = channel_mention(connector.url, "Residential installations in Germany since 2020", root_id=channel["id"])
+        assert requests.post(teams_url, json=answer, timeout=60).status_code in (200, 201)
+
+        shared = fake_slack.wait_for(lambda: [f for m in bot_posts(fake_slack, CHANNEL, root) for f in m.get("files", [])],
+                                     what="the report files in Slack")
+        def link_cards(c: FakeBotConnector) -> list[dict]:
+            return [a for m in c.messages(conv) for a in m.attachments if a["contentType"].endswith("card.adaptive")
+                    and any(x["type"] == "Action.OpenUrl" for x in a["content"].get("actions", []))]
+
+        connector.wait_for(link_cards, what="the download links in Teams")
+        stored = _stored_files(pg_url)
+        uploads = {u["filename"]: u["data"] for u in fake_slack.uploads.values()}
+        assert sorted(f["name"] for f in shared) == sorted(uploads) == ["report.docx", "report.md", "report.pdf"]
+        assert all(uploads[name] in stored[name] for name in uploads)
+        assert thread_info(f"slack:{TEAM}:{CHANNEL}:{root}", settings=make_settings(dirs["slack"], redis_url=redis_db,
+                                                                                      database_url=pg_url)).status == "done"
+        assert not (dirs["teams"] / "artifacts").exists()  # the Teams bot's disk never had a report
+        (links,) = link_cards(connector)
+        url = next(a["url"] for a in links["content"]["actions"] if a["title"] == "Download report.pdf")
+        pdf = requests.get(url, timeout=60)
+        assert pdf.status_code == 200 and pdf.content in stored["report.pdf"]
+    assert len(stored["report.md"]) == 2  # one run per conversation, each stored once
+    logs = "".join(children.log(name) for name in ("slack", "teams", "worker-b"))
+    assert fake_slack.token not in logs
 
 
 @pytest.mark.slow
