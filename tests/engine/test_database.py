@@ -55,6 +55,31 @@ def test_missing_database_and_unreachable_server_are_one_line(clean_env, pg_url)
                                'for connection option "port"')
 
 
+def test_a_user_without_the_right_to_create_tables_is_one_line(clean_env, pg_url):
+    """PostgreSQL 15 gives PUBLIC no CREATE on schema ``public``: a plain login role cannot make the
+    product's tables, and start-up says so in one line with what the user needs."""
+    import secrets
+
+    from psycopg import sql
+
+    role = f"drtest_noperm_{secrets.token_hex(4)}"
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        admin.execute(sql.SQL("REVOKE CREATE ON SCHEMA public FROM PUBLIC"))
+    try:
+        url = pg_url.replace("://postgres@", f"://{role}@", 1)
+        assert url != pg_url
+        with pytest.raises(DatabaseError) as info:
+            require_database(load_settings(database_url=url))
+        message = str(info.value)
+        assert "\n" not in message and "permission denied" in message, message
+        assert message.endswith("the user needs CREATE on the database (or its schema) for the product's tables")
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
 def test_migrations_are_idempotent_and_versioned(pg_url):
     with psycopg.connect(pg_url) as conn:
         assert migrate(conn) == len(MIGRATIONS)
