@@ -100,6 +100,10 @@ class TurnOutcome:
 
 
 ProgressCallback = Callable[[Progress], None]
+#: Called once the final text exists and before the files are typeset, with ``{"title": str,
+#: "summary": Markdown str (as :attr:`TurnOutcome.summary`), "follow_ups": list[str]}``; called
+#: again when a run interrupted while typesetting is resumed.
+ReportCallback = Callable[[dict], None]
 
 
 async def run_turn(
@@ -113,6 +117,7 @@ async def run_turn(
     context: str | None = None,
     resume_only: bool = False,
     discussion: str | None = None,
+    on_report: ReportCallback | None = None,
 ) -> TurnOutcome:
     """Run the research graph for ``thread_id`` until it pauses or ends.
 
@@ -123,6 +128,10 @@ async def run_turn(
         instructions, and named in the report).
         ``answer``: resume a graph paused on its clarifying question with ``Command(resume=answer)``.
         ``resume_only=True``: continue an interrupted run from its last checkpoint.
+
+    ``on_progress`` gets a :class:`engine.progress.Progress` snapshot at every graph event;
+    ``on_report`` (see :data:`ReportCallback`) gets the summary as soon as the final text exists,
+    so a chat can post it while the PDF and the Word document are still being built.
 
     ``question``, ``answer`` and ``context`` go through :func:`engine.text.clean_text` here, so
     every entry point (terminal, chat, queue) stores and prompts only valid, control-free text.
@@ -149,6 +158,7 @@ async def run_turn(
         context=None if context is None else clean_text(context),
         resume_only=resume_only,
         discussion=None if discussion is None else clean_text(discussion),
+        on_report=on_report,
     )
 
 

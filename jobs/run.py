@@ -171,6 +171,7 @@ class _TurnJob:
         self.delayed = False
         self.lock_lost = False
         self.graph_started = False
+        self.summary_posted = False  # once True a cancel no longer stops the turn: the files follow
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self, rec: dict, *, abandoned: bool) -> dict:
@@ -268,12 +269,20 @@ class _TurnJob:
                 records.patch(self.store, t.turn_id, graph_started=True)
             status.set(progress_text(progress, resumed=self.delayed))
 
+        early: list[asyncio.Future] = []
+
+        def on_report(ready: dict) -> None:  # the files are being typeset: the summary goes first
+            if cancel.is_set():  # cancelled first: the turn stops and says so, no summary
+                return
+            self.summary_posted = True  # a cancel from now on is late: the report is delivered anyway
+            early.append(asyncio.ensure_future(asyncio.to_thread(self._summary_first, ready)))
+
         tasks = [asyncio.ensure_future(status.pump(stop)), asyncio.ensure_future(self._poll_cancel(cancel, stop))]
         limit = max(60, self.settings.job_timeout - TIMEOUT_MARGIN)
         try:
             async with asyncio.timeout(limit) as deadline:
                 outcome = await run_turn(t.thread_id, settings=self.settings, on_progress=on_progress,
-                                         cancel=cancel, **kwargs)
+                                         cancel=cancel, on_report=on_report, **kwargs)
         except TimeoutError:
             if deadline.expired():
                 await status.show("Stopped: the research ran past its time limit.", buttons=())
@@ -290,7 +299,7 @@ class _TurnJob:
             raise
         finally:
             stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, *early, return_exceptions=True)
         final = ("A clarifying question is below; the research starts once the requester answers it."
                  if outcome.status == "clarify"
                  else "Research finished. The report is below.")
@@ -352,7 +361,9 @@ class _TurnJob:
     async def _poll_cancel(self, cancel: asyncio.Event, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
-                if self.lock_lost or self.stopping() or await asyncio.to_thread(self.cancel_requested):
+                if self.lock_lost or self.stopping() or (  # (summary_posted is read again after the wait)
+                        not self.summary_posted and await asyncio.to_thread(self.cancel_requested)
+                        and not self.summary_posted):
                     cancel.set()
                     return
             except Exception as err:  # store blip: check again at the next tick
@@ -378,6 +389,22 @@ class _TurnJob:
         records.mark_delivered(self.store, self.turn.turn_id, part)
         self.rec.setdefault("delivered", []).append(part)
 
+    def _summary_text(self, summary: str | None) -> str:
+        text = summary or "The research is done; the report is attached."
+        return text + ("\n\n" + DELAYED_NOTE if self.delayed else "")
+
+    def _summary_first(self, ready: dict) -> None:
+        """Post the summary (with its follow-up buttons) once the final text exists, before the files
+        are typeset; :meth:`_deliver` then uploads them. A failed post is logged: the delivery posts it."""
+        t = self.turn
+        try:
+            # the report exists: a follow-up pressed from here starts and waits for this turn's lock
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, title=ready.get("title") or "")
+            self._post_once("summary", self._summary_text(ready.get("summary")),
+                            follow_up_buttons(ready.get("follow_ups") or []))
+        except Exception as err:
+            log.warning("event=summary_first_failed turn=%s error=%s", t.turn_id, type(err).__name__)
+
     def _deliver(self, outcome: dict) -> dict:
         t = self.turn
         late_cancel = self.cancel_requested()
@@ -392,10 +419,10 @@ class _TurnJob:
             self._post_once("question", question)
             records.finish(self.store, t.turn_id, "done", outcome=outcome)
             return {"status": "clarify", "turn_id": t.turn_id, "question": question}
-        summary = outcome.get("summary") or "The research is done; the report is attached."
-        if self.delayed:
-            summary += "\n\n" + DELAYED_NOTE
+        summary = self._summary_text(outcome.get("summary"))
         if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
+            if "summary" in (self.rec.get("delivered") or []):
+                self._post_once("late_cancel", LATE_CANCEL_NOTE)
             summary += "\n\n" + LATE_CANCEL_NOTE
         # the paths may name another host's data dir (a re-delivery): read them through the store
         store = artifact_store(self.settings)

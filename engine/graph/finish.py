@@ -126,7 +126,14 @@ async def render_artifacts(state: AgentState, runtime: Runtime[RunContext]) -> d
     """Write report.md, review.md, sources.json, usage.json, report.tex, report.pdf and report.docx,
     then keep them in the artifact store."""
     ctx = runtime.context
-    get_stream_writer()({"event": "phase", "phase": "render"})
+    from engine.graph.run import summary_markdown  # the graph's runner imports this module
+
+    write = get_stream_writer()
+    write({"event": "phase", "phase": "render"})
+    # the final text exists: a chat can post the summary now, while the files are typeset
+    write({"event": "report_ready", "title": state.get("title") or "",
+           "summary": summary_markdown(state, offline=ctx.settings.llm_backend == "offline"),
+           "follow_ups": list(state.get("follow_ups") or [])})
     cited = [Cited(**c) for c in state.get("cited", [])]
     try:
         paths = await asyncio.to_thread(write_artifacts, state, cited, ctx.run_dir, ctx.settings, ctx.today,

@@ -31,6 +31,7 @@ from engine.runner import (
     MAX_QUESTION_CHARS,
     Artifacts,
     ProgressCallback,
+    ReportCallback,
     RunCancelled,
     TurnOutcome,
     TurnRejected,
@@ -133,7 +134,7 @@ def _artifacts(paths: dict, settings: Settings) -> Artifacts:
 async def run_graph_turn(
     thread_id: str, *, question: str | None, answer: str | None, settings: Settings,
     on_progress: ProgressCallback | None, cancel: asyncio.Event | None, context: str | None,
-    resume_only: bool, discussion: str | None = None,
+    resume_only: bool, discussion: str | None = None, on_report: ReportCallback | None = None,
 ) -> TurnOutcome:
     """Implementation of :func:`engine.runner.run_turn` (see there for the contract)."""
     settings.require_model()
@@ -168,7 +169,10 @@ async def run_graph_turn(
                 graph_input, config, stream_mode=["custom"], subgraphs=True, context=ctx,
                 durability="sync",  # each step's checkpoint is on disk before the next step starts
             ):
-                if mode == "custom" and isinstance(chunk, dict):
+                if mode == "custom" and isinstance(chunk, dict) and chunk.get("event") == "report_ready":
+                    if on_report:
+                        on_report({k: v for k, v in chunk.items() if k != "event"})
+                elif mode == "custom" and isinstance(chunk, dict):
                     progress.apply(chunk)
                     if on_progress:
                         on_progress(progress)

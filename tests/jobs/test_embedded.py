@@ -7,6 +7,8 @@ import json
 import pytest
 
 from jobs import enqueue, handle_message, handle_press, thread_info
+from jobs.run import LATE_CANCEL_NOTE
+from jobs.store import get_store
 from jobs.turns import Turn
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import child_env, make_settings
@@ -16,6 +18,7 @@ from tests.jobs.scenarios import (
     assert_turns_alternate,
     cancelled_posts,
     progress_shows,
+    summaries,
     turn_record,
     turn_state,
     wait_for,
@@ -131,6 +134,73 @@ def test_a_follow_up_pressed_while_the_files_upload_starts_after_them(tmp_path, 
     info = thread_info(thread, settings=settings)
     assert info.status == "done" and info.turn_id == "eu2" and info.question == follow_up["value"]
     assert len([e for e in read_events(log, thread) if e["op"] == "upload"]) == 2
+
+
+def _held_pdf(monkeypatch, until) -> dict:
+    """Make the PDF build wait until ``until()`` holds (a safety bound: then it goes on); returns
+    ``{"waited": bool}``, whether ``until()`` held when the build started."""
+    import engine.render.pdf
+
+    real, seen = engine.render.pdf.build_pdf, {}
+
+    def build_pdf(*args, **kwargs):
+        try:
+            wait_for(until, what="the summary to be posted while the PDF is built")
+            seen["waited"] = True
+        except AssertionError:
+            seen["waited"] = False
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine.render.pdf, "build_pdf", build_pdf)
+    return seen
+
+
+def _summaries(log, thread) -> list[dict]:
+    return summaries(read_events(log, thread))
+
+
+def test_the_summary_is_posted_while_the_files_are_typeset(tmp_path, runner_for, monkeypatch):
+    """The summary goes as soon as the final text exists: the PDF and the Word document follow."""
+    settings = make_settings(tmp_path / "data")
+    runner = runner_for(settings)
+    log, thread = tmp_path / "events.jsonl", "console:eearly"
+    seen = _held_pdf(monkeypatch, lambda: _summaries(log, thread))
+    port = RecordingPort.create(log, thread).reference()
+    handle_message(thread, "U1", "What is the history of the bicycle?", port, "ee1", settings=settings,
+                   explicit_start=True)
+    wait_idle(runner)
+    assert seen == {"waited": True}
+    assert turn_state(settings, "ee1") == "done"
+    assert len(_summaries(log, thread)) == 1
+    assert_one_report(log, thread, delayed=False)
+
+
+def test_a_cancel_that_arrives_once_the_summary_is_out_still_gets_the_files(tmp_path, runner_for, monkeypatch):
+    """A cancel that reaches the turn after its summary was posted does not strand the summary
+    without its files: they are delivered, with a note that the cancel came too late."""
+    from jobs import records
+
+    settings = make_settings(tmp_path / "data")
+    runner = runner_for(settings)
+    log, thread = tmp_path / "events.jsonl", "console:eearlycancel"
+    store = get_store(settings)
+
+    def summary_then_cancel() -> bool:
+        if not _summaries(log, thread):
+            return False
+        records.request_cancel_flag(store, thread, "ec1", "U1")
+        return True
+
+    seen = _held_pdf(monkeypatch, summary_then_cancel)
+    port = RecordingPort.create(log, thread).reference()
+    handle_message(thread, "U1", "What is the history of the bicycle?", port, "ec1", settings=settings,
+                   explicit_start=True)
+    wait_idle(runner)
+    assert seen == {"waited": True}
+    assert turn_state(settings, "ec1") == "done"
+    assert not cancelled_posts(log, thread)
+    events = assert_one_report(log, thread, delayed=False)
+    assert any(LATE_CANCEL_NOTE in e.get("text", "") for e in events)
 
 
 def test_clarify_then_answer_in_process(tmp_path, runner_for):

@@ -104,19 +104,28 @@ def test_a_lost_turn_is_told_once_after_its_last_retry(tmp_path, monkeypatch):
 
 
 def _cancel_when_research_ends(monkeypatch, settings, thread: str) -> None:
-    """Make the requester's ``cancel`` arrive just after the graph finished, before delivery."""
+    """Make the requester's ``cancel`` arrive just as the graph's work is done: when the final
+    text exists (before the summary is posted and the files are typeset), or, for a turn that ends
+    on a clarifying question, just after the graph paused, before the question is posted."""
     import jobs.run
 
     real = jobs.run.run_turn
     calls = []
 
-    async def run_then_cancel(thread_id, **kw):
-        outcome = await real(thread_id, **kw)
-        calls.append(thread_id)
-        if len(calls) > 1:  # only the first turn is cancelled
-            return outcome
+    def cancel() -> None:
         reply = handle_message(thread, "U1", "cancel", {}, "late-cancel", settings=settings, explicit_start=False)
         assert reply.action == "cancelling" and reply.text is None
+
+    async def run_then_cancel(thread_id, **kw):
+        calls.append(thread_id)
+        if len(calls) > 1:  # only the first turn is cancelled
+            return await real(thread_id, **kw)
+        on_report = kw.get("on_report")
+        if on_report:
+            kw["on_report"] = lambda ready: (cancel(), on_report(ready))
+        outcome = await real(thread_id, **kw)
+        if outcome.status == "clarify":
+            cancel()
         return outcome
 
     monkeypatch.setattr(jobs.run, "run_turn", run_then_cancel)
