@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.artifacts import safe_name
+from engine.database import connect, reason, require_database
 from engine.files.entries import FileEntry
 from engine.fsutil import write_atomic
 from engine.search.corpus import CorpusIndexError, CorpusSearch, add_documents
@@ -143,8 +144,6 @@ class PostgresThreadFiles:
             yield self._held
             return
         import psycopg
-
-        from engine.database import connect, reason, require_database
 
         require_database(self.settings)
         try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from engine.database import DatabaseError, connect, reason, require_database
 from engine.language import detect_language
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus import _CJK, _MAX_PASSAGES, _group, _snippet_around, query_words, split_passages
@@ -138,8 +139,6 @@ class PostgresTextSearch:
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:
         import psycopg
-
-        from engine.database import DatabaseError, connect, reason, require_database
 
         try:
             require_database(self.settings)
