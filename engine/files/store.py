@@ -30,10 +30,11 @@ from pathlib import Path
 from engine.artifacts import safe_name
 from engine.database import connect, reason, require_database
 from engine.files.entries import FileEntry
-from engine.fsutil import write_atomic
+from engine.fsutil import storage_problem, write_atomic
 from engine.search.corpus import CorpusIndexError, CorpusSearch, add_documents
 from engine.search.postgres_text import PostgresTextSearch, delete_scope, replace_documents
 from engine.settings import Settings
+from engine.text import clean_path
 
 log = logging.getLogger(__name__)
 MANIFEST = "files.json"
@@ -84,10 +85,15 @@ class LocalThreadFiles:
         the block runs; another process or thread of this host waits for it.
 
         Raises:
-            OSError: the folder cannot be created.
+            CorpusIndexError: the folder or its lock file cannot be created (one line: disk full,
+                read-only, permission).
         """
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with open(self.folder / LOCK, "a") as fh:  # an open file description of its own: threads wait too
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fh = open(self.folder / LOCK, "a")  # an open file description of its own: threads wait too
+        except OSError as err:
+            raise CorpusIndexError(f"cannot write {clean_path(self.folder)}: {storage_problem(err) or err}") from err
+        with fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             yield self  # closing the file releases the lock
 

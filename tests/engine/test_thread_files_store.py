@@ -11,10 +11,12 @@ import threading
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from engine.files import SharedFile, files_dir, ingest, load_manifest, thread_search
 from engine.maintenance import prune_threads
 from engine.runner import run_turn
+from engine.search.corpus import CorpusIndexError
 from engine.settings import load_settings
 from tests.shared_files import docx_bytes, pdf_bytes
 
@@ -191,3 +193,11 @@ def test_two_events_of_one_thread_at_once_both_keep_their_files(offline_settings
     for worker in workers:
         worker.join(300)
     assert sorted(e.name for e in load_manifest(settings, "console:race")) == sorted(i.name for i in items)
+
+
+def test_a_thread_folder_that_cannot_be_made_is_one_line(offline_settings, tmp_path):
+    (tmp_path / "blocked").write_text("a file where the data dir should be")
+    settings = offline_settings(data_dir=tmp_path / "blocked" / "data")
+    item = SharedFile(name="n.txt", link=f"{LINK}?file=n", path=_write(tmp_path, "n.txt", b"turbines"), size=8)
+    with pytest.raises(CorpusIndexError, match="a part of the path is a file, not a folder"):
+        ingest(settings, "console:blocked", [item])
