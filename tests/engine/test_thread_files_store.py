@@ -25,7 +25,7 @@ LINK = "https://example.slack.com/archives/C1/p1700000000000100"
 PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
          "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
 #: A child process that reads files into a thread: argv[1] the thread, argv[2] JSON ``[[name, path, link], ...]``;
-#: with argv[3] it starts that many threads, one file each, released together.
+#: one thread per file, released together; each prints the names it read (one JSON list a line).
 CHILD = """
 import json, sys, threading
 from pathlib import Path
@@ -38,7 +38,7 @@ gate = threading.Barrier(len(files))
 
 def one(item):
     gate.wait()
-    ingest(settings, sys.argv[1], [item])
+    print(json.dumps([e.name for e in ingest(settings, sys.argv[1], [item])]), flush=True)
 
 workers = [threading.Thread(target=one, args=(f,)) for f in files]
 for w in workers: w.start()
@@ -73,10 +73,14 @@ def _notes(tmp_path: Path, count: int, prefix: str) -> list[tuple[str, Path, str
              f"{LINK}?file={prefix}{n}") for n in range(count)]
 
 
-def _finish(children: list[subprocess.Popen]) -> None:
+def _finish(children: list[subprocess.Popen]) -> list[str]:
+    """Wait for the children; the names of the files they read, all together."""
+    names: list[str] = []
     for child in children:
-        _, err = child.communicate(timeout=300)
+        out, err = child.communicate(timeout=300)
         assert child.returncode == 0, err.decode()[-2000:]
+        names += [name for line in out.decode().splitlines() for name in json.loads(line)]
+    return names
 
 
 def test_concurrent_adds_from_processes_and_threads_keep_every_entry(offline_settings, tmp_path):
@@ -84,9 +88,9 @@ def test_concurrent_adds_from_processes_and_threads_keep_every_entry(offline_set
     settings = offline_settings()
     thread = "slack:T1:C1:1.1"
     batches = [_notes(tmp_path, 2, f"p{p}-") for p in range(3)]
-    _finish([_child(_env(settings.data_dir), thread, batch) for batch in batches])
+    read = _finish([_child(_env(settings.data_dir), thread, batch) for batch in batches])
     names = sorted(e.name for e in load_manifest(settings, thread))
-    assert names == sorted(name for batch in batches for name, _, _ in batch)
+    assert names == sorted(name for batch in batches for name, _, _ in batch) == sorted(read)
     assert all(e.status == "read" for e in load_manifest(settings, thread))
     assert not [p for p in files_dir(settings, thread).iterdir() if p.name.endswith(".tmp")]  # no temp file left
     search, _ = thread_search(settings, thread)
@@ -138,7 +142,8 @@ def test_concurrent_adds_on_two_hosts_keep_every_entry_and_index_each_file_once(
     thread = "teams:conv-1"
     shared = ("same.txt", _write(tmp_path, "same.txt", b"Both hosts saw this turbine note."), f"{LINK}?file=same")
     batches = [[*_notes(tmp_path, 2, f"h{h}-"), shared] for h in range(2)]
-    _finish([_child(_env(tmp_path / f"host{h}", pg_url), thread, batch) for h, batch in enumerate(batches)])
+    read = _finish([_child(_env(tmp_path / f"host{h}", pg_url), thread, batch) for h, batch in enumerate(batches)])
+    assert sorted(read) == sorted({name for batch in batches for name, _, _ in batch})  # same.txt read by one host
     settings = load_settings(data_dir=tmp_path / "reader", database_url=pg_url)
     names = [e.name for e in load_manifest(settings, thread)]
     assert sorted(names) == sorted({name for batch in batches for name, _, _ in batch}) and len(names) == 5
