@@ -24,7 +24,8 @@ BUSY_TIMEOUT_MS = 30_000
 POOL_MAX = 2
 #: LangGraph's Postgres checkpoint tables (``AsyncPostgresSaver.setup``) that grow with the threads,
 #: and the product's own (``engine.database.MIGRATIONS``).
-PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "deepresearch_artifacts", "deepresearch_usage")
+PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "deepresearch_artifacts", "deepresearch_usage",
+             "deepresearch_thread_files", "deepresearch_passages")
 
 
 @contextlib.asynccontextmanager

@@ -66,6 +66,30 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS deepresearch_audit_at ON deepresearch_audit (at);
     CREATE INDEX IF NOT EXISTS deepresearch_audit_requester ON deepresearch_audit (requester, at)
     """,
+    # 5: files shared in a thread (engine.files.store) and full-text passages (engine.search.postgres_text);
+    # config is text, not regconfig: a reg* column would block pg_upgrade
+    """
+    CREATE TABLE IF NOT EXISTS deepresearch_passages (
+        id      bigserial PRIMARY KEY,
+        scope   text      NOT NULL,
+        doc_key text      NOT NULL,
+        ord     integer   NOT NULL,
+        title   text      NOT NULL,
+        body    text      NOT NULL,
+        config  text      NOT NULL,
+        tsv     tsvector  NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS deepresearch_passages_doc ON deepresearch_passages (scope, doc_key, ord);
+    CREATE TABLE IF NOT EXISTS deepresearch_thread_files (
+        id         bigserial   PRIMARY KEY,
+        thread_key text        NOT NULL,
+        name       text        NOT NULL,
+        link       text        NOT NULL,
+        entry      jsonb       NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (thread_key, name, link)
+    )
+    """,
 ]
 
 

@@ -10,6 +10,7 @@ from engine.artifact_store import artifact_store
 from engine.artifacts import safe_name
 from engine.checkpoints import checkpoint_thread_ids, compact, open_checkpointer, stored_bytes
 from engine.files import delete_thread_files
+from engine.files.store import stored_threads
 from engine.graph.sources import delete_source_texts
 from engine.settings import Settings
 
@@ -37,7 +38,8 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
     (neither checkpointer has ``prune``), and deletes the thread's report files from the artifact
     store and this host's folder unless ``keep_artifacts``, and the options ``deepresearch ask`` kept for
     ``--resume`` (``{DATA_DIR}/console/{thread}.json``) and the files shared in the thread
-    (``{DATA_DIR}/threadfiles/{thread}/``, :func:`engine.files.delete_thread_files`). A paused or running thread that old is pruned
+    (``{DATA_DIR}/threadfiles/{thread}/``, and with ``DATABASE_URL`` their rows in PostgreSQL:
+    :func:`engine.files.delete_thread_files`). A paused or running thread that old is pruned
     too: its clarification long expired (``DEEPRESEARCH_CLARIFY_TTL``). A thread stopped before its
     first checkpoint (killed right after ``thread:`` was printed) is known only from those two places:
     it is pruned by the same age rule, its age the newest modification time there
@@ -83,9 +85,10 @@ def _delete_local(settings: Settings, thread_id: str) -> None:
 
 def unsaved_threads(settings: Settings, known: set[str]) -> dict[str, datetime]:
     """Threads known only from ``{DATA_DIR}/console/{name}.json`` or ``{DATA_DIR}/threadfiles/{name}/``
-    (a run stopped before its first checkpoint): ``{name: newest mtime (UTC)}``, without the names in
-    ``known`` (the :func:`engine.artifacts.safe_name` of every checkpointed thread)."""
-    found: dict[str, datetime] = {}
+    or, with ``DATABASE_URL``, their files in PostgreSQL (a run stopped before its first checkpoint):
+    ``{name: newest mtime or listing time (UTC)}``, without the names in ``known`` (the
+    :func:`engine.artifacts.safe_name` of every checkpointed thread)."""
+    found: dict[str, datetime] = {k: t for k, t in stored_threads(settings).items() if k not in known}
     paths = [*(settings.data_dir / "console").glob("*.json"), *(settings.data_dir / "threadfiles").glob("*/")]
     for path in paths:
         name = path.stem if path.suffix == ".json" else path.name

@@ -257,7 +257,7 @@ class _TurnJob:
         kwargs = await self._call_args()
         if "resume_only" not in kwargs:
             kwargs.update(await asyncio.to_thread(self._thread_material))
-            shared = load_manifest(self.settings, t.thread_id)
+            shared = await asyncio.to_thread(load_manifest, self.settings, t.thread_id)
             if shared:
                 await status.show(f"{first} ({files_status(shared)})")
         cancel, stop = asyncio.Event(), asyncio.Event()

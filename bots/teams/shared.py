@@ -6,9 +6,10 @@ the sender's OneDrive (what a citation links to), ``content.downloadUrl`` a shor
 pre-authenticated URL the bot downloads from at once (it is never stored or logged).
 https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4#receive-files-in-personal-chat
 
-In channels and group chats a bot receives only a link to the file in SharePoint; reading it
-needs Microsoft Graph permissions (``Files.Read.All``/``Sites.Read.All``) this bot does not ask
-for, so it says so instead, and there is no thread history either (that needs Graph's
+In channels and group chats a bot receives no file at all (only the message's own HTML);
+reading the channel's files needs Microsoft Graph permissions (``Files.Read.All``/``Sites.Read.All``)
+this bot does not ask for, so it says so when the message shows or speaks of a file
+(:mod:`bots.chat_files`), and there is no thread history either (that needs Graph's
 ``ChannelMessage.Read.All``): only the message the bot is mentioned in.
 """
 
@@ -22,23 +23,20 @@ from urllib.parse import urlsplit
 import httpx
 from botbuilder.schema import Activity
 
+from bots.chat_files import FILE_DOWNLOAD_INFO, carries_file, speaks_of_file
 from engine.files import FileEntry, SharedFile, ingest
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
-FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info"
 CANNOT_READ = ("I can't read files shared in a Teams channel or group chat: that needs Microsoft Graph "
                "permissions this bot does not have. Share the file with me in a personal chat, or paste the "
                "part that matters; I'll research without it now.")
 
 
 def has_unreadable_files(activity: Activity) -> bool:
-    """True when a channel or group-chat message carries a file (a file link or an ``<attachment>``)."""
-    for item in activity.attachments or []:
-        kind = item.content_type or ""
-        if kind in (FILE_DOWNLOAD_INFO, "reference") or (kind == "text/html" and "<attachment" in str(item.content)):
-            return True
-    return False
+    """True when a channel or group-chat message shows or speaks of a file (:mod:`bots.chat_files`)."""
+    items = [{"contentType": a.content_type, "content": a.content, "contentUrl": a.content_url} for a in activity.attachments or []]
+    return carries_file(items) or speaks_of_file(activity.text)
 
 
 def read_personal_files(activity: Activity, thread_id: str, settings: Settings) -> list[FileEntry]:

@@ -1,10 +1,11 @@
 """Files shared in a thread, as a source of that thread's research.
 
-Each thread has its own folder ``{DATA_DIR}/threadfiles/{thread}/`` holding ``files.json`` (what
-was shared: name, size, pages, the link a citation gives, read or skipped and why) and
-``index.sqlite``, an FTS5 index built by the same code as the local corpus
-(:func:`engine.search.corpus.add_documents`). The shared bytes themselves are not kept: only
-their text. ``deepresearch prune`` deletes the folder with the thread.
+Each thread's files are listed (name, size, pages, the link a citation gives, read or skipped and
+why) and their text indexed in the thread's store (:mod:`engine.files.store`): its folder
+``{DATA_DIR}/threadfiles/{thread}/`` (``files.json`` and an FTS5 ``index.sqlite`` built by the
+local corpus's code), or with ``DATABASE_URL`` PostgreSQL (full-text ``tsvector`` passages), so
+that every host sees them. The shared bytes themselves are not kept: only their text.
+``deepresearch prune`` deletes both with the thread.
 
 Limits (settings, documented in the README): ``DEEPRESEARCH_FILE_MAX_BYTES`` a file (25 MB),
 ``DEEPRESEARCH_THREAD_FILES_MAX_BYTES`` a thread (100 MB), ``DEEPRESEARCH_FILE_MAX_PAGES`` and
@@ -18,118 +19,90 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from engine.artifacts import safe_name
+from engine.files.entries import FileEntry, SharedFile
 from engine.files.read import kind_of
-from engine.fsutil import write_atomic
-from engine.search.corpus import CorpusSearch, add_documents
+from engine.files.store import (
+    INDEX,
+    MANIFEST,
+    LocalThreadFiles,
+    PostgresThreadFileSearch,
+    ThreadFileSearch,
+    files_dir,
+    thread_files,
+)
+from engine.search.corpus import CorpusIndexError
 from engine.settings import Settings
 from engine.text import clean_text
 
+__all__ = ["INDEX", "MANIFEST", "FileEntry", "PostgresThreadFileSearch", "SharedFile", "ThreadFileSearch",
+           "delete_thread_files", "files_dir", "files_prompt", "files_status", "ingest", "load_manifest",
+           "thread_budget", "thread_search"]
+
 log = logging.getLogger(__name__)
-MANIFEST = "files.json"
-INDEX = "index.sqlite"
 #: Skip reasons a status line names (one short line); the others are counted as ``+N more``.
 STATUS_REASONS = 3
 
 
-@dataclass
-class SharedFile:
-    """A file shared in the thread, as a surface hands it over.
-
-    Attributes:
-        name: the file's name as shared (its ending decides how it is read).
-        link: what a citation links to: the message that shared it (Slack permalink, Teams file
-            link) or, in the terminal, the file's ``file://`` URI; never a server-side path.
-        path: where its bytes are on this host now (a temporary copy), or None when they were not
-            fetched; then ``skipped`` says why.
-        size: its size in bytes (as announced when not fetched).
-        skipped: why it is not read, when known before reading (another channel, too large).
-    """
-
-    name: str
-    link: str
-    path: Path | None = None
-    size: int = 0
-    skipped: str = ""
-
-
-@dataclass
-class FileEntry:
-    """One row of a thread's ``files.json``.
-
-    ``status`` is ``read`` or ``skipped`` (``reason`` says why); ``pages`` is a PDF's page count,
-    ``sections`` the sections indexed; ``note`` says what a cap cut.
-    """
-
-    name: str
-    link: str
-    size: int
-    status: str
-    kind: str = ""
-    pages: int = 0
-    sections: int = 0
-    reason: str = ""
-    note: str = ""
-
-
-def files_dir(settings: Settings, thread_id: str) -> Path:
-    """``{DATA_DIR}/threadfiles/{thread}/``: the thread's manifest and index."""
-    return settings.data_dir / "threadfiles" / safe_name(thread_id)
-
-
 def load_manifest(settings: Settings, thread_id: str) -> list[FileEntry]:
-    """The thread's shared files so far (read and skipped), oldest first; [] when none."""
-    path = files_dir(settings, thread_id) / MANIFEST
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    return [FileEntry(**row) for row in rows if isinstance(row, dict)]
+    """The thread's shared files so far (read and skipped), oldest first; [] when none.
+
+    Raises:
+        engine.database.DatabaseError, engine.search.corpus.CorpusIndexError: with ``DATABASE_URL``,
+            PostgreSQL cannot be used.
+    """
+    return thread_files(settings, thread_id).entries()
 
 
 def delete_thread_files(settings: Settings, thread_id: str) -> None:
-    """Delete the thread's manifest and index (``deepresearch prune``); nothing when there are none."""
-    shutil.rmtree(files_dir(settings, thread_id), ignore_errors=True)
+    """Delete the thread's list and index (``deepresearch prune``): its folder on this host and, with
+    ``DATABASE_URL``, its rows in PostgreSQL; nothing when there are none."""
+    thread_files(settings, thread_id).delete()
+    if settings.database_url:  # a folder this host wrote before DATABASE_URL was set
+        LocalThreadFiles(settings, thread_id).delete()
 
 
 def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list[FileEntry]:
     """Read the ``shared`` files into the thread's index under the limits; returns the new entries.
 
-    A file already in the manifest (same name and link) is not read again. Every file ends as
+    A file already in the thread's list (same name and link) is not read again. Every file ends as
     ``read`` or ``skipped`` with a reason: another channel, over the file or thread size limit,
-    unsupported type, encrypted, corrupt, scanned without text, a zip bomb, too slow to parse.
+    unsupported type, encrypted, corrupt, scanned without text, a zip bomb, too slow to parse. The
+    whole step holds the thread's lock (:mod:`engine.files.store`), so concurrent calls for one
+    thread (two events at once, on any host with ``DATABASE_URL``) run one after the other and
+    every file they bring is listed once.
 
     Raises:
-        engine.search.corpus.CorpusIndexError: the thread's index cannot be written.
+        engine.search.corpus.CorpusIndexError: the thread's index or list cannot be written.
+        engine.database.DatabaseError: with ``DATABASE_URL``, PostgreSQL cannot be reached.
     """
-    folder = files_dir(settings, thread_id)
-    entries = load_manifest(settings, thread_id)
-    known = {(e.name, e.link) for e in entries}
-    used = sum(e.size for e in entries if e.status == "read")
-    new: list[FileEntry] = []
-    for item in shared:
-        if (item.name, item.link) in known:
-            continue
-        known.add((item.name, item.link))
-        entry, documents = _read_one(item, settings, used)
-        if documents:
-            folder.mkdir(parents=True, exist_ok=True)
-            add_documents(folder / INDEX, documents)
-            used += entry.size
-        log.info("event=thread_file thread=%s name=%r status=%s reason=%r", thread_id, entry.name[:80],
-                 entry.status, entry.reason)
-        new.append(entry)
-    if new:
-        folder.mkdir(parents=True, exist_ok=True)
-        rows = [asdict(e) for e in entries + new]
-        write_atomic(folder / MANIFEST, json.dumps(rows, ensure_ascii=False, indent=1))
+    if not shared:
+        return []
+    with thread_files(settings, thread_id).locked() as store:
+        entries = store.entries()
+        known = {(e.name, e.link) for e in entries}
+        used = sum(e.size for e in entries if e.status == "read")
+        new: list[FileEntry] = []
+        for item in shared:
+            if (item.name, item.link) in known:
+                continue
+            known.add((item.name, item.link))
+            entry, documents = _read_one(item, settings, used)
+            if documents:
+                store.index(documents)
+                used += entry.size
+            log.info("event=thread_file thread=%s name=%r status=%s reason=%r", thread_id, entry.name[:80],
+                     entry.status, entry.reason)
+            new.append(entry)
+        if new:
+            try:
+                store.append(new)
+            except OSError as err:
+                raise CorpusIndexError(f"cannot write the thread's list of files: {err.strerror or err}") from err
     return new
 
 
@@ -235,23 +208,9 @@ def files_prompt(entries: list[FileEntry]) -> str:
             + "\n</Shared files>\n")
 
 
-class ThreadFileSearch(CorpusSearch):
-    """Search one thread's shared files (the index :func:`ingest` wrote): results link to the
-    file's message and page or section (the stored key), titled ``"name, page 3"``."""
-
-    name = "thread files"
-    hint = "no file shared in this thread could be read"
-
-    @staticmethod
-    def url(key: str) -> str:
-        """The stored key is the citation URL itself."""
-        return key
-
-
-def thread_search(settings: Settings, thread_id: str) -> tuple[ThreadFileSearch | None, list[FileEntry]]:
-    """The thread's file search (None when no file was read) and its manifest."""
-    entries = load_manifest(settings, thread_id)
-    index = files_dir(settings, thread_id) / INDEX
-    if any(e.status == "read" for e in entries) and index.is_file():
-        return ThreadFileSearch(index), entries
-    return None, entries
+def thread_search(settings: Settings, thread_id: str) -> tuple[ThreadFileSearch | PostgresThreadFileSearch | None,
+                                                              list[FileEntry]]:
+    """The thread's file search (None when no file was read) and its list of files."""
+    store = thread_files(settings, thread_id)
+    entries = store.entries()
+    return store.search(entries), entries

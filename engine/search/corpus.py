@@ -360,12 +360,19 @@ def match_expression(query: str) -> str:
     words or vanish. Function words (:data:`engine.language.FUNCTION_WORDS`) are dropped unless nothing else is
     left. Returns "" when the text has no word at all.
     """
+    return " OR ".join(f'"{w}"' for w in query_words(query))
+
+
+def query_words(query: str, limit: int = 32) -> list[str]:
+    """The words of free text a search looks for: lower-cased ``\\w+`` runs (letters, digits,
+    underscore; never a quote, operator or backslash), each once, in order, at most ``limit``.
+    Function words (:data:`engine.language.FUNCTION_WORDS`) are dropped unless nothing else is left."""
     words: list[str] = []
     for word in re.findall(r"\w+", query.lower()):
         if any(c.isalnum() for c in word) and word not in words:
             words.append(word)
     kept = [w for w in words if w not in FUNCTION_WORDS] or words
-    return " OR ".join(f'"{w}"' for w in kept[:32])
+    return kept[:limit]
 
 
 class CorpusSearch:

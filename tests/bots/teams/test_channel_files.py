@@ -1,0 +1,48 @@
+"""A file shared in a Teams channel, as Teams really sends it: the bot says plainly it cannot read it."""
+
+from __future__ import annotations
+
+from engine.files import load_manifest
+from tests.bots.teams.activities import BOT, channel_mention
+from tests.bots.teams.test_conversation import _thread, _wait_status
+
+NOTE = "can't read files shared in a Teams channel or group chat"
+
+
+def _with_html(activity: dict, html: str) -> dict:
+    """``activity`` with the ``text/html`` attachment Teams adds in channels: the message's own HTML."""
+    activity["attachments"] = [{"contentType": "text/html", "content": html}]
+    return activity
+
+
+def _mention_html(text: str) -> str:
+    return (f'<div><div><span itemscope="" itemtype="http://schema.skype.com/Mention" itemid="0">{BOT["name"]}'
+            f"</span>&nbsp;{text}</div>\n</div>")
+
+
+def test_a_channel_message_with_a_file_gets_the_plain_note_and_the_research_runs(bot, connector, settings):
+    question = "What maintenance costs are in the attached zephyr.pdf?"
+    mention = _with_html(channel_mention(connector.url, question), _mention_html(question))
+    assert bot.send(mention).status_code in (200, 201)
+    info = _wait_status(settings, _thread(mention), ("done",))
+    texts = [m.text or "" for m in connector.messages(mention["conversation"]["id"])]
+    notes = [t for t in texts if NOTE in t]
+    assert len(notes) == 1 and "Microsoft Graph" in notes[0] and "personal chat" in notes[0], texts
+    assert info.status == "done" and load_manifest(settings, _thread(mention)) == []  # nothing pretended
+
+
+def test_a_file_placeholder_in_the_html_gets_the_note_even_when_the_text_is_silent(bot, connector, settings):
+    question = "What maintenance costs does the Zephyr turbine have?"
+    mention = _with_html(channel_mention(connector.url, question),
+                         _mention_html(question) + '<attachment id="5f8a2c0e0d1b4f6a9e3b7c1d2e4f6a8b"></attachment>')
+    bot.send(mention)
+    _wait_status(settings, _thread(mention), ("done",))
+    assert any(NOTE in (m.text or "") for m in connector.messages(mention["conversation"]["id"]))
+
+
+def test_a_channel_question_without_a_file_gets_no_note(bot, connector, settings):
+    question = "What maintenance costs does the Zephyr turbine have?"
+    mention = _with_html(channel_mention(connector.url, question), _mention_html(question))
+    bot.send(mention)
+    _wait_status(settings, _thread(mention), ("done",))
+    assert not any(NOTE in (m.text or "") for m in connector.messages(mention["conversation"]["id"]))
