@@ -11,9 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 from slack_bolt import App
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.request import BoltRequest
 from slack_sdk.signature import SignatureVerifier
 
+from bots import serving
+from bots.serving import HEALTH_PATH
 from bots.slack.app import build_app
 from bots.slack.settings import slack_settings
 from bots.web_server import BackgroundServer
@@ -22,7 +25,6 @@ from engine.settings import Settings, SettingsError, load_settings
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/healthz"
 # Slack sends at most a few KiB per event or command; anything far larger is not Slack.
 MAX_BODY = 1024 * 1024
 
@@ -62,37 +64,23 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
 
     async def events(request: web.Request) -> web.Response:
         body = await request.read()
-        headers: dict[str, list[str]] = {}
-        for key, value in request.headers.items():
-            headers.setdefault(key.lower(), []).append(value)
         if verifier is not None and (refused := _refusal(verifier, body, request)):
             # the reason helps an operator spot a wrong secret or a skewed clock; no header value is logged
             log.warning("event=slack_request_refused reason=%s remote=%s", refused, request.remote)
             return web.json_response({"error": "invalid request"}, status=401)
-        retry = headers.get("x-slack-retry-num")
-        if retry:
-            log.info("event=slack_retry num=%s reason=%s", retry[0], (headers.get("x-slack-retry-reason") or ["?"])[0])
+        if retry := request.headers.get("X-Slack-Retry-Num"):
+            log.info("event=slack_retry num=%s reason=%s", retry, request.headers.get("X-Slack-Retry-Reason", "?"))
         try:
             bolt_request = BoltRequest(body=body.decode("utf-8", "replace"), query=request.query_string,
-                                       headers=headers)
+                                       headers={key.lower(): value for key, value in request.headers.items()})
         except ValueError:  # a signed body that is not JSON or a form: nothing to run
             return web.json_response({"error": "malformed body"}, status=400)
         loop = asyncio.get_running_loop()
-        response = await loop.run_in_executor(pool, bolt.dispatch, bolt_request)
-        out = web.Response(status=response.status, body=response.body.encode("utf-8"))
-        for key, values in response.headers.items():
-            if key.lower() in ("content-length", "set-cookie"):
-                continue
-            for value in values:
-                out.headers.add(key, value)
-        return out
-
-    async def health(_: web.Request) -> web.Response:
-        return web.json_response({"ok": True, "service": "slack"})
+        return await to_aiohttp_response(await loop.run_in_executor(pool, bolt.dispatch, bolt_request))
 
     application = web.Application(client_max_size=MAX_BODY)
     application.router.add_post(EVENTS_PATH, events)
-    application.router.add_get(HEALTH_PATH, health)
+    application.router.add_get(HEALTH_PATH, serving.health_handler({"ok": True, "service": "slack"}))
     application.on_cleanup.append(_shutdown_pool(pool))
     return application
 
@@ -125,11 +113,7 @@ def _shutdown_pool(pool: ThreadPoolExecutor):
 def health_app() -> web.Application:
     """Only ``GET /healthz``: what Socket Mode serves, so a container check works in both modes."""
     application = web.Application()
-
-    async def health(_: web.Request) -> web.Response:
-        return web.json_response({"ok": True, "service": "slack", "mode": "socket"})
-
-    application.router.add_get(HEALTH_PATH, health)
+    application.router.add_get(HEALTH_PATH, serving.health_handler({"ok": True, "service": "slack", "mode": "socket"}))
     return application
 
 
@@ -137,7 +121,7 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     """Run the bot until SIGTERM/SIGINT: Socket Mode when ``SLACK_APP_TOKEN`` is set, else HTTP.
 
     On the signal the bot stops taking events and, without ``REDIS_URL``, hands its research
-    turns back within ``DEEPRESEARCH_SHUTDOWN_GRACE`` seconds; the next start runs each once.
+    turns back (:func:`bots.serving.stop`); the next start runs each once.
 
     HTTP mode listens on ``host:port`` for ``POST /slack/events`` and ``GET /healthz``; Socket
     Mode opens a WebSocket to Slack (no public URL) and serves ``GET /healthz`` on ``port``.
@@ -147,47 +131,37 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     """
     settings = load_settings()
     socket_mode = check_settings(settings)
-    from jobs.queue import check_redis
-
-    check_redis(settings)
-    from engine.database import require_database
-
-    require_database(settings)
+    serving.prepare(settings)
     bolt = build_app(settings, socket_mode=socket_mode)
-    if not settings.redis_url:
-        from jobs.embedded import recover
-
-        # research runs in this process: pick up turns a previous run of it left unfinished
-        log.info("event=slack_recovered turns=%d", recover(settings))
-    from jobs.embedded import stop_process
-
+    serving.recover_turns(settings, "slack")
     if socket_mode:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-        health: BackgroundServer | None = BackgroundServer(health_app(), host=host, port=port)
-        try:
-            health.start()
-        except OSError as err:  # the health check is a convenience; the bot works without it
-            log.warning("event=slack_health_unavailable port=%s error=%s", port, err.strerror or type(err).__name__)
-            health = None
-        log.info("event=slack_start mode=socket health_port=%s", health.port if health else "-")
-        stop = threading.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stop.set())
-        handler = SocketModeHandler(bolt, app_token=slack_settings().slack_app_token.get_secret_value())
-        try:
-            handler.connect()
-            stop.wait()
-            log.warning("event=slack_stopping mode=socket")
-            handler.close()
-        finally:
-            if health is not None:
-                health.stop()
-        stop_process(settings)
+        _run_socket_mode(bolt, settings, host=host, port=port)
         return
     log.info("event=slack_start mode=http host=%s port=%s path=%s", host, port, EVENTS_PATH)
-    # aiohttp turns SIGTERM/SIGINT into a graceful stop of the server; then the turns are handed back
-    web.run_app(web_app(bolt, signing_secret=slack_settings().signing_secret()), host=host, port=port, print=None,
-                access_log=None)
-    log.warning("event=slack_stopping mode=http")
-    stop_process(settings)
+    serving.serve(web_app(bolt, signing_secret=slack_settings().signing_secret()), host=host, port=port,
+                  settings=settings, surface="slack")
+
+
+def _run_socket_mode(bolt: App, settings: Settings, *, host: str, port: int) -> None:
+    """Hold the WebSocket open until SIGTERM/SIGINT, ``GET /healthz`` served on ``port`` beside it."""
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    health: BackgroundServer | None = BackgroundServer(health_app(), host=host, port=port)
+    try:
+        health.start()
+    except OSError as err:  # the health check is a convenience; the bot works without it
+        log.warning("event=slack_health_unavailable port=%s error=%s", port, err.strerror or type(err).__name__)
+        health = None
+    log.info("event=slack_start mode=socket health_port=%s", health.port if health else "-")
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    handler = SocketModeHandler(bolt, app_token=slack_settings().slack_app_token.get_secret_value())
+    try:
+        handler.connect()
+        stop.wait()
+        handler.close()
+    finally:
+        if health is not None:
+            health.stop()
+    serving.stop(settings, "slack", "socket")

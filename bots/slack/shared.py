@@ -13,16 +13,16 @@ https://docs.slack.dev/messaging/working-with-files#downloading
 
 from __future__ import annotations
 
+import functools
 import logging
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import httpx
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bots.shared_files import download
 from bots.slack.mrkdwn import slack_to_text
 from engine.files import SharedFile
 from engine.settings import Settings
@@ -35,9 +35,7 @@ DISCUSSION_MESSAGES = 50
 #: ... and this many characters in all (the oldest are dropped first).
 DISCUSSION_CHARS = 12_000
 #: Display names resolved with ``users.info``, kept for the life of the process (at most this many).
-_NAMES: dict[str, str] = {}
-_NAMES_MAX = 5000
-_NAMES_LOCK = threading.Lock()
+NAMES_MAX = 5000
 
 
 @dataclass
@@ -154,8 +152,8 @@ def _fetch(client: WebClient, item: dict, channel: str, link: str, dest: Path, s
     elif size > left or left <= 0:
         shared.skipped = f"over the {settings.thread_files_max_bytes / 1048576:.3g} MB limit of a thread's files"
     else:
-        shared.path, shared.size, why = _download(str(url), client.token or "", dest, item, settings.file_max_bytes)
-        shared.skipped = why
+        download(shared, str(url), dest / f"{item.get('id') or 'file'}.bin", limit=settings.file_max_bytes,
+                 platform="Slack", headers={"Authorization": f"Bearer {client.token or ''}"})
     return shared
 
 
@@ -163,28 +161,6 @@ def _slack_host(url: str, api_url: str) -> bool:
     """Only Slack's file hosts (or the configured API's host) get the bot token."""
     host = urlsplit(url).hostname or ""
     return host == "slack.com" or host.endswith(".slack.com") or host == (urlsplit(api_url).hostname or "-")
-
-
-def _download(url: str, token: str, dest: Path, item: dict, limit: int) -> tuple[Path | None, int, str]:
-    """Stream ``url`` into ``dest``, stopping past ``limit`` bytes; ``(path, bytes, reason skipped)``."""
-    path = dest / f"{item.get('id') or 'file'}.bin"
-    size = 0
-    try:
-        with httpx.stream("GET", url, headers={"Authorization": f"Bearer {token}"}, timeout=60,
-                          follow_redirects=True) as response:
-            if response.status_code != 200:
-                return None, int(item.get("size") or 0), f"Slack refused the download (HTTP {response.status_code})"
-            with path.open("wb") as out:
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > limit:
-                        path.unlink(missing_ok=True)
-                        return None, size, ""  # over the file limit: the engine says so
-                    out.write(chunk)
-    except (httpx.HTTPError, OSError) as err:
-        log.warning("event=slack_file_download_failed file=%s error=%s", item.get("id"), type(err).__name__)
-        return None, int(item.get("size") or 0), f"download failed ({type(err).__name__})"
-    return path, size, ""
 
 
 def _discussion(client: WebClient, messages: list[dict], bot_user_id: str | None) -> str:
@@ -206,18 +182,16 @@ def _name(client: WebClient, user: str) -> str:
     """The display name of ``user`` (``users.info``, cached), else the id."""
     if not user:
         return "someone"
-    with _NAMES_LOCK:
-        if user in _NAMES:
-            return _NAMES[user]
     try:
-        info = client.users_info(user=user)["user"]
-        profile = info.get("profile") or {}
-        name = profile.get("display_name") or profile.get("real_name") or info.get("real_name") or info.get("name")
+        return _profile_name(client, user)
     except (SlackClientError, OSError, KeyError) as err:
         log.info("event=slack_user_name_failed user=%s error=%s", user, type(err).__name__)
         return user
-    with _NAMES_LOCK:
-        if len(_NAMES) >= _NAMES_MAX:
-            _NAMES.clear()
-        _NAMES[user] = str(name or user)
-        return _NAMES[user]
+
+
+@functools.lru_cache(maxsize=NAMES_MAX)
+def _profile_name(client: WebClient, user: str) -> str:
+    info = client.users_info(user=user)["user"]
+    profile = info.get("profile") or {}
+    return str(profile.get("display_name") or profile.get("real_name") or info.get("real_name")
+               or info.get("name") or user)

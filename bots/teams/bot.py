@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import inspect
 import logging
 import re
 from pathlib import Path
@@ -17,10 +16,11 @@ from botbuilder.schema.teams import FileConsentCardResponse
 
 import jobs
 from bots import chat_common
+from bots import file_links as files
 from bots.chat_common import is_help, usage
 from bots.logs import redact
-from bots.teams import cards, files
-from bots.teams.markdown import to_teams_markdown
+from bots.teams import cards
+from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.port import TeamsPort
 from bots.teams.settings import teams_settings
 from bots.teams.shared import CANNOT_READ, has_unreadable_files, read_personal_files
@@ -90,11 +90,6 @@ def _mentioned_id(entity) -> str | None:
     return mentioned.get("id") if isinstance(mentioned, dict) else None
 
 
-def _markdown_literal(text: str) -> str:
-    """``text`` with every ASCII punctuation character backslash-escaped (CommonMark's escapes)."""
-    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
-
-
 _AT = re.compile(r"<at(?:\s[^>]*)?>(.*?)</at>", re.IGNORECASE | re.DOTALL)
 
 
@@ -155,11 +150,6 @@ class TeamsBot(TeamsActivityHandler):
     def __init__(self, settings: Settings) -> None:
         self.settings = teams_settings(settings)
 
-    async def _call(self, func, *args, **kwargs):
-        if inspect.iscoroutinefunction(func):
-            return await func(*args, **kwargs)
-        return await asyncio.to_thread(func, *args, **kwargs)
-
     async def on_turn(self, turn_context: TurnContext) -> None:
         """Every activity, once authenticated: one from a tenant outside ``MICROSOFT_ALLOWED_TENANTS``
         is acknowledged (the HTTP answer) and ignored, with one log line and no reply."""
@@ -179,7 +169,7 @@ class TeamsBot(TeamsActivityHandler):
             return
         conversation_id = activity.conversation.id if activity.conversation else ""
         key = chat_common.dedupe_key("teams", "activity", conversation_id, activity.id or "")
-        if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
+        if activity.id and await asyncio.to_thread(jobs.seen_before, key, settings=self.settings):
             log.info("event=teams_duplicate activity=%s", activity.id)
             return
         press = cards.read_press(activity.value) if not (activity.text or "").strip() else None
@@ -201,7 +191,7 @@ class TeamsBot(TeamsActivityHandler):
         port = TeamsPort.from_activity(activity)
         if explicit:
             await self._shared_files(turn_context, thread_id, port)
-        reply = await self._call(
+        reply = await asyncio.to_thread(
             jobs.handle_message,
             thread_id,
             activity.from_property.id,
@@ -265,7 +255,7 @@ class TeamsBot(TeamsActivityHandler):
         user = activity.from_property.id
         press_id = chat_common.press_key(f"teams:{conversation_id}:{activity.reply_to_id or activity.id}", action, index, user)
         thread_id = thread_id_of(activity)
-        reply = await self._call(
+        reply = await asyncio.to_thread(
             jobs.handle_press, thread_id, user, action, question, TeamsPort.from_activity(activity).reference(),
             press_id, settings=self.settings,
         )
@@ -292,7 +282,7 @@ class TeamsBot(TeamsActivityHandler):
         activity = turn_context.activity
         key = chat_common.dedupe_key("teams", "invoke", activity.conversation.id if activity.conversation else "",
                                      activity.id or "")
-        if activity.id and await self._call(jobs.seen_before, key, settings=self.settings):
+        if activity.id and await asyncio.to_thread(jobs.seen_before, key, settings=self.settings):
             log.info("event=teams_duplicate_invoke activity=%s", activity.id)
             return
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
@@ -323,7 +313,7 @@ class TeamsBot(TeamsActivityHandler):
             return
         reply = Activity(
             type=ActivityTypes.message,
-            text=to_teams_markdown(f"**{_markdown_literal(info.name or grant.path.name)}** is in your OneDrive."),
+            text=f"**{escape(info.name or grant.path.name)}** is in your OneDrive.",
             text_format="markdown",
             attachments=[cards.file_info_card(info)],
         )

@@ -17,9 +17,9 @@ from botbuilder.integration.aiohttp import CloudAdapter
 from botbuilder.schema import Activity, ActivityTypes, ConversationReference
 from msrest.exceptions import ClientRequestError, HttpOperationError
 
+from bots import file_links as file_tokens
 from bots.logs import redact
 from bots.teams import cards
-from bots.teams import files as file_tokens
 from bots.teams.adapter import bot_app_id, make_adapter
 from bots.teams.markdown import fit_activity, to_teams_markdown
 from bots.teams.settings import TeamsSettings, teams_settings
@@ -190,15 +190,7 @@ class TeamsPort:
         literal ``<``, ``>``, ``&``, ``*`` and ``_`` so Teams shows it as written. ``buttons``
         come as a card under it.
         """
-        activity = Activity(type=ActivityTypes.message, text=to_teams_markdown(text), text_format="markdown",
-                            attachments=[cards.buttons_card(buttons)] if buttons else None)
-
-        async def logic(context: TurnContext) -> str:
-            self._fit(context, activity)
-            response = await context.send_activity(activity)
-            return response.id if response and response.id else ""
-
-        return self._send(logic)
+        return self.send_attachments([cards.buttons_card(buttons)] if buttons else None, text)
 
     def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
         """Replace the bot's message ``message_id`` (PUT ``.../activities/{id}``): its text, and its
@@ -214,15 +206,15 @@ class TeamsPort:
 
         self._send(logic)
 
-    def send_attachments(self, attachments: list, text: str | None = None) -> str:
+    def send_attachments(self, attachments: list | None, text: str | None = None) -> str:
         """Send one message carrying ``attachments`` (cards), with Markdown ``text`` above them if
-        given (escaped as :meth:`post` does); return its activity id."""
+        given (escaped as :meth:`post` says, shortened to the size limit); return its activity id."""
         activity = Activity(type=ActivityTypes.message, attachments=attachments,
-                            text=to_teams_markdown(text) if text else None)
-        if text:
-            activity.text_format = "markdown"
+                            text=None if text is None else to_teams_markdown(text),
+                            text_format=None if text is None else "markdown")
 
         async def logic(context: TurnContext) -> str:
+            self._fit(context, activity)
             response = await context.send_activity(activity)
             return response.id if response and response.id else ""
 
@@ -232,12 +224,12 @@ class TeamsPort:
         """Deliver report files: consent cards in a personal chat, a download card elsewhere.
 
         Any of the run's files may be given (``report.md``, ``report.pdf``, ``report.docx``...);
-        the download links serve each with its MIME type (:data:`bots.teams.files.CONTENT_TYPES`).
+        the download links serve each with its MIME type (:data:`bots.file_links.CONTENT_TYPES`).
 
         Personal chat: ``comment`` (if any) then one file consent card per file; accepting
         it makes the web process upload the file (:mod:`bots.teams.bot`). Channels and group
         chats, where bots cannot attach files: one card of signed download links to
-        ``{DEEPRESEARCH_PUBLIC_URL}/files/{token}``, valid for :data:`bots.teams.files.DEFAULT_TTL`.
+        ``{DEEPRESEARCH_PUBLIC_URL}/files/{token}``, valid for :data:`bots.file_links.DEFAULT_TTL`.
         Without ``DEEPRESEARCH_PUBLIC_URL`` a short note says the links are not configured.
         """
         settings = self.settings

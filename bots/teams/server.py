@@ -11,20 +11,18 @@ from botbuilder.core import TurnContext, serializer_helper
 from botbuilder.integration.aiohttp import CloudAdapter
 from botbuilder.schema import Activity
 
+from bots import file_links, serving
 from bots.chat_common import ERROR_LINE
 from bots.logs import redact
-from bots.teams import files
 from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
 from bots.teams.bot import TeamsBot
-from bots.teams.settings import TeamsSettings, load_teams_settings, teams_settings
-from engine.database import DatabaseError, require_database
+from bots.teams.settings import load_teams_settings, teams_settings
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 
 MAX_REQUEST_BYTES = 1024 * 1024
-SETTINGS_KEY = web.AppKey("settings", TeamsSettings)
 ADAPTER_KEY = web.AppKey("adapter", CloudAdapter)
 BOT_KEY = web.AppKey("bot", TeamsBot)
 
@@ -89,40 +87,6 @@ async def messages(request: web.Request) -> web.StreamResponse:
     return web.Response(status=201)
 
 
-async def healthz(request: web.Request) -> web.Response:
-    """Liveness: ``{"ok": true, "auth": "on"|"off"}``."""
-    settings = request.app[SETTINGS_KEY]
-    return web.json_response({"ok": True, "auth": "on" if settings.microsoft_app_id else "off"})
-
-
-async def download(request: web.Request) -> web.StreamResponse:
-    """Serve a report file for a valid signed token; forged or expired tokens get a bare 403."""
-    settings = request.app[SETTINGS_KEY]
-    try:
-        grant = files.verify_token(request.match_info["token"], settings=settings)
-    except files.TokenError as err:
-        log.info("event=teams_download_refused reason=%s", err)
-        return web.Response(status=403, text="Forbidden")
-    try:
-        path = await files.granted_file(grant, settings=settings)
-    except DatabaseError as err:
-        log.warning("event=teams_download_unavailable file=%s error=%s", grant.path.name, err)
-        return web.Response(status=503, text="Service Unavailable", headers={"Retry-After": "30"})
-    if path is None:
-        log.info("event=teams_download_gone file=%s", grant.path.name)
-        return web.Response(status=404, text="Not Found")
-    log.info("event=teams_download file=%s", path.name)
-    return web.FileResponse(
-        path,
-        headers={
-            "Content-Type": files.content_type(path),
-            "Content-Disposition": f'attachment; filename="{path.name}"',
-            "Cache-Control": "private, no-store",
-            "X-Content-Type-Options": "nosniff",
-        },
-    )
-
-
 def build_app(settings: Settings) -> web.Application:
     """The aiohttp application for ``settings``.
 
@@ -134,12 +98,12 @@ def build_app(settings: Settings) -> web.Application:
     adapter.on_turn_error = _on_turn_error
     teams_port.configure(settings)
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
-    app[SETTINGS_KEY] = settings
     app[ADAPTER_KEY] = adapter
     app[BOT_KEY] = TeamsBot(settings)
     app.router.add_post("/api/messages", messages)
-    app.router.add_get("/healthz", healthz)
-    app.router.add_get("/files/{token}", download)
+    auth = "on" if settings.microsoft_app_id else "off"
+    app.router.add_get(serving.HEALTH_PATH, serving.health_handler({"ok": True, "auth": auth}))
+    app.router.add_get("/files/{token}", file_links.download_handler(settings, "teams"))
     return app
 
 
@@ -155,10 +119,7 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
     settings = teams_settings(settings) if settings is not None else load_teams_settings()
     settings.require_model()
     settings.require_search()
-    from jobs.queue import check_redis
-
-    check_redis(settings)
-    require_database(settings)
+    serving.prepare(settings)
     app = build_app(settings)
     if not settings.microsoft_app_id:
         log.warning(
@@ -170,13 +131,7 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
             "event=teams_no_public_url detail=DEEPRESEARCH_PUBLIC_URL is not set: channels and group "
             "chats get no download links"
         )
-    files.signing_key(settings)  # create the token secret now, not at the first delivery
-    from jobs.embedded import recover, stop_process
-
-    if not settings.redis_url:
-        log.info("event=teams_recovered turns=%d", recover(settings))
+    file_links.signing_key(settings)  # create the token secret now, not at the first delivery
+    serving.recover_turns(settings, "teams")
     print(f"deepresearch teams: listening on http://{host}:{port}/api/messages", file=sys.stderr, flush=True)
-    # aiohttp turns SIGTERM/SIGINT into a graceful stop of the server; then the turns are handed back
-    web.run_app(app, host=host, port=port, print=None, access_log=None)
-    log.warning("event=teams_stopping")
-    stop_process(settings)
+    serving.serve(app, host=host, port=port, settings=settings, surface="teams")

@@ -35,6 +35,11 @@ class TeamsSettings(Settings):
         case-insensitively, see :func:`bots.chat_common.admitted`)."""
         return id_set(self.microsoft_allowed_tenants)
 
+    @property
+    def link_secret(self) -> str:
+        """What the report links are signed with (:func:`bots.file_links.signing_key`): the app password."""
+        return self.microsoft_app_password.get_secret_value() if self.microsoft_app_password else ""
+
 
 def load_teams_settings(**overrides: object) -> TeamsSettings:
     """Read and validate the settings with the Teams ones; ``overrides`` (field names) win.

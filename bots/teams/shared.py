@@ -20,10 +20,10 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import httpx
 from botbuilder.schema import Activity
 
 from bots.chat_files import FILE_DOWNLOAD_INFO, carries_file, speaks_of_file
+from bots.shared_files import download
 from engine.files import FileEntry, SharedFile, ingest
 from engine.settings import Settings
 
@@ -61,20 +61,4 @@ def _fetch(item, path: Path, settings: Settings, allowed_http_host: str | None) 
     if not (parts.scheme == "https" or (parts.scheme == "http" and parts.hostname == allowed_http_host)):
         shared.skipped = "no download link from Teams"
         return shared
-    try:
-        with httpx.stream("GET", url, timeout=60, follow_redirects=True) as response:
-            if response.status_code != 200:
-                shared.skipped = f"Teams refused the download (HTTP {response.status_code})"
-                return shared
-            with path.open("wb") as out:
-                for chunk in response.iter_bytes():
-                    shared.size += len(chunk)
-                    if shared.size > settings.file_max_bytes:
-                        return shared  # no path: skipped as over the file limit
-                    out.write(chunk)
-    except (httpx.HTTPError, OSError) as err:
-        log.warning("event=teams_file_download_failed name=%r error=%s", name[:80], type(err).__name__)
-        shared.skipped = f"download failed ({type(err).__name__})"
-        return shared
-    shared.path = path
-    return shared
+    return download(shared, url, path, limit=settings.file_max_bytes, platform="Teams")

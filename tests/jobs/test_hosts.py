@@ -11,8 +11,8 @@ import psycopg
 import pytest
 import requests
 
+from bots import file_links as files
 from bots.slack.port import SlackPort
-from bots.teams import files
 from bots.teams.settings import TeamsSettings
 from engine.runner import run_turn
 from jobs import enqueue, handle_message, records, thread_info

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bots.teams import files
+from bots import file_links as files
 from bots.teams.settings import load_teams_settings as load_settings
 
 

@@ -9,8 +9,8 @@ import requests
 from botbuilder.schema import Activity
 
 import jobs
+from bots import file_links as files
 from bots.chat_common import ERROR_LINE
-from bots.teams import files
 from bots.teams.bot import USAGE, thread_id_of
 from bots.teams.markdown import to_teams_markdown
 from tests.bots.teams.activities import (

@@ -1,4 +1,11 @@
-"""Signed, expiring tokens that name a report file, for download links and file consent cards."""
+"""Signed, expiring links to report files, for a surface that cannot attach files to a message.
+
+A token names one file under the artifacts directory, for one purpose (``download`` for a
+``/files/{token}`` link, ``consent`` for an offer to upload it, as Teams' file consent cards)
+and, optionally, one conversation; :func:`download_handler` serves the links. Nothing here knows
+a platform: a surface whose settings have a ``link_secret`` (Teams: its app password) derives the
+signing key from it, so all its processes agree without sharing a file.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from aiohttp import web
+
+from engine.database import DatabaseError
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -22,6 +32,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TTL = 7 * 24 * 3600
 """How long a download link or a consent card stays valid, in seconds (7 days)."""
 
+#: The secret's file under ``DATA_DIR`` and its PostgreSQL name (named when only Teams served links).
 SECRET_FILE = "teams-files.secret"
 MAX_TOKEN_CHARS = 4096
 """The longest token read; a real one is a few hundred characters."""
@@ -67,17 +78,14 @@ def _unb64(text: str) -> bytes:
 def signing_key(settings: Settings) -> bytes:
     """The server secret that signs tokens (32 bytes).
 
-    Derived from ``MICROSOFT_APP_PASSWORD`` when it is set (so every process of one bot
-    agrees without sharing a file); otherwise, with ``DATABASE_URL``, a random secret kept in
-    PostgreSQL (:func:`engine.database.shared_secret`), so the hosts agree too; otherwise a random
-    secret kept in ``{DATA_DIR}/teams-files.secret`` with mode 0600, created by whichever process
-    needs it first. Raises OSError when the data directory is not writable,
-    :class:`engine.database.DatabaseError` when PostgreSQL cannot be used.
+    Derived from ``settings.link_secret`` when the surface's settings have one and it is set (so
+    every process of one bot agrees without sharing a file); otherwise, with ``DATABASE_URL``, a
+    random secret kept in PostgreSQL (:func:`engine.database.shared_secret`), so the hosts agree
+    too; otherwise a random secret kept in ``{DATA_DIR}/teams-files.secret`` with mode 0600,
+    created by whichever process needs it first. Raises OSError when the data directory is not
+    writable, :class:`engine.database.DatabaseError` when PostgreSQL cannot be used.
     """
-    from bots.teams.settings import teams_settings
-
-    app_password = teams_settings(settings).microsoft_app_password
-    password = app_password.get_secret_value() if app_password else ""
+    password = getattr(settings, "link_secret", "") or ""
     if password:
         return hmac.new(password.encode("utf-8"), _DERIVE_LABEL, hashlib.sha256).digest()
     if settings.database_url is not None:
@@ -102,7 +110,7 @@ def signing_key(settings: Settings) -> bytes:
     key = secrets.token_bytes(32)
     with os.fdopen(fd, "w") as handle:
         handle.write(key.hex())
-    log.info("event=teams_files_secret_created path=%s", path)
+    log.info("event=file_links_secret_created path=%s", path)
     return key
 
 
@@ -194,3 +202,30 @@ async def granted_file(grant: FileGrant, *, settings: Settings) -> Path | None:
 def content_type(path: Path) -> str:
     """The MIME type served for a report file (``application/octet-stream`` when unknown)."""
     return CONTENT_TYPES.get(path.suffix.lower(), "application/octet-stream")
+
+
+def download_handler(settings: Settings, surface: str):
+    """An aiohttp handler of ``GET /files/{token}``: the granted file as an attachment, a bare 403
+    for a forged, malformed or expired token, 404 when the file is no longer kept and 503 when
+    PostgreSQL is unreachable; log events are ``{surface}_download...``."""
+
+    async def download(request: web.Request) -> web.StreamResponse:
+        try:
+            grant = verify_token(request.match_info["token"], settings=settings)
+        except TokenError as err:
+            log.info("event=%s_download_refused reason=%s", surface, err)
+            return web.Response(status=403, text="Forbidden")
+        try:
+            path = await granted_file(grant, settings=settings)
+        except DatabaseError as err:
+            log.warning("event=%s_download_unavailable file=%s error=%s", surface, grant.path.name, err)
+            return web.Response(status=503, text="Service Unavailable", headers={"Retry-After": "30"})
+        if path is None:
+            log.info("event=%s_download_gone file=%s", surface, grant.path.name)
+            return web.Response(status=404, text="Not Found")
+        log.info("event=%s_download file=%s", surface, path.name)
+        return web.FileResponse(path, headers={
+            "Content-Type": content_type(path), "Content-Disposition": f'attachment; filename="{path.name}"',
+            "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"})
+
+    return download
