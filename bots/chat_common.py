@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bots.logs import redact
 
@@ -21,6 +21,10 @@ STATUS_WORDS = {"queued": "queued", "running": "running", "paused": "waiting for
 ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
 #: The same with a reference the operator finds in the log (``ref``: :func:`log_failure`'s).
 TRY_AGAIN = "Sorry, I couldn't take that request just now (ref `{ref}`). Please try again in a minute."
+#: The discussion given as context: at most this many earlier messages (the newest) ...
+DISCUSSION_MESSAGES = 50
+#: ... and this many characters in all (the oldest are dropped first).
+DISCUSSION_CHARS = 12_000
 _FENCE = "```"
 
 
@@ -93,6 +97,28 @@ def log_failure(log: logging.Logger, surface: str, step: str, err: BaseException
     return ref
 
 
+def discussion(messages: Sequence[tuple[str, str]], name: Callable[[str], str]) -> str:
+    """A thread's earlier discussion as ``Name: text`` lines, oldest first, for a research's context.
+
+    ``messages`` are ``(author id, plain text)`` in the thread's order, people's only; whitespace
+    is collapsed and empty texts are left out. At most :data:`DISCUSSION_MESSAGES` of the newest
+    are kept and :data:`DISCUSSION_CHARS` characters in all (the oldest go first); ``name(author)``
+    gives the name shown, asked only for the lines kept.
+    """
+    lines: list[str] = []
+    total = 0
+    for author, text in reversed(messages[-DISCUSSION_MESSAGES:]):
+        text = " ".join(text.split())
+        if not text:
+            continue
+        line = f"{name(author) if author else 'someone'}: {text}"
+        if total + len(line) > DISCUSSION_CHARS:
+            break
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(reversed(lines))
+
+
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
     text = " ".join(text.split())
@@ -129,6 +155,32 @@ def cut_point(text: str, limit: int) -> int:
         if pos >= floor:
             return pos + (len(sep) if sep.strip() else 0)
     return limit
+
+
+def shorten_to_fit(text: str, fits: Callable[[str], bool], *, note: str, close: Callable[[str], str] = str) -> str:
+    """``text`` itself when ``fits`` holds for it; else its longest head that fits with ``note``
+    after a blank line, cut at a paragraph, line, sentence or word end (:func:`cut_point`) and made
+    whole by ``close`` (which closes what the cut left open); ``note`` alone when no head fits.
+
+    ``fits`` is the platform's size check (bytes of the payload, say); it is called about
+    log2(len(text)) times.
+    """
+    if fits(text):
+        return text
+
+    def with_note(head: str) -> str:
+        head = close(head)
+        return f"{head}\n\n{note}" if head else note
+
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits with the note
+        mid = (lo + hi + 1) // 2
+        if fits(with_note(text[:mid])):
+            lo = mid
+        else:
+            hi = mid - 1
+    nicer = with_note(text[:cut_point(text, lo)] if lo else "")
+    return nicer if fits(nicer) else with_note(text[:lo])  # closing what the nicer cut opened may not fit
 
 
 def _is_fence(line: str) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import threading
@@ -15,6 +14,7 @@ from engine.settings import Settings
 from jobs import queue as queue_module
 from jobs import records
 from jobs.errors import is_transient
+from jobs.loop_thread import LoopThread
 from jobs.stopping import request_stop
 from jobs.store import get_store
 from jobs.turns import Turn
@@ -44,9 +44,8 @@ class EmbeddedRunner:
         self._handing_back = threading.Event()
         # one event loop for every research of this process: async clients the engine keeps
         # per process (search, model) are bound to the loop that opened their connections
-        self.loop = asyncio.new_event_loop()
-        self._loop_thread = threading.Thread(target=self.loop.run_forever, name="research-loop", daemon=True)
-        self._loop_thread.start()
+        self._loop_thread = LoopThread("research-loop")
+        self.loop = self._loop_thread.loop
 
     def submit(self, turn: Turn) -> Future | None:
         """Queue ``turn`` (its record must exist, see :func:`jobs.records.create`).
@@ -174,8 +173,7 @@ class EmbeddedRunner:
                 self.pool.shutdown(wait=True)
             stopped = wait
         if stopped:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._loop_thread.join(timeout=10)
+            self._loop_thread.stop()
         return stopped
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+from engine.files import SharedFile
 
 #: Packages whose modules may rebuild a chat port from its reference (the chat surfaces and the job layer).
 PORT_PACKAGES: tuple[str, ...] = ("bots.", "jobs.")
@@ -44,6 +46,16 @@ class Button:
     label: str
     value: str = ""
     index: int = 0
+
+
+@dataclass
+class ThreadMaterial:
+    """What a port's optional ``thread_material(turn_id, dest, settings)`` finds in its thread: the
+    files shared in it (read into ``dest``, or skipped with the reason) and the earlier discussion
+    (``Name: text`` lines, oldest first; "" when the question is the thread's first message)."""
+
+    files: list[SharedFile] = field(default_factory=list)
+    discussion: str = ""
 
 
 def short_label(text: str, limit: int = BUTTON_LABEL_LIMIT) -> str:

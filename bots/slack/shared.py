@@ -15,36 +15,24 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bots.chat_common import discussion
 from bots.shared_files import download
 from bots.slack.mrkdwn import slack_to_text
 from engine.files import SharedFile
 from engine.settings import Settings
+from jobs.port import ThreadMaterial
 
 log = logging.getLogger(__name__)
 #: Messages of a thread read at most (``conversations.replies`` pages of 200).
 MAX_THREAD_MESSAGES = 1000
-#: The discussion given as context: at most this many earlier messages (the newest) ...
-DISCUSSION_MESSAGES = 50
-#: ... and this many characters in all (the oldest are dropped first).
-DISCUSSION_CHARS = 12_000
 #: Display names resolved with ``users.info``, kept for the life of the process (at most this many).
 NAMES_MAX = 5000
-
-
-@dataclass
-class ThreadMaterial:
-    """The files shared in the thread (read or to be skipped) and the earlier discussion
-    (``Name: text`` lines, oldest first; "" when the question is the thread's first message)."""
-
-    files: list[SharedFile] = field(default_factory=list)
-    discussion: str = ""
 
 
 def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, dest: Path, settings: Settings,
@@ -164,24 +152,13 @@ def _slack_host(url: str, api_url: str) -> bool:
 
 
 def _discussion(client: WebClient, messages: list[dict], bot_user_id: str | None) -> str:
-    lines: list[str] = []
-    total = 0
-    for message in reversed(messages[-DISCUSSION_MESSAGES:]):
-        text = " ".join(slack_to_text(message.get("text") or "", bot_user_id=bot_user_id).split())
-        if not text or message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id):
-            continue
-        line = f"{_name(client, message.get('user') or '')}: {text}"
-        if total + len(line) > DISCUSSION_CHARS:
-            break
-        lines.append(line)
-        total += len(line) + 1
-    return "\n".join(reversed(lines))
+    people = [m for m in messages if not (m.get("bot_id") or (bot_user_id and m.get("user") == bot_user_id))]
+    return discussion([(m.get("user") or "", slack_to_text(m.get("text") or "", bot_user_id=bot_user_id))
+                       for m in people], lambda user: _name(client, user))
 
 
 def _name(client: WebClient, user: str) -> str:
     """The display name of ``user`` (``users.info``, cached), else the id."""
-    if not user:
-        return "someone"
     try:
         return _profile_name(client, user)
     except (SlackClientError, OSError, KeyError) as err:

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from botbuilder.schema import Activity
 
-from bots.chat_common import cut_point
+from bots.chat_common import shorten_to_fit
 from bots.chat_markdown import ChatRenderer, parse
 
 MAX_MESSAGE_BYTES = 28_000
@@ -127,28 +127,18 @@ def _close_open(text: str) -> str:
 
 
 def fit_activity(activity: Activity, *, limit: int = MAX_MESSAGE_BYTES, note: str = SHORTENED_NOTE) -> bool:
-    """Shorten ``activity.text`` in place until :func:`payload_bytes` is within ``limit``.
-
-    The text is cut at a paragraph, line, sentence or word boundary (never inside a character
-    reference or a tag; an open code fence, ``<pre>`` or ``<code>`` is closed) and ``note`` is appended, pointing to the full report. Returns True
-    when the text was shortened. A message is shortened, never rejected; when even the note
-    alone does not fit (huge attachments), the text becomes the note.
+    """Shorten ``activity.text`` in place until :func:`payload_bytes` is within ``limit``
+    (:func:`bots.chat_common.shorten_to_fit`: cut at a paragraph, line, sentence or word end,
+    never inside a character reference or a tag, an open code fence, ``<pre>`` or ``<code>``
+    closed, ``note`` appended, pointing to the full report). Returns True when the text was
+    shortened. A message is shortened, never rejected; when even the note alone does not fit
+    (huge attachments), the text becomes the note.
     """
     text = activity.text or ""
-    if payload_bytes(activity) <= limit:
-        return False
-    lo, hi = 0, len(text)
-    while lo < hi:  # the longest prefix that fits with the note
-        mid = (lo + hi + 1) // 2
-        activity.text = _close_open(text[:mid]) + "\n\n" + note
-        if payload_bytes(activity) <= limit:
-            lo = mid
-        else:
-            hi = mid - 1
-    keep = cut_point(text, lo) if lo else 0
-    head = _close_open(text[:keep])
-    activity.text = f"{head}\n\n{note}" if head else note
-    if payload_bytes(activity) > limit:  # closing tags the nicer cut opened: take the longest prefix
-        head = _close_open(text[:lo])
-        activity.text = f"{head}\n\n{note}" if head else note
-    return True
+
+    def fits(candidate: str) -> bool:
+        activity.text = candidate
+        return payload_bytes(activity) <= limit
+
+    activity.text = shorten_to_fit(text, fits, note=note, close=_close_open)
+    return activity.text != text

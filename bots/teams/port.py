@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,7 @@ from bots.teams.adapter import bot_app_id, make_adapter
 from bots.teams.markdown import fit_activity, to_teams_markdown
 from bots.teams.settings import TeamsSettings, teams_settings
 from engine.settings import Settings, get_settings
+from jobs.loop_thread import LoopThread, shared_loop
 from jobs.port import Button
 
 log = logging.getLogger(__name__)
@@ -56,51 +54,13 @@ class ConnectorUnavailable(ConnectionError):
     """
 
 
-class _Runtime:
-    """One event loop on a daemon thread per process, where every connector call runs.
-
-    Port methods are synchronous and may be called from any thread, including a thread that
-    is itself running an event loop; the coroutine always runs here and the caller waits.
-    """
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._adapters: dict[tuple, CloudAdapter] = {}
-        thread = threading.Thread(target=self.loop.run_forever, name="teams-port-loop", daemon=True)
-        thread.start()
-
-    def adapter(self, settings: TeamsSettings) -> CloudAdapter:
-        key = (settings.microsoft_app_id, settings.microsoft_app_type, settings.microsoft_app_tenant_id,
-               settings.microsoft_login_url, settings.microsoft_openid_metadata_url)
-        if key not in self._adapters:
-            self._adapters[key] = make_adapter(settings)
-        return self._adapters[key]
-
-    def run(self, coro: Awaitable[Any], timeout: float = CALL_TIMEOUT) -> Any:
-        future: Future = asyncio.run_coroutine_threadsafe(coro, self.loop)  # type: ignore[arg-type]
-        return future.result(timeout)
-
-
-_runtime: _Runtime | None = None
-_runtime_lock = threading.Lock()
-
-
-def _reset_after_fork() -> None:
-    """A forked child (an RQ work horse) has no loop thread: start afresh on first use."""
-    global _runtime, _runtime_lock
-    _runtime = None
-    _runtime_lock = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_reset_after_fork)
-
-
-def _get_runtime() -> _Runtime:
-    global _runtime
-    with _runtime_lock:
-        if _runtime is None:
-            _runtime = _Runtime()
-        return _runtime
+def _adapter(runtime: LoopThread, settings: TeamsSettings) -> CloudAdapter:
+    """The CloudAdapter for ``settings`` bound to ``runtime``'s loop (one per app and cloud)."""
+    key = (settings.microsoft_app_id, settings.microsoft_app_type, settings.microsoft_app_tenant_id,
+           settings.microsoft_login_url, settings.microsoft_openid_metadata_url)
+    if key not in runtime.cache:
+        runtime.cache[key] = make_adapter(settings)
+    return runtime.cache[key]
 
 
 def conversation_kind(reference: ConversationReference) -> str:
@@ -148,10 +108,11 @@ class TeamsPort:
     # ---- sending ---------------------------------------------------------------------------
     def _send(self, logic: Callable[[TurnContext], Awaitable[Any]]) -> Any:
         settings = self.settings
-        runtime = _get_runtime()
+        # every connector call runs on one loop per process; the port's callers are synchronous
+        runtime = shared_loop("teams-port-loop")
 
         async def attempt() -> Any:
-            adapter = runtime.adapter(settings)
+            adapter = _adapter(runtime, settings)
             result: dict[str, Any] = {}
 
             async def callback(context: TurnContext) -> None:
@@ -173,7 +134,7 @@ class TeamsPort:
                     raise ConnectorUnavailable(redact(f"the Teams connector is unreachable: {err}")[:300]) from err
             return None
 
-        return runtime.run(attempt())
+        return runtime.run(attempt(), CALL_TIMEOUT)
 
     def _fit(self, context: TurnContext, activity: Activity) -> None:
         """Address ``activity`` as the SDK will, then shorten its text to the payload limit."""
