@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from urllib.parse import quote
 
 from mistletoe import Document, block_token, span_token
 from mistletoe.base_renderer import BaseRenderer
@@ -168,6 +169,13 @@ class InlineMarks:
 
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def link_target(url: str, *, keep: str = "") -> str:
+    """``url`` made safe as a link's target in chat markup: percent-encoded but for the URL's own
+    delimiters (no spaces, quotes, ``<``, ``>``, ``|``, and no parentheses unless ``keep`` has
+    them), ``&`` written ``&amp;`` (Slack's ``<url|text>`` and Teams' ``[text](url)`` alike)."""
+    return quote(url.strip(), safe=":/?#[]@!$&'*+,;=%~-._" + keep).replace("&", "&amp;")
 RULE = "―" * 12
 
 

@@ -68,18 +68,17 @@ def fallback_text(plain: str, limit: int = FALLBACK_LIMIT) -> str:
     return plain[:cut].rstrip() + "…"
 
 
-def markdown_messages(markdown: str, *, mentions: bool = False) -> list[SlackMessage]:
+def markdown_messages(markdown: str) -> list[SlackMessage]:
     """Markdown as one or more Slack messages of at most :data:`MAX_BLOCKS` section blocks and
     :data:`MESSAGE_TEXT_LIMIT` characters of block text.
 
     A summary of a few thousand characters is one message; a longer text continues in more
     messages rather than losing its end. Empty Markdown gives one message with a single space, since
     Slack refuses an empty text. ``&``, ``<`` and ``>`` are escaped, so no mention, broadcast
-    or link is made that the text did not write as Markdown; ``mentions`` lets the bot's own
-    ``<@U123>`` / ``<#C123>`` through (see :func:`bots.slack.mrkdwn.markdown_to_mrkdwn`).
+    or link is made that the text did not write as Markdown.
     """
-    blocks = section_blocks(markdown_to_mrkdwn(markdown, mentions=mentions))
-    plain = fallback_text(markdown_to_plain(markdown, mentions=mentions)) or " "
+    blocks = section_blocks(markdown_to_mrkdwn(markdown))
+    plain = fallback_text(markdown_to_plain(markdown)) or " "
     if not blocks:
         return [SlackMessage(text=plain, blocks=[])]
     groups: list[list[dict]] = [[]]

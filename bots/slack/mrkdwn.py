@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 
-from bots.chat_markdown import ChatRenderer, parse
+from bots.chat_markdown import ChatRenderer, link_target, parse
 
 # Slack's formatting reference: "&", "<" and ">" are control characters and must be escaped
 # as HTML entities everywhere in mrkdwn text, code included.
@@ -42,12 +41,6 @@ def _guard_markers(text: str) -> str:
     return _HELD.sub(guard, text)
 
 
-def _link_url(url: str) -> str:
-    """A URL made safe inside ``<url|text>``: no spaces, ``|``, ``<`` or ``>``; ``&`` escaped."""
-    url = quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~-._")
-    return url.replace("&", "&amp;")
-
-
 class _Renderer(ChatRenderer):
     """Slack mrkdwn's syntax for :class:`ChatRenderer`, or plain text when ``plain`` is set."""
 
@@ -78,7 +71,7 @@ class _Renderer(ChatRenderer):
         if self.plain:
             shown = escape(url)
             return shown if not text or text in (shown, shown.removeprefix("mailto:")) else f"{text} ({shown})"
-        safe = _link_url(url)
+        safe = link_target(url, keep="()")
         if not text and safe != escape(url):  # percent-encoding changed it: show the URL as written
             text = escape(url)
         return f"<{safe}>" if not text or text == safe else f"<{safe}|{text}>"
@@ -130,9 +123,9 @@ def markdown_to_mrkdwn(markdown: str, *, mentions: bool = False) -> str:
     return _render(markdown, plain=False, mentions=mentions)
 
 
-def markdown_to_plain(markdown: str, *, mentions: bool = False) -> str:
+def markdown_to_plain(markdown: str) -> str:
     """The same document as plain text (no markers; links as ``text (url)``), still escaped."""
-    return _render(markdown, plain=True, mentions=mentions)
+    return _render(markdown, plain=True, mentions=False)
 
 
 _SLACK_TOKEN = re.compile(r"<([^<>]*)>")

@@ -21,7 +21,7 @@ from bots.chat_common import is_help, usage
 from bots.logs import redact
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
-from bots.teams.port import TeamsPort
+from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
 from bots.teams.shared import CANNOT_READ, has_unreadable_files, read_personal_files
 from engine.database import DatabaseError
@@ -45,6 +45,11 @@ USAGE = usage(
 )
 
 
+def usage_activity() -> Activity:
+    """A new message activity with the help text (the SDK addresses the activity it sends in place)."""
+    return Activity(type=ActivityTypes.message, text=to_teams_markdown(USAGE), text_format="markdown")
+
+
 def tenant_of(activity: Activity) -> str | None:
     """The activity's tenant id: ``channelData.tenant.id``, which Teams sends with every activity
     (the SDK's ``ConversationAccount`` reads ``tenantID``, not Teams' ``tenantId``); None when absent."""
@@ -55,11 +60,8 @@ def tenant_of(activity: Activity) -> str | None:
 
 
 def thread_id_of(activity: Activity) -> str:
-    """``teams:{tenant_id}:{conversation_id}`` (a channel reply chain's id includes ``;messageid=``).
-
-    The tenant comes from ``channelData.tenant.id``, which Teams sends with every activity (the
-    SDK's ``ConversationAccount`` reads ``tenantID``, not Teams' ``tenantId``).
-    """
+    """``teams:{tenant_id}:{conversation_id}`` (a channel reply chain's id includes ``;messageid=``;
+    the tenant as :func:`tenant_of` reads it)."""
     return f"teams:{tenant_of(activity) or 'none'}:{activity.conversation.id}"
 
 
@@ -76,8 +78,7 @@ def is_from_bot(activity: Activity) -> bool:
 def address_of(activity: Activity) -> Address:
     """``DM`` for a personal-chat message, ``MENTION`` for one that @mentions the bot (Teams'
     ``mention`` entity), else ``NONE``."""
-    kind = (activity.conversation.conversation_type if activity.conversation else None) or "personal"
-    if kind == "personal":
+    if conversation_kind(activity.conversation) == "personal":
         return Address.DM
     bot_id = activity.recipient.id if activity.recipient else None
     if any(_mentioned_id(mention) == bot_id for mention in TurnContext.get_mentions(activity)):
@@ -185,7 +186,7 @@ class TeamsBot(TeamsActivityHandler):
                 log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
         text = clean_text(turn_context)
         if explicit and is_help(text):
-            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=to_teams_markdown(USAGE), text_format="markdown"))
+            await turn_context.send_activity(usage_activity())
             return
         thread_id = thread_id_of(activity)
         port = TeamsPort.from_activity(activity)
@@ -266,9 +267,9 @@ class TeamsBot(TeamsActivityHandler):
     async def on_members_added_activity(self, members_added: list[ChannelAccount], turn_context: TurnContext):
         """Greet with the usage when the app is installed in a personal chat."""
         activity = turn_context.activity
-        kind = (activity.conversation.conversation_type if activity.conversation else None) or "personal"
-        if kind == "personal" and any(m.id == activity.recipient.id for m in members_added or []):
-            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=to_teams_markdown(USAGE), text_format="markdown"))
+        if conversation_kind(activity.conversation) == "personal" and any(
+                m.id == activity.recipient.id for m in members_added or []):
+            await turn_context.send_activity(usage_activity())
 
     # ---- file consent (personal chats) -------------------------------------------------------
     async def on_teams_file_consent_accept(

@@ -75,14 +75,8 @@ def download_card(links: list[FileLink], *, title: str, note: str) -> Attachment
         },
         {"type": "TextBlock", "text": note, "isSubtle": True, "wrap": True, "size": "Small"},
     ]
-    card = {
-        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-        "type": "AdaptiveCard",
-        "version": "1.4",
-        "body": body,
-        "actions": [{"type": "Action.OpenUrl", "title": f"Download {link.name}", "url": link.url} for link in links],
-    }
-    return CardFactory.adaptive_card(card)
+    return _adaptive_card(body, [{"type": "Action.OpenUrl", "title": f"Download {link.name}", "url": link.url}
+                                 for link in links])
 
 
 def buttons_card(buttons: Sequence[Button]) -> Attachment:
@@ -101,14 +95,13 @@ def buttons_card(buttons: Sequence[Button]) -> Attachment:
         if button.action.value == "cancel":
             action["style"] = "destructive"
         actions.append(action)
-    card = {
-        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-        "type": "AdaptiveCard",
-        "version": "1.4",
-        "body": [],
-        "actions": actions,
-    }
-    return CardFactory.adaptive_card(card)
+    return _adaptive_card([], actions)
+
+
+def _adaptive_card(body: list[dict], actions: list[dict]) -> Attachment:
+    """An Adaptive Card of schema 1.4 (what Teams renders everywhere) as an attachment."""
+    return CardFactory.adaptive_card({"$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+                                      "type": "AdaptiveCard", "version": "1.4", "body": body, "actions": actions})
 
 
 def read_press(value: object) -> tuple[str, int, str] | None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import quote
 
 from botbuilder.schema import Activity
 
 from bots.chat_common import shorten_to_fit
-from bots.chat_markdown import ChatRenderer, parse
+from bots.chat_markdown import ChatRenderer, link_target, parse
 
 MAX_MESSAGE_BYTES = 28_000
 """Budget for one bot message's JSON payload, in bytes.
@@ -53,12 +52,6 @@ def _escape_line_starts(text: str) -> str:
     return _LINE_START.sub(repl, text)
 
 
-def _href(url: str) -> str:
-    """A URL as a Markdown link destination: no spaces, ``<``, ``>``, quotes or parentheses; ``&`` as ``&amp;``."""
-    url = quote(url.strip(), safe=":/?#[]@!$&'*+,;=%~-._")
-    return url.replace("&", "&amp;")
-
-
 class _Renderer(ChatRenderer):
     """The Markdown subset a Teams text message shows, for :class:`ChatRenderer`; literal text escaped."""
 
@@ -81,7 +74,7 @@ class _Renderer(ChatRenderer):
         return f"{'#' * level} {inner}" if level <= 3 else f"**{inner}**"
 
     def link(self, url: str, label: str) -> str:
-        return f"[{label or escape(url.removeprefix('mailto:'))}]({_href(url)})"
+        return f"[{label or escape(url.removeprefix('mailto:'))}]({link_target(url)})"
 
     def list_item(self, lines: list[str], marker: str) -> str:
         pad = " " * (len(marker) + 1)

@@ -11,7 +11,7 @@ from typing import Any
 
 from botbuilder.core import TurnContext
 from botbuilder.integration.aiohttp import CloudAdapter
-from botbuilder.schema import Activity, ActivityTypes, ConversationReference
+from botbuilder.schema import Activity, ActivityTypes, ConversationAccount, ConversationReference
 from msrest.exceptions import ClientRequestError, HttpOperationError
 
 from bots import file_links as file_tokens
@@ -63,9 +63,9 @@ def _adapter(runtime: LoopThread, settings: TeamsSettings) -> CloudAdapter:
     return runtime.cache[key]
 
 
-def conversation_kind(reference: ConversationReference) -> str:
+def conversation_kind(conversation: ConversationAccount | None) -> str:
     """``personal``, ``channel`` or ``groupChat`` (Teams' ``conversationType``; personal if unknown)."""
-    return (reference.conversation.conversation_type if reference.conversation else None) or "personal"
+    return (conversation.conversation_type if conversation else None) or "personal"
 
 
 class TeamsPort:
@@ -103,7 +103,7 @@ class TeamsPort:
     @property
     def kind(self) -> str:
         """The conversation type: ``personal``, ``channel`` or ``groupChat``."""
-        return conversation_kind(self._ref)
+        return conversation_kind(self._ref.conversation)
 
     # ---- sending ---------------------------------------------------------------------------
     def _send(self, logic: Callable[[TurnContext], Awaitable[Any]]) -> Any:
