@@ -51,6 +51,51 @@ CONTENT_TYPES = {
 """MIME types the download links serve, by file suffix; any other file is ``application/octet-stream``."""
 
 
+#: What each report file is, by suffix, for an offer or a link to it.
+DESCRIPTIONS = {
+    ".pdf": "The report as PDF",
+    ".md": "The report as Markdown",
+    ".docx": "The report as a Word document",
+    ".tex": "The report's LaTeX source",
+}
+#: Said instead of the links when ``DEEPRESEARCH_PUBLIC_URL`` is not set.
+NOT_CONFIGURED = ("The report files are ready, but download links are not configured "
+                  "(the operator must set DEEPRESEARCH_PUBLIC_URL).")
+#: Said under the links.
+LINKS_NOTE = f"Anyone with these links can download the files for {DEFAULT_TTL // 86400} days."
+
+
+@dataclass(frozen=True)
+class FileLink:
+    """One downloadable report file: display ``name``, signed ``url``, ``size`` in bytes."""
+
+    name: str
+    url: str
+    size: int
+
+    @property
+    def size_text(self) -> str:
+        """The size for people: ``1536`` -> ``1.5 KB`` (powers of 1024)."""
+        value = float(self.size)
+        for unit in ("bytes", "KB", "MB"):
+            if value < 1024:
+                return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+            value /= 1024
+        return f"{value:.1f} GB"
+
+
+def describe(path: Path) -> str:
+    """What the report file ``path`` is (:data:`DESCRIPTIONS`), else its name."""
+    return DESCRIPTIONS.get(path.suffix.lower(), path.name)
+
+
+def links(paths: list[Path], *, settings: Settings) -> list[FileLink] | None:
+    """A signed download link (:func:`download_url`) for each file, or None when no public URL is set."""
+    if not settings.public_url:
+        return None
+    return [FileLink(p.name, str(download_url(p, settings=settings)), p.stat().st_size) for p in paths]
+
+
 class TokenError(Exception):
     """A token is malformed, forged, expired, for another purpose, or names a path outside the artifacts.
 

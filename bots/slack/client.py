@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import functools
 
 from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
@@ -13,8 +13,6 @@ from bots.slack.settings import SlackSettings, slack_settings
 # exceeded; RateLimitErrorRetryHandler sleeps that long and tries again.
 # https://docs.slack.dev/apis/web-api/rate-limits
 RATE_LIMIT_RETRIES = 3
-_CLIENTS: dict[tuple[str, str], WebClient] = {}
-_LOCK = threading.Lock()
 
 
 def make_client(slack: SlackSettings | None = None, *, timeout: int = 30) -> WebClient:
@@ -41,9 +39,9 @@ def make_client(slack: SlackSettings | None = None, *, timeout: int = 30) -> Web
 def shared_client(slack: SlackSettings | None = None) -> WebClient:
     """One :func:`make_client` per (token, API URL) in this process; WebClient is thread-safe."""
     slack = slack or slack_settings()
-    key = (slack.bot_token(), slack.slack_api_url)
-    with _LOCK:
-        client = _CLIENTS.get(key)
-        if client is None:
-            client = _CLIENTS[key] = make_client(slack)
-        return client
+    return _shared(slack.bot_token(), slack.slack_api_url)
+
+
+@functools.lru_cache(maxsize=16)
+def _shared(token: str, api_url: str) -> WebClient:
+    return make_client(SlackSettings(slack_bot_token=token, slack_api_url=api_url))

@@ -38,10 +38,8 @@ class SlackSettings(BaseSettings):
         Raises:
             SettingsError: ``SLACK_BOT_TOKEN`` is not set.
         """
-        token = self.slack_bot_token.get_secret_value().strip() if self.slack_bot_token else ""
-        if not token:
-            raise SettingsError("SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions")
-        return token
+        return _required(self.slack_bot_token,
+                         "SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions")
 
     def signing_secret(self) -> str:
         """The signing secret that HTTP requests from Slack are checked against.
@@ -49,13 +47,15 @@ class SlackSettings(BaseSettings):
         Raises:
             SettingsError: ``SLACK_SIGNING_SECRET`` is not set.
         """
-        secret = self.slack_signing_secret.get_secret_value().strip() if self.slack_signing_secret else ""
-        if not secret:
-            raise SettingsError(
-                "SLACK_SIGNING_SECRET is not set: the app's Signing Secret from Basic Information "
-                "(or set SLACK_APP_TOKEN for Socket Mode)"
-            )
-        return secret
+        return _required(self.slack_signing_secret, "SLACK_SIGNING_SECRET is not set: the app's Signing Secret "
+                         "from Basic Information (or set SLACK_APP_TOKEN for Socket Mode)")
+
+
+def _required(value: SecretStr | None, missing: str) -> str:
+    text = value.get_secret_value().strip() if value else ""
+    if not text:
+        raise SettingsError(missing)
+    return text
 
 
 def slack_settings() -> SlackSettings:

@@ -3,36 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from botbuilder.core import CardFactory
 from botbuilder.schema import Attachment
 from botbuilder.schema.teams import FileConsentCard, FileInfoCard, FileUploadInfo
 from botbuilder.schema.teams.additional_properties import ContentType
 
+from bots.file_links import FileLink
 from jobs.port import Button
 
 #: The key of an ``Action.Submit``'s data that marks a press of one of the bot's buttons.
 PRESS_KEY = "deepresearch"
-
-
-@dataclass(frozen=True)
-class FileLink:
-    """One downloadable report file: display ``name``, signed ``url``, size in bytes."""
-
-    name: str
-    url: str
-    size: int
-
-
-def human_size(size: int) -> str:
-    """``1536`` -> ``1.5 KB``; bytes in powers of 1024."""
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} bytes"
 
 
 def consent_card(name: str, size: int, token: str, description: str) -> Attachment:
@@ -71,7 +52,7 @@ def download_card(links: list[FileLink], *, title: str, note: str) -> Attachment
         {"type": "TextBlock", "text": title, "weight": "Bolder", "size": "Medium", "wrap": True},
         {
             "type": "FactSet",
-            "facts": [{"title": link.name, "value": human_size(link.size)} for link in links],
+            "facts": [{"title": link.name, "value": link.size_text} for link in links],
         },
         {"type": "TextBlock", "text": note, "isSubtle": True, "wrap": True, "size": "Small"},
     ]

@@ -206,43 +206,20 @@ class TeamsPort:
                 token = file_tokens.make_token(path, settings=settings, purpose="consent",
                                                audience=self._ref.conversation.id)
                 card = cards.consent_card(
-                    path.name, path.stat().st_size, token, description=f"{_describe(path)} — Deep Research"
+                    path.name, path.stat().st_size, token, description=f"{file_tokens.describe(path)} — Deep Research"
                 )
                 self.send_attachments([card])
         else:
-            links = []
-            for path in paths:
-                url = file_tokens.download_url(path, settings=settings)
-                if url is None:
-                    self.post(
-                        "The report files are ready, but download links are not configured "
-                        "(the operator must set DEEPRESEARCH_PUBLIC_URL)."
-                    )
-                    return
-                links.append(cards.FileLink(name=path.name, url=url, size=path.stat().st_size))
-            days = file_tokens.DEFAULT_TTL // 86400
-            card = cards.download_card(
-                links,
-                title=comment.strip() or "Report files",
-                note=f"Anyone with these links can download the files for {days} days.",
-            )
-            self.send_attachments([card])
+            links = file_tokens.links(paths, settings=settings)
+            if links is None:
+                self.post(file_tokens.NOT_CONFIGURED)
+                return
+            title = comment.strip() or "Report files"
+            self.send_attachments([cards.download_card(links, title=title, note=file_tokens.LINKS_NOTE)])
         log.info(
             "event=teams_files_delivered kind=%s files=%d seconds=%.2f",
             self.kind, len(paths), time.monotonic() - started,
         )
-
-
-_DESCRIPTIONS = {
-    ".pdf": "The report as PDF",
-    ".md": "The report as Markdown",
-    ".docx": "The report as a Word document",
-    ".tex": "The report's LaTeX source",
-}
-
-
-def _describe(path: Path) -> str:
-    return _DESCRIPTIONS.get(path.suffix.lower(), path.name)
 
 
 def from_reference(ref: dict) -> TeamsPort:
