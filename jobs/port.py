@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from engine.files import SharedFile
+if TYPE_CHECKING:
+    from engine.files import SharedFile
 
 #: Packages whose modules may rebuild a chat port from its reference (the chat surfaces and the job layer).
 PORT_PACKAGES: tuple[str, ...] = ("bots.", "jobs.")

@@ -151,6 +151,16 @@ class TeamsBot(TeamsActivityHandler):
     def __init__(self, settings: Settings) -> None:
         self.settings = teams_settings(settings)
 
+    async def _seen_before(self, activity: Activity, kind: str) -> bool:
+        """True (logged) when this ``kind`` of activity (``activity``, ``invoke``) came before: Teams
+        retries an activity it thinks unanswered (:func:`jobs.seen_before`)."""
+        conversation_id = activity.conversation.id if activity.conversation else ""
+        key = chat_common.dedupe_key("teams", kind, conversation_id, activity.id or "")
+        if activity.id and await asyncio.to_thread(jobs.seen_before, key, settings=self.settings):
+            log.info("event=teams_duplicate kind=%s activity=%s", kind, activity.id)
+            return True
+        return False
+
     async def on_turn(self, turn_context: TurnContext) -> None:
         """Every activity, once authenticated: one from a tenant outside ``MICROSOFT_ALLOWED_TENANTS``
         is acknowledged (the HTTP answer) and ignored, with one log line and no reply."""
@@ -169,9 +179,7 @@ class TeamsBot(TeamsActivityHandler):
             log.info("event=teams_ignored reason=bot")
             return
         conversation_id = activity.conversation.id if activity.conversation else ""
-        key = chat_common.dedupe_key("teams", "activity", conversation_id, activity.id or "")
-        if activity.id and await asyncio.to_thread(jobs.seen_before, key, settings=self.settings):
-            log.info("event=teams_duplicate activity=%s", activity.id)
+        if await self._seen_before(activity, "activity"):
             return
         press = cards.read_press(activity.value) if not (activity.text or "").strip() else None
         if press is not None:
@@ -281,10 +289,7 @@ class TeamsBot(TeamsActivityHandler):
         on, or an upload failure ends in one short line in the chat; details go to the log.
         """
         activity = turn_context.activity
-        key = chat_common.dedupe_key("teams", "invoke", activity.conversation.id if activity.conversation else "",
-                                     activity.id or "")
-        if activity.id and await asyncio.to_thread(jobs.seen_before, key, settings=self.settings):
-            log.info("event=teams_duplicate_invoke activity=%s", activity.id)
+        if await self._seen_before(activity, "invoke"):
             return
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         info = file_consent_card_response.upload_info

@@ -12,7 +12,7 @@ from botbuilder.integration.aiohttp import CloudAdapter
 from botbuilder.schema import Activity
 
 from bots import file_links, serving
-from bots.chat_common import ERROR_LINE
+from bots.chat_common import ERROR_LINE, log_failure
 from bots.logs import redact
 from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
@@ -28,10 +28,7 @@ BOT_KEY = web.AppKey("bot", TeamsBot)
 
 
 async def _on_turn_error(context: TurnContext, error: Exception) -> None:
-    log.error(
-        "event=teams_turn_error type=%s error=%s",
-        type(error).__name__, redact(str(error))[:500], exc_info=error,
-    )
+    log_failure(log, "teams", "turn", error)
     if context.activity and context.activity.type == "message":
         try:
             await context.send_activity(ERROR_LINE)
