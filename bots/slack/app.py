@@ -140,14 +140,9 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
         log_failure(log, "slack", f"listener:{kind}", error)
         return BoltResponse(status=500, body="")
 
-    def command_ack(ack, body) -> None:
-        handlers.ack_command(ack, body)
-
-    def command_start(body, respond) -> None:
-        handlers.start_command(body, respond)
-
     # the ack answers at once; the root message is posted by the lazy listener after it
-    app.command(COMMAND)(ack=command_ack, lazy=[command_start])
+    app.command(COMMAND)(ack=handlers.ack_command, lazy=[handlers.start_command])
+    app.action(ACTION_ID)(handlers.on_button)
 
     @app.event("app_mention")
     def on_mention(body, event) -> None:
@@ -156,7 +151,3 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
     @app.event("message")
     def on_message(body, event) -> None:
         handlers.on_message_event(body, event)
-
-    @app.action(ACTION_ID)
-    def on_button(ack, body) -> None:
-        handlers.on_button(ack, body)
