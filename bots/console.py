@@ -130,6 +130,8 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
     print(f"\n{clean_text(outcome.title or 'Report')}\n")
     if outcome.errors:
         say(f"{len(outcome.errors)} research topic(s) failed; the report says which.", style="yellow")
+    for note in outcome.notes:  # e.g. the report cut at the model's output limit, with the setting
+        say(note, style="yellow")
     files = [f for f in (arts.report_md, arts.pdf, arts.docx, arts.report_tex, arts.review_md, arts.sources_json,
                          arts.usage_json) if f is not None]
     for f in files:

@@ -84,7 +84,8 @@ class TurnOutcome:
         ``clarify``: the graph paused on ``interrupt()``; ``question`` is to be asked in the thread.
         ``done``: the report is written; ``summary`` (Markdown, a few hundred words) and
         ``artifacts`` are set; ``follow_ups`` holds up to three suggested follow-up questions
-        (plain text, in the question's language; may be empty).
+        (plain text, in the question's language; may be empty); ``notes`` the lines the report
+        carries about how it was written (e.g. cut at the model's output limit), also in ``summary``.
     """
 
     status: Literal["clarify", "done"]
@@ -97,6 +98,7 @@ class TurnOutcome:
     errors: list[str] = field(default_factory=list)
     offline: bool = False
     follow_ups: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 ProgressCallback = Callable[[Progress], None]

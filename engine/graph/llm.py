@@ -24,6 +24,7 @@ from engine.compat import (
     schema_instruction,
     server_key,
 )
+from engine.graph.output_limit import cut_answer, setting_hint
 from engine.models import provider_errors
 from engine.settings import Settings
 
@@ -33,9 +34,11 @@ SHRINK = 0.9  # open_deep_research shortens the findings by 10% on each context-
 
 
 class ReportIncomplete(Exception):
-    """The model could not write a complete answer even with shortened input.
+    """The model gave nothing usable: no text (even with shortened input), an input that never fit
+    its context window, or an answer stopped at its output limit before one whole paragraph.
 
-    Raised rather than delivering a report cut off mid-way.
+    An answer stopped at the output limit with whole paragraphs is not this error: it is delivered
+    cut (:mod:`engine.graph.output_limit`).
     """
 
 
@@ -161,10 +164,13 @@ def is_context_error(err: BaseException) -> bool:
 async def invoke_with_context_retry(
     model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int, *, total: float | None = None
 ) -> AIMessage:
-    """Call ``model`` on ``build(limit)``, shrinking ``limit`` by 10% after a context-length error,
-    a ``finish_reason`` of ``length`` or an answer with no text (reasoning does not count),
-    at most :data:`CONTEXT_RETRIES` times. ``limit`` starts at what fits the model's
-    ``context_window`` (:func:`fitting_limit`).
+    """Call ``model`` on ``build(limit)``, shrinking ``limit`` by 10% after a context-length error
+    or an answer with no text (reasoning does not count), at most :data:`CONTEXT_RETRIES` times.
+    ``limit`` starts at what fits the model's ``context_window`` (:func:`fitting_limit`).
+
+    An answer stopped at the OUTPUT limit (``finish_reason`` ``length``) is not retried, since a
+    shorter input cannot help it: it is returned cut at its last whole paragraph, marked for
+    :func:`engine.graph.output_limit.output_limit_note` (:func:`engine.graph.output_limit.cut_answer`).
 
     Args:
         build: makes the messages with the variable part (findings) cut to ``limit`` characters.
@@ -172,7 +178,8 @@ async def invoke_with_context_retry(
         total: seconds for all tries together; default the model's own ``total_timeout``
             (``DEEPRESEARCH_NODE_TIMEOUT``), none for a model without one (the offline model).
     Raises:
-        ReportIncomplete: still too long, or still cut off, after the retries.
+        ReportIncomplete: still too long, or still without text, after the retries; or stopped at
+            the output limit before its first whole paragraph.
         engine.bounds.ServiceTimeout: the tries took longer than ``total`` seconds.
     """
     total = total if total is not None else getattr(model, "total_timeout", None)
@@ -193,19 +200,28 @@ async def _context_retry(model: BaseChatModel, build: Callable[[int], list[BaseM
                 raise
             last_reason = "the input exceeds the model's context window"
         else:
-            reason = (response.response_metadata or {}).get("finish_reason")
-            if reason != "length" and response.text.strip():
+            if (response.response_metadata or {}).get("finish_reason") == "length":
+                return _at_output_limit(model, response)
+            if response.text.strip():
                 return response
-            last_reason = ("the model's answer was cut off (finish_reason=length)" if reason == "length"
-                           else "the model answered with no text")
+            last_reason = "the model answered with no text"
         log.warning("event=context_retry attempt=%d limit=%d reason=%r", attempt + 1, limit, last_reason)
         limit = int(limit * SHRINK)
-    hint = ""
-    if "length" in last_reason and getattr(model, "max_tokens", None):
-        role = role_of(model).upper()
-        hint = f" (max_tokens {model.max_tokens}: raise DEEPRESEARCH_{role}_MAX_OUTPUT_TOKENS)"
     raise ReportIncomplete(f"could not write a complete answer: {last_reason}, even after shortening the input "
-                           f"{CONTEXT_RETRIES} times{hint}")
+                           f"{CONTEXT_RETRIES} times")
+
+
+def _at_output_limit(model: BaseChatModel, response: AIMessage) -> AIMessage:
+    """``response``, stopped at the output limit, cut at its last whole paragraph (logged);
+    ReportIncomplete when not one whole paragraph came back."""
+    role, max_tokens = role_of(model), getattr(model, "max_tokens", None)
+    cut = cut_answer(response, role, max_tokens)
+    if cut is None:
+        raise ReportIncomplete("could not write a complete answer: the model's answer stopped at its output "
+                               f"limit before one whole paragraph ({setting_hint(role, max_tokens)})")
+    log.warning("event=output_limit role=%s max_tokens=%s chars=%d kept=%d", role, max_tokens,
+                len(response.text), len(cut.text))
+    return cut
 
 
 def fitting_limit(model: BaseChatModel, build: Callable[[int], list[BaseMessage]], size: int) -> int:

@@ -11,6 +11,7 @@ from engine import prompts
 from engine.citations import source_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
+from engine.graph.output_limit import output_limit_note
 from engine.graph.state import AgentState, override
 from engine.language import language_name
 from engine.schemas import ClarifyWithUser, ResearchQuestion
@@ -103,8 +104,9 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
     :data:`~engine.citations.MAX_PROMPT_SOURCES`), so it grows with the capped findings, not
     with the number of results each search returned. The report cites by minted id.
 
-    A context-length error or ``finish_reason == "length"`` is retried with the findings
-    shortened by 10% (open_deep_research); a report still cut off raises ``ReportIncomplete``.
+    A context-length error is retried with the findings shortened by 10% (open_deep_research).
+    A report the model stopped at its output limit is kept up to its last whole paragraph, and
+    ``report_notes`` says so with the setting to raise (:mod:`engine.graph.output_limit`).
     """
     ctx = runtime.context
     get_stream_writer()({"event": "phase", "phase": "report"})
@@ -128,8 +130,10 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
 
     budget = min(len(findings), FINDINGS_BUDGET_CHARS)
     response = await invoke_with_context_retry(ctx.model("final_report"), build, budget)
+    note = output_limit_note(response, "the report")
     # the supervisor's exchange is done with: later checkpoints need not carry it
-    return {"report": response.text.strip(), "supervisor_messages": override([])}
+    return {"report": response.text.strip(), "supervisor_messages": override([]),
+            "report_notes": [note] if note else []}
 
 
 def after_report(state: AgentState, runtime: Runtime[RunContext]) -> str:

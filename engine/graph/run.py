@@ -57,7 +57,7 @@ def _fresh_input(question: str, context: str | None, run_id: str, discussion: st
         "context": context or "", "discussion": discussion or "", "clarification_rounds": 0, "pending_question": "",
         "research_brief": "", "supervisor_messages": override([]), "research_iterations": 0,
         "notes": override([]), "sources": override({}), "research_errors": override([]),
-        "units_done": override([]), "numbering": {}, "report": "", "review_messages": override([]),
+        "report_notes": override([]), "units_done": override([]), "numbering": {}, "report": "", "review_messages": override([]),
         "review_phase": "", "review_iteration": 0, "solutions": override([]), "critiques": override([]),
         "perspectives": override([]), "visited": override([]), "review_stamps": override([]),
         "final_report": "", "cited": [], "title": "", "executive_summary": "", "follow_ups": [], "artifacts": {},
@@ -93,7 +93,8 @@ async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
 
 
 def summary_markdown(values: dict, offline: bool = False) -> str:
-    """The chat summary: title, executive summary with ``[n]`` linked to its source, and counts."""
+    """The chat summary: title, executive summary with ``[n]`` linked to its source, the report's
+    notes (``report_notes``, each once) and counts."""
     cited = {c["number"]: c for c in values.get("cited", [])}
 
     def link(m: re.Match) -> str:
@@ -103,6 +104,8 @@ def summary_markdown(values: dict, offline: bool = False) -> str:
     summary = re.sub(r"\[(\d+)\](?!\()", link, values.get("executive_summary", ""))
     lines = [f"**{values.get('title', 'Research report')}**", "", summary]
     errors = values.get("research_errors", [])
+    for note in dict.fromkeys(values.get("report_notes") or []):  # e.g. cut at the model's output limit
+        lines += ["", note]
     lines += ["", f"_{len(cited)} sources cited"
               + (f" · {len(errors)} research topic(s) failed" if errors else "")
               + (" · made in offline extractive mode, without a language model" if offline else "") + "_"]
@@ -264,5 +267,6 @@ def _outcome(values: dict, thread_id: str, run_id: str, settings: Settings) -> T
         status="done", thread_id=thread_id, run_id=run_id,
         summary=summary_markdown(values, offline=settings.llm_backend == "offline"),
         title=values.get("title"), artifacts=arts, errors=list(values.get("research_errors", [])),
+        notes=list(dict.fromkeys(values.get("report_notes") or [])),
         offline=settings.llm_backend == "offline", follow_ups=list(values.get("follow_ups") or []),
     )

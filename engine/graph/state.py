@@ -44,7 +44,9 @@ class AgentState(TypedDict, total=False):
     ``discussion`` the chat thread's earlier messages (``Name: text`` lines, "" when none);
     ``numbering`` is the delivered report's ``{id: n}`` (set by finalize), ``removed_markers``
     the bracketed ids it dropped because no source has them; ``follow_ups`` the follow-up
-    questions the summary suggests (at most three, from the review's open objections).
+    questions the summary suggests (at most three, from the review's open objections);
+    ``report_notes`` lines the report and the chat summary carry about how it was written (an
+    answer the model stopped at its output limit, :mod:`engine.graph.output_limit`).
     """
 
     messages: Annotated[list[AnyMessage], override_messages]
@@ -61,6 +63,7 @@ class AgentState(TypedDict, total=False):
     notes: Annotated[list[str], override_reducer]
     sources: Annotated[dict, merge_sources]
     research_errors: Annotated[list[str], override_reducer]
+    report_notes: Annotated[list[str], override_reducer]
     units_done: Annotated[list[str], override_reducer]
     numbering: dict
     report: str

@@ -198,10 +198,55 @@ def test_ask_prints_one_line_naming_the_setting_for_a_rejected_parameter(tmp_pat
     assert _bodies(fake_openai)[0]["max_tokens"] == 4096
 
 
-def test_a_report_cut_at_max_tokens_is_one_line_naming_the_role_setting(tmp_path, fake_openai):
-    """A small model that writes until ``max_tokens`` every time: ``ask`` exits 1 with one line, no traceback."""
+#: A report whose middle is a code block: the fake cuts an answer at half its length, inside the fence.
+CUT_REPORT = ("# Scripted report\n\n## Findings\n\nThe first claim {S1}, said in a whole sentence that the "
+              "limit does not reach.\n\nThe second claim {S2}, which the first source backs as well {S1}.\n\n"
+              "```python\n" + "\n".join(f"step_{i} = run({i})  # [not a citation]" for i in range(8)) + "\n```\n\n"
+              "| Option | Cost |\n|---|---|\n| A | 1 {S2} |\n\nA closing paragraph after the table {S2}, long "
+              "enough to be cut off by the limit halfway through its words.\n")
+
+
+def test_a_report_cut_at_max_tokens_is_delivered_to_its_last_whole_paragraph_with_a_note(tmp_path, script,
+                                                                                         fake_openai, fake_tavily):
+    """A small model that writes until ``max_tokens``: ``ask`` exits 0, the report ends before the cut
+    code block, every ``[n]`` resolves, the note names the setting, and the input is not shortened."""
     from tests.bots.console_helpers import ask, no_traceback
 
+    script.report = CUT_REPORT
+    fake_openai.quirks = Quirks(truncate=lambda r: _task(r) == "final_report")
+    done = ask(tmp_path, "How do heat pumps work in cold climates?", "--no-clarify", "--out", str(tmp_path / "out"),
+               env={"DEEPRESEARCH_LLM": "openai", "OPENAI_BASE_URL": fake_openai.base_url,
+                    "OPENAI_API_KEY": "test-openai-key", "DEEPRESEARCH_SEARCH": "tavily",
+                    "TAVILY_API_KEY": "tvly-test", "DEEPRESEARCH_TAVILY_URL": fake_tavily.base_url,
+                    "DEEPRESEARCH_SEARCH_MAX_RESULTS": "2", "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS": "300",
+                    "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0", "DEEPRESEARCH_MODEL_MAX_RETRIES": "0",
+                    "DEEPRESEARCH_PDF_TIMEOUT": "0.01"})
+    assert done.returncode == 0, done.stderr
+    no_traceback(done)
+    note = ("stopped at its output limit while writing the report, so it ends at its last whole paragraph "
+            "(max_tokens 300: raise DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS (or DEEPRESEARCH_MAX_OUTPUT_TOKENS")
+    assert note in done.stderr
+    # one final-report request: the output limit is not answered by shortening the input
+    assert len(_bodies(fake_openai, "final_report")) == 1
+    assert _bodies(fake_openai, "final_report")[0]["max_tokens"] == 300
+    report = (tmp_path / "out" / "report.md").read_text()
+    body, _, rest = report.partition("\n## Problems during the research")
+    problems, _, sources = rest.partition("\n## Sources")
+    assert body.rstrip().endswith("which the first source backs as well [1].")
+    assert "```" not in body and "step_" not in body and "| Option" not in body and "closing paragraph" not in body
+    listed = re.findall(r"^(\d+)\. ", sources, re.MULTILINE)
+    assert listed == ["1", "2"] and set(re.findall(r"\[(\d+)\]", body)) == {"1", "2"}
+    assert note in problems and problems.count("output limit") == 1
+    assert [s["number"] for s in json.loads((tmp_path / "out" / "sources.json").read_text())["cited"]] == [1, 2]
+
+
+def test_an_answer_cut_before_its_first_whole_paragraph_is_one_line_naming_the_role_setting(tmp_path, script,
+                                                                                            fake_openai):
+    """Nothing usable came back (the limit hit the first sentence): ``ask`` exits 1 with one line, no
+    traceback, and no input-shortening retry was spent on it."""
+    from tests.bots.console_helpers import ask, no_traceback
+
+    script.report = "# Report\n\nThe first sentence of a report that goes on and on without ever reaching its end"
     fake_openai.quirks = Quirks(truncate=lambda r: _task(r) == "final_report")
     done = ask(tmp_path, "How do heat pumps work in cold climates?", "--no-clarify", env={
         "DEEPRESEARCH_LLM": "openai", "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "test-openai-key",
@@ -209,19 +254,21 @@ def test_a_report_cut_at_max_tokens_is_one_line_naming_the_role_setting(tmp_path
         "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": "0", "DEEPRESEARCH_MODEL_MAX_RETRIES": "0"})
     assert done.returncode == 1, done.stderr
     lines = [ln for ln in done.stderr.splitlines() if ln.startswith("deepresearch:")]
-    assert len(lines) == 1 and "cut off" in lines[0], done.stderr
+    assert len(lines) == 1 and "before one whole paragraph" in lines[0], done.stderr
     assert "max_tokens 300: raise DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS" in lines[0]
+    assert len(_bodies(fake_openai, "final_report")) == 1
     no_traceback(done)
 
 
-def test_a_report_cut_at_max_tokens_is_said_in_the_chat_thread_with_the_setting():
+def test_a_report_cut_before_its_first_paragraph_is_said_in_the_chat_thread_with_the_setting():
     """The chat's error reply names the cause and the setting, not an "internal error"."""
     from engine.graph.llm import ReportIncomplete
     from jobs.errors import user_message
 
-    err = ReportIncomplete("could not write a complete answer: cut off at the output limit (finish_reason "
-                           "length), even after shortening the input 3 times (max_tokens 300: raise "
-                           "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS)")
+    err = ReportIncomplete("could not write a complete answer: the model's answer stopped at its output limit "
+                           "before one whole paragraph (max_tokens 300: raise "
+                           "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS (or DEEPRESEARCH_MAX_OUTPUT_TOKENS for every "
+                           "role))")
     line = user_message(err, job_timeout=3600)
     assert "\n" not in line and "internal error" not in line
     assert "could not write a complete answer" in line and "DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS" in line

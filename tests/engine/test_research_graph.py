@@ -120,12 +120,56 @@ def test_context_length_error_retries_with_shorter_findings(online_settings, scr
     assert findings[1] < findings[0]
 
 
-def test_truncated_report_is_never_delivered(online_settings, script):
+TWO_PARAGRAPHS = ("# Scripted report\n\nThe first claim {S1}, in a sentence the limit does not reach.\n\n"
+                  "The second claim {S2}, backed by the first source too {S1}.\n\n"
+                  "A third paragraph, with words enough for the output limit to cut it off halfway {S2}.\n"
+                  "It goes on for a while longer, so that the limit falls somewhere in here {S1}.\n")
+
+
+def test_a_report_stopped_at_the_output_limit_is_delivered_cut_with_a_note(online_settings, script):
     script.always_truncated = True
+    script.report = TWO_PARAGRAPHS
+    settings = online_settings(max_review_iterations=0, final_report_max_output_tokens=400)
+    out = run(run_turn("t:trunc", question="Explain solar panels and inverters", settings=settings))
+    assert out.status == "done"
+    assert len(script.calls("final_report")) == 1  # no retry with a shortened input
+    note = ("The language model stopped at its output limit while writing the report, so it ends at its last "
+            "whole paragraph (max_tokens 400: raise DEEPRESEARCH_FINAL_REPORT_MAX_OUTPUT_TOKENS (or "
+            "DEEPRESEARCH_MAX_OUTPUT_TOKENS for every role)).")
+    assert out.notes == [note] and note in out.summary and out.errors == []
+    report = out.artifacts.report_md.read_text()
+    body, _, rest = report.partition("\n## Problems during the research\n\n")
+    assert body.rstrip().endswith("The second claim [2], backed by the first source too [1].")
+    assert "third paragraph" not in report and rest.startswith(f"- {note}\n\n## Sources\n\n1. ")
+
+
+def test_a_synthesis_stopped_at_the_output_limit_is_delivered_cut_with_one_note(online_settings, script,
+                                                                               fake_openai):
+    from tests.fakes.openai_server import Reply
+    from tests.fakes.scripted_research import _task
+
+    synthesis = ("# Final synthesis\n\n## Answer\n\nThe answer, whole.\n\n- one point\n- a second point\n"
+                 "- a third point that the limit cuts off in the middle of its words\n")
+    fake_openai.handler = lambda r: (Reply.truncated(synthesis[: synthesis.index("limit cuts")])
+                                     if _task(r) == "finalize" else script(r))
+    settings = online_settings(max_review_iterations=1)
+    out = run(run_turn("t:trunc-final", question="Explain solar panels and inverters", settings=settings))
+    body = out.artifacts.report_md.read_text().partition("\n## Problems during the research")[0]
+    assert body.rstrip().endswith("- one point\n- a second point")
+    assert len(out.notes) == 1 and "while writing the final synthesis of the report" in out.notes[0]
+    assert out.artifacts.report_md.read_text().count("stopped at its output limit") == 1
+
+
+def test_a_report_with_no_text_is_never_delivered(online_settings, script, fake_openai):
+    from tests.fakes.openai_server import Quirks
+    from tests.fakes.scripted_research import _task
+
+    fake_openai.quirks = Quirks(empty=lambda r: _task(r) == "final_report")
     settings = online_settings(max_review_iterations=0)
-    with pytest.raises(ReportIncomplete):
-        run(run_turn("t:trunc", question="Explain solar panels and inverters", settings=settings))
-    assert run(thread_status("t:trunc", settings=settings)) == "interrupted"
+    with pytest.raises(ReportIncomplete, match="no text"):
+        run(run_turn("t:empty", question="Explain solar panels and inverters", settings=settings))
+    assert len(script.calls("final_report")) == 4  # the first try and three with a shorter input
+    assert run(thread_status("t:empty", settings=settings)) == "interrupted"
     assert not list((settings.artifacts_dir).rglob("report.md"))
 
 
