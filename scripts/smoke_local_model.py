@@ -133,10 +133,10 @@ def start_server(model: Path, port: int, log: Path) -> subprocess.Popen | None:
 
 
 @contextlib.contextmanager
-def served(model: Path, log: Path) -> Iterator[int]:
+def served(model: Path, log: Path) -> Iterator[subprocess.Popen]:
     """The model server on a free port (another port when one is taken between the pick and the
-    start, up to three tries) for the ``with`` block; its port. The server and its processes end
-    with the block, whatever happens in it."""
+    start, up to three tries) for the ``with`` block; its process (the port is its ``port``
+    attribute). The server and its processes end with the block, whatever happens in it."""
     for _ in range(3):
         port = free_port()
         proc = start_server(model, port, log)
@@ -144,8 +144,9 @@ def served(model: Path, log: Path) -> Iterator[int]:
             break
     else:
         raise RuntimeError("the model server found no free port in three tries")
+    proc.port = port
     try:
-        yield port
+        yield proc
     finally:
         stop(proc)
 
@@ -216,12 +217,14 @@ def figures(out: Path) -> str:
 def run(model: Path, work: Path) -> tuple[list[str], str]:
     """Serve ``model``, ask, check the files in ``work``; the problems found and the timing line."""
     started = time.monotonic()
-    with served(model, work / "server.log") as port:
+    with served(model, work / "server.log") as server:
         served_s = time.monotonic() - started
-        code, ask_s = ask(port, work)
+        code, ask_s = ask(server.port, work)
+        died = server.poll()  # a crash (a signal: negative) leaves no line in the server's log
     timing = f"server up in {served_s:.1f} s, ask {ask_s:.0f} s (exit {code})"
     if code:
-        return [f"ask exited {code}: {tail(work / 'ask.log', 3)}"], timing
+        crash = f"; the model server exited with {died} during the run" if died is not None else ""
+        return [f"ask exited {code}: {tail(work / 'ask.log', 3)}{crash}"], timing
     problems = check(work / "out")
     if served_s + ask_s > RUN_LIMIT_S:
         problems.append(f"the run took {served_s + ask_s:.0f} s, over {RUN_LIMIT_S} s")
