@@ -109,7 +109,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
 
     directory.mkdir(parents=True, exist_ok=True)
     language = state.get("language", "en")
-    no_sources = phrase("no_findings", language)
+    found = len(state.get("sources") or {})  # found and none cited is not "none found"
+    no_sources = phrase("none_cited", language, n=str(found)) if found else phrase("no_findings", language)
     body, notice = split_notice(state.get("final_report", "").rstrip())
     text_body = re.sub(r"\A\s*# .*\n", "", body, count=1).strip()
     title = state.get("title") or state.get("question", "")[:100]

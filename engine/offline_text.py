@@ -46,6 +46,12 @@ PHRASES = {
         "fr": "Aucune source n'a été trouvée pour cette question ; le rapport ne peut citer aucune preuve.",
         "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
     },
+    "none_cited": {
+        "en": "{n} sources were found, but the report cites none of them.",
+        "de": "{n} Quellen wurden gefunden, aber der Bericht zitiert keine davon.",
+        "fr": "{n} sources ont été trouvées, mais le rapport n'en cite aucune.",
+        "es": "Se encontraron {n} fuentes, pero el informe no cita ninguna.",
+    },
     "no_passages": {
         "en": "{n} sources found; none had a passage to quote.",
         "de": "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle.",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import re
+
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -15,6 +18,8 @@ from engine.graph.output_limit import output_limit_note
 from engine.graph.state import AgentState, override
 from engine.language import language_name
 from engine.schemas import ClarifyWithUser, ResearchQuestion
+
+log = logging.getLogger(__name__)
 
 # The findings handed to the report writer are capped (about 25k tokens) so its prompt stays
 # bounded however many sources the researchers found; the context-length retry shortens further.
@@ -83,13 +88,35 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
     )
     out = await ctx.structured("research", ResearchQuestion,
                                  default=ResearchQuestion(research_brief="")).ainvoke([HumanMessage(prompt)])
-    brief = out.research_brief.strip() or state["question"]
+    brief = about_the_question(out.research_brief.strip(), state)
     get_stream_writer()({"event": "phase", "phase": "research"})
     return {
         "research_brief": brief,
         "supervisor_messages": override([HumanMessage(brief)]),
         "research_iterations": 0,
     }
+
+
+#: Languages written without spaces between words: no word check on their briefs.
+UNSPACED_LANGUAGES = {"zh", "ja", "ko", "th"}
+
+
+def about_the_question(brief: str, state: AgentState) -> str:
+    """``brief``, or the user's question when the brief is empty or shares no word of four letters
+    or more with what the user wrote: a small model's "brief" that repeats the prompt's own words
+    would send every search after them (none of them matches a page about the question). Briefs in
+    languages written without spaces (:data:`UNSPACED_LANGUAGES`) are only checked for being empty."""
+    question = state["question"]
+    if not brief:
+        return question
+    if state.get("language", "en") in UNSPACED_LANGUAGES:
+        return brief
+    asked = "\n".join([question, *(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))])
+    words = set(re.findall(r"[^\W\d_]{4,}", asked.casefold()))
+    if words and not words & set(re.findall(r"[^\W\d_]{4,}", brief.casefold())):
+        log.warning("event=brief_off_question brief=%r", brief[:200])
+        return question
+    return brief
 
 
 def findings_for_prompt(state: AgentState) -> str:

@@ -319,3 +319,30 @@ def test_max_output_tokens_over_the_window_shares_and_never_over_half(clean_env)
     assert [shares.output_tokens(r) for r in ("research", "compression", "final_report")] == [512, 1024, 2048]
     assert load_settings(context_window=131072).output_tokens("final_report") == 8192
     assert load_settings(context_window=1024, review_max_output_tokens=4000).output_tokens("review") == 512
+
+
+@pytest.mark.parametrize(("brief", "language", "expected"), [
+    ("I want to know how heat pumps cope with frost.", "en", "I want to know how heat pumps cope with frost."),
+    ("The research brief that guides the supervisor,", "en", "How do heat pumps work in cold climates?"),
+    ("", "en", "How do heat pumps work in cold climates?"),
+    ("热泵在寒冷气候中如何工作", "zh", "热泵在寒冷气候中如何工作"),
+])
+def test_a_brief_that_shares_no_word_with_the_question_is_replaced_by_the_question(brief, language, expected):
+    """A small model that echoes the prompt's words as its brief would send every search after them."""
+    from langchain_core.messages import HumanMessage
+
+    from engine.graph.research import about_the_question
+
+    question = "How do heat pumps work in cold climates?"
+    state = {"question": question, "language": language, "messages": [HumanMessage(question)]}
+    assert about_the_question(brief, state) == expected
+
+
+def test_a_report_that_cites_none_of_the_sources_found_says_so(online_settings, script, fake_openai):
+    """Found and not cited is not "no sources were found"."""
+    script.report = "# Report\n\nA weak model's report that cites nothing.\n"
+    out, report = _run(online_settings, "t:uncited")
+    found = len(json.loads(out.artifacts.sources_json.read_text())["found"])
+    assert found > 0 and not re.search(r"\[\d+\]", report)
+    assert report.rstrip().endswith(f"## Sources\n\n{found} sources were found, but the report cites none of them.")
+    assert "No sources were found" not in report
