@@ -90,6 +90,18 @@ def review_markdown(state: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def sources_record(state: dict, cited: list[Cited]) -> dict:
+    """sources.json: the sources cited (``number``, ``id``, ``title``, ``url``), every source found
+    (``id``, ``title``, ``url``, ``topic``), the research errors and the sources the review visited."""
+    return {
+        "cited": [{"number": c.number, "id": c.id, "title": c.title, "url": c.url} for c in cited],
+        "found": [{"id": k, "title": v.get("title"), "url": v["url"], "topic": v.get("topic")}
+                  for k, v in state.get("sources", {}).items()],
+        "research_errors": state.get("research_errors", []),
+        "visited_in_review": state.get("visited", []),
+    }
+
+
 def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
                     cancel: threading.Event | None = None, summary_cache: dict | None = None) -> dict:
     """Write every file of the run into ``directory``, each atomically (temp file, then rename).
@@ -123,14 +135,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     paths = {"directory": str(directory)}
     paths["report_md"] = str(write_atomic(directory / "report.md", report_md))
     paths["review_md"] = str(write_atomic(directory / "review.md", review_markdown(state)))
-    registry = state.get("sources", {})
-    sources = {
-        "cited": [{"number": c.number, "id": c.id, "title": c.title, "url": c.url} for c in cited],
-        "found": [{"id": k, "title": v.get("title"), "url": v["url"], "topic": v.get("topic")} for k, v in registry.items()],
-        "research_errors": state.get("research_errors", []),
-        "visited_in_review": state.get("visited", []),
-    }
-    paths["sources_json"] = str(write_atomic(directory / "sources.json", json.dumps(sources, indent=2, ensure_ascii=False)))
+    paths["sources_json"] = str(write_atomic(directory / "sources.json",
+                                             json.dumps(sources_record(state, cited), indent=2, ensure_ascii=False)))
     from engine.artifact_store import artifact_store
 
     artifact_store(settings).gather_usage(directory)  # with PostgreSQL: the calls of every host
