@@ -47,10 +47,10 @@ PHRASES = {
         "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
     },
     "none_cited": {
-        "en": "{n} sources were found, but the report cites none of them.",
-        "de": "{n} Quellen wurden gefunden, aber der Bericht zitiert keine davon.",
-        "fr": "{n} sources ont été trouvées, mais le rapport n'en cite aucune.",
-        "es": "Se encontraron {n} fuentes, pero el informe no cita ninguna.",
+        "en": "Sources found: {n}; the report cites none of them.",
+        "de": "Gefundene Quellen: {n}; der Bericht zitiert keine davon.",
+        "fr": "Sources trouvées : {n} ; le rapport n'en cite aucune.",
+        "es": "Fuentes encontradas: {n}; el informe no cita ninguna.",
     },
     "no_passages": {
         "en": "{n} sources found; none had a passage to quote.",

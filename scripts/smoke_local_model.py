@@ -196,7 +196,7 @@ def check(out: Path) -> list[str]:
     found = len(json.loads((out / "sources.json").read_text())["found"])
     if not found:
         problems.append("the search found no source in the corpus")
-    elif not cited and f"{found} sources were found, but the report cites none of them." not in sources:
+    elif not cited and f"Sources found: {found}; the report cites none of them." not in sources:
         problems.append(f"the report cites none of the {found} sources found and does not say so")
     print(f"smoke-local-model: the report cites {len(cited)} of the {found} sources found")
     if any(n < 1 or n > listed for n in cited):

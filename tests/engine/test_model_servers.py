@@ -344,5 +344,5 @@ def test_a_report_that_cites_none_of_the_sources_found_says_so(online_settings, 
     out, report = _run(online_settings, "t:uncited")
     found = len(json.loads(out.artifacts.sources_json.read_text())["found"])
     assert found > 0 and not re.search(r"\[\d+\]", report)
-    assert report.rstrip().endswith(f"## Sources\n\n{found} sources were found, but the report cites none of them.")
+    assert report.rstrip().endswith(f"## Sources\n\nSources found: {found}; the report cites none of them.")
     assert "No sources were found" not in report
