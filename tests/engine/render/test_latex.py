@@ -179,3 +179,107 @@ def test_prose_number_brackets_are_escaped_before_ids_are_numbered():
     assert escaped.startswith(r"As \[1\] of the paper says, [0, 1] and [1-5]; `s[1]`, [t][2], [3](https://e.org)")
     tex = body_of(render_latex(make_doc(body=escaped.replace("[S1a2b3c]", "[1]"))))
     assert tex.count(r"\drbcite{1}") == 1 and r"\texttt{s{[}1{]}}" in tex
+
+
+def test_report_md_escapes_every_prose_number_group_but_not_code_or_urls():
+    from engine.render.markdown import escape_number_groups
+
+    written = "`a[1]` then [2] and [3]; see <https://e.org/a[4]> and https://e.org/b[5]."
+    assert escape_number_groups(written) == (
+        r"`a[1]` then \[2\] and \[3\]; see <https://e.org/a[4]> and https://e.org/b[5].")
+
+
+DEEP_LISTS = """\
+- one
+  - two
+    - three
+      - four
+        - fifth level
+        -
+        - ```
+          code at the fifth level
+          ```
+
+Between the lists.
+
+1. one
+   1. two
+      1. three
+         1. four
+
+            3. third
+
+               more of the third
+            4. fourth
+"""
+
+
+def test_lists_deeper_than_latex_allows_become_paragraphs_with_their_bullet_or_number():
+    tex = body_of(render_latex(make_doc(body=DEEP_LISTS)))
+    assert tex.count(r"\begin{itemize}") == 4 and tex.count(r"\begin{enumerate}") == 4
+    lines = [line.strip() for line in tex.splitlines()]
+    assert "• fifth level" in lines
+    assert lines.count("•") == 2  # the empty item, and the one that starts with code
+    assert "•\n\n\\begin{verbatim}\ncode at the fifth level\n" in tex
+    assert "3. third\n\n        more of the third\n\n        4. fourth\n" in tex
+
+
+def test_a_second_deep_list_keeps_as_many_levels_as_the_first():
+    tex = body_of(render_latex(make_doc(body=DEEP_LISTS + "\n\nAnd again.\n\n" + DEEP_LISTS)))
+    assert tex.count(r"\begin{itemize}") == 8 and tex.count(r"\begin{enumerate}") == 8
+    assert [line.strip() for line in tex.splitlines()].count("• fifth level") == 2
+
+
+def test_an_html_block_keeps_its_paragraphs_and_empty_markup_leaves_no_line_break_to_end():
+    tex = body_of(render_latex(make_doc(body="<pre>\nfirst para\n\nsecond para\n</pre>\n\n<i></i>\\\nnext")))
+    assert "first para\n\nsecond para" in tex
+    assert "\n\nnext" in tex and "\\\\\nnext" not in tex  # "\\" at a paragraph's start stops LaTeX
+
+
+def test_images_without_alt_text_are_labelled_and_odd_targets_stay_text():
+    tex = body_of(render_latex(make_doc(body="![](https://e.org/i.png) ![a](//[x) [b](//[y)")))
+    assert r"\href{https://e.org/i.png}{{[}image{]}}" in tex
+    assert r"{[}image: a{]} b (//{[}y)" in tex
+
+
+def test_math_from_a_reader_with_math_on_reaches_latex_as_the_text_written():
+    import json
+
+    import pypandoc
+
+    from engine.render.markdown import Sanitizer, pandoc_api_version
+
+    parsed = json.loads(pypandoc.convert_text("Inline $x^2$.\n\n$$\\input{a}$$\n", "json", format="markdown"))
+    blocks = Sanitizer(1, False).blocks(parsed["blocks"])
+    document = json.dumps({"pandoc-api-version": pandoc_api_version(), "meta": {}, "blocks": blocks})
+    tex = pypandoc.convert_text(document, "latex", format="json")
+    assert tex.split("\n\n") == [r"Inline \$x\^{}2\$.", r"\$\$\textbackslash input\{a\}\$\$" + "\n"]
+
+
+def test_headings_keep_their_anchor_in_the_body_only_and_read_on_one_line():
+    doc = make_doc(title="Heat pumps", executive_summary="# Findings\n\nShort.",
+                   body="Heat\npumps\n==========\n\n## Findings\n\nSee [the findings](#findings).\n\n## Before<br>after")
+    tex = body_of(render_latex(doc))
+    assert tex.count("Heat pumps") == 1  # a title heading written over two lines is still the title
+    assert "\\subsection{Findings}\n\nShort." in tex  # the summary's heading: no second anchor
+    assert r"\section{Findings}\label{findings}" in tex and r"\hyperref[findings]{the findings}" in tex
+    assert r"\section{Before after}" in tex
+
+
+def test_struck_text_around_a_citation_is_struck_word_by_word():
+    tex = body_of(render_latex(make_doc(body="~~old claim [1] new\ntext~~")))
+    assert (r"{\drbstrike{old}\drbstrikespace{}\drbstrike{claim}\drbstrikespace{}\drbstrike{{[}}\drbcite{1}"
+            r"\drbstrike{{]}}\drbstrikespace{}\drbstrike{new}\drbstrikespace{}\drbstrike{text}}") in tex
+
+
+def test_what_the_reader_sees_of_links_citation_groups_and_stray_characters():
+    doc = make_doc(question="Line one\n\n  Line two  ",
+                   body="<https://e.org/ü> <file:///etc/passwd> [x]() [file](file:///etc/passwd) pair [1,\n2] "
+                        "and [2, 1] C:\\\\[1] odd \ufdd0 \ufdd11\ufdd1 end",
+                   sources=[SourceEntry(1, "One", "https://a.example"), SourceEntry(2, "Two", "file:///srv/two.pdf")])
+    tex = body_of(render_latex(doc))
+    assert "\\itshape Line one\\\\\nLine two\n" in tex
+    assert ("\\url{https://e.org/\\%C3\\%BC} file:///etc/\\drbcodebreak{}passwd x file (file:///etc/\\drbcodebreak{}passwd)"
+            " pair {[}\\drbcite{1}, \\drbcite{2}{]} and {[}\\drbcite{2}, \\drbcite{1}{]}"
+            " C:\\textbackslash{[}\\drbcite{1}{]} odd \ufffd \ufffd1\ufffd end\n") in tex
+    assert "Two\\\\\nfile:///srv/\\drbcodebreak{}two.\\drbcodebreak{}pdf\n" in tex  # not a web link: text
