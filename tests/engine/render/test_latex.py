@@ -283,3 +283,50 @@ def test_what_the_reader_sees_of_links_citation_groups_and_stray_characters():
             " pair {[}\\drbcite{1}, \\drbcite{2}{]} and {[}\\drbcite{2}, \\drbcite{1}{]}"
             " C:\\textbackslash{[}\\drbcite{1}{]} odd \ufffd \ufffd1\ufffd end\n") in tex
     assert "Two\\\\\nfile:///srv/\\drbcodebreak{}two.\\drbcodebreak{}pdf\n" in tex  # not a web link: text
+
+
+def test_a_bracket_that_is_no_citation_does_not_stop_the_citations_after_it():
+    tex = body_of(render_latex(make_doc(body="Scale [7] and [1, 9] then [1].")))
+    assert "Scale {[}7{]} and {[}1, 9{]} then {[}\\drbcite{1}{]}." in tex
+
+
+def test_a_lone_carriage_return_ends_a_line():
+    tex = body_of(render_latex(make_doc(question="Line one\rLine two\r\nLine three")))
+    assert "\\itshape Line one\\\\\nLine two\\\\\nLine three\n" in tex
+
+
+def test_every_noncharacter_is_replaced_and_the_letters_next_to_them_are_kept():
+    assert clean_text("a\uffffb\ufdefc\ufdf0d\U0001fffee") == "a\ufffdb\ufffdc\ufdf0d\ufffde"
+
+
+def test_without_a_title_the_report_is_named_by_the_questions_first_line():
+    question = "First line of a question " + "x" * 130 + "\nsecond line"
+    tex = render_latex(make_doc(title="", question=question))
+    title = re.search(r"\\LARGE (.*)\\par\}", tex).group(1).replace("\\drbbreak{}", "")
+    assert title == question[:120]
+    bare = body_of(render_latex(make_doc(title=" ", question="")))
+    assert "\\LARGE Report\\par}" in bare and "\\itshape —\n" in bare
+
+
+def test_task_lists_keep_their_boxes():
+    tex = body_of(render_latex(make_doc(body="- [ ] todo item\n- [x] done item\n- plain item")))
+    assert "\\item[$\\square$]\n  todo item\n\\item[$\\boxtimes$]\n  done item\n" in tex
+    assert "\\item\n  plain item\n" in tex
+
+
+def test_a_source_without_a_title_shows_its_link_alone_and_the_language_tags_the_pdf():
+    tex = render_latex(make_doc(language="ar-EG", sources=[SourceEntry(1, "", "https://a.example")]))
+    assert "\\hypertarget{src-1}{}\\url{https://a.example}\n" in tex
+    assert "pdflang={ar-EG}" in tex
+    assert "pdflang" not in render_latex(make_doc(language="en_US; x"))
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_code_and_right_to_left_text_in_other_fonts():
+    tex = body_of(render_latex(make_doc(
+        body='```\ndef f():\n    return "→ 中文"\n```\n\nنص عربي then English عربي.\n\n```\nplain code\n```')))
+    assert re.search(r'\\texttt\{def\\ f\(\):\}\\strut \\\\\n\\mbox\{\}\\texttt\{\\ \\ \\ \\ return\\ "→\\ \}'
+                     r'\\drbfallback[A-Z]+\{中文\}\\texttt\{"\}\n', tex)
+    assert re.search(r"\n\\drbrtl\{\\drbfallback[A-Z]+\{نص عربي\}\} then English \\drbrtl\{\\drbfallback[A-Z]+\{عربي\}\}\.\n",
+                     tex)
+    assert "\\begin{verbatim}\nplain code\n\\end{verbatim}" in tex
