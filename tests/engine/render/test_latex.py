@@ -330,3 +330,41 @@ def test_code_and_right_to_left_text_in_other_fonts():
     assert re.search(r"\n\\drbrtl\{\\drbfallback[A-Z]+\{نص عربي\}\} then English \\drbrtl\{\\drbfallback[A-Z]+\{عربي\}\}\.\n",
                      tex)
     assert "\\begin{verbatim}\nplain code\n\\end{verbatim}" in tex
+
+
+def test_struck_text_strikes_bold_words_and_link_text_too():
+    tex = body_of(render_latex(make_doc(body="~~old **bold** and [the link](https://e.org/x) gone~~")))
+    assert r"\textbf{\drbstrike{bold}}" in tex
+    assert r"\href{https://e.org/x}{\drbstrike{the}\drbstrikespace{}\drbstrike{link}}" in tex
+
+
+def test_lists_with_empty_items_and_task_items_over_two_paragraphs():
+    tex = body_of(render_latex(make_doc(body="- one\n-\n- three\n\n<!-- -->\n\n- [ ] todo\n\n  more about it\n\n- [x] done")))
+    assert "\\item\n  one\n\\item\n\\item\n  three\n" in tex
+    assert "\\item[$\\square$]\n  todo\n\n  more about it\n\\item[$\\boxtimes$]\n  done\n" in tex
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_words_in_another_font_keep_it_in_headings_lists_and_split_runs():
+    tex = body_of(render_latex(make_doc(body="## 中文 heading\n\n- 中文 item\n\nab中 文 c and 中<b>文</b>字.")))
+    assert re.search(r"\\section\{\\texorpdfstring\{\\drbfallback([A-Z]+)\{中文\} heading\}\{中文 heading\}\}", tex)
+    assert re.search(r"\\item\n  \\drbfallback[A-Z]+\{中文\} item\n", tex)
+    assert re.search(r"\nab\\drbfallback([A-Z]+)\{中 文\} c and \\drbfallback\1\{中文字\}\.\n", tex)
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_code_in_another_font_keeps_every_line_and_its_indent():
+    tex = body_of(render_latex(make_doc(body="```\n    x = '中文'\n\n y\nX\n```")))
+    code = re.sub(r"\\drbfallback[A-Z]+", "F", tex[tex.index("\\mbox{}"):tex.index("\n\n\\section{Sources}")])
+    assert code.split("\\\\\n") == [
+        "\\mbox{}\\texttt{\\ \\ \\ \\ x\\ =\\ \\textquotesingle{}}F{中文}\\texttt{\\textquotesingle{}}",
+        "\\texttt{\\ }\\strut ",
+        "\\mbox{}\\texttt{\\ y}",
+        "\\texttt{X}"]
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_a_right_to_left_sentence_with_a_number_inside_stays_one_run():
+    tex = body_of(render_latex(make_doc(body="قال عربي 123 عربي then English.")))
+    assert re.search(r"\n\\drbrtl\{\\drbfallback([A-Z]+)\{قال عربي\} 123 \\drbfallback\1\{عربي\}\} then English\.\n",
+                     tex)
