@@ -368,3 +368,39 @@ def test_a_right_to_left_sentence_with_a_number_inside_stays_one_run():
     tex = body_of(render_latex(make_doc(body="قال عربي 123 عربي then English.")))
     assert re.search(r"\n\\drbrtl\{\\drbfallback([A-Z]+)\{قال عربي\} 123 \\drbfallback\1\{عربي\}\} then English\.\n",
                      tex)
+
+
+def test_long_words_break_past_30_characters_and_keep_the_text_around_them():
+    tex = body_of(render_latex(make_doc(
+        body="Go " + "b" * 40 + " and `" + "a" * 40 + " tail` and " + "c" * 30 + " " + "d" * 31 + ".")))
+    assert "Go bbbbbbbbbbbb\\drbbreak{}bbbbbbbbbbbb\\drbbreak{}bbbbbbbbbbbb\\drbbreak{}bbbb and " in tex
+    assert ("\\texttt{aaaaaaaaaaaa}\\drbbreak{}\\texttt{aaaaaaaaaaaa}\\drbbreak{}\\texttt{aaaaaaaaaaaa}"
+            "\\drbbreak{}\\texttt{aaaa\\ tail}") in tex
+    assert " and " + "c" * 30 + " dddddddddddd\\drbbreak{}dddddddddddd\\drbbreak{}ddddddd.\n" in tex
+
+
+def test_underscore_language_tags_get_their_labels_and_review_headings_sit_below_the_fields():
+    tex = body_of(render_latex(make_doc(language="zh_TW", review=[ReviewRound(1, critiques="# Point\n\nText.")])))
+    assert "执行摘要" in tex and "Executive summary" not in tex
+    assert "\\paragraph{Point}\n\nText." in tex
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_struck_words_in_another_font_and_hebrew_text():
+    tex = body_of(render_latex(make_doc(body="~~中文 old~~ and שלום עולם.")))
+    assert re.search(r"\{\\drbfallback[A-Z]+\{\\drbstrike\{中文\}\}\\drbstrikespace\{\}\\drbstrike\{old\}\} and "
+                     r"\\drbrtl\{\\drbfallback[A-Z]+\{שלום עולם\}\}\.\n", tex)
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_the_preamble_loads_the_fonts_the_text_needs_with_their_script_and_sans_face():
+    tex = render_latex(make_doc(language="zh", title="", question="First\nSecond", body="中文 and عربي"))
+    preamble = tex[:tex.index("\\begin{document}")]
+    assert re.search(r"\\setmainfont\{[^}]+\}", preamble) and re.search(r"\\setsansfont\{[^}]+\}", preamble)
+    assert re.search(r"\\setmonofont\{[^}]+\}", preamble)
+    cjk = re.search(r"\\newfontfamily\\(drbfont[A-Z]+)\{Noto Serif CJK SC\}\[[^]]*\]\n", preamble).group(1)
+    assert f"\\newfontfamily\\{cjk}sans{{Noto Sans CJK SC}}" in preamble
+    assert re.search(r"\\newfontfamily\\drbfont[A-Z]+\{Noto Naskh Arabic\}\[[^]]*,Script=Arabic\]\n", preamble)
+    assert preamble.count("sans{") == 1 and preamble.count("Script=") == 1
+    assert re.search(r"\\newcommand\*\\drbfallback[A-Z]+\[1\]", preamble)
+    assert "\\LARGE First\\par}" in tex
