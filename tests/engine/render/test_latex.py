@@ -372,11 +372,13 @@ def test_a_right_to_left_sentence_with_a_number_inside_stays_one_run():
 
 def test_long_words_break_past_30_characters_and_keep_the_text_around_them():
     tex = body_of(render_latex(make_doc(
-        body="Go " + "b" * 40 + " and `" + "a" * 40 + " tail` and " + "c" * 30 + " " + "d" * 31 + ".")))
+        body="Go " + "b" * 40 + " and `" + "a" * 40 + " tail` and " + "c" * 30 + " " + "d" * 31 + " end `go "
+             + "e" * 40 + "`.")))
     assert "Go bbbbbbbbbbbb\\drbbreak{}bbbbbbbbbbbb\\drbbreak{}bbbbbbbbbbbb\\drbbreak{}bbbb and " in tex
     assert ("\\texttt{aaaaaaaaaaaa}\\drbbreak{}\\texttt{aaaaaaaaaaaa}\\drbbreak{}\\texttt{aaaaaaaaaaaa}"
             "\\drbbreak{}\\texttt{aaaa\\ tail}") in tex
-    assert " and " + "c" * 30 + " dddddddddddd\\drbbreak{}dddddddddddd\\drbbreak{}ddddddd.\n" in tex
+    assert " and " + "c" * 30 + " dddddddddddd\\drbbreak{}dddddddddddd\\drbbreak{}ddddddd end " in tex
+    assert "\\texttt{go\\ eeeeeeeeeeee}\\drbbreak{}" in tex
 
 
 def test_underscore_language_tags_get_their_labels_and_review_headings_sit_below_the_fields():
