@@ -413,3 +413,17 @@ def test_the_index_remembers_the_folder_it_was_built_from(corpus: Path, tmp_path
 ])
 def test_passages_close_at_the_target_and_never_pass_the_limit(text, target, limit, passages) -> None:
     assert split_passages(text, target, limit) == passages
+
+
+async def test_a_cjk_hit_deep_in_a_passage_is_shown_in_a_window_around_it(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    body = "あ" * 500 + "大阪" + "い" * 500
+    (docs / "ja.txt").write_text(f"長い話\n\n{body}\n")
+    (docs / "short.txt").write_text("短い\n\n大阪と京都。\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    results = await CorpusSearch(index).search("大阪 京都")
+    assert [r.title for r in results] == ["短い", "長い話"]  # two words found rank above one
+    assert results[0].content == "短い 大阪と京都。"  # short: no ellipsis
+    assert results[1].content == "… " + "あ" * 100 + "大阪" + "い" * 198 + " …"
