@@ -15,7 +15,9 @@ from engine.search.corpus import (
     PASSAGE_LIMIT,
     CorpusIndexError,
     CorpusSearch,
+    add_documents,
     index_directory,
+    index_root,
     match_expression,
     split_passages,
 )
@@ -373,3 +375,55 @@ async def test_more_than_five_results_when_asked(tmp_path: Path) -> None:
     found = await CorpusSearch(index).search("heat pump", max_results=7)
     assert sorted(r.title for r in found) == ["Strong 0", "Strong 1", "Strong 2", "Strong 3", "Strong 4",
                                                "Strong 5", "Weak"]
+
+
+async def test_shared_documents_are_found_under_their_key_and_replaced_by_key(tmp_path: Path) -> None:
+    index = tmp_path / "thread" / "files.sqlite"
+    written = add_documents(index, [("/shared/report.pdf", "Report, page 1", "Tidal lagoons store seawater.\n\nMore."),
+                                    ("/shared/empty.txt", "Empty", "  ")])
+    assert written == 1
+    found = await _one(index, "lagoons")
+    assert (found.title, found.extra["path"], found.raw_content) == (
+        "Report, page 1", "/shared/report.pdf", "Tidal lagoons store seawater.\n\nMore.")
+    assert add_documents(index, [("/shared/report.pdf", "Report, page 1", "Barrages span estuaries.")]) == 1
+    assert await CorpusSearch(index).search("lagoons") == []
+    assert (await _one(index, "estuaries")).raw_content == "Barrages span estuaries."
+    assert add_documents(index, [("/shared/report.pdf", "Report, page 1", "")]) == 0
+    with pytest.raises(SearchError, match="is empty"):
+        await CorpusSearch(index).search("estuaries")
+
+
+def test_the_index_remembers_the_folder_it_was_built_from(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    assert index_root(index) is None
+    index_directory(corpus, index)
+    assert index_root(index) == str(corpus)
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    assert index_root(other) is None
+
+
+@pytest.mark.parametrize(("text", "target", "limit", "passages"), [
+    ("aaaa\n\nbbbb\n\ncccc", 10, 20, ["aaaa\n\nbbbb", "cccc"]),  # closes on reaching the target exactly
+    ("a" * 8 + "\n\n" + "b" * 10 + "\n\nccc", 30, 20, ["a" * 8 + "\n\n" + "b" * 10, "ccc"]),  # filled to the limit
+    ("a" * 10 + "\n\nbb", 10, 20, ["a" * 10, "bb"]),  # a tail of a quarter of the target stays apart
+    ("a" * 10 + "\n\nb", 10, 20, ["a" * 10 + "\n\nb"]),  # a shorter one joins the passage before it
+    ("one two three. four five six. seven", 100, 15, ["one two three.", "four five six.", "seven"]),
+    ("line one\nline two\nline three", 100, 18, ["line one\nline two", "line three"]),
+])
+def test_passages_close_at_the_target_and_never_pass_the_limit(text, target, limit, passages) -> None:
+    assert split_passages(text, target, limit) == passages
+
+
+async def test_a_cjk_hit_deep_in_a_passage_is_shown_in_a_window_around_it(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    body = "あ" * 500 + "大阪" + "い" * 500
+    (docs / "ja.txt").write_text(f"長い話\n\n{body}\n")
+    (docs / "short.txt").write_text("短い\n\n大阪と京都。\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    results = await CorpusSearch(index).search("大阪 京都")
+    assert [r.title for r in results] == ["短い", "長い話"]  # two words found rank above one
+    assert results[0].content == "短い 大阪と京都。"  # short: no ellipsis
+    assert results[1].content == "… " + "あ" * 100 + "大阪" + "い" * 198 + " …"

@@ -179,3 +179,230 @@ def test_prose_number_brackets_are_escaped_before_ids_are_numbered():
     assert escaped.startswith(r"As \[1\] of the paper says, [0, 1] and [1-5]; `s[1]`, [t][2], [3](https://e.org)")
     tex = body_of(render_latex(make_doc(body=escaped.replace("[S1a2b3c]", "[1]"))))
     assert tex.count(r"\drbcite{1}") == 1 and r"\texttt{s{[}1{]}}" in tex
+
+
+def test_report_md_escapes_every_prose_number_group_but_not_code_or_urls():
+    from engine.render.markdown import escape_number_groups
+
+    written = "`a[1]` then [2] and [3]; see <https://e.org/a[4]> and https://e.org/b[5]."
+    assert escape_number_groups(written) == (
+        r"`a[1]` then \[2\] and \[3\]; see <https://e.org/a[4]> and https://e.org/b[5].")
+
+
+DEEP_LISTS = """\
+- one
+  - two
+    - three
+      - four
+        - fifth level
+        -
+        - ```
+          code at the fifth level
+          ```
+
+Between the lists.
+
+1. one
+   1. two
+      1. three
+         1. four
+
+            3. third
+
+               more of the third
+            4. fourth
+"""
+
+
+def test_lists_deeper_than_latex_allows_become_paragraphs_with_their_bullet_or_number():
+    tex = body_of(render_latex(make_doc(body=DEEP_LISTS)))
+    assert tex.count(r"\begin{itemize}") == 4 and tex.count(r"\begin{enumerate}") == 4
+    lines = [line.strip() for line in tex.splitlines()]
+    assert "• fifth level" in lines
+    assert lines.count("•") == 2  # the empty item, and the one that starts with code
+    assert "•\n\n\\begin{verbatim}\ncode at the fifth level\n" in tex
+    assert "3. third\n\n        more of the third\n\n        4. fourth\n" in tex
+
+
+def test_a_second_deep_list_keeps_as_many_levels_as_the_first():
+    tex = body_of(render_latex(make_doc(body=DEEP_LISTS + "\n\nAnd again.\n\n" + DEEP_LISTS)))
+    assert tex.count(r"\begin{itemize}") == 8 and tex.count(r"\begin{enumerate}") == 8
+    assert [line.strip() for line in tex.splitlines()].count("• fifth level") == 2
+
+
+def test_an_html_block_keeps_its_paragraphs_and_empty_markup_leaves_no_line_break_to_end():
+    tex = body_of(render_latex(make_doc(body="<pre>\nfirst para\n\nsecond para\n</pre>\n\n<i></i>\\\nnext")))
+    assert "first para\n\nsecond para" in tex
+    assert "\n\nnext" in tex and "\\\\\nnext" not in tex  # "\\" at a paragraph's start stops LaTeX
+
+
+def test_images_without_alt_text_are_labelled_and_odd_targets_stay_text():
+    tex = body_of(render_latex(make_doc(body="![](https://e.org/i.png) ![a](//[x) [b](//[y)")))
+    assert r"\href{https://e.org/i.png}{{[}image{]}}" in tex
+    assert r"{[}image: a{]} b (//{[}y)" in tex
+
+
+def test_math_from_a_reader_with_math_on_reaches_latex_as_the_text_written():
+    import json
+
+    import pypandoc
+
+    from engine.render.markdown import Sanitizer, pandoc_api_version
+
+    parsed = json.loads(pypandoc.convert_text("Inline $x^2$.\n\n$$\\input{a}$$\n", "json", format="markdown"))
+    blocks = Sanitizer(1, False).blocks(parsed["blocks"])
+    document = json.dumps({"pandoc-api-version": pandoc_api_version(), "meta": {}, "blocks": blocks})
+    tex = pypandoc.convert_text(document, "latex", format="json")
+    assert tex.split("\n\n") == [r"Inline \$x\^{}2\$.", r"\$\$\textbackslash input\{a\}\$\$" + "\n"]
+
+
+def test_headings_keep_their_anchor_in_the_body_only_and_read_on_one_line():
+    doc = make_doc(title="Heat pumps", executive_summary="# Findings\n\nShort.",
+                   body="Heat\npumps\n==========\n\n## Findings\n\nSee [the findings](#findings).\n\n## Before<br>after")
+    tex = body_of(render_latex(doc))
+    assert tex.count("Heat pumps") == 1  # a title heading written over two lines is still the title
+    assert "\\subsection{Findings}\n\nShort." in tex  # the summary's heading: no second anchor
+    assert r"\section{Findings}\label{findings}" in tex and r"\hyperref[findings]{the findings}" in tex
+    assert r"\section{Before after}" in tex
+
+
+def test_struck_text_around_a_citation_is_struck_word_by_word():
+    tex = body_of(render_latex(make_doc(body="~~old claim [1] new\ntext~~")))
+    assert (r"{\drbstrike{old}\drbstrikespace{}\drbstrike{claim}\drbstrikespace{}\drbstrike{{[}}\drbcite{1}"
+            r"\drbstrike{{]}}\drbstrikespace{}\drbstrike{new}\drbstrikespace{}\drbstrike{text}}") in tex
+
+
+def test_what_the_reader_sees_of_links_citation_groups_and_stray_characters():
+    doc = make_doc(question="Line one\n\n  Line two  ",
+                   body="<https://e.org/ü> <file:///etc/passwd> [x]() [file](file:///etc/passwd) pair [1,\n2] "
+                        "and [2, 1] C:\\\\[1] odd \ufdd0 \ufdd11\ufdd1 end",
+                   sources=[SourceEntry(1, "One", "https://a.example"), SourceEntry(2, "Two", "file:///srv/two.pdf")])
+    tex = body_of(render_latex(doc))
+    assert "\\itshape Line one\\\\\nLine two\n" in tex
+    assert ("\\url{https://e.org/\\%C3\\%BC} file:///etc/\\drbcodebreak{}passwd x file (file:///etc/\\drbcodebreak{}passwd)"
+            " pair {[}\\drbcite{1}, \\drbcite{2}{]} and {[}\\drbcite{2}, \\drbcite{1}{]}"
+            " C:\\textbackslash{[}\\drbcite{1}{]} odd \ufffd \ufffd1\ufffd end\n") in tex
+    assert "Two\\\\\nfile:///srv/\\drbcodebreak{}two.\\drbcodebreak{}pdf\n" in tex  # not a web link: text
+
+
+def test_a_bracket_that_is_no_citation_does_not_stop_the_citations_after_it():
+    tex = body_of(render_latex(make_doc(body="Scale [7] and [1, 9] then [1].")))
+    assert "Scale {[}7{]} and {[}1, 9{]} then {[}\\drbcite{1}{]}." in tex
+
+
+def test_a_lone_carriage_return_ends_a_line():
+    tex = body_of(render_latex(make_doc(question="Line one\rLine two\r\nLine three")))
+    assert "\\itshape Line one\\\\\nLine two\\\\\nLine three\n" in tex
+
+
+def test_every_noncharacter_is_replaced_and_the_letters_next_to_them_are_kept():
+    assert clean_text("a\uffffb\ufdefc\ufdf0d\U0001fffee") == "a\ufffdb\ufffdc\ufdf0d\ufffde"
+
+
+def test_without_a_title_the_report_is_named_by_the_questions_first_line():
+    question = "First line of a question " + "x" * 130 + "\nsecond line"
+    tex = render_latex(make_doc(title="", question=question))
+    title = re.search(r"\\LARGE (.*)\\par\}", tex).group(1).replace("\\drbbreak{}", "")
+    assert title == question[:120]
+    bare = body_of(render_latex(make_doc(title=" ", question="")))
+    assert "\\LARGE Report\\par}" in bare and "\\itshape —\n" in bare
+
+
+def test_task_lists_keep_their_boxes():
+    tex = body_of(render_latex(make_doc(body="- [ ] todo item\n- [x] done item\n- plain item")))
+    assert "\\item[$\\square$]\n  todo item\n\\item[$\\boxtimes$]\n  done item\n" in tex
+    assert "\\item\n  plain item\n" in tex
+
+
+def test_a_source_without_a_title_shows_its_link_alone_and_the_language_tags_the_pdf():
+    tex = render_latex(make_doc(language="ar-EG", sources=[SourceEntry(1, "", "https://a.example")]))
+    assert "\\hypertarget{src-1}{}\\url{https://a.example}\n" in tex
+    assert "pdflang={ar-EG}" in tex
+    assert "pdflang" not in render_latex(make_doc(language="en_US; x"))
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_code_and_right_to_left_text_in_other_fonts():
+    tex = body_of(render_latex(make_doc(
+        body='```\ndef f():\n    return "→ 中文"\n```\n\nنص عربي then English عربي.\n\n```\nplain code\n```')))
+    assert re.search(r'\\texttt\{def\\ f\(\):\}\\strut \\\\\n\\mbox\{\}\\texttt\{\\ \\ \\ \\ return\\ "→\\ \}'
+                     r'\\drbfallback[A-Z]+\{中文\}\\texttt\{"\}\n', tex)
+    assert re.search(r"\n\\drbrtl\{\\drbfallback[A-Z]+\{نص عربي\}\} then English \\drbrtl\{\\drbfallback[A-Z]+\{عربي\}\}\.\n",
+                     tex)
+    assert "\\begin{verbatim}\nplain code\n\\end{verbatim}" in tex
+
+
+def test_struck_text_strikes_bold_words_and_link_text_too():
+    tex = body_of(render_latex(make_doc(body="~~old **bold** and [the link](https://e.org/x) gone~~")))
+    assert r"\textbf{\drbstrike{bold}}" in tex
+    assert r"\href{https://e.org/x}{\drbstrike{the}\drbstrikespace{}\drbstrike{link}}" in tex
+
+
+def test_lists_with_empty_items_and_task_items_over_two_paragraphs():
+    tex = body_of(render_latex(make_doc(body="- one\n-\n- three\n\n<!-- -->\n\n- [ ] todo\n\n  more about it\n\n- [x] done")))
+    assert "\\item\n  one\n\\item\n\\item\n  three\n" in tex
+    assert "\\item[$\\square$]\n  todo\n\n  more about it\n\\item[$\\boxtimes$]\n  done\n" in tex
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_words_in_another_font_keep_it_in_headings_lists_and_split_runs():
+    tex = body_of(render_latex(make_doc(body="## 中文 heading\n\n- 中文 item\n\nab中 文 c and 中<b>文</b>字.")))
+    assert re.search(r"\\section\{\\texorpdfstring\{\\drbfallback([A-Z]+)\{中文\} heading\}\{中文 heading\}\}", tex)
+    assert re.search(r"\\item\n  \\drbfallback[A-Z]+\{中文\} item\n", tex)
+    assert re.search(r"\nab\\drbfallback([A-Z]+)\{中 文\} c and \\drbfallback\1\{中文字\}\.\n", tex)
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_code_in_another_font_keeps_every_line_and_its_indent():
+    tex = body_of(render_latex(make_doc(body="```\n    x = '中文'\n\n y\nX\n```")))
+    code = re.sub(r"\\drbfallback[A-Z]+", "F", tex[tex.index("\\mbox{}"):tex.index("\n\n\\section{Sources}")])
+    assert code.split("\\\\\n") == [
+        "\\mbox{}\\texttt{\\ \\ \\ \\ x\\ =\\ \\textquotesingle{}}F{中文}\\texttt{\\textquotesingle{}}",
+        "\\texttt{\\ }\\strut ",
+        "\\mbox{}\\texttt{\\ y}",
+        "\\texttt{X}"]
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_a_right_to_left_sentence_with_a_number_inside_stays_one_run():
+    tex = body_of(render_latex(make_doc(body="قال عربي 123 عربي then English.")))
+    assert re.search(r"\n\\drbrtl\{\\drbfallback([A-Z]+)\{قال عربي\} 123 \\drbfallback\1\{عربي\}\} then English\.\n",
+                     tex)
+
+
+def test_long_words_break_past_30_characters_and_keep_the_text_around_them():
+    tex = body_of(render_latex(make_doc(
+        body="Go " + "b" * 40 + " and `" + "a" * 40 + " tail` and " + "c" * 30 + " " + "d" * 31 + " end `go "
+             + "e" * 40 + "`.")))
+    assert "Go bbbbbbbbbbbb\\drbbreak{}bbbbbbbbbbbb\\drbbreak{}bbbbbbbbbbbb\\drbbreak{}bbbb and " in tex
+    assert ("\\texttt{aaaaaaaaaaaa}\\drbbreak{}\\texttt{aaaaaaaaaaaa}\\drbbreak{}\\texttt{aaaaaaaaaaaa}"
+            "\\drbbreak{}\\texttt{aaaa\\ tail}") in tex
+    assert " and " + "c" * 30 + " dddddddddddd\\drbbreak{}dddddddddddd\\drbbreak{}ddddddd end " in tex
+    assert "\\texttt{go\\ eeeeeeeeeeee}\\drbbreak{}" in tex
+
+
+def test_underscore_language_tags_get_their_labels_and_review_headings_sit_below_the_fields():
+    tex = body_of(render_latex(make_doc(language="zh_TW", review=[ReviewRound(1, critiques="# Point\n\nText.")])))
+    assert "执行摘要" in tex and "Executive summary" not in tex
+    assert "\\paragraph{Point}\n\nText." in tex
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_struck_words_in_another_font_and_hebrew_text():
+    tex = body_of(render_latex(make_doc(body="~~中文 old~~ and שלום עולם.")))
+    assert re.search(r"\{\\drbfallback[A-Z]+\{\\drbstrike\{中文\}\}\\drbstrikespace\{\}\\drbstrike\{old\}\} and "
+                     r"\\drbrtl\{\\drbfallback[A-Z]+\{שלום עולם\}\}\.\n", tex)
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_the_preamble_loads_the_fonts_the_text_needs_with_their_script_and_sans_face():
+    tex = render_latex(make_doc(language="zh", title="", question="First\nSecond", body="中文 and عربي"))
+    preamble = tex[:tex.index("\\begin{document}")]
+    assert re.search(r"\\setmainfont\{[^}]+\}", preamble) and re.search(r"\\setsansfont\{[^}]+\}", preamble)
+    assert re.search(r"\\setmonofont\{[^}]+\}", preamble)
+    cjk = re.search(r"\\newfontfamily\\(drbfont[A-Z]+)\{Noto Serif CJK SC\}\[[^]]*\]\n", preamble).group(1)
+    assert f"\\newfontfamily\\{cjk}sans{{Noto Sans CJK SC}}" in preamble
+    assert re.search(r"\\newfontfamily\\drbfont[A-Z]+\{Noto Naskh Arabic\}\[[^]]*,Script=Arabic\]\n", preamble)
+    assert preamble.count("sans{") == 1 and preamble.count("Script=") == 1
+    assert re.search(r"\\newcommand\*\\drbfallback[A-Z]+\[1\]", preamble)
+    assert "\\LARGE First\\par}" in tex

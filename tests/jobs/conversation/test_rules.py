@@ -191,3 +191,26 @@ def test_the_rules_read_the_clarify_ttl_and_job_timeout_settings():
     assert decide(asked, message("ask-", REQUESTER), NOW, view).action is Action.EXPIRED
     busy = {**record("running"), "updated_at": NOW - 1300}  # past 2 x 5 minutes + 10 minutes
     assert decide(busy, message("ask@", OTHER), NOW, view).action is Action.START
+
+
+@pytest.mark.parametrize(("ttl", "hours"), [(600, 1), (3600, 1), (5400, 2), (7 * 3600, 7)])
+def test_the_expiry_reply_gives_the_wait_in_whole_hours_at_least_one(ttl, hours):
+    view = RuleSettings(clarify_ttl=ttl, stale_after=VIEW.stale_after, max_chars=VIEW.max_chars)
+    asked = {**record("paused"), "paused_at": NOW - ttl - 1}
+    said = reply_for(decide(asked, message("ask-", REQUESTER), NOW, view), message("ask-", REQUESTER), view)
+    assert said.text == (f"This clarifying question expired (no answer within {hours} hours). "
+                         "Please ask your question again to start a new research.")
+    assert (said.outcome, said.ephemeral, said.mention) == ("expired", False, None)
+
+
+def test_replies_without_a_mention_say_exactly_what_happened():
+    too_long = message("long@", REQUESTER)
+    said = reply_for(decide(record("done"), too_long, NOW, VIEW), too_long, VIEW)
+    assert said.text == ("The question is 99 characters long; the limit is 50. "
+                         "Shorten it to the question itself: the research finds its own sources.")
+    assert (said.outcome, said.ephemeral, said.mention) == ("rejected", False, None)
+    busy = reply_for(decide(record("running"), message("ask@", REQUESTER), NOW, VIEW), message("ask@", REQUESTER), VIEW)
+    assert (busy.text, busy.outcome, busy.ephemeral, busy.mention) == (
+        "Still working on this — reply `cancel` to stop it.", "busy", False, None)
+    started = reply_for(decide(record("done"), message("ask@", OTHER), NOW, VIEW), message("ask@", OTHER), VIEW)
+    assert (started.text, started.outcome, started.ephemeral, started.mention) == (None, "started", False, None)
