@@ -101,10 +101,39 @@ def _good_sentence(s: str) -> bool:
 SHORT_PASSAGE_MAX = 300
 
 
+def readable(sentences_: list[str]) -> list[str]:
+    """The prose sentences (:func:`_good_sentence`) of ``sentences_`` that read on their own.
+
+    A code line is dropped; a sentence that opens with a reference to what came before ("However
+    this ...", see :func:`engine.offline_review.flaw`) is kept only joined to the sentence before it.
+    """
+    out: list[str] = []
+    prev = ""
+    for s in sentences_:
+        kind = R.flaw(s)
+        if kind and kind[0] == "code":
+            prev = ""
+            continue
+        if kind:
+            joined = f"{prev} {s}" if prev else ""
+            if joined and _good_sentence(joined) and not R.flaw(joined):
+                if out and out[-1] == prev:
+                    out[-1] = joined
+                else:
+                    out.append(joined)
+            prev = joined if joined else ""
+            continue
+        if _good_sentence(s):
+            out.append(s)
+        prev = s
+    return out
+
+
 def passages(text: str, query: str) -> list[str]:
-    """What may be quoted from ``text``: its prose sentences (:func:`_good_sentence`), else, for a
-    short file or a table, its short sentences and lines (CSV rows) that share a word with ``query``."""
-    good = distinct([s for s in sentences(text) if _good_sentence(s)])
+    """What may be quoted from ``text``: its prose sentences that read on their own
+    (:func:`readable`), else, for a short file or a table, its short sentences and lines (CSV rows)
+    that share a word with ``query``."""
+    good = distinct(readable(sentences(text)))
     if good:
         return good
     wanted = set(T.content_words(query))

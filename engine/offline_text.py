@@ -253,12 +253,31 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     parts = [p.strip(" .?!") for p in _CLAUSE.split(text) if p.strip(" .?!")]
     parts = [p for p in parts if len(content_words(p)) >= 1]
     if len(parts) >= 2:
-        subject = content_words(parts[0])[:2]
-        parts = [p if len(content_words(p)) >= 3 or i == 0 else " ".join([*subject, p]) for i, p in enumerate(parts)]
+        head, subject = _question_head(parts[0]), content_words(parts[0])[:2]
+
+        def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
+            if head and content_words(p.split()[0]):
+                return f"{head} {p}"
+            return " ".join([*subject, p])
+
+        parts = [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
         return list(dict.fromkeys(parts))[:limit]
     keys = " ".join(content_words(text)[:8]) or text
     topics = [text, f"{keys} {phrase('facet_how', language)}", f"{keys} {phrase('facet_limits', language)}"]
     return topics[: max(1, min(limit, 3))]
+
+
+def _question_head(clause: str) -> str:
+    """The words of a question up to its subject ("How does asyncio" of "How does asyncio cancel
+    tasks"), which a later clause of the same question ("handle timeouts") continues; "" when
+    ``clause`` does not start with function words followed by its subject."""
+    tokens = clause.split()
+    if len(tokens) < 3 or tokens[0].lower() not in STOPWORDS:
+        return ""
+    for i, token in enumerate(tokens):
+        if content_words(token):
+            return " ".join(tokens[: i + 1]) if i else ""
+    return ""
 
 
 def _findings_blocks(findings: str) -> list[tuple[str, list[str]]]:
@@ -289,11 +308,14 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
     if not all_lines:
         none = phrase("no_passages", language, n=str(sources_found)) if sources_found else phrase("no_findings", language)
         out += [none, ""]
+    seen: set[str] = set()  # each sentence once per report, under the first topic that found it
     for topic, lines in blocks:
-        if not lines:
+        fresh = [ln for ln in lines if " ".join(words(SID.sub("", ln))) not in seen]
+        seen.update(" ".join(words(SID.sub("", ln))) for ln in fresh)
+        if not fresh:
             continue
         out += [f"## {phrase('findings_on', language, t=_short(topic, 80))}", ""]
-        out += [f"- {ln}" for ln in lines] + [""]
+        out += [f"- {ln}" for ln in fresh] + [""]
     return "\n".join(out)
 
 

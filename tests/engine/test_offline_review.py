@@ -61,10 +61,9 @@ def test_the_objections_are_about_this_report_not_boilerplate(offline_settings, 
     for boilerplate in ("Regulator", "Competitor", "Affected user", "compliance", "Unstated assumption",
                         "no figures, dates or counter-examples", "state the conditions under which"):
         assert boilerplate not in report and boilerplate not in review, boilerplate
-    critique_1 = review.split("### Critique", 1)[1].split("### Perspective", 1)[0]
-    # the code line the findings quote is named, quoted, and no solution quotes it
-    assert "“for pump in pumps: pump.start()" in critique_1 and "line of code" in critique_1
-    assert all("for pump in pumps" not in part.split("### Critique", 1)[0] for part in review.split("### Solution")[1:])
+    # the source's code line is never quoted as a finding (the critique names code lines that reach
+    # a solution: see test_the_critique_names_code_lines_and_dangling_references)
+    assert "for pump in pumps" not in report and "for pump in pumps" not in review
     # the reader's objections quote findings the solution leaves out, with their source
     perspective_1 = review.split("### Perspective", 1)[1].split("## Round 2", 1)[0]
     assert re.search(r"the findings also say “[^”]+” \[S[0-9a-f]{6}\], which the solution leaves out", perspective_1)
@@ -110,3 +109,18 @@ def test_a_sentence_whose_subject_is_lost_is_named():
     assert "“However this doesn’t work with asyncio" in points and "starts with “this”" in points
     assert "The solution rests on one source or none" in points
     assert "The findings on “asyncio cancellation”" not in points  # two sources back that topic
+
+
+def test_the_critique_names_code_lines_and_dangling_references():
+    """A code line that reaches the findings (from a model's notes, not the offline extractor, which
+    drops them) is named and quoted by the critique."""
+    from engine.offline_review import critique
+
+    findings = ("### asyncio cancellation\n- for task in tasks: task.cancel() # Wait until all worker tasks are "
+                "cancelled. [S000002]\n- Task.cancel() asks a task to stop at its next await. [S000001]\n")
+    sources = "2 sources found; 1 cited so far.\n[S000001] Tasks — file:///t.html\nFound, not cited so far:\n" \
+              "[S000002] Queues — file:///q.html"
+    prompt = ("Question: How does asyncio cancel tasks?\n<Solution>\n- Task.cancel() asks a task to stop at its "
+              "next await. [S000001]\n</Solution>")
+    points = critique(prompt, sources, findings, "en")
+    assert "“for task in tasks: task.cancel()" in points and "line of code" in points
