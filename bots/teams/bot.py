@@ -8,7 +8,6 @@ import logging
 import re
 from pathlib import Path
 
-import aiohttp
 from botbuilder.core import InvokeResponse, TurnContext
 from botbuilder.core.teams import TeamsActivityHandler
 from botbuilder.schema import Activity, ActivityTypes, ChannelAccount, Mention
@@ -17,14 +16,14 @@ from botbuilder.schema.teams import FileConsentCardResponse
 import jobs
 from bots import chat_common
 from bots import file_links as files
-from bots.chat_common import is_help, usage
+from bots.chat_common import usage
+from bots.chat_turns import ChatTurns, command_of
 from bots.logs import redact
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
 from bots.teams.shared import CANNOT_READ, has_unreadable_files, read_personal_files
-from engine.database import DatabaseError
 from engine.settings import Settings
 from jobs.conversation import Address
 
@@ -150,6 +149,7 @@ class TeamsBot(TeamsActivityHandler):
 
     def __init__(self, settings: Settings) -> None:
         self.settings = teams_settings(settings)
+        self.turns = ChatTurns("teams", self.settings, log)
 
     async def _seen_before(self, activity: Activity, kind: str) -> bool:
         """True (logged) when this ``kind`` of activity (``activity``, ``invoke``) came before: Teams
@@ -193,27 +193,15 @@ class TeamsBot(TeamsActivityHandler):
             except Exception as err:  # cosmetic: a throttled typing indicator must not lose the question
                 log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
         text = clean_text(turn_context)
-        if explicit and is_help(text):
+        if explicit and command_of(text) == "help":
             await turn_context.send_activity(usage_activity())
             return
         thread_id = thread_id_of(activity)
         port = TeamsPort.from_activity(activity)
         if explicit:
             await self._shared_files(turn_context, thread_id, port)
-        reply = await asyncio.to_thread(
-            jobs.handle_message,
-            thread_id,
-            activity.from_property.id,
-            text,
-            port.reference(),
-            f"teams:{conversation_id}:{activity.id}",
-            settings=self.settings,
-            explicit_start=address,
-        )
-        log.info(
-            "event=teams_message thread=%s action=%s",
-            redact(thread_id), getattr(reply, "action", "?"),
-        )
+        reply = await asyncio.to_thread(self.turns.message, thread_id, activity.from_property.id, text,
+                                        port.reference(), f"teams:{conversation_id}:{activity.id}", address)
         await self._reply(turn_context, reply)
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
@@ -259,17 +247,12 @@ class TeamsBot(TeamsActivityHandler):
         button (and, for Cancel, the person), so a double press runs once.
         """
         activity = turn_context.activity
-        action, index, question = press
         conversation_id = activity.conversation.id if activity.conversation else ""
-        user = activity.from_property.id
-        press_id = chat_common.press_key(f"teams:{conversation_id}:{activity.reply_to_id or activity.id}", action, index, user)
-        thread_id = thread_id_of(activity)
         reply = await asyncio.to_thread(
-            jobs.handle_press, thread_id, user, action, question, TeamsPort.from_activity(activity).reference(),
-            press_id, settings=self.settings,
+            self.turns.press, thread_id_of(activity), activity.from_property.id, press,
+            f"teams:{conversation_id}:{activity.reply_to_id or activity.id}",
+            TeamsPort.from_activity(activity).reference(),
         )
-        log.info("event=teams_button thread=%s action=%s outcome=%s", redact(thread_id), action,
-                 getattr(reply, "action", "?"))
         await self._reply(turn_context, reply)
 
     async def on_members_added_activity(self, members_added: list[ChannelAccount], turn_context: TurnContext):
@@ -293,38 +276,18 @@ class TeamsBot(TeamsActivityHandler):
             return
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         info = file_consent_card_response.upload_info
-        try:
-            grant = files.verify_token(str(context.get("token", "")), settings=self.settings, purpose="consent",
-                                       audience=activity.conversation.id if activity.conversation else "")
-        except files.TokenError as err:
-            log.warning("event=teams_consent_refused reason=%s", err)
-            message = ("This file offer has expired; ask the question again for a fresh report."
-                       if "expired" in str(err) else "This file offer is not valid.")
-            await turn_context.send_activity(message)
-            return
-        url = info.upload_url if info else None
-        if not url or (self.settings.microsoft_app_id and not url.lower().startswith("https://")):
-            log.warning("event=teams_consent_bad_upload_url")
-            await turn_context.send_activity(f"I could not upload {grant.path.name}: Teams gave no usable upload address.")
-            return
-        try:
-            path = await files.granted_file(grant, settings=self.settings)
-            if path is None:
-                await turn_context.send_activity(f"I could not upload {grant.path.name}: the file is no longer kept.")
-                return
-            await upload_file(path, url)
-        except (OSError, aiohttp.ClientError, UploadError, DatabaseError) as err:
-            log.warning("event=teams_upload_failed file=%s error=%s", grant.path.name, redact(str(err)))
-            await turn_context.send_activity(f"I could not upload {grant.path.name}; please try again later.")
-            return
-        reply = Activity(
-            type=ActivityTypes.message,
-            text=f"**{escape(info.name or grant.path.name)}** is in your OneDrive.",
-            text_format="markdown",
-            attachments=[cards.file_info_card(info)],
+        path, said = await files.send_offered_file(
+            str(context.get("token", "")), info.upload_url if info else None, settings=self.settings,
+            audience=activity.conversation.id if activity.conversation else "",
+            https_only=bool(self.settings.microsoft_app_id), chunk=UPLOAD_CHUNK,
         )
-        await turn_context.send_activity(reply)
-        log.info("event=teams_file_uploaded file=%s bytes=%d", path.name, path.stat().st_size)
+        if path is None:
+            await turn_context.send_activity(said)
+            return
+        await turn_context.send_activity(Activity(
+            type=ActivityTypes.message, text=f"**{escape(info.name or path.name)}** is in your OneDrive.",
+            text_format="markdown", attachments=[cards.file_info_card(info)],
+        ))
 
     async def on_teams_file_consent_decline(
         self, turn_context: TurnContext, file_consent_card_response: FileConsentCardResponse
@@ -333,28 +296,3 @@ class TeamsBot(TeamsActivityHandler):
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         name = Path(str(context.get("name") or "the file")).name[:100]
         await turn_context.send_activity(f"OK, I won't upload {name}.")
-
-
-class UploadError(Exception):
-    """The upload URL answered a PUT with an error status."""
-
-
-async def upload_file(path: Path, url: str, *, chunk: int = UPLOAD_CHUNK, timeout: float = 120.0) -> None:
-    """PUT ``path`` to a OneDrive upload session ``url`` in ``Content-Range`` chunks.
-
-    Raises:
-        UploadError: a non-2xx answer. OSError, aiohttp.ClientError: I/O or connection errors.
-    """
-    data = await asyncio.to_thread(path.read_bytes)
-    total = len(data)
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as session:
-        start = 0
-        while True:
-            end = min(start + chunk, total)
-            headers = {"Content-Range": f"bytes {start}-{max(end - 1, 0)}/{total}", "Content-Length": str(end - start)}
-            async with session.put(url, data=data[start:end], headers=headers) as response:
-                if response.status >= 300:
-                    raise UploadError(f"upload answered HTTP {response.status}")
-            start = end
-            if start >= total:
-                return
