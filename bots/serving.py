@@ -3,7 +3,9 @@ turns a previous run left, a health check, and handing the running turns back wh
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Coroutine
 
 from aiohttp import web
 
@@ -11,6 +13,9 @@ from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 HEALTH_PATH = "/healthz"
+#: Seconds a stopping server waits for the turns it acknowledged (a turn is a few store calls and
+#: connector calls, each retried for about 6 s at most, :data:`bots.teams.port.RETRY_DELAYS`).
+DRAIN_SECONDS = 30.0
 
 
 def prepare(settings: Settings) -> None:
@@ -59,3 +64,34 @@ def serve(app: web.Application, *, host: str, port: int, settings: Settings, sur
     then :func:`stop`."""
     web.run_app(app, host=host, port=port, print=None, access_log=None)
     stop(settings, surface, "http")
+
+
+class Tasks:
+    """Work a server runs after it has answered the request (a chat turn after its acknowledgement),
+    kept until done: an error is logged like a failed request's (:func:`bots.chat_common.log_failure`),
+    and :meth:`drain` waits for what is still running when the server stops, so nothing acknowledged
+    is dropped."""
+
+    def __init__(self, log: logging.Logger, surface: str) -> None:
+        self.log, self.surface = log, surface
+        self.running: set[asyncio.Task] = set()
+
+    def start(self, work: Coroutine) -> asyncio.Task:
+        """Run ``work`` on the current loop, after the caller's answer; returns its task."""
+        task = asyncio.ensure_future(work)
+        self.running.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task) -> None:
+        self.running.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            from bots.chat_common import log_failure
+
+            log_failure(self.log, self.surface, "after_ack", task.exception())
+
+    async def drain(self, timeout: float = DRAIN_SECONDS) -> None:
+        """Wait up to ``timeout`` seconds for the work still running (at shutdown, in tests)."""
+        if self.running:
+            self.log.info("event=%s_draining tasks=%d", self.surface, len(self.running))
+            await asyncio.wait(set(self.running), timeout=timeout)

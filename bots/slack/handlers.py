@@ -158,15 +158,14 @@ class SlackHandlers:
         self._answer(msg, reply)
 
     # ---- buttons ---------------------------------------------------------------------------
-    def on_button(self, ack, body: dict) -> None:
-        """A ``block_actions`` press of a Cancel or follow-up button the bot posted: ack, then
+    def on_button(self, body: dict) -> None:
+        """A ``block_actions`` press of a Cancel or follow-up button the bot posted, after the ack:
         hand it to the conversation core as a press.
 
         The press's key is the message's ts and the button's ``action_id`` (and, for Cancel, the
         person), so a double press runs once; a refusal (someone else's Cancel) is ephemeral.
         https://docs.slack.dev/reference/interaction-payloads/block_actions-payload
         """
-        ack()
         action = (body.get("actions") or [{}])[0]
         parsed = parse_action_id(str(action.get("action_id", "")))
         container, message = body.get("container") or {}, body.get("message") or {}

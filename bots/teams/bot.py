@@ -34,6 +34,9 @@ UPLOAD_CHUNK = 10 * 320 * 1024
 320 KiB ("Upload large files with an upload session",
 https://learn.microsoft.com/graph/api/driveitem-createuploadsession)."""
 
+#: The turn state's key of the turn's typing indicator (an :class:`asyncio.Future`).
+TYPING = "deepresearch.typing"
+
 USAGE = usage(
     [
         "In a personal chat, send me your question.",
@@ -140,6 +143,29 @@ def clean_text(context: TurnContext) -> str:
     return re.sub(r"^/?research\b[:\s]*", "", text).strip()
 
 
+def _show_typing(turn_context: TurnContext) -> None:
+    """Send a typing indicator alongside the turn's work rather than before it: the work does not
+    wait for the connector, and every later send of the turn waits for the indicator, so it still
+    comes first. A failed indicator is logged and nothing more (cosmetic: a throttled one must not
+    lose the question)."""
+
+    async def typing() -> None:
+        try:
+            await turn_context.send_activity(Activity(type=ActivityTypes.typing))
+        except Exception as err:
+            log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
+
+    shown = asyncio.ensure_future(typing())
+
+    async def after_typing(context: TurnContext, activities: list[Activity], send) -> object:
+        if any(a.type != ActivityTypes.typing for a in activities):
+            await shown
+        return await send()
+
+    turn_context.on_send_activities(after_typing)
+    turn_context.turn_state[TYPING] = shown
+
+
 class TeamsBot(TeamsActivityHandler):
     """Turns Teams messages into research turns and answers file consent cards.
 
@@ -171,6 +197,8 @@ class TeamsBot(TeamsActivityHandler):
                                                           value=InvokeResponse(status=200)))
             return
         await super().on_turn(turn_context)
+        if (typing := turn_context.turn_state.get(TYPING)) is not None:
+            await typing
 
     async def on_message_activity(self, turn_context: TurnContext) -> None:
         """Dedupe, ignore bots, show typing, answer ``help``, else hand the text to the job layer."""
@@ -188,10 +216,7 @@ class TeamsBot(TeamsActivityHandler):
         address = address_of(activity)
         explicit = address is not Address.NONE
         if explicit:
-            try:
-                await turn_context.send_activity(Activity(type=ActivityTypes.typing))
-            except Exception as err:  # cosmetic: a throttled typing indicator must not lose the question
-                log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
+            _show_typing(turn_context)
         text = clean_text(turn_context)
         if explicit and command_of(text) == "help":
             await turn_context.send_activity(usage_activity())
