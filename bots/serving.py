@@ -72,18 +72,23 @@ class Tasks:
     and :meth:`drain` waits for what is still running when the server stops, so nothing acknowledged
     is dropped."""
 
-    def __init__(self, log: logging.Logger, surface: str) -> None:
-        self.log, self.surface = log, surface
-        self.running: set[asyncio.Task] = set()
+    def __init__(self, log: logging.Logger, surface: str, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.log, self.surface, self.loop = log, surface, loop
+        self.running: set[asyncio.Future] = set()
 
-    def start(self, work: Coroutine) -> asyncio.Task:
-        """Run ``work`` on the current loop, after the caller's answer; returns its task."""
-        task = asyncio.ensure_future(work)
+    def start(self, work: Coroutine) -> asyncio.Future:
+        """Run ``work`` after the caller's answer, on ``loop`` (another thread's, so that the work
+        does not slow the server's own loop down) or, without one, the current loop; returns its
+        future, on the current loop."""
+        if self.loop is None:
+            task = asyncio.ensure_future(work)
+        else:
+            task = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
         self.running.add(task)
         task.add_done_callback(self._done)
         return task
 
-    def _done(self, task: asyncio.Task) -> None:
+    def _done(self, task: asyncio.Future) -> None:
         self.running.discard(task)
         if not task.cancelled() and task.exception() is not None:
             from bots.chat_common import log_failure

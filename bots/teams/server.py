@@ -19,6 +19,7 @@ from bots.teams.adapter import make_adapter
 from bots.teams.bot import TeamsBot
 from bots.teams.settings import load_teams_settings, teams_settings
 from engine.settings import Settings
+from jobs.loop_thread import shared_loop
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ def build_app(settings: Settings) -> web.Application:
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     app[ADAPTER_KEY] = adapter
     app[BOT_KEY] = TeamsBot(settings)
-    app[TURNS_KEY] = serving.Tasks(log, "teams")
+    app[TURNS_KEY] = serving.Tasks(log, "teams", shared_loop("teams-turns").loop)
     app.on_shutdown.append(lambda app: app[TURNS_KEY].drain())
     app.router.add_post("/api/messages", messages)
     auth = "on" if settings.microsoft_app_id else "off"
