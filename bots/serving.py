@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+import signal
+import threading
+from collections.abc import Callable, Coroutine
 
 from aiohttp import web
 
@@ -100,3 +102,36 @@ class Tasks:
         if self.running:
             self.log.info("event=%s_draining tasks=%d", self.surface, len(self.running))
             await asyncio.wait(set(self.running), timeout=timeout)
+
+
+def hold(connect: Callable[[], Callable[[], None]], *, health: dict, host: str, port: int, settings: Settings,
+         surface: str, mode: str) -> None:
+    """Run a surface that holds a connection of its own (a WebSocket, say) until SIGTERM/SIGINT,
+    then :func:`stop`: ``connect()`` opens it and returns what closes it.
+
+    ``GET /healthz`` answers ``health`` on ``host:port`` beside it, so a container check works
+    as for a web surface; that is a convenience: when the port cannot be had, one warning line
+    and the surface runs without it.
+    """
+    from bots.web_server import BackgroundServer
+
+    app = web.Application()
+    app.router.add_get(HEALTH_PATH, health_handler(health))
+    server: BackgroundServer | None = BackgroundServer(app, host=host, port=port)
+    try:
+        server.start()
+    except OSError as err:
+        log.warning("event=%s_health_unavailable port=%s error=%s", surface, port, err.strerror or type(err).__name__)
+        server = None
+    log.info("event=%s_start mode=%s health_port=%s", surface, mode, server.port if server else "-")
+    stopping = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    try:
+        close = connect()
+        stopping.wait()
+        close()
+    finally:
+        if server is not None:
+            server.stop()
+    stop(settings, surface, mode)
