@@ -145,6 +145,29 @@ def safe_cut(text: str, limit: int) -> int:
     return max(cut, 1)
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` without outer whitespace, cut at a safe place (:func:`safe_cut`) to ``limit``
+    characters with an ellipsis when longer (line breaks kept, unlike :func:`shorten`)."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    return text[:safe_cut(text, limit - 1)].rstrip() + "…"
+
+
+def pack(chunks: Sequence[str], *, most: int, chars: int) -> list[list[str]]:
+    """``chunks`` in order, in groups of at most ``most`` chunks and ``chars`` characters in all
+    (the platform's limits for one message; a chunk over ``chars`` is a group alone); [] for none."""
+    groups: list[list[str]] = []
+    size = 0
+    for chunk in chunks:
+        if not groups or len(groups[-1]) == most or size + len(chunk) > chars:
+            groups.append([])
+            size = 0
+        groups[-1].append(chunk)
+        size += len(chunk)
+    return groups
+
+
 def cut_point(text: str, limit: int) -> int:
     """Where to cut ``text[:limit]``: a paragraph, line, sentence or word end in its last fifth
     (CJK full stops count), else ``limit``."""

@@ -22,8 +22,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 from aiohttp import web
 
+from bots.logs import redact
 from engine.database import DatabaseError
 from engine.settings import Settings
 
@@ -242,6 +244,40 @@ async def granted_file(grant: FileGrant, *, settings: Settings) -> Path | None:
     from engine.artifact_store import artifact_store
 
     return await asyncio.to_thread(artifact_store(settings).local, grant.path)
+
+
+async def send_offered_file(token: str, upload_url: str | None, *, settings: Settings, audience: str,
+                            https_only: bool, chunk: int) -> tuple[Path | None, str]:
+    """Send the report file a ``consent`` token names to ``upload_url`` once its offer was accepted
+    (:func:`bots.shared_files.upload_in_ranges`, pieces of ``chunk`` bytes).
+
+    Returns ``(the file, "")`` once sent, else ``(None, the one sentence to say)``: the token is
+    forged, for another conversation than ``audience``, or expired; the upload address is missing
+    (or not https when ``https_only``); the file is no longer kept; or the upload failed. The
+    details go to the log, never the upload URL.
+    """
+    from bots.shared_files import UploadError, upload_in_ranges
+
+    try:
+        grant = verify_token(token, settings=settings, purpose="consent", audience=audience)
+    except TokenError as err:
+        log.warning("event=file_offer_refused reason=%s", err)
+        return None, ("This file offer has expired; ask the question again for a fresh report."
+                      if "expired" in str(err) else "This file offer is not valid.")
+    name = grant.path.name
+    if not upload_url or (https_only and not upload_url.lower().startswith("https://")):
+        log.warning("event=file_offer_bad_upload_url")
+        return None, f"I could not upload {name}: the chat gave no usable upload address."
+    try:
+        path = await granted_file(grant, settings=settings)
+        if path is None:
+            return None, f"I could not upload {name}: the file is no longer kept."
+        await upload_in_ranges(path, upload_url, chunk=chunk)
+    except (OSError, aiohttp.ClientError, UploadError, DatabaseError) as err:
+        log.warning("event=file_upload_failed file=%s error=%s", name, redact(str(err)))
+        return None, f"I could not upload {name}; please try again later."
+    log.info("event=file_uploaded file=%s bytes=%d", name, path.stat().st_size)
+    return path, ""
 
 
 def content_type(path: Path) -> str:

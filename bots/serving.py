@@ -3,7 +3,11 @@ turns a previous run left, a health check, and handing the running turns back wh
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
+import threading
+from collections.abc import Callable, Coroutine
 
 from aiohttp import web
 
@@ -11,6 +15,9 @@ from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 HEALTH_PATH = "/healthz"
+#: Seconds a stopping server waits for the turns it acknowledged (a turn is a few store calls and
+#: connector calls, each retried for about 6 s at most, :data:`bots.teams.port.RETRY_DELAYS`).
+DRAIN_SECONDS = 30.0
 
 
 def prepare(settings: Settings) -> None:
@@ -59,3 +66,72 @@ def serve(app: web.Application, *, host: str, port: int, settings: Settings, sur
     then :func:`stop`."""
     web.run_app(app, host=host, port=port, print=None, access_log=None)
     stop(settings, surface, "http")
+
+
+class Tasks:
+    """Work a server runs after it has answered the request (a chat turn after its acknowledgement),
+    kept until done: an error is logged like a failed request's (:func:`bots.chat_common.log_failure`),
+    and :meth:`drain` waits for what is still running when the server stops, so nothing acknowledged
+    is dropped."""
+
+    def __init__(self, log: logging.Logger, surface: str, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.log, self.surface, self.loop = log, surface, loop
+        self.running: set[asyncio.Future] = set()
+
+    def start(self, work: Coroutine) -> asyncio.Future:
+        """Run ``work`` after the caller's answer, on ``loop`` (another thread's, so that the work
+        does not slow the server's own loop down) or, without one, the current loop; returns its
+        future, on the current loop."""
+        if self.loop is None:
+            task = asyncio.ensure_future(work)
+        else:
+            task = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+        self.running.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Future) -> None:
+        self.running.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            from bots.chat_common import log_failure
+
+            log_failure(self.log, self.surface, "after_ack", task.exception())
+
+    async def drain(self, timeout: float = DRAIN_SECONDS) -> None:
+        """Wait up to ``timeout`` seconds for the work still running (at shutdown, in tests)."""
+        if self.running:
+            self.log.info("event=%s_draining tasks=%d", self.surface, len(self.running))
+            await asyncio.wait(set(self.running), timeout=timeout)
+
+
+def hold(connect: Callable[[], Callable[[], None]], *, health: dict, host: str, port: int, settings: Settings,
+         surface: str, mode: str) -> None:
+    """Run a surface that holds a connection of its own (a WebSocket, say) until SIGTERM/SIGINT,
+    then :func:`stop`: ``connect()`` opens it and returns what closes it.
+
+    ``GET /healthz`` answers ``health`` on ``host:port`` beside it, so a container check works
+    as for a web surface; that is a convenience: when the port cannot be had, one warning line
+    and the surface runs without it.
+    """
+    from bots.web_server import BackgroundServer
+
+    app = web.Application()
+    app.router.add_get(HEALTH_PATH, health_handler(health))
+    server: BackgroundServer | None = BackgroundServer(app, host=host, port=port)
+    try:
+        server.start()
+    except OSError as err:
+        log.warning("event=%s_health_unavailable port=%s error=%s", surface, port, err.strerror or type(err).__name__)
+        server = None
+    log.info("event=%s_start mode=%s health_port=%s", surface, mode, server.port if server else "-")
+    stopping = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    try:
+        close = connect()
+        stopping.wait()
+        close()
+    finally:
+        if server is not None:
+            server.stop()
+    stop(settings, surface, mode)

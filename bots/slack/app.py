@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
@@ -53,9 +55,11 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
             # the bot's own messages are noise to drop_repeats_and_noise, the one place that drops
             # (and logs) what never becomes a turn
             ignoring_self_events_enabled=False,
-            process_before_response=False,
-            # Bolt's default pool has 5 threads and each listener holds one after ack() while it
-            # posts the root message; a larger pool keeps bursts of commands under Slack's 3 s.
+            # the ack listeners run in the request's own thread and answer at once; everything
+            # else runs after the answer as a lazy listener (see register)
+            process_before_response=True,
+            # Bolt's default pool has 5 threads and each lazy listener holds one while it posts
+            # the root message; a larger pool keeps bursts of commands moving.
             listener_executor=ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="slack-listener"),
             logger=bolt_logger,
         )
@@ -140,14 +144,37 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
         log_failure(log, "slack", f"listener:{kind}", error)
         return BoltResponse(status=500, body="")
 
-    # the ack answers at once; the root message is posted by the lazy listener after it
-    app.command(COMMAND)(ack=handlers.ack_command, lazy=[handlers.start_command])
-    app.action(ACTION_ID)(handlers.on_button)
+    # Acknowledge first, everything else after: each ack listener only answers (the slash
+    # command's answer is its own text), and the work runs after the answer as a lazy listener.
+    # https://docs.slack.dev/tools/bolt-python/concepts/lazy-listeners
+    def start_command(body: dict, respond) -> None:
+        with _listener_errors(body):
+            handlers.start_command(body, respond)
 
-    @app.event("app_mention")
-    def on_mention(body, event) -> None:
-        handlers.on_message_event(body, event)
+    def on_button(body: dict) -> None:
+        with _listener_errors(body):
+            handlers.on_button(body)
 
-    @app.event("message")
-    def on_message(body, event) -> None:
-        handlers.on_message_event(body, event)
+    def on_event(body: dict, event: dict) -> None:
+        with _listener_errors(body):
+            handlers.on_message_event(body, event)
+
+    app.command(COMMAND)(ack=handlers.ack_command, lazy=[start_command])
+    app.action(ACTION_ID)(ack=_ack, lazy=[on_button])
+    app.event("app_mention")(ack=_ack, lazy=[on_event])
+    app.event("message")(ack=_ack, lazy=[on_event])
+
+
+def _ack(ack) -> None:
+    """Acknowledge an event or a button press; its work runs after (a lazy listener)."""
+    ack()
+
+
+@contextmanager
+def _listener_errors(body: dict) -> Iterator[None]:
+    """Log an error of work done after the ack like :func:`register`'s error handler does (one
+    redacted line): Bolt would log a lazy listener's error message as it is."""
+    try:
+        yield
+    except Exception as err:
+        log_failure(log, "slack", f"listener:{body.get('type') or body.get('command') or 'request'}", err)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bots.chat_common import safe_cut, split_text
+from bots.chat_common import clip, pack, split_text
 from bots.slack.mrkdwn import markdown_to_mrkdwn, markdown_to_plain
 from jobs.port import BUTTON_LABEL_LIMIT, BUTTON_VALUE_LIMIT, Button, ButtonAction
 
@@ -44,28 +44,21 @@ def split_mrkdwn(text: str, limit: int = SECTION_TEXT_LIMIT) -> list[str]:
     return split_text(text, limit)
 
 
-def section_blocks(mrkdwn: str) -> list[dict]:
-    """Section blocks of type ``mrkdwn``, each text <= :data:`SECTION_TEXT_LIMIT` characters.
+def section(mrkdwn: str) -> dict:
+    """A section block of type ``mrkdwn`` (at most :data:`SECTION_TEXT_LIMIT` characters).
 
-    The text objects are ``verbatim``: the text is mrkdwn already (escaped, links written
+    The text object is ``verbatim``: the text is mrkdwn already (escaped, links written
     out), so Slack must not look in it for URLs, channel names or ``@here``-style mentions to
     convert ("verbatim: When set to false (as is default) URLs will be auto-converted into
     links, conversation names will be link-ified, and certain mentions will be automatically
     parsed", https://docs.slack.dev/reference/block-kit/composition-objects/text-object).
     """
-    return [
-        {"type": "section", "text": {"type": "mrkdwn", "text": chunk, "verbatim": True}}
-        for chunk in split_mrkdwn(mrkdwn)
-    ]
+    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn, "verbatim": True}}
 
 
 def fallback_text(plain: str, limit: int = FALLBACK_LIMIT) -> str:
     """``plain`` cut to ``limit`` characters at a safe place, with an ellipsis when cut."""
-    plain = plain.strip()
-    if len(plain) <= limit:
-        return plain
-    cut = safe_cut(plain, limit - 1)
-    return plain[:cut].rstrip() + "…"
+    return clip(plain, limit)
 
 
 def markdown_messages(markdown: str) -> list[SlackMessage]:
@@ -77,23 +70,10 @@ def markdown_messages(markdown: str) -> list[SlackMessage]:
     Slack refuses an empty text. ``&``, ``<`` and ``>`` are escaped, so no mention, broadcast
     or link is made that the text did not write as Markdown.
     """
-    blocks = section_blocks(markdown_to_mrkdwn(markdown))
+    groups = pack(split_mrkdwn(markdown_to_mrkdwn(markdown)), most=MAX_BLOCKS, chars=MESSAGE_TEXT_LIMIT)
     plain = fallback_text(markdown_to_plain(markdown)) or " "
-    if not blocks:
-        return [SlackMessage(text=plain, blocks=[])]
-    groups: list[list[dict]] = [[]]
-    size = 0
-    for block in blocks:
-        length = len(block["text"]["text"])
-        if groups[-1] and (len(groups[-1]) == MAX_BLOCKS or size + length > MESSAGE_TEXT_LIMIT):
-            groups.append([])
-            size = 0
-        groups[-1].append(block)
-        size += length
-    return [
-        SlackMessage(text=plain if i == 0 else fallback_text(group[0]["text"]["text"]), blocks=group)
-        for i, group in enumerate(groups)
-    ]
+    return [SlackMessage(text=plain if i == 0 else fallback_text(group[0]), blocks=[section(c) for c in group])
+            for i, group in enumerate(groups)] or [SlackMessage(text=plain, blocks=[])]
 
 
 def actions_block(buttons: Sequence[Button]) -> dict:

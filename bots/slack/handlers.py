@@ -13,12 +13,11 @@ from bots.chat_common import (
     STATUS_WORDS,
     TRY_AGAIN,
     is_from_bot,
-    is_help,
     log_failure,
-    press_key,
     shorten,
     usage,
 )
+from bots.chat_turns import ChatTurns, command_of
 from bots.slack.blocks import parse_action_id
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
@@ -112,6 +111,7 @@ class SlackHandlers:
         self.settings = settings
         self.client = client
         self.bot_user_id = bot_user_id
+        self.turns = ChatTurns("slack", settings, log)
 
     # ---- events --------------------------------------------------------------------------
     def on_message_event(self, body: dict, event: dict) -> None:
@@ -129,8 +129,8 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
-        command = msg.text.strip().lower() if addressed and (msg.mentioned or msg.thread_ts is None) else None
-        if command is not None and is_help(command):
+        command = command_of(msg.text) if addressed and (msg.mentioned or msg.thread_ts is None) else None
+        if command == "help":
             self._say(msg, USAGE, ephemeral=not msg.is_dm, raw=True)
         elif command == "status":
             self._say(msg, self.status_text(msg.user), ephemeral=not msg.is_dm, raw=True)
@@ -146,32 +146,26 @@ class SlackHandlers:
             return False
 
     def _turn(self, msg: Incoming, *, address: Address, react: bool = True) -> None:
-        thread_id = thread_key(msg.team, msg.channel, msg.root)
         port = SlackPort(self.client, channel=msg.channel, thread_ts=msg.root, team=msg.team, files=msg.files)
-        turn_id = thread_key(msg.team, msg.channel, msg.ts)
         try:
-            reply = jobs.handle_message(
-                thread_id, msg.user, msg.text, port.reference(), turn_id,
-                settings=self.settings, explicit_start=address,
-            )
+            reply = self.turns.message(thread_key(msg.team, msg.channel, msg.root), msg.user, msg.text,
+                                       port.reference(), thread_key(msg.team, msg.channel, msg.ts), address)
         except Exception as err:  # the registry or queue failed: one line to the user, detail to the log
             self._fail(msg, "handle_message", err)
             return
-        log.info("event=slack_turn thread=%s turn=%s action=%s", thread_id, turn_id, reply.action)
         if react and reply.action in ("started", "resumed"):  # "seen": the status message follows
             self._react(msg.channel, msg.ts, "eyes")
         self._answer(msg, reply)
 
     # ---- buttons ---------------------------------------------------------------------------
-    def on_button(self, ack, body: dict) -> None:
-        """A ``block_actions`` press of a Cancel or follow-up button the bot posted: ack, then
+    def on_button(self, body: dict) -> None:
+        """A ``block_actions`` press of a Cancel or follow-up button the bot posted, after the ack:
         hand it to the conversation core as a press.
 
         The press's key is the message's ts and the button's ``action_id`` (and, for Cancel, the
         person), so a double press runs once; a refusal (someone else's Cancel) is ephemeral.
         https://docs.slack.dev/reference/interaction-payloads/block_actions-payload
         """
-        ack()
         action = (body.get("actions") or [{}])[0]
         parsed = parse_action_id(str(action.get("action_id", "")))
         container, message = body.get("container") or {}, body.get("message") or {}
@@ -182,26 +176,22 @@ class SlackHandlers:
         if parsed is None or not (user and channel and message_ts):
             log.warning("event=slack_button_unreadable action_id=%s", action.get("action_id"))
             return
-        kind, index = parsed
         root = str(container.get("thread_ts") or message.get("thread_ts") or message_ts)
         msg = Incoming(team=team, channel=channel, user=user, ts=message_ts, thread_ts=root, text="",
                        is_dm=channel.startswith("D"), mentioned=False)
-        thread_id = thread_key(team, channel, root)
         port = SlackPort(self.client, channel=channel, thread_ts=root, team=team)
-        press_id = press_key(thread_key(team, channel, message_ts), kind, index, user)
         try:
-            reply = jobs.handle_press(thread_id, user, kind, str(action.get("value") or ""), port.reference(),
-                                      press_id, settings=self.settings)
+            reply = self.turns.press(thread_key(team, channel, root), user, (*parsed, str(action.get("value") or "")),
+                                     thread_key(team, channel, message_ts), port.reference())
         except Exception as err:  # the registry or queue failed: one line to the user, detail to the log
             self._fail(msg, "handle_press", err)
             return
-        log.info("event=slack_button thread=%s action=%s outcome=%s", thread_id, kind, reply.action)
         self._answer(msg, reply)
 
     # ---- the slash command -----------------------------------------------------------------
-    def _command_text(self, body: dict) -> tuple[str, str]:
+    def _command_text(self, body: dict) -> tuple[str, str | None]:
         question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
-        return question, question.strip().lower()
+        return question, command_of(question)
 
     def ack_command(self, ack, body: dict) -> None:
         """``/research [help|status|QUESTION]``: the answer Slack wants within 3 seconds.
@@ -210,9 +200,9 @@ class SlackHandlers:
         acknowledged, and :meth:`start_command` posts it afterwards as Bolt's lazy listener.
         https://docs.slack.dev/interactivity/implementing-slash-commands
         """
-        question, word = self._command_text(body)
-        if is_help(word) or word == "status":
-            ack(text=USAGE if is_help(word) else self.status_text(body.get("user_id", "")), response_type="ephemeral")
+        question, command = self._command_text(body)
+        if command is not None:
+            ack(text=USAGE if command == "help" else self.status_text(body.get("user_id", "")), response_type="ephemeral")
             return
         try:
             validate_question(question)
@@ -225,9 +215,9 @@ class SlackHandlers:
     def start_command(self, body: dict, respond) -> None:
         """After the ack: post the question as the thread's root message and start the research
         in its thread (nothing for help, status or a refused question)."""
-        question, word = self._command_text(body)
+        question, command = self._command_text(body)
         user, channel, team = body.get("user_id", ""), body.get("channel_id", ""), body.get("team_id", "")
-        if is_help(word) or word == "status":
+        if command is not None:
             log.debug("event=slack_command_done reason=answered_in_ack")
             return
         try:

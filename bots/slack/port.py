@@ -26,18 +26,6 @@ def thread_key(team: str, channel: str, root_ts: str) -> str:
     return f"slack:{team}:{channel}:{root_ts}"
 
 
-def parse_thread_key(thread_id: str) -> tuple[str, str, str]:
-    """``(team, channel, root_ts)`` of a :func:`thread_key`.
-
-    Raises:
-        ValueError: not a Slack thread id.
-    """
-    parts = thread_id.split(":")
-    if len(parts) != 4 or parts[0] != "slack" or not all(parts[1:]):
-        raise ValueError(f"not a Slack thread id: {thread_id!r}")
-    return parts[1], parts[2], parts[3]
-
-
 class SlackPort:
     """:class:`jobs.port.ChatPort` for the thread rooted at ``thread_ts`` in ``channel``.
 

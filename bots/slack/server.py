@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -19,7 +17,6 @@ from bots import serving
 from bots.serving import HEALTH_PATH
 from bots.slack.app import build_app
 from bots.slack.settings import slack_settings
-from bots.web_server import BackgroundServer
 from engine.settings import Settings, SettingsError, load_settings
 
 log = logging.getLogger(__name__)
@@ -110,13 +107,6 @@ def _shutdown_pool(pool: ThreadPoolExecutor):
     return cleanup
 
 
-def health_app() -> web.Application:
-    """Only ``GET /healthz``: what Socket Mode serves, so a container check works in both modes."""
-    application = web.Application()
-    application.router.add_get(HEALTH_PATH, serving.health_handler({"ok": True, "service": "slack", "mode": "socket"}))
-    return application
-
-
 def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     """Run the bot until SIGTERM/SIGINT: Socket Mode when ``SLACK_APP_TOKEN`` is set, else HTTP.
 
@@ -146,22 +136,11 @@ def _run_socket_mode(bolt: App, settings: Settings, *, host: str, port: int) -> 
     """Hold the WebSocket open until SIGTERM/SIGINT, ``GET /healthz`` served on ``port`` beside it."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-    health: BackgroundServer | None = BackgroundServer(health_app(), host=host, port=port)
-    try:
-        health.start()
-    except OSError as err:  # the health check is a convenience; the bot works without it
-        log.warning("event=slack_health_unavailable port=%s error=%s", port, err.strerror or type(err).__name__)
-        health = None
-    log.info("event=slack_start mode=socket health_port=%s", health.port if health else "-")
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
     handler = SocketModeHandler(bolt, app_token=slack_settings().slack_app_token.get_secret_value())
-    try:
+
+    def connect():
         handler.connect()
-        stop.wait()
-        handler.close()
-    finally:
-        if health is not None:
-            health.stop()
-    serving.stop(settings, "slack", "socket")
+        return handler.close
+
+    serving.hold(connect, health={"ok": True, "service": "slack", "mode": "socket"}, host=host, port=port,
+                 settings=settings, surface="slack", mode="socket")

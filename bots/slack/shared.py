@@ -22,7 +22,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bots.chat_common import discussion
-from bots.shared_files import download
+from bots.shared_files import Offer, fetch_offers
 from bots.slack.mrkdwn import slack_to_text
 from engine.files import SharedFile
 from engine.settings import Settings
@@ -54,25 +54,18 @@ def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, des
     if not any(m.get("ts") == upto_ts for m in messages):
         log.info("event=slack_thread_unread channel=%s ts=%s", channel, upto_ts)
     messages = [m for m in messages if _ts(m) <= _ts({"ts": upto_ts})]
-    out = ThreadMaterial()
-    left = settings.thread_files_max_bytes if budget is None else budget
-    seen: set[str] = set()
+    offers: list[Offer] = []
     for message in messages:
         if message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id) \
                 or not message.get("files"):
             continue
         link = _permalink(client, channel, message["ts"])
-        for item in message["files"]:
-            seen.add(str(item.get("id")))
-            if (str(item.get("name") or item.get("title") or item.get("id") or "file"), link) in (known or set()):
-                continue
-            shared = _fetch(client, item, channel, link, dest, settings, left)
-            left -= shared.size if shared.path else 0
-            out.files.append(shared)
-    for item in _files_info(client, [f for f in event_files if f not in seen]):
-        shared = _fetch(client, item, channel, _permalink(client, channel, upto_ts), dest, settings, left)
-        left -= shared.size if shared.path else 0
-        out.files.append(shared)
+        offers += [_offer(client, item, channel, link) for item in message["files"]]
+    seen = {offer.key for offer in offers}
+    if extra := _files_info(client, [f for f in event_files if f not in seen]):
+        link = _permalink(client, channel, upto_ts)
+        offers += [_offer(client, item, channel, link) for item in extra]
+    out = ThreadMaterial(files=fetch_offers(offers, dest, settings, platform="Slack", budget=budget, known=known or ()))
     if upto_ts != thread_ts:
         out.discussion = _discussion(client, [m for m in messages if m.get("ts") != upto_ts], bot_user_id)
     return out
@@ -120,29 +113,24 @@ def _permalink(client: WebClient, channel: str, ts: str) -> str:
         return f"slack://channel?id={channel}&message={ts}"
 
 
-def _fetch(client: WebClient, item: dict, channel: str, link: str, dest: Path, settings: Settings,
-           left: int) -> SharedFile:
+def _offer(client: WebClient, item: dict, channel: str, link: str) -> Offer:
+    """A Slack file object as an :class:`Offer`, refused when deleted, external, shared in another
+    conversation, or not downloadable from Slack's own hosts (the only ones given the token)."""
     name = str(item.get("name") or item.get("title") or item.get("id") or "file")
-    size = int(item.get("size") or 0)
-    shared = SharedFile(name=name, link=link, size=size)
+    offer = Offer(SharedFile(name=name, link=link, size=int(item.get("size") or 0)), key=str(item.get("id")))
     places = [*(item.get("channels") or []), *(item.get("groups") or []), *(item.get("ims") or [])]
-    url = item.get("url_private_download") or item.get("url_private")
+    url = str(item.get("url_private_download") or item.get("url_private") or "")
     if item.get("mode") == "tombstone" or item.get("file_access") == "file_not_found":
-        shared.skipped = "deleted"
+        offer.refused = "deleted"
     elif item.get("is_external") or item.get("mode") == "external":
-        shared.skipped = "a link to an external file, not fetched"
+        offer.refused = "a link to an external file, not fetched"
     elif places and channel not in places:
-        shared.skipped = "shared in another conversation, not in this thread"
-    elif not url or not _slack_host(str(url), client.base_url):
-        shared.skipped = "no download link from Slack"
-    elif size > settings.file_max_bytes:
-        shared.size = size  # the engine names the limit
-    elif size > left or left <= 0:
-        shared.skipped = f"over the {settings.thread_files_max_bytes / 1048576:.3g} MB limit of a thread's files"
+        offer.refused = "shared in another conversation, not in this thread"
+    elif not url or not _slack_host(url, client.base_url):
+        offer.refused = "no download link from Slack"
     else:
-        download(shared, str(url), dest / f"{item.get('id') or 'file'}.bin", limit=settings.file_max_bytes,
-                 platform="Slack", headers={"Authorization": f"Bearer {client.token or ''}"})
-    return shared
+        offer.url, offer.headers = url, {"Authorization": f"Bearer {client.token or ''}"}
+    return offer
 
 
 def _slack_host(url: str, api_url: str) -> bool:

@@ -8,7 +8,6 @@ import logging
 import re
 from pathlib import Path
 
-import aiohttp
 from botbuilder.core import InvokeResponse, TurnContext
 from botbuilder.core.teams import TeamsActivityHandler
 from botbuilder.schema import Activity, ActivityTypes, ChannelAccount, Mention
@@ -17,14 +16,14 @@ from botbuilder.schema.teams import FileConsentCardResponse
 import jobs
 from bots import chat_common
 from bots import file_links as files
-from bots.chat_common import is_help, usage
+from bots.chat_common import usage
+from bots.chat_turns import ChatTurns, command_of
 from bots.logs import redact
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
 from bots.teams.shared import CANNOT_READ, has_unreadable_files, read_personal_files
-from engine.database import DatabaseError
 from engine.settings import Settings
 from jobs.conversation import Address
 
@@ -34,6 +33,9 @@ UPLOAD_CHUNK = 10 * 320 * 1024
 """Bytes per PUT to a consent upload URL: OneDrive upload sessions take ranges in multiples of
 320 KiB ("Upload large files with an upload session",
 https://learn.microsoft.com/graph/api/driveitem-createuploadsession)."""
+
+#: The turn state's key of the turn's typing indicator (an :class:`asyncio.Future`).
+TYPING = "deepresearch.typing"
 
 USAGE = usage(
     [
@@ -141,6 +143,29 @@ def clean_text(context: TurnContext) -> str:
     return re.sub(r"^/?research\b[:\s]*", "", text).strip()
 
 
+def _show_typing(turn_context: TurnContext) -> None:
+    """Send a typing indicator alongside the turn's work rather than before it: the work does not
+    wait for the connector, and every later send of the turn waits for the indicator, so it still
+    comes first. A failed indicator is logged and nothing more (cosmetic: a throttled one must not
+    lose the question)."""
+
+    async def typing() -> None:
+        try:
+            await turn_context.send_activity(Activity(type=ActivityTypes.typing))
+        except Exception as err:
+            log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
+
+    shown = asyncio.ensure_future(typing())
+
+    async def after_typing(context: TurnContext, activities: list[Activity], send) -> object:
+        if any(a.type != ActivityTypes.typing for a in activities):
+            await shown
+        return await send()
+
+    turn_context.on_send_activities(after_typing)
+    turn_context.turn_state[TYPING] = shown
+
+
 class TeamsBot(TeamsActivityHandler):
     """Turns Teams messages into research turns and answers file consent cards.
 
@@ -150,6 +175,7 @@ class TeamsBot(TeamsActivityHandler):
 
     def __init__(self, settings: Settings) -> None:
         self.settings = teams_settings(settings)
+        self.turns = ChatTurns("teams", self.settings, log)
 
     async def _seen_before(self, activity: Activity, kind: str) -> bool:
         """True (logged) when this ``kind`` of activity (``activity``, ``invoke``) came before: Teams
@@ -171,6 +197,8 @@ class TeamsBot(TeamsActivityHandler):
                                                           value=InvokeResponse(status=200)))
             return
         await super().on_turn(turn_context)
+        if (typing := turn_context.turn_state.get(TYPING)) is not None:
+            await typing
 
     async def on_message_activity(self, turn_context: TurnContext) -> None:
         """Dedupe, ignore bots, show typing, answer ``help``, else hand the text to the job layer."""
@@ -188,32 +216,17 @@ class TeamsBot(TeamsActivityHandler):
         address = address_of(activity)
         explicit = address is not Address.NONE
         if explicit:
-            try:
-                await turn_context.send_activity(Activity(type=ActivityTypes.typing))
-            except Exception as err:  # cosmetic: a throttled typing indicator must not lose the question
-                log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
+            _show_typing(turn_context)
         text = clean_text(turn_context)
-        if explicit and is_help(text):
+        if explicit and command_of(text) == "help":
             await turn_context.send_activity(usage_activity())
             return
         thread_id = thread_id_of(activity)
         port = TeamsPort.from_activity(activity)
         if explicit:
             await self._shared_files(turn_context, thread_id, port)
-        reply = await asyncio.to_thread(
-            jobs.handle_message,
-            thread_id,
-            activity.from_property.id,
-            text,
-            port.reference(),
-            f"teams:{conversation_id}:{activity.id}",
-            settings=self.settings,
-            explicit_start=address,
-        )
-        log.info(
-            "event=teams_message thread=%s action=%s",
-            redact(thread_id), getattr(reply, "action", "?"),
-        )
+        reply = await asyncio.to_thread(self.turns.message, thread_id, activity.from_property.id, text,
+                                        port.reference(), f"teams:{conversation_id}:{activity.id}", address)
         await self._reply(turn_context, reply)
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
@@ -259,17 +272,12 @@ class TeamsBot(TeamsActivityHandler):
         button (and, for Cancel, the person), so a double press runs once.
         """
         activity = turn_context.activity
-        action, index, question = press
         conversation_id = activity.conversation.id if activity.conversation else ""
-        user = activity.from_property.id
-        press_id = chat_common.press_key(f"teams:{conversation_id}:{activity.reply_to_id or activity.id}", action, index, user)
-        thread_id = thread_id_of(activity)
         reply = await asyncio.to_thread(
-            jobs.handle_press, thread_id, user, action, question, TeamsPort.from_activity(activity).reference(),
-            press_id, settings=self.settings,
+            self.turns.press, thread_id_of(activity), activity.from_property.id, press,
+            f"teams:{conversation_id}:{activity.reply_to_id or activity.id}",
+            TeamsPort.from_activity(activity).reference(),
         )
-        log.info("event=teams_button thread=%s action=%s outcome=%s", redact(thread_id), action,
-                 getattr(reply, "action", "?"))
         await self._reply(turn_context, reply)
 
     async def on_members_added_activity(self, members_added: list[ChannelAccount], turn_context: TurnContext):
@@ -293,38 +301,18 @@ class TeamsBot(TeamsActivityHandler):
             return
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         info = file_consent_card_response.upload_info
-        try:
-            grant = files.verify_token(str(context.get("token", "")), settings=self.settings, purpose="consent",
-                                       audience=activity.conversation.id if activity.conversation else "")
-        except files.TokenError as err:
-            log.warning("event=teams_consent_refused reason=%s", err)
-            message = ("This file offer has expired; ask the question again for a fresh report."
-                       if "expired" in str(err) else "This file offer is not valid.")
-            await turn_context.send_activity(message)
-            return
-        url = info.upload_url if info else None
-        if not url or (self.settings.microsoft_app_id and not url.lower().startswith("https://")):
-            log.warning("event=teams_consent_bad_upload_url")
-            await turn_context.send_activity(f"I could not upload {grant.path.name}: Teams gave no usable upload address.")
-            return
-        try:
-            path = await files.granted_file(grant, settings=self.settings)
-            if path is None:
-                await turn_context.send_activity(f"I could not upload {grant.path.name}: the file is no longer kept.")
-                return
-            await upload_file(path, url)
-        except (OSError, aiohttp.ClientError, UploadError, DatabaseError) as err:
-            log.warning("event=teams_upload_failed file=%s error=%s", grant.path.name, redact(str(err)))
-            await turn_context.send_activity(f"I could not upload {grant.path.name}; please try again later.")
-            return
-        reply = Activity(
-            type=ActivityTypes.message,
-            text=f"**{escape(info.name or grant.path.name)}** is in your OneDrive.",
-            text_format="markdown",
-            attachments=[cards.file_info_card(info)],
+        path, said = await files.send_offered_file(
+            str(context.get("token", "")), info.upload_url if info else None, settings=self.settings,
+            audience=activity.conversation.id if activity.conversation else "",
+            https_only=bool(self.settings.microsoft_app_id), chunk=UPLOAD_CHUNK,
         )
-        await turn_context.send_activity(reply)
-        log.info("event=teams_file_uploaded file=%s bytes=%d", path.name, path.stat().st_size)
+        if path is None:
+            await turn_context.send_activity(said)
+            return
+        await turn_context.send_activity(Activity(
+            type=ActivityTypes.message, text=f"**{escape(info.name or path.name)}** is in your OneDrive.",
+            text_format="markdown", attachments=[cards.file_info_card(info)],
+        ))
 
     async def on_teams_file_consent_decline(
         self, turn_context: TurnContext, file_consent_card_response: FileConsentCardResponse
@@ -333,28 +321,3 @@ class TeamsBot(TeamsActivityHandler):
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         name = Path(str(context.get("name") or "the file")).name[:100]
         await turn_context.send_activity(f"OK, I won't upload {name}.")
-
-
-class UploadError(Exception):
-    """The upload URL answered a PUT with an error status."""
-
-
-async def upload_file(path: Path, url: str, *, chunk: int = UPLOAD_CHUNK, timeout: float = 120.0) -> None:
-    """PUT ``path`` to a OneDrive upload session ``url`` in ``Content-Range`` chunks.
-
-    Raises:
-        UploadError: a non-2xx answer. OSError, aiohttp.ClientError: I/O or connection errors.
-    """
-    data = await asyncio.to_thread(path.read_bytes)
-    total = len(data)
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as session:
-        start = 0
-        while True:
-            end = min(start + chunk, total)
-            headers = {"Content-Range": f"bytes {start}-{max(end - 1, 0)}/{total}", "Content-Length": str(end - start)}
-            async with session.put(url, data=data[start:end], headers=headers) as response:
-                if response.status >= 300:
-                    raise UploadError(f"upload answered HTTP {response.status}")
-            start = end
-            if start >= total:
-                return

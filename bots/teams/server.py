@@ -9,7 +9,7 @@ from json import JSONDecodeError
 from aiohttp import web
 from botbuilder.core import TurnContext, serializer_helper
 from botbuilder.integration.aiohttp import CloudAdapter
-from botbuilder.schema import Activity
+from botbuilder.schema import Activity, ActivityTypes, DeliveryModes
 
 from bots import file_links, serving
 from bots.chat_common import ERROR_LINE, log_failure
@@ -19,12 +19,14 @@ from bots.teams.adapter import make_adapter
 from bots.teams.bot import TeamsBot
 from bots.teams.settings import load_teams_settings, teams_settings
 from engine.settings import Settings
+from jobs.loop_thread import shared_loop
 
 log = logging.getLogger(__name__)
 
 MAX_REQUEST_BYTES = 1024 * 1024
 ADAPTER_KEY = web.AppKey("adapter", CloudAdapter)
 BOT_KEY = web.AppKey("bot", TeamsBot)
+TURNS_KEY = web.AppKey("turns", serving.Tasks)
 
 
 async def _on_turn_error(context: TurnContext, error: Exception) -> None:
@@ -52,6 +54,11 @@ def _is_activity(body: object) -> bool:
 async def messages(request: web.Request) -> web.StreamResponse:
     """Bot Framework activities: authenticated first (unless no app id), then run by the bot.
 
+    A message or any other activity that is not an ``invoke`` is acknowledged (201) as soon as
+    it is authenticated, and its turn runs after the answer (:class:`bots.serving.Tasks`): the
+    bot's replies go through the connector, never in this response. An ``invoke`` (a file
+    consent answer) wants its result in the response, so its turn runs first.
+
     Authentication is done here rather than inside ``CloudAdapter.process`` so that whatever it
     raises (botbuilder lets a decoder's ``KeyError`` or ``IndexError`` out for a forged token, not
     only ``PermissionError``) is a 401 and one log line, while errors of the turn itself stay
@@ -78,7 +85,12 @@ async def messages(request: web.Request) -> web.StreamResponse:
         log.warning("event=teams_auth_refused reason=%s detail=%s", type(err).__name__,
                     redact(str(err)).splitlines()[0][:200] if str(err) else "-")
         return web.Response(status=401)
-    invoke_response = await adapter.process_activity(authenticated, activity, request.app[BOT_KEY].on_turn)
+    turn = adapter.process_activity(authenticated, activity, request.app[BOT_KEY].on_turn)
+    if activity.type != ActivityTypes.invoke and activity.delivery_mode != DeliveryModes.expect_replies:
+        # acknowledged now: the turn answers through the connector, not in this response
+        request.app[TURNS_KEY].start(turn)
+        return web.Response(status=201)
+    invoke_response = await turn
     if invoke_response:
         return web.json_response(data=serializer_helper(invoke_response.body), status=invoke_response.status)
     return web.Response(status=201)
@@ -97,6 +109,8 @@ def build_app(settings: Settings) -> web.Application:
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     app[ADAPTER_KEY] = adapter
     app[BOT_KEY] = TeamsBot(settings)
+    app[TURNS_KEY] = serving.Tasks(log, "teams", shared_loop("teams-turns").loop)
+    app.on_shutdown.append(lambda app: app[TURNS_KEY].drain())
     app.router.add_post("/api/messages", messages)
     auth = "on" if settings.microsoft_app_id else "off"
     app.router.add_get(serving.HEALTH_PATH, serving.health_handler({"ok": True, "auth": auth}))

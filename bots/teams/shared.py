@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from botbuilder.schema import Activity
 
 from bots.chat_files import FILE_DOWNLOAD_INFO, carries_file, speaks_of_file
-from bots.shared_files import download
+from bots.shared_files import Offer, fetch_offers
 from engine.files import FileEntry, SharedFile, ingest
 from engine.settings import Settings
 
@@ -47,18 +47,18 @@ def read_personal_files(activity: Activity, thread_id: str, settings: Settings) 
         return []
     allowed = urlsplit(activity.service_url or "").hostname
     with tempfile.TemporaryDirectory(prefix="deepresearch-files-") as folder:
-        shared = [_fetch(item, Path(folder) / f"{n}.bin", settings, allowed) for n, item in enumerate(items)]
+        shared = fetch_offers([_offer(item, allowed) for item in items], Path(folder), settings, platform="Teams")
         return ingest(settings, thread_id, shared)
 
 
-def _fetch(item, path: Path, settings: Settings, allowed_http_host: str | None) -> SharedFile:
+def _offer(item, allowed_http_host: str | None) -> Offer:
+    """A file download info attachment as an :class:`Offer`: its ``downloadUrl`` must be https
+    (plain http only from the connector's own host, as a local emulator serves it)."""
     content = item.content if isinstance(item.content, dict) else {}
     name = str(item.name or "file")
-    link = str(item.content_url or "")
+    shared = SharedFile(name=name, link=str(item.content_url or "") or f"teams-file:{content.get('uniqueId') or name}")
     url = str(content.get("downloadUrl") or "")
-    shared = SharedFile(name=name, link=link or f"teams-file:{content.get('uniqueId') or name}")
     parts = urlsplit(url)
     if not (parts.scheme == "https" or (parts.scheme == "http" and parts.hostname == allowed_http_host)):
-        shared.skipped = "no download link from Teams"
-        return shared
-    return download(shared, url, path, limit=settings.file_max_bytes, platform="Teams")
+        return Offer(shared, refused="no download link from Teams")
+    return Offer(shared, url=url)

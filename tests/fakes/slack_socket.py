@@ -75,7 +75,7 @@ class FakeSlackSocket:
     # ---- lifecycle -----------------------------------------------------------------------
     def start(self) -> Self:
         """Listen on a free port of 127.0.0.1 from a daemon thread; returns self."""
-        from bots.slack.server import BackgroundServer
+        from bots.web_server import BackgroundServer
 
         application = web.Application()
         application.router.add_get(LINK_PATH, self._serve)

@@ -178,7 +178,8 @@ def slack_env(monkeypatch, tmp_path: Path, fake_slack: FakeSlackAPI):
 def serve_bot(fake: FakeSlackAPI):
     """Build the bot from the environment and serve it on an ephemeral port; returns (server, sender)."""
     from bots.slack.app import build_app
-    from bots.slack.server import BackgroundServer, web_app
+    from bots.slack.server import web_app
+    from bots.web_server import BackgroundServer
     from engine.settings import load_settings
 
     settings = load_settings()

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bots.slack.client import make_client
-from bots.slack.port import SlackPort, from_reference, parse_thread_key, thread_key
+from bots.slack.port import SlackPort, from_reference, thread_key
 from engine.settings import SettingsError
 from jobs.port import ChatPort, port_from_reference
 from tests.bots.slack.test_blocks import _long_summary
@@ -45,9 +45,6 @@ def test_from_reference_without_a_token_names_the_setting(slack_env, monkeypatch
 
 def test_thread_keys():
     assert thread_key("T1", "C2", "3.4") == "slack:T1:C2:3.4"
-    assert parse_thread_key("slack:T1:C2:3.4") == ("T1", "C2", "3.4")
-    with pytest.raises(ValueError):
-        parse_thread_key("teams:x:y")
 
 
 def test_post_converts_markdown_to_mrkdwn_blocks_in_the_thread(port, fake_slack):

@@ -50,8 +50,13 @@ class BotServer:
         return f"http://127.0.0.1:{self.port}"
 
     def send(self, activity: dict, **kwargs) -> requests.Response:
-        """POST ``activity`` to ``/api/messages`` as the Bot Framework channel would."""
-        return requests.post(f"{self.url}/api/messages", json=activity, timeout=60, **kwargs)
+        """POST ``activity`` to ``/api/messages`` as the Bot Framework channel would, then wait for
+        the turn it started: the server acknowledges a message before its turn runs."""
+        from bots.teams.server import TURNS_KEY
+
+        answer = requests.post(f"{self.url}/api/messages", json=activity, timeout=60, **kwargs)
+        asyncio.run_coroutine_threadsafe(self.runner.app[TURNS_KEY].drain(LONG), self.loop).result(LONG + 5)
+        return answer
 
     def stop(self) -> None:
         """Shut the app down and stop the loop."""

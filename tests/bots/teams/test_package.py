@@ -1,4 +1,4 @@
-"""The Teams app package: manifest contents, icons, and the zip built by ``python -m bots.teams.package``."""
+"""The Teams app package: manifest contents, icons, and the zip built by ``python -m manifests.teams.package``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.teams.package import MANIFEST_DIR, PackageError, render_manifest
+from manifests.teams.package import MANIFEST_DIR, PackageError, render_manifest
 from tests.waiting import LONG
 
 APP_ID = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -83,7 +83,7 @@ def test_package_command(tmp_path, clean_env):
     env = {"PATH": "/usr/bin:/bin", "MICROSOFT_APP_ID": APP_ID, "DEEPRESEARCH_PUBLIC_URL": "https://bot.example.com",
            "HOME": str(tmp_path)}
     out = tmp_path / "teams-app.zip"
-    done = subprocess.run([sys.executable, "-m", "bots.teams.package", "--out", str(out), "--version", "1.0.3"],
+    done = subprocess.run([sys.executable, "-m", "manifests.teams.package", "--out", str(out), "--version", "1.0.3"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=LONG)
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(out) as archive:
@@ -91,7 +91,7 @@ def test_package_command(tmp_path, clean_env):
         manifest = json.loads(archive.read("manifest.json"))
     assert manifest["version"] == "1.0.3" and manifest["bots"][0]["botId"] == APP_ID
     env.pop("MICROSOFT_APP_ID")
-    done = subprocess.run([sys.executable, "-m", "bots.teams.package", "--out", str(out)], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "manifests.teams.package", "--out", str(out)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=LONG)
     assert done.returncode == 2
     assert done.stderr.strip() == "teams package: MICROSOFT_APP_ID is not set (the Azure bot's Microsoft App ID)"

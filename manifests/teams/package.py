@@ -1,6 +1,6 @@
 """Build the Teams app package (manifest.json filled from settings, plus icons) as a zip file.
 
-Usage: ``python -m bots.teams.package [--out build/teams-app.zip] [--version 1.0.1]
+Usage: ``python -m manifests.teams.package [--out build/teams-app.zip] [--version 1.0.1]
 [--website-url https://...]``; reads ``MICROSOFT_APP_ID`` and ``DEEPRESEARCH_PUBLIC_URL``.
 """
 
@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 from bots.teams.settings import load_teams_settings
 from engine.settings import SettingsError
 
-MANIFEST_DIR = Path(__file__).resolve().parents[2] / "manifests" / "teams"
+MANIFEST_DIR = Path(__file__).resolve().parent
 DEFAULT_OUT = Path("build") / "teams-app.zip"
 _GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
@@ -88,7 +88,7 @@ def build_package(
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; prints the zip's path, or one error line and returns 2."""
-    parser = argparse.ArgumentParser(prog="python -m bots.teams.package", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m manifests.teams.package", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"zip to write (default {DEFAULT_OUT})")
     parser.add_argument("--version", default="1.0.0", help="app version; raise it to update an installed app")
     parser.add_argument("--website-url", default=None, help="https developer/privacy/terms URL (default: public URL)")

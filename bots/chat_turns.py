@@ -1,0 +1,62 @@
+"""Handing what a chat adapter has read to the conversation core, the same for every surface:
+the command words, a message's turn, a button press, and one log line for each.
+
+An adapter reads its platform's event into plain values (thread id, author, text, how the
+message addresses the bot, the port's reference) and calls :class:`ChatTurns`; it renders the
+:class:`jobs.Reply` it gets back in its own syntax. Nothing here knows a platform.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import jobs
+from bots.chat_common import is_help, press_key
+from bots.logs import redact
+from engine.settings import Settings
+from jobs.conversation import Address
+
+
+def command_of(text: str) -> str | None:
+    """``help`` or ``status`` when the text of a message to the bot is that command (see
+    :func:`bots.chat_common.is_help` for the help words), else None: the text is a question."""
+    word = text.strip().lower()
+    if is_help(word):
+        return "help"
+    return "status" if word == "status" else None
+
+
+class ChatTurns:
+    """The conversation core (:func:`jobs.handle_message`, :func:`jobs.handle_press`) as one chat
+    surface calls it.
+
+    ``surface`` names the platform in log lines (``event={surface}_turn``,
+    ``event={surface}_button``); ``log`` is the adapter's logger, so the lines carry its name.
+    The calls are blocking (the registry and the queue); their errors (the store or the queue
+    unreachable) propagate, and each adapter answers them its own way.
+    """
+
+    def __init__(self, surface: str, settings: Settings, log: logging.Logger) -> None:
+        self.surface, self.settings, self.log = surface, settings, log
+
+    def message(self, thread_id: str, user: str, text: str, port_ref: dict, turn_id: str,
+                address: Address) -> jobs.Reply:
+        """Apply the rules to one message (``turn_id``: its de-duplication key) and queue the
+        turn it makes; returns the reply to say at once."""
+        reply = jobs.handle_message(thread_id, user, text, port_ref, turn_id, settings=self.settings,
+                                    explicit_start=address)
+        self.log.info("event=%s_turn thread=%s turn=%s action=%s", self.surface, redact(thread_id),
+                      redact(turn_id), reply.action)
+        return reply
+
+    def press(self, thread_id: str, user: str, button: tuple[str, int, str], message_key: str,
+              port_ref: dict) -> jobs.Reply:
+        """Hand a press of one of the bot's buttons to the rules: ``button`` is ``(action, index,
+        value)`` as the platform's payload carries it, ``message_key`` names the bot message that
+        holds the button (see :func:`bots.chat_common.press_key`: a double press runs once)."""
+        action, index, value = button
+        press_id = press_key(message_key, action, index, user)
+        reply = jobs.handle_press(thread_id, user, action, value, port_ref, press_id, settings=self.settings)
+        self.log.info("event=%s_button thread=%s action=%s outcome=%s", self.surface, redact(thread_id), action,
+                      reply.action)
+        return reply
