@@ -111,7 +111,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
     log.info("event=unit_started topic=%r", topic[:80])
     try:
         out = await _RESEARCHER.ainvoke(
-            {"researcher_messages": [HumanMessage(topic)], "topic": topic, "language": unit["language"]},
+            {"researcher_messages": [HumanMessage(prompts.RESEARCHER_START)], "topic": topic, "language": unit["language"]},
             context=ctx,
         )
     except fatal_errors():

@@ -57,7 +57,7 @@ def test_full_run_cites_only_registry_sources(online_settings, script, fake_open
     for task, text in script.seen:
         assert "Today's date is" in text, task
     for text in script.calls("supervisor"):
-        assert "SUMMARY:" not in text and "paragraph" not in text.lower()
+        assert "--- SOURCE" not in text and "paragraph" not in text.lower()
     usage = json.loads(out.artifacts.usage_json.read_text())
     assert usage["by_role"]["research"]["input_tokens"] > 0
     assert set(usage["by_role"]) >= {"research", "summarization", "compression", "final_report", "review"}
