@@ -18,7 +18,7 @@ from pathlib import Path
 from bench.harness import Stopwatch, clean_environment, machine
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
-#: ``--quick``: fewer runs for figures 2, 3 and 5 (a shared or busy machine).
+#: ``--quick``: fewer runs for figures 2, 3, 5 and 10 (a shared or busy machine).
 QUICK = False
 QUICK_STORAGE_RUNS = 6
 QUICK_PIPELINE_RUNS = 2

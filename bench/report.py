@@ -253,6 +253,13 @@ How the figures are made:
   checkpoints with LangGraph's `AsyncPostgresSaver`, report files and usage in the product's
   tables). Bytes per run are `pg_total_relation_size` (rows, TOAST and indexes) of those tables
   after the 1-worker measurement, over its 6 completed runs.
+- Figure 10: a research turn runs through the chat job (`jobs.run.run_job` on the in-process
+  runner, as a bot without Redis runs it) with the tests' recording chat port, model 100 ms and
+  search 50 ms. The final text exists when the run's last model call (the executive summary) has
+  answered; the figure is the seconds from then to the post carrying the summary (the port's
+  timestamp), to each report file written (its modification time) and to the upload of the
+  files. The fakes time calls with `time.monotonic`, the port and the files with `time.time`;
+  one offset taken before each run converts between them.
 """
 
 
