@@ -1,4 +1,4 @@
-"""`python -m bench`: run the eight figures, print the table, write bench/results.json."""
+"""`python -m bench`: run the ten figures, print the table, write bench/results.json."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from pathlib import Path
 from bench.harness import Stopwatch, clean_environment, machine
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
-#: ``--quick``: fewer runs for figures 2, 3 and 5 (a shared or busy machine).
+#: ``--quick``: fewer runs for figures 2, 3, 5 and 10 (a shared or busy machine).
 QUICK = False
 QUICK_STORAGE_RUNS = 6
 QUICK_PIPELINE_RUNS = 2
-ALL = ("7", "9", "5", "2", "3", "6", "4", "8", "1")  # run order: TeX and Python warm up on the cheap ones first
+ALL = ("7", "9", "5", "2", "3", "6", "10", "4", "8", "1")  # run order: TeX and Python warm up on the cheap ones first
 
 
 def _fig_pdf(work: Path) -> dict:
@@ -67,6 +67,12 @@ def _fig_startup(work: Path) -> dict:
     return {"9": startup.measure(work)}
 
 
+def _fig_delivery(work: Path) -> dict:
+    from bench import delivery
+
+    return {"10": delivery.measure(work, runs=QUICK_PIPELINE_RUNS if QUICK else delivery.RUNS)}
+
+
 def _fig_ack(work: Path) -> dict:
     from bench import ack
 
@@ -80,6 +86,7 @@ STEPS: list[tuple[tuple[str, ...], Callable[[Path], dict]]] = [
     (("5",), _fig_storage),
     (("2", "3"), _fig_pipeline),
     (("6",), _fig_tokens),
+    (("10",), _fig_delivery),
     (("4",), _fig_throughput),
     (("8",), _fig_stores),
     (("1",), _fig_ack),

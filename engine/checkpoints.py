@@ -7,10 +7,13 @@ import contextlib
 import functools
 import logging
 import sqlite3
+import zlib
 from collections.abc import AsyncIterator
 
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.base import BaseStore
 
@@ -26,6 +29,64 @@ POOL_MAX = 2
 #: and the product's own (``engine.database.MIGRATIONS``).
 PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "deepresearch_artifacts", "deepresearch_usage",
              "deepresearch_thread_files", "deepresearch_passages")
+
+#: Serialized values shorter than this are stored as they are: zlib's header and checksum would
+#: outweigh what it saves.
+COMPRESS_MIN_BYTES = 128
+
+
+class ZlibCodec:
+    """Compress checkpoint blobs and pending writes with zlib (level 6), a LangGraph ``CipherProtocol``.
+
+    LangGraph's ``EncryptedSerializer`` appends the codec's name to each value's type
+    (``msgpack+zlib``, or ``msgpack+raw`` for values under :data:`COMPRESS_MIN_BYTES`), so rows
+    written before compression (plain ``msgpack``) still load. A checkpoint holds the state's text
+    (notes, source records, messages) and its channel versions; they shrink to about a quarter.
+    """
+
+    def encrypt(self, plaintext: bytes) -> tuple[str, bytes]:
+        """``("zlib", compressed)``, or ``("raw", plaintext)`` when it is short."""
+        if len(plaintext) < COMPRESS_MIN_BYTES:
+            return "raw", plaintext
+        return "zlib", zlib.compress(plaintext, 6)
+
+    def decrypt(self, ciphername: str, ciphertext: bytes) -> bytes:
+        """The bytes :meth:`encrypt` was given.
+
+        Raises:
+            ValueError: an unknown codec name; zlib.error: corrupt data.
+        """
+        if ciphername == "zlib":
+            return zlib.decompress(ciphertext)
+        if ciphername == "raw":
+            return ciphertext
+        raise ValueError(f"unknown checkpoint codec {ciphername!r}")
+
+
+#: LangGraph's ``writes`` table (``AsyncSqliteSaver.setup``, the same columns and key) made
+#: ``WITHOUT ROWID``: its rows live in the primary key's B-tree, so the key (thread, namespace,
+#: checkpoint and task ids, about 180 bytes a row) is not stored a second time in an index. A
+#: pending write is a few hundred bytes, the size SQLite recommends this layout for
+#: (https://www.sqlite.org/withoutrowid.html, section 4). Files made before keep their table.
+WRITES_TABLE = """
+CREATE TABLE IF NOT EXISTS writes (
+    thread_id TEXT NOT NULL,
+    checkpoint_ns TEXT NOT NULL DEFAULT '',
+    checkpoint_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    task_path TEXT NOT NULL DEFAULT '',
+    idx INTEGER NOT NULL,
+    channel TEXT NOT NULL,
+    type TEXT,
+    value BLOB,
+    PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+) WITHOUT ROWID;
+"""
+
+
+def checkpoint_serde() -> EncryptedSerializer:
+    """The serializer of both checkpointers: LangGraph's msgpack serializer, compressed (:class:`ZlibCodec`)."""
+    return EncryptedSerializer(ZlibCodec(), JsonPlusSerializer())
 
 
 @contextlib.asynccontextmanager
@@ -60,7 +121,9 @@ async def _open_sqlite(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
         await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = AsyncSqliteSaver(conn)
+        await conn.executescript(WRITES_TABLE)
+        await conn.commit()
+        saver = AsyncSqliteSaver(conn, serde=checkpoint_serde())
         await saver.setup()
         yield saver
     finally:
@@ -120,7 +183,7 @@ async def _open_postgres(settings: Settings) -> AsyncIterator[BaseCheckpointSave
             await pool.open(wait=True, timeout=30)
         except Exception as err:  # PoolTimeout: the server went away after the check
             raise explain(err, url) from None
-        saver = AsyncPostgresSaver(pool)
+        saver = AsyncPostgresSaver(pool, serde=checkpoint_serde())
         if url not in _pg_ready:
             try:
                 async with pool.connection() as conn:  # one setup at a time across processes

@@ -66,12 +66,17 @@ Today's date is {date}.
 
 Research the topic below with the search tool ({search_name}); use think_tool after each search
 to judge what is missing. Stop when you can answer confidently, or after {max_calls} tool calls.
-Search results are summarized for you and each source carries an id such as [S1a2b3c]. If
-the search tool reports that no search back-end is configured, stop and say so.
+A result shows its source id ([S1a2b3c]), title, site and the start of the page. If the
+search tool reports that no search back-end is configured, stop and say so.
 
 <Topic>
 {topic}
 </Topic>"""
+
+#: The first user turns of the researcher and the supervisor: their system prompts already hold the
+#: topic and the brief, so repeating them would only cost tokens on every turn.
+RESEARCHER_START = "Research the topic above."
+SUPERVISOR_START = "Plan the research of the brief above and delegate it."
 
 SUMMARIZE_PAGE = """Task: summarize_webpage
 Today's date is {date}.

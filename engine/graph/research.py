@@ -92,7 +92,7 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
     get_stream_writer()({"event": "phase", "phase": "research"})
     return {
         "research_brief": brief,
-        "supervisor_messages": override([HumanMessage(brief)]),
+        "supervisor_messages": override([HumanMessage(prompts.SUPERVISOR_START)]),
         "research_iterations": 0,
     }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from urllib.parse import urlsplit
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
@@ -18,7 +19,7 @@ from engine.compat import estimate_tokens
 from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
 from engine.graph.llm import ReportIncomplete, invoke_with_context_retry
-from engine.graph.sources import keep_texts
+from engine.graph.sources import keep_texts, read_texts
 from engine.graph.state import ResearcherOutput, ResearcherState
 from engine.graph.summaries import Summary
 from engine.graph.tools import run_tool_calls
@@ -29,6 +30,11 @@ from engine.search.base import SearchResult
 
 log = logging.getLogger(__name__)
 MAX_PAGE_CHARS = 50_000  # open_deep_research's max_content_length for page summaries
+#: What a researcher (and the review's web search) reads of each page it finds: its title, site and
+#: the start of its summary, like a search engine's result list (about 160 characters); enough to judge what is covered and
+#: what to search next. The compressor, which writes the notes, reads every page's whole summary and
+#: excerpts once (:func:`results_for_compression`), so the researcher's later turns do not carry them.
+RESULT_VIEW_CHARS = 160
 
 
 @tool(description="Search for documents on the topic. Give one to three focused queries.")
@@ -112,11 +118,39 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=No
         sid = source_id(r.url)
         sources[sid] = {"id": sid, "url": r.url, "title": r.title or r.url, "summary": summary,
                         "excerpts": excerpts, "topic": topic}
-        text = f"--- SOURCE [{sid}]: {r.title}\nURL: {r.url}\nSUMMARY: {summary}\n"
+        blocks.append(result_view(sid, sources[sid]))
+    return "\n".join(blocks), await keep_texts(ctx, sources)
+
+
+def _without_title(summary: str, title: str) -> str:
+    """``summary`` without a first line that only repeats ``title`` (a page's own heading)."""
+    first, _, rest = summary.strip().partition("\n")
+    if first.strip().lstrip("#").strip().casefold() == (title or "").strip().casefold():
+        return rest.strip()
+    return summary.strip()
+
+
+def result_view(sid: str, rec: dict) -> str:
+    """One page as a researcher reads it: ``--- SOURCE [id]: title (site)`` and the first
+    :data:`RESULT_VIEW_CHARS` characters of its summary (cut at a word, whitespace collapsed)."""
+    text = " ".join(_without_title(rec.get("summary") or "", rec["title"]).split())
+    if len(text) > RESULT_VIEW_CHARS:
+        text = text[:RESULT_VIEW_CHARS].rsplit(" ", 1)[0] + " …"
+    site = urlsplit(rec["url"]).netloc or rec["url"]
+    return f"--- SOURCE [{sid}]: {rec['title']} ({site})\n{text}\n"
+
+
+async def results_for_compression(ctx: RunContext, sources: dict) -> str:
+    """Every source a researcher found, once, in the order found: ``--- SOURCE [id]: title``, then
+    the whole summary and the key excerpts (read back from the run's store)."""
+    blocks = []
+    for sid, rec in sources.items():
+        summary, excerpts = await read_texts(ctx, sid, rec)
+        text = f"--- SOURCE [{sid}]: {rec['title']}\n{_without_title(summary, rec['title'])}\n"
         if excerpts:
             text += "KEY EXCERPTS: " + " | ".join(excerpts) + "\n"
         blocks.append(text)
-    return "\n".join(blocks), await keep_texts(ctx, sources)
+    return "\n".join(blocks)
 
 
 async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
@@ -184,14 +218,18 @@ async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext])
 
 
 async def compress_research(state: ResearcherState, runtime: Runtime[RunContext]) -> dict:
-    """Compress the search results into cited notes; only ids this researcher saw survive."""
+    """Compress the pages found into cited notes; only ids this researcher saw survive.
+
+    The compressor reads each page found once, whole (:func:`results_for_compression`), not the
+    researcher's tool messages (which show only the start of each page, maybe more than once).
+    """
     ctx = runtime.context
-    results = "\n".join(
-        m.text for m in state.get("researcher_messages", []) if isinstance(m, ToolMessage) and m.name in SEARCH_TOOLS
-    )
     known = state.get("sources", {})
     if not known:
+        results = "\n".join(m.text for m in state.get("researcher_messages", [])
+                            if isinstance(m, ToolMessage) and m.name in SEARCH_TOOLS)
         return {"compressed_research": results.strip() or "No documents were found on this topic.", "sources": {}}
+    results = await results_for_compression(ctx, known)
 
     def build(limit: int) -> list:
         return [HumanMessage(prompts.COMPRESS.format(

@@ -49,9 +49,14 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(2)
 
 
-def _fresh_input(question: str, context: str | None, run_id: str, discussion: str | None = None) -> dict:
-    """The input that starts a new research in a thread, resetting what an earlier one left."""
-    return {
+def _fresh_input(question: str, context: str | None, run_id: str, discussion: str | None = None,
+                 *, new_thread: bool = False) -> dict:
+    """The input that starts a new research in a thread, resetting what an earlier one left.
+
+    In a thread with no state yet (``new_thread``) the resets to empty values are left out: each
+    would be one more pending write in the checkpoints, and there is nothing to reset.
+    """
+    values = {
         "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage(question)],
         "run_id": run_id, "question": question, "language": detect_language(question),
         "context": context or "", "discussion": discussion or "", "clarification_rounds": 0, "pending_question": "",
@@ -63,6 +68,11 @@ def _fresh_input(question: str, context: str | None, run_id: str, discussion: st
         "perspectives": override([]), "visited": override([]), "review_stamps": override([]),
         "final_report": "", "cited": [], "title": "", "executive_summary": "", "follow_ups": [], "artifacts": {},
     }
+    if not new_thread:
+        return values
+    empty = (override([]), override({}))
+    return {key: value for key, value in values.items()
+            if key in ("messages", "run_id", "question", "language") or (value and value not in empty)}
 
 
 def _status_of(snapshot) -> str:
@@ -207,7 +217,8 @@ def _turn_input(snapshot, thread_id: str, *, question: str | None, answer: str |
     status = _status_of(snapshot)
     if question is not None:
         run_id = new_run_id()
-        return _fresh_input(validate_question(question), context, run_id, discussion), run_id, "start"
+        return (_fresh_input(validate_question(question), context, run_id, discussion, new_thread=status == "none"),
+                run_id, "start")
     if answer is not None:
         if status != "paused":
             raise TurnRejected("There is no clarifying question waiting for an answer in this thread.")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AnyMessage
+from langgraph.channels import DeltaChannel
 from langgraph.graph.message import add_messages
 
 from engine.citations import merge_sources
@@ -33,6 +35,38 @@ def override(value: Any) -> dict:
     return {"type": "override", "value": value}
 
 
+def append_batch(current: list | None, writes: list) -> list:
+    """:func:`override_reducer` over a batch of writes, oldest first (a ``DeltaChannel`` reducer)."""
+    return functools.reduce(override_reducer, writes, list(current or []))
+
+
+def messages_batch(current: list | None, writes: list) -> list:
+    """:func:`override_messages` over a batch of writes, oldest first (a ``DeltaChannel`` reducer)."""
+    return functools.reduce(override_messages, writes, list(current or []))
+
+
+def sources_batch(current: dict | None, writes: list) -> dict:
+    """:func:`engine.citations.merge_sources` over a batch of writes (a ``DeltaChannel`` reducer)."""
+    return functools.reduce(merge_sources, writes, dict(current or {}))
+
+
+def concat_batch(current: list | None, writes: list) -> list:
+    """Lists concatenated, oldest first (``operator.add`` as a ``DeltaChannel`` reducer)."""
+    return functools.reduce(operator.add, (list(w or []) for w in writes), list(current or []))
+
+
+# The large channels that only grow within a run (the messages, notes and sources) are LangGraph
+# ``DeltaChannel``s: a checkpoint does not copy their whole value again, LangGraph rebuilds it from
+# the writes it already keeps (the nodes' updates), folded with the same reducer. Each reducer is
+# a fold of the pairwise one, so replaying writes in larger batches gives the same value. Small
+# lists stay ordinary reducer channels: each delta channel adds a counter to every checkpoint's
+# metadata, which costs more than a short list.
+Log = Annotated[list[str], override_reducer]
+Notes = Annotated[list[str], DeltaChannel(append_batch)]
+Messages = Annotated[list[AnyMessage], DeltaChannel(messages_batch)]
+Sources = Annotated[dict, DeltaChannel(sources_batch)]
+
+
 class AgentState(TypedDict, total=False):
     """The thread's state, checkpointed after every node.
 
@@ -49,7 +83,7 @@ class AgentState(TypedDict, total=False):
     answer the model stopped at its output limit, :mod:`engine.graph.output_limit`).
     """
 
-    messages: Annotated[list[AnyMessage], override_messages]
+    messages: Messages
     run_id: str
     question: str
     language: str
@@ -58,23 +92,23 @@ class AgentState(TypedDict, total=False):
     clarification_rounds: int
     pending_question: str
     research_brief: str
-    supervisor_messages: Annotated[list[AnyMessage], override_messages]
+    supervisor_messages: Messages
     research_iterations: int
-    notes: Annotated[list[str], override_reducer]
-    sources: Annotated[dict, merge_sources]
-    research_errors: Annotated[list[str], override_reducer]
-    report_notes: Annotated[list[str], override_reducer]
-    units_done: Annotated[list[str], override_reducer]
+    notes: Notes
+    sources: Sources
+    research_errors: Log
+    report_notes: Log
+    units_done: Log
     numbering: dict
     report: str
-    review_messages: Annotated[list[AnyMessage], override_messages]
+    review_messages: Messages
     review_phase: str
     review_iteration: int
-    solutions: Annotated[list[str], override_reducer]
-    critiques: Annotated[list[str], override_reducer]
-    perspectives: Annotated[list[str], override_reducer]
-    visited: Annotated[list[str], override_reducer]
-    review_stamps: Annotated[list[str], override_reducer]
+    solutions: Log
+    critiques: Log
+    perspectives: Log
+    visited: Log
+    review_stamps: Log
     removed_markers: list[str]
     final_report: str
     cited: list[dict]
@@ -87,14 +121,14 @@ class AgentState(TypedDict, total=False):
 class SupervisorState(TypedDict, total=False):
     """The supervisor subgraph's state: only the brief and the compressed results, never raw pages."""
 
-    supervisor_messages: Annotated[list[AnyMessage], override_messages]
+    supervisor_messages: Messages
     research_brief: str
     language: str
     research_iterations: int
-    notes: Annotated[list[str], override_reducer]
-    sources: Annotated[dict, merge_sources]
-    research_errors: Annotated[list[str], override_reducer]
-    units_done: Annotated[list[str], override_reducer]
+    notes: Notes
+    sources: Sources
+    research_errors: Log
+    units_done: Log
 
 
 class ResearchUnit(TypedDict):
@@ -108,11 +142,11 @@ class ResearchUnit(TypedDict):
 class ResearcherState(TypedDict, total=False):
     """A researcher's own state; its messages (with raw search output) stay inside the subgraph."""
 
-    researcher_messages: Annotated[list[AnyMessage], operator.add]
+    researcher_messages: Annotated[list[AnyMessage], DeltaChannel(concat_batch)]
     topic: str
     language: str
     tool_call_iterations: int
-    sources: Annotated[dict, merge_sources]
+    sources: Sources
     compressed_research: str
     research_errors: Annotated[list[str], operator.add]
 

@@ -111,7 +111,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
     log.info("event=unit_started topic=%r", topic[:80])
     try:
         out = await _RESEARCHER.ainvoke(
-            {"researcher_messages": [HumanMessage(topic)], "topic": topic, "language": unit["language"]},
+            {"researcher_messages": [HumanMessage(prompts.RESEARCHER_START)], "topic": topic, "language": unit["language"]},
             context=ctx,
         )
     except fatal_errors():
@@ -132,13 +132,15 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
     writer({"event": "topic_finished", "topic": topic})
     writer({"event": "sources_found", "ids": list(out.get("sources", {}))})
     log.info("event=unit_finished topic=%r sources=%d", topic[:80], len(out.get("sources", {})))
-    return {
+    update = {
         "supervisor_messages": [ToolMessage(brief_notes, tool_call_id=unit["tool_call_id"], name="ConductResearch")],
         "notes": [f"### {topic}\n{notes}"],
         "sources": out.get("sources", {}),
         "research_errors": out.get("research_errors", []),
         "units_done": [topic],
     }
+    # an empty update would still be one more pending write in the checkpoints
+    return {key: value for key, value in update.items() if value}
 
 
 def build_supervisor_graph():

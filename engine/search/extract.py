@@ -7,8 +7,6 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from bs4.dammit import UnicodeDammit
-
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"})
@@ -120,6 +118,9 @@ def _pdf(path: Path) -> tuple[str | None, str]:
 
 
 def _html(data: bytes) -> tuple[str | None, str]:
+    # Beautiful Soup loads lxml and soupsieve: imported here, not before a run's first model call
+    from bs4.dammit import UnicodeDammit
+
     markup = UnicodeDammit(data, is_html=True).unicode_markup
     if markup is None:
         raise Unreadable("unknown text encoding")

@@ -57,7 +57,7 @@ def test_full_run_cites_only_registry_sources(online_settings, script, fake_open
     for task, text in script.seen:
         assert "Today's date is" in text, task
     for text in script.calls("supervisor"):
-        assert "SUMMARY:" not in text and "paragraph" not in text.lower()
+        assert "--- SOURCE" not in text and "paragraph" not in text.lower()
     usage = json.loads(out.artifacts.usage_json.read_text())
     assert usage["by_role"]["research"]["input_tokens"] > 0
     assert set(usage["by_role"]) >= {"research", "summarization", "compression", "final_report", "review"}
@@ -282,3 +282,59 @@ def test_report_prompt_grows_little_when_searches_return_twice_the_results(onlin
 
     sizes = run(both())
     assert sizes[1] <= 1.3 * sizes[0], sizes
+
+
+def test_checkpoints_are_compressed_and_rebuild_the_state(online_settings, script):
+    import sqlite3
+
+    from engine.checkpoints import checkpoint_serde, open_checkpointer
+    from engine.graph.build import graph_builder
+
+    script.topics = ["topic alpha", "topic beta"]
+    settings = online_settings(max_review_iterations=1, search_max_results=3)
+    out = run(run_turn("t:compact", question="Which heat pumps are cheapest in the EU?", settings=settings))
+    assert out.status == "done"
+    serde = checkpoint_serde()
+    with sqlite3.connect(settings.checkpoint_path) as conn:
+        rows = conn.execute("SELECT type, checkpoint FROM checkpoints WHERE thread_id = 't:compact'").fetchall()
+        write_types = {t for (t,) in conn.execute("SELECT type FROM writes WHERE thread_id = 't:compact'")}
+        writes_sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'writes'").fetchone()[0]
+    assert "WITHOUT ROWID" in writes_sql
+    assert {t for t, _ in rows} == {"msgpack+zlib"} and "msgpack+zlib" in write_types
+    # the growing channels are rebuilt from the writes: no checkpoint copies them whole
+    for typ, blob in rows:
+        values = serde.loads_typed((typ, blob))["channel_values"]
+        for channel in ("notes", "sources", "messages", "researcher_messages", "supervisor_messages"):
+            assert not isinstance(values.get(channel), list | dict), channel
+
+    async def state() -> dict:
+        async with open_checkpointer(settings) as saver:
+            graph = graph_builder().compile(checkpointer=saver)
+            return (await graph.aget_state({"configurable": {"thread_id": "t:compact"}})).values
+
+    values = run(state())
+    found = json.loads(out.artifacts.sources_json.read_text())["found"]
+    assert [n.splitlines()[0] for n in values["notes"]] == ["### topic alpha", "### topic beta"]
+    assert sorted(values["sources"]) == sorted(s["id"] for s in found) and len(found) == 6
+    assert [m.type for m in values["messages"]] == ["human"]
+
+
+def test_researcher_reads_the_start_of_each_page_and_the_compressor_each_page_once(online_settings, script):
+    from engine.graph.researcher import RESULT_VIEW_CHARS
+
+    script.topics = ["only topic"]
+    settings = online_settings(max_review_iterations=0, search_max_results=3)
+    out = run(run_turn("t:views", question="Tell me about widgets and gadgets", settings=settings))
+    assert out.status == "done"
+    second_turn = script.calls("researcher")[-1]
+    blocks = re.findall(r"^--- SOURCE \[(S[0-9a-f]{6})\]: .* \((.+?)\)\n(.*)$", second_turn, re.MULTILINE)
+    assert len(blocks) == 3
+    for _sid, site, text in blocks:
+        assert "://" not in site and len(text) <= RESULT_VIEW_CHARS + 2
+    assert all(text.endswith(" …") for _, _, text in blocks)  # the bench's pages are longer than the view
+    compress = script.calls("compress_research")[-1]
+    for sid, _site, text in blocks:
+        assert compress.count(f"--- SOURCE [{sid}]") == 1
+        page = re.search(rf"--- SOURCE \[{sid}\]: [^\n]*\n(.*?)(?=\n--- SOURCE|\n</Search results>)", compress, re.S)
+        whole = " ".join(page.group(1).split())
+        assert whole.startswith(text.removesuffix(" …")) and len(whole) > RESULT_VIEW_CHARS
