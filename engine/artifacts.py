@@ -13,6 +13,7 @@ from engine.models import summarize_usage
 from engine.offline_text import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
+from engine.text import markdown_literal
 
 
 def safe_name(text: str) -> str:
@@ -74,7 +75,7 @@ LEGEND_HEADING = "## Sources the review cites"  # review.md's last section, afte
 def review_markdown(state: dict) -> str:
     """review.md: every round's solution, critique and perspective in order, each with its timestamp."""
     stamps = dict(s.split("|", 1) for s in state.get("review_stamps", []) if "|" in s)
-    lines = [f"# Review of: {state.get('question', '')}", ""]
+    lines = [f"# Review of: {markdown_literal(state.get('question', ''))}", ""]
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
     if not sols:
         lines.append("No review rounds were run (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).")
@@ -126,7 +127,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     body, notice = split_notice(state.get("final_report", "").rstrip())
     text_body = re.sub(r"\A\s*# .*\n", "", body, count=1).strip()
     title = state.get("title") or state.get("question", "")[:100]
-    head = [f"# {title}", ""]
+    head = [f"# {markdown_literal(title)}", ""]
     if notice:
         head += [f"*{notice}*", ""]
     if state.get("executive_summary"):

@@ -59,3 +59,27 @@ def clean_path(path: str | os.PathLike[str] | bytes) -> str:
         raw = os.fspath(path).encode("utf-8", "surrogatepass")  # type: ignore[union-attr]
     text = raw.decode("utf-8", "backslashreplace")
     return _PATH_CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+#: ASCII punctuation that can open or close Markdown markup in GFM (CommonMark 0.31 with GitHub's
+#: tables and strikethrough): backslash escapes, code spans, emphasis, links and images, autolinks
+#: and raw HTML, entity references (``&amp;``), table cells, strikethrough and a heading's closing
+#: ``#`` sequence. CommonMark lets any ASCII punctuation be escaped with a backslash (spec §2.4).
+_MARKUP = re.compile(r"([\\`*_\[\]<>&|~#!])")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def markdown_literal(text: str) -> str:
+    """Plain ``text`` (a question, a title, a topic) as one line of Markdown that renders to it.
+
+    Runs of whitespace, line breaks included, become one space (a heading or a title is one
+    line), and every character of :data:`_MARKUP` is escaped, so ``$\\&`` stays ``$\\&``,
+    ``[a](b)`` stays text and ``<b>`` is not read as HTML. :func:`markdown_unescape` reverses it.
+    """
+    return _MARKUP.sub(r"\\\1", " ".join(text.split()))
+
+
+def markdown_unescape(markdown: str) -> str:
+    """``markdown`` with its backslash escapes of ASCII punctuation resolved (CommonMark §2.4): the
+    plain text of a line :func:`markdown_literal` wrote, or of a heading without other markup."""
+    return _ESCAPE.sub(r"\1", markdown)

@@ -23,6 +23,7 @@ from engine.graph.state import AgentState
 from engine.language import language_name
 from engine.offline_text import phrase
 from engine.schemas import ExecutiveSummary
+from engine.text import markdown_unescape
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     body = numbering.apply(escape_number_groups(final)).rstrip() + problems.rstrip() + "\n"
     executive = numbering.apply(escape_number_groups(summary.executive_summary))
     title = numbering.strip(summary.title).strip() or next(
-        (ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), state.get("question", "")[:100])
+        (markdown_unescape(ln[2:].strip()) for ln in body.splitlines() if ln.startswith("# ")),
+        state.get("question", "")[:100])
     log.info("event=citations_numbered cited=%d found=%d removed=%r", len(numbering.numbers), len(registry),
              numbering.removed[:10])
     return {

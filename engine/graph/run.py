@@ -39,6 +39,7 @@ from engine.runner import (
 )
 from engine.search import get_search_backend
 from engine.settings import Settings
+from engine.text import markdown_literal
 
 log = logging.getLogger(__name__)
 __all__ = ["open_checkpointer", "run_graph_turn", "graph_thread_status", "new_run_id", "summary_markdown"]
@@ -113,11 +114,11 @@ def summary_markdown(values: dict, offline: bool = False) -> str:
         return f"[[{m.group(1)}]]({c['url']})" if c and c["url"].startswith("http") else m.group(0)
 
     summary = re.sub(r"\[(\d+)\](?!\()", link, values.get("executive_summary", ""))
-    lines = [f"**{values.get('title', 'Research report')}**", "", summary]
+    lines = [f"**{markdown_literal(values.get('title') or 'Research report')}**", "", summary]
     errors = values.get("research_errors", [])
     for note in dict.fromkeys(values.get("report_notes") or []):  # e.g. cut at the model's output limit
         lines += ["", note]
-    lines += ["", f"_{len(cited)} sources cited"
+    lines += ["", f"_{len(cited)} source{'' if len(cited) == 1 else 's'} cited"
               + (f" · {len(errors)} research topic(s) failed" if errors else "")
               + (" · made in offline extractive mode, without a language model" if offline else "") + "_"]
     return "\n".join(lines).strip()

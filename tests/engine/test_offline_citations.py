@@ -7,6 +7,7 @@ import re
 
 from engine.runner import run_turn
 from engine.search.corpus import index_directory
+from engine.text import markdown_literal
 
 DOCS = {
     "scores.md": "# Score normalisation\n\nAll quality scores are normalised to the interval [0, 1] before they are "
@@ -29,7 +30,7 @@ def test_offline_report_keeps_bracketed_text_and_numbers_only_its_citations(offl
     out = asyncio.run(run_turn("console:brackets", question=question, settings=settings))
     report = out.artifacts.report_md.read_text()
     body, _, sources = report.rpartition("\n## Sources\n")
-    assert report.startswith(f"# {question}\n")
+    assert report.startswith(f"# {markdown_literal(question)}\n")  # read as written, not as links
     for sentence in ("All quality scores are normalised to the interval [0, 1] before they are compared across studies.",
                      "Scores outside the interval [0, 1] are clipped to the nearest bound by the scoring pipeline.",
                      "A rating scale [1-5] is common for human judgements of answer quality in such studies."):

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from engine.runner import TurnRejected, validate_question
-from engine.text import clean_path, clean_text
+from engine.text import clean_path, clean_text, markdown_literal, markdown_unescape
 from jobs.turns import Turn
 
 
@@ -53,3 +55,38 @@ def test_cleaned_text_prints_on_rich_as_it_is(tmp_path) -> None:
     console.print(clean_text("asyncio [/] [red]x[/red] [redacted] \x1b[31m\ud800"))
     console.file.close()
     assert (tmp_path / "out.txt").read_text(encoding="utf-8").strip() == "asyncio [/] [red]x[/red] [redacted] [31m\ufffd"
+
+
+# ---- text put into Markdown as it was written (a question in a heading, a title) -----------------
+
+SPECIAL_QUESTIONS = [
+    'Does re escape $\\&%#_{}~^<>|"\' in patterns? 🐍',
+    "[link](javascript:alert(1)) <script>x</script> &amp; AT&T",
+    "**bold** __under__ ~~struck~~ `code` ![img](x.png) C# and F# #",
+    "1. not a list",
+    "> not a quote | not a cell",
+]
+
+
+def _heading_text(markdown_line: str) -> str:
+    import pypandoc
+
+    from engine.render.markdown import MARKDOWN_FORMAT
+
+    return pypandoc.convert_text(f"# {markdown_line}", "plain", format=MARKDOWN_FORMAT,
+                                 extra_args=["--wrap=none"]).strip()
+
+
+@pytest.mark.parametrize("text", SPECIAL_QUESTIONS)
+def test_a_question_in_a_heading_reads_as_written(text):
+    line = markdown_literal(text)
+    assert "\n" not in line
+    assert _heading_text(line) == text
+    assert markdown_unescape(line) == text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, exclude_categories=("Cc", "Cs", "Zs"),
+                             include_characters=" \n"), min_size=1, max_size=40))
+def test_any_text_in_a_heading_reads_as_written_on_one_line(text):
+    assert _heading_text(markdown_literal(text)) == " ".join(text.split())
