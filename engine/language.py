@@ -24,6 +24,7 @@ FUNCTION_WORDS = frozenset(
     """a an the and or of to in on for with by at from about as is are was were be been being do does
     did what which who whom how why when where this that these those it its into than then there their
     can could should would will shall may might must i me my we our you your he she they them not no much many
+    have has had having
     if so but all any some more most very also only just such own same other
     der die das den dem des ein eine einen einem einer eines und oder aber von zu zum zur im in ins am
     an auf aus ab bei beim nach vor um bis durch gegen ohne über unter zwischen mit für ist sind war

@@ -5,8 +5,9 @@ Snowball project's own Python port; Porter, 2001), so "rated" meets "rating" and
 meets "Leistung". Relevance is BM25+ (Lv & Zhai, 2011, via ``rank_bm25``: its inverse document frequency stays
 positive in a pool of a few sentences, where BM25's own falls to zero); a sentence
 must also carry at least :data:`COVERAGE_FLOOR` of the question's term weight (each term weighing
-its inverse document frequency among the candidates, ln(1 + (N - n + 0.5) / (n + 0.5)) as in
-Lucene's BM25, so a word every candidate shares counts little and a word none has counts most); among those, maximal marginal relevance (Carbonell &
+its inverse document frequency among the sources the candidates come from, ln(1 + (N - n + 0.5) /
+(n + 0.5)) as in Lucene's BM25, so a word every source has, the subject they were found by, counts
+little and a word none has counts most); among those, maximal marginal relevance (Carbonell &
 Goldstein, 1998) picks each next sentence for its relevance less its likeness to those already
 chosen.
 """
@@ -23,6 +24,8 @@ from engine.language import NAMES
 #: the subject most candidates share ("asyncio") is left out, one naming what the question asks
 #: about ("timeouts") is kept; measured on the quick-start run and the tests' corpora.
 COVERAGE_FLOOR = 0.5
+#: Share of a term's weight that is the same for every term; the rest is its rarity (idf).
+EQUAL_SHARE = 0.5
 #: And it must name two thirds of the question's terms (at most :data:`MIN_TERMS_CAP` of them):
 #: with two terms, both ("asyncio" and "timeout"), whichever is the rarer among the candidates.
 MIN_TERMS_SHARE = 2 / 3
@@ -87,17 +90,25 @@ def query_terms(query: str, language: str = "en") -> list[str]:
     return list(dict.fromkeys(terms(" ".join(kept), language, split=False)))
 
 
-def _scores(docs: list[list[str]], query: list[str]) -> tuple[list[float], list[float]]:
-    """``(BM25 score, share of the query's weight)`` of each tokenised candidate."""
+def _scores(docs: list[list[str]], query: list[str], groups: list[str] | None = None) -> tuple[list[float], list[float]]:
+    """``(BM25 score, share of the query's weight)`` of each tokenised candidate; a term's weight is
+    its inverse document frequency among the candidates, or among ``groups`` (one label per
+    candidate, its source) when given: a word every source has is the subject they were found by."""
     from rank_bm25 import BM25Plus
 
     bm25 = list(BM25Plus([d or ["_"] for d in docs]).get_scores(query)) if query else [0.0] * len(docs)
-    n = len(docs)
     sets = [set(d) for d in docs]
-    frequency = {t: sum(t in s for s in sets) for t in query}
-    weight = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
-    total = sum(weight.values()) or 1.0
-    coverage = [sum(w for t, w in weight.items() if t in s) / total if query else 1.0 for s in sets]
+    units: dict[str, set[str]] = {}
+    for i, terms_ in enumerate(sets):
+        units.setdefault(groups[i] if groups else str(i), set()).update(terms_)
+    n = len(units)
+    frequency = {t: sum(t in u for u in units.values()) for t in query}
+    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
+    total = sum(idf.values()) or 1.0
+    # half by rarity, half equal: a word the candidates seldom repeat (a corpus's own subject,
+    # "Python" in Python's documentation) does not outweigh all the others
+    weight = {t: (1 - EQUAL_SHARE) * w / total + EQUAL_SHARE / len(idf) for t, w in idf.items()}
+    coverage = [sum(w for t, w in weight.items() if t in s) if query else 1.0 for s in sets]
     return bm25, coverage
 
 
