@@ -2,14 +2,14 @@
 
 Words are stemmed with the Snowball stemmer of the question's language (``snowballstemmer``, the
 Snowball project's own Python port; Porter, 2001), so "rated" meets "rating" and "Leistungen"
-meets "Leistung". Relevance is BM25+ (Lv & Zhai, 2011, via ``rank_bm25``: its inverse document frequency stays
-positive in a pool of a few sentences, where BM25's own falls to zero); a sentence
-must also carry at least :data:`COVERAGE_FLOOR` of the question's term weight (each term weighing
-its inverse document frequency among the sources the candidates come from, ln(1 + (N - n + 0.5) /
-(n + 0.5)) as in Lucene's BM25, so a word every source has, the subject they were found by, counts
-little and a word none has counts most); among those, maximal marginal relevance (Carbonell &
-Goldstein, 1998) picks each next sentence for its relevance less its likeness to those already
-chosen.
+meets "Leistung". Relevance is BM25+ (Lv & Zhai, 2011, via ``rank_bm25``: its inverse document
+frequency stays positive in a pool of a few sentences, where BM25's own falls to zero). A chosen
+sentence must name :data:`MIN_TERMS_SHARE` of the question's terms and carry :data:`COVERAGE_FLOOR`
+of their weight, a term weighing half its inverse document frequency among the candidates
+(ln(1 + (N - n + 0.5) / (n + 0.5)), Lucene's BM25) and half the same as every other term: a word
+every candidate shares (the subject they were found by) counts little, a rare one counts more but
+not all. Among those, maximal marginal relevance (Carbonell & Goldstein, 1998) picks each next
+sentence for its relevance less its likeness to those already chosen.
 """
 
 from __future__ import annotations
@@ -90,19 +90,14 @@ def query_terms(query: str, language: str = "en") -> list[str]:
     return list(dict.fromkeys(terms(" ".join(kept), language, split=False)))
 
 
-def _scores(docs: list[list[str]], query: list[str], groups: list[str] | None = None) -> tuple[list[float], list[float]]:
-    """``(BM25 score, share of the query's weight)`` of each tokenised candidate; a term's weight is
-    its inverse document frequency among the candidates, or among ``groups`` (one label per
-    candidate, its source) when given: a word every source has is the subject they were found by."""
+def _scores(docs: list[list[str]], query: list[str]) -> tuple[list[float], list[float]]:
+    """``(BM25+ score, share of the query's weight)`` of each tokenised candidate (module docstring)."""
     from rank_bm25 import BM25Plus
 
     bm25 = list(BM25Plus([d or ["_"] for d in docs]).get_scores(query)) if query else [0.0] * len(docs)
     sets = [set(d) for d in docs]
-    units: dict[str, set[str]] = {}
-    for i, terms_ in enumerate(sets):
-        units.setdefault(groups[i] if groups else str(i), set()).update(terms_)
-    n = len(units)
-    frequency = {t: sum(t in u for u in units.values()) for t in query}
+    n = len(sets)
+    frequency = {t: sum(t in s for s in sets) for t in query}
     idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
     total = sum(idf.values()) or 1.0
     # half by rarity, half equal: a word the candidates seldom repeat (a corpus's own subject,
