@@ -215,7 +215,7 @@ class OfflineChatModel(BaseChatModel):
         brief = " — ".join(user_turns) or convo  # the question, then the answer that narrowed it
         thread = " ".join(_tag(prompt, "Conversation").split())
         if thread:  # the chat thread's discussion, as background of the brief
-            brief += f" — Background from the thread's discussion: {thread[:1500]}"
+            brief += f"{T.BACKGROUND}{thread[:1500]}"
         return "", [("ResearchQuestion", {"research_brief": brief})]
 
     def _task_supervisor(self, prompt: str, messages, tools):

@@ -180,8 +180,7 @@ def critique(prompt: str, sources: str, findings: str, language: str) -> str:
 
 def perspective(prompt: str, findings: str, language: str) -> str:
     """The asker's objections: findings ranked high for the question that the solution leaves
-    out (quoted, with their source), and the question's words it does not answer (not said when
-    nothing was found: the report says that once)."""
+    out (quoted, with their source), and the question's words it does not answer."""
     from engine.offline import rank
 
     question = _question(prompt)
@@ -192,7 +191,7 @@ def perspective(prompt: str, findings: str, language: str) -> str:
     label = phrase("reader", language)
     lines = [f"- {label}: " + phrase("left_out", language, q=_quote(_split(c)[0], language, 160), sid=_split(c)[1])
              for c in rank(list(dict.fromkeys(candidates)), question, 2, language)]
-    missing = unanswered(question, claims, language) if candidates or any(SID.search(c) for c in claims) else []
+    missing = unanswered(question, claims, language)
     if missing:
         lines.append(f"- {label}: " + phrase("not_addressed", language, terms=_terms(missing, language)))
     return phrase("reader_intro", language) + "\n\n" + ("\n".join(lines) or phrase("none", language)) + "\n"

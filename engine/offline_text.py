@@ -246,6 +246,8 @@ def content_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
 
 
+#: What joins the chat thread's discussion to the offline brief, as background of the question.
+BACKGROUND = " — Background from the thread's discussion: "
 #: Where a brief's list of items splits, never inside brackets or parentheses ("the interval [0, 1]").
 _CLAUSE = re.compile(r"(?:;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\](){}]*[\])}])")
 
@@ -258,7 +260,7 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     "How does asyncio handle timeouts"); a single-subject brief gives itself plus two facets of its
     subject (:func:`facet_topics`).
     """
-    text = " ".join(brief.split())
+    text = " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")  # the thread's talk is no topic
     parts = [p.strip(" .?!") for p in _CLAUSE.split(text) if p.strip(" .?!")]
     parts = [p for p in parts if len(content_words(p)) >= 1]
     if len(parts) >= 2:
@@ -270,6 +272,13 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
         parts = [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
         return list(dict.fromkeys(parts))[:limit]
     return [text, *facet_topics(text.split(" — ")[0], language)][: max(1, min(limit, 3))]
+
+
+#: Verbs that make a question's rest a clause ("how much power does the turbine deliver"), not a
+#: subject that facets can be composed with.
+_AUXILIARIES = frozenset("""do does did is are was were be been can could should would will shall may might must
+    has have had ist sind war waren wird werden wurde kann können soll muss hat haben est sont était peut
+    peuvent a ont es son era puede pueden ha han""".split())
 
 
 #: The facets a single subject is researched under, in order of preference, each with the word
@@ -300,11 +309,14 @@ def subject_phrase(question: str) -> str:
 def facet_topics(question: str, language: str) -> list[str]:
     """Two sub-questions of a single-subject ``question``: its subject (:func:`subject_phrase`) and
     a facet it does not already ask about (:data:`FACETS`), as phrases in ``language``
-    ("Garbage collection in Python — limitations and problems")."""
+    ("Garbage collection in Python — limitations and problems"); none when what follows the
+    question words is a clause ("how much power does the turbine deliver")."""
     from engine.offline_select import terms
 
     stems = terms(question, language)
     subject = subject_phrase(question)
+    if any(w in _AUXILIARIES for w in words(subject)):  # a clause: the question is its own one topic
+        return []
     chosen = [key for key, asked in FACETS if not any(s.startswith(asked) for s in stems)]
     return [f"{subject} — {phrase(key, language)}" for key in chosen[:2]]
 

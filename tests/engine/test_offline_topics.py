@@ -35,6 +35,13 @@ def test_a_single_subject_gets_readable_sub_questions(question, language, expect
     assert plan_topics(question, 5, language) == expected
 
 
+def test_a_question_whose_rest_is_a_clause_is_its_own_one_topic():
+    question = "how much power does the Zephyr turbine deliver at coastal sites?"
+    assert plan_topics(question, 5) == [question]
+    background = " — Background from the thread's discussion: Bob: pitch and files below; Alice: in writing?"
+    assert plan_topics(question + background, 5) == [question]
+
+
 def test_the_answer_to_the_clarifying_question_is_not_part_of_the_subject():
     topics = plan_topics("heat pumps — for homes in Germany", 5, "en")
     assert topics[0] == "heat pumps — for homes in Germany"
