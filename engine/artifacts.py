@@ -103,6 +103,25 @@ def sources_record(state: dict, cited: list[Cited]) -> dict:
     }
 
 
+def _lead_once(summary: str, body: str) -> str:
+    """``body`` without the paragraphs before its first section that the executive summary says
+    word for word: a report with nothing to quote says so once, at the top."""
+    said = {" ".join(p.split()) for p in re.split(r"\n\s*\n", summary) if p.strip()}
+    if not said or body.startswith("## "):
+        return body
+    lead, sep, rest = body.partition("\n## ")
+    kept = [p for p in re.split(r"\n\s*\n", lead) if " ".join(p.split()) not in said]
+    return ("\n\n".join(kept).strip() + ("\n\n## " if kept and sep else sep) + rest).strip()
+
+
+def _no_sources_note(found: int, language: str, above: str) -> str:
+    """What the Sources section says when the report cites nothing: that no source was found, or
+    that ``found`` were and none is cited; "(none)" when the report above already says so."""
+    notes = ([phrase("none_cited", language, n=str(found)), phrase("no_passages", language, n=str(found))]
+             if found else [phrase("no_findings", language)])  # found and none cited is not "none found"
+    return phrase("none", language) if any(n in above for n in notes) else notes[0]
+
+
 def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
                     cancel: threading.Event | None = None, summary_cache: dict | None = None) -> dict:
     """Write every file of the run into ``directory``, each atomically (temp file, then rename).
@@ -122,16 +141,15 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
 
     directory.mkdir(parents=True, exist_ok=True)
     language = state.get("language", "en")
-    found = len(state.get("sources") or {})  # found and none cited is not "none found"
-    no_sources = phrase("none_cited", language, n=str(found)) if found else phrase("no_findings", language)
     body, notice = split_notice(state.get("final_report", "").rstrip())
-    text_body = re.sub(r"\A\s*# .*\n", "", body, count=1).strip()
+    text_body = _lead_once(state.get("executive_summary", ""), re.sub(r"\A\s*# .*\n", "", body, count=1).strip())
     title = state.get("title") or state.get("question", "")[:100]
     head = [f"# {markdown_literal(title)}", ""]
     if notice:
         head += [f"*{notice}*", ""]
     if state.get("executive_summary"):
         head += [f"## {phrase('executive_summary', language)}", "", state["executive_summary"].strip(), ""]
+    no_sources = _no_sources_note(len(state.get("sources") or {}), language, "\n".join(head) + text_body)
     report_md = "\n".join(head) + "\n" + text_body + "\n\n" + sources_section(cited, language, no_sources)
     paths = {"directory": str(directory)}
     paths["report_md"] = str(write_atomic(directory / "report.md", report_md))

@@ -23,17 +23,19 @@ NAMES = {
 FUNCTION_WORDS = frozenset(
     """a an the and or of to in on for with by at from about as is are was were be been being do does
     did what which who whom how why when where this that these those it its into than then there their
-    can could should would will shall may might must i me my we our you your he she they them not no
+    can could should would will shall may might must i me my we our you your he she they them not no much many
+    have has had having
     if so but all any some more most very also only just such own same other
     der die das den dem des ein eine einen einem einer eines und oder aber von zu zum zur im in ins am
     an auf aus ab bei beim nach vor um bis durch gegen ohne über unter zwischen mit für ist sind war
     waren wird werden wurde kann können soll sollte muss wie was welche welcher welches warum wann wo
     dies diese dieser es sich man nicht kein keine bitte auch nur noch schon sehr mehr als wenn dass so
-    ich du er sie wir ihr mein dein sein unser
+    ich du er sie wir ihr mein dein sein unser viel viele
     le la les l un une des et ou mais de du d en sur pour avec par dans est sont que qui quoi quel
     quelle comment pourquoi quand où ce cette ces il elle ils elles on ne pas plus se sa son ses au aux
+    beaucoup combien
     el los las lo y o pero del al con por para en es son que qué cómo cuál cuando dónde este esta estos
-    se su sus no más muy un una unos unas""".split()
+    se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas""".split()
 )
 
 

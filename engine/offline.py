@@ -3,8 +3,9 @@
 It is a LangChain chat model like any other: it reads the prompt (each starts with a ``Task:``
 line), answers with tool calls when tools are bound, and with a schema's tool call for
 structured output, so the research graph runs exactly the same code as with a real model.
-Its "writing" is extractive: sentences from the sources, ranked against the topic with BM25
-(Robertson & Zaragoza, 2009, via ``rank_bm25``), with their citations kept.
+Its "writing" is extractive: sentences from the sources chosen for the topic
+(:mod:`engine.offline_select`: stemmed BM25+, a relevance floor, maximal marginal relevance),
+with their citations kept.
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from engine import offline_review as R
 from engine import offline_text as T
 from engine.citations import SID
-from engine.language import NAMES, sentences, words
+from engine.language import NAMES, detect_language, sentences, words
+from engine.offline_select import choose, rank
+
+__all__ = ["OfflineChatModel", "choose", "distinct", "notice", "passages", "rank", "readable"]
 
 MODEL_NAME = "offline-extractive"
 NOTICE = {
@@ -60,18 +64,6 @@ def _language(prompt: str) -> str:
     return "en"
 
 
-def rank(candidates: list[str], query: str, k: int) -> list[str]:
-    """The ``k`` candidates most relevant to ``query`` by BM25, ties broken by original order."""
-    if not candidates:
-        return []
-    from rank_bm25 import BM25Okapi
-
-    corpus = [words(c) or ["_"] for c in candidates]
-    scores = BM25Okapi(corpus).get_scores(words(query))
-    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-    return [candidates[i] for i in order[:k]]
-
-
 def distinct(sentences_: list[str]) -> list[str]:
     """``sentences_`` in order, without any whose words repeat, or are repeated by, an earlier one
     (a list intro merged with its first item must not appear twice)."""
@@ -97,6 +89,12 @@ def _good_sentence(s: str) -> bool:
             and not s.startswith(("#", "|", "URL:", "-")))
 
 
+#: Words of a page summary: the most the summarisation prompt allows (prompts.SUMMARIZE_PAGE).
+SUMMARY_WORDS = 300
+#: Notes kept per research topic, and at most per source among them (so one long page does not
+#: crowd out the others).
+NOTES_PER_TOPIC = 8
+NOTES_PER_SOURCE = 4
 #: The longest short passage (a line, a CSV row) quoted when a text has no prose sentence.
 SHORT_PASSAGE_MAX = 300
 
@@ -217,7 +215,7 @@ class OfflineChatModel(BaseChatModel):
         brief = " — ".join(user_turns) or convo  # the question, then the answer that narrowed it
         thread = " ".join(_tag(prompt, "Conversation").split())
         if thread:  # the chat thread's discussion, as background of the brief
-            brief += f" — Background from the thread's discussion: {thread[:1500]}"
+            brief += f"{T.BACKGROUND}{thread[:1500]}"
         return "", [("ResearchQuestion", {"research_brief": brief})]
 
     def _task_supervisor(self, prompt: str, messages, tools):
@@ -243,30 +241,40 @@ class OfflineChatModel(BaseChatModel):
         query = m.group(1) if m else ""
         doc = _tag(prompt, "Document")
         cands = passages(doc, query)
-        top = rank(cands, query, 4)
-        ordered = [s for s in cands if s in top]
+        # the whole budget the prompt allows: a page is summarised once per run, for whichever topic
+        # reads it first, so the others need more than that topic's few best sentences
+        top = choose(cands, query, len(cands), detect_language(query), floor=0)
+        kept, used = set(), 0
+        for s in top:
+            if used + len(s.split()) > SUMMARY_WORDS:
+                break
+            kept.add(s)
+            used += len(s.split())
+        ordered = [s for s in cands if s in kept]
         return "", [("Summary", {"summary": "\n\n".join(ordered) or doc[:600], "key_excerpts": top[:3]})]
 
     def _task_compress_research(self, prompt: str, messages, tools):
         topic = re.search(r"on the topic: (.*)", prompt)
         query = topic.group(1) if topic else ""
-        blocks = re.split(r"^--- SOURCE ", _tag(prompt, "Search results"), flags=re.MULTILINE)
-        scored: list[tuple[str, str]] = []
-        for block in blocks:
+        language = _language(prompt)
+        pool: list[tuple[str, str]] = []
+        found = 0
+        for block in re.split(r"^--- SOURCE ", _tag(prompt, "Search results"), flags=re.MULTILINE):
             sid = SID.match(block)
             if not sid:
                 continue
+            found += 1
             body = re.sub(r"^(URL|Title):.*$", "", block.split("\n", 1)[-1], flags=re.MULTILINE)
             # the summary and each key excerpt (joined by " | ") are separate passages
             body = body.replace("SUMMARY:", "\n\n").replace("KEY EXCERPTS:", "\n\n").replace(" | ", "\n\n")
-            cands = passages(body, query)
-            for s in rank(cands, query, 2):
-                scored.append((s, sid.group(1)))
-        keep = set(distinct([s for s, _ in scored]))
-        scored = [(s, sid) for s, sid in scored if s in keep]
-        best = rank([s for s, _ in scored], query, 8)
-        lines = [f"- {s} [{sid}]" for s, sid in scored if s in best]
-        return "\n".join(dict.fromkeys(lines)) or T.phrase("no_findings", _language(prompt)), []
+            pool += [(s, sid.group(1)) for s in passages(body, query)]
+        keep = distinct([s for s, _ in pool])
+        sid_of = {s: sid for s, sid in reversed(pool)}  # a sentence two sources share: the first one's
+        best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=[sid_of[s] for s in keep],
+                          per_group=NOTES_PER_SOURCE))
+        lines = [f"- {s} [{sid_of[s]}]" for s in keep if s in best]
+        none = T.phrase("no_passages", language, n=str(found)) if found else T.phrase("no_findings", language)
+        return "\n".join(lines) or none, []
 
     def _task_final_report(self, prompt: str, messages, tools):
         language = _language(prompt)
@@ -314,9 +322,9 @@ class OfflineChatModel(BaseChatModel):
         cited = [re.sub(r"^\s*[-*]\s+", "", line).strip() for line in report.splitlines()
                  if re.match(r"^\s*[-*]\s+", line) and SID.search(line)]
         cited = list(dict.fromkeys(cited))
-        top = rank(cited, title, 3)
         language = _language(prompt)
-        summary = " ".join(s for s in cited if s in top) or T.phrase("no_findings", language)
+        top = choose(cited, title, 3, language, floor=0)
+        summary = " ".join(s for s in cited if s in top) or T.first_statement(report) or T.phrase("no_findings", language)
         objections = _tag(prompt, "Open objections").split("### Perspective", 1)
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
         follow_ups = R.follow_up_questions(objections[1] if len(objections) > 1 else "",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from engine.citations import NOT_CITED_HEAD, SID
-from engine.language import words
+from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, phrase
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
@@ -29,11 +29,6 @@ _QUOTED = re.compile(r"[“„«]\s?(.+?)\s?[”“»]")
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
 MAX_QUOTED = 3
-#: Verbs of a question that ask how, not about what ("how do heat pumps handle cold"): never
-#: reported as unanswered.
-_QUESTION_VERBS = frozenset("""handle handles work works make makes use uses used happen happens compare compares
-    affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
-    funciona""".split())
 
 
 def _tag(text: str, name: str) -> str:
@@ -65,16 +60,13 @@ def flaw(text: str) -> tuple[str, str] | None:
     return ("reference", m.group(1)) if m else None
 
 
-def unanswered(question: str, claims: list[str]) -> list[str]:
-    """The question's content words (4 letters or more) that no claim mentions, even inflected
-    (a shared stem of all but the last two letters counts: "timeouts" is met by "timeout")."""
-    vocab = {w for c in claims for w in words(c)}
-    out = []
-    for term in content_words(question):
-        stem = term[:max(4, len(term) - 2)]
-        if len(term) >= 4 and term not in _QUESTION_VERBS and not any(w.startswith(stem) for w in vocab):
-            out.append(term)
-    return out
+def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
+    """The question's content words (4 letters or more, not a verb that asks how) that no claim
+    mentions in any inflection (Snowball stems in ``language``: "timeouts" is met by "timeout" and
+    by "TimeoutError")."""
+    vocab = {t for c in claims for t in terms(c, language)}
+    return [term for term in content_words(question)
+            if len(term) >= 4 and term not in QUESTION_VERBS and not set(terms(term, language)) & vocab]
 
 
 def _terms(terms: list[str], language: str) -> str:
@@ -164,16 +156,19 @@ def critique(prompt: str, sources: str, findings: str, language: str) -> str:
     """Numbered flaws of the solution, most important first: claims without a citation, code
     lines and sentences whose subject is lost (in the solution or the findings it draws on), the
     question's words no claim answers, the sources found and not used (counted, named), topics
-    with one source, figures that disagree; one line saying so when there is none."""
+    with one source, figures that disagree; one line saying so when there is none, and one that
+    there is nothing to check when neither the solution nor the findings cite a source."""
     solution = _tag(prompt, "Solution")
     claims = _cited_sentences(solution)
     finding_lines = [line for _, lines in _findings_blocks(findings) for line in lines]
+    if not finding_lines and not any(SID.search(c) for c in claims):  # the report says so; no more to say
+        return f"1. {phrase('nothing_to_check', language)}\n"
     points = []
     uncited = [c for c in claims if not SID.search(c)]
     if uncited:
         points.append(phrase("uncited", language, n=str(len(uncited)), example=_short(uncited[0], 120)))
     points += _flagged_points(list(dict.fromkeys([*claims, *finding_lines])), language)
-    missing = unanswered(_question(prompt), claims)
+    missing = unanswered(_question(prompt), claims, language)
     if missing:
         points.append(phrase("unanswered", language, terms=_terms(missing, language)))
     points += [p for p in [_source_point(solution, sources, language)] if p]
@@ -195,8 +190,8 @@ def perspective(prompt: str, findings: str, language: str) -> str:
                   if _split(line)[0] not in have and _split(line)[1] and not flaw(_split(line)[0])]
     label = phrase("reader", language)
     lines = [f"- {label}: " + phrase("left_out", language, q=_quote(_split(c)[0], language, 160), sid=_split(c)[1])
-             for c in rank(list(dict.fromkeys(candidates)), question, 2)]
-    missing = unanswered(question, claims)
+             for c in rank(list(dict.fromkeys(candidates)), question, 2, language)]
+    missing = unanswered(question, claims, language)
     if missing:
         lines.append(f"- {label}: " + phrase("not_addressed", language, terms=_terms(missing, language)))
     return phrase("reader_intro", language) + "\n\n" + ("\n".join(lines) or phrase("none", language)) + "\n"
@@ -236,7 +231,7 @@ def solution(prompt: str, language: str) -> str:
         top, changes = _revise(prompt, readable, language)
         out += [f"## {phrase('changes', language)}", "", *[f"- {c}" for c in changes], ""]
     else:
-        top = rank(readable, _question(prompt), 6)
+        top = rank(readable, _question(prompt), 6, language)
     out += [f"## {phrase('recommendation', language)}", ""]
     out += [f"- {s}" for s in top[:3]] or [phrase("no_findings", language)]
     if top[3:]:

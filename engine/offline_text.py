@@ -53,10 +53,10 @@ PHRASES = {
         "es": "Fuentes encontradas: {n}; el informe no cita ninguna.",
     },
     "no_passages": {
-        "en": "{n} sources found; none had a passage to quote.",
-        "de": "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle.",
-        "fr": "{n} sources trouvées ; aucune ne contenait de passage à citer.",
-        "es": "{n} fuentes encontradas; ninguna tenía un pasaje que citar.",
+        "en": "{n} sources found; none had a passage on this question to quote.",
+        "de": "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle zu dieser Frage.",
+        "fr": "{n} sources trouvées ; aucune ne contenait de passage à citer sur cette question.",
+        "es": "{n} fuentes encontradas; ninguna tenía un pasaje sobre esta pregunta que citar.",
     },
     "recommendation": {"en": "Recommendation", "de": "Empfehlung", "fr": "Recommandation", "es": "Recomendación"},
     "reasons": {"en": "Supporting evidence", "de": "Belege", "fr": "Éléments à l'appui", "es": "Evidencia"},
@@ -135,6 +135,12 @@ PHRASES = {
         "de": "Die Quellen nennen unterschiedliche Zahlen: {a} [{sa}] und {b} [{sb}].",
         "fr": "Les sources donnent des chiffres différents : {a} [{sa}] et {b} [{sb}].",
         "es": "Las fuentes dan cifras distintas: {a} [{sa}] y {b} [{sb}].",
+    },
+    "nothing_to_check": {
+        "en": "The solution quotes no source, so there is no claim to check.",
+        "de": "Die Lösung zitiert keine Quelle; es gibt keine Aussage zu prüfen.",
+        "fr": "La solution ne cite aucune source ; il n'y a aucune affirmation à vérifier.",
+        "es": "La solución no cita ninguna fuente; no hay ninguna afirmación que comprobar.",
     },
     "no_flaw": {
         "en": "Every claim of the solution carries a citation and reads as a sentence, and each part of the "
@@ -215,10 +221,11 @@ PHRASES = {
     },
     "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
-    "facet_how": {"en": "how it works examples", "de": "Funktionsweise Beispiele", "fr": "fonctionnement exemples",
-                  "es": "funcionamiento ejemplos"},
-    "facet_limits": {"en": "limitations problems", "de": "Grenzen Probleme", "fr": "limites problèmes",
-                     "es": "límites problemas"},
+    "facet_how": {"en": "how it works", "de": "Funktionsweise", "fr": "fonctionnement", "es": "funcionamiento"},
+    "facet_limits": {"en": "limitations and problems", "de": "Grenzen und Probleme", "fr": "limites et problèmes",
+                     "es": "límites y problemas"},
+    "facet_examples": {"en": "examples", "de": "Beispiele", "fr": "exemples", "es": "ejemplos"},
+    "facet_history": {"en": "history", "de": "Geschichte", "fr": "histoire", "es": "historia"},
 }
 
 
@@ -239,6 +246,8 @@ def content_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
 
 
+#: What joins the chat thread's discussion to the offline brief, as background of the question.
+BACKGROUND = " — Background from the thread's discussion: "
 #: Where a brief's list of items splits, never inside brackets or parentheses ("the interval [0, 1]").
 _CLAUSE = re.compile(r"(?:;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\](){}]*[\])}])")
 
@@ -246,25 +255,70 @@ _CLAUSE = re.compile(r"(?:;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\]
 def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     """Split a brief into research topics: its clauses when it lists several items, else facets.
 
-    A brief like "Compare A; B; C" or "A, B and C" gives one topic per item; a single-subject
-    brief gives the subject plus two facets (how it works, its limitations).
+    A brief like "Compare A; B; C" or "A, B and C" gives one topic per item (a short later clause
+    of a question continues its head: "How does asyncio cancel tasks and handle timeouts" gives
+    "How does asyncio handle timeouts"); a single-subject brief gives itself plus two facets of its
+    subject (:func:`facet_topics`).
     """
-    text = " ".join(brief.split())
+    text = " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")  # the thread's talk is no topic
     parts = [p.strip(" .?!") for p in _CLAUSE.split(text) if p.strip(" .?!")]
     parts = [p for p in parts if len(content_words(p)) >= 1]
     if len(parts) >= 2:
-        head, subject = _question_head(parts[0]), content_words(parts[0])[:2]
+        head = _question_head(parts[0])
 
         def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
-            if head and content_words(p.split()[0]):
-                return f"{head} {p}"
-            return " ".join([*subject, p])
+            return f"{head} {p}" if head and content_words(p.split()[0]) else p
 
         parts = [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
         return list(dict.fromkeys(parts))[:limit]
-    keys = " ".join(content_words(text)[:8]) or text
-    topics = [text, f"{keys} {phrase('facet_how', language)}", f"{keys} {phrase('facet_limits', language)}"]
-    return topics[: max(1, min(limit, 3))]
+    return [text, *facet_topics(text.split(" — ")[0], language)][: max(1, min(limit, 3))]
+
+
+#: Verbs that make a question's rest a clause ("how much power does the turbine deliver"), not a
+#: subject that facets can be composed with.
+_AUXILIARIES = frozenset("""do does did is are was were be been can could should would will shall may might must
+    has have had ist sind war waren wird werden wurde kann können soll muss hat haben est sont était peut
+    peuvent a ont es son era puede pueden ha han""".split())
+
+
+#: The facets a single subject is researched under, in order of preference, each with the word
+#: stems (Snowball, :mod:`engine.offline_select`) that say a question already asks about it; a
+#: question about history does not ask how its subject works.
+FACETS = (
+    ("facet_how", ("work", "funktion", "fonction", "funcion", "histori", "geschicht", "histoir")),
+    ("facet_limits", ("limit", "problem", "grenz")),
+    ("facet_examples", ("exampl", "beispiel", "exempl", "ejempl")),
+    ("facet_history", ("histori", "geschicht", "histoir")),
+)
+
+
+def subject_phrase(question: str) -> str:
+    """The subject of ``question`` as the user wrote it: without the leading question words and
+    function words, the verbs that ask how ("work", "funktioniert") and the end punctuation;
+    capitalised. "How does garbage collection work in Python?" -> "Garbage collection in Python"."""
+    from engine.offline_select import QUESTION_VERBS
+
+    tokens = question.strip(" ¿¡?!.").split()
+    start = next((i for i, t in enumerate(tokens) if [w for w in words(t) if w not in STOPWORDS
+                                                       and w not in QUESTION_VERBS]), len(tokens))
+    kept = [t for t in tokens[start:] if not (words(t) and all(w in QUESTION_VERBS for w in words(t)))]
+    subject = " ".join(kept) or question.strip()
+    return subject[:1].upper() + subject[1:]
+
+
+def facet_topics(question: str, language: str) -> list[str]:
+    """Two sub-questions of a single-subject ``question``: its subject (:func:`subject_phrase`) and
+    a facet it does not already ask about (:data:`FACETS`), as phrases in ``language``
+    ("Garbage collection in Python — limitations and problems"); none when what follows the
+    question words is a clause ("how much power does the turbine deliver")."""
+    from engine.offline_select import terms
+
+    stems = terms(question, language)
+    subject = subject_phrase(question)
+    if any(w in _AUXILIARIES for w in words(subject)):  # a clause: the question is its own one topic
+        return []
+    chosen = [key for key, asked in FACETS if not any(s.startswith(asked) for s in stems)]
+    return [f"{subject} — {phrase(key, language)}" for key in chosen[:2]]
 
 
 def _question_head(clause: str) -> str:
@@ -317,6 +371,16 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
         out += [f"## {phrase('findings_on', language, t=_short(topic, 80))}", ""]
         out += [f"- {ln}" for ln in fresh] + [""]
     return "\n".join(out)
+
+
+def first_statement(markdown: str) -> str:
+    """The first paragraph of plain prose in ``markdown`` (no heading, list, quote or italic notice),
+    "" when there is none: what a report with nothing to quote says instead."""
+    for block in re.split(r"\n\s*\n", markdown):
+        block = " ".join(block.split())
+        if block and not block.startswith(("#", "-", "*", ">", "|")) and not re.match(r"^\d+\.", block):
+            return block
+    return ""
 
 
 def _without_changes(text: str) -> str:

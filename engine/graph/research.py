@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from engine import prompts
-from engine.citations import source_block
+from engine.citations import found_sources_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
 from engine.graph.output_limit import output_limit_note
@@ -128,8 +128,10 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
     """Write the research report in one call from the compressed findings (never raw pages).
 
     The prompt lists only the sources the findings cite (at most
-    :data:`~engine.citations.MAX_PROMPT_SOURCES`), so it grows with the capped findings, not
-    with the number of results each search returned. The report cites by minted id.
+    :data:`~engine.citations.MAX_PROMPT_SOURCES`), after a line counting all those found and before
+    one naming a few that the findings do not cite (no URL: :func:`~engine.citations.found_sources_block`),
+    so it grows with the capped findings, not with the number of results each search returned, and
+    a report with nothing to quote can say how many sources were found. The report cites by minted id.
 
     A context-length error is retried with the findings shortened by 10% (open_deep_research).
     A report the model stopped at its output limit is kept up to its last whole paragraph, and
@@ -151,7 +153,7 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
         shown = findings[:limit]
         return [HumanMessage(prompts.FINAL_REPORT.format(
             date=ctx.today, brief=state["research_brief"], findings=shown,
-            sources=source_block(registry, [shown]), errors=error_block,
+            sources=found_sources_block(registry, [shown]), errors=error_block,
             citation_rule=prompts.CITATION_RULE, language=language_name(state.get("language", "en")),
         ))]
 

@@ -141,7 +141,7 @@ def test_the_reviews_follow_up_questions_follow_the_report_paths(tmp_path, docs)
     assert asked and all("How efficient and how durable are modern home solar panels" in q for q in asked)
     assert "durable" in asked[0] and "cost" in asked[0]
     # a question the findings answer whole leaves the review nothing open: no suggestions
-    answered = ask(tmp_path, "How efficient are modern home solar panels in 2025?", "--offline", "--corpus",
+    answered = ask(tmp_path, "How efficient are modern solar panels in 2025?", "--offline", "--corpus",
                    str(docs), "--no-clarify")
     assert answered.returncode == 0 and "Suggested" not in answered.stderr
 

@@ -49,7 +49,7 @@ def _wait_until(condition, what: str, timeout: float = RUN_TIMEOUT) -> None:
 
 def test_a_thread_held_by_a_live_process_is_refused_with_its_pid(tmp_path, docs):
     data = tmp_path / "data"
-    save_record(data, "console:held", ThreadRecord(question="What do solar panels cost?", offline=True,
+    save_record(data, "console:held", ThreadRecord(question="How efficient are solar panels?", offline=True,
                                                    corpus=str(docs), no_clarify=True))
     lock = hold_thread(_store(tmp_path), "console:held")  # this test process holds it, and lives
     try:
@@ -76,7 +76,7 @@ def test_a_thread_held_by_a_live_process_is_refused_with_its_pid(tmp_path, docs)
 
 
 def test_thread_id_is_resumable_as_soon_as_it_is_printed(tmp_path, docs):
-    proc = subprocess.Popen(ask_cmd("What do solar panels cost?", "--offline", "--no-clarify", "--corpus", str(docs)),
+    proc = subprocess.Popen(ask_cmd("How efficient are solar panels?", "--offline", "--no-clarify", "--corpus", str(docs)),
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=ask_env(tmp_path),
                             cwd=tmp_path, start_new_session=True)
     try:
@@ -91,7 +91,7 @@ def test_thread_id_is_resumable_as_soon_as_it_is_printed(tmp_path, docs):
     thread = thread_of(line)
     out = ask(tmp_path, "--resume", thread)
     assert out.returncode == 0, out.stderr
-    assert "What do solar panels cost?" in out.stdout  # the question came back from the record
+    assert "How efficient are solar panels?" in out.stdout  # the question came back from the record
     report = report_of(tmp_path, out.stdout).read_text()
     assert "a.md" in report or "b.txt" in report or "c.html" in report
 
@@ -119,7 +119,7 @@ def test_four_resumes_at_once_run_the_research_once(tmp_path, docs):
     with FakeOpenAI(handler=gate, api_key="test-openai-key") as fake:
         env = ask_env(tmp_path, {"DEEPRESEARCH_LLM": "openai", "OPENAI_API_KEY": "test-openai-key",
                                  "OPENAI_BASE_URL": fake.base_url, "DEEPRESEARCH_MODEL_MAX_RETRIES": "0"})
-        first = subprocess.Popen(ask_cmd("What do solar panels cost?", "--no-clarify", "--corpus", str(docs)),
+        first = subprocess.Popen(ask_cmd("How efficient are solar panels?", "--no-clarify", "--corpus", str(docs)),
                                  stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
                                  cwd=tmp_path, start_new_session=True)
         try:

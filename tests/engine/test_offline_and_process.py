@@ -49,7 +49,7 @@ def corpus_settings(offline_settings, tmp_path, **kw):
 
 def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
     settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False)
-    out = asyncio.run(run_turn("console:off1", question="Which heat pumps are cheapest and how loud are heat pumps?",
+    out = asyncio.run(run_turn("console:off1", question="What do heat pumps cost and how much noise do they make?",
                                settings=settings))
     arts = out.artifacts
     report = arts.report_md.read_text()
@@ -63,7 +63,7 @@ def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
     assert arts.report_tex.exists()
     text = " ".join(subprocess.run(["pdftotext", "-layout", str(arts.pdf), "-"], capture_output=True, text=True,
                                    check=True).stdout.split())
-    assert "Which heat pumps are cheapest and how loud are heat pumps?" in text
+    assert "What do heat pumps cost and how much noise do they make?" in text
     assert "Executive summary" in text and "Review" in text and "Iteration 2" in text
     squashed = re.sub(r"\s+", "", text)  # a long file:// URL wraps wherever the random tmp path puts the break
     for url in cited:

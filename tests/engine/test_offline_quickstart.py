@@ -52,6 +52,16 @@ def test_headings_read_as_the_questions_sub_questions(quickstart):
     assert headings == ["How does asyncio cancel tasks", "How does asyncio handle timeouts"], headings
 
 
+def test_each_finding_is_about_its_sub_question(quickstart):
+    """A sentence that shares only the subject ("asyncio") with its heading is not quoted under it."""
+    asked = {"How does asyncio cancel tasks": ("cancel", "task"), "How does asyncio handle timeouts": ("timeout",)}
+    sections = re.findall(r"^## Findings: (.*)\n\n((?:- .*\n)+)", quickstart[0], re.MULTILINE)
+    assert [heading for heading, _ in sections] == list(asked)
+    for heading, body in sections:
+        off_topic = [b for b in body.splitlines() if not any(w in b.lower() for w in asked[heading])]
+        assert not off_topic, (heading, off_topic)
+
+
 def test_the_review_counts_what_the_report_cites(quickstart):
     report, sources = quickstart
     listed = re.findall(r"^\d+\. \[", report.split("## Sources")[1], re.MULTILINE)

@@ -39,8 +39,8 @@ def test_a_pdf_and_a_docx_become_cited_sources_linking_to_their_message(offline_
                                                                    "per unit before any subsidy is applied.")])),
     ])
     assert [(e.name, e.status, e.pages) for e in entries] == [("zephyr.pdf", "read", 2), ("pricing.docx", "read", 0)]
-    out = asyncio.run(run_turn("slack:T1:C1:1.1", question="What maintenance costs and price does the Zephyr "
-                               "turbine have?", settings=settings))
+    out = asyncio.run(run_turn("slack:T1:C1:1.1", question="What maintenance costs does the Zephyr turbine "
+                               "have, and what does one unit cost?", settings=settings))
     report = out.artifacts.report_md.read_text()
     assert "thirty percent" in report and "two million euros" in report, report
     cited = {s["title"]: s["url"] for s in _sources(settings, "slack:T1:C1:1.1")}
@@ -200,4 +200,4 @@ def test_the_offline_report_counts_sources_when_none_has_a_passage_to_quote():
 
     report = extractive_report(brief="What COP does it have?", findings="### COP\n\n(nothing)\n", language="en",
                                notice="offline", sources_found=2)
-    assert "No sources were found" not in report and "2 sources found; none had a passage to quote" in report
+    assert "No sources were found" not in report and "2 sources found; none had a passage on this question to quote" in report

@@ -110,7 +110,7 @@ def test_files_read_on_one_host_are_searched_and_cited_on_another_and_pruned(tmp
     assert not (host_a.data_dir / "threadfiles").exists()  # nothing of the files on host A's disk
     assert sorted((e.name, e.status, e.pages) for e in load_manifest(host_b, thread)) == [
         ("pricing.docx", "read", 0), ("zephyr.pdf", "read", 2)]
-    out = asyncio.run(run_turn(thread, question="What maintenance costs and price does the Zephyr turbine have?",
+    out = asyncio.run(run_turn(thread, question="What maintenance costs does the Zephyr turbine have, and what does one unit cost?",
                                settings=host_b))
     report = out.artifacts.report_md.read_text()
     assert "thirty percent" in report and "two million euros" in report, report

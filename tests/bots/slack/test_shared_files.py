@@ -12,7 +12,7 @@ from tests.shared_files import docx_bytes, encrypted_pdf_bytes, pdf_bytes, zip_b
 
 PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
          "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
-QUESTION = "<@U0BOT> what maintenance costs and price does the Zephyr turbine have?"
+QUESTION = "<@U0BOT> what maintenance costs does the Zephyr turbine have, and what does one unit cost?"
 
 
 def _ask(bot, fake, root: str, text: str = QUESTION) -> str:

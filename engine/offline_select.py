@@ -1,0 +1,159 @@
+"""How the offline model chooses sentences for a question: stemmed relevance, a floor, and diversity.
+
+Words are stemmed with the Snowball stemmer of the question's language (``snowballstemmer``, the
+Snowball project's own Python port; Porter, 2001), so "rated" meets "rating" and "Leistungen"
+meets "Leistung". Relevance is BM25+ (Lv & Zhai, 2011, via ``rank_bm25``: its inverse document
+frequency stays positive in a pool of a few sentences, where BM25's own falls to zero). A chosen
+sentence must name :data:`MIN_TERMS_SHARE` of the question's terms and carry :data:`COVERAGE_FLOOR`
+of their weight, a term weighing half its inverse document frequency among the candidates
+(ln(1 + (N - n + 0.5) / (n + 0.5)), Lucene's BM25) and half the same as every other term: a word
+every candidate shares (the subject they were found by) counts little, a rare one counts more but
+not all. Among those, maximal marginal relevance (Carbonell & Goldstein, 1998) picks each next
+sentence for its relevance less its likeness to those already chosen.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+
+from engine.language import NAMES
+
+#: Share of the question's term weight a chosen sentence must carry (0..1): a sentence naming only
+#: the subject most candidates share ("asyncio") is left out, one naming what the question asks
+#: about ("timeouts") is kept; measured on the quick-start run and the tests' corpora.
+COVERAGE_FLOOR = 0.5
+#: Share of a term's weight that is the same for every term; the rest is its rarity (idf).
+EQUAL_SHARE = 0.5
+#: And it must name two thirds of the question's terms (at most :data:`MIN_TERMS_CAP` of them):
+#: with two terms, both ("asyncio" and "timeout"), whichever is the rarer among the candidates.
+MIN_TERMS_SHARE = 2 / 3
+MIN_TERMS_CAP = 3
+#: Weight of relevance against novelty in maximal marginal relevance (Carbonell & Goldstein's
+#: lambda); 0.7 leans to relevance, as in their query-focused summaries.
+MMR_LAMBDA = 0.7
+#: Words that ask how rather than about what ("how does X work"): never a term of the question.
+QUESTION_VERBS = frozenset("""handle handles work works make makes use uses used happen happens compare compares
+    affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
+    fonctionnent funciona funcionan""".split())
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_TOKEN = re.compile(r"\w+(?:-\w+)*")
+
+
+_LOCAL = threading.local()
+
+
+def _stemmer(language: str):
+    """The Snowball stemmer of ``language`` for this thread (a stemmer keeps its word in its own
+    state while it works, so two threads must not share one), None when Snowball has none."""
+    import snowballstemmer
+
+    cache = _LOCAL.__dict__.setdefault("stemmers", {})
+    if language not in cache:
+        name = NAMES.get(language, "").lower()
+        cache[language] = snowballstemmer.stemmer(name) if name in snowballstemmer.algorithms() else None
+    return cache[language]
+
+
+def _parts(token: str) -> list[str]:
+    """The words inside one token: hyphen parts, and an identifier's ("TimeoutError" -> "Timeout",
+    "Error"; "wait_for" -> "wait", "for")."""
+    out = []
+    for part in token.split("-"):
+        out += _CAMEL.findall(part.replace("_", " ")) if part.isascii() else [part]
+    return [p.lower() for p in out if len(p) > 1]
+
+
+def terms(text: str, language: str = "en", *, split: bool = True) -> list[str]:
+    """Stemmed tokens of ``text`` in order; a hyphenated word ("air-source") is one token, and with
+    ``split`` it and an identifier also give their parts ("air", "source"; "TimeoutError" ->
+    "timeout", "error"), so a question's "timeouts" meets a sentence's "TimeoutError".
+    A language without a Snowball stemmer (Chinese, Japanese, ...) keeps the words as they are."""
+    stem = _stemmer(language)
+    stem_words = stem.stemWords if stem else (lambda ws: ws)
+    tokens: list[str] = []
+    for raw in _TOKEN.findall(text):
+        tokens.append("-".join(stem_words(raw.lower().split("-"))))
+        parts = _parts(raw) if split else []
+        if len(parts) > 1:
+            tokens += stem_words(parts)
+    return tokens
+
+
+def query_terms(query: str, language: str = "en") -> list[str]:
+    """The stemmed terms of ``query`` that carry its topic, each once: no function word, no
+    question verb; a hyphenated word stays one term (it names one thing)."""
+    from engine.offline_text import STOPWORDS
+
+    kept = [t for t in _TOKEN.findall(query) if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS]
+    return list(dict.fromkeys(terms(" ".join(kept), language, split=False)))
+
+
+def _scores(docs: list[list[str]], query: list[str]) -> tuple[list[float], list[float]]:
+    """``(BM25+ score, share of the query's weight)`` of each tokenised candidate (module docstring)."""
+    from rank_bm25 import BM25Plus
+
+    bm25 = list(BM25Plus([d or ["_"] for d in docs]).get_scores(query)) if query else [0.0] * len(docs)
+    sets = [set(d) for d in docs]
+    n = len(sets)
+    frequency = {t: sum(t in s for s in sets) for t in query}
+    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
+    total = sum(idf.values()) or 1.0
+    # half by rarity, half equal: a word the candidates seldom repeat (a corpus's own subject,
+    # "Python" in Python's documentation) does not outweigh all the others
+    weight = {t: (1 - EQUAL_SHARE) * w / total + EQUAL_SHARE / len(idf) for t, w in idf.items()}
+    coverage = [sum(w for t, w in weight.items() if t in s) if query else 1.0 for s in sets]
+    return bm25, coverage
+
+
+def _likeness(a: set[str], b: set[str]) -> float:
+    """Cosine of two sets of terms (0..1)."""
+    return len(a & b) / math.sqrt(len(a) * len(b)) if a and b else 0.0
+
+
+def choose(candidates: list[str], query: str, k: int, language: str = "en", *, floor: float = COVERAGE_FLOOR,
+           lam: float = MMR_LAMBDA, groups: list[str] | None = None, per_group: int = 0) -> list[str]:
+    """Up to ``k`` of ``candidates`` for ``query``, best first: those carrying at least ``floor`` of
+    the query's term weight and :data:`MIN_TERMS_SHARE` of its terms (``floor`` 0 keeps all),
+    picked by maximal marginal relevance with ``lam``.
+
+    ``groups`` (one label per candidate, e.g. its source id) with ``per_group`` > 0 takes at most
+    that many of one group. Ties keep the candidates' order.
+    """
+    from engine.offline_text import STOPWORDS
+
+    if not candidates:
+        return []
+    query_t = query_terms(query, language)
+    docs = [terms(c, language) for c in candidates]
+    bm25, coverage = _scores(docs, query_t)
+    top = max(bm25, default=0.0)
+    relevance = [b / top if top > 0 else 0.0 for b in bm25]
+    content = [{t for t in d if t not in STOPWORDS} for d in docs]
+    need = min(math.ceil(len(query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
+    left = [i for i in range(len(candidates)) if coverage[i] >= floor and len(set(query_t) & set(docs[i])) >= need]
+    chosen: list[int] = []
+    taken: dict[str, int] = {}
+    while left and len(chosen) < k:
+        def mmr(i: int) -> float:
+            return lam * relevance[i] - (1 - lam) * max((_likeness(content[i], content[j]) for j in chosen), default=0)
+
+        best = max(left, key=lambda i: (mmr(i), -i))
+        left.remove(best)
+        group = groups[best] if groups else ""
+        if per_group and taken.get(group, 0) >= per_group:
+            continue
+        taken[group] = taken.get(group, 0) + 1
+        chosen.append(best)
+    return [candidates[i] for i in chosen]
+
+
+def rank(candidates: list[str], query: str, k: int, language: str = "en") -> list[str]:
+    """The ``k`` candidates most relevant to ``query`` by stemmed BM25, ties broken by original
+    order; no floor and no diversity (an ordering, for text already chosen)."""
+    if not candidates:
+        return []
+    bm25, _ = _scores([terms(c, language) for c in candidates], query_terms(query, language))
+    order = sorted(range(len(candidates)), key=lambda i: (-bm25[i], i))
+    return [candidates[i] for i in order[:k]]

@@ -1,0 +1,82 @@
+"""The offline model chooses sentences for a question: stemmed in the question's language, above a
+relevance floor, and diverse (maximal marginal relevance)."""
+
+from __future__ import annotations
+
+from engine.offline_select import choose, rank, terms
+
+POOL = [
+    "Reviewers rated the hotel's breakfast highly in every season.",
+    "The hotel has four hundred rooms and a garden.",
+    "Its rooftop bar opens at six in the evening.",
+]
+
+
+def test_an_inflected_word_matches_its_stem():
+    assert choose(POOL, "hotel rating", 3) == [POOL[0]]
+    assert terms("Ratings were rated", "en") == ["rate", "were", "rate"]
+
+
+def test_the_stemmer_is_the_questions_language():
+    assert terms("Leistungen der Wärmepumpen", "de") == ["leistung", "der", "warmepump"]
+    german = ["Die Leistung einer Wärmepumpe sinkt bei Frost.", "Der Garten ist groß und grün im Sommer."]
+    assert choose(german, "Leistungen von Wärmepumpen", 2, "de") == [german[0]]
+
+
+def test_identifiers_are_split_into_their_words():
+    assert "timeout" in terms("asyncio.TimeoutError is raised", "en")
+    assert "timeout" in terms("wait_for(timeout_seconds)", "en")
+
+
+def test_a_sentence_sharing_only_a_common_word_is_below_the_floor():
+    pool = [
+        "asyncio.timeout() cancels the current task when the deadline passes.",
+        "The asyncio event loop can run servers that handle connections.",
+        "asyncio queues are not thread safe.",
+        "asyncio streams work with network connections.",
+    ]
+    chosen = choose(pool, "How does asyncio handle timeouts", 4)
+    assert chosen == [pool[0]]
+
+
+def test_nothing_is_chosen_when_no_sentence_is_about_the_question():
+    pool = ["Return the number of items currently in the history.",
+            "Time zones are named like America/New_York or Europe/Paris.",
+            "The history file is read when the shell starts."]
+    assert choose(pool, "the history of the bicycle in Europe", 5) == []
+
+
+def test_a_near_repeat_gives_way_to_a_different_relevant_sentence():
+    pool = [
+        "Task.cancel() requests that the task be cancelled at its next await.",
+        "Task.cancel() requests that the task be cancelled at the next await point.",
+        "A cancelled task raises CancelledError inside the coroutine it wraps.",
+    ]
+    assert choose(pool, "cancel a task", 2) == [pool[0], pool[2]]
+
+
+def test_the_floor_is_off_for_ranking_and_groups_are_capped():
+    pool = ["Cats purr when content.", "Dogs bark at night.", "Dogs dig holes in gardens."]
+    assert rank(pool, "dogs", 3) == [pool[1], pool[2], pool[0]]
+    assert choose(pool, "dogs", 3, groups=["a", "b", "b"], per_group=1) == [pool[1]]
+
+
+def test_a_two_word_question_needs_both_words():
+    pool = ["asyncio.wait_for() raises TimeoutError when the timeout expires.",
+            "Using asyncio.Queue to distribute workload between several tasks.",
+            "The ssl_handshake_timeout is the time to wait for the TLS handshake.",
+            "The ssl_shutdown_timeout is the time to wait for the TLS shutdown."]
+    assert choose(pool, "How does asyncio handle timeouts", 4) == [pool[0]]
+
+
+def test_threads_stem_at_once_without_mixing_their_words():
+    import threading
+
+    text = " ".join(["cancellations", "timeouts", "Wärmepumpen", "handshakes", "distributing"] * 2000)
+    expected = terms(text, "en")
+    results, threads = [], [threading.Thread(target=lambda: results.append(terms(text, "en"))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 4

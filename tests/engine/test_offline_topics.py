@@ -1,0 +1,57 @@
+"""The offline planner's sub-questions read as phrases in the question's language, composed with the
+subject as the user wrote it; never keyword lists."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.offline_text import plan_topics
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    ("the history of the bicycle in Europe", "en",
+     ["the history of the bicycle in Europe", "History of the bicycle in Europe — limitations and problems",
+      "History of the bicycle in Europe — examples"]),
+    ("How does garbage collection work in Python?", "en",
+     ["How does garbage collection work in Python?", "Garbage collection in Python — limitations and problems",
+      "Garbage collection in Python — examples"]),
+    ("solid-state batteries for electric cars", "en",
+     ["solid-state batteries for electric cars", "Solid-state batteries for electric cars — how it works",
+      "Solid-state batteries for electric cars — limitations and problems"]),
+    ("Wie funktioniert die Garbage Collection in Python?", "de",
+     ["Wie funktioniert die Garbage Collection in Python?", "Garbage Collection in Python — Grenzen und Probleme",
+      "Garbage Collection in Python — Beispiele"]),
+    ("Die Geschichte des Fahrrads in Europa", "de",
+     ["Die Geschichte des Fahrrads in Europa", "Geschichte des Fahrrads in Europa — Grenzen und Probleme",
+      "Geschichte des Fahrrads in Europa — Beispiele"]),
+    ("l'énergie solaire en France", "fr",
+     ["l'énergie solaire en France", "L'énergie solaire en France — fonctionnement",
+      "L'énergie solaire en France — limites et problèmes"]),
+    ("¿Cómo funciona la energía geotérmica?", "es",
+     ["¿Cómo funciona la energía geotérmica?", "Energía geotérmica — límites y problemas",
+      "Energía geotérmica — ejemplos"]),
+])
+def test_a_single_subject_gets_readable_sub_questions(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
+
+
+def test_a_question_whose_rest_is_a_clause_is_its_own_one_topic():
+    question = "how much power does the Zephyr turbine deliver at coastal sites?"
+    assert plan_topics(question, 5) == [question]
+    background = " — Background from the thread's discussion: Bob: pitch and files below; Alice: in writing?"
+    assert plan_topics(question + background, 5) == [question]
+
+
+def test_the_answer_to_the_clarifying_question_is_not_part_of_the_subject():
+    topics = plan_topics("heat pumps — for homes in Germany", 5, "en")
+    assert topics[0] == "heat pumps — for homes in Germany"
+    assert topics[1:] == ["Heat pumps — how it works", "Heat pumps — limitations and problems"]
+
+
+def test_a_list_still_gives_one_topic_per_item():
+    assert plan_topics("Compare solar panels; wind turbines; heat pumps", 5) == [
+        "Compare solar panels", "wind turbines", "heat pumps"]
+
+
+def test_the_limit_is_kept():
+    assert plan_topics("the history of the bicycle in Europe", 1) == ["the history of the bicycle in Europe"]
