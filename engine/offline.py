@@ -26,6 +26,7 @@ from engine import offline_text as T
 from engine.citations import SID
 from engine.language import NAMES, detect_language, sentences, words
 from engine.offline_select import choose, rank
+from engine.text import markdown_literal, markdown_unescape
 
 __all__ = ["OfflineChatModel", "choose", "distinct", "notice", "passages", "rank", "readable"]
 
@@ -272,7 +273,8 @@ class OfflineChatModel(BaseChatModel):
         sid_of = {s: sid for s, sid in reversed(pool)}  # a sentence two sources share: the first one's
         best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=[sid_of[s] for s in keep],
                           per_group=NOTES_PER_SOURCE))
-        lines = [f"- {s} [{sid_of[s]}]" for s in keep if s in best]
+        # a page's text is plain: its *args and __init__ are written, not emphasis
+        lines = [f"- {markdown_literal(s)} [{sid_of[s]}]" for s in keep if s in best]
         none = T.phrase("no_passages", language, n=str(found)) if found else T.phrase("no_findings", language)
         return "\n".join(lines) or none, []
 
@@ -318,7 +320,8 @@ class OfflineChatModel(BaseChatModel):
 
     def _task_executive_summary(self, prompt: str, messages, tools):
         report = _tag(prompt, "Report")
-        title = next((line[2:].strip() for line in report.splitlines() if line.startswith("# ")), "Research report")
+        title = next((markdown_unescape(line[2:].strip()) for line in report.splitlines() if line.startswith("# ")),
+                     "Research report")
         cited = [re.sub(r"^\s*[-*]\s+", "", line).strip() for line in report.splitlines()
                  if re.match(r"^\s*[-*]\s+", line) and SID.search(line)]
         cited = list(dict.fromkeys(cited))

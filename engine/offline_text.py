@@ -6,6 +6,7 @@ import re
 
 from engine.citations import SID
 from engine.language import FUNCTION_WORDS, sentences, words
+from engine.text import markdown_literal
 
 #: Words that carry no topic: function words, and the words of a request itself ("please explain").
 STOPWORDS = FUNCTION_WORDS | frozenset(
@@ -356,7 +357,7 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
     With no cited finding it says so: no sources found, or ``sources_found`` sources found and
     none with a passage to quote."""
     title = _short(brief.split("\n")[0], 110)
-    out = [f"# {title}", "", f"*{notice}*", ""]
+    out = [f"# {markdown_literal(title)}", "", f"*{notice}*", ""]
     blocks = _findings_blocks(findings)
     all_lines = [ln for _, lines in blocks for ln in lines]
     if not all_lines:
@@ -368,7 +369,7 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
         seen.update(" ".join(words(SID.sub("", ln))) for ln in fresh)
         if not fresh:
             continue
-        out += [f"## {phrase('findings_on', language, t=_short(topic, 80))}", ""]
+        out += [f"## {phrase('findings_on', language, t=markdown_literal(_short(topic, 80)))}", ""]
         out += [f"- {ln}" for ln in fresh] + [""]
     return "\n".join(out)
 

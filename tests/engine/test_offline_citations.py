@@ -34,7 +34,7 @@ def test_offline_report_keeps_bracketed_text_and_numbers_only_its_citations(offl
     for sentence in ("All quality scores are normalised to the interval [0, 1] before they are compared across studies.",
                      "Scores outside the interval [0, 1] are clipped to the nearest bound by the scoring pipeline.",
                      "A rating scale [1-5] is common for human judgements of answer quality in such studies."):
-        assert re.search(re.escape(sentence) + r" \[[12]\]", body), sentence
+        assert re.search(re.escape(markdown_literal(sentence)) + r" \[[12]\]", body), sentence
     assert "interval [0\n" not in report and "[0]" not in report and "[1][" not in report
     assert not re.search(r"S[0-9a-f]{6}", report)  # every minted id became a number or went
     listed = re.findall(r"^(\d+)\. \[", sources, re.MULTILINE)
