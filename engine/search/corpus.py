@@ -236,7 +236,7 @@ def index_root(index_path: Path) -> str | None:
     """The folder an index was built from, or None when there is no index yet."""
     if not Path(index_path).exists():
         return None
-    conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True)  # '#', '?', '%' encoded
     try:
         row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
     except sqlite3.Error:

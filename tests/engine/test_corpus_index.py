@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import resource
 import sqlite3
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.search import corpus
 from engine.search.base import SearchError
 from engine.search.corpus import (
     CorpusIndexError,
@@ -18,6 +20,7 @@ from engine.search.corpus import (
     add_documents,
     index_directory,
     index_root,
+    query_words,
     split_passages,
 )
 
@@ -69,10 +72,15 @@ async def test_a_file_that_became_unreadable_is_dropped_and_counted(docs: Path, 
     index = tmp_path / "corpus.sqlite"
     index_directory(docs, index)
     (docs / "c_geo.md").write_text("  \n")
+    (docs / "d_tides.md").write_text("\n")
     stats = index_directory(docs, index)
-    assert (stats.documents, stats.added, stats.unchanged, stats.removed, stats.skipped) == (3, 0, 3, 1, 1)
-    assert stats.skipped_files == [(str(docs / "c_geo.md"), "no text")]
+    assert (stats.documents, stats.added, stats.unchanged, stats.removed, stats.skipped) == (2, 0, 2, 2, 2)
+    assert stats.skipped_files == [(str(docs / "c_geo.md"), "no text"), (str(docs / "d_tides.md"), "no text")]
     assert await _titles(index, "magma") == []
+    (docs / "c_geo.md").unlink()
+    (docs / "d_tides.md").unlink()
+    (docs / "a_solar.md").unlink()
+    assert index_directory(docs, index).removed == 1
     assert await _titles(index, "turbine") == ["Wind"]
 
 
@@ -124,6 +132,37 @@ def test_hidden_files_and_files_that_cannot_be_read_are_left_out(docs: Path, tmp
     assert stats.documents == 4  # the files after the unreadable ones are all there
 
 
+def test_a_pipe_named_like_a_document_is_passed_over(docs: Path, tmp_path: Path) -> None:
+    os.mkfifo(docs / "a_pipe.md")
+    stats = index_directory(docs, tmp_path / "corpus.sqlite")
+    assert (stats.documents, stats.skipped) == (4, 0)
+
+
+@pytest.mark.parametrize(("files", "kept"), [(100, 64), (140, 128)])
+def test_an_index_run_stopped_midway_keeps_what_it_committed(tmp_path: Path, monkeypatch, files: int,
+                                                             kept: int) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(files):
+        (docs / f"note{n:03}.md").write_text(f"# Note {n}\n\nReading number {n}.\n")
+    extract = corpus.extract_document
+    calls: list[Path] = []
+
+    def interrupted(path: Path, size: int):
+        calls.append(path)
+        if len(calls) == files:
+            raise KeyboardInterrupt  # Ctrl-C on the last file
+        return extract(path, size)
+
+    index = tmp_path / "corpus.sqlite"
+    monkeypatch.setattr(corpus, "extract_document", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        index_directory(docs, index)
+    monkeypatch.undo()
+    again = index_directory(docs, index)  # committed every 64 files: only the rest is read again
+    assert (again.unchanged, again.added, again.documents) == (kept, files - kept, files)
+
+
 def test_no_supported_files_names_every_supported_kind(tmp_path: Path) -> None:
     (tmp_path / "photo.png").write_bytes(b"\x89PNG")
     with pytest.raises(CorpusIndexError) as err:
@@ -147,7 +186,7 @@ def test_an_index_path_that_cannot_be_created_says_why(docs: Path, tmp_path: Pat
     assert str(err.value).startswith(f"cannot create the corpus index {docs}: the database file cannot be opened")
 
 
-@pytest.mark.parametrize("limit", [0, 20_000])
+@pytest.mark.parametrize("limit", [0, 100_000])  # creating the index, then filling it
 def test_a_full_disk_while_indexing_is_named(docs: Path, tmp_path: Path, limit: int) -> None:
     (docs / "e_more.md").write_text("# More\n\n" + "Geothermal energy keeps the ground warm all year round. " * 400)
     index = tmp_path / "corpus.sqlite"
@@ -175,6 +214,17 @@ async def test_an_index_of_an_older_layout_is_rebuilt(docs: Path, tmp_path: Path
     assert await _titles(index, "magma") == ["Geothermal"]
 
 
+async def test_an_index_under_a_folder_with_url_characters_is_found(docs: Path, tmp_path: Path) -> None:
+    index = tmp_path / "state #2 50%" / "corpus.sqlite"
+    index_directory(docs, index)
+    assert index_root(index) == str(docs)
+    assert await _titles(index, "magma") == ["Geothermal"]
+
+
+def test_a_query_repeating_a_word_still_looks_for_the_others() -> None:
+    assert query_words("heat " * 40 + "pump") == ["heat", "pump"]
+
+
 def test_shared_files_count_every_passage_written_and_have_no_folder(tmp_path: Path) -> None:
     index = tmp_path / "files.sqlite"
     assert add_documents(index, [("/shared/a.txt", "A", "Lagoons."), ("/shared/b.txt", "B", "Barrages.")]) == 2
@@ -192,12 +242,12 @@ async def test_an_unreadable_index_file_is_a_search_error_that_says_so(tmp_path:
 async def test_a_cjk_snippet_starts_at_the_first_word_found(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "ja.txt").write_text("長い話\n\n" + "大阪" + "あ" * 600 + "京都大阪" + "い" * 600 + "\n")
+    (docs / "ja.txt").write_text("大阪の長い話\n\n" + "あ" * 600 + "京都大阪" + "い" * 600 + "\n")
     (docs / "exact.txt").write_text("ちょうど\n\n" + "名古屋" + "う" * 291 + "\n")  # 300 characters: no " …"
     index = tmp_path / "corpus.sqlite"
     index_directory(docs, index)
     (result,) = await CorpusSearch(index).search("京都 大阪")
-    assert result.content == "長い話 大阪" + "あ" * 293 + " …"
+    assert result.content == "大阪の長い話 " + "あ" * 292 + " …"
     (result,) = await CorpusSearch(index).search("名古屋")
     assert result.content == "ちょうど 名古屋" + "う" * 291
 
@@ -242,10 +292,10 @@ async def test_a_result_lists_its_passages_in_document_order_even_when_the_first
     ("x" * 50 + " " + "y" * 150, 1000, 120, [("x" * 50 + " " + "y" * 150)[:120], "y" * 81]),
     ("x" * 100 + " " + "y" * 30 + " " + "z" * 50, 1000, 120, ["x" * 100, "y" * 30 + " " + "z" * 50]),
     # what is left after a hard cut and fits is kept whole
-    ("x" * 10 + "aaaa bbbbb", 100, 10, ["x" * 10, "aaaa bbbbb"]),
+    ("x" * 10 + "aaaaaa bbb", 100, 10, ["x" * 10, "aaaaaa bbb"]),
     # passages: closed before passing the limit, counted afresh after each close
     ("a" * 8 + "\n\n" + "b" * 10, 30, 19, ["a" * 8, "b" * 10]),
-    ("a" * 15 + "\n\n" + "b" * 10 + "\n\n" + "c" * 8, 100, 20, ["a" * 15, "b" * 10 + "\n\n" + "c" * 8]),
+    ("a" * 15 + "\n\n" + "b" * 10 + "\n\n" + "c" * 8, 32, 20, ["a" * 15, "b" * 10 + "\n\n" + "c" * 8]),
     ("a" * 10 + "\n\n" + "b" * 4 + "\n\n" + "c" * 3 + "\n\n" + "d" * 5, 10, 30,
      ["a" * 10, "b" * 4 + "\n\n" + "c" * 3 + "\n\n" + "d" * 5]),
     ("a" * 4 + "\n\n" + "b" * 4 + "\n\n" + "c" * 4, 14, 30, ["a" * 4 + "\n\n" + "b" * 4 + "\n\n" + "c" * 4]),
