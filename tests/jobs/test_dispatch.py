@@ -8,12 +8,12 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Queue
 
-from jobs import handle_message, thread_info, threads_of
-from jobs.conversation.replies import QUEUE_DOWN
+from jobs import handle_message, handle_press, thread_info, threads_of
+from jobs.conversation.replies import CANCELLED_QUEUED, QUEUE_DOWN
 from jobs.queue import QUEUE_NAME, enqueue, job_id_for, redis_connection
 from jobs.store import get_store
 from jobs.threads import set_thread
-from jobs.turns import MENTION, Turn
+from jobs.turns import MENTION, Reply, Turn
 
 PORT = {"factory": "tests.fakes.recording_port:RecordingPort", "path": "/dev/null", "thread": "x"}
 THREAD = "slack:T1:C1:1700000000.000100"
@@ -242,3 +242,29 @@ def test_an_end_replayed_while_its_turn_finishes_keeps_the_turns_attempts(redis_
     records.finish(store, "rp1", "done")
     rec = store.get(records.turn_key("rp1"))
     assert (rec["state"], rec["attempts"], rec["delivered"]) == ("done", 1, ["summary"])
+
+
+def _press(settings, user, action, value, press_id):
+    return handle_press(THREAD, user, action, value, PORT, press_id, settings=settings)
+
+
+def test_a_follow_up_button_starts_once_and_shows_who_asked_what(redis_settings):
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(get_store(redis_settings), THREAD, status="done", report_dir="/data/artifacts/x/run1")
+    reply = _press(redis_settings, "U2", "follow_up", "  What about\n  moon phases?  ", "press-1")
+    assert (reply.action, reply.turn_id, reply.mention) == ("started", "press-1", "U2")
+    assert reply.text == f"{MENTION} asked a follow-up question:\n\n> What about moon phases?"
+    job = Queue(QUEUE_NAME, connection=redis_connection(redis_settings.redis_url)).fetch_job(job_id_for("press-1"))
+    assert job.args[0]["kind"] == "start" and job.args[0]["text"] == "What about\n  moon phases?"
+    assert _press(redis_settings, "U2", "follow_up", "What about moon phases?", "press-1").action == "duplicate"
+    assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("press-1")]
+
+
+def test_a_double_cancel_press_cancels_once(redis_settings):
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    first = _press(redis_settings, "U1", "cancel", "", "cancel-e1-U1")
+    assert (first.action, first.text) == ("cancelled", CANCELLED_QUEUED)
+    assert _press(redis_settings, "U1", "cancel", "", "cancel-e1-U1") == Reply(action="duplicate")
+    assert thread_info(THREAD, settings=redis_settings).status == "cancelled"
+    with pytest.raises(ValueError, match="unknown button action 'retry'"):
+        _press(redis_settings, "U1", "retry", "", "retry-e1")
