@@ -8,12 +8,14 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Queue
 
-from jobs import handle_message, handle_press, thread_info, threads_of
+from jobs import audit, handle_message, handle_press, thread_info, threads_of
+from jobs.conversation import Address
 from jobs.conversation.replies import CANCELLED_QUEUED, QUEUE_DOWN
 from jobs.queue import QUEUE_NAME, enqueue, job_id_for, redis_connection
 from jobs.store import get_store
 from jobs.threads import set_thread
 from jobs.turns import MENTION, Reply, Turn
+from tests.jobs.conftest import make_settings
 
 PORT = {"factory": "tests.fakes.recording_port:RecordingPort", "path": "/dev/null", "thread": "x"}
 THREAD = "slack:T1:C1:1700000000.000100"
@@ -268,3 +270,49 @@ def test_a_double_cancel_press_cancels_once(redis_settings):
     assert thread_info(THREAD, settings=redis_settings).status == "cancelled"
     with pytest.raises(ValueError, match="unknown button action 'retry'"):
         _press(redis_settings, "U1", "retry", "", "retry-e1")
+
+
+def _trail(settings) -> list[tuple[str, str, str, str]]:
+    return [(r["requester"], r["question"], r["status"], r["error"]) for r in audit.read(settings)]
+
+
+def test_a_research_ended_by_the_conversation_leaves_one_audit_record_saying_why(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    assert _msg(redis_settings, "U1", "cancel", "e2").action == "cancelled"  # still queued
+    _msg(redis_settings, "U1", "Tell me about waves", "e3")
+    set_thread(store, THREAD, status="paused", clarify_question="Which coast?", paused_at=time.time() - 60)
+    assert _msg(redis_settings, "U1", "cancel", "e4").action == "cancelled"
+    _msg(redis_settings, "U1", "Tell me about currents", "e5")
+    set_thread(store, THREAD, status="paused", paused_at=time.time() - redis_settings.clarify_ttl - 5)
+    assert _msg(redis_settings, "U1", "the Atlantic", "e6", explicit=False).action == "expired"
+    assert _trail(redis_settings) == [
+        ("U1", "Tell me about tides", "cancelled", "cancelled before it started"),
+        ("U1", "Tell me about waves", "cancelled", "cancelled while waiting for an answer"),
+        ("U1", "Tell me about currents", "cancelled", "the clarifying question expired"),
+    ]
+
+
+def test_over_the_daily_limit_a_question_is_refused_recorded_and_logged(tmp_path, redis_db, caplog):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_researches_per_user_per_day=1)
+    caplog.set_level("INFO", logger="jobs.dispatch")
+    assert _msg(settings, "U1", "Question one?", "e1").action == "started"
+    other = "slack:T1:C1:1700000000.000200"
+    refused = _msg(settings, "U1", "Question two?", "e2", thread=other)
+    assert (refused.action, refused.mention) == ("over_quota", "U1")
+    said = "You have started the most researches allowed in 24 hours (1)"
+    assert refused.text.startswith(f"{MENTION} {said}")
+    assert _trail(settings) == [("U1", "Question two?", "rejected", refused.text.removeprefix(f"{MENTION} "))]
+    assert _queued_ids(settings) == [job_id_for("e1")] and thread_info(other, settings=settings) is None
+    assert [m for m in caplog.messages if "over_quota" in m] == [
+        f"event=over_quota thread={other} user=U1 limit=daily who=user"]
+    assert f"event=message thread={THREAD} turn=e1 action=start" in caplog.messages
+    # what starts nothing takes no slot: chatting and a cancel with nothing running are answered as usual
+    assert _msg(settings, "U1", "thanks", "e3", explicit=False, thread=other).action == "ignored"
+
+
+def test_a_message_from_a_direct_conversation_starts_without_a_mention(redis_settings):
+    reply = handle_message(THREAD, "U1", "How do tides work?", PORT, "e1", settings=redis_settings,
+                           explicit_start=Address.DM)
+    assert reply.action == "started"
+    assert handle_message(THREAD, "U2", None, PORT, "e2", settings=redis_settings, explicit_start=False).action == "ignored"
