@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from bots.console_lock import describe_holder
 from jobs.locks import ThreadLock
 from jobs.store import Store, get_store
 from tests.waiting import wait_for, wait_set
@@ -54,6 +55,18 @@ def test_a_lock_outlives_its_lease_while_held_and_again_after_it_is_taken_anew(s
         assert not ThreadLock(store, "renewed", ttl=1).acquire(timeout=2)  # twice the lease: still held
         held.release()
         assert store.get("lock:renewed") is None  # freed at once, not when the lease runs out
+
+
+def test_a_waiter_that_gave_up_frees_nothing_when_it_releases(store: Store) -> None:
+    held = ThreadLock(store, "t1", ttl=30)
+    assert held.acquire(timeout=0)
+    since = describe_holder(store.get("lock:t1"))
+    assert since.startswith("another process (a worker or a bot), since ")  # what a console shows
+    gave_up = ThreadLock(store, "t1")
+    assert not gave_up.acquire(timeout=0)
+    gave_up.release()
+    assert describe_holder(store.get("lock:t1")) == since
+    held.release()
 
 
 def test_a_waiter_gets_the_lock_once_it_is_released(store: Store) -> None:
@@ -103,8 +116,10 @@ def test_a_lease_whose_key_vanished_is_taken_again(store: Store, caplog, monkeyp
     _logged(caplog, "event=lease_restored key=lock:t1")
     assert not ThreadLock(store, "t1", ttl=1).acquire(timeout=2)  # ours again, and renewed
     assert not lost.is_set()
-    held.release()
-    assert ThreadLock(store, "t1").acquire(timeout=0)
+    assert describe_holder(store.get("lock:t1")).startswith("another process (a worker or a bot), since ")
+    held._stop.set()  # its holder killed: no more renewals, no release
+    held._renewer.join()
+    assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # the lease taken again lapses too
 
 
 def test_a_store_blip_while_renewing_is_logged_and_the_lease_kept(store: Store, caplog, monkeypatch) -> None:
