@@ -55,6 +55,7 @@ def test_a_lock_outlives_its_lease_while_held_and_again_after_it_is_taken_anew(s
         assert not ThreadLock(store, "renewed", ttl=1).acquire(timeout=2)  # twice the lease: still held
         held.release()
         assert store.get("lock:renewed") is None  # freed at once, not when the lease runs out
+        held.release()  # a second release (a finally after an explicit one) is harmless
 
 
 def test_a_waiter_that_gave_up_frees_nothing_when_it_releases(store: Store) -> None:
