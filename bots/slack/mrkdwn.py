@@ -105,7 +105,7 @@ def _render(markdown: str, *, plain: bool, mentions: bool) -> str:
     if mentions:
         source = _PASSTHROUGH.sub(hide, source)
     text = _Renderer(plain=plain).render(parse(source))
-    return _MARK.sub(lambda m: kept[int(m.group(1))], text) if kept else text
+    return _MARK.sub(lambda m: kept[int(m.group(1))], text)
 
 
 def markdown_to_mrkdwn(markdown: str, *, mentions: bool = False) -> str:
@@ -135,7 +135,8 @@ def slack_to_text(text: str, *, bot_user_id: str | None = None) -> str:
     """Turn a Slack message's text into the plain text a user typed.
 
     Mentions of ``bot_user_id`` are removed; other user mentions become ``@U123``, channels
-    ``#name``, links their URL (or ``label (url)``), ``<!here>``-style specials ``@here``;
+    ``#name``, links their URL (or ``label (url)``), ``<!here>``-style specials ``@here``, dates
+    (``<!date^...|Feb 18, 2014>``) their text;
     ``&amp;``, ``&lt;``, ``&gt;`` are unescaped. Whitespace is collapsed at the ends.
     """
 
@@ -146,12 +147,15 @@ def slack_to_text(text: str, *, bot_user_id: str | None = None) -> str:
             return "" if bot_user_id and target[1:] == bot_user_id else "@" + (label or target[1:]).lstrip("@")
         if target.startswith("#"):
             return "#" + (label or target[1:]).lstrip("#")
+        if target.startswith("!date^"):
+            # <!date^1392734382^{date_short}|Feb 18, 2014>: the label is the date as text
+            return label
         if target.startswith("!"):
             # <!channel>, <!here|@here>, <!subteam^S123|@team>: the label already has its "@"
             return "@" + (label or target[1:].split("^")[0]).lstrip("@")
         if label and label != target and label not in target:
             return f"{label} ({target})"
-        return target.removeprefix("mailto:") if target.startswith("mailto:") else target
+        return target.removeprefix("mailto:")
 
     plain = _SLACK_TOKEN.sub(replace, text or "")
     return re.sub(r"[ \t]{2,}", " ", _unescape(plain)).strip()

@@ -94,7 +94,7 @@ def to_teams_markdown(text: str) -> str:
     as ``text (url)``); headings of level 4-6 become bold lines; links only for http, https and
     mailto (others keep their text); bare http(s) URLs become links.
     """
-    return _Renderer().render(parse((text or "").replace("\r\n", "\n")))
+    return _Renderer().render(parse(text))
 
 
 def payload_bytes(activity: Activity) -> int:

@@ -69,10 +69,10 @@ class IndexStats:
         skipped_files: ``(path, reason)`` for every skipped file.
     """
 
-    documents: int
-    skipped: int
-    chunks: int
-    seconds: float
+    documents: int = 0
+    skipped: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
     added: int = 0
     unchanged: int = 0
     removed: int = 0
@@ -236,7 +236,7 @@ def index_root(index_path: Path) -> str | None:
     """The folder an index was built from, or None when there is no index yet."""
     if not Path(index_path).exists():
         return None
-    conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True)  # '#', '?', '%' encoded
     try:
         row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
     except sqlite3.Error:
@@ -247,7 +247,7 @@ def index_root(index_path: Path) -> str | None:
 
 
 def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list) -> IndexStats:
-    stats = IndexStats(documents=0, skipped=0, chunks=0, seconds=0.0, skipped_files=skipped_files)
+    stats = IndexStats(skipped_files=skipped_files)
     row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
     if row and row[0] != clean_path(root):
         log.info("corpus_replace old_root=%s new_root=%s", row[0], clean_path(root))
@@ -443,18 +443,22 @@ class CorpusSearch:
         limit = max(50, max_results * 10)
         expression = match_expression(query)
         rows: list[tuple] = []
-        if expression:
+        while expression:
             rows = conn.execute(
                 "SELECT passages.rowid, -passages.rank, snippet(passages, 1, '', '', ' … ', 48),"
-                " passages.body, d.path, d.title"
+                " passages.body, d.path, d.title"  # pragma: no mutate
                 " FROM passages JOIN documents AS d ON d.id = (passages.rowid >> ?)"
                 " WHERE passages MATCH ? ORDER BY passages.rank LIMIT ?",
                 (_ORD_BITS, expression, limit),
             ).fetchall()
+            # the best passages may all come from a few long files: fetch more until max_results files
+            if len(rows) < limit or len({row[4] for row in rows}) >= max_results:
+                break
+            limit *= 4
         runs = list(dict.fromkeys(_CJK.findall(query)))[:8]
         if rows or not runs:
             return rows
-        hits = " + ".join("(instr(passages.body, ?) > 0)" for _ in runs)
+        hits = " + ".join("(instr(passages.body, ?) > 0)" for _ in runs)  # pragma: no mutate
         found = conn.execute(
             f"SELECT passages.rowid, {hits} AS n, passages.body, d.path, d.title"
             " FROM passages JOIN documents AS d ON d.id = (passages.rowid >> ?)"

@@ -8,12 +8,14 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Queue
 
-from jobs import handle_message, thread_info, threads_of
-from jobs.conversation.replies import QUEUE_DOWN
+from jobs import audit, handle_message, handle_press, thread_info, threads_of
+from jobs.conversation import Address
+from jobs.conversation.replies import CANCELLED_QUEUED, QUEUE_DOWN
 from jobs.queue import QUEUE_NAME, enqueue, job_id_for, redis_connection
 from jobs.store import get_store
 from jobs.threads import set_thread
-from jobs.turns import MENTION, Turn
+from jobs.turns import MENTION, Reply, Turn
+from tests.jobs.conftest import make_settings
 
 PORT = {"factory": "tests.fakes.recording_port:RecordingPort", "path": "/dev/null", "thread": "x"}
 THREAD = "slack:T1:C1:1700000000.000100"
@@ -242,3 +244,161 @@ def test_an_end_replayed_while_its_turn_finishes_keeps_the_turns_attempts(redis_
     records.finish(store, "rp1", "done")
     rec = store.get(records.turn_key("rp1"))
     assert (rec["state"], rec["attempts"], rec["delivered"]) == ("done", 1, ["summary"])
+
+
+def _press(settings, user, action, value, press_id):
+    return handle_press(THREAD, user, action, value, PORT, press_id, settings=settings)
+
+
+def test_a_follow_up_button_starts_once_and_shows_who_asked_what(redis_settings):
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(get_store(redis_settings), THREAD, status="done", report_dir="/data/artifacts/x/run1")
+    reply = _press(redis_settings, "U2", "follow_up", "  What about\n  moon phases?  ", "press-1")
+    assert (reply.action, reply.turn_id, reply.mention) == ("started", "press-1", "U2")
+    assert reply.text == f"{MENTION} asked a follow-up question:\n\n> What about moon phases?"
+    job = Queue(QUEUE_NAME, connection=redis_connection(redis_settings.redis_url)).fetch_job(job_id_for("press-1"))
+    assert job.args[0]["kind"] == "start" and job.args[0]["text"] == "What about\n  moon phases?"
+    assert job.args[0]["port"] == PORT  # the job answers where the button was pressed
+    assert _press(redis_settings, "U2", "follow_up", "What about moon phases?", "press-1").action == "duplicate"
+    assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("press-1")]
+
+
+def test_a_double_cancel_press_cancels_once(redis_settings, caplog):
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    first = _press(redis_settings, "U1", "cancel", "", "cancel-e1-U1")
+    assert (first.action, first.text) == ("cancelled", CANCELLED_QUEUED)
+    caplog.set_level("INFO", logger="jobs.dispatch")
+    assert _press(redis_settings, "U1", "cancel", "", "cancel-e1-U1") == Reply(action="duplicate")
+    assert f"event=press_duplicate thread={THREAD} press=cancel-e1-U1" in caplog.messages
+    assert thread_info(THREAD, settings=redis_settings).status == "cancelled"
+    with pytest.raises(ValueError, match="unknown button action 'retry'"):
+        _press(redis_settings, "U1", "retry", "", "retry-e1")
+
+
+def _trail(settings) -> list[tuple[str, str, str, str]]:
+    return [(r["requester"], r["question"], r["status"], r["error"]) for r in audit.read(settings)]
+
+
+def test_a_research_ended_by_the_conversation_leaves_one_audit_record_saying_why(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    assert _msg(redis_settings, "U1", "cancel", "e2").action == "cancelled"  # still queued
+    assert thread_info(THREAD, settings=redis_settings).error == "cancelled before it started"
+    assert get_store(redis_settings).get(f"cancel:{THREAD}")["by"] == "U1"
+    _msg(redis_settings, "U1", "Tell me about waves", "e3")
+    set_thread(store, THREAD, status="paused", clarify_question="Which coast?", paused_at=time.time() - 60)
+    assert _msg(redis_settings, "U1", "cancel", "e4").action == "cancelled"
+    _msg(redis_settings, "U1", "Tell me about currents", "e5")
+    set_thread(store, THREAD, status="paused", paused_at=time.time() - redis_settings.clarify_ttl - 5)
+    assert _msg(redis_settings, "U1", "the Atlantic", "e6", explicit=False).action == "expired"
+    assert _trail(redis_settings) == [
+        ("U1", "Tell me about tides", "cancelled", "cancelled before it started"),
+        ("U1", "Tell me about waves", "cancelled", "cancelled while waiting for an answer"),
+        ("U1", "Tell me about currents", "cancelled", "the clarifying question expired"),
+    ]
+
+
+def test_over_the_daily_limit_a_question_is_refused_recorded_and_logged(tmp_path, redis_db, caplog):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_researches_per_user_per_day=1)
+    caplog.set_level("INFO", logger="jobs.dispatch")
+    assert _msg(settings, "U1", "Question one?", "e1").action == "started"
+    other = "slack:T1:C1:1700000000.000200"
+    refused = _msg(settings, "U1", "Question two?", "e2", thread=other)
+    assert (refused.action, refused.mention) == ("over_quota", "U1")
+    said = "You have started the most researches allowed in 24 hours (1)"
+    assert refused.text.startswith(f"{MENTION} {said}")
+    assert _trail(settings) == [("U1", "Question two?", "rejected", refused.text.removeprefix(f"{MENTION} "))]
+    assert _queued_ids(settings) == [job_id_for("e1")] and thread_info(other, settings=settings) is None
+    assert [m for m in caplog.messages if "over_quota" in m] == [
+        f"event=over_quota thread={other} user=U1 limit=daily who=user"]
+    assert f"event=message thread={THREAD} turn=e1 action=start" in caplog.messages
+    # what starts nothing takes no slot: chatting and a cancel with nothing running are answered as usual
+    assert _msg(settings, "U1", "thanks", "e3", explicit=False, thread=other).action == "ignored"
+
+
+def _ask(settings, user, text, turn_id, address, thread=THREAD):
+    return handle_message(thread, user, text, PORT, turn_id, settings=settings, explicit_start=address)
+
+
+def test_a_message_from_a_direct_conversation_starts_without_a_mention(redis_settings):
+    reply = _ask(redis_settings, "U1", "How do tides work?", "e1", Address.DM)
+    assert (reply.action, reply.turn_id) == ("started", "e1")
+    job = Queue(QUEUE_NAME, connection=redis_connection(redis_settings.redis_url)).fetch_job(job_id_for("e1"))
+    assert job.args[0]["port"] == PORT
+    other = "slack:T1:C1:1700000000.000300"
+    assert _ask(redis_settings, "U2", "How do waves work?", "e2", Address.NONE, thread=other).action == "ignored"
+    assert _ask(redis_settings, "U2", None, "e3", False, thread=other).action == "ignored"
+    assert _ask(redis_settings, "U2", None, "e4", True, thread=other).action == "rejected"  # nothing asked
+
+
+OTHER, THIRD = "slack:T1:C1:1700000000.000200", "slack:T1:C1:1700000000.000300"
+
+
+def test_a_queue_that_refused_a_turn_gives_its_slot_back(redis_settings, monkeypatch):
+    import jobs.dispatch
+
+    assert _msg(redis_settings, "U1", "Question one?", "e1", thread=OTHER).action == "started"
+    real = jobs.dispatch.enqueue
+
+    def queue_down(turn, *, settings):
+        raise RedisConnectionError("Connection refused.")
+
+    monkeypatch.setattr(jobs.dispatch, "enqueue", queue_down)
+    assert _msg(redis_settings, "U1", "Question two?", "e2").action == "rejected"
+    monkeypatch.setattr(jobs.dispatch, "enqueue", real)
+    assert _msg(redis_settings, "U1", "Question two?", "e3").action == "started"  # the second of two at once
+    assert _msg(redis_settings, "U1", "Question three?", "e4", thread=THIRD).action == "over_quota"
+
+
+def test_an_event_whose_job_is_already_queued_is_not_queued_again(redis_settings):
+    turn = Turn(turn_id="e1", thread_id=THREAD, kind="start", text="q", requester="U1", port=PORT)
+    assert enqueue(turn, settings=redis_settings) == "queued"
+    assert _msg(redis_settings, "U1", "Question one?", "e1") == Reply(action="duplicate")
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+
+
+def test_at_the_limit_a_message_to_a_busy_thread_is_busy_not_over_quota(redis_settings):
+    _msg(redis_settings, "U1", "Question one?", "e1")
+    _msg(redis_settings, "U1", "Question two?", "e2", thread=OTHER)  # two running: the default limit
+    assert _msg(redis_settings, "U1", "and also this", "e3").action == "busy"
+
+
+def test_admins_start_past_the_limit(tmp_path, redis_db):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_running_per_user=1, admins="U9")
+    assert _msg(settings, "U9", "Question one?", "e1").action == "started"
+    assert _msg(settings, "U9", "Question two?", "e2", thread=OTHER).action == "started"
+    assert _msg(settings, "U1", "Question three?", "e3", thread=THIRD).action == "started"
+    assert _msg(settings, "U1", "Question four?", "e4", thread="slack:T1:C1:1700000000.000400").action == "over_quota"
+
+
+def _race(monkeypatch, competitor) -> None:
+    """``competitor()`` runs to its end between a message's quota check and its thread update."""
+    import jobs.dispatch
+
+    real = jobs.dispatch.update_thread
+    pending = [competitor]
+
+    def update_thread(store, key, change):
+        while pending:
+            pending.pop()()
+        return real(store, key, change)
+
+    monkeypatch.setattr(jobs.dispatch, "update_thread", update_thread)
+
+
+def test_a_message_that_lost_the_race_for_its_thread_gives_its_slot_back(redis_settings, monkeypatch):
+    _race(monkeypatch, lambda: _msg(redis_settings, "U1", "Question two?", "e2"))
+    assert _msg(redis_settings, "U1", "Question one?", "e1").action == "busy"  # e2 came first
+    monkeypatch.undo()
+    assert _queued_ids(redis_settings) == [job_id_for("e2")]
+    assert _msg(redis_settings, "U1", "Question three?", "e3", thread=OTHER).action == "started"
+    assert _msg(redis_settings, "U1", "Question four?", "e4", thread=THIRD).action == "over_quota"
+
+
+def test_a_second_delivery_of_an_event_keeps_the_slot_its_turn_runs_under(redis_settings, monkeypatch):
+    _race(monkeypatch, lambda: _msg(redis_settings, "U1", "Question one?", "e1"))
+    assert _msg(redis_settings, "U1", "Question one?", "e1").action == "duplicate"
+    monkeypatch.undo()
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+    assert _msg(redis_settings, "U1", "Question two?", "e2", thread=OTHER).action == "started"
+    assert _msg(redis_settings, "U1", "Question three?", "e3", thread=THIRD).action == "over_quota"

@@ -132,3 +132,46 @@ def test_broadcasts_in_a_question_read_as_words():
     assert slack_to_text("<!here> what changed in EU heat pumps?") == "@here what changed in EU heat pumps?"
     assert slack_to_text("<!here|@here> and <!channel>") == "@here and @channel"
     assert slack_to_text("ask <!subteam^S0TEAM|@energy-team>") == "ask @energy-team"
+
+
+WJ = "\u2060"  # WORD JOINER: Slack shows it as nothing, but a marker next to it no longer formats
+
+
+def test_literal_markers_show_as_typed_and_identifiers_stay_untouched():
+    out = markdown_to_mrkdwn(r"\*all of it\* costs 2 \* 3, see snake_case_name and \_x\_")
+    assert out == f"{WJ}*all of it*{WJ} costs 2 {WJ}*{WJ} 3, see snake_case_name and {WJ}_x_{WJ}"
+    assert markdown_to_mrkdwn(r"\~a~b\` x") == f"{WJ}~a~b`{WJ} x"
+
+
+def test_private_use_characters_from_a_page_cannot_make_formatting_or_fake_a_mention():
+    # the renderer holds literal markers and kept mentions as private-use characters: text that
+    # already has them (a scraped page, a model) loses them instead of turning into "*" or a mention
+    assert markdown_to_mrkdwn("a \ue011bold\ue011 c") == "a bold c"
+    assert markdown_to_mrkdwn("Ask \ue0000\ue001 or <@U0ALICE>", mentions=True) == "Ask 0 or <@U0ALICE>"
+
+
+def test_the_plain_fallback_never_pings_anyone_and_names_each_address_once():
+    plain = markdown_to_plain("Write to <a@b.test> or [Ann](mailto:ann@b.test); ask <@U0ALICE> <!here>")
+    assert "<@" not in plain and "<!" not in plain
+    assert plain.count("a@b.test") == 1
+    assert "Ann (mailto:ann@b.test)" in plain
+
+
+def test_a_url_slack_cannot_take_as_written_links_to_its_encoded_form_and_shows_it_as_written():
+    assert markdown_to_mrkdwn("see https://x.test/café now") == "see <https://x.test/caf%C3%A9|https://x.test/café> now"
+
+
+def test_an_empty_list_item_leaves_no_trailing_space():
+    assert markdown_to_mrkdwn("- one\n-\n- three") == "• one\n•\n• three"
+
+
+def test_labelled_mentions_and_specials_read_as_names():
+    assert slack_to_text("ask <@U0XU|Xu> or <@U0BOB|@bob>") == "ask @Xu or @bob"
+    assert slack_to_text("in <#C0RES> or <#C0RES|#research>") == "in #C0RES or #research"
+    assert slack_to_text("tell <!subteam^S0TEAM> or <!subteam^S0XR|@XR-team>") == "tell @subteam or @XR-team"
+    assert slack_to_text("since <!date^1392734382^{date_short}|Feb 18, 2014>") == "since Feb 18, 2014"
+
+
+def test_removing_the_bots_mention_leaves_single_spaces():
+    assert slack_to_text("research  <@U0BOT>   heat pumps", bot_user_id="U0BOT") == "research heat pumps"
+    assert slack_to_text("") == "" and slack_to_text(None) == ""

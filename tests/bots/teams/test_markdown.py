@@ -105,3 +105,74 @@ def test_unbreakable_text_is_hard_cut():
     assert fit_activity(activity)
     assert payload_bytes(activity) <= MAX_MESSAGE_BYTES
     assert activity.text.startswith("あ" * 1000)
+
+
+def test_list_items_of_several_lines_stay_inside_their_item():
+    assert to_teams_markdown("- first line\n  continued\n\n  second paragraph\n- next\n-\n- last") == (
+        "- first line\n  continued\n  second paragraph\n- next\n-\n- last"
+    )
+    assert to_teams_markdown("1. one\n   - inner\n     more\n2. two") == "1. one\n   - inner\n     more\n2. two"
+    # a blank line inside an item's code block stays blank: no stray spaces on it
+    assert to_teams_markdown("- item\n\n  ```\n  a\n\n  b\n  ```\n- next") == "- item\n  <pre>a\n\n  b</pre>\n- next"
+
+
+def test_headings_down_to_level_three_stay_headings():
+    assert to_teams_markdown("### Three\n#### Four") == "### Three\n\n**Four**"
+
+
+def test_a_link_without_words_shows_its_address_without_the_scheme():
+    assert to_teams_markdown("Write to <a@b.test>") == "Write to [a@b.test](mailto:a@b.test)"
+    assert to_teams_markdown("[](mailto:a@b.test) [](https://x.test/a_b)") == (
+        "[a@b.test](mailto:a@b.test) [https://x.test/a&#95;b](https://x.test/a_b)"
+    )
+
+
+def test_windows_line_endings_read_as_lines():
+    assert to_teams_markdown("one\r\n\r\ntwo\r\nthree") == "one\n\ntwo\nthree"
+    assert to_teams_markdown("") == ""
+
+
+def test_size_is_the_compact_json_teams_receives_in_utf16():
+    activity = Activity(type="message", text="hi")
+    assert payload_bytes(activity) == len('{"type":"message","text":"hi"}'.encode("utf-16-le"))
+
+
+def test_a_message_exactly_at_the_limit_is_sent_whole():
+    activity = _message("A summary that fits exactly. " * 100)
+    assert fit_activity(activity, limit=payload_bytes(activity)) is False
+    assert activity.text == "A summary that fits exactly. " * 100
+
+
+def test_a_message_without_text_stays_without_text():
+    activity = Activity(type="message", attachments=[])
+    assert fit_activity(activity) is False
+    assert not activity.text
+
+
+def test_a_cut_inside_preformatted_code_or_a_code_span_closes_it_before_the_note():
+    for text, end in (("```\n" + "line of code\n" * 5000 + "```", "line of code</pre>"),
+                      ("`" + "word " * 8000 + "`", "word</code>")):
+        activity = _message(to_teams_markdown(text))
+        assert fit_activity(activity)
+        assert activity.text.endswith(f"{end}\n\n{SHORTENED_NOTE}")
+
+
+def test_a_hard_cut_in_escaped_text_drops_the_half_reference():
+    for char, reference in (("<", "&lt;"), ("&", "&amp;")):
+        for limit in range(9_000, 9_012):
+            activity = _message(to_teams_markdown(char * 20_000))
+            assert fit_activity(activity, limit=limit)
+            body = activity.text.removesuffix(f"\n\n{SHORTENED_NOTE}")
+            assert re.fullmatch(f"({reference})+", body)
+
+
+def test_only_a_code_block_left_open_by_the_cut_is_closed():
+    closed = "Open a block with ``` on a line of its own:\n\n```\nx = 1\n```\n\n"
+    activity = _message(closed + "A sentence of the report. " * 3000)
+    assert fit_activity(activity)
+    assert activity.text.count("```") == 3
+    assert activity.text.endswith(f"of the report.\n\n{SHORTENED_NOTE}")
+    activity = _message(closed + "```\n" + "line of code\n" * 5000)
+    assert fit_activity(activity)
+    assert activity.text.count("```") == 5
+    assert activity.text.endswith(f"line of code\n```\n\n{SHORTENED_NOTE}")

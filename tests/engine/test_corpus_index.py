@@ -1,0 +1,324 @@
+"""The corpus index as an operator sees it: re-indexing, skipped files, write failures, logs, passages."""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from engine.search import corpus
+from engine.search.base import SearchError
+from engine.search.corpus import (
+    CorpusIndexError,
+    CorpusSearch,
+    add_documents,
+    index_directory,
+    index_root,
+    query_words,
+    split_passages,
+)
+
+FILES = {
+    "a_solar.md": "# Solar\n\nPhotovoltaic cells turn sunlight into current.\n",
+    "b_wind.txt": "Wind\n\nA turbine spins a generator with its blades.\n",
+    "c_geo.md": "# Geothermal\n\nMagma warms the aquifers.\n",
+    "d_tides.md": "# Tides\n\nLagoons hold seawater behind a wall.\n",
+}
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in FILES.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+async def _titles(index: Path, query: str) -> list[str]:
+    return [r.title for r in await CorpusSearch(index).search(query)]
+
+
+@contextmanager
+def _file_size_limit(nbytes: int) -> Iterator[None]:
+    """Files may not grow past ``nbytes`` (a full disk as SQLite meets it: EFBIG on write)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+async def test_changing_one_file_leaves_every_other_file_searchable(docs: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    (docs / "d_tides.md").write_text("# Tides\n\nBarrages span estuaries.\n")
+    stats = index_directory(docs, index)
+    assert (stats.documents, stats.added, stats.unchanged, stats.removed) == (4, 1, 3, 0)
+    for word, title in (("photovoltaic", "Solar"), ("turbine", "Wind"), ("magma", "Geothermal"),
+                        ("estuaries", "Tides")):
+        assert await _titles(index, word) == [title]
+    assert await _titles(index, "lagoons") == []
+
+
+async def test_a_file_that_became_unreadable_is_dropped_and_counted(docs: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    (docs / "c_geo.md").write_text("  \n")
+    (docs / "d_tides.md").write_text("\n")
+    stats = index_directory(docs, index)
+    assert (stats.documents, stats.added, stats.unchanged, stats.removed, stats.skipped) == (2, 0, 2, 2, 2)
+    assert stats.skipped_files == [(str(docs / "c_geo.md"), "no text"), (str(docs / "d_tides.md"), "no text")]
+    assert await _titles(index, "magma") == []
+    (docs / "c_geo.md").unlink()
+    (docs / "d_tides.md").unlink()
+    (docs / "a_solar.md").unlink()
+    assert index_directory(docs, index).removed == 1
+    assert await _titles(index, "turbine") == ["Wind"]
+
+
+def test_indexing_another_folder_starts_afresh_and_says_so(docs: Path, tmp_path: Path,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    inner = docs / "inner"
+    inner.mkdir()
+    (inner / "moon.md").write_text("# Moon\n\nLunar regolith.\n")
+    parent = tmp_path
+    with caplog.at_level(logging.INFO, logger="engine.search.corpus"):
+        stats = index_directory(parent, index)  # the old folder's files are under the new one
+    assert (stats.documents, stats.added, stats.unchanged, stats.removed) == (5, 5, 0, 0)
+    assert f"corpus_replace old_root={docs} new_root={parent}" in caplog.messages
+    assert index_root(index) == str(parent)
+
+
+def test_each_run_logs_what_it_did(docs: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (docs / "e_empty.md").write_text("\n")
+    index = tmp_path / "corpus.sqlite"
+    with caplog.at_level(logging.INFO, logger="engine.search.corpus"):
+        stats = index_directory(docs, index)
+    assert f"corpus_skip path={docs / 'e_empty.md'} reason=no text" in caplog.messages
+    (line,) = [m for m in caplog.messages if m.startswith("corpus_indexed ")]
+    assert line.startswith(f"corpus_indexed root={docs} documents=4 added=4 unchanged=0 removed=0 skipped=1 "
+                           f"passages=4 seconds=")
+    assert 0 < stats.seconds < 60 and float(line.rsplit("=", 1)[1]) == round(stats.seconds, 2)
+
+
+def test_hidden_files_and_files_that_cannot_be_read_are_left_out(docs: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    (docs / ".draft.md").write_text("# Draft\n\nunicornword\n")
+    (docs / "a_locked.md").write_text("# Locked\n")
+    (docs / "a_odd.md").write_text("# Odd\n")
+    stat = Path.stat
+
+    def refuse(self: Path, **kwargs):
+        if self.name == "a_locked.md":
+            raise PermissionError(13, "Permission denied")
+        if self.name == "a_odd.md":
+            raise OSError("no reason given")
+        return stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", refuse)
+    stats = index_directory(docs, tmp_path / "corpus.sqlite")
+    assert stats.skipped_files == [(str(docs / "a_locked.md"), "Permission denied"),
+                                   (str(docs / "a_odd.md"), "OSError")]
+    assert stats.documents == 4  # the files after the unreadable ones are all there
+
+
+def test_a_pipe_named_like_a_document_is_passed_over(docs: Path, tmp_path: Path) -> None:
+    os.mkfifo(docs / "a_pipe.md")
+    stats = index_directory(docs, tmp_path / "corpus.sqlite")
+    assert (stats.documents, stats.skipped) == (4, 0)
+
+
+@pytest.mark.parametrize(("files", "kept"), [(100, 64), (140, 128)])
+def test_an_index_run_stopped_midway_keeps_what_it_committed(tmp_path: Path, monkeypatch, files: int,
+                                                             kept: int) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(files):
+        (docs / f"note{n:03}.md").write_text(f"# Note {n}\n\nReading number {n}.\n")
+    extract = corpus.extract_document
+    calls: list[Path] = []
+
+    def interrupted(path: Path, size: int):
+        calls.append(path)
+        if len(calls) == files:
+            raise KeyboardInterrupt  # Ctrl-C on the last file
+        return extract(path, size)
+
+    index = tmp_path / "corpus.sqlite"
+    monkeypatch.setattr(corpus, "extract_document", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        index_directory(docs, index)
+    monkeypatch.undo()
+    again = index_directory(docs, index)  # committed every 64 files: only the rest is read again
+    assert (again.unchanged, again.added, again.documents) == (kept, files - kept, files)
+
+
+def test_no_supported_files_names_every_supported_kind(tmp_path: Path) -> None:
+    (tmp_path / "photo.png").write_bytes(b"\x89PNG")
+    with pytest.raises(CorpusIndexError) as err:
+        index_directory(tmp_path, tmp_path / "corpus.sqlite")
+    assert str(err.value) == f"{tmp_path} has no .htm, .html, .markdown, .md, .pdf, .rst, .txt files to index"
+
+
+async def test_the_index_may_go_in_a_folder_that_does_not_exist_yet(docs: Path, tmp_path: Path) -> None:
+    index = tmp_path / "state" / "search" / "corpus.sqlite"
+    assert index_directory(docs, index).documents == 4
+    assert await _titles(index, "magma") == ["Geothermal"]
+
+
+def test_an_index_path_that_cannot_be_created_says_why(docs: Path, tmp_path: Path) -> None:
+    index = tmp_path / ("x" * 300) / "corpus.sqlite"
+    with pytest.raises(CorpusIndexError) as err:
+        index_directory(docs, index)
+    assert str(err.value).startswith(f"cannot create the corpus index {index}: [Errno 36] File name too long")
+    with pytest.raises(CorpusIndexError) as err:
+        index_directory(docs, docs)
+    assert str(err.value).startswith(f"cannot create the corpus index {docs}: the database file cannot be opened")
+
+
+@pytest.mark.parametrize("limit", [0, 100_000])  # creating the index, then filling it
+def test_a_full_disk_while_indexing_is_named(docs: Path, tmp_path: Path, limit: int) -> None:
+    (docs / "e_more.md").write_text("# More\n\n" + "Geothermal energy keeps the ground warm all year round. " * 400)
+    index = tmp_path / "corpus.sqlite"
+    with pytest.raises(CorpusIndexError) as err, _file_size_limit(limit):
+        index_directory(docs, index)
+    assert str(err.value) == f"cannot write the corpus index {index}: the disk refused a write (full, or an input/output error)"
+
+
+def test_a_full_disk_while_adding_shared_files_is_named(tmp_path: Path) -> None:
+    index = tmp_path / "files.sqlite"
+    add_documents(index, [("/shared/a.txt", "A", "Lagoons hold seawater.")])
+    text = "Geothermal energy keeps the ground warm all year round. " * 2000
+    with pytest.raises(CorpusIndexError) as err, _file_size_limit(index.stat().st_size + 4096):
+        add_documents(index, [("/shared/b.txt", "B", text)])
+    assert str(err.value) == f"cannot write the index {index}: the disk refused a write (full, or an input/output error)"
+
+
+async def test_an_index_of_an_older_layout_is_rebuilt(docs: Path, tmp_path: Path) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    with sqlite3.connect(index) as conn:
+        conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    stats = index_directory(docs, index)
+    assert (stats.documents, stats.added, stats.unchanged) == (4, 4, 0)
+    assert await _titles(index, "magma") == ["Geothermal"]
+
+
+async def test_an_index_under_a_folder_with_url_characters_is_found(docs: Path, tmp_path: Path) -> None:
+    index = tmp_path / "state #2 50%" / "corpus.sqlite"
+    index_directory(docs, index)
+    assert index_root(index) == str(docs)
+    assert await _titles(index, "magma") == ["Geothermal"]
+
+
+def test_a_query_repeating_a_word_still_looks_for_the_others() -> None:
+    assert query_words("heat " * 40 + "pump") == ["heat", "pump"]
+
+
+def test_shared_files_count_every_passage_written_and_have_no_folder(tmp_path: Path) -> None:
+    index = tmp_path / "files.sqlite"
+    assert add_documents(index, [("/shared/a.txt", "A", "Lagoons."), ("/shared/b.txt", "B", "Barrages.")]) == 2
+    assert index_root(index) is None
+
+
+async def test_an_unreadable_index_file_is_a_search_error_that_says_so(tmp_path: Path) -> None:
+    junk = tmp_path / "corpus.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(SearchError, match=r"is unreadable \(file is not a database\): run `deepresearch index"):
+        await CorpusSearch(junk).search("anything")
+    assert await CorpusSearch(tmp_path / "absent.sqlite").search("anything", max_results=0) == []
+
+
+async def test_a_cjk_snippet_starts_at_the_first_word_found(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ja.txt").write_text("大阪の長い話\n\n" + "あ" * 600 + "京都大阪" + "い" * 600 + "\n")
+    (docs / "exact.txt").write_text("ちょうど\n\n" + "名古屋" + "う" * 291 + "\n")  # 300 characters: no " …"
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    (result,) = await CorpusSearch(index).search("京都 大阪")
+    assert result.content == "大阪の長い話 " + "あ" * 292 + " …"
+    (result,) = await CorpusSearch(index).search("名古屋")
+    assert result.content == "ちょうど 名古屋" + "う" * 291
+
+
+async def test_only_the_first_eight_cjk_words_of_a_query_are_looked_for(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ja.txt").write_text("関西\n\n大阪と京都。\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    assert await _titles(index, "一 二 三 四 五 六 七 八 大阪") == []
+    assert await _titles(index, "一 二 三 四 五 六 七 大阪") == ["関西"]
+
+
+async def test_a_result_lists_its_passages_in_document_order_even_when_the_first_is_best(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sections = [f"Section {n}: " + "filler text " * 150 for n in range(10)]
+    sections[2] = "Section 2: kestrel, kestrel, kestrel hunts. " + "filler text " * 150
+    sections[7] = "Section 7: the kestrel hovers. " + "filler text " * 150
+    (docs / "birds.md").write_text("# Birds\n\n" + "\n\n".join(sections) + "\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    (result,) = await CorpusSearch(index).search("kestrel")
+    assert result.extra["passages"] == [2, 7]
+    assert "kestrel, kestrel" in result.content
+
+
+@pytest.mark.parametrize(("text", "target", "limit", "passages"), [
+    # lines packed up to the limit exactly, and not one character past it
+    ("a" * 9 + "\n" + "b" * 10 + "\n" + "c" * 5, 100, 20, ["a" * 9 + "\n" + "b" * 10, "c" * 5]),
+    ("a" * 10 + "\n" + "b" * 10 + "\n" + "c" * 5, 100, 20, ["a" * 10, "b" * 10 + "\n" + "c" * 5]),
+    # two lines are enough to cut at lines
+    ("alpha beta gamma\ndelta epsilon zeta", 100, 20, ["alpha beta gamma", "delta epsilon zeta"]),
+    # sentences packed with one space; a cut at sentence ends, not at the last space
+    ("Alpha beta. Gamma delta. Epsilon zeta eta theta.", 100, 34, ["Alpha beta. Gamma delta.", "Epsilon zeta eta theta."]),
+    # a long line inside a paragraph of lines is cut too
+    ("short line\n" + "word " * 10, 100, 20, ["short line", "word word word word", "word word word word",
+                                               "word word"]),
+    # a hard cut at a space only in the second half of the limit, and never past the limit
+    ("ab " + "x" * 200, 1000, 120, [("ab " + "x" * 200)[:120], "x" * 83]),
+    ("x" * 50 + " " + "y" * 150, 1000, 120, [("x" * 50 + " " + "y" * 150)[:120], "y" * 81]),
+    ("x" * 100 + " " + "y" * 30 + " " + "z" * 50, 1000, 120, ["x" * 100, "y" * 30 + " " + "z" * 50]),
+    # what is left after a hard cut and fits is kept whole
+    ("x" * 10 + "aaaaaa bbb", 100, 10, ["x" * 10, "aaaaaa bbb"]),
+    # passages: closed before passing the limit, counted afresh after each close
+    ("a" * 8 + "\n\n" + "b" * 10, 30, 19, ["a" * 8, "b" * 10]),
+    ("a" * 15 + "\n\n" + "b" * 10 + "\n\n" + "c" * 8, 32, 20, ["a" * 15, "b" * 10 + "\n\n" + "c" * 8]),
+    ("a" * 10 + "\n\n" + "b" * 4 + "\n\n" + "c" * 3 + "\n\n" + "d" * 5, 10, 30,
+     ["a" * 10, "b" * 4 + "\n\n" + "c" * 3 + "\n\n" + "d" * 5]),
+    ("a" * 4 + "\n\n" + "b" * 4 + "\n\n" + "c" * 4, 14, 30, ["a" * 4 + "\n\n" + "b" * 4 + "\n\n" + "c" * 4]),
+])
+def test_passages_are_cut_where_a_reader_would_cut(text, target, limit, passages) -> None:
+    assert split_passages(text, target, limit) == passages
+    assert all(len(p) <= limit for p in passages)
+
+
+def test_a_paragraph_that_fits_is_kept_as_written() -> None:
+    line = "Short line one.  Two spaces after it, and more words to fill"  # 60 characters
+    assert split_passages(f"{line}\n" + "word " * 20, 1000, 60) == [line, ("word " * 12).strip(), ("word " * 8).strip()]
+    assert split_passages(line, 1000, 60) == [line]
+
+
+async def test_long_files_matching_well_do_not_crowd_out_another_match(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    strong = "\n\n".join(f"Part {n}: " + "heat pump " * 30 + "filler text " * 100 for n in range(13))
+    for n in range(4):  # 52 passages that match better than any other
+        (docs / f"strong{n}.md").write_text(f"# Strong {n}\n\n{strong}\n")
+    (docs / "weak.md").write_text("# Weak\n\nA pump is mentioned once. " + "other words " * 150 + "\n")
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    assert await _titles(index, "heat pump") == ["Strong 0", "Strong 1", "Strong 2", "Strong 3", "Weak"]
+    assert len(await _titles(index, "filler")) == 4  # every match found: fewer files than asked

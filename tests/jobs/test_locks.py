@@ -1,0 +1,143 @@
+"""The per-thread lease lock: held while its holder lives, lost and regained as the store tells, freed once."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import pytest
+
+from bots.console_lock import describe_holder
+from jobs.locks import ThreadLock
+from jobs.store import Store, get_store
+from tests.waiting import wait_for, wait_set
+
+#: Seconds to wait for what a 1-second lease does (renewal, lapse, loss): fifteen leases, so a busy
+#: machine still passes, and a lease that never does it fails in seconds, not minutes.
+BOUND = 15.0
+
+
+@pytest.fixture
+def store(sqlite_settings) -> Store:
+    return get_store(sqlite_settings)
+
+
+@pytest.fixture(autouse=True)
+def _lock_logs(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="jobs.locks")
+
+
+def _logged(caplog: pytest.LogCaptureFixture, line: str) -> list[str]:
+    return wait_for(lambda: [m for m in caplog.messages if m == line], what=line, timeout=BOUND)
+
+
+def _fail_once(target: object, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``target.name`` raises ConnectionError on its first call (the store away for a moment)."""
+    real = getattr(target, name)
+    calls: list[int] = []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise ConnectionError("store away")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, flaky)
+
+
+def test_a_lock_outlives_its_lease_while_held_and_again_after_it_is_taken_anew(store: Store) -> None:
+    held = ThreadLock(store, "renewed", ttl=1)  # renewed every third of a second
+    for _ in range(2):
+        assert held.acquire(timeout=0)
+        (renewer,) = [t for t in threading.enumerate() if t.name == "lease-lock:renewed"]
+        assert renewer.daemon  # a renewer never keeps a stopping process alive
+        assert not ThreadLock(store, "renewed", ttl=1).acquire(timeout=2)  # twice the lease: still held
+        held.release()
+        assert store.get("lock:renewed") is None  # freed at once, not when the lease runs out
+        held.release()  # a second release (a finally after an explicit one) is harmless
+
+
+def test_a_waiter_that_gave_up_frees_nothing_when_it_releases(store: Store) -> None:
+    held = ThreadLock(store, "t1", ttl=30)
+    assert held.acquire(timeout=0)
+    since = describe_holder(store.get("lock:t1"))
+    assert since.startswith("another process (a worker or a bot), since ")  # what a console shows
+    gave_up = ThreadLock(store, "t1")
+    assert not gave_up.acquire(timeout=0)
+    gave_up.release()
+    assert describe_holder(store.get("lock:t1")) == since
+    held.release()
+
+
+def test_a_waiter_gets_the_lock_once_it_is_released(store: Store) -> None:
+    held = ThreadLock(store, "t1", ttl=30)
+    assert held.acquire(timeout=0)
+    got: list[bool] = []
+    second = ThreadLock(store, "t1")
+    waiter = threading.Thread(target=lambda: got.append(second.acquire()))
+    waiter.start()
+    assert not got
+    held.release()
+    waiter.join(BOUND)
+    assert got == [True]
+    second.release()
+
+
+def test_waiting_ends_early_when_the_caller_stops(store: Store) -> None:
+    held = ThreadLock(store, "t1", ttl=30)
+    assert held.acquire(timeout=0)
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    assert ThreadLock(store, "t1").acquire(timeout=BOUND, should_stop=stop.is_set) is False
+    assert time.monotonic() - started < BOUND / 2
+    assert stop.is_set()
+    held.release()
+
+
+def test_a_lease_taken_over_is_reported_and_its_old_holder_does_not_free_it(store: Store, caplog) -> None:
+    lost = threading.Event()
+    held = ThreadLock(store, "t1", ttl=1, on_lost=lost.set)
+    assert held.acquire(timeout=0)
+    store.put("lock:t1", {"token": "another holder", "at": time.time()}, ttl=30)
+    wait_set(lost, what="the holder told that its lease was lost", timeout=BOUND)
+    assert _logged(caplog, "event=lease_lost key=lock:t1") == ["event=lease_lost key=lock:t1"]
+    held.release()
+    assert store.get("lock:t1")["token"] == "another holder"
+
+
+def test_a_lease_whose_key_vanished_is_taken_again(store: Store, caplog, monkeypatch) -> None:
+    lost = threading.Event()
+    held = ThreadLock(store, "t1", ttl=1, on_lost=lost.set)
+    assert held.acquire(timeout=0)
+    _fail_once(store, "add", monkeypatch)  # the store is still away at the first attempt
+    store.delete("lock:t1")  # Redis restarted without its data
+    _logged(caplog, "event=lease_restore_failed key=lock:t1 error=ConnectionError")
+    _logged(caplog, "event=lease_restored key=lock:t1")
+    assert not ThreadLock(store, "t1", ttl=1).acquire(timeout=2)  # ours again, and renewed
+    assert not lost.is_set()
+    assert describe_holder(store.get("lock:t1")).startswith("another process (a worker or a bot), since ")
+    held._stop.set()  # its holder killed: no more renewals, no release
+    held._renewer.join()
+    assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # the lease taken again lapses too
+
+
+def test_a_store_blip_while_renewing_is_logged_and_the_lease_kept(store: Store, caplog, monkeypatch) -> None:
+    held = ThreadLock(store, "t1", ttl=1)
+    assert held.acquire(timeout=0)
+    _fail_once(store, "update", monkeypatch)
+    _logged(caplog, "event=lease_renew_failed key=lock:t1 error=ConnectionError")
+    assert not ThreadLock(store, "t1", ttl=1).acquire(timeout=2)
+    held.release()
+
+
+def test_a_release_the_store_refuses_is_logged_and_the_lease_lapses(store: Store, caplog, monkeypatch) -> None:
+    held = ThreadLock(store, "t1", ttl=1)
+    assert held.acquire(timeout=0)
+    _fail_once(store, "delete", monkeypatch)
+    held.release()
+    assert "event=lease_release_failed key=lock:t1 error=ConnectionError" in caplog.messages
+    started = time.monotonic()
+    assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # no longer renewed: it runs out, after its own
+    assert time.monotonic() - started < BOUND  # lease of 1 s, not the default 30 s
