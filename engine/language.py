@@ -7,7 +7,8 @@ import re
 import threading
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n{2,}|(?<=[。！？])")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+_PARAGRAPH = re.compile(r"\n\s*\n")
 
 NAMES = {
     "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
@@ -109,11 +110,30 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+#: Abbreviations that end in a full stop inside a sentence (en, de, fr, es), lower-cased.
+ABBREVIATIONS = frozenset({
+    "e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "dr.", "mr.", "mrs.", "ms.", "prof.", "fig.", "no.", "vol.",
+    "z.b.", "d.h.", "u.a.", "bzw.", "usw.", "ca.", "vgl.", "nr.", "p.ex.", "env.", "mme.", "p.", "pp.", "ej.", "sr.",
+    "sra.", "núm.",
+})
+
+
 def sentences(text: str) -> list[str]:
-    """Split prose into sentences (a simple rule: end punctuation or blank lines)."""
-    out = []
-    for part in _SENTENCE.split(text):
-        part = " ".join(part.split())
-        if part:
-            out.append(part)
+    """Split prose into sentences: at end punctuation followed by space, or at blank lines.
+
+    A full stop does not end a sentence after an abbreviation of :data:`ABBREVIATIONS` ("e.g.",
+    "Dr.", "z.B.") or when the text after it starts with a lower-case letter ("Use e.g. wait_for").
+    """
+    out: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        start = len(out)
+        for part in _SENTENCE.split(paragraph):
+            part = " ".join(part.split())
+            if not part:
+                continue
+            if len(out) > start and out[-1].endswith(".") and (
+                    part[0].islower() or out[-1].rsplit(" ", 1)[-1].lower() in ABBREVIATIONS):
+                out[-1] += " " + part
+            else:
+                out.append(part)
     return out

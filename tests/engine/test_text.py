@@ -90,3 +90,17 @@ def test_a_question_in_a_heading_reads_as_written(text):
                              include_characters=" \n"), min_size=1, max_size=40))
 def test_any_text_in_a_heading_reads_as_written_on_one_line(text):
     assert _heading_text(markdown_literal(text)) == " ".join(text.split())
+
+
+# ---- sentences: what the offline model quotes one at a time ------------------------------------
+
+
+def test_an_abbreviation_or_a_lower_case_continuation_does_not_end_a_sentence():
+    from engine.language import sentences
+
+    text = ("Use a timeout, e.g. asyncio.timeout() or wait_for(). Dr. Smith measured it, i.e. twice. "
+            "Das ist z.B. gut.\n\nthe next paragraph starts here. Done! Really? 完了。次")
+    assert sentences(text) == [
+        "Use a timeout, e.g. asyncio.timeout() or wait_for().", "Dr. Smith measured it, i.e. twice.",
+        "Das ist z.B. gut.", "the next paragraph starts here.", "Done!", "Really?", "完了。", "次",
+    ]
