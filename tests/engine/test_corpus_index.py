@@ -262,20 +262,6 @@ async def test_only_the_first_eight_cjk_words_of_a_query_are_looked_for(tmp_path
     assert await _titles(index, "一 二 三 四 五 六 七 大阪") == ["関西"]
 
 
-async def test_a_result_lists_its_passages_in_document_order_even_when_the_first_is_best(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    sections = [f"Section {n}: " + "filler text " * 150 for n in range(10)]
-    sections[2] = "Section 2: kestrel, kestrel, kestrel hunts. " + "filler text " * 150
-    sections[7] = "Section 7: the kestrel hovers. " + "filler text " * 150
-    (docs / "birds.md").write_text("# Birds\n\n" + "\n\n".join(sections) + "\n")
-    index = tmp_path / "corpus.sqlite"
-    index_directory(docs, index)
-    (result,) = await CorpusSearch(index).search("kestrel")
-    assert result.extra["passages"] == [2, 7]
-    assert "kestrel, kestrel" in result.content
-
-
 @pytest.mark.parametrize(("text", "target", "limit", "passages"), [
     # lines packed up to the limit exactly, and not one character past it
     ("a" * 9 + "\n" + "b" * 10 + "\n" + "c" * 5, 100, 20, ["a" * 9 + "\n" + "b" * 10, "c" * 5]),

@@ -347,18 +347,20 @@ def test_text_without_spaces_is_cut_at_the_limit() -> None:
     assert split_passages(spaced, target=100, limit=120) == [("ab " * 30).strip(), "x" * 100]
 
 
-async def test_a_result_gives_the_matching_passages_in_document_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("weaker, best", [(3, 8), (7, 2)], ids=["best-last", "best-first"])
+async def test_a_result_gives_the_matching_passages_in_document_order(tmp_path: Path, weaker: int, best: int) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     sections = [f"Section {n}: " + "filler text " * 150 for n in range(12)]
-    sections[3] = "Section 3: the kestrel hovers. " + "filler text " * 150
-    sections[8] = "Section 8: kestrel, kestrel, kestrel hunts. " + "filler text " * 150
+    sections[weaker] = f"Section {weaker}: the kestrel hovers. " + "filler text " * 150
+    sections[best] = f"Section {best}: kestrel, kestrel, kestrel hunts. " + "filler text " * 150
     (docs / "birds.md").write_text("# Birds\n\n" + "\n\n".join(sections) + "\n")
     index = tmp_path / "corpus.sqlite"
     index_directory(docs, index)
     (result,) = await CorpusSearch(index).search("kestrel")
-    assert result.extra["passages"] == [3, 8]  # each section is one passage, numbered from 0
-    assert result.raw_content.startswith("Section 3: the kestrel") and "\n\n[…]\n\nSection 8:" in result.raw_content
+    first, second = sorted((weaker, best))
+    assert result.extra["passages"] == [first, second]  # each section is one passage, numbered from 0
+    assert result.raw_content.startswith(f"Section {first}: ") and f"\n\n[…]\n\nSection {second}:" in result.raw_content
     assert "kestrel, kestrel" in result.content  # the snippet is the best passage's
 
 
