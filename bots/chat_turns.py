@@ -9,11 +9,13 @@ message addresses the bot, the port's reference) and calls :class:`ChatTurns`; i
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import jobs
-from bots.chat_common import is_help, press_key
+from bots.chat_common import STATUS_WORDS, is_help, press_key, shorten
 from bots.logs import redact
 from engine.settings import Settings
+from engine.text import markdown_literal
 from jobs.conversation import Address
 
 
@@ -60,3 +62,19 @@ class ChatTurns:
         self.log.info("event=%s_button thread=%s action=%s outcome=%s", self.surface, redact(thread_id), action,
                       reply.action)
         return reply
+
+    def status(self, user: str, start_hint: str, where: Callable[[str], str] = lambda thread_id: "") -> str:
+        """Markdown listing ``user``'s researches still open (queued, running, waiting for an
+        answer; the 20 latest), each with its status, ``where(thread_id)`` (e.g. `` in #general``,
+        "" when the platform cannot say) and its question; ``start_hint`` (Markdown) says how to
+        start one when there is none.
+
+        Raises:
+            Exception: whatever the thread registry raises when it is unreachable.
+        """
+        active = [t for t in jobs.threads_of(user, settings=self.settings) if t.status in STATUS_WORDS]
+        if not active:
+            return f"You have no research running or waiting for an answer. {start_hint}"
+        return "\n".join(["Your researches:", "", *(
+            f"- **{STATUS_WORDS[t.status]}**{where(t.thread_id)}: {markdown_literal(shorten(t.question, 200))}"
+            for t in active)])

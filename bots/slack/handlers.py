@@ -10,7 +10,6 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
 from bots.chat_common import (
-    STATUS_WORDS,
     TRY_AGAIN,
     is_from_bot,
     log_failure,
@@ -250,24 +249,19 @@ class SlackHandlers:
 
     # ---- helpers ---------------------------------------------------------------------------
     def status_text(self, user: str) -> str:
-        """mrkdwn listing ``user``'s queued, running and paused researches (ephemeral)."""
+        """mrkdwn listing ``user``'s queued, running and paused researches (ephemeral), each with
+        a link to its channel."""
+        def where(thread_id: str) -> str:
+            parts = thread_id.split(":")  # slack:TEAM:CHANNEL:ROOT_TS
+            if len(parts) == 4:
+                return f" in <#{parts[2]}>" if parts[2].startswith(("C", "G")) else " in a direct message"
+            return ""
+
         try:
-            threads = jobs.threads_of(user, settings=self.settings)
+            listing = self.turns.status(user, "Start one with `/research QUESTION`.", where)
         except Exception as err:
             return TRY_AGAIN.format(ref=self._log_error("status", err))
-        active = [t for t in threads if t.status in STATUS_WORDS]
-        if not active:
-            return "You have no research running or waiting for an answer. Start one with `/research QUESTION`."
-        lines = ["Your researches:"]
-        for info in active:
-            where = ""
-            parts = info.thread_id.split(":")
-            if len(parts) == 4 and parts[2].startswith(("C", "G")):
-                where = f" in <#{parts[2]}>"
-            elif len(parts) == 4:
-                where = " in a direct message"
-            lines.append(f"• *{STATUS_WORDS[info.status]}*{where}: {escape(shorten(info.question, 200))}")
-        return "\n".join(lines)
+        return markdown_to_mrkdwn(listing, mentions=True)  # the channel links are the bot's own
 
     def _answer(self, msg: Incoming, reply: jobs.Reply) -> None:
         """Post the core's ``reply`` (Markdown) as mrkdwn, its mention as Slack's ``<@U…>``."""

@@ -41,6 +41,7 @@ USAGE = usage(
     [
         "In a personal chat, send me your question.",
         "In a channel or group chat, @mention me with your question; the research stays in that reply chain.",
+        "`status`: your researches that are running or waiting for your answer.",
     ],
     follow_up="@mention me in the same reply chain",
     direct="personal chat",
@@ -65,6 +66,15 @@ def thread_id_of(activity: Activity) -> str:
     """``teams:{tenant_id}:{conversation_id}`` (a channel reply chain's id includes ``;messageid=``;
     the tenant as :func:`tenant_of` reads it)."""
     return f"teams:{tenant_of(activity) or 'none'}:{activity.conversation.id}"
+
+
+def where_in_teams(thread_id: str) -> str:
+    """Where a research of :func:`thread_id_of`'s ``thread_id`` runs, for the status listing: a
+    personal chat (conversation ids ``a:…``), a channel's reply chain (``;messageid=``) or a group chat."""
+    conversation = thread_id.split(":", 2)[-1]
+    if conversation.startswith("a:"):
+        return " in a personal chat"
+    return " in a channel" if ";messageid=" in conversation else " in a group chat"
 
 
 def is_from_bot(activity: Activity) -> bool:
@@ -218,8 +228,15 @@ class TeamsBot(TeamsActivityHandler):
         if explicit:
             _show_typing(turn_context)
         text = clean_text(turn_context)
-        if explicit and command_of(text) == "help":
+        command = command_of(text) if explicit else None
+        if command == "help":
             await turn_context.send_activity(usage_activity())
+            return
+        if command == "status":
+            listing = await asyncio.to_thread(self.turns.status, activity.from_property.id,
+                                              "Send me your question to start one.", where_in_teams)
+            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=to_teams_markdown(listing),
+                                                      text_format="markdown"))
             return
         thread_id = thread_id_of(activity)
         port = TeamsPort.from_activity(activity)

@@ -124,3 +124,24 @@ def test_how_a_message_addresses_the_bot():
     other = channel_mention(url, "ask <at>Bob</at>", mention=False)
     other["entities"] = [{"type": "mention", "text": "<at>Bob</at>", "mentioned": dict(BOB)}]
     assert address_of(Activity().deserialize(other)) is Address.NONE
+
+
+def test_status_lists_the_askers_open_researches_and_starts_none(bot, connector, settings):
+    conv = "a:personal-alice-status"
+    empty = personal_message(connector.url, "status", conversation_id=conv)
+    bot.send(empty)
+    reply = connector.wait_for(lambda c: c.messages(conv), what="the status answer")[-1]
+    assert reply.text.startswith("You have no research running") and "Send me your question" in reply.text
+    assert jobs.thread_info(_thread(empty), settings=settings) is None  # "status" is not a question
+
+    mention = channel_mention(connector.url, "heat pumps")  # short: the bot asks what to cover
+    bot.send(mention)
+    _wait_status(settings, _thread(mention), ("paused",))
+    bot.send(personal_message(connector.url, "status", conversation_id=conv))
+    listing = connector.wait_for(lambda c: len(c.messages(conv)) == 2 and c.messages(conv), what="the listing")[-1]
+    assert listing.text.splitlines()[0] == "Your researches:"
+    assert "waiting for your answer" in listing.text and " in a channel: heat pumps" in listing.text
+    # Bob has none: the listing is the asker's own
+    bot.send(personal_message(connector.url, "status", sender=BOB, conversation_id="a:personal-bob-status"))
+    bob = connector.wait_for(lambda c: c.messages("a:personal-bob-status"), what="Bob's answer")[-1]
+    assert bob.text.startswith("You have no research running")

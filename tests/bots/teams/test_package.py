@@ -61,7 +61,7 @@ def test_manifest_template():
     assert set(bot["scopes"]) == {"personal", "team", "groupChat"}
     assert bot["supportsFiles"] is True
     titles = {c["title"] for cl in bot["commandLists"] for c in cl["commands"]}
-    assert titles == {"research", "help"}
+    assert titles == {"research", "status", "help"}
     assert manifest["validDomains"] == ["bot.example.com"]
     # least privilege: the bot reads no user profile and opens no chat with team members on its own
     assert "permissions" not in manifest and "webApplicationInfo" not in manifest
