@@ -77,6 +77,9 @@ def check_token(client: WebClient, slack: SlackSettings) -> str:
     Raises:
         SettingsError: Slack refused the token, or the Web API at ``SLACK_API_URL`` is unreachable.
     """
+    sdk_log = logging.getLogger("slack_sdk")
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)  # the SDK logs each failed attempt; the error below says it once
     try:
         return str(client.auth_test()["user_id"])
     except SlackApiError as err:
@@ -84,8 +87,11 @@ def check_token(client: WebClient, slack: SlackSettings) -> str:
         raise SettingsError(f"SLACK_BOT_TOKEN was refused by Slack ({code})") from None
     except (SlackClientError, OSError) as err:
         raise SettingsError(
-            f"cannot reach the Slack Web API at SLACK_API_URL={slack.slack_api_url} ({type(err).__name__})"
+            f"cannot reach the Slack Web API at {slack.slack_api_url} ({type(err).__name__}); "
+            "check the network, or SLACK_API_URL if it is served elsewhere"
         ) from None
+    finally:
+        sdk_log.setLevel(level)
 
 
 def dedupe_key(body: dict, event: dict) -> str | None:
