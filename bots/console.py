@@ -23,6 +23,7 @@ from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_f
 from engine.models import provider_errors
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
+from engine.search import check_corpus
 from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
 from engine.text import clean_path, clean_text
@@ -261,6 +262,10 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
     settings = _settings(offline, corpus, no_clarify)
     settings.require_model()
     require_database(settings)
+    if corpus is None:  # a configured corpus must be indexed before anything is started or counted
+        settings.require_search()
+        if settings.search_backend == "corpus":
+            check_corpus(settings)
     if resume and not (record and record.question) and asyncio.run(thread_status(thread, settings=settings)) == "none":
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
         return EXIT_USAGE
