@@ -16,6 +16,7 @@ from rich.text import Text
 
 from bots.console_files import files_problem, read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
+from bots.console_loop import run_interruptible
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
 from engine.database import require_database
@@ -266,7 +267,7 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         settings.require_search()
         if settings.search_backend == "corpus":
             check_corpus(settings)
-    if resume and not (record and record.question) and asyncio.run(thread_status(thread, settings=settings)) == "none":
+    if resume and not (record and record.question) and run_interruptible(lambda: thread_status(thread, settings=settings)) == "none":
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
         return EXIT_USAGE
     from jobs.store import get_store
@@ -313,7 +314,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
                 corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """The run itself, once the lock is held: record the thread, show its id, research, print the files."""
     start = None if resume else question
-    if resume and asyncio.run(thread_status(thread, settings=settings)) == "none":
+    if resume and run_interruptible(lambda: thread_status(thread, settings=settings)) == "none":
         if not (record and record.question):
             say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
             return EXIT_USAGE
@@ -327,9 +328,9 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
     save_record(settings.data_dir, thread, ThreadRecord(
         question=kept or (start or "").strip(), offline=offline, corpus=str(corpus) if corpus else None,
         no_clarify=no_clarify, created_at=record.created_at if record else time.time()))
-    _announce(thread, settings, files)
-    try:
-        outcome = asyncio.run(_direct(thread, start, answer, start is None, settings, lock))
+    try:  # the id may be on the terminal before a Ctrl-C while printing it: it is resumable from here
+        _announce(thread, settings, files)
+        outcome = run_interruptible(lambda: _direct(thread, start, answer, start is None, settings, lock))
     except BaseException as exc:  # noqa: BLE001 - those not answered here are raised again
         code = _stopped(exc, thread, settings)
         if code is None:
