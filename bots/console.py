@@ -155,34 +155,56 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
     return 0
 
 
-async def _direct(thread: str, question: str | None, answer: str | None, resume: bool, settings: Settings,
-                  lock: ThreadLock | None = None) -> TurnOutcome:
-    shown = ConsoleProgress()
+async def _turn(thread: str, settings: Settings, shown: ConsoleProgress, lock: ThreadLock | None, **what) -> TurnOutcome:
+    """One turn of ``thread`` (``what``: :func:`engine.runner.run_turn`'s ``question``, ``answer``
+    or ``resume_only``), stopped at a checkpoint when the thread's lock lapses."""
     cancel = asyncio.Event()
     if lock is not None:  # the lease lapsed (the lock store was unreachable too long): stop at a checkpoint
         loop = asyncio.get_running_loop()
         lock.on_lost = lambda: loop.call_soon_threadsafe(cancel.set)
     try:
-        if resume and answer is None:
-            outcome = await run_turn(thread, resume_only=True, settings=settings, on_progress=shown, cancel=cancel)
-        elif resume:
-            outcome = await run_turn(thread, answer=answer, settings=settings, on_progress=shown, cancel=cancel)
-            answer = None
+        return await run_turn(thread, settings=settings, on_progress=shown, cancel=cancel, **what)
+    finally:
+        if lock is not None:
+            lock.on_lost = None
+
+
+def _research(thread: str, question: str | None, answer: str | None, settings: Settings,
+              lock: ThreadLock | None = None) -> TurnOutcome:
+    """Run ``thread`` to its report or to a clarifying question left unanswered.
+
+    The clarifying question is asked between turns, outside the event loop, so Ctrl-C at the
+    prompt is the same ``KeyboardInterrupt`` as anywhere else; it is kept in the thread's record
+    (for the audit trail) before it is asked.
+    """
+    shown = ConsoleProgress()
+    try:
+        if question is not None:
+            what: dict = {"question": question}
         else:
-            outcome = await run_turn(thread, question=question, settings=settings, on_progress=shown, cancel=cancel)
+            what = {"resume_only": True} if answer is None else {"answer": answer}
+            answer = None
+        outcome = run_interruptible(lambda: _turn(thread, settings, shown, lock, **what))
         while outcome.status == "clarify":
             shown.done()
+            _keep_clarification(settings, thread, outcome.question or "")
             reply = answer if answer is not None else _ask_user(outcome.question or "")
             answer = None
             if not reply:
                 say(f"No answer given. Answer later with: deepresearch ask --resume {thread} --answer \"…\"")
                 return outcome
-            outcome = await run_turn(thread, answer=reply, settings=settings, on_progress=shown, cancel=cancel)
+            outcome = run_interruptible(lambda reply=reply: _turn(thread, settings, shown, lock, answer=reply))
     finally:
         shown.done()
-        if lock is not None:
-            lock.on_lost = None
     return outcome
+
+
+def _keep_clarification(settings: Settings, thread: str, question: str) -> None:
+    """Add the clarifying question asked to the thread's record, which the audit record reads."""
+    record = load_record(settings.data_dir, thread)
+    if record is not None and question and record.clarification != question:
+        record.clarification = question
+        save_record(settings.data_dir, thread, record)
 
 
 def run_ask(
@@ -301,12 +323,16 @@ def _run_accounted(thread: str, question: str, answer: str | None, resume: bool,
     if refused:
         say(refused)
         return EXIT_OVER_QUOTA
-    code = None
+    code, error = None, ""
     try:
         code = _run_locked(thread, question, answer, resume, out, settings, record, lock, **options)
         return code
+    except BaseException as exc:  # recorded, then raised on: the audit says what ended the run
+        code = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else None
+        error = f"{type(exc).__name__}: {exc}"
+        raise
     finally:
-        turn.end(code)
+        turn.end(code, error)
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
@@ -327,10 +353,11 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
     # written whole before the id is shown, so the id printed is always resumable
     save_record(settings.data_dir, thread, ThreadRecord(
         question=kept or (start or "").strip(), offline=offline, corpus=str(corpus) if corpus else None,
-        no_clarify=no_clarify, created_at=record.created_at if record else time.time()))
+        no_clarify=no_clarify, created_at=record.created_at if record else time.time(),
+        clarification=record.clarification if record else ""))
     try:  # the id may be on the terminal before a Ctrl-C while printing it: it is resumable from here
         _announce(thread, settings, files)
-        outcome = run_interruptible(lambda: _direct(thread, start, answer, start is None, settings, lock))
+        outcome = _research(thread, start, answer, settings, lock)
     except BaseException as exc:  # noqa: BLE001 - those not answered here are raised again
         code = _stopped(exc, thread, settings)
         if code is None:

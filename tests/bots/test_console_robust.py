@@ -94,3 +94,62 @@ def test_ctrl_c_at_any_stage_exits_130_with_the_hint_and_no_traceback_and_resume
         resumed = ask(tmp_path, "--resume", hint.group(1))
         assert resumed.returncode == 0 and "report.md" in resumed.stdout, resumed.stderr
         no_traceback(resumed)
+
+
+def _audit(tmp_path) -> list[dict]:
+    path = tmp_path / "data" / "audit.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_cancelled(tmp_path):
+    import os
+    import pty
+
+    docs = write_docs(tmp_path / "docs")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: `ask` on the pseudo-terminal, as a user at a shell runs it
+        os.chdir(tmp_path)
+        os.execvpe(sys.executable, ask_cmd("--offline", "--corpus", str(docs), "solar"), ask_env(tmp_path))
+    output = b""
+    try:
+        while b"Your answer:" not in output:
+            chunk = os.read(fd, 4096)
+            assert chunk, output
+            output += chunk
+        os.write(fd, b"\x03")  # Ctrl-C, as the terminal sends it: SIGINT from the line discipline
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+    finally:
+        _, status = os.waitpid(pid, 0)
+    text = output.decode("utf-8", "replace")
+    assert os.waitstatus_to_exitcode(status) == 130, text
+    assert "Aborted" not in text and "Traceback" not in text, text
+    hint = re.search(r"Continue with: deepresearch ask --resume (console:\S+)", text)
+    assert hint, text
+    (record,) = _audit(tmp_path)
+    assert record["status"] == "cancelled" and "None" not in (record["error"] or ""), record
+    assert record["clarification"], record
+    resumed = ask(tmp_path, "--resume", hint.group(1), "--answer", "home solar panels")
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_the_audit_keeps_the_clarifying_question_asked_and_answered(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    out = ask(tmp_path, "solar", "--offline", "--corpus", str(docs), stdin="home solar panels and inverters\n")
+    assert out.returncode == 0, out.stderr
+    asked = out.stderr.split("Clarifying question:", 1)[1].splitlines()[0].strip()
+    (record,) = _audit(tmp_path)
+    assert record["status"] == "done" and record["clarification"] == asked, record
+    first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))  # asked, answered in a later run
+    assert first.returncode == 3, first.stderr
+    thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
+    second = ask(tmp_path, "--resume", thread, "--answer", "inverters")
+    assert second.returncode == 0, second.stderr
+    last = _audit(tmp_path)[-1]
+    assert last["thread"] == thread and last["status"] == "done" and last["clarification"], last
