@@ -134,7 +134,7 @@ def index(
       5    the corpus index cannot be written
       130  interrupted (Ctrl-C)
     """
-    from engine.fsutil import storage_problem
+    from engine.fsutil import folder_write_problem, storage_problem
     from engine.search.corpus import CorpusIndexError, index_directory
     from engine.settings import corpus_index_for, load_settings
     from engine.text import clean_path
@@ -145,6 +145,9 @@ def index(
         _fail(f"{clean_path(directory)} is not a folder", 2)
     try:
         settings = load_settings()
+        why = folder_write_problem(settings.data_dir)
+        if why:
+            _fail(f"cannot write under the data folder {clean_path(settings.data_dir)}: {why}", 5)
         index_path = corpus_index_for(settings.data_dir, directory)
         stats = index_directory(directory, index_path)
     except SettingsError as err:

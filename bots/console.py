@@ -6,7 +6,6 @@ import asyncio
 import os
 import sqlite3
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -20,7 +19,7 @@ from bots.console_loop import run_interruptible
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
 from engine.database import require_database
-from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_folder_problem, write_problem
+from engine.fsutil import StorageError, copy_atomic, folder_write_problem, storage_problem, write_problem
 from engine.models import provider_errors
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
@@ -250,6 +249,10 @@ def run_ask(
                              resume=bool(resume))
     thread = resume or f"console:{uuid.uuid4()}"
     data_dir = load_settings().data_dir
+    why = folder_write_problem(data_dir)
+    if why:  # before any thread, quota slot or audit record
+        say(f"deepresearch: cannot write under the data folder {clean_path(data_dir)}: {why}.")
+        return EXIT_STORAGE
     try:
         return _ask_here(thread, question, answer, bool(resume), out, offline=offline, corpus=corpus,
                          no_clarify=no_clarify, files=files or [])
@@ -436,6 +439,10 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
             validate_question(question)
         except TurnRejected as exc:
             return str(exc)
+    if corpus is not None and not queue and not corpus.expanduser().is_dir():
+        if not corpus.expanduser().exists():
+            return f"--corpus {clean_path(corpus)}: no such folder"
+        return f"--corpus {clean_path(corpus)} is not a folder"
     if out is not None and out.exists() and not out.is_dir():
         return f"--out {clean_path(out)} is a file; give a folder (it is created when missing)."
     if queue and (offline or corpus is not None or no_clarify):
@@ -445,31 +452,9 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
                 "DEEPRESEARCH_LLM, DEEPRESEARCH_SEARCH and DEEPRESEARCH_CORPUS_DIR (after `deepresearch index DIR`) "
                 "or DEEPRESEARCH_ALLOW_CLARIFICATION where the workers run, or drop --queue.")
     if out is not None:
-        why = _out_problem(out)
+        why = folder_write_problem(out)
         if why:
             return f"--out {clean_path(out)} cannot be written: {why}."
-    return None
-
-
-def _out_problem(out: Path) -> str | None:
-    """Why the report files could not be copied into ``out``, or None when they can.
-
-    Creates ``out`` when missing (as the copy would) and writes and removes a probe file in it, so
-    what ``os.access`` cannot see (``/proc``, ``/sys``, a full or read-only mount) is found before
-    any work starts.
-    """
-    why = writable_folder_problem(out)
-    if why:
-        return why
-    step = "the folder cannot be created"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        step = "a file cannot be written in it"
-        fd, probe = tempfile.mkstemp(prefix=".deepresearch-probe.", suffix=".tmp", dir=out)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        return f"{step} ({storage_problem(exc) or (exc.strerror or type(exc).__name__).lower()})"
     return None
 
 

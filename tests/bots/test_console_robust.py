@@ -153,3 +153,26 @@ def test_the_audit_keeps_the_clarifying_question_asked_and_answered(tmp_path):
     assert second.returncode == 0, second.stderr
     last = _audit(tmp_path)[-1]
     assert last["thread"] == thread and last["status"] == "done" and last["clarification"], last
+
+
+def test_a_missing_corpus_folder_is_bad_input_before_any_quota_or_audit(tmp_path):
+    env = {"DEEPRESEARCH_MAX_RESEARCHES_PER_USER_PER_DAY": "1"}
+    (tmp_path / "a-file").write_text("x")
+    for corpus, why in ((tmp_path / "nonexistent", ": no such folder"), (tmp_path / "a-file", " is not a folder")):
+        out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(corpus), QUESTION, env=env)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.strip() == f"deepresearch: --corpus {corpus}{why}", out.stderr
+    assert _audit(tmp_path) == []
+    docs = write_docs(tmp_path / "docs")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), QUESTION, env=env)
+    assert out.returncode == 0, out.stderr  # the day's one research was not used up by the bad ones
+
+
+@pytest.mark.parametrize("data_dir", ["/proc/deepresearch-data", "/sys/kernel/deepresearch-data"])
+def test_a_data_folder_that_cannot_be_written_is_exit_5_in_one_line(tmp_path, data_dir):
+    for args in (["ask", "--offline", "--no-clarify", "json floats"], ["index", str(write_docs(tmp_path / "d"))]):
+        out = _cli(tmp_path, *args, env={"DEEPRESEARCH_DATA_DIR": data_dir})
+        assert out.returncode == 5, (args, out.stderr)
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"deepresearch: cannot write under the data folder {data_dir}"), out.stderr
+        no_traceback(out)
