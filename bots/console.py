@@ -57,16 +57,25 @@ def show_follow_ups(questions: list[str]) -> None:
             say(f"  - {q}")
 
 
-class ConsoleProgress:
-    """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise."""
+#: ``time.monotonic()`` when this ``ask`` began: the elapsed time shown counts from here, as the
+#: user does (start-up, indexing and every turn included), not from the current turn's start.
+ASK_STARTED = time.monotonic()
 
-    def __init__(self) -> None:
+
+class ConsoleProgress:
+    """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise.
+
+    The elapsed time is counted from ``started`` (``time.monotonic()``; default: when ``ask`` began).
+    """
+
+    def __init__(self, started: float | None = None) -> None:
         self.tty = sys.stderr.isatty()
         self.last = ""
         self.last_time = 0.0
+        self.started = ASK_STARTED if started is None else started
 
     def __call__(self, progress: Progress) -> None:
-        line = clean_text(progress.render()).replace("\n", " | ")
+        line = clean_text(progress.render(elapsed=time.monotonic() - self.started)).replace("\n", " | ")
         if line == self.last:
             return
         now = time.monotonic()
@@ -223,6 +232,8 @@ def run_ask(
     Raises:
         SettingsError: a setting is missing or invalid (the CLI prints it as one line).
     """
+    global ASK_STARTED
+    ASK_STARTED = time.monotonic()
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
     if resume is not None and not resume.strip():

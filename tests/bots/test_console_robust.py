@@ -176,3 +176,24 @@ def test_a_data_folder_that_cannot_be_written_is_exit_5_in_one_line(tmp_path, da
         lines = out.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"deepresearch: cannot write under the data folder {data_dir}"), out.stderr
         no_traceback(out)
+
+
+@pytest.mark.skipif(not PY_DOCS.is_dir(), reason="needs the python3-doc package's library docs")
+def test_the_elapsed_time_shown_is_the_time_the_run_took(tmp_path):
+    import time
+
+    proc = subprocess.Popen(ask_cmd("--offline", "--no-clarify", "--corpus", str(PY_DOCS), "How does asyncio cancel tasks?"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ask_env(tmp_path), cwd=tmp_path)
+    first = done = None
+    shown = []
+    for line in proc.stderr:
+        first = first or time.monotonic()
+        found = re.search(r"(\d+):(\d\d) elapsed", line)
+        if found:
+            shown.append(int(found.group(1)) * 60 + int(found.group(2)))
+            if line.startswith("Done"):
+                done = time.monotonic()
+    proc.communicate(timeout=RUN_TIMEOUT)
+    assert proc.returncode == 0 and done is not None and shown, shown
+    assert shown == sorted(shown), shown
+    assert shown[-1] >= int(done - first) - 1, (shown, done - first)
