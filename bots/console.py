@@ -237,11 +237,11 @@ def run_ask(
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
     if resume is not None and not resume.strip():
-        say("usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
+        say("deepresearch: usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
             "\"thread: console:…\" when a run starts).")
         return EXIT_USAGE
     if not resume and not question.strip():
-        say("usage: deepresearch ask \"QUESTION\" — the question is empty.")
+        say("deepresearch: usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
     problem = _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
     problem = problem or files_problem(files or [], queue)
@@ -335,7 +335,7 @@ def _run_accounted(thread: str, question: str, answer: str | None, resume: bool,
     turn = TerminalTurn(settings, get_store(settings), thread, asked, start=not resume)
     refused = turn.take()
     if refused:
-        say(refused)
+        say(f"deepresearch: {refused}")
         return EXIT_OVER_QUOTA
     code, error = None, ""
     try:
@@ -437,7 +437,7 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
             f"with: deepresearch ask --resume {thread}")
         return EXIT_STORAGE
     if isinstance(exc, KeyboardInterrupt):
-        say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
+        say(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
         return EXIT_INTERRUPTED
     return None
 

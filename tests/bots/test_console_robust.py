@@ -197,3 +197,20 @@ def test_the_elapsed_time_shown_is_the_time_the_run_took(tmp_path):
     assert proc.returncode == 0 and done is not None and shown, shown
     assert shown == sorted(shown), shown
     assert shown[-1] >= int(done - first) - 1, (shown, done - first)
+
+
+def test_every_refusal_line_starts_with_the_command_name(tmp_path):
+    lines = []
+    for args in (["", "--offline"], ["--resume", " ", "--offline"], ["x" * 8001, "--offline"],
+                 ["--offline", "--corpus", str(tmp_path / "nope"), QUESTION]):
+        out = ask(tmp_path, *args)
+        assert out.returncode == 2, out.stderr
+        lines.append(out.stderr.strip())
+    docs = write_docs(tmp_path / "docs")
+    env = {"DEEPRESEARCH_MAX_RESEARCHES_PER_USER_PER_DAY": "1"}
+    assert ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), QUESTION, env=env).returncode == 0
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), QUESTION, env=env)
+    assert out.returncode == 6, out.stderr
+    lines.append(out.stderr.strip())
+    for line in lines:
+        assert len(line.splitlines()) == 1 and line.startswith("deepresearch: "), line
