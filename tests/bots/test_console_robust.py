@@ -214,3 +214,21 @@ def test_every_refusal_line_starts_with_the_command_name(tmp_path):
     lines.append(out.stderr.strip())
     for line in lines:
         assert len(line.splitlines()) == 1 and line.startswith("deepresearch: "), line
+
+
+def test_prune_lists_every_thread_by_its_thread_id(tmp_path):
+    import os
+    import uuid
+
+    docs = write_docs(tmp_path / "docs")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), QUESTION)
+    assert out.returncode == 0, out.stderr
+    saved = re.search(r"thread: (console:\S+)", out.stderr).group(1)
+    unsaved = f"console:{uuid.uuid4()}"  # killed before its first checkpoint: only its record is on disk
+    record = tmp_path / "data" / "console" / f"{unsaved.replace(':', '_')}.json"
+    record.write_text(json.dumps({"question": QUESTION}))
+    os.utime(record, (1, 1))
+    out = _cli(tmp_path, "prune", "--dry-run", "--older-than", "0")
+    assert out.returncode == 0, out.stderr
+    listed = sorted(line.strip() for line in out.stdout.splitlines() if line.startswith("  "))
+    assert listed == sorted([saved, unsaved]), out.stdout
