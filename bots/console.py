@@ -260,10 +260,6 @@ def run_ask(
                              resume=bool(resume))
     thread = resume or f"console:{uuid.uuid4()}"
     data_dir = load_settings().data_dir
-    why = folder_write_problem(data_dir)
-    if why:  # before any thread, quota slot or audit record
-        say(f"deepresearch: cannot write under the data folder {clean_path(data_dir)}: {why}.")
-        return EXIT_STORAGE
     try:
         return _ask_here(thread, question, answer, bool(resume), out, offline=offline, corpus=corpus,
                          no_clarify=no_clarify, files=files or [])
@@ -287,6 +283,11 @@ def run_ask(
 def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out: Path | None, *, offline: bool,
               corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """``ask`` in this process, holding the thread's lock; see :func:`run_ask`."""
+    data_dir = load_settings().data_dir
+    why = folder_write_problem(data_dir)
+    if why:  # before any thread, quota slot or audit record
+        say(f"deepresearch: cannot write under the data folder {clean_path(data_dir)}: {why}.")
+        return EXIT_STORAGE
     record = None
     if resume:
         record = load_record(load_settings().data_dir, thread)
