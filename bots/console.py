@@ -57,8 +57,9 @@ def show_follow_ups(questions: list[str]) -> None:
             say(f"  - {q}")
 
 
-#: ``time.monotonic()`` when this ``ask`` began: the elapsed time shown counts from here, as the
-#: user does (start-up, indexing and every turn included), not from the current turn's start.
+#: ``time.monotonic()`` when this ``ask`` began (``deepresearch ask`` imports this module once its
+#: command line is read): the elapsed time shown counts from here, as the user does (indexing and
+#: every turn included), not from the current turn's start.
 ASK_STARTED = time.monotonic()
 
 
@@ -232,8 +233,6 @@ def run_ask(
     Raises:
         SettingsError: a setting is missing or invalid (the CLI prints it as one line).
     """
-    global ASK_STARTED
-    ASK_STARTED = time.monotonic()
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
     if resume is not None and not resume.strip():
