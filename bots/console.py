@@ -283,8 +283,8 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
               corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """``ask`` in this process, holding the thread's lock; see :func:`run_ask`."""
     data_dir = load_settings().data_dir
-    why = folder_write_problem(data_dir)
-    if why:  # before any thread, quota slot or audit record
+    why = folder_write_problem(data_dir, keep=False)
+    if why:  # before any thread, quota slot or audit record (and leaving nothing behind)
         say(f"deepresearch: cannot write under the data folder {clean_path(data_dir)}: {why}.")
         return EXIT_STORAGE
     record = None
