@@ -15,35 +15,49 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """``asyncio.run(make())``, where Ctrl-C (SIGINT) always ends as one ``KeyboardInterrupt``
     raised after the event loop has cancelled and awaited its tasks and closed.
 
-    ``asyncio.run`` answers SIGINT by cancelling its task only once its own handler is installed;
-    a signal while it builds the loop interrupts that half-way (a traceback from the half-made
-    loop's ``__del__``, and "coroutine was never awaited"). Here SIGINT is held back while the
-    loop is made and raised once it is whole; the coroutine is made only then, and closed if it
-    never ran.
+    ``asyncio.run`` answers SIGINT by cancelling its task only once the loop and the task exist
+    and its own handler is installed; a signal before that interrupts the loop's or the task's
+    making half-way (a traceback from the half-made loop's ``__del__``, "coroutine was never
+    awaited", "cannot reuse already awaited coroutine"). Here one handler covers the whole call:
+    the first SIGINT is noted, and cancels the task once it runs (at once if it already does);
+    ``KeyboardInterrupt`` is raised when the loop has closed. A second SIGINT raises at once.
 
     Raises:
         KeyboardInterrupt: Ctrl-C, at any point.
         Whatever the coroutine raises.
     """
-    with asyncio.Runner() as runner:
-        _without_sigint(runner.get_loop)
-        coro = make()
-        try:
-            return runner.run(coro)
-        finally:
-            coro.close()  # a no-op once it ran; stops the "never awaited" warning when it did not
-
-
-def _without_sigint(step: Callable[[], object]) -> None:
-    """Run ``step`` with SIGINT held back; raise ``KeyboardInterrupt`` after it if one came."""
     if threading.current_thread() is not threading.main_thread():
-        step()
-        return
-    came: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: came.append(signum))
+        return asyncio.run(make())
+    hits: list[int] = []
+    running: dict[str, Any] = {}
+
+    def on_sigint(signum: int, _frame: object) -> None:
+        hits.append(signum)
+        if len(hits) > 1:
+            raise KeyboardInterrupt
+        task = running.get("task")
+        if task is not None and not task.done():
+            task.cancel()
+            running["loop"].call_soon_threadsafe(lambda: None)  # wake the loop if it sleeps
+
+    async def main() -> T:
+        running["task"] = asyncio.current_task()
+        if hits:  # Ctrl-C came before the task ran: it never starts
+            raise asyncio.CancelledError
+        return await make()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        step()
+        with asyncio.Runner() as runner:  # sees a handler of ours: installs none of its own
+            running["loop"] = runner.get_loop()
+            try:
+                result = runner.run(main())
+            except BaseException:  # CancelledError, or what a cancelled step turned it into
+                if hits:
+                    raise KeyboardInterrupt from None
+                raise
     finally:
         signal.signal(signal.SIGINT, previous)
-    if came:
+    if hits:
         raise KeyboardInterrupt
+    return result

@@ -157,7 +157,7 @@ def test_a_terminal_run_is_audited_and_counts_against_the_quota(tmp_path, docs):
     second = ask(tmp_path, "home batteries", "--offline", "--no-clarify", "--corpus", str(docs), env=env)
     assert second.returncode == 6, second.stderr
     lines = [ln for ln in second.stderr.splitlines() if ln.strip() and "Indexing" not in ln and "index" not in ln]
-    assert lines[-1].startswith("You have started the most researches allowed in 24 hours (1)"), second.stderr
+    assert lines[-1].startswith("deepresearch: You have started the most researches allowed in 24 hours (1)"), second.stderr
     assert "thread:" not in second.stderr and "Traceback" not in second.stderr
     trail = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
     me = f"console:{getpass.getuser()}"
