@@ -134,9 +134,9 @@ def index(
       5    the corpus index cannot be written
       130  interrupted (Ctrl-C)
     """
-    from engine.fsutil import storage_problem
+    from engine.fsutil import folder_write_problem, storage_problem
     from engine.search.corpus import CorpusIndexError, index_directory
-    from engine.settings import load_settings
+    from engine.settings import corpus_index_for, load_settings
     from engine.text import clean_path
 
     if not directory.expanduser().exists():
@@ -145,7 +145,11 @@ def index(
         _fail(f"{clean_path(directory)} is not a folder", 2)
     try:
         settings = load_settings()
-        stats = index_directory(directory, settings.corpus_index_path)
+        why = folder_write_problem(settings.data_dir)
+        if why:
+            _fail(f"cannot write under the data folder {clean_path(settings.data_dir)}: {why}", 5)
+        index_path = corpus_index_for(settings.data_dir, directory)
+        stats = index_directory(directory, index_path)
     except SettingsError as err:
         _fail(str(err))
     except CorpusIndexError as err:
@@ -153,7 +157,7 @@ def index(
     typer.echo(
         f"indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped) "
         f"from {clean_path(directory)} "
-        f"into {clean_path(settings.corpus_index_path)}"
+        f"into {clean_path(index_path)}"
     )
 
 

@@ -6,7 +6,6 @@ import asyncio
 import os
 import sqlite3
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -16,13 +15,15 @@ from rich.text import Text
 
 from bots.console_files import files_problem, read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
+from bots.console_loop import run_interruptible
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
 from engine.database import require_database
-from engine.fsutil import StorageError, copy_atomic, storage_problem, writable_folder_problem, write_problem
+from engine.fsutil import StorageError, copy_atomic, folder_write_problem, storage_problem, write_problem
 from engine.models import provider_errors
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
+from engine.search import check_corpus
 from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
 from engine.text import clean_path, clean_text
@@ -56,16 +57,26 @@ def show_follow_ups(questions: list[str]) -> None:
             say(f"  - {q}")
 
 
-class ConsoleProgress:
-    """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise."""
+#: ``time.monotonic()`` when this ``ask`` began (``deepresearch ask`` imports this module once its
+#: command line is read): the elapsed time shown counts from here, as the user does (indexing and
+#: every turn included), not from the current turn's start.
+ASK_STARTED = time.monotonic()
 
-    def __init__(self) -> None:
+
+class ConsoleProgress:
+    """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise.
+
+    The elapsed time is counted from ``started`` (``time.monotonic()``; default: when ``ask`` began).
+    """
+
+    def __init__(self, started: float | None = None) -> None:
         self.tty = sys.stderr.isatty()
         self.last = ""
         self.last_time = 0.0
+        self.started = ASK_STARTED if started is None else started
 
     def __call__(self, progress: Progress) -> None:
-        line = clean_text(progress.render()).replace("\n", " | ")
+        line = clean_text(progress.render(elapsed=time.monotonic() - self.started)).replace("\n", " | ")
         if line == self.last:
             return
         now = time.monotonic()
@@ -153,34 +164,56 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
     return 0
 
 
-async def _direct(thread: str, question: str | None, answer: str | None, resume: bool, settings: Settings,
-                  lock: ThreadLock | None = None) -> TurnOutcome:
-    shown = ConsoleProgress()
+async def _turn(thread: str, settings: Settings, shown: ConsoleProgress, lock: ThreadLock | None, **what) -> TurnOutcome:
+    """One turn of ``thread`` (``what``: :func:`engine.runner.run_turn`'s ``question``, ``answer``
+    or ``resume_only``), stopped at a checkpoint when the thread's lock lapses."""
     cancel = asyncio.Event()
     if lock is not None:  # the lease lapsed (the lock store was unreachable too long): stop at a checkpoint
         loop = asyncio.get_running_loop()
         lock.on_lost = lambda: loop.call_soon_threadsafe(cancel.set)
     try:
-        if resume and answer is None:
-            outcome = await run_turn(thread, resume_only=True, settings=settings, on_progress=shown, cancel=cancel)
-        elif resume:
-            outcome = await run_turn(thread, answer=answer, settings=settings, on_progress=shown, cancel=cancel)
-            answer = None
+        return await run_turn(thread, settings=settings, on_progress=shown, cancel=cancel, **what)
+    finally:
+        if lock is not None:
+            lock.on_lost = None
+
+
+def _research(thread: str, question: str | None, answer: str | None, settings: Settings,
+              lock: ThreadLock | None = None) -> TurnOutcome:
+    """Run ``thread`` to its report or to a clarifying question left unanswered.
+
+    The clarifying question is asked between turns, outside the event loop, so Ctrl-C at the
+    prompt is the same ``KeyboardInterrupt`` as anywhere else; it is kept in the thread's record
+    (for the audit trail) before it is asked.
+    """
+    shown = ConsoleProgress()
+    try:
+        if question is not None:
+            what: dict = {"question": question}
         else:
-            outcome = await run_turn(thread, question=question, settings=settings, on_progress=shown, cancel=cancel)
+            what = {"resume_only": True} if answer is None else {"answer": answer}
+            answer = None
+        outcome = run_interruptible(lambda: _turn(thread, settings, shown, lock, **what))
         while outcome.status == "clarify":
             shown.done()
+            _keep_clarification(settings, thread, outcome.question or "")
             reply = answer if answer is not None else _ask_user(outcome.question or "")
             answer = None
             if not reply:
                 say(f"No answer given. Answer later with: deepresearch ask --resume {thread} --answer \"…\"")
                 return outcome
-            outcome = await run_turn(thread, answer=reply, settings=settings, on_progress=shown, cancel=cancel)
+            outcome = run_interruptible(lambda reply=reply: _turn(thread, settings, shown, lock, answer=reply))
     finally:
         shown.done()
-        if lock is not None:
-            lock.on_lost = None
     return outcome
+
+
+def _keep_clarification(settings: Settings, thread: str, question: str) -> None:
+    """Add the clarifying question asked to the thread's record, which the audit record reads."""
+    record = load_record(settings.data_dir, thread)
+    if record is not None and question and record.clarification != question:
+        record.clarification = question
+        save_record(settings.data_dir, thread, record)
 
 
 def run_ask(
@@ -203,11 +236,11 @@ def run_ask(
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
     if resume is not None and not resume.strip():
-        say("usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
+        say("deepresearch: usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
             "\"thread: console:…\" when a run starts).")
         return EXIT_USAGE
     if not resume and not question.strip():
-        say("usage: deepresearch ask \"QUESTION\" — the question is empty.")
+        say("deepresearch: usage: deepresearch ask \"QUESTION\" — the question is empty.")
         return EXIT_USAGE
     problem = _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
     problem = problem or files_problem(files or [], queue)
@@ -249,6 +282,11 @@ def run_ask(
 def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out: Path | None, *, offline: bool,
               corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """``ask`` in this process, holding the thread's lock; see :func:`run_ask`."""
+    data_dir = load_settings().data_dir
+    why = folder_write_problem(data_dir, keep=False)
+    if why:  # before any thread, quota slot or audit record (and leaving nothing behind)
+        say(f"deepresearch: cannot write under the data folder {clean_path(data_dir)}: {why}.")
+        return EXIT_STORAGE
     record = None
     if resume:
         record = load_record(load_settings().data_dir, thread)
@@ -261,7 +299,11 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
     settings = _settings(offline, corpus, no_clarify)
     settings.require_model()
     require_database(settings)
-    if resume and not (record and record.question) and asyncio.run(thread_status(thread, settings=settings)) == "none":
+    if corpus is None:  # a configured corpus must be indexed before anything is started or counted
+        settings.require_search()
+        if settings.search_backend == "corpus":
+            check_corpus(settings)
+    if resume and not (record and record.question) and run_interruptible(lambda: thread_status(thread, settings=settings)) == "none":
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
         return EXIT_USAGE
     from jobs.store import get_store
@@ -293,14 +335,18 @@ def _run_accounted(thread: str, question: str, answer: str | None, resume: bool,
     turn = TerminalTurn(settings, get_store(settings), thread, asked, start=not resume)
     refused = turn.take()
     if refused:
-        say(refused)
+        say(f"deepresearch: {refused}")
         return EXIT_OVER_QUOTA
-    code = None
+    code, error = None, ""
     try:
         code = _run_locked(thread, question, answer, resume, out, settings, record, lock, **options)
         return code
+    except BaseException as exc:  # recorded, then raised on: the audit says what ended the run
+        code = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else None
+        error = f"{type(exc).__name__}: {exc}"
+        raise
     finally:
-        turn.end(code)
+        turn.end(code, error)
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
@@ -308,7 +354,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
                 corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """The run itself, once the lock is held: record the thread, show its id, research, print the files."""
     start = None if resume else question
-    if resume and asyncio.run(thread_status(thread, settings=settings)) == "none":
+    if resume and run_interruptible(lambda: thread_status(thread, settings=settings)) == "none":
         if not (record and record.question):
             say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
             return EXIT_USAGE
@@ -321,10 +367,11 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
     # written whole before the id is shown, so the id printed is always resumable
     save_record(settings.data_dir, thread, ThreadRecord(
         question=kept or (start or "").strip(), offline=offline, corpus=str(corpus) if corpus else None,
-        no_clarify=no_clarify, created_at=record.created_at if record else time.time()))
-    _announce(thread, settings, files)
-    try:
-        outcome = asyncio.run(_direct(thread, start, answer, start is None, settings, lock))
+        no_clarify=no_clarify, created_at=record.created_at if record else time.time(),
+        clarification=record.clarification if record else ""))
+    try:  # the id may be on the terminal before a Ctrl-C while printing it: it is resumable from here
+        _announce(thread, settings, files)
+        outcome = _research(thread, start, answer, settings, lock)
     except BaseException as exc:  # noqa: BLE001 - those not answered here are raised again
         code = _stopped(exc, thread, settings)
         if code is None:
@@ -390,7 +437,7 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
             f"with: deepresearch ask --resume {thread}")
         return EXIT_STORAGE
     if isinstance(exc, KeyboardInterrupt):
-        say(f"\nInterrupted. Continue with: deepresearch ask --resume {thread}")
+        say(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
         return EXIT_INTERRUPTED
     return None
 
@@ -403,6 +450,10 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
             validate_question(question)
         except TurnRejected as exc:
             return str(exc)
+    if corpus is not None and not queue and not corpus.expanduser().is_dir():
+        if not corpus.expanduser().exists():
+            return f"--corpus {clean_path(corpus)}: no such folder"
+        return f"--corpus {clean_path(corpus)} is not a folder"
     if out is not None and out.exists() and not out.is_dir():
         return f"--out {clean_path(out)} is a file; give a folder (it is created when missing)."
     if queue and (offline or corpus is not None or no_clarify):
@@ -412,31 +463,9 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
                 "DEEPRESEARCH_LLM, DEEPRESEARCH_SEARCH and DEEPRESEARCH_CORPUS_DIR (after `deepresearch index DIR`) "
                 "or DEEPRESEARCH_ALLOW_CLARIFICATION where the workers run, or drop --queue.")
     if out is not None:
-        why = _out_problem(out)
+        why = folder_write_problem(out)
         if why:
             return f"--out {clean_path(out)} cannot be written: {why}."
-    return None
-
-
-def _out_problem(out: Path) -> str | None:
-    """Why the report files could not be copied into ``out``, or None when they can.
-
-    Creates ``out`` when missing (as the copy would) and writes and removes a probe file in it, so
-    what ``os.access`` cannot see (``/proc``, ``/sys``, a full or read-only mount) is found before
-    any work starts.
-    """
-    why = writable_folder_problem(out)
-    if why:
-        return why
-    step = "the folder cannot be created"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        step = "a file cannot be written in it"
-        fd, probe = tempfile.mkstemp(prefix=".deepresearch-probe.", suffix=".tmp", dir=out)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        return f"{step} ({storage_problem(exc) or (exc.strerror or type(exc).__name__).lower()})"
     return None
 
 

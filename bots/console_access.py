@@ -44,11 +44,14 @@ class TerminalTurn:
             started_at=self.started, ended_at=self.started, error=said))
         return said
 
-    def end(self, code: int | None) -> None:
-        """The run ended with exit code ``code`` (None: an exception): give the slot back, count the
-        tokens spent since :meth:`take`, write the audit record (see :data:`_STATUS`). Never raises:
-        a store that cannot be written (a full disk) is one log line, and the slot expires by itself
-        (:func:`jobs.quotas.hold_seconds`)."""
+    def end(self, code: int | None, error: str = "") -> None:
+        """The run ended with exit code ``code`` (None: an exception, ``error`` its type and message):
+        give the slot back, count the tokens spent since :meth:`take`, write the audit record (see
+        :data:`_STATUS`; the clarifying question from the thread's record, the error line from
+        :data:`_REASON`). Never raises: a store that cannot be written (a full disk) is one log
+        line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`)."""
+        from bots.console_record import load_record
+
         usage = {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
         try:
             quotas.release(self.store, self.turn_id, user=self.user, thread_id=self.thread)
@@ -56,15 +59,26 @@ class TerminalTurn:
             quotas.add_tokens(self.store, self.turn_id, usage["tokens"], user=self.user, thread_id=self.thread)
         except Exception as err:  # bookkeeping must not hide how the research ended
             log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
-        status = _STATUS.get(code, "failed") if code is not None else "failed"
         if code in (2, 3):
             return
+        status = _STATUS.get(code, "failed") if code is not None else "failed"
         run = _latest_run(self.settings, self.thread)
         files = [f for f in _run_files(run)] if status == "done" else []
+        record = load_record(self.settings.data_dir, self.thread)
         audit.write(self.settings, audit.build_record(
             thread_id=self.thread, requester=self.user, question=self.question, status=status,
             started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
-            files=files, error="" if status == "done" else f"deepresearch ask exited with {code}"))
+            clarification=record.clarification if record else "", files=files,
+            error="" if status == "done" else (error or _REASON.get(code, f"deepresearch ask exit code {code}"))))
+
+
+#: The audit's error line of a run that ended with an exit code (the terminal shows the details).
+_REASON = {
+    1: "exit 1: a model or search server unreachable after retries, or the thread's lock lapsed",
+    4: "exit 4: the thread was running in another process",
+    5: "exit 5: the data folder or --out could not be written",
+    130: "exit 130: interrupted (Ctrl-C)",
+}
 
 
 def _latest_run(settings: Settings, thread: str) -> Path | None:

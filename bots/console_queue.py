@@ -128,7 +128,9 @@ class _QueuedRun:
         reply = handle_message(self.thread, requester(), text, self.port.reference(), f"console-{uuid.uuid4().hex}",
                                settings=self.settings, explicit_start=True)
         if reply.text:  # the mention slot names the sender in a chat; the terminal's reader is the sender
-            err.print(reply.render(reply.text, lambda _user: "").strip())
+            said = reply.render(reply.text, lambda _user: "").strip()
+            refused = reply.action not in ("started", "resumed")  # the line ask ends on, as its other errors
+            err.print(f"deepresearch: {said}" if refused else said)
         return reply.action
 
     def reopen(self, answer: str | None):

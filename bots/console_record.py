@@ -25,6 +25,7 @@ class ThreadRecord:
         corpus: the ``--corpus`` folder as spelt (absolute, symlinks kept), or None.
         no_clarify: ``--no-clarify`` was given.
         created_at: Unix time (seconds) the thread was started.
+        clarification: the clarifying question asked, once one was (for the audit record).
     """
 
     question: str = ""
@@ -32,6 +33,7 @@ class ThreadRecord:
     corpus: str | None = None
     no_clarify: bool = False
     created_at: float = field(default_factory=time.time)
+    clarification: str = ""
 
 
 def record_path(data_dir: Path, thread: str) -> Path:
@@ -76,6 +78,7 @@ def load_record(data_dir: Path, thread: str) -> ThreadRecord | None:
             corpus=str(data["corpus"]) if data.get("corpus") else None,
             no_clarify=bool(data.get("no_clarify")),
             created_at=float(data.get("created_at") or 0.0),
+            clarification=clean_text(data.get("clarification") or ""),
         )
     except (ValueError, TypeError) as err:
         log.warning("event=console_record_unreadable path=%s error=%s", clean_path(path), type(err).__name__)

@@ -9,6 +9,7 @@ import logging
 import sqlite3
 import zlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -116,7 +117,7 @@ async def _open_sqlite(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
     (bot, several workers) wait instead of failing with "database is locked".
     """
     settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
-    conn = await aiosqlite.connect(str(settings.checkpoint_path), timeout=BUSY_TIMEOUT_MS / 1000)
+    conn = await _connect(settings.checkpoint_path)
     try:
         await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         await conn.execute("PRAGMA journal_mode=WAL")
@@ -129,6 +130,31 @@ async def _open_sqlite(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
     finally:
         # shielded: a second cancel must not leave the connection (and the file's write lock) open
         await asyncio.shield(_release(conn))
+
+
+async def _connect(path: Path, **options) -> aiosqlite.Connection:
+    """``aiosqlite.connect(path)`` with the busy timeout, that a cancel (Ctrl-C) cannot cut in two.
+
+    aiosqlite opens the file on a thread of its own; a cancel while it does leaves that thread to
+    report to an event loop that ``asyncio.run`` may have closed by then ("RuntimeError: Event loop
+    is closed" in ``_connection_worker_thread``). So the connect runs to its end, shielded, and the
+    connection is closed before the cancel goes on.
+
+    Raises:
+        sqlite3.Error, OSError: the file cannot be opened.
+    """
+    opening = asyncio.ensure_future(_open(path, **options))
+    try:
+        return await asyncio.shield(opening)
+    except asyncio.CancelledError:
+        await asyncio.wait({opening})
+        if not opening.cancelled() and opening.exception() is None:
+            await asyncio.shield(opening.result().close())
+        raise
+
+
+async def _open(path: Path, **options) -> aiosqlite.Connection:
+    return await aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, **options)
 
 
 async def _release(conn: aiosqlite.Connection) -> None:
@@ -254,8 +280,7 @@ async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
         from langgraph.store.sqlite.aio import AsyncSqliteStore
 
         settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(str(settings.checkpoint_path), timeout=BUSY_TIMEOUT_MS / 1000,
-                                       isolation_level=None)
+        conn = await _connect(settings.checkpoint_path, isolation_level=None)
         try:
             await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             await conn.execute("PRAGMA journal_mode=WAL")

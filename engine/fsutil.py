@@ -156,3 +156,34 @@ def writable_folder_problem(folder: Path) -> str | None:
                 return f"{clean_path(probe)} is on a read-only file system"
         return f"{clean_path(probe)} is not writable (permission denied)"
     return None
+
+
+def folder_write_problem(folder: Path, *, keep: bool = True) -> str | None:
+    """Why files cannot be written into ``folder``, or None when they can.
+
+    Creates ``folder`` when missing (as the write would) and writes and removes a probe file in
+    it, so what ``os.access`` cannot see (``/proc``, ``/sys``, a full or read-only mount) is found
+    before any work starts; with ``keep=False`` the folders it created are removed again. Any
+    ``OSError`` on the way is the answer, never raised.
+    """
+    import tempfile
+
+    why = writable_folder_problem(folder)
+    if why:
+        return why
+    folder = Path(os.path.abspath(folder))
+    made = [p for p in (folder, *folder.parents) if not p.exists()]
+    step = "the folder cannot be created"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        step = "a file cannot be written in it"
+        fd, probe = tempfile.mkstemp(prefix=".deepresearch-probe.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return f"{step} ({storage_problem(exc) or (exc.strerror or type(exc).__name__).lower()})"
+    finally:
+        for path in [] if keep else made:  # deepest first
+            with contextlib.suppress(OSError):
+                path.rmdir()
+    return None

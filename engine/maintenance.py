@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -110,6 +111,18 @@ async def _prune_unsaved(settings: Settings, known: set[str], cutoff: datetime, 
         if mtime >= cutoff:
             report.kept += 1
             continue
-        report.threads.append(name)
+        report.threads.append(thread_id_of(name))
         if not dry_run:
             await asyncio.to_thread(_delete_local, settings, name)
+
+
+#: The file name of a terminal thread (``console:{uuid4}`` → ``console_{uuid4}``), read back.
+_CONSOLE_NAME = re.compile(r"console_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+def thread_id_of(name: str) -> str:
+    """The thread id a folder or file name (:func:`engine.artifacts.safe_name`) stands for, as
+    ``prune`` lists it: ``console_{uuid}`` is ``console:{uuid}``; other names (a chat thread's
+    shared files, whose id's separators cannot be told apart in the name) stay as they are."""
+    found = _CONSOLE_NAME.fullmatch(name)
+    return f"console:{found.group(1)}" if found else name

@@ -69,12 +69,16 @@ class Progress:
         elif kind == "error":
             self.errors.append(str(event.get("message", "")))
 
-    def render(self) -> str:
-        """One to three plain-text lines, e.g. for a chat status message or a terminal."""
+    def render(self, elapsed: float | None = None) -> str:
+        """One to three plain-text lines, e.g. for a chat status message or a terminal.
+
+        ``elapsed``: the seconds shown, when the caller counts from an earlier start than the
+        turn's (the terminal counts from the command's start); default :attr:`elapsed`.
+        """
         label = PHASES.get(self.phase, self.phase)
         if self.phase == "review" and self.review_iteration:
             label += f" (round {self.review_iteration})"
-        mins, secs = divmod(int(self.elapsed), 60)
+        mins, secs = divmod(int(self.elapsed if elapsed is None else elapsed), 60)
         line = (
             f"{label} · topics {self.topics_finished}/{self.topics_started} done"
             f" · {self.sources_found} sources found"

@@ -226,8 +226,15 @@ class Settings(BaseSettings):
 
     @property
     def corpus_index_path(self) -> Path:
-        """The SQLite FTS5 index of the local corpus."""
-        return self.data_dir / "corpus.sqlite"
+        """The SQLite FTS5 index of ``DEEPRESEARCH_CORPUS_DIR`` (:func:`corpus_index_for`).
+
+        Raises:
+            SettingsError: ``DEEPRESEARCH_CORPUS_DIR`` is not set (no folder, so no index to choose).
+        """
+        if self.corpus_dir is None:
+            raise SettingsError("DEEPRESEARCH_SEARCH=corpus needs DEEPRESEARCH_CORPUS_DIR, the folder "
+                                "indexed with `deepresearch index DIR`")
+        return corpus_index_for(self.data_dir, self.corpus_dir)
 
     @property
     def artifacts_dir(self) -> Path:
@@ -248,6 +255,9 @@ class Settings(BaseSettings):
 
     def require_search(self) -> None:
         """Raise :class:`SettingsError` when the chosen search back-end lacks its setting."""
+        if self.search_backend == "corpus" and self.corpus_dir is None:
+            raise SettingsError("DEEPRESEARCH_SEARCH=corpus needs DEEPRESEARCH_CORPUS_DIR, the folder "
+                                "indexed with `deepresearch index DIR`")
         if self.search_backend == "tavily" and not self.tavily_api_key:
             raise SettingsError(
                 "TAVILY_API_KEY is not set (or choose DEEPRESEARCH_SEARCH=corpus or none)"
@@ -273,6 +283,20 @@ _THIRD_PARTY = {
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_APP_TOKEN", "SLACK_API_URL", "REDIS_URL", "DATABASE_URL",
 }
+
+
+def corpus_index_for(data_dir: Path, folder: Path) -> Path:
+    """The corpus index of ``folder``: ``{data_dir}/corpus/{key}.sqlite``, ``key`` the first 16 hex
+    digits of the SHA-256 of the folder's resolved path (symlinks followed, ``~`` expanded).
+
+    One index per folder, so indexing one folder (``deepresearch index``, ``ask --corpus``) never
+    replaces another's that a running bot or worker searches.
+    """
+    import hashlib
+
+    resolved = str(Path(folder).expanduser().resolve())
+    key = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return Path(data_dir) / "corpus" / f"{key}.sqlite"
 
 
 def id_set(value: str | None) -> frozenset[str]:

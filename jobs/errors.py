@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 
@@ -52,6 +53,22 @@ def is_transient(err: BaseException) -> bool:
     return _named(err, "jobs", ("LockLost",))
 
 
+#: A server path in an error line: ``file://`` URLs, absolute POSIX paths (``/srv/docs``, also in
+#: backquotes) and Windows drive paths (``C:\\data``); up to the next blank, quote or colon-blank.
+_SERVER_PATH = re.compile(r"file://\S+|(?<![\w/.:])/[^\s`'\"]+|\b[A-Za-z]:\\[^\s`'\"]+")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with every server path replaced by ``…``: chat users see what went wrong, the
+    operator (who has the log) sees where. Trailing ``:``, ``,`` and ``.`` stay outside the path."""
+    def hide(match: re.Match) -> str:
+        path = match.group(0)
+        tail = len(path) - len(path.rstrip(":,.;)"))
+        return "…" + (path[-tail:] if tail else "")
+
+    return _SERVER_PATH.sub(hide, text)
+
+
 def user_message(err: BaseException, *, job_timeout: int) -> str:
     """One short line for the thread; never contains a secret or a stack trace."""
     from engine.bounds import ServiceTimeout
@@ -66,10 +83,13 @@ def user_message(err: BaseException, *, job_timeout: int) -> str:
                 "Try a narrower question.")
     if _named(err, "engine", ("DatabaseError",)):  # the server's address is for the admin, not the thread
         return "The research failed: the bot's database cannot be used. Tell the bot's admin (details in its log)."
-    if isinstance(err, (SettingsError, SearchError)):
-        return f"The research failed: {redact(str(err).splitlines()[0])[:300]}"
+    if isinstance(err, SettingsError):  # a server folder or setting: the admin's to fix, from the log
+        return (f"The research failed: the bot is not set up for it ({without_paths(redact(str(err).splitlines()[0]))[:300]}). "
+                "Tell the bot's admin (details in its log).")
+    if isinstance(err, SearchError):
+        return f"The research failed: {without_paths(redact(str(err).splitlines()[0]))[:300]}"
     if _named(err, "engine", ("ReportIncomplete",)):  # the model writes until its output limit
-        return (f"The research stopped: the language model {redact(str(err).splitlines()[0])[:300]}. "
+        return (f"The research stopped: the language model {without_paths(redact(str(err).splitlines()[0]))[:300]}. "
                 "Tell the bot's admin; the run is saved.")
     if is_transient(err):
         return ("The research failed: a service it depends on did not answer, even after retries. "

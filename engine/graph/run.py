@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import re
@@ -27,6 +26,7 @@ from engine.graph.state import override
 from engine.language import detect_language
 from engine.models import UsageRecorder, summarize_usage
 from engine.progress import Progress
+from engine.redact import redact
 from engine.runner import (
     MAX_QUESTION_CHARS,
     Artifacts,
@@ -261,6 +261,10 @@ async def _run_cancellable(coro, cancel: asyncio.Event | None, stop_threads=None
     waiter = asyncio.ensure_future(cancel.wait())
     try:
         done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:  # this task cancelled (Ctrl-C, a stopping worker): the run stops with it,
+        # before the caller closes the checkpointer under it (else its writes fail, unseen, later)
+        await _cancel_and_wait(task)
+        raise
     finally:
         waiter.cancel()
     if task in done:
@@ -268,10 +272,20 @@ async def _run_cancellable(coro, cancel: asyncio.Event | None, stop_threads=None
         return
     if stop_threads is not None:
         stop_threads.set()
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await task
+    await _cancel_and_wait(task)
     raise RunCancelled("the research was cancelled")
+
+
+async def _cancel_and_wait(task: asyncio.Future) -> None:
+    """Cancel ``task`` and wait until it has stopped (shielded, so a second cancel of the caller
+    cannot leave it running); what it raises on the way out is logged, not raised."""
+    task.cancel()
+    try:
+        await asyncio.shield(asyncio.wait({task}))
+    except asyncio.CancelledError:
+        await asyncio.wait({task})
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("event=cancelled_run_failed error=%s", redact(str(task.exception()))[:300])
 
 
 def _outcome(values: dict, thread_id: str, run_id: str, settings: Settings) -> TurnOutcome:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.search.base import SearchBackend, SearchError, SearchResult
 from engine.settings import Settings
 
-__all__ = ["SearchBackend", "SearchError", "SearchResult", "get_search_backend"]
+__all__ = ["SearchBackend", "SearchError", "SearchResult", "check_corpus", "get_search_backend"]
 _BACKENDS: dict[tuple, SearchBackend] = {}
 
 
@@ -21,7 +21,7 @@ def get_search_backend(settings: Settings) -> SearchBackend:
         key = (kind, settings.tavily_url, settings.tavily_api_key.get_secret_value(), settings.model_timeout,
                settings.node_timeout)
     elif kind == "corpus":
-        _check_corpus(settings)
+        check_corpus(settings)  # the index of DEEPRESEARCH_CORPUS_DIR (engine.settings.corpus_index_for)
         key = (kind, str(settings.corpus_index_path))
     else:
         key = (kind,)
@@ -42,19 +42,25 @@ def get_search_backend(settings: Settings) -> SearchBackend:
     return _BACKENDS[key]
 
 
-def _check_corpus(settings: Settings) -> None:
-    """Refuse to search an index built from another folder than ``DEEPRESEARCH_CORPUS_DIR``."""
+def check_corpus(settings: Settings) -> None:
+    """Refuse to search when ``DEEPRESEARCH_CORPUS_DIR`` has no index yet (or, a digest collision
+    or a stale file, the index there was built from another folder).
+
+    Raises:
+        engine.settings.SettingsError: one line with the folder and the command that indexes it
+            (for the operator; the chat surfaces show users a line without server paths).
+    """
     import os
 
     from engine.search.corpus import index_root
     from engine.settings import SettingsError
     from engine.text import clean_path
 
-    if settings.corpus_dir is None:
-        return
-    wanted = clean_path(os.path.abspath(settings.corpus_dir))  # the index stores paths this way
+    wanted = clean_path(os.path.abspath(settings.corpus_dir.expanduser()))  # the index stores paths this way
     root = index_root(settings.corpus_index_path)
-    if root is not None and root != wanted:
+    if root is None:
+        raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {wanted} is not indexed yet: run `deepresearch index {wanted}`")
+    if os.path.realpath(root) != os.path.realpath(wanted):
         raise SettingsError(
-            f"DEEPRESEARCH_CORPUS_DIR is {wanted} but the index holds {root}: run `deepresearch index {wanted}`"
+            f"DEEPRESEARCH_CORPUS_DIR is {wanted} but its index holds {root}: run `deepresearch index {wanted}`"
         )

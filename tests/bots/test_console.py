@@ -115,7 +115,7 @@ def test_resume_cites_the_corpus_as_it_was_spelt(tmp_path, docs):
     assert f"{link}/b.txt" in text and f"{docs}/" not in text
 
 
-def test_index_of_another_folder_is_refused(tmp_path, docs):
+def test_indexing_another_folder_leaves_the_configured_folder_unindexed_and_says_so(tmp_path, docs):
     other = tmp_path / "other"
     other.mkdir()
     (other / "x.md").write_text("# Other\n\nSomething else entirely, about gardening and roses in spring.\n")
@@ -126,7 +126,8 @@ def test_index_of_another_folder_is_refused(tmp_path, docs):
                    capture_output=True)
     out = ask(tmp_path, "What do solar panels cost?", "--no-clarify", env=env)
     assert out.returncode == 1
-    assert "the index holds" in out.stderr and f"deepresearch index {docs}" in out.stderr
+    assert "is not indexed yet" in out.stderr and f"deepresearch index {docs}" in out.stderr
+    assert "thread:" not in out.stderr, out.stderr
 
 
 def test_the_reviews_follow_up_questions_follow_the_report_paths(tmp_path, docs):
@@ -156,7 +157,7 @@ def test_a_terminal_run_is_audited_and_counts_against_the_quota(tmp_path, docs):
     second = ask(tmp_path, "home batteries", "--offline", "--no-clarify", "--corpus", str(docs), env=env)
     assert second.returncode == 6, second.stderr
     lines = [ln for ln in second.stderr.splitlines() if ln.strip() and "Indexing" not in ln and "index" not in ln]
-    assert lines[-1].startswith("You have started the most researches allowed in 24 hours (1)"), second.stderr
+    assert lines[-1].startswith("deepresearch: You have started the most researches allowed in 24 hours (1)"), second.stderr
     assert "thread:" not in second.stderr and "Traceback" not in second.stderr
     trail = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
     me = f"console:{getpass.getuser()}"

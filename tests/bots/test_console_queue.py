@@ -105,7 +105,7 @@ def test_over_a_quota_ask_queue_says_so_in_one_clean_line_and_exits_6(tmp_path, 
                          capture_output=True, text=True, timeout=LONG)
     assert out.returncode == 6, out.stderr
     lines = [line for line in out.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("You have started the most researches allowed in 24 hours (1)")
+    assert len(lines) == 1 and lines[0].startswith("deepresearch: You have started the most researches allowed in 24 hours (1)")
     assert "thread:" not in out.stderr and out.stdout == ""
     [record] = audit.read(settings)
     assert (record["requester"], record["status"], record["question"]) == (me, "rejected", "wind")

@@ -193,3 +193,17 @@ def test_enqueue_turn_kinds(tmp_path):
     cancel = Turn(turn_id="c", thread_id="console:none", kind="cancel", requester="U1")
     assert enqueue(cancel, settings=settings) == "queued"  # nothing running: a no-op flag
     assert Turn.from_dict({**cancel.to_dict(), "extra": 1}) == cancel
+
+
+def test_a_failure_line_for_chat_users_shows_no_server_path():
+    from engine.search.base import SearchError
+    from engine.settings import SettingsError
+
+    setting = SettingsError("DEEPRESEARCH_CORPUS_DIR is /tmp/nu/corp but its index holds /usr/share/doc/x: "
+                            "run `deepresearch index /tmp/nu/corp`")
+    line = user_message(setting, job_timeout=3600)
+    assert "/tmp" not in line and "/usr" not in line and "DEEPRESEARCH_CORPUS_DIR" in line, line
+    assert "admin" in line, line
+    line = user_message(SearchError("no corpus index at /srv/data/corpus/ab.sqlite: see file:///srv/x.md"),
+                        job_timeout=3600)
+    assert "/srv" not in line and "no corpus index at …:" in line, line

@@ -1,0 +1,63 @@
+"""Running the terminal's async work so that Ctrl-C lands the same way wherever it arrives."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run(make())``, where Ctrl-C (SIGINT) always ends as one ``KeyboardInterrupt``
+    raised after the event loop has cancelled and awaited its tasks and closed.
+
+    ``asyncio.run`` answers SIGINT by cancelling its task only once the loop and the task exist
+    and its own handler is installed; a signal before that interrupts the loop's or the task's
+    making half-way (a traceback from the half-made loop's ``__del__``, "coroutine was never
+    awaited", "cannot reuse already awaited coroutine"). Here one handler covers the whole call:
+    the first SIGINT is noted, and cancels the task once it runs (at once if it already does);
+    ``KeyboardInterrupt`` is raised when the loop has closed. A second SIGINT raises at once.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C, at any point.
+        Whatever the coroutine raises.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return asyncio.run(make())
+    hits: list[int] = []
+    running: dict[str, Any] = {}
+
+    def on_sigint(signum: int, _frame: object) -> None:
+        hits.append(signum)
+        if len(hits) > 1:
+            raise KeyboardInterrupt
+        task = running.get("task")
+        if task is not None and not task.done():
+            task.cancel()
+            running["loop"].call_soon_threadsafe(lambda: None)  # wake the loop if it sleeps
+
+    async def main() -> T:
+        running["task"] = asyncio.current_task()
+        if hits:  # Ctrl-C came before the task ran: it never starts
+            raise asyncio.CancelledError
+        return await make()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with asyncio.Runner() as runner:  # sees a handler of ours: installs none of its own
+            running["loop"] = runner.get_loop()
+            try:
+                result = runner.run(main())
+            except BaseException:  # CancelledError, or what a cancelled step turned it into
+                if hits:
+                    raise KeyboardInterrupt from None
+                raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if hits:
+        raise KeyboardInterrupt
+    return result
