@@ -59,8 +59,37 @@ def check_corpus(settings: Settings) -> None:
     wanted = clean_path(os.path.abspath(settings.corpus_dir.expanduser()))  # the index stores paths this way
     root = index_root(settings.corpus_index_path)
     if root is None:
+        root = _adopt_legacy_index(settings, wanted)
+    if root is None:
         raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {wanted} is not indexed yet: run `deepresearch index {wanted}`")
     if os.path.realpath(root) != os.path.realpath(wanted):
         raise SettingsError(
             f"DEEPRESEARCH_CORPUS_DIR is {wanted} but its index holds {root}: run `deepresearch index {wanted}`"
         )
+
+
+#: Where the one corpus index lived before each folder had its own (:func:`engine.settings.corpus_index_for`).
+LEGACY_INDEX_NAME = "corpus.sqlite"
+
+
+def _adopt_legacy_index(settings: Settings, wanted: str) -> str | None:
+    """Move ``{data_dir}/corpus.sqlite`` (and its WAL files) to the folder's own index path when it
+    was built from ``wanted``, so an upgraded deployment keeps searching without re-indexing;
+    returns the folder it holds, or None when there is no such index."""
+    import logging
+    import os
+
+    from engine.search.corpus import index_root
+
+    legacy = settings.data_dir / LEGACY_INDEX_NAME
+    root = index_root(legacy)
+    if root is None or os.path.realpath(root) != os.path.realpath(wanted):
+        return None
+    target = settings.corpus_index_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("-wal", "-shm", ""):  # the main file last: its presence is what says "indexed"
+        part = legacy.with_name(legacy.name + suffix)
+        if part.exists():
+            os.replace(part, target.with_name(target.name + suffix))
+    logging.getLogger(__name__).info("event=corpus_index_moved to=%s", target.name)
+    return root

@@ -59,6 +59,21 @@ def test_a_corpus_run_names_the_folder_it_lacks_in_one_line(tmp_path):
     no_traceback(out)
 
 
+
+def test_an_index_built_before_each_folder_had_its_own_is_adopted_not_lost(tmp_path):
+    from engine.search.corpus import index_directory
+
+    solar = write_docs(tmp_path / "solar")
+    legacy = tmp_path / "data" / "corpus.sqlite"  # where the one index lived
+    legacy.parent.mkdir(parents=True)
+    index_directory(solar, legacy)
+    out = ask(tmp_path, "--offline", "--no-clarify", QUESTION,
+              env={"DEEPRESEARCH_SEARCH": "corpus", "DEEPRESEARCH_CORPUS_DIR": str(solar)})
+    assert out.returncode == 0, out.stderr
+    assert not legacy.exists() and len(list((tmp_path / "data" / "corpus").glob("*.sqlite"))) == 1
+    sources = json.loads((report_of(tmp_path, out.stdout).parent / "sources.json").read_text())
+    assert "a.md" in json.dumps(sources)
+
 PY_DOCS = Path("/usr/share/doc/python3-doc/html/library")
 #: Progress lines of an offline run over the Python docs, each a moment to press Ctrl-C at.
 STAGES = ("thread:", "Researching", "Reviewing the report (round 1)", "Building the files")
