@@ -22,7 +22,9 @@ _CODE = re.compile(r"\bfor \w+ in [\w.()]+\s*:|\b\w+\s*=\s*[\w\"'\[({]|\w\)\s*#|
                    r"|^(?:def|class|import|return|async def)\s")
 #: A sentence whose subject is a reference to text before it ("This ...", "However this ...").
 _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s+)?"
-                        r"(this|that|these|those|it|they|such|dies|diese|dieser|dieses|cela|ceci|esto|eso)\b",
+                        # a pronoun, or a comparison whose other side is in the text before
+                        r"(this|that|these|those|it|they|such|dies|diese|dieser|dieses|cela|ceci|esto|eso"
+                        r"|similar|similarly|likewise|below|ähnlich|similaire|semblable|igualmente)\b",
                         re.IGNORECASE)
 _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
 _QUOTED = re.compile(r"[“„«]\s?(.+?)\s?[”“»]")

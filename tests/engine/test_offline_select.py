@@ -80,3 +80,18 @@ def test_threads_stem_at_once_without_mixing_their_words():
     for t in threads:
         t.join()
     assert results == [expected] * 4
+
+
+def test_a_sentence_leaning_on_the_one_before_is_quoted_only_with_it():
+    from engine.offline import readable
+
+    text = [
+        "asyncio.timeout() returns an asynchronous context manager that limits the time spent waiting.",
+        "Similar to asyncio.timeout(), except when is the absolute time to stop waiting, or None.",
+        "Below that, the event loop keeps running other callbacks while the task waits.",
+        "A similar function exists for the wait_for() call and takes a timeout in seconds.",
+    ]
+    out = readable(text)
+    assert out[0] == " ".join(text[:3])  # the two leaning sentences come with the one they lean on
+    assert out[1:] == [text[3]]  # "A similar ..." names its own subject
+    assert readable(text[1:3]) == []  # with nothing before them, neither is quoted
