@@ -169,7 +169,7 @@ def test_ctrl_c_during_the_pdf_build_of_ask_stops_latex_at_once(tmp_path):
         proc.send_signal(signal.SIGINT)
         # without the stop, the interpreter would wait for the build's 900 s limit
         _, err = proc.communicate(timeout=120)
-        assert b"Interrupted" in err, err
+        assert b"deepresearch: interrupted. Continue with: deepresearch ask --resume" in err, err
         assert not working_in(tmp_path / "tmp")
         assert not list((tmp_path / "tmp").glob("report-tex-*"))
     finally:
