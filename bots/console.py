@@ -216,6 +216,16 @@ def _keep_clarification(settings: Settings, thread: str, question: str) -> None:
         save_record(settings.data_dir, thread, record)
 
 
+def _empty_problem(question: str, resume: str | None) -> str | None:
+    """The usage line for an empty ``--resume`` thread id or an empty question; None for neither."""
+    if resume is not None and not resume.strip():
+        return ("usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
+                "\"thread: console:…\" when a run starts).")
+    if not resume and not question.strip():
+        return "usage: deepresearch ask \"QUESTION\" — the question is empty."
+    return None
+
+
 def run_ask(
     *, question: str, corpus: Path | None, offline: bool, answer: str | None, no_clarify: bool,
     resume: str | None, out: Path | None, queue: bool, files: list[Path] | None = None,
@@ -235,15 +245,9 @@ def run_ask(
     """
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
-    if resume is not None and not resume.strip():
-        say("deepresearch: usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
-            "\"thread: console:…\" when a run starts).")
-        return EXIT_USAGE
-    if not resume and not question.strip():
-        say("deepresearch: usage: deepresearch ask \"QUESTION\" — the question is empty.")
-        return EXIT_USAGE
-    problem = _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
-    problem = problem or files_problem(files or [], queue)
+    problem = (_empty_problem(question, resume)
+               or _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
+               or files_problem(files or [], queue))
     if problem:
         say(f"deepresearch: {problem}")
         return EXIT_USAGE
