@@ -332,3 +332,115 @@ def test_a_shutdown_during_the_research_hands_the_turn_back(env, monkeypatch):
     _script(monkeypatch, _report(settings.data_dir / "run1"))
     assert run_job(_state(settings)["turn"], settings=settings, last_attempt=True)["status"] == "done"
     assert _posts(log)[-1] == SUMMARY + "\n\n" + DELAYED_NOTE
+
+
+def _refuse(kw):
+    raise TurnRejected("Too long. " * 40)
+
+
+def _broken(kw):
+    raise KeyError("secret")
+
+
+ENDINGS = {  # how the research ends -> (turn result, audit status, thread status, error kept on the thread)
+    "report": ("done", "done", "done", ""),
+    "question": ("clarify", None, "paused", None),
+    "cancel": ("cancelled", "cancelled", "cancelled", "cancelled"),
+    "refusal": ("rejected", "rejected", "failed", ("Too long. " * 40)[:300]),
+    "error": ("failed", "failed", "failed", None),
+}
+
+
+def _ending(name, settings):
+    if name == "report":
+        return _report(settings.data_dir / "run1"), None
+    if name == "question":
+        return _question, None
+    if name == "cancel":
+        return (lambda kw: (_ for _ in ()).throw(RunCancelled())), (lambda kw: _cancel(settings))
+    return (_refuse if name == "refusal" else _broken), None
+
+
+@pytest.mark.parametrize("name", list(ENDINGS))
+def test_each_ending_is_recorded_once_in_the_thread_the_turn_and_the_audit_trail(env, monkeypatch, caplog, name):
+    settings, log = env
+    result, audited, status, error = ENDINGS[name]
+    ending, on_call = _ending(name, settings)
+    _script(monkeypatch, ending, on_call=on_call)
+    caplog.set_level("INFO", logger="jobs.run")
+    try:
+        assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["status"] == result
+    except KeyError:
+        assert name == "error"
+    thread = get_store(settings).get(f"thread:{THREAD}")
+    assert thread["status"] == status
+    if error is not None:
+        assert thread.get("error") == error
+    rec = _state(settings)
+    parts = {"report": ["summary", "files"], "question": ["question"], "cancel": ["cancelled"],
+             "refusal": ["rejected"], "error": ["error"]}[name]
+    assert [p for p in rec["delivered"] if p != "status"] == parts
+    if name == "report":
+        assert thread["report_dir"] == str(settings.data_dir / "run1") and thread["title"] == "Heat pumps"
+        assert rec["outcome"]["summary"] == SUMMARY and rec["outcome"]["follow_ups"] == ["Are they loud?"]
+    if name == "refusal":
+        assert rec["last_error"] == "rejected"
+    from jobs import audit
+
+    trail = audit.read(settings)
+    assert [r["status"] for r in trail] == ([audited] if audited else [])
+    if name == "report":
+        assert [Path(f).name for f in trail[0]["files"]] == ["report.md", "report.pdf"]
+    if name in ("refusal", "error"):
+        assert trail[0]["error"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "jobs.run"]
+    assert messages[0] == "event=turn_start turn=t1 thread=console:states kind=start attempt=1 delayed=False"
+    if name != "error":  # a failure is raised for the queue's failed registry, after its own line
+        assert messages[-1].startswith(f"event=turn_end turn=t1 thread={THREAD} status={result} seconds=")
+    else:
+        [failed] = [r for r in caplog.records if r.getMessage().startswith("event=turn_failed")]
+        assert failed.getMessage() == f"event=turn_failed turn=t1 thread={THREAD} error=KeyError"
+        assert failed.exc_info and failed.exc_info[0] is KeyError
+
+
+@pytest.mark.parametrize("name", list(ENDINGS))
+def test_an_ending_never_overwrites_a_later_turn_of_the_thread(env, monkeypatch, name):
+    settings, log = env
+    ending, on_call = _ending(name, settings)
+
+    def follow_up_started(kw):
+        if on_call:
+            on_call(kw)
+        set_thread(get_store(settings), THREAD, status="running", turn_id="t9")
+
+    _script(monkeypatch, ending, on_call=follow_up_started)
+    with pytest.raises(KeyError) if name == "error" else _nothing():
+        run_job(_queue(settings, log), settings=settings, last_attempt=True)
+    thread = get_store(settings).get(f"thread:{THREAD}")
+    assert (thread["status"], thread["turn_id"]) == ("running", "t9")
+
+
+def test_a_retry_and_a_hand_back_leave_a_later_turn_alone(env, monkeypatch, caplog):
+    settings, log = env
+    caplog.set_level("INFO", logger="jobs.run")
+
+    def blip(kw):
+        set_thread(get_store(settings), THREAD, status="running", turn_id="t9")
+        raise ConnectionResetError
+
+    _script(monkeypatch, blip)
+    with pytest.raises(ConnectionResetError):
+        run_job(_queue(settings, log), settings=settings, last_attempt=False)
+    assert get_store(settings).get(f"thread:{THREAD}")["status"] == "running"
+    assert _state(settings)["last_error"] == "ConnectionResetError"
+    assert f"event=turn_retry turn=t1 thread={THREAD} error=ConnectionResetError" in caplog.messages
+    result = run_job(_state(settings)["turn"], settings=settings, last_attempt=True, hand_back=lambda: True)
+    assert result["status"] == "handed_back"
+    assert get_store(settings).get(f"thread:{THREAD}")["status"] == "running"
+    assert f"event=turn_handed_back turn=t1 thread={THREAD}" in caplog.messages
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()
