@@ -243,13 +243,18 @@ class _TurnJob:
             return asyncio.run(coro)
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
-    async def _research(self) -> TurnOutcome:
-        t = self.turn
-        status = StatusMessage(
+    def _status_message(self) -> StatusMessage:
+        """The turn's status message with its Cancel button: posted once, its id kept in the turn
+        record so a re-run edits the same message."""
+        return StatusMessage(
             self.port, message_id=self.rec.get("status_message_id"),
-            on_posted=lambda mid: records.patch(self.store, t.turn_id, status_message_id=mid),
+            on_posted=lambda mid: records.patch(self.store, self.turn.turn_id, status_message_id=mid),
             buttons=(cancel_button(),),
         )
+
+    async def _research(self) -> TurnOutcome:
+        t = self.turn
+        status = self._status_message()
         await self._close_question_status()
         first = ("Resuming the research from its last checkpoint…" if self.delayed or self.graph_started
                  else "Starting the research…")
