@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from engine.text import markdown_literal
+
 #: One minted id in brackets, e.g. ``[S1a2b3c]``.
 SID = re.compile(r"\[(S[0-9a-f]{6})\]")
 #: The most sources a prompt lists by id, title and URL (final report, finalize, the review's
@@ -354,7 +356,7 @@ def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | No
     for sid in seen:
         rec = registry[sid]
         note = f" (source {numbers[sid]} of the report)" if numbers and sid in numbers else ""
-        lines.append(f"- [{sid}] [{_escape_md(rec.get('title') or rec['url'])}](<{rec['url']}>){note}")
+        lines.append(f"- [{sid}] [{markdown_literal(rec.get('title') or rec['url'])}](<{rec['url']}>){note}")
     return lines
 
 
@@ -363,9 +365,6 @@ def sources_section(cited: list[Cited], language: str = "en", no_sources_note: s
     title = SOURCES_TITLE.get(language, "Sources")
     if not cited:
         return f"## {title}\n\n{no_sources_note or 'No sources were found or cited.'}\n"
-    lines = [f"{c.number}. [{_escape_md(c.title)}](<{c.url}>)" for c in cited]
+    lines = [f"{c.number}. [{markdown_literal(c.title)}](<{c.url}>)" for c in cited]
     return f"## {title}\n\n" + "\n".join(lines) + "\n"
 
-
-def _escape_md(text: str) -> str:
-    return re.sub(r"([\[\]\\*_`])", r"\\\1", text)

@@ -14,6 +14,7 @@ from engine.language import detect_language
 from engine.offline_text import PHRASES
 from engine.render import ReportDocument, SourceEntry
 from engine.render.markdown import clean_text
+from engine.text import markdown_unescape
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -41,10 +42,6 @@ def _headings(text: str) -> list[_Heading]:
             if not any(a <= m.start() < b for a, b in fences)]
 
 
-def _unescape(text: str) -> str:
-    return re.sub(r"\\([\[\]\\*_`])", r"\1", text)
-
-
 def parse_sources(section: str) -> list[SourceEntry] | None:
     """Entries of a Sources list (``n. [title](<url>)``, ``[n] title url``); None if it is not one."""
     entries, notes = [], 0
@@ -56,11 +53,11 @@ def parse_sources(section: str) -> list[SourceEntry] | None:
         number, rest = int(m.group(1) or m.group(2)), m.group(3)
         link = _MD_LINK.match(rest)
         if link:
-            entries.append(SourceEntry(number, _unescape(link.group("title")), link.group("url")))
+            entries.append(SourceEntry(number, markdown_unescape(link.group("title")), link.group("url")))
             continue
         url = _URL.search(rest)
         title = (rest[:url.start()] + rest[url.end():]).strip(" -–—:") if url else rest
-        entries.append(SourceEntry(number, _unescape(title) or (url.group(1) if url else ""), url.group(1) if url else ""))
+        entries.append(SourceEntry(number, markdown_unescape(title) or (url.group(1) if url else ""), url.group(1) if url else ""))
     if notes and (entries or notes > 1):
         return None  # prose, not the generated list
     return entries
