@@ -111,7 +111,10 @@ class ResearchWorker(Worker):
 
     def run_maintenance_tasks(self) -> None:
         """Free dead schedulers' locks, queue again turns Redis lost, then RQ's clean-up (which
-        re-queues abandoned jobs)."""
+        re-queues abandoned jobs). Nothing once a stop is requested: RQ's clean-up would start its
+        scheduler process again (SIGTERM stopped it), and the worker would then wait on it to exit."""
+        if self._stop_requested:
+            return
         try:
             self._free_dead_scheduler_locks()
         except Exception as err:  # maintenance must not stop the worker
