@@ -1,5 +1,6 @@
 """Handing what a chat adapter has read to the conversation core, the same for every surface:
-the command words, a message's turn, a button press, and one log line for each.
+repeated events, the command words (help, status), a message's turn, a button press, and one
+log line for each.
 
 An adapter reads its platform's event into plain values (thread id, author, text, how the
 message addresses the bot, the port's reference) and calls :class:`ChatTurns`; it renders the
@@ -12,7 +13,7 @@ import logging
 from collections.abc import Callable
 
 import jobs
-from bots.chat_common import STATUS_WORDS, is_help, press_key, shorten
+from bots.chat_common import STATUS_WORDS, TRY_AGAIN, dedupe_key, is_help, log_failure, press_key, shorten
 from bots.logs import redact
 from engine.settings import Settings
 from engine.text import markdown_literal
@@ -34,12 +35,44 @@ class ChatTurns:
 
     ``surface`` names the platform in log lines (``event={surface}_turn``,
     ``event={surface}_button``); ``log`` is the adapter's logger, so the lines carry its name.
-    The calls are blocking (the registry and the queue); their errors (the store or the queue
-    unreachable) propagate, and each adapter answers them its own way.
+    ``usage`` is the surface's help text (Markdown, :func:`bots.chat_common.usage`),
+    ``start_hint`` (Markdown) says how to start a research when a status listing has none, and
+    ``where(thread_id)`` says where a research runs (e.g. `` in #general``; "" when the platform
+    cannot say). The calls are blocking (the registry and the queue); the errors of
+    :meth:`message` and :meth:`press` (the store or the queue unreachable) propagate, and each
+    adapter answers them its own way.
     """
 
-    def __init__(self, surface: str, settings: Settings, log: logging.Logger) -> None:
+    def __init__(self, surface: str, settings: Settings, log: logging.Logger, *, usage: str = "",
+                 start_hint: str = "", where: Callable[[str], str] = lambda thread_id: "") -> None:
         self.surface, self.settings, self.log = surface, settings, log
+        self.usage, self.start_hint, self.where = usage, start_hint, where
+
+    def seen_before(self, kind: str, *ids: str) -> bool:
+        """True when the platform event ``kind`` with ``ids`` (:func:`bots.chat_common.dedupe_key`)
+        came before (platforms retry what they think unanswered; :func:`jobs.seen_before`), with
+        one ``event={surface}_event_dropped reason=seen_before`` line."""
+        key = dedupe_key(self.surface, kind, *ids)
+        if jobs.seen_before(key, settings=self.settings):
+            self.log.info("event=%s_event_dropped key=%s reason=seen_before", self.surface, key)
+            return True
+        return False
+
+    def command(self, text: str, user: str, *, ephemeral: bool) -> jobs.Reply | None:
+        """The reply to a message to the bot that is a command (:func:`command_of`): the help
+        text (action ``help``) or ``user``'s status listing (action ``status``, :meth:`status`;
+        :data:`bots.chat_common.TRY_AGAIN` with a logged reference when the registry fails), shown
+        only to ``user`` when ``ephemeral``; None when ``text`` is a question."""
+        command = command_of(text)
+        if command == "help":
+            return jobs.Reply(text=self.usage, ephemeral=ephemeral, action="help")
+        if command is None:
+            return None
+        try:
+            listing = self.status(user)
+        except Exception as err:  # the registry failed: one line to the user, detail to the log
+            listing = TRY_AGAIN.format(ref=log_failure(self.log, self.surface, "status", err))
+        return jobs.Reply(text=listing, ephemeral=ephemeral, action="status")
 
     def message(self, thread_id: str, user: str, text: str, port_ref: dict, turn_id: str,
                 address: Address) -> jobs.Reply:
@@ -63,18 +96,17 @@ class ChatTurns:
                       reply.action)
         return reply
 
-    def status(self, user: str, start_hint: str, where: Callable[[str], str] = lambda thread_id: "") -> str:
+    def status(self, user: str) -> str:
         """Markdown listing ``user``'s researches still open (queued, running, waiting for an
-        answer; the 20 latest), each with its status, ``where(thread_id)`` (e.g. `` in #general``,
-        "" when the platform cannot say) and its question; ``start_hint`` (Markdown) says how to
-        start one when there is none.
+        answer; the 20 latest), each with its status, where it runs and its question; the
+        surface's ``start_hint`` when there is none.
 
         Raises:
             Exception: whatever the thread registry raises when it is unreachable.
         """
         active = [t for t in jobs.threads_of(user, settings=self.settings) if t.status in STATUS_WORDS]
         if not active:
-            return f"You have no research running or waiting for an answer. {start_hint}"
+            return f"You have no research running or waiting for an answer. {self.start_hint}"
         return "\n".join(["Your researches:", "", *(
-            f"- **{STATUS_WORDS[t.status]}**{where(t.thread_id)}: {markdown_literal(shorten(t.question, 200))}"
+            f"- **{STATUS_WORDS[t.status]}**{self.where(t.thread_id)}: {markdown_literal(shorten(t.question, 200))}"
             for t in active)])

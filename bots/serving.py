@@ -15,6 +15,9 @@ from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 HEALTH_PATH = "/healthz"
+#: Bytes of one request's body a surface reads at most: a Slack event or command and a Bot
+#: Framework activity are a few KiB; anything far larger is not from the platform.
+MAX_BODY = 1024 * 1024
 #: Seconds a stopping server waits for the turns it acknowledged (a turn is a few store calls and
 #: connector calls, each retried for about 6 s at most, :data:`bots.teams.port.RETRY_DELAYS`).
 DRAIN_SECONDS = 30.0
@@ -52,13 +55,16 @@ def stop(settings: Settings, surface: str, mode: str) -> None:
     stop_process(settings)
 
 
-def health_handler(body: dict):
-    """An aiohttp handler of ``GET /healthz`` answering ``body`` as JSON (``{"ok": true, ...}``)."""
+def web_app(health: dict) -> web.Application:
+    """An aiohttp application answering ``GET /healthz`` with ``health`` as JSON (``{"ok": true, ...}``)
+    and refusing request bodies over :data:`MAX_BODY` (413); the surface adds its own routes."""
 
-    async def health(_: web.Request) -> web.Response:
-        return web.json_response(body)
+    async def healthz(_: web.Request) -> web.Response:
+        return web.json_response(health)
 
-    return health
+    app = web.Application(client_max_size=MAX_BODY)
+    app.router.add_get(HEALTH_PATH, healthz)
+    return app
 
 
 def serve(app: web.Application, *, host: str, port: int, settings: Settings, surface: str) -> None:
@@ -115,8 +121,7 @@ def hold(connect: Callable[[], Callable[[], None]], *, health: dict, host: str, 
     """
     from bots.web_server import BackgroundServer
 
-    app = web.Application()
-    app.router.add_get(HEALTH_PATH, health_handler(health))
+    app = web_app(health)
     server: BackgroundServer | None = BackgroundServer(app, host=host, port=port)
     try:
         server.start()

@@ -11,8 +11,6 @@ from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-import jobs
-from bots import chat_common
 from bots.chat_common import admitted, log_failure
 from bots.slack.blocks import ACTION_ID
 from bots.slack.client import make_client
@@ -94,16 +92,16 @@ def check_token(client: WebClient, slack: SlackSettings) -> str:
         sdk_log.setLevel(level)
 
 
-def dedupe_key(body: dict, event: dict) -> str | None:
-    """The de-duplication key of an Events API callback, None when it has none.
+def dedupe_ids(body: dict, event: dict) -> tuple[str, ...]:
+    """The kind and ids that key an Events API callback for de-duplication
+    (:func:`bots.chat_common.dedupe_key`), () when it has none.
 
     A person's message is keyed by (channel, ts), so its ``app_mention`` and ``message`` twins
     and Slack's retries of either are one; any other event by its ``event_id``.
     """
     if event.get("type") in ("message", "app_mention") and event.get("channel") and event.get("ts"):
-        return chat_common.dedupe_key("slack", "msg", event["channel"], event["ts"])
-    event_id = body.get("event_id")
-    return chat_common.dedupe_key("slack", "event", event_id) if event_id else None
+        return "msg", event["channel"], event["ts"]
+    return ("event", body["event_id"]) if body.get("event_id") else ()
 
 
 def team_of(body: dict) -> str | None:
@@ -137,9 +135,7 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
         if is_noise(event, handlers.bot_user_id):
             log.debug("event=slack_event_dropped type=%s reason=noise", event.get("type"))
             return BoltResponse(status=200, body="")
-        key = dedupe_key(body, event)
-        if key and jobs.seen_before(key, settings=handlers.settings):
-            log.info("event=slack_event_dropped key=%s reason=seen_before", key)
+        if (ids := dedupe_ids(body, event)) and handlers.turns.seen_before(*ids):
             return BoltResponse(status=200, body="")
         return next()
 

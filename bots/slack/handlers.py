@@ -27,14 +27,14 @@ from jobs.conversation import Address
 log = logging.getLogger(__name__)
 
 COMMAND = "/research"
-USAGE = markdown_to_mrkdwn(usage(
+USAGE = usage(
     [
         "`/research QUESTION`: start a research; I post it here and work in its thread",
         "`@Deep Research QUESTION` in a channel, or a direct message to me: the same, in that message's thread",
         "`/research status`: your researches that are running or waiting for your answer",
     ],
     follow_up="mention me in its thread (`@Deep Research QUESTION`)",
-))
+)
 NOT_IN_CHANNEL = (
     "I can't post in this conversation. Invite me first (`/invite @Deep Research`), "
     "or send me a direct message."
@@ -110,7 +110,8 @@ class SlackHandlers:
         self.settings = settings
         self.client = client
         self.bot_user_id = bot_user_id
-        self.turns = ChatTurns("slack", settings, log)
+        self.turns = ChatTurns("slack", settings, log, usage=USAGE, start_hint="Start one with `/research QUESTION`.",
+                               where=where_in_slack)
 
     # ---- events --------------------------------------------------------------------------
     def on_message_event(self, body: dict, event: dict) -> None:
@@ -128,11 +129,10 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
-        command = command_of(msg.text) if addressed and (msg.mentioned or msg.thread_ts is None) else None
-        if command == "help":
-            self._say(msg, USAGE, ephemeral=not msg.is_dm, raw=True)
-        elif command == "status":
-            self._say(msg, self.status_text(msg.user), ephemeral=not msg.is_dm, raw=True)
+        may_command = addressed and (msg.mentioned or msg.thread_ts is None)
+        reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm) if may_command else None
+        if reply is not None:
+            self._answer(msg, reply)
         else:
             self._turn(msg, address=msg.address)
 
@@ -192,6 +192,12 @@ class SlackHandlers:
         question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
         return question, command_of(question)
 
+    def _mrkdwn(self, reply: jobs.Reply) -> str:
+        """The core's ``reply`` (Markdown) as mrkdwn, its mention as Slack's ``<@U…>``; a status
+        listing keeps its channel links (``<#C…>``, the bot's own)."""
+        return reply.render(markdown_to_mrkdwn(reply.text or "", mentions=reply.action == "status"),
+                            lambda user: f"<@{user}>")
+
     def ack_command(self, ack, body: dict) -> None:
         """``/research [help|status|QUESTION]``: the answer Slack wants within 3 seconds.
 
@@ -201,7 +207,8 @@ class SlackHandlers:
         """
         question, command = self._command_text(body)
         if command is not None:
-            ack(text=USAGE if command == "help" else self.status_text(body.get("user_id", "")), response_type="ephemeral")
+            ack(text=self._mrkdwn(self.turns.command(question, body.get("user_id", ""), ephemeral=True)),
+                response_type="ephemeral")
             return
         try:
             validate_question(question)
@@ -248,30 +255,13 @@ class SlackHandlers:
         self._turn(msg, address=Address.COMMAND, react=False)
 
     # ---- helpers ---------------------------------------------------------------------------
-    def status_text(self, user: str) -> str:
-        """mrkdwn listing ``user``'s queued, running and paused researches (ephemeral), each with
-        a link to its channel."""
-        def where(thread_id: str) -> str:
-            parts = thread_id.split(":")  # slack:TEAM:CHANNEL:ROOT_TS
-            if len(parts) == 4:
-                return f" in <#{parts[2]}>" if parts[2].startswith(("C", "G")) else " in a direct message"
-            return ""
-
-        try:
-            listing = self.turns.status(user, "Start one with `/research QUESTION`.", where)
-        except Exception as err:
-            return TRY_AGAIN.format(ref=self._log_error("status", err))
-        return markdown_to_mrkdwn(listing, mentions=True)  # the channel links are the bot's own
-
     def _answer(self, msg: Incoming, reply: jobs.Reply) -> None:
-        """Post the core's ``reply`` (Markdown) as mrkdwn, its mention as Slack's ``<@U…>``."""
+        """Post the core's ``reply`` in the message's thread (:meth:`_mrkdwn`)."""
         if reply.text:
-            body = reply.render(markdown_to_mrkdwn(reply.text), lambda user: f"<@{user}>")
-            self._say(msg, body, ephemeral=reply.ephemeral, raw=True)
+            self._say(msg, self._mrkdwn(reply), ephemeral=reply.ephemeral)
 
-    def _say(self, msg: Incoming, text: str, *, ephemeral: bool, raw: bool = False) -> None:
-        """Answer in the message's thread; ``raw`` text is mrkdwn already, else Markdown."""
-        body = text if raw else markdown_to_mrkdwn(text)
+    def _say(self, msg: Incoming, body: str, *, ephemeral: bool) -> None:
+        """Answer in the message's thread with mrkdwn ``body``."""
         try:
             if ephemeral:
                 self.client.chat_postEphemeral(
@@ -294,8 +284,17 @@ class SlackHandlers:
 
     def _fail(self, msg: Incoming, step: str, err: Exception) -> None:
         ref = self._log_error(step, err)
-        self._say(msg, TRY_AGAIN.format(ref=ref), ephemeral=False, raw=True)
+        self._say(msg, TRY_AGAIN.format(ref=ref), ephemeral=False)
 
     @staticmethod
     def _log_error(step: str, err: BaseException) -> str:
         return log_failure(log, "slack", step, err)
+
+
+def where_in_slack(thread_id: str) -> str:
+    """Where a research of ``slack:TEAM:CHANNEL:ROOT_TS`` runs, for the status listing: a link to
+    its channel (``<#C…>``, which Slack shows as the channel's name) or "a direct message"."""
+    parts = thread_id.split(":")
+    if len(parts) == 4:
+        return f" in <#{parts[2]}>" if parts[2].startswith(("C", "G")) else " in a direct message"
+    return ""

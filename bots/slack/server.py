@@ -14,7 +14,6 @@ from slack_bolt.request import BoltRequest
 from slack_sdk.signature import SignatureVerifier
 
 from bots import serving
-from bots.serving import HEALTH_PATH
 from bots.slack.app import build_app
 from bots.slack.settings import slack_settings
 from engine.settings import Settings, SettingsError, load_settings
@@ -22,8 +21,6 @@ from engine.settings import Settings, SettingsError, load_settings
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
-# Slack sends at most a few KiB per event or command; anything far larger is not Slack.
-MAX_BODY = 1024 * 1024
 
 
 def check_settings(settings: Settings) -> bool:
@@ -75,9 +72,8 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
         loop = asyncio.get_running_loop()
         return await to_aiohttp_response(await loop.run_in_executor(pool, bolt.dispatch, bolt_request))
 
-    application = web.Application(client_max_size=MAX_BODY)
+    application = serving.web_app({"ok": True, "service": "slack"})
     application.router.add_post(EVENTS_PATH, events)
-    application.router.add_get(HEALTH_PATH, serving.health_handler({"ok": True, "service": "slack"}))
     application.on_cleanup.append(_shutdown_pool(pool))
     return application
 

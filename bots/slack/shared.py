@@ -36,11 +36,12 @@ NAMES_MAX = 5000
 
 
 def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, dest: Path, settings: Settings,
-           bot_user_id: str | None = None, known: set[tuple[str, str]] | None = None,
-           budget: int | None = None, event_files: tuple[str, ...] = ()) -> ThreadMaterial:
+           known: set[tuple[str, str]] | None = None, budget: int | None = None,
+           event_files: tuple[str, ...] = ()) -> ThreadMaterial:
     """Read the thread rooted at ``thread_ts`` up to the message ``upto_ts`` (the question):
     download its files into ``dest`` and collect the earlier messages.
 
+    Messages of bots (the bot's own included: Slack marks them with ``bot_id``) are left out.
     ``known`` files (``(name, permalink)``, read by an earlier turn) are not listed again;
     downloads stop once ``budget`` bytes (default ``DEEPRESEARCH_THREAD_FILES_MAX_BYTES``) are
     fetched, and the files left over are skipped as over the thread's limit. ``event_files`` are
@@ -56,8 +57,7 @@ def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, des
     messages = [m for m in messages if _ts(m) <= _ts({"ts": upto_ts})]
     offers: list[Offer] = []
     for message in messages:
-        if message.get("bot_id") or (bot_user_id and message.get("user") == bot_user_id) \
-                or not message.get("files"):
+        if message.get("bot_id") or not message.get("files"):
             continue
         link = _permalink(client, channel, message["ts"])
         offers += [_offer(client, item, channel, link) for item in message["files"]]
@@ -67,7 +67,7 @@ def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, des
         offers += [_offer(client, item, channel, link) for item in extra]
     out = ThreadMaterial(files=fetch_offers(offers, dest, settings, platform="Slack", budget=budget, known=known or ()))
     if upto_ts != thread_ts:
-        out.discussion = _discussion(client, [m for m in messages if m.get("ts") != upto_ts], bot_user_id)
+        out.discussion = _discussion(client, [m for m in messages if m.get("ts") != upto_ts])
     return out
 
 
@@ -139,10 +139,10 @@ def _slack_host(url: str, api_url: str) -> bool:
     return host == "slack.com" or host.endswith(".slack.com") or host == (urlsplit(api_url).hostname or "-")
 
 
-def _discussion(client: WebClient, messages: list[dict], bot_user_id: str | None) -> str:
-    people = [m for m in messages if not (m.get("bot_id") or (bot_user_id and m.get("user") == bot_user_id))]
-    return discussion([(m.get("user") or "", slack_to_text(m.get("text") or "", bot_user_id=bot_user_id))
-                       for m in people], lambda user: _name(client, user))
+def _discussion(client: WebClient, messages: list[dict]) -> str:
+    people = [m for m in messages if not m.get("bot_id")]
+    return discussion([(m.get("user") or "", slack_to_text(m.get("text") or "")) for m in people],
+                      lambda user: _name(client, user))
 
 
 def _name(client: WebClient, user: str) -> str:

@@ -13,11 +13,10 @@ from botbuilder.core.teams import TeamsActivityHandler
 from botbuilder.schema import Activity, ActivityTypes, ChannelAccount, Mention
 from botbuilder.schema.teams import FileConsentCardResponse
 
-import jobs
 from bots import chat_common
 from bots import file_links as files
 from bots.chat_common import usage
-from bots.chat_turns import ChatTurns, command_of
+from bots.chat_turns import ChatTurns
 from bots.logs import redact
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
@@ -185,17 +184,15 @@ class TeamsBot(TeamsActivityHandler):
 
     def __init__(self, settings: Settings) -> None:
         self.settings = teams_settings(settings)
-        self.turns = ChatTurns("teams", self.settings, log)
+        self.turns = ChatTurns("teams", self.settings, log, usage=USAGE,
+                               start_hint="Send me your question to start one.", where=where_in_teams)
 
     async def _seen_before(self, activity: Activity, kind: str) -> bool:
         """True (logged) when this ``kind`` of activity (``activity``, ``invoke``) came before: Teams
-        retries an activity it thinks unanswered (:func:`jobs.seen_before`)."""
+        retries an activity it thinks unanswered (:meth:`bots.chat_turns.ChatTurns.seen_before`)."""
         conversation_id = activity.conversation.id if activity.conversation else ""
-        key = chat_common.dedupe_key("teams", kind, conversation_id, activity.id or "")
-        if activity.id and await asyncio.to_thread(jobs.seen_before, key, settings=self.settings):
-            log.info("event=teams_duplicate kind=%s activity=%s", kind, activity.id)
-            return True
-        return False
+        return bool(activity.id) and await asyncio.to_thread(self.turns.seen_before, kind, conversation_id,
+                                                             activity.id)
 
     async def on_turn(self, turn_context: TurnContext) -> None:
         """Every activity, once authenticated: one from a tenant outside ``MICROSOFT_ALLOWED_TENANTS``
@@ -228,21 +225,16 @@ class TeamsBot(TeamsActivityHandler):
         if explicit:
             _show_typing(turn_context)
         text = clean_text(turn_context)
-        command = command_of(text) if explicit else None
-        if command == "help":
-            await turn_context.send_activity(usage_activity())
-            return
-        if command == "status":
-            listing = await asyncio.to_thread(self.turns.status, activity.from_property.id,
-                                              "Send me your question to start one.", where_in_teams)
-            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=to_teams_markdown(listing),
-                                                      text_format="markdown"))
+        user = activity.from_property.id
+        command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False) if explicit else None
+        if command is not None:
+            await self._reply(turn_context, command)
             return
         thread_id = thread_id_of(activity)
         port = TeamsPort.from_activity(activity)
         if explicit:
             await self._shared_files(turn_context, thread_id, port)
-        reply = await asyncio.to_thread(self.turns.message, thread_id, activity.from_property.id, text,
+        reply = await asyncio.to_thread(self.turns.message, thread_id, user, text,
                                         port.reference(), f"teams:{conversation_id}:{activity.id}", address)
         await self._reply(turn_context, reply)
 

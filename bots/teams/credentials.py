@@ -5,8 +5,8 @@ and one retry with a fresh token when the connector refuses the token with 401."
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import threading
 from urllib.parse import urlsplit
 
 from botframework.connector.auth import MicrosoftAppCredentials, PasswordServiceClientCredentialFactory
@@ -18,24 +18,13 @@ from bots.logs import redact
 
 log = logging.getLogger(__name__)
 
-_clients: dict[tuple[str, str, bool], ConfidentialClientApplication] = {}
-_clients_lock = threading.Lock()
 
-
-def _client(app_id: str, password: str, authority: str, validate_authority: bool, *,
-            fresh: bool = False) -> ConfidentialClientApplication:
-    """The process's MSAL client for ``app_id`` at ``authority`` (a new one, dropping the cached
-    tokens, when ``fresh``). Creating one fetches the authority's OpenID configuration."""
-    key = (app_id, authority, validate_authority)
-    with _clients_lock:
-        client = None if fresh else _clients.get(key)
-        if client is None:
-            client = ConfidentialClientApplication(
-                client_id=app_id, client_credential=password, authority=authority,
-                validate_authority=validate_authority,
-            )
-            _clients[key] = client
-        return client
+@functools.lru_cache(maxsize=64)
+def _client(app_id: str, password: str, authority: str, validate_authority: bool) -> ConfidentialClientApplication:
+    """The process's MSAL client for ``app_id`` at ``authority``, kept so that its token cache
+    lasts across turns. Creating one fetches the authority's OpenID configuration."""
+    return ConfidentialClientApplication(client_id=app_id, client_credential=password, authority=authority,
+                                         validate_authority=validate_authority)
 
 
 class TokenCredentials(MicrosoftAppCredentials, AsyncHTTPPolicy):
@@ -64,7 +53,9 @@ class TokenCredentials(MicrosoftAppCredentials, AsyncHTTPPolicy):
         """
         scope = self.oauth_scope if self.oauth_scope.endswith("/.default") else self.oauth_scope + "/.default"
         client = _client(self.microsoft_app_id, self.microsoft_app_password, self.oauth_endpoint,
-                         self.validate_authority, fresh=force_refresh)
+                         self.validate_authority)
+        if force_refresh:  # MSAL answers from its cache while a token is valid there
+            client.remove_tokens_for_client()
         result = client.acquire_token_for_client(scopes=[scope])
         if "access_token" in result:
             return result["access_token"]

@@ -156,26 +156,25 @@ class TeamsPort:
     def update(self, message_id: str, text: str, *, buttons: Sequence[Button] = ()) -> None:
         """Replace the bot's message ``message_id`` (PUT ``.../activities/{id}``): its text, and its
         buttons (none: an empty attachment list takes the earlier card away)."""
-        activity = Activity(
-            type=ActivityTypes.message, id=message_id, text=to_teams_markdown(text), text_format="markdown",
-            attachments=[cards.buttons_card(buttons)] if buttons else [],
-        )
-
-        async def logic(context: TurnContext) -> None:
-            self._fit(context, activity)
-            await context.update_activity(activity)
-
-        self._send(logic)
+        self._deliver(Activity(type=ActivityTypes.message, id=message_id, text=to_teams_markdown(text),
+                               text_format="markdown", attachments=[cards.buttons_card(buttons)] if buttons else []))
 
     def send_attachments(self, attachments: list | None, text: str | None = None) -> str:
         """Send one message carrying ``attachments`` (cards), with Markdown ``text`` above them if
         given (escaped as :meth:`post` says, shortened to the size limit); return its activity id."""
-        activity = Activity(type=ActivityTypes.message, attachments=attachments,
-                            text=None if text is None else to_teams_markdown(text),
-                            text_format=None if text is None else "markdown")
+        return self._deliver(Activity(type=ActivityTypes.message, attachments=attachments,
+                                      text=None if text is None else to_teams_markdown(text),
+                                      text_format=None if text is None else "markdown"))
+
+    def _deliver(self, activity: Activity) -> str:
+        """Send ``activity`` as a new message or, when it has an ``id``, put it in place of that
+        message (shortened to the size limit either way); return its activity id."""
 
         async def logic(context: TurnContext) -> str:
             self._fit(context, activity)
+            if activity.id:
+                await context.update_activity(activity)
+                return activity.id
             response = await context.send_activity(activity)
             return response.id if response and response.id else ""
 

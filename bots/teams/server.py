@@ -23,7 +23,6 @@ from jobs.loop_thread import shared_loop
 
 log = logging.getLogger(__name__)
 
-MAX_REQUEST_BYTES = 1024 * 1024
 ADAPTER_KEY = web.AppKey("adapter", CloudAdapter)
 BOT_KEY = web.AppKey("bot", TeamsBot)
 TURNS_KEY = web.AppKey("turns", serving.Tasks)
@@ -106,14 +105,12 @@ def build_app(settings: Settings) -> web.Application:
     adapter = make_adapter(settings)
     adapter.on_turn_error = _on_turn_error
     teams_port.configure(settings)
-    app = web.Application(client_max_size=MAX_REQUEST_BYTES)
+    app = serving.web_app({"ok": True, "auth": "on" if settings.microsoft_app_id else "off"})
     app[ADAPTER_KEY] = adapter
     app[BOT_KEY] = TeamsBot(settings)
     app[TURNS_KEY] = serving.Tasks(log, "teams", shared_loop("teams-turns").loop)
     app.on_shutdown.append(lambda app: app[TURNS_KEY].drain())
     app.router.add_post("/api/messages", messages)
-    auth = "on" if settings.microsoft_app_id else "off"
-    app.router.add_get(serving.HEALTH_PATH, serving.health_handler({"ok": True, "auth": auth}))
     app.router.add_get("/files/{token}", file_links.download_handler(settings, "teams"))
     return app
 

@@ -113,7 +113,7 @@ def test_bots_and_edits_never_become_turns(bot, fake_slack, extra, caplog):
 
 
 def test_event_dedupe_survives_a_restart_of_the_bot(slack_env, fake_slack, caplog):
-    caplog.set_level("INFO", logger="bots.slack.app")
+    caplog.set_level("INFO", logger="bots.slack")
     server, sender = serve_bot(fake_slack)
     ts = new_ts()
     try:

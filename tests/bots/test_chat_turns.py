@@ -1,0 +1,64 @@
+"""The command words and repeated events, as every chat surface hands them to the core."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import pytest
+
+import jobs
+from bots.chat_common import TRY_AGAIN
+from bots.chat_turns import ChatTurns
+
+log = logging.getLogger("tests.chat_turns")
+
+
+@pytest.fixture
+def turns(monkeypatch, tmp_path) -> ChatTurns:
+    """A surface's :class:`ChatTurns` over an embedded store in ``tmp_path``."""
+    from engine.settings import load_settings
+
+    for var in list(os.environ):
+        if var.startswith("DEEPRESEARCH_") or var in ("REDIS_URL", "DATABASE_URL"):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    return ChatTurns("hook", load_settings(), log, usage="**Deep Research** helps.", start_hint="Just ask.",
+                     where=lambda thread_id: f" in {thread_id}")
+
+
+@pytest.mark.parametrize("text", ["help", " HELP! ", "?", ""])
+def test_help_words_answer_the_surfaces_usage(turns, text):
+    reply = turns.command(text, "alice", ephemeral=True)
+    assert (reply.text, reply.action, reply.ephemeral) == ("**Deep Research** helps.", "help", True)
+
+
+def test_a_question_is_no_command(turns):
+    assert turns.command("how do heat pumps work?", "alice", ephemeral=False) is None
+
+
+def test_status_with_nothing_open_gives_the_start_hint(turns):
+    reply = turns.command("status", "alice", ephemeral=False)
+    assert reply.action == "status" and not reply.ephemeral
+    assert reply.text == "You have no research running or waiting for an answer. Just ask."
+
+
+def test_status_when_the_registry_fails_is_one_line_with_a_reference(turns, monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RuntimeError("registry password=hunter22 unreachable")
+
+    monkeypatch.setattr(jobs, "threads_of", broken)
+    reply = turns.command("status", "alice", ephemeral=True)
+    (record,) = [r for r in caplog.records if "event=hook_error" in r.getMessage()]
+    ref = record.getMessage().split("ref=")[1].split()[0]
+    assert (reply.text, reply.action, reply.ephemeral) == (TRY_AGAIN.format(ref=ref), "status", True)
+    assert "hunter22" not in reply.text
+
+
+def test_an_event_seen_before_is_dropped_once_with_one_line(turns, caplog):
+    caplog.set_level(logging.INFO, logger=log.name)
+    assert turns.seen_before("msg", "C1", "1712.5") is False
+    assert turns.seen_before("msg", "C1", "1712.5") is True
+    assert turns.seen_before("msg", "C1", "1712.6") is False
+    dropped = [r.getMessage() for r in caplog.records if "event=hook_event_dropped" in r.getMessage()]
+    assert dropped == ["event=hook_event_dropped key=hook:msg:C1:1712.5 reason=seen_before"]
