@@ -40,6 +40,27 @@ def redis_or_skip(url: str, *, flush: bool = False):
     return conn
 
 
+def stop_workers_left_behind(conn, *, wait: float = 10.0) -> int:
+    """Ask every RQ worker still registered on ``conn``'s database to stop (RQ's ``shutdown`` command,
+    https://python-rq.org/docs/workers/#sending-commands-to-worker) and wait up to ``wait`` s until
+    none is left; returns how many were asked.
+
+    A lease is exclusive, so such a worker belongs to a session that was killed before its clean-up ran
+    (a test past its timeout, a mutation run): left alone it would take this test's jobs from the queue
+    and run them with its own, possibly older, code. One still busy after ``wait`` s stops after that job.
+    """
+    from rq import Worker
+    from rq.command import send_shutdown_command
+
+    workers = Worker.all(connection=conn)
+    for worker in workers:
+        send_shutdown_command(conn, worker.name)
+    deadline = time.monotonic() + wait
+    while workers and Worker.all(connection=conn) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return len(workers)
+
+
 @contextmanager
 def leased_db() -> Iterator[str]:
     """A free database of the test Redis, emptied before and after; yields its URL (``redis://host:port/N``).
@@ -60,7 +81,9 @@ def leased_db() -> Iterator[str]:
             continue
         break
     url = f"{SERVER}/{number}"
-    conn = redis_or_skip(url, flush=True)
+    conn = redis_or_skip(url)
+    stop_workers_left_behind(conn)
+    conn.flushdb()
     try:
         yield url
     finally:

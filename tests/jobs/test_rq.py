@@ -152,3 +152,21 @@ def test_terminal_relay_follows_a_queued_research(redis_settings, children):
     uploads = [e for e in events if e["op"] == "upload"]
     assert len(uploads) == 1 and uploads[0]["files"][0].endswith("report.md")
     assert any(e["op"] == "post" and e["text"].startswith("**") for e in events)
+
+
+def test_a_worker_a_killed_session_left_on_a_test_database_is_stopped_before_it_is_leased_again(
+        redis_settings, children):
+    """A worker whose test was killed (its clean-up never ran) still listens on that test's database;
+    the next lease of the database asks it to stop before the database is used again."""
+    import redis
+    from rq import Worker
+
+    from tests.redis_db import stop_workers_left_behind
+
+    conn = redis.Redis.from_url(redis_settings.redis_url)
+    left = children.start("left", ["worker", "left"], child_env(redis_settings))
+    wait_for(lambda: [w.name for w in Worker.all(connection=conn)] == ["left"], what="the worker to register")
+    assert stop_workers_left_behind(conn, wait=LONG) == 1
+    assert Worker.all(connection=conn) == []
+    assert wait_exit(left, what="the worker left behind to exit") == 0
+    assert stop_workers_left_behind(conn) == 0
