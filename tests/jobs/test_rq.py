@@ -158,6 +158,8 @@ def test_a_worker_a_killed_session_left_on_a_test_database_is_stopped_before_it_
         redis_settings, children):
     """A worker whose test was killed (its clean-up never ran) still listens on that test's database;
     the next lease of the database asks it to stop before the database is used again."""
+    import signal
+
     import redis
     from rq import Worker
 
@@ -168,5 +170,7 @@ def test_a_worker_a_killed_session_left_on_a_test_database_is_stopped_before_it_
     wait_for(lambda: [w.name for w in Worker.all(connection=conn)] == ["left"], what="the worker to register")
     assert stop_workers_left_behind(conn, wait=LONG) == 1
     assert Worker.all(connection=conn) == []
-    assert wait_exit(left, what="the worker left behind to exit") == 0
+    # 0 after its warm shutdown, or -SIGINT when the command came in the moment between RQ's
+    # registering the worker and installing its signal handlers (rq.worker.base.Worker.work)
+    assert wait_exit(left, what="the worker left behind to exit") in (0, -signal.SIGINT)
     assert stop_workers_left_behind(conn) == 0
