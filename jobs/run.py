@@ -33,6 +33,8 @@ CANCEL_POLL = 0.5
 CONTEXT_CHARS = 30_000
 #: Seconds before RQ's hard ``job_timeout`` at which the research stops itself and says so.
 TIMEOUT_MARGIN = 30
+#: Seconds a research may always run, however short ``job_timeout`` is.
+MIN_RESEARCH_SECONDS = 60
 
 DELAYED_NOTE = ("_This report was delayed: the process running it stopped, and the research was "
                 "resumed from its last checkpoint._")
@@ -283,7 +285,7 @@ class _TurnJob:
             early.append(asyncio.ensure_future(asyncio.to_thread(self._summary_first, ready)))
 
         tasks = [asyncio.ensure_future(status.pump(stop)), asyncio.ensure_future(self._poll_cancel(cancel, stop))]
-        limit = max(60, self.settings.job_timeout - TIMEOUT_MARGIN)
+        limit = max(MIN_RESEARCH_SECONDS, self.settings.job_timeout - TIMEOUT_MARGIN)
         try:
             async with asyncio.timeout(limit) as deadline:
                 outcome = await run_turn(t.thread_id, settings=self.settings, on_progress=on_progress,
