@@ -201,10 +201,10 @@ class _TurnJob:
 
     def _run_locked(self) -> dict:
         t = self.turn
-        if self.cancel_requested():
+        outcome = self.rec.get("outcome")
+        if not outcome and self.cancel_requested():  # a finished research is delivered anyway (_deliver)
             return self.cancelled()
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="running")
-        outcome = self.rec.get("outcome")
         if not outcome:
             try:
                 outcome = _outcome_dict(self._run_async(self._research()))
@@ -459,7 +459,7 @@ class _TurnJob:
             self._post_once("cancelled", CANCELLED_TEXT)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
         records.finish(self.store, t.turn_id, "cancelled")
-        audit.record_end(self.settings, t.thread_id, "cancelled", directory=(self.rec.get("outcome") or {}).get("directory"))
+        audit.record_end(self.settings, t.thread_id, "cancelled")  # a cancelled turn has no report
         return {"status": "cancelled", "turn_id": t.turn_id}
 
     def _rejected(self, message: str) -> dict:

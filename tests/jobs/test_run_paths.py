@@ -10,6 +10,7 @@ queue is involved) with a recording chat port and a scripted research.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import signal
@@ -25,12 +26,12 @@ import jobs.run
 from engine.artifacts import safe_name
 from engine.files import load_manifest
 from engine.progress import Progress
-from engine.runner import RunCancelled, TurnOutcome
+from engine.runner import RunCancelled, TurnOutcome, TurnRejected
 from engine.search.base import SearchError
 from jobs import audit, quotas, records
 from jobs.errors import ResearchTimeout
 from jobs.locks import ThreadLock
-from jobs.run import CANCELLED_TEXT, DELAYED_NOTE, UPLOAD_COMMENT, run_job
+from jobs.run import CANCELLED_TEXT, DELAYED_NOTE, LATE_CANCEL_NOTE, UPLOAD_COMMENT, run_job
 from jobs.status import StatusMessage
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
@@ -48,7 +49,11 @@ from tests.jobs.test_run_states import (
     _script,
     _state,
 )
-from tests.waiting import wait_for
+from tests.waiting import scaled, wait_for
+
+#: Seconds to wait for a step of the turn, which runs in this process and takes milliseconds: a short
+#: bound, so a mutation run's broken variants fail fast instead of after the default wait.
+STEP = scaled(10.0)
 
 TRANSIENT_TEXT = ("The research failed: a service it depends on did not answer, even after retries. "
                   "Please try again later.")
@@ -124,6 +129,7 @@ def test_a_turn_whose_chat_thread_cannot_be_reached_fails_the_thread(turn_env, c
 
 def test_a_cancel_while_waiting_for_the_threads_lock_is_answered_at_once(turn_env, monkeypatch):
     settings, log = turn_env
+    settings = settings.model_copy(update={"job_timeout": STEP})  # bounds the wait should the cancel go unseen
     seen: list = []
     _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
     turn = _queue(settings, log)
@@ -140,6 +146,7 @@ def test_a_cancel_while_waiting_for_the_threads_lock_is_answered_at_once(turn_en
 
 def test_a_stop_while_waiting_for_the_threads_lock_hands_the_turn_back(turn_env, monkeypatch):
     settings, log = turn_env
+    settings = settings.model_copy(update={"job_timeout": STEP})  # bounds the wait should the stop go unseen
     _script(monkeypatch, _report(settings.data_dir / "run1"))
     turn = _queue(settings, log)
     answers = iter([False])  # not stopping when picked up; stopping while it waits
@@ -153,6 +160,7 @@ def test_a_stop_while_waiting_for_the_threads_lock_hands_the_turn_back(turn_env,
     assert _posts(log) == [] and _state(settings)["state"] == "queued"
 
 
+@pytest.mark.timeout(60)  # the wait has no other bound should the job timeout be ignored
 def test_a_lock_held_past_the_job_timeout_fails_the_turn(turn_env, monkeypatch):
     settings, log = turn_env
     settings = settings.model_copy(update={"job_timeout": 0.3})
@@ -317,7 +325,7 @@ def test_a_resumed_graph_does_not_gather_the_threads_files_again(turn_env, monke
 # ---- progress, cancel, time limit, lost lock ------------------------------------------------------
 
 def _wait_for_update(log, prefix: str) -> None:
-    wait_for(lambda: any(e["text"].startswith(prefix) for e in _updates(log)), what=f"a status edit {prefix!r}")
+    wait_for(lambda: any(e["text"].startswith(prefix) for e in _updates(log)), what=f"a status edit {prefix!r}", timeout=STEP)
 
 
 @pytest.mark.parametrize("delayed", [False, True])
@@ -362,7 +370,7 @@ def test_a_cancel_pressed_during_the_research_reaches_it_and_stops_it(turn_env, 
     async def research(kw):
         _cancel(settings)
         try:
-            await asyncio.wait_for(kw["cancel"].wait(), timeout=5)
+            await asyncio.wait_for(kw["cancel"].wait(), timeout=STEP)
         except TimeoutError:
             return report(kw)  # the cancel never reached the research
         raise RunCancelled
@@ -383,7 +391,7 @@ def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monke
     async def research(kw):
         get_store(settings).put(f"lock:{THREAD}", {"token": "another-worker", "at": time.time()}, ttl=30)
         try:
-            await asyncio.wait_for(kw["cancel"].wait(), timeout=5)
+            await asyncio.wait_for(kw["cancel"].wait(), timeout=STEP)
         except TimeoutError:
             return report(kw)  # the lost lock went unnoticed
         raise RunCancelled
@@ -482,7 +490,7 @@ def _outcome(folder: Path, *, docx: bool = False, pdf_error: str | None = None, 
         arts.docx = folder / "report.docx"
     arts.pdf_error = pdf_error
     return TurnOutcome(status="done", thread_id=THREAD, run_id="r1", summary=SUMMARY, title="Heat pumps",
-                       artifacts=arts, follow_ups=list(follow_ups))
+                       artifacts=arts, follow_ups=list(follow_ups), errors=["researcher 2: the search timed out"])
 
 
 def test_a_report_delivered_without_an_early_summary_has_its_buttons_title_and_audit(turn_env, monkeypatch):
@@ -498,7 +506,8 @@ def test_a_report_delivered_without_an_early_summary_has_its_buttons_title_and_a
     thread = _thread(settings)
     assert (thread["status"], thread["title"], thread["error"]) == ("done", "Heat pumps", "")
     assert thread["report_dir"] == str(folder)
-    assert _state(settings)["outcome"]["directory"] == str(folder)
+    kept = _state(settings)["outcome"]  # what an operator inspecting the turn sees
+    assert (kept["directory"], kept["run_id"], kept["errors"]) == (str(folder), "r1", ["researcher 2: the search timed out"])
     [record] = audit.read(settings)
     assert record["status"] == "done" and record["sources"] == 3
     assert [Path(f).name for f in record["files"]] == ["report.md", "report.pdf"]
@@ -515,18 +524,74 @@ def test_a_failed_pdf_is_explained_with_the_files_sent_instead(turn_env, monkeyp
                                  "here is the Markdown report and the Word document.")
 
 
-def test_a_rerun_after_everything_went_out_posts_nothing_again(turn_env, monkeypatch):
+def _refuse(kw):
+    raise TurnRejected("That question is empty.")
+
+
+def _late_cancel(settings):
+    report = _report(settings.data_dir / "run1")
+
+    def ending(kw):
+        on_report = kw["on_report"]
+        kw["on_report"] = lambda ready: (_cancel(settings), on_report(ready))
+        return report(kw)
+    return ending
+
+
+RERUN_ENDINGS = {  # what the first attempt ended with -> (ending, result of the re-run, thread status)
+    "report": (lambda settings: _report(settings.data_dir / "run1"), "done", "done"),
+    "late cancel": (_late_cancel, "done", "done"),
+    "question": (lambda settings: _question, "clarify", "paused"),
+    "refusal": (lambda settings: _refuse, "rejected", "failed"),
+    "error": (lambda settings: _broken, "failed", "failed"),
+}
+
+
+@pytest.mark.parametrize("name", list(RERUN_ENDINGS))
+def test_a_rerun_after_everything_went_out_posts_nothing_again(turn_env, monkeypatch, name):
     settings, log = turn_env
-    _script(monkeypatch, _report(settings.data_dir / "run1"))
+    ending, result, status = RERUN_ENDINGS[name]
+    _script(monkeypatch, ending(settings))
+    turn = _queue(settings, log)
+    with pytest.raises(KeyError) if name == "error" else contextlib.nullcontext():
+        run_job(turn, settings=settings, last_attempt=True)
+    said = [e for e in read_events(log, THREAD) if e["op"] in ("post", "upload")]
+    records.patch(get_store(settings), "t1", state="retrying")  # its end was never written
+    set_thread(get_store(settings), THREAD, status="queued")
+    with pytest.raises(KeyError) if name == "error" else contextlib.nullcontext():
+        assert run_job(turn, settings=settings, last_attempt=True)["status"] == result
+    assert [e for e in read_events(log, THREAD) if e["op"] in ("post", "upload")] == said
+    assert thread_info(THREAD, settings=settings).status == status
+
+
+def test_a_cancel_after_the_question_went_out_does_not_take_it_back(turn_env, monkeypatch):
+    settings, log = turn_env
+    _script(monkeypatch, _question)
     turn = _queue(settings, log)
     run_job(turn, settings=settings, last_attempt=True)
     records.patch(get_store(settings), "t1", state="retrying")  # its end was never written
-    set_thread(get_store(settings), THREAD, status="queued")
-    before = read_events(log, THREAD)
-    assert run_job(turn, settings=settings, last_attempt=True)["status"] == "done"
-    assert [e for e in read_events(log, THREAD) if e["op"] in ("post", "upload")] == [
-        e for e in before if e["op"] in ("post", "upload")]
-    assert thread_info(THREAD, settings=settings).status == "done"
+    _cancel(settings)
+    assert run_job(turn, settings=settings, last_attempt=True)["status"] == "clarify"
+    assert _posts(log) == ["Starting the research…", "Which climate?"]
+    assert thread_info(THREAD, settings=settings).status == "paused"
+
+
+def test_a_cancel_between_two_attempts_still_gets_the_finished_report(turn_env, monkeypatch):
+    settings, log = turn_env
+    port = RecordingPort.create(log, THREAD, fail={"op": "upload", "times": 1}).reference()
+    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port)
+    records.create(get_store(settings), turn, "embedded")
+    set_thread(get_store(settings), THREAD, status="queued", turn_id="t1", requester="U1", question="q?")
+    seen: list = []
+    _script(monkeypatch, lambda kw: _outcome(settings.data_dir / "run1"), seen=seen)
+    with pytest.raises(ConnectionError):  # the summary is out, the upload failed: a retry follows
+        run_job(turn.to_dict(), settings=settings, last_attempt=False)
+    _cancel(settings)
+    assert run_job(turn.to_dict(), settings=settings, last_attempt=True)["status"] == "done"
+    assert len(seen) == 1 and _posts(log) == ["Starting the research…", SUMMARY, LATE_CANCEL_NOTE]
+    assert [e["files"] for e in read_events(log, THREAD) if e["op"] == "upload"] == [["report.md", "report.pdf"]]
+    [record] = audit.read(settings)
+    assert (record["status"], record["sources"], record["requester"]) == ("done", 3, "U1")
 
 
 def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypatch, tmp_path):
@@ -541,7 +606,7 @@ def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypat
 
     async def research(kw):
         outcome = report(kw)  # announces the text: the summary goes out while the files are built
-        await asyncio.to_thread(wait_for, lambda: SUMMARY in _posts(log), what="the early summary")
+        await asyncio.to_thread(wait_for, lambda: SUMMARY in _posts(log), what="the early summary", timeout=STEP)
         seen_at_summary.append(dict(_thread(settings)))
         return outcome
 
@@ -550,7 +615,7 @@ def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypat
                                                                             "last_attempt": True})
     runner.start()
     try:
-        wait_for(lambda: any(e["op"] == "held" for e in read_events(log, THREAD)), what="the upload")
+        wait_for(lambda: any(e["op"] == "held" for e in read_events(log, THREAD)), what="the upload", timeout=STEP)
         during = _thread(settings)
     finally:
         gate.touch()
@@ -607,7 +672,8 @@ def test_a_programming_error_is_told_at_once_even_with_retries_left(turn_env, mo
     assert _posts(log) == ["Starting the research…", INTERNAL_TEXT]
     assert _state(settings)["state"] == "failed"
     [record] = audit.read(settings)
-    assert record["error"] == f"KeyError: {INTERNAL_TEXT}"
+    assert (record["status"], record["error"]) == ("failed", f"KeyError: {INTERNAL_TEXT}")
+    assert (record["thread"], record["requester"], record["question"]) == (THREAD, "U1", "How do heat pumps work?")
 
 
 def test_a_long_failure_line_is_kept_short_on_the_thread(turn_env, monkeypatch):
