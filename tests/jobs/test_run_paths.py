@@ -473,11 +473,9 @@ def test_a_question_the_research_did_not_word_is_asked_generically_and_timed(tur
 
 def test_a_question_without_a_status_message_keeps_no_status_id(turn_env, monkeypatch):
     settings, log = turn_env
-    port = RecordingPort.create(log, THREAD, fail={"op": "post", "times": 2, "text": "research"}).reference()
-    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port)
-    records.create(get_store(settings), turn, "embedded")
+    turn = _queue(settings, log, fail={"op": "post", "times": 2, "text": "research"})
     _script(monkeypatch, _question)
-    run_job(turn.to_dict(), settings=settings, last_attempt=True)
+    run_job(turn, settings=settings, last_attempt=True)
     assert _posts(log) == ["Which climate?"]
     assert _thread(settings)["clarify_status_id"] == ""
 
@@ -578,16 +576,13 @@ def test_a_cancel_after_the_question_went_out_does_not_take_it_back(turn_env, mo
 
 def test_a_cancel_between_two_attempts_still_gets_the_finished_report(turn_env, monkeypatch):
     settings, log = turn_env
-    port = RecordingPort.create(log, THREAD, fail={"op": "upload", "times": 1}).reference()
-    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port)
-    records.create(get_store(settings), turn, "embedded")
-    set_thread(get_store(settings), THREAD, status="queued", turn_id="t1", requester="U1", question="q?")
+    turn = _queue(settings, log, fail={"op": "upload", "times": 1})
     seen: list = []
     _script(monkeypatch, lambda kw: _outcome(settings.data_dir / "run1"), seen=seen)
     with pytest.raises(ConnectionError):  # the summary is out, the upload failed: a retry follows
-        run_job(turn.to_dict(), settings=settings, last_attempt=False)
+        run_job(turn, settings=settings, last_attempt=False)
     _cancel(settings)
-    assert run_job(turn.to_dict(), settings=settings, last_attempt=True)["status"] == "done"
+    assert run_job(turn, settings=settings, last_attempt=True)["status"] == "done"
     assert len(seen) == 1 and _posts(log) == ["Starting the research…", SUMMARY, LATE_CANCEL_NOTE]
     assert [e["files"] for e in read_events(log, THREAD) if e["op"] == "upload"] == [["report.md", "report.pdf"]]
     [record] = audit.read(settings)
@@ -597,10 +592,7 @@ def test_a_cancel_between_two_attempts_still_gets_the_finished_report(turn_env, 
 def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypatch, tmp_path):
     settings, log = turn_env
     gate = tmp_path / "upload-may-finish"
-    port = RecordingPort.create(log, THREAD, hold={"op": "upload", "until": str(gate)}).reference()
-    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port)
-    records.create(get_store(settings), turn, "embedded")
-    set_thread(get_store(settings), THREAD, status="queued", turn_id="t1", requester="U1", question="q?")
+    turn = _queue(settings, log, hold={"op": "upload", "until": str(gate)})
     report = _report(settings.data_dir / "run1")
     seen_at_summary: list = []
 
@@ -611,7 +603,7 @@ def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypat
         return outcome
 
     _async_script(monkeypatch, research)
-    runner = threading.Thread(target=run_job, args=(turn.to_dict(),), kwargs={"settings": settings,
+    runner = threading.Thread(target=run_job, args=(turn,), kwargs={"settings": settings,
                                                                             "last_attempt": True})
     runner.start()
     try:
@@ -628,12 +620,10 @@ def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypat
 
 def test_a_summary_that_could_not_go_out_early_is_posted_with_the_files(turn_env, monkeypatch, caplog):
     settings, log = turn_env
-    port = RecordingPort.create(log, THREAD, fail={"op": "post", "times": 1, "text": SUMMARY}).reference()
-    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port)
-    records.create(get_store(settings), turn, "embedded")
+    turn = _queue(settings, log, fail={"op": "post", "times": 1, "text": SUMMARY})
     _script(monkeypatch, _report(settings.data_dir / "run1"))
     caplog.set_level("WARNING", logger="jobs.run")
-    assert run_job(turn.to_dict(), settings=settings, last_attempt=True)["status"] == "done"
+    assert run_job(turn, settings=settings, last_attempt=True)["status"] == "done"
     assert "event=summary_first_failed turn=t1 error=ConnectionError" in caplog.messages
     assert _posts(log) == ["Starting the research…", SUMMARY]
     assert [e["comment"] for e in read_events(log, THREAD) if e["op"] == "upload"] == [UPLOAD_COMMENT]
@@ -641,13 +631,11 @@ def test_a_summary_that_could_not_go_out_early_is_posted_with_the_files(turn_env
 
 def test_a_failure_line_that_cannot_be_posted_still_fails_the_thread(turn_env, monkeypatch, caplog):
     settings, log = turn_env
-    port = RecordingPort.create(log, THREAD, fail={"op": "post", "times": 1, "text": "The research failed"})
-    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port.reference())
-    records.create(get_store(settings), turn, "embedded")
+    turn = _queue(settings, log, fail={"op": "post", "times": 1, "text": "The research failed"})
     _script(monkeypatch, _broken)
     caplog.set_level("WARNING", logger="jobs.run")
     with pytest.raises(KeyError):
-        run_job(turn.to_dict(), settings=settings, last_attempt=True)
+        run_job(turn, settings=settings, last_attempt=True)
     assert "event=error_post_failed turn=t1 error=ConnectionError" in caplog.messages
     assert _posts(log) == ["Starting the research…"]
     assert thread_info(THREAD, settings=settings).status == "failed"
@@ -655,11 +643,9 @@ def test_a_failure_line_that_cannot_be_posted_still_fails_the_thread(turn_env, m
 
 def test_a_cancel_that_cannot_be_posted_still_cancels(turn_env, monkeypatch):
     settings, log = turn_env
-    port = RecordingPort.create(log, THREAD, fail={"op": "post", "times": 1}).reference()
-    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port)
-    records.create(get_store(settings), turn, "embedded")
+    turn = _queue(settings, log, fail={"op": "post", "times": 1})
     _cancel(settings)
-    assert run_job(turn.to_dict(), settings=settings, last_attempt=True)["status"] == "cancelled"
+    assert run_job(turn, settings=settings, last_attempt=True)["status"] == "cancelled"
     assert _posts(log) == [] and _state(settings)["state"] == "cancelled"
     assert [r["status"] for r in audit.read(settings)] == ["cancelled"]
 

@@ -67,8 +67,10 @@ def _question(kw):
     return TurnOutcome(status="clarify", thread_id=THREAD, run_id="r1", question="Which climate?")
 
 
-def _queue(settings, log, turn_id="t1", kind="start", text="How do heat pumps work?") -> dict:
-    port = RecordingPort.create(log, THREAD).reference()
+def _queue(settings, log, turn_id="t1", kind="start", text="How do heat pumps work?", **port_options) -> dict:
+    """Queue a turn of the thread whose chat port records into ``log`` (``port_options``: its
+    ``fail`` or ``hold``, see :class:`RecordingPort`); returns the job's turn dict."""
+    port = RecordingPort.create(log, THREAD, **port_options).reference()
     turn = Turn(turn_id=turn_id, thread_id=THREAD, kind=kind, text=text, requester="U1", port=port)
     store = get_store(settings)
     assert records.create(store, turn, "embedded")
