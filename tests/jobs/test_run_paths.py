@@ -180,6 +180,20 @@ def test_a_lock_held_past_the_job_timeout_fails_the_turn(turn_env, monkeypatch):
 
 # ---- what a re-run hands the research ----------------------------------------------------------
 
+def _first_attempt_fails(monkeypatch, settings, turn: dict, *, started: bool = True) -> None:
+    """Run an attempt of ``turn`` that gets the graph past its first node (when ``started``), then
+    meets a network error with a retry left."""
+
+    def first_attempt(kw):
+        if started:
+            kw["on_progress"](Progress(phase="research"))
+        raise ConnectionResetError
+
+    _script(monkeypatch, first_attempt)
+    with pytest.raises(ConnectionResetError):
+        run_job(turn, settings=settings, last_attempt=False)
+
+
 RERUNS = [  # (turn kind, graph past its first node in attempt 1, checkpoint state) -> what attempt 2 passes
     ("start", True, "interrupted", {"resume_only": True}),
     ("start", True, "done", {"resume_only": True}),
@@ -197,15 +211,7 @@ def test_a_rerun_resumes_the_graph_only_where_it_stopped(turn_env, monkeypatch, 
     settings, log = turn_env
     text = "Cold winters" if kind == "resume" else "How do heat pumps work?"
     turn = _queue(settings, log, kind=kind, text=text)
-
-    def first_attempt(kw):
-        if started:
-            kw["on_progress"](Progress(phase="research"))
-        raise ConnectionResetError
-
-    _script(monkeypatch, first_attempt)
-    with pytest.raises(ConnectionResetError):
-        run_job(turn, settings=settings, last_attempt=False)
+    _first_attempt_fails(monkeypatch, settings, turn, started=started)
     asked: list = []
     _graph_state(monkeypatch, state, asked)
     seen: list = []
@@ -219,14 +225,7 @@ def test_a_rerun_resumes_the_graph_only_where_it_stopped(turn_env, monkeypatch, 
 def test_a_rerun_edits_the_same_status_message_and_says_it_resumes(turn_env, monkeypatch):
     settings, log = turn_env
     turn = _queue(settings, log)
-
-    def first_attempt(kw):
-        kw["on_progress"](Progress(phase="research"))
-        raise ConnectionResetError
-
-    _script(monkeypatch, first_attempt)
-    with pytest.raises(ConnectionResetError):
-        run_job(turn, settings=settings, last_attempt=False)
+    _first_attempt_fails(monkeypatch, settings, turn)
     assert _state(settings)["graph_started"] is True
     [status] = [e for e in read_events(log, THREAD) if e["op"] == "post"]
     assert _state(settings)["status_message_id"] == status["id"]
@@ -306,14 +305,7 @@ def test_a_thread_whose_files_cannot_be_listed_is_researched_without_them(turn_e
 def test_a_resumed_graph_does_not_gather_the_threads_files_again(turn_env, monkeypatch):
     settings, log = turn_env
     turn = _sharing_turn(settings, log, MATERIAL)
-
-    def first_attempt(kw):
-        kw["on_progress"](Progress(phase="research"))
-        raise ConnectionResetError
-
-    _script(monkeypatch, first_attempt)
-    with pytest.raises(ConnectionResetError):
-        run_job(turn, settings=settings, last_attempt=False)
+    _first_attempt_fails(monkeypatch, settings, turn)
     _graph_state(monkeypatch, "interrupted")
     seen: list = []
     _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
