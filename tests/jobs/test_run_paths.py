@@ -31,7 +31,7 @@ from engine.search.base import SearchError
 from jobs import audit, quotas, records
 from jobs.errors import ResearchTimeout
 from jobs.locks import ThreadLock
-from jobs.run import CANCELLED_TEXT, DELAYED_NOTE, LATE_CANCEL_NOTE, UPLOAD_COMMENT, run_job
+from jobs.run import ANSWERED_TEXT, CANCELLED_TEXT, DELAYED_NOTE, LATE_CANCEL_NOTE, UPLOAD_COMMENT, run_job
 from jobs.status import StatusMessage
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
@@ -250,6 +250,51 @@ def test_a_follow_up_gets_the_earlier_report_as_context_cut_to_its_limit(turn_en
     run_job(_queue(settings, log, "t3", text="And the cost?"), settings=settings, last_attempt=True)
     assert [kw["context"] for kw in seen] == [None, earlier[:jobs.run.CONTEXT_CHARS], None]
     assert [kw["question"] for kw in seen] == ["How do heat pumps work?", "Are they loud?", "And the cost?"]
+
+
+def test_the_answer_closes_the_question_status_once_and_only_for_an_answer(turn_env, monkeypatch):
+    settings, log = turn_env
+    _script(monkeypatch, _question)
+    run_job(_queue(settings, log), settings=settings, last_attempt=True)
+    answer = _queue(settings, log, "t2", "resume", "Cold winters")
+    _first_attempt_fails(monkeypatch, settings, answer, started=False)
+    _script(monkeypatch, _report(settings.data_dir / "run1"))
+    run_job(answer, settings=settings, last_attempt=True)  # the re-run does not close it again
+    run_job(_queue(settings, log, "t3", text="And the cost?"), settings=settings, last_attempt=True)
+    assert [e["text"] for e in _updates(log)].count(ANSWERED_TEXT) == 1
+
+
+def test_a_question_status_that_cannot_be_closed_does_not_stop_the_answer(turn_env, monkeypatch, caplog):
+    settings, log = turn_env
+    _script(monkeypatch, _question)
+    run_job(_queue(settings, log, fail={"op": "update", "times": 1, "text": ANSWERED_TEXT}), settings=settings,
+            last_attempt=True)
+    _script(monkeypatch, _report(settings.data_dir / "run1"))
+    caplog.set_level("WARNING", logger="jobs.run")
+    answer = _queue(settings, log, "t2", "resume", "Cold winters", fail={"op": "update", "times": 1, "text": ANSWERED_TEXT})
+    assert run_job(answer, settings=settings, last_attempt=True)["status"] == "done"
+    assert "event=status_close_failed turn=t2 error=ConnectionError" in caplog.messages
+    assert "answered" in _state(settings, "t2")["delivered"]  # a re-run does not try again
+
+
+def test_the_research_runs_on_the_event_loop_it_is_given(turn_env, monkeypatch):
+    from jobs.loop_thread import LoopThread
+
+    settings, log = turn_env
+    loops: list = []
+    report = _report(settings.data_dir / "run1")
+
+    async def research(kw):
+        loops.append(asyncio.get_running_loop())
+        return report(kw)
+
+    _async_script(monkeypatch, research)
+    runner = LoopThread("test-research-loop")
+    try:
+        assert run_job(_queue(settings, log), settings=settings, last_attempt=True, loop=runner.loop)["status"] == "done"
+    finally:
+        runner.stop()
+    assert loops == [runner.loop]
 
 
 # ---- files and discussion shared in the thread ---------------------------------------------------
@@ -844,8 +889,40 @@ def test_under_rq_a_handed_back_turn_is_queued_first_and_resumed_by_the_next_wor
     assert run_job(turn, settings=settings, last_attempt=True, hand_back=lambda: bool(stopping))["status"] == "handed_back"
     continuation = jobs.queue.job_id_for("t1") + "-h1"
     assert queue.job_ids[0] == continuation and _state(settings)["job_id"] == continuation
+    # the next process stops too, just as it picks the turn up: one more continuation, at the front
+    assert run_job(turn, settings=settings, last_attempt=True, hand_back=lambda: True)["status"] == "handed_back"
+    assert queue.job_ids[:2] == [jobs.queue.job_id_for("t1") + "-h2", continuation]
     seen: list = []
     _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
     work()
-    assert len(seen) == 1 and _posts(log)[-1] == SUMMARY + "\n\n" + DELAYED_NOTE
+    assert len(seen) == 1 and _posts(log)[-1] == SUMMARY + "\n\n" + DELAYED_NOTE  # run once, by either job
     assert thread_info(THREAD, settings=settings).status == "done"
+
+
+def test_a_turn_whose_end_redis_missed_is_not_run_again(redis_settings, tmp_path, monkeypatch, caplog):
+    settings, log = redis_settings, tmp_path / "events.jsonl"
+    seen: list = []
+    _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
+    turn = _queue(settings, log)
+    run_job(turn, settings=settings, last_attempt=True)
+    records.patch(get_store(settings), "t1", state="running")  # Redis was away when the turn ended
+    caplog.set_level("INFO", logger="jobs.run")
+    assert run_job(turn, settings=settings, last_attempt=True) == {"status": "skipped", "turn_id": "t1"}
+    assert len(seen) == 1 and _state(settings)["state"] == "done"
+    assert caplog.messages == ["event=turn_end_replayed turn=t1 state=done",
+                               f"event=turn_skipped turn=t1 thread={THREAD} state=done"]
+
+
+def test_a_stop_after_the_turns_record_was_lost_hands_nothing_back(turn_env, monkeypatch):
+    settings, log = turn_env
+    stopping: list = []
+
+    def stopped(kw):
+        get_store(settings).delete(records.turn_key("t1"))  # the store lost the turn's record
+        stopping.append(True)
+        raise RunCancelled
+
+    _script(monkeypatch, stopped)
+    result = run_job(_queue(settings, log), settings=settings, last_attempt=True, hand_back=lambda: bool(stopping))
+    assert result == {"status": "skipped", "turn_id": "t1"}
+    assert thread_info(THREAD, settings=settings).status == "running"
