@@ -418,6 +418,27 @@ def test_a_cancel_pressed_during_the_research_reaches_it_and_stops_it(turn_env, 
     assert _updates(log)[-1]["text"] == "Cancelled."
 
 
+def test_a_cancel_flag_that_cannot_be_read_is_read_again_at_the_next_tick(turn_env, monkeypatch, caplog):
+    settings, log = turn_env
+    monkeypatch.setattr(jobs.run, "CANCEL_POLL", 0.02)
+    caplog.set_level("WARNING", logger="jobs.run")
+    report = _report(settings.data_dir / "run1")
+    blip = "event=cancel_poll_failed error=AttributeError"
+
+    async def research(kw):
+        get_store(settings).put(f"cancel:{THREAD}", ["not", "a", "flag"], ttl=60)  # a garbled read
+        await asyncio.to_thread(wait_for, lambda: blip in caplog.messages, what="the failed check", timeout=STEP)
+        _cancel(settings)  # readable again: the next tick sees the cancel
+        try:
+            await asyncio.wait_for(kw["cancel"].wait(), timeout=STEP)
+        except TimeoutError:
+            return report(kw)
+        raise RunCancelled
+
+    _async_script(monkeypatch, research)
+    assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["status"] == "cancelled"
+
+
 @pytest.mark.parametrize("last_attempt", [False, True])
 def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monkeypatch, last_attempt):
     settings, log = turn_env
@@ -770,6 +791,22 @@ def test_every_attempts_tokens_count_against_the_daily_budget(turn_env, monkeypa
     verdict = quotas.acquire(get_store(settings), turn_id="t3", user="U1", thread_id=THREAD, start=True,
                              settings=settings)
     assert (verdict.allowed, verdict.limit, verdict.who) == (False, "tokens", "user")
+
+
+def test_usage_the_bot_cannot_read_leaves_the_report_alone_and_is_logged(turn_env, monkeypatch, caplog):
+    settings, log = turn_env
+    report = _report(settings.data_dir / "run1")
+
+    def research(kw):
+        folder = settings.artifacts_dir / safe_name(THREAD) / "run-garbled"
+        folder.mkdir(parents=True)
+        (folder / "usage.jsonl").write_text("[1, 2]\n")  # not a usage record
+        return report(kw)
+
+    _script(monkeypatch, research)
+    caplog.set_level("WARNING", logger="jobs.run")
+    assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["status"] == "done"
+    assert "event=quota_update_failed turn=t1 error=AttributeError" in caplog.messages
 
 
 def test_a_turn_that_waited_long_in_the_queue_still_holds_its_running_slot(turn_env, monkeypatch):
