@@ -569,6 +569,15 @@ def test_a_report_delivered_without_an_early_summary_has_its_buttons_title_and_a
     assert [Path(f).name for f in record["files"]] == ["report.md", "report.pdf"]
 
 
+def test_a_report_without_a_summary_says_the_files_are_attached(turn_env, monkeypatch):
+    settings, log = turn_env
+    folder = settings.data_dir / "run1"
+    _script(monkeypatch, lambda kw: TurnOutcome(status="done", thread_id=THREAD, run_id="r1", summary="",
+                                                title="Heat pumps", artifacts=_artifacts(folder)))
+    run_job(_queue(settings, log), settings=settings, last_attempt=True)
+    assert _posts(log)[-1] == "The research is done; the report is attached."
+
+
 def test_a_failed_pdf_is_explained_with_the_files_sent_instead(turn_env, monkeypatch):
     settings, log = turn_env
     error = "LaTeX stopped: " + "x" * 300
