@@ -440,8 +440,9 @@ def test_a_cancel_flag_that_cannot_be_read_is_read_again_at_the_next_tick(turn_e
 
 
 @pytest.mark.parametrize("last_attempt", [False, True])
-def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monkeypatch, last_attempt):
+def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monkeypatch, caplog, last_attempt):
     settings, log = turn_env
+    caplog.set_level("WARNING", logger="jobs.run")
     monkeypatch.setattr(jobs.run, "CANCEL_POLL", 0.02)
     monkeypatch.setattr(jobs.locks, "RENEW_EVERY", 0.05)
     report = _report(settings.data_dir / "run1")
@@ -461,6 +462,8 @@ def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monke
     assert rec["last_error"] == "LockLost"
     if last_attempt:
         assert _posts(log) == ["Starting the research…", TRANSIENT_TEXT] and rec["state"] == "failed"
+        [failed] = [r for r in caplog.records if r.getMessage().startswith("event=turn_failed")]
+        assert str(failed.exc_info[1]) == "the thread's lock lapsed during the research"  # the operator's why
     else:
         assert _posts(log) == ["Starting the research…"] and rec["state"] == "retrying"
         assert thread_info(THREAD, settings=settings).status == "queued"
