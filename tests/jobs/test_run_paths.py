@@ -659,7 +659,8 @@ def test_a_cancel_between_two_attempts_still_gets_the_finished_report(turn_env, 
     assert (record["status"], record["sources"], record["requester"]) == ("done", 3, "U1")
 
 
-def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypatch, tmp_path):
+@pytest.mark.parametrize("early", [True, False], ids=["summary first", "summary with the files"])
+def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypatch, tmp_path, early):
     settings, log = turn_env
     gate = tmp_path / "upload-may-finish"
     turn = _queue(settings, log, hold={"op": "upload", "until": str(gate)})
@@ -667,6 +668,8 @@ def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypat
     seen_at_summary: list = []
 
     async def research(kw):
+        if not early:
+            return _outcome(settings.data_dir / "run1")
         outcome = report(kw)  # announces the text: the summary goes out while the files are built
         await asyncio.to_thread(wait_for, lambda: SUMMARY in _posts(log), what="the early summary", timeout=STEP)
         seen_at_summary.append(dict(_thread(settings)))
@@ -682,10 +685,20 @@ def test_while_the_files_upload_the_thread_takes_a_follow_up(turn_env, monkeypat
     finally:
         gate.touch()
         runner.join(timeout=30)
-    assert (seen_at_summary[0]["status"], seen_at_summary[0]["title"]) == ("delivering", "Heat pumps")
+    if early:
+        assert (seen_at_summary[0]["status"], seen_at_summary[0]["title"]) == ("delivering", "Heat pumps")
     assert (during["status"], during["turn_id"], during["title"]) == ("delivering", "t1", "Heat pumps")
     assert during["report_dir"] == str(settings.data_dir / "run1")
     assert thread_info(THREAD, settings=settings).status == "done"
+
+
+def test_a_report_without_files_leaves_no_report_folder_on_the_thread(turn_env, monkeypatch):
+    settings, log = turn_env
+    _script(monkeypatch, lambda kw: TurnOutcome(status="done", thread_id=THREAD, run_id="r1", summary=SUMMARY))
+    assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["files"] == []
+    info = thread_info(THREAD, settings=settings)
+    assert (info.status, info.report_dir, info.title) == ("done", None, "")
+    assert [e["op"] for e in read_events(log, THREAD) if e["op"] in ("post", "upload")] == ["post", "post"]
 
 
 def test_a_summary_that_could_not_go_out_early_is_posted_with_the_files(turn_env, monkeypatch, caplog):
