@@ -250,6 +250,7 @@ def test_a_follow_up_gets_the_earlier_report_as_context_cut_to_its_limit(turn_en
     run_job(_queue(settings, log, "t3", text="And the cost?"), settings=settings, last_attempt=True)
     assert [kw["context"] for kw in seen] == [None, earlier[:jobs.run.CONTEXT_CHARS], None]
     assert [kw["question"] for kw in seen] == ["How do heat pumps work?", "Are they loud?", "And the cost?"]
+    assert all(kw["thread_id"] == THREAD and kw["settings"] is settings for kw in seen)
 
 
 def test_the_answer_closes_the_question_status_once_and_only_for_an_answer(turn_env, monkeypatch):
@@ -469,8 +470,9 @@ def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monke
         assert thread_info(THREAD, settings=settings).status == "queued"
 
 
-def test_a_research_past_its_time_limit_is_stopped_and_not_retried(turn_env, monkeypatch):
+def test_a_research_past_its_time_limit_is_stopped_and_not_retried(turn_env, monkeypatch, caplog):
     settings, log = turn_env
+    caplog.set_level("WARNING", logger="jobs.run")
     settings = settings.model_copy(update={"job_timeout": 60})
     monkeypatch.setattr(jobs.run, "MIN_RESEARCH_SECONDS", 0.5)
     monkeypatch.setattr(jobs.run, "TIMEOUT_MARGIN", 59)  # the research may run 1 s
@@ -488,6 +490,8 @@ def test_a_research_past_its_time_limit_is_stopped_and_not_retried(turn_env, mon
     assert _updates(log)[-1] == {**_updates(log)[-1], "text": "Stopped: the research ran past its time limit.",
                                  "buttons": []}
     assert (_state(settings)["state"], _state(settings)["last_error"]) == ("failed", "ResearchTimeout")
+    [failed] = [r for r in caplog.records if r.getMessage().startswith("event=turn_failed")]
+    assert str(failed.exc_info[1]) == "research ran past 1 s"
 
 
 def test_a_timeout_inside_the_research_is_retried_like_any_network_error(turn_env, monkeypatch):

@@ -46,7 +46,7 @@ def _script(monkeypatch, ending, *, on_call=None, seen: list | None = None):
 
     async def run_turn(thread_id, **kw):
         if seen is not None:
-            seen.append(kw)
+            seen.append(dict(kw, thread_id=thread_id))
         if on_call:
             on_call(kw)
         return ending(kw)
