@@ -231,7 +231,8 @@ def test_a_refused_question_is_told_once_and_the_thread_fails(turn_env, monkeypa
     result = run_job(_queue(settings, log), settings=settings, last_attempt=True)
     assert result == {"status": "rejected", "turn_id": "t1", "message": "That question is empty."}
     assert _posts(log) == ["Starting the research…", "That question is empty."]
-    assert [e["text"] for e in read_events(log, THREAD) if e["op"] == "update"][-1].startswith("Not started")
+    last = [e for e in read_events(log, THREAD) if e["op"] == "update"][-1]
+    assert last["text"].startswith("Not started") and last["buttons"] == []  # nothing left to cancel
     info = thread_info(THREAD, settings=settings)
     assert info.status == "failed" and _state(settings)["state"] == "failed"
 
