@@ -33,6 +33,8 @@ CANCEL_POLL = 0.5
 CONTEXT_CHARS = 30_000
 #: Seconds before RQ's hard ``job_timeout`` at which the research stops itself and says so.
 TIMEOUT_MARGIN = 30
+#: Seconds a research may always run, however short ``job_timeout`` is.
+MIN_RESEARCH_SECONDS = 60
 
 DELAYED_NOTE = ("_This report was delayed: the process running it stopped, and the research was "
                 "resumed from its last checkpoint._")
@@ -199,10 +201,10 @@ class _TurnJob:
 
     def _run_locked(self) -> dict:
         t = self.turn
-        if self.cancel_requested():
+        outcome = self.rec.get("outcome")
+        if not outcome and self.cancel_requested():  # a finished research is delivered anyway (_deliver)
             return self.cancelled()
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="running")
-        outcome = self.rec.get("outcome")
         if not outcome:
             try:
                 outcome = _outcome_dict(self._run_async(self._research()))
@@ -283,7 +285,7 @@ class _TurnJob:
             early.append(asyncio.ensure_future(asyncio.to_thread(self._summary_first, ready)))
 
         tasks = [asyncio.ensure_future(status.pump(stop)), asyncio.ensure_future(self._poll_cancel(cancel, stop))]
-        limit = max(60, self.settings.job_timeout - TIMEOUT_MARGIN)
+        limit = max(MIN_RESEARCH_SECONDS, self.settings.job_timeout - TIMEOUT_MARGIN)
         try:
             async with asyncio.timeout(limit) as deadline:
                 outcome = await run_turn(t.thread_id, settings=self.settings, on_progress=on_progress,
@@ -457,7 +459,7 @@ class _TurnJob:
             self._post_once("cancelled", CANCELLED_TEXT)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
         records.finish(self.store, t.turn_id, "cancelled")
-        audit.record_end(self.settings, t.thread_id, "cancelled", directory=(self.rec.get("outcome") or {}).get("directory"))
+        audit.record_end(self.settings, t.thread_id, "cancelled")  # a cancelled turn has no report
         return {"status": "cancelled", "turn_id": t.turn_id}
 
     def _rejected(self, message: str) -> dict:

@@ -38,6 +38,20 @@ def sqlite_settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
+def turn_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Settings, Path]:
+    """``(settings, events log)`` for driving one turn of :func:`jobs.run.run_job` with a scripted
+    research: SQLite settings and status edits unthrottled (the throttle has its own test in
+    test_run.py), so a turn takes milliseconds."""
+    import functools
+
+    import jobs.run
+    from jobs.status import StatusMessage
+
+    monkeypatch.setattr(jobs.run, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
+    return make_settings(tmp_path / "data"), tmp_path / "events.jsonl"
+
+
+@pytest.fixture
 def redis_settings(tmp_path: Path, redis_db: str) -> Settings:
     """Settings with the test Redis database."""
     return make_settings(tmp_path / "data", redis_url=redis_db)

@@ -7,7 +7,6 @@ report, a clarifying question, a refusal, an error, a cancel), so a test takes m
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
@@ -24,23 +23,13 @@ from jobs.run import (
     UPLOAD_COMMENT,
     run_job,
 )
-from jobs.status import StatusMessage
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
 from jobs.turns import Turn
 from tests.fakes.recording_port import RecordingPort, read_events
-from tests.jobs.conftest import make_settings
 
 THREAD = "console:states"
 SUMMARY = "Heat pumps move heat [1]."
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    # status edits unthrottled (the throttle has its own test in test_run.py): a turn takes milliseconds
-    monkeypatch.setattr(jobs.run, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
-    settings = make_settings(tmp_path / "data")
-    return settings, tmp_path / "events.jsonl"
 
 
 def _artifacts(folder: Path, *, pdf: bool = True) -> Artifacts:
@@ -57,7 +46,7 @@ def _script(monkeypatch, ending, *, on_call=None, seen: list | None = None):
 
     async def run_turn(thread_id, **kw):
         if seen is not None:
-            seen.append(kw)
+            seen.append(dict(kw, thread_id=thread_id))
         if on_call:
             on_call(kw)
         return ending(kw)
@@ -78,8 +67,10 @@ def _question(kw):
     return TurnOutcome(status="clarify", thread_id=THREAD, run_id="r1", question="Which climate?")
 
 
-def _queue(settings, log, turn_id="t1", kind="start", text="How do heat pumps work?") -> dict:
-    port = RecordingPort.create(log, THREAD).reference()
+def _queue(settings, log, turn_id="t1", kind="start", text="How do heat pumps work?", **port_options) -> dict:
+    """Queue a turn of the thread whose chat port records into ``log`` (``port_options``: its
+    ``fail`` or ``hold``, see :class:`RecordingPort`); returns the job's turn dict."""
+    port = RecordingPort.create(log, THREAD, **port_options).reference()
     turn = Turn(turn_id=turn_id, thread_id=THREAD, kind=kind, text=text, requester="U1", port=port)
     store = get_store(settings)
     assert records.create(store, turn, "embedded")
@@ -99,8 +90,8 @@ def _state(settings, turn_id="t1") -> dict:
     return get_store(settings).get(records.turn_key(turn_id))
 
 
-def test_a_report_is_posted_summary_first_then_the_files_and_the_thread_is_done(env, monkeypatch):
-    settings, log = env
+def test_a_report_is_posted_summary_first_then_the_files_and_the_thread_is_done(turn_env, monkeypatch):
+    settings, log = turn_env
     _script(monkeypatch, _report(settings.data_dir / "run1"))
     result = run_job(_queue(settings, log), settings=settings, last_attempt=True)
     assert result["status"] == "done" and [Path(p).name for p in result["files"]] == ["report.md", "report.pdf"]
@@ -126,8 +117,8 @@ def _queue_again(settings) -> dict:
     return _state(settings)["turn"]
 
 
-def test_a_pdf_that_failed_is_explained_in_the_upload(env, monkeypatch):
-    settings, log = env
+def test_a_pdf_that_failed_is_explained_in_the_upload(turn_env, monkeypatch):
+    settings, log = turn_env
     _script(monkeypatch, _report(settings.data_dir / "run1", pdf=False, follow_ups=()))
     run_job(_queue(settings, log), settings=settings, last_attempt=True)
     [upload] = [e for e in read_events(log, THREAD) if e["op"] == "upload"]
@@ -136,8 +127,8 @@ def test_a_pdf_that_failed_is_explained_in_the_upload(env, monkeypatch):
     assert [e["buttons"] for e in read_events(log, THREAD) if e["op"] == "post"][-1] == []
 
 
-def test_a_clarifying_question_is_asked_once_and_the_thread_waits(env, monkeypatch):
-    settings, log = env
+def test_a_clarifying_question_is_asked_once_and_the_thread_waits(turn_env, monkeypatch):
+    settings, log = turn_env
     _script(monkeypatch, _question)
     result = run_job(_queue(settings, log), settings=settings, last_attempt=True)
     assert result == {"status": "clarify", "turn_id": "t1", "question": "Which climate?"}
@@ -152,8 +143,8 @@ def test_a_clarifying_question_is_asked_once_and_the_thread_waits(env, monkeypat
     assert _state(settings)["state"] == "done"
 
 
-def test_the_answer_closes_the_question_status_and_resumes_with_the_answer(env, monkeypatch):
-    settings, log = env
+def test_the_answer_closes_the_question_status_and_resumes_with_the_answer(turn_env, monkeypatch):
+    settings, log = turn_env
     _script(monkeypatch, _question)
     run_job(_queue(settings, log), settings=settings, last_attempt=True)
     question_status = get_store(settings).get(f"thread:{THREAD}")["clarify_status_id"]
@@ -168,8 +159,8 @@ def test_the_answer_closes_the_question_status_and_resumes_with_the_answer(env, 
     assert thread_info(THREAD, settings=settings).status == "done"
 
 
-def test_a_cancel_before_the_turn_runs_says_cancelled_once_and_runs_nothing(env, monkeypatch):
-    settings, log = env
+def test_a_cancel_before_the_turn_runs_says_cancelled_once_and_runs_nothing(turn_env, monkeypatch):
+    settings, log = turn_env
     seen: list = []
     _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
     turn = _queue(settings, log)
@@ -180,8 +171,8 @@ def test_a_cancel_before_the_turn_runs_says_cancelled_once_and_runs_nothing(env,
     assert _state(settings)["state"] == "cancelled"
 
 
-def test_a_cancel_during_the_research_stops_it(env, monkeypatch):
-    settings, log = env
+def test_a_cancel_during_the_research_stops_it(turn_env, monkeypatch):
+    settings, log = turn_env
 
     def cancelled(kw):
         raise RunCancelled
@@ -194,8 +185,8 @@ def test_a_cancel_during_the_research_stops_it(env, monkeypatch):
     assert thread_info(THREAD, settings=settings).status == "cancelled"
 
 
-def test_a_late_cancel_still_delivers_the_files_with_a_note(env, monkeypatch):
-    settings, log = env
+def test_a_late_cancel_still_delivers_the_files_with_a_note(turn_env, monkeypatch):
+    settings, log = turn_env
     report = _report(settings.data_dir / "run1")
 
     def cancel_then_report(kw):
@@ -212,8 +203,8 @@ def test_a_late_cancel_still_delivers_the_files_with_a_note(env, monkeypatch):
     assert thread_info(THREAD, settings=settings).status == "done"
 
 
-def test_a_cancel_before_the_summary_went_out_puts_the_note_in_it(env, monkeypatch):
-    settings, log = env
+def test_a_cancel_before_the_summary_went_out_puts_the_note_in_it(turn_env, monkeypatch):
+    settings, log = turn_env
     report = _report(settings.data_dir / "run1")
     _script(monkeypatch, lambda kw: (_cancel(settings), report({}))[1])
     run_job(_queue(settings, log), settings=settings, last_attempt=True)
@@ -222,16 +213,16 @@ def test_a_cancel_before_the_summary_went_out_puts_the_note_in_it(env, monkeypat
     assert thread_info(THREAD, settings=settings).status == "done"
 
 
-def test_a_cancel_as_the_question_is_chosen_asks_nothing(env, monkeypatch):
-    settings, log = env
+def test_a_cancel_as_the_question_is_chosen_asks_nothing(turn_env, monkeypatch):
+    settings, log = turn_env
     _script(monkeypatch, _question, on_call=lambda kw: _cancel(settings))
     assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["status"] == "cancelled"
     assert _posts(log) == ["Starting the research…", CANCELLED_TEXT]
     assert thread_info(THREAD, settings=settings).status == "cancelled"
 
 
-def test_a_refused_question_is_told_once_and_the_thread_fails(env, monkeypatch):
-    settings, log = env
+def test_a_refused_question_is_told_once_and_the_thread_fails(turn_env, monkeypatch):
+    settings, log = turn_env
 
     def refuse(kw):
         raise TurnRejected("That question is empty.")
@@ -240,13 +231,14 @@ def test_a_refused_question_is_told_once_and_the_thread_fails(env, monkeypatch):
     result = run_job(_queue(settings, log), settings=settings, last_attempt=True)
     assert result == {"status": "rejected", "turn_id": "t1", "message": "That question is empty."}
     assert _posts(log) == ["Starting the research…", "That question is empty."]
-    assert [e["text"] for e in read_events(log, THREAD) if e["op"] == "update"][-1].startswith("Not started")
+    last = [e for e in read_events(log, THREAD) if e["op"] == "update"][-1]
+    assert last["text"].startswith("Not started") and last["buttons"] == []  # nothing left to cancel
     info = thread_info(THREAD, settings=settings)
     assert info.status == "failed" and _state(settings)["state"] == "failed"
 
 
-def test_an_error_on_the_last_attempt_is_told_once_and_the_thread_fails(env, monkeypatch):
-    settings, log = env
+def test_an_error_on_the_last_attempt_is_told_once_and_the_thread_fails(turn_env, monkeypatch):
+    settings, log = turn_env
 
     def broken(kw):
         raise KeyError("secret")
@@ -260,8 +252,8 @@ def test_an_error_on_the_last_attempt_is_told_once_and_the_thread_fails(env, mon
     assert _state(settings)["state"] == "failed" and _state(settings)["last_error"] == "KeyError"
 
 
-def test_a_transient_error_with_a_retry_left_says_nothing_and_requeues(env, monkeypatch):
-    settings, log = env
+def test_a_transient_error_with_a_retry_left_says_nothing_and_requeues(turn_env, monkeypatch):
+    settings, log = turn_env
 
     def blip(kw):
         raise ConnectionResetError
@@ -274,8 +266,8 @@ def test_a_transient_error_with_a_retry_left_says_nothing_and_requeues(env, monk
     assert _state(settings)["state"] == "retrying"
 
 
-def test_a_rerun_after_a_killed_attempt_resumes_and_says_it_was_delayed(env, monkeypatch):
-    settings, log = env
+def test_a_rerun_after_a_killed_attempt_resumes_and_says_it_was_delayed(turn_env, monkeypatch):
+    settings, log = turn_env
     turn = _queue(settings, log)
     records.claim(get_store(settings), "t1")  # an attempt started, then its process died
     _script(monkeypatch, _report(settings.data_dir / "run1"))
@@ -286,8 +278,8 @@ def test_a_rerun_after_a_killed_attempt_resumes_and_says_it_was_delayed(env, mon
     assert _state(settings)["delayed"] is True
 
 
-def test_a_rerun_after_delivery_failed_delivers_only_what_is_missing(env, monkeypatch):
-    settings, log = env
+def test_a_rerun_after_delivery_failed_delivers_only_what_is_missing(turn_env, monkeypatch):
+    settings, log = turn_env
     port = RecordingPort.create(log, THREAD, fail={"op": "upload", "times": 1}).reference()
     turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="q?", requester="U1", port=port)
     records.create(get_store(settings), turn, "embedded")
@@ -303,8 +295,8 @@ def test_a_rerun_after_delivery_failed_delivers_only_what_is_missing(env, monkey
     assert thread_info(THREAD, settings=settings).status == "done"
 
 
-def test_a_turn_picked_up_while_stopping_is_handed_back_silently(env, monkeypatch):
-    settings, log = env
+def test_a_turn_picked_up_while_stopping_is_handed_back_silently(turn_env, monkeypatch):
+    settings, log = turn_env
     seen: list = []
     _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
     result = run_job(_queue(settings, log), settings=settings, last_attempt=True, hand_back=lambda: True)
@@ -315,8 +307,8 @@ def test_a_turn_picked_up_while_stopping_is_handed_back_silently(env, monkeypatc
     assert thread_info(THREAD, settings=settings).status == "queued"
 
 
-def test_a_shutdown_during_the_research_hands_the_turn_back(env, monkeypatch):
-    settings, log = env
+def test_a_shutdown_during_the_research_hands_the_turn_back(turn_env, monkeypatch):
+    settings, log = turn_env
     stopping: list = []
 
     def stopped(kw):
@@ -362,8 +354,8 @@ def _ending(name, settings):
 
 
 @pytest.mark.parametrize("name", list(ENDINGS))
-def test_each_ending_is_recorded_once_in_the_thread_the_turn_and_the_audit_trail(env, monkeypatch, caplog, name):
-    settings, log = env
+def test_each_ending_is_recorded_once_in_the_thread_the_turn_and_the_audit_trail(turn_env, monkeypatch, caplog, name):
+    settings, log = turn_env
     result, audited, status, error = ENDINGS[name]
     ending, on_call = _ending(name, settings)
     _script(monkeypatch, ending, on_call=on_call)
@@ -404,8 +396,8 @@ def test_each_ending_is_recorded_once_in_the_thread_the_turn_and_the_audit_trail
 
 
 @pytest.mark.parametrize("name", list(ENDINGS))
-def test_an_ending_never_overwrites_a_later_turn_of_the_thread(env, monkeypatch, name):
-    settings, log = env
+def test_an_ending_never_overwrites_a_later_turn_of_the_thread(turn_env, monkeypatch, name):
+    settings, log = turn_env
     ending, on_call = _ending(name, settings)
 
     def follow_up_started(kw):
@@ -420,8 +412,8 @@ def test_an_ending_never_overwrites_a_later_turn_of_the_thread(env, monkeypatch,
     assert (thread["status"], thread["turn_id"]) == ("running", "t9")
 
 
-def test_a_retry_and_a_hand_back_leave_a_later_turn_alone(env, monkeypatch, caplog):
-    settings, log = env
+def test_a_retry_and_a_hand_back_leave_a_later_turn_alone(turn_env, monkeypatch, caplog):
+    settings, log = turn_env
     caplog.set_level("INFO", logger="jobs.run")
 
     def blip(kw):
