@@ -876,7 +876,8 @@ def rq_env(redis_settings, tmp_path, monkeypatch):
     queue = Queue(jobs.queue.QUEUE_NAME, connection=conn)
 
     def work() -> None:
-        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        # RQ installs its own SIGINT/SIGTERM handlers and, for a job's time limit, a SIGALRM one
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
         try:
             SimpleWorker([queue], connection=conn).work(burst=True)
         finally:
