@@ -150,6 +150,12 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
     show_follow_ups(outcome.follow_ups)
     if arts.pdf is None:
         say(f"The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.", style="yellow")
+    return _copy_out(files, out)
+
+
+def _copy_out(files: list[Path], out: Path | None) -> int:
+    """Copy the report ``files`` (their paths already printed) into ``out`` (created when missing;
+    None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written."""
     if out is None:
         return 0
     try:
@@ -344,18 +350,7 @@ def _finished(thread: str, settings: Settings, out: Path | None) -> int:
     say(f"This research is finished (thread {thread}); its report is in {clean_path(files[0].parent)}:")
     for f in files:
         print(f"  {clean_path(f)}")
-    if out is None:
-        return 0
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for f in files:
-            copy_atomic(f, out / f.name)
-    except OSError as exc:
-        say(f"deepresearch: the report could not be copied to {clean_path(out)}: "
-            f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}.")
-        return EXIT_STORAGE
-    print(f"  copied to {clean_path(out)}")
-    return 0
+    return _copy_out(files, out)
 
 
 class NotStarted(SettingsError):
