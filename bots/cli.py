@@ -10,15 +10,60 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from engine.settings import SettingsError
 
+
+class _HelpFormatter(typer.Context.formatter_class):  # Typer's own copy of Click's HelpFormatter
+    """Click's help layout, wrapped at spaces only: a line never ends inside ``--older-than``.
+
+    Click (which Typer carries a copy of) wraps with :class:`textwrap.TextWrapper`, whose
+    ``break_on_hyphens`` it leaves on and does not expose; the text is wrapped with its hyphens
+    standing in as another character, then given them back.
+    """
+
+    _STAND_IN = "\x00"
+
+    def _unbroken(self, write, *args) -> None:
+        start = len(self.buffer)
+        write(*(arg.replace("-", self._STAND_IN) if isinstance(arg, str) else arg for arg in args))
+        self.buffer[start:] = [part.replace(self._STAND_IN, "-") for part in self.buffer[start:]]
+
+    def write_text(self, text: str) -> None:
+        """A paragraph of ``text``, indented and wrapped at spaces."""
+        self._unbroken(super().write_text, text)
+
+    def write_dl(self, rows, col_max: int = 30, col_spacing: int = 2) -> None:
+        """The option table: names and their help, wrapped at spaces."""
+        rows = [tuple(col.replace("-", self._STAND_IN) for col in row) for row in rows]
+        self._unbroken(super().write_dl, rows, col_max, col_spacing)
+
+
+class _Context(typer.Context):
+    formatter_class = _HelpFormatter
+
+
+class _Group(TyperGroup):
+    context_class = _Context
+
+
+class _Command(TyperCommand):
+    context_class = _Context
+
+
 app = typer.Typer(
+    cls=_Group,
     add_completion=False,
     no_args_is_help=True,
     rich_markup_mode=None,
     help="Deep Research in the terminal, in Slack and in Microsoft Teams.",
 )
+
+
+def _command():
+    """``app.command()`` with the help wrapped at spaces only (:class:`_HelpFormatter`)."""
+    return app.command(cls=_Command)
 
 
 def _version(value: bool) -> None:
@@ -47,7 +92,7 @@ def _fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-@app.command()
+@_command()
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The research question (quote it).")] = "",
     corpus: Annotated[Path | None, typer.Option(metavar="DIR", help="Search this folder's documents (indexed on the fly).")] = None,
@@ -92,7 +137,7 @@ def ask(
     raise typer.Exit(code)
 
 
-@app.command()
+@_command()
 def render(
     report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report.md, as written by ask or edited since.")],
     out: Annotated[Path | None, typer.Option(metavar="DIR", help="Write the files here (default: the report's folder).")] = None,
@@ -120,7 +165,7 @@ def render(
                         (("report.pdf", "pdf_error"), ("report.docx", "docx_error")) if key in paths))
 
 
-@app.command()
+@_command()
 def index(
     directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", help="Folder of .md, .txt, .html and .pdf files.")],
 ) -> None:
@@ -161,7 +206,7 @@ def index(
     )
 
 
-@app.command()
+@_command()
 def prune(
     older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", help="Age in days of the newest checkpoint.")] = 30,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go, delete nothing.")] = False,
@@ -206,7 +251,7 @@ def prune(
     typer.echo(f"{'would delete' if dry_run else 'deleted'} {audited} audit record(s)")
 
 
-@app.command()
+@_command()
 def audit(
     since: Annotated[float | None, typer.Option("--since", metavar="DAYS", help="Only the last DAYS days.")] = None,
     user: Annotated[str | None, typer.Option("--user", metavar="ID", help="Only this requester's researches.")] = None,
@@ -230,7 +275,7 @@ def audit(
     print_audit(records, as_json=as_json)
 
 
-@app.command()
+@_command()
 def worker(
     burst: Annotated[bool, typer.Option("--burst", help="Exit when nothing is queued and no retry is scheduled.")] = False,
     queue: Annotated[str, typer.Option(metavar="NAME", help="The RQ queue to listen on.")] = "research",
@@ -244,7 +289,7 @@ def worker(
         _fail(str(err))
 
 
-@app.command()
+@_command()
 def slack(
     port: Annotated[int, typer.Option(metavar="PORT", help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on.")] = "0.0.0.0",
@@ -260,7 +305,7 @@ def slack(
         _fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
 
 
-@app.command()
+@_command()
 def teams(
     port: Annotated[int, typer.Option(metavar="PORT", help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
     host: Annotated[str | None, typer.Option(

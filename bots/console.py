@@ -150,6 +150,12 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
     show_follow_ups(outcome.follow_ups)
     if arts.pdf is None:
         say(f"The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.", style="yellow")
+    return _copy_out(files, out)
+
+
+def _copy_out(files: list[Path], out: Path | None) -> int:
+    """Copy the report ``files`` (their paths already printed) into ``out`` (created when missing;
+    None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written."""
     if out is None:
         return 0
     try:
@@ -307,9 +313,12 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         settings.require_search()
         if settings.search_backend == "corpus":
             check_corpus(settings)
-    if resume and not (record and record.question) and run_interruptible(lambda: thread_status(thread, settings=settings)) == "none":
+    state = run_interruptible(lambda: thread_status(thread, settings=settings)) if resume else None
+    if state == "none" and not (record and record.question):
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
         return EXIT_USAGE
+    if state == "done":  # nothing to run: no quota slot, no second audit record
+        return _finished(thread, settings, out)
     from jobs.store import get_store
 
     try:
@@ -326,6 +335,27 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
                               offline=offline, corpus=corpus, no_clarify=no_clarify, files=files)
     finally:
         lock.release()
+
+
+def _finished(thread: str, settings: Settings, out: Path | None) -> int:
+    """``--resume`` of a research that has finished: say so and where its report is (copied to
+    ``out`` when given); nothing is run, counted or audited again. Returns the exit code."""
+    from bots.console_access import finished_files
+
+    files = finished_files(settings, thread)
+    if not files:
+        say(f"This research is finished (thread {thread}); its report files are no longer under "
+            f"{clean_path(settings.artifacts_dir)}.")
+        return 0
+    say(f"This research is finished (thread {thread}); its report is in {clean_path(files[0].parent)}:")
+    for f in files:
+        print(f"  {clean_path(f)}")
+    return _copy_out(files, out)
+
+
+class NotStarted(SettingsError):
+    """A setting refused the run after its quota slot was taken but before its research began
+    (a ``--corpus`` folder with nothing to index): told as one line, never audited."""
 
 
 def _run_accounted(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
@@ -345,6 +375,9 @@ def _run_accounted(thread: str, question: str, answer: str | None, resume: bool,
     try:
         code = _run_locked(thread, question, answer, resume, out, settings, record, lock, **options)
         return code
+    except NotStarted:  # refused before the research began: no audit record, as the other setting refusals
+        code = EXIT_USAGE
+        raise
     except BaseException as exc:  # recorded, then raised on: the audit says what ended the run
         code = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else None
         error = f"{type(exc).__name__}: {exc}"
@@ -363,8 +396,11 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
             return EXIT_USAGE
         start = record.question  # killed before its first checkpoint: start it now
-    if corpus is not None and not _indexed(corpus, settings, thread, resume):
-        return EXIT_INTERRUPTED
+    try:
+        if corpus is not None and not _indexed(corpus, settings, thread, resume):
+            return EXIT_INTERRUPTED
+    except SettingsError as exc:  # e.g. nothing to index: no research began
+        raise NotStarted(str(exc)) from None
     read_files(thread, files, settings, say)
     settings.require_search()
     kept = record.question if record else ""

@@ -81,6 +81,12 @@ _REASON = {
 }
 
 
+def finished_files(settings: Settings, thread: str) -> list[Path]:
+    """The report files of ``thread``'s latest run (``report.md`` first; :data:`bots.console_queue.RUN_FILES`
+    that exist), [] when none is left (pruned)."""
+    return [Path(f) for f in _run_files(_latest_run(settings, thread))]
+
+
 def _latest_run(settings: Settings, thread: str) -> Path | None:
     """The thread's most recently written run folder under the artifacts dir, or None."""
     runs = [p for p in (settings.artifacts_dir / safe_name(thread)).glob("*") if p.is_dir()]

@@ -10,6 +10,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from pathlib import Path
 
+from engine.search import check_search
 from engine.settings import Settings
 from jobs import queue as queue_module
 from jobs import records
@@ -182,11 +183,18 @@ _runners_lock = threading.Lock()
 
 
 def get_runner(settings: Settings) -> EmbeddedRunner:
-    """This process's runner for ``settings.data_dir``; created (and recovering) on first use."""
+    """This process's runner for ``settings.data_dir``; created (and recovering) on first use.
+
+    Raises:
+        engine.settings.SettingsError: on creation, when the search set-up every research checks
+            fails (:func:`engine.search.check_search`: e.g. a corpus folder not indexed yet), so
+            a bot stops at start-up (its first call is :func:`recover`) instead of failing each turn.
+    """
     key = str(Path(settings.data_dir).resolve())
     with _runners_lock:
         runner = _runners.get(key)
         if runner is None:
+            check_search(settings)
             runner = EmbeddedRunner(settings)
             _runners[key] = runner
             try:

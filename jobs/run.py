@@ -46,6 +46,12 @@ ANSWERED_TEXT = "Answered, thanks: the research continues below."
 LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
 HANDED_BACK_TEXT = ("Paused: the bot is restarting. The research continues from its last checkpoint "
                     "as soon as it is back.")
+FAILED_TEXT = "Stopped: the research failed. The reply below says why."
+RETRYING_TEXT = ("Interrupted: a service did not answer. The research is tried again from its last "
+                 "checkpoint shortly.")
+#: Seconds between two refreshes of the elapsed time in the status message while no progress
+#: event arrives (a long phase, e.g. building the PDF); each refresh is one chat edit at most.
+CLOCK_INTERVAL = 10.0
 
 
 def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool | None = None,
@@ -159,6 +165,15 @@ def _outcome_dict(outcome: TurnOutcome) -> dict:
     }
 
 
+async def _tick(stop: asyncio.Event, refresh: Callable[[], object], interval: float | None = None) -> None:
+    """Call ``refresh`` every ``interval`` seconds (default :data:`CLOCK_INTERVAL`) until ``stop`` is set."""
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=CLOCK_INTERVAL if interval is None else interval)
+        if not stop.is_set():
+            refresh()
+
+
 class _TurnJob:
     def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
                  loop: asyncio.AbstractEventLoop | None, hand_back: Callable[[], bool] | None = None) -> None:
@@ -174,6 +189,7 @@ class _TurnJob:
         self.lock_lost = False
         self.graph_started = False
         self.summary_posted = False  # once True a cancel no longer stops the turn: the files follow
+        self.started = time.monotonic()  # when this attempt began: the status message's elapsed time
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self, rec: dict, *, abandoned: bool) -> dict:
@@ -184,6 +200,7 @@ class _TurnJob:
         if abandoned and not rec.get("delayed"):
             records.patch(self.store, t.turn_id, delayed=True)
         started, since = time.monotonic(), time.time()
+        self.started = started
         log.info("event=turn_start turn=%s thread=%s kind=%s attempt=%s delayed=%s", t.turn_id, t.thread_id,
                  t.kind, rec.get("attempts"), self.delayed)
         self._quota(quotas.touch)
@@ -255,12 +272,31 @@ class _TurnJob:
         )
 
     async def _research(self) -> TurnOutcome:
-        t = self.turn
+        """Run the turn's research under its status message, which ends in a final state whatever
+        happens: finished, a question below, cancelled, not started, stopped, retrying or failed."""
         status = self._status_message()
         await self._close_question_status()
         first = ("Resuming the research from its last checkpoint…" if self.delayed or self.graph_started
                  else "Starting the research…")
         await status.show(first)
+        try:
+            return await self._research_shown(status, first)
+        except (ResearchTimeout, RunCancelled, TurnRejected):  # each has said so in the status already
+            raise
+        except Exception as err:  # told below the status; its Cancel button can do nothing more
+            await status.show(self._failure_status(err), buttons=())
+            raise
+
+    def _failure_status(self, err: Exception) -> str:
+        """The status message's last text when the research raised ``err`` (the reply below says why)."""
+        if self.stopping() or is_shutdown_error(err):
+            return HANDED_BACK_TEXT
+        if is_transient(err) and not self.last_attempt:
+            return RETRYING_TEXT
+        return FAILED_TEXT
+
+    async def _research_shown(self, status: StatusMessage, first: str) -> TurnOutcome:
+        t = self.turn
         kwargs = await self._call_args()
         if "resume_only" not in kwargs:
             kwargs.update(await asyncio.to_thread(self._thread_material))
@@ -268,13 +304,18 @@ class _TurnJob:
             if shared:
                 await status.show(f"{first} ({files_status(shared)})")
         cancel, stop = asyncio.Event(), asyncio.Event()
+        latest: list = []
+
+        def show_progress() -> None:  # elapsed counts from this attempt's start, as the requester waits
+            status.set(progress_text(latest[0], resumed=self.delayed, elapsed=time.monotonic() - self.started))
 
         def on_progress(progress) -> None:
             if not self.graph_started and progress.phase != "clarify":
                 # the graph has checkpointed past its first node: a re-run must resume it
                 self.graph_started = True
                 records.patch(self.store, t.turn_id, graph_started=True)
-            status.set(progress_text(progress, resumed=self.delayed))
+            latest[:] = [progress]
+            show_progress()
 
         early: list[asyncio.Future] = []
 
@@ -284,7 +325,8 @@ class _TurnJob:
             self.summary_posted = True  # a cancel from now on is late: the report is delivered anyway
             early.append(asyncio.ensure_future(asyncio.to_thread(self._summary_first, ready)))
 
-        tasks = [asyncio.ensure_future(status.pump(stop)), asyncio.ensure_future(self._poll_cancel(cancel, stop))]
+        tasks = [asyncio.ensure_future(status.pump(stop)), asyncio.ensure_future(self._poll_cancel(cancel, stop)),
+                 asyncio.ensure_future(_tick(stop, lambda: latest and show_progress()))]
         limit = max(MIN_RESEARCH_SECONDS, self.settings.job_timeout - TIMEOUT_MARGIN)
         try:
             async with asyncio.timeout(limit) as deadline:
@@ -300,9 +342,6 @@ class _TurnJob:
             raise
         except TurnRejected:
             await status.show("Not started: see the reply below.", buttons=())
-            raise
-        except Exception:  # a failure is told below the status; its Cancel button can do nothing more
-            await status.show(status.text or first, buttons=())
             raise
         finally:
             stop.set()

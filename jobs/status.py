@@ -99,7 +99,8 @@ class StatusMessage:
                 pass
 
 
-def progress_text(progress: Progress, *, resumed: bool = False) -> str:
-    """The status message for a progress snapshot."""
+def progress_text(progress: Progress, *, resumed: bool = False, elapsed: float | None = None) -> str:
+    """The status message for a progress snapshot; ``elapsed``: the seconds shown (the turn's
+    attempt counts from when it began), default the graph turn's own (:attr:`Progress.elapsed`)."""
     head = "Research resumed from its last checkpoint" if resumed else "Research in progress"
-    return f"{head}\n{progress.render()}"
+    return f"{head}\n{progress.render(elapsed=elapsed)}"

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import redis
 from rq import Worker
 
+from engine.search import check_search
 from engine.settings import SettingsError, get_settings, load_settings
 from jobs import audit, records
 from jobs.port import port_from_reference
@@ -290,7 +291,8 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
 
     Raises:
         SettingsError: ``REDIS_URL`` is missing or unreachable, or the model or search
-            back-end is not configured (one line naming the setting).
+            back-end is not configured, a corpus folder not indexed included (one line naming the
+            setting; :func:`engine.search.check_search`).
     """
     import redis
 
@@ -299,7 +301,7 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
         raise SettingsError("REDIS_URL is not set: `deepresearch worker` takes research turns from Redis "
                             "(without Redis, `deepresearch slack`/`teams` run them in-process)")
     settings.require_model()
-    settings.require_search()
+    check_search(settings)  # the research's own check: a corpus folder not indexed yet stops the start
     from engine.database import require_database
 
     require_database(settings)

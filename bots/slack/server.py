@@ -16,6 +16,7 @@ from slack_sdk.signature import SignatureVerifier
 from bots import serving
 from bots.slack.app import build_app
 from bots.slack.settings import slack_settings
+from engine.search import check_search
 from engine.settings import Settings, SettingsError, load_settings
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,8 @@ def check_settings(settings: Settings) -> bool:
     Raises:
         SettingsError: one line naming the missing setting (``SLACK_BOT_TOKEN``; in HTTP mode
         ``SLACK_SIGNING_SECRET``; without ``REDIS_URL`` the research runs in this process, so
-        the model and search settings too).
+        the model and search settings too, a corpus folder that is not indexed included:
+        :func:`engine.search.check_search`).
     """
     slack = slack_settings()
     slack.bot_token()
@@ -40,7 +42,7 @@ def check_settings(settings: Settings) -> bool:
         slack.signing_secret()
     if not settings.redis_url:
         settings.require_model()
-        settings.require_search()
+        check_search(settings)
     return socket_mode
 
 

@@ -39,8 +39,36 @@ _LINE_START = re.compile(r"^([ \t]*)(?:([#>+=-])|(\d{1,9})([.)]))(?=[ \t]|$)", r
 
 def escape(text: str) -> str:
     """``text`` with every character Teams could read as Markdown or HTML written as a character
-    reference (``<`` ``&lt;``, ``*`` ``&#42;``, ``_`` ``&#95;``...); Teams shows it unchanged."""
-    return "".join(_ESCAPES.get(ch, ch) for ch in text)
+    reference (``<`` ``&lt;``, ``*`` ``&#42;``, ``_`` ``&#95;``...); Teams shows it unchanged.
+
+    An ``_`` between two letters or digits stays as it is: CommonMark never reads it as emphasis
+    (https://spec.commonmark.org/0.31.2/#emphasis-and-strong-emphasis, rules 2 and 4), so
+    ``DEEPRESEARCH_CORPUS_DIR`` or ``snake_case`` reads as written even where a client shows
+    the text without decoding references.
+    """
+    last = len(text) - 1
+    return "".join(
+        ch if ch == "_" and 0 < i < last and text[i - 1].isalnum() and text[i + 1].isalnum()
+        else _ESCAPES.get(ch, ch)
+        for i, ch in enumerate(text)
+    )
+
+
+def code_span(code: str) -> str:
+    """``code`` as inline code: a Markdown code span (Teams' "preformatted text") with its text as
+    written, fenced by a run of backticks longer than any inside it and padded with a space when it
+    starts or ends with a backtick or a space (https://spec.commonmark.org/0.31.2/#code-spans), so
+    it reads as written with or without Markdown. Code holding ``<``, ``>`` or ``&`` (which Teams
+    could read as HTML, e.g. an ``<at>`` mention) is ``<code>`` with its text escaped instead.
+    "" for empty code."""
+    code = code.replace("\n", " ")
+    if not code.strip():
+        return ""
+    if any(ch in code for ch in "<>&"):
+        return f"<code>{escape(code)}</code>"
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", code)), default=0) + 1)
+    pad = " " if code[0] in "` " or code[-1] in "` " else ""
+    return f"{fence}{pad}{code}{pad}{fence}"
 
 
 def _escape_line_starts(text: str) -> str:
@@ -63,8 +91,10 @@ class _Renderer(ChatRenderer):
     def paragraph(self, text: str) -> str:
         return _escape_line_starts(text)
 
-    def code_span(self, code: str) -> str:
-        return f"<code>{code}</code>"
+    def render_inline_code(self, token) -> str:
+        if self.plain:
+            return super().render_inline_code(token)
+        return code_span(token.children[0].content if token.children else "")
 
     def code_block(self, code: str) -> str:
         return f"<pre>{code}</pre>"
@@ -89,8 +119,10 @@ def to_teams_markdown(text: str) -> str:
     https://learn.microsoft.com/microsoftteams/platform/bots/how-to/format-your-bot-messages).
     Every literal ``&``, ``<``, ``>``, ``*``, ``_`` (and the other characters Markdown reads as
     markup) is written as a character reference, so ``List<String>`` or ``snake_case`` shows as
-    written and no ``<at>`` mention or HTML is made from the text. Code is ``<code>`` and
-    ``<pre>`` with its text escaped the same way; tables become aligned ``<pre>`` blocks (links
+    written and no ``<at>`` mention or HTML is made from the text (an ``_`` inside a word is left
+    as it is: it never starts emphasis). Inline code is a backtick code span with its text as
+    written (``<code>`` when it holds ``<``, ``>`` or ``&``: :func:`code_span`), code blocks
+    ``<pre>`` with their text escaped; tables become aligned ``<pre>`` blocks (links
     as ``text (url)``); headings of level 4-6 become bold lines; links only for http, https and
     mailto (others keep their text); bare http(s) URLs become links.
     """
@@ -107,12 +139,27 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _PARTIAL = re.compile(r"(?:&[#\w]{0,10}|<[^<>]{0,10})$")
 
 
+def _open_code_span(text: str) -> str:
+    """The backtick run that opens a code span left open on the last line of ``text`` ("" when
+    none). A code span never crosses a line here (:func:`code_span`), and literal backticks are
+    written as ``&#96;``, so the runs of that line pair up as fences."""
+    line = text.rsplit("\n", 1)[-1]
+    opener = ""
+    if not _FENCE.match(line):
+        for run in re.findall(r"`+", line):
+            opener = run if not opener else ("" if run == opener else opener)
+    return opener
+
+
 def _close_open(text: str) -> str:
     """``text`` cut anywhere, made whole: no half character reference or tag at its end, and an
-    open code fence, ``<pre>`` or ``<code>`` closed."""
+    open code fence, code span, ``<pre>`` or ``<code>`` closed."""
     text = _PARTIAL.sub("", text).rstrip()
     if sum(1 for line in text.split("\n") if _FENCE.match(line)) % 2:
         text += "\n```"
+    opener = _open_code_span(text)
+    if opener:
+        text += (" " if text.endswith("`") else "") + opener
     for tag in ("code", "pre"):
         if text.count(f"<{tag}>") > text.count(f"</{tag}>"):
             text += f"</{tag}>"

@@ -18,6 +18,7 @@ from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
 from bots.teams.bot import TeamsBot
 from bots.teams.settings import load_teams_settings, teams_settings
+from engine.search import check_search
 from engine.settings import Settings
 from jobs.loop_thread import shared_loop
 
@@ -126,7 +127,7 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
     """
     settings = teams_settings(settings) if settings is not None else load_teams_settings()
     settings.require_model()
-    settings.require_search()
+    check_search(settings)  # the research's own check: a corpus folder not indexed yet stops the start
     serving.prepare(settings)
     app = build_app(settings)
     if not settings.microsoft_app_id:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.search.base import SearchBackend, SearchError, SearchResult
 from engine.settings import Settings
 
-__all__ = ["SearchBackend", "SearchError", "SearchResult", "check_corpus", "get_search_backend"]
+__all__ = ["SearchBackend", "SearchError", "SearchResult", "check_corpus", "check_search", "get_search_backend"]
 _BACKENDS: dict[tuple, SearchBackend] = {}
 
 
@@ -15,13 +15,12 @@ def get_search_backend(settings: Settings) -> SearchBackend:
     Raises:
         engine.settings.SettingsError: the back-end's setting is missing (e.g. ``TAVILY_API_KEY``).
     """
-    settings.require_search()
+    check_search(settings)
     kind = settings.search_backend
     if kind == "tavily":
         key = (kind, settings.tavily_url, settings.tavily_api_key.get_secret_value(), settings.model_timeout,
                settings.node_timeout)
     elif kind == "corpus":
-        check_corpus(settings)  # the index of DEEPRESEARCH_CORPUS_DIR (engine.settings.corpus_index_for)
         key = (kind, str(settings.corpus_index_path))
     else:
         key = (kind,)
@@ -40,6 +39,21 @@ def get_search_backend(settings: Settings) -> SearchBackend:
 
             _BACKENDS[key] = NoSearch()
     return _BACKENDS[key]
+
+
+def check_search(settings: Settings) -> None:
+    """The search set-up a research needs, checked without searching: the back-end's setting
+    (:meth:`engine.settings.Settings.require_search`) and, for ``corpus``, that
+    ``DEEPRESEARCH_CORPUS_DIR`` is indexed (:func:`check_corpus`). Every research runs it
+    (:func:`get_search_backend`), and so does every long-running command at start-up, so a bad
+    setting stops the process with one line instead of failing each question.
+
+    Raises:
+        engine.settings.SettingsError: one line naming the setting and, for a corpus, the command to run.
+    """
+    settings.require_search()
+    if settings.search_backend == "corpus":
+        check_corpus(settings)  # the index of DEEPRESEARCH_CORPUS_DIR (engine.settings.corpus_index_for)
 
 
 def check_corpus(settings: Settings) -> None:

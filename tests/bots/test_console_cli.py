@@ -101,3 +101,15 @@ def test_ctrl_c_while_indexing_says_so_and_started_nothing(tmp_path):
         assert last == "deepresearch: interrupted while indexing the corpus; nothing was started.", stderr
         assert not (tmp_path / "data" / "console").exists() or not any((tmp_path / "data" / "console").iterdir())
 
+
+
+@pytest.mark.parametrize("columns", ["80", "44"])
+def test_help_never_breaks_an_option_name_across_lines(tmp_path, columns):
+    env = {**ask_env(tmp_path), "COLUMNS": columns}
+    for command in ("prune", "ask", "audit", "teams"):
+        out = subprocess.run([sys.executable, "-m", "bots.cli", command, "--help"], capture_output=True, text=True,
+                             env=env, cwd=tmp_path, timeout=RUN_TIMEOUT)
+        assert out.returncode == 0, out.stderr
+        assert not re.search(r"[\w-]-$", out.stdout, re.MULTILINE), out.stdout
+        if command == "prune":
+            assert "--older-than days" in " ".join(out.stdout.split()), out.stdout

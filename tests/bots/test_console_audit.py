@@ -1,0 +1,39 @@
+"""`deepresearch ask` and the audit trail: one record per research, none for a run that never
+started (a bad setting, like the other setting refusals) and none for resuming a finished one."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.bots.console_helpers import ask, no_traceback, report_of, write_docs
+
+
+def _trail(tmp_path) -> list[dict]:
+    path = tmp_path / "data" / "audit.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_resuming_a_finished_research_says_where_its_report_is_and_audits_nothing(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    first = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "What do solar panels cost?")
+    assert first.returncode == 0, first.stderr
+    thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
+    report = report_of(tmp_path, first.stdout)
+    again = ask(tmp_path, "--resume", thread, "--out", str(tmp_path / "copy"))
+    assert again.returncode == 0, again.stderr
+    assert f"This research is finished (thread {thread}); its report is in {report.parent}" in again.stderr
+    assert str(report) in again.stdout and (tmp_path / "copy" / "report.md").read_text() == report.read_text()
+    assert [(r["thread"], r["status"]) for r in _trail(tmp_path)] == [(thread, "done")]
+    no_traceback(again)
+
+
+def test_a_corpus_folder_with_nothing_to_index_is_refused_before_the_run_and_not_audited(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(empty), "What do solar panels cost?")
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith("deepresearch: "), out.stderr
+    assert "thread:" not in out.stderr
+    assert _trail(tmp_path) == []
+    no_traceback(out)

@@ -1,0 +1,45 @@
+"""Long-running commands check the research's search set-up at start-up: a corpus folder that is
+not indexed stops `slack`, `teams` and `worker` with one line and exit code 1, before they serve."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.bots.console_helpers import ask_env, no_traceback, write_docs
+
+#: Bound on a start that should stop at once; reached only when the command starts serving instead.
+START_TIMEOUT = 60
+
+
+@pytest.mark.parametrize("command,env", [
+    (["teams", "--port", "0"], {}),
+    (["slack", "--port", "0"], {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "secret",
+                                 "SLACK_API_URL": "http://127.0.0.1:9/api/"}),
+    (["worker", "--burst"], {"REDIS_URL": "redis://127.0.0.1:6379/15"}),
+])
+def test_an_unindexed_corpus_stops_the_start_with_one_line(tmp_path, command, env):
+    docs = write_docs(tmp_path / "docs")
+    settings = {"DEEPRESEARCH_SEARCH": "corpus", "DEEPRESEARCH_CORPUS_DIR": str(docs), "DEEPRESEARCH_LLM": "offline",
+                **env}
+    out = subprocess.run([sys.executable, "-m", "bots.cli", *command], capture_output=True, text=True,
+                         env=ask_env(tmp_path, settings), cwd=tmp_path, timeout=START_TIMEOUT)
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
+    assert out.returncode == 1, out.stderr
+    assert len(lines) == 1 and f"DEEPRESEARCH_CORPUS_DIR {docs} is not indexed yet" in lines[0], out.stderr
+    assert f"deepresearch index {docs}" in lines[0]
+    no_traceback(out)
+
+
+def test_the_in_process_runner_refuses_to_start_on_an_unindexed_corpus(tmp_path):
+    from engine.settings import SettingsError
+    from jobs.embedded import _runners, get_runner
+    from tests.jobs.conftest import make_settings
+
+    docs = write_docs(tmp_path / "docs")
+    settings = make_settings(tmp_path / "data", search="corpus", corpus_dir=docs)
+    with pytest.raises(SettingsError, match="is not indexed yet"):
+        get_runner(settings)
+    assert str((tmp_path / "data").resolve()) not in _runners

@@ -1,0 +1,69 @@
+"""The status message of a turn: its elapsed time grows while the research runs, and it always
+ends in a final state, a research that fails on a bad setting included."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from jobs import handle_message, thread_info
+from tests.fakes.recording_port import RecordingPort, read_events
+from tests.jobs.conftest import make_settings
+from tests.waiting import wait_idle
+
+ELAPSED = re.compile(r"(\d+):(\d\d) elapsed")
+
+
+def _start(settings, log: Path, thread: str, question: str, turn_id: str):
+    port = RecordingPort.create(log, thread).reference()
+    return handle_message(thread, "U1", question, port, turn_id, settings=settings, explicit_start=True)
+
+
+def _seconds(text: str) -> int | None:
+    found = ELAPSED.search(text)
+    return int(found.group(1)) * 60 + int(found.group(2)) if found else None
+
+
+def test_the_elapsed_time_counts_from_the_turns_start_and_keeps_counting_in_a_long_phase(
+        tmp_path, runner_for, monkeypatch):
+    """A phase without progress events (typesetting the files) still shows the clock moving."""
+    import engine.graph.finish as finish
+    from jobs import run
+
+    monkeypatch.setattr(run, "CLOCK_INTERVAL", 0.5, raising=False)
+    build = finish.write_artifacts
+
+    def slow_build(*args, **kwargs):
+        time.sleep(4.5)  # a PDF build that takes a while, with no progress event meanwhile
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(finish, "write_artifacts", slow_build)
+    settings = make_settings(tmp_path / "data")
+    runner = runner_for(settings)
+    log = tmp_path / "events.jsonl"
+    _start(settings, log, "console:clock", "How do heat pumps work?", "c1")
+    wait_idle(runner)
+    texts = [e["text"] for e in read_events(log, "console:clock") if e["op"] == "update"]
+    shown = [_seconds(t) for t in texts if _seconds(t) is not None]
+    assert shown == sorted(shown), texts
+    building = [_seconds(t) for t in texts if "Building the files" in t]
+    assert building and max(building) >= 3, texts  # the 4.5 s build is seen counting
+    assert thread_info("console:clock", settings=settings).status == "done"
+
+
+def test_a_research_failing_on_an_unindexed_corpus_ends_its_status_and_says_why_once(tmp_path, runner_for):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Heat pumps\n\nThey move heat.\n")
+    settings = make_settings(tmp_path / "data", search="corpus", corpus_dir=folder)
+    runner = runner_for(settings)  # as if the index was deleted after the start-up check
+    log = tmp_path / "events.jsonl"
+    _start(settings, log, "console:unindexed", "How do heat pumps work?", "u1")
+    wait_idle(runner)
+    events = read_events(log, "console:unindexed")
+    status_id = next(e["id"] for e in events if e["op"] == "post" and e["text"].startswith("Starting the research"))
+    last = [e["text"] for e in events if e["op"] == "update" and e["id"] == status_id][-1]
+    assert last.startswith("Stopped: the research failed"), last
+    failures = [e["text"] for e in events if e["op"] == "post" and e["text"].startswith("The research failed")]
+    assert len(failures) == 1 and "is not indexed yet" in failures[0]
