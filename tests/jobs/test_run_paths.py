@@ -507,7 +507,7 @@ def test_a_timeout_inside_the_research_is_retried_like_any_network_error(turn_en
     assert "Stopped: the research ran past its time limit." not in [e["text"] for e in _updates(log)]
 
 
-def test_an_error_leaves_the_last_progress_on_the_status_without_its_cancel_button(turn_env, monkeypatch):
+def test_an_error_ends_the_status_in_its_final_state_without_its_cancel_button(turn_env, monkeypatch):
     settings, log = turn_env
 
     async def research(kw):
@@ -518,8 +518,10 @@ def test_an_error_leaves_the_last_progress_on_the_status_without_its_cancel_butt
     _async_script(monkeypatch, research)
     with pytest.raises(KeyError):
         run_job(_queue(settings, log), settings=settings, last_attempt=True)
-    last = _updates(log)[-1]
-    assert last["text"].startswith("Research in progress\nWriting the report") and last["buttons"] == []
+    updates = _updates(log)
+    assert any(u["text"].startswith("Research in progress\nWriting the report") for u in updates)
+    assert updates[-1]["text"] == "Stopped: the research failed. The reply below says why."
+    assert updates[-1]["buttons"] == []
 
 
 # ---- endings: what is posted and recorded ------------------------------------------------------
