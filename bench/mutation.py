@@ -114,6 +114,12 @@ def measure(module: str, tests: list[str], equivalent: dict[str, str], *, childr
     return entry
 
 
+def cheapest_first(modules: list[str], report: dict) -> list[str]:
+    """``modules`` ordered by the seconds their last run took (``report``), quickest first, unmeasured
+    ones first of all (in the given order): a run cut short has measured as many modules as it could."""
+    return sorted(modules, key=lambda m: report.get(m, {}).get("seconds", -1))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure the modules asked for (all by default) and update ``bench/mutation.json``; 1 on a failure."""
     parser = argparse.ArgumentParser(prog="python -m bench.mutation", description=__doc__.splitlines()[0])
@@ -128,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"not in [tool.deepresearch.mutation.modules]: {', '.join(unknown)}")
     report = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     failed = False
-    for module in chosen:
+    started = time.monotonic()
+    for module in cheapest_first(chosen, report):
         print(f"mutating {module} ...", file=sys.stderr, flush=True)
         try:
             report[module] = measure(module, modules[module], equivalent, children=args.children,
@@ -142,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{module}: {entry['killed']}/{entry['mutants']} killed, {len(entry['equivalent'])} equivalent, "
               f"score {entry['score']}%", file=sys.stderr)
         RESULTS.write_text(json.dumps(dict(sorted(report.items())), indent=2, ensure_ascii=False) + "\n")
+    print(f"{len(chosen)} module(s) in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 1 if failed else 0
 
 
