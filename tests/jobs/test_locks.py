@@ -31,6 +31,17 @@ def _lock_logs(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="jobs.locks")
 
 
+def _acquire(lock: ThreadLock, **kwargs) -> bool:
+    """``lock.acquire(**kwargs)``, asked from another thread so a wait that ignores its timeout fails the
+    test after :data:`BOUND` seconds instead of hanging it."""
+    got: list[bool] = []
+    asking = threading.Thread(target=lambda: got.append(lock.acquire(**kwargs)), daemon=True)
+    asking.start()
+    asking.join(BOUND)
+    assert got, f"acquire({kwargs}) still waiting after {BOUND} s"
+    return got[0]
+
+
 def _fail_once(target: object, name: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """``target.name`` raises ConnectionError on its first call (the store away for a moment).
 
@@ -55,7 +66,7 @@ def test_a_lock_outlives_its_lease_while_held_and_again_after_it_is_taken_anew(s
         assert held.acquire(timeout=0)
         (renewer,) = [t for t in threading.enumerate() if t.name == "lease-lock:renewed"]
         assert renewer.daemon  # a renewer never keeps a stopping process alive
-        assert not ThreadLock(store, "renewed", ttl=LEASE).acquire(timeout=2 * LEASE)  # twice the lease: still held
+        assert not _acquire(ThreadLock(store, "renewed", ttl=LEASE), timeout=2 * LEASE)  # twice the lease: still held
         held.release()
         assert store.get("lock:renewed") is None  # freed at once, not when the lease runs out
         held.release()  # a second release (a finally after an explicit one) is harmless
@@ -67,7 +78,7 @@ def test_a_waiter_that_gave_up_frees_nothing_when_it_releases(store: Store) -> N
     since = describe_holder(store.get("lock:t1"))
     assert since.startswith("another process (a worker or a bot), since ")  # what a console shows
     gave_up = ThreadLock(store, "t1")
-    assert not gave_up.acquire(timeout=0)
+    assert not _acquire(gave_up, timeout=0)
     gave_up.release()
     assert describe_holder(store.get("lock:t1")) == since
     held.release()
@@ -118,7 +129,7 @@ def test_a_lease_whose_key_vanished_is_taken_again(store: Store, caplog, monkeyp
     store.delete("lock:t1")  # Redis restarted without its data
     wait_for(lambda: len(adds) >= 2, what="a second attempt to take the lease again", timeout=BOUND)
     assert "event=lease_restore_failed key=lock:t1 error=ConnectionError" in caplog.messages  # logged before it
-    assert not ThreadLock(store, "t1", ttl=LEASE).acquire(timeout=2 * LEASE)  # ours again, and renewed
+    assert not _acquire(ThreadLock(store, "t1", ttl=LEASE), timeout=2 * LEASE)  # ours again, and renewed
     assert "event=lease_restored key=lock:t1" in caplog.messages
     assert not lost.is_set()
     assert describe_holder(store.get("lock:t1")).startswith("another process (a worker or a bot), since ")
@@ -133,7 +144,7 @@ def test_a_store_blip_while_renewing_is_logged_and_the_lease_kept(store: Store, 
     renewals = _fail_once(store, "update", monkeypatch)
     wait_for(lambda: len(renewals) >= 2, what="a renewal after the failed one", timeout=BOUND)
     assert "event=lease_renew_failed key=lock:t1 error=ConnectionError" in caplog.messages  # logged before it
-    assert not ThreadLock(store, "t1", ttl=LEASE).acquire(timeout=2 * LEASE)
+    assert not _acquire(ThreadLock(store, "t1", ttl=LEASE), timeout=2 * LEASE)
     held.release()
 
 
