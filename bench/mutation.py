@@ -115,9 +115,16 @@ def measure(module: str, tests: list[str], equivalent: dict[str, str], *, childr
 
 
 def cheapest_first(modules: list[str], report: dict) -> list[str]:
-    """``modules`` ordered by the seconds their last run took (``report``), quickest first, unmeasured
-    ones first of all (in the given order): a run cut short has measured as many modules as it could."""
-    return sorted(modules, key=lambda m: report.get(m, {}).get("seconds", -1))
+    """``modules`` ordered by the seconds their last run took (``report``), quickest first: a run cut short
+    has measured as many modules as it could. Modules never measured come first, those whose last run
+    was cut short (``seconds`` null) last, each group in the given order."""
+    def cost(module: str) -> float:
+        if module not in report:
+            return -1.0
+        seconds = report[module].get("seconds")
+        return float("inf") if seconds is None else seconds
+
+    return sorted(modules, key=cost)
 
 
 def main(argv: list[str] | None = None) -> int:

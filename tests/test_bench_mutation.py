@@ -15,7 +15,8 @@ def test_every_module_and_test_file_of_the_plan_exists():
     assert all(name.split(".x")[0] in named for name in equivalent), "an equivalent of a module not mutated"
 
 
-def test_the_quickest_modules_run_first_and_unmeasured_ones_before_them():
-    report = {"slow.py": {"seconds": 900}, "quick.py": {"seconds": 40}, "mid.py": {"seconds": 300}}
-    assert cheapest_first(["slow.py", "new.py", "quick.py", "mid.py", "other.py"], report) == [
-        "new.py", "other.py", "quick.py", "mid.py", "slow.py"]
+def test_the_quickest_modules_run_first_unmeasured_ones_before_them_and_cut_short_ones_after():
+    report = {"slow.py": {"seconds": 900}, "quick.py": {"seconds": 40}, "mid.py": {"seconds": 300},
+              "partial.py": {"seconds": None}}
+    assert cheapest_first(["partial.py", "slow.py", "new.py", "quick.py", "mid.py", "other.py"], report) == [
+        "new.py", "other.py", "quick.py", "mid.py", "slow.py", "partial.py"]
