@@ -114,6 +114,19 @@ def measure(module: str, tests: list[str], equivalent: dict[str, str], *, childr
     return entry
 
 
+def cheapest_first(modules: list[str], report: dict) -> list[str]:
+    """``modules`` ordered by the seconds their last run took (``report``), quickest first: a run cut short
+    has measured as many modules as it could. Modules never measured come first, those whose last run
+    was cut short (``seconds`` null) last, each group in the given order."""
+    def cost(module: str) -> float:
+        if module not in report:
+            return -1.0
+        seconds = report[module].get("seconds")
+        return float("inf") if seconds is None else seconds
+
+    return sorted(modules, key=cost)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure the modules asked for (all by default) and update ``bench/mutation.json``; 1 on a failure."""
     parser = argparse.ArgumentParser(prog="python -m bench.mutation", description=__doc__.splitlines()[0])
@@ -128,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"not in [tool.deepresearch.mutation.modules]: {', '.join(unknown)}")
     report = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     failed = False
-    for module in chosen:
+    started = time.monotonic()
+    for module in cheapest_first(chosen, report):
         print(f"mutating {module} ...", file=sys.stderr, flush=True)
         try:
             report[module] = measure(module, modules[module], equivalent, children=args.children,
@@ -142,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{module}: {entry['killed']}/{entry['mutants']} killed, {len(entry['equivalent'])} equivalent, "
               f"score {entry['score']}%", file=sys.stderr)
         RESULTS.write_text(json.dumps(dict(sorted(report.items())), indent=2, ensure_ascii=False) + "\n")
+    print(f"{len(chosen)} module(s) in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -27,12 +27,14 @@ class LockLost(Exception):
 class ThreadLock:
     """Exclusive lease on ``lock:{thread_id}``: ``acquire`` waits, a daemon thread renews it.
 
-    Works on both stores: Redis ``SET NX EX`` (across hosts) or SQLite (across processes of
+    Works on both stores: Redis ``SET NX PX`` (across hosts) or SQLite (across processes of
     one host). ``on_lost`` is called (from the renewer thread) when renewal finds the lease held
     by another token; a lease whose key simply vanished (Redis lost its data) is taken again.
+    ``ttl`` is the lease in seconds (fractions allowed; default :data:`LEASE_TTL`), renewed every
+    third of it (at most every :data:`RENEW_EVERY`).
     """
 
-    def __init__(self, store: Store, thread_id: str, *, ttl: int | None = None,
+    def __init__(self, store: Store, thread_id: str, *, ttl: float | None = None,
                  on_lost: Callable[[], None] | None = None) -> None:
         self.store = store
         self.key = f"lock:{thread_id}"

@@ -30,7 +30,8 @@ class Store(ABC):
     """JSON records by key with optional expiry, atomic read-modify-write, and sorted indexes.
 
     Keys are short ASCII strings (``thread:...``, ``turn:...``); values are JSON objects.
-    ``ttl`` is in seconds; ``None`` means no expiry (or, for :meth:`update`, keep the current one).
+    ``ttl`` is in seconds, fractions allowed (Redis keeps whole milliseconds, at least 1); ``None`` means no
+    expiry (or, for :meth:`update`, keep the current one).
     ``journal`` is a durable local copy of the turn records when the store itself may lose
     them (Redis without persistence), else None.
     """
@@ -42,15 +43,15 @@ class Store(ABC):
         """The record at ``key``, or None when absent or expired."""
 
     @abstractmethod
-    def put(self, key: str, value: dict, ttl: int | None = None) -> None:
+    def put(self, key: str, value: dict, ttl: float | None = None) -> None:
         """Store ``value`` at ``key`` (replacing it)."""
 
     @abstractmethod
-    def add(self, key: str, value: dict, ttl: int | None = None) -> bool:
+    def add(self, key: str, value: dict, ttl: float | None = None) -> bool:
         """Store ``value`` only when ``key`` is absent or expired; True when stored (atomic)."""
 
     @abstractmethod
-    def update(self, key: str, fn: Updater, ttl: int | None = None) -> dict | None:
+    def update(self, key: str, fn: Updater, ttl: float | None = None) -> dict | None:
         """Atomically replace the record with ``fn(current)``; ``fn`` returning None changes
         nothing. Returns the record as it is afterwards (None when absent)."""
 
@@ -69,6 +70,11 @@ class Store(ABC):
     @abstractmethod
     def index_members(self, index: str, limit: int = 100) -> list[str]:
         """Up to ``limit`` members of ``index``, highest score first."""
+
+
+def _millis(ttl: float | None) -> int | None:
+    """``ttl`` seconds as the whole milliseconds of Redis ``SET PX`` (at least 1, as PX 0 is an error); None stays."""
+    return None if ttl is None else max(1, round(ttl * 1000))
 
 
 class RedisStore(Store):
@@ -97,16 +103,16 @@ class RedisStore(Store):
         raw = self.redis.get(self._k(key))
         return json.loads(raw) if raw else None
 
-    def put(self, key: str, value: dict, ttl: int | None = None) -> None:
-        self.redis.set(self._k(key), json.dumps(value), ex=ttl)
+    def put(self, key: str, value: dict, ttl: float | None = None) -> None:
+        self.redis.set(self._k(key), json.dumps(value), px=_millis(ttl))
 
-    def add(self, key: str, value: dict, ttl: int | None = None) -> bool:
-        return bool(self.redis.set(self._k(key), json.dumps(value), ex=ttl, nx=True))
+    def add(self, key: str, value: dict, ttl: float | None = None) -> bool:
+        return bool(self.redis.set(self._k(key), json.dumps(value), px=_millis(ttl), nx=True))
 
-    def update(self, key: str, fn: Updater, ttl: int | None = None) -> dict | None:
+    def update(self, key: str, fn: Updater, ttl: float | None = None) -> dict | None:
         return self._with_retry(lambda: self._update_once(key, fn, ttl))
 
-    def _update_once(self, key: str, fn: Updater, ttl: int | None) -> dict | None:
+    def _update_once(self, key: str, fn: Updater, ttl: float | None) -> dict | None:
         import redis
 
         full = self._k(key)
@@ -122,7 +128,7 @@ class RedisStore(Store):
                         return old
                     pipe.multi()
                     if ttl is not None:
-                        pipe.set(full, json.dumps(new), ex=ttl)
+                        pipe.set(full, json.dumps(new), px=_millis(ttl))
                     else:
                         pipe.set(full, json.dumps(new), keepttl=True)
                     pipe.execute()
@@ -244,11 +250,11 @@ class SqliteStore(Store):
         with self._conn() as conn:
             return self._read(conn, key)[0]
 
-    def put(self, key: str, value: dict, ttl: int | None = None) -> None:
+    def put(self, key: str, value: dict, ttl: float | None = None) -> None:
         with self._conn(write=True) as conn:
             self._write(conn, key, value, time.time() + ttl if ttl else None)
 
-    def add(self, key: str, value: dict, ttl: int | None = None) -> bool:
+    def add(self, key: str, value: dict, ttl: float | None = None) -> bool:
         with self._conn(write=True) as conn:
             if self._read(conn, key)[0] is not None:
                 return False
@@ -257,7 +263,7 @@ class SqliteStore(Store):
                 conn.execute("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", (time.time(),))
             return True
 
-    def update(self, key: str, fn: Updater, ttl: int | None = None) -> dict | None:
+    def update(self, key: str, fn: Updater, ttl: float | None = None) -> dict | None:
         with self._conn(write=True) as conn:
             old, expires_at = self._read(conn, key)
             new = fn(None if old is None else dict(old))

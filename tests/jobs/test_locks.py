@@ -13,9 +13,12 @@ from jobs.locks import ThreadLock
 from jobs.store import Store, get_store
 from tests.waiting import wait_for, wait_set
 
-#: Seconds to wait for what a 1-second lease does (renewal, lapse, loss): fifteen leases, so a busy
-#: machine still passes, and a lease that never does it fails in seconds, not minutes.
-BOUND = 15.0
+#: Seconds of the short leases below: renewed every third of it, so a renewal may come a sixth of a
+#: second late (a busy machine) before the lease lapses.
+LEASE = 0.5
+#: Seconds to wait for what a short lease does (renewal, lapse, loss): fifteen leases, so a busy machine
+#: still passes, and a lease that never does it fails in seconds, not minutes.
+BOUND = 15 * LEASE
 
 
 @pytest.fixture
@@ -28,12 +31,22 @@ def _lock_logs(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="jobs.locks")
 
 
-def _logged(caplog: pytest.LogCaptureFixture, line: str) -> list[str]:
-    return wait_for(lambda: [m for m in caplog.messages if m == line], what=line, timeout=BOUND)
+def _acquire(lock: ThreadLock, **kwargs) -> bool:
+    """``lock.acquire(**kwargs)``, asked from another thread so a wait that ignores its timeout fails the
+    test after :data:`BOUND` seconds instead of hanging it."""
+    got: list[bool] = []
+    asking = threading.Thread(target=lambda: got.append(lock.acquire(**kwargs)), daemon=True)
+    asking.start()
+    asking.join(BOUND)
+    assert got, f"acquire({kwargs}) still waiting after {BOUND} s"
+    return got[0]
 
 
-def _fail_once(target: object, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``target.name`` raises ConnectionError on its first call (the store away for a moment)."""
+def _fail_once(target: object, name: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """``target.name`` raises ConnectionError on its first call (the store away for a moment).
+
+    Returns the list of its calls so far (one item per call), which grows as it is called.
+    """
     real = getattr(target, name)
     calls: list[int] = []
 
@@ -44,15 +57,16 @@ def _fail_once(target: object, name: str, monkeypatch: pytest.MonkeyPatch) -> No
         return real(*args, **kwargs)
 
     monkeypatch.setattr(target, name, flaky)
+    return calls
 
 
 def test_a_lock_outlives_its_lease_while_held_and_again_after_it_is_taken_anew(store: Store) -> None:
-    held = ThreadLock(store, "renewed", ttl=1)  # renewed every third of a second
+    held = ThreadLock(store, "renewed", ttl=LEASE)  # renewed every third of it
     for _ in range(2):
         assert held.acquire(timeout=0)
         (renewer,) = [t for t in threading.enumerate() if t.name == "lease-lock:renewed"]
         assert renewer.daemon  # a renewer never keeps a stopping process alive
-        assert not ThreadLock(store, "renewed", ttl=1).acquire(timeout=2)  # twice the lease: still held
+        assert not _acquire(ThreadLock(store, "renewed", ttl=LEASE), timeout=2 * LEASE)  # twice the lease: still held
         held.release()
         assert store.get("lock:renewed") is None  # freed at once, not when the lease runs out
         held.release()  # a second release (a finally after an explicit one) is harmless
@@ -64,7 +78,7 @@ def test_a_waiter_that_gave_up_frees_nothing_when_it_releases(store: Store) -> N
     since = describe_holder(store.get("lock:t1"))
     assert since.startswith("another process (a worker or a bot), since ")  # what a console shows
     gave_up = ThreadLock(store, "t1")
-    assert not gave_up.acquire(timeout=0)
+    assert not _acquire(gave_up, timeout=0)
     gave_up.release()
     assert describe_holder(store.get("lock:t1")) == since
     held.release()
@@ -98,24 +112,25 @@ def test_waiting_ends_early_when_the_caller_stops(store: Store) -> None:
 
 def test_a_lease_taken_over_is_reported_and_its_old_holder_does_not_free_it(store: Store, caplog) -> None:
     lost = threading.Event()
-    held = ThreadLock(store, "t1", ttl=1, on_lost=lost.set)
+    held = ThreadLock(store, "t1", ttl=LEASE, on_lost=lost.set)
     assert held.acquire(timeout=0)
     store.put("lock:t1", {"token": "another holder", "at": time.time()}, ttl=30)
     wait_set(lost, what="the holder told that its lease was lost", timeout=BOUND)
-    assert _logged(caplog, "event=lease_lost key=lock:t1") == ["event=lease_lost key=lock:t1"]
+    assert [m for m in caplog.messages if "lease" in m] == ["event=lease_lost key=lock:t1"]  # logged before telling
     held.release()
     assert store.get("lock:t1")["token"] == "another holder"
 
 
 def test_a_lease_whose_key_vanished_is_taken_again(store: Store, caplog, monkeypatch) -> None:
     lost = threading.Event()
-    held = ThreadLock(store, "t1", ttl=1, on_lost=lost.set)
+    held = ThreadLock(store, "t1", ttl=LEASE, on_lost=lost.set)
     assert held.acquire(timeout=0)
-    _fail_once(store, "add", monkeypatch)  # the store is still away at the first attempt
+    adds = _fail_once(store, "add", monkeypatch)  # the store is still away at the first attempt
     store.delete("lock:t1")  # Redis restarted without its data
-    _logged(caplog, "event=lease_restore_failed key=lock:t1 error=ConnectionError")
-    _logged(caplog, "event=lease_restored key=lock:t1")
-    assert not ThreadLock(store, "t1", ttl=1).acquire(timeout=2)  # ours again, and renewed
+    wait_for(lambda: len(adds) >= 2, what="a second attempt to take the lease again", timeout=BOUND)
+    assert "event=lease_restore_failed key=lock:t1 error=ConnectionError" in caplog.messages  # logged before it
+    assert not _acquire(ThreadLock(store, "t1", ttl=LEASE), timeout=2 * LEASE)  # ours again, and renewed
+    assert "event=lease_restored key=lock:t1" in caplog.messages
     assert not lost.is_set()
     assert describe_holder(store.get("lock:t1")).startswith("another process (a worker or a bot), since ")
     held._stop.set()  # its holder killed: no more renewals, no release
@@ -124,20 +139,21 @@ def test_a_lease_whose_key_vanished_is_taken_again(store: Store, caplog, monkeyp
 
 
 def test_a_store_blip_while_renewing_is_logged_and_the_lease_kept(store: Store, caplog, monkeypatch) -> None:
-    held = ThreadLock(store, "t1", ttl=1)
+    held = ThreadLock(store, "t1", ttl=LEASE)
     assert held.acquire(timeout=0)
-    _fail_once(store, "update", monkeypatch)
-    _logged(caplog, "event=lease_renew_failed key=lock:t1 error=ConnectionError")
-    assert not ThreadLock(store, "t1", ttl=1).acquire(timeout=2)
+    renewals = _fail_once(store, "update", monkeypatch)
+    wait_for(lambda: len(renewals) >= 2, what="a renewal after the failed one", timeout=BOUND)
+    assert "event=lease_renew_failed key=lock:t1 error=ConnectionError" in caplog.messages  # logged before it
+    assert not _acquire(ThreadLock(store, "t1", ttl=LEASE), timeout=2 * LEASE)
     held.release()
 
 
 def test_a_release_the_store_refuses_is_logged_and_the_lease_lapses(store: Store, caplog, monkeypatch) -> None:
-    held = ThreadLock(store, "t1", ttl=1)
+    held = ThreadLock(store, "t1", ttl=LEASE)
     assert held.acquire(timeout=0)
     _fail_once(store, "delete", monkeypatch)
     held.release()
     assert "event=lease_release_failed key=lock:t1 error=ConnectionError" in caplog.messages
     started = time.monotonic()
     assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # no longer renewed: it runs out, after its own
-    assert time.monotonic() - started < BOUND  # lease of 1 s, not the default 30 s
+    assert time.monotonic() - started < BOUND  # lease of LEASE seconds, not the default 30 s

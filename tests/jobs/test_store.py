@@ -43,6 +43,15 @@ def test_expiry(settings):
     assert store.add("e", {"x": 2}, ttl=5)
 
 
+def test_a_fraction_of_a_second_is_a_ttl_too(settings):
+    store = get_store(settings)
+    assert store.add("f", {"x": 1}, ttl=0.3)
+    assert store.update("f", lambda old: {"x": 2}, ttl=0.3) == {"x": 2}
+    wait_for(lambda: store.get("f") is None, what="the entry to expire after its 0.3 s TTL", timeout=LONG)
+    store.put("g", {"x": 3}, ttl=0.3)
+    wait_for(lambda: store.get("g") is None, what="the entry put with 0.3 s to expire", timeout=LONG)
+
+
 def test_concurrent_updates_lose_nothing(settings):
     store = get_store(settings)
     store.put("c", {"n": 0})

@@ -1,0 +1,49 @@
+"""The Markdown cleanup read at the pandoc AST it hands the writers: escaped brackets, citation links,
+code attributes and quotes nested deeper than LaTeX allows (no LaTeX or PDF is built)."""
+
+from __future__ import annotations
+
+from engine.render import SourceEntry
+from engine.render.latex import render_latex
+from engine.render.markdown import MAX_NESTING, Sanitizer, _walk_nodes, parse_markdown, stringify
+from tests.engine.render.test_latex import body_of, make_doc
+
+
+def _clean(markdown: str, citations: set[int] | None = None) -> list[dict]:
+    return Sanitizer(min_level=1, keep_ids=False, citations=citations or set()).blocks(parse_markdown(markdown))
+
+
+def test_escaped_brackets_come_back_as_brackets_whether_one_or_both_are_in_a_word():
+    doc = make_doc(body=r"Interval \[0, 1\], \[1\], \[sic and so\] [1].", sources=[SourceEntry(1, "One", "https://a.example")])
+    (line,) = [ln for ln in body_of(render_latex(doc)).splitlines() if ln.startswith("Interval")]
+    assert line == r"Interval {[}0, 1{]}, {[}1{]}, {[}sic and so{]} {[}\drbcite{1}{]}."
+    (para,) = _clean(r"\[0, 1\] and \[x\]")
+    assert stringify(para["c"]) == "[0, 1] and [x]"
+    assert not [n for n in _walk_nodes(para) if n["t"] == "Str" and ("\ufdd0" in n["c"] or "\ufdd1" in n["c"])]
+
+
+def test_each_cited_number_is_the_text_of_its_link():
+    (para,) = _clean("See [2, 1] and [3].", citations={1, 2, 3})
+    links = [n for n in para["c"] if n["t"] == "Link"]
+    assert [(stringify(link["c"][1]), link["c"][2][0], link["c"][0][1]) for link in links] == [
+        ("2", "#src-2", ["drb-cite"]), ("1", "#src-1", ["drb-cite"]), ("3", "#src-3", ["drb-cite"])]
+    assert stringify(para["c"]) == "See [2, 1] and [3]."
+
+
+def test_code_keeps_its_attributes_and_escaped_brackets():
+    block, para = _clean("```python\nx = a\\[1\\]\n```\n\nInline `b\\[2\\]`{.sh}.")
+    assert block == {"t": "CodeBlock", "c": [["", ["python"], []], "x = a\\[1\\]"]}
+    code = next(n for n in para["c"] if n["t"] == "Code")
+    assert code["c"][1] == "b\\[2\\]" and code["c"][0][0] == ""
+
+
+def test_quotes_deeper_than_latex_allows_keep_their_text_inside_the_deepest_allowed():
+    depth = MAX_NESTING + 3
+    blocks = _clean(">" * depth + " deep words\n\nAfter.")
+    node, seen = blocks[0], 0
+    while node["t"] == "BlockQuote":
+        seen += 1
+        assert len(node["c"]) == 1
+        node = node["c"][0]
+    assert seen == MAX_NESTING and node["t"] == "Para" and stringify(node["c"]) == "deep words"
+    assert blocks[1]["t"] == "Para" and stringify(blocks[1]["c"]) == "After."
