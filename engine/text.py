@@ -9,13 +9,14 @@ import re
 #: so none leaves its printable tail behind ("\x1b[31m" must not become "[31m"): a control string
 #: (OSC ``ESC ]``, DCS ``ESC P``, SOS ``ESC X``, PM ``ESC ^``, APC ``ESC _``, or their C1 forms)
 #: up to its terminator (ST ``ESC \\`` or ``\x9c``, or BEL, which xterm takes for OSC); a CSI
-#: (``ESC [`` or ``\x9b``) with its parameter, intermediate and final bytes; any other escape
-#: (``ESC`` + intermediate bytes + a final byte: ``ESC ( B``, ``ESC 7``, ``ESC c``). A control string
-#: without its terminator on the same line loses its introducer only (the rest is kept as text).
+#: (``ESC [`` or ``\x9b``) with its parameter, intermediate and final bytes; a character set
+#: designation (``ESC ( B``, what ``tput sgr0`` prints) and an escape of one final byte (``ESC 7``,
+#: ``ESC c``, ``ESC =``). A control string without its terminator on the same line loses its
+#: introducer only, and so does a rarer escape ("\x1b.pdf" keeps ".pdf"): the rest is kept as text.
 _ESCAPE_SEQUENCE = re.compile(
     r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)"
     r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
-    r"|\x1b[\x20-\x2f]*[\x30-\x7e]"
+    r"|\x1b[()*+][\x20-\x2f]*[\x30-\x7e]|\x1b[\x30-\x7e]"
 )
 #: Control characters (Unicode category Cc) other than tab and newline: C0, DEL and C1.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -27,6 +27,7 @@ from jobs.turns import Turn
      "title  link  end"),  # OSC (window title, hyperlink) up to BEL or ST, 7- and 8-bit
     ("dcs \x1bPq#0\x1b\\ charset \x1b(B keypad \x1b= save \x1b7 ok", "dcs  charset  keypad  save  ok"),
     ("an unterminated \x1b]0;title\nnext line", "an unterminated 0;title\nnext line"),
+    ("sgr0 \x1b(B\x1b[m plain, zephyr\x1b.pdf", "sgr0  plain, zephyr.pdf"),  # no text eaten past an escape
     ("tab\tand\nnewline stay", "tab\tand\nnewline stay"),
     ("windows\r\nmac\rpage\x0cnext", "windows\nmac\npage\nnext"),
     ("nul\x00 del\x7f c1\x85\x9b", "nul del c1\n"),
