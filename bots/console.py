@@ -140,7 +140,8 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
         return 0
     print(f"\n{clean_text(outcome.title or 'Report')}\n")
     if outcome.errors:
-        say(f"{len(outcome.errors)} research topic(s) failed; the report says which.", style="yellow")
+        count = len(outcome.errors)
+        say(f"{count} research topic{' failed' if count == 1 else 's failed'}; the report says which.", style="yellow")
     for note in outcome.notes:  # e.g. the report cut at the model's output limit, with the setting
         say(note, style="yellow")
     files = [f for f in (arts.report_md, arts.pdf, arts.docx, arts.report_tex, arts.review_md, arts.sources_json,

@@ -117,9 +117,24 @@ def _lead_once(summary: str, body: str) -> str:
 def _no_sources_note(found: int, language: str, above: str) -> str:
     """What the Sources section says when the report cites nothing: that no source was found, or
     that ``found`` were and none is cited; "(none)" when the report above already says so."""
-    notes = ([phrase("none_cited", language, n=str(found)), phrase("no_passages", language, n=str(found))]
+    notes = ([phrase("none_cited", language, found, n=str(found)), phrase("no_passages", language, found, n=str(found))]
              if found else [phrase("no_findings", language)])  # found and none cited is not "none found"
     return phrase("none", language) if any(n in above for n in notes) else notes[0]
+
+
+def front_matter(question: str, date: str, language: str) -> list[str]:
+    """report.md's lines under the title and the notice, as the PDF and the Word document show them:
+    the run's date and the whole question (the title may be a shortened one), each a paragraph
+    ``**Label:** text`` with the labels of ``language`` (``engine/render/templates/labels.json``),
+    the question escaped (:func:`engine.text.markdown_literal`) to read as written, on one line.
+    :func:`engine.render.reread.document_from_markdown` reads them back."""
+    from engine.render.latex import labels_for  # pypandoc: only when the report is written
+
+    labels = labels_for(language)
+    lines = [f"**{labels['date']}:** {date}", ""]
+    if question.strip():
+        lines += [f"**{labels['question']}:** {markdown_literal(question)}", ""]
+    return lines
 
 
 def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
@@ -147,6 +162,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     head = [f"# {markdown_literal(title)}", ""]
     if notice:
         head += [f"*{notice}*", ""]
+    head += front_matter(state.get("question", ""), today, language)
     if state.get("executive_summary"):
         head += [f"## {phrase('executive_summary', language)}", "", state["executive_summary"].strip(), ""]
     no_sources = _no_sources_note(len(state.get("sources") or {}), language, "\n".join(head) + text_body)

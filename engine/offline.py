@@ -275,7 +275,7 @@ class OfflineChatModel(BaseChatModel):
                           per_group=NOTES_PER_SOURCE))
         # a page's text is plain: its *args and __init__ are written, not emphasis
         lines = [f"- {markdown_literal(s)} [{sid_of[s]}]" for s in keep if s in best]
-        none = T.phrase("no_passages", language, n=str(found)) if found else T.phrase("no_findings", language)
+        none = T.phrase("no_passages", language, found, n=str(found)) if found else T.phrase("no_findings", language)
         return "\n".join(lines) or none, []
 
     def _task_final_report(self, prompt: str, messages, tools):

@@ -15,6 +15,7 @@ import re
 from engine.citations import NOT_CITED_HEAD, SID
 from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, phrase
+from engine.text import markdown_literal, markdown_unescape
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
 #: comment, a statement ending in a brace or semicolon, a definition.
@@ -44,7 +45,14 @@ def _question(prompt: str) -> str:
 
 
 def _quote(text: str, language: str, n: int = 120) -> str:
+    """``text`` (Markdown: a claim or a finding, escaped where it was extracted) shortened and quoted."""
     return phrase("quoted", language, q=_short(text, n))
+
+
+def _quote_text(text: str, language: str, n: int = 120) -> str:
+    """Plain ``text`` (the question, a topic, a source's title) shortened and quoted as Markdown
+    that shows it as written (:func:`engine.text.markdown_literal`): its ``<b>`` or ``*`` is text."""
+    return phrase("quoted", language, q=markdown_literal(_short(text, n)))
 
 
 def _split(claim: str) -> tuple[str, str]:
@@ -71,13 +79,16 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
             if len(term) >= 4 and term not in QUESTION_VERBS and not set(terms(term, language)) & vocab]
 
 
-def _terms(terms: list[str], language: str) -> str:
-    return ", ".join(phrase("quoted", language, q=t) for t in terms[:MAX_QUOTED])
+def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
+    """Up to :data:`MAX_QUOTED` words of the question, quoted: as Markdown that shows them as
+    written, or as plain text (``markdown=False``)."""
+    return ", ".join(phrase("quoted", language, q=markdown_literal(t) if markdown else t) for t in terms[:MAX_QUOTED])
 
 
 def _titles(titles: list[str], total: int, language: str) -> str:
-    """Up to :data:`MAX_QUOTED` of ``titles``, quoted, and ``(+k)`` for the rest of ``total``."""
-    shown = ", ".join(_quote(t, language, 60) for t in titles[:MAX_QUOTED])
+    """Up to :data:`MAX_QUOTED` of ``titles`` (plain text), quoted as Markdown, and ``(+k)`` for the
+    rest of ``total``."""
+    shown = ", ".join(_quote_text(t, language, 60) for t in titles[:MAX_QUOTED])
     rest = total - min(len(titles), MAX_QUOTED)
     return (shown + (f" (+{rest})" if rest > 0 else "")) if shown else "…"
 
@@ -108,7 +119,7 @@ def _flagged_points(claims: list[str], language: str) -> list[str]:
         if kind and sid:
             key = "code_line" if kind[0] == "code" else "dangling"
             points.append(phrase(key, language, q=_quote(text, language), sid=sid,
-                                 word=phrase("quoted", language, q=kind[1])))
+                                 word=phrase("quoted", language, q=markdown_literal(kind[1]))))
     return points[:MAX_QUOTED]
 
 
@@ -121,8 +132,8 @@ def _source_point(solution: str, sources: str, language: str) -> str | None:
         return phrase("one_source", language)
     unused = [title for sid, title in titles.items() if sid not in used]
     if len(used) >= found:
-        return phrase("all_sources_used", language, m=str(found))
-    return phrase("unused_sources", language, n=str(len(used)), m=str(found),
+        return phrase("all_sources_used", language, found, m=str(found))
+    return phrase("unused_sources", language, found, n=str(len(used)), m=str(found),
                   titles=_titles(unused, found - len(used), language))
 
 
@@ -132,8 +143,8 @@ def _topic_points(findings: str, titles: dict[str, str], language: str) -> list[
         ids = {sid for line in lines for sid in SID.findall(line)}
         if len(ids) == 1:
             sid = ids.pop()
-            points.append(phrase("single_source_topic", language, topic=_quote(topic, language, 80),
-                                 title=_quote(titles.get(sid, sid), language, 60), sid=sid))
+            points.append(phrase("single_source_topic", language, topic=_quote_text(topic, language, 80),
+                                 title=_quote_text(titles.get(sid, sid), language, 60), sid=sid))
     return points[:2]
 
 
@@ -168,7 +179,7 @@ def critique(prompt: str, sources: str, findings: str, language: str) -> str:
     points = []
     uncited = [c for c in claims if not SID.search(c)]
     if uncited:
-        points.append(phrase("uncited", language, n=str(len(uncited)), example=_short(uncited[0], 120)))
+        points.append(phrase("uncited", language, len(uncited), n=str(len(uncited)), example=_short(uncited[0], 120)))
     points += _flagged_points(list(dict.fromkeys([*claims, *finding_lines])), language)
     missing = unanswered(_question(prompt), claims, language)
     if missing:
@@ -213,10 +224,10 @@ def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[
             added.append(match)
     changes = []
     if dropped:
-        changes.append(phrase("dropped_claims", language, n=str(len(dropped)),
+        changes.append(phrase("dropped_claims", language, len(dropped), n=str(len(dropped)),
                               quotes=", ".join(_quote(_split(c)[0], language, 80) for c in dropped)))
     if added:
-        changes.append(phrase("added_findings", language, n=str(len(added)),
+        changes.append(phrase("added_findings", language, len(added), n=str(len(added)),
                               quotes=", ".join(_quote(_split(c)[0], language, 80) for c in added)))
     return kept + added, changes or [phrase("nothing_changed", language)]
 
@@ -242,11 +253,13 @@ def solution(prompt: str, language: str) -> str:
 
 
 def _is_solution_sources_point(point: str, language: str) -> bool:
+    """True for the critique's point about the sources the solution uses (in either form)."""
     for key in ("unused_sources", "all_sources_used", "one_source"):
-        template = phrase(key, language, n="0", m="0", titles="…")
-        head = re.split(r"\d", template, maxsplit=1)[0][:24]
-        if head and head in point:
-            return True
+        for count in (1, 2):
+            template = phrase(key, language, count, n="0", m="0", titles="…")
+            head = re.split(r"\d", template, maxsplit=1)[0][:24]
+            if head and head in point:
+                return True
     return False
 
 
@@ -266,7 +279,7 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")]
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
-            phrase("sources_outcome", language, n=str(rounds),
+            phrase("sources_outcome", language, rounds, n=str(rounds),
                    sources=_report_sources("\n".join(body), _tag(prompt, "Sources"), language)).strip(), ""]
     if points:
         out += [phrase("last_critique", language), ""] + [f"{i}. {p}" for i, p in enumerate(points[:5], 1)]
@@ -281,9 +294,9 @@ def _report_sources(body: str, sources: str, language: str) -> str:
     if not found:
         return ""
     if len(cited) >= found:
-        return phrase("all_sources_cited", language, m=str(found))
+        return phrase("all_sources_cited", language, found, m=str(found))
     not_cited = [title for sid, title in titles.items() if sid not in cited]
-    return phrase("report_sources", language, n=str(len(cited)), m=str(found),
+    return phrase("report_sources", language, found, n=str(len(cited)), m=str(found),
                   titles=_titles(not_cited, found - len(cited), language))
 
 
@@ -293,7 +306,8 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
     The reader's objections give "how does this finding bear on …" (a finding left out) or "what
     do the sources say about …" (words of the question left unanswered); any other objection
     gives "what does the evidence say about this objection", quoting its first clause. Each names
-    the question, so it reads on its own; none without objections.
+    the question, so it reads on its own; none without objections. ``objections`` is Markdown and
+    ``question`` plain text; the questions are plain text (a chat button's label, a new question).
     """
     topic = phrase("quoted", language, q=_short(question.strip().rstrip("?？.!"), 80)) if question.strip() else "…"
     reader = phrase("reader", language).casefold()
@@ -302,12 +316,13 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
         item = re.match(r"^\s*[-*]\s+(?:(?:As an? |Als |En tant que |Como )?([^:]{1,40}):\s*)?(.+)$", line)
         if not item:
             continue
-        label, rest = (item.group(1) or "").strip().casefold(), item.group(2).strip()
+        # the objection is Markdown (its quotes escaped); a follow-up question is plain text
+        label, rest = (item.group(1) or "").strip().casefold(), markdown_unescape(item.group(2).strip())
         quoted = _QUOTED.findall(rest)
         if label == reader and quoted and SID.search(rest):
             text = phrase("follow_up_finding", language, topic=topic, q=_quote(quoted[0], language, 100))
         elif label == reader and quoted:
-            text = phrase("follow_up_terms", language, topic=topic, terms=_terms(quoted, language))
+            text = phrase("follow_up_terms", language, topic=topic, terms=_terms(quoted, language, markdown=False))
         else:
             point = _short(re.split(r"[;.?!]", rest)[0], 100)
             text = phrase("follow_up_other", language, topic=topic, point=point)

@@ -48,16 +48,20 @@ PHRASES = {
         "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
     },
     "none_cited": {
-        "en": "Sources found: {n}; the report cites none of them.",
-        "de": "Gefundene Quellen: {n}; der Bericht zitiert keine davon.",
-        "fr": "Sources trouvées : {n} ; le rapport n'en cite aucune.",
-        "es": "Fuentes encontradas: {n}; el informe no cita ninguna.",
+        "en": ("One source found; the report does not cite it.", "Sources found: {n}; the report cites none of them."),
+        "de": ("Eine Quelle gefunden; der Bericht zitiert sie nicht.", "Gefundene Quellen: {n}; der Bericht zitiert keine davon."),
+        "fr": ("Une source trouvée ; le rapport ne la cite pas.", "Sources trouvées : {n} ; le rapport n'en cite aucune."),
+        "es": ("Una fuente encontrada; el informe no la cita.", "Fuentes encontradas: {n}; el informe no cita ninguna."),
     },
     "no_passages": {
-        "en": "{n} sources found; none had a passage on this question to quote.",
-        "de": "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle zu dieser Frage.",
-        "fr": "{n} sources trouvées ; aucune ne contenait de passage à citer sur cette question.",
-        "es": "{n} fuentes encontradas; ninguna tenía un pasaje sobre esta pregunta que citar.",
+        "en": ("{n} source found; it had no passage on this question to quote.",
+               "{n} sources found; none had a passage on this question to quote."),
+        "de": ("{n} Quelle gefunden; sie enthielt keine zitierbare Stelle zu dieser Frage.",
+               "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle zu dieser Frage."),
+        "fr": ("{n} source trouvée ; elle ne contenait aucun passage à citer sur cette question.",
+               "{n} sources trouvées ; aucune ne contenait de passage à citer sur cette question."),
+        "es": ("{n} fuente encontrada; no tenía ningún pasaje sobre esta pregunta que citar.",
+               "{n} fuentes encontradas; ninguna tenía un pasaje sobre esta pregunta que citar."),
     },
     "recommendation": {"en": "Recommendation", "de": "Empfehlung", "fr": "Recommandation", "es": "Recomendación"},
     "reasons": {"en": "Supporting evidence", "de": "Belege", "fr": "Éléments à l'appui", "es": "Evidencia"},
@@ -72,10 +76,10 @@ PHRASES = {
     "research_done": {"en": "Research on this topic is done."},
     "caveats": {"en": "Caveats", "de": "Vorbehalte", "fr": "Réserves", "es": "Salvedades"},
     "uncited": {
-        "en": "{n} claim(s) carry no citation, e.g. “{example}”.",
-        "de": "{n} Aussage(n) ohne Beleg, z. B. „{example}“.",
-        "fr": "{n} affirmation(s) sans citation, par ex. « {example} ».",
-        "es": "{n} afirmación(es) sin cita, p. ej. «{example}».",
+        "en": ("{n} claim carries no citation: “{example}”.", "{n} claims carry no citation, e.g. “{example}”."),
+        "de": ("{n} Aussage ohne Beleg: „{example}“.", "{n} Aussagen ohne Beleg, z. B. „{example}“."),
+        "fr": ("{n} affirmation sans citation : « {example} ».", "{n} affirmations sans citation, par ex. « {example} »."),
+        "es": ("{n} afirmación sin cita: «{example}».", "{n} afirmaciones sin cita, p. ej. «{example}»."),
     },
     "one_source": {
         "en": "The solution rests on one source or none; no claim is corroborated by a second source.",
@@ -84,28 +88,36 @@ PHRASES = {
         "es": "La solución se apoya en una fuente o ninguna; ninguna afirmación está corroborada por otra.",
     },
     "unused_sources": {
-        "en": "The solution cites {n} of the {m} sources found; not used: {titles}.",
-        "de": "Die Lösung zitiert {n} der {m} gefundenen Quellen; nicht genutzt: {titles}.",
-        "fr": "La solution cite {n} des {m} sources trouvées ; non utilisées : {titles}.",
-        "es": "La solución cita {n} de las {m} fuentes encontradas; sin usar: {titles}.",
+        "en": ("The solution does not cite the one source found: {titles}.",
+               "The solution cites {n} of the {m} sources found; not used: {titles}."),
+        "de": ("Die Lösung zitiert die eine gefundene Quelle nicht: {titles}.",
+               "Die Lösung zitiert {n} der {m} gefundenen Quellen; nicht genutzt: {titles}."),
+        "fr": ("La solution ne cite pas la seule source trouvée : {titles}.",
+               "La solution cite {n} des {m} sources trouvées ; non utilisées : {titles}."),
+        "es": ("La solución no cita la única fuente encontrada: {titles}.",
+               "La solución cita {n} de las {m} fuentes encontradas; sin usar: {titles}."),
     },
     "all_sources_used": {
-        "en": "The solution cites all {m} sources found.",
-        "de": "Die Lösung zitiert alle {m} gefundenen Quellen.",
-        "fr": "La solution cite les {m} sources trouvées.",
-        "es": "La solución cita las {m} fuentes encontradas.",
+        "en": ("The solution cites the one source found.", "The solution cites all {m} sources found."),
+        "de": ("Die Lösung zitiert die eine gefundene Quelle.", "Die Lösung zitiert alle {m} gefundenen Quellen."),
+        "fr": ("La solution cite la seule source trouvée.", "La solution cite les {m} sources trouvées."),
+        "es": ("La solución cita la única fuente encontrada.", "La solución cita las {m} fuentes encontradas."),
     },
     "report_sources": {
-        "en": "The report cites {n} of the {m} sources found; not cited: {titles}.",
-        "de": "Der Bericht zitiert {n} der {m} gefundenen Quellen; nicht zitiert: {titles}.",
-        "fr": "Le rapport cite {n} des {m} sources trouvées ; non citées : {titles}.",
-        "es": "El informe cita {n} de las {m} fuentes encontradas; sin citar: {titles}.",
+        "en": ("The report does not cite the one source found: {titles}.",
+               "The report cites {n} of the {m} sources found; not cited: {titles}."),
+        "de": ("Der Bericht zitiert die eine gefundene Quelle nicht: {titles}.",
+               "Der Bericht zitiert {n} der {m} gefundenen Quellen; nicht zitiert: {titles}."),
+        "fr": ("Le rapport ne cite pas la seule source trouvée : {titles}.",
+               "Le rapport cite {n} des {m} sources trouvées ; non citées : {titles}."),
+        "es": ("El informe no cita la única fuente encontrada: {titles}.",
+               "El informe cita {n} de las {m} fuentes encontradas; sin citar: {titles}."),
     },
     "all_sources_cited": {
-        "en": "The report cites all {m} sources found.",
-        "de": "Der Bericht zitiert alle {m} gefundenen Quellen.",
-        "fr": "Le rapport cite les {m} sources trouvées.",
-        "es": "El informe cita las {m} fuentes encontradas.",
+        "en": ("The report cites the one source found.", "The report cites all {m} sources found."),
+        "de": ("Der Bericht zitiert die eine gefundene Quelle.", "Der Bericht zitiert alle {m} gefundenen Quellen."),
+        "fr": ("Le rapport cite la seule source trouvée.", "Le rapport cite les {m} sources trouvées."),
+        "es": ("El informe cita la única fuente encontrada.", "El informe cita las {m} fuentes encontradas."),
     },
     "code_line": {
         "en": "{q} [{sid}] is a line of code, not a finding; quoting it as one tells the reader nothing.",
@@ -178,22 +190,30 @@ PHRASES = {
         "es": "Nada cambió: la crítica y la perspectiva no señalaron nada que los hallazgos puedan añadir o quitar.",
     },
     "added_findings": {
-        "en": "Added {n} finding(s) that the perspective named as left out: {quotes}.",
-        "de": "{n} Ergebnis(se) ergänzt, die laut Perspektive fehlten: {quotes}.",
-        "fr": "Ajout de {n} résultat(s) que la perspective disait omis : {quotes}.",
-        "es": "Se añadieron {n} hallazgo(s) que la perspectiva señaló como omitidos: {quotes}.",
+        "en": ("Added {n} finding that the perspective named as left out: {quotes}.",
+               "Added {n} findings that the perspective named as left out: {quotes}."),
+        "de": ("{n} Ergebnis ergänzt, das laut Perspektive fehlte: {quotes}.",
+               "{n} Ergebnisse ergänzt, die laut Perspektive fehlten: {quotes}."),
+        "fr": ("Ajout de {n} résultat que la perspective disait omis : {quotes}.",
+               "Ajout de {n} résultats que la perspective disait omis : {quotes}."),
+        "es": ("Se añadió {n} hallazgo que la perspectiva señaló como omitido: {quotes}.",
+               "Se añadieron {n} hallazgos que la perspectiva señaló como omitidos: {quotes}."),
     },
     "dropped_claims": {
-        "en": "Dropped {n} claim(s) that the critique flagged: {quotes}.",
-        "de": "{n} von der Kritik beanstandete Aussage(n) entfernt: {quotes}.",
-        "fr": "Retrait de {n} affirmation(s) signalée(s) par la critique : {quotes}.",
-        "es": "Se quitaron {n} afirmación(es) señaladas por la crítica: {quotes}.",
+        "en": ("Dropped {n} claim that the critique flagged: {quotes}.",
+               "Dropped {n} claims that the critique flagged: {quotes}."),
+        "de": ("{n} von der Kritik beanstandete Aussage entfernt: {quotes}.",
+               "{n} von der Kritik beanstandete Aussagen entfernt: {quotes}."),
+        "fr": ("Retrait de {n} affirmation signalée par la critique : {quotes}.",
+               "Retrait de {n} affirmations signalées par la critique : {quotes}."),
+        "es": ("Se quitó {n} afirmación señalada por la crítica: {quotes}.",
+               "Se quitaron {n} afirmaciones señaladas por la crítica: {quotes}."),
     },
     "sources_outcome": {
-        "en": "The report went through {n} review round(s). {sources}",
-        "de": "Der Bericht durchlief {n} Prüfrunde(n). {sources}",
-        "fr": "Le rapport a connu {n} tour(s) de revue. {sources}",
-        "es": "El informe pasó por {n} ronda(s) de revisión. {sources}",
+        "en": ("The report went through {n} review round. {sources}", "The report went through {n} review rounds. {sources}"),
+        "de": ("Der Bericht durchlief {n} Prüfrunde. {sources}", "Der Bericht durchlief {n} Prüfrunden. {sources}"),
+        "fr": ("Le rapport a connu {n} tour de revue. {sources}", "Le rapport a connu {n} tours de revue. {sources}"),
+        "es": ("El informe pasó por {n} ronda de revisión. {sources}", "El informe pasó por {n} rondas de revisión. {sources}"),
     },
     "last_critique": {
         "en": "The last critique of the solution said:",
@@ -230,10 +250,30 @@ PHRASES = {
 }
 
 
-def phrase(key: str, language: str, **fmt: str) -> str:
-    """A fixed phrase in ``language`` (English when not translated)."""
+def plural_form(count: int, language: str) -> int:
+    """0 for the singular ("one") form of ``count`` things in ``language``, 1 for the plural: CLDR's
+    cardinal rule for integers, where French (and Portuguese) take the singular for 0 too."""
+    return 0 if count == 1 or (count == 0 and language in ("fr", "pt")) else 1
+
+
+def phrase(key: str, language: str, count: int | None = None, **fmt: str) -> str:
+    """A fixed phrase in ``language`` (English when not translated), filled with ``fmt``.
+
+    A phrase about a number of things has a singular and a plural form (a pair in
+    :data:`PHRASES`); ``count`` picks one (:func:`plural_form`), so no phrase says "1 sources" or
+    "claim(s)".
+
+    Raises:
+        TypeError: ``count`` is missing for a phrase with two forms.
+    """
     table = PHRASES[key]
-    return table.get(language, table["en"]).format(**fmt)
+    lang = language if language in table else "en"
+    text = table[lang]
+    if isinstance(text, tuple):
+        if count is None:
+            raise TypeError(f"phrase {key!r} has a singular and a plural form: pass count=")
+        text = text[plural_form(count, lang)]
+    return text.format(**fmt)
 
 
 def clarifying_question(question: str, language: str) -> str:
@@ -361,7 +401,7 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
     blocks = _findings_blocks(findings)
     all_lines = [ln for _, lines in blocks for ln in lines]
     if not all_lines:
-        none = phrase("no_passages", language, n=str(sources_found)) if sources_found else phrase("no_findings", language)
+        none = phrase("no_passages", language, sources_found, n=str(sources_found)) if sources_found else phrase("no_findings", language)
         out += [none, ""]
     seen: set[str] = set()  # each sentence once per report, under the first topic that found it
     for topic, lines in blocks:

@@ -81,10 +81,11 @@ class Progress:
         mins, secs = divmod(int(self.elapsed if elapsed is None else elapsed), 60)
         line = (
             f"{label} · topics {self.topics_finished}/{self.topics_started} done"
-            f" · {self.sources_found} sources found"
+            f" · {self.sources_found} source{'' if self.sources_found == 1 else 's'} found"
             + (f" · {self.files}" if self.files else "")
             + f" · {mins}:{secs:02d} elapsed"
         )
         if self.errors:
-            line += f"\n{len(self.errors)} problem(s): {self.errors[-1][:200]}"
+            count = len(self.errors)
+            line += f"\n{count} problem{'' if count == 1 else 's'}: {self.errors[-1][:200]}"
         return line

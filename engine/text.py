@@ -5,6 +5,19 @@ from __future__ import annotations
 import os
 import re
 
+#: Terminal escape sequences (ECMA-48 / ISO 6429, as xterm and VT100 read them), each removed whole
+#: so none leaves its printable tail behind ("\x1b[31m" must not become "[31m"): a control string
+#: (OSC ``ESC ]``, DCS ``ESC P``, SOS ``ESC X``, PM ``ESC ^``, APC ``ESC _``, or their C1 forms)
+#: up to its terminator (ST ``ESC \\`` or ``\x9c``, or BEL, which xterm takes for OSC); a CSI
+#: (``ESC [`` or ``\x9b``) with its parameter, intermediate and final bytes; a character set
+#: designation (``ESC ( B``, what ``tput sgr0`` prints) and an escape of one final byte (``ESC 7``,
+#: ``ESC c``, ``ESC =``). A control string without its terminator on the same line loses its
+#: introducer only, and so does a rarer escape ("\x1b.pdf" keeps ".pdf"): the rest is kept as text.
+_ESCAPE_SEQUENCE = re.compile(
+    r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)"
+    r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
+    r"|\x1b[()*+][\x20-\x2f]*[\x30-\x7e]|\x1b[\x30-\x7e]"
+)
 #: Control characters (Unicode category Cc) other than tab and newline: C0, DEL and C1.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: Control characters that break lines (vertical tab, form feed, NEL): kept as a newline.
@@ -23,8 +36,10 @@ def clean_text(text: str | bytes | None) -> str:
     surrogates (what Python makes of invalid UTF-8 in ``argv``, file names and environment
     variables, or what a JSON ``"\\ud800"`` escape decodes to) become U+FFFD too; when they all
     carry ``surrogateescape`` bytes, those bytes are decoded as UTF-8 with ``errors="replace"``.
-    CR LF, lone CR, vertical tab, form feed (a PDF's page break) and NEL become LF; every other
-    control character except tab and newline (ESC, BEL, NUL, DEL, the C1 range) is dropped.
+    Terminal escape sequences (colours ``ESC [31m``, titles ``ESC ]0;…BEL``: :data:`_ESCAPE_SEQUENCE`)
+    are removed whole. CR LF, lone CR, vertical tab, form feed (a PDF's page break) and NEL become
+    LF; every other control character except tab and newline (ESC, BEL, NUL, DEL, the C1 range) is
+    dropped.
     None gives "".
     """
     if text is None:
@@ -35,6 +50,7 @@ def clean_text(text: str | bytes | None) -> str:
         if _only_escaped(text):  # invalid bytes carried by surrogateescape: decode them as UTF-8 would
             text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         text = _SURROGATE.sub(REPLACEMENT, text)
+    text = _ESCAPE_SEQUENCE.sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _BREAKS.sub("\n", text)

@@ -23,7 +23,7 @@ from engine.graph.state import AgentState
 from engine.language import language_name
 from engine.offline_text import phrase
 from engine.schemas import ExecutiveSummary
-from engine.text import markdown_unescape
+from engine.text import markdown_literal, markdown_unescape
 
 log = logging.getLogger(__name__)
 
@@ -132,12 +132,14 @@ async def _synthesis(state: AgentState, ctx: RunContext) -> tuple[str, list[str]
 def problems_section(state: AgentState, notes: list[str]) -> str:
     """The report's closing Markdown (outside the numbering: it cites nothing): the research errors,
     then the report's notes (``report_notes`` and ``notes``, each once) under the Problems heading,
-    then a line saying the chat thread's earlier discussion was used; "" when there is none."""
+    then a line saying the chat thread's earlier discussion was used; "" when there is none. Each
+    error and note is plain text, escaped (:func:`engine.text.markdown_literal`) to show as written."""
     errors = [*state.get("research_errors", []), *dict.fromkeys([*state.get("report_notes", []), *notes])]
     problems = ""
     if errors:
         heading = phrase("problems", state.get("language", "en"))
-        problems = f"\n\n## {heading}\n\n" + "\n".join(f"- {e}" for e in errors) + "\n"
+        # plain text (a topic, an error message): shown as written, its "<b>" or "*" no markup
+        problems = f"\n\n## {heading}\n\n" + "\n".join(f"- {markdown_literal(e)}" for e in errors) + "\n"
     if (state.get("discussion") or "").strip():
         count = len([ln for ln in state["discussion"].splitlines() if ln.strip()])
         problems += (f"\n\n_This research used the chat thread's earlier discussion ({count} message"

@@ -119,7 +119,7 @@ def summary_markdown(values: dict, offline: bool = False) -> str:
     for note in dict.fromkeys(values.get("report_notes") or []):  # e.g. cut at the model's output limit
         lines += ["", note]
     lines += ["", f"_{len(cited)} source{'' if len(cited) == 1 else 's'} cited"
-              + (f" · {len(errors)} research topic(s) failed" if errors else "")
+              + (f" · {len(errors)} research topic{'' if len(errors) == 1 else 's'} failed" if errors else "")
               + (" · made in offline extractive mode, without a language model" if offline else "") + "_"]
     return "\n".join(lines).strip()
 

@@ -50,6 +50,23 @@ def _keep_warnings(usage: Path, warnings: list[str]) -> None:
     write_atomic(usage, json.dumps(data, indent=2, ensure_ascii=False))
 
 
+#: The file beside the outputs that records why one was not built, by output; a later build of that
+#: output removes it, so the folder never says "could not be built" beside a good file (a run
+#: cancelled while typesetting and resumed, ``deepresearch render`` run again).
+ERROR_LOGS = {"pdf": "pdf-error.log", "docx": "docx-error.log"}
+
+
+def _record_failures(directory: Path, paths: dict) -> None:
+    """Write each output's error log when it failed (its ``{kind}_error``, the PDF's log tail after
+    it), and remove a stale one when it was built."""
+    for kind, name in ERROR_LOGS.items():
+        if kind in paths:
+            (directory / name).unlink(missing_ok=True)
+        elif f"{kind}_error" in paths:
+            tail = paths.get(f"{kind}_log_tail")
+            write_atomic(directory / name, paths[f"{kind}_error"] + (f"\n\n{tail}" if tail is not None else "\n"))
+
+
 def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120.0,
                    cancel: threading.Event | None = None) -> dict:
     """Write ``report.tex``, ``report.pdf`` and ``report.docx`` of ``doc`` into ``directory``.
@@ -64,7 +81,8 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
         not built, ``pdf_warnings`` (overfull boxes wider than
         :data:`engine.render.pdf.OVERFULL_LIMIT_PT`, missing glyphs) when it was built with
         them (also kept as ``pdf_warnings`` in the folder's ``usage.json``, logged at info level), and
-        ``docx_error`` (one line) when the Word document was not.
+        ``docx_error`` (one line, also written to ``docx-error.log``) when the Word document was
+        not. An output built removes its error log left by an earlier build (:data:`ERROR_LOGS`).
 
     Raises:
         OSError: ``directory`` cannot be written.
@@ -82,6 +100,7 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
         docx = pool.submit(_docx, doc, directory / "report.docx")
         paths.update(_pdf(tex, directory, timeout, cancel))
         paths.update(docx.result())
+    _record_failures(directory, paths)
     return paths
 
 
@@ -103,7 +122,6 @@ def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | No
     log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)
     paths["pdf_error"] = build.error or "the PDF could not be built"
     paths["pdf_log_tail"] = build.log_tail or ""
-    write_atomic(directory / "pdf-error.log", f"{paths['pdf_error']}\n\n{paths['pdf_log_tail']}")
     return paths
 
 

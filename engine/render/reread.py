@@ -21,6 +21,8 @@ _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _ENTRY = re.compile(r"^\s*(?:(\d+)[.)]|\[(\d+)\])\s+(.+?)\s*$")
 _MD_LINK = re.compile(r"^\[(?P<title>(?:\\.|[^\]\\])*)\]\(\s*<?(?P<url>[^\s>]+)>?\s*\)\s*$")
 _URL = re.compile(r"<?(https?://[^\s>]+)>?")
+#: A paragraph ``**Label:** text`` at the top of the text (blank lines before it allowed).
+_FRONT = re.compile(r"\A\s*\*\*([^*\n]{1,20}):\*\*[ \t]*(.*?)[ \t]*(?:\n[ \t]*\n|\n?\Z)", re.DOTALL)
 
 
 class ReportFileError(ValueError):
@@ -63,11 +65,29 @@ def parse_sources(section: str) -> list[SourceEntry] | None:
     return entries
 
 
+def _front_matter(text: str) -> tuple[str, dict[str, str]]:
+    """``(text without them, {"date": ..., "question": ...})``: the ``**Date:** …`` and
+    ``**Question:** …`` paragraphs (labels of any language) that open a report.md after its title
+    and notice (:func:`engine.artifacts.front_matter`), their text unescaped."""
+    from engine.render.latex import LABELS
+
+    names = {labels[key].lower(): key for labels in LABELS.values() for key in ("date", "question")}
+    found: dict[str, str] = {}
+    while True:
+        m = _FRONT.match(text)
+        if not m or m.group(1).lower() not in names or names[m.group(1).lower()] in found:
+            return text, found
+        found[names[m.group(1).lower()]] = markdown_unescape(" ".join(m.group(2).split()))
+        text = text[m.end():]
+
+
 def document_from_markdown(markdown: str, *, question: str = "", date: str = "", review: list | None = None,
                            language: str | None = None) -> ReportDocument:
     """The parts of a report.md as ``deepresearch ask`` writes it, edits included.
 
-    The title is the first level-1 heading at the top; an executive summary is the first
+    The title is the first level-1 heading at the top; the ``**Date:**`` and ``**Question:**``
+    paragraphs under it (and the notice) give the date and the question, before the ``question``
+    and ``date`` passed; an executive summary is the first
     level-2 section when its heading is the summary label in any language; the Sources list
     is the last level-2 section when its heading is a Sources label and every line in it is a
     numbered entry (a "Sources" heading elsewhere is body text). The body's ``[n]`` markers
@@ -79,6 +99,9 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     if heads and heads[0].level == 1 and not text[:heads[0].start].strip():
         title, text = heads[0].text, text[heads[0].end:]
     text, notice = split_notice(text)
+    text, front = _front_matter(text)
+    question = front.get("question") or question
+    date = front.get("date") if re.fullmatch(r"\d{4}-\d\d-\d\d", front.get("date", "")) else date
     heads = _headings(text)
     sources: list[SourceEntry] = []
     lang_hint = None
@@ -108,7 +131,7 @@ def review_from_markdown(markdown: str) -> tuple[str, list]:
     Source ids that the legend says the report cites (``(source n of the report)``) read as ``[n]``.
     """
     first = markdown.split("\n", 1)[0]
-    question = first[len("# Review of: "):].strip() if first.startswith("# Review of: ") else ""
+    question = markdown_unescape(first[len("# Review of: "):].strip()) if first.startswith("# Review of: ") else ""
     # Only the file's own level-2 headings split it: a round's texts have ``##`` headings of their own.
     parts = re.split(rf"^(## Round \d+|{re.escape(LEGEND_HEADING)})[ \t]*$", markdown, flags=re.MULTILINE)
     rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if parts[i].startswith("## Round ")]

@@ -50,9 +50,9 @@ def test_control_characters_never_reach_the_terminal_or_the_report(tmp_path, doc
     for text in (out.stdout, out.stderr):
         assert not any(c in text for c in "\x1b\x07\x08"), repr(text)
     asked = next(ln for ln in out.stderr.splitlines() if ln.startswith("Clarifying question:"))
-    assert "solar [H" in asked  # what is left is plain text
+    assert "“solar”" in asked  # a terminal escape sequence goes whole: no "[H" is left of it
     report = report_of(tmp_path, out.stdout).read_text(encoding="utf-8")
-    assert "\x1b" not in report and "\x07" not in report and "[2Jinverters" in report
+    assert "\x1b" not in report and "\x07" not in report and "[2J" not in report and "home inverters" in report
 
 
 def test_answer_with_invalid_bytes_on_stdin_is_replaced(tmp_path, docs):

@@ -115,7 +115,9 @@ def test_offline_german_question_gets_a_german_report(offline_settings, tmp_path
     report = out.artifacts.report_md.read_text()
     assert "## Zusammenfassung" in report and "## Quellen" in report
     assert "Offline-Extraktionsmodus" in report
-    assert "## Offene Einwände" in report and "Prüfrunde" in report and "gefundenen Quellen" in report
+    assert "## Offene Einwände" in report and "Prüfrunde" in report
+    assert re.search(r"zitiert (?:die eine gefundene Quelle|\d+ der \d+ gefundenen Quellen|alle \d+ gefundenen)", report)
+    assert not re.search(r"\b1 (?:der )?(?:gefundenen )?Quellen|alle 1 ", report), report
     assert "Speaking as" not in report and "claim(s)" not in report and "Reader:" not in report
 
 

@@ -39,7 +39,7 @@ def test_a_corpus_with_nothing_on_the_question_says_so_truly_once(offline_settin
                                settings=settings))
     report = out.artifacts.report_md.read_text()
     assert "No sources were found" not in report, report  # sources were found: none of them says anything
-    statements = re.findall(r"\d+ sources found; none had a passage on this question to quote\.", report)
+    statements = re.findall(r"1 source found; it had no passage on this question to quote\.", report)
     assert len(statements) == 1, report
     assert not re.search(r"^- .*\[\d+\]", report, re.MULTILINE), report
     assert report.rstrip().endswith("## Sources\n\n(none)"), report

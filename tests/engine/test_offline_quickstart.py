@@ -66,9 +66,12 @@ def test_the_review_counts_what_the_report_cites(quickstart):
     report, sources = quickstart
     listed = re.findall(r"^\d+\. \[", report.split("## Sources")[1], re.MULTILINE)
     assert len(listed) == len(sources["cited"])
-    counts = re.search(r"report cites (\d+) of the (\d+) sources found|report cites all (\d+) sources found", report)
+    counts = re.search(r"report cites (\d+) of the (\d+) sources found|report cites all (\d+) sources found"
+                       r"|report (cites|does not cite) the one source found", report)
     assert counts, report.split("## Review outcome")[1][:600]
     if counts.group(1):
         assert (int(counts.group(1)), int(counts.group(2))) == (len(sources["cited"]), len(sources["found"]))
-    else:
+    elif counts.group(3):
         assert int(counts.group(3)) == len(sources["cited"]) == len(sources["found"])
+    else:
+        assert len(sources["found"]) == 1 and len(sources["cited"]) == (counts.group(4) == "cites")

@@ -46,3 +46,7 @@ def test_the_progress_line_says_the_sources_were_found_not_cited():
     progress = Progress(phase="research")
     progress.apply({"event": "sources_found", "ids": ["S000001", "S000002", "S000003"]})
     assert "3 sources found" in progress.render()
+    one = Progress(phase="research")
+    one.apply({"event": "sources_found", "ids": ["S000001"]})
+    one.apply({"event": "error", "message": "search failed"})
+    assert "· 1 source found ·" in one.render() and "\n1 problem: search failed" in one.render()

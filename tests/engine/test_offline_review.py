@@ -75,7 +75,7 @@ def test_round_two_says_what_changed(offline_settings, tmp_path):
     solution_1 = round_1.split("## Recommendation", 1)[1].split("### Critique", 1)[0]
     changes, _, solution_2 = round_2.split("## Changes from the previous solution", 1)[1].partition("## Recommendation")
     solution_2 = solution_2.split("### Critique", 1)[0]
-    added = re.search(r"Added (\d+) finding\(s\) that the perspective named as left out: (.*)", changes)
+    added = re.search(r"Added (\d+) findings? that the perspective named as left out: (.*)", changes)
     assert added, changes
     quotes = [q.rstrip("…") for q in re.findall(r"“([^”]+)”", added.group(2))]
     assert len(quotes) == int(added.group(1)) >= 1
@@ -124,3 +124,25 @@ def test_the_critique_names_code_lines_and_dangling_references():
               "next await. [S000001]\n</Solution>")
     points = critique(prompt, sources, findings, "en")
     assert "“for task in tasks: task.cancel()" in points and "line of code" in points
+
+
+def test_every_counted_phrase_agrees_with_its_number_in_every_language():
+    from engine.offline_review import _report_sources
+    from engine.offline_text import PHRASES, phrase
+
+    counted = {key for key, table in PHRASES.items() if any(isinstance(t, tuple) for t in table.values())}
+    assert {"all_sources_cited", "no_passages", "sources_outcome", "uncited"} <= counted
+    for key, table in PHRASES.items():
+        for language, text in table.items():
+            forms = text if isinstance(text, tuple) else (text,)
+            for form in forms:  # no "round(s)", "Ergebnis(se)", "afirmación(es)": a form for each number
+                assert not re.search(r"\w\((?:s|e|n|en|se|es)\)", form), (key, language, form)
+            if key in counted:
+                one = phrase(key, language, 1, n="1", m="1", titles="“A”", quotes="“q”", example="x", sources="")
+                many = phrase(key, language, 3, n="3", m="3", titles="“A”", quotes="“q”", example="x", sources="")
+                assert one != many.replace("3", "1"), (key, language)
+    sources = "1 sources found\n[Sabc123] Wärmepumpen — https://example.org/wp\n"
+    assert _report_sources("Sie sparen Strom [Sabc123].", sources, "de") == "Der Bericht zitiert die eine gefundene Quelle."
+    assert _report_sources("Sparen [Sabc123].", sources.replace("1 sources", "3 sources"), "de").startswith(
+        "Der Bericht zitiert 1 der 3 gefundenen Quellen")
+    assert phrase("sources_outcome", "fr", 0, n="0", sources="") == "Le rapport a connu 0 tour de revue. "

@@ -10,6 +10,7 @@ import pytest
 
 from engine.graph.llm import ReportIncomplete
 from engine.runner import TurnRejected, run_turn, thread_status
+from engine.text import markdown_literal
 
 
 def run(coro):
@@ -140,7 +141,8 @@ def test_a_report_stopped_at_the_output_limit_is_delivered_cut_with_a_note(onlin
     report = out.artifacts.report_md.read_text()
     body, _, rest = report.partition("\n## Problems during the research\n\n")
     assert body.rstrip().endswith("The second claim [2], backed by the first source too [1].")
-    assert "third paragraph" not in report and rest.startswith(f"- {note}\n\n## Sources\n\n1. ")
+    # shown as written: its underscores are text, never emphasis
+    assert "third paragraph" not in report and rest.startswith(f"- {markdown_literal(note)}\n\n## Sources\n\n1. ")
 
 
 def test_a_synthesis_stopped_at_the_output_limit_is_delivered_cut_with_one_note(online_settings, script,

@@ -20,7 +20,14 @@ from jobs.turns import Turn
     (json.loads('"a\\ud800b"'), "a\ufffdb"),  # a lone surrogate from a JSON escape
     ("a\udcff\ud800b", "a\ufffd\ufffdb"),
     (b"ab\xffc", "ab\ufffdc"),
-    ("red \x1b[31mtext\x1b[0m\x07 end", "red [31mtext[0m end"),
+    ("red \x1b[31mtext\x1b[0m\x07 end", "red text end"),  # a colour code goes whole, not only its ESC
+    ("What is the \x1b[31mBAFA\x1b[0m subsidy?", "What is the BAFA subsidy?"),
+    ("bold \x1b[1;38;5;208mtext\x1b[m \x9b4mC1\x9b0m", "bold text C1"),  # 256 colours, 8-bit CSI
+    ("title \x1b]0;pwned\x07 \x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\ \x9d2;t\x9c end",
+     "title  link  end"),  # OSC (window title, hyperlink) up to BEL or ST, 7- and 8-bit
+    ("dcs \x1bPq#0\x1b\\ charset \x1b(B keypad \x1b= save \x1b7 ok", "dcs  charset  keypad  save  ok"),
+    ("an unterminated \x1b]0;title\nnext line", "an unterminated 0;title\nnext line"),
+    ("sgr0 \x1b(B\x1b[m plain, zephyr\x1b.pdf", "sgr0  plain, zephyr.pdf"),  # no text eaten past an escape
     ("tab\tand\nnewline stay", "tab\tand\nnewline stay"),
     ("windows\r\nmac\rpage\x0cnext", "windows\nmac\npage\nnext"),
     ("nul\x00 del\x7f c1\x85\x9b", "nul del c1\n"),
@@ -42,7 +49,8 @@ def test_clean_path_keeps_names_apart_and_printable() -> None:
 
 
 def test_questions_and_chat_turns_are_cleaned_where_they_enter() -> None:
-    assert validate_question("  why \udced\udca0\udc80?\x1b[2J ") == "why \ufffd\ufffd\ufffd?[2J"
+    assert validate_question("  why \udced\udca0\udc80?\x1b[2J ") == "why \ufffd\ufffd\ufffd?"
+    assert validate_question("What is the \x1b[31mBAFA\x1b[0m subsidy?") == "What is the BAFA subsidy?"
     with pytest.raises(TurnRejected, match="empty"):
         validate_question("\x1b\x07\x00 ")
     turn = Turn(turn_id="e1", thread_id="slack:T:C:1", kind="start", text=json.loads('"heat \\ud800 pumps\\u0007"'))
@@ -52,9 +60,9 @@ def test_questions_and_chat_turns_are_cleaned_where_they_enter() -> None:
 
 def test_cleaned_text_prints_on_rich_as_it_is(tmp_path) -> None:
     console = Console(file=(tmp_path / "out.txt").open("w", encoding="utf-8"), markup=False, highlight=False)
-    console.print(clean_text("asyncio [/] [red]x[/red] [redacted] \x1b[31m\ud800"))
+    console.print(clean_text("asyncio [/] [red]x[/red] [redacted] \x1b[31m\ud800\x1b[0m"))
     console.file.close()
-    assert (tmp_path / "out.txt").read_text(encoding="utf-8").strip() == "asyncio [/] [red]x[/red] [redacted] [31m\ufffd"
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8").strip() == "asyncio [/] [red]x[/red] [redacted] \ufffd"
 
 
 # ---- text put into Markdown as it was written (a question in a heading, a title) -----------------

@@ -82,6 +82,18 @@ def test_run_folder_gives_question_review_and_date(tmp_path):
     assert len(doc.review) == 1 and "First critique [1] and [Sdef456]" in doc.review[0].critiques
 
 
+def test_the_date_and_the_question_under_the_title_are_read_back_and_kept_out_of_the_body(tmp_path):
+    markdown = ("# Night tariffs\n\n*Made in offline extractive mode, without a language model.*\n\n"
+                "**Datum:** 2026-12-01\n\n**Question:** What does the $/kWh \\& \\<b\\>night\\</b\\> tariff\n"
+                "cost \\(a\\\\b\\)?\n\n## Executive summary\n\nCheap at night [1].\n\n## Findings\n\nBody.\n")
+    doc = document_from_markdown(markdown, question="an older question", date="2020-01-01")
+    assert doc.question == "What does the $/kWh & <b>night</b> tariff cost (a\\b)?" and doc.date == "2026-12-01"
+    assert doc.executive_summary == "Cheap at night [1]." and doc.body == "## Findings\n\nBody."
+    (tmp_path / "review.md").write_text("# Review of: Is \\<b\\>night\\</b\\> \\& \\*day\\* cheaper?\n", encoding="utf-8")
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    assert read_report(tmp_path / "report.md").question == "Is <b>night</b> & *day* cheaper?"
+
+
 @pytest.mark.parametrize("content, message", [
     (None, "does not exist"), (b"", "is empty"), (b"\xff\xfe bad", "is not UTF-8 text")])
 def test_render_refuses_bad_input_with_exit_code_2(tmp_path, content, message):
@@ -128,6 +140,24 @@ def test_a_failed_docx_never_blocks_the_pdf(tmp_path, monkeypatch):
     paths = render_outputs(document_from_markdown(REPORT), tmp_path / "out")
     assert Path(paths["pdf"]).is_file() and "docx" not in paths and paths["docx_error"]
     assert not list((tmp_path / "out").glob("*.docx*")) and not list((tmp_path / "out").glob(".report-*"))
+
+
+@needs_tex
+def test_a_build_that_succeeds_removes_the_error_log_an_earlier_one_left(tmp_path, monkeypatch):
+    doc = document_from_markdown(REPORT)
+    cancelled = threading.Event()
+    cancelled.set()  # Ctrl-C while the files are built
+    broken = tmp_path / "broken-reference.docx"
+    broken.write_bytes(b"not a zip file")
+    with monkeypatch.context() as patch:
+        patch.setattr(docx_module, "REFERENCE", broken)
+        first = render_outputs(doc, tmp_path / "run", cancel=cancelled)
+    assert first["pdf_error"] == "LaTeX build cancelled" and first["docx_error"]
+    assert (tmp_path / "run" / "pdf-error.log").read_text(encoding="utf-8").startswith("LaTeX build cancelled")
+    assert (tmp_path / "run" / "docx-error.log").read_text(encoding="utf-8").strip() == first["docx_error"]
+    second = render_outputs(doc, tmp_path / "run")  # --resume, or `deepresearch render` again
+    assert Path(second["pdf"]).is_file() and Path(second["docx"]).is_file()
+    assert not list((tmp_path / "run").glob("*-error.log"))
 
 
 def test_atomic_writes_are_seen_whole_or_not_at_all(tmp_path):
