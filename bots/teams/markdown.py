@@ -92,9 +92,8 @@ class _Renderer(ChatRenderer):
         return _escape_line_starts(text)
 
     def render_inline_code(self, token) -> str:
-        if self.plain:
-            return super().render_inline_code(token)
-        return code_span(token.children[0].content if token.children else "")
+        # the code as written (mistletoe gives every code span one RawText child): code_span fences it
+        return code_span(token.children[0].content)
 
     def code_block(self, code: str) -> str:
         return f"<pre>{code}</pre>"

@@ -10,6 +10,8 @@ from botbuilder.schema import Activity
 from bots.teams.markdown import (
     MAX_MESSAGE_BYTES,
     SHORTENED_NOTE,
+    code_span,
+    escape,
     fit_activity,
     payload_bytes,
     to_teams_markdown,
@@ -186,3 +188,35 @@ def test_only_a_code_block_left_open_by_the_cut_is_closed():
     assert fit_activity(activity)
     assert activity.text.count("```") == 5
     assert activity.text.endswith(f"line of code\n```\n\n{SHORTENED_NOTE}")
+
+
+def test_an_underscore_is_escaped_unless_it_joins_two_letters_or_digits():
+    """CommonMark never reads an ``_`` between two alphanumerics as emphasis: it stays readable."""
+    cases = {"a_b": "a_b", "1_2": "1_2", "é_ü": "é_ü", "_a_b_": "&#95;a_b&#95;", "_ab": "&#95;ab",
+             "ab_": "ab&#95;", "_": "&#95;", "a__b": "a&#95;&#95;b", "a _b": "a &#95;b", "a_ b": "a&#95; b",
+             "a*b_c": "a&#42;b_c"}
+    assert {text: escape(text) for text in cases} == cases
+    assert to_teams_markdown("snake_case and _emphasis_") == "snake_case and *emphasis*"
+
+
+def test_inline_code_is_fenced_by_a_longer_backtick_run_and_padded_where_it_touches_one():
+    cases = {"x": "`x`", "a``b": "```a``b```", "a`b``c": "```a`b``c```", "`a": "`` `a ``", "a`": "`` a` ``",
+             " a": "`  a `", "a ": "` a  `", "two\nlines": "`two lines`", "   ": "", "": "",
+             "a<b": "<code>a&lt;b</code>", "a>b": "<code>a&gt;b</code>", "a&b": "<code>a&amp;b</code>"}
+    assert {code: code_span(code) for code in cases} == cases
+    assert to_teams_markdown("see `x_y*` and ``a`b``") == "see `x_y*` and ``a`b``"
+
+
+def test_a_cut_inside_a_code_span_holding_backticks_closes_it_with_its_own_fence():
+    """The span's text ends in a backtick where it is cut: the closing fence is set apart by a space."""
+    activity = _message(to_teams_markdown("Run ``" + "x` " * 9000 + "`` now."))
+    assert activity.text.startswith("Run `` x` x` ")  # padded: the code ends with a space
+    assert fit_activity(activity)
+    body = activity.text.removesuffix(f"\n\n{SHORTENED_NOTE}")
+    assert body.endswith("x` ``") and not body.endswith("x` ```")
+    activity = _message("`a` and `b` then `" + "word " * 8000 + "`")
+    assert fit_activity(activity)
+    assert activity.text.removesuffix(f"\n\n{SHORTENED_NOTE}").endswith("word`")
+    activity = _message("`a` then `b` " + "word " * 8000)
+    assert fit_activity(activity)
+    assert activity.text.removesuffix(f"\n\n{SHORTENED_NOTE}").endswith("word")
