@@ -276,7 +276,8 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
     points = [p for p in points if not _is_solution_sources_point(p, language)]
     last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
-    objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")]
+    objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")
+                  and not _answered_by(ln, "\n".join(body))]
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
             phrase("sources_outcome", language, rounds, n=str(rounds),
@@ -285,6 +286,14 @@ def finalize(prompt: str, language: str, notice: str) -> str:
         out += [phrase("last_critique", language), ""] + [f"{i}. {p}" for i, p in enumerate(points[:5], 1)]
     out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {phrase('none', language)}"])
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
+
+
+def _answered_by(objection: str, report: str) -> bool:
+    """True when ``objection`` quotes findings (a perspective's "… leaves out" line) and ``report``
+    says every one of them: the final report carries what the solution left out, so the objection
+    is no longer open. An objection without quotes (question words not answered) stays."""
+    quoted = [q.rstrip("…").strip() for q in _QUOTED.findall(objection)]
+    return bool(quoted) and all(q and q in report for q in quoted)
 
 
 def _report_sources(body: str, sources: str, language: str) -> str:

@@ -75,3 +75,15 @@ def test_the_review_counts_what_the_report_cites(quickstart):
         assert int(counts.group(3)) == len(sources["cited"]) == len(sources["found"])
     else:
         assert len(sources["found"]) == 1 and len(sources["cited"]) == (counts.group(4) == "cites")
+
+
+def test_no_open_objection_asks_for_what_the_report_already_says(quickstart):
+    """An objection that a finding is left out is open only while the report leaves it out: the
+    final report carries every finding, so none of its objections may quote one of its own bullets."""
+    report = quickstart[0]
+    findings = " ".join(_findings(report))
+    objections = [ln for ln in report.split("## Open objections")[1].split("\n## ")[0].splitlines()
+                  if ln.startswith("- ")]
+    for line in objections:
+        for quoted in re.findall(r"“(.+?)”", line):
+            assert quoted.rstrip("…").strip() not in findings, line
