@@ -117,6 +117,17 @@ def _index(corpus: Path, settings: Settings) -> None:
     say(f"Indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped).")
 
 
+def _require_indexable(corpus: Path) -> None:
+    """Raises :class:`NotStarted` (one line, exit 1, nothing audited or counted) when ``corpus`` is
+    missing or has no file to index (:func:`engine.search.corpus.indexable_files`)."""
+    from engine.search.corpus import CorpusIndexError, indexable_files
+
+    try:
+        indexable_files(corpus)
+    except CorpusIndexError as exc:
+        raise NotStarted(str(exc)) from None
+
+
 def _read_answer() -> str:
     """One line from stdin; bytes that are not UTF-8 are replaced, not fatal."""
     if sys.stdin.isatty():
@@ -314,6 +325,8 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         settings.require_search()
         if settings.search_backend == "corpus":
             check_corpus(settings)
+    elif not resume:  # a --corpus folder with nothing to index costs no quota slot (indexed later)
+        _require_indexable(corpus)
     state = run_interruptible(lambda: thread_status(thread, settings=settings)) if resume else None
     if state == "none" and not (record and record.question):
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")

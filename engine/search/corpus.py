@@ -133,6 +133,27 @@ def _split_long(text: str, limit: int) -> list[str]:
     return out
 
 
+def indexable_files(directory: Path) -> tuple[Path, list, list]:
+    """``(folder as an absolute path, files to index, files skipped)`` of ``directory``: what
+    :func:`index_directory` reads, found without opening any file or index.
+
+    Raises:
+        CorpusIndexError: the folder is missing, is not a folder, or has no supported file.
+    """
+    root = Path(directory).expanduser()
+    if not root.exists():
+        raise CorpusIndexError(f"{clean_path(root)}: no such folder")
+    if not root.is_dir():
+        raise CorpusIndexError(f"{clean_path(root)} is not a folder")
+    root = Path(os.path.abspath(root))  # as the user spells it: cited paths stay under this folder
+    files, skipped_files = _find_files(root)
+    if not files and not skipped_files:
+        raise CorpusIndexError(
+            f"{clean_path(root)} has no {', '.join(sorted(SUPPORTED_SUFFIXES))} files to index"
+        )
+    return root, files, skipped_files
+
+
 def index_directory(directory: Path, index_path: Path) -> IndexStats:
     """Index every supported file under ``directory`` (recursively) into the FTS5 index at ``index_path``.
 
@@ -149,17 +170,7 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
             is not a corpus index.
     """
     started = time.monotonic()
-    root = Path(directory).expanduser()
-    if not root.exists():
-        raise CorpusIndexError(f"{clean_path(root)}: no such folder")
-    if not root.is_dir():
-        raise CorpusIndexError(f"{clean_path(root)} is not a folder")
-    root = Path(os.path.abspath(root))  # as the user spells it: cited paths stay under this folder
-    files, skipped_files = _find_files(root)
-    if not files and not skipped_files:
-        raise CorpusIndexError(
-            f"{clean_path(root)} has no {', '.join(sorted(SUPPORTED_SUFFIXES))} files to index"
-        )
+    root, files, skipped_files = indexable_files(directory)
     conn = _open_for_write(Path(index_path))
     try:
         stats = _sync(conn, root, files, skipped_files)

@@ -37,3 +37,16 @@ def test_a_corpus_folder_with_nothing_to_index_is_refused_before_the_run_and_not
     assert "thread:" not in out.stderr
     assert _trail(tmp_path) == []
     no_traceback(out)
+
+
+def test_a_corpus_folder_with_nothing_to_index_costs_no_research_of_the_daily_limit(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    limit = {"DEEPRESEARCH_MAX_RESEARCHES_PER_USER_PER_DAY": "1"}
+    refused = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(empty), "What do solar panels cost?",
+                  env=limit)
+    assert refused.returncode == 1, refused.stderr
+    docs = write_docs(tmp_path / "docs")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "What do solar panels cost?", env=limit)
+    assert out.returncode == 0, out.stderr
+    assert [r["status"] for r in _trail(tmp_path)] == ["done"]
