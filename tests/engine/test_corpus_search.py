@@ -309,7 +309,7 @@ async def test_file_names_that_are_not_utf8_are_indexed_apart(tmp_path: Path) ->
     paths = sorted(r.extra["path"] for r in results)
     assert paths == sorted(f"{folder}/{name}" for name in ("caf\\xe9.md", "caf\\xe8.md", "bell\\x07\\x1b[2J.md"))
     for r in results:
-        assert r.title == "Geothermal [31mnotes"  # ESC and BEL dropped, the rest is plain text
+        assert r.title == "Geothermal notes"  # the whole colour sequence and BEL dropped, the rest is plain text
         assert "\x1b" not in r.raw_content and "\x07" not in r.raw_content
         assert "line.\nA second page." in r.raw_content  # a form feed breaks the line, it does not glue words
         r.url.encode("utf-8")  # a URL any prompt or report can carry

@@ -105,7 +105,7 @@ def test_upload_in_channel_without_public_url(channel, connector, settings):
     settings.public_url = None
     channel.upload(_report_files(settings))
     (message,) = connector.messages()
-    assert "DEEPRESEARCH&#95;PUBLIC&#95;URL" in message.text and not message.attachments
+    assert "DEEPRESEARCH_PUBLIC_URL" in message.text and not message.attachments  # "_" inside a word stays
 
 
 def test_throttling_is_retried(personal, connector, fast_retries):
