@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_traceback, report_of, write_docs
+from tests.waiting import LONG
 
 QUESTION = "How do solar panels make electricity?"
 
@@ -119,29 +120,46 @@ def _audit(tmp_path) -> list[dict]:
 def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_cancelled(tmp_path):
     import os
     import pty
+    import select
+    import time
 
     docs = write_docs(tmp_path / "docs")
+    # everything the child needs is made before the fork: between fork and exec the child of this
+    # multi-threaded process runs no Python that could wait on a lock another thread held
+    argv, env, cwd = ask_cmd("--offline", "--corpus", str(docs), "solar"), ask_env(tmp_path), str(tmp_path)
     pid, fd = pty.fork()
     if pid == 0:  # the child: `ask` on the pseudo-terminal, as a user at a shell runs it
-        os.chdir(tmp_path)
-        os.execvpe(sys.executable, ask_cmd("--offline", "--corpus", str(docs), "solar"), ask_env(tmp_path))
+        try:
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)  # never back into the test runner
+    deadline = time.monotonic() + LONG
+
+    def read() -> bytes:
+        """The next output of the child (b"" once it closed the terminal); fails past the deadline."""
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"no output from ask within {LONG:.0f} s: {output!r}"
+        try:
+            return os.read(fd, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            return b""
+
     output = b""
     try:
         while b"Your answer:" not in output:
-            chunk = os.read(fd, 4096)
+            chunk = read()
             assert chunk, output
             output += chunk
         os.write(fd, b"\x03")  # Ctrl-C, as the terminal sends it: SIGINT from the line discipline
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
+        while chunk := read():
             output += chunk
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        raise
     finally:
         _, status = os.waitpid(pid, 0)
+        os.close(fd)
     text = output.decode("utf-8", "replace")
     assert os.waitstatus_to_exitcode(status) == 130, text
     assert "Aborted" not in text and "Traceback" not in text, text
