@@ -295,6 +295,16 @@ class _TurnJob:
             return RETRYING_TEXT
         return FAILED_TEXT
 
+    def _stopped_status(self) -> str:
+        """The status message's last text when the research stopped on a cancel signal: a stopping
+        process hands it back, a lost lock makes it a retry (or a failure on the last attempt), and
+        otherwise the requester cancelled it."""
+        if self.stopping():
+            return HANDED_BACK_TEXT
+        if self.lock_lost:
+            return self._failure_status(LockLost("the thread's lock lapsed"))
+        return "Cancelled."
+
     async def _research_shown(self, status: StatusMessage, first: str) -> TurnOutcome:
         t = self.turn
         kwargs = await self._call_args()
@@ -338,7 +348,7 @@ class _TurnJob:
                 raise ResearchTimeout(f"research ran past {limit} s") from None
             raise
         except RunCancelled:
-            await status.show(HANDED_BACK_TEXT if self.stopping() else "Cancelled.", buttons=())
+            await status.show(self._stopped_status(), buttons=())
             raise
         except TurnRejected:
             await status.show("Not started: see the reply below.", buttons=())

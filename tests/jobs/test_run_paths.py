@@ -461,6 +461,8 @@ def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monke
         run_job(_queue(settings, log), settings=settings, last_attempt=last_attempt)
     rec = _state(settings)
     assert rec["last_error"] == "LockLost"
+    # the status says what happens next, never "Cancelled.": nobody cancelled it
+    assert _updates(log)[-1]["text"] == (jobs.run.FAILED_TEXT if last_attempt else jobs.run.RETRYING_TEXT)
     if last_attempt:
         assert _posts(log) == ["Starting the research…", TRANSIENT_TEXT] and rec["state"] == "failed"
         [failed] = [r for r in caplog.records if r.getMessage().startswith("event=turn_failed")]
