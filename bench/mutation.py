@@ -53,6 +53,13 @@ def load_plan(pyproject: Path = ROOT / "pyproject.toml") -> tuple[dict[str, list
     return dict(table["modules"]), dict(table.get("equivalent") or {})
 
 
+def children_for(module: str, default: int, pyproject: Path = ROOT / "pyproject.toml") -> int:
+    """Mutants of ``module`` tested at once: ``[tool.deepresearch.mutation.children]`` names more for
+    modules whose tests mostly wait (leases, polls) rather than compute; else ``default``."""
+    table = tomllib.loads(pyproject.read_text())["tool"]["deepresearch"]["mutation"]
+    return int((table.get("children") or {}).get(module, default))
+
+
 def scratch_copy(module: str, tests: list[str]) -> Path:
     """A fresh copy of the tree for ``module``, its ``[tool.mutmut]`` narrowed to it; returns its path."""
     work = WORK / module.replace("/", "_").removesuffix(".py")
@@ -131,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     """Measure the modules asked for (all by default) and update ``bench/mutation.json``; 1 on a failure."""
     parser = argparse.ArgumentParser(prog="python -m bench.mutation", description=__doc__.splitlines()[0])
     parser.add_argument("--module", action="append", help="a module path as listed in pyproject.toml")
-    parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--children", type=int, help="mutants tested at once, for every module (default: 2, or "
+                        "what [tool.deepresearch.mutation.children] says for the module)")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds one module may take")
     args = parser.parse_args(argv)
     modules, equivalent = load_plan()
@@ -145,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     for module in cheapest_first(chosen, report):
         print(f"mutating {module} ...", file=sys.stderr, flush=True)
         try:
-            report[module] = measure(module, modules[module], equivalent, children=args.children,
-                                     timeout=args.timeout)
+            report[module] = measure(module, modules[module], equivalent,
+                                     children=args.children or children_for(module, 2), timeout=args.timeout)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
             output = (err.stdout or "") + (err.stderr or "") if isinstance(err.stdout, str) else ""
             print(f"{module}: mutmut failed ({type(err).__name__})\n{output[-2000:]}", file=sys.stderr)

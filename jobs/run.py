@@ -211,7 +211,7 @@ class _TurnJob:
         except Exception as err:
             result = self.failed(err)
         finally:  # what this attempt spent counts against the requester's daily budget
-            self._count_tokens(since, int(rec.get("attempts", 1)))
+            self._count_tokens(since, rec["attempts"])
         log.info("event=turn_end turn=%s thread=%s status=%s seconds=%.1f", t.turn_id, t.thread_id,
                  result.get("status"), time.monotonic() - started)
         return result
@@ -302,7 +302,7 @@ class _TurnJob:
         if self.stopping():
             return HANDED_BACK_TEXT
         if self.lock_lost:
-            return self._failure_status(LockLost("the thread's lock lapsed"))
+            return self._failure_status(LockLost())
         return "Cancelled."
 
     async def _research_shown(self, status: StatusMessage, first: str) -> TurnOutcome:
@@ -377,7 +377,7 @@ class _TurnJob:
 
     async def _call_args(self) -> dict:
         t = self.turn
-        if int(self.rec.get("attempts", 1)) > 1:
+        if self.rec["attempts"] > 1:
             state = await thread_status(t.thread_id, settings=self.settings)
             if t.kind == "resume" and state in ("interrupted", "done"):
                 return {"resume_only": True}
@@ -455,7 +455,7 @@ class _TurnJob:
         t = self.turn
         try:
             # the report exists: a follow-up pressed from here starts and waits for this turn's lock
-            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, title=ready.get("title") or "")
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, title=ready["title"])
             self._post_once("summary", self._summary_text(ready.get("summary")),
                             follow_up_buttons(ready.get("follow_ups") or []))
         except Exception as err:
@@ -530,7 +530,7 @@ class _TurnJob:
         if self.settings.redis_url:
             from jobs.queue import requeue
 
-            requeue(t, settings=self.settings, attempt=int(rec.get("handed_back", 1)))
+            requeue(t, settings=self.settings, attempt=rec["handed_back"])
         return {"status": "handed_back", "turn_id": t.turn_id}
 
     def failed(self, err: Exception) -> dict:

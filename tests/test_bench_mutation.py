@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.mutation import ROOT, cheapest_first, load_plan
+from bench.mutation import ROOT, cheapest_first, children_for, load_plan
 
 
 def test_every_module_and_test_file_of_the_plan_exists():
@@ -20,3 +20,13 @@ def test_the_quickest_modules_run_first_unmeasured_ones_before_them_and_cut_shor
               "partial.py": {"seconds": None}}
     assert cheapest_first(["partial.py", "slow.py", "new.py", "quick.py", "mid.py", "other.py"], report) == [
         "new.py", "other.py", "quick.py", "mid.py", "slow.py", "partial.py"]
+
+
+def test_a_module_whose_tests_wait_gets_the_children_its_table_names_and_others_the_default(tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.deepresearch.mutation.modules]\n"a.py" = ["t.py"]\n'
+                         '[tool.deepresearch.mutation.children]\n"jobs/locks.py" = 6\n')
+    assert children_for("jobs/locks.py", 2, pyproject) == 6
+    assert children_for("a.py", 2, pyproject) == 2
+    pyproject.write_text('[tool.deepresearch.mutation.modules]\n"a.py" = ["t.py"]\n')  # no table at all
+    assert children_for("jobs/locks.py", 3, pyproject) == 3

@@ -148,12 +148,48 @@ def test_a_store_blip_while_renewing_is_logged_and_the_lease_kept(store: Store, 
     held.release()
 
 
+def _count_calls(target: object, name: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the calls of ``target.name`` (one item per call) and let each through."""
+    real = getattr(target, name)
+    calls: list[int] = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, counted)
+    return calls
+
+
 def test_a_release_the_store_refuses_is_logged_and_the_lease_lapses(store: Store, caplog, monkeypatch) -> None:
     held = ThreadLock(store, "t1", ttl=LEASE)
     assert held.acquire(timeout=0)
+    renewals = _count_calls(store, "update", monkeypatch)
+    wait_for(lambda: len(renewals) >= 2, what="two renewals", timeout=BOUND)  # a renewed lease lapses too
     _fail_once(store, "delete", monkeypatch)
     held.release()
     assert "event=lease_release_failed key=lock:t1 error=ConnectionError" in caplog.messages
     started = time.monotonic()
     assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # no longer renewed: it runs out, after its own
     assert time.monotonic() - started < BOUND  # lease of LEASE seconds, not the default 30 s
+
+
+def test_a_lease_taken_again_lapses_when_the_store_then_refuses_its_renewals(store: Store, caplog, monkeypatch) -> None:
+    held = ThreadLock(store, "t1", ttl=LEASE)
+    assert held.acquire(timeout=0)
+    real = store.update
+    answers: list[object] = []
+
+    def update(*args, **kwargs):  # the key is found gone once; after that the store refuses renewals
+        if answers and answers[-1] is None:
+            raise ConnectionError("store away")
+        answers.append(real(*args, **kwargs))
+        return answers[-1]
+
+    monkeypatch.setattr(store, "update", update)
+    store.delete("lock:t1")  # Redis restarted without its data
+    wait_for(lambda: "event=lease_restored key=lock:t1" in caplog.messages, what="the lease taken again", timeout=BOUND)
+    started = time.monotonic()
+    assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # not renewed since: it runs out after its lease
+    assert time.monotonic() - started < BOUND
+    held.release()

@@ -777,6 +777,7 @@ def test_a_shutdown_error_hands_the_turn_back_instead_of_failing_it(turn_env, mo
     assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["status"] == "handed_back"
     assert "event=turn_stopped_by_shutdown turn=t1 error=RuntimeError" in caplog.messages
     assert _posts(log) == ["Starting the research…"]
+    assert _updates(log)[-1]["text"] == jobs.run.HANDED_BACK_TEXT  # paused, not "the research failed"
     assert _state(settings)["state"] == "queued" and thread_info(THREAD, settings=settings).status == "queued"
 
 
