@@ -15,7 +15,7 @@ from rich.text import Text
 
 from bots.console_files import files_problem, read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
-from bots.console_loop import run_interruptible
+from bots.console_loop import run_interruptible, wait_for_input
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
 from engine.database import require_database
@@ -131,7 +131,9 @@ def _require_indexable(corpus: Path) -> None:
 def _read_answer() -> str:
     """One line from stdin; bytes that are not UTF-8 are replaced, not fatal."""
     if sys.stdin.isatty():
-        return err.input(Text("Your answer: ", style="bold"))
+        err.print(Text("Your answer: ", style="bold"), end="")
+        wait_for_input(sys.stdin.fileno())  # a Ctrl-C right after the prompt is not lost
+        return input()
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is not None:
         return buffer.readline().decode("utf-8", "replace")

@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import select
 import signal
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+#: Seconds between checks for a Ctrl-C while waiting for a line on the terminal.
+_SIGNAL_CHECK = 0.2
+
+
+def wait_for_input(fd: int) -> None:
+    """Return once ``fd`` (stdin) has a line or its end to read; Ctrl-C meanwhile raises ``KeyboardInterrupt``.
+
+    CPython's blocking read of a line (``input()``, ``readline()``) looks for signals only when the
+    read itself is interrupted (``EINTR``): a SIGINT handled between the prompt being written and
+    the read starting is noticed only after the next key. Waiting in selects of ``_SIGNAL_CHECK``
+    seconds runs Python between them, which raises the pending ``KeyboardInterrupt`` within that time.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C before input arrived.
+        OSError: ``fd`` cannot be watched (closed).
+    """
+    while not select.select([fd], [], [], _SIGNAL_CHECK)[0]:
+        pass
 
 
 def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
