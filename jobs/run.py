@@ -175,6 +175,12 @@ async def _tick(stop: asyncio.Event, refresh: Callable[[], object], interval: fl
 
 
 class _TurnJob:
+    # read before run() sets them from the turn record (a hand-back at pickup, the cancel poll)
+    delayed = False  # the turn was interrupted before: the summary says it is late
+    graph_started = False  # the graph checkpointed past its first node: a re-run resumes it
+    lock_lost = False  # the thread's lock lapsed: the research stops and is retried
+    summary_posted = False  # once True a cancel no longer stops the turn: the files follow
+
     def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
                  loop: asyncio.AbstractEventLoop | None, hand_back: Callable[[], bool] | None = None) -> None:
         self.turn = turn
@@ -185,10 +191,6 @@ class _TurnJob:
         self.port = port
         self.last_attempt = last_attempt
         self.rec: dict = {}
-        self.delayed = False
-        self.lock_lost = False
-        self.graph_started = False
-        self.summary_posted = False  # once True a cancel no longer stops the turn: the files follow
         self.started = time.monotonic()  # when this attempt began: the status message's elapsed time
 
     # ---- driver ------------------------------------------------------------------------------
@@ -197,7 +199,7 @@ class _TurnJob:
         self.rec = rec
         self.delayed = abandoned or bool(rec.get("delayed"))
         self.graph_started = bool(rec.get("graph_started"))
-        if abandoned and not rec.get("delayed"):
+        if abandoned:
             records.patch(self.store, t.turn_id, delayed=True)
         started, since = time.monotonic(), time.time()
         self.started = started
@@ -227,7 +229,7 @@ class _TurnJob:
                 outcome = _outcome_dict(self._run_async(self._research()))
             except RunCancelled:
                 if self.stopping():
-                    raise HandedBack("the process is stopping") from None
+                    raise HandedBack from None
                 if self.lock_lost:
                     raise LockLost("the thread's lock lapsed during the research") from None
                 return self.cancelled()
@@ -410,7 +412,7 @@ class _TurnJob:
             return None
         try:  # the run may have been rendered on another host: read it through the artifact store
             path = artifact_store(self.settings).local(info.report_dir / "report.md")
-            return path.read_text(encoding="utf-8")[:CONTEXT_CHARS] if path else None
+            return path.read_bytes().decode()[:CONTEXT_CHARS] if path else None
         except OSError:
             return None
 
@@ -439,11 +441,12 @@ class _TurnJob:
 
     # ---- endings -----------------------------------------------------------------------------
     def _post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
-        if part in (self.rec.get("delivered") or []):
+        delivered = self.rec.setdefault("delivered", [])  # kept here too: the record may be lost meanwhile
+        if part in delivered:
             return
         self.port.post(text, **(with_buttons(self.port, buttons) if buttons else {}))
         records.mark_delivered(self.store, self.turn.turn_id, part)
-        self.rec.setdefault("delivered", []).append(part)
+        delivered.append(part)
 
     def _summary_text(self, summary: str | None) -> str:
         text = summary or "The research is done; the report is attached."

@@ -21,7 +21,8 @@ class RecordingPort:
     raise ``ConnectionError``, like a chat API answering 503 (with ``"text": s``, only calls whose
     text or comment contains ``s`` count), and ``hold`` an optional
     ``{"op": ..., "until": path}`` making every call of that operation wait until the file
-    ``path`` exists (a slow upload the test ends by creating it; at most 240 s). Buttons are
+    ``path`` exists (a slow upload the test ends by creating it; at most 240 s; with ``"text"``, only
+    calls whose text or comment contains it wait). Buttons are
     recorded as ``{"action", "label", "value"}`` dicts.
     """
 
@@ -54,9 +55,9 @@ class RecordingPort:
             fh.flush()
             fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def _maybe_hold(self, op: str) -> None:
+    def _maybe_hold(self, op: str, text: str = "") -> None:
         hold = self.ref.get("hold")
-        if not hold or hold.get("op") != op:
+        if not hold or hold.get("op") != op or hold.get("text", "") not in text:
             return
         self._event("held", held=op)
         gate, deadline = Path(hold["until"]), time.monotonic() + 240
@@ -64,7 +65,7 @@ class RecordingPort:
             time.sleep(0.02)
 
     def _maybe_fail(self, op: str, text: str = "") -> None:
-        self._maybe_hold(op)
+        self._maybe_hold(op, text)
         fail = self.ref.get("fail")
         if not fail or fail.get("op") != op or fail.get("text", "") not in text:
             return

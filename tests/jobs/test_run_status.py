@@ -10,7 +10,7 @@ from pathlib import Path
 from jobs import handle_message, thread_info
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import make_settings
-from tests.waiting import wait_idle
+from tests.waiting import LONG, wait_for, wait_idle
 
 ELAPSED = re.compile(r"(\d+):(\d\d) elapsed")
 
@@ -18,6 +18,13 @@ ELAPSED = re.compile(r"(\d+):(\d\d) elapsed")
 def _start(settings, log: Path, thread: str, question: str, turn_id: str):
     port = RecordingPort.create(log, thread).reference()
     return handle_message(thread, "U1", question, port, turn_id, settings=settings, explicit_start=True)
+
+
+def _moved(log: Path) -> int:
+    """Seconds the status clock advanced while it said the files were being built."""
+    shown = [_seconds(e["text"]) for e in read_events(log, "console:clock")
+             if e["op"] == "update" and "Building the files" in e["text"]]
+    return shown[-1] - shown[0] if shown and None not in shown else 0
 
 
 def _seconds(text: str) -> int | None:
@@ -35,21 +42,48 @@ def test_the_elapsed_time_counts_from_the_turns_start_and_keeps_counting_in_a_lo
     build = finish.write_artifacts
 
     def slow_build(*args, **kwargs):
-        time.sleep(4.5)  # a PDF build that takes a while, with no progress event meanwhile
+        # a PDF build with no progress event meanwhile, lasting until the status shows 2 s more than when it began
+        wait_for(lambda: _moved(log) >= 2, what="the clock to move during the build", timeout=LONG)
         return build(*args, **kwargs)
 
     monkeypatch.setattr(finish, "write_artifacts", slow_build)
     settings = make_settings(tmp_path / "data")
     runner = runner_for(settings)
     log = tmp_path / "events.jsonl"
+    began = time.monotonic()
     _start(settings, log, "console:clock", "How do heat pumps work?", "c1")
     wait_idle(runner)
     texts = [e["text"] for e in read_events(log, "console:clock") if e["op"] == "update"]
     shown = [_seconds(t) for t in texts if _seconds(t) is not None]
     assert shown == sorted(shown), texts
-    building = [_seconds(t) for t in texts if "Building the files" in t]
-    assert building and max(building) >= 3, texts  # the 4.5 s build is seen counting
+    assert shown[0] <= time.monotonic() - began + 1, texts  # counted from this turn's start, not before
+    assert _moved(log) >= 2, texts  # the long build is seen counting
     assert thread_info("console:clock", settings=settings).status == "done"
+
+
+def test_the_clock_refreshes_at_its_interval_until_stopped_and_never_after(monkeypatch):
+    """The status clock (:func:`jobs.run._tick`): its default interval is ``CLOCK_INTERVAL``, a
+    given one wins, and once stopped it ends without a last refresh."""
+    import asyncio
+
+    from jobs import run
+
+    async def ticks(interval: float | None, clock: float) -> tuple[int, bool]:
+        monkeypatch.setattr(run, "CLOCK_INTERVAL", clock)
+        stop, calls = asyncio.Event(), []
+        task = asyncio.ensure_future(run._tick(stop, lambda: calls.append(stop.is_set()), interval))
+        await asyncio.wait_for(_until(lambda: len(calls) >= 3), timeout=LONG)
+        stop.set()
+        await asyncio.wait_for(task, timeout=LONG)
+        return len(calls), any(calls)
+
+    async def _until(condition) -> None:
+        while not condition():
+            await asyncio.sleep(0.005)
+
+    for interval, clock in ((0.01, 3600.0), (None, 0.01)):  # whichever is used, the other would hang
+        count, after_stop = asyncio.run(ticks(interval, clock))
+        assert count >= 3 and not after_stop
 
 
 def test_a_research_failing_on_an_unindexed_corpus_ends_its_status_and_says_why_once(tmp_path, runner_for):
