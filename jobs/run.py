@@ -180,6 +180,7 @@ class _TurnJob:
     graph_started = False  # the graph checkpointed past its first node: a re-run resumes it
     lock_lost = False  # the thread's lock lapsed: the research stops and is retried
     summary_posted = False  # once True a cancel no longer stops the turn: the files follow
+    started = 0.0  # when this attempt began (time.monotonic(), set by run()): the status message's elapsed time
 
     def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
                  loop: asyncio.AbstractEventLoop | None, hand_back: Callable[[], bool] | None = None) -> None:
@@ -191,7 +192,6 @@ class _TurnJob:
         self.port = port
         self.last_attempt = last_attempt
         self.rec: dict = {}
-        self.started = time.monotonic()  # when this attempt began: the status message's elapsed time
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self, rec: dict, *, abandoned: bool) -> dict:
@@ -444,7 +444,7 @@ class _TurnJob:
         delivered = self.rec.setdefault("delivered", [])  # kept here too: the record may be lost meanwhile
         if part in delivered:
             return
-        self.port.post(text, **(with_buttons(self.port, buttons) if buttons else {}))
+        self.port.post(text, **with_buttons(self.port, buttons))
         records.mark_delivered(self.store, self.turn.turn_id, part)
         delivered.append(part)
 

@@ -246,3 +246,20 @@ def test_the_status_says_finished_only_once_the_early_summary_is_in_the_thread(t
     said = [(e["op"], e["text"]) for e in read_events(log, THREAD) if e["op"] in ("post", "update")]
     assert said.index(("post", SUMMARY)) < said.index(("update", "Research finished. The report is below.")), said
     assert _posts(log).count(SUMMARY) == 1
+
+
+def test_a_finished_turn_run_again_is_skipped_without_waiting_for_the_threads_lock(turn_env, monkeypatch, caplog):
+    settings, log = turn_env
+    settings = settings.model_copy(update={"job_timeout": NEVER})
+    _script(monkeypatch, _report(settings.data_dir / "run1"))
+    turn = _queue(settings, log)
+    run_job(turn, settings=settings, last_attempt=True)  # delivered; its job is then run once more
+    caplog.set_level("INFO", logger="jobs.run")
+    held = ThreadLock(get_store(settings), THREAD)
+    assert held.acquire(timeout=1)  # a later turn of the thread is running
+    try:
+        result = _Background(turn, settings=settings, last_attempt=True).result()
+    finally:
+        held.release()
+    assert result == {"status": "skipped", "turn_id": "t1"}
+    assert caplog.messages == [f"event=turn_skipped turn=t1 thread={THREAD} state=done"]
