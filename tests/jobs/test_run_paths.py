@@ -481,7 +481,8 @@ def test_a_research_past_its_time_limit_is_stopped_and_not_retried(turn_env, mon
     report = _report(settings.data_dir / "run1")
 
     async def research(kw):
-        await asyncio.sleep(10)  # ended by the time limit
+        # never ends by itself: only the time limit stops it (a bound of STEP fails the test, not the wait)
+        await asyncio.wait_for(asyncio.Event().wait(), timeout=STEP)
         return report(kw)
 
     _async_script(monkeypatch, research)
