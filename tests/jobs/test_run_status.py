@@ -10,7 +10,7 @@ from pathlib import Path
 from jobs import handle_message, thread_info
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import make_settings
-from tests.waiting import LONG, wait_for, wait_idle
+from tests.waiting import LONG, scaled, wait_for, wait_idle
 
 ELAPSED = re.compile(r"(\d+):(\d\d) elapsed")
 
@@ -63,18 +63,23 @@ def test_the_elapsed_time_counts_from_the_turns_start_and_keeps_counting_in_a_lo
 
 def test_the_clock_refreshes_at_its_interval_until_stopped_and_never_after(monkeypatch):
     """The status clock (:func:`jobs.run._tick`): its default interval is ``CLOCK_INTERVAL``, a
-    given one wins, and once stopped it ends without a last refresh."""
+    given one wins, and once stopped it ends without a last refresh. A clock that ends by itself
+    (an error, a loop that never starts) fails at once with what ended it."""
     import asyncio
 
     from jobs import run
+
+    # three ticks 0.01 s apart take milliseconds even on a busy machine; the interval not used is an hour
+    bound = scaled(5.0)
 
     async def ticks(interval: float | None, clock: float) -> tuple[int, bool]:
         monkeypatch.setattr(run, "CLOCK_INTERVAL", clock)
         stop, calls = asyncio.Event(), []
         task = asyncio.ensure_future(run._tick(stop, lambda: calls.append(stop.is_set()), interval))
-        await asyncio.wait_for(_until(lambda: len(calls) >= 3), timeout=LONG)
+        await asyncio.wait_for(_until(lambda: len(calls) >= 3 or task.done()), timeout=bound)
+        assert not task.done(), f"the clock ended by itself after {len(calls)} refreshes: {task!r}"
         stop.set()
-        await asyncio.wait_for(task, timeout=LONG)
+        await asyncio.wait_for(task, timeout=bound)
         return len(calls), any(calls)
 
     async def _until(condition) -> None:
