@@ -178,6 +178,13 @@ def merged_history(history: dict[str, dict[str, list[int]]], modules: list[str],
             for function, tests in sorted(merged.items())}
 
 
+def history_text(history: dict[str, dict[str, list[int]]]) -> str:
+    """:data:`KILL_HISTORY`'s JSON text: one line per function, so a run's change reads as a short diff."""
+    lines = [f"{json.dumps(function, ensure_ascii=False)}: {json.dumps(tests, ensure_ascii=False)}"
+             for function, tests in history.items()]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def measure(group: list[str], plan: dict[str, list[str]], equivalent: dict[str, str], *, children: int,
             timeout: float) -> dict[str, dict]:
     """Mutate the modules of ``group`` in one run against all their tests; ``{module: its entry for
@@ -195,8 +202,7 @@ def measure(group: list[str], plan: dict[str, list[str]], equivalent: dict[str, 
     when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     kills = work / "mutants" / "mutation-kills.tsv"
     kills_text = kills.read_text(encoding="utf-8") if kills.exists() else ""
-    KILL_HISTORY.write_text(json.dumps(merged_history(history, group, kills_text.splitlines()), indent=0,
-                                       ensure_ascii=False) + "\n", encoding="utf-8")
+    KILL_HISTORY.write_text(history_text(merged_history(history, group, kills_text.splitlines())), encoding="utf-8")
     entries = {}
     for module in group:
         entries[module] = figures(results, equivalent, module)

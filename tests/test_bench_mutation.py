@@ -11,6 +11,7 @@ from bench.mutation import (
     children_for,
     figures,
     groups,
+    history_text,
     load_plan,
     merged_history,
     module_of_function,
@@ -132,3 +133,5 @@ def test_the_kill_history_seeds_a_run_with_its_modules_and_keeps_each_mutants_fi
     # this run's kills replace the module's old ones; other modules' history stays
     assert merged == {"engine.citations.x_g": {"t::c": [5]}, "jobs.run.x_f": {"t::b": [4]},
                       "jobs.run.x_h": {"t::a": [1]}}
+    assert json.loads(history_text(merged)) == merged  # one line per function
+    assert len(history_text(merged).splitlines()) == 2 + len(merged)
