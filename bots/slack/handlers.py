@@ -22,6 +22,7 @@ from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
 from engine.runner import TurnRejected, validate_question
 from engine.settings import Settings
+from engine.text import markdown_literal
 from jobs.conversation import Address
 
 log = logging.getLogger(__name__)
@@ -215,8 +216,8 @@ class SlackHandlers:
         except TurnRejected as err:  # refused before anything is posted in the channel
             ack(text=str(err), response_type="ephemeral")
             return
-        ack(text=f"Starting research on: _{escape(shorten(question, 300))}_. "
-                 "I'll work in a thread of the message I post here.", response_type="ephemeral")
+        ack(text=markdown_to_mrkdwn(f"Starting research on: *{markdown_literal(shorten(question, 300))}*. "
+                                    "I'll work in a thread of the message I post here."), response_type="ephemeral")
 
     def start_command(self, body: dict, respond) -> None:
         """After the ack: post the question as the thread's root message and start the research

@@ -79,14 +79,13 @@ def _ts(message: dict) -> float:
 
 
 def _replies(client: WebClient, channel: str, thread_ts: str) -> list[dict]:
+    """The thread's messages, oldest first, at most :data:`MAX_THREAD_MESSAGES` (the SDK follows
+    ``response_metadata.next_cursor`` page by page); what was read before a failure is kept."""
     messages: list[dict] = []
-    cursor = None
     try:
-        while len(messages) < MAX_THREAD_MESSAGES:
-            page = client.conversations_replies(channel=channel, ts=thread_ts, limit=200, cursor=cursor)
+        for page in client.conversations_replies(channel=channel, ts=thread_ts, limit=200):
             messages.extend(page.get("messages") or [])
-            cursor = (page.get("response_metadata") or {}).get("next_cursor")
-            if not page.get("has_more") or not cursor:
+            if len(messages) >= MAX_THREAD_MESSAGES:
                 break
     except (SlackClientError, OSError) as err:
         code = err.response.get("error") if isinstance(err, SlackApiError) and err.response else type(err).__name__

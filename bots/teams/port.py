@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -13,6 +12,7 @@ from botbuilder.core import TurnContext
 from botbuilder.integration.aiohttp import CloudAdapter
 from botbuilder.schema import Activity, ActivityTypes, ConversationAccount, ConversationReference
 from msrest.exceptions import ClientRequestError, HttpOperationError
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_chain, wait_fixed
 
 from bots import file_links as file_tokens
 from bots.logs import redact
@@ -27,7 +27,9 @@ from jobs.port import Button
 log = logging.getLogger(__name__)
 
 FACTORY = "bots.teams.port:from_reference"
+#: Connector answers retried (throttled, or the service briefly unavailable) ...
 RETRY_STATUSES = {429, 502, 503, 504}
+#: ... after these many seconds (three retries, tenacity's fixed waits), then :class:`ConnectorUnavailable`.
 RETRY_DELAYS = (0.5, 1.5, 4.0)
 CALL_TIMEOUT = 120.0
 
@@ -45,6 +47,11 @@ def _current_settings() -> TeamsSettings:
     if _settings is None:
         _settings = teams_settings(get_settings())
     return _settings
+
+
+def _throttled(err: BaseException) -> bool:
+    """True for a connector answer worth retrying (:data:`RETRY_STATUSES`)."""
+    return isinstance(err, HttpOperationError) and getattr(err.response, "status_code", None) in RETRY_STATUSES
 
 
 class ConnectorUnavailable(ConnectionError):
@@ -118,21 +125,23 @@ class TeamsPort:
             async def callback(context: TurnContext) -> None:
                 result["value"] = await logic(context)
 
-            for delay in (*RETRY_DELAYS, None):
-                try:
-                    await adapter.continue_conversation(self._ref, callback, bot_app_id(settings))
-                    return result.get("value")
-                except HttpOperationError as err:
-                    status = getattr(err.response, "status_code", None)
-                    if status not in RETRY_STATUSES:
-                        raise
-                    if delay is None:
-                        raise ConnectorUnavailable(f"the Teams connector answered HTTP {status}") from err
-                    log.warning("event=teams_connector_retry status=%s delay=%.1f", status, delay)
-                    await asyncio.sleep(delay)
-                except ClientRequestError as err:
-                    raise ConnectorUnavailable(redact(f"the Teams connector is unreachable: {err}")[:300]) from err
-            return None
+            try:
+                async for call in AsyncRetrying(
+                    stop=stop_after_attempt(len(RETRY_DELAYS) + 1), wait=wait_chain(*map(wait_fixed, RETRY_DELAYS)),
+                    retry=retry_if_exception(_throttled), reraise=True,
+                    before_sleep=lambda state: log.warning(
+                        "event=teams_connector_retry status=%s delay=%.1f",
+                        state.outcome.exception().response.status_code, state.upcoming_sleep),
+                ):
+                    with call:
+                        await adapter.continue_conversation(self._ref, callback, bot_app_id(settings))
+            except HttpOperationError as err:
+                if not _throttled(err):
+                    raise
+                raise ConnectorUnavailable(f"the Teams connector answered HTTP {err.response.status_code}") from err
+            except ClientRequestError as err:
+                raise ConnectorUnavailable(redact(f"the Teams connector is unreachable: {err}")[:300]) from err
+            return result.get("value")
 
         return runtime.run(attempt(), CALL_TIMEOUT)
 

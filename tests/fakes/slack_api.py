@@ -295,7 +295,14 @@ class FakeSlackAPI(LoopbackServer):
         return {"ok": True}
 
     def _m_conversations_replies(self, p: dict) -> dict:
-        return {"ok": True, "messages": self.thread(p.get("channel", ""), p.get("ts", "")), "has_more": False}
+        # cursor pagination as Slack pages it: ``limit`` messages a page, the next page's cursor in
+        # ``response_metadata.next_cursor`` while ``has_more`` (https://docs.slack.dev/apis/web-api/pagination)
+        messages = self.thread(p.get("channel", ""), p.get("ts", ""))
+        limit = max(1, min(int(p.get("limit") or 1000), 1000))
+        start = int(p.get("cursor") or 0)
+        page, rest = messages[start:start + limit], messages[start + limit:]
+        return {"ok": True, "messages": page, "has_more": bool(rest),
+                "response_metadata": {"next_cursor": str(start + limit) if rest else ""}}
 
     def _m_chat_getPermalink(self, p: dict) -> dict:  # noqa: N802
         channel, ts = p.get("channel", ""), p.get("message_ts", "")

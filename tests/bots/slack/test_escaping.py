@@ -100,3 +100,16 @@ def test_literal_markers_do_not_format_but_identifiers_stay_clean():
     joiner = "\u2060"
     assert out == f"{joiner}*not bold*{joiner} and 2 {joiner}*{joiner} 3 but snake_case_names and *bold*"
     assert markdown_to_mrkdwn(r"**\*x\*** and _a\_b_") == f"*{joiner}*x*{joiner}* and _a_b_"
+
+
+@pytest.mark.parametrize("question", [
+    "why do _private_ names and a*b*c differ?",
+    "is snake_case or *stars* or ~tilde~ better?",
+    "what does ~/.config/x_y hold_",
+])
+def test_the_commands_answer_shows_the_question_as_typed(bot, question):
+    from tests.bots.chat_view import slack_shown
+
+    status, answer = bot.command(question)
+    assert status == 200 and answer["response_type"] == "ephemeral"
+    assert question in slack_shown(answer["text"]), answer["text"]  # no marker of the question became formatting

@@ -136,3 +136,20 @@ def test_the_fake_serves_a_shared_file_only_with_the_bot_token(fake_slack):
         assert err.code == 403
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {fake_slack.token}"})
     assert urllib.request.urlopen(request, timeout=10).read() == b"hello"
+
+
+def test_a_long_thread_is_read_page_by_page_up_to_the_cap(fake_slack, monkeypatch):
+    from slack_sdk import WebClient
+
+    from bots.slack import shared
+
+    root = fake_slack.add_message(CHANNEL, "reply 0", user=BOB)
+    for i in range(1, 450):
+        fake_slack.add_message(CHANNEL, f"reply {i}", user=BOB, thread_ts=root)
+    client = WebClient(token=fake_slack.token, base_url=fake_slack.base_url)
+    texts = [m["text"] for m in shared._replies(client, CHANNEL, root)]
+    assert texts == [f"reply {i}" for i in range(450)]  # three pages of 200, in order, none twice
+    assert len(fake_slack.calls_to("conversations.replies")) == 3
+    monkeypatch.setattr(shared, "MAX_THREAD_MESSAGES", 250)
+    assert len(shared._replies(client, CHANNEL, root)) == 250  # stops after the page that reaches the cap
+    assert len(fake_slack.calls_to("conversations.replies")) == 5
