@@ -174,12 +174,28 @@ async def _tick(stop: asyncio.Event, refresh: Callable[[], object], interval: fl
             refresh()
 
 
+def _beside(coro, helper: str, turn_id: str) -> asyncio.Future:
+    """``coro`` as a task beside the research (``helper`` names it in the log). It should end only
+    when the research does; should it raise instead, one line says so as it happens (the research
+    gathers its helpers' results only when it ends, and does not stop for them)."""
+
+    def ended(task: asyncio.Future) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("event=turn_helper_failed helper=%s turn=%s error=%s", helper, turn_id,
+                      type(task.exception()).__name__)
+
+    task = asyncio.ensure_future(coro)
+    task.add_done_callback(ended)
+    return task
+
+
 class _TurnJob:
     # read before run() sets them from the turn record (a hand-back at pickup, the cancel poll)
     delayed = False  # the turn was interrupted before: the summary says it is late
     graph_started = False  # the graph checkpointed past its first node: a re-run resumes it
     lock_lost = False  # the thread's lock lapsed: the research stops and is retried
     summary_posted = False  # once True a cancel no longer stops the turn: the files follow
+    status_text_failed = False  # a progress text could not be written (logged once a turn)
     started = 0.0  # when this attempt began (time.monotonic(), set by run()): the status message's elapsed time
 
     def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
@@ -307,6 +323,17 @@ class _TurnJob:
             return self._failure_status(LockLost())
         return "Cancelled."
 
+    def _show_progress(self, status: StatusMessage, progress) -> None:
+        """Queue ``progress`` as the status message's next text; elapsed counts from this attempt's
+        start, as the requester waits. Best effort like the message itself: an error is logged
+        (once a turn) and never reaches the research."""
+        try:
+            status.set(progress_text(progress, resumed=self.delayed, elapsed=time.monotonic() - self.started))
+        except Exception as err:
+            if not self.status_text_failed:
+                self.status_text_failed = True
+                log.warning("event=status_text_failed turn=%s error=%s", self.turn.turn_id, type(err).__name__)
+
     async def _research_shown(self, status: StatusMessage, first: str) -> TurnOutcome:
         t = self.turn
         kwargs = await self._call_args()
@@ -318,8 +345,8 @@ class _TurnJob:
         cancel, stop = asyncio.Event(), asyncio.Event()
         latest: list = []
 
-        def show_progress() -> None:  # elapsed counts from this attempt's start, as the requester waits
-            status.set(progress_text(latest[0], resumed=self.delayed, elapsed=time.monotonic() - self.started))
+        def show_progress() -> None:
+            self._show_progress(status, latest[0])
 
         def on_progress(progress) -> None:
             if not self.graph_started and progress.phase != "clarify":
@@ -337,8 +364,9 @@ class _TurnJob:
             self.summary_posted = True  # a cancel from now on is late: the report is delivered anyway
             early.append(asyncio.ensure_future(asyncio.to_thread(self._summary_first, ready)))
 
-        tasks = [asyncio.ensure_future(status.pump(stop)), asyncio.ensure_future(self._poll_cancel(cancel, stop)),
-                 asyncio.ensure_future(_tick(stop, lambda: latest and show_progress()))]
+        tasks = [_beside(status.pump(stop), "status_pump", t.turn_id),
+                 _beside(self._poll_cancel(cancel, stop), "cancel_poll", t.turn_id),
+                 _beside(_tick(stop, lambda: latest and show_progress()), "clock", t.turn_id)]
         limit = max(MIN_RESEARCH_SECONDS, self.settings.job_timeout - TIMEOUT_MARGIN)
         try:
             async with asyncio.timeout(limit) as deadline:

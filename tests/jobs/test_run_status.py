@@ -106,3 +106,65 @@ def test_a_research_failing_on_an_unindexed_corpus_ends_its_status_and_says_why_
     assert last.startswith("Stopped: the research failed"), last
     failures = [e["text"] for e in events if e["op"] == "post" and e["text"].startswith("The research failed")]
     assert len(failures) == 1 and "is not indexed yet" in failures[0]
+
+
+def test_a_status_text_that_cannot_be_written_never_fails_the_research(tmp_path, runner_for, monkeypatch, caplog):
+    """The status message is best effort: a progress text that raises is logged once and the
+    research goes on to its report."""
+    import logging
+
+    from jobs import run
+
+    monkeypatch.setattr(run, "CLOCK_INTERVAL", 0.05, raising=False)
+    broken: list[float] = []
+
+    def progress_text(*args, **kwargs):
+        broken.append(time.monotonic())
+        raise RuntimeError("the clock broke")
+
+    monkeypatch.setattr(run, "progress_text", progress_text)
+    settings = make_settings(tmp_path / "data")
+    runner = runner_for(settings)
+    caplog.set_level(logging.WARNING, logger="jobs.run")
+    _start(settings, tmp_path / "events.jsonl", "console:text", "How do heat pumps work?", "t1")
+    wait_idle(runner)
+    assert len(broken) > 1 and thread_info("console:text", settings=settings).status == "done"
+    lines = [r.getMessage() for r in caplog.records if "status_text_failed" in r.getMessage()]
+    assert len(lines) == 1 and "error=RuntimeError" in lines[0], lines
+
+
+def test_a_helper_of_the_research_that_breaks_is_logged_at_once_and_the_research_goes_on(
+        tmp_path, runner_for, monkeypatch, caplog):
+    """The tasks beside the research (status edits, clock, cancel poll) end only when it ends; one
+    that raises instead is logged as it happens, while the research still runs, and does not stop it."""
+    import logging
+
+    import engine.graph.finish as finish
+    from jobs import status
+
+    build = finish.write_artifacts
+
+    def build_once_logged(*args, **kwargs):  # the research is still running: the line is there already
+        wait_for(lambda: _helper_lines(caplog), what="the broken helper's log line", timeout=LONG)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(finish, "write_artifacts", build_once_logged)
+    settings = make_settings(tmp_path / "data")
+    runner = runner_for(settings)
+    running: list[str] = []
+
+    async def pump(self, stop, tick=0.25):
+        running.append(thread_info("console:helper", settings=settings).status)
+        raise RuntimeError("the status pump broke")
+
+    monkeypatch.setattr(status.StatusMessage, "pump", pump)
+    caplog.set_level(logging.ERROR, logger="jobs.run")
+    _start(settings, tmp_path / "events.jsonl", "console:helper", "How do heat pumps work?", "h1")
+    wait_idle(runner)
+    assert running == ["running"] and thread_info("console:helper", settings=settings).status == "done"
+    lines = _helper_lines(caplog)
+    assert len(lines) == 1 and "helper=status_pump" in lines[0] and "error=RuntimeError" in lines[0], lines
+
+
+def _helper_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in list(caplog.records) if "turn_helper_failed" in r.getMessage()]
