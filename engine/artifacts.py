@@ -116,10 +116,12 @@ def _lead_once(summary: str, body: str) -> str:
 
 def _no_sources_note(found: int, language: str, above: str) -> str:
     """What the Sources section says when the report cites nothing: that no source was found, or
-    that ``found`` were and none is cited; "(none)" when the report above already says so."""
+    that ``found`` were and none is cited; when the report above already says so, "(none)" or, with
+    sources found, "(none cited)", never words that read as if nothing was found."""
     notes = ([phrase("none_cited", language, found, n=str(found)), phrase("no_passages", language, found, n=str(found))]
              if found else [phrase("no_findings", language)])  # found and none cited is not "none found"
-    return phrase("none", language) if any(n in above for n in notes) else notes[0]
+    said = any(n in above for n in notes)
+    return (phrase("none_cited_short" if found else "none", language) if said else notes[0])
 
 
 def front_matter(question: str, date: str, language: str) -> list[str]:

@@ -242,6 +242,8 @@ PHRASES = {
     },
     "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
+    "none_cited_short": {"en": "(none cited)", "de": "(keine zitiert)", "fr": "(aucune citée)",
+                         "es": "(ninguna citada)"},
     "facet_how": {"en": "how it works", "de": "Funktionsweise", "fr": "fonctionnement", "es": "funcionamiento"},
     "facet_limits": {"en": "limitations and problems", "de": "Grenzen und Probleme", "fr": "limites et problèmes",
                      "es": "límites y problemas"},

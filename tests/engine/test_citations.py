@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine.citations import (
     MAX_PROMPT_SOURCES,
     Numbering,
@@ -288,3 +290,19 @@ def test_a_title_of_exactly_the_prompt_limit_is_kept_whole():
     title = "t" * 150
     lines, _ = prompt_sources({sid: {"url": "https://t.example/", "title": title}}, [f"[{sid}]"])
     assert lines == f"[{sid}] {title} — https://t.example/"
+
+
+@pytest.mark.parametrize("language, found, shown", [
+    ("de", 5, "(keine zitiert)"), ("en", 3, "(none cited)"), ("fr", 2, "(aucune citée)"), ("es", 1, "(ninguna citada)"),
+    ("en", 0, "(none)"),
+])
+def test_a_sources_section_under_a_report_that_said_why_it_cites_nothing_never_reads_as_none_found(
+        language, found, shown):
+    from engine.artifacts import _no_sources_note
+    from engine.offline_text import phrase
+
+    above = (phrase("no_passages", language, found, n=str(found)) if found else phrase("no_findings", language))
+    assert _no_sources_note(found, language, f"# Report\n\n{above}\n") == shown
+    # said nowhere above: the section says it in full
+    full = phrase("none_cited", language, found, n=str(found)) if found else phrase("no_findings", language)
+    assert _no_sources_note(found, language, "# Report\n") == full

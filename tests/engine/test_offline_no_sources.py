@@ -42,4 +42,4 @@ def test_a_corpus_with_nothing_on_the_question_says_so_truly_once(offline_settin
     statements = re.findall(r"1 source found; it had no passage on this question to quote\.", report)
     assert len(statements) == 1, report
     assert not re.search(r"^- .*\[\d+\]", report, re.MULTILINE), report
-    assert report.rstrip().endswith("## Sources\n\n(none)"), report
+    assert report.rstrip().endswith("## Sources\n\n(none cited)"), report  # found, not cited
