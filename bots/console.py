@@ -374,6 +374,12 @@ class NotStarted(SettingsError):
     (a ``--corpus`` folder with nothing to index): told as one line, never audited."""
 
 
+class NothingRan(Exception):  # noqa: N818 - an outcome, not an error
+    """The run stopped before its research did anything (Ctrl-C while indexing the corpus, said
+    already): ``args[0]`` is the exit code; its slot is given back and, as nothing ran, no audit
+    record is written."""
+
+
 def _run_accounted(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
                    settings: Settings, record: ThreadRecord | None, lock: ThreadLock, **options) -> int:
     """:func:`_run_locked` within the requester's quota, with its audit record at the end."""
@@ -387,19 +393,22 @@ def _run_accounted(thread: str, question: str, answer: str | None, resume: bool,
     if refused:
         say(f"deepresearch: {refused}")
         return EXIT_OVER_QUOTA
-    code, error = None, ""
+    code, error, ran = None, "", True
     try:
         code = _run_locked(thread, question, answer, resume, out, settings, record, lock, **options)
         return code
     except NotStarted:  # refused before the research began: no audit record, as the other setting refusals
         code = EXIT_USAGE
         raise
+    except NothingRan as stop:
+        code, ran = stop.args[0], False
+        return code
     except BaseException as exc:  # recorded, then raised on: the audit says what ended the run
         code = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else None
         error = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        turn.end(code, error)
+        turn.end(code, error, audited=ran)
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
@@ -414,7 +423,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         start = record.question  # killed before its first checkpoint: start it now
     try:
         if corpus is not None and not _indexed(corpus, settings, thread, resume):
-            return EXIT_INTERRUPTED
+            raise NothingRan(EXIT_INTERRUPTED)
     except SettingsError as exc:  # e.g. nothing to index: no research began
         raise NotStarted(str(exc)) from None
     read_files(thread, files, settings, say)

@@ -44,11 +44,11 @@ class TerminalTurn:
             started_at=self.started, ended_at=self.started, error=said))
         return said
 
-    def end(self, code: int | None, error: str = "") -> None:
+    def end(self, code: int | None, error: str = "", *, audited: bool = True) -> None:
         """The run ended with exit code ``code`` (None: an exception, ``error`` its type and message):
         give the slot back, count the tokens spent since :meth:`take`, write the audit record (see
         :data:`_STATUS`; the clarifying question from the thread's record, the error line from
-        :data:`_REASON`). Never raises: a store that cannot be written (a full disk) is one log
+        :data:`_REASON`; none when not ``audited``: nothing ran). Never raises: a store that cannot be written (a full disk) is one log
         line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`)."""
         from bots.console_record import load_record
 
@@ -59,7 +59,7 @@ class TerminalTurn:
             quotas.add_tokens(self.store, self.turn_id, usage["tokens"], user=self.user, thread_id=self.thread)
         except Exception as err:  # bookkeeping must not hide how the research ended
             log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
-        if code in (2, 3):
+        if code in (2, 3) or not audited:
             return
         status = _STATUS.get(code, "failed") if code is not None else "failed"
         run = _latest_run(self.settings, self.thread)

@@ -100,6 +100,8 @@ def test_ctrl_c_while_indexing_says_so_and_started_nothing(tmp_path):
     else:
         assert last == "deepresearch: interrupted while indexing the corpus; nothing was started.", stderr
         assert not (tmp_path / "data" / "console").exists() or not any((tmp_path / "data" / "console").iterdir())
+        audit = tmp_path / "data" / "audit.jsonl"
+        assert not audit.exists() or not audit.read_text().strip(), audit.read_text()  # no research began
 
 
 
