@@ -51,6 +51,15 @@ class _Group(TyperGroup):
 class _Command(TyperCommand):
     context_class = _Context
 
+    def invoke(self, ctx: typer.Context):
+        """Run the command; a Ctrl-C it did not answer itself ends it with exit 130 and one line
+        (Typer would end it with 130 and no word)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
+            raise typer.Exit(130) from None
+
 
 app = typer.Typer(
     cls=_Group,
@@ -118,8 +127,11 @@ def ask(
       6    over a quota (DEEPRESEARCH_MAX_*); nothing was started
       130  interrupted (Ctrl-C)
     """
-    from bots.console import run_ask
-
+    try:
+        from bots.console import run_ask
+    except KeyboardInterrupt:  # while loading the research code: nothing of it ran
+        print("\ndeepresearch: interrupted before the research started; nothing was started.", file=sys.stderr)
+        raise typer.Exit(130) from None
     try:
         code = run_ask(
             question=question,

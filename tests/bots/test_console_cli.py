@@ -6,6 +6,7 @@ import re
 import signal
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -115,3 +116,32 @@ def test_help_never_breaks_an_option_name_across_lines(tmp_path, columns):
         assert not re.search(r"[\w-]-$", out.stdout, re.MULTILINE), out.stdout
         if command == "prune":
             assert "--older-than days" in " ".join(out.stdout.split()), out.stdout
+
+
+class _Interrupted(types.ModuleType):
+    """A module whose every name is reached by a Ctrl-C: the command is interrupted while importing."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("where, line", [
+    ("importing", "deepresearch: interrupted before the research started; nothing was started."),
+    ("running", "deepresearch: interrupted."),
+])
+def test_ctrl_c_anywhere_in_a_command_ends_130_with_a_line(monkeypatch, where, line):
+    """Typer ends a command that a Ctrl-C reaches with exit 130 and no word; every command says so."""
+    from typer.testing import CliRunner
+
+    import bots.console
+    from bots.cli import app
+
+    if where == "importing":
+        monkeypatch.setitem(sys.modules, "bots.console", _Interrupted("bots.console"))
+    else:
+        monkeypatch.setattr(bots.console, "run_ask", lambda **kwargs: (_ for _ in ()).throw(KeyboardInterrupt))
+    result = CliRunner().invoke(app, ["ask", "--offline", "What is asyncio?"])
+    assert result.exit_code == 130, result.output
+    assert result.stderr.strip().splitlines()[-1] == line, result.stderr
