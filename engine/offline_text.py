@@ -63,6 +63,12 @@ PHRASES = {
         "es": ("{n} fuente encontrada; no tenía ningún pasaje sobre esta pregunta que citar.",
                "{n} fuentes encontradas; ninguna tenía un pasaje sobre esta pregunta que citar."),
     },
+    "nothing_more_on": {
+        "en": "Nothing more to quote was found on: {t}.",
+        "de": "Zu diesen Teilfragen fand sich nichts weiter zu zitieren: {t}.",
+        "fr": "Rien de plus à citer n'a été trouvé sur : {t}.",
+        "es": "No se encontró nada más que citar sobre: {t}.",
+    },
     "recommendation": {"en": "Recommendation", "de": "Empfehlung", "fr": "Recommandation", "es": "Recomendación"},
     "reasons": {"en": "Supporting evidence", "de": "Belege", "fr": "Éléments à l'appui", "es": "Evidencia"},
     "changes": {
@@ -397,7 +403,8 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
     """A report of cited extracted sentences: title, notice, summary, a section per topic.
 
     With no cited finding it says so: no sources found, or ``sources_found`` sources found and
-    none with a passage to quote."""
+    none with a passage to quote. Topics with nothing of their own to quote are named in one
+    italic line after the sections, so none vanishes without a word."""
     title = _short(brief.split("\n")[0], 110)
     out = [f"# {markdown_literal(title)}", "", f"*{notice}*", ""]
     blocks = _findings_blocks(findings)
@@ -406,13 +413,17 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
         none = phrase("no_passages", language, sources_found, n=str(sources_found)) if sources_found else phrase("no_findings", language)
         out += [none, ""]
     seen: set[str] = set()  # each sentence once per report, under the first topic that found it
+    empty: list[str] = []
     for topic, lines in blocks:
         fresh = [ln for ln in lines if " ".join(words(SID.sub("", ln))) not in seen]
         seen.update(" ".join(words(SID.sub("", ln))) for ln in fresh)
         if not fresh:
+            empty.append(markdown_literal(_short(topic, 80)))
             continue
         out += [f"## {phrase('findings_on', language, t=markdown_literal(_short(topic, 80)))}", ""]
         out += [f"- {ln}" for ln in fresh] + [""]
+    if all_lines and empty:  # named, not dropped: a note in italics, not a claim to cite
+        out += [f"*{phrase('nothing_more_on', language, t='; '.join(empty))}*", ""]
     return "\n".join(out)
 
 

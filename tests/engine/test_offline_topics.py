@@ -55,3 +55,26 @@ def test_a_list_still_gives_one_topic_per_item():
 
 def test_the_limit_is_kept():
     assert plan_topics("the history of the bicycle in Europe", 1) == ["the history of the bicycle in Europe"]
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "Nothing more to quote was found on: Heat pumps — limitations and problems; Heat pumps — examples."),
+    ("de", "Zu diesen Teilfragen fand sich nichts weiter zu zitieren: Heat pumps — limitations and problems; "
+           "Heat pumps — examples."),
+])
+def test_a_topic_with_nothing_of_its_own_to_quote_is_named_not_dropped(language, said):
+    """The report's sections are the topics that found passages; the others are named in one line
+    (italic: a note, not a claim needing a citation), so no researched topic vanishes without a word."""
+    from engine.offline_text import extractive_report
+
+    findings = ("### Heat pumps\n\n- Heat pumps move heat from outside air indoors. [S0a1b2c]\n\n"
+                "### Heat pumps — limitations and problems\n\n(nothing)\n\n"
+                "### Heat pumps — examples\n\n- Heat pumps move heat from outside air indoors. [S0a1b2c]\n")
+    report = extractive_report(brief="Heat pumps", findings=findings, language=language, notice="offline",
+                               sources_found=1)
+    assert report.count("\n## ") == 1 and "[S0a1b2c]" in report, report
+    assert f"*{said}*" in report, report
+    # every topic found something of its own: no such line
+    whole = extractive_report(brief="Heat pumps", findings=findings.split("### Heat pumps —")[0], language=language,
+                              notice="offline", sources_found=1)
+    assert "—" not in whole.split("[S0a1b2c]", 1)[1], whole
