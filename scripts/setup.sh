@@ -32,9 +32,12 @@ if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; t
   exit 1
 fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q --upgrade pip 2>&1 >/dev/null | grep -v -e "^WARNING: Location" || true
 extras=""
 [ "${1:-}" = "--dev" ] && extras="[dev]"
-.venv/bin/python -m pip install -q -e ".${extras}" 2>&1 | grep -v -e "^WARNING: Location" -e "^$" || true
+# setuptools' notice about editable installs (folders named like the package) is for its own
+# developers: left out, as are pip's notes about index locations this machine does not have
+PYTHONWARNINGS="ignore::UserWarning" .venv/bin/python -m pip install -q -e ".${extras}" 2>&1 \
+  | grep -v -e "^WARNING: Location" -e "^$" || true
 .venv/bin/deepresearch --help >/dev/null
 echo "Ready: .venv/bin/deepresearch"
