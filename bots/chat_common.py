@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from bots.logs import redact
+from jobs.conversation.message import command_word
 
 #: Words that ask for the help text (any case, trailing ``.`` or ``!`` ignored); empty text too.
 HELP_WORDS = frozenset({"", "help", "/help", "?", "usage", "hilfe", "aide", "ayuda", "帮助"})
@@ -29,8 +30,9 @@ _FENCE = "```"
 
 
 def is_help(text: str) -> bool:
-    """True when ``text`` asks for the help text (see :data:`HELP_WORDS`)."""
-    return text.strip().lower().strip(" .!") in HELP_WORDS
+    """True when ``text`` asks for the help text (see :data:`HELP_WORDS`;
+    :func:`jobs.conversation.message.command_word`)."""
+    return command_word(text) in HELP_WORDS
 
 
 def usage(ask: Sequence[str], *, follow_up: str, direct: str = "direct message") -> str:

@@ -18,15 +18,15 @@ from bots.logs import redact
 from engine.settings import Settings
 from engine.text import markdown_literal
 from jobs.conversation import Address
+from jobs.conversation.message import command_word
 
 
 def command_of(text: str) -> str | None:
     """``help`` or ``status`` when the text of a message to the bot is that command (see
     :func:`bots.chat_common.is_help` for the help words), else None: the text is a question."""
-    word = text.strip().lower()
-    if is_help(word):
+    if is_help(text):
         return "help"
-    return "status" if word == "status" else None
+    return "status" if command_word(text) == "status" else None
 
 
 class ChatTurns:

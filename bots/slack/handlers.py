@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from slack_sdk import WebClient
@@ -74,6 +75,12 @@ class Incoming:
         return self.thread_ts or self.ts
 
 
+def mention_of(user_id: str) -> str:
+    """A pattern of Slack's mention of ``user_id`` in message text: ``<@U123>`` or ``<@U123|name>``,
+    never ``<@U1234>`` (https://docs.slack.dev/messaging/formatting-message-text#mentioning-users)."""
+    return rf"<@{re.escape(user_id)}(?:\|[^<>]*)?>"
+
+
 def is_noise(event: dict, bot_user_id: str | None) -> bool:
     """True for events that must never become turns: bots (``bot_id``, subtype ``bot_message``),
     edits and deletions (subtypes), the bot's own messages, and events without a user."""
@@ -90,7 +97,7 @@ def read_event(body: dict, event: dict, bot_user_id: str | None) -> Incoming | N
     if not (channel and ts and user):
         return None
     raw = event.get("text") or ""
-    mentioned = event.get("type") == "app_mention" or bool(bot_user_id and f"<@{bot_user_id}" in raw)
+    mentioned = event.get("type") == "app_mention" or bool(bot_user_id and re.search(mention_of(bot_user_id), raw))
     return Incoming(
         team=body.get("team_id") or event.get("team") or "",
         channel=channel,
@@ -130,8 +137,7 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
-        may_command = addressed and (msg.mentioned or msg.thread_ts is None)
-        reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm) if may_command else None
+        reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm) if addressed else None
         if reply is not None:
             self._answer(msg, reply)
         else:

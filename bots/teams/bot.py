@@ -105,42 +105,51 @@ def _mentioned_id(entity) -> str | None:
 _AT = re.compile(r"<at(?:\s[^>]*)?>(.*?)</at>", re.IGNORECASE | re.DOTALL)
 
 
-def _bot_mention_texts(activity: Activity) -> list[str]:
-    """The ``text`` of each mention entity that names the bot (``<at>Deep Research</at>``)."""
+def _shown_name(markup: str) -> str:
+    """The name an ``<at>`` tag shows (its inner text, character references read), "" for other text."""
+    match = _AT.fullmatch(markup.strip())
+    return html.unescape(match.group(1)).replace("\u00a0", " ").strip() if match else ""
+
+
+def _bot_mentions(activity: Activity) -> tuple[list[str], bool]:
+    """The ``text`` of each mention entity that names the bot (``<at>Deep Research</at>``), and
+    whether the activity carries any mention entity at all."""
     bot_id = activity.recipient.id if activity.recipient else None
-    out = []
     try:
-        mentions = TurnContext.get_mentions(activity)
+        mentions = TurnContext.get_mentions(activity) if activity.entities else []
     except (KeyError, TypeError, AttributeError, ValueError):  # a malformed entity: read the text alone
         log.info("event=teams_mention_unparsed")
-        return out
+        return [], True
+    texts = []
     for entity in mentions:
         props = getattr(entity, "additional_properties", None) or {}
         if _mentioned_id(entity) == bot_id and isinstance(props.get("text"), str) and props["text"]:
-            out.append(props["text"])
-    return out
+            texts.append(props["text"])
+    return texts, bool(mentions)
 
 
 def clean_text(context: TurnContext) -> str:
     """The question as the person wrote it.
 
-    Only a *leading* mention of the bot is removed (as the ``mention`` entities name it, or an
-    ``<at>`` tag with the bot's display name when a client sent no entity); every other mention,
-    of a person or of the bot in mid-sentence, is kept as the name it shows (``<at>Alice
-    Smith</at>`` becomes ``Alice Smith``). HTML character references that Teams puts in the text
-    (``&lt;``, ``&amp;``, ``&nbsp;``) become the characters; a leading ``research`` command word
-    and outer whitespace go.
+    Only a *leading* mention of the bot is removed: the text a ``mention`` entity with the bot's
+    id gives, or an ``<at>`` tag (whatever its attributes) showing the name such an entity shows;
+    the bot's display name alone is trusted only when a client sent no mention entity at all.
+    Every other mention, of a person (one who shares the bot's name included) or of the bot in
+    mid-sentence, is kept as the name it shows (``<at>Alice Smith</at>`` becomes ``Alice
+    Smith``). HTML character references that Teams puts in the text (``&lt;``, ``&amp;``,
+    ``&nbsp;``) become the characters; a leading ``research`` command word and outer whitespace go.
     """
     activity = context.activity
     text = (activity.text or "").lstrip()
-    bot_texts = _bot_mention_texts(activity) if activity.entities and activity.recipient is not None else []
-    bot_name = (activity.recipient.name or "").strip() if activity.recipient is not None else ""
+    bot_texts, any_mention = _bot_mentions(activity)
+    names = {_shown_name(t) for t in bot_texts} - {""}
+    if not any_mention and activity.recipient is not None and (activity.recipient.name or "").strip():
+        names = {activity.recipient.name.strip()}
     while True:
         lead = next((t for t in bot_texts if text.startswith(t)), None)
-        if lead is None:
-            match = _AT.match(text)
-            if match and bot_name and html.unescape(match.group(1)).strip() == bot_name and not bot_texts:
-                lead = match.group(0)
+        match = _AT.match(text) if lead is None else None
+        if match and _shown_name(match.group(0)) in names:
+            lead = match.group(0)
         if lead is None:
             break
         text = text[len(lead):].lstrip(" \t\u00a0,:")

@@ -86,11 +86,15 @@ def _adaptive_card(body: list[dict], actions: list[dict]) -> Attachment:
 
 
 def read_press(value: object) -> tuple[str, int, str] | None:
-    """``(action, index, question)`` of a submitted :func:`buttons_card` action, None for any other value."""
+    """``(action, index, question)`` of a submitted :func:`buttons_card` action, None for any other value.
+
+    The ``data`` comes back from the client as it likes to send it: an index that is not a whole
+    number from 0 to 9 (the card has at most a Cancel and three follow-ups) reads as 0, and a
+    question that is not text as "" (the core then asks what to research)."""
     if not isinstance(value, dict) or value.get(PRESS_KEY) not in ("cancel", "follow_up"):
         return None
-    try:
-        index = int(value.get("index", 0))
-    except (TypeError, ValueError):
-        index = 0
-    return str(value[PRESS_KEY]), index, str(value.get("question") or "")
+    index, question = value.get("index", 0), value.get("question")
+    if isinstance(index, str) and index.isdecimal() and len(index) == 1:
+        index = int(index)
+    index = index if type(index) is int and 0 <= index <= 9 else 0
+    return str(value[PRESS_KEY]), index, question if isinstance(question, str) else ""

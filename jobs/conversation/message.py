@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -38,9 +39,19 @@ class Attachment:
     mime_type: str = ""
 
 
+def command_word(text: str) -> str:
+    """``text`` as a one-word command is compared: lower case, without outer spaces, ``.`` and
+    ``!``, and without invisible format characters (Unicode category Cf: the direction marks,
+    zero-width spaces and joiners that right-to-left keyboards and chat clients insert), so
+    ``"\u200fstop"`` is ``"stop"``."""
+    visible = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return visible.strip().lower().strip(" .!").strip()
+
+
 def is_cancel(text: str) -> bool:
-    """True when ``text`` is a request to cancel (``cancel``, ``stop``, ``abort``, any case)."""
-    return text.strip().strip(".!").strip().lower() in CANCEL_WORDS
+    """True when ``text`` is a request to cancel (``cancel``, ``stop``, ``abort``, any case; see
+    :func:`command_word`)."""
+    return command_word(text) in CANCEL_WORDS
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def turns(monkeypatch, tmp_path) -> ChatTurns:
                      where=lambda thread_id: f" in {thread_id}")
 
 
-@pytest.mark.parametrize("text", ["help", " HELP! ", "?", ""])
+@pytest.mark.parametrize("text", ["help", " HELP! ", "?", "", "\u200fhelp", "help\u200e", "\u200b\u2060help\ufeff"])
 def test_help_words_answer_the_surfaces_usage(turns, text):
     reply = turns.command(text, "alice", ephemeral=True)
     assert (reply.text, reply.action, reply.ephemeral) == ("**Deep Research** helps.", "help", True)
@@ -35,6 +35,19 @@ def test_help_words_answer_the_surfaces_usage(turns, text):
 
 def test_a_question_is_no_command(turns):
     assert turns.command("how do heat pumps work?", "alice", ephemeral=False) is None
+
+
+@pytest.mark.parametrize("text", ["\u200fstatus", "status\u200e", "\u200b STATUS "])
+def test_invisible_marks_around_status_are_not_part_of_the_word(turns, text):
+    assert turns.command(text, "alice", ephemeral=False).action == "status"
+
+
+@pytest.mark.parametrize("text", ["\u200fstop", "cancel\u200e", "\u200babort!", "\u2068stop\u2069"])
+def test_invisible_marks_around_a_cancel_word_are_not_part_of_it(text):
+    from jobs.conversation.message import is_cancel
+
+    assert is_cancel(text)
+    assert not is_cancel(text.replace("stop", "stop it").replace("cancel", "cancel it").replace("abort", "abort it"))
 
 
 def test_status_with_nothing_open_gives_the_start_hint(turns):

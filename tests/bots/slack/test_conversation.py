@@ -221,3 +221,33 @@ def test_in_a_direct_message_every_message_addresses_the_bot(bot, fake_slack, re
     fake_slack.wait_for(lambda: len(research.calls) == 2, what="the follow-up research")
     assert research.calls[1]["question"] == "Now compare it with the UK market"
     wait_status(fake_slack, thread_id, "done", "failed")
+
+
+@pytest.mark.parametrize("thread", ["new", "finished"])
+def test_a_mention_of_someone_whose_id_starts_like_the_bots_is_not_one_of_the_bot(bot, fake_slack, research, caplog,
+                                                                                 thread):
+    caplog.set_level("DEBUG", logger="bots.slack.handlers")
+    root = None
+    if thread == "finished":
+        root, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+        wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{root}", "done")
+    ts, _ = bot.message("<@U0BOTX> can you check the Danish heat pump subsidies?", thread_ts=root)
+    [line] = fake_slack.wait_for(lambda: [r.getMessage() for r in caplog.records if ts in r.getMessage()],
+                                 what="the message read")
+    assert "ignored" in line, line  # not addressed: no research, no reply
+    bot.message("<@U0BOT|deepresearch> Danish heat pump subsidies in 2024", thread_ts=root)  # the bot, named
+    fake_slack.wait_for(lambda: len(research.calls) == (2 if root else 1), what="the research the bot was asked for")
+    assert research.calls[-1]["question"] == "Danish heat pump subsidies in 2024"
+
+
+def test_help_and_status_in_a_direct_message_thread_are_commands(bot, fake_slack, research):
+    root, _ = bot.message("help", channel="D0ALICE", channel_type="im")
+    fake_slack.wait_for(lambda: bot_posts(fake_slack, "D0ALICE", root), what="the help text")
+    bot.message("help", channel="D0ALICE", channel_type="im", thread_ts=root)
+    fake_slack.wait_for(lambda: len(bot_posts(fake_slack, "D0ALICE", root)) >= 2, what="the second answer")
+    bot.message("status", channel="D0ALICE", channel_type="im", thread_ts=root)
+    fake_slack.wait_for(lambda: len(bot_posts(fake_slack, "D0ALICE", root)) >= 3, what="the third answer")
+    said = [m["text"] for m in bot_posts(fake_slack, "D0ALICE", root)]
+    runner_idle()
+    assert research.calls == [], [c["question"] for c in research.calls]
+    assert said[1] == said[0] and "You have no research running" in said[2], said

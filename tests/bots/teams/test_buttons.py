@@ -112,3 +112,17 @@ def test_only_the_bots_own_card_actions_are_presses():
     data = [a["data"] for a in card.content["actions"]]
     assert [read_press(d) for d in data] == [("cancel", 0, ""), ("follow_up", 0, "Why?")]
     assert read_press({"action": "vote"}) is None and read_press("text") is None and read_press(None) is None
+
+
+@pytest.mark.parametrize("index", [float("inf"), float("nan"), 1e400, "9" * 5000, -3, [1], None])
+def test_a_forged_press_index_reads_as_the_first_button(index):
+    from bots.teams.cards import read_press
+
+    assert read_press({"deepresearch": "follow_up", "index": index, "question": "Why?"}) == ("follow_up", 0, "Why?")
+
+
+@pytest.mark.parametrize("question", [{"nested": [1, 2]}, ["a"], 42, None])
+def test_a_press_whose_question_is_not_text_carries_none(question):
+    from bots.teams.cards import read_press
+
+    assert read_press({"deepresearch": "follow_up", "index": 0, "question": question}) == ("follow_up", 0, "")

@@ -113,3 +113,27 @@ def test_accepting_the_word_document_uploads_it(bot, personal, connector, settin
     reply = connector.messages()[-1]
     assert reply.attachments[0]["content"]["fileType"] == "docx"
     assert teams_shown(reply.text) == "report.docx is in your OneDrive."
+
+
+IMPOSTOR = {"id": "29:impostor", "name": "Deep Research"}
+
+
+def test_someone_else_named_like_the_bot_keeps_their_mention():
+    """Only a mention entity of the bot's own id removes a leading mention: a person who happens to
+    share the bot's display name is part of the text (``stop`` to them is no cancel)."""
+    activity = personal_message("http://x/", "<at>Deep Research</at> stop")
+    activity["entities"] = [{"type": "mention", "text": "<at>Deep Research</at>", "mentioned": dict(IMPOSTOR)}]
+    assert _question(activity) == "Deep Research stop"
+    channel = channel_mention("http://x/", "", mention=False)
+    channel["text"] = "<at>Deep Research</at> summarise the thread"
+    channel["entities"] = [{"type": "mention", "text": "<at>Deep Research</at>", "mentioned": dict(IMPOSTOR)}]
+    assert _question(channel) == "Deep Research summarise the thread"
+
+
+@pytest.mark.parametrize("tag", ['<at id="0">Deep Research</at>', "<AT>Deep Research</AT>",
+                                 '<at id="0">Deep&#32;Research</at>'])
+def test_the_bots_leading_mention_is_removed_whatever_attributes_its_tag_has(tag):
+    activity = channel_mention("http://x/", "", mention=False)
+    activity["text"] = f"{tag} help"
+    activity["entities"] = [{"type": "mention", "text": "<at>Deep Research</at>", "mentioned": dict(BOT)}]
+    assert _question(activity) == "help"
