@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable, Coroutine
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from engine.settings import Settings
 
@@ -55,9 +56,27 @@ def stop(settings: Settings, surface: str, mode: str) -> None:
     stop_process(settings)
 
 
+class _UnparsedRequest(logging.Filter):
+    """aiohttp answers a request it cannot parse (a request line or header that is malformed, not
+    ASCII or over its 8,190-byte limit) with 400, then logs it as an error with a traceback; anyone
+    on the network can send one. Such a record becomes one warning line without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg, record.args = "event=http_request_refused status=400 error=%s", (type(error).__name__,)
+            record.exc_info = record.exc_text = None
+        return True
+
+
 def web_app(health: dict) -> web.Application:
     """An aiohttp application answering ``GET /healthz`` with ``health`` as JSON (``{"ok": true, ...}``)
-    and refusing request bodies over :data:`MAX_BODY` (413); the surface adds its own routes."""
+    and refusing request bodies over :data:`MAX_BODY` (413); the surface adds its own routes. A
+    request aiohttp cannot parse is logged as one warning line (:class:`_UnparsedRequest`)."""
+    server_log = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, _UnparsedRequest) for f in server_log.filters):
+        server_log.addFilter(_UnparsedRequest())
 
     async def healthz(_: web.Request) -> web.Response:
         return web.json_response(health)

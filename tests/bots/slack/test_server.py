@@ -13,8 +13,9 @@ from bots.slack import server as slack_server
 from bots.slack.app import build_app
 from bots.slack.server import check_settings
 from engine.settings import SettingsError, load_settings
+from tests.bots.raw_http import BAD_REQUESTS, send_raw
 from tests.bots.slack.conftest import sign
-from tests.waiting import wait_logged
+from tests.waiting import wait_for, wait_logged
 
 
 def test_healthz(bot):
@@ -191,3 +192,13 @@ def test_a_failing_listener_is_one_redacted_line_from_the_error_handler(bot, fak
                      what="the error handler's line")
     assert len(lines) == 1 and "RuntimeError" in lines[0]
     assert "xoxb-1234-secret" not in lines[0] and "\n" not in lines[0]
+
+
+@pytest.mark.parametrize("request_bytes", BAD_REQUESTS[:2])
+def test_a_request_the_server_cannot_parse_is_400_and_one_log_line(bot, caplog, request_bytes):
+    caplog.set_level(logging.INFO)
+    assert send_raw(bot.base_url, request_bytes).split(b" ")[1] == b"400"
+    lines = wait_for(lambda: [r for r in caplog.records if "http_request_refused" in r.getMessage()],
+                     what="the refusal's log line")
+    assert len(lines) == 1 and lines[0].levelno == logging.WARNING and not lines[0].exc_info
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
