@@ -34,11 +34,13 @@ from engine.settings import load_settings
 
 settings = load_settings()
 files = [SharedFile(name=n, link=l, path=Path(p), size=Path(p).stat().st_size) for n, p, l in json.loads(sys.argv[2])]
-gate = threading.Barrier(len(files))
+gate, said = threading.Barrier(len(files)), threading.Lock()
 
 def one(item):
     gate.wait()
-    print(json.dumps([e.name for e in ingest(settings, sys.argv[1], [item])]), flush=True)
+    names = [e.name for e in ingest(settings, sys.argv[1], [item])]
+    with said:  # print writes the text and its newline apart: two threads' lines would interleave
+        print(json.dumps(names), flush=True)
 
 workers = [threading.Thread(target=one, args=(f,)) for f in files]
 for w in workers: w.start()

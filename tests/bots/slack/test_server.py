@@ -13,7 +13,7 @@ from bots.slack import server as slack_server
 from bots.slack.app import build_app
 from bots.slack.server import check_settings
 from engine.settings import SettingsError, load_settings
-from tests.bots.raw_http import BAD_REQUESTS, send_raw
+from tests.bots.raw_http import BAD_REQUESTS, assert_refused_once
 from tests.bots.slack.conftest import sign
 from tests.waiting import wait_for, wait_logged
 
@@ -180,7 +180,6 @@ def test_a_message_event_is_filtered_and_deduplicated_once(bot, fake_slack, monk
 
 def test_a_failing_listener_is_one_redacted_line_from_the_error_handler(bot, fake_slack, monkeypatch, caplog):
     from bots.slack.handlers import SlackHandlers
-    from tests.waiting import wait_for
 
     def broken(self, body, event):
         raise RuntimeError("Slack said no to xoxb-1234-secret\nsecond line")
@@ -196,9 +195,4 @@ def test_a_failing_listener_is_one_redacted_line_from_the_error_handler(bot, fak
 
 @pytest.mark.parametrize("request_bytes", BAD_REQUESTS[:2])
 def test_a_request_the_server_cannot_parse_is_400_and_one_log_line(bot, caplog, request_bytes):
-    caplog.set_level(logging.INFO)
-    assert send_raw(bot.base_url, request_bytes).split(b" ")[1] == b"400"
-    lines = wait_for(lambda: [r for r in caplog.records if "http_request_refused" in r.getMessage()],
-                     what="the refusal's log line")
-    assert len(lines) == 1 and lines[0].levelno == logging.WARNING and not lines[0].exc_info
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert_refused_once(bot.base_url, request_bytes, caplog)

@@ -13,7 +13,7 @@ from bots import file_links as files
 from bots.chat_common import ERROR_LINE
 from bots.teams.bot import USAGE, thread_id_of
 from bots.teams.markdown import to_teams_markdown
-from tests.bots.raw_http import BAD_REQUESTS, send_raw
+from tests.bots.raw_http import BAD_REQUESTS, assert_refused_once
 from tests.bots.teams.activities import (
     ALICE,
     BOT,
@@ -318,11 +318,4 @@ def test_links_and_uploads_read_from_postgres_when_this_data_dir_is_empty(connec
 def test_a_request_the_server_cannot_parse_is_400_and_one_log_line(bot, caplog, request_bytes):
     """Anyone on the network can send such a request: it costs one warning line, not an error with
     a traceback."""
-    import logging
-
-    caplog.set_level(logging.INFO)
-    assert send_raw(bot.url, request_bytes).split(b" ")[1] == b"400"
-    lines = wait_for(lambda: [r for r in caplog.records if "http_request_refused" in r.getMessage()],
-                     what="the refusal's log line")
-    assert len(lines) == 1 and lines[0].levelno == logging.WARNING and not lines[0].exc_info
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert_refused_once(bot.url, request_bytes, caplog)
