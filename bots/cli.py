@@ -6,6 +6,8 @@ import logging
 import math
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -44,21 +46,36 @@ class _Context(typer.Context):
     formatter_class = _HelpFormatter
 
 
+@contextmanager
+def _said_on_ctrl_c() -> Iterator[None]:
+    """A Ctrl-C that nothing answered ends the command with exit 130 and one line: Typer would end
+    it with 130 and no word."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
+        raise typer.Exit(130) from None
+
+
 class _Group(TyperGroup):
+    """The ``deepresearch`` group: Click's, with a Ctrl-C while it reads the command line or runs a
+    command said in one line (:func:`_said_on_ctrl_c`)."""
+
     context_class = _Context
+
+    def make_context(self, *args, **kwargs) -> typer.Context:
+        """Click's context of the command line, read under :func:`_said_on_ctrl_c`."""
+        with _said_on_ctrl_c():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: typer.Context):
+        """Run the command line's command under :func:`_said_on_ctrl_c`."""
+        with _said_on_ctrl_c():
+            return super().invoke(ctx)
 
 
 class _Command(TyperCommand):
     context_class = _Context
-
-    def invoke(self, ctx: typer.Context):
-        """Run the command; a Ctrl-C it did not answer itself ends it with exit 130 and one line
-        (Typer would end it with 130 and no word)."""
-        try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:
-            print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
-            raise typer.Exit(130) from None
 
 
 app = typer.Typer(

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from bots.console_files import files_problem, read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
-from bots.console_loop import run_interruptible, wait_for_input
+from bots.console_loop import ctrl_c_deferred, run_interruptible, wait_for_input
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
 from engine.database import require_database
@@ -389,12 +389,15 @@ def _run_accounted(thread: str, question: str, answer: str | None, resume: bool,
 
     asked = (record.question if record and record.question else "") or question
     turn = TerminalTurn(settings, get_store(settings), thread, asked, start=not resume)
-    refused = turn.take()
-    if refused:
-        say(f"deepresearch: {refused}")
-        return EXIT_OVER_QUOTA
-    code, error, ran = None, "", True
+    code, error, ran, taken = None, "", False, False
     try:
+        with ctrl_c_deferred():  # a Ctrl-C meanwhile is raised once the slot is taken, and given back
+            refused = turn.take()
+            taken = refused is None
+        if refused:
+            say(f"deepresearch: {refused}")
+            return EXIT_OVER_QUOTA
+        ran = True
         code = _run_locked(thread, question, answer, resume, out, settings, record, lock, **options)
         return code
     except NotStarted:  # refused before the research began: no audit record, as the other setting refusals
@@ -408,7 +411,9 @@ def _run_accounted(thread: str, question: str, answer: str | None, resume: bool,
         error = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        turn.end(code, error, audited=ran)
+        if taken:
+            with ctrl_c_deferred(raise_after=False):  # the run is over: a Ctrl-C now waits for the slot
+                turn.end(code, error, audited=ran)
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,

@@ -6,7 +6,8 @@ import asyncio
 import select
 import signal
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -81,3 +82,27 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     if hits:
         raise KeyboardInterrupt
     return result
+
+
+@contextmanager
+def ctrl_c_deferred(*, raise_after: bool = True) -> Iterator[list[int]]:
+    """Hold a Ctrl-C (SIGINT) back while the block runs, for bookkeeping that must not stop
+    half-way (a quota slot taken or given back): the block's list gets an entry when one came.
+    After the block the Ctrl-C is raised as ``KeyboardInterrupt`` (with ``raise_after``), or only
+    noted (without). Python runs signal handlers in the main thread, so a handler of its own there
+    holds the signal back whichever thread the system delivers it to; elsewhere the block runs as it is.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C during the block, once it has ended (``raise_after`` only).
+    """
+    pressed: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield pressed
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pressed.append(signum))
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed and raise_after:
+        raise KeyboardInterrupt

@@ -145,3 +145,20 @@ def test_ctrl_c_anywhere_in_a_command_ends_130_with_a_line(monkeypatch, where, l
     result = CliRunner().invoke(app, ["ask", "--offline", "What is asyncio?"])
     assert result.exit_code == 130, result.output
     assert result.stderr.strip().splitlines()[-1] == line, result.stderr
+
+
+def test_ctrl_c_while_the_command_line_loads_ends_130_with_a_line(monkeypatch, capsys):
+    from bots import entry
+
+    monkeypatch.setitem(sys.modules, "bots.cli", _Interrupted("bots.cli"))
+    with pytest.raises(SystemExit) as ended:
+        entry.main()
+    assert ended.value.code == 130
+    assert capsys.readouterr().err.strip() == "deepresearch: interrupted."
+
+
+def test_the_console_script_is_the_light_entry():
+    from importlib.metadata import entry_points
+
+    [script] = [e for e in entry_points(group="console_scripts") if e.name == "deepresearch"]
+    assert script.value == "bots.entry:main"
