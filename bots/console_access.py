@@ -5,10 +5,13 @@ workers, with the requester ``console:{OS user name}`` (:func:`bots.console_queu
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import time
 import uuid
 from pathlib import Path
 
+from bots.console_lock import dead_here, process_start_time
 from engine.artifacts import safe_name
 from engine.settings import Settings
 from jobs import audit, quotas
@@ -28,12 +31,15 @@ class TerminalTurn:
         from bots.console_queue import requester
 
         self.settings, self.store, self.thread, self.question, self.start = settings, store, thread, question, start
-        self.user, self.turn_id = requester(), f"console-{uuid.uuid4().hex}"
+        self.user, self.turn_id = requester(), holder_turn_id()
         self.started = time.time()
 
     def take(self) -> str | None:
         """Take the slot; returns the refusal line (already audited as ``rejected``) when over a
-        limit, else None. Raises what :func:`jobs.quotas.acquire` raises (store unreachable)."""
+        limit, else None. Slots of this person's earlier ``ask`` runs whose process has died on
+        this host without giving them back (killed, or stopped by a full disk) are freed first
+        (:func:`free_dead_slots`). Raises what :func:`jobs.quotas.acquire` raises (store unreachable)."""
+        free_dead_slots(self.store, user=self.user, thread_id=self.thread)
         verdict = quotas.acquire(self.store, turn_id=self.turn_id, user=self.user, thread_id=self.thread,
                                  start=self.start, settings=self.settings, now=self.started)
         if verdict.allowed:
@@ -70,6 +76,44 @@ class TerminalTurn:
             started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
             clarification=record.clarification if record else "", files=files,
             error="" if status == "done" else (error or _REASON.get(code, f"deepresearch ask exit code {code}"))))
+
+
+def holder_turn_id() -> str:
+    """A terminal run's turn id, naming the process that holds its quota slot:
+    ``console-{host}-{pid}-{start}-{uuid hex}`` (``start``: the process's start time in clock ticks
+    since boot, so a pid used again is not taken for this one; ``0`` when unknown)."""
+    start = process_start_time(os.getpid()) or "0"
+    return f"console-{socket.gethostname()}-{os.getpid()}-{start}-{uuid.uuid4().hex}"
+
+
+def _holder_of(turn_id: str) -> dict | None:
+    """The holder :func:`holder_turn_id` wrote into ``turn_id`` (``pid``, ``host``, ``pid_started``),
+    None for any other turn id (a chat turn's, or an older terminal run's)."""
+    if not turn_id.startswith("console-"):
+        return None
+    parts = turn_id[len("console-"):].rsplit("-", 3)
+    if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit():
+        return None
+    host, pid, start, _ = parts
+    return {"host": host, "pid": int(pid), "pid_started": None if start == "0" else start}
+
+
+def free_dead_slots(store: Store, *, user: str, thread_id: str) -> list[str]:
+    """Give back the running slots of ``user``'s terminal runs whose process no longer runs on this
+    host (:func:`bots.console_lock.dead_here`); returns their turn ids. A slot whose holder is
+    alive, or on another host, or that no terminal run holds, is left to its expiry. Never raises:
+    a store that cannot be read or written leaves the slots as they are (logged)."""
+    freed = []
+    try:
+        for turn_id in quotas.holding(store, user=user, thread_id=thread_id):
+            holder = _holder_of(turn_id)
+            if holder is not None and dead_here(holder):
+                quotas.release(store, turn_id, user=user, thread_id=thread_id)
+                freed.append(turn_id)
+                log.warning("event=quota_slot_freed turn=%s reason=holder_dead pid=%s", turn_id, holder["pid"])
+    except Exception as err:
+        log.warning("event=quota_slot_check_failed error=%s", type(err).__name__)
+    return freed
 
 
 #: The audit's error line of a run that ended with an exit code (the terminal shows the details).

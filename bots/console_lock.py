@@ -60,7 +60,7 @@ def _hold(store: Store, thread_id: str) -> ThreadLock:
         holder = _named_holder(store, lock.key)
         if holder is None:
             continue  # freed in between: try again
-        if not _dead_here(holder):
+        if not dead_here(holder):
             raise ThreadBusy(describe_holder(holder))
         # the holder was killed on this host: free its lock (only that lease, by its token) and retry
         if store.delete(lock.key, if_field=("token", holder.get("token"))):
@@ -82,7 +82,7 @@ def _named_holder(store: Store, key: str) -> dict | None:
 
 def _sign(store: Store, lock: ThreadLock) -> None:
     """Add this process's pid, host and start time to the lock record it holds."""
-    me = {"pid": os.getpid(), "host": socket.gethostname(), "pid_started": _start_time(os.getpid())}
+    me = {"pid": os.getpid(), "host": socket.gethostname(), "pid_started": process_start_time(os.getpid())}
     store.update(lock.key, lambda old: {**old, **me} if old and old.get("token") == lock.token else None)
 
 
@@ -96,7 +96,7 @@ def describe_holder(holder: dict) -> str:
     return f"another process (a worker or a bot){since}"
 
 
-def _start_time(pid: int) -> str | None:
+def process_start_time(pid: int) -> str | None:
     """The process's start time in clock ticks since boot (``/proc/PID/stat`` field 22), when known."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -106,7 +106,7 @@ def _start_time(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
-def _dead_here(holder: dict) -> bool:
+def dead_here(holder: dict) -> bool:
     """True when ``holder`` names a process on this host that no longer runs (or is a zombie)."""
     pid = holder.get("pid")
     if not isinstance(pid, int) or holder.get("host") != socket.gethostname():
@@ -125,4 +125,4 @@ def _dead_here(holder: dict) -> bool:
     if state == ["Z"] or state == ["X"]:
         return True
     started = holder.get("pid_started")
-    return started is not None and started != _start_time(pid)  # the pid now belongs to another process
+    return started is not None and started != process_start_time(pid)  # the pid now belongs to another process

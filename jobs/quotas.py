@@ -172,6 +172,23 @@ def release(store: Store, turn_id: str, *, user: str, thread_id: str) -> None:
             conn.executemany("DELETE FROM quota WHERE key = ? AND member = ?", [(k, turn_id) for k in keys])
 
 
+def holding(store: Store, *, user: str, thread_id: str, now: float | None = None) -> list[str]:
+    """The turn ids holding a running slot of ``user`` (in ``thread_id``'s workspace), expired ones left out.
+
+    Raises:
+        redis.exceptions.RedisError / sqlite3.Error: the store is unreachable.
+    """
+    key = _keys(user, scope_of(thread_id))[0]
+    now = time.time() if now is None else now
+    if isinstance(store, RedisStore):
+        return [m.decode() if isinstance(m, bytes) else str(m)
+                for m in store.redis.zrangebyscore(store._k(key), f"({now}", "+inf")]
+    if isinstance(store, SqliteStore):
+        with _sqlite(store)._conn() as conn:
+            return [row[0] for row in conn.execute("SELECT member FROM quota WHERE key = ? AND score > ?", (key, now))]
+    return []
+
+
 def touch(store: Store, turn_id: str, *, user: str, thread_id: str, settings: Settings) -> None:
     """Extend the expiry of ``turn_id``'s slot (if it holds one) to :func:`hold_seconds` from now:
     called when the turn starts running, however long it waited in the queue."""

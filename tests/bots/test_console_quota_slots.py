@@ -63,3 +63,42 @@ def test_a_ctrl_c_in_the_slots_bookkeeping_leaves_no_slot_held(offline_env, monk
     second = _ask("How loud are heat pumps?")
     err = capsys.readouterr().err
     assert second == 0, err  # the one slot allowed is free again
+
+
+def _held_by(pid: int, start: str) -> str:
+    """Take the one running slot allowed for this person, as an `ask` run of process ``pid`` would."""
+    import socket
+    import uuid
+
+    from bots.console_queue import requester
+    from engine.settings import load_settings
+    from jobs.store import get_store
+
+    settings = load_settings()
+    turn_id = f"console-{socket.gethostname()}-{pid}-{start}-{uuid.uuid4().hex}"
+    verdict = quotas.acquire(get_store(settings), turn_id=turn_id, user=requester(), thread_id="console:x",
+                             start=True, settings=settings)
+    assert verdict.allowed
+    return turn_id
+
+
+def test_a_slot_whose_terminal_died_without_giving_it_back_is_freed_by_the_next_run(offline_env, capsys, caplog):
+    """Killed (SIGKILL, a closed terminal) or stopped by a full disk before it could write: the
+    process that held the slot is gone, so the next run frees the slot instead of waiting hours."""
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    held = _held_by(gone.pid, "0")
+    caplog.set_level("WARNING", logger="bots.console_access")
+    assert _ask() == 0, capsys.readouterr().err
+    assert any("event=quota_slot_freed" in r.getMessage() and held in r.getMessage() for r in caplog.records)
+
+
+def test_a_slot_held_by_a_running_terminal_is_kept(offline_env, capsys):
+    from bots.console_lock import process_start_time
+
+    _held_by(os.getpid(), process_start_time(os.getpid()) or "0")
+    assert _ask() == 6  # over the limit: the other run is alive
+    assert "1 research running already" in capsys.readouterr().err
