@@ -235,9 +235,11 @@ def test_a_mention_of_someone_whose_id_starts_like_the_bots_is_not_one_of_the_bo
     [line] = fake_slack.wait_for(lambda: [r.getMessage() for r in caplog.records if ts in r.getMessage()],
                                  what="the message read")
     assert "ignored" in line, line  # not addressed: no research, no reply
-    bot.message("<@U0BOT|deepresearch> Danish heat pump subsidies in 2024", thread_ts=root)  # the bot, named
+    named, _ = bot.message("<@U0BOT|deepresearch> Danish heat pump subsidies in 2024", thread_ts=root)  # the bot
     fake_slack.wait_for(lambda: len(research.calls) == (2 if root else 1), what="the research the bot was asked for")
     assert research.calls[-1]["question"] == "Danish heat pump subsidies in 2024"
+    wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{root or named}", "done", "failed")
+    runner_idle()
 
 
 def test_help_and_status_in_a_direct_message_thread_are_commands(bot, fake_slack, research):

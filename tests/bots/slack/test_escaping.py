@@ -107,9 +107,15 @@ def test_literal_markers_do_not_format_but_identifiers_stay_clean():
     "is snake_case or *stars* or ~tilde~ better?",
     "what does ~/.config/x_y hold_",
 ])
-def test_the_commands_answer_shows_the_question_as_typed(bot, question):
+def test_the_commands_answer_shows_the_question_as_typed(bot, fake_slack, question):
     from tests.bots.chat_view import slack_shown
+    from tests.bots.slack.conftest import CHANNEL, TEAM, runner_idle, wait_status
 
     status, answer = bot.command(question)
     assert status == 200 and answer["response_type"] == "ephemeral"
     assert question in slack_shown(answer["text"]), answer["text"]  # no marker of the question became formatting
+    # the research the command started ends here, not in a later test's Slack
+    [root] = fake_slack.wait_for(lambda: [m["ts"] for m in fake_slack.messages(CHANNEL) if m.get("thread_ts") is None],
+                                 what="the command's root message")
+    wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{root}", "done", "failed", "paused")
+    runner_idle()
