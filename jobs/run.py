@@ -46,6 +46,9 @@ ANSWERED_TEXT = "Answered, thanks: the research continues below."
 LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
 HANDED_BACK_TEXT = ("Paused: the bot is restarting. The research continues from its last checkpoint "
                     "as soon as it is back.")
+HANDED_BACK_FILES_TEXT = ("Paused: the bot is restarting after the summary went out. The report files follow "
+                          "as soon as it is back.")
+FILES_FOLLOW_TEXT = "Research finished. The summary went out earlier; the report files are below."
 FAILED_TEXT = "Stopped: the research failed. The reply below says why."
 RETRYING_TEXT = ("Interrupted: a service did not answer. The research is tried again from its last "
                  "checkpoint shortly.")
@@ -195,6 +198,7 @@ class _TurnJob:
     graph_started = False  # the graph checkpointed past its first node: a re-run resumes it
     lock_lost = False  # the thread's lock lapsed: the research stops and is retried
     summary_posted = False  # once True a cancel no longer stops the turn: the files follow
+    summary_earlier = False  # an earlier attempt posted the summary: this one owes only the files
     status_text_failed = False  # a progress text could not be written (logged once a turn)
     started = 0.0  # when this attempt began (time.monotonic(), set by run()): the status message's elapsed time
 
@@ -215,6 +219,7 @@ class _TurnJob:
         self.rec = rec
         self.delayed = abandoned or bool(rec.get("delayed"))
         self.graph_started = bool(rec.get("graph_started"))
+        self.summary_earlier = "summary" in (rec.get("delivered") or [])
         if abandoned:
             records.patch(self.store, t.turn_id, delayed=True)
         started, since = time.monotonic(), time.time()
@@ -308,7 +313,7 @@ class _TurnJob:
     def _failure_status(self, err: Exception) -> str:
         """The status message's last text when the research raised ``err`` (the reply below says why)."""
         if self.stopping() or is_shutdown_error(err):
-            return HANDED_BACK_TEXT
+            return self._handed_back_text()
         if is_transient(err) and not self.last_attempt:
             return RETRYING_TEXT
         return FAILED_TEXT
@@ -318,10 +323,18 @@ class _TurnJob:
         process hands it back, a lost lock makes it a retry (or a failure on the last attempt), and
         otherwise the requester cancelled it."""
         if self.stopping():
-            return HANDED_BACK_TEXT
+            return self._handed_back_text()
         if self.lock_lost:
             return self._failure_status(LockLost())
         return "Cancelled."
+
+    def _summary_out(self) -> bool:
+        """True once the summary went out, in this attempt or an earlier one."""
+        return self.summary_posted or self.summary_earlier
+
+    def _handed_back_text(self) -> str:
+        """The status message's last text when the turn is handed back: after the summary, only the files wait."""
+        return HANDED_BACK_FILES_TEXT if self._summary_out() else HANDED_BACK_TEXT
 
     def _show_progress(self, status: StatusMessage, progress) -> None:
         """Queue ``progress`` as the status message's next text; elapsed counts from this attempt's
@@ -388,6 +401,7 @@ class _TurnJob:
             await asyncio.gather(*tasks, *early, return_exceptions=True)
         final = ("A clarifying question is below; the research starts once the requester answers it."
                  if outcome.status == "clarify"
+                 else FILES_FOLLOW_TEXT if self.summary_earlier
                  else "Research finished. The report is below.")
         await status.show(final, buttons=())
         return outcome

@@ -999,3 +999,26 @@ def test_a_stop_after_the_turns_record_was_lost_hands_nothing_back(turn_env, mon
     result = run_job(_queue(settings, log), settings=settings, last_attempt=True, hand_back=lambda: bool(stopping))
     assert result == {"status": "skipped", "turn_id": "t1"}
     assert thread_info(THREAD, settings=settings).status == "running"
+
+
+def test_a_stop_after_the_summary_went_out_says_the_files_follow_and_sends_only_them(turn_env, monkeypatch):
+    settings, log = turn_env
+    stopping: list = []
+    report = _report(settings.data_dir / "run1")
+
+    async def stopped_while_typesetting(kw):
+        report(kw)  # the summary goes out while the files are built ...
+        await asyncio.to_thread(wait_for, lambda: SUMMARY in _posts(log), what="the early summary", timeout=STEP)
+        stopping.append(True)  # ... and the process is asked to stop before they are
+        raise RunCancelled
+
+    _async_script(monkeypatch, stopped_while_typesetting)
+    turn = _queue(settings, log)
+    result = run_job(turn, settings=settings, last_attempt=True, hand_back=lambda: bool(stopping))
+    assert result["status"] == "handed_back"
+    assert _updates(log)[-1]["text"] == jobs.run.HANDED_BACK_FILES_TEXT  # not "paused" as if nothing came
+    _script(monkeypatch, report)
+    assert run_job(turn, settings=settings, last_attempt=True)["status"] == "done"
+    assert _posts(log) == ["Starting the research…", SUMMARY]  # the summary once, the files after the restart
+    assert [e["files"] for e in read_events(log, THREAD) if e["op"] == "upload"] == [["report.md", "report.pdf"]]
+    assert _updates(log)[-1]["text"] == jobs.run.FILES_FOLLOW_TEXT
