@@ -310,10 +310,12 @@ def worker(
     queue: Annotated[str, typer.Option(metavar="NAME", help="The RQ queue to listen on.")] = "research",
 ) -> None:
     """Run an RQ worker for research turns (needs REDIS_URL)."""
+    from jobs.locks import holding_as
     from jobs.worker import main as worker_main
 
     try:
-        worker_main(burst=burst, queue=queue)
+        with holding_as("worker"):  # its thread locks say so (and pid, host) to whoever they refuse
+            worker_main(burst=burst, queue=queue)
     except SettingsError as err:
         _fail(str(err))
 
@@ -325,9 +327,11 @@ def slack(
 ) -> None:
     """Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, else HTTP on /slack/events."""
     from bots.slack.server import main as slack_main
+    from jobs.locks import holding_as
 
     try:
-        slack_main(port=port, host=host)
+        with holding_as("slack"):  # the thread locks of its in-process runner (no REDIS_URL) say so
+            slack_main(port=port, host=host)
     except SettingsError as err:
         _fail(str(err))
     except OSError as err:
@@ -343,12 +347,14 @@ def teams(
     """Run the Microsoft Teams bot: HTTP on /api/messages and /files/{token}."""
     from bots.teams.server import main as teams_main
     from bots.teams.settings import load_teams_settings
+    from jobs.locks import holding_as
 
     try:
         settings = load_teams_settings()
         if host is None:  # unauthenticated local mode stays on this machine unless asked otherwise
             host = "0.0.0.0" if settings.microsoft_app_id else "127.0.0.1"
-        teams_main(port=port, host=host, settings=settings)
+        with holding_as("teams"):  # the thread locks of its in-process runner (no REDIS_URL) say so
+            teams_main(port=port, host=host, settings=settings)
     except SettingsError as err:
         _fail(str(err))
     except OSError as err:

@@ -340,7 +340,7 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
     try:
         lock = hold_thread(get_store(settings), thread)
     except ThreadBusy as busy:
-        say(f"deepresearch: this thread is already running ({busy}). Wait for it to finish, or continue it "
+        say(f"deepresearch: this thread is already running {busy}. Wait for it to finish, or continue it "
             f"once it has stopped: deepresearch ask --resume {thread}")
         return EXIT_BUSY
     except LockStoreUnavailable as exc:

@@ -8,16 +8,20 @@ import socket
 import time
 from pathlib import Path
 
-from jobs.locks import ThreadLock
+from jobs.locks import ThreadLock, describe_holder, process_start_time
 from jobs.store import Store
 
+__all__ = ["LockStoreUnavailable", "ThreadBusy", "dead_here", "describe_holder", "hold_thread", "process_start_time"]
+
 log = logging.getLogger(__name__)
-#: Seconds a refused runner waits for a lock taken a moment ago to be signed with its holder's pid.
+#: Seconds a refused runner waits for a lock an older terminal took a moment ago to be signed with
+#: its pid (an older version wrote its pid just after taking the lock; this one takes it with it).
 SIGN_WAIT = 2.0
 
 
 class ThreadBusy(Exception):
-    """Another process runs this thread now; the message names it (``pid 123 on host``) for a user."""
+    """Another process runs this thread now; the message names it for a user
+    (:func:`jobs.locks.describe_holder`: ``in a worker (pid 4242 on host-a, since 14:02:07)``)."""
 
 
 class LockStoreUnavailable(Exception):
@@ -27,11 +31,12 @@ class LockStoreUnavailable(Exception):
 def hold_thread(store: Store, thread_id: str) -> ThreadLock:
     """Take ``thread_id``'s lock (the one :func:`jobs.run.run_job` takes) for this process, or refuse.
 
-    Does not wait: a lock held by a live process raises :class:`ThreadBusy`. The lock record gets
-    this process's ``pid``, ``host`` and process start time, so a later runner on the same host can
-    tell a holder that was killed (SIGKILL, a closed terminal) from a live one and take the lock
-    over at once instead of waiting for the lease (:data:`jobs.locks.LEASE_TTL` seconds) to lapse.
-    A holder on another host, or one that left no pid (a worker), is only freed by its lease.
+    Does not wait: a lock held by a live process raises :class:`ThreadBusy`. Every holder's lock
+    record names its kind, ``pid``, ``host`` and process start time (:func:`jobs.locks.holder_identity`;
+    this one ``terminal``), so a runner on the same host can tell a holder that was killed (SIGKILL,
+    a closed terminal, a killed work horse) from a live one and take the lock over at once instead
+    of waiting for the lease (:data:`jobs.locks.LEASE_TTL` seconds) to lapse. A holder on another
+    host, or one of an older version that left no pid, is only freed by its lease.
     The caller must :meth:`~jobs.locks.ThreadLock.release` the returned lock; it is renewed
     meanwhile, and its ``on_lost`` may be set to learn that the lease lapsed.
 
@@ -52,10 +57,9 @@ def hold_thread(store: Store, thread_id: str) -> ThreadLock:
 
 
 def _hold(store: Store, thread_id: str) -> ThreadLock:
-    lock = ThreadLock(store, thread_id)
+    lock = ThreadLock(store, thread_id, kind="terminal")
     for _ in range(2):
         if lock.acquire(timeout=0):
-            _sign(store, lock)
             return lock
         holder = _named_holder(store, lock.key)
         if holder is None:
@@ -70,40 +74,15 @@ def _hold(store: Store, thread_id: str) -> ThreadLock:
 
 
 def _named_holder(store: Store, key: str) -> dict | None:
-    """The lock record, waiting up to :data:`SIGN_WAIT` seconds for a just-taken lock to get its pid."""
+    """The lock record; one an older terminal took a moment ago without its pid (no ``kind``, no
+    ``pid``) is read again for up to :data:`SIGN_WAIT` seconds, until that terminal signs it."""
     holder = store.get(key)
     deadline = time.monotonic() + SIGN_WAIT
-    while holder and not holder.get("pid") and time.time() - float(holder.get("at") or 0) < SIGN_WAIT \
-            and time.monotonic() < deadline:
+    while holder and "kind" not in holder and not holder.get("pid") \
+            and time.time() - float(holder.get("at") or 0) < SIGN_WAIT and time.monotonic() < deadline:
         time.sleep(0.05)
         holder = store.get(key)
     return holder
-
-
-def _sign(store: Store, lock: ThreadLock) -> None:
-    """Add this process's pid, host and start time to the lock record it holds."""
-    me = {"pid": os.getpid(), "host": socket.gethostname(), "pid_started": process_start_time(os.getpid())}
-    store.update(lock.key, lambda old: {**old, **me} if old and old.get("token") == lock.token else None)
-
-
-def describe_holder(holder: dict) -> str:
-    """``pid 4242 on host-a, since 14:02:07``, or ``another process (a worker or a bot)`` without a pid."""
-    since = ""
-    if isinstance(holder.get("at"), int | float):
-        since = ", since " + time.strftime("%H:%M:%S", time.localtime(holder["at"]))
-    if holder.get("pid"):
-        return f"pid {holder['pid']} on {holder.get('host') or 'another host'}{since}"
-    return f"another process (a worker or a bot){since}"
-
-
-def process_start_time(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (``/proc/PID/stat`` field 22), when known."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(")") + 2:].split()
-    return fields[19] if len(fields) > 19 else None
 
 
 def dead_here(holder: dict) -> bool:

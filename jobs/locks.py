@@ -1,12 +1,18 @@
-"""A per-thread lease lock over the job store, renewed while held, so one turn per thread runs."""
+"""A per-thread lease lock over the job store, renewed while held, so one turn per thread runs;
+its record names its holder (what it is, pid, host, process start time) for whoever it refuses."""
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from jobs.store import Store
 
@@ -20,6 +26,88 @@ RENEW_EVERY = 10.0
 POLL_EVERY = 0.25
 
 
+#: What each kind of holder is called in a message (:func:`describe_holder`), by the ``kind`` its
+#: lock record gives. A bot takes a thread's lock only in its in-process runner (without
+#: ``REDIS_URL``); ``runner`` is that runner in a process that is no bot (the job function called
+#: from Python); ``terminal`` is ``deepresearch ask`` run in its own process.
+HOLDER_KINDS = {
+    "worker": "a worker",
+    "slack": "the Slack bot",
+    "teams": "the Teams bot",
+    "runner": "an in-process runner",
+    "terminal": "another terminal",
+}
+_process_kind: list[str] = []
+
+
+@contextmanager
+def holding_as(kind: str) -> Iterator[None]:
+    """Within the block, the locks this process takes name it ``kind`` (a key of
+    :data:`HOLDER_KINDS`): each ``deepresearch`` command that runs turns says what it is as it
+    starts (a worker's forked work horses inherit it). The kind before is restored after.
+
+    Raises:
+        ValueError: ``kind`` is not one of :data:`HOLDER_KINDS`.
+    """
+    if kind not in HOLDER_KINDS:
+        raise ValueError(f"unknown lock holder kind {kind!r}")
+    _process_kind.append(kind)
+    try:
+        yield
+    finally:
+        _process_kind.pop()
+
+
+def holder_kind() -> str:
+    """What takes a lock now: ``worker`` inside an RQ job, else the kind :func:`holding_as` set,
+    else ``runner`` (the job function is the only other taker: the terminal names itself)."""
+    rq = sys.modules.get("rq")  # imported by every worker; never imported here for this
+    if rq is not None and rq.get_current_job() is not None:
+        return "worker"
+    return _process_kind[-1] if _process_kind else "runner"
+
+
+def holder_identity(kind: str | None = None) -> dict:
+    """What a lock record says of its holder: ``{"kind", "pid", "host", "pid_started"}`` (``kind``
+    default :func:`holder_kind`; ``pid_started``: :func:`process_start_time`, None when unknown).
+    Nothing else of the process goes in (its arguments and environment may hold secrets)."""
+    pid = os.getpid()
+    return {"kind": kind or holder_kind(), "pid": pid, "host": socket.gethostname(),
+            "pid_started": process_start_time(pid)}
+
+
+def process_start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (``/proc/PID/stat`` field 22, see
+    proc(5)), when known: with the pid it names one process, even once the pid is used again."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def describe_holder(holder: dict) -> str:
+    """Where a thread runs, from its lock record, for a user: ``in a worker (pid 4242 on host-a,
+    since 14:02:07)`` (local time). A record of an older version has no ``kind``: one with a pid
+    was a terminal's; one without (a worker's or a bot's) reads ``in a worker or a bot (an older
+    version that records no pid, since 14:02:07)``. A kind not in :data:`HOLDER_KINDS` (a newer
+    version's) is ``another process``."""
+    kind, pid = holder.get("kind"), holder.get("pid")
+    if kind is None:
+        what = HOLDER_KINDS["terminal"] if pid else "a worker or a bot"
+    else:
+        what = HOLDER_KINDS.get(kind, "another process") if isinstance(kind, str) else "another process"
+    details = []
+    if pid:
+        details.append(f"pid {pid}" + (f" on {holder['host']}" if holder.get("host") else ""))
+    elif kind is None:
+        details.append("an older version that records no pid")
+    if isinstance(holder.get("at"), int | float):
+        details.append("since " + time.strftime("%H:%M:%S", time.localtime(holder["at"])))
+    return f"in {what}" + (f" ({', '.join(details)})" if details else "")
+
+
 class LockLost(Exception):
     """The lease expired or was taken over while held (the store was unreachable too long)."""
 
@@ -28,19 +116,23 @@ class ThreadLock:
     """Exclusive lease on ``lock:{thread_id}``: ``acquire`` waits, a daemon thread renews it.
 
     Works on both stores: Redis ``SET NX PX`` (across hosts) or SQLite (across processes of
-    one host). ``on_lost`` is called (from the renewer thread) when renewal finds the lease held
+    one host). The record is ``{"token", "at"}`` (``time.time()`` when taken) and its holder's
+    :func:`holder_identity` (``kind``: the one given, default :func:`holder_kind` when first
+    acquired), so a refused runner can name it (:func:`describe_holder`). ``on_lost`` is called (from the renewer thread) when renewal finds the lease held
     by another token; a lease whose key simply vanished (Redis lost its data) is taken again.
     ``ttl`` is the lease in seconds (fractions allowed; default :data:`LEASE_TTL`), renewed every
     third of it (at most every :data:`RENEW_EVERY`).
     """
 
     def __init__(self, store: Store, thread_id: str, *, ttl: float | None = None,
-                 on_lost: Callable[[], None] | None = None) -> None:
+                 on_lost: Callable[[], None] | None = None, kind: str | None = None) -> None:
         self.store = store
         self.key = f"lock:{thread_id}"
         self.ttl = ttl or LEASE_TTL
         self.token = uuid.uuid4().hex
         self.on_lost = on_lost
+        self.kind = kind
+        self._identity: dict | None = None  # the holder, as the first acquire found it
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
 
@@ -50,8 +142,10 @@ class ThreadLock:
         Returns False early when ``should_stop()`` becomes true while waiting.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        if self._identity is None:  # here, in the taker's thread (an RQ job is known there only)
+            self._identity = holder_identity(self.kind)
         while True:
-            if self.store.add(self.key, {"token": self.token, "at": time.time()}, ttl=self.ttl):
+            if self.store.add(self.key, self._record(), ttl=self.ttl):
                 self._stop.clear()
                 self._renewer = threading.Thread(target=self._renew, name=f"lease-{self.key}", daemon=True)
                 self._renewer.start()
@@ -61,6 +155,10 @@ class ThreadLock:
             if deadline is not None and time.monotonic() >= deadline:
                 return False
             time.sleep(POLL_EVERY)
+
+    def _record(self) -> dict:
+        """The lock record this holder writes: token, time taken and who it is."""
+        return {"token": self.token, "at": time.time(), **(self._identity or holder_identity(self.kind))}
 
     def _renew(self) -> None:
         interval = min(RENEW_EVERY, self.ttl / 3)
@@ -84,7 +182,7 @@ class ThreadLock:
         """Take the lease again when its key vanished (Redis restarted without its data) and
         nobody else took it meanwhile; True when it is ours again."""
         try:
-            restored = self.store.add(self.key, {"token": self.token, "at": time.time()}, ttl=self.ttl)
+            restored = self.store.add(self.key, self._record(), ttl=self.ttl)
         except Exception as err:  # noqa: BLE001 (store still away: the next tick tries again)
             log.warning("event=lease_restore_failed key=%s error=%s", self.key, type(err).__name__)
             return True

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
 
@@ -14,7 +16,7 @@ import pytest
 from bots.console_lock import hold_thread
 from bots.console_record import ThreadRecord, save_record
 from engine.settings import load_settings
-from jobs.locks import ThreadLock
+from jobs.locks import ThreadLock, holding_as
 from jobs.store import get_store
 from tests.bots.console_helpers import (
     RUN_TIMEOUT,
@@ -47,32 +49,79 @@ def _wait_until(condition, what: str, timeout: float = RUN_TIMEOUT) -> None:
         time.sleep(0.05)
 
 
-def test_a_thread_held_by_a_live_process_is_refused_with_its_pid(tmp_path, docs):
-    data = tmp_path / "data"
-    save_record(data, "console:held", ThreadRecord(question="How efficient are solar panels?", offline=True,
-                                                   corpus=str(docs), no_clarify=True))
+def _held_record(tmp_path, docs) -> None:
+    """A thread recorded by an earlier `ask` but never checkpointed (``--resume`` starts it)."""
+    save_record(tmp_path / "data", "console:held", ThreadRecord(
+        question="How efficient are solar panels?", offline=True, corpus=str(docs), no_clarify=True))
+
+
+def _refusal(holder: str, at: float) -> str:
+    """The line `ask --resume console:held` prints when ``holder`` (e.g. ``a worker``) runs it, locked at ``at``."""
+    since = time.strftime("%H:%M:%S", time.localtime(at))
+    return (f"deepresearch: this thread is already running in {holder} (pid {os.getpid()} on {socket.gethostname()}, "
+            f"since {since}). Wait for it to finish, or continue it once it has stopped: "
+            "deepresearch ask --resume console:held\n")
+
+
+def test_a_thread_held_by_a_live_terminal_is_refused_with_its_pid(tmp_path, docs):
+    _held_record(tmp_path, docs)
     lock = hold_thread(_store(tmp_path), "console:held")  # this test process holds it, and lives
     try:
+        at = _store(tmp_path).get("lock:console:held")["at"]
         out = ask(tmp_path, "--resume", "console:held")
     finally:
         lock.release()
     assert out.returncode == 4, out.stderr
-    assert f"this thread is already running (pid {os.getpid()} on " in out.stderr
+    assert out.stderr == _refusal("another terminal", at)
     no_traceback(out)
-    assert not (data / "checkpoints.sqlite").exists()  # nothing of the research ran
-
-    worker = ThreadLock(_store(tmp_path), "console:held")  # as jobs.run takes it: no pid recorded
-    assert worker.acquire(timeout=0)
-    try:
-        out = ask(tmp_path, "--resume", "console:held")
-    finally:
-        worker.release()
-    assert out.returncode == 4 and "already running (another process (a worker or a bot)" in out.stderr
+    assert not (tmp_path / "data" / "checkpoints.sqlite").exists()  # nothing of the research ran
 
     # free again: the thread was recorded but never checkpointed, so --resume starts it
     out = ask(tmp_path, "--resume", "console:held")
     assert out.returncode == 0, out.stderr
     assert "b.txt" in report_of(tmp_path, out.stdout).read_text() or "a.md" in report_of(tmp_path, out.stdout).read_text()
+
+
+@pytest.mark.parametrize(("kind", "holder"), [("worker", "a worker"), ("slack", "the Slack bot"),
+                                              ("teams", "the Teams bot")])
+def test_a_thread_a_worker_or_a_bot_runs_is_refused_naming_it_its_pid_and_host(tmp_path, docs, kind, holder):
+    _held_record(tmp_path, docs)
+    store = _store(tmp_path)
+    with holding_as(kind):  # as `deepresearch worker`, `slack` or `teams` runs: jobs.run takes the lock so
+        running = ThreadLock(store, "console:held")
+        assert running.acquire(timeout=0)
+    try:
+        at = store.get("lock:console:held")["at"]
+        out = ask(tmp_path, "--resume", "console:held")
+    finally:
+        running.release()
+    assert out.returncode == 4, out.stderr
+    assert out.stderr == _refusal(holder, at)  # one line, nothing else
+    assert not (tmp_path / "data" / "checkpoints.sqlite").exists()
+
+
+def test_a_lock_an_older_worker_took_without_a_pid_is_refused_in_one_line(tmp_path, docs):
+    _held_record(tmp_path, docs)
+    at = time.time() - 5  # past the wait for an older terminal to sign it
+    _store(tmp_path).put("lock:console:held", {"token": "older", "at": at}, ttl=30)
+    out = ask(tmp_path, "--resume", "console:held")
+    assert out.returncode == 4, out.stderr
+    since = time.strftime("%H:%M:%S", time.localtime(at))
+    assert out.stderr.splitlines() == [
+        "deepresearch: this thread is already running in a worker or a bot (an older version that records no pid, "
+        f"since {since}). Wait for it to finish, or continue it once it has stopped: "
+        "deepresearch ask --resume console:held"]
+
+
+def test_a_lock_of_a_killed_worker_on_this_host_is_taken_over_at_once(tmp_path, docs):
+    _held_record(tmp_path, docs)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = {"token": "killed", "at": time.time(), "kind": "worker", "pid": int(gone.stdout),
+            "host": socket.gethostname(), "pid_started": "1"}
+    _store(tmp_path).put("lock:console:held", dead, ttl=30)  # its work horse was SIGKILLed: no release
+    out = ask(tmp_path, "--resume", "console:held")
+    assert out.returncode == 0, out.stderr  # not exit 4 for the lease's 30 s
+    assert report_of(tmp_path, out.stdout).exists()
 
 
 def test_thread_id_is_resumable_as_soon_as_it_is_printed(tmp_path, docs):
@@ -145,7 +194,8 @@ def test_four_resumes_at_once_run_the_research_once(tmp_path, docs):
     for code, stdout, stderr in outs:
         assert "Traceback" not in stderr
         if code == 4:
-            assert "this thread is already running (pid " in stderr and f"--resume {thread}" in stderr
+            assert "this thread is already running in another terminal (pid " in stderr
+            assert f"--resume {thread}" in stderr
         else:
             assert report_of(tmp_path, stdout).exists()
 
@@ -162,7 +212,7 @@ def test_three_answers_at_once_resume_the_paused_thread_once(tmp_path, docs):
     assert codes.count(0) == 1 and set(codes) <= {0, 2, 4}, [o[2][-400:] for o in outs]
     for code, _, stderr in outs:
         assert "Traceback" not in stderr
-        assert code != 4 or "this thread is already running (pid " in stderr
+        assert code != 4 or "this thread is already running in another terminal (pid " in stderr
         assert code != 2 or "no clarifying question waiting" in stderr  # it came after the one that ran
     [usage] = (tmp_path / "data" / "artifacts").glob("*/*/usage.jsonl")
     roles = [json.loads(line)["role"] for line in usage.read_text().splitlines()]

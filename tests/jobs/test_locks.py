@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
+import types
+from pathlib import Path
 
 import pytest
 
-from bots.console_lock import describe_holder
-from jobs.locks import ThreadLock
+from jobs.locks import (
+    ThreadLock,
+    describe_holder,
+    holder_identity,
+    holder_kind,
+    holding_as,
+    process_start_time,
+)
 from jobs.store import Store, get_store
 from tests.waiting import wait_for, wait_set
 
@@ -76,7 +89,7 @@ def test_a_waiter_that_gave_up_frees_nothing_when_it_releases(store: Store) -> N
     held = ThreadLock(store, "t1", ttl=30)
     assert held.acquire(timeout=0)
     since = describe_holder(store.get("lock:t1"))
-    assert since.startswith("another process (a worker or a bot), since ")  # what a console shows
+    assert since.startswith(f"in an in-process runner (pid {os.getpid()} on ")  # what a console shows
     gave_up = ThreadLock(store, "t1")
     assert not _acquire(gave_up, timeout=0)
     gave_up.release()
@@ -132,7 +145,7 @@ def test_a_lease_whose_key_vanished_is_taken_again(store: Store, caplog, monkeyp
     assert not _acquire(ThreadLock(store, "t1", ttl=LEASE), timeout=2 * LEASE)  # ours again, and renewed
     assert "event=lease_restored key=lock:t1" in caplog.messages
     assert not lost.is_set()
-    assert describe_holder(store.get("lock:t1")).startswith("another process (a worker or a bot), since ")
+    assert describe_holder(store.get("lock:t1")).startswith(f"in an in-process runner (pid {os.getpid()} on ")
     held._stop.set()  # its holder killed: no more renewals, no release
     held._renewer.join()
     assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # the lease taken again lapses too
@@ -196,3 +209,139 @@ def test_a_lease_taken_again_lapses_when_the_store_then_refuses_its_renewals(sto
     assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # not renewed since: it runs out after its lease
     assert time.monotonic() - started < BOUND
     held.release()
+
+
+def _record_taken_in_a_job(redis_url: str, data_dir: str) -> dict:
+    """An RQ job: take a thread's lock as :func:`jobs.run.run_job` does (no kind given); its record."""
+    from tests.jobs.conftest import make_settings
+
+    store = get_store(make_settings(Path(data_dir), redis_url=redis_url))
+    lock = ThreadLock(store, "in-a-job")
+    assert lock.acquire(timeout=0)
+    try:
+        return store.get("lock:in-a-job")
+    finally:
+        lock.release()
+
+
+def test_a_lock_taken_in_an_rq_job_names_a_worker_with_its_pid_and_host(redis_settings) -> None:
+    from rq import Queue, SimpleWorker
+
+    from jobs.redisconn import redis_connection
+
+    connection = redis_connection(redis_settings.redis_url)
+    queue = Queue("lock-holders", connection=connection)
+    job = queue.enqueue(_record_taken_in_a_job, redis_settings.redis_url, str(redis_settings.data_dir))
+    SimpleWorker([queue], connection=connection).work(burst=True)  # runs the job in this process
+    record = job.return_value()
+    assert record is not None, job.get_status()
+    assert {k: record[k] for k in ("kind", "pid", "host")} == {
+        "kind": "worker", "pid": os.getpid(), "host": socket.gethostname()}
+    assert holder_kind() == "runner"  # outside the job again
+
+
+def test_every_holder_names_itself_in_the_record_it_takes_and_no_secret(store: Store, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-lock-record-secret")
+    monkeypatch.setattr(sys, "argv", ["deepresearch", "ask", "--answer", "sk-lock-record-secret"])
+    taken = {}
+    for name, make in (("runner", lambda: ThreadLock(store, "runner")),  # the job function, outside RQ
+                       ("terminal", lambda: ThreadLock(store, "terminal", kind="terminal"))):
+        lock = make()
+        assert lock.acquire(timeout=0)
+        taken[name] = store.get(lock.key)
+        lock.release()
+    for kind in ("worker", "slack", "teams"):  # as `deepresearch worker`, `slack` and `teams` run
+        with holding_as(kind):
+            lock = ThreadLock(store, kind)
+            assert lock.acquire(timeout=0)
+        taken[kind] = store.get(lock.key)
+        lock.release()
+    me = {"pid": os.getpid(), "host": socket.gethostname(), "pid_started": process_start_time(os.getpid())}
+    assert me["pid_started"] is not None
+    for kind, record in taken.items():
+        assert set(record) == {"token", "at", "kind", "pid", "host", "pid_started"}, record
+        assert record["kind"] == kind and {k: record[k] for k in me} == me
+        assert time.time() - 60 < record["at"] <= time.time()
+        assert "sk-lock-record-secret" not in json.dumps(record)
+    assert holder_identity() == {"kind": "runner", **me}
+    assert holder_identity("teams")["kind"] == "teams"
+
+
+def test_an_rq_job_is_a_worker_whatever_the_process_says(monkeypatch) -> None:
+    fake_rq = types.ModuleType("rq")
+    fake_rq.get_current_job = lambda: None
+    monkeypatch.setitem(sys.modules, "rq", fake_rq)
+    with holding_as("slack"):
+        assert holder_kind() == "slack"
+        fake_rq.get_current_job = object
+        assert holder_kind() == "worker"
+    monkeypatch.delitem(sys.modules, "rq")  # a terminal never imports rq: no RQ job to ask about
+    assert holder_kind() == "runner"
+
+
+def test_a_process_kind_holds_for_its_block_only_and_must_be_known() -> None:
+    with holding_as("worker"):
+        with holding_as("teams"):
+            assert holder_kind() == "teams"
+        assert holder_kind() == "worker"
+        with pytest.raises(RuntimeError), holding_as("slack"):
+            raise RuntimeError("the bot stopped")
+        assert holder_kind() == "worker"
+    assert holder_kind() == "runner"
+    with pytest.raises(ValueError, match="unknown lock holder kind 'gpu'"), holding_as("gpu"):
+        pass
+    assert holder_kind() == "runner"
+
+
+def test_a_lease_taken_again_still_names_the_holder_that_took_it_first(store: Store) -> None:
+    held = ThreadLock(store, "t1", ttl=LEASE)
+    with holding_as("worker"):
+        assert held.acquire(timeout=0)
+    store.delete("lock:t1")  # Redis restarted without its data; the renewer takes it again
+    wait_for(lambda: store.get("lock:t1") is not None, what="the lease taken again", timeout=BOUND)
+    assert store.get("lock:t1")["kind"] == "worker"
+    held.release()
+
+
+AT = 1_767_225_727.0  # a moment to show as the local time it was
+SINCE = time.strftime("%H:%M:%S", time.localtime(AT))
+
+
+@pytest.mark.parametrize(("record", "said"), [
+    ({"kind": "worker", "pid": 4242, "host": "host-a", "at": AT}, f"in a worker (pid 4242 on host-a, since {SINCE})"),
+    ({"kind": "slack", "pid": 7, "host": "bots-1", "at": AT}, f"in the Slack bot (pid 7 on bots-1, since {SINCE})"),
+    ({"kind": "teams", "pid": 8, "host": "bots-2", "at": AT}, f"in the Teams bot (pid 8 on bots-2, since {SINCE})"),
+    ({"kind": "runner", "pid": 9, "host": "h", "at": AT}, f"in an in-process runner (pid 9 on h, since {SINCE})"),
+    ({"kind": "terminal", "pid": 10, "host": "laptop", "at": AT},
+     f"in another terminal (pid 10 on laptop, since {SINCE})"),
+    ({"kind": "cluster", "pid": 11, "host": "h", "at": AT}, f"in another process (pid 11 on h, since {SINCE})"),
+    ({"kind": 5, "pid": 12, "host": "h", "at": AT}, f"in another process (pid 12 on h, since {SINCE})"),
+    ({"kind": "worker", "pid": 13, "at": AT}, f"in a worker (pid 13, since {SINCE})"),
+    ({"kind": "worker", "pid": 14, "host": "h"}, "in a worker (pid 14 on h)"),
+    ({"kind": "worker", "pid": 15, "host": "h", "at": "soon"}, "in a worker (pid 15 on h)"),
+    ({"kind": "worker", "at": AT}, f"in a worker (since {SINCE})"),
+    ({"kind": "worker"}, "in a worker"),
+    # records of an older version: a worker or a bot wrote only its token and time; a terminal added its pid
+    ({"token": "t", "at": AT}, f"in a worker or a bot (an older version that records no pid, since {SINCE})"),
+    ({"token": "t"}, "in a worker or a bot (an older version that records no pid)"),
+    ({"token": "t", "at": AT, "pid": 4242, "host": "host-a", "pid_started": "99"},
+     f"in another terminal (pid 4242 on host-a, since {SINCE})"),
+], ids=["worker", "slack", "teams", "runner", "terminal", "unknown-kind", "odd-kind", "no-host", "no-time",
+        "odd-time", "no-pid", "bare", "legacy-worker", "legacy-no-time", "legacy-terminal"])
+def test_a_holder_is_described_by_what_it_is_its_pid_host_and_since(record: dict, said: str) -> None:
+    assert describe_holder(record) == said
+    assert "((" not in said and "))" not in said
+
+
+def test_a_process_start_time_is_field_22_of_its_stat_and_none_for_no_process() -> None:
+    # a name with ") " in it, as any process may give itself: the fields are counted after the last ")"
+    script = "open('/proc/self/comm', 'w').write('a) 1 2 (b'); print(flush=True); input()"
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        child.stdout.readline()
+        stat = Path(f"/proc/{child.pid}/stat").read_text()
+        assert stat.startswith(f"{child.pid} (a) 1 2 (b) ")
+        assert process_start_time(child.pid) == stat.split()[24]  # 22, plus three words of the name
+    finally:
+        child.communicate("\n", timeout=BOUND)
+    assert process_start_time(child.pid) is None  # reaped: no such process
