@@ -331,6 +331,7 @@ class OfflineChatModel(BaseChatModel):
         objections = _tag(prompt, "Open objections").split("### Perspective", 1)
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
         follow_ups = R.follow_up_questions(objections[1] if len(objections) > 1 else "",
-                                           question.group(1) if question else title, language)
+                                           question.group(1) if question else title, language,
+                                           sources_read=R.read_sources(report, language))
         return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500],
                                           "follow_up_questions": follow_ups})]

@@ -309,13 +309,27 @@ def _report_sources(body: str, sources: str, language: str) -> str:
                   titles=_titles(not_cited, found - len(cited), language))
 
 
-def follow_up_questions(objections: str, question: str, language: str, limit: int = 3) -> list[str]:
+def read_sources(report: str, language: str) -> bool:
+    """False when the run behind ``report`` (the final report, Markdown, in ``language``) read no
+    source: the report cites no source id and says that none was found (the ``no_findings`` phrase
+    :func:`engine.offline_text.extractive_report` writes when the search found nothing, or there was
+    no search); True otherwise, also when sources were found and none had a passage to quote."""
+    return bool(SID.search(report)) or phrase("no_findings", language) not in report
+
+
+def follow_up_questions(objections: str, question: str, language: str, limit: int = 3, *,
+                        sources_read: bool = True) -> list[str]:
     """Follow-up research questions from the review's open objections (``- Role: text`` lines).
 
     The reader's objections give "how does this finding bear on …" (a finding left out) or "what
     do the sources say about …" (words of the question left unanswered); any other objection
-    gives "what does the evidence say about this objection", quoting its first clause. Each names
-    the question, so it reads on its own; none without objections. ``objections`` is Markdown and
+    gives "what does the evidence say about this objection", quoting its first clause. Without a
+    source read (``sources_read`` False, see :func:`read_sources`) none speaks of sources, which
+    a follow-up would again not find: the question's words left unanswered give "which use case,
+    period or region should … be narrowed to" and "which data or documents would settle …", any
+    other objection "which data or documents would settle this objection" (and a finding left
+    out, which quotes a source, none). Each names the
+    question, so it reads on its own; none without objections. ``objections`` is Markdown and
     ``question`` plain text; the questions are plain text (a chat button's label, a new question).
     """
     topic = phrase("quoted", language, q=_short(question.strip().rstrip("?？.!"), 80)) if question.strip() else "…"
@@ -328,13 +342,19 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
         # the objection is Markdown (its quotes escaped); a follow-up question is plain text
         label, rest = (item.group(1) or "").strip().casefold(), markdown_unescape(item.group(2).strip())
         quoted = _QUOTED.findall(rest)
-        if label == reader and quoted and SID.search(rest):
-            text = phrase("follow_up_finding", language, topic=topic, q=_quote(quoted[0], language, 100))
-        elif label == reader and quoted:
-            text = phrase("follow_up_terms", language, topic=topic, terms=_terms(quoted, language, markdown=False))
+        finding = label == reader and bool(quoted) and bool(SID.search(rest))  # a finding left out
+        words_ = _terms(quoted, language, markdown=False) if label == reader and quoted and not finding else ""
+        point = _short(re.split(r"[;.?!]", rest)[0], 100)
+        if finding:  # it quotes what a source said: none in a run that read no source
+            texts = [phrase("follow_up_finding", language, topic=topic, q=_quote(quoted[0], language, 100))
+                     ] if sources_read else []
+        elif sources_read:
+            texts = [phrase("follow_up_terms", language, topic=topic, terms=words_) if words_ else
+                     phrase("follow_up_other", language, topic=topic, point=point)]
+        elif words_:
+            texts = [phrase("follow_up_narrow", language, topic=topic),
+                     phrase("follow_up_evidence_terms", language, topic=topic, terms=words_)]
         else:
-            point = _short(re.split(r"[;.?!]", rest)[0], 100)
-            text = phrase("follow_up_other", language, topic=topic, point=point)
-        if text not in out:
-            out.append(text)
+            texts = [phrase("follow_up_evidence_other", language, topic=topic, point=point)]
+        out += [text for text in texts if text not in out]
     return out[:limit]

@@ -227,6 +227,8 @@ PHRASES = {
         "fr": "La dernière critique de la solution disait :",
         "es": "La última crítica de la solución decía:",
     },
+    # follow-up questions from the review's open objections (engine.offline_review.follow_up_questions)
+    # when the run read sources: what they say on the question's words, a finding, another objection
     "follow_up_terms": {
         "en": "What do the sources say about {terms} for {topic}?",
         "de": "Was sagen die Quellen zu {terms} bei {topic}?",
@@ -239,12 +241,32 @@ PHRASES = {
         "fr": "Que change ce résultat pour {topic} : {q} ?",
         "es": "¿Qué implica este hallazgo para {topic}: {q}?",
     },
-    # one follow-up question per role of "perspective" (same order), and one for any other objection
     "follow_up_other": {
         "en": "What does the evidence say about this objection to {topic}: {point}?",
         "de": "Was sagen die Belege zu diesem Einwand gegen {topic}: {point}?",
         "fr": "Que disent les preuves sur cette objection à {topic} : {point} ?",
         "es": "¿Qué dicen las pruebas sobre esta objeción a {topic}: {point}?",
+    },
+    # without any source read (no search back end, or a search that found nothing) a follow-up
+    # asking what the sources or their evidence say would find none again: these ask instead how to
+    # narrow the question, and which evidence would settle what the review left open
+    "follow_up_narrow": {
+        "en": "Which use case, period or region should {topic} be narrowed to?",
+        "de": "Auf welchen Anwendungsfall, Zeitraum oder welche Region lässt sich {topic} eingrenzen?",
+        "fr": "À quel cas d'usage, quelle période ou quelle région restreindre {topic} ?",
+        "es": "¿A qué caso de uso, periodo o región se puede acotar {topic}?",
+    },
+    "follow_up_evidence_terms": {
+        "en": "Which data or documents would settle {terms} for {topic}?",
+        "de": "Welche Daten oder Dokumente würden {terms} bei {topic} klären?",
+        "fr": "Quelles données ou quels documents trancheraient {terms} pour {topic} ?",
+        "es": "¿Qué datos o documentos aclararían {terms} para {topic}?",
+    },
+    "follow_up_evidence_other": {
+        "en": "Which data or documents would settle this objection to {topic}: {point}?",
+        "de": "Welche Daten oder Dokumente würden diesen Einwand gegen {topic} klären: {point}?",
+        "fr": "Quelles données ou quels documents trancheraient cette objection à {topic} : {point} ?",
+        "es": "¿Qué datos o documentos resolverían esta objeción a {topic}: {point}?",
     },
     "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},

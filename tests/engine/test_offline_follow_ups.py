@@ -1,0 +1,105 @@
+"""The offline model's suggested follow-up questions speak of sources only when the run read some:
+without any (no search back end, or a search that found nothing) they help narrow the question or
+name the evidence that would settle it, in the question's language."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from engine import offline_review as R
+from engine.offline_text import PHRASES, phrase
+from engine.runner import run_turn
+from engine.search.corpus import index_directory
+from tests.engine.test_offline_and_process import corpus_settings
+
+#: The follow-up phrases that presume sources were read: what the sources (or their evidence, or a
+#: finding quoted from them) say.
+SOURCE_KEYS = ("follow_up_finding", "follow_up_terms", "follow_up_other")
+#: The word "source" in each language the phrase table has (French "quelle" is no German "Quelle").
+SOURCE_WORD = {"en": "sources?", "de": "Quellen?", "fr": "sources?", "es": "fuentes?"}
+
+
+#: The follow-up phrases for a run that read no source.
+UNREAD_KEYS = ("follow_up_narrow", "follow_up_evidence_terms", "follow_up_evidence_other")
+
+
+def opens_as(question: str, key: str, language: str) -> bool:
+    """True when ``question`` starts like the phrase ``key`` in ``language`` (its words before the first blank)."""
+    opening = PHRASES[key][language].split("{", 1)[0]
+    return bool(opening) and question.startswith(opening)
+
+
+def speaks_of_sources(question: str, language: str) -> bool:
+    """True when ``question`` says "source" in ``language``, or opens like a follow-up phrase that
+    presumes sources."""
+    return (bool(re.search(rf"\b{SOURCE_WORD[language]}\b", question, re.IGNORECASE))
+            or any(opens_as(question, key, language) for key in SOURCE_KEYS))
+
+
+def _unrelated_corpus(tmp_path):
+    folder = tmp_path / "garden"
+    folder.mkdir()
+    (folder / "tomatoes.md").write_text("# Tomatoes\n\nTomatoes grow best in warm sun with regular watering.\n")
+    return folder
+
+
+@pytest.mark.parametrize(("question", "language", "search"), [
+    ("What are the limitations of heat pumps in cold climates?", "en", "none"),
+    ("Welche Grenzen haben Wärmepumpen bei kaltem Klima?", "de", "none"),
+    ("Quelles sont les limites des vélos électriques en hiver ?", "fr", "corpus"),  # nothing on it there
+])
+def test_without_sources_no_follow_up_speaks_of_sources(offline_settings, tmp_path, question, language, search):
+    settings = offline_settings(allow_clarification=False, search=search,
+                                **({"corpus_dir": _unrelated_corpus(tmp_path)} if search == "corpus" else {}))
+    if search == "corpus":
+        index_directory(settings.corpus_dir, settings.corpus_index_path)
+    out = asyncio.run(run_turn("console:nosrc", question=question, settings=settings))
+    assert phrase("no_findings", language) in out.artifacts.report_md.read_text()  # no source read
+    assert out.follow_ups, "the review left the question's words open: something to suggest"
+    assert not [q for q in out.follow_ups if speaks_of_sources(q, language)], out.follow_ups
+    topic = question.rstrip(" ?")
+    assert all(topic in q for q in out.follow_ups), out.follow_ups  # each names the question
+
+
+def test_with_sources_read_the_follow_up_asks_what_they_say(offline_settings, tmp_path):
+    settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False)
+    question = "What do heat pumps cost and how much noise and maintenance do they make?"
+    out = asyncio.run(run_turn("console:src", question=question, settings=settings))
+    assert out.follow_ups == [f"What do the sources say about “maintenance” for “{question.rstrip('?')}”?"]
+
+
+#: One open objection of each kind, per language: a finding left out, words of the question left
+#: unanswered, another role's objection.
+OBJECTIONS = {
+    "en": ("Reader", "the findings also say “Air pumps cost 9,000 euros.” [S000001], which the solution leaves out",
+           "the question asks about “cheapest”, and the solution says nothing about it", "Investor"),
+    "de": ("Leser", "die Ergebnisse sagen auch „Luft-Wärmepumpen kosten 9.000 Euro.“ [S000001], was die Lösung "
+           "auslässt", "die Frage fragt nach „günstigsten“, und die Lösung sagt nichts dazu", "Investor"),
+    "fr": ("Lecteur", "les résultats disent aussi « Les pompes coûtent 9 000 euros. » [S000001], que la solution "
+           "omet", "la question porte sur « moins chères », et la solution n'en dit rien", "Investisseur"),
+    "es": ("Lector", "los hallazgos también dicen «Las bombas cuestan 9.000 euros.» [S000001], que la solución "
+           "omite", "la pregunta trata de «baratas», y la solución no dice nada al respecto", "Inversor"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(PHRASES["follow_up_terms"]))
+def test_every_language_has_follow_ups_without_sources(language):
+    reader, finding, words_, other = OBJECTIONS[language]
+    objections = f"- {reader}: {finding}.\n- {reader}: {words_}.\n- {other}: the payback period is never computed.\n"
+    read = R.follow_up_questions(objections, "heat pumps", language, limit=5)
+    assert len(read) == 3 and all(opens_as(q, key, language) for q, key in zip(read, SOURCE_KEYS, strict=True)), read
+    # without: a finding quotes a source, so none; the words left open narrow the question and name evidence
+    unread = R.follow_up_questions(objections, "heat pumps", language, limit=5, sources_read=False)
+    assert len(unread) == 3 and not [q for q in unread if speaks_of_sources(q, language)], unread
+    assert all(opens_as(q, key, language) for q, key in zip(unread, UNREAD_KEYS, strict=True)), unread
+    assert all(PHRASES[key].keys() == PHRASES["follow_up_terms"].keys() for key in UNREAD_KEYS)
+
+
+def test_a_report_read_no_source_when_it_cites_none_and_says_none_was_found():
+    assert not R.read_sources("# Bikes\n\nAucune source n'a été trouvée pour cette question ; le rapport ne peut "
+                              "citer aucune preuve.\n", "fr")
+    assert R.read_sources("# Bikes\n\n- Bikes have two wheels. [S00a1b2]\n", "en")
+    assert R.read_sources("# Bikes\n\n1 source found; it had no passage on this question to quote.\n", "en")
