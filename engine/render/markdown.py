@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
 import unicodedata
@@ -33,9 +34,18 @@ _UNESCAPE_CODE = str.maketrans({"\ufdd0": "\\[", "\ufdd1": "\\]"})
 
 
 def strip_html(raw: str) -> str:
-    """``raw`` HTML without comments and ordinary tags (:data:`HTML_TAGS`); other text as written."""
-    return _HTML_MARKUP.sub(lambda m: m.group(0) if m.group(1) and m.group(1).lower() not in HTML_TAGS
-                            and not m.group(0).startswith("<!--") else "", raw)
+    """``raw`` HTML as a browser shows its text: comments and ordinary tags (:data:`HTML_TAGS`)
+    dropped, character references (``&amp;``, ``&lt;``, ``&#169;``) read; anything else in angle
+    brackets (``List<String>``) as written."""
+    out: list[str] = []
+    pos = 0
+    for m in _HTML_MARKUP.finditer(raw):
+        out.append(html.unescape(raw[pos:m.start()]))
+        if m.group(1) and m.group(1).lower() not in HTML_TAGS and not m.group(0).startswith("<!--"):
+            out.append(m.group(0))
+        pos = m.end()
+    out.append(html.unescape(raw[pos:]))
+    return "".join(out)
 
 
 # --- characters --------------------------------------------------------------------------------
@@ -208,10 +218,8 @@ class Sanitizer:
         scheme = urlsplit(target).scheme.lower() if ":" in target else ""
         if target.startswith("#"):
             return [{"t": "Link", "c": [attr, content, [target, ""]]}]
-        if scheme in LINK_SCHEMES:
+        if scheme in LINK_SCHEMES:  # the text stays as written (``Wärmepumpe``, ``{id}``), the target is encoded
             safe = quote(target, safe="!#$%&'()*+,-./:;=?@[]_~")
-            if content == [str_node(target)] and safe != target:
-                content = [str_node(safe)]
             return [{"t": "Link", "c": [attr, content, [safe, ""]]}]
         if content == [str_node(target)] or not target:
             return content
@@ -238,12 +246,13 @@ class Sanitizer:
         out: list[Node] = []
         pos = 0
         for m in _CITATION.finditer(text):
-            numbers = [int(x) for x in re.split(r",\s*", m.group(1))]
+            parts = re.split(r"(,\s*)", m.group(1))  # numbers and the separators as written
+            numbers = [int(x) for x in parts[::2]]
             if not all(n in self.citations for n in numbers):
                 continue
             out.extend(_text_nodes(text[pos:m.start()] + "["))
             for k, n in enumerate(numbers):
-                out.extend([str_node(","), {"t": "Space"}] if k else [])
+                out.extend(_text_nodes(parts[2 * k - 1]) if k else [])
                 out.append({"t": "Link", "c": [["", ["drb-cite"], []], [str_node(str(n))], [f"#src-{n}", ""]]})
             out.append(str_node("]"))
             pos = m.end()
@@ -297,6 +306,18 @@ def stringify(inlines: list[Node]) -> str:
     """The plain text of pandoc inlines, each space or soft break as one space."""
     return "".join(n["c"] if n["t"] == "Str" else " " for n in _walk_nodes(inlines)
                    if n["t"] in ("Str", "Space", "SoftBreak"))
+
+
+def heading_text(markdown: str) -> str:
+    """The words a reader sees of a one-line Markdown heading's text: escapes and character
+    references resolved, code as its text, emphasis and link markup gone (``R\\&D `x` *y*``: ``R&D x y``)."""
+    blocks = parse_markdown("# " + " ".join(markdown.split()))
+    if not blocks or blocks[0]["t"] != "Header":
+        return markdown.strip()
+    inlines = Sanitizer(1, False).blocks(blocks)[0]["c"][2]
+    return " ".join("".join(n["c"] if n["t"] == "Str" else n["c"][1] if n["t"] == "Code" else " "
+                            for n in _walk_nodes(inlines)
+                            if n["t"] in ("Str", "Code", "Space", "SoftBreak", "LineBreak")).split())
 
 
 def url_inlines(url: str) -> list[Node]:

@@ -13,7 +13,7 @@ from engine.citations import SOURCES_TITLE
 from engine.language import detect_language
 from engine.offline_text import PHRASES
 from engine.render import ReportDocument, SourceEntry
-from engine.render.markdown import clean_text
+from engine.render.markdown import clean_text, heading_text
 from engine.text import markdown_unescape
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
@@ -97,7 +97,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     title = ""
     heads = _headings(text)
     if heads and heads[0].level == 1 and not text[:heads[0].start].strip():
-        title, text = heads[0].text, text[heads[0].end:]
+        title, text = heading_text(heads[0].text), text[heads[0].end:]
     text, notice = split_notice(text)
     text, front = _front_matter(text)
     question = front.get("question") or question
