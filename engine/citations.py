@@ -35,14 +35,18 @@ _ID = r"S[0-9a-fA-F]{6}"  # minted lowercase; a model that upper-cases one still
 # Candidates, leftmost first: a Markdown link (its text may hold one level of brackets, as a
 # citation: ``[study [Sa]](url)``), a bracketed group of ids ([Sa] [Sa, Sb] [Sa; Sb]),
 # a bare URL, a bare id. Which of them are prose (not code) is settled by the Markdown parser.
+# A URL's characters: parentheses in pairs (``wiki/Heat_pump_(disambiguation)``, as CommonMark
+# reads a link destination and GFM an autolink), so a ``)`` after the URL ends it, one inside does not.
+_LINK_URL = r"https?://(?:[^()\s]|\([^()\s]*\))+"
+_BARE = r"(?<![(<\[])\bhttps?://(?:\([^()\s>\]]*\)|[^()\s>\]]|\()+"
 _CANDIDATE = re.compile(
-    r"(?P<link>(?<!!)\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((?P<url>https?://[^)\s]+(?:\([^)\s]*\))?[^)\s]*)\))"
+    rf"(?P<link>(?<!!)\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((?P<url>{_LINK_URL})\))"
     rf"|(?P<group>\[\s*{_ID}(?:\s*[,;]\s*{_ID})*\s*\])"
-    r"|(?P<bare_url>(?<![(<\[])\bhttps?://[^\s)>\]]+)"
+    rf"|(?P<bare_url>{_BARE})"
     rf"|(?P<bare_id>\b{_ID}\b)"
 )
 _GROUP_ID = re.compile(_ID)
-_BARE_URL = re.compile(r"(?<![(<\[])\bhttps?://[^\s)>\]]+")
+_BARE_URL = re.compile(_BARE)
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
 #: mistletoe keeps the document being parsed in a module global (link labels are looked up in it),
 #: so two parses at once in one process can break each other: every parse should hold this lock.
