@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,6 +166,11 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
     :func:`engine.text.clean_path` gives them (a name that is not valid UTF-8 keeps ``\\xNN``
     escapes), titles and text as :func:`engine.text.clean_text` gives them.
 
+    A run that fails for any reason (disk full, a reader that raises, Ctrl-C) leaves the disk as it
+    was (:func:`_writing`): an earlier index unchanged and searchable, a new one removed, no
+    write-ahead log left behind. So an earlier index is changed in one transaction, while a new
+    one is committed every 64 files, which keeps its write-ahead log small.
+
     Raises:
         CorpusIndexError: the folder is missing or has no supported file, or the index file cannot
             be created or written (the message says why: disk full, read-only, permission), or
@@ -171,14 +178,8 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
     """
     started = time.monotonic()
     root, files, skipped_files = indexable_files(directory)
-    conn = _open_for_write(Path(index_path))
-    try:
-        stats = _sync(conn, root, files, skipped_files)
-    except (sqlite3.Error, OSError) as err:
-        why = storage_problem(err) or str(err)
-        raise CorpusIndexError(f"cannot write the corpus index {clean_path(index_path)}: {why}") from err
-    finally:
-        conn.close()
+    with _writing(Path(index_path), "cannot write the corpus index") as (conn, created):
+        stats = _sync(conn, root, files, skipped_files, _COMMIT_EVERY if created else 0)
     stats.seconds = time.monotonic() - started
     log.info(
         "corpus_indexed root=%s documents=%d added=%d unchanged=%d removed=%d skipped=%d passages=%d "
@@ -208,7 +209,59 @@ def _find_files(root: Path) -> tuple[list[tuple[Path, os.stat_result]], list[tup
     return found, skipped
 
 
+@contextlib.contextmanager
+def _writing(index_path: Path, failure: str) -> Iterator[tuple[sqlite3.Connection, bool]]:
+    """``(connection, whether this run creates the index file)`` for one run that writes the index
+    at ``index_path`` (:func:`_open_for_write`); the block commits, the connection is closed after it.
+
+    When the block raises anything (a storage fault, a bug, ``KeyboardInterrupt``), the disk is
+    left as it was: the open transaction is rolled back and the connection closed, so SQLite
+    copies what was committed back into the index and deletes the write-ahead log and its
+    ``-shm``; an index file this run created is deleted with its side files (whatever is in its
+    log), also when opening it failed. ``sqlite3.Error`` and ``OSError`` become one line,
+    ``"{failure} {path}: {why}"``; anything else propagates as it is.
+
+    Raises:
+        CorpusIndexError: the index cannot be created, opened or written, or is not a corpus index.
+    """
+    created = not os.path.lexists(index_path)
+    try:
+        conn = _open_for_write(index_path)
+    except BaseException:
+        if created:
+            _remove_index(index_path)
+        raise
+    try:
+        yield conn, created
+    except BaseException as err:
+        with contextlib.suppress(sqlite3.Error):
+            conn.rollback()  # a full disk may have ended the transaction already
+        conn.close()
+        if created:
+            _remove_index(index_path)
+        if isinstance(err, (sqlite3.Error, OSError)):
+            why = storage_problem(err) or str(err)
+            raise CorpusIndexError(f"{failure} {clean_path(index_path)}: {why}") from err
+        raise
+    conn.close()
+
+
+def _remove_index(index_path: Path) -> None:
+    """Delete the index file at ``index_path`` and its side files; a missing one, or one that cannot
+    be deleted, is passed over."""
+    for suffix in ("", "-wal", "-shm", "-journal"):  # the main file first: its presence says "indexed"
+        with contextlib.suppress(OSError):
+            os.unlink(f"{index_path}{suffix}")
+
+
 def _open_for_write(index_path: Path) -> sqlite3.Connection:
+    """A connection to the index at ``index_path`` (created with its folder when missing) in WAL
+    mode, its schema in place; a file of an older layout is emptied, any other file is left as it was.
+
+    Raises:
+        CorpusIndexError: the file cannot be created or written, is no SQLite database or holds
+            other tables, or this Python's SQLite has no FTS5.
+    """
     try:
         index_path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(index_path, timeout=30)
@@ -216,11 +269,11 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
         why = storage_problem(err) or str(err)
         raise CorpusIndexError(f"cannot create the corpus index {clean_path(index_path)}: {why}") from err
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if tables and "meta" not in tables:
             raise CorpusIndexError(f"{index_path} is not a corpus index: delete it or choose another path")
+        conn.execute("PRAGMA journal_mode=WAL")  # only now: another program's database keeps its mode
+        conn.execute("PRAGMA synchronous=NORMAL")
         if "meta" in tables:
             row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if not row or row[0] != SCHEMA_VERSION:  # an older layout: rebuild from scratch
@@ -237,7 +290,7 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
             raise CorpusIndexError(f"cannot write the corpus index {clean_path(index_path)}: "
                                    f"{storage_problem(err)}") from err
         raise CorpusIndexError(f"{index_path} is not a usable corpus index ({err}): delete it") from err
-    except CorpusIndexError:
+    except BaseException:
         conn.close()
         raise
     return conn
@@ -257,7 +310,10 @@ def index_root(index_path: Path) -> str | None:
     return row[0] if row else None
 
 
-def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list) -> IndexStats:
+def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list,
+          commit_every: int) -> IndexStats:
+    """Make the index mirror ``files`` of ``root``, committing after every ``commit_every`` documents
+    read (0: once, at the end); what the run did."""
     stats = IndexStats(skipped_files=skipped_files)
     row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
     if row and row[0] != clean_path(root):
@@ -292,7 +348,7 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
         _insert_document(conn, key, title, st.st_mtime_ns, st.st_size, passages)
         stats.added += 1
         pending += 1
-        if pending >= _COMMIT_EVERY:
+        if commit_every and pending >= commit_every:
             conn.commit()
             pending = 0
     for key in known.keys() - seen:
@@ -328,13 +384,14 @@ def add_documents(index_path: Path, documents: list[tuple[str, str, str]]) -> in
 
     The same index layout, passage splitting and ranking as :func:`index_directory`, for documents
     that are not files of a folder (a thread's shared files: the key is the link a citation gives).
+    All the documents are added in one transaction: when it fails, the index is left as it was, and a
+    new index file is deleted (:func:`_writing`).
 
     Raises:
         CorpusIndexError: the index file cannot be created or written, or is not a corpus index.
     """
-    conn = _open_for_write(Path(index_path))
     written = 0
-    try:
+    with _writing(Path(index_path), "cannot write the index") as (conn, _created):
         for key, title, text in documents:
             passages = split_passages(clean_text(text))[:_MAX_PASSAGES]
             old = conn.execute("SELECT id FROM documents WHERE path = ?", (key,)).fetchone()
@@ -345,11 +402,6 @@ def add_documents(index_path: Path, documents: list[tuple[str, str, str]]) -> in
                 written += len(passages)
         conn.execute("INSERT INTO passages (passages) VALUES ('optimize')")
         conn.commit()
-    except (sqlite3.Error, OSError) as err:
-        why = storage_problem(err) or str(err)
-        raise CorpusIndexError(f"cannot write the index {clean_path(index_path)}: {why}") from err
-    finally:
-        conn.close()
     return written
 
 

@@ -7,7 +7,7 @@ import os
 import resource
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +43,9 @@ def docs(tmp_path: Path) -> Path:
 
 async def _titles(index: Path, query: str) -> list[str]:
     return [r.title for r in await CorpusSearch(index).search(query)]
+
+
+_REFUSED = r"the disk refused a write \(full, or an input/output error\)"
 
 
 @contextmanager
@@ -138,29 +141,109 @@ def test_a_pipe_named_like_a_document_is_passed_over(docs: Path, tmp_path: Path)
     assert (stats.documents, stats.skipped) == (4, 0)
 
 
-@pytest.mark.parametrize(("files", "kept"), [(100, 64), (140, 128)])
-def test_an_index_run_stopped_midway_keeps_what_it_committed(tmp_path: Path, monkeypatch, files: int,
-                                                             kept: int) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for n in range(files):
-        (docs / f"note{n:03}.md").write_text(f"# Note {n}\n\nReading number {n}.\n")
-    extract = corpus.extract_document
-    calls: list[Path] = []
+FAILURES = ["disk full", "a file that breaks its reader", "Ctrl-C"]
 
-    def interrupted(path: Path, size: int):
+
+def _add_notes(folder: Path, count: int) -> None:
+    """``count`` notes of 60 words each, no word in two notes, read after the files of :data:`FILES`."""
+    for n in range(count):
+        words = " ".join(f"note{n}word{w}" for w in range(60))
+        (folder / f"e_note{n:03}.md").write_text(f"# Note {n}\n\n{words}\n")
+
+
+@contextmanager
+def _failing_at_file(monkeypatch: pytest.MonkeyPatch, index: Path, nth: int, failure: str) -> Iterator[None]:
+    """While the block runs, the ``nth`` file a run indexing into ``index`` reads ends the run with one
+    of :data:`FAILURES`: "disk full" (from then on no file may grow past the size ``index`` has then: not
+    the write-ahead log, nor the index when SQLite copies the log's committed pages back into it), "a file
+    that breaks its reader" (reading it raises ``RuntimeError``) or "Ctrl-C" (``KeyboardInterrupt``)."""
+    calls: list[Path] = []
+    extract = corpus.extract_document
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+
+    def reading(path: Path, size: int) -> tuple[str, str]:
         calls.append(path)
-        if len(calls) == files:
-            raise KeyboardInterrupt  # Ctrl-C on the last file
+        if len(calls) == nth:
+            if failure == "disk full":
+                resource.setrlimit(resource.RLIMIT_FSIZE, (index.stat().st_size, hard))
+            elif failure == "Ctrl-C":
+                raise KeyboardInterrupt
+            else:
+                raise RuntimeError("the reader broke")
         return extract(path, size)
 
+    monkeypatch.setattr(corpus, "extract_document", reading)
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        monkeypatch.undo()
+
+
+def _expect(failure: str, index: Path):
+    """What a run ended by ``failure`` raises: the one-line index error for a full disk, else the
+    exception itself."""
+    if failure == "disk full":
+        return pytest.raises(CorpusIndexError, match=f"^cannot write the corpus index {index}: {_REFUSED}$")
+    return pytest.raises(KeyboardInterrupt if failure == "Ctrl-C" else RuntimeError)
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_first_index_run_that_fails_leaves_no_index_file_behind(docs: Path, tmp_path: Path, monkeypatch,
+                                                                  failure: str) -> None:
+    _add_notes(docs, 100)
     index = tmp_path / "corpus.sqlite"
-    monkeypatch.setattr(corpus, "extract_document", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with _failing_at_file(monkeypatch, index, 90, failure), _expect(failure, index):  # 64 files committed
         index_directory(docs, index)
-    monkeypatch.undo()
-    again = index_directory(docs, index)  # committed every 64 files: only the rest is read again
-    assert (again.unchanged, again.added, again.documents) == (kept, files - kept, files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]  # no index, no -wal, no -shm
+    assert index_directory(docs, index).added == 104
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+async def test_an_index_run_that_fails_leaves_the_earlier_index_as_it_was(docs: Path, tmp_path: Path,
+                                                                         monkeypatch, failure: str) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    size = index.stat().st_size
+    (docs / "d_tides.md").write_text("# Tides\n\nBarrages span estuaries.\n")  # the first file read again
+    _add_notes(docs, 100)
+    with _failing_at_file(monkeypatch, index, 90, failure), _expect(failure, index):  # none committed
+        index_directory(docs, index)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.sqlite", "docs"]  # no -wal, no -shm
+    assert index.stat().st_size == size
+    assert await _titles(index, "lagoons") == ["Tides"]
+    assert await _titles(index, "estuaries note0word1") == []
+    again = index_directory(docs, index)
+    assert (again.added, again.unchanged, again.documents) == (101, 3, 104)
+    assert await _titles(index, "estuaries") == ["Tides"]
+
+
+async def test_shared_files_that_cannot_be_added_leave_the_index_as_it_was(tmp_path: Path) -> None:
+    index = tmp_path / "files.sqlite"
+    text = " ".join(f"word{n}" for n in range(20_000))
+    with pytest.raises(CorpusIndexError, match=f"^cannot write the index {index}: {_REFUSED}$"), \
+            _file_size_limit(150_000):
+        add_documents(index, [("/shared/b.txt", "B", text)])
+    assert list(tmp_path.iterdir()) == []  # the index this first file would have started
+    add_documents(index, [("/shared/a.txt", "A", "Lagoons hold seawater.")])
+    size = index.stat().st_size
+    with pytest.raises(CorpusIndexError, match=f"^cannot write the index {index}: {_REFUSED}$"), \
+            _file_size_limit(size):
+        add_documents(index, [("/shared/a.txt", "A", text)])
+    assert [p.name for p in tmp_path.iterdir()] == ["files.sqlite"] and index.stat().st_size == size
+    assert [r.url for r in await CorpusSearch(index).search("lagoons")] == [Path("/shared/a.txt").as_uri()]
+
+
+def test_a_database_that_is_not_an_index_is_left_as_it_was(docs: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    with closing(sqlite3.connect(other)) as conn:
+        conn.execute("CREATE TABLE t (x)")
+        conn.commit()
+    before = other.read_bytes()
+    with pytest.raises(CorpusIndexError, match="not a corpus index"):
+        index_directory(docs, other)
+    assert other.read_bytes() == before  # still in its own journal mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "other.sqlite"]
 
 
 def test_no_supported_files_names_every_supported_kind(tmp_path: Path) -> None:
@@ -193,6 +276,7 @@ def test_a_full_disk_while_indexing_is_named(docs: Path, tmp_path: Path, limit: 
     with pytest.raises(CorpusIndexError) as err, _file_size_limit(limit):
         index_directory(docs, index)
     assert str(err.value) == f"cannot write the corpus index {index}: the disk refused a write (full, or an input/output error)"
+    assert not list(tmp_path.glob("corpus.sqlite*"))  # neither a half-written index nor its log
 
 
 def test_a_full_disk_while_adding_shared_files_is_named(tmp_path: Path) -> None:
