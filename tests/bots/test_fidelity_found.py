@@ -1,0 +1,53 @@
+"""Report text that Slack or Teams show changed: the words a reader sees must be the Markdown's.
+
+The reader's view of the Markdown, of Slack mrkdwn and of a Teams message is
+:mod:`tests.bots.chat_view`'s (CommonMark with GFM tables and strikethrough; Slack's documented
+mrkdwn rules; Teams read as CommonMark with HTML). Each case fails today (``xfail``, strict):
+the renderers are not changed here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.slack.mrkdwn import markdown_to_mrkdwn
+from bots.teams.markdown import to_teams_markdown
+from tests.bots.chat_view import markdown_shown, slack_shown, teams_shown
+
+TILDES_WITH_SPACES = "Range ~~ 5 and ~~ 10 end."  # GFM: "~~" followed by a space opens nothing
+TILDE_RUNS = "Tilde ~~~ and ~~ alone end."  # GFM: runs of different lengths do not pair
+
+
+@pytest.mark.xfail(strict=True, reason="the chat parser (mistletoe) reads `~~ x ~~` and `~~~ x ~~` as "
+                                       "strikethrough, which GFM does not: the tildes vanish and the words are struck")
+@pytest.mark.parametrize("markdown", [TILDES_WITH_SPACES, TILDE_RUNS])
+def test_slack_shows_tildes_that_strike_nothing(markdown):
+    assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
+
+
+@pytest.mark.xfail(strict=True, reason="the chat parser (mistletoe) reads `~~ x ~~` and `~~~ x ~~` as "
+                                       "strikethrough, which GFM does not: the tildes vanish and the words are struck")
+@pytest.mark.parametrize("markdown", [TILDES_WITH_SPACES, TILDE_RUNS])
+def test_teams_shows_tildes_that_strike_nothing(markdown):
+    assert teams_shown(to_teams_markdown(markdown)) == markdown_shown(markdown)
+
+
+@pytest.mark.xfail(strict=True, reason="mrkdwn formats only whole words: emphasis inside a word is written "
+                                       "with markers Slack shows as characters (x*bold*y, foo_bar_, a~b)")
+@pytest.mark.parametrize("markdown", ["x**bold**y and foo*bar* end.", "Strike ~~a~~b and x~~y~~ end.",
+                                      "A a*b*c word."])
+def test_slack_shows_emphasis_inside_a_word_without_stray_markers(markdown):
+    assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
+
+
+@pytest.mark.xfail(strict=True, reason="a code span holding a backtick is fenced with single backticks in "
+                                       "mrkdwn, so Slack ends it at the inner backtick")
+@pytest.mark.parametrize("markdown", ["Code span with backticks `` a`b `` end.", "Fence ``` `` ``` end."])
+def test_slack_shows_code_that_holds_backticks(markdown):
+    assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
+
+
+@pytest.mark.parametrize("markdown", ["x**bold**y and foo*bar* end.", "Code span with backticks `` a`b `` end."])
+def test_teams_shows_the_same_emphasis_and_code_as_written(markdown):
+    """Teams already shows these as the Markdown does: the checks above fail on Slack's output, not on the view."""
+    assert teams_shown(to_teams_markdown(markdown)) == markdown_shown(markdown)

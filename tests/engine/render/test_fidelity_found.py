@@ -1,0 +1,124 @@
+"""Report text that used to change on its way to the PDF and the Word document, each checked as a reader sees it.
+
+Each case is a Markdown input and the text a Markdown reader sees of it; the PDF's text
+(``pdftotext``) and the .docx's text (python-docx) between two markers must be that text,
+whitespace aside. The citation cases check report.md itself (the source ids turned into ``[n]``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from engine.citations import finalize_citations, source_id
+from engine.render import ReportDocument, SourceEntry
+from engine.render.docx import render_docx
+from engine.render.latex import render_latex
+from engine.render.pdf import build_pdf
+from engine.render.reread import document_from_markdown
+from tests.engine.render import fidelity
+
+needs_tex = pytest.mark.skipif(not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")),
+                               reason="latexmk, xelatex and pdftotext (poppler-utils) are needed")
+
+SOURCES = [SourceEntry(1, "First", "https://example.org/a"), SourceEntry(2, "Second", "https://example.org/b"),
+           SourceEntry(3, "Third", "https://example.org/c")]
+
+#: (name, Markdown, the words a Markdown reader sees)
+CASES = [
+    ("non-ASCII bare URL", "See https://de.wikipedia.org/wiki/Wärmepumpe here.",
+     "See https://de.wikipedia.org/wiki/Wärmepumpe here."),
+    ("non-ASCII autolink", "See <https://ja.wikipedia.org/wiki/熱> here.",
+     "See https://ja.wikipedia.org/wiki/熱 here."),
+    ("braces in a bare URL", "See https://example.com/{id} here.", "See https://example.com/{id} here."),
+    ("entities in an HTML block", "<p>R&amp;D costs &lt;10 &euro; &copy;</p>", "R&D costs <10 € ©"),
+    ("entities in an HTML div", "<div>\nA &amp; B &quot;q&quot;\n</div>", 'A & B "q"'),
+    ("citation group without spaces", "Agreed [1,3] and [1,2,3] here.", "Agreed [1,3] and [1,2,3] here."),
+]
+
+
+def _shown(text: str, k: int) -> str:
+    match = re.search(rf"CASE{k}START(.*?)CASE{k}END", text, re.S)
+    assert match, f"case {k} is missing"
+    return " ".join(match.group(1).split())
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("found")
+    body = "\n\n".join(f"CASE{k}START\n\n{markdown}\n\nCASE{k}END" for k, (_, markdown, _) in enumerate(CASES))
+    doc = ReportDocument(title="Found", question="Q?", date="2024-05-01", executive_summary="", body=body,
+                         sources=SOURCES)
+    result = build_pdf(render_latex(doc), out)
+    assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
+    return fidelity.pdf_text(result.pdf), fidelity.docx_text(render_docx(doc, out / "report.docx"))
+
+
+@needs_tex
+@pytest.mark.parametrize("k", range(len(CASES)), ids=[name for name, _, _ in CASES])
+def test_the_pdf_shows_the_text_as_written(built, k):
+    assert _shown(built[0], k) == CASES[k][2]
+
+
+@needs_tex
+@pytest.mark.parametrize("k", range(len(CASES)), ids=[name for name, _, _ in CASES])
+def test_the_docx_shows_the_text_as_written(built, k):
+    assert _shown(built[1], k) == CASES[k][2]
+
+
+@pytest.mark.parametrize("url", ["https://de.wikipedia.org/wiki/Wärmepumpe", "https://example.com/a b/{x}|y^z"])
+def test_a_source_url_is_shown_as_written_and_linked_encoded(tmp_path, url):
+    doc = ReportDocument(title="T", question="Q?", date="2024-05-01", executive_summary="", body="Text [1].",
+                         sources=[SourceEntry(1, "Title", url)])
+    text = fidelity.docx_text(render_docx(doc, tmp_path / "report.docx"))
+    assert url in text
+    _, _, external = fidelity.docx_links(tmp_path / "report.docx")
+    assert all(" " not in target and "ä" not in target for target in external)
+
+
+# --- report.md read back (deepresearch render) ---------------------------------------------------
+
+
+def test_a_title_read_back_from_report_md_is_its_text_without_markdown_escapes():
+    # write_artifacts writes the title with markdown_literal: "R&D_v2 #1" is "R\&D\_v2 \#1"
+    doc = document_from_markdown("# Costs of R\\&D\\_v2 \\#1 \\[draft\\] \\<b\\>\n\nBody.\n")
+    assert doc.title == "Costs of R&D_v2 #1 [draft] <b>"
+
+
+def test_a_hand_edited_title_with_markup_reads_as_its_words():
+    doc = document_from_markdown("# Using `asyncio.timeout` *today* &amp; later\n\nBody.\n")
+    assert doc.title == "Using asyncio.timeout today & later"
+
+
+@needs_tex
+def test_the_rendered_title_shows_no_backslashes(tmp_path):
+    doc = document_from_markdown("# Costs of R\\&D\\_v2\n\nBody.\n")
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, result.error
+    text = fidelity.pdf_text(result.pdf)
+    assert "Costs of R&D_v2" in text and "\\" not in text
+    assert "Costs of R&D_v2" in fidelity.docx_text(render_docx(doc, tmp_path / "report.docx"))
+
+
+# --- citations: links and URLs to known sources --------------------------------------------------
+
+PAREN = "https://en.wikipedia.org/wiki/Heat_pump_(disambiguation)"
+INNER = "https://example.com/a_(b)_c"
+REGISTRY = {source_id(u): {"url": u, "title": "t"} for u in (PAREN, INNER)}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (f"See [the page]({PAREN}) [{source_id(PAREN)}].", f"See [the page]({PAREN}) [1]."),
+    (f"See [the page]({INNER}) end.", f"See [the page]({INNER}) end."),
+    (f"Bare {PAREN} and {INNER}.", f"Bare {PAREN} and {INNER}."),
+    (f"In brackets ({INNER}) and (see {PAREN}).", f"In brackets ({INNER}) and (see {PAREN})."),
+])
+def test_a_known_url_with_parentheses_is_kept_whole(text, expected):
+    assert finalize_citations(text, REGISTRY)[0] == expected + "\n"
+
+
+def test_an_unknown_url_with_parentheses_goes_whole():
+    text = "Bare https://invented.example/x_(y) here and [a link](https://invented.example/x_(y)) too."
+    assert finalize_citations(text, REGISTRY)[0] == "Bare here and a link too.\n"
