@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
 from engine.models import summarize_usage
-from engine.offline_text import phrase
+from engine.offline_phrases import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
 from engine.text import markdown_literal

@@ -25,6 +25,7 @@ from engine import offline_review as R
 from engine import offline_text as T
 from engine.citations import SID
 from engine.language import NAMES, detect_language, sentences, words
+from engine.offline_phrases import phrase
 from engine.offline_select import choose, rank
 from engine.text import markdown_literal, markdown_unescape
 
@@ -207,7 +208,7 @@ class OfflineChatModel(BaseChatModel):
         if vague and not asked:
             args = {"need_clarification": True, "question": T.clarifying_question(text, language), "verification": ""}
         else:
-            args = {"need_clarification": False, "question": "", "verification": T.phrase("starting", language)}
+            args = {"need_clarification": False, "question": "", "verification": phrase("starting", language)}
         return "", [("ClarifyWithUser", args)]
 
     def _task_write_research_brief(self, prompt: str, messages, tools):
@@ -230,7 +231,7 @@ class OfflineChatModel(BaseChatModel):
 
     def _task_researcher(self, prompt: str, messages, tools):
         if any(isinstance(m, ToolMessage) and m.name in ("search", "search_thread_files") for m in messages):
-            return T.phrase("research_done", "en"), []
+            return phrase("research_done", "en"), []
         topic = _tag(prompt, "Topic")
         calls = [("search", {"queries": [topic]})]
         if "search_thread_files" in tools:  # the thread's files, the same way as the corpus
@@ -275,7 +276,7 @@ class OfflineChatModel(BaseChatModel):
                           per_group=NOTES_PER_SOURCE))
         # a page's text is plain: its *args and __init__ are written, not emphasis
         lines = [f"- {markdown_literal(s)} [{sid_of[s]}]" for s in keep if s in best]
-        none = T.phrase("no_passages", language, found, n=str(found)) if found else T.phrase("no_findings", language)
+        none = phrase("no_passages", language, found, n=str(found)) if found else phrase("no_findings", language)
         return "\n".join(lines) or none, []
 
     def _task_final_report(self, prompt: str, messages, tools):
@@ -327,7 +328,7 @@ class OfflineChatModel(BaseChatModel):
         cited = list(dict.fromkeys(cited))
         language = _language(prompt)
         top = choose(cited, title, 3, language, floor=0)
-        summary = " ".join(s for s in cited if s in top) or T.first_statement(report) or T.phrase("no_findings", language)
+        summary = " ".join(s for s in cited if s in top) or T.first_statement(report) or phrase("no_findings", language)
         objections = _tag(prompt, "Open objections").split("### Perspective", 1)
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
         follow_ups = R.follow_up_questions(objections[1] if len(objections) > 1 else "",

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from engine.citations import NOT_CITED_HEAD, SID
+from engine.offline_phrases import phrase
 from engine.offline_select import QUESTION_VERBS, terms
-from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, phrase
+from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words
 from engine.text import markdown_literal, markdown_unescape
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a

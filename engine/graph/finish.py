@@ -21,7 +21,7 @@ from engine.graph.output_limit import output_limit_note
 from engine.graph.review import review_transcript
 from engine.graph.state import AgentState
 from engine.language import language_name
-from engine.offline_text import phrase
+from engine.offline_phrases import phrase
 from engine.schemas import ExecutiveSummary
 from engine.text import markdown_literal, markdown_unescape
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from engine.artifacts import LEGEND_HEADING, review_rounds, split_notice
 from engine.citations import SOURCES_TITLE
 from engine.language import detect_language
-from engine.offline_text import PHRASES
+from engine.offline_phrases import PHRASES
 from engine.render import ReportDocument, SourceEntry
 from engine.render.markdown import clean_text, heading_text
 from engine.text import markdown_unescape

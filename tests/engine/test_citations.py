@@ -299,7 +299,7 @@ def test_a_title_of_exactly_the_prompt_limit_is_kept_whole():
 def test_a_sources_section_under_a_report_that_said_why_it_cites_nothing_never_reads_as_none_found(
         language, found, shown):
     from engine.artifacts import _no_sources_note
-    from engine.offline_text import phrase
+    from engine.offline_phrases import phrase
 
     above = (phrase("no_passages", language, found, n=str(found)) if found else phrase("no_findings", language))
     assert _no_sources_note(found, language, f"# Report\n\n{above}\n") == shown

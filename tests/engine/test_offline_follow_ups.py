@@ -10,7 +10,7 @@ import re
 import pytest
 
 from engine import offline_review as R
-from engine.offline_text import PHRASES, phrase
+from engine.offline_phrases import PHRASES, phrase
 from engine.runner import run_turn
 from engine.search.corpus import index_directory
 from tests.engine.test_offline_and_process import corpus_settings

@@ -127,8 +127,8 @@ def test_the_critique_names_code_lines_and_dangling_references():
 
 
 def test_every_counted_phrase_agrees_with_its_number_in_every_language():
+    from engine.offline_phrases import PHRASES, phrase
     from engine.offline_review import _report_sources
-    from engine.offline_text import PHRASES, phrase
 
     counted = {key for key, table in PHRASES.items() if any(isinstance(t, tuple) for t in table.values())}
     assert {"all_sources_cited", "no_passages", "sources_outcome", "uncited"} <= counted

@@ -1,0 +1,303 @@
+"""The offline model's fixed phrases, per language, and the function that picks one for a language.
+
+Each phrase is a :meth:`str.format` template in English, German, French and Spanish (a few in
+more languages, one in English only); a phrase about a number of things is a pair (singular,
+plural). The offline model's writer (:mod:`engine.offline_text`) and review
+(:mod:`engine.offline_review`) use them, and so do the report's fixed parts whatever the model
+(its Problems heading, executive-summary heading and the notes on sources found and not cited).
+"""
+
+from __future__ import annotations
+
+#: Phrase key -> {language code: template}, or {language code: (singular, plural)} for a phrase
+#: about a number of things; English ("en") is always there.
+PHRASES = {
+    "starting": {
+        "en": "Thanks, starting the research now.",
+        "de": "Danke, die Recherche beginnt jetzt.",
+        "fr": "Merci, la recherche commence.",
+        "es": "Gracias, empiezo la investigación.",
+    },
+    "clarify": {
+        "en": "“{q}” is quite broad. Which aspect should the research focus on (for example a use case, "
+        "a time frame, a region or a comparison), and who is the report for?",
+        "de": "„{q}“ ist recht allgemein. Auf welchen Aspekt soll sich die Recherche konzentrieren "
+        "(z. B. ein Anwendungsfall, ein Zeitraum, eine Region oder ein Vergleich), und für wen ist der Bericht?",
+        "fr": "« {q} » est assez large. Sur quel aspect la recherche doit-elle porter (un cas d'usage, une "
+        "période, une région ou une comparaison), et à qui le rapport est-il destiné ?",
+        "es": "«{q}» es bastante amplio. ¿En qué aspecto debe centrarse la investigación (un caso de uso, "
+        "un periodo, una región o una comparación) y para quién es el informe?",
+    },
+    "summary": {"en": "Summary", "de": "Zusammenfassung", "fr": "Résumé", "es": "Resumen"},
+    "executive_summary": {"en": "Executive summary", "de": "Zusammenfassung", "fr": "Synthèse", "es": "Resumen ejecutivo",
+                          "zh": "执行摘要", "ja": "要旨"},
+    "findings_on": {"en": "Findings: {t}", "de": "Ergebnisse: {t}", "fr": "Résultats : {t}", "es": "Resultados: {t}"},
+    "problems": {
+        "en": "Problems during the research",
+        "de": "Probleme bei der Recherche",
+        "fr": "Problèmes pendant la recherche",
+        "es": "Problemas durante la investigación",
+    },
+    "no_findings": {
+        "en": "No sources were found for this question, so the report cannot quote any evidence.",
+        "de": "Zu dieser Frage wurden keine Quellen gefunden; der Bericht kann keine Belege zitieren.",
+        "fr": "Aucune source n'a été trouvée pour cette question ; le rapport ne peut citer aucune preuve.",
+        "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
+    },
+    "none_cited": {
+        "en": ("One source found; the report does not cite it.", "Sources found: {n}; the report cites none of them."),
+        "de": ("Eine Quelle gefunden; der Bericht zitiert sie nicht.", "Gefundene Quellen: {n}; der Bericht zitiert keine davon."),
+        "fr": ("Une source trouvée ; le rapport ne la cite pas.", "Sources trouvées : {n} ; le rapport n'en cite aucune."),
+        "es": ("Una fuente encontrada; el informe no la cita.", "Fuentes encontradas: {n}; el informe no cita ninguna."),
+    },
+    "no_passages": {
+        "en": ("{n} source found; it had no passage on this question to quote.",
+               "{n} sources found; none had a passage on this question to quote."),
+        "de": ("{n} Quelle gefunden; sie enthielt keine zitierbare Stelle zu dieser Frage.",
+               "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle zu dieser Frage."),
+        "fr": ("{n} source trouvée ; elle ne contenait aucun passage à citer sur cette question.",
+               "{n} sources trouvées ; aucune ne contenait de passage à citer sur cette question."),
+        "es": ("{n} fuente encontrada; no tenía ningún pasaje sobre esta pregunta que citar.",
+               "{n} fuentes encontradas; ninguna tenía un pasaje sobre esta pregunta que citar."),
+    },
+    "nothing_more_on": {
+        "en": "Nothing more to quote was found on: {t}.",
+        "de": "Zu diesen Teilfragen fand sich nichts weiter zu zitieren: {t}.",
+        "fr": "Rien de plus à citer n'a été trouvé sur : {t}.",
+        "es": "No se encontró nada más que citar sobre: {t}.",
+    },
+    "recommendation": {"en": "Recommendation", "de": "Empfehlung", "fr": "Recommandation", "es": "Recomendación"},
+    "reasons": {"en": "Supporting evidence", "de": "Belege", "fr": "Éléments à l'appui", "es": "Evidencia"},
+    "changes": {
+        "en": "Changes from the previous solution",
+        "de": "Änderungen gegenüber der vorherigen Lösung",
+        "fr": "Changements par rapport à la solution précédente",
+        "es": "Cambios respecto a la solución anterior",
+    },
+    "review_outcome": {"en": "Review outcome", "de": "Ergebnis der Prüfung", "fr": "Résultat de la revue", "es": "Resultado de la revisión"},
+    "open_objections": {"en": "Open objections", "de": "Offene Einwände", "fr": "Objections ouvertes", "es": "Objeciones abiertas"},
+    "research_done": {"en": "Research on this topic is done."},
+    "caveats": {"en": "Caveats", "de": "Vorbehalte", "fr": "Réserves", "es": "Salvedades"},
+    "uncited": {
+        "en": ("{n} claim carries no citation: “{example}”.", "{n} claims carry no citation, e.g. “{example}”."),
+        "de": ("{n} Aussage ohne Beleg: „{example}“.", "{n} Aussagen ohne Beleg, z. B. „{example}“."),
+        "fr": ("{n} affirmation sans citation : « {example} ».", "{n} affirmations sans citation, par ex. « {example} »."),
+        "es": ("{n} afirmación sin cita: «{example}».", "{n} afirmaciones sin cita, p. ej. «{example}»."),
+    },
+    "one_source": {
+        "en": "The solution rests on one source or none; no claim is corroborated by a second source.",
+        "de": "Die Lösung stützt sich auf höchstens eine Quelle; keine Aussage wird von einer zweiten bestätigt.",
+        "fr": "La solution repose sur une source au plus ; aucune affirmation n'est corroborée par une seconde.",
+        "es": "La solución se apoya en una fuente o ninguna; ninguna afirmación está corroborada por otra.",
+    },
+    "unused_sources": {
+        "en": ("The solution does not cite the one source found: {titles}.",
+               "The solution cites {n} of the {m} sources found; not used: {titles}."),
+        "de": ("Die Lösung zitiert die eine gefundene Quelle nicht: {titles}.",
+               "Die Lösung zitiert {n} der {m} gefundenen Quellen; nicht genutzt: {titles}."),
+        "fr": ("La solution ne cite pas la seule source trouvée : {titles}.",
+               "La solution cite {n} des {m} sources trouvées ; non utilisées : {titles}."),
+        "es": ("La solución no cita la única fuente encontrada: {titles}.",
+               "La solución cita {n} de las {m} fuentes encontradas; sin usar: {titles}."),
+    },
+    "all_sources_used": {
+        "en": ("The solution cites the one source found.", "The solution cites all {m} sources found."),
+        "de": ("Die Lösung zitiert die eine gefundene Quelle.", "Die Lösung zitiert alle {m} gefundenen Quellen."),
+        "fr": ("La solution cite la seule source trouvée.", "La solution cite les {m} sources trouvées."),
+        "es": ("La solución cita la única fuente encontrada.", "La solución cita las {m} fuentes encontradas."),
+    },
+    "report_sources": {
+        "en": ("The report does not cite the one source found: {titles}.",
+               "The report cites {n} of the {m} sources found; not cited: {titles}."),
+        "de": ("Der Bericht zitiert die eine gefundene Quelle nicht: {titles}.",
+               "Der Bericht zitiert {n} der {m} gefundenen Quellen; nicht zitiert: {titles}."),
+        "fr": ("Le rapport ne cite pas la seule source trouvée : {titles}.",
+               "Le rapport cite {n} des {m} sources trouvées ; non citées : {titles}."),
+        "es": ("El informe no cita la única fuente encontrada: {titles}.",
+               "El informe cita {n} de las {m} fuentes encontradas; sin citar: {titles}."),
+    },
+    "all_sources_cited": {
+        "en": ("The report cites the one source found.", "The report cites all {m} sources found."),
+        "de": ("Der Bericht zitiert die eine gefundene Quelle.", "Der Bericht zitiert alle {m} gefundenen Quellen."),
+        "fr": ("Le rapport cite la seule source trouvée.", "Le rapport cite les {m} sources trouvées."),
+        "es": ("El informe cita la única fuente encontrada.", "El informe cita las {m} fuentes encontradas."),
+    },
+    "code_line": {
+        "en": "{q} [{sid}] is a line of code, not a finding; quoting it as one tells the reader nothing.",
+        "de": "{q} [{sid}] ist eine Codezeile, kein Ergebnis; als Aussage zitiert sagt sie nichts.",
+        "fr": "{q} [{sid}] est une ligne de code, pas un résultat ; la citer comme tel n'apprend rien.",
+        "es": "{q} [{sid}] es una línea de código, no un hallazgo; citarla como tal no aporta nada.",
+    },
+    "dangling": {
+        "en": "{q} [{sid}] starts with {word}, which refers to text the report does not quote.",
+        "de": "{q} [{sid}] beginnt mit {word} und verweist auf Text, den der Bericht nicht zitiert.",
+        "fr": "{q} [{sid}] commence par {word}, qui renvoie à un texte que le rapport ne cite pas.",
+        "es": "{q} [{sid}] empieza con {word}, que remite a un texto que el informe no cita.",
+    },
+    "unanswered": {
+        "en": "No claim of the solution mentions {terms}, which the question asks about.",
+        "de": "Keine Aussage der Lösung erwähnt {terms}, wonach die Frage fragt.",
+        "fr": "Aucune affirmation de la solution ne mentionne {terms}, sur quoi porte la question.",
+        "es": "Ninguna afirmación de la solución menciona {terms}, por lo que pregunta la pregunta.",
+    },
+    "single_source_topic": {
+        "en": "The findings on {topic} rest on one source only: {title} [{sid}].",
+        "de": "Die Ergebnisse zu {topic} stützen sich auf nur eine Quelle: {title} [{sid}].",
+        "fr": "Les résultats sur {topic} reposent sur une seule source : {title} [{sid}].",
+        "es": "Los hallazgos sobre {topic} se apoyan en una sola fuente: {title} [{sid}].",
+    },
+    "numbers_differ": {
+        "en": "The sources give different figures: {a} [{sa}] and {b} [{sb}].",
+        "de": "Die Quellen nennen unterschiedliche Zahlen: {a} [{sa}] und {b} [{sb}].",
+        "fr": "Les sources donnent des chiffres différents : {a} [{sa}] et {b} [{sb}].",
+        "es": "Las fuentes dan cifras distintas: {a} [{sa}] y {b} [{sb}].",
+    },
+    "nothing_to_check": {
+        "en": "The solution quotes no source, so there is no claim to check.",
+        "de": "Die Lösung zitiert keine Quelle; es gibt keine Aussage zu prüfen.",
+        "fr": "La solution ne cite aucune source ; il n'y a aucune affirmation à vérifier.",
+        "es": "La solución no cita ninguna fuente; no hay ninguna afirmación que comprobar.",
+    },
+    "no_flaw": {
+        "en": "Every claim of the solution carries a citation and reads as a sentence, and each part of the "
+              "question is addressed.",
+        "de": "Jede Aussage der Lösung ist belegt und ein ganzer Satz, und jeder Teil der Frage wird behandelt.",
+        "fr": "Chaque affirmation de la solution est citée et forme une phrase, et chaque partie de la question "
+              "est traitée.",
+        "es": "Cada afirmación de la solución tiene cita y es una oración, y cada parte de la pregunta se trata.",
+    },
+    "reader_intro": {
+        "en": "Speaking as the reader who asked the question:",
+        "de": "Aus Sicht der Person, die die Frage gestellt hat:",
+        "fr": "Du point de vue de la personne qui a posé la question :",
+        "es": "Desde el punto de vista de quien hizo la pregunta:",
+    },
+    "reader": {"en": "Reader", "de": "Leser", "fr": "Lecteur", "es": "Lector"},
+    "left_out": {
+        "en": "the findings also say {q} [{sid}], which the solution leaves out.",
+        "de": "die Ergebnisse sagen auch {q} [{sid}], was die Lösung auslässt.",
+        "fr": "les résultats disent aussi {q} [{sid}], que la solution omet.",
+        "es": "los hallazgos también dicen {q} [{sid}], que la solución omite.",
+    },
+    "not_addressed": {
+        "en": "the question asks about {terms}, and the solution says nothing about it.",
+        "de": "die Frage fragt nach {terms}, und die Lösung sagt nichts dazu.",
+        "fr": "la question porte sur {terms}, et la solution n'en dit rien.",
+        "es": "la pregunta trata de {terms}, y la solución no dice nada al respecto.",
+    },
+    "nothing_changed": {
+        "en": "Nothing changed: the critique and the perspective named nothing the findings can add or remove.",
+        "de": "Nichts geändert: Kritik und Perspektive nannten nichts, was die Ergebnisse ergänzen oder entfernen könnten.",
+        "fr": "Rien n'a changé : la critique et la perspective n'ont rien signalé que les résultats puissent ajouter "
+              "ou retirer.",
+        "es": "Nada cambió: la crítica y la perspectiva no señalaron nada que los hallazgos puedan añadir o quitar.",
+    },
+    "added_findings": {
+        "en": ("Added {n} finding that the perspective named as left out: {quotes}.",
+               "Added {n} findings that the perspective named as left out: {quotes}."),
+        "de": ("{n} Ergebnis ergänzt, das laut Perspektive fehlte: {quotes}.",
+               "{n} Ergebnisse ergänzt, die laut Perspektive fehlten: {quotes}."),
+        "fr": ("Ajout de {n} résultat que la perspective disait omis : {quotes}.",
+               "Ajout de {n} résultats que la perspective disait omis : {quotes}."),
+        "es": ("Se añadió {n} hallazgo que la perspectiva señaló como omitido: {quotes}.",
+               "Se añadieron {n} hallazgos que la perspectiva señaló como omitidos: {quotes}."),
+    },
+    "dropped_claims": {
+        "en": ("Dropped {n} claim that the critique flagged: {quotes}.",
+               "Dropped {n} claims that the critique flagged: {quotes}."),
+        "de": ("{n} von der Kritik beanstandete Aussage entfernt: {quotes}.",
+               "{n} von der Kritik beanstandete Aussagen entfernt: {quotes}."),
+        "fr": ("Retrait de {n} affirmation signalée par la critique : {quotes}.",
+               "Retrait de {n} affirmations signalées par la critique : {quotes}."),
+        "es": ("Se quitó {n} afirmación señalada por la crítica: {quotes}.",
+               "Se quitaron {n} afirmaciones señaladas por la crítica: {quotes}."),
+    },
+    "sources_outcome": {
+        "en": ("The report went through {n} review round. {sources}", "The report went through {n} review rounds. {sources}"),
+        "de": ("Der Bericht durchlief {n} Prüfrunde. {sources}", "Der Bericht durchlief {n} Prüfrunden. {sources}"),
+        "fr": ("Le rapport a connu {n} tour de revue. {sources}", "Le rapport a connu {n} tours de revue. {sources}"),
+        "es": ("El informe pasó por {n} ronda de revisión. {sources}", "El informe pasó por {n} rondas de revisión. {sources}"),
+    },
+    "last_critique": {
+        "en": "The last critique of the solution said:",
+        "de": "Die letzte Kritik an der Lösung lautete:",
+        "fr": "La dernière critique de la solution disait :",
+        "es": "La última crítica de la solución decía:",
+    },
+    # follow-up questions from the review's open objections (engine.offline_review.follow_up_questions)
+    # when the run read sources: what they say on the question's words, a finding, another objection
+    "follow_up_terms": {
+        "en": "What do the sources say about {terms} for {topic}?",
+        "de": "Was sagen die Quellen zu {terms} bei {topic}?",
+        "fr": "Que disent les sources sur {terms} pour {topic} ?",
+        "es": "¿Qué dicen las fuentes sobre {terms} para {topic}?",
+    },
+    "follow_up_finding": {
+        "en": "How does this finding bear on {topic}: {q}?",
+        "de": "Was bedeutet dieses Ergebnis für {topic}: {q}?",
+        "fr": "Que change ce résultat pour {topic} : {q} ?",
+        "es": "¿Qué implica este hallazgo para {topic}: {q}?",
+    },
+    "follow_up_other": {
+        "en": "What does the evidence say about this objection to {topic}: {point}?",
+        "de": "Was sagen die Belege zu diesem Einwand gegen {topic}: {point}?",
+        "fr": "Que disent les preuves sur cette objection à {topic} : {point} ?",
+        "es": "¿Qué dicen las pruebas sobre esta objeción a {topic}: {point}?",
+    },
+    # without any source read (no search back end, or a search that found nothing) a follow-up
+    # asking what the sources or their evidence say would find none again: these ask instead how to
+    # narrow the question, and which evidence would settle what the review left open
+    "follow_up_narrow": {
+        "en": "Which use case, period or region should {topic} be narrowed to?",
+        "de": "Auf welchen Anwendungsfall, Zeitraum oder welche Region lässt sich {topic} eingrenzen?",
+        "fr": "À quel cas d'usage, quelle période ou quelle région restreindre {topic} ?",
+        "es": "¿A qué caso de uso, periodo o región se puede acotar {topic}?",
+    },
+    "follow_up_evidence_terms": {
+        "en": "Which data or documents would settle {terms} for {topic}?",
+        "de": "Welche Daten oder Dokumente würden {terms} bei {topic} klären?",
+        "fr": "Quelles données ou quels documents trancheraient {terms} pour {topic} ?",
+        "es": "¿Qué datos o documentos aclararían {terms} para {topic}?",
+    },
+    "follow_up_evidence_other": {
+        "en": "Which data or documents would settle this objection to {topic}: {point}?",
+        "de": "Welche Daten oder Dokumente würden diesen Einwand gegen {topic} klären: {point}?",
+        "fr": "Quelles données ou quels documents trancheraient cette objection à {topic} : {point} ?",
+        "es": "¿Qué datos o documentos resolverían esta objeción a {topic}: {point}?",
+    },
+    "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
+    "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
+    "none_cited_short": {"en": "(none cited)", "de": "(keine zitiert)", "fr": "(aucune citée)",
+                         "es": "(ninguna citada)"},
+    "facet_how": {"en": "how it works", "de": "Funktionsweise", "fr": "fonctionnement", "es": "funcionamiento"},
+    "facet_limits": {"en": "limitations and problems", "de": "Grenzen und Probleme", "fr": "limites et problèmes",
+                     "es": "límites y problemas"},
+    "facet_examples": {"en": "examples", "de": "Beispiele", "fr": "exemples", "es": "ejemplos"},
+    "facet_history": {"en": "history", "de": "Geschichte", "fr": "histoire", "es": "historia"},
+}
+
+
+def plural_form(count: int, language: str) -> int:
+    """0 for the singular ("one") form of ``count`` things in ``language``, 1 for the plural: CLDR's
+    cardinal rule for integers, where French (and Portuguese) take the singular for 0 too."""
+    return 0 if count == 1 or (count == 0 and language in ("fr", "pt")) else 1
+
+
+def phrase(key: str, language: str, count: int | None = None, **fmt: str) -> str:
+    """A fixed phrase in ``language`` (English when not translated), filled with ``fmt``.
+
+    A phrase about a number of things has a singular and a plural form (a pair in
+    :data:`PHRASES`); ``count`` picks one (:func:`plural_form`), so no phrase says "1 sources" or
+    "claim(s)".
+
+    Raises:
+        TypeError: ``count`` is missing for a phrase with two forms.
+    """
+    table = PHRASES[key]
+    lang = language if language in table else "en"
+    text = table[lang]
+    if isinstance(text, tuple):
+        if count is None:
+            raise TypeError(f"phrase {key!r} has a singular and a plural form: pass count=")
+        text = text[plural_form(count, lang)]
+    return text.format(**fmt)
