@@ -35,16 +35,33 @@ _BARE_URL = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
 _TRAILING = ".,:;!?*_~'\"。、，：；！？」』）"
 
 
+class Strikethrough(span_token.Strikethrough):
+    """GFM strikethrough: a run of exactly two tildes that opens before a non-space and a run of
+    two that closes after one ("Strikethrough (extension)", https://github.github.com/gfm/#strikethrough-extension-:
+    the runs must be of one length and flank the text). mistletoe's own token also takes
+    ``~~ 5 and ~~`` or ``~~~ x ~~``, whose tildes GFM shows as written."""
+
+    pattern = re.compile(r"(?<![\\~])(?:\\\\)*~~(?![~\s])(.+?)(?<![~\s])~~(?!~)", re.DOTALL)
+
+
 def parse(markdown: str) -> Document:
     """Parse ``markdown`` (CommonMark + GFM tables and strikethrough) with mistletoe.
 
     Control characters (but newline and tab) and lone surrogates become U+FFFD, line ends
     ``\n``; link reference definition lines are kept as literal text instead of disappearing;
-    code blocks are left alone. Thread-safe.
+    code blocks are left alone; strikethrough as GFM reads it (:class:`Strikethrough`). Thread-safe.
     """
     text = _BAD_CHARS.sub("\ufffd", (markdown or "").replace("\r\n", "\n").replace("\r", "\n"))
     with _PARSE_LOCK:
-        return Document(_keep_definitions(text))
+        types = span_token._token_types
+        swapped = [i for i, kind in enumerate(types) if kind is span_token.Strikethrough]
+        for i in swapped:
+            types[i] = Strikethrough
+        try:
+            return Document(_keep_definitions(text))
+        finally:
+            for i in swapped:
+                types[i] = span_token.Strikethrough
 
 
 def _keep_definitions(markdown: str) -> str:
@@ -142,8 +159,22 @@ class InlineMarks:
     STRONG = "**"
     EMPHASIS = "*"
     STRIKE = "~~"
+    #: The platform formats whole words only (Slack): a span inside a word is shown unformatted.
+    WHOLE_WORDS = False
     plain = False
     _bold = 0
+
+    def _in_word(self, token) -> bool:
+        """True when ``token`` touches a letter or digit of the text next to it (``x**bold**y``)."""
+        if not self.WHOLE_WORDS:
+            return False
+        siblings = list(getattr(getattr(token, "parent", None), "children", None) or ())
+        if token not in siblings:
+            return False
+        i = siblings.index(token)
+        before = plain_text(siblings[i - 1]) if i > 0 else ""
+        after = plain_text(siblings[i + 1]) if i + 1 < len(siblings) else ""
+        return bool(before[-1:].isalnum() or after[:1].isalnum())
 
     def _wrap(self, mark: str, inner: str) -> str:
         stripped = inner.strip()
@@ -159,13 +190,15 @@ class InlineMarks:
             inner = self.render_inner(token)
         finally:
             self._bold -= 1
-        return inner if self._bold else self._wrap(self.STRONG, inner)
+        return inner if self._bold or self._in_word(token) else self._wrap(self.STRONG, inner)
 
     def render_emphasis(self, token: span_token.Emphasis) -> str:
-        return self._wrap(self.EMPHASIS, self.render_inner(token))
+        inner = self.render_inner(token)
+        return inner if self._in_word(token) else self._wrap(self.EMPHASIS, inner)
 
     def render_strikethrough(self, token: span_token.Strikethrough) -> str:
-        return self._wrap(self.STRIKE, self.render_inner(token))
+        inner = self.render_inner(token)
+        return inner if self._in_word(token) else self._wrap(self.STRIKE, inner)
 
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")

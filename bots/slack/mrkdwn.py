@@ -17,7 +17,7 @@ def escape(text: str) -> str:
     return "".join(_ESCAPES.get(ch, ch) for ch in text)
 
 
-# mrkdwn has no escape for its markers: a literal "*", "_", "~" or "`" that could open
+# mrkdwn has no escape for its markers: a literal "*", "_", "~" or "`" (or a run of one) that could open
 # formatting (no letter or digit before it) gets an invisible WORD JOINER (U+2060) before it, one
 # that could close (none after it) gets one after it, so Slack shows "*literal*" instead of
 # making it bold. Identifiers such as snake_case stay untouched. Literal markers are held as
@@ -25,7 +25,7 @@ def escape(text: str) -> str:
 WORD_JOINER = "\u2060"
 _STAND_IN = {"*": "\ue011", "_": "\ue012", "~": "\ue013", "`": "\ue014"}
 _MARKER_OF = {v: k for k, v in _STAND_IN.items()}
-_HELD = re.compile("[\ue011-\ue014]")
+_HELD = re.compile("\ue011+|\ue012+|\ue013+|\ue014+")  # a run is guarded as one: ``x`` must not pair inside it
 
 
 def _literal(text: str) -> str:
@@ -36,7 +36,8 @@ def _guard_markers(text: str) -> str:
     def guard(m: re.Match[str]) -> str:
         before = m.start() == 0 or not text[m.start() - 1].isalnum()
         after = m.end() == len(text) or not text[m.end()].isalnum()
-        return f"{WORD_JOINER if before else ''}{_MARKER_OF[m.group(0)]}{WORD_JOINER if after else ''}"
+        run = _MARKER_OF[m.group(0)[0]] * len(m.group(0))
+        return f"{WORD_JOINER if before else ''}{run}{WORD_JOINER if after else ''}"
 
     return _HELD.sub(guard, text)
 
@@ -47,6 +48,7 @@ class _Renderer(ChatRenderer):
     STRONG, EMPHASIS, STRIKE = "*", "_", "~"
     BULLETS = ("•", "◦", "▪")
     LABEL_PLAIN = True  # formatting inside a link label does not render in Slack: its words only
+    WHOLE_WORDS = True  # "*bold*" formats only between word boundaries: x*bold*y shows its stars
 
     def escape(self, text: str) -> str:
         return escape(text)
@@ -59,7 +61,12 @@ class _Renderer(ChatRenderer):
         return _guard_markers(super().render_document(token))
 
     def code_span(self, code: str) -> str:
-        return f"`{code}`"
+        if "`" not in code:
+            return f"`{code}`"
+        # mrkdwn code has no escape: a backtick would end `code`, but only three end a ```block```
+        if "```" not in code:
+            return f"``` {code} ```"
+        return "".join(_STAND_IN.get(ch, ch) for ch in code)  # no fence holds it: the text, plain
 
     def code_block(self, code: str) -> str:
         return f"```\n{code}\n```"

@@ -2,8 +2,8 @@
 
 The reader's view of the Markdown, of Slack mrkdwn and of a Teams message is
 :mod:`tests.bots.chat_view`'s (CommonMark with GFM tables and strikethrough; Slack's documented
-mrkdwn rules; Teams read as CommonMark with HTML). Each case fails today (``xfail``, strict):
-the renderers are not changed here.
+mrkdwn rules; Teams read as CommonMark with HTML). Each case failed before the renderers read
+strikethrough as GFM does and wrote Slack's whole-word formatting and code spans for what they hold.
 """
 
 from __future__ import annotations
@@ -18,36 +18,29 @@ TILDES_WITH_SPACES = "Range ~~ 5 and ~~ 10 end."  # GFM: "~~" followed by a spac
 TILDE_RUNS = "Tilde ~~~ and ~~ alone end."  # GFM: runs of different lengths do not pair
 
 
-@pytest.mark.xfail(strict=True, reason="the chat parser (mistletoe) reads `~~ x ~~` and `~~~ x ~~` as "
-                                       "strikethrough, which GFM does not: the tildes vanish and the words are struck")
 @pytest.mark.parametrize("markdown", [TILDES_WITH_SPACES, TILDE_RUNS])
 def test_slack_shows_tildes_that_strike_nothing(markdown):
     assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
 
 
-@pytest.mark.xfail(strict=True, reason="the chat parser (mistletoe) reads `~~ x ~~` and `~~~ x ~~` as "
-                                       "strikethrough, which GFM does not: the tildes vanish and the words are struck")
 @pytest.mark.parametrize("markdown", [TILDES_WITH_SPACES, TILDE_RUNS])
 def test_teams_shows_tildes_that_strike_nothing(markdown):
     assert teams_shown(to_teams_markdown(markdown)) == markdown_shown(markdown)
 
 
-@pytest.mark.xfail(strict=True, reason="mrkdwn formats only whole words: emphasis inside a word is written "
-                                       "with markers Slack shows as characters (x*bold*y, foo_bar_, a~b)")
 @pytest.mark.parametrize("markdown", ["x**bold**y and foo*bar* end.", "Strike ~~a~~b and x~~y~~ end.",
                                       "A a*b*c word."])
 def test_slack_shows_emphasis_inside_a_word_without_stray_markers(markdown):
     assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
 
 
-@pytest.mark.xfail(strict=True, reason="a code span holding a backtick is fenced with single backticks in "
-                                       "mrkdwn, so Slack ends it at the inner backtick")
-@pytest.mark.parametrize("markdown", ["Code span with backticks `` a`b `` end.", "Fence ``` `` ``` end."])
+@pytest.mark.parametrize("markdown", ["Code span with backticks `` a`b `` end.", "Fence ``` `` ``` end.",
+                                      "Three ```` a```b ```` end.", "Two literal ``, then \\*\\* stars."])
 def test_slack_shows_code_that_holds_backticks(markdown):
     assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
 
 
 @pytest.mark.parametrize("markdown", ["x**bold**y and foo*bar* end.", "Code span with backticks `` a`b `` end."])
 def test_teams_shows_the_same_emphasis_and_code_as_written(markdown):
-    """Teams already shows these as the Markdown does: the checks above fail on Slack's output, not on the view."""
+    """Teams shows these as the Markdown does too (the view is not what failed on Slack's output)."""
     assert teams_shown(to_teams_markdown(markdown)) == markdown_shown(markdown)
