@@ -129,6 +129,7 @@ def ask(
     out: Annotated[Path | None, typer.Option(metavar="DIR", help="Also copy the report files into this folder (created when missing).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Run on the RQ workers (needs REDIS_URL).")] = False,
     file: Annotated[list[Path] | None, typer.Option("--file", metavar="PATH", help="A file to research with the question (PDF, DOCX, Markdown, text, HTML, CSV); repeatable.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the log's warnings and errors as they happen (LOG_LEVEL=INFO shows more).")] = False,
 ) -> None:
     """Research QUESTION and write report.md, report.pdf, report.tex, report.docx, review.md,
     sources.json and usage.json; print their paths.
@@ -160,6 +161,7 @@ def ask(
             out=out,
             queue=queue,
             files=list(file or []),
+            verbose=verbose,
         )
     except SettingsError as err:
         _fail(str(err))
@@ -209,7 +211,7 @@ def index(
       130  interrupted (Ctrl-C)
     """
     from engine.fsutil import folder_write_problem, storage_problem
-    from engine.search.corpus import CorpusIndexError, index_directory
+    from engine.search.corpus_index import CorpusIndexError, index_directory
     from engine.settings import corpus_index_for, load_settings
     from engine.text import clean_path
 

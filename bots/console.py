@@ -105,7 +105,7 @@ def _settings(offline: bool, corpus: Path | None, no_clarify: bool) -> Settings:
 
 
 def _index(corpus: Path, settings: Settings) -> None:
-    from engine.search.corpus import CorpusIndexError, index_directory
+    from engine.search.corpus_index import CorpusIndexError, index_directory
 
     say(f"Indexing {clean_path(corpus)} …")
     try:
@@ -120,7 +120,7 @@ def _index(corpus: Path, settings: Settings) -> None:
 def _require_indexable(corpus: Path) -> None:
     """Raises :class:`NotStarted` (one line, exit 1, nothing audited or counted) when ``corpus`` is
     missing or has no file to index (:func:`engine.search.corpus.indexable_files`)."""
-    from engine.search.corpus import CorpusIndexError, indexable_files
+    from engine.search.corpus_index import CorpusIndexError, indexable_files
 
     try:
         indexable_files(corpus)
@@ -248,7 +248,7 @@ def _empty_problem(question: str, resume: str | None) -> str | None:
 
 def run_ask(
     *, question: str, corpus: Path | None, offline: bool, answer: str | None, no_clarify: bool,
-    resume: str | None, out: Path | None, queue: bool, files: list[Path] | None = None,
+    resume: str | None, out: Path | None, queue: bool, files: list[Path] | None = None, verbose: bool = False,
 ) -> int:
     """Run ``deepresearch ask``; returns the exit code.
 
@@ -260,9 +260,23 @@ def run_ask(
     (``--file``) are read into the thread's own index before the research starts
     (:func:`engine.files.ingest`) and searched beside the web or corpus.
 
+    The log's warnings and errors reach the terminal only when the last line does not already
+    say why the run stopped (:func:`bots.console_log.run_with_quiet_log`: a full disk is one
+    line, not also the bookkeeping it failed), as they happen with ``verbose`` (``-v``) or ``LOG_LEVEL``.
+
     Raises:
         SettingsError: a setting is missing or invalid (the CLI prints it as one line).
     """
+    from bots.console_log import live_log, run_with_quiet_log
+
+    return run_with_quiet_log(lambda: _run_ask(
+        question=question, corpus=corpus, offline=offline, answer=answer, no_clarify=no_clarify, resume=resume,
+        out=out, queue=queue, files=files), live=live_log(verbose))
+
+
+def _run_ask(*, question: str, corpus: Path | None, offline: bool, answer: str | None, no_clarify: bool,
+             resume: str | None, out: Path | None, queue: bool, files: list[Path] | None) -> int:
+    """:func:`run_ask`, its log as the caller set it."""
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
     problem = (_empty_problem(question, resume)

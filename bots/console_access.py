@@ -110,7 +110,8 @@ def free_dead_slots(store: Store, *, user: str, thread_id: str) -> list[str]:
             if holder is not None and dead_here(holder):
                 quotas.release(store, turn_id, user=user, thread_id=thread_id)
                 freed.append(turn_id)
-                log.warning("event=quota_slot_freed turn=%s reason=holder_dead pid=%s", turn_id, holder["pid"])
+                # the recovery a killed or full-disk run needs, not a fault of this run: INFO
+                log.info("event=quota_slot_freed turn=%s reason=holder_dead pid=%s", turn_id, holder["pid"])
     except Exception as err:
         log.warning("event=quota_slot_check_failed error=%s", type(err).__name__)
     return freed

@@ -90,12 +90,66 @@ def test_full_disk_mid_run_resumes_once_space_is_freed(tmp_path, docs):
     assert "first=5" in ran.stdout and "second=0" in ran.stdout, (ran.stdout, ran.stderr)
     first_err, second_err = (tmp_path / "first.err").read_text(), (tmp_path / "second.err").read_text()
     assert "Traceback" not in first_err and "Traceback" not in second_err
+    assert "event=" not in first_err + second_err  # the full disk's echoes in the log stay out of the terminal
     thread = thread_of(first_err)
     [message] = _messages(first_err)
     assert "the disk is full" in message
     assert f"continue with: deepresearch ask --resume {thread}" in first_err
     assert "failed; the report says which" not in second_err  # the full disk did not become a failed topic
     assert report_of(tmp_path, (tmp_path / "second.out").read_text()).name == "report.md"
+
+
+def _ask_on_a_filling_disk(tmp_path, *args: str, at: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
+    """``ask ARGS`` whose writes under the data folder fail with ENOSPC once the progress shows ``at``
+    (:mod:`tests.bots.disk_faults`; no fault without ``at``)."""
+    return subprocess.run([sys.executable, "-m", "tests.bots.disk_faults", "ask", *args], capture_output=True,
+                          text=True, env=ask_env(tmp_path, {"DISK_FULL_AT": at, **(env or {})}), cwd=tmp_path,
+                          timeout=RUN_TIMEOUT)
+
+
+#: The log lines a disk that fills while the topics are researched used to print before its one line.
+FULL_DISK_EVENTS = ("event=unit_failed", "event=quota_bookkeeping_failed", "event=audit_write_failed",
+                    "event=lease_release_failed")
+
+
+@pytest.mark.parametrize("at", ["Researching", "topics 1/", "Writing the report"])
+def test_a_disk_that_fills_mid_run_is_one_line_without_the_log_and_loses_nothing(tmp_path, docs, at):
+    out = _ask_on_a_filling_disk(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), QUESTION, at=at)
+    assert out.returncode == 5, out.stderr
+    no_traceback(out)
+    thread = thread_of(out.stderr)
+    [message] = _messages(out.stderr)
+    assert message.startswith("deepresearch: the research stopped: the disk is full"), message
+    assert "event=" not in out.stderr and "level=" not in out.stderr, out.stderr
+    assert out.stderr.endswith(f"continue with: deepresearch ask --resume {thread}\n")
+    # with room again the run goes on from where it stopped, and its last run's slot is free again
+    again = ask(tmp_path, "--resume", thread, env={"DEEPRESEARCH_MAX_RUNNING_PER_USER": "1"})
+    assert again.returncode == 0, again.stderr
+    assert "event=" not in again.stderr  # nor the slot the stopped run could not give back
+    assert "failed; the report says which" not in again.stderr  # the full disk did not become a failed topic
+    assert QUESTION in report_of(tmp_path, again.stdout).read_text()
+    [record] = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert record["thread"] == thread and record["status"] == "done"  # the stopped run could write none
+
+
+def test_with_v_the_log_of_a_disk_that_fills_is_shown_as_it_happens(tmp_path, docs):
+    out = _ask_on_a_filling_disk(tmp_path, "-v", "--offline", "--no-clarify", "--corpus", str(docs), QUESTION,
+                                 at="topics 1/")
+    assert out.returncode == 5, out.stderr
+    assert all(event in out.stderr for event in FULL_DISK_EVENTS), out.stderr
+    assert len(_messages(out.stderr)) == 1
+    for env in ({"LOG_LEVEL": "WARNING"}, {"LOG_LEVEL": "INFO"}):  # the operators' setting does the same
+        out = _ask_on_a_filling_disk(tmp_path, "--offline", "--no-clarify", QUESTION, at="topics 1/", env=env)
+        assert out.returncode == 5 and "event=quota_bookkeeping_failed" in out.stderr, out.stderr
+
+
+def test_a_log_error_the_last_line_does_not_explain_is_still_shown(tmp_path, docs):
+    out = _ask_on_a_filling_disk(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), QUESTION,
+                                 env={"AUDIT_DENIED": "1"})
+    assert out.returncode == 0, out.stderr
+    assert report_of(tmp_path, out.stdout).exists()
+    [shown] = [line for line in out.stderr.splitlines() if "event=" in line]
+    assert "level=ERROR" in shown and "event=audit_write_failed error=PermissionError" in shown
 
 
 def test_read_only_data_dir_is_one_line_and_leaves_the_thread_resumable(tmp_path, docs):

@@ -1,0 +1,124 @@
+"""`deepresearch` with the disk failing from a given moment, for the terminal tests:
+``python -m tests.bots.disk_faults ask ...``.
+
+``DISK_FULL_AT=Researching``: once the progress line shows that text, every write under
+``DEEPRESEARCH_DATA_DIR`` fails as on a full disk: a file opened for writing raises
+``OSError(ENOSPC)``, and a SQLite statement that writes raises ``sqlite3.OperationalError("database
+or disk is full")`` (what SQLite says for ``SQLITE_FULL``); reads go on. ``AUDIT_DENIED=1``: the
+audit trail alone cannot be written (``PermissionError``), a fault the run's last line does not tell.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import io
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+DATA = Path(os.environ.get("DEEPRESEARCH_DATA_DIR", "data")).resolve()
+#: Set once the disk is full.
+FULL: list[bool] = []
+_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "VACUUM")
+
+
+def _under_data(path: object) -> bool:
+    try:
+        return Path(os.fsdecode(path)).resolve().is_relative_to(DATA)
+    except (TypeError, ValueError):
+        return False  # a file descriptor, not a path
+
+
+def _full(path: object) -> OSError:
+    return OSError(errno.ENOSPC, "No space left on device", os.fsdecode(path))
+
+
+def _refuse_sql(sql: str) -> None:
+    if FULL and sql.lstrip().upper().startswith(_WRITES):
+        raise sqlite3.OperationalError("database or disk is full")
+
+
+class _Cursor(sqlite3.Cursor):
+    def execute(self, sql, *args, **kwargs):
+        _refuse_sql(sql)
+        return super().execute(sql, *args, **kwargs)
+
+    def executemany(self, sql, *args, **kwargs):
+        _refuse_sql(sql)
+        return super().executemany(sql, *args, **kwargs)
+
+    def executescript(self, script):
+        _refuse_sql(script)
+        return super().executescript(script)
+
+
+class _Connection(sqlite3.Connection):
+    def cursor(self, factory=_Cursor):
+        return super().cursor(factory)
+
+    def execute(self, sql, *args, **kwargs):
+        return self.cursor().execute(sql, *args, **kwargs)
+
+    def executemany(self, sql, *args, **kwargs):
+        return self.cursor().executemany(sql, *args, **kwargs)
+
+    def executescript(self, script):
+        return self.cursor().executescript(script)
+
+
+def _install_full_disk(stage: str) -> None:
+    real_connect, real_open, real_os_open = sqlite3.connect, builtins.open, os.open
+
+    def connect(*args, **kwargs):
+        kwargs.setdefault("factory", _Connection)
+        return real_connect(*args, **kwargs)
+
+    def open_(file, mode="r", *args, **kwargs):
+        if FULL and any(m in mode for m in "wax+") and _under_data(file):
+            raise _full(file)
+        return real_open(file, mode, *args, **kwargs)
+
+    def os_open(path, flags, *args, **kwargs):
+        if FULL and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND) and _under_data(path):
+            raise _full(path)
+        return real_os_open(path, flags, *args, **kwargs)
+
+    sqlite3.connect, builtins.open, io.open, os.open = connect, open_, open_, os_open
+
+    import bots.console
+
+    shown = bots.console.ConsoleProgress.__call__
+
+    def showing(self, progress) -> None:
+        shown(self, progress)
+        if stage in progress.render(elapsed=0):
+            FULL.append(True)
+
+    bots.console.ConsoleProgress.__call__ = showing
+
+
+def _deny_audit() -> None:
+    import jobs.audit
+
+    def denied(settings, record) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", str(Path(settings.data_dir) / jobs.audit.AUDIT_FILE))
+
+    jobs.audit._write_file = denied
+
+
+def main() -> None:
+    """Install the faults the environment names, then run ``deepresearch`` with ``sys.argv``."""
+    if os.environ.get("DISK_FULL_AT"):
+        _install_full_disk(os.environ["DISK_FULL_AT"])
+    if os.environ.get("AUDIT_DENIED"):
+        _deny_audit()
+    from bots.cli import main as cli
+
+    sys.argv[0] = "deepresearch"
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""What a terminal run shows of the log: what its last line explains is held back, anything else still shows."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bots import console_log
+from bots.console_log import EXPLAINED, live_log, run_with_quiet_log
+from engine.settings import SettingsError
+
+
+class _Lines(logging.Handler):
+    """The messages it is given, at its level."""
+
+    def __init__(self, level: int = logging.WARNING) -> None:
+        super().__init__(level)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def terminal():
+    """The root logger as ``deepresearch`` sets it (one handler at WARNING), for the test only."""
+    root = logging.getLogger()
+    before, level = root.handlers[:], root.level
+    shown = _Lines()
+    root.handlers[:] = [shown]
+    root.setLevel(logging.WARNING)
+    yield shown
+    root.handlers[:] = before
+    root.setLevel(level)
+
+
+def _run(code: int, seen: list[list[str]] | None = None, *, error: BaseException | None = None):
+    """A run that logs a warning and an error (noting what the terminal showed meanwhile), then ends."""
+    def run() -> int:
+        log = logging.getLogger("jobs.audit")
+        log.warning("event=one")
+        log.error("event=two")
+        if seen is not None:
+            seen.append(list(logging.getLogger().handlers[0].lines)
+                        if isinstance(logging.getLogger().handlers[0], _Lines) else [])
+        if error is not None:
+            raise error
+        return code
+    return run
+
+
+def _restored(terminal: _Lines) -> bool:
+    """The root logger's handlers are as before the run (pytest's own capture beside ``terminal``)."""
+    handlers = logging.getLogger().handlers
+    return handlers[0] is terminal and not any(isinstance(h, console_log._Held) for h in handlers)
+
+
+@pytest.mark.parametrize("code", sorted(EXPLAINED))
+def test_the_log_of_a_run_whose_last_line_says_why_it_stopped_is_dropped(terminal, code):
+    assert run_with_quiet_log(_run(code), live=False) == code
+    assert terminal.lines == []
+    assert _restored(terminal)
+    logging.getLogger("x").warning("event=after")  # once the run is over, the log goes out at once
+    assert terminal.lines == ["event=after"]
+
+
+@pytest.mark.parametrize("code", [0, 2, 3, 4, 6])
+def test_the_log_of_any_other_run_is_shown_when_it_ends_in_order(terminal, code):
+    seen: list[list[str]] = []
+    assert run_with_quiet_log(_run(code, seen), live=False) == code
+    assert seen == [[]]  # held while it ran
+    assert terminal.lines == ["event=one", "event=two"]
+
+
+def test_each_handler_gets_the_held_records_at_its_own_level(terminal):
+    errors_only = _Lines(logging.ERROR)
+    logging.getLogger().addHandler(errors_only)
+    run_with_quiet_log(_run(0), live=False)
+    assert terminal.lines == ["event=one", "event=two"] and errors_only.lines == ["event=two"]
+
+
+def test_an_error_nothing_answered_shows_with_the_log_that_led_to_it(terminal):
+    with pytest.raises(RuntimeError, match="unexpected"):
+        run_with_quiet_log(_run(0, error=RuntimeError("unexpected")), live=False)
+    assert terminal.lines == ["event=one", "event=two"]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), SettingsError("OPENAI_API_KEY is not set")])
+def test_a_ctrl_c_or_a_setting_said_in_one_line_drops_the_log(terminal, error):
+    with pytest.raises(type(error)):
+        run_with_quiet_log(_run(0, error=error), live=False)
+    assert terminal.lines == [] and _restored(terminal)
+
+
+def test_a_live_log_shows_each_record_as_it_happens(terminal):
+    seen: list[list[str]] = []
+    assert run_with_quiet_log(_run(5, seen), live=True) == 5
+    assert seen == [["event=one", "event=two"]]
+
+
+def test_a_long_run_keeps_its_latest_records_and_says_how_many_it_let_go(terminal, monkeypatch):
+    monkeypatch.setattr(console_log, "HELD_MAX", 3)
+
+    def run() -> int:
+        for n in range(5):
+            logging.getLogger("engine").warning("event=n%d", n)
+        return 0
+
+    run_with_quiet_log(run, live=False)
+    assert terminal.lines == ["event=log_records_not_kept count=2", "event=n2", "event=n3", "event=n4"]
+
+
+def test_the_log_is_live_with_v_or_a_log_level_set(monkeypatch):
+    monkeypatch.delenv("LOG_LEVEL", raising=False)
+    assert live_log(True) and not live_log(False)
+    monkeypatch.setenv("LOG_LEVEL", "WARNING")
+    assert live_log(False)
+    monkeypatch.setenv("LOG_LEVEL", "")
+    assert not live_log(False)
