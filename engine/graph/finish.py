@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from dataclasses import asdict
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -48,7 +47,7 @@ def clean_follow_ups(questions: list[str], numbering: Numbering) -> list[str]:
     cut to :data:`FOLLOW_UP_CHARS` characters; empty ones dropped."""
     out: list[str] = []
     for raw in questions:
-        text = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(numbering.strip(str(raw)).split())).strip(" -*")
+        text = " ".join(numbering.strip(str(raw)).split()).strip(" -*")
         if len(text) > FOLLOW_UP_CHARS:
             text = text[: FOLLOW_UP_CHARS - 1].rsplit(" ", 1)[0] + "…"
         if text and text.casefold() not in {q.casefold() for q in out}:

@@ -42,3 +42,13 @@ def test_the_offline_model_asks_about_each_open_objection_in_the_questions_langu
     assert other == ["What does the evidence say about this objection to “heat pumps”: "
                      "the payback period is never computed?"]
     assert R.follow_up_questions("", "heat pumps", "en") == []
+
+
+def test_a_follow_up_keeps_its_spacing_before_punctuation_and_loses_only_the_ids_gap(online_settings, script):
+    # French puts a space before "?", "!", ";" and ":"; only the space a removed source id leaves goes
+    script.follow_ups = ["Quelles règles s’appliquent au fournisseur A [Sdeadbe] ?", "Et « B » : est-il moins cher ?",
+                         "Does vendor B report costs [Sdeadbe]?"]
+    settings = online_settings(max_review_iterations=1)
+    out = asyncio.run(run_turn("t:follow-fr", question="Faut-il acheter A ou B ?", settings=settings))
+    assert out.follow_ups == ["Quelles règles s’appliquent au fournisseur A ?", "Et « B » : est-il moins cher ?",
+                              "Does vendor B report costs?"]
