@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from engine.citations import NOT_CITED_HEAD, SID
-from engine.offline_phrases import phrase
+from engine.offline_phrases import PHRASES, phrase
 from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words
 from engine.text import markdown_literal, markdown_unescape
@@ -254,12 +254,15 @@ def solution(prompt: str, language: str) -> str:
 
 
 def _is_solution_sources_point(point: str, language: str) -> bool:
-    """True for the critique's point about the sources the solution uses (in either form)."""
+    """True for the critique's point about the sources the solution uses (in either form): the
+    point reads as one of those phrases of ``language`` whole, whatever fills its blanks."""
+    table = PHRASES["unused_sources"]
+    lang = language if language in table else "en"
     for key in ("unused_sources", "all_sources_used", "one_source"):
-        for count in (1, 2):
-            template = phrase(key, language, count, n="0", m="0", titles="…")
-            head = re.split(r"\d", template, maxsplit=1)[0][:24]
-            if head and head in point:
+        forms = PHRASES[key].get(lang) or PHRASES[key]["en"]
+        for template in forms if isinstance(forms, tuple) else (forms,):
+            pattern = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(template))
+            if re.fullmatch(pattern, point.strip(), re.DOTALL):
                 return True
     return False
 
