@@ -38,7 +38,7 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
     if not files:
         return
     from engine.files import SharedFile, files_status, ingest
-    from engine.search.corpus import CorpusIndexError
+    from engine.search.corpus_index import CorpusIndexError
 
     shared, seen = [], set()
     for given in files:

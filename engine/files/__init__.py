@@ -35,7 +35,7 @@ from engine.files.store import (
     files_dir,
     thread_files,
 )
-from engine.search.corpus import CorpusIndexError
+from engine.search.corpus_index import CorpusIndexError
 from engine.settings import Settings
 from engine.text import clean_text
 

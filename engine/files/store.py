@@ -31,7 +31,8 @@ from engine.artifacts import safe_name
 from engine.database import connect, reason, require_database
 from engine.files.entries import FileEntry
 from engine.fsutil import storage_problem, write_atomic
-from engine.search.corpus import CorpusIndexError, CorpusSearch, add_documents
+from engine.search.corpus import CorpusSearch
+from engine.search.corpus_index import CorpusIndexError, add_documents
 from engine.search.postgres_text import PostgresTextSearch, delete_scope, replace_documents
 from engine.settings import Settings
 from engine.text import clean_path

@@ -66,7 +66,7 @@ def check_corpus(settings: Settings) -> None:
     """
     import os
 
-    from engine.search.corpus import index_root
+    from engine.search.corpus_index import index_root
     from engine.settings import SettingsError
     from engine.text import clean_path
 
@@ -93,7 +93,7 @@ def _adopt_legacy_index(settings: Settings, wanted: str) -> str | None:
     import logging
     import os
 
-    from engine.search.corpus import index_root
+    from engine.search.corpus_index import index_root
 
     legacy = settings.data_dir / LEGACY_INDEX_NAME
     root = index_root(legacy)

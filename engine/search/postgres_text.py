@@ -25,7 +25,8 @@ import logging
 from engine.database import DatabaseError, connect, reason, require_database
 from engine.language import detect_language
 from engine.search.base import SearchError, SearchResult
-from engine.search.corpus import _CJK, _MAX_PASSAGES, _group, _snippet_around, query_words, split_passages
+from engine.search.corpus import _CJK, _group, _snippet_around, query_words
+from engine.search.corpus_index import _MAX_PASSAGES, split_passages
 from engine.settings import Settings
 from engine.text import clean_text
 

@@ -62,7 +62,7 @@ def test_a_corpus_run_names_the_folder_it_lacks_in_one_line(tmp_path):
 
 
 def test_an_index_built_before_each_folder_had_its_own_is_adopted_not_lost(tmp_path):
-    from engine.search.corpus import index_directory
+    from engine.search.corpus_index import index_directory
 
     solar = write_docs(tmp_path / "solar")
     legacy = tmp_path / "data" / "corpus.sqlite"  # where the one index lived

@@ -12,15 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.search import corpus
+from engine.search import corpus_index
 from engine.search.base import SearchError
-from engine.search.corpus import (
+from engine.search.corpus import CorpusSearch, query_words
+from engine.search.corpus_index import (
     CorpusIndexError,
-    CorpusSearch,
     add_documents,
     index_directory,
     index_root,
-    query_words,
     split_passages,
 )
 
@@ -95,7 +94,7 @@ def test_indexing_another_folder_starts_afresh_and_says_so(docs: Path, tmp_path:
     inner.mkdir()
     (inner / "moon.md").write_text("# Moon\n\nLunar regolith.\n")
     parent = tmp_path
-    with caplog.at_level(logging.INFO, logger="engine.search.corpus"):
+    with caplog.at_level(logging.INFO, logger="engine.search.corpus_index"):
         stats = index_directory(parent, index)  # the old folder's files are under the new one
     assert (stats.documents, stats.added, stats.unchanged, stats.removed) == (5, 5, 0, 0)
     assert f"corpus_replace old_root={docs} new_root={parent}" in caplog.messages
@@ -105,7 +104,7 @@ def test_indexing_another_folder_starts_afresh_and_says_so(docs: Path, tmp_path:
 def test_each_run_logs_what_it_did(docs: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     (docs / "e_empty.md").write_text("\n")
     index = tmp_path / "corpus.sqlite"
-    with caplog.at_level(logging.INFO, logger="engine.search.corpus"):
+    with caplog.at_level(logging.INFO, logger="engine.search.corpus_index"):
         stats = index_directory(docs, index)
     assert f"corpus_skip path={docs / 'e_empty.md'} reason=no text" in caplog.messages
     (line,) = [m for m in caplog.messages if m.startswith("corpus_indexed ")]
@@ -158,7 +157,7 @@ def _failing_at_file(monkeypatch: pytest.MonkeyPatch, index: Path, nth: int, fai
     the write-ahead log, nor the index when SQLite copies the log's committed pages back into it), "a file
     that breaks its reader" (reading it raises ``RuntimeError``) or "Ctrl-C" (``KeyboardInterrupt``)."""
     calls: list[Path] = []
-    extract = corpus.extract_document
+    extract = corpus_index.extract_document
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
 
     def reading(path: Path, size: int) -> tuple[str, str]:
@@ -172,7 +171,7 @@ def _failing_at_file(monkeypatch: pytest.MonkeyPatch, index: Path, nth: int, fai
                 raise RuntimeError("the reader broke")
         return extract(path, size)
 
-    monkeypatch.setattr(corpus, "extract_document", reading)
+    monkeypatch.setattr(corpus_index, "extract_document", reading)
     try:
         yield
     finally:

@@ -11,14 +11,13 @@ from pathlib import Path
 import pytest
 
 from engine.search.base import SearchError
-from engine.search.corpus import (
+from engine.search.corpus import CorpusSearch, match_expression
+from engine.search.corpus_index import (
     PASSAGE_LIMIT,
     CorpusIndexError,
-    CorpusSearch,
     add_documents,
     index_directory,
     index_root,
-    match_expression,
     split_passages,
 )
 from engine.search.none import NoSearch
@@ -316,7 +315,7 @@ async def test_file_names_that_are_not_utf8_are_indexed_apart(tmp_path: Path) ->
 
 
 def test_full_disk_is_not_called_a_bad_index(corpus: Path, tmp_path: Path) -> None:
-    script = ("import resource, sys; from pathlib import Path; from engine.search.corpus import index_directory\n"
+    script = ("import resource, sys; from pathlib import Path; from engine.search.corpus_index import index_directory\n"
               "resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))\n"
               "index_directory(Path(sys.argv[1]), Path(sys.argv[2]))\n")
     (corpus / "more.md").write_text("# More\n\n" + "Geothermal energy keeps the ground warm all year round. " * 400)

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from engine.runner import run_turn, thread_status
-from engine.search.corpus import index_directory
+from engine.search.corpus_index import index_directory
 from tests.waiting import LONG, run, wait_exit, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ import asyncio
 import re
 
 from engine.runner import run_turn
-from engine.search.corpus import index_directory
+from engine.search.corpus_index import index_directory
 from engine.text import markdown_literal
 
 DOCS = {

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.runner import run_turn
-from engine.search.corpus import index_directory
+from engine.search.corpus_index import index_directory
 from engine.text import markdown_literal, markdown_unescape
 from tests.engine.render.fidelity import docx_text, pdf_text
 

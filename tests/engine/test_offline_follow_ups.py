@@ -12,7 +12,7 @@ import pytest
 from engine import offline_review as R
 from engine.offline_phrases import PHRASES, phrase
 from engine.runner import run_turn
-from engine.search.corpus import index_directory
+from engine.search.corpus_index import index_directory
 from tests.engine.test_offline_and_process import corpus_settings
 
 #: The follow-up phrases that presume sources were read: what the sources (or their evidence, or a

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from engine.runner import run_turn
-from engine.search.corpus import index_directory
+from engine.search.corpus_index import index_directory
 from tests.bots.console_helpers import ask
 from tests.engine.test_offline_and_process import write_corpus
 

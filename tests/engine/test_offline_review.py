@@ -8,7 +8,7 @@ import json
 import re
 
 from engine.runner import run_turn
-from engine.search.corpus import index_directory
+from engine.search.corpus_index import index_directory
 
 QUESTION = "How do air-source heat pumps handle cold weather, and what do they cost to install?"
 DOCS = {
