@@ -31,12 +31,13 @@ FUNCTION_WORDS = frozenset(
     an auf aus ab bei beim nach vor um bis durch gegen ohne über unter zwischen mit für ist sind war
     waren wird werden wurde kann können soll sollte muss wie was welche welcher welches warum wann wo
     dies diese dieser es sich man nicht kein keine bitte auch nur noch schon sehr mehr als wenn dass so
-    ich du er sie wir ihr mein dein sein unser viel viele
+    ich du er sie wir ihr mein dein sein unser viel viele haben hat hatte hatten habe gibt gab
     le la les l un une des et ou mais de du d en sur pour avec par dans est sont que qui quoi quel
     quelle comment pourquoi quand où ce cette ces il elle ils elles on ne pas plus se sa son ses au aux
-    beaucoup combien
+    beaucoup combien quels quelles lequel laquelle lesquels lesquelles ont avoir
     el los las lo y o pero del al con por para en es son que qué cómo cuál cuando dónde este esta estos
-    se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas""".split()
+    se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas cuáles
+    hay tiene tienen""".split()
 )
 
 
