@@ -246,8 +246,8 @@ class Numbering:
 
     def strip(self, text: str) -> str:
         """``text`` with every bracketed id removed from its prose (for a title), with the spaces
-        before it (``costs [S1a2b3c]?`` becomes ``costs?``); numbers nothing."""
-        return re.sub("[ \t]*\ue0ff", "", _rewrite(text, lambda m: "\ue0ff" if m.group("group") else None))
+        before it (``costs [S1a2b3c]?`` becomes ``costs?``: :func:`_rewrite`); numbers nothing."""
+        return _rewrite(text, lambda m: "" if m.group("group") else None)
 
     @property
     def cited(self) -> list[Cited]:
