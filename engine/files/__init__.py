@@ -52,7 +52,7 @@ def load_manifest(settings: Settings, thread_id: str) -> list[FileEntry]:
     """The thread's shared files so far (read and skipped), oldest first; [] when none.
 
     Raises:
-        engine.database.DatabaseError, engine.search.corpus.CorpusIndexError: with ``DATABASE_URL``,
+        engine.database.DatabaseError, engine.search.corpus_index.CorpusIndexError: with ``DATABASE_URL``,
             PostgreSQL cannot be used.
     """
     return thread_files(settings, thread_id).entries()
@@ -77,7 +77,7 @@ def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list
     every file they bring is listed once.
 
     Raises:
-        engine.search.corpus.CorpusIndexError: the thread's index or list cannot be written.
+        engine.search.corpus_index.CorpusIndexError: the thread's index or list cannot be written.
         engine.database.DatabaseError: with ``DATABASE_URL``, PostgreSQL cannot be reached.
     """
     if not shared:

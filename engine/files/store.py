@@ -2,7 +2,7 @@
 
 Without ``DATABASE_URL``, ``{DATA_DIR}/threadfiles/{thread}/`` holds ``files.json`` (the thread's
 list of files, :class:`engine.files.entries.FileEntry` rows, oldest first) and ``index.sqlite``
-(the FTS5 index of the local corpus's code, :func:`engine.search.corpus.add_documents`). With it,
+(the FTS5 index of the local corpus's code, :func:`engine.search.corpus_index.add_documents`). With it,
 the list is the rows of ``deepresearch_thread_files`` and the text is in ``deepresearch_passages``
 (:mod:`engine.search.postgres_text`) under the scope ``threadfiles/{thread}``, so a bot on one host
 and a worker on another with empty data dirs see the same files; nothing is written locally.
