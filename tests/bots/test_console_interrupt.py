@@ -1,0 +1,95 @@
+"""A Ctrl-C as the research starts: exit 130 and one line, without langgraph's "coroutine ... was never
+awaited" for the graph steps it made and had not started."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import signal
+import subprocess
+import warnings
+
+import pytest
+
+from bots.console_loop import run_interruptible
+from tests.bots.console_helpers import RUN_TIMEOUT, ask_cmd, ask_env
+
+
+def _graph_steps_interrupted(dropped_too=None) -> None:
+    """Ctrl-C while a graph step runs and another waits for its turn (langgraph's own executor with
+    ``max_concurrency`` 1, as :func:`engine.graph.run` sets it); ``dropped_too()`` makes one more
+    coroutine and drops it unstarted meanwhile."""
+    from langgraph.pregel._executor import AsyncBackgroundExecutor
+    from langgraph.pregel._retry import arun_with_retry
+
+    async def graph() -> None:
+        running = asyncio.Event()
+
+        async def step() -> None:
+            running.set()
+            await asyncio.sleep(3600)
+
+        submit = AsyncBackgroundExecutor({"max_concurrency": 1}).submit
+        submit(step)
+        submit(arun_with_retry, None, None)  # made now, started once the semaphore is free: never
+        await running.wait()
+        if dropped_too is not None:
+            dropped_too()
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(3600)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptible(graph)
+
+
+def _unawaited(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if "never awaited" in str(w.message)]
+
+
+def test_the_graph_steps_langgraph_never_started_are_not_warned_of_when_interrupted():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _graph_steps_interrupted()
+        gc.collect()
+    assert _unawaited(caught) == []
+
+
+def test_only_langgraphs_unstarted_steps_are_unsaid_and_only_in_the_interrupted_run():
+    async def mine() -> None:
+        pass
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _graph_steps_interrupted(dropped_too=lambda: mine())  # a coroutine of ours dropped: still said
+        gc.collect()
+        assert _unawaited(caught) == [
+            "coroutine 'test_only_langgraphs_unstarted_steps_are_unsaid_and_only_in_the_interrupted_run.<locals>.mine' "
+            "was never awaited"]
+        from langgraph.pregel._retry import arun_with_retry
+
+        arun_with_retry(None, None)  # after the run: said again
+        gc.collect()
+        assert _unawaited(caught)[1:] == ["coroutine 'arun_with_retry' was never awaited"]
+
+
+def test_a_ctrl_c_as_the_research_starts_is_one_line_and_exit_130(tmp_path):
+    proc = subprocess.Popen(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path)
+    try:
+        shown = b""
+        while b"Researching" not in shown:  # the output, not a clock, says when the stage starts
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"ask ended before the researching stage: {shown.decode(errors='replace')}"
+            shown += chunk
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = (shown + rest).decode(errors="replace")
+    assert proc.returncode == 130, err
+    assert "never awaited" not in err and "RuntimeWarning" not in err and "Traceback" not in err, err
+    [line] = [ln for ln in err.splitlines() if "interrupted" in ln]
+    assert line.startswith("deepresearch: interrupted. Continue with: deepresearch ask --resume console:"), line
