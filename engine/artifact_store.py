@@ -128,7 +128,11 @@ class PostgresArtifacts:
         """Store every file of :data:`ARTIFACT_NAMES` present in ``directory``, all in one transaction.
 
         Raises:
-            engine.database.DatabaseError: PostgreSQL cannot be reached; psycopg errors.
+            engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now (a
+                ``ConnectionError``: the research is retried from its last checkpoint); psycopg's
+                ``OperationalError`` for a connection lost mid-write (retried as well).
+            engine.database.DatabaseError: PostgreSQL refuses the login or the database is missing;
+                other psycopg errors.
         """
         thread_key, run_key = key_of(Path(directory) / "x")[:2]
         rows = []
@@ -152,7 +156,8 @@ class PostgresArtifacts:
 
         Raises:
             ValueError: ``path`` is not an artifact path (see :func:`key_of`).
-            engine.database.DatabaseError: PostgreSQL cannot be reached.
+            engine.database.DatabaseError: PostgreSQL cannot be used (:class:`~engine.database.DatabaseUnavailable`
+                when it cannot be reached right now).
         """
         key = key_of(path)
         with self._connect() as conn:
@@ -168,7 +173,8 @@ class PostgresArtifacts:
         ``{thread}/{run}/{name}`` layout is returned as it is when it exists here).
 
         Raises:
-            engine.database.DatabaseError: PostgreSQL cannot be reached.
+            engine.database.DatabaseError: PostgreSQL cannot be used (:class:`~engine.database.DatabaseUnavailable`
+                when it cannot be reached right now).
         """
         try:
             key = key_of(path)

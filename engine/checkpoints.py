@@ -191,39 +191,59 @@ async def _open_postgres(settings: Settings) -> AsyncIterator[BaseCheckpointSave
     closed shielded from a second cancel. Connections are checked before each use, so a server
     restart between two statements costs a reconnect, not the turn.
     """
-    import psycopg
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-    from psycopg.rows import dict_row
-    from psycopg_pool import AsyncConnectionPool
 
     url = database_url(settings)
     if url not in _pg_ready:  # one check per process gives the real error, not a pool timeout
         await asyncio.to_thread(require_database, settings)
-    pool = AsyncConnectionPool(
-        url, min_size=1, max_size=POOL_MAX, open=False, check=AsyncConnectionPool.check_connection,
-        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        name="checkpoints",
-    )
+    pool = _new_pool(url, "checkpoints")
     try:
-        try:
-            await pool.open(wait=True, timeout=30)
-        except Exception as err:  # PoolTimeout: the server went away after the check
-            raise explain(err, url) from None
         saver = AsyncPostgresSaver(pool, serde=checkpoint_serde())
-        if url not in _pg_ready:
-            try:
-                async with pool.connection() as conn:  # one setup at a time across processes
-                    await conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
-                    try:
-                        await saver.setup()
-                    finally:
-                        await conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
-            except psycopg.Error as err:
-                raise explain(err, url) from None
-            _pg_ready.add(url)
+        await _open_and_set_up(pool, url, saver.setup, _pg_ready)
         yield saver
     finally:
         await asyncio.shield(pool.close())
+
+
+def _new_pool(url: str, name: str):
+    """A closed ``psycopg_pool.AsyncConnectionPool`` named ``name`` of 1 to :data:`POOL_MAX`
+    autocommit connections with dict rows and no prepared statements (as LangGraph's Postgres
+    classes require), each checked (``check_connection``) when it is taken, so one the server
+    dropped is replaced instead of failing the statement."""
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    return AsyncConnectionPool(
+        url, min_size=1, max_size=POOL_MAX, open=False, check=AsyncConnectionPool.check_connection,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}, name=name,
+    )
+
+
+async def _open_and_set_up(pool, url: str, setup, ready: set[str]) -> None:
+    """Open ``pool`` (waiting 30 s at most for its first connection) and, once per process and
+    ``url`` (recorded in ``ready``), run ``setup()`` holding the schema advisory lock
+    (:data:`engine.database.SCHEMA_LOCK`) on a connection of its own, one process at a time.
+
+    Raises:
+        engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now (a pool
+            timeout: it went away after the start-up check).
+        engine.database.DatabaseError: PostgreSQL refuses the login or the setup (one line).
+    """
+    import psycopg
+    from psycopg_pool import PoolTimeout
+
+    try:
+        await pool.open(wait=True, timeout=30)
+        if url not in ready:
+            async with pool.connection() as conn:
+                await conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+                try:
+                    await setup()
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+            ready.add(url)
+    except (psycopg.Error, PoolTimeout) as err:
+        raise explain(err, url) from None
 
 
 async def checkpoint_thread_ids(saver: BaseCheckpointSaver) -> list[str]:
@@ -332,22 +352,30 @@ async def _stop_batching(store: BaseStore) -> None:
 
 @contextlib.asynccontextmanager
 async def _open_postgres_store(settings: Settings) -> AsyncIterator[BaseStore]:
-    import psycopg
+    """``AsyncPostgresStore`` on a small pool of autocommit connections, checked on checkout.
+
+    The pool is the checkpointer's kind (:func:`_open_postgres`): a connection the server dropped
+    (a restart, ``pg_terminate_backend``, a network cut) is found by the check when it is next
+    taken and replaced, so the store works again as soon as PostgreSQL answers; a single
+    connection would stay closed for the rest of the run. Only opening the pool and the first
+    ``setup()`` are turned into one-line errors: whatever the research raises inside the block
+    passes through unchanged (a lost connection there stays psycopg's ``OperationalError``, a
+    pool timeout ``PoolTimeout``, both retried by :func:`jobs.errors.is_transient`).
+
+    Raises:
+        engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now (on opening).
+        engine.database.DatabaseError: PostgreSQL refuses the login or the setup (on opening).
+    """
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
     url = database_url(settings)
+    pool = _new_pool(url, "store")
     try:
-        async with AsyncPostgresStore.from_conn_string(url) as store:
-            if url not in _pg_store_ready:
-                await store.conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))  # one setup at a time
-                try:
-                    await store.setup()
-                finally:
-                    await store.conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
-                _pg_store_ready.add(url)
-            try:
-                yield store
-            finally:
-                await _stop_batching(store)
-    except psycopg.OperationalError as err:
-        raise explain(err, url) from None
+        store = AsyncPostgresStore(pool)
+        await _open_and_set_up(pool, url, store.setup, _pg_store_ready)
+        try:
+            yield store
+        finally:
+            await _stop_batching(store)
+    finally:
+        await asyncio.shield(pool.close())

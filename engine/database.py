@@ -98,8 +98,68 @@ class DatabaseError(SettingsError):
 
     The message is one line, names ``DATABASE_URL`` and holds no password. A
     :class:`engine.settings.SettingsError`, so every entry point reports it as it reports a bad
-    setting: one line, exit code 1, no traceback.
+    setting: one line, exit code 1, no traceback. Permanent (a research is not retried) unless it
+    is the subclass :class:`DatabaseUnavailable`.
     """
+
+
+class DatabaseUnavailable(DatabaseError, ConnectionError):
+    """PostgreSQL cannot be reached right now (see :func:`is_unavailable`): refused, reset or
+    closed connections, a server shutting down or starting up, a database not accepting
+    connections, no pooled connection within the pool's timeout.
+
+    Still a :class:`DatabaseError` (start-up stops at once with its one line) and also a
+    ``ConnectionError``, so :func:`jobs.errors.is_transient` retries a research that meets it
+    from its last checkpoint instead of failing it for good.
+    """
+
+
+#: SQLSTATEs of a server that is going away or not up yet besides class 08 (connection
+#: exception): admin shutdown, crash shutdown, cannot connect now (PostgreSQL manual, Appendix A).
+PG_UNAVAILABLE_STATES = ("57P01", "57P02", "57P03")
+#: Lower-case parts of libpq's, psycopg's and the server's messages that mean the server cannot
+#: be reached now. libpq gives a failed connection no SQLSTATE, so its text is all there is.
+_UNAVAILABLE_TEXT = (
+    "connection refused", "connection reset", "connection is closed", "connection is lost",
+    "server closed the connection", "could not receive data", "could not send data", "timeout expired",
+    "timed out", "shutting down", "starting up", "in recovery mode", "not currently accepting connections",
+    "terminating connection", "no route to host", "network is unreachable", "could not translate host name",
+    "temporary failure in name resolution", "no such file or directory", "couldn't get a connection",
+    "ssl syscall error", "eof detected", "consuming input failed", "too many clients",
+    "remaining connection slots are reserved",
+)
+#: Lower-case parts of messages that mean the settings or the database are wrong: a retry meets them again.
+_PERMANENT_TEXT = ("authentication failed", "no password supplied", "does not exist", "permission denied",
+                   "pg_hba.conf", "ssl was required")
+
+
+def _named(err: BaseException, module: str, name: str) -> bool:
+    """True when a class of ``err``'s MRO is ``name`` from the package ``module`` (no import needed)."""
+    return any(cls.__module__.split(".")[0] == module and cls.__name__ == name for cls in type(err).__mro__)
+
+
+def is_unavailable(err: BaseException) -> bool:
+    """True when ``err`` says PostgreSQL cannot be reached *right now*, so a later attempt may succeed.
+
+    True for :class:`DatabaseUnavailable`, a ``psycopg_pool.PoolTimeout``, and a psycopg
+    ``OperationalError`` whose message is not one of :data:`_PERMANENT_TEXT` and which either says
+    so (:data:`_UNAVAILABLE_TEXT`), has a SQLSTATE of class 08 or in :data:`PG_UNAVAILABLE_STATES`,
+    or has no SQLSTATE at all (libpq's connection failures, "the connection is closed"). False for a wrong password, a missing database or role, a
+    permission, any other :class:`DatabaseError`, and every other error.
+    """
+    if isinstance(err, DatabaseUnavailable) or _named(err, "psycopg_pool", "PoolTimeout"):
+        return True
+    if isinstance(err, DatabaseError) or not _named(err, "psycopg", "OperationalError"):
+        return False
+    text = str(err).lower()
+    if any(part in text for part in _PERMANENT_TEXT):
+        return False
+    if any(part in text for part in _UNAVAILABLE_TEXT):
+        return True
+    state = getattr(err, "sqlstate", None) or ""
+    if state:
+        return state.startswith("08") or state in PG_UNAVAILABLE_STATES
+    return True
 
 
 def shown_url(url: str) -> str:
@@ -134,7 +194,11 @@ def reason(err: BaseException) -> str:
 
 
 def explain(err: BaseException, url: str) -> DatabaseError:
-    """A :class:`DatabaseError` saying in one line why ``url`` could not be used, with a hint."""
+    """A :class:`DatabaseError` saying in one line why ``url`` could not be used, with a hint.
+
+    A :class:`DatabaseUnavailable` when :func:`is_unavailable` holds for ``err`` (worth a retry),
+    else the permanent :class:`DatabaseError`; both carry the same one line.
+    """
     why = reason(err)
     lowered = why.lower()
     hint = ""
@@ -148,7 +212,8 @@ def explain(err: BaseException, url: str) -> DatabaseError:
         hint = ": the user needs CREATE on the database (or its schema) for the product's tables"
     elif any(w in lowered for w in ("refused", "timeout", "resolve host", "no such file or directory")):
         hint = ": is the server running and DATABASE_URL's host and port right?"
-    return DatabaseError(f"DATABASE_URL {shown_url(url)}: {why}{hint}")
+    kind = DatabaseUnavailable if is_unavailable(err) else DatabaseError
+    return kind(f"DATABASE_URL {shown_url(url)}: {why}{hint}")
 
 
 def database_url(settings: Settings) -> str:
@@ -166,7 +231,8 @@ def connect(settings: Settings, *, autocommit: bool = False):
     """A new ``psycopg.Connection`` to ``DATABASE_URL`` (the caller closes it).
 
     Raises:
-        DatabaseError: the server cannot be reached or refuses the login (one line).
+        DatabaseUnavailable: the server cannot be reached right now (one line; worth a retry).
+        DatabaseError: the server refuses the login, or the database is missing (one line).
     """
     import psycopg
 

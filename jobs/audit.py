@@ -9,11 +9,14 @@ file names, and its text fields go through :func:`engine.redact.redact`.
 
 Records are JSON lines in ``{DATA_DIR}/audit.jsonl``, or rows of ``deepresearch_audit`` when
 ``DATABASE_URL`` is set (so every host writes to one trail). ``deepresearch audit`` reads them;
-``deepresearch prune`` drops records older than its ``--older-than``.
+``deepresearch prune`` drops records older than its ``--older-than``. A record that cannot reach
+a PostgreSQL away right now waits in this host's ``{DATA_DIR}/audit-pending.jsonl`` and is
+inserted before the next record this host writes (:func:`write`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import logging
@@ -36,6 +39,8 @@ QUESTION_CHARS = 300
 #: Characters of the error line kept in a record.
 ERROR_CHARS = 300
 AUDIT_FILE = "audit.jsonl"
+#: Records of this host that PostgreSQL could not take yet (JSON lines), oldest first.
+PENDING_FILE = "audit-pending.jsonl"
 #: Fields every record has (:func:`build_record`); a line without them is not a record.
 REQUIRED = ("at", "thread", "requester", "status")
 _file_lock = threading.Lock()
@@ -137,18 +142,25 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
 
     The requester, question, clarifying question and start time come from the thread's registry
     record (:mod:`jobs.threads`); the model calls and tokens from the runs' usage files since that
-    start; the sources from ``directory``'s ``sources.json``. Never raises (see :func:`write`).
+    start; the sources from ``directory``'s ``sources.json``. There is no separate start record to
+    depend on: whichever attempt ends the turn writes the whole record. Usage that cannot be read
+    (PostgreSQL away) is logged (``event=audit_usage_unknown``) and counted as none, so the record
+    is still written. Never raises (see :func:`write`).
     """
     try:
         from jobs.store import get_store
 
         thread = get_store(settings).get(f"thread:{thread_id}") or {}
         started = float(thread.get("started_at") or thread.get("created_at") or time.time())
+        try:
+            usage = turn_usage(settings, thread_id, started)
+        except Exception as err:  # the record matters more than its token counts
+            log.warning("event=audit_usage_unknown thread=%s error=%s", thread_id, type(err).__name__)
+            usage = None
         record = build_record(
             thread_id=thread_id, requester=str(thread.get("requester") or ""), question=str(thread.get("question") or ""),
             status=status, started_at=started, clarification=str(thread.get("clarify_question") or ""),
-            usage=turn_usage(settings, thread_id, started), sources=sources_count(directory), files=files,
-            error=error,
+            usage=usage, sources=sources_count(directory), files=files, error=error,
         )
     except Exception as err:  # bookkeeping must not fail a research
         log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
@@ -159,24 +171,41 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
 def write(settings: Settings, record: dict) -> None:
     """Append ``record`` to the trail (JSON lines, or ``deepresearch_audit`` with ``DATABASE_URL``).
 
-    Never raises: a trail that cannot be written is one ``event=audit_write_failed`` log line,
-    and the research's delivery goes on.
+    With ``DATABASE_URL``, the records waiting in :data:`PENDING_FILE` go in first, in the same
+    transaction; when PostgreSQL cannot be reached right now (:func:`engine.database.is_unavailable`)
+    ``record`` joins them instead (``event=audit_record_deferred``). Never raises: a trail that
+    cannot be written is one ``event=audit_write_failed`` log line, and the research's delivery goes on.
     """
+    from engine.database import is_unavailable
+
     try:
-        if settings.database_url is not None:
-            _write_postgres(settings, record)
-        else:
+        if settings.database_url is None:
             _write_file(settings, record)
+        else:
+            try:
+                _write_postgres(settings, record)
+            except Exception as err:
+                if not is_unavailable(err):
+                    raise
+                _append(Path(settings.data_dir) / PENDING_FILE, record)
+                log.warning("event=audit_record_deferred thread=%s status=%s error=%s", record.get("thread"),
+                            record.get("status"), type(err).__name__)
+                return
         log.info("event=audit_record thread=%s status=%s", record.get("thread"), record.get("status"))
     except Exception as err:  # bookkeeping must not fail a research
         log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
 
 
 def _write_file(settings: Settings, record: dict) -> None:
-    path = Path(settings.data_dir) / AUDIT_FILE
+    """Append ``record`` to this host's trail, ``{DATA_DIR}/audit.jsonl`` (see :func:`_append`)."""
+    _append(Path(settings.data_dir) / AUDIT_FILE, record)
+
+
+def _append(path: Path, record: dict) -> None:
+    """Append ``record`` as one JSON line to ``path``, synced (``fsync``) before it returns."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(record, ensure_ascii=False) + "\n"
-    # the lock orders appends of every process of the host with prune's rewrite
+    # the lock orders appends of every process of the host with prune's rewrite and the pending flush
     with _file_lock, path.open("a", encoding="utf-8") as fh:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         fh.write(line)
@@ -185,14 +214,35 @@ def _write_file(settings: Settings, record: dict) -> None:
 
 
 def _write_postgres(settings: Settings, record: dict) -> None:
+    """Insert the records waiting in :data:`PENDING_FILE`, then ``record``, in one transaction; the
+    file is emptied once it commits (under its ``flock``, so an append waits for that).
+
+    Raises:
+        engine.database.DatabaseError: PostgreSQL cannot be used (``DatabaseUnavailable``: right now).
+        psycopg.Error: the insert failed.
+    """
     from psycopg.types.json import Jsonb
 
     from engine.database import connect, require_database
 
     require_database(settings)
-    with connect(settings) as conn, conn.transaction():
-        conn.execute("INSERT INTO deepresearch_audit (at, requester, record) VALUES (%s, %s, %s)",
-                     (datetime.fromisoformat(record["at"]), record.get("requester") or "", Jsonb(record)))
+    pending = Path(settings.data_dir) / PENDING_FILE
+    with connect(settings) as conn, _file_lock, contextlib.ExitStack() as held:
+        fh = held.enter_context(pending.open("r+", encoding="utf-8")) if pending.exists() else None
+        waiting: list[dict] = []
+        if fh is not None:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            waiting = [r for r in _parse(fh.read()) if is_record(r)]
+        with conn.transaction(), conn.cursor() as cur:
+            cur.executemany("INSERT INTO deepresearch_audit (at, requester, record) VALUES (%s, %s, %s)",
+                            [(datetime.fromisoformat(r["at"]), r.get("requester") or "", Jsonb(r))
+                             for r in (*waiting, record)])
+        if fh is not None:  # what the file held is in PostgreSQL now
+            fh.truncate(0)
+            fh.flush()
+            os.fsync(fh.fileno())
+            if waiting:
+                log.info("event=audit_pending_written records=%d", len(waiting))
 
 
 def read(settings: Settings, *, since_days: float | None = None, user: str | None = None) -> list[dict]:

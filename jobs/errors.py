@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from engine.database import is_unavailable
+
 
 class ResearchTimeout(Exception):
     """The research ran past ``DEEPRESEARCH_JOB_TIMEOUT``; not retried."""
 
 
-#: SQLSTATEs worth a retry besides class 08 (connection exception): the server shutting down or
-#: starting up, a serialization failure, a deadlock (PostgreSQL manual, Appendix A).
-PG_TRANSIENT_STATES = ("57P01", "57P02", "57P03", "40001", "40P01")
+#: SQLSTATEs worth a retry besides a server that cannot be reached now
+#: (:func:`engine.database.is_unavailable`): a serialization failure, a deadlock (PostgreSQL
+#: manual, Appendix A).
+PG_RETRY_STATES = ("40001", "40P01")
 
 
 def _named(err: BaseException, module: str, names: tuple[str, ...]) -> bool:
@@ -27,11 +30,12 @@ def is_transient(err: BaseException) -> bool:
     Transient: ``ConnectionError`` and ``TimeoutError`` (and subclasses, e.g. a chat port's
     5xx mapped to ``ConnectionError``), httpx transport errors, OpenAI connection, timeout,
     rate-limit and 5xx errors, Redis connection and timeout errors, SQLite "database is locked",
-    PostgreSQL connection losses and restarts (psycopg ``OperationalError`` without SQLSTATE or
-    of class 08, ``57P01``-``57P03`` shutdown/starting up, ``40001``/``40P01`` serialization failure
-    and deadlock, a pool timeout): the retry resumes from the last committed checkpoint.
-    Not transient: bad settings (an unusable ``DATABASE_URL`` included), rejected input,
-    :class:`ResearchTimeout`, programming errors.
+    a PostgreSQL that cannot be reached right now (:func:`engine.database.is_unavailable`: refused,
+    reset or closed connections, shutdown or start-up, a pool timeout,
+    :class:`engine.database.DatabaseUnavailable`), ``40001``/``40P01`` serialization failure and
+    deadlock: the retry resumes from the last committed checkpoint.
+    Not transient: bad settings (a ``DATABASE_URL`` with a wrong password, a missing database or
+    role, or no permission included), rejected input, :class:`ResearchTimeout`, programming errors.
     """
     if isinstance(err, ResearchTimeout):
         return False
@@ -45,11 +49,10 @@ def is_transient(err: BaseException) -> bool:
         return True
     if _named(err, "redis", ("ConnectionError", "TimeoutError", "BusyLoadingError")):
         return True
-    if _named(err, "psycopg_pool", ("PoolTimeout",)):
+    if is_unavailable(err):
         return True
     if _named(err, "psycopg", ("OperationalError", "TransactionRollbackError")):
-        state = getattr(err, "sqlstate", None) or ""
-        return not state or state.startswith("08") or state in PG_TRANSIENT_STATES
+        return (getattr(err, "sqlstate", None) or "") in PG_RETRY_STATES
     return _named(err, "jobs", ("LockLost",))
 
 

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.artifacts import safe_name
-from engine.database import connect, reason, require_database
+from engine.database import connect, database_url, explain, is_unavailable, reason, require_database
 from engine.files.entries import FileEntry
 from engine.fsutil import storage_problem, write_atomic
 from engine.search.corpus import CorpusSearch
@@ -147,6 +147,14 @@ class PostgresThreadFiles:
 
     @contextlib.contextmanager
     def _conn(self):
+        """A connection for one call (or the one :meth:`locked` holds).
+
+        Raises:
+            engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now, before
+                or during the block (:func:`engine.database.is_unavailable`; worth a retry).
+            engine.database.DatabaseError: PostgreSQL refuses the login or the database is missing.
+            CorpusIndexError: a statement of the block failed otherwise (one line).
+        """
         if self._held is not None:
             yield self._held
             return
@@ -157,6 +165,8 @@ class PostgresThreadFiles:
             with connect(self.settings, autocommit=True) as conn:
                 yield conn
         except psycopg.Error as err:
+            if is_unavailable(err):
+                raise explain(err, database_url(self.settings)) from None
             raise CorpusIndexError(f"the thread's files in PostgreSQL: {reason(err)}") from None
 
     @contextlib.contextmanager
@@ -166,7 +176,8 @@ class PostgresThreadFiles:
         with the connection if this process dies.
 
         Raises:
-            engine.database.DatabaseError: PostgreSQL cannot be reached.
+            engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now (worth a retry).
+            engine.database.DatabaseError: PostgreSQL refuses the login or the database is missing.
             CorpusIndexError: a statement failed (one line).
         """
         lock = int.from_bytes(hashlib.sha256(f"threadfiles:{self.key}".encode()).digest()[:8], "big", signed=True)
@@ -184,6 +195,7 @@ class PostgresThreadFiles:
         """The thread's files so far, oldest first; [] when none.
 
         Raises:
+            engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now (worth a retry).
             engine.database.DatabaseError, CorpusIndexError: PostgreSQL cannot be used.
         """
         with self._conn() as conn:

@@ -16,6 +16,7 @@ from langgraph.types import Command
 from engine import prompts
 from engine.citations import cited_ids, keep_known_ids, source_id
 from engine.compat import estimate_tokens
+from engine.database import is_unavailable, reason
 from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
 from engine.graph.llm import ReportIncomplete, invoke_with_context_retry
@@ -26,7 +27,8 @@ from engine.graph.tools import run_tool_calls
 from engine.language import language_name
 from engine.schemas import ResearchComplete, think_tool
 from engine.schemas import Summary as SummarySchema
-from engine.search.base import SearchResult
+from engine.search.base import SearchError, SearchResult
+from engine.search.postgres_text import SearchUnavailable
 
 log = logging.getLogger(__name__)
 MAX_PAGE_CHARS = 50_000  # open_deep_research's max_content_length for page summaries
@@ -51,6 +53,37 @@ def search_thread_files(queries: list[str]) -> str:
 
 
 SEARCH_TOOLS = ("search", "search_thread_files")
+
+
+def unavailable(err: BaseException) -> bool:
+    """True when ``err`` says a service the research runs on cannot be reached right now, so a
+    later attempt of the turn may succeed: PostgreSQL (:func:`engine.database.is_unavailable`:
+    refused, reset or closed connections, shutdown, pool timeout), any ``ConnectionError``
+    (:class:`engine.database.DatabaseUnavailable` included) and httpx's transport errors."""
+    return is_unavailable(err) or isinstance(err, ConnectionError) or any(
+        cls.__module__.split(".")[0] == "httpx" and cls.__name__ == "TransportError" for cls in type(err).__mro__)
+
+
+async def search_or_unavailable(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:
+    """:func:`run_search`, with an :func:`unavailable` service (the store that keeps the pages'
+    texts, a database) raised as :class:`engine.search.postgres_text.SearchUnavailable`: a
+    :class:`~engine.search.base.SearchError`, so the tool call stops the research instead of
+    answering the model with an error (:func:`engine.graph.tools.run_tool_calls`), and a
+    ``ConnectionError``, so the turn is retried from its last checkpoint.
+
+    Raises:
+        SearchUnavailable: a service cannot be reached right now.
+        engine.search.base.SearchError: the back-end cannot answer otherwise.
+    """
+    try:
+        return await run_search(queries, topic, ctx, backend)
+    except SearchError:
+        raise
+    except Exception as err:
+        if not unavailable(err):
+            raise
+        raise SearchUnavailable(f"{(backend or ctx.search).name} search failed: {type(err).__name__}: "
+                                f"{reason(err)}") from err
 
 
 async def _summarize(result: SearchResult, raw: str, query: str, ctx: RunContext) -> Summary:
@@ -197,11 +230,12 @@ async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext])
             return ToolMessage(f"Error: the limit of {ctx.settings.max_react_tool_calls} tool calls is reached.",
                                tool_call_id=call["id"], name=call["name"])
         if call["name"] == "search":
-            text, found = await run_search(call["args"].get("queries") or [], state["topic"], ctx)
+            text, found = await search_or_unavailable(call["args"].get("queries") or [], state["topic"], ctx)
             sources.update(found)
             return ToolMessage(text, tool_call_id=call["id"], name="search")
         if call["name"] == "search_thread_files" and ctx.thread_files is not None:
-            text, found = await run_search(call["args"].get("queries") or [], state["topic"], ctx, ctx.thread_files)
+            text, found = await search_or_unavailable(call["args"].get("queries") or [], state["topic"], ctx,
+                                                      ctx.thread_files)
             sources.update(found)
             return ToolMessage(text, tool_call_id=call["id"], name="search_thread_files")
         if call["name"] == "think_tool":

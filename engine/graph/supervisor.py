@@ -18,10 +18,11 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
 from engine import prompts
+from engine.database import DatabaseError, database_url, explain, is_unavailable
 from engine.graph.actions import call_with_tools
 from engine.graph.budget import not_covered, research_over_budget
 from engine.graph.context import RunContext
-from engine.graph.researcher import build_researcher_graph
+from engine.graph.researcher import build_researcher_graph, unavailable
 from engine.graph.state import ResearchUnit, SupervisorState
 from engine.graph.tools import fatal_errors
 from engine.language import language_name
@@ -103,7 +104,18 @@ async def supervisor_tools(state: SupervisorState, runtime: Runtime[RunContext])
 
 
 async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dict:
-    """Run one researcher on one topic; a failure is recorded (and shown in the report), not hidden."""
+    """Run one researcher on one topic; a failure is recorded (and shown in the report), not hidden.
+
+    Except a service that is down (:func:`engine.graph.tools.fatal_errors`) or cannot be reached
+    right now (:func:`engine.graph.researcher.unavailable`: PostgreSQL, the network): that error is
+    raised (an unreachable PostgreSQL as :class:`engine.database.DatabaseUnavailable`), so the
+    superstep, and the turn, stop instead of a report written without the topic, and the turn's
+    retry resumes from the last checkpoint. Units of the superstep that had finished are kept as
+    pending writes and not run again (LangGraph's checkpointing of finished tasks).
+
+    Raises:
+        engine.database.DatabaseUnavailable, ConnectionError: a service cannot be reached right now.
+    """
     ctx = runtime.context
     writer = get_stream_writer()
     topic = unit["topic"]
@@ -118,6 +130,12 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
         writer({"event": "topic_finished", "topic": topic, "error": "service unavailable"})
         raise
     except Exception as err:
+        if unavailable(err):  # the report would silently lack the topic: the turn is retried instead
+            log.warning("event=unit_interrupted topic=%r error=%s action=retry_turn", topic[:80], type(err).__name__)
+            writer({"event": "topic_finished", "topic": topic, "error": "service unavailable"})
+            if is_unavailable(err) and not isinstance(err, DatabaseError) and ctx.settings.database_url is not None:
+                raise explain(err, database_url(ctx.settings)) from err
+            raise
         message = f"{topic[:120]}: {type(err).__name__}: {str(err)[:300]}"
         log.warning("event=unit_failed topic=%r error=%s", topic[:80], type(err).__name__)
         writer({"event": "topic_finished", "topic": topic, "error": message})

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from engine.database import DatabaseError, connect, reason, require_database
+from engine.database import DatabaseError, connect, is_unavailable, reason, require_database
 from engine.language import detect_language
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus import _CJK, _group, _snippet_around, query_words
@@ -102,6 +102,14 @@ LIMIT %(limit)s
 """
 
 
+class SearchUnavailable(SearchError, ConnectionError):
+    """A search, or the keeping of its pages (:func:`engine.graph.researcher.search_or_unavailable`),
+    failed because a service it needs cannot be reached right now (PostgreSQL:
+    :func:`engine.database.is_unavailable`; the network): the research stops, as for any
+    :class:`~engine.search.base.SearchError`, and is retried from its last checkpoint (a
+    ``ConnectionError``, see :func:`jobs.errors.is_transient`)."""
+
+
 class PostgresTextSearch:
     """Search the passages of one ``scope`` of ``deepresearch_passages``.
 
@@ -129,7 +137,8 @@ class PostgresTextSearch:
         """Up to ``max_results`` documents matching ``query``, best first; [] when nothing matches.
 
         Raises:
-            SearchError: PostgreSQL cannot be reached, or nothing is indexed under the scope.
+            SearchUnavailable: PostgreSQL cannot be reached right now (worth a retry).
+            SearchError: PostgreSQL cannot be used otherwise, or nothing is indexed under the scope.
         """
         if max_results <= 0:
             return []
@@ -148,10 +157,10 @@ class PostgresTextSearch:
                                 (self.scope,)).fetchone() is None:
                     raise SearchError(f"{self.name}: {self.hint}")
                 rows = self._rank(conn, query, max(50, max_results * 10))
-        except DatabaseError as err:
-            raise SearchError(f"{self.name} search failed: {err}") from None
-        except psycopg.Error as err:
-            raise SearchError(f"{self.name} search failed: {reason(err)}") from None
+        except (DatabaseError, psycopg.Error) as err:
+            kind = SearchUnavailable if is_unavailable(err) else SearchError
+            text = err if isinstance(err, DatabaseError) else reason(err)
+            raise kind(f"{self.name} search failed: {text}") from None
         return _group(rows, max_results, self.url)
 
     def _rank(self, conn, query: str, limit: int) -> list[tuple]:
