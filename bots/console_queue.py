@@ -188,10 +188,17 @@ class _QueuedRun:
     def print_files(self, info, out: Path | None) -> int:
         """Print the title, the files and the suggested follow-ups; copy the files to ``out``."""
         from bots.console import show_follow_ups
+        from engine.artifact_store import artifact_store
         from jobs.run import UPLOAD_COMMENT
 
-        files = [info.report_dir / name for name in RUN_FILES] if info.report_dir else []
-        files = [f for f in files if f.exists()] or [Path(f) for f in self.shown.files]
+        # the worker may run on another host: its paths are read through the artifact store
+        # (PostgreSQL with DATABASE_URL, fetched into this host's data dir), never printed as they are
+        store = artifact_store(self.settings)
+        named = [info.report_dir / name for name in RUN_FILES] if info.report_dir else [Path(f) for f in self.shown.files]
+        files = [f for f in (store.local(p) for p in named) if f is not None]
+        if named and not files:
+            err.print("The report's files are not stored where this host can read them: run ask on the "
+                      "worker's host, or share the database (DATABASE_URL) between hosts.")
         print(f"\n{info.title or 'Report'}\n")
         for f in files:
             print(f"  {f}")
