@@ -13,9 +13,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from bots.console_access import NothingRan, NotStarted, finished_files, run_accounted
 from bots.console_files import files_problem, read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
-from bots.console_loop import ctrl_c_deferred, run_interruptible, wait_for_input
+from bots.console_loop import EXIT_INTERRUPTED, run_interruptible, wait_for_input
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
 from engine.database import require_database
@@ -38,8 +39,6 @@ EXIT_WAITING = 3
 EXIT_BUSY = 4
 #: The data folder or ``--out`` cannot be written (full disk, read-only, permission).
 EXIT_STORAGE = 5
-#: Ctrl-C (SIGINT), as shells report it (128 + 2).
-EXIT_INTERRUPTED = 130
 
 
 def say(text: str, style: str | None = None, end: str = "\n") -> None:
@@ -118,8 +117,9 @@ def _index(corpus: Path, settings: Settings) -> None:
 
 
 def _require_indexable(corpus: Path) -> None:
-    """Raises :class:`NotStarted` (one line, exit 1, nothing audited or counted) when ``corpus`` is
-    missing or has no file to index (:func:`engine.search.corpus.indexable_files`)."""
+    """Raises :class:`~bots.console_access.NotStarted` (one line, exit 1, nothing audited or
+    counted) when ``corpus`` is missing or has no file to index
+    (:func:`engine.search.corpus_index.indexable_files`)."""
     from engine.search.corpus_index import CorpusIndexError, indexable_files
 
     try:
@@ -360,9 +360,11 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
     except LockStoreUnavailable as exc:
         say(f"deepresearch: {exc}")
         return EXIT_FAILED
+    asked = (record.question if record and record.question else "") or question
     try:
-        return _run_accounted(thread, question, answer, resume, out, settings, record, lock,
-                              offline=offline, corpus=corpus, no_clarify=no_clarify, files=files)
+        return run_accounted(settings, thread, asked, start=not resume, say=say, run=lambda: _run_locked(
+            thread, question, answer, resume, out, settings, record, lock, offline=offline, corpus=corpus,
+            no_clarify=no_clarify, files=files))
     finally:
         lock.release()
 
@@ -370,8 +372,6 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
 def _finished(thread: str, settings: Settings, out: Path | None) -> int:
     """``--resume`` of a research that has finished: say so and where its report is (copied to
     ``out`` when given); nothing is run, counted or audited again. Returns the exit code."""
-    from bots.console_access import finished_files
-
     files = finished_files(settings, thread)
     if not files:
         say(f"This research is finished (thread {thread}); its report files are no longer under "
@@ -381,53 +381,6 @@ def _finished(thread: str, settings: Settings, out: Path | None) -> int:
     for f in files:
         print(f"  {clean_path(f)}")
     return _copy_out(files, out)
-
-
-class NotStarted(SettingsError):
-    """A setting refused the run after its quota slot was taken but before its research began
-    (a ``--corpus`` folder with nothing to index): told as one line, never audited."""
-
-
-class NothingRan(Exception):  # noqa: N818 - an outcome, not an error
-    """The run stopped before its research did anything (Ctrl-C while indexing the corpus, said
-    already): ``args[0]`` is the exit code; its slot is given back and, as nothing ran, no audit
-    record is written."""
-
-
-def _run_accounted(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
-                   settings: Settings, record: ThreadRecord | None, lock: ThreadLock, **options) -> int:
-    """:func:`_run_locked` within the requester's quota, with its audit record at the end."""
-    from bots.console_access import TerminalTurn
-    from bots.console_queue import EXIT_OVER_QUOTA
-    from jobs.store import get_store
-
-    asked = (record.question if record and record.question else "") or question
-    turn = TerminalTurn(settings, get_store(settings), thread, asked, start=not resume)
-    code, error, ran, taken = None, "", False, False
-    try:
-        with ctrl_c_deferred():  # a Ctrl-C meanwhile is raised once the slot is taken, and given back
-            refused = turn.take()
-            taken = refused is None
-        if refused:
-            say(f"deepresearch: {refused}")
-            return EXIT_OVER_QUOTA
-        ran = True
-        code = _run_locked(thread, question, answer, resume, out, settings, record, lock, **options)
-        return code
-    except NotStarted:  # refused before the research began: no audit record, as the other setting refusals
-        code = EXIT_USAGE
-        raise
-    except NothingRan as stop:
-        code, ran = stop.args[0], False
-        return code
-    except BaseException as exc:  # recorded, then raised on: the audit says what ended the run
-        code = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else None
-        error = f"{type(exc).__name__}: {exc}"
-        raise
-    finally:
-        if taken:
-            with ctrl_c_deferred(raise_after=False):  # the run is over: a Ctrl-C now waits for the slot
-                turn.end(code, error, audited=ran)
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,

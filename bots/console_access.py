@@ -1,6 +1,7 @@
 """Quotas and the audit trail for `deepresearch ask` run in this process (not ``--queue``): the
 same limits (:mod:`jobs.quotas`) and one audit record per research (:mod:`jobs.audit`) as the
-workers, with the requester ``console:{OS user name}`` (:func:`bots.console_queue.requester`)."""
+workers, with the requester ``console:{OS user name}`` (:func:`bots.console_queue.requester`);
+:func:`run_accounted` runs a research between taking its quota slot and its audit record."""
 
 from __future__ import annotations
 
@@ -9,18 +10,78 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
-from bots.console_lock import dead_here, process_start_time
+from bots.console_lock import dead_here
+from bots.console_loop import EXIT_INTERRUPTED, ctrl_c_deferred
 from engine.artifacts import safe_name
-from engine.settings import Settings
+from engine.settings import Settings, SettingsError
 from jobs import audit, quotas
-from jobs.store import Store
+from jobs.locks import process_start_time
+from jobs.store import Store, get_store
 
 log = logging.getLogger(__name__)
 #: ``ask``'s exit codes and the audit status each ends a research with; codes not listed (2: no
 #: such thread, 3: waiting for an answer) write no record.
 _STATUS = {0: "done", 1: "failed", 4: "failed", 5: "failed", 130: "cancelled"}
+
+
+class NotStarted(SettingsError):
+    """A setting refused the run after its quota slot was taken but before its research began
+    (a ``--corpus`` folder with nothing to index): told as one line, never audited."""
+
+
+class NothingRan(Exception):  # noqa: N818 - an outcome, not an error
+    """The run stopped before its research did anything (Ctrl-C while indexing the corpus, said
+    already): ``args[0]`` is the exit code; its slot is given back and, as nothing ran, no audit
+    record is written."""
+
+
+def run_accounted(settings: Settings, thread: str, question: str, *, start: bool, run: Callable[[], int],
+                  say: Callable[[str], None]) -> int:
+    """``run()`` (the research of ``thread``, its lock held; returns the exit code) within the
+    requester's quota, with its audit record at the end (:class:`TerminalTurn`; ``question``: the
+    one the audit names, ``start``: a new research, counted as one).
+
+    Returns 6 (``say`` told which limit, nothing ran) when over a quota, else ``run()``'s code, or
+    :class:`NothingRan`'s. A Ctrl-C while the slot is taken or given back waits for that
+    bookkeeping (:func:`bots.console_loop.ctrl_c_deferred`). The slot is given back however the
+    run ends; the audit record says how (130 for a Ctrl-C, the exception for an error), none when
+    the run raised :class:`NotStarted` or :class:`NothingRan`.
+
+    Raises:
+        NotStarted, KeyboardInterrupt, or what ``run`` raises (after the bookkeeping); what
+        :func:`jobs.quotas.acquire` raises (the store unreachable).
+    """
+    from bots.console_queue import EXIT_OVER_QUOTA
+
+    turn = TerminalTurn(settings, get_store(settings), thread, question, start=start)
+    code, error, ran, taken = None, "", False, False
+    try:
+        with ctrl_c_deferred():  # a Ctrl-C meanwhile is raised once the slot is taken, and given back
+            refused = turn.take()
+            taken = refused is None
+        if refused:
+            say(f"deepresearch: {refused}")
+            return EXIT_OVER_QUOTA
+        ran = True
+        code = run()
+        return code
+    except NotStarted:  # refused before the research began: no audit record, as the other setting refusals
+        ran = False
+        raise
+    except NothingRan as stop:
+        code, ran = stop.args[0], False
+        return code
+    except BaseException as exc:  # recorded, then raised on: the audit says what ended the run
+        code = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else None
+        error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        if taken:
+            with ctrl_c_deferred(raise_after=False):  # the run is over: a Ctrl-C now waits for the slot
+                turn.end(code, error, audited=ran)
 
 
 class TerminalTurn:

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+#: The exit code of a terminal command a Ctrl-C (SIGINT) ended, as shells report it (128 + 2).
+EXIT_INTERRUPTED = 130
 #: Seconds between checks for a Ctrl-C while waiting for a line on the terminal.
 _SIGNAL_CHECK = 0.2
 #: The warning Python gives when it collects a coroutine that langgraph made for a graph step and
