@@ -148,8 +148,9 @@ def test_a_log_error_the_last_line_does_not_explain_is_still_shown(tmp_path, doc
                                  env={"AUDIT_DENIED": "1"})
     assert out.returncode == 0, out.stderr
     assert report_of(tmp_path, out.stdout).exists()
-    [shown] = [line for line in out.stderr.splitlines() if "event=" in line]
-    assert "level=ERROR" in shown and "event=audit_write_failed error=PermissionError" in shown
+    shown = [line for line in out.stderr.splitlines() if "event=" in line]
+    assert len(shown) == 1, out.stderr
+    assert "level=ERROR" in shown[0] and "event=audit_write_failed error=PermissionError" in shown[0], out.stderr
 
 
 def test_read_only_data_dir_is_one_line_and_leaves_the_thread_resumable(tmp_path, docs):
