@@ -216,16 +216,49 @@ class PostgresArtifacts:
                          (thread_key, run_key, Jsonb(record)))
 
     def gather_usage(self, directory: Path) -> None:
-        """Rewrite ``directory/usage.jsonl`` from the run's rows, in the order the calls ended."""
+        """Rewrite ``directory/usage.jsonl`` from the run's rows, in the order the calls started.
+
+        A call this host recorded in its ``usage.jsonl`` whose row never reached the database
+        (:meth:`add_usage` failed during an outage) is inserted now and kept, so neither this
+        host nor another one that gathers the run undercounts it; a record is the same call when
+        every field is equal.
+        """
+        from psycopg.types.json import Jsonb
+
         thread_key, run_key = key_of(Path(directory) / "x")[:2]
+        path = Path(directory) / "usage.jsonl"
+        local = _read_usage(path)
         with self._connect() as conn:
-            rows = conn.execute("SELECT record FROM deepresearch_usage WHERE thread_key = %s AND run_key = %s"
-                                " ORDER BY id", (thread_key, run_key)).fetchall()
-        text = "".join(json.dumps(row[0]) + "\n" for row in rows)
+            stored = [row[0] for row in conn.execute(
+                "SELECT record FROM deepresearch_usage WHERE thread_key = %s AND run_key = %s ORDER BY id",
+                (thread_key, run_key)).fetchall()]
+            known = {json.dumps(r, sort_keys=True) for r in stored}
+            missed = [r for r in local if json.dumps(r, sort_keys=True) not in known]
+            if missed:
+                with conn.transaction(), conn.cursor() as cur:
+                    cur.executemany("INSERT INTO deepresearch_usage (thread_key, run_key, record) VALUES (%s, %s, %s)",
+                                    [(thread_key, run_key, Jsonb(r)) for r in missed])
+                log.info("event=usage_records_recovered run=%s records=%d", run_key, len(missed))
+        records = sorted(stored + missed, key=lambda r: r.get("started") or 0)
         Path(directory).mkdir(parents=True, exist_ok=True)
         tmp = Path(directory) / ".usage.jsonl.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, Path(directory) / "usage.jsonl")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def _read_usage(path: Path) -> list[dict]:
+    """The records of a ``usage.jsonl`` (none when it is missing; unreadable lines skipped)."""
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
 
 
 def artifact_store(settings: Settings) -> ArtifactStore:
