@@ -175,3 +175,26 @@ def test_labelled_mentions_and_specials_read_as_names():
 def test_removing_the_bots_mention_leaves_single_spaces():
     assert slack_to_text("research  <@U0BOT>   heat pumps", bot_user_id="U0BOT") == "research heat pumps"
     assert slack_to_text("") == "" and slack_to_text(None) == ""
+
+
+WJ = "\u2060"
+
+
+def test_code_holding_backticks_is_fenced_by_three_or_shown_as_plain_text():
+    assert markdown_to_mrkdwn("Code `` a`b `` end.") == "Code ``` a`b ``` end."
+    assert markdown_to_mrkdwn("Code ```` a```b ```` end.") == "Code a```b end."  # no fence holds ```
+    assert markdown_to_mrkdwn("Code `` `x` `` end.") == "Code ``` `x` ``` end."
+    assert markdown_to_mrkdwn("Plain `a < b` code.") == "Plain `a &lt; b` code."
+    assert markdown_to_plain("Code `` a`b `` end.") == "Code a`b end."
+
+
+def test_a_run_of_literal_markers_is_guarded_as_one():
+    assert markdown_to_mrkdwn(r"a \`\` b") == f"a {WJ}``{WJ} b"
+    assert markdown_to_mrkdwn(r"a \*\*\* b") == f"a {WJ}***{WJ} b"
+    assert markdown_to_mrkdwn(r"snake\_\_case") == "snake__case"
+
+
+def test_emphasis_inside_a_word_is_its_letters_and_tildes_that_strike_nothing_stay():
+    assert markdown_to_mrkdwn("x**bold**y, foo*bar* and ~~a~~b") == "xboldy, foobar and ab"
+    assert markdown_to_mrkdwn("**bold**, *it* and ~~gone~~.") == "*bold*, _it_ and ~gone~."
+    assert markdown_to_mrkdwn("Range ~~ 5 and ~~ 10.") == f"Range {WJ}~~{WJ} 5 and {WJ}~~{WJ} 10."
