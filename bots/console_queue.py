@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markdown import Markdown
 
+from bots.console_loop import EXIT_INTERRUPTED
 from engine.settings import Settings, SettingsError
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -81,7 +82,8 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     With ``resume``, a thread waiting for an answer gets ``answer`` (or one asked on the terminal),
     a queued or running one is followed, and a finished one prints its files.
     Returns the exit code: 0 report delivered, 1 failed or cancelled, 2 refused, 3 waiting for an
-    answer, 6 (:data:`EXIT_OVER_QUOTA`) a quota refused it (nothing queued, no thread id printed).
+    answer, 130 a Ctrl-C while following (the line names the ``--resume`` command), 6
+    (:data:`EXIT_OVER_QUOTA`) a quota refused it (nothing queued, no thread id printed).
     A Redis outage while following is waited out with a one-line notice (no traceback); a thread
     Redis forgot (restarted without its data) is followed while a worker recovers it from the
     data dir's journal.
@@ -101,10 +103,17 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
         action = run.send(question)
         if action not in ("started", "resumed"):
             return EXIT_OVER_QUOTA if action == "over_quota" else 2
-        err.print(f"thread: {thread}")
         info = None
-        err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
-    code, info = run.follow_to_end(info, answer, ask_user)
+    try:
+        if not resume:
+            err.print(f"thread: {thread}")
+            err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
+        code, info = run.follow_to_end(info, answer, ask_user)
+    except KeyboardInterrupt:  # only the following stops: the research goes on on the workers
+        run.shown.flush()
+        err.print(f"\ndeepresearch: interrupted; the research goes on on the workers. Follow it with: "
+                  f"deepresearch ask --queue --resume {thread}")
+        return EXIT_INTERRUPTED
     if info is None:
         return code
     return run.print_files(info, out)
