@@ -39,7 +39,7 @@ class _Held(logging.Handler):
 def live_log(verbose: bool) -> bool:
     """True when log records go to stderr as they happen: ``-v``, or ``LOG_LEVEL`` set (as it is
     for the bots and the workers, :func:`bots.logs.configure_logging`)."""
-    return verbose or bool(os.environ.get("LOG_LEVEL"))
+    return verbose or bool(os.environ.get("LOG_LEVEL", "").strip())
 
 
 def run_with_quiet_log(run: Callable[[], int], *, live: bool) -> int:

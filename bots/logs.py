@@ -19,12 +19,19 @@ class RedactingFormatter(logging.Formatter):
 
 
 def configure_logging(level: str | None = None) -> None:
-    """Log to stderr at ``level`` (default the ``LOG_LEVEL`` environment variable, else WARNING)."""
-    level = level or os.environ.get("LOG_LEVEL", "WARNING")
+    """Log to stderr at ``level`` (default the ``LOG_LEVEL`` environment variable, else WARNING).
+
+    A level Python's logging does not know (``LOG_LEVEL=""``, ``verbose``) is WARNING, said once
+    in the log; it never stops a command.
+    """
+    level = (level or os.environ.get("LOG_LEVEL") or "WARNING").strip().upper()
     handler = logging.StreamHandler()
     handler.setFormatter(RedactingFormatter("ts=%(asctime)s level=%(levelname)s logger=%(name)s %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level.upper())
+    known = isinstance(logging.getLevelName(level), int)
+    root.setLevel(level if known else logging.WARNING)
+    if not known:
+        logging.getLogger(__name__).warning("event=log_level_unknown level=%r using=WARNING", level[:40])
     for noisy in ("httpx", "httpcore", "openai", "urllib3"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
