@@ -16,7 +16,7 @@ from langgraph.types import Command
 from engine import prompts
 from engine.citations import cited_ids, keep_known_ids, source_id
 from engine.compat import estimate_tokens
-from engine.database import is_unavailable, reason
+from engine.database import database_url, explain, is_unavailable, reason
 from engine.graph.actions import call_with_tools
 from engine.graph.context import RunContext
 from engine.graph.llm import ReportIncomplete, invoke_with_context_retry
@@ -65,14 +65,16 @@ def unavailable(err: BaseException) -> bool:
 
 
 async def search_or_unavailable(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:
-    """:func:`run_search`, with an :func:`unavailable` service (the store that keeps the pages'
-    texts, a database) raised as :class:`engine.search.postgres_text.SearchUnavailable`: a
-    :class:`~engine.search.base.SearchError`, so the tool call stops the research instead of
-    answering the model with an error (:func:`engine.graph.tools.run_tool_calls`), and a
-    ``ConnectionError``, so the turn is retried from its last checkpoint.
+    """:func:`run_search`, with an :func:`unavailable` service raised as an error that stops the
+    research instead of answering the model with an error (:func:`engine.graph.tools.fatal_errors`)
+    and has the turn go on from its last checkpoint: PostgreSQL (with ``DATABASE_URL``: the store
+    that keeps the pages' texts) as :class:`engine.database.DatabaseUnavailable`, naming the
+    database and not the search back-end; any other service as
+    :class:`engine.search.postgres_text.SearchUnavailable` (a ``ConnectionError``).
 
     Raises:
-        SearchUnavailable: a service cannot be reached right now.
+        engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now.
+        SearchUnavailable: another service cannot be reached right now.
         engine.search.base.SearchError: the back-end cannot answer otherwise.
     """
     try:
@@ -82,6 +84,8 @@ async def search_or_unavailable(queries: list[str], topic: str, ctx: RunContext,
     except Exception as err:
         if not unavailable(err):
             raise
+        if is_unavailable(err) and ctx.settings.database_url is not None:
+            raise explain(err, database_url(ctx.settings)) from err
         raise SearchUnavailable(f"{(backend or ctx.search).name} search failed: {type(err).__name__}: "
                                 f"{reason(err)}") from err
 

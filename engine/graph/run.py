@@ -179,7 +179,7 @@ async def run_graph_turn(
         progress.files = files_status(shared)
         log.info("event=turn_start thread=%s run=%s turn=%s", thread_id, run_id, turn)
 
-        async def consume() -> None:
+        async def consume(graph_input) -> None:
             async for _ns, mode, chunk in graph.astream(
                 graph_input, config, stream_mode=["custom"], subgraphs=True, context=ctx,
                 durability="sync",  # each step's checkpoint is on disk before the next step starts
@@ -192,11 +192,56 @@ async def run_graph_turn(
                     if on_progress:
                         on_progress(progress)
 
-        await _run_cancellable(consume(), cancel, ctx.cancelled)
+        await _run_cancellable(_through_database_outages(consume, graph_input, graph, config, snapshot, settings),
+                               cancel, ctx.cancelled)
         snapshot = await graph.aget_state(config)
         if _status_of(snapshot) not in ("done", "paused"):
             raise RuntimeError(f"the research in {thread_id} stopped before its report was written")
         return await _settled(snapshot, thread_id, run_id, settings)
+
+
+#: Tries of one turn's graph run when PostgreSQL goes away under it (the first run and the resumes
+#: from the last checkpoint), and the longest wait in seconds before a resume (tenacity's exponential
+#: backoff, 1, 2, 4 … s). A try meeting a server still down also waits for the pool's 30 s timeout, so
+#: a turn gives up after about two minutes and raises, for the queue's own retry.
+DATABASE_TRIES = 4
+DATABASE_BACKOFF_MAX = 10
+
+
+async def _through_database_outages(consume, graph_input, graph, config: dict, before, settings: Settings) -> None:
+    """Await ``consume(graph_input)``; when PostgreSQL cannot be reached in the middle of it
+    (:func:`engine.database.is_unavailable`: a restart or failover closing a query's session, which
+    the pool's check of idle connections cannot catch), wait and run the graph again from its last
+    checkpoint, up to :data:`DATABASE_TRIES` tries in all. Steps that had finished are not run again;
+    the input is sent again only when no checkpoint was written after ``before`` (the snapshot the
+    turn started from).
+
+    Raises:
+        What ``consume`` raises: at once for any other error, or the last database error.
+    """
+    if settings.database_url is None:
+        await consume(graph_input)
+        return
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+    from engine.database import is_unavailable
+
+    def resuming(state) -> None:
+        log.warning("event=run_resumed_after_database_outage try=%d error=%s", state.attempt_number + 1,
+                    type(state.outcome.exception()).__name__)
+
+    async for attempt in AsyncRetrying(retry=retry_if_exception(is_unavailable), stop=stop_after_attempt(DATABASE_TRIES),
+                                       wait=wait_exponential(max=DATABASE_BACKOFF_MAX), before_sleep=resuming,
+                                       reraise=True):
+        with attempt:
+            if attempt.retry_state.attempt_number > 1 and _checkpoint_id(await graph.aget_state(config)) != _checkpoint_id(before):
+                graph_input = None  # the turn's input is in the checkpoints: continue from the last one
+            await consume(graph_input)
+
+
+def _checkpoint_id(snapshot) -> str | None:
+    """The id of the checkpoint a state snapshot was read from (None for a thread without one)."""
+    return ((snapshot.config or {}).get("configurable") or {}).get("checkpoint_id")
 
 
 async def _settled(snapshot, thread_id: str, run_id: str, settings: Settings) -> TurnOutcome:

@@ -10,6 +10,7 @@ from langchain_core.messages import ToolMessage
 
 from engine.bounds import ServiceTimeout
 from engine.compat import ModelParameterRejected
+from engine.database import DatabaseUnavailable
 from engine.models import provider_errors
 from engine.search.base import SearchError
 
@@ -17,11 +18,12 @@ log = logging.getLogger(__name__)
 
 
 def fatal_errors() -> tuple[type[BaseException], ...]:
-    """Errors that mean the model or search service itself is down, so the run fails (resumable
-    from its checkpoint) instead of writing a report from nothing: search and time-out errors, a
-    request parameter the server rejects, and the OpenAI SDK's connection, time-out, key, rate
+    """Errors that mean the model, search or database service itself is down, so the run fails
+    (resumable from its checkpoint) instead of writing a report from nothing: search and time-out
+    errors, a PostgreSQL that cannot be reached now (:class:`engine.database.DatabaseUnavailable`),
+    a request parameter the server rejects, and the OpenAI SDK's connection, time-out, key, rate
     and server errors."""
-    return (SearchError, ServiceTimeout, ModelParameterRejected, *provider_errors(
+    return (SearchError, DatabaseUnavailable, ServiceTimeout, ModelParameterRejected, *provider_errors(
         "APIConnectionError", "APITimeoutError", "AuthenticationError", "RateLimitError", "InternalServerError"))
 
 

@@ -231,18 +231,30 @@ def test_units_failing_for_other_reasons_are_still_named_in_the_report(offline_s
     assert out.status == "done" and out.errors and "ValueError" in out.errors[0]
 
 
-def test_a_store_write_that_cannot_reach_the_database_stops_the_search(offline_settings, monkeypatch):
+def test_a_store_write_that_cannot_reach_the_database_stops_the_search(offline_settings, pg_settings, monkeypatch):
     """The search tool keeps each page's texts in the store: when that write fails on an unreachable
-    database the research stops (to be retried) instead of going on without the pages."""
+    database the research stops (to be retried) instead of going on without the pages, and the
+    error names the database, not the search back-end."""
+    from types import SimpleNamespace
+
+    from engine.database import DatabaseUnavailable
     from engine.graph import researcher
+    from engine.graph.tools import fatal_errors
     from engine.search.postgres_text import SearchUnavailable
+
+    backend = type("B", (), {"name": "tavily"})
 
     async def fail(*args, **kwargs):
         raise psycopg.OperationalError("the connection is closed")
 
     monkeypatch.setattr(researcher, "run_search", fail)
-    with pytest.raises(SearchUnavailable) as info:
-        asyncio.run(researcher.search_or_unavailable(["q"], "topic", None, backend=type("B", (), {"name": "corpus"})))
+    with pytest.raises(DatabaseUnavailable) as info:
+        asyncio.run(researcher.search_or_unavailable(["q"], "topic", SimpleNamespace(settings=pg_settings), backend))
+    assert isinstance(info.value, fatal_errors()) and is_transient(info.value)
+    assert str(info.value).startswith("DATABASE_URL ") and "the connection is closed" in str(info.value)
+    assert "tavily" not in str(info.value)
+    with pytest.raises(SearchUnavailable) as info:  # without DATABASE_URL the store is not PostgreSQL's
+        asyncio.run(researcher.search_or_unavailable(["q"], "topic", SimpleNamespace(settings=offline_settings()), backend))
     assert is_transient(info.value) and "the connection is closed" in str(info.value)
 
     async def bug(*args, **kwargs):
@@ -250,7 +262,7 @@ def test_a_store_write_that_cannot_reach_the_database_stops_the_search(offline_s
 
     monkeypatch.setattr(researcher, "run_search", bug)
     with pytest.raises(KeyError):
-        asyncio.run(researcher.search_or_unavailable(["q"], "topic", None, backend=type("B", (), {"name": "corpus"})))
+        asyncio.run(researcher.search_or_unavailable(["q"], "topic", SimpleNamespace(settings=pg_settings), backend))
 
 
 # ---- the audit trail -------------------------------------------------------------------------

@@ -198,10 +198,10 @@ def test_slack_and_teams_researches_cross_three_processes_on_their_own_data_dirs
     assert fake_slack.token not in logs
 
 
-@pytest.mark.slow
-def test_postgres_restarted_mid_run_ends_in_one_report(private_pg, tmp_path, tavily):
-    """The server restarts while every search is held: the pool replaces its dropped connections
-    and the research ends in its report, each file stored once."""
+def _searching_research(private_pg, tmp_path, tavily, thread: str) -> tuple[SlowSearch, threading.Thread, dict]:
+    """A research of ``thread`` on ``private_pg`` run by ``run_turn`` in a thread, returned once
+    every search of it is held: ``(search, thread, outcome)``; ``outcome`` gets ``done`` (the
+    outcome) or ``error`` when it ends."""
     search = SlowSearch(word="*")
     tavily.handler = search
     settings = make_settings(tmp_path / "data", database_url=private_pg.url(), search="tavily",
@@ -210,7 +210,7 @@ def test_postgres_restarted_mid_run_ends_in_one_report(private_pg, tmp_path, tav
 
     def research() -> None:
         try:
-            outcome["done"] = asyncio.run(run_turn("console:restart", question="What is the history of the bicycle?",
+            outcome["done"] = asyncio.run(run_turn(thread, question="What is the history of the bicycle?",
                                                    settings=settings))
         except BaseException as err:  # handed to the test's thread below
             outcome["error"] = err
@@ -218,12 +218,49 @@ def test_postgres_restarted_mid_run_ends_in_one_report(private_pg, tmp_path, tav
     worker = threading.Thread(target=research, daemon=True)
     worker.start()
     wait_set(search.slow_seen, what="the research to be searching")
+    return search, worker, outcome
+
+
+@pytest.mark.slow
+def test_postgres_restarted_mid_run_ends_in_one_report(private_pg, tmp_path, tavily):
+    """The server restarts while every search is held: the pool replaces its dropped connections
+    and the research ends in its report, each file stored once."""
+    search, worker, outcome = _searching_research(private_pg, tmp_path, tavily, "console:restart")
     private_pg.stop("fast")  # every session is disconnected
     private_pg.start()
     search.release.set()
     worker.join(LONG)
     assert "error" not in outcome, repr(outcome.get("error"))
     assert outcome["done"].status == "done"
+    with psycopg.connect(private_pg.url()) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM deepresearch_artifacts ORDER BY name")]
+    assert names == sorted(set(names)) and "report.md" in names
+
+
+@pytest.mark.slow
+def test_query_in_flight_when_postgres_restarts_is_resumed_in_the_run(private_pg, tmp_path, tavily, caplog):
+    """A research's own query is on the wire when the server restarts (its "server closed the
+    connection unexpectedly" cannot be caught by the pool's check of idle connections): the run
+    waits for the server and goes on from its last checkpoint, ending in one report, instead of
+    failing the turn with DatabaseUnavailable."""
+    search, worker, outcome = _searching_research(private_pg, tmp_path, tavily, "console:in-flight")
+    locker = psycopg.connect(private_pg.url())
+    locker.execute("LOCK TABLE store IN ACCESS EXCLUSIVE MODE")  # the pages' summaries wait behind it
+    search.release.set()
+
+    def blocked() -> bool:
+        with psycopg.connect(private_pg.url(), autocommit=True) as conn:
+            return bool(conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                                     " AND pid <> %s", (locker.info.backend_pid,)).fetchone()[0])
+
+    wait_for(blocked, what="the research's query to wait on the locked table")
+    private_pg.stop("fast")  # the waiting query's session is closed under it
+    locker.close()
+    private_pg.start()
+    worker.join(LONG)
+    assert "error" not in outcome, repr(outcome.get("error"))
+    assert outcome["done"].status == "done" and outcome["done"].artifacts is not None
+    assert "event=run_resumed_after_database_outage try=2 error=DatabaseUnavailable" in caplog.text
     with psycopg.connect(private_pg.url()) as conn:
         names = [r[0] for r in conn.execute("SELECT name FROM deepresearch_artifacts ORDER BY name")]
     assert names == sorted(set(names)) and "report.md" in names
