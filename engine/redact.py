@@ -85,8 +85,9 @@ def redact_error(err: E) -> E:
 
     Rewrites ``args`` and the text attributes SDK errors keep beside them (openai's ``message``
     and ``body``; tavily's and httpx's messages live in ``args``). An HTTP response kept on the
-    error (``err.response``) has its body replaced by the redacted text too, so that pickling or
-    printing the error shows no secret. Used where errors leave a model or search call, before
+    error (``err.response``) has its body, and the decoded text httpx caches once ``.text`` was
+    read (``_text``), replaced by the redacted text too, so that pickling or printing the error
+    shows no secret. Used where errors leave a model or search call, before
     LangGraph writes them into the checkpoint's pending writes.
     """
     seen: set[int] = set()
@@ -116,6 +117,9 @@ def _redact_one(err: BaseException) -> None:
         cleaned = redact(content.decode("utf-8", errors="replace")).encode()
         if cleaned != content:
             response._content = cleaned  # type: ignore[union-attr]
+    text = getattr(response, "_text", None)  # httpx keeps the decoded text once .text was read
+    if isinstance(text, str) and redact(text) != text:
+        response._text = redact(text)  # type: ignore[union-attr]
     request = getattr(response, "request", None) or _request_of(err)
     headers = getattr(request, "headers", None)
     if headers is not None and "authorization" in headers:

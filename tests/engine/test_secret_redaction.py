@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +118,23 @@ def test_redact_error_cleans_the_error_its_cause_and_the_kept_response():
                                      body={"message": f"bad key {OPENAI_KEY}"})
     err.__cause__ = cause
     redact_error(err)
-    seen = [repr(err), str(err), err.message, json.dumps(err.body), response.text, repr(cause),
-            str(request.headers)]
+    # what the error carries (openai may keep the response and its request, or copies of them)
+    kept = err.response
+    seen = [repr(err), str(err), err.message, json.dumps(err.body), kept.text, repr(cause),
+            str(kept.request.headers)]
     assert not [s for s in seen if OPENAI_KEY in s], seen
+    assert OPENAI_KEY.encode() not in pickle.dumps(err)
+
+
+def test_a_response_text_read_before_the_error_was_redacted_is_redacted_too():
+    """httpx caches a response's decoded text once ``.text`` is read: the cached text of the
+    response an ``HTTPStatusError`` keeps is cleaned with its bytes."""
+    import httpx
+
+    request = httpx.Request("POST", "https://api.example/search")
+    response = httpx.Response(401, request=request, json={"detail": f"bad key {OPENAI_KEY}"})
+    assert OPENAI_KEY in response.text  # read (and cached) before the error is redacted
+    err = httpx.HTTPStatusError("401 Unauthorized", request=request, response=response)
+    redact_error(err)
+    assert OPENAI_KEY not in err.response.text and "[redacted]" in err.response.text
+    assert OPENAI_KEY.encode() not in err.response.content
