@@ -268,15 +268,17 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
 def _wait_for_scheduled(connection, queue: str, worker: Worker) -> bool:
     """After a burst: sleep until the earliest job of ``queue``'s scheduled registry (a retry waiting
     for its interval, at most the last of :data:`jobs.queue.RETRY_INTERVALS`) is due; True when one
-    was waited for and another burst should run, False when none is scheduled or a stop was requested.
+    was waited for, or is already queued (its scheduler moved it as the burst ended), and another
+    burst should run; False when none is scheduled or queued, or a stop was requested.
     """
     from rq import Queue
 
-    key = Queue(queue, connection=connection).scheduled_job_registry.key
+    waiting = Queue(queue, connection=connection)
+    key = waiting.scheduled_job_registry.key
     while not getattr(worker, "_stop_requested", False):
         first = connection.zrange(key, 0, 0, withscores=True)
-        if not first:
-            return False
+        if not first:  # none scheduled; one the scheduler queued as the burst ended is run too
+            return waiting.count > 0
         due_in = first[0][1] - time.time()
         if due_in <= 0:
             time.sleep(0.5)  # due: the next burst's scheduler queues it (or another worker's did)
