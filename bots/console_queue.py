@@ -123,31 +123,40 @@ class _QueuedRun:
     """One thread of ``ask --queue``: sends through the conversation rules, follows the relay."""
 
     def __init__(self, thread: str, settings: Settings) -> None:
-        from jobs.relay import RelayPort
+        from jobs.relay import START, RelayPort
 
         self.thread, self.settings = thread, settings
         self.port = RelayPort.for_thread(thread)
         self.shown = _Transcript()
+        self.after = START  # the relay stream's id this terminal has read up to
 
     def send(self, text: str) -> str:
         """Hand ``text`` to the conversation rules; returns the reply's action (``started`` or
-        ``resumed`` when a turn was queued, ``over_quota`` when a limit refused it, ...)."""
+        ``resumed`` when a turn was queued, ``over_quota`` when a limit refused it, ...). A queued
+        turn is followed from a mark put in the relay before it (where ``--resume`` starts too)."""
         from jobs import handle_message
 
+        mark = self.port.mark_turn(self.settings)
         reply = handle_message(self.thread, requester(), text, self.port.reference(), f"console-{uuid.uuid4().hex}",
                                settings=self.settings, explicit_start=True)
         if reply.text:  # the mention slot names the sender in a chat; the terminal's reader is the sender
             said = reply.render(reply.text, lambda _user: "").strip()
             refused = reply.action not in ("started", "resumed")  # the line ask ends on, as its other errors
             err.print(f"deepresearch: {said}" if refused else said)
+        if reply.action in ("started", "resumed"):
+            self.after = mark
+        else:
+            self.port.unmark(mark, self.settings)
         return reply.action
 
     def reopen(self, answer: str | None):
         """The thread's record for ``--resume`` (None: Redis lost it, a worker recovers it; False:
         there is no such research) and the answer still to give."""
         from jobs import thread_info
+        from jobs.relay import turn_start
         from jobs.threads import ACTIVE
 
+        self.after = turn_start(self.thread, settings=self.settings)  # the latest turn from its start
         info = thread_info(self.thread, settings=self.settings)
         if info is None and _open_in_journal(self.thread, self.settings):
             err.print(f"thread: {self.thread}\nRedis lost this research's records; waiting for a worker to recover it …")
@@ -169,7 +178,7 @@ class _QueuedRun:
 
         while True:
             if info is None or info.status in IN_PROGRESS:
-                info = follow(self.thread, settings=self.settings, on_event=self.shown,
+                info = follow(self.thread, settings=self.settings, on_event=self.shown, after=self.after,
                               timeout=self.settings.job_timeout + 600, on_outage=_say_outage)
             if info is None:
                 self.shown.flush()

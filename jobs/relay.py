@@ -1,4 +1,4 @@
-"""A chat port over Redis for the terminal: a worker posts into a list the terminal follows."""
+"""A chat port over Redis for the terminal: a worker posts into a Redis stream every follower reads."""
 
 from __future__ import annotations
 
@@ -19,10 +19,17 @@ from jobs.threads import IN_PROGRESS, ThreadInfo, thread_info
 FACTORY = "jobs.relay:RelayPort"
 #: Seconds the relayed events of a thread are kept (1 day).
 RELAY_TTL = 24 * 3600
+#: Events a thread's stream keeps at least (older ones are trimmed; Redis ``XADD MAXLEN ~``).
+RELAY_MAX_EVENTS = 10_000
+#: The ``op`` of the event the terminal adds before it queues a turn: where ``--resume`` starts reading.
+TURN_MARK = "turn"
+#: The stream id before every event.
+START = "0-0"
 
 
 def _key(thread_id: str) -> str:
-    return f"deepresearch:relay:{thread_id}"
+    """The Redis stream of ``thread_id``'s relayed events (read by every follower, never consumed)."""
+    return f"deepresearch:relay-events:{thread_id}"
 
 
 class RelayPort:
@@ -45,15 +52,26 @@ class RelayPort:
         """``{"factory": "jobs.relay:RelayPort", "thread": ...}``."""
         return {"factory": FACTORY, "thread": self.thread}
 
-    def _push(self, event: dict) -> None:
-        url = get_settings().redis_url
+    def _push(self, event: dict, settings: Settings | None = None) -> str:
+        """Append ``event`` to the thread's stream; returns its stream id."""
+        url = (settings or get_settings()).redis_url
         if not url:
             raise ConnectionError("the relay port needs REDIS_URL")
         conn = redis_connection(url)
         with conn.pipeline() as pipe:
-            pipe.rpush(_key(self.thread), json.dumps(event))
+            pipe.xadd(_key(self.thread), {"event": json.dumps(event)}, maxlen=RELAY_MAX_EVENTS, approximate=True)
             pipe.expire(_key(self.thread), RELAY_TTL)
-            pipe.execute()
+            entry_id, _ = pipe.execute()
+        return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+
+    def mark_turn(self, settings: Settings) -> str:
+        """Add the mark a follower attaching later (``--resume``) starts reading from, before a turn
+        is queued; returns its stream id (for :meth:`unmark` when the turn was not queued)."""
+        return self._push({"op": TURN_MARK}, settings)
+
+    def unmark(self, mark: str, settings: Settings) -> None:
+        """Remove a :meth:`mark_turn` mark whose turn was refused (so ``--resume`` skips it)."""
+        redis_connection(settings.redis_url).xdel(_key(self.thread), mark)
 
     #: buttons are relayed as data: the terminal lists the suggested follow-up questions
     supports_buttons = True
@@ -78,23 +96,40 @@ class RelayPort:
         self._push({"op": "upload", "files": [str(Path(f).resolve()) for f in files], "comment": comment})
 
 
+def turn_start(thread_id: str, *, settings: Settings) -> str:
+    """The stream id a follower of ``thread_id``'s latest turn starts after: its turn mark
+    (:meth:`RelayPort.mark_turn`), or :data:`START` when the stream has none."""
+    conn = redis_connection(settings.redis_url)
+    upper = "+"
+    while batch := conn.xrevrange(_key(thread_id), max=upper, count=100):
+        for entry_id, fields in batch:
+            if json.loads(fields[b"event"]).get("op") == TURN_MARK:
+                return entry_id.decode()
+        upper = "(" + batch[-1][0].decode()
+    return START
+
+
 def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], None],
            timeout: float | None = None,
-           on_outage: Callable[[BaseException | None], None] | None = None) -> ThreadInfo | None:
-    """Hand each relayed event of ``thread_id`` to ``on_event`` until its turn ends.
+           on_outage: Callable[[BaseException | None], None] | None = None,
+           after: str = START) -> ThreadInfo | None:
+    """Hand each relayed event of ``thread_id`` after the stream id ``after`` to ``on_event``
+    until its turn ends (turn marks are skipped).
 
-    Returns the thread's registry record once it is no longer queued or running (``paused``:
-    the clarifying question was relayed; ``done``, ``failed``, ``cancelled``), or None after
-    ``timeout`` seconds. A Redis outage is waited out: each call retries for the client's
-    window (:data:`jobs.redisconn.REDIS_RETRY_WINDOW`), and past it ``on_outage(error)`` is
-    called and following goes on with backoff until Redis answers (then ``on_outage(None)``).
+    Every follower reads the whole stream from its own position, so two terminals following one
+    thread both see every event. Returns the thread's registry record once it is no longer queued
+    or running (``paused``: the clarifying question was relayed; ``done``, ``failed``,
+    ``cancelled``), or None after ``timeout`` seconds. A Redis outage is waited out: each call
+    retries for the client's window (:data:`jobs.redisconn.REDIS_RETRY_WINDOW`), and past it
+    ``on_outage(error)`` is called and following goes on with backoff until Redis answers (then
+    ``on_outage(None)``).
 
     Raises:
         ValueError: ``REDIS_URL`` is not set.
     """
     if not settings.redis_url:
         raise ValueError("following a queued research needs REDIS_URL")
-    follower = _Follower(thread_id, settings, on_event, on_outage)
+    follower = _Follower(thread_id, settings, on_event, on_outage, after)
     deadline = None if timeout is None else time.monotonic() + timeout
     outage = Retry(ExponentialBackoff(cap=REDIS_BACKOFF_CAP, base=REDIS_BACKOFF_BASE), -1)
     while True:
@@ -106,29 +141,35 @@ def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], Non
 
 
 class _Follower:
-    """One thread's relayed events taken off Redis, and whether Redis was last seen down."""
+    """One follower's position in a thread's stream, and whether Redis was last seen down."""
 
     def __init__(self, thread_id: str, settings: Settings, on_event: Callable[[dict], None],
-                 on_outage: Callable[[BaseException | None], None] | None) -> None:
-        self.thread_id, self.settings = thread_id, settings
+                 on_outage: Callable[[BaseException | None], None] | None, after: str) -> None:
+        self.thread_id, self.settings, self.after = thread_id, settings, after
         self.on_event, self.on_outage = on_event, on_outage
         self.conn = redis_connection(settings.redis_url)
         self.down = False
 
+    def _hand(self, entries) -> None:
+        for entry_id, fields in entries:
+            self.after = entry_id.decode()
+            event = json.loads(fields[b"event"])
+            if event.get("op") != TURN_MARK:
+                self.on_event(event)
+
     def step(self) -> ThreadInfo | None | bool:
-        """Wait up to a second for an event: False after one, the record once the turn ended, else None."""
-        item = self.conn.blpop([_key(self.thread_id)], timeout=1)
+        """Wait up to a second for events: False after some, the record once the turn ended, else None."""
+        found = self.conn.xread({_key(self.thread_id): self.after}, block=1000)
         if self.down:
             self.down = False
             if self.on_outage is not None:
                 self.on_outage(None)
-        if item is not None:
-            self.on_event(json.loads(item[1]))
+        if found:
+            self._hand(found[0][1])
             return False
         info = thread_info(self.thread_id, settings=self.settings)
         if info is not None and info.status not in IN_PROGRESS:
-            while (raw := self.conn.lpop(_key(self.thread_id))) is not None:
-                self.on_event(json.loads(raw))
+            self._hand(self.conn.xrange(_key(self.thread_id), min="(" + self.after))
             return info
         return None
 

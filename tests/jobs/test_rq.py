@@ -154,6 +154,59 @@ def test_terminal_relay_follows_a_queued_research(redis_settings, children):
     assert any(e["op"] == "post" and e["text"].startswith("**") for e in events)
 
 
+def test_two_terminals_following_one_thread_each_see_every_event(redis_settings, children):
+    """Two ``ask --queue`` terminals on one thread (the asker and a ``--resume`` in another
+    window): each is shown the whole research, the report's upload included, not a share of it."""
+    import threading
+
+    from jobs.relay import RelayPort, follow
+
+    thread = "console:two-followers"
+    handle_message(thread, "me", "How do heat pumps work?", RelayPort.for_thread(thread).reference(), "r2",
+                   settings=redis_settings, explicit_start=True)
+    seen: dict[str, list[dict]] = {"a": [], "b": []}
+    ends: dict = {}
+
+    def follower(name: str) -> None:
+        ends[name] = follow(thread, settings=redis_settings, on_event=seen[name].append, timeout=LONG)
+
+    followers = [threading.Thread(target=follower, args=(name,), daemon=True) for name in seen]
+    for t in followers:
+        t.start()
+    children.start("w", ["worker", "w"], child_env(redis_settings))
+    for t in followers:
+        t.join(LONG + 30)
+    assert ends["a"] is not None and ends["b"] is not None, redis_diag(redis_settings)
+    assert ends["a"].status == ends["b"].status == "done"
+    assert seen["a"] == seen["b"]
+    assert [e["op"] for e in seen["a"]].count("upload") == 1
+
+
+def test_a_follower_attaching_later_reads_the_latest_turn_from_its_start(redis_settings, monkeypatch):
+    """``--resume`` starts at the latest turn's mark: the events of that turn, none of an earlier
+    turn's, and the mark of a turn the rules refused is removed."""
+    from jobs.relay import RelayPort, follow, turn_start
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+
+    monkeypatch.setenv("REDIS_URL", redis_settings.redis_url)
+    thread = "console:late"
+    port = RelayPort.for_thread(thread)
+    port.mark_turn(redis_settings)
+    port.post("first research")
+    port.mark_turn(redis_settings)
+    status_id = port.post("Starting the research…")
+    port.update(status_id, "Searching 2 topics")
+    refused = port.mark_turn(redis_settings)
+    port.unmark(refused, redis_settings)
+    set_thread(get_store(redis_settings), thread, status="done")
+    events: list[dict] = []
+    info = follow(thread, settings=redis_settings, on_event=events.append, timeout=LONG,
+                  after=turn_start(thread, settings=redis_settings))
+    assert info is not None and info.status == "done"
+    assert [(e["op"], e["text"]) for e in events] == [("post", "Starting the research…"), ("update", "Searching 2 topics")]
+
+
 def test_a_worker_a_killed_session_left_on_a_test_database_is_stopped_before_it_is_leased_again(
         redis_settings, children):
     """A worker whose test was killed (its clean-up never ran) still listens on that test's database;
