@@ -8,10 +8,12 @@ pytest workers (pytest-xdist) and of other pytest sessions on the same machine n
 from __future__ import annotations
 
 import os
+import socket
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -56,9 +58,23 @@ def stop_workers_left_behind(conn, *, wait: float = 10.0) -> int:
     for worker in workers:
         send_shutdown_command(conn, worker.name)
     deadline = time.monotonic() + wait
-    while workers and Worker.all(connection=conn) and time.monotonic() < deadline:
+    while (left := Worker.all(connection=conn)) and time.monotonic() < deadline:
+        for worker in left:  # one stopped before it could unregister (the command came in
+            if _process_gone(worker):  # during its start-up) would stay listed for its TTL
+                worker.register_death()
         time.sleep(0.2)
     return len(workers)
+
+
+def _process_gone(worker) -> bool:
+    """True when ``worker`` ran on this host and its process has exited (gone, or a zombie)."""
+    if worker.hostname != socket.gethostname() or not worker.pid:
+        return False
+    try:
+        state = Path(f"/proc/{worker.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
 
 
 @contextmanager
