@@ -37,7 +37,8 @@ extras=""
 [ "${1:-}" = "--dev" ] && extras="[dev]"
 # setuptools' notice about editable installs (folders named like the package) is for its own
 # developers: left out, as are pip's notes about index locations this machine does not have
-PYTHONWARNINGS="ignore::UserWarning" .venv/bin/python -m pip install -q -e ".${extras}" 2>&1 \
+# constraints.txt: the versions the tests last passed with (a new release cannot break a fresh install)
+PYTHONWARNINGS="ignore::UserWarning" .venv/bin/python -m pip install -q -c constraints.txt -e ".${extras}" 2>&1 \
   | grep -v -e "^WARNING: Location" -e "^$" || true
 .venv/bin/deepresearch --help >/dev/null
 echo "Ready: .venv/bin/deepresearch"
