@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,6 +81,21 @@ PY_DOCS = Path("/usr/share/doc/python3-doc/html/library")
 STAGES = ("thread:", "Researching", "Reviewing the report (round 1)", "Building the files")
 
 
+@pytest.fixture(scope="session")
+def _py_docs_index(tmp_path_factory) -> Path:
+    """The Python docs indexed once per test process: that data dir's ``corpus`` folder."""
+    home = tmp_path_factory.mktemp("py-docs-index")
+    out = _cli(home, "index", str(PY_DOCS))
+    assert out.returncode == 0, out.stderr
+    return home / "data" / "corpus"
+
+
+@pytest.fixture
+def py_docs_indexed(tmp_path, _py_docs_index) -> None:
+    """``tmp_path``'s data dir holds the Python docs' index already (``ask --corpus`` only checks it)."""
+    shutil.copytree(_py_docs_index, tmp_path / "data" / "corpus")
+
+
 def _interrupt_at(tmp_path, marker: str, args: list[str]) -> tuple[int, str]:
     """Run ``ask ARGS``, send SIGINT once a stderr line starts with ``marker``; (exit code, stderr)."""
     proc = subprocess.Popen(ask_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -96,7 +112,7 @@ def _interrupt_at(tmp_path, marker: str, args: list[str]) -> tuple[int, str]:
 
 @pytest.mark.skipif(not PY_DOCS.is_dir(), reason="needs the python3-doc package's library docs")
 @pytest.mark.parametrize("marker", STAGES)
-def test_ctrl_c_at_any_stage_exits_130_with_the_hint_and_no_traceback_and_resumes(tmp_path, marker):
+def test_ctrl_c_at_any_stage_exits_130_with_the_hint_and_no_traceback_and_resumes(tmp_path, py_docs_indexed, marker):
     args = ["--offline", "--no-clarify", "--corpus", str(PY_DOCS), "How does asyncio cancel tasks?"]
     for _ in range(2):  # the faults were races (about one run in four)
         code, stderr = _interrupt_at(tmp_path, marker, args)
