@@ -19,7 +19,7 @@ from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
 from bots.console_loop import EXIT_INTERRUPTED, run_interruptible, wait_for_input
 from bots.console_record import ThreadRecord, load_record, save_record
 from engine.bounds import ServiceTimeout
-from engine.database import require_database
+from engine.database import DatabaseUnavailable, require_database
 from engine.fsutil import StorageError, copy_atomic, folder_write_problem, storage_problem, write_problem
 from engine.models import provider_errors
 from engine.progress import Progress
@@ -463,6 +463,10 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
 
     if isinstance(exc, (SearchError, ServiceTimeout, ReportIncomplete, *provider_errors("APIError"))):
         say(f"deepresearch: {_short_error(exc)}")
+        say(resume_hint)
+        return EXIT_FAILED
+    if isinstance(exc, DatabaseUnavailable):  # one line naming DATABASE_URL (also an OSError)
+        say(f"deepresearch: the research stopped: {exc}")
         say(resume_hint)
         return EXIT_FAILED
     if isinstance(exc, (OSError, sqlite3.Error)):

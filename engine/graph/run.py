@@ -151,7 +151,31 @@ async def run_graph_turn(
     on_progress: ProgressCallback | None, cancel: asyncio.Event | None, context: str | None,
     resume_only: bool, discussion: str | None = None, on_report: ReportCallback | None = None,
 ) -> TurnOutcome:
-    """Implementation of :func:`engine.runner.run_turn` (see there for the contract)."""
+    """Implementation of :func:`engine.runner.run_turn` (see there for the contract).
+
+    Raises:
+        engine.database.DatabaseUnavailable: PostgreSQL could not be reached (its errors, a pool
+            timeout included, are raised as this one line naming ``DATABASE_URL``; the run is
+            resumable from its last checkpoint).
+    """
+    try:
+        return await _graph_turn(thread_id, question=question, answer=answer, settings=settings,
+                                 on_progress=on_progress, cancel=cancel, context=context, resume_only=resume_only,
+                                 discussion=discussion, on_report=on_report)
+    except Exception as err:
+        from engine.database import DatabaseError, database_url, explain, is_unavailable
+
+        if settings.database_url is None or isinstance(err, DatabaseError) or not is_unavailable(err):
+            raise
+        raise explain(err, database_url(settings)) from err
+
+
+async def _graph_turn(
+    thread_id: str, *, question: str | None, answer: str | None, settings: Settings,
+    on_progress: ProgressCallback | None, cancel: asyncio.Event | None, context: str | None,
+    resume_only: bool, discussion: str | None, on_report: ReportCallback | None,
+) -> TurnOutcome:
+    """:func:`run_graph_turn` without its one-line database errors."""
     settings.require_model()
     search = get_search_backend(settings)
     config: dict = {"configurable": {"thread_id": thread_id}, "recursion_limit": 250,

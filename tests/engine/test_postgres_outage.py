@@ -294,3 +294,44 @@ def test_the_end_record_is_written_when_usage_cannot_be_read(pg_settings, monkey
     audit.record_end(pg_settings, "console:nousage", "failed", error="x")
     records = audit.read(pg_settings)
     assert [r["thread"] for r in records] == ["console:nousage"] and records[0]["tokens"] == 0
+
+
+def test_a_database_that_stays_away_ends_the_turn_with_one_line_after_its_tries(offline_settings, pg_url, monkeypatch):
+    """A database lost for longer than the turn's tries (a pool timeout each time): the turn is
+    tried :data:`engine.graph.run.DATABASE_TRIES` times, then raises one line naming DATABASE_URL
+    (a transient DatabaseUnavailable), not the pool's own error; the terminal says it in one line
+    with the resume command."""
+    from bots import console
+    from engine.database import DatabaseUnavailable
+    from engine.graph import run, supervisor
+    from engine.runner import run_turn
+
+    down = _Down(PoolTimeout("couldn't get a connection after 30.00 sec"))
+    monkeypatch.setattr(supervisor, "_RESEARCHER", down)
+    monkeypatch.setattr(run, "DATABASE_BACKOFF_MAX", 0)
+    settings = offline_settings(database_url=pg_url, max_review_iterations=0)
+    with pytest.raises(DatabaseUnavailable) as info:
+        asyncio.run(run_turn("console:away", question="How do wind turbines work?", settings=settings))
+    assert str(info.value).startswith("DATABASE_URL ") and "couldn't get a connection" in str(info.value)
+    assert is_transient(info.value) and down.calls >= run.DATABASE_TRIES
+    said: list[str] = []
+    monkeypatch.setattr(console, "say", lambda text, *a, **k: said.append(text))
+    assert console._stopped(info.value, "console:away", settings) == console.EXIT_FAILED
+    assert said == [f"deepresearch: the research stopped: {info.value}",
+                    "The run is saved; continue it with: deepresearch ask --resume console:away"]
+
+
+def test_a_database_error_outside_the_graph_steps_is_one_line_too(offline_settings, pg_url, monkeypatch):
+    """Reading the thread's state after the steps (outside the tries) meets the pool's timeout:
+    the turn raises the one line naming DATABASE_URL, not psycopg_pool's PoolTimeout."""
+    from engine.database import DatabaseUnavailable
+    from engine.graph import run
+    from engine.runner import run_turn
+
+    async def lost(*args, **kwargs):
+        raise PoolTimeout("couldn't get a connection after 30.00 sec")
+
+    monkeypatch.setattr(run, "_through_database_outages", lost)
+    settings = offline_settings(database_url=pg_url)
+    with pytest.raises(DatabaseUnavailable, match="^DATABASE_URL .*couldn't get a connection"):
+        asyncio.run(run_turn("console:state", question="How do wind turbines work?", settings=settings))
