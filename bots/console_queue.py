@@ -123,12 +123,12 @@ class _QueuedRun:
     """One thread of ``ask --queue``: sends through the conversation rules, follows the relay."""
 
     def __init__(self, thread: str, settings: Settings) -> None:
-        from jobs.relay import START, RelayPort
+        from jobs.relay import Position, RelayPort
 
         self.thread, self.settings = thread, settings
         self.port = RelayPort.for_thread(thread)
         self.shown = _Transcript()
-        self.after = START  # the relay stream's id this terminal has read up to
+        self.position = Position()  # where this terminal has read the relay stream up to
 
     def send(self, text: str) -> str:
         """Hand ``text`` to the conversation rules; returns the reply's action (``started`` or
@@ -144,7 +144,7 @@ class _QueuedRun:
             refused = reply.action not in ("started", "resumed")  # the line ask ends on, as its other errors
             err.print(f"deepresearch: {said}" if refused else said)
         if reply.action in ("started", "resumed"):
-            self.after = mark
+            self.position.after = mark
         else:
             self.port.unmark(mark, self.settings)
         return reply.action
@@ -156,7 +156,7 @@ class _QueuedRun:
         from jobs.relay import turn_start
         from jobs.threads import ACTIVE
 
-        self.after = turn_start(self.thread, settings=self.settings)  # the latest turn from its start
+        self.position.after = turn_start(self.thread, settings=self.settings)  # the latest turn from its start
         info = thread_info(self.thread, settings=self.settings)
         if info is None and _open_in_journal(self.thread, self.settings):
             err.print(f"thread: {self.thread}\nRedis lost this research's records; waiting for a worker to recover it …")
@@ -178,7 +178,7 @@ class _QueuedRun:
 
         while True:
             if info is None or info.status in IN_PROGRESS:
-                info = follow(self.thread, settings=self.settings, on_event=self.shown, after=self.after,
+                info = follow(self.thread, settings=self.settings, on_event=self.shown, position=self.position,
                               timeout=self.settings.job_timeout + 600, on_outage=_say_outage)
             if info is None:
                 self.shown.flush()
@@ -189,6 +189,9 @@ class _QueuedRun:
                 break
             reply = answer if answer is not None else ask_user(self.shown.take_question(info.clarify_question))
             answer = None
+            if self._answered_elsewhere():  # another terminal answered meanwhile: follow that research
+                info = None
+                continue
             if not reply:
                 err.print("No answer given. Answer later with: "
                           f"deepresearch ask --queue --resume {self.thread} --answer \"…\"")
@@ -202,6 +205,17 @@ class _QueuedRun:
             err.print(f"The research ended as {info.status}" + (f": {info.error}" if info.error else "."))
             return 1, None
         return 0, info
+
+    def _answered_elsewhere(self) -> bool:
+        """True (after a line saying so) when the thread no longer waits for an answer: the question
+        was answered from another terminal while this one was at its prompt."""
+        from jobs import thread_info
+
+        info = thread_info(self.thread, settings=self.settings)
+        if info is None or info.status == "paused":
+            return False
+        err.print("The question was answered in another terminal; following that research (this answer is not sent).")
+        return True
 
     def print_files(self, info, out: Path | None) -> int:
         """Print the title, the files and the suggested follow-ups; copy the files to ``out``."""

@@ -6,6 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from redis.backoff import ExponentialBackoff
@@ -109,12 +110,20 @@ def turn_start(thread_id: str, *, settings: Settings) -> str:
     return START
 
 
+@dataclass
+class Position:
+    """A follower's place in a thread's stream: the id of the last event it read (``after``)."""
+
+    after: str = START
+
+
 def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], None],
            timeout: float | None = None,
            on_outage: Callable[[BaseException | None], None] | None = None,
-           after: str = START) -> ThreadInfo | None:
-    """Hand each relayed event of ``thread_id`` after the stream id ``after`` to ``on_event``
-    until its turn ends (turn marks are skipped).
+           position: Position | None = None) -> ThreadInfo | None:
+    """Hand each relayed event of ``thread_id`` after ``position`` (default: the stream's start)
+    to ``on_event`` until its turn ends (turn marks are skipped); ``position`` moves past every
+    event read, so the next call goes on where this one stopped.
 
     Every follower reads the whole stream from its own position, so two terminals following one
     thread both see every event. Returns the thread's registry record once it is no longer queued
@@ -129,7 +138,7 @@ def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], Non
     """
     if not settings.redis_url:
         raise ValueError("following a queued research needs REDIS_URL")
-    follower = _Follower(thread_id, settings, on_event, on_outage, after)
+    follower = _Follower(thread_id, settings, on_event, on_outage, position or Position())
     deadline = None if timeout is None else time.monotonic() + timeout
     outage = Retry(ExponentialBackoff(cap=REDIS_BACKOFF_CAP, base=REDIS_BACKOFF_BASE), -1)
     while True:
@@ -144,22 +153,22 @@ class _Follower:
     """One follower's position in a thread's stream, and whether Redis was last seen down."""
 
     def __init__(self, thread_id: str, settings: Settings, on_event: Callable[[dict], None],
-                 on_outage: Callable[[BaseException | None], None] | None, after: str) -> None:
-        self.thread_id, self.settings, self.after = thread_id, settings, after
+                 on_outage: Callable[[BaseException | None], None] | None, position: Position) -> None:
+        self.thread_id, self.settings, self.position = thread_id, settings, position
         self.on_event, self.on_outage = on_event, on_outage
         self.conn = redis_connection(settings.redis_url)
         self.down = False
 
     def _hand(self, entries) -> None:
         for entry_id, fields in entries:
-            self.after = entry_id.decode()
+            self.position.after = entry_id.decode()
             event = json.loads(fields[b"event"])
             if event.get("op") != TURN_MARK:
                 self.on_event(event)
 
     def step(self) -> ThreadInfo | None | bool:
         """Wait up to a second for events: False after some, the record once the turn ended, else None."""
-        found = self.conn.xread({_key(self.thread_id): self.after}, block=1000)
+        found = self.conn.xread({_key(self.thread_id): self.position.after}, block=1000)
         if self.down:
             self.down = False
             if self.on_outage is not None:
@@ -169,7 +178,7 @@ class _Follower:
             return False
         info = thread_info(self.thread_id, settings=self.settings)
         if info is not None and info.status not in IN_PROGRESS:
-            self._hand(self.conn.xrange(_key(self.thread_id), min="(" + self.after))
+            self._hand(self.conn.xrange(_key(self.thread_id), min="(" + self.position.after))
             return info
         return None
 

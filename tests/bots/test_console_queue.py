@@ -109,3 +109,55 @@ def test_over_a_quota_ask_queue_says_so_in_one_clean_line_and_exits_6(tmp_path, 
     assert "thread:" not in out.stderr and out.stdout == ""
     [record] = audit.read(settings)
     assert (record["requester"], record["status"], record["question"]) == (me, "rejected", "wind")
+
+
+def test_an_answer_typed_after_another_terminal_answered_follows_that_research(tmp_path, redis_url):
+    """Terminal B waits at the clarifying question (``--resume``) while terminal A answers it: B's
+    late answer is not sent as a new question (a second paid research, asking again); B says so,
+    follows A's research from where it was and prints the one report's files."""
+    import threading
+
+    env = env_for(tmp_path, redis_url)
+    env["DEEPRESEARCH_ALLOW_CLARIFICATION"] = "true"
+    cli = [sys.executable, "-m", "bots.cli", "ask", "--queue"]
+    worker = subprocess.Popen([sys.executable, "-m", "bots.cli", "worker"], env=env, cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    b = None
+    try:
+        first = subprocess.run([*cli, "heat pumps"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=LONG)
+        assert first.returncode == 3, first.stderr
+        thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
+        b = subprocess.Popen([*cli, "--resume", thread], env=env, cwd=tmp_path, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        shown: list[str] = []
+        at_prompt = threading.Event()
+
+        def read_b() -> None:
+            for line in b.stderr:
+                shown.append(line)
+                if line.startswith("Clarifying question:"):
+                    at_prompt.set()
+
+        reader = threading.Thread(target=read_b, daemon=True)
+        reader.start()
+        assert at_prompt.wait(LONG), "".join(shown)
+        a = subprocess.run([*cli, "--resume", thread, "--answer", "running costs"], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=LONG)
+        assert a.returncode == 0, a.stderr
+        b.stdin.write("for homes in Austria\n")
+        b.stdin.close()
+        out = b.stdout.read()  # its stderr is the reader's
+        b.wait(LONG)
+        reader.join(LONG)
+    finally:
+        if b is not None and b.poll() is None:
+            b.kill()
+        worker.terminate()
+        worker.wait(timeout=LONG)
+    said = "".join(shown)
+    assert b.returncode == 0, said
+    assert "answered in another terminal" in " ".join(said.split()) and said.count("Clarifying question:") == 1
+    assert [Path(line.strip()).name for line in out.splitlines() if line.startswith("  /")][:1] == ["report.md"]
+    reports = list((tmp_path / "data" / "artifacts").glob("*/*/report.md"))
+    assert len(reports) == 1 and "Austria" not in reports[0].read_text()

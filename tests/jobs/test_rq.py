@@ -185,7 +185,7 @@ def test_two_terminals_following_one_thread_each_see_every_event(redis_settings,
 def test_a_follower_attaching_later_reads_the_latest_turn_from_its_start(redis_settings, monkeypatch):
     """``--resume`` starts at the latest turn's mark: the events of that turn, none of an earlier
     turn's, and the mark of a turn the rules refused is removed."""
-    from jobs.relay import RelayPort, follow, turn_start
+    from jobs.relay import Position, RelayPort, follow, turn_start
     from jobs.store import get_store
     from jobs.threads import set_thread
 
@@ -202,7 +202,7 @@ def test_a_follower_attaching_later_reads_the_latest_turn_from_its_start(redis_s
     set_thread(get_store(redis_settings), thread, status="done")
     events: list[dict] = []
     info = follow(thread, settings=redis_settings, on_event=events.append, timeout=LONG,
-                  after=turn_start(thread, settings=redis_settings))
+                  position=Position(turn_start(thread, settings=redis_settings)))
     assert info is not None and info.status == "done"
     assert [(e["op"], e["text"]) for e in events] == [("post", "Starting the research…"), ("update", "Searching 2 topics")]
 
