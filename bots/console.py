@@ -63,7 +63,8 @@ ASK_STARTED = time.monotonic()
 
 
 class ConsoleProgress:
-    """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise.
+    """Shows :class:`Progress` on stderr: one rewritten line on a terminal, changed lines otherwise
+    (a new stage, every 2 s at most, and always what the run waits for).
 
     The elapsed time is counted from ``started`` (``time.monotonic()``; default: when ``ask`` began).
     """
@@ -82,7 +83,7 @@ class ConsoleProgress:
         if self.tty:
             err.file.write(f"\r\x1b[2K{line}")  # the only control codes printed are these two, ours
             err.file.flush()
-        elif line.split(" · ")[0] != self.last.split(" · ")[0] or now - self.last_time > 2:
+        elif progress.waiting or line.split(" · ")[0] != self.last.split(" · ")[0] or now - self.last_time > 2:
             say(line)
             self.last_time = now
         self.last = line

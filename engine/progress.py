@@ -31,6 +31,8 @@ class Progress:
         review_iteration: 1-based review round being run, 0 before the review.
         started_at: ``time.monotonic()`` when the turn began.
         files: the thread's shared files, e.g. ``"2 files read, 1 skipped: encrypted PDF"`` ("" when none).
+        waiting: what the run waits for before it goes on, e.g. ``"the database did not answer; trying
+            again (2 of 4)"`` ("" when nothing; cleared by the next graph event).
     """
 
     phase: str = "clarify"
@@ -43,6 +45,7 @@ class Progress:
     started_at: float = field(default_factory=time.monotonic)
     source_ids: set[str] = field(default_factory=set, repr=False)
     files: str = ""
+    waiting: str = ""
 
     @property
     def elapsed(self) -> float:
@@ -52,6 +55,7 @@ class Progress:
     def apply(self, event: dict) -> None:
         """Fold one graph event (``{"event": kind, ...}``) into the snapshot."""
         kind = event.get("event")
+        self.waiting = ""
         if kind == "phase":
             self.phase = event["phase"]
             if "iteration" in event:
@@ -84,6 +88,7 @@ class Progress:
             f" · {self.sources_found} source{'' if self.sources_found == 1 else 's'} found"
             + (f" · {self.files}" if self.files else "")
             + f" · {mins}:{secs:02d} elapsed"
+            + (f" · {self.waiting}" if self.waiting else "")
         )
         if self.errors:
             count = len(self.errors)

@@ -7,6 +7,7 @@ import functools
 import logging
 import re
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -216,8 +217,13 @@ async def _graph_turn(
                     if on_progress:
                         on_progress(progress)
 
-        await _run_cancellable(_through_database_outages(consume, graph_input, graph, config, snapshot, settings),
-                               cancel, ctx.cancelled)
+        def waiting(text: str) -> None:
+            progress.waiting = text
+            if on_progress:
+                on_progress(progress)
+
+        await _run_cancellable(_through_database_outages(consume, graph_input, graph, config, snapshot, settings,
+                                                         waiting), cancel, ctx.cancelled)
         snapshot = await graph.aget_state(config)
         if _status_of(snapshot) not in ("done", "paused"):
             raise RuntimeError(f"the research in {thread_id} stopped before its report was written")
@@ -232,11 +238,13 @@ DATABASE_TRIES = 4
 DATABASE_BACKOFF_MAX = 10
 
 
-async def _through_database_outages(consume, graph_input, graph, config: dict, before, settings: Settings) -> None:
+async def _through_database_outages(consume, graph_input, graph, config: dict, before, settings: Settings,
+                                    on_wait: Callable[[str], None]) -> None:
     """Await ``consume(graph_input)``; when PostgreSQL cannot be reached in the middle of it
     (:func:`engine.database.is_unavailable`: a restart or failover closing a query's session, which
     the pool's check of idle connections cannot catch), wait and run the graph again from its last
-    checkpoint, up to :data:`DATABASE_TRIES` tries in all. Steps that had finished are not run again;
+    checkpoint, up to :data:`DATABASE_TRIES` tries in all, telling ``on_wait`` what it waits for
+    (the progress line shows it). Steps that had finished are not run again;
     the input is sent again only when no checkpoint was written after ``before`` (the snapshot the
     turn started from).
 
@@ -253,6 +261,7 @@ async def _through_database_outages(consume, graph_input, graph, config: dict, b
     def resuming(state) -> None:
         log.warning("event=run_resumed_after_database_outage try=%d error=%s", state.attempt_number + 1,
                     type(state.outcome.exception()).__name__)
+        on_wait(f"the database did not answer; trying again ({state.attempt_number + 1} of {DATABASE_TRIES})")
 
     async for attempt in AsyncRetrying(retry=retry_if_exception(is_unavailable), stop=stop_after_attempt(DATABASE_TRIES),
                                        wait=wait_exponential(max=DATABASE_BACKOFF_MAX), before_sleep=resuming,

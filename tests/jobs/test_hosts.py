@@ -201,17 +201,18 @@ def test_slack_and_teams_researches_cross_three_processes_on_their_own_data_dirs
 def _searching_research(private_pg, tmp_path, tavily, thread: str) -> tuple[SlowSearch, threading.Thread, dict]:
     """A research of ``thread`` on ``private_pg`` run by ``run_turn`` in a thread, returned once
     every search of it is held: ``(search, thread, outcome)``; ``outcome`` gets ``done`` (the
-    outcome) or ``error`` when it ends."""
+    outcome) or ``error`` when it ends, and ``progress`` the progress lines shown."""
     search = SlowSearch(word="*")
     tavily.handler = search
     settings = make_settings(tmp_path / "data", database_url=private_pg.url(), search="tavily",
                              tavily_api_key="test", tavily_url=tavily.base_url)
-    outcome: dict = {}
+    outcome: dict = {"progress": []}
 
     def research() -> None:
         try:
             outcome["done"] = asyncio.run(run_turn(thread, question="What is the history of the bicycle?",
-                                                   settings=settings))
+                                                   settings=settings,
+                                                   on_progress=lambda p: outcome["progress"].append(p.render())))
         except BaseException as err:  # handed to the test's thread below
             outcome["error"] = err
 
@@ -261,6 +262,8 @@ def test_query_in_flight_when_postgres_restarts_is_resumed_in_the_run(private_pg
     assert "error" not in outcome, repr(outcome.get("error"))
     assert outcome["done"].status == "done" and outcome["done"].artifacts is not None
     assert "event=run_resumed_after_database_outage try=2 error=DatabaseUnavailable" in caplog.text
+    waits = [line for line in outcome["progress"] if "elapsed · the database did not answer; trying again (2 of 4)" in line]
+    assert len(waits) == 1 and "trying again" not in outcome["progress"][-1]  # shown once, then cleared
     with psycopg.connect(private_pg.url()) as conn:
         names = [r[0] for r in conn.execute("SELECT name FROM deepresearch_artifacts ORDER BY name")]
     assert names == sorted(set(names)) and "report.md" in names
