@@ -165,6 +165,8 @@ class _QueuedRun:
             return False, None
         else:
             err.print(f"thread: {self.thread}")
+            if info.status == "queued":
+                err.print("queued; waiting for a worker …")
         if answer is not None and info is not None and info.status not in ("paused", *ACTIVE):
             err.print(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
             answer = None

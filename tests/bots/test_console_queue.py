@@ -161,3 +161,40 @@ def test_an_answer_typed_after_another_terminal_answered_follows_that_research(t
     assert [Path(line.strip()).name for line in out.splitlines() if line.startswith("  /")][:1] == ["report.md"]
     reports = list((tmp_path / "data" / "artifacts").glob("*/*/report.md"))
     assert len(reports) == 1 and "Austria" not in reports[0].read_text()
+
+
+def test_resuming_a_research_no_worker_has_taken_says_it_waits_for_one(tmp_path, redis_url):
+    """``--resume`` of a queued research says what the asker's terminal said: it waits for a worker."""
+    import threading
+
+    env = env_for(tmp_path, redis_url)
+    cli = [sys.executable, "-m", "bots.cli", "ask", "--queue"]
+    asker = subprocess.Popen([*cli, "How do tides work?"], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    follower = None
+    try:
+        thread = None
+        for line in asker.stderr:
+            if line.startswith("thread: "):
+                thread = line.split()[1]
+                break
+        assert thread, "the asker printed no thread id"
+        follower = subprocess.Popen([*cli, "--resume", thread], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        lines: list[str] = []
+        two = threading.Event()
+
+        def read() -> None:
+            for line in follower.stderr:
+                lines.append(line)
+                if len(lines) == 2:
+                    two.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        two.wait(LONG)
+    finally:
+        for proc in (asker, follower):
+            if proc is not None:
+                proc.kill()
+                proc.wait(LONG)
+    assert lines[:2] == [f"thread: {thread}\n", "queued; waiting for a worker …\n"], lines
