@@ -6,6 +6,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -111,12 +113,27 @@ def test_over_a_quota_ask_queue_says_so_in_one_clean_line_and_exits_6(tmp_path, 
     assert (record["requester"], record["status"], record["question"]) == (me, "rejected", "wind")
 
 
+def _read_lines(stream, until: Callable[[list[str]], bool]) -> tuple[list[str], threading.Event, threading.Thread]:
+    """Read ``stream``'s lines in a thread: ``(lines so far, an event set once until(lines) held,
+    the reading thread)``."""
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def read() -> None:
+        for line in stream:
+            lines.append(line)
+            if until(lines):
+                seen.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return lines, seen, reader
+
+
 def test_an_answer_typed_after_another_terminal_answered_follows_that_research(tmp_path, redis_url):
     """Terminal B waits at the clarifying question (``--resume``) while terminal A answers it: B's
     late answer is not sent as a new question (a second paid research, asking again); B says so,
     follows A's research from where it was and prints the one report's files."""
-    import threading
-
     env = env_for(tmp_path, redis_url)
     env["DEEPRESEARCH_ALLOW_CLARIFICATION"] = "true"
     cli = [sys.executable, "-m", "bots.cli", "ask", "--queue"]
@@ -130,17 +147,7 @@ def test_an_answer_typed_after_another_terminal_answered_follows_that_research(t
         thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
         b = subprocess.Popen([*cli, "--resume", thread], env=env, cwd=tmp_path, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        shown: list[str] = []
-        at_prompt = threading.Event()
-
-        def read_b() -> None:
-            for line in b.stderr:
-                shown.append(line)
-                if line.startswith("Clarifying question:"):
-                    at_prompt.set()
-
-        reader = threading.Thread(target=read_b, daemon=True)
-        reader.start()
+        shown, at_prompt, reader = _read_lines(b.stderr, lambda lines: lines[-1].startswith("Clarifying question:"))
         assert at_prompt.wait(LONG), "".join(shown)
         a = subprocess.run([*cli, "--resume", thread, "--answer", "running costs"], env=env, cwd=tmp_path,
                            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=LONG)
@@ -165,8 +172,6 @@ def test_an_answer_typed_after_another_terminal_answered_follows_that_research(t
 
 def test_resuming_a_research_no_worker_has_taken_says_it_waits_for_one(tmp_path, redis_url):
     """``--resume`` of a queued research says what the asker's terminal said: it waits for a worker."""
-    import threading
-
     env = env_for(tmp_path, redis_url)
     cli = [sys.executable, "-m", "bots.cli", "ask", "--queue"]
     asker = subprocess.Popen([*cli, "How do tides work?"], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
@@ -181,16 +186,7 @@ def test_resuming_a_research_no_worker_has_taken_says_it_waits_for_one(tmp_path,
         assert thread, "the asker printed no thread id"
         follower = subprocess.Popen([*cli, "--resume", thread], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        lines: list[str] = []
-        two = threading.Event()
-
-        def read() -> None:
-            for line in follower.stderr:
-                lines.append(line)
-                if len(lines) == 2:
-                    two.set()
-
-        threading.Thread(target=read, daemon=True).start()
+        lines, two, _ = _read_lines(follower.stderr, lambda lines: len(lines) == 2)
         two.wait(LONG)
     finally:
         for proc in (asker, follower):

@@ -149,7 +149,9 @@ def test_the_store_reconnects_after_its_connection_is_terminated(pg_settings, pg
                 try:
                     _terminate(admin, name)
                     reading = asyncio.ensure_future(store.aget(("run",), "S2"))
-                    await asyncio.sleep(1.5)
+                    while not store.conn.get_stats().get("requests_waiting"):  # the read waits for the pool
+                        assert not reading.done()
+                        await asyncio.sleep(0.05)
                     assert not reading.done()
                 finally:
                     admin.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS true").format(sql.Identifier(name)))
