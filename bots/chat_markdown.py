@@ -14,7 +14,7 @@ from urllib.parse import quote
 from mistletoe import Document, block_token, span_token
 from mistletoe.base_renderer import BaseRenderer
 
-from engine.citations import MISTLETOE_LOCK
+from engine.text import MISTLETOE_LOCK
 
 # mistletoe keeps its token types in module globals; parsing is serialised (one lock for the
 # whole process, shared with the citation code) so a concurrent renderer that registers extra

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -363,10 +364,17 @@ def teams(
         _fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
 
 
+#: The mode bits every file and folder the bot creates leaves out: group and others read nothing
+#: (files 0600, folders 0700). The data folder holds questions, thread discussions, reports, the
+#: audit trail and the checkpoints; a report copied with ``--out`` is as private.
+PRIVATE_UMASK = 0o077
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: private files (:data:`PRIVATE_UMASK`), logging, then the command."""
     from bots.logs import configure_logging
 
+    os.umask(PRIVATE_UMASK)
     configure_logging()
     for stream in (sys.stdout, sys.stderr):  # a last guard: an unprintable character never ends a run
         if hasattr(stream, "reconfigure"):

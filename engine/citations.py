@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.text import markdown_literal
+from engine.text import MISTLETOE_LOCK, markdown_literal
 
 #: One minted id in brackets, e.g. ``[S1a2b3c]``.
 SID = re.compile(r"\[(S[0-9a-f]{6})\]")
@@ -48,9 +47,6 @@ _CANDIDATE = re.compile(
 _GROUP_ID = re.compile(_ID)
 _BARE_URL = re.compile(_BARE)
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
-#: mistletoe keeps the document being parsed in a module global (link labels are looked up in it),
-#: so two parses at once in one process can break each other: every parse should hold this lock.
-MISTLETOE_LOCK = threading.Lock()
 
 SOURCES_TITLE = {
     "en": "Sources", "de": "Quellen", "fr": "Sources", "es": "Fuentes", "it": "Fonti",

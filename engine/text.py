@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import html.entities
 import os
 import re
+import threading
 
 #: Terminal escape sequences (ECMA-48 / ISO 6429, as xterm and VT100 read them), each removed whole
 #: so none leaves its printable tail behind ("\x1b[31m" must not become "[31m"): a control string
@@ -83,16 +86,89 @@ def clean_path(path: str | os.PathLike[str] | bytes) -> str:
 #: ``#`` sequence. CommonMark lets any ASCII punctuation be escaped with a backslash (spec §2.4).
 _MARKUP = re.compile(r"([\\`*_\[\]<>&|~#!])")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: An entity or numeric character reference (CommonMark §2.5, the names of HTML5's list): the only
+#: ``&`` that is markup.
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]*);")
+#: What a line starts a list or a thematic break with (CommonMark §4.1, §5.2, §5.3): ``-``, ``+``,
+#: ``1.``/``1)`` before a space or the end, or three or more ``-``.
+_BLOCK_START = re.compile(r"(?:[-+]|\d{1,9}[.)])(?=\s|$)|(?:-\s*){3,}$")
+#: A heading's closing sequence: ``#`` characters after a space at the end (CommonMark §4.2).
+_CLOSING_HASHES = re.compile(r"(?<=\s)#+$")
+#: The places a literal goes (a list item before a citation, a heading, bold, italic, a link's
+#: text, a quote in a sentence): a lighter escaping must show the same in each as the full one.
+_PLACES = ("- {} [1]", "# {}", "**{}**", "*{}*", "[{}](<https://example.org/>)", "a \u201c{}\u201d b")
+#: mistletoe keeps the document being parsed in a module global (link labels are looked up in it),
+#: so two parses at once in one process can break each other: every parse should hold this lock.
+MISTLETOE_LOCK = threading.Lock()
 
 
+@functools.lru_cache(maxsize=4096)
 def markdown_literal(text: str) -> str:
     """Plain ``text`` (a question, a title, a topic) as one line of Markdown that renders to it.
 
     Runs of whitespace, line breaks included, become one space (a heading or a title is one
-    line), and every character of :data:`_MARKUP` is escaped, so ``$\\&`` stays ``$\\&``,
-    ``[a](b)`` stays text and ``<b>`` is not read as HTML. :func:`markdown_unescape` reverses it.
+    line). Only the characters that would be markup where they stand are escaped, so the raw
+    ``report.md`` reads as the text was written: ``R&D``, ``snake_case``, ``Title | Site`` and
+    ``5 * 3`` stay as they are, while ``&amp;``, ``<b>``, ``[a](b)``, ``*word*``, a leading ``1.`` or
+    ``-`` and a closing `` #`` are escaped. The lighter line is kept only when it shows the same
+    as the line with every character of :data:`_MARKUP` escaped in each place a report puts text
+    (:data:`_PLACES`, parsed with mistletoe as CommonMark); otherwise that fully escaped line is
+    returned. :func:`markdown_unescape` reverses either.
     """
-    return _MARKUP.sub(r"\\\1", " ".join(text.split()))
+    line = " ".join(text.split())
+    full = _escape_block_start(_MARKUP.sub(r"\\\1", line), line)
+    if full == line:
+        return line
+    light = _escape_block_start("".join(f"\\{ch}" if _is_markup(line, i) else ch for i, ch in enumerate(line)), line)
+    if light == full or _html(_in_places(light)) == _html(_in_places(full)):
+        return light
+    return full
+
+
+def _escape_block_start(escaped: str, line: str) -> str:
+    """``escaped`` (``line`` with some characters escaped) with the punctuation that would start a
+    list item or a thematic break at the start of ``line`` escaped too."""
+    if (match := _BLOCK_START.match(line)) is None:
+        return escaped
+    at = match.end() - 1 if line[0].isdigit() else 0  # "1." escapes its ".", "-" and "+" themselves
+    return escaped[:at] + "\\" + escaped[at:]
+
+
+def _in_places(line: str) -> str:
+    """A document holding ``line`` once in each of :data:`_PLACES`, a paragraph apart."""
+    return "\n\n".join(place.format(line) for place in _PLACES)
+
+
+def _is_markup(line: str, i: int) -> bool:
+    """Whether ``line[i]`` could be read as markup where it stands (CommonMark 0.31 and GFM)."""
+    ch, before, after = line[i], line[i - 1:i], line[i + 1:i + 2]
+    if ch == "\\":
+        return after in _ASCII_PUNCTUATION  # an escape; at the end it could escape what follows
+    if ch == "&":
+        entity = _ENTITY.match(line, i)
+        return bool(entity) and (entity.group(0)[1] == "#" or entity.group(0)[1:] in html.entities.html5)
+    if ch == "<":  # raw HTML or an autolink
+        return after.isascii() and (after.isalpha() or after in "/!?")
+    if ch == ">":  # a block quote
+        return i == 0
+    if ch == "#":  # an ATX heading, or its closing sequence
+        return i == 0 or (bool(_CLOSING_HASHES.search(line)) and len(line.rstrip("#")) == i)
+    if ch in "*_":  # emphasis needs a delimiter run that is not between two spaces (§6.2)
+        if before.isspace() and after.isspace():
+            return False
+        return not (ch == "_" and before.isalnum() and after.isalnum())
+    if ch == "~":  # strikethrough needs two
+        return line.count("~") > 1
+    return ch in "`[]"  # code spans, links; "!" is an image only before "[", "|" a cell only in a table
+
+
+def _html(markdown: str) -> str:
+    """``markdown`` as HTML (mistletoe, CommonMark with raw HTML)."""
+    from mistletoe import Document, HtmlRenderer
+
+    with MISTLETOE_LOCK, HtmlRenderer() as renderer:
+        return renderer.render(Document(markdown))
 
 
 def markdown_unescape(markdown: str) -> str:

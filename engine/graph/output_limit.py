@@ -52,7 +52,7 @@ def _blocks(text: str) -> list:
     """The top-level Markdown blocks of ``text`` (mistletoe tokens with a 1-based ``line_number``)."""
     from mistletoe import Document
 
-    from engine.citations import MISTLETOE_LOCK
+    from engine.text import MISTLETOE_LOCK
 
     with MISTLETOE_LOCK:
         return list(Document(text).children or ())

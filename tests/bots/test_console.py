@@ -167,3 +167,15 @@ def test_a_terminal_run_is_audited_and_counts_against_the_quota(tmp_path, docs):
     assert done["thread"] == re.search(r"thread: (console:\S+)", first.stderr).group(1)
     assert done["platform"] == "console" and done["duration_seconds"] >= 0 and done["sources"] >= 1
     assert done["model_calls"] >= 1 and done["tokens"] > 0 and "report.md" in done["files"]
+
+
+def test_what_a_run_writes_is_readable_by_its_own_user_only(tmp_path, docs):
+    # the data folder holds questions, thread discussions, reports and the audit trail
+    out = ask(tmp_path, "R&D costs of home batteries", "--offline", "--no-clarify", "--corpus", str(docs),
+              "--out", str(tmp_path / "reports"))
+    assert out.returncode == 0, out.stderr
+    written = [p for folder in (tmp_path / "data", tmp_path / "reports") for p in [folder, *folder.rglob("*")]]
+    assert {p.name for p in written} >= {"audit.jsonl", "checkpoints.sqlite", "usage.jsonl", "report.md"}
+    shared = [f"{p.relative_to(tmp_path)} {oct(p.stat().st_mode & 0o777)}" for p in written if p.stat().st_mode & 0o077]
+    assert shared == []
+    assert (tmp_path / "reports" / "report.md").read_text().startswith("# R&D costs of home batteries\n")

@@ -100,6 +100,77 @@ def test_any_text_in_a_heading_reads_as_written_on_one_line(text):
     assert _heading_text(markdown_literal(text)) == " ".join(text.split())
 
 
+#: The places reports, summaries and chat replies put a literal: a list item before a citation, a
+#: heading, bold, italic, a link's text and quotes in a sentence.
+PLACES = ("- {} [1]", "# {}", "**{}**", "*{}*", "[{}](<https://example.org/>)", "a “{}” b")
+PLAIN_TITLES = [
+    "R&D budgets for kwargs_here | Example Site",
+    "Issue #5 · snake_case_names | GitHub",
+    "C:\\Users\\me and 5 * 3 = 15",
+    "x < 5 and y > 3; AT&T; a ~5 min read",
+    "Ünïcödé 日本語 — “quotes” 'single' (parens) {braces} $100 50% a+b=c",
+]
+
+
+def _inlines_as_text(node):
+    """A pandoc JSON AST with each run of ``Str``/``Space`` merged into one text node and heading
+    ids dropped, so two documents compare by what they show."""
+    if isinstance(node, list):
+        out = []
+        for item in map(_inlines_as_text, node):
+            if isinstance(item, dict) and item.get("t") == "Text" and out and out[-1].get("t") == "Text":
+                out[-1] = {"t": "Text", "c": out[-1]["c"] + item["c"]}
+            else:
+                out.append(item)
+        return out
+    if not isinstance(node, dict):
+        return node
+    if node.get("t") == "Str":
+        return {"t": "Text", "c": node["c"]}
+    if node.get("t") in ("Space", "SoftBreak"):
+        return {"t": "Text", "c": " "}
+    if node.get("t") == "Header":
+        return {"t": "Header", "c": [node["c"][0], None, _inlines_as_text(node["c"][2])]}
+    return {key: _inlines_as_text(value) for key, value in node.items()}
+
+
+def _shown(markdown: str):
+    import pypandoc
+
+    from engine.render.markdown import MARKDOWN_FORMAT
+
+    return _inlines_as_text(json.loads(pypandoc.convert_text(markdown, "json", format=MARKDOWN_FORMAT))["blocks"])
+
+
+def _shows_as_written_everywhere(text: str) -> None:
+    line, marker = " ".join(text.split()), "\ue000"
+    shown = _shown("\n\n".join(place.format(markdown_literal(text)) for place in PLACES))
+    expected = json.loads(json.dumps(_shown("\n\n".join(place.format(marker) for place in PLACES)),
+                                     ensure_ascii=False).replace(marker, json.dumps(line, ensure_ascii=False)[1:-1]))
+    assert shown == expected, (text, markdown_literal(text))
+
+
+@pytest.mark.parametrize("text", PLAIN_TITLES)
+def test_characters_that_make_no_markup_are_written_without_backslashes(text):
+    assert markdown_literal(text) == text  # report.md shows the title as a person wrote it
+    _shows_as_written_everywhere(text)
+    assert markdown_unescape(markdown_literal(text)) == text
+
+
+@pytest.mark.parametrize("text", [*SPECIAL_QUESTIONS, "- a list item", "+ another", "2) ordered", "---",
+                                  "__init__ and *args", "end*", "**", "a_", "&copy; &#169; &#xA9;", "<mailto:x>",
+                                  "ends with a \\", "x ## y ##", "`one tick", "![alt](src)"])
+def test_a_literal_shows_as_written_in_every_place_a_report_puts_it(text):
+    _shows_as_written_everywhere(text)
+    assert markdown_unescape(markdown_literal(text)) == " ".join(text.split())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(st.sampled_from(list("ab1 _*\\`[]<>&|~#!-+.);/=é日")), min_size=1, max_size=24).filter(str.strip))
+def test_any_markup_heavy_text_shows_as_written_in_every_place(text):
+    _shows_as_written_everywhere(text)
+
+
 # ---- sentences: what the offline model quotes one at a time ------------------------------------
 
 
