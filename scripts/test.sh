@@ -13,5 +13,5 @@ bash scripts/test_postgres.sh
 .venv/bin/ruff check .
 # A private temporary folder: pytest prunes old ones of other sessions running at the same time.
 basetemp=$(mktemp -d "${TMPDIR:-/tmp}/deepresearch-tests.XXXXXX")
-# Two workers: most tests wait on child processes, so two keep both cores busy (TEST_WORKERS to change).
-exec .venv/bin/python -m pytest -q -n "${TEST_WORKERS:-2}" --basetemp "$basetemp" "$@"
+# Four workers: most tests wait on child processes, so four keep two cores busy (TEST_WORKERS to change).
+exec .venv/bin/python -m pytest -q -n "${TEST_WORKERS:-4}" --basetemp "$basetemp" "$@"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_traceback, report_of, write_docs
+from tests.once import done_once
 from tests.waiting import LONG
 
 QUESTION = "How do solar panels make electricity?"
@@ -82,12 +83,15 @@ STAGES = ("thread:", "Researching", "Reviewing the report (round 1)", "Building 
 
 
 @pytest.fixture(scope="session")
-def _py_docs_index(tmp_path_factory) -> Path:
-    """The Python docs indexed once per test process: that data dir's ``corpus`` folder."""
-    home = tmp_path_factory.mktemp("py-docs-index")
-    out = _cli(home, "index", str(PY_DOCS))
-    assert out.returncode == 0, out.stderr
-    return home / "data" / "corpus"
+def _py_docs_index(tmp_path_factory, worker_id) -> Path:
+    """The Python docs indexed once for the whole run (:func:`tests.once.done_once`): that data
+    dir's ``corpus`` folder."""
+
+    def index(home: Path) -> None:
+        out = _cli(home, "index", str(PY_DOCS))
+        assert out.returncode == 0, out.stderr
+
+    return done_once(tmp_path_factory, worker_id, "py-docs-index", index) / "data" / "corpus"
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import pytest
 from engine.language import words
 from engine.offline_review import flaw
 from tests.bots.console_helpers import ask
+from tests.once import done_once
 
 CORPUS = Path("/usr/share/doc/python3-doc/html/library")
 QUESTION = "How does asyncio cancel tasks and handle timeouts?"
@@ -20,15 +21,20 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.fixture(scope="module")
-def quickstart(tmp_path_factory) -> tuple[str, dict]:
-    """``(report.md, sources.json)`` of the quick-start run."""
+def quickstart(tmp_path_factory, worker_id) -> tuple[str, dict]:
+    """``(report.md, sources.json)`` of the quick-start run, run once for the whole test run
+    (:func:`tests.once.done_once`)."""
     if not CORPUS.is_dir():
         pytest.skip("python3-doc is not installed (scripts/setup.sh installs it)")
     assert QUESTION in README.read_text(), "the README's quick start asks another question"
-    tmp = tmp_path_factory.mktemp("quickstart")
-    out = ask(tmp, "--offline", "--no-clarify", "--corpus", str(CORPUS), QUESTION)
-    assert out.returncode == 0, out.stderr[-2000:]
-    report_md = Path(next(ln.strip() for ln in out.stdout.splitlines() if ln.strip().endswith("report.md")))
+
+    def run(tmp: Path) -> None:
+        out = ask(tmp, "--offline", "--no-clarify", "--corpus", str(CORPUS), QUESTION)
+        assert out.returncode == 0, out.stderr[-2000:]
+        (tmp / "stdout.txt").write_text(out.stdout)
+
+    stdout = (done_once(tmp_path_factory, worker_id, "quickstart", run) / "stdout.txt").read_text()
+    report_md = Path(next(ln.strip() for ln in stdout.splitlines() if ln.strip().endswith("report.md")))
     return report_md.read_text(), json.loads((report_md.parent / "sources.json").read_text())
 
 
