@@ -130,11 +130,16 @@ def _require_indexable(corpus: Path) -> None:
 
 
 def _read_answer() -> str:
-    """One line from stdin; bytes that are not UTF-8 are replaced, not fatal."""
+    """One line from stdin; bytes that are not UTF-8 are replaced, not fatal. The end of input
+    (Ctrl-D at the prompt, a closed pipe) is no answer: "" (the question stays waiting)."""
     if sys.stdin.isatty():
         err.print(Text("Your answer: ", style="bold"), end="")
         wait_for_input(sys.stdin.fileno())  # a Ctrl-C right after the prompt is not lost
-        return input()
+        try:
+            return input()
+        except EOFError:
+            err.print()  # the terminal echoed no newline for Ctrl-D
+            return ""
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is not None:
         return buffer.readline().decode("utf-8", "replace")

@@ -137,7 +137,9 @@ def _audit(tmp_path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_cancelled(tmp_path):
+def _answer_prompt_keyed(tmp_path, key: bytes) -> tuple[int, str]:
+    """Run ``ask`` on a pseudo-terminal up to its answer prompt, type ``key`` there (the terminal's
+    own handling: Ctrl-C a SIGINT, Ctrl-D the end of input); (exit code, everything it printed)."""
     import os
     import pty
     import select
@@ -171,7 +173,7 @@ def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_cancelle
             chunk = read()
             assert chunk, output
             output += chunk
-        os.write(fd, b"\x03")  # Ctrl-C, as the terminal sends it: SIGINT from the line discipline
+        os.write(fd, key)
         while chunk := read():
             output += chunk
     except BaseException:
@@ -180,14 +182,28 @@ def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_cancelle
     finally:
         _, status = os.waitpid(pid, 0)
         os.close(fd)
-    text = output.decode("utf-8", "replace")
-    assert os.waitstatus_to_exitcode(status) == 130, text
+    return os.waitstatus_to_exitcode(status), output.decode("utf-8", "replace")
+
+
+def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_cancelled(tmp_path):
+    code, text = _answer_prompt_keyed(tmp_path, b"\x03")  # Ctrl-C: SIGINT from the line discipline
+    assert code == 130, text
     assert "Aborted" not in text and "Traceback" not in text, text
     hint = re.search(r"Continue with: deepresearch ask --resume (console:\S+)", text)
     assert hint, text
     (record,) = _audit(tmp_path)
     assert record["status"] == "cancelled" and "None" not in (record["error"] or ""), record
     assert record["clarification"], record
+    resumed = ask(tmp_path, "--resume", hint.group(1), "--answer", "home solar panels")
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_ctrl_d_at_the_answer_prompt_leaves_the_question_waiting_with_the_hint(tmp_path):
+    code, text = _answer_prompt_keyed(tmp_path, b"\x04")  # Ctrl-D on an empty line: the end of input
+    assert code == 3, text  # waiting for an answer, as with an empty one
+    assert "Aborted" not in text and "Traceback" not in text, text
+    hint = re.search(r"Answer later with: deepresearch ask --resume (console:\S+) --answer", text)
+    assert hint, text
     resumed = ask(tmp_path, "--resume", hint.group(1), "--answer", "home solar panels")
     assert resumed.returncode == 0, resumed.stderr
 
