@@ -272,8 +272,10 @@ class OfflineChatModel(BaseChatModel):
             pool += [(s, sid.group(1)) for s in passages(body, query)]
         keep = distinct([s for s, _ in pool])
         sid_of = {s: sid for s, sid in reversed(pool)}  # a sentence two sources share: the first one's
+        # "subject — facet" or "subject — the answer to the clarifying question": a passage is about
+        # the subject, not only about the words after the dash ("limitations and problems")
         best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=[sid_of[s] for s in keep],
-                          per_group=NOTES_PER_SOURCE))
+                          per_group=NOTES_PER_SOURCE, subject=query.split(" — ")[0] if " — " in query else ""))
         # a page's text is plain: its *args and __init__ are written, not emphasis
         lines = [f"- {markdown_literal(s)} [{sid_of[s]}]" for s in keep if s in best]
         none = phrase("no_passages", language, found, n=str(found)) if found else phrase("no_findings", language)

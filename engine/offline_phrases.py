@@ -44,6 +44,13 @@ PHRASES = {
         "fr": "Aucune source n'a été trouvée pour cette question ; le rapport ne peut citer aucune preuve.",
         "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
     },
+    # the review's solution when the report quotes nothing: whether or not sources were found
+    "no_claims": {
+        "en": "The report quotes no finding, so there is nothing to recommend from yet.",
+        "de": "Der Bericht zitiert kein Ergebnis; es gibt noch nichts, woraus sich eine Empfehlung ableiten ließe.",
+        "fr": "Le rapport ne cite aucun résultat ; il n'y a encore rien dont tirer une recommandation.",
+        "es": "El informe no cita ningún hallazgo; todavía no hay nada de lo que extraer una recomendación.",
+    },
     "none_cited": {
         "en": ("One source found; the report does not cite it.", "Sources found: {n}; the report cites none of them."),
         "de": ("Eine Quelle gefunden; der Bericht zitiert sie nicht.", "Gefundene Quellen: {n}; der Bericht zitiert keine davon."),

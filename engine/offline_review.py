@@ -15,7 +15,7 @@ import re
 from engine.citations import NOT_CITED_HEAD, SID
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_select import QUESTION_VERBS, terms
-from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words
+from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.text import markdown_literal, markdown_unescape
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
@@ -139,8 +139,10 @@ def _source_point(solution: str, sources: str, language: str) -> str | None:
 
 
 def _topic_points(findings: str, titles: dict[str, str], language: str) -> list[str]:
+    """Topics whose findings, as the report shows them (:func:`engine.offline_text.shown_blocks`),
+    cite one source only: at most two."""
     points = []
-    for topic, lines in _findings_blocks(findings):
+    for topic, lines in shown_blocks(findings):
         ids = {sid for line in lines for sid in SID.findall(line)}
         if len(ids) == 1:
             sid = ids.pop()
@@ -234,12 +236,13 @@ def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[
 
 
 def solution(prompt: str, language: str) -> str:
-    """Round 1: a recommendation from the report's claims ranked for the question (code lines and
+    """Round 1: a recommendation from the report's cited claims ranked for the question (code lines and
     sentences whose subject is lost left out); later rounds revise it (:func:`_revise`) and say how."""
     from engine.offline import rank
 
     report_claims = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
-    readable = [c for c in report_claims if not flaw(_split(c)[0])]
+    # a finding cites its source; the report's own notes ("5 sources found; none had ...") are not findings
+    readable = [c for c in report_claims if SID.search(c) and not flaw(_split(c)[0])]
     out = []
     if _tag(prompt, "Previous solution"):
         top, changes = _revise(prompt, readable, language)
@@ -247,7 +250,7 @@ def solution(prompt: str, language: str) -> str:
     else:
         top = rank(readable, _question(prompt), 6, language)
     out += [f"## {phrase('recommendation', language)}", ""]
-    out += [f"- {s}" for s in top[:3]] or [phrase("no_findings", language)]
+    out += [f"- {s}" for s in top[:3]] or [phrase("no_claims", language)]  # found or not, none is quoted
     if top[3:]:
         out += ["", f"## {phrase('reasons', language)}", ""] + [f"- {s}" for s in top[3:]]
     return "\n".join(out) + "\n"

@@ -113,9 +113,11 @@ def _likeness(a: set[str], b: set[str]) -> float:
 
 
 def choose(candidates: list[str], query: str, k: int, language: str = "en", *, floor: float = COVERAGE_FLOOR,
-           lam: float = MMR_LAMBDA, groups: list[str] | None = None, per_group: int = 0) -> list[str]:
+           lam: float = MMR_LAMBDA, groups: list[str] | None = None, per_group: int = 0,
+           subject: str = "") -> list[str]:
     """Up to ``k`` of ``candidates`` for ``query``, best first: those carrying at least ``floor`` of
     the query's term weight and :data:`MIN_TERMS_SHARE` of its terms (``floor`` 0 keeps all),
+    and, when ``subject`` (the part of the query a passage must be about) has terms, one of them;
     picked by maximal marginal relevance with ``lam``.
 
     ``groups`` (one label per candidate, e.g. its source id) with ``per_group`` > 0 takes at most
@@ -132,7 +134,9 @@ def choose(candidates: list[str], query: str, k: int, language: str = "en", *, f
     relevance = [b / top if top > 0 else 0.0 for b in bm25]
     content = [{t for t in d if t not in STOPWORDS} for d in docs]
     need = min(math.ceil(len(query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
-    left = [i for i in range(len(candidates)) if coverage[i] >= floor and len(set(query_t) & set(docs[i])) >= need]
+    about = set(query_terms(subject, language)) if subject else set()
+    left = [i for i in range(len(candidates)) if coverage[i] >= floor and len(set(query_t) & set(docs[i])) >= need
+            and (not about or about & set(docs[i]))]
     chosen: list[int] = []
     taken: dict[str, int] = {}
     while left and len(chosen) < k:

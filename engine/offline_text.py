@@ -128,6 +128,19 @@ def _findings_blocks(findings: str) -> list[tuple[str, list[str]]]:
     return blocks
 
 
+def shown_blocks(findings: str) -> list[tuple[str, list[str]]]:
+    """The findings' ``(topic, cited lines)`` as the report shows them: each sentence once, under
+    the first topic that found it; a topic whose lines all came earlier keeps an empty list (the
+    report names it as having nothing more to quote)."""
+    seen: set[str] = set()
+    out = []
+    for topic, lines in _findings_blocks(findings):
+        fresh = [ln for ln in lines if " ".join(words(SID.sub("", ln))) not in seen]
+        seen.update(" ".join(words(SID.sub("", ln))) for ln in fresh)
+        out.append((topic, fresh))
+    return out
+
+
 def _short(text: str, n: int = 90) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
@@ -146,11 +159,8 @@ def extractive_report(*, brief: str, findings: str, language: str, notice: str, 
     if not all_lines:
         none = phrase("no_passages", language, sources_found, n=str(sources_found)) if sources_found else phrase("no_findings", language)
         out += [none, ""]
-    seen: set[str] = set()  # each sentence once per report, under the first topic that found it
     empty: list[str] = []
-    for topic, lines in blocks:
-        fresh = [ln for ln in lines if " ".join(words(SID.sub("", ln))) not in seen]
-        seen.update(" ".join(words(SID.sub("", ln))) for ln in fresh)
+    for topic, fresh in shown_blocks(findings):
         if not fresh:
             empty.append(markdown_literal(_short(topic, 80)))
             continue

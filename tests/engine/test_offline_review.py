@@ -7,6 +7,8 @@ import asyncio
 import json
 import re
 
+import pytest
+
 from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
 
@@ -94,6 +96,41 @@ def test_nothing_changed_is_said_when_nothing_did():
               "</Previous perspective>")
     revised = solution(prompt, "en")
     assert "Nothing changed" in revised and "Heat pumps move heat from outside air" in revised
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr", "es"])
+def test_a_solution_with_no_finding_to_build_on_does_not_say_no_source_was_found(language):
+    from engine.offline_phrases import phrase
+    from engine.offline_review import solution
+
+    # five sources were found and none had a passage to quote: not "no sources were found", and
+    # that note is not a finding to recommend from either
+    note = phrase("no_passages", language, 5, n="5")
+    prompt = f"Question: How do heat pumps work?\n<Research Report>\n# Heat pumps\n\n{note}\n</Research Report>\n"
+    first = solution(prompt, language)
+    second = solution(f"{prompt}<Previous solution>\n{first}</Previous solution>\n"
+                      "<Previous perspective>\n(none)\n</Previous perspective>", language)
+    for written in (first, second):
+        assert phrase("no_findings", language) not in written and note not in written, written
+        assert phrase("no_claims", language) in written, written
+
+
+def test_a_topic_the_report_shows_nothing_more_on_is_not_said_to_rest_on_one_source():
+    from engine.offline_review import critique
+    from engine.offline_text import extractive_report
+
+    # the second topic found only what the first one quotes already: the report names it as having
+    # nothing more to quote, so the critique must not speak of "the findings on" it
+    line = "- The vendor promises a ten-year warranty on the compressor of the heat pump. [S000001]\n"
+    findings = f"### Vendor warranty terms\n{line}### Vendor promise — how it works\n{line}"
+    report = extractive_report(brief="What does the vendor promise?", findings=findings, language="en",
+                               notice="offline", sources_found=1)
+    assert "Nothing more to quote was found on: Vendor promise — how it works" in report, report
+    sources = "1 source found; 1 cited so far.\n[S000001] Warranty — file:///w.md"
+    prompt = f"Question: What does the vendor promise?\n<Solution>\n{line}</Solution>"
+    points = critique(prompt, sources, findings, "en")
+    assert "“Vendor promise — how it works”" not in points, points
+    assert "“Vendor warranty terms” rest on one source only" in points, points
 
 
 def test_a_sentence_whose_subject_is_lost_is_named():

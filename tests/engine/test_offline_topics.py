@@ -78,3 +78,29 @@ def test_a_topic_with_nothing_of_its_own_to_quote_is_named_not_dropped(language,
     whole = extractive_report(brief="Heat pumps", findings=findings.split("### Heat pumps —")[0], language=language,
                               notice="offline", sources_found=1)
     assert "—" not in whole.split("[S0a1b2c]", 1)[1], whole
+
+
+@pytest.mark.parametrize(("topic", "language"), [
+    ("Wärmepumpen — Grenzen und Probleme", "de"),
+    ("Wärmepumpen — limitations and problems", "en"),  # one German word read as English
+    ("Heat pumps — limitations and problems", "en"),
+    ("heat pumps — for homes in Germany", "en"),  # the answer to the clarifying question after the dash
+])
+def test_a_sub_questions_notes_quote_only_passages_about_its_subject(topic, language):
+    from engine.offline import OfflineChatModel
+    from engine.prompts import COMPRESS
+
+    # the facet's own words ("limitations", "problems") or the answer's ("homes") alone do not make a
+    # passage about the subject: a page on something else that happens to use them is not quoted
+    subject = ("Wärmepumpen stoßen bei sehr niedrigen Außentemperaturen an Grenzen und haben Probleme mit Lärm."
+               if topic.startswith("Wärme") else
+               "Heat pumps reach their limits in very cold weather and have problems with noise in homes.")
+    results = ("--- SOURCE [S000001]: Resource limits (docs.python.org)\n"
+               "Setting a low limit can lead to problems. "
+               "Setting a low limit can lead to problems and Grenzen for homes of the processes. "
+               "A limit that is too low leads to problems, Probleme and Grenzen in homes and in tests.\n"
+               f"--- SOURCE [S000002]: Heat pumps (example.org)\n{subject}\n")
+    prompt = COMPRESS.format(date="2026-12-03", topic=topic, language=language, results=results)
+    notes = OfflineChatModel().invoke(prompt).content
+    assert "[S000002]" in notes, notes
+    assert "[S000001]" not in notes, notes
