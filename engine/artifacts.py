@@ -50,6 +50,7 @@ def _first_items(markdown: str, n: int) -> str:
 
 def review_rounds(state: dict) -> list[ReviewRound]:
     """The review appendix: per round, what changed, the main critiques, how they were answered, open objections."""
+    from engine.render.latex import labels_for
     from engine.render.markdown import escape_number_groups  # pypandoc and mistletoe: only when rendering
 
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
@@ -57,14 +58,15 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     numbers = state.get("numbering") or {}  # ids of sources the report cites read as their [n]
     sols, crits, pers = ([ids_to_numbers(escape_number_groups(t), numbers) for t in texts]
                          for texts in (sols, crits, pers))
+    labels = labels_for(state.get("language") or "en")  # the question's language, as the report's headings
     rounds = []
     for i, critique in enumerate(crits):
-        what = _section(sols[i], changes) if i > 0 else "First solution, written from the research report."
+        what = _section(sols[i], changes) if i > 0 else labels["first_solution"]
         nxt = sols[i + 1] if i + 1 < len(sols) else ""
-        answered = _section(nxt, changes) if nxt else "Answered in the final synthesis of the report."
+        answered = _section(nxt, changes) if nxt else labels["final_synthesis"]
         rounds.append(ReviewRound(
             iteration=i + 1, what_changed=what or sols[i][:1200], critiques=_first_items(critique, 5),
-            answers=answered or "(the revision does not say)", open_objections=_first_items(pers[i] if i < len(pers) else "", 5),
+            answers=answered or labels["not_said"], open_objections=_first_items(pers[i] if i < len(pers) else "", 5),
         ))
     return rounds
 

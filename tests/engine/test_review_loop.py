@@ -80,3 +80,12 @@ def test_page_texts_are_kept_out_of_the_checkpoints_and_read_back_by_id(online_s
     # read_source's answer: the record's line, then the page's summary (the fake summarizer keeps
     # the page's start, "# Topic ...: part n"), read back from the store
     assert re.search(r"— https://example\.org/\S+\n# Topic \w+: part \d", last), last[-800:]
+
+
+def test_the_review_appendix_speaks_the_questions_language():
+    state = {"language": "de", "solutions": ["## Empfehlung\n\n- Wärmepumpen sparen Strom. [S000001]\n"],
+             "critiques": ["1. Nur eine Quelle."], "perspectives": ["- Leser: Was kostet das?"]}
+    (first,) = review_rounds(state)
+    assert first.what_changed == "Erste Lösung, aus dem Forschungsbericht geschrieben."
+    assert first.answers == "Beantwortet in der abschließenden Synthese des Berichts."
+    assert review_rounds({**state, "language": "en"})[0].answers == "Answered in the final synthesis of the report."
