@@ -263,3 +263,25 @@ def test_sample_command_builds_a_pdf(tmp_path, capsys):
     assert pdf_module.main(["--sample", str(tmp_path)]) == 0
     assert (tmp_path / "report.pdf").stat().st_size > 10_000
     assert (tmp_path / "report.tex").read_text(encoding="utf-8").startswith("% report.tex")
+
+
+@needs_pdftotext
+def test_a_break_inside_an_identifier_never_leaves_a_line_nearly_empty(tmp_path):
+    # the break allowed after "asyncio." must not win over a justified line: "coroutine asyncio." was
+    # once a line of its own, with the rest of the sentence starting the next
+    summary = ("coroutine asyncio.timeout_at(when) Similar to asyncio.timeout(), except when is the absolute "
+               "time to stop waiting, or None. [1] Using asyncio.wait_for() to enforce a timeout. [2] Note that "
+               "methods of asyncio queues don’t have a timeout parameter; use asyncio.wait_for() function to do "
+               "queue operations with a timeout. [1]")
+    doc = ReportDocument(title="Timeouts", question="How does asyncio.wait_for handle timeouts?", date="2026-12-03",
+                         executive_summary=summary, body="Nothing more to quote was found on: Asyncio.wait_for "
+                         "timeouts — limitations and problems.",
+                         sources=[SourceEntry(1, "asyncio", "https://docs.python.org/3/library/asyncio.html"),
+                                  SourceEntry(2, "Tasks", "https://docs.python.org/3/library/asyncio-task.html")])
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, result.error
+    lines = [line.strip() for line in "".join(pdf_text(result.pdf)).splitlines()]
+    start = lines.index(next(line for line in lines if line.startswith("coroutine asyncio")))
+    assert len(lines[start]) > 60, lines[start:start + 3]
+    nothing = next(line for line in lines if line.startswith("Nothing more to quote"))
+    assert len(nothing) > 60, nothing
