@@ -72,12 +72,20 @@ def flaw(text: str) -> tuple[str, str] | None:
 
 
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
-    """The question's content words (4 letters or more, not a verb that asks how) that no claim
-    mentions in any inflection (Snowball stems in ``language``: "timeouts" is met by "timeout" and
+    """The question's content words (4 letters or more, not a verb that asks how; as the question
+    writes them) that no claim mentions in any inflection (Snowball stems in ``language``: "timeouts" is met by "timeout" and
     by "TimeoutError")."""
     vocab = {t for c in claims for t in terms(c, language)}
-    return [term for term in content_words(question)
-            if len(term) >= 4 and term not in QUESTION_VERBS and not set(terms(term, language)) & vocab]
+    missing = [term for term in content_words(question)
+               if len(term) >= 4 and term not in QUESTION_VERBS and not set(terms(term, language)) & vocab]
+    return [_as_written(term, question) for term in missing]
+
+
+def _as_written(word: str, text: str) -> str:
+    """``word`` (lower-cased, as :func:`engine.language.words` gives it) as ``text`` first writes it:
+    a German noun keeps its capital letter, a name its spelling."""
+    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
+    return found.group(0) if found else word
 
 
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:

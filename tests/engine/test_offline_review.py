@@ -183,3 +183,15 @@ def test_every_counted_phrase_agrees_with_its_number_in_every_language():
     assert _report_sources("Sparen [Sabc123].", sources.replace("1 sources", "3 sources"), "de").startswith(
         "Der Bericht zitiert 1 der 3 gefundenen Quellen")
     assert phrase("sources_outcome", "fr", 0, n="0", sources="") == "Le rapport a connu 0 tour de revue. "
+
+
+def test_the_questions_words_are_quoted_as_it_wrote_them():
+    from engine.offline_review import critique
+
+    # a German noun keeps its capital letter, a name its spelling: „Wärmepumpen“, not „wärmepumpen“
+    prompt = ("Question: Wie laut sind Wärmepumpen von Viessmann im Winter?\n<Solution>\n"
+              "- Die Außeneinheit erzeugt Schall. [S000001]\n</Solution>")
+    sources = "1 source found; 1 cited so far.\n[S000001] Schall — file:///s.md"
+    points = critique(prompt, sources, "### Schall\n- Die Außeneinheit erzeugt Schall. [S000001]\n", "de")
+    assert "„Wärmepumpen“" in points and "„Viessmann“" in points, points
+    assert "„wärmepumpen“" not in points, points
