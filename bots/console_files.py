@@ -37,14 +37,16 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
     """
     if not files:
         return
-    from engine.files import SharedFile, files_status, ingest
+    from engine.files import FileEntry, SharedFile, files_status, ingest
     from engine.search.corpus_index import CorpusIndexError
 
-    shared, seen = [], set()
+    shared, seen, repeats = [], set(), []
     for given in files:
         path = Path(os.path.abspath(given.expanduser()))
         if path.resolve() in seen:
             say(f"skipped {clean_path(given)}: the same file twice", style="yellow")
+            repeats.append(FileEntry(name=path.name, link=path.as_uri(), size=0, status="skipped",
+                                     reason="the same file twice"))
             continue
         seen.add(path.resolve())
         shared.append(SharedFile(name=path.name, link=path.as_uri(), path=path, size=path.stat().st_size))
@@ -59,4 +61,4 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
         elif entry.note:
             say(f"{entry.name}: {entry.note}", style="yellow")
     if entries:
-        say(f"files: {files_status(entries)}")
+        say(f"files: {files_status(entries + repeats)}")  # a repeat is counted with the skipped

@@ -51,7 +51,7 @@ def test_ask_the_same_file_twice_reads_it_once_and_says_so(tmp_path):
               "What COP does the HX-9 have?")
     assert out.returncode == 0, out.stderr
     assert "Reading 1 file …" in out.stderr and "skipped notes.md: the same file twice" in out.stderr, out.stderr
-    assert "files: 1 file read" in out.stderr, out.stderr
+    assert "files: 1 file read, 1 skipped: the same file twice" in out.stderr, out.stderr  # the status counts it
 
 
 def test_ask_short_files_are_quoted_in_the_offline_report(tmp_path):
