@@ -144,7 +144,7 @@ def _is_markup(line: str, i: int) -> bool:
     """Whether ``line[i]`` could be read as markup where it stands (CommonMark 0.31 and GFM)."""
     ch, before, after = line[i], line[i - 1:i], line[i + 1:i + 2]
     if ch == "\\":
-        return after in _ASCII_PUNCTUATION  # an escape; at the end it could escape what follows
+        return after == "" or after in _ASCII_PUNCTUATION  # an escape; at the end it could escape what follows
     if ch == "&":
         entity = _ENTITY.match(line, i)
         return bool(entity) and (entity.group(0)[1] == "#" or entity.group(0)[1:] in html.entities.html5)
