@@ -14,7 +14,7 @@ from urllib.parse import quote
 from mistletoe import Document, block_token, span_token
 from mistletoe.base_renderer import BaseRenderer
 
-from engine.text import MISTLETOE_LOCK
+from engine.text import MISTLETOE_LOCK, split_urls
 
 # mistletoe keeps its token types in module globals; parsing is serialised (one lock for the
 # whole process, shared with the citation code) so a concurrent renderer that registers extra
@@ -27,13 +27,6 @@ _BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 # https://spec.commonmark.org/0.31.2/#link-reference-definitions
 _LINK_DEFINITION = re.compile(r"^( {0,3}(?:>\s?)*)\[(?=[^\]\n]+\]:)")
 _FENCE = re.compile(r"^ {0,3}(?:>\s?)*(`{3,}|~{3,})")
-
-# A bare http(s) URL in prose, as GitHub's autolink extension finds it: up to whitespace or
-# ``<``, without trailing punctuation, and with a final ``)`` only when it closes one in the URL.
-# https://github.github.com/gfm/#autolinks-extension-
-_BARE_URL = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
-_TRAILING = ".,:;!?*_~'\"。、，：；！？」』）"
-
 
 class Strikethrough(span_token.Strikethrough):
     """GFM strikethrough: a run of exactly two tildes that opens before a non-space and a run of
@@ -79,35 +72,6 @@ def _keep_definitions(markdown: str) -> str:
         if not line.startswith("    "):
             lines[i] = _LINK_DEFINITION.sub(r"\1\\[", line)
     return "\n".join(lines)
-
-
-def split_urls(text: str) -> list[tuple[bool, str]]:
-    """``text`` as ``(is_url, piece)`` pairs, bare http(s) URLs apart; the pieces join back to ``text``."""
-    out: list[tuple[bool, str]] = []
-    last = 0
-    for match in _BARE_URL.finditer(text):
-        url = _trim(match.group(0))
-        if len(url) <= len("https://"):
-            continue
-        start = match.start()
-        if start > last:
-            out.append((False, text[last:start]))
-        out.append((True, url))
-        last = start + len(url)
-    if last < len(text):
-        out.append((False, text[last:]))
-    return out
-
-
-def _trim(url: str) -> str:
-    while url:
-        if url[-1] in _TRAILING:
-            url = url[:-1]
-        elif url[-1] == ")" and url.count(")") > url.count("("):
-            url = url[:-1]
-        else:
-            break
-    return url
 
 
 def display_width(text: str) -> int:

@@ -357,7 +357,7 @@ def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | No
     for sid in seen:
         rec = registry[sid]
         note = f" (source {numbers[sid]} of the report)" if numbers and sid in numbers else ""
-        lines.append(f"- [{sid}] [{markdown_literal(rec.get('title') or rec['url'])}](<{rec['url']}>){note}")
+        lines.append(f"- [{sid}] [{markdown_literal(rec.get('title') or rec['url'], links=False)}](<{rec['url']}>){note}")
     return lines
 
 
@@ -366,6 +366,6 @@ def sources_section(cited: list[Cited], language: str = "en", no_sources_note: s
     title = SOURCES_TITLE.get(language, "Sources")
     if not cited:
         return f"## {title}\n\n{no_sources_note or 'No sources were found or cited.'}\n"
-    lines = [f"{c.number}. [{markdown_literal(c.title)}](<{c.url}>)" for c in cited]
+    lines = [f"{c.number}. [{markdown_literal(c.title, links=False)}](<{c.url}>)" for c in cited]
     return f"## {title}\n\n" + "\n".join(lines) + "\n"
 

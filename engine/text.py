@@ -7,6 +7,7 @@ import html.entities
 import os
 import re
 import threading
+import unicodedata
 
 #: Terminal escape sequences (ECMA-48 / ISO 6429, as xterm and VT100 read them), each removed whole
 #: so none leaves its printable tail behind ("\x1b[31m" must not become "[31m"): a control string
@@ -103,27 +104,106 @@ _PLACES = ("- {} [1]", "# {}", "**{}**", "*{}*", "[{}](<https://example.org/>)",
 MISTLETOE_LOCK = threading.Lock()
 
 
+#: A bare URL in prose as GFM's autolink extension finds it: ``http://``, ``https://`` or ``www.``
+#: up to whitespace or ``<`` (https://github.github.com/gfm/#autolinks-extension-); pandoc's
+#: ``gfm`` reader links these, so the characters in one are never escaped (its link would keep
+#: the backslashes) but written as an autolink ``<url>`` (CommonMark §6.5: no escapes inside).
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`]+", re.IGNORECASE)
+#: What ends a bare URL's match but not the URL (GFM's trailing punctuation, quotes); any non-ASCII
+#: punctuation at the end too (”, », 」, 。), which GFM would keep and so link to a wrong address.
+_TRAILING = frozenset(".,:;!?*_~'\"")
+#: Unicode categories of the punctuation that ends a URL (brackets, quotes, other stops, not dashes).
+_STOPS = frozenset(("Ps", "Pe", "Pi", "Pf", "Po"))
+#: An emoji shortcode such as ``:smile:``, which pandoc's ``gfm`` reader shows as the emoji
+#: (its ``emoji`` extension): its first colon is escaped so the text stays as written.
+_SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
+#: An autolink :func:`markdown_literal` wrote, resolved back by :func:`markdown_unescape`.
+_AUTOLINK_OR_ESCAPE = re.compile(r"<((?:https?://)[^\s<>]+)>|\\([!-/:-@\[-`{-~])", re.IGNORECASE)
+
+
+def split_urls(text: str, *, www: bool = False) -> list[tuple[bool, str]]:
+    """``text`` as ``(is_url, piece)`` pairs, bare http(s) URLs (and ``www.`` ones when ``www``)
+    apart, as GFM's autolink extension finds them (:data:`_BARE_URL`, :data:`_TRAILING`; a final
+    ``)`` only when it closes one in the URL); the pieces join back to ``text``."""
+    out: list[tuple[bool, str]] = []
+    last = 0
+    for match in _BARE_URL.finditer(text):
+        url = _trim(match.group(0))
+        if url[:1] in "wW" and (not www or len(url) <= len("www.")) or len(url) <= len("https://"):
+            continue
+        start = match.start()
+        if start > last:
+            out.append((False, text[last:start]))
+        out.append((True, url))
+        last = start + len(url)
+    if last < len(text):
+        out.append((False, text[last:]))
+    return out
+
+
+def _trim(url: str) -> str:
+    """The URL in a bare URL's match: up to the first non-ASCII quote, bracket or stop (never in a
+    real address, but it ends one in text without spaces: ``東京「https://…/東京」を参照``), then
+    without :data:`_TRAILING` characters at its end."""
+    cut = next((i for i, ch in enumerate(url) if not ch.isascii() and unicodedata.category(ch) in _STOPS), len(url))
+    url = url[:cut]
+    while url:
+        end = url[-1]
+        if end in _TRAILING or (not end.isascii() and unicodedata.category(end).startswith("P")):
+            url = url[:-1]
+        elif end == ")" and url.count(")") > url.count("("):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
 @functools.lru_cache(maxsize=4096)
-def markdown_literal(text: str) -> str:
+def markdown_literal(text: str, *, links: bool = True) -> str:
     """Plain ``text`` (a question, a title, a topic) as one line of Markdown that renders to it.
 
     Runs of whitespace, line breaks included, become one space (a heading or a title is one
     line). Only the characters that would be markup where they stand are escaped, so the raw
     ``report.md`` reads as the text was written: ``R&D``, ``snake_case``, ``Title | Site`` and
     ``5 * 3`` stay as they are, while ``&amp;``, ``<b>``, ``[a](b)``, ``*word*``, a leading ``1.`` or
-    ``-`` and a closing `` #`` are escaped. The lighter line is kept only when it shows the same
-    as the line with every character of :data:`_MARKUP` escaped in each place a report puts text
-    (:data:`_PLACES`, parsed with mistletoe as CommonMark); otherwise that fully escaped line is
-    returned. :func:`markdown_unescape` reverses either.
+    ``-``, a closing `` #`` and an emoji shortcode's ``:`` are escaped. The lighter line is kept
+    only when it shows the same as the line with every character of :data:`_MARKUP` escaped in
+    each place a report puts text (:data:`_PLACES`, parsed with mistletoe as CommonMark);
+    otherwise that fully escaped line is returned. :func:`markdown_unescape` reverses either.
+
+    A bare http(s) URL in ``text`` (:func:`split_urls`) is written ``<url>``, a link showing the
+    URL as written, where pandoc's ``gfm`` reader would otherwise link it with any backslash in it
+    (or a closing ``”`` after it). With ``links=False`` (the text goes inside a link's text, where
+    links do not nest) a URL that holds markup or has text after it stays text, a backslash in its
+    ``://`` keeping pandoc from linking it; so does such a ``www.`` URL (a backslash after ``www``).
     """
     line = " ".join(text.split())
-    full = _escape_block_start(_MARKUP.sub(r"\\\1", line), line)
+    full = _escape_block_start(_escaped(line, lambda i: _MARKUP.fullmatch(line[i]), links), line)
     if full == line:
         return line
-    light = _escape_block_start("".join(f"\\{ch}" if _is_markup(line, i) else ch for i, ch in enumerate(line)), line)
+    light = _escape_block_start(_escaped(line, lambda i: _is_markup(line, i), links), line)
     if light == full or _html(_in_places(light)) == _html(_in_places(full)):
         return light
     return full
+
+
+def _escaped(line: str, markup, links: bool) -> str:
+    """``line`` with each character at an index ``markup`` holds true for escaped (and an emoji
+    shortcode's first colon), its bare URLs written as :func:`markdown_literal` says."""
+    out, at = [], 0
+    for is_url, piece in split_urls(line, www=True):
+        escaped = "".join(f"\\{ch}" if markup(at + i) or _SHORTCODE.match(line, at + i) else ch
+                          for i, ch in enumerate(piece))
+        follows = line[at + len(piece):at + len(piece) + 1]  # whitespace is one space here
+        if is_url and links and piece[:1] not in "wW":
+            escaped = f"<{piece}>"
+        elif is_url and (escaped != piece or follows not in ("", " ")):
+            # pandoc would link it, with the backslashes or what follows: break its "://" or "www."
+            cut = piece.index(":") if piece[:1] in "hH" else 3  # the letters before are never escaped
+            escaped = f"{escaped[:cut]}\\{escaped[cut:]}"
+        out.append(escaped)
+        at += len(piece)
+    return "".join(out)
 
 
 def _escape_block_start(escaped: str, line: str) -> str:
@@ -172,6 +252,7 @@ def _html(markdown: str) -> str:
 
 
 def markdown_unescape(markdown: str) -> str:
-    """``markdown`` with its backslash escapes of ASCII punctuation resolved (CommonMark §2.4): the
-    plain text of a line :func:`markdown_literal` wrote, or of a heading without other markup."""
-    return _ESCAPE.sub(r"\1", markdown)
+    """``markdown`` with its backslash escapes of ASCII punctuation resolved (CommonMark §2.4) and
+    its http(s) autolinks ``<url>`` written as the URL: the plain text of a line
+    :func:`markdown_literal` wrote, or of a heading without other markup."""
+    return _AUTOLINK_OR_ESCAPE.sub(lambda m: m.group(1) or m.group(2), markdown)

@@ -171,6 +171,87 @@ def test_any_markup_heavy_text_shows_as_written_in_every_place(text):
     _shows_as_written_everywhere(text)
 
 
+
+#: Texts with bare URLs, and the addresses a reader must be taken to: pandoc's ``gfm`` reader links
+#: a bare URL with any backslash in it, and with a closing quote after it, so a URL in a question
+#: or a title showed "\\_\\_init\\_\\_" in the PDF and linked nowhere.
+URL_TEXTS = [
+    ("What does https://github.com/python/cpython/blob/main/Lib/asyncio/__init__.py export?",
+     ["https://github.com/python/cpython/blob/main/Lib/asyncio/__init__.py"]),
+    ("see https://en.wikipedia.org/wiki/C_(programming_language) and https://x.org/~a/~b",
+     ["https://en.wikipedia.org/wiki/C_(programming_language)", "https://x.org/~a/~b"]),
+    ("siehe „https://example.org/a*b*“, dann", ["https://example.org/a*b"]),
+    ("see “https://example.org/q?a=1&b=2”, then", ["https://example.org/q?a=1&b=2"]),
+    ("東京「https://ja.wikipedia.org/wiki/東京」を参照。", ["https://ja.wikipedia.org/wiki/東京"]),
+    ("voir « https://example.org/x » et http://localhost:8080/_x_/y_", ["https://example.org/x", "http://localhost:8080/_x_/y"]),
+    ("<https://x.org/a_b_> and www.example.org/__x__ and *https://x.org/b*", ["https://x.org/a_b", "https://x.org/b"]),
+]
+
+
+def _text_and_links(markdown: str) -> tuple[str, list[str]]:
+    """What pandoc's ``gfm`` reader shows of a one-paragraph ``markdown``, and its links' targets."""
+    import pypandoc
+
+    from engine.render.markdown import MARKDOWN_FORMAT
+
+    links: list[str] = []
+
+    def text(node) -> str:
+        if isinstance(node, list):
+            return "".join(map(text, node))
+        if not isinstance(node, dict):
+            return ""
+        kind, content = node.get("t"), node.get("c")
+        if kind == "Str":
+            return content
+        if kind in ("Space", "SoftBreak"):
+            return " "
+        if kind == "Link":
+            links.append(content[2][0])
+            return text(content[1])
+        if kind == "Header":
+            return text(content[2])
+        return text(content)
+
+    blocks = json.loads(pypandoc.convert_text(markdown, "json", format=MARKDOWN_FORMAT))["blocks"]
+    return text(blocks), links
+
+
+@pytest.mark.parametrize(("text", "urls"), URL_TEXTS)
+def test_a_bare_url_shows_as_written_and_links_to_itself_in_every_place(text, urls):
+    line = " ".join(text.split())
+    shows = ("{} [1]", "{}", "{}", "{}", "{}", "a “{}” b")  # what a reader sees of each place
+    for place, seen in zip(PLACES, shows, strict=True):
+        inside_link = place.startswith("[")
+        shown, links = _text_and_links(place.format(markdown_literal(text, links=not inside_link)))
+        assert shown == seen.format(line), (place, markdown_literal(text, links=not inside_link))
+        if inside_link:  # the link's own target; pandoc may link a URL in its text (to that URL) too
+            assert links[0] == "https://example.org/" and set(links[1:]) <= set(urls), links
+        else:
+            assert links == urls, place
+    assert markdown_unescape(markdown_literal(text)) == line
+    assert markdown_unescape(markdown_literal(text, links=False)) == line
+
+
+@pytest.mark.parametrize(("text", "urls"), URL_TEXTS)
+def test_a_bare_url_in_a_literal_is_one_whole_link_in_slack_and_teams(text, urls):
+    from bots.chat_markdown import link_target
+    from bots.slack.mrkdwn import markdown_to_mrkdwn
+    from bots.teams.markdown import to_teams_markdown
+
+    slack, teams = markdown_to_mrkdwn(markdown_literal(text)), to_teams_markdown(markdown_literal(text))
+    for url in urls:
+        assert f"<{link_target(url, keep='()')}" in slack, slack
+        assert f"]({link_target(url)})" in teams, teams
+
+
+def test_an_emoji_shortcode_in_a_literal_stays_text():
+    for text in ("React with :smile: or :+1:", "Note: see :warning: below", "ratio 1:2:3"):
+        line = markdown_literal(text)
+        assert _text_and_links(line) == (text, []), line
+        assert markdown_unescape(line) == text
+
+
 # ---- sentences: what the offline model quotes one at a time ------------------------------------
 
 

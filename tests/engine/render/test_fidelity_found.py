@@ -78,6 +78,35 @@ def test_a_source_url_is_shown_as_written_and_linked_encoded(tmp_path, url):
     assert all(" " not in target and "ä" not in target for target in external)
 
 
+#: A question as report.md writes it (``**Question:** …``, :func:`engine.text.markdown_literal`): its
+#: URLs linked the closing „“ quote along (``…/a%E2%80%9C``) and showed ``\\_\\_init\\_\\_``.
+URL_QUESTION = ("Was sagt „https://example.org/a“ zu “https://example.org/__init__.py”, "
+                "https://x.org/~a/~b und :smile:?")
+
+
+def _pdf_uris(path) -> set[str]:
+    from pypdf import PdfReader
+
+    return {str(a.get_object()["/A"]["/URI"]) for page in PdfReader(path).pages for a in page.get("/Annots") or []
+            if "/A" in a.get_object() and "/URI" in a.get_object()["/A"]}
+
+
+@needs_tex
+def test_urls_in_a_question_show_as_written_and_link_to_themselves(tmp_path):
+    from engine.text import markdown_literal
+
+    doc = ReportDocument(title="T", question="Q?", date="2024-05-01", executive_summary="",
+                         body=f"STARTQ **Question:** {markdown_literal(URL_QUESTION)} ENDQ", sources=[])
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, result.error
+    expected = {"https://example.org/a", "https://example.org/__init__.py", "https://x.org/~a/~b"}
+    for text in (fidelity.pdf_text(result.pdf), fidelity.docx_text(render_docx(doc, tmp_path / "report.docx"))):
+        shown = " ".join(re.search(r"STARTQ(.*?)ENDQ", text, re.S).group(1).split())
+        assert shown == f"Question: {URL_QUESTION}"
+    assert _pdf_uris(result.pdf) == expected
+    assert fidelity.docx_links(tmp_path / "report.docx")[2] == expected
+
+
 # --- report.md read back (deepresearch render) ---------------------------------------------------
 
 
