@@ -137,11 +137,11 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
 
 
 def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterable[str] = (),
-               directory: str | None = None, error: str = "") -> None:
+               directory: str | None = None, error: str = "", thread: dict | None = None) -> None:
     """Write the audit record of ``thread_id``'s research, which ended now with ``status``.
 
     The requester, question, clarifying question and start time come from the thread's registry
-    record (:mod:`jobs.threads`); the model calls and tokens from the runs' usage files since that
+    record (:mod:`jobs.threads`), or from ``thread`` when given (a record just replaced); the model calls and tokens from the runs' usage files since that
     start; the sources from ``directory``'s ``sources.json``. There is no separate start record to
     depend on: whichever attempt ends the turn writes the whole record. Usage that cannot be read
     (PostgreSQL away) is logged (``event=audit_usage_unknown``) and counted as none, so the record
@@ -150,7 +150,7 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
     try:
         from jobs.store import get_store
 
-        thread = get_store(settings).get(f"thread:{thread_id}") or {}
+        thread = thread if thread is not None else get_store(settings).get(f"thread:{thread_id}") or {}
         started = float(thread.get("started_at") or thread.get("created_at") or time.time())
         try:
             usage = turn_usage(settings, thread_id, started)

@@ -61,19 +61,22 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     store = get_store(settings)
     view = RuleSettings.from_settings(settings)
     now = time.time()
-    decisions: list[Decision] = []
+    decisions: list[tuple[Decision, dict | None]] = []
     refused, held = _take_slot(store, message, view, settings, now)
     if refused is not None:
         return refused
 
     def change(old: dict | None) -> dict | None:
-        decisions[:] = [decide(old, message, now, view)]
-        return decisions[0].apply(old)
+        decisions[:] = [(decide(old, message, now, view), old)]
+        return decisions[0][0].apply(old)
 
     update_thread(store, message.thread_key, change)
-    decision = decisions[0]
+    decision, before = decisions[0]
     log.info("event=message thread=%s turn=%s action=%s", message.thread_key, message.event_id,
              decision.action.value)
+    if decision.ends_pause:  # the research whose question expired unanswered ends as the new one starts
+        audit.record_end(settings, message.thread_key, "cancelled", error="the clarifying question expired",
+                         thread=before)
     if decision.action in (Action.START, Action.RESUME):
         return _enqueue(message, decision, port_ref, settings)
     if held:  # the thread changed meanwhile: this message starts nothing

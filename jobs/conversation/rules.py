@@ -62,13 +62,15 @@ class RuleSettings:
 class Decision:
     """The rules' answer: an :class:`Action`, the record fields to write (empty: write nothing),
     and what the reply needs (the thread's ``requester``, its effective ``status``, and the
-    ``cancel_turn`` a cancel stops)."""
+    ``cancel_turn`` a cancel stops). ``ends_pause``: this start replaces a research whose
+    clarifying question expired unanswered, which ends (cancelled) with it."""
 
     action: Action
     fields: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     requester: str = ""
     status: str | None = None
     cancel_turn: str = ""
+    ends_pause: bool = False
 
     def apply(self, record: dict | None) -> dict | None:
         """The new thread record, or None when nothing is to be written."""
@@ -107,7 +109,9 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
     * ``queued``/``running``: the requester's ``cancel`` cancels it (others are refused);
       other text from the requester, or addressed to the bot, gets "still working".
     * ``paused``: the requester's reply resumes the research, unless the question is older than
-      ``clarify_ttl``; ``cancel`` cancels; replies from anyone else are refused.
+      ``clarify_ttl``; ``cancel`` cancels; replies from anyone else are refused until the question
+      is older than ``clarify_ttl``, after which the thread is finished for them (an unanswered
+      question must not close a group chat or a channel thread to everyone else for good).
 
     A button press (:attr:`Address.BUTTON`) addresses the bot: Cancel acts as the requester's
     ``cancel`` does and is refused to anyone else (in a paused thread too); a follow-up question
@@ -164,6 +168,10 @@ def _when_active(record: dict, message: Message, requester: str) -> Decision:
 
 
 def _when_paused(record: dict, message: Message, now: float, view: RuleSettings, requester: str) -> Decision:
+    expired = now - float(record.get("paused_at") or 0.0) > view.clarify_ttl
+    if expired and message.author != requester:  # the question lapsed: the thread is finished for others
+        decision = _when_finished(record, message, now, view, requester)
+        return replace(decision, ends_pause=decision.action is Action.START)
     if message.button and message.author != requester:
         return Decision(Action.REFUSE_CANCEL if message.cancel else Action.ANSWER_FIRST)
     if message.author != requester:
@@ -171,7 +179,7 @@ def _when_paused(record: dict, message: Message, now: float, view: RuleSettings,
     if message.cancel:
         return Decision(Action.CANCEL_PAUSED, _fields(
             status="cancelled", error="cancelled while waiting for an answer", updated_at=now))
-    if now - float(record.get("paused_at") or 0.0) > view.clarify_ttl:
+    if expired:
         return Decision(Action.EXPIRED, _fields(
             status="cancelled", error="the clarifying question expired", updated_at=now))
     if message.button:

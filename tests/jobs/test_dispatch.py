@@ -99,6 +99,21 @@ def test_late_answer_is_told_to_start_again(redis_settings):
     assert _msg(redis_settings, "U1", "Tides on the Atlantic coast?", "e3").action == "started"
 
 
+def test_an_expired_question_leaves_the_thread_to_others_and_ends_in_the_audit_trail(redis_settings):
+    store = get_store(redis_settings)
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    set_thread(store, THREAD, status="paused", clarify_question="Which coast?", paused_at=time.time() - 60)
+    assert _msg(redis_settings, "U2", "How do waves form?", "e2").action == "refused"  # the question is open
+    set_thread(store, THREAD, status="paused", paused_at=time.time() - redis_settings.clarify_ttl - 5)
+    assert _msg(redis_settings, "U2", "thanks", "e3", explicit=False).action == "ignored"
+    started = _msg(redis_settings, "U2", "How do waves form?", "e4")
+    assert started.action == "started"
+    info = thread_info(THREAD, settings=redis_settings)
+    assert (info.status, info.requester, info.question) == ("queued", "U2", "How do waves form?")
+    assert _queued_ids(redis_settings)[-1] == job_id_for("e4")
+    assert _trail(redis_settings) == [("U1", "Tell me about tides", "cancelled", "the clarifying question expired")]
+
+
 def test_finished_thread_starts_a_follow_up(redis_settings):
     store = get_store(redis_settings)
     _msg(redis_settings, "U1", "Tell me about tides", "e1")

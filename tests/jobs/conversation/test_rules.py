@@ -49,7 +49,8 @@ TABLE: dict[tuple[str, bool], list[Action]] = {
     ("paused", True): [R, R, CP, CP, NO, NO, LA, LA, CP, AF],
     ("paused", False): [RA] * 8 + [RC, AF],
     ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X],
-    ("paused-expired", False): [RA] * 8 + [RC, AF],
+    # a question nobody answered in time does not keep the thread from anyone else: it is finished for them
+    ("paused-expired", False): FINISHED_OTHER,
 }
 
 
@@ -180,6 +181,14 @@ def test_an_expired_question_closes_the_thread_with_its_reason_and_time():
     expired = decide(record("paused-expired"), message("ask-", REQUESTER), NOW, VIEW)
     assert dict(expired.fields) == {"status": "cancelled", "error": "the clarifying question expired",
                                     "updated_at": NOW}
+
+
+def test_a_research_started_over_an_expired_question_ends_that_question():
+    started = decide(record("paused-expired"), message("ask@", OTHER), NOW, VIEW)
+    assert (started.action, started.ends_pause, started.fields["requester"]) == (Action.START, True, OTHER)
+    for state, author in (("paused", OTHER), ("paused-expired", REQUESTER), ("done", OTHER)):
+        assert decide(record(state), message("ask@", author), NOW, VIEW).ends_pause is False
+    assert decide(record("paused-expired"), message("ask-", OTHER), NOW, VIEW).fields == {}
 
 
 def test_the_rules_read_the_clarify_ttl_and_job_timeout_settings():
