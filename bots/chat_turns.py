@@ -20,6 +20,9 @@ from engine.text import markdown_literal
 from jobs.conversation import Address
 from jobs.conversation.message import command_word
 
+#: What a status listing posted where others read it says instead of a question asked elsewhere.
+HIDDEN_QUESTION = "*(its question is not shown here: send `status` to me in a personal chat to see it)*"
+
 
 def command_of(text: str) -> str | None:
     """``help`` or ``status`` when the text of a message to the bot is that command (see
@@ -58,18 +61,19 @@ class ChatTurns:
             return True
         return False
 
-    def command(self, text: str, user: str, *, ephemeral: bool) -> jobs.Reply | None:
+    def command(self, text: str, user: str, *, ephemeral: bool, shown_in: str | None = None) -> jobs.Reply | None:
         """The reply to a message to the bot that is a command (:func:`command_of`): the help
         text (action ``help``) or ``user``'s status listing (action ``status``, :meth:`status`;
         :data:`bots.chat_common.TRY_AGAIN` with a logged reference when the registry fails), shown
-        only to ``user`` when ``ephemeral``; None when ``text`` is a question."""
+        only to ``user`` when ``ephemeral``; ``shown_in`` is the thread id when others see the
+        reply (a Teams channel or group chat); None when ``text`` is a question."""
         command = command_of(text)
         if command == "help":
             return jobs.Reply(text=self.usage, ephemeral=ephemeral, action="help")
         if command is None:
             return None
         try:
-            listing = self.status(user)
+            listing = self.status(user, shown_in=shown_in)
         except Exception as err:  # the registry failed: one line to the user, detail to the log
             listing = TRY_AGAIN.format(ref=log_failure(self.log, self.surface, "status", err))
         return jobs.Reply(text=listing, ephemeral=ephemeral, action="status")
@@ -96,10 +100,14 @@ class ChatTurns:
                       reply.action)
         return reply
 
-    def status(self, user: str) -> str:
+    def status(self, user: str, *, shown_in: str | None = None) -> str:
         """Markdown listing ``user``'s researches still open (queued, running, waiting for an
         answer; the 20 latest), each with its status, where it runs and its question; the
         surface's ``start_hint`` when there is none.
+
+        When the listing is posted where others read it (``shown_in``: that thread's id), only the
+        research in that thread shows its question: a question asked in a personal chat or
+        another conversation is not repeated to people who were not there.
 
         Raises:
             Exception: whatever the thread registry raises when it is unreachable.
@@ -107,6 +115,9 @@ class ChatTurns:
         active = [t for t in jobs.threads_of(user, settings=self.settings) if t.status in STATUS_WORDS]
         if not active:
             return f"You have no research running or waiting for an answer. {self.start_hint}"
-        return "\n".join(["Your researches:", "", *(
-            f"- **{STATUS_WORDS[t.status]}**{self.where(t.thread_id)}: {markdown_literal(shorten(t.question, 200))}"
-            for t in active)])
+        lines = []
+        for t in active:
+            shown = shown_in is None or t.thread_id == shown_in
+            question = markdown_literal(shorten(t.question, 200)) if shown else HIDDEN_QUESTION
+            lines.append(f"- **{STATUS_WORDS[t.status]}**{self.where(t.thread_id)}: {question}")
+        return "\n".join(["Your researches:", "", *lines])

@@ -235,7 +235,9 @@ class TeamsBot(TeamsActivityHandler):
             _show_typing(turn_context)
         text = clean_text(turn_context)
         user = activity.from_property.id
-        command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False) if explicit else None
+        shown_in = None if conversation_kind(activity.conversation) == "personal" else thread_id_of(activity)
+        command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False,
+                                          shown_in=shown_in) if explicit else None
         if command is not None:
             await self._reply(turn_context, command)
             return

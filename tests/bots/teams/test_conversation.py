@@ -145,3 +145,20 @@ def test_status_lists_the_askers_open_researches_and_starts_none(bot, connector,
     bot.send(personal_message(connector.url, "status", sender=BOB, conversation_id="a:personal-bob-status"))
     bob = connector.wait_for(lambda c: c.messages("a:personal-bob-status"), what="Bob's answer")[-1]
     assert bob.text.startswith("You have no research running")
+
+    # in a channel everyone reads the listing: a question asked elsewhere is not repeated there
+    private = "Is my manager's plan to fire me over my medical leave legal?"
+    bot.send(personal_message(connector.url, private, conversation_id=conv))
+    _wait_status(settings, _thread(personal_message(connector.url, "", conversation_id=conv)),
+                 ("paused", "queued", "running", "done"))
+    asked = channel_mention(connector.url, "status")
+    bot.send(asked)
+    public = connector.wait_for(lambda c: [m for m in c.messages(asked["conversation"]["id"])
+                                           if (m.text or "").startswith("Your researches")], what="the channel listing")[-1]
+    assert "medical leave" not in public.text and "heat pumps" not in public.text, public.text
+    assert "in a personal chat" in public.text and "not shown here" in public.text
+    in_thread = channel_mention(connector.url, "status", root_id=mention["conversation"]["id"].split("=")[-1])
+    bot.send(in_thread)
+    same = connector.wait_for(lambda c: [m for m in c.messages(in_thread["conversation"]["id"])
+                                         if (m.text or "").startswith("Your researches")], what="the listing in the thread")[-1]
+    assert " in a channel: heat pumps" in same.text and "medical leave" not in same.text, same.text
