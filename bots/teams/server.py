@@ -10,6 +10,7 @@ from aiohttp import web
 from botbuilder.core import TurnContext, serializer_helper
 from botbuilder.integration.aiohttp import CloudAdapter
 from botbuilder.schema import Activity, ActivityTypes, DeliveryModes
+from msrest.exceptions import DeserializationError
 
 from bots import file_links, serving
 from bots.chat_common import ERROR_LINE, log_failure
@@ -39,16 +40,24 @@ async def _on_turn_error(context: TurnContext, error: Exception) -> None:
 
 
 def _is_activity(body: object) -> bool:
-    """The fields every activity Teams sends has, with the right JSON types: ``type``,
-    ``serviceUrl``, ``conversation.id`` (Bot Framework Activity schema,
-    https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-api-reference#activity-object)."""
+    """The fields every activity Teams sends has, and those the bot reads, with the JSON types of
+    the Bot Framework Activity schema: ``type``, ``serviceUrl``, ``conversation.id``; ``from`` and
+    ``recipient`` objects with string ids; ``entities`` (each with its ``type``), ``attachments``
+    and ``membersAdded``/``membersRemoved`` lists of objects; ``channelData`` an object whose
+    ``tenant`` is one (https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-api-reference#activity-object)."""
     if not isinstance(body, dict):
         return False
-    conversation, entities = body.get("conversation"), body.get("entities")
+    conversation, channel_data = body.get("conversation"), body.get("channelData")
+    accounts = [body.get(k) for k in ("from", "recipient") if body.get(k) is not None]
+    lists = [body.get(k) for k in ("entities", "attachments", "membersAdded", "membersRemoved")
+             if body.get(k) is not None]
     return (isinstance(body.get("type"), str) and isinstance(body.get("serviceUrl"), str)
             and isinstance(conversation, dict) and isinstance(conversation.get("id"), str)
-            and (entities is None or isinstance(entities, list))
-            and all(isinstance(body.get(k), dict) for k in ("from", "recipient") if body.get(k) is not None))
+            and all(isinstance(a, dict) and isinstance(a.get("id", ""), str) for a in accounts)
+            and all(isinstance(items, list) and all(isinstance(i, dict) for i in items) for items in lists)
+            and all(isinstance(e.get("type"), str) for e in body.get("entities") or ())
+            and (channel_data is None or isinstance(channel_data, dict)
+                 and isinstance(channel_data.get("tenant") or {}, dict)))
 
 
 async def messages(request: web.Request) -> web.StreamResponse:
@@ -74,7 +83,11 @@ async def messages(request: web.Request) -> web.StreamResponse:
         log.warning("event=teams_malformed_activity")
         return web.Response(status=400)
     adapter = request.app[ADAPTER_KEY]
-    activity = Activity().deserialize(body)
+    try:
+        activity = Activity().deserialize(body)
+    except DeserializationError as err:  # a field of the wrong form, e.g. a timestamp that is no date
+        log.warning("event=teams_malformed_activity detail=%s", redact(str(err)).splitlines()[0][:200])
+        return web.Response(status=400)
     if not activity.type:
         return web.Response(status=400)
     try:
@@ -92,7 +105,9 @@ async def messages(request: web.Request) -> web.StreamResponse:
         return web.Response(status=201)
     invoke_response = await turn
     if invoke_response:
-        return web.json_response(data=serializer_helper(invoke_response.body), status=invoke_response.status)
+        body = invoke_response.body  # expectReplies: the SDK gives the replies already as JSON
+        data = body if body is None or isinstance(body, (dict, list)) else serializer_helper(body)
+        return web.json_response(data=data, status=invoke_response.status)
     return web.Response(status=201)
 
 

@@ -147,10 +147,9 @@ def test_status_lists_the_askers_open_researches_and_starts_none(bot, connector,
     assert bob.text.startswith("You have no research running")
 
     # in a channel everyone reads the listing: a question asked elsewhere is not repeated there
-    private = "Is my manager's plan to fire me over my medical leave legal?"
-    bot.send(personal_message(connector.url, private, conversation_id=conv))
-    _wait_status(settings, _thread(personal_message(connector.url, "", conversation_id=conv)),
-                 ("paused", "queued", "running", "done"))
+    private = personal_message(connector.url, "my medical leave", conversation_id=conv)  # short: it pauses
+    bot.send(private)
+    _wait_status(settings, _thread(private), ("paused",))  # and posts nothing more
     asked = channel_mention(connector.url, "status")
     bot.send(asked)
     public = connector.wait_for(lambda c: [m for m in c.messages(asked["conversation"]["id"])

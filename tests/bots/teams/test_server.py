@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -217,6 +218,29 @@ def test_welcome_on_install(bot, connector):
     (reply,) = connector.messages()
     assert reply.text == to_teams_markdown(USAGE)
     assert ALICE["id"] == reply.activity["recipient"]["id"]
+
+
+#: Fields of a real activity with the wrong JSON type or shape: the SDK's deserializer raised on
+#: some before authentication (a 500 with a traceback), the turn on others (the error reply).
+BAD_FIELDS = [{"entities": [1]}, {"entities": [None]}, {"entities": [{"mentioned": {"id": "28:x"}}]},
+              {"timestamp": "yesterday"}, {"localTimestamp": 5}, {"attachments": "x"}, {"attachments": [7]},
+              {"membersAdded": "x"}, {"channelData": {"tenant": "x"}}, {"channelData": "x"}, {"from": {"id": 5}}]
+
+
+@pytest.mark.parametrize("fields", BAD_FIELDS, ids=[json.dumps(f) for f in BAD_FIELDS])
+def test_an_activity_with_fields_of_the_wrong_shape_is_400_before_anything_runs(bot, connector, caplog, fields):
+    caplog.set_level("INFO")
+    activity = {**personal_message(connector.url, "How loud are heat pumps?"), **fields}
+    assert bot.send(activity).status_code == 400
+    assert connector.calls == []
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
+
+
+def test_a_message_expecting_its_replies_in_the_response_gets_them(bot, connector):
+    answer = bot.send({**personal_message(connector.url, "help"), "deliveryMode": "expectReplies"})
+    assert answer.status_code == 200, answer.text
+    [reply] = [a for a in answer.json()["activities"] if a.get("type") == "message"]
+    assert "status" in reply["text"]
 
 
 def test_with_an_app_id_unsigned_requests_are_refused(connector, settings, bot_port, monkeypatch):
