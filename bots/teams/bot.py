@@ -13,17 +13,19 @@ from botbuilder.core.teams import TeamsActivityHandler
 from botbuilder.schema import Activity, ActivityTypes, ChannelAccount, Mention
 from botbuilder.schema.teams import FileConsentCardResponse
 
+import jobs
 from bots import chat_common
 from bots import file_links as files
-from bots.chat_common import usage
+from bots.chat_common import TRY_AGAIN, log_failure, usage
 from bots.chat_turns import ChatTurns
 from bots.logs import redact
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
-from bots.teams.shared import CANNOT_READ, has_unreadable_files, read_personal_files
+from bots.teams.shared import CANNOT_READ, has_personal_files, has_unreadable_files, read_personal_files
 from engine.settings import Settings
+from engine.text import markdown_literal
 from jobs.conversation import Address
 
 log = logging.getLogger(__name__)
@@ -235,6 +237,9 @@ class TeamsBot(TeamsActivityHandler):
             _show_typing(turn_context)
         text = clean_text(turn_context)
         user = activity.from_property.id
+        if not text and address is Address.DM and has_personal_files(activity):
+            await self._files_alone(turn_context)
+            return
         shown_in = None if conversation_kind(activity.conversation) == "personal" else thread_id_of(activity)
         command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False,
                                           shown_in=shown_in) if explicit else None
@@ -248,6 +253,22 @@ class TeamsBot(TeamsActivityHandler):
         reply = await asyncio.to_thread(self.turns.message, thread_id, user, text,
                                         port.reference(), f"teams:{conversation_id}:{activity.id}", address)
         await self._reply(turn_context, reply)
+
+    async def _files_alone(self, turn_context: TurnContext) -> None:
+        """A personal-chat message with files and no text: read them into the chat's thread, to be
+        sources of the next question there, and say which were read (nothing is lost, no help text)."""
+        activity = turn_context.activity
+        try:
+            entries = await asyncio.to_thread(read_personal_files, activity, thread_id_of(activity), self.settings)
+        except Exception as err:  # one line to the user, detail to the log
+            text = TRY_AGAIN.format(ref=log_failure(log, "teams", "files", err))
+        else:
+            read = [e.name for e in entries if e.status == "read"]
+            skipped = [f"{e.name} ({e.reason})" for e in entries if e.status != "read"]
+            text = " ".join(filter(None, [
+                f"Read {', '.join(read)}." if read else "", f"Skipped {', '.join(skipped)}." if skipped else "",
+                "Send your question here and I'll use the files as sources." if read else ""]))
+        await self._reply(turn_context, jobs.Reply(text=markdown_literal(text), action="files"))
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
         """Read the files of a personal-chat message into the thread's index; in a channel or group

@@ -39,6 +39,12 @@ def has_unreadable_files(activity: Activity) -> bool:
     return carries_file(items) or speaks_of_file(activity.text)
 
 
+def has_personal_files(activity: Activity) -> bool:
+    """True when a personal-chat message carries files the bot can download (file download info
+    attachments)."""
+    return any(a.content_type == FILE_DOWNLOAD_INFO for a in activity.attachments or [])
+
+
 def read_personal_files(activity: Activity, thread_id: str, settings: Settings) -> list[FileEntry]:
     """Download the message's file attachments (at most ``DEEPRESEARCH_FILE_MAX_BYTES`` each) and
     read them into the thread's index (:func:`engine.files.ingest`); returns the new entries."""

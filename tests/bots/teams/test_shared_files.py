@@ -43,3 +43,19 @@ def test_a_file_in_a_channel_is_named_as_unreadable_and_the_research_still_runs(
     assert any("can't read files shared in a Teams channel" in t and "Microsoft Graph" in t for t in texts), texts
     assert info.status == "done" and load_manifest(settings, _thread(mention)) == []
     assert jobs.thread_info(_thread(mention), settings=settings).report_dir is not None
+
+
+def test_a_file_sent_alone_in_a_personal_chat_is_read_for_the_next_question(bot, connector, settings):
+    conv = "a:personal-file-alone"
+    alone = personal_message(connector.url, "", conversation_id=conv)
+    alone["attachments"] = [connector.file_attachment("zephyr.pdf", pdf_bytes(PAGES))]
+    assert bot.send(alone).status_code in (200, 201)
+    said = connector.wait_for(lambda c: c.messages(conv), what="the answer to the file")[-1]
+    assert "Read zephyr.pdf" in said.text and "question" in said.text, said.text  # not the help text
+    assert [e.name for e in load_manifest(settings, _thread(alone))] == ["zephyr.pdf"]
+    assert jobs.thread_info(_thread(alone), settings=settings) is None  # a file alone starts nothing
+
+    question = personal_message(connector.url, QUESTION, conversation_id=conv)
+    bot.send(question)
+    info = _wait_status(settings, _thread(question), ("done",))
+    assert "thirty percent" in (info.report_dir / "report.md").read_text()
