@@ -25,6 +25,7 @@ from engine.runner import TurnRejected, validate_question
 from engine.settings import Settings
 from engine.text import markdown_literal
 from jobs.conversation import Address
+from jobs.conversation.message import is_cancel
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,9 @@ NOT_IN_CHANNEL = (
     "I can't post in this conversation. Invite me first (`/invite @Deep Research`), "
     "or send me a direct message."
 )
+#: The answer to ``/research cancel`` (or ``stop``, ``abort``): a slash command belongs to no thread.
+CANCEL_HOW = ("To stop a research, press *Cancel* under its status message, or reply `cancel` in its thread. "
+              "`/research status` lists yours.")
 # Message subtypes that are still a person writing; every other subtype (bot_message,
 # message_changed, message_deleted, channel_join...) is ignored.
 # https://docs.slack.dev/reference/events/message
@@ -196,8 +200,10 @@ class SlackHandlers:
 
     # ---- the slash command -----------------------------------------------------------------
     def _command_text(self, body: dict) -> tuple[str, str | None]:
+        """The command's text and its command word: ``help``, ``status``, ``cancel`` (a slash
+        command belongs to no thread, so it cannot say which research to stop), or None."""
         question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
-        return question, command_of(question)
+        return question, "cancel" if is_cancel(question) else command_of(question)
 
     def _mrkdwn(self, reply: jobs.Reply) -> str:
         """The core's ``reply`` (Markdown) as mrkdwn, its mention as Slack's ``<@U…>``; a status
@@ -206,13 +212,16 @@ class SlackHandlers:
                             lambda user: f"<@{user}>")
 
     def ack_command(self, ack, body: dict) -> None:
-        """``/research [help|status|QUESTION]``: the answer Slack wants within 3 seconds.
+        """``/research [help|status|cancel|QUESTION]``: the answer Slack wants within 3 seconds.
 
-        Help and status are the ack's own text; a question is checked (too long, empty) and
+        Help, status and how to cancel (:data:`CANCEL_HOW`) are the ack's own text; a question is checked (too long, empty) and
         acknowledged, and :meth:`start_command` posts it afterwards as Bolt's lazy listener.
         https://docs.slack.dev/interactivity/implementing-slash-commands
         """
         question, command = self._command_text(body)
+        if command == "cancel":
+            ack(text=CANCEL_HOW, response_type="ephemeral")
+            return
         if command is not None:
             ack(text=self._mrkdwn(self.turns.command(question, body.get("user_id", ""), ephemeral=True)),
                 response_type="ephemeral")

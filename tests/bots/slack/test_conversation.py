@@ -253,3 +253,14 @@ def test_help_and_status_in_a_direct_message_thread_are_commands(bot, fake_slack
     runner_idle()
     assert research.calls == [], [c["question"] for c in research.calls]
     assert said[1] == said[0] and "You have no research running" in said[2], said
+
+
+@pytest.mark.parametrize("word", ["cancel", "Stop!", "abort"])
+def test_a_cancel_word_as_the_slash_command_says_how_to_cancel_and_posts_nothing(bot, fake_slack, research, caplog,
+                                                                                  word):
+    caplog.set_level(logging.DEBUG, logger="bots.slack.handlers")
+    status, ack = bot.command(word)
+    assert status == 200 and ack["response_type"] == "ephemeral"
+    assert "Cancel" in ack["text"] and "thread" in ack["text"] and "Starting research" not in ack["text"], ack
+    wait_logged(caplog, "event=slack_command_done reason=answered_in_ack")  # the lazy listener ran, and stopped
+    assert fake_slack.calls_to("chat.postMessage") == [] and research.calls == []
