@@ -13,6 +13,7 @@ file can cost at most one bounded, killable process.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import logging
@@ -91,7 +92,8 @@ def read_file(path: Path, name: str, max_pages: int, max_chars: int) -> FileText
     elif kind == "csv":
         sections = _csv(_decode(data))
     elif kind == "markdown":
-        sections = _by_heading(_decode(data), re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M))
+        sections = [[label, _markdown_text(text)]
+                    for label, text in _by_heading(_decode(data), re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M))]
     else:
         sections = [["text", _decode(data)]]
     _cap(out, sections, max_chars)
@@ -207,6 +209,25 @@ def _by_heading(text: str, heading: re.Pattern) -> list[list[str]]:
         label, start = f"section: {m.group(1).strip()[:80]}", m.start()
     sections.append([label, text[start:]])
     return sections
+
+
+def _markdown_text(markdown: str) -> str:
+    """The text a reader of ``markdown`` sees: no ``**``, backticks or heading marks, a link as
+    ``text (url)``, raw HTML as its visible text (mistletoe renders the HTML, the HTML reader of
+    :mod:`engine.search.extract` takes its text), so a quoted sentence reads as in the file."""
+    from mistletoe import Document, HtmlRenderer
+
+    from engine.search.extract import _html
+    from engine.text import MISTLETOE_LOCK
+
+    class Rendered(HtmlRenderer):
+        def render_link(self, token) -> str:
+            inner, target = self.render_inner(token), self.escape_url(token.target)
+            return inner if not target or html.unescape(inner) == token.target else f"{inner} ({target})"
+
+    with MISTLETOE_LOCK, Rendered() as renderer:
+        page = renderer.render(Document(markdown))
+    return _html(page.encode("utf-8"))[1]
 
 
 def _csv(text: str) -> list[list[str]]:

@@ -195,6 +195,31 @@ def test_the_offline_report_quotes_a_short_file_passage_or_row(offline_settings,
     assert "cites 0 of" not in out.artifacts.review_md.read_text()
 
 
+NOTES_MD = (b"# Heat pump vendor notes\n\n## Warranty\n\nThe vendor Acme promises a **10-year warranty** on the "
+            b"compressor and 5 years on all other parts.\nRead the [terms](https://example.org/terms) and "
+            b"`acme.conf` first.\n\n## Noise\n\n- The outdoor unit is *quiet*: 48 dB(A) at 3 m.\n")
+
+
+def test_a_markdown_file_is_read_as_the_text_its_reader_sees(tmp_path):
+    md = tmp_path / "notes.md"
+    md.write_bytes(NOTES_MD)
+    sections = dict(read_file(md, "notes.md", 10, 10_000).sections)
+    assert list(sections) == ["section: Heat pump vendor notes", "section: Warranty", "section: Noise"]
+    assert "The vendor Acme promises a 10-year warranty on the compressor" in sections["section: Warranty"]
+    assert "Read the terms (https://example.org/terms) and acme.conf first." in sections["section: Warranty"]
+    assert "The outdoor unit is quiet: 48 dB(A) at 3 m." in sections["section: Noise"]
+    assert not any(mark in text for text in sections.values() for mark in ("**", "##", "`", "](")), sections
+
+
+def test_a_sentence_with_emphasis_in_a_markdown_file_is_quoted_as_read(offline_settings, tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=1)
+    ingest(settings, "console:md-emphasis", [_shared(tmp_path, "notes.md", NOTES_MD)])
+    out = asyncio.run(run_turn("console:md-emphasis", question="What warranty does the vendor Acme promise on the "
+                               "compressor?", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert "The vendor Acme promises a 10-year warranty on the compressor" in report, report
+
+
 def test_the_offline_report_counts_sources_when_none_has_a_passage_to_quote():
     from engine.offline_text import extractive_report
 
