@@ -10,7 +10,7 @@ from typing import Literal
 
 from engine.progress import Progress
 from engine.settings import Settings
-from engine.text import clean_text
+from engine.text import clean_text, has_words
 
 
 class RunCancelled(Exception):
@@ -32,13 +32,15 @@ def validate_question(question: str | None) -> str:
     prompted and printed is always valid UTF-8.
 
     Raises:
-        TurnRejected: the question is empty or over :data:`MAX_QUESTION_CHARS` characters (a
+        TurnRejected: the question is empty, has no letter or digit (:func:`engine.text.has_words`), or is over :data:`MAX_QUESTION_CHARS` characters (a
             project limit that keeps a question, plus the brief and prompts, far inside any
             model's context window).
     """
     text = clean_text(question).strip()
     if not text:
         raise TurnRejected("The question is empty: ask something to research.")
+    if not has_words(text):
+        raise TurnRejected("The question has no words (only symbols or emoji): ask in words what to research.")
     if len(text) > MAX_QUESTION_CHARS:
         raise TurnRejected(
             f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "

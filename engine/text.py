@@ -66,6 +66,12 @@ def _only_escaped(text: str) -> bool:
     return all("\udc80" <= ch <= "\udcff" for ch in _SURROGATE.findall(text))
 
 
+def has_words(text: str) -> bool:
+    """True when ``text`` holds a letter or a digit of any script (Unicode categories L and N): a
+    question of emoji, punctuation or symbols alone asks nothing a search could look up."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in text)
+
+
 def clean_path(path: str | os.PathLike[str] | bytes) -> str:
     """A file name or path as printable, storable text that still tells two names apart.
 

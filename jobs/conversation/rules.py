@@ -8,6 +8,7 @@ from enum import Enum
 from types import MappingProxyType
 
 from engine.runner import MAX_QUESTION_CHARS
+from engine.text import has_words
 from jobs.conversation.message import Message
 from jobs.threads import ACTIVE, DELIVERING, FINISHED
 
@@ -145,7 +146,7 @@ def _when_finished(record: dict | None, message: Message, now: float, view: Rule
     if not message.addressed:
         return Decision(Action.IGNORE)
     body = message.body
-    if not body:
+    if not has_words(body):  # nothing, or only emoji and symbols: no question to research
         return Decision(Action.EMPTY)
     if len(body) > view.max_chars:
         return Decision(Action.TOO_LONG)

@@ -53,6 +53,10 @@ def test_questions_and_chat_turns_are_cleaned_where_they_enter() -> None:
     assert validate_question("What is the \x1b[31mBAFA\x1b[0m subsidy?") == "What is the BAFA subsidy?"
     with pytest.raises(TurnRejected, match="empty"):
         validate_question("\x1b\x07\x00 ")
+    for wordless in ("🚀🚀🚀", "?!", "— … —", "👍🏽\u200d"):
+        with pytest.raises(TurnRejected, match="no words"):
+            validate_question(wordless)
+    assert validate_question("日本?") == "日本?" and validate_question("2024") == "2024"
     turn = Turn(turn_id="e1", thread_id="slack:T:C:1", kind="start", text=json.loads('"heat \\ud800 pumps\\u0007"'))
     assert turn.text == "heat \ufffd pumps"
     assert Turn.from_dict(json.loads(json.dumps(turn.to_dict()))).text == "heat \ufffd pumps"

@@ -183,6 +183,14 @@ def test_an_expired_question_closes_the_thread_with_its_reason_and_time():
                                     "updated_at": NOW}
 
 
+def test_a_question_of_emoji_or_symbols_alone_is_empty():
+    for text in ("🚀🚀🚀", "?!", "👍"):
+        wordless = Message(thread_key=THREAD, author=OTHER, text=text, event_id="e9", address=Address.MENTION)
+        assert decide(record("done"), wordless, NOW, VIEW).action is Action.EMPTY
+    worded = Message(thread_key=THREAD, author=OTHER, text="🚀 Ariane 6?", event_id="e9", address=Address.MENTION)
+    assert decide(record("done"), worded, NOW, VIEW).action is Action.START
+
+
 def test_a_research_started_over_an_expired_question_ends_that_question():
     started = decide(record("paused-expired"), message("ask@", OTHER), NOW, VIEW)
     assert (started.action, started.ends_pause, started.fields["requester"]) == (Action.START, True, OTHER)
