@@ -175,19 +175,35 @@ def _print_result(outcome: TurnOutcome, out: Path | None) -> int:
 
 def _copy_out(files: list[Path], out: Path | None) -> int:
     """Copy the report ``files`` (their paths already printed) into ``out`` (created when missing;
-    None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written."""
+    None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written.
+
+    A folder that already holds an earlier report (``report.md``...) keeps it: this one's files
+    get the first free numbered names (``report-2.md``, ``report-2.pdf``...), said on the line."""
     if out is None:
         return 0
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for f in files:
-            copy_atomic(f, out / f.name)
+        targets = _free_names(files, out)
+        for f, target in zip(files, targets, strict=True):
+            copy_atomic(f, target)
     except OSError as exc:
         say(f"deepresearch: the report is written (paths above) but could not be copied to {clean_path(out)}: "
             f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}.")
         return EXIT_STORAGE
-    print(f"  copied to {clean_path(out)}")
+    renamed = [t.name for f, t in zip(files, targets, strict=True) if t.name != f.name]
+    print(f"  copied to {clean_path(out)}" + (f" as {', '.join(renamed)} (an earlier report is there)" if renamed else ""))
     return 0
+
+
+def _free_names(files: list[Path], out: Path) -> list[Path]:
+    """The paths in ``out`` for ``files``: their own names, else ``{stem}-{n}{suffix}`` with the
+    first ``n`` (2, 3...) none of whose names is taken, so one report's files keep one number."""
+    n = 1
+    while True:
+        names = [out / (f.name if n == 1 else f"{f.stem}-{n}{f.suffix}") for f in files]
+        if not any(p.exists() for p in names):
+            return names
+        n += 1
 
 
 async def _turn(thread: str, settings: Settings, shown: ConsoleProgress, lock: ThreadLock | None, **what) -> TurnOutcome:
@@ -354,6 +370,9 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
         return EXIT_USAGE
     if state == "done":  # nothing to run: no quota slot, no second audit record
+        if answer is not None:
+            say("deepresearch: --answer is not used: this research asks nothing more. Ask a new question with "
+                "deepresearch ask \"QUESTION\".")
         return _finished(thread, settings, out)
     from jobs.store import get_store
 

@@ -186,3 +186,25 @@ def test_what_a_run_writes_is_readable_by_its_own_user_only(tmp_path, docs):
     shared = [f"{p.relative_to(tmp_path)} {oct(p.stat().st_mode & 0o777)}" for p in written if p.stat().st_mode & 0o077]
     assert shared == []
     assert (tmp_path / "reports" / "report.md").read_text().startswith("# R&D costs of home batteries\n")
+
+
+def test_out_keeps_an_earlier_report_and_numbers_the_next(tmp_path, capsys):
+    from bots.console import _copy_out
+
+    def run(text: str) -> list[Path]:
+        made = tmp_path / "runs" / text
+        made.mkdir(parents=True)
+        for name in ("report.md", "report.pdf"):
+            (made / name).write_text(f"{text} {name}")
+        return [made / "report.md", made / "report.pdf"]
+
+    out = tmp_path / "reports"
+    assert _copy_out(run("first"), out) == 0 and "as" not in capsys.readouterr().out
+    (out / "report-2.pdf").write_text("someone else's")  # a number is used whole or not at all
+    assert _copy_out(run("second"), out) == 0
+    assert "as report-3.md, report-3.pdf (an earlier report is there)" in capsys.readouterr().out
+    assert _copy_out(run("third"), out) == 0
+    assert {p.name: p.read_text() for p in out.iterdir()} == {
+        "report.md": "first report.md", "report.pdf": "first report.pdf", "report-2.pdf": "someone else's",
+        "report-3.md": "second report.md", "report-3.pdf": "second report.pdf",
+        "report-4.md": "third report.md", "report-4.pdf": "third report.pdf"}

@@ -24,6 +24,8 @@ def test_resuming_a_finished_research_says_where_its_report_is_and_audits_nothin
     assert again.returncode == 0, again.stderr
     assert f"This research is finished (thread {thread}); its report is in {report.parent}" in again.stderr
     assert str(report) in again.stdout and (tmp_path / "copy" / "report.md").read_text() == report.read_text()
+    answered = ask(tmp_path, "--resume", thread, "--answer", "blocking mode")
+    assert answered.returncode == 0 and "--answer is not used: this research asks nothing more" in answered.stderr
     assert [(r["thread"], r["status"]) for r in _trail(tmp_path)] == [(thread, "done")]
     no_traceback(again)
 
