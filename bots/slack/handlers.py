@@ -247,6 +247,9 @@ class SlackHandlers:
         except TurnRejected:
             log.debug("event=slack_command_done reason=refused_in_ack")
             return
+        # a trigger_id is Slack's own, one per invocation: a replay of the signed request starts nothing
+        if (trigger := str(body.get("trigger_id") or "")) and self.turns.seen_before("command", team, trigger):
+            return
         try:
             root = self.client.chat_postMessage(
                 channel=channel,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from urllib.parse import urlencode
 
 import pytest
 
@@ -10,6 +12,7 @@ import jobs
 import jobs.run
 from engine.runner import Artifacts, TurnOutcome
 from tests.bots.slack.conftest import (
+    ALICE,
     BOB,
     CHANNEL,
     TEAM,
@@ -264,3 +267,18 @@ def test_a_cancel_word_as_the_slash_command_says_how_to_cancel_and_posts_nothing
     assert "Cancel" in ack["text"] and "thread" in ack["text"] and "Starting research" not in ack["text"], ack
     wait_logged(caplog, "event=slack_command_done reason=answered_in_ack")  # the lazy listener ran, and stopped
     assert fake_slack.calls_to("chat.postMessage") == [] and research.calls == []
+
+
+def test_a_replayed_slash_command_starts_one_research(bot, fake_slack, research, caplog):
+    caplog.set_level(logging.INFO, logger="bots.slack.handlers")
+    form = {"team_id": TEAM, "channel_id": CHANNEL, "user_id": ALICE, "command": "/research",
+            "text": "How loud are heat pumps at night?", "api_app_id": "A0APP",
+            "response_url": f"http://127.0.0.1:{fake_slack.port}/response/replayed", "trigger_id": "13345224609.1.x"}
+    body, ts = urlencode(form).encode(), str(int(time.time()))
+    for _ in range(3):  # the same signed request, captured and sent again within Slack's five minutes
+        status, answer, _ = bot.post(body, "application/x-www-form-urlencoded", timestamp=ts)
+        assert status == 200, answer
+    wait_logged(caplog, "event=slack_event_dropped", "reason=seen_before", count=2)
+    fake_slack.wait_for(lambda: research.calls, what="the research")
+    roots = [c for c in fake_slack.calls_to("chat.postMessage") if "asked for a research" in c.params.get("text", "")]
+    assert len(roots) == 1 and len(research.calls) == 1, [r.params for r in roots]
