@@ -69,7 +69,11 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
         try:
             bolt_request = BoltRequest(body=body.decode("utf-8", "replace"), query=request.query_string,
                                        headers={key.lower(): value for key, value in request.headers.items()})
-        except ValueError:  # a signed body that is not JSON or a form: nothing to run
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError):
+            # a signed body that is not JSON or a form, or whose payload is no object (Bolt reads it as one)
+            return web.json_response({"error": "malformed body"}, status=400)
+        if not _well_formed(bolt_request.body):
+            log.warning("event=slack_malformed_payload remote=%s", request.remote)
             return web.json_response({"error": "malformed body"}, status=400)
         loop = asyncio.get_running_loop()
         return await to_aiohttp_response(await loop.run_in_executor(pool, bolt.dispatch, bolt_request))
@@ -78,6 +82,28 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
     application.router.add_post(EVENTS_PATH, events)
     application.on_cleanup.append(_shutdown_pool(pool))
     return application
+
+
+def _well_formed(body: object) -> bool:
+    """Whether a parsed payload has the JSON shapes the bot reads: an object with a string
+    ``type``; an ``event_callback``'s ``event`` an object; a ``block_actions`` payload's
+    ``actions`` a non-empty list of objects with a string ``action_id`` and its ``team``, ``user``,
+    ``channel``, ``container`` and ``message`` objects (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload,
+    https://docs.slack.dev/apis/events-api/#callback-field). A slash command is a form of strings."""
+    if not isinstance(body, dict):
+        return False
+    kind = body.get("type", body.get("command"))
+    if not isinstance(kind, str):
+        return False
+    if kind == "event_callback":
+        return isinstance(body.get("event"), dict)
+    if kind == "block_actions":
+        actions = body.get("actions")
+        return (isinstance(actions, list) and bool(actions)
+                and all(isinstance(a, dict) and isinstance(a.get("action_id"), str) for a in actions)
+                and all(isinstance(body.get(k), dict) for k in ("team", "user", "channel", "container", "message")
+                        if body.get(k) is not None))
+    return True
 
 
 def _refusal(verifier: SignatureVerifier, body: bytes, request: web.Request) -> str | None:

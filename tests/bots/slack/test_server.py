@@ -6,6 +6,7 @@ import json
 import logging
 import time
 import urllib.request
+from urllib.parse import urlencode
 
 import pytest
 
@@ -61,6 +62,32 @@ def test_malformed_body_is_refused_without_a_trace(bot, fake_slack, body, signed
     now = str(int(time.time()))
     status, _, _ = bot.post(body, "application/json", signature=sign(body, now), timestamp=now)
     assert status == signed_status
+    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
+
+
+#: Signed payloads whose JSON is not of the shapes Slack sends: Bolt or a listener raised on each (a 500).
+WRONG_SHAPES = [
+    ("application/x-www-form-urlencoded", {"payload": [1]}),
+    ("application/x-www-form-urlencoded", {"payload": "x"}),
+    ("application/x-www-form-urlencoded", {"payload": {"type": "block_actions", "actions": []}}),
+    ("application/x-www-form-urlencoded", {"payload": {"type": "block_actions", "team": "T0TEAM",
+                                                       "actions": [{"action_id": "cancel"}]}}),
+    ("application/x-www-form-urlencoded", {"payload": {"type": "block_actions", "actions": [None]}}),
+    ("application/x-www-form-urlencoded", {"payload": {"type": "block_actions", "actions": [{"action_id": 5}]}}),
+    ("application/json", [1, 2]),
+    ("application/json", {"type": "event_callback", "event": None}),
+    ("application/json", {"type": "event_callback", "event": ["x"]}),
+]
+
+
+@pytest.mark.parametrize(("content_type", "payload"), WRONG_SHAPES, ids=[json.dumps(p) for _, p in WRONG_SHAPES])
+def test_a_signed_payload_of_the_wrong_shape_is_400_without_a_trace(bot, fake_slack, caplog, content_type, payload):
+    caplog.set_level("INFO")
+    body = (urlencode({"payload": json.dumps(payload["payload"])}) if "form" in content_type
+            else json.dumps(payload)).encode()
+    status, _, _ = bot.post(body, content_type)
+    assert status == 400
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
     assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
 
 
