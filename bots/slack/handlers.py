@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from slack_sdk import WebClient
@@ -21,6 +22,7 @@ from bots.chat_turns import ChatTurns, command_of
 from bots.slack.blocks import parse_action_id
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
+from bots.slack.shared import display_name
 from engine.runner import TurnRejected, validate_question
 from engine.settings import Settings
 from engine.text import markdown_literal
@@ -95,8 +97,10 @@ def is_noise(event: dict, bot_user_id: str | None) -> bool:
     return is_from_bot(event.get("user"), self_id=bot_user_id, flagged=bool(event.get("bot_id") or event.get("bot_profile")))
 
 
-def read_event(body: dict, event: dict, bot_user_id: str | None) -> Incoming | None:
-    """The :class:`Incoming` of a ``message`` or ``app_mention`` event, or None when malformed."""
+def read_event(body: dict, event: dict, bot_user_id: str | None,
+               names: Callable[[str], str] | None = None) -> Incoming | None:
+    """The :class:`Incoming` of a ``message`` or ``app_mention`` event, or None when malformed;
+    ``names`` gives a mentioned person's display name (:func:`bots.slack.mrkdwn.slack_to_text`)."""
     channel, ts, user = event.get("channel"), event.get("ts"), event.get("user")
     if not (channel and ts and user):
         return None
@@ -108,7 +112,7 @@ def read_event(body: dict, event: dict, bot_user_id: str | None) -> Incoming | N
         user=user,
         ts=ts,
         thread_ts=event.get("thread_ts"),
-        text=slack_to_text(raw, bot_user_id=bot_user_id),
+        text=slack_to_text(raw, bot_user_id=bot_user_id, names=names),
         is_dm=event.get("channel_type") == "im" or str(channel).startswith("D"),
         mentioned=mentioned,
         files=tuple(str(f["id"]) for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")),
@@ -133,7 +137,7 @@ class SlackHandlers:
         ``app_mention`` and ``message`` twins of one message are one). A channel message that
         does not mention the bot counts only as a reply in a thread the bot researches in.
         """
-        msg = read_event(body, event, self.bot_user_id)
+        msg = read_event(body, event, self.bot_user_id, names=self._name)
         if msg is None:
             log.debug("event=slack_message_ignored reason=unreadable")
             return
@@ -202,7 +206,7 @@ class SlackHandlers:
     def _command_text(self, body: dict) -> tuple[str, str | None]:
         """The command's text and its command word: ``help``, ``status``, ``cancel`` (a slash
         command belongs to no thread, so it cannot say which research to stop), or None."""
-        question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id)
+        question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id, names=self._name)
         return question, "cancel" if is_cancel(question) else command_of(question)
 
     def _mrkdwn(self, reply: jobs.Reply) -> str:
@@ -274,6 +278,10 @@ class SlackHandlers:
         self._turn(msg, address=Address.COMMAND, react=False)
 
     # ---- helpers ---------------------------------------------------------------------------
+    def _name(self, user: str) -> str:
+        """``user``'s display name (``users.info``, cached; the id when it cannot be read)."""
+        return display_name(self.client, user)
+
     def _answer(self, msg: Incoming, reply: jobs.Reply) -> None:
         """Post the core's ``reply`` in the message's thread (:meth:`_mrkdwn`)."""
         if reply.text:

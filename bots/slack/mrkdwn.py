@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from bots.chat_markdown import ChatRenderer, link_target, parse
 
@@ -138,10 +139,11 @@ def markdown_to_plain(markdown: str) -> str:
 _SLACK_TOKEN = re.compile(r"<([^<>]*)>")
 
 
-def slack_to_text(text: str, *, bot_user_id: str | None = None) -> str:
+def slack_to_text(text: str, *, bot_user_id: str | None = None, names: Callable[[str], str] | None = None) -> str:
     """Turn a Slack message's text into the plain text a user typed.
 
-    Mentions of ``bot_user_id`` are removed; other user mentions become ``@U123``, channels
+    Mentions of ``bot_user_id`` are removed; other user mentions become ``@name`` (their label,
+    else ``names(user_id)``, e.g. the display name from ``users.info``) or ``@U123``, channels
     ``#name``, links their URL (or ``label (url)``), ``<!here>``-style specials ``@here``, dates
     (``<!date^...|Feb 18, 2014>``) their text;
     ``&amp;``, ``&lt;``, ``&gt;`` are unescaped. Whitespace is collapsed at the ends.
@@ -151,7 +153,9 @@ def slack_to_text(text: str, *, bot_user_id: str | None = None) -> str:
         body = match.group(1)
         target, _, label = body.partition("|")
         if target.startswith("@"):
-            return "" if bot_user_id and target[1:] == bot_user_id else "@" + (label or target[1:]).lstrip("@")
+            if bot_user_id and target[1:] == bot_user_id:
+                return ""
+            return "@" + (label or (names(target[1:]) if names else "") or target[1:]).lstrip("@")
         if target.startswith("#"):
             return "#" + (label or target[1:]).lstrip("#")
         if target.startswith("!date^"):

@@ -140,11 +140,12 @@ def _slack_host(url: str, api_url: str) -> bool:
 
 def _discussion(client: WebClient, messages: list[dict]) -> str:
     people = [m for m in messages if not m.get("bot_id")]
-    return discussion([(m.get("user") or "", slack_to_text(m.get("text") or "")) for m in people],
-                      lambda user: _name(client, user))
+    return discussion([(m.get("user") or "", slack_to_text(m.get("text") or "", names=lambda u: display_name(client, u)))
+                       for m in people],
+                      lambda user: display_name(client, user))
 
 
-def _name(client: WebClient, user: str) -> str:
+def display_name(client: WebClient, user: str) -> str:
     """The display name of ``user`` (``users.info``, cached), else the id."""
     try:
         return _profile_name(client, user)

@@ -282,3 +282,16 @@ def test_a_replayed_slash_command_starts_one_research(bot, fake_slack, research,
     fake_slack.wait_for(lambda: research.calls, what="the research")
     roots = [c for c in fake_slack.calls_to("chat.postMessage") if "asked for a research" in c.params.get("text", "")]
     assert len(roots) == 1 and len(research.calls) == 1, [r.params for r in roots]
+
+
+def test_a_person_mentioned_in_a_question_reaches_the_research_by_name(bot, fake_slack, research):
+    fake_slack.users[BOB] = "Bob Builder"
+    ts, _ = bot.message(f"What did <@{BOB}> propose on heat-pump noise limits in 2024?", channel="D0ALICE",
+                        channel_type="im")
+    fake_slack.wait_for(lambda: research.calls, what="the research")
+    assert research.calls[0]["question"] == "What did @Bob Builder propose on heat-pump noise limits in 2024?"
+    status, ack = bot.command(f"summarise <@{BOB}>'s plan for heat-pump noise limits")
+    assert "@Bob Builder" in ack["text"], ack
+    fake_slack.wait_for(lambda: len(research.calls) == 2, what="the command's research")
+    assert research.calls[1]["question"] == "summarise @Bob Builder's plan for heat-pump noise limits"
+    runner_idle()
