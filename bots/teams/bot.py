@@ -329,6 +329,15 @@ class TeamsBot(TeamsActivityHandler):
             await turn_context.send_activity(usage_activity())
 
     # ---- file consent (personal chats) -------------------------------------------------------
+    async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse:
+        """A ``fileConsent/invoke`` without its answer object (``value``) is 400 and one log line;
+        every invoke else goes to the SDK's handler (file consent, card actions; others 501)."""
+        activity = turn_context.activity
+        if activity.name == "fileConsent/invoke" and not isinstance(activity.value, dict):
+            log.warning("event=teams_malformed_invoke name=fileConsent/invoke")
+            return InvokeResponse(status=400)
+        return await super().on_invoke_activity(turn_context)
+
     async def on_teams_file_consent_accept(
         self, turn_context: TurnContext, file_consent_card_response: FileConsentCardResponse
     ) -> None:

@@ -236,6 +236,16 @@ def test_an_activity_with_fields_of_the_wrong_shape_is_400_before_anything_runs(
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
 
 
+@pytest.mark.parametrize("value", [None, "x", [1]])
+def test_a_consent_answer_without_its_value_is_400_and_one_line(bot, connector, caplog, value):
+    caplog.set_level("INFO")
+    invoke = file_consent(connector.url, "accept", {}, upload_url="http://127.0.0.1:9/u", name="report.md")
+    invoke["value"] = value
+    assert bot.send(invoke).status_code == 400
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
+    assert connector.calls == []
+
+
 def test_a_message_expecting_its_replies_in_the_response_gets_them(bot, connector):
     answer = bot.send({**personal_message(connector.url, "help"), "deliveryMode": "expectReplies"})
     assert answer.status_code == 200, answer.text
