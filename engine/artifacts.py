@@ -49,7 +49,7 @@ def _first_items(markdown: str, n: int) -> str:
 
 
 def review_rounds(state: dict) -> list[ReviewRound]:
-    """The review appendix: per round, what changed, the main critiques, how they were answered, open objections."""
+    """The review appendix: per round, what changed, the main critiques, how they were answered, the stakeholder objections raised (what stayed open is the report's own section)."""
     from engine.render.latex import labels_for
     from engine.render.markdown import escape_number_groups  # pypandoc and mistletoe: only when rendering
 

@@ -108,7 +108,7 @@ def test_document_parts_and_headings():
     assert r"\subsection{Big heading in summary}" in tex
     for text in ("Offline mode.", "Why?", "2024-05-01", "Executive summary", "Appendix: review",
                  "Iteration 1", "What changed", "Main critiques", "None.", "Answered.", "Still open.",
-                 "Stakeholder objections left open", r"\url{https://example.com/a}"):
+                 "Stakeholder objections raised", r"\url{https://example.com/a}"):
         assert text in tex, text
 
 
