@@ -20,8 +20,14 @@ from engine.text import markdown_literal, markdown_unescape
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
 #: comment, a statement ending in a brace or semicolon, a definition.
-_CODE = re.compile(r"\bfor \w+ in [\w.()]+\s*:|\b\w+\s*=\s*[\w\"'\[({]|\w\)\s*#|\s#\s|[{};]\s*$"
+_CODE = re.compile(r"\bfor \w+ in [\w.()]+\s*:|\w\)\s*#|\s#\s|[{};]\s*$"
                    r"|^(?:def|class|import|return|async def)\s")
+#: An assignment, code unless it is a setting named in a prose sentence (:data:`_SETTING`, :data:`_PROSE`).
+_ASSIGNMENT = re.compile(r"\b\w+\s*=\s*[\w\"'\[({]")
+#: A name and a plain value, as prose names a setting: "configured with max_rpm = 18 in", "timeout=None.".
+_SETTING = re.compile(r"\w+\s*=\s*[\w\"'-]+(?=[\s,;:)]|[.!?](?:\s|$)|$)")
+#: How a prose sentence starts: two words of letters ("The turbine", "Der Regler"), not ``task = ...``.
+_PROSE = re.compile(r"[^\W\d_]+\s+[^\W\d_]+\s")
 #: A sentence whose subject is a reference to text before it ("This ...", "However this ...").
 _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s+)?"
                         # a pronoun, or a comparison whose other side is in the text before
@@ -65,7 +71,8 @@ def _split(claim: str) -> tuple[str, str]:
 def flaw(text: str) -> tuple[str, str] | None:
     """``("code", "")`` for a code line, ``("reference", word)`` for a sentence starting with a
     reference to text it does not carry; None for a claim that reads on its own."""
-    if _CODE.search(text):
+    assignments = [m for m in _ASSIGNMENT.finditer(text) if not (_PROSE.match(text) and _SETTING.match(text, m.start()))]
+    if _CODE.search(text) or assignments:
         return "code", ""
     m = _REFERENCE.match(text)
     return ("reference", m.group(1)) if m else None

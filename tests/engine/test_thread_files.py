@@ -226,3 +226,17 @@ def test_the_offline_report_counts_sources_when_none_has_a_passage_to_quote():
     report = extractive_report(brief="What COP does it have?", findings="### COP\n\n(nothing)\n", language="en",
                                notice="offline", sources_found=2)
     assert "No sources were found" not in report and "2 sources found; none had a passage on this question to quote" in report
+
+
+def test_a_setting_named_in_a_prose_sentence_is_quoted_not_taken_for_code(offline_settings, tmp_path):
+    guide = (b"# Turbine guide\n\nThe turbine warranty covers all blades for five years.\n\n"
+             b"The turbine controller is configured with max_rpm = 18 in the file turbine.conf.\n\n"
+             b"```\nrpm = read_setting(\"max_rpm\")\n```\n")
+    settings = offline_settings(allow_clarification=False, max_review_iterations=1)
+    ingest(settings, "console:setting", [_shared(tmp_path, "guide.md", guide)])
+    out = asyncio.run(run_turn("console:setting", question="What does the turbine warranty cover and how is the "
+                               "turbine controller configured?", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert "The turbine controller is configured with max\\_rpm = 18 in the file turbine.conf." in report \
+        or "The turbine controller is configured with max_rpm = 18 in the file turbine.conf." in report, report
+    assert "read_setting" not in report and "read\\_setting" not in report  # the code line is still no finding
