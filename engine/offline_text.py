@@ -47,6 +47,7 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     parts = [p.strip(" .?!") for p in _CLAUSE.split(text) if p.strip(" .?!")]
     parts = [p for p in parts if len(content_words(p)) >= 1]
     if len(parts) >= 2:
+        parts = _nouns_listed(parts) or parts
         head = _question_head(parts[0])
 
         def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
@@ -102,6 +103,29 @@ def facet_topics(question: str, language: str) -> list[str]:
         return []
     chosen = [key for key, asked in FACETS if not any(s.startswith(asked) for s in stems)]
     return [f"{subject} — {phrase(key, language)}" for key in chosen[:2]]
+
+
+#: A phrase a list of nouns shares at its end: "(costs, risks and benefits) of solar panels".
+_SHARED_TAIL = re.compile(r"^(\S+)\s+((?:of|for|in|on|about|with|von|für|bei|de|des|du|pour|sur|del|para|en)\s.+)$",
+                          re.IGNORECASE)
+
+
+def _nouns_listed(parts: list[str]) -> list[str] | None:
+    """Whole questions for a question that lists single nouns ("What are the costs, risks and
+    benefits of solar panels": each noun in the first clause's place, with the phrase the last one
+    carries), or None when the later clauses are not single words (they are clauses of their own)."""
+    first = parts[0].split()
+    last = _SHARED_TAIL.match(parts[-1])
+    nouns = [*parts[1:-1], last.group(1) if last else parts[-1]]
+
+    def form(word: str) -> str:  # a participle lists with participles ("compressed and encrypted"), not nouns
+        return next((end for end in ("ed", "ing") if word.lower().endswith(end)), "")
+
+    if len(first) < 3 or not all(len(n.split()) == 1 and n.replace("-", "").isalpha() and form(n) == form(first[-1])
+                                 for n in [first[-1], *nouns]):
+        return None
+    tail = f" {last.group(2)}" if last else ""
+    return [" ".join([*first[:-1], noun]) + tail for noun in [first[-1], *nouns]]
 
 
 def _question_head(clause: str) -> str:

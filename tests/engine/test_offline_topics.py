@@ -53,6 +53,22 @@ def test_a_list_still_gives_one_topic_per_item():
         "Compare solar panels", "wind turbines", "heat pumps"]
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What does the study say about the turbine efficiency, weight, formula and noise?",
+     ["What does the study say about the turbine efficiency", "What does the study say about the turbine weight",
+      "What does the study say about the turbine formula", "What does the study say about the turbine noise"]),
+    ("What are the costs, risks and benefits of solar panels?",
+     ["What are the costs of solar panels", "What are the risks of solar panels",
+      "What are the benefits of solar panels"]),
+    ("How does asyncio cancel tasks and handle timeouts?",
+     ["How does asyncio cancel tasks", "How does asyncio handle timeouts"]),
+    ("Was kosten Wärmepumpen, Gasheizungen und Pelletöfen?",
+     ["Was kosten Wärmepumpen", "Was kosten Gasheizungen", "Was kosten Pelletöfen"]),
+])
+def test_a_list_of_nouns_in_a_question_gives_one_whole_question_per_noun(question, expected):
+    assert plan_topics(question, 5) == expected
+
+
 def test_the_limit_is_kept():
     assert plan_topics("the history of the bicycle in Europe", 1) == ["the history of the bicycle in Europe"]
 
