@@ -45,7 +45,7 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     """
     text = " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")  # the thread's talk is no topic
     parts = [p.strip(" .?!") for p in _CLAUSE.split(text) if p.strip(" .?!")]
-    parts = [p for p in parts if len(content_words(p)) >= 1]
+    parts = _qualifiers_joined([p for p in parts if len(content_words(p)) >= 1])
     if len(parts) >= 2:
         parts = _nouns_listed(parts) or parts
         head = _question_head(parts[0])
@@ -108,6 +108,22 @@ def facet_topics(question: str, language: str) -> list[str]:
 #: A phrase a list of nouns shares at its end: "(costs, risks and benefits) of solar panels".
 _SHARED_TAIL = re.compile(r"^(\S+)\s+((?:of|for|in|on|about|with|von|für|bei|de|des|du|pour|sur|del|para|en)\s.+)$",
                           re.IGNORECASE)
+
+
+#: Words that open a qualifier of the clause before ("…, for Python developers"), not a topic.
+_QUALIFIER_OPENERS = frozenset("for from to with without within about regarding für mit ohne pour avec sans para con sin".split())
+
+
+def _qualifiers_joined(parts: list[str]) -> list[str]:
+    """``parts`` with each clause that opens with a preposition (:data:`_QUALIFIER_OPENERS`) joined to
+    the one before: an answer like "task cancellation, for Python developers" names an audience."""
+    out: list[str] = []
+    for part in parts:
+        if out and part.split()[0].lower() in _QUALIFIER_OPENERS:
+            out[-1] = f"{out[-1]}, {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def _nouns_listed(parts: list[str]) -> list[str] | None:

@@ -69,6 +69,12 @@ def test_a_list_of_nouns_in_a_question_gives_one_whole_question_per_noun(questio
     assert plan_topics(question, 5) == expected
 
 
+def test_an_audience_named_in_the_answer_is_no_topic_of_its_own():
+    topics = plan_topics("asyncio — task cancellation in asyncio, for Python developers", 5, "en")
+    assert topics[0] == "asyncio — task cancellation in asyncio, for Python developers"
+    assert not any(t.startswith("for ") for t in topics), topics
+
+
 def test_the_limit_is_kept():
     assert plan_topics("the history of the bicycle in Europe", 1) == ["the history of the bicycle in Europe"]
 
