@@ -268,6 +268,7 @@ class TeamsBot(TeamsActivityHandler):
             text = " ".join(filter(None, [
                 f"Read {', '.join(read)}." if read else "", f"Skipped {', '.join(skipped)}." if skipped else "",
                 "Send your question here and I'll use the files as sources." if read else ""]))
+            text = text or "I have read these files in this chat already: send your question and I'll use them."
         await self._reply(turn_context, jobs.Reply(text=markdown_literal(text), action="files"))
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:

@@ -54,6 +54,11 @@ def test_a_file_sent_alone_in_a_personal_chat_is_read_for_the_next_question(bot,
     assert "Read zephyr.pdf" in said.text and "question" in said.text, said.text  # not the help text
     assert [e.name for e in load_manifest(settings, _thread(alone))] == ["zephyr.pdf"]
     assert jobs.thread_info(_thread(alone), settings=settings) is None  # a file alone starts nothing
+    again = personal_message(connector.url, "", conversation_id=conv)
+    again["attachments"] = alone["attachments"]
+    bot.send(again)
+    said = connector.wait_for(lambda c: len(c.messages(conv)) == 2 and c.messages(conv), what="the second answer")[-1]
+    assert "already" in said.text, said.text  # the same file again: said, not silence
 
     question = personal_message(connector.url, QUESTION, conversation_id=conv)
     bot.send(question)
