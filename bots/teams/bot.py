@@ -159,8 +159,26 @@ def clean_text(context: TurnContext) -> str:
             text = text[len("&nbsp;"):].lstrip()
     text = _AT.sub(lambda m: m.group(1), text)
     text = html.unescape(text).replace("\u00a0", " ").strip()
-    # the manifest's "research" command inserts the word before the question
-    return re.sub(r"^/?research\b[:\s]*", "", text).strip()
+    return _without_command_word(text).strip()
+
+
+_COMMAND_WORD = re.compile(r"/?research(?:(\s*:)\s*|\s+|$)")
+_QUESTION_WORD = re.compile(r"(?:how|what|why|when|where|which|who|whom|whose|whether|is|are|do|does|did|can|could|"
+                            r"should|would|will)\b")
+
+
+def _without_command_word(text: str) -> str:
+    """``text`` without the word the manifest's ``research`` command puts before what the person
+    types. The word goes when a colon, nothing, or a question of its own follows it (a question
+    word, or a first letter that is not lower case); a question about research (``research and
+    development budgets``, ``research funding in ...``) keeps it."""
+    match = _COMMAND_WORD.match(text)
+    if match is None:
+        return text
+    rest = text[match.end():]
+    if match.group(1) or not rest or not rest[0].islower() or _QUESTION_WORD.match(rest):
+        return rest
+    return text
 
 
 def _show_typing(turn_context: TurnContext) -> None:

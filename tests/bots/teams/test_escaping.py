@@ -137,3 +137,21 @@ def test_the_bots_leading_mention_is_removed_whatever_attributes_its_tag_has(tag
     activity["text"] = f"{tag} help"
     activity["entities"] = [{"type": "mention", "text": "<at>Deep Research</at>", "mentioned": dict(BOT)}]
     assert _question(activity) == "help"
+
+
+@pytest.mark.parametrize(("typed", "question"), [
+    ("research How do agents cite sources?", "How do agents cite sources?"),
+    ("research: how do agents cite sources?", "how do agents cite sources?"),
+    ("research how do agents cite sources?", "how do agents cite sources?"),
+    ("research 東京の人口は？", "東京の人口は？"),
+    ("research and development budgets in 2025?", "research and development budgets in 2025?"),
+    ("research funding for heat pumps in Europe", "research funding for heat pumps in Europe"),
+    ("researchers on heat pumps", "researchers on heat pumps"), ("research", ""),
+    ("research-based teaching: does it work?", "research-based teaching: does it work?"),
+    ("research ethics boards: who sits on them?", "research ethics boards: who sits on them?"),
+])
+def test_the_command_word_goes_but_a_question_about_research_keeps_it(typed, question):
+    """The manifest's ``research`` command puts its word before what the person types; a question
+    whose first word is the noun (``research and development``) is not that command."""
+    assert _question(personal_message("http://x/", typed)) == question
+    assert _question(channel_mention("http://x/", typed)) == question
