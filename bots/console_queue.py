@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import getpass
-import shutil
 import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.console import Console
 from rich.markdown import Markdown
 
 from bots.console_loop import EXIT_INTERRUPTED
+from bots.console_output import copy_out, err, say, show_follow_ups
 from engine.settings import Settings, SettingsError
+from engine.text import clean_path, clean_text
 
-err = Console(stderr=True, highlight=False, soft_wrap=True)
 #: Exit code of ``ask`` when a quota (:mod:`jobs.quotas`) refuses the research: nothing was started.
 EXIT_OVER_QUOTA = 6
 #: The files of a finished run, in the order the local `deepresearch ask` prints them.
@@ -38,7 +37,7 @@ class _Transcript:
             self.pending = event["text"]
             self.follow_ups = list(event.get("follow_ups") or self.follow_ups)
         elif event["op"] == "update":
-            err.print(event["text"].replace("\n", " | "))
+            say(event["text"].replace("\n", " | "))
         elif event["op"] == "upload":
             self.files, self.comment = event["files"], event.get("comment", "")
 
@@ -142,7 +141,7 @@ class _QueuedRun:
         if reply.text:  # the mention slot names the sender in a chat; the terminal's reader is the sender
             said = reply.render(reply.text, lambda _user: "").strip()
             refused = reply.action not in ("started", "resumed")  # the line ask ends on, as its other errors
-            err.print(f"deepresearch: {said}" if refused else said)
+            say(f"deepresearch: {said}" if refused else said)
         if reply.action in ("started", "resumed"):
             self.position.after = mark
         else:
@@ -204,7 +203,7 @@ class _QueuedRun:
             info = None
         self.shown.flush()
         if info.status != "done":
-            err.print(f"The research ended as {info.status}" + (f": {info.error}" if info.error else "."))
+            say(f"The research ended as {info.status}" + (f": {info.error}" if info.error else "."))
             return 1, None
         return 0, info
 
@@ -221,7 +220,6 @@ class _QueuedRun:
 
     def print_files(self, info, out: Path | None) -> int:
         """Print the title, the files and the suggested follow-ups; copy the files to ``out``."""
-        from bots.console import show_follow_ups
         from engine.artifact_store import artifact_store
         from jobs.run import UPLOAD_COMMENT
 
@@ -233,17 +231,13 @@ class _QueuedRun:
         if named and not files:
             err.print("The report's files are not stored where this host can read them: run ask on the "
                       "worker's host, or share the database (DATABASE_URL) between hosts.")
-        print(f"\n{info.title or 'Report'}\n")
+        print(f"\n{clean_text(info.title or 'Report')}\n")
         for f in files:
-            print(f"  {f}")
+            print(f"  {clean_path(f)}")
         if self.shown.comment and self.shown.comment != UPLOAD_COMMENT:
-            err.print(f"[yellow]{self.shown.comment}[/yellow]")
+            say(self.shown.comment, style="yellow")
         show_follow_ups(self.shown.follow_ups)
-        if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
-            for f in files:
-                shutil.copy2(f, out / f.name)
-            print(f"  copied to {out}")
+        code = copy_out(files, out)
         sys.stdout.flush()
-        return 0
+        return code
 

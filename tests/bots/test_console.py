@@ -189,7 +189,7 @@ def test_what_a_run_writes_is_readable_by_its_own_user_only(tmp_path, docs):
 
 
 def test_out_keeps_an_earlier_report_and_numbers_the_next(tmp_path, capsys):
-    from bots.console import _copy_out
+    from bots.console_output import copy_out as _copy_out
 
     def run(text: str) -> list[Path]:
         made = tmp_path / "runs" / text

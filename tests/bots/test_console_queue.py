@@ -194,3 +194,40 @@ def test_resuming_a_research_no_worker_has_taken_says_it_waits_for_one(tmp_path,
                 proc.kill()
                 proc.wait(LONG)
     assert lines[:2] == [f"thread: {thread}\n", "queued; waiting for a worker …\n"], lines
+
+
+def test_what_the_worker_relays_is_shown_as_written_not_read_as_terminal_markup(capsys):
+    """A relayed status line or upload comment is text from the research (the question's words, a
+    model's title): ``[/b]`` or ``[red]`` in it is shown, never taken for rich markup (which raised)."""
+    from bots.console_queue import _Transcript
+
+    shown = _Transcript()
+    shown({"op": "update", "text": "Researching: what does [/b] close in [red] BBCode?"})
+    shown({"op": "upload", "files": [], "comment": "Note: [/i] kept"})
+    assert "Researching: what does [/b] close in [red] BBCode?" in capsys.readouterr().err
+
+
+def test_ask_queue_out_keeps_an_earlier_report_in_the_folder(tmp_path, capsys, monkeypatch):
+    """``ask --queue --out DIR`` copies as the local ``ask --out`` does: a folder that already
+    holds a report keeps it, this one's files get numbered names."""
+    from types import SimpleNamespace
+
+    from bots.console_queue import _QueuedRun
+    from engine.settings import load_settings
+
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    run = tmp_path / "data" / "artifacts" / "console_t" / "run-1"
+    run.mkdir(parents=True)
+    (run / "report.md").write_text("# New\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.md").write_text("# Earlier\n", encoding="utf-8")
+    queued = _QueuedRun.__new__(_QueuedRun)
+    queued.settings = load_settings()
+    queued.shown = SimpleNamespace(files=[], comment="", follow_ups=[])
+    info = SimpleNamespace(report_dir=run, title="New [/b] title")
+    assert queued.print_files(info, out) == 0
+    assert (out / "report.md").read_text(encoding="utf-8") == "# Earlier\n"
+    assert (out / "report-2.md").read_text(encoding="utf-8") == "# New\n"
+    printed = capsys.readouterr()
+    assert "New [/b] title" in printed.out and "report-2.md" in printed.out

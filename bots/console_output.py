@@ -1,0 +1,95 @@
+"""What ``deepresearch ask`` prints: messages on stderr, the report's paths on stdout, their copy
+into ``--out``, and the exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from engine.fsutil import copy_atomic, write_problem
+from engine.text import clean_path, clean_text
+
+if TYPE_CHECKING:
+    from engine.runner import TurnOutcome
+
+#: Markup off: questions, answers, titles and errors are untrusted text, never rich markup.
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_WAITING = 3
+#: Another process runs this thread (a second terminal, a worker, a bot).
+EXIT_BUSY = 4
+#: The data folder or ``--out`` cannot be written (full disk, read-only, permission).
+EXIT_STORAGE = 5
+
+
+def say(text: str, style: str | None = None, end: str = "\n") -> None:
+    """Print one message on stderr: cleaned (:func:`engine.text.clean_text`), never parsed as markup."""
+    err.print(clean_text(text), style=style, end=end, soft_wrap=True)
+
+
+def show_follow_ups(questions: list[str]) -> None:
+    """The review's suggested follow-up questions (up to three, what the chat offers as buttons),
+    on stderr after the report's paths, so the paths stay the only lines a script reads on stdout."""
+    questions = [q for q in questions if q.strip()][:3]
+    if questions:
+        say("\nSuggested follow-up questions:")
+        for q in questions:
+            say(f"  - {q}")
+
+
+
+def print_result(outcome: TurnOutcome, out: Path | None) -> int:
+    """Print the title and file paths, copy them to ``out``; returns the exit code."""
+    arts = outcome.artifacts
+    if arts is None:
+        return 0
+    print(f"\n{clean_text(outcome.title or 'Report')}\n")
+    if outcome.errors:
+        count = len(outcome.errors)
+        say(f"{count} research topic{' failed' if count == 1 else 's failed'}; the report says which.", style="yellow")
+    for note in outcome.notes:  # e.g. the report cut at the model's output limit, with the setting
+        say(note, style="yellow")
+    files = [f for f in (arts.report_md, arts.pdf, arts.docx, arts.report_tex, arts.review_md, arts.sources_json,
+                         arts.usage_json) if f is not None]
+    for f in files:
+        print(f"  {clean_path(f)}")
+    show_follow_ups(outcome.follow_ups)
+    if arts.pdf is None:
+        say(f"The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.", style="yellow")
+    return copy_out(files, out)
+
+
+def copy_out(files: list[Path], out: Path | None) -> int:
+    """Copy the report ``files`` (their paths already printed) into ``out`` (created when missing;
+    None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written.
+
+    A folder that already holds an earlier report (``report.md``...) keeps it: this one's files
+    get the first free numbered names (``report-2.md``, ``report-2.pdf``...), said on the line."""
+    if out is None:
+        return 0
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        targets = _free_names(files, out)
+        for f, target in zip(files, targets, strict=True):
+            copy_atomic(f, target)
+    except OSError as exc:
+        say(f"deepresearch: the report is written (paths above) but could not be copied to {clean_path(out)}: "
+            f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}.")
+        return EXIT_STORAGE
+    renamed = [t.name for f, t in zip(files, targets, strict=True) if t.name != f.name]
+    print(f"  copied to {clean_path(out)}" + (f" as {', '.join(renamed)} (an earlier report is there)" if renamed else ""))
+    return 0
+
+
+def _free_names(files: list[Path], out: Path) -> list[Path]:
+    """The paths in ``out`` for ``files``: their own names, else ``{stem}-{n}{suffix}`` with the
+    first ``n`` (2, 3...) none of whose names is taken, so one report's files keep one number."""
+    n = 1
+    while True:
+        names = [out / (f.name if n == 1 else f"{f.stem}-{n}{f.suffix}") for f in files]
+        if not any(p.exists() for p in names):
+            return names
+        n += 1
