@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import itertools
 import logging
 import re
 from pathlib import Path
@@ -113,29 +114,33 @@ def _shown_name(markup: str) -> str:
     return html.unescape(match.group(1)).replace("\u00a0", " ").strip() if match else ""
 
 
-def _bot_mentions(activity: Activity) -> tuple[list[str], bool]:
+def _bot_mentions(activity: Activity) -> tuple[list[str], list[bool] | None]:
     """The ``text`` of each mention entity that names the bot (``<at>Deep Research</at>``), and
-    whether the activity carries any mention entity at all."""
+    for each mention entity in order whether it is the bot's (None when a malformed entity made
+    them unreadable)."""
     bot_id = activity.recipient.id if activity.recipient else None
     try:
         mentions = TurnContext.get_mentions(activity) if activity.entities else []
     except (KeyError, TypeError, AttributeError, ValueError):  # a malformed entity: read the text alone
         log.info("event=teams_mention_unparsed")
-        return [], True
-    texts = []
+        return [], None
+    texts, order = [], []
     for entity in mentions:
         props = getattr(entity, "additional_properties", None) or {}
-        if _mentioned_id(entity) == bot_id and isinstance(props.get("text"), str) and props["text"]:
+        order.append(_mentioned_id(entity) == bot_id)
+        if order[-1] and isinstance(props.get("text"), str) and props["text"]:
             texts.append(props["text"])
-    return texts, bool(mentions)
+    return texts, order
 
 
 def clean_text(context: TurnContext) -> str:
     """The question as the person wrote it.
 
-    Only a *leading* mention of the bot is removed: the text a ``mention`` entity with the bot's
-    id gives, or an ``<at>`` tag (whatever its attributes) showing the name such an entity shows;
-    the bot's display name alone is trusted only when a client sent no mention entity at all.
+    Only a *leading* mention of the bot is removed: when there is one mention entity per ``<at>``
+    tag, Teams lists them in the order of the tags and a tag is the bot's when its entity has the
+    bot's id; otherwise the text a ``mention`` entity with the bot's id gives, or an ``<at>`` tag
+    (whatever its attributes) showing the name such an entity shows; the bot's display name alone
+    is trusted only when a client sent no mention entity at all.
     Every other mention, of a person (one who shares the bot's name included) or of the bot in
     mid-sentence, is kept as the name it shows (``<at>Alice Smith</at>`` becomes ``Alice
     Smith``). HTML character references that Teams puts in the text (``&lt;``, ``&amp;``,
@@ -143,14 +148,15 @@ def clean_text(context: TurnContext) -> str:
     """
     activity = context.activity
     text = (activity.text or "").lstrip()
-    bot_texts, any_mention = _bot_mentions(activity)
+    bot_texts, order = _bot_mentions(activity)
     names = {_shown_name(t) for t in bot_texts} - {""}
-    if not any_mention and activity.recipient is not None and (activity.recipient.name or "").strip():
+    if order == [] and activity.recipient is not None and (activity.recipient.name or "").strip():
         names = {activity.recipient.name.strip()}
-    while True:
-        lead = next((t for t in bot_texts if text.startswith(t)), None)
+    paired = order is not None and len(order) == len(_AT.findall(text))
+    for index in itertools.count():
+        lead = next((t for t in bot_texts if text.startswith(t)), None) if not paired else None
         match = _AT.match(text) if lead is None else None
-        if match and _shown_name(match.group(0)) in names:
+        if match and (order[index] if paired else _shown_name(match.group(0)) in names):
             lead = match.group(0)
         if lead is None:
             break

@@ -155,3 +155,15 @@ def test_the_command_word_goes_but_a_question_about_research_keeps_it(typed, que
     whose first word is the noun (``research and development``) is not that command."""
     assert _question(personal_message("http://x/", typed)) == question
     assert _question(channel_mention("http://x/", typed)) == question
+
+
+def test_a_person_named_like_the_bot_mentioned_first_keeps_their_mention():
+    """Teams lists mention entities in the order of their ``<at>`` tags: a leading tag is the bot's
+    only when its own entity is, even when a person with the same display name is tagged too."""
+    activity = channel_mention("http://x/", "", mention=False)
+    activity["text"] = "<at>Deep Research</at> asked <at>Deep Research</at> about heat pumps"
+    activity["entities"] = [{"type": "mention", "text": "<at>Deep Research</at>", "mentioned": dict(IMPOSTOR)},
+                            {"type": "mention", "text": "<at>Deep Research</at>", "mentioned": dict(BOT)}]
+    assert _question(activity) == "Deep Research asked Deep Research about heat pumps"
+    activity["entities"].reverse()
+    assert _question(activity) == "asked Deep Research about heat pumps"
