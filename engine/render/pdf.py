@@ -28,6 +28,14 @@ LOG_TAIL_LINES = 40
 # latexmk's own rc files are ignored so that a stray latexmkrc cannot change the command.
 LATEXMK_ARGS = ("-xelatex", "-norc", "-halt-on-error", "-interaction=nonstopmode", "-file-line-error",
                 "-latexoption=-no-shell-escape")
+# A report that refers to no label (no \ref, \pageref or \hyperref[...]: citations are named
+# destinations, the outline comes from the bookmark package) shows nothing that depends on TeX's
+# .aux file but longtable's column widths (its \LT@ entries). Its labels are dropped and latexmk
+# told to compare only those lines, so it stops after one XeLaTeX pass unless a table's widths
+# changed; a report with references is built as latexmk decides.
+_REFERENCES = re.compile(r"\\(?:hyperref\[|ref\b|pageref\b|nameref\b|autoref\b|eqref\b)")
+ONE_PASS_ARGS = ("-e", r"$hash_calc_ignore_pattern{aux} = '^(?!.*\\\\LT@|\s+[{]\d)';")  # \LT@i {\LT@entry, {3}{18pt}
+_NO_LABELS = "\\makeatletter\\let\\label\\@gobble\\makeatother"  # no line added: TeX's line numbers stay
 MISSING = "{} not found: install the TeX packages (see README)"
 _ERROR = re.compile(r"^(?:\./)?report\.tex:(\d+): (.+)$|^! (.+)$", re.MULTILINE)
 _WARNING = re.compile(r"^(Missing character: .*|Overfull \\[hv]box .*)$", re.MULTILINE)
@@ -67,10 +75,15 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
     _clean_stale_once()
     with tempfile.TemporaryDirectory(prefix=f"{BUILD_PREFIX}{os.getpid()}-", ignore_cleanup_errors=True) as tmp:
         build = Path(tmp)
+        one_pass = _REFERENCES.search(tex) is None and "\\begin{document}" in tex
+        if one_pass:
+            tex = tex.replace("\\begin{document}", _NO_LABELS + "\\begin{document}", 1)
+            (build / "report.aux").write_text("", encoding="utf-8")  # read from the first pass on
         (build / "report.tex").write_text(tex, encoding="utf-8")
         env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
+        args = (*LATEXMK_ARGS, *ONE_PASS_ARGS) if one_pass else LATEXMK_ARGS
         proc = subprocess.Popen([sys.executable, "-I", str(GUARD), str(os.getpid()), str(build),
-                                 "latexmk", *LATEXMK_ARGS, "report.tex"], cwd=build, env=env,
+                                 "latexmk", *args, "report.tex"], cwd=build, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         deadline = started + timeout

@@ -285,3 +285,73 @@ def test_a_break_inside_an_identifier_never_leaves_a_line_nearly_empty(tmp_path)
     assert len(lines[start]) > 60, lines[start:start + 3]
     nothing = next(line for line in lines if line.startswith("Nothing more to quote"))
     assert len(nothing) > 60, nothing
+
+
+def _counting_xelatex(tmp_path: Path, monkeypatch) -> Path:
+    """Put an ``xelatex`` first on PATH that appends a line to the returned file on each run and
+    runs the real one, so a test sees how many passes a build took."""
+    real = shutil.which("xelatex")
+    runs = tmp_path / "xelatex-runs"
+    wrapper = tmp_path / "bin" / "xelatex"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho run >> "{runs}"\nexec "{real}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}:{__import__('os').environ['PATH']}")
+    return runs
+
+
+def _outline_titles(path: Path) -> list[str]:
+    def walk(items) -> list[str]:
+        return [t for item in items for t in (walk(item) if isinstance(item, list) else [item.title])]
+    return walk(PdfReader(path).outline)
+
+
+def _internal_dests(path: Path) -> list[str]:
+    """The named destination of each internal link (``/Dest``, or a ``/GoTo`` action's ``/D``)."""
+    dests = []
+    for page in PdfReader(path).pages:
+        for annot in (a.get_object() for a in page.get("/Annots") or []):
+            action = annot.get("/A") or {}
+            if "/Dest" in annot or action.get("/S") == "/GoTo":
+                dests.append(str(annot.get("/Dest") or action["/D"]))
+    return dests
+
+
+def test_a_report_that_refers_to_no_label_is_built_in_one_pass_with_its_outline_and_links(tmp_path, monkeypatch):
+    """Nothing a report without cross-references shows depends on TeX's auxiliary file: one XeLaTeX
+    pass gives the same PDF (bookmarks by the bookmark package, citations as named destinations)."""
+    runs = _counting_xelatex(tmp_path, monkeypatch)
+    doc = ReportDocument(title="Heat pumps", question="Do heat pumps pay off?", date="2024-05-01",
+                         executive_summary="They pay off in cold climates [1].",
+                         body="## Costs\n\nInstallers quote more in winter [1].\n\n### Grants\n\nSome [2].\n",
+                         sources=[SourceEntry(1, "One", "https://example.com/1"),
+                                  SourceEntry(2, "Two", "https://example.com/2")])
+    result = build_pdf(render_latex(doc), tmp_path / "out")
+    assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
+    assert runs.read_text().count("run") == 1
+    titles = _outline_titles(result.pdf)
+    assert "Costs" in titles and "Grants" in titles and "Sources" in titles
+    assert {"src-1", "src-2"} <= set(_internal_dests(result.pdf))
+
+
+def test_a_link_to_a_heading_of_the_report_is_resolved_with_a_second_pass(tmp_path, monkeypatch):
+    runs = _counting_xelatex(tmp_path, monkeypatch)
+    doc = ReportDocument(title="Heat pumps", question="Do heat pumps pay off?", date="2024-05-01",
+                         executive_summary="See [the costs](#costs) first.",
+                         body="## Costs\n\nInstallers quote more in winter.\n")
+    result = build_pdf(render_latex(doc), tmp_path / "out")
+    assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
+    assert runs.read_text().count("run") >= 2
+    assert len(_internal_dests(result.pdf)) == 1  # hyperref makes no link to a label it has not read
+
+
+def test_a_table_over_several_chunks_gets_the_second_pass_its_column_widths_need(tmp_path, monkeypatch):
+    """longtable sets a table of natural widths chunk by chunk and keeps the widths it found in the
+    .aux file: a wider cell further down needs a second pass to line up the rows above it."""
+    runs = _counting_xelatex(tmp_path, monkeypatch)
+    rows = "\n".join(f"| {i} | x |" for i in range(60)) + "\n| 60 | a much wider cell at the very end |"
+    doc = ReportDocument(title="Table", question="q", date="2024-05-01", executive_summary="",
+                         body=f"## Rows\n\n| n | cell |\n|---|---|\n{rows}\n")
+    result = build_pdf(render_latex(doc), tmp_path / "out")
+    assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
+    assert runs.read_text().count("run") >= 2
