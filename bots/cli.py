@@ -147,6 +147,15 @@ def ask(
       130  interrupted (Ctrl-C)
     """
     try:
+        from bots.console_output import EXIT_USAGE, say
+        from bots.console_usage import ask_problem
+        from engine.text import clean_text
+
+        problem = ask_problem(clean_text(question), resume=resume, out=out, queue=queue, offline=offline,
+                              corpus=corpus, no_clarify=no_clarify, files=list(file or []))
+        if problem:  # refused before the research code is loaded: at once
+            say(f"deepresearch: {problem}")
+            raise typer.Exit(EXIT_USAGE)
         from bots.console import run_ask
     except KeyboardInterrupt:  # while loading the research code: nothing of it ran
         print("\ndeepresearch: interrupted before the research started; nothing was started.", file=sys.stderr)

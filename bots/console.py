@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.text import Text
 
 from bots.console_access import NothingRan, NotStarted, finished_files, run_accounted
-from bots.console_files import files_problem, read_files
+from bots.console_files import read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
 from bots.console_loop import EXIT_INTERRUPTED, run_interruptible, wait_for_input
 from bots.console_output import (
@@ -28,12 +28,13 @@ from bots.console_output import (
     say,
 )
 from bots.console_record import ThreadRecord, load_record, save_record
+from bots.console_usage import ask_problem
 from engine.bounds import ServiceTimeout
 from engine.database import DatabaseUnavailable, require_database
 from engine.fsutil import StorageError, folder_write_problem, storage_problem, write_problem
 from engine.models import provider_errors
 from engine.progress import Progress
-from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status, validate_question
+from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.search import check_corpus
 from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
@@ -188,16 +189,6 @@ def _keep_clarification(settings: Settings, thread: str, question: str) -> None:
         save_record(settings.data_dir, thread, record)
 
 
-def _empty_problem(question: str, resume: str | None) -> str | None:
-    """The usage line for an empty ``--resume`` thread id or an empty question; None for neither."""
-    if resume is not None and not resume.strip():
-        return ("usage: deepresearch ask --resume THREAD_ID — the thread id is empty (it is printed as "
-                "\"thread: console:…\" when a run starts).")
-    if not resume and not question.strip():
-        return "usage: deepresearch ask \"QUESTION\" — the question is empty."
-    return None
-
-
 def run_ask(
     *, question: str, corpus: Path | None, offline: bool, answer: str | None, no_clarify: bool,
     resume: str | None, out: Path | None, queue: bool, files: list[Path] | None = None, verbose: bool = False,
@@ -231,9 +222,8 @@ def _run_ask(*, question: str, corpus: Path | None, offline: bool, answer: str |
     """:func:`run_ask`, its log as the caller set it."""
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
-    problem = (_empty_problem(question, resume)
-               or _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
-               or files_problem(files or [], queue))
+    problem = ask_problem(question, resume=resume, out=out, queue=queue, offline=offline, corpus=corpus,
+                          no_clarify=no_clarify, files=files or [])
     if problem:
         say(f"deepresearch: {problem}")
         return EXIT_USAGE
@@ -435,33 +425,6 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
     if isinstance(exc, KeyboardInterrupt):
         say(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
         return EXIT_INTERRUPTED
-    return None
-
-
-def _usage_problem(question: str, resume: str | None, out: Path | None, queue: bool, *, offline: bool,
-                   corpus: Path | None, no_clarify: bool) -> str | None:
-    """What is wrong with the command line before any work starts, or None."""
-    if not resume:
-        try:
-            validate_question(question)
-        except TurnRejected as exc:
-            return str(exc)
-    if corpus is not None and not queue and not corpus.expanduser().is_dir():
-        if not corpus.expanduser().exists():
-            return f"--corpus {clean_path(corpus)}: no such folder"
-        return f"--corpus {clean_path(corpus)} is not a folder"
-    if out is not None and out.exists() and not out.is_dir():
-        return f"--out {clean_path(out)} is a file; give a folder (it is created when missing)."
-    if queue and (offline or corpus is not None or no_clarify):
-        given = ", ".join(name for name, on in (("--offline", offline), ("--corpus", corpus is not None),
-                                                ("--no-clarify", no_clarify)) if on)
-        return (f"{given}: with --queue the research runs on the workers with their own settings. Set "
-                "DEEPRESEARCH_LLM, DEEPRESEARCH_SEARCH and DEEPRESEARCH_CORPUS_DIR (after `deepresearch index DIR`) "
-                "or DEEPRESEARCH_ALLOW_CLARIFICATION where the workers run, or drop --queue.")
-    if out is not None:
-        why = folder_write_problem(out)
-        if why:
-            return f"--out {clean_path(out)} cannot be written: {why}."
     return None
 
 

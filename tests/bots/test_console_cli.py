@@ -162,3 +162,17 @@ def test_the_console_script_is_the_light_entry():
 
     [script] = [e for e in entry_points(group="console_scripts") if e.name == "deepresearch"]
     assert script.value == "bots.entry:main"
+
+
+@pytest.mark.parametrize("args", [["ask", ""], ["ask", "What is asyncio?", "--corpus", "missing-folder"],
+                                  ["ask", "What is asyncio?", "--queue", "--offline"]])
+def test_bad_input_is_refused_before_the_research_code_is_loaded(tmp_path, args):
+    """A refusal is one line at once: the model, graph and job code (langchain, langgraph, rq) is not loaded for it."""
+    probe = ("import sys\nfrom bots.entry import main\nsys.argv = ['deepresearch', *sys.argv[1:]]\n"
+             "try:\n    main()\nexcept SystemExit as end:\n"
+             "    heavy = sorted(m for m in ('langgraph', 'langchain_core', 'rq', 'engine.graph') if m in sys.modules)\n"
+             "    print(end.code, heavy)\n")
+    out = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True,
+                         env=ask_env(tmp_path), cwd=tmp_path, timeout=RUN_TIMEOUT)
+    assert out.stdout.strip() == "2 []", (out.stdout, out.stderr)
+    assert out.stderr.startswith("deepresearch: ") and len(out.stderr.strip().splitlines()) == 1, out.stderr
