@@ -8,6 +8,7 @@ import os
 import re
 import threading
 import unicodedata
+from urllib.parse import SplitResult, urlsplit
 
 #: Terminal escape sequences (ECMA-48 / ISO 6429, as xterm and VT100 read them), each removed whole
 #: so none leaves its printable tail behind ("\x1b[31m" must not become "[31m"): a control string
@@ -125,6 +126,16 @@ _STOPS = frozenset(("Ps", "Pe", "Pi", "Pf", "Po"))
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 #: An autolink :func:`markdown_literal` wrote, resolved back by :func:`markdown_unescape`.
 _AUTOLINK_OR_ESCAPE = re.compile(r"<((?:https?://)[^\s<>]+)>|\\([!-/:-@\[-`{-~])", re.IGNORECASE)
+
+
+def parse_url(url: str) -> SplitResult:
+    """``urllib.parse.urlsplit(url)``; an address urllib cannot parse (stray brackets around the
+    host: ``ValueError: Invalid IPv6 URL``) is one with no scheme and no host, the whole text its path,
+    so it is shown as text and never made a link or fetched."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return SplitResult("", "", url, "", "")
 
 
 def split_urls(text: str, *, www: bool = False) -> list[tuple[bool, str]]:

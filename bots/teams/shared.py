@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from botbuilder.schema import Activity
 
@@ -26,6 +25,7 @@ from bots.chat_files import FILE_DOWNLOAD_INFO, carries_file, speaks_of_file
 from bots.shared_files import Offer, fetch_offers
 from engine.files import FileEntry, SharedFile, ingest
 from engine.settings import Settings
+from engine.text import parse_url
 
 log = logging.getLogger(__name__)
 CANNOT_READ = ("I can't read files shared in a Teams channel or group chat: that needs Microsoft Graph "
@@ -51,7 +51,7 @@ def read_personal_files(activity: Activity, thread_id: str, settings: Settings) 
     items = [a for a in activity.attachments or [] if a.content_type == FILE_DOWNLOAD_INFO]
     if not items:
         return []
-    allowed = urlsplit(activity.service_url or "").hostname
+    allowed = parse_url(activity.service_url or "").hostname
     with tempfile.TemporaryDirectory(prefix="deepresearch-files-") as folder:
         shared = fetch_offers([_offer(item, allowed) for item in items], Path(folder), settings, platform="Teams")
         return ingest(settings, thread_id, shared)
@@ -64,7 +64,7 @@ def _offer(item, allowed_http_host: str | None) -> Offer:
     name = str(item.name or "file")
     shared = SharedFile(name=name, link=str(item.content_url or "") or f"teams-file:{content.get('uniqueId') or name}")
     url = str(content.get("downloadUrl") or "")
-    parts = urlsplit(url)
+    parts = parse_url(url)
     if not (parts.scheme == "https" or (parts.scheme == "http" and parts.hostname == allowed_http_host)):
         return Offer(shared, refused="no download link from Teams")
     return Offer(shared, url=url)

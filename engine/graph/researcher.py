@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from urllib.parse import urlsplit
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
@@ -29,6 +28,7 @@ from engine.schemas import ResearchComplete, think_tool
 from engine.schemas import Summary as SummarySchema
 from engine.search.base import SearchError, SearchResult
 from engine.search.postgres_text import SearchUnavailable
+from engine.text import parse_url
 
 log = logging.getLogger(__name__)
 MAX_PAGE_CHARS = 50_000  # open_deep_research's max_content_length for page summaries
@@ -173,7 +173,7 @@ def result_view(sid: str, rec: dict) -> str:
     text = " ".join(_without_title(rec.get("summary") or "", rec["title"]).split())
     if len(text) > RESULT_VIEW_CHARS:
         text = text[:RESULT_VIEW_CHARS].rsplit(" ", 1)[0] + " …"
-    site = urlsplit(rec["url"]).netloc or rec["url"]
+    site = parse_url(rec["url"]).netloc or rec["url"]
     return f"--- SOURCE [{sid}]: {rec['title']} ({site})\n{text}\n"
 
 

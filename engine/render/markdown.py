@@ -9,9 +9,11 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import pypandoc
+
+from engine.text import parse_url
 
 # GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math) or
 # vanish (a YAML block read as metadata). Raw HTML is parsed, then shown as text (see Sanitizer).
@@ -155,7 +157,7 @@ class Sanitizer:
         alt = self._link_text(c[1])
         label = [str_node("[image:"), {"t": "Space"}, *alt, str_node("]")] if alt else [str_node("[image]")]
         target = c[2][0].translate(_UNESCAPE_TEXT)
-        web = urlsplit(target).scheme.lower() in LINK_SCHEMES if ":" in target else False
+        web = parse_url(target).scheme.lower() in LINK_SCHEMES if ":" in target else False
         return self._link(Attr, label, target) if web and not self.in_link else label
 
     def _link_node(self, t: str, c: list) -> list[Node]:
@@ -215,7 +217,7 @@ class Sanitizer:
         """A link to a web URL (percent-encoded) or an anchor; any other target is shown as text."""
         if self.in_link:
             return content
-        scheme = urlsplit(target).scheme.lower() if ":" in target else ""
+        scheme = parse_url(target).scheme.lower() if ":" in target else ""
         if target.startswith("#"):
             return [{"t": "Link", "c": [attr, content, [target, ""]]}]
         if scheme in LINK_SCHEMES:  # the text stays as written (``Wärmepumpe``, ``{id}``), the target is encoded

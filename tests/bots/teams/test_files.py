@@ -113,3 +113,13 @@ def test_hosts_without_an_app_password_share_the_signing_key_through_postgres(tm
     assert len(files.signing_key(web_host)) == 32 and not (web_host.data_dir / files.SECRET_FILE).exists()
     alone = load_settings(data_dir=tmp_path / "alone")
     assert files.signing_key(alone) != files.signing_key(worker)  # without PostgreSQL: the host's own file
+
+
+def test_a_teams_file_whose_download_address_cannot_be_parsed_is_skipped_with_a_reason():
+    from types import SimpleNamespace
+
+    from bots.teams.shared import _offer
+
+    item = SimpleNamespace(content={"downloadUrl": "https://[tenant.sharepoint.com/x.pdf"}, name="x.pdf",
+                           content_url="https://tenant.sharepoint.com/x.pdf")
+    assert _offer(item, None).refused == "no download link from Teams"

@@ -3,6 +3,8 @@ code attributes and quotes nested deeper than LaTeX allows (no LaTeX or PDF is b
 
 from __future__ import annotations
 
+import pytest
+
 from engine.render import SourceEntry
 from engine.render.latex import render_latex
 from engine.render.markdown import MAX_NESTING, Sanitizer, _walk_nodes, parse_markdown, stringify
@@ -47,3 +49,25 @@ def test_quotes_deeper_than_latex_allows_keep_their_text_inside_the_deepest_allo
         node = node["c"][0]
     assert seen == MAX_NESTING and node["t"] == "Para" and stringify(node["c"]) == "deep words"
     assert blocks[1]["t"] == "Para" and stringify(blocks[1]["c"]) == "After."
+
+
+@pytest.mark.parametrize(("markdown", "shown"), [
+    ("[x](http://[a)", r"x (http://{[}a)"), ("<http://x]y[z>", "http://x{]}y{[}z"), ("![chart](https://[::1)", "chart"),
+    ("see http://[oops and https://x]y[z too", "http://{[}oops"),
+])
+def test_a_link_whose_address_cannot_be_parsed_is_shown_as_text_not_an_error(markdown, shown, tmp_path):
+    """A web address with stray brackets (urllib raises ``ValueError: Invalid IPv6 URL``) comes from a
+    page or a model as often as any other: the report keeps its text, no build fails on it."""
+    from engine.render.docx import render_docx
+
+    doc = make_doc(executive_summary=markdown, body=f"Body {markdown} [1].")
+    assert shown in body_of(render_latex(doc))
+    assert render_docx(doc, tmp_path / "report.docx").stat().st_size > 0
+
+
+def test_a_source_whose_address_cannot_be_parsed_is_named_by_its_address_for_the_researcher():
+    from engine.graph.researcher import result_view
+
+    view = result_view("a1", {"url": "http://[oops/page", "title": "Odd", "summary": "Heat pumps pay off."})
+    assert view.startswith("--- SOURCE [a1]: Odd (http://[oops/page)") and "Heat pumps pay off." in view
+
