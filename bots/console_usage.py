@@ -19,7 +19,8 @@ def ask_problem(question: str, *, resume: str | None, out: Path | None, queue: b
     that is a file or cannot be written, options ``--queue`` cannot honour, unusable ``--file`` paths."""
     return (_empty_problem(question, resume)
             or _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
-            or files_problem(files, queue))
+            or files_problem(files, queue)
+            or _out_problem(out))  # last: it creates the folder, which a refused command must not leave
 
 
 def _empty_problem(question: str, resume: str | None) -> str | None:
@@ -52,8 +53,10 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
         return (f"{given}: with --queue the research runs on the workers with their own settings. Set "
                 "DEEPRESEARCH_LLM, DEEPRESEARCH_SEARCH and DEEPRESEARCH_CORPUS_DIR (after `deepresearch index DIR`) "
                 "or DEEPRESEARCH_ALLOW_CLARIFICATION where the workers run, or drop --queue.")
-    if out is not None:
-        why = folder_write_problem(out)
-        if why:
-            return f"--out {clean_path(out)} cannot be written: {why}."
     return None
+
+
+def _out_problem(out: Path | None) -> str | None:
+    """Why ``--out`` cannot be written (it is created, and a probe file written in it), or None."""
+    why = folder_write_problem(out) if out is not None else None
+    return f"--out {clean_path(out)} cannot be written: {why}." if why else None

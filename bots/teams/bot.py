@@ -114,10 +114,10 @@ def _shown_name(markup: str) -> str:
     return html.unescape(match.group(1)).replace("\u00a0", " ").strip() if match else ""
 
 
-def _bot_mentions(activity: Activity) -> tuple[list[str], list[bool] | None]:
+def _bot_mentions(activity: Activity) -> tuple[list[str], list[tuple[bool, str]] | None]:
     """The ``text`` of each mention entity that names the bot (``<at>Deep Research</at>``), and
-    for each mention entity in order whether it is the bot's (None when a malformed entity made
-    them unreadable)."""
+    for each mention entity in order whether it is the bot's and the name it shows (None when a
+    malformed entity made them unreadable)."""
     bot_id = activity.recipient.id if activity.recipient else None
     try:
         mentions = TurnContext.get_mentions(activity) if activity.entities else []
@@ -127,9 +127,10 @@ def _bot_mentions(activity: Activity) -> tuple[list[str], list[bool] | None]:
     texts, order = [], []
     for entity in mentions:
         props = getattr(entity, "additional_properties", None) or {}
-        order.append(_mentioned_id(entity) == bot_id)
-        if order[-1] and isinstance(props.get("text"), str) and props["text"]:
-            texts.append(props["text"])
+        shown = props.get("text") if isinstance(props.get("text"), str) else ""
+        order.append((_mentioned_id(entity) == bot_id, _shown_name(shown)))
+        if order[-1][0] and shown:
+            texts.append(shown)
     return texts, order
 
 
@@ -137,8 +138,8 @@ def clean_text(context: TurnContext) -> str:
     """The question as the person wrote it.
 
     Only a *leading* mention of the bot is removed: when there is one mention entity per ``<at>``
-    tag, Teams lists them in the order of the tags and a tag is the bot's when its entity has the
-    bot's id; otherwise the text a ``mention`` entity with the bot's id gives, or an ``<at>`` tag
+    tag, listed in the order of the tags (as Teams sends them: each shows its tag's name), a tag
+    is the bot's when its entity has the bot's id; otherwise the text a ``mention`` entity with the bot's id gives, or an ``<at>`` tag
     (whatever its attributes) showing the name such an entity shows; the bot's display name alone
     is trusted only when a client sent no mention entity at all.
     Every other mention, of a person (one who shares the bot's name included) or of the bot in
@@ -152,11 +153,12 @@ def clean_text(context: TurnContext) -> str:
     names = {_shown_name(t) for t in bot_texts} - {""}
     if order == [] and activity.recipient is not None and (activity.recipient.name or "").strip():
         names = {activity.recipient.name.strip()}
-    paired = order is not None and len(order) == len(_AT.findall(text))
+    tags = [_shown_name(m.group(0)) for m in _AT.finditer(text)]
+    paired = order is not None and [name for _, name in order] == tags  # one entity per tag, in order
     for index in itertools.count():
         lead = next((t for t in bot_texts if text.startswith(t)), None) if not paired else None
         match = _AT.match(text) if lead is None else None
-        if match and (order[index] if paired else _shown_name(match.group(0)) in names):
+        if match and (order[index][0] if paired else _shown_name(match.group(0)) in names):
             lead = match.group(0)
         if lead is None:
             break
@@ -169,22 +171,23 @@ def clean_text(context: TurnContext) -> str:
 
 
 _COMMAND_WORD = re.compile(r"/?research(?:(\s*:)\s*|\s+|$)")
-_QUESTION_WORD = re.compile(r"(?:how|what|why|when|where|which|who|whom|whose|whether|is|are|do|does|did|can|could|"
-                            r"should|would|will)\b")
+# What a question typed after the command starts with: a wh-word (any case), or an auxiliary written
+# as a sentence's first word ("Does ..."); "research is underfunded" is a question about research.
+_QUESTION_START = re.compile(r"(?i:how|what|why|when|where|which|who|whom|whose|whether)\b|"
+                             r"(?:Is|Are|Do|Does|Did|Can|Could|Should|Would|Will|Has|Have)\b")
 
 
 def _without_command_word(text: str) -> str:
     """``text`` without the word the manifest's ``research`` command puts before what the person
-    types. The word goes when a colon, nothing, or a question of its own follows it (a question
-    word, or a first letter that is not lower case); a question about research (``research and
-    development budgets``, ``research funding in ...``) keeps it."""
+    types. The word goes only when a colon or nothing follows it, or a question of its own
+    (:data:`_QUESTION_START`); otherwise it is kept, as the question may be about research
+    (``research and development budgets``, ``research is underfunded, why?``) and a kept
+    command word is still a fine question (``research NASA budget trends``)."""
     match = _COMMAND_WORD.match(text)
     if match is None:
         return text
     rest = text[match.end():]
-    if match.group(1) or not rest or not rest[0].islower() or _QUESTION_WORD.match(rest):
-        return rest
-    return text
+    return rest if match.group(1) or not rest or _QUESTION_START.match(rest) else text
 
 
 def _show_typing(turn_context: TurnContext) -> None:

@@ -176,3 +176,10 @@ def test_bad_input_is_refused_before_the_research_code_is_loaded(tmp_path, args)
                          env=ask_env(tmp_path), cwd=tmp_path, timeout=RUN_TIMEOUT)
     assert out.stdout.strip() == "2 []", (out.stdout, out.stderr)
     assert out.stderr.startswith("deepresearch: ") and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_a_refused_ask_leaves_no_out_folder_behind(tmp_path):
+    out = tmp_path / "new" / "reports"
+    done = _cli(tmp_path, "ask", "What is asyncio?", "--out", str(out), "--file", str(tmp_path / "missing.pdf"))
+    assert done.returncode == 2 and "--file" in done.stderr, done.stderr
+    assert not (tmp_path / "new").exists()
