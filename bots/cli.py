@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import os
@@ -379,10 +380,18 @@ def teams(
 PRIVATE_UMASK = 0o077
 
 
+#: The cyclic garbage collector's first-generation threshold for every command (see :func:`main`).
+GC_THRESHOLD = 10_000
+
 def main() -> None:
     """Console-script entry point: private files (:data:`PRIVATE_UMASK`), logging, then the command."""
     from bots.logs import configure_logging
 
+    # The research code's imports (langchain-core, langgraph, pydantic models) allocate about a
+    # million objects and free almost none: at CPython's default first threshold (700) the cyclic
+    # collector walks them again and again. At 10,000 start-up takes about a quarter less CPU
+    # (measured: 1.3-1.6 s down to 1.0-1.2 s on two cores); cycles are still collected.
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
     os.umask(PRIVATE_UMASK)
     configure_logging()
     for stream in (sys.stdout, sys.stderr):  # a last guard: an unprintable character never ends a run
