@@ -4,7 +4,7 @@ held too long, bookkeeping that fails, a retry's status text, an earlier turn th
 the thread back from a later one, a turn record lost mid-research, and a cancel that arrives
 after the summary went out.
 
-Like ``test_run_paths.py``, each test runs :func:`jobs.run.run_job` on the real SQLite stores with a
+Like ``test_run_reruns.py``, each test runs :func:`jobs.run.run_job` on the real SQLite stores with a
 recording chat port and a scripted research.
 """
 
@@ -25,7 +25,7 @@ from jobs.run import LATE_CANCEL_NOTE, RETRYING_TEXT, run_job
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
 from tests.fakes.recording_port import read_events
-from tests.jobs.test_run_paths import STEP, _async_script, _outcome, _updates, _wait_for_update
+from tests.jobs.run_helpers import STEP, _async_script, _outcome, _updates, _wait_for_update
 from tests.jobs.test_run_states import SUMMARY, THREAD, _cancel, _posts, _queue, _report, _script, _state
 from tests.waiting import wait_for, wait_set
 

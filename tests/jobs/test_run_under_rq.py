@@ -1,0 +1,158 @@
+"""The turn runner under RQ (an in-process worker on the real Redis): retries of network errors,
+no retry of programming errors or unreachable threads, hand-backs queued first, and a turn whose
+end Redis missed.
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+
+import pytest
+
+import jobs.locks
+import jobs.queue
+import jobs.run
+from engine.runner import RunCancelled
+from jobs import records
+from jobs.run import DELAYED_NOTE, run_job
+from jobs.status import StatusMessage
+from jobs.store import get_store
+from jobs.threads import set_thread, thread_info
+from jobs.turns import Turn
+from tests.fakes.recording_port import RecordingPort
+from tests.jobs.run_helpers import (
+    INTERNAL_TEXT,
+    TRANSIENT_TEXT,
+    _blip,
+    _broken,
+)
+from tests.jobs.test_run_states import (
+    SUMMARY,
+    THREAD,
+    _posts,
+    _queue,
+    _report,
+    _script,
+    _state,
+)
+
+# ---- under RQ ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def rq_env(redis_settings, tmp_path, monkeypatch):
+    """Redis settings, the event log, and ``work()``: an in-process RQ worker that runs the queue
+    until it is empty (one retry per job, at once)."""
+    from rq import Queue, SimpleWorker
+
+    from jobs.redisconn import redis_connection
+
+    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (0,))
+    monkeypatch.setattr(jobs.run, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
+    monkeypatch.setattr(jobs.run, "get_settings", lambda: redis_settings)
+    conn = redis_connection(redis_settings.redis_url)
+    queue = Queue(jobs.queue.QUEUE_NAME, connection=conn)
+
+    def work() -> None:
+        # RQ installs its own SIGINT/SIGTERM handlers and, for a job's time limit, a SIGALRM one
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
+        try:
+            SimpleWorker([queue], connection=conn).work(burst=True)
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+
+    return redis_settings, tmp_path / "events.jsonl", queue, work
+
+
+def _enqueue(settings, log, port: dict | None = None) -> Turn:
+    port = port or RecordingPort.create(log, THREAD).reference()
+    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="How do heat pumps work?", requester="U1", port=port)
+    set_thread(get_store(settings), THREAD, status="queued", turn_id="t1", requester="U1", question=turn.text)
+    assert jobs.queue.enqueue(turn, settings=settings) == "queued"
+    return turn
+
+
+def _failed_jobs(queue) -> list[str]:
+    return queue.failed_job_registry.get_job_ids()
+
+
+def test_under_rq_a_network_error_is_retried_silently_and_told_after_the_last_retry(rq_env, monkeypatch):
+    settings, log, queue, work = rq_env
+    seen: list = []
+    _script(monkeypatch, _blip, seen=seen)
+    _enqueue(settings, log)
+    work()
+    assert len(seen) == 2  # the first attempt and its one retry
+    assert _posts(log) == ["Starting the research…", TRANSIENT_TEXT]
+    assert _failed_jobs(queue) == [jobs.queue.job_id_for("t1")]
+    assert (_state(settings)["state"], _state(settings)["attempts"]) == ("failed", 2)
+
+
+def test_under_rq_a_retry_that_succeeds_delivers_the_report_once(rq_env, monkeypatch):
+    settings, log, queue, work = rq_env
+    seen: list = []
+    report = _report(settings.data_dir / "run1")
+    _script(monkeypatch, lambda kw: _blip(kw) if len(seen) == 1 else report(kw), seen=seen)
+    _enqueue(settings, log)
+    work()
+    assert len(seen) == 2 and _posts(log) == ["Starting the research…", SUMMARY]
+    assert _failed_jobs(queue) == [] and thread_info(THREAD, settings=settings).status == "done"
+
+
+def test_under_rq_a_programming_error_is_not_retried(rq_env, monkeypatch, caplog):
+    settings, log, queue, work = rq_env
+    seen: list = []
+    _script(monkeypatch, _broken, seen=seen)
+    _enqueue(settings, log)
+    caplog.set_level("INFO", logger="jobs.run")
+    work()
+    assert len(seen) == 1 and _posts(log) == ["Starting the research…", INTERNAL_TEXT]
+    assert _failed_jobs(queue) == [jobs.queue.job_id_for("t1")]
+    assert not [m for m in caplog.messages if m.startswith("event=turn_skipped")]
+
+
+def test_under_rq_a_turn_whose_chat_thread_cannot_be_reached_is_not_retried(rq_env, caplog):
+    settings, log, queue, work = rq_env
+    _enqueue(settings, log, port={"factory": "os:getcwd"})  # not a chat surface
+    caplog.set_level("INFO", logger="jobs.run")
+    work()
+    assert _failed_jobs(queue) == [jobs.queue.job_id_for("t1")]
+    assert [m for m in caplog.messages if m.startswith("event=")] == ["event=port_unusable turn=t1 error=ValueError"]
+
+
+def test_under_rq_a_handed_back_turn_is_queued_first_and_resumed_by_the_next_worker(rq_env, monkeypatch):
+    settings, log, queue, work = rq_env
+    stopping: list = []
+
+    def stopped(kw):
+        stopping.append(True)
+        raise RunCancelled
+
+    _script(monkeypatch, stopped)
+    turn = _queue(settings, log)  # a turn running in a process that is asked to stop
+    assert run_job(turn, settings=settings, last_attempt=True, hand_back=lambda: bool(stopping))["status"] == "handed_back"
+    continuation = jobs.queue.job_id_for("t1") + "-h1"
+    assert queue.job_ids[0] == continuation and _state(settings)["job_id"] == continuation
+    # the next process stops too, just as it picks the turn up: one more continuation, at the front
+    assert run_job(turn, settings=settings, last_attempt=True, hand_back=lambda: True)["status"] == "handed_back"
+    assert queue.job_ids[:2] == [jobs.queue.job_id_for("t1") + "-h2", continuation]
+    seen: list = []
+    _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
+    work()
+    assert len(seen) == 1 and _posts(log)[-1] == SUMMARY + "\n\n" + DELAYED_NOTE  # run once, by either job
+    assert thread_info(THREAD, settings=settings).status == "done"
+
+
+def test_a_turn_whose_end_redis_missed_is_not_run_again(redis_settings, tmp_path, monkeypatch, caplog):
+    settings, log = redis_settings, tmp_path / "events.jsonl"
+    seen: list = []
+    _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
+    turn = _queue(settings, log)
+    run_job(turn, settings=settings, last_attempt=True)
+    records.patch(get_store(settings), "t1", state="running")  # Redis was away when the turn ended
+    caplog.set_level("INFO", logger="jobs.run")
+    assert run_job(turn, settings=settings, last_attempt=True) == {"status": "skipped", "turn_id": "t1"}
+    assert len(seen) == 1 and _state(settings)["state"] == "done"
+    assert caplog.messages == ["event=turn_end_replayed turn=t1 state=done",
+                               f"event=turn_skipped turn=t1 thread={THREAD} state=done"]
