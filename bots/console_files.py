@@ -38,6 +38,7 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
     if not files:
         return
     from engine.files import FileEntry, SharedFile, files_status, ingest
+    from engine.files.entries import local_file_link
     from engine.search.corpus_index import CorpusIndexError
 
     shared, seen, repeats = [], set(), []
@@ -45,11 +46,11 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
         path = Path(os.path.abspath(given.expanduser()))
         if path.resolve() in seen:
             say(f"skipped {clean_path(given)}: the same file twice", style="yellow")
-            repeats.append(FileEntry(name=path.name, link=path.as_uri(), size=0, status="skipped",
+            repeats.append(FileEntry(name=path.name, link=local_file_link(path), size=0, status="skipped",
                                      reason="the same file twice"))
             continue
         seen.add(path.resolve())
-        shared.append(SharedFile(name=path.name, link=path.as_uri(), path=path, size=path.stat().st_size))
+        shared.append(SharedFile(name=path.name, link=local_file_link(path), path=path, size=path.stat().st_size))
     say(f"Reading {len(shared)} file{'' if len(shared) == 1 else 's'} …")
     try:
         entries = ingest(settings, thread, shared)

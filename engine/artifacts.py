@@ -13,6 +13,7 @@ from engine.models import summarize_usage
 from engine.offline_phrases import phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
+from engine.source_links import public_url
 from engine.text import markdown_literal
 
 
@@ -95,13 +96,16 @@ def review_markdown(state: dict) -> str:
 
 def sources_record(state: dict, cited: list[Cited]) -> dict:
     """sources.json: the sources cited (``number``, ``id``, ``title``, ``url``), every source found
-    (``id``, ``title``, ``url``, ``topic``), the research errors and the sources the review visited."""
+    (``id``, ``title``, ``url``, ``topic``), the research errors and the sources the review visited.
+
+    A ``url`` is the source's web address, a corpus document's path in its folder, or a shared
+    file's key; a ``file:`` URI is given by its file name alone (:func:`engine.source_links.public_url`)."""
     return {
-        "cited": [{"number": c.number, "id": c.id, "title": c.title, "url": c.url} for c in cited],
-        "found": [{"id": k, "title": v.get("title"), "url": v["url"], "topic": v.get("topic")}
+        "cited": [{"number": c.number, "id": c.id, "title": c.title, "url": public_url(c.url)} for c in cited],
+        "found": [{"id": k, "title": v.get("title"), "url": public_url(v["url"]), "topic": v.get("topic")}
                   for k, v in state.get("sources", {}).items()],
         "research_errors": state.get("research_errors", []),
-        "visited_in_review": state.get("visited", []),
+        "visited_in_review": [public_url(url) for url in state.get("visited", [])],
     }
 
 

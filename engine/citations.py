@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from engine.source_links import public_url, source_text, web_link
 from engine.text import MISTLETOE_LOCK, markdown_literal
 
 #: One minted id in brackets, e.g. ``[S1a2b3c]``.
@@ -291,7 +292,7 @@ def _title(rec: dict) -> str:
 
 
 def _source_line(sid: str, rec: dict) -> str:
-    return f"[{sid}] {_title(rec)} — {rec['url']}"
+    return f"[{sid}] {_title(rec)} — {public_url(rec['url'])}"
 
 
 def source_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> str:
@@ -348,7 +349,8 @@ def ids_to_numbers(text: str, numbers: dict[str, int]) -> str:
 
 
 def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | None = None) -> list[str]:
-    """``- [Sxxxxxx] [title](<url>)`` lines for the ids ``texts`` cite (the review transcript's key).
+    """``- [Sxxxxxx] [title](<url>)`` lines (:func:`source_markdown`) for the ids ``texts`` cite (the
+    review transcript's key).
 
     With ``numbers`` (the final report's ``{id: n}``), a source the report cites says so.
     """
@@ -357,15 +359,25 @@ def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | No
     for sid in seen:
         rec = registry[sid]
         note = f" (source {numbers[sid]} of the report)" if numbers and sid in numbers else ""
-        lines.append(f"- [{sid}] [{markdown_literal(rec.get('title') or rec['url'], links=False)}](<{rec['url']}>){note}")
+        lines.append(f"- [{sid}] {source_markdown(rec.get('title') or '', rec['url'])}{note}")
     return lines
 
 
+def source_markdown(title: str, url: str) -> str:
+    """One source as Markdown: ``[title](<url>)`` for a web address, else its name as text
+    (:func:`engine.source_links.source_text`: ``Title (sub/doc.md)``), never a link to a file or
+    a server path."""
+    if link := web_link(url):
+        return f"[{markdown_literal(title or link, links=False)}](<{link}>)"
+    return markdown_literal(source_text(title, url), links=False)
+
+
 def sources_section(cited: list[Cited], language: str = "en", no_sources_note: str | None = None) -> str:
-    """The generated Markdown Sources section (``## Sources`` then ``n. [title](<url>)`` lines)."""
+    """The generated Markdown Sources section (``## Sources`` then ``n. [title](<url>)`` lines; a
+    source without a web address as text, :func:`source_markdown`)."""
     title = SOURCES_TITLE.get(language, "Sources")
     if not cited:
         return f"## {title}\n\n{no_sources_note or 'No sources were found or cited.'}\n"
-    lines = [f"{c.number}. [{markdown_literal(c.title, links=False)}](<{c.url}>)" for c in cited]
+    lines = [f"{c.number}. {source_markdown(c.title, c.url)}" for c in cited]
     return f"## {title}\n\n" + "\n".join(lines) + "\n"
 

@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
+
+#: The scheme of :func:`local_file_link`: a key, not an address a reader can open.
+LOCAL_FILE_SCHEME = "local-file"
+
+
+def local_file_link(path: Path) -> str:
+    """The citation key of a file given on this host (``deepresearch ask --file``):
+    ``local-file:{digest}/{name}``, ``digest`` the first 16 hex digits of the SHA-256 of its absolute
+    path (two files of one name from two folders are two sources; the same path given again is
+    the same file) and ``name`` its file name, percent-encoded. No folder of this host is in it;
+    reports name such a source by its title (``notes.pdf, page 2``: :mod:`engine.source_links`)."""
+    absolute = os.fsencode(os.path.abspath(Path(path).expanduser()))
+    digest = hashlib.sha256(absolute).hexdigest()[:16]
+    return f"{LOCAL_FILE_SCHEME}:{digest}/{quote(os.fsencode(Path(path).name), safe='')}"
 
 
 @dataclass
@@ -13,7 +30,7 @@ class SharedFile:
     Attributes:
         name: the file's name as shared (its ending decides how it is read).
         link: what a citation links to: the message that shared it (Slack permalink, Teams file
-            link) or, in the terminal, the file's ``file://`` URI; never a server-side path.
+            link) or, in the terminal, :func:`local_file_link`; never a server-side path.
         path: where its bytes are on this host now (a temporary copy), or None when they were not
             fetched; then ``skipped`` says why.
         size: its size in bytes (as announced when not fetched).

@@ -62,8 +62,8 @@ class ThreadFileSearch(CorpusSearch):
     hint = "no file shared in this thread could be read"
 
     @staticmethod
-    def url(key: str) -> str:
-        """The stored key is the citation URL itself."""
+    def url(key: str, root: str | None = None) -> str:
+        """The stored key is the citation URL itself (a thread's index has no folder)."""
         return key
 
 

@@ -28,6 +28,7 @@ from engine.schemas import ResearchComplete, think_tool
 from engine.schemas import Summary as SummarySchema
 from engine.search.base import SearchError, SearchResult
 from engine.search.postgres_text import SearchUnavailable
+from engine.source_links import public_url
 from engine.text import parse_url
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,7 @@ def result_view(sid: str, rec: dict) -> str:
     text = " ".join(_without_title(rec.get("summary") or "", rec["title"]).split())
     if len(text) > RESULT_VIEW_CHARS:
         text = text[:RESULT_VIEW_CHARS].rsplit(" ", 1)[0] + " …"
-    site = parse_url(rec["url"]).netloc or rec["url"]
+    site = parse_url(rec["url"]).netloc or public_url(rec["url"])
     return f"--- SOURCE [{sid}]: {rec['title']} ({site})\n{text}\n"
 
 

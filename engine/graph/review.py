@@ -26,6 +26,7 @@ from engine.graph.sources import read_texts
 from engine.graph.state import AgentState, override
 from engine.graph.tools import run_tool_calls
 from engine.language import language_name
+from engine.source_links import public_url
 
 MAX_ROLE_TOOL_CALLS = 6
 NEXT = {"solution": "critique", "critique": "perspective"}
@@ -171,7 +172,7 @@ async def _read_source(ctx: RunContext, sid: str, registry: dict, visited: list[
         return f"Error: there is no source with the id {sid!r}."
     visited.append(rec["url"])
     summary, excerpts = await read_texts(ctx, sid, rec)
-    return f"[{sid}] {rec['title']} — {rec['url']}\n{summary}\n" + "\n".join(f"> {e}" for e in excerpts)
+    return f"[{sid}] {rec['title']} — {public_url(rec['url'])}\n{summary}\n" + "\n".join(f"> {e}" for e in excerpts)
 
 
 def _local_tool(name: str, args: dict, state: AgentState, registry: dict, visited: list[str]) -> str:

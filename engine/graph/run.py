@@ -40,6 +40,7 @@ from engine.runner import (
 )
 from engine.search import get_search_backend
 from engine.settings import Settings
+from engine.source_links import web_link
 from engine.text import markdown_literal
 
 log = logging.getLogger(__name__)
@@ -106,13 +107,15 @@ async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
 
 
 def summary_markdown(values: dict, offline: bool = False) -> str:
-    """The chat summary: title, executive summary with ``[n]`` linked to its source, the report's
+    """The chat summary: title, executive summary with ``[n]`` linked to its source when it has a
+    web address (:func:`engine.source_links.web_link`), the report's
     notes (``report_notes``, each once) and counts."""
     cited = {c["number"]: c for c in values.get("cited", [])}
 
     def link(m: re.Match) -> str:
         c = cited.get(int(m.group(1)))
-        return f"[[{m.group(1)}]]({c['url']})" if c and c["url"].startswith("http") else m.group(0)
+        link = web_link(c["url"]) if c else None  # a corpus document or a shared file: no link
+        return f"[[{m.group(1)}]]({link})" if link else m.group(0)
 
     summary = re.sub(r"\[(\d+)\](?!\()", link, values.get("executive_summary", ""))
     lines = [f"**{markdown_literal(values.get('title') or 'Research report')}**", "", summary]

@@ -22,6 +22,7 @@ from engine.render.markdown import (
     plain_inlines,
     url_inlines,
 )
+from engine.source_links import source_text, web_link
 
 REFERENCE = Path(__file__).with_name("templates") / "reference.docx"  # styles: title, headings, bordered tables
 
@@ -129,11 +130,14 @@ def _front(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:
 
 
 def _sources(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:
-    """The Sources heading and one entry per source (a ``src-n`` bookmark, its title, its link)."""
+    """The Sources heading and one entry per source (a ``src-n`` bookmark, its title, its link; a
+    source without a web address named as text: :func:`engine.source_links.source_text`)."""
     blocks: list[pf.Element] = [pf.Header(*plain(labels["sources"]), level=1, identifier="sources")]
     for s in doc.sources:
-        entry = [pf.Span(pf.Str(f"[{s.number}]"), identifier=f"src-{s.number}"), pf.Space(), *plain(s.title)]
-        link = _inlines(url_inlines(s.url))
+        href = web_link(s.url)
+        entry = [pf.Span(pf.Str(f"[{s.number}]"), identifier=f"src-{s.number}"), pf.Space(),
+                 *plain(s.title if href else source_text(s.title, s.url))]
+        link = _inlines(url_inlines(href)) if href else []
         blocks.append(pf.Para(*entry, *([pf.LineBreak(), *link] if link else [])))
     return blocks
 

@@ -25,6 +25,7 @@ from engine.render.markdown import (
 )
 from engine.render.markdown import clean_text as clean_text  # re-exported
 from engine.render.tables import fit_table
+from engine.source_links import source_text, web_link
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 # Unicode quotes and dashes stay Unicode: the fonts are loaded without TeX ligatures, so that
@@ -354,8 +355,10 @@ REVIEW_FIELDS = {"what_changed": "changed", "critiques": "critiques", "answers":
 
 
 def _source_entry(title: str, url: str, typeset: _Typesetter) -> list[Node]:
-    """``Title`` then the link on its own line; a URL without a web scheme is shown as text."""
-    link = url_inlines(url)
-    heading = plain_inlines(title)
+    """``Title`` then the link on its own line; a source without a web address is named as text
+    on one line (:func:`engine.source_links.source_text`: ``Title (sub/doc.md)``)."""
+    href = web_link(url)
+    link = url_inlines(href) if href else []
+    heading = plain_inlines(title if href else source_text(title, url))
     inlines = [*heading, {"t": "LineBreak"}, *link] if heading and link else heading or link
     return typeset.inlines(inlines)

@@ -24,7 +24,8 @@ class SearchResult:
     """One document a search returned.
 
     Attributes:
-        url: where it lives (a web URL, or a file path for the corpus); the citation key.
+        url: the citation key: a web URL, a corpus document's path relative to its folder
+            (percent-encoded: :func:`engine.source_links.document_url`), or a shared file's link.
         title: a human title.
         content: the back-end's snippet (a few hundred characters).
         raw_content: the full text when the back-end has it, else None.

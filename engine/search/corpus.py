@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.language import FUNCTION_WORDS
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus_index import _MAX_PASSAGES, _ORD_BITS
+from engine.source_links import document_url
 
 _PASSAGES_PER_FILE = 2
 _SNIPPET_CHARS = 300
@@ -44,8 +45,10 @@ class CorpusSearch:
     """Search the local corpus index written by :func:`engine.search.corpus_index.index_directory`
     (``deepresearch index DIR``).
 
-    Results carry the file as a ``file://`` URL (``Path.as_uri()``, percent-encoded; the plain path
-    is in ``extra["path"]``) and the document's title. Passages are ranked by BM25 (title weighs twice
+    Results carry the file's path relative to the indexed folder as their URL, percent-encoded
+    (:func:`engine.source_links.document_url`: the citation key, the same wherever the folder is
+    mounted, telling nothing of this host's folders; the absolute path is in ``extra["path"]``)
+    and the document's title. Passages are ranked by BM25 (title weighs twice
     the body); each file appears once, its best one or two passages as ``raw_content`` in document
     order, a ~300-character snippet as ``content``, and ``-bm25`` as ``score`` (higher is better).
 
@@ -88,6 +91,7 @@ class CorpusSearch:
             if not conn.execute("SELECT EXISTS (SELECT 1 FROM documents)").fetchone()[0]:
                 raise SearchError(f"the corpus index {self.index_path} is empty: {hint}")
             rows = self._rank(conn, query, max_results)
+            root = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone() if rows else None
         except sqlite3.OperationalError as err:
             if "no such table" in str(err):
                 raise SearchError(f"{self.index_path} is not a corpus index: {hint}") from err
@@ -96,12 +100,14 @@ class CorpusSearch:
             raise SearchError(f"the corpus index {self.index_path} is unreadable ({err}): {hint}") from err
         finally:
             conn.close()
-        return _group(rows, max_results, self.url)
+        folder = root[0] if root else None
+        return _group(rows, max_results, lambda key: self.url(key, folder))
 
     @staticmethod
-    def url(key: str) -> str:
-        """The citation URL of a document stored under ``key`` (here a file path: its ``file://`` URI)."""
-        return Path(key).as_uri()
+    def url(key: str, root: str | None = None) -> str:
+        """The citation URL of a document stored under ``key`` (here its absolute path) in the index
+        of the folder ``root``: its path in the folder (:func:`engine.source_links.document_url`)."""
+        return document_url(key, root)
 
     @staticmethod
     def _rank(conn: sqlite3.Connection, query: str, max_results: int) -> list[tuple]:

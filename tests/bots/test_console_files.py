@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from tests.bots.console_helpers import ask
@@ -23,8 +24,24 @@ def test_ask_file_cites_the_pdf_pages_and_the_status_counts_read_and_skipped(tmp
     report_md = next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md"))
     report = open(report_md).read()
     assert "thirty percent" in report, report
-    uri = (tmp_path / "report.pdf").as_uri()
-    assert re.search(rf"\[report\.pdf, page 2\]\(<{re.escape(uri)}#page=2>\)", report), report
+    assert re.search(r"^\d+\. report\.pdf, page 2$", report, re.MULTILINE), report  # its name, no dead link
+    folder = report_md.rsplit("/", 1)[0]
+    for name in ("report.md", "review.md", "sources.json"):  # this host's folders appear nowhere
+        text = open(f"{folder}/{name}").read()
+        assert str(tmp_path) not in text.replace(folder, "") and "file://" not in text, name
+
+
+def test_ask_two_files_of_one_name_from_two_folders_are_two_sources(tmp_path):
+    for folder, cop in (("a", "4.7"), ("b", "3.1")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.md").write_text(f"# HX-{folder}\n\nThe HX-{folder} heat pump has a COP of {cop}.\n")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "a/notes.md", "--file", "b/notes.md",
+              "What COP does the HX heat pump have?")
+    assert out.returncode == 0, out.stderr
+    assert "files: 2 files read" in out.stderr, out.stderr
+    report_md = next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md"))
+    sources = json.loads(open(report_md.rsplit("/", 1)[0] + "/sources.json").read())
+    assert len({s["url"] for s in sources["found"]}) == 2 and str(tmp_path) not in json.dumps(sources)
 
 
 def test_ask_file_that_does_not_exist_is_bad_input_before_any_work(tmp_path):

@@ -17,6 +17,7 @@ from engine.citations import (
     source_id,
     sources_section,
 )
+from engine.text import markdown_unescape
 
 URLS = [("https://a.example/1", "Alpha"), ("https://b.example/2", "Beta"), ("https://c.example/3", "Gamma")]
 REG = {source_id(u): {"id": source_id(u), "url": u, "title": t} for u, t in URLS}
@@ -306,3 +307,40 @@ def test_a_sources_section_under_a_report_that_said_why_it_cites_nothing_never_r
     # said nowhere above: the section says it in full
     full = phrase("none_cited", language, found, n=str(found)) if found else phrase("no_findings", language)
     assert _no_sources_note(found, language, "# Report\n") == full
+
+
+# Sources without a web address: a corpus document (its path in the folder, a relative URL), a file
+# URI (a record made before corpus sources were named so), a thread file shared in the terminal or
+# Teams (an opaque key; the title names the file and its page).
+LOCAL = [("sub/tides%20%26%20waves.html", "Tidal Energy Primer"), ("file:///home/alice/corpus/notes%20v2.md", "Notes"),
+         ("local-file:0f1e2d3c4b5a/report.pdf#page=2", "report.pdf, page 2"), ("sub/wind.txt", "wind.txt"),
+         ("teams-file:9a8b-7c6d#section=1", "deck.docx, section 1"), ("https://a.example/1", "Alpha"),
+         ("file:///home/alice/report.pdf#page=3", "report.pdf, page 3")]
+LOCAL_REG = {source_id(u): {"id": source_id(u), "url": u, "title": t} for u, t in LOCAL}
+
+
+def test_sources_without_a_web_address_are_named_as_text_by_their_place_never_by_a_server_path():
+    text = " ".join(f"[{sid}]" for sid in LOCAL_REG)
+    _, cited, _ = finalize_citations(f"Claims {text}.", LOCAL_REG)
+    assert sources_section(cited).splitlines()[2:] == [
+        "1. Tidal Energy Primer (sub/tides & waves.html)",
+        "2. Notes (notes v2.md)",
+        "3. report.pdf, page 2",
+        "4. sub/wind.txt",
+        "5. deck.docx, section 1",
+        "6. [Alpha](<https://a.example/1>)",
+        "7. report.pdf, page 3",
+    ]
+    legend = id_legend([text], LOCAL_REG, {sid: n for n, sid in enumerate(LOCAL_REG, start=1)})
+    assert legend[:2] == [f"- [{source_id(LOCAL[0][0])}] Tidal Energy Primer (sub/tides & waves.html) (source 1 of the report)",
+                          f"- [{source_id(LOCAL[1][0])}] Notes (notes v2.md) (source 2 of the report)"]
+    assert legend[5] == f"- [{source_id(LOCAL[5][0])}] [Alpha](<https://a.example/1>) (source 6 of the report)"
+    shown = sources_section(cited) + "\n".join(legend)
+    assert "file:" not in shown and "/home/alice" not in shown and "local-file" not in shown and "teams-file" not in shown
+
+
+def test_a_place_with_markdown_characters_reads_as_written():
+    registry = {"S000001": {"url": "a_b/%2A%5Bx%5D.md", "title": "Draft"}}
+    _, cited, _ = finalize_citations("Claim [S000001].", registry)
+    line = sources_section(cited).splitlines()[2]
+    assert line.startswith("1. Draft (") and markdown_unescape(line[3:]) == "Draft (a_b/*[x].md)", line

@@ -56,7 +56,7 @@ async def _one(index: Path, query: str):
     return results[0]
 
 
-async def test_indexes_every_format_with_titles_and_file_urls(corpus: Path, tmp_path: Path) -> None:
+async def test_indexes_every_format_with_titles_and_paths_in_the_folder(corpus: Path, tmp_path: Path) -> None:
     index = tmp_path / "data" / "corpus.sqlite"
     stats = index_directory(corpus, index)
     assert (stats.documents, stats.skipped, stats.added, stats.chunks) == (5, 0, 5, 5)
@@ -70,12 +70,33 @@ async def test_indexes_every_format_with_titles_and_file_urls(corpus: Path, tmp_
     }
     for word, (name, title) in expected.items():
         result = await _one(index, word)
-        assert result.url == (corpus / name).resolve().as_uri()
+        assert result.url == name  # its path in the folder: no server path, no dead file:// link
         assert result.extra["path"] == str((corpus / name).resolve())
         assert result.title == title
         assert result.score > 0
         assert word in result.content.lower() and word in result.raw_content.lower()
     assert await CorpusSearch(index).search("unicornword") == []
+
+
+async def test_a_document_is_cited_by_its_path_in_the_folder_wherever_the_folder_is(tmp_path: Path) -> None:
+    from engine.citations import source_id
+    from engine.source_links import source_place
+
+    names = ["deep/Über uns #2 (draft).md", "50% off?.txt", "a:b.md"]
+    found = []
+    for mount in ("srv/alice/docs", "mnt/share/copy"):
+        folder = tmp_path / mount
+        for n, name in enumerate(names):
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(f"Doc {n}\n\nSeawall{n} lagoons hold water.\n", encoding="utf-8")
+        index = tmp_path / mount.replace("/", "-") / "corpus.sqlite"
+        index_directory(folder, index)
+        found.append({r.title: r.url for r in await CorpusSearch(index).search("lagoons", max_results=10)})
+    assert found[0] == found[1]  # the same document, the same citation (and source id) in either folder
+    urls = [found[0][f"Doc {n}"] for n in range(len(names))]
+    assert urls == ["deep/%C3%9Cber%20uns%20%232%20%28draft%29.md", "50%25%20off%3F.txt", "a%3Ab.md"]
+    assert [source_place(u) for u in urls] == names
+    assert len({source_id(u) for u in urls}) == 3 and not any(str(tmp_path) in u or ":" in u for u in urls)
 
 
 async def test_html_text_drops_script_style_nav_and_keeps_structure(corpus: Path, tmp_path: Path) -> None:

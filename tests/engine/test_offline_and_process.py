@@ -11,7 +11,6 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from engine.runner import run_turn, thread_status
 from engine.search.corpus_index import index_directory
@@ -54,10 +53,11 @@ def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
     arts = out.artifacts
     report = arts.report_md.read_text()
     assert "offline extractive mode without a language model" in report.split("\n## ")[0]
-    cited = re.findall(r"^\d+\. \[.*?\]\(<(.*?)>\)$", report, re.MULTILINE)
+    cited = re.findall(r"^\d+\. (.+)$", report.split("\n## Sources\n")[1], re.MULTILINE)
     assert len(cited) >= 3
-    for url in cited:
-        assert Path(unquote(urlparse(url).path)).exists()
+    for entry in cited:  # each document named by its title and its path in the folder, as text
+        assert re.fullmatch(r"(?:.+ \()?(" + "|".join(map(re.escape, DOCS)) + r")\)?", entry), entry
+    assert "Heat pump noise (noise.html)" in cited
     assert arts.review_md.exists() and "## Round 2" in arts.review_md.read_text()
     assert arts.pdf is not None and arts.pdf.read_bytes().startswith(b"%PDF")
     assert arts.report_tex.exists()
@@ -65,9 +65,17 @@ def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
                                    check=True).stdout.split())
     assert "What do heat pumps cost and how much noise do they make?" in text
     assert "Executive summary" in text and "Review" in text and "Iteration 2" in text
-    squashed = re.sub(r"\s+", "", text)  # a long file:// URL wraps wherever the random tmp path puts the break
-    for url in cited:
-        assert unquote(url.rsplit("/", 1)[-1]) in squashed
+    for entry in cited:
+        assert entry in text
+    found = json.loads(arts.sources_json.read_text())
+    assert {s["url"] for s in found["found"]} <= set(DOCS) and len(found["cited"]) == len(cited)
+    from tests.engine.render.fidelity import docx_text
+
+    shown = {"report.md": report, "review.md": arts.review_md.read_text(), "sources.json": arts.sources_json.read_text(),
+             "report.tex": arts.report_tex.read_text(), "report.pdf": text, "report.docx": docx_text(arts.docx),
+             "summary": out.summary}
+    for name, content in shown.items():  # no server path, no dead file:// link, anywhere a reader looks
+        assert str(tmp_path) not in content and "file:" not in content, name
     usage = json.loads(arts.usage_json.read_text())
     assert usage["by_role"]["research"]["models"] == ["offline-extractive"]
 

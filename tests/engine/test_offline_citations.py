@@ -37,7 +37,7 @@ def test_offline_report_keeps_bracketed_text_and_numbers_only_its_citations(offl
         assert re.search(re.escape(markdown_literal(sentence)) + r" \[[12]\]", body), sentence
     assert "interval [0\n" not in report and "[0]" not in report and "[1][" not in report
     assert not re.search(r"S[0-9a-f]{6}", report)  # every minted id became a number or went
-    listed = re.findall(r"^(\d+)\. \[", sources, re.MULTILINE)
+    listed = re.findall(r"^(\d+)\. ", sources, re.MULTILINE)
     assert listed == ["1", "2"]
     markers = {m for m in re.findall(r"\[(\d+)\]", body)}
     assert markers == {"1", "2"}

@@ -70,7 +70,7 @@ def test_each_finding_is_about_its_sub_question(quickstart):
 
 def test_the_review_counts_what_the_report_cites(quickstart):
     report, sources = quickstart
-    listed = re.findall(r"^\d+\. \[", report.split("## Sources")[1], re.MULTILINE)
+    listed = re.findall(r"^\d+\. ", report.split("## Sources")[1], re.MULTILINE)
     assert len(listed) == len(sources["cited"])
     counts = re.search(r"report cites (\d+) of the (\d+) sources found|report cites all (\d+) sources found"
                        r"|report (cites|does not cite) the one source found", report)

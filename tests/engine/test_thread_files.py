@@ -240,3 +240,18 @@ def test_a_setting_named_in_a_prose_sentence_is_quoted_not_taken_for_code(offlin
     assert "The turbine controller is configured with max\\_rpm = 18 in the file turbine.conf." in report \
         or "The turbine controller is configured with max_rpm = 18 in the file turbine.conf." in report, report
     assert "read_setting" not in report and "read\\_setting" not in report  # the code line is still no finding
+
+
+def test_a_file_given_on_this_host_is_keyed_by_its_name_and_a_digest_of_where_it_is(tmp_path: Path) -> None:
+    import os
+
+    from engine.files.entries import local_file_link
+    from engine.source_links import source_text, web_link
+
+    odd = os.fsdecode(b"caf\xe9 #1?.pdf")  # a name that is not UTF-8, with a fragment and query sign
+    links = [local_file_link(tmp_path / "a" / odd), local_file_link(tmp_path / "b" / odd),
+             local_file_link(tmp_path / "a" / ".." / "a" / odd)]
+    assert links[0] == links[2] != links[1]  # where it is, not how the path was spelled
+    assert all(link.endswith("/caf%E9%20%231%3F.pdf") and str(tmp_path) not in link for link in links)
+    assert web_link(links[0]) is None and source_text("café #1?.pdf, page 2", f"{links[0]}#page=2") == \
+        "café #1?.pdf, page 2"

@@ -124,6 +124,28 @@ def test_render_writes_tex_pdf_and_docx_with_citations_as_written(tmp_path):
 
 
 @needs_tex
+def test_sources_without_a_web_address_show_their_place_as_text_in_the_pdf_and_the_docx(tmp_path):
+    from engine.render import ReportDocument, SourceEntry
+    from tests.engine.render import fidelity
+
+    doc = ReportDocument(title="Tides", question="How do tides work?", date="2026-01-02", executive_summary="Tides [1].",
+                         body="Lagoons [2], pages [3] and sites [4].",
+                         sources=[SourceEntry(1, "Tidal Energy Primer", "sub/tides%20%26%20waves.html"),
+                                  SourceEntry(2, "Notes", "file:///home/alice/corpus/notes%20v2.md"),
+                                  SourceEntry(3, "report.pdf, page 2", "local-file:0f1e2d3c4b5a/report.pdf#page=2"),
+                                  SourceEntry(4, "Alpha", "https://a.example/1")])
+    paths = render_outputs(doc, tmp_path)
+    pdf = " ".join(fidelity.pdf_text(Path(paths["pdf"])).split())
+    docx = " ".join(fidelity.docx_text(Path(paths["docx"])).split())
+    for text in (pdf, docx):
+        assert "Tidal Energy Primer (sub/tides & waves.html)" in text and "Notes (notes v2.md)" in text, text
+        assert "report.pdf, page 2" in text and "https://a.example/1" in text
+        assert "file:" not in text and "/home/alice" not in text and "local-file" not in text
+    _, _, external = fidelity.docx_links(Path(paths["docx"]))
+    assert external == {"https://a.example/1"}  # a place without a web address is no link
+
+
+@needs_tex
 def test_a_failed_pdf_still_writes_the_docx_and_the_reason(tmp_path):
     doc = document_from_markdown(REPORT)
     paths = render_outputs(doc, tmp_path, timeout=0.001)
