@@ -1,12 +1,11 @@
 """Run the bundled pandoc in a session of its own, so that signals meant for this process never reach it.
 
-pypandoc starts pandoc in the caller's process group. There a stopping RQ worker's hand-back signal
-(sent to the work horse's whole group, see :data:`jobs.worker.HANDBACK_SIGNAL`), a terminal's Ctrl-C or
-a group SIGTERM kills pandoc too ("Pandoc died with exitcode -34") while the Python process only
-notes the signal and stops the research its own way. Here pandoc runs in a new session (setsid(2)):
-only this module stops it, when the caller's ``cancel`` event is set.
-pypandoc still finds the binary (``PYPANDOC_PANDOC``, then the one pypandoc-binary ships).
-"""
+pypandoc starts pandoc in the caller's process group. There a signal to the group (Ctrl+C in a
+terminal, ``kill -- -PGID``, RQ's ``kill_horse``, which signals the work horse's whole group) kills
+pandoc too ("Pandoc died with exitcode -34") while the Python process only notes the signal and stops
+the research its own way. Here pandoc runs in a new session (setsid(2)): only this module stops it,
+when the caller's ``cancel`` event is set. pypandoc still finds the binary (``PYPANDOC_PANDOC``,
+then the one pypandoc-binary ships)."""
 
 from __future__ import annotations
 

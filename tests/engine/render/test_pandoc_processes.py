@@ -87,7 +87,7 @@ def _pandoc_gone(gate: Path) -> bool:
 
 
 @pytest.mark.parametrize(("sig", "pattern"), [
-    (signal.SIGRTMIN, "--to=docx"),  # a stopping RQ worker's hand-back signal, sent to the horse's group
+    (signal.SIGRTMIN, "--to=docx"),  # the hand-back signal, as RQ's kill_horse sends it: to the whole group
     (signal.SIGTERM, "--to=docx"),
     (signal.SIGINT, "--to=latex"),  # Ctrl-C in the terminal reaches the whole foreground group
     (signal.SIGTERM, "--to=json"),  # the Markdown read that every output starts with
