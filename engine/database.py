@@ -162,6 +162,28 @@ def is_unavailable(err: BaseException) -> bool:
     return True
 
 
+#: Tries of one piece of work that meets a PostgreSQL outage (:func:`is_unavailable`): a turn's graph
+#: run (:func:`engine.graph.run.run_graph_turn`), a search of the thread's files; and the longest wait in
+#: seconds between two tries (tenacity's exponential backoff: 1, 2, 4 … s, so about 7 s in all when the
+#: server refuses at once; each try may also spend its connection timeout or the pool's).
+DATABASE_TRIES = 4
+DATABASE_BACKOFF_MAX = 10
+
+
+def outage_retries(before_sleep=None) -> dict:
+    """Keyword arguments for tenacity's ``Retrying`` or ``AsyncRetrying`` that wait out a PostgreSQL outage.
+
+    Only errors for which :func:`is_unavailable` holds are tried again, up to :data:`DATABASE_TRIES`
+    tries with exponential backoff capped at :data:`DATABASE_BACKOFF_MAX` seconds (both read at each
+    call); after the last try, that try's own error is raised (``reraise``), as is any other error
+    at once. ``before_sleep(retry_state)`` is called before each wait (to log or show it).
+    """
+    from tenacity import retry_if_exception, stop_after_attempt, wait_exponential
+
+    return {"retry": retry_if_exception(is_unavailable), "stop": stop_after_attempt(DATABASE_TRIES),
+            "wait": wait_exponential(max=DATABASE_BACKOFF_MAX), "before_sleep": before_sleep, "reraise": True}
+
+
 def shown_url(url: str) -> str:
     """``url`` as it may be shown: the password replaced by ``[redacted]``, the query dropped."""
     try:

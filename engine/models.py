@@ -85,7 +85,11 @@ class UsageRecorder(BaseCallbackHandler):
     killed and resumed keeps the calls of both processes; :func:`summarize_usage` folds it into
     ``usage.json``. Token counts come from the message's ``usage_metadata``. ``sink`` (the artifact
     store's :meth:`~engine.artifact_store.ArtifactStore.add_usage`) also gets each record, so a run
-    resumed on another host counts the calls made here; its failure is logged, never raised.
+    resumed on another host counts the calls made here; its failure is never raised and is logged
+    once per outage: ``event=usage_record_failed`` (warning, with the first error) when the sink
+    starts failing, ``event=usage_record_recovered not_counted=N`` (info) when it takes a record
+    again, N being the records it missed meanwhile (they stay in ``usage.jsonl``, which
+    :meth:`~engine.artifact_store.ArtifactStore.gather_usage` folds in later).
     """
 
     def __init__(self, path: Path, turn: str, sink: Callable[[dict], None] | None = None) -> None:
@@ -94,6 +98,8 @@ class UsageRecorder(BaseCallbackHandler):
         self.sink = sink
         self._runs: dict[UUID, tuple[str, str, float]] = {}
         self._lock = threading.Lock()
+        self._sink_lock = threading.Lock()
+        self._not_counted = 0  # records the sink refused since it last took one
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def on_chat_model_start(self, serialized: dict, messages: list, *, run_id: UUID, tags=None, metadata=None, **kw: Any) -> None:
@@ -123,10 +129,23 @@ class UsageRecorder(BaseCallbackHandler):
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
         if self.sink is not None:
-            try:
-                self.sink(record)
-            except Exception as err:  # the count is bookkeeping: the research goes on
-                log.warning("event=usage_record_failed error=%s", redact(str(err)))
+            self._to_sink(record)
+
+    def _to_sink(self, record: dict) -> None:
+        """Hand ``record`` to the sink; an outage is logged once as it starts and once as it ends."""
+        try:
+            self.sink(record)  # type: ignore[misc]
+        except Exception as err:  # the count is bookkeeping: the research goes on
+            with self._sink_lock:
+                self._not_counted += 1
+                first = self._not_counted == 1
+            if first:
+                log.warning("event=usage_record_failed turn=%s error=%s", self.turn, redact(str(err)))
+            return
+        with self._sink_lock:
+            missed, self._not_counted = self._not_counted, 0
+        if missed:
+            log.info("event=usage_record_recovered turn=%s not_counted=%d", self.turn, missed)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
         self._runs.pop(run_id, None)

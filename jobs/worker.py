@@ -78,13 +78,25 @@ class ResearchWorker(Worker):
         super().handle_warm_shutdown_request()
         if self.horse_pid:
             log.warning("event=worker_stopping horse=%s grace=%s", self.horse_pid, self.shutdown_grace)
-            try:
-                self.kill_horse(sig=HANDBACK_SIGNAL)
-            except OSError as err:
-                log.warning("event=handback_signal_failed error=%s", err)
+            self.hand_back_horse()
         timer = threading.Timer(self.shutdown_grace, os.kill, (os.getpid(), signal.SIGTERM))
         timer.daemon = True
         timer.start()
+
+    def hand_back_horse(self) -> None:
+        """Send :data:`HANDBACK_SIGNAL` to the work horse process alone; a failure is logged.
+
+        Not RQ's ``kill_horse``: it signals the horse's whole process group, where the programs the
+        horse runs (a file reader, ``fc-list``) would die of the signal (default action: terminate)
+        and their part be recorded as failed, while the horse only stops at its next checkpoint. The
+        cold shutdown still kills the whole group (``kill_horse`` with SIGKILL).
+        """
+        try:
+            os.kill(self.horse_pid, HANDBACK_SIGNAL)
+        except ProcessLookupError:  # the horse ended meanwhile: nothing to hand back
+            pass
+        except OSError as err:
+            log.warning("event=handback_signal_failed error=%s", err)
 
     # ---- Redis outages: the horse keeps working while the worker waits for Redis -------------
     def maintain_heartbeats(self, job, execution) -> None:

@@ -233,20 +233,14 @@ async def _graph_turn(
         return await _settled(snapshot, thread_id, run_id, settings)
 
 
-#: Tries of one turn's graph run when PostgreSQL goes away under it (the first run and the resumes
-#: from the last checkpoint), and the longest wait in seconds before a resume (tenacity's exponential
-#: backoff, 1, 2, 4 … s). A try meeting a server still down also waits for the pool's 30 s timeout, so
-#: a turn gives up after about two minutes and raises, for the queue's own retry.
-DATABASE_TRIES = 4
-DATABASE_BACKOFF_MAX = 10
-
-
 async def _through_database_outages(consume, graph_input, graph, config: dict, before, settings: Settings,
                                     on_wait: Callable[[str], None]) -> None:
     """Await ``consume(graph_input)``; when PostgreSQL cannot be reached in the middle of it
     (:func:`engine.database.is_unavailable`: a restart or failover closing a query's session, which
     the pool's check of idle connections cannot catch), wait and run the graph again from its last
-    checkpoint, up to :data:`DATABASE_TRIES` tries in all, telling ``on_wait`` what it waits for
+    checkpoint, up to :data:`engine.database.DATABASE_TRIES` tries in all (:func:`engine.database.outage_retries`;
+    a try meeting a server still down also waits for the pool's 30 s timeout, so a turn gives up after
+    about two minutes and raises, for the queue's own retry), telling ``on_wait`` what it waits for
     (the progress line shows it). Steps that had finished are not run again;
     the input is sent again only when no checkpoint was written after ``before`` (the snapshot the
     turn started from).
@@ -257,18 +251,16 @@ async def _through_database_outages(consume, graph_input, graph, config: dict, b
     if settings.database_url is None:
         await consume(graph_input)
         return
-    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
+    from tenacity import AsyncRetrying
 
-    from engine.database import is_unavailable
+    from engine import database
 
     def resuming(state) -> None:
         log.warning("event=run_resumed_after_database_outage try=%d error=%s", state.attempt_number + 1,
                     type(state.outcome.exception()).__name__)
-        on_wait(f"the database did not answer; trying again ({state.attempt_number + 1} of {DATABASE_TRIES})")
+        on_wait(f"the database did not answer; trying again ({state.attempt_number + 1} of {database.DATABASE_TRIES})")
 
-    async for attempt in AsyncRetrying(retry=retry_if_exception(is_unavailable), stop=stop_after_attempt(DATABASE_TRIES),
-                                       wait=wait_exponential(max=DATABASE_BACKOFF_MAX), before_sleep=resuming,
-                                       reraise=True):
+    async for attempt in AsyncRetrying(**database.outage_retries(before_sleep=resuming)):
         with attempt:
             if attempt.retry_state.attempt_number > 1 and _checkpoint_id(await graph.aget_state(config)) != _checkpoint_id(before):
                 graph_input = None  # the turn's input is in the checkpoints: continue from the last one

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import tempfile
+import threading
 import unicodedata
 from pathlib import Path
 
 import panflute as pf
-import pypandoc
 
 from engine.render import ReportDocument
 from engine.render.latex import REVIEW_FIELDS, labels_for
@@ -22,6 +20,8 @@ from engine.render.markdown import (
     plain_inlines,
     url_inlines,
 )
+from engine.render.outputs import write_atomic
+from engine.render.pandoc import run_pandoc
 from engine.source_links import source_text, web_link
 
 REFERENCE = Path(__file__).with_name("templates") / "reference.docx"  # styles: title, headings, bordered tables
@@ -142,25 +142,19 @@ def _sources(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:
     return blocks
 
 
-def render_docx(doc: ReportDocument, path: Path) -> Path:
+def render_docx(doc: ReportDocument, path: Path, *, cancel: threading.Event | None = None) -> Path:
     """Write ``doc`` to ``path`` as a Word document (.docx), atomically (temp file, then rename).
 
     Images are never fetched (the Sanitizer turned them into links); the styles come from
-    ``templates/reference.docx``.
+    ``templates/reference.docx``. pandoc runs in a session of its own (:mod:`engine.render.pandoc`)
+    and is stopped as soon as ``cancel`` is set; then nothing is written.
 
     Raises:
-        RuntimeError: pandoc failed (pypandoc's error); OSError: ``path`` cannot be written.
+        engine.render.pandoc.PandocCancelled: ``cancel`` was set first; RuntimeError: pandoc failed;
+        OSError: ``path`` cannot be written.
     """
     buffer = io.StringIO()
     pf.dump(docx_document(doc), buffer)
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".docx", dir=path.parent)
-    os.close(fd)
-    try:
-        pypandoc.convert_text(buffer.getvalue(), "docx", format="json", outputfile=tmp, sandbox=True,
-                              extra_args=[f"--reference-doc={REFERENCE}"], verify_format=False)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    data = run_pandoc(["--from=json", "--to=docx", "--sandbox", f"--reference-doc={REFERENCE}", "--output=-"],
+                      buffer.getvalue(), cancel=cancel)
+    return write_atomic(Path(path), data)

@@ -24,6 +24,7 @@ from engine.render.markdown import (
     url_inlines,
 )
 from engine.render.markdown import clean_text as clean_text  # re-exported
+from engine.render.pandoc import convert_text
 from engine.render.tables import fit_table
 from engine.source_links import source_text, web_link
 
@@ -248,7 +249,7 @@ def _break_long(text: str, max_run: int = LONG_RUN) -> list[str]:
 @functools.cache
 def _pandoc_setup() -> tuple[list[int], list[str]]:
     """The pandoc AST version and the writer's no-highlighting option for the bundled pandoc."""
-    version = json.loads(pypandoc.convert_text("", "json", format="gfm", verify_format=False))
+    version = json.loads(convert_text("", "json", "gfm", sandbox=False))
     pandoc = tuple(int(x) for x in re.findall(r"\d+", pypandoc.get_pandoc_version())[:2])
     flag = "--syntax-highlighting=none" if pandoc >= (3, 8) else "--no-highlight"
     return version["pandoc-api-version"], [flag, "--wrap=none", f"--template={TEMPLATE}"]
@@ -286,7 +287,7 @@ def render_latex(doc: ReportDocument) -> str:
     anything no font has becomes a visible placeholder (``[emoji: rocket]``).
 
     Raises:
-        OSError / RuntimeError: pandoc could not run (pypandoc's errors, not caught here).
+        RuntimeError: pandoc could not run (see :func:`engine.render.pandoc.run_pandoc`; not caught here).
     """
     labels = labels_for(doc.language)
     texts = [doc.title, doc.question, doc.executive_summary, doc.body, doc.notice or "",
@@ -331,8 +332,7 @@ def render_latex(doc: ReportDocument) -> str:
     meta = {k: v for k, v in meta.items() if v != ()}
     version, args = _pandoc_setup()
     document = {"pandoc-api-version": version, "meta": {k: _meta(v) for k, v in meta.items()}, "blocks": body}
-    return pypandoc.convert_text(json.dumps(document), WRITER, format="json", extra_args=args,
-                                 sandbox=True, verify_format=False)
+    return convert_text(json.dumps(document), WRITER, "json", extra_args=args)
 
 
 def _language_meta(language: str, plan: FontPlan) -> dict[str, object]:

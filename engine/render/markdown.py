@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-import pypandoc
-
+from engine.render.pandoc import convert_text
 from engine.text import parse_url
 
 # GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math) or
@@ -299,8 +298,7 @@ def parse_markdown(markdown: str) -> list[Node]:
     if not text.strip():
         return []
     protected = re.sub(r"\\\\|\\[\[\]]", lambda m: _ESCAPED.get(m.group(), m.group()), text)
-    doc = json.loads(pypandoc.convert_text(protected, "json", format=MARKDOWN_FORMAT, sandbox=True,
-                                           verify_format=False))
+    doc = json.loads(convert_text(protected, "json", MARKDOWN_FORMAT))
     return doc["blocks"]
 
 
@@ -331,7 +329,7 @@ def url_inlines(url: str) -> list[Node]:
 @functools.cache
 def pandoc_api_version() -> list[int]:
     """The pandoc AST version of the bundled pandoc (``[1, 23, 1]`` for pandoc 3.x)."""
-    return json.loads(pypandoc.convert_text("", "json", format="gfm", verify_format=False))["pandoc-api-version"]
+    return json.loads(convert_text("", "json", "gfm", sandbox=False))["pandoc-api-version"]
 
 
 # A bracketed group of numbers in prose; not a link's text ``[1](url)``, label ``[x][1]`` or definition ``[1]:``.
@@ -362,8 +360,7 @@ def escape_number_groups(markdown: str) -> str:
         marked += [markdown[pos:m.start()], f"\ue000{i}\ue001"]
         pos = m.start()
     marked.append(markdown[pos:])
-    doc = json.loads(pypandoc.convert_text("".join(marked), "json", format=MARKDOWN_FORMAT, sandbox=True,
-                                           verify_format=False))
+    doc = json.loads(convert_text("".join(marked), "json", MARKDOWN_FORMAT))
     prose: set[int] = set()
     in_urls: set[int] = set()
     for node in _walk_nodes(doc["blocks"]):

@@ -82,7 +82,8 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
         :data:`engine.render.pdf.OVERFULL_LIMIT_PT`, missing glyphs) when it was built with
         them (also kept as ``pdf_warnings`` in the folder's ``usage.json``, logged at info level), and
         ``docx_error`` (one line, also written to ``docx-error.log``) when the Word document was
-        not. An output built removes its error log left by an earlier build (:data:`ERROR_LOGS`).
+        not (:data:`DOCX_CANCELLED` when ``cancel`` stopped it: logged at info level, as the PDF's
+        cancel is, never as a failure). An output built removes its error log left by an earlier build (:data:`ERROR_LOGS`).
 
     Raises:
         OSError: ``directory`` cannot be written.
@@ -97,7 +98,7 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
     write_atomic(directory / "report.tex", tex)
     paths["report_tex"] = str(directory / "report.tex")
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docx") as pool:
-        docx = pool.submit(_docx, doc, directory / "report.docx")
+        docx = pool.submit(_docx, doc, directory / "report.docx", cancel)
         paths.update(_pdf(tex, directory, timeout, cancel))
         paths.update(docx.result())
     _record_failures(directory, paths)
@@ -125,13 +126,23 @@ def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | No
     return paths
 
 
-def _docx(doc: ReportDocument, path: Path) -> dict:
-    """Write the Word document: ``{"docx": path}``, or ``{"docx_error": one line}`` when pandoc failed."""
+#: ``docx_error`` of a Word build stopped because the turn was cancelled or its process is stopping.
+DOCX_CANCELLED = "Word build cancelled"
+
+
+def _docx(doc: ReportDocument, path: Path, cancel: threading.Event | None) -> dict:
+    """Write the Word document: ``{"docx": path}``, or ``{"docx_error": one line}`` when pandoc failed
+    or was stopped by ``cancel`` (:data:`DOCX_CANCELLED`, logged at info level like the PDF's cancel)."""
     from engine.render.docx import render_docx
+    from engine.render.pandoc import PandocCancelled
 
     try:
-        return {"docx": str(render_docx(doc, path))}
-    except (RuntimeError, OSError, ValueError) as err:  # pandoc's failures, as pypandoc raises them
+        return {"docx": str(render_docx(doc, path, cancel=cancel))}
+    except PandocCancelled:
+        log.info("event=docx_failed error=%r", DOCX_CANCELLED)
+        return {"docx_error": DOCX_CANCELLED}
+    except (RuntimeError, OSError, ValueError) as err:  # pandoc's failures
         message = " ".join(str(err).split())[:300] or type(err).__name__
-        log.warning("event=docx_failed error=%r", message)
+        cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
+        log.log(logging.INFO if cancelled else logging.WARNING, "event=docx_failed error=%r", message)
         return {"docx_error": message}

@@ -39,7 +39,8 @@ def _arm_parent_death_signal() -> None:
         pass
 
 
-def _kill_group(child: subprocess.Popen) -> None:
+def kill_group(child: subprocess.Popen) -> None:
+    """SIGKILL the process group ``child`` leads (it was started in a session of its own) and reap ``child``."""
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -68,7 +69,7 @@ def main(argv: list[str]) -> int:
             pass
     # also after latexmk ended by itself: with the parent gone, its output pipe broke (SIGPIPE)
     # and an xelatex run may outlive it
-    _kill_group(child)
+    kill_group(child)
     if os.getppid() != parent:
         shutil.rmtree(folder, ignore_errors=True)
     return 1 if code is None else code

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from engine.database import DatabaseError, connect, is_unavailable, reason, require_database
+from engine.database import DatabaseError, connect, is_unavailable, outage_retries, reason, require_database
 from engine.language import detect_language
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus import _CJK, _group, _snippet_around, query_words
@@ -102,6 +102,13 @@ LIMIT %(limit)s
 """
 
 
+def _retrying(state) -> None:
+    """Log a search try that met a PostgreSQL outage, before the wait for the next one."""
+    err = state.outcome.exception()
+    text = err if isinstance(err, DatabaseError) else reason(err)
+    log.warning("event=search_retry backend=postgres try=%d error=%s", state.attempt_number + 1, text)
+
+
 class SearchUnavailable(SearchError, ConnectionError):
     """A search, or the keeping of its pages (:func:`engine.graph.researcher.search_or_unavailable`),
     failed because a service it needs cannot be reached right now (PostgreSQL:
@@ -136,8 +143,12 @@ class PostgresTextSearch:
     async def search(self, query: str, max_results: int = 5) -> list[SearchResult]:
         """Up to ``max_results`` documents matching ``query``, best first; [] when nothing matches.
 
+        A PostgreSQL outage is waited out in here (:func:`engine.database.outage_retries`: up to
+        :data:`engine.database.DATABASE_TRIES` tries, 1, 2, 4 s apart), each retry logged as
+        ``event=search_retry``.
+
         Raises:
-            SearchUnavailable: PostgreSQL cannot be reached right now (worth a retry).
+            SearchUnavailable: PostgreSQL could not be reached in any of those tries (worth a retry later).
             SearchError: PostgreSQL cannot be used otherwise, or nothing is indexed under the scope.
         """
         if max_results <= 0:
@@ -148,20 +159,32 @@ class PostgresTextSearch:
         """Nothing to release: every query opens and closes its own connection."""
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:
+        """:meth:`search` in this thread; a PostgreSQL outage is waited out (:func:`engine.database.outage_retries`)."""
         import psycopg
+        from tenacity import Retrying
 
         try:
-            require_database(self.settings)
-            with connect(self.settings) as conn:
-                if conn.execute("SELECT 1 FROM deepresearch_passages WHERE scope = %s LIMIT 1",
-                                (self.scope,)).fetchone() is None:
-                    raise SearchError(f"{self.name}: {self.hint}")
-                rows = self._rank(conn, query, max(50, max_results * 10))
+            for attempt in Retrying(**outage_retries(before_sleep=_retrying)):
+                with attempt:
+                    rows = self._rows(query, max(50, max_results * 10))
         except (DatabaseError, psycopg.Error) as err:
             kind = SearchUnavailable if is_unavailable(err) else SearchError
             text = err if isinstance(err, DatabaseError) else reason(err)
             raise kind(f"{self.name} search failed: {text}") from None
         return _group(rows, max_results, self.url)
+
+    def _rows(self, query: str, limit: int) -> list[tuple]:
+        """One try: the ranked rows of ``query`` (:meth:`_rank`) on a connection of its own.
+
+        Raises:
+            SearchError: nothing is indexed under the scope; DatabaseError, psycopg.Error: as the database raised them.
+        """
+        require_database(self.settings)
+        with connect(self.settings) as conn:
+            if conn.execute("SELECT 1 FROM deepresearch_passages WHERE scope = %s LIMIT 1",
+                            (self.scope,)).fetchone() is None:
+                raise SearchError(f"{self.name}: {self.hint}")
+            return self._rank(conn, query, limit)
 
     def _rank(self, conn, query: str, limit: int) -> list[tuple]:
         """Rows ``(ord, score, snippet, body, doc_key, title)``, best first (the FTS5 index's shape)."""

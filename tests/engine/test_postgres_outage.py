@@ -30,6 +30,7 @@ from engine.database import (
 from engine.settings import load_settings
 from jobs.errors import is_transient
 from tests.pg_db import SERVER_URL
+from tests.waiting import wait_for
 
 
 def _dbname(url: str) -> str:
@@ -300,22 +301,23 @@ def test_the_end_record_is_written_when_usage_cannot_be_read(pg_settings, monkey
 
 def test_a_database_that_stays_away_ends_the_turn_with_one_line_after_its_tries(offline_settings, pg_url, monkeypatch):
     """A database lost for longer than the turn's tries (a pool timeout each time): the turn is
-    tried :data:`engine.graph.run.DATABASE_TRIES` times, then raises one line naming DATABASE_URL
+    tried :data:`engine.database.DATABASE_TRIES` times, then raises one line naming DATABASE_URL
     (a transient DatabaseUnavailable), not the pool's own error; the terminal says it in one line
     with the resume command."""
     from bots import console
+    from engine import database
     from engine.database import DatabaseUnavailable
-    from engine.graph import run, supervisor
+    from engine.graph import supervisor
     from engine.runner import run_turn
 
     down = _Down(PoolTimeout("couldn't get a connection after 30.00 sec"))
     monkeypatch.setattr(supervisor, "_RESEARCHER", down)
-    monkeypatch.setattr(run, "DATABASE_BACKOFF_MAX", 0)
+    monkeypatch.setattr(database, "DATABASE_BACKOFF_MAX", 0)
     settings = offline_settings(database_url=pg_url, max_review_iterations=0)
     with pytest.raises(DatabaseUnavailable) as info:
         asyncio.run(run_turn("console:away", question="How do wind turbines work?", settings=settings))
     assert str(info.value).startswith("DATABASE_URL ") and "couldn't get a connection" in str(info.value)
-    assert is_transient(info.value) and down.calls >= run.DATABASE_TRIES
+    assert is_transient(info.value) and down.calls >= database.DATABASE_TRIES
     said: list[str] = []
     monkeypatch.setattr(console, "say", lambda text, *a, **k: said.append(text))
     assert console._stopped(info.value, "console:away", settings) == console.EXIT_FAILED
@@ -337,3 +339,69 @@ def test_a_database_error_outside_the_graph_steps_is_one_line_too(offline_settin
     settings = offline_settings(database_url=pg_url)
     with pytest.raises(DatabaseUnavailable, match="^DATABASE_URL .*couldn't get a connection"):
         asyncio.run(run_turn("console:state", question="How do wind turbines work?", settings=settings))
+
+
+# ---- the thread files' search waits out a short outage ------------------------------------------
+
+def _indexed_scope(pg_settings, scope: str) -> None:
+    from engine.search.postgres_text import replace_documents
+
+    with connect(pg_settings) as conn:
+        replace_documents(conn, scope, [("file://notes.md", "Notes", "Wind turbines turn wind into power.")])
+
+
+def _blip_refused(admin, name: str, settings, hold: psycopg.Connection) -> None:
+    """Logins are refused until the caller allows them again (a server restart in progress)."""
+    admin.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS false").format(sql.Identifier(name)))
+
+
+def _blip_cut(admin, name: str, settings, hold: psycopg.Connection) -> None:
+    """The search's session is terminated in the middle of its query (a connection reset)."""
+    hold.execute("LOCK TABLE deepresearch_passages IN ACCESS EXCLUSIVE MODE")  # the query waits on it
+    pid = wait_for(lambda: admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s AND wait_event_type"
+                                         " = 'Lock' AND query LIKE %s", (name, "%deepresearch_passages%")).fetchone(),
+                   what="the search to wait on the table")[0]
+    admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+
+@pytest.mark.parametrize("blip", [_blip_refused, _blip_cut])
+def test_the_thread_files_search_waits_out_a_short_outage(pg_settings, pg_url, caplog, blip):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from engine import database
+    from engine.search.postgres_text import PostgresTextSearch
+
+    name, scope = _dbname(pg_url), "threadfiles/blip"
+    _indexed_scope(pg_settings, scope)
+    caplog.set_level(logging.WARNING, logger="engine.search.postgres_text")
+    with psycopg.connect(SERVER_URL, autocommit=True) as admin, psycopg.connect(pg_url) as hold, \
+            ThreadPoolExecutor(1) as pool:
+        if blip is _blip_refused:
+            blip(admin, name, pg_settings, hold)
+        try:
+            searching = pool.submit(asyncio.run, PostgresTextSearch(pg_settings, scope).search("turbines"))
+            if blip is _blip_cut:
+                blip(admin, name, pg_settings, hold)
+            wait_for(lambda: searching.done() or "event=search_retry" in caplog.text, what="the search to meet the outage")
+            assert not searching.done(), searching.exception()
+        finally:
+            admin.execute(sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS true").format(sql.Identifier(name)))
+            hold.rollback()  # the table is free again
+        found = searching.result()
+    assert [r.url for r in found] == ["file://notes.md"]
+    tries = [r.getMessage().split(" error=")[0] for r in caplog.records]  # one more on a machine slow to end the blip
+    assert tries[0] == "event=search_retry backend=postgres try=2" and len(tries) < database.DATABASE_TRIES, tries
+
+
+def test_the_thread_files_search_gives_up_after_its_tries_with_search_unavailable(pg_settings, pg_url, caplog, monkeypatch):
+    from engine import database
+    from engine.search.postgres_text import PostgresTextSearch, SearchUnavailable
+
+    _indexed_scope(pg_settings, "threadfiles/away")
+    monkeypatch.setattr(database, "DATABASE_BACKOFF_MAX", 0)  # the waits themselves are the test above's
+    caplog.set_level(logging.WARNING, logger="engine.search.postgres_text")
+    with outage(pg_url), pytest.raises(SearchUnavailable, match="not currently accepting connections") as info:
+        asyncio.run(PostgresTextSearch(pg_settings, "threadfiles/away").search("turbines"))
+    assert is_transient(info.value)
+    assert [r.getMessage().split(" error=")[0] for r in caplog.records] == [
+        f"event=search_retry backend=postgres try={n}" for n in range(2, database.DATABASE_TRIES + 1)]

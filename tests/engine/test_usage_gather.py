@@ -4,6 +4,9 @@ are still counted, on this host and on any other that gathers the run's usage.""
 from __future__ import annotations
 
 import json
+import logging
+
+import pytest
 
 from engine.artifact_store import artifact_store
 from engine.artifacts import run_dir
@@ -36,3 +39,51 @@ def test_calls_the_database_missed_are_counted_and_shared(tmp_path, clean_env, p
     elsewhere = run_dir(other, thread, run)
     artifact_store(other).gather_usage(elsewhere)  # the run resumed on another host
     assert _lines(elsewhere / "usage.jsonl") == [stored, missed]
+
+
+class _FlakySink:
+    """A usage sink that fails for the calls whose 1-based numbers are in ``down``, with the database's error."""
+
+    def __init__(self, down: set[int]) -> None:
+        self.down, self.calls, self.kept = down, 0, []
+
+    def __call__(self, record: dict) -> None:
+        self.calls += 1
+        if self.calls in self.down:
+            raise ConnectionError(f"connection refused (call {self.calls})")
+        self.kept.append(record)
+
+
+def _model_calls(recorder, count: int) -> None:
+    from uuid import uuid4
+
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, LLMResult
+
+    for _ in range(count):
+        run_id = uuid4()
+        recorder.on_chat_model_start({}, [], run_id=run_id, tags=["role:research"], invocation_params={"model": "m"})
+        message = AIMessage("x", usage_metadata={"input_tokens": 10, "output_tokens": 5, "total_tokens": 15})
+        recorder.on_llm_end(LLMResult(generations=[[ChatGeneration(message=message)]]), run_id=run_id)
+
+
+@pytest.mark.parametrize(("calls", "down", "expected"), [
+    (6, {2, 3, 4}, [("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 2)"),
+                    ("INFO", "event=usage_record_recovered turn=t1 not_counted=3")]),
+    (9, {1, 4, 5, 6, 7, 8}, [("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 1)"),
+                             ("INFO", "event=usage_record_recovered turn=t1 not_counted=1"),
+                             ("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 4)"),
+                             ("INFO", "event=usage_record_recovered turn=t1 not_counted=5")]),
+    (4, {3, 4}, [("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 3)")]),
+    (3, set(), []),
+])
+def test_an_outage_of_the_usage_sink_is_logged_once_and_its_end_once(tmp_path, caplog, calls, down, expected):
+    from engine.models import UsageRecorder
+
+    sink = _FlakySink(down)
+    recorder = UsageRecorder(tmp_path / "usage.jsonl", turn="t1", sink=sink)
+    caplog.set_level(logging.INFO, logger="engine.models")
+    _model_calls(recorder, calls)
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "engine.models"] == expected
+    assert len(_lines(tmp_path / "usage.jsonl")) == calls  # every call is in the run's file all the same
+    assert len(sink.kept) == calls - len(down)

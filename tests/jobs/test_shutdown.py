@@ -181,3 +181,40 @@ def test_errors_of_a_stopping_interpreter_are_not_failures():
     assert is_shutdown_error(HandedBack("the process is stopping"))
     assert not is_shutdown_error(RuntimeError("the research in x stopped before its report was written"))
     assert not is_shutdown_error(ValueError("after shutdown"))
+
+
+#: A stand-in work horse: the leader of its own process group (as RQ's horse is after ``setpgrp``). It
+#: runs a program in its group (pandoc, a file reader) that keeps the signal's default action, notes the
+#: hand-back signal as the real horse does, then lets the program finish and writes its exit status.
+HORSE = """
+import signal, subprocess, sys, threading
+from pathlib import Path
+marks, noted = Path(sys.argv[1]), threading.Event()
+signal.signal(signal.SIGRTMIN, lambda *_: noted.set())
+program = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+(marks / "ready").touch()
+while not noted.wait(0.05):
+    pass
+program.stdin.close()
+(marks / "program-exit").write_text(str(program.wait()))
+"""
+
+
+def test_the_hand_back_signal_reaches_the_horse_not_the_programs_it_runs(redis_db, tmp_path):
+    from redis import Redis
+
+    from jobs.worker import ResearchWorker
+    from tests.waiting import wait_for as wait_until
+
+    horse = subprocess.Popen([sys.executable, "-c", HORSE, str(tmp_path)], start_new_session=True)
+    try:
+        wait_until(lambda: (tmp_path / "ready").exists(), what="the horse and its program to start")
+        worker = ResearchWorker(["research"], connection=Redis.from_url(redis_db))
+        worker._horse_pid = horse.pid
+        worker.hand_back_horse()
+        exit_file = tmp_path / "program-exit"
+        status = wait_until(lambda: exit_file.exists() and exit_file.read_text(), what="the horse's program to end")
+        assert status == "0", f"the program the horse runs ended with {status} (-34: killed by the hand-back signal)"
+    finally:
+        os.killpg(horse.pid, signal.SIGKILL)
+        horse.wait()

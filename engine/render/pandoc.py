@@ -1,0 +1,70 @@
+"""Run the bundled pandoc in a session of its own, so that signals meant for this process never reach it.
+
+pypandoc starts pandoc in the caller's process group. There a signal to the group (Ctrl+C in a
+terminal, ``kill -- -PGID``, RQ's ``kill_horse``, which signals the work horse's whole group) kills
+pandoc too ("Pandoc died with exitcode -34") while the Python process only notes the signal and stops
+the research its own way. Here pandoc runs in a new session (setsid(2)): only this module stops it,
+when the caller's ``cancel`` event is set. pypandoc still finds the binary (``PYPANDOC_PANDOC``,
+then the one pypandoc-binary ships)."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Sequence
+
+import pypandoc
+
+from engine.render.texguard import kill_group
+
+POLL = 0.1  # seconds between checks of the cancel event while pandoc runs
+
+
+class PandocCancelled(Exception):  # noqa: N818 (an outcome, not an error)
+    """The caller's cancel event was set: pandoc was stopped before it finished."""
+
+
+def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: threading.Event | None = None) -> bytes:
+    """Run ``pandoc ARGS`` with ``source`` (text as UTF-8) on its standard input; returns its standard output.
+
+    pandoc's process group is killed as soon as ``cancel`` is set (a cancel set before the start
+    starts nothing).
+
+    Raises:
+        PandocCancelled: ``cancel`` was set first.
+        RuntimeError: pandoc exited with an error (its exit code and the end of its messages, as
+            pypandoc words it) or could not be started.
+    """
+    if cancel is not None and cancel.is_set():
+        raise PandocCancelled("pandoc was not started: cancelled")
+    data: bytes | None = source.encode("utf-8") if isinstance(source, str) else source
+    try:
+        proc = subprocess.Popen([pypandoc.get_pandoc_path(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as err:
+        raise RuntimeError(f"pandoc could not be started: {err}") from err
+    while True:
+        try:
+            out, err_text = proc.communicate(data, timeout=POLL)
+            break
+        except subprocess.TimeoutExpired:
+            data = None  # handed over already: a later call only goes on reading
+            if cancel is not None and cancel.is_set():
+                kill_group(proc)
+                proc.communicate()  # closes the pipes
+                raise PandocCancelled("pandoc was stopped: cancelled") from None
+    if proc.returncode != 0:
+        message = err_text.decode("utf-8", errors="replace").strip()[-2000:]
+        raise RuntimeError(f'Pandoc died with exitcode "{proc.returncode}" during conversion: {message}')
+    return out
+
+
+def convert_text(source: str, to: str, fmt: str, *, extra_args: Sequence[str] = (), sandbox: bool = True) -> str:
+    """``source`` in format ``fmt`` converted by pandoc to the text format ``to`` (``--sandbox``: no file
+    or network access beyond the arguments'), as :func:`pypandoc.convert_text` would, in pandoc's own session.
+
+    Raises:
+        RuntimeError: pandoc failed (see :func:`run_pandoc`).
+    """
+    args = [f"--from={fmt}", f"--to={to}", *(["--sandbox"] if sandbox else []), *extra_args]
+    return run_pandoc(args, source).decode("utf-8", errors="replace")

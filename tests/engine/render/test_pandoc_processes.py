@@ -1,0 +1,127 @@
+"""pandoc runs out of the reach of signals meant for the process that renders (a work horse, a terminal's
+Ctrl-C), and a Word build stops when the turn is cancelled, logged as a cancel, not as a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pypandoc
+import pytest
+
+from tests.waiting import scaled, wait_exit, wait_for
+
+ROOT = Path(__file__).resolve().parents[3]
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and sh")
+
+#: A pandoc that waits at the gate before a matching conversion: it says it started, then runs the real
+#: pandoc once the test opens the gate (a file), so a signal can be sent while it runs.
+GATED_PANDOC = """#!/bin/sh
+case " $* " in
+  *" {pattern}"*)
+    echo $$ > "{gate}/started"
+    while [ ! -e "{gate}/go" ]; do sleep 0.02; done ;;
+esac
+exec "{real}" "$@"
+"""
+
+#: The renderer: a work horse's handlers (each signal only noted), the report rendered as a run does.
+RENDERER = textwrap.dedent("""
+    import json, logging, signal, sys, threading
+    from pathlib import Path
+    from engine.render.outputs import render_outputs
+    from engine.render.reread import document_from_markdown
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(message)s")
+    gate, cancel_when_started = Path(sys.argv[1]), sys.argv[2] == "cancel"
+    noted = []
+
+    def note(signum, _frame):
+        noted.append(signum)
+        (gate / "noted").write_text(str(len(noted)))
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGRTMIN):
+        signal.signal(sig, note)
+    cancel = threading.Event()
+
+    def cancel_once_started():
+        while not (gate / "started").exists():
+            threading.Event().wait(0.02)
+        cancel.set()
+
+    if cancel_when_started:
+        threading.Thread(target=cancel_once_started, daemon=True).start()
+    doc = document_from_markdown("# Heat pumps\\n\\n## Findings\\n\\nCommon [1].\\n\\n## Sources\\n\\n"
+                                 "1. [Costs](<https://example.com/costs>)\\n")
+    paths = render_outputs(doc, gate / "out", timeout=0.001, cancel=cancel)  # the PDF is not the subject here
+    print(json.dumps(paths))
+""")
+
+
+def _renderer(tmp_path: Path, pattern: str, mode: str = "") -> tuple[subprocess.Popen, Path]:
+    """A renderer in a process group of its own (as RQ's work horse is), its pandoc gated on ``pattern``."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    fake = tmp_path / "pandoc"
+    fake.write_text(GATED_PANDOC.format(pattern=pattern, gate=gate, real=pypandoc.get_pandoc_path()))
+    fake.chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYPANDOC_PANDOC": str(fake), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", RENDERER, str(gate), mode], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return proc, gate
+
+
+def _pandoc_gone(gate: Path) -> bool:
+    pid = int((gate / "started").read_text())
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+@pytest.mark.parametrize(("sig", "pattern"), [
+    (signal.SIGRTMIN, "--to=docx"),  # the hand-back signal, as RQ's kill_horse sends it: to the whole group
+    (signal.SIGTERM, "--to=docx"),
+    (signal.SIGINT, "--to=latex"),  # Ctrl-C in the terminal reaches the whole foreground group
+    (signal.SIGTERM, "--to=json"),  # the Markdown read that every output starts with
+])
+def test_signals_to_the_renderers_group_never_reach_pandoc(tmp_path, sig, pattern):
+    proc, gate = _renderer(tmp_path, pattern)
+    try:
+        wait_for(lambda: (gate / "started").exists() or proc.poll() is not None, what=f"pandoc {pattern} to start")
+        assert proc.poll() is None, proc.stderr.read()
+        os.killpg(proc.pid, sig)
+        wait_for(lambda: (gate / "noted").exists(), what="the renderer to note the signal")
+        (gate / "go").touch()
+        assert wait_exit(proc, what="the render to end") == 0, proc.stderr.read()
+        paths, log = json.loads(proc.stdout.read()), proc.stderr.read()
+        assert Path(paths["docx"]).stat().st_size > 5000 and "docx_error" not in paths, log
+        assert "docx_failed" not in log and not (gate / "out" / "docx-error.log").exists()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_cancelled_word_build_stops_pandoc_and_is_logged_as_a_cancel(tmp_path):
+    proc, gate = _renderer(tmp_path, "--to=docx", "cancel")
+    try:
+        # the gate never opens: only the cancel ends this pandoc
+        assert wait_exit(proc, what="the cancelled render to end", timeout=scaled(60)) == 0, proc.stderr.read()
+        paths, log = json.loads(proc.stdout.read()), proc.stderr.read()
+        assert "docx" not in paths and paths["docx_error"] == "Word build cancelled"
+        assert "INFO event=docx_failed error='Word build cancelled'" in log.splitlines()
+        assert "WARNING event=docx_failed" not in log
+        assert _pandoc_gone(gate)
+        assert not list((gate / "out").glob(".report-*")) and not list((gate / "out").glob("*.docx"))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
