@@ -28,6 +28,18 @@ _BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _LINK_DEFINITION = re.compile(r"^( {0,3}(?:>\s?)*)\[(?=[^\]\n]+\]:)")
 _FENCE = re.compile(r"^ {0,3}(?:>\s?)*(`{3,}|~{3,})")
 
+#: WORD JOINER (U+2060): invisible, and no marker or fence of Slack's reaches across it.
+WORD_JOINER = "\u2060"
+_FENCE_RUN = re.compile("`(?=``)")
+
+
+def fence_safe(code: str) -> str:
+    """``code`` that a triple-backtick fence can hold: every run of three or more backticks gets a
+    :data:`WORD_JOINER` after each backtick that starts a triple (```` ``` ```` -> ``"`\u2060``"``),
+    so none closes the fence; the backticks still show as written."""
+    return _FENCE_RUN.sub("`" + WORD_JOINER, code)
+
+
 class Strikethrough(span_token.Strikethrough):
     """GFM strikethrough: a run of exactly two tildes that opens before a non-space and a run of
     two that closes after one ("Strikethrough (extension)", https://github.github.com/gfm/#strikethrough-extension-:
