@@ -51,7 +51,8 @@ class _Renderer(ChatRenderer):
     STRONG, EMPHASIS, STRIKE = "*", "_", "~"
     BULLETS = ("•", "◦", "▪")
     LABEL_PLAIN = True  # formatting inside a link label does not render in Slack: its words only
-    WHOLE_WORDS = True  # "*bold*" formats only between word boundaries: x*bold*y shows its stars
+    WHOLE_WORDS = MARK_ENDS_SPAN = True  # "*bold*" formats only between word boundaries: x*bold*y shows its stars
+    HELD = _STAND_IN
 
     def escape(self, text: str) -> str:
         return escape(text)

@@ -60,3 +60,9 @@ LITERAL_BACKTICKS = [
 def test_slack_shows_literal_backticks_as_written_and_code_intact(markdown):
     assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
 
+
+@pytest.mark.parametrize("markdown", ["See *my_file_name.csv* now.", "It is *snake_case here* too.",
+                                      "Open *https://x.test/a_b* now.", "Bold **2 \\* 3** is six.",
+                                      "Strike ~~a\\~b~~ end.", "# Cost of a\\*b"])
+def test_slack_shows_a_span_that_holds_its_own_marker_as_its_words(markdown):
+    assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
