@@ -204,9 +204,11 @@ def _read_log(build: Path) -> str:
 
 
 def _warnings(build: Path) -> list[str]:
-    """Distinct missing-glyph and overfull-box lines of the last TeX run, in order, at most 50."""
-    found = dict.fromkeys(m.group(1).strip() for m in _WARNING.finditer(_read_log(build)))
-    return list(found)[:MAX_WARNINGS]
+    """Distinct missing-glyph and overfull-box lines of the last TeX run, at most 50: the missing
+    glyphs first (text a reader does not see; no number of overfull boxes crowds them out), each
+    kind in log order."""
+    found = list(dict.fromkeys(m.group(1).strip() for m in _WARNING.finditer(_read_log(build))))
+    return sorted(found, key=lambda line: not line.startswith("Missing character"))[:MAX_WARNINGS]
 
 
 def _log_tail(build: Path, output: bytes) -> str:
