@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from typing import ClassVar
 from urllib.parse import quote
 
 from mistletoe import Document, block_token, span_token
@@ -27,6 +28,18 @@ _BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 # https://spec.commonmark.org/0.31.2/#link-reference-definitions
 _LINK_DEFINITION = re.compile(r"^( {0,3}(?:>\s?)*)\[(?=[^\]\n]+\]:)")
 _FENCE = re.compile(r"^ {0,3}(?:>\s?)*(`{3,}|~{3,})")
+
+#: WORD JOINER (U+2060): invisible, and no marker or fence of Slack's reaches across it.
+WORD_JOINER = "\u2060"
+_FENCE_RUN = re.compile("`(?=``)")
+
+
+def fence_safe(code: str) -> str:
+    """``code`` that a triple-backtick fence can hold: every run of three or more backticks gets a
+    :data:`WORD_JOINER` after each backtick that starts a triple (```` ``` ```` -> ``"`\u2060``"``),
+    so none closes the fence; the backticks still show as written."""
+    return _FENCE_RUN.sub("`" + WORD_JOINER, code)
+
 
 class Strikethrough(span_token.Strikethrough):
     """GFM strikethrough: a run of exactly two tildes that opens before a non-space and a run of
@@ -117,7 +130,9 @@ class InlineMarks:
     """Bold, italic and strikethrough for a mistletoe chat renderer; each platform sets its marks.
 
     A span is wrapped only around its non-space text (Slack and Teams format a span only when its
-    markers touch text), nested bold is marked once, and ``plain`` renders the text alone.
+    markers touch text), nested bold is marked once, and ``plain`` renders the text alone. With
+    ``MARK_ENDS_SPAN`` a span whose text holds its own mark's character (as written, or as the
+    stand-in ``HELD`` gives it) is shown unformatted: Slack ends ``_my_file_` at the first ``_``.
     """
 
     STRONG = "**"
@@ -125,6 +140,8 @@ class InlineMarks:
     STRIKE = "~~"
     #: The platform formats whole words only (Slack): a span inside a word is shown unformatted.
     WHOLE_WORDS = False
+    MARK_ENDS_SPAN = False
+    HELD: ClassVar[dict[str, str]] = {}
     plain = False
     _bold = 0
 
@@ -140,9 +157,12 @@ class InlineMarks:
         after = plain_text(siblings[i + 1]) if i + 1 < len(siblings) else ""
         return bool(before[-1:].isalnum() or after[:1].isalnum())
 
+    def _holds_mark(self, mark: str, text: str) -> bool:
+        return self.MARK_ENDS_SPAN and (mark in text or self.HELD.get(mark, mark) in text)
+
     def _wrap(self, mark: str, inner: str) -> str:
         stripped = inner.strip()
-        if self.plain or not stripped:
+        if self.plain or not stripped or self._holds_mark(mark, stripped):
             return inner
         lead = inner[: len(inner) - len(inner.lstrip())]
         trail = inner[len(inner.rstrip()):]

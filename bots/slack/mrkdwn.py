@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from bots.chat_markdown import ChatRenderer, link_target, parse
+from bots.chat_markdown import WORD_JOINER, ChatRenderer, fence_safe, link_target, parse
 
 # Slack's formatting reference: "&", "<" and ">" are control characters and must be escaped
 # as HTML entities everywhere in mrkdwn text, code included.
@@ -18,15 +18,17 @@ def escape(text: str) -> str:
     return "".join(_ESCAPES.get(ch, ch) for ch in text)
 
 
-# mrkdwn has no escape for its markers: a literal "*", "_", "~" or "`" (or a run of one) that could open
+# mrkdwn has no escape for its markers: a literal "*", "_" or "~" (or a run of one) that could open
 # formatting (no letter or digit before it) gets an invisible WORD JOINER (U+2060) before it, one
 # that could close (none after it) gets one after it, so Slack shows "*literal*" instead of
 # making it bold. Identifiers such as snake_case stay untouched. Literal markers are held as
-# private-use stand-ins while rendering and guarded once their neighbours are known.
-WORD_JOINER = "\u2060"
-_STAND_IN = {"*": "\ue011", "_": "\ue012", "~": "\ue013", "`": "\ue014"}
+# private-use stand-ins while rendering and guarded once their neighbours are known. Slack pairs any
+# two backticks on a line, joiners or not: a literal one shows as MODIFIER LETTER GRAVE ACCENT
+# (U+02CB, its look-alike, as jsx-slack escapes it), code's own backticks are held until the end.
+_STAND_IN = {"*": "\ue011", "_": "\ue012", "~": "\ue013"}
 _MARKER_OF = {v: k for k, v in _STAND_IN.items()}
-_HELD = re.compile("\ue011+|\ue012+|\ue013+|\ue014+")  # a run is guarded as one: ``x`` must not pair inside it
+_HELD = re.compile("\ue011+|\ue012+|\ue013+")  # a run is guarded as one: ``x`` must not pair inside it
+GRAVE, _CODE_TICK = "\u02cb", "\ue014"
 
 
 def _literal(text: str) -> str:
@@ -49,7 +51,8 @@ class _Renderer(ChatRenderer):
     STRONG, EMPHASIS, STRIKE = "*", "_", "~"
     BULLETS = ("•", "◦", "▪")
     LABEL_PLAIN = True  # formatting inside a link label does not render in Slack: its words only
-    WHOLE_WORDS = True  # "*bold*" formats only between word boundaries: x*bold*y shows its stars
+    WHOLE_WORDS = MARK_ENDS_SPAN = True  # "*bold*" formats only between word boundaries: x*bold*y shows its stars
+    HELD = _STAND_IN
 
     def escape(self, text: str) -> str:
         return escape(text)
@@ -59,18 +62,16 @@ class _Renderer(ChatRenderer):
         return _literal(text)
 
     def render_document(self, token) -> str:
-        return _guard_markers(super().render_document(token))
+        text = _guard_markers(super().render_document(token))
+        return text if self.plain else text.replace("`", GRAVE).replace(_CODE_TICK, "`")
 
     def code_span(self, code: str) -> str:
-        if "`" not in code:
-            return f"`{code}`"
         # mrkdwn code has no escape: a backtick would end `code`, but only three end a ```block```
-        if "```" not in code:
-            return f"``` {code} ```"
-        return "".join(_STAND_IN.get(ch, ch) for ch in code)  # no fence holds it: the text, plain
+        fence = "``` " if "`" in code else "`"
+        return (fence + fence_safe(code) + fence[::-1]).replace("`", _CODE_TICK)
 
     def code_block(self, code: str) -> str:
-        return f"```\n{code}\n```"
+        return f"```\n{fence_safe(code)}\n```".replace("`", _CODE_TICK)
 
     def heading(self, inner: str, level: int) -> str:
         return self._wrap("*", inner)

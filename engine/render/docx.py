@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import threading
 import unicodedata
@@ -20,6 +21,7 @@ from engine.render.markdown import (
     plain_inlines,
     url_inlines,
 )
+from engine.render.notes import docx_note_refs, share_notes
 from engine.render.outputs import write_atomic
 from engine.render.pandoc import run_pandoc
 from engine.source_links import source_text, web_link
@@ -78,13 +80,14 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
     """
     labels = labels_for(doc.language)
     cited = {s.number for s in doc.sources}
+    fields = itertools.count()
 
     def markdown(text: str, level: int, keep_ids: bool = False) -> list[pf.Element]:
         blocks = parse_markdown(text)
         if keep_ids and blocks and blocks[0]["t"] == "Header" and blocks[0]["c"][0] == 1 and (
                 pf.stringify(_elements(blocks[:1])[0]).split() == doc.title.split()):
             blocks = blocks[1:]  # the report's own title, already on top
-        return _elements(Sanitizer(level, keep_ids, cited).blocks(blocks))
+        return _elements(share_notes(Sanitizer(level, keep_ids, cited).blocks(blocks), f"drbnote{next(fields)}"))
 
     def plain(text: str) -> list[pf.Element]:
         return _inlines(plain_inlines(text))
@@ -114,7 +117,7 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
     if doc.language:
         meta["lang"] = pf.MetaString(doc.language)
     document = pf.Doc(*blocks, metadata=meta, api_version=tuple(pandoc_api_version()))
-    return document.walk(_strikeout).walk(_bidi)
+    return docx_note_refs(document.walk(_strikeout).walk(_bidi))
 
 
 def _front(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:

@@ -188,12 +188,29 @@ def _cjk_region(language: str, texts: Iterable[str]) -> str:
 # --- characters no font has --------------------------------------------------------------------
 
 
+# CLDR's short names of the skin tone modifiers (Unicode emoji: "Emoji Modifiers", UTS #51 §2.4).
+_SKIN_TONES = {0x1F3FB: "light skin tone", 0x1F3FC: "medium-light skin tone", 0x1F3FD: "medium skin tone",
+               0x1F3FE: "medium-dark skin tone", 0x1F3FF: "dark skin tone"}
+KEYCAP, ZWJ = "\u20e3", "\u200d"
+
+
 def placeholder(chars: str) -> str:
-    """A visible stand-in for characters no installed font has, e.g. ``[emoji: rocket]``."""
-    bases = [c for c in chars if not _is_extender(c) and c != "\u200d"]
+    """A visible stand-in for characters no installed font has, e.g. ``[emoji: rocket]``.
+
+    What a modifier or tag says is kept (UTS #51): ``[emoji: thumbs up sign + medium skin tone]``,
+    ``[keycap: 1]``, ``[flag: DE]`` for a pair of regional indicators and ``[flag: GB-SCT]`` for a
+    tag sequence (its ISO 3166-2 code); joiners and variation selectors are left out.
+    """
+    tags = "".join(chr(ord(c) - 0xE0000) for c in chars if 0xE0020 <= ord(c) <= 0xE007E).upper()
+    if tags:
+        return f"[flag: {tags[:2]}-{tags[2:]}]" if len(tags) > 2 else f"[flag: {tags}]"
+    bases = [c for c in chars if not _is_extender(c) and c != ZWJ]
+    if KEYCAP in chars and bases:
+        return f"[keycap: {bases[0]}]"
     if len(bases) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in bases):
         return "[flag: " + "".join(chr(ord(c) - 0x1F1E6 + ord("A")) for c in bases) + "]"
-    names = [unicodedata.name(c, "").lower() for c in bases or chars]
+    shown = [c for c in chars if c in bases or ord(c) in _SKIN_TONES] or list(chars)
+    names = [_SKIN_TONES.get(ord(c)) or unicodedata.name(c, "").lower() for c in shown]
     if all(_in(_EMOJI_RANGES, ord(c)) for c in bases or chars):
         return "[emoji: " + " + ".join(n or "unknown" for n in names) + "]"
     first = (bases or chars)[0]
@@ -205,6 +222,12 @@ def _is_extender(ch: str) -> bool:
     cp = ord(ch)
     return (0xFE00 <= cp <= 0xFE0F or 0x1F3FB <= cp <= 0x1F3FF or cp == 0x20E3
             or 0xE0020 <= cp <= 0xE007F or 0xE0100 <= cp <= 0xE01EF)
+
+
+def _says_nothing(ch: str) -> bool:
+    """A joiner or variation selector: it changes how a sequence looks, not what it says."""
+    cp = ord(ch)
+    return ch == ZWJ or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
 
 
 def _clusters(text: str) -> Iterable[str]:
@@ -223,8 +246,11 @@ def _clusters(text: str) -> Iterable[str]:
 def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
     """Split ``text`` into ``(family, text)`` runs: family ``""`` for the base font.
 
-    Characters that no font has become a placeholder in the base font; invisible modifiers
-    (variation selectors, skin tones, joiners) that no font has are left out.
+    An emoji sequence is set as its parts, each in a font that has it (a skin tone or keycap in
+    its own font when the base's font lacks it); a sequence with a part that no font has becomes
+    one placeholder in the base font that names every part (:func:`placeholder`). Joiners and
+    variation selectors are left out unless the base's font has them; invisible format
+    characters that no font has are left out.
     """
     out: list[tuple[str, str]] = []
 
@@ -236,16 +262,15 @@ def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
 
     for cluster in _clusters(text):
         fonts = [plan.font_for(c, base) for c in cluster]
-        bases = [f for c, f in zip(cluster, fonts, strict=True) if not _is_extender(c) and c != "\u200d"]
-        if any(f is None for f in bases) or not bases:
+        parts = [f for c, f in zip(cluster, fonts, strict=True) if not _says_nothing(c)]
+        if any(f is None for f in parts) or not parts:
             if all(unicodedata.category(c) == "Cf" or _is_extender(c) for c in cluster):
                 continue  # invisible format characters: nothing to show
             add("", placeholder(cluster))
             continue
-        family = bases[0]
+        family = parts[0]
         for c, f in zip(cluster, fonts, strict=True):
-            if f == family or (f is not None and not (_is_extender(c) or c == "\u200d")):
+            if f == family or (f is not None and not _says_nothing(c)):
                 add(f, c)
                 family = f
     return out
-

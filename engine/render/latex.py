@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import unicodedata
@@ -24,6 +25,7 @@ from engine.render.markdown import (
     url_inlines,
 )
 from engine.render.markdown import clean_text as clean_text  # re-exported
+from engine.render.notes import FIRST, REPEAT, latex_note, share_notes
 from engine.render.pandoc import convert_text
 from engine.render.tables import fit_table
 from engine.source_links import source_text, web_link
@@ -99,6 +101,8 @@ class _Typesetter:
             return [_raw("\\drbcite{"), str_node(str(n)), _raw("}")]
         if t == "Table":
             return fit_table(node, self._cell)
+        if t == "Span" and {FIRST, REPEAT} & set(c[0][1]):
+            return latex_note(c, lambda blocks: self._children(blocks, False))
         if t == "Span" and "drb-strike" in c[0][1]:
             return [{"t": "Span", "c": [Attr, self.inlines(c[1], True)]}]
         if t == "BulletList":
@@ -296,13 +300,15 @@ def render_latex(doc: ReportDocument) -> str:
     plan = FontPlan(doc.language, texts, installed_faces())
     typeset = _Typesetter(plan)
     cited = {s.number for s in doc.sources}
+    fields = itertools.count()
 
     def markdown(text: str, level: int, keep_ids: bool = False) -> list[Node]:
         blocks = parse_markdown(text)
         if keep_ids and blocks and blocks[0]["t"] == "Header" and blocks[0]["c"][0] == 1 and (
                 stringify(blocks[0]["c"][2]).split() == doc.title.split()):
             blocks = blocks[1:]  # the report's own title, already on top
-        return typeset.inlines(Sanitizer(level, keep_ids, cited).blocks(blocks))
+        blocks = share_notes(Sanitizer(level, keep_ids, cited).blocks(blocks), f"drbnote{next(fields)}")
+        return typeset.inlines(blocks)
 
     def plain(text: str) -> list[Node]:
         return typeset.inlines(plain_inlines(text))

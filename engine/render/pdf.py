@@ -28,12 +28,12 @@ LOG_TAIL_LINES = 40
 # latexmk's own rc files are ignored so that a stray latexmkrc cannot change the command.
 LATEXMK_ARGS = ("-xelatex", "-norc", "-halt-on-error", "-interaction=nonstopmode", "-file-line-error",
                 "-latexoption=-no-shell-escape")
-# A report that refers to no label (no \ref, \pageref or \hyperref[...]: citations are named
-# destinations, the outline comes from the bookmark package) shows nothing that depends on TeX's
+# A report that refers to no label (no \ref, \pageref, \footref or \hyperref[...]: citations are
+# named destinations, the outline comes from the bookmark package) shows nothing that depends on TeX's
 # .aux file but longtable's column widths (its \LT@ entries). Its labels are dropped and latexmk
 # told to compare only those lines, so it stops after one XeLaTeX pass unless a table's widths
 # changed; a report with references is built as latexmk decides.
-_REFERENCES = re.compile(r"\\(?:hyperref\[|ref\b|pageref\b|nameref\b|autoref\b|eqref\b)")
+_REFERENCES = re.compile(r"\\(?:hyperref\[|ref\b|pageref\b|nameref\b|autoref\b|eqref\b|footref\b)")
 ONE_PASS_ARGS = ("-e", r"$hash_calc_ignore_pattern{aux} = '^(?!.*\\\\LT@|\s+[{]\d)';")  # \LT@i {\LT@entry, {3}{18pt}
 _NO_LABELS = "\\makeatletter\\let\\label\\@gobble\\makeatother"  # no line added: TeX's line numbers stay
 MISSING = "{} not found: install the TeX packages (see README)"
@@ -204,9 +204,11 @@ def _read_log(build: Path) -> str:
 
 
 def _warnings(build: Path) -> list[str]:
-    """Distinct missing-glyph and overfull-box lines of the last TeX run, in order, at most 50."""
-    found = dict.fromkeys(m.group(1).strip() for m in _WARNING.finditer(_read_log(build)))
-    return list(found)[:MAX_WARNINGS]
+    """Distinct missing-glyph and overfull-box lines of the last TeX run, at most 50: the missing
+    glyphs first (text a reader does not see; no number of overfull boxes crowds them out), each
+    kind in log order."""
+    found = list(dict.fromkeys(m.group(1).strip() for m in _WARNING.finditer(_read_log(build))))
+    return sorted(found, key=lambda line: not line.startswith("Missing character"))[:MAX_WARNINGS]
 
 
 def _log_tail(build: Path, output: bytes) -> str:

@@ -3,6 +3,9 @@
 The views are independent of the bots' renderers: the Markdown source and the Teams message are
 read with markdown-it (CommonMark; Teams reads Markdown with HTML), Slack's mrkdwn with its
 documented rules (``*bold*``, ``_italic_``, ``~strike~``, ``<url|label>``, code, entities).
+Slack pairs any two backticks on a line as code (a link's label included) and ends a span at the
+next marker of its kind, so a span whose text holds its own marker is not formatted; a reader
+sees the MODIFIER LETTER GRAVE ACCENT (U+02CB) as the backtick it looks like.
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ def _html_text(markup: str) -> tuple[str, list[str]]:
 
 def normalise(text: str) -> str:
     """Whitespace collapsed, decoration (rules, bullets, word joiners) and table bars dropped."""
-    text = "".join(ch for ch in text if ch not in _DECORATION)
+    text = "".join(ch for ch in text if ch not in _DECORATION).replace("\u02cb", "`")
     lines = [ln for ln in text.split("\n") if not re.fullmatch(r"[\s|:+-]*-[\s|:+-]*", ln)]
     return " ".join(" ".join(lines).replace(" | ", " ").split())
 
@@ -105,7 +108,7 @@ def teams_shown(message: str) -> str:
     return normalise(teams_parse(message)[0])
 
 
-_SLACK_BOLD = re.compile(r"(?<![^\s(\[{\"'“‘])([*_~])(?=\S)(.+?)(?<=\S)\1(?![^\s.,;:!?)\]}\"'”’-])")
+_SLACK_BOLD = re.compile(r"(?<![^\s(\[{\"'“‘])([*_~])(?=\S)((?:(?!\1).)+?)(?<=\S)\1(?![^\s.,;:!?)\]}\"'”’-])")
 
 
 def slack_shown(mrkdwn: str) -> str:

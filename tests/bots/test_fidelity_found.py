@@ -44,3 +44,25 @@ def test_slack_shows_code_that_holds_backticks(markdown):
 def test_teams_shows_the_same_emphasis_and_code_as_written(markdown):
     """Teams shows these as the Markdown does too (the view is not what failed on Slack's output)."""
     assert teams_shown(to_teams_markdown(markdown)) == markdown_shown(markdown)
+
+
+LITERAL_BACKTICKS = [
+    r"Press the \` key, then `run` it.",
+    r"A [label with \` tick](https://x.test) then `code` after.",
+    r"Tick \` in a line with ``a`b`` and `c` code.",
+    "| a | b |\n|---|---|\n| x```y | `z` |",
+    "````\nbefore\n```\nafter\n````",
+    "Run ```` a```b ```` and a ` tick.",
+]
+
+
+@pytest.mark.parametrize("markdown", LITERAL_BACKTICKS)
+def test_slack_shows_literal_backticks_as_written_and_code_intact(markdown):
+    assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)
+
+
+@pytest.mark.parametrize("markdown", ["See *my_file_name.csv* now.", "It is *snake_case here* too.",
+                                      "Open *https://x.test/a_b* now.", "Bold **2 \\* 3** is six.",
+                                      "Strike ~~a\\~b~~ end.", "# Cost of a\\*b"])
+def test_slack_shows_a_span_that_holds_its_own_marker_as_its_words(markdown):
+    assert slack_shown(markdown_to_mrkdwn(markdown)) == markdown_shown(markdown)

@@ -99,7 +99,8 @@ def test_literal_markers_do_not_format_but_identifiers_stay_clean():
     out = markdown_to_mrkdwn(r"\*not bold\* and 2 * 3 but snake_case_names and **bold**")
     joiner = "\u2060"
     assert out == f"{joiner}*not bold*{joiner} and 2 {joiner}*{joiner} 3 but snake_case_names and *bold*"
-    assert markdown_to_mrkdwn(r"**\*x\*** and _a\_b_") == f"*{joiner}*x*{joiner}* and _a_b_"
+    # a span that holds its own marker is its words (Slack would end it at the first one)
+    assert markdown_to_mrkdwn(r"**\*x\*** and _a\_b_") == f"{joiner}*x*{joiner} and a_b"
 
 
 @pytest.mark.parametrize("question", [

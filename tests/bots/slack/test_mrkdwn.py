@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, markdown_to_plain, slack_to_text
 
 EXAMPLE = "## Key findings\n**Top pick:** [Vendor A](https://example.com/a_(b))\n| Vendor | Price |\n|---|---|\n| A | $10 |"
@@ -135,12 +137,13 @@ def test_broadcasts_in_a_question_read_as_words():
 
 
 WJ = "\u2060"  # WORD JOINER: Slack shows it as nothing, but a marker next to it no longer formats
+GRAVE = "\u02cb"  # MODIFIER LETTER GRAVE ACCENT: looks like a backtick, and Slack pairs no code with it
 
 
 def test_literal_markers_show_as_typed_and_identifiers_stay_untouched():
     out = markdown_to_mrkdwn(r"\*all of it\* costs 2 \* 3, see snake_case_name and \_x\_")
     assert out == f"{WJ}*all of it*{WJ} costs 2 {WJ}*{WJ} 3, see snake_case_name and {WJ}_x_{WJ}"
-    assert markdown_to_mrkdwn(r"\~a~b\` x") == f"{WJ}~a~b`{WJ} x"
+    assert markdown_to_mrkdwn(r"\~a~b\` x") == f"{WJ}~a~b{GRAVE} x"
 
 
 def test_private_use_characters_from_a_page_cannot_make_formatting_or_fake_a_mention():
@@ -180,16 +183,17 @@ def test_removing_the_bots_mention_leaves_single_spaces():
 WJ = "\u2060"
 
 
-def test_code_holding_backticks_is_fenced_by_three_or_shown_as_plain_text():
+def test_code_holding_backticks_is_fenced_by_three_with_its_own_triples_broken():
     assert markdown_to_mrkdwn("Code `` a`b `` end.") == "Code ``` a`b ``` end."
-    assert markdown_to_mrkdwn("Code ```` a```b ```` end.") == "Code a```b end."  # no fence holds ```
+    assert markdown_to_mrkdwn("Code ```` a```b ```` end.") == f"Code ``` a`{WJ}``b ``` end."
+    assert markdown_to_mrkdwn("`````\n````\n`````") == f"```\n`{WJ}`{WJ}``\n```"
     assert markdown_to_mrkdwn("Code `` `x` `` end.") == "Code ``` `x` ``` end."
     assert markdown_to_mrkdwn("Plain `a < b` code.") == "Plain `a &lt; b` code."
     assert markdown_to_plain("Code `` a`b `` end.") == "Code a`b end."
 
 
 def test_a_run_of_literal_markers_is_guarded_as_one():
-    assert markdown_to_mrkdwn(r"a \`\` b") == f"a {WJ}``{WJ} b"
+    assert markdown_to_mrkdwn(r"a \`\` b") == f"a {GRAVE}{GRAVE} b"
     assert markdown_to_mrkdwn(r"a \*\*\* b") == f"a {WJ}***{WJ} b"
     assert markdown_to_mrkdwn(r"snake\_\_case") == "snake__case"
 
@@ -198,3 +202,14 @@ def test_emphasis_inside_a_word_is_its_letters_and_tildes_that_strike_nothing_st
     assert markdown_to_mrkdwn("x**bold**y, foo*bar* and ~~a~~b") == "xboldy, foobar and ab"
     assert markdown_to_mrkdwn("**bold**, *it* and ~~gone~~.") == "*bold*, _it_ and ~gone~."
     assert markdown_to_mrkdwn("Range ~~ 5 and ~~ 10.") == f"Range {WJ}~~{WJ} 5 and {WJ}~~{WJ} 10."
+
+
+def test_no_literal_backtick_reaches_slack_outside_code():
+    """Every backtick left in the mrkdwn belongs to a code span or block: a literal one, in prose,
+    a link's label, an unsafe link's text or a heading, is its look-alike and pairs with nothing."""
+    for markdown in [r"the \` key", r"[a \` b](https://x.test) `c`", r"[x \` y](javascript:z) `c`",
+                     r"# Head \` line", "| a`b | ``` |\n|---|---|\n| `c` | d |", r"*it \` x* and `code`"]:
+        out = markdown_to_mrkdwn(markdown)
+        rest = re.sub(r"```.*?```|`[^`\n]+`", "", out, flags=re.DOTALL)
+        assert "`" not in rest, out
+        assert markdown_to_plain(markdown).count("`") >= markdown.count("\\`"), "the plain text keeps the backtick"

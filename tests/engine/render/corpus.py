@@ -54,6 +54,8 @@ CORPUS: list[tuple[str, str]] = [
     ("footnote in heading", "## Heading with note[^h]\n\nText under it.\n\n[^h]: Note from a heading."),
     ("footnote in list and quote", "- item with a note[^li]\n\n> quoted with a note[^q]\n\n[^li]: Note from a list item.\n\n"
                                    "[^q]: Note from a quote."),
+    ("footnote twice", "It grew.[^tw] It grew again.[^tw] Then it fell.[^tw2]\n\n[^tw]: Note cited twice.\n\n"
+                       "[^tw2]: Note cited once."),
     ("footnote in link text", "A [linked phrase[^lk]](https://example.com/l) here.\n\n[^lk]: Note from link text."),
     ("extreme table", "| " + " | ".join(f"k{i}" for i in range(20)) + " |\n|" + "---|" * 20 + "\n| "
      + " | ".join(f"value_{i}_abcdefghijklmno" for i in range(20)) + " |"),

@@ -35,7 +35,8 @@ _DASHES = str.maketrans({"\u00ad": None, "\u200b": None, "\u2011": "-"})
 
 
 def body_words(markdown: str) -> list[str]:
-    """The words a reader should see of a Markdown body, in reading order (footnotes in place).
+    """The words a reader should see of a Markdown body, in reading order (footnotes in place,
+    a note referenced twice once: pandoc copies it into each reference).
 
     The rules every output follows: code, math and raw text other than HTML markup are shown as
     written (backslash-escapes resolved); HTML comments and ordinary HTML tags are hidden
@@ -46,8 +47,15 @@ def body_words(markdown: str) -> list[str]:
     document = pf.load(io.StringIO(json.dumps({"pandoc-api-version": pandoc_api_version(), "meta": {},
                                                "blocks": parse_markdown(markdown)})))
     pieces: list[str] = []
+    notes: set[str] = set()
 
     def visit(elem: pf.Element) -> None:
+        if isinstance(elem, pf.Note):
+            key = json.dumps(elem.to_json())
+            if key in notes:  # its number only, apart from the word before it
+                pieces.append(" ")
+                return
+            notes.add(key)
         if isinstance(elem, pf.Str):
             pieces.append(elem.text)
         elif isinstance(elem, pf.Code | pf.Math):
@@ -149,9 +157,16 @@ def docx_notes(path: Path) -> str:
 
 
 def _paragraph_text(paragraph) -> str:
+    """A paragraph's text; a note's number shown by a NOTEREF field is set apart, as pdftotext reads a footnote mark."""
     out = []
-    for node in paragraph.iter(qn("w:t"), qn("w:br"), qn("w:cr"), qn("w:tab")):
-        out.append(node.text or "" if node.tag == qn("w:t") else "\n" if node.tag != qn("w:tab") else "\t")
+    noteref = False
+    for node in paragraph.iter(qn("w:t"), qn("w:br"), qn("w:cr"), qn("w:tab"), qn("w:instrText"), qn("w:fldChar")):
+        if node.tag == qn("w:instrText"):
+            noteref = "NOTEREF" in (node.text or "")
+        elif node.tag == qn("w:fldChar"):
+            out.append(" " if noteref and node.get(qn("w:fldCharType")) == "end" else "")
+        else:
+            out.append(node.text or "" if node.tag == qn("w:t") else "\n" if node.tag != qn("w:tab") else "\t")
     return "".join(out)
 
 

@@ -151,3 +151,37 @@ def test_a_known_url_with_parentheses_is_kept_whole(text, expected):
 def test_an_unknown_url_with_parentheses_goes_whole():
     text = "Bare https://invented.example/x_(y) here and [a link](https://invented.example/x_(y)) too."
     assert finalize_citations(text, REGISTRY)[0] == "Bare here and a link too.\n"
+
+
+# --- a footnote referenced twice ---------------------------------------------------------------
+
+TWICE = ("Heat pumps grew[^1] and grew more[^1], with a caveat[^c].\n\n"
+         "[^1]: Shared note text.\n\n[^c]: Caveat note text.\n")
+
+
+@needs_tex
+def test_a_footnote_referenced_twice_is_printed_once_and_both_references_show_its_number(tmp_path):
+    doc = ReportDocument(title="T", question="Q?", date="2024-05-01", executive_summary="Summary[^1].\n\n"
+                         "[^1]: Summary note text.", body=TWICE, sources=[])
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
+    text = fidelity.pdf_text(result.pdf)
+    assert text.count("Shared note text.") == 1 and text.count("Caveat note text.") == 1, text
+    first, second, caveat = re.search(r"grew(\d+) and grew more(\d+)\s*, with a caveat(\d+)", text).groups()
+    assert first == second == "2" and caveat == "3"  # the summary's note is 1
+
+
+def test_a_footnote_referenced_twice_is_one_word_footnote_both_references_name(tmp_path):
+    import zipfile
+
+    doc = ReportDocument(title="T", question="Q?", date="2024-05-01", executive_summary="Summary[^1].\n\n"
+                         "[^1]: Summary note text.", body=TWICE, sources=[])
+    path = render_docx(doc, tmp_path / "report.docx")
+    notes = fidelity.docx_notes(path)
+    assert notes.count("Shared note text.") == 1 and notes.count("Caveat note text.") == 1, notes
+    with zipfile.ZipFile(path) as z:
+        xml = z.read("word/document.xml").decode()
+    assert xml.count("<w:footnoteReference") == 3
+    [bookmark] = re.findall(r' NOTEREF (\S+) ', xml)  # the second reference: a field showing the note's number
+    assert re.search(rf'w:name="{bookmark}"\s*/>.*?<w:footnoteReference w:id="(\d+)"', xml, re.S)
+    assert re.search(r'NOTEREF \S+ \\f \\h .*?<w:t[^>]*>2</w:t>', xml, re.S)  # its number as Word shows it

@@ -135,6 +135,14 @@ def test_placeholders_name_the_character():
     assert placeholder("\U00010000") == "[U+10000: linear b syllable b008 a]"
 
 
+def test_placeholders_keep_what_a_modifier_or_tag_says():
+    assert placeholder("👍\U0001F3FD") == "[emoji: thumbs up sign + medium skin tone]"
+    assert placeholder("🧑\U0001F3FF\u200d\U0001F9B0") == "[emoji: adult + dark skin tone + emoji component red hair]"
+    assert placeholder("1\ufe0f\u20e3") == "[keycap: 1]"
+    scotland = "🏴" + "".join(chr(0xE0000 + ord(c)) for c in "gbsct") + "\U000E007F"
+    assert placeholder(scotland) == "[flag: GB-SCT]"
+
+
 def test_control_characters_and_surrogates_are_replaced():
     assert clean_text("a\x00b\x07c\ud800d\ufffee") == "a\ufffdb\ufffdc\ufffdd\ufffde"
     assert clean_text("e\u0301\r\n\tx") == "é\n\tx"

@@ -130,6 +130,37 @@ def test_scripts_and_symbols_survive_without_missing_glyphs(big, big_pages):
     assert not [w for w in big.warnings if "Missing character" in w], big.warnings
 
 
+SCOTLAND = "🏴" + "".join(chr(0xE0000 + ord(c)) for c in "gbsct") + "\U000E007F"
+#: Emoji sequences (ZWJ, flags, skin tones, keycaps, tag flags): each must show as its visible parts
+#: (joiners and variation selectors aside) or as its placeholder, never lose a part without notice.
+SEQUENCES = ["👩\u200d💻", "👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "🇩🇪", "👍\U0001F3FD", "🧑\U0001F3FF\u200d\U0001F9B0",
+             "🏴\u200d☠\ufe0f", "1\ufe0f\u20e3", SCOTLAND, "❤\ufe0f"]
+
+
+@needs_pdftotext
+def test_emoji_sequences_show_their_parts_or_a_placeholder_and_no_glyph_goes_missing(tmp_path):
+    from engine.render.fonts import placeholder
+
+    body = "\n\n".join(f"SEQ{k} {seq} END{k}" for k, seq in enumerate(SEQUENCES))
+    result = build_pdf(render_latex(ReportDocument(title="E", question="Q?", date="2024-05-01",
+                                                   executive_summary="", body=body)), tmp_path)
+    assert result.pdf is not None, result.error
+    text = "".join(pdf_text(result.pdf))
+    for k, seq in enumerate(SEQUENCES):
+        shown = squash(re.search(rf"SEQ{k}(.*?)END{k}", text, re.S).group(1))
+        parts = "".join(c for c in seq if c not in "\u200d\ufe0f")
+        assert shown in (parts, squash(placeholder(seq))), (seq, shown)
+    assert not [w for w in result.warnings if "Missing character" in w], result.warnings
+
+
+def test_a_missing_glyph_is_reported_however_many_boxes_are_overfull(tmp_path):
+    overfull = [f"Overfull \\hbox ({k}.5pt too wide) in paragraph at lines {k}--{k}" for k in range(80)]
+    missing = "Missing character: There is no \U0001F9B0 (U+1F9B0) in font Symbola!"
+    (tmp_path / "report.log").write_text("\n".join([*overfull, missing, overfull[0]]) + "\n", encoding="utf-8")
+    warnings = pdf_module._warnings(tmp_path)
+    assert warnings[0] == missing and warnings[1:] == overfull[:pdf_module.MAX_WARNINGS - 1]
+
+
 @needs_pdftotext
 def test_emoji_are_rendered_or_replaced_visibly(big_pages):
     text = "".join(big_pages)

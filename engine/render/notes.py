@@ -1,0 +1,97 @@
+"""A footnote referenced more than once: printed once, every reference showing its number.
+
+Pandoc copies a note's text into every reference to it (``a[^1] b[^1]`` holds two equal
+``Note`` nodes), so the PDF and the Word document would print it twice. :func:`share_notes`
+keeps the first copy, named, and turns each later one into a reference to it, which
+:func:`latex_note` (``\\label`` and ``\\footref``, LaTeX's kernel since 2021) and
+:func:`docx_note_refs` (a bookmark and Word's ``NOTEREF`` field, ECMA-376 Part 1 §17.16.5.41) write.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import panflute as pf
+
+Node = dict[str, Any]
+FIRST, REPEAT = "drb-note", "drb-noteref"
+# NOTEREF with \f (formatted as a footnote reference) and \h (a link to the note); the result
+# between "separate" and "end" is the number Word shows until it updates the field itself.
+_NOTEREF = ('<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> NOTEREF {name}'
+            ' \\f \\h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:rPr>'
+            '<w:rStyle w:val="FootnoteReference"/></w:rPr><w:t>{number}</w:t></w:r>'
+            '<w:r><w:fldChar w:fldCharType="end"/></w:r>')
+
+
+def _notes(value: object) -> Iterator[Node]:
+    if isinstance(value, dict):
+        if value.get("t") == "Note":
+            yield value
+        yield from _notes(value.get("c"))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _notes(item)
+
+
+def share_notes(blocks: list[Node], prefix: str) -> list[Node]:
+    """``blocks`` (pandoc JSON of one Markdown text) with each repeated footnote printed once.
+
+    The first of equal ``Note`` nodes becomes ``Span (prefix+k, [drb-note], [note=prefix+k]) [Note]``,
+    each later one an empty ``Span ("", [drb-noteref], [note=prefix+k])``; a note referenced once
+    is left as it is. ``prefix`` (letters and digits) must be unique in the document: it names
+    the LaTeX label and the Word bookmark.
+    """
+    counts = Counter(json.dumps(n["c"], sort_keys=True) for n in _notes(blocks))
+    named: dict[str, str] = {}
+
+    def visit(value: Any) -> Any:
+        if isinstance(value, list):
+            return [visit(v) for v in value]
+        if not isinstance(value, dict) or "c" not in value:
+            return value
+        key = json.dumps(value["c"], sort_keys=True) if value.get("t") == "Note" else ""
+        if counts.get(key, 0) < 2:
+            return {**value, "c": visit(value["c"])}
+        if key in named:
+            return {"t": "Span", "c": [["", [REPEAT], [["note", named[key]]]], []]}
+        named[key] = name = f"{prefix}n{len(named)}"
+        return {"t": "Span", "c": [[name, [FIRST], [["note", name]]], [value]]}
+
+    return visit(blocks) if any(n > 1 for n in counts.values()) else blocks
+
+
+def latex_note(c: list, typeset: Callable[[list], list]) -> list[Node]:
+    """The LaTeX for a :func:`share_notes` span (its ``c``): the note, labelled, with its blocks
+    passed through ``typeset``; or ``\\footref`` to it (the note's number, linked)."""
+    name = dict(c[0][2])["note"]
+    if REPEAT in c[0][1]:
+        return [{"t": "RawInline", "c": ["latex", f"\\footref{{{name}}}"]}]
+    blocks = typeset(c[1][0]["c"])
+    label = {"t": "RawInline", "c": ["latex", f"\\label{{{name}}}"]}
+    if blocks and blocks[0]["t"] in ("Para", "Plain"):
+        blocks[0] = {"t": blocks[0]["t"], "c": [label, *blocks[0]["c"]]}
+    else:
+        blocks.insert(0, {"t": "Plain", "c": [label]})
+    return [{"t": "Note", "c": blocks}]
+
+
+def docx_note_refs(doc: pf.Doc) -> pf.Doc:
+    """``doc`` with each :func:`share_notes` reference a ``NOTEREF`` field to the bookmark that
+    pandoc writes around the first reference, showing the note's number (notes counted in order)."""
+    numbers: dict[str, int] = {}
+    seen = [0]
+
+    def action(elem: pf.Element, _doc: pf.Doc) -> pf.Element | None:
+        if isinstance(elem, pf.Note):
+            seen[0] += 1
+        elif isinstance(elem, pf.Span) and FIRST in elem.classes:
+            numbers[elem.identifier] = seen[0]
+        elif isinstance(elem, pf.Span) and REPEAT in elem.classes:
+            name = elem.attributes["note"]
+            return pf.RawInline(_NOTEREF.format(name=name, number=numbers.get(name, "")), format="openxml")
+        return None
+
+    return doc.walk(action)
