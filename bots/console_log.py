@@ -8,6 +8,7 @@ import os
 from collections import deque
 from collections.abc import Callable
 
+from engine.outage_log import OUTAGE, RECOVERED, SHOWN
 from engine.settings import SettingsError
 
 log = logging.getLogger(__name__)
@@ -23,17 +24,51 @@ HELD_MAX = 1000
 
 
 class _Held(logging.Handler):
-    """Keeps the records it is given (the latest :data:`HELD_MAX`) and counts the ones it let go."""
+    """Keeps the records it is given (the latest :data:`HELD_MAX`) and counts the ones it let go.
+
+    An outage's records (:mod:`engine.outage_log`) are shown as one line when it begins and one when
+    it ends, as they happen; those of an outage that ended are not kept (they are not replayed).
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.records: deque[logging.LogRecord] = deque(maxlen=HELD_MAX)
         self.let_go = 0
+        self.down: dict[str, list[logging.LogRecord]] = {}  # service -> the records of its outage so far
 
     def emit(self, record: logging.LogRecord) -> None:
+        if self._outage(record):
+            return
         if len(self.records) == HELD_MAX:
             self.let_go += 1
         self.records.append(record)
+
+    def _outage(self, record: logging.LogRecord) -> bool:
+        """Show an outage's beginning or end; True for the record of its end (nothing to keep)."""
+        service = getattr(record, OUTAGE, None)
+        if service:
+            if service not in self.down and not getattr(record, SHOWN, False):
+                _line(f"{service} does not answer; the run waits for it …", style="yellow")
+            self.down.setdefault(service, []).append(record)
+            return False
+        service = getattr(record, RECOVERED, None)
+        if not service:
+            return False
+        ended = set(map(id, self.down.pop(service, [])))
+        kept = [r for r in self.records if id(r) not in ended]
+        self.records.clear()
+        self.records.extend(kept)
+        _line(f"{service} answers again; the run goes on.")
+        return True
+
+
+def _line(text: str, style: str | None = None) -> None:
+    """``text`` on a line of its own on stderr (on a terminal, below the progress line being rewritten)."""
+    from bots.console_output import err, say
+
+    if err.is_terminal:
+        err.print()
+    say(text, style=style)
 
 
 def live_log(verbose: bool) -> bool:
@@ -51,7 +86,8 @@ def run_with_quiet_log(run: Callable[[], int], *, live: bool) -> int:
     :class:`~engine.settings.SettingsError` (each said in one line already), and handed to the
     root logger's handlers as they were otherwise (exit 0, 2, 3, 4, 6, or an error nothing
     answered, which still shows with the log that led to it). A record logged once ``run`` has
-    returned goes out at once.
+    returned goes out at once. An outage waited out (:mod:`engine.outage_log`) is one line as it
+    begins and one as it ends, whatever the end; its records are not replayed once it ended.
 
     Raises:
         Whatever ``run`` raises.

@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     file_parse_timeout: float = Field(default=60.0, gt=0)
     public_url: str | None = None
     job_timeout: int = Field(default=3600, ge=60)
+    #: seconds every Redis call waits out an outage before it raises (unset: 90,
+    #: :data:`jobs.redisconn.REDIS_RETRY_WINDOW`)
+    redis_retry_window: float | None = Field(default=None, gt=0)
     clarify_ttl: int = Field(default=86400, ge=60)
     #: Quotas (0: no limit). Researches one user (or one Slack workspace / Teams tenant) may have
     #: queued or running at once; researches started per rolling 24 hours; model tokens (input

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from engine.outage_log import outage, recovery
 from jobs.store import Store
 
 log = logging.getLogger(__name__)
@@ -134,6 +135,7 @@ class ThreadLock:
         self.kind = kind
         self._identity: dict | None = None  # the holder, as the first acquire found it
         self._stop = threading.Event()
+        self._failing = False  # the last renewal met a store that did not answer
         self._renewer: threading.Thread | None = None
 
     def acquire(self, timeout: float | None = None, should_stop: Callable[[], bool] | None = None) -> bool:
@@ -162,16 +164,22 @@ class ThreadLock:
 
     def _renew(self) -> None:
         interval = min(RENEW_EVERY, self.ttl / 3)
+        self._failing = False
         while not self._stop.wait(interval):
             try:
                 rec = self.store.update(
                     self.key, lambda old: old if old and old.get("token") == self.token else None, ttl=self.ttl
                 )
             except Exception as err:  # store blip: try again at the next tick, the lease has slack
-                log.warning("event=lease_renew_failed key=%s error=%s", self.key, type(err).__name__)
+                log.warning("event=lease_renew_failed key=%s error=%s", self.key, type(err).__name__,
+                            extra=outage(self.store.SERVICE))
+                self._failing = True
                 continue
             if rec is None and self._restore():
                 continue
+            if self._failing and rec and rec.get("token") == self.token:
+                log.warning("event=lease_renewed_after_outage key=%s", self.key, extra=recovery(self.store.SERVICE))
+            self._failing = False
             if not rec or rec.get("token") != self.token:
                 log.error("event=lease_lost key=%s", self.key)
                 if self.on_lost is not None:
@@ -184,10 +192,13 @@ class ThreadLock:
         try:
             restored = self.store.add(self.key, self._record(), ttl=self.ttl)
         except Exception as err:  # noqa: BLE001 (store still away: the next tick tries again)
-            log.warning("event=lease_restore_failed key=%s error=%s", self.key, type(err).__name__)
+            log.warning("event=lease_restore_failed key=%s error=%s", self.key, type(err).__name__,
+                        extra=outage(self.store.SERVICE))
+            self._failing = True
             return True
         if restored:
-            log.warning("event=lease_restored key=%s", self.key)
+            log.warning("event=lease_restored key=%s", self.key, extra=recovery(self.store.SERVICE))
+            self._failing = False
         return restored
 
     def release(self) -> None:

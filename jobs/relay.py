@@ -129,7 +129,7 @@ def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], Non
     thread both see every event. Returns the thread's registry record once it is no longer queued
     or running (``paused``: the clarifying question was relayed; ``done``, ``failed``,
     ``cancelled``), or None after ``timeout`` seconds. A Redis outage is waited out: each call
-    retries for the client's window (:data:`jobs.redisconn.REDIS_RETRY_WINDOW`), and past it
+    retries for the client's window (:func:`jobs.redisconn.retry_window`), and past it
     ``on_outage(error)`` is called and following goes on with backoff until Redis answers (then
     ``on_outage(None)``).
 

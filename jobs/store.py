@@ -33,8 +33,11 @@ class Store(ABC):
     ``ttl`` is in seconds, fractions allowed (Redis keeps whole milliseconds, at least 1); ``None`` means no
     expiry (or, for :meth:`update`, keep the current one).
     ``journal`` is a durable local copy of the turn records when the store itself may lose
-    them (Redis without persistence), else None.
+    them (Redis without persistence), else None. ``SERVICE`` names the store for a person told it
+    does not answer.
     """
+
+    SERVICE = "the job store"
 
     journal: Store | None = None
 
@@ -80,11 +83,13 @@ def _millis(ttl: float | None) -> int | None:
 class RedisStore(Store):
     """The store on Redis (shared by every bot and worker that uses the same ``REDIS_URL``).
 
-    Every call waits out a Redis outage of up to :data:`jobs.queue.REDIS_RETRY_WINDOW` seconds
+    Every call waits out a Redis outage of up to :func:`jobs.redisconn.retry_window` seconds
     (redis-py's ``Retry``; read-modify-write steps are retried whole). ``journal``, when given,
     is a durable local copy of the turn records (see :mod:`jobs.journal`), so turns survive
     Redis losing its data.
     """
+
+    SERVICE = "Redis"
 
     def __init__(self, url: str, journal: Store | None = None) -> None:
         self.redis = redis_connection(url, decode_responses=True)

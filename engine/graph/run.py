@@ -26,6 +26,7 @@ from engine.graph.sources import namespace as source_namespace
 from engine.graph.state import override
 from engine.language import detect_language
 from engine.models import UsageRecorder, summarize_usage
+from engine.outage_log import outage, recovery
 from engine.progress import Progress
 from engine.redact import redact
 from engine.runner import (
@@ -255,9 +256,9 @@ async def _through_database_outages(consume, graph_input, graph, config: dict, b
 
     from engine import database
 
-    def resuming(state) -> None:
+    def resuming(state) -> None:  # the progress line shows the wait (on_wait)
         log.warning("event=run_resumed_after_database_outage try=%d error=%s", state.attempt_number + 1,
-                    type(state.outcome.exception()).__name__)
+                    type(state.outcome.exception()).__name__, extra=outage("PostgreSQL", shown=True))
         on_wait(f"the database did not answer; trying again ({state.attempt_number + 1} of {database.DATABASE_TRIES})")
 
     async for attempt in AsyncRetrying(**database.outage_retries(before_sleep=resuming)):
@@ -265,6 +266,9 @@ async def _through_database_outages(consume, graph_input, graph, config: dict, b
             if attempt.retry_state.attempt_number > 1 and _checkpoint_id(await graph.aget_state(config)) != _checkpoint_id(before):
                 graph_input = None  # the turn's input is in the checkpoints: continue from the last one
             await consume(graph_input)
+    if attempt.retry_state.attempt_number > 1:
+        log.warning("event=run_recovered_after_database_outage tries=%d", attempt.retry_state.attempt_number,
+                    extra=recovery("PostgreSQL"))
 
 
 def _checkpoint_id(snapshot) -> str | None:

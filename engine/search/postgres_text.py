@@ -24,6 +24,7 @@ import logging
 
 from engine.database import DatabaseError, connect, is_unavailable, outage_retries, reason, require_database
 from engine.language import detect_language
+from engine.outage_log import outage, recovery
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus import _CJK, _group, _snippet_around, query_words
 from engine.search.corpus_index import _MAX_PASSAGES, split_passages
@@ -106,7 +107,8 @@ def _retrying(state) -> None:
     """Log a search try that met a PostgreSQL outage, before the wait for the next one."""
     err = state.outcome.exception()
     text = err if isinstance(err, DatabaseError) else reason(err)
-    log.warning("event=search_retry backend=postgres try=%d error=%s", state.attempt_number + 1, text)
+    log.warning("event=search_retry backend=postgres try=%d error=%s", state.attempt_number + 1, text,
+                extra=outage("PostgreSQL"))
 
 
 class SearchUnavailable(SearchError, ConnectionError):
@@ -167,6 +169,9 @@ class PostgresTextSearch:
             for attempt in Retrying(**outage_retries(before_sleep=_retrying)):
                 with attempt:
                     rows = self._rows(query, max(50, max_results * 10))
+            if attempt.retry_state.attempt_number > 1:
+                log.warning("event=search_recovered backend=postgres tries=%d", attempt.retry_state.attempt_number,
+                            extra=recovery("PostgreSQL"))
         except (DatabaseError, psycopg.Error) as err:
             kind = SearchUnavailable if is_unavailable(err) else SearchError
             text = err if isinstance(err, DatabaseError) else reason(err)

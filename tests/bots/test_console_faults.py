@@ -13,6 +13,7 @@ import pytest
 from tests.bots.console_helpers import (
     RUN_TIMEOUT,
     ask,
+    ask_cmd,
     ask_env,
     in_mount_namespace,
     no_traceback,
@@ -219,3 +220,44 @@ def test_out_equal_to_the_run_folder_is_fine(tmp_path, docs):
     report = report_of(tmp_path, out.stdout)
     assert report.parent.resolve() == run_folder.resolve() and "b.txt" in report.read_text()
     assert f"copied to {run_folder}" in out.stdout
+
+
+@pytest.mark.parametrize("aof", [True, False], ids=["redis-back-with-its-data", "redis-back-empty"])
+def test_a_redis_outage_a_local_run_waits_out_is_shown_once_as_it_happens_not_again_at_the_end(tmp_path, docs, aof):
+    """Redis (the thread's lock) goes away while ``ask`` waits at its clarifying question, past the
+    calls' retry window (1 s here, ``DEEPRESEARCH_REDIS_RETRY_WINDOW``) or restarted without its
+    data, and comes back: the run finishes; the outage is one line as it happens, its end one line,
+    and none of the log records of it are printed again when the run ends."""
+    import threading
+
+    from tests.jobs.redis_server import RedisServer
+    from tests.waiting import wait_for
+
+    server = RedisServer(tmp_path / "redis", aof=aof).start()
+    env = ask_env(tmp_path, {"REDIS_URL": server.url, "DEEPRESEARCH_REDIS_RETRY_WINDOW": "1"})
+    proc = subprocess.Popen(ask_cmd("--offline", "--corpus", str(docs), "solar"), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: [lines.append(line) for line in proc.stderr], daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: any(line.startswith("Clarifying question") for line in lines) or proc.poll() is not None, what="the question",
+                 diag=lambda: "".join(lines))
+        server.kill()
+        if aof:  # away past the window: the lease's renewal gives up and says so
+            wait_for(lambda: "does not answer" in "".join(lines), what="the outage line", diag=lambda: "".join(lines))
+        server.start()
+        wait_for(lambda: "answers again" in "".join(lines), what="the line saying Redis is back",
+                 diag=lambda: "".join(lines))
+        out, _ = proc.communicate("solar panels on houses\n", timeout=RUN_TIMEOUT)
+        reader.join(RUN_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        server.kill()
+    stderr = "".join(lines)
+    assert proc.returncode == 0, stderr
+    assert report_of(tmp_path, out).exists()
+    assert "event=" not in stderr, stderr
+    assert stderr.count("Redis does not answer") == (1 if aof else 0), stderr
+    assert stderr.count("Redis answers again") == 1, stderr

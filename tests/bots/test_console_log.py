@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import pytest
 
@@ -118,3 +119,57 @@ def test_the_log_is_live_with_v_or_a_log_level_set(monkeypatch):
     assert live_log(False)
     monkeypatch.setenv("LOG_LEVEL", "")
     assert not live_log(False)
+
+
+def _outage_run(code: int, services: tuple[str, ...], *, recovered: bool, seen: list[str], capsys) -> Callable:
+    """A run during which each of ``services`` stops answering (two records each), then answers again
+    (when ``recovered``); ``seen``: what stderr showed right after the first outage record."""
+    from engine.outage_log import outage, recovery
+
+    def run() -> int:
+        log = logging.getLogger("jobs.locks")
+        for service in services:
+            log.warning("event=lease_renew_failed error=ConnectionError", extra=outage(service))
+            seen.append(capsys.readouterr().err)
+            log.warning("event=lease_renew_failed error=ConnectionError", extra=outage(service))
+        log.warning("event=unrelated")
+        if recovered:
+            for service in services:
+                log.warning("event=lease_renewed", extra=recovery(service))
+        return code
+    return run
+
+
+@pytest.mark.parametrize("code", [0, 1, 2, 3])
+def test_an_outage_that_was_waited_out_is_shown_once_as_it_happens_and_once_as_it_ends(terminal, capsys, code):
+    seen: list[str] = []
+    assert run_with_quiet_log(_outage_run(code, ("Redis", "PostgreSQL"), recovered=True, seen=seen,
+                                          capsys=capsys), live=False) == code
+    assert len(seen) == 2 and "Redis does not answer" in seen[0] and "PostgreSQL does not answer" in seen[1]
+    rest = capsys.readouterr().err
+    assert "does not answer" not in rest  # once per outage, not once per record
+    assert rest.count("Redis answers again") == 1 and rest.count("PostgreSQL answers again") == 1
+    # the records of the outages are not replayed at the end; any other record is, as before
+    assert terminal.lines == ([] if code in EXPLAINED else ["event=unrelated"])
+
+
+def test_an_outage_a_failed_run_never_saw_end_still_shows_its_log(terminal, capsys):
+    seen: list[str] = []
+    assert run_with_quiet_log(_outage_run(2, ("Redis",), recovered=False, seen=seen, capsys=capsys), live=False) == 2
+    assert "Redis does not answer" in seen[0]
+    assert "answers again" not in capsys.readouterr().err
+    assert terminal.lines == ["event=lease_renew_failed error=ConnectionError"] * 2 + ["event=unrelated"]
+
+
+def test_an_outage_record_told_it_is_shown_elsewhere_prints_no_line_of_its_own(terminal, capsys):
+    from engine.outage_log import outage, recovery
+
+    def run() -> int:
+        logging.getLogger("engine").warning("event=run_resumed_after_database_outage", extra=outage("PostgreSQL", shown=True))
+        logging.getLogger("engine").warning("event=run_recovered", extra=recovery("PostgreSQL"))
+        return 0
+
+    assert run_with_quiet_log(run, live=False) == 0
+    err = capsys.readouterr().err
+    assert "does not answer" not in err and err.count("PostgreSQL answers again") == 1
+    assert terminal.lines == []

@@ -231,3 +231,26 @@ def test_ask_queue_out_keeps_an_earlier_report_in_the_folder(tmp_path, capsys, m
     assert (out / "report-2.md").read_text(encoding="utf-8") == "# New\n"
     printed = capsys.readouterr()
     assert "New [/b] title" in printed.out and "report-2.md" in printed.out
+
+
+
+@pytest.mark.parametrize("question", ["Wie funktionieren Wärmepumpen im Winter?", "How do heat pumps work in winter?"])
+def test_a_queued_status_line_words_each_stage_as_a_local_run_does(question, capsys):
+    """The status line ``ask --queue`` prints (the worker's status text, relayed) holds the local
+    ``ask``'s line for the same progress word for word, whatever the question's language: both come
+    from :meth:`engine.progress.Progress.render`."""
+    import time
+
+    from bots.console import ConsoleProgress
+    from bots.console_queue import _Transcript
+    from engine.progress import PHASES, Progress
+    from jobs.status import progress_text
+
+    for phase in PHASES:  # 30.4 s elapsed: both lines are printed within the same second
+        progress = Progress(phase=phase, topics=[question], topics_started=1, sources_found=2,
+                            started_at=time.monotonic() - 30.4)
+        ConsoleProgress(started=progress.started_at)(progress)
+        local = capsys.readouterr().err.strip()
+        _Transcript()({"op": "update", "text": progress_text(progress, elapsed=progress.elapsed)})
+        queued = capsys.readouterr().err.strip()
+        assert local.startswith(PHASES[phase]) and queued.endswith(local), (local, queued)

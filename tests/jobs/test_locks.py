@@ -347,3 +347,18 @@ def test_a_process_start_time_is_field_22_of_its_stat_and_none_for_no_process() 
     finally:
         child.communicate("\n", timeout=BOUND)
     assert process_start_time(child.pid) is None  # reaped: no such process
+
+
+def test_a_renewal_after_a_store_blip_says_the_store_answers_again(store: Store, caplog, monkeypatch) -> None:
+    """The failed renewal is an outage of the store, the next one its end (:mod:`engine.outage_log`):
+    a terminal run shows one line for each instead of the records."""
+    held = ThreadLock(store, "t1", ttl=LEASE)
+    assert held.acquire(timeout=0)
+    _fail_once(store, "update", monkeypatch)
+    wait_for(lambda: "event=lease_renewed_after_outage key=lock:t1" in caplog.messages, what="the renewal after the blip",
+             timeout=BOUND)
+    held.release()
+    marked = [(r.getMessage().split()[0], getattr(r, "outage", None), getattr(r, "recovered", None))
+              for r in caplog.records if "lease" in r.getMessage()]
+    assert marked == [("event=lease_renew_failed", store.SERVICE, None),
+                      ("event=lease_renewed_after_outage", None, store.SERVICE)]

@@ -34,19 +34,30 @@ def _ask(args: list[str], env: dict, log: Path) -> subprocess.Popen:
                             stderr=log.open("ab"), stdin=subprocess.DEVNULL, text=True)
 
 
-@pytest.mark.parametrize("redis_server", [True, False], ids=["aof", "no-aof"], indirect=True)
-def test_research_survives_a_redis_restart(redis_server, tmp_path, children, tavily):
-    """Two workers, `ask --queue`, Redis killed while the research runs, back 5 s later."""
+def _asked_while_searching(redis_server, tmp_path: Path, children, tavily, workers: tuple[str, ...], **env_extra):
+    """Start ``workers`` and ``ask --queue``; return once the research blocks in its search:
+    ``(the search, the environment, the ask process, its log file)``."""
     search = SlowSearch(word="*", hold=120)
     tavily.handler = search
     settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
-    env = dict(child_env(settings, tavily.base_url), LOG_LEVEL="INFO")
-    children.start("w1", ["worker", "w1"], env)
-    children.start("w2", ["worker", "w2"], env)
+    env = dict(child_env(settings, tavily.base_url), LOG_LEVEL="INFO", **env_extra)
+    for name in workers:
+        children.start(name, ["worker", name], env)
     ask_log = tmp_path / "ask.log"
     ask = _ask(["What is the history of the bicycle in Europe?"], env, ask_log)
     try:
         wait_for(search.slow_seen.is_set, 90, "the research to be searching", diag=lambda: ask_log.read_text())
+    except BaseException:
+        ask.kill()
+        raise
+    return search, env, ask, ask_log
+
+
+@pytest.mark.parametrize("redis_server", [True, False], ids=["aof", "no-aof"], indirect=True)
+def test_research_survives_a_redis_restart(redis_server, tmp_path, children, tavily):
+    """Two workers, `ask --queue`, Redis killed while the research runs, back 5 s later."""
+    search, env, ask, ask_log = _asked_while_searching(redis_server, tmp_path, children, tavily, ("w1", "w2"))
+    try:
         redis_server.kill()
         time.sleep(OUTAGE)  # the fault itself: Redis stays down this long, as in the reported case
         redis_server.start()
@@ -144,3 +155,32 @@ def test_an_end_redis_missed_is_recorded_when_it_is_back(redis_server, tmp_path,
     info = thread_info(thread, settings=settings)
     assert info.status == "done" and info.title == "Tides"
     assert read_events(log, thread) == []
+
+
+@pytest.mark.parametrize("redis_server", [True, False], ids=["aof", "no-aof"], indirect=True)
+def test_the_end_of_a_research_published_while_redis_was_away_past_the_window_reaches_the_terminal(
+        redis_server, tmp_path, children, tavily):
+    """Redis goes away past every call's retry window (2 s here, ``DEEPRESEARCH_REDIS_RETRY_WINDOW``)
+    while the worker finishes the research, so its relayed lines are lost; once Redis is back, the
+    terminal following it (``ask --queue``) still ends with the report's files, read from the
+    thread's record."""
+    search, env, ask, ask_log = _asked_while_searching(redis_server, tmp_path, children, tavily, ("w1",),
+                                                       DEEPRESEARCH_REDIS_RETRY_WINDOW="2")
+    try:
+        redis_server.kill()
+        search.release.set()  # the research ends while Redis is away
+        wait_for(lambda: "Redis does not answer" in ask_log.read_text(), 90, "the terminal to say Redis is away",
+                 diag=lambda: ask_log.read_text())
+        wait_for(lambda: "event=turn_end " in children.log("w1") or children.procs["w1"].poll() is not None, 120,
+                 "the worker to end the turn", diag=lambda: children.log("w1")[-3000:])
+        redis_server.start()
+        if children.procs["w1"].poll() is not None:  # it stopped for Redis: as a supervisor would, start it again
+            children.start("w2", ["worker", "w2"], env)
+        out, _ = ask.communicate(timeout=240)
+    finally:
+        if ask.poll() is None:
+            ask.kill()
+    err = ask_log.read_text()
+    assert ask.returncode == 0, (err[-3000:], children.log("w1")[-4000:])
+    assert "Traceback" not in err, err
+    assert re.search(r"report\.md", out), (out, err)

@@ -1,0 +1,28 @@
+"""Log records of an outage being waited out (a service that does not answer) and of its end.
+
+A record logged with ``extra=outage(service)`` says ``service`` (a name a person knows, e.g.
+``"Redis"``, ``"PostgreSQL"``) did not answer and the caller waits for it; one logged with
+``extra=recovery(service)`` says it answers again. A terminal run shows each outage once as it
+happens and its end once (:mod:`bots.console_log`), instead of the records themselves.
+"""
+
+from __future__ import annotations
+
+#: The ``LogRecord`` attribute naming the service that does not answer.
+OUTAGE = "outage"
+#: The ``LogRecord`` attribute naming the service that answers again.
+RECOVERED = "recovered"
+#: The ``LogRecord`` attribute set when the outage is already shown to the user another way (a
+#: progress line says what the run waits for).
+SHOWN = "outage_shown"
+
+
+def outage(service: str, *, shown: bool = False) -> dict:
+    """The ``extra`` of a log record saying ``service`` does not answer (``shown``: the user
+    already sees the wait another way)."""
+    return {OUTAGE: service, SHOWN: shown}
+
+
+def recovery(service: str) -> dict:
+    """The ``extra`` of a log record saying ``service`` answers again after an outage."""
+    return {RECOVERED: service}
