@@ -22,7 +22,7 @@ from engine.graph.llm import ReportIncomplete, invoke_with_context_retry
 from engine.graph.sources import keep_texts, read_texts
 from engine.graph.state import ResearcherOutput, ResearcherState
 from engine.graph.summaries import Summary
-from engine.graph.tools import run_tool_calls
+from engine.graph.tools import run_tool_calls, unavailable
 from engine.language import language_name
 from engine.schemas import ResearchComplete, think_tool
 from engine.schemas import Summary as SummarySchema
@@ -54,15 +54,6 @@ def search_thread_files(queries: list[str]) -> str:
 
 
 SEARCH_TOOLS = ("search", "search_thread_files")
-
-
-def unavailable(err: BaseException) -> bool:
-    """True when ``err`` says a service the research runs on cannot be reached right now, so a
-    later attempt of the turn may succeed: PostgreSQL (:func:`engine.database.is_unavailable`:
-    refused, reset or closed connections, shutdown, pool timeout), any ``ConnectionError``
-    (:class:`engine.database.DatabaseUnavailable` included) and httpx's transport errors."""
-    return is_unavailable(err) or isinstance(err, ConnectionError) or any(
-        cls.__module__.split(".")[0] == "httpx" and cls.__name__ == "TransportError" for cls in type(err).__mro__)
 
 
 async def search_or_unavailable(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:

@@ -22,9 +22,9 @@ from engine.database import DatabaseError, database_url, explain, is_unavailable
 from engine.graph.actions import call_with_tools
 from engine.graph.budget import not_covered, research_over_budget
 from engine.graph.context import RunContext
-from engine.graph.researcher import build_researcher_graph, unavailable
+from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
-from engine.graph.tools import fatal_errors
+from engine.graph.tools import fatal_errors, unavailable
 from engine.language import language_name
 from engine.schemas import ConductResearch, ResearchComplete, think_tool
 
@@ -107,7 +107,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
     """Run one researcher on one topic; a failure is recorded (and shown in the report), not hidden.
 
     Except a service that is down (:func:`engine.graph.tools.fatal_errors`) or cannot be reached
-    right now (:func:`engine.graph.researcher.unavailable`: PostgreSQL, the network): that error is
+    right now (:func:`engine.graph.tools.unavailable`: PostgreSQL, the network): that error is
     raised (an unreachable PostgreSQL as :class:`engine.database.DatabaseUnavailable`), so the
     superstep, and the turn, stop instead of a report written without the topic, and the turn's
     retry resumes from the last checkpoint. Units of the superstep that had finished are kept as

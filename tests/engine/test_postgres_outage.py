@@ -16,6 +16,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from langchain_core.messages import ToolMessage
 from psycopg import sql
 from psycopg_pool import PoolTimeout
 
@@ -410,3 +411,27 @@ def test_the_thread_files_search_gives_up_after_its_tries_with_search_unavailabl
     assert is_transient(info.value)
     assert [r.getMessage().split(" error=")[0] for r in caplog.records] == [
         f"event=search_retry backend=postgres try={n}" for n in range(2, database.DATABASE_TRIES + 1)]
+
+
+@pytest.mark.parametrize("err", [psycopg.OperationalError("server closed the connection unexpectedly"),
+                                 ConnectionResetError("reset by peer")], ids=["postgres", "network"])
+def test_a_tool_call_that_cannot_reach_a_service_stops_the_step_instead_of_answering_an_error(err):
+    """A tool of the review or a researcher (``read_source`` reads a page's texts from the store) that
+    meets a service down right now raises, so the turn goes on from its checkpoint once the service is
+    back, instead of the model reading "Error: … failed" and the report going on without that source."""
+    from engine.graph.tools import run_tool_calls
+
+    async def run_one(call):
+        if call["name"] == "read_source":
+            raise err
+        return ToolMessage("ok", tool_call_id=call["id"], name=call["name"])
+
+    calls = [{"name": "list_sources", "id": "1", "args": {}}, {"name": "read_source", "id": "2", "args": {}}]
+    with pytest.raises(type(err)):
+        asyncio.run(run_tool_calls(calls, run_one))
+
+    async def bug(call):  # any other error is still the model's to read
+        raise KeyError("x")
+
+    replies = asyncio.run(run_tool_calls(calls[:1], bug))
+    assert replies[0].content.startswith("Error: list_sources failed: KeyError")
