@@ -14,11 +14,21 @@ from bots.console_loop import EXIT_INTERRUPTED
 from bots.console_output import copy_out, err, say, show_follow_ups
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path, clean_text
+from jobs import status
 
 #: Exit code of ``ask`` when a quota (:mod:`jobs.quotas`) refuses the research: nothing was started.
 EXIT_OVER_QUOTA = 6
 #: The files of a finished run, in the order the local `deepresearch ask` prints them.
 RUN_FILES = ("report.md", "report.pdf", "report.docx", "report.tex", "review.md", "sources.json", "usage.json")
+
+
+#: The chat thread's last status lines (:mod:`jobs.run`: "below", "the requester") in the terminal's
+#: words: its question is asked next, its files' paths go to stdout.
+TERMINAL_WORDS = {
+    status.CLARIFY_STATUS_TEXT: "A clarifying question follows; the research starts once you answer it.",
+    status.DONE_TEXT: "Research finished.",
+    status.FILES_FOLLOW_TEXT: "Research finished.",
+}
 
 
 class _Transcript:
@@ -37,7 +47,7 @@ class _Transcript:
             self.pending = event["text"]
             self.follow_ups = list(event.get("follow_ups") or self.follow_ups)
         elif event["op"] == "update":
-            say(event["text"].replace("\n", " | "))
+            say(TERMINAL_WORDS.get(event["text"], event["text"]).replace("\n", " | "))
         elif event["op"] == "upload":
             self.files, self.comment = event["files"], event.get("comment", "")
 

@@ -19,7 +19,7 @@ from jobs.errors import ResearchTimeout, is_transient, user_message
 from jobs.journal import replay_end
 from jobs.locks import LockLost, ThreadLock
 from jobs.port import ChatPort, cancel_button, follow_up_buttons, port_from_reference, with_buttons
-from jobs.status import StatusMessage, progress_text
+from jobs.status import CLARIFY_STATUS_TEXT, DONE_TEXT, FILES_FOLLOW_TEXT, StatusMessage, progress_text
 from jobs.stopping import HandedBack, is_shutdown_error, stop_requested
 from jobs.store import Store, get_store
 from jobs.threads import DELIVERING, set_thread, thread_info
@@ -48,7 +48,6 @@ HANDED_BACK_TEXT = ("Paused: the bot is restarting. The research continues from 
                     "as soon as it is back.")
 HANDED_BACK_FILES_TEXT = ("Paused: the bot is restarting after the summary went out. The report files follow "
                           "as soon as it is back.")
-FILES_FOLLOW_TEXT = "Research finished. The summary went out earlier; the report files are below."
 FAILED_TEXT = "Stopped: the research failed. The reply below says why."
 RETRYING_TEXT = ("Interrupted: a service did not answer. The research is tried again from its last "
                  "checkpoint shortly.")
@@ -399,10 +398,8 @@ class _TurnJob:
         finally:
             stop.set()
             await asyncio.gather(*tasks, *early, return_exceptions=True)
-        final = ("A clarifying question is below; the research starts once the requester answers it."
-                 if outcome.status == "clarify"
-                 else FILES_FOLLOW_TEXT if self.summary_earlier
-                 else "Research finished. The report is below.")
+        final = (CLARIFY_STATUS_TEXT if outcome.status == "clarify"
+                 else FILES_FOLLOW_TEXT if self.summary_earlier else DONE_TEXT)
         await status.show(final, buttons=())
         return outcome
 

@@ -10,6 +10,13 @@ from collections.abc import Callable, Sequence
 from engine.progress import Progress
 from jobs.port import Button, ChatPort, with_buttons
 
+#: The status message's last words when a turn ends: a clarifying question posted below it, the
+#: report posted below it, or only the files below it (the summary went out earlier). A surface
+#: that is not a chat thread says them its own way (:data:`bots.console_queue.TERMINAL_WORDS`).
+CLARIFY_STATUS_TEXT = "A clarifying question is below; the research starts once the requester answers it."
+DONE_TEXT = "Research finished. The report is below."
+FILES_FOLLOW_TEXT = "Research finished. The summary went out earlier; the report files are below."
+
 log = logging.getLogger(__name__)
 
 #: Seconds between two edits of the status message (chat APIs rate-limit edits; Slack's

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import jobs.status
 from tests.waiting import LONG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,6 +206,20 @@ def test_what_the_worker_relays_is_shown_as_written_not_read_as_terminal_markup(
     shown({"op": "update", "text": "Researching: what does [/b] close in [red] BBCode?"})
     shown({"op": "upload", "files": [], "comment": "Note: [/i] kept"})
     assert "Researching: what does [/b] close in [red] BBCode?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("relayed", "shown"), [
+    (jobs.status.CLARIFY_STATUS_TEXT, "A clarifying question follows; the research starts once you answer it."),
+    (jobs.status.DONE_TEXT, "Research finished."),
+    (jobs.status.FILES_FOLLOW_TEXT, "Research finished."),
+])
+def test_the_chat_threads_status_words_are_said_the_terminals_way(relayed, shown, capsys):
+    """The worker's last status line is written for a chat thread ("below", "the requester"); the
+    terminal says it in its own words (the files' paths go to stdout, the question is asked next)."""
+    from bots.console_queue import _Transcript
+
+    _Transcript()({"op": "update", "text": relayed})
+    assert capsys.readouterr().err.strip() == shown
 
 
 def test_ask_queue_out_keeps_an_earlier_report_in_the_folder(tmp_path, capsys, monkeypatch):
