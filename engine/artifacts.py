@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
 from engine.models import summarize_usage
-from engine.offline_phrases import phrase
+from engine.offline_phrases import PHRASES, phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
 from engine.source_links import public_url
@@ -28,8 +28,10 @@ def run_dir(settings: Settings, thread_id: str, run_id: str) -> Path:
 
 
 def split_notice(markdown: str) -> tuple[str, str | None]:
-    """Take the offline-mode notice (an italic line naming the offline extractive mode) out of a report."""
-    match = re.search(r"^\*([^*\n]*offline[^*\n]*)\*\s*$", markdown, re.MULTILINE | re.IGNORECASE)
+    """Take the offline-mode notice (an italic line: the ``offline_notice`` phrase of any language,
+    or any line naming the offline mode) out of a report."""
+    notices = "|".join(re.escape(text) for text in PHRASES["offline_notice"].values())
+    match = re.search(rf"^\*((?:{notices})|[^*\n]*offline[^*\n]*)\*\s*$", markdown, re.MULTILINE | re.IGNORECASE)
     if not match:
         return markdown, None
     return (markdown[: match.start()] + markdown[match.end():]).replace("\n\n\n", "\n\n"), match.group(1).strip()
@@ -55,7 +57,7 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     from engine.render.markdown import escape_number_groups  # pypandoc and mistletoe: only when rendering
 
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
-    changes = ("change", "änderung", "changement", "cambio")
+    changes = ("change", "änderung", "changement", "cambio", *(t.lower() for t in PHRASES["changes"].values()))
     numbers = state.get("numbering") or {}  # ids of sources the report cites read as their [n]
     sols, crits, pers = ([ids_to_numbers(escape_number_groups(t), numbers) for t in texts]
                          for texts in (sols, crits, pers))

@@ -374,10 +374,13 @@ def source_markdown(title: str, url: str) -> str:
 
 def sources_section(cited: list[Cited], language: str = "en", no_sources_note: str | None = None) -> str:
     """The generated Markdown Sources section (``## Sources`` then ``n. [title](<url>)`` lines; a
-    source without a web address as text, :func:`source_markdown`)."""
+    source without a web address as text, :func:`source_markdown`); without sources cited,
+    ``no_sources_note`` or the ``no_sources`` phrase of ``language`` (:mod:`engine.offline_phrases`)."""
+    from engine.offline_phrases import phrase
+
     title = SOURCES_TITLE.get(language, "Sources")
     if not cited:
-        return f"## {title}\n\n{no_sources_note or 'No sources were found or cited.'}\n"
+        return f"## {title}\n\n{no_sources_note or phrase('no_sources', language)}\n"
     lines = [f"{c.number}. {source_markdown(c.title, c.url)}" for c in cited]
     return f"## {title}\n\n" + "\n".join(lines) + "\n"
 

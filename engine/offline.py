@@ -32,24 +32,12 @@ from engine.text import markdown_literal, markdown_unescape
 __all__ = ["OfflineChatModel", "choose", "distinct", "notice", "passages", "rank", "readable"]
 
 MODEL_NAME = "offline-extractive"
-NOTICE = {
-    "en": "This report was made in offline extractive mode without a language model: it quotes "
-    "sentences from the sources, ranked against the question, and does not interpret them.",
-    "de": "Dieser Bericht wurde im Offline-Extraktionsmodus ohne Sprachmodell erstellt: Er zitiert "
-    "Sätze aus den Quellen, nach Relevanz für die Frage geordnet, ohne sie zu deuten. "
-    "(Made in offline extractive mode without a language model.)",
-    "fr": "Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage : il cite "
-    "des phrases des sources, classées selon la question. "
-    "(Made in offline extractive mode without a language model.)",
-    "es": "Este informe se generó en modo extractivo sin conexión, sin un modelo de lenguaje: cita "
-    "frases de las fuentes, ordenadas según la pregunta. "
-    "(Made in offline extractive mode without a language model.)",
-}
 
 
 def notice(language: str) -> str:
-    """The offline-mode notice in ``language`` (English appended where it is not English)."""
-    return NOTICE.get(language) or NOTICE["en"] + f" (question language: {language})"
+    """The offline-mode notice in ``language`` (the ``offline_notice`` phrase, English outside
+    :data:`engine.offline_phrases.LANGUAGES`)."""
+    return phrase("offline_notice", language)
 
 
 def _tag(text: str, name: str) -> str:

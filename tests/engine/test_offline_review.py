@@ -174,7 +174,9 @@ def test_every_counted_phrase_agrees_with_its_number_in_every_language():
             forms = text if isinstance(text, tuple) else (text,)
             for form in forms:  # no "round(s)", "Ergebnis(se)", "afirmación(es)": a form for each number
                 assert not re.search(r"\w\((?:s|e|n|en|se|es)\)", form), (key, language, form)
-            if key in counted:
+            if key in counted and not isinstance(text, tuple):  # one cardinal form (CLDR): Japanese, Chinese
+                assert language in ("ja", "zh"), (key, language)
+            elif key in counted:
                 one = phrase(key, language, 1, n="1", m="1", titles="“A”", quotes="“q”", example="x", sources="")
                 many = phrase(key, language, 3, n="3", m="3", titles="“A”", quotes="“q”", example="x", sources="")
                 assert one != many.replace("3", "1"), (key, language)
