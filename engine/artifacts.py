@@ -201,6 +201,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         sources=[SourceEntry(number=c.number, title=c.title, url=c.url) for c in cited],
         language=language,
         notice=notice,
+        no_sources=no_sources,
     )
     paths.update(render_outputs(doc, directory, timeout=settings.pdf_timeout, cancel=cancel))
     return paths

@@ -90,7 +90,8 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     and ``date`` passed; an executive summary is the first
     level-2 section when its heading is the summary label in any language; the Sources list
     is the last level-2 section when its heading is a Sources label and every line in it is a
-    numbered entry (a "Sources" heading elsewhere is body text). The body's ``[n]`` markers
+    numbered entry (a "Sources" heading elsewhere is body text), or the one line saying that
+    none is cited (``no_sources``, shown as written). The body's ``[n]`` markers
     link to the entries whose numbers they name, exactly as written.
     """
     text = clean_text(markdown).strip("\n") + "\n"
@@ -104,12 +105,13 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     date = front.get("date") if re.fullmatch(r"\d{4}-\d\d-\d\d", front.get("date", "")) else date
     heads = _headings(text)
     sources: list[SourceEntry] = []
-    lang_hint = None
+    lang_hint, no_sources = None, ""
     top = [h for h in heads if h.level <= 2]
     if top and top[-1].level == 2:
         match = next((code for code, label in SOURCES_TITLE.items() if label.lower() == top[-1].text.lower()), None)
         parsed = parse_sources(text[top[-1].end:]) if match or top[-1].text.lower() == "sources" else None
-        if parsed is not None:
+        if parsed is not None:  # a list, or the one line saying that nothing is cited: shown as written
+            no_sources = "" if parsed else markdown_unescape(" ".join(text[top[-1].end:].split()))
             sources, lang_hint, text = parsed, match, text[:top[-1].start]
     summary = ""
     heads = [h for h in _headings(text) if h.level <= 2]
@@ -122,7 +124,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     language = language or detect_language(" ".join([title, summary, body])[:4000], default=lang_hint or "en")
     return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
                           executive_summary=summary, body=body, review=review or [], sources=sources,
-                          language=language, notice=notice)
+                          language=language, notice=notice, no_sources=no_sources)
 
 
 def review_from_markdown(markdown: str) -> tuple[str, list]:
@@ -152,6 +154,8 @@ def read_report(path: Path) -> ReportDocument:
     """The report at ``path`` (report.md), with the question, review and date of its run when beside it.
 
     ``review.md`` gives the question and the review appendix, ``usage.json`` the run's date.
+    Without a readable review.md the appendix says that the review record was not beside the
+    report (``review_absent``), not that the report was not reviewed.
 
     Raises:
         ReportFileError: ``path`` is missing, unreadable, not UTF-8 or blank.
@@ -169,14 +173,16 @@ def read_report(path: Path) -> ReportDocument:
         raise ReportFileError(f"cannot read {path}: {err.strerror or err}") from None
     if not markdown.strip():
         raise ReportFileError(f"{path} is empty")
-    question, review, date = "", [], ""
+    question, review, date, review_absent = "", [], "", "noreview"
     try:
         question, review = review_from_markdown((path.parent / "review.md").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        pass
+    except (OSError, UnicodeDecodeError):  # the report may say it was reviewed: the appendix says the record is away
+        review_absent = "review_not_beside"
     try:
         date = str(json.loads((path.parent / "usage.json").read_text(encoding="utf-8")).get("generated_at", ""))[:10]
     except (OSError, ValueError, AttributeError):
         pass
-    return document_from_markdown(markdown, question=question, review=review,
-                                  date=date if re.fullmatch(r"\d{4}-\d\d-\d\d", date) else "")
+    doc = document_from_markdown(markdown, question=question, review=review,
+                                 date=date if re.fullmatch(r"\d{4}-\d\d-\d\d", date) else "")
+    doc.review_absent = review_absent
+    return doc

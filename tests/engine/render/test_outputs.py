@@ -264,3 +264,79 @@ def test_render_of_a_run_folder_keeps_the_appendix_and_the_warnings(tmp_path):
     assert usage["generated_at"].startswith("2024-05-01")
     assert usage["pdf_warnings"] and usage["pdf_warnings"][0].startswith("Overfull \\hbox")
     assert not [r for r in records if r.levelno >= logging.WARNING], [r.getMessage() for r in records]
+
+
+def _run_folder(tmp_path_factory, language: str) -> Path:
+    """A run's files as ``write_artifacts`` writes them for a ``language`` question whose five
+    sources were found and none cited (the offline run of issue: its notes and headings)."""
+    from engine.artifacts import write_artifacts
+    from engine.offline_phrases import phrase
+    from engine.settings import load_settings
+
+    folder = tmp_path_factory.mktemp(f"run-{language}")
+    note = phrase("no_passages", language, 5, n="5")
+    body = (f"# T\n\n*{phrase('offline_notice', language)}*\n\n{note}\n\n## {phrase('review_outcome', language)}\n\n"
+            f"{phrase('sources_outcome', language, 2, n='2', sources='')}\n\n## {phrase('open_objections', language)}\n\n"
+            f"- {phrase('none', language)}\n")
+    state = {"question": "Q?", "title": "T", "language": language, "final_report": body, "executive_summary": note,
+             "sources": {f"S00000{i}": {"title": f"Doc {i}", "url": f"https://example.org/{i}"} for i in range(5)}}
+    settings = load_settings(data_dir=folder / "data", llm="offline", search="none")
+    paths = write_artifacts(state, [], folder / "run", settings, "2026-01-02")
+    assert "pdf" in paths and "docx" in paths, paths
+    return folder / "run"
+
+
+@pytest.fixture(scope="module")
+def run_folders(tmp_path_factory):
+    if not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")):
+        pytest.skip("latexmk, xelatex and pdftotext are needed")
+    return {language: _run_folder(tmp_path_factory, language) for language in ("de", "ja")}
+
+
+def _fixed_phrases(report_md: str) -> list[str]:
+    """report.md's fixed words: the notice, the labels under the title, every heading below it and
+    the note under the Sources heading."""
+    import re
+
+    phrases = re.findall(r"^\*([^*\n]+)\*$", report_md, re.MULTILINE)
+    phrases += re.findall(r"^\*\*([^*\n]+):\*\*", report_md, re.MULTILINE)
+    phrases += re.findall(r"^## (.+)$", report_md, re.MULTILINE)
+    phrases.append(report_md.rstrip().rsplit("\n", 1)[-1])  # the note under the Sources heading
+    return phrases
+
+
+@pytest.mark.parametrize("language", ["de", "ja"])
+@pytest.mark.parametrize("fmt", ["pdf", "docx"])
+def test_the_pdf_and_the_word_document_say_the_fixed_phrases_of_report_md(run_folders, language, fmt):
+    from tests.engine.render import fidelity
+
+    folder = run_folders[language]
+    report_md = (folder / "report.md").read_text(encoding="utf-8")
+    text = fidelity.pdf_text(folder / "report.pdf") if fmt == "pdf" else fidelity.docx_text(folder / "report.docx")
+    flat = "".join(text.split())  # pdftotext breaks lines, and Japanese anywhere
+    phrases = _fixed_phrases(report_md)
+    assert len(phrases) >= 7, report_md
+    assert [p for p in phrases if "".join(p.split()) not in flat] == [], text
+
+
+@needs_tex
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_report_rendered_without_its_review_md_does_not_say_it_was_not_reviewed(tmp_path, language):
+    """report.md says "The report went through 2 review rounds"; without review.md beside it the
+    appendix says that the review record is not there, in the report's language, never that the
+    report was not reviewed. Beside a review.md of no rounds it says that no review ran."""
+    from engine.offline_phrases import phrase
+    from engine.render.latex import labels_for
+    from tests.engine.render import fidelity
+
+    labels = labels_for(language)
+    rounds = phrase("sources_outcome", language, 2, n="2", sources="")
+    (tmp_path / "report.md").write_text(f"# T\n\n## {phrase('review_outcome', language)}\n\n{rounds}\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", str(tmp_path / "report.md"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    for text in (fidelity.pdf_text(tmp_path / "out" / "report.pdf"), fidelity.docx_text(tmp_path / "out" / "report.docx")):
+        flat = " ".join(text.split())
+        assert rounds.strip() in flat and labels["noreview"] not in flat, flat
+        assert labels["review_not_beside"] in flat, flat
+    (tmp_path / "review.md").write_text("# Review of: Q?\n\nNo review rounds were run.\n", encoding="utf-8")
+    assert read_report(tmp_path / "report.md").review_absent == "noreview"
