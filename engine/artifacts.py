@@ -74,25 +74,25 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     return rounds
 
 
-LEGEND_HEADING = "## Sources the review cites"  # review.md's last section, after the rounds
-
-
 def review_markdown(state: dict) -> str:
-    """review.md: every round's solution, critique and perspective in order, each with its timestamp."""
+    """review.md: every round's solution, critique and perspective in order, each with its
+    timestamp, then the sources the roles cite; its own words in the question's language
+    (``state["language"]``; the ``review_*`` and ``role_*`` phrases of :mod:`engine.offline_phrases`)."""
+    language = state.get("language") or "en"
     stamps = dict(s.split("|", 1) for s in state.get("review_stamps", []) if "|" in s)
-    lines = [f"# Review of: {markdown_literal(state.get('question', ''))}", ""]
+    lines = [f"# {phrase('review_of', language, q=markdown_literal(state.get('question', '')))}", ""]
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
     if not sols:
-        lines.append("No review rounds were run (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).")
+        lines.append(phrase("no_review_rounds", language))
     for i in range(len(sols)):
-        lines += [f"## Round {i + 1}", ""]
-        for label, items, key in (("Solution", sols, "solution"), ("Critique", crits, "critique"), ("Perspective", pers, "perspective")):
+        lines += [f"## {phrase('review_round', language, n=str(i + 1))}", ""]
+        for items, key in ((sols, "solution"), (crits, "critique"), (pers, "perspective")):
             if i < len(items):
                 stamp = stamps.get(f"{key}:{i}", "")
-                lines += [f"### {label}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
-    legend = id_legend([*sols, *crits, *pers], state.get("sources", {}), state.get("numbering"))
+                lines += [f"### {phrase('role_' + key, language)}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
+    legend = id_legend([*sols, *crits, *pers], state.get("sources", {}), state.get("numbering"), language)
     if legend:
-        lines += [LEGEND_HEADING, "", "(The roles cite sources by id.)", "", *legend]
+        lines += [f"## {phrase('review_legend', language)}", "", phrase("review_legend_note", language), "", *legend]
     return "\n".join(lines) + "\n"
 
 

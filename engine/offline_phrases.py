@@ -291,6 +291,25 @@ PHRASES = {
     # the Sources section of a report that cites nothing, when the run left no note of its own
     "no_sources": {"en": "No sources were cited.", "de": "Es wurden keine Quellen zitiert.",
                    "fr": "Aucune source n’a été citée.", "es": "No se citó ninguna fuente."},
+    # review.md's own words (engine.artifacts.review_markdown; engine.render.reread reads them back)
+    "review_of": {"en": "Review of: {q}", "de": "Prüfung von: {q}", "fr": "Relecture de : {q}", "es": "Revisión de: {q}"},
+    "review_round": {"en": "Round {n}", "de": "Runde {n}", "fr": "Tour {n}", "es": "Ronda {n}"},
+    "role_solution": {"en": "Solution", "de": "Lösung", "fr": "Solution", "es": "Solución"},
+    "role_critique": {"en": "Critique", "de": "Kritik", "fr": "Critique", "es": "Crítica"},
+    "role_perspective": {"en": "Perspective", "de": "Perspektive", "fr": "Perspective", "es": "Perspectiva"},
+    "no_review_rounds": {
+        "en": "No review rounds were run (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+        "de": "Es liefen keine Prüfrunden (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+        "fr": "Aucun tour de revue n’a eu lieu (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+        "es": "No se hizo ninguna ronda de revisión (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+    },
+    "review_legend": {"en": "Sources the review cites", "de": "Von der Prüfung zitierte Quellen",
+                      "fr": "Sources citées par la relecture", "es": "Fuentes que cita la revisión"},
+    "review_legend_note": {"en": "(The roles cite sources by id.)", "de": "(Die Rollen zitieren Quellen mit ihrer Kennung.)",
+                           "fr": "(Les rôles citent les sources par leur identifiant.)",
+                           "es": "(Los roles citan las fuentes por su identificador.)"},
+    "source_of_report": {"en": "(source {n} of the report)", "de": "(Quelle {n} des Berichts)",
+                         "fr": "(source {n} du rapport)", "es": "(fuente {n} del informe)"},
     # the offline model's notice under the report's title (engine.offline.notice)
     "offline_notice": {
         "en": "This report was made in offline extractive mode without a language model: it quotes "

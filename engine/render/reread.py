@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.artifacts import LEGEND_HEADING, review_rounds, split_notice
+from engine.artifacts import review_rounds, split_notice
 from engine.citations import SOURCES_TITLE
 from engine.language import detect_language
 from engine.offline_phrases import PHRASES
@@ -127,26 +127,42 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
                           language=language, notice=notice, no_sources=no_sources)
 
 
+def _alternatives(key: str, number: str = r"(\d+)") -> str:
+    """A regex matching the phrase ``key`` of any language, its ``{n}`` as ``number`` (a captured
+    number unless told otherwise)."""
+    texts = set(PHRASES[key].values())
+    return "|".join(re.escape(t).replace(re.escape("{n}"), number) for t in sorted(texts, key=len, reverse=True))
+
+
 def review_from_markdown(markdown: str) -> tuple[str, list]:
-    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown` writes it).
+    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown`
+    writes it, its headings in any language of :data:`engine.offline_phrases.LANGUAGES`); the
+    appendix's own notes are in the language of its title line.
 
     Source ids that the legend says the report cites (``(source n of the report)``) read as ``[n]``.
     """
     first = markdown.split("\n", 1)[0]
-    question = markdown_unescape(first[len("# Review of: "):].strip()) if first.startswith("# Review of: ") else ""
+    heads = {f"# {text.split('{q}')[0]}": lang for lang, text in PHRASES["review_of"].items()}
+    head = next((h for h in sorted(heads, key=len, reverse=True) if first.startswith(h)), None)
+    question = markdown_unescape(first[len(head):].strip()) if head else ""
     # Only the file's own level-2 headings split it: a round's texts have ``##`` headings of their own.
-    parts = re.split(rf"^(## Round \d+|{re.escape(LEGEND_HEADING)})[ \t]*$", markdown, flags=re.MULTILINE)
-    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if parts[i].startswith("## Round ")]
-    legend = "".join(parts[i + 1] for i in range(1, len(parts) - 1, 2) if not parts[i].startswith("## Round "))
-    numbering = {m.group(1): int(m.group(2)) for m in
-                 re.finditer(r"^- \[(S[0-9a-f]{6})\] .*\(source (\d+) of the report\)\s*$", legend, re.MULTILINE)}
+    round_heading = re.compile("## (?:" + _alternatives("review_round", number=r"\d+") + ")")
+    parts = re.split(rf"^({round_heading.pattern}|## (?:{_alternatives('review_legend')}))[ \t]*$", markdown,
+                     flags=re.MULTILINE)
+    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if round_heading.fullmatch(parts[i])]
+    legend = "".join(parts[i + 1] for i in range(1, len(parts) - 1, 2) if not round_heading.fullmatch(parts[i]))
+    numbering = {m.group(1): int(next(g for g in m.groups()[1:] if g)) for m in re.finditer(
+        rf"^- \[(S[0-9a-f]{{6}})\] .* (?:{_alternatives('source_of_report')})\s*$", legend, re.MULTILINE)}
+    roles = {PHRASES[f"role_{role}"][lang]: role for role in ("solution", "critique", "perspective")
+             for lang in PHRASES[f"role_{role}"]}
+    names = "|".join(re.escape(name) for name in roles)
     lists: dict[str, list[str]] = {"solution": [], "critique": [], "perspective": []}
     for part in rounds:
-        pieces = re.split(r"^### (Solution|Critique|Perspective)(?: \([^)\n]*\))?[ \t]*$", part, flags=re.MULTILINE)
+        pieces = re.split(rf"^### ({names})(?: \([^)\n]*\))?[ \t]*$", part, flags=re.MULTILINE)
         for name, content in zip(pieces[1::2], pieces[2::2], strict=True):
-            lists[name.lower()].append(content.strip())
+            lists[roles[name]].append(content.strip())
     state = {"solutions": lists["solution"], "critiques": lists["critique"], "perspectives": lists["perspective"],
-             "numbering": numbering}
+             "numbering": numbering, "language": heads[head] if head else "en"}
     return question, review_rounds(state)
 
 

@@ -340,3 +340,30 @@ def test_a_report_rendered_without_its_review_md_does_not_say_it_was_not_reviewe
         assert labels["review_not_beside"] in flat, flat
     (tmp_path / "review.md").write_text("# Review of: Q?\n\nNo review rounds were run.\n", encoding="utf-8")
     assert read_report(tmp_path / "report.md").review_absent == "noreview"
+
+
+@pytest.mark.parametrize("language", ["de", "ja", "zh", "fr", "es", "en"])
+def test_review_md_speaks_the_questions_language_and_reads_back(tmp_path, language):
+    """review.md's own words (its title, the rounds, the roles, the legend) are in the question's
+    language, as the texts of the rounds are; `deepresearch render` reads it back all the same."""
+    import re
+
+    from engine.artifacts import review_markdown, review_rounds
+    from engine.offline_phrases import phrase
+
+    state = {**STATE, "language": language}
+    review = review_markdown(state)
+    words = [phrase("review_round", language, n="2"), phrase("role_critique", language), phrase("review_legend", language),
+             phrase("source_of_report", language, n="1")]
+    assert all(w in review for w in words), review
+    keys = ("review_of", "review_round", "role_solution", "role_critique", "role_perspective", "review_legend",
+            "review_legend_note", "source_of_report")
+    english = [max(re.split(r"\{\w\}", phrase(key, "en", q="{q}", n="{n}")), key=len).strip() for key in keys
+               if phrase(key, language, q="", n="") != phrase(key, "en", q="", n="")]  # French says "Critique" too
+    assert [w for w in english if w in review] == [], review
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "review.md").write_text(review, encoding="utf-8")
+    doc = read_report(tmp_path / "report.md")
+    assert doc.question == STATE["question"] and doc.review == review_rounds(state)
+    assert "Still thin [1]" in doc.review[1].critiques
+    assert phrase("no_review_rounds", language) in review_markdown({"question": "Q?", "language": language})
