@@ -281,14 +281,16 @@ def labels_for(language: str) -> dict[str, str]:
     """The fixed headings and notes of the report in ``language`` (BCP-47), English if unknown:
     the PDF's and Word document's own labels (``templates/labels.json``) and, from the tables
     report.md is written from, its executive-summary heading (the ``executive_summary`` phrase),
-    its Sources heading (:data:`engine.citations.SOURCES_TITLE`) and the Sources section's note
-    when nothing is cited (the ``no_sources`` phrase), so every format says the same words."""
+    its Sources heading (:data:`engine.citations.SOURCES_TITLE`), the Sources section's note
+    when nothing is cited (the ``no_sources`` phrase) and, from review.md's, the heading of a
+    review round (the ``review_round`` template, ``{n}`` its number), so every format says the same words."""
     from engine.citations import SOURCES_TITLE
-    from engine.offline_phrases import phrase
+    from engine.offline_phrases import PHRASES, phrase
 
     code = language.lower().split("-")[0].split("_")[0]
     return {**LABELS.get(code, LABELS["en"]), "summary": phrase("executive_summary", code),
-            "sources": SOURCES_TITLE.get(code, SOURCES_TITLE["en"]), "nosources": phrase("no_sources", code)}
+            "sources": SOURCES_TITLE.get(code, SOURCES_TITLE["en"]), "nosources": phrase("no_sources", code),
+            "iteration": PHRASES["review_round"].get(code, PHRASES["review_round"]["en"])}
 
 
 def document_labels(doc: ReportDocument) -> dict[str, str]:

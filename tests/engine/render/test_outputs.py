@@ -236,7 +236,7 @@ def test_review_md_as_a_run_writes_it_gives_the_runs_appendix(tmp_path):
 
 @needs_tex
 def test_render_of_a_run_folder_keeps_the_appendix_and_the_warnings(tmp_path):
-    """`deepresearch render` beside review.md shows Iteration 1 and 2; PDF warnings go to usage.json, not the log."""
+    """`deepresearch render` beside review.md shows Round 1 and 2 (as review.md heads them); PDF warnings go to usage.json, not the log."""
     import json
     import logging
 
@@ -257,9 +257,9 @@ def test_render_of_a_run_folder_keeps_the_appendix_and_the_warnings(tmp_path):
         logging.getLogger("engine.render").removeHandler(handler)
     assert result.exit_code == 0, result.output
     text = fidelity.pdf_text(tmp_path / "report.pdf")
-    assert "Iteration 1" in text and "Iteration 2" in text and "not reviewed" not in text
+    assert "Round 1" in text and "Round 2" in text and "not reviewed" not in text
     docx = fidelity.docx_text(tmp_path / "report.docx")
-    assert "Iteration 2" in docx and "not reviewed" not in docx
+    assert "Round 2" in docx and "not reviewed" not in docx
     usage = json.loads((tmp_path / "usage.json").read_text(encoding="utf-8"))
     assert usage["generated_at"].startswith("2024-05-01")
     assert usage["pdf_warnings"] and usage["pdf_warnings"][0].startswith("Overfull \\hbox")
@@ -279,7 +279,8 @@ def _run_folder(tmp_path_factory, language: str) -> Path:
             f"{phrase('sources_outcome', language, 2, n='2', sources='')}\n\n## {phrase('open_objections', language)}\n\n"
             f"- {phrase('none', language)}\n")
     state = {"question": "Q?", "title": "T", "language": language, "final_report": body, "executive_summary": note,
-             "sources": {f"S00000{i}": {"title": f"Doc {i}", "url": f"https://example.org/{i}"} for i in range(5)}}
+             "sources": {f"S00000{i}": {"title": f"Doc {i}", "url": f"https://example.org/{i}"} for i in range(5)},
+             "solutions": ["- A.", "- B."], "critiques": ["1. C.", "1. D."], "perspectives": ["- E.", "- F."]}
     settings = load_settings(data_dir=folder / "data", llm="offline", search="none")
     paths = write_artifacts(state, [], folder / "run", settings, "2026-01-02")
     assert "pdf" in paths and "docx" in paths, paths
@@ -308,14 +309,17 @@ def _fixed_phrases(report_md: str) -> list[str]:
 @pytest.mark.parametrize("language", ["de", "ja"])
 @pytest.mark.parametrize("fmt", ["pdf", "docx"])
 def test_the_pdf_and_the_word_document_say_the_fixed_phrases_of_report_md(run_folders, language, fmt):
+    import re
+
     from tests.engine.render import fidelity
 
     folder = run_folders[language]
     report_md = (folder / "report.md").read_text(encoding="utf-8")
     text = fidelity.pdf_text(folder / "report.pdf") if fmt == "pdf" else fidelity.docx_text(folder / "report.docx")
     flat = "".join(text.split())  # pdftotext breaks lines, and Japanese anywhere
-    phrases = _fixed_phrases(report_md)
-    assert len(phrases) >= 7, report_md
+    rounds = re.findall(r"^## (.+)$", (folder / "review.md").read_text(encoding="utf-8"), re.MULTILINE)
+    phrases = _fixed_phrases(report_md) + rounds  # the appendix heads a round as review.md does
+    assert len(phrases) >= 9 and len(rounds) == 2, report_md
     assert [p for p in phrases if "".join(p.split()) not in flat] == [], text
 
 
