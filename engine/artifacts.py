@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
 from engine.models import summarize_usage
-from engine.offline_phrases import phrase
+from engine.offline_phrases import PHRASES, phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
 from engine.source_links import public_url
@@ -28,8 +28,10 @@ def run_dir(settings: Settings, thread_id: str, run_id: str) -> Path:
 
 
 def split_notice(markdown: str) -> tuple[str, str | None]:
-    """Take the offline-mode notice (an italic line naming the offline extractive mode) out of a report."""
-    match = re.search(r"^\*([^*\n]*offline[^*\n]*)\*\s*$", markdown, re.MULTILINE | re.IGNORECASE)
+    """Take the offline-mode notice (an italic line: the ``offline_notice`` phrase of any language,
+    or any line naming the offline mode) out of a report."""
+    notices = "|".join(re.escape(text) for text in PHRASES["offline_notice"].values())
+    match = re.search(rf"^\*((?:{notices})|[^*\n]*offline[^*\n]*)\*\s*$", markdown, re.MULTILINE | re.IGNORECASE)
     if not match:
         return markdown, None
     return (markdown[: match.start()] + markdown[match.end():]).replace("\n\n\n", "\n\n"), match.group(1).strip()
@@ -55,7 +57,7 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     from engine.render.markdown import escape_number_groups  # pypandoc and mistletoe: only when rendering
 
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
-    changes = ("change", "änderung", "changement", "cambio")
+    changes = ("change", "änderung", "changement", "cambio", *(t.lower() for t in PHRASES["changes"].values()))
     numbers = state.get("numbering") or {}  # ids of sources the report cites read as their [n]
     sols, crits, pers = ([ids_to_numbers(escape_number_groups(t), numbers) for t in texts]
                          for texts in (sols, crits, pers))
@@ -72,25 +74,25 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     return rounds
 
 
-LEGEND_HEADING = "## Sources the review cites"  # review.md's last section, after the rounds
-
-
 def review_markdown(state: dict) -> str:
-    """review.md: every round's solution, critique and perspective in order, each with its timestamp."""
+    """review.md: every round's solution, critique and perspective in order, each with its
+    timestamp, then the sources the roles cite; its own words in the question's language
+    (``state["language"]``; the ``review_*`` and ``role_*`` phrases of :mod:`engine.offline_phrases`)."""
+    language = state.get("language") or "en"
     stamps = dict(s.split("|", 1) for s in state.get("review_stamps", []) if "|" in s)
-    lines = [f"# Review of: {markdown_literal(state.get('question', ''))}", ""]
+    lines = [f"# {phrase('review_of', language, q=markdown_literal(state.get('question', '')))}", ""]
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
     if not sols:
-        lines.append("No review rounds were run (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).")
+        lines.append(phrase("no_review_rounds", language))
     for i in range(len(sols)):
-        lines += [f"## Round {i + 1}", ""]
-        for label, items, key in (("Solution", sols, "solution"), ("Critique", crits, "critique"), ("Perspective", pers, "perspective")):
+        lines += [f"## {phrase('review_round', language, n=str(i + 1))}", ""]
+        for items, key in ((sols, "solution"), (crits, "critique"), (pers, "perspective")):
             if i < len(items):
                 stamp = stamps.get(f"{key}:{i}", "")
-                lines += [f"### {label}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
-    legend = id_legend([*sols, *crits, *pers], state.get("sources", {}), state.get("numbering"))
+                lines += [f"### {phrase('role_' + key, language)}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
+    legend = id_legend([*sols, *crits, *pers], state.get("sources", {}), state.get("numbering"), language)
     if legend:
-        lines += [LEGEND_HEADING, "", "(The roles cite sources by id.)", "", *legend]
+        lines += [f"## {phrase('review_legend', language)}", "", phrase("review_legend_note", language), "", *legend]
     return "\n".join(lines) + "\n"
 
 
@@ -199,6 +201,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         sources=[SourceEntry(number=c.number, title=c.title, url=c.url) for c in cited],
         language=language,
         notice=notice,
+        no_sources=no_sources,
     )
     paths.update(render_outputs(doc, directory, timeout=settings.pdf_timeout, cancel=cancel))
     return paths

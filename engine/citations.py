@@ -348,17 +348,21 @@ def ids_to_numbers(text: str, numbers: dict[str, int]) -> str:
     return _rewrite(text, rule)
 
 
-def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | None = None) -> list[str]:
+def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | None = None,
+              language: str = "en") -> list[str]:
     """``- [Sxxxxxx] [title](<url>)`` lines (:func:`source_markdown`) for the ids ``texts`` cite (the
     review transcript's key).
 
-    With ``numbers`` (the final report's ``{id: n}``), a source the report cites says so.
+    With ``numbers`` (the final report's ``{id: n}``), a source the report cites says so, in
+    ``language`` (the ``source_of_report`` phrase: "(source 2 of the report)").
     """
+    from engine.offline_phrases import phrase
+
     seen = dict.fromkeys(sid for text in texts for sid in cited_ids(text, registry) if sid in registry)
     lines = []
     for sid in seen:
         rec = registry[sid]
-        note = f" (source {numbers[sid]} of the report)" if numbers and sid in numbers else ""
+        note = " " + phrase("source_of_report", language, n=str(numbers[sid])) if numbers and sid in numbers else ""
         lines.append(f"- [{sid}] {source_markdown(rec.get('title') or '', rec['url'])}{note}")
     return lines
 
@@ -374,10 +378,13 @@ def source_markdown(title: str, url: str) -> str:
 
 def sources_section(cited: list[Cited], language: str = "en", no_sources_note: str | None = None) -> str:
     """The generated Markdown Sources section (``## Sources`` then ``n. [title](<url>)`` lines; a
-    source without a web address as text, :func:`source_markdown`)."""
+    source without a web address as text, :func:`source_markdown`); without sources cited,
+    ``no_sources_note`` or the ``no_sources`` phrase of ``language`` (:mod:`engine.offline_phrases`)."""
+    from engine.offline_phrases import phrase
+
     title = SOURCES_TITLE.get(language, "Sources")
     if not cited:
-        return f"## {title}\n\n{no_sources_note or 'No sources were found or cited.'}\n"
+        return f"## {title}\n\n{no_sources_note or phrase('no_sources', language)}\n"
     lines = [f"{c.number}. {source_markdown(c.title, c.url)}" for c in cited]
     return f"## {title}\n\n" + "\n".join(lines) + "\n"
 

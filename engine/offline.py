@@ -32,24 +32,12 @@ from engine.text import markdown_literal, markdown_unescape
 __all__ = ["OfflineChatModel", "choose", "distinct", "notice", "passages", "rank", "readable"]
 
 MODEL_NAME = "offline-extractive"
-NOTICE = {
-    "en": "This report was made in offline extractive mode without a language model: it quotes "
-    "sentences from the sources, ranked against the question, and does not interpret them.",
-    "de": "Dieser Bericht wurde im Offline-Extraktionsmodus ohne Sprachmodell erstellt: Er zitiert "
-    "Sätze aus den Quellen, nach Relevanz für die Frage geordnet, ohne sie zu deuten. "
-    "(Made in offline extractive mode without a language model.)",
-    "fr": "Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage : il cite "
-    "des phrases des sources, classées selon la question. "
-    "(Made in offline extractive mode without a language model.)",
-    "es": "Este informe se generó en modo extractivo sin conexión, sin un modelo de lenguaje: cita "
-    "frases de las fuentes, ordenadas según la pregunta. "
-    "(Made in offline extractive mode without a language model.)",
-}
 
 
 def notice(language: str) -> str:
-    """The offline-mode notice in ``language`` (English appended where it is not English)."""
-    return NOTICE.get(language) or NOTICE["en"] + f" (question language: {language})"
+    """The offline-mode notice in ``language`` (the ``offline_notice`` phrase, English outside
+    :data:`engine.offline_phrases.LANGUAGES`)."""
+    return phrase("offline_notice", language)
 
 
 def _tag(text: str, name: str) -> str:
@@ -57,13 +45,21 @@ def _tag(text: str, name: str) -> str:
     return m.group(1).strip() if m else ""
 
 
+#: What a prompt quotes rather than instructs: its tagged blocks (``<Solution>…</Solution>``) and
+#: the lines that carry the user's question or a topic (:mod:`engine.prompts`).
+_QUOTED_TEXT = re.compile(r"<([A-Z][\w ]*)>.*?</\1>|^(?:Question:|[^\n]*\b(?:working on|on the topic):)[^\n]*$",
+                          re.DOTALL | re.MULTILINE)
+#: The prompts' language instruction: "Write in German.", "in German, the language of …", "(German)".
+_INSTRUCTION = re.compile(r"\bin \(?([A-Z][a-z]+)\)?(?=[.,;)])")
+
+
 def _language(prompt: str) -> str:
-    m = re.search(r"(?:in|Write in) ([A-Z][a-z]+)(?:,| the|\.|;)", prompt)
-    if m:
-        for code, name in NAMES.items():
-            if name == m.group(1):
-                return code
-    return "en"
+    """The language code the prompt asks to write in (:data:`engine.language.NAMES`), "en" when it
+    names none: read from its instructions only, never from the text it quotes (a German solution's
+    "kein Ergebnis;", a question asking for a word "in French,"); the last instruction counts."""
+    names = {name: code for code, name in NAMES.items()}
+    found = [m.group(1) for m in _INSTRUCTION.finditer(_QUOTED_TEXT.sub("", prompt)) if m.group(1) in names]
+    return names[found[-1]] if found else "en"
 
 
 def distinct(sentences_: list[str]) -> list[str]:

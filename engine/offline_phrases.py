@@ -1,13 +1,22 @@
-"""The offline model's fixed phrases, per language, and the function that picks one for a language.
+"""The report's fixed phrases, per language, and the function that picks one for a language.
 
-Each phrase is a :meth:`str.format` template in English, German, French and Spanish (a few in
-more languages, one in English only); a phrase about a number of things is a pair (singular,
-plural). The offline model's writer (:mod:`engine.offline_text`) and review
-(:mod:`engine.offline_review`) use them, and so do the report's fixed parts whatever the model
-(its Problems heading, executive-summary heading and the notes on sources found and not cited).
+Each phrase is a :meth:`str.format` template in every language of :data:`LANGUAGES` (English,
+German, French, Spanish here; Japanese and Chinese in :mod:`engine.offline_phrases_cjk`); a phrase
+about a number of things is a pair (singular, plural). The offline model's writer
+(:mod:`engine.offline_text`), review (:mod:`engine.offline_review`) and notice use them, and so do
+the report's fixed parts whatever the model, in every format (report.md, the PDF and the Word
+document): its Problems heading, executive-summary heading and the notes on sources found and not
+cited. The PDF's and Word document's own labels (question, date, review appendix) are
+``engine/render/templates/labels.json``; no phrase is in both.
 """
 
 from __future__ import annotations
+
+import logging
+
+from engine.offline_phrases_cjk import CJK
+
+log = logging.getLogger(__name__)
 
 #: Phrase key -> {language code: template}, or {language code: (singular, plural)} for a phrase
 #: about a number of things; English ("en") is always there.
@@ -29,8 +38,7 @@ PHRASES = {
         "un periodo, una región o una comparación) y para quién es el informe?",
     },
     "summary": {"en": "Summary", "de": "Zusammenfassung", "fr": "Résumé", "es": "Resumen"},
-    "executive_summary": {"en": "Executive summary", "de": "Zusammenfassung", "fr": "Synthèse", "es": "Resumen ejecutivo",
-                          "zh": "执行摘要", "ja": "要旨"},
+    "executive_summary": {"en": "Executive summary", "de": "Zusammenfassung", "fr": "Synthèse", "es": "Resumen ejecutivo"},
     "findings_on": {"en": "Findings: {t}", "de": "Ergebnisse: {t}", "fr": "Résultats : {t}", "es": "Resultados: {t}"},
     "problems": {
         "en": "Problems during the research",
@@ -83,7 +91,8 @@ PHRASES = {
     },
     "review_outcome": {"en": "Review outcome", "de": "Ergebnis der Prüfung", "fr": "Résultat de la revue", "es": "Resultado de la revisión"},
     "open_objections": {"en": "Open objections", "de": "Offene Einwände", "fr": "Objections ouvertes", "es": "Objeciones abiertas"},
-    "research_done": {"en": "Research on this topic is done."},
+    "research_done": {"en": "Research on this topic is done.", "de": "Die Recherche zu diesem Thema ist abgeschlossen.",
+                      "fr": "La recherche sur ce sujet est terminée.", "es": "La investigación sobre este tema ha terminado."},
     "caveats": {"en": "Caveats", "de": "Vorbehalte", "fr": "Réserves", "es": "Salvedades"},
     "uncited": {
         "en": ("{n} claim carries no citation: “{example}”.", "{n} claims carry no citation, e.g. “{example}”."),
@@ -274,8 +283,44 @@ PHRASES = {
     },
     "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
+    # between quoted items of a list ("“a”, “b”"), and a review role's line ("Reader: ...")
+    "list_separator": {"en": ", ", "de": ", ", "fr": ", ", "es": ", "},
+    "role_says": {"en": "{role}: {text}", "de": "{role}: {text}", "fr": "{role} : {text}", "es": "{role}: {text}"},
     "none_cited_short": {"en": "(none cited)", "de": "(keine zitiert)", "fr": "(aucune citée)",
                          "es": "(ninguna citada)"},
+    # the Sources section of a report that cites nothing, when the run left no note of its own
+    "no_sources": {"en": "No sources were cited.", "de": "Es wurden keine Quellen zitiert.",
+                   "fr": "Aucune source n’a été citée.", "es": "No se citó ninguna fuente."},
+    # review.md's own words (engine.artifacts.review_markdown; engine.render.reread reads them back)
+    "review_of": {"en": "Review of: {q}", "de": "Prüfung von: {q}", "fr": "Relecture de : {q}", "es": "Revisión de: {q}"},
+    "review_round": {"en": "Round {n}", "de": "Runde {n}", "fr": "Tour {n}", "es": "Ronda {n}"},
+    "role_solution": {"en": "Solution", "de": "Lösung", "fr": "Solution", "es": "Solución"},
+    "role_critique": {"en": "Critique", "de": "Kritik", "fr": "Critique", "es": "Crítica"},
+    "role_perspective": {"en": "Perspective", "de": "Perspektive", "fr": "Perspective", "es": "Perspectiva"},
+    "no_review_rounds": {
+        "en": "No review rounds were run (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+        "de": "Es liefen keine Prüfrunden (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+        "fr": "Aucun tour de revue n’a eu lieu (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+        "es": "No se hizo ninguna ronda de revisión (DEEPRESEARCH_MAX_REVIEW_ITERATIONS=0).",
+    },
+    "review_legend": {"en": "Sources the review cites", "de": "Von der Prüfung zitierte Quellen",
+                      "fr": "Sources citées par la relecture", "es": "Fuentes que cita la revisión"},
+    "review_legend_note": {"en": "(The roles cite sources by id.)", "de": "(Die Rollen zitieren Quellen mit ihrer Kennung.)",
+                           "fr": "(Les rôles citent les sources par leur identifiant.)",
+                           "es": "(Los roles citan las fuentes por su identificador.)"},
+    "source_of_report": {"en": "(source {n} of the report)", "de": "(Quelle {n} des Berichts)",
+                         "fr": "(source {n} du rapport)", "es": "(fuente {n} del informe)"},
+    # the offline model's notice under the report's title (engine.offline.notice)
+    "offline_notice": {
+        "en": "This report was made in offline extractive mode without a language model: it quotes "
+              "sentences from the sources, ranked against the question, and does not interpret them.",
+        "de": "Dieser Bericht wurde im Offline-Extraktionsmodus ohne Sprachmodell erstellt: Er zitiert "
+              "Sätze aus den Quellen, nach Relevanz für die Frage geordnet, ohne sie zu deuten.",
+        "fr": "Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage : il cite "
+              "des phrases des sources, classées selon la question, sans les interpréter.",
+        "es": "Este informe se generó en modo extractivo sin conexión, sin un modelo de lenguaje: cita "
+              "frases de las fuentes, ordenadas según la pregunta, sin interpretarlas.",
+    },
     "facet_how": {"en": "how it works", "de": "Funktionsweise", "fr": "fonctionnement", "es": "funcionamiento"},
     "facet_limits": {"en": "limitations and problems", "de": "Grenzen und Probleme", "fr": "limites et problèmes",
                      "es": "límites y problemas"},
@@ -283,25 +328,36 @@ PHRASES = {
     "facet_history": {"en": "history", "de": "Geschichte", "fr": "histoire", "es": "historia"},
 }
 
+for _key, (_ja, _zh) in CJK.items():
+    PHRASES[_key].update(ja=_ja, zh=_zh)
+
+#: The languages every phrase is written in; a phrase asked for in another language is English.
+LANGUAGES = ("en", "de", "fr", "es", "ja", "zh")
+
 
 def plural_form(count: int, language: str) -> int:
     """0 for the singular ("one") form of ``count`` things in ``language``, 1 for the plural: CLDR's
-    cardinal rule for integers, where French (and Portuguese) take the singular for 0 too."""
+    cardinal rule for integers, where French (and Portuguese) take the singular for 0 too. (A
+    language with one form, Japanese or Chinese, gives one template; its pairs word "the one" apart.)"""
     return 0 if count == 1 or (count == 0 and language in ("fr", "pt")) else 1
 
 
 def phrase(key: str, language: str, count: int | None = None, **fmt: str) -> str:
-    """A fixed phrase in ``language`` (English when not translated), filled with ``fmt``.
+    """A fixed phrase in ``language`` (English outside :data:`LANGUAGES`), filled with ``fmt``.
 
     A phrase about a number of things has a singular and a plural form (a pair in
     :data:`PHRASES`); ``count`` picks one (:func:`plural_form`), so no phrase says "1 sources" or
-    "claim(s)".
+    "claim(s)". A phrase missing in one of :data:`LANGUAGES` is English too, and logged
+    (``event=phrase_missing``, a warning), so a table with a gap is seen.
 
     Raises:
         TypeError: ``count`` is missing for a phrase with two forms.
+        KeyError: ``key`` is no phrase.
     """
     table = PHRASES[key]
     lang = language if language in table else "en"
+    if lang != language and language in LANGUAGES:
+        log.warning("event=phrase_missing key=%s language=%s", key, language)
     text = table[lang]
     if isinstance(text, tuple):
         if count is None:

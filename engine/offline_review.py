@@ -35,7 +35,8 @@ _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s
                         r"|similar|similarly|likewise|below|ähnlich|similaire|semblable|igualmente)\b",
                         re.IGNORECASE)
 _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
-_QUOTED = re.compile(r"[“„«]\s?(.+?)\s?[”“»]")
+#: A quotation as the ``quoted`` phrase of any language writes it: “…”, „…“, « … », «…», 「…」.
+_QUOTED = re.compile(r"[“„«「]\s?(.+?)\s?[”“»」]")
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
 MAX_QUOTED = 3
@@ -98,13 +99,14 @@ def _as_written(word: str, text: str) -> str:
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
     """Up to :data:`MAX_QUOTED` words of the question, quoted: as Markdown that shows them as
     written, or as plain text (``markdown=False``)."""
-    return ", ".join(phrase("quoted", language, q=markdown_literal(t) if markdown else t) for t in terms[:MAX_QUOTED])
+    return phrase("list_separator", language).join(
+        phrase("quoted", language, q=markdown_literal(t) if markdown else t) for t in terms[:MAX_QUOTED])
 
 
 def _titles(titles: list[str], total: int, language: str) -> str:
     """Up to :data:`MAX_QUOTED` of ``titles`` (plain text), quoted as Markdown, and ``(+k)`` for the
     rest of ``total``."""
-    shown = ", ".join(_quote_text(t, language, 60) for t in titles[:MAX_QUOTED])
+    shown = phrase("list_separator", language).join(_quote_text(t, language, 60) for t in titles[:MAX_QUOTED])
     rest = total - min(len(titles), MAX_QUOTED)
     return (shown + (f" (+{rest})" if rest > 0 else "")) if shown else "…"
 
@@ -220,11 +222,13 @@ def perspective(prompt: str, findings: str, language: str) -> str:
     candidates = [line for _, lines in _findings_blocks(findings) for line in lines
                   if _split(line)[0] not in have and _split(line)[1] and not flaw(_split(line)[0])]
     label = phrase("reader", language)
-    lines = [f"- {label}: " + phrase("left_out", language, q=_quote(_split(c)[0], language, 160), sid=_split(c)[1])
+    lines = ["- " + phrase("role_says", language, role=label, text=phrase(
+                 "left_out", language, q=_quote(_split(c)[0], language, 160), sid=_split(c)[1]))
              for c in rank(list(dict.fromkeys(candidates)), question, 2, language)]
     missing = unanswered(question, claims, language)
     if missing:
-        lines.append(f"- {label}: " + phrase("not_addressed", language, terms=_terms(missing, language)))
+        lines.append("- " + phrase("role_says", language, role=label,
+                                   text=phrase("not_addressed", language, terms=_terms(missing, language))))
     return phrase("reader_intro", language) + "\n\n" + ("\n".join(lines) or phrase("none", language)) + "\n"
 
 
@@ -243,10 +247,12 @@ def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[
     changes = []
     if dropped:
         changes.append(phrase("dropped_claims", language, len(dropped), n=str(len(dropped)),
-                              quotes=", ".join(_quote(_split(c)[0], language, 80) for c in dropped)))
+                              quotes=phrase("list_separator", language).join(_quote(_split(c)[0], language, 80)
+                                                                             for c in dropped)))
     if added:
         changes.append(phrase("added_findings", language, len(added), n=str(len(added)),
-                              quotes=", ".join(_quote(_split(c)[0], language, 80) for c in added)))
+                              quotes=phrase("list_separator", language).join(_quote(_split(c)[0], language, 80)
+                                                                             for c in added)))
     return kept + added, changes or [phrase("nothing_changed", language)]
 
 
@@ -358,7 +364,7 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
     reader = phrase("reader", language).casefold()
     out: list[str] = []
     for line in objections.splitlines():
-        item = re.match(r"^\s*[-*]\s+(?:(?:As an? |Als |En tant que |Como )?([^:]{1,40}):\s*)?(.+)$", line)
+        item = re.match(r"^\s*[-*]\s+(?:(?:As an? |Als |En tant que |Como )?([^:：]{1,40})[:：]\s*)?(.+)$", line)
         if not item:
             continue
         # the objection is Markdown (its quotes escaped); a follow-up question is plain text

@@ -9,7 +9,7 @@ import re
 
 from engine.citations import SID
 from engine.language import FUNCTION_WORDS, sentences, words
-from engine.offline_phrases import phrase
+from engine.offline_phrases import PHRASES, phrase
 from engine.text import markdown_literal
 
 #: Words that carry no topic: function words, and the words of a request itself ("please explain").
@@ -221,9 +221,15 @@ def first_statement(markdown: str) -> str:
     return ""
 
 
+#: The headings of a solution's "Changes from the previous solution" and "Caveats" sections, in
+#: every language of :data:`engine.offline_phrases.PHRASES`, and their first words as a model may
+#: word them ("Changes since round 1").
+_SET_ASIDE = "|".join(re.escape(text) for key in ("changes", "caveats") for text in PHRASES[key].values())
+
+
 def _without_changes(text: str) -> str:
     """``text`` without its "Changes from the previous solution" and "Caveats" sections."""
-    return re.sub(r"^## (Changes|Änderungen|Changements|Cambios|Caveats|Vorbehalte|Réserves|Salvedades).*?(?=^## |\Z)", "", text,
+    return re.sub(rf"^## (?:{_SET_ASIDE}|Changes|Änderungen|Changements|Cambios).*?(?=^## |\Z)", "", text,
                   flags=re.MULTILINE | re.DOTALL)
 
 

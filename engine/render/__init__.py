@@ -41,6 +41,12 @@ class ReportDocument:
         sources: the cited sources, in number order.
         language: BCP-47 code of the question's language (``en``, ``de``, ``zh``...).
         notice: a line shown under the title (e.g. the offline-mode notice), or None.
+        no_sources: what the Sources section says when ``sources`` is empty (plain text, as
+            report.md says it: "(none cited)", "No sources were found ..."); "" for the
+            ``no_sources`` phrase of ``language``.
+        review_absent: the label (``templates/labels.json``) the appendix shows without rounds:
+            ``noreview`` (the run had no review) or ``review_not_beside`` (re-rendered without
+            the run's review.md beside the report).
     """
 
     title: str
@@ -52,6 +58,8 @@ class ReportDocument:
     sources: list[SourceEntry] = field(default_factory=list)
     language: str = "en"
     notice: str | None = None
+    no_sources: str = ""
+    review_absent: str = "noreview"
 
 
 @dataclass

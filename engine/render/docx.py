@@ -12,7 +12,7 @@ from pathlib import Path
 import panflute as pf
 
 from engine.render import ReportDocument
-from engine.render.latex import REVIEW_FIELDS, labels_for
+from engine.render.latex import REVIEW_FIELDS, document_labels
 from engine.render.markdown import (
     Node,
     Sanitizer,
@@ -78,7 +78,7 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
     (its headings from Heading 1), the Sources list (each entry a bookmark ``src-n`` that the
     body's ``[n]`` link to, and a hyperlink to the source) and the review appendix.
     """
-    labels = labels_for(doc.language)
+    labels = document_labels(doc)
     cited = {s.number for s in doc.sources}
     fields = itertools.count()
 

@@ -278,8 +278,26 @@ _BLOCKS = frozenset({"Para", "Plain", "Header", "BulletList", "OrderedList", "Co
 
 
 def labels_for(language: str) -> dict[str, str]:
-    """The fixed headings and notes of the report in ``language`` (BCP-47), English if unknown."""
-    return LABELS.get(language.lower().split("-")[0].split("_")[0], LABELS["en"])
+    """The fixed headings and notes of the report in ``language`` (BCP-47), English if unknown:
+    the PDF's and Word document's own labels (``templates/labels.json``) and, from the tables
+    report.md is written from, its executive-summary heading (the ``executive_summary`` phrase),
+    its Sources heading (:data:`engine.citations.SOURCES_TITLE`), the Sources section's note
+    when nothing is cited (the ``no_sources`` phrase) and, from review.md's, the heading of a
+    review round (the ``review_round`` template, ``{n}`` its number), so every format says the same words."""
+    from engine.citations import SOURCES_TITLE
+    from engine.offline_phrases import PHRASES, phrase
+
+    code = language.lower().split("-")[0].split("_")[0]
+    return {**LABELS.get(code, LABELS["en"]), "summary": phrase("executive_summary", code),
+            "sources": SOURCES_TITLE.get(code, SOURCES_TITLE["en"]), "nosources": phrase("no_sources", code),
+            "iteration": PHRASES["review_round"].get(code, PHRASES["review_round"]["en"])}
+
+
+def document_labels(doc: ReportDocument) -> dict[str, str]:
+    """:func:`labels_for` the document's language, with its own note under an empty Sources list
+    (``doc.no_sources``, as report.md says it) and under an appendix without rounds (``doc.review_absent``)."""
+    labels = labels_for(doc.language)
+    return {**labels, "nosources": doc.no_sources.strip() or labels["nosources"], "noreview": labels[doc.review_absent]}
 
 
 def render_latex(doc: ReportDocument) -> str:
@@ -293,7 +311,7 @@ def render_latex(doc: ReportDocument) -> str:
     Raises:
         RuntimeError: pandoc could not run (see :func:`engine.render.pandoc.run_pandoc`; not caught here).
     """
-    labels = labels_for(doc.language)
+    labels = document_labels(doc)
     texts = [doc.title, doc.question, doc.executive_summary, doc.body, doc.notice or "",
              *(s.title for s in doc.sources), *(getattr(r, f) for r in doc.review for f in REVIEW_FIELDS),
              *labels.values()]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.artifacts import LEGEND_HEADING, review_rounds, split_notice
+from engine.artifacts import review_rounds, split_notice
 from engine.citations import SOURCES_TITLE
 from engine.language import detect_language
 from engine.offline_phrases import PHRASES
@@ -90,7 +90,8 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     and ``date`` passed; an executive summary is the first
     level-2 section when its heading is the summary label in any language; the Sources list
     is the last level-2 section when its heading is a Sources label and every line in it is a
-    numbered entry (a "Sources" heading elsewhere is body text). The body's ``[n]`` markers
+    numbered entry (a "Sources" heading elsewhere is body text), or the one line saying that
+    none is cited (``no_sources``, shown as written). The body's ``[n]`` markers
     link to the entries whose numbers they name, exactly as written.
     """
     text = clean_text(markdown).strip("\n") + "\n"
@@ -104,12 +105,13 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     date = front.get("date") if re.fullmatch(r"\d{4}-\d\d-\d\d", front.get("date", "")) else date
     heads = _headings(text)
     sources: list[SourceEntry] = []
-    lang_hint = None
+    lang_hint, no_sources = None, ""
     top = [h for h in heads if h.level <= 2]
     if top and top[-1].level == 2:
         match = next((code for code, label in SOURCES_TITLE.items() if label.lower() == top[-1].text.lower()), None)
         parsed = parse_sources(text[top[-1].end:]) if match or top[-1].text.lower() == "sources" else None
-        if parsed is not None:
+        if parsed is not None:  # a list, or the one line saying that nothing is cited: shown as written
+            no_sources = "" if parsed else markdown_unescape(" ".join(text[top[-1].end:].split()))
             sources, lang_hint, text = parsed, match, text[:top[-1].start]
     summary = ""
     heads = [h for h in _headings(text) if h.level <= 2]
@@ -122,29 +124,45 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     language = language or detect_language(" ".join([title, summary, body])[:4000], default=lang_hint or "en")
     return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
                           executive_summary=summary, body=body, review=review or [], sources=sources,
-                          language=language, notice=notice)
+                          language=language, notice=notice, no_sources=no_sources)
+
+
+def _alternatives(key: str, number: str = r"(\d+)") -> str:
+    """A regex matching the phrase ``key`` of any language, its ``{n}`` as ``number`` (a captured
+    number unless told otherwise)."""
+    texts = set(PHRASES[key].values())
+    return "|".join(re.escape(t).replace(re.escape("{n}"), number) for t in sorted(texts, key=len, reverse=True))
 
 
 def review_from_markdown(markdown: str) -> tuple[str, list]:
-    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown` writes it).
+    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown`
+    writes it, its headings in any language of :data:`engine.offline_phrases.LANGUAGES`); the
+    appendix's own notes are in the language of its title line.
 
     Source ids that the legend says the report cites (``(source n of the report)``) read as ``[n]``.
     """
     first = markdown.split("\n", 1)[0]
-    question = markdown_unescape(first[len("# Review of: "):].strip()) if first.startswith("# Review of: ") else ""
+    heads = {f"# {text.split('{q}')[0]}": lang for lang, text in PHRASES["review_of"].items()}
+    head = next((h for h in sorted(heads, key=len, reverse=True) if first.startswith(h)), None)
+    question = markdown_unescape(first[len(head):].strip()) if head else ""
     # Only the file's own level-2 headings split it: a round's texts have ``##`` headings of their own.
-    parts = re.split(rf"^(## Round \d+|{re.escape(LEGEND_HEADING)})[ \t]*$", markdown, flags=re.MULTILINE)
-    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if parts[i].startswith("## Round ")]
-    legend = "".join(parts[i + 1] for i in range(1, len(parts) - 1, 2) if not parts[i].startswith("## Round "))
-    numbering = {m.group(1): int(m.group(2)) for m in
-                 re.finditer(r"^- \[(S[0-9a-f]{6})\] .*\(source (\d+) of the report\)\s*$", legend, re.MULTILINE)}
+    round_heading = re.compile("## (?:" + _alternatives("review_round", number=r"\d+") + ")")
+    parts = re.split(rf"^({round_heading.pattern}|## (?:{_alternatives('review_legend')}))[ \t]*$", markdown,
+                     flags=re.MULTILINE)
+    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if round_heading.fullmatch(parts[i])]
+    legend = "".join(parts[i + 1] for i in range(1, len(parts) - 1, 2) if not round_heading.fullmatch(parts[i]))
+    numbering = {m.group(1): int(next(g for g in m.groups()[1:] if g)) for m in re.finditer(
+        rf"^- \[(S[0-9a-f]{{6}})\] .* (?:{_alternatives('source_of_report')})\s*$", legend, re.MULTILINE)}
+    roles = {PHRASES[f"role_{role}"][lang]: role for role in ("solution", "critique", "perspective")
+             for lang in PHRASES[f"role_{role}"]}
+    names = "|".join(re.escape(name) for name in roles)
     lists: dict[str, list[str]] = {"solution": [], "critique": [], "perspective": []}
     for part in rounds:
-        pieces = re.split(r"^### (Solution|Critique|Perspective)(?: \([^)\n]*\))?[ \t]*$", part, flags=re.MULTILINE)
+        pieces = re.split(rf"^### ({names})(?: \([^)\n]*\))?[ \t]*$", part, flags=re.MULTILINE)
         for name, content in zip(pieces[1::2], pieces[2::2], strict=True):
-            lists[name.lower()].append(content.strip())
+            lists[roles[name]].append(content.strip())
     state = {"solutions": lists["solution"], "critiques": lists["critique"], "perspectives": lists["perspective"],
-             "numbering": numbering}
+             "numbering": numbering, "language": heads[head] if head else "en"}
     return question, review_rounds(state)
 
 
@@ -152,6 +170,8 @@ def read_report(path: Path) -> ReportDocument:
     """The report at ``path`` (report.md), with the question, review and date of its run when beside it.
 
     ``review.md`` gives the question and the review appendix, ``usage.json`` the run's date.
+    Without a readable review.md the appendix says that the review record was not beside the
+    report (``review_absent``), not that the report was not reviewed.
 
     Raises:
         ReportFileError: ``path`` is missing, unreadable, not UTF-8 or blank.
@@ -169,14 +189,16 @@ def read_report(path: Path) -> ReportDocument:
         raise ReportFileError(f"cannot read {path}: {err.strerror or err}") from None
     if not markdown.strip():
         raise ReportFileError(f"{path} is empty")
-    question, review, date = "", [], ""
+    question, review, date, review_absent = "", [], "", "noreview"
     try:
         question, review = review_from_markdown((path.parent / "review.md").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        pass
+    except (OSError, UnicodeDecodeError):  # the report may say it was reviewed: the appendix says the record is away
+        review_absent = "review_not_beside"
     try:
         date = str(json.loads((path.parent / "usage.json").read_text(encoding="utf-8")).get("generated_at", ""))[:10]
     except (OSError, ValueError, AttributeError):
         pass
-    return document_from_markdown(markdown, question=question, review=review,
-                                  date=date if re.fullmatch(r"\d{4}-\d\d-\d\d", date) else "")
+    doc = document_from_markdown(markdown, question=question, review=review,
+                                 date=date if re.fullmatch(r"\d{4}-\d\d-\d\d", date) else "")
+    doc.review_absent = review_absent
+    return doc

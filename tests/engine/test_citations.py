@@ -198,7 +198,8 @@ def test_the_sources_section_is_a_level_two_heading_in_the_report_language():
     assert sources_section(cited) == "## Sources\n\n1. [Alpha](<https://a.example/1>)\n"
     assert sources_section(cited, "de").startswith("## Quellen\n\n1. [Alpha]")
     assert sources_section(cited, "xx").startswith("## Sources\n\n")
-    assert sources_section([], "fr") == "## Sources\n\nNo sources were found or cited.\n"
+    assert sources_section([], "fr") == "## Sources\n\nAucune source n’a été citée.\n"  # the report's language
+    assert sources_section([], "ja") == "## 出典\n\n出典は引用されていません。\n"
     assert sources_section([], "es", "Sin fuentes.") == "## Fuentes\n\nSin fuentes.\n"
 
 

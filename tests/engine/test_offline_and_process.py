@@ -64,7 +64,7 @@ def test_offline_corpus_run_writes_every_artifact(offline_settings, tmp_path):
     text = " ".join(subprocess.run(["pdftotext", "-layout", str(arts.pdf), "-"], capture_output=True, text=True,
                                    check=True).stdout.split())
     assert "What do heat pumps cost and how much noise do they make?" in text
-    assert "Executive summary" in text and "Review" in text and "Iteration 2" in text
+    assert "Executive summary" in text and "Review" in text and "Round 2" in text
     for entry in cited:
         assert entry in text
     found = json.loads(arts.sources_json.read_text())

@@ -19,7 +19,8 @@ from tests.engine.test_offline_and_process import corpus_settings
 #: finding quoted from them) say.
 SOURCE_KEYS = ("follow_up_finding", "follow_up_terms", "follow_up_other")
 #: The word "source" in each language the phrase table has (French "quelle" is no German "Quelle").
-SOURCE_WORD = {"en": "sources?", "de": "Quellen?", "fr": "sources?", "es": "fuentes?"}
+SOURCE_WORD = {"en": r"\bsources?\b", "de": r"\bQuellen?\b", "fr": r"\bsources?\b", "es": r"\bfuentes?\b",
+               "ja": "出典", "zh": "来源"}
 
 
 #: The follow-up phrases for a run that read no source.
@@ -27,15 +28,16 @@ UNREAD_KEYS = ("follow_up_narrow", "follow_up_evidence_terms", "follow_up_eviden
 
 
 def opens_as(question: str, key: str, language: str) -> bool:
-    """True when ``question`` starts like the phrase ``key`` in ``language`` (its words before the first blank)."""
-    opening = PHRASES[key][language].split("{", 1)[0]
-    return bool(opening) and question.startswith(opening)
+    """True when ``question`` reads as the phrase ``key`` in ``language``, whatever fills its blanks
+    (a Japanese phrase may open with one)."""
+    pattern = re.sub(r"\\\{\w+\\\}", ".+", re.escape(PHRASES[key][language]))
+    return re.fullmatch(pattern, question, re.DOTALL) is not None
 
 
 def speaks_of_sources(question: str, language: str) -> bool:
     """True when ``question`` says "source" in ``language``, or opens like a follow-up phrase that
     presumes sources."""
-    return (bool(re.search(rf"\b{SOURCE_WORD[language]}\b", question, re.IGNORECASE))
+    return (bool(re.search(SOURCE_WORD[language], question, re.IGNORECASE))
             or any(opens_as(question, key, language) for key in SOURCE_KEYS))
 
 
@@ -82,6 +84,10 @@ OBJECTIONS = {
            "omet", "la question porte sur « moins chères », et la solution n'en dit rien", "Investisseur"),
     "es": ("Lector", "los hallazgos también dicen «Las bombas cuestan 9.000 euros.» [S000001], que la solución "
            "omite", "la pregunta trata de «baratas», y la solución no dice nada al respecto", "Inversor"),
+    "ja": ("読者", "調査結果には「空気熱源ヒートポンプは9,000ユーロかかる。」 [S000001]ともありますが、解決案はこれに触れていません",
+           "質問は「最も安い」について尋ねていますが、解決案はそれについて何も述べていません", "投資家"),
+    "zh": ("读者", "研究结果还提到“空气源热泵的价格为9000欧元。” [S000001]，而方案遗漏了这一点",
+           "问题问到了“最便宜”，而方案对此只字未提", "投资者"),
 }
 
 

@@ -174,7 +174,9 @@ def test_every_counted_phrase_agrees_with_its_number_in_every_language():
             forms = text if isinstance(text, tuple) else (text,)
             for form in forms:  # no "round(s)", "Ergebnis(se)", "afirmación(es)": a form for each number
                 assert not re.search(r"\w\((?:s|e|n|en|se|es)\)", form), (key, language, form)
-            if key in counted:
+            if key in counted and not isinstance(text, tuple):  # one cardinal form (CLDR): Japanese, Chinese
+                assert language in ("ja", "zh"), (key, language)
+            elif key in counted:
                 one = phrase(key, language, 1, n="1", m="1", titles="“A”", quotes="“q”", example="x", sources="")
                 many = phrase(key, language, 3, n="3", m="3", titles="“A”", quotes="“q”", example="x", sources="")
                 assert one != many.replace("3", "1"), (key, language)
@@ -195,3 +197,31 @@ def test_the_questions_words_are_quoted_as_it_wrote_them():
     points = critique(prompt, sources, "### Schall\n- Die Außeneinheit erzeugt Schall. [S000001]\n", "de")
     assert "„Wärmepumpen“" in points and "„Viessmann“" in points, points
     assert "„wärmepumpen“" not in points, points
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "es", "ja", "zh", "en"])
+def test_every_round_of_the_review_speaks_the_questions_language(language):
+    """The offline roles take the language from the prompt's instruction ("Write in German."), never
+    from the text it quotes: a German solution saying "kein Ergebnis;", a report "in Python.", a
+    question asking for a word "in French," do not turn the critique English or French."""
+    from engine import prompts
+    from engine.language import language_name
+    from engine.offline import OfflineChatModel
+    from engine.offline_phrases import phrase
+
+    name = language_name(language)
+    solution = (f"## {phrase('recommendation', language)}\n\n{phrase('no_claims', language)}\n"
+                "Der Bericht zitiert kein Ergebnis; es steht in Python. Say it in French, please.\n")
+    common = dict(date="2026-01-01", question="How do I say timeout in French, in Python?", iteration=1, rounds=2,
+                  tools_note="", language=name)
+    model = OfflineChatModel(role="review")
+    critique = model.invoke(prompts.CRITIQUE.format(**common, solution=solution)).text
+    assert critique.strip() == f"1. {phrase('nothing_to_check', language)}", critique
+    perspective = model.invoke(prompts.PERSPECTIVE.format(**common, solution=solution, critique=critique)).text
+    assert perspective.startswith(phrase("reader_intro", language)), perspective
+    revised = model.invoke(prompts.SOLUTION.format(
+        **common, report=f"# T\n\n{phrase('no_findings', language)}\n",
+        previous=f"\n<Previous solution>\n{solution}</Previous solution>\n<Previous critique>\n{critique}"
+                 f"</Previous critique>\n<Previous perspective>\n{perspective}</Previous perspective>\n",
+        revise_rule=prompts.SOLUTION_REVISE_RULE)).text
+    assert f"## {phrase('changes', language)}" in revised and phrase("nothing_changed", language) in revised, revised

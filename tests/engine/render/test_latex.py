@@ -107,7 +107,7 @@ def test_document_parts_and_headings():
     assert r"\section{Findings}" in tex and r"\subsection{Detail}" in tex
     assert r"\subsection{Big heading in summary}" in tex
     for text in ("Offline mode.", "Why?", "2024-05-01", "Executive summary", "Appendix: review",
-                 "Iteration 1", "What changed", "Main critiques", "None.", "Answered.", "Still open.",
+                 "Round 1", "What changed", "Main critiques", "None.", "Answered.", "Still open.",
                  "Stakeholder objections raised", r"\url{https://example.com/a}"):
         assert text in tex, text
 

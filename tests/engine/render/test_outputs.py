@@ -236,7 +236,7 @@ def test_review_md_as_a_run_writes_it_gives_the_runs_appendix(tmp_path):
 
 @needs_tex
 def test_render_of_a_run_folder_keeps_the_appendix_and_the_warnings(tmp_path):
-    """`deepresearch render` beside review.md shows Iteration 1 and 2; PDF warnings go to usage.json, not the log."""
+    """`deepresearch render` beside review.md shows Round 1 and 2 (as review.md heads them); PDF warnings go to usage.json, not the log."""
     import json
     import logging
 
@@ -257,10 +257,117 @@ def test_render_of_a_run_folder_keeps_the_appendix_and_the_warnings(tmp_path):
         logging.getLogger("engine.render").removeHandler(handler)
     assert result.exit_code == 0, result.output
     text = fidelity.pdf_text(tmp_path / "report.pdf")
-    assert "Iteration 1" in text and "Iteration 2" in text and "not reviewed" not in text
+    assert "Round 1" in text and "Round 2" in text and "not reviewed" not in text
     docx = fidelity.docx_text(tmp_path / "report.docx")
-    assert "Iteration 2" in docx and "not reviewed" not in docx
+    assert "Round 2" in docx and "not reviewed" not in docx
     usage = json.loads((tmp_path / "usage.json").read_text(encoding="utf-8"))
     assert usage["generated_at"].startswith("2024-05-01")
     assert usage["pdf_warnings"] and usage["pdf_warnings"][0].startswith("Overfull \\hbox")
     assert not [r for r in records if r.levelno >= logging.WARNING], [r.getMessage() for r in records]
+
+
+def _run_folder(tmp_path_factory, language: str) -> Path:
+    """A run's files as ``write_artifacts`` writes them for a ``language`` question whose five
+    sources were found and none cited (the offline run of issue: its notes and headings)."""
+    from engine.artifacts import write_artifacts
+    from engine.offline_phrases import phrase
+    from engine.settings import load_settings
+
+    folder = tmp_path_factory.mktemp(f"run-{language}")
+    note = phrase("no_passages", language, 5, n="5")
+    body = (f"# T\n\n*{phrase('offline_notice', language)}*\n\n{note}\n\n## {phrase('review_outcome', language)}\n\n"
+            f"{phrase('sources_outcome', language, 2, n='2', sources='')}\n\n## {phrase('open_objections', language)}\n\n"
+            f"- {phrase('none', language)}\n")
+    state = {"question": "Q?", "title": "T", "language": language, "final_report": body, "executive_summary": note,
+             "sources": {f"S00000{i}": {"title": f"Doc {i}", "url": f"https://example.org/{i}"} for i in range(5)},
+             "solutions": ["- A.", "- B."], "critiques": ["1. C.", "1. D."], "perspectives": ["- E.", "- F."]}
+    settings = load_settings(data_dir=folder / "data", llm="offline", search="none")
+    paths = write_artifacts(state, [], folder / "run", settings, "2026-01-02")
+    assert "pdf" in paths and "docx" in paths, paths
+    return folder / "run"
+
+
+@pytest.fixture(scope="module")
+def run_folders(tmp_path_factory):
+    if not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")):
+        pytest.skip("latexmk, xelatex and pdftotext are needed")
+    return {language: _run_folder(tmp_path_factory, language) for language in ("de", "ja")}
+
+
+def _fixed_phrases(report_md: str) -> list[str]:
+    """report.md's fixed words: the notice, the labels under the title, every heading below it and
+    the note under the Sources heading."""
+    import re
+
+    phrases = re.findall(r"^\*([^*\n]+)\*$", report_md, re.MULTILINE)
+    phrases += re.findall(r"^\*\*([^*\n]+):\*\*", report_md, re.MULTILINE)
+    phrases += re.findall(r"^## (.+)$", report_md, re.MULTILINE)
+    phrases.append(report_md.rstrip().rsplit("\n", 1)[-1])  # the note under the Sources heading
+    return phrases
+
+
+@pytest.mark.parametrize("language", ["de", "ja"])
+@pytest.mark.parametrize("fmt", ["pdf", "docx"])
+def test_the_pdf_and_the_word_document_say_the_fixed_phrases_of_report_md(run_folders, language, fmt):
+    import re
+
+    from tests.engine.render import fidelity
+
+    folder = run_folders[language]
+    report_md = (folder / "report.md").read_text(encoding="utf-8")
+    text = fidelity.pdf_text(folder / "report.pdf") if fmt == "pdf" else fidelity.docx_text(folder / "report.docx")
+    flat = "".join(text.split())  # pdftotext breaks lines, and Japanese anywhere
+    rounds = re.findall(r"^## (.+)$", (folder / "review.md").read_text(encoding="utf-8"), re.MULTILINE)
+    phrases = _fixed_phrases(report_md) + rounds  # the appendix heads a round as review.md does
+    assert len(phrases) >= 9 and len(rounds) == 2, report_md
+    assert [p for p in phrases if "".join(p.split()) not in flat] == [], text
+
+
+@needs_tex
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_report_rendered_without_its_review_md_does_not_say_it_was_not_reviewed(tmp_path, language):
+    """report.md says "The report went through 2 review rounds"; without review.md beside it the
+    appendix says that the review record is not there, in the report's language, never that the
+    report was not reviewed. Beside a review.md of no rounds it says that no review ran."""
+    from engine.offline_phrases import phrase
+    from engine.render.latex import labels_for
+    from tests.engine.render import fidelity
+
+    labels = labels_for(language)
+    rounds = phrase("sources_outcome", language, 2, n="2", sources="")
+    (tmp_path / "report.md").write_text(f"# T\n\n## {phrase('review_outcome', language)}\n\n{rounds}\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", str(tmp_path / "report.md"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    for text in (fidelity.pdf_text(tmp_path / "out" / "report.pdf"), fidelity.docx_text(tmp_path / "out" / "report.docx")):
+        flat = " ".join(text.split())
+        assert rounds.strip() in flat and labels["noreview"] not in flat, flat
+        assert labels["review_not_beside"] in flat, flat
+    (tmp_path / "review.md").write_text("# Review of: Q?\n\nNo review rounds were run.\n", encoding="utf-8")
+    assert read_report(tmp_path / "report.md").review_absent == "noreview"
+
+
+@pytest.mark.parametrize("language", ["de", "ja", "zh", "fr", "es", "en"])
+def test_review_md_speaks_the_questions_language_and_reads_back(tmp_path, language):
+    """review.md's own words (its title, the rounds, the roles, the legend) are in the question's
+    language, as the texts of the rounds are; `deepresearch render` reads it back all the same."""
+    import re
+
+    from engine.artifacts import review_markdown, review_rounds
+    from engine.offline_phrases import phrase
+
+    state = {**STATE, "language": language}
+    review = review_markdown(state)
+    words = [phrase("review_round", language, n="2"), phrase("role_critique", language), phrase("review_legend", language),
+             phrase("source_of_report", language, n="1")]
+    assert all(w in review for w in words), review
+    keys = ("review_of", "review_round", "role_solution", "role_critique", "role_perspective", "review_legend",
+            "review_legend_note", "source_of_report")
+    english = [max(re.split(r"\{\w\}", phrase(key, "en", q="{q}", n="{n}")), key=len).strip() for key in keys
+               if phrase(key, language, q="", n="") != phrase(key, "en", q="", n="")]  # French says "Critique" too
+    assert [w for w in english if w in review] == [], review
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "review.md").write_text(review, encoding="utf-8")
+    doc = read_report(tmp_path / "report.md")
+    assert doc.question == STATE["question"] and doc.review == review_rounds(state)
+    assert "Still thin [1]" in doc.review[1].critiques
+    assert phrase("no_review_rounds", language) in review_markdown({"question": "Q?", "language": language})

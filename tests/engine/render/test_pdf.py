@@ -204,7 +204,7 @@ def test_long_table_repeats_its_header_on_every_page(big_pages):
 def test_document_parts_are_present(big_pages):
     text = "".join(big_pages)
     for part in ("What about", "2024-05-01", "Executive summary", "The executive summary says adoption grew",
-                 "Sources", "Appendix: review", "Iteration 1", "Iteration 2", "The sources are thin.",
+                 "Sources", "Appendix: review", "Round 1", "Round 2", "The sources are thin.",
                  "Added a second source", "Installers disagree.", "Tightened wording.", "None.",
                  "[1]", "[2]", "print(x)"):
         assert part in text, part
