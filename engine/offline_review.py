@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from engine.citations import NOT_CITED_HEAD, SID
+from engine.language import has_segmented_script, word_tokens
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
@@ -79,20 +80,21 @@ def flaw(text: str) -> tuple[str, str] | None:
 
 
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
-    """The question's content words (4 letters or more, not a verb that asks how; as the question
-    writes them) that no claim mentions in any inflection (Snowball stems in ``language``: "timeouts" is met by "timeout" and
-    by "TimeoutError")."""
+    """The question's content words (4 letters or more, 2 in a script written without spaces,
+    :func:`engine.language.has_segmented_script`: "タスク"; not a verb that asks how; as the
+    question writes them) that no claim mentions in any inflection (Snowball stems in ``language``:
+    "timeouts" is met by "timeout" and by "TimeoutError")."""
     vocab = {t for c in claims for t in terms(c, language)}
     missing = [term for term in content_words(question)
-               if len(term) >= 4 and term not in QUESTION_VERBS and not set(terms(term, language)) & vocab]
+               if len(term) >= (2 if has_segmented_script(term) else 4) and term not in QUESTION_VERBS
+               and not set(terms(term, language)) & vocab]
     return [_as_written(term, question) for term in missing]
 
 
 def _as_written(word: str, text: str) -> str:
     """``word`` (lower-cased, as :func:`engine.language.words` gives it) as ``text`` first writes it:
-    a German noun keeps its capital letter, a name its spelling."""
-    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
-    return found.group(0) if found else word
+    a German noun keeps its capital letter, a name its spelling (also inside Japanese: "Task")."""
+    return next((w for w in word_tokens(text) if w.lower() == word), word)
 
 
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:

@@ -195,3 +195,22 @@ def test_the_questions_words_are_quoted_as_it_wrote_them():
     points = critique(prompt, sources, "### Schall\n- Die Außeneinheit erzeugt Schall. [S000001]\n", "de")
     assert "„Wärmepumpen“" in points and "„Viessmann“" in points, points
     assert "„wärmepumpen“" not in points, points
+
+
+def test_a_question_written_without_spaces_is_quoted_by_its_words_not_its_chunks():
+    from engine.offline_phrases import phrase
+    from engine.offline_review import critique, follow_up_questions, perspective
+
+    question = "asyncioはタスクをどのようにキャンセルし、タイムアウトをどう扱いますか？"
+    finding = "- asyncio runs coroutines concurrently on one thread. [S000001]"
+    prompt = f"Question: {question}\n<Solution>\n{finding}\n</Solution>"
+    sources = "1 source found; 1 cited so far.\n[S000001] asyncio — file:///a.md"
+    view = perspective(prompt, f"### asyncio\n{finding}\n", "ja")
+    points = critique(prompt, sources, f"### asyncio\n{finding}\n", "ja")
+    follow_ups = follow_up_questions(view, question, "ja")
+    for text in (view, points, *follow_ups):
+        # the question's own words quoted (a source's title "asyncio" may be quoted too)
+        quoted = {q for q in re.findall(r"[“„«]\s?(.+?)\s?[”“»]", text.replace(question.rstrip("？"), ""))
+                  if not q.isascii()}
+        assert quoted and quoted <= {"タスク", "キャンセル", "タイムアウト", "扱い"}, text
+    assert phrase("quoted", "ja", q="asyncio") not in view, view  # the solution speaks of it
