@@ -301,7 +301,7 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     points = [p for p in points if not _is_solution_sources_point(p, language)]
     last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
     objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")
-                  and not _answered_by(ln, "\n".join(body))]
+                  and not _answered_by(ln, "\n".join(body), language)]
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
             phrase("sources_outcome", language, rounds, n=str(rounds),
@@ -312,12 +312,19 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
 
 
-def _answered_by(objection: str, report: str) -> bool:
-    """True when ``objection`` quotes findings (a perspective's "… leaves out" line) and ``report``
-    says every one of them: the final report carries what the solution left out, so the objection
-    is no longer open. An objection without quotes (question words not answered) stays."""
+def _answered_by(objection: str, report: str, language: str) -> bool:
+    """True when ``report`` (the final report's Markdown) answers ``objection``: a perspective's
+    "… leaves out" line (it cites a source) when the report says every finding it quotes, since the
+    final report carries what the solution left out; a line naming words of the question when a
+    claim of the report mentions each of them (:func:`unanswered`: its headings, which repeat the
+    question, answer nothing). An objection without quotes stays."""
     quoted = [q.rstrip("…").strip() for q in _QUOTED.findall(objection)]
-    return bool(quoted) and all(q and q in report for q in quoted)
+    if not quoted:
+        return False
+    if SID.search(objection):
+        return all(q and q in report for q in quoted)
+    claims = [c for c in _cited_sentences(report) if SID.search(c)]
+    return not unanswered(" ".join(quoted), claims, language)
 
 
 def _report_sources(body: str, sources: str, language: str) -> str:
