@@ -5,8 +5,20 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import unicodedata
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, hiragana, katakana, Han),
+#: and Hangul, whose words are parted from a Latin name glued to them ("asyncio는"); each range
+#: holds its script's combining marks, which ``\w`` leaves out (Thai "ยกเลิก").
+_SEGMENTED = ("\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff\u3040-\u30ff\u3130-\u318f"
+              "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f")
+#: A run of letters and digits, or of those scripts: what :func:`word_tokens` splits into words.
+WORD_RUN = rf"(?:\w|[{_SEGMENTED}])+"
+_RUN = re.compile(WORD_RUN)
+_SEGMENTED_CHAR = re.compile(f"[{_SEGMENTED}]")
+_KATAKANA = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]+")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 
@@ -18,9 +30,10 @@ NAMES = {
 }
 
 
-#: Function words of the languages the offline text covers (en, de, fr, es): articles, pronouns,
+#: Function words of the languages the offline text covers (en, de, fr, es; and the question words
+#: and conjunctions of Chinese and Thai that are longer than one character): articles, pronouns,
 #: prepositions, particles and auxiliaries that carry no topic. One list for the corpus query
-#: builder and the offline model's topic words.
+#: builder and the offline model's topic words (:func:`is_function_word` adds Japanese particles).
 FUNCTION_WORDS = frozenset(
     """a an the and or of to in on for with by at from about as is are was were be been being do does
     did what which who whom how why when where this that these those it its into than then there their
@@ -37,7 +50,10 @@ FUNCTION_WORDS = frozenset(
     beaucoup combien quels quelles lequel laquelle lesquels lesquelles ont avoir
     el los las lo y o pero del al con por para en es son que qué cómo cuál cuando dónde este esta estos
     se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas cuáles
-    hay tiene tienen""".split()
+    hay tiene tienen
+    如何 什么 怎么 怎样 为什么 哪些 哪个 是否 可以 以及 或者 还是 这个 那个 这些 那些 我们 你们 他们 它们
+    请问 如果 因为 所以 但是 而且 没有 能否 多少 什麼 怎麼 為什麼
+    และ การ ความ อย่างไร อะไร ทำไม ที่ ของ ใน เป็น มี ได้ ไม่ หรือ กับ จะ ให้ ว่า""".split()
 )
 
 
@@ -107,8 +123,61 @@ def language_name(code: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens (Unicode letters and digits)."""
-    return [w.lower() for w in _WORD.findall(text)]
+    """Lower-cased word tokens (:func:`word_tokens`)."""
+    return [w.lower() for w in word_tokens(text)]
+
+
+def word_tokens(text: str) -> list[str]:
+    """The words of ``text`` as it writes them, in order: runs of Unicode letters and digits; a run in
+    a script written without spaces (Japanese, Chinese, Thai, Lao, Khmer, Burmese; see
+    :data:`WORD_RUN`) is split into its words by ICU's word break iterator (Unicode UAX #29 with
+    ICU's dictionaries for those scripts, via ``icu4py``): "asyncioはタスクを" -> "asyncio", "は",
+    "タスク", "を". Adjacent katakana words join: ICU parts a loanword its dictionary lacks
+    ("タイム", "アウト" -> "タイムアウト")."""
+    out: list[str] = []
+    for run in _RUN.findall(text):
+        out += _broken(run) if _SEGMENTED_CHAR.search(run) else [run]
+    return out
+
+
+def _broken(run: str) -> list[str]:
+    """The words of one run of :data:`WORD_RUN` by ICU's word break iterator (root locale: its
+    dictionaries are chosen by script), adjacent katakana words joined."""
+    from icu4py.breakers import WordBreaker
+
+    out: list[str] = []
+    for piece in WordBreaker(run, "root"):
+        if out and _KATAKANA.fullmatch(piece) and _KATAKANA.fullmatch(out[-1]):
+            out[-1] += piece
+        elif piece.strip():
+            out.append(piece)
+    return out
+
+
+def has_segmented_script(text: str) -> bool:
+    """True when ``text`` holds a character of a script :func:`word_tokens` splits with ICU (Han,
+    kana, Hangul, Thai, Lao, Khmer, Burmese): its words are a few characters long."""
+    return bool(_SEGMENTED_CHAR.search(text))
+
+
+def is_function_word(word: str) -> bool:
+    """True for a lower-cased word that carries no topic: one of :data:`FUNCTION_WORDS`, a Japanese
+    word of hiragana alone (particles, endings and auxiliaries: "は", "を", "ます", "どのように";
+    Japanese writes its topic words in kanji, katakana or Latin letters), or a single character of a
+    script written without spaces (Chinese "的", "在", "并")."""
+    return (word in FUNCTION_WORDS or bool(_HIRAGANA.fullmatch(word))
+            or (len(word) == 1 and has_segmented_script(word)))
+
+
+def script(word: str) -> str:
+    """The writing system of ``word``'s first letter as Unicode names it ("LATIN", "CYRILLIC",
+    "THAI", "HANGUL"), with Han, hiragana and katakana all "CJK" (Japanese mixes the three); ""
+    for a word without a letter (a number)."""
+    for ch in word:
+        if ch.isalpha():
+            first = unicodedata.name(ch, "").split(" ", 1)[0]
+            return "CJK" if first in ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH") else first
+    return ""
 
 
 #: Abbreviations that end in a full stop inside a sentence (en, de, fr, es), lower-cased.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from engine.citations import NOT_CITED_HEAD, SID
+from engine.language import has_segmented_script, word_tokens
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
@@ -80,20 +81,21 @@ def flaw(text: str) -> tuple[str, str] | None:
 
 
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
-    """The question's content words (4 letters or more, not a verb that asks how; as the question
-    writes them) that no claim mentions in any inflection (Snowball stems in ``language``: "timeouts" is met by "timeout" and
-    by "TimeoutError")."""
+    """The question's content words (4 letters or more, 2 in a script written without spaces,
+    :func:`engine.language.has_segmented_script`: "タスク"; not a verb that asks how; as the
+    question writes them) that no claim mentions in any inflection (Snowball stems in ``language``:
+    "timeouts" is met by "timeout" and by "TimeoutError")."""
     vocab = {t for c in claims for t in terms(c, language)}
     missing = [term for term in content_words(question)
-               if len(term) >= 4 and term not in QUESTION_VERBS and not set(terms(term, language)) & vocab]
+               if len(term) >= (2 if has_segmented_script(term) else 4) and term not in QUESTION_VERBS
+               and not set(terms(term, language)) & vocab]
     return [_as_written(term, question) for term in missing]
 
 
 def _as_written(word: str, text: str) -> str:
     """``word`` (lower-cased, as :func:`engine.language.words` gives it) as ``text`` first writes it:
-    a German noun keeps its capital letter, a name its spelling."""
-    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
-    return found.group(0) if found else word
+    a German noun keeps its capital letter, a name its spelling (also inside Japanese: "Task")."""
+    return next((w for w in word_tokens(text) if w.lower() == word), word)
 
 
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
@@ -305,7 +307,7 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     points = [p for p in points if not _is_solution_sources_point(p, language)]
     last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
     objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")
-                  and not _answered_by(ln, "\n".join(body))]
+                  and not _answered_by(ln, "\n".join(body), language)]
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
             phrase("sources_outcome", language, rounds, n=str(rounds),
@@ -316,12 +318,19 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
 
 
-def _answered_by(objection: str, report: str) -> bool:
-    """True when ``objection`` quotes findings (a perspective's "… leaves out" line) and ``report``
-    says every one of them: the final report carries what the solution left out, so the objection
-    is no longer open. An objection without quotes (question words not answered) stays."""
+def _answered_by(objection: str, report: str, language: str) -> bool:
+    """True when ``report`` (the final report's Markdown) answers ``objection``: a perspective's
+    "… leaves out" line (it cites a source) when the report says every finding it quotes, since the
+    final report carries what the solution left out; a line naming words of the question when a
+    claim of the report mentions each of them (:func:`unanswered`: its headings, which repeat the
+    question, answer nothing). An objection without quotes stays."""
     quoted = [q.rstrip("…").strip() for q in _QUOTED.findall(objection)]
-    return bool(quoted) and all(q and q in report for q in quoted)
+    if not quoted:
+        return False
+    if SID.search(objection):
+        return all(q and q in report for q in quoted)
+    claims = [c for c in _cited_sentences(report) if SID.search(c)]
+    return not unanswered(" ".join(quoted), claims, language)
 
 
 def _report_sources(body: str, sources: str, language: str) -> str:

@@ -18,7 +18,7 @@ import math
 import re
 import threading
 
-from engine.language import NAMES
+from engine.language import NAMES, WORD_RUN, has_segmented_script, is_function_word, script, word_tokens
 
 #: Share of the question's term weight a chosen sentence must carry (0..1): a sentence naming only
 #: the subject most candidates share ("asyncio") is left out, one naming what the question asks
@@ -36,9 +36,9 @@ MMR_LAMBDA = 0.7
 #: Words that ask how rather than about what ("how does X work"): never a term of the question.
 QUESTION_VERBS = frozenset("""handle handles work works make makes use uses used happen happens compare compares
     affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
-    fonctionnent funciona funcionan""".split())
+    fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作""".split())
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_TOKEN = re.compile(r"\w+(?:-\w+)*")
+_TOKEN = re.compile(rf"{WORD_RUN}(?:-{WORD_RUN})*")
 
 
 _LOCAL = threading.local()
@@ -65,29 +65,55 @@ def _parts(token: str) -> list[str]:
     return [p.lower() for p in out if len(p) > 1]
 
 
+def _tokens(text: str) -> list[str]:
+    """The tokens of ``text`` as written: hyphenated words whole ("air-source"), and a run in a script
+    written without spaces split into its words (:func:`engine.language.word_tokens`)."""
+    return [w for raw in _TOKEN.findall(text) for w in (word_tokens(raw) if has_segmented_script(raw) else [raw])]
+
+
+def _stemmed(words: list[str], language: str) -> list[str]:
+    """``words`` by the Snowball stemmer of ``language``; in a language that has none (Chinese,
+    Japanese, ...) an ASCII word by English's, since a Latin name in such a question is mostly
+    English ("Tasks" meets "task"), and any other word as it is."""
+    stem = _stemmer(language) or (_stemmer("en") if all(w.isascii() for w in words) else None)
+    return stem.stemWords(words) if stem else words
+
+
 def terms(text: str, language: str = "en", *, split: bool = True) -> list[str]:
-    """Stemmed tokens of ``text`` in order; a hyphenated word ("air-source") is one token, and with
-    ``split`` it and an identifier also give their parts ("air", "source"; "TimeoutError" ->
-    "timeout", "error"), so a question's "timeouts" meets a sentence's "TimeoutError".
-    A language without a Snowball stemmer (Chinese, Japanese, ...) keeps the words as they are."""
-    stem = _stemmer(language)
-    stem_words = stem.stemWords if stem else (lambda ws: ws)
-    tokens: list[str] = []
-    for raw in _TOKEN.findall(text):
-        tokens.append("-".join(stem_words(raw.lower().split("-"))))
+    """Stemmed tokens of ``text`` in order (:func:`_tokens`, :func:`_stemmed`); a hyphenated word
+    ("air-source") is one token, and with ``split`` it and an identifier also give their parts
+    ("air", "source"; "TimeoutError" -> "timeout", "error"), so a question's "timeouts" meets a
+    sentence's "TimeoutError"."""
+    return _terms_of(_tokens(text), language, split)
+
+
+def _terms_of(tokens: list[str], language: str, split: bool) -> list[str]:
+    out: list[str] = []
+    for raw in tokens:
+        out.append("-".join(_stemmed(raw.lower().split("-"), language)))
         parts = _parts(raw) if split else []
         if len(parts) > 1:
-            tokens += stem_words(parts)
-    return tokens
+            out += _stemmed(parts, language)
+    return out
 
 
 def query_terms(query: str, language: str = "en") -> list[str]:
-    """The stemmed terms of ``query`` that carry its topic, each once: no function word, no
-    question verb; a hyphenated word stays one term (it names one thing)."""
+    """The stemmed terms of ``query`` that carry its topic, each once: no function word
+    (:func:`engine.language.is_function_word`), no question verb; a hyphenated word stays one term
+    (it names one thing)."""
     from engine.offline_text import STOPWORDS
 
-    kept = [t for t in _TOKEN.findall(query) if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS]
-    return list(dict.fromkeys(terms(" ".join(kept), language, split=False)))
+    kept = [t for t in _tokens(query)
+            if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())]
+    return list(dict.fromkeys(_terms_of(kept, language, split=False)))
+
+
+def writable(query: list[str], candidates: list[str]) -> list[str]:
+    """The terms of ``query`` written in a script some candidate uses (:func:`engine.language.script`),
+    all of them when none is: a Japanese question's "タスク" cannot be met by English sentences, so
+    its "asyncio" alone is asked of them."""
+    written = {script(ch) for ch in set("".join(candidates)) if ch.isalpha()}
+    return [t for t in query if not script(t) or script(t) in written] or query
 
 
 def _scores(docs: list[list[str]], query: list[str]) -> tuple[list[float], list[float]]:
@@ -127,14 +153,14 @@ def choose(candidates: list[str], query: str, k: int, language: str = "en", *, f
 
     if not candidates:
         return []
-    query_t = query_terms(query, language)
+    query_t = writable(query_terms(query, language), candidates)
     docs = [terms(c, language) for c in candidates]
     bm25, coverage = _scores(docs, query_t)
     top = max(bm25, default=0.0)
     relevance = [b / top if top > 0 else 0.0 for b in bm25]
     content = [{t for t in d if t not in STOPWORDS} for d in docs]
     need = min(math.ceil(len(query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
-    about = set(query_terms(subject, language)) if subject else set()
+    about = set(writable(query_terms(subject, language), candidates)) if subject else set()
     left = [i for i in range(len(candidates)) if coverage[i] >= floor and len(set(query_t) & set(docs[i])) >= need
             and (not about or about & set(docs[i]))]
     chosen: list[int] = []

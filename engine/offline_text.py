@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from engine.citations import SID
-from engine.language import FUNCTION_WORDS, sentences, words
+from engine.language import FUNCTION_WORDS, is_function_word, sentences, words
 from engine.offline_phrases import PHRASES, phrase
 from engine.text import markdown_literal
 
@@ -25,8 +25,9 @@ def clarifying_question(question: str, language: str) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    """Words of ``text`` that are not stop words, in order, without repeats."""
-    return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
+    """Words of ``text`` that are not stop words (:data:`STOPWORDS`,
+    :func:`engine.language.is_function_word`), in order, without repeats."""
+    return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1 and not is_function_word(w)))
 
 
 #: What joins the chat thread's discussion to the offline brief, as background of the question.

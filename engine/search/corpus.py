@@ -8,7 +8,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from engine.language import FUNCTION_WORDS
+from engine.language import is_function_word, words
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus_index import _MAX_PASSAGES, _ORD_BITS
 from engine.source_links import document_url
@@ -23,22 +23,30 @@ def match_expression(query: str) -> str:
     """Turn free text into a safe FTS5 MATCH expression: its words, each quoted, OR-ed together.
 
     FTS5 operators in the text (``"``, ``*``, ``:``, ``(``, ``-``, ``AND``, ``NEAR`` ...) become plain
-    words or vanish. Function words (:data:`engine.language.FUNCTION_WORDS`) are dropped unless nothing else is
+    words or vanish. Function words (:func:`engine.language.is_function_word`) are dropped unless nothing else is
     left. Returns "" when the text has no word at all.
     """
     return " OR ".join(f'"{w}"' for w in query_words(query))
 
 
 def query_words(query: str, limit: int = 32) -> list[str]:
-    """The words of free text a search looks for: lower-cased ``\\w+`` runs (letters, digits,
-    underscore; never a quote, operator or backslash), each once, in order, at most ``limit``.
-    Function words (:data:`engine.language.FUNCTION_WORDS`) are dropped unless nothing else is left."""
-    words: list[str] = []
-    for word in re.findall(r"\w+", query.lower()):
-        if any(c.isalnum() for c in word) and word not in words:
-            words.append(word)
-    kept = [w for w in words if w not in FUNCTION_WORDS] or words
+    """The words of free text a search looks for: lower-cased words (:func:`engine.language.words`:
+    letters, digits, underscore, a script's combining marks; never a quote, operator or backslash;
+    a question in a script written without spaces split into its words), each once, in order, at
+    most ``limit``. Function words (:func:`engine.language.is_function_word`) are dropped unless
+    nothing else is left."""
+    found: list[str] = []
+    for word in words(query):
+        if any(c.isalnum() for c in word) and word not in found:
+            found.append(word)
+    kept = [w for w in found if not is_function_word(w)] or found
     return kept[:limit]
+
+
+def substring_words(query: str) -> list[str]:
+    """The words of ``query`` (:func:`query_words`) in a script FTS5's tokenizer cannot split
+    (Chinese, Japanese, Korean), at most 8: what a search that found nothing looks for as substrings."""
+    return [w for w in query_words(query) if _CJK.search(w)][:8]
 
 
 class CorpusSearch:
@@ -127,7 +135,7 @@ class CorpusSearch:
             if len(rows) < limit or len({row[4] for row in rows}) >= max_results:
                 break
             limit *= 4
-        runs = list(dict.fromkeys(_CJK.findall(query)))[:8]
+        runs = substring_words(query)
         if rows or not runs:
             return rows
         hits = " + ".join("(instr(passages.body, ?) > 0)" for _ in runs)  # pragma: no mutate

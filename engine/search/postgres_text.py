@@ -26,7 +26,7 @@ from engine.database import DatabaseError, connect, is_unavailable, outage_retri
 from engine.language import detect_language
 from engine.outage_log import outage, recovery
 from engine.search.base import SearchError, SearchResult
-from engine.search.corpus import _CJK, _group, _snippet_around, query_words
+from engine.search.corpus import _group, _snippet_around, query_words, substring_words
 from engine.search.corpus_index import _MAX_PASSAGES, split_passages
 from engine.settings import Settings
 from engine.text import clean_text
@@ -199,7 +199,7 @@ class PostgresTextSearch:
             expression = " | ".join(f"'{w}'" for w in words)  # \w+ words: no quote, no backslash
             rows = conn.execute(_RANK, {"query": expression, "scope": self.scope, "headline": HEADLINE,
                                         "limit": limit}).fetchall()
-        runs = list(dict.fromkeys(_CJK.findall(query)))[:8]
+        runs = substring_words(query)
         if rows or not runs:
             return rows
         hits = " + ".join("(strpos(body, %s) > 0)::int" for _ in runs)

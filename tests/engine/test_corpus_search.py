@@ -50,6 +50,16 @@ def corpus(tmp_path: Path) -> Path:
     return docs
 
 
+def _index(tmp_path: Path, files: dict[str, str]) -> Path:
+    """An index of ``files`` (name: text) and an English one about the weather, at tmp_path/corpus.sqlite."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in {**files, "en.txt": "Weather\n\nSunny in London.\n"}.items():
+        (docs / name).write_text(text)
+    index_directory(docs, tmp_path / "corpus.sqlite")
+    return tmp_path / "corpus.sqlite"
+
+
 async def _one(index: Path, query: str):
     results = await CorpusSearch(index).search(query)
     assert len(results) == 1, [r.title for r in results]
@@ -269,12 +279,7 @@ async def test_accents_match_both_ways(tmp_path: Path) -> None:
 
 
 async def test_cjk_query_falls_back_to_substring_search(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "ja.txt").write_text("東京の天気\n\n今日の東京は晴れです。\n")
-    (docs / "en.txt").write_text("Weather\n\nSunny in London.\n")
-    index = tmp_path / "corpus.sqlite"
-    index_directory(docs, index)
+    index = _index(tmp_path, {"ja.txt": "東京の天気\n\n今日の東京は晴れです。\n"})
     result = await _one(index, "東京")
     assert result.title == "東京の天気"
     assert "東京" in result.content
@@ -449,3 +454,13 @@ async def test_a_cjk_hit_deep_in_a_passage_is_shown_in_a_window_around_it(tmp_pa
     assert [r.title for r in results] == ["短い", "長い話"]  # two words found rank above one
     assert results[0].content == "短い 大阪と京都。"  # short: no ellipsis
     assert results[1].content == "… " + "あ" * 100 + "大阪" + "い" * 198 + " …"
+
+
+async def test_a_question_written_without_spaces_searches_for_its_words(tmp_path: Path) -> None:
+    # the words of the question, not its runs between punctuation: "はタスクをどのように…" is in no document
+    expression = match_expression("asyncioはタスクをどのようにキャンセルし、タイムアウトをどう扱いますか？")
+    assert set(expression.split(" OR ")) >= {'"asyncio"', '"タスク"', '"キャンセル"', '"タイムアウト"'}, expression
+    assert '"を"' not in expression and '"どのように"' not in expression, expression
+    index = _index(tmp_path, {"tasks.txt": "タスクの取り消し\n\nタスクはcancel()メソッドでキャンセルできます。\n"})
+    result = await _one(index, "タスクはどうやってキャンセルしますか？")
+    assert result.title == "タスクの取り消し" and "キャンセル" in result.content

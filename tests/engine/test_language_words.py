@@ -43,3 +43,34 @@ def test_every_fixed_phrase_is_in_every_language_the_tables_speak(caplog):
         assert "event=phrase_missing key=starting language=ja" in caplog.text
     finally:
         PHRASES["starting"]["ja"] = saved
+
+
+#: Questions in languages written without spaces between words (and one in Korean, written with
+#: them), each with words it must yield and the grammar it must not take for a topic word.
+SPACELESS = [
+    ("ja", "asyncioはタスクをどのようにキャンセルし、タイムアウトをどう扱いますか？",
+     {"asyncio", "タスク", "キャンセル", "タイムアウト"}, {"は", "を", "どのように", "どう", "ます", "か"}),
+    ("ja", "PythonのTaskはどうやってキャンセルされますか", {"python", "task", "キャンセル"}, {"の", "は", "どう"}),
+    ("zh", "asyncio如何取消任务并处理超时？", {"asyncio", "取消", "任务"}, {"如何", "并"}),
+    ("zh", "垃圾回收在Python中是如何工作的？", {"python", "垃圾", "回收"}, {"如何", "在", "是", "的"}),
+    ("th", "asyncio ยกเลิกงานและจัดการการหมดเวลาอย่างไร", {"asyncio", "ยกเลิก", "งาน"}, {"และ", "อย่างไร"}),
+    ("ko", "asyncio는 작업을 어떻게 취소하고 시간 초과를 처리합니까?", {"asyncio", "작업을", "취소하고", "시간"}, {"는"}),
+]
+
+
+@pytest.mark.parametrize(("language", "question", "topic", "grammar"), SPACELESS)
+def test_a_question_written_without_spaces_gives_its_words_not_its_chunks(language, question, topic, grammar):
+    words = content_words(question)
+    assert topic <= set(words), words
+    assert not grammar & set(words), words
+    # no word is a chunk of the sentence: none carries a particle glued to a topic word
+    assert all(len(w) <= 12 for w in words), words
+
+
+@pytest.mark.parametrize(("language", "question", "topic", "grammar"), SPACELESS)
+def test_the_offline_models_query_terms_are_the_same_words(language, question, topic, grammar):
+    from engine.offline_select import query_terms
+
+    terms = query_terms(question, language)
+    assert {t for t in topic if not t.isascii()} <= set(terms), terms
+    assert not grammar & set(terms), terms

@@ -225,3 +225,45 @@ def test_every_round_of_the_review_speaks_the_questions_language(language):
                  f"</Previous critique>\n<Previous perspective>\n{perspective}</Previous perspective>\n",
         revise_rule=prompts.SOLUTION_REVISE_RULE)).text
     assert f"## {phrase('changes', language)}" in revised and phrase("nothing_changed", language) in revised, revised
+
+
+def test_a_question_written_without_spaces_is_quoted_by_its_words_not_its_chunks():
+    from engine.offline_phrases import phrase
+    from engine.offline_review import _QUOTED, critique, follow_up_questions, perspective
+
+    question = "asyncioはタスクをどのようにキャンセルし、タイムアウトをどう扱いますか？"
+    finding = "- asyncio runs coroutines concurrently on one thread. [S000001]"
+    prompt = f"Question: {question}\n<Solution>\n{finding}\n</Solution>"
+    sources = "1 source found; 1 cited so far.\n[S000001] asyncio — file:///a.md"
+    view = perspective(prompt, f"### asyncio\n{finding}\n", "ja")
+    points = critique(prompt, sources, f"### asyncio\n{finding}\n", "ja")
+    follow_ups = follow_up_questions(view, question, "ja")
+    for text in (view, points, *follow_ups):
+        # the question's own words quoted (a source's title "asyncio" may be quoted too)
+        quoted = {q for q in _QUOTED.findall(text.replace(question.rstrip("？"), "Q"))
+                  if not q.isascii()}
+        assert quoted and quoted <= {"タスク", "キャンセル", "タイムアウト", "扱い"}, text
+    assert phrase("quoted", "ja", q="asyncio") not in view, view  # the solution speaks of it
+
+
+@pytest.mark.parametrize(("question", "word", "finding", "said"), [
+    ("How do heat pumps handle frost?", "frost", "- Heat pumps move heat from the outside air. [S000001]",
+     "- Frosts slow the outdoor unit down. [S000002]"),
+    ("asyncioはタスクをどのようにキャンセルしますか？", "キャンセル", "- asyncio runs coroutines on one thread. [S000001]",
+     "- タスクのキャンセルはcancel()で行います。 [S000002]"),
+])
+def test_question_words_no_finding_mentions_stay_an_open_objection(question, word, finding, said):
+    from engine.offline_phrases import phrase
+    from engine.offline_review import finalize, perspective
+
+    # the report's headings repeat the question: that answers none of its words
+    report = f"# {question}\n\n## Findings: {question}\n\n{finding}\n"
+    view = perspective(f"Question: {question}\n<Solution>\n{finding}\n</Solution>", "", "en")
+    assert phrase("quoted", "en", q=word) in view, view
+    review = f"### Solution 1\n\n{finding}\n\n### Critique 1\n\n1. Fine.\n\n### Perspective 1\n\n{view}"
+    final = finalize(f"<Research Report>\n{report}\n</Research Report>\n<Review>\n{review}\n</Review>", "en", "N.")
+    assert phrase("quoted", "en", q=word) in final.split("## Open objections", 1)[1], final
+    # once a finding mentions the word (in any inflection), the objection is answered
+    final = finalize(f"<Research Report>\n# {question}\n\n{finding}\n{said}\n</Research Report>\n<Review>\n{review}\n</Review>",
+                     "en", "N.")
+    assert phrase("quoted", "en", q=word) not in final.split("## Open objections", 1)[1], final
