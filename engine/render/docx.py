@@ -16,12 +16,13 @@ from engine.render.latex import REVIEW_FIELDS, document_labels
 from engine.render.markdown import (
     Node,
     Sanitizer,
+    clean_text,
     pandoc_api_version,
     parse_markdown,
     plain_inlines,
     url_inlines,
 )
-from engine.render.notes import docx_note_refs, share_notes
+from engine.render.notes import docx_note_refs, note_keys, share_notes
 from engine.render.outputs import write_atomic
 from engine.render.pandoc import run_pandoc
 from engine.source_links import source_text, web_link
@@ -87,7 +88,8 @@ def docx_document(doc: ReportDocument) -> pf.Doc:
         if keep_ids and blocks and blocks[0]["t"] == "Header" and blocks[0]["c"][0] == 1 and (
                 pf.stringify(_elements(blocks[:1])[0]).split() == doc.title.split()):
             blocks = blocks[1:]  # the report's own title, already on top
-        return _elements(share_notes(Sanitizer(level, keep_ids, cited).blocks(blocks), f"drbnote{next(fields)}"))
+        return _elements(share_notes(Sanitizer(level, keep_ids, cited).blocks(blocks), f"drbnote{next(fields)}",
+                                           note_keys(clean_text(text))))
 
     def plain(text: str) -> list[pf.Element]:
         return _inlines(plain_inlines(text))

@@ -25,7 +25,7 @@ from engine.render.markdown import (
     url_inlines,
 )
 from engine.render.markdown import clean_text as clean_text  # re-exported
-from engine.render.notes import FIRST, REPEAT, latex_note, share_notes
+from engine.render.notes import FIRST, REPEAT, latex_note, note_keys, share_notes
 from engine.render.pandoc import convert_text
 from engine.render.tables import fit_table
 from engine.source_links import source_text, web_link
@@ -325,7 +325,8 @@ def render_latex(doc: ReportDocument) -> str:
         if keep_ids and blocks and blocks[0]["t"] == "Header" and blocks[0]["c"][0] == 1 and (
                 stringify(blocks[0]["c"][2]).split() == doc.title.split()):
             blocks = blocks[1:]  # the report's own title, already on top
-        blocks = share_notes(Sanitizer(level, keep_ids, cited).blocks(blocks), f"drbnote{next(fields)}")
+        blocks = share_notes(Sanitizer(level, keep_ids, cited).blocks(blocks), f"drbnote{next(fields)}",
+                             note_keys(clean_text(text)))
         return typeset.inlines(blocks)
 
     def plain(text: str) -> list[Node]:

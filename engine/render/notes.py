@@ -1,20 +1,23 @@
 """A footnote referenced more than once: printed once, every reference showing its number.
 
-Pandoc copies a note's text into every reference to it (``a[^1] b[^1]`` holds two equal
-``Note`` nodes), so the PDF and the Word document would print it twice. :func:`share_notes`
-keeps the first copy, named, and turns each later one into a reference to it, which
+Pandoc copies a note's text into every reference to it (``a[^1] b[^1]`` holds two ``Note``
+nodes, and no label), so the PDF and the Word document would print it twice. :func:`note_keys`
+reads each reference's label from the Markdown source (markdown-it-py's footnote plugin), and
+:func:`share_notes` keeps the first note of each label, named, and turns each later one into a
+reference to it, which
 :func:`latex_note` (``\\label`` and ``\\footref``, LaTeX's kernel since 2021) and
 :func:`docx_note_refs` (a bookmark and Word's ``NOTEREF`` field, ECMA-376 Part 1 §17.16.5.41) write.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import panflute as pf
+from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
 
 Node = dict[str, Any]
 FIRST, REPEAT = "drb-note", "drb-noteref"
@@ -36,31 +39,59 @@ def _notes(value: object) -> Iterator[Node]:
             yield from _notes(item)
 
 
-def share_notes(blocks: list[Node], prefix: str) -> list[Node]:
+def note_keys(markdown: str) -> list[int]:
+    """The footnote each reference in ``markdown`` points to, in document order (an index per
+    definition: ``a[^x] b[^y] c[^x]`` gives ``[0, 1, 0]``), read as CommonMark/GFM footnotes
+    (markdown-it-py with mdit_py_plugins' footnote plugin); references inside a note count too."""
+    def walk(tokens: list) -> Iterator[int]:
+        for token in tokens:
+            if token.type == "footnote_ref":
+                yield token.meta["id"]
+            yield from walk(token.children or [])
+
+    return list(walk(_PARSER.parse(markdown)))
+
+
+_PARSER = MarkdownIt("gfm-like").use(footnote_plugin)
+
+
+def share_notes(blocks: list[Node], prefix: str, keys: list[int] | None) -> list[Node]:
     """``blocks`` (pandoc JSON of one Markdown text) with each repeated footnote printed once.
 
-    The first of equal ``Note`` nodes becomes ``Span (prefix+k, [drb-note], [note=prefix+k]) [Note]``,
-    each later one an empty ``Span ("", [drb-noteref], [note=prefix+k])``; a note referenced once
-    is left as it is. ``prefix`` (letters and digits) must be unique in the document: it names
-    the LaTeX label and the Word bookmark.
+    ``keys`` are the notes' labels in document order (:func:`note_keys` of the same text), one per
+    ``Note`` node: the first ``Note`` of a label becomes ``Span (prefix+k, [drb-note], [note=prefix+k])
+    [Note]``, each later one an empty ``Span ("", [drb-noteref], [note=prefix+k])``; a note
+    referenced once is left as it is. When ``keys`` is None or does not count one per ``Note``,
+    ``blocks`` are returned unchanged (each note printed where it is referenced, as pandoc does).
+    ``prefix`` (letters and digits) must be unique in the document: it names the LaTeX label and
+    the Word bookmark.
     """
-    counts = Counter(json.dumps(n["c"], sort_keys=True) for n in _notes(blocks))
-    named: dict[str, str] = {}
+    found = sum(1 for _ in _notes(blocks))
+    if keys is None or len(keys) != found:
+        return blocks
+    counts = Counter(keys)
+    if all(n < 2 for n in counts.values()):
+        return blocks
+    order = iter(keys)
+    named: dict[int, str] = {}
 
     def visit(value: Any) -> Any:
         if isinstance(value, list):
             return [visit(v) for v in value]
         if not isinstance(value, dict) or "c" not in value:
             return value
-        key = json.dumps(value["c"], sort_keys=True) if value.get("t") == "Note" else ""
-        if counts.get(key, 0) < 2:
+        if value.get("t") != "Note":
             return {**value, "c": visit(value["c"])}
+        key = next(order)
+        inner = {**value, "c": visit(value["c"])}
+        if counts[key] < 2:
+            return inner
         if key in named:
             return {"t": "Span", "c": [["", [REPEAT], [["note", named[key]]]], []]}
         named[key] = name = f"{prefix}n{len(named)}"
-        return {"t": "Span", "c": [[name, [FIRST], [["note", name]]], [value]]}
+        return {"t": "Span", "c": [[name, [FIRST], [["note", name]]], [inner]]}
 
-    return visit(blocks) if any(n > 1 for n in counts.values()) else blocks
+    return visit(blocks)
 
 
 def latex_note(c: list, typeset: Callable[[list], list]) -> list[Node]:

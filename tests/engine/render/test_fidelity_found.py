@@ -185,3 +185,47 @@ def test_a_footnote_referenced_twice_is_one_word_footnote_both_references_name(t
     [bookmark] = re.findall(r' NOTEREF (\S+) ', xml)  # the second reference: a field showing the note's number
     assert re.search(rf'w:name="{bookmark}"\s*/>.*?<w:footnoteReference w:id="(\d+)"', xml, re.S)
     assert re.search(r'NOTEREF \S+ \\f \\h .*?<w:t[^>]*>2</w:t>', xml, re.S)  # its number as Word shows it
+
+
+def _note_counts(fmt: str, body: str, tmp_path) -> tuple[str, int, int]:
+    """(the notes' text, notes printed, references that show another note's number) in ``fmt``."""
+    import zipfile
+
+    doc = ReportDocument(title="T", question="Q?", date="2024-05-01", executive_summary="Summary.",
+                         body=body, sources=[])
+    if fmt == "latex":
+        tex = render_latex(doc)
+        return tex, tex.count("\\footnote{"), tex.count("\\footref{")
+    path = render_docx(doc, tmp_path / "report.docx")
+    with zipfile.ZipFile(path) as z:
+        xml = z.read("word/document.xml").decode()
+    return fidelity.docx_notes(path), xml.count("<w:footnoteReference"), len(re.findall(r" NOTEREF ", xml))
+
+
+@pytest.mark.parametrize("fmt", ["latex", "docx"])
+def test_two_notes_with_the_same_text_keep_their_own_numbers(fmt, tmp_path):
+    body = ("One[^s1] and two[^s2] and three[^t].\n\n[^s1]: Identical note text.\n\n"
+            "[^s2]: Identical note text.\n\n[^t]: Third note text.\n")
+    text, printed, shared = _note_counts(fmt, body, tmp_path)
+    assert (printed, shared) == (3, 0)  # numbers 1, 2, 3 as in report.md
+    assert text.count("Identical note text.") == 2, text
+
+
+@pytest.mark.parametrize("fmt", ["latex", "docx"])
+def test_a_note_referenced_in_a_links_text_and_elsewhere_is_printed_once(fmt, tmp_path):
+    body = ("Intro [see this[^a]](https://example.org/) and **bold[^a]** and [^b].\n\n"
+            "[^a]: Alpha note with [a site](https://example.org/x).\n\n[^b]: Beta note.\n")
+    text, printed, shared = _note_counts(fmt, body, tmp_path)
+    assert (printed, shared) == (2, 1)
+    assert text.count("Alpha note with") == 1, text
+
+
+def test_notes_are_left_where_they_are_when_the_labels_do_not_pair_with_them():
+    from engine.render.markdown import parse_markdown
+    from engine.render.notes import note_keys, share_notes
+
+    text = "a[^x] b[^x].\n\n[^x]: Note.\n"
+    blocks = parse_markdown(text)
+    assert note_keys(text) == [0, 0]
+    assert share_notes(blocks, "p", [0, 0]) != blocks
+    assert share_notes(blocks, "p", [0]) == blocks and share_notes(blocks, "p", [0, 0, 0]) == blocks
