@@ -135,6 +135,11 @@ class FontPlan:
                 order[:0] = fonts
         return next((f for f in order if f in self.faces and self.faces[f].covers(cp)), None)
 
+    def has(self, family: str, ch: str, base: str) -> bool:
+        """Whether ``family`` (``""``: ``base``, the main or mono font) has a glyph for ``ch``."""
+        face = self.faces.get(family or base)
+        return face is not None and face.covers(ord(ch))
+
     def command(self, family: str) -> str:
         """The LaTeX command (without backslash) that typesets its argument in ``family``."""
         if family not in self.used:
@@ -199,7 +204,10 @@ def placeholder(chars: str) -> str:
 
     What a modifier or tag says is kept (UTS #51): ``[emoji: thumbs up sign + medium skin tone]``,
     ``[keycap: 1]``, ``[flag: DE]`` for a pair of regional indicators and ``[flag: GB-SCT]`` for a
-    tag sequence (its ISO 3166-2 code); joiners and variation selectors are left out.
+    tag sequence (its ISO 3166-2 code); joiners and variation selectors are left out. A character
+    this Python's Unicode database does not name is named by its code point (``[emoji: U+1FAE8]``),
+    and a character with combining marks names them too (``[U+0061: latin small letter a +
+    combining enclosing circle]``).
     """
     tags = "".join(chr(ord(c) - 0xE0000) for c in chars if 0xE0020 <= ord(c) <= 0xE007E).upper()
     if tags:
@@ -210,18 +218,31 @@ def placeholder(chars: str) -> str:
     if len(bases) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in bases):
         return "[flag: " + "".join(chr(ord(c) - 0x1F1E6 + ord("A")) for c in bases) + "]"
     shown = [c for c in chars if c in bases or ord(c) in _SKIN_TONES] or list(chars)
-    names = [_SKIN_TONES.get(ord(c)) or unicodedata.name(c, "").lower() for c in shown]
+    names = [_SKIN_TONES.get(ord(c)) or unicodedata.name(c, "").lower() or f"U+{ord(c):04X}" for c in shown]
     if all(_in(_EMOJI_RANGES, ord(c)) for c in bases or chars):
-        return "[emoji: " + " + ".join(n or "unknown" for n in names) + "]"
+        return "[emoji: " + " + ".join(names) + "]"
     first = (bases or chars)[0]
-    name = unicodedata.name(first, "")
-    return f"[U+{ord(first):04X}{': ' + name.lower() if name else ''}]"
+    name = " + ".join(unicodedata.name(c, "").lower() or f"U+{ord(c):04X}" for c in bases[1:] or ())
+    name = " + ".join(n for n in (unicodedata.name(first, "").lower(), name) if n)
+    return f"[U+{ord(first):04X}{': ' + name if name else ''}]"
 
 
 def _is_extender(ch: str) -> bool:
     cp = ord(ch)
     return (0xFE00 <= cp <= 0xFE0F or 0x1F3FB <= cp <= 0x1F3FF or cp == 0x20E3
             or 0xE0020 <= cp <= 0xE007F or 0xE0100 <= cp <= 0xE01EF)
+
+
+def _is_mark(ch: str) -> bool:
+    """A combining mark (general category M: Mn, Mc, Me), drawn on the character before it."""
+    return unicodedata.category(ch).startswith("M")
+
+
+def _apart(cluster: str, fonts: list[str | None]) -> bool:
+    """Whether a combining mark of ``cluster`` would be set in another font than its base
+    (or, with no base, in a fallback font): drawn alone, it lands over the neighbouring characters."""
+    return any(_is_mark(c) and not _says_nothing(c) and f != (fonts[0] if i else "")
+               for i, (c, f) in enumerate(zip(cluster, fonts, strict=True)))
 
 
 def _says_nothing(ch: str) -> bool:
@@ -237,7 +258,7 @@ def _clusters(text: str) -> Iterable[str]:
         j = i + 1
         if 0x1F1E6 <= ord(text[i]) <= 0x1F1FF and j < n and 0x1F1E6 <= ord(text[j]) <= 0x1F1FF:
             j += 1
-        while j < n and (_is_extender(text[j]) or (text[j] == "\u200d" and j + 1 < n)):
+        while j < n and (_is_extender(text[j]) or _is_mark(text[j]) or (text[j] == "\u200d" and j + 1 < n)):
             j += 2 if text[j] == "\u200d" else 1
         yield text[i:j]
         i = j
@@ -248,7 +269,9 @@ def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
 
     An emoji sequence is set as its parts, each in a font that has it (a skin tone or keycap in
     its own font when the base's font lacks it); a sequence with a part that no font has becomes
-    one placeholder in the base font that names every part (:func:`placeholder`). Joiners and
+    one placeholder in the base font that names every part (:func:`placeholder`), and so does a
+    character whose combining mark (a keycap's U+20E3, U+20DD and the other enclosing marks) no
+    font has together with it: set apart, the mark would be drawn over its neighbours. Joiners and
     variation selectors are left out unless the base's font has them; invisible format
     characters that no font has are left out.
     """
@@ -262,9 +285,11 @@ def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
 
     for cluster in _clusters(text):
         fonts = [plan.font_for(c, base) for c in cluster]
+        fonts = [fonts[0] if i and _is_mark(c) and fonts[0] is not None and plan.has(fonts[0], c, base) else f
+                 for i, (c, f) in enumerate(zip(cluster, fonts, strict=True))]  # a mark with its base
         parts = [f for c, f in zip(cluster, fonts, strict=True) if not _says_nothing(c)]
-        if any(f is None for f in parts) or not parts:
-            if all(unicodedata.category(c) == "Cf" or _is_extender(c) for c in cluster):
+        if any(f is None for f in parts) or not parts or _apart(cluster, fonts):
+            if not _apart(cluster, fonts) and all(unicodedata.category(c) == "Cf" or _is_extender(c) for c in cluster):
                 continue  # invisible format characters: nothing to show
             add("", placeholder(cluster))
             continue

@@ -143,6 +143,36 @@ def test_placeholders_keep_what_a_modifier_or_tag_says():
     assert placeholder(scotland) == "[flag: GB-SCT]"
 
 
+def test_an_emoji_newer_than_the_unicode_database_is_named_by_its_code_point():
+    for emoji in ("\U0001FAE8", "\U0001FA77", "\U0001FABF", "\U0001FACE"):  # Unicode 15: 🫨 🩷 🪿 🫎
+        assert placeholder(emoji) == f"[emoji: U+{ord(emoji):04X}]"
+    assert placeholder("\U0001F44D\U0001FAE8") == "[emoji: thumbs up sign + U+1FAE8]"
+    assert placeholder("a\u20dd") == "[U+0061: latin small letter a + combining enclosing circle]"
+
+
+KEYCAPS = [base + vs + "\u20e3" for base in "0123456789#*" for vs in ("\ufe0f", "")]
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_a_keycap_is_its_placeholder_never_a_lone_mark_in_a_fallback_font():
+    tex = render_latex(make_doc(body="Keys: " + " ".join(KEYCAPS) + " end."))
+    shown = re.sub(r"\\(#)", r"\1", tex)
+    for keycap in KEYCAPS:
+        assert f"{{[}}keycap: {keycap[0]}{{]}}" in shown, keycap
+    assert "\u20e3" not in tex
+
+
+@pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
+def test_no_combining_mark_is_set_apart_from_its_base():
+    marks = [chr(cp) for cp in range(0x20D0, 0x20F1)]
+    tex = render_latex(make_doc(body="Marks: " + " ".join(f"a{m} 5{m} \u2192{m} {m}" for m in marks) + " end."))
+    for mark in marks:
+        # with its base (the character before it) in the same font, or a placeholder: never at a font switch
+        assert re.search(rf"[{{}}]{mark}", tex) is None, (hex(ord(mark)), tex[tex.index("Marks:"):][:2000])
+    text = render_latex(make_doc(body="Arabic \u0645\u064e\u0631\u0652 Hindi \u0928\u092e\u0938\u094d\u0924\u0947 caf\u00e9"))
+    assert "\u0645\u064e\u0631\u0652" in text and "\u0928\u092e\u0938\u094d\u0924\u0947" in text  # marks kept with their letters
+
+
 def test_control_characters_and_surrogates_are_replaced():
     assert clean_text("a\x00b\x07c\ud800d\ufffee") == "a\ufffdb\ufffdc\ufffdd\ufffde"
     assert clean_text("e\u0301\r\n\tx") == "é\n\tx"
