@@ -208,8 +208,12 @@ def shorten_to_fit(text: str, fits: Callable[[str], bool], *, note: str, close: 
     return nicer if fits(nicer) else with_note(text[:lo])  # closing what the nicer cut opened may not fit
 
 
-def _is_fence(line: str) -> bool:
-    return line.lstrip("> ").startswith(_FENCE)
+def _flips_fence(line: str) -> bool:
+    """True when ``line`` leaves a ``` code block open or closed that was not: an odd number of
+    ``` in it (```` ``` ```` alone, ``> ```lang``). A code span written on one line
+    (```` ``` a`b ``` ````, as mrkdwn writes code holding a backtick) has its closing ``` on the same
+    line and is no fence, wherever it stands."""
+    return line.count(_FENCE) % 2 == 1
 
 
 def _split_line(line: str, limit: int) -> list[str]:
@@ -228,8 +232,7 @@ def _paragraphs(text: str) -> list[str]:
     current: list[str] = []
     fenced = False
     for line in text.split("\n"):
-        if _is_fence(line):
-            fenced = not fenced
+        fenced ^= _flips_fence(line)
         if not line.strip() and not fenced:
             if current:
                 paragraphs.append("\n".join(current))
@@ -249,6 +252,7 @@ def _split_long(paragraph: str, limit: int) -> list[str]:
     fenced = False
     reserve = len(_FENCE) + 1  # room to close an open fence
     for raw in paragraph.split("\n"):
+        flips = _flips_fence(raw)  # a line cut in pieces opens or closes a block once, after its last piece
         for line in _split_line(raw, limit - 2 * reserve):
             added = len(line) + (1 if lines else 0)
             if lines and size + added + reserve > limit:
@@ -260,8 +264,7 @@ def _split_long(paragraph: str, limit: int) -> list[str]:
                 added = len(line) + (1 if lines else 0)
             lines.append(line)
             size += added
-            if _is_fence(line):
-                fenced = not fenced
+        fenced ^= flips
     if lines:
         out.append("\n".join(lines))
     return out

@@ -44,13 +44,13 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
     shared, seen, repeats = [], set(), []
     for given in files:
         path = Path(os.path.abspath(given.expanduser()))
+        link = local_file_link(path, settings.data_dir)
         if path.resolve() in seen:
             say(f"skipped {clean_path(given)}: the same file twice", style="yellow")
-            repeats.append(FileEntry(name=path.name, link=local_file_link(path), size=0, status="skipped",
-                                     reason="the same file twice"))
+            repeats.append(FileEntry(name=path.name, link=link, size=0, status="skipped", reason="the same file twice"))
             continue
         seen.add(path.resolve())
-        shared.append(SharedFile(name=path.name, link=local_file_link(path), path=path, size=path.stat().st_size))
+        shared.append(SharedFile(name=path.name, link=link, path=path, size=path.stat().st_size))
     say(f"Reading {len(shared)} file{'' if len(shared) == 1 else 's'} …")
     try:
         entries = ingest(settings, thread, shared)

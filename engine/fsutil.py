@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
+import secrets
 import shutil
 import sqlite3
 import tempfile
@@ -108,6 +110,38 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> N
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def secret_file(path: Path, nbytes: int = 32) -> bytes:
+    """The random secret of ``nbytes`` bytes kept at ``path`` (hex text, mode 0600), made on first use.
+
+    The first process to ask writes a new secret (:mod:`secrets`) to a private temporary file
+    (``mkstemp`` creates it 0600) and hard-links it to ``path``: the link either appears whole or
+    fails because another process's secret is already there, which is then the one used, so every
+    process of an installation agrees and none reads a half-written secret.
+
+    Raises:
+        OSError: the folder cannot be written (see :func:`storage_problem`), or the file at ``path``
+            is no secret of ``nbytes`` bytes (``EINVAL``; it was changed by hand: remove it).
+    """
+    path = Path(path)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(secrets.token_hex(nbytes))
+                fh.flush()
+                os.fsync(fh.fileno())
+            with contextlib.suppress(FileExistsError):  # another process made it first: its secret counts
+                os.link(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    text = path.read_text(encoding="ascii", errors="replace").strip()
+    if not re.fullmatch(f"[0-9a-f]{{{2 * nbytes}}}", text):
+        raise OSError(errno.EINVAL, f"not a secret of {nbytes} bytes in hex (remove it to make a new one)", str(path))
+    return bytes.fromhex(text)
 
 
 def copy_atomic(src: Path, dst: Path) -> None:

@@ -18,6 +18,8 @@ from urllib.parse import quote, unquote
 
 from engine.text import parse_url
 
+#: The scheme of the key of a file given on this host (:func:`engine.files.entries.local_file_link`).
+LOCAL_FILE_SCHEME = "local-file"
 #: The schemes a reader can open from a report or a chat message.
 WEB_SCHEMES = ("http", "https")
 
@@ -65,10 +67,14 @@ def source_text(title: str, url: str) -> str:
 
 
 def public_url(url: str) -> str:
-    """``url`` as a file given to readers (``sources.json``) may carry it: a ``file:`` URI becomes
-    its file name (percent-encoded, a relative reference), so no folder of this host is shown;
-    anything else is kept."""
+    """``url`` as a file given to readers (``sources.json``) may carry it: a ``file:`` URI and a
+    :data:`LOCAL_FILE_SCHEME` key become their file name (percent-encoded, a relative reference,
+    like a corpus document's), so neither a folder of this host nor a digest of one is shown (the
+    source's title tells two files of one name apart); anything else is kept."""
     parts = parse_url(url or "")
+    fragment = f"#{parts.fragment}" if parts.fragment else ""
+    if parts.scheme.lower() == LOCAL_FILE_SCHEME:  # local-file:{digest}/{name}: the name is encoded already
+        return parts.path.rsplit("/", 1)[-1] + fragment
     if parts.scheme.lower() != "file":
         return url
-    return quote(source_place(url), safe="") + (f"#{parts.fragment}" if parts.fragment else "")
+    return quote(source_place(url), safe="") + fragment

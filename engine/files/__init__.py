@@ -91,7 +91,7 @@ def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list
             if (item.name, item.link) in known:
                 continue
             known.add((item.name, item.link))
-            entry, documents = _read_one(item, settings, used)
+            entry, documents = _read_one(item, settings, used, entries + new)
             if documents:
                 store.index(documents)
                 used += entry.size
@@ -106,8 +106,9 @@ def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list
     return new
 
 
-def _read_one(item: SharedFile, settings: Settings, used: int) -> tuple[FileEntry, list]:
+def _read_one(item: SharedFile, settings: Settings, used: int, listed: list[FileEntry]) -> tuple[FileEntry, list]:
     name = file_title(item.name)
+    shown = shown_name(name, item.link, listed)
     entry = FileEntry(name=name, link=item.link, size=item.size, status="skipped", kind=kind_of(name) or "")
     if item.skipped:
         entry.reason = item.skipped
@@ -124,7 +125,7 @@ def _read_one(item: SharedFile, settings: Settings, used: int) -> tuple[FileEntr
         else:
             entry.status, entry.pages, entry.note = "read", int(result["pages"]), str(result["note"])
             entry.sections = len(result["sections"])
-            return entry, [(_anchor(item.link, entry.kind, n, label), f"{name}, {label}", text)
+            return entry, [(_anchor(item.link, entry.kind, n, label), f"{shown}, {label}", text)
                            for n, (label, text) in enumerate(result["sections"], start=1)]
     return entry, []
 
@@ -133,6 +134,14 @@ def file_title(name: str) -> str:
     """A shared file's name as one line of text: :func:`engine.text.clean_text`, then every control
     character left (newline, tab) a space; ``"file"`` when nothing is left."""
     return re.sub(r"[\x00-\x1f\x7f]", " ", clean_text(name)).strip() or "file"
+
+
+def shown_name(name: str, link: str, listed: list[FileEntry]) -> str:
+    """How a reader tells the file ``name`` at ``link`` from the thread's other files (``listed``,
+    oldest first): ``name`` itself, or ``name (n)`` when ``n - 1`` files of that name with other
+    links came before it (``notes.md (2)``: two folders' ``notes.md``, never their folders)."""
+    others = {e.link for e in listed if e.name == name and e.link != link}
+    return f"{name} ({len(others) + 1})" if others else name
 
 
 def _size(n: int) -> str:

@@ -3,23 +3,35 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-#: The scheme of :func:`local_file_link`: a key, not an address a reader can open.
-LOCAL_FILE_SCHEME = "local-file"
+from engine.fsutil import secret_file
+from engine.source_links import LOCAL_FILE_SCHEME  # a key, not an address a reader can open
+
+#: The file in the data folder holding the key of :func:`local_file_link`'s digests.
+LOCAL_FILES_SECRET = "local-files.secret"
 
 
-def local_file_link(path: Path) -> str:
+def local_file_link(path: Path | str, data_dir: Path | str) -> str:
     """The citation key of a file given on this host (``deepresearch ask --file``):
-    ``local-file:{digest}/{name}``, ``digest`` the first 16 hex digits of the SHA-256 of its absolute
-    path (two files of one name from two folders are two sources; the same path given again is
-    the same file) and ``name`` its file name, percent-encoded. No folder of this host is in it;
-    reports name such a source by its title (``notes.pdf, page 2``: :mod:`engine.source_links`)."""
+    ``local-file:{digest}/{name}``, ``name`` its file name, percent-encoded, and ``digest`` the
+    first 16 hex digits of the HMAC-SHA256 (RFC 2104) of its absolute path under the installation's
+    secret (:data:`LOCAL_FILES_SECRET` in ``data_dir``, made on first use: :func:`engine.fsutil.secret_file`).
+    The same path gives the same key in every run of one installation (the same file given again
+    is the same source), two files of one name from two folders are two sources, and no one
+    without the secret can tell from a key which folder, nor confirm a guessed path. Reports name
+    such a source by its title (``notes.pdf, page 2``: :mod:`engine.source_links`).
+
+    Raises:
+        OSError: the secret cannot be made or read in ``data_dir``.
+    """
     absolute = os.fsencode(os.path.abspath(Path(path).expanduser()))
-    digest = hashlib.sha256(absolute).hexdigest()[:16]
+    secret = secret_file(Path(data_dir) / LOCAL_FILES_SECRET)
+    digest = hmac.new(secret, absolute, hashlib.sha256).hexdigest()[:16]
     return f"{LOCAL_FILE_SCHEME}:{digest}/{quote(os.fsencode(Path(path).name), safe='')}"
 
 

@@ -34,14 +34,20 @@ def test_ask_file_cites_the_pdf_pages_and_the_status_counts_read_and_skipped(tmp
 def test_ask_two_files_of_one_name_from_two_folders_are_two_sources(tmp_path):
     for folder, cop in (("a", "4.7"), ("b", "3.1")):
         (tmp_path / folder).mkdir()
-        (tmp_path / folder / "notes.md").write_text(f"# HX-{folder}\n\nThe HX-{folder} heat pump has a COP of {cop}.\n")
+        (tmp_path / folder / "notes.md").write_text(f"# HX-{folder}\n\nThe HX heat pump has a COP of {cop} at seven "
+                                                    f"degrees, measured by lab {folder}.\n")
     out = ask(tmp_path, "--offline", "--no-clarify", "--file", "a/notes.md", "--file", "b/notes.md",
               "What COP does the HX heat pump have?")
     assert out.returncode == 0, out.stderr
     assert "files: 2 files read" in out.stderr, out.stderr
     report_md = next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md"))
     sources = json.loads(open(report_md.rsplit("/", 1)[0] + "/sources.json").read())
-    assert len({s["url"] for s in sources["found"]}) == 2 and str(tmp_path) not in json.dumps(sources)
+    assert len({s["id"] for s in sources["found"]}) == 2 and str(tmp_path) not in json.dumps(sources)
+    # the reader tells them apart by name alone; no digest of where they are is published
+    assert {s["title"].split(",")[0] for s in sources["found"]} == {"notes.md", "notes.md (2)"}, sources
+    assert all(s["url"].startswith("notes.md#") for s in sources["found"] + sources["cited"]), sources
+    listed = re.findall(r"^\d+\. (notes\.md(?: \(2\))?), ", open(report_md).read(), re.MULTILINE)
+    assert sorted(listed) == ["notes.md", "notes.md (2)"], listed
 
 
 def test_ask_file_that_does_not_exist_is_bad_input_before_any_work(tmp_path):

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -249,9 +253,49 @@ def test_a_file_given_on_this_host_is_keyed_by_its_name_and_a_digest_of_where_it
     from engine.source_links import source_text, web_link
 
     odd = os.fsdecode(b"caf\xe9 #1?.pdf")  # a name that is not UTF-8, with a fragment and query sign
-    links = [local_file_link(tmp_path / "a" / odd), local_file_link(tmp_path / "b" / odd),
-             local_file_link(tmp_path / "a" / ".." / "a" / odd)]
+    data = tmp_path / "data"
+    links = [local_file_link(tmp_path / "a" / odd, data), local_file_link(tmp_path / "b" / odd, data),
+             local_file_link(tmp_path / "a" / ".." / "a" / odd, data)]
     assert links[0] == links[2] != links[1]  # where it is, not how the path was spelled
     assert all(link.endswith("/caf%E9%20%231%3F.pdf") and str(tmp_path) not in link for link in links)
     assert web_link(links[0]) is None and source_text("café #1?.pdf, page 2", f"{links[0]}#page=2") == \
         "café #1?.pdf, page 2"
+
+
+def _key_in_another_process(path: Path, data: Path) -> subprocess.Popen:
+    code = "import sys; from engine.files.entries import local_file_link; print(local_file_link(sys.argv[1], sys.argv[2]))"
+    return subprocess.Popen([sys.executable, "-c", code, str(path), str(data)], stdout=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[2])
+
+
+@pytest.mark.parametrize("where", ["/home/alice/Downloads/notes.md", "/tmp/bf/x y#1/notes [v2] Ü?.md", "/srv/a.pdf"])
+def test_a_local_file_key_cannot_be_confirmed_from_a_guessed_path(tmp_path: Path, where: str) -> None:
+    import hashlib
+    import stat
+
+    from engine.files.entries import local_file_link
+
+    data = tmp_path / "data"
+    key = local_file_link(Path(where), data)
+    digest = key.split(":", 1)[1].split("/", 1)[0]
+    spellings = [where.encode(), where.encode("utf-8", "surrogateescape"), os.fsencode(where)]
+    for name in hashlib.algorithms_guaranteed:  # no hash of the path alone gives the key
+        for raw in spellings:
+            made = hashlib.new(name, raw)
+            hexed = made.hexdigest(16) if name.startswith("shake") else made.hexdigest()
+            assert digest not in hexed, name
+    assert where.rsplit("/", 1)[0] not in key and key.endswith("/" + quote(Path(where).name, safe=""))
+    secrets_made = [p for p in data.iterdir() if p.is_file()]
+    assert secrets_made and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in secrets_made)
+    others = [_key_in_another_process(Path(where), data), _key_in_another_process(Path(where), tmp_path / "other")]
+    again, elsewhere = (p.communicate(timeout=60)[0].strip() for p in others)
+    assert again == key  # the same installation: the same key in the next run
+    assert elsewhere != key and elsewhere.endswith(key.rsplit("/", 1)[1])  # another installation: another
+
+
+def test_two_processes_making_the_first_key_of_an_installation_agree(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    racers = [_key_in_another_process(tmp_path / "notes.md", data) for _ in range(4)]
+    keys = {p.communicate(timeout=60)[0].strip() for p in racers}
+    assert len(keys) == 1 and all(p.returncode == 0 for p in racers), keys
+    assert [p.name for p in data.iterdir()] == ["local-files.secret"]  # no temporary file left behind

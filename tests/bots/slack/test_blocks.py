@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from bots.slack.blocks import (
     FALLBACK_LIMIT,
     MAX_BLOCKS,
@@ -116,3 +118,33 @@ def test_buttons_keep_within_slacks_limits():
     full = SlackMessage("text", [{"type": "section", "text": {"type": "mrkdwn", "text": "x"}}] * 50)
     out = with_actions(full, (cancel_button(),))
     assert len(out) == 2 and out[1].blocks[0]["elements"][0]["style"] == "danger"
+
+
+def _code_spans(block: str) -> list[str]:
+    """What a block shows as code: the text between each pair of ``` (its fences must pair up)."""
+    assert block.count("```") % 2 == 0, f"an unclosed code fence in: {block[:200]!r} … {block[-200:]!r}"
+    return re.findall(r"```(.*?)```", block, re.DOTALL)
+
+
+@pytest.mark.parametrize("code", ["a`b", "`x`", "x``y", "`", "say `hi` twice"])
+@pytest.mark.parametrize("every", [1, 3, 20])
+def test_paragraphs_opening_with_code_holding_a_backtick_stay_prose_in_a_long_message(code, every):
+    ticks = "``" if "``" not in code else "```"
+    paras = [(f"{ticks} {code} {ticks} is the code to type in step {i}. " if i % every == 0 else f"Step {i}: ")
+             + "word " * 300 + "*bold*" for i in range(24)]
+    paras.insert(5, "```\nrow = read(1)\n\nrow = read(2)\n```")  # a real block among them stays one block
+    blocks = [b["text"]["text"] for m in markdown_messages("\n\n".join(paras)) for b in m.blocks]
+    assert len(blocks) > 1
+    shown = [span for block in blocks for span in _code_spans(block)]
+    assert not [s for s in shown if "word word" in s or "Step" in s], shown  # no prose shown as code
+    assert sum(code in s for s in shown) == len(range(0, 24, every)), shown
+    assert any("row = read(1)\n\nrow = read(2)" in s for s in shown), shown
+    assert sum(b.count("_bold_") for b in blocks) == 24
+
+
+def test_quoted_and_mid_paragraph_code_spans_keep_the_split_balanced():
+    paras = [f"> ``` a`b ``` quoted step {i} " + "word " * 300 if i % 2 else f"Type ``` a`b ``` at step {i} " + "word " * 300
+             for i in range(30)]
+    chunks = split_mrkdwn("\n\n".join(paras))
+    assert len(chunks) > 1 and all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
+    assert [s.strip() for c in chunks for s in _code_spans(c)] == ["a`b"] * 30
