@@ -15,7 +15,6 @@ import hashlib
 import hmac
 import json
 import logging
-import os
 import re
 import secrets
 import time
@@ -27,6 +26,7 @@ from aiohttp import web
 
 from bots.logs import redact
 from engine.database import DatabaseError
+from engine.fsutil import secret_file
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -129,8 +129,8 @@ def signing_key(settings: Settings) -> bytes:
     every process of one bot agrees without sharing a file); otherwise, with ``DATABASE_URL``, a
     random secret kept in PostgreSQL (:func:`engine.database.shared_secret`), so the hosts agree
     too; otherwise a random secret kept in ``{DATA_DIR}/teams-files.secret`` with mode 0600,
-    created by whichever process needs it first. Raises OSError when the data directory is not
-    writable, :class:`engine.database.DatabaseError` when PostgreSQL cannot be used.
+    created by whichever process needs it first (:func:`engine.fsutil.secret_file`). Raises OSError when the
+    data directory is not writable or the file is no secret, :class:`engine.database.DatabaseError` when PostgreSQL cannot be used.
     """
     password = getattr(settings, "link_secret", "") or ""
     if password:
@@ -139,26 +139,7 @@ def signing_key(settings: Settings) -> bytes:
         from engine.database import shared_secret
 
         return shared_secret(settings, "teams-files")
-    path = Path(settings.data_dir) / SECRET_FILE
-    try:
-        return bytes.fromhex(path.read_text().strip())
-    except FileNotFoundError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process won the race; wait for its write
-        for _ in range(50):
-            text = path.read_text().strip()
-            if len(text) == 64:
-                return bytes.fromhex(text)
-            time.sleep(0.02)
-        raise OSError(f"unreadable token secret at {path}") from None
-    key = secrets.token_bytes(32)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(key.hex())
-    log.info("event=file_links_secret_created path=%s", path)
-    return key
+    return secret_file(Path(settings.data_dir) / SECRET_FILE)
 
 
 def _sign(key: bytes, body: str) -> str:
