@@ -6,6 +6,7 @@ import functools
 import html
 import json
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -288,8 +289,9 @@ def _walk_nodes(value: object) -> Iterable[Node]:
             yield from _walk_nodes(item)
 
 
-def parse_markdown(markdown: str) -> list[Node]:
+def parse_markdown(markdown: str, cancel: threading.Event | None = None) -> list[Node]:
     """Parse a Markdown fragment into pandoc AST blocks (JSON form); ``[]`` for blank text.
+    pandoc is stopped as soon as ``cancel`` is set (raises :class:`engine.render.pandoc.PandocCancelled`).
 
     Backslash-escaped brackets (``\\[1\\]``) come out of :class:`Sanitizer` as text that is never a
     citation; until then they are held as noncharacters U+FDD0/U+FDD1 in ``Str`` nodes.
@@ -298,7 +300,7 @@ def parse_markdown(markdown: str) -> list[Node]:
     if not text.strip():
         return []
     protected = re.sub(r"\\\\|\\[\[\]]", lambda m: _ESCAPED.get(m.group(), m.group()), text)
-    doc = json.loads(convert_text(protected, "json", MARKDOWN_FORMAT))
+    doc = json.loads(convert_text(protected, "json", MARKDOWN_FORMAT, cancel=cancel))
     return doc["blocks"]
 
 
