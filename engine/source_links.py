@@ -42,10 +42,13 @@ def web_link(url: str) -> str | None:
 def source_place(url: str) -> str:
     """Where a source without a web address is, as text for a reader: a corpus document's path in
     its folder (``sub/Über uns.md``), a ``file:`` URI's file name alone (never its folders); ""
-    for a web address and for any other key (a shared file's title already names it)."""
+    for a web address and for any other key (a shared file's title already names it). An absolute
+    path (``/home/bob/plan.md``: a hand-edited report) is shown as a ``file:`` URI is, by its file name."""
     parts = parse_url(url or "")
     if web_link(url):
         return ""
+    if not parts.scheme and not parts.netloc and parts.path.startswith("/"):
+        return unquote(posixpath.basename(parts.path.rstrip("/"))).strip()
     if not parts.scheme and not parts.netloc:
         return unquote(parts.path).strip()
     if parts.scheme.lower() == "file":

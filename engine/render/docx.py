@@ -72,19 +72,20 @@ def _bidi(elem: pf.Element, _doc: pf.Doc) -> pf.Element | None:
     return None
 
 
-def docx_document(doc: ReportDocument) -> pf.Doc:
+def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) -> pf.Doc:
     """The report as a pandoc document for the docx writer.
 
     Title (Word's Title style), notice, date and question, the executive summary, the body
     (its headings from Heading 1), the Sources list (each entry a bookmark ``src-n`` that the
-    body's ``[n]`` link to, and a hyperlink to the source) and the review appendix.
+    body's ``[n]`` link to, and a hyperlink to the source) and the review appendix. Markdown is
+    parsed by pandoc, stopped as soon as ``cancel`` is set (raises :class:`engine.render.pandoc.PandocCancelled`).
     """
     labels = document_labels(doc)
     cited = {s.number for s in doc.sources}
     fields = itertools.count()
 
     def markdown(text: str, level: int, keep_ids: bool = False) -> list[pf.Element]:
-        blocks = parse_markdown(text)
+        blocks = parse_markdown(text, cancel)
         if keep_ids and blocks and blocks[0]["t"] == "Header" and blocks[0]["c"][0] == 1 and (
                 pf.stringify(_elements(blocks[:1])[0]).split() == doc.title.split()):
             blocks = blocks[1:]  # the report's own title, already on top
@@ -159,7 +160,7 @@ def render_docx(doc: ReportDocument, path: Path, *, cancel: threading.Event | No
         OSError: ``path`` cannot be written.
     """
     buffer = io.StringIO()
-    pf.dump(docx_document(doc), buffer)
+    pf.dump(docx_document(doc, cancel), buffer)
     data = run_pandoc(["--from=json", "--to=docx", "--sandbox", f"--reference-doc={REFERENCE}", "--output=-"],
                       buffer.getvalue(), cancel=cancel)
     return write_atomic(Path(path), data)

@@ -6,6 +6,7 @@ import functools
 import itertools
 import json
 import re
+import threading
 import unicodedata
 from pathlib import Path
 
@@ -300,7 +301,7 @@ def document_labels(doc: ReportDocument) -> dict[str, str]:
     return {**labels, "nosources": doc.no_sources.strip() or labels["nosources"], "noreview": labels[doc.review_absent]}
 
 
-def render_latex(doc: ReportDocument) -> str:
+def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> str:
     """Render ``doc`` to the text of ``report.tex`` (XeLaTeX, UTF-8) through the report template.
 
     Markdown fields are parsed by pandoc (GitHub-flavoured, no raw LaTeX, no math) and every
@@ -308,7 +309,10 @@ def render_latex(doc: ReportDocument) -> str:
     font lacks are set in an installed font that has them (found through fontconfig), and
     anything no font has becomes a visible placeholder (``[emoji: rocket]``).
 
+    Each pandoc call is stopped as soon as ``cancel`` is set, and none starts after it.
+
     Raises:
+        engine.render.pandoc.PandocCancelled: ``cancel`` was set first.
         RuntimeError: pandoc could not run (see :func:`engine.render.pandoc.run_pandoc`; not caught here).
     """
     labels = document_labels(doc)
@@ -321,7 +325,7 @@ def render_latex(doc: ReportDocument) -> str:
     fields = itertools.count()
 
     def markdown(text: str, level: int, keep_ids: bool = False) -> list[Node]:
-        blocks = parse_markdown(text)
+        blocks = parse_markdown(text, cancel)
         if keep_ids and blocks and blocks[0]["t"] == "Header" and blocks[0]["c"][0] == 1 and (
                 stringify(blocks[0]["c"][2]).split() == doc.title.split()):
             blocks = blocks[1:]  # the report's own title, already on top
@@ -357,7 +361,7 @@ def render_latex(doc: ReportDocument) -> str:
     meta = {k: v for k, v in meta.items() if v != ()}
     version, args = _pandoc_setup()
     document = {"pandoc-api-version": version, "meta": {k: _meta(v) for k, v in meta.items()}, "blocks": body}
-    return convert_text(json.dumps(document), WRITER, "json", extra_args=args)
+    return convert_text(json.dumps(document), WRITER, "json", extra_args=args, cancel=cancel)
 
 
 def _language_meta(language: str, plan: FontPlan) -> dict[str, object]:

@@ -6,16 +6,20 @@ import functools
 import html
 import json
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from engine.render.pandoc import convert_text
+from engine.source_links import source_place
 from engine.text import parse_url
 
 # GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math) or
 # vanish (a YAML block read as metadata). Raw HTML is parsed, then shown as text (see Sanitizer).
+#: A ``file:`` URI written as text (RFC 8089), up to the next space or bracket.
+_FILE_URI = re.compile(r"(?i)\bfile:[^\s<>()\[\]]+")
 MARKDOWN_FORMAT = "gfm-tex_math_dollars-tex_math_gfm-yaml_metadata_block"
 LINK_SCHEMES = ("http", "https", "ftp", "mailto")
 MAX_NESTING = 4  # lists and quotes inside each other; LaTeX stops at 4 itemize or enumerate levels
@@ -173,6 +177,10 @@ class Sanitizer:
             inlines.pop(0)  # LaTeX has no line to end there
         return [{"t": t, "c": inlines}] if inlines else []
 
+    def _str(self, t: str, c: str) -> list[Node]:
+        """Text, a bare ``file:`` URI in it shown by its file name only (never a host's folders)."""
+        return [{"t": t, "c": _FILE_URI.sub(lambda m: source_place(m.group()) or "file:", c)}]
+
     def _strikeout(self, t: str, c: list) -> list[Node]:
         return [{"t": "Span", "c": [["", ["drb-strike"], []], self._list(c)]}]
 
@@ -180,7 +188,7 @@ class Sanitizer:
         "RawInline": _raw_inline, "RawBlock": _raw_block, "Math": _math, "Code": _code, "CodeBlock": _code,
         "Image": _image, "Link": _link_node, "Header": _header, "Para": _para, "Plain": _para,
         "BulletList": lambda self, t, c: self._nested(t, c), "OrderedList": lambda self, t, c: self._nested(t, c),
-        "BlockQuote": lambda self, t, c: self._nested(t, c), "Strikeout": _strikeout,
+        "BlockQuote": lambda self, t, c: self._nested(t, c), "Strikeout": _strikeout, "Str": _str,
     }
 
     def _nested(self, t: str, c: list) -> list[Node]:
@@ -222,9 +230,13 @@ class Sanitizer:
         if scheme in LINK_SCHEMES:  # the text stays as written (``Wärmepumpe``, ``{id}``), the target is encoded
             safe = quote(target, safe="!#$%&'()*+,-./:;=?@[]_~")
             return [{"t": "Link", "c": [attr, content, [safe, ""]]}]
-        if content == [str_node(target)] or not target:
+        host_path = scheme == "file" or (not scheme and target.startswith("/") and not target.startswith("//"))
+        place = source_place(target) if host_path else target  # a host's file by its name, never its folders
+        if content in ([str_node(target)], [str_node(place)]):  # an autolink (its text already shortened)
+            return [str_node(place)] if place else content
+        if not place:
             return content
-        return [*content, {"t": "Space"}, str_node(f"({target})")]
+        return [*content, {"t": "Space"}, str_node(f"({place})")]
 
     def _cite(self, inlines: list[Node]) -> list[Node]:
         """Link each number of a citation group (which may span spaces) to its source."""
@@ -288,8 +300,9 @@ def _walk_nodes(value: object) -> Iterable[Node]:
             yield from _walk_nodes(item)
 
 
-def parse_markdown(markdown: str) -> list[Node]:
+def parse_markdown(markdown: str, cancel: threading.Event | None = None) -> list[Node]:
     """Parse a Markdown fragment into pandoc AST blocks (JSON form); ``[]`` for blank text.
+    pandoc is stopped as soon as ``cancel`` is set (raises :class:`engine.render.pandoc.PandocCancelled`).
 
     Backslash-escaped brackets (``\\[1\\]``) come out of :class:`Sanitizer` as text that is never a
     citation; until then they are held as noncharacters U+FDD0/U+FDD1 in ``Str`` nodes.
@@ -298,7 +311,7 @@ def parse_markdown(markdown: str) -> list[Node]:
     if not text.strip():
         return []
     protected = re.sub(r"\\\\|\\[\[\]]", lambda m: _ESCAPED.get(m.group(), m.group()), text)
-    doc = json.loads(convert_text(protected, "json", MARKDOWN_FORMAT))
+    doc = json.loads(convert_text(protected, "json", MARKDOWN_FORMAT, cancel=cancel))
     return doc["blocks"]
 
 

@@ -91,10 +91,18 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
     from concurrent.futures import ThreadPoolExecutor
 
     from engine.render.latex import render_latex
+    from engine.render.pandoc import PandocCancelled
 
     directory.mkdir(parents=True, exist_ok=True)
     paths: dict = {}
-    tex = render_latex(doc)
+    try:
+        tex = render_latex(doc, cancel)
+    except PandocCancelled:  # neither output is built: the Word document needs no pandoc run then either
+        log.info("event=pdf_failed error=%r", PDF_CANCELLED)
+        log.info("event=docx_failed error=%r", DOCX_CANCELLED)
+        paths = {"pdf_error": PDF_CANCELLED, "pdf_log_tail": "", "docx_error": DOCX_CANCELLED}
+        _record_failures(directory, paths)
+        return paths
     write_atomic(directory / "report.tex", tex)
     paths["report_tex"] = str(directory / "report.tex")
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docx") as pool:
@@ -126,6 +134,8 @@ def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | No
     return paths
 
 
+#: ``pdf_error`` of a PDF whose LaTeX was not made because the turn was cancelled (as :mod:`engine.render.pdf` words it).
+PDF_CANCELLED = "LaTeX build cancelled"
 #: ``docx_error`` of a Word build stopped because the turn was cancelled or its process is stopping.
 DOCX_CANCELLED = "Word build cancelled"
 

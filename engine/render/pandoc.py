@@ -4,18 +4,21 @@ pypandoc starts pandoc in the caller's process group. There a signal to the grou
 terminal, ``kill -- -PGID``, RQ's ``kill_horse``, which signals the work horse's whole group) kills
 pandoc too ("Pandoc died with exitcode -34") while the Python process only notes the signal and stops
 the research its own way. Here pandoc runs in a new session (setsid(2)): only this module stops it,
-when the caller's ``cancel`` event is set. pypandoc still finds the binary (``PYPANDOC_PANDOC``,
+when the caller's ``cancel`` event is set, and the kernel when this process dies
+(:func:`engine.render.texguard.arm_parent_death_signal`, as for the LaTeX build). pypandoc still finds the binary (``PYPANDOC_PANDOC``,
 then the one pypandoc-binary ships)."""
 
 from __future__ import annotations
 
+import functools
+import os
 import subprocess
 import threading
 from collections.abc import Sequence
 
 import pypandoc
 
-from engine.render.texguard import kill_group
+from engine.render.texguard import arm_parent_death_signal, kill_group
 
 POLL = 0.1  # seconds between checks of the cancel event while pandoc runs
 
@@ -28,7 +31,7 @@ def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: thread
     """Run ``pandoc ARGS`` with ``source`` (text as UTF-8) on its standard input; returns its standard output.
 
     pandoc's process group is killed as soon as ``cancel`` is set (a cancel set before the start
-    starts nothing).
+    starts nothing); pandoc gets SIGTERM when this process dies (even by SIGKILL; Linux only).
 
     Raises:
         PandocCancelled: ``cancel`` was set first.
@@ -40,7 +43,8 @@ def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: thread
     data: bytes | None = source.encode("utf-8") if isinstance(source, str) else source
     try:
         proc = subprocess.Popen([pypandoc.get_pandoc_path(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True,
+                                preexec_fn=functools.partial(arm_parent_death_signal, os.getpid()))
     except OSError as err:
         raise RuntimeError(f"pandoc could not be started: {err}") from err
     while True:
@@ -59,12 +63,15 @@ def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: thread
     return out
 
 
-def convert_text(source: str, to: str, fmt: str, *, extra_args: Sequence[str] = (), sandbox: bool = True) -> str:
+def convert_text(source: str, to: str, fmt: str, *, extra_args: Sequence[str] = (), sandbox: bool = True,
+                 cancel: threading.Event | None = None) -> str:
     """``source`` in format ``fmt`` converted by pandoc to the text format ``to`` (``--sandbox``: no file
-    or network access beyond the arguments'), as :func:`pypandoc.convert_text` would, in pandoc's own session.
+    or network access beyond the arguments'), as :func:`pypandoc.convert_text` would, in pandoc's own session,
+    stopped as soon as ``cancel`` is set.
 
     Raises:
+        PandocCancelled: ``cancel`` was set first.
         RuntimeError: pandoc failed (see :func:`run_pandoc`).
     """
     args = [f"--from={fmt}", f"--to={to}", *(["--sandbox"] if sandbox else []), *extra_args]
-    return run_pandoc(args, source).decode("utf-8", errors="replace")
+    return run_pandoc(args, source, cancel=cancel).decode("utf-8", errors="replace")

@@ -28,15 +28,23 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 POLL = 0.1  # seconds between checks of the parent and of a stop request
 
 
-def _arm_parent_death_signal() -> None:
-    """Ask Linux to send this process SIGTERM when its parent dies; elsewhere a no-op (polling remains)."""
+def arm_parent_death_signal(parent: int | None = None) -> None:
+    """Ask Linux to send this process SIGTERM when its parent dies (``prctl(PR_SET_PDEATHSIG)``, see
+    prctl(2); kept across exec); elsewhere a no-op (the caller's own polling remains).
+
+    Also usable as a ``preexec_fn`` (a child between fork and exec): with ``parent`` (the process id
+    that started it), a parent that died before the signal was armed is noticed and answered the same
+    way, by SIGTERM to this process. Raises nothing.
+    """
     if not sys.platform.startswith("linux"):
         return
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
     except (OSError, AttributeError):
-        pass
+        return
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def kill_group(child: subprocess.Popen) -> None:
@@ -58,7 +66,7 @@ def main(argv: list[str]) -> int:
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, request_stop)
-    _arm_parent_death_signal()
+    arm_parent_death_signal()
     # the parent may have died before the death signal was armed: the process id check covers it
     child = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, start_new_session=True)
     code = None

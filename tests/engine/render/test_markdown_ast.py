@@ -71,3 +71,26 @@ def test_a_source_whose_address_cannot_be_parsed_is_named_by_its_address_for_the
     view = result_view("a1", {"url": "http://[oops/page", "title": "Odd", "summary": "Heat pumps pay off."})
     assert view.startswith("--- SOURCE [a1]: Odd (http://[oops/page)") and "Heat pumps pay off." in view
 
+
+
+@pytest.mark.parametrize(("markdown", "shown", "hidden"), [
+    ("[2] Plain file:///home/bob/secret/plan.md", "Plain plan.md", "/home/bob"),  # a bare file: URI in text
+    ("[3] <file:///home/carol/x.md>", "x.md", "/home/carol"),  # an autolink
+    ("[5] [Local](/home/dave/private/report.md)", "Local (report.md)", "/home/dave"),  # an absolute path
+    ("[6] [Local](file:///home/erin/notes/a%20b.md)", "Local (a b.md)", "/home/erin"),
+])
+def test_a_links_host_path_is_shown_by_its_file_name_only(markdown, shown, hidden):
+    text = stringify(Sanitizer(1, False).blocks(parse_markdown(markdown))[0]["c"])
+    assert shown in text and hidden not in text, text
+
+
+def test_the_pdfs_and_word_documents_body_never_shows_a_host_path():
+    from engine.render.docx import docx_document
+
+    body = ("Plain file:///home/bob/secret/plan.md and <file:///home/carol/x.md> and "
+            "[Local](/home/dave/private/report.md) [1].")
+    doc = make_doc(body=body)
+    tex = body_of(render_latex(doc))
+    word = stringify(docx_document(doc).to_json()["blocks"])
+    for text in (tex, word):
+        assert "/home/" not in text and "plan.md" in text and "x.md" in text and "report.md" in text, text

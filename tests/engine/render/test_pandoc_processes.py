@@ -125,3 +125,34 @@ def test_a_cancelled_word_build_stops_pandoc_and_is_logged_as_a_cancel(tmp_path)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_pandoc_dies_with_the_renderer_even_by_sigkill(tmp_path):
+    proc, gate = _renderer(tmp_path, "--to=json")
+    try:
+        wait_for(lambda: (gate / "started").exists() or proc.poll() is not None, what="pandoc --to=json to start")
+        assert proc.poll() is None, proc.stderr.read()
+        proc.kill()  # the renderer alone: pandoc is in a session of its own, out of reach of its group
+        proc.wait()
+        wait_for(lambda: _pandoc_gone(gate), what="pandoc to die with the renderer")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        (gate / "go").touch()  # a pandoc still waiting (the failing case) goes on and ends
+
+
+def test_a_cancel_stops_the_latex_conversion_at_the_next_pandoc_call(tmp_path):
+    proc, gate = _renderer(tmp_path, "--to=latex", "cancel")
+    try:
+        # the gate never opens: only the cancel ends this pandoc
+        assert wait_exit(proc, what="the cancelled render to end", timeout=scaled(60)) == 0, proc.stderr.read()
+        paths, log = json.loads(proc.stdout.read()), proc.stderr.read()
+        assert paths["pdf_error"] == "LaTeX build cancelled" and "pdf" not in paths, log
+        assert paths["docx_error"] == "Word build cancelled" and "docx" not in paths, log
+        assert "WARNING" not in log and _pandoc_gone(gate)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        (gate / "go").touch()

@@ -153,7 +153,7 @@ def test_ctrl_c_during_the_pdf_build_of_ask_stops_latex_at_once(tmp_path):
     script = textwrap.dedent(f"""
         import sys
         import engine.render.latex
-        engine.render.latex.render_latex = lambda doc: {SPIN!r}  # a build that never ends
+        engine.render.latex.render_latex = lambda doc, cancel=None: {SPIN!r}  # a build that never ends
         from bots.cli import app
         sys.argv = ["deepresearch", "ask", "--offline", "--no-clarify", "What is a heat pump?"]
         app()
