@@ -55,8 +55,10 @@ def _said_on_ctrl_c() -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
+        from bots.console_loop import interrupted_exit_code
+
         print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
-        raise typer.Exit(130) from None
+        raise typer.Exit(interrupted_exit_code()) from None
 
 
 class _Group(TyperGroup):
@@ -146,7 +148,11 @@ def ask(
       5    the data folder or --out cannot be written
       6    over a quota (DEEPRESEARCH_MAX_*); nothing was started
       130  interrupted (Ctrl-C)
+      143  stopped by SIGTERM (as Ctrl-C: saved, resumable)
     """
+    from bots.console_loop import interrupted_exit_code, stop_on_sigterm_as_on_ctrl_c
+
+    stop_on_sigterm_as_on_ctrl_c()
     try:
         from bots.console_output import EXIT_USAGE, say
         from bots.console_usage import ask_problem
@@ -160,7 +166,7 @@ def ask(
         from bots.console import run_ask
     except KeyboardInterrupt:  # while loading the research code: nothing of it ran
         print("\ndeepresearch: interrupted before the research started; nothing was started.", file=sys.stderr)
-        raise typer.Exit(130) from None
+        raise typer.Exit(interrupted_exit_code()) from None
     try:
         code = run_ask(
             question=question,
@@ -176,7 +182,7 @@ def ask(
         )
     except SettingsError as err:
         _fail(str(err))
-    raise typer.Exit(code)
+    raise typer.Exit(interrupted_exit_code(code))
 
 
 @_command()
@@ -402,8 +408,10 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
+        from bots.console_loop import interrupted_exit_code
+
         print("\ndeepresearch: interrupted.", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(interrupted_exit_code())
 
 
 if __name__ == "__main__":

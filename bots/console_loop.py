@@ -16,6 +16,10 @@ T = TypeVar("T")
 
 #: The exit code of a terminal command a Ctrl-C (SIGINT) ended, as shells report it (128 + 2).
 EXIT_INTERRUPTED = 130
+#: The exit code of a terminal command that SIGTERM (``kill``, a supervisor's stop) ended (128 + 15).
+EXIT_TERMINATED = 143
+#: The SIGTERMs :func:`stop_on_sigterm_as_on_ctrl_c` answered in this process.
+_TERMINATED: list[int] = []
 #: Seconds between checks for a Ctrl-C while waiting for a line on the terminal.
 _SIGNAL_CHECK = 0.2
 #: The warning Python gives when it collects a coroutine that langgraph made for a graph step and
@@ -27,6 +31,30 @@ _SIGNAL_CHECK = 0.2
 #: checkpointer's writes (``aput_writes``) and the cache's (``aset``).
 _UNSTARTED_STEP = (r"coroutine '(arun_with_retry|AsyncPregelLoop\._checkpointer_put_after_previous"
                    r"|[\w.<>]+\.aput_writes|[\w.<>]+\.aset)' was never awaited")
+
+
+def stop_on_sigterm_as_on_ctrl_c() -> None:
+    """From now on, a SIGTERM stops this process as a Ctrl-C does: whatever answers SIGINT at that
+    moment answers it (the run's state is saved and the resume line printed), or
+    ``KeyboardInterrupt`` is raised where SIGINT is ignored or not Python's (a command started in the
+    background of a script, where the shell ignores SIGINT). Python's default for SIGTERM ends the
+    process at once, with no word and no saved step. Main thread only, as Python's signal handlers.
+    :func:`interrupted_exit_code` then gives 143 instead of 130."""
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        _TERMINATED.append(signum)
+        handler = signal.getsignal(signal.SIGINT)
+        if not callable(handler):  # SIG_IGN, SIG_DFL or not set from Python
+            raise KeyboardInterrupt
+        handler(signal.SIGINT, frame)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def interrupted_exit_code(code: int = EXIT_INTERRUPTED) -> int:
+    """``code``, or :data:`EXIT_TERMINATED` when it is :data:`EXIT_INTERRUPTED` and the interruption
+    was a SIGTERM (:func:`stop_on_sigterm_as_on_ctrl_c`)."""
+    return EXIT_TERMINATED if code == EXIT_INTERRUPTED and _TERMINATED else code
 
 
 def wait_for_input(fd: int) -> None:

@@ -160,12 +160,12 @@ def test_an_end_redis_missed_is_recorded_when_it_is_back(redis_server, tmp_path,
 @pytest.mark.parametrize("redis_server", [True, False], ids=["aof", "no-aof"], indirect=True)
 def test_the_end_of_a_research_published_while_redis_was_away_past_the_window_reaches_the_terminal(
         redis_server, tmp_path, children, tavily):
-    """Redis goes away past every call's retry window (2 s here, ``DEEPRESEARCH_REDIS_RETRY_WINDOW``)
+    """Redis goes away past every call's retry window (0.5 s here, ``DEEPRESEARCH_REDIS_RETRY_WINDOW``)
     while the worker finishes the research, so its relayed lines are lost; once Redis is back, the
     terminal following it (``ask --queue``) still ends with the report's files, read from the
     thread's record."""
     search, env, ask, ask_log = _asked_while_searching(redis_server, tmp_path, children, tavily, ("w1",),
-                                                       DEEPRESEARCH_REDIS_RETRY_WINDOW="2")
+                                                       DEEPRESEARCH_REDIS_RETRY_WINDOW="0.5")
     try:
         redis_server.kill()
         search.release.set()  # the research ends while Redis is away
