@@ -74,7 +74,9 @@ class Progress:
             self.errors.append(str(event.get("message", "")))
 
     def render(self, elapsed: float | None = None) -> str:
-        """One to three plain-text lines, e.g. for a chat status message or a terminal.
+        """One to three plain-text lines, e.g. for a chat status message or a terminal: the stage,
+        the topics and sources counted once there is a topic (or a source), the files read, the
+        time, what the run waits for, and the last problem.
 
         ``elapsed``: the seconds shown, when the caller counts from an earlier start than the
         turn's (the terminal counts from the command's start); default :attr:`elapsed`.
@@ -83,9 +85,11 @@ class Progress:
         if self.phase == "review" and self.review_iteration:
             label += f" (round {self.review_iteration})"
         mins, secs = divmod(int(self.elapsed if elapsed is None else elapsed), 60)
+        counts = [f"topics {self.topics_finished}/{self.topics_started} done"] if self.topics_started else []
+        if self.topics_started or self.sources_found:  # nothing is counted before the first topic
+            counts.append(f"{self.sources_found} source{'' if self.sources_found == 1 else 's'} found")
         line = (
-            f"{label} · topics {self.topics_finished}/{self.topics_started} done"
-            f" · {self.sources_found} source{'' if self.sources_found == 1 else 's'} found"
+            " · ".join([label, *counts])
             + (f" · {self.files}" if self.files else "")
             + f" · {mins}:{secs:02d} elapsed"
             + (f" · {self.waiting}" if self.waiting else "")
