@@ -321,6 +321,25 @@ PHRASES = {
         "es": "Este informe se generó en modo extractivo sin conexión, sin un modelo de lenguaje: cita "
               "frases de las fuentes, ordenadas según la pregunta, sin interpretarlas.",
     },
+    # the chat summary's closing line (engine.graph.run.summary_markdown), whatever the model
+    "chat_cited": {
+        "en": ("{n} source cited", "{n} sources cited"),
+        "de": ("{n} Quelle zitiert", "{n} Quellen zitiert"),
+        "fr": ("{n} source citée", "{n} sources citées"),
+        "es": ("{n} fuente citada", "{n} fuentes citadas"),
+    },
+    "chat_failed": {
+        "en": ("{n} research topic failed", "{n} research topics failed"),
+        "de": ("{n} Recherchethema fehlgeschlagen", "{n} Recherchethemen fehlgeschlagen"),
+        "fr": ("{n} thème de recherche en échec", "{n} thèmes de recherche en échec"),
+        "es": ("{n} tema de investigación fallido", "{n} temas de investigación fallidos"),
+    },
+    "chat_offline": {
+        "en": "made in offline extractive mode, without a language model",
+        "de": "im Offline-Extraktionsmodus ohne Sprachmodell erstellt",
+        "fr": "produit en mode extractif hors ligne, sans modèle de langage",
+        "es": "generado en modo extractivo sin conexión, sin un modelo de lenguaje",
+    },
     "facet_how": {"en": "how it works", "de": "Funktionsweise", "fr": "fonctionnement", "es": "funcionamiento"},
     "facet_limits": {"en": "limitations and problems", "de": "Grenzen und Probleme", "fr": "limites et problèmes",
                      "es": "límites y problemas"},

@@ -26,6 +26,7 @@ from engine.graph.sources import namespace as source_namespace
 from engine.graph.state import override
 from engine.language import detect_language
 from engine.models import UsageRecorder, summarize_usage
+from engine.offline_phrases import phrase
 from engine.outage_log import outage, recovery
 from engine.progress import Progress
 from engine.redact import redact
@@ -110,7 +111,8 @@ async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
 def summary_markdown(values: dict, offline: bool = False) -> str:
     """The chat summary: title, executive summary with ``[n]`` linked to its source when it has a
     web address (:func:`engine.source_links.web_link`), the report's
-    notes (``report_notes``, each once) and counts."""
+    notes (``report_notes``, each once) and a closing line of counts in the question's language
+    (``language``; :func:`engine.offline_phrases.phrase`: "_2 Quellen zitiert · …_")."""
     cited = {c["number"]: c for c in values.get("cited", [])}
 
     def link(m: re.Match) -> str:
@@ -123,9 +125,13 @@ def summary_markdown(values: dict, offline: bool = False) -> str:
     errors = values.get("research_errors", [])
     for note in dict.fromkeys(values.get("report_notes") or []):  # e.g. cut at the model's output limit
         lines += ["", note]
-    lines += ["", f"_{len(cited)} source{'' if len(cited) == 1 else 's'} cited"
-              + (f" · {len(errors)} research topic{'' if len(errors) == 1 else 's'} failed" if errors else "")
-              + (" · made in offline extractive mode, without a language model" if offline else "") + "_"]
+    language = values.get("language") or "en"
+    counts = [phrase("chat_cited", language, len(cited), n=str(len(cited)))]
+    if errors:
+        counts.append(phrase("chat_failed", language, len(errors), n=str(len(errors))))
+    if offline:
+        counts.append(phrase("chat_offline", language))
+    lines += ["", f"_{' · '.join(counts)}_"]
     return "\n".join(lines).strip()
 
 
