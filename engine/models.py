@@ -78,6 +78,15 @@ def _openai_model(role: str, settings: Settings) -> BaseChatModel:
     )
 
 
+#: Seconds the usage sink is left alone after it failed: while its database is unreachable each
+#: try waits for the connect timeout, which would hold up every model call of the outage. The
+#: records of the calls meanwhile are in ``usage.jsonl`` and reach the database when the run's
+#: usage is gathered (:meth:`engine.artifact_store.ArtifactStore.gather_usage`).
+USAGE_SINK_REST = 30.0
+#: The clock of :data:`USAGE_SINK_REST` (monotonic seconds).
+_now = time.monotonic
+
+
 class UsageRecorder(BaseCallbackHandler):
     """Appends one JSON line per model call (role, model, input/output tokens, seconds) to a file.
 
@@ -89,7 +98,8 @@ class UsageRecorder(BaseCallbackHandler):
     once per outage: ``event=usage_record_failed`` (warning, with the first error) when the sink
     starts failing, ``event=usage_record_recovered not_counted=N`` (info) when it takes a record
     again, N being the records it missed meanwhile (they stay in ``usage.jsonl``, which
-    :meth:`~engine.artifact_store.ArtifactStore.gather_usage` folds in later).
+    :meth:`~engine.artifact_store.ArtifactStore.gather_usage` folds in later). After a failure
+    the sink is not tried for :data:`USAGE_SINK_REST` seconds (those records are missed too).
     """
 
     def __init__(self, path: Path, turn: str, sink: Callable[[dict], None] | None = None) -> None:
@@ -99,7 +109,8 @@ class UsageRecorder(BaseCallbackHandler):
         self._runs: dict[UUID, tuple[str, str, float]] = {}
         self._lock = threading.Lock()
         self._sink_lock = threading.Lock()
-        self._not_counted = 0  # records the sink refused since it last took one
+        self._not_counted = 0  # records the sink refused (or was not given) since it last took one
+        self._rest_until = 0.0  # _now() before which the sink is not tried (it failed)
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def on_chat_model_start(self, serialized: dict, messages: list, *, run_id: UUID, tags=None, metadata=None, **kw: Any) -> None:
@@ -132,12 +143,17 @@ class UsageRecorder(BaseCallbackHandler):
             self._to_sink(record)
 
     def _to_sink(self, record: dict) -> None:
-        """Hand ``record`` to the sink; an outage is logged once as it starts and once as it ends."""
+        """Hand ``record`` to the sink unless it rests; an outage is logged once as it starts and once as it ends."""
+        with self._sink_lock:
+            if _now() < self._rest_until:
+                self._not_counted += 1
+                return
         try:
             self.sink(record)  # type: ignore[misc]
         except Exception as err:  # the count is bookkeeping: the research goes on
             with self._sink_lock:
                 self._not_counted += 1
+                self._rest_until = _now() + USAGE_SINK_REST
                 first = self._not_counted == 1
             if first:
                 log.warning("event=usage_record_failed turn=%s error=%s", self.turn, redact(str(err)))

@@ -77,9 +77,13 @@ def _model_calls(recorder, count: int) -> None:
     (4, {3, 4}, [("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 3)")]),
     (3, set(), []),
 ])
-def test_an_outage_of_the_usage_sink_is_logged_once_and_its_end_once(tmp_path, caplog, calls, down, expected):
-    from engine.models import UsageRecorder
+def test_an_outage_of_the_usage_sink_is_logged_once_and_its_end_once(tmp_path, caplog, monkeypatch, calls, down,
+                                                                     expected):
+    import engine.models
+    from engine.models import USAGE_SINK_REST, UsageRecorder
 
+    clock = iter(range(0, 10_000, int(USAGE_SINK_REST) + 1))  # calls further apart than the sink's rest
+    monkeypatch.setattr(engine.models, "_now", lambda: next(clock))
     sink = _FlakySink(down)
     recorder = UsageRecorder(tmp_path / "usage.jsonl", turn="t1", sink=sink)
     caplog.set_level(logging.INFO, logger="engine.models")
@@ -87,3 +91,32 @@ def test_an_outage_of_the_usage_sink_is_logged_once_and_its_end_once(tmp_path, c
     assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "engine.models"] == expected
     assert len(_lines(tmp_path / "usage.jsonl")) == calls  # every call is in the run's file all the same
     assert len(sink.kept) == calls - len(down)
+
+
+def test_calls_during_an_outage_wait_for_the_sink_only_once_per_rest(tmp_path, caplog, monkeypatch):
+    """An unreachable database makes each insert wait its connect timeout: after a failure the sink
+    rests (``USAGE_SINK_REST`` s), so the model calls meanwhile do not wait; their records are in
+    the run's file and counted as missed, then gathered (:meth:`gather_usage`)."""
+    import engine.models
+    from engine.models import USAGE_SINK_REST, UsageRecorder
+
+    now = [100.0]
+    monkeypatch.setattr(engine.models, "_now", lambda: now[0])
+    sink = _FlakySink({1, 2})
+    recorder = UsageRecorder(tmp_path / "usage.jsonl", turn="t1", sink=sink)
+    caplog.set_level(logging.INFO, logger="engine.models")
+    _model_calls(recorder, 5)  # within the rest: the sink is tried for the first only
+    assert sink.calls == 1
+    now[0] += USAGE_SINK_REST + 0.5
+    _model_calls(recorder, 1)  # tried again: still down, rests again
+    assert sink.calls == 2
+    now[0] += USAGE_SINK_REST / 2
+    _model_calls(recorder, 3)
+    assert sink.calls == 2
+    now[0] += USAGE_SINK_REST
+    _model_calls(recorder, 1)  # back
+    assert sink.calls == 3 and len(sink.kept) == 1
+    assert [r.getMessage() for r in caplog.records if r.name == "engine.models"] == [
+        "event=usage_record_failed turn=t1 error=connection refused (call 1)",
+        "event=usage_record_recovered turn=t1 not_counted=9"]
+    assert len(_lines(tmp_path / "usage.jsonl")) == 10
