@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from html.parser import HTMLParser
@@ -128,6 +129,11 @@ def _html(data: bytes) -> tuple[str | None, str]:
     try:
         parser.feed(markup)
         parser.close()
+        if parser.in_title:  # <title> never closed: read the page again with its title as markup
+            parser = _HTMLText()
+            parser.titled = True
+            parser.feed(markup)
+            parser.close()
     except Exception as err:  # the tokenizer may raise several types on hostile markup
         raise Unreadable(f"unreadable HTML ({type(err).__name__})") from err
     return parser.result()
@@ -136,7 +142,10 @@ def _html(data: bytes) -> tuple[str | None, str]:
 class _HTMLText(HTMLParser):
     """Streams HTML into its visible text: blocks separated by blank lines, whitespace collapsed
     (kept inside ``<pre>``); scripts, styles, navigation and permalink anchors dropped; only the
-    ``<main>`` (or ``role="main"``) element's text when the page marks one."""
+    ``<main>`` (or ``role="main"``) element's text when the page marks one. The title is the first
+    ``<title>`` element's text, read as the HTML standard reads it (RCDATA: a ``<b>`` in it is
+    text; https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead; a ``<title>`` never
+    closed is read as ordinary markup instead, so the page's text is not lost in it)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -144,6 +153,7 @@ class _HTMLText(HTMLParser):
         self.title: list[str] = []
         self.h1: list[str] = []
         self.in_title = self.in_h1 = False
+        self.titled = False  # the document's first <title> is met: a later one (in the body) is ignored
         self.skip_tag: str | None = None  # inside a dropped element: its tag and nesting depth
         self.skip_depth = 0
         self.pre = 0
@@ -156,7 +166,11 @@ class _HTMLText(HTMLParser):
         if self.skip_tag:
             self.skip_depth += tag == self.skip_tag
             return
-        self.in_title = tag == "title"
+        if tag == "title" and not self.titled:
+            # RCDATA in the HTML standard: text up to </title>, character references read in result()
+            self.in_title = self.titled = True
+            self.set_cdata_mode(tag)
+            return
         role = dict(attrs).get("role")
         if tag in _DROP_TAGS or role in _DROP_ROLES:
             self.skip_tag, self.skip_depth = tag, 1
@@ -185,9 +199,13 @@ class _HTMLText(HTMLParser):
                 if not self.skip_depth:
                     self.skip_tag = None
             return
-        if tag == "title":
+        if tag == "title" and self.in_title:
             self.in_title = False
-        elif tag == "h1":
+            self.clear_cdata_mode()
+            return
+        if tag == "title":  # a stray second title: its text was kept as body text
+            return
+        if tag == "h1":
             self.in_h1 = False
         elif tag == "a" and self.anchors:
             at = self.anchors.pop()
@@ -222,5 +240,5 @@ class _HTMLText(HTMLParser):
         for line in "".join(parts).split("\n"):
             line = line.rstrip()
             lines.append(line[1:] if line.startswith(" ") and not line.startswith("  ") else line)
-        title = " ".join("".join(self.title).split()) or " ".join("".join(self.h1).split()).rstrip("¶#§🔗 ")
+        title = " ".join(html.unescape("".join(self.title)).split()) or " ".join("".join(self.h1).split()).rstrip("¶#§🔗 ")
         return title or None, "\n".join(lines)

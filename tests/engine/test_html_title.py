@@ -1,0 +1,46 @@
+"""An HTML document's title as a browser shows it: the first ``<title>``, read as text (the HTML
+standard parses its content as RCDATA: "<b>" inside it is text, character references are read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.search.extract import extract_document
+
+
+def _title(tmp_path: Path, html: str) -> tuple[str, str]:
+    path = tmp_path / "page.html"
+    path.write_text(html, encoding="utf-8")
+    return extract_document(path, path.stat().st_size)
+
+
+@pytest.mark.parametrize(("head", "title"), [
+    ("<title>Generics: List<String> & Map<K, V></title>", "Generics: List<String> & Map<K, V>"),
+    ("<title>Heat <b>pumps</b> in winter</title>", "Heat <b>pumps</b> in winter"),
+    ("<title>Caf&eacute; &amp; Bar &#8212; menu</title>", "Café & Bar — menu"),
+    ("<title>\n  Tides\n  and   moon\n</title>", "Tides and moon"),
+    ("<TITLE>Upper case</TITLE>", "Upper case"),
+])
+def test_the_title_is_its_text_as_written(tmp_path, head, title):
+    found, text = _title(tmp_path, f"<html><head>{head}</head><body><p>Body text.</p></body></html>")
+    assert found == title and text == "Body text."
+
+
+def test_only_the_documents_title_counts_not_an_svg_title_or_a_second_one(tmp_path):
+    html = ("<html><head><title>Solar power</title></head><body><svg><title>icon</title></svg>"
+            "<p>Panels.</p><title>Stray</title></body></html>")
+    found, text = _title(tmp_path, html)
+    assert found == "Solar power" and "icon" not in text and "Stray" not in found
+
+
+def test_without_a_title_the_first_heading_is_the_title(tmp_path):
+    found, _ = _title(tmp_path, "<html><body><h1>Wind <em>farms</em></h1><p>Turbines.</p></body></html>")
+    assert found == "Wind farms"
+
+
+def test_a_title_never_closed_does_not_swallow_the_page(tmp_path):
+    found, text = _title(tmp_path, "<html><head><title>Broken page</head><body><h1>Real heading</h1>"
+                                   "<p>The body text.</p></body></html>")
+    assert "The body text." in text and "<p>" not in found and len(found) < 60
