@@ -203,15 +203,17 @@ def files_status(entries: list[FileEntry]) -> str:
 
 
 def files_prompt(entries: list[FileEntry]) -> str:
-    """The files block of the supervisor's and researchers' prompts ("" when there are none)."""
-    read = [e for e in entries if e.status == "read"]
-    if not read:
-        return ""
+    """The files block of the supervisor's and researchers' prompts ("" when none was read): one
+    line per file read, named as its passages are cited (:func:`shown_name`: ``notes.md (2)``)."""
     lines = []
-    for e in read:
-        size = _size(e.size)
-        pages = f", {e.pages} pages" if e.pages else f", {e.sections} sections"
-        lines.append(f"- {e.name} ({e.kind}, {size}{pages}{'; ' + e.note if e.note else ''})")
+    for i, e in enumerate(entries):
+        if e.status != "read":
+            continue
+        count, unit = (e.pages, "page") if e.pages else (e.sections, "section")
+        parts = f"{e.kind}, {_size(e.size)}, {count} {unit}{'' if count == 1 else 's'}"
+        lines.append(f"- {shown_name(e.name, e.link, entries[:i])} ({parts}{'; ' + e.note if e.note else ''})")
+    if not lines:
+        return ""
     return ("\nFiles shared in this conversation (search them with search_thread_files; they are sources "
             "like web pages, cite them the same way; when the web search reports no back-end, search these files alone):\n<Shared files>\n" + "\n".join(lines)
             + "\n</Shared files>\n")

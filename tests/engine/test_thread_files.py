@@ -299,3 +299,17 @@ def test_two_processes_making_the_first_key_of_an_installation_agree(tmp_path: P
     keys = {p.communicate(timeout=60)[0].strip() for p in racers}
     assert len(keys) == 1 and all(p.returncode == 0 for p in racers), keys
     assert [p.name for p in data.iterdir()] == ["local-files.secret"]  # no temporary file left behind
+
+
+def test_the_models_list_of_files_tells_two_files_of_one_name_apart_as_their_citations_do():
+    """Two folders' ``notes.md``: the prompt lists the second as ``notes.md (2)``, the name its
+    passages are cited by, so the model can tell which file a search result came from."""
+    from engine.files import FileEntry, files_prompt
+
+    entries = [FileEntry(name="notes.md", link="local-file:a", size=2048, status="read", kind="markdown", sections=2),
+               FileEntry(name="scan.pdf", link="local-file:s", size=10, status="skipped", reason="no text layer"),
+               FileEntry(name="notes.md", link="local-file:b", size=1024, status="read", kind="markdown", sections=1),
+               FileEntry(name="report.pdf", link="local-file:r", size=4096, status="read", kind="pdf", pages=1)]
+    listed = [line for line in files_prompt(entries).splitlines() if line.startswith("- ")]
+    assert listed == ["- notes.md (markdown, 2 KB, 2 sections)", "- notes.md (2) (markdown, 1 KB, 1 section)",
+                      "- report.pdf (pdf, 4 KB, 1 page)"]
