@@ -26,7 +26,7 @@ from engine.render.markdown import (
     url_inlines,
 )
 from engine.render.markdown import clean_text as clean_text  # re-exported
-from engine.render.notes import FIRST, REPEAT, latex_note, note_keys, share_notes
+from engine.render.notes import FIRST, REPEAT, latex_note, note_keys, notes_after_table, share_notes
 from engine.render.pandoc import convert_text
 from engine.render.tables import fit_table
 from engine.source_links import source_text, web_link
@@ -101,7 +101,7 @@ class _Typesetter:
             n = int(c[2][0].removeprefix("#src-"))  # minted by Sanitizer: digits only
             return [_raw("\\drbcite{"), str_node(str(n)), _raw("}")]
         if t == "Table":
-            return fit_table(node, self._cell)
+            return notes_after_table(node, fit_table(node, self._cell))
         if t == "Span" and {FIRST, REPEAT} & set(c[0][1]):
             return latex_note(c, lambda blocks: self._children(blocks, False))
         if t == "Span" and "drb-strike" in c[0][1]:

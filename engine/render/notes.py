@@ -109,6 +109,45 @@ def latex_note(c: list, typeset: Callable[[list], list]) -> list[Node]:
     return [{"t": "Note", "c": blocks}]
 
 
+def _has_code(value: object) -> bool:
+    if isinstance(value, dict):
+        return value.get("t") == "CodeBlock" or _has_code(value.get("c"))
+    return isinstance(value, list) and any(_has_code(v) for v in value)
+
+
+def notes_after_table(table: Node, typeset: list[Node]) -> list[Node]:
+    """``typeset`` (the LaTeX blocks of ``table``) with its notes set after the table when one of
+    them holds a code block: each note becomes ``\\footnotemark`` in its cell and its text a
+    ``\\footnotetext`` after the table, numbered in order (``\\addtocounter`` back, then
+    ``\\refstepcounter`` per note, so a ``\\label`` in it names its number).
+
+    A note in a longtable cell is held until the table ends (footnotehyper's ``savenotes``), and a
+    held note cannot hold verbatim text: its code block fails the build ("Argument of
+    \\FV@BeginScanning has an extra }"). Outside the table, fancyvrb's ``\\VerbatimFootnotes``
+    lets ``\\footnotetext`` hold it. Tables whose notes hold no code are returned as they are.
+    """
+    if not any(_has_code(note) for note in _notes(table)):
+        return typeset
+    moved: list[list[Node]] = []
+
+    def visit(value: Any) -> Any:
+        if isinstance(value, list):
+            return [visit(v) for v in value]
+        if not isinstance(value, dict) or "c" not in value:
+            return value
+        if value.get("t") == "Note":
+            moved.append(value["c"])
+            return {"t": "RawInline", "c": ["latex", "\\footnotemark{}"]}
+        return {**value, "c": visit(value["c"])}
+
+    out = visit(typeset)
+    out.append({"t": "RawBlock", "c": ["latex", f"\\addtocounter{{footnote}}{{-{len(moved)}}}"]})
+    for blocks in moved:
+        out += [{"t": "RawBlock", "c": ["latex", "\\refstepcounter{footnote}\\footnotetext{%"]}, *blocks,
+                {"t": "RawBlock", "c": ["latex", "}"]}]
+    return out
+
+
 def docx_note_refs(doc: pf.Doc) -> pf.Doc:
     """``doc`` with each :func:`share_notes` reference a ``NOTEREF`` field to the bookmark that
     pandoc writes around the first reference, showing the note's number (notes counted in order)."""

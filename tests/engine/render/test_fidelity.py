@@ -135,6 +135,26 @@ def test_each_case_alone_compiles_and_loses_nothing(tmp_path):
         assert_docx_words(body, docx)
 
 
+def test_a_note_holding_code_in_a_table_cell_compiles_and_every_note_keeps_its_number(tmp_path):
+    """A note with a code block, referenced from a table cell (a note in a cell is held until the
+    table ends, and code cannot be held so): the PDF is built, every word is there, and the notes
+    are numbered in reading order, before, inside and after the table, a shared one included."""
+    body = ("Before.[^b]\n\n| Tool | Note |\n|---|---|\n| curl | plain note here[^p] |\n"
+            "| wget | see this[^c] and again[^b] |\n\nAfter.[^z]\n\n[^b]: Note before the table.\n\n"
+            "[^p]: Plain note in a cell.\n\n[^c]: Run it like this:\n\n    ```\n    curl -s https://example.com/{x} | jq '.a'\n"
+            "    ```\n\n[^z]: Note after the table.")
+    pdf, _, docx = build(body, tmp_path)
+    text = fidelity.pdf_text(pdf)
+    assert_same_words(body, body_region(text), pages=len(PdfReader(pdf).pages))
+    assert_docx_words(body, docx)
+    marks = re.sub(r"\s+", " ", text)  # each reference shows its note's number; the shared one its first
+    for shown in ("Before.1", "plain note here2", "see this3 and again1", "After.4"):
+        assert shown in marks, (shown, marks[:600])
+    foot = marks[marks.index("After.4"):]
+    places = [foot.find(note) for note in ("Note before", "Plain note", "Run it", "curl -s", "Note after")]
+    assert -1 not in places and places == sorted(places), (places, foot[:600])
+
+
 # --- generated bodies ---------------------------------------------------------------------------
 
 WORDS = ["heat", "pump", "Größe", "Αθήνα", "Москва", "北京", "مضخة", "חום", "ऊष्मा", "ปั๊ม", "3.5-4.2", "15 %",
