@@ -115,6 +115,15 @@ def _main(
     """Deep Research in the terminal, in Slack and in Microsoft Teams."""
 
 
+def _stop_on_sigterm() -> None:
+    """A SIGTERM (``kill``, a supervisor's stop) ends this command as Ctrl-C does, cleaned up and
+    said in one line, with exit 143 (:func:`bots.console_loop.stop_on_sigterm_as_on_ctrl_c`);
+    Python's default would end it at once, mid-write and without a word."""
+    from bots.console_loop import stop_on_sigterm_as_on_ctrl_c
+
+    stop_on_sigterm_as_on_ctrl_c()
+
+
 def _fail(message: str, code: int = 1) -> None:
     from engine.text import clean_text
 
@@ -150,9 +159,9 @@ def ask(
       130  interrupted (Ctrl-C)
       143  stopped by SIGTERM (as Ctrl-C: saved, resumable)
     """
-    from bots.console_loop import interrupted_exit_code, stop_on_sigterm_as_on_ctrl_c
+    from bots.console_loop import interrupted_exit_code
 
-    stop_on_sigterm_as_on_ctrl_c()
+    _stop_on_sigterm()
     try:
         from bots.console_output import EXIT_USAGE, say
         from bots.console_usage import ask_problem
@@ -191,6 +200,7 @@ def render(
     out: Annotated[Path | None, typer.Option(metavar="DIR", help="Write the files here (default: the report's folder).")] = None,
 ) -> None:
     """Turn REPORT back into report.tex, report.pdf and report.docx, citations and Sources as written."""
+    _stop_on_sigterm()
     from engine.render.outputs import render_outputs
     from engine.render.reread import ReportFileError, read_report
 
@@ -225,8 +235,10 @@ def index(
       1    nothing to index, or the index file is unusable
       2    DIRECTORY does not exist or is not a folder
       5    the corpus index cannot be written
-      130  interrupted (Ctrl-C)
+      130  interrupted (Ctrl-C); an earlier index is kept as it was, a new one is not left
+      143  stopped by SIGTERM (as Ctrl-C)
     """
+    _stop_on_sigterm()
     from engine.fsutil import folder_write_problem, storage_problem
     from engine.search.corpus_index import CorpusIndexError, index_directory
     from engine.settings import corpus_index_for, load_settings
@@ -262,6 +274,7 @@ def prune(
 ) -> None:
     """Delete threads (checkpoints and report files) idle for more than --older-than days, and
     audit records older than that."""
+    _stop_on_sigterm()
     import asyncio
 
     from engine.fsutil import write_problem
@@ -306,6 +319,7 @@ def audit(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON record per line instead of a table.")] = False,
 ) -> None:
     """Who asked what, what it cost and what was delivered: one record per research, oldest first."""
+    _stop_on_sigterm()
     from bots.audit_table import print_audit
     from engine.settings import load_settings
     from jobs import audit as trail

@@ -82,7 +82,10 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     making half-way (a traceback from the half-made loop's ``__del__``, "coroutine was never
     awaited", "cannot reuse already awaited coroutine"). Here one handler covers the whole call:
     the first SIGINT is noted, and cancels the task once it runs (at once if it already does);
-    ``KeyboardInterrupt`` is raised when the loop has closed. A second SIGINT raises at once.
+    ``KeyboardInterrupt`` is raised when the loop has closed. A second SIGINT raises at once once the
+    loop exists; before that it is only noted (raised while ``asyncio.Runner`` makes the loop, it
+    would leave a half-made loop whose collection prints "Exception ignored in
+    BaseEventLoop.__del__"), and the task never starts.
     From the first SIGINT until the call ends, the warning for a graph step langgraph made and
     never started (:data:`_UNSTARTED_STEP`) is not shown; the garbage collector runs before the
     call ends, so no such coroutine is collected after it.
@@ -100,7 +103,9 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     def on_sigint(signum: int, _frame: object) -> None:
         hits.append(signum)
         if len(hits) > 1:
-            raise KeyboardInterrupt
+            if "loop" in running:  # not while the loop is half-made: its __del__ would fail
+                raise KeyboardInterrupt
+            return
         unsaid.__enter__()
         # langgraph drops a cancelled step's coroutine unstarted (see _UNSTARTED_STEP): not ours to close
         warnings.filterwarnings("ignore", message=_UNSTARTED_STEP, category=RuntimeWarning)

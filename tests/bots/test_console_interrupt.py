@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import warnings
 
 import pytest
@@ -72,6 +73,34 @@ def test_only_langgraphs_unstarted_steps_are_unsaid_and_only_in_the_interrupted_
         arun_with_retry(None, None)  # after the run: said again
         gc.collect()
         assert _unawaited(caught)[1:] == ["coroutine 'arun_with_retry' was never awaited"]
+
+
+def test_two_ctrl_cs_while_the_event_loop_is_made_end_as_one_interrupt_and_leave_no_half_made_loop(monkeypatch):
+    """`kill PID; kill PID` (or two quick Ctrl-Cs) as the run starts: the second signal reached the
+    loop half-made, whose collection then printed "Exception ignored in BaseEventLoop.__del__"."""
+    from asyncio import selector_events
+
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    make_self_pipe = selector_events.BaseSelectorEventLoop._make_self_pipe
+
+    def signalled_twice(loop) -> None:
+        monkeypatch.setattr(selector_events.BaseSelectorEventLoop, "_make_self_pipe", make_self_pipe)
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+        make_self_pipe(loop)
+
+    monkeypatch.setattr(selector_events.BaseSelectorEventLoop, "_make_self_pipe", signalled_twice)
+    started = []
+
+    async def work() -> None:
+        started.append(True)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptible(work)
+    gc.collect()
+    assert [f"{u.exc_type.__name__}: {u.exc_value}" for u in unraisable] == []
+    assert started == []  # interrupted before it began: it never starts
 
 
 def _signalled_as_research_starts(tmp_path, signum: int, **popen) -> tuple[int, str]:

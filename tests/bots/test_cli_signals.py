@@ -1,0 +1,88 @@
+"""`deepresearch index` and `deepresearch render` stopped by SIGTERM (a supervisor's stop, `kill`) as by
+Ctrl-C: one line, exit 143 (130 for Ctrl-C), and the disk as it was before the command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from engine.settings import corpus_index_for
+from tests.bots.console_helpers import RUN_TIMEOUT, ask_env
+from tests.engine.render.test_pdf_processes import wait_until, working_in
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+def _cli(tmp_path, *args: str) -> subprocess.Popen:
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    env = ask_env(tmp_path, {"TMPDIR": str(tmp_path / "tmp"), "DEEPRESEARCH_PDF_TIMEOUT": "900"})
+    return subprocess.Popen([sys.executable, "-m", "bots.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+
+
+def _stopped(proc: subprocess.Popen, sig: int) -> str:
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=RUN_TIMEOUT)
+    assert proc.returncode == EXIT[sig], err
+    assert "Traceback" not in err, err
+    assert [ln for ln in err.splitlines() if ln.strip()] == ["deepresearch: interrupted."], err
+    return err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_index_stopped_half_way_leaves_no_index_and_indexes_in_full_when_run_again(tmp_path, sig):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "Heat pumps move heat from outside air into the house with a refrigerant cycle. " * 60
+    for i in range(3000):
+        (docs / f"d{i:04d}.md").write_text(f"# Document {i}\n\n{text}\n")
+    index = corpus_index_for(tmp_path / "data", docs)
+    proc = _cli(tmp_path, "index", str(docs))
+    try:
+        wait_until(index.exists, "the index file to be created")
+        _stopped(proc, sig)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # a half-built index would be taken for a whole one (or "not indexed yet" for a folder that is)
+    assert not list(index.parent.glob(index.name + "*")), list(index.parent.iterdir())
+    again = _cli(tmp_path, "index", str(docs))
+    out, err = again.communicate(timeout=RUN_TIMEOUT)
+    assert again.returncode == 0, err
+    assert out.startswith("indexed 3000 documents (0 skipped)"), out
+
+
+REPORT = """# Heat pumps in cold climates
+
+Heat pumps keep working below freezing [1].
+
+## Sources
+
+1. [Cold-climate heat pumps](https://example.org/heat-pumps)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_render_stopped_during_the_pdf_build_leaves_no_tex_process_and_the_report_as_it_was(tmp_path, sig):
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    proc = _cli(tmp_path, "render", str(tmp_path / "report.md"), "--out", str(tmp_path / "out"))
+    try:
+        wait_until(lambda: "xelatex" in working_in(tmp_path / "tmp").values(), "the PDF build to start")
+        _stopped(proc, sig)
+        assert not working_in(tmp_path / "tmp")
+        assert not list((tmp_path / "tmp").glob("report-tex-*"))
+        assert not (tmp_path / "out" / "report.pdf").exists()
+        assert (tmp_path / "report.md").read_text(encoding="utf-8") == REPORT
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in working_in(tmp_path / "tmp"):
+            os.kill(pid, signal.SIGKILL)
