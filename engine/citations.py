@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.source_links import public_url, source_text, web_link
-from engine.text import MISTLETOE_LOCK, markdown_literal
+from engine.text import MISTLETOE_LOCK, markdown_literal, one_line
 
 #: One minted id in brackets, e.g. ``[S1a2b3c]``.
 SID = re.compile(r"\[(S[0-9a-f]{6})\]")
@@ -287,8 +287,7 @@ def prompt_sources(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT
 
 
 def _title(rec: dict) -> str:
-    title = " ".join(str(rec.get("title") or rec["url"]).split())
-    return title if len(title) <= PROMPT_TITLE_CHARS else title[: PROMPT_TITLE_CHARS - 1] + "…"
+    return one_line(str(rec.get("title") or rec["url"]), PROMPT_TITLE_CHARS)
 
 
 def _source_line(sid: str, rec: dict) -> str:

@@ -73,6 +73,20 @@ def has_words(text: str) -> bool:
     return any(unicodedata.category(ch)[0] in "LN" for ch in text)
 
 
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (runs of whitespace, line breaks included, become one space) of at most
+    ``limit`` characters: a longer one is cut at its last space in the limit's final fifth, else
+    mid-word (a language written without spaces), and ends with "…"."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= (limit * 4) // 5:
+        cut = cut[: space + 1]
+    return cut + "…"
+
+
 def clean_path(path: str | os.PathLike[str] | bytes) -> str:
     """A file name or path as printable, storable text that still tells two names apart.
 

@@ -54,8 +54,9 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
     """Compile ``tex`` to ``out_dir/report.pdf`` with latexmk (XeLaTeX, no shell escape).
 
     The build runs in a fresh temporary folder; ``timeout`` (seconds) bounds the whole latexmk
-    run, whose process group is killed when it expires, as soon as ``cancel`` is set, when the
-    interpreter exits and when this process dies (see the module docstring). TeX may read files
+    run, whose process group is killed when it expires, as soon as ``cancel`` is set, before a
+    ``KeyboardInterrupt`` raised while waiting leaves this call, when the interpreter exits and when
+    this process dies (see the module docstring). TeX may read files
     only below the build folder and the TeX trees (``openin_any=p``).
 
     Returns:
@@ -66,6 +67,7 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
 
     Raises:
         OSError: ``out_dir`` cannot be created or written.
+        KeyboardInterrupt: Ctrl-C while waiting for the build, once the build is stopped.
     """
     started = time.monotonic()
     for program in ("latexmk", "xelatex"):
@@ -100,6 +102,9 @@ def build_pdf(tex: str, out_dir: Path, *, timeout: float = 120.0,
                              else f"LaTeX build timed out after {timeout:g} s")
                     return PdfBuild(pdf=None, error=error, log_tail=_log_tail(build, b""),
                                     seconds=time.monotonic() - started)
+            except BaseException:  # Ctrl-C (or SIGTERM taken as one) in this thread: stop it before we go
+                _stop(proc)
+                raise
         pdf = build / "report.pdf"
         if proc.returncode == 0 and pdf.is_file():
             out_dir.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.bounds import ServiceTimeout
+from engine.text import one_line
+
+#: The longest title a source keeps, in characters: a page's <title> can be a whole article (a
+#: broken CMS), and a title goes into report.md, sources.json, the PDF and the Word document.
+TITLE_CHARS = 300
 
 
 class SearchError(Exception):
@@ -26,7 +31,7 @@ class SearchResult:
     Attributes:
         url: the citation key: a web URL, a corpus document's path relative to its folder
             (percent-encoded: :func:`engine.source_links.document_url`), or a shared file's link.
-        title: a human title.
+        title: a human title, on one line of at most :data:`TITLE_CHARS` characters (cut with "…").
         content: the back-end's snippet (a few hundred characters).
         raw_content: the full text when the back-end has it, else None.
         score: the back-end's relevance score (higher is better), 0 when unknown.
@@ -38,6 +43,9 @@ class SearchResult:
     raw_content: str | None = None
     score: float = 0.0
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.title = one_line(self.title, TITLE_CHARS)
 
 
 class SearchBackend(Protocol):

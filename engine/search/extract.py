@@ -8,6 +8,9 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+from engine.search.base import TITLE_CHARS
+from engine.text import one_line
+
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"})
@@ -18,6 +21,12 @@ _BLOCK_TAGS = frozenset(
 )
 _PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
 _SPACES = re.compile(r"\s+")
+#: The end tag of an element whose content is read as text (``<title>``, ``<script>``, ``<style>``)
+#: with attributes or a slash: the HTML standard ignores them and the tag still ends the element
+#: (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state), but the standard
+#: library's parser finds only ``</title>`` and ``</title >`` and would read the rest of the page as
+#: the title, or drop it as script.
+_RAW_TEXT_END = re.compile(r"</(title|script|style)[\t\n\f\r /][^>]*>", re.IGNORECASE)
 
 
 class Unreadable(Exception):
@@ -58,7 +67,7 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     if not title:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         title = first if len(first) <= 120 else None
-    return (title or path.name).strip()[:300], text
+    return one_line(title or path.name, TITLE_CHARS), text
 
 
 def decode_text(data: bytes) -> str:
@@ -125,6 +134,7 @@ def _html(data: bytes) -> tuple[str | None, str]:
     markup = UnicodeDammit(data, is_html=True).unicode_markup
     if markup is None:
         raise Unreadable("unknown text encoding")
+    markup = _RAW_TEXT_END.sub(r"</\1>", markup)
     parser = _HTMLText()
     try:
         parser.feed(markup)

@@ -3,7 +3,6 @@ Ctrl-C: one line, exit 143 (130 for Ctrl-C), and the disk as it was before the c
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import pytest
 
 from engine.settings import corpus_index_for
 from tests.bots.console_helpers import RUN_TIMEOUT, ask_env
-from tests.engine.render.test_pdf_processes import wait_until, working_in
+from tests.engine.render.test_pdf_processes import kill_all, wait_until, working_in
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -81,8 +80,4 @@ def test_render_stopped_during_the_pdf_build_leaves_no_tex_process_and_the_repor
         assert not (tmp_path / "out" / "report.pdf").exists()
         assert (tmp_path / "report.md").read_text(encoding="utf-8") == REPORT
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in working_in(tmp_path / "tmp"):
-            os.kill(pid, signal.SIGKILL)
+        kill_all(proc, tmp_path / "tmp")

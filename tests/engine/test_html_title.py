@@ -44,3 +44,19 @@ def test_a_title_never_closed_does_not_swallow_the_page(tmp_path):
     found, text = _title(tmp_path, "<html><head><title>Broken page</head><body><h1>Real heading</h1>"
                                    "<p>The body text.</p></body></html>")
     assert "The body text." in text and "<p>" not in found and len(found) < 60
+
+
+@pytest.mark.parametrize("end", ['</title foo="bar">', "</title >", "</title/>", "</TITLE\n class=x>"])
+def test_an_end_tag_with_attributes_or_a_slash_still_ends_the_title(tmp_path, end):
+    """The HTML standard reads an end tag's attributes and slash as a parse error and ignores them:
+    the tag still ends the element (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state)."""
+    found, text = _title(tmp_path, f"<html><head><title>Tide tables{end}</head><body><h1>Heading</h1>"
+                                   "<p>Body text.</p></body></html>")
+    assert (found, text) == ("Tide tables", "Heading\n\nBody text.")
+
+
+@pytest.mark.parametrize("tag", ["script", "style"])
+def test_a_script_or_style_end_tag_with_attributes_ends_it_and_the_page_after_it_is_read(tmp_path, tag):
+    found, text = _title(tmp_path, f"<html><head><title>Tides</title><{tag}>var a = 1;</{tag} data-x=\"1\">"
+                                   "</head><body><p>Body text.</p></body></html>")
+    assert (found, text) == ("Tides", "Body text.")

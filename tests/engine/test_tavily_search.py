@@ -11,7 +11,7 @@ import pytest
 from tavily import AsyncTavilyClient
 from tavily.errors import BadRequestError
 
-from engine.search.base import SearchError
+from engine.search.base import TITLE_CHARS, SearchError
 from engine.search.tavily import MAX_QUERY_CHARS, TavilySearch, cut_query
 from tests.fakes.tavily_server import FakeTavily, TavilyError, default_search_handler
 from tests.waiting import LONG, scaled
@@ -46,6 +46,22 @@ async def test_results_per_query_and_custom_handler():
         results = await backend(srv).search("anything", max_results=50)
     assert [r.url for r in results] == ["https://a.test/0", "https://a.test/1"]
     assert srv.calls[0].body["max_results"] == 20  # clamped to Tavily's documented maximum
+
+
+async def test_a_page_title_of_any_length_is_one_line_of_at_most_300_characters():
+    """A page's <title> can be a whole article (a broken CMS); it goes into report.md, sources.json,
+    the PDF and the Word document, so it is cut to TITLE_CHARS, at a space when there is one."""
+    long_en = "Heat pumps\n in cold climates " * 5000
+    long_ja = "寒冷地のヒートポンプ" * 12000
+    pages = [{"url": f"https://a.test/{i}", "title": t, "content": "c", "raw_content": "r"}
+             for i, t in enumerate((long_en, long_ja, "Short  title\n"))]
+    with FakeTavily(lambda q, body: pages) as srv:
+        results = await backend(srv).search("heat pumps", max_results=3)
+    en, ja, short = (r.title for r in results)
+    assert len(en) <= TITLE_CHARS and en.endswith(" …"), en[-40:]  # cut after a whole word
+    assert " ".join(long_en.split()).startswith(en[:-1])  # one line: the line break and spaces folded
+    assert len(ja) == TITLE_CHARS and ja.endswith("…") and long_ja.startswith(ja[:-1])
+    assert short == "Short title"
 
 
 def test_cut_query():

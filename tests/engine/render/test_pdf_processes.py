@@ -62,6 +62,15 @@ def wait_until(cond, what: str, timeout: float = 120.0):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def kill_all(proc: subprocess.Popen, folder: Path) -> None:
+    """SIGKILL ``proc`` if it still runs and every process working in ``folder``: what a failing test left behind."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    for pid in working_in(folder):
+        os.kill(pid, signal.SIGKILL)
+
+
 def start_builder(tmp_path: Path) -> subprocess.Popen:
     """A process building a PDF that never finishes (TeX spins) with a long time limit."""
     script = textwrap.dedent(f"""
@@ -85,11 +94,7 @@ def test_killed_builder_leaves_no_tex_process_and_no_folder(tmp_path, sig):
         wait_until(lambda: not working_in(tmp_path / "tmp"), "no LaTeX process to remain")
         wait_until(lambda: not list((tmp_path / "tmp").glob("report-tex-*")), "the build folder to be removed")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in working_in(tmp_path / "tmp"):  # what a failing run left behind
-            os.kill(pid, signal.SIGKILL)
+        kill_all(proc, tmp_path / "tmp")
 
 
 def test_build_in_a_thread_stops_when_the_interpreter_exits(tmp_path):
@@ -173,8 +178,4 @@ def test_ctrl_c_during_the_pdf_build_of_ask_stops_latex_at_once(tmp_path):
         assert not working_in(tmp_path / "tmp")
         assert not list((tmp_path / "tmp").glob("report-tex-*"))
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in working_in(tmp_path / "tmp"):
-            os.kill(pid, signal.SIGKILL)
+        kill_all(proc, tmp_path / "tmp")
