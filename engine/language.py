@@ -27,7 +27,19 @@ NAMES = {
     "pt": "Portuguese", "nl": "Dutch", "sv": "Swedish", "pl": "Polish", "ru": "Russian",
     "uk": "Ukrainian", "el": "Greek", "zh": "Chinese", "ja": "Japanese", "ko": "Korean",
     "tr": "Turkish", "cs": "Czech", "da": "Danish", "fi": "Finnish", "no": "Norwegian",
+    "ar": "Arabic", "fa": "Persian", "ur": "Urdu", "he": "Hebrew", "hi": "Hindi", "mr": "Marathi",
+    "ne": "Nepali", "th": "Thai", "vi": "Vietnamese", "id": "Indonesian", "ro": "Romanian",
+    "hu": "Hungarian", "bg": "Bulgarian", "sr": "Serbian", "mk": "Macedonian", "be": "Belarusian",
 }
+#: Scripts that settle the language among a few (the identifier picks among them; the first when it
+#: ranks none of them): Unicode blocks Cyrillic, Arabic, Hebrew, Devanagari and Thai.
+_SCRIPT_LANGUAGES = (
+    (re.compile(r"[\u0400-\u04ff]"), ("ru", "uk", "bg", "sr", "mk", "be")),
+    (re.compile(r"[\u0600-\u06ff\u0750-\u077f]"), ("ar", "fa", "ur")),
+    (re.compile(r"[\u0590-\u05ff]"), ("he",)),
+    (re.compile(r"[\u0900-\u097f]"), ("hi", "mr", "ne")),
+    (re.compile(r"[\u0e00-\u0e7f]"), ("th",)),
+)
 
 
 #: Function words of the languages the offline text covers (en, de, fr, es; and the question words
@@ -62,12 +74,16 @@ _MODEL_LOCK = threading.Lock()
 
 
 def load_language_model():
-    """py3langid's identifier, loaded once per process (about 0.4 s; later callers wait for the first)."""
+    """py3langid's identifier for the languages of :data:`NAMES`, loaded once per process (about 0.4 s;
+    later callers wait for the first)."""
     with _MODEL_LOCK:
         if not _MODEL:
             from py3langid.langid import _load_identifier
 
-            _MODEL.append(_load_identifier(norm_probs=True))
+            # only the languages named here: a short question is not taken for Occitan or Low
+            # Saxon, and the probability goes to the languages users write in (near neighbours such
+            # as Catalan and Croatian are left out: "Qué es asyncio?" stays Spanish)
+            _MODEL.append(_load_identifier(norm_probs=True, langs=sorted(NAMES)))
         return _MODEL[0]
 
 
@@ -91,9 +107,10 @@ def _load_quietly() -> None:
 def detect_language(text: str, default: str = "en") -> str:
     """ISO 639-1 code of ``text``'s language, ``default`` when unsure.
 
-    Uses py3langid (a fork of Lui & Baldwin's langid.py, 2012). Very short texts (one or two
-    words) are unreliable, so anything under three words, or below 0.8 probability, yields
-    ``default`` unless the script itself settles it (CJK, Cyrillic, Greek).
+    Uses py3langid (a fork of Lui & Baldwin's langid.py, 2012) over the languages of :data:`NAMES`.
+    Very short texts (one or two words) are unreliable, so anything under three words, or below
+    0.8 probability, yields ``default`` unless the script itself settles it (CJK, Greek; Cyrillic,
+    Arabic, Hebrew, Devanagari and Thai among their languages: :data:`_SCRIPT_LANGUAGES`).
     """
     text = text.strip()
     if not text:
@@ -106,9 +123,11 @@ def detect_language(text: str, default: str = "en") -> str:
         if re.search(r"[\uac00-\ud7af]", text):
             return "ko"
         return "zh"
-    if re.search(r"[\u0400-\u04ff]", text):
-        lang, _ = load_language_model().classify(text)
-        return lang if lang in ("ru", "uk", "bg", "sr", "mk", "be") else "ru"
+    for letters_of, languages in _SCRIPT_LANGUAGES:
+        if len(letters_of.findall(text)) / letters >= 0.3:  # as for CJK: a quoted word in Latin text does not count
+            if len(languages) == 1:
+                return languages[0]
+            return next((lang for lang, _ in load_language_model().rank(text) if lang in languages), languages[0])
     if re.search(r"[\u0370-\u03ff]", text):
         return "el"
     if len(_WORD.findall(text)) < 3:  # too short to tell: no need for the model
