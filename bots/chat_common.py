@@ -7,6 +7,7 @@ Nothing here knows a platform: each adapter passes its own limits, ids and ways 
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Callable, Sequence
 
@@ -216,12 +217,43 @@ def _flips_fence(line: str) -> bool:
     return line.count(_FENCE) % 2 == 1
 
 
-def _split_line(line: str, limit: int) -> list[str]:
+_TICKS = re.compile(r"`+")
+
+
+def _code_span_around(line: str, cut: int) -> tuple[int, int, str] | None:
+    """``(start, end, ticks)`` of the code span whose text holds ``line[cut]``: ``line[start:end]``
+    between two runs of ``ticks``; None when ``cut`` is outside every span. As CommonMark reads code
+    spans (https://spec.commonmark.org/0.31.2/#code-spans), and so mrkdwn: a run of backticks opens
+    one that the next run of the same length closes; a run without such a closer is a literal."""
+    opener = None
+    for run in _TICKS.finditer(line):
+        if opener is None:
+            if run.start() >= cut:
+                return None
+            opener = run
+        elif len(run.group()) == len(opener.group()):
+            if cut < run.end():
+                return opener.end(), run.start(), opener.group()
+            opener = None
+    return None
+
+
+def _split_line(line: str, limit: int, *, spans: bool = True) -> list[str]:
+    """``line`` in pieces of at most ``limit`` characters, cut at :func:`safe_cut`; with ``spans``
+    (the line is not inside a code block), a code span cut in two is closed before the cut and
+    reopened after it, so both parts show as code."""
     pieces = []
     while len(line) > limit:
-        cut = safe_cut(line, limit)
-        pieces.append(line[:cut].rstrip())
-        line = line[cut:].lstrip(" ")
+        cut = safe_cut(line, limit - 3)  # room to close a ``` span
+        span = _code_span_around(line, cut) if spans else None
+        if span is None:
+            pieces.append(line[:cut].rstrip())
+            line = line[cut:].lstrip(" ")
+            continue
+        start, end, ticks = span
+        cut = min(max(cut, start + 1), end)
+        pieces.append(line[:cut].rstrip() + ticks)
+        line = ticks + line[cut:].lstrip(" ")
     pieces.append(line)
     return pieces
 
@@ -253,7 +285,7 @@ def _split_long(paragraph: str, limit: int) -> list[str]:
     reserve = len(_FENCE) + 1  # room to close an open fence
     for raw in paragraph.split("\n"):
         flips = _flips_fence(raw)  # a line cut in pieces opens or closes a block once, after its last piece
-        for line in _split_line(raw, limit - 2 * reserve):
+        for line in _split_line(raw, limit - 2 * reserve, spans=not (fenced or flips)):
             added = len(line) + (1 if lines else 0)
             if lines and size + added + reserve > limit:
                 if fenced:

@@ -148,3 +148,21 @@ def test_quoted_and_mid_paragraph_code_spans_keep_the_split_balanced():
     chunks = split_mrkdwn("\n\n".join(paras))
     assert len(chunks) > 1 and all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
     assert [s.strip() for c in chunks for s in _code_spans(c)] == ["a`b"] * 30
+
+
+@pytest.mark.parametrize("code_words", [3, 40, 700])
+def test_a_line_longer_than_a_block_is_never_cut_inside_a_code_span(code_words):
+    """A paragraph is one line: cut at a space inside `…`, each half showed a lone backtick and the
+    code as prose. The span is closed before the cut and reopened after it (a span over a whole
+    block's length is cut too, each part still code)."""
+    line = ("word " * 50 + "`" + " ".join(["code"] * code_words) + "` ") * 12
+    chunks = split_mrkdwn(line.strip())
+    assert len(chunks) > 1 and all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
+    for chunk in chunks:
+        assert chunk.count("`") % 2 == 0, chunk[-80:]
+        spans = re.findall(r"`([^`]*)`", chunk)
+        assert all(set(s.split()) == {"code"} for s in spans), spans
+        prose = re.sub(r"`[^`]*`", " ", chunk)
+        assert "code" not in prose, prose[:200]
+    assert sum(c.count("code") for c in chunks) == 12 * code_words
+    assert sum(c.count("word") for c in chunks) == 12 * 50
