@@ -5,12 +5,11 @@ terminal, ``kill -- -PGID``, RQ's ``kill_horse``, which signals the work horse's
 pandoc too ("Pandoc died with exitcode -34") while the Python process only notes the signal and stops
 the research its own way. Here pandoc runs in a new session (setsid(2)): only this module stops it,
 when the caller's ``cancel`` event is set, and the kernel when this process dies
-(:func:`engine.render.texguard.arm_parent_death_signal`, as for the LaTeX build). pypandoc still finds the binary (``PYPANDOC_PANDOC``,
+(:func:`engine.render.texguard.parent_death_preexec`, as for the LaTeX build). pypandoc still finds the binary (``PYPANDOC_PANDOC``,
 then the one pypandoc-binary ships)."""
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import threading
@@ -18,7 +17,7 @@ from collections.abc import Sequence
 
 import pypandoc
 
-from engine.render.texguard import arm_parent_death_signal, kill_group
+from engine.render.texguard import kill_group, parent_death_preexec
 
 POLL = 0.1  # seconds between checks of the cancel event while pandoc runs
 
@@ -44,7 +43,7 @@ def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: thread
     try:
         proc = subprocess.Popen([pypandoc.get_pandoc_path(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True,
-                                preexec_fn=functools.partial(arm_parent_death_signal, os.getpid()))
+                                preexec_fn=parent_death_preexec(os.getpid()))
     except OSError as err:
         raise RuntimeError(f"pandoc could not be started: {err}") from err
     while True:

@@ -18,33 +18,56 @@ Exit status: COMMAND's, or 1 when the build was stopped.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 POLL = 0.1  # seconds between checks of the parent and of a stop request
 
 
-def arm_parent_death_signal(parent: int | None = None) -> None:
-    """Ask Linux to send this process SIGTERM when its parent dies (``prctl(PR_SET_PDEATHSIG)``, see
-    prctl(2); kept across exec); elsewhere a no-op (the caller's own polling remains).
-
-    Also usable as a ``preexec_fn`` (a child between fork and exec): with ``parent`` (the process id
-    that started it), a parent that died before the signal was armed is noticed and answered the same
-    way, by SIGTERM to this process. Raises nothing.
-    """
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` (Linux), resolved once per process; None elsewhere or when it cannot be found."""
     if not sys.platform.startswith("linux"):
-        return
+        return None
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        return
-    if parent is not None and os.getppid() != parent:
-        os.kill(os.getpid(), signal.SIGTERM)
+        return None
+
+
+def arm_parent_death_signal() -> None:
+    """Ask Linux to send this process SIGTERM when its parent dies (``prctl(PR_SET_PDEATHSIG)``, see
+    prctl(2); kept across exec); elsewhere a no-op (the caller's own polling remains). Raises nothing."""
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+
+
+def parent_death_preexec(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn`` for a child of ``parent`` (this process's id): between fork and exec it arms
+    the parent death signal (:func:`arm_parent_death_signal`), and a parent that died before that is
+    answered the same way, by SIGTERM to the child.
+
+    ``prctl`` is looked up here, in the parent: the child runs only that C function, ``os.getppid``
+    and ``os.kill``, no import and no library loading, whose locks another thread of the parent may
+    have held at the fork (the ``subprocess`` documentation warns that ``preexec_fn`` can deadlock
+    in a process with threads). Off Linux the function does nothing."""
+    prctl, sigterm = _prctl(), int(signal.SIGTERM)
+
+    def arm() -> None:
+        if prctl is None:
+            return
+        prctl(PR_SET_PDEATHSIG, sigterm, 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), sigterm)
+
+    return arm
 
 
 def kill_group(child: subprocess.Popen) -> None:

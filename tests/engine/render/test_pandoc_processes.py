@@ -156,3 +156,30 @@ def test_a_cancel_stops_the_latex_conversion_at_the_next_pandoc_call(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         (gate / "go").touch()
+
+
+def test_the_death_signal_is_armed_between_fork_and_exec_without_loading_a_library(monkeypatch):
+    """A library loaded in the child (``ctypes.CDLL``: dlopen) waits for the loader's lock, which a
+    thread of the parent may have held at the fork: the child would hang before pandoc starts."""
+    import ctypes
+
+    from engine.render.texguard import parent_death_preexec
+
+    pr_get_pdeathsig = 2  # <linux/prctl.h>
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # the test's own, looked up before the fork
+    arm = parent_death_preexec(os.getpid())
+
+    def no_library(*args, **kwargs):
+        raise AssertionError("a library was loaded in the child")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_library)
+    child = os.fork()
+    if child == 0:  # the child: arm, read the signal back, exit at once
+        armed = ctypes.c_int(-1)
+        try:
+            arm()
+            prctl(pr_get_pdeathsig, ctypes.byref(armed), 0, 0, 0)
+        finally:
+            os._exit(0 if armed.value == signal.SIGTERM else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
