@@ -307,16 +307,17 @@ def split_text(text: str, limit: int) -> list[str]:
     platform's limit for one text field).
 
     Cuts fall between paragraphs when possible, then between lines, then at spaces; never
-    inside a ``<link|label>`` or an ``&amp;`` reference; a ``` code block cut in two is closed and
-    reopened so both halves render as code.
+    inside a ``<link|label>`` or an ``&amp;`` reference; a ``` code block or a code span cut in two is
+    closed and reopened so both halves render as code. A paragraph cut in pieces keeps one piece
+    per chunk (none joined again to the next with a blank line in between).
     """
     chunks: list[str] = []
     current = ""
     for paragraph in _paragraphs(text):
         pieces = [paragraph] if len(paragraph) <= limit else _split_long(paragraph, limit)
-        for piece in pieces:
+        for n, piece in enumerate(pieces):
             joined = f"{current}\n\n{piece}" if current else piece
-            if len(joined) <= limit:
+            if len(joined) <= limit and n == 0:  # a paragraph's later pieces are not joined with a blank line
                 current = joined
             else:
                 if current:

@@ -1,0 +1,163 @@
+"""Cutting chat text to a platform's limits (bots.chat_common): where a cut falls, how full each piece
+is, and that nothing is lost or changed on the way (entities, links, code spans and blocks whole)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bots.chat_common import (
+    _code_span_around,
+    _flips_fence,
+    _paragraphs,
+    clip,
+    cut_point,
+    pack,
+    safe_cut,
+    shorten_to_fit,
+    split_text,
+)
+
+
+@pytest.mark.parametrize(("text", "limit", "cut"), [
+    ("abcdef ghi", 10, 10),  # fits exactly: nothing to cut
+    ("aaaaa " + "b" * 20, 10, 5),  # a space at half the limit is near enough
+    ("aaaaa " + "b" * 20, 11, 5),
+    ("aaaa " + "b" * 20, 12, 12),  # one before half is not: cut at the limit
+    ("x <ab> cccc dddddddddd", 12, 11),  # a closed <...> before the space does not move the cut
+    ("<a> <b> cc dddddddddddd", 11, 10),
+    ("<" + "x" * 50, 10, 10),  # a <...> longer than the limit from the start: cut inside it all the same
+    ("a<" + "x" * 50, 10, 1),  # else the cut moves before its "<"
+    ("aaaa&amp;bbbbbbbbbb", 6, 4),  # never inside an &...; reference
+    ("a&amp;b&amp;ccccccccc", 10, 7),  # the last one, not the first
+    ("ab&lt;cdefghijklmnop", 7, 7),  # a whole reference before the cut stays
+    ("ab&quot;cdefghijklmnop", 7, 2),  # five characters of one: still a reference
+    ("ab&hellip;cdefghijklm", 8, 8),  # six: taken for a lone "&" (Slack escapes only &amp; &lt; &gt;)
+    ("&amp;xxxxxxx", 3, 3),  # at the very start: cut inside rather than not at all
+    ("a&amp;xxxxxxx", 3, 1),
+])
+def test_safe_cut(text, limit, cut):
+    assert safe_cut(text, limit) == cut
+
+
+@pytest.mark.parametrize(("text", "limit", "clipped"), [
+    ("abcdef ghi", 10, "abcdef ghi"),
+    ("  abcdef ghi  ", 10, "abcdef ghi"),
+    ("abcdef  ghijkl", 9, "abcdef…"),  # no space before the ellipsis
+    ("abcdefghijkl", 5, "abcd…"),  # the ellipsis counts: five characters in all
+])
+def test_clip(text, limit, clipped):
+    assert clip(text, limit) == clipped
+
+
+def test_pack_fills_each_group_up_to_both_limits():
+    assert pack(["ab", "cd"], most=5, chars=4) == [["ab", "cd"]]
+    assert pack(["abcde", "ab", "cd"], most=5, chars=4) == [["abcde"], ["ab", "cd"]]
+    assert pack(["a"] * 5, most=2, chars=100) == [["a", "a"], ["a", "a"], ["a"]]
+    assert pack([], most=2, chars=10) == []
+
+
+@pytest.mark.parametrize(("text", "limit", "cut"), [
+    ("a" * 8 + "\n\n" + "b" * 10, 11, 8),  # a paragraph end first, before the blank line
+    ("a" * 9 + "\n" + "b" * 10, 11, 9),
+    ("あ" * 9 + "。" + "い" * 10, 11, 10),  # after a CJK full stop
+    ("あ" * 9 + "！" + "い" * 10, 11, 10),
+    ("あ" * 9 + "？" + "い" * 10, 11, 10),
+    ("a" * 8 + "; " + "b" * 10, 11, 10),
+    ("a" * 10 + ". " + "b" * 10, 13, 12),  # a sentence end before a later word end
+    ("a" * 9 + " " + "b" * 10, 11, 9),
+    ("a" * 7 + " " + "b" * 10, 11, 11),  # before the last fifth: at the limit
+])
+def test_cut_point(text, limit, cut):
+    assert cut_point(text, limit) == cut
+
+
+@pytest.mark.parametrize("room", [6, 12, 20, 27, 33, 40, 58])
+def test_shorten_to_fit_keeps_the_longest_head_that_fits_cut_at_a_word(room):
+    text = "one two three four five six seven eight nine ten eleven"
+    note = "[cut]"
+    fits = lambda s: len(s) <= room  # noqa: E731
+    got = shorten_to_fit(text, fits, note=note)
+    assert fits(got)
+    if fits(text):
+        assert got == text
+        return
+    heads = [text[:k] for k in range(len(text) + 1) if fits(f"{text[:k]}\n\n{note}")]
+    longest = heads[-1] if heads and heads[-1] else ""
+    if not longest:
+        assert got == note
+        return
+    head, sep, tail = got.rpartition("\n\n")
+    assert (sep, tail) == ("\n\n", note) and text.startswith(head) and head
+    assert len(head) >= len(longest) * 0.8  # the cut is in the last fifth of what fits
+    assert head == longest or text[len(head)] == " "  # at a word end
+
+
+def test_code_spans_are_found_as_commonmark_reads_them():
+    line = "ab `cd` ef ``g`h`` i"
+    assert _code_span_around(line, 3) is None  # before the opening backtick
+    assert _code_span_around(line, 4) == (4, 6, "`")
+    assert _code_span_around(line, 7) is None  # just after the closing one
+    assert _code_span_around(line, 14) == (13, 16, "``")  # a run of two closes only at two
+    assert _code_span_around("a `lone backtick", 5) is None  # never closed: a literal
+
+
+def test_a_line_with_an_odd_number_of_fences_opens_or_closes_a_block():
+    assert _flips_fence("```") and _flips_fence("``` a ``` b ```") and not _flips_fence("``` a ```")
+
+
+def test_a_code_block_is_one_paragraph_blank_lines_and_all():
+    assert _paragraphs("a\n\n```\nx\n\ny\n```\n\nb") == ["a", "```\nx\n\ny\n```", "b"]
+
+
+def test_what_fits_is_not_cut():
+    assert split_text("a" * 10, 10) == ["a" * 10]
+    assert split_text("aaaa\n\nbbbb", 10) == ["aaaa\n\nbbbb"]
+    assert split_text("aaaa\n\nbbbbb", 10) == ["aaaa", "bbbbb"]
+
+
+def test_a_long_paragraph_is_cut_at_lines_each_piece_as_full_as_a_closing_fence_allows():
+    """Lines of 9: two make 19 characters, a third 29, and 4 are kept back to close a fence. Its
+    pieces are never joined again with a blank line between them (the last two, 19 + 2 + 9, would
+    fit the limit: the paragraph then showed a gap in the middle)."""
+    paragraph = "\n".join(f"line{i:05d}" for i in range(9))
+    chunks = split_text(paragraph, 30)
+    assert [c.count("\n") + 1 for c in chunks] == [2, 2, 2, 2, 1]
+    assert "\n".join(chunks) == paragraph
+
+
+def test_a_code_block_cut_in_two_is_closed_and_reopened_and_no_line_is_lost():
+    code = "```\n" + "\n".join(f"x = {i:03d}" for i in range(12)) + "\n```"
+    chunks = split_text(code, 40)
+    assert all(len(c) <= 40 and c.startswith("```") and c.endswith("```") for c in chunks), chunks
+    rows = [ln for c in chunks for ln in c.split("\n") if ln.startswith("x =")]
+    assert rows == [f"x = {i:03d}" for i in range(12)]
+    assert all(len(c) + 1 + len("x = 000") + 4 > 40 for c in chunks[:-1])  # none could take one more row
+
+
+def test_a_line_inside_a_code_block_keeps_its_backticks_as_they_are():
+    line = "print('`' + " + "'x' + " * 30 + "'`')"
+    chunks = split_text(f"```\n{line}\n```", 80)
+    inner = "".join(c.removeprefix("```\n").removesuffix("\n```") for c in chunks)
+    assert inner.replace("\n", "").replace(" ", "") == line.replace(" ", "")
+
+
+def test_a_cut_line_loses_only_the_spaces_at_the_cut():
+    line = " ".join(f"w{i}" for i in range(200))
+    chunks = split_text(line, 50)
+    assert all(c == c.strip() and len(c) <= 50 for c in chunks)
+    assert " ".join(chunks) == line
+
+
+words = st.text(alphabet="abcxyz&;<>|`*_~ 。\n", min_size=0, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(words, min_size=1, max_size=80), st.integers(min_value=40, max_value=200))
+def test_no_piece_is_over_the_limit_and_no_word_is_lost(parts, limit):
+    text = " ".join(parts)
+    chunks = split_text(text, limit)
+    assert all(0 < len(c) <= limit for c in chunks)
+    if "`" not in text:  # (code spans and fences get backticks added at a cut)
+        assert " ".join(chunks).split() == text.split()
