@@ -26,6 +26,7 @@ from bots.console_output import (
     err,
     print_result,
     say,
+    stdout_line,
 )
 from bots.console_record import ThreadRecord, load_record, save_record
 from bots.console_usage import ask_problem
@@ -324,7 +325,7 @@ def _finished(thread: str, settings: Settings, out: Path | None) -> int:
         return 0
     say(f"This research is finished (thread {thread}); its report is in {clean_path(files[0].parent)}:")
     for f in files:
-        print(f"  {clean_path(f)}")
+        stdout_line(f"  {clean_path(f)}")
     return copy_out(files, out)
 
 

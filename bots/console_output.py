@@ -3,6 +3,8 @@ into ``--out``, and the exit codes."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,8 +16,32 @@ from engine.text import clean_path, clean_text
 if TYPE_CHECKING:
     from engine.runner import TurnOutcome
 
+def _to_devnull(stream) -> None:
+    """Point ``stream``'s file descriptor at /dev/null: what is written to it from now on is dropped."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+class _Console(Console):
+    """rich's Console, except that a reader gone away (a broken pipe: ``ask … 2>&1 | head -2``, or a
+    script that reads the thread id and closes the pipe) silences it instead of ending the process
+    (rich's default raises ``SystemExit(1)``): the research goes on and writes its files."""
+
+    def on_broken_pipe(self) -> None:
+        """Go quiet and send this stream to /dev/null (see https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
+        self.quiet = True
+        _to_devnull(self.file)
+
+
 #: Markup off: questions, answers, titles and errors are untrusted text, never rich markup.
-err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = _Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_WAITING = 3
@@ -23,6 +49,15 @@ EXIT_WAITING = 3
 EXIT_BUSY = 4
 #: The data folder or ``--out`` cannot be written (full disk, read-only, permission).
 EXIT_STORAGE = 5
+
+
+def stdout_line(text: str = "") -> None:
+    """Print one line on stdout at once (the report's paths, its title); a reader gone away (a broken
+    pipe) sends it, and all later output on stdout, to /dev/null instead of failing the run."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        _to_devnull(sys.stdout)
 
 
 def say(text: str, style: str | None = None, end: str = "\n") -> None:
@@ -46,7 +81,7 @@ def print_result(outcome: TurnOutcome, out: Path | None) -> int:
     arts = outcome.artifacts
     if arts is None:
         return 0
-    print(f"\n{clean_text(outcome.title or 'Report')}\n")
+    stdout_line(f"\n{clean_text(outcome.title or 'Report')}\n")
     if outcome.errors:
         count = len(outcome.errors)
         say(f"{count} research topic{' failed' if count == 1 else 's failed'}; the report says which.", style="yellow")
@@ -55,7 +90,7 @@ def print_result(outcome: TurnOutcome, out: Path | None) -> int:
     files = [f for f in (arts.report_md, arts.pdf, arts.docx, arts.report_tex, arts.review_md, arts.sources_json,
                          arts.usage_json) if f is not None]
     for f in files:
-        print(f"  {clean_path(f)}")
+        stdout_line(f"  {clean_path(f)}")
     show_follow_ups(outcome.follow_ups)
     if arts.pdf is None:
         say(f"The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.", style="yellow")
@@ -80,7 +115,7 @@ def copy_out(files: list[Path], out: Path | None) -> int:
             f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}.")
         return EXIT_STORAGE
     renamed = [t.name for f, t in zip(files, targets, strict=True) if t.name != f.name]
-    print(f"  copied to {clean_path(out)}" + (f" as {', '.join(renamed)} (an earlier report is there)" if renamed else ""))
+    stdout_line(f"  copied to {clean_path(out)}" + (f" as {', '.join(renamed)} (an earlier report is there)" if renamed else ""))
     return 0
 
 

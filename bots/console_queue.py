@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.markdown import Markdown
 
 from bots.console_loop import EXIT_INTERRUPTED
-from bots.console_output import copy_out, err, say, show_follow_ups
+from bots.console_output import copy_out, err, say, show_follow_ups, stdout_line
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path, clean_text
 from jobs import status
@@ -241,9 +241,9 @@ class _QueuedRun:
         if named and not files:
             err.print("The report's files are not stored where this host can read them: run ask on the "
                       "worker's host, or share the database (DATABASE_URL) between hosts.")
-        print(f"\n{clean_text(info.title or 'Report')}\n")
+        stdout_line(f"\n{clean_text(info.title or 'Report')}\n")
         for f in files:
-            print(f"  {clean_path(f)}")
+            stdout_line(f"  {clean_path(f)}")
         if self.shown.comment and self.shown.comment != UPLOAD_COMMENT:
             say(self.shown.comment, style="yellow")
         show_follow_ups(self.shown.follow_ups)

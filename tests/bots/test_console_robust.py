@@ -4,6 +4,7 @@ anywhere, bad arguments and unusable data folders, each ending with one line and
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -301,3 +302,24 @@ def test_prune_lists_every_thread_by_its_thread_id(tmp_path):
     assert out.returncode == 0, out.stderr
     listed = sorted(line.strip() for line in out.stdout.splitlines() if line.startswith("  "))
     assert listed == sorted([saved, unsaved]), out.stdout
+
+
+@pytest.mark.parametrize("streams", ["both", "stderr", "stdout"])
+def test_a_reader_that_goes_away_silences_the_output_and_the_research_goes_on(tmp_path, streams):
+    """`ask … 2>&1 | head -2`, or a script that reads the thread id and closes the pipe: the output
+    goes nowhere from then on, but the research is finished, its files written and audited as done
+    (it ended with rich's "SystemExit: 1", audited as an error, and the files were never built)."""
+    reader_r, reader_w = os.pipe()
+    out = {"stdout": reader_w if streams != "stderr" else subprocess.DEVNULL,
+           "stderr": reader_w if streams != "stdout" else subprocess.DEVNULL}
+    proc = subprocess.Popen(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
+                            env=ask_env(tmp_path), cwd=tmp_path, **out)
+    os.close(reader_w)
+    if streams != "stdout":
+        first = os.read(reader_r, 30)  # "thread: console:…": the research has begun
+        assert first.startswith(b"thread: "), first
+    os.close(reader_r)  # the reader goes away; what is written from now on meets a broken pipe
+    assert proc.wait(timeout=RUN_TIMEOUT) == 0
+    assert len(list((tmp_path / "data" / "artifacts").rglob("report.pdf"))) == 1
+    records = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in records] == ["done"], records
