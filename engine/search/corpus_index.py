@@ -297,7 +297,8 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
 
 
 def index_root(index_path: Path) -> str | None:
-    """The folder an index was built from, or None when there is no index yet."""
+    """The folder an index was built from, or None when there is no index yet (no file, or a first
+    indexing that never finished: killed half-way)."""
     if not Path(index_path).exists():
         return None
     conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True)  # '#', '?', '%' encoded
@@ -313,14 +314,14 @@ def index_root(index_path: Path) -> str | None:
 def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list,
           commit_every: int) -> IndexStats:
     """Make the index mirror ``files`` of ``root``, committing after every ``commit_every`` documents
-    read (0: once, at the end); what the run did."""
+    read (0: once, at the end); what the run did. The root is recorded in the last commit only: an
+    index without it is not yet one (:func:`index_root`), whatever documents it holds."""
     stats = IndexStats(skipped_files=skipped_files)
     row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
     if row and row[0] != clean_path(root):
         log.info("corpus_replace old_root=%s new_root=%s", row[0], clean_path(root))
         conn.execute("DELETE FROM passages")
         conn.execute("DELETE FROM documents")
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('root', ?)", (clean_path(root),))
     known = {p: (i, m, s) for i, p, m, s in conn.execute("SELECT id, path, mtime_ns, size FROM documents")}
     seen: set[str] = set()
     pending = 0
@@ -356,6 +357,9 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
         stats.removed += 1
     if stats.added or stats.removed:
         conn.execute("INSERT INTO passages (passages) VALUES ('optimize')")
+    # named last, in the final commit: a first run stopped half-way (SIGKILL) leaves documents but no
+    # root, so the file is "not indexed yet" (index_root) and the next run completes it
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('root', ?)", (clean_path(root),))
     conn.commit()
     stats.skipped = len(stats.skipped_files)
     for path, reason in stats.skipped_files:

@@ -81,3 +81,42 @@ def test_render_stopped_during_the_pdf_build_leaves_no_tex_process_and_the_repor
         assert (tmp_path / "report.md").read_text(encoding="utf-8") == REPORT
     finally:
         kill_all(proc, tmp_path / "tmp")
+
+
+def test_a_first_index_killed_half_way_is_not_taken_for_a_whole_one_and_the_next_run_completes_it(tmp_path):
+    """SIGKILL (or a second signal during the clean-up) leaves the documents committed so far: that
+    file must not pass for the folder's index, or searches would quietly miss the rest."""
+    import sqlite3
+
+    from engine.search import check_search
+    from engine.settings import SettingsError, load_settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "Heat pumps move heat from outside air into the house with a refrigerant cycle. " * 60
+    for i in range(3000):
+        (docs / f"d{i:04d}.md").write_text(f"# Document {i}\n\n{text}\n")
+    index = corpus_index_for(tmp_path / "data", docs)
+
+    def committed() -> int:
+        try:
+            with sqlite3.connect(f"{index.as_uri()}?mode=ro", uri=True) as conn:
+                return conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+
+    proc = _cli(tmp_path, "index", str(docs))
+    try:
+        wait_until(lambda: committed() >= 64, "the first documents to be committed")
+        proc.kill()
+        proc.wait()
+    finally:
+        kill_all(proc, tmp_path / "tmp")
+    assert 0 < committed() < 3000
+    settings = load_settings(data_dir=tmp_path / "data", search="corpus", corpus_dir=docs)
+    with pytest.raises(SettingsError, match="is not indexed yet"):
+        check_search(settings)
+    again = _cli(tmp_path, "index", str(docs))
+    out, err = again.communicate(timeout=RUN_TIMEOUT)
+    assert again.returncode == 0 and out.startswith("indexed 3000 documents (0 skipped)"), err
+    check_search(settings)
