@@ -57,8 +57,9 @@ def _said_on_ctrl_c() -> Iterator[None]:
     except KeyboardInterrupt:
         from bots.console_loop import interrupted_exit_code
 
+        code = interrupted_exit_code()  # first: a second signal is ignored from here on
         print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
-        raise typer.Exit(interrupted_exit_code()) from None
+        raise typer.Exit(code) from None
 
 
 class _Group(TyperGroup):
@@ -174,8 +175,9 @@ def ask(
             raise typer.Exit(EXIT_USAGE)
         from bots.console import run_ask
     except KeyboardInterrupt:  # while loading the research code: nothing of it ran
+        code = interrupted_exit_code()
         print("\ndeepresearch: interrupted before the research started; nothing was started.", file=sys.stderr)
-        raise typer.Exit(interrupted_exit_code()) from None
+        raise typer.Exit(code) from None
     try:
         code = run_ask(
             question=question,
@@ -424,8 +426,9 @@ def main() -> None:
     except KeyboardInterrupt:
         from bots.console_loop import interrupted_exit_code
 
+        code = interrupted_exit_code()
         print("\ndeepresearch: interrupted.", file=sys.stderr)
-        sys.exit(interrupted_exit_code())
+        sys.exit(code)
 
 
 if __name__ == "__main__":

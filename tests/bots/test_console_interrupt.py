@@ -144,3 +144,19 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_the_hint_and_exit_143(tmp_path,
     resumed = ask(tmp_path, "--resume", hint.group(1))
     assert resumed.returncode == 0 and "report.md" in resumed.stdout, resumed.stderr
     assert resumed.stdout.count("report.md") == 1, resumed.stdout
+
+
+def test_once_the_exit_for_an_interrupt_is_decided_further_signals_are_ignored(tmp_path):
+    """A second `kill` or Ctrl-C after "deepresearch: interrupted …" was printed raised in the
+    interpreter's shutdown: a traceback from threading._shutdown after the one line."""
+    script = ("import os, signal, sys\n"
+              "from bots.console_loop import interrupted_exit_code, stop_on_sigterm_as_on_ctrl_c\n"
+              "stop_on_sigterm_as_on_ctrl_c()\n"
+              "code = interrupted_exit_code(130)\n"
+              "os.kill(os.getpid(), signal.SIGTERM)\n"
+              "os.kill(os.getpid(), signal.SIGINT)\n"
+              "print('exiting', flush=True)\n"
+              "sys.exit(code)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ask_env(tmp_path),
+                         timeout=RUN_TIMEOUT)
+    assert (out.returncode, out.stdout, out.stderr) == (130, "exiting\n", "")
