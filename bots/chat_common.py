@@ -239,21 +239,31 @@ def _code_span_around(line: str, cut: int) -> tuple[int, int, str] | None:
 
 
 def _split_line(line: str, limit: int, *, spans: bool = True) -> list[str]:
-    """``line`` in pieces of at most ``limit`` characters, cut at :func:`safe_cut`; with ``spans``
-    (the line is not inside a code block), a code span cut in two is closed before the cut and
-    reopened after it, so both parts show as code."""
+    """``line`` in pieces of at most ``limit`` characters, cut at :func:`safe_cut`. With ``spans``
+    (the line is not inside a code block) a cut never falls inside a code span: it moves before the
+    span, which goes whole to the next piece; only a span that starts a piece and is longer than
+    it is cut, closed before the cut and reopened after it (its spaces kept, never next to one of
+    its own backticks), so both parts show as code."""
     pieces = []
     while len(line) > limit:
-        cut = safe_cut(line, limit - 3)  # room to close a ``` span
+        cut = safe_cut(line, limit)
         span = _code_span_around(line, cut) if spans else None
-        if span is None:
+        if span is not None:
+            opener, closer = span[0] - len(span[2]), span[1] + len(span[2])
+            if opener > 0:  # the span goes whole to the next piece
+                cut, span = opener, None
+            elif closer <= limit:  # it fits in this one whole
+                cut, span = closer, None
+        if span is None or 2 * len(span[2]) + 2 > limit // 2:  # (a run of backticks half a piece long: cut as text)
             pieces.append(line[:cut].rstrip())
             line = line[cut:].lstrip(" ")
             continue
-        start, end, ticks = span
-        cut = min(max(cut, start + 1), end)
-        pieces.append(line[:cut].rstrip() + ticks)
-        line = ticks + line[cut:].lstrip(" ")
+        start, end, ticks = span  # a span longer than a piece, from its start: cut inside it
+        cut = min(max(safe_cut(line, limit - len(ticks)), start + 1), end - 1)
+        while cut > start + 1 and "`" in (line[cut - 1], line[cut]):
+            cut -= 1
+        pieces.append(line[:cut] + ticks)
+        line = ticks + line[cut:]
     pieces.append(line)
     return pieces
 
@@ -277,7 +287,8 @@ def _paragraphs(text: str) -> list[str]:
 
 
 def _split_long(paragraph: str, limit: int) -> list[str]:
-    """Split one over-long paragraph by lines, closing and reopening a code fence at each cut."""
+    """Split one over-long paragraph by lines, closing and reopening a code fence at each cut; a line
+    longer than a chunk is cut in pieces (:func:`_split_line`), one chunk each."""
     out: list[str] = []
     lines: list[str] = []
     size = 0
@@ -285,9 +296,10 @@ def _split_long(paragraph: str, limit: int) -> list[str]:
     reserve = len(_FENCE) + 1  # room to close an open fence
     for raw in paragraph.split("\n"):
         flips = _flips_fence(raw)  # a line cut in pieces opens or closes a block once, after its last piece
-        for line in _split_line(raw, limit - 2 * reserve, spans=not (fenced or flips)):
+        for n, line in enumerate(_split_line(raw, limit - 2 * reserve, spans=not (fenced or flips))):
             added = len(line) + (1 if lines else 0)
-            if lines and size + added + reserve > limit:
+            # a line's later pieces each start a chunk: a line break between two would show in the text
+            if lines and (n > 0 or size + added + reserve > limit):
                 if fenced:
                     lines.append(_FENCE)
                 out.append("\n".join(lines))

@@ -3,6 +3,8 @@ is, and that nothing is lost or changed on the way (entities, links, code spans 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -160,4 +162,48 @@ def test_no_piece_is_over_the_limit_and_no_word_is_lost(parts, limit):
     chunks = split_text(text, limit)
     assert all(0 < len(c) <= limit for c in chunks)
     if "`" not in text:  # (code spans and fences get backticks added at a cut)
-        assert " ".join(chunks).split() == text.split()
+        assert "".join("".join(chunks).split()) == "".join(text.split())  # only spaces go, at cuts
+
+
+def _spans_closed(chunk: str) -> bool:
+    """True when every run of backticks in ``chunk`` is closed by a later run of its length (CommonMark)."""
+    opener = None
+    for run in re.finditer(r"`+", chunk):
+        if opener is None:
+            opener = run.group()
+        elif run.group() == opener:
+            opener = None
+    return opener is None
+
+
+@pytest.mark.parametrize(("line", "limit"), [
+    ("Use the form `` `x` `` to show a backtick quoted word in running text here", 30),
+    ("winter " * 3 + " ".join(f"`code{i}`" for i in range(12)), 30),
+    ("`a &amp; b` `<https://example.com/1|l>` and text after the code span", 37),
+    ("pre ``" + "y" * 300 + "`" + "z" * 300 + "`` post", 163),
+    ("heat " * 40 + "`" + "code with spaces " * 30 + "` tail", 120),
+])
+def test_a_cut_never_merges_backticks_or_splits_a_link_and_every_span_stays_code(line, limit):
+    chunks = split_text(line, limit)
+    assert all(len(c) <= limit for c in chunks), [len(c) for c in chunks]
+    for chunk in chunks:
+        assert _spans_closed(chunk), chunk
+        assert chunk.count("<") == chunk.count(">"), chunk
+    code = "".join(re.findall(r"(`+)(.+?)\1", line)[i][1] for i in range(len(re.findall(r"(`+)(.+?)\1", line))))
+    shown = "".join(m[1] for c in chunks for m in re.findall(r"(`+)(.+?)\1", c))
+    assert shown.replace(" ", "") == code.replace(" ", "")  # the code, all of it, and only it, shown as code
+
+
+spans = st.builds(lambda ticks, body: f"{ticks}{body}{ticks}", st.sampled_from(["`", "``"]),
+                  st.text(alphabet="abc &;<>|", min_size=1, max_size=60).filter(lambda b: b.strip()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(spans, st.text(alphabet="abcxyz ", min_size=1, max_size=30)), min_size=1, max_size=60),
+       st.integers(min_value=40, max_value=300))
+def test_every_code_span_of_a_long_line_stays_code_in_its_piece(parts, limit):
+    line = " ".join(parts)
+    chunks = split_text(line, limit)
+    assert all(0 < len(c) <= limit for c in chunks)
+    assert all(_spans_closed(c) for c in chunks), chunks
+    assert not [c for c in chunks if "\n" in c]  # one line: its pieces are never joined by a line break
