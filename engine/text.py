@@ -73,18 +73,38 @@ def has_words(text: str) -> bool:
     return any(unicodedata.category(ch)[0] in "LN" for ch in text)
 
 
+#: Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): a title that
+#: opens one and never closes it reverses what follows ("evil" shown as "live"), on the page and in
+#: every text shown after it on that line. The marks (U+200E, U+200F) change no order and stay.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def one_line(text: str, limit: int) -> str:
-    """``text`` on one line (runs of whitespace, line breaks included, become one space) of at most
-    ``limit`` characters: a longer one is cut at its last space in the limit's final fifth, else
-    mid-word (a language written without spaces), and ends with "…"."""
-    line = " ".join(text.split())
+    """``text`` on one line (runs of whitespace, line breaks included, become one space; no
+    bidirectional override or isolate, see :data:`_BIDI_CONTROLS`) of at most ``limit`` characters.
+
+    A longer one is cut after its last whole word in the limit's final fifth, else (a language
+    written without spaces, one long word) between two grapheme clusters, the characters a reader
+    sees (Unicode UAX #29 by ICU: an emoji of several code points or a letter with its accents is
+    never cut in two), and ends with "…".
+    """
+    line = " ".join(_BIDI_CONTROLS.sub("", text).split())
     if len(line) <= limit:
         return line
-    cut = line[: limit - 1]
-    space = cut.rfind(" ")
+    head = line[: limit - 1]
+    space = head.rfind(" ")
     if space >= (limit * 4) // 5:
-        cut = cut[: space + 1]
-    return cut + "…"
+        head = head[:space]
+    else:
+        from icu4py.breakers import CharacterBreaker
+
+        kept = 0
+        for cluster in CharacterBreaker(line[: limit + 32], "root"):  # (a cluster is rarely longer)
+            if kept + len(cluster) > limit - 1:
+                break
+            kept += len(cluster)
+        head = head[:kept]
+    return head.rstrip() + "…"
 
 
 def clean_path(path: str | os.PathLike[str] | bytes) -> str:

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from engine.search.base import TITLE_CHARS
-from engine.text import one_line
+from engine.text import has_words, one_line
 
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -21,6 +21,8 @@ _BLOCK_TAGS = frozenset(
 )
 _PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
 _SPACES = re.compile(r"\s+")
+#: How a line that is a sentence, not a heading, ends (Latin and CJK full stops, question and exclamation marks).
+_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
 #: The end tag of an element whose content is read as text (``<title>``, ``<script>``, ``<style>``)
 #: with attributes or a slash: the HTML standard ignores them and the tag still ends the element
 #: (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state), but the standard
@@ -37,7 +39,10 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     """Return ``(title, text)`` of the file at ``path`` (``size`` bytes), passages split by blank lines.
 
     The title comes from HTML ``<title>``, a Markdown ``# heading`` or front matter, an
-    reStructuredText section title, PDF metadata, else the first short line, else the file name.
+    reStructuredText section title, PDF metadata, else the first short line unless it ends as a
+    sentence does (it is then text, not a heading), else the file name; a title without a letter or
+    digit gives way to the file name. It is one line of at most :data:`TITLE_CHARS` characters
+    (:func:`engine.text.one_line`).
 
     Raises:
         Unreadable: the file is too big, binary, malformed or not readable.
@@ -66,7 +71,9 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     text = re.sub(r"\n{3,}", "\n\n", text.replace("\x00", "")).strip()
     if not title:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        title = first if len(first) <= 120 else None
+        title = first if len(first) <= 120 and not first.endswith(_SENTENCE_ENDS) else None
+    if not has_words(title or ""):  # spaces, a zero-width space, "#", "---": nothing to read
+        title = None
     return one_line(title or path.name, TITLE_CHARS), text
 
 

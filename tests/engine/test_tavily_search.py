@@ -58,8 +58,8 @@ async def test_a_page_title_of_any_length_is_one_line_of_at_most_300_characters(
     with FakeTavily(lambda q, body: pages) as srv:
         results = await backend(srv).search("heat pumps", max_results=3)
     en, ja, short = (r.title for r in results)
-    assert len(en) <= TITLE_CHARS and en.endswith(" …"), en[-40:]  # cut after a whole word
-    assert " ".join(long_en.split()).startswith(en[:-1])  # one line: the line break and spaces folded
+    assert len(en) <= TITLE_CHARS and en.endswith("…") and en[-2] != " ", en[-40:]
+    assert " ".join(long_en.split()).startswith(en[:-1] + " ")  # after a whole word; the line break folded
     assert len(ja) == TITLE_CHARS and ja.endswith("…") and long_ja.startswith(ja[:-1])
     assert short == "Short title"
 
