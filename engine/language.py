@@ -32,13 +32,14 @@ NAMES = {
     "hu": "Hungarian", "bg": "Bulgarian", "sr": "Serbian", "mk": "Macedonian", "be": "Belarusian",
 }
 #: Scripts that settle the language among a few (the identifier picks among them; the first when it
-#: ranks none of them): Unicode blocks Cyrillic, Arabic, Hebrew, Devanagari and Thai.
+#: ranks none of them): Unicode blocks Cyrillic, Arabic, Hebrew, Devanagari, Thai and Greek.
 _SCRIPT_LANGUAGES = (
     (re.compile(r"[\u0400-\u04ff]"), ("ru", "uk", "bg", "sr", "mk", "be")),
     (re.compile(r"[\u0600-\u06ff\u0750-\u077f]"), ("ar", "fa", "ur")),
     (re.compile(r"[\u0590-\u05ff]"), ("he",)),
     (re.compile(r"[\u0900-\u097f]"), ("hi", "mr", "ne")),
     (re.compile(r"[\u0e00-\u0e7f]"), ("th",)),
+    (re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]"), ("el",)),
 )
 
 
@@ -109,10 +110,12 @@ def detect_language(text: str, default: str = "en") -> str:
 
     Uses py3langid (a fork of Lui & Baldwin's langid.py, 2012) over the languages of :data:`NAMES`.
     Very short texts (one or two words) are unreliable, so anything under three words, or below
-    0.8 probability, yields ``default`` unless the script itself settles it (CJK, Greek; Cyrillic,
-    Arabic, Hebrew, Devanagari and Thai among their languages: :data:`_SCRIPT_LANGUAGES`).
+    0.8 probability, yields ``default`` unless the script of at least 30% of its letters settles it
+    (CJK; Cyrillic, Arabic, Hebrew, Devanagari, Thai and Greek among their languages:
+    :data:`_SCRIPT_LANGUAGES`; "the β coefficient" is English). The text is read in Unicode NFKC
+    first (Arabic presentation forms, as text copied from a PDF holds them, become its letters).
     """
-    text = text.strip()
+    text = unicodedata.normalize("NFKC", text).strip()  # Arabic presentation forms (copied from a PDF) as letters
     if not text:
         return default
     letters = max(1, sum(ch.isalpha() for ch in text))
@@ -128,8 +131,6 @@ def detect_language(text: str, default: str = "en") -> str:
             if len(languages) == 1:
                 return languages[0]
             return next((lang for lang, _ in load_language_model().rank(text) if lang in languages), languages[0])
-    if re.search(r"[\u0370-\u03ff]", text):
-        return "el"
     if len(_WORD.findall(text)) < 3:  # too short to tell: no need for the model
         return default
     lang, prob = load_language_model().classify(text)

@@ -20,6 +20,11 @@ from engine.language import detect_language, language_name
     ("Qué es asyncio?", "es"),
     ("How does asyncio cancel tasks and handle timeouts?", "en"),
     ("What is asyncio?", "en"),
+    ("\ufecb\ufef4\ufef2 \ufe97\ufecc\ufee4\ufede \ufe8d\ufedf\ufee4\ufec0\ufea8\ufe8e\ufe95 \ufe8d\ufedf\ufea4\ufeae\ufe8d\ufead\ufef3\ufe94", "ar"),
+    ("What is the β coefficient in CAPM?", "en"),  # one Greek letter: a symbol, not Greek
+    ("How does the α-helix fold in proteins?", "en"),
+    ("What does שלום mean in English?", "en"),  # one Hebrew word quoted
+    ("Τι είναι η αντλία θερμότητας;", "el"),
 ])
 def test_the_language_of_a_question(question, code):
     assert detect_language(question) == code
