@@ -353,7 +353,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         no_clarify=no_clarify, created_at=record.created_at if record else time.time(),
         clarification=record.clarification if record else ""))
     try:  # the id may be on the terminal before a Ctrl-C while printing it: it is resumable from here
-        _announce(thread, settings, files)
+        _announce(thread, settings, shared_files=bool(files) or (resume and _has_files(thread, settings)))
         outcome = _research(thread, start, answer, settings, lock)
     except BaseException as exc:  # noqa: BLE001 - those not answered here are raised again
         code = _stopped(exc, thread, settings)
@@ -384,12 +384,20 @@ def _indexed(corpus: Path, settings: Settings, thread: str, resume: bool) -> boo
     return True
 
 
-def _announce(thread: str, settings: Settings, files: list[Path]) -> None:
-    """The thread id (resumable from now on) and the back-ends that shape the report."""
+def _has_files(thread: str, settings: Settings) -> bool:
+    """True when ``thread`` holds files read from ``--file`` at its start (they are its sources on ``--resume`` too)."""
+    from engine.files.store import thread_files
+
+    return any(entry.status == "read" for entry in thread_files(settings, thread).entries())
+
+
+def _announce(thread: str, settings: Settings, *, shared_files: bool) -> None:
+    """The thread id (resumable from now on) and the back-ends that shape the report; with
+    ``shared_files`` (files read into the thread) no search back-end still leaves sources."""
     say(f"thread: {thread}")
     if settings.llm_backend == "offline":
         say("model: offline extractive mode (no language model; the report says so)")
-    if settings.search_backend == "none" and not files:
+    if settings.search_backend == "none" and not shared_files:
         say("search: none configured (set TAVILY_API_KEY or use --corpus DIR); the report will have no sources",
             style="yellow")
 

@@ -86,3 +86,17 @@ def test_ask_short_files_are_quoted_in_the_offline_report(tmp_path):
     report = open(next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md"))).read()
     assert "No sources were found" not in report, report
     assert "COP of 4.7" in report and "cop: 4.7" in report, report
+
+
+def test_a_resumed_file_thread_is_not_said_to_have_no_sources(tmp_path):
+    """The files given at the start are the thread's sources on --resume too (it said "search: none
+    configured … the report will have no sources", then cited them)."""
+    (tmp_path / "notes.md").write_text("# Heat pumps\n\nRunning a heat pump costs about 900 euros a year in "
+                                       "Germany.\n", encoding="utf-8")
+    first = ask(tmp_path, "--offline", "--file", "notes.md", "heat pumps")
+    assert first.returncode == 3, first.stderr  # a clarifying question, answered with --resume
+    assert "search: none configured" not in first.stderr
+    thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
+    again = ask(tmp_path, "--offline", "--resume", thread, "--answer", "running costs in Germany")
+    assert again.returncode == 0, again.stderr
+    assert "search: none configured" not in again.stderr, again.stderr
