@@ -151,7 +151,8 @@ def ask(
     \b
     Exit codes (each with one line saying why):
       0    done
-      1    failed (a server unreachable, the lock lost); resumable
+      1    a setting missing or invalid; or failed (a server unreachable,
+           the lock lost): resumable
       2    bad input, before any work starts
       3    waiting for an answer to the clarifying question
       4    the thread is running in another process
@@ -227,7 +228,7 @@ def render(
 
 @_command()
 def index(
-    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", help="Folder of .md, .txt, .html and .pdf files.")],
+    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", help="Folder of .md, .markdown, .txt, .rst, .html, .htm and .pdf files.")],
 ) -> None:
     """Index DIRECTORY into the local corpus (SQLite FTS5) for DEEPRESEARCH_SEARCH=corpus.
 
