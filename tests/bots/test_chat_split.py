@@ -13,6 +13,7 @@ from bots.chat_common import (
     _code_span_around,
     _flips_fence,
     _paragraphs,
+    _split_line,
     clip,
     cut_point,
     pack,
@@ -207,3 +208,31 @@ def test_every_code_span_of_a_long_line_stays_code_in_its_piece(parts, limit):
     assert all(0 < len(c) <= limit for c in chunks)
     assert all(_spans_closed(c) for c in chunks), chunks
     assert not [c for c in chunks if "\n" in c]  # one line: its pieces are never joined by a line break
+
+
+def test_pieces_of_a_line_keep_every_character_but_the_spaces_at_their_cuts():
+    assert _split_line("aaa bbb ccc", 7) == ["aaa", "bbb ccc"]  # what fits is not cut again
+    assert _split_line("aaa   bbbbbbbb", 8) == ["aaa", "bbbbbbbb"]
+    assert _split_line("aaaa \tbbbbbbbbbb", 8)[1].startswith("\t")  # a tab is text (code's indent): kept
+
+
+def test_a_code_span_goes_whole_to_the_next_piece_or_stays_whole_in_this_one():
+    assert _split_line("x`" + "c" * 20 + "` tail", 10)[0] == "x"
+    assert _split_line("`abc def` rest", 9) == ["`abc def`", "rest"]
+
+
+@pytest.mark.parametrize(("ticks", "as_code"), [(9, True), (10, False)])
+def test_a_span_longer_than_a_piece_is_closed_and_reopened_unless_its_backticks_would_fill_half_of_it(ticks, as_code):
+    fence = "`" * ticks
+    pieces = _split_line(fence + "x " * 60 + fence, 40)
+    assert all(len(p) <= 40 for p in pieces)
+    assert all(p.startswith(fence) and p.endswith(fence) for p in pieces) is as_code
+
+
+def test_a_span_cut_inside_is_never_cut_beside_one_of_its_own_backticks():
+    body = "a`b " * 100
+    pieces = _split_line(f"``{body}``", 50)
+    assert len(pieces) > 2 and all(len(p) <= 50 for p in pieces)
+    for piece in pieces:
+        assert piece.startswith("``") and piece.endswith("``") and piece[2] != "`" and piece[-3] != "`", piece
+    assert "".join(p[2:-2] for p in pieces) == body  # its spaces too
