@@ -57,9 +57,8 @@ def _said_on_ctrl_c() -> Iterator[None]:
     except KeyboardInterrupt:
         from bots.console_loop import interrupted_exit_code
 
-        code = interrupted_exit_code()  # first: a second signal is ignored from here on
         print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
-        raise typer.Exit(code) from None
+        raise typer.Exit(interrupted_exit_code()) from None
 
 
 class _Group(TyperGroup):
@@ -176,9 +175,8 @@ def ask(
             raise typer.Exit(EXIT_USAGE)
         from bots.console import run_ask
     except KeyboardInterrupt:  # while loading the research code: nothing of it ran
-        code = interrupted_exit_code()
         print("\ndeepresearch: interrupted before the research started; nothing was started.", file=sys.stderr)
-        raise typer.Exit(code) from None
+        raise typer.Exit(interrupted_exit_code()) from None
     try:
         code = run_ask(
             question=question,
@@ -422,14 +420,23 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     if hasattr(sys.stdin, "reconfigure"):  # typed bytes that are not UTF-8 reach clean_text, not a crash
         sys.stdin.reconfigure(errors="surrogateescape")
+    from bots.console_loop import (
+        EXIT_INTERRUPTED,
+        EXIT_TERMINATED,
+        ignore_further_interrupts,
+        interrupted_exit_code,
+    )
+
     try:
         app()
+    except SystemExit as done:
+        if done.code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # its line is printed: nothing may follow it
+            ignore_further_interrupts()
+        raise
     except KeyboardInterrupt:
-        from bots.console_loop import interrupted_exit_code
-
-        code = interrupted_exit_code()
+        ignore_further_interrupts()
         print("\ndeepresearch: interrupted.", file=sys.stderr)
-        sys.exit(code)
+        sys.exit(interrupted_exit_code())
 
 
 if __name__ == "__main__":

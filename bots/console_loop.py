@@ -53,15 +53,18 @@ def stop_on_sigterm_as_on_ctrl_c() -> None:
 
 def interrupted_exit_code(code: int = EXIT_INTERRUPTED) -> int:
     """``code``, or :data:`EXIT_TERMINATED` when it is :data:`EXIT_INTERRUPTED` and the interruption
-    was a SIGTERM (:func:`stop_on_sigterm_as_on_ctrl_c`).
+    was a SIGTERM (:func:`stop_on_sigterm_as_on_ctrl_c`)."""
+    return EXIT_TERMINATED if code == EXIT_INTERRUPTED and _TERMINATED else code
 
-    With :data:`EXIT_INTERRUPTED` the process is on its way out, its one line printed: from then on
-    SIGINT and SIGTERM are ignored (main thread only), so a second ``kill`` or Ctrl-C cannot raise in
-    the interpreter's shutdown and print a traceback after that line."""
-    if code == EXIT_INTERRUPTED and threading.current_thread() is threading.main_thread():
+
+def ignore_further_interrupts() -> None:
+    """Ignore SIGINT and SIGTERM from now on (main thread only): for a process on its way out after
+    an interrupt, its one line printed, so that a second ``kill`` or Ctrl-C cannot raise in the
+    interpreter's shutdown and print a traceback after that line. A process's entry point calls it,
+    never a command (a command may run inside another program, and its children inherit SIG_IGN)."""
+    if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    return EXIT_TERMINATED if code == EXIT_INTERRUPTED and _TERMINATED else code
 
 
 def wait_for_input(fd: int) -> None:

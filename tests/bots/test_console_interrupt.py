@@ -146,17 +146,43 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_the_hint_and_exit_143(tmp_path,
     assert resumed.stdout.count("report.md") == 1, resumed.stdout
 
 
-def test_once_the_exit_for_an_interrupt_is_decided_further_signals_are_ignored(tmp_path):
+def test_once_the_process_exits_for_an_interrupt_further_signals_are_ignored(tmp_path):
     """A second `kill` or Ctrl-C after "deepresearch: interrupted …" was printed raised in the
-    interpreter's shutdown: a traceback from threading._shutdown after the one line."""
-    script = ("import os, signal, sys\n"
-              "from bots.console_loop import interrupted_exit_code, stop_on_sigterm_as_on_ctrl_c\n"
-              "stop_on_sigterm_as_on_ctrl_c()\n"
-              "code = interrupted_exit_code(130)\n"
-              "os.kill(os.getpid(), signal.SIGTERM)\n"
-              "os.kill(os.getpid(), signal.SIGINT)\n"
-              "print('exiting', flush=True)\n"
-              "sys.exit(code)\n")
+    interpreter's shutdown: a traceback from threading._shutdown after the one line. The signals
+    here come at shutdown (an exit function); the command itself ignores nothing (run in-process,
+    as a test's CliRunner does, it would leave SIGINT ignored for the children of its host)."""
+    script = ("import atexit, os, signal, sys\n"
+              "from bots import cli\n"
+              "from bots.console_loop import stop_on_sigterm_as_on_ctrl_c\n"
+              "def interrupted():\n"
+              "    stop_on_sigterm_as_on_ctrl_c()\n"
+              "    raise KeyboardInterrupt\n"
+              "cli.app = interrupted\n"
+              "def late_signals():\n"
+              "    os.kill(os.getpid(), signal.SIGTERM)\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "    print('exiting', flush=True)\n"
+              "atexit.register(late_signals)\n"
+              "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+              "cli.main()\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ask_env(tmp_path),
                          timeout=RUN_TIMEOUT)
-    assert (out.returncode, out.stdout, out.stderr) == (130, "exiting\n", "")
+    assert (out.returncode, out.stdout, out.stderr) == (130, "exiting\n", "\ndeepresearch: interrupted.\n")
+
+
+def test_a_command_interrupted_in_process_leaves_sigint_of_its_host_as_it_was(monkeypatch):
+    """A command that ignored SIGINT on its way out left a test runner's worker ignoring it, and every
+    `ask` that worker started later ignored Ctrl-C (SIG_IGN is inherited): a test waited forever."""
+    from typer.testing import CliRunner
+
+    import engine.settings
+    from bots.cli import app
+
+    def interrupted(**_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine.settings, "load_settings", interrupted)
+    before = signal.getsignal(signal.SIGINT)
+    result = CliRunner().invoke(app, ["audit"])
+    assert result.exit_code == 130 and "interrupted" in result.output
+    assert signal.getsignal(signal.SIGINT) is before
