@@ -414,29 +414,26 @@ def main() -> None:
     # (measured: 1.3-1.6 s down to 1.0-1.2 s on two cores); cycles are still collected.
     gc.set_threshold(GC_THRESHOLD, 20, 20)
     os.umask(PRIVATE_UMASK)
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:  # started with it closed (2>&-, <&-): as /dev/null, not an AttributeError mid-run
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115 - for the process's life
     configure_logging()
     for stream in (sys.stdout, sys.stderr):  # a last guard: an unprintable character never ends a run
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     if hasattr(sys.stdin, "reconfigure"):  # typed bytes that are not UTF-8 reach clean_text, not a crash
         sys.stdin.reconfigure(errors="surrogateescape")
-    from bots.console_loop import (
-        EXIT_INTERRUPTED,
-        EXIT_TERMINATED,
-        ignore_further_interrupts,
-        interrupted_exit_code,
-    )
+    from bots.console_loop import ignore_further_interrupts, interrupted_exit_code
+
 
     try:
         app()
-    except SystemExit as done:
-        if done.code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # its line is printed: nothing may follow it
-            ignore_further_interrupts()
-        raise
     except KeyboardInterrupt:
         ignore_further_interrupts()
         print("\ndeepresearch: interrupted.", file=sys.stderr)
         sys.exit(interrupted_exit_code())
+    finally:  # the command has ended and said so: a signal now would end the process without a word
+        ignore_further_interrupts()
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bots.console_lock import dead_here
-from bots.console_loop import EXIT_INTERRUPTED, ctrl_c_deferred
+from bots.console_loop import EXIT_INTERRUPTED, ctrl_c_deferred, interrupted_exit_code
 from engine.artifacts import safe_name
 from engine.settings import Settings, SettingsError
 from jobs import audit, quotas
@@ -136,7 +136,8 @@ class TerminalTurn:
             thread_id=self.thread, requester=self.user, question=self.question, status=status,
             started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
             clarification=record.clarification if record else "", files=files,
-            error="" if status == "done" else (error or _REASON.get(code, f"deepresearch ask exit code {code}"))))
+            error="" if status == "done" else (error or _REASON.get(
+                interrupted_exit_code(code) if code is not None else code, f"deepresearch ask exit code {code}"))))
 
 
 def holder_turn_id() -> str:
@@ -184,6 +185,7 @@ _REASON = {
     4: "exit 4: the thread was running in another process",
     5: "exit 5: the data folder or --out could not be written",
     130: "exit 130: interrupted (Ctrl-C)",
+    143: "exit 143: stopped by SIGTERM",
 }
 
 

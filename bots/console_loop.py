@@ -58,10 +58,12 @@ def interrupted_exit_code(code: int = EXIT_INTERRUPTED) -> int:
 
 
 def ignore_further_interrupts() -> None:
-    """Ignore SIGINT and SIGTERM from now on (main thread only): for a process on its way out after
-    an interrupt, its one line printed, so that a second ``kill`` or Ctrl-C cannot raise in the
-    interpreter's shutdown and print a traceback after that line. A process's entry point calls it,
-    never a command (a command may run inside another program, and its children inherit SIG_IGN)."""
+    """Ignore SIGINT and SIGTERM from now on (main thread only): for a process on its way out, its
+    command ended and its last line printed, so that a ``kill`` or Ctrl-C then can neither raise in
+    the interpreter's shutdown (a traceback after an "interrupted" line) nor end it silently by the
+    signal (Python's shutdown puts the default handlers back: a finished run would report 143). A
+    process's entry point calls it, never a command (a command may run inside another program, and
+    its children inherit SIG_IGN)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

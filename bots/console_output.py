@@ -53,10 +53,11 @@ EXIT_STORAGE = 5
 
 def stdout_line(text: str = "") -> None:
     """Print one line on stdout at once (the report's paths, its title); a reader gone away (a broken
-    pipe) sends it, and all later output on stdout, to /dev/null instead of failing the run."""
+    pipe) or an output that cannot take it (a full device: /dev/full) sends it, and all later output
+    on stdout, to /dev/null instead of failing the run: the files are written whatever stdout is."""
     try:
         print(text, flush=True)
-    except BrokenPipeError:
+    except OSError:  # EPIPE, ENOSPC, EIO: the output, not the research, failed
         _to_devnull(sys.stdout)
 
 

@@ -103,7 +103,7 @@ def one_line(text: str, limit: int) -> str:
             if kept + len(cluster) > limit - 1:
                 break
             kept += len(cluster)
-        head = head[:kept]
+        head = head[:kept] if kept else head  # one cluster longer than the limit (a letter under 400 accents): cut it
     return head.rstrip() + "…"
 
 

@@ -186,3 +186,17 @@ def test_a_command_interrupted_in_process_leaves_sigint_of_its_host_as_it_was(mo
     result = CliRunner().invoke(app, ["audit"])
     assert result.exit_code == 130 and "interrupted" in result.output
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_signal_after_a_finished_command_neither_ends_it_silently_nor_changes_its_exit_code(tmp_path):
+    """Python's shutdown puts the default handlers back: a SIGTERM just after the paths were printed
+    ended a finished run by the signal (143, "stopped, resumable", and no word)."""
+    script = ("import atexit, os, signal\n"
+              "from bots import cli\n"
+              "cli.app = lambda: print('done', flush=True)\n"
+              "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), print('exiting', flush=True)))\n"
+              "cli.main()\n"
+              "raise SystemExit(0)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ask_env(tmp_path),
+                         timeout=RUN_TIMEOUT)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "done\nexiting\n", "")

@@ -323,3 +323,33 @@ def test_a_reader_that_goes_away_silences_the_output_and_the_research_goes_on(tm
     assert len(list((tmp_path / "data" / "artifacts").rglob("report.pdf"))) == 1
     records = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
     assert [r["status"] for r in records] == ["done"], records
+
+
+@pytest.mark.parametrize("redirect", ["2>&-", "<&- 2>&-", ">/dev/full"])
+def test_a_closed_or_full_output_or_input_never_fails_the_research(tmp_path, redirect):
+    """Started with stderr or stdin closed, or stdout on a full device: the run failed on the stream
+    (AttributeError on None.isatty, ENOSPC taken for a full data folder) though its files were fine."""
+    import shlex
+
+    line = " ".join(shlex.quote(str(a)) for a in ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"))
+    run = subprocess.run(["bash", "-c", f"{line} {redirect}"], env=ask_env(tmp_path), cwd=tmp_path,
+                         stdout=subprocess.DEVNULL, timeout=RUN_TIMEOUT)
+    assert run.returncode == 0
+    assert len(list((tmp_path / "data" / "artifacts").rglob("report.pdf"))) == 1
+    records = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in records] == ["done"], records
+
+
+def test_a_run_stopped_by_sigterm_is_audited_as_such(tmp_path):
+    proc = subprocess.Popen(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path)
+    shown = b""
+    while b"Researching" not in shown:
+        chunk = os.read(proc.stderr.fileno(), 4096)
+        assert chunk, shown
+        shown += chunk
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=RUN_TIMEOUT)
+    assert proc.returncode == 143
+    (record,) = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert (record["status"], record["error"]) == ("cancelled", "exit 143: stopped by SIGTERM"), record
