@@ -146,6 +146,13 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_the_hint_and_exit_143(tmp_path,
     assert resumed.stdout.count("report.md") == 1, resumed.stdout
 
 
+def _python(tmp_path, script: str) -> tuple[int, str, str]:
+    """``(exit code, stdout, stderr)`` of ``python -c SCRIPT`` with the project importable."""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ask_env(tmp_path),
+                         timeout=RUN_TIMEOUT)
+    return out.returncode, out.stdout, out.stderr
+
+
 def test_once_the_process_exits_for_an_interrupt_further_signals_are_ignored(tmp_path):
     """A second `kill` or Ctrl-C after "deepresearch: interrupted …" was printed raised in the
     interpreter's shutdown: a traceback from threading._shutdown after the one line. The signals
@@ -165,9 +172,7 @@ def test_once_the_process_exits_for_an_interrupt_further_signals_are_ignored(tmp
               "atexit.register(late_signals)\n"
               "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
               "cli.main()\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ask_env(tmp_path),
-                         timeout=RUN_TIMEOUT)
-    assert (out.returncode, out.stdout, out.stderr) == (130, "exiting\n", "\ndeepresearch: interrupted.\n")
+    assert _python(tmp_path, script) == (130, "exiting\n", "\ndeepresearch: interrupted.\n")
 
 
 def test_a_command_interrupted_in_process_leaves_sigint_of_its_host_as_it_was(monkeypatch):
@@ -197,6 +202,4 @@ def test_a_signal_after_a_finished_command_neither_ends_it_silently_nor_changes_
               "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), print('exiting', flush=True)))\n"
               "cli.main()\n"
               "raise SystemExit(0)\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ask_env(tmp_path),
-                         timeout=RUN_TIMEOUT)
-    assert (out.returncode, out.stdout, out.stderr) == (0, "done\nexiting\n", "")
+    assert _python(tmp_path, script) == (0, "done\nexiting\n", "")
