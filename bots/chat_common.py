@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from bots.logs import redact
+from engine.text import grapheme_cut
 from jobs.conversation.message import command_word
 
 #: Words that ask for the help text (any case, trailing ``.`` or ``!`` ignored); empty text too.
@@ -131,13 +132,14 @@ def shorten(text: str, limit: int) -> str:
 # ---- splitting long text -----------------------------------------------------------------------
 
 def safe_cut(text: str, limit: int) -> int:
-    """An index <= ``limit`` to cut ``text`` at: a space if one is near, never inside ``<...>`` or
-    an ``&..;`` character reference."""
+    """An index <= ``limit`` to cut ``text`` at: a space if one is near, else between two grapheme
+    clusters (:func:`engine.text.grapheme_cut`); never inside ``<...>`` or an ``&..;`` character
+    reference."""
     if len(text) <= limit:
         return len(text)
     cut = text.rfind(" ", 0, limit)
     if cut < limit // 2:
-        cut = limit
+        cut = grapheme_cut(text, limit)  # no space near: between two characters as readers see them
     head = text[:cut]
     opened = head.rfind("<")
     if opened > head.rfind(">") and opened > 0:

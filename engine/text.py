@@ -93,18 +93,26 @@ def one_line(text: str, limit: int) -> str:
         return line
     head = line[: limit - 1]
     space = head.rfind(" ")
-    if space >= (limit * 4) // 5:
-        head = head[:space]
-    else:
-        from icu4py.breakers import CharacterBreaker
-
-        kept = 0
-        for cluster in CharacterBreaker(line[: limit + 32], "root"):  # (a cluster is rarely longer)
-            if kept + len(cluster) > limit - 1:
-                break
-            kept += len(cluster)
-        head = head[:kept] if kept else head  # one cluster longer than the limit (a letter under 400 accents): cut it
+    head = head[:space] if space >= (limit * 4) // 5 else head[:grapheme_cut(line, limit - 1)]
     return head.rstrip() + "…"
+
+
+def grapheme_cut(text: str, limit: int) -> int:
+    """The last place at or before ``limit`` where ``text`` may be cut between two grapheme clusters,
+    the characters a reader sees (Unicode UAX #29 by ICU): never inside an emoji of several code
+    points or between a letter and its accents. A cluster longer than 64 characters (a letter under
+    hundreds of accents) may be cut inside; the result is at least 1 for a ``limit`` of 1 or more."""
+    if limit >= len(text):
+        return len(text)
+    from icu4py.breakers import CharacterBreaker
+
+    base = max(0, limit - 64)  # clusters are short: the window before the limit holds the last boundary
+    kept = base
+    for cluster in CharacterBreaker(text[base: limit + 64], "root"):
+        if kept + len(cluster) > limit:
+            break
+        kept += len(cluster)
+    return kept if kept > 0 else limit
 
 
 def clean_path(path: str | os.PathLike[str] | bytes) -> str:

@@ -236,3 +236,15 @@ def test_a_span_cut_inside_is_never_cut_beside_one_of_its_own_backticks():
     for piece in pieces:
         assert piece.startswith("``") and piece.endswith("``") and piece[2] != "`" and piece[-3] != "`", piece
     assert "".join(p[2:-2] for p in pieces) == body  # its spaces too
+
+
+@pytest.mark.parametrize("text", ["\U0001f469\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466" * 1000,
+                                  "การสังเคราะห์ด้วยแสง" * 300, "e\u0301" * 4000])
+def test_a_cut_without_a_space_near_falls_between_two_characters_as_readers_see_them(text):
+    import unicodedata
+
+    chunks = split_text(text, 3000)
+    assert len(chunks) > 1 and "".join(chunks) == text
+    for chunk in chunks:
+        assert chunk[0] != "\u200d" and chunk[-1] != "\u200d" and not unicodedata.combining(chunk[0]), chunk[:3]
+        assert unicodedata.category(chunk[0]) not in ("Mn", "Mc"), chunk[:3]

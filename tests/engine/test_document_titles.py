@@ -59,4 +59,4 @@ def test_a_long_title_is_cut_after_a_word_or_between_two_characters_as_readers_s
 def test_a_title_of_one_character_longer_than_the_limit_is_still_cut_not_emptied():
     zalgo = "e" + "\u0301" * 400 + " photosynthesis"
     cut = one_line(zalgo, TITLE_CHARS)
-    assert len(cut) == TITLE_CHARS and cut.startswith("e\u0301") and cut.endswith("…")
+    assert 100 < len(cut) <= TITLE_CHARS and cut.startswith("e\u0301") and cut.endswith("…")
