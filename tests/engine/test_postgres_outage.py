@@ -357,8 +357,13 @@ def _blip_refused(admin, name: str, settings, hold: psycopg.Connection) -> None:
 
 
 def _blip_cut(admin, name: str, settings, hold: psycopg.Connection) -> None:
-    """The search's session is terminated in the middle of its query (a connection reset)."""
-    hold.execute("LOCK TABLE deepresearch_passages IN ACCESS EXCLUSIVE MODE")  # the query waits on it
+    """The search's session will be terminated in the middle of its query (a connection reset): the
+    table is locked first, so the query waits on it (locked after the search started, a fast search
+    could finish first and nothing would wait); :func:`_cut_the_waiting_search` ends it."""
+    hold.execute("LOCK TABLE deepresearch_passages IN ACCESS EXCLUSIVE MODE")
+
+
+def _cut_the_waiting_search(admin, name: str) -> None:
     pid = wait_for(lambda: admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s AND wait_event_type"
                                          " = 'Lock' AND query LIKE %s", (name, "%deepresearch_passages%")).fetchone(),
                    what="the search to wait on the table")[0]
@@ -377,12 +382,11 @@ def test_the_thread_files_search_waits_out_a_short_outage(pg_settings, pg_url, c
     caplog.set_level(logging.WARNING, logger="engine.search.postgres_text")
     with psycopg.connect(SERVER_URL, autocommit=True) as admin, psycopg.connect(pg_url) as hold, \
             ThreadPoolExecutor(1) as pool:
-        if blip is _blip_refused:
-            blip(admin, name, pg_settings, hold)
+        blip(admin, name, pg_settings, hold)
         try:
             searching = pool.submit(asyncio.run, PostgresTextSearch(pg_settings, scope).search("turbines"))
             if blip is _blip_cut:
-                blip(admin, name, pg_settings, hold)
+                _cut_the_waiting_search(admin, name)
             wait_for(lambda: searching.done() or "event=search_retry" in caplog.text, what="the search to meet the outage")
             assert not searching.done(), searching.exception()
         finally:
