@@ -34,14 +34,19 @@ def _stopped(proc: subprocess.Popen, sig: int) -> str:
     return err
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_index_stopped_half_way_leaves_no_index_and_indexes_in_full_when_run_again(tmp_path, sig):
+def _big_folder(tmp_path):
+    """``(folder, its index path)``: 3,000 Markdown files, a few seconds of indexing to stop half-way."""
     docs = tmp_path / "docs"
     docs.mkdir()
     text = "Heat pumps move heat from outside air into the house with a refrigerant cycle. " * 60
     for i in range(3000):
         (docs / f"d{i:04d}.md").write_text(f"# Document {i}\n\n{text}\n")
-    index = corpus_index_for(tmp_path / "data", docs)
+    return docs, corpus_index_for(tmp_path / "data", docs)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_index_stopped_half_way_leaves_no_index_and_indexes_in_full_when_run_again(tmp_path, sig):
+    docs, index = _big_folder(tmp_path)
     proc = _cli(tmp_path, "index", str(docs))
     try:
         wait_until(index.exists, "the index file to be created")
@@ -91,12 +96,7 @@ def test_a_first_index_killed_half_way_is_not_taken_for_a_whole_one_and_the_next
     from engine.search import check_search
     from engine.settings import SettingsError, load_settings
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    text = "Heat pumps move heat from outside air into the house with a refrigerant cycle. " * 60
-    for i in range(3000):
-        (docs / f"d{i:04d}.md").write_text(f"# Document {i}\n\n{text}\n")
-    index = corpus_index_for(tmp_path / "data", docs)
+    docs, index = _big_folder(tmp_path)
 
     def committed() -> int:
         try:
