@@ -14,7 +14,7 @@ from bots.console_loop import EXIT_INTERRUPTED
 from bots.console_output import copy_out, err, say, show_follow_ups, stdout_line
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path, clean_text
-from jobs import status
+from jobs.phrases import WORDS
 
 #: Exit code of ``ask`` when a quota (:mod:`jobs.quotas`) refuses the research: nothing was started.
 EXIT_OVER_QUOTA = 6
@@ -23,11 +23,12 @@ RUN_FILES = ("report.md", "report.pdf", "report.docx", "report.tex", "review.md"
 
 
 #: The chat thread's last status lines (:mod:`jobs.run`: "below", "the requester") in the terminal's
-#: words: its question is asked next, its files' paths go to stdout.
+#: words, in each language the thread may speak: its question is asked next, its files' paths go to stdout.
 TERMINAL_WORDS = {
-    status.CLARIFY_STATUS_TEXT: "A clarifying question follows; the research starts once you answer it.",
-    status.DONE_TEXT: "Research finished.",
-    status.FILES_FOLLOW_TEXT: "Research finished.",
+    WORDS(chat, language): WORDS(terminal, language)
+    for language in WORDS.languages
+    for chat, terminal in (("clarify_status", "clarify_status_terminal"), ("done_status", "done_status_terminal"),
+                           ("files_follow_status", "done_status_terminal"))
 }
 
 

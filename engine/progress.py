@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from engine.phrasebook import Phrasebook
+
+#: The progress line's words in each language of the catalogue (``phase_*`` keys name :data:`PHASES`).
+WORDS = Phrasebook(Path(__file__).with_name("progress_phrases.json"))
+
+#: The phases in order, with their English labels (:data:`WORDS` holds each in every language).
 PHASES = {
     "clarify": "Checking the question",
     "brief": "Writing the research brief",
@@ -73,28 +80,37 @@ class Progress:
         elif kind == "error":
             self.errors.append(str(event.get("message", "")))
 
-    def render(self, elapsed: float | None = None) -> str:
+    def render(self, elapsed: float | None = None, language: str = "en") -> str:
         """One to three plain-text lines, e.g. for a chat status message or a terminal: the stage,
         the topics and sources counted once there is a topic (or a source), the files read, the
         time, what the run waits for, and the last problem.
 
         ``elapsed``: the seconds shown, when the caller counts from an earlier start than the
         turn's (the terminal counts from the command's start); default :attr:`elapsed`.
+        ``language``: an ISO 639-1 code; the words are :data:`WORDS`' in that language (English
+        when the catalogue lacks it). The files line, the wait and the problems stay as given.
         """
-        label = PHASES.get(self.phase, self.phase)
+        label = WORDS(f"phase_{self.phase}", language) if f"phase_{self.phase}" in WORDS.catalogue else self.phase
         if self.phase == "review" and self.review_iteration:
-            label += f" (round {self.review_iteration})"
+            label += WORDS("round", language, n=self.review_iteration)
         mins, secs = divmod(int(self.elapsed if elapsed is None else elapsed), 60)
-        counts = [f"topics {self.topics_finished}/{self.topics_started} done"] if self.topics_started else []
+        counts = [WORDS("topics", language, done=self.topics_finished, started=self.topics_started)
+                  ] if self.topics_started else []
         if self.topics_started or self.sources_found:  # nothing is counted before the first topic
-            counts.append(f"{self.sources_found} source{'' if self.sources_found == 1 else 's'} found")
+            counts.append(WORDS(_plural("sources", self.sources_found), language, n=self.sources_found))
         line = (
             " · ".join([label, *counts])
             + (f" · {self.files}" if self.files else "")
-            + f" · {mins}:{secs:02d} elapsed"
+            + " · " + WORDS("elapsed", language, minutes=mins, seconds=secs)
             + (f" · {self.waiting}" if self.waiting else "")
         )
         if self.errors:
-            count = len(self.errors)
-            line += f"\n{count} problem{'' if count == 1 else 's'}: {self.errors[-1][:200]}"
+            line += "\n" + WORDS(_plural("problems", len(self.errors)), language, n=len(self.errors),
+                                 last=self.errors[-1][:200])
         return line
+
+
+def _plural(key: str, count: int) -> str:
+    """``key_one`` for a count of one, else ``key_other`` (CLDR's plural categories of the
+    catalogue's languages: Chinese and Japanese use one form for both)."""
+    return f"{key}_{'one' if count == 1 else 'other'}"

@@ -8,8 +8,9 @@ import time
 from engine.settings import Settings
 from jobs import audit, quotas
 from jobs.conversation import Action, Address, Decision, Message, RuleSettings, decide, reply_for
-from jobs.conversation.replies import CANCELLED_QUEUED, FOLLOW_UP_ASKED, QUEUE_DOWN
+from jobs.conversation.replies import reply_language
 from jobs.dedupe import seen_before
+from jobs.phrases import WORDS
 from jobs.queue import cancel_queued, enqueue, request_cancel
 from jobs.store import get_store
 from jobs.threads import set_thread, update_thread
@@ -78,16 +79,16 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
         audit.record_end(settings, message.thread_key, "cancelled", error="the clarifying question expired",
                          thread=before)
     if decision.action in (Action.START, Action.RESUME):
-        return _enqueue(message, decision, port_ref, settings)
+        return _enqueue(message, decision, port_ref, settings, before)
     if held:  # the thread changed meanwhile: this message starts nothing
         _give_back(store, message)
     if decision.action is Action.CANCEL:
-        return _cancel(message, decision, settings)
+        return _cancel(message, decision, settings, before)
     if decision.action in (Action.CANCEL_PAUSED, Action.EXPIRED):  # the research ends here, not in a job
         audit.record_end(settings, message.thread_key, "cancelled",
                          error="cancelled while waiting for an answer" if decision.action is Action.CANCEL_PAUSED
                          else "the clarifying question expired")
-    said = reply_for(decision, message, view)
+    said = reply_for(decision, message, view, before)
     return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome, mention=said.mention)
 
 
@@ -139,7 +140,7 @@ def handle_press(thread_id: str, user: str, action: str, value: str, port_ref: d
     return handle(message, port_ref, settings=settings)
 
 
-def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Settings) -> Reply:
+def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Settings, before: dict | None) -> Reply:
     kind = "start" if decision.action is Action.START else "resume"
     turn = Turn(turn_id=message.event_id, thread_id=message.thread_key, kind=kind, text=message.body,
                 requester=message.author, port=port_ref)
@@ -150,20 +151,21 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
                   type(err).__name__)
         set_thread(get_store(settings), message.thread_key, status="failed", error="could not queue the research")
         quotas.release(get_store(settings), message.event_id, user=message.author, thread_id=message.thread_key)
-        return Reply(text=QUEUE_DOWN, action="rejected")
+        return Reply(text=WORDS("queue_down", reply_language(before, message, decision.action)), action="rejected")
     if outcome == "duplicate":
         return Reply(action="duplicate")
     action = "started" if kind == "start" else "resumed"
     if message.address is Address.BUTTON:  # nobody typed it: show the thread what was asked, and by whom
-        text = FOLLOW_UP_ASKED.format(mention=MENTION, question=" ".join(message.body.split()))
+        text = WORDS("follow_up_asked", reply_language(before, message), mention=MENTION,
+                     question=" ".join(message.body.split()))
         return Reply(text=text, action=action, turn_id=message.event_id, mention=message.author)
     return Reply(action=action, turn_id=message.event_id)
 
 
-def _cancel(message: Message, decision: Decision, settings: Settings) -> Reply:
+def _cancel(message: Message, decision: Decision, settings: Settings, before: dict | None) -> Reply:
     request_cancel(message.thread_key, decision.cancel_turn, by=message.author, settings=settings)
     if decision.status == "queued" and cancel_queued(decision.cancel_turn, settings=settings):
         set_thread(get_store(settings), message.thread_key, status="cancelled", error="cancelled before it started")
         audit.record_end(settings, message.thread_key, "cancelled", error="cancelled before it started")
-        return Reply(text=CANCELLED_QUEUED, action="cancelled")
+        return Reply(text=WORDS("cancelled", reply_language(before, message)), action="cancelled")
     return Reply(action="cancelling")

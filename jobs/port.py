@@ -70,9 +70,10 @@ def short_label(text: str, limit: int = BUTTON_LABEL_LIMIT) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
-def cancel_button() -> Button:
-    """The Cancel button of a running research's status message."""
-    return Button(ButtonAction.CANCEL, "Cancel")
+def cancel_button(label: str = "Cancel") -> Button:
+    """The Cancel button of a running research's status message; ``label``: its text in the
+    thread's language (``cancel_button`` of :data:`jobs.phrases.WORDS`)."""
+    return Button(ButtonAction.CANCEL, label)
 
 
 def follow_up_buttons(questions: Sequence[str], limit: int = 3) -> tuple[Button, ...]:

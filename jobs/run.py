@@ -18,8 +18,9 @@ from jobs import audit, quotas, records
 from jobs.errors import ResearchTimeout, is_transient, user_message
 from jobs.journal import replay_end
 from jobs.locks import LockLost, ThreadLock
+from jobs.phrases import WORDS, thread_language
 from jobs.port import ChatPort, cancel_button, follow_up_buttons, port_from_reference, with_buttons
-from jobs.status import CLARIFY_STATUS_TEXT, DONE_TEXT, FILES_FOLLOW_TEXT, StatusMessage, progress_text
+from jobs.status import StatusMessage, progress_text
 from jobs.stopping import HandedBack, is_shutdown_error, stop_requested
 from jobs.store import Store, get_store
 from jobs.threads import DELIVERING, set_thread, thread_info
@@ -36,21 +37,19 @@ TIMEOUT_MARGIN = 30
 #: Seconds a research may always run, however short ``job_timeout`` is.
 MIN_RESEARCH_SECONDS = 60
 
-DELAYED_NOTE = ("_This report was delayed: the process running it stopped, and the research was "
-                "resumed from its last checkpoint._")
-CANCELLED_TEXT = "Research cancelled. Ask a new question to start again."
-UPLOAD_COMMENT = "The full report."
-#: How an upload note names each kind of report file.
-FILE_KINDS = {".md": "the Markdown report", ".pdf": "the PDF", ".docx": "the Word document"}
-ANSWERED_TEXT = "Answered, thanks: the research continues below."
-LATE_CANCEL_NOTE = "_The cancel arrived after the research had finished, so the report is here anyway._"
-HANDED_BACK_TEXT = ("Paused: the bot is restarting. The research continues from its last checkpoint "
-                    "as soon as it is back.")
-HANDED_BACK_FILES_TEXT = ("Paused: the bot is restarting after the summary went out. The report files follow "
-                          "as soon as it is back.")
-FAILED_TEXT = "Stopped: the research failed. The reply below says why."
-RETRYING_TEXT = ("Interrupted: a service did not answer. The research is tried again from its last "
-                 "checkpoint shortly.")
+#: The English texts of what a turn says in its thread (:data:`jobs.phrases.WORDS` holds each in
+#: every language it has; a turn speaks its thread's, :attr:`_TurnJob.language`).
+DELAYED_NOTE = WORDS("delayed_note")
+CANCELLED_TEXT = WORDS("cancelled")
+UPLOAD_COMMENT = WORDS("upload_comment")
+#: How an upload note names each kind of report file (keys of :data:`jobs.phrases.WORDS`).
+FILE_KINDS = {".md": "kind_md", ".pdf": "kind_pdf", ".docx": "kind_docx"}
+ANSWERED_TEXT = WORDS("answered_status")
+LATE_CANCEL_NOTE = WORDS("late_cancel_note")
+HANDED_BACK_TEXT = WORDS("handed_back_status")
+HANDED_BACK_FILES_TEXT = WORDS("handed_back_files_status")
+FAILED_TEXT = WORDS("failed_status")
+RETRYING_TEXT = WORDS("retrying_status")
 #: Seconds between two refreshes of the elapsed time in the status message while no progress
 #: event arrives (a long phase, e.g. building the PDF); each refresh is one chat edit at most.
 CLOCK_INTERVAL = 10.0
@@ -211,6 +210,26 @@ class _TurnJob:
         self.port = port
         self.last_attempt = last_attempt
         self.rec: dict = {}
+        self._language: str | None = None
+
+    @property
+    def language(self) -> str:
+        """The language the turn speaks in its thread: that of the thread's research question
+        (:func:`jobs.phrases.thread_language`); a resume reads the question from the thread's record."""
+        if self._language is None:
+            question = self.turn.text if self.turn.kind == "start" else None
+            if question is None:
+                try:
+                    question = (self.store.get(f"thread:{self.turn.thread_id}") or {}).get("question")
+                except Exception as err:  # the store blinked: speak English rather than stop the turn
+                    log.warning("event=thread_language_unknown turn=%s error=%s", self.turn.turn_id,
+                                type(err).__name__)
+            self._language = thread_language(question)
+        return self._language
+
+    def say(self, key: str, **fields: object) -> str:
+        """The text ``key`` of :data:`jobs.phrases.WORDS` in the thread's :attr:`language`."""
+        return WORDS(key, self.language, **fields)
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self, rec: dict, *, abandoned: bool) -> dict:
@@ -290,7 +309,7 @@ class _TurnJob:
         return StatusMessage(
             self.port, message_id=self.rec.get("status_message_id"),
             on_posted=lambda mid: records.patch(self.store, self.turn.turn_id, status_message_id=mid),
-            buttons=(cancel_button(),),
+            buttons=(cancel_button(self.say("cancel_button")),),
         )
 
     async def _research(self) -> TurnOutcome:
@@ -298,8 +317,7 @@ class _TurnJob:
         happens: finished, a question below, cancelled, not started, stopped, retrying or failed."""
         status = self._status_message()
         await self._close_question_status()
-        first = ("Resuming the research from its last checkpoint…" if self.delayed or self.graph_started
-                 else "Starting the research…")
+        first = self.say("resuming_status" if self.delayed or self.graph_started else "starting_status")
         await status.show(first)
         try:
             return await self._research_shown(status, first)
@@ -314,8 +332,8 @@ class _TurnJob:
         if self.stopping() or is_shutdown_error(err):
             return self._handed_back_text()
         if is_transient(err) and not self.last_attempt:
-            return RETRYING_TEXT
-        return FAILED_TEXT
+            return self.say("retrying_status")
+        return self.say("failed_status")
 
     def _stopped_status(self) -> str:
         """The status message's last text when the research stopped on a cancel signal: a stopping
@@ -325,7 +343,7 @@ class _TurnJob:
             return self._handed_back_text()
         if self.lock_lost:
             return self._failure_status(LockLost())
-        return "Cancelled."
+        return self.say("cancelled_status")
 
     def _summary_out(self) -> bool:
         """True once the summary went out, in this attempt or an earlier one."""
@@ -333,14 +351,15 @@ class _TurnJob:
 
     def _handed_back_text(self) -> str:
         """The status message's last text when the turn is handed back: after the summary, only the files wait."""
-        return HANDED_BACK_FILES_TEXT if self._summary_out() else HANDED_BACK_TEXT
+        return self.say("handed_back_files_status" if self._summary_out() else "handed_back_status")
 
     def _show_progress(self, status: StatusMessage, progress) -> None:
         """Queue ``progress`` as the status message's next text; elapsed counts from this attempt's
         start, as the requester waits. Best effort like the message itself: an error is logged
         (once a turn) and never reaches the research."""
         try:
-            status.set(progress_text(progress, resumed=self.delayed, elapsed=time.monotonic() - self.started))
+            status.set(progress_text(progress, resumed=self.delayed, elapsed=time.monotonic() - self.started,
+                                     language=self.language))
         except Exception as err:
             if not self.status_text_failed:
                 self.status_text_failed = True
@@ -386,21 +405,21 @@ class _TurnJob:
                                          cancel=cancel, on_report=on_report, **kwargs)
         except TimeoutError:
             if deadline.expired():
-                await status.show("Stopped: the research ran past its time limit.", buttons=())
+                await status.show(self.say("timeout_status"), buttons=())
                 raise ResearchTimeout(f"research ran past {limit} s") from None
             raise
         except RunCancelled:
             await status.show(self._stopped_status(), buttons=())
             raise
         except TurnRejected:
-            await status.show("Not started: see the reply below.", buttons=())
+            await status.show(self.say("not_started_status"), buttons=())
             raise
         finally:
             stop.set()
             await asyncio.gather(*tasks, *early, return_exceptions=True)
-        final = (CLARIFY_STATUS_TEXT if outcome.status == "clarify"
-                 else FILES_FOLLOW_TEXT if self.summary_earlier else DONE_TEXT)
-        await status.show(final, buttons=())
+        final = ("clarify_status" if outcome.status == "clarify"
+                 else "files_follow_status" if self.summary_earlier else "done_status")
+        await status.show(self.say(final), buttons=())
         return outcome
 
     async def _close_question_status(self) -> None:
@@ -411,7 +430,7 @@ class _TurnJob:
         if t.kind != "resume" or not mid or "answered" in (self.rec.get("delivered") or []):
             return
         try:
-            await asyncio.to_thread(self.port.update, mid, ANSWERED_TEXT)
+            await asyncio.to_thread(self.port.update, mid, self.say("answered_status"))
         except Exception as err:  # cosmetic: the research goes on
             log.warning("event=status_close_failed turn=%s error=%s", t.turn_id, type(err).__name__)
         records.mark_delivered(self.store, t.turn_id, "answered")
@@ -488,8 +507,8 @@ class _TurnJob:
         delivered.append(part)
 
     def _summary_text(self, summary: str | None) -> str:
-        text = summary or "The research is done; the report is attached."
-        return text + ("\n\n" + DELAYED_NOTE if self.delayed else "")
+        text = summary or self.say("summary_fallback")
+        return text + ("\n\n" + self.say("delayed_note") if self.delayed else "")
 
     def _summary_first(self, ready: dict) -> None:
         """Post the summary (with its follow-up buttons) once the final text exists, before the files
@@ -509,7 +528,7 @@ class _TurnJob:
         if outcome["status"] == "clarify" and late_cancel and "question" not in (self.rec.get("delivered") or []):
             return self.cancelled()  # the requester stopped it: do not ask them anything now
         if outcome["status"] == "clarify":
-            question = outcome.get("question") or "Could you say more about what you need?"
+            question = outcome.get("question") or self.say("clarify_fallback")
             # paused before the question is posted: an answer that arrives at once resumes the graph
             # (a failed post re-runs this turn, which marks the thread running again)
             set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="paused", clarify_question=question, paused_at=time.time(),
@@ -520,8 +539,8 @@ class _TurnJob:
         summary = self._summary_text(outcome.get("summary"))
         if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
             if "summary" in (self.rec.get("delivered") or []):
-                self._post_once("late_cancel", LATE_CANCEL_NOTE)
-            summary += "\n\n" + LATE_CANCEL_NOTE
+                self._post_once("late_cancel", self.say("late_cancel_note"))
+            summary += "\n\n" + self.say("late_cancel_note")
         # the paths may name another host's data dir (a re-delivery): read them through the store
         store = artifact_store(self.settings)
         files = [f for f in (store.local(p) for p in outcome.get("files", [])) if f is not None]
@@ -532,10 +551,11 @@ class _TurnJob:
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, **report)
         self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
         if files and "files" not in (self.rec.get("delivered") or []):
-            comment = UPLOAD_COMMENT
+            comment = self.say("upload_comment")
             if outcome.get("pdf_error"):
-                kinds = " and ".join(FILE_KINDS.get(p.suffix, p.name) for p in files)
-                comment = f"The PDF could not be built ({outcome['pdf_error'][:200]}); here is {kinds}."
+                kinds = self.say("and").join(self.say(FILE_KINDS[p.suffix]) if p.suffix in FILE_KINDS else p.name
+                                             for p in files)
+                comment = self.say("pdf_failed_comment", error=outcome["pdf_error"][:200], kinds=kinds)
             self.port.upload(files, comment=comment)
             records.mark_delivered(self.store, t.turn_id, "files")
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
@@ -547,7 +567,7 @@ class _TurnJob:
     def cancelled(self) -> dict:
         t = self.turn
         with contextlib.suppress(Exception):
-            self._post_once("cancelled", CANCELLED_TEXT)
+            self._post_once("cancelled", self.say("cancelled"))
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
         records.finish(self.store, t.turn_id, "cancelled")
         audit.record_end(self.settings, t.thread_id, "cancelled")  # a cancelled turn has no report

@@ -8,14 +8,16 @@ import time
 from collections.abc import Callable, Sequence
 
 from engine.progress import Progress
+from jobs.phrases import WORDS
 from jobs.port import Button, ChatPort, with_buttons
 
 #: The status message's last words when a turn ends: a clarifying question posted below it, the
 #: report posted below it, or only the files below it (the summary went out earlier). A surface
 #: that is not a chat thread says them its own way (:data:`bots.console_queue.TERMINAL_WORDS`).
-CLARIFY_STATUS_TEXT = "A clarifying question is below; the research starts once the requester answers it."
-DONE_TEXT = "Research finished. The report is below."
-FILES_FOLLOW_TEXT = "Research finished. The summary went out earlier; the report files are below."
+#: These are the English texts; :data:`jobs.phrases.WORDS` holds each in every language it has.
+CLARIFY_STATUS_TEXT = WORDS("clarify_status")
+DONE_TEXT = WORDS("done_status")
+FILES_FOLLOW_TEXT = WORDS("files_follow_status")
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +108,10 @@ class StatusMessage:
                 pass
 
 
-def progress_text(progress: Progress, *, resumed: bool = False, elapsed: float | None = None) -> str:
+def progress_text(progress: Progress, *, resumed: bool = False, elapsed: float | None = None,
+                  language: str = "en") -> str:
     """The status message for a progress snapshot; ``elapsed``: the seconds shown (the turn's
-    attempt counts from when it began), default the graph turn's own (:attr:`Progress.elapsed`)."""
-    head = "Research resumed from its last checkpoint" if resumed else "Research in progress"
-    return f"{head}\n{progress.render(elapsed=elapsed)}"
+    attempt counts from when it began), default the graph turn's own (:attr:`Progress.elapsed`);
+    ``language``: an ISO 639-1 code (:data:`jobs.phrases.WORDS`, English when it lacks one)."""
+    head = WORDS("resumed_in_progress" if resumed else "in_progress", language)
+    return f"{head}\n{progress.render(elapsed=elapsed, language=language)}"

@@ -6,28 +6,23 @@ from dataclasses import dataclass
 
 from jobs.conversation.message import Message
 from jobs.conversation.rules import Action, Decision, RuleSettings
+from jobs.phrases import WORDS, thread_language
 from jobs.turns import MENTION
 
-STILL_WORKING = "Still working on this — reply `cancel` to stop it."
-EXPIRED = (
-    "This clarifying question expired (no answer within {hours} hours). "
-    "Please ask your question again to start a new research."
-)
-ONLY_REQUESTER_ANSWERS = "Only {mention} can answer this question."
-ONLY_REQUESTER_CANCELS = "Only {mention} can cancel this research."
-NOTHING_RUNNING = "Nothing is running in this thread. Ask a question to start a new research."
-CANCELLED_PAUSED = "Cancelled. Ask a new question to start again."
-CANCELLED_QUEUED = "Research cancelled. Ask a new question to start again."
-EMPTY_QUESTION = "What should I research? Ask your question in the same message."
-QUEUE_DOWN = "Sorry, I could not queue this research right now. Please try again in a minute."
-QUESTION_TOO_LONG = ("The question is {length:,} characters long; the limit is {limit:,}. "
-                     "Shorten it to the question itself: the research finds its own sources.")
-ANSWER_FIRST = ("The clarifying question above is still open: answer it first (or say `cancel`), "
-                "then ask the follow-up.")
+STILL_WORKING = WORDS("still_working")
+EXPIRED = WORDS.catalogue["expired"]["en"]
+ONLY_REQUESTER_ANSWERS = WORDS("only_requester_answers", mention=MENTION)
+ONLY_REQUESTER_CANCELS = WORDS("only_requester_cancels", mention=MENTION)
+NOTHING_RUNNING = WORDS("nothing_running")
+CANCELLED_PAUSED = WORDS("cancelled_paused")
+CANCELLED_QUEUED = WORDS("cancelled")
+EMPTY_QUESTION = WORDS("empty_question")
+QUEUE_DOWN = WORDS("queue_down")
+QUESTION_TOO_LONG = WORDS.catalogue["question_too_long"]["en"]
+ANSWER_FIRST = WORDS("answer_first")
 #: Posted when a follow-up button starts a research, so the thread shows what was asked and by whom.
-FOLLOW_UP_ASKED = "{mention} asked a follow-up question:\n\n> {question}"
-ANSWER_TOO_LONG = ("The answer is over {limit:,} characters; shorten it and reply again "
-                   "(the question is still open).")
+FOLLOW_UP_ASKED = WORDS.catalogue["follow_up_asked"]["en"]
+ANSWER_TOO_LONG = WORDS.catalogue["answer_too_long"]["en"]
 
 
 @dataclass(frozen=True)
@@ -42,33 +37,49 @@ class Said:
     mention: str | None = None
 
 
-#: Action -> (template or None, outcome, ephemeral). Templates take ``mention`` (the thread's
-#: requester, as the :data:`jobs.turns.MENTION` slot), ``hours``, ``limit`` and ``length`` (of the message's text).
+#: Action -> (the key of its reply in :data:`jobs.phrases.WORDS` or None, outcome, ephemeral).
+#: Templates take ``mention`` (the thread's requester, as the :data:`jobs.turns.MENTION` slot),
+#: ``hours``, ``limit`` and ``length`` (of the message's text).
 REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.START: (None, "started", False),
     Action.RESUME: (None, "resumed", False),
-    Action.BUSY: (STILL_WORKING, "busy", False),
+    Action.BUSY: ("still_working", "busy", False),
     Action.CANCEL: (None, "cancelling", False),
-    Action.CANCEL_PAUSED: (CANCELLED_PAUSED, "cancelled", False),
-    Action.REFUSE_CANCEL: (ONLY_REQUESTER_CANCELS, "refused", True),
-    Action.REFUSE_ANSWER: (ONLY_REQUESTER_ANSWERS, "refused", True),
-    Action.EXPIRED: (EXPIRED, "expired", False),
-    Action.NOTHING_RUNNING: (NOTHING_RUNNING, "ignored", False),
-    Action.EMPTY: (EMPTY_QUESTION, "rejected", False),
-    Action.TOO_LONG: (QUESTION_TOO_LONG, "rejected", False),
-    Action.ANSWER_TOO_LONG: (ANSWER_TOO_LONG, "rejected", False),
-    Action.ANSWER_FIRST: (ANSWER_FIRST, "busy", True),
+    Action.CANCEL_PAUSED: ("cancelled_paused", "cancelled", False),
+    Action.REFUSE_CANCEL: ("only_requester_cancels", "refused", True),
+    Action.REFUSE_ANSWER: ("only_requester_answers", "refused", True),
+    Action.EXPIRED: ("expired", "expired", False),
+    Action.NOTHING_RUNNING: ("nothing_running", "ignored", False),
+    Action.EMPTY: ("empty_question", "rejected", False),
+    Action.TOO_LONG: ("question_too_long", "rejected", False),
+    Action.ANSWER_TOO_LONG: ("answer_too_long", "rejected", False),
+    Action.ANSWER_FIRST: ("answer_first", "busy", True),
     Action.DUPLICATE: (None, "duplicate", False),
     Action.IGNORE: (None, "ignored", False),
 }
 
 
-def reply_for(decision: Decision, message: Message, view: RuleSettings) -> Said:
-    """The reply to post at once for ``decision`` (see :data:`REPLIES`)."""
-    template, outcome, ephemeral = REPLIES[decision.action]
-    if template is None:
+def reply_for(decision: Decision, message: Message, view: RuleSettings, thread: dict | None = None) -> Said:
+    """The reply to post at once for ``decision`` (see :data:`REPLIES`), in the language of
+    :func:`reply_language` (``thread``: the thread's record before the message, None when new)."""
+    key, outcome, ephemeral = REPLIES[decision.action]
+    if key is None:
         return Said(None, outcome, ephemeral)
     hours = max(1, round(view.clarify_ttl / 3600))
-    text = template.format(mention=MENTION, hours=hours, limit=view.max_chars, length=len(message.body))
+    text = WORDS(key, reply_language(thread, message, decision.action), mention=MENTION, hours=hours,
+                 limit=view.max_chars, length=len(message.body))
     return Said(text, outcome, ephemeral, decision.requester if MENTION in text else None)
+
+
+def reply_language(thread: dict | None, message: Message, action: Action | None = None) -> str:
+    """The language to answer ``message`` in: the thread's, that of its research question
+    (:func:`jobs.phrases.thread_language`, the report's language), so everyone in the thread reads
+    the bot in one language whoever writes; a question refused as too long or empty, or a message
+    in a thread without a research, is answered in the message's own language (the thread's, or
+    English, when the message is too short to tell)."""
+    question = (thread or {}).get("question")
+    here = thread_language(question) if question else "en"
+    if not question or action in (Action.TOO_LONG, Action.EMPTY):
+        return WORDS.language_of(message.body, default=here)
+    return here
 

@@ -15,6 +15,7 @@ import pytest
 import jobs.locks
 import jobs.queue
 import jobs.run
+import jobs.status
 from engine.runner import RunCancelled
 from jobs import records
 from jobs.locks import ThreadLock
@@ -266,4 +267,4 @@ def test_a_stop_after_the_summary_went_out_says_the_files_follow_and_sends_only_
     assert run_job(turn, settings=settings, last_attempt=True)["status"] == "done"
     assert _posts(log) == ["Starting the research…", SUMMARY]  # the summary once, the files after the restart
     assert [e["files"] for e in read_events(log, THREAD) if e["op"] == "upload"] == [["report.md", "report.pdf"]]
-    assert _updates(log)[-1]["text"] == jobs.run.FILES_FOLLOW_TEXT
+    assert _updates(log)[-1]["text"] == jobs.status.FILES_FOLLOW_TEXT

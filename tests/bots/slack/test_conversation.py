@@ -295,3 +295,24 @@ def test_a_person_mentioned_in_a_question_reaches_the_research_by_name(bot, fake
     fake_slack.wait_for(lambda: len(research.calls) == 2, what="the command's research")
     assert research.calls[1]["question"] == "summarise @Bob Builder's plan for heat-pump noise limits"
     runner_idle()
+
+
+def test_a_thread_asked_in_german_is_answered_in_german(bot, fake_slack, research):
+    from tests.bots.slack.test_buttons import CANCEL, _buttons, _with_button
+
+    research.gate.clear()
+    ts, _ = bot.message("<@U0BOT> Wie groß ist der Markt für Wärmepumpen in Europa und wie wächst er?")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    status = _with_button(fake_slack, ts, CANCEL)
+    assert status["text"].startswith("Die Recherche beginnt") and _buttons(status)[CANCEL]["text"]["text"] == "Abbrechen"
+    fake_slack.wait_for(lambda: research.calls, what="the research to start")
+    bot.message("cancel", user=BOB, thread_ts=ts)  # the command word is the same in every language
+    refusal = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="refusal")[0]
+    assert refusal.params["text"] == "Nur <@U0ALICE> kann diese Recherche abbrechen."
+    bot.message("Ist es schon fertig?", thread_ts=ts)
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, ts) if m["text"].startswith(
+        "Die Recherche läuft noch")], what="still working, in German")
+    bot.message("stop", thread_ts=ts)
+    assert wait_status(fake_slack, thread_id, "cancelled") == "cancelled"
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, ts) if m["text"].startswith(
+        "Recherche abgebrochen. Stelle eine neue Frage")], what="the cancellation, in German")

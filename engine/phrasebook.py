@@ -1,0 +1,61 @@
+"""Words shown to people, by key and language, from a JSON catalogue."""
+
+from __future__ import annotations
+
+import json
+import string
+from pathlib import Path
+
+from engine.language import detect_language
+
+#: The language every catalogue holds in full; a language a catalogue lacks reads this one.
+BASE_LANGUAGE = "en"
+
+
+class Phrasebook:
+    """Templates by key and language: a JSON object ``{key: {language: template}}`` (ISO 639-1
+    codes), read once. A template is a :meth:`str.format` string; its fields are the same in
+    every language (a test checks each catalogue).
+
+    Raises:
+        OSError / ValueError: the file is missing or not such an object (at construction).
+    """
+
+    def __init__(self, path: Path) -> None:
+        catalogue = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(catalogue, dict) or not all(
+                isinstance(v, dict) and BASE_LANGUAGE in v for v in catalogue.values()):
+            raise ValueError(f"{path.name}: every key needs a {BASE_LANGUAGE!r} template")
+        self.path = path
+        self.catalogue: dict[str, dict[str, str]] = catalogue
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages of the catalogue's base-language entries' first key, in file order."""
+        first = next(iter(self.catalogue.values()), {})
+        return tuple(first)
+
+    def language_of(self, text: str | None, default: str = BASE_LANGUAGE) -> str:
+        """The catalogue language to answer ``text`` in: its language as the report's is chosen
+        (:func:`engine.language.detect_language`), ``default`` when unsure or when the catalogue
+        does not hold that language."""
+        if not text or not text.strip():
+            return default if default in self.languages else BASE_LANGUAGE
+        lang = detect_language(text, default=default)
+        return lang if lang in self.languages else BASE_LANGUAGE
+
+    def __call__(self, key: str, language: str = BASE_LANGUAGE, /, **fields: object) -> str:
+        """The template ``key`` in ``language`` (the base language when the catalogue lacks it),
+        filled with ``fields``.
+
+        Raises:
+            KeyError: an unknown ``key``, or a field the template names that is not given.
+        """
+        entry = self.catalogue[key]
+        template = entry.get(language) or entry[BASE_LANGUAGE]
+        return template.format(**fields)
+
+
+def template_fields(template: str) -> set[str]:
+    """The field names of a :meth:`str.format` template, e.g. ``{"mention", "hours"}``."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}

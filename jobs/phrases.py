@@ -1,0 +1,22 @@
+"""What the bot says in a chat thread, in the language of the thread's question.
+
+The catalogue (``phrases.json``: ``{key: {language: template}}``) holds English, German, French,
+Spanish, Chinese and Japanese, the languages whose report headings the bot also translates
+(``engine/render/templates/labels.json``); a thread in another language is answered in English.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.phrasebook import Phrasebook
+
+#: Every text the job layer posts or edits into a chat thread.
+WORDS = Phrasebook(Path(__file__).with_name("phrases.json"))
+
+
+def thread_language(question: str | None) -> str:
+    """The language to speak in a thread whose research question is ``question``: the report's
+    language (:func:`engine.language.detect_language`, as the research chooses it) when the
+    catalogue holds it, else English."""
+    return WORDS.language_of(question)

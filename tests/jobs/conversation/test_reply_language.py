@@ -1,0 +1,104 @@
+"""The bot answers in the thread's language: every reply of the conversation table, the turn's
+status message and its notes, in each language of the catalogue."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.phrasebook import Phrasebook, template_fields
+from engine.progress import WORDS as PROGRESS_WORDS
+from engine.progress import Progress
+from jobs.conversation import Action, Message, decide, reply_for
+from jobs.conversation.replies import REPLIES, reply_language
+from jobs.phrases import WORDS, thread_language
+from jobs.status import progress_text
+from tests.jobs.conversation.test_rules import KINDS, NOW, OTHER, REQUESTER, TABLE, VIEW, message, record
+
+#: One research question per language of the catalogue, long enough for the language to be told.
+QUESTIONS = {
+    "en": "How do heat pumps work in very cold winters?",
+    "de": "Wie funktionieren Wärmepumpen in sehr kalten Wintern?",
+    "fr": "Comment fonctionnent les pompes à chaleur pendant les hivers très froids ?",
+    "es": "¿Cómo funcionan las bombas de calor en los inviernos muy fríos?",
+    "zh": "热泵在非常寒冷的冬天如何工作？",
+    "ja": "ヒートポンプは非常に寒い冬にどのように機能しますか？",
+}
+
+
+@pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS], ids=["chat", "progress"])
+def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook):
+    assert book.languages == tuple(QUESTIONS)
+    for key, entry in book.catalogue.items():
+        assert tuple(entry) == book.languages, key
+        fields = template_fields(entry["en"])
+        for language, template in entry.items():
+            assert template.strip() or key == "and", (key, language)
+            assert template_fields(template) == fields, (key, language)
+            if language != "en" and key not in ("kind_pdf", "and"):
+                assert template != entry["en"], (key, language)  # translated, not copied
+
+
+def test_every_reply_of_the_table_has_its_phrase():
+    keys = {key for key, _, _ in REPLIES.values() if key is not None}
+    assert keys <= set(WORDS.catalogue)
+    assert {a for a, (key, _, _) in REPLIES.items() if key is None} == {
+        Action.START, Action.RESUME, Action.CANCEL, Action.DUPLICATE, Action.IGNORE}
+
+
+@pytest.mark.parametrize("language", list(QUESTIONS))
+def test_the_table_answers_in_the_language_of_the_threads_question(language):
+    question = QUESTIONS[language]
+    assert thread_language(question) == language
+    seen = set()
+    for (state, mine), actions in TABLE.items():
+        old = record(state)
+        if old is not None:
+            old["question"] = question
+        for kind, expected in zip(KINDS, actions, strict=True):
+            msg = message(kind, REQUESTER if mine else OTHER)
+            decision = decide(old, msg, NOW, VIEW)
+            said = reply_for(decision, msg, VIEW, old)
+            if said.text is None or old is None or expected in (Action.TOO_LONG, Action.EMPTY):
+                continue
+            key = REPLIES[expected][0]
+            assert said.text == WORDS(key, language, mention="{mention}", hours=1, limit=VIEW.max_chars,
+                                      length=len(msg.body)), (state, mine, kind)
+            seen.add(expected)
+    assert seen >= {Action.BUSY, Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED,
+                    Action.CANCEL_PAUSED, Action.NOTHING_RUNNING, Action.ANSWER_TOO_LONG, Action.ANSWER_FIRST}
+
+
+def test_a_new_question_refused_is_answered_in_its_own_language():
+    long_german = "Warum ist der Himmel über den Bergen am Abend so rot und nicht blau? " * 2
+    msg = Message(thread_key="t", author=REQUESTER, text=long_german, event_id="e1", address=KINDS["ask@"][1])
+    decision = decide(None, msg, NOW, VIEW)
+    assert decision.action is Action.TOO_LONG
+    assert reply_for(decision, msg, VIEW, None).text.startswith(
+        f"Die Frage ist {len(long_german.strip())} Zeichen lang; erlaubt sind 50.")
+    # in a Japanese thread, a German question over the limit is still answered in German
+    old = {**record("done"), "question": QUESTIONS["ja"]}
+    assert reply_language(old, msg, Action.TOO_LONG) == "de"
+    # an empty question says nothing of its language: the thread's, else English
+    empty = Message(thread_key="t", author=REQUESTER, text="  ", event_id="e2", address=KINDS["ask@"][1])
+    assert reply_language(old, empty, Action.EMPTY) == "ja"
+    assert reply_language(None, empty, Action.EMPTY) == "en"
+
+
+def test_a_thread_in_a_language_the_catalogue_lacks_is_answered_in_english():
+    old = {**record("running"), "question": "Как работают тепловые насосы зимой?"}
+    said = reply_for(decide(old, message("ask@", OTHER), NOW, VIEW), message("ask@", OTHER), VIEW, old)
+    assert said.text == "Still working on this — reply `cancel` to stop it."
+
+
+def test_the_status_message_speaks_the_language_given():
+    progress = Progress(phase="review", topics_started=3, topics_finished=2, sources_found=1, review_iteration=2,
+                        errors=["x"])
+    assert progress_text(progress, elapsed=75) == (
+        "Research in progress\nReviewing the report (round 2) · topics 2/3 done · 1 source found · 1:15 elapsed"
+        "\n1 problem: x")
+    assert progress_text(progress, resumed=True, elapsed=75, language="de") == (
+        "Recherche ab dem letzten Checkpoint fortgesetzt\nBericht wird geprüft (Runde 2) · Themen 2/3 fertig"
+        " · 1 Quelle gefunden · 1:15 vergangen\n1 Problem: x")
+    progress.sources_found = 4
+    assert "4 sources trouvées" in progress_text(progress, elapsed=0, language="fr")
+    assert progress_text(progress, elapsed=0, language="ko") == progress_text(progress, elapsed=0)
