@@ -23,12 +23,19 @@ _PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
 _SPACES = re.compile(r"\s+")
 #: How a line that is a sentence, not a heading, ends (Latin and CJK full stops, question and exclamation marks).
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
-#: The end tag of an element whose content is read as text (``<title>``, ``<script>``, ``<style>``)
-#: with attributes or a slash: the HTML standard ignores them and the tag still ends the element
-#: (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state), but the standard
-#: library's parser finds only ``</title>`` and ``</title >`` and would read the rest of the page as
-#: the title, or drop it as script.
-_RAW_TEXT_END = re.compile(r"</(title|script|style)[\t\n\f\r /][^>]*>", re.IGNORECASE)
+#: The start of the end tag of an element whose content is read as text (``<title>``,
+#: ``<script>``, ``<style>``), followed by attributes or a slash.
+_RAW_TEXT_END_OPEN = re.compile(r"</(title|script|style)(?=[\t\n\f\r /])", re.IGNORECASE)
+#: The rest of such an end tag, up to the ``>`` that ends it, as the HTML standard's tokenizer reads
+#: it: spaces and slashes, and attributes, each a name (an ``=`` may start it; a quote in it is a
+#: character of the name), then maybe ``=`` and a value, double-quoted, single-quoted (either may
+#: hold ``>``) or unquoted (ended by whitespace or ``>``)
+#: (https://html.spec.whatwg.org/multipage/parsing.html#before-attribute-name-state and the states
+#: after it). Possessive, so a ``>`` inside a quoted value is never taken for the tag's end.
+_END_TAG_REST = re.compile(
+    r"(?:[\t\n\f\r /]|[^\t\n\f\r />][^\t\n\f\r />=]*+"
+    r"""(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|[^\t\n\f\r >]*+))?+)*+>"""
+)
 
 
 class Unreadable(Exception):
@@ -141,7 +148,7 @@ def _html(data: bytes) -> tuple[str | None, str]:
     markup = UnicodeDammit(data, is_html=True).unicode_markup
     if markup is None:
         raise Unreadable("unknown text encoding")
-    markup = _RAW_TEXT_END.sub(r"</\1>", markup)
+    markup = _plain_raw_text_ends(markup)
     parser = _HTMLText()
     try:
         parser.feed(markup)
@@ -154,6 +161,24 @@ def _html(data: bytes) -> tuple[str | None, str]:
     except Exception as err:  # the tokenizer may raise several types on hostile markup
         raise Unreadable(f"unreadable HTML ({type(err).__name__})") from err
     return parser.result()
+
+
+def _plain_raw_text_ends(markup: str) -> str:
+    """``markup`` with every ``</title>``, ``</script>`` and ``</style>`` end tag that has attributes or
+    a slash written plain: the HTML standard reads an end tag's attributes, then ignores them, and the
+    tag still ends the element (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state),
+    but the standard library's parser finds only ``</title>`` and ``</title >``, and ends a tag at its
+    first ``>`` even inside a quoted value: it would read the rest of the page as the title, or drop
+    it as script, or read the rest of the tag as text. One pass: an end tag that runs to the end of
+    the markup (the standard drops it and all after it) leaves the rest as it is."""
+    parts, at = [], 0
+    while found := _RAW_TEXT_END_OPEN.search(markup, at):
+        rest = _END_TAG_REST.match(markup, found.end())
+        if rest is None:
+            break
+        parts += [markup[at:found.start()], f"</{found.group(1)}>"]
+        at = rest.end()
+    return "".join(parts) + markup[at:]
 
 
 class _HTMLText(HTMLParser):

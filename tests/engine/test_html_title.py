@@ -60,3 +60,33 @@ def test_a_script_or_style_end_tag_with_attributes_ends_it_and_the_page_after_it
     found, text = _title(tmp_path, f"<html><head><title>Tides</title><{tag}>var a = 1;</{tag} data-x=\"1\">"
                                    "</head><body><p>Body text.</p></body></html>")
     assert (found, text) == ("Tides", "Body text.")
+
+
+@pytest.mark.parametrize("end", [
+    '</title a=">">', "</title a='>'>", '</title a = ">" b=\'>\'>', '</title a=">"/>', '</title a="x"b=">">',
+    "</title a= '>' >", '</title/a=">">', "</title a=b\">", '</title a=">\n>">',
+])
+def test_a_quoted_attribute_value_of_the_end_tag_may_hold_a_greater_than_sign(tmp_path, end):
+    """The HTML standard's tokenizer reads an end tag's attributes as a start tag's (then drops them):
+    a ``>`` inside a single- or double-quoted value does not end the tag, one after an unquoted value
+    does (https://html.spec.whatwg.org/multipage/parsing.html#before-attribute-value-state). The
+    title ended at the first ``>`` and the rest of the tag was read as the page's text."""
+    found, text = _title(tmp_path, f"<html><head><title>Tide tables{end}</head><body><h1>Heading</h1>"
+                                   "<p>Body text.</p></body></html>")
+    assert (found, text) == ("Tide tables", "Heading\n\nBody text.")
+
+
+@pytest.mark.parametrize("end", ['</title x">', "</title =\"'>", '</title a"b=c>'])
+def test_a_quote_opens_a_value_only_after_an_equals_sign_of_an_attribute(tmp_path, end):
+    """A quote in an attribute's name (or an ``=`` that starts a name) is a character of the name:
+    the first ``>`` after it ends the tag, as in a browser."""
+    found, text = _title(tmp_path, f"<html><head><title>Tide tables{end}</head><body><p>Body text.</p></body></html>")
+    assert (found, text) == ("Tide tables", "Body text.")
+
+
+@pytest.mark.parametrize("tag", ["script", "style"])
+@pytest.mark.parametrize("attrs", ['data-x=">"', "data-x='>'", 'a="1" data-x = "x>y"'])
+def test_a_script_or_style_end_tag_with_a_quoted_greater_than_sign_ends_it(tmp_path, tag, attrs):
+    found, text = _title(tmp_path, f"<html><head><title>Tides</title><{tag}>var a = 1;</{tag} {attrs}>"
+                                   "</head><body><p>Body text.</p></body></html>")
+    assert (found, text) == ("Tides", "Body text.")
