@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import re
@@ -23,6 +24,9 @@ _PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
 _SPACES = re.compile(r"\s+")
 #: How a line that is a sentence, not a heading, ends (Latin and CJK full stops, question and exclamation marks).
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
+#: How far into a Markdown file its title heading is looked for, in characters: a level-1 heading
+#: further in is a part's, and a big file is not parsed whole for its title.
+TITLE_SEARCH_CHARS = 256 * 1024
 #: The start of the end tag of an element whose content is read as text (``<title>``,
 #: ``<script>``, ``<style>``), followed by attributes or a slash.
 _RAW_TEXT_END_OPEN = re.compile(r"</(title|script|style)(?=[\t\n\f\r /])", re.IGNORECASE)
@@ -45,11 +49,13 @@ class Unreadable(Exception):
 def extract_document(path: Path, size: int) -> tuple[str, str]:
     """Return ``(title, text)`` of the file at ``path`` (``size`` bytes), passages split by blank lines.
 
-    The title comes from HTML ``<title>``, a Markdown ``# heading`` or front matter, an
-    reStructuredText section title, PDF metadata, else the first short line unless it ends as a
-    sentence does (it is then text, not a heading), else the file name; a title without a letter or
-    digit gives way to the file name. It is one line of at most :data:`TITLE_CHARS` characters
-    (:func:`engine.text.one_line`).
+    The title comes from HTML ``<title>`` (else the first ``<h1>``), Markdown front matter or the
+    first level-1 heading outside code (:func:`_markdown`), an reStructuredText section title, PDF
+    metadata, else the first short line unless it ends as a sentence does (it is then text, not a
+    heading); in Markdown the first line of the first block, and only when that block is a heading
+    or a paragraph (a code fence or a list item is no title); else the file name. A title without a
+    letter or digit gives way to the file name. It is one line of at most :data:`TITLE_CHARS`
+    characters (:func:`engine.text.one_line`). The title taken from a first line stays in ``text``.
 
     Raises:
         Unreadable: the file is too big, binary, malformed or not readable.
@@ -58,6 +64,7 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
         raise Unreadable(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
     name = path.name.lower()
     suffix = path.suffix.lower()
+    first = None  # the line a title may be taken from when none is marked; None: the text's first line
     try:
         if suffix == ".pdf":
             title, text = _pdf(path)
@@ -70,14 +77,16 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
                 if suffix == ".rst" or name.endswith(".rst.txt"):
                     title = _rst_title(text)
                 elif suffix in (".md", ".markdown"):
-                    title, text = _markdown(text)
+                    title, first, text = _markdown(text)
                 else:
                     title = None
     except OSError as err:
         raise Unreadable(err.strerror or type(err).__name__) from err
     text = re.sub(r"\n{3,}", "\n\n", text.replace("\x00", "")).strip()
     if not title:
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        if first is None:
+            first = next((line for line in text.splitlines() if line.strip()), "")
+        first = first.strip()
         title = first if len(first) <= 120 and not first.endswith(_SENTENCE_ENDS) else None
     if not has_words(title or ""):  # spaces, a zero-width space, "#", "---": nothing to read
         title = None
@@ -102,15 +111,40 @@ def decode_text(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _markdown(text: str) -> tuple[str | None, str]:
+@functools.cache
+def _markdown_parser():
+    from markdown_it import MarkdownIt
+
+    # the block structure only: a heading's or a paragraph's text stays as written (its inline token's content)
+    return MarkdownIt("commonmark").enable("table").disable("inline")
+
+
+def _markdown_blocks(text: str) -> list:
+    """markdown-it-py's block tokens of ``text`` (CommonMark and GFM tables)."""
+    return _markdown_parser().parse(text)
+
+
+def _markdown(text: str) -> tuple[str | None, str, str]:
+    """``(title, first line, text)`` of a Markdown file. The title is the front matter's ``title:``,
+    else the first level-1 heading (ATX or setext) in the first :data:`TITLE_SEARCH_CHARS` characters,
+    found in markdown-it-py's tokens (a ``# comment`` in code, HTML or a quote is none). The first line
+    is that of the first block when it is a heading or a paragraph, else "" (a code fence, a list item,
+    a table row or an HTML line is no title). The text is the file's without its front matter."""
     title = None
     front = re.match(r"---\n(.*?)\n(?:---|\.\.\.)\n", text, re.S)
     if front:
         text = text[front.end():]
         found = re.search(r"^title:\s*(.+?)\s*$", front.group(1), re.M)
         title = found.group(1).strip("\"'") if found else None
-    heading = re.search(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", text, re.M) or re.search(r"^(\S.*)\n=+[ \t]*$", text, re.M)
-    return title or (heading.group(1).strip() if heading else None), text
+    head = text
+    if len(head) > TITLE_SEARCH_CHARS:  # cut between blocks: a block cut in two could read as a heading
+        head = head[:TITLE_SEARCH_CHARS].rpartition("\n\n")[0] or head[:TITLE_SEARCH_CHARS]
+    tokens = _markdown_blocks(head)
+    heading = next((tokens[n + 1].content for n, token in enumerate(tokens)
+                    if token.type == "heading_open" and token.tag == "h1" and token.level == 0), None)
+    opens = tokens and tokens[0].type in ("heading_open", "paragraph_open")
+    first = tokens[1].content.partition("\n")[0] if opens else ""
+    return title or heading, first, text
 
 
 def _rst_title(text: str) -> str | None:

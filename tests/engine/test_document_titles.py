@@ -60,3 +60,44 @@ def test_a_title_of_one_character_longer_than_the_limit_is_still_cut_not_emptied
     zalgo = "e" + "\u0301" * 400 + " photosynthesis"
     cut = one_line(zalgo, TITLE_CHARS)
     assert 100 < len(cut) <= TITLE_CHARS and cut.startswith("e\u0301") and cut.endswith("…")
+
+
+@pytest.mark.parametrize(("content", "title"), [
+    ("```python\n# comment\nprint(1)\n```\n\n# Real title\n\nBody text.\n", "Real title"),
+    ("~~~\n# not a heading\n~~~\n\nReal title\n==========\n\nBody text.\n", "Real title"),
+    ("    # indented code\n\n# Real title\n\nBody text.\n", "Real title"),
+    ("<!--\n# commented out\n-->\n\n# Real title\n", "Real title"),
+    ("> # A quoted heading\n\n# Real title\n", "Real title"),
+    ("Intro line\n\n## Part\n\n# Real title #\n", "Real title"),
+])
+def test_the_markdown_title_is_the_first_real_heading_not_a_hash_line_in_code(tmp_path, content, title):
+    """A ``# comment`` in a fenced or indented code block, an HTML comment or a quote is not the
+    document's heading (CommonMark: https://spec.commonmark.org/0.31.2/#atx-headings)."""
+    found, text = _extract(tmp_path, "doc.md", content)
+    assert found == title and text == content.strip()
+
+
+@pytest.mark.parametrize("content", [
+    "```python\nprint('hello')\n```\n\nBody text.\n",
+    "~~~\nsome code\n~~~\n",
+    "- item\n- second item\n\nBody text.\n",
+    "* item\n",
+    "1. first step\n2. second step\n",
+    "    indented code\n",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n",
+    '<p align="center"><img src="logo.png"></p>\n\nBody text.\n',
+])
+def test_a_markdown_file_without_a_heading_is_not_titled_by_a_fence_list_or_markup_line(tmp_path, content):
+    found, _ = _extract(tmp_path, "doc.md", content)
+    assert found == "doc.md"
+
+
+@pytest.mark.parametrize(("content", "title"), [
+    ("## Installation\n\nRun the installer.\n", "Installation"),  # a heading of another level, without its marks
+    ("Setup notes\n\nRun the installer.\n", "Setup notes"),
+    ("Setup notes\nand more on the same paragraph\n", "Setup notes"),
+])
+def test_a_markdown_file_without_a_title_heading_is_titled_by_its_first_heading_or_paragraph_line(
+        tmp_path, content, title):
+    found, _ = _extract(tmp_path, "doc.md", content)
+    assert found == title
