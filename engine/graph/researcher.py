@@ -27,6 +27,7 @@ from engine.language import language_name
 from engine.schemas import ResearchComplete, think_tool
 from engine.schemas import Summary as SummarySchema
 from engine.search.base import SearchError, SearchResult
+from engine.search.extract import opening_heading
 from engine.search.postgres_text import SearchUnavailable
 from engine.source_links import public_url
 from engine.text import parse_url
@@ -152,10 +153,20 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=No
 
 
 def _without_title(summary: str, title: str) -> str:
-    """``summary`` without a first line that only repeats ``title`` (a page's own heading)."""
-    first, _, rest = summary.strip().partition("\n")
-    if first.strip().lstrip("#").strip().casefold() == (title or "").strip().casefold():
-        return rest.strip()
+    """``summary`` without its first block when that is a heading marked as one (Markdown ``# Title``
+    or a setext underline: :func:`engine.search.extract.opening_heading`) that repeats ``title``
+    (spaces and case aside): a page's own heading, shown once, in the source's line.
+
+    A first line not marked as a heading stays even when it equals the title: a text file's (or a
+    Markdown file's first paragraph's) first short line is its title
+    (:func:`engine.search.extract.extract_document`), and may be the very sentence the research must
+    quote. So a corpus Markdown file's ``# heading`` is not repeated, while an HTML page's ``<h1>``
+    (plain text once extracted) or a web page's first line that matches its title is read twice
+    rather than hidden; a thread file's title (``name, section``) is never its first line.
+    """
+    found = opening_heading(summary)
+    if found and " ".join(found[0].split()).casefold() == " ".join((title or "").split()).casefold():
+        return found[1]
     return summary.strip()
 
 

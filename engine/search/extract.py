@@ -111,6 +111,23 @@ def decode_text(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def opening_heading(text: str) -> tuple[str, str] | None:
+    """The heading that opens Markdown ``text``, as CommonMark reads it (markdown-it-py,
+    https://spec.commonmark.org/0.31.2/#atx-headings and #setext-headings): an ATX ``## Title``
+    line of any level or a setext ``Title`` underlined with ``=`` or ``-``.
+
+    Returns ``(heading, rest)``: the heading's text as written without its marks, and the text after
+    it (stripped); None when ``text`` opens with anything else: a paragraph (a plain first line, even
+    a short one), a list, code, a quote, a table or HTML.
+    """
+    text = text.strip()
+    first_block = text.partition("\n\n")[0]  # a heading ends before the first blank line
+    tokens = _markdown_blocks(first_block)
+    if not tokens or tokens[0].type != "heading_open" or tokens[0].map is None:
+        return None
+    return tokens[1].content, "\n".join(text.split("\n")[tokens[0].map[1]:]).strip()
+
+
 @functools.cache
 def _markdown_parser():
     from markdown_it import MarkdownIt

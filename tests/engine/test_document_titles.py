@@ -101,3 +101,63 @@ def test_a_markdown_file_without_a_title_heading_is_titled_by_its_first_heading_
         tmp_path, content, title):
     found, _ = _extract(tmp_path, "doc.md", content)
     assert found == title
+
+
+CACHE_LINE = "The cache lives in /var/lib/x (default)"
+
+
+@pytest.mark.parametrize(("name", "first"), [
+    ("cache.txt", CACHE_LINE),
+    ("quote.txt", 'The manual says "restart after an upgrade."'),
+    ("ports.txt", "Ports used by the service: 8080 and 8443"),
+    ("colon.txt", "Three things matter:"),
+    ("arabic.txt", "هل تعمل المضخة في الشتاء؟"),
+    ("cache.md", CACHE_LINE),
+    ("short.md", "Runs on port 8080"),
+])
+def test_a_first_line_taken_as_the_title_is_still_text_the_research_reads(tmp_path, name, first):
+    """A first line that does not end as a sentence does is the file's title, and it was then left
+    out of what the researcher and the compressor read (as a repeat of the title): the answer it
+    held could never be quoted. Only a line marked as a heading is left out as the title's repeat."""
+    title, view = _research_view(tmp_path, name, f"{first}\n\nOther settings are in the configuration file.\n")
+    assert title == first and view[1].startswith(first), view
+
+
+#: Heading marks: ATX with closing hashes, setext with ``=`` and ``-``, a front matter title
+HEADINGS = ("# Heat pumps", "Heat pumps\n==========", "Heat pumps\n----------", "## Heat pumps ##",
+            "---\ntitle: Heat pumps\n---\n#  Heat   pumps")
+
+
+@pytest.mark.parametrize("heading", HEADINGS)
+def test_a_heading_marked_as_one_that_repeats_the_title_is_read_once(tmp_path, heading):
+    assert _research_view(tmp_path, "heat.md", f"{heading}\nThey move heat.\n") == ("Heat pumps", [
+        "--- SOURCE [S1]: Heat pumps (heat.md)", "They move heat."])
+
+
+def test_a_heading_that_is_not_the_title_is_read(tmp_path):
+    _, view = _research_view(tmp_path, "heat.md", "---\ntitle: Pumps\n---\n# Heat pumps in winter\n\nThey move heat.\n")
+    assert view[1] == "# Heat pumps in winter They move heat.", view
+
+
+def _research_view(tmp_path: Path, name: str, content: str) -> tuple[str, list[str]]:
+    """The file's title, and the lines a researcher reads of it when a search finds it whole."""
+    from engine.graph.researcher import result_view
+
+    title, text = _extract(tmp_path, name, content)
+    return title, result_view("S1", {"url": name, "title": title, "summary": text}).splitlines()
+
+
+@pytest.mark.parametrize("given", ["--corpus", "--file"])
+def test_the_offline_report_quotes_a_first_line_that_holds_the_answer(tmp_path, given):
+    """`deepresearch ask --offline` over a corpus folder or a shared file whose first line is the
+    answer (and the file's title) quotes it; the corpus said it "had no passage on this question"."""
+    from tests.bots.console_helpers import ask
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "cache.txt").write_text(f"{CACHE_LINE}\n\nLogs rotate daily.\n", encoding="utf-8")
+    where = "docs" if given == "--corpus" else "docs/cache.txt"
+    out = ask(tmp_path, "--offline", "--no-clarify", given, where, "Where does the cache live?")
+    assert out.returncode == 0, out.stderr
+    report = Path(next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md")))
+    body = report.read_text(encoding="utf-8").split("\n## Sources")[0]
+    assert f"{CACHE_LINE} [1]" in body, body
