@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
+from engine.headings import nest_headings, shift_headings
 from engine.models import summarize_usage
 from engine.offline_phrases import PHRASES, phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
@@ -74,10 +75,19 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     return rounds
 
 
+#: The level of review.md's heading over a role's text (``### Solution``); the text's own headings
+#: are written this many levels further down, so that each is below it.
+ROLE_HEADING_LEVEL = 3
+
+
 def review_markdown(state: dict) -> str:
     """review.md: every round's solution, critique and perspective in order, each with its
     timestamp, then the sources the roles cite; its own words in the question's language
-    (``state["language"]``; the ``review_*`` and ``role_*`` phrases of :mod:`engine.offline_phrases`)."""
+    (``state["language"]``; the ``review_*`` and ``role_*`` phrases of :mod:`engine.offline_phrases`).
+
+    A role's own headings are moved :data:`ROLE_HEADING_LEVEL` levels down (``## Recommendation``
+    under ``### Solution`` is written ``##### Recommendation``; at most level 6):
+    :func:`engine.render.reread.review_state_from_markdown` moves them back."""
     language = state.get("language") or "en"
     stamps = dict(s.split("|", 1) for s in state.get("review_stamps", []) if "|" in s)
     lines = [f"# {phrase('review_of', language, q=markdown_literal(state.get('question', '')))}", ""]
@@ -89,7 +99,9 @@ def review_markdown(state: dict) -> str:
         for items, key in ((sols, "solution"), (crits, "critique"), (pers, "perspective")):
             if i < len(items):
                 stamp = stamps.get(f"{key}:{i}", "")
-                lines += [f"### {phrase('role_' + key, language)}" + (f" ({stamp})" if stamp else ""), "", items[i].strip(), ""]
+                text = shift_headings(items[i].strip(), ROLE_HEADING_LEVEL)
+                heading = f"{'#' * ROLE_HEADING_LEVEL} {phrase('role_' + key, language)}"
+                lines += [heading + (f" ({stamp})" if stamp else ""), "", text, ""]
     legend = id_legend([*sols, *crits, *pers], state.get("sources", {}), state.get("numbering"), language)
     if legend:
         lines += [f"## {phrase('review_legend', language)}", "", phrase("review_legend_note", language), "", *legend]
@@ -147,9 +159,19 @@ def front_matter(question: str, date: str, language: str) -> list[str]:
     return lines
 
 
+#: The level of report.md's Executive summary heading; the summary's own headings are moved below it.
+SUMMARY_HEADING_LEVEL = 2
+#: The model's title over its report (its first line, a level-1 heading): report.md has its own.
+TITLE_LINE = re.compile(r"\A\s*# .*\n")
+
+
 def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: Settings, today: str,
                     cancel: threading.Event | None = None, summary_cache: dict | None = None) -> dict:
     """Write every file of the run into ``directory``, each atomically (temp file, then rename).
+
+    report.md: the title, the notice, :func:`front_matter`, the executive summary (its own headings
+    below its heading: :data:`SUMMARY_HEADING_LEVEL`), the report without its first title line, the
+    Sources section.
 
     ``summary_cache`` (the turn's :meth:`engine.graph.summaries.SummaryCache.counts`) is kept in
     ``usage.json`` beside the tokens by role.
@@ -167,14 +189,15 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     directory.mkdir(parents=True, exist_ok=True)
     language = state.get("language", "en")
     body, notice = split_notice(state.get("final_report", "").rstrip())
-    text_body = _lead_once(state.get("executive_summary", ""), re.sub(r"\A\s*# .*\n", "", body, count=1).strip())
+    summary = nest_headings(state.get("executive_summary", "").strip(), SUMMARY_HEADING_LEVEL)
+    text_body = _lead_once(summary, TITLE_LINE.sub("", body, count=1).strip())
     title = state.get("title") or state.get("question", "")[:100]
     head = [f"# {markdown_literal(title)}", ""]
     if notice:
         head += [f"*{notice}*", ""]
     head += front_matter(state.get("question", ""), today, language)
-    if state.get("executive_summary"):
-        head += [f"## {phrase('executive_summary', language)}", "", state["executive_summary"].strip(), ""]
+    if summary:
+        head += [f"{'#' * SUMMARY_HEADING_LEVEL} {phrase('executive_summary', language)}", "", summary, ""]
     no_sources = _no_sources_note(len(state.get("sources") or {}), language, "\n".join(head) + text_body)
     report_md = "\n".join(head) + "\n" + text_body + "\n\n" + sources_section(cited, language, no_sources)
     paths = {"directory": str(directory)}
@@ -195,7 +218,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         title=title,
         question=state.get("question", ""),
         date=today,
-        executive_summary=state.get("executive_summary", ""),
+        executive_summary=summary,
         body=text_body,
         review=review_rounds(state),
         sources=[SourceEntry(number=c.number, title=c.title, url=c.url) for c in cited],

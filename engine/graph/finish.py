@@ -12,13 +12,14 @@ from langgraph.runtime import Runtime
 
 from engine import prompts
 from engine.artifact_store import artifact_store
-from engine.artifacts import write_artifacts
+from engine.artifacts import TITLE_LINE, write_artifacts
 from engine.citations import Cited, Numbering, found_sources_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
 from engine.graph.output_limit import output_limit_note
 from engine.graph.review import review_transcript
 from engine.graph.state import AgentState
+from engine.headings import nest_headings
 from engine.language import language_name
 from engine.offline_phrases import phrase
 from engine.schemas import ExecutiveSummary
@@ -55,6 +56,16 @@ def clean_follow_ups(questions: list[str], numbering: Numbering) -> list[str]:
     return out[:MAX_FOLLOW_UPS]
 
 
+def below_title(report: str) -> str:
+    """``report`` (the model's Markdown) with its title line (a level-1 heading first, see
+    :data:`engine.artifacts.TITLE_LINE`) as written and every other heading moved down, relative
+    levels kept, so that none is at level 1: report.md's sections stand beside its Executive
+    summary, under its one title."""
+    title = TITLE_LINE.match(report)
+    head = title.group(0) if title else ""
+    return head + nest_headings(report[len(head):], 1)
+
+
 async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     """Synthesize the final report from the research report and every review round.
 
@@ -69,7 +80,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     :data:`~engine.citations.MAX_PROMPT_SOURCES`), after the count of all found, and names a few
     found and not cited (:func:`~engine.citations.found_sources_block`).
 
-    The report's Problems section lists the research errors, then ``report_notes`` (each once):
+    The report's own headings stay under its title (:func:`below_title`). The report's Problems
+    section lists the research errors, then ``report_notes`` (each once):
     a draft or synthesis the model stopped at its output limit, kept to its last whole paragraph.
     """
     ctx = runtime.context
@@ -89,7 +101,7 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     # prose brackets shaped like citations are escaped first: the only [n] left are the numbered ids
     from engine.render.markdown import escape_number_groups  # pypandoc: imported where the report is written
 
-    body = numbering.apply(escape_number_groups(final)).rstrip() + problems.rstrip() + "\n"
+    body = numbering.apply(escape_number_groups(below_title(final))).rstrip() + problems.rstrip() + "\n"
     executive = numbering.apply(escape_number_groups(summary.executive_summary))
     title = numbering.strip(summary.title).strip() or next(
         (markdown_unescape(ln[2:].strip()) for ln in body.splitlines() if ln.startswith("# ")),

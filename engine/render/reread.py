@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.artifacts import review_rounds, split_notice
+from engine.artifacts import ROLE_HEADING_LEVEL, review_rounds, split_notice
 from engine.citations import SOURCES_TITLE
+from engine.headings import DEEPEST, heading_levels, shift_headings, split_lines, top_headings
 from engine.language import detect_language
 from engine.offline_phrases import PHRASES
 from engine.render import ReportDocument, SourceEntry
@@ -134,36 +135,58 @@ def _alternatives(key: str, number: str = r"(\d+)") -> str:
     return "|".join(re.escape(t).replace(re.escape("{n}"), number) for t in sorted(texts, key=len, reverse=True))
 
 
-def review_from_markdown(markdown: str) -> tuple[str, list]:
-    """``(question, review rounds)`` from a run's review.md (as :func:`engine.artifacts.review_markdown`
-    writes it, its headings in any language of :data:`engine.offline_phrases.LANGUAGES`); the
-    appendix's own notes are in the language of its title line.
+def review_state_from_markdown(markdown: str) -> dict:
+    """What a run's review.md (as :func:`engine.artifacts.review_markdown` writes it, its headings in
+    any language of :data:`engine.offline_phrases.LANGUAGES`) holds, as the run's state has it:
+    ``question``, the roles' texts ``solutions``, ``critiques`` and ``perspectives`` in order,
+    ``numbering`` (``{id: n}`` of the sources the legend says the report cites: ``(source n of the
+    report)``) and ``language`` (of its title line).
 
-    Source ids that the legend says the report cites (``(source n of the report)``) read as ``[n]``.
+    The file's own headings split it (a round's ``##``, a role's ``###``, the legend's ``##``), as
+    a Markdown reader finds them: a line in a code block that reads like one does not. A role's
+    headings go back up the :data:`~engine.artifacts.ROLE_HEADING_LEVEL` levels review.md moved them
+    down, so a text comes back as the role wrote it (a setext heading as the same ATX one; one the
+    role wrote below level 3, which review.md keeps at level 6, at level 3); a text with a heading at
+    level 1 to 3 (review.md of an earlier version, or edited) is read as written.
     """
     first = markdown.split("\n", 1)[0]
     heads = {f"# {text.split('{q}')[0]}": lang for lang, text in PHRASES["review_of"].items()}
     head = next((h for h in sorted(heads, key=len, reverse=True) if first.startswith(h)), None)
     question = markdown_unescape(first[len(head):].strip()) if head else ""
-    # Only the file's own level-2 headings split it: a round's texts have ``##`` headings of their own.
-    round_heading = re.compile("## (?:" + _alternatives("review_round", number=r"\d+") + ")")
-    parts = re.split(rf"^({round_heading.pattern}|## (?:{_alternatives('review_legend')}))[ \t]*$", markdown,
-                     flags=re.MULTILINE)
-    rounds = [parts[i + 1] for i in range(1, len(parts) - 1, 2) if round_heading.fullmatch(parts[i])]
-    legend = "".join(parts[i + 1] for i in range(1, len(parts) - 1, 2) if not round_heading.fullmatch(parts[i]))
-    numbering = {m.group(1): int(next(g for g in m.groups()[1:] if g)) for m in re.finditer(
-        rf"^- \[(S[0-9a-f]{{6}})\] .* (?:{_alternatives('source_of_report')})\s*$", legend, re.MULTILINE)}
     roles = {PHRASES[f"role_{role}"][lang]: role for role in ("solution", "critique", "perspective")
              for lang in PHRASES[f"role_{role}"]}
-    names = "|".join(re.escape(name) for name in roles)
+    kinds = {2: {"round": re.compile(_alternatives("review_round", number=r"\d+")),
+                 "legend": re.compile(_alternatives("review_legend"))},
+             ROLE_HEADING_LEVEL: {"role": re.compile(f"({'|'.join(re.escape(name) for name in roles)})(?: \\([^)]*\\))?")}}
+    marks = [(kind, h, m) for h in top_headings(markdown) for kind, pattern in kinds.get(h.level, {}).items()
+             if (m := pattern.fullmatch(h.text))]
+    lines = split_lines(markdown)
     lists: dict[str, list[str]] = {"solution": [], "critique": [], "perspective": []}
-    for part in rounds:
-        pieces = re.split(rf"^### ({names})(?: \([^)\n]*\))?[ \t]*$", part, flags=re.MULTILINE)
-        for name, content in zip(pieces[1::2], pieces[2::2], strict=True):
-            lists[roles[name]].append(content.strip())
-    state = {"solutions": lists["solution"], "critiques": lists["critique"], "perspectives": lists["perspective"],
-             "numbering": numbering, "language": heads[head] if head else "en"}
-    return question, review_rounds(state)
+    legend, section = "", ""
+    for k, (kind, heading, match) in enumerate(marks):
+        content = "".join(lines[heading.end:marks[k + 1][1].start if k + 1 < len(marks) else len(lines)])
+        section = kind if kind != "role" else section
+        if kind == "legend":
+            legend += content
+        elif kind == "role" and section == "round":
+            text = content.strip()
+            if min(heading_levels(text), default=DEEPEST) > ROLE_HEADING_LEVEL:
+                text = shift_headings(text, -ROLE_HEADING_LEVEL)
+            lists[roles[match.group(1)]].append(text)
+    numbering = {m.group(1): int(next(g for g in m.groups()[1:] if g)) for m in re.finditer(
+        rf"^- \[(S[0-9a-f]{{6}})\] .* (?:{_alternatives('source_of_report')})\s*$", legend, re.MULTILINE)}
+    return {"question": question, "solutions": lists["solution"], "critiques": lists["critique"],
+            "perspectives": lists["perspective"], "numbering": numbering, "language": heads[head] if head else "en"}
+
+
+def review_from_markdown(markdown: str) -> tuple[str, list]:
+    """``(question, review rounds)`` from a run's review.md (:func:`review_state_from_markdown`); the
+    appendix's own notes are in the language of its title line.
+
+    Source ids that the legend says the report cites (``(source n of the report)``) read as ``[n]``.
+    """
+    state = review_state_from_markdown(markdown)
+    return state["question"], review_rounds(state)
 
 
 def read_report(path: Path) -> ReportDocument:

@@ -76,6 +76,9 @@ class ScriptedResearch:
         always_truncated: every final-report answer is cut off (``finish_reason=length``).
         role_latency: ``{task: seconds}`` extra delay per task (benchmarks).
         follow_ups: the follow-up questions the executive-summary role suggests (None: the field is left out).
+        solution: the solution role's answer (default: a ``## Recommendation`` citing the report's first source).
+        synthesis: the final synthesis (default: ``# Final synthesis`` with an ``## Answer`` section).
+        summary: the executive summary; ``{S1}``... cite the report's sources (default: "The gist {S1}.").
     """
 
     topics: list[str] = field(default_factory=lambda: ["topic alpha", "topic beta"])
@@ -90,6 +93,9 @@ class ScriptedResearch:
     always_truncated: bool = False
     role_latency: dict[str, float] = field(default_factory=dict)
     follow_ups: list[str] | None = None
+    solution: str | None = None
+    synthesis: str | None = None
+    summary: str | None = None
     seen: list[tuple[str, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -161,6 +167,8 @@ class ScriptedResearch:
             return Reply.tools([("read_findings", {})])
         prefix = "## Changes from the previous solution\n\n- Answered critique.\n\n" if n else ""
         cite = with_ids("{S1}", ids_in(_tag(text, "Research Report")))
+        if self.solution is not None:
+            return Reply.text(self.solution)
         return Reply.text(f"{prefix}## Recommendation\n\nSolution version {rounds} builds on {cite}.")
 
     def _critique(self, request: ChatRequest, text: str) -> Reply:
@@ -179,10 +187,12 @@ class ScriptedResearch:
     def _finalize(self, request: ChatRequest, text: str) -> Reply:
         rounds = len(re.findall(r"^### Solution", _tag(text, "Review"), re.MULTILINE))
         cites = with_ids("{S1} and {S2} and {S99}", ids_in(_tag(text, "Sources")))
+        if self.synthesis is not None:
+            return Reply.text(with_ids(self.synthesis, ids_in(_tag(text, "Sources"))))
         return Reply.text(f"# Final synthesis\n\n## Answer\n\nSynthesis of {rounds} rounds citing {cites}.\n")
 
     def _executive_summary(self, request: ChatRequest, text: str) -> Reply:
-        gist = with_ids("The gist {S1}.", ids_in(_tag(text, "Report")))
+        gist = with_ids(self.summary or "The gist {S1}.", ids_in(_tag(text, "Report")))
         answer = {"title": self.title, "executive_summary": gist}
         if self.follow_ups is not None:
             answer["follow_up_questions"] = list(self.follow_ups)
