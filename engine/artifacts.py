@@ -144,11 +144,25 @@ def _no_sources_note(found: int, language: str, above: str) -> str:
     return (phrase("none_cited_short" if found else "none", language) if said else notes[0])
 
 
-def front_matter(question: str, date: str, language: str) -> list[str]:
+def clarifications(messages: list) -> list[str]:
+    """Each clarifying question the bot asked in ``messages`` (the run's conversation: the question,
+    then each question asked and its answer) with the requester's answer, as one line of plain text
+    ``asked — answer`` (whitespace runs one space): the answer alone ("yes", "the second") would not
+    say what it answers."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    return [f"{' '.join(asked.text.split())} — {' '.join(answer.text.split())}"
+            for asked, answer in zip(messages, messages[1:], strict=False)
+            if isinstance(asked, AIMessage) and isinstance(answer, HumanMessage)]
+
+
+def front_matter(question: str, date: str, language: str,
+                 clarification: list[str] | tuple[str, ...] = ()) -> list[str]:
     """report.md's lines under the title and the notice, as the PDF and the Word document show them:
-    the run's date and the whole question (the title may be a shortened one), each a paragraph
-    ``**Label:** text`` with the labels of ``language`` (``engine/render/templates/labels.json``),
-    the question escaped (:func:`engine.text.markdown_literal`) to read as written, on one line.
+    the run's date, the whole question (the title may be a shortened one) and each clarifying
+    question asked with its answer (:func:`clarifications`), each a paragraph ``**Label:** text``
+    with the labels of ``language`` (``engine/render/templates/labels.json``), the text escaped
+    (:func:`engine.text.markdown_literal`) to read as written, on one line.
     :func:`engine.render.reread.document_from_markdown` reads them back."""
     from engine.render.latex import labels_for  # pypandoc: only when the report is written
 
@@ -156,6 +170,8 @@ def front_matter(question: str, date: str, language: str) -> list[str]:
     lines = [f"**{labels['date']}:** {date}", ""]
     if question.strip():
         lines += [f"**{labels['question']}:** {markdown_literal(question)}", ""]
+    for line in clarification:
+        lines += [f"**{labels['clarification']}:** {markdown_literal(line)}", ""]
     return lines
 
 
@@ -195,7 +211,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     head = [f"# {markdown_literal(title)}", ""]
     if notice:
         head += [f"*{notice}*", ""]
-    head += front_matter(state.get("question", ""), today, language)
+    asked = clarifications(state.get("messages") or [])
+    head += front_matter(state.get("question", ""), today, language, asked)
     if summary:
         head += [f"{'#' * SUMMARY_HEADING_LEVEL} {phrase('executive_summary', language)}", "", summary, ""]
     no_sources = _no_sources_note(len(state.get("sources") or {}), language, "\n".join(head) + text_body)
@@ -225,6 +242,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
         language=language,
         notice=notice,
         no_sources=no_sources,
+        clarification="\n".join(asked),
     )
     paths.update(render_outputs(doc, directory, timeout=settings.pdf_timeout, cancel=cancel))
     return paths

@@ -47,6 +47,9 @@ class ReportDocument:
         review_absent: the label (``templates/labels.json``) the appendix shows without rounds:
             ``noreview`` (the run had no review) or ``review_not_beside`` (re-rendered without
             the run's review.md beside the report).
+        clarification: the clarifying question the bot asked and the requester's answer, shown
+            under the question (plain text, ``asked — answer``, one line per question asked;
+            :func:`engine.artifacts.clarifications`), "" when none was asked.
     """
 
     title: str
@@ -60,6 +63,7 @@ class ReportDocument:
     notice: str | None = None
     no_sources: str = ""
     review_absent: str = "noreview"
+    clarification: str = ""
 
 
 @dataclass

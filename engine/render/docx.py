@@ -124,14 +124,16 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
 
 
 def _front(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:
-    """The notice, the date and the question, above the summary."""
+    """The notice, the date, the question and the clarifying questions asked with their answers
+    (one line each), above the summary."""
     blocks: list[pf.Element] = []
     if doc.notice and doc.notice.strip():
         blocks.append(pf.Para(pf.Emph(*plain(doc.notice))))
     blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *plain(doc.date)))
-    if doc.question.strip():
-        blocks += [pf.Para(pf.Strong(*plain(labels["question"] + ":"))),
-                   pf.BlockQuote(pf.Para(pf.Emph(*plain(doc.question))))]
+    for key, text in (("question", doc.question), ("clarification", doc.clarification)):
+        if text.strip():
+            blocks += [pf.Para(pf.Strong(*plain(labels[key] + ":"))),
+                       pf.BlockQuote(pf.Para(pf.Emph(*plain(text))))]
     return blocks
 
 

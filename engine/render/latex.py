@@ -316,7 +316,7 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
         RuntimeError: pandoc could not run (see :func:`engine.render.pandoc.run_pandoc`; not caught here).
     """
     labels = document_labels(doc)
-    texts = [doc.title, doc.question, doc.executive_summary, doc.body, doc.notice or "",
+    texts = [doc.title, doc.question, doc.clarification, doc.executive_summary, doc.body, doc.notice or "",
              *(s.title for s in doc.sources), *(getattr(r, f) for r in doc.review for f in REVIEW_FIELDS),
              *labels.values()]
     plan = FontPlan(doc.language, texts, installed_faces())
@@ -348,6 +348,8 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
     }
     if doc.notice and doc.notice.strip():
         meta["notice"] = plain(doc.notice)
+    if clarification := plain(doc.clarification):
+        meta["clarification"] = clarification
     if summary := markdown(doc.executive_summary, 2):
         meta["summary"] = summary
     body = markdown(doc.body, 1, keep_ids=True)

@@ -67,18 +67,22 @@ def parse_sources(section: str) -> list[SourceEntry] | None:
 
 
 def _front_matter(text: str) -> tuple[str, dict[str, str]]:
-    """``(text without them, {"date": ..., "question": ...})``: the ``**Date:** …`` and
-    ``**Question:** …`` paragraphs (labels of any language) that open a report.md after its title
-    and notice (:func:`engine.artifacts.front_matter`), their text unescaped."""
+    """``(text without them, {"date": ..., "question": ..., "clarification": ...})``: the ``**Date:** …``,
+    ``**Question:** …`` and ``**Clarification:** …`` paragraphs (labels of any language) that open
+    a report.md after its title and notice (:func:`engine.artifacts.front_matter`), their text
+    unescaped; the clarifications (one per question asked) one line each."""
     from engine.render.latex import LABELS
 
-    names = {labels[key].lower(): key for labels in LABELS.values() for key in ("date", "question")}
+    keys = ("date", "question", "clarification")
+    names = {labels[key].lower(): key for labels in LABELS.values() for key in keys}
     found: dict[str, str] = {}
     while True:
         m = _FRONT.match(text)
-        if not m or m.group(1).lower() not in names or names[m.group(1).lower()] in found:
+        key = names.get(m.group(1).lower()) if m else None
+        if key is None or (key in found and key != "clarification"):  # one clarification per question asked
             return text, found
-        found[names[m.group(1).lower()]] = markdown_unescape(" ".join(m.group(2).split()))
+        line = markdown_unescape(" ".join(m.group(2).split()))
+        found[key] = f"{found[key]}\n{line}" if key in found else line
         text = text[m.end():]
 
 
@@ -86,9 +90,10 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
                            language: str | None = None) -> ReportDocument:
     """The parts of a report.md as ``deepresearch ask`` writes it, edits included.
 
-    The title is the first level-1 heading at the top; the ``**Date:**`` and ``**Question:**``
-    paragraphs under it (and the notice) give the date and the question, before the ``question``
-    and ``date`` passed; an executive summary is the first
+    The title is the first level-1 heading at the top; the ``**Date:**``, ``**Question:**`` and
+    ``**Clarification:**`` paragraphs under it (and the notice) give the date, the question (before
+    the ``question`` and ``date`` passed) and the clarifying questions asked with their answers; an
+    executive summary is the first
     level-2 section when its heading is the summary label in any language; the Sources list
     is the last level-2 section when its heading is a Sources label and every line in it is a
     numbered entry (a "Sources" heading elsewhere is body text), or the one line saying that
@@ -103,6 +108,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     text, notice = split_notice(text)
     text, front = _front_matter(text)
     question = front.get("question") or question
+    clarification = front.get("clarification", "")
     date = front.get("date") if re.fullmatch(r"\d{4}-\d\d-\d\d", front.get("date", "")) else date
     heads = _headings(text)
     sources: list[SourceEntry] = []
@@ -125,7 +131,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     language = language or detect_language(" ".join([title, summary, body])[:4000], default=lang_hint or "en")
     return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
                           executive_summary=summary, body=body, review=review or [], sources=sources,
-                          language=language, notice=notice, no_sources=no_sources)
+                          language=language, notice=notice, no_sources=no_sources, clarification=clarification)
 
 
 def _alternatives(key: str, number: str = r"(\d+)") -> str:
