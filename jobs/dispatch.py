@@ -96,7 +96,8 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
                now: float) -> tuple[Reply | None, bool]:
     """When ``message`` would start or resume a research, take its quota slot. Returns (the
     refusal :class:`Reply` when over a limit, else None; whether a slot may be held)."""
-    preview = decide(store.get(f"thread:{message.thread_key}"), message, now, view)
+    thread = store.get(f"thread:{message.thread_key}")
+    preview = decide(thread, message, now, view)
     if preview.action not in (Action.START, Action.RESUME) or quotas.exempt(settings, message.author):
         return None, False
     verdict = quotas.acquire(store, turn_id=message.event_id, user=message.author, thread_id=message.thread_key,
@@ -105,7 +106,7 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
         return None, verdict.taken
     log.info("event=over_quota thread=%s user=%s limit=%s who=%s", message.thread_key, message.author,
              verdict.limit, verdict.who)
-    said = quotas.refused_text(verdict, now)
+    said = quotas.refused_text(verdict, now, reply_language(thread, message, preview.action))
     audit.write(settings, audit.build_record(thread_id=message.thread_key, requester=message.author,
                                              question=message.text, status="rejected", started_at=now,
                                              ended_at=now, error=said))

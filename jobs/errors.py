@@ -6,6 +6,7 @@ import re
 import sqlite3
 
 from engine.database import is_unavailable
+from jobs.phrases import WORDS
 
 
 class ResearchTimeout(Exception):
@@ -72,31 +73,32 @@ def without_paths(text: str) -> str:
     return _SERVER_PATH.sub(hide, text)
 
 
-def user_message(err: BaseException, *, job_timeout: int) -> str:
-    """One short line for the thread; never contains a secret or a stack trace."""
+def user_message(err: BaseException, *, job_timeout: int, language: str = "en") -> str:
+    """One short line for the thread; never contains a secret or a stack trace. ``language``: an
+    ISO 639-1 code; the line is :data:`jobs.phrases.WORDS`' in it (English when the catalogue lacks
+    it), with the error's own detail (a service's or a setting's name) as the error gives it."""
     from engine.bounds import ServiceTimeout
     from engine.redact import redact
     from engine.search.base import SearchError
     from engine.settings import SettingsError
 
+    def detail() -> str:
+        return without_paths(redact(str(err).splitlines()[0]))[:300]
+
     if isinstance(err, ServiceTimeout):
-        return f"The research stopped: {err}. Please try again later."
+        return WORDS("error_service_timeout", language, detail=err)
     if isinstance(err, ResearchTimeout):
-        return (f"The research was stopped: it ran longer than the limit of {job_timeout // 60} minutes. "
-                "Try a narrower question.")
+        return WORDS("error_research_timeout", language, minutes=job_timeout // 60)
     if _named(err, "engine", ("DatabaseError",)):  # the server's address is for the admin, not the thread
-        return "The research failed: the bot's database cannot be used. Tell the bot's admin (details in its log)."
+        return WORDS("error_database", language)
     if isinstance(err, SettingsError):  # a server folder or setting: the admin's to fix, from the log
-        return (f"The research failed: the bot is not set up for it ({without_paths(redact(str(err).splitlines()[0]))[:300]}). "
-                "Tell the bot's admin (details in its log).")
+        return WORDS("error_settings", language, detail=detail())
     if isinstance(err, SearchError):
-        return f"The research failed: {without_paths(redact(str(err).splitlines()[0]))[:300]}"
+        return WORDS("error_search", language, detail=detail())
     if _named(err, "engine", ("ReportIncomplete",)):  # the model writes until its output limit
-        return (f"The research stopped: the language model {without_paths(redact(str(err).splitlines()[0]))[:300]}. "
-                "Tell the bot's admin; the run is saved.")
+        return WORDS("error_incomplete", language, detail=detail())
     if is_transient(err):
-        return ("The research failed: a service it depends on did not answer, even after retries. "
-                "Please try again later.")
+        return WORDS("error_transient", language)
     if _named(err, "openai", ("AuthenticationError", "PermissionDeniedError")):
-        return "The research failed: the language model rejected the bot's credentials. Tell the bot's admin."
-    return f"The research failed because of an internal error ({type(err).__name__}). The details are in the bot's log."
+        return WORDS("error_credentials", language)
+    return WORDS("error_internal", language, name=type(err).__name__)

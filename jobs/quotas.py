@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 
 from engine.settings import Settings
+from jobs.phrases import WORDS
 from jobs.store import RedisStore, SqliteStore, Store
 
 log = logging.getLogger(__name__)
@@ -225,26 +226,25 @@ def add_tokens(store: Store, turn_id: str, tokens: int, *, user: str, thread_id:
                              [(k, member, now) for k in keys])
 
 
-def refused_text(verdict: Verdict, now: float | None = None) -> str:
-    """The one reply that tells the requester which limit they reached and when to try again."""
-    whose = "You have" if verdict.who == "user" else "This workspace has"
+def refused_text(verdict: Verdict, now: float | None = None, language: str = "en") -> str:
+    """The one reply that tells the requester which limit they reached and when to try again, in
+    ``language`` (an ISO 639-1 code of :data:`jobs.phrases.WORDS`; English when it lacks one)."""
     if verdict.limit == "running":
-        return (f"{whose} {verdict.maximum} research{'es' if verdict.maximum != 1 else ''} running already, "
-                "the most allowed at once. Try again when one of them has finished.")
-    what = ("started the most researches allowed in 24 hours" if verdict.limit == "daily"
-            else "used the model budget allowed for 24 hours")
-    when = _when(verdict.retry_at, now)
-    return f"{whose} {what} ({verdict.maximum:,}). Try again {when}."
+        number = "one" if verdict.maximum == 1 else "other"
+        return WORDS(f"quota_running_{verdict.who}_{number}", language, maximum=verdict.maximum)
+    return WORDS(f"quota_{verdict.limit}_{verdict.who}", language, maximum=verdict.maximum,
+                 when=_when(verdict.retry_at, now, language))
 
 
-def _when(retry_at: float | None, now: float | None) -> str:
+def _when(retry_at: float | None, now: float | None, language: str) -> str:
     if retry_at is None:
-        return "later"
+        return WORDS("when_later", language)
     now = time.time() if now is None else now
     minutes = max(1, int((retry_at - now + 59) // 60))
     stamp = time.strftime("%H:%M UTC", time.gmtime(retry_at))
-    span = f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
-    return f"after {stamp} (in about {span})"
+    span = (WORDS("span_minutes", language, minutes=minutes) if minutes < 60
+            else WORDS("span_hours", language, hours=minutes // 60, minutes=minutes % 60))
+    return WORDS("when_at", language, stamp=stamp, span=span)
 
 
 def _verdict(result: list[str], limits: Limits) -> Verdict:

@@ -608,7 +608,7 @@ class _TurnJob:
             raise err
         log.error("event=turn_failed turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__,
                   exc_info=err)
-        message = user_message(err, job_timeout=self.settings.job_timeout)
+        message = user_message(err, job_timeout=self.settings.job_timeout, language=self.language)
         try:
             self._post_once("error", message)
         except Exception as post_err:

@@ -71,15 +71,19 @@ def reply_for(decision: Decision, message: Message, view: RuleSettings, thread: 
     return Said(text, outcome, ephemeral, decision.requester if MENTION in text else None)
 
 
+#: Actions whose message is a new research question: answered in that question's language.
+NEW_QUESTION = (Action.START, Action.TOO_LONG, Action.EMPTY)
+
+
 def reply_language(thread: dict | None, message: Message, action: Action | None = None) -> str:
     """The language to answer ``message`` in: the thread's, that of its research question
     (:func:`jobs.phrases.thread_language`, the report's language), so everyone in the thread reads
-    the bot in one language whoever writes; a question refused as too long or empty, or a message
-    in a thread without a research, is answered in the message's own language (the thread's, or
-    English, when the message is too short to tell)."""
+    the bot in one language whoever writes; a new question (refused as too long or empty, over a
+    quota, or not queued), or a message in a thread without a research, is answered in the
+    message's own language (the thread's, or English, when the message is too short to tell)."""
     question = (thread or {}).get("question")
     here = thread_language(question) if question else "en"
-    if not question or action in (Action.TOO_LONG, Action.EMPTY):
+    if not question or action in NEW_QUESTION:
         return WORDS.language_of(message.body, default=here)
     return here
 

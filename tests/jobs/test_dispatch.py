@@ -417,3 +417,13 @@ def test_a_second_delivery_of_an_event_keeps_the_slot_its_turn_runs_under(redis_
     assert _queued_ids(redis_settings) == [job_id_for("e1")]
     assert _msg(redis_settings, "U1", "Question two?", "e2", thread=OTHER).action == "started"
     assert _msg(redis_settings, "U1", "Question three?", "e3", thread=THIRD).action == "over_quota"
+
+
+def test_over_the_limit_a_question_is_refused_in_its_own_language(tmp_path, redis_db):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_researches_per_user_per_day=1)
+    assert _msg(settings, "U1", "How do heat pumps work in winter?", "e1").action == "started"
+    other = "slack:T1:C1:1700000000.000200"
+    refused = _msg(settings, "U1", "Comment fonctionnent les pompes à chaleur en hiver ?", "e2", thread=other)
+    assert refused.action == "over_quota"
+    assert refused.text.startswith(f"{MENTION} Vous avez lancé le nombre maximal de recherches autorisé sur "
+                                   "24 heures (1). Réessayez après ")

@@ -3,6 +3,8 @@ status message and its notes, in each language of the catalogue."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from engine.phrasebook import Phrasebook, template_fields
@@ -25,6 +27,10 @@ QUESTIONS = {
 }
 
 
+#: Phrases written the same way in some languages as in English ("PDF", "30 min").
+SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours"}
+
+
 @pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS], ids=["chat", "progress"])
 def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook):
     assert book.languages == tuple(QUESTIONS)
@@ -34,7 +40,7 @@ def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook
         for language, template in entry.items():
             assert template.strip() or key == "and", (key, language)
             assert template_fields(template) == fields, (key, language)
-            if language != "en" and key not in ("kind_pdf", "and"):
+            if language != "en" and key not in SAME_IN_SOME_LANGUAGES:
                 assert template != entry["en"], (key, language)  # translated, not copied
 
 
@@ -102,3 +108,24 @@ def test_the_status_message_speaks_the_language_given():
     progress.sources_found = 4
     assert "4 sources trouvées" in progress_text(progress, elapsed=0, language="fr")
     assert progress_text(progress, elapsed=0, language="ko") == progress_text(progress, elapsed=0)
+
+
+def test_a_failure_and_a_quota_refusal_are_said_in_the_language_given():
+    from jobs.errors import ResearchTimeout, user_message
+    from jobs.quotas import Verdict, refused_text
+
+    assert user_message(ResearchTimeout("x"), job_timeout=3600, language="de") == (
+        "Die Recherche wurde gestoppt: Sie lief länger als das Limit von 60 Minuten. "
+        "Versuche es mit einer engeren Frage.")
+    assert user_message(KeyError("k"), job_timeout=3600) == (
+        "The research failed because of an internal error (KeyError). The details are in the bot's log.")
+    running = Verdict(False, limit="running", who="workspace", maximum=2)
+    assert refused_text(running, language="es").startswith("Este espacio de trabajo ya tiene 2 investigaciones")
+    assert refused_text(Verdict(False, limit="running", who="user", maximum=1)).startswith(
+        "You have 1 research running already")
+    daily = Verdict(False, limit="daily", who="user", maximum=1000, retry_at=NOW + 3 * 3600 + 60)
+    assert refused_text(daily, NOW, "ja") == (
+        "24 時間に開始できるリサーチの上限（1,000 件）に達しました。"
+        f"{time.strftime('%H:%M UTC', time.gmtime(NOW + 3 * 3600 + 60))} 以降（約 3 時間 1 分 後）にもう一度お試しください。")
+    tokens = Verdict(False, limit="tokens", who="user", maximum=5, retry_at=None)
+    assert refused_text(tokens, NOW, "zh") == "你已用完 24 小时内允许的模型额度（5）。请稍后再试。"
