@@ -30,26 +30,28 @@ def files_problem(files: list[Path], queue: bool) -> str | None:
 
 def read_files(thread: str, files: list[Path], settings: Settings, say: Callable[..., None]) -> None:
     """Read ``--file`` paths into the thread's index (:func:`engine.files.ingest`) and ``say``
-    what was read and skipped (nothing when there are none); a file given twice is read once.
+    what was read and skipped (nothing when there are none). A file given again, by any path, is
+    one file: read once, said so ("given twice, read once"), and not a skipped file, so the files
+    line counts what the progress line counts (:func:`engine.files.files_status` of the files read
+    into the thread).
 
     Raises:
         engine.fsutil.StorageError: the thread's index cannot be written.
     """
     if not files:
         return
-    from engine.files import FileEntry, SharedFile, files_status, ingest
+    from engine.files import SharedFile, files_status, ingest
     from engine.files.entries import local_file_link
     from engine.search.corpus_index import CorpusIndexError
 
-    shared, seen, repeats = [], set(), []
+    shared, seen = [], set()
     for given in files:
         path = Path(os.path.abspath(given.expanduser()))
-        link = local_file_link(path, settings.data_dir)
         if path.resolve() in seen:
-            say(f"skipped {clean_path(given)}: the same file twice", style="yellow")
-            repeats.append(FileEntry(name=path.name, link=link, size=0, status="skipped", reason="the same file twice"))
+            say(f"{clean_path(given)}: given twice, read once")
             continue
         seen.add(path.resolve())
+        link = local_file_link(path, settings.data_dir)
         shared.append(SharedFile(name=path.name, link=link, path=path, size=path.stat().st_size))
     say(f"Reading {len(shared)} file{'' if len(shared) == 1 else 's'} …")
     try:
@@ -62,4 +64,4 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
         elif entry.note:
             say(f"{entry.name}: {entry.note}", style="yellow")
     if entries:
-        say(f"files: {files_status(entries + repeats)}")  # a repeat is counted with the skipped
+        say(f"files: {files_status(entries)}")

@@ -68,13 +68,21 @@ def test_ask_file_that_is_a_directory_fifo_or_device_is_bad_input_saying_what_it
     assert not (tmp_path / "data" / "threadfiles").exists()
 
 
-def test_ask_the_same_file_twice_reads_it_once_and_says_so(tmp_path):
+def test_ask_the_same_file_twice_reads_it_once_and_counts_it_once(tmp_path):
+    """A file given again (by any path) is one file, read once: said so, never counted as skipped; the
+    files line and the progress lines count the same files (the line counted the repeat as skipped,
+    "2 skipped", where the progress said "1 skipped")."""
     (tmp_path / "notes.md").write_text("# HX-9\n\nThe HX-9 heat pump has a COP of 4.7 at seven degrees.\n")
-    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "notes.md", "--file", "./notes.md",
+    (tmp_path / "data.bin").write_bytes(b"\x00\x01 not a document")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "notes.md", "--file", "./notes.md", "--file", "data.bin",
               "What COP does the HX-9 have?")
     assert out.returncode == 0, out.stderr
-    assert "Reading 1 file …" in out.stderr and "skipped notes.md: the same file twice" in out.stderr, out.stderr
-    assert "files: 1 file read, 1 skipped: the same file twice" in out.stderr, out.stderr  # the status counts it
+    assert "Reading 2 files …" in out.stderr and "notes.md: given twice, read once" in out.stderr, out.stderr
+    status = "1 file read, 1 skipped: unsupported type (.bin)"
+    assert f"files: {status}\n" in out.stderr, out.stderr
+    progress = [ln for ln in out.stderr.splitlines() if " · " in ln]
+    assert progress and all(f" · {status} · " in ln for ln in progress), out.stderr
+    assert "twice" not in out.stderr.replace("notes.md: given twice, read once", ""), out.stderr
 
 
 def test_ask_short_files_are_quoted_in_the_offline_report(tmp_path):
