@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # `python -m bots.cli`: started as the console script is, before the imports below
+    from bots.entry import main as _entry
+
+    raise SystemExit(_entry())
+
 import gc
-import logging
 import math
 import os
 import sqlite3
@@ -16,6 +20,13 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from bots.terminal_signals import (
+    ctrl_c_deferred,
+    ignore_further_interrupts,
+    interrupted_exit_code,
+    say_interrupted,
+)
+from bots.terminal_streams import put
 from engine.settings import SettingsError
 
 
@@ -55,10 +66,7 @@ def _said_on_ctrl_c() -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        from bots.console_loop import interrupted_exit_code
-
-        print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
-        raise typer.Exit(interrupted_exit_code()) from None
+        raise typer.Exit(say_interrupted()) from None
 
 
 class _Group(TyperGroup):
@@ -117,9 +125,9 @@ def _main(
 
 def _stop_on_sigterm() -> None:
     """A SIGTERM (``kill``, a supervisor's stop) ends this command as Ctrl-C does, cleaned up and
-    said in one line, with exit 143 (:func:`bots.console_loop.stop_on_sigterm_as_on_ctrl_c`);
+    said in one line, with exit 143 (:func:`bots.terminal_signals.stop_on_sigterm_as_on_ctrl_c`);
     Python's default would end it at once, mid-write and without a word."""
-    from bots.console_loop import stop_on_sigterm_as_on_ctrl_c
+    from bots.terminal_signals import stop_on_sigterm_as_on_ctrl_c
 
     stop_on_sigterm_as_on_ctrl_c()
 
@@ -127,7 +135,7 @@ def _stop_on_sigterm() -> None:
 def _fail(message: str, code: int = 1) -> None:
     from engine.text import clean_text
 
-    typer.echo(f"deepresearch: {clean_text(message)}", err=True)
+    put(sys.stderr, f"deepresearch: {clean_text(message)}\n")  # the exit code stands whatever stderr is
     raise typer.Exit(code)
 
 
@@ -160,8 +168,6 @@ def ask(
       130  interrupted (Ctrl-C)
       143  stopped by SIGTERM (as Ctrl-C: saved, resumable)
     """
-    from bots.console_loop import interrupted_exit_code
-
     _stop_on_sigterm()
     try:
         from bots.console_output import EXIT_USAGE, say
@@ -173,10 +179,11 @@ def ask(
         if problem:  # refused before the research code is loaded: at once
             say(f"deepresearch: {problem}")
             raise typer.Exit(EXIT_USAGE)
-        from bots.console import run_ask
+        with ctrl_c_deferred():  # said once the imports are done: raised amid them, it could be lost
+            from bots.console import run_ask
     except KeyboardInterrupt:  # while loading the research code: nothing of it ran
-        print("\ndeepresearch: interrupted before the research started; nothing was started.", file=sys.stderr)
-        raise typer.Exit(interrupted_exit_code()) from None
+        raise typer.Exit(say_interrupted("deepresearch: interrupted before the research started; "
+                                         "nothing was started.")) from None
     try:
         code = run_ask(
             question=question,
@@ -405,7 +412,22 @@ PRIVATE_UMASK = 0o077
 GC_THRESHOLD = 10_000
 
 def main() -> None:
-    """Console-script entry point: private files (:data:`PRIVATE_UMASK`), logging, then the command."""
+    """Console-script entry point: private files (:data:`PRIVATE_UMASK`), logging, then the command;
+    a Ctrl-C or SIGTERM (:mod:`bots.entry` takes it as a Ctrl-C from the start) that nothing else
+    answered ends it with one line and exit 130 or 143, wherever it lands."""
+    try:
+        _set_up()
+        app()
+    except KeyboardInterrupt:
+        ignore_further_interrupts()
+        sys.exit(say_interrupted())
+    finally:  # the command has ended and said so: a signal now would end the process without a word
+        ignore_further_interrupts()
+
+
+def _set_up() -> None:
+    """The process's settings for every command: the collector's threshold, the umask, the standard
+    streams, the log."""
     from bots.logs import configure_logging
 
     # The research code's imports (langchain-core, langgraph, pydantic models) allocate about a
@@ -423,19 +445,3 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     if hasattr(sys.stdin, "reconfigure"):  # typed bytes that are not UTF-8 reach clean_text, not a crash
         sys.stdin.reconfigure(errors="surrogateescape")
-    from bots.console_loop import ignore_further_interrupts, interrupted_exit_code
-
-
-    try:
-        app()
-    except KeyboardInterrupt:
-        ignore_further_interrupts()
-        print("\ndeepresearch: interrupted.", file=sys.stderr)
-        sys.exit(interrupted_exit_code())
-    finally:  # the command has ended and said so: a signal now would end the process without a word
-        ignore_further_interrupts()
-
-
-if __name__ == "__main__":
-    logging.getLogger(__name__).debug("run as module")
-    main()

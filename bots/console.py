@@ -15,7 +15,7 @@ from rich.text import Text
 from bots.console_access import NothingRan, NotStarted, finished_files, run_accounted
 from bots.console_files import read_files
 from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
-from bots.console_loop import EXIT_INTERRUPTED, run_interruptible, wait_for_input
+from bots.console_loop import run_interruptible, wait_for_input
 from bots.console_output import (
     EXIT_BUSY,
     EXIT_FAILED,
@@ -30,6 +30,8 @@ from bots.console_output import (
 )
 from bots.console_record import ThreadRecord, load_record, save_record
 from bots.console_usage import ask_problem
+from bots.terminal_signals import EXIT_INTERRUPTED
+from bots.terminal_streams import put
 from engine.bounds import ServiceTimeout
 from engine.database import DatabaseUnavailable, require_database
 from engine.fsutil import StorageError, folder_write_problem, storage_problem, write_problem
@@ -67,8 +69,7 @@ class ConsoleProgress:
             return
         now = time.monotonic()
         if self.tty:
-            err.file.write(f"\r\x1b[2K{line}")  # the only control codes printed are these two, ours
-            err.file.flush()
+            put(err.file, f"\r\x1b[2K{line}")  # the only control codes printed are these two, ours
         elif progress.waiting or line.split(" · ")[0] != self.last.split(" · ")[0] or now - self.last_time > 2:
             say(line)
             self.last_time = now

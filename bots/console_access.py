@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bots.console_lock import dead_here
-from bots.console_loop import EXIT_INTERRUPTED, ctrl_c_deferred, interrupted_exit_code
+from bots.terminal_signals import EXIT_INTERRUPTED, ctrl_c_deferred, interrupted_exit_code
 from engine.artifacts import safe_name
 from engine.settings import Settings, SettingsError
 from jobs import audit, quotas
@@ -46,7 +46,7 @@ def run_accounted(settings: Settings, thread: str, question: str, *, start: bool
 
     Returns 6 (``say`` told which limit, nothing ran) when over a quota, else ``run()``'s code, or
     :class:`NothingRan`'s. A Ctrl-C while the slot is taken or given back waits for that
-    bookkeeping (:func:`bots.console_loop.ctrl_c_deferred`). The slot is given back however the
+    bookkeeping (:func:`bots.terminal_signals.ctrl_c_deferred`). The slot is given back however the
     run ends; the audit record says how (130 for a Ctrl-C, the exception for an error), none when
     the run raised :class:`NotStarted` or :class:`NothingRan`.
 

@@ -3,41 +3,39 @@ into ``--out``, and the exit codes."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from bots.terminal_streams import put, silence
 from engine.fsutil import copy_atomic, write_problem
 from engine.text import clean_path, clean_text
 
 if TYPE_CHECKING:
     from engine.runner import TurnOutcome
 
-def _to_devnull(stream) -> None:
-    """Point ``stream``'s file descriptor at /dev/null: what is written to it from now on is dropped."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)
-
 
 class _Console(Console):
-    """rich's Console, except that a reader gone away (a broken pipe: ``ask … 2>&1 | head -2``, or a
-    script that reads the thread id and closes the pipe) silences it instead of ending the process
-    (rich's default raises ``SystemExit(1)``): the research goes on and writes its files."""
+    """rich's Console, except that an output that cannot take what is printed silences it instead of
+    failing the run (:mod:`bots.terminal_streams`): a reader gone away (a broken pipe: ``ask … 2>&1 |
+    head -2``, or a script that reads the thread id and closes the pipe; rich's default raises
+    ``SystemExit(1)``), a full device (``2>/dev/full``: rich raises the ``OSError``) or a terminal
+    gone (EIO). The research goes on and writes its files."""
 
     def on_broken_pipe(self) -> None:
         """Go quiet and send this stream to /dev/null (see https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
         self.quiet = True
-        _to_devnull(self.file)
+        silence(self.file)
+
+    def _check_buffer(self) -> None:
+        # rich answers only BrokenPipeError (with on_broken_pipe); its writes raise every other
+        # OSError of the stream (ENOSPC, EIO) from here, and print() then fails the run
+        try:
+            super()._check_buffer()
+        except OSError:
+            self.on_broken_pipe()
 
 
 #: Markup off: questions, answers, titles and errors are untrusted text, never rich markup.
@@ -54,11 +52,9 @@ EXIT_STORAGE = 5
 def stdout_line(text: str = "") -> None:
     """Print one line on stdout at once (the report's paths, its title); a reader gone away (a broken
     pipe) or an output that cannot take it (a full device: /dev/full) sends it, and all later output
-    on stdout, to /dev/null instead of failing the run: the files are written whatever stdout is."""
-    try:
-        print(text, flush=True)
-    except OSError:  # EPIPE, ENOSPC, EIO: the output, not the research, failed
-        _to_devnull(sys.stdout)
+    on stdout, to /dev/null instead of failing the run (:func:`bots.terminal_streams.put`): the files
+    are written whatever stdout is."""
+    put(sys.stdout, f"{text}\n")
 
 
 def say(text: str, style: str | None = None, end: str = "\n") -> None:

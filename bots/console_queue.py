@@ -10,8 +10,8 @@ from pathlib import Path
 
 from rich.markdown import Markdown
 
-from bots.console_loop import EXIT_INTERRUPTED
 from bots.console_output import copy_out, err, say, show_follow_ups, stdout_line
+from bots.terminal_signals import EXIT_INTERRUPTED
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path, clean_text
 from jobs.phrases import WORDS

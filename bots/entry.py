@@ -1,21 +1,31 @@
-"""The ``deepresearch`` console script's entry: it loads the command line (about a quarter of a
-second of imports on a small machine) so that a Ctrl-C meanwhile ends with exit 130 and one line."""
+"""The ``deepresearch`` console script's entry (and ``python -m bots.cli``'s): it loads the command
+line (about a quarter of a second of imports on a small machine) so that a Ctrl-C or a SIGTERM
+meanwhile ends it with one line and exit 130 or 143, as later in a command."""
 
 from __future__ import annotations
 
-import sys
+from bots.terminal_signals import (
+    ctrl_c_deferred,
+    ignore_further_interrupts,
+    say_interrupted,
+    stop_on_sigterm_as_on_ctrl_c,
+)
 
 
 def main() -> None:
     """Run :func:`bots.cli.main`; a Ctrl-C while it loads exits with 130 (128 + SIGINT, as shells
-    report it) and one line on stderr, never a traceback.
+    report it), a SIGTERM with 143 (taken as a Ctrl-C from here on:
+    :func:`bots.terminal_signals.stop_on_sigterm_as_on_ctrl_c`; Python's default would end the
+    process without a word), each with one line on stderr once the loading is done, never a traceback.
 
     Raises:
         SystemExit: the command's exit code.
     """
+    stop_on_sigterm_as_on_ctrl_c()
     try:
-        from bots.cli import main as run
+        with ctrl_c_deferred():  # said once the imports are done: raised amid them, it could be lost
+            from bots.cli import main as run
     except KeyboardInterrupt:
-        print("\ndeepresearch: interrupted.", file=sys.stderr, flush=True)
-        raise SystemExit(130) from None
+        ignore_further_interrupts()
+        raise SystemExit(say_interrupted()) from None
     run()

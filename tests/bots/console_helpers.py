@@ -7,6 +7,8 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,19 @@ def ask(tmp_path: Path, *args: str | bytes, env: dict | None = None, stdin: str 
     """Run ``deepresearch ask ARGS`` to its end; text output (undecodable bytes replaced)."""
     return subprocess.run(ask_cmd(*args), input=stdin, capture_output=True, text=True, errors="replace",
                           env=ask_env(tmp_path, env), cwd=tmp_path, timeout=RUN_TIMEOUT, **popen)
+
+
+@contextmanager
+def running(args: list, **popen) -> Iterator[subprocess.Popen]:
+    """``subprocess.Popen(args, **popen)`` for the block, killed (and waited for) if it still runs
+    when the block ends: a failed assertion leaves no process behind."""
+    proc = subprocess.Popen(args, **popen)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def write_docs(folder: Path) -> Path:

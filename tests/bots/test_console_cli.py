@@ -10,7 +10,7 @@ import types
 
 import pytest
 
-from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_traceback, write_docs
+from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_traceback, running, write_docs
 
 QUESTION = "What is asyncio?"
 
@@ -147,7 +147,21 @@ def test_ctrl_c_anywhere_in_a_command_ends_130_with_a_line(monkeypatch, where, l
     assert result.stderr.strip().splitlines()[-1] == line, result.stderr
 
 
-def test_ctrl_c_while_the_command_line_loads_ends_130_with_a_line(monkeypatch, capsys):
+@pytest.fixture
+def signals_kept():
+    """The test process's SIGINT and SIGTERM handlers (and the SIGTERMs noted) as they were after the
+    test: the entry point takes SIGTERM as Ctrl-C and ignores both once it has said its line."""
+    from bots import terminal_signals
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    noted = terminal_signals._TERMINATED[:]
+    yield
+    for sig, handler in before.items():
+        signal.signal(sig, handler)
+    terminal_signals._TERMINATED[:] = noted
+
+
+def test_ctrl_c_while_the_command_line_loads_ends_130_with_a_line(monkeypatch, capsys, signals_kept):
     from bots import entry
 
     monkeypatch.setitem(sys.modules, "bots.cli", _Interrupted("bots.cli"))
@@ -155,6 +169,44 @@ def test_ctrl_c_while_the_command_line_loads_ends_130_with_a_line(monkeypatch, c
         entry.main()
     assert ended.value.code == 130
     assert capsys.readouterr().err.strip() == "deepresearch: interrupted."
+
+
+#: How the terminal command is started: the console script (``bots.entry:main``, as pip writes it) and
+#: ``python -m bots.cli``.
+STARTS = {"script": ["-c", "import sys\nfrom bots.entry import main\nsys.argv[0] = 'deepresearch'\nsys.exit(main())"],
+          "module": ["-m", "bots.cli"]}
+
+
+def _mapped(pid: int, name: str) -> bool:
+    """True once the process ``pid`` has the shared library ``name`` loaded (its /proc maps)."""
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            return name in maps.read()
+    except OSError:  # it has ended
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("start", sorted(STARTS))
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_the_command_line_loads_ends_with_one_line_and_its_exit_code(tmp_path, start, sig):
+    """SIGTERM in the first quarter second (the command line's imports) ended the process silently by
+    the default action; a Ctrl-C then was one line from the script but a traceback from ``python -m
+    bots.cli``. The signal is sent once the command line's imports are under way (SQLite's library,
+    which `bots.cli` imports among its first, is loaded); wherever it lands (those imports, or the run
+    they start), it ends with one line saying so and 143 for SIGTERM, 130 for Ctrl-C."""
+    from tests.waiting import wait_for
+
+    with running([sys.executable, *STARTS[start], "ask", "--offline", "--no-clarify", QUESTION],
+                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                 env=ask_env(tmp_path), cwd=tmp_path) as proc:
+        wait_for(lambda: _mapped(proc.pid, "_sqlite3"), what="the command line's imports to start", every=0.001)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=RUN_TIMEOUT)
+    assert proc.returncode == {signal.SIGTERM: 143, signal.SIGINT: 130}[sig], err
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines and lines[-1].startswith("deepresearch: interrupted"), err
 
 
 def test_the_console_script_is_the_light_entry():

@@ -108,6 +108,28 @@ def _ask_on_a_filling_disk(tmp_path, *args: str, at: str = "", env: dict | None 
                           timeout=RUN_TIMEOUT)
 
 
+def test_a_full_data_folder_is_still_a_storage_error_when_stderr_is_full_too(tmp_path, docs):
+    """A full terminal output is silenced (the run goes on); a full data folder stops the run with
+    exit 5, whatever happens to the line that says so: the two ENOSPC are not taken for each other."""
+    with open("/dev/full", "w") as full:
+        out = subprocess.run([sys.executable, "-m", "tests.bots.disk_faults", "ask", "--offline", "--no-clarify",
+                              "--corpus", str(docs), QUESTION], stdout=subprocess.PIPE, stderr=full, text=True,
+                             env=ask_env(tmp_path, {"DISK_FULL_AT": "Researching"}), cwd=tmp_path,
+                             timeout=RUN_TIMEOUT)
+    assert out.returncode == 5, out.stdout
+    assert not list((tmp_path / "data" / "artifacts").rglob("report.md"))
+    # the research ran until the data folder filled (it stopped on the terminal's ENOSPC before it began)
+    import asyncio
+
+    from engine.runner import thread_status
+    from engine.settings import load_settings
+
+    [record] = (tmp_path / "data" / "console").glob("*.json")
+    thread = record.stem.replace("_", ":", 1)
+    settings = load_settings(data_dir=tmp_path / "data", llm="offline")
+    assert asyncio.run(thread_status(thread, settings=settings)) == "interrupted"
+
+
 #: The log lines a disk that fills while the topics are researched used to print before its one line.
 FULL_DISK_EVENTS = ("event=unit_failed", "event=quota_bookkeeping_failed", "event=audit_write_failed",
                     "event=lease_release_failed")

@@ -15,7 +15,7 @@ import warnings
 import pytest
 
 from bots.console_loop import run_interruptible
-from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env
+from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, running
 
 
 def _graph_steps_interrupted(dropped_too=None) -> None:
@@ -105,10 +105,9 @@ def test_two_ctrl_cs_while_the_event_loop_is_made_end_as_one_interrupt_and_leave
 
 def _signalled_as_research_starts(tmp_path, signum: int, **popen) -> tuple[int, str]:
     """Run ``ask --offline``, send ``signum`` once it says it is researching; (exit code, stderr)."""
-    proc = subprocess.Popen(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path,
-                            **popen)
-    try:
+    with running(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path,
+                 **popen) as proc:
         shown = b""
         while b"Researching" not in shown:  # the output, not a clock, says when the stage starts
             chunk = os.read(proc.stderr.fileno(), 4096)
@@ -116,10 +115,6 @@ def _signalled_as_research_starts(tmp_path, signum: int, **popen) -> tuple[int, 
             shown += chunk
         proc.send_signal(signum)
         _, rest = proc.communicate(timeout=RUN_TIMEOUT)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     return proc.returncode, (shown + rest).decode(errors="replace")
 
 
@@ -160,7 +155,7 @@ def test_once_the_process_exits_for_an_interrupt_further_signals_are_ignored(tmp
     as a test's CliRunner does, it would leave SIGINT ignored for the children of its host)."""
     script = ("import atexit, os, signal, sys\n"
               "from bots import cli\n"
-              "from bots.console_loop import stop_on_sigterm_as_on_ctrl_c\n"
+              "from bots.terminal_signals import stop_on_sigterm_as_on_ctrl_c\n"
               "def interrupted():\n"
               "    stop_on_sigterm_as_on_ctrl_c()\n"
               "    raise KeyboardInterrupt\n"

@@ -325,16 +325,42 @@ def test_a_reader_that_goes_away_silences_the_output_and_the_research_goes_on(tm
     assert [r["status"] for r in records] == ["done"], records
 
 
-@pytest.mark.parametrize("redirect", ["2>&-", "<&- 2>&-", ">/dev/full"])
+@pytest.mark.parametrize("redirect", ["2>&-", "<&- 2>&-", ">/dev/full", "2>/dev/full", ">/dev/full 2>/dev/full"])
 def test_a_closed_or_full_output_or_input_never_fails_the_research(tmp_path, redirect):
-    """Started with stderr or stdin closed, or stdout on a full device: the run failed on the stream
-    (AttributeError on None.isatty, ENOSPC taken for a full data folder) though its files were fine."""
+    """Started with stderr or stdin closed, or stdout or stderr on a full device: the run failed on the
+    stream (AttributeError on None.isatty; rich's ENOSPC writing the progress, audited as the run's
+    error and taken for a full data folder) though its files were fine."""
     import shlex
 
     line = " ".join(shlex.quote(str(a)) for a in ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"))
     run = subprocess.run(["bash", "-c", f"{line} {redirect}"], env=ask_env(tmp_path), cwd=tmp_path,
                          stdout=subprocess.DEVNULL, timeout=RUN_TIMEOUT)
     assert run.returncode == 0
+    assert len(list((tmp_path / "data" / "artifacts").rglob("report.pdf"))) == 1
+    records = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in records] == ["done"], records
+
+
+def test_a_terminal_that_goes_away_mid_run_silences_the_output_and_the_research_goes_on(tmp_path):
+    """stderr on a terminal that is gone (a closed ssh session: the pseudo-terminal's other side
+    closed): every write fails with EIO, the progress line's own writes too; the research finishes,
+    writes its files and is audited as done."""
+    import pty
+
+    master, terminal = pty.openpty()
+    proc = subprocess.Popen(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal,
+                            env=ask_env(tmp_path), cwd=tmp_path)
+    os.close(terminal)
+    shown = b""
+    try:
+        while b"thread: " not in shown:  # the research has begun
+            chunk = os.read(master, 4096)
+            assert chunk, shown
+            shown += chunk
+    finally:
+        os.close(master)  # the terminal goes away; what is written from now on fails with EIO
+    assert proc.wait(timeout=RUN_TIMEOUT) == 0
     assert len(list((tmp_path / "data" / "artifacts").rglob("report.pdf"))) == 1
     records = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
     assert [r["status"] for r in records] == ["done"], records
