@@ -123,12 +123,6 @@ def discussion(messages: Sequence[tuple[str, str]], name: Callable[[str], str]) 
     return "\n".join(reversed(lines))
 
 
-def shorten(text: str, limit: int) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 # ---- splitting long text -----------------------------------------------------------------------
 
 def safe_cut(text: str, limit: int) -> int:
@@ -152,7 +146,7 @@ def safe_cut(text: str, limit: int) -> int:
 
 def clip(text: str, limit: int) -> str:
     """``text`` without outer whitespace, cut at a safe place (:func:`safe_cut`) to ``limit``
-    characters with an ellipsis when longer (line breaks kept, unlike :func:`shorten`)."""
+    characters with an ellipsis when longer (line breaks kept, unlike :func:`engine.text.one_line`)."""
     text = text.strip()
     if len(text) <= limit:
         return text

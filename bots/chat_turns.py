@@ -13,10 +13,10 @@ import logging
 from collections.abc import Callable
 
 import jobs
-from bots.chat_common import STATUS_WORDS, TRY_AGAIN, dedupe_key, is_help, log_failure, press_key, shorten
+from bots.chat_common import STATUS_WORDS, TRY_AGAIN, dedupe_key, is_help, log_failure, press_key
 from bots.logs import redact
 from engine.settings import Settings
-from engine.text import markdown_literal
+from engine.text import markdown_literal, one_line
 from jobs.conversation import Address
 from jobs.conversation.message import command_word
 
@@ -118,6 +118,6 @@ class ChatTurns:
         lines = []
         for t in active:
             shown = shown_in is None or t.thread_id == shown_in
-            question = markdown_literal(shorten(t.question, 200)) if shown else HIDDEN_QUESTION
+            question = markdown_literal(one_line(t.question, 200)) if shown else HIDDEN_QUESTION
             lines.append(f"- **{STATUS_WORDS[t.status]}**{self.where(t.thread_id)}: {question}")
         return "\n".join(["Your researches:", "", *lines])

@@ -15,7 +15,6 @@ from bots.chat_common import (
     TRY_AGAIN,
     is_from_bot,
     log_failure,
-    shorten,
     usage,
 )
 from bots.chat_turns import ChatTurns, command_of
@@ -25,7 +24,7 @@ from bots.slack.port import SlackPort, thread_key
 from bots.slack.shared import display_name
 from engine.runner import TurnRejected, validate_question
 from engine.settings import Settings
-from engine.text import markdown_literal
+from engine.text import markdown_literal, one_line
 from jobs.conversation import Address
 from jobs.conversation.message import is_cancel
 
@@ -235,7 +234,7 @@ class SlackHandlers:
         except TurnRejected as err:  # refused before anything is posted in the channel
             ack(text=str(err), response_type="ephemeral")
             return
-        ack(text=markdown_to_mrkdwn(f"Starting research on: *{markdown_literal(shorten(question, 300))}*. "
+        ack(text=markdown_to_mrkdwn(f"Starting research on: *{markdown_literal(one_line(question, 300))}*. "
                                     "I'll work in a thread of the message I post here."), response_type="ephemeral")
 
     def start_command(self, body: dict, respond) -> None:
@@ -257,7 +256,7 @@ class SlackHandlers:
         try:
             root = self.client.chat_postMessage(
                 channel=channel,
-                text=f"<@{user}> asked for a research: {escape(shorten(question, 3000))}",
+                text=f"<@{user}> asked for a research: {escape(one_line(question, 3000))}",
                 unfurl_links=False,
                 unfurl_media=False,
             )

@@ -75,3 +75,24 @@ def test_an_event_seen_before_is_dropped_once_with_one_line(turns, caplog):
     assert turns.seen_before("msg", "C1", "1712.6") is False
     dropped = [r.getMessage() for r in caplog.records if "event=hook_event_dropped" in r.getMessage()]
     assert dropped == ["event=hook_event_dropped key=hook:msg:C1:1712.5 reason=seen_before"]
+
+
+FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+
+
+@pytest.mark.parametrize(("question", "shown"), [
+    # a long question ends after its last whole word (it was cut in the middle of one)
+    ("word " * 39 + "thermodynamics of heat pumps", "word " * 38 + "word…"),
+    # no space near the cut: never inside an emoji family or between a Thai letter and its vowel
+    ("x" * 195 + FAMILY * 3, "x" * 195 + "…"),
+    ("ก" * 198 + "กี" + "ข" * 10, "ก" * 198 + "…"),
+    # a right-to-left override would reverse the rest of the line (and the lines after it)
+    ("how do \u202eheat pumps\u202c work?", "how do heat pumps work?"),
+])
+def test_status_shows_each_question_on_one_line_cut_as_readers_see_it(turns, monkeypatch, question, shown):
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(jobs, "threads_of", lambda *a, **k: [
+        SimpleNamespace(status="running", thread_id="T1", question=question)])
+    line = turns.command("status", "alice", ephemeral=True).text.splitlines()[-1]
+    assert line == f"- **running** in T1: {shown}"
