@@ -6,11 +6,24 @@ Nothing here knows a platform: each adapter passes its own limits, ids and ways 
 
 from __future__ import annotations
 
+import bisect
 import logging
-import re
 import uuid
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
+from bots.chat_code import (
+    FENCE_RUN,
+    Fence,
+    Span,
+    layout,
+    makes_code,
+    rewritten,
+    span_around,
+    span_parts,
+    tick_spans,
+    write_span,
+)
 from bots.logs import redact
 from engine.text import grapheme_cut
 from jobs.conversation.message import command_word
@@ -206,123 +219,203 @@ def shorten_to_fit(text: str, fits: Callable[[str], bool], *, note: str, close: 
 
 
 def _flips_fence(line: str) -> bool:
-    """True when ``line`` leaves a ``` code block open or closed that was not: an odd number of
-    ``` in it (```` ``` ```` alone, ``> ```lang``). A code span written on one line
+    """True when ``line`` leaves a ``` code block open or closed that was not, as mrkdwn reads it: an
+    odd number of ``` in it (```` ``` ```` alone, ``> ```lang``). A code span written on one line
     (```` ``` a`b ``` ````, as mrkdwn writes code holding a backtick) has its closing ``` on the same
     line and is no fence, wherever it stands."""
     return line.count(_FENCE) % 2 == 1
 
 
-_TICKS = re.compile(r"`+")
+def _split_line(line: str, limit: int, *, spans: Sequence[Span] | None = None, commonmark: bool = False) -> list[str]:
+    """``line`` in pieces of at most ``limit`` characters, cut at :func:`safe_cut` (a line break in
+    it counts as a space).
 
+    ``spans`` are its code spans, links and HTML tags (:func:`bots.chat_code.tick_spans` when None;
+    none inside a code block): a cut never falls inside one, it moves before it, and it goes whole
+    to the next piece. Only a span that starts a piece and is longer than it is cut, in parts that
+    are each a span showing their part of its code (:func:`bots.chat_code.span_parts`).
 
-def _code_span_around(line: str, cut: int) -> tuple[int, int, str] | None:
-    """``(start, end, ticks)`` of the code span whose text holds ``line[cut]``: ``line[start:end]``
-    between two runs of ``ticks``; None when ``cut`` is outside every span. As CommonMark reads code
-    spans (https://spec.commonmark.org/0.31.2/#code-spans), and so mrkdwn: a run of backticks opens
-    one that the next run of the same length closes; a run without such a closer is a literal."""
-    opener = None
-    for run in _TICKS.finditer(line):
-        if opener is None:
-            if run.start() >= cut:
-                return None
-            opener = run
-        elif len(run.group()) == len(opener.group()):
-            if cut < run.end():
-                return opener.end(), run.start(), opener.group()
-            opener = None
-    return None
-
-
-def _split_line(line: str, limit: int, *, spans: bool = True) -> list[str]:
-    """``line`` in pieces of at most ``limit`` characters, cut at :func:`safe_cut`. With ``spans``
-    (the line is not inside a code block) a cut never falls inside a code span: it moves before the
-    span, which goes whole to the next piece; only a span that starts a piece and is longer than
-    it is cut, closed before the cut and reopened after it (its spaces kept, never next to one of
-    its own backticks), so both parts show as code."""
+    ``commonmark``: the text is CommonMark (else mrkdwn). A span over lines is written on one line
+    first (the same code, :func:`bots.chat_code.write_span`); a cut never makes code of what was not
+    (:func:`bots.chat_code.makes_code`: not inside a run of backticks, not after a backslash, no
+    piece starting with what opens a fenced block, :func:`_cut_after`).
+    """
+    spans = list(tick_spans(line) if spans is None else spans)
+    for span in reversed(spans if commonmark else ()):  # a span over lines, written on one line (the same code)
+        if span.ticks and "\n" in line[span.start:span.end]:  # ... so that no cut or piece's start changes what it shows
+            line, spans = rewritten(line, spans, span, write_span(span.code, span.ticks), span.code)
     pieces = []
     while len(line) > limit:
-        cut = safe_cut(line, limit)
-        span = _code_span_around(line, cut) if spans else None
+        cut = _text_cut(line, limit, commonmark)
+        span = span_around(spans, cut)
+        if span is not None and not span.ticks and span.start == 0 and span.end > limit:  # a link longer than a piece
+            span = span_around([s for s in spans if s.ticks], cut)  # is cut, but not in a code span of its text
         if span is not None:
-            opener, closer = span[0] - len(span[2]), span[1] + len(span[2])
+            opener, closer = span.start - len(span.ticks), span.end + len(span.ticks)
             if opener > 0:  # the span goes whole to the next piece
                 cut, span = opener, None
-            elif closer <= limit:  # it fits in this one whole
-                cut, span = closer, None
-        if span is None or 2 * len(span[2]) + 2 > limit // 2:  # (a run of backticks half a piece long: cut as text)
-            pieces.append(line[:cut].rstrip())
-            line = line[cut:].lstrip(" ")
+            elif closer <= limit:  # it fits in this one whole, unless what follows it would open a block
+                after = _cut_after(line, spans, closer, limit) if commonmark else closer
+                if after is not None or closer <= limit // 2:
+                    cut, span = closer if after is None else after, None
+        if span is None or not span.ticks or 2 * len(span.ticks) + 2 > limit // 2:  # (a run of backticks half a piece long: cut as text)
+            if head := line[:cut].rstrip():
+                pieces.append(head)
+            rest = line[cut:].lstrip(" \n")
+            spans = [s._replace(start=s.start - len(line) + len(rest), end=s.end - len(line) + len(rest))
+                     for s in spans if s.start - len(s.ticks) >= len(line) - len(rest)]
+            line = rest
             continue
-        start, end, ticks = span  # a span longer than a piece, from its start: cut inside it
-        cut = min(max(safe_cut(line, limit - len(ticks)), start + 1), end - 1)
-        while cut > start + 1 and "`" in (line[cut - 1], line[cut]):
-            cut -= 1
-        pieces.append(line[:cut] + ticks)
-        line = ticks + line[cut:]
+        # a span longer than a piece, from its start (or one that a fence's run follows: its end moves on)
+        parts = span_parts(span, limit if span.end + len(span.ticks) > limit else limit // 2, commonmark=commonmark)
+        pieces.extend(written for written, _ in parts[:-1])
+        line, spans = rewritten(line, spans, span, *parts[-1])
     pieces.append(line)
     return pieces
 
 
-def _paragraphs(text: str) -> list[str]:
-    """Blank-line separated paragraphs; a fenced code block is never split at its blank lines."""
-    paragraphs: list[str] = []
-    current: list[str] = []
-    fenced = False
-    for line in text.split("\n"):
-        fenced ^= _flips_fence(line)
-        if not line.strip() and not fenced:
-            if current:
-                paragraphs.append("\n".join(current))
-                current = []
+def _cut_after(line: str, spans: Sequence[Span], closer: int, limit: int) -> int | None:
+    """Where to cut CommonMark ``line``, which starts with a code span ending at ``closer`` (at most
+    ``limit``): there, unless the next piece would then start with what opens a fenced block; else at
+    a later space that makes no code (:func:`bots.chat_code.makes_code`) or inside a run of tildes
+    (``~`` and ``~~`` open nothing); None when only a cut in the span itself would do."""
+    if not makes_code(line, closer):
+        return closer
+    for c in range(limit, closer, -1):
+        if line[c] == " " and not makes_code(line, c) and span_around(spans, c) is None:
+            return c
+    run = FENCE_RUN.match(line, closer)
+    if run and run.group().endswith("~") and run.end() - 2 <= limit:  # ~~~ cut in ~ and ~~
+        return run.end() - len(run.group().lstrip(" >-+*.)0123456789")) + 1
+    return None
+
+
+def _text_cut(line: str, limit: int, commonmark: bool) -> int:
+    """Where to cut ``line`` to at most ``limit`` characters: :func:`safe_cut` (a line break counts
+    as a space); in CommonMark moved back, to the space before or else a character, while the cut
+    makes code of what was not (:func:`makes_code`)."""
+    flat = line.replace("\n", " ")
+    first = cut = safe_cut(flat, limit)
+    if not commonmark:
+        return cut
+    while cut > 1 and makes_code(flat, cut):
+        space = flat.rfind(" ", 0, cut)
+        cut = space if space > 0 else grapheme_cut(flat, cut - 1)
+    return first if makes_code(flat, cut) else cut  # (a run of backticks longer than a piece: cut inside it)
+
+
+class _Line(NamedTuple):
+    """A line of text to split (or lines that one code span joins): its ``text``, its code ``spans``,
+    ``code`` when it belongs to a fenced block (cut as text), and ``inside``, the block open before
+    it as ``(close, reopen)`` lines (None outside one); a block's opening line has its ``short``
+    form, the fence and language alone, written when the line is longer than a piece."""
+
+    text: str
+    spans: tuple[Span, ...]
+    code: bool
+    inside: tuple[str, str] | None
+    short: str | None = None
+
+
+def _lines(text: str, *, commonmark: bool) -> list[_Line]:
+    """``text``'s lines with their code, read as CommonMark (:func:`bots.chat_code.layout`; lines that
+    a code span runs across are one) or as mrkdwn (``` anywhere opens or closes a block,
+    :func:`_flips_fence`; spans by :func:`tick_spans`)."""
+    out: list[_Line] = []
+    if not commonmark:
+        fenced = False
+        for line in text.split("\n"):
+            flips = _flips_fence(line)
+            code = fenced or flips
+            out.append(_Line(line, () if code else tuple(tick_spans(line)), code, (_FENCE, _FENCE) if fenced else None))
+            fenced ^= flips
+        return out
+    fences, spans = layout(text)
+    inside: dict[int, Fence] = {n: f for f in fences for n in range(f.first, f.last)}
+    crossed = {s.start + at for s in spans for at, ch in enumerate(text[s.start:s.end]) if ch == "\n"}
+    starts = [s.start for s in spans]  # (in order)
+    start = 0
+    for n, line in enumerate(text.split("\n")):
+        end = start + len(line)
+        fence = inside.get(n)
+        if out and start - 1 in crossed:  # a span (or link) runs across the break
+            prev = out.pop()
+            start -= len(prev.text) + 1
+            line = f"{prev.text}\n{line}"
+        own = tuple(s._replace(start=s.start - start, end=s.end - start)
+                    for s in spans[bisect.bisect_left(starts, start):bisect.bisect_right(starts, end)])
+        out.append(_Line(line, own, fence is not None,
+                         (fence.close, fence.reopen) if fence is not None and n > fence.first else None,
+                         fence.reopen if fence is not None and n == fence.first else None))
+        start = end + 1
+    return out
+
+
+def _paragraphs(lines: Sequence[_Line]) -> list[list[_Line]]:
+    """Blank-line separated paragraphs of ``lines``; a fenced code block is never split at its blank lines."""
+    paragraphs: list[list[_Line]] = [[]]
+    for line in lines:
+        if not line.text.strip() and not line.inside:
+            if paragraphs[-1]:
+                paragraphs.append([])
         else:
-            current.append(line)
-    if current:
-        paragraphs.append("\n".join(current))
-    return paragraphs
+            paragraphs[-1].append(line)
+    return [p for p in paragraphs if p]
 
 
-def _split_long(paragraph: str, limit: int) -> list[str]:
+def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> list[str]:
     """Split one over-long paragraph by lines, closing and reopening a code fence at each cut; a line
     longer than a chunk is cut in pieces (:func:`_split_line`), one chunk each."""
     out: list[str] = []
     lines: list[str] = []
     size = 0
-    fenced = False
-    reserve = len(_FENCE) + 1  # room to close an open fence
-    for raw in paragraph.split("\n"):
-        flips = _flips_fence(raw)  # a line cut in pieces opens or closes a block once, after its last piece
-        for n, line in enumerate(_split_line(raw, limit - 2 * reserve, spans=not (fenced or flips))):
-            added = len(line) + (1 if lines else 0)
-            # a line's later pieces each start a chunk: a line break between two would show in the text
-            if lines and (n > 0 or size + added + reserve > limit):
-                if fenced:
-                    lines.append(_FENCE)
+    fences = {line.inside: (line.inside[0], line.inside[1] if len(line.inside[1]) <= limit // 8 else line.inside[0])
+              for line in paragraph if line.inside}  # (reopened without its language when that is long)
+    reserve = max((len(max(pair, key=len)) for pair in fences.values()), default=len(_FENCE)) + 1
+    room = limit - 2 * reserve
+    was_cut = False
+    for line in paragraph:
+        text = line.short if line.short and len(line.text) > room else line.text  # (an info string's rest is not shown)
+        pieces = _split_line(text, room, spans=() if line.code else line.spans, commonmark=commonmark)
+        for n, piece in enumerate(pieces):
+            added = len(piece) + (1 if lines else 0)
+            # a line's later pieces each start a chunk: a line break between two would show in the text;
+            # and the next line follows none of them (after a piece that starts with ">" or ends a
+            # heading's text, a line would read as part of a block that it was not part of)
+            if lines and (n > 0 or was_cut or size + added + reserve > limit):
+                if line.inside:
+                    lines.append(fences[line.inside][0])
                 out.append("\n".join(lines))
-                lines = [_FENCE] if fenced else []
-                size = len(_FENCE) if fenced else 0
-                added = len(line) + (1 if lines else 0)
-            lines.append(line)
+                lines = [fences[line.inside][1]] if line.inside else []
+                size = len(lines[0]) if lines else 0
+                added = len(piece) + (1 if lines else 0)
+            lines.append(piece)
             size += added
-        fenced ^= flips
+        was_cut = commonmark and len(pieces) > 1 and not line.code  # (in a code block a line is a line)
     if lines:
         out.append("\n".join(lines))
     return out
 
 
-def split_text(text: str, limit: int) -> list[str]:
+def split_text(text: str, limit: int, *, mrkdwn: bool = False) -> list[str]:
     """Split formatted ``text`` into non-empty chunks of at most ``limit`` characters (the
     platform's limit for one text field).
 
     Cuts fall between paragraphs when possible, then between lines, then at spaces; never
-    inside a ``<link|label>`` or an ``&amp;`` reference; a ``` code block or a code span cut in two is
+    inside a ``<link|label>`` or an ``&amp;`` reference; a code block or a code span cut in two is
     closed and reopened so both halves render as code. A paragraph cut in pieces keeps one piece
     per chunk (none joined again to the next with a blank line in between).
+
+    ``text`` is CommonMark: code blocks and spans are found as markdown-it-py reads them (a fence
+    opens only at a line's start; a span's backticks pair only with a run of their own length, and a
+    span may run over lines). With ``mrkdwn`` it is Slack's mrkdwn, where ``` anywhere on a line opens
+    or closes a block (:func:`_flips_fence`).
     """
     chunks: list[str] = []
     current = ""
-    for paragraph in _paragraphs(text):
-        pieces = [paragraph] if len(paragraph) <= limit else _split_long(paragraph, limit)
+    for paragraph in _paragraphs(_lines(text, commonmark=not mrkdwn)):
+        whole = "\n".join(line.text for line in paragraph)
+        pieces = [whole] if len(whole) <= limit else _split_long(paragraph, limit, commonmark=not mrkdwn)
         for n, piece in enumerate(pieces):
             joined = f"{current}\n\n{piece}" if current else piece
             if len(joined) <= limit and n == 0:  # a paragraph's later pieces are not joined with a blank line

@@ -41,7 +41,7 @@ class SlackMessage:
 
 def split_mrkdwn(text: str, limit: int = SECTION_TEXT_LIMIT) -> list[str]:
     """mrkdwn ``text`` in chunks of at most ``limit`` characters (see :func:`bots.chat_common.split_text`)."""
-    return split_text(text, limit)
+    return split_text(text, limit, mrkdwn=True)
 
 
 def section(mrkdwn: str) -> dict:

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bots.chat_code import span_around, tick_spans
 from bots.chat_common import (
-    _code_span_around,
     _flips_fence,
+    _lines,
     _paragraphs,
     _split_line,
     clip,
@@ -99,19 +100,22 @@ def test_shorten_to_fit_keeps_the_longest_head_that_fits_cut_at_a_word(room):
 
 def test_code_spans_are_found_as_commonmark_reads_them():
     line = "ab `cd` ef ``g`h`` i"
-    assert _code_span_around(line, 3) is None  # before the opening backtick
-    assert _code_span_around(line, 4) == (4, 6, "`")
-    assert _code_span_around(line, 7) is None  # just after the closing one
-    assert _code_span_around(line, 14) == (13, 16, "``")  # a run of two closes only at two
-    assert _code_span_around("a `lone backtick", 5) is None  # never closed: a literal
+    spans = tick_spans(line)
+    assert span_around(spans, 3) is None  # before the opening backtick
+    assert span_around(spans, 4)[:3] == (4, 6, "`")
+    assert span_around(spans, 7) is None  # just after the closing one
+    assert span_around(spans, 14)[:3] == (13, 16, "``")  # a run of two closes only at two
+    assert span_around(tick_spans("a `lone backtick"), 5) is None  # never closed: a literal
 
 
 def test_a_line_with_an_odd_number_of_fences_opens_or_closes_a_block():
     assert _flips_fence("```") and _flips_fence("``` a ``` b ```") and not _flips_fence("``` a ```")
 
 
-def test_a_code_block_is_one_paragraph_blank_lines_and_all():
-    assert _paragraphs("a\n\n```\nx\n\ny\n```\n\nb") == ["a", "```\nx\n\ny\n```", "b"]
+@pytest.mark.parametrize("commonmark", [True, False])
+def test_a_code_block_is_one_paragraph_blank_lines_and_all(commonmark):
+    paragraphs = _paragraphs(_lines("a\n\n```\nx\n\ny\n```\n\nb", commonmark=commonmark))
+    assert ["\n".join(line.text for line in p) for p in paragraphs] == ["a", "```\nx\n\ny\n```", "b"]
 
 
 def test_what_fits_is_not_cut():
@@ -248,3 +252,89 @@ def test_a_cut_without_a_space_near_falls_between_two_characters_as_readers_see_
     for chunk in chunks:
         assert chunk[0] != "\u200d" and chunk[-1] != "\u200d" and not unicodedata.combining(chunk[0]), chunk[:3]
         assert unicodedata.category(chunk[0]) not in ("Mn", "Mc"), chunk[:3]
+
+
+@pytest.mark.parametrize("line", ["type `` ``` `` then press enter", "use `` ```js `` to open a block",
+                                  "use ``` ```js ``` ``` to open a block", "> quote `` ``` `` here"])
+def test_a_code_span_holding_three_backticks_opens_no_code_block(line):
+    """A fence opens a block only at a line's start (up to three spaces in, CommonMark 4.5): the
+    paragraphs after a span holding ``` are still paragraphs, cut at their blank lines as written."""
+    text = f"{line}\n\n{'b' * 50}\n\n{'c' * 50}"
+    assert split_text(text, 60) == [line, "b" * 50, "c" * 50]
+
+
+@pytest.mark.parametrize(("opener", "closer", "inner"), [("~~~", "~~~", "```"), ("````md", "````", "```"),
+                                                       ("  ```py", "  ```", "~~~")])
+def test_a_fenced_block_of_any_kind_cut_in_two_is_closed_and_reopened_with_its_own_fence(opener, closer, inner):
+    rows = [f"row {i:02d}" for i in range(40)] + [inner, "not the end"]  # another kind of fence is code text
+    chunks = split_text("\n".join([opener, *rows, closer]), 80)
+    assert len(chunks) > 2 and all(len(c) <= 80 for c in chunks)
+    assert all(c.startswith(opener) and c.endswith(closer) for c in chunks), chunks
+    assert [ln for c in chunks for ln in c.split("\n")[1:-1]] == rows
+
+
+def test_a_fence_indented_four_spaces_is_code_text_not_a_fence():
+    text = "    ```\n    x\n\nafter the code " + "y " * 20
+    assert split_text(text, 40)[0] == "    ```\n    x"
+
+
+def _shown(markdown: str) -> tuple[str, int, str]:
+    """What ``markdown`` shows as code, read as CommonMark by markdown-it-py: the text of its code
+    spans one after another, how many backticks it shows as text (a span's backticks left open), and
+    its code blocks' text without whitespace (a cut drops the spaces where it falls)."""
+    from markdown_it import MarkdownIt
+
+    spans, ticks, blocks = [], 0, []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        if token.type in ("fence", "code_block"):
+            blocks.append("".join(token.content.split()))
+        for child in token.children or ():
+            if child.type == "code_inline":
+                spans.append(child.content)
+            elif child.type == "text":
+                ticks += child.content.count("`")
+    return "".join(spans), ticks, "".join(blocks)
+
+
+@pytest.mark.parametrize(("text", "limit"), [
+    ("`" + "a`" * 2000 + "`", 3000),
+    ("``" + "a`" * 2000 + "``", 3000),  # one span between `` holding single backticks
+    ("`` " + "`a" * 2000 + " ``", 3000),
+    ("``" + "a`b " * 1000 + "``", 1000),
+    ("x ``" + "``` " * 800 + "`` y", 500),  # a span holding runs of three
+    ("x `` " + "`" * 80 + " `` y", 60),  # a run longer than a piece
+    ("`` " + "`" * 5 + " ``", 16),
+    ("`a " + "b " * 40 + "c `", 30),  # both ends a space: one stripped from each, not from each part
+    ("see `" + "ab\ncd " * 20 + "` there", 50),  # a span over lines
+    ("a \\`" + "b " * 30 + "c` d", 20),  # an escaped backtick opens no span
+])
+def test_a_code_span_cut_in_pieces_shows_the_same_code_and_leaves_no_backtick_open(text, limit):
+    _assert_pieces_show_the_code_of(text, limit)
+
+
+def _assert_pieces_show_the_code_of(text: str, limit: int) -> None:
+    """Each piece of ``text`` cut to ``limit`` is within it and, read on its own, shows a part of
+    ``text``'s code (:func:`_shown`): all the pieces' code spans, one after another, show its code
+    character for character; they show no more backticks as text (an unpaired run, a span cut open);
+    its code blocks keep their text."""
+    chunks = split_text(text, limit)
+    assert all(0 < len(c) <= limit for c in chunks), [len(c) for c in chunks]
+    code, ticks, blocks = _shown(text)
+    shown = [_shown(c) for c in chunks]
+    assert "".join(s[0] for s in shown) == code
+    assert sum(s[1] for s in shown) == ticks
+    assert "".join(s[2] for s in shown) == blocks
+
+
+markdown_words = st.text(alphabet="ab`\\~*_#>-", min_size=1, max_size=12)
+markdown_lines = st.lists(st.one_of(markdown_words, st.sampled_from(["```", "~~~", "\n", "\n\n", "```py\n"])),
+                          min_size=1, max_size=120)
+
+
+@settings(max_examples=400, deadline=None)
+@given(markdown_lines, st.integers(min_value=60, max_value=300))
+def test_every_piece_shows_the_code_of_the_text_and_leaves_no_code_span_open(parts, limit):
+    """Any text of words, backticks, escapes, fences and block markers, cut to any limit: see
+    :func:`_assert_pieces_show_the_code_of`. (Links are left out: in rare texts a cut inside a
+    link's brackets or address still changes which backticks pair.)"""
+    _assert_pieces_show_the_code_of(" ".join(parts), limit)
