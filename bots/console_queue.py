@@ -232,7 +232,6 @@ class _QueuedRun:
     def print_files(self, info, out: Path | None) -> int:
         """Print the title, the files and the suggested follow-ups; copy the files to ``out``."""
         from engine.artifact_store import artifact_store
-        from jobs.run import UPLOAD_COMMENT
 
         # the worker may run on another host: its paths are read through the artifact store
         # (PostgreSQL with DATABASE_URL, fetched into this host's data dir), never printed as they are
@@ -245,7 +244,7 @@ class _QueuedRun:
         stdout_line(f"\n{clean_text(info.title or 'Report')}\n")
         for f in files:
             stdout_line(f"  {clean_path(f)}")
-        if self.shown.comment and self.shown.comment != UPLOAD_COMMENT:
+        if self.shown.comment and self.shown.comment not in WORDS.catalogue["upload_comment"].values():
             say(self.shown.comment, style="yellow")
         show_follow_ups(self.shown.follow_ups)
         code = copy_out(files, out)

@@ -20,3 +20,10 @@ def thread_language(question: str | None) -> str:
     language (:func:`engine.language.detect_language`, as the research chooses it) when the
     catalogue holds it, else English."""
     return WORDS.language_of(question)
+
+
+def number(value: int, language: str) -> str:
+    """``value`` with its digits grouped by thousands as ``language`` writes them (CLDR's grouping
+    separator: "8,000" in English, "8.000" in German and Spanish, "8 000" with a narrow no-break
+    space in French; the ``thousands_separator`` entry of :data:`WORDS`)."""
+    return f"{value:,}".replace(",", WORDS("thousands_separator", language))

@@ -15,6 +15,7 @@ from rq import Worker
 from engine.search import check_search
 from engine.settings import SettingsError, get_settings, load_settings
 from jobs import audit, records
+from jobs.phrases import WORDS, thread_language
 from jobs.port import port_from_reference
 from jobs.queue import QUEUE_NAME, redis_connection
 from jobs.stopping import request_stop
@@ -41,8 +42,9 @@ HANDBACK_SIGNAL = signal.SIGRTMIN
 #: Redis key that one worker at a time holds while it looks for turns Redis lost.
 RECOVERY_LOCK_KEY = "deepresearch:recovery-lock"
 
-LOST_TEXT = ("The research stopped unexpectedly (the worker running it was killed) and could not be "
-             "resumed. Please ask again.")
+#: The thread's last word when a worker was killed beyond recovery (English; :data:`jobs.phrases.WORDS`
+#: holds it in each of its languages, and the thread is told in its own).
+LOST_TEXT = WORDS("lost_text")
 
 _DELETE_IF_EQUAL = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
@@ -208,7 +210,8 @@ def _tell_user_lost(job) -> None:
             return
         if rec.get("job_id") and rec["job_id"] != job.id:
             return  # handed back or recovered: another job of this turn is queued
-        port_from_reference(turn["port"]).post(LOST_TEXT)
+        question = (store.get(f"thread:{turn['thread_id']}") or {}).get("question")
+        port_from_reference(turn["port"]).post(WORDS("lost_text", thread_language(question)))
         records.finish(store, turn["turn_id"], "failed", last_error="abandoned")
         set_thread(store, turn["thread_id"], status="failed", error="the worker running it was killed")
         audit.record_end(settings, turn["thread_id"], "failed", error="the worker running it was killed")

@@ -27,6 +27,8 @@ from engine.settings import Settings
 from engine.text import markdown_literal, one_line
 from jobs.conversation import Address
 from jobs.conversation.message import is_cancel
+from jobs.conversation.replies import refused_question
+from jobs.phrases import WORDS
 
 log = logging.getLogger(__name__)
 
@@ -229,13 +231,14 @@ class SlackHandlers:
             ack(text=self._mrkdwn(self.turns.command(question, body.get("user_id", ""), ephemeral=True)),
                 response_type="ephemeral")
             return
+        language = WORDS.language_of(question)
         try:
             validate_question(question)
         except TurnRejected as err:  # refused before anything is posted in the channel
-            ack(text=str(err), response_type="ephemeral")
+            ack(text=refused_question(question, err, language), response_type="ephemeral")
             return
-        ack(text=markdown_to_mrkdwn(f"Starting research on: *{markdown_literal(one_line(question, 300))}*. "
-                                    "I'll work in a thread of the message I post here."), response_type="ephemeral")
+        ack(text=markdown_to_mrkdwn(WORDS("command_ack", language, question=markdown_literal(one_line(question, 300)))),
+            response_type="ephemeral")
 
     def start_command(self, body: dict, respond) -> None:
         """After the ack: post the question as the thread's root message and start the research
@@ -256,7 +259,8 @@ class SlackHandlers:
         try:
             root = self.client.chat_postMessage(
                 channel=channel,
-                text=f"<@{user}> asked for a research: {escape(one_line(question, 3000))}",
+                text=WORDS("asked_for_research", WORDS.language_of(question), mention=f"<@{user}>",
+                           question=escape(one_line(question, 3000))),
                 unfurl_links=False,
                 unfurl_media=False,
             )

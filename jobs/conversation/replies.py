@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.runner import MAX_QUESTION_CHARS
+from engine.text import clean_text
 from jobs.conversation.message import Message
 from jobs.conversation.rules import Action, Decision, RuleSettings
-from jobs.phrases import WORDS, thread_language
+from jobs.phrases import WORDS, number, thread_language
 from jobs.turns import MENTION
 
-STILL_WORKING = WORDS("still_working")
-EXPIRED = WORDS.catalogue["expired"]["en"]
-ONLY_REQUESTER_ANSWERS = WORDS("only_requester_answers", mention=MENTION)
-ONLY_REQUESTER_CANCELS = WORDS("only_requester_cancels", mention=MENTION)
-NOTHING_RUNNING = WORDS("nothing_running")
-CANCELLED_PAUSED = WORDS("cancelled_paused")
+#: Two replies said outside the table (:mod:`jobs.dispatch`), in English; :data:`jobs.phrases.WORDS`
+#: holds every reply in each of its languages.
 CANCELLED_QUEUED = WORDS("cancelled")
-EMPTY_QUESTION = WORDS("empty_question")
 QUEUE_DOWN = WORDS("queue_down")
-QUESTION_TOO_LONG = WORDS.catalogue["question_too_long"]["en"]
-ANSWER_FIRST = WORDS("answer_first")
-#: Posted when a follow-up button starts a research, so the thread shows what was asked and by whom.
-FOLLOW_UP_ASKED = WORDS.catalogue["follow_up_asked"]["en"]
-ANSWER_TOO_LONG = WORDS.catalogue["answer_too_long"]["en"]
 
 
 @dataclass(frozen=True)
@@ -66,8 +58,9 @@ def reply_for(decision: Decision, message: Message, view: RuleSettings, thread: 
     if key is None:
         return Said(None, outcome, ephemeral)
     hours = max(1, round(view.clarify_ttl / 3600))
-    text = WORDS(key, reply_language(thread, message, decision.action), mention=MENTION, hours=hours,
-                 limit=view.max_chars, length=len(message.body))
+    language = reply_language(thread, message, decision.action)
+    text = WORDS(key, language, mention=MENTION, hours=hours, limit=number(view.max_chars, language),
+                 length=number(len(message.body), language))
     return Said(text, outcome, ephemeral, decision.requester if MENTION in text else None)
 
 
@@ -87,3 +80,15 @@ def reply_language(thread: dict | None, message: Message, action: Action | None 
         return WORDS.language_of(message.body, default=here)
     return here
 
+
+
+def refused_question(question: str, err: Exception, language: str) -> str:
+    """What a question refused before it reaches the rules (a slash command's, checked by
+    :func:`engine.runner.validate_question`) is told: one over the limit in its own ``language``,
+    as :data:`REPLIES` says it; else the refusal ``err`` as given (an empty question, or one with
+    no words, says nothing of its language)."""
+    length = len(clean_text(question).strip())
+    if length <= MAX_QUESTION_CHARS:
+        return str(err)
+    return WORDS("question_too_long", language, length=number(length, language),
+                 limit=number(MAX_QUESTION_CHARS, language))

@@ -249,6 +249,29 @@ def test_ask_queue_out_keeps_an_earlier_report_in_the_folder(tmp_path, capsys, m
 
 
 
+@pytest.mark.parametrize("language", ["en", "de", "fr", "ja"])
+def test_ask_queue_prints_no_note_for_the_usual_upload_comment_in_any_language(tmp_path, capsys, monkeypatch, language):
+    """The worker's usual upload comment (in the thread's language) is no news: only another one (the
+    PDF could not be built) is shown."""
+    from types import SimpleNamespace
+
+    from bots.console_queue import _QueuedRun
+    from engine.settings import load_settings
+    from jobs.phrases import WORDS
+
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    run = tmp_path / "data" / "artifacts" / "console_t" / "run-1"
+    run.mkdir(parents=True)
+    (run / "report.md").write_text("# New\n", encoding="utf-8")
+    queued = _QueuedRun.__new__(_QueuedRun)
+    queued.settings = load_settings()
+    queued.shown = SimpleNamespace(files=[], comment=WORDS("upload_comment", language), follow_ups=[])
+    assert queued.print_files(SimpleNamespace(report_dir=run, title="New"), None) == 0
+    assert capsys.readouterr().err == ""
+    queued.shown.comment = WORDS("pdf_failed_comment", language, error="LaTeX stopped", kinds="report.md")
+    assert queued.print_files(SimpleNamespace(report_dir=run, title="New"), None) == 0
+    assert "LaTeX stopped" in capsys.readouterr().err
+
 @pytest.mark.parametrize("question", ["Wie funktionieren Wärmepumpen im Winter?", "How do heat pumps work in winter?"])
 def test_a_queued_status_line_words_each_stage_as_a_local_run_does(question, capsys):
     """The status line ``ask --queue`` prints (the worker's status text, relayed) holds the local

@@ -316,3 +316,13 @@ def test_a_thread_asked_in_german_is_answered_in_german(bot, fake_slack, researc
     assert wait_status(fake_slack, thread_id, "cancelled") == "cancelled"
     fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, ts) if m["text"].startswith(
         "Recherche abgebrochen. Stelle eine neue Frage")], what="the cancellation, in German")
+
+
+def test_a_slash_command_in_german_is_acknowledged_and_refused_in_german(bot, fake_slack, research):
+    status, ack = bot.command("Warum ist der Himmel am Abend rot? " * 300)
+    assert status == 200 and ack["text"].startswith("Die Frage ist 10.499 Zeichen lang; erlaubt sind 8.000.")
+    question = "Wie groß ist der Markt für Wärmepumpen in Europa?"
+    status, ack = bot.command(question)
+    assert ack["text"].startswith(f"Ich starte die Recherche zu: _{question}_.")
+    root = fake_slack.thread(CHANNEL, _root_of_command(fake_slack))[0]
+    assert root["text"] == f"<@U0ALICE> hat eine Recherche angefragt: {question}"

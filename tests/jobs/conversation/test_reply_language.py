@@ -28,7 +28,7 @@ QUESTIONS = {
 
 
 #: Phrases written the same way in some languages as in English ("PDF", "30 min").
-SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours"}
+SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_separator"}
 
 
 @pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS], ids=["chat", "progress"])
@@ -38,7 +38,7 @@ def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook
         assert tuple(entry) == book.languages, key
         fields = template_fields(entry["en"])
         for language, template in entry.items():
-            assert template.strip() or key == "and", (key, language)
+            assert template.strip() or key in ("and", "thousands_separator"), (key, language)
             assert template_fields(template) == fields, (key, language)
             if language != "en" and key not in SAME_IN_SOME_LANGUAGES:
                 assert template != entry["en"], (key, language)  # translated, not copied
@@ -129,3 +129,15 @@ def test_a_failure_and_a_quota_refusal_are_said_in_the_language_given():
         f"{time.strftime('%H:%M UTC', time.gmtime(NOW + 3 * 3600 + 60))} 以降（約 3 時間 1 分 後）にもう一度お試しください。")
     tokens = Verdict(False, limit="tokens", who="user", maximum=5, retry_at=None)
     assert refused_text(tokens, NOW, "zh") == "你已用完 24 小时内允许的模型额度（5）。请稍后再试。"
+
+
+def test_numbers_are_grouped_as_each_language_writes_them():
+    from jobs.conversation.replies import refused_question
+    from jobs.phrases import number
+
+    assert [number(10_225, lang) for lang in ("en", "de", "fr", "es", "ja")] == [
+        "10,225", "10.225", "10\u202f225", "10.225", "10,225"]
+    long_german = "Warum ist der Himmel am Abend rot? " * 300
+    said = refused_question(long_german, ValueError("too long"), "de")
+    assert said.startswith("Die Frage ist 10.499 Zeichen lang; erlaubt sind 8.000.")
+    assert refused_question("  ", ValueError("The question is empty"), "de") == "The question is empty"
