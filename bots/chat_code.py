@@ -117,7 +117,7 @@ def _source_offsets(source: str, lines: list[str], offset: int) -> list[int] | N
     return where
 
 
-def span_parts(span: Span, limit: int, *, commonmark: bool = True) -> list[tuple[str, str]]:
+def span_parts(span: Span, limit: int, *, commonmark: bool = True) -> list[tuple[str, str]] | None:
     """``span``'s code as code spans of at most ``limit`` characters each, which shown one after
     another show its code, as ``(written, code)`` pairs: each part cut at a space if one is near (kept, at the start of the next
     part), else between two characters as readers see them; never inside a run of backticks unless
@@ -127,15 +127,20 @@ def span_parts(span: Span, limit: int, *, commonmark: bool = True) -> list[tuple
     that one), with a space inside both ends when it starts or ends with a backtick and, in
     CommonMark, when it starts and ends with a space (one is stripped from each end when read). With
     ``commonmark`` False (mrkdwn) the code is taken as written, spaces and all.
+
+    None when ``limit`` is too small for a part: its backticks and one character (or the one
+    cluster a reader sees) take more; the span is then to be cut as text.
     """
     code, parts = span.code, []
-    while code:
+    while code:  # (each part takes at least one character of the code)
         room = max(limit - 2 * len(span.ticks) - 2, 1)
         cut = len(code) if len(code) <= room else _code_cut(code, room)
         while True:
             part = write_span(code[:cut], span.ticks, commonmark=commonmark)
-            if len(part) <= limit or cut == 1:
+            if len(part) <= limit:
                 break
+            if cut == 1:
+                return None
             cut = grapheme_cut(code, cut - 1)  # (a delimiter longer than the span's own)
         parts.append((part, code[:cut]))
         code = code[cut:]
@@ -143,9 +148,10 @@ def span_parts(span: Span, limit: int, *, commonmark: bool = True) -> list[tuple
 
 
 def _code_cut(code: str, room: int) -> int:
-    """Where to cut ``code`` to at most ``room`` characters (see :func:`span_parts`)."""
+    """Where to cut ``code`` (longer than ``room``) to at most ``room`` characters, and at least one
+    (see :func:`span_parts`)."""
     space = code.rfind(" ", 0, room)
-    cut = space if space >= room // 2 else grapheme_cut(code, room)
+    cut = space if space >= max(room // 2, 1) else grapheme_cut(code, room)
     for c in range(cut, max(cut - room // 2, 0), -1):  # not beside a backtick if a place is near
         if "`" not in (code[c - 1], code[c]):
             return c

@@ -258,7 +258,15 @@ def _split_line(line: str, limit: int, *, spans: Sequence[Span] | None = None, c
                 after = _cut_after(line, spans, closer, limit) if commonmark else closer
                 if after is not None or closer <= limit // 2:
                     cut, span = closer if after is None else after, None
-        if span is None or not span.ticks or 2 * len(span.ticks) + 2 > limit // 2:  # (a run of backticks half a piece long: cut as text)
+        parts = None
+        if span is not None and span.ticks and 2 * len(span.ticks) + 2 <= limit // 2:  # (a run of backticks half a piece long: cut as text)
+            # a span longer than a piece, from its start (or one that a fence's run follows: its end moves on)
+            parts = span_parts(span, limit if closer > limit else limit // 2, commonmark=commonmark)
+            if parts is not None and len(parts) == 1 and parts[0][0] == line[:closer]:  # (written as it is: no step on)
+                parts = None
+            if parts is None and closer <= limit:  # no part fits or the span is one: it stays whole in this piece
+                cut = closer
+        if parts is None:  # (no span to cut, or no part of it fits in a piece: cut as text)
             if head := line[:cut].rstrip():
                 pieces.append(head)
             rest = line[cut:].lstrip(" \n")
@@ -266,8 +274,6 @@ def _split_line(line: str, limit: int, *, spans: Sequence[Span] | None = None, c
                      for s in spans if s.start - len(s.ticks) >= len(line) - len(rest)]
             line = rest
             continue
-        # a span longer than a piece, from its start (or one that a fence's run follows: its end moves on)
-        parts = span_parts(span, limit if span.end + len(span.ticks) > limit else limit // 2, commonmark=commonmark)
         pieces.extend(written for written, _ in parts[:-1])
         line, spans = rewritten(line, spans, span, *parts[-1])
     pieces.append(line)
@@ -373,6 +379,8 @@ def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> 
               for line in paragraph if line.inside}  # (reopened without its language when that is long)
     reserve = max((len(max(pair, key=len)) for pair in fences.values()), default=len(_FENCE)) + 1
     room = limit - 2 * reserve
+    if room < (1 if fences else limit // 2):  # a limit too small for a block's fences beside a piece (or,
+        room, fences, reserve = limit, {}, 0  # outside one, for their room to leave half of it): lines cut as text
     was_cut = False
     for line in paragraph:
         text = line.short if line.short and len(line.text) > room else line.text  # (an info string's rest is not shown)
@@ -383,10 +391,10 @@ def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> 
             # and the next line follows none of them (after a piece that starts with ">" or ends a
             # heading's text, a line would read as part of a block that it was not part of)
             if lines and (n > 0 or was_cut or size + added + reserve > limit):
-                if line.inside:
+                if line.inside in fences:
                     lines.append(fences[line.inside][0])
                 out.append("\n".join(lines))
-                lines = [fences[line.inside][1]] if line.inside else []
+                lines = [fences[line.inside][1]] if line.inside in fences else []
                 size = len(lines[0]) if lines else 0
                 added = len(piece) + (1 if lines else 0)
             lines.append(piece)

@@ -158,16 +158,37 @@ def test_a_cut_line_loses_only_the_spaces_at_the_cut():
 
 
 words = st.text(alphabet="abcxyz&;<>|`*_~ 。\n", min_size=0, max_size=12)
+#: Words nearly all backticks and spaces: runs of every length, spans of one space, spans of backticks.
+tick_words = st.text(alphabet="````` a\n", min_size=0, max_size=12)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(words, min_size=1, max_size=80), st.integers(min_value=40, max_value=200))
+@settings(max_examples=400, deadline=2000)
+@given(st.lists(st.one_of(words, tick_words), min_size=1, max_size=80),
+       st.one_of(st.integers(min_value=5, max_value=40), st.integers(min_value=40, max_value=200)))
 def test_no_piece_is_over_the_limit_and_no_word_is_lost(parts, limit):
     text = " ".join(parts)
     chunks = split_text(text, limit)
     assert all(0 < len(c) <= limit for c in chunks)
     if "`" not in text:  # (code spans and fences get backticks added at a cut)
         assert "".join("".join(chunks).split()) == "".join(text.split())  # only spaces go, at cuts
+    # else every other character is kept, in order (a reopened fence adds its language), but for the
+    # info string of a fence's line longer than a piece (written as its fence and language)
+    kept = re.sub(r"(?m)^([\s>*+\-\d.)]*(?:`{3,}|~{3,})).*$", r"\1", text)
+    shown = iter("".join(chunks))
+    assert all(ch in shown for ch in kept if ch not in "` \n")
+
+
+@pytest.mark.parametrize("limit", range(5, 41))
+def test_text_of_backticks_and_spaces_is_cut_within_any_small_limit(limit):
+    """Spans of one space between runs of four, a span of backticks: a span that cannot be written
+    within the limit is cut as text; every piece is within it and no backtick is lost."""
+    text = "```` ```` `` `` ```` ` `` ```` ```` ````"
+    chunks = split_text(text, limit)
+    assert all(0 < len(c) <= limit for c in chunks), chunks
+    assert "".join(chunks).count("`") >= text.count("`")  # (a span cut in parts has backticks added)
+    assert len(chunks) <= len(text.split()), chunks  # never a backtick a piece
+    if limit >= 28:  # room for its longest span, written whole or in parts: all its code shown as code
+        _assert_pieces_show_the_code_of(text, limit)
 
 
 def _spans_closed(chunk: str) -> bool:
