@@ -30,8 +30,9 @@ def files_problem(files: list[Path], queue: bool) -> str | None:
 
 def read_files(thread: str, files: list[Path], settings: Settings, say: Callable[..., None]) -> None:
     """Read ``--file`` paths into the thread's index (:func:`engine.files.ingest`) and ``say``
-    what was read and skipped (nothing when there are none). A file given again, by any path, is
-    one file: read once, said so ("given twice, read once"), and not a skipped file, so the files
+    what was read and skipped (nothing when there are none). A file given again, by any path (a
+    symlink, ``./``, a hard link: the same device and inode), is one file: read once, said once ("given
+    twice, read once", "given 3 times, read once"), and not a skipped file, so the files
     line counts what the progress line counts (:func:`engine.files.files_status` of the files read
     into the thread).
 
@@ -44,15 +45,20 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
     from engine.files.entries import local_file_link
     from engine.search.corpus_index import CorpusIndexError
 
-    shared, seen = [], set()
+    shared, first, times = [], {}, {}
     for given in files:
         path = Path(os.path.abspath(given.expanduser()))
-        if path.resolve() in seen:
-            say(f"{clean_path(given)}: given twice, read once")
+        info = path.stat()
+        same = (info.st_dev, info.st_ino)  # the file itself, by a symlink, ./ or a hard link
+        times[same] = times.get(same, 0) + 1
+        if same in first:
             continue
-        seen.add(path.resolve())
+        first[same] = given
         link = local_file_link(path, settings.data_dir)
-        shared.append(SharedFile(name=path.name, link=link, path=path, size=path.stat().st_size))
+        shared.append(SharedFile(name=path.name, link=link, path=path, size=info.st_size))
+    for same, count in times.items():
+        if count > 1:
+            say(f"{clean_path(first[same])}: given {'twice' if count == 2 else f'{count} times'}, read once")
     say(f"Reading {len(shared)} file{'' if len(shared) == 1 else 's'} …")
     try:
         entries = ingest(settings, thread, shared)

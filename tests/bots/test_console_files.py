@@ -108,3 +108,17 @@ def test_a_resumed_file_thread_is_not_said_to_have_no_sources(tmp_path):
     again = ask(tmp_path, "--offline", "--resume", thread, "--answer", "running costs in Germany")
     assert again.returncode == 0, again.stderr
     assert "search: none configured" not in again.stderr, again.stderr
+
+
+def test_the_same_file_by_any_path_is_read_once_and_said_once(tmp_path):
+    """The same file by a symlink, ``./`` or a hard link (same device and inode) is one file: one
+    note, saying how many times it was given, and one file read."""
+    (tmp_path / "notes.md").write_text("# HX-9\n\nThe HX-9 heat pump has a COP of 4.7 at seven degrees.\n")
+    (tmp_path / "hard.md").hardlink_to(tmp_path / "notes.md")
+    (tmp_path / "sym.md").symlink_to("notes.md")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "notes.md", "--file", "./notes.md", "--file", "notes.md",
+              "--file", "sym.md", "--file", "hard.md", "What COP does the HX-9 have?")
+    assert out.returncode == 0, out.stderr
+    assert "Reading 1 file …" in out.stderr and "files: 1 file read\n" in out.stderr, out.stderr
+    notes = [ln for ln in out.stderr.splitlines() if "read once" in ln]
+    assert notes == ["notes.md: given 5 times, read once"], out.stderr
