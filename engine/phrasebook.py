@@ -31,7 +31,8 @@ class Phrasebook:
 
     @property
     def languages(self) -> tuple[str, ...]:
-        """The languages of the catalogue's base-language entries' first key, in file order."""
+        """The catalogue's languages: those of its first entry, in file order (a test checks that every
+        entry has the same)."""
         first = next(iter(self.catalogue.values()), {})
         return tuple(first)
 

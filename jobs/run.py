@@ -37,19 +37,9 @@ TIMEOUT_MARGIN = 30
 #: Seconds a research may always run, however short ``job_timeout`` is.
 MIN_RESEARCH_SECONDS = 60
 
-#: The English texts of what a turn says in its thread (:data:`jobs.phrases.WORDS` holds each in
-#: every language it has; a turn speaks its thread's, :attr:`_TurnJob.language`).
-DELAYED_NOTE = WORDS("delayed_note")
-CANCELLED_TEXT = WORDS("cancelled")
-UPLOAD_COMMENT = WORDS("upload_comment")
-#: How an upload note names each kind of report file (keys of :data:`jobs.phrases.WORDS`).
+#: How an upload note names each kind of report file (keys of :data:`jobs.phrases.WORDS`; everything a
+#: turn says in its thread is there, in the thread's language, :attr:`_TurnJob.language`).
 FILE_KINDS = {".md": "kind_md", ".pdf": "kind_pdf", ".docx": "kind_docx"}
-ANSWERED_TEXT = WORDS("answered_status")
-LATE_CANCEL_NOTE = WORDS("late_cancel_note")
-HANDED_BACK_TEXT = WORDS("handed_back_status")
-HANDED_BACK_FILES_TEXT = WORDS("handed_back_files_status")
-FAILED_TEXT = WORDS("failed_status")
-RETRYING_TEXT = WORDS("retrying_status")
 #: Seconds between two refreshes of the elapsed time in the status message while no progress
 #: event arrives (a long phase, e.g. building the PDF); each refresh is one chat edit at most.
 CLOCK_INTERVAL = 10.0

@@ -11,14 +11,6 @@ from engine.progress import Progress
 from jobs.phrases import WORDS
 from jobs.port import Button, ChatPort, with_buttons
 
-#: The status message's last words when a turn ends: a clarifying question posted below it, the
-#: report posted below it, or only the files below it (the summary went out earlier). A surface
-#: that is not a chat thread says them its own way (:data:`bots.console_queue.TERMINAL_WORDS`).
-#: These are the English texts; :data:`jobs.phrases.WORDS` holds each in every language it has.
-CLARIFY_STATUS_TEXT = WORDS("clarify_status")
-DONE_TEXT = WORDS("done_status")
-FILES_FOLLOW_TEXT = WORDS("files_follow_status")
-
 log = logging.getLogger(__name__)
 
 #: Seconds between two edits of the status message (chat APIs rate-limit edits; Slack's

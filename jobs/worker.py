@@ -42,9 +42,6 @@ HANDBACK_SIGNAL = signal.SIGRTMIN
 #: Redis key that one worker at a time holds while it looks for turns Redis lost.
 RECOVERY_LOCK_KEY = "deepresearch:recovery-lock"
 
-#: The thread's last word when a worker was killed beyond recovery (English; :data:`jobs.phrases.WORDS`
-#: holds it in each of its languages, and the thread is told in its own).
-LOST_TEXT = WORDS("lost_text")
 
 _DELETE_IF_EQUAL = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end

@@ -11,11 +11,6 @@ from jobs.conversation.rules import Action, Decision, RuleSettings
 from jobs.phrases import WORDS, number, thread_language
 from jobs.turns import MENTION
 
-#: Two replies said outside the table (:mod:`jobs.dispatch`), in English; :data:`jobs.phrases.WORDS`
-#: holds every reply in each of its languages.
-CANCELLED_QUEUED = WORDS("cancelled")
-QUEUE_DOWN = WORDS("queue_down")
-
 
 @dataclass(frozen=True)
 class Said:

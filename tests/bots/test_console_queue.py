@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import jobs.status
+from tests import texts
 from tests.waiting import LONG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,9 +209,9 @@ def test_what_the_worker_relays_is_shown_as_written_not_read_as_terminal_markup(
 
 
 @pytest.mark.parametrize(("relayed", "shown"), [
-    (jobs.status.CLARIFY_STATUS_TEXT, "A clarifying question follows; the research starts once you answer it."),
-    (jobs.status.DONE_TEXT, "Research finished."),
-    (jobs.status.FILES_FOLLOW_TEXT, "Research finished."),
+    (texts.CLARIFY_STATUS_TEXT, "A clarifying question follows; the research starts once you answer it."),
+    (texts.DONE_TEXT, "Research finished."),
+    (texts.FILES_FOLLOW_TEXT, "Research finished."),
 ])
 def test_the_chat_threads_status_words_are_said_the_terminals_way(relayed, shown, capsys):
     """The worker's last status line is written for a chat thread ("below", "the requester"); the

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from jobs.records import turn_key
-from jobs.run import CANCELLED_TEXT, DELAYED_NOTE
 from jobs.store import get_store
 from tests.fakes.recording_port import read_events
 from tests.fakes.tavily_server import made_up_pages
+from tests.texts import CANCELLED_TEXT, DELAYED_NOTE
 from tests.waiting import LONG
 from tests.waiting import wait_for as _wait_for
 

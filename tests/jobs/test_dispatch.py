@@ -10,12 +10,12 @@ from rq import Queue
 
 from jobs import audit, handle_message, handle_press, thread_info, threads_of
 from jobs.conversation import Address
-from jobs.conversation.replies import CANCELLED_QUEUED, QUEUE_DOWN
 from jobs.queue import QUEUE_NAME, enqueue, job_id_for, redis_connection
 from jobs.store import get_store
 from jobs.threads import set_thread
 from jobs.turns import MENTION, Reply, Turn
 from tests.jobs.conftest import make_settings
+from tests.texts import CANCELLED_QUEUED, QUEUE_DOWN
 
 PORT = {"factory": "tests.fakes.recording_port:RecordingPort", "path": "/dev/null", "thread": "x"}
 THREAD = "slack:T1:C1:1700000000.000100"

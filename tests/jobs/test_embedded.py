@@ -7,7 +7,6 @@ import json
 import pytest
 
 from jobs import enqueue, handle_message, handle_press, thread_info
-from jobs.run import LATE_CANCEL_NOTE
 from jobs.store import get_store
 from jobs.turns import Turn
 from tests.fakes.recording_port import RecordingPort, read_events
@@ -23,6 +22,7 @@ from tests.jobs.scenarios import (
     turn_state,
     wait_for,
 )
+from tests.texts import LATE_CANCEL_NOTE
 from tests.waiting import wait_exit, wait_idle, wait_set
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("short_retry_waits")]

@@ -10,10 +10,11 @@ import pytest
 from jobs import enqueue, handle_message, thread_info
 from jobs.errors import ResearchTimeout, is_transient, user_message
 from jobs.turns import Turn
-from jobs.worker import LOST_TEXT, on_abandoned
+from jobs.worker import on_abandoned
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import make_settings
 from tests.jobs.scenarios import assert_one_report, turn_record
+from tests.texts import LOST_TEXT
 from tests.waiting import wait_idle
 
 
@@ -132,7 +133,7 @@ def _cancel_when_research_ends(monkeypatch, settings, thread: str) -> None:
 
 
 def test_a_cancel_after_the_research_ended_still_delivers_and_is_answered(tmp_path, run_in_process, monkeypatch):
-    from jobs.run import CANCELLED_TEXT, LATE_CANCEL_NOTE
+    from tests.texts import CANCELLED_TEXT, LATE_CANCEL_NOTE
 
     settings = make_settings(tmp_path / "data")
     runner = run_in_process(settings)
@@ -148,7 +149,7 @@ def test_a_cancel_after_the_research_ended_still_delivers_and_is_answered(tmp_pa
 
 
 def test_a_cancel_while_the_question_is_being_chosen_asks_nothing(tmp_path, run_in_process, monkeypatch):
-    from jobs.run import CANCELLED_TEXT
+    from tests.texts import CANCELLED_TEXT
 
     settings = make_settings(tmp_path / "data", allow_clarification=True)
     runner = run_in_process(settings)

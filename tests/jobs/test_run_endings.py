@@ -16,15 +16,13 @@ from pathlib import Path
 
 import pytest
 
-import jobs.locks
-import jobs.queue
-import jobs.run
 from engine.runner import TurnOutcome, TurnRejected
 from engine.search.base import SearchError
 from jobs import audit, records
-from jobs.run import LATE_CANCEL_NOTE, UPLOAD_COMMENT, run_job
+from jobs.run import run_job
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
+from tests import texts
 from tests.fakes.recording_port import read_events
 from tests.jobs.run_helpers import (
     INTERNAL_TEXT,
@@ -47,6 +45,7 @@ from tests.jobs.test_run_states import (
     _script,
     _state,
 )
+from tests.texts import LATE_CANCEL_NOTE, UPLOAD_COMMENT
 from tests.waiting import wait_for
 
 # ---- endings: what is posted and recorded ------------------------------------------------------
@@ -290,7 +289,7 @@ def test_a_shutdown_error_hands_the_turn_back_instead_of_failing_it(turn_env, mo
     assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["status"] == "handed_back"
     assert "event=turn_stopped_by_shutdown turn=t1 error=RuntimeError" in caplog.messages
     assert _posts(log) == ["Starting the research…"]
-    assert _updates(log)[-1]["text"] == jobs.run.HANDED_BACK_TEXT  # paused, not "the research failed"
+    assert _updates(log)[-1]["text"] == texts.HANDED_BACK_TEXT  # paused, not "the research failed"
     assert _state(settings)["state"] == "queued" and thread_info(THREAD, settings=settings).status == "queued"
 
 

@@ -21,12 +21,13 @@ import jobs.run
 from engine.progress import Progress
 from jobs import quotas, records
 from jobs.locks import ThreadLock
-from jobs.run import LATE_CANCEL_NOTE, RETRYING_TEXT, run_job
+from jobs.run import run_job
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
 from tests.fakes.recording_port import read_events
 from tests.jobs.run_helpers import STEP, _async_script, _outcome, _updates, _wait_for_update
 from tests.jobs.test_run_states import SUMMARY, THREAD, _cancel, _posts, _queue, _report, _script, _state
+from tests.texts import LATE_CANCEL_NOTE, RETRYING_TEXT
 from tests.waiting import wait_for, wait_set
 
 #: A job timeout no test waits out: a wait for the lock that ignored a cancel or stop would hang.

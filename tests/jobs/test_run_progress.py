@@ -20,10 +20,11 @@ from engine.progress import Progress
 from engine.runner import RunCancelled
 from jobs import records
 from jobs.errors import ResearchTimeout
-from jobs.run import CANCELLED_TEXT, run_job
+from jobs.run import run_job
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
 from jobs.turns import Turn
+from tests import texts
 from tests.fakes.recording_port import SharingPort, read_events
 from tests.jobs.run_helpers import (
     STEP,
@@ -45,6 +46,7 @@ from tests.jobs.test_run_states import (
     _script,
     _state,
 )
+from tests.texts import CANCELLED_TEXT
 from tests.waiting import wait_for
 
 # ---- files and discussion shared in the thread ---------------------------------------------------
@@ -208,7 +210,7 @@ def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monke
     rec = _state(settings)
     assert rec["last_error"] == "LockLost"
     # the status says what happens next, never "Cancelled.": nobody cancelled it
-    assert _updates(log)[-1]["text"] == (jobs.run.FAILED_TEXT if last_attempt else jobs.run.RETRYING_TEXT)
+    assert _updates(log)[-1]["text"] == (texts.FAILED_TEXT if last_attempt else texts.RETRYING_TEXT)
     if last_attempt:
         assert _posts(log) == ["Starting the research…", TRANSIENT_TEXT] and rec["state"] == "failed"
         [failed] = [r for r in caplog.records if r.getMessage().startswith("event=turn_failed")]

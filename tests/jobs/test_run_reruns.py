@@ -19,9 +19,10 @@ import jobs.status
 from engine.runner import RunCancelled
 from jobs import records
 from jobs.locks import ThreadLock
-from jobs.run import ANSWERED_TEXT, CANCELLED_TEXT, run_job
+from jobs.run import run_job
 from jobs.store import get_store
 from jobs.threads import thread_info
+from tests import texts
 from tests.fakes.recording_port import read_events
 from tests.jobs.run_helpers import (
     STEP,
@@ -42,6 +43,7 @@ from tests.jobs.test_run_states import (
     _script,
     _state,
 )
+from tests.texts import ANSWERED_TEXT, CANCELLED_TEXT
 from tests.waiting import wait_for
 
 # ---- skipped, unreachable, waiting for the lock ----------------------------------------------
@@ -262,9 +264,9 @@ def test_a_stop_after_the_summary_went_out_says_the_files_follow_and_sends_only_
     turn = _queue(settings, log)
     result = run_job(turn, settings=settings, last_attempt=True, hand_back=lambda: bool(stopping))
     assert result["status"] == "handed_back"
-    assert _updates(log)[-1]["text"] == jobs.run.HANDED_BACK_FILES_TEXT  # not "paused" as if nothing came
+    assert _updates(log)[-1]["text"] == texts.HANDED_BACK_FILES_TEXT  # not "paused" as if nothing came
     _script(monkeypatch, report)
     assert run_job(turn, settings=settings, last_attempt=True)["status"] == "done"
     assert _posts(log) == ["Starting the research…", SUMMARY]  # the summary once, the files after the restart
     assert [e["files"] for e in read_events(log, THREAD) if e["op"] == "upload"] == [["report.md", "report.pdf"]]
-    assert _updates(log)[-1]["text"] == jobs.status.FILES_FOLLOW_TEXT
+    assert _updates(log)[-1]["text"] == texts.FILES_FOLLOW_TEXT

@@ -14,19 +14,19 @@ import pytest
 import jobs.run
 from engine.runner import Artifacts, RunCancelled, TurnOutcome, TurnRejected
 from jobs import records
-from jobs.run import (
+from jobs.run import run_job
+from jobs.store import get_store
+from jobs.threads import set_thread, thread_info
+from jobs.turns import Turn
+from tests.fakes.recording_port import RecordingPort, read_events
+from tests.texts import (
     ANSWERED_TEXT,
     CANCELLED_TEXT,
     DELAYED_NOTE,
     HANDED_BACK_TEXT,
     LATE_CANCEL_NOTE,
     UPLOAD_COMMENT,
-    run_job,
 )
-from jobs.store import get_store
-from jobs.threads import set_thread, thread_info
-from jobs.turns import Turn
-from tests.fakes.recording_port import RecordingPort, read_events
 
 THREAD = "console:states"
 SUMMARY = "Heat pumps move heat [1]."

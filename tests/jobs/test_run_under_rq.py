@@ -15,7 +15,7 @@ import jobs.queue
 import jobs.run
 from engine.runner import RunCancelled
 from jobs import records
-from jobs.run import DELAYED_NOTE, run_job
+from jobs.run import run_job
 from jobs.status import StatusMessage
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
@@ -36,6 +36,7 @@ from tests.jobs.test_run_states import (
     _script,
     _state,
 )
+from tests.texts import DELAYED_NOTE
 
 # ---- under RQ ----------------------------------------------------------------------------------
 

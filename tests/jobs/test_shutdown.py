@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from jobs.run import DELAYED_NOTE
 from tests.bots.slack.conftest import CHANNEL, SIGNING_SECRET, TEAM, SlackSender
 from tests.bots.slack.procs import free_port, wait_healthy
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.jobs.conftest import child_env, make_settings
 from tests.jobs.scenarios import SlowSearch, assert_one_report, redis_diag, turn_record, wait_for
+from tests.texts import DELAYED_NOTE
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent / "deepresearch"

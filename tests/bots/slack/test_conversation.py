@@ -11,6 +11,7 @@ import pytest
 import jobs
 import jobs.run
 from engine.runner import Artifacts, TurnOutcome
+from tests import texts
 from tests.bots.slack.conftest import (
     ALICE,
     BOB,
@@ -88,7 +89,7 @@ def test_slash_command_through_clarification_to_summary_and_files(bot, fake_slac
     assert len(statuses) == 2 and all(m.get("edited") for m in statuses)  # the clarify turn's and the resume turn's
     # the clarify turn's status no longer says it waits: it points below, to the resumed research
     first_status = min(statuses, key=lambda m: float(m["ts"]))
-    assert first_status["text"] == jobs.run.ANSWERED_TEXT
+    assert first_status["text"] == texts.ANSWERED_TEXT
     summary = [m for m in bot_posts(fake_slack, CHANNEL, root) if m.get("blocks") and m["ts"] not in status_ts][-1]
     text = _sections(summary)
     assert text and "##" not in text and "**" not in text
