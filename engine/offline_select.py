@@ -82,8 +82,8 @@ def _stemmed(words: list[str], language: str) -> list[str]:
 def terms(text: str, language: str = "en", *, split: bool = True) -> list[str]:
     """Stemmed tokens of ``text`` in order (:func:`_tokens`, :func:`_stemmed`); a hyphenated word
     ("air-source") is one token, and with ``split`` it and an identifier also give their parts
-    ("air", "source"; "TimeoutError" -> "timeout", "error"), so a question's "timeouts" meets a
-    sentence's "TimeoutError"."""
+    ("air", "source"; "TimeoutError" -> "timeout", "error"; "Zephyr-9" -> "zephyr"), so a question's
+    "timeouts" meets a sentence's "TimeoutError", and its "Zephyr" a sentence's "Zephyr-9"."""
     return _terms_of(_tokens(text), language, split)
 
 
@@ -92,7 +92,7 @@ def _terms_of(tokens: list[str], language: str, split: bool) -> list[str]:
     for raw in tokens:
         out.append("-".join(_stemmed(raw.lower().split("-"), language)))
         parts = _parts(raw) if split else []
-        if len(parts) > 1:
+        if len(parts) > 1 or parts and parts[0] != raw.lower():  # "Zephyr-9" also gives "zephyr"
             out += _stemmed(parts, language)
     return out
 

@@ -267,3 +267,18 @@ def test_question_words_no_finding_mentions_stay_an_open_objection(question, wor
     final = finalize(f"<Research Report>\n# {question}\n\n{finding}\n{said}\n</Research Report>\n<Review>\n{review}\n</Review>",
                      "en", "N.")
     assert phrase("quoted", "en", q=word) not in final.split("## Open objections", 1)[1], final
+
+
+@pytest.mark.parametrize(("name", "question"), [
+    ("Zephyr-9", "How many watts does the Zephyr-9 heat pump draw at minus ten degrees?"),
+    ("GPT-4o", "How long is the context window of GPT-4o?"),
+    ("Python3", "Which Python3 release added the walrus operator?"),
+])
+def test_a_name_with_a_number_is_answered_by_a_claim_that_writes_it_so(name, question):
+    """A question's word is met by a claim that writes it inside a name ("Zephyr" in "Zephyr-9"):
+    the review must not object that the solution says nothing about it."""
+    from engine.offline_review import unanswered
+
+    claim = f"The {name} figure is given on page 3 of the datasheet, with its context and release."
+    missing = unanswered(question, [claim])
+    assert not [m for m in missing if m.lower() in name.lower()], missing
