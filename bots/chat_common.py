@@ -24,19 +24,18 @@ from bots.chat_code import (
     tick_spans,
     write_span,
 )
+from bots.chat_phrases import SAY
 from bots.logs import redact
 from engine.text import grapheme_cut
 from jobs.conversation.message import command_word
+from jobs.phrases import WORDS
 
-#: Words that ask for the help text (any case, trailing ``.`` or ``!`` ignored); empty text too.
-HELP_WORDS = frozenset({"", "help", "/help", "?", "usage", "hilfe", "aide", "ayuda", "帮助"})
-#: A research's status as the person who asked reads it (the statuses still open).
-STATUS_WORDS = {"queued": "queued", "running": "running", "paused": "waiting for your answer",
-                "delivering": "posting its report"}
-#: The reply when the bot failed on its side and can say nothing better.
-ERROR_LINE = "Sorry, something went wrong on my side; please try again in a minute."
-#: The same with a reference the operator finds in the log (``ref``: :func:`log_failure`'s).
-TRY_AGAIN = "Sorry, I couldn't take that request just now (ref `{ref}`). Please try again in a minute."
+#: Words that ask for the help text (any case, trailing ``.`` or ``!`` ignored); empty text too. A
+#: word of one language is answered in it (:data:`bots.chat_phrases.HELP_LANGUAGES`).
+HELP_WORDS = frozenset({"", "help", "/help", "?", "usage", "hilfe", "aide", "ayuda", "帮助", "ヘルプ"})
+#: The statuses a research is still open in, each with the key of its word in :data:`bots.chat_phrases.SAY`.
+STATUS_WORDS = {"queued": "status_queued", "running": "status_running", "paused": "status_paused",
+                "delivering": "status_delivering"}
 #: The discussion given as context: at most this many earlier messages (the newest) ...
 DISCUSSION_MESSAGES = 50
 #: ... and this many characters in all (the oldest are dropped first).
@@ -50,28 +49,33 @@ def is_help(text: str) -> bool:
     return command_word(text) in HELP_WORDS
 
 
-def usage(ask: Sequence[str], *, follow_up: str, direct: str = "direct message") -> str:
-    """The help text in Markdown: what the bot does, ``ask`` (the platform's ways to start a
-    research, one bullet each), then the rules every surface shares.
+def usage(language: str, ask: Sequence[str], *, follow_up: str, direct: str | None = None) -> str:
+    """The help text in Markdown, in ``language``: what the bot does, ``ask`` (the platform's ways to
+    start a research, one bullet each), then the rules every surface shares.
 
-    ``follow_up`` says how to address the bot in a finished thread (e.g. "mention me in its
-    thread"); ``direct`` is the platform's word for a one-to-one chat, where every message is for
-    the bot (the rule of :func:`jobs.conversation.decide`).
+    The surface's parts are given in ``language`` already: ``follow_up`` says how to address the bot
+    in a finished thread (a phrase of the ``help_follow_up`` template of
+    :data:`bots.chat_phrases.SAY`, e.g. "mention me in its thread"); ``direct`` is the sentence saying
+    that in a one-to-one chat every message is for the bot (the rule of
+    :func:`jobs.conversation.decide`; None: Slack's wording, "In a direct message ...").
     """
     lines = [
-        "**Deep Research** writes a cited report on your question: a summary, then the report as "
-        "`report.md`, `report.pdf` and `report.docx`.",
+        SAY("help_intro", language),
         "",
         *(f"- {line}" for line in ask),
-        "- I may ask one clarifying question first: the person who asked answers it in the same thread.",
-        "- I keep one status message up to date while I work. Press **Cancel** on it, or send `cancel`, "
-        "to stop the research (only the person who asked can).",
-        f"- After the report, {follow_up} for a follow-up research, or press one of the suggested "
-        "follow-up questions under the summary; it starts with the report as context. Other replies "
-        f"in the thread are left to the people there. In a {direct} every message is for me.",
-        "- `help` shows this message.",
+        f"- {SAY('help_clarify', language)}",
+        f"- {SAY('help_cancel', language, cancel=WORDS('cancel_button', language))}",
+        f"- {SAY('help_follow_up', language, how=follow_up, direct=direct or SAY('help_direct_message', language))}",
+        f"- {SAY('help_help', language)}",
     ]
     return "\n".join(lines)
+
+
+def try_again(ref: str, language: str) -> str:
+    """The reply when a request failed on the bot's side (the store or the queue unreachable), in
+    ``language`` (:func:`bots.chat_phrases.own_language`: the store cannot tell the thread's), with
+    the reference ``ref`` the operator finds in the log (:func:`log_failure`)."""
+    return SAY("try_again", language, ref=ref)
 
 
 def dedupe_key(surface: str, kind: str, *ids: str) -> str:
@@ -107,7 +111,7 @@ def admitted(log: logging.Logger, surface: str, place: str | None, allowed: froz
 
 def log_failure(log: logging.Logger, surface: str, step: str, err: BaseException) -> str:
     """Log ``err`` with a short reference, its message redacted (the traceback too, on one line,
-    by :class:`bots.logs.RedactingFormatter`); return the reference (for :data:`TRY_AGAIN`)."""
+    by :class:`bots.logs.RedactingFormatter`); return the reference (for :func:`try_again`)."""
     ref = uuid.uuid4().hex[:8]
     log.error("event=%s_error step=%s ref=%s error=%s detail=%s", surface, step, ref, type(err).__name__,
               redact(str(err))[:500].replace("\n", " "), exc_info=err)

@@ -13,15 +13,13 @@ import logging
 from collections.abc import Callable
 
 import jobs
-from bots.chat_common import STATUS_WORDS, TRY_AGAIN, dedupe_key, is_help, log_failure, press_key
+from bots.chat_common import STATUS_WORDS, dedupe_key, is_help, log_failure, press_key, try_again
+from bots.chat_phrases import SAY, chat_language, own_language
 from bots.logs import redact
 from engine.settings import Settings
 from engine.text import markdown_literal, one_line
 from jobs.conversation import Address
 from jobs.conversation.message import command_word
-
-#: What a status listing posted where others read it says instead of a question asked elsewhere.
-HIDDEN_QUESTION = "*(its question is not shown here: send `status` to me in a personal chat to see it)*"
 
 
 def command_of(text: str) -> str | None:
@@ -38,16 +36,19 @@ class ChatTurns:
 
     ``surface`` names the platform in log lines (``event={surface}_turn``,
     ``event={surface}_button``); ``log`` is the adapter's logger, so the lines carry its name.
-    ``usage`` is the surface's help text (Markdown, :func:`bots.chat_common.usage`),
-    ``start_hint`` (Markdown) says how to start a research when a status listing has none, and
-    ``where(thread_id)`` says where a research runs (e.g. `` in #general``; "" when the platform
-    cannot say). The calls are blocking (the registry and the queue); the errors of
-    :meth:`message` and :meth:`press` (the store or the queue unreachable) propagate, and each
-    adapter answers them its own way.
+    The surface's texts are functions of the language (an ISO 639-1 code of
+    :data:`bots.chat_phrases.SAY`) they are said in: ``usage(language)`` is its help text
+    (Markdown, :func:`bots.chat_common.usage`), ``start_hint(language)`` (Markdown) says how to
+    start a research when a status listing has none, and ``where(thread_id, language)`` says where
+    a research runs (e.g. `` in #general``; "" when the platform cannot say). The calls are
+    blocking (the registry and the queue); the errors of :meth:`message` and :meth:`press` (the
+    store or the queue unreachable) propagate, and each adapter answers them its own way.
     """
 
-    def __init__(self, surface: str, settings: Settings, log: logging.Logger, *, usage: str = "",
-                 start_hint: str = "", where: Callable[[str], str] = lambda thread_id: "") -> None:
+    def __init__(self, surface: str, settings: Settings, log: logging.Logger, *,
+                 usage: Callable[[str], str] = lambda language: "",
+                 start_hint: Callable[[str], str] = lambda language: "",
+                 where: Callable[[str, str], str] = lambda thread_id, language: "") -> None:
         self.surface, self.settings, self.log = surface, settings, log
         self.usage, self.start_hint, self.where = usage, start_hint, where
 
@@ -61,22 +62,50 @@ class ChatTurns:
             return True
         return False
 
-    def command(self, text: str, user: str, *, ephemeral: bool, shown_in: str | None = None) -> jobs.Reply | None:
+    def language(self, text: str, user: str, *, thread_id: str | None = None, locale: str | None = None,
+                 researches: list[jobs.ThreadInfo] | None = None) -> str:
+        """The language to answer ``user``'s message ``text`` in (:func:`bots.chat_phrases.chat_language`):
+        that of the research in ``thread_id`` (the registry's record; None: the message is in no
+        thread), else the help word's, else the platform's ``locale``, else that of ``user``'s
+        most recent research (``researches``: :func:`jobs.threads_of`'s answer when already read),
+        else English.
+
+        Raises:
+            Exception: whatever the thread registry raises when it is unreachable.
+        """
+        info = jobs.thread_info(thread_id, settings=self.settings) if thread_id else None
+
+        def recent() -> str | None:
+            found = jobs.threads_of(user, settings=self.settings) if researches is None else researches
+            return found[0].question if found else None
+
+        return chat_language(text, question=info.question if info else None, locale=locale, recent=recent)
+
+    def command(self, text: str, user: str, *, ephemeral: bool, shown_in: str | None = None,
+                thread_id: str | None = None, locale: str | None = None) -> jobs.Reply | None:
         """The reply to a message to the bot that is a command (:func:`command_of`): the help
-        text (action ``help``) or ``user``'s status listing (action ``status``, :meth:`status`;
-        :data:`bots.chat_common.TRY_AGAIN` with a logged reference when the registry fails), shown
-        only to ``user`` when ``ephemeral``; ``shown_in`` is the thread id when others see the
-        reply (a Teams channel or group chat); None when ``text`` is a question."""
+        text (action ``help``) or ``user``'s status listing (action ``status``, :meth:`status`),
+        shown only to ``user`` when ``ephemeral``; ``shown_in`` is the thread id when others see the
+        reply (a Teams channel or group chat); None when ``text`` is a question.
+
+        Said in :meth:`language` (``thread_id``: the thread the message is in, when it is in one;
+        ``locale``: the platform's, when it sends one). When the registry fails, the help text is
+        said all the same and a status listing is :func:`bots.chat_common.try_again` with a logged
+        reference, both in :func:`bots.chat_phrases.own_language` (the store cannot tell the thread's).
+        """
         command = command_of(text)
-        if command == "help":
-            return jobs.Reply(text=self.usage, ephemeral=ephemeral, action="help")
         if command is None:
             return None
         try:
-            listing = self.status(user, shown_in=shown_in)
+            if command == "help":
+                listing = self.usage(self.language(text, user, thread_id=thread_id, locale=locale))
+            else:
+                listing = self.status(user, shown_in=shown_in, thread_id=thread_id, locale=locale)
         except Exception as err:  # the registry failed: one line to the user, detail to the log
-            listing = TRY_AGAIN.format(ref=log_failure(self.log, self.surface, "status", err))
-        return jobs.Reply(text=listing, ephemeral=ephemeral, action="status")
+            language = own_language(text, locale=locale)
+            ref = log_failure(self.log, self.surface, command, err)
+            listing = self.usage(language) if command == "help" else try_again(ref, language)
+        return jobs.Reply(text=listing, ephemeral=ephemeral, action=command)
 
     def message(self, thread_id: str, user: str, text: str, port_ref: dict, turn_id: str,
                 address: Address) -> jobs.Reply:
@@ -100,10 +129,12 @@ class ChatTurns:
                       reply.action)
         return reply
 
-    def status(self, user: str, *, shown_in: str | None = None) -> str:
+    def status(self, user: str, *, shown_in: str | None = None, thread_id: str | None = None,
+               locale: str | None = None) -> str:
         """Markdown listing ``user``'s researches still open (queued, running, waiting for an
         answer; the 20 latest), each with its status, where it runs and its question; the
-        surface's ``start_hint`` when there is none.
+        surface's ``start_hint`` when there is none. Said in :meth:`language` (``thread_id``,
+        ``locale``: as :meth:`command` takes them).
 
         When the listing is posted where others read it (``shown_in``: that thread's id), only the
         research in that thread shows its question: a question asked in a personal chat or
@@ -112,12 +143,15 @@ class ChatTurns:
         Raises:
             Exception: whatever the thread registry raises when it is unreachable.
         """
-        active = [t for t in jobs.threads_of(user, settings=self.settings) if t.status in STATUS_WORDS]
+        researches = jobs.threads_of(user, settings=self.settings)
+        language = self.language("status", user, thread_id=thread_id, locale=locale, researches=researches)
+        active = [t for t in researches if t.status in STATUS_WORDS]
         if not active:
-            return f"You have no research running or waiting for an answer. {self.start_hint}"
+            return f"{SAY('status_none', language)} {self.start_hint(language)}".strip()
         lines = []
         for t in active:
             shown = shown_in is None or t.thread_id == shown_in
-            question = markdown_literal(one_line(t.question, 200)) if shown else HIDDEN_QUESTION
-            lines.append(f"- **{STATUS_WORDS[t.status]}**{self.where(t.thread_id)}: {question}")
-        return "\n".join(["Your researches:", "", *lines])
+            question = markdown_literal(one_line(t.question, 200)) if shown else SAY("hidden_question", language)
+            lines.append(SAY("status_line", language, status=SAY(STATUS_WORDS[t.status], language),
+                             where=self.where(t.thread_id, language), question=question))
+        return "\n".join([SAY("status_header", language), "", *lines])

@@ -24,6 +24,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
+from bots.chat_phrases import SAY
 from bots.logs import redact
 from engine.database import DatabaseError
 from engine.fsutil import secret_file
@@ -53,18 +54,8 @@ CONTENT_TYPES = {
 """MIME types the download links serve, by file suffix; any other file is ``application/octet-stream``."""
 
 
-#: What each report file is, by suffix, for an offer or a link to it.
-DESCRIPTIONS = {
-    ".pdf": "The report as PDF",
-    ".md": "The report as Markdown",
-    ".docx": "The report as a Word document",
-    ".tex": "The report's LaTeX source",
-}
-#: Said instead of the links when ``DEEPRESEARCH_PUBLIC_URL`` is not set.
-NOT_CONFIGURED = ("The report files are ready, but download links are not configured "
-                  "(the operator must set DEEPRESEARCH_PUBLIC_URL).")
-#: Said under the links.
-LINKS_NOTE = f"Anyone with these links can download the files for {DEFAULT_TTL // 86400} days."
+#: What each report file is, by suffix, for an offer or a link to it: its key in :data:`bots.chat_phrases.SAY`.
+DESCRIPTIONS = {".pdf": "file_pdf", ".md": "file_md", ".docx": "file_docx", ".tex": "file_tex"}
 
 
 @dataclass(frozen=True)
@@ -86,9 +77,16 @@ class FileLink:
         return f"{value:.1f} GB"
 
 
-def describe(path: Path) -> str:
-    """What the report file ``path`` is (:data:`DESCRIPTIONS`), else its name."""
-    return DESCRIPTIONS.get(path.suffix.lower(), path.name)
+def describe(path: Path, language: str = "en") -> str:
+    """What the report file ``path`` is, in ``language`` (:data:`DESCRIPTIONS`), else its name."""
+    key = DESCRIPTIONS.get(path.suffix.lower())
+    return SAY(key, language) if key else path.name
+
+
+def links_note(language: str = "en", ttl: int = DEFAULT_TTL) -> str:
+    """Said under download links valid for ``ttl`` seconds, in ``language``: anyone with them can
+    download the files for that many days."""
+    return SAY("files_links_note", language, days=ttl // 86400)
 
 
 def links(paths: list[Path], *, settings: Settings) -> list[FileLink] | None:
@@ -228,14 +226,15 @@ async def granted_file(grant: FileGrant, *, settings: Settings) -> Path | None:
 
 
 async def send_offered_file(token: str, upload_url: str | None, *, settings: Settings, audience: str,
-                            https_only: bool, chunk: int) -> tuple[Path | None, str]:
+                            https_only: bool, chunk: int, language: str = "en") -> tuple[Path | None, str]:
     """Send the report file a ``consent`` token names to ``upload_url`` once its offer was accepted
     (:func:`bots.shared_files.upload_in_ranges`, pieces of ``chunk`` bytes).
 
     Returns ``(the file, "")`` once sent, else ``(None, the one sentence to say)``: the token is
     forged, for another conversation than ``audience``, or expired; the upload address is missing
     (or not https when ``https_only``); the file is no longer kept; or the upload failed. The
-    details go to the log, never the upload URL.
+    sentence is in ``language`` (:data:`bots.chat_phrases.SAY`); the details go to the log, never
+    the upload URL.
     """
     from bots.shared_files import UploadError, upload_in_ranges
 
@@ -243,20 +242,19 @@ async def send_offered_file(token: str, upload_url: str | None, *, settings: Set
         grant = verify_token(token, settings=settings, purpose="consent", audience=audience)
     except TokenError as err:
         log.warning("event=file_offer_refused reason=%s", err)
-        return None, ("This file offer has expired; ask the question again for a fresh report."
-                      if "expired" in str(err) else "This file offer is not valid.")
+        return None, SAY("offer_expired" if "expired" in str(err) else "offer_invalid", language)
     name = grant.path.name
     if not upload_url or (https_only and not upload_url.lower().startswith("https://")):
         log.warning("event=file_offer_bad_upload_url")
-        return None, f"I could not upload {name}: the chat gave no usable upload address."
+        return None, SAY("upload_no_address", language, name=name)
     try:
         path = await granted_file(grant, settings=settings)
         if path is None:
-            return None, f"I could not upload {name}: the file is no longer kept."
+            return None, SAY("upload_gone", language, name=name)
         await upload_in_ranges(path, upload_url, chunk=chunk)
     except (OSError, aiohttp.ClientError, UploadError, DatabaseError) as err:
         log.warning("event=file_upload_failed file=%s error=%s", name, redact(str(err)))
-        return None, f"I could not upload {name}; please try again later."
+        return None, SAY("upload_failed", language, name=name)
     log.info("event=file_uploaded file=%s bytes=%d", name, path.stat().st_size)
     return path, ""
 

@@ -98,6 +98,11 @@ class ChatPort(Protocol):
     ``buttons`` keyword (a sequence of :class:`Button`) in :meth:`post` and :meth:`update`; the
     job layer passes buttons only to such a port (see :func:`with_buttons`). A press comes back
     through the surface's own listener as a :class:`jobs.conversation.Message`.
+
+    A port that says words of its own when it delivers files (a card's title, a note, button
+    titles) sets a class attribute ``speaks_language = True`` and takes a ``language`` keyword (an
+    ISO 639-1 code, the thread's: :func:`jobs.phrases.thread_language`) in :meth:`upload`; the job
+    layer passes it only to such a port (see :func:`with_language`).
     """
 
     def reference(self) -> dict:
@@ -128,6 +133,12 @@ def with_buttons(port: object, buttons: Sequence[Button]) -> dict:
     if not getattr(port, "supports_buttons", False):
         return {}
     return {"buttons": tuple(buttons)}
+
+
+def with_language(port: object, language: str) -> dict:
+    """The keyword arguments that give the thread's ``language`` to ``port.upload``: ``{"language": ...}``
+    when the port says words of its own there (``speaks_language``), else ``{}``."""
+    return {"language": language} if getattr(port, "speaks_language", False) else {}
 
 
 def port_packages() -> tuple[str, ...]:

@@ -19,7 +19,14 @@ from jobs.errors import ResearchTimeout, is_transient, user_message
 from jobs.journal import replay_end
 from jobs.locks import LockLost, ThreadLock
 from jobs.phrases import WORDS, thread_language
-from jobs.port import ChatPort, cancel_button, follow_up_buttons, port_from_reference, with_buttons
+from jobs.port import (
+    ChatPort,
+    cancel_button,
+    follow_up_buttons,
+    port_from_reference,
+    with_buttons,
+    with_language,
+)
 from jobs.status import StatusMessage, progress_text
 from jobs.stopping import HandedBack, is_shutdown_error, stop_requested
 from jobs.store import Store, get_store
@@ -546,7 +553,7 @@ class _TurnJob:
                 kinds = self.say("and").join(self.say(FILE_KINDS[p.suffix]) if p.suffix in FILE_KINDS else p.name
                                              for p in files)
                 comment = self.say("pdf_failed_comment", error=outcome["pdf_error"][:200], kinds=kinds)
-            self.port.upload(files, comment=comment)
+            self.port.upload(files, comment=comment, **with_language(self.port, self.language))
             records.mark_delivered(self.store, t.turn_id, "files")
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
         records.finish(self.store, t.turn_id, "done", outcome=outcome)

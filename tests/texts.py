@@ -1,7 +1,9 @@
-"""The bot's English texts that tests compare with (:data:`jobs.phrases.WORDS` in English)."""
+"""The bot's English texts that tests compare with (:data:`jobs.phrases.WORDS` and
+:data:`bots.chat_phrases.SAY` in English)."""
 
 from __future__ import annotations
 
+from bots.chat_phrases import SAY
 from jobs.phrases import WORDS
 
 ANSWERED_TEXT = WORDS("answered_status")
@@ -19,3 +21,7 @@ LOST_TEXT = WORDS("lost_text")
 QUEUE_DOWN = WORDS("queue_down")
 RETRYING_TEXT = WORDS("retrying_status")
 UPLOAD_COMMENT = WORDS("upload_comment")
+
+# what the chat adapters say themselves
+ERROR_LINE = SAY("error_line")
+TRY_AGAIN = SAY.catalogue["try_again"]["en"]  # its ``{ref}`` filled by the test

@@ -11,12 +11,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 import jobs
-from bots.chat_common import (
-    TRY_AGAIN,
-    is_from_bot,
-    log_failure,
-    usage,
-)
+from bots.chat_common import is_from_bot, log_failure, try_again, usage
+from bots.chat_phrases import SAY, own_language
 from bots.chat_turns import ChatTurns, command_of
 from bots.slack.blocks import parse_action_id
 from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
@@ -33,21 +29,21 @@ from jobs.phrases import WORDS
 log = logging.getLogger(__name__)
 
 COMMAND = "/research"
-USAGE = usage(
-    [
-        "`/research QUESTION`: start a research; I post it here and work in its thread",
-        "`@Deep Research QUESTION` in a channel, or a direct message to me: the same, in that message's thread",
-        "`/research status`: your researches that are running or waiting for your answer",
-    ],
-    follow_up="mention me in its thread (`@Deep Research QUESTION`)",
-)
-NOT_IN_CHANNEL = (
-    "I can't post in this conversation. Invite me first (`/invite @Deep Research`), "
-    "or send me a direct message."
-)
-#: The answer to ``/research cancel`` (or ``stop``, ``abort``): a slash command belongs to no thread.
-CANCEL_HOW = ("To stop a research, press *Cancel* under its status message, or reply `cancel` in its thread. "
-              "`/research status` lists yours.")
+
+
+def slack_usage(language: str) -> str:
+    """Slack's help text (Markdown) in ``language`` (:func:`bots.chat_common.usage`)."""
+    return usage(language, [SAY(key, language) for key in ("slack_help_command", "slack_help_mention",
+                                                           "slack_help_status")],
+                 follow_up=SAY("slack_help_follow_up", language))
+
+
+def cancel_how(language: str) -> str:
+    """The answer to ``/research cancel`` (or ``stop``, ``abort``) in ``language`` (Markdown): a slash
+    command belongs to no thread, so it says how to stop a research in its thread."""
+    return SAY("slack_cancel_how", language, cancel=WORDS("cancel_button", language))
+
+
 # Message subtypes that are still a person writing; every other subtype (bot_message,
 # message_changed, message_deleted, channel_join...) is ignored.
 # https://docs.slack.dev/reference/events/message
@@ -127,8 +123,8 @@ class SlackHandlers:
         self.settings = settings
         self.client = client
         self.bot_user_id = bot_user_id
-        self.turns = ChatTurns("slack", settings, log, usage=USAGE, start_hint="Start one with `/research QUESTION`.",
-                               where=where_in_slack)
+        self.turns = ChatTurns("slack", settings, log, usage=slack_usage,
+                               start_hint=lambda language: SAY("slack_start_hint", language), where=where_in_slack)
 
     # ---- events --------------------------------------------------------------------------
     def on_message_event(self, body: dict, event: dict) -> None:
@@ -146,7 +142,8 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
-        reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm) if addressed else None
+        reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm,
+                                   thread_id=thread_key(msg.team, msg.channel, msg.root)) if addressed else None
         if reply is not None:
             self._answer(msg, reply)
         else:
@@ -219,16 +216,25 @@ class SlackHandlers:
     def ack_command(self, ack, body: dict) -> None:
         """``/research [help|status|cancel|QUESTION]``: the answer Slack wants within 3 seconds.
 
-        Help, status and how to cancel (:data:`CANCEL_HOW`) are the ack's own text; a question is checked (too long, empty) and
-        acknowledged, and :meth:`start_command` posts it afterwards as Bolt's lazy listener.
+        Help, status and how to cancel (:func:`cancel_how`) are the ack's own text, in the language
+        :meth:`bots.chat_turns.ChatTurns.language` picks (a slash command is in no thread and carries
+        no locale: the help word's, else that of the person's latest research); a question is
+        checked (too long, empty) and acknowledged in its own language, and :meth:`start_command`
+        posts it afterwards as Bolt's lazy listener.
         https://docs.slack.dev/interactivity/implementing-slash-commands
         """
         question, command = self._command_text(body)
+        user = body.get("user_id", "")
         if command == "cancel":
-            ack(text=CANCEL_HOW, response_type="ephemeral")
+            try:
+                language = self.turns.language(question, user)
+            except Exception as err:  # the registry failed: the message's own language
+                log.warning("event=slack_language_unknown error=%s", type(err).__name__)
+                language = own_language(question)
+            ack(text=markdown_to_mrkdwn(cancel_how(language)), response_type="ephemeral")
             return
         if command is not None:
-            ack(text=self._mrkdwn(self.turns.command(question, body.get("user_id", ""), ephemeral=True)),
+            ack(text=self._mrkdwn(self.turns.command(question, user, ephemeral=True)),
                 response_type="ephemeral")
             return
         language = WORDS.language_of(question)
@@ -268,10 +274,10 @@ class SlackHandlers:
             code = err.response.get("error", "") if isinstance(err, SlackApiError) and err.response else ""
             if code in ("not_in_channel", "channel_not_found", "is_archived", "restricted_action"):
                 log.warning("event=slack_root_refused channel=%s error=%s", channel, code)
-                text = NOT_IN_CHANNEL
+                text = SAY("slack_not_in_channel", WORDS.language_of(question))
             else:
-                text = TRY_AGAIN.format(ref=self._log_error("root_post", err))
-            respond(text=text, response_type="ephemeral", replace_original=False)
+                text = try_again(self._log_error("root_post", err), WORDS.language_of(question))
+            respond(text=markdown_to_mrkdwn(text), response_type="ephemeral", replace_original=False)
             return
         log.info("event=slack_root_posted channel=%s ts=%s user=%s", channel, root["ts"], user)
         msg = Incoming(
@@ -314,17 +320,20 @@ class SlackHandlers:
 
     def _fail(self, msg: Incoming, step: str, err: Exception) -> None:
         ref = self._log_error(step, err)
-        self._say(msg, TRY_AGAIN.format(ref=ref), ephemeral=False)
+        self._say(msg, markdown_to_mrkdwn(try_again(ref, own_language(msg.text))), ephemeral=False)
 
     @staticmethod
     def _log_error(step: str, err: BaseException) -> str:
         return log_failure(log, "slack", step, err)
 
 
-def where_in_slack(thread_id: str) -> str:
-    """Where a research of ``slack:TEAM:CHANNEL:ROOT_TS`` runs, for the status listing: a link to
-    its channel (``<#C…>``, which Slack shows as the channel's name) or "a direct message"."""
+def where_in_slack(thread_id: str, language: str = "en") -> str:
+    """Where a research of ``slack:TEAM:CHANNEL:ROOT_TS`` runs, for the status listing, in
+    ``language``: a link to its channel (``<#C…>``, which Slack shows as the channel's name) or "a
+    direct message"."""
     parts = thread_id.split(":")
     if len(parts) == 4:
-        return f" in <#{parts[2]}>" if parts[2].startswith(("C", "G")) else " in a direct message"
+        if parts[2].startswith(("C", "G")):
+            return SAY("slack_where_channel", language, channel=f"<#{parts[2]}>")
+        return SAY("slack_where_direct", language)
     return ""

@@ -17,17 +17,19 @@ from botbuilder.schema.teams import FileConsentCardResponse
 import jobs
 from bots import chat_common
 from bots import file_links as files
-from bots.chat_common import TRY_AGAIN, log_failure, usage
+from bots.chat_common import log_failure, try_again, usage
+from bots.chat_phrases import SAY, locale_language, own_language
 from bots.chat_turns import ChatTurns
 from bots.logs import redact
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
-from bots.teams.shared import CANNOT_READ, has_personal_files, has_unreadable_files, read_personal_files
+from bots.teams.shared import has_personal_files, has_unreadable_files, read_personal_files
 from engine.settings import Settings
 from engine.text import markdown_literal
 from jobs.conversation import Address
+from jobs.phrases import thread_language
 
 log = logging.getLogger(__name__)
 
@@ -39,20 +41,19 @@ https://learn.microsoft.com/graph/api/driveitem-createuploadsession)."""
 #: The turn state's key of the turn's typing indicator (an :class:`asyncio.Future`).
 TYPING = "deepresearch.typing"
 
-USAGE = usage(
-    [
-        "In a personal chat, send me your question.",
-        "In a channel or group chat, @mention me with your question; the research stays in that reply chain.",
-        "`status`: your researches that are running or waiting for your answer.",
-    ],
-    follow_up="@mention me in the same reply chain",
-    direct="personal chat",
-)
 
 
-def usage_activity() -> Activity:
-    """A new message activity with the help text (the SDK addresses the activity it sends in place)."""
-    return Activity(type=ActivityTypes.message, text=to_teams_markdown(USAGE), text_format="markdown")
+def teams_usage(language: str) -> str:
+    """Teams' help text (Markdown) in ``language`` (:func:`bots.chat_common.usage`)."""
+    return usage(language, [SAY(key, language) for key in ("teams_help_personal", "teams_help_channel",
+                                                           "teams_help_status")],
+                 follow_up=SAY("teams_help_follow_up", language), direct=SAY("teams_help_direct", language))
+
+
+def usage_activity(language: str = "en") -> Activity:
+    """A new message activity with the help text in ``language`` (the SDK addresses the activity it
+    sends in place)."""
+    return Activity(type=ActivityTypes.message, text=to_teams_markdown(teams_usage(language)), text_format="markdown")
 
 
 def tenant_of(activity: Activity) -> str | None:
@@ -70,13 +71,14 @@ def thread_id_of(activity: Activity) -> str:
     return f"teams:{tenant_of(activity) or 'none'}:{activity.conversation.id}"
 
 
-def where_in_teams(thread_id: str) -> str:
-    """Where a research of :func:`thread_id_of`'s ``thread_id`` runs, for the status listing: a
-    personal chat (conversation ids ``a:…``), a channel's reply chain (``;messageid=``) or a group chat."""
+def where_in_teams(thread_id: str, language: str = "en") -> str:
+    """Where a research of :func:`thread_id_of`'s ``thread_id`` runs, for the status listing, in
+    ``language``: a personal chat (conversation ids ``a:…``), a channel's reply chain
+    (``;messageid=``) or a group chat."""
     conversation = thread_id.split(":", 2)[-1]
     if conversation.startswith("a:"):
-        return " in a personal chat"
-    return " in a channel" if ";messageid=" in conversation else " in a group chat"
+        return SAY("teams_where_personal", language)
+    return SAY("teams_where_channel" if ";messageid=" in conversation else "teams_where_group", language)
 
 
 def is_from_bot(activity: Activity) -> bool:
@@ -222,8 +224,8 @@ class TeamsBot(TeamsActivityHandler):
 
     def __init__(self, settings: Settings) -> None:
         self.settings = teams_settings(settings)
-        self.turns = ChatTurns("teams", self.settings, log, usage=USAGE,
-                               start_hint="Send me your question to start one.", where=where_in_teams)
+        self.turns = ChatTurns("teams", self.settings, log, usage=teams_usage,
+                               start_hint=lambda language: SAY("teams_start_hint", language), where=where_in_teams)
 
     async def _seen_before(self, activity: Activity, kind: str) -> bool:
         """True (logged) when this ``kind`` of activity (``activity``, ``invoke``) came before: Teams
@@ -268,8 +270,8 @@ class TeamsBot(TeamsActivityHandler):
             await self._files_alone(turn_context)
             return
         shown_in = None if conversation_kind(activity.conversation) == "personal" else thread_id_of(activity)
-        command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False,
-                                          shown_in=shown_in) if explicit else None
+        command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False, shown_in=shown_in,
+                                          thread_id=thread_id_of(activity), locale=activity.locale) if explicit else None
         if command is not None:
             await self._reply(turn_context, command)
             return
@@ -281,21 +283,45 @@ class TeamsBot(TeamsActivityHandler):
                                         port.reference(), f"teams:{conversation_id}:{activity.id}", address)
         await self._reply(turn_context, reply)
 
+    async def _language(self, turn_context: TurnContext, text: str = "", *, question: bool = False) -> str:
+        """The language to answer the activity in itself (:meth:`bots.chat_turns.ChatTurns.language`:
+        the conversation's research, the help word, the activity's ``locale``, the sender's latest
+        research). With ``question`` the ``text`` is a research question: outside a thread with a
+        research it is answered in its own language, as the core answers it. When the registry
+        cannot be read, :func:`bots.chat_phrases.own_language`."""
+        activity = turn_context.activity
+        user = activity.from_property.id if activity.from_property else ""
+        thread_id = thread_id_of(activity)
+        try:
+            if question:
+                info = await asyncio.to_thread(jobs.thread_info, thread_id, settings=self.settings)
+                if info is not None and info.question:
+                    return thread_language(info.question)
+                return own_language(text, locale=activity.locale)
+            return await asyncio.to_thread(self.turns.language, text, user, thread_id=thread_id, locale=activity.locale)
+        except Exception as err:  # the registry failed: say it in the message's own language
+            log.warning("event=teams_language_unknown error=%s", redact(str(err))[:200])
+            return own_language(text, locale=activity.locale)
+
     async def _files_alone(self, turn_context: TurnContext) -> None:
         """A personal-chat message with files and no text: read them into the chat's thread, to be
-        sources of the next question there, and say which were read (nothing is lost, no help text)."""
+        sources of the next question there, and say which were read (nothing is lost, no help text),
+        in the language :meth:`_language` picks."""
         activity = turn_context.activity
         try:
             entries = await asyncio.to_thread(read_personal_files, activity, thread_id_of(activity), self.settings)
         except Exception as err:  # one line to the user, detail to the log
-            text = TRY_AGAIN.format(ref=log_failure(log, "teams", "files", err))
-        else:
-            read = [e.name for e in entries if e.status == "read"]
-            skipped = [f"{e.name} ({e.reason})" for e in entries if e.status != "read"]
-            text = " ".join(filter(None, [
-                f"Read {', '.join(read)}." if read else "", f"Skipped {', '.join(skipped)}." if skipped else "",
-                "Send your question here and I'll use the files as sources." if read else ""]))
-            text = text or "I have read these files in this chat already: send your question and I'll use them."
+            text = try_again(log_failure(log, "teams", "files", err), own_language("", locale=activity.locale))
+            await self._reply(turn_context, jobs.Reply(text=text, action="files"))
+            return
+        language = await self._language(turn_context)
+        read = [e.name for e in entries if e.status == "read"]
+        skipped = [f"{e.name} ({e.reason})" for e in entries if e.status != "read"]
+        text = " ".join(filter(None, [
+            SAY("teams_files_read", language, names=", ".join(read)) if read else "",
+            SAY("teams_files_skipped", language, names=", ".join(skipped)) if skipped else "",
+            SAY("teams_files_ask", language) if read else ""]))
+        text = text or SAY("teams_files_known", language)
         await self._reply(turn_context, jobs.Reply(text=markdown_literal(text), action="files"))
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
@@ -306,7 +332,8 @@ class TeamsBot(TeamsActivityHandler):
             if port.kind == "personal":
                 await asyncio.to_thread(read_personal_files, activity, thread_id, self.settings)
             elif has_unreadable_files(activity):
-                await turn_context.send_activity(Activity(type=ActivityTypes.message, text=CANNOT_READ))
+                note = SAY("teams_cannot_read", await self._language(turn_context, clean_text(turn_context), question=True))
+                await turn_context.send_activity(Activity(type=ActivityTypes.message, text=note))
         except Exception as err:  # the research runs without the files
             log.warning("event=teams_files_failed error=%s", redact(str(err))[:200])
 
@@ -315,16 +342,18 @@ class TeamsBot(TeamsActivityHandler):
 
         The reply's mention becomes a Teams mention entity (``<at>Name</at>`` in the text, a
         ``mention`` entity naming the user) when it names the sender, whose name the activity
-        carries; anyone else is "the person who asked".
+        carries; anyone else is "the person who asked", in the conversation's language.
         """
         if reply is None or not reply.text:
             return
         sender = turn_context.activity.from_property
         entities = []
+        someone_else = reply.mention is not None and (sender is None or reply.mention != sender.id)
+        language = await self._language(turn_context) if someone_else else "en"
 
         def markup(user: str) -> str:
             if sender is None or user != sender.id:
-                return "the person who asked"
+                return SAY("teams_someone_else", language)
             at = f"<at>{html.escape(sender.name or 'you')}</at>"
             entities.append(Mention(mentioned=ChannelAccount(id=sender.id, name=sender.name), text=at, type="mention"))
             return at
@@ -350,11 +379,12 @@ class TeamsBot(TeamsActivityHandler):
         await self._reply(turn_context, reply)
 
     async def on_members_added_activity(self, members_added: list[ChannelAccount], turn_context: TurnContext):
-        """Greet with the usage when the app is installed in a personal chat."""
+        """Greet with the usage when the app is installed in a personal chat, in the language of the
+        activity's ``locale`` (English without one)."""
         activity = turn_context.activity
         if conversation_kind(activity.conversation) == "personal" and any(
                 m.id == activity.recipient.id for m in members_added or []):
-            await turn_context.send_activity(usage_activity())
+            await turn_context.send_activity(usage_activity(locale_language(activity.locale) or "en"))
 
     # ---- file consent (personal chats) -------------------------------------------------------
     async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse:
@@ -372,30 +402,32 @@ class TeamsBot(TeamsActivityHandler):
         """Upload the file the card's signed context names to ``uploadInfo.uploadUrl``, then show it.
 
         A forged or expired context, an upload URL that is not https while authentication is
-        on, or an upload failure ends in one short line in the chat; details go to the log.
+        on, or an upload failure ends in one short line in the chat; details go to the log. What
+        it says is in the conversation's language (:meth:`_language`).
         """
         activity = turn_context.activity
         if await self._seen_before(activity, "invoke"):
             return
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
         info = file_consent_card_response.upload_info
+        language = await self._language(turn_context)
         path, said = await files.send_offered_file(
             str(context.get("token", "")), info.upload_url if info else None, settings=self.settings,
             audience=activity.conversation.id if activity.conversation else "",
-            https_only=bool(self.settings.microsoft_app_id), chunk=UPLOAD_CHUNK,
+            https_only=bool(self.settings.microsoft_app_id), chunk=UPLOAD_CHUNK, language=language,
         )
         if path is None:
             await turn_context.send_activity(said)
             return
         await turn_context.send_activity(Activity(
-            type=ActivityTypes.message, text=f"**{escape(info.name or path.name)}** is in your OneDrive.",
+            type=ActivityTypes.message, text=SAY("teams_in_onedrive", language, name=escape(info.name or path.name)),
             text_format="markdown", attachments=[cards.file_info_card(info)],
         ))
 
     async def on_teams_file_consent_decline(
         self, turn_context: TurnContext, file_consent_card_response: FileConsentCardResponse
     ) -> None:
-        """Acknowledge a declined file with a short note."""
+        """Acknowledge a declined file with a short note, in the conversation's language."""
         context = file_consent_card_response.context if isinstance(file_consent_card_response.context, dict) else {}
-        name = Path(str(context.get("name") or "the file")).name[:100]
-        await turn_context.send_activity(f"OK, I won't upload {name}.")
+        name = Path(str(context.get("name") or "report")).name[:100]
+        await turn_context.send_activity(SAY("teams_upload_declined", await self._language(turn_context), name=name))

@@ -9,6 +9,7 @@ from botbuilder.schema import Attachment
 from botbuilder.schema.teams import FileConsentCard, FileInfoCard, FileUploadInfo
 from botbuilder.schema.teams.additional_properties import ContentType
 
+from bots.chat_phrases import SAY
 from bots.file_links import FileLink
 from jobs.port import Button
 
@@ -42,8 +43,9 @@ def file_info_card(upload_info: FileUploadInfo) -> Attachment:
     )
 
 
-def download_card(links: list[FileLink], *, title: str, note: str) -> Attachment:
-    """An Adaptive Card (schema 1.4) with one "open URL" button per file and a ``note`` line.
+def download_card(links: list[FileLink], *, title: str, note: str, language: str = "en") -> Attachment:
+    """An Adaptive Card (schema 1.4) with one "open URL" button per file (titled "Download NAME" in
+    ``language``, ``files_download`` of :data:`bots.chat_phrases.SAY`) and a ``note`` line.
 
     Used in channels and group chats, where bots cannot attach files through the Teams bot
     APIs (https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4).
@@ -56,8 +58,8 @@ def download_card(links: list[FileLink], *, title: str, note: str) -> Attachment
         },
         {"type": "TextBlock", "text": note, "isSubtle": True, "wrap": True, "size": "Small"},
     ]
-    return _adaptive_card(body, [{"type": "Action.OpenUrl", "title": f"Download {link.name}", "url": link.url}
-                                 for link in links])
+    return _adaptive_card(body, [{"type": "Action.OpenUrl", "title": SAY("files_download", language, name=link.name),
+                                  "url": link.url} for link in links])
 
 
 def buttons_card(buttons: Sequence[Button]) -> Attachment:

@@ -15,6 +15,7 @@ from msrest.exceptions import ClientRequestError, HttpOperationError
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_chain, wait_fixed
 
 from bots import file_links as file_tokens
+from bots.chat_phrases import SAY
 from bots.logs import redact
 from bots.teams import cards
 from bots.teams.adapter import bot_app_id, make_adapter
@@ -88,6 +89,7 @@ class TeamsPort:
     """
 
     supports_buttons = True
+    speaks_language = True
 
     def __init__(self, reference: ConversationReference, *, settings: Settings | None = None) -> None:
         self._ref = reference
@@ -189,8 +191,10 @@ class TeamsPort:
 
         return self._send(logic)
 
-    def upload(self, files: list[Path], *, comment: str = "") -> None:
-        """Deliver report files: consent cards in a personal chat, a download card elsewhere.
+    def upload(self, files: list[Path], *, comment: str = "", language: str = "en") -> None:
+        """Deliver report files: consent cards in a personal chat, a download card elsewhere; what
+        the port says of its own (the files' descriptions, the card's title, buttons and note, that
+        links are not configured) is in the thread's ``language`` (:data:`bots.chat_phrases.SAY`).
 
         Any of the run's files may be given (``report.md``, ``report.pdf``, ``report.docx``...);
         the download links serve each with its MIME type (:data:`bots.file_links.CONTENT_TYPES`).
@@ -213,17 +217,17 @@ class TeamsPort:
             for path in paths:
                 token = file_tokens.make_token(path, settings=settings, purpose="consent",
                                                audience=self._ref.conversation.id)
-                card = cards.consent_card(
-                    path.name, path.stat().st_size, token, description=f"{file_tokens.describe(path)} — Deep Research"
-                )
+                card = cards.consent_card(path.name, path.stat().st_size, token,
+                                          description=f"{file_tokens.describe(path, language)} — Deep Research")
                 self.send_attachments([card])
         else:
             links = file_tokens.links(paths, settings=settings)
             if links is None:
-                self.post(file_tokens.NOT_CONFIGURED)
+                self.post(SAY("files_not_configured", language))
                 return
-            title = comment.strip() or "Report files"
-            self.send_attachments([cards.download_card(links, title=title, note=file_tokens.LINKS_NOTE)])
+            title = comment.strip() or SAY("files_title", language)
+            self.send_attachments([cards.download_card(links, title=title, note=file_tokens.links_note(language),
+                                                       language=language)])
         log.info(
             "event=teams_files_delivered kind=%s files=%d seconds=%.2f",
             self.kind, len(paths), time.monotonic() - started,

@@ -13,7 +13,8 @@ from botbuilder.schema import Activity, ActivityTypes, DeliveryModes
 from msrest.exceptions import DeserializationError
 
 from bots import file_links, serving
-from bots.chat_common import ERROR_LINE, log_failure
+from bots.chat_common import log_failure
+from bots.chat_phrases import SAY, own_language
 from bots.logs import redact
 from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
@@ -31,10 +32,14 @@ TURNS_KEY = web.AppKey("turns", serving.Tasks)
 
 
 async def _on_turn_error(context: TurnContext, error: Exception) -> None:
+    """Log a turn's unexpected error; answer a message with one line (``error_line`` of
+    :data:`bots.chat_phrases.SAY`) in the message's own language or its locale's
+    (:func:`bots.chat_phrases.own_language`: the registry may be what failed)."""
     log_failure(log, "teams", "turn", error)
-    if context.activity and context.activity.type == "message":
+    activity = context.activity
+    if activity and activity.type == "message":
         try:
-            await context.send_activity(ERROR_LINE)
+            await context.send_activity(SAY("error_line", own_language(activity.text or "", locale=activity.locale)))
         except Exception as err:  # the connector itself may be what failed
             log.warning("event=teams_error_reply_failed error=%s", redact(str(err))[:200])
 

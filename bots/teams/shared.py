@@ -8,7 +8,8 @@ https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4#rec
 
 In channels and group chats a bot receives no file at all (only the message's own HTML);
 reading the channel's files needs Microsoft Graph permissions (``Files.Read.All``/``Sites.Read.All``)
-this bot does not ask for, so it says so when the message shows or speaks of a file
+this bot does not ask for, so it says so (``teams_cannot_read`` of
+:data:`bots.chat_phrases.SAY`) when the message shows or speaks of a file
 (:mod:`bots.chat_files`), and there is no thread history either (that needs Graph's
 ``ChannelMessage.Read.All``): only the message the bot is mentioned in.
 """
@@ -28,9 +29,6 @@ from engine.settings import Settings
 from engine.text import parse_url
 
 log = logging.getLogger(__name__)
-CANNOT_READ = ("I can't read files shared in a Teams channel or group chat: that needs Microsoft Graph "
-               "permissions this bot does not have. Share the file with me in a personal chat, or paste the "
-               "part that matters; I'll research without it now.")
 
 
 def has_unreadable_files(activity: Activity) -> bool:

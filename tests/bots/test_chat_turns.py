@@ -8,8 +8,8 @@ import os
 import pytest
 
 import jobs
-from bots.chat_common import TRY_AGAIN
 from bots.chat_turns import ChatTurns
+from tests.texts import TRY_AGAIN
 
 log = logging.getLogger("tests.chat_turns")
 
@@ -23,8 +23,8 @@ def turns(monkeypatch, tmp_path) -> ChatTurns:
         if var.startswith("DEEPRESEARCH_") or var in ("REDIS_URL", "DATABASE_URL"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
-    return ChatTurns("hook", load_settings(), log, usage="**Deep Research** helps.", start_hint="Just ask.",
-                     where=lambda thread_id: f" in {thread_id}")
+    return ChatTurns("hook", load_settings(), log, usage=lambda language: "**Deep Research** helps.",
+                     start_hint=lambda language: "Just ask.", where=lambda thread_id, language: f" in {thread_id}")
 
 
 @pytest.mark.parametrize("text", ["help", " HELP! ", "?", "", "\u200fhelp", "help\u200e", "\u200b\u2060help\ufeff"])
@@ -96,3 +96,91 @@ def test_status_shows_each_question_on_one_line_cut_as_readers_see_it(turns, mon
         SimpleNamespace(status="running", thread_id="T1", question=question)])
     line = turns.command("status", "alice", ephemeral=True).text.splitlines()[-1]
     assert line == f"- **running** in T1: {shown}"
+
+
+# ---- the language of the help text and the status listing ---------------------------------------
+
+GERMAN = "Wie funktionieren Wärmepumpen in sehr kalten Wintern?"
+FRENCH = "Comment fonctionnent les pompes à chaleur pendant les hivers très froids ?"
+
+
+@pytest.fixture
+def slack_turns(turns) -> ChatTurns:
+    """:func:`turns` with Slack's own texts (help, start hint, where)."""
+    from bots.chat_phrases import SAY
+    from bots.slack.handlers import slack_usage, where_in_slack
+
+    return ChatTurns("slack", turns.settings, log, usage=slack_usage,
+                     start_hint=lambda language: SAY("slack_start_hint", language), where=where_in_slack)
+
+
+def _research(settings, thread_id: str, question: str, status: str = "running", requester: str = "alice") -> None:
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+
+    set_thread(get_store(settings), thread_id, requester=requester, question=question, status=status)
+
+
+def test_help_in_a_german_thread_is_german_and_in_a_french_one_french(slack_turns):
+    from bots.slack.handlers import slack_usage
+
+    _research(slack_turns.settings, "slack:T1:C1:1.1", GERMAN)
+    _research(slack_turns.settings, "slack:T1:C1:2.2", FRENCH, requester="bob")
+    german = slack_turns.command("help", "bob", ephemeral=True, thread_id="slack:T1:C1:1.1").text
+    assert german == slack_usage("de") and german.startswith("**Deep Research** schreibt einen Bericht")
+    assert "Drücke dort auf **Abbrechen** oder sende `cancel`" in german and "`help` zeigt" in german
+    french = slack_turns.command("help", "alice", ephemeral=True, thread_id="slack:T1:C1:2.2").text
+    assert french == slack_usage("fr") and "Appuyez sur **Annuler**" in french
+    # outside a thread: the help word's language, else the person's latest research's
+    assert slack_turns.command("ayuda", "alice", ephemeral=True).text == slack_usage("es")
+    assert slack_turns.command("help", "alice", ephemeral=True).text == slack_usage("de")
+    assert slack_turns.command("help", "carol", ephemeral=True).text == slack_usage("en")  # nothing asked yet
+    assert slack_turns.command("help", "carol", ephemeral=True, locale="fr-FR").text == slack_usage("fr")
+
+
+def test_the_status_listing_speaks_the_language_of_the_thread_or_of_the_latest_research(slack_turns):
+    _research(slack_turns.settings, "slack:T1:C1:1.1", GERMAN, status="paused")
+    _research(slack_turns.settings, "slack:T1:D1:2.2", "Warum ist der Himmel am Abend rot und nicht blau?")
+    german = slack_turns.command("status", "alice", ephemeral=True).text
+    assert german.splitlines()[:2] == ["Deine Recherchen:", ""]
+    assert set(german.splitlines()[2:]) == {
+        "- **läuft** in einer Direktnachricht: Warum ist der Himmel am Abend rot und nicht blau?",
+        f"- **wartet auf deine Antwort** in <#C1>: {GERMAN}"}
+    # asked in a French thread, the same listing is French
+    _research(slack_turns.settings, "slack:T1:C1:3.3", FRENCH, status="done", requester="bob")
+    french = slack_turns.command("status", "alice", ephemeral=True, thread_id="slack:T1:C1:3.3").text
+    assert french.splitlines()[0] == "Vos recherches :"
+    assert "- **en attente de votre réponse** dans <#C1> : " in french and "- **en cours** dans un message direct" in french
+    # nothing open: said with the surface's start hint, in the language of the latest research
+    assert slack_turns.command("status", "bob", ephemeral=True).text == (
+        "Vous n'avez aucune recherche en cours ni en attente d'une réponse. Lancez-en une avec `/research QUESTION`.")
+
+
+def test_a_listing_shown_to_others_hides_their_questions_in_the_threads_language(turns):
+    from bots.chat_phrases import SAY
+    from bots.teams.bot import where_in_teams
+
+    teams = ChatTurns("teams", turns.settings, log, where=where_in_teams)
+    _research(turns.settings, "teams:T:a:alice", "Meine Krankmeldung: welche Fristen gelten in Deutschland?")
+    channel = "teams:T:19:c@thread.tacv2;messageid=1"
+    _research(turns.settings, channel, GERMAN, status="paused")
+    listing = teams.command("status", "alice", ephemeral=False, shown_in=channel, thread_id=channel,
+                            locale="en-US").text
+    assert "Krankmeldung" not in listing
+    assert f"- **läuft** in einem persönlichen Chat: {SAY('hidden_question', 'de')}" in listing
+    assert f"- **wartet auf deine Antwort** in einem Kanal: {GERMAN}" in listing
+
+
+def test_when_the_registry_fails_help_is_still_said_and_status_says_so_in_the_messages_language(slack_turns,
+                                                                                               monkeypatch):
+    from bots.slack.handlers import slack_usage
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("registry unreachable")
+
+    monkeypatch.setattr(jobs, "thread_info", broken)
+    monkeypatch.setattr(jobs, "threads_of", broken)
+    assert slack_turns.command("hilfe", "alice", ephemeral=True, thread_id="slack:T1:C1:1.1").text == slack_usage("de")
+    assert slack_turns.command("help", "alice", ephemeral=True, thread_id="slack:T1:C1:1.1").text == slack_usage("en")
+    said = slack_turns.command("status", "alice", ephemeral=True, locale="fr-FR").text
+    assert said.startswith("Désolé, je n'ai pas pu prendre en compte cette demande pour le moment (réf. `")

@@ -327,3 +327,49 @@ def test_a_slash_command_in_german_is_acknowledged_and_refused_in_german(bot, fa
     assert ack["text"].startswith(f"Ich starte die Recherche zu: _{question}_.")
     root = fake_slack.thread(CHANNEL, _root_of_command(fake_slack))[0]
     assert root["text"] == f"<@U0ALICE> hat eine Recherche angefragt: {question}"
+
+
+def test_help_status_and_how_to_cancel_follow_the_language(bot, fake_slack, research):
+    from bots.slack.handlers import cancel_how, slack_usage
+    from bots.slack.mrkdwn import markdown_to_mrkdwn
+
+    status, ack = bot.command("hilfe")  # a help word of one language, outside any thread
+    assert status == 200 and ack["text"] == markdown_to_mrkdwn(slack_usage("de"))
+    assert ack["text"].startswith("*Deep Research* schreibt einen Bericht mit Quellenangaben")
+    assert "`/research status`: deine Recherchen" in ack["text"]
+    assert bot.command("help")[1]["text"] == markdown_to_mrkdwn(slack_usage("en"))  # nothing asked yet: English
+
+    research.gate.clear()
+    question = "Wie groß ist der Markt für Wärmepumpen in Europa und wie wächst er?"
+    ts, _ = bot.message(f"<@U0BOT> {question}")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    fake_slack.wait_for(lambda: research.calls, what="the research to start")
+
+    def ephemeral_to(user: str) -> list[str]:
+        return [c.params["text"] for c in fake_slack.calls_to("chat.postEphemeral") if c.params["user"] == user]
+
+    # in the German thread, status is German for everyone: Bob, who has no research, and Alice
+    bot.message("<@U0BOT> status", user=BOB, thread_ts=ts)
+    [bob] = fake_slack.wait_for(lambda: ephemeral_to(BOB), what="Bob's status")
+    assert bob == "Du hast keine Recherche, die läuft oder auf eine Antwort wartet. Starte eine mit `/research FRAGE`."
+    bot.message("<@U0BOT> status", thread_ts=ts)
+    [alice] = fake_slack.wait_for(lambda: ephemeral_to(ALICE), what="Alice's status")
+    assert alice.splitlines()[0] == "Deine Recherchen:"
+    assert alice.splitlines()[2] == f"• *läuft* in <#{CHANNEL}>: {question}", alice
+    # a slash command is in no thread and carries no locale: Alice's latest research was asked in German
+    assert bot.command("status")[1]["text"].splitlines()[0] == "Deine Recherchen:"
+    _, how = bot.command("cancel")
+    assert how["text"] == markdown_to_mrkdwn(cancel_how("de")) and how["text"].startswith(
+        "Um eine Recherche abzubrechen, drücke *Abbrechen*")
+    bot.message("stop", thread_ts=ts)
+    assert wait_status(fake_slack, thread_id, "cancelled") == "cancelled"
+    runner_idle()
+
+
+def test_where_the_bot_cannot_post_a_german_question_is_told_in_german(bot, fake_slack, research):
+    fake_slack.missing_channels.add("C0PRIVATE")
+    bot.command("Wie groß ist der Markt für Wärmepumpen in Europa?", channel="C0PRIVATE")
+    reply = fake_slack.wait_for(lambda: fake_slack.calls_to("response_url"), what="the response_url note")[0]
+    assert reply.params["text"].startswith("Ich kann in dieser Unterhaltung nicht posten. Lade mich zuerst ein")
+    runner_idle()
+    assert research.calls == []

@@ -46,3 +46,14 @@ def test_a_channel_question_without_a_file_gets_no_note(bot, connector, settings
     bot.send(mention)
     _wait_status(settings, _thread(mention), ("done",))
     assert not any(NOTE in (m.text or "") for m in connector.messages(mention["conversation"]["id"]))
+
+
+def test_a_german_question_with_a_file_gets_the_note_in_german(bot, connector, settings):
+    from bots.chat_phrases import SAY
+
+    question = "Welche Wartungskosten stehen in der angehängten zephyr.pdf?"
+    mention = _with_html(channel_mention(connector.url, question), _mention_html(question))  # locale en-US
+    bot.send(mention)
+    _wait_status(settings, _thread(mention), ("done",))
+    texts = [m.text or "" for m in connector.messages(mention["conversation"]["id"])]
+    assert SAY("teams_cannot_read", "de") in texts and not any(NOTE in t for t in texts), texts

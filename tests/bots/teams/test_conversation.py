@@ -161,3 +161,39 @@ def test_status_lists_the_askers_open_researches_and_starts_none(bot, connector,
     same = connector.wait_for(lambda c: [m for m in c.messages(in_thread["conversation"]["id"])
                                          if (m.text or "").startswith("Your researches")], what="the listing in the thread")[-1]
     assert " in a channel: heat pumps" in same.text and "medical leave" not in same.text, same.text
+
+
+def test_a_french_locale_asking_help_gets_french_help(bot, connector):
+    from bots.teams.bot import teams_usage
+    from bots.teams.markdown import to_teams_markdown
+
+    asked = personal_message(connector.url, "help", conversation_id="a:personal-alice-fr")
+    asked["locale"] = "fr-FR"
+    bot.send(asked)
+    reply = connector.wait_for(lambda c: c.messages("a:personal-alice-fr"), what="the help text")[-1]
+    assert reply.text == to_teams_markdown(teams_usage("fr"))
+    assert reply.text.startswith("**Deep Research** rédige un rapport sourcé sur votre question")
+
+
+def test_a_german_channel_thread_gets_german_status_and_german_report_files(bot, connector, settings):
+    question = "Wie hat sich der Markt für Wärmepumpen in Deutschland seit 2020 entwickelt?"
+    mention = channel_mention(connector.url, question)
+    conv = mention["conversation"]["id"]
+    thread_id = _thread(mention)
+    bot.send(mention)
+    if _wait_status(settings, thread_id, ("paused", "done")).status == "paused":
+        connector.wait_for(lambda c: "?" in c.messages(conv)[-1].text, what="the clarifying question")
+        bot.send(channel_mention(connector.url, "Wohngebäude, Absatzzahlen und Förderung von 2020 bis 2024",
+                                 root_id=mention["id"]))
+    info = _wait_status(settings, thread_id, ("done",))
+    connector.wait_for(lambda c: _download_cards(c, conv), what="download card")
+    (card,) = _download_cards(connector, conv)
+    title, _, note = card["content"]["body"]
+    assert title["text"] == "Der vollständige Bericht."
+    assert note["text"] == "Mit diesen Links kann jede Person die Dateien 7 Tage lang herunterladen."
+    assert {a["title"] for a in card["content"]["actions"]} == {f"{p.name} herunterladen" for p in info.report_files}
+    # "status" in the thread is German too, though the activity's locale is en-US
+    bot.send(channel_mention(connector.url, "status", root_id=mention["id"]))
+    listing = connector.wait_for(lambda c: [m for m in c.messages(conv) if (m.text or "").startswith("Du hast")],
+                                 what="the German status answer")[-1]
+    assert listing.text.startswith("Du hast keine Recherche, die läuft oder auf eine Antwort wartet.")

@@ -155,3 +155,21 @@ def test_callable_from_threads_and_from_inside_an_event_loop(personal, connector
     ids.append(asyncio.run(inside_loop()))
     assert len(set(ids)) == 6
     assert len(connector.messages()) == 6
+
+
+def test_upload_says_its_own_words_in_the_language_given(personal, channel, connector, settings):
+    from jobs.port import with_language
+
+    assert with_language(personal, "de") == {"language": "de"} and with_language(object(), "de") == {}
+    files = _report_files(settings)
+    personal.upload(files, comment="Der vollständige Bericht.", language="de")
+    cards = [m.attachments[0] for m in connector.messages()[1:]]
+    assert [c["content"]["description"] for c in cards] == [
+        "Der Bericht als Markdown — Deep Research", "Der Bericht als PDF — Deep Research"]
+    channel.upload(files, language="es")  # no comment: the card's own title
+    body = connector.messages()[-1].attachments[0]["content"]["body"]
+    assert (body[0]["text"], body[2]["text"]) == (
+        "Archivos del informe", "Cualquiera que tenga estos enlaces puede descargar los archivos durante 7 días.")
+    settings.public_url = None
+    channel.upload(files, language="fr")
+    assert connector.messages()[-1].text.startswith("Les fichiers du rapport sont prêts, mais les liens")

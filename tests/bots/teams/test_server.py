@@ -11,8 +11,7 @@ from botbuilder.schema import Activity
 
 import jobs
 from bots import file_links as files
-from bots.chat_common import ERROR_LINE
-from bots.teams.bot import USAGE, thread_id_of
+from bots.teams.bot import teams_usage, thread_id_of
 from bots.teams.markdown import to_teams_markdown
 from tests.bots.raw_http import BAD_REQUESTS, assert_refused_once
 from tests.bots.teams.activities import (
@@ -23,7 +22,10 @@ from tests.bots.teams.activities import (
     next_id,
     personal_message,
 )
+from tests.texts import ERROR_LINE
 from tests.waiting import wait_for, wait_logged
+
+USAGE = teams_usage("en")
 
 
 def _report(settings, name="report.pdf", data=b"%PDF-1.5\n" + b"x" * 5000):
@@ -353,3 +355,45 @@ def test_a_request_the_server_cannot_parse_is_400_and_one_log_line(bot, caplog, 
     """Anyone on the network can send such a request: it costs one warning line, not an error with
     a traceback."""
     assert_refused_once(bot.url, request_bytes, caplog)
+
+
+def test_file_consent_answers_are_said_in_the_chats_language(bot, connector, settings):
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+    from tests.bots.teams.activities import TENANT
+
+    set_thread(get_store(settings), f"teams:{TENANT}:a:personal-alice", requester=ALICE["id"], status="done",
+               question="Wie funktionieren Wärmepumpen in sehr kalten Wintern?")
+    declined = file_consent(connector.url, "decline", {"token": "whatever", "name": "report.pdf"},
+                            upload_url=connector.upload_url("report.pdf"), name="report.pdf")
+    bot.send(declined)
+    forged = file_consent(connector.url, "accept", {"token": "whatever", "name": "report.pdf"},
+                          upload_url=connector.upload_url("report.pdf"), name="report.pdf")
+    bot.send(forged)
+    token = files.make_token(_report(settings), settings=settings, purpose="consent", audience="a:personal-alice")
+    accepted = file_consent(connector.url, "accept", {"token": token, "name": "report.pdf"},
+                            upload_url=connector.upload_url("report.pdf"), name="report.pdf")
+    bot.send(accepted)
+    said = [m.text for m in connector.messages()]
+    assert said == ["Okay, ich lade report.pdf nicht hoch.", "Dieses Dateiangebot ist ungültig.",
+                    "**report.pdf** liegt jetzt in deinem OneDrive."], said
+
+
+def test_the_welcome_follows_the_locale_and_an_internal_error_the_messages_language(bot, connector, monkeypatch):
+    from bots.chat_phrases import SAY
+
+    welcome = personal_message(connector.url, "", conversation_id="a:personal-alice-ja")
+    welcome.update(type="conversationUpdate", membersAdded=[dict(BOT)], locale="ja-JP")
+    welcome.pop("text")
+    bot.send(welcome)
+    (reply,) = connector.messages("a:personal-alice-ja")
+    assert reply.text == to_teams_markdown(teams_usage("ja"))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("database password=hunter22 at /srv/secret")
+
+    monkeypatch.setattr(jobs, "handle_message", broken)
+    bot.send(personal_message(connector.url, "Wie funktionieren Wärmepumpen in sehr kalten Wintern?"))
+    (said,) = connector.messages("a:personal-alice")
+    assert said.text == SAY("error_line", "de") == (
+        "Entschuldigung, bei mir ist etwas schiefgelaufen; bitte versuche es in einer Minute noch einmal.")

@@ -15,6 +15,8 @@ from pathlib import Path
 import jobs
 from bots.chat_common import dedupe_key, is_from_bot, is_help, usage
 from bots.chat_common import split_text as split
+from bots.chat_phrases import chat_language
+from engine.phrasebook import Phrasebook
 from engine.settings import Settings
 from jobs.conversation import Address, Message
 from jobs.dispatch import handle
@@ -22,8 +24,13 @@ from jobs.dispatch import handle
 FACTORY = "tests.bots.webhook.adapter:from_reference"
 #: The surface's own limit for one message's text, in characters.
 TEXT_LIMIT = 1000
-USAGE = usage(["Send `{\"to_bot\": true, \"text\": QUESTION}` to start a research."],
-              follow_up="send a message with `to_bot` in its thread")
+#: The surface's own words, in every language of :data:`bots.chat_phrases.SAY`.
+SAY = Phrasebook(Path(__file__).with_name("phrases.json"))
+
+
+def webhook_usage(language: str) -> str:
+    """The surface's help text in ``language``."""
+    return usage(language, [SAY("webhook_help_ask", language)], follow_up=SAY("webhook_help_follow_up", language))
 
 
 class WebhookPort:
@@ -77,10 +84,12 @@ class WebhookSurface:
             return "duplicate"
         address = Address.DM if payload.get("direct") else Address.MENTION if payload.get("to_bot") else Address.NONE
         port = WebhookPort({"factory": FACTORY, "outbox": str(self.outbox), "thread": payload["thread"]})
+        thread_key = f"webhook:{payload['thread']}"
         if address is not Address.NONE and is_help(text):
-            port.post(USAGE)
+            info = jobs.thread_info(thread_key, settings=self.settings)
+            port.post(webhook_usage(chat_language(text, question=info.question if info else None)))
             return "help"
-        message = Message(thread_key=f"webhook:{payload['thread']}", author=str(user), text=text,
+        message = Message(thread_key=thread_key, author=str(user), text=text,
                           event_id=f"webhook:{payload['id']}", address=address)
         reply = handle(message, port.reference(), settings=self.settings)
         if reply.text:

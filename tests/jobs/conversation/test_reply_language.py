@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from bots.chat_phrases import SAY
 from engine.phrasebook import Phrasebook, template_fields
 from engine.progress import WORDS as PROGRESS_WORDS
 from engine.progress import Progress
@@ -14,6 +15,7 @@ from jobs.conversation import Action, Message, decide, reply_for
 from jobs.conversation.replies import REPLIES, reply_language
 from jobs.phrases import WORDS, thread_language
 from jobs.status import progress_text
+from tests.bots.webhook.adapter import SAY as WEBHOOK_SAY
 from tests.jobs.conversation.test_rules import KINDS, NOW, OTHER, REQUESTER, TABLE, VIEW, message, record
 
 #: One research question per language of the catalogue, long enough for the language to be told.
@@ -27,11 +29,13 @@ QUESTIONS = {
 }
 
 
-#: Phrases written the same way in some languages as in English ("PDF", "30 min").
-SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_separator"}
+#: Phrases written the same way in some languages as in English ("PDF", "30 min", "- **{status}**{where}: ").
+SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_separator", "status_line",
+                          "slack_where_channel"}
 
 
-@pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS], ids=["chat", "progress"])
+@pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS, SAY, WEBHOOK_SAY], ids=["chat", "progress", "adapters",
+                                                                              "webhook"])
 def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook):
     assert book.languages == tuple(QUESTIONS)
     for key, entry in book.catalogue.items():
