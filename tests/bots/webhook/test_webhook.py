@@ -85,3 +85,15 @@ def test_cancel_by_the_requester_only_and_bots_are_ignored(surface, research):
     assert say(surface, "cancel", thread="t2") == "cancelling"
     wait_status(surface, "cancelled", thread="t2")
     research.gate.set()
+
+
+def test_help_speaks_the_threads_language_and_the_help_words(surface, research):
+    from tests.bots.webhook.adapter import webhook_usage
+
+    assert say(surface, "aide", to_bot=True, thread="t9") == "help"
+    assert outbox(surface)[-1]["text"].startswith("**Deep Research** rédige un rapport sourcé")
+    assert say(surface, "Wie funktionieren Wärmepumpen in sehr kalten Wintern?", to_bot=True) == "started"
+    wait_status(surface, "paused", "done")
+    assert say(surface, "help", to_bot=True) == "help"
+    helped = [e["text"] for e in outbox(surface) if e["text"].startswith("**Deep Research**")][-1]
+    assert helped == webhook_usage("de") and "Sende `{\"to_bot\": true" in helped
