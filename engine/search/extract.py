@@ -30,15 +30,20 @@ TITLE_SEARCH_CHARS = 256 * 1024
 #: The start of the end tag of an element whose content is read as text (``<title>``,
 #: ``<script>``, ``<style>``), followed by attributes or a slash.
 _RAW_TEXT_END_OPEN = re.compile(r"</(title|script|style)(?=[\t\n\f\r /])", re.IGNORECASE)
+#: The start of any end tag the HTML standard reads as one: ``</``, then a name that starts with an
+#: ASCII letter and runs to whitespace, ``/`` or ``>``
+#: (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state and #tag-name-state).
+_END_TAG_OPEN = re.compile(r"</([a-zA-Z][^\t\n\f\r />]*+)")
 #: The rest of such an end tag, up to the ``>`` that ends it, as the HTML standard's tokenizer reads
-#: it: spaces and slashes, and attributes, each a name (an ``=`` may start it; a quote in it is a
-#: character of the name), then maybe ``=`` and a value, double-quoted, single-quoted (either may
-#: hold ``>``) or unquoted (ended by whitespace or ``>``)
+#: it: spaces and slashes, and attributes, each a name (after a space, a slash or a quoted value; an
+#: ``=`` may start it; a quote in it is a character of the name), then maybe ``=`` and a value,
+#: double-quoted, single-quoted (either may hold ``>``; one never closed runs to the end of the
+#: markup) or unquoted (ended by whitespace or ``>``)
 #: (https://html.spec.whatwg.org/multipage/parsing.html#before-attribute-name-state and the states
 #: after it). Possessive, so a ``>`` inside a quoted value is never taken for the tag's end.
 _END_TAG_REST = re.compile(
-    r"(?:[\t\n\f\r /]|[^\t\n\f\r />][^\t\n\f\r />=]*+"
-    r"""(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|[^\t\n\f\r >]*+))?+)*+>"""
+    r"""(?:[\t\n\f\r /]|(?<=[\t\n\f\r /"'])[^\t\n\f\r />][^\t\n\f\r />=]*+"""
+    r"""(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])[^\t\n\f\r >]*+))?+)*+>"""
 )
 
 
@@ -242,6 +247,7 @@ class _HTMLText(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
+        self.closing = False  # close() was called: no more markup comes after what is there
         self.parts: list[str] = []
         self.title: list[str] = []
         self.h1: list[str] = []
@@ -254,6 +260,30 @@ class _HTMLText(HTMLParser):
         self.main_depth = 0
         self.main_span: list[int] = []  # [start] while inside the main element, then [start, end]
         self.anchors: list[int] = []
+
+    def close(self) -> None:
+        """Read what is left of the markup: no more of it comes."""
+        self.closing = True
+        super().close()
+
+    def parse_endtag(self, i: int) -> int:
+        """Read the end tag at ``i`` of the markup as the HTML standard's tokenizer does, and return
+        where it ends (-1: not all there yet). Its attributes are read as a start tag's, then
+        dropped, so a ``>`` in a quoted value (``</p a=">">``) does not end it: the standard
+        library's parser (CPython 3.11) ended it at its first ``>`` and left the rest (``">``) as
+        the page's text. An end tag that the markup ends inside is dropped with all after it, as the
+        standard reads an end of file in a tag (https://html.spec.whatwg.org/multipage/parsing.html#attribute-value-(double-quoted)-state),
+        and in one step: the library's fallback would look for its end again at each later ``</``.
+        Inside a title, script or style (raw text, their end tags made plain by
+        :func:`_plain_raw_text_ends`), and for ``</>``, ``</ p>`` or ``</3``, the library's own reading."""
+        opened = _END_TAG_OPEN.match(self.rawdata, i)
+        if opened is None or self.cdata_elem is not None:
+            return super().parse_endtag(i)
+        rest = _END_TAG_REST.match(self.rawdata, opened.end())
+        if rest is None:  # the markup ends inside the tag
+            return len(self.rawdata) if self.closing else -1
+        self.handle_endtag(opened.group(1).lower())
+        return rest.end()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self.skip_tag:
