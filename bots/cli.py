@@ -26,7 +26,7 @@ from bots.terminal_signals import (
     interrupted_exit_code,
     say_interrupted,
 )
-from bots.terminal_streams import put
+from bots.terminal_streams import guard_standard_streams, put
 from engine.settings import SettingsError
 
 
@@ -427,7 +427,8 @@ def main() -> None:
 
 def _set_up() -> None:
     """The process's settings for every command: the collector's threshold, the umask, the standard
-    streams, the log."""
+    streams (never None; an output that fails is silenced: :func:`bots.terminal_streams.guard_standard_streams`),
+    the log."""
     from bots.logs import configure_logging
 
     # The research code's imports (langchain-core, langgraph, pydantic models) allocate about a
@@ -439,6 +440,7 @@ def _set_up() -> None:
     for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
         if getattr(sys, name) is None:  # started with it closed (2>&-, <&-): as /dev/null, not an AttributeError mid-run
             setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115 - for the process's life
+    guard_standard_streams()  # an output that cannot take a line is silenced, as ask's is, in every command
     configure_logging()
     for stream in (sys.stdout, sys.stderr):  # a last guard: an unprintable character never ends a run
         if hasattr(stream, "reconfigure"):
