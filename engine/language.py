@@ -208,6 +208,12 @@ ABBREVIATIONS = frozenset({
 })
 
 
+def paragraphs(text: str) -> list[str]:
+    """The paragraphs of ``text``: its parts between blank lines (lines of only whitespace count as
+    blank), in order; none that is only whitespace."""
+    return [paragraph for paragraph in _PARAGRAPH.split(text) if paragraph.strip()]
+
+
 def sentences(text: str) -> list[str]:
     """Split prose into sentences: at end punctuation followed by space, or at blank lines.
 
@@ -215,7 +221,7 @@ def sentences(text: str) -> list[str]:
     "Dr.", "z.B.") or when the text after it starts with a lower-case letter ("Use e.g. wait_for").
     """
     out: list[str] = []
-    for paragraph in _PARAGRAPH.split(text):
+    for paragraph in paragraphs(text):
         start = len(out)
         for part in _SENTENCE.split(paragraph):
             part = " ".join(part.split())

@@ -24,7 +24,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from engine import offline_review as R
 from engine import offline_text as T
 from engine.citations import SID
-from engine.language import NAMES, detect_language, sentences, words
+from engine.language import NAMES, detect_language, paragraphs, sentences, words
 from engine.offline_phrases import phrase
 from engine.offline_select import choose, rank
 from engine.text import markdown_literal, markdown_unescape
@@ -102,6 +102,7 @@ def readable(sentences_: list[str]) -> list[str]:
 
     A code line is dropped; a sentence that opens with a reference to what came before ("However
     this ...", see :func:`engine.offline_review.flaw`) is kept only joined to the sentence before it.
+    ``sentences_`` are taken as one paragraph's (:func:`passages` gives them so).
     """
     out: list[str] = []
     prev = ""
@@ -127,9 +128,11 @@ def readable(sentences_: list[str]) -> list[str]:
 
 def passages(text: str, query: str) -> list[str]:
     """What may be quoted from ``text``: its prose sentences that read on their own
-    (:func:`readable`), else, for a short file or a table, its short sentences and lines (CSV rows)
-    that share a word with ``query``."""
-    good = distinct(readable(sentences(text)))
+    (:func:`readable`, paragraph by paragraph: a sentence that refers to the one before it, "It was
+    released in 2024", is joined to it only within one paragraph; after a blank line it is dropped,
+    as the paragraph before may be about something else), else, for a short file or a table, its
+    short sentences and lines (CSV rows) that share a word with ``query``."""
+    good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph))])
     if good:
         return good
     wanted = set(T.content_words(query))

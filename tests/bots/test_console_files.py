@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.bots.console_helpers import ask
+from tests.bots.console_helpers import ask, report_of
 from tests.shared_files import encrypted_pdf_bytes, pdf_bytes
 
 PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
@@ -122,3 +122,19 @@ def test_the_same_file_by_any_path_is_read_once_and_said_once(tmp_path):
     assert "Reading 1 file …" in out.stderr and "files: 1 file read\n" in out.stderr, out.stderr
     notes = [ln for ln in out.stderr.splitlines() if "read once" in ln]
     assert notes == ["notes.md: given 5 times, read once"], out.stderr
+
+
+def test_ask_offline_never_quotes_a_pronoun_sentence_with_the_paragraph_before_it(tmp_path):
+    """A file's sentence, then after a blank line one that starts with a pronoun: the claim quoted
+    both as one passage across the paragraph break."""
+    (tmp_path / "notes.md").write_text(
+        "# Zephyr notes\n\nThe Zephyr-9 is a compact wind turbine designed for rooftops in windy coastal towns.\n\n"
+        "It was released in 2024 by Nordwind GmbH.\n\n"
+        "The Zephyr-9 blades are made of recycled carbon fibre. They turn even at low wind speeds on roofs.\n")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--file", "notes.md",
+              "Who released the Zephyr-9 wind turbine and when?")
+    assert out.returncode == 0, out.stderr
+    report = report_of(tmp_path, out.stdout).read_text()
+    assert "coastal towns. It was released" not in report, report
+    assert "It was released in 2024" not in report, report  # on its own it says nothing of the Zephyr-9
+    assert "The Zephyr-9 is a compact wind turbine" in report, report

@@ -3,6 +3,8 @@ relevance floor, and diverse (maximal marginal relevance)."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine.offline_select import choose, rank, terms
 
 POOL = [
@@ -95,3 +97,34 @@ def test_a_sentence_leaning_on_the_one_before_is_quoted_only_with_it():
     assert out[0] == " ".join(text[:3])  # the two leaning sentences come with the one they lean on
     assert out[1:] == [text[3]]  # "A similar ..." names its own subject
     assert readable(text[1:3]) == []  # with nothing before them, neither is quoted
+
+
+FIRST = "The Zephyr-9 is a compact wind turbine designed for rooftops in windy coastal towns."
+
+
+@pytest.mark.parametrize("leaning", [
+    "It was released in 2024 by Nordwind GmbH.",
+    "They were released in 2024 by Nordwind GmbH in Bremen.",
+    "This model was released in 2024 by Nordwind GmbH.",
+    "However, these turbines were released in 2024 by Nordwind GmbH.",
+    "Similar designs were released in 2024 by Nordwind GmbH.",
+])
+@pytest.mark.parametrize("blank", ["\n\n", "\n  \n", "\n\n\n", "\n \n\n", "\n\t\n"])
+def test_a_sentence_leaning_on_the_one_before_is_not_joined_to_it_across_a_paragraph_break(leaning, blank):
+    """A pronoun sentence after a blank line was quoted with the last sentence of the paragraph
+    before it, as if one passage; the paragraph before may be about something else."""
+    from engine.offline import passages
+
+    out = passages(f"{FIRST}{blank}{leaning}\n\nIts blades are made of recycled carbon fibre and turn slowly.",
+                   "Who released the Zephyr-9?")
+    assert FIRST in out and not any(leaning in s for s in out), out
+    assert passages(f"{FIRST} {leaning}", "Who released the Zephyr-9?") == [f"{FIRST} {leaning}"]
+    assert passages(f"{FIRST}\n{leaning}", "Who released the Zephyr-9?") == [f"{FIRST} {leaning}"]  # one line break: one paragraph
+
+
+def test_a_leaning_sentence_is_joined_to_the_sentence_before_it_in_its_own_paragraph():
+    from engine.offline import passages
+
+    second = "The Nordwind N-3 is a larger turbine for farms and small wind parks on the coast."
+    out = passages(f"{FIRST}\n\n{second} It was released in 2024 by Nordwind GmbH.", "Nordwind turbines")
+    assert out == [FIRST, f"{second} It was released in 2024 by Nordwind GmbH."]
