@@ -55,7 +55,8 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     """Return ``(title, text)`` of the file at ``path`` (``size`` bytes), passages split by blank lines.
 
     The title comes from HTML ``<title>`` (else the first ``<h1>``), Markdown front matter or the
-    first level-1 heading outside code (:func:`_markdown`), an reStructuredText section title, PDF
+    first level-1 heading outside code (:func:`_markdown`), the first reStructuredText section title
+    (:func:`_rst_title`; never its first line otherwise, which may be ``.. _label:``), PDF
     metadata, else the first short line unless it ends as a sentence does (it is then text, not a
     heading); in Markdown the first line of the first block, and only when that block is a heading
     or a paragraph (a code fence or a list item is no title); else the file name. A title without a
@@ -80,7 +81,9 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
             else:
                 text = decode_text(data)
                 if suffix == ".rst" or name.endswith(".rst.txt"):
-                    title = _rst_title(text)
+                    # reStructuredText marks its title: a first line that is not one (a ".. _label:"
+                    # link target, a directive, a comment, a paragraph) is never taken instead
+                    title, first = _rst_title(text), ""
                 elif suffix in (".md", ".markdown"):
                     title, first, text = _markdown(text)
                 else:
@@ -169,13 +172,31 @@ def _markdown(text: str) -> tuple[str | None, str, str]:
     return title or heading, first, text
 
 
+#: An reStructuredText section adornment: one printable ASCII character that is not a letter or a
+#: digit, repeated (three times or more here).
+_RST_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}\s*$")
+#: The start of an reStructuredText explicit markup block: two full stops, then whitespace or the
+#: line's end (https://docutils.sourceforge.io/docs/ref/rst/restructuredtext.html#explicit-markup-blocks):
+#: a link target (``.. _label:``), a directive (``.. note::``), a substitution, a footnote or a comment.
+_RST_EXPLICIT = re.compile(r"\.\.(?:\s|$)")
+
+
 def _rst_title(text: str) -> str | None:
+    """The first section title of reStructuredText ``text``: a line underlined (and maybe overlined)
+    with one punctuation character at least as long as it, starting at the line's start (an
+    overlined title may be inset), its roles (``:ref:`x```) and inline literals unmarked; None when
+    there is none. A line of explicit markup (``.. _label:``, ``.. note::``, ``..``) is never a
+    title, nor an indented line (a directive's or a comment's body, a literal block)
+    (https://docutils.sourceforge.io/docs/ref/rst/restructuredtext.html#sections)."""
     lines = text.splitlines()
-    adornment = re.compile(r"([=\-~^\"'#*+`:.])\1{2,}\s*$")
-    for line, under in zip(lines, lines[1:], strict=False):
-        if line.strip() and not adornment.match(line) and adornment.match(under) \
-                and len(under.rstrip()) >= len(line.rstrip()):
-            return re.sub(r":[\w:+-]+:`([^`]*)`", r"\1", line.strip()).replace("``", "")
+    for n, (line, under) in enumerate(zip(lines, lines[1:], strict=False)):
+        if not line.strip() or _RST_ADORNMENT.match(line) or not _RST_ADORNMENT.match(under) \
+                or len(under.rstrip()) < len(line.rstrip()) or _RST_EXPLICIT.match(line.lstrip()):
+            continue
+        over = lines[n - 1].rstrip() if n else ""
+        if line[0] in " \t" and over != under.rstrip():  # inset: only under an overline like its underline
+            continue
+        return re.sub(r":[\w:+-]+:`([^`]*)`", r"\1", line.strip()).replace("``", "")
     return None
 
 

@@ -161,3 +161,39 @@ def test_the_offline_report_quotes_a_first_line_that_holds_the_answer(tmp_path, 
     report = Path(next(line.strip() for line in out.stdout.splitlines() if line.strip().endswith("report.md")))
     body = report.read_text(encoding="utf-8").split("\n## Sources")[0]
     assert f"{CACHE_LINE} [1]" in body, body
+
+
+RST_BODY = "Geothermal heat pumps move heat from the ground into a house all year round.\n"
+
+
+@pytest.mark.parametrize("opening", [
+    ".. _geothermal-notes:\n\n",
+    ".. _geothermal-notes: https://example.org/geo\n\n",
+    ".. note::\n\n   Draft, to be checked.\n\n",
+    ".. note:: Draft, to be checked.\n\n",
+    "..\n   A comment that is not shown.\n\n",
+    ".. This whole line is a comment\n\n",
+    "..\n\n",
+    ".. |pump| image:: pump.png\n\n",
+    ".. [#] A footnote.\n\n",
+    ".. meta::\n   :description: Geothermal notes\n\n",
+    ":orphan:\n\n",
+])
+@pytest.mark.parametrize("name", ["geo.rst", "geo.rst.txt", "GEO.RST"])
+def test_an_rst_directive_target_or_comment_is_never_the_title(tmp_path, opening, name):
+    """The first-line fallback took ``.. _label:`` (or another directive or comment) for the title."""
+    title, _ = _extract(tmp_path, name, f"{opening}Geothermal heat\n===============\n\n{RST_BODY}")
+    assert title == "Geothermal heat"
+    title, _ = _extract(tmp_path, name, f"{opening}{RST_BODY}")  # no section title: the file name
+    assert title == name
+
+
+@pytest.mark.parametrize(("content", "title"), [
+    ("=================\n Geothermal heat\n=================\n\n" + RST_BODY, "Geothermal heat"),  # inset under an overline
+    ("Geothermal heat\n_______________\n\n" + RST_BODY, "Geothermal heat"),  # any punctuation underlines
+    (".. note::\n\n   Not a title\n   ===========\n\nGeothermal heat\n---------------\n\n" + RST_BODY, "Geothermal heat"),
+    ("::\n\n   Code title\n   ==========\n\nGeothermal heat\n~~~~~~~~~~~~~~~\n\n" + RST_BODY, "Geothermal heat"),
+    ("Short notes\n\n" + RST_BODY, "geo.rst"),  # a first line no section title marks: the file name
+])
+def test_the_rst_title_is_the_first_section_title_or_the_file_name(tmp_path, content, title):
+    assert _extract(tmp_path, "geo.rst", content)[0] == title
