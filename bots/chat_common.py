@@ -356,9 +356,16 @@ def _lines(text: str, *, commonmark: bool) -> list[_Line]:
                     for s in spans[bisect.bisect_left(starts, start):bisect.bisect_right(starts, end)])
         out.append(_Line(line, own, fence is not None,
                          (fence.close, fence.reopen) if fence is not None and n > fence.first else None,
-                         fence.reopen if fence is not None and n == fence.first else None))
+                         _opener_short(line, fence) if fence is not None and n == fence.first else None))
         start = end + 1
     return out
+
+
+def _opener_short(line: str, fence: Fence) -> str:
+    """The short form of a block's opening ``line``: its own quote and list markers (a list item's
+    marker too, which the block's ``reopen`` line blanks), then the fence and language of ``reopen``."""
+    markup = fence.close.lstrip(" >")
+    return line[:line.find(markup)] + fence.reopen[len(fence.close) - len(markup):]
 
 
 def _paragraphs(lines: Sequence[_Line]) -> list[list[_Line]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from tests.redis_db import redis_db  # noqa: F401  (a fixture for every test package)
 from tests.waiting import scale
@@ -13,6 +14,11 @@ from tests.waiting import scale
 # the recording test port (tests.fakes.recording_port) and the test webhook surface are chat surfaces
 # outside bots/: name their package for this process and every child it starts
 os.environ.setdefault("CHAT_PORT_PACKAGES", "tests.fakes,tests.bots.webhook")
+
+# Property tests (Hypothesis) draw the same examples on every run, Hypothesis's own "ci" profile
+# (derandomize, no example database, no deadline unless a test sets one): a run's result depends on
+# the code, not on the draw. HYPOTHESIS_PROFILE=default draws new examples each run, to look for more.
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

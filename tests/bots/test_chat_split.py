@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from bots.chat_code import span_around, tick_spans
+from bots.chat_code import layout, span_around, tick_spans
 from bots.chat_common import (
     _flips_fence,
     _lines,
@@ -165,6 +165,8 @@ tick_words = st.text(alphabet="````` a\n", min_size=0, max_size=12)
 @settings(max_examples=400, deadline=2000)
 @given(st.lists(st.one_of(words, tick_words), min_size=1, max_size=80),
        st.one_of(st.integers(min_value=5, max_value=40), st.integers(min_value=40, max_value=200)))
+@example(["`a\n", ">b`"], 5)  # a span over lines whose second line starts with a quote marker
+@example([">`\n", ">`"], 5)  # ... inside a quote: written on one line, the quote's marker goes with its line
 def test_no_piece_is_over_the_limit_and_no_word_is_lost(parts, limit):
     text = " ".join(parts)
     chunks = split_text(text, limit)
@@ -172,10 +174,25 @@ def test_no_piece_is_over_the_limit_and_no_word_is_lost(parts, limit):
     if "`" not in text:  # (code spans and fences get backticks added at a cut)
         assert "".join("".join(chunks).split()) == "".join(text.split())  # only spaces go, at cuts
     # else every other character is kept, in order (a reopened fence adds its language), but for the
-    # info string of a fence's line longer than a piece (written as its fence and language)
+    # info string of a fence's line longer than a piece (written as its fence and language), and the
+    # quote markers that start a line a code span continues on: the span is written on one line (the
+    # same code, in the same quote), so its second line's markers go with the line break
     kept = re.sub(r"(?m)^([\s>*+\-\d.)]*(?:`{3,}|~{3,})).*$", r"\1", text)
+    kept = _without_markers_inside_spans(kept)
     shown = iter("".join(chunks))
     assert all(ch in shown for ch in kept if ch not in "` \n")
+
+
+def _without_markers_inside_spans(text: str) -> str:
+    """``text`` without the quote markers (``>``) at the start of each line that a code span over
+    lines continues on (CommonMark reads them as the quote's, not the span's)."""
+    _, spans = layout(text)
+    drop: set[int] = set()
+    for span in spans:
+        if span.ticks:
+            for m in re.finditer(r"\n([ >]*)", text[span.start:span.end]):
+                drop.update(range(span.start + m.start(1), span.start + m.end(1)))
+    return "".join(ch for i, ch in enumerate(text) if i not in drop)
 
 
 @pytest.mark.parametrize("limit", range(5, 41))
@@ -347,6 +364,8 @@ def _assert_pieces_show_the_code_of(text: str, limit: int) -> None:
     assert "".join(s[2] for s in shown) == blocks
 
 
+#: The quote and list markers a line opens with: how deep its blocks nest.
+_CONTAINER_MARKERS = re.compile(r"[ >*+-]*")
 markdown_words = st.text(alphabet="ab`\\~*_#>-", min_size=1, max_size=12)
 markdown_lines = st.lists(st.one_of(markdown_words, st.sampled_from(["```", "~~~", "\n", "\n\n", "```py\n"])),
                           min_size=1, max_size=120)
@@ -357,5 +376,21 @@ markdown_lines = st.lists(st.one_of(markdown_words, st.sampled_from(["```", "~~~
 def test_every_piece_shows_the_code_of_the_text_and_leaves_no_code_span_open(parts, limit):
     """Any text of words, backticks, escapes, fences and block markers, cut to any limit: see
     :func:`_assert_pieces_show_the_code_of`. (Links are left out: in rare texts a cut inside a
-    link's brackets or address still changes which backticks pair.)"""
-    _assert_pieces_show_the_code_of(" ".join(parts), limit)
+    link's brackets or address still changes which backticks pair. So are quotes and lists nested
+    deeper than markdown-it-py reads them, ``maxNesting`` 20: past that depth the rest of a line is
+    read differently in a piece that starts deeper in.)"""
+    text = " ".join(parts)
+    assume(max(len(_CONTAINER_MARKERS.match(line).group().replace(" ", "")) for line in text.split("\n")) < 16)
+    _assert_pieces_show_the_code_of(text, limit)
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("- ```python and a long info string that runs on\n  x = 1\n  ```", "- ```python"),
+    ("> 1. ~~~ yaml with more words than fit\n>    a: 1\n>    ~~~", "> 1. ~~~yaml"),
+    ("* ```` sh -e and more words here\n  ls\n  ````", "* ````sh"),
+])
+def test_a_long_fence_line_written_short_keeps_its_list_item(text, opener):
+    """A block's opening line longer than a piece is written as its fence and language: in a list
+    item, after the item's own marker, so the block stays in its item."""
+    chunks = split_text(text, 30)
+    assert chunks[0].startswith(opener + "\n"), chunks
