@@ -37,8 +37,14 @@ COMMANDS = [
     (["teams", "--host", "256.0.0.1"], 1),  # cannot listen
 ]
 
-#: How the stream under test is given: a full device, or a pipe whose reader has gone.
+#: How the stream under test is given: a full device, or a pipe whose reader has gone. Every command
+#: is run on a full device; a pipe whose reader has gone is tried with one command of each kind
+#: (a line, a long table or JSON, a usage error, a setting's refusal), each run being a process.
 OUTPUTS = ["full", "closed-pipe"]
+PIPE_COMMANDS = [(["--version"], 0), (["audit"], 0), (["audit", "--json"], 0), (["index", "{docs}"], 0),
+                 (["bogus"], 2), (["worker"], 1)]
+#: The commands that write to stderr: usage errors and refusals.
+STDERR_COMMANDS = [(args, code) for args, code in COMMANDS if code]
 
 
 def _audit_trail(data: Path, records: int = 400) -> None:
@@ -72,8 +78,9 @@ def _run(tmp_path: Path, args: list[str], stream: str, output: str) -> tuple[int
     return ran.returncode, ran.stderr if other == "stderr" else ran.stdout
 
 
-@pytest.mark.parametrize("output", OUTPUTS)
-@pytest.mark.parametrize(("args", "code"), COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
+@pytest.mark.parametrize(("args", "code", "output"),
+                         [(*c, "full") for c in COMMANDS] + [(*c, "closed-pipe") for c in PIPE_COMMANDS],
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
 def test_a_stdout_that_cannot_take_a_line_is_silenced_and_the_exit_code_stands(tmp_path, args, code, output):
     """``audit >/dev/full``, ``--version >/dev/full`` and ``index DIR >/dev/full`` ended in a
     traceback (ENOSPC) with exit 1; ``| head -c0`` ended with Click's exit 1."""
@@ -82,8 +89,9 @@ def test_a_stdout_that_cannot_take_a_line_is_silenced_and_the_exit_code_stands(t
     assert "Traceback" not in stderr and "╭" not in stderr and "Exception ignored" not in stderr, stderr
 
 
-@pytest.mark.parametrize("output", OUTPUTS)
-@pytest.mark.parametrize(("args", "code"), COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
+@pytest.mark.parametrize(("args", "code", "output"),
+                         [(*c, "full") for c in STDERR_COMMANDS] + [(*c, "closed-pipe") for c in PIPE_COMMANDS if c[1]],
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
 def test_a_stderr_that_cannot_take_a_line_is_silenced_and_the_exit_code_stands(tmp_path, args, code, output):
     """A usage error's line or a setting's refusal on a full stderr ended with exit 1, not its own code."""
     returncode, stdout = _run(tmp_path, args, "stderr", output)
