@@ -13,6 +13,7 @@ from pathlib import Path
 import aiohttp
 import httpx
 
+from engine.file_summary import skip_reason
 from engine.files import SharedFile
 from engine.settings import Settings
 
@@ -57,7 +58,7 @@ def fetch_offers(offers: Iterable[Offer], dest: Path, settings: Settings, *, pla
         elif shared.size > settings.file_max_bytes:
             pass  # the engine names the limit
         elif shared.size > left or left <= 0:
-            shared.skipped = f"over the {settings.thread_files_max_bytes / 1048576:.3g} MB limit of a thread's files"
+            shared.skipped = skip_reason("skip_thread_limit", limit=f"{settings.thread_files_max_bytes / 1048576:.3g} MB")
         else:
             download(shared, offer.url, dest / f"{number}.bin", limit=settings.file_max_bytes, platform=platform,
                      headers=offer.headers)
@@ -78,7 +79,7 @@ def download(shared: SharedFile, url: str, path: Path, *, limit: int, platform: 
     try:
         with httpx.stream("GET", url, headers=headers or {}, timeout=60, follow_redirects=True) as response:
             if response.status_code != 200:
-                shared.skipped = f"{platform} refused the download (HTTP {response.status_code})"
+                shared.skipped = skip_reason("skip_download_refused", platform=platform, status=str(response.status_code))
                 return shared
             with path.open("wb") as out:
                 for chunk in response.iter_bytes():
@@ -89,7 +90,7 @@ def download(shared: SharedFile, url: str, path: Path, *, limit: int, platform: 
     except (httpx.HTTPError, OSError) as err:
         log.warning("event=file_download_failed platform=%s name=%r error=%s", platform, shared.name[:80],
                     type(err).__name__)
-        shared.skipped = f"download failed ({type(err).__name__})"
+        shared.skipped = skip_reason("skip_download_failed", error=type(err).__name__)
         path.unlink(missing_ok=True)
         return shared
     shared.size = size

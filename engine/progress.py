@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.file_summary import Listed, files_status
 from engine.phrasebook import Phrasebook
 
 #: The progress line's words in each language of the catalogue (``phase_*`` keys name :data:`PHASES`).
@@ -37,7 +38,9 @@ class Progress:
         errors: one short line per failed research unit or tool.
         review_iteration: 1-based review round being run, 0 before the review.
         started_at: ``time.monotonic()`` when the turn began.
-        files: the thread's shared files, e.g. ``"2 files read, 1 skipped: encrypted PDF"`` ("" when none).
+        files: the thread's shared files (:class:`engine.files.FileEntry` rows, [] when none), shown
+            as :func:`engine.file_summary.files_status` in the line's language, e.g. ``"2 files
+            read, 1 skipped: encrypted PDF"``.
         waiting: what the run waits for before it goes on, e.g. ``"the database did not answer; trying
             again (2 of 4)"`` ("" when nothing; cleared by the next graph event).
     """
@@ -51,7 +54,7 @@ class Progress:
     review_iteration: int = 0
     started_at: float = field(default_factory=time.monotonic)
     source_ids: set[str] = field(default_factory=set, repr=False)
-    files: str = ""
+    files: list[Listed] = field(default_factory=list)
     waiting: str = ""
 
     @property
@@ -88,7 +91,8 @@ class Progress:
         ``elapsed``: the seconds shown, when the caller counts from an earlier start than the
         turn's (the terminal counts from the command's start); default :attr:`elapsed`.
         ``language``: an ISO 639-1 code; the words are :data:`WORDS`' in that language (English
-        when the catalogue lacks it). The files line, the wait and the problems stay as given.
+        when the catalogue lacks it), the files' too (:func:`engine.file_summary.files_status`). The
+        wait and the problems stay as given.
         """
         label = WORDS(f"phase_{self.phase}", language) if f"phase_{self.phase}" in WORDS.catalogue else self.phase
         if self.phase == "review" and self.review_iteration:
@@ -98,9 +102,10 @@ class Progress:
                   ] if self.topics_started else []
         if self.topics_started or self.sources_found:  # nothing is counted before the first topic
             counts.append(WORDS(_plural("sources", self.sources_found), language, n=self.sources_found))
+        files = files_status(self.files, language)
         line = (
             " · ".join([label, *counts])
-            + (f" · {self.files}" if self.files else "")
+            + (f" · {files}" if files else "")
             + " · " + WORDS("elapsed", language, minutes=mins, seconds=secs)
             + (f" · {self.waiting}" if self.waiting else "")
         )

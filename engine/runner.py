@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from engine.phrasebook import BASE_LANGUAGE
+from engine.phrases import WORDS, say
 from engine.progress import Progress
 from engine.settings import Settings
 from engine.text import clean_text, has_words
@@ -18,7 +21,27 @@ class RunCancelled(Exception):
 
 
 class TurnRejected(Exception):
-    """The turn cannot run (empty or over-long question, nothing to resume); message is for users."""
+    """The turn cannot run (empty or over-long question, nothing to resume); its message is for users.
+
+    ``TurnRejected(key, **fields)``: ``key`` is a ``rejected_*`` entry of :data:`engine.phrases.WORDS`
+    and ``fields`` its template's (numbers as ``int``, written per language); ``str(err)`` is the
+    English text (the terminal, logs, stored records) and :meth:`text` the text in a language. A
+    ``key`` the catalogue lacks is a message said as given in every language.
+    """
+
+    def __init__(self, key: str, /, **fields: object) -> None:
+        self.key = key
+        self.fields = fields
+        super().__init__(self.text())
+
+    def __reduce__(self):  # pickled (a queue, a process pool) with its key and fields, not only its English
+        return functools.partial(TurnRejected, self.key, **self.fields), ()
+
+    def text(self, language: str = BASE_LANGUAGE) -> str:
+        """The refusal in ``language`` (an ISO 639-1 code; English when the catalogue lacks it)."""
+        if self.key not in WORDS.catalogue:
+            return self.key
+        return say(self.key, language, **self.fields)
 
 
 MAX_QUESTION_CHARS = 8000
@@ -38,14 +61,11 @@ def validate_question(question: str | None) -> str:
     """
     text = clean_text(question).strip()
     if not text:
-        raise TurnRejected("The question is empty: ask something to research.")
+        raise TurnRejected("rejected_question_empty")
     if not has_words(text):
-        raise TurnRejected("The question has no words (only symbols or emoji): ask in words what to research.")
+        raise TurnRejected("rejected_question_no_words")
     if len(text) > MAX_QUESTION_CHARS:
-        raise TurnRejected(
-            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "
-            "Shorten it to the question itself: the research finds its own sources."
-        )
+        raise TurnRejected("rejected_question_too_long", length=len(text), limit=MAX_QUESTION_CHARS)
     return text
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.phrasebook import Phrasebook
+from engine.phrases import number as engine_number
 
 #: Every text the job layer posts or edits into a chat thread.
 WORDS = Phrasebook(Path(__file__).with_name("phrases.json"))
@@ -23,7 +24,7 @@ def thread_language(question: str | None) -> str:
 
 
 def number(value: int, language: str) -> str:
-    """``value`` with its digits grouped by thousands as ``language`` writes them (CLDR's grouping
-    separator: "8,000" in English, "8.000" in German and Spanish, "8 000" with a narrow no-break
-    space in French; the ``thousands_separator`` entry of :data:`WORDS`)."""
-    return f"{value:,}".replace(",", WORDS("thousands_separator", language))
+    """``value`` with its digits grouped by thousands as ``language`` writes them ("8,000" in English,
+    "8.000" in German and Spanish, "8 000" with a narrow no-break space in French): the engine's
+    :func:`engine.phrases.number`, so the engine's refusals and the bot's replies group alike."""
+    return engine_number(value, language)

@@ -269,8 +269,8 @@ class _TurnJob:
                 if self.lock_lost:
                     raise LockLost("the thread's lock lapsed during the research") from None
                 return self.cancelled()
-            except TurnRejected as err:
-                return self._rejected(str(err))
+            except TurnRejected as err:  # said in the thread's language, kept in English
+                return self._rejected(str(err), err.text(self.language))
             self.rec = records.patch(self.store, t.turn_id, outcome=outcome) or self.rec
         return self._deliver(outcome)
 
@@ -369,7 +369,7 @@ class _TurnJob:
             kwargs.update(await asyncio.to_thread(self._thread_material))
             shared = await asyncio.to_thread(load_manifest, self.settings, t.thread_id)
             if shared:
-                await status.show(f"{first} ({files_status(shared)})")
+                await status.show(f"{first} ({files_status(shared, self.language)})")
         cancel, stop = asyncio.Event(), asyncio.Event()
         latest: list = []
 
@@ -570,9 +570,11 @@ class _TurnJob:
         audit.record_end(self.settings, t.thread_id, "cancelled")  # a cancelled turn has no report
         return {"status": "cancelled", "turn_id": t.turn_id}
 
-    def _rejected(self, message: str) -> dict:
+    def _rejected(self, message: str, said: str) -> dict:
+        """End the turn refused: ``said`` (the refusal in the thread's language) is posted in the thread,
+        ``message`` (in English) kept on the thread, the turn's result and the audit record."""
         t = self.turn
-        self._post_once("rejected", message)
+        self._post_once("rejected", said)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
         records.finish(self.store, t.turn_id, "failed", last_error="rejected")
         audit.record_end(self.settings, t.thread_id, "rejected", error=message)

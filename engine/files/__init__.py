@@ -21,11 +21,11 @@ import os
 import re
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
+from engine.file_summary import files_status, skip_reason
 from engine.files.entries import FileEntry, SharedFile
-from engine.files.read import kind_of
+from engine.files.read import kind_of, unsupported_type
 from engine.files.store import (
     INDEX,
     MANIFEST,
@@ -44,8 +44,6 @@ __all__ = ["INDEX", "MANIFEST", "FileEntry", "PostgresThreadFileSearch", "Shared
            "thread_budget", "thread_search"]
 
 log = logging.getLogger(__name__)
-#: Skip reasons a status line names (one short line); the others are counted as ``+N more``.
-STATUS_REASONS = 3
 
 
 def load_manifest(settings: Settings, thread_id: str) -> list[FileEntry]:
@@ -113,15 +111,15 @@ def _read_one(item: SharedFile, settings: Settings, used: int, listed: list[File
     if item.skipped:
         entry.reason = item.skipped
     elif not entry.kind:
-        entry.reason = f"unsupported type ({Path(name).suffix.lower() or 'no extension'})"
+        entry.reason = unsupported_type(name)
     elif item.size > settings.file_max_bytes or item.path is None:
-        entry.reason = f"larger than the {_size(settings.file_max_bytes)} file limit"
+        entry.reason = skip_reason("skip_file_limit", limit=_size(settings.file_max_bytes))
     elif used + item.size > settings.thread_files_max_bytes:
-        entry.reason = f"over the {_size(settings.thread_files_max_bytes)} limit of a thread's files"
+        entry.reason = skip_reason("skip_thread_limit", limit=_size(settings.thread_files_max_bytes))
     else:
         result = parse(item.path, name, settings)
         if not result.get("ok"):
-            entry.reason = str(result.get("reason") or "unreadable")
+            entry.reason = str(result.get("reason") or skip_reason("skip_unreadable"))
         else:
             entry.status, entry.pages, entry.note = "read", int(result["pages"]), str(result["note"])
             entry.sections = len(result["sections"])
@@ -170,12 +168,12 @@ def parse(path: Path, name: str, settings: Settings) -> dict:
         done = subprocess.run(command, capture_output=True, timeout=settings.file_parse_timeout, check=False,
                               cwd=Path(__file__).resolve().parents[2], env=env)
     except subprocess.TimeoutExpired:
-        return {"ok": False, "reason": f"reading took over {settings.file_parse_timeout:g} seconds"}
+        return {"ok": False, "reason": skip_reason("skip_parse_timeout", seconds=settings.file_parse_timeout)}
     try:
         return json.loads(done.stdout)
     except ValueError:
         log.warning("event=file_parse_failed code=%s stderr=%r", done.returncode, done.stderr[-300:])
-        return {"ok": False, "reason": "could not be read (the reader failed)"}
+        return {"ok": False, "reason": skip_reason("skip_reader_failed")}
 
 
 def thread_budget(settings: Settings, thread_id: str) -> tuple[set[tuple[str, str]], int]:
@@ -184,22 +182,6 @@ def thread_budget(settings: Settings, thread_id: str) -> tuple[set[tuple[str, st
     entries = load_manifest(settings, thread_id)
     used = sum(e.size for e in entries if e.status == "read")
     return {(e.name, e.link) for e in entries}, settings.thread_files_max_bytes - used
-
-
-def files_status(entries: list[FileEntry]) -> str:
-    """``"3 files read, 1 skipped: scanned PDF without a text layer"`` ("" when there are none): the
-    :data:`STATUS_REASONS` most common reasons, then ``+N more`` for the other reasons."""
-    if not entries:
-        return ""
-    read = sum(e.status == "read" for e in entries)
-    skipped = [e.reason for e in entries if e.status != "read"]
-    text = f"{read} file{'' if read == 1 else 's'} read"
-    if skipped:
-        counted = Counter(skipped)
-        reasons = ", ".join(r for r, _ in counted.most_common(STATUS_REASONS))
-        more = len(counted) - STATUS_REASONS
-        text += f", {len(skipped)} skipped: {reasons}{f', +{more} more' if more > 0 else ''}"
-    return text
 
 
 def files_prompt(entries: list[FileEntry]) -> str:

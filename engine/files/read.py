@@ -23,6 +23,8 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from engine.file_summary import skip_reason
+
 #: File name endings read, by kind.
 KINDS = {".pdf": "pdf", ".docx": "docx", ".md": "markdown", ".markdown": "markdown", ".txt": "text",
          ".text": "text", ".log": "text", ".html": "html", ".htm": "html", ".csv": "csv"}
@@ -66,6 +68,13 @@ def kind_of(name: str) -> str | None:
     return KINDS.get(Path(name).suffix.lower())
 
 
+def unsupported_type(name: str) -> str:
+    """The skip reason of a file called ``name`` whose ending is not read: ``unsupported type (.exe)``,
+    or ``unsupported type (no extension)`` (:func:`engine.file_summary.skip_reason`)."""
+    ending = Path(name).suffix.lower()
+    return skip_reason("skip_unsupported_type", ending=ending) if ending else skip_reason("skip_no_extension")
+
+
 def read_file(path: Path, name: str, max_pages: int, max_chars: int) -> FileText:
     """Read the file at ``path`` (shared as ``name``) into sections.
 
@@ -78,7 +87,7 @@ def read_file(path: Path, name: str, max_pages: int, max_chars: int) -> FileText
     """
     kind = kind_of(name)
     if kind is None:
-        raise Unreadable(f"unsupported type ({Path(name).suffix.lower() or 'no extension'})")
+        raise Unreadable(unsupported_type(name))
     data = path.read_bytes() if kind != "pdf" else b""
     out = FileText(kind=kind)
     if kind == "pdf":
@@ -98,7 +107,7 @@ def read_file(path: Path, name: str, max_pages: int, max_chars: int) -> FileText
         sections = [["text", _decode(data)]]
     _cap(out, sections, max_chars)
     if not out.sections:
-        raise Unreadable("scanned PDF without a text layer" if kind == "pdf" else "no text")
+        raise Unreadable(skip_reason("skip_scanned_pdf" if kind == "pdf" else "skip_no_text"))
     return out
 
 
@@ -127,7 +136,7 @@ def _decode(data: bytes) -> str:
     try:
         return decode_text(data)
     except NotText:
-        raise Unreadable("binary content, not text") from None
+        raise Unreadable(skip_reason("skip_binary")) from None
 
 
 def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:
@@ -136,22 +145,22 @@ def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)
     with path.open("rb") as fh:
         if not fh.read(1024).lstrip().startswith(b"%PDF-"):
-            raise Unreadable("not a PDF (no %PDF header)")
+            raise Unreadable(skip_reason("skip_not_pdf"))
     try:
         reader = PdfReader(path)
         if reader.is_encrypted:
             try:
                 opened = reader.decrypt("")
             except Exception as err:  # an unsupported cipher is as closed as a password
-                raise Unreadable("encrypted PDF (password protected)") from err
+                raise Unreadable(skip_reason("skip_encrypted_pdf")) from err
             if not opened:
-                raise Unreadable("encrypted PDF (password protected)")
+                raise Unreadable(skip_reason("skip_encrypted_pdf"))
         count = len(reader.pages)
         sections = [[f"page {n + 1}", reader.pages[n].extract_text() or ""] for n in range(min(count, max_pages))]
     except Unreadable:
         raise
     except Exception as err:  # pypdf raises many exception types on malformed files
-        raise Unreadable(f"corrupt PDF ({type(err).__name__})") from err
+        raise Unreadable(skip_reason("skip_corrupt_pdf", error=type(err).__name__)) from err
     note = f"only the first {max_pages} of {count} pages read" if count > max_pages else ""
     return count, sections, note
 
@@ -163,7 +172,7 @@ def _docx(path: Path) -> list[list[str]]:
 
         document = docx.Document(str(path))
     except Exception as err:  # python-docx raises several types on a file that is not a DOCX
-        raise Unreadable(f"corrupt DOCX ({type(err).__name__})") from err
+        raise Unreadable(skip_reason("skip_corrupt_docx", error=type(err).__name__)) from err
     sections: list[list[str]] = []
     label, lines = "beginning", []
     for para in document.paragraphs:
@@ -190,16 +199,16 @@ def _check_zip(path: Path) -> None:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()
     except (zipfile.BadZipFile, OSError) as err:
-        raise Unreadable("corrupt DOCX (not a zip archive)") from err
+        raise Unreadable(skip_reason("skip_docx_not_zip")) from err
     if len(infos) > DOCX_MAX_PARTS:
-        raise Unreadable(f"DOCX with over {DOCX_MAX_PARTS} parts (possible zip bomb)")
+        raise Unreadable(skip_reason("skip_docx_parts", parts=DOCX_MAX_PARTS))
     if sum(i.file_size for i in infos) > DOCX_MAX_EXPANDED_BYTES:
-        raise Unreadable(f"DOCX expanding past {DOCX_MAX_EXPANDED_BYTES // 2**20} MB (possible zip bomb)")
+        raise Unreadable(skip_reason("skip_docx_expanding", megabytes=DOCX_MAX_EXPANDED_BYTES // 2**20))
     for info in infos:
         if info.file_size > 1024 * 1024 and info.file_size > DOCX_MAX_RATIO * max(info.compress_size, 1):
-            raise Unreadable(f"DOCX part expanding over {DOCX_MAX_RATIO} times (possible zip bomb)")
+            raise Unreadable(skip_reason("skip_docx_ratio", ratio=DOCX_MAX_RATIO))
     if "word/document.xml" not in {i.filename for i in infos}:
-        raise Unreadable("corrupt DOCX (no word/document.xml)")
+        raise Unreadable(skip_reason("skip_docx_no_document"))
 
 
 def _by_heading(text: str, heading: re.Pattern) -> list[list[str]]:
@@ -234,7 +243,7 @@ def _csv(text: str) -> list[list[str]]:
     try:
         rows = list(csv.reader(io.StringIO(text)))
     except csv.Error as err:
-        raise Unreadable(f"corrupt CSV ({err})") from err
+        raise Unreadable(skip_reason("skip_corrupt_csv", error=err)) from err
     if not rows:
         return []
     header, body = rows[0], rows[1:]
@@ -260,7 +269,7 @@ def main(argv: list[str]) -> int:
     except Unreadable as err:
         result = {"ok": False, "reason": str(err)}
     except MemoryError:
-        result = {"ok": False, "reason": "too large to read within the memory limit"}
+        result = {"ok": False, "reason": skip_reason("skip_memory")}
     except OSError as err:
         result = {"ok": False, "reason": err.strerror or type(err).__name__}
     sys.stdout.write(json.dumps(result))

@@ -18,7 +18,7 @@ from langgraph.types import Command
 from engine.artifact_store import artifact_store
 from engine.artifacts import run_dir
 from engine.checkpoints import open_checkpointer, open_store
-from engine.files import files_prompt, files_status, thread_search
+from engine.files import files_prompt, thread_search
 from engine.graph.budget import TokenCounter
 from engine.graph.build import graph_builder
 from engine.graph.context import RunContext
@@ -211,7 +211,7 @@ async def _graph_turn(
         config["callbacks"] = [TokenCounter(ctx), UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
                                              sink=functools.partial(artifact_store(settings).add_usage, directory))]
         progress = _progress_of(snapshot, turn)
-        progress.files = files_status(shared)
+        progress.files = shared
         log.info("event=turn_start thread=%s run=%s turn=%s", thread_id, run_id, turn)
 
         async def consume(graph_input) -> None:
@@ -305,18 +305,18 @@ def _turn_input(snapshot, thread_id: str, *, question: str | None, answer: str |
                 run_id, "start")
     if answer is not None:
         if status != "paused":
-            raise TurnRejected("There is no clarifying question waiting for an answer in this thread.")
+            raise TurnRejected("rejected_no_question")
         reply = (answer or "").strip()
         if not reply:
-            raise TurnRejected("The answer is empty.")
+            raise TurnRejected("rejected_answer_empty")
         if len(reply) > MAX_QUESTION_CHARS:
-            raise TurnRejected(f"The answer is over {MAX_QUESTION_CHARS:,} characters; shorten it.")
+            raise TurnRejected("rejected_answer_too_long", limit=MAX_QUESTION_CHARS)
         return Command(resume=reply), snapshot.values["run_id"], "resume"
     if resume_only:
         if status == "none":
-            raise TurnRejected(f"There is no research with thread id {thread_id}.")
+            raise TurnRejected("rejected_unknown_thread", thread_id=thread_id)
         return None, snapshot.values["run_id"], "continue"
-    raise TurnRejected("Nothing to do: give a question, an answer, or resume.")
+    raise TurnRejected("rejected_nothing_to_do")
 
 
 def _progress_of(snapshot, turn: str) -> Progress:

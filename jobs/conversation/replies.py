@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.runner import MAX_QUESTION_CHARS
+from engine.runner import MAX_QUESTION_CHARS, TurnRejected
 from engine.text import clean_text
 from jobs.conversation.message import Message
 from jobs.conversation.rules import Action, Decision, RuleSettings
@@ -79,9 +79,11 @@ def reply_language(thread: dict | None, message: Message, action: Action | None 
 
 def refused_question(question: str, err: Exception, language: str) -> str:
     """What a question refused before it reaches the rules (a slash command's, checked by
-    :func:`engine.runner.validate_question`) is told: one over the limit in its own ``language``,
-    as :data:`REPLIES` says it; else the refusal ``err`` as given (an empty question, or one with
-    no words, says nothing of its language)."""
+    :func:`engine.runner.validate_question`) is told, in its own ``language``: a
+    :class:`engine.runner.TurnRejected` in that language (:meth:`TurnRejected.text`: empty, no
+    words, too long); another error, one over the limit as :data:`REPLIES` says it, else as given."""
+    if isinstance(err, TurnRejected):
+        return err.text(language)
     length = len(clean_text(question).strip())
     if length <= MAX_QUESTION_CHARS:
         return str(err)

@@ -9,6 +9,7 @@ import pytest
 
 from bots.chat_phrases import SAY
 from engine.phrasebook import Phrasebook, template_fields
+from engine.phrases import WORDS as ENGINE_WORDS
 from engine.progress import WORDS as PROGRESS_WORDS
 from engine.progress import Progress
 from jobs.conversation import Action, Message, decide, reply_for
@@ -29,13 +30,15 @@ QUESTIONS = {
 }
 
 
-#: Phrases written the same way in some languages as in English ("PDF", "30 min", "- **{status}**{where}: ").
-SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_separator", "status_line",
+#: Phrases written the same way in some languages as in English ("PDF", "30 min", "25 MB", ", ",
+#: "- **{status}**{where}: ").
+SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_separator", "decimal_separator",
+                          "list_separator", "size_mb", "size_kb", "files_read_and_skipped", "status_line",
                           "slack_where_channel"}
 
 
-@pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS, SAY, WEBHOOK_SAY], ids=["chat", "progress", "adapters",
-                                                                              "webhook"])
+@pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS, ENGINE_WORDS, SAY, WEBHOOK_SAY],
+                         ids=["chat", "progress", "engine", "adapters", "webhook"])
 def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook):
     assert book.languages == tuple(QUESTIONS)
     for key, entry in book.catalogue.items():
@@ -145,3 +148,22 @@ def test_numbers_are_grouped_as_each_language_writes_them():
     said = refused_question(long_german, ValueError("too long"), "de")
     assert said.startswith("Die Frage ist 10.499 Zeichen lang; erlaubt sind 8.000.")
     assert refused_question("  ", ValueError("The question is empty"), "de") == "The question is empty"
+
+
+def test_a_slash_command_refused_as_empty_or_without_words_is_told_in_its_language():
+    from engine.runner import TurnRejected, validate_question
+    from jobs.conversation.replies import refused_question
+
+    def refusal(question: str) -> TurnRejected:
+        with pytest.raises(TurnRejected) as refused:
+            validate_question(question)
+        return refused.value
+
+    assert refused_question("  ", refusal("  "), "de") == "Die Frage ist leer: Gib an, was recherchiert werden soll."
+    assert refused_question("🚀", refusal("🚀"), "fr") == (
+        "La question ne contient aucun mot (seulement des symboles ou des emoji) : formulez avec des mots ce "
+        "qu'il faut rechercher.")
+    assert refused_question("  ", refusal("  "), "en") == "The question is empty: ask something to research."
+    long_japanese = "ヒートポンプは寒い冬にどのように機能しますか？" * 400
+    assert refused_question(long_japanese, refusal(long_japanese), "ja").startswith(
+        "質問が 9,200 文字あります。上限は 8,000 文字です。")
