@@ -26,6 +26,7 @@ from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
 from bots.teams.shared import has_personal_files, has_unreadable_files, read_personal_files
+from engine.file_summary import reason_text
 from engine.settings import Settings
 from engine.text import markdown_literal
 from jobs.conversation import Address
@@ -316,7 +317,7 @@ class TeamsBot(TeamsActivityHandler):
             return
         language = await self._language(turn_context)
         read = [e.name for e in entries if e.status == "read"]
-        skipped = [f"{e.name} ({e.reason})" for e in entries if e.status != "read"]
+        skipped = [f"{e.name} ({reason_text(e.reason, language)})" for e in entries if e.status != "read"]
         text = " ".join(filter(None, [
             SAY("teams_files_read", language, names=", ".join(read)) if read else "",
             SAY("teams_files_skipped", language, names=", ".join(skipped)) if skipped else "",

@@ -64,3 +64,16 @@ def test_a_file_sent_alone_in_a_personal_chat_is_read_for_the_next_question(bot,
     bot.send(question)
     info = _wait_status(settings, _thread(question), ("done",))
     assert "thirty percent" in (info.report_dir / "report.md").read_text()
+
+
+def test_a_skipped_file_sent_alone_is_named_with_its_reason_in_the_clients_language(bot, connector):
+    """A German client (``locale`` de-DE) sends a locked PDF alone: the answer names it as skipped
+    with the reason in German, not the English reason kept in the thread's list of files."""
+    conv = "a:personal-file-alone-de"
+    alone = personal_message(connector.url, "", conversation_id=conv)
+    alone["locale"] = "de-DE"
+    alone["attachments"] = [connector.file_attachment("gesperrt.pdf", encrypted_pdf_bytes("geheim"))]
+    assert bot.send(alone).status_code in (200, 201)
+    said = connector.wait_for(lambda c: c.messages(conv), what="the answer to the file")[-1]
+    assert "gesperrt.pdf (verschlüsseltes PDF" in said.text, said.text
+    assert "encrypted" not in said.text, said.text
