@@ -21,7 +21,7 @@ from jobs.phrases import WORDS, thread_language
 SAY = Phrasebook(Path(__file__).with_name("chat_phrases.json"))
 
 #: The help words written in one language (``help``, ``?`` and ``usage`` say nothing of theirs).
-HELP_LANGUAGES = {"hilfe": "de", "aide": "fr", "ayuda": "es", "帮助": "zh", "ヘルプ": "ja"}
+HELP_LANGUAGES = {"hilfe": "de", "aide": "fr", "ayuda": "es", "帮助": "zh", "幫助": "zh", "ヘルプ": "ja"}
 
 
 def help_language(text: str) -> str | None:

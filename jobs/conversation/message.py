@@ -39,13 +39,19 @@ class Attachment:
     mime_type: str = ""
 
 
+#: What may stand around a one-word command: spaces and the marks that end (or, in Spanish, open) a sentence.
+_SENTENCE_MARKS = " .!?¿¡。"
+
+
 def command_word(text: str) -> str:
-    """``text`` as a one-word command is compared: lower case, without outer spaces, ``.`` and
-    ``!``, and without invisible format characters (Unicode category Cf: the direction marks,
-    zero-width spaces and joiners that right-to-left keyboards and chat clients insert), so
-    ``"\u200fstop"`` is ``"stop"``."""
-    visible = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    return visible.strip().lower().strip(" .!").strip()
+    """``text`` as a one-word command is compared: in Unicode's compatibility form (NFKC: full-width
+    ``ＨＩＬＦＥ`` is ``hilfe``, ``？`` is ``?``), lower case, without outer spaces and sentence marks
+    (``.`` ``!`` ``?``, Spanish ``¿`` ``¡``, the ideographic full stop ``。``: ``Hilfe?`` and
+    ``¿ayuda?`` are the help word), and without invisible format characters (Unicode category Cf:
+    the direction marks, zero-width spaces and joiners that right-to-left keyboards and chat clients
+    insert), so ``"\u200fstop"`` is ``"stop"``."""
+    visible = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
+    return visible.strip().lower().strip(_SENTENCE_MARKS).strip()
 
 
 def is_cancel(text: str) -> bool:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bots.chat_common import HELP_WORDS
+from bots.chat_common import HELP_WORDS, is_help
 from bots.chat_phrases import HELP_LANGUAGES, chat_language, help_language, locale_language, own_language
+from jobs.conversation.message import is_cancel
 
 GERMAN = "Wie funktionieren Wärmepumpen in sehr kalten Wintern?"
 FRENCH = "Comment fonctionnent les pompes à chaleur pendant les hivers très froids ?"
@@ -17,7 +18,9 @@ def never() -> str:
 
 
 @pytest.mark.parametrize(("word", "language"), [("hilfe", "de"), ("Aide!", "fr"), ("AYUDA.", "es"), ("帮助", "zh"),
-                                                ("ヘルプ", "ja"), ("\u200fhilfe", "de")])
+                                                ("ヘルプ", "ja"), ("\u200fhilfe", "de"), ("Hilfe?", "de"),
+                                                ("aide ?", "fr"), ("¿ayuda?", "es"), ("帮助？", "zh"), ("幫助", "zh"),
+                                                ("ヘルプ？", "ja"), ("ＨＩＬＦＥ", "de"), ("ヘルプ。", "ja")])
 def test_a_help_word_of_one_language_is_answered_in_it(word, language):
     assert help_language(word) == language
     assert chat_language(word, recent=never) == language
@@ -60,3 +63,19 @@ def test_without_the_registry_the_message_speaks_for_itself():
     assert own_language("hilfe", locale="fr-FR") == "de"
     assert own_language("status", locale="fr-FR") == "fr"
     assert own_language("status") == own_language("") == "en"
+
+
+@pytest.mark.parametrize("text", ["help?", "Help ?", "?", "？", "usage!", "¿ayuda?"])
+def test_a_help_word_asked_as_a_question_is_the_help_word(text):
+    """"Hilfe?" in a direct message asks for the help text; it used to start a paid research."""
+    assert is_help(text)
+
+
+@pytest.mark.parametrize("text", ["cancel?", "STOP!", "¡stop!", "ｃａｎｃｅｌ"])
+def test_a_cancel_word_with_marks_or_full_width_is_the_cancel_word(text):
+    assert is_cancel(text)
+
+
+@pytest.mark.parametrize("text", ["Warum?", "help me?", "Hilfe bei Wärmepumpen?", "stop the press?"])
+def test_a_question_with_other_words_is_no_command(text):
+    assert not is_help(text) and not is_cancel(text)

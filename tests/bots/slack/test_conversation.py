@@ -259,6 +259,18 @@ def test_help_and_status_in_a_direct_message_thread_are_commands(bot, fake_slack
     assert said[1] == said[0] and "You have no research running" in said[2], said
 
 
+@pytest.mark.parametrize(("word", "heading"), [("Hilfe?", "Recherche"), ("¿ayuda?", "investigación"),
+                                                ("ヘルプ？", "リサーチ")])
+def test_a_help_word_asked_as_a_question_in_a_direct_message_is_help_not_a_research(bot, fake_slack, research, word,
+                                                                                     heading):
+    """"Hilfe?" in a DM started a paid research on the word "Hilfe"; it is the help, in its language."""
+    root, _ = bot.message(word, channel="D0ALICE", channel_type="im")
+    [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, "D0ALICE", root), what="the help text")
+    runner_idle()
+    assert research.calls == [], [c["question"] for c in research.calls]
+    assert "/research" in said["text"] and heading in said["text"], said["text"]
+
+
 @pytest.mark.parametrize("word", ["cancel", "Stop!", "abort"])
 def test_a_cancel_word_as_the_slash_command_says_how_to_cancel_and_posts_nothing(bot, fake_slack, research, caplog,
                                                                                   word):
