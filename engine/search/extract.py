@@ -34,6 +34,10 @@ _RAW_TEXT_END_OPEN = re.compile(r"</(title|script|style)(?=[\t\n\f\r /])", re.IG
 #: ASCII letter and runs to whitespace, ``/`` or ``>``
 #: (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state and #tag-name-state).
 _END_TAG_OPEN = re.compile(r"</([a-zA-Z][^\t\n\f\r />]*+)")
+#: The start of a start tag: ``<`` and its name, which starts with an ASCII letter.
+_TAG_OPEN = re.compile(r"<[a-zA-Z][^\t\n\f\r />]*+")
+#: The end of a comment: ``-->``, or ``--!>`` (https://html.spec.whatwg.org/multipage/parsing.html#comment-end-bang-state).
+_COMMENT_END = re.compile(r"--!?>")
 #: The rest of such an end tag, up to the ``>`` that ends it, as the HTML standard's tokenizer reads
 #: it: spaces and slashes, and attributes, each a name (after a space, a slash or a quoted value; an
 #: ``=`` may start it; a quote in it is a character of the name), then maybe ``=`` and a value,
@@ -299,12 +303,59 @@ class _HTMLText(HTMLParser):
         :func:`_plain_raw_text_ends`), and for ``</>``, ``</ p>`` or ``</3``, the library's own reading."""
         opened = _END_TAG_OPEN.match(self.rawdata, i)
         if opened is None or self.cdata_elem is not None:
-            return super().parse_endtag(i)
+            k = super().parse_endtag(i)  # (</>, </ p>, </3: to the next ">"; the end of the markup when none)
+            return len(self.rawdata) if k < 0 and self.closing and self.cdata_elem is None else k
         rest = _END_TAG_REST.match(self.rawdata, opened.end())
         if rest is None:  # the markup ends inside the tag
             return len(self.rawdata) if self.closing else -1
         self.handle_endtag(opened.group(1).lower())
         return rest.end()
+
+    def parse_starttag(self, i: int) -> int:
+        """The library's reading of the start tag at ``i``; when it gives up at the end of the input
+        (an attribute's quote never closed, ``<a`` with no ``>``), the standard's: the tag runs to
+        its ``>`` outside quotes (:data:`_END_TAG_REST`), or to the end of the markup, and is dropped
+        with all in it. The library instead read such a tag as text and looked for its end again
+        from each later ``<``: quadratic."""
+        k = super().parse_starttag(i)
+        if k >= 0 or not self.closing:
+            return k
+        opened = _TAG_OPEN.match(self.rawdata, i)
+        rest = _END_TAG_REST.match(self.rawdata, opened.end()) if opened else None
+        return rest.end() if rest else len(self.rawdata)
+
+    def parse_comment(self, i: int, report: int = 1) -> int:
+        """Where the comment at ``i`` ends, as the standard reads one: at ``-->`` or ``--!>``, or at
+        once for ``<!-->`` and ``<!--->``; one never closed hides the rest of the markup
+        (https://html.spec.whatwg.org/multipage/parsing.html#comment-start-state and the states
+        after it). Its text is not kept."""
+        for empty in ("<!-->", "<!--->"):
+            if self.rawdata.startswith(empty, i):
+                return i + len(empty)
+        end = _COMMENT_END.search(self.rawdata, i + 4)
+        if end is not None:
+            return end.end()
+        return len(self.rawdata) if self.closing else -1
+
+    def parse_html_declaration(self, i: int) -> int:
+        """``<!DOCTYPE …>``, ``<![CDATA[…`` and other ``<!`` markup (a comment is
+        :meth:`parse_comment`'s): outside SVG and MathML the standard reads each as running to the
+        next ``>`` (a bogus comment; https://html.spec.whatwg.org/multipage/parsing.html#markup-declaration-open-state),
+        and to the end of the markup when there is none. Nothing of it is kept."""
+        if self.rawdata.startswith("<!--", i):
+            return self.parse_comment(i)
+        return self._to_next_gt(i)
+
+    def parse_pi(self, i: int) -> int:
+        """``<?…``: the standard reads it as a bogus comment up to the next ``>``
+        (https://html.spec.whatwg.org/multipage/parsing.html#tag-open-state); nothing of it is kept."""
+        return self._to_next_gt(i)
+
+    def _to_next_gt(self, i: int) -> int:
+        end = self.rawdata.find(">", i + 2)
+        if end >= 0:
+            return end + 1
+        return len(self.rawdata) if self.closing else -1
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self.skip_tag:
