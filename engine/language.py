@@ -113,7 +113,9 @@ def detect_language(text: str, default: str = "en") -> str:
     0.8 probability, yields ``default`` unless the script of at least 30% of its letters settles it
     (CJK; Cyrillic, Arabic, Hebrew, Devanagari, Thai and Greek among their languages:
     :data:`_SCRIPT_LANGUAGES`; "the β coefficient" is English). The text is read in Unicode NFKC
-    first (Arabic presentation forms, as text copied from a PDF holds them, become its letters).
+    first (Arabic presentation forms, as text copied from a PDF holds them, become its letters), and
+    without its code, URLs and identifiers (``asyncio.gather``, a backtick span of SQL): they are no
+    language's words, and made "Warum ist `SELECT * FROM users` so langsam?" read as English.
     """
     text = unicodedata.normalize("NFKC", text).strip()  # Arabic presentation forms (copied from a PDF) as letters
     if not text:
@@ -131,10 +133,24 @@ def detect_language(text: str, default: str = "en") -> str:
             if len(languages) == 1:
                 return languages[0]
             return next((lang for lang, _ in load_language_model().rank(text) if lang in languages), languages[0])
+    text = _without_code(text) or text  # code, addresses and identifiers are no language's words
     if len(_WORD.findall(text)) < 3:  # too short to tell: no need for the model
         return default
     lang, prob = load_language_model().classify(text)
     return default if prob < 0.8 else lang
+
+
+#: What is code or an address in a question, not words of its language: Markdown code (fenced or a
+#: span), a URL, and a token joined by ``.`` (parts of two letters or more: not ``U.S.`` or ``z.B.``),
+#: ``_``, ``::`` or ``/``, or ending in ``()`` (``asyncio.gather``, ``snake_case``, ``std::vector``,
+#: ``main()``).
+_CODE = re.compile(r"```.*?(?:```|$)|(`+).+?\1|\b(?:https?|ftp)://\S+|www\.\S+"
+                   r"|\w{2,}(?:\.\w{2,})+(?:\(\))?|\w+(?:(?:_|::|/)\w+)+(?:\(\))?|\w+\(\)", re.DOTALL)
+
+
+def _without_code(text: str) -> str:
+    """``text`` without its code, addresses and identifiers (:data:`_CODE`), spaces collapsed."""
+    return " ".join(_CODE.sub(" ", text).split())
 
 
 def language_name(code: str) -> str:

@@ -40,3 +40,17 @@ def test_every_language_it_can_name_has_an_english_name():
                      "ऊष्मा पंप ठंडे मौसम में कैसे काम करते हैं?", "Как работают тепловые насосы зимой?"):
         code = detect_language(question)
         assert language_name(code) != code, code
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    ("Warum ist `SELECT * FROM users WHERE id = 1` so langsam?", "de"),
+    ("Warum ist ```\nSELECT * FROM users WHERE id = 1\n``` so langsam?", "de"),
+    ("Wie kann ich in der Datei config_prod.yaml die Variable DEEPRESEARCH_DATA_DIR setzen?", "de"),
+    ("Pourquoi `std::vector<int>::push_back()` est-il si lent dans ma boucle ?", "fr"),
+    ("Why does os.path.join fail on Windows with `C:\\temp`?", "en"),
+    ("What is U.S. policy on heat pumps in cold climates?", "en"),
+])
+def test_code_urls_and_identifiers_in_a_question_do_not_decide_its_language(question, language):
+    """A backtick span of SQL or a dotted identifier outweighed the German words around it: the
+    thread was answered, and the report written, in English."""
+    assert detect_language(question) == language
