@@ -14,7 +14,7 @@ import aiohttp
 import httpx
 
 from engine.file_summary import skip_reason
-from engine.files import SharedFile
+from engine.files import SharedFile, size_text
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ def fetch_offers(offers: Iterable[Offer], dest: Path, settings: Settings, *, pla
         elif shared.size > settings.file_max_bytes:
             pass  # the engine names the limit
         elif shared.size > left or left <= 0:
-            shared.skipped = skip_reason("skip_thread_limit", limit=f"{settings.thread_files_max_bytes / 1048576:.3g} MB")
+            shared.skipped = skip_reason("skip_thread_limit", limit=size_text(settings.thread_files_max_bytes))
         else:
             download(shared, offer.url, dest / f"{number}.bin", limit=settings.file_max_bytes, platform=platform,
                      headers=offer.headers)

@@ -75,7 +75,7 @@ def reason_parts(reason: str) -> tuple[str, dict[str, str]] | None:
 
 _INTEGER = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
 _DECIMAL = re.compile(r"\d+\.\d+")
-_SIZE = re.compile(r"(\d+(?:\.\d+)?) (MB|KB)")
+_SIZE = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) (MB|KB)")
 
 
 def _value(text: str, language: str) -> object:

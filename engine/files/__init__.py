@@ -41,7 +41,7 @@ from engine.text import clean_text
 
 __all__ = ["INDEX", "MANIFEST", "FileEntry", "PostgresThreadFileSearch", "SharedFile", "ThreadFileSearch",
            "delete_thread_files", "files_dir", "files_prompt", "files_status", "ingest", "load_manifest",
-           "thread_budget", "thread_search"]
+           "size_text", "thread_budget", "thread_search"]
 
 log = logging.getLogger(__name__)
 
@@ -113,9 +113,9 @@ def _read_one(item: SharedFile, settings: Settings, used: int, listed: list[File
     elif not entry.kind:
         entry.reason = unsupported_type(name)
     elif item.size > settings.file_max_bytes or item.path is None:
-        entry.reason = skip_reason("skip_file_limit", limit=_size(settings.file_max_bytes))
+        entry.reason = skip_reason("skip_file_limit", limit=size_text(settings.file_max_bytes))
     elif used + item.size > settings.thread_files_max_bytes:
-        entry.reason = skip_reason("skip_thread_limit", limit=_size(settings.thread_files_max_bytes))
+        entry.reason = skip_reason("skip_thread_limit", limit=size_text(settings.thread_files_max_bytes))
     else:
         result = parse(item.path, name, settings)
         if not result.get("ok"):
@@ -142,9 +142,11 @@ def shown_name(name: str, link: str, listed: list[FileEntry]) -> str:
     return f"{name} ({len(others) + 1})" if others else name
 
 
-def _size(n: int) -> str:
-    """``25 MB``, ``60 KB``: a size as a person reads it (1 MB = 1024 KB = 1,048,576 bytes)."""
-    return f"{n / 1048576:.3g} MB" if n >= 1048576 else f"{n / 1024:.3g} KB"
+def size_text(n: int) -> str:
+    """``25 MB``, ``60 KB``, ``1,024 MB``: a size of ``n`` bytes as a person reads it (1 MB = 1024 KB =
+    1,048,576 bytes; three significant digits, whole units from 1,000 up, never ``1.02e+03``)."""
+    value, unit = (n / 1048576, "MB") if n >= 1048576 else (n / 1024, "KB")
+    return f"{value:,.0f} {unit}" if value >= 999.5 else f"{value:.3g} {unit}"
 
 
 def _anchor(link: str, kind: str, n: int, label: str) -> str:
@@ -192,7 +194,7 @@ def files_prompt(entries: list[FileEntry]) -> str:
         if e.status != "read":
             continue
         count, unit = (e.pages, "page") if e.pages else (e.sections, "section")
-        parts = f"{e.kind}, {_size(e.size)}, {count} {unit}{'' if count == 1 else 's'}"
+        parts = f"{e.kind}, {size_text(e.size)}, {count} {unit}{'' if count == 1 else 's'}"
         lines.append(f"- {shown_name(e.name, e.link, entries[:i])} ({parts}{'; ' + e.note if e.note else ''})")
     if not lines:
         return ""

@@ -133,3 +133,17 @@ def test_files_read_into_a_thread_keep_english_reasons_and_show_in_the_progress_
     assert "· 1 file read, 2 skipped: not a PDF (no %PDF header), unsupported type (.exe) ·" in progress.render()
     assert ("· 1 Datei gelesen, 2 übersprungen: kein PDF (kein %PDF-Header), nicht unterstützter Dateityp (.exe) ·"
             in progress.render(language="de"))
+
+
+@pytest.mark.parametrize(("limit", "english", "german"), [
+    (1024**3, "over the 1,024 MB limit of a thread's files", "1.024 MB"),
+    (5 * 1024**3, "over the 5,120 MB limit of a thread's files", "5.120 MB"),
+    (25 * 1048576, "over the 25 MB limit of a thread's files", "25 MB"),
+])
+def test_a_limit_of_a_gigabyte_or_more_is_written_in_whole_megabytes(limit, english, german):
+    """A limit of 1 GiB read "over the 1.02e+03 MB limit", in every language."""
+    from engine.files import size_text
+
+    reason = skip_reason("skip_thread_limit", limit=size_text(limit))
+    assert reason == english
+    assert german in reason_text(reason, "de") and "e+" not in reason_text(reason, "fr")
