@@ -317,10 +317,12 @@ class TeamsBot(TeamsActivityHandler):
             return
         language = await self._language(turn_context)
         read = [e.name for e in entries if e.status == "read"]
-        skipped = [f"{e.name} ({reason_text(e.reason, language)})" for e in entries if e.status != "read"]
+        skipped = [SAY("file_and_reason", language, name=e.name, reason=reason_text(e.reason, language))
+                   for e in entries if e.status != "read"]
+        comma = SAY("names_separator", language)
         text = " ".join(filter(None, [
-            SAY("teams_files_read", language, names=", ".join(read)) if read else "",
-            SAY("teams_files_skipped", language, names=", ".join(skipped)) if skipped else "",
+            SAY("teams_files_read", language, names=comma.join(read)) if read else "",
+            SAY("teams_files_skipped", language, names=comma.join(skipped)) if skipped else "",
             SAY("teams_files_ask", language) if read else ""]))
         text = text or SAY("teams_files_known", language)
         await self._reply(turn_context, jobs.Reply(text=markdown_literal(text), action="files"))

@@ -77,3 +77,15 @@ def test_a_skipped_file_sent_alone_is_named_with_its_reason_in_the_clients_langu
     said = connector.wait_for(lambda c: c.messages(conv), what="the answer to the file")[-1]
     assert "gesperrt.pdf (verschlüsseltes PDF" in said.text, said.text
     assert "encrypted" not in said.text, said.text
+
+
+def test_files_sent_alone_in_japanese_are_listed_as_japanese_writes_a_list(bot, connector):
+    """A ja-JP client's two skipped files are listed with 、 and full-width brackets, not ", " and "( )"."""
+    conv = "a:personal-file-alone-ja"
+    alone = personal_message(connector.url, "", conversation_id=conv)
+    alone["locale"] = "ja-JP"
+    alone["attachments"] = [connector.file_attachment("一.pdf", encrypted_pdf_bytes("x")),
+                            connector.file_attachment("二.pdf", encrypted_pdf_bytes("y"))]
+    assert bot.send(alone).status_code in (200, 201)
+    said = connector.wait_for(lambda c: c.messages(conv), what="the answer to the files")[-1]
+    assert "一.pdf（" in said.text and "）、二.pdf（" in said.text, said.text

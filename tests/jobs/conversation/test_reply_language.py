@@ -34,7 +34,7 @@ QUESTIONS = {
 #: "- **{status}**{where}: ").
 SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_separator", "decimal_separator",
                           "list_separator", "size_mb", "size_kb", "files_read_and_skipped", "status_line",
-                          "slack_where_channel"}
+                          "slack_where_channel", "names_separator", "file_and_reason"}
 
 
 @pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS, ENGINE_WORDS, SAY, WEBHOOK_SAY],
