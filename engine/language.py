@@ -20,7 +20,9 @@ _SEGMENTED_CHAR = re.compile(f"[{_SEGMENTED}]")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
 _HIRAGANA = re.compile(r"[\u3040-\u309f]+")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
-_PARAGRAPH = re.compile(r"\n\s*\n")
+#: A paragraph break: two or more line breaks (LF, CRLF or a lone CR) with only spaces between them,
+#: or Unicode's PARAGRAPH SEPARATOR (U+2029). A CRLF is one break (atomic), never a blank line.
+_PARAGRAPH = re.compile(r"(?:(?>\r\n|\r|\n)[^\S\r\n\u2029]*+){2,}|[^\S\u2029]*+\u2029\s*+")
 
 NAMES = {
     "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
@@ -226,7 +228,8 @@ ABBREVIATIONS = frozenset({
 
 def paragraphs(text: str) -> list[str]:
     """The paragraphs of ``text``: its parts between blank lines (lines of only whitespace count as
-    blank), in order; none that is only whitespace."""
+    blank; LF, CRLF or CR line ends) or at a PARAGRAPH SEPARATOR (U+2029), in order; none that is
+    only whitespace."""
     return [paragraph for paragraph in _PARAGRAPH.split(text) if paragraph.strip()]
 
 

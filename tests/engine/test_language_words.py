@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.language import paragraphs
 from engine.offline_text import content_words
 
 
@@ -74,3 +75,17 @@ def test_the_offline_models_query_terms_are_the_same_words(language, question, t
     terms = query_terms(question, language)
     assert {t for t in topic if not t.isascii()} <= set(terms), terms
     assert not grammar & set(terms), terms
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("One.\n\nTwo.", ["One.", "Two."]),
+    ("One.\r\n\r\nTwo.", ["One.", "Two."]),
+    ("One.\r\rTwo.", ["One.", "Two."]),
+    ("One.\u2029Two.", ["One.", "Two."]),
+    ("One.\n \t\n\n  \nTwo.", ["One.", "Two."]),
+    ("One\r\nline.", ["One\r\nline."]),
+    ("One\nline.", ["One\nline."]),
+])
+def test_paragraphs_break_at_blank_lines_of_any_line_end_and_at_the_paragraph_separator(text, expected):
+    """A pronoun sentence after U+2029 or a CR-only blank line was joined to the paragraph before."""
+    assert paragraphs(text) == expected
