@@ -393,27 +393,63 @@ def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> 
     if room < (1 if fences else limit // 2):  # a limit too small for a block's fences beside a piece (or,
         room, fences, reserve = limit, {}, 0  # outside one, for their room to leave half of it): lines cut as text
     was_cut = False
+    pad = 0  # the spaces a chunk that reopens a block in a list item takes off its lines
     for line in paragraph:
         text = line.short if line.short and len(line.text) > room else line.text  # (an info string's rest is not shown)
         pieces = _split_line(text, room, spans=() if line.code else line.spans, commonmark=commonmark)
-        for n, piece in enumerate(pieces):
+        for n, raw in enumerate(pieces):
+            piece = _dedent(raw, pad)
             added = len(piece) + (1 if lines else 0)
             # a line's later pieces each start a chunk: a line break between two would show in the text;
             # and the next line follows none of them (after a piece that starts with ">" or ends a
             # heading's text, a line would read as part of a block that it was not part of)
             if lines and (n > 0 or was_cut or size + added + reserve > limit):
                 if line.inside in fences:
-                    lines.append(fences[line.inside][0])
+                    lines.append(_dedent(fences[line.inside][0], pad))
                 out.append("\n".join(lines))
-                lines = [fences[line.inside][1]] if line.inside in fences else []
+                lines, pad = _reopened(fences.get(line.inside) if line.inside else None)
+                piece = _dedent(raw, pad)
                 size = len(lines[0]) if lines else 0
                 added = len(piece) + (1 if lines else 0)
+            if not lines and n == 0 and line.short is not None:  # a chunk that opens a block: out of its list item too
+                pad = _indent(raw)
+                piece = _dedent(raw, pad)
+                added = len(piece)
             lines.append(piece)
             size += added
         was_cut = commonmark and len(pieces) > 1 and not line.code  # (in a code block a line is a line)
     if lines:
         out.append("\n".join(lines))
     return out
+
+
+def _reopened(fence: tuple[str, str] | None) -> tuple[list[str], int]:
+    """A chunk's first lines when it continues a block (``fence``: its close and reopen lines, None
+    outside one) and the spaces to take off each of its lines (:func:`_indent`): a message is read on
+    its own, out of the list item the block was in, and a fence indented four spaces or more would
+    be read there as an indented code block (its fences shown as text), so one indented only by
+    spaces is written at the line's start, its lines with it. A chunk that opens a block does the
+    same (:func:`_split_long`)."""
+    if fence is None:
+        return [], 0
+    pad = _indent(fence[1])
+    return [fence[1][pad:]], pad
+
+
+def _indent(fence_line: str) -> int:
+    """The spaces before the fence of a block's opening or reopening line when they are four or more
+    (CommonMark 4.5: up to three, it is still a fence on its own, left as written); 0 when fewer, or
+    when a quote's ``>`` comes first (the quote is written again in every chunk)."""
+    bare = fence_line.lstrip(" ")
+    spaces = len(fence_line) - len(bare)
+    return spaces if spaces >= 4 and bare[:1] in ("`", "~") else 0
+
+
+def _dedent(text: str, pad: int) -> str:
+    """``text`` with up to ``pad`` spaces taken off the start of each line."""
+    if not pad:
+        return text
+    return "\n".join(ln[min(pad, len(ln) - len(ln.lstrip(" "))):] for ln in text.split("\n"))
 
 
 def split_text(text: str, limit: int, *, mrkdwn: bool = False) -> list[str]:

@@ -394,3 +394,14 @@ def test_a_long_fence_line_written_short_keeps_its_list_item(text, opener):
     item, after the item's own marker, so the block stays in its item."""
     chunks = split_text(text, 30)
     assert chunks[0].startswith(opener + "\n"), chunks
+
+
+@pytest.mark.parametrize("limit", [31, 60, 80, 100])
+@pytest.mark.parametrize("opening", ["- a\n  - ```python\n", "- a\n\n  - nested item\n\n    ```python\n",
+                                     "1. a\n   1. b\n      ```\n"])
+def test_a_code_block_in_a_nested_list_item_is_code_in_every_piece(opening, limit):
+    """A piece that reopened a block of a nested item kept the item's indent (four spaces or more):
+    read on its own, it was an indented code block showing the fences as text."""
+    indent = " " * (len(opening.rstrip("\n").split("\n")[-1]) - len(opening.rstrip("\n").split("\n")[-1].lstrip()))
+    text = opening + "\n".join(f"{indent}line{i} = compute({i})" for i in range(12)) + f"\n{indent}```\n"
+    _assert_pieces_show_the_code_of(text, limit)
