@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bots.chat_common import clip, pack, split_text
+from bots.chat_split import clip, pack, split_text
 from bots.slack.mrkdwn import markdown_to_mrkdwn, markdown_to_plain
 from jobs.port import BUTTON_LABEL_LIMIT, BUTTON_VALUE_LIMIT, Button, ButtonAction
 
@@ -40,7 +40,7 @@ class SlackMessage:
 
 
 def split_mrkdwn(text: str, limit: int = SECTION_TEXT_LIMIT) -> list[str]:
-    """mrkdwn ``text`` in chunks of at most ``limit`` characters (see :func:`bots.chat_common.split_text`)."""
+    """mrkdwn ``text`` in chunks of at most ``limit`` characters (see :func:`bots.chat_split.split_text`)."""
     return split_text(text, limit, mrkdwn=True)
 
 

@@ -7,8 +7,8 @@ import re
 
 from botbuilder.schema import Activity
 
-from bots.chat_common import shorten_to_fit
 from bots.chat_markdown import ChatRenderer, link_target, parse
+from bots.chat_split import shorten_to_fit
 
 MAX_MESSAGE_BYTES = 28_000
 """Budget for one bot message's JSON payload, in bytes.
@@ -167,7 +167,7 @@ def _close_open(text: str) -> str:
 
 def fit_activity(activity: Activity, *, limit: int = MAX_MESSAGE_BYTES, note: str = SHORTENED_NOTE) -> bool:
     """Shorten ``activity.text`` in place until :func:`payload_bytes` is within ``limit``
-    (:func:`bots.chat_common.shorten_to_fit`: cut at a paragraph, line, sentence or word end,
+    (:func:`bots.chat_split.shorten_to_fit`: cut at a paragraph, line, sentence or word end,
     never inside a character reference or a tag, an open code fence, ``<pre>`` or ``<code>``
     closed, ``note`` appended, pointing to the full report). Returns True when the text was
     shortened. A message is shortened, never rejected; when even the note alone does not fit

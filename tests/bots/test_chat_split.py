@@ -1,4 +1,4 @@
-"""Cutting chat text to a platform's limits (bots.chat_common): where a cut falls, how full each piece
+"""Cutting chat text to a platform's limits (bots.chat_split): where a cut falls, how full each piece
 is, and that nothing is lost or changed on the way (entities, links, code spans and blocks whole)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from bots.chat_code import layout, span_around, tick_spans
-from bots.chat_common import (
+from bots.chat_split import (
     _flips_fence,
     _lines,
     _paragraphs,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import jobs
 from bots.chat_common import dedupe_key, is_from_bot, is_help, usage
-from bots.chat_common import split_text as split
 from bots.chat_phrases import chat_language
+from bots.chat_split import split_text as split
 from engine.phrasebook import Phrasebook
 from engine.settings import Settings
 from jobs.conversation import Address, Message
