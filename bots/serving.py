@@ -26,16 +26,21 @@ DRAIN_SECONDS = 30.0
 
 def prepare(settings: Settings) -> None:
     """Check the stores the process needs before it takes events: Redis (with ``REDIS_URL``) and
-    PostgreSQL (with ``DATABASE_URL``).
+    PostgreSQL (with ``DATABASE_URL``); then load the language identifier the bot answers a
+    question's language with (:func:`engine.language.load_language_model`, about 0.6 s on an idle
+    core, several seconds on a busy one), so the first slash command is not acknowledged after
+    Slack's 3-second limit (https://docs.slack.dev/interactivity/implementing-slash-commands).
 
     Raises:
         engine.settings.SettingsError: a store is unreachable or misconfigured (one line).
     """
     from engine.database import require_database
+    from engine.language import load_language_model
     from jobs.queue import check_redis
 
     check_redis(settings)
     require_database(settings)
+    load_language_model()
 
 
 def recover_turns(settings: Settings, surface: str) -> None:

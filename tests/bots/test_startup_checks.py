@@ -43,3 +43,17 @@ def test_the_in_process_runner_refuses_to_start_on_an_unindexed_corpus(tmp_path)
     with pytest.raises(SettingsError, match="is not indexed yet"):
         get_runner(settings)
     assert str((tmp_path / "data").resolve()) not in _runners
+
+
+def test_a_chat_server_loads_the_language_identifier_before_it_takes_events(tmp_path):
+    """The first slash command loaded it inside Slack's 3-second acknowledgement (5.3 s on a busy
+    machine): the server's start-up (``bots.serving.prepare``) loads it before any event."""
+    probe = ("import engine.language as language\n"
+             "from bots.serving import prepare\n"
+             "from engine.settings import load_settings\n"
+             "assert not language._MODEL\n"
+             "prepare(load_settings())\n"
+             "assert language._MODEL, 'not loaded'\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env=ask_env(tmp_path, {}), cwd=tmp_path, timeout=START_TIMEOUT)
+    assert done.returncode == 0, done.stderr
