@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.file_summary import Listed, files_status
 from engine.phrasebook import Phrasebook
+from engine.phrases import plural
 
 #: The progress line's words in each language of the catalogue (``phase_*`` keys name :data:`PHASES`).
 WORDS = Phrasebook(Path(__file__).with_name("progress_phrases.json"))
@@ -101,7 +102,7 @@ class Progress:
         counts = [WORDS("topics", language, done=self.topics_finished, started=self.topics_started)
                   ] if self.topics_started else []
         if self.topics_started or self.sources_found:  # nothing is counted before the first topic
-            counts.append(WORDS(_plural("sources", self.sources_found), language, n=self.sources_found))
+            counts.append(WORDS(plural("sources", self.sources_found, language), language, n=self.sources_found))
         files = files_status(self.files, language)
         line = (
             " · ".join([label, *counts])
@@ -110,12 +111,7 @@ class Progress:
             + (f" · {self.waiting}" if self.waiting else "")
         )
         if self.errors:
-            line += "\n" + WORDS(_plural("problems", len(self.errors)), language, n=len(self.errors),
+            line += "\n" + WORDS(plural("problems", len(self.errors), language), language, n=len(self.errors),
                                  last=self.errors[-1][:200])
         return line
 
-
-def _plural(key: str, count: int) -> str:
-    """``key_one`` for a count of one, else ``key_other`` (CLDR's plural categories of the
-    catalogue's languages: Chinese and Japanese use one form for both)."""
-    return f"{key}_{'one' if count == 1 else 'other'}"

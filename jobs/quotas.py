@@ -16,6 +16,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from engine.phrases import plural
 from engine.settings import Settings
 from jobs.phrases import WORDS, number
 from jobs.store import RedisStore, SqliteStore, Store
@@ -230,8 +231,8 @@ def refused_text(verdict: Verdict, now: float | None = None, language: str = "en
     """The one reply that tells the requester which limit they reached and when to try again, in
     ``language`` (an ISO 639-1 code of :data:`jobs.phrases.WORDS`; English when it lacks one)."""
     if verdict.limit == "running":
-        plural = "one" if verdict.maximum == 1 else "other"
-        return WORDS(f"quota_running_{verdict.who}_{plural}", language, maximum=verdict.maximum)
+        key = plural(f"quota_running_{verdict.who}", verdict.maximum, language)
+        return WORDS(key, language, maximum=verdict.maximum)
     return WORDS(f"quota_{verdict.limit}_{verdict.who}", language, maximum=number(verdict.maximum, language),
                  when=_when(verdict.retry_at, now, language))
 
