@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.search.extract import extract_document
+from tests.engine.html_pages import read_page
 
 
 def _text(tmp_path: Path, html: str) -> str:
-    path = tmp_path / "page.html"
-    path.write_text(html, encoding="utf-8")
-    return extract_document(path, path.stat().st_size)[1]
+    return read_page(tmp_path, html)[1]
 
 
 @pytest.mark.parametrize("tag", ["p", "div", "a", "li", "span", "em", "h2", "td", "section", "custom-el"])

@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.search.extract import extract_document
+from tests.engine.html_pages import read_page
 
 
 def _title(tmp_path: Path, html: str) -> tuple[str, str]:
-    path = tmp_path / "page.html"
-    path.write_text(html, encoding="utf-8")
-    return extract_document(path, path.stat().st_size)
+    return read_page(tmp_path, html)
 
 
 @pytest.mark.parametrize(("head", "title"), [

@@ -8,14 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.search.extract import extract_document
+from tests.engine.html_pages import read_page
 from tests.waiting import scale
 
 
 def _text(tmp_path: Path, html: str) -> str:
-    path = tmp_path / "page.html"
-    path.write_text(html, encoding="utf-8")
-    return extract_document(path, path.stat().st_size)[1]
+    return read_page(tmp_path, html)[1]
 
 
 @pytest.mark.parametrize("piece", ['<a b="', "<a b='", "<a", "<!--", "<p>text</p><!--", "<?", "<!x", "<![CDATA[",
