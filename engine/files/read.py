@@ -95,9 +95,9 @@ def read_file(path: Path, name: str, max_pages: int, max_chars: int) -> FileText
     elif kind == "docx":
         sections = _docx(path)
     elif kind == "html":
-        from engine.search.extract import _html
+        from engine.search.extract import html_text
 
-        sections = [["text", _html(data)[1]]]
+        sections = [["text", html_text(data)[1]]]
     elif kind == "csv":
         sections = _csv(_decode(data))
     elif kind == "markdown":
@@ -226,7 +226,7 @@ def _markdown_text(markdown: str) -> str:
     :mod:`engine.search.extract` takes its text), so a quoted sentence reads as in the file."""
     from mistletoe import Document, HtmlRenderer
 
-    from engine.search.extract import _html
+    from engine.search.extract import html_text
     from engine.text import MISTLETOE_LOCK
 
     class Rendered(HtmlRenderer):
@@ -236,7 +236,7 @@ def _markdown_text(markdown: str) -> str:
 
     with MISTLETOE_LOCK, Rendered() as renderer:
         page = renderer.render(Document(markdown))
-    return _html(page.encode("utf-8"))[1]
+    return html_text(page.encode("utf-8"))[1]
 
 
 def _csv(text: str) -> list[list[str]]:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import functools
-import html
 import logging
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 from engine.search.base import TITLE_CHARS
@@ -27,28 +25,6 @@ _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
 #: How far into a Markdown file its title heading is looked for, in characters: a level-1 heading
 #: further in is a part's, and a big file is not parsed whole for its title.
 TITLE_SEARCH_CHARS = 256 * 1024
-#: The start of the end tag of an element whose content is read as text (``<title>``,
-#: ``<script>``, ``<style>``), followed by attributes or a slash.
-_RAW_TEXT_END_OPEN = re.compile(r"</(title|script|style)(?=[\t\n\f\r /])", re.IGNORECASE)
-#: The start of any end tag the HTML standard reads as one: ``</``, then a name that starts with an
-#: ASCII letter and runs to whitespace, ``/`` or ``>``
-#: (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state and #tag-name-state).
-_END_TAG_OPEN = re.compile(r"</([a-zA-Z][^\t\n\f\r />]*+)")
-#: The start of a start tag: ``<`` and its name, which starts with an ASCII letter.
-_TAG_OPEN = re.compile(r"<[a-zA-Z][^\t\n\f\r />]*+")
-#: The end of a comment: ``-->``, or ``--!>`` (https://html.spec.whatwg.org/multipage/parsing.html#comment-end-bang-state).
-_COMMENT_END = re.compile(r"--!?>")
-#: The rest of such an end tag, up to the ``>`` that ends it, as the HTML standard's tokenizer reads
-#: it: spaces and slashes, and attributes, each a name (after a space, a slash or a quoted value; an
-#: ``=`` may start it; a quote in it is a character of the name), then maybe ``=`` and a value,
-#: double-quoted, single-quoted (either may hold ``>``; one never closed runs to the end of the
-#: markup) or unquoted (ended by whitespace or ``>``)
-#: (https://html.spec.whatwg.org/multipage/parsing.html#before-attribute-name-state and the states
-#: after it). Possessive, so a ``>`` inside a quoted value is never taken for the tag's end.
-_END_TAG_REST = re.compile(
-    r"""(?:[\t\n\f\r /]|(?<=[\t\n\f\r /"'])[^\t\n\f\r />][^\t\n\f\r />=]*+"""
-    r"""(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["'])[^\t\n\f\r >]*+))?+)*+>"""
-)
 
 
 class Unreadable(Exception):
@@ -81,7 +57,7 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
         else:
             data = path.read_bytes()
             if suffix in (".html", ".htm"):
-                title, text = _html(data)
+                title, text = html_text(data)
             else:
                 text = decode_text(data)
                 if suffix == ".rst" or name.endswith(".rst.txt"):
@@ -222,218 +198,174 @@ def _pdf(path: Path) -> tuple[str | None, str]:
     return (str(title).strip() if title else None), text
 
 
-def _html(data: bytes) -> tuple[str | None, str]:
-    # Beautiful Soup loads lxml and soupsieve: imported here, not before a run's first model call
+def html_text(data: bytes) -> tuple[str | None, str]:
+    """``(title, text)`` of an HTML page's bytes: the text a browser shows, as libxml2's HTML parser
+    (lxml) reads the markup; its tokenizer follows the HTML standard
+    (https://html.spec.whatwg.org/multipage/parsing.html#tokenization): ``</ p>`` is a bogus comment,
+    ``</script>`` inside an attribute value is part of the value, an end tag's attributes are read
+    and dropped, markup never finished (an open quote, comment or tag) takes the rest of the page.
+
+    ``text`` is the page's blocks (:data:`_BLOCK_TAGS`) separated by blank lines (it may start or end
+    with some, and hold more than one in a row: callers collapse them), whitespace collapsed except
+    in ``<pre>`` and ``<textarea>``, a line break for ``<br>``, a space before each table cell. Left
+    out: the elements of :data:`_DROP_TAGS` (scripts, styles, navigation...) and those whose
+    ``role`` is in :data:`_DROP_ROLES`, links whose whole text is a permalink mark
+    (:data:`_PERMALINKS`), comments, and ``<title>`` elements. When the page has a ``<main>`` element
+    (or one with ``role="main"``) with text, only the first such element's text.
+
+    ``title`` is the first ``<title>``'s text, whitespace collapsed (RCDATA: a ``<b>`` in it is text,
+    character references are read; https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead),
+    else the first ``<h1>``'s text without a trailing permalink mark; None when neither has text. A
+    ``<title>`` never closed, into which the standard reads the rest of the page, is read as markup
+    instead, so the page's text is not lost in it (its character references are read first).
+
+    The bytes are decoded as Beautiful Soup's ``UnicodeDammit`` finds their encoding (a byte-order
+    mark, a ``<meta charset>`` or XML declaration, else a guess).
+
+    Raises:
+        Unreadable: the text encoding cannot be told, or the parser fails.
+    """
+    # Beautiful Soup and lxml: imported here, not before a run's first model call
     from bs4.dammit import UnicodeDammit
+    from lxml import etree
 
     markup = UnicodeDammit(data, is_html=True).unicode_markup
     if markup is None:
         raise Unreadable("unknown text encoding")
-    markup = _plain_raw_text_ends(markup)
-    parser = _HTMLText()
+    # UTF-8 bytes, not the string: lxml refuses a string that declares its encoding (<?xml encoding=...?>)
+    utf8 = (markup + _END_MARK).encode("utf-8", errors="replace")
+    del markup
+    page = _PageText()
     try:
-        parser.feed(markup)
-        parser.close()
-        if parser.in_title:  # <title> never closed: read the page again with its title as markup
-            parser = _HTMLText()
-            parser.titled = True
-            parser.feed(markup)
-            parser.close()
-    except Exception as err:  # the tokenizer may raise several types on hostile markup
+        page.read(utf8)
+    except etree.LxmlError as err:
         raise Unreadable(f"unreadable HTML ({type(err).__name__})") from err
-    return parser.result()
+    return page.result()
 
 
-def _plain_raw_text_ends(markup: str) -> str:
-    """``markup`` with every ``</title>``, ``</script>`` and ``</style>`` end tag that has attributes or
-    a slash written plain: the HTML standard reads an end tag's attributes, then ignores them, and the
-    tag still ends the element (https://html.spec.whatwg.org/multipage/parsing.html#end-tag-open-state),
-    but the standard library's parser finds only ``</title>`` and ``</title >``, and ends a tag at its
-    first ``>`` even inside a quoted value: it would read the rest of the page as the title, or drop
-    it as script, or read the rest of the tag as text. One pass: an end tag that runs to the end of
-    the markup (the standard drops it and all after it) leaves the rest as it is."""
-    parts, at = [], 0
-    while found := _RAW_TEXT_END_OPEN.search(markup, at):
-        rest = _END_TAG_REST.match(markup, found.end())
-        if rest is None:
-            break
-        parts += [markup[at:found.start()], f"</{found.group(1)}>"]
-        at = rest.end()
-    return "".join(parts) + markup[at:]
+#: Put after a page's markup to learn which text runs to its end: a ``<title>`` never closed then
+#: ends with it. U+FDD0 is a noncharacter, never a page's text: it is dropped wherever it lands.
+_END_MARK = "\ufdd0"
 
 
-class _HTMLText(HTMLParser):
-    """Streams HTML into its visible text: blocks separated by blank lines, whitespace collapsed
-    (kept inside ``<pre>``); scripts, styles, navigation and permalink anchors dropped; only the
-    ``<main>`` (or ``role="main"``) element's text when the page marks one. The title is the first
-    ``<title>`` element's text, read as the HTML standard reads it (RCDATA: a ``<b>`` in it is
-    text; https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inhead; a ``<title>`` never
-    closed is read as ordinary markup instead, so the page's text is not lost in it)."""
+class _PageText:
+    """Gathers a page's text and title from libxml2's parse events, in document order: an lxml
+    parser target (https://lxml.de/parsing.html#the-target-parser-interface). No tree is built: the
+    events come with every element closed, however deep elements nest and whatever follows
+    ``</html>`` (text there is the body's, as the HTML standard reads it; libxml2's tree leaves it out)."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.closing = False  # close() was called: no more markup comes after what is there
         self.parts: list[str] = []
-        self.title: list[str] = []
-        self.h1: list[str] = []
-        self.in_title = self.in_h1 = False
-        self.titled = False  # the document's first <title> is met: a later one (in the body) is ignored
-        self.skip_tag: str | None = None  # inside a dropped element: its tag and nesting depth
-        self.skip_depth = 0
-        self.pre = 0
-        self.main_tag: str | None = None
-        self.main_depth = 0
-        self.main_span: list[int] = []  # [start] while inside the main element, then [start, end]
-        self.anchors: list[int] = []
+        self.pending: list[str] = []  # text since the last tag (the parser gives it in pieces)
+        self.depth = 0  # elements open, outside left-out ones
+        self.dropped = 0  # inside a left-out element: how many elements are open in it
+        self.title: str | None = None  # the first <title>'s text, once read ("" when read as markup)
+        self.title_text: list[str] | None = None  # that title's text while it is read
+        self.h1: str | None = None  # the first <h1>'s text
+        self.h1_open: tuple[int, int] | None = None  # the <h1> being read: its depth, its text's start
+        self.pre = 0  # inside <pre> or <textarea>: whitespace kept
+        self.main_depth = 0  # the first <main> or role="main" element while open, and its text's span
+        self.main_span: list[int] = []
+        self.anchors: list[int] = []  # where each open <a>'s text starts in parts
+        self.reread = True  # a <title> never closed may still be read as markup (once)
 
-    def close(self) -> None:
-        """Read what is left of the markup: no more of it comes."""
-        self.closing = True
-        super().close()
+    def read(self, markup: bytes) -> None:
+        """Take in the elements and text of ``markup`` (UTF-8) as libxml2's HTML parser reads them
+        (``huge_tree``: a text of more than 10 MB comes whole, not cut)."""
+        from lxml import etree
 
-    def parse_endtag(self, i: int) -> int:
-        """Read the end tag at ``i`` of the markup as the HTML standard's tokenizer does, and return
-        where it ends (-1: not all there yet). Its attributes are read as a start tag's, then
-        dropped, so a ``>`` in a quoted value (``</p a=">">``) does not end it: the standard
-        library's parser (CPython 3.11) ended it at its first ``>`` and left the rest (``">``) as
-        the page's text. An end tag that the markup ends inside is dropped with all after it, as the
-        standard reads an end of file in a tag (https://html.spec.whatwg.org/multipage/parsing.html#attribute-value-(double-quoted)-state),
-        and in one step: the library's fallback would look for its end again at each later ``</``.
-        Inside a title, script or style (raw text, their end tags made plain by
-        :func:`_plain_raw_text_ends`), and for ``</>``, ``</ p>`` or ``</3``, the library's own reading."""
-        opened = _END_TAG_OPEN.match(self.rawdata, i)
-        if opened is None or self.cdata_elem is not None:
-            k = super().parse_endtag(i)  # (</>, </ p>, </3: to the next ">"; the end of the markup when none)
-            return len(self.rawdata) if k < 0 and self.closing and self.cdata_elem is None else k
-        rest = _END_TAG_REST.match(self.rawdata, opened.end())
-        if rest is None:  # the markup ends inside the tag
-            return len(self.rawdata) if self.closing else -1
-        self.handle_endtag(opened.group(1).lower())
-        return rest.end()
+        parser = etree.HTMLParser(target=self, encoding="utf-8", huge_tree=True, no_network=True)
+        etree.fromstring(markup, parser)
 
-    def parse_starttag(self, i: int) -> int:
-        """The library's reading of the start tag at ``i``; when it gives up at the end of the input
-        (an attribute's quote never closed, ``<a`` with no ``>``), the standard's: the tag runs to
-        its ``>`` outside quotes (:data:`_END_TAG_REST`), or to the end of the markup, and is dropped
-        with all in it. The library instead read such a tag as text and looked for its end again
-        from each later ``<``: quadratic."""
-        k = super().parse_starttag(i)
-        if k >= 0 or not self.closing:
-            return k
-        opened = _TAG_OPEN.match(self.rawdata, i)
-        rest = _END_TAG_REST.match(self.rawdata, opened.end()) if opened else None
-        return rest.end() if rest else len(self.rawdata)
-
-    def parse_comment(self, i: int, report: int = 1) -> int:
-        """Where the comment at ``i`` ends, as the standard reads one: at ``-->`` or ``--!>``, or at
-        once for ``<!-->`` and ``<!--->``; one never closed hides the rest of the markup
-        (https://html.spec.whatwg.org/multipage/parsing.html#comment-start-state and the states
-        after it). Its text is not kept."""
-        for empty in ("<!-->", "<!--->"):
-            if self.rawdata.startswith(empty, i):
-                return i + len(empty)
-        end = _COMMENT_END.search(self.rawdata, i + 4)
-        if end is not None:
-            return end.end()
-        return len(self.rawdata) if self.closing else -1
-
-    def parse_html_declaration(self, i: int) -> int:
-        """``<!DOCTYPE …>``, ``<![CDATA[…`` and other ``<!`` markup (a comment is
-        :meth:`parse_comment`'s): outside SVG and MathML the standard reads each as running to the
-        next ``>`` (a bogus comment; https://html.spec.whatwg.org/multipage/parsing.html#markup-declaration-open-state),
-        and to the end of the markup when there is none. Nothing of it is kept."""
-        if self.rawdata.startswith("<!--", i):
-            return self.parse_comment(i)
-        return self._to_next_gt(i)
-
-    def parse_pi(self, i: int) -> int:
-        """``<?…``: the standard reads it as a bogus comment up to the next ``>``
-        (https://html.spec.whatwg.org/multipage/parsing.html#tag-open-state); nothing of it is kept."""
-        return self._to_next_gt(i)
-
-    def _to_next_gt(self, i: int) -> int:
-        end = self.rawdata.find(">", i + 2)
-        if end >= 0:
-            return end + 1
-        return len(self.rawdata) if self.closing else -1
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.skip_tag:
-            self.skip_depth += tag == self.skip_tag
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        self._flush()
+        if self.dropped:
+            self.dropped += 1
             return
-        if tag == "title" and not self.titled:
-            # RCDATA in the HTML standard: text up to </title>, character references read in result()
-            self.in_title = self.titled = True
-            self.set_cdata_mode(tag)
+        role = attrib.get("role")
+        if tag == "title" or tag in _DROP_TAGS or role in _DROP_ROLES:
+            self.dropped = 1
+            if tag == "title" and self.title is None:  # a later one is not shown (nor in a browser)
+                self.title_text = []
             return
-        role = dict(attrs).get("role")
-        if tag in _DROP_TAGS or role in _DROP_ROLES:
-            self.skip_tag, self.skip_depth = tag, 1
-            return
-        if self.main_tag == tag and len(self.main_span) == 1:
-            self.main_depth += 1
-        elif not self.main_span and (tag == "main" or role == "main"):
-            self.main_tag, self.main_depth, self.main_span = tag, 1, [len(self.parts)]
+        self.depth += 1
+        if not self.main_span and (tag == "main" or role == "main"):
+            self.main_depth, self.main_span = self.depth, [len(self.parts)]
         if tag == "br":
             self.parts.append("\n")
         elif tag in ("td", "th"):
             self.parts.append(" ")
         elif tag == "a":
             self.anchors.append(len(self.parts))
-        elif tag == "h1" and not self.h1:
-            self.in_h1 = True
+        elif tag == "h1" and self.h1 is None and self.h1_open is None:
+            self.h1_open = (self.depth, len(self.parts))
         if tag in ("pre", "textarea"):
             self.pre += 1
         if tag in _BLOCK_TAGS:
             self.parts.append("\n\n")
 
-    def handle_endtag(self, tag: str) -> None:
-        if self.skip_tag:
-            if tag == self.skip_tag:
-                self.skip_depth -= 1
-                if not self.skip_depth:
-                    self.skip_tag = None
+    def end(self, tag: str) -> None:
+        self._flush()
+        if self.dropped:
+            self.dropped -= 1
+            if not self.dropped and self.title_text is not None:
+                self._title("".join(self.title_text))
             return
-        if tag == "title" and self.in_title:
-            self.in_title = False
-            self.clear_cdata_mode()
-            return
-        if tag == "title":  # a stray second title: its text was kept as body text
-            return
-        if tag == "h1":
-            self.in_h1 = False
-        elif tag == "a" and self.anchors:
+        if tag == "a" and self.anchors:
             at = self.anchors.pop()
-            if "".join(self.parts[at:]).strip() in _PERMALINKS:
+            # a permalink is a mark and maybe spaces: a link with more pieces than that is none
+            # (and a link around a whole page is not joined once per link inside it)
+            if len(self.parts) - at <= 8 and "".join(self.parts[at:]).strip() in _PERMALINKS:
                 del self.parts[at:]
         elif tag in ("pre", "textarea"):
             self.pre = max(0, self.pre - 1)
+        elif self.h1_open and self.h1_open[0] == self.depth:
+            self.h1 = " ".join("".join(self.parts[self.h1_open[1]:]).split()).rstrip("¶#§🔗 ") or None
+            self.h1_open = None
         if tag in _BLOCK_TAGS:
             self.parts.append("\n\n")
-        if tag == self.main_tag and len(self.main_span) == 1:
-            self.main_depth -= 1
-            if not self.main_depth:
-                self.main_span.append(len(self.parts))
+        if self.main_depth == self.depth and len(self.main_span) == 1:
+            self.main_span.append(len(self.parts))
+        self.depth -= 1
 
-    def handle_data(self, data: str) -> None:
-        if self.skip_tag:
+    def data(self, text: str) -> None:
+        self.pending.append(text)
+
+    def close(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        """Take in the text since the last tag."""
+        if not self.pending:
             return
-        if self.in_title:
-            self.title.append(data)
-            return
-        text = data if self.pre else _SPACES.sub(" ", data)
-        self.parts.append(text)
-        if self.in_h1:
-            self.h1.append(text)
+        text = "".join(self.pending)
+        self.pending.clear()
+        if self.title_text is not None:
+            self.title_text.append(text)
+        elif not self.dropped:
+            text = text.replace(_END_MARK, "")
+            self.parts.append(text if self.pre else _SPACES.sub(" ", text))
+
+    def _title(self, text: str) -> None:
+        self.title_text = None
+        if text.endswith(_END_MARK) and self.reread:
+            # never closed: the standard reads the rest of the page into the title; read it as markup
+            self.title, self.reread = "", False
+            self.read(text[:-len(_END_MARK)].encode("utf-8", errors="replace"))
+        else:
+            self.title = text.replace(_END_MARK, "")
 
     def result(self) -> tuple[str | None, str]:
         """``(title, text)``: the ``<title>`` (else the first ``<h1>``) and the visible text."""
-        parts = self.parts[slice(*self.main_span)] if self.main_span else self.parts
-        if not "".join(parts).strip():
-            parts = self.parts
+        parts = self.parts
+        if self.main_span:
+            start, end = (*self.main_span, len(self.parts))[:2]
+            parts = self.parts[start:end]
+            if not "".join(parts).strip():
+                parts = self.parts
         lines = []
         for line in "".join(parts).split("\n"):
             line = line.rstrip()
             lines.append(line[1:] if line.startswith(" ") and not line.startswith("  ") else line)
-        title = " ".join(html.unescape("".join(self.title)).split()) or " ".join("".join(self.h1).split()).rstrip("¶#§🔗 ")
+        title = " ".join((self.title or "").split()) or self.h1
         return title or None, "\n".join(lines)
