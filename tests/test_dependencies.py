@@ -7,10 +7,12 @@ textual pulled in) works under the tests and fails the quick start.
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 import textwrap
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -84,3 +86,39 @@ def test_every_module_a_run_loads_is_from_a_declared_dependency(tmp_path):
     undeclared = {module: owners[module] for module in sorted(loaded - _OWN - set(_OPTIONAL) - set(sys.stdlib_module_names))
                   if module in owners and not {canonicalize_name(d) for d in owners[module]} & declared}
     assert undeclared == {}
+
+
+def _distribution_modules(name: str) -> set[str]:
+    """The dotted module names a distribution installs (its ``.py`` files, extension modules and
+    package folders)."""
+    modules = set()
+    for file in metadata.distribution(name).files or []:
+        path = Path(str(file))
+        parts = (*path.parts[:-1], path.name.split(".")[0])
+        if path.suffix in (".py", ".so") and ".." not in parts and not parts[0].endswith((".dist-info", ".data")):
+            modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return modules
+
+
+def _product_imports() -> set[str]:
+    """Every module name the product's own code (engine, jobs, bots, manifests) imports."""
+    names = set()
+    root = Path(__file__).resolve().parents[1]
+    for folder in sorted(_OWN):
+        for path in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names.add(node.module)
+                    names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_every_declared_dependency_is_imported_by_the_product():
+    """A dependency in ``pyproject.toml`` that no product module imports is one to remove."""
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    imported = _product_imports()
+    unused = [req.name for req in map(Requirement, project["dependencies"])
+              if not _distribution_modules(req.name) & imported]
+    assert unused == []
