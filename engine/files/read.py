@@ -95,9 +95,7 @@ def read_file(path: Path, name: str, max_pages: int, max_chars: int) -> FileText
     elif kind == "docx":
         sections = _docx(path)
     elif kind == "html":
-        from engine.search.extract import html_text
-
-        sections = [["text", html_text(data)[1]]]
+        sections = [["text", _html(data)]]
     elif kind == "csv":
         sections = _csv(_decode(data))
     elif kind == "markdown":
@@ -127,6 +125,15 @@ def _cap(out: FileText, sections: list[list[str]], max_chars: int) -> None:
         if out.truncated:
             break
     out.truncated = out.truncated or bool(out.note)
+
+
+def _html(data: bytes) -> str:
+    from engine.search import extract
+
+    try:
+        return extract.html_text(data)[1]
+    except extract.Unreadable as err:  # its reason, e.g. "unknown text encoding"
+        raise Unreadable(str(err)) from None
 
 
 def _decode(data: bytes) -> str:
@@ -226,7 +233,6 @@ def _markdown_text(markdown: str) -> str:
     :mod:`engine.search.extract` takes its text), so a quoted sentence reads as in the file."""
     from mistletoe import Document, HtmlRenderer
 
-    from engine.search.extract import html_text
     from engine.text import MISTLETOE_LOCK
 
     class Rendered(HtmlRenderer):
@@ -236,7 +242,7 @@ def _markdown_text(markdown: str) -> str:
 
     with MISTLETOE_LOCK, Rendered() as renderer:
         page = renderer.render(Document(markdown))
-    return html_text(page.encode("utf-8"))[1]
+    return _html(page.encode("utf-8"))
 
 
 def _csv(text: str) -> list[list[str]]:

@@ -130,6 +130,21 @@ def test_markdown_html_and_csv_are_read_by_section(tmp_path):
     assert label == "rows 1-2" and "model: Zephyr; power: 14 MW" in body
 
 
+def test_an_html_page_the_html_reader_refuses_is_skipped_with_its_reason(tmp_path, monkeypatch):
+    """The HTML reader's own refusal (an encoding it cannot tell, a parser error) is the file's skip
+    reason, not an exception the reading process dies of."""
+    import engine.search.extract
+
+    def refuse(data: bytes):
+        raise engine.search.extract.Unreadable("unknown text encoding")
+
+    monkeypatch.setattr(engine.search.extract, "html_text", refuse)
+    page = tmp_path / "p.html"
+    page.write_bytes(b"<p>x</p>")
+    with pytest.raises(Unreadable, match="^unknown text encoding$"):
+        read_file(page, "p.html", 10, 1000)
+
+
 def test_a_binary_file_posing_as_text_and_a_zip_bomb_are_refused(tmp_path):
     fake = tmp_path / "fake.txt"
     fake.write_bytes(b"\x00\x01\x02binary")
