@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bots.console_lock import dead_here
+from bots.console_output import said_errors
 from bots.terminal_signals import EXIT_INTERRUPTED, ctrl_c_deferred, interrupted_exit_code
 from engine.artifacts import safe_name
 from engine.settings import Settings, SettingsError
@@ -58,6 +59,7 @@ def run_accounted(settings: Settings, thread: str, question: str, *, start: bool
 
     turn = TerminalTurn(settings, get_store(settings), thread, question, start=start)
     code, error, ran, taken = None, "", False, False
+    said_before = len(said_errors())
     try:
         with ctrl_c_deferred():  # a Ctrl-C meanwhile is raised once the slot is taken, and given back
             refused = turn.take()
@@ -76,10 +78,13 @@ def run_accounted(settings: Settings, thread: str, question: str, *, start: bool
         return code
     except BaseException as exc:  # recorded, then raised on: the audit says what ended the run
         code = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else None
-        error = f"{type(exc).__name__}: {exc}"
+        # a setting's refusal is one line for people (the terminal shows it as it is)
+        error = str(exc) if isinstance(exc, SettingsError) else f"{type(exc).__name__}: {exc}"
         raise
     finally:
         if taken:
+            if not error and code not in (None, EXIT_INTERRUPTED):  # the line the terminal showed
+                error = next(reversed(said_errors(said_before)), "")
             with ctrl_c_deferred(raise_after=False):  # the run is over: a Ctrl-C now waits for the slot
                 turn.end(code, error, audited=ran)
 
@@ -114,8 +119,9 @@ class TerminalTurn:
     def end(self, code: int | None, error: str = "", *, audited: bool = True) -> None:
         """The run ended with exit code ``code`` (None: an exception, ``error`` its type and message):
         give the slot back, count the tokens spent since :meth:`take`, write the audit record (see
-        :data:`_STATUS`; the clarifying question from the thread's record, the error line from
-        :data:`_REASON`; none when not ``audited``: nothing ran). Never raises: a store that cannot be written (a full disk) is one log
+        :data:`_STATUS`; the clarifying question from the thread's record, the error line ``error``
+        (:func:`run_accounted` passes the line the terminal showed) or else :data:`_REASON`'s; none
+        when not ``audited``: nothing ran). Never raises: a store that cannot be written (a full disk) is one log
         line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`)."""
         from bots.console_record import load_record
 

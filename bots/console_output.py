@@ -57,9 +57,25 @@ def stdout_line(text: str = "") -> None:
     put(sys.stdout, f"{text}\n")
 
 
+#: The lines :func:`say` showed that tell why a run stopped (``deepresearch: …``), without that
+#: prefix, oldest first: the audit trail records the one a run ended with (:func:`said_errors`).
+_ERRORS: list[str] = []
+_ERROR_PREFIX = "deepresearch: "
+
+
 def say(text: str, style: str | None = None, end: str = "\n") -> None:
-    """Print one message on stderr: cleaned (:func:`engine.text.clean_text`), never parsed as markup."""
-    err.print(clean_text(text), style=style, end=end, soft_wrap=True)
+    """Print one message on stderr: cleaned (:func:`engine.text.clean_text`), never parsed as markup.
+    A ``deepresearch: …`` line (why a run stopped or was refused) is also kept for :func:`said_errors`."""
+    line = clean_text(text)
+    if line.lstrip("\n").startswith(_ERROR_PREFIX):
+        _ERRORS.append(line.strip().removeprefix(_ERROR_PREFIX))
+    err.print(line, style=style, end=end, soft_wrap=True)
+
+
+def said_errors(since: int = 0) -> list[str]:
+    """The ``deepresearch: …`` lines :func:`say` showed (prefix removed), from the ``since``-th on
+    (``len(said_errors())`` marks a point to count from)."""
+    return _ERRORS[since:]
 
 
 def show_follow_ups(questions: list[str]) -> None:

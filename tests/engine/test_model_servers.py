@@ -197,6 +197,9 @@ def test_ask_prints_one_line_naming_the_setting_for_a_rejected_parameter(tmp_pat
     assert len(lines) == 1 and "'max_tokens'" in lines[0] and "DEEPRESEARCH_MAX_OUTPUT_TOKENS" in lines[0]
     no_traceback(done)
     assert _bodies(fake_openai)[0]["max_tokens"] == 4096
+    # the audit trail records the line the terminal showed, not a guess from the exit code
+    [record] = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert record["status"] == "failed" and record["error"] == lines[0].removeprefix("deepresearch: "), record
 
 
 #: A report whose middle is a code block: the fake cuts an answer at half its length, inside the fence.

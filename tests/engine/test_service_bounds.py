@@ -3,6 +3,7 @@ DEEPRESEARCH_NODE_TIMEOUT with one clear line, and `ask --resume` finishes it on
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -53,6 +54,8 @@ def _stopped_then_resumed(capsys, monkeypatch, tmp_path, fake_openai, fake_tavil
     assert elapsed < PER_ATTEMPT, elapsed  # one attempt alone would have waited PER_ATTEMPT seconds
     thread = re.search(r"^thread: (console:\S+)$", err, re.MULTILINE).group(1)
     assert f"deepresearch ask --resume {thread}" in err
+    [record] = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert (record["status"], record["error"]) == ("failed", expected.removeprefix("deepresearch: ")), record
 
     release()
     _env(monkeypatch, tmp_path, fake_openai, fake_tavily, 120)
