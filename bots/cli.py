@@ -272,6 +272,10 @@ def index(
         f"from {clean_path(directory)} "
         f"into {clean_path(index_path)}"
     )
+    from bots.console_output import index_skips
+
+    for line in index_skips(stats.skipped_files, directory):
+        typer.echo(line, err=True)
 
 
 @_command()

@@ -24,6 +24,7 @@ from bots.console_output import (
     EXIT_WAITING,
     copy_out,
     err,
+    index_skips,
     print_result,
     say,
     stdout_line,
@@ -101,7 +102,11 @@ def _index(corpus: Path, settings: Settings) -> None:
         if storage_problem(exc.__cause__):
             raise StorageError(str(exc)) from exc
         raise SettingsError(str(exc)) from None
-    say(f"Indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped).")
+    counted = f"{stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped)"
+    changed = stats.added or stats.removed or not stats.unchanged
+    say(f"Indexed {counted}." if changed else f"The index is up to date: {counted}.")
+    for line in index_skips(stats.skipped_files, corpus):
+        say(line)
 
 
 def _require_indexable(corpus: Path) -> None:

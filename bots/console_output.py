@@ -78,6 +78,27 @@ def said_errors(since: int = 0) -> list[str]:
     return _ERRORS[since:]
 
 
+#: The most skipped files an indexing run names one by one; the rest are counted.
+MAX_SKIPS_SHOWN = 10
+
+
+def index_skips(skipped_files: list[tuple[str, str]], root: Path) -> list[str]:
+    """One line per file an indexing run skipped (``skipped_files``: ``(path, reason)`` of
+    :class:`engine.search.corpus_index.IndexStats`), named from ``root`` down, e.g.
+    ``"skipped notes/broken.pdf: unreadable PDF (PdfStreamError)"``; past :data:`MAX_SKIPS_SHOWN`,
+    one more line counts the rest."""
+    lines = []
+    for path, reason in skipped_files[:MAX_SKIPS_SHOWN]:
+        try:
+            name = Path(path).relative_to(root)
+        except ValueError:
+            name = Path(path)
+        lines.append(f"skipped {clean_path(name)}: {clean_text(reason)}")
+    if len(skipped_files) > MAX_SKIPS_SHOWN:
+        lines.append(f"… and {len(skipped_files) - MAX_SKIPS_SHOWN} more skipped")
+    return lines
+
+
 def show_follow_ups(questions: list[str]) -> None:
     """The review's suggested follow-up questions (up to three, what the chat offers as buttons),
     on stderr after the report's paths, so the paths stay the only lines a script reads on stdout."""

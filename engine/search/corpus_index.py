@@ -363,7 +363,7 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
     conn.commit()
     stats.skipped = len(stats.skipped_files)
     for path, reason in stats.skipped_files:
-        log.warning("corpus_skip path=%s reason=%s", path, reason)
+        log.info("corpus_skip path=%s reason=%s", path, reason)  # the commands name them to people
     stats.documents, stats.chunks = conn.execute(
         "SELECT count(*), coalesce(sum(chunks), 0) FROM documents"
     ).fetchone()

@@ -1,0 +1,39 @@
+"""What indexing a corpus tells the terminal: each skipped file by name with its reason, as a line
+for people (never a log record), and whether anything changed since the last run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_env, write_docs
+
+
+def _skipping_docs(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4\nnot really a pdf")
+    (docs / "empty.md").write_text("\n")
+    return docs
+
+
+def test_index_names_each_skipped_file_with_its_reason_and_no_log_record(tmp_path):
+    docs = _skipping_docs(tmp_path)
+    index = subprocess.run([sys.executable, "-m", "bots.cli", "index", str(docs)], capture_output=True, text=True,
+                           env=ask_env(tmp_path), cwd=tmp_path, timeout=RUN_TIMEOUT)
+    assert index.returncode == 0, index.stderr
+    assert index.stdout.startswith("indexed 3 documents (2 skipped)"), index.stdout
+    lines = index.stderr.splitlines()
+    assert "skipped broken.pdf: unreadable PDF" in "\n".join(lines), index.stderr
+    assert "skipped empty.md: no text" in lines, index.stderr
+    assert "level=" not in index.stderr and "corpus_skip" not in index.stderr, index.stderr
+
+
+def test_ask_says_when_the_corpus_index_is_up_to_date_and_what_it_skipped(tmp_path):
+    docs = _skipping_docs(tmp_path)
+    first = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "What do solar panels cost?")
+    assert first.returncode == 0, first.stderr
+    assert "Indexed 3 documents (2 skipped)." in first.stderr.splitlines(), first.stderr
+    assert "skipped empty.md: no text" in first.stderr.splitlines() and "level=" not in first.stderr
+    again = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "What do wind turbines cost?")
+    assert again.returncode == 0, again.stderr
+    assert "The index is up to date: 3 documents (2 skipped)." in again.stderr.splitlines(), again.stderr
