@@ -175,7 +175,7 @@ def ask(
         from engine.text import clean_text
 
         problem = ask_problem(clean_text(question), resume=resume, out=out, queue=queue, offline=offline,
-                              corpus=corpus, no_clarify=no_clarify, files=list(file or []))
+                              corpus=corpus, no_clarify=no_clarify, files=list(file or []), answer=answer)
         if problem:  # refused before the research code is loaded: at once
             say(f"deepresearch: {problem}")
             raise typer.Exit(EXIT_USAGE)

@@ -230,7 +230,7 @@ def _run_ask(*, question: str, corpus: Path | None, offline: bool, answer: str |
     question = clean_text(question)
     answer = None if answer is None else clean_text(answer)
     problem = ask_problem(question, resume=resume, out=out, queue=queue, offline=offline, corpus=corpus,
-                          no_clarify=no_clarify, files=files or [])
+                          no_clarify=no_clarify, files=files or [], answer=answer)
     if problem:
         say(f"deepresearch: {problem}")
         return EXIT_USAGE

@@ -12,11 +12,15 @@ from engine.text import clean_path
 
 
 def ask_problem(question: str, *, resume: str | None, out: Path | None, queue: bool, offline: bool,
-                corpus: Path | None, no_clarify: bool, files: list[Path]) -> str | None:
+                corpus: Path | None, no_clarify: bool, files: list[Path], answer: str | None = None) -> str | None:
     """The one line saying why ``deepresearch ask`` cannot start with these options (``question``
     already cleaned), or None: an empty question or ``--resume`` id, a question
     :func:`engine.runner.validate_question` refuses, a missing ``--corpus`` folder, an ``--out``
-    that is a file or cannot be written, options ``--queue`` cannot honour, unusable ``--file`` paths."""
+    that is a file or cannot be written, options ``--queue`` cannot honour, unusable ``--file`` paths,
+    an ``--answer`` to a new question that ``--no-clarify`` asks nothing about."""
+    if answer is not None and no_clarify and not resume:
+        return ("--answer answers the clarifying question and --no-clarify asks none: put the detail in the "
+                "question, or leave out --no-clarify.")
     return (_empty_problem(question, resume)
             or _usage_problem(question, resume, out, queue, offline=offline, corpus=corpus, no_clarify=no_clarify)
             or files_problem(files, queue)

@@ -217,7 +217,8 @@ def test_the_console_script_is_the_light_entry():
 
 
 @pytest.mark.parametrize("args", [["ask", ""], ["ask", "What is asyncio?", "--corpus", "missing-folder"],
-                                  ["ask", "What is asyncio?", "--queue", "--offline"]])
+                                  ["ask", "What is asyncio?", "--queue", "--offline"],
+                                  ["ask", "What is asyncio?", "--no-clarify", "--answer", "for web servers"]])
 def test_bad_input_is_refused_before_the_research_code_is_loaded(tmp_path, args):
     """A refusal is one line at once: the model, graph and job code (langchain, langgraph, rq) is not loaded for it."""
     probe = ("import sys\nfrom bots.entry import main\nsys.argv = ['deepresearch', *sys.argv[1:]]\n"
