@@ -216,6 +216,10 @@ def render(
         doc = read_report(report)
     except ReportFileError as err:
         _fail(str(err), 2)
+    if out is not None and out.exists() and not out.is_dir():  # as ask --out: the command line's mistake
+        from engine.text import clean_path
+
+        _fail(f"--out {clean_path(out)} is a file; give a folder (it is created when missing).", 2)
     target = out if out is not None else report.parent
     try:
         paths = render_outputs(doc, target)

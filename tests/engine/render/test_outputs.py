@@ -105,6 +105,16 @@ def test_render_refuses_bad_input_with_exit_code_2(tmp_path, content, message):
     assert message in result.output and result.output.count("\n") == 1
 
 
+def test_render_to_an_out_that_is_a_file_is_bad_input_with_exit_code_2(tmp_path):
+    """As ``ask --out``: a file given for the folder is the command line's mistake, said before any work."""
+    (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "taken").write_text("a file")
+    result = CliRunner().invoke(app, ["render", str(tmp_path / "report.md"), "--out", str(tmp_path / "taken")])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"deepresearch: --out {tmp_path / 'taken'} is a file; give a folder (it is created when missing).\n"
+    assert not (tmp_path / "report.tex").exists()
+
+
 @needs_tex
 def test_render_writes_tex_pdf_and_docx_with_citations_as_written(tmp_path):
     from tests.engine.render import fidelity
