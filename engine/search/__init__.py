@@ -61,12 +61,13 @@ def check_corpus(settings: Settings) -> None:
     or a stale file, the index there was built from another folder).
 
     Raises:
-        engine.settings.SettingsError: one line with the folder and the command that indexes it
-            (for the operator; the chat surfaces show users a line without server paths).
+        engine.settings.SettingsError: one line with the folder and the command that indexes it, or
+            why it cannot be indexed (missing, not a folder, no supported file); for the operator:
+            the chat surfaces show users a line without server paths.
     """
     import os
 
-    from engine.search.corpus_index import index_root
+    from engine.search.corpus_index import CorpusIndexError, index_root, indexable_files
     from engine.settings import SettingsError
     from engine.text import clean_path
 
@@ -75,6 +76,10 @@ def check_corpus(settings: Settings) -> None:
     if root is None:
         root = _adopt_legacy_index(settings, wanted)
     if root is None:
+        try:  # a folder that is missing or has nothing to index: indexing it would fail too
+            indexable_files(settings.corpus_dir)
+        except CorpusIndexError as err:
+            raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {err}") from None
         raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {wanted} is not indexed yet: run `deepresearch index {wanted}`")
     if os.path.realpath(root) != os.path.realpath(wanted):
         raise SettingsError(

@@ -33,6 +33,24 @@ def test_an_unindexed_corpus_stops_the_start_with_one_line(tmp_path, command, en
     no_traceback(out)
 
 
+@pytest.mark.parametrize("folder", ["empty", "missing"])
+def test_a_corpus_folder_with_nothing_to_index_says_so_instead_of_asking_to_index_it(tmp_path, folder):
+    """``deepresearch index`` of such a folder fails: the advice to run it would lead nowhere."""
+    docs = tmp_path / folder
+    if folder == "empty":
+        docs.mkdir()
+    settings = {"DEEPRESEARCH_SEARCH": "corpus", "DEEPRESEARCH_CORPUS_DIR": str(docs), "DEEPRESEARCH_LLM": "offline"}
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--no-clarify", "What is asyncio?"],
+                         capture_output=True, text=True, env=ask_env(tmp_path, settings), cwd=tmp_path,
+                         timeout=START_TIMEOUT)
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
+    assert out.returncode == 1, out.stderr
+    expected = "has no .htm, .html" if folder == "empty" else "no such folder"
+    assert len(lines) == 1 and f"DEEPRESEARCH_CORPUS_DIR {docs}" in lines[0] and expected in lines[0], out.stderr
+    assert "deepresearch index" not in lines[0]
+    no_traceback(out)
+
+
 def test_the_in_process_runner_refuses_to_start_on_an_unindexed_corpus(tmp_path):
     from engine.settings import SettingsError
     from jobs.embedded import _runners, get_runner
