@@ -206,7 +206,21 @@ def _find_files(root: Path) -> tuple[list[tuple[Path, os.stat_result]], list[tup
             if not path.is_file():
                 continue
             found.append((path, st))
-    return found, skipped
+    return _one_path_a_file(found), skipped
+
+
+def _one_path_a_file(found: list[tuple[Path, os.stat_result]]) -> list[tuple[Path, os.stat_result]]:
+    """``found`` with one path for each file (device and inode): a symbolic or hard link to a file
+    the folder already holds would make it two documents, and two sources of one report. The
+    file's own path wins over a symbolic link's, else the first path in walk order."""
+    chosen: dict[tuple[int, int], tuple[Path, os.stat_result]] = {}
+    for entry in found:
+        path, st = entry
+        key = (st.st_dev, st.st_ino)
+        if key not in chosen or (chosen[key][0].is_symlink() and not path.is_symlink()):
+            chosen[key] = entry
+    kept = {id(entry) for entry in chosen.values()}
+    return [entry for entry in found if id(entry) in kept]
 
 
 @contextlib.contextmanager

@@ -392,3 +392,19 @@ async def test_long_files_matching_well_do_not_crowd_out_another_match(tmp_path:
     index_directory(docs, index)
     assert await _titles(index, "heat pump") == ["Strong 0", "Strong 1", "Strong 2", "Strong 3", "Weak"]
     assert len(await _titles(index, "filler")) == 4  # every match found: fewer files than asked
+
+
+def test_a_file_reached_by_two_paths_is_one_document(docs: Path, tmp_path: Path) -> None:
+    """A symbolic link (sorted before its target) or a hard link to a file of the folder is the same
+    file: indexed once, under its own path, so a report never lists it as two sources."""
+    (docs / "0-link.md").symlink_to(docs / "a_solar.md")
+    os.link(docs / "b_wind.txt", docs / "z-hard.txt")
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Tidal\n\nTidal power follows the moon.\n")
+    (docs / "tidal.md").symlink_to(outside)  # a link out of the folder is a file of its own
+    index = tmp_path / "corpus.sqlite"
+    stats = index_directory(docs, index)
+    assert stats.documents == len(FILES) + 1
+    with closing(sqlite3.connect(index)) as conn:
+        paths = sorted(Path(p).name for (p,) in conn.execute("SELECT path FROM documents"))
+    assert paths == sorted([*FILES, "tidal.md"])
