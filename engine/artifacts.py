@@ -190,7 +190,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     Sources section.
 
     ``summary_cache`` (the turn's :meth:`engine.graph.summaries.SummaryCache.counts`) is kept in
-    ``usage.json`` beside the tokens by role.
+    ``usage.json`` beside the tokens by role, and so is the report's ``language`` (BCP-47: what
+    :func:`engine.render.reread.read_report` renders it in where its labels are words of several).
 
     A PDF or Word failure is recorded, never raised, and never stops the other files.
 
@@ -227,6 +228,7 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     artifact_store(settings).gather_usage(directory)  # with PostgreSQL: the calls of every host
     usage = summarize_usage(directory / "usage.jsonl")
     usage["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    usage["language"] = language  # the report's language: `deepresearch render` renders it in that one
     if summary_cache is not None:
         usage["summary_cache"] = summary_cache
     paths["usage_json"] = str(write_atomic(directory / "usage.json", json.dumps(usage, indent=2)))

@@ -366,12 +366,24 @@ def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | No
     return lines
 
 
+#: What ends or changes a ``<...>`` link destination (CommonMark 0.31, §6.3): a ``<`` or ``>``, a
+#: backslash (an escape) and an ``&`` that starts a character reference (``&amp;`` reads as ``&``).
+_DESTINATION_MARKUP = re.compile(r"[<>\\]|&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]*;)")
+
+
+def link_destination(url: str) -> str:
+    """``url`` as the text between the angle brackets of a Markdown link destination ``[t](<...>)``
+    that a CommonMark reader reads back as ``url`` exactly (spaces and parentheses need no escape
+    there; ``<``, ``>``, ``\\`` and a character reference's ``&`` are backslash-escaped)."""
+    return _DESTINATION_MARKUP.sub(lambda m: "\\" + m.group(), url)
+
+
 def source_markdown(title: str, url: str) -> str:
     """One source as Markdown: ``[title](<url>)`` for a web address, else its name as text
     (:func:`engine.source_links.source_text`: ``Title (sub/doc.md)``), never a link to a file or
     a server path."""
     if link := web_link(url):
-        return f"[{markdown_literal(title or link, links=False)}](<{link}>)"
+        return f"[{markdown_literal(title or link, links=False)}](<{link_destination(link)}>)"
     return markdown_literal(source_text(title, url), links=False)
 
 

@@ -34,7 +34,8 @@ class ReportDocument:
         title: the report's title (plain text).
         question: the user's question as asked (plain text, any language).
         date: the run's date, ISO ``YYYY-MM-DD``.
-        executive_summary: Markdown, a few paragraphs.
+        executive_summary: Markdown, a few paragraphs; "" for a report without a summary (the
+            outputs then show no summary section).
         body: the final report as Markdown, without its Sources section (it may contain
             headings, lists, tables, links, code, ``[n]`` citation markers).
         review: one :class:`ReviewRound` per review iteration (may be empty).
@@ -50,6 +51,9 @@ class ReportDocument:
         clarification: the clarifying question the bot asked and the requester's answer, shown
             under the question (plain text, ``asked — answer``, one line per question asked;
             :func:`engine.artifacts.clarifications`), "" when none was asked.
+        labels: the report's own labels as its report.md writes them, by key of
+            :func:`engine.render.latex.labels_for` (``{"date": "Datum", "summary": "Zusammenfassung"}``:
+            :func:`engine.render.reread.document_from_markdown`); they stand for those of ``language``.
     """
 
     title: str
@@ -64,6 +68,7 @@ class ReportDocument:
     no_sources: str = ""
     review_absent: str = "noreview"
     clarification: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

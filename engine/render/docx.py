@@ -75,7 +75,7 @@ def _bidi(elem: pf.Element, _doc: pf.Doc) -> pf.Element | None:
 def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) -> pf.Doc:
     """The report as a pandoc document for the docx writer.
 
-    Title (Word's Title style), notice, date and question, the executive summary, the body
+    Title (Word's Title style), notice, date and question, the executive summary (when the report has one), the body
     (its headings from Heading 1), the Sources list (each entry a bookmark ``src-n`` that the
     body's ``[n]`` link to, and a hyperlink to the source) and the review appendix. Markdown is
     parsed by pandoc, stopped as soon as ``cancel`` is set (raises :class:`engine.render.pandoc.PandocCancelled`).
@@ -100,9 +100,9 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
 
     title = plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report")
     blocks = _front(doc, labels, plain)
-    blocks.append(pf.Header(*plain(labels["summary"]), level=1))
-    blocks += markdown(doc.executive_summary, 2) or empty("empty")
-    blocks += markdown(doc.body, 1, keep_ids=True) or empty("empty")
+    if summary := markdown(doc.executive_summary, 2):  # a report without a summary shows no such section
+        blocks += [pf.Header(*plain(labels["summary"]), level=1), *summary]
+    blocks += markdown(doc.body, 1, keep_ids=True)
     blocks += _sources(doc, labels, plain)
     if not doc.sources:
         blocks += empty("nosources")

@@ -295,10 +295,13 @@ def labels_for(language: str) -> dict[str, str]:
 
 
 def document_labels(doc: ReportDocument) -> dict[str, str]:
-    """:func:`labels_for` the document's language, with its own note under an empty Sources list
-    (``doc.no_sources``, as report.md says it) and under an appendix without rounds (``doc.review_absent``)."""
+    """:func:`labels_for` the document's language, with the labels its report.md writes as written
+    (``doc.labels``), its own note under an empty Sources list (``doc.no_sources``, as report.md says
+    it) and under an appendix without rounds (``doc.review_absent``)."""
     labels = labels_for(doc.language)
-    return {**labels, "nosources": doc.no_sources.strip() or labels["nosources"], "noreview": labels[doc.review_absent]}
+    written = {key: text for key, text in doc.labels.items() if key in labels and text.strip()}
+    return {**labels, **written, "nosources": doc.no_sources.strip() or labels["nosources"],
+            "noreview": labels[doc.review_absent]}
 
 
 def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> str:

@@ -334,9 +334,16 @@ def heading_text(markdown: str) -> str:
 
 
 def url_inlines(url: str) -> list[Node]:
-    """A link to ``url`` (cleaned) when it has a web scheme or is an anchor, else the URL as text."""
+    """A link to ``url`` (cleaned) when it has a web scheme or is an anchor, else the URL as text.
+
+    The link shows ``url`` as written, its spaces as spaces (``<https://example.com/a b>`` in
+    report.md), while its target is percent-encoded (:class:`Sanitizer`); a text of words and
+    spaces also keeps pandoc's LaTeX writer from showing the encoded target instead (``\\url``)."""
     target = clean_text(url).strip()
-    return Sanitizer(1, False)._link(Attr, [str_node(target)], target)
+    inlines = Sanitizer(1, False)._link(Attr, [str_node(target)], target)
+    if len(inlines) == 1 and inlines[0]["t"] == "Link":
+        inlines[0]["c"][1] = _text_nodes(target)
+    return inlines
 
 
 @functools.cache

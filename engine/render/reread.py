@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from engine.artifacts import ROLE_HEADING_LEVEL, review_rounds, split_notice
 from engine.citations import SOURCES_TITLE
 from engine.headings import DEEPEST, heading_levels, shift_headings, split_lines, top_headings
@@ -15,13 +17,11 @@ from engine.language import detect_language
 from engine.offline_phrases import PHRASES
 from engine.render import ReportDocument, SourceEntry
 from engine.render.markdown import clean_text, heading_text
-from engine.text import markdown_unescape
+from engine.text import markdown_unescape, split_urls
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _ENTRY = re.compile(r"^\s*(?:(\d+)[.)]|\[(\d+)\])\s+(.+?)\s*$")
-_MD_LINK = re.compile(r"^\[(?P<title>(?:\\.|[^\]\\])*)\]\(\s*<?(?P<url>[^\s>]+)>?\s*\)\s*$")
-_URL = re.compile(r"<?(https?://[^\s>]+)>?")
 #: A paragraph ``**Label:** text`` at the top of the text (blank lines before it allowed).
 _FRONT = re.compile(r"\A\s*\*\*([^*\n]{1,20}):\*\*[ \t]*(.*?)[ \t]*(?:\n[ \t]*\n|\n?\Z)", re.DOTALL)
 
@@ -45,60 +45,143 @@ def _headings(text: str) -> list[_Heading]:
             if not any(a <= m.start() < b for a, b in fences)]
 
 
+class _AsWritten(MarkdownIt):
+    """A CommonMark parser (markdown-it) whose links keep their destination as the file writes it:
+    escapes and character references resolved (CommonMark 0.31, §6.3), neither percent-encoded
+    nor refused for its scheme (:func:`engine.source_links.web_link` decides what is a link)."""
+
+    def normalizeLink(self, url: str) -> str:  # noqa: N802 (markdown-it's name)
+        return url
+
+    def validateLink(self, url: str) -> bool:  # noqa: N802
+        return True
+
+
+_LINK_PARSER = _AsWritten("commonmark")
+
+
+def _plain(tokens: list) -> str:
+    """What a reader sees of inline tokens: their text and code, markup gone, a break as a space."""
+    return "".join(t.content if t.type in ("text", "code_inline", "html_inline") else
+                   " " if t.type in ("softbreak", "hardbreak") else _plain(t.children or []) if t.type == "image" else ""
+                   for t in tokens)
+
+
+def parse_entry(text: str) -> tuple[str, str]:
+    """``(title, url)`` of one Sources entry after its number, read as CommonMark inline text:
+    ``[title](url)`` in any form of link destination (``<a b>``, ``a\\)b``, ``(x)``, ``&amp;``,
+    a title ``"t"``), an autolink ``<url>`` or a bare http(s) URL beside the title (as GFM's
+    autolink extension finds one: :func:`engine.text.split_urls`); ``url`` is "" when the entry
+    names none, and the title is then the whole entry's text.
+    """
+    tokens = _LINK_PARSER.parseInline(text)[0].children or []
+    opens = [k for k, t in enumerate(tokens) if t.type == "link_open"]
+    if opens:
+        first = opens[0]
+        close = next(k for k in range(first, len(tokens)) if tokens[k].type == "link_close")
+        url = str(tokens[first].attrGet("href") or "")
+        inner = _plain(tokens[first + 1:close])
+        outside = (_plain(tokens[:first]) + " " + _plain(tokens[close + 1:])).strip(" -–—:")
+        if tokens[first].markup == "autolink":
+            return " ".join(outside.split()) or url, url
+        return " ".join(" ".join([outside, inner] if outside else [inner]).split()) or url, url
+    plain = _plain(tokens)
+    pieces = split_urls(plain)
+    at = next((k for k, (is_url, _) in enumerate(pieces) if is_url), None)
+    if at is None:
+        return " ".join(plain.split()), ""
+    url = pieces[at][1]
+    rest = "".join(piece for k, (_, piece) in enumerate(pieces) if k != at).strip(" -–—:")
+    return " ".join(rest.split()) or url, url
+
+
 def parse_sources(section: str) -> list[SourceEntry] | None:
-    """Entries of a Sources list (``n. [title](<url>)``, ``[n] title url``); None if it is not one."""
+    """Entries of a Sources list (``n. [title](<url>)``, ``[n] title url``: :func:`parse_entry`);
+    None if it is not one."""
     entries, notes = [], 0
     for line in (ln for ln in section.splitlines() if ln.strip()):
         m = _ENTRY.match(line)
         if not m:
             notes += 1  # one line alone is the "no sources" note: the list is empty
             continue
-        number, rest = int(m.group(1) or m.group(2)), m.group(3)
-        link = _MD_LINK.match(rest)
-        if link:
-            entries.append(SourceEntry(number, markdown_unescape(link.group("title")), link.group("url")))
-            continue
-        url = _URL.search(rest)
-        title = (rest[:url.start()] + rest[url.end():]).strip(" -–—:") if url else rest
-        entries.append(SourceEntry(number, markdown_unescape(title) or (url.group(1) if url else ""), url.group(1) if url else ""))
+        title, url = parse_entry(m.group(3))
+        entries.append(SourceEntry(int(m.group(1) or m.group(2)), title, url))
     if notes and (entries or notes > 1):
         return None  # prose, not the generated list
     return entries
 
 
-def _front_matter(text: str) -> tuple[str, dict[str, str]]:
-    """``(text without them, {"date": ..., "question": ..., "clarification": ...})``: the ``**Date:** …``,
-    ``**Question:** …`` and ``**Clarification:** …`` paragraphs (labels of any language) that open
-    a report.md after its title and notice (:func:`engine.artifacts.front_matter`), their text
-    unescaped; the clarifications (one per question asked) one line each."""
+def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    """``(text without them, {"date": ..., "question": ..., "clarification": ...}, labels)``: the
+    ``**Date:** …``, ``**Question:** …`` and ``**Clarification:** …`` paragraphs (labels of any
+    language) that open a report.md after its title and notice (:func:`engine.artifacts.front_matter`),
+    their text unescaped, the clarifications (one per question asked) one line each; ``labels`` the
+    label of each key as the file writes it (``{"date": "Datum"}``)."""
     from engine.render.latex import LABELS
 
     keys = ("date", "question", "clarification")
     names = {labels[key].lower(): key for labels in LABELS.values() for key in keys}
     found: dict[str, str] = {}
+    written: dict[str, str] = {}
     while True:
         m = _FRONT.match(text)
         key = names.get(m.group(1).lower()) if m else None
         if key is None or (key in found and key != "clarification"):  # one clarification per question asked
-            return text, found
+            return text, found, written
         line = markdown_unescape(" ".join(m.group(2).split()))
         found[key] = f"{found[key]}\n{line}" if key in found else line
+        written.setdefault(key, m.group(1))
         text = text[m.end():]
 
 
+def report_language(labels: dict[str, str], notice: str | None, prose: str, recorded: str | None = None) -> str:
+    """The language a report.md is written in (BCP-47 code), told by what the report says of itself.
+
+    ``labels`` are its labels as written (keys of :func:`engine.render.latex.labels_for`: ``date``,
+    ``question``, ``clarification``, ``summary``, ``sources``; each the catalogue's word of one or
+    more languages) and ``notice`` its offline notice (the ``offline_notice`` phrase of one language).
+    The languages whose words they are, most of them first, are the candidates; among several
+    (French and English both say "Date" and "Sources"), ``recorded`` (the language the run recorded:
+    usage.json's ``language``, review.md's title line) when it is one of them (a language without
+    labels of its own, Korean, writes English ones), else the language of ``prose`` when it is one,
+    else the first in :data:`engine.offline_phrases.LANGUAGES` order. Without labels or notice:
+    ``recorded``, else the language of ``prose`` (:func:`engine.language.detect_language`). The prose
+    alone never overrides the labels: a German report quoting English documents reads as English.
+    """
+    from engine.offline_phrases import LANGUAGES
+    from engine.render.latex import LABELS, labels_for
+
+    languages = list(dict.fromkeys([*([recorded] if recorded else []), *LANGUAGES, *LABELS]))
+    votes = {code: sum(labels_for(code)[key].lower() == text.lower() for key, text in labels.items())
+             + (notice is not None and PHRASES["offline_notice"].get(code) == notice) for code in languages}
+    best = max(votes.values(), default=0)
+    candidates = [code for code in languages if best and votes[code] == best]
+    if not candidates:
+        return recorded or detect_language(prose[:4000], default="en")
+    if recorded in candidates or len(candidates) == 1:
+        return recorded if recorded in candidates else candidates[0]
+    guessed = detect_language(prose[:4000], default="")
+    return guessed if guessed in candidates else next(c for c in [*LANGUAGES, *candidates] if c in candidates)
+
+
 def document_from_markdown(markdown: str, *, question: str = "", date: str = "", review: list | None = None,
-                           language: str | None = None) -> ReportDocument:
+                           language: str | None = None, recorded: str | None = None) -> ReportDocument:
     """The parts of a report.md as ``deepresearch ask`` writes it, edits included.
 
     The title is the first level-1 heading at the top; the ``**Date:**``, ``**Question:**`` and
     ``**Clarification:**`` paragraphs under it (and the notice) give the date, the question (before
     the ``question`` and ``date`` passed) and the clarifying questions asked with their answers; an
-    executive summary is the first
-    level-2 section when its heading is the summary label in any language; the Sources list
-    is the last level-2 section when its heading is a Sources label and every line in it is a
-    numbered entry (a "Sources" heading elsewhere is body text), or the one line saying that
-    none is cited (``no_sources``, shown as written). The body's ``[n]`` markers
-    link to the entries whose numbers they name, exactly as written.
+    executive summary is the first level-2 section when its heading is the summary label in any
+    language and text stands under it (a summary heading with nothing under it is a heading of the
+    body, and a report without one has no summary: the outputs show no section it does not have);
+    the Sources list is the last level-2 section when its heading is a Sources label and every line
+    in it is a numbered entry (a "Sources" heading elsewhere is body text), or the one line saying
+    that none is cited (``no_sources``, shown as written). The body's ``[n]`` markers link to the
+    entries whose numbers they name, exactly as written.
+
+    The labels (``Datum``, ``Zusammenfassung``, ``Quellen``) are kept as written (``labels``) and
+    tell the report's language (:func:`report_language`, ``recorded`` the language the run
+    recorded, if known), unless ``language`` is given.
     """
     text = clean_text(markdown).strip("\n") + "\n"
     title = ""
@@ -106,32 +189,33 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     if heads and heads[0].level == 1 and not text[:heads[0].start].strip():
         title, text = heading_text(heads[0].text), text[heads[0].end:]
     text, notice = split_notice(text)
-    text, front = _front_matter(text)
+    text, front, labels = _front_matter(text)
     question = front.get("question") or question
     clarification = front.get("clarification", "")
     date = front.get("date") if re.fullmatch(r"\d{4}-\d\d-\d\d", front.get("date", "")) else date
     heads = _headings(text)
     sources: list[SourceEntry] = []
-    lang_hint, no_sources = None, ""
+    no_sources = ""
     top = [h for h in heads if h.level <= 2]
     if top and top[-1].level == 2:
-        match = next((code for code, label in SOURCES_TITLE.items() if label.lower() == top[-1].text.lower()), None)
-        parsed = parse_sources(text[top[-1].end:]) if match or top[-1].text.lower() == "sources" else None
+        match = any(label.lower() == top[-1].text.lower() for label in SOURCES_TITLE.values())
+        parsed = parse_sources(text[top[-1].end:]) if match else None
         if parsed is not None:  # a list, or the one line saying that nothing is cited: shown as written
             no_sources = "" if parsed else markdown_unescape(" ".join(text[top[-1].end:].split()))
-            sources, lang_hint, text = parsed, match, text[:top[-1].start]
+            sources, labels["sources"], text = parsed, top[-1].text, text[:top[-1].start]
     summary = ""
     heads = [h for h in _headings(text) if h.level <= 2]
-    labels = {label.lower(): code for code, label in PHRASES["executive_summary"].items()}
-    if heads and heads[0].level == 2 and heads[0].text.lower() in labels and not text[:heads[0].start].strip():
-        lang_hint = lang_hint or labels[heads[0].text.lower()]
+    names = {label.lower() for label in PHRASES["executive_summary"].values()}
+    if heads and heads[0].level == 2 and heads[0].text.lower() in names and not text[:heads[0].start].strip():
         end = heads[1].start if len(heads) > 1 else len(text)
-        summary, text = text[heads[0].end:end].strip(), text[end:]
+        if text[heads[0].end:end].strip():  # an empty one is a heading as written, in the body
+            summary, labels["summary"], text = text[heads[0].end:end].strip(), heads[0].text, text[end:]
     body = text.strip()
-    language = language or detect_language(" ".join([title, summary, body])[:4000], default=lang_hint or "en")
+    language = language or report_language(labels, notice, " ".join([title, summary, body]), recorded)
     return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
                           executive_summary=summary, body=body, review=review or [], sources=sources,
-                          language=language, notice=notice, no_sources=no_sources, clarification=clarification)
+                          language=language, notice=notice, no_sources=no_sources, clarification=clarification,
+                          labels=labels)
 
 
 def _alternatives(key: str, number: str = r"(\d+)") -> str:
@@ -198,7 +282,9 @@ def review_from_markdown(markdown: str) -> tuple[str, list]:
 def read_report(path: Path) -> ReportDocument:
     """The report at ``path`` (report.md), with the question, review and date of its run when beside it.
 
-    ``review.md`` gives the question and the review appendix, ``usage.json`` the run's date.
+    ``review.md`` gives the question and the review appendix, ``usage.json`` the run's date; the
+    language the run recorded (usage.json's ``language``, else review.md's) settles the report's
+    language where its labels are words of several (:func:`report_language`).
     Without a readable review.md the appendix says that the review record was not beside the
     report (``review_absent``), not that the report was not reviewed.
 
@@ -218,16 +304,20 @@ def read_report(path: Path) -> ReportDocument:
         raise ReportFileError(f"cannot read {path}: {err.strerror or err}") from None
     if not markdown.strip():
         raise ReportFileError(f"{path} is empty")
-    question, review, date, review_absent = "", [], "", "noreview"
+    question, review, date, review_absent, recorded = "", [], "", "noreview", None
     try:
-        question, review = review_from_markdown((path.parent / "review.md").read_text(encoding="utf-8"))
+        state = review_state_from_markdown((path.parent / "review.md").read_text(encoding="utf-8"))
+        question, review = state["question"], review_rounds(state)
+        recorded = state["language"] if question or review else None  # a title line it could read
     except (OSError, UnicodeDecodeError):  # the report may say it was reviewed: the appendix says the record is away
         review_absent = "review_not_beside"
     try:
-        date = str(json.loads((path.parent / "usage.json").read_text(encoding="utf-8")).get("generated_at", ""))[:10]
+        usage = json.loads((path.parent / "usage.json").read_text(encoding="utf-8"))
+        date = str(usage.get("generated_at", ""))[:10]
+        recorded = usage["language"] if isinstance(usage.get("language"), str) and usage["language"] else recorded
     except (OSError, ValueError, AttributeError):
         pass
-    doc = document_from_markdown(markdown, question=question, review=review,
+    doc = document_from_markdown(markdown, question=question, review=review, recorded=recorded,
                                  date=date if re.fullmatch(r"\d{4}-\d\d-\d\d", date) else "")
     doc.review_absent = review_absent
     return doc

@@ -42,7 +42,7 @@ def test_the_pdf_and_the_word_document_show_the_clarification_under_the_question
     doc = ReportDocument(title="Heat pumps for homes", question="heat pumps", date="2026-01-02", executive_summary="",
                          body="Body.", clarification="Which region? — Germany & Austria", language="de")
     tex = render_latex(doc)
-    front = tex[tex.index("\\begin{document}"):tex.index("\\section{Zusammenfassung}")]
+    front = tex[tex.index("\\begin{document}"):tex.index("\\noindent\\rule")]  # the rule under the front matter
     assert front.index("Frage:") < front.index("Präzisierung:") < front.index("Germany \\& Austria")
     blocks = docx_document(doc).content
     texts = [pf.stringify(b).strip() for b in blocks[:6]]

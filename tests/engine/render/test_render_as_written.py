@@ -1,0 +1,249 @@
+"""`deepresearch render` shows what report.md says: its language and labels, only the sections it has,
+and every CommonMark link destination of its Sources list and body as written."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import panflute as pf
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from bots.cli import app
+from engine.citations import Cited, source_id, sources_section
+from engine.render.docx import docx_document
+from engine.render.latex import labels_for, render_latex
+from engine.render.reread import document_from_markdown, parse_sources, read_report
+
+needs_tex = pytest.mark.skipif(not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")),
+                               reason="latexmk, xelatex and pdftotext are needed")
+
+#: Questions full of English technical words, in the languages report.md has labels for.
+QUESTIONS = {
+    "de": "Wie bricht asyncio Tasks ab und wie funktionieren Timeouts?",
+    "fr": "Comment asyncio annule-t-il les Tasks et gère-t-il les Timeouts ?",
+    "es": "¿Cómo cancela asyncio las Tasks y cómo funcionan los Timeouts?",
+    "ja": "asyncio は Task をどのようにキャンセルし、Timeout をどう扱いますか？",
+    "zh": "asyncio 如何取消 Task 并处理 Timeout？",
+}
+#: What an offline run quotes from English documents: the report's prose is English whatever its language.
+SUMMARY = ("See also LOOPBACK_TIMEOUT, INTERNET_TIMEOUT and SHORT_TIMEOUT. [1] In timeout mode, operations "
+           "fail if they cannot be completed within the timeout specified for the socket. [2]")
+BODY = ("## Timeouts\n\n- The timeout value depends on the regrtest --timeout command line option. [1]\n"
+        "- Invocations with a timeout value of None (the default) set the timeout period to infinite. [2]\n\n"
+        "## Cancellation\n\n- Tasks can be cancelled with the cancel() method of the Task object. [2]\n")
+STATE = {
+    "solutions": ["## Recommendation\n\n- Use asyncio.timeout() [Sabc123]."],
+    "critiques": ["1. Cites 2 of 9 sources."], "perspectives": ["- Operator: which timeout wins?"],
+    "sources": {"Sabc123": {"title": "Coroutines and Tasks", "url": "https://docs.python.org/3/library/asyncio-task.html"}},
+    "numbering": {"Sabc123": 1},
+}
+CITED = [Cited(1, "Sabc123", "https://docs.python.org/3/library/asyncio-task.html", "Coroutines and Tasks"),
+         Cited(2, "Sdef456", "https://docs.python.org/3/library/socket.html", "socket — Low-level networking")]
+
+
+def _run(folder: Path, language: str, summary: str = SUMMARY) -> Path:
+    """A run's files as ``deepresearch ask`` writes them (report.md, review.md, usage.json, the PDF
+    and the Word document) for a ``language`` question whose report quotes English documents."""
+    from engine.artifacts import write_artifacts
+    from engine.settings import load_settings
+
+    state = {**STATE, "question": QUESTIONS.get(language, "How does asyncio cancel tasks?"),
+             "title": QUESTIONS.get(language, "Tasks"), "language": language, "executive_summary": summary,
+             "final_report": f"# Title\n\n{BODY}"}
+    settings = load_settings(data_dir=folder / "data", llm="offline", search="none")
+    paths = write_artifacts(state, CITED, folder / "run", settings, "2026-12-04")
+    assert "pdf" in paths and "docx" in paths, paths
+    return folder / "run"
+
+
+def _render(report: Path, out: Path) -> Path:
+    result = CliRunner().invoke(app, ["render", str(report), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+# --- the language is the report's own --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", sorted(QUESTIONS))
+def test_a_report_in_english_words_keeps_the_language_its_labels_are_written_in(language):
+    """The prose reads as English (quotes of English documents); the labels say the report's language."""
+    labels = labels_for(language)
+    markdown = (f"# {QUESTIONS[language]}\n\n**{labels['date']}:** 2026-12-04\n\n**{labels['question']}:** "
+                f"{QUESTIONS[language]}\n\n## {labels['summary']}\n\n{SUMMARY}\n\n{BODY}\n## {labels['sources']}\n\n"
+                "1. [Coroutines and Tasks](<https://docs.python.org/3/library/asyncio-task.html>)\n")
+    assert document_from_markdown(markdown).language == language
+    alone = markdown.split("\n## ", 1)[0] + "\n\nSee LOOPBACK_TIMEOUT and SHORT_TIMEOUT in the test.support module now.\n"
+    assert document_from_markdown(alone).language == language  # the labels under the title alone tell it
+
+
+def test_labels_shared_by_two_languages_are_settled_by_the_runs_record():
+    """French and English both say "Date", "Question" and "Sources": the run's record (usage.json's
+    ``language``, else review.md's) decides between them; labels of another language win over it."""
+    markdown = (f"# T\n\n**Date:** 2026-12-04\n\n**Question:** {QUESTIONS['fr']}\n\n{BODY}\n## Sources\n\n"
+                "1. [A](<https://a.example/>)\n")
+    assert document_from_markdown(markdown, recorded="fr").language == "fr"
+    assert document_from_markdown(markdown, recorded="en").language == "en"
+    assert document_from_markdown(markdown.replace("**Date:**", "**Datum:**").replace("**Question:**", "**Frage:**")
+                                  .replace("## Sources", "## Quellen"), recorded="fr").language == "de"
+    # a language without labels of its own (Korean) writes the English ones: its record still says Korean
+    assert document_from_markdown(markdown, recorded="ko").language == "ko"
+
+
+def test_labels_of_two_languages_each_render_as_written():
+    """An edited report whose labels mix languages shows each label as it is written."""
+    markdown = (f"# T\n\n**Datum:** 2026-12-04\n\n**Question:** Q?\n\n## Zusammenfassung\n\n{SUMMARY}\n\n"
+                f"{BODY}\n## Sources\n\n1. [A](<https://a.example/>)\n")
+    doc = document_from_markdown(markdown)
+    tex = render_latex(doc)
+    for label in (r"\textbf{Datum:}", r"\textbf{Question:}", r"\section{Zusammenfassung}", r"\section{Sources}"):
+        assert label in tex, label
+    text = pf.stringify(docx_document(doc))
+    assert all(w in text for w in ("Datum:", "Question:", "Zusammenfassung", "Sources")), text
+
+
+@needs_tex
+@pytest.mark.parametrize("language", sorted(QUESTIONS))
+def test_render_of_an_unedited_report_says_what_ask_wrote(tmp_path, language):
+    """`render` of report.md as `ask` left it, in place or elsewhere, makes the PDF and the Word
+    document `ask` made, word for word; report.md alone (no record beside it) keeps its labels."""
+    from tests.engine.render import fidelity
+
+    run = _run(tmp_path, language)
+    out = _render(run / "report.md", tmp_path / "out")
+    assert fidelity.pdf_text(out / "report.pdf") == fidelity.pdf_text(run / "report.pdf")
+    assert fidelity.docx_text(out / "report.docx") == fidelity.docx_text(run / "report.docx")
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(run / "report.md", alone)
+    _render(alone / "report.md", alone)
+    labels = labels_for(language)
+    english = labels_for("en")
+    for text in (fidelity.pdf_text(alone / "report.pdf"), fidelity.docx_text(alone / "report.docx")):
+        flat = "".join(text.split())
+        for key in ("date", "question", "summary", "sources", "review", "review_not_beside"):
+            assert "".join(labels[key].split()) in flat, key
+            assert labels[key] == english[key] or "".join(english[key].split()) not in flat, key
+
+
+# --- only the sections report.md has ---------------------------------------------------------------
+
+
+def test_a_report_without_a_summary_section_renders_none():
+    doc = document_from_markdown("# Notes\n\nJust the text [1].\n\n## Sources\n\n1. [A](<https://a.example/>)\n")
+    assert doc.executive_summary == "" and doc.body == "Just the text [1]."
+    tex = render_latex(doc)
+    assert "Executive summary" not in tex and "This section is empty." not in tex
+    text = pf.stringify(docx_document(doc))
+    assert "Executive summary" not in text and "This section is empty." not in text and "Just the text" in text
+
+
+def test_a_summary_heading_with_nothing_under_it_stays_a_heading():
+    doc = document_from_markdown("# Notes\n\n## Executive summary\n\n## Findings\n\nText.\n")
+    tex = render_latex(doc)
+    assert tex.count(r"\section{Executive summary}") == 1 and r"\section{Findings}" in tex
+    assert "This section is empty." not in tex
+
+
+def test_a_report_of_a_title_and_sources_only_adds_no_text():
+    doc = document_from_markdown("# Notes\n\n## Sources\n\n1. [A](<https://a.example/>)\n")
+    for text in (render_latex(doc), pf.stringify(docx_document(doc))):
+        assert "This section is empty." not in text and "Executive summary" not in text
+
+
+@needs_tex
+def test_hand_written_report_without_summary_renders_only_what_it_says(tmp_path):
+    from tests.engine.render import fidelity
+
+    (tmp_path / "report.md").write_text("# Field notes\n\nThe pump ran quietly [1].\n\n## Sources\n\n"
+                                        "1. [A site](<https://example.com/a>)\n", encoding="utf-8")
+    _render(tmp_path / "report.md", tmp_path)
+    for text in (fidelity.pdf_text(tmp_path / "report.pdf"), fidelity.docx_text(tmp_path / "report.docx")):
+        assert "Executive summary" not in text and "This section is empty." not in text, text
+        assert "The pump ran quietly" in text
+
+
+@needs_tex
+def test_a_run_without_a_summary_has_no_summary_section_in_any_format(tmp_path):
+    from tests.engine.render import fidelity
+
+    run = _run(tmp_path, "en", summary="")
+    assert "## Executive summary" not in (run / "report.md").read_text(encoding="utf-8")
+    for text in (fidelity.pdf_text(run / "report.pdf"), fidelity.docx_text(run / "report.docx")):
+        assert "Executive summary" not in text and "This section is empty." not in text, text
+
+
+# --- link destinations as written ------------------------------------------------------------------
+
+#: Every form of a CommonMark link destination (spec 0.31, §6.3), and what a reader sees of the entry.
+LINKS = [
+    ("[A site](<https://example.com/a b>)", "A site", "https://example.com/a b"),
+    ("[Paren](https://en.wikipedia.org/wiki/Foo_(bar))", "Paren", "https://en.wikipedia.org/wiki/Foo_(bar)"),
+    ("[Escaped](https://e.org/a\\)b\\(c)", "Escaped", "https://e.org/a)b(c"),
+    ('[Titled](https://e.org/t "A title")', "Titled", "https://e.org/t"),
+    ("[Both](<https://e.org/x y> 'tt')", "Both", "https://e.org/x y"),
+    ("[Paren title](https://e.org/p (the title))", "Paren title", "https://e.org/p"),
+    ("[Angle](<https://e.org/a\\>b>)", "Angle", "https://e.org/a>b"),
+    ("[Entity](https://e.org/?a=1&amp;b=2)", "Entity", "https://e.org/?a=1&b=2"),
+    ("[*Emph* and `code` \\[x\\]](https://e.org/e)", "Emph and code [x]", "https://e.org/e"),
+    ("<https://e.org/auto>", "https://e.org/auto", "https://e.org/auto"),
+    ("Ein Titel - https://example.de/x", "Ein Titel", "https://example.de/x"),
+    ("Ein Titel <https://example.de/y>", "Ein Titel", "https://example.de/y"),
+]
+
+
+@pytest.mark.parametrize("entry, title, url", LINKS, ids=[t for _, t, _ in LINKS])
+def test_every_link_destination_form_of_a_sources_entry_is_read_as_written(entry, title, url):
+    assert [(s.title, s.url) for s in parse_sources(f"1. {entry}\n")] == [(title, url)]
+    assert [(s.title, s.url) for s in parse_sources(f"[1] {entry}\n")] == [(title, url)]
+
+
+_URL_CHARS = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=20)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(title=st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=30),
+       path=_URL_CHARS)
+def test_the_sources_list_ask_writes_reads_back_as_its_sources(title, path):
+    """Whatever a source's title and address hold (spaces, brackets, ``<>``, ``\\``, ``&amp;``),
+    report.md's Sources list reads back as that title and that address."""
+    url = f"https://example.org/{path}"
+    cited = [Cited(1, source_id(url), url, title)]
+    section = sources_section(cited).split("\n", 2)[2]
+    assert [(s.title, s.url) for s in parse_sources(section)] == [(" ".join(title.split()) or url, url)], section
+
+
+@needs_tex
+def test_link_destinations_come_out_as_written_in_the_pdf_and_the_word_document(tmp_path):
+    from tests.engine.render import fidelity
+    from tests.engine.render.test_pdf import link_uris
+
+    sources = "\n".join(f"{n}. {entry}" for n, (entry, _, _) in enumerate(LINKS[:9], 1))
+    body = " ".join(f"{entry} [{n}]." for n, (entry, _, _) in enumerate(LINKS[:9], 1))
+    (tmp_path / "report.md").write_text(f"# Links\n\n{body}\n\n## Sources\n\n{sources}\n", encoding="utf-8")
+    _render(tmp_path / "report.md", tmp_path)
+    shown = [f"{title} {url}" for _, title, url in LINKS[:9]]
+    targets = {"https://example.com/a%20b", "https://en.wikipedia.org/wiki/Foo_(bar)", "https://e.org/a)b(c",
+               "https://e.org/t", "https://e.org/x%20y", "https://e.org/p", "https://e.org/a%3Eb",
+               "https://e.org/?a=1&b=2", "https://e.org/e"}
+    pdf = " ".join(fidelity.pdf_text(tmp_path / "report.pdf").split())
+    docx = " ".join(fidelity.docx_text(tmp_path / "report.docx").split())
+    for text in (pdf, docx):
+        sources_part = text.split("Sources", 1)[1]
+        assert [s for s in shown if s not in sources_part] == [], sources_part
+        assert "( b>)" not in text and "A title" not in text
+    assert targets <= link_uris(tmp_path / "report.pdf")
+    assert targets <= fidelity.docx_links(tmp_path / "report.docx")[2]
+
+
+def test_read_report_takes_the_recorded_language_from_usage_json(tmp_path):
+    markdown = f"# T\n\n**Date:** 2026-12-04\n\n**Question:** Q?\n\n{BODY}\n## Sources\n\n1. [A](<https://a.example/>)\n"
+    (tmp_path / "report.md").write_text(markdown, encoding="utf-8")
+    (tmp_path / "usage.json").write_text('{"generated_at": "2026-12-04T10:00:00+00:00", "language": "fr"}',
+                                         encoding="utf-8")
+    assert read_report(tmp_path / "report.md").language == "fr"
+
