@@ -80,11 +80,9 @@ def parse_entry(text: str) -> tuple[str, str]:
         first = opens[0]
         close = next(k for k in range(first, len(tokens)) if tokens[k].type == "link_close")
         url = str(tokens[first].attrGet("href") or "")
-        inner = _plain(tokens[first + 1:close])
-        outside = (_plain(tokens[:first]) + " " + _plain(tokens[close + 1:])).strip(" -–—:")
-        if tokens[first].markup == "autolink":
-            return " ".join(outside.split()) or url, url
-        return " ".join(" ".join([outside, inner] if outside else [inner]).split()) or url, url
+        if tokens[first].markup == "autolink":  # ``title <url>``: the title beside it
+            return " ".join(_plain(tokens[:first] + tokens[close + 1:]).split()).strip(" -–—:") or url, url
+        return " ".join(_plain(tokens).split()) or url, url
     plain = _plain(tokens)
     pieces = split_urls(plain)
     at = next((k for k, (is_url, _) in enumerate(pieces) if is_url), None)
