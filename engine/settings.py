@@ -322,19 +322,66 @@ def load_settings(**overrides: object) -> Settings:
 def load_settings_as(cls: type[_S], **overrides: object) -> _S:
     """:func:`load_settings` for ``cls``, a surface's settings that extend :class:`Settings`.
 
+    A name with the ``DEEPRESEARCH_`` prefix that is not a setting (a misspelt one) is refused,
+    whether it is in the environment or in a ``.env`` file pydantic-settings reads (``.env`` in the
+    working folder, or ``overrides["_env_file"]``); the message names the file and line.
+
     Raises:
-        SettingsError: one line naming the first invalid setting.
+        SettingsError: one line naming the first unknown or invalid setting.
     """
     import os
 
-    known = {f"DEEPRESEARCH_{name.upper()}" for name in Settings.model_fields}
     for var in sorted(os.environ):
-        if var.startswith("DEEPRESEARCH_") and var not in known:
-            raise SettingsError(f"unknown setting {var}: not one of the DEEPRESEARCH_ settings")
+        _check_known(var)
+    env_files = overrides.get("_env_file", cls.model_config.get("env_file"))
+    for path in _env_file_paths(env_files):
+        for var, line in _env_file_names(path, cls.model_config.get("env_file_encoding") or "utf-8"):
+            _check_known(var, f"{path}, line {line}")
     try:
         return cls(**overrides)
     except ValidationError as err:
         raise SettingsError(_explain(err)) from None
+
+
+#: The prefix of the project's own settings: a name with it that is not a setting is refused.
+OWN_PREFIX = "DEEPRESEARCH_"
+
+
+def _check_known(var: str, where: str = "") -> None:
+    """Raise :class:`SettingsError` when ``var`` carries :data:`OWN_PREFIX` (in any case, as
+    pydantic-settings reads names case-insensitively) and is not one of :class:`Settings`' fields.
+    ``where`` (``"/srv/.env, line 3"``) says where the name was found; "" for the environment."""
+    if not var.upper().startswith(OWN_PREFIX):
+        return
+    known = {f"{OWN_PREFIX}{name.upper()}" for name in Settings.model_fields}
+    if var.upper() in known:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(var.upper(), sorted(known), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    place = f" in {where}" if where else ""
+    raise SettingsError(f"unknown setting {var}{place}: not one of the {OWN_PREFIX} settings{hint}")
+
+
+def _env_file_paths(env_file: object) -> list[Path]:
+    """The ``.env`` files pydantic-settings reads for ``env_file`` (a path, a sequence of them, or None),
+    those that exist, resolved."""
+    if env_file is None:
+        return []
+    files = [env_file] if isinstance(env_file, (str, Path)) else list(env_file)  # type: ignore[call-overload]
+    return [Path(f).expanduser().resolve() for f in files if Path(f).expanduser().is_file()]
+
+
+def _env_file_names(path: Path, encoding: str) -> list[tuple[str, int]]:
+    """``(name, line)`` of every assignment in the ``.env`` file ``path``, read with python-dotenv's
+    parser (the one pydantic-settings reads the file with), ``line`` counted from 1."""
+    from dotenv.parser import parse_stream
+
+    with open(path, encoding=encoding) as stream:
+        # a binding's text starts with the blank lines before it: its name is on the line after them
+        return [(b.key, b.original.line + b.original.string[: len(b.original.string) - len(b.original.string.lstrip())]
+                 .count("\n")) for b in parse_stream(stream) if b.key]
 
 
 @lru_cache(maxsize=1)

@@ -75,3 +75,16 @@ def test_a_chat_server_loads_the_language_identifier_before_it_takes_events(tmp_
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env=ask_env(tmp_path, {}), cwd=tmp_path, timeout=START_TIMEOUT)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_misspelt_setting_in_the_env_file_stops_ask_with_one_line(tmp_path):
+    """As the same name in the environment does: exit 1, one line naming the file and line, no run."""
+    (tmp_path / ".env").write_text("DEEPRESEARCH_LLM=offline\nDEEPRESEARCH_MAX_REVEIW_ITERATIONS=1\n")
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--no-clarify", "How do heat pumps work?"],
+                         capture_output=True, text=True, env=ask_env(tmp_path, {}), cwd=tmp_path, timeout=START_TIMEOUT)
+    assert out.returncode == 1, out.stderr
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
+    assert lines == [f"deepresearch: unknown setting DEEPRESEARCH_MAX_REVEIW_ITERATIONS in {tmp_path / '.env'}, "
+                     "line 2: not one of the DEEPRESEARCH_ settings (did you mean DEEPRESEARCH_MAX_REVIEW_ITERATIONS?)"]
+    assert "thread:" not in out.stderr and not (tmp_path / "data" / "artifacts").exists()
+    no_traceback(out)

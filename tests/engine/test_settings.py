@@ -28,6 +28,31 @@ def test_unknown_setting_is_refused(clean_env, monkeypatch):
         load_settings()
 
 
+def test_a_misspelt_setting_in_the_env_file_is_refused_with_its_file_and_line(clean_env, tmp_path, monkeypatch):
+    """The same rule as the environment's, for the ``.env`` file pydantic-settings reads: any case,
+    ``export`` lines and comments included; the message names the file, the line and the closest name."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("# the model\nDEEPRESEARCH_LLM=offline\n\nexport DEEPRESEARCH_MAX_REVEIW_ITERATIONS=1\n")
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value) == (f"unknown setting DEEPRESEARCH_MAX_REVEIW_ITERATIONS in {tmp_path / '.env'}, line 4: "
+                              "not one of the DEEPRESEARCH_ settings (did you mean DEEPRESEARCH_MAX_REVIEW_ITERATIONS?)")
+    (tmp_path / ".env").write_text("deepresearch_lmm=offline\n")  # read case-insensitively, so checked so too
+    with pytest.raises(SettingsError, match=r"unknown setting deepresearch_lmm in .*\.env, line 1"):
+        load_settings()
+    (tmp_path / ".env").write_text("DEEPRESEARCH_MAX_REVIEW_ITERATIONS=1\nSLACK_BOT_TOKEN=xoxb-1\nOTHER_TOOL=1\n")
+    assert load_settings().max_review_iterations == 1
+    assert load_settings(_env_file=None).max_review_iterations == 2  # a caller that reads no file checks none
+
+
+def test_a_misspelt_setting_in_the_environment_names_the_closest_setting(clean_env, monkeypatch):
+    monkeypatch.setenv("deepresearch_max_reveiw_iterations", "1")  # pydantic-settings would read this case too
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value) == ("unknown setting deepresearch_max_reveiw_iterations: not one of the DEEPRESEARCH_ "
+                              "settings (did you mean DEEPRESEARCH_MAX_REVIEW_ITERATIONS?)")
+
+
 def test_bad_choice(clean_env, monkeypatch):
     monkeypatch.setenv("DEEPRESEARCH_LLM", "gpt")
     with pytest.raises(SettingsError, match="DEEPRESEARCH_LLM"):
