@@ -422,7 +422,7 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
     from engine.graph.llm import ReportIncomplete
 
     if isinstance(exc, (SearchError, ServiceTimeout, ReportIncomplete, *provider_errors("APIError"))):
-        say(f"deepresearch: {_short_error(exc)}")
+        say(f"deepresearch: {_short_error(exc, settings)}")
         say(resume_hint)
         return EXIT_FAILED
     if isinstance(exc, DatabaseUnavailable):  # one line naming DATABASE_URL (also an OSError)
@@ -443,13 +443,19 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
     return None
 
 
-def _short_error(exc: BaseException) -> str:
+def _short_error(exc: BaseException, settings: Settings) -> str:
+    """One line for a research stopped by a model or search service; the model server is named by
+    its ``OPENAI_BASE_URL`` when one is set, and a key refused by a server given none says so."""
     from bots.logs import redact
 
+    server = f"the model server at OPENAI_BASE_URL {redact(settings.openai_base_url)}" if settings.openai_base_url \
+        else "the model server"
     if isinstance(exc, provider_errors("APIConnectionError")):
-        return f"the model server could not be reached ({type(exc).__name__}) after retries"
+        return f"{server} could not be reached ({type(exc).__name__}) after retries"
     if isinstance(exc, provider_errors("AuthenticationError")):
-        return "the model server rejected the API key (OPENAI_API_KEY)"
+        if not settings.openai_api_key:
+            return f"{server} asks for an API key: set OPENAI_API_KEY"
+        return f"{server} rejected the API key (OPENAI_API_KEY)"
     if isinstance(exc, provider_errors("APIStatusError")):
-        return f"the model server answered {exc.status_code}: {redact(str(exc.message))[:300]}"
+        return f"{server} answered {exc.status_code}: {redact(str(exc.message))[:300]}"
     return redact(str(exc))[:400]

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import LLMResult
 
 from engine.redact import redact, remember_secret
-from engine.settings import ROLES, Settings
+from engine.settings import KEYLESS_API_KEY, ROLES, Settings
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +60,9 @@ def _openai_model(role: str, settings: Settings) -> BaseChatModel:
     from engine.openai_model import BoundedChatOpenAI, loop_client
 
     settings.require_model()
-    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
-    remember_secret(key)
+    key = settings.openai_key
+    if key != KEYLESS_API_KEY:  # the placeholder is no secret: masking it would hide the word in every log
+        remember_secret(key)
     return BoundedChatOpenAI(
         model=settings.model_name(role),
         api_key=key,

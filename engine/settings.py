@@ -19,6 +19,11 @@ ROLE_OUTPUT_SHARE = {"research": (1 / 8, 2048), "summarization": (1 / 8, 2048), 
                      "final_report": (1 / 2, 8192), "review": (1 / 4, 4096)}
 
 
+#: The API key sent to a server at ``OPENAI_BASE_URL`` when ``OPENAI_API_KEY`` is unset (the SDK
+#: refuses an empty one): a placeholder, not a secret, so never masked in logs.
+KEYLESS_API_KEY = "not-needed"
+
+
 class SettingsError(Exception):
     """A setting is missing or invalid; the message is one line naming the setting."""
 
@@ -129,7 +134,7 @@ class Settings(BaseSettings):
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
 
-    @field_validator("max_output_tokens", "context_window", "max_run_tokens",
+    @field_validator("openai_base_url", "max_output_tokens", "context_window", "max_run_tokens",
                      *(f"{r}_max_output_tokens" for r in ROLES), mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
@@ -187,10 +192,19 @@ class Settings(BaseSettings):
 
     @property
     def llm_backend(self) -> Literal["openai", "offline"]:
-        """The model back-end: explicit ``DEEPRESEARCH_LLM``, else openai when a key is set."""
+        """The model back-end: explicit ``DEEPRESEARCH_LLM``, else openai when ``OPENAI_API_KEY`` or
+        ``OPENAI_BASE_URL`` is set (a local server, llama.cpp, vLLM or Ollama, runs without a key),
+        else offline."""
         if self.llm:
             return self.llm
-        return "openai" if self.openai_api_key else "offline"
+        return "openai" if self.openai_api_key or self.openai_base_url else "offline"
+
+    @property
+    def openai_key(self) -> str:
+        """The key the OpenAI SDK is given: ``OPENAI_API_KEY``, else :data:`KEYLESS_API_KEY` (the SDK
+        needs a non-empty string; a server at ``OPENAI_BASE_URL`` that checks no key ignores it)."""
+        key = self.openai_api_key.get_secret_value().strip() if self.openai_api_key else ""
+        return key or KEYLESS_API_KEY
 
     @property
     def search_backend(self) -> Literal["tavily", "corpus", "none"]:
@@ -247,8 +261,8 @@ class Settings(BaseSettings):
     def require_model(self) -> None:
         """Raise :class:`SettingsError` when the openai back-end is chosen without a key.
 
-        A local OpenAI-compatible server (vLLM, Ollama, llama.cpp) often needs no key; with
-        ``OPENAI_BASE_URL`` set, any placeholder key is accepted.
+        A local OpenAI-compatible server (vLLM, Ollama, llama.cpp) needs no key: with
+        ``OPENAI_BASE_URL`` set and no key, :data:`KEYLESS_API_KEY` is sent (:attr:`openai_key`).
         """
         if self.llm_backend == "openai" and not self.openai_api_key and not self.openai_base_url:
             raise SettingsError(
