@@ -141,6 +141,42 @@ def with_language(port: object, language: str) -> dict:
     return {"language": language} if getattr(port, "speaks_language", False) else {}
 
 
+#: The chat surfaces a worker may deliver to, by name, and the module of each one's port. A module may
+#: define ``delivery_problem(settings) -> str | None``: why this process cannot speak there (the
+#: missing settings' names, never their values), None when it can; without one it always can.
+SURFACES: dict[str, str] = {"slack": "bots.slack.port", "teams": "bots.teams.port", "terminal": "jobs.relay"}
+
+
+class PortUnavailable(Exception):  # noqa: N818 (a state of this process, not an error of the turn)
+    """This process cannot speak in a turn's chat surface: a setting the surface needs is not set here.
+
+    Raised by a port factory (:func:`port_from_reference`) before anything is sent. The turn is not
+    failed: :func:`jobs.run.run_job` hands it back to the queue for a process that has the setting
+    (another worker, or this one restarted with it). ``surface`` names the surface (a key of
+    :data:`SURFACES`); ``reason`` names the missing settings, never their values.
+    """
+
+    def __init__(self, surface: str, reason: str) -> None:
+        super().__init__(f"{surface}: {reason}")
+        self.surface = surface
+        self.reason = reason
+
+
+def delivery_problems(settings) -> dict[str, str | None]:
+    """For each of :data:`SURFACES`: None when this process can deliver turns there with ``settings``
+    (a :class:`engine.settings.Settings`), else why not (the module's ``delivery_problem``; a surface whose
+    module does not load: the import error's name)."""
+    problems: dict[str, str | None] = {}
+    for name, module_name in SURFACES.items():
+        try:
+            check = getattr(importlib.import_module(module_name), "delivery_problem", None)
+        except ImportError as err:
+            problems[name] = f"its module does not load ({type(err).__name__}: {err.name or module_name})"
+            continue
+        problems[name] = check(settings) if check is not None else None
+    return problems
+
+
 def port_packages() -> tuple[str, ...]:
     """The packages a port factory may be imported from: :data:`PORT_PACKAGES`, plus those named
     (comma-separated) in the environment variable :data:`EXTRA_PORT_PACKAGES_ENV`, for a chat
@@ -157,6 +193,8 @@ def port_from_reference(ref: dict) -> ChatPort:
 
     Raises:
         ValueError: the reference has no importable ``factory``, or one outside those packages.
+        PortUnavailable: this process lacks a setting the surface needs (the turn belongs to a
+            process that has it).
     """
     target = ref.get("factory")
     if not isinstance(target, str) or ":" not in target:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 
@@ -81,14 +82,18 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     return "queued"
 
 
-def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool = False) -> bool:
-    """Put ``turn`` on the RQ queue as job ``job_id``; False when that job exists already."""
+def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool = False, delay: float = 0.0) -> bool:
+    """Put ``turn`` on the RQ queue as job ``job_id`` (after ``delay`` seconds in RQ's scheduled registry,
+    when over 0); False when that job exists already."""
+    from datetime import timedelta
+
     from rq import Queue, Retry
     from rq.exceptions import DuplicateJobError
 
     queue = Queue(QUEUE_NAME, connection=redis_connection(settings.redis_url))
+    put = functools.partial(queue.enqueue_in, timedelta(seconds=delay)) if delay > 0 else queue.enqueue
     try:
-        queue.enqueue(
+        put(
             JOB_FUNCTION,
             turn.to_dict(),
             job_id=job_id,
@@ -105,17 +110,18 @@ def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool =
     return True
 
 
-def requeue(turn: Turn, *, settings: Settings, attempt: int | str) -> str:
+def requeue(turn: Turn, *, settings: Settings, attempt: int | str, delay: float = 0.0) -> str:
     """Queue a handed-back (or lost) turn again, at the front, as a new job; returns its job id.
 
     The job id is the turn's with ``-h{attempt}``, so each hand-back (or recovery, ``attempt``
     ``r1``, ``r2``...) queues one job; the turn's
-    record (open, ``queued``) makes sure it runs once whichever job reaches it first.
+    record (open, ``queued``) makes sure it runs once whichever job reaches it first. With ``delay``
+    (seconds) the job waits that long in RQ's scheduled registry first (a worker's scheduler queues it).
     """
     job_id = f"{job_id_for(turn.turn_id)}-h{attempt}"
-    if _enqueue_rq(turn, settings=settings, job_id=job_id, at_front=True):
+    if _enqueue_rq(turn, settings=settings, job_id=job_id, at_front=True, delay=delay):
         records.patch(get_store(settings), turn.turn_id, job_id=job_id)
-        log.info("event=requeued turn=%s thread=%s job=%s", turn.turn_id, turn.thread_id, job_id)
+        log.info("event=requeued turn=%s thread=%s job=%s delay=%s", turn.turn_id, turn.thread_id, job_id, delay)
     return job_id
 
 

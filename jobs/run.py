@@ -21,6 +21,7 @@ from jobs.locks import LockLost, ThreadLock
 from jobs.phrases import WORDS, thread_language
 from jobs.port import (
     ChatPort,
+    PortUnavailable,
     cancel_button,
     follow_up_buttons,
     port_from_reference,
@@ -43,6 +44,9 @@ CONTEXT_CHARS = 30_000
 TIMEOUT_MARGIN = 30
 #: Seconds a research may always run, however short ``job_timeout`` is.
 MIN_RESEARCH_SECONDS = 60
+#: Seconds a turn handed back for a chat surface this worker cannot deliver to (a missing setting) waits
+#: before it is queued again, for a worker that can (:func:`_wait_for_surface`).
+SURFACE_RETRY = 30
 
 #: How an upload note names each kind of report file (keys of :data:`jobs.phrases.WORDS`; everything a
 #: turn says in its thread is there, in the thread's language, :attr:`_TurnJob.language`).
@@ -91,7 +95,10 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     existing = store.get(records.turn_key(t.turn_id))
     if existing is None or existing.get("state") in records.TERMINAL:
         return _skipped(t, existing)
-    port = _port_or_fail(store, t)
+    try:
+        port = _port_or_fail(store, t)
+    except PortUnavailable as err:
+        return _wait_for_surface(store, t, settings, err)
     job = _TurnJob(t, settings, store, port, last_attempt, loop, hand_back)
     if job.stopping():  # picked up while this process stops: leave it for the next runner
         return job.handed_back()
@@ -99,15 +106,38 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
 
 
 def _port_or_fail(store: Store, t: Turn) -> ChatPort:
-    """The turn's chat port; when it cannot be rebuilt, the turn and thread are failed and the error re-raised."""
+    """The turn's chat port; when it cannot be rebuilt, the turn and thread are failed and the error re-raised
+    (:class:`jobs.port.PortUnavailable`, a setting this process lacks, is re-raised alone: the turn is not failed)."""
     try:
         return port_from_reference(t.port)
+    except PortUnavailable:
+        raise
     except Exception as err:  # no way to speak in the thread: record and give up
         log.error("event=port_unusable turn=%s error=%s", t.turn_id, type(err).__name__)
         records.finish(store, t.turn_id, "failed", last_error=type(err).__name__)
         set_thread(store, t.thread_id, status="failed", error="the chat thread could not be reached")
         _no_more_retries()
         raise
+
+
+def _wait_for_surface(store: Store, t: Turn, settings: Settings, err: PortUnavailable) -> dict:
+    """Hand back a turn this process cannot deliver (``err``: its surface lacks a setting here), as a stopping
+    process hands back its turns: the record goes back to ``queued`` (marked delayed, run once by whichever
+    process claims it) and, under RQ, a new job of it waits :data:`SURFACE_RETRY` seconds in the scheduled
+    registry, for a worker that has the setting (or this one, restarted with it). Nothing is said in the
+    thread, which this process cannot reach; each hand-back logs one ``event=turn_waits_for_surface`` line."""
+    rec = records.hand_back(store, t.turn_id)
+    if rec is None:  # finished meanwhile, or unknown: nothing to hand back
+        return _skipped(t, store.get(records.turn_key(t.turn_id)))
+    set_thread(store, t.thread_id, for_turn=t.turn_id, status="queued")
+    log.warning("event=turn_waits_for_surface turn=%s thread=%s surface=%s handed_back=%s retry_in=%s why=%s",
+                t.turn_id, t.thread_id, err.surface, rec["handed_back"],
+                f"{SURFACE_RETRY}s" if settings.redis_url else "restart", err.reason)
+    if settings.redis_url:
+        from jobs.queue import requeue
+
+        requeue(t, settings=settings, attempt=rec["handed_back"], delay=SURFACE_RETRY)
+    return {"status": "handed_back", "turn_id": t.turn_id, "surface": err.surface}
 
 
 def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings) -> dict:

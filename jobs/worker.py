@@ -16,7 +16,7 @@ from engine.search import check_search
 from engine.settings import SettingsError, get_settings, load_settings
 from jobs import audit, records
 from jobs.phrases import WORDS, thread_language
-from jobs.port import port_from_reference
+from jobs.port import delivery_problems, port_from_reference
 from jobs.queue import QUEUE_NAME, redis_connection
 from jobs.stopping import request_stop
 from jobs.store import get_store
@@ -300,6 +300,23 @@ def _wait_for_scheduled(connection, queue: str, worker: Worker) -> bool:
     return False
 
 
+def announce_surfaces(settings) -> str:
+    """Log (warning) and return one line saying which chat surfaces this worker delivers to and which
+    it cannot, with why (the settings missing, never their values; :func:`jobs.port.delivery_problems`):
+    ``event=worker_surfaces delivers=teams,terminal cannot=slack why="slack: SLACK_BOT_TOKEN is not set: ..."``.
+    A turn of a surface it cannot deliver to is handed back, not failed (:func:`jobs.run.run_job`)."""
+    problems = delivery_problems(settings)
+    delivers = ",".join(name for name, problem in problems.items() if problem is None) or "none"
+    line = f"event=worker_surfaces delivers={delivers}"
+    cannot = {name: problem for name, problem in problems.items() if problem}
+    if cannot:
+        why = "; ".join(f"{name}: {problem}" for name, problem in cannot.items())
+        line += (f" cannot={','.join(cannot)} why=\"{why}; their turns wait in the queue for a worker "
+                 "that has these settings\"")
+    log.warning("%s", line)
+    return line
+
+
 def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
     """``deepresearch worker``: check the settings, then work the ``queue`` until stopped.
 
@@ -319,6 +336,7 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
     from engine.database import require_database
 
     require_database(settings)
+    announce_surfaces(settings)
     try:
         run_worker(settings.redis_url, queue, burst=burst)
     except redis.exceptions.ConnectionError as err:

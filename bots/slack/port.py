@@ -146,6 +146,20 @@ class SlackPort:
         )
 
 
+def delivery_problem(settings=None) -> str | None:
+    """Why this process cannot post in Slack threads (``SLACK_BOT_TOKEN`` is not set: the line says
+    so, never a value), or None when it can. ``settings`` (the engine's) is not needed: the Slack
+    settings are read from the environment and ``.env`` (:func:`bots.slack.settings.slack_settings`)."""
+    from bots.slack.settings import slack_settings
+    from engine.settings import SettingsError
+
+    try:
+        slack_settings().bot_token()
+    except SettingsError as err:
+        return str(err)
+    return None
+
+
 def from_reference(ref: dict) -> SlackPort:
     """Rebuild a :class:`SlackPort` from :meth:`SlackPort.reference` (in a worker, say).
 
@@ -153,11 +167,18 @@ def from_reference(ref: dict) -> SlackPort:
 
     Raises:
         KeyError: ``channel`` or ``thread_ts`` missing from ``ref``.
-        engine.settings.SettingsError: ``SLACK_BOT_TOKEN`` is not set here.
+        jobs.port.PortUnavailable: ``SLACK_BOT_TOKEN`` is not set here (the turn waits for a
+            process that has it).
     """
     from bots.slack.client import shared_client
+    from engine.settings import SettingsError
+    from jobs.port import PortUnavailable
 
+    try:
+        client = shared_client()
+    except SettingsError as err:
+        raise PortUnavailable("slack", str(err)) from None
     return SlackPort(
-        shared_client(), channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", ""),
+        client, channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", ""),
         files=tuple(ref.get("files") or ()),
     )

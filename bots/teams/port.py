@@ -18,10 +18,10 @@ from bots import file_links as file_tokens
 from bots.chat_phrases import SAY
 from bots.logs import redact
 from bots.teams import cards
-from bots.teams.adapter import bot_app_id, make_adapter
+from bots.teams.adapter import auth_config, bot_app_id, make_adapter
 from bots.teams.markdown import fit_activity, to_teams_markdown
 from bots.teams.settings import TeamsSettings, teams_settings
-from engine.settings import Settings, get_settings
+from engine.settings import Settings, SettingsError, get_settings
 from jobs.loop_thread import LoopThread, shared_loop
 from jobs.port import Button
 
@@ -106,8 +106,14 @@ class TeamsPort:
         return cls(TurnContext.get_conversation_reference(activity), settings=settings)
 
     def reference(self) -> dict:
-        """``{"factory": ..., "conversation_reference": {...}}``: the ConversationReference as JSON."""
-        return {"factory": FACTORY, "conversation_reference": self._ref.serialize()}
+        """``{"factory": ..., "conversation_reference": {...}, "app_id": ...}``: the ConversationReference as
+        JSON and the bot's ``MICROSOFT_APP_ID`` (public, in the app's manifest; absent when the bot runs
+        without one), which a worker must send as (:func:`from_reference`)."""
+        ref = {"factory": FACTORY, "conversation_reference": self._ref.serialize()}
+        app_id = bot_app_id(self.settings)
+        if app_id:
+            ref["app_id"] = app_id
+        return ref
 
     @property
     def kind(self) -> str:
@@ -234,16 +240,59 @@ class TeamsPort:
         )
 
 
+def _credentials_problem(settings: TeamsSettings, app_id: str | None) -> str | None:
+    """Why ``settings`` cannot send as the bot ``app_id`` (None: a bot without an app id), or None."""
+    try:
+        auth_config(settings)
+    except SettingsError as err:
+        return str(err)
+    mine = bot_app_id(settings)
+    if app_id and not mine:
+        return "MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are not set"
+    if app_id and mine.lower() != app_id.lower():
+        return "MICROSOFT_APP_ID is another app's than the bot's that took the question"
+    return None
+
+
+def delivery_problem(settings: Settings | None = None) -> str | None:
+    """Why this process cannot send to Teams as a registered bot (the ``MICROSOFT_*`` settings it
+    lacks, never their values), or None when it can. Without ``MICROSOFT_APP_ID`` it can only answer
+    a bot that runs without one too (local testing, docs/teams.md), and this says so.
+
+    ``settings``: the engine's (default: this process's, :func:`engine.settings.get_settings`).
+    """
+    try:
+        teams = teams_settings(settings or get_settings())
+    except SettingsError as err:
+        return str(err)
+    problem = _credentials_problem(teams, None)
+    if problem is None and not bot_app_id(teams):
+        return ("MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are not set (only a bot without them, "
+                "for local testing, can be answered)")
+    return problem
+
+
 def from_reference(ref: dict) -> TeamsPort:
     """Rebuild a :class:`TeamsPort` from :meth:`TeamsPort.reference` (the job layer's factory).
 
     Raises:
         ValueError: the dict has no usable ``conversation_reference``.
+        jobs.port.PortUnavailable: this process cannot send as the bot that took the question (its
+            ``MICROSOFT_*`` settings are missing, invalid or another app's): the turn waits for a
+            process that can.
     """
+    from jobs.port import PortUnavailable
+
     data = ref.get("conversation_reference")
     if not isinstance(data, dict):
         raise ValueError("teams port reference has no 'conversation_reference'")
     reference = ConversationReference.deserialize(data)
     if not reference.service_url or not reference.conversation or not reference.conversation.id:
         raise ValueError(redact("teams port reference lacks serviceUrl or conversation id"))
+    try:
+        problem = _credentials_problem(_current_settings(), ref.get("app_id"))
+    except SettingsError as err:
+        problem = str(err)
+    if problem:
+        raise PortUnavailable("teams", problem)
     return TeamsPort(reference)

@@ -88,3 +88,24 @@ def test_a_misspelt_setting_in_the_env_file_stops_ask_with_one_line(tmp_path):
                      "line 2: not one of the DEEPRESEARCH_ settings (did you mean DEEPRESEARCH_MAX_REVIEW_ITERATIONS?)"]
     assert "thread:" not in out.stderr and not (tmp_path / "data" / "artifacts").exists()
     no_traceback(out)
+
+
+@pytest.mark.parametrize("env,expected", [
+    ({}, 'event=worker_surfaces delivers=terminal cannot=slack,teams why="slack: SLACK_BOT_TOKEN is not set: the '
+         "Slack bot token (xoxb-...) from OAuth & Permissions; teams: MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are "
+         "not set (only a bot without them, for local testing, can be answered); their turns wait in the queue for "
+         'a worker that has these settings"'),
+    ({"SLACK_BOT_TOKEN": "xoxb-worker-secret", "MICROSOFT_APP_ID": "app-1", "MICROSOFT_APP_PASSWORD": "pw-secret-2"},
+     "event=worker_surfaces delivers=slack,teams,terminal"),
+])
+def test_a_worker_says_at_start_up_which_surfaces_it_delivers_to(tmp_path, redis_db, env, expected):
+    """One line, the missing settings named, never a value; the worker then starts as usual."""
+    process_env = {k: v for k, v in ask_env(tmp_path, {"REDIS_URL": redis_db, "DEEPRESEARCH_LLM": "offline"}).items()
+                   if not k.startswith(("SLACK_", "MICROSOFT_"))}  # none of the developer's chat settings
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "worker", "--burst"], capture_output=True, text=True,
+                         env={**process_env, **env}, cwd=tmp_path, timeout=START_TIMEOUT)
+    assert out.returncode == 0, out.stderr
+    lines = [ln.partition("logger=jobs.worker ")[2] for ln in out.stderr.splitlines() if "event=worker_surfaces" in ln]
+    assert lines == [expected], out.stderr
+    assert "secret" not in out.stderr
+    no_traceback(out)

@@ -157,3 +157,52 @@ def test_a_turn_whose_end_redis_missed_is_not_run_again(redis_settings, tmp_path
     assert len(seen) == 1 and _state(settings)["state"] == "done"
     assert caplog.messages == ["event=turn_end_replayed turn=t1 state=done",
                                f"event=turn_skipped turn=t1 thread={THREAD} state=done"]
+
+
+def _due_now(queue) -> None:
+    """Queue the scheduled jobs now, as a worker's scheduler does when their time comes."""
+    from rq.job import Job
+
+    registry = queue.scheduled_job_registry
+    for job_id in registry.get_job_ids():
+        job = Job.fetch(job_id, connection=queue.connection)
+        registry.remove(job)
+        queue.enqueue_job(job)
+
+
+def test_a_turn_whose_surface_this_worker_cannot_reach_waits_for_a_worker_that_can(rq_env, tmp_path, monkeypatch,
+                                                                                 caplog):
+    """A worker without ``SLACK_BOT_TOKEN`` hands a Slack turn back, as a stopping worker does: not failed, not
+    run, queued again after ``SURFACE_RETRY`` with one log line; a worker with the token then runs it once."""
+    from tests.fakes.slack_api import FakeSlackAPI
+
+    settings, log, queue, work = rq_env
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    seen: list = []
+    _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
+    caplog.set_level("INFO", logger="jobs.run")
+    with FakeSlackAPI() as slack:
+        monkeypatch.setenv("SLACK_API_URL", slack.base_url)
+        _enqueue(settings, log, port={"factory": "bots.slack.port:from_reference", "channel": "C1",
+                                      "thread_ts": "1700000000.000100", "team": "T1"})
+        work()
+        work()  # nothing to take: the turn waits in the scheduled registry, not in the queue
+        waiting = jobs.queue.job_id_for("t1") + "-h1"
+        assert _failed_jobs(queue) == [] and queue.count == 0 and seen == [] and slack.messages() == []
+        assert queue.scheduled_job_registry.get_job_ids() == [waiting]
+        rec = _state(settings)
+        assert (rec["state"], rec["handed_back"], rec["job_id"]) == ("queued", 1, waiting)
+        assert thread_info(THREAD, settings=settings).status == "queued"
+        assert [m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")] == [
+            f"event=turn_waits_for_surface turn=t1 thread={THREAD} surface=slack handed_back=1 retry_in=30s "
+            "why=SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions"]
+        assert not [m for m in caplog.messages if "port_unusable" in m]
+        # its time comes, and a worker that has the token (this one, restarted with it) runs it once
+        monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
+        _due_now(queue)
+        work()
+        assert len(seen) == 1 and _failed_jobs(queue) == [] and queue.scheduled_job_registry.get_job_ids() == []
+        assert thread_info(THREAD, settings=settings).status == "done" and _state(settings)["state"] == "done"
+        texts = [m.get("text", "") for m in slack.messages("C1")]
+        assert sum("Heat pumps move heat" in text for text in texts) == 1, texts

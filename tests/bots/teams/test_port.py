@@ -173,3 +173,40 @@ def test_upload_says_its_own_words_in_the_language_given(personal, channel, conn
     settings.public_url = None
     channel.upload(files, language="fr")
     assert connector.messages()[-1].text.startswith("Les fichiers du rapport sont prêts, mais les liens")
+
+
+def test_a_worker_without_the_bots_credentials_cannot_rebuild_its_port_and_says_which(connector, settings):
+    """The reference names the bot's app id (public); a process that cannot send as that app gets
+    :class:`jobs.port.PortUnavailable` naming the missing settings (never a value), not a port that
+    would be refused by the connector."""
+    from pydantic import SecretStr
+
+    from jobs.port import PortUnavailable
+
+    bot = settings.model_copy(update={"microsoft_app_id": "app-1", "microsoft_app_password": SecretStr("pw-secret-1")})
+    ref = TeamsPort(TeamsPort.from_activity(Activity().deserialize(personal_message(connector.url, "hi")))._ref,
+                    settings=bot).reference()
+    assert ref["app_id"] == "app-1" and "pw-secret-1" not in json.dumps(ref)
+    try:
+        for worker, reason in [
+            (settings, "MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are not set"),
+            (bot.model_copy(update={"microsoft_app_id": "app-2"}),
+             "MICROSOFT_APP_ID is another app's than the bot's that took the question"),
+            (bot.model_copy(update={"microsoft_app_password": None}),
+             "MICROSOFT_APP_PASSWORD is not set (needed with MICROSOFT_APP_ID)"),
+        ]:
+            teams_port.configure(worker)
+            with pytest.raises(PortUnavailable) as err:
+                port_from_reference(ref)
+            assert (err.value.surface, err.value.reason) == ("teams", reason)
+        teams_port.configure(bot.model_copy(update={"microsoft_app_id": "APP-1"}))  # GUIDs: any case
+        assert isinstance(port_from_reference(ref), TeamsPort)
+        teams_port.configure(settings)  # a bot without an app id (local testing) is answered without one
+        assert isinstance(port_from_reference(dict(ref, app_id=None)), TeamsPort)
+    finally:
+        teams_port.configure(None)
+    assert teams_port.delivery_problem(bot) is None
+    assert teams_port.delivery_problem(settings).startswith("MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are not set")
+    single = bot.model_copy(update={"microsoft_app_type": "SingleTenant"})
+    assert teams_port.delivery_problem(single) == ("MICROSOFT_APP_TENANT_ID is not set (needed with "
+                                                   "MICROSOFT_APP_TYPE=SingleTenant)")
