@@ -165,6 +165,7 @@ def ask(
       4    the thread is running in another process
       5    the data folder or --out cannot be written
       6    over a quota (DEEPRESEARCH_MAX_*); nothing was started
+      7    Redis (REDIS_URL) did not answer within its retry window
       130  interrupted (Ctrl-C)
       143  stopped by SIGTERM (as Ctrl-C: saved, resumable)
     """

@@ -19,6 +19,7 @@ from bots.console_loop import run_interruptible, wait_for_input
 from bots.console_output import (
     EXIT_BUSY,
     EXIT_FAILED,
+    EXIT_REDIS,
     EXIT_STORAGE,
     EXIT_USAGE,
     EXIT_WAITING,
@@ -206,7 +207,10 @@ def run_ask(
     lost), resumable; 2 bad input before any work; 3 waiting for an answer to the clarifying
     question; 4 another process runs this thread now; 5 the data folder or ``--out`` cannot be
     written (disk full, read-only, permission), resumable once fixed; 6 over a quota
-    (:mod:`jobs.quotas`, requester ``console:{OS user}``), nothing started; 130 interrupted. ``files``
+    (:mod:`jobs.quotas`, requester ``console:{OS user}``), nothing started; 7 Redis (``REDIS_URL``)
+    did not answer within its retry window (the lock not taken, nothing started; with ``queue``
+    nothing queued, or the research left to the workers); 130 interrupted. Redis not answering is
+    said at once, with how long each call keeps trying (:class:`jobs.redisconn.NoticingRetry`). ``files``
     (``--file``) are read into the thread's own index before the research starts
     (:func:`engine.files.ingest`) and searched beside the web or corpus.
 
@@ -311,7 +315,7 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         return EXIT_BUSY
     except LockStoreUnavailable as exc:
         say(f"deepresearch: {exc}")
-        return EXIT_FAILED
+        return EXIT_REDIS
     asked = (record.question if record and record.question else "") or question
     try:
         return run_accounted(settings, thread, asked, start=not resume, say=say, run=lambda: _run_locked(

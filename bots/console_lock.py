@@ -42,7 +42,8 @@ def hold_thread(store: Store, thread_id: str) -> ThreadLock:
 
     Raises:
         ThreadBusy: a live process holds the lock.
-        LockStoreUnavailable: Redis does not answer.
+        LockStoreUnavailable: Redis did not answer within its retry window (the message names
+            REDIS_URL without its password: :func:`jobs.redisconn.unanswered_line`).
     """
     try:
         return _hold(store, thread_id)
@@ -50,9 +51,12 @@ def hold_thread(store: Store, thread_id: str) -> ThreadLock:
         raise
     except Exception as err:
         if type(err).__module__.startswith("redis"):
+            from engine.settings import get_settings
+            from jobs.redisconn import unanswered_line
+
             raise LockStoreUnavailable(
-                f"cannot reach Redis (REDIS_URL) to take the thread's lock ({type(err).__name__}); "
-                "start Redis, or unset REDIS_URL to run without the workers") from err
+                f"cannot take the thread's lock: {unanswered_line(get_settings().redis_url or '', err)}; "
+                "nothing was started. Start Redis, or unset REDIS_URL to run without the workers") from err
         raise
 
 

@@ -8,17 +8,17 @@ import os
 from collections import deque
 from collections.abc import Callable
 
-from engine.outage_log import OUTAGE, RECOVERED, SHOWN
+from engine.outage_log import OUTAGE, RECOVERED, SHOWN, WAITS
 from engine.settings import SettingsError
 
 log = logging.getLogger(__name__)
 
 #: ``ask``'s exit codes whose last line says why the research stopped: a model or search server
 #: unreachable or the thread's lock lapsed (1), the data folder or ``--out`` unwritable (5),
-#: Ctrl-C (130). The log's warnings and errors on the way there are that cause's echoes: a full
+#: Redis not answering within its retry window (7), Ctrl-C (130). The log's warnings and errors on the way there are that cause's echoes: a full
 #: disk also fails a research unit's write, the quota bookkeeping, the audit record and the
 #: lock's release, each logged as it happens.
-EXPLAINED = frozenset({1, 5, 130})
+EXPLAINED = frozenset({1, 5, 7, 130})
 #: Records held at most in one run; older ones are counted, not kept.
 HELD_MAX = 1000
 
@@ -26,8 +26,10 @@ HELD_MAX = 1000
 class _Held(logging.Handler):
     """Keeps the records it is given (the latest :data:`HELD_MAX`) and counts the ones it let go.
 
-    An outage's records (:mod:`engine.outage_log`) are shown as one line when it begins and one when
-    it ends, as they happen; those of an outage that ended are not kept (they are not replayed).
+    An outage's records (:mod:`engine.outage_log`) are shown as one line when it begins (saying how
+    the run waits, when the record says so) and one when it ends, as they happen; those of an outage
+    that ended are not kept (they are not replayed). Two records of one end (the client that saw
+    Redis answer, the lock that was renewed) make one line.
     """
 
     def __init__(self) -> None:
@@ -35,6 +37,7 @@ class _Held(logging.Handler):
         self.records: deque[logging.LogRecord] = deque(maxlen=HELD_MAX)
         self.let_go = 0
         self.down: dict[str, list[logging.LogRecord]] = {}  # service -> the records of its outage so far
+        self.back: set[str] = set()  # services whose last line said they answer again
 
     def emit(self, record: logging.LogRecord) -> None:
         if self._outage(record):
@@ -48,7 +51,9 @@ class _Held(logging.Handler):
         service = getattr(record, OUTAGE, None)
         if service:
             if service not in self.down and not getattr(record, SHOWN, False):
-                _line(f"{service} does not answer; the run waits for it …", style="yellow")
+                waits = getattr(record, WAITS, None) or "the run waits for it"
+                _line(f"{service} does not answer; {waits} …", style="yellow")
+                self.back.discard(service)
             self.down.setdefault(service, []).append(record)
             return False
         service = getattr(record, RECOVERED, None)
@@ -58,7 +63,9 @@ class _Held(logging.Handler):
         kept = [r for r in self.records if id(r) not in ended]
         self.records.clear()
         self.records.extend(kept)
-        _line(f"{service} answers again; the run goes on.")
+        if service not in self.back:
+            _line(f"{service} answers again; the run goes on.")
+            self.back.add(service)
         return True
 
 

@@ -47,6 +47,9 @@ EXIT_WAITING = 3
 EXIT_BUSY = 4
 #: The data folder or ``--out`` cannot be written (full disk, read-only, permission).
 EXIT_STORAGE = 5
+#: Redis (``REDIS_URL``) did not answer within its retry window (``DEEPRESEARCH_REDIS_RETRY_WINDOW``):
+#: a local ``ask`` could not take the thread's lock, ``ask --queue`` could not queue or read the research.
+EXIT_REDIS = 7
 
 
 def stdout_line(text: str = "") -> None:

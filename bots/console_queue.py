@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.markdown import Markdown
 
-from bots.console_output import copy_out, err, say, show_follow_ups, stdout_line
+from bots.console_output import EXIT_REDIS, copy_out, err, say, show_follow_ups, stdout_line
 from bots.terminal_signals import EXIT_INTERRUPTED
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path, clean_text
@@ -72,10 +72,11 @@ def requester() -> str:
 
 
 def _say_outage(error: BaseException | None) -> None:
-    if error is None:
-        err.print("Redis is back; following the research again.")
-    else:
-        err.print(f"Redis does not answer ({type(error).__name__}); still waiting for it …")
+    """The follower's word on an outage past the calls' window (its start and end are said by
+    :mod:`bots.console_log` as they happen, :class:`jobs.redisconn.NoticingRetry`)."""
+    if error is not None:
+        err.print("Redis still does not answer; the research goes on on the workers, and this terminal "
+                  "keeps waiting for Redis …")
 
 
 def _open_in_journal(thread: str, settings: Settings) -> bool:
@@ -98,13 +99,48 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     Redis forgot (restarted without its data) is followed while a worker recovers it from the
     data dir's journal.
 
+    Redis not answering is said at once (:class:`jobs.redisconn.NoticingRetry`); past its retry
+    window (``DEEPRESEARCH_REDIS_RETRY_WINDOW``) a question not yet handed over is not queued, and
+    the run ends with one line naming ``REDIS_URL`` (no password) and exit 7
+    (:data:`~bots.console_output.EXIT_REDIS`): "nothing was queued" before the question was handed
+    over, else the ``--resume`` command to follow it once Redis answers.
+
     Raises:
         SettingsError: ``REDIS_URL`` is not set.
-        redis.exceptions.ConnectionError: Redis is unreachable when the question is queued.
     """
     if not settings.redis_url:
         raise SettingsError("--queue needs REDIS_URL (and a running `deepresearch worker`)")
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
     run = _QueuedRun(thread, settings)
+    try:
+        return _ask_via_queue(run, question, answer, out, ask_user, resume)
+    except (RedisConnectionError, RedisTimeoutError) as error:
+        run.shown.flush()
+        say(f"deepresearch: {_unanswered(run, error, resume)}")
+        return EXIT_REDIS
+
+
+def _unanswered(run: _QueuedRun, error: BaseException, resume: bool) -> str:
+    """The last line of a run Redis stopped: what became of the question, and what to do."""
+    from jobs.redisconn import unanswered_line
+
+    line = unanswered_line(run.settings.redis_url, error)
+    if not resume and run.handed is None:
+        return f"{line}; nothing was queued. Start Redis (and `deepresearch worker`), then ask again."
+    follow = f"deepresearch ask --queue --resume {run.thread}"
+    if run.handed is None:
+        return f"{line}; nothing was sent. Once Redis answers, continue with: {follow}"
+    if run.handed is False:  # Redis stopped while the question (or answer) was being handed over
+        return f"{line} while the research was being queued; once Redis answers, {follow} says whether it was."
+    return f"{line}; the research goes on on the workers. Follow it once Redis answers: {follow}"
+
+
+def _ask_via_queue(run: _QueuedRun, question: str, answer: str | None, out: Path | None,
+                   ask_user: Callable[[str], str], resume: bool) -> int:
+    """:func:`ask_via_queue` once ``REDIS_URL`` is known to be set; Redis's errors are its caller's."""
+    thread = run.thread
     if resume:
         info, answer = run.reopen(answer)
         if info is False:
@@ -139,6 +175,8 @@ class _QueuedRun:
         self.port = RelayPort.for_thread(thread)
         self.shown = _Transcript()
         self.position = Position()  # where this terminal has read the relay stream up to
+        #: None: nothing handed to the conversation rules yet; False: being handed over; True: done
+        self.handed: bool | None = None
 
     def send(self, text: str) -> str:
         """Hand ``text`` to the conversation rules; returns the reply's action (``started`` or
@@ -147,8 +185,10 @@ class _QueuedRun:
         from jobs import handle_message
 
         mark = self.port.mark_turn(self.settings)
+        self.handed = False
         reply = handle_message(self.thread, requester(), text, self.port.reference(), f"console-{uuid.uuid4().hex}",
                                settings=self.settings, explicit_start=True)
+        self.handed = True
         if reply.text:  # the mention slot names the sender in a chat; the terminal's reader is the sender
             said = reply.render(reply.text, lambda _user: "").strip()
             refused = reply.action not in ("started", "resumed")  # the line ask ends on, as its other errors

@@ -15,12 +15,15 @@ RECOVERED = "recovered"
 #: The ``LogRecord`` attribute set when the outage is already shown to the user another way (a
 #: progress line says what the run waits for).
 SHOWN = "outage_shown"
+#: The ``LogRecord`` attribute saying how the caller waits (``trying again for up to 90 s (SETTING)``).
+WAITS = "outage_waits"
 
 
-def outage(service: str, *, shown: bool = False) -> dict:
+def outage(service: str, *, shown: bool = False, waits: str | None = None) -> dict:
     """The ``extra`` of a log record saying ``service`` does not answer (``shown``: the user
-    already sees the wait another way)."""
-    return {OUTAGE: service, SHOWN: shown}
+    already sees the wait another way; ``waits``: how long the caller keeps trying, in words
+    for a person, e.g. ``trying again for up to 90 s (DEEPRESEARCH_REDIS_RETRY_WINDOW)``)."""
+    return {OUTAGE: service, SHOWN: shown, WAITS: waits}
 
 
 def recovery(service: str) -> dict:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+
+from redis.retry import Retry
+
+from engine.outage_log import outage, recovery
+
+log = logging.getLogger(__name__)
 
 #: Seconds every Redis call of the job layer keeps retrying a lost connection before it raises
 #: (a Redis restart, a failover): at least 60 s, the window the operations section promises.
@@ -16,6 +23,9 @@ REDIS_CONNECT_TIMEOUT = 5.0
 
 _redis: dict[tuple[str, bool], object] = {}
 _redis_lock = threading.Lock()
+#: Whether this process last saw Redis not answer (one notice per outage, whichever call met it).
+_down = threading.Event()
+_down_lock = threading.Lock()
 
 
 def retry_window() -> float:
@@ -40,14 +50,79 @@ def redis_retry(window: float | None = None):
     window = retry_window() if window is None else window
     from redis.backoff import ExponentialBackoff
     from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
-    from redis.retry import Retry
 
     backoff = ExponentialBackoff(cap=REDIS_BACKOFF_CAP, base=REDIS_BACKOFF_BASE)
     retries, total = 0, 0.0
     while total < window:
         retries += 1
         total += backoff.compute(retries)
-    return Retry(backoff, retries, supported_errors=(ConnectionError, TimeoutError, BusyLoadingError))
+    return NoticingRetry(backoff, retries, supported_errors=(ConnectionError, TimeoutError, BusyLoadingError),
+                         window=window)
+
+
+def waiting_words(window: float | None = None) -> str:
+    """How a Redis call waits out an outage, for a person: ``trying again for up to 90 s
+    (DEEPRESEARCH_REDIS_RETRY_WINDOW)`` (``window``: default :func:`retry_window`)."""
+    window = retry_window() if window is None else window
+    return f"trying again for up to {window:g} s (DEEPRESEARCH_REDIS_RETRY_WINDOW)"
+
+
+class NoticingRetry(Retry):
+    """redis-py's ``Retry`` that says when Redis stops and starts answering, once per outage of the process.
+
+    On a call's first failed attempt, when the process last saw Redis answer, it logs a warning
+    (``event=redis_unanswered``) marked as an outage of ``Redis`` (:func:`engine.outage_log.outage`,
+    with :func:`waiting_words`), so a terminal run shows at once that Redis does not answer and
+    for how long each call keeps trying (:mod:`bots.console_log`), and a worker's log says it
+    then, not when the window is over. The first call that succeeds after that logs its end
+    (``event=redis_answers_again``, :func:`engine.outage_log.recovery`). Retrying itself is
+    redis-py's (``call_with_retry``), unchanged.
+    """
+
+    def __init__(self, backoff, retries: int, supported_errors: tuple, window: float) -> None:
+        super().__init__(backoff, retries, supported_errors)
+        self.window = window
+
+    def call_with_retry(self, do, fail, is_retryable=None, with_failure_count: bool = False):
+        """redis-py's ``call_with_retry`` (same arguments, result and errors), noticing the outage."""
+        def failed(error, *count):
+            _went_down(error, self.window)
+            return fail(error, *count)
+
+        result = super().call_with_retry(do, failed, is_retryable, with_failure_count)
+        if _down.is_set():
+            _came_back()
+        return result
+
+
+def _went_down(error: BaseException, window: float) -> None:
+    with _down_lock:
+        if _down.is_set():
+            return
+        _down.set()
+    words = waiting_words(window)
+    log.warning("event=redis_unanswered error=%s retry_window=%g note=\"Redis does not answer; %s\"",
+                type(error).__name__, window, words, extra=outage("Redis", waits=words))
+
+
+def _came_back() -> None:
+    with _down_lock:
+        if not _down.is_set():
+            return
+        _down.clear()
+    log.warning("event=redis_answers_again note=\"Redis answers again\"", extra=recovery("Redis"))
+
+
+def unanswered_line(url: str, error: BaseException, *, window: float | None = None) -> str:
+    """One line saying Redis did not answer, naming ``REDIS_URL`` as it may be shown (no password:
+    :func:`engine.database.shown_url`), the window waited and the error's type:
+    ``Redis at REDIS_URL (redis://127.0.0.1:6390/7) did not answer within 90 s
+    (DEEPRESEARCH_REDIS_RETRY_WINDOW; ConnectionError)``."""
+    from engine.database import shown_url
+
+    window = retry_window() if window is None else window
+    return (f"Redis at REDIS_URL ({shown_url(url)}) did not answer within {window:g} s "
+            f"(DEEPRESEARCH_REDIS_RETRY_WINDOW; {type(error).__name__})")
 
 
 def redis_connection(url: str, *, decode_responses: bool = False):

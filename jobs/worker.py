@@ -320,8 +320,13 @@ def announce_surfaces(settings) -> str:
 def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
     """``deepresearch worker``: check the settings, then work the ``queue`` until stopped.
 
+    Redis not answering at start-up is said at once in the log (``event=redis_unanswered``, with
+    how long it keeps trying: :class:`jobs.redisconn.NoticingRetry`); the worker goes on when
+    Redis answers within the window (``DEEPRESEARCH_REDIS_RETRY_WINDOW``).
+
     Raises:
-        SettingsError: ``REDIS_URL`` is missing or unreachable, or the model or search
+        SettingsError: ``REDIS_URL`` is missing, or Redis did not answer within the retry window
+            (:func:`jobs.redisconn.unanswered_line`: REDIS_URL without its password), or the model or search
             back-end is not configured, a corpus folder not indexed included (one line naming the
             setting; :func:`engine.search.check_search`).
     """
@@ -339,5 +344,7 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
     announce_surfaces(settings)
     try:
         run_worker(settings.redis_url, queue, burst=burst)
-    except redis.exceptions.ConnectionError as err:
-        raise SettingsError(f"cannot reach Redis at REDIS_URL ({type(err).__name__})") from None
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
+        from jobs.redisconn import unanswered_line
+
+        raise SettingsError(f"{unanswered_line(settings.redis_url, err)}; start Redis, then the worker again") from None
