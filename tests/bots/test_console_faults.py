@@ -281,5 +281,6 @@ def test_a_redis_outage_a_local_run_waits_out_is_shown_once_as_it_happens_not_ag
     assert proc.returncode == 0, stderr
     assert report_of(tmp_path, out).exists()
     assert "event=" not in stderr, stderr
-    assert stderr.count("Redis does not answer") == (1 if aof else 0), stderr
+    # restarted at once, Redis may be met away or not (a lock renewal in the gap says so at once): at most once
+    assert stderr.count("Redis does not answer") == 1 if aof else stderr.count("Redis does not answer") <= 1, stderr
     assert stderr.count("Redis answers again") == 1, stderr
