@@ -239,11 +239,12 @@ class OfflineChatModel(BaseChatModel):
 
     def _task_summarize_webpage(self, prompt: str, messages, tools):
         m = re.search(r"working on: (.*)", prompt)
-        query = m.group(1) if m else ""
+        # the run's research brief, without the chat thread's talk (no topic: plan_topics)
+        query = (m.group(1) if m else "").split(T.BACKGROUND.strip())[0].strip(" —")
         doc = _tag(prompt, "Document")
         cands = passages(doc, query)
-        # the whole budget the prompt allows: a page is summarised once per run, for whichever topic
-        # reads it first, so the others need more than that topic's few best sentences
+        # the whole budget the prompt allows: a page is summarised once per run, for the whole brief,
+        # and each sub-question that finds it needs more than the brief's few best sentences
         top = choose(cands, query, len(cands), detect_language(query), floor=0)
         kept, used = set(), 0
         for s in top:

@@ -57,7 +57,8 @@ def search_thread_files(queries: list[str]) -> str:
 SEARCH_TOOLS = ("search", "search_thread_files")
 
 
-async def search_or_unavailable(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:
+async def search_or_unavailable(queries: list[str], topic: str, ctx: RunContext, backend=None,
+                                focus: str = "") -> tuple[str, dict]:
     """:func:`run_search`, with an :func:`unavailable` service raised as an error that stops the
     research instead of answering the model with an error (:func:`engine.graph.tools.fatal_errors`)
     and has the turn go on from its last checkpoint: PostgreSQL (with ``DATABASE_URL``: the store
@@ -71,7 +72,7 @@ async def search_or_unavailable(queries: list[str], topic: str, ctx: RunContext,
         engine.search.base.SearchError: the back-end cannot answer otherwise.
     """
     try:
-        return await run_search(queries, topic, ctx, backend)
+        return await run_search(queries, topic, ctx, backend, focus)
     except SearchError:
         raise
     except Exception as err:
@@ -104,7 +105,11 @@ async def _summarize(result: SearchResult, raw: str, query: str, ctx: RunContext
 async def page_summary(result: SearchResult, query: str, ctx: RunContext) -> Summary:
     """``(summary, key excerpts)`` of one page: the snippet when it has no raw text, the raw text
     itself when under ``summary_min_tokens``, else one summary per run
-    (:class:`engine.graph.summaries.SummaryCache`)."""
+    (:class:`engine.graph.summaries.SummaryCache`), made for ``query``.
+
+    As the summary is shared by every caller, ``query`` must be the same whoever asks first (the
+    run's research brief, :func:`run_search`), or the run's result depends on which concurrent
+    researcher reaches the page first."""
     raw = (result.raw_content or "").strip()
     if not raw:
         return result.content, []
@@ -114,18 +119,24 @@ async def page_summary(result: SearchResult, query: str, ctx: RunContext) -> Sum
     return await ctx.summaries.get(result.url, raw, lambda: _summarize(result, raw, query, ctx))
 
 
-async def _query_pages(query: str, ctx: RunContext, backend) -> list[tuple[SearchResult, Summary]]:
-    """One query's pages with their summaries; the summaries start as soon as the query returns."""
+async def _query_pages(query: str, ctx: RunContext, backend, focus: str) -> list[tuple[SearchResult, Summary]]:
+    """One query's pages with their summaries (made for ``focus``); the summaries start as soon as
+    the query returns."""
     batch = await backend.search(query, ctx.settings.search_max_results)
-    summaries = await asyncio.gather(*(page_summary(r, query, ctx) for r in batch))
+    summaries = await asyncio.gather(*(page_summary(r, focus, ctx) for r in batch))
     return list(zip(batch, summaries, strict=True))
 
 
-async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=None) -> tuple[str, dict]:
+async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=None,
+                     focus: str = "") -> tuple[str, dict]:
     """Run the queries on ``backend`` (default: the run's search back-end; the thread's files for
     ``search_thread_files``), summarize every page, register the sources.
 
-    Every query runs at once, and each query's pages are summarised as soon as it returns.
+    Every query runs at once, and each query's pages are summarised as soon as it returns, for
+    ``focus``: the run's research brief (``topic`` when empty), the same for every researcher and
+    query, because a page is summarised once per run and shared (:func:`page_summary`); a summary
+    made for whichever query reached the page first would make the report depend on the order the
+    concurrent researchers ran in.
     Returns ``(tool_text, sources)``: ``tool_text`` holds one ``--- SOURCE [Sxxxxxx]: title``
     block per distinct document (URL, summary, key excerpts); ``sources`` maps ids to records
     (their summaries and excerpts in the run's store, :func:`engine.graph.sources.keep_texts`).
@@ -134,7 +145,7 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=No
     """
     queries = [q for q in (queries or [topic]) if q and q.strip()][:3] or [topic]
     backend = backend or ctx.search
-    per_query = await asyncio.gather(*(_query_pages(q, ctx, backend) for q in queries))
+    per_query = await asyncio.gather(*(_query_pages(q, ctx, backend, focus or topic) for q in queries))
     unique: dict[str, tuple[SearchResult, Summary]] = {}
     for pages in per_query:
         for r, summary in pages:
@@ -237,12 +248,13 @@ async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext])
             return ToolMessage(f"Error: the limit of {ctx.settings.max_react_tool_calls} tool calls is reached.",
                                tool_call_id=call["id"], name=call["name"])
         if call["name"] == "search":
-            text, found = await search_or_unavailable(call["args"].get("queries") or [], state["topic"], ctx)
+            text, found = await search_or_unavailable(call["args"].get("queries") or [], state["topic"], ctx,
+                                                      focus=state.get("brief", ""))
             sources.update(found)
             return ToolMessage(text, tool_call_id=call["id"], name="search")
         if call["name"] == "search_thread_files" and ctx.thread_files is not None:
             text, found = await search_or_unavailable(call["args"].get("queries") or [], state["topic"], ctx,
-                                                      ctx.thread_files)
+                                                      ctx.thread_files, state.get("brief", ""))
             sources.update(found)
             return ToolMessage(text, tool_call_id=call["id"], name="search_thread_files")
         if call["name"] == "think_tool":

@@ -148,7 +148,8 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
     async def run_one(call: dict) -> ToolMessage:
         name, args = call["name"], call.get("args") or {}
         if name == "web_search" and web_search in role_tools(ctx):
-            text, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx)
+            text, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx,
+                                           focus=state.get("research_brief", ""))
             new_sources.update(found)
             visited.extend(rec["url"] for rec in found.values())
         elif name == "read_source":

@@ -131,12 +131,15 @@ class SupervisorState(TypedDict, total=False):
     units_done: Log
 
 
-class ResearchUnit(TypedDict):
-    """What one ``Send`` to ``research_unit`` carries."""
+class ResearchUnit(TypedDict, total=False):
+    """What one ``Send`` to ``research_unit`` carries: the topic, the call it answers, the language,
+    and the run's research brief (what every page found is summarised for,
+    :func:`engine.graph.researcher.run_search`; absent in units sent before it was carried)."""
 
     topic: str
     tool_call_id: str
     language: str
+    brief: str
 
 
 class ResearcherState(TypedDict, total=False):
@@ -144,6 +147,7 @@ class ResearcherState(TypedDict, total=False):
 
     researcher_messages: Annotated[list[AnyMessage], DeltaChannel(concat_batch)]
     topic: str
+    brief: str
     language: str
     tool_call_iterations: int
     sources: Sources

@@ -91,7 +91,7 @@ async def supervisor_tools(state: SupervisorState, runtime: Runtime[RunContext])
         elif call["name"] == "ConductResearch" and str(call["args"].get("research_topic", "")).strip():
             sends.append(Send("research_unit", ResearchUnit(
                 topic=str(call["args"]["research_topic"]).strip(), tool_call_id=call["id"],
-                language=state.get("language", "en"))))
+                language=state.get("language", "en"), brief=state.get("research_brief", ""))))
         else:
             replies.append(ToolMessage(f"Error: invalid call to {call['name']}.", tool_call_id=call["id"], name=call["name"]))
     if sends and research_over_budget(ctx):
@@ -123,7 +123,8 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
     log.info("event=unit_started topic=%r", topic[:80])
     try:
         out = await _RESEARCHER.ainvoke(
-            {"researcher_messages": [HumanMessage(prompts.RESEARCHER_START)], "topic": topic, "language": unit["language"]},
+            {"researcher_messages": [HumanMessage(prompts.RESEARCHER_START)], "topic": topic,
+             "brief": unit.get("brief") or topic, "language": unit["language"]},
             context=ctx,
         )
     except fatal_errors():
