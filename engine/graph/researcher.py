@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+from collections.abc import Iterable
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
@@ -13,7 +15,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from engine import prompts
-from engine.citations import cited_ids, keep_known_ids, source_id
+from engine.citations import cited_ids, keep_known_ids, merge_sources, source_id
 from engine.compat import estimate_tokens
 from engine.database import database_url, explain, is_unavailable, reason
 from engine.graph.actions import call_with_tools
@@ -163,6 +165,13 @@ async def run_search(queries: list[str], topic: str, ctx: RunContext, backend=No
     return "\n".join(blocks), await keep_texts(ctx, sources)
 
 
+def merge_found(founds: Iterable[dict | None]) -> dict:
+    """The sources of several searches ``{id: record}`` as one registry, in the searches' order:
+    a page more than one found keeps the first search's record (:func:`engine.citations.merge_sources`),
+    so the tool calls of one turn, run at once, give the same sources whichever ends first."""
+    return functools.reduce(merge_sources, (found or {} for found in founds), {})
+
+
 def _without_title(summary: str, title: str) -> str:
     """``summary`` without its first block when that is a heading marked as one (Markdown ``# Title``
     or a setext underline: :func:`engine.search.extract.opening_heading`) that repeats ``title``
@@ -241,27 +250,26 @@ async def researcher_tools(state: ResearcherState, runtime: Runtime[RunContext])
     done_calls = state.get("tool_call_iterations", 0)
     if not calls or any(c["name"] == "ResearchComplete" for c in calls):
         return Command(goto="compress_research")
-    sources: dict = {}
+    founds: dict[str, dict] = {}  # each call's sources, merged in the calls' order, not the order they end
 
     async def run_one(call: dict) -> ToolMessage:
         if done_calls + calls.index(call) >= ctx.settings.max_react_tool_calls:
             return ToolMessage(f"Error: the limit of {ctx.settings.max_react_tool_calls} tool calls is reached.",
                                tool_call_id=call["id"], name=call["name"])
         if call["name"] == "search":
-            text, found = await search_or_unavailable(call["args"].get("queries") or [], state["topic"], ctx,
-                                                      focus=state.get("brief", ""))
-            sources.update(found)
+            text, founds[call["id"]] = await search_or_unavailable(call["args"].get("queries") or [], state["topic"],
+                                                                   ctx, focus=state.get("brief", ""))
             return ToolMessage(text, tool_call_id=call["id"], name="search")
         if call["name"] == "search_thread_files" and ctx.thread_files is not None:
-            text, found = await search_or_unavailable(call["args"].get("queries") or [], state["topic"], ctx,
-                                                      ctx.thread_files, state.get("brief", ""))
-            sources.update(found)
+            text, founds[call["id"]] = await search_or_unavailable(call["args"].get("queries") or [], state["topic"],
+                                                                   ctx, ctx.thread_files, state.get("brief", ""))
             return ToolMessage(text, tool_call_id=call["id"], name="search_thread_files")
         if call["name"] == "think_tool":
             return ToolMessage(think_tool.invoke(call["args"]), tool_call_id=call["id"], name="think_tool")
         return ToolMessage(f"Error: there is no tool named {call['name']}.", tool_call_id=call["id"], name=call["name"])
 
     replies = await run_tool_calls(calls, run_one)
+    sources = merge_found(founds.get(call["id"]) for call in calls)
     if sources:
         get_stream_writer()({"event": "sources_found", "ids": list(sources)})
     total = done_calls + len(calls)

@@ -21,7 +21,7 @@ from engine import prompts
 from engine.citations import found_sources_block
 from engine.graph.actions import call_with_tools, prompted_messages
 from engine.graph.context import RunContext
-from engine.graph.researcher import run_search
+from engine.graph.researcher import merge_found, run_search
 from engine.graph.sources import read_texts
 from engine.graph.state import AgentState, override
 from engine.graph.tools import run_tool_calls
@@ -143,14 +143,17 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
     """
     ctx = runtime.context
     registry = dict(state.get("sources", {}))
-    visited, new_sources = [], {}
+    calls = state["review_messages"][-1].tool_calls
+    # each call's pages and visits, merged below in the calls' order, not in the order they end
+    visits: dict[str, list[str]] = {call["id"]: [] for call in calls}
+    founds: dict[str, dict] = {}
 
     async def run_one(call: dict) -> ToolMessage:
-        name, args = call["name"], call.get("args") or {}
+        name, args, visited = call["name"], call.get("args") or {}, visits[call["id"]]
         if name == "web_search" and web_search in role_tools(ctx):
             text, found = await run_search([str(args.get("query", ""))], state.get("question", ""), ctx,
                                            focus=state.get("research_brief", ""))
-            new_sources.update(found)
+            founds[call["id"]] = found
             visited.extend(rec["url"] for rec in found.values())
         elif name == "read_source":
             text = await _read_source(ctx, str(args.get("source_id", "")), registry, visited)
@@ -158,7 +161,9 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
             text = _local_tool(name, args, state, registry, visited)
         return ToolMessage(text, tool_call_id=call["id"], name=name)
 
-    replies = await run_tool_calls(state["review_messages"][-1].tool_calls, run_one)
+    replies = await run_tool_calls(calls, run_one)
+    visited = [url for call in calls for url in visits[call["id"]]]
+    new_sources = merge_found(founds.get(call["id"]) for call in calls)
     update = {"review_messages": replies, "visited": visited}
     if new_sources:
         update["sources"] = new_sources

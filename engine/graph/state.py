@@ -71,8 +71,8 @@ class AgentState(TypedDict, total=False):
     """The thread's state, checkpointed after every node.
 
     ``messages`` is the conversation with the user (question, clarifying question, answer);
-    ``sources`` the registry ``{id: {"id","url","title","topic"}}`` (each page's summary and
-    excerpts are in the run's store, :mod:`engine.graph.sources`);
+    ``sources`` the registry ``{id: {"id","url","title","topic","text_key"}}`` (each page's summary
+    and excerpts are in the run's store under ``text_key``, :mod:`engine.graph.sources`);
     ``notes`` one compressed Markdown block per research unit (``### topic`` + notes citing
     ``[Sxxxxxx]``); ``report``, the review's entries and the synthesis cite by those ids too;
     ``discussion`` the chat thread's earlier messages (``Name: text`` lines, "" when none);

@@ -74,7 +74,9 @@ def test_page_texts_are_kept_out_of_the_checkpoints_and_read_back_by_id(online_s
     out = asyncio.run(run_turn("t:store", question="Should we buy vendor A or vendor B?", settings=settings))
     assert out.status == "done"
     values = asyncio.run(state_of("t:store", settings))
-    assert values["sources"] and all(set(rec) == {"id", "url", "title", "topic"} for rec in values["sources"].values())
+    assert values["sources"] and all(set(rec) == {"id", "url", "title", "topic", "text_key"}
+                                     for rec in values["sources"].values())
+    assert all(rec["text_key"].startswith(sid + ":") for sid, rec in values["sources"].items())
     assert not values.get("supervisor_messages")  # done with once the report is written
     last = script.calls("critique")[-1]
     # read_source's answer: the record's line, then the page's summary (the fake summarizer keeps
