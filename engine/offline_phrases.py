@@ -241,24 +241,45 @@ PHRASES = {
         "es": "La última crítica de la solución decía:",
     },
     # follow-up questions from the review's open objections (engine.offline_review.follow_up_questions)
-    # when the run read sources: what they say on the question's words, a finding, another objection
+    # when the run read sources: what they say on the question's words, a finding, another objection.
+    # What tells one follow-up from another (the words, the finding, the objection) comes before the
+    # question it is about: a chat button shows only the start of a follow-up (75 characters in Slack).
+    # A "_no_topic" form leaves the question out, for when that part names the question already.
     "follow_up_terms": {
         "en": "What do the sources say about {terms} for {topic}?",
         "de": "Was sagen die Quellen zu {terms} bei {topic}?",
         "fr": "Que disent les sources sur {terms} pour {topic} ?",
         "es": "¿Qué dicen las fuentes sobre {terms} para {topic}?",
     },
+    "follow_up_terms_no_topic": {
+        "en": "What do the sources say about {terms}?",
+        "de": "Was sagen die Quellen zu {terms}?",
+        "fr": "Que disent les sources sur {terms} ?",
+        "es": "¿Qué dicen las fuentes sobre {terms}?",
+    },
     "follow_up_finding": {
-        "en": "How does this finding bear on {topic}: {q}?",
-        "de": "Was bedeutet dieses Ergebnis für {topic}: {q}?",
-        "fr": "Que change ce résultat pour {topic} : {q} ?",
-        "es": "¿Qué implica este hallazgo para {topic}: {q}?",
+        "en": "How does the finding {q} bear on {topic}?",
+        "de": "Was bedeutet das Ergebnis {q} für {topic}?",
+        "fr": "Que change le résultat {q} pour {topic} ?",
+        "es": "¿Qué implica el hallazgo {q} para {topic}?",
+    },
+    "follow_up_finding_no_topic": {
+        "en": "What follows from the finding {q}?",
+        "de": "Was folgt aus dem Ergebnis {q}?",
+        "fr": "Que déduire du résultat {q} ?",
+        "es": "¿Qué se deduce del hallazgo {q}?",
     },
     "follow_up_other": {
-        "en": "What does the evidence say about this objection to {topic}: {point}?",
-        "de": "Was sagen die Belege zu diesem Einwand gegen {topic}: {point}?",
-        "fr": "Que disent les preuves sur cette objection à {topic} : {point} ?",
-        "es": "¿Qué dicen las pruebas sobre esta objeción a {topic}: {point}?",
+        "en": "What does the evidence say about {point}, an objection to {topic}?",
+        "de": "Was sagen die Belege zu {point}, einem Einwand gegen {topic}?",
+        "fr": "Que disent les preuves sur {point}, une objection à {topic} ?",
+        "es": "¿Qué dicen las pruebas sobre {point}, una objeción a {topic}?",
+    },
+    "follow_up_other_no_topic": {
+        "en": "What does the evidence say about the objection {point}?",
+        "de": "Was sagen die Belege zum Einwand {point}?",
+        "fr": "Que disent les preuves sur l'objection {point} ?",
+        "es": "¿Qué dicen las pruebas sobre la objeción {point}?",
     },
     # without any source read (no search back end, or a search that found nothing) a follow-up
     # asking what the sources or their evidence say would find none again: these ask instead how to
@@ -275,11 +296,23 @@ PHRASES = {
         "fr": "Quelles données ou quels documents trancheraient {terms} pour {topic} ?",
         "es": "¿Qué datos o documentos aclararían {terms} para {topic}?",
     },
+    "follow_up_evidence_terms_no_topic": {
+        "en": "Which data or documents would settle {terms}?",
+        "de": "Welche Daten oder Dokumente würden {terms} klären?",
+        "fr": "Quelles données ou quels documents trancheraient {terms} ?",
+        "es": "¿Qué datos o documentos aclararían {terms}?",
+    },
     "follow_up_evidence_other": {
-        "en": "Which data or documents would settle this objection to {topic}: {point}?",
-        "de": "Welche Daten oder Dokumente würden diesen Einwand gegen {topic} klären: {point}?",
-        "fr": "Quelles données ou quels documents trancheraient cette objection à {topic} : {point} ?",
-        "es": "¿Qué datos o documentos resolverían esta objeción a {topic}: {point}?",
+        "en": "Which data or documents would settle {point}, an objection to {topic}?",
+        "de": "Welche Daten oder Dokumente würden {point} klären, einen Einwand gegen {topic}?",
+        "fr": "Quelles données ou quels documents trancheraient {point}, une objection à {topic} ?",
+        "es": "¿Qué datos o documentos resolverían {point}, una objeción a {topic}?",
+    },
+    "follow_up_evidence_other_no_topic": {
+        "en": "Which data or documents would settle the objection {point}?",
+        "de": "Welche Daten oder Dokumente würden den Einwand {point} klären?",
+        "fr": "Quelles données ou quels documents trancheraient l'objection {point} ?",
+        "es": "¿Qué datos o documentos resolverían la objeción {point}?",
     },
     "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},

@@ -358,19 +358,28 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
                         sources_read: bool = True) -> list[str]:
     """Follow-up research questions from the review's open objections (``- Role: text`` lines).
 
-    The reader's objections give "how does this finding bear on …" (a finding left out) or "what
+    The reader's objections give "how does the finding … bear on …" (a finding left out) or "what
     do the sources say about …" (words of the question left unanswered); any other objection
-    gives "what does the evidence say about this objection", quoting its first clause. Without a
+    gives "what does the evidence say about …, an objection to …", quoting its first clause. Without a
     source read (``sources_read`` False, see :func:`read_sources`) none speaks of sources, which
     a follow-up would again not find: the question's words left unanswered give "which use case,
     period or region should … be narrowed to" and "which data or documents would settle …", any
-    other objection "which data or documents would settle this objection" (and a finding left
-    out, which quotes a source, none). Each names the
-    question, so it reads on its own; none without objections. ``objections`` is Markdown and
+    other objection "which data or documents would settle …, an objection to …" (and a finding left
+    out, which quotes a source, none). Each names the question, so it reads on its own, once: when
+    the words, the finding or the objection quoted name every word of the question already (a
+    one-word question is the very word left unanswered), the phrase's ``_no_topic`` form leaves the
+    question out (:func:`_names_question`). What tells the follow-ups apart comes first in every
+    phrase, before the question (:data:`engine.offline_phrases.PHRASES`): a chat button shows only
+    their first 75 characters. None without objections. ``objections`` is Markdown and
     ``question`` plain text; the questions are plain text (a chat button's label, a new question).
     """
     topic = phrase("quoted", language, q=_short(question.strip().rstrip("?？.!"), 80)) if question.strip() else "…"
     reader = phrase("reader", language).casefold()
+
+    def ask(key: str, part: str, **fmt: str) -> str:
+        alone = _names_question(part, question, language)
+        return phrase(f"{key}_no_topic", language, **fmt) if alone else phrase(key, language, topic=topic, **fmt)
+
     out: list[str] = []
     for line in objections.splitlines():
         item = re.match(r"^\s*[-*]\s+(?:(?:As an? |Als |En tant que |Como )?([^:：]{1,40})[:：]\s*)?(.+)$", line)
@@ -382,16 +391,26 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
         finding = label == reader and bool(quoted) and bool(SID.search(rest))  # a finding left out
         words_ = _terms(quoted, language, markdown=False) if label == reader and quoted and not finding else ""
         point = _short(re.split(r"[;.?!]", rest)[0], 100)
+        quoted_point = phrase("quoted", language, q=point)
         if finding:  # it quotes what a source said: none in a run that read no source
-            texts = [phrase("follow_up_finding", language, topic=topic, q=_quote(quoted[0], language, 100))
-                     ] if sources_read else []
+            texts = [ask("follow_up_finding", quoted[0], q=_quote(quoted[0], language, 100))] if sources_read else []
         elif sources_read:
-            texts = [phrase("follow_up_terms", language, topic=topic, terms=words_) if words_ else
-                     phrase("follow_up_other", language, topic=topic, point=point)]
+            texts = [ask("follow_up_terms", " ".join(quoted), terms=words_) if words_ else
+                     ask("follow_up_other", point, point=quoted_point)]
         elif words_:
             texts = [phrase("follow_up_narrow", language, topic=topic),
-                     phrase("follow_up_evidence_terms", language, topic=topic, terms=words_)]
+                     ask("follow_up_evidence_terms", " ".join(quoted), terms=words_)]
         else:
-            texts = [phrase("follow_up_evidence_other", language, topic=topic, point=point)]
+            texts = [ask("follow_up_evidence_other", point, point=quoted_point)]
         out += [text for text in texts if text not in out]
     return out[:limit]
+
+
+def _names_question(part: str, question: str, language: str) -> bool:
+    """True when ``part`` (the words, finding or objection a follow-up quotes) holds every content
+    word of ``question`` (:func:`engine.offline_text.content_words`; every word when it has none,
+    as a two-character Chinese question "热泵" has), compared by their Snowball stem in
+    ``language`` (:func:`engine.offline_select.terms`): naming the question after it would name
+    the same thing twice."""
+    asked = set(terms(" ".join(content_words(question) or word_tokens(question)), language))
+    return bool(asked) and asked <= set(terms(part, language))

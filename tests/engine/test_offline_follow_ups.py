@@ -38,7 +38,7 @@ def speaks_of_sources(question: str, language: str) -> bool:
     """True when ``question`` says "source" in ``language``, or opens like a follow-up phrase that
     presumes sources."""
     return (bool(re.search(SOURCE_WORD[language], question, re.IGNORECASE))
-            or any(opens_as(question, key, language) for key in SOURCE_KEYS))
+            or any(opens_as(question, key, language) for key in (*SOURCE_KEYS, *(f"{k}_no_topic" for k in SOURCE_KEYS))))
 
 
 def _unrelated_corpus(tmp_path):
@@ -109,3 +109,55 @@ def test_a_report_read_no_source_when_it_cites_none_and_says_none_was_found():
                               "citer aucune preuve.\n", "fr")
     assert R.read_sources("# Bikes\n\n- Bikes have two wheels. [S00a1b2]\n", "en")
     assert R.read_sources("# Bikes\n\n1 source found; it had no passage on this question to quote.\n", "en")
+
+
+def _objections(language: str, findings: list[str], terms: str, points: list[str]) -> str:
+    """The review's open objections as the offline reader and another role write them: each of
+    ``findings`` left out, the question's word ``terms`` unanswered, and each of ``points``."""
+    reader = phrase("reader", language)
+    lines = [phrase("role_says", language, role=reader, text=phrase(
+        "left_out", language, q=phrase("quoted", language, q=f), sid=f"S00000{i}")) for i, f in enumerate(findings)]
+    lines.append(phrase("role_says", language, role=reader, text=phrase(
+        "not_addressed", language, terms=phrase("quoted", language, q=terms))))
+    lines += [phrase("role_says", language, role="Investor", text=f"{p}.") for p in points]
+    return "".join(f"- {line}\n" for line in lines)
+
+
+#: A one-word question per language, and a finding and an objection that name it.
+ONE_WORD = {
+    "en": ("Geothermal", "Geothermal plants run all year.", "Geothermal drilling costs are never given"),
+    "de": ("Wärmepumpen", "Wärmepumpen laufen auch im Winter.", "Wärmepumpen sind laut, sagt niemand"),
+    "fr": ("Géothermie", "La Géothermie fonctionne toute l'année.", "la Géothermie coûte cher à forer"),
+    "es": ("Geotermia", "La Geotermia funciona todo el año.", "la Geotermia es cara de perforar"),
+    "ja": ("ヒートポンプ", "ヒートポンプは冬でも動く。", "ヒートポンプの騒音が示されていない"),
+    "zh": ("热泵", "热泵在冬天也能运行。", "热泵的噪音没有给出"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(ONE_WORD))
+@pytest.mark.parametrize("read", [True, False])
+def test_a_follow_up_names_the_question_once_when_its_other_part_names_it_already(language, read):
+    """A one-word question is the word the review found unanswered, and the finding and objection
+    quoted name it: the follow-up says it once, not "about “X” for “X”"."""
+    question, finding, point = ONE_WORD[language]
+    asked = R.follow_up_questions(_objections(language, [finding], question, [point]), question, language,
+                                  limit=5, sources_read=read)
+    assert len(asked) == 3, asked
+    assert all(q.casefold().count(question.casefold()) == 1 for q in asked), asked
+
+
+@pytest.mark.parametrize("language", sorted(ONE_WORD))
+@pytest.mark.parametrize("read", [True, False])
+def test_follow_ups_on_one_question_differ_in_their_first_75_characters(language, read):
+    """What tells the follow-ups apart (the finding, the word, the objection) comes before the
+    question they are about: a chat button shows 75 characters of each."""
+    from jobs.port import short_label
+
+    question = "How does asyncio cancel tasks and handle timeouts in long-running network services?"
+    findings = ["asyncio.Future.cancel() accepts an optional msg argument.", "Using asyncio.Queue to distribute "
+                "workload between several Tasks."]
+    points = ["the cost of a cancelled request is never given", "nobody says which Python version is meant"]
+    asked = R.follow_up_questions(_objections(language, findings, "timeouts", points), question, language,
+                                  limit=5, sources_read=read)
+    assert len(asked) == (5 if read else 4), asked
+    assert len({short_label(q) for q in asked}) == len(asked), asked
