@@ -76,13 +76,43 @@ def cancel_button(label: str = "Cancel") -> Button:
     return Button(ButtonAction.CANCEL, label)
 
 
+def distinct_labels(texts: Sequence[str], limit: int = BUTTON_LABEL_LIMIT) -> list[str]:
+    """One label of at most ``limit`` characters per text (:func:`short_label`), distinct whenever
+    the texts differ (once their whitespace is collapsed, as a label shows it).
+
+    Texts that share their first ``limit`` characters or so would all read as the same cut opening
+    (Slack shows at most 75 characters of a button, :data:`BUTTON_LABEL_LIMIT`): the label of
+    each such text is instead "…" and its end, from the word where it departs from the most alike
+    of the others (within a word longer than half the label, a few characters before the first one
+    that differs), with as many words before that word as still fit. Labels still equal after that
+    end with the text's number, " (2)".
+    """
+    lines = [" ".join(t.split()) for t in texts]
+    cut = [short_label(line, limit) for line in lines]
+    labels = list(cut)
+    for i, line in enumerate(lines):
+        others = [other for j, other in enumerate(lines) if cut[j] == cut[i] and other != line]
+        if not others:
+            continue
+        shared = max(len(os.path.commonprefix([line, other])) for other in others)
+        start = line.rfind(" ", 0, shared) + 1  # the word holding the first character that differs
+        if shared - start > limit // 2:
+            start = shared - limit // 2
+        while start > 0 and len(line) - (before := line.rfind(" ", 0, start - 1) + 1) < limit - 1:
+            start = before
+        labels[i] = "…" + short_label(line[start:], limit - 1) if start else short_label(line, limit)
+    if len(set(labels)) < len(set(lines)):
+        labels = [short_label(label, limit - len(f" ({n})")) + f" ({n})" for n, label in enumerate(labels, 1)]
+    return labels
+
+
 def follow_up_buttons(questions: Sequence[str], limit: int = 3) -> tuple[Button, ...]:
-    """One button per suggested follow-up question (at most ``limit``): a short label, the full question
-    (cut to :data:`BUTTON_VALUE_LIMIT` characters) as its value."""
-    return tuple(
-        Button(ButtonAction.FOLLOW_UP, short_label(q), q[:BUTTON_VALUE_LIMIT], i)
-        for i, q in enumerate(q for q in questions if q.strip()) if i < limit
-    )
+    """One button per suggested follow-up question (at most ``limit``): a short label, distinct for
+    distinct questions (:func:`distinct_labels`), and the full question (cut to
+    :data:`BUTTON_VALUE_LIMIT` characters) as its value, which is what a press asks."""
+    shown = [q for q in questions if q.strip()][:limit]
+    return tuple(Button(ButtonAction.FOLLOW_UP, label, q[:BUTTON_VALUE_LIMIT], i)
+                 for i, (q, label) in enumerate(zip(shown, distinct_labels(shown), strict=True)))
 
 
 @runtime_checkable

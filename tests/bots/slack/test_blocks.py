@@ -120,6 +120,35 @@ def test_buttons_keep_within_slacks_limits():
     assert len(out) == 2 and out[1].blocks[0]["elements"][0]["style"] == "danger"
 
 
+#: Follow-up questions that share their first 75 characters or more: two from the quick start's
+#: report, a third that differs from the second only at its end, and two that differ only in a
+#: long word cut at the limit.
+SHARED_OPENINGS = [
+    ["How does this finding bear on “How does asyncio cancel tasks and handle timeouts”: “asyncio.Future.cancel() "
+     "accepts an optional msg argument, but concurrent.futures.cancel() does not.”?",
+     "How does this finding bear on “How does asyncio cancel tasks and handle timeouts”: “Using asyncio.Queue to "
+     "distribute workload between several Tasks.”?",
+     "How does this finding bear on “How does asyncio cancel tasks and handle timeouts”: “Using asyncio.Queue to "
+     "distribute workload between several Tasks.” in Python 3.12?"],
+    ["What does " + "x" * 90 + "a mean?", "What does " + "x" * 90 + "b mean?"],
+    ["Why " + "so " * 40 + "slow?", "Why " + "so " * 40 + "fast?", "Why " + "so " * 39 + "very fast?"],
+]
+
+
+@pytest.mark.parametrize("questions", SHARED_OPENINGS)
+def test_follow_up_buttons_that_share_an_opening_read_differently(questions):
+    """Slack shows at most 75 characters of a button: the labels keep what tells the questions apart,
+    and each button still carries its whole question."""
+    from bots.slack.blocks import actions_block
+    from jobs.port import follow_up_buttons
+
+    elements = actions_block(follow_up_buttons(questions))["elements"]
+    labels = [e["text"]["text"] for e in elements]
+    assert all(len(label) <= 75 for label in labels), labels
+    assert len(set(labels)) == len(questions), labels
+    assert [e["value"] for e in elements] == questions
+
+
 def _code_spans(block: str) -> list[str]:
     """What a block shows as code: the text between each pair of ``` (its fences must pair up)."""
     assert block.count("```") % 2 == 0, f"an unclosed code fence in: {block[:200]!r} … {block[-200:]!r}"

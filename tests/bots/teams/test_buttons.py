@@ -126,3 +126,18 @@ def test_a_press_whose_question_is_not_text_carries_none(question):
     from bots.teams.cards import read_press
 
     assert read_press({"deepresearch": "follow_up", "index": 0, "question": question}) == ("follow_up", 0, "")
+
+
+def test_follow_up_actions_that_share_an_opening_have_distinct_titles():
+    """The card's titles are the buttons' short labels: questions alike in their first 75 characters
+    still read differently, and each action carries its whole question."""
+    from bots.teams.cards import buttons_card, read_press
+    from jobs.port import follow_up_buttons
+
+    head = "How does this finding bear on “How does asyncio cancel tasks and handle timeouts”: "
+    questions = [head + "“Tasks can easily and safely be cancelled.”?", head + "“Using asyncio.wait_for() to enforce a "
+                 "timeout.”?"]
+    actions = buttons_card(follow_up_buttons(questions)).content["actions"]
+    titles = [a["title"] for a in actions]
+    assert len(set(titles)) == 2 and all(len(t) <= 75 for t in titles), titles
+    assert [read_press(a["data"])[2] for a in actions] == questions
