@@ -7,6 +7,7 @@ from __future__ import annotations
 from bots.terminal_signals import (
     ctrl_c_deferred,
     ignore_further_interrupts,
+    raise_dropped_interrupts_again,
     say_interrupted,
     stop_on_sigterm_as_on_ctrl_c,
 )
@@ -16,12 +17,15 @@ def main() -> None:
     """Run :func:`bots.cli.main`; a Ctrl-C while it loads exits with 130 (128 + SIGINT, as shells
     report it), a SIGTERM with 143 (taken as a Ctrl-C from here on:
     :func:`bots.terminal_signals.stop_on_sigterm_as_on_ctrl_c`; Python's default would end the
-    process without a word), each with one line on stderr once the loading is done, never a traceback.
+    process without a word), each with one line on stderr once the loading is done, never a traceback;
+    one that lands where Python cannot raise is raised again
+    (:func:`bots.terminal_signals.raise_dropped_interrupts_again`).
 
     Raises:
         SystemExit: the command's exit code.
     """
     stop_on_sigterm_as_on_ctrl_c()
+    raise_dropped_interrupts_again()
     try:
         with ctrl_c_deferred():  # said once the imports are done: raised amid them, it could be lost
             from bots.cli import main as run

@@ -5,6 +5,8 @@ quarter of a second of imports), so that a SIGTERM meanwhile is answered too."""
 
 from __future__ import annotations
 
+import os
+import queue
 import signal
 import sys
 import threading
@@ -37,6 +39,48 @@ def stop_on_sigterm_as_on_ctrl_c() -> None:
         handler(signal.SIGINT, frame)
 
     signal.signal(signal.SIGTERM, on_sigterm)
+
+
+#: Signals to send the main thread again: a KeyboardInterrupt its handler raised was dropped.
+_AGAIN: queue.SimpleQueue[int] = queue.SimpleQueue()
+#: ``[process id]`` of the process whose thread sends :data:`_AGAIN`'s signals (none after a fork).
+_SENDER: list[int] = []
+
+
+def raise_dropped_interrupts_again() -> None:
+    """From now on, a Ctrl-C (or a SIGTERM taken as one) whose ``KeyboardInterrupt`` Python dropped is
+    raised again where the main thread runs on. Python runs some code where it cannot raise: a
+    weakref callback (importlib releases its module locks in one, on every import), a ``__del__``, a
+    garbage-collector callback. A signal handled there has its ``KeyboardInterrupt`` passed to
+    :data:`sys.unraisablehook`, which prints "Exception ignored in …", and the command runs on as if
+    nothing was pressed (``deepresearch index`` stopped by a SIGTERM built its index in full, exit 0).
+    Here that hook sends the same signal to the main thread again (``pthread_kill``, which also
+    ends a wait it is in) and prints nothing for it; any other exception goes to the hook there was.
+    For a process's entry point (the hook is process-wide); main thread only."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            previous(unraisable)
+            return
+        if _SENDER != [os.getpid()]:  # first time, or a forked child: the thread is not here
+            _SENDER[:] = [os.getpid()]
+            threading.Thread(target=_send_again, args=(threading.main_thread().ident,),
+                             name="interrupt-again", daemon=True).start()
+        # after the thread started (starting runs Python code a signal could be handled in); put is
+        # C and does not let the thread run, so the signal cannot be handled in this hook again
+        _AGAIN.put(signal.SIGTERM if _TERMINATED else signal.SIGINT)
+
+    sys.unraisablehook = hook
+
+
+def _send_again(main_thread: int) -> None:
+    """Send each of :data:`_AGAIN`'s signals to the main thread while Python handles it there (not
+    once the process ignores it on its way out, nor with the system's default, which would kill)."""
+    while True:
+        signum = _AGAIN.get()
+        if callable(signal.getsignal(signum)):
+            signal.pthread_kill(main_thread, signum)
 
 
 def interrupted_exit_code(code: int = EXIT_INTERRUPTED) -> int:

@@ -198,3 +198,29 @@ def test_a_signal_after_a_finished_command_neither_ends_it_silently_nor_changes_
               "cli.main()\n"
               "raise SystemExit(0)\n")
     assert _python(tmp_path, script) == (0, "done\nexiting\n", "")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_python_only_printed_is_raised_again_where_the_command_runs(tmp_path, sig):
+    """CI: a SIGTERM to `deepresearch index` mid-run landed in importlib's module-lock release (a
+    weakref callback), where Python prints the KeyboardInterrupt ("Exception ignored in …") and
+    drops it: the index was built in full, exit 0. Here the signal lands in such a callback, and
+    the command then waits (as on a lock or a socket): it is interrupted there, or runs on after 30 s."""
+    script = ("import os, signal, time, weakref\n"
+              "from bots import cli, entry\n"
+              "def command():\n"
+              "    class Held: pass\n"
+              "    def released(_ref):\n"
+              f"        os.kill(os.getpid(), {int(sig)})\n"
+              "        for _ in range(10_000): pass\n"
+              "    held = Held()\n"
+              "    ref = weakref.ref(held, released)\n"
+              "    del held\n"
+              "    time.sleep(30)\n"
+              "    print('ran on', flush=True)\n"
+              "cli.app = command\n"
+              "entry.main()\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=ask_env(tmp_path), timeout=RUN_TIMEOUT)
+    code = 143 if sig == signal.SIGTERM else 130
+    assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
