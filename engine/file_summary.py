@@ -23,6 +23,8 @@ from engine.phrases import WORDS, plural, say
 STATUS_REASONS = 3
 #: The catalogue keys of skip reasons start so.
 PREFIX = "skip_"
+#: Endings of the catalogue keys of a reason with a count, one key per plural form (:func:`engine.phrases.plural`).
+PLURAL_FORMS = ("_one", "_other")
 
 
 class Listed(Protocol):
@@ -99,7 +101,11 @@ def reason_text(reason: str, language: str = BASE_LANGUAGE) -> str:
     if parts is None:
         return reason
     code, fields = parts
-    return say(code, language, **{name: _value(value, language) for name, value in fields.items()})
+    values = {name: _value(value, language) for name, value in fields.items()}
+    if code.endswith(PLURAL_FORMS):  # the count's form in ``language``, not the one English took
+        count = next(value for value in values.values() if isinstance(value, int | float))
+        code = plural(code.rsplit("_", 1)[0], count, language)
+    return say(code, language, **values)
 
 
 def files_status(entries: Iterable[Listed], language: str = BASE_LANGUAGE) -> str:

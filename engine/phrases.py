@@ -30,13 +30,13 @@ def number(value: int, language: str) -> str:
     return f"{value:,}".replace(",", WORDS("thousands_separator", language))
 
 
-def plural(key: str, count: int, language: str) -> str:
+def plural(key: str, count: float, language: str) -> str:
     """``key_one`` or ``key_other``: the catalogue key of ``count`` things in ``language`` (CLDR's
-    cardinal categories of the catalogue's languages: one for 1, in French for 0 and 1 too;
-    Chinese and Japanese have only ``other``)."""
+    cardinal categories of the catalogue's languages: ``one`` for exactly 1; in French for every
+    count whose whole part is 0 or 1, so 0, 0.5 and 1.5 too; Chinese and Japanese have only ``other``)."""
     if language in NO_PLURAL:
         return f"{key}_other"
-    singular = count in (0, 1) if language in SINGULAR_ZERO else count == 1
+    singular = 0 <= count < 2 if language in SINGULAR_ZERO else count == 1
     return f"{key}_{'one' if singular else 'other'}"
 
 

@@ -35,6 +35,8 @@ from engine.files.store import (
     files_dir,
     thread_files,
 )
+from engine.phrasebook import BASE_LANGUAGE
+from engine.phrases import plural
 from engine.search.corpus_index import CorpusIndexError
 from engine.settings import Settings
 from engine.text import clean_text
@@ -170,7 +172,8 @@ def parse(path: Path, name: str, settings: Settings) -> dict:
         done = subprocess.run(command, capture_output=True, timeout=settings.file_parse_timeout, check=False,
                               cwd=Path(__file__).resolve().parents[2], env=env)
     except subprocess.TimeoutExpired:
-        return {"ok": False, "reason": skip_reason("skip_parse_timeout", seconds=settings.file_parse_timeout)}
+        return {"ok": False, "reason": skip_reason(plural("skip_parse_timeout", settings.file_parse_timeout, BASE_LANGUAGE),
+                                                  seconds=settings.file_parse_timeout)}
     try:
         return json.loads(done.stdout)
     except ValueError:

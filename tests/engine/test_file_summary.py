@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import string
+import subprocess
 
 import pytest
 
 from engine.file_summary import PREFIX, files_status, reason_parts, reason_text, skip_reason
 from engine.files import FileEntry, SharedFile, files_dir, ingest, load_manifest
-from engine.phrases import WORDS
+from engine.phrases import WORDS, plural
 from engine.progress import Progress
 
 LANGUAGES = ("en", "de", "fr", "es", "zh", "ja")
@@ -72,8 +73,36 @@ def test_numbers_and_sizes_in_a_reason_are_written_as_the_language_writes_them()
     assert reason_text("reading took over 2.5 seconds", "es") == "la lectura tardó más de 2,5 segundos"
 
 
+def test_a_count_in_a_reason_takes_the_plural_form_of_the_language_it_is_said_in():
+    """"reading took over 1 seconds" (DEEPRESEARCH_FILE_PARSE_TIMEOUT=1): the count's form is the
+    language's own (CLDR: French's singular is any count below 2), also for a reason stored before."""
+    assert skip_reason(plural("skip_parse_timeout", 1, "en"), seconds=1.0) == "reading took over 1 second"
+    assert reason_text("reading took over 1 second", "de") == "das Lesen dauerte länger als 1 Sekunde"
+    assert reason_text("reading took over 1 seconds", "es") == "la lectura tardó más de 1 segundo"
+    assert reason_text("reading took over 0.5 seconds", "fr") == "la lecture a pris plus de 0,5 seconde"
+    assert reason_text("reading took over 1.5 seconds", "fr") == "la lecture a pris plus de 1,5 seconde"
+    assert reason_text("reading took over 2 seconds", "fr") == "la lecture a pris plus de 2 secondes"
+    assert reason_text("reading took over 1 second", "ja") == "読み込みが 1 秒を超過"
+
+
+@pytest.mark.parametrize(("limit", "said"), [(1.0, "reading took over 1 second"), (0.5, "reading took over 0.5 seconds"),
+                                             (30.0, "reading took over 30 seconds")])
+def test_a_file_read_past_its_time_says_the_limit_in_words(offline_settings, tmp_path, monkeypatch, limit, said):
+    from engine.files import parse
+
+    class _Stuck:  # a reader that never answers, as a hostile file can make it
+        def __call__(self, command, **kwargs):
+            raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+
+    settings = offline_settings(file_parse_timeout=limit)
+    path = tmp_path / "slow.md"
+    path.write_text("# Slow\n")
+    monkeypatch.setattr("engine.files.subprocess.run", _Stuck())
+    assert parse(path, "slow.md", settings) == {"ok": False, "reason": said}
+
+
 def _sample(template: str) -> dict[str, str]:
-    samples = {"ending": ".xyz", "limit": "25 MB", "seconds": "30", "error": "PdfReadError", "parts": "2,000",
+    samples = {"ending": ".xyz", "limit": "25 MB", "seconds": "1" if template.endswith(" second") else "30", "error": "PdfReadError", "parts": "2,000",
                "megabytes": "200", "ratio": "100", "platform": "Teams", "status": "404"}
     return {name: samples[name] for _, name, _, _ in string.Formatter().parse(template) if name}
 

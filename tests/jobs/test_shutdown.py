@@ -103,7 +103,8 @@ def test_sigterm_hands_every_in_process_research_back(tmp_path, tavily):
         try:
             settings = Settings(_env_file=None, data_dir=Path(env["DEEPRESEARCH_DATA_DIR"]))
             wait_for(lambda: not store.index_members(OPEN_INDEX), 240, "every turn to finish after the restart",
-                     every=0.5)
+                     every=0.5, diag=lambda: "\n".join([*(str(store.get(turn_key(t))) for t in open_turns),
+                                                         log.read_text()[-6000:]]))
             from jobs import thread_info
 
             for root in roots:
