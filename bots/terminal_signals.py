@@ -83,6 +83,18 @@ def _send_again(main_thread: int) -> None:
             signal.pthread_kill(main_thread, signum)
 
 
+def forget_caught_interrupts() -> None:
+    """Clear CPython's mark of an unhandled ``KeyboardInterrupt``, for a process whose command has
+    caught its interrupt and ends with its own exit code. CPython sets that mark when code it runs
+    from source text (``exec`` of a string: dataclasses and namedtuple build their methods so, on
+    import) ends in a ``KeyboardInterrupt``, even one a caller then catches; ``python -m`` reads it
+    once the interpreter has finished and ends the process by SIGINT (exit -2, not 130 or 143).
+    Each run of source text resets the mark before it starts (``run_eval_code_obj`` in CPython's
+    ``Python/pythonrun.c``), so running an empty one clears it. For a process's entry point, after
+    its command has ended (no interrupt is raised any more: :func:`ignore_further_interrupts`)."""
+    exec("")  # noqa: S102 - empty source text: resets the mark, runs nothing
+
+
 def interrupted_exit_code(code: int = EXIT_INTERRUPTED) -> int:
     """``code``, or :data:`EXIT_TERMINATED` when it is :data:`EXIT_INTERRUPTED` and the interruption
     was a SIGTERM (:func:`stop_on_sigterm_as_on_ctrl_c`)."""

@@ -224,3 +224,25 @@ def test_an_interrupt_python_only_printed_is_raised_again_where_the_command_runs
                          env=ask_env(tmp_path), timeout=RUN_TIMEOUT)
     code = 143 if sig == signal.SIGTERM else 130
     assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_python_m_exits_with_the_interrupt_code_when_the_signal_landed_in_code_run_from_source_text(tmp_path, sig):
+    """CI: `python -m bots.cli index` stopped by SIGTERM said "interrupted." and then ended by SIGINT
+    (exit -2, not 143). The signal had landed in code Python runs from source text (``exec`` of a
+    string: dataclasses and namedtuple build their methods so, on import); CPython then marks the
+    KeyboardInterrupt unhandled although the command caught it, and `-m` ends the process by SIGINT."""
+    (tmp_path / "trial_cli.py").write_text(
+        "import os\n"
+        "from bots import cli, entry\n"
+        "def command():\n"
+        f"    exec('import os\\nos.kill(os.getpid(), {int(sig)})\\nfor _ in range(10_000): pass\\n')\n"
+        "    print('ran on', flush=True)\n"
+        "cli.app = command\n"
+        "raise SystemExit(entry.main())\n")
+    env = ask_env(tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", os.getcwd())])
+    out = subprocess.run([sys.executable, "-m", "trial_cli"], capture_output=True, text=True, env=env,
+                         timeout=RUN_TIMEOUT, cwd=os.getcwd())
+    code = 143 if sig == signal.SIGTERM else 130
+    assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
