@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.chinese import TRADITIONAL, chinese_variant
 from engine.phrasebook import BASE_LANGUAGE, Phrasebook
 from jobs.conversation.message import command_word
 from jobs.phrases import WORDS, thread_language
@@ -21,7 +22,7 @@ from jobs.phrases import WORDS, thread_language
 SAY = Phrasebook(Path(__file__).with_name("chat_phrases.json"))
 
 #: The help words written in one language (``help``, ``?`` and ``usage`` say nothing of theirs).
-HELP_LANGUAGES = {"hilfe": "de", "aide": "fr", "ayuda": "es", "帮助": "zh", "幫助": "zh", "ヘルプ": "ja"}
+HELP_LANGUAGES = {"hilfe": "de", "aide": "fr", "ayuda": "es", "帮助": "zh", "幫助": TRADITIONAL, "ヘルプ": "ja"}
 
 
 def help_language(text: str) -> str | None:
@@ -32,8 +33,10 @@ def help_language(text: str) -> str | None:
 
 def locale_language(locale: str | None) -> str | None:
     """The catalogue language of a platform locale (BCP 47, as a Bot Framework activity's ``locale``
-    carries it: ``de-DE`` → ``de``, ``zh-Hans-CN`` → ``zh``), None when absent or not in the catalogue."""
-    language = (locale or "").strip().replace("_", "-").split("-")[0].lower()
+    carries it: ``de-DE`` → ``de``, ``zh-Hans-CN`` → ``zh``; ``zh-TW``, ``zh-HK`` and ``zh-Hant`` →
+    ``zh-Hant``, :func:`engine.chinese.chinese_variant`), None when absent or not in the catalogue."""
+    tag = (locale or "").strip().replace("_", "-")
+    language = chinese_variant(tag) if chinese_variant(tag) == TRADITIONAL else tag.split("-")[0].lower()
     return language if language in SAY.languages else None
 
 

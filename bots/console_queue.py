@@ -284,7 +284,7 @@ class _QueuedRun:
         stdout_line(f"\n{clean_text(info.title or 'Report')}\n")
         for f in files:
             stdout_line(f"  {clean_path(f)}")
-        if self.shown.comment and self.shown.comment not in WORDS.catalogue["upload_comment"].values():
+        if self.shown.comment and self.shown.comment not in WORDS.texts("upload_comment").values():
             say(self.shown.comment, style="yellow")
         show_follow_ups(self.shown.follow_ups)
         code = copy_out(files, out)

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from engine.chinese import with_traditional
 from engine.source_links import public_url, source_text, web_link
 from engine.text import MISTLETOE_LOCK, markdown_literal, one_line
 
@@ -49,10 +50,10 @@ _GROUP_ID = re.compile(_ID)
 _BARE_URL = re.compile(_BARE)
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
 
-SOURCES_TITLE = {
+SOURCES_TITLE = with_traditional({  # zh-Hant: the zh title in Traditional characters (OpenCC)
     "en": "Sources", "de": "Quellen", "fr": "Sources", "es": "Fuentes", "it": "Fonti",
     "pt": "Fontes", "nl": "Bronnen", "ru": "Источники", "zh": "来源", "ja": "出典",
-}
+})
 
 
 def source_id(url: str) -> str:

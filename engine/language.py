@@ -7,6 +7,8 @@ import re
 import threading
 import unicodedata
 
+from engine.chinese import TRADITIONAL, is_traditional
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, hiragana, katakana, Han),
 #: and Hangul, whose words are parted from a Latin name glued to them ("asyncio는"); each range
@@ -32,6 +34,9 @@ NAMES = {
     "ar": "Arabic", "fa": "Persian", "ur": "Urdu", "he": "Hebrew", "hi": "Hindi", "mr": "Marathi",
     "ne": "Nepali", "th": "Thai", "vi": "Vietnamese", "id": "Indonesian", "ro": "Romanian",
     "hu": "Hungarian", "bg": "Bulgarian", "sr": "Serbian", "mk": "Macedonian", "be": "Belarusian",
+    # Chinese in Traditional characters (:mod:`engine.chinese`): told apart from "zh" by its script,
+    # not by the identifier; a model told only "Chinese" writes Simplified characters
+    TRADITIONAL: "Traditional Chinese",
 }
 #: Scripts that settle the language among a few (the identifier picks among them; the first when it
 #: ranks none of them): Unicode blocks Cyrillic, Arabic, Hebrew, Devanagari, Thai and Greek.
@@ -86,7 +91,7 @@ def load_language_model():
             # only the languages named here: a short question is not taken for Occitan or Low
             # Saxon, and the probability goes to the languages users write in (near neighbours such
             # as Catalan and Croatian are left out: "Qué es asyncio?" stays Spanish)
-            _MODEL.append(_load_identifier(norm_probs=True, langs=sorted(NAMES)))
+            _MODEL.append(_load_identifier(norm_probs=True, langs=sorted(set(NAMES) - {TRADITIONAL})))
         return _MODEL[0]
 
 
@@ -108,7 +113,9 @@ def _load_quietly() -> None:
 
 
 def detect_language(text: str, default: str = "en") -> str:
-    """ISO 639-1 code of ``text``'s language, ``default`` when unsure.
+    """ISO 639-1 code of ``text``'s language, ``default`` when unsure; Chinese in Traditional
+    characters is ``zh-Hant`` (:func:`engine.chinese.is_traditional`, by OpenCC), in Simplified or
+    mixed ones ``zh``.
 
     Uses py3langid (a fork of Lui & Baldwin's langid.py, 2012) over the languages of :data:`NAMES`.
     Very short texts (one or two words) are unreliable, so anything under three words, or below
@@ -129,7 +136,7 @@ def detect_language(text: str, default: str = "en") -> str:
             return "ja"
         if re.search(r"[\uac00-\ud7af]", text):
             return "ko"
-        return "zh"
+        return TRADITIONAL if is_traditional(text) else "zh"
     for letters_of, languages in _SCRIPT_LANGUAGES:
         if len(letters_of.findall(text)) / letters >= 0.3:  # as for CJK: a quoted word in Latin text does not count
             if len(languages) == 1:
@@ -156,7 +163,7 @@ def _without_code(text: str) -> str:
 
 
 def language_name(code: str) -> str:
-    """English name of an ISO 639-1 code, the code itself when unknown."""
+    """English name of an ISO 639-1 code (or of ``zh-Hant``: "Traditional Chinese"), the code itself when unknown."""
     return NAMES.get(code, code)
 
 

@@ -49,8 +49,9 @@ def _tag(text: str, name: str) -> str:
 #: the lines that carry the user's question or a topic (:mod:`engine.prompts`).
 _QUOTED_TEXT = re.compile(r"<([A-Z][\w ]*)>.*?</\1>|^(?:Question:|[^\n]*\b(?:working on|on the topic):)[^\n]*$",
                           re.DOTALL | re.MULTILINE)
-#: The prompts' language instruction: "Write in German.", "in German, the language of …", "(German)".
-_INSTRUCTION = re.compile(r"\bin \(?([A-Z][a-z]+)\)?(?=[.,;)])")
+#: The prompts' language instruction: "Write in German.", "in German, the language of …", "(German)",
+#: "Write in Traditional Chinese." (a name of two words).
+_INSTRUCTION = re.compile(r"\bin \(?([A-Z][a-z]+(?: [A-Z][a-z]+)?)\)?(?=[.,;)])")
 
 
 def _language(prompt: str) -> str:

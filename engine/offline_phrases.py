@@ -1,7 +1,8 @@
 """The report's fixed phrases, per language, and the function that picks one for a language.
 
 Each phrase is a :meth:`str.format` template in every language of :data:`LANGUAGES` (English,
-German, French, Spanish here; Japanese and Chinese in :mod:`engine.offline_phrases_cjk`); a phrase
+German, French, Spanish here; Japanese and Chinese in :mod:`engine.offline_phrases_cjk`, and
+Traditional Chinese, ``zh-Hant``, written from the Chinese by OpenCC); a phrase
 about a number of things is a pair (singular, plural). The offline model's writer
 (:mod:`engine.offline_text`), review (:mod:`engine.offline_review`) and notice use them, and so do
 the report's fixed parts whatever the model, in every format (report.md, the PDF and the Word
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import logging
 
+from engine.chinese import TRADITIONAL, with_traditional
 from engine.offline_phrases_cjk import CJK
 
 log = logging.getLogger(__name__)
@@ -381,10 +383,12 @@ PHRASES = {
 }
 
 for _key, (_ja, _zh) in CJK.items():
-    PHRASES[_key].update(ja=_ja, zh=_zh)
+    # Traditional Chinese is the Chinese template in Traditional characters (OpenCC, :mod:`engine.chinese`),
+    # written here once, as the template is, never its filled fields (a quoted passage stays as written)
+    PHRASES[_key] = with_traditional({**PHRASES[_key], "ja": _ja, "zh": _zh})
 
 #: The languages every phrase is written in; a phrase asked for in another language is English.
-LANGUAGES = ("en", "de", "fr", "es", "ja", "zh")
+LANGUAGES = ("en", "de", "fr", "es", "ja", "zh", TRADITIONAL)
 
 
 def plural_form(count: int, language: str) -> int:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.chinese import TRADITIONAL
 from engine.phrasebook import BASE_LANGUAGE, Phrasebook
 
 #: The engine's texts for people, by key and language.
 WORDS = Phrasebook(Path(__file__).with_name("phrases.json"))
 
 #: Languages with one form for every count (CLDR plural category ``other`` only).
-NO_PLURAL = frozenset({"zh", "ja"})
+NO_PLURAL = frozenset({"zh", TRADITIONAL, "ja"})
 #: Languages whose singular covers 0 as well as 1 (CLDR: French ``one`` is i = 0, 1).
 SINGULAR_ZERO = frozenset({"fr"})
 

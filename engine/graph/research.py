@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from engine import prompts
+from engine.chinese import TRADITIONAL
 from engine.citations import found_sources_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
@@ -98,7 +99,7 @@ async def write_research_brief(state: AgentState, runtime: Runtime[RunContext]) 
 
 
 #: Languages written without spaces between words: no word check on their briefs.
-UNSPACED_LANGUAGES = {"zh", "ja", "ko", "th"}
+UNSPACED_LANGUAGES = {"zh", TRADITIONAL, "ja", "ko", "th"}
 
 
 def about_the_question(brief: str, state: AgentState) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import panflute as pf
 
+from engine.chinese import TRADITIONAL
 from engine.render import ReportDocument
 from engine.render.latex import REVIEW_FIELDS, document_labels
 from engine.render.markdown import (
@@ -117,8 +118,8 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
     if _direction(pf.stringify(pf.Para(*title))) == "rtl":
         title = [pf.Span(*title, attributes={"dir": "rtl"})]
     meta = {"title": pf.MetaInlines(*title)}  # the date is a line of its own, labelled
-    if doc.language:
-        meta["lang"] = pf.MetaString(doc.language)
+    if doc.language:  # Word names Traditional Chinese by a region (its proofing languages: zh-TW, zh-HK)
+        meta["lang"] = pf.MetaString("zh-TW" if doc.language == TRADITIONAL else doc.language)
     document = pf.Doc(*blocks, metadata=meta, api_version=tuple(pandoc_api_version()))
     return docx_note_refs(document.walk(_strikeout).walk(_bidi))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pypandoc
 
+from engine.chinese import TRADITIONAL, chinese_variant, traditional
 from engine.render import ReportDocument
 from engine.render.fonts import FontPlan, installed_faces, script_of, segments
 from engine.render.fonts import placeholder as placeholder  # re-exported
@@ -44,6 +45,8 @@ IDENTIFIER_RUN = 16  # text tokens this long break like inline code (``ssl.SSLCo
 
 # The report's fixed headings and notes per language (the template's own words).
 LABELS: dict[str, dict[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
+# Traditional Chinese: the Chinese labels in Traditional characters (OpenCC), no second copy in the file
+LABELS[TRADITIONAL] = {key: traditional(text) for key, text in LABELS["zh"].items()}
 
 
 # --- typesetting -------------------------------------------------------------------------------
@@ -288,7 +291,8 @@ def labels_for(language: str) -> dict[str, str]:
     from engine.citations import SOURCES_TITLE
     from engine.offline_phrases import PHRASES, phrase
 
-    code = language.lower().split("-")[0].split("_")[0]
+    code = chinese_variant(language)  # zh-TW, zh-Hant-HK: Traditional Chinese; zh-CN: Chinese
+    code = code if code == TRADITIONAL else code.lower().split("-")[0].split("_")[0]
     return {**LABELS.get(code, LABELS["en"]), "summary": phrase("executive_summary", code),
             "sources": SOURCES_TITLE.get(code, SOURCES_TITLE["en"]), "nosources": phrase("no_sources", code),
             "iteration": PHRASES["review_round"].get(code, PHRASES["review_round"]["en"])}

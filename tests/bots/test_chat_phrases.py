@@ -19,7 +19,7 @@ def never() -> str:
 
 @pytest.mark.parametrize(("word", "language"), [("hilfe", "de"), ("Aide!", "fr"), ("AYUDA.", "es"), ("帮助", "zh"),
                                                 ("ヘルプ", "ja"), ("\u200fhilfe", "de"), ("Hilfe?", "de"),
-                                                ("aide ?", "fr"), ("¿ayuda?", "es"), ("帮助？", "zh"), ("幫助", "zh"),
+                                                ("aide ?", "fr"), ("¿ayuda?", "es"), ("帮助？", "zh"), ("幫助", "zh-Hant"),
                                                 ("ヘルプ？", "ja"), ("ＨＩＬＦＥ", "de"), ("ヘルプ。", "ja")])
 def test_a_help_word_of_one_language_is_answered_in_it(word, language):
     assert help_language(word) == language
@@ -37,6 +37,7 @@ def test_every_help_word_of_a_language_is_a_help_word():
 
 @pytest.mark.parametrize(("locale", "language"), [("de-DE", "de"), ("fr-CA", "fr"), ("es", "es"), ("zh-Hans-CN", "zh"),
                                                   ("ja-JP", "ja"), ("en-US", "en"), ("EN_gb", "en"), ("ko-KR", None),
+                                                  ("zh-TW", "zh-Hant"), ("zh-Hant-HK", "zh-Hant"), ("zh-CN", "zh"),
                                                   ("", None), (None, None)])
 def test_a_platform_locale_gives_its_language_when_the_catalogue_holds_it(locale, language):
     assert locale_language(locale) == language

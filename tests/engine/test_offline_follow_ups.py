@@ -10,6 +10,7 @@ import re
 import pytest
 
 from engine import offline_review as R
+from engine.chinese import traditional
 from engine.offline_phrases import PHRASES, phrase
 from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
@@ -20,7 +21,7 @@ from tests.engine.test_offline_and_process import corpus_settings
 SOURCE_KEYS = ("follow_up_finding", "follow_up_terms", "follow_up_other")
 #: The word "source" in each language the phrase table has (French "quelle" is no German "Quelle").
 SOURCE_WORD = {"en": r"\bsources?\b", "de": r"\bQuellen?\b", "fr": r"\bsources?\b", "es": r"\bfuentes?\b",
-               "ja": "出典", "zh": "来源"}
+               "ja": "出典", "zh": "来源", "zh-Hant": "來源"}
 
 
 #: The follow-up phrases for a run that read no source.
@@ -89,6 +90,7 @@ OBJECTIONS = {
     "zh": ("读者", "研究结果还提到“空气源热泵的价格为9000欧元。” [S000001]，而方案遗漏了这一点",
            "问题问到了“最便宜”，而方案对此只字未提", "投资者"),
 }
+OBJECTIONS["zh-Hant"] = tuple(traditional(text) for text in OBJECTIONS["zh"])  # as the offline review writes them
 
 
 @pytest.mark.parametrize("language", sorted(PHRASES["follow_up_terms"]))

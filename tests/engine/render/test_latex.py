@@ -422,8 +422,9 @@ def test_long_words_break_past_30_characters_and_keep_the_text_around_them():
 
 def test_underscore_language_tags_get_their_labels_and_review_headings_sit_below_the_fields():
     tex = body_of(render_latex(make_doc(language="zh_TW", review=[ReviewRound(1, critiques="# Point\n\nText.")])))
-    assert "执行摘要" in tex and "Executive summary" not in tex
+    assert "執行摘要" in tex and "Executive summary" not in tex  # Taiwan's Chinese: Traditional characters
     assert "\\paragraph{Point}\n\nText." in tex
+    assert "执行摘要" in body_of(render_latex(make_doc(language="zh_CN")))
 
 
 @pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")

@@ -27,6 +27,7 @@ QUESTIONS = {
     "es": "¿Cómo funcionan las bombas de calor en los inviernos muy fríos?",
     "zh": "热泵在非常寒冷的冬天如何工作？",
     "ja": "ヒートポンプは非常に寒い冬にどのように機能しますか？",
+    "zh-Hant": "熱泵在非常寒冷的冬天如何工作？",  # not in the files: the zh text in Traditional characters
 }
 
 
@@ -42,9 +43,9 @@ SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_s
 def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook):
     assert book.languages == tuple(QUESTIONS)
     for key, entry in book.catalogue.items():
-        assert tuple(entry) == book.languages, key
+        assert tuple(entry) == tuple(language for language in book.languages if language != "zh-Hant"), key
         fields = template_fields(entry["en"])
-        for language, template in entry.items():
+        for language, template in book.texts(key).items():
             assert template.strip() or key in ("and", "thousands_separator"), (key, language)
             assert template_fields(template) == fields, (key, language)
             if language != "en" and key not in SAME_IN_SOME_LANGUAGES:
