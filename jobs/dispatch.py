@@ -12,6 +12,7 @@ from jobs.conversation.replies import reply_language
 from jobs.dedupe import seen_before
 from jobs.phrases import WORDS
 from jobs.queue import cancel_queued, enqueue, request_cancel
+from jobs.records import NOT_QUEUED
 from jobs.store import get_store
 from jobs.threads import set_thread, update_thread
 from jobs.turns import MENTION, Reply, Turn
@@ -150,7 +151,7 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
     except Exception as err:  # the queue is down: leave the thread usable, say so once
         log.error("event=enqueue_failed thread=%s turn=%s error=%s", message.thread_key, message.event_id,
                   type(err).__name__)
-        set_thread(get_store(settings), message.thread_key, status="failed", error="could not queue the research")
+        set_thread(get_store(settings), message.thread_key, status="failed", error=NOT_QUEUED)
         quotas.release(get_store(settings), message.event_id, user=message.author, thread_id=message.thread_key)
         return Reply(text=WORDS("queue_down", reply_language(before, message, decision.action)), action="rejected")
     if outcome == "duplicate":

@@ -10,7 +10,10 @@ every 30 s) reads the open turns of the journal and queues again each one that R
 knows (no record, or an open record without an RQ job and without a runner holding its thread's
 lock). The re-run resumes the graph from its last checkpoint and says the report was delayed.
 :func:`replay_end` records in Redis an end that only the journal knows, so the turn is not run
-again. Bots and workers must share the data dir for this (as ``docker-compose.yml`` does).
+again: a job of the turn does so before it runs, and :func:`recover_lost` for every turn Redis
+holds open (a turn whose hand-over to the queue failed is closed in the journal at once, see
+:func:`jobs.records.close_unqueued`, and never queued again). Bots and workers must share the
+data dir for this (as ``docker-compose.yml`` does).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from engine.settings import Settings
 from jobs import records
 from jobs.queue import job_id_for, redis_connection, requeue
+from jobs.quotas import release
 from jobs.store import Store, get_store
 from jobs.threads import set_thread
 from jobs.turns import Turn
@@ -42,7 +46,8 @@ SCAN_LIMIT = 1000
 
 
 def replay_end(store: Store, turn_id: str) -> bool:
-    """If the journal holds the end of ``turn_id`` and Redis does not, record it in Redis.
+    """If the journal holds the end of ``turn_id`` and Redis does not, record it in Redis (the turn's
+    record, its thread's when the turn is the thread's current one, and its quota slot given back).
 
     Returns True when the journal says the turn ended (whether or not Redis had to be told).
     """
@@ -66,6 +71,8 @@ def replay_end(store: Store, turn_id: str) -> bool:
         thread = store.get(f"thread:{turn.get('thread_id')}") or {}
         if turn.get("thread_id") and thread.get("turn_id", turn_id) == turn_id:
             _thread_end(store, turn, local)
+        if turn.get("requester") and turn.get("thread_id"):  # as records.finish: its quota slot is free again
+            release(store, turn_id, user=turn["requester"], thread_id=turn["thread_id"])
         log.warning("event=turn_end_replayed turn=%s state=%s", turn_id, local.get("state"))
     return True
 
@@ -110,6 +117,8 @@ def open_turn_of(store: Store, thread_id: str) -> dict | None:
 def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
     """Queue again every open turn of the journal that Redis lost; returns how many.
 
+    First, every turn open in Redis whose end the journal holds gets that end (:func:`replay_end`).
+
     Raises:
         redis.exceptions.ConnectionError: Redis stayed away past the client's retry window.
     """
@@ -124,6 +133,10 @@ def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
     # and let it start over, so it is not resurrected here
     stale_after = 2 * settings.job_timeout + STALE_MARGIN
     settled = int(conn.info("server").get("uptime_in_seconds", 0)) >= RESTART_SETTLE
+    # turns Redis holds open whose end only the journal knows (an end, or a failed hand-over to the
+    # queue, written while Redis did not answer): no job may be left to replay it
+    for turn_id in store.index_members(records.OPEN_INDEX, limit=SCAN_LIMIT):
+        replay_end(store, turn_id)
     count = 0
     now = time.time()
     for turn_id in journal.index_members(records.OPEN_INDEX, limit=SCAN_LIMIT):

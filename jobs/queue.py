@@ -60,8 +60,15 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     the turn id) or to the in-process runner. A ``cancel`` turn is applied at once: it flags
     the thread's current turn, which stops within about two seconds; it never waits in the queue.
 
+    When the hand-over fails once the turn's record was written (Redis stops answering, the
+    in-process runner cannot take it), the turn is closed (:func:`jobs.records.close_unqueued`) and
+    the error raised: its caller says nothing was queued, and no recovery pass runs it later. When
+    a runner turns out to hold the turn already, it was queued after all: ``queued`` is returned.
+
     Raises:
-        redis.exceptions.ConnectionError: Redis is unreachable.
+        redis.exceptions.RedisError: Redis is unreachable (nothing was queued).
+        engine.settings.SettingsError, RuntimeError: without ``REDIS_URL``, the in-process runner
+            cannot start (:func:`jobs.embedded.get_runner`) or take turns (nothing was queued).
     """
     store = get_store(settings)
     if turn.kind == "cancel":
@@ -71,13 +78,21 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     mode = "rq" if settings.redis_url else "embedded"
     if not records.create(store, turn, mode):
         return "duplicate"
-    if settings.redis_url:
-        if not _enqueue_rq(turn, settings=settings, job_id=job_id_for(turn.turn_id)):
-            return "duplicate"
-    else:
-        from jobs.embedded import get_runner
+    try:
+        if settings.redis_url:
+            if not _enqueue_rq(turn, settings=settings, job_id=job_id_for(turn.turn_id)):
+                return "duplicate"
+        else:
+            from jobs.embedded import get_runner
 
-        get_runner(settings).submit(turn)
+            get_runner(settings).submit(turn)
+    except Exception as err:
+        if records.close_unqueued(store, turn.turn_id):
+            log.warning("event=turn_not_queued turn=%s thread=%s error=%s", turn.turn_id, turn.thread_id,
+                        type(err).__name__)
+            raise
+        log.warning("event=turn_queued_despite_error turn=%s thread=%s error=%s", turn.turn_id, turn.thread_id,
+                    type(err).__name__)
     log.info("event=enqueued turn=%s thread=%s kind=%s mode=%s", turn.turn_id, turn.thread_id, turn.kind, mode)
     return "queued"
 

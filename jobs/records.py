@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
 
 from jobs.quotas import release
-from jobs.store import Store
+from jobs.redisconn import redis_answering
+from jobs.store import RedisStore, Store
 from jobs.turns import Turn
+
+log = logging.getLogger(__name__)
 
 #: Seconds a turn's record is kept; a turn id is refused as a duplicate for this long (7 days).
 TURN_TTL = 7 * 24 * 3600
@@ -16,6 +20,8 @@ TURN_TTL = 7 * 24 * 3600
 CANCEL_TTL = 24 * 3600
 
 OPEN_INDEX = "turns:open"
+#: ``last_error`` of a turn whose hand-over to the queue failed (the thread's error says the same).
+NOT_QUEUED = "could not queue the research"
 TERMINAL = ("done", "failed", "cancelled", "skipped")
 
 
@@ -67,7 +73,12 @@ def turn_key(turn_id: str) -> str:
 
 
 def create(store: Store, turn: Turn, mode: str) -> bool:
-    """Record a new queued turn; False when ``turn.turn_id`` was recorded before (a duplicate)."""
+    """Record a new queued turn; False when ``turn.turn_id`` was recorded before (a duplicate).
+
+    Raises:
+        redis.exceptions.RedisError / sqlite3.Error: the store (or the journal) failed; a record
+            written in part is closed first (:func:`close_unqueued`).
+    """
     now = time.time()
     rec = {
         "turn": turn.to_dict(), "state": "queued", "attempts": 0, "mode": mode, "owner": owner_id(),
@@ -75,8 +86,12 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
     }
     if not store.add(turn_key(turn.turn_id), rec, ttl=TURN_TTL):
         return False
-    store.index_add(OPEN_INDEX, turn.turn_id, now)
-    mirror(store, turn.turn_id, rec)
+    try:
+        store.index_add(OPEN_INDEX, turn.turn_id, now)
+        mirror(store, turn.turn_id, rec)
+    except Exception:  # half written: its caller says it was not queued
+        close_unqueued(store, turn.turn_id)
+        raise
     return True
 
 
@@ -184,6 +199,52 @@ def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
     turn = (rec or {}).get("turn") or {}
     if turn.get("requester") and turn.get("thread_id"):  # its quota slot is free again
         release(store, turn_id, user=turn["requester"], thread_id=turn["thread_id"])
+
+
+def close_unqueued(store: Store, turn_id: str, reason: str = NOT_QUEUED) -> bool:
+    """Close a turn whose hand-over to the queue (or the in-process runner) failed after its record
+    was written: ``failed`` with ``last_error`` ``reason``, out of :data:`OPEN_INDEX`, so that no
+    recovery pass runs it later. Never raises: what cannot be written is logged.
+
+    The journal is written first (it is local, and reachable when Redis is not): a job of the turn
+    that reached the queue after all then skips it (:func:`jobs.journal.replay_end`), and a worker
+    records the end in Redis once Redis answers (:func:`jobs.journal.recover_lost`). The store's
+    record is closed next, unless the store is Redis and this process last saw it not answer
+    (:func:`jobs.redisconn.redis_answering`: the caller has just waited out its retry window).
+    The turn's quota slot is left to the caller.
+
+    Returns False, and closes nothing, when the store shows that a runner claimed the turn already
+    (it was queued after all, and runs): the journal's copy is then the store's again.
+    """
+    journal = store.journal
+    now = time.time()
+    try:
+        local = None if journal is None else journal.get(turn_key(turn_id))
+        if local is not None and local.get("state") not in TERMINAL:
+            mirror(store, turn_id, dict(local, state="failed", last_error=reason, updated_at=now))
+    except Exception as err:  # the store's record is closed all the same
+        log.error("event=turn_close_failed where=journal turn=%s error=%s", turn_id, type(err).__name__)
+    if isinstance(store, RedisStore) and not redis_answering():
+        log.warning("event=turn_close_deferred turn=%s note=\"Redis does not answer; the journal holds the end\"",
+                    turn_id)
+        return True
+    claimed = [False]
+
+    def change(old: dict | None) -> dict | None:
+        claimed[0] = bool(old) and (old.get("state") not in ("queued", *TERMINAL) or int(old.get("attempts") or 0) > 0)
+        if old is None or old.get("state") in TERMINAL or claimed[0]:
+            return None
+        return dict(old, state="failed", last_error=reason, updated_at=now)
+
+    try:
+        rec = store.update(turn_key(turn_id), change)
+        if claimed[0]:
+            mirror(store, turn_id, rec)
+        else:
+            store.index_remove(OPEN_INDEX, turn_id)
+    except Exception as err:  # with a journal, Redis hears of the end when it answers
+        log.error("event=turn_close_failed where=store turn=%s error=%s", turn_id, type(err).__name__)
+    return not claimed[0]
 
 
 def request_cancel_flag(store: Store, thread_id: str, turn_id: str, by: str) -> None:

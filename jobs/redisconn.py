@@ -95,6 +95,12 @@ class NoticingRetry(Retry):
         return result
 
 
+def redis_answering() -> bool:
+    """False while this process last saw a Redis call fail (since its last call that succeeded):
+    a caller that has just waited out the retry window need not wait it out again for a side step."""
+    return not _down.is_set()
+
+
 def _went_down(error: BaseException, window: float) -> None:
     with _down_lock:
         if _down.is_set():

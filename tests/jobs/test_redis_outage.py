@@ -184,3 +184,42 @@ def test_the_end_of_a_research_published_while_redis_was_away_past_the_window_re
     assert ask.returncode == 0, (err[-3000:], children.log("w1")[-4000:])
     assert "Traceback" not in err, err
     assert re.search(r"report\.md", out), (out, err)
+
+
+@pytest.mark.parametrize("redis_server", [True], ids=["aof"], indirect=True)
+def test_a_turn_redis_stopped_from_queueing_is_not_run_when_it_is_back(redis_server, tmp_path, monkeypatch):
+    """Redis goes away between the turn's record and its job: the journal closes the turn at once, and
+    once Redis is back the worker's recovery pass queues nothing and closes the turn and thread there."""
+    import redis
+    from rq import Queue
+
+    import jobs.queue
+    import jobs.redisconn
+    from jobs import handle_message, records, thread_info
+    from jobs.journal import recover_lost
+    from jobs.store import get_store
+
+    monkeypatch.setattr(jobs.redisconn, "REDIS_RETRY_WINDOW", 1.0)  # production waits 90 s first
+    settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
+    store = get_store(settings)
+    real = jobs.queue._enqueue_rq
+
+    def redis_dies(*args, **kwargs):
+        redis_server.kill()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jobs.queue, "_enqueue_rq", redis_dies)
+    thread = "slack:T1:C1:1700000000.000300"
+    with pytest.raises(redis.exceptions.ConnectionError):  # the thread cannot be marked failed either
+        handle_message(thread, "U1", "How do tides work?", {}, "gone1", settings=settings, explicit_start=True)
+    local = store.journal.get(records.turn_key("gone1"))
+    assert (local["state"], local["last_error"]) == ("failed", "could not queue the research")
+    assert store.journal.index_members(records.OPEN_INDEX) == []
+    redis_server.start()  # with its data: the turn's record and the thread say queued
+    assert store.get(records.turn_key("gone1"))["state"] == "queued"
+    assert recover_lost(settings, min_age=0) == 0
+    assert Queue(jobs.queue.QUEUE_NAME, connection=jobs.queue.redis_connection(settings.redis_url)).job_ids == []
+    assert store.get(records.turn_key("gone1"))["state"] == "failed"
+    assert store.index_members(records.OPEN_INDEX) == []
+    info = thread_info(thread, settings=settings)
+    assert (info.status, info.error) == ("failed", "could not queue the research")
