@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.phrases import WORDS as ENGINE_WORDS
 from engine.runner import MAX_QUESTION_CHARS, TurnRejected
 from engine.text import clean_text
 from jobs.conversation.message import Message
@@ -24,8 +25,9 @@ class Said:
     mention: str | None = None
 
 
-#: Action -> (the key of its reply in :data:`jobs.phrases.WORDS` or None, outcome, ephemeral).
-#: Templates take ``mention`` (the thread's requester, as the :data:`jobs.turns.MENTION` slot),
+#: Action -> (the key of its reply in :data:`jobs.phrases.WORDS`, or in the engine's
+#: :data:`engine.phrases.WORDS` for a refusal the engine says too (one text for both), or None;
+#: outcome, ephemeral). Templates take ``mention`` (the thread's requester, as the :data:`jobs.turns.MENTION` slot),
 #: ``hours``, ``limit`` and ``length`` (of the message's text).
 REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.START: (None, "started", False),
@@ -38,7 +40,7 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.EXPIRED: ("expired", "expired", False),
     Action.NOTHING_RUNNING: ("nothing_running", "ignored", False),
     Action.EMPTY: ("empty_question", "rejected", False),
-    Action.TOO_LONG: ("question_too_long", "rejected", False),
+    Action.TOO_LONG: ("rejected_question_too_long", "rejected", False),
     Action.ANSWER_TOO_LONG: ("answer_too_long", "rejected", False),
     Action.ANSWER_FIRST: ("answer_first", "busy", True),
     Action.DUPLICATE: (None, "duplicate", False),
@@ -54,7 +56,8 @@ def reply_for(decision: Decision, message: Message, view: RuleSettings, thread: 
         return Said(None, outcome, ephemeral)
     hours = max(1, round(view.clarify_ttl / 3600))
     language = reply_language(thread, message, decision.action)
-    text = WORDS(key, language, mention=MENTION, hours=hours, limit=number(view.max_chars, language),
+    book = WORDS if key in WORDS.catalogue else ENGINE_WORDS
+    text = book(key, language, mention=MENTION, hours=hours, limit=number(view.max_chars, language),
                  length=number(len(message.body), language))
     return Said(text, outcome, ephemeral, decision.requester if MENTION in text else None)
 
@@ -87,5 +90,4 @@ def refused_question(question: str, err: Exception, language: str) -> str:
     length = len(clean_text(question).strip())
     if length <= MAX_QUESTION_CHARS:
         return str(err)
-    return WORDS("question_too_long", language, length=number(length, language),
-                 limit=number(MAX_QUESTION_CHARS, language))
+    return TurnRejected("rejected_question_too_long", length=length, limit=MAX_QUESTION_CHARS).text(language)
