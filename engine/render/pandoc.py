@@ -39,23 +39,32 @@ def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: thread
     """
     if cancel is not None and cancel.is_set():
         raise PandocCancelled("pandoc was not started: cancelled")
-    data: bytes | None = source.encode("utf-8") if isinstance(source, str) else source
+    data = source.encode("utf-8") if isinstance(source, str) else source
     try:
         proc = subprocess.Popen([pypandoc.get_pandoc_path(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True,
                                 preexec_fn=parent_death_preexec(os.getpid()))
     except OSError as err:
         raise RuntimeError(f"pandoc could not be started: {err}") from err
-    while True:
-        try:
-            out, err_text = proc.communicate(data, timeout=POLL)
-            break
-        except subprocess.TimeoutExpired:
-            data = None  # handed over already: a later call only goes on reading
-            if cancel is not None and cancel.is_set():
-                kill_group(proc)
-                proc.communicate()  # closes the pipes
-                raise PandocCancelled("pandoc was stopped: cancelled") from None
+    # One communicate() call, without a timeout, in a thread of its own: it writes all of the input,
+    # closes it and reads both outputs. Calling it again after a timeout does not go on writing the
+    # input (CPython 3.11 registers stdin only on a call that passes input, and refuses input on a
+    # second call): a pandoc that read nothing in the first wait would never see the rest.
+    talked: list[tuple[bytes, bytes]] = []
+    talker = threading.Thread(target=lambda: talked.append(proc.communicate(data)), name="pandoc-io", daemon=True)
+    talker.start()
+    try:
+        while talker.is_alive():
+            talker.join(POLL)
+            if talker.is_alive() and cancel is not None and cancel.is_set():
+                raise PandocCancelled("pandoc was stopped: cancelled")
+    except BaseException:  # cancelled, or this process interrupted: pandoc does not outlive the call
+        kill_group(proc)
+        talker.join()  # the pipes close with pandoc's group
+        raise
+    if not talked:
+        raise RuntimeError("pandoc's output could not be read")
+    out, err_text = talked[0]
     if proc.returncode != 0:
         message = err_text.decode("utf-8", errors="replace").strip()[-2000:]
         raise RuntimeError(f'Pandoc died with exitcode "{proc.returncode}" during conversion: {message}')

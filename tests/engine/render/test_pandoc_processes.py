@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pypandoc
@@ -183,3 +184,24 @@ def test_the_death_signal_is_armed_between_fork_and_exec_without_loading_a_libra
             os._exit(0 if armed.value == signal.SIGTERM else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_pandoc_slow_to_read_its_input_still_gets_all_of_it(tmp_path, monkeypatch):
+    """A pandoc that read nothing in the first tenth of a second (a busy machine) was sent the first
+    64 KB of its input and never the rest, nor an end of input: it waited for more, and the report's
+    files were never built, whatever DEEPRESEARCH_PDF_TIMEOUT said."""
+    from engine.render.pandoc import convert_text
+
+    slow = tmp_path / "slow-pandoc"
+    slow.write_text(f'#!/bin/sh\nsleep 0.5\nexec "{pypandoc.get_pandoc_path()}" "$@"\n')
+    slow.chmod(0o755)
+    monkeypatch.setattr(pypandoc, "get_pandoc_path", lambda: str(slow))
+    paragraphs = [f"Paragraph {n}: heat pumps move heat with a refrigerant cycle." for n in range(3000)]
+    source = "\n\n".join(paragraphs)
+    assert len(source.encode()) > 2 * 65536  # more than a pipe holds
+    done: list[str] = []
+    worker = threading.Thread(target=lambda: done.append(convert_text(source, "plain", "markdown")), daemon=True)
+    worker.start()
+    worker.join(scaled(120))
+    assert done, "pandoc never finished: its input was not all sent"
+    assert done[0].rstrip("\n").split("\n\n") == paragraphs
