@@ -30,6 +30,7 @@ from bots.console_output import (
     say,
     stdout_line,
 )
+from bots.console_queue import runs_on_the_workers
 from bots.console_record import ThreadRecord, load_record, save_record
 from bots.console_usage import ask_problem
 from bots.terminal_signals import EXIT_INTERRUPTED
@@ -288,6 +289,10 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
         if question.strip():
             say("--resume continues that thread's research; the question given is ignored.")
     settings = _settings(offline, corpus, no_clarify)
+    if resume and runs_on_the_workers(thread, settings):
+        say(f"deepresearch: this research runs on the workers (it was queued with --queue); running it here too "
+            f"would research it twice. Follow it with: deepresearch ask --queue --resume {thread}")
+        return EXIT_BUSY
     settings.require_model()
     require_database(settings)
     if corpus is None:  # a configured corpus must be indexed before anything is started or counted

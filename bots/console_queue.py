@@ -79,6 +79,33 @@ def _say_outage(error: BaseException | None) -> None:
                   "keeps waiting for Redis …")
 
 
+def runs_on_the_workers(thread: str, settings: Settings) -> bool:
+    """True when ``thread`` was handed to the workers (``ask --queue``) and has not ended there: a
+    turn of it is open in the data dir's journal of turns (``turns.sqlite``, which the workers of
+    this host keep, read without Redis), or, with ``REDIS_URL``, Redis's record of the thread says
+    queued, running or waiting for an answer. ``ask --resume`` run here as well would research
+    the thread a second time beside the worker. Redis not answering counts as not known (the
+    thread's lock, taken next, says so)."""
+    from jobs.journal import open_turn_in
+    from jobs.store import JOURNAL_FILE, SqliteStore
+
+    journal = Path(settings.data_dir) / JOURNAL_FILE
+    if journal.is_file() and open_turn_in(SqliteStore(journal), thread) is not None:
+        return True
+    if not settings.redis_url:
+        return False
+    from redis.exceptions import RedisError
+
+    from jobs import thread_info
+    from jobs.threads import IN_PROGRESS
+
+    try:
+        info = thread_info(thread, settings=settings)
+    except RedisError:
+        return False
+    return info is not None and info.status in (*IN_PROGRESS, "paused")
+
+
 def _open_in_journal(thread: str, settings: Settings) -> bool:
     from jobs.journal import open_turn_of
     from jobs.store import get_store

@@ -104,9 +104,12 @@ def _thread_end(store: Store, turn: dict, rec: dict) -> None:
 
 def open_turn_of(store: Store, thread_id: str) -> dict | None:
     """The journal's open turn record of ``thread_id`` (None without a journal or open turn)."""
-    journal = store.journal
-    if journal is None:
-        return None
+    return None if store.journal is None else open_turn_in(store.journal, thread_id)
+
+
+def open_turn_in(journal: Store, thread_id: str) -> dict | None:
+    """The open turn record of ``thread_id`` in ``journal`` (a journal of turns, such as the data
+    dir's ``turns.sqlite`` opened as a :class:`jobs.store.SqliteStore`), or None."""
     for turn_id in journal.index_members(records.OPEN_INDEX, limit=SCAN_LIMIT):
         rec = journal.get(records.turn_key(turn_id))
         if rec and (rec.get("turn") or {}).get("thread_id") == thread_id and rec.get("state") not in records.TERMINAL:

@@ -217,3 +217,46 @@ def test_three_answers_at_once_resume_the_paused_thread_once(tmp_path, docs):
     [usage] = (tmp_path / "data" / "artifacts").glob("*/*/usage.jsonl")
     roles = [json.loads(line)["role"] for line in usage.read_text().splitlines()]
     assert roles.count("final_report") == 2  # one report and its summary: the research ran once
+
+
+def _worker_thread(tmp_path, redis_db: str | None = None) -> str:
+    """A thread `ask --queue` handed to the workers, its turn still queued: in the data dir's journal of
+    turns (``turns.sqlite``, which a worker on this host keeps) and, with ``redis_db``, in Redis."""
+    from bots.console_record import ThreadRecord, save_record
+    from engine.settings import Settings
+    from jobs import records
+    from jobs.store import JOURNAL_FILE, SqliteStore, get_store
+    from jobs.threads import set_thread
+    from jobs.turns import Turn
+
+    thread = "console:0d6f3c36-1f7e-4a57-9a43-7c1d5d2a9e11"
+    data = tmp_path / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    save_record(data, thread, ThreadRecord(question="How efficient are solar panels?", offline=True))
+    turn = Turn(turn_id="console-turn-1", thread_id=thread, kind="start", text="How efficient are solar panels?",
+                requester="console:someone")
+    records.create(SqliteStore(data / JOURNAL_FILE), turn, "rq")
+    if redis_db:
+        set_thread(get_store(Settings(_env_file=None, data_dir=data, redis_url=redis_db)), thread, status="queued")
+    return thread
+
+
+def test_a_thread_queued_for_the_workers_is_not_run_here_by_resume(tmp_path):
+    """`ask --resume` without REDIS_URL, on a thread `ask --queue` gave the workers, ran it here as
+    well: two researches of one thread at once, paid twice, writing one run folder."""
+    thread = _worker_thread(tmp_path)
+    done = ask(tmp_path, "--resume", thread, "--offline")
+    assert done.returncode == 4, done.stderr
+    assert f"deepresearch ask --queue --resume {thread}" in done.stderr
+    assert not list((tmp_path / "data").rglob("report.md"))
+
+
+def test_a_thread_the_workers_run_is_not_run_here_by_resume_with_redis(tmp_path, redis_db):
+    """The same with REDIS_URL set but without --queue, and the journal on another host: Redis's
+    record of the thread says the workers have it."""
+    thread = _worker_thread(tmp_path, redis_db)
+    (tmp_path / "data" / "turns.sqlite").unlink()
+    done = ask(tmp_path, "--resume", thread, "--offline", env={"REDIS_URL": redis_db})
+    assert done.returncode == 4, done.stderr
+    assert f"deepresearch ask --queue --resume {thread}" in done.stderr
+    assert not list((tmp_path / "data").rglob("report.md"))
