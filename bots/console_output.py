@@ -3,6 +3,7 @@ into ``--out``, and the exit codes."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -139,17 +140,24 @@ def copy_out(files: list[Path], out: Path | None) -> int:
     None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written.
 
     A folder that already holds an earlier report (``report.md``...) keeps it: this one's files
-    get the first free numbered names (``report-2.md``, ``report-2.pdf``...), said on the line."""
+    get the first free numbered names (``report-2.md``, ``report-2.pdf``...), said on the line.
+    The report is copied whole or not at all: when a file cannot be copied (a full disk), those
+    copied before it are removed (free names: they replace nothing)."""
     if out is None:
         return 0
+    copied: list[Path] = []
     try:
         out.mkdir(parents=True, exist_ok=True)
         targets = _free_names(files, out)
         for f, target in zip(files, targets, strict=True):
             copy_atomic(f, target)
+            copied.append(target)
     except OSError as exc:
+        for target in copied:
+            with contextlib.suppress(OSError):
+                target.unlink(missing_ok=True)
         say(f"deepresearch: the report is written (paths above) but could not be copied to {clean_path(out)}: "
-            f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}.")
+            f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}; nothing of it was copied.")
         return EXIT_STORAGE
     renamed = [t.name for f, t in zip(files, targets, strict=True) if t.name != f.name]
     stdout_line(f"  copied to {clean_path(out)}" + (f" as {', '.join(renamed)} (an earlier report is there)" if renamed else ""))

@@ -208,3 +208,33 @@ def test_out_keeps_an_earlier_report_and_numbers_the_next(tmp_path, capsys):
         "report.md": "first report.md", "report.pdf": "first report.pdf", "report-2.pdf": "someone else's",
         "report-3.md": "second report.md", "report-3.pdf": "second report.pdf",
         "report-4.md": "third report.md", "report-4.pdf": "third report.pdf"}
+
+
+def test_out_on_a_full_disk_copies_all_of_the_report_or_nothing(tmp_path, capsys, monkeypatch):
+    """A full disk part-way through `--out` left report.md, .pdf, .docx and .tex copied and review.md,
+    sources.json and usage.json not, under a line saying the report could not be copied there."""
+    import errno
+
+    from bots import console_output
+
+    made = tmp_path / "run"
+    made.mkdir()
+    files = []
+    for name in ("report.md", "report.pdf", "report.docx", "review.md", "sources.json"):
+        (made / name).write_text(name)
+        files.append(made / name)
+    out = tmp_path / "reports"
+    out.mkdir()
+    (out / "report.md").write_text("an earlier report")
+    copy = console_output.copy_atomic
+
+    def fills_the_disk(source, target):
+        if source.name == "review.md":
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        return copy(source, target)
+
+    monkeypatch.setattr(console_output, "copy_atomic", fills_the_disk)
+    assert console_output.copy_out(files, out) == 5
+    assert {p.name: p.read_text() for p in out.iterdir()} == {"report.md": "an earlier report"}
+    said = capsys.readouterr().err
+    assert "could not be copied to" in said and "nothing of it was copied" in said, said
