@@ -44,10 +44,10 @@ def turn_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Settings,
     test_run.py), so a turn takes milliseconds."""
     import functools
 
-    import jobs.run
+    import jobs.delivery
     from jobs.status import StatusMessage
 
-    monkeypatch.setattr(jobs.run, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
+    monkeypatch.setattr(jobs.delivery, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
     return make_settings(tmp_path / "data"), tmp_path / "events.jsonl"
 
 

@@ -226,6 +226,7 @@ def test_a_summary_that_could_not_go_out_early_is_posted_with_the_files(turn_env
     turn = _queue(settings, log, fail={"op": "post", "times": 1, "text": SUMMARY})
     _script(monkeypatch, _report(settings.data_dir / "run1"))
     caplog.set_level("WARNING", logger="jobs.run")
+    caplog.set_level("WARNING", logger="jobs.delivery")
     assert run_job(turn, settings=settings, last_attempt=True)["status"] == "done"
     assert "event=summary_first_failed turn=t1 error=ConnectionError" in caplog.messages
     assert _posts(log) == ["Starting the research…", SUMMARY]
@@ -237,6 +238,7 @@ def test_a_failure_line_that_cannot_be_posted_still_fails_the_thread(turn_env, m
     turn = _queue(settings, log, fail={"op": "post", "times": 1, "text": "The research failed"})
     _script(monkeypatch, _broken)
     caplog.set_level("WARNING", logger="jobs.run")
+    caplog.set_level("WARNING", logger="jobs.delivery")
     with pytest.raises(KeyError):
         run_job(turn, settings=settings, last_attempt=True)
     assert "event=error_post_failed turn=t1 error=ConnectionError" in caplog.messages
@@ -286,6 +288,7 @@ def test_a_shutdown_error_hands_the_turn_back_instead_of_failing_it(turn_env, mo
 
     _script(monkeypatch, pool_closed)
     caplog.set_level("WARNING", logger="jobs.run")
+    caplog.set_level("WARNING", logger="jobs.delivery")
     assert run_job(_queue(settings, log), settings=settings, last_attempt=True)["status"] == "handed_back"
     assert "event=turn_stopped_by_shutdown turn=t1 error=RuntimeError" in caplog.messages
     assert _posts(log) == ["Starting the research…"]

@@ -100,6 +100,7 @@ def test_a_turn_finished_elsewhere_while_it_waited_for_the_lock_is_skipped_and_l
     waiting = _noting_lock_waits(monkeypatch)
     turn = _queue(settings, log)
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     held = ThreadLock(get_store(settings), THREAD)
     assert held.acquire(timeout=1)
     try:
@@ -256,6 +257,7 @@ def test_a_finished_turn_run_again_is_skipped_without_waiting_for_the_threads_lo
     turn = _queue(settings, log)
     run_job(turn, settings=settings, last_attempt=True)  # delivered; its job is then run once more
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     held = ThreadLock(get_store(settings), THREAD)
     assert held.acquire(timeout=1)  # a later turn of the thread is running
     try:

@@ -192,6 +192,7 @@ def test_a_cancel_flag_that_cannot_be_read_is_read_again_at_the_next_tick(turn_e
 def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monkeypatch, caplog, last_attempt):
     settings, log = turn_env
     caplog.set_level("WARNING", logger="jobs.run")
+    caplog.set_level("WARNING", logger="jobs.delivery")
     monkeypatch.setattr(jobs.run, "CANCEL_POLL", 0.02)
     monkeypatch.setattr(jobs.locks, "RENEW_EVERY", 0.05)
     report = _report(settings.data_dir / "run1")
@@ -223,6 +224,7 @@ def test_a_lost_thread_lock_stops_the_research_and_it_is_retried(turn_env, monke
 def test_a_research_past_its_time_limit_is_stopped_and_not_retried(turn_env, monkeypatch, caplog):
     settings, log = turn_env
     caplog.set_level("WARNING", logger="jobs.run")
+    caplog.set_level("WARNING", logger="jobs.delivery")
     settings = settings.model_copy(update={"job_timeout": 60})
     monkeypatch.setattr(jobs.run, "MIN_RESEARCH_SECONDS", 0.5)
     monkeypatch.setattr(jobs.run, "TIMEOUT_MARGIN", 59)  # the research may run 1 s

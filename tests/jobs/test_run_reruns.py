@@ -54,6 +54,7 @@ def test_a_finished_or_unknown_turn_is_skipped_and_the_log_says_why(turn_env, mo
     turn = _queue(settings, log)
     run_job(turn, settings=settings, last_attempt=True)
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     assert run_job(turn, settings=settings, last_attempt=True) == {"status": "skipped", "turn_id": "t1"}
     unknown = dict(turn, turn_id="t404")
     assert run_job(unknown, settings=settings, last_attempt=True) == {"status": "skipped", "turn_id": "t404"}
@@ -66,6 +67,7 @@ def test_a_turn_whose_chat_thread_cannot_be_reached_fails_the_thread(turn_env, c
     settings, log = turn_env
     turn = dict(_queue(settings, log), port={"factory": "os:getcwd"})  # not a chat surface
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     with pytest.raises(ValueError):
         run_job(turn, settings=settings, last_attempt=False)
     rec = _state(settings)
@@ -206,6 +208,7 @@ def test_a_question_status_that_cannot_be_closed_does_not_stop_the_answer(turn_e
             last_attempt=True)
     _script(monkeypatch, _report(settings.data_dir / "run1"))
     caplog.set_level("WARNING", logger="jobs.run")
+    caplog.set_level("WARNING", logger="jobs.delivery")
     answer = _queue(settings, log, "t2", "resume", "Cold winters", fail={"op": "update", "times": 1, "text": ANSWERED_TEXT})
     assert run_job(answer, settings=settings, last_attempt=True)["status"] == "done"
     assert "event=status_close_failed turn=t2 error=ConnectionError" in caplog.messages

@@ -415,6 +415,7 @@ def test_an_ending_never_overwrites_a_later_turn_of_the_thread(turn_env, monkeyp
 def test_a_retry_and_a_hand_back_leave_a_later_turn_alone(turn_env, monkeypatch, caplog):
     settings, log = turn_env
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
 
     def blip(kw):
         set_thread(get_store(settings), THREAD, status="running", turn_id="t9")

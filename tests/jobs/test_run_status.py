@@ -113,7 +113,7 @@ def test_a_status_text_that_cannot_be_written_never_fails_the_research(tmp_path,
     research goes on to its report."""
     import logging
 
-    from jobs import run
+    from jobs import delivery, run
 
     monkeypatch.setattr(run, "CLOCK_INTERVAL", 0.05, raising=False)
     broken: list[float] = []
@@ -122,10 +122,10 @@ def test_a_status_text_that_cannot_be_written_never_fails_the_research(tmp_path,
         broken.append(time.monotonic())
         raise RuntimeError("the clock broke")
 
-    monkeypatch.setattr(run, "progress_text", progress_text)
+    monkeypatch.setattr(delivery, "progress_text", progress_text)
     settings = make_settings(tmp_path / "data")
     runner = runner_for(settings)
-    caplog.set_level(logging.WARNING, logger="jobs.run")
+    caplog.set_level(logging.WARNING, logger="jobs.delivery")
     _start(settings, tmp_path / "events.jsonl", "console:text", "How do heat pumps work?", "t1")
     wait_idle(runner)
     assert len(broken) > 1 and thread_info("console:text", settings=settings).status == "done"

@@ -10,6 +10,7 @@ import signal
 
 import pytest
 
+import jobs.delivery
 import jobs.locks
 import jobs.queue
 import jobs.run
@@ -49,7 +50,7 @@ def rq_env(redis_settings, tmp_path, monkeypatch):
     from jobs.redisconn import redis_connection
 
     monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (0,))
-    monkeypatch.setattr(jobs.run, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
+    monkeypatch.setattr(jobs.delivery, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
     monkeypatch.setattr(jobs.run, "get_settings", lambda: redis_settings)
     conn = redis_connection(redis_settings.redis_url)
     queue = Queue(jobs.queue.QUEUE_NAME, connection=conn)
@@ -107,6 +108,7 @@ def test_under_rq_a_programming_error_is_not_retried(rq_env, monkeypatch, caplog
     _script(monkeypatch, _broken, seen=seen)
     _enqueue(settings, log)
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     work()
     assert len(seen) == 1 and _posts(log) == ["Starting the research…", INTERNAL_TEXT]
     assert _failed_jobs(queue) == [jobs.queue.job_id_for("t1")]
@@ -117,6 +119,7 @@ def test_under_rq_a_turn_whose_chat_thread_cannot_be_reached_is_not_retried(rq_e
     settings, log, queue, work = rq_env
     _enqueue(settings, log, port={"factory": "os:getcwd"})  # not a chat surface
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     work()
     assert _failed_jobs(queue) == [jobs.queue.job_id_for("t1")]
     assert [m for m in caplog.messages if m.startswith("event=")] == ["event=port_unusable turn=t1 error=ValueError"]
@@ -153,6 +156,7 @@ def test_a_turn_whose_end_redis_missed_is_not_run_again(redis_settings, tmp_path
     run_job(turn, settings=settings, last_attempt=True)
     records.patch(get_store(settings), "t1", state="running")  # Redis was away when the turn ended
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     assert run_job(turn, settings=settings, last_attempt=True) == {"status": "skipped", "turn_id": "t1"}
     assert len(seen) == 1 and _state(settings)["state"] == "done"
     assert caplog.messages == ["event=turn_end_replayed turn=t1 state=done",
@@ -182,6 +186,7 @@ def test_a_turn_whose_surface_this_worker_cannot_reach_waits_for_a_worker_that_c
     seen: list = []
     _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
     caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
     with FakeSlackAPI() as slack:
         monkeypatch.setenv("SLACK_API_URL", slack.base_url)
         _enqueue(settings, log, port={"factory": "bots.slack.port:from_reference", "channel": "C1",

@@ -1,0 +1,378 @@
+"""What a research turn says in its chat thread and how it ends there: the status message's texts, the
+clarifying question, the summary with its follow-up buttons, the report files, and the cancelled,
+refused, failed and handed-back endings (:mod:`jobs.run` runs the turn)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+from engine.artifact_store import artifact_store
+from engine.settings import Settings
+from jobs import audit, records
+from jobs.errors import is_transient, user_message
+from jobs.locks import LockLost
+from jobs.phrases import WORDS, thread_language
+from jobs.port import (
+    ChatPort,
+    PortUnavailable,
+    cancel_button,
+    follow_up_buttons,
+    port_from_reference,
+    with_buttons,
+    with_language,
+)
+from jobs.status import StatusMessage, progress_text
+from jobs.stopping import is_shutdown_error, stop_requested
+from jobs.store import Store
+from jobs.threads import DELIVERING, set_thread
+from jobs.turns import Turn
+
+log = logging.getLogger(__name__)
+
+#: Seconds a turn handed back for a chat surface this worker cannot deliver to (a missing setting) waits
+#: before it is queued again, for a worker that can (:func:`wait_for_surface`).
+SURFACE_RETRY = 30
+
+#: How an upload note names each kind of report file (keys of :data:`jobs.phrases.WORDS`; everything a
+#: turn says in its thread is there, in the thread's language, :attr:`TurnDelivery.language`).
+FILE_KINDS = {".md": "kind_md", ".pdf": "kind_pdf", ".docx": "kind_docx"}
+
+
+def port_or_fail(store: Store, t: Turn) -> ChatPort:
+    """The chat port of turn ``t``, rebuilt from ``t.port`` (:func:`jobs.port.port_from_reference`).
+
+    Raises:
+        :class:`jobs.port.PortUnavailable` when this process lacks a setting of the turn's surface: re-raised
+        alone, the turn is not failed (:func:`wait_for_surface` hands it back). Any other error of the
+        rebuild is re-raised after the turn and its thread are marked ``failed`` and RQ is told not to retry.
+    """
+    try:
+        return port_from_reference(t.port)
+    except PortUnavailable:
+        raise
+    except Exception as err:  # no way to speak in the thread: record and give up
+        log.error("event=port_unusable turn=%s error=%s", t.turn_id, type(err).__name__)
+        records.finish(store, t.turn_id, "failed", last_error=type(err).__name__)
+        set_thread(store, t.thread_id, status="failed", error="the chat thread could not be reached")
+        no_more_retries()
+        raise
+
+
+def wait_for_surface(store: Store, t: Turn, settings: Settings, err: PortUnavailable) -> dict:
+    """Hand back a turn this process cannot deliver (``err``: its surface lacks a setting here), as a stopping
+    process hands back its turns: the record goes back to ``queued`` (marked delayed, run once by whichever
+    process claims it) and, under RQ, a new job of it waits :data:`SURFACE_RETRY` seconds in the scheduled
+    registry, for a worker that has the setting (or this one, restarted with it). Nothing is said in the
+    thread, which this process cannot reach; each hand-back logs one ``event=turn_waits_for_surface`` line.
+
+    Returns ``{"status": "handed_back", "turn_id": ..., "surface": ...}``, or :func:`skipped`'s dict when
+    the turn finished meanwhile or is unknown. Store and queue errors are raised as they come.
+    """
+    rec = records.hand_back(store, t.turn_id)
+    if rec is None:  # finished meanwhile, or unknown: nothing to hand back
+        return skipped(t, store.get(records.turn_key(t.turn_id)))
+    set_thread(store, t.thread_id, for_turn=t.turn_id, status="queued")
+    log.warning("event=turn_waits_for_surface turn=%s thread=%s surface=%s handed_back=%s retry_in=%s why=%s",
+                t.turn_id, t.thread_id, err.surface, rec["handed_back"],
+                f"{SURFACE_RETRY}s" if settings.redis_url else "restart", err.reason)
+    if settings.redis_url:
+        from jobs.queue import requeue
+
+        requeue(t, settings=settings, attempt=rec["handed_back"], delay=SURFACE_RETRY)
+    return {"status": "handed_back", "turn_id": t.turn_id, "surface": err.surface}
+
+
+def skipped(t: Turn, rec: dict | None) -> dict:
+    """The result of a turn not run (already finished, or unknown: ``rec`` is its record or None), logged as
+    one ``event=turn_skipped`` line: ``{"status": "skipped", "turn_id": ...}``. Raises nothing."""
+    log.info("event=turn_skipped turn=%s thread=%s state=%s", t.turn_id, t.thread_id,
+             (rec or {}).get("state") or "unknown")
+    return {"status": "skipped", "turn_id": t.turn_id}
+
+
+def no_more_retries() -> None:
+    """Tell RQ that the current job (if any) is not to be retried, whatever retries it had left."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    if job is not None:
+        job.retries_left = 0
+
+
+class TurnDelivery:
+    """One turn's side of its chat thread: what it says there, in the thread's language, and how it ends.
+
+    Holds the turn (:class:`jobs.turns.Turn`), its settings, store and chat port, and the turn record
+    (``rec``, set by the runner when it claims the turn). Each ending (:meth:`deliver`, :meth:`cancelled`,
+    :meth:`rejected`, :meth:`handed_back`, :meth:`failed`) writes the turn record and the thread's status
+    (and the audit record once the research is over) and returns the turn's result dict (:meth:`failed`
+    raises instead, unless it hands the turn back). A part of the conversation already posted (named in the
+    record's ``delivered`` list) is never posted twice, so a re-run after a failed delivery posts only what
+    is missing.
+    """
+
+    # read before the runner sets them from the turn record (a hand-back at pickup, the cancel poll)
+    delayed = False  # the turn was interrupted before: the summary says it is late
+    lock_lost = False  # the thread's lock lapsed: the research stops and is retried
+    summary_posted = False  # once True a cancel no longer stops the turn: the files follow
+    summary_earlier = False  # an earlier attempt posted the summary: this one owes only the files
+    status_text_failed = False  # a progress text could not be written (logged once a turn)
+    started = 0.0  # when this attempt began (time.monotonic(), set by the runner's run()): the status message's elapsed time
+
+    def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
+                 hand_back: Callable[[], bool] | None = None) -> None:
+        self.turn = turn
+        self._hand_back = hand_back
+        self.settings = settings
+        self.store = store
+        self.port = port
+        self.last_attempt = last_attempt
+        self.rec: dict = {}
+        self._language: str | None = None
+
+    @property
+    def language(self) -> str:
+        """The language the turn speaks in its thread: that of the thread's research question
+        (:func:`jobs.phrases.thread_language`); a resume reads the question from the thread's record."""
+        if self._language is None:
+            question = self.turn.text if self.turn.kind == "start" else None
+            if question is None:
+                try:
+                    question = (self.store.get(f"thread:{self.turn.thread_id}") or {}).get("question")
+                except Exception as err:  # the store blinked: speak English rather than stop the turn
+                    log.warning("event=thread_language_unknown turn=%s error=%s", self.turn.turn_id,
+                                type(err).__name__)
+            self._language = thread_language(question)
+        return self._language
+
+    def say(self, key: str, **fields: object) -> str:
+        """The text ``key`` of :data:`jobs.phrases.WORDS` in the thread's :attr:`language`."""
+        return WORDS(key, self.language, **fields)
+
+    def stopping(self) -> bool:
+        """Whether this turn should hand itself back (its process or runner is stopping)."""
+        return stop_requested() or bool(self._hand_back and self._hand_back())
+
+    def cancel_requested(self) -> bool:
+        """Whether the requester asked to cancel this turn (the thread's cancel flag). Store errors are raised."""
+        return records.cancel_requested(self.store, self.turn.thread_id, self.turn.turn_id)
+
+    # ---- the status message ------------------------------------------------------------------
+    def status_message(self) -> StatusMessage:
+        """The turn's status message with its Cancel button: posted once, its id kept in the turn
+        record so a re-run edits the same message."""
+        return StatusMessage(
+            self.port, message_id=self.rec.get("status_message_id"),
+            on_posted=lambda mid: records.patch(self.store, self.turn.turn_id, status_message_id=mid),
+            buttons=(cancel_button(self.say("cancel_button")),),
+        )
+
+    async def close_question_status(self) -> None:
+        """On an answer, the status message above the clarifying question stops saying it waits.
+        A failed edit is logged (cosmetic); store errors are raised."""
+        t = self.turn
+        thread = self.store.get(f"thread:{t.thread_id}") or {}
+        mid = thread.get("clarify_status_id")
+        if t.kind != "resume" or not mid or "answered" in (self.rec.get("delivered") or []):
+            return
+        try:
+            await asyncio.to_thread(self.port.update, mid, self.say("answered_status"))
+        except Exception as err:  # cosmetic: the research goes on
+            log.warning("event=status_close_failed turn=%s error=%s", t.turn_id, type(err).__name__)
+        records.mark_delivered(self.store, t.turn_id, "answered")
+
+    def failure_status(self, err: Exception) -> str:
+        """The status message's last text when the research raised ``err`` (the reply below says why)."""
+        if self.stopping() or is_shutdown_error(err):
+            return self._handed_back_text()
+        if is_transient(err) and not self.last_attempt:
+            return self.say("retrying_status")
+        return self.say("failed_status")
+
+    def stopped_status(self) -> str:
+        """The status message's last text when the research stopped on a cancel signal: a stopping
+        process hands it back, a lost lock makes it a retry (or a failure on the last attempt), and
+        otherwise the requester cancelled it."""
+        if self.stopping():
+            return self._handed_back_text()
+        if self.lock_lost:
+            return self.failure_status(LockLost())
+        return self.say("cancelled_status")
+
+    def _summary_out(self) -> bool:
+        """True once the summary went out, in this attempt or an earlier one."""
+        return self.summary_posted or self.summary_earlier
+
+    def _handed_back_text(self) -> str:
+        """The status message's last text when the turn is handed back: after the summary, only the files wait."""
+        return self.say("handed_back_files_status" if self._summary_out() else "handed_back_status")
+
+    def show_progress(self, status: StatusMessage, progress) -> None:
+        """Queue ``progress`` (an :class:`engine.runner` progress event) as the status message's next text;
+        elapsed counts from this attempt's start, as the requester waits. Best effort like the message
+        itself: an error is logged (once a turn) and never reaches the research."""
+        try:
+            status.set(progress_text(progress, resumed=self.delayed, elapsed=time.monotonic() - self.started,
+                                     language=self.language))
+        except Exception as err:
+            if not self.status_text_failed:
+                self.status_text_failed = True
+                log.warning("event=status_text_failed turn=%s error=%s", self.turn.turn_id, type(err).__name__)
+
+    # ---- endings -----------------------------------------------------------------------------
+    def _post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
+        delivered = self.rec.setdefault("delivered", [])  # kept here too: the record may be lost meanwhile
+        if part in delivered:
+            return
+        self.port.post(text, **with_buttons(self.port, buttons))
+        records.mark_delivered(self.store, self.turn.turn_id, part)
+        delivered.append(part)
+
+    def _summary_text(self, summary: str | None) -> str:
+        text = summary or self.say("summary_fallback")
+        return text + ("\n\n" + self.say("delayed_note") if self.delayed else "")
+
+    def summary_first(self, ready: dict) -> None:
+        """Post the summary (with its follow-up buttons) once the final text exists, before the files
+        are typeset; :meth:`deliver` then uploads them. ``ready`` holds ``title``, ``summary`` and
+        ``follow_ups`` (the graph's report-ready event). A failed post is logged: the delivery posts it."""
+        t = self.turn
+        try:
+            # the report exists: a follow-up pressed from here starts and waits for this turn's lock
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, title=ready["title"])
+            self._post_once("summary", self._summary_text(ready.get("summary")),
+                            follow_up_buttons(ready.get("follow_ups") or []))
+        except Exception as err:
+            log.warning("event=summary_first_failed turn=%s error=%s", t.turn_id, type(err).__name__)
+
+    def deliver(self, outcome: dict) -> dict:
+        """Speak the research's ``outcome`` in the thread and end the turn. ``outcome`` is the turn record's
+        (:func:`jobs.run._outcome_dict`): ``status``, ``question``, ``summary``, ``title``, ``directory``,
+        ``files`` (paths), ``pdf_error`` and ``follow_ups``.
+
+        A ``clarify`` outcome posts the question and pauses the thread: ``{"status": "clarify", "turn_id",
+        "question"}`` (a cancel that came first ends the turn :meth:`cancelled` instead). Otherwise the
+        summary (with its follow-up buttons) and the report files go out, the thread is ``done`` with the
+        report's paths and ``{"status": "done", "turn_id", "files": [path, ...]}`` is returned; a late
+        cancel still gets the report, with a note that answers it.
+
+        Raises:
+            Whatever the chat port or the store raise: what went out is marked in the turn record, so the
+            retry posts only the rest.
+        """
+        t = self.turn
+        late_cancel = self.cancel_requested()
+        if outcome["status"] == "clarify" and late_cancel and "question" not in (self.rec.get("delivered") or []):
+            return self.cancelled()  # the requester stopped it: do not ask them anything now
+        if outcome["status"] == "clarify":
+            question = outcome.get("question") or self.say("clarify_fallback")
+            # paused before the question is posted: an answer that arrives at once resumes the graph
+            # (a failed post re-runs this turn, which marks the thread running again)
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="paused", clarify_question=question, paused_at=time.time(),
+                       clarify_status_id=self.rec.get("status_message_id") or "")
+            self._post_once("question", question)
+            records.finish(self.store, t.turn_id, "done", outcome=outcome)
+            return {"status": "clarify", "turn_id": t.turn_id, "question": question}
+        summary = self._summary_text(outcome.get("summary"))
+        if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
+            if "summary" in (self.rec.get("delivered") or []):
+                self._post_once("late_cancel", self.say("late_cancel_note"))
+            summary += "\n\n" + self.say("late_cancel_note")
+        # the paths may name another host's data dir (a re-delivery): read them through the store
+        store = artifact_store(self.settings)
+        files = [f for f in (store.local(p) for p in outcome.get("files", [])) if f is not None]
+        report = {"report_dir": outcome.get("directory") or "", "report_files": files,
+                  "title": outcome.get("title") or "", "error": ""}
+        # the report exists: from here a follow-up (its buttons are on the summary) may start; it
+        # waits for this turn's lock, so it runs once the files are up
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, **report)
+        self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
+        if files and "files" not in (self.rec.get("delivered") or []):
+            comment = self.say("upload_comment")
+            if outcome.get("pdf_error"):
+                kinds = self.say("and").join(self.say(FILE_KINDS[p.suffix]) if p.suffix in FILE_KINDS else p.name
+                                             for p in files)
+                comment = self.say("pdf_failed_comment", error=outcome["pdf_error"][:200], kinds=kinds)
+            self.port.upload(files, comment=comment, **with_language(self.port, self.language))
+            records.mark_delivered(self.store, t.turn_id, "files")
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
+        records.finish(self.store, t.turn_id, "done", outcome=outcome)
+        audit.record_end(self.settings, t.thread_id, "done", files=[str(f) for f in files],
+                         directory=outcome.get("directory"))
+        return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
+
+    def cancelled(self) -> dict:
+        """End the turn cancelled: says so in the thread (a failed post is ignored), marks the turn and thread
+        ``cancelled``; returns ``{"status": "cancelled", "turn_id": ...}``. Store errors are raised."""
+        t = self.turn
+        with contextlib.suppress(Exception):
+            self._post_once("cancelled", self.say("cancelled"))
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
+        records.finish(self.store, t.turn_id, "cancelled")
+        audit.record_end(self.settings, t.thread_id, "cancelled")  # a cancelled turn has no report
+        return {"status": "cancelled", "turn_id": t.turn_id}
+
+    def rejected(self, message: str, said: str) -> dict:
+        """End the turn refused: ``said`` (the refusal in the thread's language) is posted in the thread,
+        ``message`` (in English) kept on the thread, the turn's result and the audit record. Returns
+        ``{"status": "rejected", "turn_id", "message"}``; port and store errors are raised."""
+        t = self.turn
+        self._post_once("rejected", said)
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
+        records.finish(self.store, t.turn_id, "failed", last_error="rejected")
+        audit.record_end(self.settings, t.thread_id, "rejected", error=message)
+        return {"status": "rejected", "turn_id": t.turn_id, "message": message}
+
+    def handed_back(self) -> dict:
+        """Put the turn back in line (the process is stopping); nothing is said in the thread.
+        Returns ``{"status": "handed_back", "turn_id"}`` (under RQ a continuation job is queued), or
+        ``{"status": "skipped", ...}`` when the turn finished meanwhile. Store and queue errors are raised."""
+        t = self.turn
+        log.warning("event=turn_handed_back turn=%s thread=%s", t.turn_id, t.thread_id)
+        rec = records.hand_back(self.store, t.turn_id)
+        if rec is None:  # finished meanwhile, or unknown: nothing to hand back
+            return {"status": "skipped", "turn_id": t.turn_id}
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="queued")
+        if self.settings.redis_url:
+            from jobs.queue import requeue
+
+            requeue(t, settings=self.settings, attempt=rec["handed_back"])
+        return {"status": "handed_back", "turn_id": t.turn_id}
+
+    def failed(self, err: Exception) -> dict:
+        """End the turn on ``err``: handed back when the process is stopping (or ``err`` came of the shutdown),
+        returning :meth:`handed_back`'s dict; otherwise the user is told once in the thread, in its language,
+        and the turn and thread are marked ``failed`` (a transient error with a retry left is only marked
+        ``retrying``).
+
+        Raises:
+            ``err`` itself, unless the turn was handed back: for the queue's retry (transient, a retry left)
+            or its failed registry (RQ is told not to retry an error that is not transient).
+        """
+        t = self.turn
+        if self.stopping() or is_shutdown_error(err):
+            log.warning("event=turn_stopped_by_shutdown turn=%s error=%s", t.turn_id, type(err).__name__)
+            return self.handed_back()
+        transient = is_transient(err)
+        if transient and not self.last_attempt:
+            log.warning("event=turn_retry turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__)
+            records.patch(self.store, t.turn_id, state="retrying", last_error=type(err).__name__)
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="queued")
+            raise err
+        log.error("event=turn_failed turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__,
+                  exc_info=err)
+        message = user_message(err, job_timeout=self.settings.job_timeout, language=self.language)
+        try:
+            self._post_once("error", message)
+        except Exception as post_err:
+            log.error("event=error_post_failed turn=%s error=%s", t.turn_id, type(post_err).__name__)
+        records.finish(self.store, t.turn_id, "failed", last_error=type(err).__name__)
+        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
+        audit.record_end(self.settings, t.thread_id, "failed", error=f"{type(err).__name__}: {message}")
+        if not transient:
+            no_more_retries()
+        raise err
