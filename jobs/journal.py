@@ -8,7 +8,8 @@ persistence (or with its data lost) forgets queued jobs and records; the journal
 :func:`recover_lost` (run by ``deepresearch worker`` at start-up and by its maintenance pass
 every 30 s) reads the open turns of the journal and queues again each one that Redis no longer
 knows (no record, or an open record without an RQ job and without a runner holding its thread's
-lock). The re-run resumes the graph from its last checkpoint and says the report was delayed.
+lock). The re-run resumes the graph from its last checkpoint and, when a process had started
+the turn, says the report was delayed (a turn no runner had taken is simply run, with no such note).
 :func:`replay_end` records in Redis an end that only the journal knows, so the turn is not run
 again: a job of the turn does so before it runs, and :func:`recover_lost` for every turn Redis
 holds open (a turn whose hand-over to the queue failed is closed in the journal at once, see
@@ -162,8 +163,11 @@ def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
                 continue
             if store.get(f"lock:{turn.thread_id}") is not None:
                 continue  # a runner has the thread: its job record went, the work did not
-        rec = dict(remote or local, state="queued", delayed=True, owner="",
-                   recovered=int((remote or local).get("recovered", 0)) + 1, updated_at=now)
+        known = remote or local
+        # late because a process running it stopped, or only queued again (no runner had taken it)
+        started = known.get("state") != "queued" or int(known.get("attempts") or 0) > 0
+        rec = dict(known, state="queued", delayed=bool(known.get("delayed")) or started, owner="",
+                   recovered=int(known.get("recovered", 0)) + 1, updated_at=now)
         store.put(records.turn_key(turn_id), rec, ttl=records.TURN_TTL)
         store.index_add(records.OPEN_INDEX, turn_id, float(rec.get("created_at") or now))
         records.mirror(store, turn_id, rec)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import texts
 from tests.jobs.conftest import child_env, make_settings
 from tests.jobs.redis_server import RedisServer
 from tests.jobs.scenarios import SlowSearch, wait_for
@@ -116,6 +117,9 @@ def test_queued_research_lost_with_redis_is_recovered_by_a_worker(redis_server, 
     assert "event=turn_recovered_from_journal" in logs
     assert len(list((tmp_path / "data" / "artifacts").glob("*/*/report.md"))) == 1
     assert os.path.exists(tmp_path / "data" / "turns.sqlite")
+    # no process had run it: the report is not said to be late because a process stopped
+    shown = " ".join((ask_log.read_text() + resume_log.read_text()).split())
+    assert texts.DELAYED_NOTE.strip("_").split(":")[0] not in shown, shown[-3000:]
 
 
 @pytest.mark.parametrize("redis_server", [True], ids=["aof"], indirect=True)
