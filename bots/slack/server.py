@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -81,6 +82,7 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
     application = serving.web_app({"ok": True, "service": "slack"})
     application.router.add_post(EVENTS_PATH, events)
     application.on_cleanup.append(_shutdown_pool(pool))
+    application.on_cleanup.append(_drain_listeners(bolt))
     return application
 
 
@@ -127,6 +129,27 @@ def _refusal(verifier: SignatureVerifier, body: bytes, request: web.Request) -> 
 def _shutdown_pool(pool: ThreadPoolExecutor):
     async def cleanup(_: web.Application) -> None:
         pool.shutdown(wait=False, cancel_futures=True)
+
+    return cleanup
+
+
+def _drain_listeners(bolt: App):
+    """A cleanup that waits (up to :data:`bots.serving.DRAIN_SECONDS`) for Bolt's lazy listeners
+    still at work when the server stops: each request they belong to was acknowledged already (Slack
+    will not send it again), and its turn is recorded and queued before the process hands its
+    turns back (:func:`bots.serving.stop`). aiohttp runs it once the requests in flight are answered."""
+
+    async def cleanup(_: web.Application) -> None:
+        executor = bolt.listener_runner.listener_executor
+        if not isinstance(executor, ThreadPoolExecutor):
+            return
+        log.info("event=slack_listeners_draining")
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait_for(loop.run_in_executor(None, functools.partial(executor.shutdown, wait=True)),
+                                   serving.DRAIN_SECONDS)
+        except TimeoutError:
+            log.warning("event=slack_listeners_still_running seconds=%s", serving.DRAIN_SECONDS)
 
     return cleanup
 

@@ -223,3 +223,42 @@ def test_a_failing_listener_is_one_redacted_line_from_the_error_handler(bot, fak
 @pytest.mark.parametrize("request_bytes", BAD_REQUESTS[:2])
 def test_a_request_the_server_cannot_parse_is_400_and_one_log_line(bot, caplog, request_bytes):
     assert_refused_once(bot.base_url, request_bytes, caplog)
+
+
+def test_stopping_the_server_waits_for_the_work_of_requests_it_acknowledged(slack_env, fake_slack, research,
+                                                                          monkeypatch, caplog):
+    """A slash command acknowledged just before the server stopped had its turn queued after the stop
+    (or never): in the test suite it ran in the next test's runner. Stopping now waits for Bolt's lazy
+    listeners, so every acknowledged request's turn is queued before the process hands its turns back."""
+    import threading
+
+    from bots.slack.handlers import SlackHandlers
+    from tests.bots.slack.conftest import serve_bot
+
+    caplog.set_level("INFO", logger="bots.slack.server")
+    entered, release, finished = threading.Event(), threading.Event(), threading.Event()
+    start_command = SlackHandlers.start_command
+
+    def held(self, body, respond):
+        entered.set()
+        release.wait()
+        try:
+            start_command(self, body, respond)
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(SlackHandlers, "start_command", held)
+    server, sender = serve_bot(fake_slack)
+    status, ack = sender.command("How large is the EU heat-pump market?")
+    assert status == 200 and ack["text"].startswith("Starting research on")
+    wait_for(entered.is_set, what="the command's work to start after its acknowledgement")
+    stopping = threading.Thread(target=server.stop, name="stopping")
+    stopping.start()
+    wait_logged(caplog, "event=slack_listeners_draining", what="the server to wait for the listeners")
+    release.set()
+    stopping.join()
+    assert finished.is_set()  # the turn was handed over before the server said it stopped
+    from tests.bots.slack.conftest import stop_runner
+
+    stop_runner(slack_env / "data")
+    assert [c["question"] for c in research.calls] == ["How large is the EU heat-pump market?"]
