@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -82,7 +82,11 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
     application = serving.web_app({"ok": True, "service": "slack"})
     application.router.add_post(EVENTS_PATH, events)
     application.on_cleanup.append(_shutdown_pool(pool))
-    application.on_cleanup.append(_drain_listeners(bolt))
+
+    async def drain(_: web.Application) -> None:  # aiohttp runs it once the requests in flight are answered
+        await asyncio.to_thread(_drain_listeners, bolt)
+
+    application.on_cleanup.append(drain)
     return application
 
 
@@ -133,25 +137,21 @@ def _shutdown_pool(pool: ThreadPoolExecutor):
     return cleanup
 
 
-def _drain_listeners(bolt: App):
-    """A cleanup that waits (up to :data:`bots.serving.DRAIN_SECONDS`) for Bolt's lazy listeners
-    still at work when the server stops: each request they belong to was acknowledged already (Slack
-    will not send it again), and its turn is recorded and queued before the process hands its
-    turns back (:func:`bots.serving.stop`). aiohttp runs it once the requests in flight are answered."""
-
-    async def cleanup(_: web.Application) -> None:
-        executor = bolt.listener_runner.listener_executor
-        if not isinstance(executor, ThreadPoolExecutor):
-            return
-        log.info("event=slack_listeners_draining")
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.wait_for(loop.run_in_executor(None, functools.partial(executor.shutdown, wait=True)),
-                                   serving.DRAIN_SECONDS)
-        except TimeoutError:
-            log.warning("event=slack_listeners_still_running seconds=%s", serving.DRAIN_SECONDS)
-
-    return cleanup
+def _drain_listeners(bolt: App) -> None:
+    """Wait (up to :data:`bots.serving.DRAIN_SECONDS`) for Bolt's lazy listeners still at work when
+    the bot stops, in either mode: each request or envelope they belong to was acknowledged already
+    (Slack will not send it again), and its turn is recorded and queued before the process hands its
+    turns back (:func:`bots.serving.stop`). One ``event=slack_listeners_draining`` line; with nothing
+    running it returns at once; past the bound, one ``event=slack_listeners_still_running`` warning."""
+    executor = bolt.listener_runner.listener_executor
+    if not isinstance(executor, ThreadPoolExecutor):
+        return
+    log.info("event=slack_listeners_draining")
+    waiting = threading.Thread(target=executor.shutdown, kwargs={"wait": True}, name="slack-drain", daemon=True)
+    waiting.start()
+    waiting.join(serving.DRAIN_SECONDS)
+    if waiting.is_alive():
+        log.warning("event=slack_listeners_still_running seconds=%s", serving.DRAIN_SECONDS)
 
 
 def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
@@ -180,14 +180,21 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
 
 
 def _run_socket_mode(bolt: App, settings: Settings, *, host: str, port: int) -> None:
-    """Hold the WebSocket open until SIGTERM/SIGINT, ``GET /healthz`` served on ``port`` beside it."""
+    """Hold the WebSocket open until SIGTERM/SIGINT, ``GET /healthz`` served on ``port`` beside it;
+    on the signal, close it and wait for the listeners of the envelopes it acknowledged
+    (:func:`_drain_listeners`) before the turns are handed back."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
     handler = SocketModeHandler(bolt, app_token=slack_settings().slack_app_token.get_secret_value())
 
     def connect():
         handler.connect()
-        return handler.close
+
+        def close() -> None:
+            handler.close()  # returns once the envelopes being read are dispatched
+            _drain_listeners(bolt)
+
+        return close
 
     serving.hold(connect, health={"ok": True, "service": "slack", "mode": "socket"}, host=host, port=port,
                  settings=settings, surface="slack", mode="socket")

@@ -7,11 +7,13 @@ import hmac
 import itertools
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlencode
 
 import pytest
@@ -185,6 +187,27 @@ def serve_bot(fake: FakeSlackAPI):
     settings = load_settings()
     server = BackgroundServer(web_app(build_app(settings), signing_secret=SIGNING_SECRET)).start()
     return server, SlackSender(f"http://127.0.0.1:{server.port}", fake)
+
+
+def hold_commands(monkeypatch) -> SimpleNamespace:
+    """Hold each slash command's work after its acknowledgement (the lazy listener
+    ``SlackHandlers.start_command``) until ``release`` is set; ``entered`` is set when one is held,
+    ``finished`` when its work has returned: a namespace of these three :class:`threading.Event`."""
+    from bots.slack.handlers import SlackHandlers
+
+    held = SimpleNamespace(entered=threading.Event(), release=threading.Event(), finished=threading.Event())
+    start_command = SlackHandlers.start_command
+
+    def start_held(self, body, respond):
+        held.entered.set()
+        held.release.wait()
+        try:
+            start_command(self, body, respond)
+        finally:
+            held.finished.set()
+
+    monkeypatch.setattr(SlackHandlers, "start_command", start_held)
+    return held
 
 
 def stop_runner(data_dir: Path) -> None:

@@ -232,32 +232,20 @@ def test_stopping_the_server_waits_for_the_work_of_requests_it_acknowledged(slac
     listeners, so every acknowledged request's turn is queued before the process hands its turns back."""
     import threading
 
-    from bots.slack.handlers import SlackHandlers
-    from tests.bots.slack.conftest import serve_bot
+    from tests.bots.slack.conftest import hold_commands, serve_bot
 
     caplog.set_level("INFO", logger="bots.slack.server")
-    entered, release, finished = threading.Event(), threading.Event(), threading.Event()
-    start_command = SlackHandlers.start_command
-
-    def held(self, body, respond):
-        entered.set()
-        release.wait()
-        try:
-            start_command(self, body, respond)
-        finally:
-            finished.set()
-
-    monkeypatch.setattr(SlackHandlers, "start_command", held)
+    held = hold_commands(monkeypatch)
     server, sender = serve_bot(fake_slack)
     status, ack = sender.command("How large is the EU heat-pump market?")
     assert status == 200 and ack["text"].startswith("Starting research on")
-    wait_for(entered.is_set, what="the command's work to start after its acknowledgement")
+    wait_for(held.entered.is_set, what="the command's work to start after its acknowledgement")
     stopping = threading.Thread(target=server.stop, name="stopping")
     stopping.start()
     wait_logged(caplog, "event=slack_listeners_draining", what="the server to wait for the listeners")
-    release.set()
+    held.release.set()
     stopping.join()
-    assert finished.is_set()  # the turn was handed over before the server said it stopped
+    assert held.finished.is_set()  # the turn was handed over before the server said it stopped
     from tests.bots.slack.conftest import stop_runner
 
     stop_runner(slack_env / "data")

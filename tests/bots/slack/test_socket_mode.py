@@ -208,3 +208,49 @@ def test_a_stranger_workspace_over_socket_mode_is_acked_and_ignored(allow_only_t
     fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="the report files")
     assert [c for c in fake_slack.calls if c.method == "response_url" or "C0ELSEWHERE" in str(c.params)] == []
     assert socket_bot.log.read_text().count("event=slack_stranger_ignored") == 2
+
+
+def test_stopping_socket_mode_waits_for_the_work_of_envelopes_it_acknowledged(slack_env, fake_slack, fake_socket,
+                                                                             research, monkeypatch, caplog):
+    """A slash command acknowledged over the WebSocket just before SIGTERM had its turn queued after the
+    process handed its turns back (or never): closing the connection did not wait for Bolt's lazy
+    listeners. The close :func:`bots.serving.hold` calls now waits for them, as the HTTP server does."""
+    import threading
+
+    from bots import serving
+    from bots.slack import server
+    from bots.slack.app import build_app
+    from engine.settings import load_settings
+    from tests.bots.slack.conftest import hold_commands, stop_runner
+
+    caplog.set_level("INFO", logger="bots.slack.server")
+    fake_slack.enable_socket_mode(fake_socket.new_url, app_token=APP_TOKEN)
+    monkeypatch.setenv("SLACK_APP_TOKEN", APP_TOKEN)
+    held = hold_commands(monkeypatch)
+    closes = []  # what hold calls on SIGTERM, before it hands the turns back
+    monkeypatch.setattr(serving, "hold", lambda connect, **_: closes.append(connect()))
+    settings = load_settings()
+    server._run_socket_mode(build_app(settings, socket_mode=True), settings, host="127.0.0.1", port=0)
+    [close] = closes
+    stopping = threading.Thread(target=close, name="stopping")
+    try:
+        envelope = fake_socket.slash_command(QUESTION, user=ALICE, channel=CHANNEL, team=TEAM,
+                                             response_url=_response_url(fake_slack))
+        assert QUESTION in fake_socket.wait_ack(envelope).payload["text"]
+        wait_for(held.entered.is_set, what="the command's work to start after its acknowledgement")
+        stopping.start()
+
+        def draining() -> bool:
+            return any("event=slack_listeners_draining" in r.getMessage() for r in list(caplog.records))
+
+        wait_for(lambda: draining() or not stopping.is_alive(), what="the stop to drain the listeners or return")
+        assert stopping.is_alive() and draining()  # the stop waits for the acknowledged command's work
+    finally:
+        held.release.set()
+        if stopping.ident is None:
+            close()
+        else:
+            stopping.join()
+    assert held.finished.is_set()  # the turn was handed over before the connection was said closed
+    stop_runner(slack_env / "data")
+    assert [c["question"] for c in research.calls] == [QUESTION]
