@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from engine.chinese import with_traditional
 from engine.source_links import public_url, source_text, web_link
@@ -48,6 +49,21 @@ _CANDIDATE = re.compile(
 )
 _GROUP_ID = re.compile(_ID)
 _BARE_URL = re.compile(_BARE)
+#: What may follow a bare URL without being part of it: GFM's trailing punctuation (``?!.,:*_~``,
+#: GFM 0.29 §6.9), ``;``, closing quotes and the full-width punctuation of Chinese and Japanese.
+#: A URL is looked up as written first, then without these one at a time (:func:`_url_forms`).
+_URL_TRAILING = "?!.,:;*_~'\"”’»。，、；：！？）」』】"
+#: What joins two citation markers: spaces, then one of ``, ; & 、 ， ；``, then a conjunction of a
+#: report language (:data:`SOURCES_TITLE`), each optional; never a line break.
+_JOINER = re.compile(
+    r"[^\S\n]*(?:[,;&、，；][^\S\n]*)?"
+    r"(?:(?:and|or|und|oder|sowie|et|ou|y|e|ed|o|u|en|of|и|или|以及|和|与|與|及|或|および|及び|と|や)[^\S\n]*)?",
+    re.IGNORECASE)
+#: Bracket pairs that a removed citation can leave empty, ``([Sbad])`` or ``（[Sbad]）``.
+_PAIRS = {"(": ")", "[": "]", "（": "）", "【": "】"}
+#: Punctuation no typography puts a space before (``!?:;`` take one in French, so are not here).
+_NO_SPACE_BEFORE = ".,)]。，、）】」』"
+_SPACES = re.compile(r"[ \t]*")
 _SENTINEL = re.compile("\ue000(\\d+)\ue001")
 
 SOURCES_TITLE = with_traditional({  # zh-Hant: the zh title in Traditional characters (OpenCC)
@@ -161,23 +177,109 @@ def keep_known_ids(text: str, known: dict | set) -> str:
     return _rewrite(text, rewrite)
 
 
+def _url_forms(url: str) -> list[str]:
+    """``url`` as written, then shorter by one trailing :data:`_URL_TRAILING` character at a time."""
+    core = len(url.rstrip(_URL_TRAILING))
+    return [url[:end] for end in range(len(url), core - 1, -1)]
+
+
+@dataclass
+class _Rewritten:
+    """One prose candidate as a rule left it: ``text[start:end]`` becomes ``new``."""
+
+    start: int
+    end: int  # a bare URL's trailing punctuation (:data:`_URL_TRAILING`) is not part of it
+    new: str
+    marker: bool  # a citation: a bracketed group, a bare URL, a bare id numbered
+    removed: bool
+
+
+def _rewritten(text: str, rule) -> list[_Rewritten]:
+    """The prose candidates of ``text`` that are citations or that ``rule`` rewrites, in order.
+
+    A candidate is removed when ``rule`` leaves nothing of it but a bare URL's trailing punctuation.
+    """
+    out: list[_Rewritten] = []
+    for m in _prose_matches(text):
+        new = rule(m)
+        url = m.group("bare_url")
+        end = m.start() + len(url.rstrip(_URL_TRAILING)) if url else m.end()
+        if new is None:
+            if m.group("group") or url:
+                out.append(_Rewritten(m.start(), end, text[m.start():end], True, False))
+        elif new == text[end:m.end()]:
+            out.append(_Rewritten(m.start(), end, "", True, True))
+        else:
+            out.append(_Rewritten(m.start(), m.end(), new, bool(m.group("group") or m.group("bare_id") or url), False))
+    return out
+
+
+def _runs(text: str, rewritten: list[_Rewritten]) -> list[list[_Rewritten]]:
+    """``rewritten`` in runs: citations next to each other or joined by a :data:`_JOINER` share one."""
+    runs: list[list[_Rewritten]] = []
+    for item in rewritten:
+        if runs and runs[-1][-1].marker and item.marker and _JOINER.fullmatch(text, runs[-1][-1].end, item.start):
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
+
+
+def _past_spaces_before_closing(text: str, pos: int) -> int:
+    """``pos``, or past the spaces at ``pos`` when :data:`_NO_SPACE_BEFORE` punctuation follows them."""
+    after = _SPACES.match(text, pos).end()
+    return after if text[after:after + 1] and text[after] in _NO_SPACE_BEFORE else pos
+
+
+def _emptied_group(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
+    """``(start, end)`` widened over each :data:`_PAIRS` bracket pair around it that holds nothing
+    else but spaces, ``claim ([Sbad]).`` losing ``([Sbad])``; never before ``floor``."""
+    while True:
+        left = start
+        while left > floor and text[left - 1] in " \t":
+            left -= 1
+        right = _SPACES.match(text, end).end()
+        if left == floor or _PAIRS.get(text[left - 1]) != text[right:right + 1]:
+            return start, end
+        start, end = left - 1, right + 1
+
+
 def _rewrite(text: str, rule) -> str:
     """Apply ``rule(match) -> str | None`` (None keeps the match) to the prose candidates of ``text``.
 
-    A candidate removed (rewritten to nothing but punctuation) takes the spaces before it along
-    unless a word follows, so ``claim [Sbad].`` becomes ``claim.``.
+    A citation removed goes with what only it left behind, and every other character stays:
+
+    - among citations it was joined to (``[1] and [Sbad]``, ``[Sbad], [2]``, ``[1]、[Sbad]``; a
+      :data:`_JOINER`), the joiner before it, or after it when it comes first;
+    - alone, a bracket pair it leaves empty (``([Sbad])``), the spaces before it unless a word
+      follows (``claim [Sbad].`` becomes ``claim.``; first on a line, the spaces after it, and a
+      line it leaves blank, which would end a paragraph);
+    - the spaces it leaves before :data:`_NO_SPACE_BEFORE` punctuation (``growth [Sbad] .``).
     """
     out: list[str] = []
     pos = 0
-    for m in _prose_matches(text):
-        new = rule(m)
-        if new is None:
+    for run in _runs(text, _rewritten(text, rule)):
+        kept = [item for item in run if not item.removed]
+        if kept:
+            out += [text[pos:run[0].start], kept[0].new]
+            for before, item in pairwise(run):
+                if item.start > kept[0].start and not item.removed:
+                    out += [text[before.end:item.start], item.new]
+            pos = _past_spaces_before_closing(text, run[-1].end) if run[-1].removed else run[-1].end
             continue
-        out.append(text[pos:m.start()])
-        if not new.strip(".,;:") and (m.end() == len(text) or not text[m.end()].isalnum()):
-            out[-1] = out[-1].rstrip(" \t")
-        out.append(new)
-        pos = m.end()
+        start, end = _emptied_group(text, run[0].start, run[-1].end, pos)
+        line = text.rfind("\n", 0, start) + 1
+        if not text[line:start].strip():  # first on its line: the indent stays, or the line goes whole
+            after = _SPACES.match(text, end).end()
+            whole = text[after:after + 1] == "\n"
+            out.append(text[pos:line] if whole else text[pos:start])
+            pos = after + whole
+        elif end == len(text) or not text[end].isalnum():
+            out.append(text[pos:start].rstrip(" \t"))
+            pos = _past_spaces_before_closing(text, end)
+        else:
+            out.append(text[pos:start])
+            pos = end
     out.append(text[pos:])
     return "".join(out)
 
@@ -205,7 +307,7 @@ class Numbering:
 
     def __post_init__(self) -> None:
         self._urls = {rec["url"] for rec in self.registry.values()}
-        self._urls |= {u.rstrip(".,;:") for u in _BARE_URL.findall(self.user_text)}
+        self._urls |= {form for url in _BARE_URL.findall(self.user_text) for form in _url_forms(url)}
         self._run: tuple[int, list[str]] = (-1, [])  # where the last marker group ended, its markers
 
     def _number(self, sid: str) -> str:
@@ -231,11 +333,14 @@ class Numbering:
         if m.group("link"):
             text = self.apply(m.group("text"))
             return f"[{text}]({m.group('url')})" if m.group("url") in self._urls else text
-        url = m.group("bare_url").rstrip(".,;:")
-        return None if url in self._urls else m.group("bare_url")[len(url):]
+        url = m.group("bare_url")
+        if any(form in self._urls for form in _url_forms(url)):
+            return None
+        return url[len(url.rstrip(_URL_TRAILING)):]
 
     def apply(self, text: str) -> str:
-        """``text`` with its prose ids as ``[n]``, unknown ids and unknown URLs removed, the rest unchanged."""
+        """``text`` with its prose ids as ``[n]``, unknown ids and unknown URLs removed (with the joiner,
+        empty brackets and spaces only they left: :func:`_rewrite`), the rest unchanged."""
         outer, self._run = self._run, (-1, [])
         try:
             return _rewrite(text, self._rule)

@@ -98,7 +98,7 @@ def test_one_numbering_for_the_body_and_the_summary():
 def test_compressed_notes_keep_only_known_ids():
     notes = f"- fact {A} and [Sdeadbe]\n- more [{list(REG)[1]}, Sdeadbe] on [0, 1]\n- `code [Sdeadbe]`"
     kept = keep_known_ids(notes, REG)
-    assert kept == f"- fact {A} and\n- more {B} on [0, 1]\n- `code [Sdeadbe]`"
+    assert kept == f"- fact {A}\n- more {B} on [0, 1]\n- `code [Sdeadbe]`"
     assert cited_ids(kept) == [list(REG)[0], list(REG)[1]]
 
 
@@ -345,3 +345,121 @@ def test_a_place_with_markdown_characters_reads_as_written():
     _, cited, _ = finalize_citations("Claim [S000001].", registry)
     line = sources_section(cited).splitlines()[2]
     assert line.startswith("1. Draft (") and markdown_unescape(line[3:]) == "Draft (a_b/*[x].md)", line
+
+
+# Removing a citation that matched no source: the marker, a joiner that only joined it to other
+# markers, a bracket or parenthesis group it leaves empty and the space it leaves before closing
+# punctuation go; every other character stays. X and Y are ids the research never found.
+X, Y = "[Sdeadbe]", "[Sbad000]"
+NOWHERE = "https://nowhere.example/y"
+REMOVED = [
+    # joined by "and" or a comma: the unknown one first, in the middle, last, or all unknown
+    (f"as {A} and {X} show.", "as [1] show."),
+    (f"as {X} and {A} show.", "as [1] show."),
+    (f"as {A}, {X} and {B} show.", "as [1] and [2] show."),
+    (f"as {A}, {B} and {X} show.", "as [1], [2] show."),
+    (f"as {X}, {A} and {B} show.", "as [1] and [2] show."),
+    (f"as {A}, {B}, and {X} show.", "as [1], [2] show."),
+    (f"as {X} and {Y} show.", "as show."),
+    (f"as {X}, {Y}; {X} show.", "as show."),
+    (f"{X}, {A}", "[1]"),
+    (f"as {A} {X} show.", "as [1] show."),
+    # other joiners and languages
+    (f"Fakten {A} und {X}.", "Fakten [1]."),
+    (f"des faits {X} et {A}.", "des faits [1]."),
+    (f"datos {A} y {X}.", "datos [1]."),
+    (f"claim {A}; {X}; {B}.", "claim [1]; [2]."),
+    (f"claim {A} & {X}.", "claim [1]."),
+    (f"事实{A}和{X}。", "事实[1]。"),
+    (f"事实{X}、{A}。", "事实[1]。"),
+    (f"事実{A}、{X}、{B}。", "事実[1]、[2]。"),
+    # at the end of a sentence
+    (f"growth {X}.", "growth."),
+    (f"growth {X}!", "growth!"),
+    (f"growth {X}?", "growth?"),
+    (f"增长{X}。", "增长。"),
+    (f"growth {X} .", "growth."),
+    (f"growth {A} {X} .", "growth [1]."),
+    (f"growth {X} , then more", "growth, then more"),
+    # in parentheses and brackets
+    (f"claim ({X}).", "claim."),
+    (f"claim ({X}, {Y}) and more.", "claim and more."),
+    (f"claim ({A}, {X}).", "claim ([1])."),
+    (f"claim [{X}].", "claim."),
+    (f"增长（{X}）。", "增长。"),
+    # alone on its line, or first on it
+    (f"one paragraph\n{X}\nwrapped.", "one paragraph\nwrapped."),
+    (f"- item {A}\n  {X} continued.", "- item [1]\n  continued."),
+    # grouped and upper-cased ids
+    (f"as {A} and [Sdeadbe; Sbad000] show.", "as [1] show."),
+    (f"as [SDEADBE], [{list(REG)[0]}, Sbad000] show.", "as [1] show."),
+    # URLs no tool returned
+    (f"as {A} and {NOWHERE} show.", "as [1] show."),
+    (f"as {NOWHERE}, {A} show.", "as [1] show."),
+    (f"see https://a.example/1 and {NOWHERE}.", "see https://a.example/1."),
+    (f"see {NOWHERE}!", "see!"),
+    (f"see {NOWHERE}?", "see?"),
+    (f"见 {NOWHERE}。", "见。"),
+    (f"见（{NOWHERE}）。", "见。"),
+]
+
+
+@pytest.mark.parametrize("text, expected", REMOVED, ids=[text for text, _ in REMOVED])
+def test_a_removed_citation_leaves_no_joiner_empty_group_or_space_before_punctuation(text, expected):
+    assert finalize_citations(text, REG)[0] == expected + "\n"
+
+
+def test_a_removed_id_in_compressed_notes_and_titles_leaves_nothing_behind():
+    ids = list(REG)
+    assert keep_known_ids(f"- fact {A} and {X}\n- more ({X}; {Y}) here\n- also {X}, {B}.", REG) == (
+        f"- fact {A}\n- more here\n- also {B}.")
+    assert keep_known_ids(f"claim [{ids[0]}, Sdeadbe] and {X}.", REG) == f"claim {A}."
+    assert Numbering(REG).strip(f"Heat pumps {A} and {B}") == "Heat pumps"
+
+
+@pytest.mark.parametrize("text, expected", [
+    (f"Korea {X} and Japan agree.", "Korea and Japan agree."),
+    (f"{X} and Japan agree.", "and Japan agree."),
+    (f"{A} {X} and Japan agree.", "[1] and Japan agree."),
+    (f"as {A} and Sdeadbe show.", "as [1] and Sdeadbe show."),  # an unknown bare id is the writer's text
+    (f"scores [0, 1] and {X}.", "scores [0, 1] and."),  # [0, 1] is prose, not a citation
+    (f"cites [3] and {X}.", "cites [3] and."),  # a [3] quoted from a page is prose too
+    (f"claim (see {X}).", "claim (see)."),
+    (f"croissance {X} !", "croissance !"),  # a space the writer put before "!" stays (French)
+    (f"claim {X}, and more", "claim, and more"),
+    (f"[the EU study {X}](https://invented.example/eu) or {NOWHERE}.", "the EU study or."),
+    (f"Use `{A} and {X}` and {X}.", f"Use `{A} and {X}` and."),  # code is not a citation
+])
+def test_words_and_punctuation_not_between_citations_are_kept(text, expected):
+    assert finalize_citations(text, REG)[0] == expected + "\n"
+
+
+def test_a_url_with_sentence_punctuation_after_it_keeps_both_when_known():
+    for text in ("See https://a.example/1!", "See **https://a.example/1**.", "见 https://a.example/1。",
+                 "Is it https://a.example/1?", "（https://a.example/1）"):
+        assert finalize_citations(text, REG)[0] == text + "\n", text
+    body, cited, _ = finalize_citations("As you said, https://user.example/page is a start.", REG,
+                                        user_text="Is https://user.example/page?")
+    assert body == "As you said, https://user.example/page is a start.\n" and cited == []
+
+
+KNOWN_ONLY = [
+    f"as {A} and {B} show; {C}, {A} & {B} too ({C}; {A}).",
+    f"事实{A}和{B}、{C}。 Fakten {A} und {B}; faits {A} et {B}; datos {A} y {B}.",
+    f"see https://a.example/1 and {A} , then {B} .\n\n- {A}\n- and {B}\n",
+    "Korea and Japan; Germany & France, 和、と. (see) () [] growth . end !",
+]
+
+
+def test_text_with_no_unknown_citations_is_unchanged():
+    for text in KNOWN_ONLY:
+        assert keep_known_ids(text, REG) == text
+        numbering = Numbering(REG)
+        assert numbering.apply(text) == _numbered(text, numbering.numbers), text
+        assert numbering.removed == []
+
+
+def _numbered(text: str, numbers: dict[str, int]) -> str:
+    for sid, n in numbers.items():
+        text = text.replace(f"[{sid}]", f"[{n}]")
+    return text

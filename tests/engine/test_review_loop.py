@@ -41,7 +41,7 @@ def test_two_rounds_give_two_entries_per_role_and_a_new_synthesis(online_setting
     assert re.search(r"builds on \[S[0-9a-f]{6}\]", values["solutions"][0])
     assert re.search(r"\[S[0-9a-f]{6}\]", solution_calls[0].split("<Research Report>")[1])
     report = out.artifacts.report_md.read_text()
-    assert "Sdeadbe" not in report and "citing [1] and [2] and." in report and "1. [" in report
+    assert "Sdeadbe" not in report and "citing [1] and [2]." in report and "1. [" in report
     assert "## Sources the review cites" in review_md and "(source 1 of the report)" in review_md
     assert "weak evidence for [1]." in review_rounds(values)[0].critiques  # the appendix reads as the report
 
