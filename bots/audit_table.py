@@ -1,4 +1,4 @@
-"""`deepresearch audit`'s output: the audit records (see :mod:`jobs.audit`) as a table or as JSON lines."""
+"""`deepresearch audit`'s output: one row per research (:func:`jobs.audit.researches`) as a table or as JSON lines."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ _COLUMNS = (
     ("requester", lambda r: str(r.get("requester") or "")),
     ("question", lambda r: str(r.get("question") or "")),
     ("clarified", lambda r: "yes" if r.get("clarification") else ""),
-    ("status", lambda r: str(r.get("status") or "")),
+    ("status", lambda r: str(r.get("status") or "") + (f" ({r['attempts']} attempts)" if r.get("attempts", 1) > 1 else "")),
     ("time", lambda r: _duration(float(r.get("duration_seconds") or 0))),
     ("calls", lambda r: str(r.get("model_calls", 0))),
     ("tokens", lambda r: f"{int(r.get('tokens') or 0):,}"),
@@ -35,9 +35,11 @@ def _duration(seconds: float) -> str:
 
 
 def print_audit(records: list[dict], *, as_json: bool = False, console: Console | None = None) -> None:
-    """Print ``records``: one JSON object per line with ``as_json``, else a rich table (a block of
-    ``field: value`` lines a record when the terminal is narrower than :data:`WIDE` columns) with
-    a total line (researches, model calls, tokens) on stdout."""
+    """Print ``records`` (rows of :func:`jobs.audit.researches`: one a research, its attempts
+    combined): one JSON object per line with ``as_json``, else a rich table (a block of ``field:
+    value`` lines a record when the terminal is narrower than :data:`WIDE` columns; a status says
+    how many attempts a research took when more than one) with a total line (researches, model
+    calls, tokens) on stdout."""
     if as_json:
         for record in records:
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

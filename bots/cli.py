@@ -333,9 +333,10 @@ def prune(
 def audit(
     since: Annotated[float | None, typer.Option("--since", metavar="DAYS", help="Only the last DAYS days.")] = None,
     user: Annotated[str | None, typer.Option("--user", metavar="ID", help="Only this requester's researches.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON record per line instead of a table.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per research per line instead of a table.")] = False,
 ) -> None:
-    """Who asked what, what it cost and what was delivered: one record per research, oldest first."""
+    """Who asked what, what it cost and what was delivered: one row per research, oldest first (a
+    research stopped and resumed is one row, its attempts combined)."""
     _stop_on_sigterm()
     from bots.audit_table import print_audit
     from engine.settings import load_settings
@@ -351,7 +352,7 @@ def audit(
         _fail(f"cannot read the audit trail: {err.strerror or err}")
     if skipped:
         typer.echo(f"deepresearch: skipped {skipped} stored line(s) that are not audit records", err=True)
-    print_audit(records, as_json=as_json)
+    print_audit(trail.researches(records), as_json=as_json)
 
 
 @_command()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bots.console_lock import dead_here
 from bots.console_output import said_errors
+from bots.console_record import ThreadRecord, load_record
 from bots.terminal_signals import EXIT_INTERRUPTED, ctrl_c_deferred, interrupted_exit_code
 from engine.artifacts import safe_name
 from engine.settings import Settings, SettingsError
@@ -113,18 +114,18 @@ class TerminalTurn:
         said = quotas.refused_text(verdict, self.started)
         audit.write(self.settings, audit.build_record(
             thread_id=self.thread, requester=self.user, question=self.question, status="rejected",
-            started_at=self.started, ended_at=self.started, error=said))
+            started_at=self.started, ended_at=self.started, error=said,
+            research_started=research_start(load_record(self.settings.data_dir, self.thread), self.started)))
         return said
 
     def end(self, code: int | None, error: str = "", *, audited: bool = True) -> None:
         """The run ended with exit code ``code`` (None: an exception, ``error`` its type and message):
-        give the slot back, count the tokens spent since :meth:`take`, write the audit record (see
-        :data:`_STATUS`; the clarifying question from the thread's record, the error line ``error``
+        give the slot back, count the tokens spent since :meth:`take`, write the audit record of this
+        attempt (see :data:`_STATUS`; its calls and tokens since :meth:`take`, the research's start
+        from :func:`research_start`; the clarifying question from the thread's record, the error line ``error``
         (:func:`run_accounted` passes the line the terminal showed) or else :data:`_REASON`'s; none
         when not ``audited``: nothing ran). Never raises: a store that cannot be written (a full disk) is one log
         line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`)."""
-        from bots.console_record import load_record
-
         usage = {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
         try:
             quotas.release(self.store, self.turn_id, user=self.user, thread_id=self.thread)
@@ -142,8 +143,17 @@ class TerminalTurn:
             thread_id=self.thread, requester=self.user, question=self.question, status=status,
             started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
             clarification=record.clarification if record else "", files=files,
+            research_started=research_start(record, self.started),
             error="" if status == "done" else (error or _REASON.get(
                 interrupted_exit_code(code) if code is not None else code, f"deepresearch ask exit code {code}"))))
+
+
+def research_start(record: ThreadRecord | None, attempt_started: float) -> float:
+    """Unix seconds the thread's research started: its record's ``created_at``, which ``--resume``
+    keeps (:mod:`bots.console_record`), so every attempt's audit record names the same research
+    (:func:`jobs.audit.researches`); ``attempt_started`` when the thread has no record yet (a new
+    question refused over a quota) or one without that time."""
+    return record.created_at if record is not None and record.created_at > 0 else attempt_started
 
 
 def holder_turn_id() -> str:

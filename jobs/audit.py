@@ -12,6 +12,11 @@ Records are JSON lines in ``{DATA_DIR}/audit.jsonl``, or rows of ``deepresearch_
 ``deepresearch prune`` drops records older than its ``--older-than``. A record that cannot reach
 a PostgreSQL away right now waits in this host's ``{DATA_DIR}/audit-pending.jsonl`` and is
 inserted before the next record this host writes (:func:`write`).
+
+The trail is append-only: a research stopped and resumed (an ``ask`` interrupted with Ctrl-C, then
+``ask --resume``) has one record per attempt, each with that attempt's own model calls and tokens,
+and all with the research's ``thread`` and ``research_started``; :func:`researches` combines them
+into one row for ``deepresearch audit``.
 """
 
 from __future__ import annotations
@@ -109,17 +114,24 @@ def where(thread_id: str) -> dict:
 
 def build_record(*, thread_id: str, requester: str, question: str, status: str, started_at: float,
                  clarification: str = "", usage: dict | None = None, sources: int = 0,
-                 files: Iterable[str] = (), error: str = "", ended_at: float | None = None) -> dict:
-    """One audit record (a JSON-safe dict) from the facts of a research that ended now.
+                 files: Iterable[str] = (), error: str = "", ended_at: float | None = None,
+                 research_started: float | None = None) -> dict:
+    """One audit record (a JSON-safe dict) from the facts of a research (or of one attempt at it)
+    that ended now.
 
-    ``started_at``/``ended_at``: Unix seconds; ``usage``: :func:`turn_usage`'s dict; ``files``:
-    the delivered files (only their names are kept).
+    ``started_at``/``ended_at``: Unix seconds of this attempt; ``research_started``: Unix seconds
+    the research itself started (its first attempt; ``started_at`` when not given), kept to the
+    microsecond as ``research_started``, which with ``thread`` names the research
+    (:func:`researches`); ``usage``: :func:`turn_usage`'s dict, this attempt's calls only;
+    ``files``: the delivered files (only their names are kept).
     """
     ended = time.time() if ended_at is None else ended_at
     usage = usage or {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
     return {
         "at": datetime.fromtimestamp(ended, UTC).isoformat(timespec="seconds"),
         "started": datetime.fromtimestamp(started_at or ended, UTC).isoformat(timespec="seconds"),
+        "research_started": datetime.fromtimestamp(research_started or started_at or ended, UTC).isoformat(
+            timespec="microseconds"),
         **where(thread_id),
         "thread": thread_id,
         "requester": requester,
@@ -143,7 +155,8 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
     The requester, question, clarifying question and start time come from the thread's registry
     record (:mod:`jobs.threads`), or from ``thread`` when given (a record just replaced); the model calls and tokens from the runs' usage files since that
     start; the sources from ``directory``'s ``sources.json``. There is no separate start record to
-    depend on: whichever attempt ends the turn writes the whole record. Usage that cannot be read
+    depend on: whichever attempt ends the turn writes the whole record, the research's one (its
+    ``research_started`` is that start time). Usage that cannot be read
     (PostgreSQL away) is logged (``event=audit_usage_unknown``) and counted as none, so the record
     is still written. Never raises (see :func:`write`).
     """
@@ -273,6 +286,50 @@ def read_checked(settings: Settings, *, since_days: float | None = None,
     skipped = len(lines) - len(records)
     return [r for r in records
             if (cutoff is None or _epoch(r) >= cutoff) and (user is None or r.get("requester") == user)], skipped
+
+
+def researches(records: Iterable[dict]) -> list[dict]:
+    """One row per research from ``records`` (oldest first, as :func:`read` returns them), in the
+    order their last records were written.
+
+    The records of one research (the same ``thread`` and ``research_started``: an ``ask``
+    interrupted or failed, then finished by ``ask --resume``; an answer refused over a quota in the
+    research it belonged to) become one row: the last record's fields (its final status, error,
+    sources and files), the first record's ``started``, and the sums of their
+    ``duration_seconds``, ``model_calls``, ``tokens`` and ``tokens_by_role`` (each record counts
+    only its own attempt's calls). Every row has ``attempts``, how many records it combines. A
+    record without ``research_started`` (written before it was kept) is a research of its own.
+    """
+    groups: dict[tuple, list[dict]] = {}
+    ends: dict[tuple, int] = {}  # where each research's last record is
+    for n, record in enumerate(records):
+        key = (record.get("thread"), record["research_started"]) if record.get("research_started") else (n,)
+        groups.setdefault(key, []).append(record)
+        ends[key] = n
+    return [_combined(groups[key]) for key in sorted(groups, key=ends.__getitem__)]
+
+
+def _combined(group: list[dict]) -> dict:
+    """The row of one research from its records, oldest first (see :func:`researches`)."""
+    last = group[-1]
+    if len(group) == 1:
+        return {**last, "attempts": 1}
+    by_role: dict[str, dict[str, int]] = {}
+    for record in group:
+        for role, used in (record.get("tokens_by_role") or {}).items():
+            slot = by_role.setdefault(role, {"input": 0, "output": 0})
+            slot["input"] += int((used or {}).get("input") or 0)
+            slot["output"] += int((used or {}).get("output") or 0)
+    return {
+        **last,
+        "started": group[0].get("started", last.get("started")),
+        "clarification": next((r["clarification"] for r in reversed(group) if r.get("clarification")), None),
+        "duration_seconds": round(sum(float(r.get("duration_seconds") or 0) for r in group), 1),
+        "model_calls": sum(int(r.get("model_calls") or 0) for r in group),
+        "tokens": sum(int(r.get("tokens") or 0) for r in group),
+        "tokens_by_role": by_role,
+        "attempts": len(group),
+    }
 
 
 def is_record(record: object) -> bool:

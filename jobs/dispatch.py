@@ -108,9 +108,11 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
     log.info("event=over_quota thread=%s user=%s limit=%s who=%s", message.thread_key, message.author,
              verdict.limit, verdict.who)
     said = quotas.refused_text(verdict, now, reply_language(thread, message, preview.action))
+    # an answer refused is an attempt of the research it answers; a new question is a research of its own
+    research = float((thread or {}).get("started_at") or now) if preview.action is Action.RESUME else now
     audit.write(settings, audit.build_record(thread_id=message.thread_key, requester=message.author,
                                              question=message.text, status="rejected", started_at=now,
-                                             ended_at=now, error=said))
+                                             ended_at=now, error=said, research_started=research))
     text = f"{MENTION} {said}"
     return Reply(text=text, action="over_quota", mention=message.author), False
 

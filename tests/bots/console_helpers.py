@@ -53,6 +53,23 @@ def running(args: list, **popen) -> Iterator[subprocess.Popen]:
             proc.wait()
 
 
+def signalled_as_research_starts(tmp_path: Path, signum: int, *args: str, env: dict | None = None,
+                                 **popen) -> tuple[int, str]:
+    """Run ``ask ARGS`` (by default ``--offline --no-clarify`` and a question), send ``signum`` once it
+    says it is researching; returns (exit code, stderr)."""
+    args = args or ("--offline", "--no-clarify", "What is retrieval-augmented generation?")
+    with running(ask_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path, env),
+                 cwd=tmp_path, **popen) as proc:
+        shown = b""
+        while b"Researching" not in shown:  # the output, not a clock, says when the stage starts
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"ask ended before the researching stage: {shown.decode(errors='replace')}"
+            shown += chunk
+        proc.send_signal(signum)
+        _, rest = proc.communicate(timeout=RUN_TIMEOUT)
+    return proc.returncode, (shown + rest).decode(errors="replace")
+
+
 def write_docs(folder: Path) -> Path:
     """A three-document corpus about home solar power."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -5,8 +5,19 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
+import sys
 
-from tests.bots.console_helpers import ask, no_traceback, report_of, write_docs
+from tests.bots.console_helpers import (
+    RUN_TIMEOUT,
+    ask,
+    ask_env,
+    no_traceback,
+    report_of,
+    signalled_as_research_starts,
+    write_docs,
+)
 
 
 def _trail(tmp_path) -> list[dict]:
@@ -52,3 +63,31 @@ def test_a_corpus_folder_with_nothing_to_index_costs_no_research_of_the_daily_li
     out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "What do solar panels cost?", env=limit)
     assert out.returncode == 0, out.stderr
     assert [r["status"] for r in _trail(tmp_path)] == ["done"]
+
+
+def _audit_command(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bots.cli", "audit", *args], capture_output=True, text=True,
+                          env=ask_env(tmp_path, {"COLUMNS": "200"}), cwd=tmp_path, timeout=RUN_TIMEOUT)
+
+
+def test_a_research_interrupted_then_resumed_is_one_research_in_the_audit_and_the_daily_limit(tmp_path):
+    limit = {"DEEPRESEARCH_MAX_RESEARCHES_PER_USER_PER_DAY": "1"}
+    code, said = signalled_as_research_starts(tmp_path, signal.SIGINT, env=limit)
+    assert code == 130, said
+    thread = re.search(r"--resume (console:\S+)", said).group(1)
+    resumed = ask(tmp_path, "--resume", thread, env=limit)
+    assert resumed.returncode == 0, resumed.stderr  # the resume is no second start of the day
+    # the trail keeps both attempts as written: the interrupted one is not rewritten
+    assert [(r["thread"], r["status"]) for r in _trail(tmp_path)] == [(thread, "cancelled"), (thread, "done")]
+    calls = sum(1 for f in (tmp_path / "data").rglob("usage.jsonl") for line in f.read_text().splitlines() if line)
+    assert calls > 0
+    table = _audit_command(tmp_path)
+    assert table.returncode == 0, table.stderr
+    assert f"1 research(es), {calls:,} model call(s)" in table.stdout, table.stdout
+    assert "cancelled" not in table.stdout, table.stdout
+    [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json").stdout.splitlines()]
+    assert (row["thread"], row["status"], row["attempts"], row["model_calls"]) == (thread, "done", 2, calls)
+    assert row["error"] is None and "report.md" in row["files"]
+    assert row["tokens"] == sum(v["input"] + v["output"] for v in row["tokens_by_role"].values())
+    another = ask(tmp_path, "--offline", "--no-clarify", "What is a vector database?", env=limit)
+    assert another.returncode == 6, another.stderr  # the day's one research is used: by that one research

@@ -15,7 +15,7 @@ import warnings
 import pytest
 
 from bots.console_loop import run_interruptible
-from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, running
+from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_env, signalled_as_research_starts
 
 
 def _graph_steps_interrupted(dropped_too=None) -> None:
@@ -103,23 +103,8 @@ def test_two_ctrl_cs_while_the_event_loop_is_made_end_as_one_interrupt_and_leave
     assert started == []  # interrupted before it began: it never starts
 
 
-def _signalled_as_research_starts(tmp_path, signum: int, **popen) -> tuple[int, str]:
-    """Run ``ask --offline``, send ``signum`` once it says it is researching; (exit code, stderr)."""
-    with running(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
-                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path,
-                 **popen) as proc:
-        shown = b""
-        while b"Researching" not in shown:  # the output, not a clock, says when the stage starts
-            chunk = os.read(proc.stderr.fileno(), 4096)
-            assert chunk, f"ask ended before the researching stage: {shown.decode(errors='replace')}"
-            shown += chunk
-        proc.send_signal(signum)
-        _, rest = proc.communicate(timeout=RUN_TIMEOUT)
-    return proc.returncode, (shown + rest).decode(errors="replace")
-
-
 def test_a_ctrl_c_as_the_research_starts_is_one_line_and_exit_130(tmp_path):
-    code, err = _signalled_as_research_starts(tmp_path, signal.SIGINT)
+    code, err = signalled_as_research_starts(tmp_path, signal.SIGINT)
     assert code == 130, err
     assert "never awaited" not in err and "RuntimeWarning" not in err and "Traceback" not in err, err
     [line] = [ln for ln in err.splitlines() if "interrupted" in ln]
@@ -131,7 +116,7 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_with_the_hint_and_exit_143(tmp_path,
     """A supervisor's or ``kill``'s SIGTERM: the same saved state and resume line as Ctrl-C, exit
     143 (128 + 15), also for a run started in the background of a script (SIGINT ignored there)."""
     ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
-    code, err = _signalled_as_research_starts(tmp_path, signal.SIGTERM, preexec_fn=ignore)
+    code, err = signalled_as_research_starts(tmp_path, signal.SIGTERM, preexec_fn=ignore)
     assert code == 143, err
     assert "Traceback" not in err and "never awaited" not in err, err
     hint = re.search(r"deepresearch: interrupted\. Continue with: deepresearch ask --resume (console:\S+)", err)

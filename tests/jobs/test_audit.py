@@ -90,6 +90,65 @@ def test_a_failed_research_is_recorded_without_secrets(tmp_path, runner_for, mon
     assert SECRET_KEY not in _trail_text(settings)
 
 
+def _listed(tmp_path, monkeypatch, *args: str) -> tuple[str, list[dict]]:
+    """``deepresearch audit``'s table and its ``--json`` rows, for the data dir under ``tmp_path``."""
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    runner = CliRunner()
+    table = runner.invoke(app, ["audit", *args], env={"COLUMNS": "250"})
+    rows = runner.invoke(app, ["audit", "--json", *args])
+    assert table.exit_code == 0 and rows.exit_code == 0, table.output + rows.output
+    return table.output, [json.loads(line) for line in rows.output.splitlines()]
+
+
+def test_a_research_that_failed_once_is_one_record_and_one_research(tmp_path, runner_for, monkeypatch):
+    settings = make_settings(tmp_path / "data", llm="openai", openai_api_key=None)
+    runner = runner_for(settings, retry_intervals=(0, 0, 0))
+    _say(settings, tmp_path / "events.jsonl", "console:fails", "How do heat pumps work?", "f1")
+    wait_idle(runner)
+    [record] = audit.read(settings)
+    table, [row] = _listed(tmp_path, monkeypatch)
+    assert "1 research(es), 0 model call(s), 0 token(s)" in table, table
+    assert (row["status"], row["attempts"], row["error"]) == ("failed", 1, record["error"])
+
+
+def _researched(tmp_path, runner_for, thread: str, question: str, **overrides):
+    """A runner that ran ``question`` (turn ``r1`` of U1) in ``thread`` to its end or its clarifying
+    question; returns ``(settings, runner, events log)``."""
+    settings = make_settings(tmp_path / "data", **overrides)
+    runner = runner_for(settings)
+    log = tmp_path / "events.jsonl"
+    assert _say(settings, log, thread, question, "r1").action == "started"
+    wait_idle(runner)
+    return settings, runner, log
+
+
+def test_two_researches_in_one_thread_are_two_records_counted_twice(tmp_path, runner_for, monkeypatch):
+    thread = "slack:T0AUDIT:C0CHAN:1700000000.000200"
+    settings, runner, log = _researched(tmp_path, runner_for, thread, "How do heat pumps work?")
+    assert _say(settings, log, thread, "And geothermal heat pumps?", "r2").action == "started"
+    wait_idle(runner)
+    assert [(r["question"], r["status"]) for r in audit.read(settings)] == [
+        ("How do heat pumps work?", "done"), ("And geothermal heat pumps?", "done")]
+    calls = audit.turn_usage(settings, thread, 0)["model_calls"]  # every call of the thread, once
+    table, rows = _listed(tmp_path, monkeypatch, "--user", "U1")
+    assert f"2 research(es), {calls:,} model call(s)" in table, table
+    assert [(r["question"], r["attempts"]) for r in rows] == [
+        ("How do heat pumps work?", 1), ("And geothermal heat pumps?", 1)]
+    assert sum(r["model_calls"] for r in rows) == calls and all(r["model_calls"] > 0 for r in rows)
+
+
+def test_an_answer_refused_over_a_quota_is_an_attempt_of_the_research_it_answers(tmp_path, runner_for, monkeypatch):
+    thread = "slack:T0AUDIT:C0CHAN:1700000000.000300"
+    settings, _runner, log = _researched(tmp_path, runner_for, thread, "pumps", allow_clarification=True,
+                                         max_tokens_per_user_per_day=1)
+    assert _say(settings, log, thread, "Air-source heat pumps in Norway", "q2").action == "over_quota"
+    assert _say(settings, log, thread, "cancel", "q3").action == "cancelled"
+    assert [r["status"] for r in audit.read(settings)] == ["rejected", "cancelled"]
+    table, [row] = _listed(tmp_path, monkeypatch)
+    assert "1 research(es)" in table and "cancelled (2 attempts)" in table, table
+    assert (row["question"], row["status"], row["attempts"]) == ("pumps", "cancelled", 2)
+
+
 def test_a_secret_in_a_question_is_masked_and_a_long_question_cut():
     record = audit.build_record(thread_id="console:x", requester="U1", status="done", started_at=time.time(),
                                 question="my key is xoxb-FAKE-test-token-not-real, " + "why " * 200)

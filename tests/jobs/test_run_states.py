@@ -324,6 +324,9 @@ def test_a_shutdown_during_the_research_hands_the_turn_back(turn_env, monkeypatc
     _script(monkeypatch, _report(settings.data_dir / "run1"))
     assert run_job(_state(settings)["turn"], settings=settings, last_attempt=True)["status"] == "done"
     assert _posts(log)[-1] == SUMMARY + "\n\n" + DELAYED_NOTE
+    from jobs import audit
+
+    assert [r["status"] for r in audit.read(settings)] == ["done"]  # one record: the handed-back attempt wrote none
 
 
 def _refuse(kw):
