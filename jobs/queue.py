@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import uuid
 
 from engine.settings import Settings
 from jobs import records
@@ -21,6 +22,11 @@ RETRY_INTERVALS: tuple[int, ...] = (10, 30, 60)
 RESULT_TTL = 24 * 3600
 FAILURE_TTL = 7 * 24 * 3600
 JOB_FUNCTION = "jobs.run.run_job"
+#: Key of the RQ job's ``meta`` that holds the id of the hand-over that wrote the job (one per call of
+#: :func:`_enqueue_rq`): a job found under the same id after a call was sent again is told apart from
+#: one another hand-over wrote.
+HAND_OVER_META = "hand_over"
+
 
 def check_redis(settings) -> None:
     """Fail at start-up, in one line, when ``REDIS_URL`` is set but Redis does not answer.
@@ -64,6 +70,9 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     in-process runner cannot take it), the turn is closed (:func:`jobs.records.close_unqueued`) and
     the error raised: its caller says nothing was queued, and no recovery pass runs it later. When
     a runner turns out to hold the turn already, it was queued after all: ``queued`` is returned.
+    A job that RQ holds for the turn counts as this call's when this call wrote it (redis-py sends
+    a call again after a lost answer, which then finds the job its first send wrote): ``queued``;
+    one written by another hand-over makes the turn a ``duplicate``.
 
     Raises:
         redis.exceptions.RedisError: Redis is unreachable (nothing was queued).
@@ -78,9 +87,10 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     mode = "rq" if settings.redis_url else "embedded"
     if not records.create(store, turn, mode):
         return "duplicate"
+    job_id, hand_over = job_id_for(turn.turn_id), uuid.uuid4().hex
     try:
         if settings.redis_url:
-            if not _enqueue_rq(turn, settings=settings, job_id=job_id_for(turn.turn_id)):
+            if not _enqueue_rq(turn, settings=settings, job_id=job_id, hand_over=hand_over):
                 return "duplicate"
         else:
             from jobs.embedded import get_runner
@@ -97,21 +107,42 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     return "queued"
 
 
-def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool = False, delay: float = 0.0) -> bool:
+def _written_by(conn, job_id: str, hand_over: str) -> bool:
+    """Whether RQ (on the Redis client ``conn``) holds job ``job_id`` as hand-over ``hand_over`` wrote
+    it (its ``meta``, :data:`HAND_OVER_META`); False when there is no such job (any more)."""
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+
+    try:
+        return Job.fetch(job_id, connection=conn).meta.get(HAND_OVER_META) == hand_over
+    except NoSuchJobError:
+        return False
+
+
+def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool = False, delay: float = 0.0,
+                hand_over: str = "") -> bool:
     """Put ``turn`` on the RQ queue as job ``job_id`` (after ``delay`` seconds in RQ's scheduled registry,
-    when over 0); False when that job exists already."""
+    when over 0); False when that job exists already, written by another hand-over.
+
+    ``hand_over`` (default: a new random id) is kept in the job's ``meta`` (:data:`HAND_OVER_META`):
+    when redis-py sends the enqueue again after its answer was lost, the job the first send wrote
+    is found under ``job_id`` with this id, and the job counts as queued by this call (True).
+    """
     from datetime import timedelta
 
     from rq import Queue, Retry
     from rq.exceptions import DuplicateJobError
 
-    queue = Queue(QUEUE_NAME, connection=redis_connection(settings.redis_url))
+    hand_over = hand_over or uuid.uuid4().hex
+    conn = redis_connection(settings.redis_url)
+    queue = Queue(QUEUE_NAME, connection=conn)
     put = functools.partial(queue.enqueue_in, timedelta(seconds=delay)) if delay > 0 else queue.enqueue
     try:
         put(
             JOB_FUNCTION,
             turn.to_dict(),
             job_id=job_id,
+            meta={HAND_OVER_META: hand_over},
             unique=True,
             job_timeout=settings.job_timeout,
             retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
@@ -121,7 +152,7 @@ def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool =
             description=f"{turn.kind} turn {turn.turn_id} of {turn.thread_id}",
         )
     except DuplicateJobError:
-        return False
+        return _written_by(conn, job_id, hand_over)
     return True
 
 

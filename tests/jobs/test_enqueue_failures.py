@@ -154,3 +154,59 @@ def test_a_second_delivery_that_fails_to_record_leaves_the_queued_turn_alone(red
     assert store.get(records.turn_key("e1"))["state"] == "queued"
     assert _journal_open(store) == ["e1"]
     assert _queued_ids(redis_settings) == [job_id_for("e1")]
+
+
+def _answer_lost_once(monkeypatch, settings) -> list[str]:
+    """The connection drops as the answer to RQ's enqueue script comes back (the script ran): redis-py
+    sends it again on a new connection, as it does for any call. Returns the commands that failed so."""
+    conn = redis_connection(settings.redis_url)
+    real = conn.parse_response
+    dropped: list[str] = []
+
+    def parse_response(connection, command_name, **options):
+        response = real(connection, command_name, **options)
+        if command_name == "EVALSHA" and not dropped:
+            dropped.append(command_name)
+            raise RedisConnectionError("Connection closed by server.")
+        return response
+
+    monkeypatch.setattr(conn, "parse_response", parse_response)
+    return dropped
+
+
+def test_a_job_sent_again_after_its_answer_was_lost_is_queued_once(redis_settings, monkeypatch):
+    """The enqueue's answer is lost and redis-py sends it again, which finds the job the first send
+    wrote: the question was queued by this very call, so the user hears it started, and it is queued once."""
+    dropped = _answer_lost_once(monkeypatch, redis_settings)
+    reply = _ask(redis_settings, "e1")
+    assert dropped == ["EVALSHA"]
+    assert (reply.action, reply.turn_id) == ("started", "e1")
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+    store = get_store(redis_settings)
+    assert store.get(records.turn_key("e1"))["state"] == "queued"
+    assert "e1" in _journal_open(store) and "e1" in store.index_members(records.OPEN_INDEX)
+    assert thread_info(THREAD, settings=redis_settings).status == "queued"
+    assert recover_lost(redis_settings, min_age=0) == 0
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+
+
+def test_a_job_another_hand_over_left_for_the_turn_makes_it_a_duplicate(redis_settings):
+    """A job of the turn that this call did not write (another process handed the turn over) is a
+    duplicate, and is left as it was."""
+    turn = Turn(turn_id="e1", thread_id=THREAD, kind="start", text="q", requester="U1", port=PORT)
+    assert jobs.queue._enqueue_rq(turn, settings=redis_settings, job_id=job_id_for("e1"))
+    assert enqueue(turn, settings=redis_settings) == "duplicate"
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+    assert enqueue(turn, settings=redis_settings) == "duplicate"  # its record is there now too
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+
+
+def test_a_requeued_job_sent_again_after_its_answer_was_lost_is_recorded(redis_settings, monkeypatch):
+    """A hand-back's job whose enqueue answer was lost (and sent again) is the turn's job: its record names it."""
+    turn = Turn(turn_id="e1", thread_id=THREAD, kind="start", text="q", requester="U1", port=PORT)
+    assert enqueue(turn, settings=redis_settings) == "queued"
+    dropped = _answer_lost_once(monkeypatch, redis_settings)
+    job_id = jobs.queue.requeue(turn, settings=redis_settings, attempt=1)
+    assert dropped == ["EVALSHA"]
+    assert get_store(redis_settings).get(records.turn_key("e1"))["job_id"] == job_id
+
