@@ -28,6 +28,18 @@ JOB_FUNCTION = "jobs.run.run_job"
 HAND_OVER_META = "hand_over"
 
 
+def _probe(url: str):
+    """A Redis client for one quick question: one retry at once, 5 s to connect and to answer
+    (:data:`jobs.redisconn.REDIS_CONNECT_TIMEOUT`), not the retry window of the job layer's clients
+    (:func:`jobs.redisconn.redis_connection`). The caller closes it."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis.from_url(url, retry=Retry(NoBackoff(), 1), socket_connect_timeout=REDIS_CONNECT_TIMEOUT,
+                                socket_timeout=REDIS_CONNECT_TIMEOUT)
+
+
 def check_redis(settings) -> None:
     """Fail at start-up, in one line, when ``REDIS_URL`` is set but Redis does not answer.
 
@@ -40,11 +52,7 @@ def check_redis(settings) -> None:
 
     if not settings.redis_url:
         return
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
-    probe = redis.Redis.from_url(settings.redis_url, retry=Retry(NoBackoff(), 1),
-                                 socket_connect_timeout=REDIS_CONNECT_TIMEOUT, socket_timeout=REDIS_CONNECT_TIMEOUT)
+    probe = _probe(settings.redis_url)
     try:
         probe.ping()
     except redis.exceptions.RedisError as err:
@@ -74,10 +82,16 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     a call again after a lost answer, which then finds the job its first send wrote): ``queued``;
     one written by another hand-over makes the turn a ``duplicate``.
 
+    A Ctrl-C (``KeyboardInterrupt``, or a SIGTERM raised as an exception that is not an ``Exception``)
+    during the hand-over is raised on; the turn is closed first unless RQ turns out to hold this
+    call's job (which runs it). When Redis cannot tell at once, the turn is closed: the journal then
+    holds the end, and a job that was written after all skips the turn.
+
     Raises:
         redis.exceptions.RedisError: Redis is unreachable (nothing was queued).
         engine.settings.SettingsError, RuntimeError: without ``REDIS_URL``, the in-process runner
             cannot start (:func:`jobs.embedded.get_runner`) or take turns (nothing was queued).
+        KeyboardInterrupt, SystemExit: as raised during the hand-over.
     """
     store = get_store(settings)
     if turn.kind == "cancel":
@@ -97,14 +111,33 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
 
             get_runner(settings).submit(turn)
     except Exception as err:
-        if records.close_unqueued(store, turn.turn_id):
-            log.warning("event=turn_not_queued turn=%s thread=%s error=%s", turn.turn_id, turn.thread_id,
-                        type(err).__name__)
+        if _close_unqueued(store, turn, err):
             raise
-        log.warning("event=turn_queued_despite_error turn=%s thread=%s error=%s", turn.turn_id, turn.thread_id,
-                    type(err).__name__)
+    except BaseException as err:  # Ctrl-C, or SIGTERM raised as one: RQ may have written the job already
+        written = False
+        try:
+            written = bool(settings.redis_url) and _written_at_once(job_id, hand_over, settings=settings)
+        finally:  # a second Ctrl-C while asking Redis closes the turn all the same
+            if written:
+                log.warning("event=turn_queued_despite_error turn=%s thread=%s error=%s", turn.turn_id,
+                            turn.thread_id, type(err).__name__)
+            else:
+                _close_unqueued(store, turn, err)
+        raise
     log.info("event=enqueued turn=%s thread=%s kind=%s mode=%s", turn.turn_id, turn.thread_id, turn.kind, mode)
     return "queued"
+
+
+def _close_unqueued(store, turn: Turn, err: BaseException) -> bool:
+    """:func:`jobs.records.close_unqueued` for a hand-over that ended in ``err``, logged; False when a
+    runner held the turn already (it was queued after all)."""
+    if records.close_unqueued(store, turn.turn_id):
+        log.warning("event=turn_not_queued turn=%s thread=%s error=%s", turn.turn_id, turn.thread_id,
+                    type(err).__name__)
+        return True
+    log.warning("event=turn_queued_despite_error turn=%s thread=%s error=%s", turn.turn_id, turn.thread_id,
+                type(err).__name__)
+    return False
 
 
 def _written_by(conn, job_id: str, hand_over: str) -> bool:
@@ -117,6 +150,24 @@ def _written_by(conn, job_id: str, hand_over: str) -> bool:
         return Job.fetch(job_id, connection=conn).meta.get(HAND_OVER_META) == hand_over
     except NoSuchJobError:
         return False
+
+
+def _written_at_once(job_id: str, hand_over: str, *, settings: Settings) -> bool:
+    """:func:`_written_by`, asked once without waiting out an outage (:func:`_probe`): False when
+    Redis does not answer at once or this process last saw it not answer
+    (:func:`jobs.redisconn.redis_answering`)."""
+    from jobs.redisconn import redis_answering
+
+    if not redis_answering():
+        return False
+    probe = _probe(settings.redis_url)
+    try:
+        return _written_by(probe, job_id, hand_over)
+    except Exception as err:  # not known: the caller closes the turn, and a job written after all skips it
+        log.warning("event=job_lookup_failed job=%s error=%s", job_id, type(err).__name__)
+        return False
+    finally:
+        probe.close()
 
 
 def _enqueue_rq(turn: Turn, *, settings: Settings, job_id: str, at_front: bool = False, delay: float = 0.0,

@@ -77,7 +77,8 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
 
     Raises:
         redis.exceptions.RedisError / sqlite3.Error: the store (or the journal) failed; a record
-            written in part is closed first (:func:`close_unqueued`).
+            written in part is closed first (:func:`close_unqueued`), as it is on a Ctrl-C
+            (``KeyboardInterrupt``, raised on) half-way.
     """
     now = time.time()
     rec = {
@@ -89,7 +90,7 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
     try:
         store.index_add(OPEN_INDEX, turn.turn_id, now)
         mirror(store, turn.turn_id, rec)
-    except Exception:  # half written: its caller says it was not queued
+    except BaseException:  # half written (an error, or a Ctrl-C): its caller says it was not queued
         close_unqueued(store, turn.turn_id)
         raise
     return True

@@ -210,3 +210,83 @@ def test_a_requeued_job_sent_again_after_its_answer_was_lost_is_recorded(redis_s
     assert dropped == ["EVALSHA"]
     assert get_store(redis_settings).get(records.turn_key("e1"))["job_id"] == job_id
 
+
+def _interrupted_enqueue(monkeypatch, *, after_the_job: bool) -> None:
+    """Ctrl-C (``KeyboardInterrupt``) inside RQ's enqueue: before it wrote the job, or once it had."""
+    real = Queue.enqueue
+
+    def interrupted(self, *args, **kwargs):
+        if after_the_job:
+            real(self, *args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Queue, "enqueue", interrupted)
+
+
+def test_a_turn_interrupted_before_its_job_was_written_is_closed(redis_settings, monkeypatch):
+    """Ctrl-C in the hand-over before RQ wrote the job: the turn is closed as a failed hand-over is,
+    the interrupt goes on, and a worker's recovery pass queues nothing."""
+    _interrupted_enqueue(monkeypatch, after_the_job=False)
+    with pytest.raises(KeyboardInterrupt):
+        _ask(redis_settings, "e1")
+    monkeypatch.undo()
+    store = get_store(redis_settings)
+    for copy in (store.get(records.turn_key("e1")), store.journal.get(records.turn_key("e1"))):
+        assert (copy["state"], copy["last_error"]) == ("failed", NOT_QUEUED)
+    assert "e1" not in _journal_open(store)
+    assert "e1" not in store.index_members(records.OPEN_INDEX)
+    assert recover_lost(redis_settings, min_age=0) == 0
+    assert _queued_ids(redis_settings) == []
+
+
+def test_a_turn_interrupted_after_its_job_was_written_stays_queued(redis_settings, monkeypatch):
+    """Ctrl-C in the hand-over once RQ wrote the job: the turn is queued (its job runs it, once), and
+    the interrupt goes on."""
+    _interrupted_enqueue(monkeypatch, after_the_job=True)
+    turn = Turn(turn_id="e1", thread_id=THREAD, kind="start", text="q", requester="U1", port=PORT)
+    with pytest.raises(KeyboardInterrupt):
+        enqueue(turn, settings=redis_settings)
+    monkeypatch.undo()
+    store = get_store(redis_settings)
+    assert store.get(records.turn_key("e1"))["state"] == "queued"
+    assert "e1" in _journal_open(store) and "e1" in store.index_members(records.OPEN_INDEX)
+    assert recover_lost(redis_settings, min_age=0) == 0
+    assert _queued_ids(redis_settings) == [job_id_for("e1")]
+    rec, previous = records.claim(store, "e1")  # what the job does first: the turn is its to run
+    assert rec is not None and previous == "queued"
+
+
+def test_a_turn_interrupted_on_its_way_to_the_in_process_runner_is_closed(sqlite_settings, runner_for, monkeypatch):
+    """Without Redis: Ctrl-C while the runner takes the turn closes it, so the next start does not run it."""
+    runner = runner_for(sqlite_settings)
+
+    def interrupted(_turn):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "submit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _ask(sqlite_settings, "e1")
+    monkeypatch.undo()
+    store = get_store(sqlite_settings)
+    rec = store.get(records.turn_key("e1"))
+    assert (rec["state"], rec["last_error"]) == ("failed", NOT_QUEUED)
+    assert "e1" not in store.index_members(records.OPEN_INDEX)
+    monkeypatch.setattr(records, "owner_alive", lambda _owner: False)  # as the next process sees it
+    assert runner.recover() == 0
+
+
+def test_a_record_interrupted_half_way_is_closed(redis_settings, monkeypatch):
+    """Ctrl-C as the journal takes the record (Redis has it already): the record is closed in Redis."""
+    store = get_store(redis_settings)
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store.journal, "put", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _ask(redis_settings, "e1")
+    monkeypatch.undo()
+    rec = store.get(records.turn_key("e1"))
+    assert (rec["state"], rec["last_error"]) == ("failed", NOT_QUEUED)
+    assert store.index_members(records.OPEN_INDEX) == []
+    assert _queued_ids(redis_settings) == []
