@@ -33,10 +33,13 @@ MIN_TERMS_CAP = 3
 #: Weight of relevance against novelty in maximal marginal relevance (Carbonell & Goldstein's
 #: lambda); 0.7 leans to relevance, as in their query-focused summaries.
 MMR_LAMBDA = 0.7
-#: Words that ask how rather than about what ("how does X work"): never a term of the question.
+#: Words that ask how rather than about what ("how does X work", "how do X and Y compare"): never a
+#: term of the question.
 QUESTION_VERBS = frozenset("""handle handles work works make makes use uses used happen happens compare compares
     affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
-    fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作""".split())
+    fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作
+    unterscheiden unterscheidet vergleichen comparent comparer diffèrent comparan comparar diferencian difieren
+    区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split())
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _TOKEN = re.compile(rf"{WORD_RUN}(?:-{WORD_RUN})*")
 
@@ -177,6 +180,17 @@ def choose(candidates: list[str], query: str, k: int, language: str = "en", *, f
         taken[group] = taken.get(group, 0) + 1
         chosen.append(best)
     return [candidates[i] for i in chosen]
+
+
+def answers(text: str, questions: list[str], language: str = "en") -> list[float]:
+    """How well ``text`` answers each of ``questions`` (0..1, one per question): of the terms ``text``
+    (:func:`terms`) shares with any question (:func:`query_terms`), the share of their weight that
+    this question asks about, a term weighing as in :func:`choose`, by its rarity among the
+    questions: one all of them ask about (their subject, "turbine") counts little, one only this
+    question asks about ("noise") more. All 0.0 when ``text`` names no term of any question."""
+    asked = [query_terms(q, language) for q in questions]
+    common = [t for t in dict.fromkeys(terms(text, language)) if any(t in q for q in asked)]
+    return _scores(asked, common)[1] if common else [0.0] * len(questions)
 
 
 def rank(candidates: list[str], query: str, k: int, language: str = "en") -> list[str]:

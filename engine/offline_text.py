@@ -8,7 +8,15 @@ from __future__ import annotations
 import re
 
 from engine.citations import SID
-from engine.language import FUNCTION_WORDS, is_function_word, sentences, words
+from engine.language import (
+    FUNCTION_WORDS,
+    detect_language,
+    has_segmented_script,
+    is_function_word,
+    sentences,
+    word_tokens,
+    words,
+)
 from engine.offline_phrases import PHRASES, phrase
 from engine.text import markdown_literal
 
@@ -33,30 +41,146 @@ def content_words(text: str) -> list[str]:
 #: What joins the chat thread's discussion to the offline brief, as background of the question.
 BACKGROUND = " — Background from the thread's discussion: "
 #: Where a brief's list of items splits, never inside brackets or parentheses ("the interval [0, 1]").
-_CLAUSE = re.compile(r"(?:;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\](){}]*[\])}])")
+_CLAUSE = re.compile(r"(;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\](){}]*[\])}])")
+#: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, «…»,
+#: ‹…›, 「…」, 『…』 (an apostrophe inside a word, "doesn't", "l'énergie", opens none).
+_SPAN = re.compile(r"(`+).+?\1|\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|‹[^›]*›|「[^」]*」|『[^』]*』|(?<!\w)'[^']+'(?!\w)")
+#: What stands for the n-th span of :data:`_SPAN` while a brief is split: one word, no separator.
+_HOLE = re.compile(r"qqspan(\d+)qq")
+#: Words that open a question of its own after "and" or a comma ("…, and how loud is it?").
+_INTERROGATIVES = frozenset("""how what which why when where who wie was welche welcher welches welchen warum wann wo
+    wer weshalb comment quel quelle quels quelles pourquoi quand où qué cómo cuánto cuánta cuántos cuántas cuál
+    cuáles dónde cuándo quién""".split())
+#: The end and opening punctuation a sub-question is written without.
+_ENDS = " .?!¿¡？！。"
 
 
 def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     """Split a brief into research topics: its clauses when it lists several items, else facets.
 
-    A brief like "Compare A; B; C" or "A, B and C" gives one topic per item (a short later clause
-    of a question continues its head: "How does asyncio cancel tasks and handle timeouts" gives
-    "How does asyncio handle timeouts"); a single-subject brief gives itself plus two facets of its
-    subject (:func:`facet_topics`).
+    A brief like "Compare A; B; C" gives one topic per clause; "A, B and C" (also "A und B", "A et
+    B", "A y B", "A、B和C") one per listed item, in the words around the list
+    (:func:`_items_listed`: "What are the costs, risks and benefits of solar panels" gives "What
+    are the risks of solar panels"), the item alone when those words only ask to compare them; a
+    short later clause of a question continues its head ("How does asyncio cancel tasks and handle
+    timeouts" gives "How does asyncio handle timeouts"), and one that opens with a question word
+    ("…, and how loud is it") is a question of its own. Quoted text and code (:data:`_SPAN`) are
+    never split. A single-subject brief gives itself plus two facets of its subject (:func:`facet_topics`).
     """
     text = " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")  # the thread's talk is no topic
-    parts = [p.strip(" .?!") for p in _CLAUSE.split(text) if p.strip(" .?!")]
-    parts = _qualifiers_joined([p for p in parts if len(content_words(p)) >= 1])
-    if len(parts) >= 2:
-        parts = _nouns_listed(parts) or parts
-        head = _question_head(parts[0])
+    spans: list[str] = []
 
-        def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
-            return f"{head} {p}" if head and content_words(p.split()[0]) else p
+    def hole(m: re.Match) -> str:
+        spans.append(m.group(0))
+        return f"qqspan{len(spans) - 1}qq"
 
-        parts = [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
-        return list(dict.fromkeys(parts))[:limit]
+    masked = _SPAN.sub(hole, text)
+    found = _cjk_items(masked) if has_segmented_script(masked) else None
+    topics = found or [t for group in _questions(masked) for t in _group_topics(group)]
+    if len(topics) >= 2:
+        topics = [_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in topics]
+        return list(dict.fromkeys(topics))[:limit]
     return [text, *facet_topics(text.split(" — ")[0], language)][: max(1, min(limit, 3))]
+
+
+def _questions(text: str) -> list[list[str]]:
+    """The clauses of ``text`` (:data:`_CLAUSE`), grouped into the questions it asks: a clause after a
+    semicolon or a line break, or one that opens with a question word (:data:`_INTERROGATIVES`),
+    starts a question; the others continue the one before (its list, or its head)."""
+    pieces = _CLAUSE.split(text)
+    groups: list[list[str]] = []
+    new = True
+    for i, piece in enumerate(pieces):
+        if i % 2:  # a separator
+            new = new or piece in (";", "\n")
+            continue
+        part = piece.strip(_ENDS)
+        if not part or not content_words(part):
+            continue
+        if groups and part.split()[0].lower() in _QUALIFIER_OPENERS and not new:
+            groups[-1][-1] = f"{groups[-1][-1]}, {part}"
+            continue
+        if new or not groups or part.split()[0].lower() in _INTERROGATIVES:
+            groups.append([part])
+        else:
+            groups[-1].append(part)
+        new = False
+    return groups
+
+
+def _group_topics(parts: list[str]) -> list[str]:
+    """The topics of one question's clauses: one per listed item (:func:`_items_listed`), else each
+    clause, a short later one continuing the first one's head (:func:`_question_head`)."""
+    if len(parts) < 2:
+        return parts
+    listed = _items_listed(parts)
+    if listed:
+        return listed
+    head = _question_head(parts[0])
+
+    def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
+        return f"{head} {p}" if head and content_words(p.split()[0]) else p
+
+    return [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
+
+
+def _asks_only_to_compare(frame: str) -> bool:
+    """True when the words around a list (``frame``) name nothing but the asking ("How do … compare",
+    "Wie unterscheiden sich …", "…有什么区别"): each listed item is then a topic on its own."""
+    from engine.offline_select import QUESTION_VERBS
+
+    return not [w for w in content_words(frame) if w not in QUESTION_VERBS and not _HOLE.fullmatch(w)]
+
+
+#: A conjunction that joins the last item of a Chinese or Japanese list ("A、B和C", "AとB"), as a word
+#: of its own (:func:`engine.language.word_tokens`; "和" in "和平" is none).
+_CJK_AND = frozenset("和 与 與 及 以及 跟 同 と や および 及び".split())
+#: A word of hiragana alone: a Japanese particle or ending ("は", "の"), never a listed item.
+_HIRAGANA = re.compile(r"[\u3040-\u309f]+")
+#: Characters that end a listed item of a Chinese question and start what is asked of it ("…的效率").
+_CJK_LINKS = frozenset("的 之 有 是 在 都".split())
+
+
+def _word_spans(text: str) -> list[tuple[str, int, int]]:
+    """``(word, start, end)`` of each word of ``text`` (:func:`engine.language.word_tokens`)."""
+    out, at = [], 0
+    for word in word_tokens(text):
+        start = text.find(word, at)
+        out.append((word, start, start + len(word)))
+        at = start + len(word)
+    return out
+
+
+def _cjk_items(text: str) -> list[str] | None:
+    """One topic per item of a Chinese or Japanese list ("线程、多进程和asyncio有什么区别" gives "线程",
+    "多进程", "asyncio"; "热泵和燃气锅炉的效率如何" gives "热泵的效率如何", "燃气锅炉的效率如何"): items
+    part at "、" and at a conjunction (:data:`_CJK_AND`); the last ends at its first particle or
+    function word, and what follows it is asked of each. None when ``text`` lists nothing."""
+    from engine.offline_select import QUESTION_VERBS
+
+    text = text.strip(_ENDS)
+    spans = _word_spans(text)
+    cuts = sorted([(m.start(), m.end()) for m in re.finditer("、", text)]
+                  + [(s, e) for w, s, e in spans if w in _CJK_AND])
+    if not cuts:
+        return None
+    bounds = [0, *[c for cut in cuts for c in cut], len(text)]
+    segments = [text[bounds[i]:bounds[i + 1]].strip() for i in range(0, len(bounds), 2)]
+    if not all(segments):
+        return None
+    last_start = cuts[-1][1] + len(text[cuts[-1][1]:]) - len(text[cuts[-1][1]:].lstrip())
+    tail_at = next((s for w, s, _ in spans if s > last_start and (w in _CJK_LINKS or w.lower() in FUNCTION_WORDS
+                                                                   or _HIRAGANA.fullmatch(w))), len(text))
+    tail = text[tail_at:]
+    first_words = [w for w, s, _ in spans if s < cuts[0][0]]
+    lead = next((i for i, w in enumerate(first_words) if w not in QUESTION_VERBS), 0)
+    prefix = "".join(first_words[:lead])
+    items = [segments[0][len(prefix):].strip(), *segments[1:-1], text[last_start:tail_at].strip()]
+    if not all(items):
+        return None
+    if _asks_only_to_compare(f"{prefix} {' '.join(word_tokens(tail))}"):
+        return items
+    return [f"{prefix}{item}{tail}" for item in items]
 
 
 #: Verbs that make a question's rest a clause ("how much power does the turbine deliver"), not a
@@ -83,7 +207,7 @@ def subject_phrase(question: str) -> str:
     capitalised. "How does garbage collection work in Python?" -> "Garbage collection in Python"."""
     from engine.offline_select import QUESTION_VERBS
 
-    tokens = question.strip(" ¿¡?!.").split()
+    tokens = question.strip(_ENDS).split()
     start = next((i for i, t in enumerate(tokens) if [w for w in words(t) if w not in STOPWORDS
                                                        and w not in QUESTION_VERBS]), len(tokens))
     kept = [t for t in tokens[start:] if not (words(t) and all(w in QUESTION_VERBS for w in words(t)))]
@@ -91,58 +215,89 @@ def subject_phrase(question: str) -> str:
     return subject[:1].upper() + subject[1:]
 
 
+#: Words that make a Chinese or Japanese text a question ("吗", "如何", "か", "どのくらい").
+_CJK_QUESTION = frozenset("吗 嗎 呢 如何 什么 什麼 怎么 怎麼 怎样 怎樣 哪些 哪个 哪個 多少 为什么 為什麼 か どう どの どのくらい "
+                          "どのように なぜ 何".split())
+
+
+def _asks_of_a_clause(question: str) -> bool:
+    """True when ``question`` asks of a clause rather than of a subject: its question word is followed
+    by a word of its own that is no verb asking how ("What efficiency do…", "¿Cuánto cuesta…", but
+    not "How does…" or "¿Cómo funciona…"), or it is a Chinese or Japanese question (:data:`_CJK_QUESTION`
+    or a question mark)."""
+    from engine.offline_select import QUESTION_VERBS
+
+    if has_segmented_script(question):
+        return question.rstrip().endswith(("?", "？")) or any(w in _CJK_QUESTION for w in word_tokens(question))
+    tokens = question.strip(_ENDS).split()
+    if len(tokens) < 2 or tokens[0].lower() not in _INTERROGATIVES:
+        return False
+    return bool([w for w in content_words(tokens[1]) if w not in QUESTION_VERBS])
+
+
 def facet_topics(question: str, language: str) -> list[str]:
     """Two sub-questions of a single-subject ``question``: its subject (:func:`subject_phrase`) and
     a facet it does not already ask about (:data:`FACETS`), as phrases in ``language``
     ("Garbage collection in Python — limitations and problems"); none when what follows the
-    question words is a clause ("how much power does the turbine deliver")."""
+    question words is a clause: one with an auxiliary ("how much power does the turbine deliver"),
+    one whose question word asks about a word of its own ("¿Qué eficiencia tienen…", "How loud
+    is…": :func:`_asks_of_a_clause`), and a question in Chinese or Japanese, whose words
+    :func:`subject_phrase` cannot part from the asking ("热泵在冬天的效率如何？")."""
     from engine.offline_select import terms
 
     stems = terms(question, language)
     subject = subject_phrase(question)
-    if any(w in _AUXILIARIES for w in words(subject)):  # a clause: the question is its own one topic
-        return []
+    if any(w in _AUXILIARIES for w in words(subject)) or _asks_of_a_clause(question):
+        return []  # a clause: the question is its own one topic
     chosen = [key for key, asked in FACETS if not any(s.startswith(asked) for s in stems)]
     return [f"{subject} — {phrase(key, language)}" for key in chosen[:2]]
 
 
-#: A phrase a list of nouns shares at its end: "(costs, risks and benefits) of solar panels".
-_SHARED_TAIL = re.compile(r"^(\S+)\s+((?:of|for|in|on|about|with|von|für|bei|de|des|du|pour|sur|del|para|en)\s.+)$",
-                          re.IGNORECASE)
-
-
 #: Words that open a qualifier of the clause before ("…, for Python developers"), not a topic.
 _QUALIFIER_OPENERS = frozenset("for from to with without within about regarding für mit ohne pour avec sans para con sin".split())
+#: Prepositions that end a phrase a list's items share ("what are blades and towers made of").
+_PREPOSITIONS = frozenset("""of for in on about with from to by as von für bei aus mit zu über de des du pour sur par avec
+    à del para en con por""".split())
 
 
-def _qualifiers_joined(parts: list[str]) -> list[str]:
-    """``parts`` with each clause that opens with a preposition (:data:`_QUALIFIER_OPENERS`) joined to
-    the one before: an answer like "task cancellation, for Python developers" names an audience."""
-    out: list[str] = []
-    for part in parts:
-        if out and part.split()[0].lower() in _QUALIFIER_OPENERS:
-            out[-1] = f"{out[-1]}, {part}"
-        else:
-            out.append(part)
-    return out
+def _items_listed(parts: list[str]) -> list[str] | None:
+    """Whole questions for a question that lists items ("What are the costs, risks and benefits of
+    solar panels": each item in the first clause's place, with the phrase the last one carries: one
+    that opens with a preposition, ends with one ("… made of") or opens with a verb that asks how
+    ("… compare", "… work in bash")); each item alone when the question only asks to compare them
+    (:func:`_asks_only_to_compare`). An item is as long as the middle ones, or one word after the
+    articles the second one opens with ("les threads et les processus"); a first item with a phrase
+    of its own ("des pompes à chaleur") shares none. None when the later clauses are not items of a
+    list (they are clauses of their own: "cancel tasks and handle timeouts")."""
+    from engine.offline_select import QUESTION_VERBS
 
-
-def _nouns_listed(parts: list[str]) -> list[str] | None:
-    """Whole questions for a question that lists single nouns ("What are the costs, risks and
-    benefits of solar panels": each noun in the first clause's place, with the phrase the last one
-    carries), or None when the later clauses are not single words (they are clauses of their own)."""
     first = parts[0].split()
-    last = _SHARED_TAIL.match(parts[-1])
-    nouns = [*parts[1:-1], last.group(1) if last else parts[-1]]
-
-    def form(word: str) -> str:  # a participle lists with participles ("compressed and encrypted"), not nouns
-        return next((end for end in ("ed", "ing") if word.lower().endswith(end)), "")
-
-    if len(first) < 3 or not all(len(n.split()) == 1 and n.replace("-", "").isalpha() and form(n) == form(first[-1])
-                                 for n in [first[-1], *nouns]):
+    later = [p.split() for p in parts[1:]]
+    lead = next((i for i, w in enumerate(later[0]) if not is_function_word(w.lower())), len(later[0]))
+    sizes = {len(m) for m in later[:-1]}
+    if len(sizes) > 1 or lead == len(later[0]):
         return None
-    tail = f" {last.group(2)}" if last else ""
-    return [" ".join([*first[:-1], noun]) + tail for noun in [first[-1], *nouns]]
+    size = sizes.pop() if sizes else lead + 1
+    opener = later[0][0].lower() if lead else ""
+    start = next((i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener), len(first) - size)
+    if start < 0:
+        return None
+    prefix, item = first[:start], first[start:]
+    own_phrase = any(w.lower() in _PREPOSITIONS for w in item[1:])
+    last = later[-1] if own_phrase else later[-1][:size]
+    tail = [] if own_phrase else later[-1][size:]
+    items = [item, *later[:-1], last]
+    shared = (not tail or tail[0].lower() in _PREPOSITIONS or tail[-1].lower() in _PREPOSITIONS
+              or tail[0].lower() in QUESTION_VERBS)
+    if not shared or not all(any(ch.isalpha() for ch in " ".join(i)) for i in items):
+        return None
+
+    # a participle lists with participles ("compressed and encrypted"), not nouns
+    if len({i[-1].lower().endswith("ed") for i in items}) > 1:
+        return None
+    if _asks_only_to_compare(" ".join(prefix + tail)):
+        return [" ".join(i) for i in items]
+    return [" ".join([*prefix, *i, *tail]) for i in items]
 
 
 def _question_head(clause: str) -> str:
@@ -171,14 +326,27 @@ def _findings_blocks(findings: str) -> list[tuple[str, list[str]]]:
 
 def shown_blocks(findings: str) -> list[tuple[str, list[str]]]:
     """The findings' ``(topic, cited lines)`` as the report shows them: each sentence once, under
-    the first topic that found it; a topic whose lines all came earlier keeps an empty list (the
-    report names it as having nothing more to quote)."""
+    the topic it answers best (:func:`engine.offline_select.answers`, stemmed in the topics'
+    language), of those that found it the first on a tie; a topic with no line of its own keeps an
+    empty list (the report names it as having nothing more to quote)."""
+    from engine.offline_select import answers
+
+    blocks = _findings_blocks(findings)
+    topics = [topic for topic, _ in blocks]
+    language = detect_language(" ".join(topics)) if len(blocks) > 1 else "en"
+    out: list[tuple[str, list[str]]] = [(topic, []) for topic in topics]
     seen: set[str] = set()
-    out = []
-    for topic, lines in _findings_blocks(findings):
-        fresh = [ln for ln in lines if " ".join(words(SID.sub("", ln))) not in seen]
-        seen.update(" ".join(words(SID.sub("", ln))) for ln in fresh)
-        out.append((topic, fresh))
+    for _, lines in blocks:
+        for line in lines:
+            key = " ".join(words(SID.sub("", line)))
+            if key in seen:
+                continue
+            seen.add(key)
+            scores = answers(SID.sub("", line), topics, language) if len(blocks) > 1 else [0.0]
+            found = {j for j, (_, other) in enumerate(blocks)
+                     if any(" ".join(words(SID.sub("", ln))) == key for ln in other)}
+            best = max(range(len(topics)), key=lambda j: (scores[j], j in found, -j))
+            out[best][1].append(line)
     return out
 
 
