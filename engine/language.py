@@ -21,6 +21,15 @@ _RUN = re.compile(WORD_RUN)
 _SEGMENTED_CHAR = re.compile(f"[{_SEGMENTED}]")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
 _HIRAGANA = re.compile(r"[\u3040-\u309f]+")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: Chinese characters that are words of grammar on their own, in both scripts: particles, prepositions,
+#: conjunctions, the copula, pronouns, measure words and the adverbs of degree and negation (the
+#: single-character function words of Modern Standard Chinese grammars). ICU writes a word its
+#: dictionary lacks as single characters ("熱", "泵"); :func:`_broken` joins those, but not these.
+_HAN_GRAMMAR = frozenset(
+    "的了在是和与與及或而也都就会會能要把被给給对對从從向于於以为為中上下里裡裏后後前时時很更最太不没沒"
+    "有这這那其之并並又还還但则則如若即等个個各每此该該所将將已让讓使由自至到来來去得地着著过過吗嗎呢吧啊"
+    "我你他她它们們谁誰何几幾哪多少怎么麼样樣")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 #: A paragraph break: two or more line breaks (LF, CRLF or a lone CR) with only spaces between them,
 #: or Unicode's PARAGRAPH SEPARATOR (U+2029). A CRLF is one break (atomic), never a blank line.
@@ -50,8 +59,9 @@ _SCRIPT_LANGUAGES = (
 )
 
 
-#: Function words of the languages the offline text covers (en, de, fr, es; and the question words
-#: and conjunctions of Chinese and Thai that are longer than one character): articles, pronouns,
+#: Function words of the languages the offline text covers (en, de, fr, es; the question words,
+#: prepositions and particles of Arabic; and the question words and conjunctions of Chinese and Thai
+#: that are longer than one character): articles, pronouns,
 #: prepositions, particles and auxiliaries that carry no topic. One list for the corpus query
 #: builder and the offline model's topic words (:func:`is_function_word` adds Japanese particles).
 FUNCTION_WORDS = frozenset(
@@ -71,6 +81,8 @@ FUNCTION_WORDS = frozenset(
     el los las lo y o pero del al con por para en es son que qué cómo cuál cuando dónde este esta estos
     se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas cuáles
     hay tiene tienen
+    ما ماذا مدى كم كيف هل لماذا متى أين اين أي أية من في إلى الى على عن مع بين عند منذ حتى لدى أو او ثم لكن
+    لا لم لن ليس قد هو هي هم هذا هذه ذلك تلك هناك التي الذي الذين كان كانت يكون تكون أن إن عندما إذا كل بعض
     如何 什么 怎么 怎样 为什么 哪些 哪个 是否 可以 以及 或者 还是 这个 那个 这些 那些 我们 你们 他们 它们
     请问 如果 因为 所以 但是 而且 没有 能否 多少 什麼 怎麼 為什麼
     และ การ ความ อย่างไร อะไร ทำไม ที่ ของ ใน เป็น มี ได้ ไม่ หรือ กับ จะ ให้ ว่า""".split()
@@ -187,15 +199,22 @@ def word_tokens(text: str) -> list[str]:
 
 def _broken(run: str) -> list[str]:
     """The words of one run of :data:`WORD_RUN` by ICU's word break iterator (root locale: its
-    dictionaries are chosen by script), adjacent katakana words joined."""
+    dictionaries are chosen by script), adjacent katakana words joined, and adjacent single Chinese
+    characters that are not words of grammar (:data:`_HAN_GRAMMAR`): ICU cuts a word its dictionary
+    lacks into characters ("熱", "泵" -> "熱泵"; "熱泵的效率" -> "熱泵", "的", "效率")."""
     from icu4py.breakers import WordBreaker
 
     out: list[str] = []
+    single = False  # the last word is such characters
     for piece in WordBreaker(run, "root"):
+        lone = len(piece) == 1 and bool(_HAN.match(piece)) and piece not in _HAN_GRAMMAR
         if out and _KATAKANA.fullmatch(piece) and _KATAKANA.fullmatch(out[-1]):
+            out[-1] += piece
+        elif out and lone and single:
             out[-1] += piece
         elif piece.strip():
             out.append(piece)
+        single = lone
     return out
 
 

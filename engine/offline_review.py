@@ -18,6 +18,7 @@ from engine.offline_phrases import PHRASES, phrase
 from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.text import markdown_literal, markdown_unescape
+from engine.word_forms import mentioned
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
 #: comment, a statement ending in a brace or semicolon, a definition.
@@ -83,13 +84,13 @@ def flaw(text: str) -> tuple[str, str] | None:
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
     """The question's content words (4 letters or more, 2 in a script written without spaces,
     :func:`engine.language.has_segmented_script`: "タスク"; not a verb that asks how; as the
-    question writes them) that no claim mentions in any inflection (Snowball stems in ``language``:
-    "timeouts" is met by "timeout" and by "TimeoutError")."""
-    vocab = {t for c in claims for t in terms(c, language)}
-    missing = [term for term in content_words(question)
-               if len(term) >= (2 if has_segmented_script(term) else 4) and term not in QUESTION_VERBS
-               and not set(terms(term, language)) & vocab]
-    return [_as_written(term, question) for term in missing]
+    question writes them) that no claim mentions in any form (:func:`engine.word_forms.mentioned`,
+    in ``language``: "timeouts" is met by "timeout" and by "TimeoutError", "Wärmepumpen" by
+    "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵")."""
+    asked = [term for term in content_words(question)
+             if len(term) >= (2 if has_segmented_script(term) else 4) and term not in QUESTION_VERBS]
+    met = {term for claim in claims for term in mentioned(asked, claim, language)}
+    return [_as_written(term, question) for term in asked if term not in met]
 
 
 def _as_written(word: str, text: str) -> str:

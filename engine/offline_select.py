@@ -104,11 +104,27 @@ def query_terms(query: str, language: str = "en") -> list[str]:
     """The stemmed terms of ``query`` that carry its topic, each once: no function word
     (:func:`engine.language.is_function_word`), no question verb; a hyphenated word stays one term
     (it names one thing)."""
+    return list(dict.fromkeys(_terms_of(_query_words(query), language, split=False)))
+
+
+def _query_words(query: str) -> list[str]:
+    """The tokens of ``query`` (:func:`_tokens`) that :func:`query_terms` stems, as written."""
     from engine.offline_text import STOPWORDS
 
-    kept = [t for t in _tokens(query)
+    return [t for t in _tokens(query)
             if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())]
-    return list(dict.fromkeys(_terms_of(kept, language, split=False)))
+
+
+def _with_forms(docs: list[list[str]], candidates: list[str], query: str, language: str) -> list[list[str]]:
+    """``docs`` (the terms of each candidate) with the term of each word of ``query`` that the
+    candidate mentions in a form its stems miss (:func:`engine.word_forms.mentioned_otherwise`:
+    "Erdwärmepumpen" the question's "Wärmepumpen", "والمضخات" its "المضخات", "空氣源熱泵" its "熱泵")."""
+    from engine.word_forms import mentioned_otherwise
+
+    words = list(dict.fromkeys(_query_words(query)))
+    term = dict(zip(words, _terms_of(words, language, split=False), strict=True))
+    return [doc + [term[w] for w in mentioned_otherwise([w for w in words if term[w] not in doc], c, language)]
+            for doc, c in zip(docs, candidates, strict=True)]
 
 
 def writable(query: list[str], candidates: list[str]) -> list[str]:
@@ -157,7 +173,7 @@ def choose(candidates: list[str], query: str, k: int, language: str = "en", *, f
     if not candidates:
         return []
     query_t = writable(query_terms(query, language), candidates)
-    docs = [terms(c, language) for c in candidates]
+    docs = _with_forms([terms(c, language) for c in candidates], candidates, query, language)
     bm25, coverage = _scores(docs, query_t)
     top = max(bm25, default=0.0)
     relevance = [b / top if top > 0 else 0.0 for b in bm25]
@@ -198,6 +214,7 @@ def rank(candidates: list[str], query: str, k: int, language: str = "en") -> lis
     order; no floor and no diversity (an ordering, for text already chosen)."""
     if not candidates:
         return []
-    bm25, _ = _scores([terms(c, language) for c in candidates], query_terms(query, language))
+    bm25, _ = _scores(_with_forms([terms(c, language) for c in candidates], candidates, query, language),
+                      query_terms(query, language))
     order = sorted(range(len(candidates)), key=lambda i: (-bm25[i], i))
     return [candidates[i] for i in order[:k]]

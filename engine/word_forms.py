@@ -1,0 +1,131 @@
+"""Whether a text mentions a word in any of its forms: the one test the offline model's selection
+(:func:`engine.offline_select.choose`) and its review (:func:`engine.offline_review.unanswered`)
+share, so that a sentence the review says is missing a word is never one the selection would have
+taken for it, and the other way round.
+
+A text mentions a word when one of its words is a form of it:
+
+- the same Snowball stem in the question's language (:func:`engine.offline_select.terms`:
+  "timeouts" and "TimeoutError", "Leistungen" and "Leistung");
+- in Arabic, the same stem once the proclitics are taken off: the conjunctions و and ف, the
+  prepositions ب, ك and ل, and the article ال (لل for ل + ال), as Larkey, Ballesteros & Connell's
+  light stemmer does ("Light Stemming for Arabic Information Retrieval", 2007), here also a single
+  preposition, which is safe when the other side is a known word ("لكفاءة" mentions "كفاءة",
+  "والمضخات" mentions "المضخات");
+- in a script written without spaces (Chinese, Japanese, Thai; Korean, whose particles are written
+  onto the word), the word's characters in the text, Traditional and Simplified Chinese read alike
+  (OpenCC ``t2s``): its segmentation by ICU may cut the text otherwise ("空氣源熱泵" mentions "熱泵";
+  "热泵" mentions "熱泵");
+- in a language that writes compounds as one word (:data:`CLOSED_COMPOUNDS`), a compound whose head
+  is the word ("Erdwärmepumpen" mentions "Wärmepumpen") or that holds the word as it is written,
+  then a linking element (:data:`LINKS`) and a part that can start a word ("Pumpenhaus" mentions
+  "Pumpe"; "Pumpernickel" does not: no word starts with "rn").
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.language import has_segmented_script, script
+
+#: Languages that write a compound as one word (German, Dutch, the Scandinavian languages,
+#: Finnish): its last part names what it is ("Luftwärmepumpe" is a "Wärmepumpe").
+CLOSED_COMPOUNDS = frozenset({"de", "nl", "sv", "da", "no", "fi"})
+#: Linking elements between the parts of a compound in those languages (German "Fugenelemente":
+#: -s-, -es-, -n-, -en-, -e-, -er-, -ens-; Dutch -s-, -en-; Swedish -s-, -a-, -o-, -u-), longest first.
+LINKS = ("ens", "es", "en", "er", "ns", "s", "n", "e", "a", "o", "u", "")
+#: A compound part needs this many letters, and a word must stem to this many letters to be sought
+#: inside a compound: "Rad" is not looked for in "Grad".
+MIN_PART = 3
+MIN_COMPOUND_STEM = 4
+#: Verb prefixes that are not a compound's first part ("Verkauf" is not a "Kauf").
+_PREFIXES = frozenset({"ver", "zer", "ent", "emp", "miss", "ont", "her", "för"})
+_VOWEL = "aeiouyäöüåæøéè"
+#: How a part of a compound can start: a vowel, or a consonant (or a cluster that starts words in
+#: these languages: "sch", "str", "pf", "kl") before a vowel; "rnickel" starts no word.
+_ONSET = re.compile(rf"(?:sch[lmnrw]?|s[ckptlmnw]r?|pf[lr]?|ch[lr]?|[bcdfgkpt][lr]|[gk]n|ph|qu|th|ts|tw|wr|zw"
+                    rf"|[bcdfghjklmnpqrstvwxzß])?[{_VOWEL}]")
+#: Arabic proclitics, outermost first: a conjunction, a preposition, the article (لل is ل + ال).
+_ARABIC_CLITICS = re.compile(r"^(?P<conj>[وف])?(?P<prep>[بكل])?(?P<art>ال|(?<=ل)ل)?")
+
+
+def mentioned(words: list[str], text: str, language: str = "en") -> list[str]:
+    """The words of ``words`` (a question's words as it writes them) that ``text`` mentions in any
+    form (module docstring), in their order; ``language`` is the question's (ISO 639-1,
+    ``zh-Hant``)."""
+    from engine.offline_select import terms
+
+    stems = set(terms(text, language))
+    by_stem = [w for w in words if set(terms(w, language)) & stems]
+    other = set(mentioned_otherwise([w for w in words if w not in by_stem], text, language))
+    return [w for w in words if w in by_stem or w in other]
+
+
+def mentioned_otherwise(words: list[str], text: str, language: str = "en") -> list[str]:
+    """The words of ``words`` that ``text`` mentions in a form other than their Snowball stem: an
+    Arabic word with other proclitics, a word of a script written without spaces inside a longer
+    word or in the other Chinese script, a compound part (module docstring); in their order."""
+    from engine.offline_select import _stemmer, _tokens
+
+    tokens = [t.lower() for t in _tokens(text)]
+    arabic: set[str] | None = None
+    found = []
+    for word in words:
+        if has_segmented_script(word):
+            if _simplified(word.lower()) in _simplified(text.lower()):
+                found.append(word)
+        elif script(word) == "ARABIC":
+            stem = _stemmer("ar")
+            if arabic is None:
+                arabic = {f for t in tokens if script(t) == "ARABIC" for f in _arabic_forms(t, stem)}
+            if _arabic_forms(word, stem) & arabic:
+                found.append(word)
+        elif language in CLOSED_COMPOUNDS and any(_compound_part(word.lower(), t, language) for t in tokens):
+            found.append(word)
+    return found
+
+
+def _simplified(text: str) -> str:
+    """``text`` with its Traditional Chinese characters in Simplified ones (OpenCC ``t2s``)."""
+    from engine.chinese import _convert
+
+    return _convert("t2s", text)
+
+
+def _arabic_forms(word: str, stem) -> set[str]:
+    """The Snowball stems of ``word`` as written and with its proclitics taken off (:data:`_ARABIC_CLITICS`):
+    all of them, or the conjunction and preposition before the article; 3 letters are left after
+    the article, 4 after a conjunction or preposition alone ("بارد" is not ب + "ارد"). Each is also
+    stemmed with the article before it: Snowball's Arabic stemmer takes a noun's suffixes off more
+    fully after it ("مضخات" -> "مضخا", "المضخات" -> "مضخ")."""
+    m = _ARABIC_CLITICS.match(word)
+    bare = {word}
+    if m.group("art"):
+        bare |= {word[m.start("art"):], word[m.end("art"):]}
+    elif m.end() and len(word) - m.end() >= 4:
+        bare.add(word[m.end():])
+    bare = {b for b in bare if len(b) >= 3}
+    return set(stem.stemWords([*bare, *("ال" + b for b in bare if not b.startswith("ال"))]))
+
+
+def _compound_part(word: str, token: str, language: str) -> bool:
+    """True when ``token`` (a word of the text, lower-cased) is a compound holding ``word``
+    (lower-cased): as its head, in any inflection (the rest of ``token`` from a part boundary has
+    ``word``'s stem), or as written, then a linking element and a further part."""
+    from engine.offline_select import _stemmed
+
+    if not token.isalpha() or len(token) < len(word) + MIN_PART:
+        return False
+    stem = _stemmed([word], language)[0]
+    if len(stem) < MIN_COMPOUND_STEM:
+        return False
+    for start in range(len(token) - len(stem) + 1):
+        if not token.startswith(word[:2], start) or (start and (start < MIN_PART or token[:start] in _PREFIXES)):
+            continue
+        if start and _stemmed([token[start:]], language)[0] == stem:  # "Erd|wärmepumpen", "Heiz|leistung"
+            return True
+        rest = token[start + len(word):] if token.startswith(word, start) else ""
+        if any(rest.startswith(link) and len(rest) - len(link) >= MIN_PART and _ONSET.match(rest, len(link))
+               for link in LINKS):  # "Pumpe|n|haus"
+            return True
+    return False

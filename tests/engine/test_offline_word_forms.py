@@ -1,0 +1,104 @@
+"""The offline review says the solution leaves a word of the question unanswered only when no claim
+mentions it in any form: an inflection, Arabic with its article or a preposition attached, a
+Chinese word cut otherwise or written in the other script, a compound that holds it; and the
+selection quotes a sentence that names the question's words in those forms."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine.offline_phrases import phrase
+from engine.offline_review import unanswered
+from tests.bots.console_helpers import ask
+
+#: (language, question, claim, words the claim mentions, words it does not).
+CASES = [
+    ("en", "How much do heat pumps cost in cold winters?",
+     "A heat pump costs 8,000 euros; its wintertime output falls. [S1a2b3c]", {"pumps", "cost"}, {"winters"}),
+    ("en", "Which grants exist for insulation?", "Migrants insulate houses. [S1a2b3c]", {"insulation"}, {"grants"}),
+    ("de", "Wie effizient sind Wärmepumpen im Winter?",
+     "Erdwärmepumpen arbeiten im Winter effizienter als Luftwärmepumpen. [S1a2b3c]",
+     {"effizient", "Wärmepumpen", "Winter"}, set()),
+    ("de", "Was kostet eine Pumpe?", "Die Kosten für Pumpenhäuser steigen. [S1a2b3c]", {"Pumpe"}, set()),
+    ("de", "Wie hoch ist die Leistung einer Wärmepumpe?",
+     "Die Heizleistung der Wärmepumpentechnik sinkt. [S1a2b3c]", {"Leistung", "Wärmepumpe"}, set()),
+    ("de", "Wie frisch bleibt eine Pumpe?", "Pumpernickel bleibt lange frisch. [S1a2b3c]", {"frisch"}, {"Pumpe"}),
+    ("de", "Was kostet der Kauf einer Wärmepumpe?", "Der Verkauf von Wärmepumpen wächst. [S1a2b3c]",
+     {"Wärmepumpe"}, {"Kauf"}),
+    ("fr", "Quelle est l'efficacité des pompes à chaleur en hiver ?",
+     "L'efficacité d'une pompe à chaleur baisse. [S1a2b3c]", {"efficacité", "pompes", "chaleur"}, {"hiver"}),
+    ("es", "¿Qué eficiencia tienen las bombas de calor en invierno?",
+     "La eficiencia de la bomba de calor baja. [S1a2b3c]", {"eficiencia", "bombas", "calor"}, {"invierno"}),
+    ("ar", "ما مدى كفاءة المضخات الحرارية في المناخ البارد؟",
+     "تعمل والمضخات الحرارية لكفاءة أقل. [S1a2b3c]", {"كفاءة", "المضخات", "الحرارية"}, {"المناخ", "البارد"}),
+    ("ar", "ما مدى كفاءة المضخات الحرارية؟", "وتنخفض الكفاءة للمضخات والحرارية. [S1a2b3c]",
+     {"كفاءة", "المضخات", "الحرارية"}, set()),
+    ("ar", "ما تكلفة المضخات الحرارية؟", "تعمل المضخات الحرارية في الشتاء. [S1a2b3c]",
+     {"المضخات", "الحرارية"}, {"تكلفة"}),
+    ("zh-Hant", "熱泵在冬季的效率如何？", "空氣源熱泵的效率會隨著室外溫度下降而降低。 [S1a2b3c]",
+     {"熱泵", "效率"}, {"冬季"}),
+    ("zh-Hant", "熱泵的效率如何？", "热泵的效率会随着室外温度下降而降低。 [S1a2b3c]", {"熱泵", "效率"}, set()),
+    ("zh", "热泵在冬季的效率如何？", "地源熱泵的效率較高。 [S1a2b3c]", {"热泵", "效率"}, {"冬季"}),
+    ("ja", "ヒートポンプの効率は冬にどう変わりますか？", "空気熱源ヒートポンプの効率は外気温とともに下がる。 [S1a2b3c]",
+     {"ヒートポンプ", "効率"}, set()),
+]
+
+
+@pytest.mark.parametrize(("language", "question", "claim", "met", "missing"), CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_a_word_the_solution_mentions_in_another_form_is_not_called_unanswered(language, question, claim,
+                                                                               met, missing):
+    left = unanswered(question, [claim], language)
+    assert not met & set(left), left
+    assert missing <= set(left), left
+
+
+def test_every_word_of_the_question_is_unanswered_without_claims():
+    assert unanswered("Wie effizient sind Wärmepumpen im Winter?", [], "de") == ["effizient", "Wärmepumpen", "Winter"]
+
+
+#: (language, question, the document, the sentence that must be quoted, a word no objection may call missing).
+ASKED = [
+    ("ar", "ما مدى كفاءة المضخات الحرارية في المناخ البارد؟",
+     "# المضخات الحرارية\n\nتنقل المضخات الحرارية الحرارة من الهواء الخارجي إلى داخل المنزل. "
+     "وتنخفض كفاءة المضخات الحرارية في الطقس البارد عندما تنخفض درجة حرارة الهواء. "
+     "تحتاج المضخات الحرارية إلى صيانة سنوية. يختلف سعر المضخات الحرارية من بلد إلى آخر.\n",
+     "وتنخفض كفاءة المضخات الحرارية في الطقس البارد عندما تنخفض درجة حرارة الهواء.", "كفاءة"),
+    ("zh-Hant", "熱泵在冬季的效率如何？",
+     "# 熱泵\n\n熱泵把室外空氣中的熱量送進室內。熱泵的效率會隨著室外溫度下降而降低。"
+     "熱泵每年需要保養一次。熱泵的價格因國家而異。\n",
+     "熱泵的效率會隨著室外溫度下降而降低。", "效率"),
+    ("de", "Wie effizient sind Wärmepumpen im Winter?",
+     "# Heizen\n\nErdwärmepumpen arbeiten im Winter effizienter als Luftwärmepumpen, weil der Boden wärmer "
+     "bleibt als die Luft. Alte Häuser brauchen vor dem Einbau eine gute Dämmung. "
+     "Der Preis des Einbaus ist von Land zu Land verschieden.\n",
+     "Erdwärmepumpen arbeiten im Winter effizienter als Luftwärmepumpen", "Wärmepumpen"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("language", "question", "document", "sentence", "word"), ASKED, ids=[a[0] for a in ASKED])
+def test_ask_quotes_the_sentence_and_no_objection_calls_its_words_missing(tmp_path, language, question, document,
+                                                                         sentence, word):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "pumps.md").write_text(document, encoding="utf-8")
+    out = ask(tmp_path, question, "--offline", "--no-clarify", "--corpus", str(docs), "--out", str(tmp_path / "out"))
+    assert out.returncode == 0, out.stderr
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    findings = re.findall(r"^- (.*) \[\d+\]$", report, re.MULTILINE)
+    assert any(sentence in f for f in findings), report
+    objections = report.split(f"## {phrase('open_objections', language)}", 1)[1].split("\n## ", 1)[0]
+    assert not re.search(rf"[“„«「]{re.escape(word)}[”“»」]", objections), objections
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("熱泵的效率會降低", ["熱泵", "的", "效率", "會", "降低"]),
+    ("热泵在冬季的效率如何", ["热泵", "在", "冬季", "的", "效率", "如何"]),
+])
+def test_a_chinese_word_icu_cuts_into_characters_is_one_word(text, expected):
+    from engine.language import word_tokens
+
+    assert word_tokens(text) == expected
