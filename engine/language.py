@@ -59,34 +59,87 @@ _SCRIPT_LANGUAGES = (
 )
 
 
-#: Function words of the languages the offline text covers (en, de, fr, es; the question words,
-#: prepositions and particles of Arabic; and the question words and conjunctions of Chinese and Thai
-#: that are longer than one character): articles, pronouns,
-#: prepositions, particles and auxiliaries that carry no topic. One list for the corpus query
-#: builder and the offline model's topic words (:func:`is_function_word` adds Japanese particles).
-FUNCTION_WORDS = frozenset(
-    """a an the and or of to in on for with by at from about as is are was were be been being do does
-    did what which who whom how why when where this that these those it its into than then there their
-    can could should would will shall may might must i me my we our you your he she they them not no much many
-    have has had having
-    if so but all any some more most very also only just such own same other
-    der die das den dem des ein eine einen einem einer eines und oder aber von zu zum zur im in ins am
-    an auf aus ab bei beim nach vor um bis durch gegen ohne über unter zwischen mit für ist sind war
-    waren wird werden wurde kann können soll sollte muss wie was welche welcher welches warum wann wo
-    dies diese dieser es sich man nicht kein keine bitte auch nur noch schon sehr mehr als wenn dass so
-    ich du er sie wir ihr mein dein sein unser viel viele haben hat hatte hatten habe gibt gab
-    le la les l un une des et ou mais de du d en sur pour avec par dans est sont que qui quoi quel
-    quelle comment pourquoi quand où ce cette ces il elle ils elles on ne pas plus se sa son ses au aux
-    beaucoup combien quels quelles lequel laquelle lesquels lesquelles ont avoir
-    el los las lo y o pero del al con por para en es son que qué cómo cuál cuando dónde este esta estos
-    se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas cuáles
-    hay tiene tienen
-    ما ماذا مدى كم كيف هل لماذا متى أين اين أي أية من في إلى الى على عن مع بين عند منذ حتى لدى أو او ثم لكن
-    لا لم لن ليس قد هو هي هم هذا هذه ذلك تلك هناك التي الذي الذين كان كانت يكون تكون أن إن عندما إذا كل بعض
-    如何 什么 怎么 怎样 为什么 哪些 哪个 是否 可以 以及 或者 还是 这个 那个 这些 那些 我们 你们 他们 它们
-    请问 如果 因为 所以 但是 而且 没有 能否 多少 什麼 怎麼 為什麼
-    และ การ ความ อย่างไร อะไร ทำไม ที่ ของ ใน เป็น มี ได้ ไม่ หรือ กับ จะ ให้ ว่า""".split()
-)
+#: Function words by language: articles, pronouns, prepositions, particles and auxiliaries that
+#: carry no topic, and the question words (en, de, fr, es, which the offline text covers; the question
+#: words, prepositions and particles of Arabic; and the question words and conjunctions of Chinese and
+#: Thai that are longer than one character).
+_FUNCTION_WORDS = {
+    "en": """a an the and or of to in on for with by at from about as is are was were be been being do does
+        did what which who whom how why when where this that these those it its into than then there their
+        can could should would will shall may might must i me my we our you your he she they them not no much many
+        have has had having
+        if so but all any some more most very also only just such own same other""",
+    "de": """der die das den dem des ein eine einen einem einer eines und oder aber von zu zum zur im in ins am
+        an auf aus ab bei beim nach vor um bis durch gegen ohne über unter zwischen mit für ist sind war
+        waren wird werden wurde kann können soll sollte muss wie was welche welcher welches warum wann wo
+        dies diese dieser es sich man nicht kein keine bitte auch nur noch schon sehr mehr als wenn dass so
+        ich du er sie wir ihr mein dein sein unser viel viele haben hat hatte hatten habe gibt gab""",
+    "fr": """le la les l un une des et ou mais de du d en sur pour avec par dans est sont que qui quoi quel
+        quelle comment pourquoi quand où ce cette ces il elle ils elles on ne pas plus se sa son ses au aux
+        beaucoup combien quels quelles lequel laquelle lesquels lesquelles ont avoir""",
+    "es": """el los las lo y o pero del al con por para en es son que qué cómo cuál cuando dónde este esta estos
+        se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas cuáles
+        hay tiene tienen""",
+    "ar": """ما ماذا مدى كم كيف هل لماذا متى أين اين أي أية من في إلى الى على عن مع بين عند منذ حتى لدى أو او ثم لكن
+        لا لم لن ليس قد هو هي هم هذا هذه ذلك تلك هناك التي الذي الذين كان كانت يكون تكون أن إن عندما إذا كل بعض""",
+    "zh": """如何 什么 怎么 怎样 为什么 哪些 哪个 是否 可以 以及 或者 还是 这个 那个 这些 那些 我们 你们 他们 它们
+        请问 如果 因为 所以 但是 而且 没有 能否 多少 什麼 怎麼 為什麼""",
+    "th": """และ การ ความ อย่างไร อะไร ทำไม ที่ ของ ใน เป็น มี ได้ ไม่ หรือ กับ จะ ให้ ว่า""",
+}
+#: The function words of :data:`_FUNCTION_WORDS` in one set: for the corpus query builder and the
+#: offline model's topic words (:func:`is_function_word` adds Japanese particles).
+FUNCTION_WORDS = frozenset(word for text in _FUNCTION_WORDS.values() for word in text.split())
+#: Function and question words of the languages :data:`_FUNCTION_WORDS` leaves out or lists in
+#: part (Italian, Dutch, Portuguese, Polish, Swedish: articles, pronouns, prepositions,
+#: conjunctions, auxiliaries and question words; less those that are common English words too:
+#: Dutch "door", "over", Polish "ten", Swedish "man", "den", "var"), for telling a short question's
+#: language only (:data:`FUNCTION_WORDS` stays as it is).
+_MORE_WORDS = {
+    "de": "wer wen wem wessen wieso weshalb wozu woher wohin womit wofür worauf",
+    "fr": "à a y",
+    "es": "de la a le les",
+    "it": """il lo la i gli le un una uno di del dello della dei degli delle da dal dalla in nel nella
+        con su per tra fra e ed o ma che chi cosa cos come dove quando perché quale quali quanto
+        quanta quanti quante è sono non si ci più anche molto questo questa quello quella ha hanno
+        può possono c""",
+    "nl": """de het een en of maar van in op voor met naar bij uit om te tot dat die dit deze wat wie
+        welke welk waarom wanneer waar hoe is zijn was waren wordt worden kan kunnen moet moeten
+        niet geen ook nog er hij zij ze wij we jij je ik u hebben heeft veel meer""",
+    "pt": """o a os as um uma uns umas de do da dos das em no na nos nas por pelo pela para com e ou
+        mas que quê qual quais quando onde como porque porquê quanto quanta quantos quantas é são
+        está estão não se seu sua mais muito também isso isto este esta esse essa pode podem tem
+        têm há""",
+    "pl": """i w z na do od po o za przez dla jak co czy jest są nie się to ta te który która które
+        dlaczego kiedy gdzie ile jaki jaka jakie czym kto można czego oraz lub albo ale też już
+        bardzo""",
+    "sv": """och i på av till för med om från som att det de en ett är vad hur varför när vilken
+        vilket vilka kan ska inte jag du han hon vi ni mer också bara eller""",
+}
+#: The function and question words of each language (:data:`_FUNCTION_WORDS`, :data:`_MORE_WORDS`):
+#: what tells a short question's language when the identifier is unsure (:func:`_told_by_its_words`).
+_QUESTION_WORDS = {code: frozenset(f"{_FUNCTION_WORDS.get(code, '')} {_MORE_WORDS.get(code, '')}".split())
+                   for code in {**_FUNCTION_WORDS, **_MORE_WORDS}}
+#: The question words of each language other than English that :data:`_QUESTION_WORDS` holds (none that
+#: is an English word too: German "was", Dutch "wie"): a short question that opens with one is that
+#: language's (:func:`_told_by_its_words`) more surely than by a function word, which is often a name or
+#: an English word as well ("Man vs machine?", "Die Hard trivia").
+_INTERROGATIVES = {
+    "de": "wie warum wann wo welche welcher welches wer wen wem wieso weshalb wozu woher wohin womit",
+    "fr": "comment pourquoi quand où quel quelle quels quelles combien qui quoi",
+    "es": "qué cómo cuál cuáles cuándo dónde cuánto cuánta cuántos cuántas quién",
+    "it": "come cosa cos perché quando dove quale quali quanto quanta quanti quante chi",
+    "nl": "wat hoe waarom wanneer waar welke welk",
+    "pt": "que quê como porque porquê quando onde qual quais quanto quanta quantos quantas",
+    "pl": "jak dlaczego kiedy gdzie ile czy co kto czym jaki jaka jakie",
+    "sv": "vad hur varför när vilken vilket vilka",
+}
+#: Letters of each Latin-script language's alphabet that English lacks (and Spanish's opening "¿",
+#: "¡"), as its standard orthography writes them: evidence of the language in a short question.
+_LETTERS = {
+    "de": "äöüß", "fr": "àâæçéèêëîïôœùûÿ", "es": "áéíñóúü¿¡", "it": "àèéìíîòóù", "pt": "áâãàçéêíóôõú",
+    "nl": "ëï", "pl": "ąćęłńóśźż", "sv": "åäö", "da": "æøå", "no": "æøå", "fi": "äö",
+    "cs": "áčďéěíňóřšťúůýž", "tr": "çğıöşü", "ro": "ăâîșțşţ", "hu": "áéíóöőúüű",
+}
 
 
 _MODEL: list = []
@@ -130,10 +183,12 @@ def detect_language(text: str, default: str = "en") -> str:
     mixed ones ``zh``.
 
     Uses py3langid (a fork of Lui & Baldwin's langid.py, 2012) over the languages of :data:`NAMES`.
-    Very short texts (one or two words) are unreliable, so anything under three words, or below
-    0.8 probability, yields ``default`` unless the script of at least 30% of its letters settles it
-    (CJK; Cyrillic, Arabic, Hebrew, Devanagari, Thai and Greek among their languages:
-    :data:`_SCRIPT_LANGUAGES`; "the β coefficient" is English). The text is read in Unicode NFKC
+    Very short texts are unreliable: one word, or two, or three or more below 0.8 probability,
+    yield ``default`` unless the script of at least 30% of the letters settles it (CJK; Cyrillic,
+    Arabic, Hebrew, Devanagari, Thai and Greek among their languages: :data:`_SCRIPT_LANGUAGES`;
+    "the β coefficient" is English), or, from two words on, the question's own words and letters
+    tell a language other than English (:func:`_told_by_its_words`: "Wie bricht asyncio Tasks ab?",
+    "Wärmepumpe Kosten?"; "thanks!", "What is RAG?" keep ``default``). The text is read in Unicode NFKC
     first (Arabic presentation forms, as text copied from a PDF holds them, become its letters), and
     without its code, URLs and identifiers (``asyncio.gather``, a backtick span of SQL): they are no
     language's words, and made "Warum ist `SELECT * FROM users` so langsam?" read as English.
@@ -155,10 +210,62 @@ def detect_language(text: str, default: str = "en") -> str:
                 return languages[0]
             return next((lang for lang, _ in load_language_model().rank(text) if lang in languages), languages[0])
     text = _without_code(text) or text  # code, addresses and identifiers are no language's words
-    if len(_WORD.findall(text)) < 3:  # too short to tell: no need for the model
-        return default
-    lang, prob = load_language_model().classify(text)
-    return default if prob < 0.8 else lang
+    count = len(_WORD.findall(text))
+    if count >= 3:
+        lang, prob = load_language_model().classify(text)
+        if prob >= 0.8:
+            return lang
+    return (count >= 2 and _told_by_its_words(text)) or default
+
+
+def _told_by_its_words(text: str) -> str | None:
+    """The language other than English of a short Latin-script ``text`` (two words or more) that
+    the identifier is too unsure of, told by the evidence of its words; ``None`` when they tell
+    none ("What is RAG?", "Kubernetes vs Nomad?", "ok thanks").
+
+    Each language scores one for each of its function and question words (:data:`_QUESTION_WORDS`:
+    "Wie", "ab"; "Hoe"; "Cómo") that English does not have too (a word of both counts for English
+    alone, so "War in Ukraine?" stays English), one more for one of its question words
+    (:data:`_INTERROGATIVES`) as the first word, and one for a letter of its alphabet that English lacks
+    (:data:`_LETTERS`: "ä", "ñ", "ł"), unless the words without such letters are English by
+    py3langid's ranking ("Nestlé annual revenue?"). The highest score, if it is above English's
+    (its function words), wins when py3langid ranks that language above English (among several
+    with that score, the first it ranks). Names are no language's words and are not counted: a
+    capitalised word after the first (German's nouns too: "Tasks"), a word in capitals ("RAG") or
+    with a digit ("S3").
+    """
+    tokens = _WORD.findall(text)
+    own = [token.lower() for i, token in enumerate(tokens)
+           if not ((i and token[:1].isupper()) or any(c.isdigit() for c in token)
+                   or (len(token) > 1 and token.isupper()))]
+    model = load_language_model()
+    english_words = _QUESTION_WORDS["en"]
+    score = {code: sum(word in found and (code == "en" or word not in english_words) for word in own)
+             for code, found in _QUESTION_WORDS.items()}
+    asks = {code for code, found in _INTERROGATIVES.items() if own and own[0] in found.split()}
+    for code in asks:  # it opens with its own question word: "Wat is Kubernetes?"
+        score[code] += 1
+    punctuation = {ch for ch in text if not ch.isalnum()}  # "¿", "¡": no word's letters
+    lettered: set[str] = set()
+    for code, letters in _LETTERS.items():
+        plain = [word for word in own if not set(word) & set(letters)]
+        if (len(plain) < len(own) or punctuation & set(letters)) and not (
+                plain and model.rank(" ".join(plain))[0][0] == "en"):
+            score[code] = score.get(code, 0) + 1
+            lettered.add(code)
+    english = score.pop("en")
+    for code in score:  # one function word alone is no evidence: it is often a name or English too
+        if score[code] < 2 and code not in asks and code not in lettered:
+            score[code] = 0
+    best = max(score.values())
+    if best <= english:
+        return None
+    for lang, _ in model.rank(text):
+        if lang == "en":
+            return None
+        if score.get(lang) == best:
+            return lang
+    return None
 
 
 #: What is code or an address in a question, not words of its language: Markdown code (fenced or a
