@@ -149,6 +149,8 @@ def _decode(data: bytes) -> str:
 def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:
     from pypdf import PdfReader
 
+    from engine.search.extract import pdf_page_text
+
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)
     with path.open("rb") as fh:
         if not fh.read(1024).lstrip().startswith(b"%PDF-"):
@@ -163,7 +165,7 @@ def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:
             if not opened:
                 raise Unreadable(skip_reason("skip_encrypted_pdf"))
         count = len(reader.pages)
-        sections = [[f"page {n + 1}", reader.pages[n].extract_text() or ""] for n in range(min(count, max_pages))]
+        sections = [[f"page {n + 1}", pdf_page_text(reader.pages[n])] for n in range(min(count, max_pages))]
     except Unreadable:
         raise
     except Exception as err:  # pypdf raises many exception types on malformed files

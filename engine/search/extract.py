@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import re
+import unicodedata
+from collections import Counter
 from pathlib import Path
 
 from engine.search.base import TITLE_CHARS
@@ -25,6 +28,12 @@ _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
 #: How far into a Markdown file its title heading is looked for, in characters: a level-1 heading
 #: further in is a part's, and a big file is not parsed whole for its title.
 TITLE_SEARCH_CHARS = 256 * 1024
+#: The Latin ligatures of Unicode's Alphabetic Presentation Forms (U+FB00-U+FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ), which a
+#: PDF's ToUnicode map gives for a font's ligature glyphs (xelatex's "eﬀiciency"), as the letters they
+#: join (their Unicode compatibility decompositions); no other character is mapped ("m²" stays).
+_LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+#: How much larger than a page's body text a line's type is for the line to be a heading.
+_HEADING_SCALE = 1.1
 
 
 class Unreadable(Exception):
@@ -180,6 +189,55 @@ def _rst_title(text: str) -> str | None:
     return None
 
 
+def pdf_page_text(page) -> str:
+    """The text of a pypdf page (``page.extract_text()``, lines as the page sets them), its ligature
+    characters as their letters (:data:`_LIGATURES`) and its headings apart: a line set wholly in
+    type larger than the page's body text (the size most of its characters have, by
+    :data:`_HEADING_SCALE`), as a section heading is ("1 Maintenance"), gets a blank line between
+    it and the text under or above it, so that it is read as a paragraph of its own, not glued to
+    the next sentence. The type size is the font size scaled by the text and transformation
+    matrices (PDF 32000-1:2008, 9.4.4). No word is changed; when the text pypdf hands its visitor
+    is not the page's text, the lines are left as they are.
+
+    Raises what ``page.extract_text`` raises on a malformed page.
+    """
+    pieces: list[tuple[str, float]] = []
+
+    def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
+        scale = math.sqrt(abs((tm[0] * tm[3] - tm[1] * tm[2]) * (cm[0] * cm[3] - cm[1] * cm[2])))
+        pieces.append((text, (size or 0) * scale))
+
+    text = page.extract_text(visitor_text=visit) or ""
+    if "".join(piece for piece, _ in pieces) == text:
+        text = _headings_apart(pieces)
+    return text.translate(_LIGATURES)
+
+
+def _headings_apart(pieces: list[tuple[str, float]]) -> str:
+    """The text of ``pieces`` (``(text, type size)`` in page order) with a blank line where a line
+    in heading type (:func:`pdf_page_text`) meets a line of body text."""
+    lines: list[list[tuple[str, float]]] = [[]]
+    for piece, size in pieces:
+        for n, part in enumerate(piece.split("\n")):
+            if n:
+                lines.append([])
+            if part:
+                lines[-1].append((part, round(size, 1)))
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        for part, size in line:
+            sizes[size] += len(part.strip())
+    body = sizes.most_common(1)[0][0] if sizes else 0.0
+    kinds = [None if not any(part.strip() for part, _ in line)
+             else all(size > body * _HEADING_SCALE for part, size in line if part.strip()) for line in lines]
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        if n and kinds[n] is not None and kinds[n - 1] is not None and kinds[n] != kinds[n - 1]:
+            out.append("")
+        out.append("".join(part for part, _ in line))
+    return "\n".join(out)
+
+
 def _pdf(path: Path) -> tuple[str | None, str]:
     from pypdf import PdfReader
 
@@ -189,7 +247,7 @@ def _pdf(path: Path) -> tuple[str | None, str]:
         reader = PdfReader(path)
         if reader.is_encrypted and not reader.decrypt(""):
             raise Unreadable("encrypted PDF")
-        text = "\n\n".join((page.extract_text() or "").strip() for page in reader.pages)
+        text = "\n\n".join(pdf_page_text(page).strip() for page in reader.pages)
         title = reader.metadata.title if reader.metadata else None
     except (Unreadable, OSError):
         raise
