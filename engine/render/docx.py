@@ -7,9 +7,12 @@ import itertools
 import json
 import threading
 import unicodedata
+import zipfile
+from datetime import date as Date
 from pathlib import Path
 
 import panflute as pf
+from lxml import etree
 
 from engine.chinese import TRADITIONAL
 from engine.render import ReportDocument
@@ -29,6 +32,10 @@ from engine.render.pandoc import run_pandoc
 from engine.source_links import source_text, web_link
 
 REFERENCE = Path(__file__).with_name("templates") / "reference.docx"  # styles: title, headings, bordered tables
+#: The package part with the document's core properties, and the Dublin Core terms it dates the
+#: document by (ECMA-376 Part 2, 11: Core Properties; W3CDTF dates).
+CORE_PROPERTIES = "docProps/core.xml"
+_DATED = ("{http://purl.org/dc/terms/}created", "{http://purl.org/dc/terms/}modified")
 
 
 def _elements(blocks: list[Node]) -> list[pf.Element]:
@@ -166,4 +173,34 @@ def render_docx(doc: ReportDocument, path: Path, *, cancel: threading.Event | No
     pf.dump(docx_document(doc, cancel), buffer)
     data = run_pandoc(["--from=json", "--to=docx", "--sandbox", f"--reference-doc={REFERENCE}", "--output=-"],
                       buffer.getvalue(), cancel=cancel)
-    return write_atomic(Path(path), data)
+    return write_atomic(Path(path), _dated(data, doc.date))
+
+
+def _dated(data: bytes, day: str) -> bytes:
+    """The .docx ``data`` with its core properties' created and modified dates set to ``day`` (ISO
+    ``YYYY-MM-DD``, the report's date; midnight UTC): pandoc's sandbox has no clock and dates
+    every document 1970-01-01. Every other part, and each part's order, compression and zip
+    date, stays as pandoc wrote it, so the same report gives the same file. ``data`` unchanged
+    when ``day`` is no ISO date or the package has no core properties part.
+
+    Raises:
+        zipfile.BadZipFile, lxml.etree.XMLSyntaxError: ``data`` is no .docx package.
+    """
+    try:
+        stamp = Date.fromisoformat(day).isoformat() + "T00:00:00Z"
+    except ValueError:
+        return data
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as package, zipfile.ZipFile(out, "w") as copy:
+        if CORE_PROPERTIES not in package.namelist():
+            return data
+        for info in package.infolist():
+            part = package.read(info)
+            if info.filename == CORE_PROPERTIES:
+                core = etree.fromstring(part)
+                for name in _DATED:
+                    for element in core.iter(name):
+                        element.text = stamp
+                part = etree.tostring(core, xml_declaration=True, encoding="UTF-8")
+            copy.writestr(info, part)
+    return out.getvalue()
