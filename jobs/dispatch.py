@@ -11,7 +11,7 @@ from jobs.conversation import Action, Address, Decision, Message, RuleSettings, 
 from jobs.conversation.replies import reply_language
 from jobs.dedupe import seen_before
 from jobs.phrases import WORDS
-from jobs.queue import cancel_queued, enqueue, request_cancel
+from jobs.queue import cancel_queued, enqueue, queued_despite, request_cancel
 from jobs.records import NOT_QUEUED
 from jobs.store import get_store
 from jobs.threads import set_thread, update_thread
@@ -57,8 +57,13 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     (:func:`jobs.quotas.acquire`); over a limit, the reply says which and when to try again,
     and nothing is queued; only an audit record (status ``rejected``) is written.
 
+    A turn the queue could not take leaves the thread ``failed`` and gives its slot back; the reply
+    says so. A Ctrl-C during the hand-over does the same, unless the turn was queued after all
+    (:func:`jobs.queue.queued_despite`: it runs, and keeps the thread and the slot), and is raised on.
+
     Raises:
         redis.exceptions.ConnectionError / sqlite3.Error: the registry is unreachable.
+        KeyboardInterrupt, SystemExit: as raised during the hand-over (:func:`jobs.queue.enqueue`).
     """
     store = get_store(settings)
     view = RuleSettings.from_settings(settings)
@@ -153,9 +158,12 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
     except Exception as err:  # the queue is down: leave the thread usable, say so once
         log.error("event=enqueue_failed thread=%s turn=%s error=%s", message.thread_key, message.event_id,
                   type(err).__name__)
-        set_thread(get_store(settings), message.thread_key, status="failed", error=NOT_QUEUED)
-        quotas.release(get_store(settings), message.event_id, user=message.author, thread_id=message.thread_key)
+        _not_queued(message, settings)
         return Reply(text=WORDS("queue_down", reply_language(before, message, decision.action)), action="rejected")
+    except BaseException as stop:  # Ctrl-C, or SIGTERM raised as one: what it left queued runs, the rest is freed
+        if not queued_despite(stop):
+            _not_queued(message, settings)
+        raise
     if outcome == "duplicate":
         return Reply(action="duplicate")
     action = "started" if kind == "start" else "resumed"
@@ -164,6 +172,16 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
                      question=" ".join(message.body.split()))
         return Reply(text=text, action=action, turn_id=message.event_id, mention=message.author)
     return Reply(action=action, turn_id=message.event_id)
+
+
+def _not_queued(message: Message, settings: Settings) -> None:
+    """Leave the thread of ``message``, whose turn was not queued, failed (:data:`jobs.records.NOT_QUEUED`)
+    and give back the turn's quota slot: the user may ask again at once."""
+    store = get_store(settings)
+    try:
+        set_thread(store, message.thread_key, status="failed", error=NOT_QUEUED)
+    finally:  # a second Ctrl-C amid the thread's write still frees the slot
+        quotas.release(store, message.event_id, user=message.author, thread_id=message.thread_key)
 
 
 def _cancel(message: Message, decision: Decision, settings: Settings, before: dict | None) -> Reply:

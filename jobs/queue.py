@@ -26,6 +26,8 @@ JOB_FUNCTION = "jobs.run.run_job"
 #: :func:`_enqueue_rq`): a job found under the same id after a call was sent again is told apart from
 #: one another hand-over wrote.
 HAND_OVER_META = "hand_over"
+#: Attribute :func:`enqueue` sets on a Ctrl-C it raises on: whether the turn was queued (:func:`queued_despite`).
+_QUEUED_ATTR = "turn_queued"
 
 
 def _probe(url: str):
@@ -85,7 +87,8 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
     A Ctrl-C (``KeyboardInterrupt``, or a SIGTERM raised as an exception that is not an ``Exception``)
     during the hand-over is raised on; the turn is closed first unless RQ turns out to hold this
     call's job (which runs it). When Redis cannot tell at once, the turn is closed: the journal then
-    holds the end, and a job that was written after all skips the turn.
+    holds the end, and a job that was written after all skips the turn. :func:`queued_despite`
+    tells the caller which it was.
 
     Raises:
         redis.exceptions.RedisError: Redis is unreachable (nothing was queued).
@@ -122,10 +125,19 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
                 log.warning("event=turn_queued_despite_error turn=%s thread=%s error=%s", turn.turn_id,
                             turn.thread_id, type(err).__name__)
             else:
-                _close_unqueued(store, turn, err)
+                written = not _close_unqueued(store, turn, err)
+            setattr(err, _QUEUED_ATTR, written)
         raise
     log.info("event=enqueued turn=%s thread=%s kind=%s mode=%s", turn.turn_id, turn.thread_id, turn.kind, mode)
     return "queued"
+
+
+def queued_despite(stop: BaseException) -> bool:
+    """Whether ``stop``, a Ctrl-C (or another exception that is not an ``Exception``) that
+    :func:`enqueue` raised on, left its turn queued: RQ holds the turn's job (or a runner the turn),
+    which runs it. False when the turn was closed, and for an exception :func:`enqueue` did not
+    raise on so (one raised before or after the hand-over, or a second Ctrl-C amid its bookkeeping)."""
+    return getattr(stop, _QUEUED_ATTR, False) is True
 
 
 def _close_unqueued(store, turn: Turn, err: BaseException) -> bool:

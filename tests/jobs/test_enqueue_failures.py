@@ -224,8 +224,9 @@ def _interrupted_enqueue(monkeypatch, *, after_the_job: bool) -> None:
 
 
 def test_a_turn_interrupted_before_its_job_was_written_is_closed(redis_settings, monkeypatch):
-    """Ctrl-C in the hand-over before RQ wrote the job: the turn is closed as a failed hand-over is,
-    the interrupt goes on, and a worker's recovery pass queues nothing."""
+    """Ctrl-C in the hand-over before RQ wrote the job: the turn and its thread are closed as after a
+    failed hand-over, the interrupt goes on, a worker's recovery pass queues nothing, and asking again
+    in the thread starts the research at once."""
     _interrupted_enqueue(monkeypatch, after_the_job=False)
     with pytest.raises(KeyboardInterrupt):
         _ask(redis_settings, "e1")
@@ -237,21 +238,25 @@ def test_a_turn_interrupted_before_its_job_was_written_is_closed(redis_settings,
     assert "e1" not in store.index_members(records.OPEN_INDEX)
     assert recover_lost(redis_settings, min_age=0) == 0
     assert _queued_ids(redis_settings) == []
+    info = thread_info(THREAD, settings=redis_settings)
+    assert (info.status, info.error) == ("failed", NOT_QUEUED)
+    assert _ask(redis_settings, "e2").action == "started"
+    assert _queued_ids(redis_settings) == [job_id_for("e2")]
 
 
 def test_a_turn_interrupted_after_its_job_was_written_stays_queued(redis_settings, monkeypatch):
-    """Ctrl-C in the hand-over once RQ wrote the job: the turn is queued (its job runs it, once), and
-    the interrupt goes on."""
+    """Ctrl-C in the hand-over once RQ wrote the job: the turn and its thread are queued (its job runs
+    it, once), and the interrupt goes on."""
     _interrupted_enqueue(monkeypatch, after_the_job=True)
-    turn = Turn(turn_id="e1", thread_id=THREAD, kind="start", text="q", requester="U1", port=PORT)
     with pytest.raises(KeyboardInterrupt):
-        enqueue(turn, settings=redis_settings)
+        _ask(redis_settings, "e1")
     monkeypatch.undo()
     store = get_store(redis_settings)
     assert store.get(records.turn_key("e1"))["state"] == "queued"
     assert "e1" in _journal_open(store) and "e1" in store.index_members(records.OPEN_INDEX)
     assert recover_lost(redis_settings, min_age=0) == 0
     assert _queued_ids(redis_settings) == [job_id_for("e1")]
+    assert thread_info(THREAD, settings=redis_settings).status == "queued"
     rec, previous = records.claim(store, "e1")  # what the job does first: the turn is its to run
     assert rec is not None and previous == "queued"
 
@@ -271,6 +276,7 @@ def test_a_turn_interrupted_on_its_way_to_the_in_process_runner_is_closed(sqlite
     rec = store.get(records.turn_key("e1"))
     assert (rec["state"], rec["last_error"]) == ("failed", NOT_QUEUED)
     assert "e1" not in store.index_members(records.OPEN_INDEX)
+    assert thread_info(THREAD, settings=sqlite_settings).status == "failed"
     monkeypatch.setattr(records, "owner_alive", lambda _owner: False)  # as the next process sees it
     assert runner.recover() == 0
 
