@@ -120,7 +120,8 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     With ``resume``, a thread waiting for an answer gets ``answer`` (or one asked on the terminal),
     a queued or running one is followed, and a finished one prints its files.
     Returns the exit code: 0 report delivered, 1 failed or cancelled, 2 refused, 3 waiting for an
-    answer, 130 a Ctrl-C while following (the line names the ``--resume`` command), 6
+    answer, 130 (143 for SIGTERM, set by the caller) a Ctrl-C (:meth:`_QueuedRun.interrupted`:
+    once the question is queued, the line names the ``--resume`` command that follows it), 6
     (:data:`EXIT_OVER_QUOTA`) a quota refused it (nothing queued, no thread id printed).
     A Redis outage while following is waited out with a one-line notice (no traceback); a thread
     Redis forgot (restarted without its data) is followed while a worker recovers it from the
@@ -173,7 +174,10 @@ def _ask_via_queue(run: _QueuedRun, question: str, answer: str | None, out: Path
         if info is False:
             return 2
     else:
-        action = run.send(question)
+        try:
+            action = run.send(question)
+        except KeyboardInterrupt as stop:
+            return run.interrupted(stop, asking=True)
         if action not in ("started", "resumed"):
             return EXIT_OVER_QUOTA if action == "over_quota" else 2
         info = None
@@ -182,11 +186,8 @@ def _ask_via_queue(run: _QueuedRun, question: str, answer: str | None, out: Path
             err.print(f"thread: {thread}")
             err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
         code, info = run.follow_to_end(info, answer, ask_user)
-    except KeyboardInterrupt:  # only the following stops: the research goes on on the workers
-        run.shown.flush()
-        err.print(f"\ndeepresearch: interrupted; the research goes on on the workers. Follow it with: "
-                  f"deepresearch ask --queue --resume {thread}")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:  # only the following stops: the research goes on on the workers
+        return run.interrupted(stop, asking=False)
     if info is None:
         return code
     return run.print_files(info, out)
@@ -225,6 +226,27 @@ class _QueuedRun:
         else:
             self.port.unmark(mark, self.settings)
         return reply.action
+
+    def interrupted(self, stop: KeyboardInterrupt, *, asking: bool) -> int:
+        """The last lines of a run Ctrl-C (or SIGTERM) stopped, ``asking`` (handing its question over)
+        or later; returns :data:`~bots.terminal_signals.EXIT_INTERRUPTED`. A question not queued
+        leaves nothing to follow ("nothing was queued", no thread id); an answer not queued, a thread
+        to look at with ``--resume``. A queued one runs on the workers (:func:`jobs.queue.queued_despite`:
+        the Ctrl-C came once RQ held its job): the thread id, as a queued question prints it, and
+        the ``--resume`` command that follows it."""
+        from jobs.queue import queued_despite
+
+        self.shown.flush()
+        follow = f"deepresearch ask --queue --resume {self.thread}"
+        handing = self.handed is not True if asking else self.handed is False
+        if handing and not queued_despite(stop):
+            say("\ndeepresearch: interrupted before the research started; nothing was queued." if asking else
+                f"\ndeepresearch: interrupted; the answer was not queued. See where the research stands with: {follow}")
+            return EXIT_INTERRUPTED
+        if asking:
+            err.print(f"thread: {self.thread}")
+        err.print(f"\ndeepresearch: interrupted; the research goes on on the workers. Follow it with: {follow}")
+        return EXIT_INTERRUPTED
 
     def reopen(self, answer: str | None):
         """The thread's record for ``--resume`` (None: Redis lost it, a worker recovers it; False:
