@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -341,7 +342,8 @@ def load_settings_as(cls: type[_S], **overrides: object) -> _S:
     working folder, or ``overrides["_env_file"]``); the message names the file and line.
 
     Raises:
-        SettingsError: one line naming the first unknown or invalid setting.
+        SettingsError: one line naming the first unknown or invalid setting, or a ``.env`` file that
+            cannot be read (not UTF-8, no permission), with why.
     """
     import os
 
@@ -380,22 +382,36 @@ def _check_known(var: str, where: str = "") -> None:
 
 def _env_file_paths(env_file: object) -> list[Path]:
     """The ``.env`` files pydantic-settings reads for ``env_file`` (a path, a sequence of them, or None),
-    those that exist, resolved."""
+    those that exist, as absolute paths (a link named as such, not as its target)."""
     if env_file is None:
         return []
     files = [env_file] if isinstance(env_file, (str, Path)) else list(env_file)  # type: ignore[call-overload]
-    return [Path(f).expanduser().resolve() for f in files if Path(f).expanduser().is_file()]
+    return [Path(f).expanduser().absolute() for f in files if Path(f).expanduser().is_file()]
 
 
 def _env_file_names(path: Path, encoding: str) -> list[tuple[str, int]]:
     """``(name, line)`` of every assignment in the ``.env`` file ``path``, read with python-dotenv's
-    parser (the one pydantic-settings reads the file with), ``line`` counted from 1."""
+    parser (the one pydantic-settings reads the file with), ``line`` counted from 1.
+
+    Raises:
+        SettingsError: the file cannot be read: not text in ``encoding`` (the line and byte named)
+            or an OS error (no permission, say); pydantic-settings would read it next and raise
+            the same error as a traceback.
+    """
     from dotenv.parser import parse_stream
 
-    with open(path, encoding=encoding) as stream:
-        # a binding's text starts with the blank lines before it: its name is on the line after them
-        return [(b.key, b.original.line + b.original.string[: len(b.original.string) - len(b.original.string.lstrip())]
-                 .count("\n")) for b in parse_stream(stream) if b.key]
+    try:
+        with open(path, encoding=encoding) as stream:
+            text = stream.read()
+    except UnicodeDecodeError as err:
+        line = err.object[: err.start].count(b"\n") + 1
+        raise SettingsError(f"cannot read the settings file {path}: line {line} is not {encoding.upper()} "
+                            f"text (byte 0x{err.object[err.start]:02x})") from None
+    except OSError as err:
+        raise SettingsError(f"cannot read the settings file {path}: {err.strerror or err}") from None
+    # a binding's text starts with the blank lines before it: its name is on the line after them
+    return [(b.key, b.original.line + b.original.string[: len(b.original.string) - len(b.original.string.lstrip())]
+             .count("\n")) for b in parse_stream(io.StringIO(text)) if b.key]
 
 
 @lru_cache(maxsize=1)

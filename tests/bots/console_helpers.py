@@ -133,3 +133,23 @@ def in_mount_namespace(script: str, env: dict, cwd: Path, timeout: float = 2 * R
     env = {**env, "ASK": " ".join(ask_cmd())}
     return subprocess.run([*_unshare(), "sh", "-c", script], capture_output=True, text=True, errors="replace",
                           env=env, cwd=cwd, timeout=timeout)
+
+
+def unreadable_file(path: Path, text: str) -> None:
+    """Make ``path`` a file (holding ``text``) this process cannot open: mode 000, or, for root (who
+    reads any mode), a link to a file of the kernel's that refuses reading even to root
+    (``/proc/sys/vm/compact_memory``, write-only); skips the test when there is none."""
+    path.write_text(text)
+    path.chmod(0)
+    if not os.access(path, os.R_OK):
+        return
+    path.unlink()
+    target = Path("/proc/sys/vm/compact_memory")
+    try:
+        target.open().close()
+    except PermissionError:
+        path.symlink_to(target)
+        return
+    except OSError:
+        pass
+    pytest.skip("no file here that this user cannot read")

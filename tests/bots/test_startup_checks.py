@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.bots.console_helpers import ask_env, no_traceback, write_docs
+from tests.bots.console_helpers import ask_env, no_traceback, unreadable_file, write_docs
 
 #: Bound on a start that should stop at once; reached only when the command starts serving instead.
 START_TIMEOUT = 60
@@ -108,4 +108,29 @@ def test_a_worker_says_at_start_up_which_surfaces_it_delivers_to(tmp_path, redis
     lines = [ln.partition("logger=jobs.worker ")[2] for ln in out.stderr.splitlines() if "event=worker_surfaces" in ln]
     assert lines == [expected], out.stderr
     assert "secret" not in out.stderr
+    no_traceback(out)
+
+
+@pytest.mark.parametrize("command", [
+    ["ask", "--offline", "--no-clarify", "How do heat pumps work?"], ["index", "docs"], ["audit"],
+    ["prune", "--dry-run"], ["worker", "--burst"], ["teams", "--port", "0"], ["slack", "--port", "0"],
+])
+@pytest.mark.parametrize("problem", ["not UTF-8", "unreadable"])
+def test_an_env_file_that_cannot_be_read_stops_every_command_with_one_line(tmp_path, command, problem):
+    """A settings problem like any other (exit 1), the line naming `.env` and why; never a traceback,
+    nor blamed on another file (`audit` said "cannot read the audit trail")."""
+    write_docs(tmp_path / "docs")
+    env_file = tmp_path / ".env"
+    if problem == "not UTF-8":
+        env_file.write_bytes(b"DEEPRESEARCH_LLM=offline\n# Gr\xfc\xdfe\n")
+        why = "line 2 is not UTF-8 text (byte 0xfc)"
+    else:
+        unreadable_file(env_file, "DEEPRESEARCH_LLM=offline\n")
+        why = "Permission denied"
+    out = subprocess.run([sys.executable, "-m", "bots.cli", *command], capture_output=True, text=True,
+                         errors="replace", env=ask_env(tmp_path, {"REDIS_URL": "redis://127.0.0.1:9/0"}),
+                         cwd=tmp_path, timeout=START_TIMEOUT)
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.splitlines() == [f"deepresearch: cannot read the settings file {env_file}: {why}"], out.stderr
+    assert not out.stdout and not (tmp_path / "data").exists()
     no_traceback(out)

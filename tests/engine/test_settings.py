@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.settings import SettingsError, load_settings
+from tests.bots.console_helpers import unreadable_file
 
 
 def test_open_deep_research_defaults(clean_env):
@@ -99,3 +100,21 @@ def test_the_store_is_chosen_by_one_setting(clean_env, monkeypatch):
     monkeypatch.setenv("DEEPRESEARCH_STORE", "mysql")
     with pytest.raises(SettingsError, match="^invalid setting DEEPRESEARCH_STORE"):
         load_settings()
+
+
+
+@pytest.mark.parametrize("problem", ["not UTF-8", "unreadable"])
+def test_an_env_file_that_cannot_be_read_is_named_in_one_line(clean_env, tmp_path, monkeypatch, problem):
+    """Not a traceback (UnicodeDecodeError, PermissionError), nor an error blamed on another file."""
+    monkeypatch.chdir(tmp_path)
+    env_file = tmp_path / ".env"
+    if problem == "not UTF-8":
+        env_file.write_bytes(b"DEEPRESEARCH_DATA_DIR=/tmp/x\n# Gr\xfc\xdfe\n")
+        expected = f"cannot read the settings file {env_file}: line 2 is not UTF-8 text (byte 0xfc)"
+    else:
+        unreadable_file(env_file, "DEEPRESEARCH_LLM=offline\n")
+        expected = f"cannot read the settings file {env_file}: Permission denied"
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value) == expected
+
