@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticUseDefault
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROLES = ("research", "summarization", "compression", "final_report", "review")
@@ -135,11 +136,20 @@ class Settings(BaseSettings):
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
 
-    @field_validator("openai_base_url", "max_output_tokens", "context_window", "max_run_tokens",
+    @field_validator("openai_base_url", "max_output_tokens", "context_window", "max_run_tokens", "corpus_dir",
                      *(f"{r}_max_output_tokens" for r in ROLES), mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         return None if isinstance(v, str) and not v.strip() else v
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _blank_is_default(cls, v: object) -> object:
+        """An empty (or blank) folder setting is as unset: its default, never ``Path("")``, the
+        working folder."""
+        if isinstance(v, str) and not v.strip():
+            raise PydanticUseDefault()
+        return v
 
     @field_validator("redis_url", mode="before")
     @classmethod

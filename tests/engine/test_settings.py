@@ -118,3 +118,21 @@ def test_an_env_file_that_cannot_be_read_is_named_in_one_line(clean_env, tmp_pat
         load_settings()
     assert str(err.value) == expected
 
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_path_setting_is_as_unset(clean_env, tmp_path, monkeypatch, value):
+    """An empty ``DEEPRESEARCH_DATA_DIR`` is the default ``./data``, never the working folder itself;
+    an empty ``DEEPRESEARCH_CORPUS_DIR`` is no corpus, as other empty settings are unset."""
+    from pathlib import Path
+
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", value)
+    monkeypatch.setenv("DEEPRESEARCH_CORPUS_DIR", value)
+    settings = load_settings()
+    assert settings.data_dir == Path("data") and settings.checkpoint_path == Path("data/checkpoints.sqlite")
+    assert settings.corpus_dir is None and settings.search_backend == "none"
+    monkeypatch.delenv("DEEPRESEARCH_DATA_DIR")
+    monkeypatch.delenv("DEEPRESEARCH_CORPUS_DIR")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(f"DEEPRESEARCH_DATA_DIR={value}\nDEEPRESEARCH_CORPUS_DIR='{value}'\n")
+    settings = load_settings()
+    assert settings.data_dir == Path("data") and settings.corpus_dir is None
