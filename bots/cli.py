@@ -139,6 +139,20 @@ def _fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+#: The most days ``--older-than`` and ``--since`` take: a century, past any thread or record the bot
+#: wrote (its times count from 1970) and far inside the dates Python counts back to (year 1, about
+#: 739,000 days ago), so that the cutoff ``now - days`` is always a date.
+MAX_DAYS = 36_500
+
+
+def _days(param: typer.CallbackParam, value: float | None) -> float | None:
+    """The value of a number-of-days option, checked as it is read: a NaN, an infinity, a negative
+    number or more than :data:`MAX_DAYS` is refused with one line and exit 2 (bad input)."""
+    if value is not None and not (math.isfinite(value) and 0 <= value <= MAX_DAYS):
+        _fail(f"{param.opts[0]} must be a finite number of days from 0 to {MAX_DAYS}", 2)
+    return value
+
+
 @_command()
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The research question (quote it).")] = "",
@@ -285,7 +299,8 @@ def index(
 
 @_command()
 def prune(
-    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", help="Age in days of the newest checkpoint.")] = 30,
+    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", callback=_days,
+                                              help="Age in days of the newest checkpoint.")] = 30,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go, delete nothing.")] = False,
     keep_artifacts: Annotated[bool, typer.Option("--keep-artifacts", help="Keep the report files.")] = False,
 ) -> None:
@@ -300,8 +315,6 @@ def prune(
     from engine.text import clean_path
     from jobs import audit
 
-    if older_than < 0:
-        _fail("--older-than must be 0 or more days", 2)
     try:
         settings = load_settings()
     except SettingsError as err:
@@ -331,7 +344,8 @@ def prune(
 
 @_command()
 def audit(
-    since: Annotated[float | None, typer.Option("--since", metavar="DAYS", help="Only the last DAYS days.")] = None,
+    since: Annotated[float | None, typer.Option("--since", metavar="DAYS", callback=_days,
+                                                help="Only the last DAYS days.")] = None,
     user: Annotated[str | None, typer.Option("--user", metavar="ID", help="Only this requester's researches.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per research per line instead of a table.")] = False,
 ) -> None:
@@ -342,8 +356,6 @@ def audit(
     from engine.settings import load_settings
     from jobs import audit as trail
 
-    if since is not None and not (math.isfinite(since) and since >= 0):
-        _fail("--since must be a finite number of days, 0 or more", 2)
     try:
         records, skipped = trail.read_checked(load_settings(), since_days=since, user=user)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)

@@ -7,6 +7,7 @@ import json
 import time
 from datetime import datetime
 
+import pytest
 from typer.testing import CliRunner
 
 from bots.cli import app
@@ -231,13 +232,24 @@ def _audit_cli(tmp_path, monkeypatch, *args: str, columns: int = 250):
     return CliRunner().invoke(app, ["audit", *args], env={"COLUMNS": str(columns)})
 
 
-def test_since_must_be_a_finite_number_of_days(tmp_path, monkeypatch):
-    _seed(make_settings(tmp_path / "data"))
-    for value in ("nan", "inf", "-inf", "1e400"):
-        result = _audit_cli(tmp_path, monkeypatch, "--since", value)
+@pytest.mark.parametrize("command,option", [("audit", "--since"), ("prune", "--older-than")])
+def test_a_number_of_days_must_be_finite_and_within_a_century(tmp_path, monkeypatch, command, option):
+    """Refused in one line (exit 2) before anything is read or deleted, never a traceback (a NaN or
+    a date before year 1: ValueError, OverflowError); the bound, :data:`bots.cli.MAX_DAYS`, is far
+    past any record the bot wrote and far from the dates Python can count back to."""
+    settings = make_settings(tmp_path / "data")
+    _seed(settings)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    for value in ("nan", "inf", "-inf", "1e400", "-1", "36500.5", "800000", "1e12"):
+        result = CliRunner().invoke(app, [command, option, value])
         assert result.exit_code == 2, (value, result.output)
         lines = [line for line in result.output.splitlines() if line.strip()]
-        assert lines == ["deepresearch: --since must be a finite number of days, 0 or more"], value
+        assert lines == [f"deepresearch: {option} must be a finite number of days from 0 to 36500"], value
+    assert len(audit.read(settings)) == 3
+    for value in ("0", "36500"):  # both bounds taken
+        assert CliRunner().invoke(app, [command, option, value, *(["--dry-run"] if command == "prune" else [])]
+                                  ).exit_code == 0, value
 
 
 def test_the_table_is_readable_in_an_80_column_terminal(tmp_path, monkeypatch):
