@@ -153,6 +153,25 @@ def _days(param: typer.CallbackParam, value: float | None) -> float | None:
     return value
 
 
+#: TCP's port numbers (RFC 793: 16 bits); 0 asks the system for any free port, the one bound is
+#: what the server says it listens on.
+PORTS = range(0, 65536)
+
+
+def _port(value: int) -> int:
+    """The value of ``--port``, checked as it is read: outside :data:`PORTS` it is refused with one
+    line and exit 2 (bad input), before the server starts."""
+    if value not in PORTS:
+        _fail(f"--port must be from {PORTS[0]} to {PORTS[-1]} (0: any free port)", 2)
+    return value
+
+
+def _listen_problem(err: OSError) -> str:
+    """Why a server could not listen, as the system says it (``Address already in use``): asyncio
+    wraps the errno's text in its own sentence, which repeats the address."""
+    return os.strerror(err.errno) if err.errno else (err.strerror or str(err))
+
+
 @_command()
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The research question (quote it).")] = "",
@@ -385,7 +404,8 @@ def worker(
 
 @_command()
 def slack(
-    port: Annotated[int, typer.Option(metavar="PORT", help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
+    port: Annotated[int, typer.Option(metavar="PORT", callback=_port,
+                                      help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on.")] = "0.0.0.0",
 ) -> None:
     """Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, else HTTP on /slack/events."""
@@ -398,12 +418,13 @@ def slack(
     except SettingsError as err:
         _fail(str(err))
     except OSError as err:
-        _fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
+        _fail(f"cannot listen on {host}:{port}: {_listen_problem(err)}")
 
 
 @_command()
 def teams(
-    port: Annotated[int, typer.Option(metavar="PORT", help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
+    port: Annotated[int, typer.Option(metavar="PORT", callback=_port,
+                                      help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
     host: Annotated[str | None, typer.Option(
         metavar="HOST", help="Address to listen on (default 0.0.0.0; 127.0.0.1 when MICROSOFT_APP_ID is unset).")] = None,
 ) -> None:
@@ -421,7 +442,7 @@ def teams(
     except SettingsError as err:
         _fail(str(err))
     except OSError as err:
-        _fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
+        _fail(f"cannot listen on {host}:{port}: {_listen_problem(err)}")
 
 
 #: The mode bits every file and folder the bot creates leaves out: group and others read nothing

@@ -91,10 +91,25 @@ def web_app(health: dict) -> web.Application:
     return app
 
 
-def serve(app: web.Application, *, host: str, port: int, settings: Settings, surface: str) -> None:
+def serve(app: web.Application, *, host: str, port: int, settings: Settings, surface: str,
+          listening: Callable[[str], None] | None = None) -> None:
     """Serve ``app`` on ``host:port`` until SIGTERM/SIGINT (aiohttp stops the server gracefully),
-    then :func:`stop`."""
-    web.run_app(app, host=host, port=port, print=None, access_log=None)
+    then :func:`stop`.
+
+    ``listening`` is called with the address bound (``http://127.0.0.1:3978``; for port 0 the port
+    the system chose) once the socket listens, never before: a port that cannot be had raises first.
+
+    Raises:
+        OSError: the address cannot be bound (in use, not this machine's, no permission).
+    """
+    def bound(line: str) -> None:
+        # aiohttp's own line, once every site listens: "======== Running on URL[, URL] ========\n(Press ...)",
+        # each URL its site's name, with the port bound
+        if listening is not None:
+            names = line.split("Running on ", 1)[-1].split(" ====", 1)[0]
+            listening(names.split(", ")[0])
+
+    web.run_app(app, host=host, port=port, print=bound, access_log=None)
     stop(settings, surface, "http")
 
 

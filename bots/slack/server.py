@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
 
 from aiohttp import web
 from slack_bolt import App
@@ -174,9 +175,9 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     if socket_mode:
         _run_socket_mode(bolt, settings, host=host, port=port)
         return
-    log.info("event=slack_start mode=http host=%s port=%s path=%s", host, port, EVENTS_PATH)
     serving.serve(web_app(bolt, signing_secret=slack_settings().signing_secret()), host=host, port=port,
-                  settings=settings, surface="slack")
+                  settings=settings, surface="slack", listening=lambda url: log.info(
+                      "event=slack_start mode=http host=%s port=%s path=%s", host, urlsplit(url).port, EVENTS_PATH))
 
 
 def _run_socket_mode(bolt: App, settings: Settings, *, host: str, port: int) -> None:

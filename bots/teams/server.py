@@ -162,5 +162,5 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
         )
     file_links.signing_key(settings)  # create the token secret now, not at the first delivery
     serving.recover_turns(settings, "teams")
-    print(f"deepresearch teams: listening on http://{host}:{port}/api/messages", file=sys.stderr, flush=True)
-    serving.serve(app, host=host, port=port, settings=settings, surface="teams")
+    serving.serve(app, host=host, port=port, settings=settings, surface="teams", listening=lambda url: print(
+        f"deepresearch teams: listening on {url}/api/messages", file=sys.stderr, flush=True))

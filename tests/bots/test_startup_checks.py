@@ -134,3 +134,66 @@ def test_an_env_file_that_cannot_be_read_stops_every_command_with_one_line(tmp_p
     assert out.stderr.splitlines() == [f"deepresearch: cannot read the settings file {env_file}: {why}"], out.stderr
     assert not out.stdout and not (tmp_path / "data").exists()
     no_traceback(out)
+
+
+_SLACK_HTTP = {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "secret",
+               "SLACK_API_URL": "http://127.0.0.1:9/api/"}
+
+
+@pytest.mark.parametrize("command", ["teams", "slack"])
+@pytest.mark.parametrize("port", ["99999", "65536", "-1"])
+def test_a_port_out_of_range_is_refused_in_one_line(tmp_path, command, port):
+    """TCP's ports are 0 to 65535 (0: one the system picks): another is bad input (exit 2), refused
+    as the command line is read, before a word of listening and never an OverflowError traceback."""
+    out = subprocess.run([sys.executable, "-m", "bots.cli", command, "--port", port, "--host", "127.0.0.1"],
+                         capture_output=True, text=True, env=ask_env(tmp_path, {"DEEPRESEARCH_LLM": "offline",
+                                                                                **_SLACK_HTTP}),
+                         cwd=tmp_path, timeout=START_TIMEOUT)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.splitlines() == ["deepresearch: --port must be from 0 to 65535 (0: any free port)"], out.stderr
+    no_traceback(out)
+
+
+@pytest.mark.parametrize("command", ["teams", "slack"])
+def test_a_port_in_use_is_said_in_one_line_and_nothing_claims_to_listen(tmp_path, command):
+    """The one line names the port and the system's reason; "listening on" (Teams) and
+    ``event=slack_start`` (Slack) come only once the port is bound."""
+    import socket
+
+    from tests.fakes.slack_api import FakeSlackAPI
+
+    with socket.create_server(("127.0.0.1", 0)) as taken, FakeSlackAPI() as slack_api:
+        port = taken.getsockname()[1]
+        env = {"DEEPRESEARCH_LLM": "offline", "LOG_LEVEL": "INFO", "SLACK_BOT_TOKEN": slack_api.token,
+               "SLACK_SIGNING_SECRET": "secret", "SLACK_API_URL": slack_api.base_url}
+        out = subprocess.run([sys.executable, "-m", "bots.cli", command, "--port", str(port), "--host", "127.0.0.1"],
+                             capture_output=True, text=True, env=ask_env(tmp_path, env), cwd=tmp_path,
+                             timeout=START_TIMEOUT)
+    assert out.returncode == 1, out.stderr
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch")]
+    assert lines == [f"deepresearch: cannot listen on 127.0.0.1:{port}: Address already in use"], out.stderr
+    assert "listening on" not in out.stderr and "event=slack_start" not in out.stderr, out.stderr
+    no_traceback(out)
+
+
+def test_teams_says_where_it_listens_once_bound_with_the_port_the_system_chose(tmp_path):
+    """``--port 0``: the line names the port bound (never ``:0``), and that port answers."""
+    import re
+
+    import requests
+
+    from tests.waiting import wait_exit, wait_for
+
+    proc = subprocess.Popen([sys.executable, "-m", "bots.cli", "teams", "--port", "0"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=ask_env(tmp_path, {"DEEPRESEARCH_LLM": "offline"}),
+                            cwd=tmp_path)
+    try:
+        line = wait_for(lambda: next((ln for ln in iter(proc.stderr.readline, "") if "listening on" in ln), "EOF"),
+                        what="the listening line")
+        found = re.fullmatch(r"deepresearch teams: listening on http://127\.0\.0\.1:(\d+)/api/messages\n", line)
+        assert found and found.group(1) != "0", line
+        assert requests.get(f"http://127.0.0.1:{found.group(1)}/healthz", timeout=30).json()["ok"] is True
+    finally:
+        proc.terminate()
+        wait_exit(proc, what="deepresearch teams to stop")
+        proc.stderr.close()
