@@ -386,10 +386,22 @@ def audit(
     print_audit(trail.researches(records), as_json=as_json)
 
 
+def _queue(value: str) -> str:
+    """The value of ``worker --queue``, checked as it is read: a name the bot never sends research
+    turns to (:data:`jobs.queue.QUEUE_NAME`, empty included) is refused with one line and exit 2; a
+    worker listening there would wait forever."""
+    from jobs.queue import QUEUE_NAME
+
+    if value != QUEUE_NAME:
+        _fail(f"--queue {value!r} is not a queue the bot sends to: research turns go to {QUEUE_NAME!r}", 2)
+    return value
+
+
 @_command()
 def worker(
     burst: Annotated[bool, typer.Option("--burst", help="Exit when nothing is queued and no retry is scheduled.")] = False,
-    queue: Annotated[str, typer.Option(metavar="NAME", help="The RQ queue to listen on.")] = "research",
+    queue: Annotated[str, typer.Option(metavar="NAME", callback=_queue,
+                                       help="The RQ queue to listen on: research, the one the bot sends to.")] = "research",
 ) -> None:
     """Run an RQ worker for research turns (needs REDIS_URL)."""
     from jobs.locks import holding_as

@@ -197,3 +197,18 @@ def test_teams_says_where_it_listens_once_bound_with_the_port_the_system_chose(t
         proc.terminate()
         wait_exit(proc, what="deepresearch teams to stop")
         proc.stderr.close()
+
+
+@pytest.mark.parametrize("queue", ["", " ", "reserch", "Research"])
+def test_a_worker_refuses_a_queue_the_bot_never_sends_to(tmp_path, queue):
+    """It would listen forever for nothing: refused as bad input (exit 2), in one line naming the
+    queue research turns are sent to, before Redis is asked."""
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "worker", "--burst", "--queue", queue],
+                         capture_output=True, text=True,
+                         env=ask_env(tmp_path, {"REDIS_URL": "redis://127.0.0.1:9/0", "DEEPRESEARCH_LLM": "offline",
+                                                "DEEPRESEARCH_REDIS_RETRY_WINDOW": "1"}),
+                         cwd=tmp_path, timeout=START_TIMEOUT)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.splitlines() == [f"deepresearch: --queue {queue!r} is not a queue the bot sends to: research "
+                                       "turns go to 'research'"], out.stderr
+    no_traceback(out)
