@@ -4,6 +4,7 @@ into ``--out``, and the exit codes."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -90,13 +91,14 @@ def index_skips(skipped_files: list[tuple[str, str]], root: Path) -> list[str]:
     """One line per file an indexing run skipped (``skipped_files``: ``(path, reason)`` of
     :class:`engine.search.corpus_index.IndexStats`), named from ``root`` down, e.g.
     ``"skipped notes/broken.pdf: unreadable PDF (PdfStreamError)"``; past :data:`MAX_SKIPS_SHOWN`,
-    one more line counts the rest."""
+    one more line counts the rest. ``root`` is the folder as given (relative, ``~``, a link): the
+    paths are under it made absolute, as :func:`engine.search.corpus_index.indexable_files` reads it."""
     lines = []
+    top = Path(clean_path(os.path.abspath(Path(root).expanduser())))  # the skipped paths are clean_path's text
     for path, reason in skipped_files[:MAX_SKIPS_SHOWN]:
-        try:
-            name = Path(path).relative_to(root)
-        except ValueError:
-            name = Path(path)
+        name = Path(path)
+        if name.is_relative_to(top):
+            name = name.relative_to(top)
         lines.append(f"skipped {clean_path(name)}: {clean_text(reason)}")
     if len(skipped_files) > MAX_SKIPS_SHOWN:
         lines.append(f"… and {len(skipped_files) - MAX_SKIPS_SHOWN} more skipped")

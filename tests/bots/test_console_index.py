@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_env, write_docs
 
 
@@ -37,3 +39,22 @@ def test_ask_says_when_the_corpus_index_is_up_to_date_and_what_it_skipped(tmp_pa
     again = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "What do wind turbines cost?")
     assert again.returncode == 0, again.stderr
     assert "The index is up to date: 3 documents (2 skipped)." in again.stderr.splitlines(), again.stderr
+
+
+@pytest.mark.parametrize("given", ["docs", "./docs/", "docs-link", "~/docs"])
+def test_a_skipped_file_is_named_from_the_folder_however_the_folder_is_given(tmp_path, given):
+    """As the README shows it, ``skipped notes/broken.pdf: ...``: a relative folder, a link to it or
+    ``~`` gives the same line as an absolute path, never the file's absolute path."""
+    docs = write_docs(tmp_path / "docs")
+    (docs / "notes").mkdir()
+    (docs / "notes" / "broken.pdf").write_bytes(b"%PDF-1.4\nnot really a pdf")
+    (tmp_path / "docs-link").symlink_to(docs)
+    env = {**ask_env(tmp_path), "HOME": str(tmp_path)}
+    index = subprocess.run([sys.executable, "-m", "bots.cli", "index", given], capture_output=True, text=True,
+                           env=env, cwd=tmp_path, timeout=RUN_TIMEOUT)
+    assert index.returncode == 0, index.stderr
+    assert index.stderr.splitlines() == ["skipped notes/broken.pdf: unreadable PDF (PdfStreamError)"], index.stderr
+    asked = ask(tmp_path, "--offline", "--no-clarify", "--corpus", given, "What do solar panels cost?",
+                env={"HOME": str(tmp_path)})
+    assert asked.returncode == 0, asked.stderr
+    assert "skipped notes/broken.pdf: unreadable PDF (PdfStreamError)" in asked.stderr.splitlines(), asked.stderr
