@@ -168,8 +168,11 @@ def _port(value: int) -> int:
 
 def _listen_problem(err: OSError) -> str:
     """Why a server could not listen, as the system says it (``Address already in use``): asyncio
-    wraps the errno's text in its own sentence, which repeats the address."""
-    return os.strerror(err.errno) if err.errno else (err.strerror or str(err))
+    wraps the errno's text in its own sentence, which repeats the address. A name that does not
+    resolve (``socket.gaierror``, whose codes are not errnos) keeps its own text."""
+    import errno
+
+    return os.strerror(err.errno) if err.errno in errno.errorcode else (err.strerror or str(err))
 
 
 @_command()
