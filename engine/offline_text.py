@@ -9,6 +9,7 @@ import re
 
 from engine.citations import SID
 from engine.language import (
+    _CODE,
     FUNCTION_WORDS,
     detect_language,
     has_segmented_script,
@@ -45,6 +46,12 @@ _CLAUSE = re.compile(r"(;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\]()
 #: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, «…»,
 #: ‹…›, 「…」, 『…』 (an apostrophe inside a word, "doesn't", "l'énergie", opens none).
 _SPAN = re.compile(r"(`+).+?\1|\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|‹[^›]*›|「[^」]*」|『[^』]*』|(?<!\w)'[^']+'(?!\w)")
+#: A group in brackets or parentheses, one level of nesting inside ("(a, b)", "[0, 1]", "([a, b], axis=0)").
+_GROUP = r"[(\[{][^()\[\]{}]*(?:[(\[{][^()\[\]{}]*[)\]}][^()\[\]{}]*)*[)\]}]"
+#: Code in a brief, kept whole like quoted text: an identifier (:data:`engine.language._CODE`:
+#: "os.path.join", "snake_case") with the group that follows it, and any name or nothing followed by a
+#: group ("f(x, y)", "dict[str, int]", "(a, b)").
+_CODE_SPAN = re.compile(rf"(?:{_CODE.pattern})(?:{_GROUP})?|\w*{_GROUP}", re.DOTALL)
 #: What stands for the n-th span of :data:`_SPAN` while a brief is split: one word, no separator.
 _HOLE = re.compile(r"qqspan(\d+)qq")
 #: Words that open a question of its own after "and" or a comma ("…, and how loud is it?").
@@ -64,8 +71,8 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     are the risks of solar panels"), the item alone when those words only ask to compare them; a
     short later clause of a question continues its head ("How does asyncio cancel tasks and handle
     timeouts" gives "How does asyncio handle timeouts"), and one that opens with a question word
-    ("…, and how loud is it") is a question of its own. Quoted text and code (:data:`_SPAN`) are
-    never split. A single-subject brief gives itself plus two facets of its subject (:func:`facet_topics`).
+    ("…, and how loud is it") is a question of its own. Quoted text (:data:`_SPAN`), code and
+    anything in brackets or parentheses (:data:`_CODE_SPAN`) are never split. A single-subject brief gives itself plus two facets of its subject (:func:`facet_topics`).
     """
     text = " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")  # the thread's talk is no topic
     spans: list[str] = []
@@ -74,9 +81,9 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
         spans.append(m.group(0))
         return f"qqspan{len(spans) - 1}qq"
 
-    masked = _SPAN.sub(hole, text)
+    masked = _CODE_SPAN.sub(hole, _SPAN.sub(hole, text))
     found = _cjk_items(masked) if has_segmented_script(masked) else None
-    topics = found or [t for group in _questions(masked) for t in _group_topics(group)]
+    topics = found or [t for group in _questions(masked) for t in _group_topics(group, language)]
     if len(topics) >= 2:
         topics = [_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in topics]
         return list(dict.fromkeys(topics))[:limit]
@@ -108,12 +115,12 @@ def _questions(text: str) -> list[list[str]]:
     return groups
 
 
-def _group_topics(parts: list[str]) -> list[str]:
+def _group_topics(parts: list[str], language: str = "en") -> list[str]:
     """The topics of one question's clauses: one per listed item (:func:`_items_listed`), else each
     clause, a short later one continuing the first one's head (:func:`_question_head`)."""
     if len(parts) < 2:
         return parts
-    listed = _items_listed(parts)
+    listed = _items_listed(parts, language)
     if listed:
         return listed
     head = _question_head(parts[0])
@@ -124,12 +131,19 @@ def _group_topics(parts: list[str]) -> list[str]:
     return [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
 
 
+#: Verbs that ask how to do something with each listed item ("How do I use A and B"), which each
+#: sub-question keeps.
+_ASKS_OF_EACH = frozenset("use uses used".split())
+
+
 def _asks_only_to_compare(frame: str) -> bool:
     """True when the words around a list (``frame``) name nothing but the asking ("How do … compare",
-    "Wie unterscheiden sich …", "…有什么区别"): each listed item is then a topic on its own."""
+    "Wie unterscheiden sich …", "…有什么区别"; not "How do I use …", :data:`_ASKS_OF_EACH`): each
+    listed item is then a topic on its own."""
     from engine.offline_select import QUESTION_VERBS
 
-    return not [w for w in content_words(frame) if w not in QUESTION_VERBS and not _HOLE.fullmatch(w)]
+    return not [w for w in content_words(frame) if (w not in QUESTION_VERBS or w in _ASKS_OF_EACH)
+                and not _HOLE.fullmatch(w)]
 
 
 #: A conjunction that joins the last item of a Chinese or Japanese list ("A、B和C", "AとB"), as a word
@@ -260,15 +274,47 @@ _PREPOSITIONS = frozenset("""of for in on about with from to by as von für bei 
     à del para en con por""".split())
 
 
-def _items_listed(parts: list[str]) -> list[str] | None:
+#: Languages whose lists leave out the noun an item shares with the first one ("la energía solar, la
+#: eólica": "la energía eólica"), an adjective following its noun.
+_NOUN_ELLIPSIS = frozenset("es fr it pt ca".split())
+#: A word that opens with an elided article or preposition ("l'espresso", "d'eau", "dell'acqua").
+_ELIDED = re.compile(r"(\w+)['’]\w")
+
+
+def _opens_noun_phrase(item: list[str]) -> bool:
+    """True when ``item`` (its words) is a noun phrase of its own: an article or other function word
+    and then a word that is none ("le café filtre"), or a word with an elided article ("l'espresso")."""
+    elided = _ELIDED.match(item[0])
+    if elided:
+        return is_function_word(elided.group(1).lower())
+    return len(item) >= 2 and is_function_word(item[0].lower()) and not is_function_word(item[1].lower())
+
+
+def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
+    """``items`` with the noun of the first item given back to a later one that leaves it out, in a
+    language whose adjectives follow their noun (:data:`_NOUN_ELLIPSIS`): after "la energía solar"
+    (article, noun, one word), "la eólica" (the same article, one word) is "la energía eólica"."""
+    first = [w.lower() for w in items[0]]
+    if language not in _NOUN_ELLIPSIS or len(first) != 3 or not _opens_noun_phrase(items[0]) \
+            or is_function_word(first[2]):
+        return items
+    return [[i[0], items[0][1], i[1]] if len(i) == 2 and i[0].lower() == first[0] and not is_function_word(i[1].lower())
+            else i for i in items]
+
+
+def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     """Whole questions for a question that lists items ("What are the costs, risks and benefits of
     solar panels": each item in the first clause's place, with the phrase the last one carries: one
     that opens with a preposition, ends with one ("… made of") or opens with a verb that asks how
     ("… compare", "… work in bash")); each item alone when the question only asks to compare them
     (:func:`_asks_only_to_compare`). An item is as long as the middle ones, or one word after the
-    articles the second one opens with ("les threads et les processus"); a first item with a phrase
-    of its own ("des pompes à chaleur") shares none. None when the later clauses are not items of a
-    list (they are clauses of their own: "cancel tasks and handle timeouts")."""
+    articles the second one opens with ("les threads et les processus"; "l'espresso" for "le"); a
+    first item with a phrase of its own ("des pompes à chaleur") shares none, nor does a last one
+    when every item is a noun phrase of its own (:func:`_opens_noun_phrase`: "le café infusé à
+    froid") and its words do not end with a preposition or open with a verb that asks how. An item
+    that leaves out the first one's noun gets it back (:func:`_with_shared_noun`). None when the
+    later clauses are not items of a list (they are clauses of their own: "cancel tasks and handle
+    timeouts")."""
     from engine.offline_select import QUESTION_VERBS
 
     first = parts[0].split()
@@ -279,7 +325,10 @@ def _items_listed(parts: list[str]) -> list[str] | None:
         return None
     size = sizes.pop() if sizes else lead + 1
     opener = later[0][0].lower() if lead else ""
-    start = next((i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener), len(first) - size)
+    elided = _ELIDED.match(first[-1])
+    start = next((i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener),
+                 len(first) - 1 if opener and elided and is_function_word(elided.group(1).lower())
+                 else len(first) - size)
     if start < 0:
         return None
     prefix, item = first[:start], first[start:]
@@ -287,6 +336,10 @@ def _items_listed(parts: list[str]) -> list[str] | None:
     last = later[-1] if own_phrase else later[-1][:size]
     tail = [] if own_phrase else later[-1][size:]
     items = [item, *later[:-1], last]
+    if tail and tail[-1].lower() not in _PREPOSITIONS and tail[0].lower() not in QUESTION_VERBS \
+            and all(_opens_noun_phrase(i) for i in items):
+        items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
+    items = _with_shared_noun(items, language)
     shared = (not tail or tail[0].lower() in _PREPOSITIONS or tail[-1].lower() in _PREPOSITIONS
               or tail[0].lower() in QUESTION_VERBS)
     if not shared or not all(any(ch.isalpha() for ch in " ".join(i)) for i in items):

@@ -138,3 +138,48 @@ def test_ask_files_each_quoted_sentence_under_the_sub_question_it_answers(tmp_pa
                      "Wind turbines produce noise": ["how loud is turbine noise"]}, report
     nothing = re.search(r"^\*Nothing more to quote was found on: (.*)\.\*$", report, re.MULTILINE)
     assert not nothing or not set(nothing.group(1).split("; ")) & {h for h, lines in sections.items() if lines}, report
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("How do I use os.path.join(a, b, c) and shutil.copy?",
+     ["How do I use os.path.join(a, b, c)", "How do I use shutil.copy"]),
+    ("What do numpy.stack([a, b], axis=0) and list.sort mean?",
+     ["numpy.stack([a, b], axis=0)", "list.sort"]),
+    ("When should I use dict[str, int], set and frozenset?",
+     ["When should I use dict[str, int]", "When should I use set", "When should I use frozenset"]),
+    ("How do I call f(x, y) and g(z) from a script?",
+     ["How do I call f(x, y) from a script", "How do I call g(z) from a script"]),
+])
+def test_code_and_bracketed_text_is_never_split(question, expected):
+    assert plan_topics(question, 5) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    ("¿Qué ventajas tienen la energía solar, la eólica, la hidráulica y la geotérmica?", "es",
+     ["Qué ventajas tienen la energía solar", "Qué ventajas tienen la energía eólica",
+      "Qué ventajas tienen la energía hidráulica", "Qué ventajas tienen la energía geotérmica"]),
+    ("Quels sont les avantages de la voiture électrique et la hybride ?", "fr",
+     ["Quels sont les avantages de la voiture électrique", "Quels sont les avantages de la voiture hybride"]),
+    ("Que coûtent les voitures électriques, les hybrides et les thermiques ?", "fr",
+     ["Que coûtent les voitures électriques", "Que coûtent les voitures hybrides", "Que coûtent les voitures thermiques"]),
+    # no ellipsis: each item names its own noun, or the first item has no noun to lend
+    ("¿Qué ventajas tienen la energía solar y la biomasa forestal?", "es",
+     ["Qué ventajas tienen la energía solar", "Qué ventajas tienen la biomasa forestal"]),
+    ("What are the benefits of the solar panels and the wind?", "en",
+     ["What are the benefits of the solar panels", "What are the benefits of the wind"]),
+])
+def test_an_item_that_leaves_out_the_first_items_noun_gets_it_back(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    ("Comment préparer l'espresso, le café filtre et le café infusé à froid ?", "fr",
+     ["Comment préparer l'espresso", "Comment préparer le café filtre", "Comment préparer le café infusé à froid"]),
+    ("¿Cómo se prepara el café filtrado y el té verde con leche?", "es",
+     ["Cómo se prepara el café filtrado", "Cómo se prepara el té verde con leche"]),
+    # a phrase the items share stays shared
+    ("What are the blades and the towers made of?", "en",
+     ["What are the blades made of", "What are the towers made of"]),
+])
+def test_the_last_items_own_qualifier_is_not_given_to_the_others(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
