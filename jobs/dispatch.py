@@ -11,7 +11,7 @@ from jobs.conversation import Action, Address, Decision, Message, RuleSettings, 
 from jobs.conversation.replies import reply_language
 from jobs.dedupe import seen_before
 from jobs.phrases import WORDS
-from jobs.queue import cancel_queued, enqueue, queued_despite, request_cancel
+from jobs.queue import cancel_queued, enqueue, note_stop, request_cancel
 from jobs.records import NOT_QUEUED
 from jobs.store import get_store
 from jobs.threads import set_thread, update_thread
@@ -58,17 +58,30 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     and nothing is queued; only an audit record (status ``rejected``) is written.
 
     A turn the queue could not take leaves the thread ``failed`` and gives its slot back; the reply
-    says so. A Ctrl-C during the hand-over does the same, unless the turn was queued after all
-    (:func:`jobs.queue.queued_despite`: it runs, and keeps the thread and the slot), and is raised on.
+    says so. A Ctrl-C (or SIGTERM raised as one, or an error) anywhere from the slot to the reply does
+    the same (:func:`_stopped_before_hand_over`), unless the turn was queued after all
+    (:func:`jobs.queue.note_stop`: it runs, and keeps the thread and the slot), and is raised on.
 
     Raises:
         redis.exceptions.ConnectionError / sqlite3.Error: the registry is unreachable.
-        KeyboardInterrupt, SystemExit: as raised during the hand-over (:func:`jobs.queue.enqueue`).
+        KeyboardInterrupt, SystemExit: as raised; :func:`jobs.queue.queued_despite` tells whether the
+            turn was queued.
     """
     store = get_store(settings)
     view = RuleSettings.from_settings(settings)
     now = time.time()
     decisions: list[tuple[Decision, dict | None]] = []
+    try:
+        return _decide_and_queue(store, message, port_ref, settings, view, now, decisions)
+    except BaseException as stop:  # a Ctrl-C, a SIGTERM or an error: what did not reach the queue is undone
+        if not note_stop(stop, message.event_id, settings=settings):
+            _stopped_before_hand_over(store, message, decisions)
+        raise
+
+
+def _decide_and_queue(store, message: Message, port_ref: dict, settings: Settings, view: RuleSettings, now: float,
+                      decisions: list[tuple[Decision, dict | None]]) -> Reply:
+    """:func:`handle`'s steps; ``decisions`` gets the decision taken and the record it was taken on."""
     refused, held = _take_slot(store, message, view, settings, now)
     if refused is not None:
         return refused
@@ -96,6 +109,40 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
                          else "the clarifying question expired")
     said = reply_for(decision, message, view, before)
     return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome, mention=said.mention)
+
+
+def _stopped_before_hand_over(store, message: Message, decisions: list[tuple[Decision, dict | None]]) -> None:
+    """Undo what :func:`handle` did for ``message`` when it stopped with no turn recorded (or the turn
+    closed: :func:`jobs.queue.note_stop`), as after a Ctrl-C before the queue was asked: a thread
+    it wrote ``queued`` for this turn is left failed (:data:`jobs.records.NOT_QUEUED`, as a turn the
+    queue refused), and a quota slot it may have taken is given back, unless the slot is another
+    delivery's of the same event (the thread's current turn, which this call did not write).
+    Skipped while Redis is seen not answering (the caller has waited out its window already); never
+    raises an ``Exception`` (what cannot be undone is logged; a slot left expires by itself)."""
+    from jobs.redisconn import redis_answering
+
+    wrote = bool(decisions) and decisions[0][0].action in (Action.START, Action.RESUME)
+    if not redis_answering():
+        return
+
+    def failed(old: dict | None) -> dict | None:
+        if not old or old.get("turn_id") != message.event_id or old.get("status") != "queued":
+            return None
+        return dict(old, status="failed", error=NOT_QUEUED, updated_at=time.time())
+
+    try:
+        try:
+            if wrote:
+                update_thread(store, message.thread_key, failed)
+        finally:  # a second Ctrl-C amid the thread's write still frees the slot
+            if wrote or (store.get(f"thread:{message.thread_key}") or {}).get("turn_id") != message.event_id:
+                quotas.release(store, message.event_id, user=message.author, thread_id=message.thread_key)
+    except Exception as err:
+        log.error("event=hand_over_undo_failed thread=%s turn=%s error=%s", message.thread_key, message.event_id,
+                  type(err).__name__)
+    else:
+        log.warning("event=turn_not_queued thread=%s turn=%s note=\"stopped before the queue was asked\"",
+                    message.thread_key, message.event_id)
 
 
 def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
@@ -160,10 +207,6 @@ def _enqueue(message: Message, decision: Decision, port_ref: dict, settings: Set
                   type(err).__name__)
         _not_queued(message, settings)
         return Reply(text=WORDS("queue_down", reply_language(before, message, decision.action)), action="rejected")
-    except BaseException as stop:  # Ctrl-C, or SIGTERM raised as one: what it left queued runs, the rest is freed
-        if not queued_despite(stop):
-            _not_queued(message, settings)
-        raise
     if outcome == "duplicate":
         return Reply(action="duplicate")
     action = "started" if kind == "start" else "resumed"

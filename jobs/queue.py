@@ -96,6 +96,16 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
             cannot start (:func:`jobs.embedded.get_runner`) or take turns (nothing was queued).
         KeyboardInterrupt, SystemExit: as raised during the hand-over.
     """
+    try:
+        return _hand_over(turn, settings)
+    except BaseException as stop:  # one that came outside the hand-over proper: told by the turn's record
+        if not isinstance(stop, Exception):
+            note_stop(stop, turn.turn_id, settings=settings)
+        raise
+
+
+def _hand_over(turn: Turn, settings: Settings) -> str:
+    """:func:`enqueue`'s steps; a Ctrl-C amid the hand-over proper is noted on it (:func:`queued_despite`)."""
     store = get_store(settings)
     if turn.kind == "cancel":
         current = store.get(f"thread:{turn.thread_id}") or {}
@@ -134,10 +144,32 @@ def enqueue(turn: Turn, *, settings: Settings) -> str:
 
 def queued_despite(stop: BaseException) -> bool:
     """Whether ``stop``, a Ctrl-C (or another exception that is not an ``Exception``) that
-    :func:`enqueue` raised on, left its turn queued: RQ holds the turn's job (or a runner the turn),
-    which runs it. False when the turn was closed, and for an exception :func:`enqueue` did not
-    raise on so (one raised before or after the hand-over, or a second Ctrl-C amid its bookkeeping)."""
+    :func:`enqueue` raised on (or :func:`note_stop` was told of), left its turn queued: RQ holds the
+    turn's job (or a runner the turn, or a recovery pass queues its open record), which runs it.
+    False when the turn was closed or never recorded, and for an exception neither saw."""
     return getattr(stop, _QUEUED_ATTR, False) is True
+
+
+def note_stop(stop: BaseException, turn_id: str, *, settings: Settings) -> bool:
+    """Note on ``stop`` (a Ctrl-C or SIGTERM raised as one) whether turn ``turn_id`` was queued when it
+    came, for :func:`queued_despite`; returns it. What :func:`enqueue` noted amid the hand-over stands;
+    otherwise the turn's record tells: one written and not closed runs (its job, or the recovery pass
+    that queues open records), none or a closed one does not. False when the store cannot tell at once
+    (Redis seen not answering, or an error: logged); never raises an ``Exception``."""
+    from jobs.redisconn import redis_answering
+
+    if hasattr(stop, _QUEUED_ATTR):
+        return queued_despite(stop)
+    queued = False
+    try:
+        if not settings.redis_url or redis_answering():
+            rec = get_store(settings).get(records.turn_key(turn_id))
+            queued = bool(rec) and rec.get("state") not in records.TERMINAL
+    except Exception as err:
+        log.error("event=turn_state_unknown turn=%s error=%s", turn_id, type(err).__name__)
+    finally:  # a second Ctrl-C while asking counts the turn as not queued
+        setattr(stop, _QUEUED_ATTR, queued)
+    return queued
 
 
 def _close_unqueued(store, turn: Turn, err: BaseException) -> bool:
