@@ -254,3 +254,20 @@ def test_stopping_socket_mode_waits_for_the_work_of_envelopes_it_acknowledged(sl
     assert held.finished.is_set()  # the turn was handed over before the connection was said closed
     stop_runner(slack_env / "data")
     assert [c["question"] for c in research.calls] == [QUESTION]
+
+
+def test_an_envelope_slack_sends_again_starts_one_research(socket_bot, fake_slack, fake_socket):
+    """Slack sends an envelope again (``retry_attempt`` 1, reason ``timeout``) when it saw no ack, as
+    after a connection that closed while the first was being handled: the event id makes it one turn."""
+    ts = new_ts()
+    event = _message_event(f"<@{fake_slack.bot_user_id}> {QUESTION}", ts=ts, kind="app_mention")
+    event_id = f"Ev{uuid.uuid4().hex[:10].upper()}"
+    first = fake_socket.events_api(event, team=TEAM, event_id=event_id)
+    fake_socket.wait_ack(first)
+    again = fake_socket.events_api(event, team=TEAM, event_id=event_id, retry_attempt=1)
+    assert fake_socket.wait_ack(again).seconds < ACK_LIMIT
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="the report files")
+    wait_for(lambda: "reason=seen_before" in socket_bot.log.read_text(),
+             what="the envelope sent again to be dropped as seen before")
+    assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
+    assert [c.params["timestamp"] for c in fake_slack.calls_to("reactions.add")] == [ts]
