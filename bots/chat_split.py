@@ -137,38 +137,62 @@ def _split_line(line: str, limit: int, *, spans: Sequence[Span] | None = None, c
             line, spans = rewritten(line, spans, span, write_span(span.code, span.ticks), span.code)
     pieces = []
     while len(line) > limit:
-        cut = _text_cut(line, limit, commonmark)
-        span = span_around(spans, cut)
-        if span is not None and not span.ticks and span.start == 0 and span.end > limit:  # a link longer than a piece
-            span = span_around([s for s in spans if s.ticks], cut)  # is cut, but not in a code span of its text
-        if span is not None:
-            opener, closer = span.start - len(span.ticks), span.end + len(span.ticks)
-            if opener > 0:  # the span goes whole to the next piece
-                cut, span = opener, None
-            elif closer <= limit:  # it fits in this one whole, unless what follows it would open a block
-                after = _cut_after(line, spans, closer, limit) if commonmark else closer
-                if after is not None or closer <= limit // 2:
-                    cut, span = closer if after is None else after, None
+        cut, span, closer = _span_cut(line, spans, limit, commonmark)
         parts = None
         if span is not None and span.ticks and 2 * len(span.ticks) + 2 <= limit // 2:  # (a run of backticks half a piece long: cut as text)
-            # a span longer than a piece, from its start (or one that a fence's run follows: its end moves on)
-            parts = span_parts(span, limit if closer > limit else limit // 2, commonmark=commonmark)
-            if parts is not None and len(parts) == 1 and parts[0][0] == line[:closer]:  # (written as it is: no step on)
-                parts = None
-            if parts is None and closer <= limit:  # no part fits or the span is one: it stays whole in this piece
-                cut = closer
+            parts, cut = _cut_in_parts(line, span, closer, cut, limit, commonmark)
         if parts is None:  # (no span to cut, or no part of it fits in a piece: cut as text)
             if head := line[:cut].rstrip():
                 pieces.append(head)
-            rest = line[cut:].lstrip(" \n")
-            spans = [s._replace(start=s.start - len(line) + len(rest), end=s.end - len(line) + len(rest))
-                     for s in spans if s.start - len(s.ticks) >= len(line) - len(rest)]
-            line = rest
+            line, spans = _rest(line, spans, cut)
             continue
         pieces.extend(written for written, _ in parts[:-1])
         line, spans = rewritten(line, spans, span, *parts[-1])
     pieces.append(line)
     return pieces
+
+
+def _span_cut(line: str, spans: Sequence[Span], limit: int, commonmark: bool) -> tuple[int, Span | None, int]:
+    """Where :func:`_split_line` cuts ``line`` (longer than ``limit``): ``(cut, span, closer)``. ``span`` is
+    the span the cut falls in that may have to be cut in parts (None: cut at ``cut`` as text), ``closer``
+    the end of its closing run of backticks. A span that does not start the line goes whole to the next
+    piece; one that starts it and fits goes whole in this one, unless what follows it would open a block."""
+    cut = _text_cut(line, limit, commonmark)
+    span = span_around(spans, cut)
+    if span is not None and not span.ticks and span.start == 0 and span.end > limit:  # a link longer than a piece
+        span = span_around([s for s in spans if s.ticks], cut)  # is cut, but not in a code span of its text
+    if span is None:
+        return cut, None, 0
+    opener, closer = span.start - len(span.ticks), span.end + len(span.ticks)
+    if opener > 0:  # the span goes whole to the next piece
+        return opener, None, closer
+    if closer <= limit:  # it fits in this one whole, unless what follows it would open a block
+        after = _cut_after(line, spans, closer, limit) if commonmark else closer
+        if after is not None or closer <= limit // 2:
+            return (closer if after is None else after), None, closer
+    return cut, span, closer
+
+
+def _cut_in_parts(line: str, span: Span, closer: int, cut: int, limit: int,
+                  commonmark: bool) -> tuple[list[tuple[str, str]] | None, int]:
+    """``(parts, cut)`` for a code span starting ``line`` that :func:`_span_cut` left to cut: its parts
+    (:func:`bots.chat_code.span_parts`), or None to cut as text at the returned ``cut`` (the span's end
+    when no part fits, or the span is one part written as it is, and it fits whole)."""
+    # a span longer than a piece, from its start (or one that a fence's run follows: its end moves on)
+    parts = span_parts(span, limit if closer > limit else limit // 2, commonmark=commonmark)
+    if parts is not None and len(parts) == 1 and parts[0][0] == line[:closer]:  # (written as it is: no step on)
+        parts = None
+    if parts is None and closer <= limit:  # no part fits or the span is one: it stays whole in this piece
+        cut = closer
+    return parts, cut
+
+
+def _rest(line: str, spans: Sequence[Span], cut: int) -> tuple[str, list[Span]]:
+    """What follows a cut of ``line`` at ``cut`` (its leading spaces and line breaks left out), and the
+    spans that lie in it, moved to its positions."""
+    rest = line[cut:].lstrip(" \n")
+    moved = len(line) - len(rest)
+    return rest, [s._replace(start=s.start - moved, end=s.end - moved) for s in spans if s.start - len(s.ticks) >= moved]
 
 
 def _cut_after(line: str, spans: Sequence[Span], closer: int, limit: int) -> int | None:
