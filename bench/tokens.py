@@ -1,7 +1,7 @@
 """Figure 6: tokens per role, and the report writers' prompts at 5 and 10 search results per query.
 
 The final-report and finalize prompts list only the sources their findings cite (at most
-``engine.citations.MAX_PROMPT_SOURCES``), so when each search returns twice the results the
+``engine.prompt_sources.MAX_PROMPT_SOURCES``), so when each search returns twice the results the
 prompts grow with the findings, not with the sources found. Two pairs of runs show it: one
 whose compressor keeps a bounded number of findings a topic (a real compressor's notes have a
 bounded length, and the findings budget caps them in any case), and one whose compressor writes

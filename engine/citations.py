@@ -9,29 +9,25 @@ back to URLs in code the same way). Any other bracketed text, ``[0, 1]``, ``[1-5
 or a ``[3]`` quoted from a page, is the writer's prose and passes through unchanged, as does
 everything inside code spans and code blocks (found with mistletoe, a CommonMark parser). No
 URL reaches the report that no tool returned and the user did not write.
+
+What a prompt lists of the sources is :mod:`engine.prompt_sources`; a list of sources the model
+wrote at the end of its report is dropped before numbering (:mod:`engine.model_sources`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
 from engine.chinese import with_traditional
-from engine.source_links import public_url, source_text, web_link
-from engine.text import MISTLETOE_LOCK, markdown_literal, one_line
+from engine.source_links import source_text, web_link
+from engine.text import MISTLETOE_LOCK, markdown_literal
 
 #: One minted id in brackets, e.g. ``[S1a2b3c]``.
 SID = re.compile(r"\[(S[0-9a-f]{6})\]")
-#: The most sources a prompt lists by id, title and URL (final report, finalize, the review's
-#: ``list_sources``): at about 50 tokens a source, 60 sources are about 3,000 tokens, so such a
-#: prompt stays bounded however many results each search returns.
-MAX_PROMPT_SOURCES = 60
-#: Characters of a title shown in a prompt's source list.
-PROMPT_TITLE_CHARS = 150
 
 _ID = r"S[0-9a-fA-F]{6}"  # minted lowercase; a model that upper-cases one still means it
 # Candidates, leftmost first: a Markdown link (its text may hold one level of brackets, as a
@@ -363,77 +359,22 @@ class Numbering:
 def finalize_citations(report: str, registry: dict, user_text: str = "") -> tuple[str, list[Cited], list[str]]:
     """Number a report's citations and check its URLs (see :class:`Numbering`).
 
+    A list of sources the report ends with goes first (:func:`engine.model_sources.drop_model_sources`):
+    an id cited only there is not cited.
+
     Returns:
         ``(markdown, cited, removed)``: the report with its prose ids as ``[n]`` (1..N by first
         use) and everything else as written, ``cited`` in number order, ``removed`` the
         bracketed ids that matched no source.
     """
+    from engine.model_sources import drop_model_sources  # it reads SOURCES_TITLE from here
+
     numbering = Numbering(registry, user_text)
-    body = numbering.apply(report).rstrip() + "\n"
+    body = numbering.apply(drop_model_sources(report)).rstrip() + "\n"
     return body, numbering.cited, numbering.removed
 
 
-# --- what prompts list --------------------------------------------------------------------------
-
-
-def prompt_sources(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> tuple[str, int]:
-    """The sources ``texts`` cite, as ``[Sxxxxxx] title — url`` lines for a prompt.
-
-    Only registry ids cited in ``texts`` are listed, in order of first use; when more than
-    ``limit`` are cited, the most cited ``limit`` are kept (ties: first used). Returns
-    ``(lines, left_out)`` where ``left_out`` counts the cited sources not listed.
-    """
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(sid for sid in cited_ids(text, registry) if sid in registry)
-    order = list(counts)  # first use
-    kept = set(sorted(order, key=lambda sid: (-counts[sid], order.index(sid)))[:limit])
-    lines = [_source_line(sid, registry[sid]) for sid in order if sid in kept]
-    return "\n".join(lines), len(order) - len(kept)
-
-
-def _title(rec: dict) -> str:
-    return one_line(str(rec.get("title") or rec["url"]), PROMPT_TITLE_CHARS)
-
-
-def _source_line(sid: str, rec: dict) -> str:
-    return f"[{sid}] {_title(rec)} — {public_url(rec['url'])}"
-
-
-def source_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> str:
-    """:func:`prompt_sources` as the body of a prompt's ``<Sources>`` block (``(none)`` when empty)."""
-    lines, left_out = prompt_sources(registry, texts, limit)
-    if left_out:
-        lines += f"\n({left_out} more cited sources are not listed here; their ids are valid citations.)"
-    return lines or "(none)"
-
-
-#: The first line of :func:`found_sources_block`, and the start of its line of sources not cited.
-FOUND_HEAD = "{found} sources found; {cited} cited so far."
-NOT_CITED_HEAD = "Found, not cited so far:"
-#: Sources not cited that :func:`found_sources_block` names (by title and id, without URL) at most.
-MAX_NOT_CITED_NAMED = 5
-
-
-def found_sources_block(registry: dict, texts: Iterable[str], limit: int = MAX_PROMPT_SOURCES) -> str:
-    """:func:`source_block` (the sources ``texts`` cite), after a :data:`FOUND_HEAD` line counting
-    every source found (``registry``) and those cited, and before one :data:`NOT_CITED_HEAD` line
-    naming the first :data:`MAX_NOT_CITED_NAMED` others found (``“title” [Sxxxxxx]``, no URL, so
-    the prompt grows little with the number of results). ``(none)`` for an empty registry."""
-    if not registry:
-        return "(none)"
-    texts = list(texts)
-    cited = {sid for text in texts for sid in cited_ids(text, registry) if sid in registry}
-    out = [FOUND_HEAD.format(found=len(registry), cited=len(cited))]
-    block = source_block(registry, texts, limit)
-    if block != "(none)":
-        out.append(block)
-    others = [sid for sid in registry if sid not in cited]
-    if others:
-        named = ", ".join(f"“{_title(registry[sid])}” [{sid}]" for sid in others[:MAX_NOT_CITED_NAMED])
-        more = f" (+{len(others) - MAX_NOT_CITED_NAMED})" if len(others) > MAX_NOT_CITED_NAMED else ""
-        out.append(f"{NOT_CITED_HEAD} {named}{more}")
-    return "\n".join(out)
+# --- the review appendix and the Sources section ---------------------------------------------
 
 
 def ids_to_numbers(text: str, numbers: dict[str, int]) -> str:

@@ -38,10 +38,16 @@ def _parser():
     return MarkdownIt("commonmark").enable("table")
 
 
+def markdown_tokens(markdown: str) -> list:
+    """``markdown`` as markdown-it's block tokens (CommonMark with GFM tables), each with its
+    ``map``, the lines it spans in :func:`split_lines`."""
+    return _parser().parse(markdown)
+
+
 def _heading_tokens(markdown: str) -> list[tuple[int, object, str]]:
     """``(level, token, inline text)`` of every heading in ``markdown``, code blocks and raw HTML
     excepted (a ``#`` line in them is no heading), in order."""
-    tokens = _parser().parse(markdown)
+    tokens = markdown_tokens(markdown)
     return [(int(tok.tag[1]), tok, tokens[i + 1].content) for i, tok in enumerate(tokens)
             if tok.type == "heading_open" and tok.map]
 

@@ -2,7 +2,7 @@
 
 Each role says only what its inputs show: the report's claims, the research findings
 (``read_findings``), the sources found (``list_sources``, and the synthesis prompt's
-``<Sources>`` block, both :func:`engine.citations.found_sources_block`) and the question.
+``<Sources>`` block, both :func:`engine.prompt_sources.found_sources_block`) and the question.
 Counts are counted there; every objection quotes the claim, names the source or the words of the
 question it is about. Round 2 revises the solution by what round 1 found and says what changed,
 or that nothing did.
@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 
-from engine.citations import NOT_CITED_HEAD, SID
+from engine.citations import SID
 from engine.language import has_segmented_script, word_tokens
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
+from engine.prompt_sources import NOT_CITED_HEAD
 from engine.text import markdown_literal, markdown_unescape
 from engine.word_forms import mentioned
 
@@ -116,7 +117,7 @@ def _titles(titles: list[str], total: int, language: str) -> str:
 
 def found_sources(text: str) -> tuple[int, dict[str, str], list[str]]:
     """``(found, {id: title}, ids named as not cited)`` read from a
-    :func:`~engine.citations.found_sources_block`."""
+    :func:`~engine.prompt_sources.found_sources_block`."""
     head = re.search(r"(\d+) sources found", text)
     titles: dict[str, str] = {}
     not_cited: list[str] = []

@@ -124,7 +124,8 @@ Rules:
 - Write in {language}, the language of the user's question.
 - Start with a level-1 heading (the title), then sections with level-2 headings.
 {citation_rule}
-- Do not write a list of sources or references: it is added from the citations.
+- Do not write a list of sources or references (no Sources, References or Bibliography
+  section, in any language): it is added from the citations.
 - Never invent a URL, a source or a number that the findings do not contain.
 - If the findings are thin or some research failed, say so plainly."""
 
@@ -217,7 +218,8 @@ Question: {question}
 Rules:
 - Write in {language}; start with a level-1 heading (the title), then level-2 sections.
 {citation_rule}
-- No list of sources (it is generated); no invented URLs or figures."""
+- No list of sources, references or bibliography (it is generated from the citations); no
+  invented URLs or figures."""
 
 EXECUTIVE_SUMMARY = """Task: executive_summary
 Today's date is {date}.

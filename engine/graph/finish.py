@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from engine import prompts
 from engine.artifact_store import artifact_store
 from engine.artifacts import TITLE_LINE, write_artifacts
-from engine.citations import Cited, Numbering, found_sources_block
+from engine.citations import Cited, Numbering
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
 from engine.graph.output_limit import output_limit_note
@@ -21,7 +21,9 @@ from engine.graph.review import review_transcript
 from engine.graph.state import AgentState
 from engine.headings import nest_headings
 from engine.language import language_name
+from engine.model_sources import drop_model_sources
 from engine.offline_phrases import phrase
+from engine.prompt_sources import found_sources_block
 from engine.schemas import ExecutiveSummary
 from engine.text import markdown_literal, markdown_unescape
 
@@ -77,8 +79,11 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     (1..N by first use; unknown ids removed) and nothing else changes. The executive summary is
     written from the report with its ids and numbered the same way; the title cites nothing.
     The synthesis prompt lists only the sources the report and the review cite (at most
-    :data:`~engine.citations.MAX_PROMPT_SOURCES`), after the count of all found, and names a few
-    found and not cited (:func:`~engine.citations.found_sources_block`).
+    :data:`~engine.prompt_sources.MAX_PROMPT_SOURCES`), after the count of all found, and names a few
+    found and not cited (:func:`~engine.prompt_sources.found_sources_block`).
+
+    A list of sources the synthesis ends with goes before anything is numbered
+    (:func:`engine.model_sources.drop_model_sources`): the Sources section is generated.
 
     The report's own headings stay under its title (:func:`below_title`). The report's Problems
     section lists the research errors, then ``report_notes`` (each once):
@@ -89,6 +94,7 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     registry = state.get("sources", {})
     language = state.get("language", "en")
     final, notes = await _synthesis(state, ctx)
+    final = drop_model_sources(final)  # before numbering: an id only its own list cites is not cited
     problems = problems_section(state, notes)
     summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
         date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language),

@@ -12,19 +12,20 @@ from langgraph.types import Command, interrupt
 
 from engine import prompts
 from engine.chinese import TRADITIONAL
-from engine.citations import found_sources_block
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
 from engine.graph.output_limit import output_limit_note
 from engine.graph.state import AgentState, override
 from engine.language import language_name
+from engine.model_sources import drop_model_sources
+from engine.prompt_sources import found_sources_block
 from engine.schemas import ClarifyWithUser, ResearchQuestion
 
 log = logging.getLogger(__name__)
 
 # The findings handed to the report writer are capped (about 25k tokens) so its prompt stays
 # bounded however many sources the researchers found; the context-length retry shortens further.
-# With the source list (at most engine.citations.MAX_PROMPT_SOURCES lines) this bounds the prompt.
+# With the source list (at most engine.prompt_sources.MAX_PROMPT_SOURCES lines) this bounds the prompt.
 FINDINGS_BUDGET_CHARS = 100_000
 
 
@@ -129,10 +130,13 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
     """Write the research report in one call from the compressed findings (never raw pages).
 
     The prompt lists only the sources the findings cite (at most
-    :data:`~engine.citations.MAX_PROMPT_SOURCES`), after a line counting all those found and before
-    one naming a few that the findings do not cite (no URL: :func:`~engine.citations.found_sources_block`),
+    :data:`~engine.prompt_sources.MAX_PROMPT_SOURCES`), after a line counting all those found and before
+    one naming a few that the findings do not cite (no URL: :func:`~engine.prompt_sources.found_sources_block`),
     so it grows with the capped findings, not with the number of results each search returned, and
     a report with nothing to quote can say how many sources were found. The report cites by minted id.
+
+    A list of sources the model wrote at the end goes (:func:`engine.model_sources.drop_model_sources`):
+    the review reads the report without it, and the delivered report's Sources list is generated.
 
     A context-length error is retried with the findings shortened by 10% (open_deep_research).
     A report the model stopped at its output limit is kept up to its last whole paragraph, and
@@ -162,7 +166,7 @@ async def final_report_generation(state: AgentState, runtime: Runtime[RunContext
     response = await invoke_with_context_retry(ctx.model("final_report"), build, budget)
     note = output_limit_note(response, "the report")
     # the supervisor's exchange is done with: later checkpoints need not carry it
-    return {"report": response.text.strip(), "supervisor_messages": override([]),
+    return {"report": drop_model_sources(response.text).strip(), "supervisor_messages": override([]),
             "report_notes": [note] if note else []}
 
 

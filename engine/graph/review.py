@@ -18,7 +18,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from engine import prompts
-from engine.citations import found_sources_block
 from engine.graph.actions import call_with_tools, prompted_messages
 from engine.graph.context import RunContext
 from engine.graph.researcher import merge_found, run_search
@@ -26,6 +25,7 @@ from engine.graph.sources import read_texts
 from engine.graph.state import AgentState, override
 from engine.graph.tools import run_tool_calls
 from engine.language import language_name
+from engine.prompt_sources import found_sources_block
 from engine.source_links import public_url
 
 MAX_ROLE_TOOL_CALLS = 6
@@ -139,7 +139,7 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
 
     Sources are named by their minted ids, as in the report; ``list_sources`` lists those the
     report and the findings cite, after the count of all found, and names a few not cited
-    (:func:`~engine.citations.found_sources_block`).
+    (:func:`~engine.prompt_sources.found_sources_block`).
     """
     ctx = runtime.context
     registry = dict(state.get("sources", {}))
