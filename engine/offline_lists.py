@@ -1,21 +1,65 @@
 """How the offline model finds the items of a question that lists things, for one sub-question each.
 
-"A, B and C" (also "A und B", "A et B", "A y B", "A、B和C") is one sub-question per item, in the words
-around the list (:func:`listed_topics`). Quoted text, code and anything in brackets is masked first
-and never split (:data:`_SPAN`, :data:`_CODE_SPAN`); a later item that leaves out the first one's noun
-gets it back (:func:`_with_shared_noun`); a clause that opens with a preposition qualifies the one
-before it (:data:`_QUALIFIER_OPENERS`).
+"A, B and C" is one sub-question per item, in the words around the list (:func:`listed_topics`),
+whatever joins the last item: "and", "or", "and/or", "as well as", German "und", "oder", "sowie",
+French "et", "ou", Spanish "y", "e", "o", "u", Italian "e", "ed", "o", "oppure", Portuguese "e",
+"ou", Dutch "en", "of" (:data:`JOINS`, :data:`OWN_JOINS`), Chinese "、", "和", "与", "及", "或",
+"还是" and Japanese "と", "や", "または" (:data:`_CJK_AND`). An alternative question is a list like
+any other: "Is it better to rent or buy?" is researched as "Is it better to rent" and "Is it better
+to buy", each alternative on its own, so the report sets out what the sources say of each.
+
+What only looks like a list is not split: quoted text, code and anything in brackets (:data:`_SPAN`,
+:data:`_CODE_SPAN`), set phrases ("one or more", "more or less": :data:`SET_PHRASES`), two
+capitalised words joined by "and" that the brief does not ask to compare ("Romeo and Juliet",
+"Procter and Gamble": :data:`_NAME_PAIR`), and clauses of their own ("cancel tasks and handle
+timeouts": items must be parallel, :func:`_items_listed`). A later item that leaves out the first
+one's noun gets it back (:func:`_with_shared_noun`); a clause that opens with a preposition qualifies
+the one before it (:data:`QUALIFIER_OPENERS`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
-from engine.language import _CODE, FUNCTION_WORDS, has_segmented_script, is_function_word, word_tokens
-from engine.offline_text import _ENDS, _INTERROGATIVES, STOPWORDS, content_words
+from engine.language import _CODE, _QUESTION_WORDS, FUNCTION_WORDS, has_segmented_script, word_tokens, words
+from engine.language import _INTERROGATIVES as _ASKING
+from engine.language import is_function_word as _is_function_word
+from engine.offline_list_words import (
+    ASKS_OF_EACH,
+    BARE,
+    BEFORE_VERB,
+    CHOOSING,
+    COMPARING,
+    CORRELATIVES,
+    GENITIVES,
+    JOINS,
+    NUMBERS,
+    OWN_JOINS,
+    PREPOSITIONS,
+    PRONOUNS,
+    QUALIFIER_OPENERS,
+    SET_PHRASES,
+)
+from engine.offline_text import _AUXILIARIES, _ENDS, _INTERROGATIVES, STOPWORDS, content_words
 
-#: Where a brief's list of items splits, never inside brackets or parentheses ("the interval [0, 1]").
-_CLAUSE = re.compile(r"(;|\n|,| and | und | et | y | vs\.? | versus )(?![^\[\](){}]*[\])}])")
+
+@functools.cache
+def _clause(language: str) -> re.Pattern[str]:
+    """Where a brief in ``language`` splits into clauses and items (:data:`JOINS`, and
+    :data:`OWN_JOINS` of ``language``), the longest join first ("and/or" before "and"), never inside
+    brackets or parentheses ("the interval [0, 1]")."""
+    joins = sorted({*JOINS, *OWN_JOINS.get(language, ())}, key=len, reverse=True)
+    return re.compile(rf"({'|'.join(map(re.escape, joins))})(?![^\[\](){{}}]*[\])}}])")
+
+
+def _function(word: str, language: str = "en") -> bool:
+    """True for a lower-cased word that carries no topic (:func:`engine.language.is_function_word`),
+    or one of ``language``'s own function words that list leaves out (Italian, Portuguese and Dutch:
+    :data:`engine.language._QUESTION_WORDS`)."""
+    return _is_function_word(word) or word in _QUESTION_WORDS.get(language, ())
+
+
 #: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, «…»,
 #: ‹…›, 「…」, 『…』 (an apostrophe inside a word, "doesn't", "l'énergie", opens none).
 _SPAN = re.compile(
@@ -42,17 +86,22 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
         spans.append(m.group(0))
         return f"qqspan{len(spans) - 1}qq"
 
-    masked = _CODE_SPAN.sub(hole, _SPAN.sub(hole, text))
+    quoted = _SPAN.sub(hole, text).replace(" and/or ", " and ")  # "and/or" is no code (:data:`_CODE`)
+    masked = SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted))
+    if not COMPARING.intersection(words(masked)):
+        masked = _NAME_PAIR.sub(hole, masked)
     found = _cjk_items(masked) if has_segmented_script(masked) else None
-    topics = found or [t for group in _questions(masked) for t in _group_topics(group, language)]
+    topics = found or [t for group in _questions(masked, language) for t in _group_topics(group, language)]
     return list(dict.fromkeys(_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in topics))
 
 
-def _questions(text: str) -> list[list[str]]:
-    """The clauses of ``text`` (:data:`_CLAUSE`), grouped into the questions it asks: a clause after a
-    semicolon or a line break, or one that opens with a question word (:data:`_INTERROGATIVES`),
-    starts a question; the others continue the one before (its list, or its head)."""
-    pieces = _CLAUSE.split(text)
+def _questions(text: str, language: str = "en") -> list[list[str]]:
+    """The clauses of ``text`` (:func:`_clause`), grouped into the questions it asks: a clause after a
+    semicolon or a line break, or one that opens with a question word (:data:`_INTERROGATIVES`, and
+    those of ``language``: :data:`engine.language._INTERROGATIVES`), starts a question; the others
+    continue the one before (its list, or its head)."""
+    asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
+    pieces = _clause(language).split(text)
     groups: list[list[str]] = []
     new = True
     for i, piece in enumerate(pieces):
@@ -62,10 +111,11 @@ def _questions(text: str) -> list[list[str]]:
         part = piece.strip(_ENDS)
         if not part or not content_words(part):
             continue
-        if groups and part.split()[0].lower() in _QUALIFIER_OPENERS and not new:
+        opener = part.split()[0].lower()
+        if groups and opener in QUALIFIER_OPENERS and not new:
             groups[-1][-1] = f"{groups[-1][-1]}, {part}"
             continue
-        if new or not groups or part.split()[0].lower() in _INTERROGATIVES:
+        if new or not groups or opener in asking:
             groups.append([part])
         else:
             groups[-1].append(part)
@@ -74,10 +124,14 @@ def _questions(text: str) -> list[list[str]]:
 
 
 def _group_topics(parts: list[str], language: str = "en") -> list[str]:
-    """The topics of one question's clauses: one per listed item (:func:`_items_listed`), else each
-    clause, a short later one continuing the first one's head (:func:`_question_head`)."""
+    """The topics of one question's clauses: one per listed item (:func:`_items_listed`; the items
+    alone after a question that asks to choose among them, :data:`CHOOSING`), else each clause, a
+    short later one continuing the first one's head (:func:`_question_head`)."""
     if len(parts) < 2:
         return parts
+    opening = parts[0].lower().split()
+    if len(parts) > 2 and len(opening) > 1 and opening[0] in CHOOSING and opening[1] in _AUXILIARIES:
+        return parts[1:]  # "Which is faster, Python or Java": the things to choose among
     listed = _items_listed(parts, language)
     if listed:
         return listed
@@ -89,27 +143,30 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str]:
     return [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
 
 
-#: Verbs that ask how to do something with each listed item ("How do I use A and B"), which each
-#: sub-question keeps.
-_ASKS_OF_EACH = frozenset("use uses used".split())
+#: Two capitalised words joined by "and" inside a sentence ("Romeo and Juliet", "Procter and Gamble"):
+#: most often one name, kept whole unless the brief asks to compare (:data:`COMPARING`: "How do
+#: Python and Java compare"). Not after a comma (the end of a longer list) nor at the start.
+_NAME_PAIR = re.compile(r"(?<=[^\W\d_] )(?<![A-Z]\w )[A-Z][a-z]+ (?:and|und|et|y|e|en|&) [A-Z][a-z]+(?!\w)")
 
 
 def _asks_only_to_compare(frame: str) -> bool:
-    """True when the words around a list (``frame``) name nothing but the asking ("How do … compare",
-    "Wie unterscheiden sich …", "…有什么区别"; not "How do I use …", :data:`_ASKS_OF_EACH`): each
-    listed item is then a topic on its own."""
+    """True when the words around a list (``frame``) name nothing but the asking to compare ("How do …
+    compare", "What is the difference between …", "Wie unterscheiden sich …", "…有什么区别": a verb
+    that asks how, :data:`engine.offline_select.QUESTION_VERBS`, or a word of :data:`COMPARING`;
+    not "How do I use …", :data:`ASKS_OF_EACH`), or there is no frame: each listed item is then a
+    topic on its own. A frame of function words alone ("Is this … or …") is kept with each item."""
     from engine.offline_select import QUESTION_VERBS
 
-    return not [
-        w
-        for w in content_words(frame)
-        if (w not in QUESTION_VERBS or w in _ASKS_OF_EACH) and not _HOLE.fullmatch(w)
-    ]
+    named = [w for w in content_words(frame) if not _HOLE.fullmatch(w)]
+    if [w for w in named if (w not in QUESTION_VERBS and w not in COMPARING) or w in ASKS_OF_EACH]:
+        return False
+    return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]
 
 
-#: A conjunction that joins the last item of a Chinese or Japanese list ("A、B和C", "AとB"), as a word
-#: of its own (:func:`engine.language.word_tokens`; "和" in "和平" is none).
-_CJK_AND = frozenset("和 与 與 及 以及 跟 同 と や および 及び".split())
+#: A conjunction that joins the last item of a Chinese or Japanese list ("A、B和C", "AとB"), or of
+#: an alternative ("A或B", "A还是B", "AまたはB"), as a word of its own
+#: (:func:`engine.language.word_tokens`; "和" in "和平", "或" in "或许" is none).
+_CJK_AND = frozenset("和 与 與 及 以及 跟 同 或 或者 或是 还是 還是 と や および 及び または".split())
 #: A word of hiragana alone: a Japanese particle or ending ("は", "の"), never a listed item.
 _HIRAGANA = re.compile(r"[\u3040-\u309f]+")
 #: Characters that end a listed item of a Chinese question and start what is asked of it ("…的效率").
@@ -166,15 +223,10 @@ def _cjk_items(text: str) -> list[str] | None:
     return [f"{prefix}{item}{tail}" for item in items]
 
 
-#: Words that open a qualifier of the clause before ("…, for Python developers"), not a topic.
-_QUALIFIER_OPENERS = frozenset(
-    "for from to with without within about regarding für mit ohne pour avec sans para con sin".split()
-)
-#: Prepositions that end a phrase a list's items share ("what are blades and towers made of").
-_PREPOSITIONS = frozenset(
-    """of for in on about with from to by as von für bei aus mit zu über de des du pour sur par avec
-    à del para en con por""".split()
-)
+def _opens_verb(word: str, before: frozenset[str]) -> bool:
+    """True when a verb or subject follows ``word`` as written: English "I", or a word of ``before``
+    (:data:`PRONOUNS`, :data:`BEFORE_VERB`) in any case."""
+    return word == "I" or word.lower() in before
 
 
 #: Languages whose lists leave out the noun an item shares with the first one ("la energía solar, la
@@ -184,13 +236,16 @@ _NOUN_ELLIPSIS = frozenset("es fr it pt ca".split())
 _ELIDED = re.compile(r"(\w+)['’]\w")
 
 
-def _opens_noun_phrase(item: list[str]) -> bool:
+def _opens_noun_phrase(item: list[str], language: str = "en") -> bool:
     """True when ``item`` (its words) is a noun phrase of its own: an article or other function word
-    and then a word that is none ("le café filtre"), or a word with an elided article ("l'espresso")."""
+    (:func:`_function` of ``language``) and then a word that is none ("le café filtre"), or a word with
+    an elided article ("l'espresso")."""
     elided = _ELIDED.match(item[0])
     if elided:
-        return is_function_word(elided.group(1).lower())
-    return len(item) >= 2 and is_function_word(item[0].lower()) and not is_function_word(item[1].lower())
+        return _function(elided.group(1).lower(), language)
+    return (
+        len(item) >= 2 and _function(item[0].lower(), language) and not _function(item[1].lower(), language)
+    )
 
 
 def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
@@ -201,13 +256,13 @@ def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
     if (
         language not in _NOUN_ELLIPSIS
         or len(first) != 3
-        or not _opens_noun_phrase(items[0])
-        or is_function_word(first[2])
+        or not _opens_noun_phrase(items[0], language)
+        or _function(first[2], language)
     ):
         return items
     return [
         [i[0], items[0][1], i[1]]
-        if len(i) == 2 and i[0].lower() == first[0] and not is_function_word(i[1].lower())
+        if len(i) == 2 and i[0].lower() == first[0] and not _function(i[1].lower(), language)
         else i
         for i in items
     ]
@@ -215,58 +270,27 @@ def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
 
 def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     """Whole questions for a question that lists items ("What are the costs, risks and benefits of
-    solar panels": each item in the first clause's place, with the phrase the last one carries: one
-    that opens with a preposition, ends with one ("… made of") or opens with a verb that asks how
-    ("… compare", "… work in bash")); each item alone when the question only asks to compare them
-    (:func:`_asks_only_to_compare`). An item is as long as the middle ones, or one word after the
-    articles the second one opens with ("les threads et les processus"; "l'espresso" for "le"); a
-    first item with a phrase of its own ("des pompes à chaleur") shares none, nor does a last one
-    when every item is a noun phrase of its own (:func:`_opens_noun_phrase`: "le café infusé à
-    froid") and its words do not end with a preposition or open with a verb that asks how. An item
-    that leaves out the first one's noun gets it back (:func:`_with_shared_noun`). None when the
-    later clauses are not items of a list (they are clauses of their own: "cancel tasks and handle
-    timeouts")."""
-    from engine.offline_select import QUESTION_VERBS
-
+    solar panels": each item in the first clause's place, with the phrase the last one carries when
+    it is shared (:func:`_shares_tail`)); each item alone when the question only asks to compare them
+    (:func:`_asks_only_to_compare`). An item is as long as the middle ones; with two items, one word
+    after the articles the second one opens with ("les threads et les processus"; "l'espresso" for
+    "le"), or the whole second clause when that one word's phrase is not shared and the clause has no
+    function word ("heat pumps and solar panels") or items that open after an auxiliary
+    (:func:`_two_items`). The items' words are found by :func:`_listed_at`.
+    None when the later clauses are not items of a list (they are clauses of their own: "cancel
+    tasks and handle timeouts", "read a file and write it back")."""
     first = parts[0].split()
     later = [p.split() for p in parts[1:]]
-    lead = next((i for i, w in enumerate(later[0]) if not is_function_word(w.lower())), len(later[0]))
+    lead = next((i for i, w in enumerate(later[0]) if not _function(w.lower(), language)), len(later[0]))
     sizes = {len(m) for m in later[:-1]}
     if len(sizes) > 1 or lead == len(later[0]):
         return None
-    size = sizes.pop() if sizes else lead + 1
-    opener = later[0][0].lower() if lead else ""
-    elided = _ELIDED.match(first[-1])
-    start = next(
-        (i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener),
-        len(first) - 1
-        if opener and elided and is_function_word(elided.group(1).lower())
-        else len(first) - size,
-    )
-    if start < 0:
+    found = _listed_at(first, later, sizes.pop() if sizes else lead + 1, lead, language)
+    if found is None and len(later) == 1:
+        found = _two_items(first, later[0], lead, language)
+    if found is None:
         return None
-    prefix, item = first[:start], first[start:]
-    own_phrase = any(w.lower() in _PREPOSITIONS for w in item[1:])
-    last = later[-1] if own_phrase else later[-1][:size]
-    tail = [] if own_phrase else later[-1][size:]
-    items = [item, *later[:-1], last]
-    if (
-        tail
-        and tail[-1].lower() not in _PREPOSITIONS
-        and tail[0].lower() not in QUESTION_VERBS
-        and all(_opens_noun_phrase(i) for i in items)
-    ):
-        items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
-    items = _with_shared_noun(items, language)
-    shared = (
-        not tail
-        or tail[0].lower() in _PREPOSITIONS
-        or tail[-1].lower() in _PREPOSITIONS
-        or tail[0].lower() in QUESTION_VERBS
-    )
-    if not shared or not all(any(ch.isalpha() for ch in " ".join(i)) for i in items):
-        return None
-
+    prefix, items, tail = found
     # a participle lists with participles ("compressed and encrypted"), not nouns
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
         return None
@@ -275,14 +299,118 @@ def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     return [" ".join([*prefix, *i, *tail]) for i in items]
 
 
+def _two_items(
+    first: list[str], second: list[str], lead: int, language: str
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """:func:`_listed_at` for two items whose words a one-word item leaves unshared: the whole second
+    clause when it has no function word ("heat pumps and solar panels"), else items that open right
+    after an auxiliary, a subject pronoun or "to" (:data:`BEFORE_VERB`), as long as the first
+    clause's words from there, the second clause at least as long ("Do | heat pumps or gas boilers
+    cost more", "Should I | rent an apartment or buy a house in Berlin")."""
+    if not any(_function(w.lower(), language) for w in second):
+        return _listed_at(first, [second], len(second), lead, language)
+    after = next((k for k in range(len(first) - 1, 0, -1) if _opens_verb(first[k - 1], BEFORE_VERB)), 0)
+    if not after or len(first) - after > len(second):
+        return None
+    return _listed_at(first, [second], len(first) - after, lead, language)
+
+
+def _listed_at(
+    first: list[str], later: list[list[str]], size: int, lead: int, language: str
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """``(prefix, items, tail)`` of a list whose items are ``size`` words long (the second one's
+    first ``lead`` words function words): the first clause's words (``first``) before its item, each
+    item's words, and the words after the last item. A first item with a phrase of its own ("des
+    pompes à chaleur") shares none, nor does a last one when every item is a noun phrase of its own
+    (:func:`_opens_noun_phrase`: "le café infusé à froid") and its words neither open with "of" or
+    the like (:data:`GENITIVES`), nor end with a preposition, nor open with a verb that asks how. An
+    item that leaves out the first one's noun gets it back (:func:`_with_shared_noun`); "either" and
+    "both" before the first item are left out (:data:`CORRELATIVES`). None when ``tail`` is not
+    shared (:func:`_shares_tail`) or an item has no letter."""
+    from engine.offline_select import QUESTION_VERBS
+
+    start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
+    if start < 0:
+        return None
+    prefix, item = first[:start], first[start:]
+    own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
+    last = later[-1] if own_phrase else later[-1][:size]
+    tail = [] if own_phrase else later[-1][size:]
+    items = [item, *later[:-1], last]
+    if (
+        tail
+        and tail[0].lower() not in GENITIVES
+        and tail[-1].lower() not in PREPOSITIONS
+        and tail[0].lower() not in QUESTION_VERBS
+        and all(_opens_noun_phrase(i, language) for i in items)
+    ):
+        items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
+    items = _with_shared_noun(items, language)
+    if prefix and prefix[-1].lower() in CORRELATIVES:  # "either A or B": "A", "B"
+        prefix = prefix[:-1]
+    if not _shares_tail(prefix, tail, items) or not all(
+        any(ch.isalpha() for ch in " ".join(i)) for i in items
+    ):
+        return None
+    return prefix, items, tail
+
+
+def _first_item_start(first: list[str], opener: str, size: int, language: str) -> int:
+    """The index in ``first`` (the first clause's words) where the first listed item starts: at the
+    last word that is the later item's opening function word ``opener`` ("les threads et les
+    processus"), at an elided article that ends it ("l'espresso" for "le"), at the last function word
+    that is no bare preposition (:data:`BARE`: "delle pompe di calore e dei pannelli", "da energia
+    solar e do vento", "i pannelli solari e le turbine"), else ``size`` words from the end (negative when
+    ``first`` is shorter)."""
+    if opener:
+        same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]
+        elided = _ELIDED.match(first[-1])
+        kin = [
+            i
+            for i in range(len(first) - 1, 0, -1)
+            if _function(first[i].lower(), language) and first[i].lower() not in BARE
+        ]
+        if same:
+            return same[0]
+        if elided and _function(elided.group(1).lower(), language):
+            return len(first) - 1
+        if kin:
+            return kin[0]
+    return len(first) - size
+
+
+def _shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> bool:
+    """True when the words after the last listed item (``tail``) are asked of every item: none, a
+    phrase that opens or ends with a preposition ("… in winter", "… made of", :data:`PREPOSITIONS`),
+    one that opens with a verb that asks how ("… compare"), or any when the items come right after
+    an auxiliary, a subject pronoun or "to" (``prefix``, the words before the first item, ends with
+    one of :data:`BEFORE_VERB`: "Should I rent or buy a house", "What do cats and dogs eat"), or
+    when the items are numbers (:data:`NUMBERS`: "siete u ocho horas"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
+    from engine.offline_select import QUESTION_VERBS
+
+    if not tail:
+        return True
+    return (
+        tail[0].lower() in PREPOSITIONS
+        or tail[-1].lower() in PREPOSITIONS
+        or tail[0].lower() in QUESTION_VERBS
+        or bool(prefix)
+        and _opens_verb(prefix[-1], BEFORE_VERB)
+        or all(len(i) == 1 and (i[0].isdigit() or i[0].lower() in NUMBERS) for i in items)
+    )
+
+
 def _question_head(clause: str) -> str:
     """The words of a question up to its subject ("How does asyncio" of "How does asyncio cancel
-    tasks"), which a later clause of the same question ("handle timeouts") continues; "" when
+    tasks", "How do I" of "How do I read a file": a pronoun, :data:`PRONOUNS`), which a later clause
+    of the same question ("handle timeouts", "write it back") continues; "" when
     ``clause`` does not start with function words followed by its subject."""
     tokens = clause.split()
     if len(tokens) < 3 or tokens[0].lower() not in STOPWORDS:
         return ""
     for i, token in enumerate(tokens):
         if content_words(token):
+            if i > 1 and _opens_verb(tokens[i - 1], PRONOUNS):  # "How do I" of "How do I read a file"
+                return " ".join(tokens[:i])
             return " ".join(tokens[: i + 1]) if i else ""
     return ""

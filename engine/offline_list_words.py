@@ -1,0 +1,128 @@
+"""The words by which the offline model finds the items of a list question (:mod:`engine.offline_lists`),
+in the languages it splits lists of: English, German, French, Spanish, Italian, Portuguese and Dutch.
+
+Each table lists the words as their language's grammar gives them; none is learnt from data.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.offline_text import _AUXILIARIES
+
+#: What parts a brief's clauses and the items of its lists in any language: punctuation, English
+#: "and", "or", "and/or", "as well as", German "und", "oder", "sowie", French "et", "ou" (Portuguese
+#: "ou" too), Spanish "y", and "vs", "versus".
+JOINS = (
+    ";",
+    "\n",
+    ",",
+    " and/or ",
+    " and ",
+    " as well as ",
+    " or ",
+    " und ",
+    " oder ",
+    " sowie ",
+    " et ",
+    " ou ",
+    " y ",
+    " vs. ",
+    " vs ",
+    " versus ",
+)
+
+#: The "and" and "or" of a language whose words are other words elsewhere, parting items only in a
+#: brief of that language: Spanish "o", "u" (before an o-sound: "siete u ocho") and "e" (before an
+#: i-sound: "padres e hijos"), Italian "e", "ed", "o", "oppure", Portuguese "e" ("o" is its article),
+#: Dutch "en" and "of" (French and Spanish "en", English "of" are prepositions).
+OWN_JOINS = {
+    "es": (" o ", " u ", " e "),
+    "it": (" e ", " ed ", " o ", " oppure "),
+    "pt": (" e ",),
+    "nl": (" en ", " of "),
+}
+
+#: Set phrases that only sound like a list, masked as one word before a brief is split: "one or
+#: more", "more or less", "sooner or later", "… or so" and their like in German, French, Spanish,
+#: Italian, Portuguese and Dutch.
+SET_PHRASES = re.compile(
+    r"(?<!\w)(?:one or more|more or less|sooner or later|or (?:more|less|fewer|so|else|otherwise)"
+    r"|ein oder mehrere|mehr oder weniger|oder (?:mehr|weniger)|früher oder später|un ou plusieurs|plus ou moins"
+    r"|ou (?:plus|moins|mais|menos)|tôt ou tard|uno o (?:más|più)|más o menos|o (?:más|menos|più|meno)|più o meno"
+    r"|um ou mais|mais ou menos|een of meer|meer of minder|of (?:meer|minder))(?!\w)",
+    re.IGNORECASE,
+)
+
+#: Words that ask for the difference between the listed items ("the difference between A and B"), in
+#: the languages whose lists are split.
+COMPARING = frozenset(
+    """difference differences between compare compares comparison differ differs vs versus unterschied
+    unterschiede zwischen vergleich vergleichen unterscheiden unterscheidet différence différences entre
+    comparer comparent comparaison diffèrent diferencia diferencias comparar comparan comparación
+    diferencian difieren differenza differenze tra fra confrontare confronto differiscono diferença
+    diferenças comparação diferem verschil verschillen tussen vergelijken vergelijking""".split()
+)
+
+#: Question words that ask to choose among the items after the question ("Which is faster, A or B?").
+CHOOSING = frozenset(
+    "which welche welcher welches lequel laquelle lesquels cuál cuáles qual quale quali welk welke".split()
+)
+
+#: Verbs that ask how to do something with each listed item ("How do I use A and B"), which each
+#: sub-question keeps.
+ASKS_OF_EACH = frozenset("use uses used".split())
+
+#: Words that open a qualifier of the clause before ("…, for Python developers"), not a topic.
+QUALIFIER_OPENERS = frozenset(
+    """for from to with without within about regarding für mit ohne pour avec sans para con sin per senza
+    com sem voor met zonder""".split()
+)
+
+#: Prepositions that end a phrase a list's items share ("what are blades and towers made of").
+PREPOSITIONS = frozenset(
+    """of for in on about with from to by as von für bei aus mit zu über de des du pour sur par avec
+    à del para en con por di da per su tra fra nel nella em no na com pelo pela van voor met op bij uit
+    naar""".split()
+)
+
+#: Subject pronouns: a question's verb follows them ("How do I | read a file"); English "I" only as
+#: written, capitalised (:func:`engine.offline_lists._opens_verb`): Italian "i" is an article.
+PRONOUNS = frozenset(
+    "we you they ich wir du ihr je nous vous on yo nosotros io noi eu nós ik wij jij zij".split()
+)
+
+#: Prepositions that say whose or of what ("the costs and the benefits | of solar panels"): a phrase
+#: after the last item that opens with one is shared by every item, even when each is a noun phrase
+#: of its own.
+GENITIVES = frozenset("of von de des du del di dei delle della degli do da dos das van".split())
+
+#: Words after which a clause's subject or verb comes ("What do | cats and dogs eat", "Should I | rent
+#: or buy a house", "better to | rent or buy"): a list of items there shares the words after the last
+#: one (:func:`_shares_tail`). Auxiliaries (:data:`engine.offline_text._AUXILIARIES`, less French
+#: "a", an English article too), modal verbs, subject pronouns, the infinitive's "to", and "better" where an infinitive follows it ("Es mejor | alquilar o
+#: comprar una casa").
+BEFORE_VERB = (
+    (_AUXILIARIES - {"a"})
+    | PRONOUNS
+    | frozenset(
+        "to zu soll sollte sollen muss müssen moet moeten devo posso puedo debo dois faut-il mejor melhor mieux meglio".split()
+    )
+)
+
+#: The numbers one to ten in the languages whose lists are split (en, es, fr, de, it, pt, nl): a list
+#: of numbers shares the unit after the last ("seven or eight hours").
+NUMBERS = frozenset(
+    """one two three four five six seven eight nine ten uno una dos tres cuatro cinco seis siete ocho nueve diez
+    un une deux trois quatre cinq six sept huit neuf dix ein eine zwei drei vier fünf sechs sieben acht neun
+    zehn due tre quattro cinque sei sette otto nove dieci um uma dois duas três sete oito dez een twee vier
+    vijf zes zeven negen tien""".split()
+)
+
+#: Prepositions that never open a listed item of their own, however the later item opens ("delle
+#: pompe di calore e dei pannelli": the first item opens at "delle", not "di").
+BARE = frozenset("de di a à en in van von zu".split())
+
+#: Words that open the first item of an alternative or a pair ("either A or B", "both A and B"), left
+#: out of the words each sub-question shares.
+CORRELATIVES = frozenset("either both entweder sowohl soit".split())
