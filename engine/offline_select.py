@@ -35,11 +35,13 @@ MIN_TERMS_CAP = 3
 MMR_LAMBDA = 0.7
 #: Words that ask how rather than about what ("how does X work", "how do X and Y compare"): never a
 #: term of the question.
-QUESTION_VERBS = frozenset("""handle handles work works make makes use uses used happen happens compare compares
+QUESTION_VERBS = frozenset(
+    """handle handles work works make makes use uses used happen happens compare compares
     affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
     fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作
     unterscheiden unterscheidet vergleichen comparent comparer diffèrent comparan comparar diferencian difieren
-    区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split())
+    区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split()
+)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _TOKEN = re.compile(rf"{WORD_RUN}(?:-{WORD_RUN})*")
 
@@ -71,7 +73,9 @@ def _parts(token: str) -> list[str]:
 def _tokens(text: str) -> list[str]:
     """The tokens of ``text`` as written: hyphenated words whole ("air-source"), and a run in a script
     written without spaces split into its words (:func:`engine.language.word_tokens`)."""
-    return [w for raw in _TOKEN.findall(text) for w in (word_tokens(raw) if has_segmented_script(raw) else [raw])]
+    return [
+        w for raw in _TOKEN.findall(text) for w in (word_tokens(raw) if has_segmented_script(raw) else [raw])
+    ]
 
 
 def _stemmed(words: list[str], language: str) -> list[str]:
@@ -111,8 +115,11 @@ def _query_words(query: str) -> list[str]:
     """The tokens of ``query`` (:func:`_tokens`) that :func:`query_terms` stems, as written."""
     from engine.offline_text import STOPWORDS
 
-    return [t for t in _tokens(query)
-            if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())]
+    return [
+        t
+        for t in _tokens(query)
+        if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())
+    ]
 
 
 def _with_forms(docs: list[list[str]], candidates: list[str], query: str, language: str) -> list[list[str]]:
@@ -123,8 +130,10 @@ def _with_forms(docs: list[list[str]], candidates: list[str], query: str, langua
 
     words = list(dict.fromkeys(_query_words(query)))
     term = dict(zip(words, _terms_of(words, language, split=False), strict=True))
-    return [doc + [term[w] for w in mentioned_otherwise([w for w in words if term[w] not in doc], c, language)]
-            for doc, c in zip(docs, candidates, strict=True)]
+    return [
+        doc + [term[w] for w in mentioned_otherwise([w for w in words if term[w] not in doc], c, language)]
+        for doc, c in zip(docs, candidates, strict=True)
+    ]
 
 
 def writable(query: list[str], candidates: list[str]) -> list[str]:
@@ -157,9 +166,18 @@ def _likeness(a: set[str], b: set[str]) -> float:
     return len(a & b) / math.sqrt(len(a) * len(b)) if a and b else 0.0
 
 
-def choose(candidates: list[str], query: str, k: int, language: str = "en", *, floor: float = COVERAGE_FLOOR,
-           lam: float = MMR_LAMBDA, groups: list[str] | None = None, per_group: int = 0,
-           subject: str = "") -> list[str]:
+def choose(
+    candidates: list[str],
+    query: str,
+    k: int,
+    language: str = "en",
+    *,
+    floor: float = COVERAGE_FLOOR,
+    lam: float = MMR_LAMBDA,
+    groups: list[str] | None = None,
+    per_group: int = 0,
+    subject: str = "",
+) -> list[str]:
     """Up to ``k`` of ``candidates`` for ``query``, best first: those carrying at least ``floor`` of
     the query's term weight and :data:`MIN_TERMS_SHARE` of its terms (``floor`` 0 keeps all),
     and, when ``subject`` (the part of the query a passage must be about) has terms, one of them;
@@ -180,13 +198,21 @@ def choose(candidates: list[str], query: str, k: int, language: str = "en", *, f
     content = [{t for t in d if t not in STOPWORDS} for d in docs]
     need = min(math.ceil(len(query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
     about = set(writable(query_terms(subject, language), candidates)) if subject else set()
-    left = [i for i in range(len(candidates)) if coverage[i] >= floor and len(set(query_t) & set(docs[i])) >= need
-            and (not about or about & set(docs[i]))]
+    left = [
+        i
+        for i in range(len(candidates))
+        if coverage[i] >= floor
+        and len(set(query_t) & set(docs[i])) >= need
+        and (not about or about & set(docs[i]))
+    ]
     chosen: list[int] = []
     taken: dict[str, int] = {}
     while left and len(chosen) < k:
+
         def mmr(i: int) -> float:
-            return lam * relevance[i] - (1 - lam) * max((_likeness(content[i], content[j]) for j in chosen), default=0)
+            return lam * relevance[i] - (1 - lam) * max(
+                (_likeness(content[i], content[j]) for j in chosen), default=0
+            )
 
         best = max(left, key=lambda i: (mmr(i), -i))
         left.remove(best)
@@ -214,7 +240,72 @@ def rank(candidates: list[str], query: str, k: int, language: str = "en") -> lis
     order; no floor and no diversity (an ordering, for text already chosen)."""
     if not candidates:
         return []
-    bm25, _ = _scores(_with_forms([terms(c, language) for c in candidates], candidates, query, language),
-                      query_terms(query, language))
+    bm25, _ = _scores(
+        _with_forms([terms(c, language) for c in candidates], candidates, query, language),
+        query_terms(query, language),
+    )
     order = sorted(range(len(candidates)), key=lambda i: (-bm25[i], i))
     return [candidates[i] for i in order[:k]]
+
+
+#: Where a listed item of a question written without spaces ends and what is asked of it starts
+#: ("地源熱泵|的效率"): a link character (as :data:`engine.offline_lists._CJK_LINKS`), kana, punctuation.
+_CJK_ITEM_END = re.compile(r"[的之有是在都\u3040-\u309f\W]")
+
+
+def named_first(text: str, questions: list[str], language: str = "en") -> int | None:
+    """The index in ``questions`` (the sub-questions of one list: "How efficient are ground-source
+    heat pumps", "… air-source heat pumps") of the one whose own thing ``text`` names first, when it
+    names those of two or more: "Ground-source heat pumps are more efficient than air-source heat
+    pumps" is about ground-source ones, its subject. A question's own thing is its words between the
+    words all the questions open and end with (:func:`_shared_ends`); ``text`` names it when it has
+    every term (:func:`terms`) of it that no other question's own thing has, or, in a script written
+    without spaces, the item's characters in either Chinese script (:func:`_own_items`: "地源熱泵").
+    None when ``text`` names fewer than two, or two at the same place."""
+    if len(questions) < 2:
+        return None
+    if has_segmented_script("".join(questions)):
+        from engine.word_forms import _simplified
+
+        written = _simplified(text.lower())
+        found = {
+            j: written.find(_simplified(item.lower())) for j, item in enumerate(_own_items(questions)) if item
+        }
+        at = {j: i for j, i in found.items() if i >= 0}
+    else:
+        said = terms(text, language)
+        asked = [terms(q, language) for q in questions]
+        start, end = _shared_ends(asked)
+        own = [set(a[start : len(a) - end]) for a in asked]
+        at = {}
+        for j, part in enumerate(own):
+            unique = {t for t in part if not is_function_word(t)}.difference(*own[:j], *own[j + 1 :])
+            if unique and unique <= set(said):
+                at[j] = min(said.index(t) for t in unique)
+    if len(at) < 2:
+        return None
+    first, second = sorted(at, key=at.__getitem__)[:2]
+    return first if at[first] < at[second] else None
+
+
+def _shared_ends(sequences: list) -> tuple[int, int]:
+    """How many elements all of ``sequences`` (lists of terms, or strings) open with, and how many of
+    the rest they all end with."""
+    start = 0
+    while all(len(s) > start for s in sequences) and len({s[start] for s in sequences}) == 1:
+        start += 1
+    end = 0
+    while all(len(s) - start > end for s in sequences) and len({s[-1 - end] for s in sequences}) == 1:
+        end += 1
+    return start, end
+
+
+def _own_items(questions: list[str]) -> list[str]:
+    """The listed item of each of ``questions`` written without spaces ("地源熱泵的效率有何不同" and
+    "空氣源熱泵的效率有何不同" give "地源熱泵" and "空氣源熱泵"): its own characters (:func:`_shared_ends`)
+    and those of the shared end up to where an item ends (:data:`_CJK_ITEM_END`: "源熱泵" before "的")."""
+    start, end = _shared_ends(questions)
+    shared_end = questions[0][len(questions[0]) - end :]
+    cut = _CJK_ITEM_END.search(shared_end)
+    rest = shared_end[: cut.start() if cut else len(shared_end)]
+    return [q[start : len(q) - end] + rest for q in questions]

@@ -167,10 +167,12 @@ def _findings_blocks(findings: str) -> list[tuple[str, list[str]]]:
 
 def shown_blocks(findings: str) -> list[tuple[str, list[str]]]:
     """The findings' ``(topic, cited lines)`` as the report shows them: each sentence once, under
-    the topic it answers best (:func:`engine.offline_select.answers`, stemmed in the topics'
-    language), of those that found it the first on a tie; a topic with no line of its own keeps an
-    empty list (the report names it as having nothing more to quote)."""
-    from engine.offline_select import answers
+    the topic whose listed thing it names first when it names those of several topics (its subject,
+    :func:`engine.offline_select.named_first`: "Ground-source heat pumps beat air-source heat pumps"
+    under ground-source), else under the topic it answers best (:func:`engine.offline_select.answers`,
+    stemmed in the topics' language), of those that found it the first on a tie; a topic with no
+    line of its own keeps an empty list (the report names it as having nothing more to quote)."""
+    from engine.offline_select import answers, named_first
 
     blocks = _findings_blocks(findings)
     topics = [topic for topic, _ in blocks]
@@ -189,7 +191,12 @@ def shown_blocks(findings: str) -> list[tuple[str, list[str]]]:
                 for j, (_, other) in enumerate(blocks)
                 if any(" ".join(words(SID.sub("", ln))) == key for ln in other)
             }
-            best = max(range(len(topics)), key=lambda j: (scores[j], j in found, -j))
+            first = named_first(SID.sub("", line), topics, language) if len(blocks) > 1 else None
+            best = (
+                first
+                if first is not None
+                else max(range(len(topics)), key=lambda j: (scores[j], j in found, -j))
+            )
             out[best][1].append(line)
     return out
 
