@@ -92,6 +92,11 @@ PRONOUNS = frozenset(
     "we you they ich wir du ihr je nous vous on yo nosotros io noi eu nós ik wij jij zij".split()
 )
 
+#: Pronouns that stand for a thing already named ("and are | they safe"), with English "I"
+#: (:data:`PRONOUNS` has the other subject pronouns).
+SUBJECTS = frozenset(
+    "i it he she this that there es er sie il elle ils elles ello ella ellos ellas het".split()
+)
 #: Prepositions that say whose or of what ("the costs and the benefits | of solar panels"): a phrase
 #: after the last item that opens with one is shared by every item, even when each is a noun phrase
 #: of its own.

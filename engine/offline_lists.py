@@ -40,6 +40,7 @@ from engine.offline_list_words import (
     PRONOUNS,
     QUALIFIER_OPENERS,
     SET_PHRASES,
+    SUBJECTS,
 )
 from engine.offline_text import _AUXILIARIES, _ENDS, _INTERROGATIVES, STOPWORDS, content_words
 
@@ -98,7 +99,7 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
 def _questions(text: str, language: str = "en") -> list[list[str]]:
     """The clauses of ``text`` (:func:`_clause`), grouped into the questions it asks: a clause after a
     semicolon or a line break, or one that opens with a question word (:data:`_INTERROGATIVES`, and
-    those of ``language``: :data:`engine.language._INTERROGATIVES`), starts a question; the others
+    those of ``language``: :data:`engine.language._INTERROGATIVES`), or a yes-or-no question (:func:`_asks_yes_or_no`), starts a question; the others
     continue the one before (its list, or its head)."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
     pieces = _clause(language).split(text)
@@ -115,12 +116,20 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
         if groups and opener in QUALIFIER_OPENERS and not new:
             groups[-1][-1] = f"{groups[-1][-1]}, {part}"
             continue
-        if new or not groups or opener in asking:
+        if new or not groups or opener in asking or _asks_yes_or_no(part):
             groups.append([part])
         else:
             groups[-1].append(part)
         new = False
     return groups
+
+
+def _asks_yes_or_no(clause: str) -> bool:
+    """True when ``clause`` opens with an auxiliary and a pronoun ("are they safe", "does it scale",
+    :data:`engine.offline_list_words.SUBJECTS`): a question of its own after "and", not an item of
+    the list before it."""
+    opening = clause.lower().split()[:2]
+    return len(opening) == 2 and opening[0] in _AUXILIARIES and opening[1] in PRONOUNS | SUBJECTS
 
 
 def _group_topics(parts: list[str], language: str = "en") -> list[str]:
