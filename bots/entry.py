@@ -4,7 +4,28 @@ meanwhile ends it with one line and exit 130 or 143, as later in a command."""
 
 from __future__ import annotations
 
-from bots.terminal_signals import (
+import signal
+import threading
+
+#: Signals (SIGINT, SIGTERM) that came while this module loaded its own imports, before
+#: :mod:`bots.terminal_signals` could answer them: :func:`main` ends on them as on one amid the loading.
+_EARLY: list[int] = []
+
+
+def _note_early(signum: int, _frame: object) -> None:
+    _EARLY.append(signum)
+
+
+#: SIGINT's handler before :data:`_EARLY`'s: Python's (raise ``KeyboardInterrupt``), put back by :func:`main`.
+_SIGINT_BEFORE = signal.getsignal(signal.SIGINT)
+if threading.current_thread() is threading.main_thread():  # only there can Python take a signal
+    if _SIGINT_BEFORE is signal.default_int_handler:  # not where SIGINT is ignored
+        signal.signal(signal.SIGINT, _note_early)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _note_early)
+
+from bots.terminal_signals import (  # noqa: E402 - after the handlers above, so a signal meanwhile is noted
+    count_as_terminated,
     ctrl_c_deferred,
     forget_caught_interrupts,
     ignore_further_interrupts,
@@ -18,7 +39,8 @@ def main() -> None:
     """Run :func:`bots.cli.main`; a Ctrl-C while it loads exits with 130 (128 + SIGINT, as shells
     report it), a SIGTERM with 143 (taken as a Ctrl-C from here on:
     :func:`bots.terminal_signals.stop_on_sigterm_as_on_ctrl_c`; Python's default would end the
-    process without a word), each with one line on stderr once the loading is done, never a traceback;
+    process without a word), each with one line on stderr once the loading is done, never a traceback
+    (a signal while this module loads its own imports is noted by a handler it installs first);
     one that lands where Python cannot raise is raised again
     (:func:`bots.terminal_signals.raise_dropped_interrupts_again`), and one caught in code run from
     source text does not make ``python -m`` end by SIGINT
@@ -31,8 +53,14 @@ def main() -> None:
     raise_dropped_interrupts_again()
     try:
         try:
-            with ctrl_c_deferred():  # said once the imports are done: raised amid them, it could be lost
+            if signal.getsignal(signal.SIGINT) is _note_early:  # a Ctrl-C from here on is answered as later
+                signal.signal(signal.SIGINT, _SIGINT_BEFORE)
+            with ctrl_c_deferred() as pressed:  # said once the imports are done: raised amid them, it could be lost
                 from bots.cli import main as run
+
+                pressed.extend(_EARLY)  # noted before the handlers above were in place
+                if signal.SIGTERM in _EARLY:
+                    count_as_terminated()
         except KeyboardInterrupt:
             ignore_further_interrupts()
             raise SystemExit(say_interrupted()) from None

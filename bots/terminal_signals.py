@@ -41,6 +41,12 @@ def stop_on_sigterm_as_on_ctrl_c() -> None:
     signal.signal(signal.SIGTERM, on_sigterm)
 
 
+def count_as_terminated() -> None:
+    """Count a SIGTERM that came before :func:`stop_on_sigterm_as_on_ctrl_c` was in place (while the
+    console script loaded this module): :func:`interrupted_exit_code` then gives 143."""
+    _TERMINATED.append(signal.SIGTERM)
+
+
 #: Signals to send the main thread again: a KeyboardInterrupt its handler raised was dropped.
 _AGAIN: queue.SimpleQueue[int] = queue.SimpleQueue()
 #: ``[process id]`` of the process whose thread sends :data:`_AGAIN`'s signals (none after a fork).

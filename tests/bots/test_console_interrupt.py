@@ -231,3 +231,27 @@ def test_python_m_exits_with_the_interrupt_code_when_the_signal_landed_in_code_r
                          timeout=RUN_TIMEOUT, cwd=os.getcwd())
     code = 143 if sig == signal.SIGTERM else 130
     assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
+
+
+@pytest.mark.parametrize("module", ["bots.terminal_signals", "bots.terminal_streams", "bots.cli"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_entry_loads_its_own_imports_ends_in_one_line(tmp_path, sig, module):
+    """An operator's trial: a Ctrl-C about 0.1 s after `deepresearch` started gave a traceback from
+    the entry's first import (`from bots.terminal_signals import …`) and exit -2, before any handler
+    was in place. Here the signal comes as that module (or one it imports, or the command line) is
+    looked for: the command ends with the one line, 130 or 143, and runs nothing."""
+    script = ("import os, signal, sys\n"
+              "class Press:\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              f"        if name == {module!r}:\n"
+              "            sys.meta_path.remove(self)\n"
+              f"            os.kill(os.getpid(), {int(sig)})\n"
+              "        return None\n"
+              "sys.meta_path.insert(0, Press())\n"
+              "sys.argv = ['deepresearch', '--version']\n"
+              "from bots.entry import main\n"
+              "main()\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=ask_env(tmp_path), timeout=RUN_TIMEOUT)
+    code = 143 if sig == signal.SIGTERM else 130
+    assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
