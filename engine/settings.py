@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_core import PydanticUseDefault
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROLES = ("research", "summarization", "compression", "final_report", "review")
@@ -30,7 +32,37 @@ class SettingsError(Exception):
     """A setting is missing or invalid; the message is one line naming the setting."""
 
 
-class Settings(BaseSettings):
+def _blank(value: object) -> bool:
+    """True for a value that says nothing: an empty string, spaces only, or such a secret."""
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    return isinstance(value, str) and not value.strip()
+
+
+class BlankIsUnset(BaseSettings):
+    """Settings (the engine's, Slack's, Teams') for which an empty or blank value is as if it were not
+    there at all, in the environment, in ``.env`` or passed in: ``NAME=`` gives ``NAME``'s default
+    (a number, a flag, a choice, a model name or a URL), or, with none, unset (no key, no server);
+    never an empty string taken for a value.
+
+    ``NAME=`` in the environment is left out by pydantic-settings' own ``env_ignore_empty``, so a value of
+    ``NAME`` in ``.env`` applies; a value of spaces only is left out here, after the sources are
+    merged, so it gives the default. No setting tells an empty value from an unset one: every
+    empty list (``DEEPRESEARCH_ADMINS``, ``SLACK_ALLOWED_TEAMS``, ``MICROSOFT_ALLOWED_TENANTS``) is
+    its default, and an empty key was "no key" already.
+    """
+
+    model_config = SettingsConfigDict(env_ignore_empty=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unset(cls, data: object) -> object:
+        if isinstance(data, dict):
+            return {name: value for name, value in data.items() if not _blank(value)}
+        return data
+
+
+class Settings(BlankIsUnset):
     """Every setting of the project.
 
     Third-party names are read as their SDKs spell them (``OPENAI_API_KEY``, ``TAVILY_API_KEY``,
@@ -136,26 +168,9 @@ class Settings(BaseSettings):
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
 
-    @field_validator("openai_base_url", "max_output_tokens", "context_window", "max_run_tokens", "corpus_dir",
-                     *(f"{r}_max_output_tokens" for r in ROLES), mode="before")
-    @classmethod
-    def _blank_is_none(cls, v: object) -> object:
-        return None if isinstance(v, str) and not v.strip() else v
-
-    @field_validator("data_dir", mode="before")
-    @classmethod
-    def _blank_is_default(cls, v: object) -> object:
-        """An empty (or blank) folder setting is as unset: its default, never ``Path("")``, the
-        working folder."""
-        if isinstance(v, str) and not v.strip():
-            raise PydanticUseDefault()
-        return v
-
     @field_validator("redis_url", mode="before")
     @classmethod
     def _redis_scheme(cls, v: object) -> object:
-        if isinstance(v, str) and not v.strip():
-            return None
         if isinstance(v, str) and not v.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must start with redis://, rediss:// or unix://")
         return v
@@ -165,8 +180,6 @@ class Settings(BaseSettings):
     def _postgres_scheme(cls, v: object) -> object:
         if isinstance(v, SecretStr):
             v = v.get_secret_value()
-        if isinstance(v, str) and not v.strip():
-            return None
         if isinstance(v, str):
             v = v.strip()
             if not v.startswith(("postgresql://", "postgres://")):
@@ -193,7 +206,7 @@ class Settings(BaseSettings):
     @field_validator("llm", "search", "store", "structured_output", "tool_calls", mode="before")
     @classmethod
     def _lower(cls, v: object) -> object:
-        return v.strip().lower() if isinstance(v, str) and v.strip() else (None if v == "" else v)
+        return v.strip().lower() if isinstance(v, str) else v
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -332,7 +345,7 @@ def id_set(value: str | None) -> frozenset[str]:
     return frozenset(part.strip() for part in (value or "").replace(";", ",").split(",") if part.strip())
 
 
-_S = TypeVar("_S", bound="Settings")
+_S = TypeVar("_S", bound="BlankIsUnset")
 
 
 def load_settings(**overrides: object) -> Settings:
@@ -345,7 +358,8 @@ def load_settings(**overrides: object) -> Settings:
 
 
 def load_settings_as(cls: type[_S], **overrides: object) -> _S:
-    """:func:`load_settings` for ``cls``, a surface's settings that extend :class:`Settings`.
+    """:func:`load_settings` for ``cls``, a surface's settings (that extend :class:`Settings`, or
+    :class:`BlankIsUnset` as Slack's do).
 
     A name with the ``DEEPRESEARCH_`` prefix that is not a setting (a misspelt one) is refused,
     whether it is in the environment or in a ``.env`` file pydantic-settings reads (``.env`` in the
@@ -353,10 +367,8 @@ def load_settings_as(cls: type[_S], **overrides: object) -> _S:
 
     Raises:
         SettingsError: one line naming the first unknown or invalid setting, or a ``.env`` file that
-            cannot be read (not UTF-8, no permission), with why.
+            cannot be read (not UTF-8, no permission, a folder, a named pipe), with why.
     """
-    import os
-
     for var in sorted(os.environ):
         _check_known(var)
     env_files = overrides.get("_env_file", cls.model_config.get("env_file"))
@@ -392,11 +404,35 @@ def _check_known(var: str, where: str = "") -> None:
 
 def _env_file_paths(env_file: object) -> list[Path]:
     """The ``.env`` files pydantic-settings reads for ``env_file`` (a path, a sequence of them, or None),
-    those that exist, as absolute paths (a link named as such, not as its target)."""
+    those that exist, as absolute paths (a link named as such, not as its target). A device
+    (``.env`` linked to ``/dev/null``) is left out: pydantic-settings reads none.
+
+    Raises:
+        SettingsError: one exists but is no file to read: a folder (pydantic-settings would pass it
+            over in silence) or a named pipe or socket (it would open the pipe and wait for a
+            writer for ever); checked without opening it.
+    """
     if env_file is None:
         return []
     files = [env_file] if isinstance(env_file, (str, Path)) else list(env_file)  # type: ignore[call-overload]
-    return [Path(f).expanduser().absolute() for f in files if Path(f).expanduser().is_file()]
+    paths = []
+    for name in files:
+        path = Path(name).expanduser()
+        try:
+            mode = path.stat().st_mode
+        except OSError:  # missing (a dangling link too) or out of reach: pydantic-settings reads none
+            continue
+        why = _NOT_A_FILE.get(stat.S_IFMT(mode))
+        if why:
+            raise SettingsError(f"cannot read the settings file {path.absolute()}: {why}")
+        if stat.S_ISREG(mode):
+            paths.append(path.absolute())
+    return paths
+
+
+#: What a ``.env`` that exists but is no file to read is, by its type (:func:`stat.S_IFMT`).
+_NOT_A_FILE = {stat.S_IFDIR: os.strerror(errno.EISDIR), stat.S_IFIFO: "a named pipe (FIFO), not a file",
+               stat.S_IFSOCK: "a socket, not a file"}
 
 
 def _env_file_names(path: Path, encoding: str) -> list[tuple[str, int]]:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
-from engine.settings import SettingsError, id_set
+from engine.settings import BlankIsUnset, SettingsError, id_set, load_settings_as
 
 
-class SlackSettings(BaseSettings):
+class SlackSettings(BlankIsUnset):
     """``SLACK_BOT_TOKEN``, ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN``, ``SLACK_API_URL`` and
-    ``SLACK_ALLOWED_TEAMS`` from the environment (and ``.env``); see docs/slack.md for where each comes from."""
+    ``SLACK_ALLOWED_TEAMS`` from the environment (and ``.env``); see docs/slack.md for where each comes
+    from. A blank one is as unset (:class:`engine.settings.BlankIsUnset`)."""
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
                                       populate_by_name=True)
@@ -59,5 +60,10 @@ def _required(value: SecretStr | None, missing: str) -> str:
 
 
 def slack_settings() -> SlackSettings:
-    """The Slack settings as the environment gives them now."""
-    return SlackSettings()
+    """The Slack settings as the environment (and ``.env``) gives them now.
+
+    Raises:
+        SettingsError: a ``.env`` that cannot be read (a folder, a named pipe, not UTF-8), with why
+            (:func:`engine.settings.load_settings_as`).
+    """
+    return load_settings_as(SlackSettings)

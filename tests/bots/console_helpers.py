@@ -153,3 +153,13 @@ def unreadable_file(path: Path, text: str) -> None:
     except OSError:
         pass
     pytest.skip("no file here that this user cannot read")
+
+
+def set_settings(monkeypatch: pytest.MonkeyPatch, folder: Path, names, value: str, where: str) -> None:
+    """Give each setting of ``names`` ``value``: in the environment (``where="environment"``), or in
+    ``folder``'s ``.env`` (``where=".env"``), double-quoted so that spaces stay spaces."""
+    if where == "environment":
+        for name in names:
+            monkeypatch.setenv(name, value)
+    else:
+        (folder / ".env").write_text("".join(f'{name}="{value}"\n' for name in names))

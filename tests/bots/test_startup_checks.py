@@ -115,18 +115,27 @@ def test_a_worker_says_at_start_up_which_surfaces_it_delivers_to(tmp_path, redis
     ["ask", "--offline", "--no-clarify", "How do heat pumps work?"], ["index", "docs"], ["audit"],
     ["prune", "--dry-run"], ["worker", "--burst"], ["teams", "--port", "0"], ["slack", "--port", "0"],
 ])
-@pytest.mark.parametrize("problem", ["not UTF-8", "unreadable"])
+@pytest.mark.parametrize("problem", ["not UTF-8", "unreadable", "a folder", "a named pipe"])
 def test_an_env_file_that_cannot_be_read_stops_every_command_with_one_line(tmp_path, command, problem):
     """A settings problem like any other (exit 1), the line naming `.env` and why; never a traceback,
-    nor blamed on another file (`audit` said "cannot read the audit trail")."""
+    nor blamed on another file (`audit` said "cannot read the audit trail"). A folder is not passed
+    over in silence, and a named pipe is refused unopened: reading it would wait for a writer for ever."""
+    import os
+
     write_docs(tmp_path / "docs")
     env_file = tmp_path / ".env"
     if problem == "not UTF-8":
         env_file.write_bytes(b"DEEPRESEARCH_LLM=offline\n# Gr\xfc\xdfe\n")
         why = "line 2 is not UTF-8 text (byte 0xfc)"
-    else:
+    elif problem == "unreadable":
         unreadable_file(env_file, "DEEPRESEARCH_LLM=offline\n")
         why = "Permission denied"
+    elif problem == "a folder":
+        env_file.mkdir()
+        why = "Is a directory"
+    else:
+        os.mkfifo(env_file)
+        why = "a named pipe (FIFO), not a file"
     out = subprocess.run([sys.executable, "-m", "bots.cli", *command], capture_output=True, text=True,
                          errors="replace", env=ask_env(tmp_path, {"REDIS_URL": "redis://127.0.0.1:9/0"}),
                          cwd=tmp_path, timeout=START_TIMEOUT)
@@ -211,4 +220,28 @@ def test_a_worker_refuses_a_queue_the_bot_never_sends_to(tmp_path, queue):
     assert out.returncode == 2, out.stderr
     assert out.stderr.splitlines() == [f"deepresearch: --queue {queue!r} is not a queue the bot sends to: research "
                                        "turns go to 'research'"], out.stderr
+    no_traceback(out)
+
+
+_BLANK_SETTINGS = ("DEEPRESEARCH_MAX_REVIEW_ITERATIONS", "DEEPRESEARCH_ALLOW_CLARIFICATION", "DEEPRESEARCH_TAVILY_URL",
+                   "DEEPRESEARCH_RESEARCH_MODEL", "DEEPRESEARCH_JOB_TIMEOUT", "DEEPRESEARCH_STRUCTURED_OUTPUT",
+                   "OPENAI_API_KEY", "SLACK_API_URL", "MICROSOFT_APP_TYPE")
+
+
+@pytest.mark.parametrize("where", ["environment", ".env"])
+@pytest.mark.parametrize("command", [["prune", "--dry-run"], ["audit"], ["index", "docs"]])
+def test_blank_settings_are_their_defaults_in_prune_audit_and_index(tmp_path, command, where):
+    """``NAME=`` (or spaces) is as if ``NAME`` were not set: the command runs on the defaults instead
+    of refusing an empty number, flag or choice."""
+    write_docs(tmp_path / "docs")
+    env = {}
+    if where == "environment":
+        env = dict.fromkeys(_BLANK_SETTINGS, " ")
+        env["DEEPRESEARCH_MAX_REVIEW_ITERATIONS"] = ""
+    else:
+        (tmp_path / ".env").write_text("".join(f"{var}=\n" for var in _BLANK_SETTINGS) + 'DEEPRESEARCH_JOB_TIMEOUT=" "\n')
+    out = subprocess.run([sys.executable, "-m", "bots.cli", *command], capture_output=True, text=True,
+                         env=ask_env(tmp_path, env), cwd=tmp_path, timeout=START_TIMEOUT)
+    assert out.returncode == 0, out.stderr
+    assert "invalid setting" not in out.stderr and "deepresearch:" not in out.stderr, out.stderr
     no_traceback(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.settings import SettingsError, load_settings
-from tests.bots.console_helpers import unreadable_file
+from tests.bots.console_helpers import set_settings, unreadable_file
 
 
 def test_open_deep_research_defaults(clean_env):
@@ -136,3 +136,68 @@ def test_an_empty_path_setting_is_as_unset(clean_env, tmp_path, monkeypatch, val
     (tmp_path / ".env").write_text(f"DEEPRESEARCH_DATA_DIR={value}\nDEEPRESEARCH_CORPUS_DIR='{value}'\n")
     settings = load_settings()
     assert settings.data_dir == Path("data") and settings.corpus_dir is None
+
+
+#: Settings of every kind with the value a blank one must give: its default (text, number, choice,
+#: flag, URL) or, with no default, unset ("no key", no server).
+BLANK_IS_DEFAULT = {
+    "DEEPRESEARCH_TAVILY_URL": ("tavily_url", "https://api.tavily.com"),
+    "DEEPRESEARCH_RESEARCH_MODEL": ("research_model", "gpt-4.1"),
+    "DEEPRESEARCH_SUMMARIZATION_MODEL": ("summarization_model", "gpt-4.1-mini"),
+    "DEEPRESEARCH_MAX_REVIEW_ITERATIONS": ("max_review_iterations", 2),
+    "DEEPRESEARCH_SUMMARIZATION_TIMEOUT": ("summarization_timeout", 60.0),
+    "DEEPRESEARCH_ALLOW_CLARIFICATION": ("allow_clarification", True),
+    "DEEPRESEARCH_STRUCTURED_OUTPUT": ("structured_output", "auto"),
+    "DEEPRESEARCH_REDIS_RETRY_WINDOW": ("redis_retry_window", None),
+    "DEEPRESEARCH_PUBLIC_URL": ("public_url", None),
+    "OPENAI_API_KEY": ("openai_api_key", None),
+    "TAVILY_API_KEY": ("tavily_api_key", None),
+    "DATABASE_URL": ("database_url", None),
+}
+
+
+@pytest.mark.parametrize("value", ["", "   "])
+@pytest.mark.parametrize("where", ["environment", ".env"])
+def test_a_blank_setting_is_as_unset(clean_env, tmp_path, monkeypatch, value, where):
+    """One rule for every setting: an empty (or blank) value is its default, never an invalid
+    number, an empty URL or model name, nor an empty key taken for a key."""
+    monkeypatch.chdir(tmp_path)
+    set_settings(monkeypatch, tmp_path, BLANK_IS_DEFAULT, value, where)
+    settings = load_settings()
+    assert {var: getattr(settings, name) for var, (name, _) in BLANK_IS_DEFAULT.items()} == {
+        var: default for var, (_, default) in BLANK_IS_DEFAULT.items()}
+    assert settings.llm_backend == "offline" and settings.search_backend == "none"
+    assert settings.model_name("research") == "gpt-4.1" and settings.openai_key == "not-needed"
+
+
+def test_an_empty_value_in_the_environment_leaves_the_env_files_value(clean_env, tmp_path, monkeypatch):
+    """``NAME=`` in the environment is as if ``NAME`` were not there: ``.env``'s value applies."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("DEEPRESEARCH_RESEARCH_MODEL=qwen2.5:32b\nDEEPRESEARCH_MAX_REVIEW_ITERATIONS=1\n")
+    monkeypatch.setenv("DEEPRESEARCH_RESEARCH_MODEL", "")
+    monkeypatch.setenv("DEEPRESEARCH_MAX_REVIEW_ITERATIONS", "")
+    settings = load_settings()
+    assert (settings.research_model, settings.max_review_iterations) == ("qwen2.5:32b", 1)
+
+
+@pytest.mark.parametrize("kind", ["folder", "named pipe", "link to a folder"])
+def test_an_env_file_that_is_not_a_file_is_named_in_one_line(clean_env, tmp_path, monkeypatch, kind):
+    """A ``.env`` folder is named, not passed over in silence; a named pipe is refused without
+    being opened (opening it would wait for a writer for ever)."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    env_file = tmp_path / ".env"
+    if kind == "folder":
+        env_file.mkdir()
+        why = "Is a directory"
+    elif kind == "named pipe":
+        os.mkfifo(env_file)
+        why = "a named pipe (FIFO), not a file"
+    else:
+        (tmp_path / "settings").mkdir()
+        env_file.symlink_to(tmp_path / "settings")
+        why = "Is a directory"
+    with pytest.raises(SettingsError) as err:
+        load_settings()
+    assert str(err.value) == f"cannot read the settings file {env_file}: {why}"
