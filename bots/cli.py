@@ -8,90 +8,28 @@ if __name__ == "__main__":  # `python -m bots.cli`: started as the console scrip
     raise SystemExit(_entry())
 
 import gc
-import math
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from typer.core import TyperCommand, TyperGroup
 
+from bots import cli_options
+from bots.cli_group import Command, Group
+from bots.cli_options import fail, listen_problem
 from bots.terminal_signals import (
     ctrl_c_deferred,
     ignore_further_interrupts,
     interrupted_exit_code,
     say_interrupted,
 )
-from bots.terminal_streams import guard_standard_streams, put
+from bots.terminal_streams import guard_standard_streams
 from engine.settings import SettingsError
 
-
-class _HelpFormatter(typer.Context.formatter_class):  # Typer's own copy of Click's HelpFormatter
-    """Click's help layout, wrapped at spaces only: a line never ends inside ``--older-than``.
-
-    Click (which Typer carries a copy of) wraps with :class:`textwrap.TextWrapper`, whose
-    ``break_on_hyphens`` it leaves on and does not expose; the text is wrapped with its hyphens
-    standing in as another character, then given them back.
-    """
-
-    _STAND_IN = "\x00"
-
-    def _unbroken(self, write, *args) -> None:
-        start = len(self.buffer)
-        write(*(arg.replace("-", self._STAND_IN) if isinstance(arg, str) else arg for arg in args))
-        self.buffer[start:] = [part.replace(self._STAND_IN, "-") for part in self.buffer[start:]]
-
-    def write_text(self, text: str) -> None:
-        """A paragraph of ``text``, indented and wrapped at spaces."""
-        self._unbroken(super().write_text, text)
-
-    def write_dl(self, rows, col_max: int = 30, col_spacing: int = 2) -> None:
-        """The option table: names and their help, wrapped at spaces."""
-        rows = [tuple(col.replace("-", self._STAND_IN) for col in row) for row in rows]
-        self._unbroken(super().write_dl, rows, col_max, col_spacing)
-
-
-class _Context(typer.Context):
-    formatter_class = _HelpFormatter
-
-
-@contextmanager
-def _said_on_ctrl_c() -> Iterator[None]:
-    """A Ctrl-C that nothing answered ends the command with exit 130 and one line: Typer would end
-    it with 130 and no word."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        raise typer.Exit(say_interrupted()) from None
-
-
-class _Group(TyperGroup):
-    """The ``deepresearch`` group: Click's, with a Ctrl-C while it reads the command line or runs a
-    command said in one line (:func:`_said_on_ctrl_c`)."""
-
-    context_class = _Context
-
-    def make_context(self, *args, **kwargs) -> typer.Context:
-        """Click's context of the command line, read under :func:`_said_on_ctrl_c`."""
-        with _said_on_ctrl_c():
-            return super().make_context(*args, **kwargs)
-
-    def invoke(self, ctx: typer.Context):
-        """Run the command line's command under :func:`_said_on_ctrl_c`."""
-        with _said_on_ctrl_c():
-            return super().invoke(ctx)
-
-
-class _Command(TyperCommand):
-    context_class = _Context
-
-
 app = typer.Typer(
-    cls=_Group,
+    cls=Group,
     add_completion=False,
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -100,8 +38,8 @@ app = typer.Typer(
 
 
 def _command():
-    """``app.command()`` with the help wrapped at spaces only (:class:`_HelpFormatter`)."""
-    return app.command(cls=_Command)
+    """``app.command()`` with the help wrapped at spaces only (:class:`bots.cli_group.HelpFormatter`)."""
+    return app.command(cls=Command)
 
 
 def _version(value: bool) -> None:
@@ -130,49 +68,6 @@ def _stop_on_sigterm() -> None:
     from bots.terminal_signals import stop_on_sigterm_as_on_ctrl_c
 
     stop_on_sigterm_as_on_ctrl_c()
-
-
-def _fail(message: str, code: int = 1) -> None:
-    from engine.text import clean_text
-
-    put(sys.stderr, f"deepresearch: {clean_text(message)}\n")  # the exit code stands whatever stderr is
-    raise typer.Exit(code)
-
-
-#: The most days ``--older-than`` and ``--since`` take: a century, past any thread or record the bot
-#: wrote (its times count from 1970) and far inside the dates Python counts back to (year 1, about
-#: 739,000 days ago), so that the cutoff ``now - days`` is always a date.
-MAX_DAYS = 36_500
-
-
-def _days(param: typer.CallbackParam, value: float | None) -> float | None:
-    """The value of a number-of-days option, checked as it is read: a NaN, an infinity, a negative
-    number or more than :data:`MAX_DAYS` is refused with one line and exit 2 (bad input)."""
-    if value is not None and not (math.isfinite(value) and 0 <= value <= MAX_DAYS):
-        _fail(f"{param.opts[0]} must be a finite number of days from 0 to {MAX_DAYS}", 2)
-    return value
-
-
-#: TCP's port numbers (RFC 793: 16 bits); 0 asks the system for any free port, the one bound is
-#: what the server says it listens on.
-PORTS = range(0, 65536)
-
-
-def _port(value: int) -> int:
-    """The value of ``--port``, checked as it is read: outside :data:`PORTS` it is refused with one
-    line and exit 2 (bad input), before the server starts."""
-    if value not in PORTS:
-        _fail(f"--port must be from {PORTS[0]} to {PORTS[-1]} (0: any free port)", 2)
-    return value
-
-
-def _listen_problem(err: OSError) -> str:
-    """Why a server could not listen, as the system says it (``Address already in use``): asyncio
-    wraps the errno's text in its own sentence, which repeats the address. A name that does not
-    resolve (``socket.gaierror``, whose codes are not errnos) keeps its own text."""
-    import errno
-
-    return os.strerror(err.errno) if err.errno in errno.errorcode else (err.strerror or str(err))
 
 
 @_command()
@@ -235,7 +130,7 @@ def ask(
             verbose=verbose,
         )
     except SettingsError as err:
-        _fail(str(err))
+        fail(str(err))
     raise typer.Exit(interrupted_exit_code(code))
 
 
@@ -252,23 +147,23 @@ def render(
     try:
         doc = read_report(report)
     except ReportFileError as err:
-        _fail(str(err), 2)
+        fail(str(err), 2)
     if out is not None and out.exists() and not out.is_dir():  # as ask --out: the command line's mistake
         from engine.text import clean_path
 
-        _fail(f"--out {clean_path(out)} is a file; give a folder (it is created when missing).", 2)
+        fail(f"--out {clean_path(out)} is a file; give a folder (it is created when missing).", 2)
     target = out if out is not None else report.parent
     try:
         paths = render_outputs(doc, target)
     except OSError as err:
-        _fail(f"cannot write to {target}: {err.strerror or err}")
+        fail(f"cannot write to {target}: {err.strerror or err}")
     for key in ("report_tex", "pdf", "docx"):
         if key in paths:
             typer.echo(paths[key])
     for warning in paths.get("pdf_warnings", [])[:3]:
         typer.echo(f"deepresearch: warning: {warning}", err=True)
     if "pdf_error" in paths or "docx_error" in paths:
-        _fail("; ".join(f"{name} not written: {paths[key]}" for name, key in
+        fail("; ".join(f"{name} not written: {paths[key]}" for name, key in
                         (("report.pdf", "pdf_error"), ("report.docx", "docx_error")) if key in paths))
 
 
@@ -294,20 +189,20 @@ def index(
     from engine.text import clean_path
 
     if not directory.expanduser().exists():
-        _fail(f"{clean_path(directory)}: no such folder", 2)
+        fail(f"{clean_path(directory)}: no such folder", 2)
     if not directory.expanduser().is_dir():
-        _fail(f"{clean_path(directory)} is not a folder", 2)
+        fail(f"{clean_path(directory)} is not a folder", 2)
     try:
         settings = load_settings()
         why = folder_write_problem(settings.data_dir)
         if why:
-            _fail(f"cannot write under the data folder {clean_path(settings.data_dir)}: {why}", 5)
+            fail(f"cannot write under the data folder {clean_path(settings.data_dir)}: {why}", 5)
         index_path = corpus_index_for(settings.data_dir, directory)
         stats = index_directory(directory, index_path)
     except SettingsError as err:
-        _fail(str(err))
+        fail(str(err))
     except CorpusIndexError as err:
-        _fail(str(err), 5 if storage_problem(err.__cause__) else 1)
+        fail(str(err), 5 if storage_problem(err.__cause__) else 1)
     typer.echo(
         f"indexed {stats.documents} document{'' if stats.documents == 1 else 's'} ({stats.skipped} skipped) "
         f"from {clean_path(directory)} "
@@ -321,7 +216,7 @@ def index(
 
 @_command()
 def prune(
-    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", callback=_days,
+    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", callback=cli_options.days,
                                               help="Age in days of the newest checkpoint.")] = 30,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go, delete nothing.")] = False,
     keep_artifacts: Annotated[bool, typer.Option("--keep-artifacts", help="Keep the report files.")] = False,
@@ -340,18 +235,18 @@ def prune(
     try:
         settings = load_settings()
     except SettingsError as err:
-        _fail(str(err))
+        fail(str(err))
     try:
         report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
                                            keep_artifacts=keep_artifacts))
         audited = audit.prune(settings, older_than_days=older_than, dry_run=dry_run)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
-        _fail(str(err))
+        fail(str(err))
     except (OSError, sqlite3.Error) as err:
         why = write_problem(err, settings.data_dir)
         if why is None:
             raise
-        _fail(f"cannot change the data folder {clean_path(settings.data_dir)}: {why}", 5)
+        fail(f"cannot change the data folder {clean_path(settings.data_dir)}: {why}", 5)
     for thread in report.threads:
         typer.echo(f"  {thread}")
     what = "checkpoint file" if settings.database_url is None else "PostgreSQL checkpoint and report tables"
@@ -366,7 +261,7 @@ def prune(
 
 @_command()
 def audit(
-    since: Annotated[float | None, typer.Option("--since", metavar="DAYS", callback=_days,
+    since: Annotated[float | None, typer.Option("--since", metavar="DAYS", callback=cli_options.days,
                                                 help="Only the last DAYS days.")] = None,
     user: Annotated[str | None, typer.Option("--user", metavar="ID", help="Only this requester's researches.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per research per line instead of a table.")] = False,
@@ -381,29 +276,18 @@ def audit(
     try:
         records, skipped = trail.read_checked(load_settings(), since_days=since, user=user)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
-        _fail(str(err))
+        fail(str(err))
     except OSError as err:
-        _fail(f"cannot read the audit trail: {err.strerror or err}")
+        fail(f"cannot read the audit trail: {err.strerror or err}")
     if skipped:
         typer.echo(f"deepresearch: skipped {skipped} stored line(s) that are not audit records", err=True)
     print_audit(trail.researches(records), as_json=as_json)
 
 
-def _queue(value: str) -> str:
-    """The value of ``worker --queue``, checked as it is read: a name the bot never sends research
-    turns to (:data:`jobs.queue.QUEUE_NAME`, empty included) is refused with one line and exit 2; a
-    worker listening there would wait forever."""
-    from jobs.queue import QUEUE_NAME
-
-    if value != QUEUE_NAME:
-        _fail(f"--queue {value!r} is not a queue the bot sends to: research turns go to {QUEUE_NAME!r}", 2)
-    return value
-
-
 @_command()
 def worker(
     burst: Annotated[bool, typer.Option("--burst", help="Exit when nothing is queued and no retry is scheduled.")] = False,
-    queue: Annotated[str, typer.Option(metavar="NAME", callback=_queue,
+    queue: Annotated[str, typer.Option(metavar="NAME", callback=cli_options.queue,
                                        help="The RQ queue to listen on: research, the one the bot sends to.")] = "research",
 ) -> None:
     """Run an RQ worker for research turns (needs REDIS_URL)."""
@@ -414,12 +298,12 @@ def worker(
         with holding_as("worker"):  # its thread locks say so (and pid, host) to whoever they refuse
             worker_main(burst=burst, queue=queue)
     except SettingsError as err:
-        _fail(str(err))
+        fail(str(err))
 
 
 @_command()
 def slack(
-    port: Annotated[int, typer.Option(metavar="PORT", callback=_port,
+    port: Annotated[int, typer.Option(metavar="PORT", callback=cli_options.port,
                                       help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on.")] = "0.0.0.0",
 ) -> None:
@@ -431,14 +315,14 @@ def slack(
         with holding_as("slack"):  # the thread locks of its in-process runner (no REDIS_URL) say so
             slack_main(port=port, host=host)
     except SettingsError as err:
-        _fail(str(err))
+        fail(str(err))
     except OSError as err:
-        _fail(f"cannot listen on {host}:{port}: {_listen_problem(err)}")
+        fail(f"cannot listen on {host}:{port}: {listen_problem(err)}")
 
 
 @_command()
 def teams(
-    port: Annotated[int, typer.Option(metavar="PORT", callback=_port,
+    port: Annotated[int, typer.Option(metavar="PORT", callback=cli_options.port,
                                       help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
     host: Annotated[str | None, typer.Option(
         metavar="HOST", help="Address to listen on (default 0.0.0.0; 127.0.0.1 when MICROSOFT_APP_ID is unset).")] = None,
@@ -455,9 +339,9 @@ def teams(
         with holding_as("teams"):  # the thread locks of its in-process runner (no REDIS_URL) say so
             teams_main(port=port, host=host, settings=settings)
     except SettingsError as err:
-        _fail(str(err))
+        fail(str(err))
     except OSError as err:
-        _fail(f"cannot listen on {host}:{port}: {_listen_problem(err)}")
+        fail(f"cannot listen on {host}:{port}: {listen_problem(err)}")
 
 
 #: The mode bits every file and folder the bot creates leaves out: group and others read nothing

@@ -236,3 +236,39 @@ def test_a_refused_ask_leaves_no_out_folder_behind(tmp_path):
     done = _cli(tmp_path, "ask", "What is asyncio?", "--out", str(out), "--file", str(tmp_path / "missing.pdf"))
     assert done.returncode == 2 and "--file" in done.stderr, done.stderr
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("args, said", [
+    (["prune", "--older-than", "abc"], "invalid value for '--older-than'"),
+    (["prune", "--older-than"], "option '--older-than' requires an argument"),
+    (["audit", "--since", "x"], "invalid value for '--since'"),
+    (["audit", "--json", "--bogus"], "no such option: --bogus"),
+    (["ask", "--offline", "--bogus", "What is asyncio?"], "no such option: --bogus"),
+    (["ask", "--file"], "option '--file' requires an argument"),
+    (["slack", "--port", "abc"], "invalid value for '--port'"),
+    (["teams", "--port", "3.5"], "invalid value for '--port'"),
+    (["worker", "--queue"], "option '--queue' requires an argument"),
+    (["index"], "missing argument 'DIRECTORY'"),
+    (["render", "a.md", "b.md"], "got unexpected extra argument"),
+    (["reserch"], "no such command 'reserch'"),
+    (["--bogus"], "no such option: --bogus"),
+])
+def test_a_command_line_that_cannot_be_read_is_refused_in_one_line(tmp_path, args, said):
+    """Click's own parse errors read as the command's own refusals: one line ``deepresearch: ...``
+    naming the option and where its help is, exit 2 (bad input), no usage block; nothing is written."""
+    out = _cli(tmp_path, *args)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"deepresearch: {said}"), out.stderr
+    assert "Usage:" not in out.stderr and "Error:" not in out.stderr and not out.stdout, out.stderr
+    assert not (tmp_path / "data").exists()
+    no_traceback(out)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["prune", "--help"], ["audit", "--since", "x", "--help"], []])
+def test_help_is_still_the_usage_block(tmp_path, args):
+    """``--help`` prints the usage and options and exits 0; the bare command prints them too (exit 2)."""
+    out = _cli(tmp_path, *args)
+    text = out.stdout + out.stderr
+    assert out.returncode == (2 if not args else 0), text
+    assert text.startswith("Usage: ") and "Options:" in text and "--help" in text, text

@@ -235,7 +235,7 @@ def _audit_cli(tmp_path, monkeypatch, *args: str, columns: int = 250):
 @pytest.mark.parametrize("command,option", [("audit", "--since"), ("prune", "--older-than")])
 def test_a_number_of_days_must_be_finite_and_within_a_century(tmp_path, monkeypatch, command, option):
     """Refused in one line (exit 2) before anything is read or deleted, never a traceback (a NaN or
-    a date before year 1: ValueError, OverflowError); the bound, :data:`bots.cli.MAX_DAYS`, is far
+    a date before year 1: ValueError, OverflowError); the bound, :data:`bots.cli_options.MAX_DAYS`, is far
     past any record the bot wrote and far from the dates Python can count back to."""
     settings = make_settings(tmp_path / "data")
     _seed(settings)

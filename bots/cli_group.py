@@ -1,0 +1,105 @@
+"""Click's group, context and help layout under the ``deepresearch`` command: help wrapped at spaces,
+a Ctrl-C and a command line Click cannot read each said in one line."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from typer._click.exceptions import NoArgsIsHelpError  # Typer carries its own copy of Click
+from typer.core import TyperCommand, TyperGroup
+
+from bots.cli_options import say, usage_error_line
+from bots.terminal_signals import say_interrupted
+
+
+class HelpFormatter(typer.Context.formatter_class):  # Typer's own copy of Click's HelpFormatter
+    """Click's help layout, wrapped at spaces only: a line never ends inside ``--older-than``.
+
+    Click (which Typer carries a copy of) wraps with :class:`textwrap.TextWrapper`, whose
+    ``break_on_hyphens`` it leaves on and does not expose; the text is wrapped with its hyphens
+    standing in as another character, then given them back.
+    """
+
+    _STAND_IN = "\x00"
+
+    def _unbroken(self, write, *args) -> None:
+        start = len(self.buffer)
+        write(*(arg.replace("-", self._STAND_IN) if isinstance(arg, str) else arg for arg in args))
+        self.buffer[start:] = [part.replace(self._STAND_IN, "-") for part in self.buffer[start:]]
+
+    def write_text(self, text: str) -> None:
+        """A paragraph of ``text``, indented and wrapped at spaces."""
+        self._unbroken(super().write_text, text)
+
+    def write_dl(self, rows, col_max: int = 30, col_spacing: int = 2) -> None:
+        """The option table: names and their help, wrapped at spaces."""
+        rows = [tuple(col.replace("-", self._STAND_IN) for col in row) for row in rows]
+        self._unbroken(super().write_dl, rows, col_max, col_spacing)
+
+
+class Context(typer.Context):
+    """Click's context, with the help wrapped at spaces only (:class:`HelpFormatter`)."""
+
+    formatter_class = HelpFormatter
+
+
+@contextmanager
+def _said_on_ctrl_c() -> Iterator[None]:
+    """A Ctrl-C that nothing answered ends the command with exit 130 and one line: Typer would end
+    it with 130 and no word."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise typer.Exit(say_interrupted()) from None
+
+
+class Group(TyperGroup):
+    """The ``deepresearch`` group: Click's, with a Ctrl-C while it reads the command line or runs a
+    command said in one line (:func:`_said_on_ctrl_c`), and so is a command line Click cannot read
+    (:meth:`main`)."""
+
+    context_class = Context
+
+    def make_context(self, *args, **kwargs) -> typer.Context:
+        """Click's context of the command line, read under :func:`_said_on_ctrl_c`."""
+        with _said_on_ctrl_c():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: typer.Context):
+        """Run the command line's command under :func:`_said_on_ctrl_c`."""
+        with _said_on_ctrl_c():
+            return super().invoke(ctx)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode: bool = True, **extra):
+        """Click's ``main``; as a program (``standalone_mode``, also under Click's ``CliRunner``) a
+        command line Click cannot read (an unknown option or command, a value of the wrong type,
+        a missing value) ends with one line, ``deepresearch: ...`` (:func:`bots.cli_options.usage_error_line`),
+        and Click's exit code (2 for a usage error), where Click would print the usage block.
+        ``--help`` and the bare command still print the help.
+
+        Raises:
+            SystemExit: as a program, with the command's exit code.
+        """
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:  # Click's API for handling its errors oneself: they are raised, an exit code returned
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except NoArgsIsHelpError as err:  # the bare command: the help, as Click shows it
+            err.show()
+            sys.exit(err.exit_code)
+        except typer.TyperException as err:  # Click's ClickException (Typer's copy of it) and Typer's own
+            say(usage_error_line(err))
+            sys.exit(err.exit_code)
+        except typer.Abort:
+            say("aborted")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+class Command(TyperCommand):
+    """A ``deepresearch`` command: Click's, its help wrapped at spaces only (:class:`HelpFormatter`)."""
+
+    context_class = Context

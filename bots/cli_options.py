@@ -1,0 +1,92 @@
+"""The checks of the ``deepresearch`` command line's values (days, port, queue name) and its one-line
+refusals: bad input is said in one line, ``deepresearch: ...``, with its exit code."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import typer
+
+from bots.terminal_streams import put
+
+#: The most days ``--older-than`` and ``--since`` take: a century, past any thread or record the bot
+#: wrote (its times count from 1970) and far inside the dates Python counts back to (year 1, about
+#: 739,000 days ago), so that the cutoff ``now - days`` is always a date.
+MAX_DAYS = 36_500
+
+#: TCP's port numbers (RFC 793: 16 bits); 0 asks the system for any free port, the one bound is
+#: what the server says it listens on.
+PORTS = range(0, 65536)
+
+
+def say(message: str) -> None:
+    """Print ``deepresearch: MESSAGE`` on stderr as one line (control characters and terminal escapes
+    removed: :func:`engine.text.clean_text`, line breaks made spaces); an output that cannot take it
+    is silenced (:func:`bots.terminal_streams.put`)."""
+    from engine.text import clean_text
+
+    put(sys.stderr, f"deepresearch: {' '.join(clean_text(message).splitlines())}\n")
+
+
+def fail(message: str, code: int = 1) -> None:
+    """End the command with ``message`` said in one line (:func:`say`) and exit ``code``.
+
+    Raises:
+        typer.Exit: always, with ``code``; the exit code stands whatever stderr is.
+    """
+    say(message)
+    raise typer.Exit(code)
+
+
+def days(param: typer.CallbackParam, value: float | None) -> float | None:
+    """The value of a number-of-days option, checked as it is read: a NaN, an infinity, a negative
+    number or more than :data:`MAX_DAYS` is refused with one line and exit 2 (bad input)."""
+    if value is not None and not (math.isfinite(value) and 0 <= value <= MAX_DAYS):
+        fail(f"{param.opts[0]} must be a finite number of days from 0 to {MAX_DAYS}", 2)
+    return value
+
+
+def port(value: int) -> int:
+    """The value of ``--port``, checked as it is read: outside :data:`PORTS` it is refused with one
+    line and exit 2 (bad input), before the server starts."""
+    if value not in PORTS:
+        fail(f"--port must be from {PORTS[0]} to {PORTS[-1]} (0: any free port)", 2)
+    return value
+
+
+def queue(value: str) -> str:
+    """The value of ``worker --queue``, checked as it is read: a name the bot never sends research
+    turns to (:data:`jobs.queue.QUEUE_NAME`, empty included) is refused with one line and exit 2; a
+    worker listening there would wait forever."""
+    from jobs.queue import QUEUE_NAME
+
+    if value != QUEUE_NAME:
+        fail(f"--queue {value!r} is not a queue the bot sends to: research turns go to {QUEUE_NAME!r}", 2)
+    return value
+
+
+def listen_problem(err: OSError) -> str:
+    """Why a server could not listen, as the system says it (``Address already in use``): asyncio
+    wraps the errno's text in its own sentence, which repeats the address. A name that does not
+    resolve (``socket.gaierror``, whose codes are not errnos) keeps its own text."""
+    import errno
+
+    return os.strerror(err.errno) if err.errno in errno.errorcode else (err.strerror or str(err))
+
+
+def usage_error_line(err: typer.TyperException) -> str:
+    """A command line Click could not read (an unknown option or command, a value that is not a
+    number, a missing argument) as one line without ``deepresearch: ``, in the command's own words:
+    Click's message, its first word in lower case, and where the command's help is.
+
+    ``"Invalid value for '--since': ..."`` from ``deepresearch audit --since x`` gives
+    ``"invalid value for '--since': ... (see 'deepresearch audit --help')"``.
+    """
+    message = " ".join(err.format_message().split()).rstrip(".")
+    first = message.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:].islower():  # Click's sentence case; an option or a name stays
+        message = first.lower() + message[len(first) :]
+    ctx = getattr(err, "ctx", None)  # a usage error's command, when Click knows it
+    return f"{message} (see '{ctx.command_path} --help')" if ctx is not None else message
