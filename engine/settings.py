@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import errno
-import io
 import os
-import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.env_files import EnvFileError, env_file_names, env_file_paths
 
 ROLES = ("research", "summarization", "compression", "final_report", "review")
 
@@ -372,9 +371,12 @@ def load_settings_as(cls: type[_S], **overrides: object) -> _S:
     for var in sorted(os.environ):
         _check_known(var)
     env_files = overrides.get("_env_file", cls.model_config.get("env_file"))
-    for path in _env_file_paths(env_files):
-        for var, line in _env_file_names(path, cls.model_config.get("env_file_encoding") or "utf-8"):
-            _check_known(var, f"{path}, line {line}")
+    try:
+        for path in env_file_paths(env_files):
+            for var, line in env_file_names(path, cls.model_config.get("env_file_encoding") or "utf-8"):
+                _check_known(var, f"{path}, line {line}")
+    except EnvFileError as err:
+        raise SettingsError(str(err)) from None
     try:
         return cls(**overrides)
     except ValidationError as err:
@@ -400,64 +402,6 @@ def _check_known(var: str, where: str = "") -> None:
     hint = f" (did you mean {close[0]}?)" if close else ""
     place = f" in {where}" if where else ""
     raise SettingsError(f"unknown setting {var}{place}: not one of the {OWN_PREFIX} settings{hint}")
-
-
-def _env_file_paths(env_file: object) -> list[Path]:
-    """The ``.env`` files pydantic-settings reads for ``env_file`` (a path, a sequence of them, or None),
-    those that exist, as absolute paths (a link named as such, not as its target). A device
-    (``.env`` linked to ``/dev/null``) is left out: pydantic-settings reads none.
-
-    Raises:
-        SettingsError: one exists but is no file to read: a folder (pydantic-settings would pass it
-            over in silence) or a named pipe or socket (it would open the pipe and wait for a
-            writer for ever); checked without opening it.
-    """
-    if env_file is None:
-        return []
-    files = [env_file] if isinstance(env_file, (str, Path)) else list(env_file)  # type: ignore[call-overload]
-    paths = []
-    for name in files:
-        path = Path(name).expanduser()
-        try:
-            mode = path.stat().st_mode
-        except OSError:  # missing (a dangling link too) or out of reach: pydantic-settings reads none
-            continue
-        why = _NOT_A_FILE.get(stat.S_IFMT(mode))
-        if why:
-            raise SettingsError(f"cannot read the settings file {path.absolute()}: {why}")
-        if stat.S_ISREG(mode):
-            paths.append(path.absolute())
-    return paths
-
-
-#: What a ``.env`` that exists but is no file to read is, by its type (:func:`stat.S_IFMT`).
-_NOT_A_FILE = {stat.S_IFDIR: os.strerror(errno.EISDIR), stat.S_IFIFO: "a named pipe (FIFO), not a file",
-               stat.S_IFSOCK: "a socket, not a file"}
-
-
-def _env_file_names(path: Path, encoding: str) -> list[tuple[str, int]]:
-    """``(name, line)`` of every assignment in the ``.env`` file ``path``, read with python-dotenv's
-    parser (the one pydantic-settings reads the file with), ``line`` counted from 1.
-
-    Raises:
-        SettingsError: the file cannot be read: not text in ``encoding`` (the line and byte named)
-            or an OS error (no permission, say); pydantic-settings would read it next and raise
-            the same error as a traceback.
-    """
-    from dotenv.parser import parse_stream
-
-    try:
-        with open(path, encoding=encoding) as stream:
-            text = stream.read()
-    except UnicodeDecodeError as err:
-        line = err.object[: err.start].count(b"\n") + 1
-        raise SettingsError(f"cannot read the settings file {path}: line {line} is not {encoding.upper()} "
-                            f"text (byte 0x{err.object[err.start]:02x})") from None
-    except OSError as err:
-        raise SettingsError(f"cannot read the settings file {path}: {err.strerror or err}") from None
-    # a binding's text starts with the blank lines before it: its name is on the line after them
-    return [(b.key, b.original.line + b.original.string[: len(b.original.string) - len(b.original.string.lstrip())]
-             .count("\n")) for b in parse_stream(io.StringIO(text)) if b.key]
 
 
 @lru_cache(maxsize=1)
