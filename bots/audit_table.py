@@ -1,4 +1,4 @@
-"""`deepresearch audit`'s output: one row per research (:func:`jobs.audit.researches`) as a table or as JSON lines."""
+"""`deepresearch audit`'s output: one row per research (:func:`jobs.audit_rows.researches`) as a table or as JSON lines."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ _COLUMNS = (
     ("requester", lambda r: str(r.get("requester") or "")),
     ("question", lambda r: str(r.get("question") or "")),
     ("clarified", lambda r: "yes" if r.get("clarification") else ""),
-    ("status", lambda r: str(r.get("status") or "") + (f" ({r['attempts']} attempts)" if r.get("attempts", 1) > 1 else "")),
+    ("status", lambda r: _status(r)),
     ("time", lambda r: _duration(float(r.get("duration_seconds") or 0))),
     ("calls", lambda r: str(r.get("model_calls", 0))),
     ("tokens", lambda r: f"{int(r.get('tokens') or 0):,}"),
@@ -29,16 +29,27 @@ _COLUMNS = (
 WIDE = 160
 
 
+def _status(row: dict) -> str:
+    """The row's status, with how many attempts it took (when more than one) and, for a research
+    shown by ``--since`` that started before its window, that it did: ``done (2 attempts, started
+    before --since)``."""
+    notes = [f"{row['attempts']} attempts"] if row.get("attempts", 1) > 1 else []
+    if row.get("before_window"):
+        notes.append("started before --since")
+    return str(row.get("status") or "") + (f" ({', '.join(notes)})" if notes else "")
+
+
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(int(round(seconds)), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 def print_audit(records: list[dict], *, as_json: bool = False, console: Console | None = None) -> None:
-    """Print ``records`` (rows of :func:`jobs.audit.researches`: one a research, its attempts
+    """Print ``records`` (rows of :func:`jobs.audit_rows.researches`: one a research, its attempts
     combined): one JSON object per line with ``as_json``, else a rich table (a block of ``field:
     value`` lines a record when the terminal is narrower than :data:`WIDE` columns; a status says
-    how many attempts a research took when more than one) with a total line (researches, model
+    how many attempts a research took when more than one, and whether it started before the
+    window of ``--since``) with a total line (researches, model
     calls, tokens) on stdout."""
     if as_json:
         for record in records:

@@ -11,6 +11,7 @@ import gc
 import os
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -262,26 +263,29 @@ def prune(
 @_command()
 def audit(
     since: Annotated[float | None, typer.Option("--since", metavar="DAYS", callback=cli_options.days,
-                                                help="Only the last DAYS days.")] = None,
+                                                help="Only researches with an attempt in the last DAYS days (each shown whole).")] = None,
     user: Annotated[str | None, typer.Option("--user", metavar="ID", help="Only this requester's researches.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per research per line instead of a table.")] = False,
 ) -> None:
     """Who asked what, what it cost and what was delivered: one row per research, oldest first (a
-    research stopped and resumed is one row, its attempts combined)."""
+    research stopped and resumed is one row, its attempts combined; with --since, a research
+    with an attempt in the window is shown whole, saying when it started before)."""
     _stop_on_sigterm()
     from bots.audit_table import print_audit
     from engine.settings import load_settings
     from jobs import audit as trail
+    from jobs.audit_rows import researches, window_start
 
+    now = time.time()
     try:
-        records, skipped = trail.read_checked(load_settings(), since_days=since, user=user)
+        records, skipped = trail.read_checked(load_settings(), since_days=since, user=user, now=now)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
         fail(str(err))
     except OSError as err:
         fail(f"cannot read the audit trail: {err.strerror or err}")
     if skipped:
         typer.echo(f"deepresearch: skipped {skipped} stored line(s) that are not audit records", err=True)
-    print_audit(trail.researches(records), as_json=as_json)
+    print_audit(researches(records, window=window_start(since, now)), as_json=as_json)
 
 
 @_command()

@@ -24,9 +24,12 @@ from jobs.locks import process_start_time
 from jobs.store import Store, get_store
 
 log = logging.getLogger(__name__)
-#: ``ask``'s exit codes and the audit status each ends a research with; codes not listed (2: no
-#: such thread, 3: waiting for an answer) write no record.
-_STATUS = {0: "done", 1: "failed", 4: "failed", 5: "failed", 130: "cancelled"}
+#: ``ask``'s exit codes and the audit status each ends an attempt at a research with (3: stopped at
+#: its clarifying question, waiting for ``--resume THREAD --answer``: a ``paused`` attempt, its calls
+#: recorded whether or not it is answered); code 2 (no such thread, bad input) writes no record.
+_STATUS = {0: "done", 1: "failed", 3: "paused", 4: "failed", 5: "failed", 130: "cancelled"}
+#: Statuses of an attempt that ended as it should: no error line.
+_NO_ERROR = ("done", "paused")
 
 
 class NotStarted(SettingsError):
@@ -133,7 +136,7 @@ class TerminalTurn:
             quotas.add_tokens(self.store, self.turn_id, usage["tokens"], user=self.user, thread_id=self.thread)
         except Exception as err:  # bookkeeping must not hide how the research ended
             log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
-        if code in (2, 3) or not audited:
+        if code == 2 or not audited:
             return
         status = _STATUS.get(code, "failed") if code is not None else "failed"
         run = _latest_run(self.settings, self.thread)
@@ -144,14 +147,14 @@ class TerminalTurn:
             started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
             clarification=record.clarification if record else "", files=files,
             research_started=research_start(record, self.started),
-            error="" if status == "done" else (error or _REASON.get(
+            error="" if status in _NO_ERROR else (error or _REASON.get(
                 interrupted_exit_code(code) if code is not None else code, f"deepresearch ask exit code {code}"))))
 
 
 def research_start(record: ThreadRecord | None, attempt_started: float) -> float:
     """Unix seconds the thread's research started: its record's ``created_at``, which ``--resume``
     keeps (:mod:`bots.console_record`), so every attempt's audit record names the same research
-    (:func:`jobs.audit.researches`); ``attempt_started`` when the thread has no record yet (a new
+    (:func:`jobs.audit_rows.researches`); ``attempt_started`` when the thread has no record yet (a new
     question refused over a quota) or one without that time."""
     return record.created_at if record is not None and record.created_at > 0 else attempt_started
 

@@ -14,9 +14,11 @@ a PostgreSQL away right now waits in this host's ``{DATA_DIR}/audit-pending.json
 inserted before the next record this host writes (:func:`write`).
 
 The trail is append-only: a research stopped and resumed (an ``ask`` interrupted with Ctrl-C, then
-``ask --resume``) has one record per attempt, each with that attempt's own model calls and tokens,
-and all with the research's ``thread`` and ``research_started``; :func:`researches` combines them
-into one row for ``deepresearch audit``.
+``ask --resume``; a research paused at its clarifying question, then answered) has one record per
+attempt, each with that attempt's own model calls and tokens, and all with the research's ``thread``
+and ``research_started``; :func:`jobs.audit_rows.researches` combines them into one row for ``deepresearch audit``.
+An attempt that stops at its clarifying question is a record with status ``paused`` (its calls so
+far), written when the question is asked, so they are in the trail whether or not it is answered.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import contextlib
 import fcntl
 import json
 import logging
-import math
 import os
 import threading
 import time
@@ -36,6 +37,7 @@ from pathlib import Path
 from engine.artifacts import safe_name
 from engine.redact import redact
 from engine.settings import Settings
+from jobs.audit_rows import record_epoch, research_key, window_start
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +53,9 @@ REQUIRED = ("at", "thread", "requester", "status")
 _file_lock = threading.Lock()
 
 
-def turn_usage(settings: Settings, thread_id: str, since: float) -> dict:
-    """The model calls of ``thread_id`` that started at or after ``since`` (Unix seconds): the
-    usage records of :class:`engine.models.UsageRecorder`, from ``deepresearch_usage`` with
+def turn_usage(settings: Settings, thread_id: str, since: float, until: float | None = None) -> dict:
+    """The model calls of ``thread_id`` that started at or after ``since`` (Unix seconds), and
+    before ``until`` when given: the usage records of :class:`engine.models.UsageRecorder`, from ``deepresearch_usage`` with
     ``DATABASE_URL`` (every host's calls), else from this host's ``usage.jsonl`` of each run.
 
     Returns ``{"model_calls": n, "tokens": total, "tokens_by_role": {role: {"input": n, "output": n}}}``.
@@ -61,7 +63,8 @@ def turn_usage(settings: Settings, thread_id: str, since: float) -> dict:
     by_role: dict[str, dict[str, int]] = {}
     calls = 0
     for rec in _usage_records(settings, thread_id):
-        if float(rec.get("started") or 0) < since:
+        started = float(rec.get("started") or 0)
+        if started < since or (until is not None and started >= until):
             continue
         slot = by_role.setdefault(str(rec.get("role") or "unknown"), {"input": 0, "output": 0})
         slot["input"] += int(rec.get("input_tokens") or 0)
@@ -122,7 +125,7 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
     ``started_at``/``ended_at``: Unix seconds of this attempt; ``research_started``: Unix seconds
     the research itself started (its first attempt; ``started_at`` when not given), kept to the
     microsecond as ``research_started``, which with ``thread`` names the research
-    (:func:`researches`); ``usage``: :func:`turn_usage`'s dict, this attempt's calls only;
+    (:func:`jobs.audit_rows.researches`); ``usage``: :func:`turn_usage`'s dict, this attempt's calls only;
     ``files``: the delivered files (only their names are kept).
     """
     ended = time.time() if ended_at is None else ended_at
@@ -149,36 +152,70 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
 
 
 def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterable[str] = (),
-               directory: str | None = None, error: str = "", thread: dict | None = None) -> None:
-    """Write the audit record of ``thread_id``'s research, which ended now with ``status``.
+               directory: str | None = None, error: str = "", thread: dict | None = None,
+               attempt_started: float | None = None, paused_at: float | None = None) -> None:
+    """Write the audit record of the attempt at ``thread_id``'s research that ended now with ``status``.
 
-    The requester, question, clarifying question and start time come from the thread's registry
-    record (:mod:`jobs.threads`), or from ``thread`` when given (a record just replaced); the model calls and tokens from the runs' usage files since that
-    start; the sources from ``directory``'s ``sources.json``. There is no separate start record to
-    depend on: whichever attempt ends the turn writes the whole record, the research's one (its
-    ``research_started`` is that start time). Usage that cannot be read
-    (PostgreSQL away) is logged (``event=audit_usage_unknown``) and counted as none, so the record
-    is still written. Never raises (see :func:`write`).
+    The requester, question, clarifying question and the research's start (``started_at``) come
+    from the thread's registry record (:mod:`jobs.threads`), or from ``thread`` when given (a
+    record just replaced); the sources from ``directory``'s ``sources.json``. The model calls and
+    tokens are those of the runs' usage files since the research's calls already recorded (the
+    thread record's ``audited_to``, set by a ``paused`` record) or else since its start, so every
+    call is in one record. ``attempt_started`` (Unix seconds): when this attempt began (its turn was
+    queued; the time of the message for an ending that runs nothing, such as a cancel while paused),
+    its ``started`` and duration, never before the calls it counts.
+
+    ``paused_at`` (with status ``paused``): the attempt stopped at its clarifying question then;
+    only calls that started before it count, and the thread record's ``audited_to`` becomes it, so
+    the record of the attempt that answers, or of the research ended unanswered (cancelled or
+    expired), counts only what follows. Usage that cannot be read (PostgreSQL away) is logged
+    (``event=audit_usage_unknown``) and counted as none, so the record is still written (a
+    ``paused`` one then leaves ``audited_to`` as it was: the next record counts those calls). Never
+    raises (see :func:`write`); a pause that cannot be marked on the thread writes no record, and
+    the research's next record counts its calls.
     """
     try:
         from jobs.store import get_store
 
-        thread = thread if thread is not None else get_store(settings).get(f"thread:{thread_id}") or {}
-        started = float(thread.get("started_at") or thread.get("created_at") or time.time())
+        store = get_store(settings)
+        thread = thread if thread is not None else store.get(f"thread:{thread_id}") or {}
+        research = _research_start(thread) or time.time()
+        since = max(research, float(thread.get("audited_to") or 0))
         try:
-            usage = turn_usage(settings, thread_id, started)
+            usage = turn_usage(settings, thread_id, since, until=paused_at)
         except Exception as err:  # the record matters more than its token counts
             log.warning("event=audit_usage_unknown thread=%s error=%s", thread_id, type(err).__name__)
             usage = None
         record = build_record(
             thread_id=thread_id, requester=str(thread.get("requester") or ""), question=str(thread.get("question") or ""),
-            status=status, started_at=started, clarification=str(thread.get("clarify_question") or ""),
-            usage=usage, sources=sources_count(directory), files=files, error=error,
+            status=status, started_at=max(since, float(attempt_started or 0)), research_started=research,
+            clarification=str(thread.get("clarify_question") or ""), usage=usage,
+            sources=sources_count(directory), files=files, error=error,
         )
+        if paused_at is not None and usage is not None:  # calls not read now are counted by the next record
+            _mark_audited(store, thread_id, research, paused_at)
     except Exception as err:  # bookkeeping must not fail a research
         log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
         return
     write(settings, record)
+
+
+def _research_start(thread: dict) -> float:
+    """Unix seconds the research of a thread's registry record started (0 when unknown)."""
+    return float(thread.get("started_at") or thread.get("created_at") or 0)
+
+
+def _mark_audited(store, thread_id: str, research: float, until: float) -> None:
+    """Note on ``thread_id``'s registry record that the calls of its research (the one started at
+    ``research``) before ``until`` are recorded; a later research of the thread is left alone."""
+    from jobs.threads import update_thread
+
+    def change(old: dict | None) -> dict | None:
+        if not old or _research_start(old) != research:
+            return None
+        return {**old, "audited_to": max(float(old.get("audited_to") or 0), until)}
+
+    update_thread(store, thread_id, change)
 
 
 def write(settings: Settings, record: dict) -> None:
@@ -259,24 +296,28 @@ def _write_postgres(settings: Settings, record: dict) -> None:
 
 
 def read(settings: Settings, *, since_days: float | None = None, user: str | None = None) -> list[dict]:
-    """The records, oldest first, optionally only the last ``since_days`` days and one requester
-    (see :func:`read_checked`, which also counts the lines that are not records)."""
+    """The records, oldest first, optionally only of the researches of the last ``since_days`` days
+    and of one requester (see :func:`read_checked`, which also counts the lines that are not records)."""
     return read_checked(settings, since_days=since_days, user=user)[0]
 
 
-def read_checked(settings: Settings, *, since_days: float | None = None,
-                 user: str | None = None) -> tuple[list[dict], int]:
-    """``(records, skipped)``: the records, oldest first, optionally only the last ``since_days``
-    days and one requester; ``skipped`` counts the stored lines that are not records (cut by a
-    crash, not a JSON object, or missing a field of :data:`REQUIRED` or a readable ``at``).
+def read_checked(settings: Settings, *, since_days: float | None = None, user: str | None = None,
+                 now: float | None = None) -> tuple[list[dict], int]:
+    """``(records, skipped)``: the records, oldest first, optionally only one requester's;
+    ``skipped`` counts the stored lines that are not records (cut by a crash, not a JSON object, or
+    missing a field of :data:`REQUIRED` or a readable ``at``).
+
+    With ``since_days``, a research is read whole when any of its records (the same ``thread`` and
+    ``research_started``) was written in the last ``since_days`` days before ``now`` (Unix seconds,
+    the current time when not given): its attempts before that too, so its calls and tokens are
+    all counted (:func:`jobs.audit_rows.researches` says it started before the window); a research whose records
+    all came before is left out.
 
     Raises:
         engine.database.DatabaseError: ``DATABASE_URL`` is set and unusable.
         ValueError: ``since_days`` is not a finite number.
     """
-    if since_days is not None and not math.isfinite(since_days):
-        raise ValueError("since_days must be a finite number of days")
-    cutoff = time.time() - since_days * 86400 if since_days is not None else None
+    cutoff = window_start(since_days, now)
     if settings.database_url is not None:
         stored = _read_postgres(settings, cutoff, user)
         records = [r for r in stored if is_record(r)]
@@ -284,52 +325,11 @@ def read_checked(settings: Settings, *, since_days: float | None = None,
     lines = _read_lines(settings)
     records = [r for r in _parse("\n".join(lines)) if is_record(r)]
     skipped = len(lines) - len(records)
-    return [r for r in records
-            if (cutoff is None or _epoch(r) >= cutoff) and (user is None or r.get("requester") == user)], skipped
-
-
-def researches(records: Iterable[dict]) -> list[dict]:
-    """One row per research from ``records`` (oldest first, as :func:`read` returns them), in the
-    order their last records were written.
-
-    The records of one research (the same ``thread`` and ``research_started``: an ``ask``
-    interrupted or failed, then finished by ``ask --resume``; an answer refused over a quota in the
-    research it belonged to) become one row: the last record's fields (its final status, error,
-    sources and files), the first record's ``started``, and the sums of their
-    ``duration_seconds``, ``model_calls``, ``tokens`` and ``tokens_by_role`` (each record counts
-    only its own attempt's calls). Every row has ``attempts``, how many records it combines. A
-    record without ``research_started`` (written before it was kept) is a research of its own.
-    """
-    groups: dict[tuple, list[dict]] = {}
-    ends: dict[tuple, int] = {}  # where each research's last record is
-    for n, record in enumerate(records):
-        key = (record.get("thread"), record["research_started"]) if record.get("research_started") else (n,)
-        groups.setdefault(key, []).append(record)
-        ends[key] = n
-    return [_combined(groups[key]) for key in sorted(groups, key=ends.__getitem__)]
-
-
-def _combined(group: list[dict]) -> dict:
-    """The row of one research from its records, oldest first (see :func:`researches`)."""
-    last = group[-1]
-    if len(group) == 1:
-        return {**last, "attempts": 1}
-    by_role: dict[str, dict[str, int]] = {}
-    for record in group:
-        for role, used in (record.get("tokens_by_role") or {}).items():
-            slot = by_role.setdefault(role, {"input": 0, "output": 0})
-            slot["input"] += int((used or {}).get("input") or 0)
-            slot["output"] += int((used or {}).get("output") or 0)
-    return {
-        **last,
-        "started": group[0].get("started", last.get("started")),
-        "clarification": next((r["clarification"] for r in reversed(group) if r.get("clarification")), None),
-        "duration_seconds": round(sum(float(r.get("duration_seconds") or 0) for r in group), 1),
-        "model_calls": sum(int(r.get("model_calls") or 0) for r in group),
-        "tokens": sum(int(r.get("tokens") or 0) for r in group),
-        "tokens_by_role": by_role,
-        "attempts": len(group),
-    }
+    records = [r for r in records if user is None or r.get("requester") == user]
+    if cutoff is not None:
+        shown = {research_key(r) for r in records if record_epoch(r) >= cutoff}
+        records = [r for r in records if record_epoch(r) >= cutoff or research_key(r) in shown]
+    return records, skipped
 
 
 def is_record(record: object) -> bool:
@@ -342,13 +342,6 @@ def is_record(record: object) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _epoch(record: dict) -> float:
-    try:
-        return datetime.fromisoformat(str(record.get("at"))).timestamp()
-    except ValueError:
-        return 0.0
 
 
 def _read_lines(settings: Settings) -> list[str]:
@@ -368,18 +361,24 @@ def _parse(text: str) -> list[dict]:
 
 
 def _read_postgres(settings: Settings, cutoff: float | None, user: str | None) -> list[dict]:
+    """The stored records, oldest first, of ``user`` (any when None) and, with ``cutoff``, of the
+    researches with a record at or after it (see :func:`read_checked`)."""
     from engine.database import connect, require_database
 
     require_database(settings)
-    query, args = "SELECT record FROM deepresearch_audit WHERE true", []
-    if cutoff is not None:
-        query += " AND at >= %s"
-        args.append(datetime.fromtimestamp(cutoff, UTC))
+    query, args = "SELECT a.record FROM deepresearch_audit a WHERE true", []
     if user is not None:
-        query += " AND requester = %s"
+        query += " AND a.requester = %s"
         args.append(user)
+    if cutoff is not None:
+        at = datetime.fromtimestamp(cutoff, UTC)
+        same = " AND b.requester = a.requester" if user is not None else ""
+        query += (" AND (a.at >= %s OR EXISTS (SELECT 1 FROM deepresearch_audit b WHERE b.at >= %s" + same
+                  + " AND b.record->>'thread' = a.record->>'thread'"
+                  " AND b.record->>'research_started' = a.record->>'research_started'))")
+        args += [at, at]
     with connect(settings) as conn:
-        return [row[0] for row in conn.execute(query + " ORDER BY at, id", args).fetchall()]
+        return [row[0] for row in conn.execute(query + " ORDER BY a.at, a.id", args).fetchall()]
 
 
 def prune(settings: Settings, *, older_than_days: float, dry_run: bool = False) -> int:
@@ -405,7 +404,7 @@ def prune(settings: Settings, *, older_than_days: float, dry_run: bool = False) 
     with _file_lock, path.open("r+", encoding="utf-8") as fh:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)  # appends wait while the file is rewritten in place
         records = _parse(fh.read())
-        kept = [r for r in records if _epoch(r) >= cutoff]
+        kept = [r for r in records if record_epoch(r) >= cutoff]
         if not dry_run and len(kept) < len(records):
             fh.seek(0)
             fh.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))

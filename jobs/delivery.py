@@ -254,8 +254,10 @@ class TurnDelivery:
         (:func:`jobs.run._outcome_dict`): ``status``, ``question``, ``summary``, ``title``, ``directory``,
         ``files`` (paths), ``pdf_error`` and ``follow_ups``.
 
-        A ``clarify`` outcome posts the question and pauses the thread: ``{"status": "clarify", "turn_id",
-        "question"}`` (a cancel that came first ends the turn :meth:`cancelled` instead). Otherwise the
+        A ``clarify`` outcome pauses the thread, writes the attempt's ``paused`` audit record (its
+        calls; a re-run after a failed post writes one more, without calls) and posts the question:
+        ``{"status": "clarify", "turn_id", "question"}`` (a cancel that came first ends the turn
+        :meth:`cancelled` instead). Otherwise the
         summary (with its follow-up buttons) and the report files go out, the thread is ``done`` with the
         report's paths and ``{"status": "done", "turn_id", "files": [path, ...]}`` is returned; a late
         cancel still gets the report, with a note that answers it.
@@ -272,8 +274,13 @@ class TurnDelivery:
             question = outcome.get("question") or self.say("clarify_fallback")
             # paused before the question is posted: an answer that arrives at once resumes the graph
             # (a failed post re-runs this turn, which marks the thread running again)
-            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="paused", clarify_question=question, paused_at=time.time(),
+            paused_at = time.time()
+            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="paused", clarify_question=question, paused_at=paused_at,
                        clarify_status_id=self.rec.get("status_message_id") or "")
+            # the attempt that asked is in the trail (its calls) whether or not the question is answered;
+            # written before the question is out, so no answer or cancel can end the research before it
+            audit.record_end(self.settings, t.thread_id, "paused", attempt_started=self._attempt_started(),
+                             paused_at=paused_at)
             self._post_once("question", question)
             records.finish(self.store, t.turn_id, "done", outcome=outcome)
             return {"status": "clarify", "turn_id": t.turn_id, "question": question}
@@ -302,8 +309,13 @@ class TurnDelivery:
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
         records.finish(self.store, t.turn_id, "done", outcome=outcome)
         audit.record_end(self.settings, t.thread_id, "done", files=[str(f) for f in files],
-                         directory=outcome.get("directory"))
+                         directory=outcome.get("directory"), attempt_started=self._attempt_started())
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
+
+    def _attempt_started(self) -> float | None:
+        """When this turn was queued (Unix seconds, its record's ``created_at``): the start of the
+        research's attempt it is (an answer's turn starts the attempt after a pause); None when unknown."""
+        return float(self.rec.get("created_at") or 0) or None
 
     def cancelled(self) -> dict:
         """End the turn cancelled: says so in the thread (a failed post is ignored), marks the turn and thread
@@ -313,7 +325,8 @@ class TurnDelivery:
             self._post_once("cancelled", self.say("cancelled"))
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
         records.finish(self.store, t.turn_id, "cancelled")
-        audit.record_end(self.settings, t.thread_id, "cancelled")  # a cancelled turn has no report
+        # a cancelled turn has no report
+        audit.record_end(self.settings, t.thread_id, "cancelled", attempt_started=self._attempt_started())
         return {"status": "cancelled", "turn_id": t.turn_id}
 
     def rejected(self, message: str, said: str) -> dict:
@@ -324,7 +337,7 @@ class TurnDelivery:
         self._post_once("rejected", said)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
         records.finish(self.store, t.turn_id, "failed", last_error="rejected")
-        audit.record_end(self.settings, t.thread_id, "rejected", error=message)
+        audit.record_end(self.settings, t.thread_id, "rejected", error=message, attempt_started=self._attempt_started())
         return {"status": "rejected", "turn_id": t.turn_id, "message": message}
 
     def handed_back(self) -> dict:
@@ -372,7 +385,8 @@ class TurnDelivery:
             log.error("event=error_post_failed turn=%s error=%s", t.turn_id, type(post_err).__name__)
         records.finish(self.store, t.turn_id, "failed", last_error=type(err).__name__)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
-        audit.record_end(self.settings, t.thread_id, "failed", error=f"{type(err).__name__}: {message}")
+        audit.record_end(self.settings, t.thread_id, "failed", error=f"{type(err).__name__}: {message}",
+                         attempt_started=self._attempt_started())
         if not transient:
             no_more_retries()
         raise err

@@ -96,7 +96,7 @@ def _decide_and_queue(store, message: Message, port_ref: dict, settings: Setting
              decision.action.value)
     if decision.ends_pause:  # the research whose question expired unanswered ends as the new one starts
         audit.record_end(settings, message.thread_key, "cancelled", error="the clarifying question expired",
-                         thread=before)
+                         thread=before, attempt_started=now)
     if decision.action in (Action.START, Action.RESUME):
         return _enqueue(message, decision, port_ref, settings, before)
     if held:  # the thread changed meanwhile: this message starts nothing
@@ -104,7 +104,7 @@ def _decide_and_queue(store, message: Message, port_ref: dict, settings: Setting
     if decision.action is Action.CANCEL:
         return _cancel(message, decision, settings, before)
     if decision.action in (Action.CANCEL_PAUSED, Action.EXPIRED):  # the research ends here, not in a job
-        audit.record_end(settings, message.thread_key, "cancelled",
+        audit.record_end(settings, message.thread_key, "cancelled", thread=before, attempt_started=now,
                          error="cancelled while waiting for an answer" if decision.action is Action.CANCEL_PAUSED
                          else "the clarifying question expired")
     said = reply_for(decision, message, view, before)

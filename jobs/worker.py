@@ -211,7 +211,8 @@ def _tell_user_lost(job) -> None:
         port_from_reference(turn["port"]).post(WORDS("lost_text", thread_language(question)))
         records.finish(store, turn["turn_id"], "failed", last_error="abandoned")
         set_thread(store, turn["thread_id"], status="failed", error="the worker running it was killed")
-        audit.record_end(settings, turn["thread_id"], "failed", error="the worker running it was killed")
+        audit.record_end(settings, turn["thread_id"], "failed", error="the worker running it was killed",
+                         attempt_started=float(rec.get("created_at") or 0) or None)
     except Exception as err:  # best effort: the job is in RQ's failed registry either way
         log.error("event=lost_notice_failed job=%s error=%s", getattr(job, "id", "?"), type(err).__name__)
 

@@ -91,3 +91,40 @@ def test_a_research_interrupted_then_resumed_is_one_research_in_the_audit_and_th
     assert row["tokens"] == sum(v["input"] + v["output"] for v in row["tokens_by_role"].values())
     another = ask(tmp_path, "--offline", "--no-clarify", "What is a vector database?", env=limit)
     assert another.returncode == 6, another.stderr  # the day's one research is used: by that one research
+
+
+def _calls(tmp_path) -> int:
+    """Every model call written to the runs' usage files under the data dir."""
+    return sum(1 for f in (tmp_path / "data").rglob("usage.jsonl") for line in f.read_text().splitlines() if line)
+
+
+def test_a_research_paused_at_its_clarifying_question_is_audited_with_the_calls_made_before_it(tmp_path):
+    """`ask` that stops at the clarifying question (exit 3) writes a ``paused`` record of that
+    attempt's calls; the answer's run writes its own; `audit` shows one research with every call once."""
+    docs = write_docs(tmp_path / "docs")
+    token = "xoxb-FAKE0testtoken"  # vague enough to be asked about, and echoed by the question asked
+    first = ask(tmp_path, "--offline", "--corpus", str(docs), token)
+    assert first.returncode == 3, first.stderr
+    thread = re.search(r"thread: (console:\S+)", first.stderr).group(1)
+    asked = _calls(tmp_path)
+    assert asked >= 1
+    [paused] = _trail(tmp_path)
+    assert (paused["thread"], paused["status"], paused["model_calls"]) == (thread, "paused", asked)
+    assert paused["tokens"] > 0 and paused["clarification"] and paused["error"] is None
+    [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json").stdout.splitlines()]
+    assert (row["status"], row["attempts"], row["model_calls"]) == ("paused", 1, asked)
+
+    answered = ask(tmp_path, "--resume", thread, "--answer", "home solar panels and their inverters")
+    assert answered.returncode == 0, answered.stderr
+    calls = _calls(tmp_path)
+    assert calls > asked
+    trail = _trail(tmp_path)
+    assert [(r["status"], r["research_started"]) for r in trail] == [
+        ("paused", paused["research_started"]), ("done", paused["research_started"])]
+    assert trail[1]["model_calls"] == calls - asked  # each attempt its own calls
+    table = _audit_command(tmp_path)
+    assert "done (2 attempts)" in table.stdout and f"1 research(es), {calls:,} model call(s)" in table.stdout, table.stdout
+    [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json").stdout.splitlines()]
+    assert (row["status"], row["attempts"], row["model_calls"]) == ("done", 2, calls)
+    assert row["tokens"] == sum(r["tokens"] for r in trail) and row["clarification"]
+    assert "FAKE0testtoken" not in (tmp_path / "data" / "audit.jsonl").read_text()

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from bots.cli import app
 from jobs import audit, handle_message, thread_info
+from jobs.store import get_store
+from jobs.threads import set_thread
 from tests.fakes.recording_port import RecordingPort
 from tests.jobs.conftest import make_settings
 from tests.waiting import wait_idle
@@ -29,7 +31,7 @@ def _trail_text(settings) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def test_a_research_through_a_clarification_is_one_record(tmp_path, runner_for):
+def test_a_research_through_a_clarification_is_a_paused_attempt_then_one_research(tmp_path, runner_for, monkeypatch):
     settings = make_settings(tmp_path / "data", allow_clarification=True)
     runner = runner_for(settings)
     log = tmp_path / "events.jsonl"
@@ -37,21 +39,30 @@ def test_a_research_through_a_clarification_is_one_record(tmp_path, runner_for):
     assert _say(settings, log, thread, "pumps", "a1").action == "started"
     wait_idle(runner)
     assert thread_info(thread, settings=settings).status == "paused"
-    assert audit.read(settings) == []  # a question asked is not the end of the research
+    asked = audit.turn_usage(settings, thread, 0)["model_calls"]
+    [paused] = audit.read(settings)  # the attempt that asked, with its calls, whether or not it is answered
+    assert (paused["status"], paused["model_calls"], paused["requester"]) == ("paused", asked, "U1")
+    assert asked >= 1 and paused["clarification"].endswith("?") and paused["error"] is None
     assert _say(settings, log, thread, "Air-source heat pumps for homes in Norway", "a2").action == "resumed"
     wait_idle(runner)
     assert thread_info(thread, settings=settings).status == "done"
 
-    [record] = audit.read(settings)
+    first, record = audit.read(settings)
+    assert first == paused and record["research_started"] == paused["research_started"]
     assert (record["platform"], record["workspace"], record["channel"]) == ("slack", "T0AUDIT", "C0CHAN")
     assert record["requester"] == "U1" and record["question"] == "pumps" and record["status"] == "done"
     assert record["clarification"] and record["clarification"].endswith("?")
-    assert record["model_calls"] >= 1 and set(record["tokens_by_role"]) >= {"research"}
+    calls = audit.turn_usage(settings, thread, 0)["model_calls"]
+    assert record["model_calls"] == calls - asked and set(record["tokens_by_role"]) >= {"research"}
     assert record["tokens"] == sum(v["input"] + v["output"] for v in record["tokens_by_role"].values())
     assert "report.md" in record["files"] and all("/" not in f for f in record["files"])
     assert record["error"] is None and record["duration_seconds"] >= 0
     started, ended = (datetime.fromisoformat(record[k]) for k in ("started", "at"))
     assert started <= ended and ended.tzinfo is not None
+    table, [row] = _listed(tmp_path, monkeypatch)
+    assert "done (2 attempts)" in table and f"1 research(es), {calls:,} model call(s)" in table, table
+    assert (row["status"], row["attempts"], row["model_calls"]) == ("done", 2, calls)
+    assert row["tokens"] == paused["tokens"] + record["tokens"]
 
 
 def test_a_cancelled_research_is_recorded(tmp_path, redis_db):
@@ -67,16 +78,36 @@ def test_a_cancelled_research_is_recorded(tmp_path, redis_db):
     assert record["model_calls"] == 0 and record["files"] == [] and record["clarification"] is None
 
 
-def test_a_research_cancelled_while_it_waits_for_an_answer_is_recorded(tmp_path, runner_for):
-    settings = make_settings(tmp_path / "data", allow_clarification=True)
-    runner = runner_for(settings)
-    log = tmp_path / "events.jsonl"
-    _say(settings, log, "console:waits", "pumps", "w1")
+def _late(settings, thread: str) -> None:
+    """Make the clarifying question of ``thread`` older than the bot waits for an answer."""
+    set_thread(get_store(settings), thread, status="paused", paused_at=time.time() - settings.clarify_ttl - 5)
+
+
+#: How a research waiting for its answer ends: (message by, text, action, late) -> its last record's error.
+PAUSE_ENDINGS = {
+    "cancelled": (("U1", "cancel", "cancelled", False), "cancelled while waiting for an answer"),
+    "answered late": (("U1", "Heat pumps in Norway", "expired", True), "the clarifying question expired"),
+    "others ask": (("U2", "How do tides work?", "started", True), "the clarifying question expired"),
+}
+
+
+@pytest.mark.parametrize("ending", list(PAUSE_ENDINGS))
+def test_a_research_ended_while_it_waits_for_an_answer_keeps_its_calls(tmp_path, runner_for, monkeypatch, ending):
+    (user, text, action, late), error = PAUSE_ENDINGS[ending]
+    thread = "console:waits"
+    settings, runner, log = _researched(tmp_path, runner_for, thread, "pumps", allow_clarification=True)
+    asked = audit.turn_usage(settings, thread, 0)["model_calls"]
+    if late:
+        _late(settings, thread)
+    assert _say(settings, log, thread, text, "w2", user=user).action == action
     wait_idle(runner)
-    assert _say(settings, log, "console:waits", "cancel", "w2").action == "cancelled"
-    [record] = audit.read(settings)
-    assert record["status"] == "cancelled" and record["clarification"] and record["model_calls"] >= 1
-    assert record["error"] == "cancelled while waiting for an answer"
+    paused, record = audit.read(settings)[:2]
+    assert (paused["status"], paused["model_calls"]) == ("paused", asked) and asked >= 1
+    assert (record["status"], record["error"], record["model_calls"], record["tokens"]) == ("cancelled", error, 0, 0)
+    assert record["clarification"] and record["research_started"] == paused["research_started"]
+    assert record["duration_seconds"] < 60  # ended as the message came, not timed from the question
+    _table, rows = _listed(tmp_path, monkeypatch, "--user", "U1")
+    assert [(r["status"], r["attempts"], r["model_calls"], r["error"]) for r in rows] == [("cancelled", 2, asked, error)]
 
 
 def test_a_failed_research_is_recorded_without_secrets(tmp_path, runner_for, monkeypatch):
@@ -144,10 +175,11 @@ def test_an_answer_refused_over_a_quota_is_an_attempt_of_the_research_it_answers
                                          max_tokens_per_user_per_day=1)
     assert _say(settings, log, thread, "Air-source heat pumps in Norway", "q2").action == "over_quota"
     assert _say(settings, log, thread, "cancel", "q3").action == "cancelled"
-    assert [r["status"] for r in audit.read(settings)] == ["rejected", "cancelled"]
+    assert [r["status"] for r in audit.read(settings)] == ["paused", "rejected", "cancelled"]
     table, [row] = _listed(tmp_path, monkeypatch)
-    assert "1 research(es)" in table and "cancelled (2 attempts)" in table, table
-    assert (row["question"], row["status"], row["attempts"]) == ("pumps", "cancelled", 2)
+    assert "1 research(es)" in table and "cancelled (3 attempts)" in table, table
+    assert (row["question"], row["status"], row["attempts"]) == ("pumps", "cancelled", 3)
+    assert row["model_calls"] == audit.turn_usage(settings, thread, 0)["model_calls"] > 0
 
 
 def test_a_secret_in_a_question_is_masked_and_a_long_question_cut():
@@ -279,3 +311,61 @@ def test_lines_that_are_not_records_are_skipped_and_counted_once(tmp_path, monke
     assert result.exit_code == 0, result.output
     assert len(result.stdout.splitlines()) == 3
     assert result.stderr.splitlines() == ["deepresearch: skipped 4 stored line(s) that are not audit records"]
+
+
+def _attempt(settings, thread: str, user: str, status: str, days_ago: float, research_days_ago: float,
+             calls: int, now: float) -> None:
+    """An attempt of the research of ``thread`` started ``research_days_ago``, ended ``days_ago`` days
+    before ``now``."""
+    ended = now - days_ago * 86400
+    audit.write(settings, audit.build_record(
+        thread_id=thread, requester=user, question=f"Question of {user}?", status=status, started_at=ended - 60,
+        ended_at=ended, research_started=now - research_days_ago * 86400 - 60,
+        usage={"model_calls": calls, "tokens": 100 * calls,
+               "tokens_by_role": {"research": {"input": 90 * calls, "output": 10 * calls}}}))
+
+
+def _seed_spanning(settings) -> None:
+    """U0OLD's research ended 10 days ago; U0SPAN's paused 9 days ago and was answered 2 days ago;
+    U0NEW's ended a day ago."""
+    now = time.time()
+    _attempt(settings, "slack:T1:C1:1.1", "U0OLD", "done", 10, 10, 3, now)
+    _attempt(settings, "slack:T1:C1:1.2", "U0SPAN", "paused", 9, 9, 2, now)
+    _attempt(settings, "slack:T1:C1:1.2", "U0SPAN", "done", 2, 9, 5, now)
+    _attempt(settings, "slack:T1:C1:1.3", "U0NEW", "done", 1, 1, 4, now)
+
+
+def _rows(rows: list[dict]) -> list[tuple]:
+    return [(r["requester"], r["status"], r["attempts"], r["model_calls"], r["tokens"], r["before_window"])
+            for r in rows]
+
+
+def test_since_shows_a_research_with_an_attempt_in_the_window_whole_and_says_it_started_before(tmp_path,
+                                                                                               monkeypatch):
+    settings = make_settings(tmp_path / "data")
+    _seed_spanning(settings)
+    table, rows = _listed(tmp_path, monkeypatch, "--since", "7")
+    assert _rows(rows) == [("U0SPAN", "done", 2, 7, 700, True), ("U0NEW", "done", 1, 4, 400, False)]
+    assert "done (2 attempts, started before --since)" in table, table
+    assert "2 research(es), 11 model call(s), 1,100 token(s)" in table, table
+    assert "U0OLD" not in table
+    _table, rows = _listed(tmp_path, monkeypatch, "--since", "7", "--user", "U0SPAN")
+    assert _rows(rows) == [("U0SPAN", "done", 2, 7, 700, True)]
+    # the other side of the cutoff: a window that holds the research's start shows it as any other
+    table, rows = _listed(tmp_path, monkeypatch, "--since", "9.5")
+    assert _rows(rows) == [("U0SPAN", "done", 2, 7, 700, False), ("U0NEW", "done", 1, 4, 400, False)]
+    assert "started before" not in table
+    _table, rows = _listed(tmp_path, monkeypatch, "--since", "1.5")
+    assert _rows(rows) == [("U0NEW", "done", 1, 4, 400, False)]
+    _table, rows = _listed(tmp_path, monkeypatch)
+    assert [r["requester"] for r in rows] == ["U0OLD", "U0SPAN", "U0NEW"]
+    assert not any(r["before_window"] for r in rows)
+
+
+def test_since_reads_a_research_whole_from_postgres_too(tmp_path, pg_url):
+    settings = make_settings(tmp_path / "data", database_url=pg_url)
+    _seed_spanning(settings)
+    assert [(r["requester"], r["status"]) for r in audit.read(settings, since_days=7)] == [
+        ("U0SPAN", "paused"), ("U0SPAN", "done"), ("U0NEW", "done")]
+    assert [r["status"] for r in audit.read(settings, since_days=7, user="U0SPAN")] == ["paused", "done"]
+    assert [r["requester"] for r in audit.read(settings, since_days=1.5)] == ["U0NEW"]

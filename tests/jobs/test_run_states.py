@@ -339,7 +339,7 @@ def _broken(kw):
 
 ENDINGS = {  # how the research ends -> (turn result, audit status, thread status, error kept on the thread)
     "report": ("done", "done", "done", ""),
-    "question": ("clarify", None, "paused", None),
+    "question": ("clarify", "paused", "paused", None),
     "cancel": ("cancelled", "cancelled", "cancelled", "cancelled"),
     "refusal": ("rejected", "rejected", "failed", ("Too long. " * 40)[:300]),
     "error": ("failed", "failed", "failed", None),
