@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,8 +35,9 @@ class Progress:
         phase: a key of :data:`PHASES`.
         topics_started / topics_finished: research units begun and ended (failed ones too).
         topics: the topic titles in the order they started.
-        sources_found: distinct sources in the run's registry so far (found, not necessarily cited;
-            the report lists only the sources it cites).
+        sources_found: distinct sources found so far, each once: the run's registry and the pages
+            the topics being researched found (not necessarily cited: the report lists only the
+            sources it cites; once the research is done, ``sources.json``'s ``found``).
         errors: one short line per failed research unit or tool.
         review_iteration: 1-based review round being run, 0 before the review.
         started_at: ``time.monotonic()`` when the turn began.
@@ -44,6 +46,8 @@ class Progress:
             read, 1 skipped: encrypted PDF"``.
         waiting: what the run waits for before it goes on, e.g. ``"the database did not answer; trying
             again (2 of 4)"`` ("" when nothing; cleared by the next graph event).
+        pending: topics counted as started by :meth:`restore` that have not started again since
+            (their ``topic_started`` event is not counted twice).
     """
 
     phase: str = "clarify"
@@ -57,6 +61,7 @@ class Progress:
     source_ids: set[str] = field(default_factory=set, repr=False)
     files: list[Listed] = field(default_factory=list)
     waiting: str = ""
+    pending: list[str] = field(default_factory=list, repr=False)
 
     @property
     def elapsed(self) -> float:
@@ -72,8 +77,12 @@ class Progress:
             if "iteration" in event:
                 self.review_iteration = int(event["iteration"])
         elif kind == "topic_started":
-            self.topics_started += 1
-            self.topics.append(str(event.get("topic", "")))
+            topic = str(event.get("topic", ""))
+            if topic in self.pending:  # counted by restore(), as the checkpoint held it
+                self.pending.remove(topic)
+            else:
+                self.topics_started += 1
+                self.topics.append(topic)
         elif kind == "topic_finished":
             self.topics_finished += 1
             if event.get("error"):
@@ -83,6 +92,28 @@ class Progress:
             self.sources_found = max(self.sources_found, len(self.source_ids))
         elif kind == "error":
             self.errors.append(str(event.get("message", "")))
+
+    def restore(self, *, phase: str = "clarify", done: Sequence[str] = (), pending: Sequence[str] = (),
+                source_ids: Iterable[str] = (), errors: Sequence[str] = (), review_round: int = 0) -> None:
+        """Start again from where a run's checkpoint stands (:func:`engine.graph.standing.restore_progress`;
+        nothing given: a research not begun), forgetting what this snapshot counted before.
+
+        ``phase``: a key of :data:`PHASES`; ``done``: the topics finished (failed ones too);
+        ``pending``: the topics asked for and not finished, counted as started now and not again when
+        their research starts; ``source_ids``: the sources found (the run's registry and the pages of
+        the topics being researched); ``errors``: one line per failed topic; ``review_round``: the
+        1-based review round being run (0 outside the review). The time, the files and what the run
+        waits for stay.
+        """
+        self.phase = phase
+        self.review_iteration = review_round
+        self.topics = [*done, *pending]
+        self.pending = list(pending)
+        self.topics_finished = len(done)
+        self.topics_started = len(done) + len(pending)
+        self.source_ids = set(source_ids)
+        self.sources_found = len(self.source_ids)
+        self.errors = list(errors)
 
     def render(self, elapsed: float | None = None, language: str = "en") -> str:
         """One to three plain-text lines, e.g. for a chat status message or a terminal: the stage,

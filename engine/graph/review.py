@@ -167,6 +167,7 @@ async def review_tools(state: AgentState, runtime: Runtime[RunContext]) -> Comma
     update = {"review_messages": replies, "visited": visited}
     if new_sources:
         update["sources"] = new_sources
+        get_stream_writer()({"event": "sources_found", "ids": list(new_sources)})
     return Command(goto=state.get("review_phase") or "solution", update=update)
 
 

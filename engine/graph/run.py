@@ -23,6 +23,7 @@ from engine.graph.budget import TokenCounter
 from engine.graph.build import graph_builder
 from engine.graph.context import RunContext
 from engine.graph.sources import namespace as source_namespace
+from engine.graph.standing import restore_progress
 from engine.graph.state import override
 from engine.language import detect_language
 from engine.models import UsageRecorder, summarize_usage
@@ -210,11 +211,15 @@ async def _graph_turn(
             ctx.tokens_used = total["input_tokens"] + total["output_tokens"]
         config["callbacks"] = [TokenCounter(ctx), UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
                                              sink=functools.partial(artifact_store(settings).add_usage, directory))]
-        progress = _progress_of(snapshot, turn)
-        progress.files = shared
+        progress = Progress(files=shared)
         log.info("event=turn_start thread=%s run=%s turn=%s", thread_id, run_id, turn)
 
         async def consume(graph_input) -> None:
+            # a run continued from its checkpoint counts what the research did before, in any process
+            continued = graph_input is None or turn != "start"
+            restore_progress(progress, await graph.aget_state(config, subgraphs=True) if continued else None)
+            if continued and on_progress:
+                on_progress(progress)
             async for _ns, mode, chunk in graph.astream(
                 graph_input, config, stream_mode=["custom"], subgraphs=True, context=ctx,
                 durability="sync",  # each step's checkpoint is on disk before the next step starts
@@ -317,18 +322,6 @@ def _turn_input(snapshot, thread_id: str, *, question: str | None, answer: str |
             raise TurnRejected("rejected_unknown_thread", thread_id=thread_id)
         return None, snapshot.values["run_id"], "continue"
     raise TurnRejected("rejected_nothing_to_do")
-
-
-def _progress_of(snapshot, turn: str) -> Progress:
-    """The progress a resumed or continued run starts from (sources, topics, phase so far)."""
-    progress = Progress()
-    values = snapshot.values
-    if values and turn != "start":
-        progress.sources_found = len(values.get("sources", {}))
-        progress.topics_finished = progress.topics_started = len(values.get("units_done", []))
-        progress.phase = ("finalize" if values.get("final_report") else "review" if values.get("report")
-                          else "research" if values.get("research_brief") else "clarify")
-    return progress
 
 
 async def _run_cancellable(coro, cancel: asyncio.Event | None, stop_threads=None) -> None:

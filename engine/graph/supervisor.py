@@ -42,6 +42,10 @@ def supervisor_prompt(brief: str, ctx: RunContext, language: str = "en") -> str:
     ) + ctx.files_prompt
 
 
+#: How a failed topic's result starts in the supervisor's messages (the progress of a resumed run
+#: reads its errors there, :mod:`engine.graph.standing`).
+FAILED_UNIT = "Research on this topic failed: "
+
 NO_PLAN = ("The model named no research topic (neither a tool call nor an action block), "
            "so the whole brief was researched as one topic.")
 
@@ -141,7 +145,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
         log.warning("event=unit_failed topic=%r error=%s", topic[:80], type(err).__name__)
         writer({"event": "topic_finished", "topic": topic, "error": message})
         return {
-            "supervisor_messages": [ToolMessage(f"Research on this topic failed: {message}",
+            "supervisor_messages": [ToolMessage(f"{FAILED_UNIT}{message}",
                                                 tool_call_id=unit["tool_call_id"], name="ConductResearch")],
             "research_errors": [message],
             "units_done": [topic],

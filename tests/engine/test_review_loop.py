@@ -52,6 +52,27 @@ def test_web_search_only_when_enabled(online_settings, script):
     assert "web_search" in script.calls("critique")[0]
 
 
+def test_pages_the_review_finds_are_counted_in_the_progress_line(online_settings, script, monkeypatch):
+    """The progress line's sources end as sources.json's found: the researchers' pages and the review's."""
+    from tests.fakes.openai_server import Reply
+
+    critique = script._critique
+
+    def searching_critic(request, text):  # one web search, then the scripted critique
+        if not request.tool_messages:
+            return Reply.tools([("web_search", {"query": "independent tests of vendor C"})])
+        return critique(request, text)
+
+    monkeypatch.setattr(script, "_critique", searching_critic)
+    settings = online_settings(max_review_iterations=1, review_use_web=True)
+    shown: list[int] = []
+    out = asyncio.run(run_turn("t:count", question="Compare vendor A and vendor B", settings=settings,
+                               on_progress=lambda progress: shown.append(progress.sources_found)))
+    found = json.loads(out.artifacts.sources_json.read_text())["found"]
+    assert any("vendor-c" in f["url"] for f in found)  # the review's pages are in the registry
+    assert shown[-1] == len(found), (shown, len(found))
+
+
 def test_review_roles_read_sources_by_id(online_settings, script):
     script.review_reads = True
     script.findings_per_topic = 1
