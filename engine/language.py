@@ -8,6 +8,7 @@ import threading
 import unicodedata
 
 from engine.chinese import TRADITIONAL, is_traditional
+from engine.language_evidence import content_evidence, french_spacing, is_name, joined_names
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, hiragana, katakana, Han),
@@ -186,9 +187,11 @@ def detect_language(text: str, default: str = "en") -> str:
     Very short texts are unreliable: one word, or two, or three or more below 0.8 probability,
     yield ``default`` unless the script of at least 30% of the letters settles it (CJK; Cyrillic,
     Arabic, Hebrew, Devanagari, Thai and Greek among their languages: :data:`_SCRIPT_LANGUAGES`;
-    "the β coefficient" is English), or, from two words on, the question's own words and letters
+    "the β coefficient" is English; letters of Latin names are not counted: "Kafka还是RabbitMQ？"
+    is Chinese, :func:`_name_letters`), or, from two words on, the question's own words and letters
     tell a language other than English (:func:`_told_by_its_words`: "Wie bricht asyncio Tasks ab?",
-    "Wärmepumpe Kosten?"; "thanks!", "What is RAG?" keep ``default``). The text is read in Unicode NFKC
+    "Wärmepumpe Kosten?", "Kafka oder RabbitMQ?", "Bomba de calor precio?"; "thanks!", "What is
+    RAG?", "Rust or Go?" keep ``default``). The text is read in Unicode NFKC
     first (Arabic presentation forms, as text copied from a PDF holds them, become its letters), and
     without its code, URLs and identifiers (``asyncio.gather``, a backtick span of SQL): they are no
     language's words, and made "Warum ist `SELECT * FROM users` so langsam?" read as English.
@@ -196,7 +199,7 @@ def detect_language(text: str, default: str = "en") -> str:
     text = unicodedata.normalize("NFKC", text).strip()  # Arabic presentation forms (copied from a PDF) as letters
     if not text:
         return default
-    letters = max(1, sum(ch.isalpha() for ch in text))
+    letters = max(1, sum(ch.isalpha() for ch in text) - _name_letters(text))
     cjk = len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", text))
     if cjk / letters >= 0.3:  # mostly CJK script; a few quoted characters in Latin text do not count
         if re.search(r"[\u3040-\u30ff]", text):
@@ -218,33 +221,75 @@ def detect_language(text: str, default: str = "en") -> str:
     return (count >= 2 and _told_by_its_words(text)) or default
 
 
+#: A run of Latin letters and digits: a Latin word, where Latin text meets another script.
+_LATIN_RUN = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+")
+
+
+def _name_letters(text: str) -> int:
+    """How many of ``text``'s letters are in Latin names (:func:`engine.language_evidence.is_name`:
+    "Kafka", "RabbitMQ", "S3"; not a capitalised English function word: "What"): in a question of
+    another script they are no evidence of Latin text ("Kafka还是RabbitMQ？" is Chinese)."""
+    return sum(sum(ch.isalpha() for ch in run) for run in _LATIN_RUN.findall(text)
+               if is_name(run) and run.lower() not in _QUESTION_WORDS["en"])
+
+
 def _told_by_its_words(text: str) -> str | None:
     """The language other than English of a short Latin-script ``text`` (two words or more) that
     the identifier is too unsure of, told by the evidence of its words; ``None`` when they tell
     none ("What is RAG?", "Kubernetes vs Nomad?", "ok thanks").
 
-    Each language scores one for each of its function and question words (:data:`_QUESTION_WORDS`:
-    "Wie", "ab"; "Hoe"; "Cómo") that English does not have too (a word of both counts for English
-    alone, so "War in Ukraine?" stays English), one more for one of its question words
-    (:data:`_INTERROGATIVES`) as the first word, and one for a letter of its alphabet that English lacks
-    (:data:`_LETTERS`: "ä", "ñ", "ł"), unless the words without such letters are English by
-    py3langid's ranking ("Nestlé annual revenue?"). The highest score, if it is above English's
-    (its function words), wins when py3langid ranks that language above English (among several
-    with that score, the first it ranks). Names are no language's words and are not counted: a
-    capitalised word after the first (German's nouns too: "Tasks"), a word in capitals ("RAG") or
-    with a digit ("S3").
+    Each language scores (:func:`_scores`) one for each of its function and question words
+    (:data:`_QUESTION_WORDS`: "Wie", "ab"; "Hoe"; "Cómo") that English does not have too (a word of
+    both counts for English alone, so "War in Ukraine?" stays English), one more for one of its
+    question words (:data:`_INTERROGATIVES`) as the first word, one for a letter of its alphabet that
+    English lacks (:data:`_LETTERS`: "ä", "ñ", "ł"), unless the words without such letters are
+    English by py3langid's ranking ("Nestlé annual revenue?"), one for each of its own content words
+    (:func:`engine.language_evidence.content_evidence`: "kostet", "precio"), one for its conjunction
+    between two names (:func:`~engine.language_evidence.joined_names`: "Kafka oder RabbitMQ") and,
+    for French, one for a space before "?" or "!". A language with content words or such a
+    conjunction also counts its words that are English's too ("Was kostet Kubernetes?"). One
+    function word alone is no evidence (it is often a name or English too: "Die Hard trivia"), nor
+    one content word or a space alone. The highest score, if it is above English's (its function
+    words), wins when py3langid ranks that language above English, or, for a conjunction between
+    names, anywhere in its ranking (among several with that score, the first it ranks). Names are no
+    language's function words and are not counted: a capitalised word after the first (German's
+    nouns too: "Tasks"), a word in capitals ("RAG") or with a digit ("S3").
     """
     tokens = _WORD.findall(text)
+    model = load_language_model()
+    score, sure = _scores(text, tokens, model)
+    english = score.pop("en")
+    best = max(score.values())
+    if best <= english:
+        return None
+    for lang, _ in model.rank(text):
+        if lang == "en" and not sure & {code for code, value in score.items() if value == best}:
+            return None
+        if score.get(lang) == best:
+            return lang
+    return None
+
+
+def _scores(text: str, tokens: list[str], model) -> tuple[dict[str, int], set[str]]:
+    """Each language's score for :func:`_told_by_its_words` (ISO 639-1 code -> points; English's by
+    its function words alone; a language with one point and no stronger evidence has 0), and the
+    languages whose conjunction stands between two names in ``tokens`` (the words of ``text``)."""
     own = [token.lower() for i, token in enumerate(tokens)
            if not ((i and token[:1].isupper()) or any(c.isdigit() for c in token)
                    or (len(token) > 1 and token.isupper()))]
-    model = load_language_model()
     english_words = _QUESTION_WORDS["en"]
     score = {code: sum(word in found and (code == "en" or word not in english_words) for word in own)
              for code, found in _QUESTION_WORDS.items()}
+    content = content_evidence(tokens, _QUESTION_WORDS)
+    joined = joined_names(tokens, english_words)
+    for code in set(content) | joined:  # its words that English has too are its as well ("Was kostet")
+        score[code] = (score.get(code, 0) + content.get(code, 0) + (code in joined)
+                       + sum(word in english_words and word in _QUESTION_WORDS.get(code, ()) for word in own))
     asks = {code for code, found in _INTERROGATIVES.items() if own and own[0] in found.split()}
     for code in asks:  # it opens with its own question word: "Wat is Kubernetes?"
         score[code] += 1
+    if french_spacing(text):
+        score["fr"] += 1
     punctuation = {ch for ch in text if not ch.isalnum()}  # "¿", "¡": no word's letters
     lettered: set[str] = set()
     for code, letters in _LETTERS.items():
@@ -253,19 +298,10 @@ def _told_by_its_words(text: str) -> str | None:
                 plain and model.rank(" ".join(plain))[0][0] == "en"):
             score[code] = score.get(code, 0) + 1
             lettered.add(code)
-    english = score.pop("en")
-    for code in score:  # one function word alone is no evidence: it is often a name or English too
-        if score[code] < 2 and code not in asks and code not in lettered:
+    for code in score:  # one word alone is no evidence: a function word is often a name or English too
+        if code != "en" and score[code] < 2 and code not in asks | lettered | joined:
             score[code] = 0
-    best = max(score.values())
-    if best <= english:
-        return None
-    for lang, _ in model.rank(text):
-        if lang == "en":
-            return None
-        if score.get(lang) == best:
-            return lang
-    return None
+    return score, joined
 
 
 #: What is code or an address in a question, not words of its language: Markdown code (fenced or a
