@@ -64,7 +64,7 @@ _SENTINEL = re.compile("\ue000(\\d+)\ue001")
 
 SOURCES_TITLE = with_traditional({  # zh-Hant: the zh title in Traditional characters (OpenCC)
     "en": "Sources", "de": "Quellen", "fr": "Sources", "es": "Fuentes", "it": "Fonti",
-    "pt": "Fontes", "nl": "Bronnen", "ru": "Источники", "zh": "来源", "ja": "出典",
+    "pt": "Fontes", "nl": "Bronnen", "sv": "Källor", "ru": "Источники", "zh": "来源", "ja": "出典",
 })
 
 

@@ -9,6 +9,7 @@ import unicodedata
 
 from engine.chinese import TRADITIONAL, is_traditional
 from engine.language_evidence import content_evidence, french_spacing, is_name, joined_names
+from engine.offline_phrases_more import FUNCTION_WORDS as _FUNCTION_WORDS_MORE
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, hiragana, katakana, Han),
@@ -87,9 +88,11 @@ _FUNCTION_WORDS = {
         请问 如果 因为 所以 但是 而且 没有 能否 多少 什麼 怎麼 為什麼""",
     "th": """และ การ ความ อย่างไร อะไร ทำไม ที่ ของ ใน เป็น มี ได้ ไม่ หรือ กับ จะ ให้ ว่า""",
 }
-#: The function words of :data:`_FUNCTION_WORDS` in one set: for the corpus query builder and the
-#: offline model's topic words (:func:`is_function_word` adds Japanese particles).
-FUNCTION_WORDS = frozenset(word for text in _FUNCTION_WORDS.values() for word in text.split())
+#: The function words of :data:`_FUNCTION_WORDS` and of Italian, Dutch, Portuguese and Swedish
+#: (:data:`engine.offline_phrases_more.FUNCTION_WORDS`) in one set: for the corpus query builder and
+#: the offline model's topic words (:func:`is_function_word` adds Japanese particles).
+FUNCTION_WORDS = frozenset(word for text in (*_FUNCTION_WORDS.values(), *_FUNCTION_WORDS_MORE.values())
+                           for word in text.split())
 #: Function and question words of the languages :data:`_FUNCTION_WORDS` leaves out or lists in
 #: part (Italian, Dutch, Portuguese, Polish, Swedish: articles, pronouns, prepositions,
 #: conjunctions, auxiliaries and question words; less those that are common English words too:

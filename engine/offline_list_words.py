@@ -1,5 +1,6 @@
 """The words by which the offline model finds the items of a list question (:mod:`engine.offline_lists`),
-in the languages it splits lists of: English, German, French, Spanish, Italian, Portuguese and Dutch.
+in the languages it splits lists of: English, German, French, Spanish, Italian, Portuguese, Dutch and
+Swedish (its prepositions and qualifier openers from :mod:`engine.offline_phrases_more`).
 
 Each table lists the words as their language's grammar gives them; none is learnt from data.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from engine import offline_phrases_more as more
 from engine.offline_text import _AUXILIARIES
 
 #: What parts a brief's clauses and the items of its lists in any language: punctuation, English
@@ -35,12 +37,13 @@ JOINS = (
 #: The "and" and "or" of a language whose words are other words elsewhere, parting items only in a
 #: brief of that language: Spanish "o", "u" (before an o-sound: "siete u ocho") and "e" (before an
 #: i-sound: "padres e hijos"), Italian "e", "ed", "o", "oppure", Portuguese "e" ("o" is its article),
-#: Dutch "en" and "of" (French and Spanish "en", English "of" are prepositions).
+#: Dutch "en" and "of" (French and Spanish "en", English "of" are prepositions), Swedish "och" and "eller".
 OWN_JOINS = {
     "es": (" o ", " u ", " e "),
     "it": (" e ", " ed ", " o ", " oppure "),
     "pt": (" e ",),
     "nl": (" en ", " of "),
+    "sv": (" och ", " eller "),
 }
 
 #: Set phrases that only sound like a list, masked as one word before a brief is split: "one or
@@ -77,14 +80,14 @@ ASKS_OF_EACH = frozenset("use uses used".split())
 QUALIFIER_OPENERS = frozenset(
     """for from to with without within about regarding für mit ohne pour avec sans para con sin per senza
     com sem voor met zonder""".split()
-)
+) | frozenset(more.QUALIFIER_OPENERS)
 
 #: Prepositions that end a phrase a list's items share ("what are blades and towers made of").
 PREPOSITIONS = frozenset(
     """of for in on about with from to by as von für bei aus mit zu über de des du pour sur par avec
     à del para en con por di da per su tra fra nel nella em no na com pelo pela van voor met op bij uit
     naar""".split()
-)
+) | frozenset(more.PREPOSITIONS)
 
 #: Subject pronouns: a question's verb follows them ("How do I | read a file"); English "I" only as
 #: written, capitalised (:func:`engine.offline_lists._opens_verb`): Italian "i" is an article.

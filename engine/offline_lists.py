@@ -61,10 +61,10 @@ def _function(word: str, language: str = "en") -> bool:
     return _is_function_word(word) or word in _QUESTION_WORDS.get(language, ())
 
 
-#: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, «…»,
+#: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, ”…”, «…»,
 #: ‹…›, 「…」, 『…』 (an apostrophe inside a word, "doesn't", "l'énergie", opens none).
 _SPAN = re.compile(
-    r"(`+).+?\1|\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|‹[^›]*›|「[^」]*」|『[^』]*』|(?<!\w)'[^']+'(?!\w)"
+    r"(`+).+?\1|\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|”[^”]*”|«[^»]*»|‹[^›]*›|「[^」]*」|『[^』]*』|(?<!\w)'[^']+'(?!\w)"
 )
 #: A group in brackets or parentheses, one level of nesting inside ("(a, b)", "[0, 1]", "([a, b], axis=0)").
 _GROUP = r"[(\[{][^()\[\]{}]*(?:[(\[{][^()\[\]{}]*[)\]}][^()\[\]{}]*)*[)\]}]"

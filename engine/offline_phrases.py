@@ -1,7 +1,8 @@
 """The report's fixed phrases, per language, and the function that picks one for a language.
 
 Each phrase is a :meth:`str.format` template in every language of :data:`LANGUAGES` (English,
-German, French, Spanish here; Japanese and Chinese in :mod:`engine.offline_phrases_cjk`, and
+German, French, Spanish here; Italian, Dutch, Portuguese and Swedish in
+:mod:`engine.offline_phrases_more`; Japanese and Chinese in :mod:`engine.offline_phrases_cjk`, and
 Traditional Chinese, ``zh-Hant``, written from the Chinese by OpenCC); a phrase
 about a number of things is a pair (singular, plural). The offline model's writer
 (:mod:`engine.offline_text`), review (:mod:`engine.offline_review`) and notice use them, and so do
@@ -17,6 +18,7 @@ import logging
 
 from engine.chinese import TRADITIONAL, with_traditional
 from engine.offline_phrases_cjk import CJK
+from engine.offline_phrases_more import MORE, MORE_LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -382,13 +384,16 @@ PHRASES = {
     "facet_history": {"en": "history", "de": "Geschichte", "fr": "histoire", "es": "historia"},
 }
 
+for _key, _texts in MORE.items():
+    PHRASES[_key].update(zip(MORE_LANGUAGES, _texts, strict=True))
+
 for _key, (_ja, _zh) in CJK.items():
     # Traditional Chinese is the Chinese template in Traditional characters (OpenCC, :mod:`engine.chinese`),
     # written here once, as the template is, never its filled fields (a quoted passage stays as written)
     PHRASES[_key] = with_traditional({**PHRASES[_key], "ja": _ja, "zh": _zh})
 
 #: The languages every phrase is written in; a phrase asked for in another language is English.
-LANGUAGES = ("en", "de", "fr", "es", "ja", "zh", TRADITIONAL)
+LANGUAGES = ("en", "de", "fr", "es", *MORE_LANGUAGES, "ja", "zh", TRADITIONAL)
 
 
 def plural_form(count: int, language: str) -> int:

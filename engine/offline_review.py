@@ -15,6 +15,7 @@ import re
 from engine.citations import SID
 from engine.language import has_segmented_script, word_tokens
 from engine.offline_phrases import PHRASES, phrase
+from engine.offline_phrases_more import REFERENCES
 from engine.offline_select import QUESTION_VERBS, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
@@ -35,11 +36,12 @@ _PROSE = re.compile(r"[^\W\d_]+\s+[^\W\d_]+\s")
 _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s+)?"
                         # a pronoun, or a comparison whose other side is in the text before
                         r"(this|that|these|those|it|they|such|dies|diese|dieser|dieses|cela|ceci|esto|eso"
-                        r"|similar|similarly|likewise|below|ähnlich|similaire|semblable|igualmente)\b",
+                        r"|similar|similarly|likewise|below|ähnlich|similaire|semblable|igualmente|"
+                        + "|".join(REFERENCES) + r")\b",
                         re.IGNORECASE)
 _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
-#: A quotation as the ``quoted`` phrase of any language writes it: “…”, „…“, « … », «…», 「…」.
-_QUOTED = re.compile(r"[“„«「]\s?(.+?)\s?[”“»」]")
+#: A quotation as the ``quoted`` phrase of any language writes it: “…”, „…“, « … », «…», ”…”, 「…」.
+_QUOTED = re.compile(r"[“„«”「]\s?(.+?)\s?[”“»」]")
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
 MAX_QUOTED = 3

@@ -19,6 +19,7 @@ import re
 import threading
 
 from engine.language import NAMES, WORD_RUN, has_segmented_script, is_function_word, script, word_tokens
+from engine.offline_phrases_more import QUESTION_VERBS as _QUESTION_VERBS_MORE
 
 #: Share of the question's term weight a chosen sentence must carry (0..1): a sentence naming only
 #: the subject most candidates share ("asyncio") is left out, one naming what the question asks
@@ -40,8 +41,7 @@ QUESTION_VERBS = frozenset(
     affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
     fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作
     unterscheiden unterscheidet vergleichen comparent comparer diffèrent comparan comparar diferencian difieren
-    区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split()
-)
+    区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split() + _QUESTION_VERBS_MORE)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _TOKEN = re.compile(rf"{WORD_RUN}(?:-{WORD_RUN})*")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from engine import offline_phrases_more as more
 from engine.citations import SID
 from engine.language import (
     FUNCTION_WORDS,
@@ -24,7 +25,7 @@ from engine.text import markdown_literal
 STOPWORDS = FUNCTION_WORDS | frozenset(
     """please tell explain give show find research report vs versus bitte erkläre erklären zeige finde
     recherchiere bericht expliquer explique montre trouve rapport explica explicar muestra informe""".split()
-)
+) | frozenset(more.REQUEST_WORDS)
 
 
 def clarifying_question(question: str, language: str) -> str:
@@ -47,8 +48,7 @@ BACKGROUND = " — Background from the thread's discussion: "
 _INTERROGATIVES = frozenset(
     """how what which why when where who wie was welche welcher welches welchen warum wann wo
     wer weshalb comment quel quelle quels quelles pourquoi quand où qué cómo cuánto cuánta cuántos cuántas cuál
-    cuáles dónde cuándo quién""".split()
-)
+    cuáles dónde cuándo quién""".split()) | frozenset(more.INTERROGATIVES)
 #: The end and opening punctuation a sub-question is written without.
 _ENDS = " .?!¿¡？！。"
 
@@ -77,19 +77,18 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
 _AUXILIARIES = frozenset(
     """do does did is are was were be been can could should would will shall may might must
     has have had ist sind war waren wird werden wurde kann können soll muss hat haben est sont était peut
-    peuvent a ont es son era puede pueden ha han""".split()
-)
+    peuvent a ont es son era puede pueden ha han""".split()) | frozenset(more.AUXILIARIES)
 
 
 #: The facets a single subject is researched under, in order of preference, each with the word
 #: stems (Snowball, :mod:`engine.offline_select`) that say a question already asks about it; a
 #: question about history does not ask how its subject works.
-FACETS = (
+FACETS = tuple((key, stems + more.FACET_STEMS[key]) for key, stems in (
     ("facet_how", ("work", "funktion", "fonction", "funcion", "histori", "geschicht", "histoir")),
     ("facet_limits", ("limit", "problem", "grenz")),
     ("facet_examples", ("exampl", "beispiel", "exempl", "ejempl")),
     ("facet_history", ("histori", "geschicht", "histoir")),
-)
+))
 
 
 def subject_phrase(question: str) -> str:

@@ -15,6 +15,10 @@ from engine.offline_text import content_words
     ("Quels avantages ont les pompes à chaleur ?", {"quels", "ont"}),
     ("¿Cuáles son los límites y qué ventajas hay?", {"cuáles", "hay"}),
     ("What limits do heat pumps have?", {"what", "have"}),
+    ("Quali sono i limiti delle pompe di calore e quanto costano?", {"quali", "sono", "delle", "di", "e", "quanto"}),
+    ("Welke beperkingen hebben warmtepompen en hoeveel kosten ze?", {"welke", "hebben", "en", "hoeveel", "ze"}),
+    ("Quais são os limites das bombas de calor e quanto custam?", {"quais", "são", "das", "de", "e", "quanto"}),
+    ("Vilka begränsningar har värmepumpar och hur mycket kostar de?", {"vilka", "har", "och", "hur", "mycket"}),
 ])
 def test_question_words_and_common_verbs_are_not_topic_words(question, function):
     words = content_words(question)

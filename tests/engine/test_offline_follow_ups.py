@@ -21,6 +21,7 @@ from tests.engine.test_offline_and_process import corpus_settings
 SOURCE_KEYS = ("follow_up_finding", "follow_up_terms", "follow_up_other")
 #: The word "source" in each language the phrase table has (French "quelle" is no German "Quelle").
 SOURCE_WORD = {"en": r"\bsources?\b", "de": r"\bQuellen?\b", "fr": r"\bsources?\b", "es": r"\bfuentes?\b",
+               "it": r"\bfont[ei]\b", "nl": r"\bbron(?:nen)?\b", "pt": r"\bfontes?\b", "sv": r"\bkäll(?:a|or|orna)\b",
                "ja": "出典", "zh": "来源", "zh-Hant": "來源"}
 
 
@@ -89,6 +90,14 @@ OBJECTIONS = {
            "質問は「最も安い」について尋ねていますが、解決案はそれについて何も述べていません", "投資家"),
     "zh": ("读者", "研究结果还提到“空气源热泵的价格为9000欧元。” [S000001]，而方案遗漏了这一点",
            "问题问到了“最便宜”，而方案对此只字未提", "投资者"),
+    "it": ("Lettore", "i risultati dicono anche «Le pompe costano 9.000 euro.» [S000001], che la soluzione "
+           "tralascia", "la domanda riguarda «più economiche», e la soluzione non ne dice nulla", "Investitore"),
+    "nl": ("Lezer", "de bevindingen zeggen ook “Luchtwarmtepompen kosten 9.000 euro.” [S000001], wat de oplossing "
+           "weglaat", "de vraag gaat over “goedkoopste”, en de oplossing zegt daar niets over", "Investeerder"),
+    "pt": ("Leitor", "os resultados também dizem “As bombas custam 9.000 euros.” [S000001], o que a solução "
+           "omite", "a pergunta trata de “mais baratas”, e a solução não diz nada a respeito", "Investidor"),
+    "sv": ("Läsare", "resultaten säger också ”Luftvärmepumpar kostar 9 000 euro.” [S000001], vilket lösningen "
+           "utelämnar", "frågan gäller ”billigast”, och lösningen säger ingenting om det", "Investerare"),
 }
 OBJECTIONS["zh-Hant"] = tuple(traditional(text) for text in OBJECTIONS["zh"])  # as the offline review writes them
 

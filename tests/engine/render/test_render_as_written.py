@@ -28,6 +28,10 @@ QUESTIONS = {
     "es": "¿Cómo cancela asyncio las Tasks y cómo funcionan los Timeouts?",
     "ja": "asyncio は Task をどのようにキャンセルし、Timeout をどう扱いますか？",
     "zh": "asyncio 如何取消 Task 并处理 Timeout？",
+    "it": "Come gestisce asyncio la cancellazione dei Task e come funzionano i Timeout?",
+    "nl": "Hoe annuleert asyncio Tasks en hoe werken Timeouts?",
+    "pt": "Como o asyncio cancela as Tasks e como funcionam os Timeouts?",
+    "sv": "Hur avbryter asyncio Tasks och hur fungerar Timeouts?",
 }
 #: What an offline run quotes from English documents: the report's prose is English whatever its language.
 SUMMARY = ("See also LOOPBACK_TIMEOUT, INTERNET_TIMEOUT and SHORT_TIMEOUT. [1] In timeout mode, operations "
