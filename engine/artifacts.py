@@ -58,7 +58,7 @@ def review_rounds(state: dict) -> list[ReviewRound]:
     from engine.render.markdown import escape_number_groups  # pypandoc and mistletoe: only when rendering
 
     sols, crits, pers = state.get("solutions", []), state.get("critiques", []), state.get("perspectives", [])
-    changes = ("change", "änderung", "changement", "cambio", *(t.lower() for t in PHRASES["changes"].values()))
+    changes = ("change", "änderung", "changement", "cambio", "modific", "wijziging", "mudança", "ändring", *(t.lower() for t in PHRASES["changes"].values()))
     numbers = state.get("numbering") or {}  # ids of sources the report cites read as their [n]
     sols, crits, pers = ([ids_to_numbers(escape_number_groups(t), numbers) for t in texts]
                          for texts in (sols, crits, pers))

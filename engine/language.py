@@ -9,6 +9,7 @@ import unicodedata
 
 from engine.chinese import TRADITIONAL, is_traditional
 from engine.language_evidence import content_evidence, french_spacing, is_name, joined_names
+from engine.offline_phrases_more import ABBREVIATIONS as _ABBREVIATIONS_MORE
 from engine.offline_phrases_more import FUNCTION_WORDS as _FUNCTION_WORDS_MORE
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -390,8 +391,9 @@ def script(word: str) -> str:
     return ""
 
 
-#: Abbreviations that end in a full stop inside a sentence (en, de, fr, es), lower-cased.
-ABBREVIATIONS = frozenset({
+#: Abbreviations that end in a full stop inside a sentence (en, de, fr, es; it, nl, pt, sv from
+#: :data:`engine.offline_phrases_more.ABBREVIATIONS`), lower-cased.
+ABBREVIATIONS = frozenset(_ABBREVIATIONS_MORE) | frozenset({
     "e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "dr.", "mr.", "mrs.", "ms.", "prof.", "fig.", "no.", "vol.",
     "z.b.", "d.h.", "u.a.", "bzw.", "usw.", "ca.", "vgl.", "nr.", "p.ex.", "env.", "mme.", "p.", "pp.", "ej.", "sr.",
     "sra.", "núm.",

@@ -347,3 +347,7 @@ FACET_STEMS = {
 #: "Detta …"): ``engine.offline_review._REFERENCE``.
 REFERENCES = ("questo", "questa", "questi", "queste", "ciò", "dit", "deze", "dergelijke", "isso", "isto",
               "esse", "essa", "esses", "essas", "detta", "dessa", "denna", "sådan", "sådana")
+#: Abbreviations that end in a full stop inside a sentence, lower-cased ("ad es.", "bijv.", "p. ex.",
+#: "t.ex."): :data:`engine.language.ABBREVIATIONS`.
+ABBREVIATIONS = ("ecc.", "sig.", "dott.", "pag.", "cfr.", "bijv.", "o.a.", "d.w.z.", "m.b.t.", "blz.", "dhr.",
+                 "mevr.", "ex.", "pág.", "dra.", "t.ex.", "bl.a.", "d.v.s.", "s.k.", "resp.")

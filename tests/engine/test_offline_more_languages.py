@@ -111,3 +111,28 @@ def test_every_phrase_and_label_is_written_in_italian_dutch_portuguese_and_swedi
     for language in NEW:
         assert set(LABELS[language]) == set(LABELS["en"]), language
         assert language in SOURCES_TITLE
+
+
+@pytest.mark.parametrize("text", [
+    "Le pompe di calore, ad es. Daikin, ecc. Sono diffuse.",
+    "Sommige merken, bijv. Daikin, zijn duur. Andere o.a. Nibe niet.",
+    "Várias marcas, p. ex. Daikin, são caras.",
+    "Vissa märken, t.ex. Nibe, är dyra. Andra, bl.a. Thermia, är billigare.",
+])
+def test_a_sentence_keeps_its_abbreviations_before_a_capital(text):
+    from engine.language import sentences
+
+    assert [s for s in sentences(text) if s.split()[-1].lower() in ("ecc.", "bijv.", "o.a.", "ex.", "t.ex.", "bl.a.")] == []
+
+
+@pytest.mark.parametrize(("language", "heading"), [
+    ("it", "Modifiche rispetto alla bozza"), ("nl", "Wijzigingen"), ("pt", "Mudanças feitas"), ("sv", "Ändringar"),
+])
+def test_the_review_appendix_finds_a_models_changes_heading_in_the_language(language, heading):
+    """A language model's revised solution heads what changed in its own words; the appendix shows
+    that section as what changed, not the whole solution."""
+    from engine.artifacts import review_rounds
+
+    state = {"language": language, "critiques": ["1. a", "1. b"], "perspectives": ["", ""],
+             "solutions": ["## X\n\nfirst", f"## {heading}\n\n- dropped one claim\n\n## X\n\nsecond"]}
+    assert review_rounds(state)[1].what_changed == "- dropped one claim"
