@@ -72,9 +72,12 @@ CHOOSING = frozenset(
     "which welche welcher welches lequel laquelle lesquels cuál cuáles qual quale quali welk welke".split()
 )
 
-#: Verbs that ask how to do something with each listed item ("How do I use A and B"), which each
-#: sub-question keeps.
-ASKS_OF_EACH = frozenset("use uses used".split())
+#: Verbs that ask how to do something with each listed item ("How do I use A and B", "Moet ik A of B
+#: gebruiken"), which each sub-question keeps: "use" in each language whose lists are split.
+ASKS_OF_EACH = frozenset(
+    """use uses used benutzen benutze verwenden verwende nutzen utiliser utilise utilisent usar usa usan uso
+    usare uso usano usato usam usado gebruiken gebruik gebruikt använda använder används""".split()
+)
 
 #: Words that open a qualifier of the clause before ("…, for Python developers"), not a topic.
 QUALIFIER_OPENERS = frozenset(
