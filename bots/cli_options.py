@@ -23,11 +23,11 @@ PORTS = range(0, 65536)
 
 def say(message: str) -> None:
     """Print ``deepresearch: MESSAGE`` on stderr as one line (control characters and terminal escapes
-    removed: :func:`engine.text.clean_text`, line breaks made spaces); an output that cannot take it
+    removed: :func:`engine.text.clean_text`, and bidirectional overrides, line breaks made spaces); an output that cannot take it
     is silenced (:func:`bots.terminal_streams.put`)."""
-    from engine.text import clean_text
+    from engine.text import clean_text, without_bidi_controls
 
-    put(sys.stderr, f"deepresearch: {' '.join(clean_text(message).splitlines())}\n")
+    put(sys.stderr, f"deepresearch: {' '.join(without_bidi_controls(clean_text(message)).splitlines())}\n")
 
 
 def fail(message: str, code: int = 1) -> None:

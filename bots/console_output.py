@@ -13,7 +13,7 @@ from rich.console import Console
 
 from bots.terminal_streams import put, silence
 from engine.fsutil import copy_atomic, write_problem
-from engine.text import clean_path, clean_text
+from engine.text import clean_path, clean_text, without_bidi_controls
 
 if TYPE_CHECKING:
     from engine.runner import TurnOutcome
@@ -69,9 +69,10 @@ _ERROR_PREFIX = "deepresearch: "
 
 
 def say(text: str, style: str | None = None, end: str = "\n") -> None:
-    """Print one message on stderr: cleaned (:func:`engine.text.clean_text`), never parsed as markup.
+    """Print one message on stderr: cleaned (:func:`engine.text.clean_text`, and no bidirectional
+    override: :func:`engine.text.without_bidi_controls`), never parsed as markup.
     A ``deepresearch: …`` line (why a run stopped or was refused) is also kept for :func:`said_errors`."""
-    line = clean_text(text)
+    line = without_bidi_controls(clean_text(text))
     if line.lstrip("\n").startswith(_ERROR_PREFIX):
         _ERRORS.append(line.strip().removeprefix(_ERROR_PREFIX))
     err.print(line, style=style, end=end, soft_wrap=True)

@@ -75,7 +75,7 @@ def _say_outage(error: BaseException | None) -> None:
     """The follower's word on an outage past the calls' window (its start and end are said by
     :mod:`bots.console_log` as they happen, :class:`jobs.redisconn.NoticingRetry`)."""
     if error is not None:
-        err.print("Redis still does not answer; the research goes on on the workers, and this terminal "
+        say("Redis still does not answer; the research goes on on the workers, and this terminal "
                   "keeps waiting for Redis …")
 
 
@@ -183,8 +183,8 @@ def _ask_via_queue(run: _QueuedRun, question: str, answer: str | None, out: Path
         info = None
     try:
         if not resume:
-            err.print(f"thread: {thread}")
-            err.print("queued; waiting for a worker … (the workers' settings choose the model and search)")
+            say(f"thread: {thread}")
+            say("queued; waiting for a worker … (the workers' settings choose the model and search)")
         code, info = run.follow_to_end(info, answer, ask_user)
     except KeyboardInterrupt as stop:  # only the following stops: the research goes on on the workers
         return run.interrupted(stop, asking=False)
@@ -244,8 +244,8 @@ class _QueuedRun:
                 f"\ndeepresearch: interrupted; the answer was not queued. See where the research stands with: {follow}")
             return EXIT_INTERRUPTED
         if asking:
-            err.print(f"thread: {self.thread}")
-        err.print(f"\ndeepresearch: interrupted; the research goes on on the workers. Follow it with: {follow}")
+            say(f"thread: {self.thread}")
+        say(f"\ndeepresearch: interrupted; the research goes on on the workers. Follow it with: {follow}")
         return EXIT_INTERRUPTED
 
     def reopen(self, answer: str | None):
@@ -258,16 +258,16 @@ class _QueuedRun:
         self.position.after = turn_start(self.thread, settings=self.settings)  # the latest turn from its start
         info = thread_info(self.thread, settings=self.settings)
         if info is None and _open_in_journal(self.thread, self.settings):
-            err.print(f"thread: {self.thread}\nRedis lost this research's records; waiting for a worker to recover it …")
+            say(f"thread: {self.thread}\nRedis lost this research's records; waiting for a worker to recover it …")
         elif info is None:
-            err.print(f"deepresearch: there is no queued research with thread id {self.thread}.")
+            say(f"deepresearch: there is no queued research with thread id {self.thread}.")
             return False, None
         else:
-            err.print(f"thread: {self.thread}")
+            say(f"thread: {self.thread}")
             if info.status == "queued":
-                err.print("queued; waiting for a worker …")
+                say("queued; waiting for a worker …")
         if answer is not None and info is not None and info.status not in ("paused", *ACTIVE):
-            err.print(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
+            say(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
             answer = None
         return info, answer
 
@@ -283,7 +283,7 @@ class _QueuedRun:
                               timeout=self.settings.job_timeout + 600, on_outage=_say_outage)
             if info is None:
                 self.shown.flush()
-                err.print("No worker finished the research in time. Follow it later: "
+                say("No worker finished the research in time. Follow it later: "
                           f"deepresearch ask --queue --resume {self.thread}")
                 return 1, None
             if info.status != "paused":
@@ -294,7 +294,7 @@ class _QueuedRun:
                 info = None
                 continue
             if not reply:
-                err.print("No answer given. Answer later with: "
+                say("No answer given. Answer later with: "
                           f"deepresearch ask --queue --resume {self.thread} --answer \"…\"")
                 return 3, None
             action = self.send(reply)
@@ -315,7 +315,7 @@ class _QueuedRun:
         info = thread_info(self.thread, settings=self.settings)
         if info is None or info.status == "paused":
             return False
-        err.print("The question was answered in another terminal; following that research (this answer is not sent).")
+        say("The question was answered in another terminal; following that research (this answer is not sent).")
         return True
 
     def print_files(self, info, out: Path | None) -> int:
@@ -328,7 +328,7 @@ class _QueuedRun:
         named = [info.report_dir / name for name in RUN_FILES] if info.report_dir else [Path(f) for f in self.shown.files]
         files = [f for f in (store.local(p) for p in named) if f is not None]
         if named and not files:
-            err.print("The report's files are not stored where this host can read them: run ask on the "
+            say("The report's files are not stored where this host can read them: run ask on the "
                       "worker's host, or share the database (DATABASE_URL) between hosts.")
         stdout_line(f"\n{clean_text(info.title or 'Report')}\n")
         for f in files:

@@ -79,6 +79,12 @@ def has_words(text: str) -> bool:
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
+def without_bidi_controls(text: str) -> str:
+    """``text`` without bidirectional embeddings, overrides and isolates (:data:`_BIDI_CONTROLS`): for
+    a line shown in a terminal, where one left open reorders the rest of the line and those after it."""
+    return _BIDI_CONTROLS.sub("", text)
+
+
 def one_line(text: str, limit: int) -> str:
     """``text`` on one line (runs of whitespace, line breaks included, become one space; no
     bidirectional override or isolate, see :data:`_BIDI_CONTROLS`) of at most ``limit`` characters.

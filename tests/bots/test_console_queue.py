@@ -82,6 +82,18 @@ def test_queue_refuses_terminal_only_options_and_unknown_threads(tmp_path, redis
     assert redis.Redis.from_url(redis_url).dbsize() == 0  # nothing was queued or registered
 
 
+@pytest.mark.parametrize("thread", ["console:\x1b[31mx\x1b]0;T\x07y\u009b2J", "console:a\u202eb\u2066c"])
+def test_a_thread_id_with_terminal_escapes_is_shown_without_them(tmp_path, redis_url, thread):
+    """An operator's trial: `ask --queue --resume` printed a thread id's ESC and C1 bytes to the terminal
+    (colours, a window title, a screen clear); without --queue the same id was cleaned. Bidirectional
+    overrides (U+202E, U+2066) would show the line's text reordered."""
+    env = env_for(tmp_path, redis_url)
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "ask", "--queue", "--resume", thread],
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=LONG)
+    assert out.returncode == 2 and "no queued research with thread id console:" in out.stderr
+    assert not [ch for ch in out.stderr if ch in "\x1b\x07\u009b\u202e\u2066"], repr(out.stderr)
+
+
 def test_queue_without_redis_is_one_line(tmp_path):
     env = env_for(tmp_path, "")
     env.pop("REDIS_URL")
