@@ -76,7 +76,7 @@ def _say_outage(error: BaseException | None) -> None:
     :mod:`bots.console_log` as they happen, :class:`jobs.redisconn.NoticingRetry`)."""
     if error is not None:
         say("Redis still does not answer; the research goes on on the workers, and this terminal "
-                  "keeps waiting for Redis …")
+            "keeps waiting for Redis …")
 
 
 def runs_on_the_workers(thread: str, settings: Settings) -> bool:
@@ -193,6 +193,10 @@ def _ask_via_queue(run: _QueuedRun, question: str, answer: str | None, out: Path
     return run.print_files(info, out)
 
 
+#: What a terminal says when the clarifying question it would answer was answered in another one.
+ANSWERED_ELSEWHERE = "The question was answered in another terminal; following that research (this answer is not sent)."
+
+
 class _QueuedRun:
     """One thread of ``ask --queue``: sends through the conversation rules, follows the relay."""
 
@@ -206,10 +210,12 @@ class _QueuedRun:
         #: None: nothing handed to the conversation rules yet; False: being handed over; True: done
         self.handed: bool | None = None
 
-    def send(self, text: str) -> str:
+    def send(self, text: str, *, answering: bool = False) -> str:
         """Hand ``text`` to the conversation rules; returns the reply's action (``started`` or
         ``resumed`` when a turn was queued, ``over_quota`` when a limit refused it, ...). A queued
-        turn is followed from a mark put in the relay before it (where ``--resume`` starts too)."""
+        turn is followed from a mark put in the relay before it (where ``--resume`` starts too).
+        An answer (``answering``) the rules find the thread ``busy`` for is not said here: another
+        terminal's answer came first, which the caller says in the terminal's words."""
         from jobs import handle_message
 
         mark = self.port.mark_turn(self.settings)
@@ -217,7 +223,7 @@ class _QueuedRun:
         reply = handle_message(self.thread, requester(), text, self.port.reference(), f"console-{uuid.uuid4().hex}",
                                settings=self.settings, explicit_start=True)
         self.handed = True
-        if reply.text:  # the mention slot names the sender in a chat; the terminal's reader is the sender
+        if reply.text and not (answering and reply.action == "busy"):  # the mention slot names the sender in a chat
             said = reply.render(reply.text, lambda _user: "").strip()
             refused = reply.action not in ("started", "resumed")  # the line ask ends on, as its other errors
             say(f"deepresearch: {said}" if refused else said)
@@ -266,6 +272,9 @@ class _QueuedRun:
             say(f"thread: {self.thread}")
             if info.status == "queued":
                 say("queued; waiting for a worker …")
+        if answer is not None and info is not None and info.status in ACTIVE and info.clarify_question:
+            say(ANSWERED_ELSEWHERE)  # its one clarifying question was answered: the research runs on
+            answer = None
         if answer is not None and info is not None and info.status not in ("paused", *ACTIVE):
             say(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
             answer = None
@@ -284,7 +293,7 @@ class _QueuedRun:
             if info is None:
                 self.shown.flush()
                 say("No worker finished the research in time. Follow it later: "
-                          f"deepresearch ask --queue --resume {self.thread}")
+                    f"deepresearch ask --queue --resume {self.thread}")
                 return 1, None
             if info.status != "paused":
                 break
@@ -295,9 +304,13 @@ class _QueuedRun:
                 continue
             if not reply:
                 say("No answer given. Answer later with: "
-                          f"deepresearch ask --queue --resume {self.thread} --answer \"…\"")
+                    f"deepresearch ask --queue --resume {self.thread} --answer \"…\"")
                 return 3, None
-            action = self.send(reply)
+            action = self.send(reply, answering=True)
+            if action == "busy":  # another terminal's answer landed between the check and this one
+                say(ANSWERED_ELSEWHERE)
+                info = None
+                continue
             if action not in ("started", "resumed"):
                 return (EXIT_OVER_QUOTA if action == "over_quota" else 2), None
             info = None
@@ -315,7 +328,7 @@ class _QueuedRun:
         info = thread_info(self.thread, settings=self.settings)
         if info is None or info.status == "paused":
             return False
-        say("The question was answered in another terminal; following that research (this answer is not sent).")
+        say(ANSWERED_ELSEWHERE)
         return True
 
     def print_files(self, info, out: Path | None) -> int:
@@ -329,7 +342,7 @@ class _QueuedRun:
         files = [f for f in (store.local(p) for p in named) if f is not None]
         if named and not files:
             say("The report's files are not stored where this host can read them: run ask on the "
-                      "worker's host, or share the database (DATABASE_URL) between hosts.")
+                "worker's host, or share the database (DATABASE_URL) between hosts.")
         stdout_line(f"\n{clean_text(info.title or 'Report')}\n")
         for f in files:
             stdout_line(f"  {clean_path(f)}")
