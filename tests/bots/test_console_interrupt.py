@@ -185,6 +185,14 @@ def test_a_signal_after_a_finished_command_neither_ends_it_silently_nor_changes_
     assert _python(tmp_path, script) == (0, "done\nexiting\n", "")
 
 
+def _assert_ended_by(sig: int, tmp_path, script: str) -> None:
+    """Run ``script`` with ``python -c``: it ends with the one line and 130 (SIGINT) or 143 (SIGTERM), nothing on stdout."""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=ask_env(tmp_path), timeout=RUN_TIMEOUT)
+    code = 143 if sig == signal.SIGTERM else 130
+    assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupt_python_only_printed_is_raised_again_where_the_command_runs(tmp_path, sig):
     """CI: a SIGTERM to `deepresearch index` mid-run landed in importlib's module-lock release (a
@@ -205,10 +213,7 @@ def test_an_interrupt_python_only_printed_is_raised_again_where_the_command_runs
               "    print('ran on', flush=True)\n"
               "cli.app = command\n"
               "entry.main()\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=ask_env(tmp_path), timeout=RUN_TIMEOUT)
-    code = 143 if sig == signal.SIGTERM else 130
-    assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
+    _assert_ended_by(sig, tmp_path, script)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -251,7 +256,4 @@ def test_a_signal_while_the_entry_loads_its_own_imports_ends_in_one_line(tmp_pat
               "sys.argv = ['deepresearch', '--version']\n"
               "from bots.entry import main\n"
               "main()\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=ask_env(tmp_path), timeout=RUN_TIMEOUT)
-    code = 143 if sig == signal.SIGTERM else 130
-    assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
+    _assert_ended_by(sig, tmp_path, script)
