@@ -121,7 +121,9 @@ class TurnDelivery:
     summary_posted = False  # once True a cancel no longer stops the turn: the files follow
     summary_earlier = False  # an earlier attempt posted the summary: this one owes only the files
     status_text_failed = False  # a progress text could not be written (logged once a turn)
-    started = 0.0  # when this attempt began (time.monotonic(), set by the runner's run()): the status message's elapsed time
+    #: when the turn's research began (its first attempt, the record's ``started_at``) on this process's
+    #: ``time.monotonic()`` clock, set by the runner's run(): the status message's elapsed time
+    started = 0.0
 
     def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
                  hand_back: Callable[[], bool] | None = None) -> None:
@@ -213,7 +215,9 @@ class TurnDelivery:
 
     def show_progress(self, status: StatusMessage, progress) -> None:
         """Queue ``progress`` (an :class:`engine.runner` progress event) as the status message's next text;
-        elapsed counts from this attempt's start, as the requester waits. Best effort like the message
+        elapsed counts from the turn's first attempt (:func:`jobs.records.claim`), through hand-backs,
+        retries and recoveries; an answer to a clarifying question is a new turn, so its clock starts
+        again (the wait for the answer is not research time). Best effort like the message
         itself: an error is logged (once a turn) and never reaches the research."""
         try:
             status.set(progress_text(progress, resumed=self.delayed, elapsed=time.monotonic() - self.started,

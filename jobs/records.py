@@ -117,6 +117,11 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
     ``previous_state`` is ``running`` when an earlier attempt died without finishing (an
     abandoned run), ``retrying`` after a caught transient error, ``queued`` the first time.
     The record is None (and nothing changes) when the turn is unknown or already finished.
+
+    The first claim sets the record's ``started_at`` (Unix seconds), when the turn's research began:
+    every later attempt (a hand-back, a retry, a worker that died, a turn recovered from the
+    journal) counts its elapsed time from there. It is copied into the durable journal at once,
+    so a Redis that lost its data does not lose it.
     """
     previous = {"state": ""}
 
@@ -126,13 +131,16 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
         previous["state"] = old.get("state", "")
         if old.get("state") in TERMINAL:
             return None
-        old.update(state="running", attempts=int(old.get("attempts", 0)) + 1, owner=owner_id(),
-                   updated_at=time.time())
+        now = time.time()
+        old.update(state="running", attempts=int(old.get("attempts", 0)) + 1, owner=owner_id(), updated_at=now)
+        old.setdefault("started_at", now)
         return old
 
     rec = store.update(turn_key(turn_id), change)
     if rec is None or previous["state"] in TERMINAL:
         return None, previous["state"]
+    if rec.get("attempts") == 1:
+        mirror(store, turn_id, rec)
     return rec, previous["state"]
 
 

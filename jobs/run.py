@@ -179,7 +179,8 @@ class _TurnJob(TurnDelivery):
         if abandoned:
             records.patch(self.store, t.turn_id, delayed=True)
         started, since = time.monotonic(), time.time()
-        self.started = started
+        # the status message's clock counts from the research's first attempt (records.claim)
+        self.started = started - max(0.0, since - float(rec.get("started_at") or since))
         log.info("event=turn_start turn=%s thread=%s kind=%s attempt=%s delayed=%s", t.turn_id, t.thread_id,
                  t.kind, rec.get("attempts"), self.delayed)
         self._quota(quotas.touch)
