@@ -34,16 +34,23 @@ TERMINAL_WORDS = {
 
 class _Transcript:
     """Prints the worker's relayed messages; the last post is held back until the next event, so a
-    clarifying question is shown once, by the prompt that asks for the answer."""
+    clarifying question is shown once, by the prompt that asks for the answer. A message's text
+    relayed again unchanged (a new attempt at the research shows its first status text again) is
+    not printed again: each change is printed once, in order."""
 
     def __init__(self) -> None:
         self.pending = ""
         self.files: list[str] = []
         self.comment = ""
         self.follow_ups: list[str] = []
+        self.last = ""  # the text of the last post or edit printed (or held back to be)
 
     def __call__(self, event: dict) -> None:
         self.flush()
+        if event["op"] in ("post", "update"):
+            if event["text"] == self.last:
+                return
+            self.last = event["text"]
         if event["op"] == "post":
             self.pending = event["text"]
             self.follow_ups = list(event.get("follow_ups") or self.follow_ups)

@@ -6,7 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from redis.backoff import ExponentialBackoff
@@ -26,6 +26,8 @@ RELAY_MAX_EVENTS = 10_000
 TURN_MARK = "turn"
 #: The stream id before every event.
 START = "0-0"
+#: The key of a relayed event's own id: one per event written, the same in each copy a retry wrote.
+EVENT_ID = "uid"
 
 
 def _key(thread_id: str) -> str:
@@ -54,11 +56,13 @@ class RelayPort:
         return {"factory": FACTORY, "thread": self.thread}
 
     def _push(self, event: dict, settings: Settings | None = None) -> str:
-        """Append ``event`` to the thread's stream; returns its stream id."""
+        """Append ``event`` to the thread's stream under a new :data:`EVENT_ID` (the client's retry
+        may write it twice when Redis's reply was lost: followers hand it on once); returns its stream id."""
         url = (settings or get_settings()).redis_url
         if not url:
             raise ConnectionError("the relay port needs REDIS_URL")
         conn = redis_connection(url)
+        event = {**event, EVENT_ID: uuid.uuid4().hex}
         with conn.pipeline() as pipe:
             pipe.xadd(_key(self.thread), {"event": json.dumps(event)}, maxlen=RELAY_MAX_EVENTS, approximate=True)
             pipe.expire(_key(self.thread), RELAY_TTL)
@@ -112,9 +116,11 @@ def turn_start(thread_id: str, *, settings: Settings) -> str:
 
 @dataclass
 class Position:
-    """A follower's place in a thread's stream: the id of the last event it read (``after``)."""
+    """A follower's place in a thread's stream: the id of the last event it read (``after``) and the
+    :data:`EVENT_ID` of the events it handed on (``handed``; a copy of one is skipped)."""
 
     after: str = START
+    handed: set[str] = field(default_factory=set)
 
 
 def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], None],
@@ -123,7 +129,8 @@ def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], Non
            position: Position | None = None) -> ThreadInfo | None:
     """Hand each relayed event of ``thread_id`` after ``position`` (default: the stream's start)
     to ``on_event`` until its turn ends (turn marks are skipped); ``position`` moves past every
-    event read, so the next call goes on where this one stopped.
+    event read, so the next call goes on where this one stopped. Each event is handed on once, in
+    the stream's order, even when a retried write left it there twice (:data:`EVENT_ID`).
 
     Every follower reads the whole stream from its own position, so two terminals following one
     thread both see every event. Returns the thread's registry record once it is no longer queued
@@ -163,6 +170,11 @@ class _Follower:
         for entry_id, fields in entries:
             self.position.after = entry_id.decode()
             event = json.loads(fields[b"event"])
+            uid = event.pop(EVENT_ID, None)
+            if uid is not None:
+                if uid in self.position.handed:  # a copy a retried write left
+                    continue
+                self.position.handed.add(uid)
             if event.get("op") != TURN_MARK:
                 self.on_event(event)
 

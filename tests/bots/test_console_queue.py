@@ -304,3 +304,21 @@ def test_a_queued_status_line_words_each_stage_as_a_local_run_does(question, cap
         _Transcript()({"op": "update", "text": progress_text(progress, elapsed=progress.elapsed)})
         queued = capsys.readouterr().err.strip()
         assert local.startswith(PHASES[phase]) and queued.endswith(local), (local, queued)
+
+
+def test_a_status_text_relayed_again_is_printed_once(capsys):
+    """A new attempt at the research (after a retry or a hand-back) relays the status message's
+    first text again, unchanged: the terminal prints each change of the status once, in order; a
+    text coming back after another one is a change."""
+    from bots.console_queue import _Transcript
+
+    starting, retrying = "Starting the research…", texts.RETRYING_TEXT
+    ticking = "Research in progress\nResearching · topics 0/1 done · 0 sources found · 0:02 elapsed"
+    shown = _Transcript()
+    for op, text in [("post", starting), ("update", starting), ("update", starting), ("update", ticking),
+                     ("update", ticking), ("update", retrying), ("update", starting), ("update", starting),
+                     ("post", "The summary")]:
+        shown({"op": op, "id": "s1", "text": text})
+    shown.flush()
+    lines = [line.strip() for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert lines == [starting, ticking.replace("\n", " | "), retrying, starting, "The summary"]
