@@ -27,6 +27,7 @@ from bots.terminal_signals import (
     say_interrupted,
 )
 from bots.terminal_streams import guard_standard_streams
+from engine.fsutil import StorageError
 from engine.settings import SettingsError
 
 app = typer.Typer(
@@ -303,6 +304,8 @@ def worker(
             worker_main(burst=burst, queue=queue)
     except SettingsError as err:
         fail(str(err))
+    except StorageError as err:  # the corpus index its searches need cannot be read
+        fail(str(err), 5)
 
 
 @_command()
@@ -320,6 +323,8 @@ def slack(
             slack_main(port=port, host=host)
     except SettingsError as err:
         fail(str(err))
+    except StorageError as err:  # the corpus index its searches need cannot be read
+        fail(str(err), 5)
     except OSError as err:
         fail(f"cannot listen on {host}:{port}: {listen_problem(err)}")
 
@@ -344,6 +349,8 @@ def teams(
             teams_main(port=port, host=host, settings=settings)
     except SettingsError as err:
         fail(str(err))
+    except StorageError as err:  # the corpus index its searches need cannot be read
+        fail(str(err), 5)
     except OSError as err:
         fail(f"cannot listen on {host}:{port}: {listen_problem(err)}")
 

@@ -438,7 +438,7 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
         say(f"deepresearch: the research stopped: {exc}")
         say(resume_hint)
         return EXIT_FAILED
-    if isinstance(exc, (OSError, sqlite3.Error)):
+    if isinstance(exc, (OSError, sqlite3.Error, StorageError)):  # StorageError: its cause says why
         why = write_problem(exc, settings.data_dir)
         if why is None:
             return None

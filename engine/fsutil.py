@@ -30,6 +30,8 @@ _ERRNO_PROBLEMS = {
 #: SQLite primary result codes that mean the database file could not be written (not that it is bad).
 _SQLITE_PROBLEMS = {
     "SQLITE_FULL": "the disk is full",
+    # the -shm file a write-ahead log is read through could not be grown: the file system has no room
+    "SQLITE_IOERR_SHMSIZE": "the disk is full",
     "SQLITE_IOERR": "the disk refused a write (full, or an input/output error)",
     "SQLITE_READONLY": "the database is read-only (read-only file system or permissions)",
     "SQLITE_CANTOPEN": "the database file cannot be opened or created (permissions, or the folder is missing)",
@@ -71,6 +73,18 @@ def storage_problem(exc: BaseException | None) -> str | None:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return None
+
+
+def raise_storage_error(exc: BaseException, doing: str) -> None:
+    """Raise :class:`StorageError` ``"{doing}: {why}"`` from ``exc`` when ``exc`` is a storage fault
+    (:func:`storage_problem`); return otherwise, so a caller keeps its own answer for other errors.
+
+    Raises:
+        StorageError: ``exc`` means the storage refused the write or open; ``exc`` is its cause.
+    """
+    why = storage_problem(exc)
+    if why is not None:
+        raise StorageError(f"{doing}: {why}") from exc
 
 
 def write_problem(exc: BaseException, folder: Path) -> str | None:

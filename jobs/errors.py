@@ -78,6 +78,7 @@ def user_message(err: BaseException, *, job_timeout: int, language: str = "en") 
     ISO 639-1 code; the line is :data:`jobs.phrases.WORDS`' in it (English when the catalogue lacks
     it), with the error's own detail (a service's or a setting's name) as the error gives it."""
     from engine.bounds import ServiceTimeout
+    from engine.fsutil import StorageError
     from engine.redact import redact
     from engine.search.base import SearchError
     from engine.settings import SettingsError
@@ -91,7 +92,7 @@ def user_message(err: BaseException, *, job_timeout: int, language: str = "en") 
         return WORDS("error_research_timeout", language, minutes=job_timeout // 60)
     if _named(err, "engine", ("DatabaseError",)):  # the server's address is for the admin, not the thread
         return WORDS("error_database", language)
-    if isinstance(err, SettingsError):  # a server folder or setting: the admin's to fix, from the log
+    if isinstance(err, (SettingsError, StorageError)):  # a server folder or setting (a full disk): the admin's
         return WORDS("error_settings", language, detail=detail())
     if isinstance(err, SearchError):
         return WORDS("error_search", language, detail=detail())

@@ -11,6 +11,7 @@ from langchain_core.messages import ToolMessage
 from engine.bounds import ServiceTimeout
 from engine.compat import ModelParameterRejected
 from engine.database import DatabaseUnavailable, is_unavailable
+from engine.fsutil import StorageError
 from engine.models import provider_errors
 from engine.search.base import SearchError
 
@@ -21,9 +22,10 @@ def fatal_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean the model, search or database service itself is down, so the run fails
     (resumable from its checkpoint) instead of writing a report from nothing: search and time-out
     errors, a PostgreSQL that cannot be reached now (:class:`engine.database.DatabaseUnavailable`),
-    a request parameter the server rejects, and the OpenAI SDK's connection, time-out, key, rate
-    and server errors."""
-    return (SearchError, DatabaseUnavailable, ServiceTimeout, ModelParameterRejected, *provider_errors(
+    a request parameter the server rejects, the OpenAI SDK's connection, time-out, key, rate
+    and server errors, and a search index its disk cannot serve (:class:`engine.fsutil.StorageError`:
+    full, read-only), which would otherwise leave a topic without sources."""
+    return (SearchError, StorageError, DatabaseUnavailable, ServiceTimeout, ModelParameterRejected, *provider_errors(
         "APIConnectionError", "APITimeoutError", "AuthenticationError", "RateLimitError", "InternalServerError"))
 
 

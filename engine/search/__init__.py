@@ -50,6 +50,7 @@ def check_search(settings: Settings) -> None:
 
     Raises:
         engine.settings.SettingsError: one line naming the setting and, for a corpus, the command to run.
+        engine.fsutil.StorageError: the corpus index cannot be read from its disk (:func:`check_corpus`).
     """
     settings.require_search()
     if settings.search_backend == "corpus":
@@ -64,6 +65,8 @@ def check_corpus(settings: Settings) -> None:
         engine.settings.SettingsError: one line with the folder and the command that indexes it, or
             why it cannot be indexed (missing, not a folder, no supported file); for the operator:
             the chat surfaces show users a line without server paths.
+        engine.fsutil.StorageError: the index is there but its disk cannot serve it (full, so
+            SQLite cannot create its ``-shm``; read-only; permissions): not "not indexed yet".
     """
     import os
 

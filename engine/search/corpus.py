@@ -8,10 +8,12 @@ import re
 import sqlite3
 from pathlib import Path
 
+from engine.fsutil import raise_storage_error
 from engine.language import is_function_word, words
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus_index import _MAX_PASSAGES, _ORD_BITS
 from engine.source_links import document_url
+from engine.text import clean_path
 
 _PASSAGES_PER_FILE = 2
 _SNIPPET_CHARS = 300
@@ -79,6 +81,8 @@ class CorpusSearch:
 
         Raises:
             SearchError: the index is missing, empty or unreadable.
+            engine.fsutil.StorageError: the index cannot be read because of its storage (a full disk
+                where SQLite cannot create the ``-shm`` of its write-ahead log; permissions).
         """
         if max_results <= 0:
             return []
@@ -94,22 +98,31 @@ class CorpusSearch:
         try:
             conn = sqlite3.connect(f"{self.index_path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
         except sqlite3.Error as err:
+            raise_storage_error(err, f"cannot read the corpus index {clean_path(self.index_path)}")
             raise SearchError(f"cannot open the corpus index {self.index_path}: {err}") from err
         try:
             if not conn.execute("SELECT EXISTS (SELECT 1 FROM documents)").fetchone()[0]:
                 raise SearchError(f"the corpus index {self.index_path} is empty: {hint}")
             rows = self._rank(conn, query, max_results)
             root = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone() if rows else None
-        except sqlite3.OperationalError as err:
-            if "no such table" in str(err):
-                raise SearchError(f"{self.index_path} is not a corpus index: {hint}") from err
-            raise SearchError(f"corpus search failed: {err}") from err
-        except sqlite3.DatabaseError as err:
-            raise SearchError(f"the corpus index {self.index_path} is unreadable ({err}): {hint}") from err
+        except sqlite3.Error as err:  # a full disk, where the -shm cannot be created, is no bad index
+            raise_storage_error(err, f"cannot read the corpus index {clean_path(self.index_path)}")
+            raise self._search_error(err) from err
         finally:
             conn.close()
         folder = root[0] if root else None
         return _group(rows, max_results, lambda key: self.url(key, folder))
+
+    def _search_error(self, err: sqlite3.Error) -> SearchError:
+        """The one line for a SQLite error of a search that is no storage fault."""
+        hint = self.hint
+        if isinstance(err, sqlite3.OperationalError):
+            if "no such table" in str(err):
+                return SearchError(f"{self.index_path} is not a corpus index: {hint}")
+            return SearchError(f"corpus search failed: {err}")
+        if isinstance(err, sqlite3.DatabaseError):
+            return SearchError(f"the corpus index {self.index_path} is unreadable ({err}): {hint}")
+        return SearchError(f"corpus search failed: {err}")
 
     @staticmethod
     def url(key: str, root: str | None = None) -> str:

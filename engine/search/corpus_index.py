@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.fsutil import storage_problem
+from engine.fsutil import raise_storage_error, storage_problem
 from engine.search.extract import SUPPORTED_SUFFIXES, Unreadable, extract_document
 from engine.text import clean_path, clean_text
 
@@ -311,17 +311,25 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
 
 
 def index_root(index_path: Path) -> str | None:
-    """The folder an index was built from, or None when there is no index yet (no file, or a first
-    indexing that never finished: killed half-way)."""
+    """The folder an index was built from, or None when there is no index yet (no file, a first
+    indexing that never finished: killed half-way, or a file that is no corpus index).
+
+    Raises:
+        engine.fsutil.StorageError: the index cannot be read because of its storage (a full disk
+            where SQLite cannot create the ``-shm`` its write-ahead log needs, a file or folder it may
+            not open: :func:`engine.fsutil.storage_problem`); the ``sqlite3.Error`` is the cause.
+    """
     if not Path(index_path).exists():
         return None
-    conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True)  # '#', '?', '%' encoded
     try:
-        row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
-    except sqlite3.Error:
+        conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True)  # '#', '?', '%' encoded
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as err:
+        raise_storage_error(err, f"cannot read the corpus index {clean_path(index_path)}")
         return None
-    finally:
-        conn.close()
     return row[0] if row else None
 
 

@@ -6,6 +6,11 @@
 ``OSError(ENOSPC)``, and a SQLite statement that writes raises ``sqlite3.OperationalError("database
 or disk is full")`` (what SQLite says for ``SQLITE_FULL``); reads go on. ``AUDIT_DENIED=1``: the
 audit trail alone cannot be written (``PermissionError``), a fault the run's last line does not tell.
+``DISK_FULL_READS=1``: once full, a SQLite database under the data folder opened by URI (the corpus
+index's readers) cannot create the ``-shm`` file its write-ahead log needs, as SQLite reads it on a
+full tmpfs: its first statement raises ``sqlite3.OperationalError("disk I/O error")``
+(``SQLITE_IOERR_SHMSIZE``); ``DISK_FULL_READS=only``: that alone, the files already there still
+take writes. ``DISK_FULL_AT`` may also be text of a line the run says (``thread:``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from pathlib import Path
 DATA = Path(os.environ.get("DEEPRESEARCH_DATA_DIR", "data")).resolve()
 #: Set once the disk is full.
 FULL: list[bool] = []
+#: False when only new files (a reader's ``-shm``) fail (``DISK_FULL_READS=only``).
+WRITES_FAIL = os.environ.get("DISK_FULL_READS") != "only"
 _WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "VACUUM")
 
 
@@ -36,8 +43,20 @@ def _full(path: object) -> OSError:
 
 
 def _refuse_sql(sql: str) -> None:
-    if FULL and sql.lstrip().upper().startswith(_WRITES):
+    if FULL and WRITES_FAIL and sql.lstrip().upper().startswith(_WRITES):
         raise sqlite3.OperationalError("database or disk is full")
+
+
+def _no_shm() -> sqlite3.OperationalError:
+    err = sqlite3.OperationalError("disk I/O error")
+    err.sqlite_errorname = "SQLITE_IOERR_SHMSIZE"
+    return err
+
+
+def _wal_reader(database: object, uri: bool) -> bool:
+    """True for a database under the data folder opened by URI (``file:...?mode=ro``)."""
+    text = os.fsdecode(database) if isinstance(database, (str, bytes, os.PathLike)) else ""
+    return uri and text.startswith("file:") and _under_data(text[5:].split("?")[0])
 
 
 class _Cursor(sqlite3.Cursor):
@@ -55,7 +74,11 @@ class _Cursor(sqlite3.Cursor):
 
 
 class _Connection(sqlite3.Connection):
+    reads_fail = False
+
     def cursor(self, factory=_Cursor):
+        if self.reads_fail and FULL:
+            raise _no_shm()
         return super().cursor(factory)
 
     def execute(self, sql, *args, **kwargs):
@@ -73,15 +96,18 @@ def _install_full_disk(stage: str) -> None:
 
     def connect(*args, **kwargs):
         kwargs.setdefault("factory", _Connection)
-        return real_connect(*args, **kwargs)
+        conn = real_connect(*args, **kwargs)
+        if os.environ.get("DISK_FULL_READS") and args and _wal_reader(args[0], kwargs.get("uri", False)):
+            conn.reads_fail = True
+        return conn
 
     def open_(file, mode="r", *args, **kwargs):
-        if FULL and any(m in mode for m in "wax+") and _under_data(file):
+        if FULL and WRITES_FAIL and any(m in mode for m in "wax+") and _under_data(file):
             raise _full(file)
         return real_open(file, mode, *args, **kwargs)
 
     def os_open(path, flags, *args, **kwargs):
-        if FULL and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND) and _under_data(path):
+        if FULL and WRITES_FAIL and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND) and _under_data(path):
             raise _full(path)
         return real_os_open(path, flags, *args, **kwargs)
 
@@ -97,6 +123,14 @@ def _install_full_disk(stage: str) -> None:
             FULL.append(True)
 
     bots.console.ConsoleProgress.__call__ = showing
+    said = bots.console.say
+
+    def saying(line, *args, **kwargs) -> None:
+        said(line, *args, **kwargs)
+        if stage in str(line):
+            FULL.append(True)
+
+    bots.console.say = saying
 
 
 def _deny_audit() -> None:

@@ -284,3 +284,23 @@ def test_a_redis_outage_a_local_run_waits_out_is_shown_once_as_it_happens_not_ag
     # restarted at once, Redis may be met away or not (a lock renewal in the gap says so at once): at most once
     assert stderr.count("Redis does not answer") == 1 if aof else stderr.count("Redis does not answer") <= 1, stderr
     assert stderr.count("Redis answers again") == 1, stderr
+
+
+# the run's check of the index as the thread is shown; its searches while the other writes still fit
+@pytest.mark.parametrize(("at", "reads"), [("thread:", "1"), ("Researching", "only")])
+def test_a_corpus_index_that_cannot_be_read_on_a_full_disk_is_a_storage_error(tmp_path, docs, at, reads):
+    """On a full disk SQLite cannot create the index's ``-shm`` to read it: the run stops as on any
+    full disk (exit 5, resumable), not with "not indexed yet", a failed search or a failed topic."""
+    out = _ask_on_a_filling_disk(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), QUESTION, at=at,
+                                 env={"DISK_FULL_READS": reads})
+    assert out.returncode == 5, out.stderr
+    no_traceback(out)
+    thread = thread_of(out.stderr)
+    [message] = _messages(out.stderr)
+    assert message.startswith("deepresearch: the research stopped: the disk is full"), message
+    assert "not indexed" not in out.stderr and "search failed" not in out.stderr
+    assert out.stderr.endswith(f"continue with: deepresearch ask --resume {thread}\n")
+    again = ask(tmp_path, "--resume", thread)
+    assert again.returncode == 0, again.stderr
+    assert "failed; the report says which" not in again.stderr
+    assert QUESTION in report_of(tmp_path, again.stdout).read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import resource
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.fsutil import StorageError
 from engine.search import corpus_index
 from engine.search.base import SearchError
 from engine.search.corpus import CorpusSearch, query_words
@@ -408,3 +410,52 @@ def test_a_file_reached_by_two_paths_is_one_document(docs: Path, tmp_path: Path)
     with closing(sqlite3.connect(index)) as conn:
         paths = sorted(Path(p).name for (p,) in conn.execute("SELECT path FROM documents"))
     assert paths == sorted([*FILES, "tidal.md"])
+
+
+#: What SQLite raises when the storage refuses to serve a database, with what the line says.
+_STORAGE_FAULTS = [
+    ("disk I/O error", "SQLITE_IOERR_SHMSIZE", "the disk is full"),  # a full tmpfs: the -shm cannot grow
+    ("database or disk is full", "SQLITE_FULL", "the disk is full"),
+    ("unable to open database file", "SQLITE_CANTOPEN", "cannot be opened or created"),  # EACCES, no -shm
+    ("attempt to write a readonly database", "SQLITE_READONLY_CANTINIT", "read-only"),  # EROFS
+]
+
+
+@pytest.mark.parametrize(("message", "code", "said"), _STORAGE_FAULTS)
+@pytest.mark.parametrize("at", ["open", "read"])
+def test_an_index_its_disk_cannot_serve_is_a_storage_error_not_a_missing_or_bad_index(
+        docs: Path, tmp_path: Path, monkeypatch, message: str, code: str, said: str, at: str) -> None:
+    index = tmp_path / "corpus.sqlite"
+    index_directory(docs, index)
+    real = sqlite3.connect
+
+    def fault() -> sqlite3.OperationalError:
+        err = sqlite3.OperationalError(message)
+        err.sqlite_errorname = code
+        return err
+
+    class Refusing(sqlite3.Connection):
+        def execute(self, *args, **kwargs):
+            raise fault()
+
+    def connect(*args, **kwargs):
+        if at == "open":
+            raise fault()
+        return real(*args, **{**kwargs, "factory": Refusing})
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with pytest.raises(StorageError, match=f"cannot read the corpus index .*: .*{said}") as raised:
+        index_root(index)  # not None: the folder is indexed, only its disk is full
+    assert raised.value.__cause__.sqlite_errorname == code
+    with pytest.raises(StorageError, match=f"cannot read the corpus index .*: .*{said}"):
+        asyncio.run(CorpusSearch(index).search("turbine"))
+    monkeypatch.setattr(sqlite3, "connect", real)
+    assert index_root(index) == str(docs)  # with room again it is the index it was
+
+
+def test_a_file_that_is_no_index_is_still_no_index(tmp_path: Path) -> None:
+    broken = tmp_path / "corpus.sqlite"
+    broken.write_bytes(b"not a database at all, " * 100)
+    assert index_root(broken) is None
+    with pytest.raises(SearchError, match="unreadable"):
+        asyncio.run(CorpusSearch(broken).search("turbine"))
