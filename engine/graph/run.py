@@ -218,6 +218,7 @@ async def _graph_turn(
             # a run continued from its checkpoint counts what the research did before, in any process
             continued = graph_input is None or turn != "start"
             restore_progress(progress, await graph.aget_state(config, subgraphs=True) if continued else None)
+            progress.waiting = ""  # the checkpoint was read: a wait for the database is over
             if continued and on_progress:
                 on_progress(progress)
             async for _ns, mode, chunk in graph.astream(
