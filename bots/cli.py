@@ -279,7 +279,9 @@ def audit(
 
     now = time.time()
     try:
-        records, skipped = trail.read_checked(load_settings(), since_days=since, user=user, now=now)
+        settings = load_settings()
+        trail.flush_pending_logged(settings)  # records a full disk kept out of the trail, if it has room now
+        records, skipped = trail.read_checked(settings, since_days=since, user=user, now=now)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
         fail(str(err))
     except OSError as err:

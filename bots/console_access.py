@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bots.console_lock import dead_here
-from bots.console_output import said_errors
+from bots.console_output import EXIT_STORAGE, said_errors
 from bots.console_record import ThreadRecord, load_record
 from bots.terminal_signals import EXIT_INTERRUPTED, ctrl_c_deferred, interrupted_exit_code
 from engine.artifacts import safe_name
@@ -55,10 +55,26 @@ def run_accounted(settings: Settings, thread: str, question: str, *, start: bool
     run ends; the audit record says how (130 for a Ctrl-C, the exception for an error), none when
     the run raised :class:`NotStarted` or :class:`NothingRan`.
 
+    When the run's audit record could not be kept (:func:`jobs.audit.write`: neither the trail nor
+    its pending copy could be written), ``say`` tells so and the exit code is 5
+    (:data:`bots.console_output.EXIT_STORAGE`), however the research ended (but a Ctrl-C's 130).
+
     Raises:
         NotStarted, KeyboardInterrupt, or what ``run`` raises (after the bookkeeping); what
         :func:`jobs.quotas.acquire` raises (the store unreachable).
     """
+    kept: list[bool] = []
+    code = _run_accounted(settings, thread, question, start=start, run=run, say=say, kept=kept)
+    if kept and not kept[0] and code != EXIT_INTERRUPTED:
+        say("deepresearch: the audit record of this research could not be written: the data folder and "
+            "the pending copy's folder are full or read-only")
+        return EXIT_STORAGE
+    return code
+
+
+def _run_accounted(settings: Settings, thread: str, question: str, *, start: bool, run: Callable[[], int],
+                   say: Callable[[str], None], kept: list[bool]) -> int:
+    """:func:`run_accounted`'s steps; ``kept`` gets whether the audit record was kept (when one was due)."""
     from bots.console_queue import EXIT_OVER_QUOTA
 
     turn = TerminalTurn(settings, get_store(settings), thread, question, start=start)
@@ -90,7 +106,7 @@ def run_accounted(settings: Settings, thread: str, question: str, *, start: bool
             if not error and code not in (None, EXIT_INTERRUPTED):  # the line the terminal showed
                 error = next(reversed(said_errors(said_before)), "")
             with ctrl_c_deferred(raise_after=False):  # the run is over: a Ctrl-C now waits for the slot
-                turn.end(code, error, audited=ran)
+                kept.append(turn.end(code, error, audited=ran))
 
 
 class TerminalTurn:
@@ -121,14 +137,16 @@ class TerminalTurn:
             research_started=research_start(load_record(self.settings.data_dir, self.thread), self.started)))
         return said
 
-    def end(self, code: int | None, error: str = "", *, audited: bool = True) -> None:
+    def end(self, code: int | None, error: str = "", *, audited: bool = True) -> bool:
         """The run ended with exit code ``code`` (None: an exception, ``error`` its type and message):
         give the slot back, count the tokens spent since :meth:`take`, write the audit record of this
         attempt (see :data:`_STATUS`; its calls and tokens since :meth:`take`, the research's start
         from :func:`research_start`; the clarifying question from the thread's record, the error line ``error``
         (:func:`run_accounted` passes the line the terminal showed) or else :data:`_REASON`'s; none
         when not ``audited``: nothing ran). Never raises: a store that cannot be written (a full disk) is one log
-        line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`)."""
+        line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`).
+
+        Returns False when the audit record could not be kept (:func:`jobs.audit.write`), else True."""
         usage = {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
         try:
             quotas.release(self.store, self.turn_id, user=self.user, thread_id=self.thread)
@@ -137,12 +155,12 @@ class TerminalTurn:
         except Exception as err:  # bookkeeping must not hide how the research ended
             log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
         if code == 2 or not audited:
-            return
+            return True
         status = _STATUS.get(code, "failed") if code is not None else "failed"
         run = _latest_run(self.settings, self.thread)
         files = [f for f in _run_files(run)] if status == "done" else []
         record = load_record(self.settings.data_dir, self.thread)
-        audit.write(self.settings, audit.build_record(
+        return audit.write(self.settings, audit.build_record(
             thread_id=self.thread, requester=self.user, question=self.question, status=status,
             started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
             clarification=record.clarification if record else "", files=files,

@@ -37,6 +37,7 @@ from pathlib import Path
 from engine.artifacts import safe_name
 from engine.redact import redact
 from engine.settings import Settings
+from jobs import audit_pending
 from jobs.audit_rows import record_epoch, research_key, window_start
 
 log = logging.getLogger(__name__)
@@ -153,7 +154,8 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
 
 def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterable[str] = (),
                directory: str | None = None, error: str = "", thread: dict | None = None,
-               attempt_started: float | None = None, paused_at: float | None = None) -> None:
+               attempt_started: float | None = None, paused_at: float | None = None,
+               turn_id: str | None = None) -> bool:
     """Write the audit record of the attempt at ``thread_id``'s research that ended now with ``status``.
 
     The requester, question, clarifying question and the research's start (``started_at``) come
@@ -173,12 +175,20 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
     ``paused`` one then leaves ``audited_to`` as it was: the next record counts those calls). Never
     raises (see :func:`write`); a pause that cannot be marked on the thread writes no record, and
     the research's next record counts its calls.
+
+    ``turn_id``: the turn this attempt ran. What its thread's record lacks (Redis lost it, and a
+    later write made a new one) comes from that turn's record, in Redis or in its durable journal
+    (:func:`jobs.records.research_facts`), so the record names the research's question, requester,
+    start and calls whatever Redis lost.
+
+    Returns True when the record was kept (:func:`write`).
     """
     try:
         from jobs.store import get_store
 
         store = get_store(settings)
         thread = thread if thread is not None else store.get(f"thread:{thread_id}") or {}
+        thread = _with_turn_facts(store, thread, turn_id)
         research = _research_start(thread) or time.time()
         since = max(research, float(thread.get("audited_to") or 0))
         try:
@@ -196,8 +206,28 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
             _mark_audited(store, thread_id, research, paused_at)
     except Exception as err:  # bookkeeping must not fail a research
         log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
-        return
-    write(settings, record)
+        return False
+    return write(settings, record)
+
+
+def _with_turn_facts(store, thread: dict, turn_id: str | None) -> dict:
+    """``thread`` (a thread's registry record) with what it lacks of the research's facts taken
+    from turn ``turn_id``'s record (Redis's, else the journal's); ``thread`` itself without one."""
+    from jobs import records
+
+    if not turn_id or (thread.get("turn_id") == turn_id and thread.get("started_at") and thread.get("requester")):
+        return thread
+    rec = store.get(records.turn_key(turn_id))
+    if rec is None and store.journal is not None:
+        rec = store.journal.get(records.turn_key(turn_id))
+    if not rec:
+        return thread
+    facts = rec.get("research")
+    if not isinstance(facts, dict):  # a record written before the facts were kept
+        from jobs.turns import Turn
+
+        facts = records.research_facts(None, Turn.from_dict(rec["turn"]))
+    return {**thread, **{k: v for k, v in facts.items() if v and not thread.get(k)}}
 
 
 def _research_start(thread: dict) -> float:
@@ -218,32 +248,69 @@ def _mark_audited(store, thread_id: str, research: float, until: float) -> None:
     update_thread(store, thread_id, change)
 
 
-def write(settings: Settings, record: dict) -> None:
+def write(settings: Settings, record: dict) -> bool:
     """Append ``record`` to the trail (JSON lines, or ``deepresearch_audit`` with ``DATABASE_URL``).
 
     With ``DATABASE_URL``, the records waiting in :data:`PENDING_FILE` go in first, in the same
     transaction; when PostgreSQL cannot be reached right now (:func:`engine.database.is_unavailable`)
-    ``record`` joins them instead (``event=audit_record_deferred``). Never raises: a trail that
-    cannot be written is one ``event=audit_write_failed`` log line, and the research's delivery goes on.
+    ``record`` joins them instead (``event=audit_record_deferred``). The records of the pending copy
+    outside the data dir (:mod:`jobs.audit_pending`) go in before ``record``; a trail that cannot be
+    written (a full disk) keeps ``record`` there, to be written by the next flush.
+
+    Returns True when ``record`` is kept (in the trail, or waiting); False when it could not be
+    kept anywhere. Never raises: a trail that cannot be written is one ``event=audit_write_failed``
+    log line (with ``kept=`` the pending copy, or ``none``), and the research's delivery goes on.
     """
+    try:
+        flush_pending(settings)
+        _store(settings, record)
+    except Exception as err:  # bookkeeping must not fail a research
+        kept = audit_pending.keep(settings, record)
+        log.error("event=audit_write_failed error=%s detail=%s kept=%s", type(err).__name__,
+                  redact(str(err))[:200], kept or "none")
+        return kept is not None
+    return True
+
+
+def flush_pending(settings: Settings) -> int:
+    """Put the records waiting in this data dir's pending copy (:mod:`jobs.audit_pending`) in the
+    trail (``audit.jsonl``, or :data:`PENDING_FILE` on the way to PostgreSQL); returns how many.
+
+    Raises:
+        OSError: the trail cannot be written yet (the records keep waiting).
+    """
+    name = PENDING_FILE if settings.database_url is not None else AUDIT_FILE
+    with _file_lock:
+        return audit_pending.flush(settings, Path(settings.data_dir) / name, _parse)
+
+
+def flush_pending_logged(settings: Settings) -> int:
+    """:func:`flush_pending`, its failure logged (``event=audit_pending_kept``: the records keep
+    waiting for the next flush) instead of raised; returns how many records went in."""
+    try:
+        return flush_pending(settings)
+    except Exception as err:  # they wait for the next flush
+        log.warning("event=audit_pending_kept error=%s path=%s", type(err).__name__, audit_pending.spare_path(settings))
+        return 0
+
+
+def _store(settings: Settings, record: dict) -> None:
+    """:func:`write`'s trail step for ``record`` (its errors raised, PostgreSQL away deferred)."""
     from engine.database import is_unavailable
 
-    try:
-        if settings.database_url is None:
-            _write_file(settings, record)
-        else:
-            try:
-                _write_postgres(settings, record)
-            except Exception as err:
-                if not is_unavailable(err):
-                    raise
-                _append(Path(settings.data_dir) / PENDING_FILE, record)
-                log.warning("event=audit_record_deferred thread=%s status=%s error=%s", record.get("thread"),
-                            record.get("status"), type(err).__name__)
-                return
-        log.info("event=audit_record thread=%s status=%s", record.get("thread"), record.get("status"))
-    except Exception as err:  # bookkeeping must not fail a research
-        log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
+    if settings.database_url is None:
+        _write_file(settings, record)
+    else:
+        try:
+            _write_postgres(settings, record)
+        except Exception as err:
+            if not is_unavailable(err):
+                raise
+            _append(Path(settings.data_dir) / PENDING_FILE, record)
+            log.warning("event=audit_record_deferred thread=%s status=%s error=%s", record.get("thread"),
+                        record.get("status"), type(err).__name__)
+            return
+    log.info("event=audit_record thread=%s status=%s", record.get("thread"), record.get("status"))
 
 
 def _write_file(settings: Settings, record: dict) -> None:

@@ -283,7 +283,7 @@ class TurnDelivery:
                        clarify_status_id=self.rec.get("status_message_id") or "")
             # the attempt that asked is in the trail (its calls) whether or not the question is answered;
             # written before the question is out, so no answer or cancel can end the research before it
-            audit.record_end(self.settings, t.thread_id, "paused", attempt_started=self._attempt_started(),
+            audit.record_end(self.settings, t.thread_id, "paused", attempt_started=self._attempt_started(), turn_id=t.turn_id,
                              paused_at=paused_at)
             self._post_once("question", question)
             records.finish(self.store, t.turn_id, "done", outcome=outcome)
@@ -313,7 +313,7 @@ class TurnDelivery:
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
         records.finish(self.store, t.turn_id, "done", outcome=outcome)
         audit.record_end(self.settings, t.thread_id, "done", files=[str(f) for f in files],
-                         directory=outcome.get("directory"), attempt_started=self._attempt_started())
+                         directory=outcome.get("directory"), attempt_started=self._attempt_started(), turn_id=t.turn_id)
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
 
     def _attempt_started(self) -> float | None:
@@ -330,7 +330,7 @@ class TurnDelivery:
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
         records.finish(self.store, t.turn_id, "cancelled")
         # a cancelled turn has no report
-        audit.record_end(self.settings, t.thread_id, "cancelled", attempt_started=self._attempt_started())
+        audit.record_end(self.settings, t.thread_id, "cancelled", attempt_started=self._attempt_started(), turn_id=t.turn_id)
         return {"status": "cancelled", "turn_id": t.turn_id}
 
     def rejected(self, message: str, said: str) -> dict:
@@ -341,7 +341,7 @@ class TurnDelivery:
         self._post_once("rejected", said)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
         records.finish(self.store, t.turn_id, "failed", last_error="rejected")
-        audit.record_end(self.settings, t.thread_id, "rejected", error=message, attempt_started=self._attempt_started())
+        audit.record_end(self.settings, t.thread_id, "rejected", error=message, attempt_started=self._attempt_started(), turn_id=t.turn_id)
         return {"status": "rejected", "turn_id": t.turn_id, "message": message}
 
     def handed_back(self) -> dict:
@@ -390,7 +390,7 @@ class TurnDelivery:
         records.finish(self.store, t.turn_id, "failed", last_error=type(err).__name__)
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
         audit.record_end(self.settings, t.thread_id, "failed", error=f"{type(err).__name__}: {message}",
-                         attempt_started=self._attempt_started())
+                         attempt_started=self._attempt_started(), turn_id=t.turn_id)
         if not transient:
             no_more_retries()
         raise err

@@ -231,6 +231,7 @@ def _cancel(message: Message, decision: Decision, settings: Settings, before: di
     request_cancel(message.thread_key, decision.cancel_turn, by=message.author, settings=settings)
     if decision.status == "queued" and cancel_queued(decision.cancel_turn, settings=settings):
         set_thread(get_store(settings), message.thread_key, status="cancelled", error="cancelled before it started")
-        audit.record_end(settings, message.thread_key, "cancelled", error="cancelled before it started")
+        audit.record_end(settings, message.thread_key, "cancelled", error="cancelled before it started",
+                         turn_id=decision.cancel_turn)
         return Reply(text=WORDS("cancelled", reply_language(before, message)), action="cancelled")
     return Reply(action="cancelling")

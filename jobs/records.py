@@ -84,6 +84,7 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
     rec = {
         "turn": turn.to_dict(), "state": "queued", "attempts": 0, "mode": mode, "owner": owner_id(),
         "created_at": now, "updated_at": now, "graph_started": False, "delivered": [],
+        "research": research_facts(store.get(f"thread:{turn.thread_id}"), turn),
     }
     if not store.add(turn_key(turn.turn_id), rec, ttl=TURN_TTL):
         return False
@@ -94,6 +95,27 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
         close_unqueued(store, turn.turn_id)
         raise
     return True
+
+
+#: The fields of a thread's registry record that a turn record keeps (:func:`research_facts`).
+RESEARCH_FIELDS = ("question", "requester", "started_at", "audited_to", "clarify_question")
+
+
+def research_facts(thread: dict | None, turn: Turn) -> dict:
+    """What the audit record of ``turn``'s attempt needs of its research, as the thread's registry
+    record (``thread``, read when the turn is queued) says: ``{"question", "requester", "started_at"
+    (Unix seconds), "audited_to" (Unix seconds, 0 when none), "clarify_question"}``.
+
+    Kept in the turn record, so in the journal too (:func:`mirror`): a Redis that lost the thread's
+    record mid-research does not take them with it (:func:`jobs.audit.record_end`). A thread whose
+    current turn is another one (or none) gives only the turn's own facts: a ``start`` turn's text
+    is its question, and it started when it was made.
+    """
+    own = {"question": turn.text if turn.kind == "start" else "", "requester": turn.requester,
+           "started_at": turn.created_at, "audited_to": 0.0, "clarify_question": ""}
+    if not thread or thread.get("turn_id") != turn.turn_id:
+        return own
+    return {k: thread.get(k) or own[k] for k in RESEARCH_FIELDS}
 
 
 def mirror(store: Store, turn_id: str, rec: dict | None) -> None:

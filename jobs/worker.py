@@ -132,6 +132,7 @@ class ResearchWorker(Worker):
         except Exception as err:  # maintenance must not stop the worker
             log.warning("event=scheduler_check_failed error=%s", type(err).__name__)
         recover_lost_turns(self.connection)
+        audit.flush_pending_logged(get_settings())  # records a full disk kept out of the trail
         super().run_maintenance_tasks()
 
     def clean_registries(self) -> None:
@@ -212,7 +213,7 @@ def _tell_user_lost(job) -> None:
         records.finish(store, turn["turn_id"], "failed", last_error="abandoned")
         set_thread(store, turn["thread_id"], status="failed", error="the worker running it was killed")
         audit.record_end(settings, turn["thread_id"], "failed", error="the worker running it was killed",
-                         attempt_started=float(rec.get("created_at") or 0) or None)
+                         attempt_started=float(rec.get("created_at") or 0) or None, turn_id=turn["turn_id"])
     except Exception as err:  # best effort: the job is in RQ's failed registry either way
         log.error("event=lost_notice_failed job=%s error=%s", getattr(job, "id", "?"), type(err).__name__)
 
@@ -262,6 +263,7 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
     connection = redis_connection(redis_url)
     connection.ping()
     recover_lost_turns(connection)
+    audit.flush_pending_logged(get_settings())
     grace = get_settings().shutdown_grace if shutdown_grace is None else shutdown_grace
     worked = False
     while True:

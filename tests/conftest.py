@@ -90,3 +90,10 @@ def private_pg():
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(autouse=True)
+def _audit_pending_in_tmp(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """Audit records a test's trail could not take wait under its ``tmp_path``
+    (:func:`jobs.audit_pending.spare_path`), never in the home folder."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

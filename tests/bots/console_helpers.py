@@ -23,7 +23,8 @@ def ask_env(tmp_path: Path, env: dict | None = None) -> dict:
     base = {k: v for k, v in os.environ.items()
             if not k.startswith("DEEPRESEARCH_")
             and k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "REDIS_URL", "LOG_LEVEL")}
-    base.update({"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)})
+    base.update({"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT),
+                 "XDG_STATE_HOME": str(tmp_path / "state")})
     base.update(env or {})
     return base
 

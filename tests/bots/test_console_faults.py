@@ -151,8 +151,10 @@ def test_a_disk_that_fills_mid_run_is_one_line_without_the_log_and_loses_nothing
     assert "event=" not in again.stderr  # nor the slot the stopped run could not give back
     assert "failed; the report says which" not in again.stderr  # the full disk did not become a failed topic
     assert QUESTION in report_of(tmp_path, again.stdout).read_text()
-    [record] = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
-    assert record["thread"] == thread and record["status"] == "done"  # the stopped run could write none
+    # the stopped run's record waited outside the full data folder and came first, once
+    stopped, record = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
+    assert (stopped["thread"], stopped["status"], record["thread"], record["status"]) == (thread, "failed", thread, "done")
+    assert stopped["research_started"] == record["research_started"]
 
 
 def test_with_v_the_log_of_a_disk_that_fills_is_shown_as_it_happens(tmp_path, docs):
