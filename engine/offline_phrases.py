@@ -319,6 +319,9 @@ PHRASES = {
         "es": "¿Qué datos o documentos resolverían la objeción {point}?",
     },
     "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
+    # the marks a quotation inside a quoted text takes (engine.offline_review._nested: the text keeps its
+    # spacing), none of them one the review reads as a quote's end: English ‘…’, German ‚…‘, Swiss French ‹…›
+    "quoted_inner": {"en": "‘{q}’", "de": "‚{q}‘", "fr": "‹{q}›", "es": "‘{q}’"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
     # between quoted items of a list ("“a”, “b”"), and a review role's line ("Reader: ...")
     "list_separator": {"en": ", ", "de": ", ", "fr": ", ", "es": ", "},

@@ -97,6 +97,7 @@ CJK: dict[str, tuple[str | tuple[str, str], str | tuple[str, str]]] = {
     "follow_up_evidence_other_no_topic": ("{point}という異議を決着させるには、どのようなデータや文書が必要ですか？",
                                           "哪些数据或文件可以解决{point}这一异议？"),
     "quoted": ("「{q}」", "“{q}”"),
+    "quoted_inner": ("『{q}』", "‘{q}’"),
     "none": ("（なし）", "（无）"),
     "list_separator": ("、", "、"),
     "role_says": ("{role}：{text}", "{role}：{text}"),

@@ -233,6 +233,7 @@ MORE: dict[str, tuple] = {
                                           "Que dados ou documentos resolveriam a objeção {point}?",
                                           "Vilka data eller dokument skulle avgöra invändningen {point}?"),
     "quoted": ("«{q}»", "“{q}”", "“{q}”", "”{q}”"),
+    "quoted_inner": ("‘{q}’", "‘{q}’", "‘{q}’", "’{q}’"),
     "none": ("(nessuna)", "(geen)", "(nenhuma)", "(inga)"),
     "list_separator": (", ", ", ", ", ", ", "),
     "role_says": ("{role}: {text}", "{role}: {text}", "{role}: {text}", "{role}: {text}"),

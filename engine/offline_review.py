@@ -11,6 +11,7 @@ or that nothing did.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from engine.citations import SID
 from engine.language import has_segmented_script, word_tokens
@@ -42,6 +43,12 @@ _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s
 _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
 #: A quotation as the ``quoted`` phrase of any language writes it: “…”, „…“, « … », «…», ”…”, 「…」.
 _QUOTED = re.compile(r"[“„«”「]\s?(.+?)\s?[”“»」]")
+#: A quotation mark :data:`_QUOTED` reads as a quote's start or end, inside a text the review quotes;
+#: :func:`_nested` writes it as an inner quote.
+_OUTER_MARK = re.compile(r"[“”„«»「」]")
+#: Every quotation mark, outer and inner, of any language, and the straight ones: what
+#: :func:`_unquoted` writes as one mark.
+_ANY_MARK = str.maketrans(dict.fromkeys("“”„‟«»‹›「」『』‘’‚‛\"＂", '"'))
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
 MAX_QUOTED = 3
@@ -57,15 +64,55 @@ def _question(prompt: str) -> str:
     return m.group(1).strip() if m else ""
 
 
+def _nested(text: str, language: str) -> str:
+    """``text`` with the quotation marks a ``quoted`` phrase opens or closes with (“ ” „ « » 「 」, any
+    language's: :data:`_OUTER_MARK`) written as ``language``'s inner quotes (the ``quoted_inner``
+    phrase: ‘…’ in English, ‚…‘ in German, ‹…› in French, 『…』 in Japanese), as typography nests
+    quotations: a quotation inside the text does not end the review's quote of it (:data:`_QUOTED`),
+    and the words are unchanged. „ and 「 open and 」 closes. Any other mark opens where it stands
+    before a word and after a space, an opening bracket, quote or dash (“…”, ”…”, »…«), and closes
+    where it stands after a word and before a space or punctuation (the German „…“); where its
+    spacing says neither, or both (« … »), « and “ open and » and ” close. Straight quotes ``"``
+    and apostrophes stay: none ends the review's quote, and in a line of code they are the code's own."""
+    opening, closing = phrase("quoted_inner", language, q="\0").split("\0")
+
+    def mark(m: re.Match[str]) -> str:
+        if m.group() in "„「」":
+            return opening if m.group() != "」" else closing
+        before = text[m.start() - 1] if m.start() else " "
+        after = text[m.end()] if m.end() < len(text) else " "
+        opens = not after.isspace() and (before.isspace() or unicodedata.category(before) in ("Ps", "Pi", "Pd"))
+        closes = not before.isspace() and (after.isspace() or unicodedata.category(after).startswith("P"))
+        if opens != closes:
+            return opening if opens else closing
+        return opening if m.group() in "“«" else closing
+
+    return _OUTER_MARK.sub(mark, text)
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with every quotation mark written as one (:data:`_ANY_MARK`): a quote the review
+    wrote (:func:`_nested`) reads the same as the text it quotes, whatever its marks."""
+    return text.translate(_ANY_MARK)
+
+
+def _quoted(text: str, language: str, *, markdown: bool = False) -> str:
+    """``text`` in the ``quoted`` phrase of ``language``, its own quotations nested (:func:`_nested`);
+    plain text made Markdown that shows it as written (:func:`engine.text.markdown_literal`) with
+    ``markdown=True``. Every quote the review writes is written here."""
+    nested = _nested(text, language)
+    return phrase("quoted", language, q=markdown_literal(nested) if markdown else nested)
+
+
 def _quote(text: str, language: str, n: int = 120) -> str:
     """``text`` (Markdown: a claim or a finding, escaped where it was extracted) shortened and quoted."""
-    return phrase("quoted", language, q=_short(text, n))
+    return _quoted(_short(text, n), language)
 
 
 def _quote_text(text: str, language: str, n: int = 120) -> str:
     """Plain ``text`` (the question, a topic, a source's title) shortened and quoted as Markdown
     that shows it as written (:func:`engine.text.markdown_literal`): its ``<b>`` or ``*`` is text."""
-    return phrase("quoted", language, q=markdown_literal(_short(text, n)))
+    return _quoted(_short(text, n), language, markdown=True)
 
 
 def _split(claim: str) -> tuple[str, str]:
@@ -105,8 +152,7 @@ def _as_written(word: str, text: str) -> str:
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
     """Up to :data:`MAX_QUOTED` words of the question, quoted: as Markdown that shows them as
     written, or as plain text (``markdown=False``)."""
-    return phrase("list_separator", language).join(
-        phrase("quoted", language, q=markdown_literal(t) if markdown else t) for t in terms[:MAX_QUOTED])
+    return phrase("list_separator", language).join(_quoted(t, language, markdown=markdown) for t in terms[:MAX_QUOTED])
 
 
 def _titles(titles: list[str], total: int, language: str) -> str:
@@ -143,7 +189,7 @@ def _flagged_points(claims: list[str], language: str) -> list[str]:
         if kind and sid:
             key = "code_line" if kind[0] == "code" else "dangling"
             points.append(phrase(key, language, q=_quote(text, language), sid=sid,
-                                 word=phrase("quoted", language, q=markdown_literal(kind[1]))))
+                                 word=_quoted(kind[1], language, markdown=True)))
     return points[:MAX_QUOTED]
 
 
@@ -246,8 +292,8 @@ def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[
     kept = [c for c in previous if c not in dropped]
     added = []
     for quoted in _QUOTED.findall(_tag(prompt, "Previous perspective")):
-        start = quoted.rstrip("…").strip()
-        match = next((c for c in report_claims if _split(c)[0].startswith(start) and c not in kept), None)
+        start = _unquoted(quoted.rstrip("…").strip())  # quoted as written, its quotations nested
+        match = next((c for c in report_claims if _unquoted(_split(c)[0]).startswith(start) and c not in kept), None)
         if match and match not in added:
             added.append(match)
     changes = []
@@ -332,7 +378,7 @@ def _answered_by(objection: str, report: str, language: str) -> bool:
     if not quoted:
         return False
     if SID.search(objection):
-        return all(q and q in report for q in quoted)
+        return all(q and _unquoted(q) in _unquoted(report) for q in quoted)  # its quotations nested
     claims = [c for c in _cited_sentences(report) if SID.search(c)]
     return not unanswered(" ".join(quoted), claims, language)
 
@@ -377,7 +423,7 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
     their first 75 characters. None without objections. ``objections`` is Markdown and
     ``question`` plain text; the questions are plain text (a chat button's label, a new question).
     """
-    topic = phrase("quoted", language, q=_short(question.strip().rstrip("?？.!"), 80)) if question.strip() else "…"
+    topic = _quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
     reader = phrase("reader", language).casefold()
 
     def ask(key: str, part: str, **fmt: str) -> str:
@@ -395,7 +441,7 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
         finding = label == reader and bool(quoted) and bool(SID.search(rest))  # a finding left out
         words_ = _terms(quoted, language, markdown=False) if label == reader and quoted and not finding else ""
         point = _short(re.split(r"[;.?!]", rest)[0], 100)
-        quoted_point = phrase("quoted", language, q=point)
+        quoted_point = _quoted(point, language)
         if finding:  # it quotes what a source said: none in a run that read no source
             texts = [ask("follow_up_finding", quoted[0], q=_quote(quoted[0], language, 100))] if sources_read else []
         elif sources_read:
