@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import sys
 
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.segment import Segment, Segments
 from rich.table import Table
+
+from engine.offline import MODEL_NAME as OFFLINE_MODEL
 
 #: Columns of the table: (header, how to show a record's value).
 _COLUMNS = (
@@ -17,13 +20,17 @@ _COLUMNS = (
     ("clarified", lambda r: "yes" if r.get("clarification") else ""),
     ("status", lambda r: _status(r)),
     ("time", lambda r: _duration(float(r.get("duration_seconds") or 0))),
-    ("calls", lambda r: str(r.get("model_calls", 0))),
-    ("tokens", lambda r: f"{int(r.get('tokens') or 0):,}"),
+    ("calls", lambda r: OFFLINE if _offline_only(r) else f"{_model_use(r)[0]:,}"),
+    ("tokens", lambda r: OFFLINE if _offline_only(r) else f"{_model_use(r)[1]:,}"),
     ("sources", lambda r: str(r.get("sources", 0))),
     ("files", lambda r: ", ".join(r.get("files") or [])),
     ("error", lambda r: str(r.get("error") or "")),
 )
 
+
+#: What the calls and tokens of a research answered by the offline model alone show: it calls no
+#: language model, so it has none to count (its record keeps what the offline model counted).
+OFFLINE = "offline"
 
 #: Columns from which the records are a table; narrower terminals get one block a record.
 WIDE = 160
@@ -39,6 +46,21 @@ def _status(row: dict) -> str:
     return str(row.get("status") or "") + (f" ({', '.join(notes)})" if notes else "")
 
 
+def _model_use(row: dict) -> tuple[int, int]:
+    """``(calls, tokens)`` of the language models in ``row``: its ``model_calls`` and ``tokens``
+    without those of the offline model (:data:`engine.offline.MODEL_NAME`, named in the row's
+    ``models``; a record written before ``models`` was kept counts every call)."""
+    offline = (row.get("models") or {}).get(OFFLINE_MODEL) or {}
+    return (max(0, int(row.get("model_calls") or 0) - int(offline.get("calls") or 0)),
+            max(0, int(row.get("tokens") or 0) - int(offline.get("tokens") or 0)))
+
+
+def _offline_only(row: dict) -> bool:
+    """True when every call ``row`` counts was the offline model's (at least one)."""
+    offline = (row.get("models") or {}).get(OFFLINE_MODEL) or {}
+    return int(offline.get("calls") or 0) > 0 and _model_use(row)[0] == 0
+
+
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(int(round(seconds)), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
@@ -49,8 +71,9 @@ def print_audit(records: list[dict], *, as_json: bool = False, console: Console 
     combined): one JSON object per line with ``as_json``, else a rich table (a block of ``field:
     value`` lines a record when the terminal is narrower than :data:`WIDE` columns; a status says
     how many attempts a research took when more than one, and whether it started before the
-    window of ``--since``) with a total line (researches, model
-    calls, tokens) on stdout."""
+    window of ``--since``) with a total line (researches, language-model calls, tokens, and how
+    many researches the offline model alone answered: their calls and tokens show as
+    :data:`OFFLINE`) on stdout. No line ends in spaces."""
     if as_json:
         for record in records:
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -63,9 +86,22 @@ def print_audit(records: list[dict], *, as_json: bool = False, console: Console 
         _print_blocks(records, console)
     else:
         _print_table(records, console)
-    tokens = sum(int(r.get("tokens") or 0) for r in records)
-    calls = sum(int(r.get("model_calls") or 0) for r in records)
-    console.print(f"{len(records)} research(es), {calls:,} model call(s), {tokens:,} token(s)")
+    calls = sum(_model_use(r)[0] for r in records)
+    tokens = sum(_model_use(r)[1] for r in records)
+    offline = sum(1 for r in records if _offline_only(r))
+    console.print(f"{len(records)} research(es), {calls:,} model call(s), {tokens:,} token(s)"
+                  + (f"; {offline} offline (no language model)" if offline else ""))
+
+
+def _print_trimmed(renderable: RenderableType, console: Console) -> None:
+    """Print ``renderable`` line by line without the spaces that pad each line's last cell."""
+    for line in console.render_lines(renderable, pad=False):
+        while line and not line[-1].control and not line[-1].text.rstrip():
+            line.pop()
+        if line and not line[-1].control:
+            last = line[-1]
+            line[-1] = Segment(last.text.rstrip(), last.style)
+        console.print(Segments([*line, Segment.line()]), end="", soft_wrap=True)
 
 
 def _print_blocks(records: list[dict], console: Console) -> None:
@@ -78,7 +114,7 @@ def _print_blocks(records: list[dict], console: Console) -> None:
             value = show(record)
             if value or header in ("status", "question"):
                 grid.add_row(header, value)
-        console.print(grid)
+        _print_trimmed(grid, console)
         console.print()
 
 
@@ -88,4 +124,4 @@ def _print_table(records: list[dict], console: Console) -> None:
         table.add_column(header, overflow="fold", max_width=48 if header in ("question", "error") else None)
     for record in records:
         table.add_row(*(show(record) for _header, show in _COLUMNS))
-    console.print(table)
+    _print_trimmed(table, console)

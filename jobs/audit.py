@@ -62,9 +62,12 @@ def turn_usage(settings: Settings, thread_id: str, since: float, until: float | 
     before ``until`` when given: the usage records of :class:`engine.models.UsageRecorder`, from ``deepresearch_usage`` with
     ``DATABASE_URL`` (every host's calls), else from this host's ``usage.jsonl`` of each run.
 
-    Returns ``{"model_calls": n, "tokens": total, "tokens_by_role": {role: {"input": n, "output": n}}}``.
+    Returns ``{"model_calls": n, "tokens": total, "tokens_by_role": {role: {"input": n, "output": n}},
+    "models": {model: {"calls": n, "tokens": n}}}`` (``models`` names the offline model,
+    ``offline-extractive``, whose calls use no language model).
     """
     by_role: dict[str, dict[str, int]] = {}
+    models: dict[str, dict[str, int]] = {}
     calls = 0
     for rec in _usage_records(settings, thread_id):
         started = float(rec.get("started") or 0)
@@ -73,9 +76,12 @@ def turn_usage(settings: Settings, thread_id: str, since: float, until: float | 
         slot = by_role.setdefault(str(rec.get("role") or "unknown"), {"input": 0, "output": 0})
         slot["input"] += int(rec.get("input_tokens") or 0)
         slot["output"] += int(rec.get("output_tokens") or 0)
+        model = models.setdefault(str(rec.get("model") or "unknown"), {"calls": 0, "tokens": 0})
+        model["calls"] += 1
+        model["tokens"] += int(rec.get("input_tokens") or 0) + int(rec.get("output_tokens") or 0)
         calls += 1
     total = sum(v["input"] + v["output"] for v in by_role.values())
-    return {"model_calls": calls, "tokens": total, "tokens_by_role": by_role}
+    return {"model_calls": calls, "tokens": total, "tokens_by_role": by_role, "models": models}
 
 
 def _usage_records(settings: Settings, thread_id: str) -> list[dict]:
@@ -149,6 +155,7 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
         "model_calls": int(usage.get("model_calls", 0)),
         "tokens": int(usage.get("tokens", 0)),
         "tokens_by_role": usage.get("tokens_by_role") or {},
+        "models": usage.get("models") or {},
         "sources": int(sources),
         "files": [Path(f).name for f in files],
         "error": redact(" ".join((error or "").split()))[:ERROR_CHARS] or None,

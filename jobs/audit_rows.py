@@ -43,7 +43,7 @@ def researches(records: Iterable[dict], *, window: float | None = None) -> list[
     question, then answered, cancelled or expired; an answer refused over a quota in the
     research it belonged to) become one row: the last record's fields (its final status, error,
     sources and files), the first record's ``started``, and the sums of their
-    ``duration_seconds``, ``model_calls``, ``tokens`` and ``tokens_by_role`` (each record counts
+    ``duration_seconds``, ``model_calls``, ``tokens``, ``tokens_by_role`` and ``models`` (each record counts
     only its own attempt's calls). Every row has ``attempts``, how many records it combines, and
     ``before_window``: True when ``window`` (Unix seconds, :func:`window_start`) is given and the
     research started before it. A record without ``research_started`` (written before it was kept)
@@ -72,12 +72,6 @@ def _combined(group: list[dict]) -> dict:
     last = group[-1]
     if len(group) == 1:
         return {**last, "attempts": 1}
-    by_role: dict[str, dict[str, int]] = {}
-    for record in group:
-        for role, used in (record.get("tokens_by_role") or {}).items():
-            slot = by_role.setdefault(role, {"input": 0, "output": 0})
-            slot["input"] += int((used or {}).get("input") or 0)
-            slot["output"] += int((used or {}).get("output") or 0)
     return {
         **last,
         "started": group[0].get("started", last.get("started")),
@@ -85,9 +79,22 @@ def _combined(group: list[dict]) -> dict:
         "duration_seconds": round(sum(float(r.get("duration_seconds") or 0) for r in group), 1),
         "model_calls": sum(int(r.get("model_calls") or 0) for r in group),
         "tokens": sum(int(r.get("tokens") or 0) for r in group),
-        "tokens_by_role": by_role,
+        "tokens_by_role": _summed(group, "tokens_by_role", ("input", "output")),
+        "models": _summed(group, "models", ("calls", "tokens")),
         "attempts": len(group),
     }
+
+
+def _summed(group: list[dict], field: str, counts: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """``{name: {count: sum}}`` of the records' ``field`` (``tokens_by_role``: ``{role: {"input",
+    "output"}}``, ``models``: ``{model: {"calls", "tokens"}}``), each count summed by name."""
+    out: dict[str, dict[str, int]] = {}
+    for record in group:
+        for name, used in (record.get(field) or {}).items():
+            slot = out.setdefault(name, dict.fromkeys(counts, 0))
+            for count in counts:
+                slot[count] += int((used or {}).get(count) or 0)
+    return out
 
 
 def record_epoch(record: dict) -> float:

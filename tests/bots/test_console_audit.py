@@ -83,7 +83,8 @@ def test_a_research_interrupted_then_resumed_is_one_research_in_the_audit_and_th
     assert calls > 0
     table = _audit_command(tmp_path)
     assert table.returncode == 0, table.stderr
-    assert f"1 research(es), {calls:,} model call(s)" in table.stdout, table.stdout
+    # the offline model answered: no language-model call in the table, every call in the row
+    assert "1 research(es), 0 model call(s), 0 token(s); 1 offline" in table.stdout, table.stdout
     assert "cancelled" not in table.stdout, table.stdout
     [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json").stdout.splitlines()]
     assert (row["thread"], row["status"], row["attempts"], row["model_calls"]) == (thread, "done", 2, calls)
@@ -123,8 +124,10 @@ def test_a_research_paused_at_its_clarifying_question_is_audited_with_the_calls_
         ("paused", paused["research_started"]), ("done", paused["research_started"])]
     assert trail[1]["model_calls"] == calls - asked  # each attempt its own calls
     table = _audit_command(tmp_path)
-    assert "done (2 attempts)" in table.stdout and f"1 research(es), {calls:,} model call(s)" in table.stdout, table.stdout
+    assert "done (2 attempts)" in table.stdout and "1 research(es), 0 model call(s), 0 token(s); 1 offline" in table.stdout, table.stdout
+    assert all(line == line.rstrip() for line in table.stdout.splitlines())
     [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json").stdout.splitlines()]
     assert (row["status"], row["attempts"], row["model_calls"]) == ("done", 2, calls)
+    assert row["models"] == {"offline-extractive": {"calls": calls, "tokens": row["tokens"]}}
     assert row["tokens"] == sum(r["tokens"] for r in trail) and row["clarification"]
     assert "FAKE0testtoken" not in (tmp_path / "data" / "audit.jsonl").read_text()

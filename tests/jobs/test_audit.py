@@ -60,8 +60,10 @@ def test_a_research_through_a_clarification_is_a_paused_attempt_then_one_researc
     started, ended = (datetime.fromisoformat(record[k]) for k in ("started", "at"))
     assert started <= ended and ended.tzinfo is not None
     table, [row] = _listed(tmp_path, monkeypatch)
-    assert "done (2 attempts)" in table and f"1 research(es), {calls:,} model call(s)" in table, table
+    # the offline model answered: the table counts no language-model call, the row keeps its calls
+    assert "done (2 attempts)" in table and "1 research(es), 0 model call(s), 0 token(s); 1 offline" in table, table
     assert (row["status"], row["attempts"], row["model_calls"]) == ("done", 2, calls)
+    assert row["models"] == {"offline-extractive": {"calls": calls, "tokens": row["tokens"]}}
     assert row["tokens"] == paused["tokens"] + record["tokens"]
 
 
@@ -163,7 +165,7 @@ def test_two_researches_in_one_thread_are_two_records_counted_twice(tmp_path, ru
         ("How do heat pumps work?", "done"), ("And geothermal heat pumps?", "done")]
     calls = audit.turn_usage(settings, thread, 0)["model_calls"]  # every call of the thread, once
     table, rows = _listed(tmp_path, monkeypatch, "--user", "U1")
-    assert f"2 research(es), {calls:,} model call(s)" in table, table
+    assert "2 research(es), 0 model call(s), 0 token(s); 2 offline" in table, table
     assert [(r["question"], r["attempts"]) for r in rows] == [
         ("How do heat pumps work?", 1), ("And geothermal heat pumps?", 1)]
     assert sum(r["model_calls"] for r in rows) == calls and all(r["model_calls"] > 0 for r in rows)
@@ -255,7 +257,8 @@ def test_usage_is_read_from_every_host_with_database_url(tmp_path, pg_url):
                         {"role": role, "model": "m", "input_tokens": tokens, "output_tokens": 1, "started": started})
     usage = audit.turn_usage(settings, "slack:T1:C1:1.2", since=now - 60)
     assert usage == {"model_calls": 2, "tokens": 49,
-                     "tokens_by_role": {"research": {"input": 40, "output": 1}, "review": {"input": 7, "output": 1}}}
+                     "tokens_by_role": {"research": {"input": 40, "output": 1}, "review": {"input": 7, "output": 1}},
+                     "models": {"m": {"calls": 2, "tokens": 49}}}
 
 
 def _audit_cli(tmp_path, monkeypatch, *args: str, columns: int = 250):
@@ -369,3 +372,68 @@ def test_since_reads_a_research_whole_from_postgres_too(tmp_path, pg_url):
         ("U0SPAN", "paused"), ("U0SPAN", "done"), ("U0NEW", "done")]
     assert [r["status"] for r in audit.read(settings, since_days=7, user="U0SPAN")] == ["paused", "done"]
     assert [r["requester"] for r in audit.read(settings, since_days=1.5)] == ["U0NEW"]
+
+
+@pytest.mark.parametrize("columns", [80, 250])
+def test_no_line_of_the_audit_ends_in_spaces(tmp_path, monkeypatch, columns):
+    """Neither the table (wide terminals) nor the blocks (narrow ones) pad a line's end."""
+    _seed(make_settings(tmp_path / "data"))
+    result = _audit_cli(tmp_path, monkeypatch, columns=columns)
+    assert result.exit_code == 0, result.output
+    assert "U0ALICE" in result.output
+    padded = [line for line in result.output.splitlines() if line != line.rstrip()]
+    assert padded == []
+
+
+def _seed_offline(settings) -> None:
+    """One research answered by the offline model only, one by a language model."""
+    now = time.time()
+    audit.write(settings, audit.build_record(
+        thread_id="console:offline1", requester="U0OFF", question="Offline question?", status="done",
+        started_at=now - 60, ended_at=now - 50,
+        usage={"model_calls": 9, "tokens": 4321, "tokens_by_role": {"research": {"input": 4000, "output": 321}},
+               "models": {"offline-extractive": {"calls": 9, "tokens": 4321}}}))
+    audit.write(settings, audit.build_record(
+        thread_id="console:model1", requester="U0LLM", question="Model question?", status="done",
+        started_at=now - 40, ended_at=now - 30,
+        usage={"model_calls": 3, "tokens": 1234, "tokens_by_role": {"research": {"input": 1000, "output": 234}},
+               "models": {"gpt-4.1-mini": {"calls": 3, "tokens": 1234}}}))
+
+
+@pytest.mark.parametrize("columns", [80, 250])
+def test_a_research_of_the_offline_model_shows_no_model_calls_or_tokens(tmp_path, monkeypatch, columns):
+    """The offline model is no language model: its row says "offline" where calls and tokens are
+    and the total counts only the language model's calls; the record keeps what was counted."""
+    settings = make_settings(tmp_path / "data")
+    _seed_offline(settings)
+    result = _audit_cli(tmp_path, monkeypatch, columns=columns)
+    assert result.exit_code == 0, result.output
+    assert "4,321" not in result.output and "4321" not in result.output
+    assert "2 research(es), 3 model call(s), 1,234 token(s); 1 offline (no language model)" in result.output
+    if columns == 80:
+        lines = result.output.splitlines()
+        offline_block = lines[:next(n for n, line in enumerate(lines) if not line.strip())]
+        assert "calls      offline" in offline_block and "tokens     offline" in offline_block, offline_block
+    else:
+        [row] = [line for line in result.output.splitlines() if "U0OFF" in line]
+        cells = [cell.strip() for cell in row.split("│")]
+        assert cells.count("offline") == 2 and "9" not in cells, cells
+    rows = [json.loads(line) for line in _audit_cli(tmp_path, monkeypatch, "--json").output.splitlines()]
+    assert [(r["model_calls"], r["tokens"]) for r in rows] == [(9, 4321), (3, 1234)]
+
+
+def test_turn_usage_counts_calls_and_tokens_by_model(tmp_path):
+    from engine.artifacts import run_dir
+
+    settings = make_settings(tmp_path / "data")
+    now = time.time()
+    folder = run_dir(settings, "console:usage1", "run-1")
+    folder.mkdir(parents=True)
+    lines = [{"role": "research", "model": "offline-extractive", "input_tokens": 10, "output_tokens": 2,
+              "started": now}, {"role": "review", "model": "m", "input_tokens": 5, "output_tokens": 1, "started": now}]
+    (folder / "usage.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    usage = audit.turn_usage(settings, "console:usage1", since=now - 1)
+    assert usage["models"] == {"offline-extractive": {"calls": 1, "tokens": 12}, "m": {"calls": 1, "tokens": 6}}
+    record = audit.build_record(thread_id="console:usage1", requester="U1", question="q?", status="done",
+                                started_at=now, usage=usage)
+    assert (record["model_calls"], record["tokens"], record["models"]) == (2, 18, usage["models"])
