@@ -75,14 +75,14 @@ def _stop_on_sigterm() -> None:
 @_command()
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The research question (quote it).")] = "",
-    corpus: Annotated[Path | None, typer.Option(metavar="DIR", help="Search this folder's documents (indexed on the fly).")] = None,
+    corpus: Annotated[Path | None, typer.Option(metavar="DIR", parser=cli_options.path("--corpus", "a folder"), help="Search this folder's documents (indexed on the fly).")] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Use the offline extractive model (no network).")] = False,
     answer: Annotated[str | None, typer.Option(metavar="TEXT", help="Answer to the clarifying question, if one is asked.")] = None,
     no_clarify: Annotated[bool, typer.Option("--no-clarify", help="Never ask a clarifying question.")] = False,
     resume: Annotated[str | None, typer.Option(metavar="THREAD_ID", help="Continue a paused or interrupted run: its thread id.")] = None,
-    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Also copy the report files into this folder (created when missing).")] = None,
+    out: Annotated[Path | None, typer.Option(metavar="DIR", parser=cli_options.path("--out", "a folder"), help="Also copy the report files into this folder (created when missing).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Run on the RQ workers (needs REDIS_URL).")] = False,
-    file: Annotated[list[Path] | None, typer.Option("--file", metavar="PATH", help="A file to research with the question (PDF, DOCX, Markdown, text, HTML, CSV); repeatable.")] = None,
+    file: Annotated[list[Path] | None, typer.Option("--file", metavar="PATH", parser=cli_options.path("--file", "a file"), help="A file to research with the question (PDF, DOCX, Markdown, text, HTML, CSV); repeatable.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the log's warnings and errors as they happen (LOG_LEVEL=INFO shows more).")] = False,
 ) -> None:
     """Research QUESTION and write report.md, report.pdf, report.tex, report.docx, review.md,
@@ -138,8 +138,8 @@ def ask(
 
 @_command()
 def render(
-    report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report.md, as written by ask or edited since.")],
-    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Write the files here (default: the report's folder).")] = None,
+    report: Annotated[Path, typer.Argument(metavar="REPORT", parser=cli_options.path("REPORT", "a report.md"), help="A report.md, as written by ask or edited since.")],
+    out: Annotated[Path | None, typer.Option(metavar="DIR", parser=cli_options.path("--out", "a folder"), help="Write the files here (default: the report's folder).")] = None,
 ) -> None:
     """Turn REPORT back into report.tex, report.pdf and report.docx, citations and Sources as written."""
     _stop_on_sigterm()
@@ -171,7 +171,7 @@ def render(
 
 @_command()
 def index(
-    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", help="Folder of .md, .markdown, .txt, .rst, .html, .htm and .pdf files.")],
+    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", parser=cli_options.path("DIRECTORY", "a folder"), help="Folder of .md, .markdown, .txt, .rst, .html, .htm and .pdf files.")],
 ) -> None:
     """Index DIRECTORY into the local corpus (SQLite FTS5) for DEEPRESEARCH_SEARCH=corpus.
 
@@ -218,7 +218,7 @@ def index(
 
 @_command()
 def prune(
-    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", callback=cli_options.days,
+    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", parser=cli_options.days("--older-than"),
                                               help="Age in days of the newest checkpoint.")] = 30,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go, delete nothing.")] = False,
     keep_artifacts: Annotated[bool, typer.Option("--keep-artifacts", help="Keep the report files.")] = False,
@@ -263,7 +263,7 @@ def prune(
 
 @_command()
 def audit(
-    since: Annotated[float | None, typer.Option("--since", metavar="DAYS", callback=cli_options.days,
+    since: Annotated[float | None, typer.Option("--since", metavar="DAYS", parser=cli_options.days("--since"),
                                                 help="Only researches with an attempt in the last DAYS days (each shown whole).")] = None,
     user: Annotated[str | None, typer.Option("--user", metavar="ID", help="Only this requester's researches.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per research per line instead of a table.")] = False,
@@ -312,7 +312,7 @@ def worker(
 
 @_command()
 def slack(
-    port: Annotated[int, typer.Option(metavar="PORT", callback=cli_options.port,
+    port: Annotated[int, typer.Option(metavar="PORT", parser=cli_options.port,
                                       help="HTTP port: /slack/events (HTTP mode) and /healthz (both modes).")] = 3000,
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on.")] = "0.0.0.0",
 ) -> None:
@@ -333,7 +333,7 @@ def slack(
 
 @_command()
 def teams(
-    port: Annotated[int, typer.Option(metavar="PORT", callback=cli_options.port,
+    port: Annotated[int, typer.Option(metavar="PORT", parser=cli_options.port,
                                       help="HTTP port for /api/messages, /files and /healthz.")] = 3978,
     host: Annotated[str | None, typer.Option(
         metavar="HOST", help="Address to listen on (default 0.0.0.0; 127.0.0.1 when MICROSOFT_APP_ID is unset).")] = None,

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import typer
 
@@ -40,20 +42,48 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def days(param: typer.CallbackParam, value: float | None) -> float | None:
-    """The value of a number-of-days option, checked as it is read: a NaN, an infinity, a negative
-    number or more than :data:`MAX_DAYS` is refused with one line and exit 2 (bad input)."""
-    if value is not None and not (math.isfinite(value) and 0 <= value <= MAX_DAYS):
-        fail(f"{param.opts[0]} must be a finite number of days from 0 to {MAX_DAYS}", 2)
-    return value
+def days(option: str) -> Callable[[str], float]:
+    """The parser of the number-of-days option ``option`` (``--older-than``, ``--since``): a
+    number of days, decimals taken (``0.5`` is twelve hours), from 0 to :data:`MAX_DAYS`. Anything
+    else (a word, ``5d``, a NaN, an infinity, a negative number) is refused as it is read, with one
+    line naming ``option`` and what it takes, and exit 2 (bad input)."""
+
+    def parse(value: str | float) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not (math.isfinite(number) and 0 <= number <= MAX_DAYS):
+            fail(f"{option} must be a number of days from 0 to {MAX_DAYS} (such as 30 or 0.5)", 2)
+        return number
+
+    return parse
 
 
-def port(value: int) -> int:
-    """The value of ``--port``, checked as it is read: outside :data:`PORTS` it is refused with one
-    line and exit 2 (bad input), before the server starts."""
-    if value not in PORTS:
-        fail(f"--port must be from {PORTS[0]} to {PORTS[-1]} (0: any free port)", 2)
-    return value
+def port(value: str | int) -> int:
+    """The parser of ``--port``: a whole number in :data:`PORTS`; anything else (a word, ``3.5``,
+    a number out of range) is refused as it is read, with one line and exit 2 (bad input), before
+    the server starts."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = -1
+    if number not in PORTS:
+        fail(f"--port must be a whole number from {PORTS[0]} to {PORTS[-1]} (0: any free port)", 2)
+    return number
+
+
+def path(name: str, what: str) -> Callable[[str], Path]:
+    """The parser of the path option or argument ``name`` (``--corpus``, ``REPORT``), the path of
+    ``what`` (``"a folder"``, ``"a report.md"``): an empty value, which the system would read as the
+    current folder, is refused with one line and exit 2 (bad input)."""
+
+    def parse(value: str | Path) -> Path:
+        if not str(value):
+            fail(f"{name} must be {what}'s path, not empty", 2)
+        return Path(value)
+
+    return parse
 
 
 def queue(value: str) -> str:
@@ -79,14 +109,28 @@ def listen_problem(err: OSError) -> str:
 def usage_error_line(err: typer.TyperException) -> str:
     """A command line Click could not read (an unknown option or command, a value that is not a
     number, a missing argument) as one line without ``deepresearch: ``, in the command's own words:
-    Click's message, its first word in lower case, and where the command's help is.
+    Click's message, its first word in lower case, and where the command's help is. A value
+    Click's types refuse (a ``BadParameter``, worded by Typer's pydantic) is said as what the option
+    takes instead: ``--limit takes COUNT`` (the options and arguments this command line checks
+    itself, :func:`days`, :func:`port`, :func:`path`, say more).
 
     ``"Invalid value for '--since': ..."`` from ``deepresearch audit --since x`` gives
     ``"invalid value for '--since': ... (see 'deepresearch audit --help')"``.
     """
-    message = " ".join(err.format_message().split()).rstrip(".")
+    param = getattr(err, "param", None)
+    if type(err) is typer.BadParameter and param is not None:  # a value of the wrong type, in the library's words
+        message = f"{_param_name(param)} takes {param.metavar or _param_name(param).lstrip('-').upper()}"
+    else:
+        message = " ".join(err.format_message().split()).rstrip(".")
     first = message.split(" ", 1)[0]
     if first[:1].isupper() and first[1:].islower():  # Click's sentence case; an option or a name stays
         message = first.lower() + message[len(first) :]
     ctx = getattr(err, "ctx", None)  # a usage error's command, when Click knows it
     return f"{message} (see '{ctx.command_path} --help')" if ctx is not None else message
+
+
+def _param_name(param) -> str:
+    """How a command line names ``param``: an option by its first flag (``--port``), an argument by its metavar."""
+    if getattr(param, "param_type_name", "") == "option":
+        return param.opts[0]
+    return param.metavar or param.opts[0].upper()

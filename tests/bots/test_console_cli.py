@@ -239,14 +239,14 @@ def test_a_refused_ask_leaves_no_out_folder_behind(tmp_path):
 
 
 @pytest.mark.parametrize("args, said", [
-    (["prune", "--older-than", "abc"], "invalid value for '--older-than'"),
+    (["prune", "--older-than", "abc"], "--older-than must be a number of days from 0 to 36500"),
     (["prune", "--older-than"], "option '--older-than' requires an argument"),
-    (["audit", "--since", "x"], "invalid value for '--since'"),
+    (["audit", "--since", "x"], "--since must be a number of days from 0 to 36500"),
     (["audit", "--json", "--bogus"], "no such option: --bogus"),
     (["ask", "--offline", "--bogus", "What is asyncio?"], "no such option: --bogus"),
     (["ask", "--file"], "option '--file' requires an argument"),
-    (["slack", "--port", "abc"], "invalid value for '--port'"),
-    (["teams", "--port", "3.5"], "invalid value for '--port'"),
+    (["slack", "--port", "abc"], "--port must be a whole number from 0 to 65535"),
+    (["teams", "--port", "3.5"], "--port must be a whole number from 0 to 65535"),
     (["worker", "--queue"], "option '--queue' requires an argument"),
     (["index"], "missing argument 'DIRECTORY'"),
     (["render", "a.md", "b.md"], "got unexpected extra argument"),
@@ -272,3 +272,52 @@ def test_help_is_still_the_usage_block(tmp_path, args):
     text = out.stdout + out.stderr
     assert out.returncode == (2 if not args else 0), text
     assert text.startswith("Usage: ") and "Options:" in text and "--help" in text, text
+
+
+_DAYS = "must be a number of days from 0 to 36500 (such as 30 or 0.5)"
+_PORT = "--port must be a whole number from 0 to 65535 (0: any free port)"
+
+
+@pytest.mark.parametrize("args, said", [
+    *((["prune", "--older-than", value], f"--older-than {_DAYS}") for value in ("abc", "5d", "", "1,5", "nan", "-1")),
+    *((["audit", "--since", value], f"--since {_DAYS}") for value in ("x", "7 days", "", "inf")),
+    *(([command, "--port", value], _PORT) for command in ("slack", "teams") for value in ("abc", "3.5", "", "0x50")),
+    (["ask", "--corpus", "", "What is asyncio?"], "--corpus must be a folder's path, not empty"),
+    (["ask", "--out", "", "What is asyncio?"], "--out must be a folder's path, not empty"),
+    (["ask", "--file", "", "What is asyncio?"], "--file must be a file's path, not empty"),
+    (["render", "--out", "", "report.md"], "--out must be a folder's path, not empty"),
+    (["render", ""], "REPORT must be a report.md's path, not empty"),
+    (["index", ""], "DIRECTORY must be a folder's path, not empty"),
+])
+def test_a_bad_value_of_a_typed_option_says_what_the_option_takes(tmp_path, monkeypatch, args, said):
+    """One line in the command's words, naming the option and what it takes (its unit and range),
+    exit 2, before anything is done: never the parsing library's wording."""
+    from typer.testing import CliRunner
+
+    from bots.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert [line for line in result.output.splitlines() if line.strip()] == [f"deepresearch: {said}"]
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_value_of_the_wrong_type_is_said_without_the_librarys_words(tmp_path):
+    out = _cli(tmp_path, "prune", "--older-than", "abc")
+    assert out.returncode == 2 and out.stderr == f"deepresearch: --older-than {_DAYS}\n", out.stderr
+    no_traceback(out)
+
+
+def test_a_parse_error_of_any_other_value_names_the_option_and_what_it_takes():
+    """A value the parsing library refuses in its own words (Typer's pydantic message) is said as
+    what the option takes (its metavar), not as that message."""
+    import typer
+
+    from bots.cli_options import usage_error_line
+
+    option = types.SimpleNamespace(opts=["--limit"], metavar="COUNT", param_type_name="option")
+    err = typer.BadParameter("Input should be a valid integer, unable to parse string as an integer",
+                             ctx=types.SimpleNamespace(command_path="deepresearch audit", command=None), param=option)
+    assert usage_error_line(err) == "--limit takes COUNT (see 'deepresearch audit --help')"

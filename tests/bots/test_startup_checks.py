@@ -159,7 +159,7 @@ def test_a_port_out_of_range_is_refused_in_one_line(tmp_path, command, port):
                                                                                 **_SLACK_HTTP}),
                          cwd=tmp_path, timeout=START_TIMEOUT)
     assert out.returncode == 2, out.stderr
-    assert out.stderr.splitlines() == ["deepresearch: --port must be from 0 to 65535 (0: any free port)"], out.stderr
+    assert out.stderr.splitlines() == ["deepresearch: --port must be a whole number from 0 to 65535 (0: any free port)"], out.stderr
     no_traceback(out)
 
 
