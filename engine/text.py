@@ -153,7 +153,13 @@ _BLOCK_START = re.compile(r"(?:[-+]|\d{1,9}[.)])(?=\s|$)|(?:-\s*){3,}$")
 _CLOSING_HASHES = re.compile(r"(?<=\s)#+$")
 #: The places a literal goes (a list item before a citation, a heading, bold, italic, a link's
 #: text, a quote in a sentence): a lighter escaping must show the same in each as the full one.
-_PLACES = ("- {} [1]", "# {}", "**{}**", "*{}*", "[{}](<https://example.org/>)", "a \u201c{}\u201d b")
+#: A list of quoted titles in one sentence (the review's sources not cited) is the line twice: an
+#: unescaped ``_`` closing in one copy and opening in the next would be emphasis there.
+_PLACES = ("- {0} [1]", "# {0}", "**{0}**", "*{0}*", "[{0}](<https://example.org/>)", "a \u201c{0}\u201d b",
+           "a \u201c{0}\u201d, \u201c{0}\u201d b")
+#: The characters whose escapes :func:`markdown_literal` drops when nothing they could pair with is
+#: in the line: emphasis delimiters (CommonMark §6.2).
+_EMPHASIS = "_*"
 #: mistletoe keeps the document being parsed in a module global (link labels are looked up in it),
 #: so two parses at once in one process can break each other: every parse should hold this lock.
 MISTLETOE_LOCK = threading.Lock()
@@ -236,6 +242,12 @@ def markdown_literal(text: str, *, links: bool = True) -> str:
     each place a report puts text (:data:`_PLACES`, parsed with mistletoe as CommonMark);
     otherwise that fully escaped line is returned. :func:`markdown_unescape` reverses either.
 
+    An emphasis character (:data:`_EMPHASIS`) at a word's edge can open or close emphasis
+    (CommonMark §6.2's flanking rules) but does so only with a partner: the line's ``_`` are all
+    written without backslashes when the line then still shows the same in every place, and so
+    are its ``*`` (``_thread — Low-level threading API`` stays as it is; ``_a_``, ``__init__``
+    and ``*stars*`` keep theirs, since unescaped they would be emphasis).
+
     A bare http(s) URL in ``text`` (:func:`split_urls`) is written ``<url>``, a link showing the
     URL as written, where pandoc's ``gfm`` reader would otherwise link it with any backslash in it
     (or a closing ``”`` after it). With ``links=False`` (the text goes inside a link's text, where
@@ -246,10 +258,18 @@ def markdown_literal(text: str, *, links: bool = True) -> str:
     full = _escape_block_start(_escaped(line, lambda i: _MARKUP.fullmatch(line[i]), links), line)
     if full == line:
         return line
-    light = _escape_block_start(_escaped(line, lambda i: _is_markup(line, i), links), line)
-    if light == full or _html(_in_places(light)) == _html(_in_places(full)):
-        return light
-    return full
+    marked = {i for i in range(len(line)) if _is_markup(line, i)}
+    light = _escape_block_start(_escaped(line, marked.__contains__, links), line)
+    if light != full and _html(_in_places(light)) != _html(_in_places(full)):
+        return full
+    shown = _html(_in_places(light))
+    for delimiter in _EMPHASIS:  # every "_" of the line unescaped at once, then every "*"
+        fewer = {i for i in marked if line[i] != delimiter}
+        if fewer != marked:
+            lighter = _escape_block_start(_escaped(line, fewer.__contains__, links), line)
+            if _html(_in_places(lighter)) == shown:
+                marked, light = fewer, lighter
+    return light
 
 
 def _escaped(line: str, markup, links: bool) -> str:

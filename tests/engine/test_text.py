@@ -268,3 +268,59 @@ def test_an_abbreviation_or_a_lower_case_continuation_does_not_end_a_sentence():
         "Use a timeout, e.g. asyncio.timeout() or wait_for().", "Dr. Smith measured it, i.e. twice.",
         "Das ist z.B. gut.", "the next paragraph starts here.", "Done!", "Really?", "完了。", "次",
     ]
+
+
+# ---- escaping only what would change the rendering ---------------------------------------------
+#: Titles with characters that are markup in some places only: an underscore at a word's edge
+#: opens or closes nothing without a partner, while stars, brackets, backticks, HTML and a
+#: leading ``#`` would change what a reader sees.
+EDGE_TITLES = ["_thread — Low-level threading API", "_x", "x_", "snake_case_names", "__future__ style _x and y_",
+               "*stars*", "[brackets]", "`backticks`", "<html>", "$dollar", "# at start", "_private and _x_",
+               "a * b and c*", "__init__ — the constructor", "_thread _thread"]
+
+
+def _markdown_it_text(markdown: str) -> str:
+    """The text a CommonMark reader (markdown-it-py) shows for ``markdown``: its HTML without tags
+    and with character references resolved."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").render(markdown)
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered)).strip()
+
+
+@pytest.mark.parametrize("text", EDGE_TITLES)
+def test_a_title_renders_as_it_reads_in_every_place(text):
+    line = markdown_literal(text)
+    for place in PLACES:
+        expected = _markdown_it_text(place.format("\ue000")).replace("\ue000", text)
+        assert _markdown_it_text(place.format(line)) == expected, (place, line)
+    _shows_as_written_everywhere(text)
+    assert markdown_unescape(line) == text
+
+
+@pytest.mark.parametrize("text", EDGE_TITLES)
+def test_an_emphasis_character_is_escaped_only_where_the_escape_changes_the_rendering(text):
+    """The backslashes before a title's ``_`` (and before its ``*``) are needed: without them one
+    of the places a report puts the title, or two copies of it in one sentence, shows something
+    else (CommonMark's flanking rules, checked by markdown-it-py, another parser than the one the
+    escaping asks)."""
+    from markdown_it import MarkdownIt
+
+    line = markdown_literal(text)
+    md = MarkdownIt("commonmark")
+    places = (*PLACES, "a “{0}”, “{0}” b")
+    for delimiter in "_*":
+        if "\\" + delimiter in line:
+            lighter = line.replace("\\" + delimiter, delimiter)
+            assert any(md.render(place.format(lighter)) != md.render(place.format(line)) for place in places), line
+
+
+def test_a_title_is_written_with_the_backslashes_it_needs_and_no_others():
+    for text in ("_thread — Low-level threading API", "_x", "x_", "snake_case_names", "$dollar"):
+        assert markdown_literal(text) == text
+    needed = {"*stars*": "\\*stars\\*", "[brackets]": "\\[brackets\\]", "`backticks`": "\\`backticks\\`",
+              "<html>": "\\<html>", "# at start": "\\# at start", "_a_ and b": "\\_a\\_ and b"}
+    assert {text: markdown_literal(text) for text in needed} == needed
