@@ -7,6 +7,7 @@ import logging
 import os
 import tempfile
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 from engine.render import ReportDocument
@@ -49,6 +50,9 @@ def _keep_warnings(usage: Path, warnings: list[str]) -> None:
         data.pop("pdf_warnings")
     write_atomic(usage, json.dumps(data, indent=2, ensure_ascii=False))
 
+
+#: Seconds between two checks for a noted signal while the main thread waits for the Word build.
+WAIT_STEP = 0.1
 
 #: The file beside the outputs that records why one was not built, by output; a later build of that
 #: output removes it, so the folder never says "could not be built" beside a good file (a run
@@ -108,9 +112,21 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docx") as pool:
         docx = pool.submit(_docx, doc, directory / "report.docx", cancel)
         paths.update(_pdf(tex, directory, timeout, cancel))
-        paths.update(docx.result())
+        paths.update(_result(docx))
     _record_failures(directory, paths)
     return paths
+
+
+def _result(future: Future) -> dict:
+    """``future.result()``, waited for in steps of :data:`WAIT_STEP` seconds: a signal the kernel hands
+    to another thread of this process (any thread that does not block it may take it, signal(7)) only
+    sets CPython's flag, and a wait without a timeout in the main thread would run its handler when the
+    Word build ends; each step's end runs it (a work horse's hand-back, a terminal's Ctrl-C)."""
+    while True:
+        try:
+            return future.result(timeout=WAIT_STEP)
+        except TimeoutError:
+            continue
 
 
 def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | None) -> dict:

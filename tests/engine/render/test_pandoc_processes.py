@@ -56,8 +56,16 @@ RENDERER = textwrap.dedent("""
             threading.Event().wait(0.02)
         cancel.set()
 
+    def signal_the_docx_thread():  # the kernel may hand a process's signal to any thread not blocking it
+        while not (gate / "started").exists():
+            threading.Event().wait(0.02)
+        docx = next(t for t in threading.enumerate() if t.name.startswith("docx"))
+        signal.pthread_kill(docx.ident, signal.SIGTERM)
+
     if cancel_when_started:
         threading.Thread(target=cancel_once_started, daemon=True).start()
+    if sys.argv[2] == "thread":
+        threading.Thread(target=signal_the_docx_thread, daemon=True).start()
     doc = document_from_markdown("# Heat pumps\\n\\n## Findings\\n\\nCommon [1].\\n\\n## Sources\\n\\n"
                                  "1. [Costs](<https://example.com/costs>)\\n")
     paths = render_outputs(doc, gate / "out", timeout=0.001, cancel=cancel)  # the PDF is not the subject here
@@ -99,12 +107,30 @@ def test_signals_to_the_renderers_group_never_reach_pandoc(tmp_path, sig, patter
         wait_for(lambda: (gate / "started").exists() or proc.poll() is not None, what=f"pandoc {pattern} to start")
         assert proc.poll() is None, proc.stderr.read()
         os.killpg(proc.pid, sig)
-        wait_for(lambda: (gate / "noted").exists(), what="the renderer to note the signal")
+        wait_for(lambda: (gate / "noted").exists() or proc.poll() is not None, what="the renderer to note the signal")
+        assert proc.poll() is None, proc.stderr.read()
         (gate / "go").touch()
         assert wait_exit(proc, what="the render to end") == 0, proc.stderr.read()
         paths, log = json.loads(proc.stdout.read()), proc.stderr.read()
         assert Path(paths["docx"]).stat().st_size > 5000 and "docx_error" not in paths, log
         assert "docx_failed" not in log and not (gate / "out" / "docx-error.log").exists()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_signal_the_kernel_hands_to_the_word_build_thread_is_noted_while_pandoc_runs(tmp_path):
+    # the main thread waits for the Word build; a signal that lands on the build's thread must still
+    # reach the main thread's handler before the build ends, as a hand-back cannot wait for pandoc
+    proc, gate = _renderer(tmp_path, "--to=docx", "thread")
+    try:
+        wait_for(lambda: (gate / "noted").exists() or proc.poll() is not None,
+                 what="the renderer to note the signal while pandoc waits at its gate")
+        assert proc.poll() is None, proc.stderr.read()
+        (gate / "go").touch()
+        assert wait_exit(proc, what="the render to end") == 0, proc.stderr.read()
+        assert Path(json.loads(proc.stdout.read())["docx"]).stat().st_size > 5000
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
