@@ -20,8 +20,8 @@ WORDS = Phrasebook(Path(__file__).with_name("phrases.json"))
 
 #: Languages with one form for every count (CLDR plural category ``other`` only).
 NO_PLURAL = frozenset({"zh", TRADITIONAL, "ja"})
-#: Languages whose singular covers 0 as well as 1 (CLDR: French ``one`` is i = 0, 1).
-SINGULAR_ZERO = frozenset({"fr"})
+#: Languages whose singular covers 0 as well as 1 (CLDR: French and Portuguese ``one`` is i = 0, 1).
+SINGULAR_ZERO = frozenset({"fr", "pt"})
 
 
 def number(value: int, language: str) -> str:
@@ -33,8 +33,9 @@ def number(value: int, language: str) -> str:
 
 def plural(key: str, count: float, language: str) -> str:
     """``key_one`` or ``key_other``: the catalogue key of ``count`` things in ``language`` (CLDR's
-    cardinal categories of the catalogue's languages: ``one`` for exactly 1; in French for every
-    count whose whole part is 0 or 1, so 0, 0.5 and 1.5 too; Chinese and Japanese have only ``other``)."""
+    cardinal categories of the catalogue's languages: ``one`` for exactly 1; in French and Portuguese
+    for every count whose whole part is 0 or 1, so 0, 0.5 and 1.5 too; Chinese and Japanese have only
+    ``other``)."""
     if language in NO_PLURAL:
         return f"{key}_other"
     singular = 0 <= count < 2 if language in SINGULAR_ZERO else count == 1

@@ -1,8 +1,10 @@
 """What the bot says in a chat thread, in the language of the thread's question.
 
 The catalogue (``phrases.json``: ``{key: {language: template}}``) holds English, German, French,
-Spanish, Chinese and Japanese, the languages whose report headings the bot also translates
-(``engine/render/templates/labels.json``); a thread in another language is answered in English.
+Spanish, Italian, Dutch, Portuguese, Swedish, Chinese and Japanese, the languages whose report headings
+the bot also translates (``engine/render/templates/labels.json``); a thread in another language is
+answered in English. The phrases address the reader informally (German and Swedish "du", Spanish
+"tú", Italian "tu", Dutch "je", Brazilian Portuguese "você"), the French ones with "vous".
 """
 
 from __future__ import annotations

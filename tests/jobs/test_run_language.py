@@ -1,10 +1,12 @@
 """A turn speaks its thread's language: the status message, its Cancel button, the notes, the
 upload comment, a refusal of the research and the shared files' line follow the research question's
-language (German here), a resume's too."""
+language (German here; the status message in Italian, Dutch, Portuguese and Swedish too), a resume's too."""
 
 from __future__ import annotations
 
 import asyncio
+
+import pytest
 
 from engine.files import load_manifest
 from engine.progress import Progress
@@ -98,3 +100,36 @@ def test_a_german_threads_status_line_says_in_german_which_shared_files_were_ski
         "kein PDF (kein %PDF-Header))")
     assert sorted(e.reason for e in load_manifest(settings, THREAD)) == [
         "", "not a PDF (no %PDF header)", "unsupported type (.dwg)"]  # the list keeps English
+
+
+@pytest.mark.parametrize(("question", "starting", "button", "progress", "done"), [
+    ("Quali sono i vantaggi delle pompe di calore rispetto alle caldaie a gas?", "Avvio della ricerca…", "Annulla",
+     "Ricerca in corso\nRicerca delle fonti · argomenti 0/1 completati · 0 fonti trovate",
+     "Ricerca completata. Il rapporto è qui sotto."),
+    ("Hoe werken warmtepompen in zeer koude winters?", "Het onderzoek begint…", "Annuleren",
+     "Onderzoek loopt\nBronnen zoeken · onderwerpen 0/1 klaar · 0 bronnen gevonden",
+     "Onderzoek afgerond. Het rapport staat hieronder."),
+    ("Como funcionam as bombas de calor em invernos muito frios?", "Iniciando a pesquisa…", "Cancelar",
+     "Pesquisa em andamento\nBuscando fontes · temas 0/1 concluídos · 0 fonte encontrada",
+     "Pesquisa concluída. O relatório está abaixo."),
+    ("Hur fungerar värmepumpar under mycket kalla vintrar?", "Undersökningen startar…", "Avbryt",
+     "Undersökningen pågår\nSöker källor · ämnen 0/1 klara · 0 källor hittade",
+     "Undersökningen är klar. Rapporten finns nedan."),
+], ids=["it", "nl", "pt", "sv"])
+def test_a_question_in_italian_dutch_portuguese_or_swedish_gets_its_status_message(turn_env, monkeypatch, question,
+                                                                                    starting, button, progress, done):
+    settings, log = turn_env
+    report = _report(settings.data_dir / "run1", pdf=False)
+
+    async def with_progress(kw):
+        kw["on_progress"](Progress(phase="research", topics_started=1))
+        await asyncio.to_thread(_wait_for_update, log, progress.split("\n")[0])
+        return report(kw)
+
+    _async_script(monkeypatch, with_progress)
+    assert run_job(_queue(settings, log, text=question), settings=settings, last_attempt=True)["status"] == "done"
+    status = _events(log, "post")[0]
+    assert (status["text"], status["buttons"][0]["label"]) == (starting, button)
+    texts = [e["text"] for e in _events(log, "update")]
+    assert any(t.startswith(progress) for t in texts), texts
+    assert texts[-1] == done

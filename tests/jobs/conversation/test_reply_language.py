@@ -25,6 +25,10 @@ QUESTIONS = {
     "de": "Wie funktionieren Wärmepumpen in sehr kalten Wintern?",
     "fr": "Comment fonctionnent les pompes à chaleur pendant les hivers très froids ?",
     "es": "¿Cómo funcionan las bombas de calor en los inviernos muy fríos?",
+    "it": "Quali sono i vantaggi delle pompe di calore rispetto alle caldaie a gas?",
+    "nl": "Hoe werken warmtepompen in zeer koude winters?",
+    "pt": "Como funcionam as bombas de calor em invernos muito frios?",
+    "sv": "Hur fungerar värmepumpar under mycket kalla vintrar?",
     "zh": "热泵在非常寒冷的冬天如何工作？",
     "ja": "ヒートポンプは非常に寒い冬にどのように機能しますか？",
     "zh-Hant": "熱泵在非常寒冷的冬天如何工作？",  # not in the files: the zh text in Traditional characters
@@ -38,10 +42,17 @@ SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_s
                           "slack_where_channel", "names_separator", "file_and_reason"}
 
 
-@pytest.mark.parametrize("book", [WORDS, PROGRESS_WORDS, ENGINE_WORDS, SAY, WEBHOOK_SAY],
+#: The languages of the engine's own texts and of the chat adapters' own texts, whose lines in Italian,
+#: Dutch, Portuguese or Swedish are English.
+FIRST_LANGUAGES = ("en", "de", "fr", "es", "zh", "ja", "zh-Hant")
+
+
+@pytest.mark.parametrize(("book", "languages"), [(WORDS, tuple(QUESTIONS)), (PROGRESS_WORDS, tuple(QUESTIONS)),
+                                                 (ENGINE_WORDS, FIRST_LANGUAGES), (SAY, FIRST_LANGUAGES),
+                                                 (WEBHOOK_SAY, FIRST_LANGUAGES)],
                          ids=["chat", "progress", "engine", "adapters", "webhook"])
-def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook):
-    assert book.languages == tuple(QUESTIONS)
+def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook, languages: tuple[str, ...]):
+    assert book.languages == languages
     for key, entry in book.catalogue.items():
         assert tuple(entry) == tuple(language for language in book.languages if language != "zh-Hant"), key
         fields = template_fields(entry["en"])
@@ -121,6 +132,26 @@ def test_the_status_message_speaks_the_language_given():
     progress.sources_found = 4
     assert "4 sources trouvées" in progress_text(progress, elapsed=0, language="fr")
     assert progress_text(progress, elapsed=0, language="ko") == progress_text(progress, elapsed=0)
+
+
+@pytest.mark.parametrize(("language", "working", "head", "line"), [
+    ("it", "La ricerca è ancora in corso: rispondi `cancel` per fermarla.", "Ricerca in corso",
+     "Ricerca delle fonti · argomenti 1/2 completati · 3 fonti trovate · 1:15 trascorsi"),
+    ("nl", "Het onderzoek loopt nog: antwoord met `cancel` om het te stoppen.", "Onderzoek loopt",
+     "Bronnen zoeken · onderwerpen 1/2 klaar · 3 bronnen gevonden · 1:15 verstreken"),
+    ("pt", "A pesquisa ainda está em andamento: responda `cancel` para interrompê-la.", "Pesquisa em andamento",
+     "Buscando fontes · temas 1/2 concluídos · 3 fontes encontradas · 1:15 decorridos"),
+    ("sv", "Undersökningen pågår fortfarande – svara `cancel` för att avbryta den.", "Undersökningen pågår",
+     "Söker källor · ämnen 1/2 klara · 3 källor hittade · förfluten tid 1:15"),
+])
+def test_a_question_in_a_language_of_the_offline_report_gets_its_chat_and_progress_lines(language, working, head,
+                                                                                          line):
+    question = QUESTIONS[language]
+    old = {**record("running"), "question": question}
+    busy = reply_for(decide(old, message("ask@", OTHER), NOW, VIEW), message("ask@", OTHER), VIEW, old)
+    assert busy.text == working
+    progress = Progress(phase="research", topics_started=2, topics_finished=1, sources_found=3)
+    assert progress_text(progress, elapsed=75, language=thread_language(question)) == f"{head}\n{line}"
 
 
 def test_a_failure_and_a_quota_refusal_are_said_in_the_language_given():
