@@ -18,7 +18,8 @@ from jobs.phrases import WORDS
 
 #: Words that ask for the help text (as :func:`jobs.conversation.message.command_word` compares them: any case, full-width or not, with ``?`` ``!`` ``.`` around); empty text too. A
 #: word of one language is answered in it (:data:`bots.chat_phrases.HELP_LANGUAGES`).
-HELP_WORDS = frozenset({"", "help", "/help", "usage", "hilfe", "aide", "ayuda", "帮助", "幫助", "ヘルプ"})
+HELP_WORDS = frozenset({"", "help", "/help", "usage", "hilfe", "aide", "ayuda", "帮助", "幫助", "ヘルプ", "aiuto", "hulp",
+                        "ajuda", "hjälp"})
 #: The statuses a research is still open in, each with the key of its word in :data:`bots.chat_phrases.SAY`.
 STATUS_WORDS = {"queued": "status_queued", "running": "status_running", "paused": "status_paused",
                 "delivering": "status_delivering"}

@@ -2,9 +2,9 @@
 the one rule that picks the language they say it in.
 
 The catalogue (``chat_phrases.json``: ``{key: {language: template}}``) holds the languages of
-:data:`jobs.phrases.WORDS` (English, German, French, Spanish, Chinese, Japanese); keys of one
-platform start with its name (``slack_``, ``teams_``). Command words (``help``, ``status``,
-``cancel``) stay the same in every language and are shown as code.
+:data:`jobs.phrases.WORDS` (English, German, French, Spanish, Italian, Dutch, Portuguese, Swedish,
+Chinese, Japanese); keys of one platform start with its name (``slack_``, ``teams_``). Command
+words (``help``, ``status``, ``cancel``) stay the same in every language and are shown as code.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from jobs.phrases import WORDS, thread_language
 SAY = Phrasebook(Path(__file__).with_name("chat_phrases.json"))
 
 #: The help words written in one language (``help``, ``?`` and ``usage`` say nothing of theirs).
-HELP_LANGUAGES = {"hilfe": "de", "aide": "fr", "ayuda": "es", "帮助": "zh", "幫助": TRADITIONAL, "ヘルプ": "ja"}
+HELP_LANGUAGES = {"hilfe": "de", "aide": "fr", "ayuda": "es", "帮助": "zh", "幫助": TRADITIONAL, "ヘルプ": "ja",
+                  "aiuto": "it", "hulp": "nl", "ajuda": "pt", "hjälp": "sv"}
 
 
 def help_language(text: str) -> str | None:
@@ -48,8 +49,8 @@ def chat_language(text: str, *, question: str | None = None, locale: str | None 
     1. the message is in a thread with a research (``question``: its research question) → the
        thread's language (:func:`jobs.phrases.thread_language`, the report's, as
        :func:`jobs.conversation.replies.reply_language` answers in the thread);
-    2. ``text`` is a help word of one language (``hilfe``, ``aide``, ``ayuda``, ``帮助``, ``ヘルプ``;
-       :func:`help_language`);
+    2. ``text`` is a help word of one language (``hilfe``, ``aide``, ``ayuda``, ``帮助``, ``ヘルプ``,
+       ``aiuto``, ``hulp``, ``ajuda``, ``hjälp``; :func:`help_language`);
     3. the platform sent a locale (a Teams activity's ``locale``; a Slack slash command has none)
        whose language the catalogue holds (:func:`locale_language`);
     4. ``recent()`` gives the question of the person's most recent research (e.g. the newest of

@@ -2,7 +2,8 @@
 why a shared file is skipped, and numbers as each language writes them.
 
 The catalogue (``phrases.json``: ``{key: {language: template}}``, :class:`engine.phrasebook.Phrasebook`)
-holds English, German, French, Spanish, Chinese and Japanese: ``rejected_*`` are the texts of
+holds English, German, French, Spanish, Italian, Dutch, Portuguese (Brazilian, as CLDR's ``pt``),
+Swedish, Chinese and Japanese: ``rejected_*`` are the texts of
 :class:`engine.runner.TurnRejected`, ``files_*`` the files line of a status and ``skip_*`` the skip
 reasons (:mod:`engine.file_summary`). The progress line's own words are ``progress_phrases.json``
 (:data:`engine.progress.WORDS`).
@@ -26,8 +27,9 @@ SINGULAR_ZERO = frozenset({"fr", "pt"})
 
 def number(value: int, language: str) -> str:
     """``value`` with its digits grouped by thousands as ``language`` writes them (CLDR's grouping
-    separator: "8,000" in English, "8.000" in German and Spanish, "8 000" with a narrow no-break
-    space in French; the ``thousands_separator`` entry of :data:`WORDS`)."""
+    separator: "8,000" in English, "8.000" in German, Spanish, Italian, Dutch and Portuguese, "8 000"
+    with a narrow no-break space in French and with a no-break space in Swedish; the
+    ``thousands_separator`` entry of :data:`WORDS`)."""
     return f"{value:,}".replace(",", WORDS("thousands_separator", language))
 
 

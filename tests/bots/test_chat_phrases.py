@@ -20,7 +20,9 @@ def never() -> str:
 @pytest.mark.parametrize(("word", "language"), [("hilfe", "de"), ("Aide!", "fr"), ("AYUDA.", "es"), ("帮助", "zh"),
                                                 ("ヘルプ", "ja"), ("\u200fhilfe", "de"), ("Hilfe?", "de"),
                                                 ("aide ?", "fr"), ("¿ayuda?", "es"), ("帮助？", "zh"), ("幫助", "zh-Hant"),
-                                                ("ヘルプ？", "ja"), ("ＨＩＬＦＥ", "de"), ("ヘルプ。", "ja")])
+                                                ("ヘルプ？", "ja"), ("ＨＩＬＦＥ", "de"), ("ヘルプ。", "ja"),
+                                                ("aiuto", "it"), ("Aiuto?", "it"), ("hulp", "nl"), ("HULP!", "nl"),
+                                                ("ajuda", "pt"), ("Ajuda?", "pt"), ("hjälp", "sv"), ("Hjälp!", "sv")])
 def test_a_help_word_of_one_language_is_answered_in_it(word, language):
     assert help_language(word) == language
     assert chat_language(word, recent=never) == language
@@ -38,6 +40,7 @@ def test_every_help_word_of_a_language_is_a_help_word():
 @pytest.mark.parametrize(("locale", "language"), [("de-DE", "de"), ("fr-CA", "fr"), ("es", "es"), ("zh-Hans-CN", "zh"),
                                                   ("ja-JP", "ja"), ("en-US", "en"), ("EN_gb", "en"), ("ko-KR", None),
                                                   ("zh-TW", "zh-Hant"), ("zh-Hant-HK", "zh-Hant"), ("zh-CN", "zh"),
+                                                  ("it-IT", "it"), ("nl-BE", "nl"), ("pt-BR", "pt"), ("sv-SE", "sv"),
                                                   ("", None), (None, None)])
 def test_a_platform_locale_gives_its_language_when_the_catalogue_holds_it(locale, language):
     assert locale_language(locale) == language
@@ -80,3 +83,41 @@ def test_a_cancel_word_with_marks_or_full_width_is_the_cancel_word(text):
 @pytest.mark.parametrize("text", ["Warum?", "help me?", "Hilfe bei Wärmepumpen?", "stop the press?"])
 def test_a_question_with_other_words_is_no_command(text):
     assert not is_help(text) and not is_cancel(text)
+
+
+#: A question in each language the offline report writes besides English, German, French and Spanish,
+#: with a line of the help text and the refusal of an empty question in that language.
+MORE_LANGUAGES = {
+    "it": ("Quali sono i vantaggi delle pompe di calore rispetto alle caldaie a gas?",
+           "Potrei prima fare una domanda di chiarimento: risponde chi ha posto la domanda, nello stesso thread.",
+           "La domanda è vuota: indica l'argomento della ricerca."),
+    "nl": ("Wat zijn de voordelen van warmtepompen ten opzichte van cv-ketels op gas?",
+           "Misschien stel ik eerst een verduidelijkende vraag: wie de vraag stelde, beantwoordt die in dezelfde thread.",
+           "De vraag is leeg: geef aan wat er onderzocht moet worden."),
+    "pt": ("Quais são as vantagens das bombas de calor em relação às caldeiras a gás?",
+           "Talvez eu faça antes uma pergunta de esclarecimento: quem fez a pergunta a responde na mesma thread.",
+           "A pergunta está vazia: diga o que deve ser pesquisado."),
+    "sv": ("Vilka är fördelarna med värmepumpar jämfört med gaspannor?",
+           "Jag kanske ställer en förtydligande fråga först: den som frågade svarar på den i samma tråd.",
+           "Frågan är tom: skriv vad som ska undersökas."),
+}
+
+
+@pytest.mark.parametrize("language", list(MORE_LANGUAGES))
+def test_a_question_in_italian_dutch_portuguese_or_swedish_is_answered_in_its_language(language):
+    from bots.slack.handlers import slack_usage
+    from bots.teams.bot import teams_usage
+    from engine.runner import TurnRejected, validate_question
+    from jobs.conversation.replies import refused_question
+
+    question, clarify, empty = MORE_LANGUAGES[language]
+    # the thread's research, the message itself when the registry cannot be read, and the latest research
+    assert chat_language("status", question=question, recent=never) == language
+    assert own_language(question) == language
+    assert chat_language("status", recent=lambda: question) == language
+    # the help text of each surface, every line of it in that language
+    for help_text in (slack_usage(language), teams_usage(language)):
+        assert f"- {clarify}" in help_text.splitlines()
+    with pytest.raises(TurnRejected) as refused:
+        validate_question("  ")
+    assert refused_question("  ", refused.value, own_language(question)) == empty

@@ -156,6 +156,27 @@ def test_the_status_listing_speaks_the_language_of_the_thread_or_of_the_latest_r
         "Vous n'avez aucune recherche en cours ni en attente d'une réponse. Lancez-en une avec `/research QUESTION`.")
 
 
+@pytest.mark.parametrize(("question", "header", "line", "help_line"), [
+    ("Quali sono i vantaggi delle pompe di calore rispetto alle caldaie a gas?", "Le tue ricerche:",
+     "- **in attesa della tua risposta** in <#C1>: ", "- `help` mostra questo messaggio."),
+    ("Wat zijn de voordelen van warmtepompen ten opzichte van cv-ketels op gas?", "Je onderzoeken:",
+     "- **wacht op je antwoord** in <#C1>: ", "- `help` toont dit bericht."),
+    ("Quais são as vantagens das bombas de calor em relação às caldeiras a gás?", "Suas pesquisas:",
+     "- **aguardando sua resposta** em <#C1>: ", "- `help` mostra esta mensagem."),
+    ("Vilka är fördelarna med värmepumpar jämfört med gaspannor?", "Dina undersökningar:",
+     "- **väntar på ditt svar** i <#C1>: ", "- `help` visar det här meddelandet."),
+], ids=["it", "nl", "pt", "sv"])
+def test_a_thread_in_italian_dutch_portuguese_or_swedish_gets_help_and_status_in_its_language(
+        slack_turns, question, header, line, help_line):
+    _research(slack_turns.settings, "slack:T1:C1:1.1", question, status="paused")
+    listing = slack_turns.command("status", "alice", ephemeral=True, thread_id="slack:T1:C1:1.1").text
+    assert listing.splitlines() == [header, "", line + question]
+    help_text = slack_turns.command("help", "alice", ephemeral=True, thread_id="slack:T1:C1:1.1").text
+    assert help_line in help_text.splitlines()
+    # outside the thread the help word is the person's latest research's language too
+    assert slack_turns.command("help", "alice", ephemeral=True).text == help_text
+
+
 def test_a_listing_shown_to_others_hides_their_questions_in_the_threads_language(turns):
     from bots.chat_phrases import SAY
     from bots.teams.bot import where_in_teams

@@ -15,7 +15,7 @@ from engine.files import FileEntry, SharedFile, files_dir, ingest, load_manifest
 from engine.phrases import WORDS, plural
 from engine.progress import Progress
 
-LANGUAGES = ("en", "de", "fr", "es", "zh", "ja")
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "sv", "zh", "ja")
 
 
 def _entry(status: str, reason: str = "", name: str = "f.pdf") -> FileEntry:
@@ -53,6 +53,25 @@ def test_the_files_line_takes_each_languages_plural_forms():
         "3 archivos leídos, 2 omitidos: PDF cifrado (protegido con contraseña)")
     assert files_status(SHARED[:3] + one_skipped, "zh") == "已读取 3 个文件，跳过 1 个：加密的 PDF（受密码保护）"
     assert files_status([], "de") == ""
+
+
+def test_the_files_line_in_italian_dutch_portuguese_and_swedish():
+    one_skipped = [_entry("skipped", "encrypted PDF (password protected)")]
+    assert [files_status(SHARED[:1], lang) for lang in ("it", "nl", "pt", "sv")] == [
+        "1 file letto", "1 bestand gelezen", "1 arquivo lido", "1 fil läst"]
+    assert files_status(SHARED, "it") == (
+        "3 file letti, 5 saltati: PDF scansionato senza livello di testo, tipo non supportato (.exe), "
+        "oltre il limite di 25 MB per file, +1 altro")
+    assert files_status(SHARED[:3] + one_skipped, "nl") == (
+        "3 bestanden gelezen, 1 overgeslagen: versleutelde PDF (beveiligd met wachtwoord)")
+    # CLDR: Portuguese, like French, takes the singular for 0 as well; Swedish does not
+    assert files_status(one_skipped, "pt") == "0 arquivo lido, 1 ignorado: PDF criptografado (protegido por senha)"
+    assert files_status(one_skipped * 2, "sv") == (
+        "0 filer lästa, 2 överhoppade: krypterad PDF (lösenordsskyddad)")
+    assert reason_text("over the 1.5 MB limit of a thread's files", "sv") == (
+        "över gränsen på 1,5 MB för en tråds filer")
+    assert reason_text("DOCX with over 2000 parts (possible zip bomb)", "pt") == (
+        "DOCX com mais de 2.000 partes (possível bomba zip)")
 
 
 def test_english_stays_as_it_was_and_a_reason_without_a_code_is_shown_as_it_is():

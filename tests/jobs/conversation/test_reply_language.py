@@ -179,8 +179,8 @@ def test_numbers_are_grouped_as_each_language_writes_them():
     from jobs.conversation.replies import refused_question
     from jobs.phrases import number
 
-    assert [number(10_225, lang) for lang in ("en", "de", "fr", "es", "ja")] == [
-        "10,225", "10.225", "10\u202f225", "10.225", "10,225"]
+    assert [number(10_225, lang) for lang in ("en", "de", "fr", "es", "ja", "it", "nl", "pt", "sv")] == [
+        "10,225", "10.225", "10\u202f225", "10.225", "10,225", "10.225", "10.225", "10.225", "10\u00a0225"]
     long_german = "Warum ist der Himmel am Abend rot? " * 300
     said = refused_question(long_german, ValueError("too long"), "de")
     assert said.startswith("Die Frage ist 10.499 Zeichen lang; erlaubt sind 8.000.")
@@ -204,3 +204,4 @@ def test_a_slash_command_refused_as_empty_or_without_words_is_told_in_its_langua
     long_japanese = "ヒートポンプは寒い冬にどのように機能しますか？" * 400
     assert refused_question(long_japanese, refusal(long_japanese), "ja").startswith(
         "質問が 9,200 文字あります。上限は 8,000 文字です。")
+
