@@ -349,7 +349,8 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
                 corpus: Path | None, no_clarify: bool, files: list[Path]) -> int:
     """The run itself, once the lock is held: record the thread, show its id, research, print the files."""
     start = None if resume else question
-    if resume and run_interruptible(lambda: thread_status(thread, settings=settings)) == "none":
+    status = run_interruptible(lambda: thread_status(thread, settings=settings)) if resume else None
+    if status == "none":
         if not (record and record.question):
             say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
             return EXIT_USAGE
@@ -376,6 +377,8 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             raise
         return code
     if outcome.status == "clarify":
+        if status == "paused" and answer is None:  # the question shown again and left unanswered: nothing ran
+            raise NothingRan(EXIT_WAITING)
         return EXIT_WAITING
     try:
         return print_result(outcome, out)

@@ -39,8 +39,8 @@ class NotStarted(SettingsError):
 
 class NothingRan(Exception):  # noqa: N818 - an outcome, not an error
     """The run stopped before its research did anything (Ctrl-C while indexing the corpus, said
-    already): ``args[0]`` is the exit code; its slot is given back and, as nothing ran, no audit
-    record is written."""
+    already; a paused thread resumed without an answer, its question only shown again): ``args[0]``
+    is the exit code; its slot is given back and, as nothing ran, no audit record is written."""
 
 
 def run_accounted(settings: Settings, thread: str, question: str, *, start: bool, run: Callable[[], int],

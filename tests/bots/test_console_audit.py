@@ -101,7 +101,8 @@ def _calls(tmp_path) -> int:
 
 def test_a_research_paused_at_its_clarifying_question_is_audited_with_the_calls_made_before_it(tmp_path):
     """`ask` that stops at the clarifying question (exit 3) writes a ``paused`` record of that
-    attempt's calls; the answer's run writes its own; `audit` shows one research with every call once."""
+    attempt's calls; `--resume` without an answer only shows the question again and writes none; the
+    answer's run writes its own; `audit` shows one research with every call once."""
     docs = write_docs(tmp_path / "docs")
     token = "xoxb-FAKE0testtoken"  # vague enough to be asked about, and echoed by the question asked
     first = ask(tmp_path, "--offline", "--corpus", str(docs), token)
@@ -114,6 +115,14 @@ def test_a_research_paused_at_its_clarifying_question_is_audited_with_the_calls_
     assert paused["tokens"] > 0 and paused["clarification"] and paused["error"] is None
     [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json").stdout.splitlines()]
     assert (row["status"], row["attempts"], row["model_calls"]) == ("paused", 1, asked)
+
+    # resumed without an answer (stdin at its end), twice: the question is shown again, nothing runs,
+    # and the trail gains no attempt
+    for _ in range(2):
+        shown = ask(tmp_path, "--resume", thread)
+        assert shown.returncode == 3 and "Clarifying question:" in shown.stderr, shown.stderr
+        assert f"Answer later with: deepresearch ask --resume {thread}" in shown.stderr
+    assert _trail(tmp_path) == [paused] and _calls(tmp_path) == asked
 
     answered = ask(tmp_path, "--resume", thread, "--answer", "home solar panels and their inverters")
     assert answered.returncode == 0, answered.stderr
