@@ -8,7 +8,15 @@ import threading
 import unicodedata
 
 from engine.chinese import TRADITIONAL, is_traditional
-from engine.language_evidence import content_evidence, french_spacing, is_name, joined_names
+from engine.language_evidence import (
+    carries_no_language,
+    content_evidence,
+    french_spacing,
+    is_name,
+    joined_names,
+    own_languages,
+    used_in_english,
+)
 from engine.offline_phrases_more import ABBREVIATIONS as _ABBREVIATIONS_MORE
 from engine.offline_phrases_more import FUNCTION_WORDS as _FUNCTION_WORDS_MORE
 
@@ -249,13 +257,16 @@ def _told_by_its_words(text: str) -> str | None:
     English lacks (:data:`_LETTERS`: "ä", "ñ", "ł"), unless the words without such letters are
     English by py3langid's ranking ("Nestlé annual revenue?"), one for each of its own content words
     (:func:`engine.language_evidence.content_evidence`: "kostet", "precio"), one for its conjunction
-    between two names (:func:`~engine.language_evidence.joined_names`: "Kafka oder RabbitMQ") and,
-    for French, one for a space before "?" or "!". A language with content words or such a
-    conjunction also counts its words that are English's too ("Was kostet Kubernetes?"). One
-    function word alone is no evidence (it is often a name or English too: "Die Hard trivia"), nor
-    one content word or a space alone. The highest score, if it is above English's (its function
-    words), wins when py3langid ranks that language above English, or, for a conjunction between
-    names, anywhere in its ranking (among several with that score, the first it ranks). Names are no
+    between two names (:func:`~engine.language_evidence.joined_names`: "Kafka oder RabbitMQ"), one
+    when its words are the only ones besides names and words of no language (:func:`_alone`:
+    "Kubernetes Vorteile?", "Migliore database?") and, for French, one for a space before "?" or
+    "!". A language with content words, such a conjunction or only its words also counts its words
+    that are English's too ("Was kostet Kubernetes?"). One function word alone is no evidence (it is
+    often a name or English too: "Die Hard trivia"), nor one content word or a space alone beside an
+    English word. The highest score, if it is above English's (its function words), wins when
+    py3langid ranks that language above English, or, for a conjunction between names or a question
+    of its words alone, anywhere in its ranking (among several with that score, the first it
+    ranks). Names are no
     language's function words and are not counted: a capitalised word after the first (German's
     nouns too: "Tasks"), a word in capitals ("RAG") or with a digit ("S3").
     """
@@ -277,17 +288,18 @@ def _told_by_its_words(text: str) -> str | None:
 def _scores(text: str, tokens: list[str], model) -> tuple[dict[str, int], set[str]]:
     """Each language's score for :func:`_told_by_its_words` (ISO 639-1 code -> points; English's by
     its function words alone; a language with one point and no stronger evidence has 0), and the
-    languages whose conjunction stands between two names in ``tokens`` (the words of ``text``)."""
-    own = [token.lower() for i, token in enumerate(tokens)
-           if not ((i and token[:1].isupper()) or any(c.isdigit() for c in token)
-                   or (len(token) > 1 and token.isupper()))]
+    languages whose conjunction stands between two names in ``tokens`` (the words of ``text``) or
+    whose words are the only ones it holds besides names (:func:`_alone`)."""
+    named = [bool((i and token[:1].isupper()) or any(c.isdigit() for c in token)
+                  or (len(token) > 1 and token.isupper())) for i, token in enumerate(tokens)]
+    own = [token.lower() for token, name in zip(tokens, named, strict=True) if not name]
     english_words = _QUESTION_WORDS["en"]
     score = {code: sum(word in found and (code == "en" or word not in english_words) for word in own)
              for code, found in _QUESTION_WORDS.items()}
     content = content_evidence(tokens, _QUESTION_WORDS)
-    joined = joined_names(tokens, english_words)
-    for code in set(content) | joined:  # its words that English has too are its as well ("Was kostet")
-        score[code] = (score.get(code, 0) + content.get(code, 0) + (code in joined)
+    sure = joined_names(tokens, english_words) | _alone(tokens, named, english_words)
+    for code in set(content) | sure:  # its words that English has too are its as well ("Was kostet")
+        score[code] = (score.get(code, 0) + content.get(code, 0) + (code in sure)
                        + sum(word in english_words and word in _QUESTION_WORDS.get(code, ()) for word in own))
     asks = {code for code, found in _INTERROGATIVES.items() if own and own[0] in found.split()}
     for code in asks:  # it opens with its own question word: "Wat is Kubernetes?"
@@ -303,9 +315,50 @@ def _scores(text: str, tokens: list[str], model) -> tuple[dict[str, int], set[st
             score[code] = score.get(code, 0) + 1
             lettered.add(code)
     for code in score:  # one word alone is no evidence: a function word is often a name or English too
-        if code != "en" and score[code] < 2 and code not in asks | lettered | joined:
+        if code != "en" and score[code] < 2 and code not in asks | lettered | sure:
             score[code] = 0
-    return score, joined
+    return score, sure
+
+
+#: "Versus" as the languages compared write it: "Kafka vs Flink", "Vue versus React". Its capitalised
+#: words are the things compared, names, even where they are another language's words ("Flink",
+#: "Vue") and German nouns.
+_VERSUS = frozenset({"vs", "versus"})
+
+
+def _alone(tokens: list[str], named: list[bool], english: frozenset[str]) -> set[str]:
+    """The languages other than English that are the only ones ``tokens`` (a short question's words
+    as written; ``named``: which of them are names by :func:`_scores`' rule) hold words of: each token
+    is a name, a word of no language's or of English's and the language's alike
+    (:func:`engine.language_evidence.carries_no_language`: "Kubernetes", "database"), or the
+    language's own: a content word (:func:`engine.language_evidence.own_languages`) or a function
+    word that English lacks; and one at least is its content word ("Kubernetes Vorteile?",
+    "Migliore database?", "Vantaggi Kubernetes?"). An English function word ("Kafka of RabbitMQ?")
+    or a word frequent in English but not in the language ("GPT-4 pricing?") leaves it out.
+
+    Two words of letters at least (a number is a version, not a word: "Vue 3?"). In a comparison
+    (:data:`_VERSUS`) the capitalised words are names. A capitalised first word, when it is the
+    language's only content word, may be a name's as much as a sentence's start: it is the
+    language's only if English text rarely uses it (:func:`engine.language_evidence.used_in_english`:
+    "Vantaggi Kubernetes?"; not "Vue Router?", "Mistral Large?")."""
+    if sum(any(ch.isalpha() for ch in token) for token in tokens) < 2:
+        return set()
+    compared = any(token.lower() in _VERSUS for token in tokens)
+    capital = [bool(token[:1].isupper()) for token in tokens]
+    langs = [frozenset() if compared and upper else found
+             for found, upper in zip(own_languages(tokens, _QUESTION_WORDS), capital, strict=True)]
+    found: set[str] = set()
+    for code in set().union(*langs):
+        words = _QUESTION_WORDS.get(code, frozenset())
+        first_only = capital[0] and [code in its for its in langs] == [True] + [False] * (len(langs) - 1)
+        if first_only and used_in_english(tokens[0].lower()):  # "Vue Router?": a name English uses
+            continue
+        if all(code in its or carries_no_language(token.lower(), code, english)
+               or (token.lower() in words and token.lower() not in english)
+               or name or (compared and upper)
+               for token, name, upper, its in zip(tokens, named, capital, langs, strict=True)):
+            found.add(code)
+    return found
 
 
 #: What is code or an address in a question, not words of its language: Markdown code (fenced or a

@@ -45,26 +45,61 @@ def frequent_in(word: str) -> frozenset[str]:
     return frozenset(code for code in COMPARED if zipf_frequency(word, code, wordlist="small") > 0)
 
 
+#: Zipf frequency (log10 of occurrences per billion words) from which English text uses a word,
+#: as a name if not as its own ("Vue" 2.9, "Llama" 3.0, "Mistral" 2.6; "Vorteile" 0, "Preis" 1.9):
+#: once in ten million words.
+_USED = 2.0
+
+
+def used_in_english(word: str) -> bool:
+    """True when English text uses the lower-cased ``word`` once in ten million words or more
+    (Zipf 2 in wordfreq's English list, its largest): a word of another language that English
+    writes as a name ("vue", "llama", "jaeger"), below the "small" list's Zipf 3 of :func:`frequent_in`."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= _USED
+
+
 def content_evidence(tokens: list[str], skip: dict[str, frozenset[str]]) -> dict[str, int]:
     """For each language other than English, how many of ``tokens`` (a question's words as written)
-    are its own content words: frequent in it (:func:`frequent_in`), not in English, and in no more
-    than four of the nine compared languages ("kostet", "precio", "calor", "voordelen"; not "Kafka",
-    "tips", "solar"). A word of ``skip`` (each language's function words, counted apart) is left out
-    for that language. A name does not count (:func:`is_name`), but for the first word (a sentence
-    starts with a capital: "Vorteile", "Precio") and for German, which capitalises its nouns
-    ("Kosten"); a word in capitals, in mixed case or with a digit never counts."""
+    are its own content words (:func:`own_languages`): {ISO 639-1 code: count}."""
     count: dict[str, int] = {}
+    for found in own_languages(tokens, skip):
+        for code in found:
+            count[code] = count.get(code, 0) + 1
+    return count
+
+
+def own_languages(tokens: list[str], skip: dict[str, frozenset[str]]) -> list[frozenset[str]]:
+    """For each of ``tokens`` (a question's words as written), in order, the languages other than
+    English whose own content word it is: frequent in it (:func:`frequent_in`), not in English, and
+    in no more than four of the nine compared languages ("kostet", "precio", "calor", "voordelen";
+    not "Kafka", "tips", "solar"). A word of ``skip`` (each language's function words, counted
+    apart) is left out for that language. A name is no language's (:func:`is_name`), but for the
+    first word (a sentence starts with a capital: "Vorteile", "Precio") and for German, which
+    capitalises its nouns ("Kosten"); a word in capitals, in mixed case or with a digit is none's."""
+    out: list[frozenset[str]] = []
     for i, token in enumerate(tokens):
-        if token[:1].isdigit() or any(ch.isupper() or ch.isdigit() for ch in token[1:]):
-            continue
         word = token.lower()
         found = frequent_in(word)
-        if "en" in found or len(found) > _MOST:
+        if (token[:1].isdigit() or any(ch.isupper() or ch.isdigit() for ch in token[1:])
+                or "en" in found or len(found) > _MOST):
+            out.append(frozenset())
             continue
-        for code in found:
-            if (i == 0 or code == "de" or not is_name(token)) and word not in skip.get(code, ()):
-                count[code] = count.get(code, 0) + 1
-    return count
+        out.append(frozenset(code for code in found if (i == 0 or code == "de" or not is_name(token))
+                             and word not in skip.get(code, ())))
+    return out
+
+
+def carries_no_language(word: str, code: str, english: frozenset[str]) -> bool:
+    """True when the lower-cased ``word`` is no evidence for or against language ``code`` beside
+    English in a short question: frequent in none of the compared languages (a name, a product:
+    "kubernetes", "wärmepumpe" as one compound), in more than four of them (an international word
+    or name: "kafka", "solar"), or in both English and ``code`` (a loanword both use: "database" in
+    Italian); never one of ``english`` (its function words: "or", "of", "in"), which are English's
+    evidence."""
+    found = frequent_in(word)
+    return word not in english and (not found or len(found) > _MOST or {"en", code} <= found)
 
 
 def joined_names(tokens: list[str], english: frozenset[str]) -> set[str]:

@@ -20,6 +20,12 @@ SHORT = [
     ("Vorteile von Redis?", "de"),
     ("Kubernetes Kosten senken?", "de"),
     ("Wärmepumpe oder Gasheizung?", "de"),
+    # one word of the language beside a name: the name carries no language, the word does
+    ("Kubernetes Vorteile?", "de"),
+    ("Preis Wärmepumpe?", "de"),
+    ("Nachteile Rust?", "de"),
+    ("Kosten Solaranlage?", "de"),
+    ("Kubernetes alternativen?", "de"),
     # French: "ou" between names, the space before "?" of French typography
     ("Rust ou Go ?", "fr"),
     ("Kafka ou RabbitMQ ?", "fr"),
@@ -27,24 +33,39 @@ SHORT = [
     ("Pompe à chaleur prix ?", "fr"),
     ("Combien coûte Kubernetes ?", "fr"),
     ("Avantages de Kubernetes ?", "fr"),
+    ("Avantages Kubernetes ?", "fr"),
+    ("Kubernetes inconvénients ?", "fr"),
     # Spanish
     ("Bomba de calor precio?", "es"),
     ("Precio de paneles solares", "es"),
     ("Ventajas de Kubernetes?", "es"),
     ("Cuánto cuesta Kubernetes?", "es"),
     ("Energía solar precio?", "es"),
+    ("Ventajas Kubernetes?", "es"),
+    ("Kubernetes desventajas?", "es"),
     # Italian
     ("Pompa di calore prezzo?", "it"),
     ("Vantaggi di Kubernetes?", "it"),
     ("Kafka oppure RabbitMQ?", "it"),
+    ("Migliore database?", "it"),  # "database" is English and Italian alike: the other word tells
+    ("Vantaggi Kubernetes?", "it"),
+    ("Vantaggi Rust?", "it"),
+    ("Prezzo pompa di calore?", "it"),
     # Dutch
     ("Warmtepomp kosten?", "nl"),
     ("Wat kost Kubernetes?", "nl"),
     ("Voordelen van Kubernetes?", "nl"),
+    ("Voordelen Kubernetes?", "nl"),
+    ("Kubernetes nadelen?", "nl"),
     # Portuguese
     ("Bomba de calor preço?", "pt"),
     ("Quanto custa Kubernetes?", "pt"),
     ("Vantagens do Kubernetes?", "pt"),
+    ("Vantagens Kubernetes?", "pt"),
+    ("Kubernetes desvantagens?", "pt"),
+    # Swedish
+    ("Fördelar Kubernetes?", "sv"),
+    ("Kubernetes nackdelar?", "sv"),
     # Chinese and Japanese around Latin names, which outnumber their characters
     ("Kafka还是RabbitMQ？", "zh"),
     ("Kafka 还是 RabbitMQ？", "zh"),
@@ -76,13 +97,24 @@ SHORT = [
     ("What does 你好 mean?", "en"),
     ("Kanji 水 meaning", "en"),
     ("Kafka vs RabbitMQ ?", "en"),
+    # a name alone, or names with an English word: no other language's word
+    ("Kubernetes?", "en"),
+    ("Postgres vs MySQL?", "en"),
+    ("GPT-4 pricing?", "en"),
+    ("Kafka of RabbitMQ?", "en"),  # Dutch "of" is English "of" too ("Bank of America")
+    # a name that is another language's word too, which English text uses as a name
+    ("Vue Router?", "en"),  # French "vue"
+    ("Mistral Large?", "en"),
+    ("Llama Guard?", "en"),  # Spanish "llama"
+    ("Vue 3?", "en"),  # a version number is no word
 ]
 
 
 @pytest.mark.parametrize(("question", "language"), SHORT)
 def test_the_language_of_a_short_question(question, language):
     """A report was written in English for "Kafka oder RabbitMQ?", "Rust ou Go ?", "Bomba de calor
-    precio?", "Was kostet Kubernetes?" and for a Chinese or Japanese question whose Latin names
+    precio?", "Was kostet Kubernetes?", for a name and one word of another language ("Kubernetes
+    Vorteile?", "Migliore database?") and for a Chinese or Japanese question whose Latin names
     outnumber its characters."""
     assert detect_language(question) == language
 
@@ -103,6 +135,13 @@ def test_a_conjunction_between_two_names_is_its_language_s(question, languages):
 
 
 @pytest.mark.parametrize("default", ["de", "fr", "en"])
-@pytest.mark.parametrize("message", ["Kafka vs Flink?", "Rust or Go?", "ok thanks"])
+@pytest.mark.parametrize("message", ["Kafka vs Flink?", "Rust or Go?", "ok thanks", "Postgres vs MySQL?",
+                                     "Vue Router?"])
 def test_names_alone_keep_the_thread_s_language(message, default):
     assert detect_language(message, default=default) == default
+
+
+@pytest.mark.parametrize("default", ["fr", "en"])
+@pytest.mark.parametrize(("message", "language"), [("Kubernetes Vorteile?", "de"), ("Vantaggi Kubernetes?", "it")])
+def test_a_name_and_one_word_of_a_language_are_that_language_s_in_any_thread(message, language, default):
+    assert detect_language(message, default=default) == language
