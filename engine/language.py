@@ -10,6 +10,7 @@ import unicodedata
 from engine.chinese import TRADITIONAL, is_traditional
 from engine.language_evidence import (
     carries_no_language,
+    common_in,
     content_evidence,
     french_spacing,
     is_name,
@@ -340,7 +341,8 @@ def _alone(tokens: list[str], named: list[bool], english: frozenset[str]) -> set
     (:data:`_VERSUS`) the capitalised words are names. A capitalised first word, when it is the
     language's only content word, may be a name's as much as a sentence's start: it is the
     language's only if English text rarely uses it (:func:`engine.language_evidence.used_in_english`:
-    "Vantaggi Kubernetes?"; not "Vue Router?", "Mistral Large?")."""
+    "Vantaggi Kubernetes?"; not "Vue Router?", "Mistral Large?") and the language's text often does
+    (:func:`engine.language_evidence.common_in`: not "Redis Cluster?", "Velero Backup?")."""
     if sum(any(ch.isalpha() for ch in token) for token in tokens) < 2:
         return set()
     compared = any(token.lower() in _VERSUS for token in tokens)
@@ -351,7 +353,8 @@ def _alone(tokens: list[str], named: list[bool], english: frozenset[str]) -> set
     for code in set().union(*langs):
         words = _QUESTION_WORDS.get(code, frozenset())
         first_only = capital[0] and [code in its for its in langs] == [True] + [False] * (len(langs) - 1)
-        if first_only and used_in_english(tokens[0].lower()):  # "Vue Router?": a name English uses
+        if first_only and (used_in_english(tokens[0].lower())  # "Vue Router?": a name English uses
+                           or not common_in(tokens[0].lower(), code)):  # "Redis Cluster?": a rare word
             continue
         if all(code in its or carries_no_language(token.lower(), code, english)
                or (token.lower() in words and token.lower() not in english)

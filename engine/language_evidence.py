@@ -60,6 +60,21 @@ def used_in_english(word: str) -> bool:
     return zipf_frequency(word, "en") >= _USED
 
 
+#: Zipf frequency from which a word is common in its language's text: about three uses per million
+#: words. A capitalised first word that is a language's only evidence must be that common there, as
+#: a name is more likely than a rare word ("Redis Cluster?": "redis" is a rare French verb form,
+#: Zipf 3.2; "Velero Backup?": a Spanish sailing boat, 3.1; "Vantaggi", "Preis", "Migliore": 4.4 to 5.4).
+_COMMON = 3.5
+
+
+def common_in(word: str, language: str) -> bool:
+    """True when the lower-cased ``word`` is common in ``language``'s text (Zipf :data:`_COMMON` or
+    more in wordfreq's "small" list of that language, ISO 639-1)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, language, wordlist="small") >= _COMMON
+
+
 def content_evidence(tokens: list[str], skip: dict[str, frozenset[str]]) -> dict[str, int]:
     """For each language other than English, how many of ``tokens`` (a question's words as written)
     are its own content words (:func:`own_languages`): {ISO 639-1 code: count}."""

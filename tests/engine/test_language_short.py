@@ -107,6 +107,10 @@ SHORT = [
     ("Mistral Large?", "en"),
     ("Llama Guard?", "en"),  # Spanish "llama"
     ("Vue 3?", "en"),  # a version number is no word
+    # a product's name that is a rare word of another language, before an English word
+    ("Redis Cluster?", "en"),  # French "redis" (a form of "redire")
+    ("Redis Streams?", "en"),
+    ("Velero Backup?", "en"),  # Spanish "velero", a sailing boat
 ]
 
 
