@@ -57,26 +57,24 @@ SET_PHRASES = re.compile(
     re.IGNORECASE,
 )
 
-#: Words that ask for the difference between the listed items ("the difference between A and B"), in
-#: the languages whose lists are split.
+#: Words that ask for the difference between the listed items ("the difference between A and B", "How
+#: do A and B compare", "A和B有什么区别"), in the languages whose lists are split: a list whose
+#: question names nothing else is researched item by item, each item alone. A verb that asks how
+#: ("work", "funktionieren", "funzionano") is none: "How do A and B work" asks it of each.
 COMPARING = frozenset(
     """difference differences between compare compares comparison differ differs vs versus unterschied
     unterschiede zwischen vergleich vergleichen unterscheiden unterscheidet différence différences entre
     comparer comparent comparaison diffèrent diferencia diferencias comparar comparan comparación
     diferencian difieren differenza differenze tra fra confrontare confronto differiscono diferença
-    diferenças comparação diferem verschil verschillen tussen vergelijken vergelijking""".split()
+    diferenças comparação diferem verschil verschillen tussen vergelijken vergelijking differ differs
+    confrontare confronta differisce differiscono verschilt vergelijkt compara difere jämföra jämför skiljer
+    skillnad skillnaden mellan 区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split()
 )
 
-#: Question words that ask to choose among the items after the question ("Which is faster, A or B?").
+#: Question words that ask to choose among the items, before them ("Which is faster, A or B?") or
+#: after them ("A or B, which is better?").
 CHOOSING = frozenset(
     "which welche welcher welches lequel laquelle lesquels cuál cuáles qual quale quali welk welke".split()
-)
-
-#: Verbs that ask how to do something with each listed item ("How do I use A and B", "Moet ik A of B
-#: gebruiken"), which each sub-question keeps: "use" in each language whose lists are split.
-ASKS_OF_EACH = frozenset(
-    """use uses used benutzen benutze verwenden verwende nutzen utiliser utilise utilisent usar usa usan uso
-    usare uso usano usato usam usado gebruiken gebruik gebruikt använda använder används""".split()
 )
 
 #: Words that open a qualifier of the clause before ("…, for Python developers"), not a topic.
@@ -137,3 +135,12 @@ BARE = frozenset("de di a à en in van von zu".split())
 #: Words that open the first item of an alternative or a pair ("either A or B", "both A and B"), left
 #: out of the words each sub-question shares.
 CORRELATIVES = frozenset("either both entweder sowohl soit".split())
+
+#: Verbs that open a Chinese alternative and ask which to choose ("用A还是B", "选择A还是B": use, choose):
+#: the words the items share before them.
+CJK_CHOOSE_VERBS = frozenset("用 选 選 选择 選擇 选用 選用 使用 挑".split())
+
+#: Words that open what a Chinese question asks right after its last item when it asks which of the
+#: items is better ("A还是B比较好", "A和B哪个更好": better, more, which): the items are then
+#: researched alone, as "A or B, which is better?" is.
+CJK_WHICH_BETTER = frozenset("比较 比較 较 較 更 更好 更快 更高 较好 較好 好 哪个 哪個 哪种 哪種 哪 哪一个 哪一個".split())

@@ -26,10 +26,11 @@ from engine.language import _CODE, _QUESTION_WORDS, FUNCTION_WORDS, has_segmente
 from engine.language import _INTERROGATIVES as _ASKING
 from engine.language import is_function_word as _is_function_word
 from engine.offline_list_words import (
-    ASKS_OF_EACH,
     BARE,
     BEFORE_VERB,
     CHOOSING,
+    CJK_CHOOSE_VERBS,
+    CJK_WHICH_BETTER,
     COMPARING,
     CORRELATIVES,
     GENITIVES,
@@ -110,9 +111,11 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
             new = new or piece in (";", "\n")
             continue
         part = piece.strip(_ENDS)
-        if not part or not content_words(part):
+        if not part or not _names_something(part, language):
             continue
         opener = part.split()[0].lower()
+        if groups and not new and _asks_which_of_them(part):
+            continue  # "Postgres or MySQL, which is better": the things to choose among
         if groups and opener in QUALIFIER_OPENERS and not new:
             groups[-1][-1] = f"{groups[-1][-1]}, {part}"
             continue
@@ -122,6 +125,25 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
             groups[-1].append(part)
         new = False
     return groups
+
+
+def _names_something(part: str, language: str = "en") -> bool:
+    """True when ``part`` (a clause or listed item) names something: a content word
+    (:func:`engine.offline_text.content_words`), or a word with a letter that is no function word
+    ("C++", "C#") or one capital letter ("C", "R"), names whose words are too short to count."""
+    return bool(content_words(part)) or any(
+        any(ch.isalpha() for ch in token)
+        and (not _function(token.lower(), language) or (len(token) == 1 and token.isupper()))
+        for token in part.split()
+    )
+
+
+def _asks_which_of_them(clause: str) -> bool:
+    """True when ``clause``, after a list, only asks which of its items to choose: it opens with a
+    word of :data:`CHOOSING` and names at most one thing besides "one" ("which is better", "which
+    one is faster"), not a question of its own ("which has better replication")."""
+    tokens = clause.lower().split()
+    return tokens[0] in CHOOSING and len([w for w in content_words(clause) if w != "one"]) <= 1
 
 
 def _asks_yes_or_no(clause: str) -> bool:
@@ -160,14 +182,13 @@ _NAME_PAIR = re.compile(r"(?<=[^\W\d_] )(?<![A-Z]\w )[A-Z][a-z]+ (?:and|und|et|y
 
 def _asks_only_to_compare(frame: str) -> bool:
     """True when the words around a list (``frame``) name nothing but the asking to compare ("How do …
-    compare", "What is the difference between …", "Wie unterscheiden sich …", "…有什么区别": a verb
-    that asks how, :data:`engine.offline_select.QUESTION_VERBS`, or a word of :data:`COMPARING`;
-    not "How do I use …", :data:`ASKS_OF_EACH`), or there is no frame: each listed item is then a
-    topic on its own. A frame of function words alone ("Is this … or …") is kept with each item."""
-    from engine.offline_select import QUESTION_VERBS
-
+    compare", "What is the difference between …", "Wie unterscheiden sich …", "…有什么区别": words
+    of :data:`COMPARING`), or there is no frame: each listed item is then a topic on its own. A verb
+    that asks how ("How do … work", "Come funzionano …", "Wie funktionieren …") or what to do with
+    each ("How do I use …") is asked of each item, as is a frame of function words alone ("Is this
+    … or …")."""
     named = [w for w in content_words(frame) if not _HOLE.fullmatch(w)]
-    if [w for w in named if (w not in QUESTION_VERBS and w not in COMPARING) or w in ASKS_OF_EACH]:
+    if [w for w in named if w not in COMPARING]:
         return False
     return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]
 
@@ -196,7 +217,10 @@ def _cjk_items(text: str) -> list[str] | None:
     """One topic per item of a Chinese or Japanese list ("线程、多进程和asyncio有什么区别" gives "线程",
     "多进程", "asyncio"; "热泵和燃气锅炉的效率如何" gives "热泵的效率如何", "燃气锅炉的效率如何"): items
     part at "、" and at a conjunction (:data:`_CJK_AND`); the last ends at its first particle or
-    function word, and what follows it is asked of each. None when ``text`` lists nothing."""
+    function word, and what follows it is asked of each. A question that asks which item is better
+    right after the last one ("用Postgres还是MySQL比较好", "A和B哪个更好": :data:`CJK_WHICH_BETTER`)
+    gives the items alone, without the verb that opens it (:data:`CJK_CHOOSE_VERBS`), as
+    "Postgres or MySQL, which is better?" does. None when ``text`` lists nothing."""
     from engine.offline_select import QUESTION_VERBS
 
     text = text.strip(_ENDS)
@@ -216,18 +240,25 @@ def _cjk_items(text: str) -> list[str] | None:
         (
             s
             for w, s, _ in spans
-            if s > last_start and (w in _CJK_LINKS or w.lower() in FUNCTION_WORDS or _HIRAGANA.fullmatch(w))
+            if s > last_start
+            and (
+                w in _CJK_LINKS
+                or w in CJK_WHICH_BETTER
+                or w.lower() in FUNCTION_WORDS
+                or _HIRAGANA.fullmatch(w)
+            )
         ),
         len(text),
     )
     tail = text[tail_at:]
     first_words = [w for w, s, _ in spans if s < cuts[0][0]]
-    lead = next((i for i, w in enumerate(first_words) if w not in QUESTION_VERBS), 0)
+    lead = next((i for i, w in enumerate(first_words) if w not in QUESTION_VERBS | CJK_CHOOSE_VERBS), 0)
     prefix = "".join(first_words[:lead])
     items = [segments[0][len(prefix) :].strip(), *segments[1:-1], text[last_start:tail_at].strip()]
     if not all(items):
         return None
-    if _asks_only_to_compare(f"{prefix} {' '.join(word_tokens(tail))}"):
+    which_better = next((w for w, s, _ in spans if s >= tail_at), "") in CJK_WHICH_BETTER
+    if which_better or _asks_only_to_compare(f"{prefix} {' '.join(word_tokens(tail))}"):
         return items
     return [f"{prefix}{item}{tail}" for item in items]
 
@@ -311,17 +342,19 @@ def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
 def _two_items(
     first: list[str], second: list[str], lead: int, language: str
 ) -> tuple[list[str], list[list[str]], list[str]] | None:
-    """:func:`_listed_at` for two items whose words a one-word item leaves unshared: the whole second
-    clause when it has no function word ("heat pumps and solar panels"), else items that open right
-    after an auxiliary, a subject pronoun or "to" (:data:`BEFORE_VERB`), as long as the first
+    """:func:`_listed_at` for two items whose words a one-word item leaves unshared: items that open
+    right after an auxiliary, a subject pronoun or "to" (:data:`BEFORE_VERB`), as long as the first
     clause's words from there, the second clause at least as long ("Do | heat pumps or gas boilers
-    cost more", "Should I | rent an apartment or buy a house in Berlin")."""
-    if not any(_function(w.lower(), language) for w in second):
-        return _listed_at(first, [second], len(second), lead, language)
+    cost more", "How do | solar panels and wind turbines work", "Should I | rent an apartment or buy
+    a house in Berlin"), else the whole second clause when it has no function word ("heat pumps and
+    solar panels")."""
     after = next((k for k in range(len(first) - 1, 0, -1) if _opens_verb(first[k - 1], BEFORE_VERB)), 0)
-    if not after or len(first) - after > len(second):
-        return None
-    return _listed_at(first, [second], len(first) - after, lead, language)
+    found = None
+    if after and len(first) - after <= len(second):
+        found = _listed_at(first, [second], len(first) - after, lead, language)
+    if found is None and not any(_function(w.lower(), language) for w in second):
+        return _listed_at(first, [second], len(second), lead, language)
+    return found
 
 
 def _listed_at(

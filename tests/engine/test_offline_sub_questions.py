@@ -50,7 +50,7 @@ def test_a_coordinated_list_gives_one_readable_sub_question_per_item(question, l
     ('Compare "a, b and c", `x, y` and «ceci et cela»',
      ['"a, b and c"', "`x, y`", "«ceci et cela»"]),
     ("What do `asyncio.wait_for(t, 1)` and “timeouts, retries and back-off” mean?",
-     ["`asyncio.wait_for(t, 1)`", "“timeouts, retries and back-off”"]),
+     ["What do `asyncio.wait_for(t, 1)` mean", "What do “timeouts, retries and back-off” mean"]),
 ])
 def test_quoted_and_backticked_text_is_never_split(question, expected):
     topics = plan_topics(question, 5)
@@ -144,7 +144,7 @@ def test_ask_files_each_quoted_sentence_under_the_sub_question_it_answers(tmp_pa
     ("How do I use os.path.join(a, b, c) and shutil.copy?",
      ["How do I use os.path.join(a, b, c)", "How do I use shutil.copy"]),
     ("What do numpy.stack([a, b], axis=0) and list.sort mean?",
-     ["numpy.stack([a, b], axis=0)", "list.sort"]),
+     ["What do numpy.stack([a, b], axis=0) mean", "What do list.sort mean"]),
     ("When should I use dict[str, int], set and frozenset?",
      ["When should I use dict[str, int]", "When should I use set", "When should I use frozenset"]),
     ("How do I call f(x, y) and g(z) from a script?",

@@ -1,0 +1,85 @@
+"""Each sub-question of a question that lists things reads as a whole question in the brief's
+language: the words around the list (the verb that asks how, before or after the items) are kept
+with each item; a comparison keeps what each item is compared with; a question that asks which of
+its items is better gives the items alone, in English and in Chinese alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.offline_text import plan_topics
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # the verb after the items ("work", "handle") is asked of each, with the words before them
+    ("How do solar panels and wind turbines work?", "en", ["How do solar panels work", "How do wind turbines work"]),
+    ("How do solar panels and wind turbines work", "en", ["How do solar panels work", "How do wind turbines work"]),
+    ("How do solar panels and/or wind turbines work?", "en",
+     ["How do solar panels work", "How do wind turbines work"]),
+    ("how do Solar Panels, wind turbines and heat pumps work?", "en",
+     ["how do Solar Panels work", "how do wind turbines work", "how do heat pumps work"]),
+    ("How do solar panels, wind turbines as well as heat pumps work?", "en",
+     ["How do solar panels work", "How do wind turbines work", "How do heat pumps work"]),
+    ("How do heat pumps and gas boilers handle cold weather?", "en",
+     ["How do heat pumps handle cold weather", "How do gas boilers handle cold weather"]),
+    ("How do Kafka or RabbitMQ work?", "en", ["How do Kafka work", "How do RabbitMQ work"]),
+])
+def test_a_verb_after_the_items_keeps_the_whole_frame(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # the verb that asks how comes first: each item follows it, as the question reads
+    ("Come funzionano i pannelli solari e le turbine eoliche?", "it",
+     ["Come funzionano i pannelli solari", "Come funzionano le turbine eoliche"]),
+    ("come funzionano i pannelli solari, le pompe di calore e le turbine eoliche", "it",
+     ["come funzionano i pannelli solari", "come funzionano le pompe di calore", "come funzionano le turbine eoliche"]),
+    ("Wie funktionieren Solarmodule und Windräder?", "de", ["Wie funktionieren Solarmodule", "Wie funktionieren Windräder"]),
+    ("Wie funktionieren die Solarzellen und die Windräder?", "de",
+     ["Wie funktionieren die Solarzellen", "Wie funktionieren die Windräder"]),
+    ("wie funktionieren Solarmodule, Wärmepumpen oder Windräder", "de",
+     ["wie funktionieren Solarmodule", "wie funktionieren Wärmepumpen", "wie funktionieren Windräder"]),
+    ("Como funcionam os painéis solares e as turbinas eólicas?", "pt",
+     ["Como funcionam os painéis solares", "Como funcionam as turbinas eólicas"]),
+    ("Como funcionam os painéis solares, as bombas de calor e as turbinas eólicas", "pt",
+     ["Como funcionam os painéis solares", "Como funcionam as bombas de calor", "Como funcionam as turbinas eólicas"]),
+    ("Hoe werken zonnepanelen en windturbines?", "nl", ["Hoe werken zonnepanelen", "Hoe werken windturbines"]),
+    ("Hur fungerar solpaneler och vindkraftverk?", "sv", ["Hur fungerar solpaneler", "Hur fungerar vindkraftverk"]),
+])
+def test_a_verb_before_the_items_keeps_the_whole_frame(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # what is compared keeps its comparison: one whole comparison per thing it is compared with
+    ("Is Rust faster than C or C++?", "en", ["Is Rust faster than C", "Is Rust faster than C++"]),
+    ("is rust faster than c or c++", "en", ["is rust faster than c", "is rust faster than c++"]),
+    ("Is Rust faster than C and/or C++?", "en", ["Is Rust faster than C", "Is Rust faster than C++"]),
+    ("Is Rust faster than C, C++ or Go?", "en",
+     ["Is Rust faster than C", "Is Rust faster than C++", "Is Rust faster than Go"]),
+    ("Is Go slower than C# or Java", "en", ["Is Go slower than C#", "Is Go slower than Java"]),
+    ("Are heat pumps cheaper than gas boilers or oil heaters?", "en",
+     ["Are heat pumps cheaper than gas boilers", "Are heat pumps cheaper than oil heaters"]),
+    ("Ist Rust schneller als C oder C++?", "de", ["Ist Rust schneller als C", "Ist Rust schneller als C++"]),
+])
+def test_a_comparison_with_listed_things_is_one_whole_comparison_each(question, language, expected):
+    topics = plan_topics(question, 5, language)
+    assert topics == expected
+    assert all(" than " in t or " als " in t for t in topics)
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # which of the items is better: the items alone, whether the choice is asked before or after them
+    ("Which is better, Postgres or MySQL?", "en", ["Postgres", "MySQL"]),
+    ("Postgres or MySQL, which is better?", "en", ["Postgres", "MySQL"]),
+    ("postgres or mysql, which one is faster", "en", ["postgres", "mysql"]),
+    ("Postgres, MySQL or SQLite, which is better?", "en", ["Postgres", "MySQL", "SQLite"]),
+    ("用Postgres还是MySQL比较好", "zh", ["Postgres", "MySQL"]),
+    ("用Postgres还是MySQL比较好？", "zh", ["Postgres", "MySQL"]),
+    ("用Postgres還是MySQL比較好", "zh-Hant", ["Postgres", "MySQL"]),
+    ("选择Postgres还是MySQL更好？", "zh", ["Postgres", "MySQL"]),
+    ("Postgres、MySQL还是SQLite比较好", "zh", ["Postgres", "MySQL", "SQLite"]),
+    ("Postgres和MySQL哪个更好？", "zh", ["Postgres", "MySQL"]),
+])
+def test_which_is_better_gives_the_things_to_choose_among(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
