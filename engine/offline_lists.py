@@ -103,7 +103,7 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
     those of ``language``: :data:`engine.language._INTERROGATIVES`), or a yes-or-no question (:func:`_asks_yes_or_no`), starts a question; the others
     continue the one before (its list, or its head)."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
-    pieces = _clause(language).split(text)
+    pieces = _clause(language).split(_choice_as_clause(text))
     groups: list[list[str]] = []
     new = True
     for i, piece in enumerate(pieces):
@@ -127,6 +127,24 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
     return groups
 
 
+#: A colon or dash next to a clause that asks which to choose ("A or B: which is better", "Which is
+#: better – A or B"), which parts it from the items as a comma does.
+_CHOICE_MARK = re.compile(r"\s*(?::|\s[-–—])\s+")
+
+
+def _choice_as_clause(text: str) -> str:
+    """``text`` with a colon or dash (:data:`_CHOICE_MARK`) before or after a clause that only asks
+    which of the listed items to choose (:func:`_asks_which_of_them`) written as a comma: "Postgres or
+    MySQL: which is better" reads as "Postgres or MySQL, which is better"."""
+    parts = _CHOICE_MARK.split(text)
+    if len(parts) != 2:
+        return text
+    before, after = parts
+    if _asks_which_of_them(after.strip(_ENDS)) or _asks_which_of_them(before.strip(_ENDS)):
+        return f"{before}, {after}"
+    return text
+
+
 def _names_something(part: str, language: str = "en") -> bool:
     """True when ``part`` (a clause or listed item) names something: a content word
     (:func:`engine.offline_text.content_words`), or a word with a letter that is no function word
@@ -143,7 +161,7 @@ def _asks_which_of_them(clause: str) -> bool:
     word of :data:`CHOOSING` and names at most one thing besides "one" ("which is better", "which
     one is faster"), not a question of its own ("which has better replication")."""
     tokens = clause.lower().split()
-    return tokens[0] in CHOOSING and len([w for w in content_words(clause) if w != "one"]) <= 1
+    return bool(tokens) and tokens[0] in CHOOSING and len([w for w in content_words(clause) if w != "one"]) <= 1
 
 
 def _asks_yes_or_no(clause: str) -> bool:
@@ -161,7 +179,8 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str]:
     if len(parts) < 2:
         return parts
     opening = parts[0].lower().split()
-    if len(parts) > 2 and len(opening) > 1 and opening[0] in CHOOSING and opening[1] in _AUXILIARIES:
+    choosing = opening[0] in CHOOSING and (opening[1:2] and opening[1] in _AUXILIARIES or _asks_which_of_them(parts[0]))
+    if len(parts) > 2 and len(opening) > 1 and choosing:
         return parts[1:]  # "Which is faster, Python or Java": the things to choose among
     listed = _items_listed(parts, language)
     if listed:

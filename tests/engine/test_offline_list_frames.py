@@ -74,6 +74,11 @@ def test_a_comparison_with_listed_things_is_one_whole_comparison_each(question, 
     ("Postgres or MySQL, which is better?", "en", ["Postgres", "MySQL"]),
     ("postgres or mysql, which one is faster", "en", ["postgres", "mysql"]),
     ("Postgres, MySQL or SQLite, which is better?", "en", ["Postgres", "MySQL", "SQLite"]),
+    ("Postgres or MySQL: which is better?", "en", ["Postgres", "MySQL"]),
+    ("Postgres or MySQL - which is better", "en", ["Postgres", "MySQL"]),
+    ("Which is better: Postgres or MySQL?", "en", ["Postgres", "MySQL"]),
+    ("Which one is faster – Postgres, MySQL or SQLite?", "en", ["Postgres", "MySQL", "SQLite"]),
+    ("which one is better, postgres or mysql", "en", ["postgres", "mysql"]),
     ("用Postgres还是MySQL比较好", "zh", ["Postgres", "MySQL"]),
     ("用Postgres还是MySQL比较好？", "zh", ["Postgres", "MySQL"]),
     ("用Postgres還是MySQL比較好", "zh-Hant", ["Postgres", "MySQL"]),
@@ -83,3 +88,12 @@ def test_a_comparison_with_listed_things_is_one_whole_comparison_each(question, 
 ])
 def test_which_is_better_gives_the_things_to_choose_among(question, language, expected):
     assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a colon or dash that parts no choice leaves the words before it with each item
+    ("Note: Postgres or MySQL for logs?", ["Note: Postgres for logs", "Note: MySQL for logs"]),
+    ("Update - is Rust faster than C or C++?", ["Update - is Rust faster than C", "Update - is Rust faster than C++"]),
+])
+def test_a_colon_parts_only_a_choice_from_its_items(question, expected):
+    assert plan_topics(question, 5) == expected
