@@ -144,3 +144,14 @@ CJK_CHOOSE_VERBS = frozenset("用 选 選 选择 選擇 选用 選用 使用 挑
 #: items is better ("A还是B比较好", "A和B哪个更好": better, more, which): the items are then
 #: researched alone, as "A or B, which is better?" is.
 CJK_WHICH_BETTER = frozenset("比较 比較 较 較 更 更好 更快 更高 较好 較好 好 哪个 哪個 哪种 哪種 哪 哪一个 哪一個".split())
+
+#: Endings that make a word a noun in the languages whose lists leave out a shared noun (es, fr, it,
+#: pt, ca): agent nouns ("aerogenerador", "onduleur", "generatore", "aquecedor"), nouns of action and
+#: state ("calefacción", "isolation", "riscaldamento", "aquecimento", "humidité"), each with its plural.
+#: A later listed item that is such a noun names a thing of its own, not the first item's noun.
+NOUN_ENDINGS = re.compile(
+    r"(?:dor|dora|dores|doras|tor|tora|tores|toras|tore|tori|trice|trici|eur|eurs|euse|euses"
+    r"|ción|ciones|sión|siones|zione|zioni|ção|ções|tion|tions|sion|sions|ció|cions"
+    r"|miento|mientos|mento|menti|mentos|ment|ments|dad|dades|tat|tats|ité|ités|ità|dade|dades"
+    r"|aje|ajes|aggio|aggi|agem|agens|ismo|ismos|isme|ismes)$"
+)

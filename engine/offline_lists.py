@@ -35,6 +35,7 @@ from engine.offline_list_words import (
     CORRELATIVES,
     GENITIVES,
     JOINS,
+    NOUN_ENDINGS,
     NUMBERS,
     OWN_JOINS,
     PREPOSITIONS,
@@ -310,7 +311,8 @@ def _opens_noun_phrase(item: list[str], language: str = "en") -> bool:
 def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
     """``items`` with the noun of the first item given back to a later one that leaves it out, in a
     language whose adjectives follow their noun (:data:`_NOUN_ELLIPSIS`): after "la energía solar"
-    (article, noun, one word), "la eólica" (the same article, one word) is "la energía eólica"."""
+    (article, noun, one word), "la eólica" (the same article, one word) is "la energía eólica"; "los
+    aerogeneradores", a word with a noun's ending (:data:`NOUN_ENDINGS`), stays as written."""
     first = [w.lower() for w in items[0]]
     if (
         language not in _NOUN_ELLIPSIS
@@ -321,7 +323,10 @@ def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
         return items
     return [
         [i[0], items[0][1], i[1]]
-        if len(i) == 2 and i[0].lower() == first[0] and not _function(i[1].lower(), language)
+        if len(i) == 2
+        and i[0].lower() == first[0]
+        and not _function(i[1].lower(), language)
+        and not NOUN_ENDINGS.search(i[1].lower())
         else i
         for i in items
     ]

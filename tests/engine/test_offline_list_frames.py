@@ -97,3 +97,23 @@ def test_which_is_better_gives_the_things_to_choose_among(question, language, ex
 ])
 def test_a_colon_parts_only_a_choice_from_its_items(question, expected):
     assert plan_topics(question, 5) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # a later item that is a noun of its own ("los aerogeneradores") gets no noun of the first one's
+    ("¿Cómo funcionan los paneles solares y los aerogeneradores?", "es",
+     ["Cómo funcionan los paneles solares", "Cómo funcionan los aerogeneradores"]),
+    ("¿Qué ventajas tienen la energía solar o la calefacción?", "es",
+     ["Qué ventajas tienen la energía solar", "Qué ventajas tienen la calefacción"]),
+    ("Comment fonctionnent les panneaux solaires et les onduleurs ?", "fr",
+     ["Comment fonctionnent les panneaux solaires", "Comment fonctionnent les onduleurs"]),
+    ("come funzionano i pannelli solari e i generatori", "it",
+     ["come funzionano i pannelli solari", "come funzionano i generatori"]),
+    ("Como funcionam os painéis solares e os aquecedores?", "pt",
+     ["Como funcionam os painéis solares", "Como funcionam os aquecedores"]),
+    # an adjective standing for the first item's noun gets it back
+    ("¿Qué ventajas tienen la energía solar o la eólica?", "es",
+     ["Qué ventajas tienen la energía solar", "Qué ventajas tienen la energía eólica"]),
+])
+def test_a_noun_of_its_own_is_not_given_the_first_items_noun(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
