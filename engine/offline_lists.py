@@ -360,7 +360,36 @@ def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
         return None
     if _asks_only_to_compare(" ".join(prefix + tail)):
         return [" ".join(i) for i in items]
-    return [" ".join([*prefix, *i, *tail]) for i in items]
+    return [" ".join([*_agreeing(prefix, i, language), *i, *tail]) for i in items]
+
+
+def _plural(item: list[str]) -> bool:
+    """True when the English noun phrase ``item`` (its words) is plural by its last word (see :func:`_agreeing`)."""
+    last = re.sub(r"\W+$", "", item[-1]) or item[-1]  # '"double quotes"': quotes
+    if re.fullmatch(r"[A-Z0-9]+s", last):  # "GPUs", "LLMs"
+        return True
+    if not last.lower().endswith("s") or last.lower().endswith(("ss", "us", "is")):
+        return False
+    return not (last[:1].isupper() or any(ch.isdigit() for ch in last)) or len(item) > 1
+
+
+#: An English auxiliary a list's items shared in the plural, and its singular ("How do Kafka and
+#: RabbitMQ work": "How does Kafka work").
+_SINGULAR = {"do": "does", "are": "is", "have": "has", "were": "was"}
+
+
+def _agreeing(prefix: list[str], item: list[str], language: str) -> list[str]:
+    """``prefix`` (the words before a listed item) with its last word, an English plural auxiliary
+    (:data:`_SINGULAR`), in the singular when ``item`` alone is singular: a name (capitalised, in
+    capitals or with a digit: "Kafka", "RAG", "Kubernetes") or a last word without a plural "-s"
+    ("coffee", "glass", "analysis"). Capitals with a plural "s" ("GPUs", "LLMs") and a name of
+    several words ending in one ("Solar Panels") are plural. Other languages' verbs are left as written."""
+    if language != "en" or not prefix or prefix[-1].lower() not in _SINGULAR or not item or _HOLE.search(item[-1]):
+        return prefix  # a quoted or code span (:data:`_HOLE`) is left with the verb as asked
+    if _plural(item):
+        return prefix
+    singular = _SINGULAR[prefix[-1].lower()]
+    return [*prefix[:-1], singular.capitalize() if prefix[-1][:1].isupper() else singular]
 
 
 def _two_items(

@@ -22,7 +22,15 @@ from engine.offline_text import plan_topics
      ["How do solar panels work", "How do wind turbines work", "How do heat pumps work"]),
     ("How do heat pumps and gas boilers handle cold weather?", "en",
      ["How do heat pumps handle cold weather", "How do gas boilers handle cold weather"]),
-    ("How do Kafka or RabbitMQ work?", "en", ["How do Kafka work", "How do RabbitMQ work"]),
+    # the auxiliary agrees with each item alone: a name or a singular noun takes "does", "is", "has"
+    ("How do Kafka or RabbitMQ work?", "en", ["How does Kafka work", "How does RabbitMQ work"]),
+    ("What do RAG and MCP mean?", "en", ["What does RAG mean", "What does MCP mean"]),
+    ("How do Kubernetes or Nomad handle failover?", "en",
+     ["How does Kubernetes handle failover", "How does Nomad handle failover"]),
+    ("Are Kafka and NATS fast?", "en", ["Is Kafka fast", "Is NATS fast"]),
+    ("How do CPUs and GPUs work?", "en", ["How do CPUs work", "How do GPUs work"]),
+    ("How do glass and steel age?", "en", ["How does glass age", "How does steel age"]),
+    ("How do cats and dogs communicate?", "en", ["How do cats communicate", "How do dogs communicate"]),
 ])
 def test_a_verb_after_the_items_keeps_the_whole_frame(question, language, expected):
     assert plan_topics(question, 5, language) == expected

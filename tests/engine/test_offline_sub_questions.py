@@ -46,7 +46,7 @@ def test_a_coordinated_list_gives_one_readable_sub_question_per_item(question, l
 @pytest.mark.parametrize(("question", "expected"), [
     ('How do "double quotes", \'single quotes\', `backticks` and $HOME work in bash?',
      ['How do "double quotes" work in bash', "How do 'single quotes' work in bash",
-      "How do `backticks` work in bash", "How do $HOME work in bash"]),
+      "How do `backticks` work in bash", "How does $HOME work in bash"]),
     ('Compare "a, b and c", `x, y` and «ceci et cela»',
      ['"a, b and c"', "`x, y`", "«ceci et cela»"]),
     ("What do `asyncio.wait_for(t, 1)` and “timeouts, retries and back-off” mean?",
