@@ -143,7 +143,8 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
     The first claim sets the record's ``started_at`` (Unix seconds), when the turn's research began:
     every later attempt (a hand-back, a retry, a worker that died, a turn recovered from the
     journal) counts its elapsed time from there. It is copied into the durable journal at once,
-    so a Redis that lost its data does not lose it.
+    so a Redis that lost its data does not lose it. A claim ends the turn's wait for a process that can
+    deliver to its chat surface: its ``waiting_since`` (:func:`jobs.delivery.wait_for_surface`) goes.
     """
     previous = {"state": ""}
 
@@ -156,6 +157,7 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
         now = time.time()
         old.update(state="running", attempts=int(old.get("attempts", 0)) + 1, owner=owner_id(), updated_at=now)
         old.setdefault("started_at", now)
+        old.pop("waiting_since", None)
         return old
 
     rec = store.update(turn_key(turn_id), change)
@@ -180,7 +182,9 @@ def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
 
 
 def hand_back(store: Store, turn_id: str, **fields: object) -> dict | None:
-    """Put a turn back in line because its process is stopping: ``queued``, delayed, no owner.
+    """Put a turn back in line because its process is stopping (or cannot deliver to its chat surface):
+    ``queued``, delayed, no owner, and ``fields`` set (``waiting_since``: when its wait for a process
+    that can deliver began, :func:`jobs.delivery.wait_for_surface`).
 
     The turn stays open (in :data:`OPEN_INDEX`); whoever runs it next resumes it from its last
     checkpoint and says the report was delayed. ``handed_back`` counts how often this happened.

@@ -66,13 +66,17 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     true: the in-process runner is shutting down), the research stops at
     its last checkpoint and the turn is handed back (``queued`` again, marked delayed; under RQ
     a continuation job is queued), never failed; so is a turn that meets an error caused by the
-    shutdown (``cannot schedule new futures after shutdown``).
+    shutdown (``cannot schedule new futures after shutdown``). A turn of a chat surface this process
+    lacks a setting of is handed back too, for a process that has it, until it has waited longer than
+    its quota slot lasts (:func:`jobs.delivery.wait_for_surface`).
     Returns ``{"status": done|clarify|cancelled|rejected|failed|skipped|handed_back, ...}``.
 
     Raises:
         A transient error (see :func:`jobs.errors.is_transient`) when a retry remains, so the
         queue retries; on the last attempt (or for other errors) the user is told once in the
         thread and the error is raised for the queue's failed registry.
+        :class:`jobs.port.PortUnavailable` when the turn waited too long for its chat surface and was
+        failed (:func:`jobs.delivery.give_up_on_surface`).
     """
     settings = settings or get_settings()
     t = Turn.from_dict(turn)

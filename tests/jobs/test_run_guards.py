@@ -1,8 +1,8 @@
 """The turn runner's guards an operator or requester notices only when they fail: a wait for the
 thread's lock that a cancel or a stop ends at once, a turn finished elsewhere meanwhile, a lock
 held too long, bookkeeping that fails, a retry's status text, an earlier turn that must not take
-the thread back from a later one, a turn record lost mid-research, and a cancel that arrives
-after the summary went out.
+the thread back from a later one, a turn record lost mid-research, a cancel that arrives
+after the summary went out, and a turn that waited too long for its chat surface (without Redis).
 
 Like ``test_run_reruns.py``, each test runs :func:`jobs.run.run_job` on the real SQLite stores with a
 recording chat port and a scripted research.
@@ -266,3 +266,44 @@ def test_a_finished_turn_run_again_is_skipped_without_waiting_for_the_threads_lo
         held.release()
     assert result == {"status": "skipped", "turn_id": "t1"}
     assert caplog.messages == [f"event=turn_skipped turn=t1 thread={THREAD} state=done"]
+
+
+# ---- a chat surface this process cannot reach, without Redis ---------------------------------------
+
+def test_without_redis_a_turn_waits_for_its_surface_until_a_restart_but_not_past_its_slot(turn_env, monkeypatch,
+                                                                                       tmp_path, caplog):
+    """Without Redis a turn of a surface this process lacks a setting of is handed back for the next start
+    (``retry_in=restart``); met again (the next start's recovery) after waiting longer than its quota slot
+    lasts, it is failed: the slot free, the thread saying why, one audit record, one log line."""
+    from jobs import audit
+    from jobs.port import PortUnavailable
+    from jobs.turns import Turn
+
+    settings, _log = turn_env
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    caplog.set_level("INFO", logger="jobs.delivery")
+    store = get_store(settings)
+    port = {"factory": "bots.slack.port:from_reference", "channel": "C1", "thread_ts": "1700000000.000100",
+            "team": "T1"}
+    turn = Turn(turn_id="t1", thread_id=THREAD, kind="start", text="How do heat pumps work?", requester="U1", port=port)
+    assert quotas.acquire(store, turn_id="t1", user="U1", thread_id=THREAD, start=True, settings=settings).allowed
+    assert records.create(store, turn, "embedded")
+    set_thread(store, THREAD, status="queued", turn_id="t1", requester="U1", question=turn.text)
+    result = run_job(turn.to_dict(), settings=settings, last_attempt=True)
+    assert result == {"status": "handed_back", "turn_id": "t1", "surface": "slack"}
+    rec = _state(settings)
+    assert (rec["state"], rec["handed_back"], rec["owner"]) == ("queued", 1, "")  # the next start recovers it
+    assert [m for m in caplog.messages if "turn_waits_for_surface" in m][0].split()[4:6] == [
+        "handed_back=1", "retry_in=restart"]
+    records.patch(store, "t1", waiting_since=time.time() - quotas.hold_seconds(settings) - 1)
+    with pytest.raises(PortUnavailable):
+        run_job(turn.to_dict(), settings=settings, last_attempt=True)
+    assert (_state(settings)["state"], _state(settings)["handed_back"]) == ("failed", 1)
+    error = ("no worker could deliver to slack: SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) "
+             "from OAuth & Permissions")
+    info = thread_info(THREAD, settings=settings)
+    assert (info.status, info.error) == ("failed", error)
+    assert quotas.holding(store, user="U1", thread_id=THREAD) == []
+    assert [(r["status"], r["error"]) for r in audit.read(settings)] == [("failed", error)]
+    assert len([m for m in caplog.messages if m.startswith("event=turn_gave_up_on_surface turn=t1")]) == 1

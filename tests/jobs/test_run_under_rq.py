@@ -6,7 +6,9 @@ end Redis missed.
 from __future__ import annotations
 
 import functools
+import re
 import signal
+import time
 
 import pytest
 
@@ -15,7 +17,7 @@ import jobs.locks
 import jobs.queue
 import jobs.run
 from engine.runner import RunCancelled
-from jobs import records
+from jobs import quotas, records
 from jobs.run import run_job
 from jobs.status import StatusMessage
 from jobs.store import get_store
@@ -211,3 +213,92 @@ def test_a_turn_whose_surface_this_worker_cannot_reach_waits_for_a_worker_that_c
         assert thread_info(THREAD, settings=settings).status == "done" and _state(settings)["state"] == "done"
         texts = [m.get("text", "") for m in slack.messages("C1")]
         assert sum("Heat pumps move heat" in text for text in texts) == 1, texts
+
+
+SLACK_PORT = {"factory": "bots.slack.port:from_reference", "channel": "C1", "thread_ts": "1700000000.000100",
+              "team": "T1"}
+NO_SLACK = "SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions"
+
+
+def _wait_for_slack(rq_env, tmp_path, monkeypatch, caplog):
+    """Queue a Slack turn (holding its requester's quota slot) on a worker without ``SLACK_BOT_TOKEN``
+    and let it be handed back once; returns the settings, queue and ``work``."""
+    settings, log, queue, work = rq_env
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    caplog.set_level("INFO", logger="jobs.run")
+    caplog.set_level("INFO", logger="jobs.delivery")
+    assert quotas.acquire(get_store(settings), turn_id="t1", user="U1", thread_id=THREAD, start=True,
+                          settings=settings).allowed
+    before = time.time()
+    _enqueue(settings, log, port=SLACK_PORT)
+    work()
+    rec = _state(settings)
+    assert (rec["state"], rec["handed_back"]) == ("queued", 1)
+    assert before <= rec["waiting_since"] <= time.time()  # when its wait for the surface began
+    return settings, queue, work
+
+
+def _waited(settings, seconds: float) -> None:
+    """Make the turn's wait for its surface have begun ``seconds`` ago."""
+    records.patch(get_store(settings), "t1", waiting_since=time.time() - seconds)
+
+
+def test_a_turn_that_waited_for_its_surface_longer_than_its_slot_lasts_fails(rq_env, tmp_path, monkeypatch,
+                                                                             caplog):
+    """No worker with ``SLACK_BOT_TOKEN`` came for as long as the turn's quota slot lasts
+    (:func:`jobs.quotas.hold_seconds`): the next worker that meets it fails it instead of handing it back
+    again: nothing waits in RQ, the slot is free, the thread says why, one audit record and one log line."""
+    from jobs import audit
+
+    settings, queue, work = _wait_for_slack(rq_env, tmp_path, monkeypatch, caplog)
+    _waited(settings, quotas.hold_seconds(settings) + 60)
+    caplog.clear()
+    _due_now(queue)
+    work()
+    assert queue.scheduled_job_registry.get_job_ids() == [] and queue.count == 0
+    assert _failed_jobs(queue) == [jobs.queue.job_id_for("t1") + "-h1"]  # not retried
+    rec = _state(settings)
+    assert (rec["state"], rec["handed_back"], rec["last_error"]) == ("failed", 1, "PortUnavailable")
+    assert "t1" not in get_store(settings).index_members(records.OPEN_INDEX)
+    info = thread_info(THREAD, settings=settings)
+    assert (info.status, info.error) == ("failed", f"no worker could deliver to slack: {NO_SLACK}")
+    assert quotas.holding(get_store(settings), user="U1", thread_id=THREAD) == []
+    [record] = audit.read(settings)
+    assert (record["status"], record["error"]) == ("failed", f"no worker could deliver to slack: {NO_SLACK}")
+    assert not [m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")]
+    [line] = [m for m in caplog.messages if m.startswith("event=turn_gave_up_on_surface")]
+    hold = quotas.hold_seconds(settings)
+    waited = re.fullmatch(f"event=turn_gave_up_on_surface turn=t1 thread={THREAD} surface=slack handed_back=1 "
+                          rf"waited=(\d+)s limit={hold}s why={re.escape(NO_SLACK)}", line)
+    assert waited and hold + 60 <= int(waited[1]) < hold + 70, line
+
+
+def test_a_turn_still_within_its_bound_waits_for_its_surface_again(rq_env, tmp_path, monkeypatch, caplog):
+    """A turn whose wait for its surface began less than :func:`jobs.quotas.hold_seconds` ago is handed
+    back again, its wait still counted from the first hand-back; its slot is kept and nothing is audited."""
+    from jobs import audit
+
+    settings, queue, work = _wait_for_slack(rq_env, tmp_path, monkeypatch, caplog)
+    _waited(settings, quotas.hold_seconds(settings) - 60)
+    since = _state(settings)["waiting_since"]
+    _due_now(queue)
+    work()
+    assert queue.scheduled_job_registry.get_job_ids() == [jobs.queue.job_id_for("t1") + "-h2"]
+    assert _failed_jobs(queue) == []
+    rec = _state(settings)
+    assert (rec["state"], rec["handed_back"], rec["waiting_since"]) == ("queued", 2, since)
+    assert thread_info(THREAD, settings=settings).status == "queued"
+    assert quotas.holding(get_store(settings), user="U1", thread_id=THREAD) == ["t1"]
+    assert audit.read(settings) == []
+    assert len([m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")]) == 2
+    assert not [m for m in caplog.messages if "turn_gave_up_on_surface" in m]
+
+
+def test_a_turn_run_by_a_worker_with_its_surface_starts_a_new_wait_when_handed_back(rq_env, tmp_path,
+                                                                                  monkeypatch, caplog):
+    """A worker that has the surface claims the turn: its wait is over (``waiting_since`` goes), so a later
+    hand-back for the surface counts from then, not from the first wait."""
+    settings, queue, work = _wait_for_slack(rq_env, tmp_path, monkeypatch, caplog)
+    records.claim(get_store(settings), "t1")
+    assert "waiting_since" not in _state(settings)
