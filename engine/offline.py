@@ -333,8 +333,10 @@ class OfflineChatModel(BaseChatModel):
         top = choose(cited, title, 3, language, floor=0)
         summary = " ".join(s for s in cited if s in top) or T.first_statement(report) or phrase("no_findings", language)
         objections = _tag(prompt, "Open objections").split("### Perspective", 1)
+        findings = report.split(f"## {phrase('review_outcome', language)}", 1)[0]  # the report's own review left out
+        still_open = R.still_open(objections[1], findings, language) if len(objections) > 1 else ""
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
-        follow_ups = R.follow_up_questions(objections[1] if len(objections) > 1 else "",
+        follow_ups = R.follow_up_questions(still_open,
                                            question.group(1) if question else title, language,
                                            sources_read=R.read_sources(report, language))
         return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500],

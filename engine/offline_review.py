@@ -356,8 +356,7 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
     points = [p for p in points if not _is_solution_sources_point(p, language)]
     last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
-    objections = [ln for ln in last_persp.splitlines() if ln.strip().startswith("- ")
-                  and not _answered_by(ln, "\n".join(body), language)]
+    objections = still_open(last_persp, "\n".join(body), language).splitlines()
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
             phrase("sources_outcome", language, rounds, n=str(rounds),
@@ -366,6 +365,15 @@ def finalize(prompt: str, language: str, notice: str) -> str:
         out += [phrase("last_critique", language), ""] + [f"{i}. {p}" for i, p in enumerate(points[:5], 1)]
     out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {phrase('none', language)}"])
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
+
+
+def still_open(objections: str, report: str, language: str) -> str:
+    """The objection lines (``- Role: text``) of a perspective's Markdown ``objections`` that ``report``
+    (the final report's findings, Markdown, without its review sections) does not answer
+    (:func:`_answered_by`): the report's Open objections, and what its follow-up questions are drawn
+    from. Other lines are left out."""
+    return "\n".join(ln for ln in objections.splitlines()
+                     if ln.strip().startswith("- ") and not _answered_by(ln, report, language))
 
 
 def _answered_by(objection: str, report: str, language: str) -> bool:

@@ -52,3 +52,29 @@ def test_a_follow_up_keeps_its_spacing_before_punctuation_and_loses_only_the_ids
     out = asyncio.run(run_turn("t:follow-fr", question="Faut-il acheter A ou B ?", settings=settings))
     assert out.follow_ups == ["Quelles règles s’appliquent au fournisseur A ?", "Et « B » : est-il moins cher ?",
                               "Does vendor B report costs?"]
+
+
+def test_the_offline_model_asks_nothing_about_a_finding_the_final_report_quotes():
+    # the last perspective said the solution left this finding out; the final report quotes it, and its
+    # Open objections leave it out: the follow-ups, drawn from what stays open, must too
+    finding = "After the main task is cancelled, asyncio.Runner.run() raises KeyboardInterrupt."
+    objections = (f"### Critique\n1. A point.\n\n### Perspective\n- Reader: the findings also say “{finding}” "
+                  "[S0a1b2c], which the solution leaves out.\n- Reader: the question asks about “timeouts”, "
+                  "and the solution says nothing about it.\n")
+    report = (f"# How does asyncio cancel tasks?\n\n## Findings\n\n- {finding} [S0a1b2c]\n\n"
+              "## Review outcome\n\n## Open objections\n\n- Reader: the question asks about “timeouts”, and the "
+              "solution says nothing about it.\n")
+    prompt = ("Write a title (at most 12 words, no citations) and an executive summary\n\n"
+              "Question: How does asyncio cancel tasks?\n\n"
+              f"<Report>\n{report}\n</Report>\n\n<Open objections>\n{objections}\n</Open objections>")
+    asked = _offline_follow_ups(prompt)
+    assert asked and not any("Runner.run()" in q for q in asked), asked
+    assert any("timeouts" in q for q in asked), asked
+
+
+def _offline_follow_ups(prompt: str) -> list[str]:
+    """The follow-up questions the offline model's summary step writes for ``prompt``."""
+    from engine.offline import OfflineChatModel
+
+    _, calls = OfflineChatModel()._task_executive_summary(prompt, [], [])
+    return calls[0][1]["follow_up_questions"]
