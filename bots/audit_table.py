@@ -66,21 +66,23 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def print_audit(records: list[dict], *, as_json: bool = False, console: Console | None = None) -> None:
+def print_audit(records: list[dict], *, as_json: bool = False, console: Console | None = None,
+                filters: str = "") -> None:
     """Print ``records`` (rows of :func:`jobs.audit_rows.researches`: one a research, its attempts
     combined): one JSON object per line with ``as_json``, else a rich table (a block of ``field:
     value`` lines a record when the terminal is narrower than :data:`WIDE` columns; a status says
     how many attempts a research took when more than one, and whether it started before the
     window of ``--since``) with a total line (researches, language-model calls, tokens, and how
     many researches the offline model alone answered: their calls and tokens show as
-    :data:`OFFLINE`) on stdout. No line ends in spaces."""
+    :data:`OFFLINE`) on stdout; without records, one line naming ``filters`` (" of requester U1",
+    " in the last 7 days": the options that chose none). No line ends in spaces."""
     if as_json:
         for record in records:
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
     console = console or Console()
     if not records:
-        console.print("No audit records.")
+        console.print(f"No audit records{filters}.", markup=False, highlight=False)
         return
     if console.width < WIDE:
         _print_blocks(records, console)

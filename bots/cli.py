@@ -288,7 +288,12 @@ def audit(
         fail(f"cannot read the audit trail: {err.strerror or err}")
     if skipped:
         typer.echo(f"deepresearch: skipped {skipped} stored line(s) that are not audit records", err=True)
-    print_audit(researches(records, window=window_start(since, now)), as_json=as_json)
+    from engine.text import clean_text, without_bidi_controls
+
+    shown_user = without_bidi_controls(clean_text(user)).replace("\n", " ")  # printed: no escapes, one line
+    chosen = (f" of requester {shown_user}" if user is not None else "") + (
+        f" in the last {since:g} day(s)" if since is not None else "")
+    print_audit(researches(records, window=window_start(since, now)), as_json=as_json, filters=chosen)
 
 
 @_command()

@@ -123,6 +123,9 @@ def test_a_research_paused_at_its_clarifying_question_is_audited_with_the_calls_
         assert shown.returncode == 3 and "Clarifying question:" in shown.stderr, shown.stderr
         assert f"Answer later with: deepresearch ask --resume {thread}" in shown.stderr
     assert _trail(tmp_path) == [paused] and _calls(tmp_path) == asked
+    # a filter that matches none of the records says which filter
+    nobody = _audit_command(tmp_path, "--user", "nobody")
+    assert (nobody.returncode, nobody.stdout) == (0, "No audit records of requester nobody.\n"), nobody.stderr
 
     answered = ask(tmp_path, "--resume", thread, "--answer", "home solar panels and their inverters")
     assert answered.returncode == 0, answered.stderr
