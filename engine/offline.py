@@ -25,7 +25,7 @@ from engine import offline_review as R
 from engine import offline_text as T
 from engine.citations import SID
 from engine.language import NAMES, detect_language, paragraphs, sentences, words
-from engine.offline_phrases import phrase
+from engine.offline_phrases import LANGUAGES, phrase
 from engine.offline_select import choose, rank
 from engine.text import markdown_literal, markdown_unescape
 
@@ -52,6 +52,11 @@ _QUOTED_TEXT = re.compile(r"<([A-Z][\w ]*)>.*?</\1>|^(?:Question:|[^\n]*\b(?:wor
 #: The prompts' language instruction: "Write in German.", "in German, the language of …", "(German)",
 #: "Write in Traditional Chinese." (a name of two words).
 _INSTRUCTION = re.compile(r"\bin \(?([A-Z][a-z]+(?: [A-Z][a-z]+)?)\)?(?=[.,;)])")
+
+
+#: The facet phrases a topic can end with after " — " (:func:`engine.offline_text.facet_topics`), by
+#: language: what follows the dash in any other topic is the answer to the clarifying question.
+_FACET_PHRASES = {language: {phrase(key, language) for key, _ in T.FACETS} for language in LANGUAGES}
 
 
 def _language(prompt: str) -> str:
@@ -275,8 +280,14 @@ class OfflineChatModel(BaseChatModel):
         sid_of = {s: sid for s, sid in reversed(pool)}  # a sentence two sources share: the first one's
         # "subject — facet" or "subject — the answer to the clarifying question": a passage is about
         # the subject, not only about the words after the dash ("limitations and problems")
-        best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=[sid_of[s] for s in keep],
-                          per_group=NOTES_PER_SOURCE, subject=query.split(" — ")[0] if " — " in query else ""))
+        subject, _, after = query.partition(" — ")
+        groups = [sid_of[s] for s in keep]
+        best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=groups,
+                          per_group=NOTES_PER_SOURCE, subject=subject if after else ""))
+        if not best and after and after not in _FACET_PHRASES.get(language, ()):
+            # the answer to the clarifying question narrows what is quoted, it never empties it: when no
+            # passage names its words ("for skyscrapers"), those about the question are quoted
+            best = set(choose(keep, subject, NOTES_PER_TOPIC, language, groups=groups, per_group=NOTES_PER_SOURCE))
         # a page's text is plain: its *args and __init__ are written, not emphasis
         lines = [f"- {markdown_literal(s)} [{sid_of[s]}]" for s in keep if s in best]
         none = phrase("no_passages", language, found, n=str(found)) if found else phrase("no_findings", language)
