@@ -101,6 +101,19 @@ PRONOUNS = frozenset(
 SUBJECTS = frozenset(
     "i it he she this that there es er sie il elle ils elles ello ella ellos ellas het".split()
 )
+#: Articles, by language: a noun phrase opens with one; a clause that does is no clause of its own
+#: (:func:`engine.offline_lists._group_topics`: "How do daemon threads and | the main thread behave").
+ARTICLES = {
+    "en": frozenset("the a an".split()),
+    "de": frozenset("der die das den dem des ein eine einen einem einer".split()),
+    "fr": frozenset("le la les un une des du".split()),
+    "es": frozenset("el la los las un una unos unas".split()),
+    "it": frozenset("il lo la i gli le un uno una".split()),
+    "pt": frozenset("o a os as um uma uns umas".split()),
+    "nl": frozenset("de het een".split()),
+    "sv": frozenset("en ett den det de".split()),
+}
+
 #: Prepositions that say whose or of what ("the costs and the benefits | of solar panels"): a phrase
 #: after the last item that opens with one is shared by every item, even when each is a noun phrase
 #: of its own.

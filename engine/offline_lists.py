@@ -26,6 +26,7 @@ from engine.language import _CODE, _QUESTION_WORDS, FUNCTION_WORDS, has_segmente
 from engine.language import _INTERROGATIVES as _ASKING
 from engine.language import is_function_word as _is_function_word
 from engine.offline_list_words import (
+    ARTICLES,
     BARE,
     BEFORE_VERB,
     CHOOSING,
@@ -94,8 +95,12 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
     if not COMPARING.intersection(words(masked)):
         masked = _NAME_PAIR.sub(hole, masked)
     found = _cjk_items(masked) if has_segmented_script(masked) else None
-    topics = found or [t for group in _questions(masked, language) for t in _group_topics(group, language)]
-    return list(dict.fromkeys(_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in topics))
+    if found is None:
+        grouped = [_group_topics(group, language) for group in _questions(masked, language)]
+        if any(topics is None for topics in grouped):
+            return []  # a question whose items cannot be told apart is researched whole
+        found = [t for topics in grouped for t in topics]
+    return list(dict.fromkeys(_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in found))
 
 
 def _questions(text: str, language: str = "en") -> list[list[str]]:
@@ -173,10 +178,14 @@ def _asks_yes_or_no(clause: str) -> bool:
     return len(opening) == 2 and opening[0] in _AUXILIARIES and opening[1] in PRONOUNS | SUBJECTS
 
 
-def _group_topics(parts: list[str], language: str = "en") -> list[str]:
+def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     """The topics of one question's clauses: one per listed item (:func:`_items_listed`; the items
     alone after a question that asks to choose among them, :data:`CHOOSING`), else each clause, a
-    short later one continuing the first one's head (:func:`_question_head`)."""
+    short later one continuing the first one's head (:func:`_question_head`). None when the items of
+    a list cannot be told apart (:func:`_takes_the_frame`: "What do the main thread and daemon
+    threads do at exit"), or a later clause that gives no listed item opens with an article
+    (:data:`ARTICLES`): a noun phrase whose verb the items share ("How do daemon threads and the
+    main thread behave"); the question is then researched whole."""
     if len(parts) < 2:
         return parts
     opening = parts[0].lower().split()
@@ -184,8 +193,11 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str]:
     if len(parts) > 2 and len(opening) > 1 and choosing:
         return parts[1:]  # "Which is faster, Python or Java": the things to choose among
     listed = _items_listed(parts, language)
-    if listed:
-        return listed
+    if listed is not None:
+        return listed or None
+    articles = ARTICLES.get(language, ARTICLES["en"])
+    if any(p.split()[0].lower() in articles for p in parts[1:]):
+        return None
     head = _question_head(parts[0])
 
     def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
@@ -342,7 +354,8 @@ def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     function word ("heat pumps and solar panels") or items that open after an auxiliary
     (:func:`_two_items`). The items' words are found by :func:`_listed_at`.
     None when the later clauses are not items of a list (they are clauses of their own: "cancel
-    tasks and handle timeouts", "read a file and write it back")."""
+    tasks and handle timeouts", "read a file and write it back"); [] when they are, but the question's
+    own words would be taken into an item (:func:`_takes_the_frame`)."""
     first = parts[0].split()
     later = [p.split() for p in parts[1:]]
     lead = next((i for i, w in enumerate(later[0]) if not _function(w.lower(), language)), len(later[0]))
@@ -358,6 +371,8 @@ def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     # a participle lists with participles ("compressed and encrypted"), not nouns
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
         return None
+    if _takes_the_frame(items, language):
+        return []  # a list, but where its items end cannot be told
     if _asks_only_to_compare(" ".join(prefix + tail)):
         return [" ".join(i) for i in items]
     return [" ".join([*_agreeing(prefix, i, language), *i, *tail]) for i in items]
@@ -390,6 +405,16 @@ def _agreeing(prefix: list[str], item: list[str], language: str) -> list[str]:
         return prefix
     singular = _SINGULAR[prefix[-1].lower()]
     return [*prefix[:-1], singular.capitalize() if prefix[-1][:1].isupper() else singular]
+
+
+def _takes_the_frame(items: list[list[str]], language: str) -> bool:
+    """True when the first of ``items`` (each a list of words) opens with a word a verb or subject
+    follows (:data:`BEFORE_VERB`: "do", "are", "to") that the next item does not open with, or an
+    item ends with one: the question's own words taken into an item, where the items are of
+    different lengths ("How | do daemon threads and the main thread | behave", "What do | the main
+    thread and daemon threads do | at exit")."""
+    first, second = items[0][0].lower(), items[1][0].lower()
+    return (first in BEFORE_VERB and first != second) or any(i[-1].lower() in BEFORE_VERB for i in items)
 
 
 def _two_items(

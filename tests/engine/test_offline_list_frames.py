@@ -125,3 +125,17 @@ def test_a_colon_parts_only_a_choice_from_its_items(question, expected):
 ])
 def test_a_noun_of_its_own_is_not_given_the_first_items_noun(question, language, expected):
     assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    # items of different lengths before a shared verb: where the first ends and the frame goes on
+    # cannot be told, so the question is one topic (with its facets), never cut into half-questions
+    ("How do daemon threads and the main thread behave?", "en"),
+    ("How do heat pumps and the gas boilers work?", "en"),
+    ("What happens to daemon threads and the _thread module when the main thread exits?", "en"),
+    ("What do the main thread and daemon threads do at exit?", "en"),
+])
+def test_items_that_cannot_be_told_apart_leave_the_question_whole(question, language):
+    topics = plan_topics(question, 5, language)
+    assert topics[0] == question, topics
+    assert all(" — " in t for t in topics[1:]), topics
