@@ -44,6 +44,9 @@ COPY manifests ./manifests
 RUN pip install --no-deps . && deepresearch --help >/dev/null
 
 USER deepresearch
+# The language identifier's model, unpacked once into the image (~/.cache/deepresearch/langid), so
+# that no container start unpacks it again (engine/langid_model.py).
+RUN python -c "from engine.language import load_language_model; load_language_model()"
 VOLUME ["/data"]
 # Slack over HTTP (when SLACK_APP_TOKEN is unset) and Teams.
 EXPOSE 3000 3978

@@ -161,16 +161,17 @@ _MODEL_LOCK = threading.Lock()
 
 
 def load_language_model():
-    """py3langid's identifier for the languages of :data:`NAMES`, loaded once per process (about 0.4 s;
+    """py3langid's identifier for the languages of :data:`NAMES`, loaded once per process (memory-mapped
+    from the machine's cache, :mod:`engine.langid_model`: milliseconds once the cache is written;
     later callers wait for the first)."""
     with _MODEL_LOCK:
         if not _MODEL:
-            from py3langid.langid import _load_identifier
+            from engine.langid_model import load_identifier
 
             # only the languages named here: a short question is not taken for Occitan or Low
             # Saxon, and the probability goes to the languages users write in (near neighbours such
             # as Catalan and Croatian are left out: "Qué es asyncio?" stays Spanish)
-            _MODEL.append(_load_identifier(norm_probs=True, langs=sorted(set(NAMES) - {TRADITIONAL})))
+            _MODEL.append(load_identifier(sorted(set(NAMES) - {TRADITIONAL})))
         return _MODEL[0]
 
 
@@ -178,7 +179,7 @@ def prefetch_language_model() -> None:
     """Start loading the language identifier in a background thread, so the first
     :func:`detect_language` call does not wait for it; does nothing once it is loaded."""
     if not _MODEL:
-        import py3langid.langid  # noqa: F401  (here: numpy imported from two threads at once can fail)
+        import engine.langid_model  # noqa: F401  (here: numpy imported from two threads at once can fail)
 
         threading.Thread(target=_load_quietly, name="language-model", daemon=True).start()
 

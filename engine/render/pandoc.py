@@ -4,16 +4,20 @@ pypandoc starts pandoc in the caller's process group. There a signal to the grou
 terminal, ``kill -- -PGID``, RQ's ``kill_horse``, which signals the work horse's whole group) kills
 pandoc too ("Pandoc died with exitcode -34") while the Python process only notes the signal and stops
 the research its own way. Here pandoc runs in a new session (setsid(2)): only this module stops it,
-when the caller's ``cancel`` event is set, and the kernel when this process dies
-(:func:`engine.render.texguard.parent_death_preexec`, as for the LaTeX build). pypandoc still finds the binary (``PYPANDOC_PANDOC``,
-then the one pypandoc-binary ships)."""
+when the caller's ``cancel`` event is set, and the kernel when this process dies (the parent death
+signal, armed by util-linux's ``setpriv`` or else by :func:`engine.render.texguard.parent_death_preexec`;
+a parent that dies before ``setpriv`` armed it closes pandoc's input and output pipes, which ends it).
+pypandoc still finds the binary (``PYPANDOC_PANDOC``, then the one pypandoc-binary ships)."""
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import subprocess
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pypandoc
 
@@ -40,10 +44,10 @@ def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: thread
     if cancel is not None and cancel.is_set():
         raise PandocCancelled("pandoc was not started: cancelled")
     data = source.encode("utf-8") if isinstance(source, str) else source
+    command, preexec = _guarded([pypandoc.get_pandoc_path(), *args])
     try:
-        proc = subprocess.Popen([pypandoc.get_pandoc_path(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True,
-                                preexec_fn=parent_death_preexec(os.getpid()))
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
     except OSError as err:
         raise RuntimeError(f"pandoc could not be started: {err}") from err
     # One communicate() call, without a timeout, in a thread of its own: it writes all of the input,
@@ -69,6 +73,27 @@ def run_pandoc(args: Sequence[str], source: str | bytes = b"", *, cancel: thread
         message = err_text.decode("utf-8", errors="replace").strip()[-2000:]
         raise RuntimeError(f'Pandoc died with exitcode "{proc.returncode}" during conversion: {message}')
     return out
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    """util-linux's ``setpriv`` on Linux (it arms the parent death signal, then executes the
+    command: ``setpriv --pdeathsig TERM -- COMMAND``, see setpriv(1)), or None."""
+    return shutil.which("setpriv") if sys.platform.startswith("linux") else None
+
+
+def _guarded(command: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """``command`` and the ``preexec_fn`` that make it get SIGTERM when this process dies.
+
+    With ``setpriv`` the signal is armed by ``setpriv`` itself and there is no ``preexec_fn``, so
+    :mod:`subprocess` starts the child with vfork(2) instead of fork(2), which copies none of this
+    process's page tables (fork cost milliseconds per call in a process of a few hundred MB, and a
+    report takes some twenty pandoc calls). Without it, :func:`engine.render.texguard.parent_death_preexec`
+    arms it between fork and exec."""
+    setpriv = _setpriv()
+    if setpriv:
+        return [setpriv, "--pdeathsig", "TERM", "--", *command], None
+    return command, parent_death_preexec(os.getpid())
 
 
 def convert_text(source: str, to: str, fmt: str, *, extra_args: Sequence[str] = (), sandbox: bool = True,
