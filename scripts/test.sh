@@ -11,6 +11,11 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
 fi
 bash scripts/test_postgres.sh
 .venv/bin/ruff check .
+# Bytecode is written (a shell or image may say not to, PYTHONDONTWRITEBYTECODE): the tests start some
+# hundreds of `deepresearch` processes, each of which would compile the project's modules again, and each
+# pytest worker would rewrite every test module's assertions again.
+unset PYTHONDONTWRITEBYTECODE
+.venv/bin/python -m compileall -q engine jobs bots bench >/dev/null
 # A private temporary folder: pytest prunes old ones of other sessions running at the same time.
 basetemp=$(mktemp -d "${TMPDIR:-/tmp}/deepresearch-tests.XXXXXX")
 # Four workers: most tests wait on child processes, so four keep two cores busy (TEST_WORKERS to change).
