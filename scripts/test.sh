@@ -18,5 +18,6 @@ unset PYTHONDONTWRITEBYTECODE
 .venv/bin/python -m compileall -q engine jobs bots bench >/dev/null
 # A private temporary folder: pytest prunes old ones of other sessions running at the same time.
 basetemp=$(mktemp -d "${TMPDIR:-/tmp}/deepresearch-tests.XXXXXX")
-# Four workers: most tests wait on child processes, so four keep two cores busy (TEST_WORKERS to change).
-exec .venv/bin/python -m pytest -q -n "${TEST_WORKERS:-4}" --basetemp "$basetemp" "$@"
+# Four workers: most tests wait on child processes, so four keep two cores busy (TEST_WORKERS to change);
+# work stealing: a worker that runs out takes tests queued for another, so no core idles at the end.
+exec .venv/bin/python -m pytest -q -n "${TEST_WORKERS:-4}" --dist worksteal --basetemp "$basetemp" "$@"
