@@ -20,6 +20,7 @@ from engine.render.markdown import (
     Attr,
     Node,
     Sanitizer,
+    pandoc_api_version,
     parse_markdown,
     plain_inlines,
     str_node,
@@ -257,10 +258,9 @@ def _break_long(text: str, max_run: int = LONG_RUN) -> list[str]:
 @functools.cache
 def _pandoc_setup() -> tuple[list[int], list[str]]:
     """The pandoc AST version and the writer's no-highlighting option for the bundled pandoc."""
-    version = json.loads(convert_text("", "json", "gfm", sandbox=False))
     pandoc = tuple(int(x) for x in re.findall(r"\d+", pypandoc.get_pandoc_version())[:2])
     flag = "--syntax-highlighting=none" if pandoc >= (3, 8) else "--no-highlight"
-    return version["pandoc-api-version"], [flag, "--wrap=none", f"--template={TEMPLATE}"]
+    return pandoc_api_version(), [flag, "--wrap=none", f"--template={TEMPLATE}"]
 
 
 def _meta(value: object) -> dict:

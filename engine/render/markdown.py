@@ -311,8 +311,30 @@ def parse_markdown(markdown: str, cancel: threading.Event | None = None) -> list
     if not text.strip():
         return []
     protected = re.sub(r"\\\\|\\[\[\]]", lambda m: _ESCAPED.get(m.group(), m.group()), text)
-    doc = json.loads(convert_text(protected, "json", MARKDOWN_FORMAT, cancel=cancel))
-    return doc["blocks"]
+    return json.loads(_pandoc_json(protected, cancel))["blocks"]
+
+
+#: pandoc's JSON for the Markdown fragments parsed last (at most :data:`PARSED_KEPT`), by fragment: the
+#: LaTeX and the Word build of one report parse the same fragments, each in a thread of its own.
+_PARSED: dict[str, str] = {}
+_PARSED_LOCK = threading.Lock()
+PARSED_KEPT = 512
+
+
+def _pandoc_json(protected: str, cancel: threading.Event | None) -> str:
+    """pandoc's JSON for the Markdown fragment ``protected``: kept from an earlier parse, or parsed now
+    (stopped as soon as ``cancel`` is set: :class:`engine.render.pandoc.PandocCancelled`). pandoc
+    runs with ``--sandbox``, so the same fragment always gives the same JSON; each caller loads its
+    own copy of the nodes."""
+    with _PARSED_LOCK:
+        found = _PARSED.get(protected)
+    if found is None:
+        found = convert_text(protected, "json", MARKDOWN_FORMAT, cancel=cancel)
+        with _PARSED_LOCK:
+            if len(_PARSED) >= PARSED_KEPT:
+                del _PARSED[next(iter(_PARSED))]  # the oldest
+            _PARSED[protected] = found
+    return found
 
 
 def stringify(inlines: list[Node]) -> str:
