@@ -68,7 +68,7 @@ COMPARING = frozenset(
     diferencian difieren differenza differenze tra fra confrontare confronto differiscono diferença
     diferenças comparação diferem verschil verschillen tussen vergelijken vergelijking differ differs
     confrontare confronta differisce differiscono verschilt vergelijkt compara difere jämföra jämför skiljer
-    skillnad skillnaden mellan 区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split()
+    skillnad skillnaden mellan onderscheiden onderscheidt elkaar einander voneinander varandra 区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split()
 )
 
 #: Question words that ask to choose among the items, before them ("Which is faster, A or B?") or
@@ -87,8 +87,12 @@ QUALIFIER_OPENERS = frozenset(
 PREPOSITIONS = frozenset(
     """of for in on about with from to by as von für bei aus mit zu über de des du pour sur par avec
     à del para en con por di da per su tra fra nel nella em no na com pelo pela van voor met op bij uit
-    naar""".split()
+    naar im ans ins beim vom zum zur nach unter auf au aux dans al åt""".split()
 ) | frozenset(more.PREPOSITIONS)
+#: Reflexive and reciprocal pronouns, which belong to the verb around a list's items and are asked of
+#: each ("Hoe gedragen warmtepompen en zonnepanelen | zich in de winter", "Wie verhalten A und B | sich
+#: im Winter"), never the start of an item ("Wie unterscheiden sich | A und B | voneinander").
+REFLEXIVES = frozenset("sich zich sig se si einander voneinander elkaar varandra".split())
 
 #: Subject pronouns: a question's verb follows them ("How do I | read a file"); English "I" only as
 #: written, capitalised (:func:`engine.offline_lists._opens_verb`): Italian "i" is an article.

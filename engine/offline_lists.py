@@ -42,6 +42,7 @@ from engine.offline_list_words import (
     PREPOSITIONS,
     PRONOUNS,
     QUALIFIER_OPENERS,
+    REFLEXIVES,
     SET_PHRASES,
     SUBJECTS,
 )
@@ -183,7 +184,7 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     alone after a question that asks to choose among them, :data:`CHOOSING`), else each clause, a
     short later one continuing the first one's head (:func:`_question_head`). None when the items of
     a list cannot be told apart (:func:`_takes_the_frame`: "What do the main thread and daemon
-    threads do at exit"), or a later clause that gives no listed item opens with an article
+    threads do at exit"), or they are compared (:data:`COMPARING`) but not as a list, or a later clause that gives no listed item opens with an article
     (:data:`ARTICLES`): a noun phrase whose verb the items share ("How do daemon threads and the
     main thread behave"); the question is then researched whole."""
     if len(parts) < 2:
@@ -195,6 +196,8 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     listed = _items_listed(parts, language)
     if listed is not None:
         return listed or None
+    if COMPARING.intersection(w.lower() for w in parts[0].split()):
+        return None  # "Waarom verschillen warmtepompen en cv-ketels zo sterk": one comparison, not two clauses
     articles = ARTICLES.get(language, ARTICLES["en"])
     if any(p.split()[0].lower() in articles for p in parts[1:]):
         return None
@@ -220,7 +223,7 @@ def _asks_only_to_compare(frame: str) -> bool:
     each ("How do I use …") is asked of each item, as is a frame of function words alone ("Is this
     … or …")."""
     named = [w for w in content_words(frame) if not _HOLE.fullmatch(w)]
-    if [w for w in named if w not in COMPARING]:
+    if [w for w in named if w not in COMPARING and w not in REFLEXIVES]:  # "zich" is the verb's
         return False
     return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]
 
@@ -452,6 +455,9 @@ def _listed_at(
     start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
     if start < 0:
         return None
+    if len(first) - start > 1 and first[start].lower() in REFLEXIVES:  # "sich | Wärmepumpen": the verb's
+        start += 1
+        size = min(size, len(first) - start)
     prefix, item = first[:start], first[start:]
     own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
     last = later[-1] if own_phrase else later[-1][:size]
@@ -501,7 +507,8 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
 
 def _shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> bool:
     """True when the words after the last listed item (``tail``) are asked of every item: none, a
-    phrase that opens or ends with a preposition ("… in winter", "… made of", :data:`PREPOSITIONS`),
+    phrase that opens or ends with a preposition ("… in winter", "… made of", :data:`PREPOSITIONS`) or
+    opens with the verb's reflexive pronoun ("… zich in de winter", :data:`REFLEXIVES`),
     one that opens with a verb that asks how ("… compare"), or any when the items come right after
     an auxiliary, a subject pronoun or "to" (``prefix``, the words before the first item, ends with
     one of :data:`BEFORE_VERB`: "Should I rent or buy a house", "What do cats and dogs eat"), or
@@ -511,7 +518,7 @@ def _shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> 
     if not tail:
         return True
     return (
-        tail[0].lower() in PREPOSITIONS
+        tail[0].lower() in PREPOSITIONS | REFLEXIVES
         or tail[-1].lower() in PREPOSITIONS
         or tail[0].lower() in QUESTION_VERBS
         or bool(prefix)

@@ -139,3 +139,38 @@ def test_items_that_cannot_be_told_apart_leave_the_question_whole(question, lang
     topics = plan_topics(question, 5, language)
     assert topics[0] == question, topics
     assert all(" — " in t for t in topics[1:]), topics
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # the verb's reflexive pronoun, after the items ("zich", "sich") or before them, goes with the
+    # frame to each item (was "Hoe gedragen warmtepompen" / "zonnepanelen zich in de winter")
+    ("Hoe gedragen warmtepompen en zonnepanelen zich in de winter?", "nl",
+     ["Hoe gedragen warmtepompen zich in de winter", "Hoe gedragen zonnepanelen zich in de winter"]),
+    ("Hoe gedragen warmtepompen en zonnepanelen zich?", "nl",
+     ["Hoe gedragen warmtepompen zich", "Hoe gedragen zonnepanelen zich"]),
+    ("Wie verhalten Wärmepumpen und Solarmodule sich im Winter?", "de",
+     ["Wie verhalten Wärmepumpen sich im Winter", "Wie verhalten Solarmodule sich im Winter"]),
+    ("Wie verhalten sich Wärmepumpen und Solarmodule im Winter?", "de",
+     ["Wie verhalten sich Wärmepumpen im Winter", "Wie verhalten sich Solarmodule im Winter"]),
+    ("Was kosten Wärmepumpen und Solarmodule im Jahr 2025?", "de",
+     ["Was kosten Wärmepumpen im Jahr 2025", "Was kosten Solarmodule im Jahr 2025"]),
+    ("Hur skiljer sig värmepumpar och solpaneler åt?", "sv",
+     ["Hur skiljer sig värmepumpar åt", "Hur skiljer sig solpaneler åt"]),
+    # compared with each other ("elkaar", "voneinander"): the items alone, never "sich Wärmepumpen"
+    ("Hoe onderscheiden warmtepompen en cv-ketels zich van elkaar?", "nl", ["warmtepompen", "cv-ketels"]),
+    ("Wie unterscheiden sich Wärmepumpen und Gasheizungen voneinander?", "de", ["Wärmepumpen", "Gasheizungen"]),
+])
+def test_a_reflexive_verb_keeps_its_pronoun_in_the_frame(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    # a comparison whose items cannot be cut from what follows is one question, not two halves
+    # (was "Waarom verschillen warmtepompen" / "cv-ketels zo sterk")
+    ("Waarom verschillen warmtepompen en cv-ketels zo sterk?", "nl"),
+    ("Warum unterscheiden sich Wärmepumpen und Gasheizungen so stark?", "de"),
+])
+def test_a_comparison_that_is_no_list_is_researched_whole(question, language):
+    topics = plan_topics(question, 5, language)
+    assert topics[0] == question, topics
+    assert all(" — " in t for t in topics[1:]), topics
