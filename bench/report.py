@@ -151,8 +151,10 @@ def _fig8(f: dict) -> list[Row]:
 
 def _fig9(f: dict) -> list[Row]:
     cpu = f" ({f['warm_median_cpu_s']:.2f} s of CPU)" if "warm_median_cpu_s" in f else ""
+    private = (f"; {f['warm_median_private_mb']:.0f} MB of private memory then"
+               if "warm_median_private_mb" in f else "")
     result = (f"{f['warm_median_s']:.2f} s{cpu} from process start to the first model call (warm imports; "
-              f"first run {f['first_run_s']:.2f} s)")
+              f"first run {f['first_run_s']:.2f} s){private}")
     return [("9", "process start to first model call", result, f"`{f['inputs']['command']}` in a new process",
              f"median of {f['runs'] - 1}")]
 

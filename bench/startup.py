@@ -39,9 +39,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _once(svc, data_dir: Path) -> tuple[float, float]:
-    """Seconds from spawning `deepresearch ask` to the fake model reading its first request, and the
-    CPU seconds the process had used by then (less sensitive to other processes on the machine).
+def private_mb(pid: int) -> float:
+    """MB of private memory (anonymous pages: ``RssAnon`` of Linux ``/proc/PID/status``) of process
+    ``pid``: what no other process shares and every fork of it copies the page tables of; pages
+    mapped from files (libraries, the memory-mapped language model) are not counted."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _once(svc, data_dir: Path) -> tuple[float, float, float]:
+    """Seconds from spawning `deepresearch ask` to the fake model reading its first request, the
+    CPU seconds the process had used by then (less sensitive to other processes on the machine) and
+    its private memory then, in MB (:func:`private_mb`).
 
     Raises:
         RuntimeError: no model call within :data:`TIMEOUT_S`.
@@ -59,7 +70,7 @@ def _once(svc, data_dir: Path) -> tuple[float, float]:
                 tail = log.read_text(errors="replace")[-600:]
                 raise RuntimeError(f"deepresearch ask made no model call (exit {proc.poll()}): {tail}")
             time.sleep(0.005)
-        return svc.openai.chat_calls[0].start - started, cpu_seconds(proc.pid)
+        return svc.openai.chat_calls[0].start - started, cpu_seconds(proc.pid), private_mb(proc.pid)
     finally:
         proc.kill()
         proc.wait(timeout=30)
@@ -71,7 +82,8 @@ def measure(work: Path, runs: int = RUNS) -> dict:
     data.mkdir(parents=True, exist_ok=True)
     with services(model_latency=0.0, search_latency=0.0) as svc:
         measured = [_once(svc, data) for _ in range(runs)]
-    seconds, cpu = [m[0] for m in measured], [m[1] for m in measured]
+    seconds, cpu, private = ([m[i] for m in measured] for i in range(3))
     return {"first_run_s": seconds[0], "warm_median_s": median(seconds[1:]), "per_run_s": seconds, "runs": runs,
             "warm_median_cpu_s": median(cpu[1:]), "per_run_cpu_s": cpu,
+            "warm_median_private_mb": median(private[1:]), "per_run_private_mb": private,
             "inputs": {"command": "deepresearch ask QUESTION", "first_model_call": "clarify_with_user"}}
