@@ -235,3 +235,15 @@ def folder_write_problem(folder: Path, *, keep: bool = True) -> str | None:
             with contextlib.suppress(OSError):
                 path.rmdir()
     return None
+
+
+def owner_alive(pid: int) -> bool:
+    """True when process ``pid`` exists (signal 0, see kill(2)), under any user: for temporary folders
+    named after the process that makes them, which may be removed once it is gone. Raises nothing."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):  # another user's process; a number no pid is
+        return True
+    return True

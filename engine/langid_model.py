@@ -9,11 +9,16 @@ asked for, are written once as ``.npy`` files into a cache folder and opened rea
 machine, read on first use, and not copied by a fork.
 
 The cache folder is ``$XDG_CACHE_HOME/deepresearch/langid`` (``~/.cache/deepresearch/langid`` when
-unset; the XDG Base Directory Specification), one sub-folder per py3langid version, model file and
-language set. A folder is written under a temporary name and renamed into place, so a reader sees a
-whole model or none; two processes that build it at once each rename their own copy and the second
-finds the first's. A folder whose files cannot be read as the model (cut short, emptied) is
-written again once. When the folder cannot be written or read (a read-only or full home), the
+unset; the XDG Base Directory Specification), one sub-folder per py3langid version, model file
+content (SHA-256: installations of the same version share it) and language set. A folder is written
+under a temporary name, each file synced to disk (fsync) and listed with its size in
+``manifest.json`` (and the SHA-256 of the small ones), then renamed into place, so a reader sees a
+whole model or none, even after a power cut; two processes that build it at once each rename their
+own copy and the second finds the first's. A folder whose files do not match their manifest, or
+whose tables point outside each other (which would fail later, at the first question), is written
+again once. Building also removes what builds killed half-way left (``.building-PID-*``) and model
+folders no process has used for :data:`UNUSED_DAYS` days (a folder is touched, at most once a day,
+when used). When the folder cannot be written or read (a read-only or full home), the
 identifier is built in memory exactly as py3langid builds it, and the reason is logged at INFO
 level: the results are the same, only slower to load.
 """
@@ -26,11 +31,14 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 from py3langid import langid
+
+from engine.fsutil import owner_alive
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +46,25 @@ log = logging.getLogger(__name__)
 #: feature x language log-probabilities, language priors, the byte DFA's distinct rows, each state's
 #: row and each state's feature (-1 for none).
 ARRAYS = ("ptc", "pc", "nextmove", "nextmove_row", "out_feat")
+#: The files whose SHA-256 is checked at every load (about 0.6 MB in all); the two large arrays
+#: (47 MB) are checked by size and by the bounds of the tables that index them.
+HASHED = ("classes.json", "pc.npy", "nextmove_row.npy", "out_feat.npy")
+#: Days after which a model folder no process used is removed (by a process building another).
+UNUSED_DAYS = 30
 #: What a cache folder that cannot be written or read raises (numpy: ValueError for a damaged
-#: header, EOFError for an empty file; json: ValueError).
-_DAMAGED = (OSError, ValueError, EOFError, KeyError)
+#: header, EOFError for an empty file; json: ValueError; a manifest or classes of the wrong type:
+#: TypeError, KeyError, AttributeError).
+_DAMAGED = (OSError, ValueError, EOFError, KeyError, TypeError, AttributeError)
+_DAY = 86400.0
 
 
 def cache_root() -> Path:
     """``$XDG_CACHE_HOME/deepresearch/langid``, or ``~/.cache/deepresearch/langid`` (XDG Base Directory
-    Specification: a relative or empty ``XDG_CACHE_HOME`` is ignored)."""
+    Specification: a relative or empty ``XDG_CACHE_HOME`` is ignored).
+
+    Raises:
+        RuntimeError: no home folder can be found (``Path.home``).
+    """
     base = os.environ.get("XDG_CACHE_HOME", "")
     root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
     return root / "deepresearch" / "langid"
@@ -64,20 +83,26 @@ def load_identifier(langs: list[str]) -> langid.LanguageIdentifier:
         if not folder.is_dir():
             _write(folder, model_file, langs)
         try:
-            return _mapped(folder)
+            identifier = _mapped(folder)
         except _DAMAGED as err:  # a file cut short or changed: written again once
             log.info("event=language_model_cache_rewritten error=%r", err)
             _discard(folder)
             _write(folder, model_file, langs)
-            return _mapped(folder)
-    except _DAMAGED as err:
+            identifier = _mapped(folder)
+        _touch(folder)
+        return identifier
+    except (*_DAMAGED, RuntimeError) as err:
         log.info("event=language_model_cache_unused error=%r", err)
         return langid._load_identifier(norm_probs=True, langs=langs)
 
 
 def _discard(folder: Path) -> None:
-    """Move ``folder`` aside (a rename, so a process mapping it keeps its files) and remove it."""
-    aside = Path(tempfile.mkdtemp(prefix=".damaged-", dir=folder.parent))
+    """Move ``folder`` (or a file or link in its place) aside, a rename, so a process mapping it
+    keeps its files, and remove it."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        folder.unlink()
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".damaged-{os.getpid()}-", dir=folder.parent))
     try:
         folder.rename(aside / "model")
     finally:
@@ -85,15 +110,16 @@ def _discard(folder: Path) -> None:
 
 
 def _key(model_file: Path, langs: list[str]) -> str:
-    """A folder name that changes with py3langid's version, its model file and the language set."""
-    stat = model_file.stat()
-    text = json.dumps([version("py3langid"), str(model_file), stat.st_size, stat.st_mtime_ns, sorted(langs)])
+    """A folder name that changes with py3langid's version, its model file's content and the language set."""
+    digest = hashlib.sha256(model_file.read_bytes()).hexdigest()
+    text = json.dumps([version("py3langid"), digest, sorted(langs)])
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 def _write(folder: Path, model_file: Path, langs: list[str]) -> None:
     """Unpack ``model_file``, keep the columns of ``langs`` and write the arrays into ``folder``
-    (through a temporary folder renamed into place). Raises OSError, ValueError (unknown code)."""
+    (through a temporary folder, synced, then renamed into place; a file or link in its place is
+    removed). Raises OSError, ValueError (unknown code)."""
     from py3langid.modelio import load_model
 
     ptc, pc, classes, nextmove, nextmove_row, out_feat = load_model(model_file)
@@ -106,30 +132,105 @@ def _write(folder: Path, model_file: Path, langs: list[str]) -> None:
               "nextmove_row": np.frombuffer(nextmove_row, dtype=np.dtype(nextmove_row.typecode)),
               "out_feat": np.asarray(out_feat, dtype=np.int32)}
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
+    _remove_leftovers(folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        _discard(folder)
+    staging = Path(tempfile.mkdtemp(prefix=f".building-{os.getpid()}-", dir=folder.parent))
     try:
         for name in ARRAYS:
-            np.save(staging / f"{name}.npy", arrays[name], allow_pickle=False)
-        (staging / "classes.json").write_text(json.dumps([classes[i] for i in keep]))
+            _synced(staging / f"{name}.npy", lambda f, a=arrays[name]: np.save(f, a, allow_pickle=False))
+        codes = json.dumps([classes[i] for i in keep]).encode()
+        _synced(staging / "classes.json", lambda f: f.write(codes))
+        manifest = {p.name: {"bytes": p.stat().st_size, **({"sha256": _sha256(p)} if p.name in HASHED else {})}
+                    for p in staging.iterdir()}
+        _synced(staging / "manifest.json", lambda f: f.write(json.dumps(manifest).encode()))
+        _fsync(staging)
         try:
             staging.rename(folder)
         except OSError:
             if not folder.is_dir():  # not a concurrent builder's rename: a real failure
                 raise
+        _fsync(folder.parent)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _synced(path: Path, write) -> None:
+    """Create ``path``, ``write(file)`` into it and sync it to disk."""
+    with open(path, "wb") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _fsync(folder: Path) -> None:
+    """Sync ``folder``'s entries to disk (POSIX: a rename is durable once its folder is synced)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Remove, beside ``folder``, the temporary folders of builds whose process is gone
+    (``.building-PID-*``, ``.damaged-PID-*``) and model folders unused for :data:`UNUSED_DAYS` days.
+    Raises nothing."""
+    now = time.time()
+    try:
+        entries = list(folder.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.startswith((".building-", ".damaged-")):
+                pid = entry.name.split("-")[1]
+                if not pid.isdigit() or not owner_alive(int(pid)):
+                    shutil.rmtree(entry, ignore_errors=True)
+            elif entry != folder and entry.is_dir() and not entry.is_symlink() \
+                    and now - entry.stat().st_mtime > UNUSED_DAYS * _DAY:
+                _discard(entry)
+        except OSError:
+            continue
+
+
+def _touch(folder: Path) -> None:
+    """Mark ``folder`` used (its modification time) when it was last marked over a day ago. Raises nothing."""
+    try:
+        if time.time() - folder.stat().st_mtime > _DAY:
+            os.utime(folder)
+    except OSError:
+        pass
+
+
 def _mapped(folder: Path) -> langid.LanguageIdentifier:
     """The identifier over the arrays of ``folder``, memory-mapped read-only (the DFA tables as
-    ``memoryview`` objects, which index to plain ints as py3langid's ``array`` objects do).
-    Raises OSError, ValueError (a damaged or incomplete folder)."""
+    ``memoryview`` objects, which index to plain ints as py3langid's ``array`` objects do), once the
+    files match ``manifest.json`` and each table indexes only inside the one it points into.
+    Raises OSError, ValueError (a damaged or incomplete folder), TypeError, KeyError."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for name, entry in manifest.items():
+        path = folder / name
+        if path.stat().st_size != entry["bytes"] or ("sha256" in entry and _sha256(path) != entry["sha256"]):
+            raise ValueError(f"{path}: not as written ({entry['bytes']} bytes)")
+    if set(manifest) != {*(f"{n}.npy" for n in ARRAYS), "classes.json"}:
+        raise ValueError(f"{folder}: the manifest lists {sorted(manifest)}")
     data = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS}
     classes = json.loads((folder / "classes.json").read_text())
-    if data["ptc"].shape[1] != len(classes) or data["pc"].shape != (len(classes),):
+    if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes):
+        raise ValueError(f"{folder}: classes.json is no list of language codes")
+    ptc, states, rows = data["ptc"], len(data["nextmove_row"]), len(data["nextmove"]) // 256
+    if ptc.ndim != 2 or ptc.shape[1] != len(classes) or data["pc"].shape != (len(classes),):
         raise ValueError(f"{folder}: the model's arrays do not match its {len(classes)} languages")
-    if len(data["nextmove_row"]) != len(data["out_feat"]):
+    if states != len(data["out_feat"]) or not states or not rows:
         raise ValueError(f"{folder}: the model's DFA tables differ in length")
-    return langid.LanguageIdentifier(data["ptc"], data["pc"], classes, memoryview(data["nextmove"]),
+    if (data["nextmove"].max() >= states or data["nextmove_row"].max() >= rows
+            or data["out_feat"].max() >= ptc.shape[0] or data["out_feat"].min() < -1):
+        raise ValueError(f"{folder}: the model's DFA tables point outside each other")
+    return langid.LanguageIdentifier(ptc, data["pc"], classes, memoryview(data["nextmove"]),
                                      memoryview(data["out_feat"]), norm_probs=True,
                                      tk_row=memoryview(data["nextmove_row"]))

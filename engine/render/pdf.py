@@ -22,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+from engine.fsutil import owner_alive
 from engine.render import PdfBuild, ReportDocument, ReviewRound, SourceEntry
 
 LOG_TAIL_LINES = 40
@@ -149,16 +150,6 @@ def _stop(guard: subprocess.Popen) -> None:
         pass
 
 
-def _owner_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
 def clean_stale_builds(tmp_dir: Path | None = None, *, now: float | None = None) -> list[Path]:
     """Remove the build folders (``report-tex-{pid}-*``) in ``tmp_dir`` whose owner process is gone.
 
@@ -178,7 +169,7 @@ def clean_stale_builds(tmp_dir: Path | None = None, *, now: float | None = None)
         try:
             if not entry.is_dir() or entry.owner() != _current_user():
                 continue
-            stale = (not _owner_alive(int(owner)) if owner.isdigit() and "-" in entry.name[len(BUILD_PREFIX):]
+            stale = (not owner_alive(int(owner)) if owner.isdigit() and "-" in entry.name[len(BUILD_PREFIX):]
                      else now - entry.stat().st_mtime > LEGACY_STALE_AFTER)
         except (OSError, KeyError):
             continue

@@ -3,10 +3,13 @@ after that; it says what py3langid's own loader says, and a cache that cannot be
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +52,8 @@ def _same(identifier, reference) -> None:
 def test_the_cached_model_says_what_py3langids_loader_says_and_is_mapped_not_unpacked(cache, reference, monkeypatch):
     _same(langid_model.load_identifier(LANGS), reference)  # written, then mapped
     (folder,) = cache.iterdir()
-    assert sorted(p.name for p in folder.iterdir()) == sorted([*(f"{n}.npy" for n in langid_model.ARRAYS), "classes.json"])
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [*(f"{n}.npy" for n in langid_model.ARRAYS), "classes.json", "manifest.json"])
 
     def unpacking(*args, **kwargs):
         raise AssertionError("the model was unpacked again")
@@ -82,24 +86,67 @@ def test_a_cache_that_cannot_be_written_is_logged_and_the_model_loaded_in_memory
     assert not isinstance(identifier.nb_ptc, np.memmap)
 
 
-@pytest.mark.parametrize("damage", ["truncated", "emptied", "classes"])
+def _overwrite_middle(path: Path, data: bytes) -> None:
+    """``data`` written over the middle of ``path``: its header and size stay as they were."""
+    with open(path, "r+b") as f:
+        f.seek(path.stat().st_size // 2)
+        f.write(data)
+
+
+#: Ways a cache folder is found damaged: cut short, emptied, another file's content, bytes changed
+#: past a valid header (a disk error, a half-synced write), a folder replaced by a file.
+DAMAGES = {
+    "truncated": lambda f: (f / "nextmove.npy").write_bytes((f / "nextmove.npy").read_bytes()[:1000]),
+    "emptied": lambda f: (f / "ptc.npy").write_bytes(b""),
+    "classes cut": lambda f: (f / "classes.json").write_text('["en"]'),
+    "classes reversed": lambda f: (f / "classes.json").write_text(json.dumps(
+        json.loads((f / "classes.json").read_text())[::-1])),
+    "classes a number": lambda f: (f / "classes.json").write_text("5"),
+    "classes null": lambda f: (f / "classes.json").write_text("null"),
+    "manifest gone": lambda f: (f / "manifest.json").unlink(),
+    "nextmove bytes": lambda f: _overwrite_middle(f / "nextmove.npy", b"\xff" * 200_000),
+    "out_feat bytes": lambda f: _overwrite_middle(f / "out_feat.npy", b"\x7f" * 4000),
+    "nextmove_row bytes": lambda f: _overwrite_middle(f / "nextmove_row.npy", b"\xff" * 4000),
+    "a file": lambda f: (shutil.rmtree(f), f.write_text("not a model")),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_cache_is_written_again(cache, reference, damage, caplog):
     langid_model.load_identifier(LANGS)
     (folder,) = cache.iterdir()
-    if damage == "truncated":
-        path = folder / "nextmove.npy"
-        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    elif damage == "emptied":
-        (folder / "ptc.npy").write_bytes(b"")
-    else:
-        (folder / "classes.json").write_text('["en"]')
+    DAMAGES[damage](folder)
     with caplog.at_level(logging.INFO, logger="engine.langid_model"):
         _same(langid_model.load_identifier(LANGS), reference)
-    assert "event=language_model_cache_rewritten" in caplog.text
+    assert "event=language_model_cache_rewritten" in caplog.text or damage == "a file"
     assert [p.name for p in cache.iterdir()] == [folder.name]  # written again, nothing left aside
     again = langid_model.load_identifier(LANGS)
     assert isinstance(again.nb_ptc, np.memmap)
     _same(again, reference)
+
+
+def test_what_killed_builds_left_and_models_long_unused_are_removed_by_the_next_build(cache):
+    langid_model.load_identifier(["de", "en"])
+    (old,) = cache.iterdir()
+    os.utime(old, (0, time.time() - (langid_model.UNUSED_DAYS + 1) * 86400))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = [cache / f".building-{dead.stdout.strip()}-x1", cache / f".damaged-{dead.stdout.strip()}-x2"]
+    live = cache / f".building-{os.getpid()}-x3"  # a build still running here: kept
+    for folder in [*left, live]:
+        folder.mkdir()
+        (folder / "ptc.npy").write_bytes(b"half")
+    langid_model.load_identifier(["en", "fr"])  # another language set: a build
+    assert sorted(p.name for p in cache.iterdir()) == sorted([live.name, _only_model(cache).name])
+    # a folder in use is touched (at most daily), so a build never takes it for an unused one
+    os.utime(_only_model(cache), (0, time.time() - (langid_model.UNUSED_DAYS + 1) * 86400))
+    langid_model.load_identifier(["en", "fr"])
+    langid_model.load_identifier(["de", "en"])
+    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 2
+
+
+def _only_model(cache: Path) -> Path:
+    (folder,) = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    return folder
 
 
 def test_processes_that_build_the_cache_at_once_all_load_it_and_leave_one_folder(cache, tmp_path):
