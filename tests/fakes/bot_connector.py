@@ -10,6 +10,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote
 
 from tests.fakes.loopback import CallRecord, HTTPAnswer, LoopbackServer
@@ -148,8 +149,12 @@ class FakeBotConnector(LoopbackServer):
                 and (activity_id is None or c.activity_id == activity_id)
             ]
 
-    def wait_for(self, predicate, timeout: float | None = None, what: str = "connector calls") -> list[ConnectorCall]:
-        """Wait until ``predicate(self)`` is truthy (checked whenever a call arrives); return :attr:`calls`.
+    def wait_for(self, predicate: Callable[[FakeBotConnector], Any], timeout: float | None = None,
+                 what: str = "connector calls") -> Any:
+        """Wait until ``predicate(self)`` is truthy (checked whenever a call arrives); return that value.
+
+        The value, not every call so far: a reply posted elsewhere meanwhile is not the last item of
+        what a test waited for.
 
         ``timeout``: a safety bound in seconds, :data:`tests.waiting.LONG` by default.
 
@@ -160,8 +165,8 @@ class FakeBotConnector(LoopbackServer):
         deadline = time.monotonic() + timeout
         with self._lock:
             while True:
-                if predicate(self):
-                    return list(self.calls)
+                if found := predicate(self):
+                    return found
                 left = deadline - time.monotonic()
                 if left <= 0:
                     seen = [(c.method, c.type, c.text[:60]) for c in self.calls]
