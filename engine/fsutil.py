@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import pwd
 import re
 import secrets
 import shutil
@@ -247,3 +248,22 @@ def owner_alive(pid: int) -> bool:
     except (PermissionError, OverflowError, ValueError):  # another user's process; a number no pid is
         return True
     return True
+
+
+def xdg_base(variable: str, default: str) -> Path:
+    """The XDG base folder ``variable`` names (``"XDG_CACHE_HOME"``, ``"XDG_STATE_HOME"``...), or
+    ``$HOME/default`` (``default`` relative, e.g. ``".cache"``). XDG Base Directory Specification: a
+    relative or empty value is ignored. A relative or empty ``HOME`` is ignored too (it would put the
+    folder at ``/.cache`` or below the working folder): the home folder is then the user's entry in
+    the password database.
+
+    Raises:
+        KeyError: ``HOME`` is unusable and the user has no password database entry.
+    """
+    base = os.environ.get(variable, "")
+    if os.path.isabs(base):
+        return Path(base)
+    home = os.environ.get("HOME", "")
+    if not os.path.isabs(home):
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    return Path(home) / default

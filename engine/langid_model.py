@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from py3langid import langid
 
-from engine.fsutil import owner_alive
+from engine.fsutil import owner_alive, xdg_base
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +59,13 @@ _DAY = 86400.0
 
 
 def cache_root() -> Path:
-    """``$XDG_CACHE_HOME/deepresearch/langid``, or ``~/.cache/deepresearch/langid`` (XDG Base Directory
-    Specification: a relative or empty ``XDG_CACHE_HOME`` is ignored).
+    """``$XDG_CACHE_HOME/deepresearch/langid``, or ``~/.cache/deepresearch/langid``
+    (:func:`engine.fsutil.xdg_base`: a relative or empty ``XDG_CACHE_HOME`` or ``HOME`` is ignored).
 
     Raises:
-        RuntimeError: no home folder can be found (``Path.home``).
+        KeyError: no home folder can be found.
     """
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
-    return root / "deepresearch" / "langid"
+    return xdg_base("XDG_CACHE_HOME", ".cache") / "deepresearch" / "langid"
 
 
 def load_identifier(langs: list[str]) -> langid.LanguageIdentifier:

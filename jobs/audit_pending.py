@@ -1,7 +1,7 @@
 """Audit records the trail could not take (a full or unwritable data dir): kept in a pending copy
 outside the data dir, and put in the trail once it has room (:func:`flush`).
 
-The copy is ``{XDG_STATE_HOME or ~/.local/state}/deepresearch/audit-pending-{key}.jsonl``, one per
+The copy is ``{XDG_STATE_HOME or ~/.local/state (engine.fsutil.xdg_base)}/deepresearch/audit-pending-{key}.jsonl``, one per
 data dir (``key``: the first 16 hex digits of the SHA-256 of its resolved path), JSON lines, oldest
 first. :func:`jobs.audit.write` flushes it before it writes a record (so the trail keeps the order
 the records were made in), ``deepresearch`` flushes it as a command starts, and a worker as it starts.
@@ -18,6 +18,7 @@ import logging
 import os
 from pathlib import Path
 
+from engine.fsutil import xdg_base
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def spare_path(settings: Settings) -> Path:
     """The pending copy of ``settings.data_dir``'s records (see the module's text)."""
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    state = xdg_base("XDG_STATE_HOME", ".local/state")
     key = hashlib.sha256(str(Path(settings.data_dir).resolve()).encode()).hexdigest()[:16]
     return Path(state) / "deepresearch" / f"audit-pending-{key}.jsonl"
 

@@ -158,3 +158,16 @@ def test_processes_that_build_the_cache_at_once_all_load_it_and_leave_one_folder
     results = [proc.communicate(timeout=300) for proc in procs]
     assert [out.strip() for out, _ in results] == ["de"] * 3, results
     assert len(list(cache.iterdir())) == 1  # no staging folder left behind
+
+
+@pytest.mark.parametrize("home", ["", "relative/home"])
+def test_an_empty_or_relative_home_is_not_taken_as_the_cache_folders_place(monkeypatch, home):
+    """XDG Base Directory: the default is ``$HOME/.cache``; with ``HOME`` empty or relative the user's
+    home folder comes from the password database (as a login shell would set it), never ``/.cache``
+    or a folder below wherever the command runs."""
+    import pwd
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", home)
+    expected = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "deepresearch" / "langid"
+    assert langid_model.cache_root() == expected

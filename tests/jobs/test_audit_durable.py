@@ -120,3 +120,19 @@ def test_ask_exits_with_the_storage_code_when_its_record_cannot_be_kept_anywhere
     assert said == ["deepresearch: the audit record of this research could not be written: the data folder and "
                     "the pending copy's folder are full or read-only"]
     assert "event=audit_write_failed error=OSError" in caplog.text and "kept=none" in caplog.text
+
+
+def test_the_pending_copy_ignores_a_relative_state_home_or_home(tmp_path, monkeypatch):
+    """A relative ``XDG_STATE_HOME`` (ignored by the XDG Base Directory Specification) or an empty
+    ``HOME`` does not put the pending copy below the working folder or at ``/.local``."""
+    import os
+    import pwd
+    from pathlib import Path
+
+    settings = make_settings(tmp_path)
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    monkeypatch.setenv("XDG_STATE_HOME", "state")
+    monkeypatch.setenv("HOME", "")
+    assert audit_pending.spare_path(settings).parent == home / ".local" / "state" / "deepresearch"
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "mine"))
+    assert audit_pending.spare_path(settings).parent == tmp_path / "mine" / "deepresearch"
