@@ -212,6 +212,17 @@ PHRASES = {
               "ou retirer.",
         "es": "Nada cambió: la crítica y la perspectiva no señalaron nada que los hallazgos puedan añadir o quitar.",
     },
+    # nothing changed although the previous critique or perspective raised something (how many each)
+    "nothing_changed_raised": {
+        "en": "Nothing changed, although objections were raised (critique: {c}, perspective: {p}): none named a claim "
+              "to drop or a finding of the report to add.",
+        "de": "Nichts geändert, obwohl Einwände erhoben wurden (Kritik: {c}, Perspektive: {p}): keiner nannte eine "
+              "Aussage zum Entfernen oder ein Ergebnis des Berichts zum Ergänzen.",
+        "fr": "Rien n'a changé, bien que des objections aient été soulevées (critique : {c}, perspective : {p}) : "
+              "aucune ne désignait une affirmation à retirer ni un résultat du rapport à ajouter.",
+        "es": "Nada cambió, aunque se plantearon objeciones (crítica: {c}, perspectiva: {p}): ninguna señalaba una "
+              "afirmación que quitar ni un hallazgo del informe que añadir.",
+    },
     "added_findings": {
         "en": ("Added {n} finding that the perspective named as left out: {quotes}.",
                "Added {n} findings that the perspective named as left out: {quotes}."),
@@ -319,7 +330,7 @@ PHRASES = {
         "es": "¿Qué datos o documentos resolverían la objeción {point}?",
     },
     "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
-    # the marks a quotation inside a quoted text takes (engine.offline_review._nested: the text keeps its
+    # the marks a quotation inside a quoted text takes (engine.offline_quotes._nested: the text keeps its
     # spacing), none of them one the review reads as a quote's end: English ‘…’, German ‚…‘, Swiss French ‹…›
     "quoted_inner": {"en": "‘{q}’", "de": "‚{q}‘", "fr": "‹{q}›", "es": "‘{q}’"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},

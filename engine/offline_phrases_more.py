@@ -167,6 +167,15 @@ MORE: dict[str, tuple] = {
         "weghalen.",
         "Nada mudou: a crítica e a perspectiva não apontaram nada que os resultados possam acrescentar ou remover.",
         "Inget ändrades: kritiken och perspektivet pekade inte ut något som resultaten kan lägga till eller ta bort."),
+    "nothing_changed_raised": (
+        "Nessuna modifica, benché siano state sollevate obiezioni (critica: {c}, prospettiva: {p}): nessuna "
+        "indicava un'affermazione da togliere o un risultato del rapporto da aggiungere.",
+        "Niets gewijzigd, hoewel er bezwaren waren (kritiek: {c}, perspectief: {p}): geen ervan noemde een "
+        "bewering om te schrappen of een bevinding uit het rapport om toe te voegen.",
+        "Nada mudou, embora tenham sido levantadas objeções (crítica: {c}, perspectiva: {p}): nenhuma apontou "
+        "uma afirmação a remover ou um resultado do relatório a acrescentar.",
+        "Inget ändrades, trots att invändningar framfördes (kritik: {c}, perspektiv: {p}): ingen pekade ut ett "
+        "påstående att ta bort eller ett resultat ur rapporten att lägga till."),
     "added_findings": (
         ("Aggiunto {n} risultato che la prospettiva indicava come tralasciato: {quotes}.",
          "Aggiunti {n} risultati che la prospettiva indicava come tralasciati: {quotes}."),

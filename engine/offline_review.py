@@ -11,16 +11,16 @@ or that nothing did.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from engine.citations import SID
 from engine.language import has_segmented_script, word_tokens
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
-from engine.offline_select import QUESTION_VERBS, terms
+from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
+from engine.offline_select import QUESTION_VERBS, query_terms, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
-from engine.text import markdown_literal, markdown_unescape
+from engine.text import markdown_unescape
 from engine.word_forms import mentioned
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
@@ -41,14 +41,6 @@ _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s
                         + "|".join(REFERENCES) + r")\b",
                         re.IGNORECASE)
 _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
-#: A quotation as the ``quoted`` phrase of any language writes it: “…”, „…“, « … », «…», ”…”, 「…」.
-_QUOTED = re.compile(r"[“„«”「]\s?(.+?)\s?[”“»」]")
-#: A quotation mark :data:`_QUOTED` reads as a quote's start or end, inside a text the review quotes;
-#: :func:`_nested` writes it as an inner quote.
-_OUTER_MARK = re.compile(r"[“”„«»「」]")
-#: Every quotation mark, outer and inner, of any language, and the straight ones: what
-#: :func:`_unquoted` writes as one mark.
-_ANY_MARK = str.maketrans(dict.fromkeys("“”„‟«»‹›「」『』‘’‚‛\"＂", '"'))
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
 MAX_QUOTED = 3
@@ -62,57 +54,6 @@ def _tag(text: str, name: str) -> str:
 def _question(prompt: str) -> str:
     m = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
     return m.group(1).strip() if m else ""
-
-
-def _nested(text: str, language: str) -> str:
-    """``text`` with the quotation marks a ``quoted`` phrase opens or closes with (“ ” „ « » 「 」, any
-    language's: :data:`_OUTER_MARK`) written as ``language``'s inner quotes (the ``quoted_inner``
-    phrase: ‘…’ in English, ‚…‘ in German, ‹…› in French, 『…』 in Japanese), as typography nests
-    quotations: a quotation inside the text does not end the review's quote of it (:data:`_QUOTED`),
-    and the words are unchanged. „ and 「 open and 」 closes. Any other mark opens where it stands
-    before a word and after a space, an opening bracket, quote or dash (“…”, ”…”, »…«), and closes
-    where it stands after a word and before a space or punctuation (the German „…“); where its
-    spacing says neither, or both (« … »), « and “ open and » and ” close. Straight quotes ``"``
-    and apostrophes stay: none ends the review's quote, and in a line of code they are the code's own."""
-    opening, closing = phrase("quoted_inner", language, q="\0").split("\0")
-
-    def mark(m: re.Match[str]) -> str:
-        if m.group() in "„「」":
-            return opening if m.group() != "」" else closing
-        before = text[m.start() - 1] if m.start() else " "
-        after = text[m.end()] if m.end() < len(text) else " "
-        opens = not after.isspace() and (before.isspace() or unicodedata.category(before) in ("Ps", "Pi", "Pd"))
-        closes = not before.isspace() and (after.isspace() or unicodedata.category(after).startswith("P"))
-        if opens != closes:
-            return opening if opens else closing
-        return opening if m.group() in "“«" else closing
-
-    return _OUTER_MARK.sub(mark, text)
-
-
-def _unquoted(text: str) -> str:
-    """``text`` with every quotation mark written as one (:data:`_ANY_MARK`): a quote the review
-    wrote (:func:`_nested`) reads the same as the text it quotes, whatever its marks."""
-    return text.translate(_ANY_MARK)
-
-
-def _quoted(text: str, language: str, *, markdown: bool = False) -> str:
-    """``text`` in the ``quoted`` phrase of ``language``, its own quotations nested (:func:`_nested`);
-    plain text made Markdown that shows it as written (:func:`engine.text.markdown_literal`) with
-    ``markdown=True``. Every quote the review writes is written here."""
-    nested = _nested(text, language)
-    return phrase("quoted", language, q=markdown_literal(nested) if markdown else nested)
-
-
-def _quote(text: str, language: str, n: int = 120) -> str:
-    """``text`` (Markdown: a claim or a finding, escaped where it was extracted) shortened and quoted."""
-    return _quoted(_short(text, n), language)
-
-
-def _quote_text(text: str, language: str, n: int = 120) -> str:
-    """Plain ``text`` (the question, a topic, a source's title) shortened and quoted as Markdown
-    that shows it as written (:func:`engine.text.markdown_literal`): its ``<b>`` or ``*`` is text."""
-    return _quoted(_short(text, n), language, markdown=True)
 
 
 def _split(claim: str) -> tuple[str, str]:
@@ -265,14 +206,16 @@ def critique(prompt: str, sources: str, findings: str, language: str) -> str:
 
 def perspective(prompt: str, findings: str, language: str) -> str:
     """The asker's objections: findings ranked high for the question that the solution leaves
-    out (quoted, with their source), and the question's words it does not answer."""
+    out (quoted, with their source), each about the topic it was found for (:func:`about_topic`),
+    and the question's words it does not answer."""
     from engine.offline import rank
 
     question = _question(prompt)
     claims = _cited_sentences(_tag(prompt, "Solution"))
     have = {_split(c)[0] for c in claims}
-    candidates = [line for _, lines in _findings_blocks(findings) for line in lines
-                  if _split(line)[0] not in have and _split(line)[1] and not flaw(_split(line)[0])]
+    candidates = [line for topic, lines in _findings_blocks(findings) for line in lines
+                  if _split(line)[0] not in have and _split(line)[1] and not flaw(_split(line)[0])
+                  and about_topic(line, topic, lines, language)]
     label = phrase("reader", language)
     lines = ["- " + phrase("role_says", language, role=label, text=phrase(
                  "left_out", language, q=_quote(_split(c)[0], language, 160), sid=_split(c)[1]))
@@ -282,6 +225,23 @@ def perspective(prompt: str, findings: str, language: str) -> str:
         lines.append("- " + phrase("role_says", language, role=label,
                                    text=phrase("not_addressed", language, terms=_terms(missing, language))))
     return phrase("reader_intro", language) + "\n\n" + ("\n".join(lines) or phrase("none", language)) + "\n"
+
+
+def about_topic(line: str, topic: str, block: list[str], language: str) -> bool:
+    """True when the finding ``line`` (cited) is about ``topic``, the topic whose findings ``block`` (cited
+    lines) hold it: it names a word of the topic (stemmed, :func:`engine.offline_select.query_terms`)
+    that some source of the block names and another does not. A word every source of the block names
+    ("asyncio", "Tasks" in a corpus of asyncio pages) tells nothing of what a line is about: "Using
+    asyncio.Queue to distribute workload between several Tasks." is not about "How does asyncio cancel
+    tasks". True when no word of the topic tells the block's sources apart (one source, or each names
+    the same words)."""
+    carried: dict[str, set[str]] = {}
+    for other in block:
+        for sid in SID.findall(other) or [""]:
+            carried.setdefault(sid, set()).update(terms(SID.sub("", other), language))
+    telling = {t for t in query_terms(topic, language)
+               if any(t in seen for seen in carried.values()) and not all(t in seen for seen in carried.values())}
+    return not telling or bool(telling & set(terms(SID.sub("", line), language)))
 
 
 def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[str], list[str]]:
@@ -305,7 +265,21 @@ def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[
         changes.append(phrase("added_findings", language, len(added), n=str(len(added)),
                               quotes=phrase("list_separator", language).join(_quote(_split(c)[0], language, 80)
                                                                              for c in added)))
-    return kept + added, changes or [phrase("nothing_changed", language)]
+    if not changes:  # the previous round raised something, or nothing at all: said as it was
+        raised = _raised(prompt, language)
+        changes = [phrase("nothing_changed_raised", language, c=str(raised[0]), p=str(raised[1])) if any(raised)
+                   else phrase("nothing_changed", language)]
+    return kept + added, changes
+
+
+def _raised(prompt: str, language: str) -> tuple[int, int]:
+    """``(points, objections)`` the previous round raised: its critique's numbered points (not the one
+    saying it found no flaw, nor that the solution uses every source found) and its perspective's
+    objection lines."""
+    points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in _tag(prompt, "Previous critique").splitlines()
+              if re.match(r"^\d+\.\s", ln.strip())]
+    objections = [ln for ln in _tag(prompt, "Previous perspective").splitlines() if ln.strip().startswith("- ")]
+    return len([p for p in points if not _reads_as(p, ("no_flaw", "all_sources_used"), language)]), len(objections)
 
 
 def solution(prompt: str, language: str) -> str:
@@ -330,11 +304,15 @@ def solution(prompt: str, language: str) -> str:
 
 
 def _is_solution_sources_point(point: str, language: str) -> bool:
-    """True for the critique's point about the sources the solution uses (in either form): the
-    point reads as one of those phrases of ``language`` whole, whatever fills its blanks."""
-    table = PHRASES["unused_sources"]
-    lang = language if language in table else "en"
-    for key in ("unused_sources", "all_sources_used", "one_source"):
+    """True for the critique's point about the sources the solution uses (in either form)."""
+    return _reads_as(point, ("unused_sources", "all_sources_used", "one_source"), language)
+
+
+def _reads_as(point: str, keys: tuple[str, ...], language: str) -> bool:
+    """True when ``point`` reads as one of the phrases ``keys`` of ``language`` whole, whatever fills
+    its blanks."""
+    lang = language if language in PHRASES["unused_sources"] else "en"
+    for key in keys:
         forms = PHRASES[key].get(lang) or PHRASES[key]["en"]
         for template in forms if isinstance(forms, tuple) else (forms,):
             pattern = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(template))

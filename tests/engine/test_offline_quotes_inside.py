@@ -12,6 +12,7 @@ import pytest
 
 from engine import offline_review as R
 from engine.offline_phrases import LANGUAGES, phrase
+from engine.offline_quotes import _nested
 from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
 from tests.engine.test_offline_review import DOCS
@@ -92,7 +93,7 @@ def test_round_two_adds_the_finding_the_perspective_named(language, finding, nes
 def test_no_language_writes_inner_quotes_the_review_reads_as_its_own(language):
     inner = phrase("quoted_inner", language, q="x")
     assert not R._QUOTED.search(inner) and not set(inner) & set("“”„«»「」\""), inner
-    nested = R._nested("a “b” „c“ « d » 「e」 ”f”", language)
+    nested = _nested("a “b” „c“ « d » 「e」 ”f”", language)
     assert not set(nested) & set("“”„«»「」"), nested
     assert R._QUOTED.findall(phrase("quoted", language, q=nested)) == [nested]
 

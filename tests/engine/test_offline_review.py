@@ -199,6 +199,72 @@ def test_the_questions_words_are_quoted_as_it_wrote_them():
     assert "„wärmepumpen“" not in points, points
 
 
+def _revised(critique: str, perspective: str, language: str) -> str:
+    from engine.offline_review import solution
+
+    previous = "## Recommendation\n\n- Heat pumps move heat from outside air into a house. [S000001]\n"
+    return solution(f"Question: How do heat pumps work?\n<Research Report>\n{previous}</Research Report>\n"
+                    f"<Previous solution>\n{previous}</Previous solution>\n<Previous critique>\n{critique}"
+                    f"</Previous critique>\n<Previous perspective>\n{perspective}</Previous perspective>", language)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr", "es", "it", "nl", "pt", "sv", "ja", "zh", "zh-Hant"])
+def test_nothing_changed_says_what_the_previous_round_raised(language):
+    """A round that changes nothing says whether the critique and the perspective raised anything: an
+    objection it could not act on (the question's words no finding answers) is not "nothing"."""
+    from engine.offline_phrases import phrase
+
+    reader = phrase("reader", language)
+    objection = "- " + phrase("role_says", language, role=reader,
+                              text=phrase("not_addressed", language, terms="“bricht”"))
+    perspective = f"{phrase('reader_intro', language)}\n\n{objection}\n"
+    revised = _revised(f"1. {phrase('nothing_to_check', language)}\n", perspective, language)
+    assert phrase("nothing_changed_raised", language, c="1", p="1") in revised, revised
+    assert phrase("nothing_changed", language) not in revised
+    # only the perspective objected; a critique that found no flaw, or every source used, raised nothing
+    for critique in (phrase("no_flaw", language), phrase("all_sources_used", language, 3, m="3")):
+        revised = _revised(f"1. {critique}\n", perspective, language)
+        assert phrase("nothing_changed_raised", language, c="0", p="1") in revised, revised
+        none = f"{phrase('reader_intro', language)}\n\n{phrase('none', language)}\n"
+        assert phrase("nothing_changed", language) in _revised(f"1. {critique}\n", none, language)
+    unused = phrase("unused_sources", language, 3, n="1", m="3", titles="“A”")
+    assert phrase("nothing_changed_raised", language, c="1", p="0") in _revised(
+        f"1. {unused}\n", f"{phrase('reader_intro', language)}\n\n{phrase('none', language)}\n", language)
+
+
+#: Findings of one topic from three pages, as ``read_findings`` gives them: every page names "asyncio"
+#: and "Tasks"; the index page's line names nothing else of the topic.
+ASYNCIO_FINDINGS = """### How does asyncio cancel tasks
+
+- Tasks can easily and safely be cancelled with Task.cancel() in asyncio. [S000001]
+- When a task is cancelled, asyncio.CancelledError is raised in the task at the next opportunity. [S000001]
+- Using asyncio.Queue to distribute workload between several Tasks. [S000003]
+- After the main task is cancelled, asyncio.Runner.run() raises KeyboardInterrupt. [S000002]
+"""
+
+
+def test_the_reader_names_as_left_out_only_findings_about_their_topic():
+    """A finding that shares only words every source names ("asyncio", "Tasks") with its topic is not
+    named as left out, so round 2 does not add it; one about the topic's own words ("cancel") is."""
+    from engine.offline_review import about_topic, perspective, solution
+
+    block = [ln[2:] for ln in ASYNCIO_FINDINGS.splitlines() if ln.startswith("- ")]
+    topic = "How does asyncio cancel tasks"
+    assert [about_topic(ln, topic, block, "en") for ln in block] == [True, True, False, True]
+    # one source, or words every source names alike: nothing tells a line apart, none is left out
+    assert about_topic(block[2], topic, [block[2]], "en")
+    assert about_topic(block[2], "How do asyncio Tasks work", block, "en")
+    prompt = (f"Question: How does asyncio cancel tasks?\n<Solution>\n## Recommendation\n\n- {block[0]}\n"
+              "</Solution>")
+    said = perspective(prompt, ASYNCIO_FINDINGS, "en")
+    assert "Queue" not in said and "When a task is cancelled" in said, said
+    report = "## Findings\n\n" + "\n".join(f"- {ln}" for ln in block) + "\n"
+    revised = solution(f"Question: How does asyncio cancel tasks?\n<Research Report>\n{report}</Research Report>\n"
+                       f"<Previous solution>\n## Recommendation\n\n- {block[0]}\n</Previous solution>\n"
+                       f"<Previous perspective>\n{said}</Previous perspective>", "en")
+    assert "Added 2 findings" in revised and "Queue" not in revised, revised
+
+
 @pytest.mark.parametrize("language", ["de", "fr", "es", "ja", "zh", "en"])
 def test_every_round_of_the_review_speaks_the_questions_language(language):
     """The offline roles take the language from the prompt's instruction ("Write in German."), never
@@ -224,7 +290,9 @@ def test_every_round_of_the_review_speaks_the_questions_language(language):
         previous=f"\n<Previous solution>\n{solution}</Previous solution>\n<Previous critique>\n{critique}"
                  f"</Previous critique>\n<Previous perspective>\n{perspective}</Previous perspective>\n",
         revise_rule=prompts.SOLUTION_REVISE_RULE)).text
-    assert f"## {phrase('changes', language)}" in revised and phrase("nothing_changed", language) in revised, revised
+    # the critique and the perspective each raised one point, which the revision could not act on
+    raised = phrase("nothing_changed_raised", language, c="1", p="1")
+    assert f"## {phrase('changes', language)}" in revised and raised in revised, revised
 
 
 def test_a_question_written_without_spaces_is_quoted_by_its_words_not_its_chunks():
@@ -282,3 +350,45 @@ def test_a_name_with_a_number_is_answered_by_a_claim_that_writes_it_so(name, que
     claim = f"The {name} figure is given on page 3 of the datasheet, with its context and release."
     missing = unanswered(question, [claim])
     assert not [m for m in missing if m.lower() in name.lower()], missing
+
+
+ASYNCIO_PAGES = {
+    "task.html": "<html><head><title>Coroutines and Tasks</title></head><body><main><h1>Coroutines and Tasks</h1>"
+    "<p>Tasks can easily and safely be cancelled in asyncio. When a task is cancelled, asyncio.CancelledError "
+    "is raised in the task at the next opportunity. Task.cancel() does not guarantee that the task will be "
+    "cancelled, as a coroutine may suppress the cancellation.</p><p>The asyncio.timeout() context manager cancels "
+    "the current task when the timeout expires and raises TimeoutError outside of it.</p></main></body></html>",
+    "runner.html": "<html><head><title>Runners</title></head><body><main><h1>Runners</h1><p>When Ctrl-C is "
+    "pressed, the asyncio runner cancels the main task by calling Task.cancel(). After the main task is "
+    "cancelled, asyncio.Runner.run() raises KeyboardInterrupt.</p><p>A task that catches CancelledError should "
+    "re-raise it after its cleanup, or the cancellation is lost. The uncancel() method of a task undoes one "
+    "request to cancel it. A TaskGroup cancels the remaining tasks when one of its tasks fails.</p>"
+    "</main></body></html>",
+    "shield.html": "<html><head><title>Shielding</title></head><body><main><h1>Shielding from cancellation</h1>"
+    "<p>The asyncio.shield() function protects an awaitable from being cancelled when the task awaiting it "
+    "is cancelled. Cancelling the outer task still raises CancelledError in the task that awaits the shield. "
+    "A shielded inner task keeps running until it completes even when its caller is cancelled.</p>"
+    "</main></body></html>",
+    "index.html": "<html><head><title>High-level API Index</title></head><body><main><h1>High-level API Index</h1>"
+    "<h2>Queues</h2><p><a href='q.html'>Using asyncio.Queue to distribute workload between several Tasks.</a></p>"
+    "</main></body></html>",
+}
+
+
+def test_the_review_adds_no_finding_that_only_shares_the_sources_common_words(offline_settings, tmp_path):
+    """End to end on a small HTML corpus: the reader never names as left out, and round 2 never adds, a
+    finding that shares only "asyncio" and "Tasks" with its topic."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in ASYNCIO_PAGES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    settings = offline_settings(search="corpus", corpus_dir=folder, allow_clarification=False,
+                                max_review_iterations=2, search_max_results=6)
+    index_directory(settings.corpus_dir, settings.corpus_index_path)
+    out = asyncio.run(run_turn("console:asyncio", question="How does asyncio cancel tasks?", settings=settings))
+    assert out.status == "done", out
+    review = out.artifacts.review_md.read_text()
+    assert "Queue" in out.artifacts.report_md.read_text()  # a finding of the report, as the corpus is made
+    # every other finding is in round 1's solution: the one left out is the index page's
+    named = [ln for ln in review.splitlines() if "leaves out" in ln or ln.startswith("- Added")]
+    assert not [ln for ln in named if "Queue" in ln], named
