@@ -10,6 +10,19 @@ of their weight, a term weighing half its inverse document frequency among the c
 every candidate shares (the subject they were found by) counts little, a rare one counts more but
 not all. Among those, maximal marginal relevance (Carbonell & Goldstein, 1998) picks each next
 sentence for its relevance less its likeness to those already chosen.
+
+What a question asks of the candidates is its words less three kinds (:func:`asked_terms`): marks that
+are no words (a shell variable, a LaTeX command, a hashtag, a placeholder, a percentage:
+:data:`MARKS`) unless a candidate writes them too; words in a script no candidate uses
+(:func:`writable`); and, when the candidates are written in another language than the question
+("Wie bricht asyncio Tasks ab?" over English pages), its words none of them writes ("bricht"): what
+it shares with them are names and loanwords ("asyncio", "Tasks"), and those, with the cognates beside
+them (Spanish "cancela": "cancel"), are what it is matched by.
+A question in the candidates' own language keeps every word: "How loud are wind turbines?" over
+pages that say "noise" quotes nothing rather than what "wind turbines" alone finds. A sentence that
+names one term of a question asking about more, and that term one most of the pages found carry
+(:data:`SUBJECT_SHARE`: the name they were found by, "asyncio"), says nothing about the question and
+is not chosen.
 """
 
 from __future__ import annotations
@@ -42,6 +55,16 @@ QUESTION_VERBS = frozenset(
     fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作
     unterscheiden unterscheidet vergleichen comparent comparer diffèrent comparan comparar diferencian difieren
     区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split() + _QUESTION_VERBS_MORE)
+#: Share of the pages found (the groups of :func:`choose`, at least two) that carry a term above which
+#: it is their common subject: a sentence naming it alone answers no question that asks about more.
+SUBJECT_SHARE = 0.5
+#: Marks in a question that are no words: a shell or environment variable ("$HOME_DIR", "${HOME}",
+#: "%APPDATA%"), a LaTeX command ("\section"), a hashtag ("#tag"), a placeholder in braces
+#: ("{a_b}"), a percentage ("5%", "12,5 %"). Each is asked for only when a candidate writes it too.
+MARKS = re.compile(r"(?<![\w$\\#{%])(?:\$\{?[^\W\d]\w*\}?|%[^\W\d]\w*%|\\[A-Za-z]+|#[^\W\d]\w*"
+                   r"|\{[^\W\d]\w*\}|\d+(?:[.,]\d+)?\s?%)(?!\w)")
+#: How much of the candidates' text tells their language (:func:`_other_language`).
+LANGUAGE_SAMPLE = 4000
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _TOKEN = re.compile(rf"{WORD_RUN}(?:-{WORD_RUN})*")
 
@@ -136,6 +159,63 @@ def _with_forms(docs: list[list[str]], candidates: list[str], query: str, langua
     ]
 
 
+def unmarked(query: str, candidates: list[str]) -> str:
+    """``query`` without the marks that are no words (:data:`MARKS`: "$HOME_DIR", "\\section", "5%")
+    that no candidate writes too (case aside; "5 %" writes "5%"), each replaced by a space; a mark a
+    candidate writes ("$HOME" in a sentence on ``expanduser``) stays, as a word of the question."""
+    if not MARKS.search(query):
+        return query
+    text = "\n".join(candidates)
+
+    def kept(m: re.Match) -> str:
+        mark = m.group(0)
+        written = r"\s?".join(re.escape(ch) for ch in mark if not ch.isspace())
+        return mark if re.search(rf"(?<![\w$\\#{{%]){written}(?!\w)", text, re.IGNORECASE) else " "
+
+    return MARKS.sub(kept, query)
+
+
+def _other_language(candidates: list[str], language: str) -> bool:
+    """True when ``candidates`` (their first :data:`LANGUAGE_SAMPLE` characters) are written in another
+    language than ``language`` by :func:`engine.language.detect_language` (Chinese in either script
+    is one language; unsure is the same)."""
+    from engine.language import detect_language
+
+    found = detect_language(" ".join(candidates)[:LANGUAGE_SAMPLE], default=language)
+    return found.split("-")[0] != language.split("-")[0]
+
+
+def asked_terms(query: str, candidates: list[str], docs: list[list[str]], language: str = "en") -> list[str]:
+    """The terms of ``query`` (:func:`query_terms`) asked of ``candidates``, whose terms ``docs`` are:
+    without marks no candidate writes (:func:`unmarked`) or words in a script none uses
+    (:func:`writable`); and, when the candidates are in another language than ``language``
+    (:func:`_other_language`), only the terms of its words some candidate writes as the question
+    does, case aside (names and loanwords: "asyncio", "Tasks", "wait_for"), and, beside one of
+    those, of its words some candidate has in another form of the same stem (a cognate: Spanish
+    "cancela" meets "cancel()"; alone such a match is as often a false friend: French "attente"
+    meets "attention"). All of them when the candidates share none."""
+    query = unmarked(query, candidates)
+    asked = writable(query_terms(query, language), candidates)
+    if not asked or not _other_language(candidates, language):
+        return asked
+    written = {t.lower() for c in candidates for t in _tokens(c)}
+    words = list(dict.fromkeys(_query_words(query)))
+    names = {t for w, t in zip(words, _terms_of(words, language, split=False), strict=True) if w.lower() in written}
+    stems = set().union(*map(set, docs))
+    return [t for t in asked if t in names or (names and t in stems)] or asked
+
+
+def _subject_terms(query: list[str], docs: list[list[str]], groups: list[str] | None) -> set[str]:
+    """The terms of ``query`` that more than :data:`SUBJECT_SHARE` of the groups (each candidate its
+    own when ``groups`` is None), at least two, have: the subject of the pages found."""
+    pages: dict = {}
+    for label, doc in zip(groups if groups else range(len(docs)), docs, strict=True):
+        pages.setdefault(label, set()).update(doc)
+    if len(pages) < 2:
+        return set()
+    return {t for t in query if sum(t in p for p in pages.values()) > SUBJECT_SHARE * len(pages)}
+
+
 def writable(query: list[str], candidates: list[str]) -> list[str]:
     """The terms of ``query`` written in a script some candidate uses (:func:`engine.language.script`),
     all of them when none is: a Japanese question's "タスク" cannot be met by English sentences, so
@@ -179,30 +259,39 @@ def choose(
     subject: str = "",
 ) -> list[str]:
     """Up to ``k`` of ``candidates`` for ``query``, best first: those carrying at least ``floor`` of
-    the query's term weight and :data:`MIN_TERMS_SHARE` of its terms (``floor`` 0 keeps all),
-    and, when ``subject`` (the part of the query a passage must be about) has terms, one of them;
-    picked by maximal marginal relevance with ``lam``.
+    the weight of the query's terms asked of them (:func:`asked_terms`) and :data:`MIN_TERMS_SHARE`
+    of those terms, not naming one term alone of a query of several when that term is the pages'
+    subject (:func:`_subject_terms`), and, when ``subject`` (the part of the query a passage must be
+    about) has terms, one of them (``floor`` 0 keeps all); picked by maximal marginal relevance with
+    ``lam``.
 
     ``groups`` (one label per candidate, e.g. its source id) with ``per_group`` > 0 takes at most
-    that many of one group. Ties keep the candidates' order.
+    that many of one group; they are also the pages a subject is carried by. Ties keep the
+    candidates' order.
     """
     from engine.offline_text import STOPWORDS
 
     if not candidates:
         return []
-    query_t = writable(query_terms(query, language), candidates)
+    query = unmarked(query, candidates)
     docs = _with_forms([terms(c, language) for c in candidates], candidates, query, language)
+    query_t = asked_terms(query, candidates, docs, language) if floor > 0 else writable(
+        query_terms(query, language), candidates)
     bm25, coverage = _scores(docs, query_t)
     top = max(bm25, default=0.0)
     relevance = [b / top if top > 0 else 0.0 for b in bm25]
     content = [{t for t in d if t not in STOPWORDS} for d in docs]
     need = min(math.ceil(len(query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
-    about = set(writable(query_terms(subject, language), candidates)) if subject else set()
+    about = set(writable(query_terms(unmarked(subject, candidates), language), candidates)) if subject else set()
+    # a sentence naming only the pages' subject ("asyncio") of a question asking about more says nothing on it
+    common = _subject_terms(query_t, docs, groups) if floor > 0 and len(query_terms(query, language)) > 1 else set()
+    named = [set(query_t) & set(d) for d in docs]
     left = [
         i
         for i in range(len(candidates))
         if coverage[i] >= floor
-        and len(set(query_t) & set(docs[i])) >= need
+        and len(named[i]) >= need
+        and not (len(named[i]) == 1 and named[i] <= common)
         and (not about or about & set(docs[i]))
     ]
     chosen: list[int] = []
@@ -236,10 +325,12 @@ def answers(text: str, questions: list[str], language: str = "en") -> list[float
 
 
 def rank(candidates: list[str], query: str, k: int, language: str = "en") -> list[str]:
-    """The ``k`` candidates most relevant to ``query`` by stemmed BM25, ties broken by original
-    order; no floor and no diversity (an ordering, for text already chosen)."""
+    """The ``k`` candidates most relevant to ``query`` (less the marks no candidate writes:
+    :func:`unmarked`) by stemmed BM25, ties broken by original order; no floor and no diversity (an
+    ordering, for text already chosen)."""
     if not candidates:
         return []
+    query = unmarked(query, candidates)
     bm25, _ = _scores(
         _with_forms([terms(c, language) for c in candidates], candidates, query, language),
         query_terms(query, language),

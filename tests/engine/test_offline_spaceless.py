@@ -25,7 +25,9 @@ _QUOTED = re.compile(r"[“„«]\s?(.+?)\s?[”“»]")
 
 @pytest.mark.slow
 @pytest.mark.parametrize("question", [
-    "asyncioはタスクをどのようにキャンセルし、タイムアウトをどう扱いますか？",
+    # a Latin name besides the pages' subject ("asyncio", which all of them carry: quoted alone, a
+    # sentence naming it says nothing about the question, test_offline_shared_names.py)
+    "asyncioはTaskをどのようにキャンセルし、タイムアウトをどう扱いますか？",
     "asyncio如何取消Task并处理超时？",
 ])
 def test_a_question_without_spaces_quotes_the_english_passages_on_its_latin_names(offline_settings, tmp_path,
