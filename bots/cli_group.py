@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
-from typer._click.exceptions import NoArgsIsHelpError  # Typer carries its own copy of Click
+from typer._click.exceptions import NoArgsIsHelpError, UsageError  # Typer carries its own copy of Click
 from typer.core import TyperCommand, TyperGroup
 
 from bots.cli_options import say, usage_error_line
@@ -46,6 +46,30 @@ class Context(typer.Context):
     formatter_class = HelpFormatter
 
 
+#: The help option's names in the group and every command: ``-h`` is ``--help``.
+HELP_OPTION_NAMES = ["-h", "--help"]
+
+
+class _CommandLine:
+    """What the group and every command share: ``-h`` as ``--help`` (:data:`HELP_OPTION_NAMES`), and
+    a command line Click cannot read reported with the command it was read for."""
+
+    def __init__(self, *args, context_settings: dict | None = None, **kwargs) -> None:
+        super().__init__(*args, context_settings={"help_option_names": HELP_OPTION_NAMES, **(context_settings or {})},
+                         **kwargs)
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        """Click's reading of ``args``; a usage error it raises without its context (an option
+        without its value: Click's parser does not give it one) gets this command's, so that its
+        line says where the command's help is (:func:`bots.cli_options.usage_error_line`)."""
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as err:
+            if err.ctx is None:
+                err.ctx, err.cmd = ctx, ctx.command
+            raise
+
+
 @contextmanager
 def _said_on_ctrl_c() -> Iterator[None]:
     """A Ctrl-C that nothing answered ends the command with exit 130 and one line: Typer would end
@@ -56,7 +80,7 @@ def _said_on_ctrl_c() -> Iterator[None]:
         raise typer.Exit(say_interrupted()) from None
 
 
-class Group(TyperGroup):
+class Group(_CommandLine, TyperGroup):
     """The ``deepresearch`` group: Click's, with a Ctrl-C while it reads the command line or runs a
     command said in one line (:func:`_said_on_ctrl_c`), and so is a command line Click cannot read
     (:meth:`main`)."""
@@ -99,7 +123,8 @@ class Group(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
-class Command(TyperCommand):
-    """A ``deepresearch`` command: Click's, its help wrapped at spaces only (:class:`HelpFormatter`)."""
+class Command(_CommandLine, TyperCommand):
+    """A ``deepresearch`` command: Click's, its help wrapped at spaces only (:class:`HelpFormatter`),
+    ``-h`` as ``--help``."""
 
     context_class = Context

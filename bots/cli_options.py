@@ -112,21 +112,59 @@ def usage_error_line(err: typer.TyperException) -> str:
     Click's message, its first word in lower case, and where the command's help is. A value
     Click's types refuse (a ``BadParameter``, worded by Typer's pydantic) is said as what the option
     takes instead: ``--limit takes COUNT`` (the options and arguments this command line checks
-    itself, :func:`days`, :func:`port`, :func:`path`, say more).
+    itself, :func:`days`, :func:`port`, :func:`path`, say more); a choice's by its values. An unknown
+    option is followed by the command's options spelt like it, if any: ``no such option: --outt.
+    Did you mean --out?`` (:data:`SUGGEST_CUTOFF`); Click's own suggestions
+    ("Possible options: --corpus, --out, --verbose" for ``--bogus``) are not said. Every line that
+    has a command says where its help is, an option given without its value included.
 
     ``"Invalid value for '--since': ..."`` from ``deepresearch audit --since x`` gives
     ``"invalid value for '--since': ... (see 'deepresearch audit --help')"``.
     """
+    from typer._click.exceptions import NoSuchOption  # Typer carries its own copy of Click
+
     param = getattr(err, "param", None)
+    ctx = getattr(err, "ctx", None)  # a usage error's command, when Click knows it
     if type(err) is typer.BadParameter and param is not None:  # a value of the wrong type, in the library's words
-        message = f"{_param_name(param)} takes {param.metavar or _param_name(param).lstrip('-').upper()}"
+        message = f"{_param_name(param)} takes {_what_it_takes(param)}"
+    elif isinstance(err, NoSuchOption):  # Click's own suggestions match the dashes: --bogus "is" --corpus
+        close = _close_options(err.option_name, ctx)
+        message = " ".join(err.message.split()).rstrip(".") + (f". Did you mean {' or '.join(close)}?" if close else "")
     else:
         message = " ".join(err.format_message().split()).rstrip(".")
     first = message.split(" ", 1)[0]
     if first[:1].isupper() and first[1:].islower():  # Click's sentence case; an option or a name stays
         message = first.lower() + message[len(first) :]
-    ctx = getattr(err, "ctx", None)  # a usage error's command, when Click knows it
     return f"{message} (see '{ctx.command_path} --help')" if ctx is not None else message
+
+
+#: How alike (:class:`difflib.SequenceMatcher`'s ratio, difflib's default cutoff) an option's name must
+#: be to the one typed, both without their dashes, to be suggested: ``--resum`` is ``--resume`` (0.91),
+#: ``--ans`` is ``--answer`` (0.67); ``--bogus`` is not ``--corpus`` (0.55). Click compares them with
+#: their dashes, which every long option shares: ``--bogus`` and ``--corpus`` then score 0.67.
+SUGGEST_CUTOFF = 0.6
+
+
+def _close_options(typed: str, ctx) -> list[str]:
+    """The long options of ``ctx``'s command spelt close to ``typed`` (at most two, closest first):
+    their names compared without their dashes, which every option shares."""
+    from difflib import get_close_matches
+
+    if ctx is None:
+        return []
+    names = {name.lstrip("-"): name for param in ctx.command.get_params(ctx) if param.param_type_name == "option"
+             for name in (*param.opts, *param.secondary_opts) if name.startswith("--")}
+    return [names[close] for close in get_close_matches(typed.lstrip("-"), list(names), n=2, cutoff=SUGGEST_CUTOFF)]
+
+
+def _what_it_takes(param) -> str:
+    """What ``param`` takes, as its one-line refusal says it: a choice's values (``red or blue``), else its metavar."""
+    described = getattr(param, "type_descriptor", None)  # Typer's description of the parameter's type
+    choices = described.choices if getattr(described, "is_choice", False) else None
+    if choices:
+        values = [str(getattr(choice, "value", choice)) for choice in choices]
+        return ", ".join(values[:-1]) + f" or {values[-1]}" if len(values) > 1 else values[0]
+    return param.metavar or _param_name(param).lstrip("-").upper()
 
 
 def _param_name(param) -> str:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import enum
 import re
 import signal
 import subprocess
 import sys
 import types
+from typing import Annotated
 
 import pytest
+import typer
 
 from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_traceback, running, write_docs
 
@@ -321,3 +324,119 @@ def test_a_parse_error_of_any_other_value_names_the_option_and_what_it_takes():
     err = typer.BadParameter("Input should be a valid integer, unable to parse string as an integer",
                              ctx=types.SimpleNamespace(command_path="deepresearch audit", command=None), param=option)
     assert usage_error_line(err) == "--limit takes COUNT (see 'deepresearch audit --help')"
+
+
+def _commands() -> dict:
+    """The ``deepresearch`` group's commands, by name, as Click sees them."""
+    import typer
+
+    from bots.cli import app
+
+    return typer.main.get_command(app).commands
+
+
+def _run(monkeypatch, tmp_path, *args: str):
+    """``deepresearch ARGS`` in this process, named as the console script names itself."""
+    from typer.testing import CliRunner
+
+    from bots.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    return CliRunner().invoke(app, list(args), prog_name="deepresearch")
+
+
+@pytest.mark.parametrize("args", [["-h"], *([name, "-h"] for name in sorted(_commands()))])
+def test_h_is_help_in_the_group_and_every_command(monkeypatch, tmp_path, args):
+    """``-h`` is ``--help``: the usage block and exit 0, listed in the help as ``-h, --help``."""
+    result = _run(monkeypatch, tmp_path, *args)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Usage: deepresearch") and "-h, --help" in result.output, result.output
+    assert not (tmp_path / "data").exists()
+
+
+def test_ask_h_as_a_process(tmp_path):
+    out = _cli(tmp_path, "ask", "-h")
+    assert out.returncode == 0 and out.stdout.startswith("Usage: ") and "--resume" in out.stdout, out.stderr
+
+
+def _usage_errors() -> list[tuple[str, list[str]]]:
+    """One command line per kind of usage error of every command: an unknown option, each option
+    that takes a value given without it, an argument too many, a command that does not exist."""
+    cases = [("", ["--bogus"]), ("", ["reserch"])]
+    for name, command in sorted(_commands().items()):
+        cases.append((name, [name, "--bogus"]))
+        arguments = [p for p in command.params if p.param_type_name == "argument"]
+        cases.append((name, [name, *(["x"] * (len(arguments) + 1))]))
+        cases += [(name, [name, option.opts[0]]) for option in command.params
+                  if option.param_type_name == "option" and not option.is_flag and option.opts[0] != "--help"]
+    return cases
+
+
+@pytest.mark.parametrize("command, args", _usage_errors(), ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_every_usage_error_of_every_command_says_where_its_help_is(monkeypatch, tmp_path, command, args):
+    result = _run(monkeypatch, tmp_path, *args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    where = f"deepresearch {command}".strip()
+    assert len(lines) == 1 and lines[0].startswith("deepresearch: "), result.output
+    assert lines[0].endswith(f" (see '{where} --help')"), lines[0]
+
+
+class Colour(enum.Enum):
+    """A choice, for a command of a group made as the bot's is."""
+
+    red = "red"
+    blue = "blue"
+
+
+def test_a_bad_choice_says_where_the_help_is():
+    """A value a Click choice refuses (no command of the bot's takes one yet: a group made as the
+    bot's is), in one line with the help's place."""
+    from typer.testing import CliRunner
+
+    from bots.cli_group import Command, Group
+
+    demo = typer.Typer(cls=Group)
+
+    @demo.command(cls=Command)
+    def paint(colour: Annotated[Colour, typer.Option()] = Colour.red) -> None:
+        """Paint."""
+
+    @demo.command(cls=Command)
+    def other() -> None:
+        """Another."""
+
+    result = CliRunner().invoke(demo, ["paint", "--colour", "green"], prog_name="deepresearch")
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines == ["deepresearch: --colour takes red or blue (see 'deepresearch paint --help')"], result.output
+
+
+@pytest.mark.parametrize("args", [["ask", "--bogus", "x"], ["ask", "--q", "x"], ["audit", "--idle", "x"],
+                                  ["prune", "--nothing"], ["--bogus"], ["ask", "--x"]])
+def test_an_unknown_option_suggests_nothing_unlike_what_was_typed(monkeypatch, tmp_path, args):
+    result = _run(monkeypatch, tmp_path, *args)
+    assert result.exit_code == 2, result.output
+    assert "possible" not in result.output.lower() and "did you mean" not in result.output.lower(), result.output
+
+
+@pytest.mark.parametrize("args, meant", [
+    (["ask", "--outt", "x", "q"], "--out"),
+    (["ask", "--resum", "x"], "--resume"),
+    (["ask", "--ans", "x", "q"], "--answer"),
+    (["ask", "--no-clarfy", "q"], "--no-clarify"),
+    (["audit", "--jsn"], "--json"),
+    (["audit", "--usr", "x"], "--user"),
+    (["prune", "--older-then", "3"], "--older-than"),
+    (["serch"], "'search'"),  # no such command: none close, nothing suggested (checked below)
+])
+def test_an_unknown_option_close_to_one_suggests_it_in_the_same_line(monkeypatch, tmp_path, args, meant):
+    result = _run(monkeypatch, tmp_path, *args)
+    assert result.exit_code == 2, result.output
+    [line] = [line for line in result.output.splitlines() if line.strip()]
+    if meant == "'search'":
+        assert "did you mean" not in line.lower(), line
+        return
+    assert f"did you mean {meant}?" in line.lower(), line
+    assert line.endswith("--help')"), line
