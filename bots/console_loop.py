@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import select
-import signal
 import threading
 import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
+
+from bots.terminal_signals import answering_interrupts
 
 T = TypeVar("T")
 
@@ -89,7 +90,8 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
             raise asyncio.CancelledError
         return await make()
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    answering = answering_interrupts(on_sigint)  # SIGINT kept ignored stays so: SIGTERM only then
+    answering.__enter__()
     try:
         with asyncio.Runner() as runner:  # sees a handler of ours: installs none of its own
             running["loop"] = runner.get_loop()
@@ -106,7 +108,7 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         finally:
             if hits:
                 unsaid.__exit__(None, None, None)
-            signal.signal(signal.SIGINT, previous)
+            answering.__exit__(None, None, None)
     if hits:
         raise KeyboardInterrupt
     return result

@@ -4,6 +4,7 @@ meanwhile ends it with one line and exit 130 or 143, as later in a command."""
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 
@@ -15,6 +16,28 @@ _EARLY: list[int] = []
 def _note_early(signum: int, _frame: object) -> None:
     _EARLY.append(signum)
 
+
+def _a_terminals_ctrl_c_reaches_this_process() -> bool:
+    """True when this process is in the foreground process group of its controlling terminal: where
+    a Ctrl-C typed there is sent to it. False with no controlling terminal (cron, CI, a supervisor,
+    ``setsid``, ssh without one) or in a background group of it."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:  # no controlling terminal
+        return False
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+if (threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        and not _a_terminals_ctrl_c_reaches_this_process()):
+    # Inherited ignored (a script's `cmd &`) where no terminal's Ctrl-C can come: a SIGINT is someone's
+    # `kill -INT`, answered as a Ctrl-C (see bots.terminal_signals.stop_on_sigterm_as_on_ctrl_c)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: SIGINT's handler before :data:`_EARLY`'s: Python's (raise ``KeyboardInterrupt``), put back by :func:`main`.
 _SIGINT_BEFORE = signal.getsignal(signal.SIGINT)

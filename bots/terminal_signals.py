@@ -10,7 +10,7 @@ import queue
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from bots.terminal_streams import put
@@ -25,20 +25,59 @@ _TERMINATED: list[int] = []
 
 def stop_on_sigterm_as_on_ctrl_c() -> None:
     """From now on, a SIGTERM stops this process as a Ctrl-C does: whatever answers SIGINT at that
-    moment answers it (the run's state is saved and the resume line printed), or
-    ``KeyboardInterrupt`` is raised where SIGINT is ignored or not Python's (a command started in the
-    background of a script, where the shell ignores SIGINT). Python's default for SIGTERM ends the
-    process at once, with no word and no saved step. Main thread only, as Python's signal handlers.
-    :func:`interrupted_exit_code` then gives 143 instead of 130."""
+    moment answers it (the run's state is saved and the resume line printed): SIGINT's handler, or,
+    where SIGINT is ignored, the handler :func:`answering_interrupts` stands in with; else
+    ``KeyboardInterrupt`` is raised. Python's default for SIGTERM ends the process at once, with no
+    word and no saved step. Main thread only, as Python's signal handlers.
+    :func:`interrupted_exit_code` then gives 143 instead of 130.
+
+    SIGINT inherited as ignored: a shell without job control (a script) starts ``cmd &`` with
+    SIGINT ignored, so that the terminal's Ctrl-C, sent to the whole foreground process group and
+    meant for the command in the foreground, does not stop the commands in the background too. That
+    is kept where it is what it is for: a process in the foreground group of its controlling
+    terminal ignores SIGINT throughout, at the clarifying question and while it researches alike
+    (:func:`answering_interrupts`), and is stopped by SIGTERM (``kill PID``: the same line and saved
+    state, exit 143). Where no terminal's Ctrl-C can come (no controlling terminal: cron, CI, a
+    supervisor, ssh without one; or a background group), a SIGINT is someone's ``kill -INT PID``,
+    and the console script's entry puts Python's handler back (:mod:`bots.entry`): it stops the
+    command as Ctrl-C does, exit 130. A signal cannot tell whether a terminal or ``kill`` sent it
+    (Python's handlers are not given ``siginfo``)."""
 
     def on_sigterm(signum: int, frame: object) -> None:
         _TERMINATED.append(signum)
         handler = signal.getsignal(signal.SIGINT)
         if not callable(handler):  # SIG_IGN, SIG_DFL or not set from Python
+            handler = _STANDING_IN[-1] if _STANDING_IN else None
+        if handler is None:
             raise KeyboardInterrupt
         handler(signal.SIGINT, frame)
 
     signal.signal(signal.SIGTERM, on_sigterm)
+
+
+#: The handlers :func:`answering_interrupts` stands in with where SIGINT is ignored, innermost last.
+_STANDING_IN: list[Callable[[int, object], None]] = []
+
+
+@contextmanager
+def answering_interrupts(handler: Callable[[int, object], None]) -> Iterator[None]:
+    """Answer a Ctrl-C (SIGINT) with ``handler`` during the block, and a SIGTERM taken as one
+    (:func:`stop_on_sigterm_as_on_ctrl_c`). Where SIGINT is ignored (kept so: see there) it stays
+    ignored, and ``handler`` answers SIGTERM only: the block's own handler would otherwise take the
+    ignored one's place, and a terminal's Ctrl-C meant for another command would stop this one
+    while it researched, not while it waited for an answer. Main thread only."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        _STANDING_IN.append(handler)
+        try:
+            yield
+        finally:
+            _STANDING_IN.remove(handler)
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def count_as_terminated() -> None:
@@ -147,10 +186,7 @@ def ctrl_c_deferred(*, raise_after: bool = True) -> Iterator[list[int]]:
     if threading.current_thread() is not threading.main_thread():
         yield pressed
         return
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pressed.append(signum))
-    try:
+    with answering_interrupts(lambda signum, _frame: pressed.append(signum)):
         yield pressed
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if pressed and raise_after:
         raise KeyboardInterrupt

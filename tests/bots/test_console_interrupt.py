@@ -15,7 +15,14 @@ import warnings
 import pytest
 
 from bots.console_loop import run_interruptible
-from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_env, signalled_as_research_starts
+from tests.bots.console_helpers import (
+    RUN_TIMEOUT,
+    ask,
+    ask_cmd,
+    ask_env,
+    signalled_as_research_starts,
+    write_docs,
+)
 
 
 def _graph_steps_interrupted(dropped_too=None) -> None:
@@ -111,12 +118,34 @@ def test_a_ctrl_c_as_the_research_starts_is_one_line_and_exit_130(tmp_path):
     assert line.startswith("deepresearch: interrupted. Continue with: deepresearch ask --resume console:"), line
 
 
-@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["foreground", "sigint-ignored"])
+def _ignoring_sigint(*, on_a_terminal: bool) -> dict:
+    """Popen's arguments for a child started as a shell without job control starts a command in the
+    background (``cmd &`` in a script): SIGINT ignored. ``on_a_terminal``: in the foreground process
+    group of a terminal of its own (a pseudo-terminal, its stdin), where the terminal's Ctrl-C would
+    reach it; else in a session with no terminal (a script run by cron, CI, a supervisor, ssh without one)."""
+    if not on_a_terminal:
+        return {"start_new_session": True, "preexec_fn": lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)}
+    import fcntl
+    import pty
+    import termios
+
+    _, terminal = pty.openpty()
+
+    def start() -> None:  # after setsid: the pseudo-terminal becomes the session's, its group the foreground
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    return {"start_new_session": True, "preexec_fn": start, "stdin": terminal}
+
+
+@pytest.mark.parametrize("sigint_ignored", [False, True, "on-a-terminal"],
+                         ids=["foreground", "sigint-ignored", "sigint-ignored-on-a-terminal"])
 def test_sigterm_stops_a_run_as_ctrl_c_does_with_the_hint_and_exit_143(tmp_path, sigint_ignored):
     """A supervisor's or ``kill``'s SIGTERM: the same saved state and resume line as Ctrl-C, exit
-    143 (128 + 15), also for a run started in the background of a script (SIGINT ignored there)."""
-    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
-    code, err = signalled_as_research_starts(tmp_path, signal.SIGTERM, preexec_fn=ignore)
+    143 (128 + 15), also for a run started in the background of a script (SIGINT ignored there),
+    on a terminal too (where it keeps ignoring SIGINT)."""
+    ignore = _ignoring_sigint(on_a_terminal=sigint_ignored == "on-a-terminal") if sigint_ignored else {}
+    code, err = signalled_as_research_starts(tmp_path, signal.SIGTERM, **ignore)
     assert code == 143, err
     assert "Traceback" not in err and "never awaited" not in err, err
     hint = re.search(r"deepresearch: interrupted\. Continue with: deepresearch ask --resume (console:\S+)", err)
@@ -257,3 +286,82 @@ def test_a_signal_while_the_entry_loads_its_own_imports_ends_in_one_line(tmp_pat
               "from bots.entry import main\n"
               "main()\n")
     _assert_ended_by(sig, tmp_path, script)
+
+
+def _at_the_clarifying_question(tmp_path, **popen) -> tuple[subprocess.Popen, bytes]:
+    """``ask solar`` (a question too broad: a clarifying question) with stdin a pipe this test holds
+    open, so that the answer is waited for; returns the process and its stderr once the question is shown."""
+    docs = write_docs(tmp_path / "docs")
+    popen = {"stdin": subprocess.PIPE, **popen}
+    proc = subprocess.Popen(ask_cmd("solar", "--offline", "--corpus", str(docs)), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path, **popen)
+    shown = b""
+    while b"Clarifying question:" not in shown:  # the output, not a clock, says when it waits
+        chunk = os.read(proc.stderr.fileno(), 4096)
+        assert chunk, f"ask ended before its clarifying question: {shown.decode(errors='replace')}"
+        shown += chunk
+    return proc, shown
+
+
+#: Bound on the wait for a signalled `ask` to end: it ends within a second when the signal is
+#: answered; one that is not would wait for its answer as long as the test holds stdin open.
+ANSWERED_WITHIN = 60
+
+
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["sigint-default", "sigint-ignored-no-terminal"])
+def test_kill_int_at_the_clarifying_question_ends_130_with_the_resume_line(tmp_path, sigint_ignored):
+    """`kill -INT PID` while `ask` waits for its answer on a pipe ends it as Ctrl-C from a terminal does:
+    exit 130, the resume line. Also for an `ask` a script started in the background (SIGINT inherited
+    ignored) with no terminal a Ctrl-C could come from: the signal was ignored, and `ask` waited until
+    stdin closed ("No answer given", exit 3)."""
+    popen = _ignoring_sigint(on_a_terminal=False) if sigint_ignored else {}
+    proc, shown = _at_the_clarifying_question(tmp_path, **popen)
+    try:
+        os.kill(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=ANSWERED_WITHIN)  # stdin stays open: only the signal can end it
+        except subprocess.TimeoutExpired:
+            pytest.fail("SIGINT at the clarifying question was not answered")
+        err = (shown + proc.stderr.read()).decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+    assert proc.returncode == 130, err
+    assert "No answer given" not in err and "Traceback" not in err, err
+    assert re.search(r"deepresearch: interrupted\. Continue with: deepresearch ask --resume console:\S+", err), err
+
+
+def _sigint_at_start(tmp_path, **popen) -> str:
+    """SIGINT's handler as a command of the console script's entry sees it, in a process started with
+    ``popen``: "ignored", "python" (``KeyboardInterrupt``) or another's repr."""
+    probe = ("import signal\nfrom bots import cli, entry\n"
+             "def command():\n"
+             "    handler = signal.getsignal(signal.SIGINT)\n"
+             "    print({signal.SIG_IGN: 'ignored', signal.default_int_handler: 'python'}.get(handler, repr(handler)))\n"
+             "cli.app = command\nentry.main()\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=ask_env(tmp_path),
+                         timeout=RUN_TIMEOUT, **popen)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_sigint_inherited_ignored_stays_so_only_where_a_terminals_ctrl_c_would_reach_the_command(tmp_path):
+    """A shell without job control starts `cmd &` with SIGINT ignored so that the terminal's Ctrl-C,
+    meant for the command in the foreground, does not stop it: on a terminal, in its foreground
+    group, the command keeps ignoring SIGINT. Where no terminal's Ctrl-C can come (no terminal), a
+    SIGINT is someone's `kill -INT`: Python's handler is put back."""
+    assert _sigint_at_start(tmp_path, **_ignoring_sigint(on_a_terminal=True)) == "ignored"
+    assert _sigint_at_start(tmp_path, **_ignoring_sigint(on_a_terminal=False)) == "python"
+    assert _sigint_at_start(tmp_path, start_new_session=True) == "python"
+
+
+def test_a_run_that_keeps_sigint_ignored_ignores_it_while_it_researches_too(tmp_path):
+    """Started in the background of a script on a terminal (SIGINT ignored, the terminal's Ctrl-C
+    would reach it): a SIGINT as the research starts is ignored there as at the clarifying question
+    (it stopped the research: the handler the research installs took the place of the ignored
+    one); the run ends with its report. SIGTERM still stops it (see above)."""
+    code, err = signalled_as_research_starts(tmp_path, signal.SIGINT, **_ignoring_sigint(on_a_terminal=True))
+    assert code == 0, err
+    assert "interrupted" not in err, err
