@@ -60,12 +60,17 @@ WAIT_STEP = 0.1
 ERROR_LOGS = {"pdf": "pdf-error.log", "docx": "docx-error.log"}
 
 
-def _record_failures(directory: Path, paths: dict) -> None:
+def _record_failures(directory: Path, paths: dict, cancel: threading.Event | None) -> None:
     """Write each output's error log when it failed (its ``{kind}_error``, the PDF's log tail after
-    it), and remove a stale one when it was built."""
+    it), and remove a stale one when it was built. A build stopped (``cancel`` set: Ctrl-C, a
+    shutdown; or this process exiting, :data:`PDF_CANCELLED`, :data:`DOCX_CANCELLED`) did not fail:
+    it writes no log, which would read as a failure, and leaves an earlier build's as it was."""
+    stopped = cancel is not None and cancel.is_set()
     for kind, name in ERROR_LOGS.items():
         if kind in paths:
             (directory / name).unlink(missing_ok=True)
+        elif stopped or paths.get(f"{kind}_error") in (PDF_CANCELLED, DOCX_CANCELLED):
+            continue
         elif f"{kind}_error" in paths:
             tail = paths.get(f"{kind}_log_tail")
             write_atomic(directory / name, paths[f"{kind}_error"] + (f"\n\n{tail}" if tail is not None else "\n"))
@@ -81,8 +86,8 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
 
     Returns:
         ``{"report_tex", "pdf", "docx"}`` paths (strings) for the files written, plus
-        ``pdf_error`` and ``pdf_log_tail`` (also written to ``pdf-error.log``) when the PDF was
-        not built, ``pdf_warnings`` (overfull boxes wider than
+        ``pdf_error`` and ``pdf_log_tail`` (also written to ``pdf-error.log``, unless the build
+        was stopped: :func:`_record_failures`) when the PDF was not built, ``pdf_warnings`` (overfull boxes wider than
         :data:`engine.render.pdf.OVERFULL_LIMIT_PT`, missing glyphs) when it was built with
         them (also kept as ``pdf_warnings`` in the folder's ``usage.json``, logged at info level), and
         ``docx_error`` (one line, also written to ``docx-error.log``) when the Word document was
@@ -105,7 +110,7 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
         log.info("event=pdf_failed error=%r", PDF_CANCELLED)
         log.info("event=docx_failed error=%r", DOCX_CANCELLED)
         paths = {"pdf_error": PDF_CANCELLED, "pdf_log_tail": "", "docx_error": DOCX_CANCELLED}
-        _record_failures(directory, paths)
+        _record_failures(directory, paths, cancel)
         return paths
     write_atomic(directory / "report.tex", tex)
     paths["report_tex"] = str(directory / "report.tex")
@@ -113,7 +118,7 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
         docx = pool.submit(_docx, doc, directory / "report.docx", cancel)
         paths.update(_pdf(tex, directory, timeout, cancel))
         paths.update(_result(docx))
-    _record_failures(directory, paths)
+    _record_failures(directory, paths, cancel)
     return paths
 
 

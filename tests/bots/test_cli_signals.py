@@ -83,6 +83,7 @@ def test_render_stopped_during_the_pdf_build_leaves_no_tex_process_and_the_repor
         assert not working_in(tmp_path / "tmp")
         assert not list((tmp_path / "tmp").glob("report-tex-*"))
         assert not (tmp_path / "out" / "report.pdf").exists()
+        assert not list((tmp_path / "out").glob("*-error.log"))  # stopped, not failed
         assert (tmp_path / "report.md").read_text(encoding="utf-8") == REPORT
     finally:
         kill_all(proc, tmp_path / "tmp")
@@ -120,3 +121,33 @@ def test_a_first_index_killed_half_way_is_not_taken_for_a_whole_one_and_the_next
     out, err = again.communicate(timeout=RUN_TIMEOUT)
     assert again.returncode == 0 and out.startswith("indexed 3000 documents (0 skipped)"), err
     check_search(settings)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_ask_stopped_while_building_the_files_leaves_no_failure_log(tmp_path, sig):
+    """Ctrl-C during "Building the files" left pdf-error.log ("LaTeX build cancelled") in the run's
+    folder, which reads as a failed PDF; a --resume then removed it. Stopped is not failed: none is
+    written, and the resumed run builds every file."""
+    import re
+
+    from tests.bots.console_helpers import ask_cmd
+
+    (tmp_path / "tmp").mkdir()
+    env = ask_env(tmp_path, {"TMPDIR": str(tmp_path / "tmp"), "DEEPRESEARCH_PDF_TIMEOUT": "900"})
+    proc = subprocess.Popen(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        wait_until(lambda: "xelatex" in working_in(tmp_path / "tmp").values(), "the PDF build to start")
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=RUN_TIMEOUT)
+        assert proc.returncode == EXIT[sig], err
+        assert not working_in(tmp_path / "tmp")
+    finally:
+        kill_all(proc, tmp_path / "tmp")
+    artifacts = tmp_path / "data" / "artifacts"
+    assert not list(artifacts.rglob("*-error.log")), err
+    thread = re.search(r"Continue with: deepresearch ask --resume (console:\S+)", err).group(1)
+    resumed = subprocess.run(ask_cmd("--resume", thread), capture_output=True, text=True, env=env, cwd=tmp_path,
+                             timeout=RUN_TIMEOUT)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(list(artifacts.rglob("report.pdf"))) == 1 and not list(artifacts.rglob("*-error.log"))

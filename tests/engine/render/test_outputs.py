@@ -177,19 +177,45 @@ def test_a_failed_docx_never_blocks_the_pdf(tmp_path, monkeypatch):
 @needs_tex
 def test_a_build_that_succeeds_removes_the_error_log_an_earlier_one_left(tmp_path, monkeypatch):
     doc = document_from_markdown(REPORT)
-    cancelled = threading.Event()
-    cancelled.set()  # Ctrl-C while the files are built
     broken = tmp_path / "broken-reference.docx"
     broken.write_bytes(b"not a zip file")
     with monkeypatch.context() as patch:
         patch.setattr(docx_module, "REFERENCE", broken)
-        first = render_outputs(doc, tmp_path / "run", cancel=cancelled)
-    assert first["pdf_error"] == "LaTeX build cancelled" and first["docx_error"]
-    assert (tmp_path / "run" / "pdf-error.log").read_text(encoding="utf-8").startswith("LaTeX build cancelled")
+        first = render_outputs(doc, tmp_path / "run", timeout=0.001)
+    assert first["pdf_error"].startswith("LaTeX build timed out") and first["docx_error"]
+    assert (tmp_path / "run" / "pdf-error.log").read_text(encoding="utf-8").startswith("LaTeX build timed out")
     assert (tmp_path / "run" / "docx-error.log").read_text(encoding="utf-8").strip() == first["docx_error"]
     second = render_outputs(doc, tmp_path / "run")  # --resume, or `deepresearch render` again
     assert Path(second["pdf"]).is_file() and Path(second["docx"]).is_file()
     assert not list((tmp_path / "run").glob("*-error.log"))
+
+
+@pytest.mark.parametrize("when", ["before", "during"])
+def test_a_cancelled_build_leaves_no_error_log(tmp_path, monkeypatch, when):
+    """Ctrl-C (or a stop) while the files are built: the outputs say they were cancelled, but no
+    pdf-error.log or docx-error.log is written, which would read as the PDF's or the Word
+    document's failure; one an earlier build left (a real failure) is kept as it was."""
+    from engine.render import pdf as pdf_module
+
+    doc = document_from_markdown(REPORT)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "docx-error.log").write_text("pandoc: an earlier failure\n", encoding="utf-8")
+    cancelled = threading.Event()
+    if when == "before":
+        cancelled.set()
+    else:  # cancelled as the LaTeX build starts: the Word build may be half-way
+        build_pdf = pdf_module.build_pdf
+
+        def build_cancelled(*args, **kwargs):
+            cancelled.set()
+            return build_pdf(*args, **kwargs)
+
+        monkeypatch.setattr(pdf_module, "build_pdf", build_cancelled)
+    paths = render_outputs(doc, run, cancel=cancelled)
+    assert "pdf" not in paths and paths["pdf_error"] == "LaTeX build cancelled", paths
+    assert not (run / "pdf-error.log").exists()
+    assert (run / "docx-error.log").read_text(encoding="utf-8") == "pandoc: an earlier failure\n"
 
 
 def test_atomic_writes_are_seen_whole_or_not_at_all(tmp_path):
