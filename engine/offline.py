@@ -81,6 +81,33 @@ def distinct(sentences_: list[str]) -> list[str]:
     return kept
 
 
+#: Characters of a suggested follow-up question at most, as the summary prompt asks of a model
+#: (:data:`engine.prompts.EXECUTIVE_SUMMARY`): a longer one would be cut mid-phrase.
+FOLLOW_UP_MAX = 200
+
+
+def _whole_objections(objections: str) -> str:
+    """The lines of ``objections`` (the review's, as the summary prompt carries them, cut to its
+    length) that are whole: each ends as a sentence does and closes every quote it opens; the line
+    the prompt's cut ended is left out, so no follow-up quotes a piece of it."""
+    def whole(line: str) -> bool:
+        text = line.strip()
+        return text.endswith(_SENTENCE_END) and not re.search(r"[“”„«»「」]", R._QUOTED.sub("", text))
+
+    return "\n".join(line for line in objections.splitlines() if not line.strip() or whole(line))
+
+
+def _whole_follow_ups(questions: list[str], question: str, language: str) -> list[str]:
+    """``questions`` (follow-ups) that quote whole phrases: none longer than :data:`FOLLOW_UP_MAX`
+    characters (a chat would cut it), none quoting a shortened objection or word ("“the payback
+    period…”"); the question each names may be shortened (:func:`engine.offline_text._short`).
+    None is left when nothing whole can be asked: a question of one 8,000-letter word."""
+    topic = R._quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
+    return [q for q in questions
+            if len(q) <= FOLLOW_UP_MAX
+            and not any(part.rstrip().endswith("…") for part in R._QUOTED.findall(q.replace(topic, "")))]
+
+
 #: How a prose sentence ends; code lines, table rows and list intros ("as follows:") end otherwise.
 _SENTENCE_END = (".", "!", "?", "…", "。", "！", "？")
 
@@ -347,8 +374,10 @@ class OfflineChatModel(BaseChatModel):
         findings = report.split(f"## {phrase('review_outcome', language)}", 1)[0]  # the report's own review left out
         still_open = R.still_open(objections[1], findings, language) if len(objections) > 1 else ""
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
-        follow_ups = R.follow_up_questions(still_open,
-                                           question.group(1) if question else title, language,
-                                           sources_read=R.read_sources(report, language))
-        return "", [("ExecutiveSummary", {"title": title[:120], "executive_summary": summary[:1500],
+        follow_ups = _whole_follow_ups(R.follow_up_questions(_whole_objections(still_open),
+                                                             question.group(1) if question else title, language,
+                                                             sources_read=R.read_sources(report, language)),
+                                       question.group(1) if question else title, language)
+        return "", [("ExecutiveSummary", {"title": T._short(title, 120),
+                                          "executive_summary": T._short(summary, 1500),
                                           "follow_up_questions": follow_ups})]

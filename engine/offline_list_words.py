@@ -153,15 +153,6 @@ BARE = frozenset("de di a à en in van von zu".split())
 #: out of the words each sub-question shares.
 CORRELATIVES = frozenset("either both entweder sowohl soit".split())
 
-#: Verbs that open a Chinese alternative and ask which to choose ("用A还是B", "选择A还是B": use, choose):
-#: the words the items share before them.
-CJK_CHOOSE_VERBS = frozenset("用 选 選 选择 選擇 选用 選用 使用 挑".split())
-
-#: Words that open what a Chinese question asks right after its last item when it asks which of the
-#: items is better ("A还是B比较好", "A和B哪个更好": better, more, which): the items are then
-#: researched alone, as "A or B, which is better?" is.
-CJK_WHICH_BETTER = frozenset("比较 比較 较 較 更 更好 更快 更高 较好 較好 好 哪个 哪個 哪种 哪種 哪 哪一个 哪一個".split())
-
 #: Endings that make a word a noun in the languages whose lists leave out a shared noun (es, fr, it,
 #: pt, ca): agent nouns ("aerogenerador", "onduleur", "generatore", "aquecedor"), nouns of action and
 #: state ("calefacción", "isolation", "riscaldamento", "aquecimento", "humidité"), each with its plural.

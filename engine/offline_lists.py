@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import re
 
-from engine.language import _CODE, _QUESTION_WORDS, FUNCTION_WORDS, has_segmented_script, word_tokens, words
+from engine.language import _CODE, _QUESTION_WORDS, has_segmented_script, word_tokens, words
 from engine.language import _INTERROGATIVES as _ASKING
 from engine.language import is_function_word as _is_function_word
 from engine.offline_list_words import (
@@ -30,8 +30,6 @@ from engine.offline_list_words import (
     BARE,
     BEFORE_VERB,
     CHOOSING,
-    CJK_CHOOSE_VERBS,
-    CJK_WHICH_BETTER,
     COMPARING,
     CORRELATIVES,
     GENITIVES,
@@ -46,6 +44,8 @@ from engine.offline_list_words import (
     SET_PHRASES,
     SUBJECTS,
 )
+from engine.offline_lists_cjk import cjk_items as _cjk_items
+from engine.offline_lists_cjk import korean_clauses
 from engine.offline_text import _AUXILIARIES, _ENDS, _INTERROGATIVES, STOPWORDS, content_words
 
 
@@ -189,6 +189,9 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     main thread behave"); the question is then researched whole."""
     if len(parts) < 2:
         return parts
+    parts = korean_clauses(parts)  # "작업을 취소하고, 타임아웃을 처리합니까": whole clauses, or None
+    if parts is None:
+        return None
     opening = parts[0].lower().split()
     choosing = opening[0] in CHOOSING and (opening[1:2] and opening[1] in _AUXILIARIES or _asks_which_of_them(parts[0]))
     if len(parts) > 2 and len(opening) > 1 and choosing:
@@ -201,10 +204,8 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     articles = ARTICLES.get(language, ARTICLES["en"])
     if any(p.split()[0].lower() in articles for p in parts[1:]):
         return None
-    head = _question_head(parts[0])
-
     def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
-        return f"{head} {p}" if head and content_words(p.split()[0]) else p
+        return _continued(parts[0], p, language) if content_words(p.split()[0]) else p
 
     return [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
 
@@ -226,76 +227,6 @@ def _asks_only_to_compare(frame: str) -> bool:
     if [w for w in named if w not in COMPARING and w not in REFLEXIVES]:  # "zich" is the verb's
         return False
     return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]
-
-
-#: A conjunction that joins the last item of a Chinese or Japanese list ("A、B和C", "AとB"), or of
-#: an alternative ("A或B", "A还是B", "AまたはB"), as a word of its own
-#: (:func:`engine.language.word_tokens`; "和" in "和平", "或" in "或许" is none).
-_CJK_AND = frozenset("和 与 與 及 以及 跟 同 或 或者 或是 还是 還是 と や および 及び または".split())
-#: A word of hiragana alone: a Japanese particle or ending ("は", "の"), never a listed item.
-_HIRAGANA = re.compile(r"[\u3040-\u309f]+")
-#: Characters that end a listed item of a Chinese question and start what is asked of it ("…的效率").
-_CJK_LINKS = frozenset("的 之 有 是 在 都".split())
-
-
-def _word_spans(text: str) -> list[tuple[str, int, int]]:
-    """``(word, start, end)`` of each word of ``text`` (:func:`engine.language.word_tokens`)."""
-    out, at = [], 0
-    for word in word_tokens(text):
-        start = text.find(word, at)
-        out.append((word, start, start + len(word)))
-        at = start + len(word)
-    return out
-
-
-def _cjk_items(text: str) -> list[str] | None:
-    """One topic per item of a Chinese or Japanese list ("线程、多进程和asyncio有什么区别" gives "线程",
-    "多进程", "asyncio"; "热泵和燃气锅炉的效率如何" gives "热泵的效率如何", "燃气锅炉的效率如何"): items
-    part at "、" and at a conjunction (:data:`_CJK_AND`); the last ends at its first particle or
-    function word, and what follows it is asked of each. A question that asks which item is better
-    right after the last one ("用Postgres还是MySQL比较好", "A和B哪个更好": :data:`CJK_WHICH_BETTER`)
-    gives the items alone, without the verb that opens it (:data:`CJK_CHOOSE_VERBS`), as
-    "Postgres or MySQL, which is better?" does. None when ``text`` lists nothing."""
-    from engine.offline_select import QUESTION_VERBS
-
-    text = text.strip(_ENDS)
-    spans = _word_spans(text)
-    cuts = sorted(
-        [(m.start(), m.end()) for m in re.finditer("、", text)]
-        + [(s, e) for w, s, e in spans if w in _CJK_AND]
-    )
-    if not cuts:
-        return None
-    bounds = [0, *[c for cut in cuts for c in cut], len(text)]
-    segments = [text[bounds[i] : bounds[i + 1]].strip() for i in range(0, len(bounds), 2)]
-    if not all(segments):
-        return None
-    last_start = cuts[-1][1] + len(text[cuts[-1][1] :]) - len(text[cuts[-1][1] :].lstrip())
-    tail_at = next(
-        (
-            s
-            for w, s, _ in spans
-            if s > last_start
-            and (
-                w in _CJK_LINKS
-                or w in CJK_WHICH_BETTER
-                or w.lower() in FUNCTION_WORDS
-                or _HIRAGANA.fullmatch(w)
-            )
-        ),
-        len(text),
-    )
-    tail = text[tail_at:]
-    first_words = [w for w, s, _ in spans if s < cuts[0][0]]
-    lead = next((i for i, w in enumerate(first_words) if w not in QUESTION_VERBS | CJK_CHOOSE_VERBS), 0)
-    prefix = "".join(first_words[:lead])
-    items = [segments[0][len(prefix) :].strip(), *segments[1:-1], text[last_start:tail_at].strip()]
-    if not all(items):
-        return None
-    which_better = next((w for w, s, _ in spans if s >= tail_at), "") in CJK_WHICH_BETTER
-    if which_better or _asks_only_to_compare(f"{prefix} {' '.join(word_tokens(tail))}"):
-        return items
-    return [f"{prefix}{item}{tail}" for item in items]
 
 
 def _opens_verb(word: str, before: frozenset[str]) -> bool:
@@ -373,6 +304,9 @@ def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     prefix, items, tail = found
     # a participle lists with participles ("compressed and encrypted"), not nouns
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
+        return None
+    # a German noun is capitalised: "Tasks ab" and "behandelt Timeouts" are clauses, not items
+    if language == "de" and len({i[0][:1].isupper() or _function(i[0].lower(), language) for i in items}) > 1:
         return None
     if _takes_the_frame(items, language):
         return []  # a list, but where its items end cannot be told
@@ -465,7 +399,7 @@ def _listed_at(
     items = [item, *later[:-1], last]
     if (
         tail
-        and tail[0].lower() not in GENITIVES
+        and (tail[0].lower() not in GENITIVES or _compound(tail, language))
         and tail[-1].lower() not in PREPOSITIONS
         and tail[0].lower() not in QUESTION_VERBS
         and all(_opens_noun_phrase(i, language) for i in items)
@@ -481,6 +415,19 @@ def _listed_at(
     return prefix, items, tail
 
 
+def _compound(tail: list[str], language: str) -> bool:
+    """True when ``tail`` (the words after a list's last item) is the last item's own compound in a
+    language whose nouns take one (:data:`_NOUN_ELLIPSIS`): a bare "de" or "di" and a word that is no
+    function word ("los tiempos | de espera", "le pompe | di calore"), where a shared phrase has an
+    article ("de los paneles", "dei pannelli")."""
+    return (
+        language in _NOUN_ELLIPSIS
+        and len(tail) >= 2
+        and tail[0].lower() in ("de", "di")
+        and not _function(tail[1].lower(), language)
+    )
+
+
 def _first_item_start(first: list[str], opener: str, size: int, language: str) -> int:
     """The index in ``first`` (the first clause's words) where the first listed item starts: at the
     last word that is the later item's opening function word ``opener`` ("les threads et les
@@ -491,10 +438,20 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
     if opener:
         same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]
         elided = _ELIDED.match(first[-1])
+        # an item that opens with an article lists with one that does ("la cancellazione dei task e
+        # i timeout"), not with a phrase in it that opens with a preposition ("dei task")
+        article = (
+            language in _NOUN_ELLIPSIS and opener in ARTICLES.get(language, ()) and opener not in GENITIVES | PREPOSITIONS
+        )
         kin = [
             i
             for i in range(len(first) - 1, 0, -1)
-            if _function(first[i].lower(), language) and first[i].lower() not in BARE
+            if _function(first[i].lower(), language)
+            and first[i].lower() not in BARE
+            and not (article and first[i].lower() in GENITIVES | PREPOSITIONS)
+            or article
+            and (m := _ELIDED.match(first[i]))
+            and m.group(1).lower() in ARTICLES.get(language, set()) | {"l"}
         ]
         if same:
             return same[0]
@@ -525,6 +482,27 @@ def _shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> 
         and _opens_verb(prefix[-1], BEFORE_VERB)
         or all(len(i) == 1 and (i[0].isdigit() or i[0].lower() in NUMBERS) for i in items)
     )
+
+
+def _continued(first: str, clause: str, language: str) -> str:
+    """``clause`` (a later clause of a question, opening with its verb: "handle timeouts") continuing
+    the question's head (:func:`_question_head` of ``first``): "How does asyncio handle timeouts".
+    When the first clause's verb comes right after its question word, without an auxiliary, the
+    verb is not shared: in English the question word is the subject ("What causes inflation" and
+    "affects wages": "What affects wages"); elsewhere the verb comes before the subject, and the
+    later one takes its place ("Wie bricht asyncio Tasks ab" and "behandelt Timeouts": "Wie behandelt
+    asyncio Timeouts"). ``clause`` as written when there is no head."""
+    head = _question_head(first)
+    tokens, words_ = head.split(), clause.split()
+    if len(tokens) != 2 or content_words(tokens[0]):
+        return f"{head} {clause}" if head else clause
+    if language == "en":
+        return f"{tokens[0]} {clause}"
+    rest = first.split()[2:]
+    subject = rest[:2] if len(rest) > 2 and _function(rest[0].lower(), language) else rest[:1]
+    if not subject or not content_words(subject[-1]):
+        return clause
+    return " ".join([tokens[0], words_[0], *subject, *words_[1:]])
 
 
 def _question_head(clause: str) -> str:

@@ -30,7 +30,7 @@ STOPWORDS = FUNCTION_WORDS | frozenset(
 
 def clarifying_question(question: str, language: str) -> str:
     """The offline model's clarifying question for a vague request."""
-    q = " ".join(question.split())[:200]
+    q = _short(question, 200)
     return phrase("clarify", language, q=q)
 
 
@@ -94,7 +94,9 @@ FACETS = tuple((key, stems + more.FACET_STEMS[key]) for key, stems in (
 def subject_phrase(question: str) -> str:
     """The subject of ``question`` as the user wrote it: without the leading question words and
     function words, the verbs that ask how ("work", "funktioniert") and the end punctuation;
-    capitalised. "How does garbage collection work in Python?" -> "Garbage collection in Python"."""
+    capitalised. "How does garbage collection work in Python?" -> "Garbage collection in Python".
+    A verb with an object of its own is kept ("How does asyncio cancel tasks and handle timeouts":
+    "Asyncio cancel tasks and handle timeouts"): a heading never drops a verb of the question."""
     from engine.offline_select import QUESTION_VERBS
 
     tokens = question.strip(_ENDS).split()
@@ -106,7 +108,12 @@ def subject_phrase(question: str) -> str:
         ),
         len(tokens),
     )
-    kept = [t for t in tokens[start:] if not (words(t) and all(w in QUESTION_VERBS for w in words(t)))]
+
+    def asks_how(k: int) -> bool:  # "work" in "… work in Python", not "handle" in "… handle timeouts"
+        asking = bool(words(tokens[k])) and all(w in QUESTION_VERBS for w in words(tokens[k]))
+        return asking and (k + 1 == len(tokens) or not content_words(tokens[k + 1]))
+
+    kept = [t for k, t in enumerate(tokens) if k >= start and not asks_how(k)]
     subject = " ".join(kept) or question.strip()
     return subject[:1].upper() + subject[1:]
 
@@ -200,9 +207,47 @@ def shown_blocks(findings: str) -> list[tuple[str, list[str]]]:
     return out
 
 
+#: What a shortened text does not end with before its "…": a separator, a dash, an opening bracket
+#: or quote, a full stop (the sentence around it may add its own).
+_DANGLING = " ,;:.—–-/([{“„«‘‚'\"、，。・"
+#: What ends a sentence: a sentence that writes a text ending in one adds no full stop of its own.
+_STOPPED = re.compile(r"([.?!…。？！])\s*[.。]$")
+
+
 def _short(text: str, n: int = 90) -> str:
+    """``text`` on one line, at most ``n`` characters: when longer, cut after its last whole word
+    that fits and is no function word ("… — limitations…", not "… — limitations and…"), without a
+    separator or dash before the "…"; a topic's facet after " — " is kept whole when its subject
+    leaves room ("Asyncio cancel tasks and handle… — limitations and problems"). A first word longer
+    than ``n`` is the one thing cut inside a word."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
+    if len(text) <= n:
+        return text
+    head, sep, facet = text.rpartition(" — ")
+    if sep and len(sep) + len(facet) + 20 <= n and len(facet) < 60:
+        return f"{_short(head, n - len(sep) - len(facet))}{sep}{facet}"
+    at = 0
+    ends = []
+    for word in word_tokens(text):
+        start = text.find(word, at)
+        at = start + len(word)
+        if at > n - 1:
+            break
+        following = text[at : at + 1]
+        bound = not (following.isalnum() or following == "_") or has_segmented_script(text[at - 1 : at + 1])
+        if bound and not is_function_word(word.lower()):
+            ends.append(at)
+    for end in reversed(ends):
+        kept = text[:end].rstrip(_DANGLING)
+        if kept:
+            return kept + "…"
+    return text[: n - 1].rstrip(_DANGLING) + "…"
+
+
+def stopped(sentence: str) -> str:
+    """``sentence`` without the full stop it adds after a text that ends one already: "…" or a
+    question mark ("Nothing more to quote was found on: … — limitations…." is "… — limitations…")."""
+    return _STOPPED.sub(r"\1", sentence.rstrip())
 
 
 def extractive_report(
@@ -232,7 +277,7 @@ def extractive_report(
         out += [f"## {phrase('findings_on', language, t=markdown_literal(_short(topic, 80)))}", ""]
         out += [f"- {ln}" for ln in fresh] + [""]
     if all_lines and empty:  # named, not dropped: a note in italics, not a claim to cite
-        out += [f"*{phrase('nothing_more_on', language, t='; '.join(empty))}*", ""]
+        out += [f"*{stopped(phrase('nothing_more_on', language, t='; '.join(empty)))}*", ""]
     return "\n".join(out)
 
 
