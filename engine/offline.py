@@ -26,6 +26,7 @@ from engine import offline_text as T
 from engine.citations import SID
 from engine.language import NAMES, detect_language, paragraphs, sentences, words
 from engine.offline_phrases import LANGUAGES, phrase
+from engine.offline_quotes import _QUOTED, _quote
 from engine.offline_select import choose, rank
 from engine.text import markdown_literal, markdown_unescape
 
@@ -92,7 +93,7 @@ def _whole_objections(objections: str) -> str:
     the prompt's cut ended is left out, so no follow-up quotes a piece of it."""
     def whole(line: str) -> bool:
         text = line.strip()
-        return text.endswith(_SENTENCE_END) and not re.search(r"[“”„«»「」]", R._QUOTED.sub("", text))
+        return text.endswith(_SENTENCE_END) and not re.search(r"[“”„«»「」]", _QUOTED.sub("", text))
 
     return "\n".join(line for line in objections.splitlines() if not line.strip() or whole(line))
 
@@ -102,10 +103,10 @@ def _whole_follow_ups(questions: list[str], question: str, language: str) -> lis
     characters (a chat would cut it), none quoting a shortened objection or word ("“the payback
     period…”"); the question each names may be shortened (:func:`engine.offline_text._short`).
     None is left when nothing whole can be asked: a question of one 8,000-letter word."""
-    topic = R._quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
+    topic = _quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
     return [q for q in questions
             if len(q) <= FOLLOW_UP_MAX
-            and not any(part.rstrip().endswith("…") for part in R._QUOTED.findall(q.replace(topic, "")))]
+            and not any(part.rstrip().endswith("…") for part in _QUOTED.findall(q.replace(topic, "")))]
 
 
 #: How a prose sentence ends; code lines, table rows and list intros ("as follows:") end otherwise.
