@@ -10,7 +10,6 @@ from pathlib import Path
 
 from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
 from engine.headings import nest_headings, shift_headings
-from engine.models import summarize_usage
 from engine.offline_phrases import PHRASES, phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
@@ -224,6 +223,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
     paths["sources_json"] = str(write_atomic(directory / "sources.json",
                                              json.dumps(sources_record(state, cited), indent=2, ensure_ascii=False)))
     from engine.artifact_store import artifact_store
+    from engine.models import summarize_usage  # here: engine.models loads langchain-core, which the
+    # chat servers' and the audit's imports of this module (safe_name) do not need
 
     artifact_store(settings).gather_usage(directory)  # with PostgreSQL: the calls of every host
     usage = summarize_usage(directory / "usage.jsonl")
