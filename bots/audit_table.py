@@ -9,7 +9,7 @@ from rich.console import Console, RenderableType
 from rich.segment import Segment, Segments
 from rich.table import Table
 
-from engine.offline import MODEL_NAME as OFFLINE_MODEL
+from engine.settings import OFFLINE_MODEL_NAME as OFFLINE_MODEL
 
 #: Columns of the table: (header, how to show a record's value).
 _COLUMNS = (
@@ -48,7 +48,7 @@ def _status(row: dict) -> str:
 
 def _model_use(row: dict) -> tuple[int, int]:
     """``(calls, tokens)`` of the language models in ``row``: its ``model_calls`` and ``tokens``
-    without those of the offline model (:data:`engine.offline.MODEL_NAME`, named in the row's
+    without those of the offline model (:data:`engine.settings.OFFLINE_MODEL_NAME`, named in the row's
     ``models``; a record written before ``models`` was kept counts every call)."""
     offline = (row.get("models") or {}).get(OFFLINE_MODEL) or {}
     return (max(0, int(row.get("model_calls") or 0) - int(offline.get("calls") or 0)),

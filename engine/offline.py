@@ -28,11 +28,12 @@ from engine.language import NAMES, detect_language, paragraphs, sentences, words
 from engine.offline_phrases import LANGUAGES, phrase
 from engine.offline_quotes import _QUOTED, _quote
 from engine.offline_select import choose, rank
+from engine.settings import OFFLINE_MODEL_NAME
 from engine.text import markdown_literal, markdown_unescape
 
 __all__ = ["OfflineChatModel", "choose", "distinct", "notice", "passages", "rank", "readable"]
 
-MODEL_NAME = "offline-extractive"
+MODEL_NAME = OFFLINE_MODEL_NAME
 
 
 def notice(language: str) -> str:

@@ -26,6 +26,10 @@ ROLE_OUTPUT_SHARE = {"research": (1 / 8, 2048), "summarization": (1 / 8, 2048), 
 #: refuses an empty one): a placeholder, not a secret, so never masked in logs.
 KEYLESS_API_KEY = "not-needed"
 
+#: The model name the offline model (:class:`engine.offline.OfflineChatModel`) reports in usage
+#: records; here, so that readers of those records (``deepresearch audit``) need not load it.
+OFFLINE_MODEL_NAME = "offline-extractive"
+
 
 class SettingsError(Exception):
     """A setting is missing or invalid; the message is one line naming the setting."""
