@@ -99,10 +99,12 @@ def raise_dropped_interrupts_again() -> None:
     garbage-collector callback. A signal handled there has its ``KeyboardInterrupt`` passed to
     :data:`sys.unraisablehook`, which prints "Exception ignored in …", and the command runs on as if
     nothing was pressed (``deepresearch index`` stopped by a SIGTERM built its index in full, exit 0).
-    Here that hook sends the same signal to the main thread again (``pthread_kill``, which also
-    ends a wait it is in) and prints nothing for it; any other exception goes to the hook there was.
-    For a process's entry point (the hook is process-wide); main thread only."""
+    Here that hook has the signal answered again on the main thread (:data:`SENT_AGAIN_AS`, which
+    also ends a wait it is in) and prints nothing for it; any other exception goes to the hook there
+    was. For a process's entry point (the hook is process-wide); main thread only."""
     previous = sys.unraisablehook
+    if SENT_AGAIN_AS is not None:
+        signal.signal(SENT_AGAIN_AS, _answer_again)
 
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
@@ -119,13 +121,50 @@ def raise_dropped_interrupts_again() -> None:
     sys.unraisablehook = hook
 
 
+#: The signal that has a dropped interrupt answered again on the main thread: a real-time signal
+#: (Linux: ``SIGRTMIN``, which glibc leaves to programs and Python uses for nothing), whose handler
+#: notes that Python has run it; None where there are none (the interrupt's own signal is sent once).
+SENT_AGAIN_AS: int | None = getattr(signal, "SIGRTMIN", None)
+#: Seconds between two sendings of :data:`SENT_AGAIN_AS` while Python has not handled it.
+SEND_AGAIN_EVERY = 0.05
+#: The interrupt's signal that :data:`SENT_AGAIN_AS` is to answer next (empty once answered).
+_OWED: list[int] = []
+_ANSWERED = threading.Event()
+
+
+def _answer_again(signum: int, frame: object) -> None:
+    """:data:`SENT_AGAIN_AS`'s handler: answer the interrupt :data:`_OWED` with whatever answers its
+    signal now (raising ``KeyboardInterrupt`` there), once; a further sending is a no-op."""
+    if not _OWED:
+        return
+    owed = _OWED.pop()
+    _ANSWERED.set()
+    handler = signal.getsignal(owed)
+    if callable(handler):
+        handler(owed, frame)
+
+
 def _send_again(main_thread: int) -> None:
-    """Send each of :data:`_AGAIN`'s signals to the main thread while Python handles it there (not
-    once the process ignores it on its way out, nor with the system's default, which would kill)."""
+    """Have each of :data:`_AGAIN`'s signals answered on the main thread while Python handles it there
+    (not once the process ignores it on its way out, nor with the system's default, which would kill).
+
+    One ``pthread_kill`` is not enough: a signal that lands after the main thread's last check and
+    before it enters a wait (``sleep``, ``select``) is noted by C and not handled until that wait
+    ends by itself. :data:`SENT_AGAIN_AS` is sent every :data:`SEND_AGAIN_EVERY` seconds until its
+    handler has run (a sending during the wait ends it)."""
     while True:
         signum = _AGAIN.get()
-        if callable(signal.getsignal(signum)):
-            signal.pthread_kill(main_thread, signum)
+        if SENT_AGAIN_AS is None:
+            if callable(signal.getsignal(signum)):
+                signal.pthread_kill(main_thread, signum)
+            continue
+        _ANSWERED.clear()
+        _OWED[:] = [signum]
+        while _OWED and callable(signal.getsignal(signum)):
+            signal.pthread_kill(main_thread, SENT_AGAIN_AS)
+            if _ANSWERED.wait(SEND_AGAIN_EVERY):
+                break
+        _OWED.clear()
 
 
 def forget_caught_interrupts() -> None:
