@@ -12,6 +12,7 @@ from engine.fsutil import raise_storage_error
 from engine.language import is_function_word, words
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus_index import _MAX_PASSAGES, _ORD_BITS
+from engine.search.extract import LINK_MARK, without_captions
 from engine.source_links import document_url
 from engine.text import clean_path
 
@@ -111,7 +112,7 @@ class CorpusSearch:
         finally:
             conn.close()
         folder = root[0] if root else None
-        return _group(rows, max_results, lambda key: self.url(key, folder))
+        return _group(_readable(rows, query), max_results, lambda key: self.url(key, folder))
 
     def _search_error(self, err: sqlite3.Error) -> SearchError:
         """The one line for a SQLite error of a search that is no storage fault."""
@@ -167,6 +168,25 @@ def _snippet_around(body: str, runs: list[str]) -> str:
     start = max(0, at - _SNIPPET_CHARS // 3)
     text = body[start:start + _SNIPPET_CHARS].strip()
     return ("… " if start else "") + text + (" …" if start + _SNIPPET_CHARS < len(body) else "")
+
+
+def _readable(rows: list[tuple], query: str) -> list[tuple]:
+    """``rows`` (:meth:`CorpusSearch._rank`) with what may be read of each passage: its body without
+    an HTML page's link captions (:func:`engine.search.extract.without_captions`; they were searched
+    by, not to be read or quoted: what a table of contents says of a page is said there), the
+    snippet then taken from the rest around the query's first word; a passage of captions only
+    is left out."""
+    out = []
+    for rowid, score, snippet, body, path, title in rows:
+        if LINK_MARK in body:
+            body = without_captions(body)
+            if not body:
+                continue
+            words = query_words(query)
+            found = re.search("|".join(map(re.escape, words)), body, re.IGNORECASE) if words else None
+            snippet = _snippet_around(body, [found.group(0)] if found else [])
+        out.append((rowid, score, snippet, body, path, title))
+    return out
 
 
 def _group(rows: list[tuple], max_results: int, url) -> list[SearchResult]:

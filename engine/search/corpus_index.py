@@ -18,12 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.fsutil import raise_storage_error, storage_problem
-from engine.search.extract import SUPPORTED_SUFFIXES, Unreadable, extract_document
+from engine.search.extract import LINK_MARK, SUPPORTED_SUFFIXES, Unreadable, extract_document
 from engine.text import clean_path, clean_text
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
+#: The layout of the index and of what it stores; an index of another is rebuilt (:func:`_open_for_write`).
+#: 2: an HTML page's link captions are stored marked (:data:`engine.search.extract.LINK_MARK`, which
+#: the tokenizer reads as a space: a caption's words are searched).
+SCHEMA_VERSION = "2"
 # Passage rowids are (document id << _ORD_BITS) | passage number, so one document's passages are one
 # rowid range: replacing or removing a document never scans the whole FTS table.
 _ORD_BITS = 20
@@ -43,7 +46,7 @@ CREATE TABLE IF NOT EXISTS documents (
     chunks INTEGER NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
-    title, body, tokenize = 'porter unicode61 remove_diacritics 2'
+    title, body, tokenize = "porter unicode61 remove_diacritics 2 separators '{LINK_MARK}'"
 );
 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '{SCHEMA_VERSION}');
 """
@@ -83,7 +86,8 @@ class IndexStats:
 
 def split_passages(text: str, target: int = PASSAGE_TARGET, limit: int = PASSAGE_LIMIT) -> list[str]:
     """Split ``text`` into passages of about ``target`` characters, at most ``limit``, on paragraph
-    boundaries (blank lines); an oversized paragraph is cut at lines, then sentences, then spaces."""
+    boundaries (blank lines); an oversized paragraph is cut at lines, then sentences, then spaces
+    (each piece of a line of link captions keeps its :data:`LINK_MARK`)."""
     pieces: list[str] = []
     for para in re.split(r"\n\s*\n", text):
         para = para.strip()
@@ -111,6 +115,13 @@ def split_passages(text: str, target: int = PASSAGE_TARGET, limit: int = PASSAGE
 
 
 def _split_long(text: str, limit: int) -> list[str]:
+    pieces = _cut(text, limit)
+    if text.startswith(LINK_MARK):
+        return [piece if piece.startswith(LINK_MARK) else LINK_MARK + piece for piece in pieces]
+    return pieces
+
+
+def _cut(text: str, limit: int) -> list[str]:
     for pattern, sep in ((r"\n", "\n"), (r"(?<=[.!?。！？])\s+", " ")):
         parts = [p.strip() for p in re.split(pattern, text) if p.strip()]
         if len(parts) > 1:
@@ -312,7 +323,9 @@ def _open_for_write(index_path: Path) -> sqlite3.Connection:
 
 def index_root(index_path: Path) -> str | None:
     """The folder an index was built from, or None when there is no index yet (no file, a first
-    indexing that never finished: killed half-way, or a file that is no corpus index).
+    indexing that never finished: killed half-way, or a file that is no corpus index) or it is one
+    of another layout (:data:`SCHEMA_VERSION`), which indexing builds again: searching it would read
+    what an older version stored.
 
     Raises:
         engine.fsutil.StorageError: the index cannot be read because of its storage (a full disk
@@ -325,12 +338,13 @@ def index_root(index_path: Path) -> str | None:
         conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True)  # '#', '?', '%' encoded
         try:
             row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
+            schema = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         finally:
             conn.close()
     except sqlite3.Error as err:
         raise_storage_error(err, f"cannot read the corpus index {clean_path(index_path)}")
         return None
-    return row[0] if row else None
+    return row[0] if row and schema and schema[0] == SCHEMA_VERSION else None
 
 
 def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list,

@@ -22,6 +22,29 @@ _BLOCK_TAGS = frozenset(
     "h5 h6 header hr li main ol p pre section summary table tbody thead tfoot tr ul".split()
 )
 _PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
+#: The blocks whose text is one item of a list or table: a list item, a table row, a term or its
+#: description. A block inside one (a ``<p>`` in an ``<li>``, the cells of a row) is part of it.
+_ITEM_TAGS = frozenset({"li", "tr", "dt", "dd"})
+#: Blocks never read as link captions: a heading that is a link still heads what follows, code is code.
+_NEVER_LINKS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "pre", "dt"})
+#: Inline code: a link on code is a cross-reference to what the text names ("calls
+#: <a><code>asyncio.run()</code></a>"), part of what it says, not a caption.
+_CODE_TAGS = frozenset({"code", "kbd", "samp", "tt", "var"})
+#: Share of a block's words inside links (``<a>``) from which the block is link captions: a table of
+#: contents' entry, a "See also" list's item, a navigation bar (:func:`html_text`).
+LINK_SHARE = 0.5
+#: Share of a page's words in list items and table rows that are link captions or index entries (an
+#: item opening with a link to another page, a row with one in its first cell) from which the page is
+#: an index or a table of contents, all of it captions: what it says of the pages it links to is said
+#: there. In Python 3.11's library documentation, tables of contents and API indexes hold 58-98% of
+#: their words so, an overview with a table of contents (email) 39%, the asyncio overview 22%, other
+#: pages at most 13%.
+INDEX_SHARE = 0.5
+#: Opens each line of link captions in the text :func:`html_text` gives with ``links=True``: a
+#: noncharacter (U+FDD1, never a page's text: it is dropped from pages), which SQLite FTS5's
+#: ``unicode61`` tokenizer reads as a space between words, so the captions are still searched.
+LINK_MARK = "\ufdd1"
+_WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 #: How a line that is a sentence, not a heading, ends (Latin and CJK full stops, question and exclamation marks).
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
@@ -51,6 +74,8 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     or a paragraph (a code fence or a list item is no title); else the file name. A title without a
     letter or digit gives way to the file name. It is one line of at most :data:`TITLE_CHARS`
     characters (:func:`engine.text.one_line`). The title taken from a first line stays in ``text``.
+    An HTML page's link captions are in ``text``, each line opening with :data:`LINK_MARK`
+    (:func:`html_text`): searched, not read (:func:`without_captions`).
 
     Raises:
         Unreadable: the file is too big, binary, malformed or not readable.
@@ -66,7 +91,7 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
         else:
             data = path.read_bytes()
             if suffix in (".html", ".htm"):
-                title, text = html_text(data)
+                title, text = html_text(data, links=True)
             else:
                 text = decode_text(data)
                 if suffix == ".rst" or name.endswith(".rst.txt"):
@@ -88,6 +113,15 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     if not has_words(title or ""):  # spaces, a zero-width space, "#", "---": nothing to read
         title = None
     return one_line(title or path.name, TITLE_CHARS), text
+
+
+def without_captions(text: str) -> str:
+    """``text`` without its lines of link captions (those opening with :data:`LINK_MARK`), and the
+    blank lines around them collapsed: what a page says, to be read and quoted."""
+    if LINK_MARK not in text:
+        return text
+    kept = "\n".join(line for line in text.split("\n") if not line.startswith(LINK_MARK))
+    return re.sub(r"\n\s*\n(?:\s*\n)+", "\n\n", kept).strip()
 
 
 def decode_text(data: bytes) -> str:
@@ -256,7 +290,7 @@ def _pdf(path: Path) -> tuple[str | None, str]:
     return (str(title).strip() if title else None), text
 
 
-def html_text(data: bytes) -> tuple[str | None, str]:
+def html_text(data: bytes, links: bool = False) -> tuple[str | None, str]:
     """``(title, text)`` of an HTML page's bytes: the text a browser shows, as libxml2's HTML parser
     (lxml) reads the markup; its tokenizer follows the HTML standard
     (https://html.spec.whatwg.org/multipage/parsing.html#tokenization): ``</ p>`` is a bogus comment,
@@ -298,7 +332,7 @@ def html_text(data: bytes) -> tuple[str | None, str]:
         page.read(utf8)
     except etree.LxmlError as err:
         raise Unreadable(f"unreadable HTML ({type(err).__name__})") from err
-    return page.result()
+    return page.result(links)
 
 
 #: Put after a page's markup to learn which text runs to its end: a ``<title>`` never closed then
@@ -322,9 +356,15 @@ class _PageText:
         self.h1: str | None = None  # the first <h1>'s text
         self.h1_open: tuple[int, int] | None = None  # the <h1> being read: its depth, its text's start
         self.pre = 0  # inside <pre> or <textarea>: whitespace kept
+        self.code = 0  # inside code (:data:`_CODE_TAGS`): a link's words are a name the text says
         self.main_depth = 0  # the first <main> or role="main" element while open, and its text's span
         self.main_span: list[int] = []
         self.anchors: list[int] = []  # where each open <a>'s text starts in parts
+        # the blocks whose share of link words is measured (units: :data:`_ITEM_TAGS`, else the
+        # outermost block), each [its tag, words in links, words, cells opened, an index entry]
+        self.units: list[list] = [["", 0, 0, 0, False]]  # 0: the text outside every block
+        self.owner: list[int] = []  # the unit each of parts belongs to
+        self.open_units: list[tuple[int, int, bool]] = []  # (depth, unit, an item) of the open units
         self.reread = True  # a <title> never closed may still be read as markup (once)
 
     def read(self, markup: bytes) -> None:
@@ -349,18 +389,31 @@ class _PageText:
         self.depth += 1
         if not self.main_span and (tag == "main" or role == "main"):
             self.main_depth, self.main_span = self.depth, [len(self.parts)]
+        if tag in _BLOCK_TAGS and (tag in _ITEM_TAGS or not any(item for _, _, item in self.open_units)):
+            self.units.append([tag, 0, 0, 0, False])
+            self.open_units.append((self.depth, len(self.units) - 1, tag in _ITEM_TAGS))
+        unit = self.units[self.open_units[-1][1] if self.open_units else 0]
         if tag == "br":
-            self.parts.append("\n")
+            self._add("\n")
         elif tag in ("td", "th"):
-            self.parts.append(" ")
+            self._add(" ")
+            unit[3] += 1
         elif tag == "a":
             self.anchors.append(len(self.parts))
+            href = (attrib.get("href") or "").strip()
+            # an index entry: a list item that opens with a link to another page, or a table row
+            # with one in its first cell ("asyncio.run() | Run a coroutine")
+            if href and not href.startswith("#") and (
+                    unit[0] == "li" and not unit[2] or unit[0] == "tr" and unit[3] == 1):
+                unit[4] = True
         elif tag == "h1" and self.h1 is None and self.h1_open is None:
             self.h1_open = (self.depth, len(self.parts))
         if tag in ("pre", "textarea"):
             self.pre += 1
+        elif tag in _CODE_TAGS:
+            self.code += 1
         if tag in _BLOCK_TAGS:
-            self.parts.append("\n\n")
+            self._add("\n\n")
 
     def end(self, tag: str) -> None:
         self._flush()
@@ -374,14 +427,18 @@ class _PageText:
             # a permalink is a mark and maybe spaces: a link with more pieces than that is none
             # (and a link around a whole page is not joined once per link inside it)
             if len(self.parts) - at <= 8 and "".join(self.parts[at:]).strip() in _PERMALINKS:
-                del self.parts[at:]
+                del self.parts[at:], self.owner[at:]
         elif tag in ("pre", "textarea"):
             self.pre = max(0, self.pre - 1)
+        elif tag in _CODE_TAGS:
+            self.code = max(0, self.code - 1)
         elif self.h1_open and self.h1_open[0] == self.depth:
             self.h1 = " ".join("".join(self.parts[self.h1_open[1]:]).split()).rstrip("¶#§🔗 ") or None
             self.h1_open = None
         if tag in _BLOCK_TAGS:
-            self.parts.append("\n\n")
+            self._add("\n\n")
+        if self.open_units and self.open_units[-1][0] == self.depth:
+            self.open_units.pop()
         if self.main_depth == self.depth and len(self.main_span) == 1:
             self.main_span.append(len(self.parts))
         self.depth -= 1
@@ -401,8 +458,20 @@ class _PageText:
         if self.title_text is not None:
             self.title_text.append(text)
         elif not self.dropped:
-            text = text.replace(_END_MARK, "")
-            self.parts.append(text if self.pre else _SPACES.sub(" ", text))
+            text = text.replace(_END_MARK, "").replace(LINK_MARK, "")
+            self._add(text if self.pre else _SPACES.sub(" ", text), words=True)
+
+    def _add(self, text: str, words: bool = False) -> None:
+        """Put ``text`` in the page's text, in the unit open; ``words``: it is the page's own text
+        (its words are counted), not a separator."""
+        unit = self.open_units[-1][1] if self.open_units else 0
+        self.parts.append(text)
+        self.owner.append(unit)
+        if words:
+            count = len(_WORD.findall(text))
+            self.units[unit][2] += count
+            if self.anchors and not self.code:
+                self.units[unit][1] += count
 
     def _title(self, text: str) -> None:
         self.title_text = None
@@ -413,17 +482,47 @@ class _PageText:
         else:
             self.title = text.replace(_END_MARK, "")
 
-    def result(self) -> tuple[str | None, str]:
-        """``(title, text)``: the ``<title>`` (else the first ``<h1>``) and the visible text."""
-        parts = self.parts
+    def result(self, links: bool = False) -> tuple[str | None, str]:
+        """``(title, text)``: the ``<title>`` (else the first ``<h1>``) and the visible text, its
+        lines of link captions (:meth:`_captions`) left out, or with ``links`` each opening with
+        :data:`LINK_MARK`."""
+        start, end = 0, len(self.parts)
         if self.main_span:
             start, end = (*self.main_span, len(self.parts))[:2]
-            parts = self.parts[start:end]
-            if not "".join(parts).strip():
-                parts = self.parts
+            if not "".join(self.parts[start:end]).strip():
+                start, end = 0, len(self.parts)
+        parts, owner = self.parts[start:end], self.owner[start:end]
+        text = "".join(parts)
+        # what each character is: 0 a space or separator, 1 a link caption's, 2 other text's
+        kinds = bytearray(len(text))
+        captions = self._captions(owner)
+        at = 0
+        for part, unit in zip(parts, owner, strict=True):
+            if part.strip():
+                kinds[at:at + len(part)] = (b"\1" if unit in captions else b"\2") * len(part)
+            at += len(part)
         lines = []
-        for line in "".join(parts).split("\n"):
+        at = 0
+        for line in text.split("\n"):
+            caption = 1 in kinds[at:at + len(line)] and 2 not in kinds[at:at + len(line)]
+            at += len(line) + 1
             line = line.rstrip()
-            lines.append(line[1:] if line.startswith(" ") and not line.startswith("  ") else line)
+            line = line[1:] if line.startswith(" ") and not line.startswith("  ") else line
+            if caption:
+                line = LINK_MARK + line if links else ""
+            lines.append(line)
         title = " ".join((self.title or "").split()) or self.h1
         return title or None, "\n".join(lines)
+
+    def _captions(self, owner: list[int]) -> set[int]:
+        """The units among ``owner`` that are link captions: the blocks (but headings, terms and
+        code: :data:`_NEVER_LINKS`) with at least :data:`LINK_SHARE` of their words inside links
+        (outside code: :data:`_CODE_TAGS`); all of them when the page is an index: list items and
+        table rows that are captions or index entries hold :data:`INDEX_SHARE` of its words."""
+        units = [(n, self.units[n]) for n in set(owner) if self.units[n][2]]
+        captions = {n for n, (tag, linked, words, _, _) in units
+                    if tag and tag not in _NEVER_LINKS and linked >= LINK_SHARE * words}
+        listed = sum(unit[2] for n, unit in units if unit[0] in ("li", "tr") and (n in captions or unit[4]))
+        if listed >= INDEX_SHARE * sum(unit[2] for _, unit in units):
+            return {n for n, _ in units}
+        return captions

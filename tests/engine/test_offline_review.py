@@ -370,7 +370,7 @@ ASYNCIO_PAGES = {
     "A shielded inner task keeps running until it completes even when its caller is cancelled.</p>"
     "</main></body></html>",
     "index.html": "<html><head><title>High-level API Index</title></head><body><main><h1>High-level API Index</h1>"
-    "<h2>Queues</h2><p><a href='q.html'>Using asyncio.Queue to distribute workload between several Tasks.</a></p>"
+    "<h2>Queues</h2><p>Using asyncio.Queue to distribute workload between several Tasks.</p>"
     "</main></body></html>",
 }
 
