@@ -332,8 +332,26 @@ def index_root(index_path: Path) -> str | None:
             where SQLite cannot create the ``-shm`` its write-ahead log needs, a file or folder it may
             not open: :func:`engine.fsutil.storage_problem`); the ``sqlite3.Error`` is the cause.
     """
+    root, schema = _index_meta(index_path)
+    return root if schema == SCHEMA_VERSION else None
+
+
+def index_is_outdated(index_path: Path) -> bool:
+    """True when ``index_path`` is a whole index (its first indexing finished) of another layout than
+    this version's (:data:`SCHEMA_VERSION`): written by an earlier version, it is indexed again.
+
+    Raises:
+        engine.fsutil.StorageError: as :func:`index_root`.
+    """
+    root, schema = _index_meta(index_path)
+    return root is not None and schema != SCHEMA_VERSION
+
+
+def _index_meta(index_path: Path) -> tuple[str | None, str | None]:
+    """``(root, schema)`` from the index's ``meta`` table (None for each missing; both for no file or
+    a file that is no corpus index). Raises StorageError as :func:`index_root`."""
     if not Path(index_path).exists():
-        return None
+        return None, None
     try:
         conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True)  # '#', '?', '%' encoded
         try:
@@ -343,8 +361,8 @@ def index_root(index_path: Path) -> str | None:
             conn.close()
     except sqlite3.Error as err:
         raise_storage_error(err, f"cannot read the corpus index {clean_path(index_path)}")
-        return None
-    return row[0] if row and schema and schema[0] == SCHEMA_VERSION else None
+        return None, None
+    return (row[0] if row else None), (schema[0] if schema else None)
 
 
 def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list,

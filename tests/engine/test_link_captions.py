@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from engine.search.corpus import CorpusSearch
 from engine.search.corpus_index import SCHEMA_VERSION, index_directory, index_root, split_passages
 from engine.search.extract import LINK_MARK, html_text, without_captions
@@ -142,3 +144,23 @@ def test_an_index_of_the_older_layout_is_built_again(tmp_path: Path):
     with sqlite3.connect(index) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (SCHEMA_VERSION,)
         assert LINK_MARK + "Runners" in conn.execute("SELECT group_concat(body) FROM passages").fetchone()[0]
+
+
+def test_a_bot_started_on_an_index_of_the_older_layout_is_told_to_index_again(tmp_path: Path):
+    """An operator who upgraded is told the index is from an earlier version, not that the folder
+    was never indexed; indexing it again is the way on."""
+    from engine.search import check_corpus
+    from engine.settings import SettingsError, load_settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.html").write_text(TOC)
+    settings = load_settings(data_dir=tmp_path / "data", corpus_dir=docs, search="corpus")
+    index_directory(docs, settings.corpus_index_path)
+    check_corpus(settings)
+    with sqlite3.connect(settings.corpus_index_path) as conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+    with pytest.raises(SettingsError) as refused:
+        check_corpus(settings)
+    assert "earlier version" in str(refused.value) and "not indexed yet" not in str(refused.value)
+    assert f"run `deepresearch index {docs}`" in str(refused.value)
