@@ -151,7 +151,8 @@ class TerminalTurn:
         try:
             quotas.release(self.store, self.turn_id, user=self.user, thread_id=self.thread)
             usage = audit.turn_usage(self.settings, self.thread, self.started)
-            quotas.add_tokens(self.store, self.turn_id, usage["tokens"], user=self.user, thread_id=self.thread)
+            quotas.add_tokens(self.store, self.turn_id, audit.spent_tokens(usage), user=self.user,
+                              thread_id=self.thread)
         except Exception as err:  # bookkeeping must not hide how the research ended
             log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
         if code == 2 or not audited:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from engine.artifacts import safe_name
 from engine.redact import redact
-from engine.settings import Settings
+from engine.settings import OFFLINE_MODEL_NAME, Settings
 from jobs import audit_pending
 from jobs.audit_read import AUDIT_FILE as AUDIT_FILE
 from jobs.audit_read import REQUIRED as REQUIRED
@@ -82,6 +82,14 @@ def turn_usage(settings: Settings, thread_id: str, since: float, until: float | 
         calls += 1
     total = sum(v["input"] + v["output"] for v in by_role.values())
     return {"model_calls": calls, "tokens": total, "tokens_by_role": by_role, "models": models}
+
+
+def spent_tokens(usage: dict) -> int:
+    """The tokens of :func:`turn_usage`'s ``usage`` that language models spent: its ``tokens`` without
+    the offline model's (:data:`engine.settings.OFFLINE_MODEL_NAME`), whose counts are estimates of
+    text it never sent to a model. What a daily token budget counts (:func:`jobs.quotas.add_tokens`)."""
+    offline = (usage.get("models") or {}).get(OFFLINE_MODEL_NAME) or {}
+    return max(0, int(usage.get("tokens") or 0) - int(offline.get("tokens") or 0))
 
 
 def _usage_records(settings: Settings, thread_id: str) -> list[dict]:

@@ -221,9 +221,10 @@ class _TurnJob(TurnDelivery):
         return self.deliver(outcome)
 
     def _count_tokens(self, since: float, attempt: int) -> None:
-        """Add the tokens this attempt's model calls spent (since ``since``) to the daily budget."""
+        """Add the tokens this attempt's model calls spent (since ``since``; the offline model's are no
+        spending: :func:`jobs.audit.spent_tokens`) to the daily budget."""
         try:
-            tokens = audit.turn_usage(self.settings, self.turn.thread_id, since)["tokens"]
+            tokens = audit.spent_tokens(audit.turn_usage(self.settings, self.turn.thread_id, since))
         except Exception as err:  # bookkeeping: the research's outcome stands
             log.warning("event=quota_update_failed turn=%s error=%s", self.turn.turn_id, type(err).__name__)
             return

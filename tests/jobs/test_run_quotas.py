@@ -10,6 +10,7 @@ import time
 import pytest
 
 from engine.artifacts import safe_name
+from engine.settings import OFFLINE_MODEL_NAME
 from jobs import quotas
 from jobs.run import run_job
 from jobs.store import get_store
@@ -22,12 +23,27 @@ from tests.jobs.test_run_states import (
 
 # ---- quotas ------------------------------------------------------------------------------------
 
-def _spend(settings, tokens: int) -> None:
-    """Record a model call of ``tokens`` tokens in this thread's run, as the models' usage recorder does."""
+def _spend(settings, tokens: int, model: str = "gpt-4.1") -> None:
+    """Record a call of ``model`` of ``tokens`` tokens in this thread's run, as the models' usage recorder does."""
     folder = settings.artifacts_dir / safe_name(THREAD) / f"run-{time.monotonic_ns()}"
     folder.mkdir(parents=True)
     (folder / "usage.jsonl").write_text(json.dumps(
-        {"started": time.time(), "role": "research", "input_tokens": tokens // 2, "output_tokens": tokens - tokens // 2}) + "\n")
+        {"started": time.time(), "role": "research", "model": model, "input_tokens": tokens // 2,
+         "output_tokens": tokens - tokens // 2}) + "\n")
+
+
+def test_the_offline_models_tokens_do_not_count_against_the_daily_budget(turn_env, monkeypatch):
+    """The offline model calls no language model: what it counts (an estimate) costs nothing, so a
+    team's demos without a key never use up the budget its real research needs."""
+    settings, log = turn_env
+    settings = settings.model_copy(update={"max_tokens_per_user_per_day": 1000})
+    turn = _queue(settings, log)
+    report = _report(settings.data_dir / "run1")
+    _script(monkeypatch, lambda kw: (_spend(settings, 5000, OFFLINE_MODEL_NAME), _spend(settings, 600), report(kw))[2])
+    run_job(turn, settings=settings, last_attempt=True)
+    verdict = quotas.acquire(get_store(settings), turn_id="t2", user="U1", thread_id=THREAD, start=True,
+                             settings=settings)
+    assert verdict.allowed  # 600 of 1000 spent; the offline model's 5000 are not spending
 
 
 def test_every_attempts_tokens_count_against_the_daily_budget(turn_env, monkeypatch):
