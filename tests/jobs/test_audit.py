@@ -172,6 +172,8 @@ def test_two_researches_in_one_thread_are_two_records_counted_twice(tmp_path, ru
 
 
 def test_an_answer_refused_over_a_quota_is_an_attempt_of_the_research_it_answers(tmp_path, runner_for, monkeypatch):
+    # the offline model's estimates are no spending (jobs.audit.spent_tokens): here it stands in for a paid model
+    monkeypatch.setattr("engine.offline.MODEL_NAME", "paid-stand-in")
     thread = "slack:T0AUDIT:C0CHAN:1700000000.000300"
     settings, _runner, log = _researched(tmp_path, runner_for, thread, "pumps", allow_clarification=True,
                                          max_tokens_per_user_per_day=1)

@@ -164,7 +164,9 @@ def test_a_crashed_turn_cannot_hold_its_slot_for_ever(tmp_path, request, kind):
                               settings=settings).allowed
 
 
-def test_the_tokens_a_research_spent_count_against_the_daily_budget(tmp_path, runner_for):
+def test_the_tokens_a_research_spent_count_against_the_daily_budget(tmp_path, runner_for, monkeypatch):
+    # the offline model's estimates are no spending (jobs.audit.spent_tokens): here it stands in for a paid model
+    monkeypatch.setattr("engine.offline.MODEL_NAME", "paid-stand-in")
     from tests.fakes.recording_port import RecordingPort
     from tests.waiting import wait_idle
 
