@@ -222,27 +222,35 @@ def _assert_ended_by(sig: int, tmp_path, script: str) -> None:
     assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
 
 
+def _dropped_then_waiting(sig: int, before: str = "", after: str = "") -> str:
+    """A ``python -c`` script whose command has ``sig`` land in a weakref callback (Python drops its
+    KeyboardInterrupt there) and then waits 30 s, printing "ran on" if nothing ends the wait;
+    ``before``/``after``: lines of the command (indented) before the callback and before the wait."""
+    return ("import os, signal, time, weakref\n"
+            "from bots import cli, entry, terminal_signals\n"
+            "def command():\n"
+            f"{before}"
+            "    class Held: pass\n"
+            "    def released(_ref):\n"
+            f"        os.kill(os.getpid(), {int(sig)})\n"
+            "        for _ in range(10_000): pass\n"
+            "    held = Held()\n"
+            "    ref = weakref.ref(held, released)\n"
+            "    del held\n"
+            f"{after}"
+            "    time.sleep(30)\n"
+            "    print('ran on', flush=True)\n"
+            "cli.app = command\n"
+            "entry.main()\n")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupt_python_only_printed_is_raised_again_where_the_command_runs(tmp_path, sig):
     """CI: a SIGTERM to `deepresearch index` mid-run landed in importlib's module-lock release (a
     weakref callback), where Python prints the KeyboardInterrupt ("Exception ignored in …") and
     drops it: the index was built in full, exit 0. Here the signal lands in such a callback, and
     the command then waits (as on a lock or a socket): it is interrupted there, or runs on after 30 s."""
-    script = ("import os, signal, time, weakref\n"
-              "from bots import cli, entry\n"
-              "def command():\n"
-              "    class Held: pass\n"
-              "    def released(_ref):\n"
-              f"        os.kill(os.getpid(), {int(sig)})\n"
-              "        for _ in range(10_000): pass\n"
-              "    held = Held()\n"
-              "    ref = weakref.ref(held, released)\n"
-              "    del held\n"
-              "    time.sleep(30)\n"
-              "    print('ran on', flush=True)\n"
-              "cli.app = command\n"
-              "entry.main()\n")
-    _assert_ended_by(sig, tmp_path, script)
+    _assert_ended_by(sig, tmp_path, _dropped_then_waiting(sig))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -250,27 +258,13 @@ def test_an_interrupt_sent_again_is_sent_until_python_has_handled_it(tmp_path, s
     """A signal sent again for a dropped interrupt can land after the main thread's last check and
     before it enters a wait (``sleep``, ``select``): handled by C only, it does not end the wait,
     which then ran to its end (seen as a 30 s stand-in wait). Stand-in for that lost delivery: the
-    first one is taken off the thread unhandled (``sigtimedwait``) before the wait starts; the
+    first one is taken off the thread unhandled (``sigwaitinfo``) before the wait starts; the
     signal is sent again until Python has handled it, so the wait still ends at once."""
-    script = ("import os, signal, time, weakref\n"
-              "from bots import cli, entry, terminal_signals\n"
-              "def command():\n"
-              "    again = terminal_signals.SENT_AGAIN_AS\n"
-              "    signal.pthread_sigmask(signal.SIG_BLOCK, {again})\n"
-              "    class Held: pass\n"
-              "    def released(_ref):\n"
-              f"        os.kill(os.getpid(), {int(sig)})\n"
-              "        for _ in range(10_000): pass\n"
-              "    held = Held()\n"
-              "    ref = weakref.ref(held, released)\n"
-              "    del held\n"
-              "    assert signal.sigwaitinfo({again}).si_signo == again  # the first one, never handled\n"
-              "    signal.pthread_sigmask(signal.SIG_UNBLOCK, {again})\n"
-              "    time.sleep(30)\n"
-              "    print('ran on', flush=True)\n"
-              "cli.app = command\n"
-              "entry.main()\n")
-    _assert_ended_by(sig, tmp_path, script)
+    before = ("    again = terminal_signals.SENT_AGAIN_AS\n"
+              "    signal.pthread_sigmask(signal.SIG_BLOCK, {again})\n")
+    after = ("    assert signal.sigwaitinfo({again}).si_signo == again  # the first one, never handled\n"
+             "    signal.pthread_sigmask(signal.SIG_UNBLOCK, {again})\n")
+    _assert_ended_by(sig, tmp_path, _dropped_then_waiting(sig, before, after))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
