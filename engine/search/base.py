@@ -64,3 +64,7 @@ class SearchBackend(Protocol):
     async def aclose(self) -> None:
         """Release the back-end's connections."""
         ...
+
+
+class Unreadable(Exception):
+    """A file that cannot be indexed; the message is the reason (one short line)."""
