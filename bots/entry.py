@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
+import time
 
 #: Signals (SIGINT, SIGTERM) that came while this module loaded its own imports, before
 #: :mod:`bots.terminal_signals` could answer them: :func:`main` ends on them as on one amid the loading.
@@ -48,6 +50,8 @@ if threading.current_thread() is threading.main_thread():  # only there can Pyth
         signal.signal(signal.SIGTERM, _note_early)
 
 from bots.terminal_signals import (  # noqa: E402 - after the handlers above, so a signal meanwhile is noted
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     count_as_terminated,
     ctrl_c_deferred,
     forget_caught_interrupts,
@@ -88,5 +92,30 @@ def main() -> None:
             ignore_further_interrupts()
             raise SystemExit(say_interrupted()) from None
         run()
+    except SystemExit as ended:
+        if ended.code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+            _end_within(SHUTDOWN_BOUND, ended.code)
+        raise
     finally:  # the exit code is the command's, never CPython's SIGINT for an interrupt it caught
         forget_caught_interrupts()
+
+
+#: Seconds an interrupted process (exit 130 or 143) may take to end once it has said so: Python's
+#: shutdown waits for every thread not marked daemon, and a second interrupt that lands while a
+#: command closes its connections can leave one waiting for ever (an aiosqlite connection's thread).
+SHUTDOWN_BOUND = 10.0
+
+
+def _end_within(seconds: float, code: int) -> None:
+    """End the process with ``code`` (its standard streams flushed) if it still runs ``seconds``
+    from now: a daemon thread, which runs on while the shutdown waits for the others."""
+    def end() -> None:
+        time.sleep(seconds)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):  # closed or gone: nothing more to say
+                pass
+        os._exit(code)
+
+    threading.Thread(target=end, name="bounded-shutdown", daemon=True).start()

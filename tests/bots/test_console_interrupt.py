@@ -268,6 +268,27 @@ def test_an_interrupt_sent_again_is_sent_until_python_has_handled_it(tmp_path, s
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_command_ends_though_a_thread_it_left_waits_for_ever(tmp_path, sig):
+    """Two interrupts a few milliseconds apart left an aiosqlite connection's thread (not a daemon)
+    waiting for ever: the process said "interrupted" and never ended, a script's `wait` with it.
+    Here the command leaves such a thread and is interrupted; the process ends with the interrupt's
+    code once the shutdown bound (shortened here) has passed."""
+    script = ("import os, threading\n"
+              "from bots import cli, entry\n"
+              "entry.SHUTDOWN_BOUND = 0.5\n"
+              "def command():\n"
+              "    threading.Thread(target=threading.Event().wait, name='left-waiting').start()\n"
+              f"    os.kill(os.getpid(), {int(sig)})\n"
+              "    threading.Event().wait(30)\n"
+              "cli.app = command\n"
+              "entry.main()\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=ask_env(tmp_path), timeout=60)
+    code = 143 if sig == signal.SIGTERM else 130
+    assert (out.returncode, out.stdout, out.stderr) == (code, "", "\ndeepresearch: interrupted.\n")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_python_m_exits_with_the_interrupt_code_when_the_signal_landed_in_code_run_from_source_text(tmp_path, sig):
     """CI: `python -m bots.cli index` stopped by SIGTERM said "interrupted." and then ended by SIGINT
     (exit -2, not 143). The signal had landed in code Python runs from source text (``exec`` of a
