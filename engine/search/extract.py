@@ -75,8 +75,8 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
         raise Unreadable(err.strerror or type(err).__name__) from err
     text = re.sub(r"\n{3,}", "\n\n", text.replace("\x00", "")).strip()
     if not title:
-        if first is None:
-            first = next((line for line in text.splitlines() if line.strip()), "")
+        if first is None:  # never a line of link captions (a navigation bar's)
+            first = next((line for line in without_captions(text).splitlines() if line.strip()), "")
         first = first.strip()
         title = first if len(first) <= 120 and not first.endswith(_SENTENCE_ENDS) else None
     if not has_words(title or ""):  # spaces, a zero-width space, "#", "---": nothing to read

@@ -17,7 +17,8 @@ _PERMALINKS = frozenset({"¶", "#", "§", "🔗"})
 #: The blocks whose text is one item of a list or table: a list item, a table row, a term or its
 #: description. A block inside one (a ``<p>`` in an ``<li>``, the cells of a row) is part of it.
 _ITEM_TAGS = frozenset({"li", "tr", "dt", "dd"})
-#: Blocks never read as link captions: a heading that is a link still heads what follows, code is code.
+#: Blocks never read as link captions on a page that is no index: a heading that is a link still
+#: heads what follows, code is code.
 _NEVER_LINKS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "pre", "dt"})
 #: Inline code: a link on code is a cross-reference to what the text names ("calls
 #: <a><code>asyncio.run()</code></a>"), part of what it says, not a caption.
@@ -272,14 +273,32 @@ class _PageText:
         return title or None, "\n".join(lines)
 
     def _captions(self, owner: list[int]) -> set[int]:
-        """The units among ``owner`` that are link captions: the blocks (but headings, terms and
-        code: :data:`_NEVER_LINKS`) with at least :data:`LINK_SHARE` of their words inside links
-        (outside code: :data:`_CODE_TAGS`); all of them when the page is an index: list items and
-        table rows that are captions or index entries hold :data:`INDEX_SHARE` of its words."""
+        """The units among ``owner`` that are link captions (:func:`_caption`; words inside code,
+        :data:`_CODE_TAGS`, are not counted as linked); all of them, headings too, when the page is
+        an index: list items and table rows that are captions or index entries hold
+        :data:`INDEX_SHARE` of its words."""
         units = [(n, self.units[n]) for n in set(owner) if self.units[n][2]]
-        captions = {n for n, (tag, linked, words, _, _) in units
-                    if tag and tag not in _NEVER_LINKS and linked >= LINK_SHARE * words}
+        captions = {n for n, (tag, linked, words, _, _) in units if _caption(tag, linked, words)}
         listed = sum(unit[2] for n, unit in units if unit[0] in ("li", "tr") and (n in captions or unit[4]))
         if listed >= INDEX_SHARE * sum(unit[2] for _, unit in units):
-            return {n for n, _ in units}
+            return {n for n, _ in units}  # its headings too: they head nothing the page says itself
         return captions
+
+
+def _caption(tag: str, linked: int, words: int) -> bool:
+    """Whether a block (``tag``; "" for the text outside every block) of ``words`` words, ``linked`` of
+    them inside links, is link captions: a list item or a description with at least
+    :data:`LINK_SHARE` of its words linked; any other block (a paragraph, a table row, the page's
+    loose text) only when at most :data:`_UNLINKED_WORDS[tag]` words are outside its links (a
+    navigation bar set as a paragraph: "Home · Blog · Next: Setup"), since a sentence whose words
+    are half links ("the coefficient of performance of a ground-source heat pump reaches four")
+    says something, and so does a row whose first cell is a link and whose others are data.
+    Headings, terms and code (:data:`_NEVER_LINKS`) never are."""
+    if tag in _NEVER_LINKS or linked < LINK_SHARE * words:
+        return False
+    return tag in ("li", "dd") or words - linked <= _UNLINKED_WORDS.get(tag, 3)
+
+
+#: How many words outside its links a block other than a list item may hold and still be link
+#: captions (:func:`_caption`): none in a table row (its other cells would be data), three elsewhere.
+_UNLINKED_WORDS = {"tr": 0}

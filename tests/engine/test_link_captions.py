@@ -164,3 +164,43 @@ def test_a_bot_started_on_an_index_of_the_older_layout_is_told_to_index_again(tm
         check_corpus(settings)
     assert "earlier version" in str(refused.value) and "not indexed yet" not in str(refused.value)
     assert f"run `deepresearch index {docs}`" in str(refused.value)
+
+
+# ---- what a caption is not (found by trying pages built to break the rules) ---------------------------
+
+WIKI = """<html><head><title>Ground-source heat pump</title></head><body><main><h1>Ground-source heat pump</h1>
+<p>The <a href="cop.html">coefficient of performance</a> of a <a href="gshp.html">ground-source heat pump</a>
+usually <a href="r.html">reaches</a> four in <a href="winter.html">winter</a>.</p>
+<table><tr><th>Setting</th><th>Value</th></tr>
+<tr><td><a href="defrost.html">Defrost timing</a></td><td>120 metres</td></tr></table>
+<p><a href="/">Home</a> · <a href="/blog">Blog</a> · <a href="/about">About us</a></p>
+</main></body></html>"""
+
+
+def test_a_sentence_or_a_table_row_with_many_links_is_what_the_page_says():
+    """A paragraph is captions only when next to nothing of it is outside its links (a navigation bar
+    set as a paragraph); a sentence whose words are half links says something, and so does a row
+    whose first cell is a link and whose other cells are data."""
+    text = html_text(WIKI.encode(), links=True)[1]
+    assert "usually reaches four in winter." in without_captions(text)
+    assert "Defrost timing 120 metres" in without_captions(text)
+    assert _marked(WIKI) == ["Home · Blog · About us"]
+
+
+def test_a_page_without_a_title_is_not_named_by_its_captions(tmp_path: Path):
+    """No ``<title>`` nor ``<h1>``: the title is the first line of what the page says, never a
+    navigation bar's captions (nor the mark that opens their line)."""
+    from engine.search.extract import extract_document
+
+    page = tmp_path / "probes.html"
+    page.write_text('<html><body><p><a href="/">Home</a> <a href="/blog">Blog</a></p>'
+                    "<p>Geothermal probes are grouted</p><p>Bentonite protects groundwater.</p></body></html>")
+    title, text = extract_document(page, page.stat().st_size)
+    assert title == "Geothermal probes are grouted" and LINK_MARK not in title
+
+
+def test_bare_links_in_the_body_are_captions():
+    """Links outside every block (no paragraph, no list) are captions like a navigation bar's."""
+    page = ('<html><body><a href="a.html">Cascade heat pump</a> <a href="b.html">Brine loop antifreeze</a>'
+            "<p>A brine loop carries heat from the ground.</p></body></html>")
+    assert without_captions(html_text(page.encode(), links=True)[1]) == "A brine loop carries heat from the ground."
