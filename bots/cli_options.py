@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 
@@ -42,6 +43,19 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+def refuse(message: str) -> NoReturn:
+    """Refuse a value as the command line is read: ``message`` said in one line with where the
+    command's help is (:func:`usage_error_line`), exit 2 (bad input), as Click's own usage errors.
+
+    Raises:
+        UsageError: Click's (Typer's copy), always; with the command being read, when there is one.
+    """
+    from typer._click.exceptions import UsageError
+    from typer._click.globals import get_current_context
+
+    raise UsageError(message, ctx=get_current_context(silent=True))
+
+
 def days(option: str) -> Callable[[str], float]:
     """The parser of the number-of-days option ``option`` (``--older-than``, ``--since``): a
     number of days, decimals taken (``0.5`` is twelve hours), from 0 to :data:`MAX_DAYS`. Anything
@@ -54,7 +68,7 @@ def days(option: str) -> Callable[[str], float]:
         except (TypeError, ValueError):
             number = math.nan
         if not (math.isfinite(number) and 0 <= number <= MAX_DAYS):
-            fail(f"{option} must be a number of days from 0 to {MAX_DAYS} (such as 30 or 0.5)", 2)
+            refuse(f"{option} must be a number of days from 0 to {MAX_DAYS} (such as 30 or 0.5)")
         return number
 
     return parse
@@ -69,7 +83,7 @@ def port(value: str | int) -> int:
     except (TypeError, ValueError):
         number = -1
     if number not in PORTS:
-        fail(f"--port must be a whole number from {PORTS[0]} to {PORTS[-1]} (0: any free port)", 2)
+        refuse(f"--port must be a whole number from {PORTS[0]} to {PORTS[-1]} (0: any free port)")
     return number
 
 
@@ -80,7 +94,7 @@ def path(name: str, what: str) -> Callable[[str], Path]:
 
     def parse(value: str | Path) -> Path:
         if not str(value):
-            fail(f"{name} must be {what}'s path, not empty", 2)
+            refuse(f"{name} must be {what}'s path, not empty")
         return Path(value)
 
     return parse
@@ -93,7 +107,7 @@ def queue(value: str) -> str:
     from jobs.queue import QUEUE_NAME
 
     if value != QUEUE_NAME:
-        fail(f"--queue {value!r} is not a queue the bot sends to: research turns go to {QUEUE_NAME!r}", 2)
+        refuse(f"--queue {value!r} is not a queue the bot sends to: research turns go to {QUEUE_NAME!r}")
     return value
 
 

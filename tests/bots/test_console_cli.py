@@ -301,15 +301,17 @@ def test_a_bad_value_of_a_typed_option_says_what_the_option_takes(tmp_path, monk
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
-    result = CliRunner().invoke(app, args)
+    result = CliRunner().invoke(app, args, prog_name="deepresearch")
     assert result.exit_code == 2, result.output
-    assert [line for line in result.output.splitlines() if line.strip()] == [f"deepresearch: {said}"]
+    assert [line for line in result.output.splitlines() if line.strip()] == [
+        f"deepresearch: {said} (see 'deepresearch {args[0]} --help')"]
     assert not (tmp_path / "data").exists()
 
 
 def test_a_value_of_the_wrong_type_is_said_without_the_librarys_words(tmp_path):
     out = _cli(tmp_path, "prune", "--older-than", "abc")
-    assert out.returncode == 2 and out.stderr == f"deepresearch: --older-than {_DAYS}\n", out.stderr
+    assert out.returncode == 2 and out.stderr == (
+        f"deepresearch: --older-than {_DAYS} (see 'python -m bots.cli prune --help')\n"), out.stderr
     no_traceback(out)
 
 
@@ -370,6 +372,10 @@ def _usage_errors() -> list[tuple[str, list[str]]]:
         cases.append((name, [name, *(["x"] * (len(arguments) + 1))]))
         cases += [(name, [name, option.opts[0]]) for option in command.params
                   if option.param_type_name == "option" and not option.is_flag and option.opts[0] != "--help"]
+    # values the command line's own parsers refuse (cli_options.days, port, path, queue)
+    cases += [("audit", ["audit", "--since", "abc"]), ("prune", ["prune", "--older-than", "x"]),
+              ("slack", ["slack", "--port", "x"]), ("teams", ["teams", "--port", "70000"]),
+              ("worker", ["worker", "--queue", "bogus"]), ("ask", ["ask", "--out=", "q"])]
     return cases
 
 

@@ -159,7 +159,8 @@ def test_a_port_out_of_range_is_refused_in_one_line(tmp_path, command, port):
                                                                                 **_SLACK_HTTP}),
                          cwd=tmp_path, timeout=START_TIMEOUT)
     assert out.returncode == 2, out.stderr
-    assert out.stderr.splitlines() == ["deepresearch: --port must be a whole number from 0 to 65535 (0: any free port)"], out.stderr
+    assert out.stderr.splitlines() == ["deepresearch: --port must be a whole number from 0 to 65535 (0: any free port) "
+                                       f"(see 'python -m bots.cli {command} --help')"], out.stderr
     no_traceback(out)
 
 
@@ -219,7 +220,7 @@ def test_a_worker_refuses_a_queue_the_bot_never_sends_to(tmp_path, queue):
                          cwd=tmp_path, timeout=START_TIMEOUT)
     assert out.returncode == 2, out.stderr
     assert out.stderr.splitlines() == [f"deepresearch: --queue {queue!r} is not a queue the bot sends to: research "
-                                       "turns go to 'research'"], out.stderr
+                                       "turns go to 'research' (see 'python -m bots.cli worker --help')"], out.stderr
     no_traceback(out)
 
 

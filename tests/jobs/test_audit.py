@@ -279,10 +279,11 @@ def test_a_number_of_days_must_be_finite_and_within_a_century(tmp_path, monkeypa
     monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
     for value in ("nan", "inf", "-inf", "1e400", "-1", "36500.5", "800000", "1e12"):
-        result = CliRunner().invoke(app, [command, option, value])
+        result = CliRunner().invoke(app, [command, option, value], prog_name="deepresearch")
         assert result.exit_code == 2, (value, result.output)
         lines = [line for line in result.output.splitlines() if line.strip()]
-        assert lines == [f"deepresearch: {option} must be a number of days from 0 to 36500 (such as 30 or 0.5)"], value
+        assert lines == [f"deepresearch: {option} must be a number of days from 0 to 36500 (such as 30 or 0.5) "
+                         f"(see 'deepresearch {command} --help')"], value
     assert len(audit.read(settings)) == 3
     for value in ("0", "36500"):  # both bounds taken
         assert CliRunner().invoke(app, [command, option, value, *(["--dry-run"] if command == "prune" else [])]
