@@ -70,7 +70,7 @@ def check_corpus(settings: Settings) -> None:
     """
     import os
 
-    from engine.search.corpus_index import CorpusIndexError, index_is_outdated, index_root, indexable_files
+    from engine.search.corpus_index import CorpusIndexError, index_layout_problem, index_root, indexable_files
     from engine.settings import SettingsError
     from engine.text import clean_path
 
@@ -83,9 +83,10 @@ def check_corpus(settings: Settings) -> None:
             indexable_files(settings.corpus_dir)
         except CorpusIndexError as err:
             raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {err}") from None
-        if index_is_outdated(settings.corpus_index_path):
-            raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {wanted} was indexed by an earlier version, which kept "
-                                f"text this one leaves out: run `deepresearch index {wanted}` again")
+        layout = index_layout_problem(settings.corpus_index_path)
+        if layout:
+            raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {wanted} {layout}, which stored its text otherwise: "
+                                f"run `deepresearch index {wanted}` again")
         raise SettingsError(f"DEEPRESEARCH_CORPUS_DIR {wanted} is not indexed yet: run `deepresearch index {wanted}`")
     if os.path.realpath(root) != os.path.realpath(wanted):
         raise SettingsError(

@@ -336,15 +336,21 @@ def index_root(index_path: Path) -> str | None:
     return root if schema == SCHEMA_VERSION else None
 
 
-def index_is_outdated(index_path: Path) -> bool:
-    """True when ``index_path`` is a whole index (its first indexing finished) of another layout than
-    this version's (:data:`SCHEMA_VERSION`): written by an earlier version, it is indexed again.
+def index_layout_problem(index_path: Path) -> str | None:
+    """Why ``index_path``, a whole index (its first indexing finished), is not one this version reads:
+    ``"was indexed by an earlier version"`` (an older :data:`SCHEMA_VERSION`, or none), ``"was
+    indexed by a newer version"`` (a higher one), ``"was indexed by another version"`` (one that is no
+    number); None when it is this version's, or no whole index. Indexing builds it again.
 
     Raises:
         engine.fsutil.StorageError: as :func:`index_root`.
     """
     root, schema = _index_meta(index_path)
-    return root is not None and schema != SCHEMA_VERSION
+    if root is None or schema == SCHEMA_VERSION:
+        return None
+    if not schema or schema.isdigit() and int(schema) < int(SCHEMA_VERSION):
+        return "was indexed by an earlier version"
+    return "was indexed by a newer version" if schema.isdigit() else "was indexed by another version"
 
 
 def _index_meta(index_path: Path) -> tuple[str | None, str | None]:
