@@ -14,13 +14,16 @@ capitalised words joined by "and" that the brief does not ask to compare ("Romeo
 "Procter and Gamble": :data:`_NAME_PAIR`), and clauses of their own ("cancel tasks and handle
 timeouts": items must be parallel, :func:`_items_listed`). A later item that leaves out the first
 one's noun gets it back (:func:`_with_shared_noun`); a clause that opens with a preposition qualifies
-the one before it (:data:`QUALIFIER_OPENERS`).
+the one before it (:data:`QUALIFIER_OPENERS`). Symbols and emoji written apart are no words: they
+are taken out while the brief is split and put back with their item's words (:func:`_without_symbols`).
+A split gives every item with the whole frame around the list, or the question is researched whole.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 from engine.language import _CODE, _QUESTION_WORDS, has_segmented_script, word_tokens, words
 from engine.language import _INTERROGATIVES as _ASKING
@@ -91,6 +94,7 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
         spans.append(m.group(0))
         return f"qqspan{len(spans) - 1}qq"
 
+    text, symbols = _without_symbols(text, language)
     quoted = _SPAN.sub(hole, text).replace(" and/or ", " and ")  # "and/or" is no code (:data:`_CODE`)
     masked = SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted))
     if not COMPARING.intersection(words(masked)):
@@ -101,7 +105,88 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
         if any(topics is None for topics in grouped):
             return []  # a question whose items cannot be told apart is researched whole
         found = [t for topics in grouped for t in topics]
-    return list(dict.fromkeys(_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in found))
+    if len(found) < 2:
+        return found
+    restored = [_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in found]
+    return list(dict.fromkeys(_with_symbols(restored, symbols)))
+
+
+#: The Unicode categories of a symbol that is no word (emoji "🐍", "⚠️", "^"): other and modifier
+#: symbols, with the joiners, variation selectors and keycap marks an emoji is written with.
+_SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Cf", "Mn", "Me"})
+
+
+def _is_symbol(token: str) -> bool:
+    """True when ``token`` (no space) is symbols alone (:data:`_SYMBOL_CATEGORIES`), an emoji's or a sign's."""
+    return any(unicodedata.category(ch) in ("So", "Sk") for ch in token) and all(
+        unicodedata.category(ch) in _SYMBOL_CATEGORIES for ch in token
+    )
+
+
+def _without_symbols(text: str, language: str) -> tuple[str, list[tuple[str, list[tuple[str, bool]]]]]:
+    """``text`` without the symbols written apart (:func:`_is_symbol`: "🐍 asyncio tasks", "risks ⚠️
+    and"), which are no words: they change neither where a list's items start nor its frame. Each
+    comes with the words it may go with, to be put back (:func:`_with_symbols`): up to two words after
+    it ("🐍 asyncio tasks"), and up to two before it after a word that names something or at the end
+    ("risks ⚠️"), never across punctuation (but at the end) or a word that joins a list; each with
+    True when the symbol goes before them."""
+    joins = {j.strip() for j in (*JOINS, *OWN_JOINS.get(language, ())) if j.strip()}
+    tokens = text.split()
+    kept: list[str] = []
+    symbols: list[tuple[str, list[tuple[str, bool]]]] = []
+    for k, token in enumerate(tokens):
+        if not _is_symbol(token):
+            kept.append(token)
+            continue
+        before = []
+        for word in reversed(kept[-2:]):
+            bare = word.strip(_ENDS + ",;:")
+            if bare != word.lstrip(_ENDS) and not (k == len(tokens) - 1 and not before) or not bare:
+                break  # no symbol goes back across punctuation, but the one that ends the brief
+            if bare.lower() in joins:
+                break
+            before.insert(0, bare)
+            if bare != word:
+                break
+        after = []
+        for word in tokens[k + 1 : k + 3]:
+            bare = word.strip(_ENDS + ",;:")
+            if _is_symbol(word) or not bare or bare.lower() in joins:
+                break
+            after.append(bare)
+            if bare != word.lstrip(_ENDS):
+                break
+        named = bool(before) and not _function(before[-1].lower(), language)
+        sides = []
+        if after:
+            sides.append((" ".join(after), True))
+        if before and (named or not after):
+            sides.append((" ".join(before), False))
+        if sides:
+            symbols.append((token, sides))
+    return " ".join(kept), symbols
+
+
+def _with_symbols(topics: list[str], symbols: list[tuple[str, list[tuple[str, bool]]]]) -> list[str]:
+    """``topics`` with each symbol :func:`_without_symbols` took out put back next to its words, on
+    the side whose words fewer topics have (an item's emoji goes with that item's sub-question only:
+    "timeouts 🚀 work" with "timeouts"), the words after it when both are as many."""
+    topics = list(topics)
+
+    def where(near: str) -> list[int]:
+        return [i for i, t in enumerate(topics) if re.search(rf"(?<!\w){re.escape(near)}(?!\w)", t)]
+
+    for symbol, sides in symbols:
+        found = [(len(where(near)), k, near, ahead) for k, (near, ahead) in enumerate(sides) if where(near)]
+        if not found:
+            continue
+        _, _, near, ahead = min(found)
+        for i in where(near):
+            m = re.search(rf"(?<!\w){re.escape(near)}(?!\w)", topics[i])
+            at = m.start() if ahead else m.end()
+            t = topics[i]
+            topics[i] = f"{t[:at]}{symbol} {t[at:]}" if ahead else f"{t[:at]} {symbol}{t[at:]}"
+    return topics
 
 
 def _questions(text: str, language: str = "en") -> list[list[str]]:
@@ -194,7 +279,7 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
         return None
     opening = parts[0].lower().split()
     choosing = opening[0] in CHOOSING and (opening[1:2] and opening[1] in _AUXILIARIES or _asks_which_of_them(parts[0]))
-    if len(parts) > 2 and len(opening) > 1 and choosing:
+    if len(parts) > 2 and len(opening) > 1 and choosing and not _continues_first(parts, language):
         return parts[1:]  # "Which is faster, Python or Java": the things to choose among
     listed = _items_listed(parts, language)
     if listed is not None:
@@ -204,10 +289,29 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     articles = ARTICLES.get(language, ARTICLES["en"])
     if any(p.split()[0].lower() in articles for p in parts[1:]):
         return None
+    short = [p for p in parts[1:] if len(content_words(p)) < 3]
+    if any(not _PLAIN_WORD.fullmatch(p.split()[0]) or not content_words(p.split()[0]) for p in short):
+        return None  # "What does $VAR, \cmd, #tag and 50% mean": no verb of its own to continue the head with
+
     def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
-        return _continued(parts[0], p, language) if content_words(p.split()[0]) else p
+        return _continued(parts[0], p, language)
 
     return [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
+
+
+#: A word of letters alone (a hyphen or an apostrophe inside), which a clause's verb is: "\cmd", "#tag",
+#: "$VAR" and "50%" are none.
+_PLAIN_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+
+
+def _continues_first(parts: list[str], language: str = "en") -> bool:
+    """True when the later ``parts`` (a question's clauses) each open with a function word the first
+    one has or a preposition that says whose ("dei"), its first item's opening ("Which are the advantages of TaskGroup, of wait_for and of
+    timeouts", "Cuáles son las ventajas de TaskGroup, de wait_for y de…"): items of a list that starts
+    in the first clause, not things to choose among after it ("Which is faster, Python or Java")."""
+    first = {w.lower() for w in parts[0].split()[1:]}
+    openers = [p.split()[0].lower() for p in parts[1:]]
+    return all(_function(w, language) and (w in first or w in GENITIVES) for w in openers)
 
 
 #: Two capitalised words joined by "and" inside a sentence ("Romeo and Juliet", "Procter and Gamble"):
@@ -249,9 +353,8 @@ def _opens_noun_phrase(item: list[str], language: str = "en") -> bool:
     elided = _ELIDED.match(item[0])
     if elided:
         return _function(elided.group(1).lower(), language)
-    return (
-        len(item) >= 2 and _function(item[0].lower(), language) and not _function(item[1].lower(), language)
-    )
+    lead = next((k for k, w in enumerate(item) if not _function(w.lower(), language)), len(item))
+    return 1 <= lead < len(item)  # "le café filtre", "de los tiempos"
 
 
 def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
@@ -306,7 +409,9 @@ def _items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
         return None
     # a German noun is capitalised: "Tasks ab" and "behandelt Timeouts" are clauses, not items
-    if language == "de" and len({i[0][:1].isupper() or _function(i[0].lower(), language) for i in items}) > 1:
+    if language == "de" and len({
+        i[0][:1].isupper() or _function(i[0].lower(), language) or bool(_HOLE.fullmatch(i[0])) for i in items
+    }) > 1:  # code ("wait_for", :data:`_HOLE`) is a name, as a capitalised noun is
         return None
     if _takes_the_frame(items, language):
         return []  # a list, but where its items end cannot be told
@@ -383,7 +488,7 @@ def _listed_at(
     the like (:data:`GENITIVES`), nor end with a preposition, nor open with a verb that asks how. An
     item that leaves out the first one's noun gets it back (:func:`_with_shared_noun`); "either" and
     "both" before the first item are left out (:data:`CORRELATIVES`). None when ``tail`` is not
-    shared (:func:`_shares_tail`) or an item has no letter."""
+    shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
     from engine.offline_select import QUESTION_VERBS
 
     start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
@@ -394,8 +499,11 @@ def _listed_at(
         size = min(size, len(first) - start)
     prefix, item = first[:start], first[start:]
     own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
-    last = later[-1] if own_phrase else later[-1][:size]
-    tail = [] if own_phrase else later[-1][size:]
+    # a last item that opens with more function words than the others is as much longer ("de | los tiempos")
+    last_lead = next((k for k, w in enumerate(later[-1]) if not _function(w.lower(), language)), 0)
+    size_last = size + max(0, last_lead - lead) if len(later) > 1 else size
+    last = later[-1] if own_phrase else later[-1][:size_last]
+    tail = [] if own_phrase else later[-1][size_last:]
     items = [item, *later[:-1], last]
     if (
         tail
@@ -409,7 +517,7 @@ def _listed_at(
     if prefix and prefix[-1].lower() in CORRELATIVES:  # "either A or B": "A", "B"
         prefix = prefix[:-1]
     if not _shares_tail(prefix, tail, items) or not all(
-        any(ch.isalpha() for ch in " ".join(i)) for i in items
+        any(ch.isalnum() for ch in " ".join(i)) for i in items
     ):
         return None
     return prefix, items, tail
@@ -439,7 +547,8 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
         same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]
         elided = _ELIDED.match(first[-1])
         # an item that opens with an article lists with one that does ("la cancellazione dei task e
-        # i timeout"), not with a phrase in it that opens with a preposition ("dei task")
+        # i timeout"), not with a phrase in it that opens with a preposition ("dei task"); an article
+        # of the language is one, whatever it is elsewhere (Portuguese "as")
         article = (
             language in _NOUN_ELLIPSIS and opener in ARTICLES.get(language, ()) and opener not in GENITIVES | PREPOSITIONS
         )
@@ -448,17 +557,20 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
             for i in range(len(first) - 1, 0, -1)
             if _function(first[i].lower(), language)
             and first[i].lower() not in BARE
-            and not (article and first[i].lower() in GENITIVES | PREPOSITIONS)
+            and not (article and first[i].lower() in GENITIVES | (PREPOSITIONS - ARTICLES[language]))
             or article
             and (m := _ELIDED.match(first[i]))
             and m.group(1).lower() in ARTICLES.get(language, set()) | {"l"}
         ]
+        # an article after a preposition opens the phrase in an item ("la cancelación de | las tareas"),
+        # not the item, when an article before it can
+        whole = [i for i in kin if not (article and first[i - 1].lower() in GENITIVES | PREPOSITIONS | BARE)]
         if same:
             return same[0]
         if elided and _function(elided.group(1).lower(), language):
             return len(first) - 1
         if kin:
-            return kin[0]
+            return (whole or kin)[0]
     return len(first) - size
 
 
