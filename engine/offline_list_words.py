@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 from engine import offline_phrases_more as more
+from engine.language import _QUESTION_WORDS
+from engine.language import is_function_word as _is_function_word
 from engine.offline_text import _AUXILIARIES
 
 #: What parts a brief's clauses and the items of its lists in any language: punctuation, English
@@ -163,3 +165,10 @@ NOUN_ENDINGS = re.compile(
     r"|miento|mientos|mento|menti|mentos|ment|ments|dad|dades|tat|tats|ité|ités|ità|dade|dades"
     r"|aje|ajes|aggio|aggi|agem|agens|ismo|ismos|isme|ismes)$"
 )
+
+
+def function_word(word: str, language: str = "en") -> bool:
+    """True for a lower-cased word that carries no topic (:func:`engine.language.is_function_word`),
+    or one of ``language``'s own function words that list leaves out (Italian, Portuguese and Dutch:
+    :data:`engine.language._QUESTION_WORDS`)."""
+    return _is_function_word(word) or word in _QUESTION_WORDS.get(language, ())

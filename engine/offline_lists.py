@@ -15,7 +15,7 @@ capitalised words joined by "and" that the brief does not ask to compare ("Romeo
 timeouts": items must be parallel, :func:`_items_listed`). A later item that leaves out the first
 one's noun gets it back (:func:`_with_shared_noun`); a clause that opens with a preposition qualifies
 the one before it (:data:`QUALIFIER_OPENERS`). Symbols and emoji written apart are no words: they
-are taken out while the brief is split and put back with their item's words (:func:`_without_symbols`).
+are taken out while the brief is split and put back with their item's words (:func:`engine.offline_list_symbols.without_symbols`).
 A split gives every item with the whole frame around the list, or the question is researched whole.
 """
 
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 
-from engine.language import _CODE, _QUESTION_WORDS, has_segmented_script, word_tokens, words
+from engine.language import _CODE, has_segmented_script, word_tokens, words
 from engine.language import _INTERROGATIVES as _ASKING
-from engine.language import is_function_word as _is_function_word
+from engine.offline_list_symbols import with_symbols as _with_symbols
+from engine.offline_list_symbols import without_symbols as _without_symbols
 from engine.offline_list_words import (
     ARTICLES,
     BARE,
@@ -47,6 +47,7 @@ from engine.offline_list_words import (
     SET_PHRASES,
     SUBJECTS,
 )
+from engine.offline_list_words import function_word as _function
 from engine.offline_lists_cjk import cjk_items as _cjk_items
 from engine.offline_lists_cjk import korean_clauses
 from engine.offline_text import _AUXILIARIES, _ENDS, _INTERROGATIVES, STOPWORDS, content_words
@@ -59,13 +60,6 @@ def _clause(language: str) -> re.Pattern[str]:
     brackets or parentheses ("the interval [0, 1]")."""
     joins = sorted({*JOINS, *OWN_JOINS.get(language, ())}, key=len, reverse=True)
     return re.compile(rf"({'|'.join(map(re.escape, joins))})(?![^\[\](){{}}]*[\])}}])")
-
-
-def _function(word: str, language: str = "en") -> bool:
-    """True for a lower-cased word that carries no topic (:func:`engine.language.is_function_word`),
-    or one of ``language``'s own function words that list leaves out (Italian, Portuguese and Dutch:
-    :data:`engine.language._QUESTION_WORDS`)."""
-    return _is_function_word(word) or word in _QUESTION_WORDS.get(language, ())
 
 
 #: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, ”…”, «…»,
@@ -109,84 +103,6 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
         return found
     restored = [_HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in found]
     return list(dict.fromkeys(_with_symbols(restored, symbols)))
-
-
-#: The Unicode categories of a symbol that is no word (emoji "🐍", "⚠️", "^"): other and modifier
-#: symbols, with the joiners, variation selectors and keycap marks an emoji is written with.
-_SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Cf", "Mn", "Me"})
-
-
-def _is_symbol(token: str) -> bool:
-    """True when ``token`` (no space) is symbols alone (:data:`_SYMBOL_CATEGORIES`), an emoji's or a sign's."""
-    return any(unicodedata.category(ch) in ("So", "Sk") for ch in token) and all(
-        unicodedata.category(ch) in _SYMBOL_CATEGORIES for ch in token
-    )
-
-
-def _without_symbols(text: str, language: str) -> tuple[str, list[tuple[str, list[tuple[str, bool]]]]]:
-    """``text`` without the symbols written apart (:func:`_is_symbol`: "🐍 asyncio tasks", "risks ⚠️
-    and"), which are no words: they change neither where a list's items start nor its frame. Each
-    comes with the words it may go with, to be put back (:func:`_with_symbols`): up to two words after
-    it ("🐍 asyncio tasks"), and up to two before it after a word that names something or at the end
-    ("risks ⚠️"), never across punctuation (but at the end) or a word that joins a list; each with
-    True when the symbol goes before them."""
-    joins = {j.strip() for j in (*JOINS, *OWN_JOINS.get(language, ())) if j.strip()}
-    tokens = text.split()
-    kept: list[str] = []
-    symbols: list[tuple[str, list[tuple[str, bool]]]] = []
-    for k, token in enumerate(tokens):
-        if not _is_symbol(token):
-            kept.append(token)
-            continue
-        before = []
-        for word in reversed(kept[-2:]):
-            bare = word.strip(_ENDS + ",;:")
-            if bare != word.lstrip(_ENDS) and not (k == len(tokens) - 1 and not before) or not bare:
-                break  # no symbol goes back across punctuation, but the one that ends the brief
-            if bare.lower() in joins:
-                break
-            before.insert(0, bare)
-            if bare != word:
-                break
-        after = []
-        for word in tokens[k + 1 : k + 3]:
-            bare = word.strip(_ENDS + ",;:")
-            if _is_symbol(word) or not bare or bare.lower() in joins:
-                break
-            after.append(bare)
-            if bare != word.lstrip(_ENDS):
-                break
-        named = bool(before) and not _function(before[-1].lower(), language)
-        sides = []
-        if after:
-            sides.append((" ".join(after), True))
-        if before and (named or not after):
-            sides.append((" ".join(before), False))
-        if sides:
-            symbols.append((token, sides))
-    return " ".join(kept), symbols
-
-
-def _with_symbols(topics: list[str], symbols: list[tuple[str, list[tuple[str, bool]]]]) -> list[str]:
-    """``topics`` with each symbol :func:`_without_symbols` took out put back next to its words, on
-    the side whose words fewer topics have (an item's emoji goes with that item's sub-question only:
-    "timeouts 🚀 work" with "timeouts"), the words after it when both are as many."""
-    topics = list(topics)
-
-    def where(near: str) -> list[int]:
-        return [i for i, t in enumerate(topics) if re.search(rf"(?<!\w){re.escape(near)}(?!\w)", t)]
-
-    for symbol, sides in symbols:
-        found = [(len(where(near)), k, near, ahead) for k, (near, ahead) in enumerate(sides) if where(near)]
-        if not found:
-            continue
-        _, _, near, ahead = min(found)
-        for i in where(near):
-            m = re.search(rf"(?<!\w){re.escape(near)}(?!\w)", topics[i])
-            at = m.start() if ahead else m.end()
-            t = topics[i]
-            topics[i] = f"{t[:at]}{symbol} {t[at:]}" if ahead else f"{t[:at]} {symbol}{t[at:]}"
-    return topics
 
 
 def _questions(text: str, language: str = "en") -> list[list[str]]:
