@@ -107,9 +107,12 @@ SHUTDOWN_BOUND = 10.0
 
 
 def _end_within(seconds: float, code: int) -> None:
-    """End the process with ``code`` (its standard streams flushed) if it still runs ``seconds``
-    from now: a daemon thread, which runs on while the shutdown waits for the others."""
+    """End the process with ``code`` (its standard streams flushed) if it still runs ``seconds`` after
+    the interpreter's shutdown began: a daemon thread, which runs on while the shutdown waits for the
+    others. The shutdown marks the main thread ended before it waits (``threading._shutdown``), which
+    ends the thread's wait for it; a caller that runs on (a test calling :func:`main`) is never ended."""
     def end() -> None:
+        threading.main_thread().join()
         time.sleep(seconds)
         for stream in (sys.stdout, sys.stderr):
             try:

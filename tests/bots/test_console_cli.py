@@ -7,6 +7,8 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 import types
 from typing import Annotated
 
@@ -172,6 +174,22 @@ def test_ctrl_c_while_the_command_line_loads_ends_130_with_a_line(monkeypatch, c
         entry.main()
     assert ended.value.code == 130
     assert capsys.readouterr().err.strip() == "deepresearch: interrupted."
+
+
+def test_a_caller_that_runs_on_after_an_interrupted_main_is_not_ended(monkeypatch, capsys, signals_kept):
+    """The bound on an interrupted process's shutdown (:data:`bots.entry.SHUTDOWN_BOUND`) counts from
+    the interpreter's shutdown, not from main's return: a program that calls main and runs on (this
+    test's process) is not ended by it (it ended pytest's worker after 10 s)."""
+    from bots import entry
+
+    monkeypatch.setattr(entry, "SHUTDOWN_BOUND", 0.05)
+    monkeypatch.setitem(sys.modules, "bots.cli", _Interrupted("bots.cli"))
+    with pytest.raises(SystemExit):
+        entry.main()
+    bounded = [t for t in threading.enumerate() if t.name == "bounded-shutdown"]
+    assert bounded and all(t.is_alive() for t in bounded)  # still waiting for the shutdown
+    time.sleep(0.5)  # ten bounds later: still here
+    assert all(t.is_alive() for t in bounded)
 
 
 #: How the terminal command is started: the console script (``bots.entry:main``, as pip writes it) and
