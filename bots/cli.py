@@ -21,6 +21,7 @@ from bots import cli_options
 from bots.cli_group import Command, Group
 from bots.cli_options import fail, listen_problem
 from bots.terminal_signals import (
+    command_ends_the_process,
     ctrl_c_deferred,
     ignore_further_interrupts,
     interrupted_exit_code,
@@ -377,6 +378,7 @@ def main() -> None:
     answered ends it with one line and exit 130 or 143, wherever it lands."""
     try:
         _set_up()
+        command_ends_the_process()
         app()
     except KeyboardInterrupt:
         ignore_further_interrupts()

@@ -12,7 +12,7 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError  # Typer carri
 from typer.core import TyperCommand, TyperGroup
 
 from bots.cli_options import say, usage_error_line
-from bots.terminal_signals import say_interrupted
+from bots.terminal_signals import one_interrupt_per_command, say_interrupted
 
 
 class HelpFormatter(typer.Context.formatter_class):  # Typer's own copy of Click's HelpFormatter
@@ -108,9 +108,11 @@ class Group(_CommandLine, TyperGroup):
             SystemExit: as a program, with the command's exit code.
         """
         if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with one_interrupt_per_command():
+                return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:  # Click's API for handling its errors oneself: they are raised, an exit code returned
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with one_interrupt_per_command():
+                code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except NoArgsIsHelpError as err:  # the bare command: the help, as Click shows it
             err.show()
             sys.exit(err.exit_code)

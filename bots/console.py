@@ -28,6 +28,7 @@ from bots.console_output import (
     index_skips,
     print_result,
     say,
+    say_interrupted_run,
     stdout_line,
 )
 from bots.console_queue import runs_on_the_workers
@@ -259,10 +260,9 @@ def _run_ask(*, question: str, corpus: Path | None, offline: bool, answer: str |
         return EXIT_STORAGE
     except KeyboardInterrupt:  # before the thread id was shown, or after its report was printed
         if resume:
-            say(f"\ndeepresearch: interrupted; the thread is as it was. Continue with: deepresearch ask --resume {thread}")
-        else:
-            say("\ndeepresearch: interrupted before the research started; nothing was started.")
-        return EXIT_INTERRUPTED
+            return say_interrupted_run(f"\ndeepresearch: interrupted; the thread is as it was. Continue with: "
+                                       f"deepresearch ask --resume {thread}")
+        return say_interrupted_run("\ndeepresearch: interrupted before the research started; nothing was started.")
     except (OSError, sqlite3.Error) as exc:  # before the run starts: nothing of it is written yet
         why = write_problem(exc, data_dir)
         if why is None:
@@ -383,9 +383,8 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
     try:
         return print_result(outcome, out)
     except KeyboardInterrupt:
-        say(f"\ndeepresearch: interrupted while printing or copying the report; the report itself is written "
-            f"(thread {thread}).")
-        return EXIT_INTERRUPTED
+        return say_interrupted_run(f"\ndeepresearch: interrupted while printing or copying the report; the report "
+                                   f"itself is written (thread {thread}).")
 
 
 def _indexed(corpus: Path, settings: Settings, thread: str, resume: bool) -> bool:
@@ -394,10 +393,10 @@ def _indexed(corpus: Path, settings: Settings, thread: str, resume: bool) -> boo
         _index(corpus, settings)
     except KeyboardInterrupt:
         if resume:
-            say(f"\ndeepresearch: interrupted while indexing the corpus; the thread is as it was. "
-                f"Continue with: deepresearch ask --resume {thread}")
+            say_interrupted_run(f"\ndeepresearch: interrupted while indexing the corpus; the thread is as it was. "
+                                f"Continue with: deepresearch ask --resume {thread}")
         else:
-            say("\ndeepresearch: interrupted while indexing the corpus; nothing was started.")
+            say_interrupted_run("\ndeepresearch: interrupted while indexing the corpus; nothing was started.")
         return False
     return True
 
@@ -450,8 +449,7 @@ def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
             f"with: deepresearch ask --resume {thread}")
         return EXIT_STORAGE
     if isinstance(exc, KeyboardInterrupt):
-        say(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
-        return EXIT_INTERRUPTED
+        return say_interrupted_run(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
     return None
 
 

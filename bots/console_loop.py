@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from bots.terminal_signals import answering_interrupts
+from bots.terminal_signals import answering_interrupts, raise_interrupt
 
 T = TypeVar("T")
 
@@ -74,7 +74,7 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         hits.append(signum)
         if len(hits) > 1:
             if "loop" in running:  # not while the loop is half-made: its __del__ would fail
-                raise KeyboardInterrupt
+                raise_interrupt()
             return
         unsaid.__enter__()
         # langgraph drops a cancelled step's coroutine unstarted (see _UNSTARTED_STEP): not ours to close
@@ -99,7 +99,7 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
                 result = runner.run(main())
             except BaseException:  # CancelledError, or what a cancelled step turned it into
                 if hits:
-                    raise KeyboardInterrupt from None
+                    raise_interrupt()
                 raise
     finally:
         try:
@@ -110,5 +110,5 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
                 unsaid.__exit__(None, None, None)
             answering.__exit__(None, None, None)
     if hits:
-        raise KeyboardInterrupt
+        raise_interrupt()
     return result

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from bots.terminal_signals import EXIT_INTERRUPTED, interrupt_said
 from bots.terminal_streams import put, silence
 from engine.fsutil import copy_atomic, write_problem
 from engine.text import clean_path, clean_text, without_bidi_controls
@@ -76,6 +77,15 @@ def say(text: str, style: str | None = None, end: str = "\n") -> None:
     if line.lstrip("\n").startswith(_ERROR_PREFIX):
         _ERRORS.append(line.strip().removeprefix(_ERROR_PREFIX))
     err.print(line, style=style, end=end, soft_wrap=True)
+
+
+def say_interrupted_run(text: str) -> int:
+    """:func:`say` the one line that says how a Ctrl-C (or SIGTERM) ended a run (``text``: what is
+    saved and how to go on), after which a further interrupt changes nothing
+    (:func:`bots.terminal_signals.interrupt_said`); returns the exit code 130."""
+    say(text)
+    interrupt_said()
+    return EXIT_INTERRUPTED
 
 
 def said_errors(since: int = 0) -> list[str]:

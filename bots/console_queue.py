@@ -10,8 +10,15 @@ from pathlib import Path
 
 from rich.markdown import Markdown
 
-from bots.console_output import EXIT_REDIS, copy_out, err, say, show_follow_ups, stdout_line
-from bots.terminal_signals import EXIT_INTERRUPTED
+from bots.console_output import (
+    EXIT_REDIS,
+    copy_out,
+    err,
+    say,
+    say_interrupted_run,
+    show_follow_ups,
+    stdout_line,
+)
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path, clean_text
 from jobs.phrases import WORDS
@@ -253,13 +260,13 @@ class _QueuedRun:
         follow = f"deepresearch ask --queue --resume {self.thread}"
         handing = self.handed is not True if asking else self.handed is False
         if handing and not queued_despite(stop):
-            say("\ndeepresearch: interrupted before the research started; nothing was queued." if asking else
+            return say_interrupted_run(
+                "\ndeepresearch: interrupted before the research started; nothing was queued." if asking else
                 f"\ndeepresearch: interrupted; the answer was not queued. See where the research stands with: {follow}")
-            return EXIT_INTERRUPTED
         if asking:
             say(f"thread: {self.thread}")
-        say(f"\ndeepresearch: interrupted; the research goes on on the workers. Follow it with: {follow}")
-        return EXIT_INTERRUPTED
+        return say_interrupted_run(f"\ndeepresearch: interrupted; the research goes on on the workers. "
+                                   f"Follow it with: {follow}")
 
     def reopen(self, answer: str | None):
         """The thread's record for ``--resume`` (None: Redis lost it, a worker recovers it; False:

@@ -44,12 +44,14 @@ def stop_on_sigterm_as_on_ctrl_c() -> None:
     (Python's handlers are not given ``siginfo``)."""
 
     def on_sigterm(signum: int, frame: object) -> None:
+        if _TAKEN:  # the command has taken its interrupt: see raise_interrupt
+            return
         _TERMINATED.append(signum)
         handler = signal.getsignal(signal.SIGINT)
         if not callable(handler):  # SIG_IGN, SIG_DFL or not set from Python
             handler = _STANDING_IN[-1] if _STANDING_IN else None
         if handler is None:
-            raise KeyboardInterrupt
+            raise_interrupt()
         handler(signal.SIGINT, frame)
 
     signal.signal(signal.SIGTERM, on_sigterm)
@@ -110,6 +112,8 @@ def raise_dropped_interrupts_again() -> None:
         if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
             previous(unraisable)
             return
+        if not _SAID:  # dropped, so not taken: the signal sent again is answered as the first
+            _TAKEN.clear()
         if _SENDER != [os.getpid()]:  # first time, or a forked child: the thread is not here
             _SENDER[:] = [os.getpid()]
             threading.Thread(target=_send_again, args=(threading.main_thread().ident,),
@@ -200,10 +204,82 @@ def ignore_further_interrupts() -> None:
 def say_interrupted(line: str = "deepresearch: interrupted.") -> int:
     """Print ``line`` on stderr after an empty line (a terminal's ``^C`` stays on its own), as one
     write that an output which cannot take it does not turn into an error
-    (:func:`bots.terminal_streams.put`); returns the exit code, 130 or 143
-    (:func:`interrupted_exit_code`)."""
-    put(sys.stderr, f"\n{line}\n")
+    (:func:`bots.terminal_streams.put`), and mark the interrupt answered (:func:`interrupt_said`);
+    returns the exit code, 130 or 143 (:func:`interrupted_exit_code`)."""
+    if not _SAID:  # the command's one line: a further interrupt while it winds down says nothing more
+        put(sys.stderr, f"\n{line}\n")
+        interrupt_said()
     return interrupted_exit_code()
+
+
+#: ``[True]`` once the running command has taken its interrupt (:func:`raise_interrupt`).
+_TAKEN: list[bool] = []
+#: ``[True]`` once the running command has said how its interrupt ended it (:func:`interrupt_said`).
+_SAID: list[bool] = []
+
+
+def raise_interrupt() -> None:
+    """Raise the running command's interrupt (``KeyboardInterrupt``): the first Ctrl-C (or SIGTERM
+    taken as one) that reaches the command itself. Until the command ends
+    (:func:`one_interrupt_per_command`), a further one changes nothing: it was raised again wherever
+    it landed while the first was answered (the run closing its files, giving its quota slot back,
+    printing its line), and what caught it said a second, contradictory line ("interrupted before
+    the research started") or skipped what was left to do; a SIGTERM also turned the exit code of a
+    run Ctrl-C had ended into 143.
+
+    Raises:
+        KeyboardInterrupt: always.
+    """
+    _TAKEN[:] = [True]
+    raise KeyboardInterrupt
+
+
+def interrupt_said() -> None:
+    """Note that the running command has said, in its one line, how an interrupt ended it (taken
+    too, :func:`raise_interrupt`): :func:`say_interrupted` says nothing more."""
+    _TAKEN[:] = [True]
+    _SAID[:] = [True]
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """SIGINT's handler during a command (:func:`one_interrupt_per_command`): Python's (a
+    ``KeyboardInterrupt`` where the main thread runs), once; nothing once the command has taken its
+    interrupt (:func:`raise_interrupt`)."""
+    if not _TAKEN:
+        raise_interrupt()
+
+
+#: ``[True]`` in a process that ends with its command (:func:`command_ends_the_process`).
+_LAST_COMMAND: list[bool] = []
+
+
+def command_ends_the_process() -> None:
+    """For a process's entry point, before it runs its command: the process ends with the command, so
+    an interrupt the command took stays taken to the end (:func:`one_interrupt_per_command` puts
+    nothing back: a Ctrl-C between the command's end and :func:`ignore_further_interrupts` would
+    otherwise be raised and said a second time)."""
+    _LAST_COMMAND[:] = [True]
+
+
+@contextmanager
+def one_interrupt_per_command() -> Iterator[None]:
+    """Run a command (the block) that takes one interrupt (:func:`raise_interrupt`): where SIGINT's
+    handler is Python's, it is :func:`_interrupt_once` during the block. After it, in a host that runs
+    commands in-process (not :func:`command_ends_the_process`), SIGINT's handler is the one there was
+    before and a next command's interrupt is taken again. Main thread only."""
+    previous = signal.getsignal(signal.SIGINT)
+    _TAKEN.clear()
+    _SAID.clear()
+    if previous is signal.default_int_handler and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _interrupt_once)
+    try:
+        yield
+    finally:
+        if not _LAST_COMMAND:
+            if signal.getsignal(signal.SIGINT) is _interrupt_once:
+                signal.signal(signal.SIGINT, previous)
+            _TAKEN.clear()
+            _SAID.clear()
 
 
 @contextmanager
@@ -227,5 +303,5 @@ def ctrl_c_deferred(*, raise_after: bool = True) -> Iterator[list[int]]:
         return
     with answering_interrupts(lambda signum, _frame: pressed.append(signum)):
         yield pressed
-    if pressed and raise_after:
-        raise KeyboardInterrupt
+    if pressed and raise_after and not _TAKEN:
+        raise_interrupt()

@@ -4,6 +4,7 @@ awaited" for the graph steps it made and had not started."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import re
@@ -20,6 +21,7 @@ from tests.bots.console_helpers import (
     ask,
     ask_cmd,
     ask_env,
+    running,
     signalled_as_research_starts,
     write_docs,
 )
@@ -408,3 +410,32 @@ def test_a_run_that_keeps_sigint_ignored_ignores_it_while_it_researches_too(tmp_
     code, err = signalled_as_research_starts(tmp_path, signal.SIGINT, **_ignoring_sigint(on_a_terminal=True))
     assert code == 0, err
     assert "interrupted" not in err, err
+
+
+def test_ctrl_c_pressed_again_while_the_interrupted_run_winds_down_changes_nothing(tmp_path):
+    """A second Ctrl-C after "interrupted. Continue with …" was printed, while the run closes its
+    files, was taken as a new interrupt by whatever caught it next: a second, contradictory line
+    ("interrupted before the research started; nothing was started."). Here SIGINT is sent again and
+    again from the moment the first line shows until the process ends."""
+    with running(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path) as proc:
+        shown = b""
+        while b"Researching" not in shown:
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, shown.decode(errors="replace")
+            shown += chunk
+        proc.send_signal(signal.SIGINT)
+        while b"interrupted" not in shown:
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, shown.decode(errors="replace")
+            shown += chunk
+        while proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.002)
+        rest = proc.stderr.read()
+    err = (shown + rest).decode(errors="replace")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    [line] = [ln for ln in err.splitlines() if "interrupted" in ln]
+    assert line.startswith("deepresearch: interrupted. Continue with: deepresearch ask --resume console:"), err
