@@ -1,4 +1,5 @@
-"""Language of a question (for the report's language) and simple text utilities."""
+"""Language of a question (for the report's language): its detection, the languages' names and their
+function words. How text splits into words and sentences is :mod:`engine.segments`."""
 
 from __future__ import annotations
 
@@ -18,34 +19,12 @@ from engine.language_evidence import (
     own_languages,
     used_in_english,
 )
-from engine.offline_phrases_more import ABBREVIATIONS as _ABBREVIATIONS_MORE
 from engine.offline_phrases_more import FUNCTION_WORDS as _FUNCTION_WORDS_MORE
+from engine.segments import has_segmented_script
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-#: Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, hiragana, katakana, Han),
-#: and Hangul, whose words are parted from a Latin name glued to them ("asyncio는"); each range
-#: holds its script's combining marks, which ``\w`` leaves out (Thai "ยกเลิก").
-_SEGMENTED = ("\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff\u3040-\u30ff\u3130-\u318f"
-              "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f")
-#: A run of letters and digits, or of those scripts: what :func:`word_tokens` splits into words.
-WORD_RUN = rf"(?:\w|[{_SEGMENTED}])+"
-_RUN = re.compile(WORD_RUN)
-_SEGMENTED_CHAR = re.compile(f"[{_SEGMENTED}]")
-_KATAKANA = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
+#: A word of hiragana alone: a Japanese function word (:func:`is_function_word`).
 _HIRAGANA = re.compile(r"[\u3040-\u309f]+")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-#: Chinese characters that are words of grammar on their own, in both scripts: particles, prepositions,
-#: conjunctions, the copula, pronouns, measure words and the adverbs of degree and negation (the
-#: single-character function words of Modern Standard Chinese grammars). ICU writes a word its
-#: dictionary lacks as single characters ("熱", "泵"); :func:`_broken` joins those, but not these.
-_HAN_GRAMMAR = frozenset(
-    "的了在是和与與及或而也都就会會能要把被给給对對从從向于於以为為中上下里裡裏后後前时時很更最太不没沒"
-    "有这這那其之并並又还還但则則如若即等个個各每此该該所将將已让讓使由自至到来來去得地着著过過吗嗎呢吧啊"
-    "我你他她它们們谁誰何几幾哪多少怎么麼样樣")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
-#: A paragraph break: two or more line breaks (LF, CRLF or a lone CR) with only spaces between them,
-#: or Unicode's PARAGRAPH SEPARATOR (U+2029). A CRLF is one break (atomic), never a blank line.
-_PARAGRAPH = re.compile(r"(?:(?>\r\n|\r|\n)[^\S\r\n\u2029]*+){2,}|[^\S\u2029]*+\u2029\s*+")
 
 NAMES = {
     "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
@@ -383,51 +362,6 @@ def language_name(code: str) -> str:
     return NAMES.get(code, code)
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased word tokens (:func:`word_tokens`)."""
-    return [w.lower() for w in word_tokens(text)]
-
-
-def word_tokens(text: str) -> list[str]:
-    """The words of ``text`` as it writes them, in order: runs of Unicode letters and digits; a run in
-    a script written without spaces (Japanese, Chinese, Thai, Lao, Khmer, Burmese; see
-    :data:`WORD_RUN`) is split into its words by ICU's word break iterator (Unicode UAX #29 with
-    ICU's dictionaries for those scripts, via ``icu4py``): "asyncioはタスクを" -> "asyncio", "は",
-    "タスク", "を". Adjacent katakana words join: ICU parts a loanword its dictionary lacks
-    ("タイム", "アウト" -> "タイムアウト")."""
-    out: list[str] = []
-    for run in _RUN.findall(text):
-        out += _broken(run) if _SEGMENTED_CHAR.search(run) else [run]
-    return out
-
-
-def _broken(run: str) -> list[str]:
-    """The words of one run of :data:`WORD_RUN` by ICU's word break iterator (root locale: its
-    dictionaries are chosen by script), adjacent katakana words joined, and adjacent single Chinese
-    characters that are not words of grammar (:data:`_HAN_GRAMMAR`): ICU cuts a word its dictionary
-    lacks into characters ("熱", "泵" -> "熱泵"; "熱泵的效率" -> "熱泵", "的", "效率")."""
-    from icu4py.breakers import WordBreaker
-
-    out: list[str] = []
-    single = False  # the last word is such characters
-    for piece in WordBreaker(run, "root"):
-        lone = len(piece) == 1 and bool(_HAN.match(piece)) and piece not in _HAN_GRAMMAR
-        if out and _KATAKANA.fullmatch(piece) and _KATAKANA.fullmatch(out[-1]):
-            out[-1] += piece
-        elif out and lone and single:
-            out[-1] += piece
-        elif piece.strip():
-            out.append(piece)
-        single = lone
-    return out
-
-
-def has_segmented_script(text: str) -> bool:
-    """True when ``text`` holds a character of a script :func:`word_tokens` splits with ICU (Han,
-    kana, Hangul, Thai, Lao, Khmer, Burmese): its words are a few characters long."""
-    return bool(_SEGMENTED_CHAR.search(text))
-
-
 def is_function_word(word: str) -> bool:
     """True for a lower-cased word that carries no topic: one of :data:`FUNCTION_WORDS`, a Japanese
     word of hiragana alone (particles, endings and auxiliaries: "は", "を", "ます", "どのように";
@@ -435,51 +369,3 @@ def is_function_word(word: str) -> bool:
     script written without spaces (Chinese "的", "在", "并")."""
     return (word in FUNCTION_WORDS or bool(_HIRAGANA.fullmatch(word))
             or (len(word) == 1 and has_segmented_script(word)))
-
-
-def script(word: str) -> str:
-    """The writing system of ``word``'s first letter as Unicode names it ("LATIN", "CYRILLIC",
-    "THAI", "HANGUL"), with Han, hiragana and katakana all "CJK" (Japanese mixes the three); ""
-    for a word without a letter (a number)."""
-    for ch in word:
-        if ch.isalpha():
-            first = unicodedata.name(ch, "").split(" ", 1)[0]
-            return "CJK" if first in ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH") else first
-    return ""
-
-
-#: Abbreviations that end in a full stop inside a sentence (en, de, fr, es; it, nl, pt, sv from
-#: :data:`engine.offline_phrases_more.ABBREVIATIONS`), lower-cased.
-ABBREVIATIONS = frozenset(_ABBREVIATIONS_MORE) | frozenset({
-    "e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "dr.", "mr.", "mrs.", "ms.", "prof.", "fig.", "no.", "vol.",
-    "z.b.", "d.h.", "u.a.", "bzw.", "usw.", "ca.", "vgl.", "nr.", "p.ex.", "env.", "mme.", "p.", "pp.", "ej.", "sr.",
-    "sra.", "núm.",
-})
-
-
-def paragraphs(text: str) -> list[str]:
-    """The paragraphs of ``text``: its parts between blank lines (lines of only whitespace count as
-    blank; LF, CRLF or CR line ends) or at a PARAGRAPH SEPARATOR (U+2029), in order; none that is
-    only whitespace."""
-    return [paragraph for paragraph in _PARAGRAPH.split(text) if paragraph.strip()]
-
-
-def sentences(text: str) -> list[str]:
-    """Split prose into sentences: at end punctuation followed by space, or at blank lines.
-
-    A full stop does not end a sentence after an abbreviation of :data:`ABBREVIATIONS` ("e.g.",
-    "Dr.", "z.B.") or when the text after it starts with a lower-case letter ("Use e.g. wait_for").
-    """
-    out: list[str] = []
-    for paragraph in paragraphs(text):
-        start = len(out)
-        for part in _SENTENCE.split(paragraph):
-            part = " ".join(part.split())
-            if not part:
-                continue
-            if len(out) > start and out[-1].endswith(".") and (
-                    part[0].islower() or out[-1].rsplit(" ", 1)[-1].lower() in ABBREVIATIONS):
-                out[-1] += " " + part
-            else:
-                out.append(part)
-    return out

@@ -24,10 +24,11 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from engine import offline_review as R
 from engine import offline_text as T
 from engine.citations import SID
-from engine.language import NAMES, detect_language, paragraphs, sentences, words
+from engine.language import NAMES, detect_language
 from engine.offline_phrases import LANGUAGES, phrase
 from engine.offline_quotes import _QUOTED, _quote
 from engine.offline_select import choose, rank
+from engine.segments import paragraphs, sentences, words
 from engine.settings import OFFLINE_MODEL_NAME
 from engine.text import markdown_literal, markdown_unescape
 

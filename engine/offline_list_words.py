@@ -97,7 +97,7 @@ PREPOSITIONS = frozenset(
 REFLEXIVES = frozenset("sich zich sig se si einander voneinander elkaar varandra".split())
 
 #: Subject pronouns: a question's verb follows them ("How do I | read a file"); English "I" only as
-#: written, capitalised (:func:`engine.offline_lists._opens_verb`): Italian "i" is an article.
+#: written, capitalised (:func:`opens_verb`): Italian "i" is an article.
 PRONOUNS = frozenset(
     "we you they ich wir du ihr je nous vous on yo nosotros io noi eu nós ik wij jij zij".split()
 )
@@ -127,9 +127,10 @@ GENITIVES = frozenset("of von de des du del di dei delle della degli do da dos d
 
 #: Words after which a clause's subject or verb comes ("What do | cats and dogs eat", "Should I | rent
 #: or buy a house", "better to | rent or buy"): a list of items there shares the words after the last
-#: one (:func:`_shares_tail`). Auxiliaries (:data:`engine.offline_text._AUXILIARIES`, less French
-#: "a", an English article too), modal verbs, subject pronouns, the infinitive's "to", and "better" where an infinitive follows it ("Es mejor | alquilar o
-#: comprar una casa").
+#: one (:func:`engine.offline_list_items._shares_tail`). Auxiliaries
+#: (:data:`engine.offline_text._AUXILIARIES`, less French "a", an English article too), modal verbs,
+#: subject pronouns, the infinitive's "to", and "better" where an infinitive follows it ("Es mejor |
+#: alquilar o comprar una casa").
 BEFORE_VERB = (
     (_AUXILIARIES - {"a"})
     | PRONOUNS
@@ -172,3 +173,9 @@ def function_word(word: str, language: str = "en") -> bool:
     or one of ``language``'s own function words that list leaves out (Italian, Portuguese and Dutch:
     :data:`engine.language._QUESTION_WORDS`)."""
     return _is_function_word(word) or word in _QUESTION_WORDS.get(language, ())
+
+
+def opens_verb(word: str, before: frozenset[str]) -> bool:
+    """True when a verb or subject follows ``word`` as written: English "I", or a word of ``before``
+    (:data:`PRONOUNS`, :data:`BEFORE_VERB`) in any case."""
+    return word == "I" or word.lower() in before

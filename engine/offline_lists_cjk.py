@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
-from engine.language import FUNCTION_WORDS, word_tokens
+from engine.language import FUNCTION_WORDS
+from engine.offline_list_items import asks_only_to_compare
+from engine.segments import word_tokens
 
 #: Verbs that open a Chinese alternative and ask which to choose ("用A还是B", "选择A还是B": use, choose):
 #: the words the items share before them.
@@ -25,7 +27,7 @@ CJK_WHICH_BETTER = frozenset("比较 比較 较 較 更 更好 更快 更高 较
 
 #: A conjunction that joins the last item of a Chinese or Japanese list ("A、B和C", "AとB"), or of
 #: an alternative ("A或B", "A还是B", "AまたはB"), as a word of its own
-#: (:func:`engine.language.word_tokens`; "和" in "和平", "或" in "或许" is none).
+#: (:func:`engine.segments.word_tokens`; "和" in "和平", "或" in "或许" is none).
 _CJK_AND = frozenset("和 与 與 及 以及 跟 同 或 或者 或是 还是 還是 と や および 及び または".split())
 #: A word of hiragana alone: a Japanese particle or ending ("は", "の"), never a listed item.
 _HIRAGANA = re.compile(r"[\u3040-\u309f]+")
@@ -50,7 +52,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 def _word_spans(text: str) -> list[tuple[str, int, int]]:
-    """``(word, start, end)`` of each word of ``text`` (:func:`engine.language.word_tokens`)."""
+    """``(word, start, end)`` of each word of ``text`` (:func:`engine.segments.word_tokens`)."""
     out, at = [], 0
     for word in word_tokens(text):
         start = text.find(word, at)
@@ -111,7 +113,6 @@ def cjk_items(text: str) -> list[str] | None:
     gives the items alone, without the verb that opens it (:data:`CJK_CHOOSE_VERBS`), as
     "Postgres or MySQL, which is better?" does. Clauses joined so are whole questions or none
     (:func:`_clause_chain`). None when ``text`` lists nothing."""
-    from engine.offline_lists import _asks_only_to_compare
     from engine.offline_select import QUESTION_VERBS
     from engine.offline_text import _ENDS
 
@@ -153,7 +154,7 @@ def cjk_items(text: str) -> list[str] | None:
     if not all(items):
         return None
     which_better = next((w for w, s, _ in spans if s >= tail_at), "") in CJK_WHICH_BETTER
-    if which_better or _asks_only_to_compare(f"{prefix} {' '.join(word_tokens(tail))}"):
+    if which_better or asks_only_to_compare(f"{prefix} {' '.join(word_tokens(tail))}"):
         return items
     return [f"{prefix}{item}{tail}" for item in items]
 

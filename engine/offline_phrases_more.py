@@ -295,7 +295,7 @@ MORE: dict[str, tuple] = {
 
 # --- the words the offline model reads a question by, in the same four languages ---------------------
 # Each is the counterpart of an English, German, French and Spanish table of engine.offline_text,
-# engine.offline_select, engine.offline_review or engine.language, which adds these.
+# engine.offline_select, engine.offline_review, engine.language or engine.segments, which adds these.
 
 #: Function words (articles, articulated prepositions, pronouns, conjunctions, auxiliaries and question
 #: words) that carry no topic, less those that are words or names of English too (Dutch "door",
@@ -358,6 +358,6 @@ FACET_STEMS = {
 REFERENCES = ("questo", "questa", "questi", "queste", "ciò", "dit", "deze", "dergelijke", "isso", "isto",
               "esse", "essa", "esses", "essas", "detta", "dessa", "denna", "sådan", "sådana")
 #: Abbreviations that end in a full stop inside a sentence, lower-cased ("ad es.", "bijv.", "p. ex.",
-#: "t.ex."): :data:`engine.language.ABBREVIATIONS`.
+#: "t.ex."): :data:`engine.segments.ABBREVIATIONS`.
 ABBREVIATIONS = ("ecc.", "sig.", "dott.", "pag.", "cfr.", "bijv.", "o.a.", "d.w.z.", "m.b.t.", "blz.", "dhr.",
                  "mevr.", "ex.", "pág.", "dra.", "t.ex.", "bl.a.", "d.v.s.", "s.k.", "resp.")

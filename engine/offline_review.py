@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 
 from engine.citations import SID
-from engine.language import has_segmented_script, word_tokens
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
 from engine.offline_select import QUESTION_VERBS, query_terms, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
+from engine.segments import has_segmented_script, word_tokens
 from engine.text import markdown_unescape
 from engine.word_forms import mentioned
 
@@ -74,7 +74,7 @@ def flaw(text: str) -> tuple[str, str] | None:
 
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
     """The question's content words (4 letters or more, 2 in a script written without spaces,
-    :func:`engine.language.has_segmented_script`: "タスク"; not a verb that asks how; as the
+    :func:`engine.segments.has_segmented_script`: "タスク"; not a verb that asks how; as the
     question writes them) that no claim mentions in any form (:func:`engine.word_forms.mentioned`,
     in ``language``: "timeouts" is met by "timeout" and by "TimeoutError", "Wärmepumpen" by
     "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵")."""
@@ -85,7 +85,7 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
 
 
 def _as_written(word: str, text: str) -> str:
-    """``word`` (lower-cased, as :func:`engine.language.words` gives it) as ``text`` first writes it:
+    """``word`` (lower-cased, as :func:`engine.segments.words` gives it) as ``text`` first writes it:
     a German noun keeps its capital letter, a name its spelling (also inside Japanese: "Task")."""
     return next((w for w in word_tokens(text) if w.lower() == word), word)
 

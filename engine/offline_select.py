@@ -31,8 +31,9 @@ import math
 import re
 import threading
 
-from engine.language import NAMES, WORD_RUN, has_segmented_script, is_function_word, script, word_tokens
+from engine.language import NAMES, is_function_word
 from engine.offline_phrases_more import QUESTION_VERBS as _QUESTION_VERBS_MORE
+from engine.segments import WORD_RUN, has_segmented_script, script, word_tokens
 
 #: Share of the question's term weight a chosen sentence must carry (0..1): a sentence naming only
 #: the subject most candidates share ("asyncio") is left out, one naming what the question asks
@@ -95,7 +96,7 @@ def _parts(token: str) -> list[str]:
 
 def _tokens(text: str) -> list[str]:
     """The tokens of ``text`` as written: hyphenated words whole ("air-source"), and a run in a script
-    written without spaces split into its words (:func:`engine.language.word_tokens`)."""
+    written without spaces split into its words (:func:`engine.segments.word_tokens`)."""
     return [
         w for raw in _TOKEN.findall(text) for w in (word_tokens(raw) if has_segmented_script(raw) else [raw])
     ]
@@ -217,7 +218,7 @@ def _subject_terms(query: list[str], docs: list[list[str]], groups: list[str] | 
 
 
 def writable(query: list[str], candidates: list[str]) -> list[str]:
-    """The terms of ``query`` written in a script some candidate uses (:func:`engine.language.script`),
+    """The terms of ``query`` written in a script some candidate uses (:func:`engine.segments.script`),
     all of them when none is: a Japanese question's "タスク" cannot be met by English sentences, so
     its "asyncio" alone is asked of them."""
     written = {script(ch) for ch in set("".join(candidates)) if ch.isalpha()}
@@ -340,7 +341,7 @@ def rank(candidates: list[str], query: str, k: int, language: str = "en") -> lis
 
 
 #: Where a listed item of a question written without spaces ends and what is asked of it starts
-#: ("地源熱泵|的效率"): a link character (as :data:`engine.offline_lists._CJK_LINKS`), kana, punctuation.
+#: ("地源熱泵|的效率"): a link character (as :data:`engine.offline_lists_cjk._CJK_LINKS`), kana, punctuation.
 _CJK_ITEM_END = re.compile(r"[的之有是在都\u3040-\u309f\W]")
 
 

@@ -9,16 +9,9 @@ import re
 
 from engine import offline_phrases_more as more
 from engine.citations import SID
-from engine.language import (
-    FUNCTION_WORDS,
-    detect_language,
-    has_segmented_script,
-    is_function_word,
-    sentences,
-    word_tokens,
-    words,
-)
+from engine.language import FUNCTION_WORDS, detect_language, is_function_word
 from engine.offline_phrases import PHRASES, phrase
+from engine.segments import has_segmented_script, sentences, word_tokens, words
 from engine.text import markdown_literal
 
 #: Words that carry no topic: function words, and the words of a request itself ("please explain").

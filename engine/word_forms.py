@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from engine.language import has_segmented_script, script
+from engine.segments import has_segmented_script, script
 
 #: Languages that write a compound as one word (German, Dutch, the Scandinavian languages,
 #: Finnish): its last part names what it is ("Luftwärmepumpe" is a "Wärmepumpe").

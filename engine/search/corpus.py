@@ -9,10 +9,11 @@ import sqlite3
 from pathlib import Path
 
 from engine.fsutil import raise_storage_error
-from engine.language import is_function_word, words
+from engine.language import is_function_word
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus_index import _MAX_PASSAGES, _ORD_BITS
 from engine.search.extract import LINK_MARK, without_captions
+from engine.segments import words
 from engine.source_links import document_url
 from engine.text import clean_path
 
@@ -33,7 +34,7 @@ def match_expression(query: str) -> str:
 
 
 def query_words(query: str, limit: int = 32) -> list[str]:
-    """The words of free text a search looks for: lower-cased words (:func:`engine.language.words`:
+    """The words of free text a search looks for: lower-cased words (:func:`engine.segments.words`:
     letters, digits, underscore, a script's combining marks; never a quote, operator or backslash;
     a question in a script written without spaces split into its words), each once, in order, at
     most ``limit``. Function words (:func:`engine.language.is_function_word`) are dropped unless

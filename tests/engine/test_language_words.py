@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.language import paragraphs
 from engine.offline_text import content_words
+from engine.segments import paragraphs
 
 
 @pytest.mark.parametrize(("question", "function"), [

@@ -120,7 +120,7 @@ def test_every_phrase_and_label_is_written_in_italian_dutch_portuguese_and_swedi
     "Vissa märken, t.ex. Nibe, är dyra. Andra, bl.a. Thermia, är billigare.",
 ])
 def test_a_sentence_keeps_its_abbreviations_before_a_capital(text):
-    from engine.language import sentences
+    from engine.segments import sentences
 
     assert [s for s in sentences(text) if s.split()[-1].lower() in ("ecc.", "bijv.", "o.a.", "ex.", "t.ex.", "bl.a.")] == []
 

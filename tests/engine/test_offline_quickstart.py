@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.language import words
 from engine.offline_review import flaw
+from engine.segments import words
 from tests.bots.console_helpers import ask
 from tests.once import done_once
 

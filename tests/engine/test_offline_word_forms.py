@@ -99,6 +99,6 @@ def test_ask_quotes_the_sentence_and_no_objection_calls_its_words_missing(tmp_pa
     ("热泵在冬季的效率如何", ["热泵", "在", "冬季", "的", "效率", "如何"]),
 ])
 def test_a_chinese_word_icu_cuts_into_characters_is_one_word(text, expected):
-    from engine.language import word_tokens
+    from engine.segments import word_tokens
 
     assert word_tokens(text) == expected

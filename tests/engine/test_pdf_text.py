@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from engine.files.read import read_file
-from engine.language import paragraphs
 from engine.search.extract import extract_document
+from engine.segments import paragraphs
 
 pytestmark = pytest.mark.skipif(not shutil.which("xelatex"), reason="xelatex is needed to make the PDF")
 

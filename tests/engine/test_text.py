@@ -260,7 +260,7 @@ def test_an_emoji_shortcode_in_a_literal_stays_text():
 
 
 def test_an_abbreviation_or_a_lower_case_continuation_does_not_end_a_sentence():
-    from engine.language import sentences
+    from engine.segments import sentences
 
     text = ("Use a timeout, e.g. asyncio.timeout() or wait_for(). Dr. Smith measured it, i.e. twice. "
             "Das ist z.B. gut.\n\nthe next paragraph starts here. Done! Really? 完了。次")

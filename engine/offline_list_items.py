@@ -1,0 +1,306 @@
+"""Where and how a list is written in one question's clauses, for :func:`engine.offline_lists.listed_topics`.
+
+:func:`items_listed` takes a question's clauses ("What are the costs", "risks", "benefits of solar
+panels") and finds its listed items: where the first one starts in the first clause
+(:func:`_first_item_start`), how many words each one is (:func:`_listed_at`, :func:`_two_items`),
+whether the words after the last one are asked of every item (:func:`_shares_tail`) and whether an
+item leaves out the first one's noun (:func:`_with_shared_noun`); each item is then written in the
+words around the list, an English auxiliary in the singular for a singular item (:func:`_agreeing`).
+Clauses of their own ("cancel tasks and handle timeouts") give no items. Quoted text and code stand
+as one word each while a brief is split (:data:`HOLE`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.offline_list_words import (
+    ARTICLES,
+    BARE,
+    BEFORE_VERB,
+    COMPARING,
+    CORRELATIVES,
+    GENITIVES,
+    NOUN_ENDINGS,
+    NUMBERS,
+    PREPOSITIONS,
+    REFLEXIVES,
+    opens_verb,
+)
+from engine.offline_list_words import function_word as _function
+from engine.offline_text import content_words
+from engine.segments import word_tokens
+
+#: What stands for the n-th quoted or code span of a brief while it is split
+#: (:func:`engine.offline_lists.listed_topics` writes it): one word, no separator.
+HOLE = re.compile(r"qqspan(\d+)qq")
+
+
+def items_listed(parts: list[str], language: str = "en") -> list[str] | None:
+    """Whole questions for a question that lists items ("What are the costs, risks and benefits of
+    solar panels": each item in the first clause's place, with the phrase the last one carries when
+    it is shared (:func:`_shares_tail`)); each item alone when the question only asks to compare them
+    (:func:`asks_only_to_compare`). An item is as long as the middle ones; with two items, one word
+    after the articles the second one opens with ("les threads et les processus"; "l'espresso" for
+    "le"), or the whole second clause when that one word's phrase is not shared and the clause has no
+    function word ("heat pumps and solar panels") or items that open after an auxiliary
+    (:func:`_two_items`). The items' words are found by :func:`_listed_at`.
+    None when the later clauses are not items of a list (they are clauses of their own: "cancel
+    tasks and handle timeouts", "read a file and write it back"); [] when they are, but the question's
+    own words would be taken into an item (:func:`_takes_the_frame`)."""
+    first = parts[0].split()
+    later = [p.split() for p in parts[1:]]
+    lead = next((i for i, w in enumerate(later[0]) if not _function(w.lower(), language)), len(later[0]))
+    sizes = {len(m) for m in later[:-1]}
+    if len(sizes) > 1 or lead == len(later[0]):
+        return None
+    found = _listed_at(first, later, sizes.pop() if sizes else lead + 1, lead, language)
+    if found is None and len(later) == 1:
+        found = _two_items(first, later[0], lead, language)
+    if found is None:
+        return None
+    prefix, items, tail = found
+    # a participle lists with participles ("compressed and encrypted"), not nouns
+    if len({i[-1].lower().endswith("ed") for i in items}) > 1:
+        return None
+    # a German noun is capitalised: "Tasks ab" and "behandelt Timeouts" are clauses, not items
+    if language == "de" and len({
+        i[0][:1].isupper() or _function(i[0].lower(), language) or bool(HOLE.fullmatch(i[0])) for i in items
+    }) > 1:  # code ("wait_for", :data:`HOLE`) is a name, as a capitalised noun is
+        return None
+    if _takes_the_frame(items, language):
+        return []  # a list, but where its items end cannot be told
+    if asks_only_to_compare(" ".join(prefix + tail)):
+        return [" ".join(i) for i in items]
+    return [" ".join([*_agreeing(prefix, i, language), *i, *tail]) for i in items]
+
+
+def asks_only_to_compare(frame: str) -> bool:
+    """True when the words around a list (``frame``) name nothing but the asking to compare ("How do …
+    compare", "What is the difference between …", "Wie unterscheiden sich …", "…有什么区别": words
+    of :data:`COMPARING`), or there is no frame: each listed item is then a topic on its own. A verb
+    that asks how ("How do … work", "Come funzionano …", "Wie funktionieren …") or what to do with
+    each ("How do I use …") is asked of each item, as is a frame of function words alone ("Is this
+    … or …")."""
+    named = [w for w in content_words(frame) if not HOLE.fullmatch(w)]
+    if [w for w in named if w not in COMPARING and w not in REFLEXIVES]:  # "zich" is the verb's
+        return False
+    return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]
+
+
+#: Languages whose lists leave out the noun an item shares with the first one ("la energía solar, la
+#: eólica": "la energía eólica"), an adjective following its noun.
+_NOUN_ELLIPSIS = frozenset("es fr it pt ca".split())
+#: A word that opens with an elided article or preposition ("l'espresso", "d'eau", "dell'acqua").
+_ELIDED = re.compile(r"(\w+)['’]\w")
+
+
+def _opens_noun_phrase(item: list[str], language: str = "en") -> bool:
+    """True when ``item`` (its words) is a noun phrase of its own: an article or other function word
+    (:func:`_function` of ``language``) and then a word that is none ("le café filtre"), or a word with
+    an elided article ("l'espresso")."""
+    elided = _ELIDED.match(item[0])
+    if elided:
+        return _function(elided.group(1).lower(), language)
+    lead = next((k for k, w in enumerate(item) if not _function(w.lower(), language)), len(item))
+    return 1 <= lead < len(item)  # "le café filtre", "de los tiempos"
+
+
+def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
+    """``items`` with the noun of the first item given back to a later one that leaves it out, in a
+    language whose adjectives follow their noun (:data:`_NOUN_ELLIPSIS`): after "la energía solar"
+    (article, noun, one word), "la eólica" (the same article, one word) is "la energía eólica"; "los
+    aerogeneradores", a word with a noun's ending (:data:`NOUN_ENDINGS`), stays as written."""
+    first = [w.lower() for w in items[0]]
+    if (
+        language not in _NOUN_ELLIPSIS
+        or len(first) != 3
+        or not _opens_noun_phrase(items[0], language)
+        or _function(first[2], language)
+    ):
+        return items
+    return [
+        [i[0], items[0][1], i[1]]
+        if len(i) == 2
+        and i[0].lower() == first[0]
+        and not _function(i[1].lower(), language)
+        and not NOUN_ENDINGS.search(i[1].lower())
+        else i
+        for i in items
+    ]
+
+
+def _plural(item: list[str]) -> bool:
+    """True when the English noun phrase ``item`` (its words) is plural by its last word (see :func:`_agreeing`)."""
+    last = re.sub(r"\W+$", "", item[-1]) or item[-1]  # '"double quotes"': quotes
+    if re.fullmatch(r"[A-Z0-9]+s", last):  # "GPUs", "LLMs"
+        return True
+    if not last.lower().endswith("s") or last.lower().endswith(("ss", "us", "is")):
+        return False
+    return not (last[:1].isupper() or any(ch.isdigit() for ch in last)) or len(item) > 1
+
+
+#: An English auxiliary a list's items shared in the plural, and its singular ("How do Kafka and
+#: RabbitMQ work": "How does Kafka work").
+_SINGULAR = {"do": "does", "are": "is", "have": "has", "were": "was"}
+
+
+def _agreeing(prefix: list[str], item: list[str], language: str) -> list[str]:
+    """``prefix`` (the words before a listed item) with its last word, an English plural auxiliary
+    (:data:`_SINGULAR`), in the singular when ``item`` alone is singular: a name (capitalised, in
+    capitals or with a digit: "Kafka", "RAG", "Kubernetes") or a last word without a plural "-s"
+    ("coffee", "glass", "analysis"). Capitals with a plural "s" ("GPUs", "LLMs") and a name of
+    several words ending in one ("Solar Panels") are plural. Other languages' verbs are left as written."""
+    if language != "en" or not prefix or prefix[-1].lower() not in _SINGULAR or not item or HOLE.search(item[-1]):
+        return prefix  # a quoted or code span (:data:`HOLE`) is left with the verb as asked
+    if _plural(item):
+        return prefix
+    singular = _SINGULAR[prefix[-1].lower()]
+    return [*prefix[:-1], singular.capitalize() if prefix[-1][:1].isupper() else singular]
+
+
+def _takes_the_frame(items: list[list[str]], language: str) -> bool:
+    """True when the first of ``items`` (each a list of words) opens with a word a verb or subject
+    follows (:data:`BEFORE_VERB`: "do", "are", "to") that the next item does not open with, or an
+    item ends with one: the question's own words taken into an item, where the items are of
+    different lengths ("How | do daemon threads and the main thread | behave", "What do | the main
+    thread and daemon threads do | at exit")."""
+    first, second = items[0][0].lower(), items[1][0].lower()
+    return (first in BEFORE_VERB and first != second) or any(i[-1].lower() in BEFORE_VERB for i in items)
+
+
+def _two_items(
+    first: list[str], second: list[str], lead: int, language: str
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """:func:`_listed_at` for two items whose words a one-word item leaves unshared: items that open
+    right after an auxiliary, a subject pronoun or "to" (:data:`BEFORE_VERB`), as long as the first
+    clause's words from there, the second clause at least as long ("Do | heat pumps or gas boilers
+    cost more", "How do | solar panels and wind turbines work", "Should I | rent an apartment or buy
+    a house in Berlin"), else the whole second clause when it has no function word ("heat pumps and
+    solar panels")."""
+    after = next((k for k in range(len(first) - 1, 0, -1) if opens_verb(first[k - 1], BEFORE_VERB)), 0)
+    found = None
+    if after and len(first) - after <= len(second):
+        found = _listed_at(first, [second], len(first) - after, lead, language)
+    if found is None and not any(_function(w.lower(), language) for w in second):
+        return _listed_at(first, [second], len(second), lead, language)
+    return found
+
+
+def _listed_at(
+    first: list[str], later: list[list[str]], size: int, lead: int, language: str
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """``(prefix, items, tail)`` of a list whose items are ``size`` words long (the second one's
+    first ``lead`` words function words): the first clause's words (``first``) before its item, each
+    item's words, and the words after the last item. A first item with a phrase of its own ("des
+    pompes à chaleur") shares none, nor does a last one when every item is a noun phrase of its own
+    (:func:`_opens_noun_phrase`: "le café infusé à froid") and its words neither open with "of" or
+    the like (:data:`GENITIVES`), nor end with a preposition, nor open with a verb that asks how. An
+    item that leaves out the first one's noun gets it back (:func:`_with_shared_noun`); "either" and
+    "both" before the first item are left out (:data:`CORRELATIVES`). None when ``tail`` is not
+    shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
+    from engine.offline_select import QUESTION_VERBS
+
+    start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
+    if start < 0:
+        return None
+    if len(first) - start > 1 and first[start].lower() in REFLEXIVES:  # "sich | Wärmepumpen": the verb's
+        start += 1
+        size = min(size, len(first) - start)
+    prefix, item = first[:start], first[start:]
+    own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
+    # a last item that opens with more function words than the others is as much longer ("de | los tiempos")
+    last_lead = next((k for k, w in enumerate(later[-1]) if not _function(w.lower(), language)), 0)
+    size_last = size + max(0, last_lead - lead) if len(later) > 1 else size
+    last = later[-1] if own_phrase else later[-1][:size_last]
+    tail = [] if own_phrase else later[-1][size_last:]
+    items = [item, *later[:-1], last]
+    if (
+        tail
+        and (tail[0].lower() not in GENITIVES or _compound(tail, language))
+        and tail[-1].lower() not in PREPOSITIONS
+        and tail[0].lower() not in QUESTION_VERBS
+        and all(_opens_noun_phrase(i, language) for i in items)
+    ):
+        items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
+    items = _with_shared_noun(items, language)
+    if prefix and prefix[-1].lower() in CORRELATIVES:  # "either A or B": "A", "B"
+        prefix = prefix[:-1]
+    if not _shares_tail(prefix, tail, items) or not all(
+        any(ch.isalnum() for ch in " ".join(i)) for i in items
+    ):
+        return None
+    return prefix, items, tail
+
+
+def _compound(tail: list[str], language: str) -> bool:
+    """True when ``tail`` (the words after a list's last item) is the last item's own compound in a
+    language whose nouns take one (:data:`_NOUN_ELLIPSIS`): a bare "de" or "di" and a word that is no
+    function word ("los tiempos | de espera", "le pompe | di calore"), where a shared phrase has an
+    article ("de los paneles", "dei pannelli")."""
+    return (
+        language in _NOUN_ELLIPSIS
+        and len(tail) >= 2
+        and tail[0].lower() in ("de", "di")
+        and not _function(tail[1].lower(), language)
+    )
+
+
+def _first_item_start(first: list[str], opener: str, size: int, language: str) -> int:
+    """The index in ``first`` (the first clause's words) where the first listed item starts: at the
+    last word that is the later item's opening function word ``opener`` ("les threads et les
+    processus"), at an elided article that ends it ("l'espresso" for "le"), at the last function word
+    that is no bare preposition (:data:`BARE`: "delle pompe di calore e dei pannelli", "da energia
+    solar e do vento", "i pannelli solari e le turbine"), else ``size`` words from the end (negative when
+    ``first`` is shorter)."""
+    if opener:
+        same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]
+        elided = _ELIDED.match(first[-1])
+        # an item that opens with an article lists with one that does ("la cancellazione dei task e
+        # i timeout"), not with a phrase in it that opens with a preposition ("dei task"); an article
+        # of the language is one, whatever it is elsewhere (Portuguese "as")
+        article = (
+            language in _NOUN_ELLIPSIS and opener in ARTICLES.get(language, ()) and opener not in GENITIVES | PREPOSITIONS
+        )
+        kin = [
+            i
+            for i in range(len(first) - 1, 0, -1)
+            if _function(first[i].lower(), language)
+            and first[i].lower() not in BARE
+            and not (article and first[i].lower() in GENITIVES | (PREPOSITIONS - ARTICLES[language]))
+            or article
+            and (m := _ELIDED.match(first[i]))
+            and m.group(1).lower() in ARTICLES.get(language, set()) | {"l"}
+        ]
+        # an article after a preposition opens the phrase in an item ("la cancelación de | las tareas"),
+        # not the item, when an article before it can
+        whole = [i for i in kin if not (article and first[i - 1].lower() in GENITIVES | PREPOSITIONS | BARE)]
+        if same:
+            return same[0]
+        if elided and _function(elided.group(1).lower(), language):
+            return len(first) - 1
+        if kin:
+            return (whole or kin)[0]
+    return len(first) - size
+
+
+def _shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> bool:
+    """True when the words after the last listed item (``tail``) are asked of every item: none, a
+    phrase that opens or ends with a preposition ("… in winter", "… made of", :data:`PREPOSITIONS`) or
+    opens with the verb's reflexive pronoun ("… zich in de winter", :data:`REFLEXIVES`),
+    one that opens with a verb that asks how ("… compare"), or any when the items come right after
+    an auxiliary, a subject pronoun or "to" (``prefix``, the words before the first item, ends with
+    one of :data:`BEFORE_VERB`: "Should I rent or buy a house", "What do cats and dogs eat"), or
+    when the items are numbers (:data:`NUMBERS`: "siete u ocho horas"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
+    from engine.offline_select import QUESTION_VERBS
+
+    if not tail:
+        return True
+    return (
+        tail[0].lower() in PREPOSITIONS | REFLEXIVES
+        or tail[-1].lower() in PREPOSITIONS
+        or tail[0].lower() in QUESTION_VERBS
+        or bool(prefix)
+        and opens_verb(prefix[-1], BEFORE_VERB)
+        or all(len(i) == 1 and (i[0].isdigit() or i[0].lower() in NUMBERS) for i in items)
+    )
