@@ -412,11 +412,13 @@ def test_a_run_that_keeps_sigint_ignored_ignores_it_while_it_researches_too(tmp_
     assert "interrupted" not in err, err
 
 
-def test_ctrl_c_pressed_again_while_the_interrupted_run_winds_down_changes_nothing(tmp_path):
+@pytest.mark.parametrize("again", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_pressed_again_while_the_interrupted_run_winds_down_changes_nothing(tmp_path, again):
     """A second Ctrl-C after "interrupted. Continue with …" was printed, while the run closes its
     files, was taken as a new interrupt by whatever caught it next: a second, contradictory line
-    ("interrupted before the research started; nothing was started."). Here SIGINT is sent again and
-    again from the moment the first line shows until the process ends."""
+    ("interrupted before the research started; nothing was started."); a SIGTERM then made the exit
+    code 143. Here the signal is sent again and again from the moment the first line shows until the
+    process ends."""
     with running(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path) as proc:
         shown = b""
@@ -430,7 +432,7 @@ def test_ctrl_c_pressed_again_while_the_interrupted_run_winds_down_changes_nothi
             assert chunk, shown.decode(errors="replace")
             shown += chunk
         while proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(again)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=0.002)
         rest = proc.stderr.read()
