@@ -132,7 +132,7 @@ def _html(data: bytes) -> str:
 
     try:
         return extract.html_text(data)[1]
-    except extract.Unreadable as err:  # its reason, e.g. "unknown text encoding"
+    except extract.Unreadable as err:  # its reason, e.g. "unreadable HTML (ParserError)"
         raise Unreadable(str(err)) from None
 
 

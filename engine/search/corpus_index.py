@@ -25,8 +25,11 @@ log = logging.getLogger(__name__)
 
 #: The layout of the index and of what it stores; an index of another is rebuilt (:func:`_open_for_write`).
 #: 2: an HTML page's link captions are stored marked (:data:`engine.search.extract.LINK_MARK`, which
-#: the tokenizer reads as a space: a caption's words are searched).
-SCHEMA_VERSION = "2"
+#: the tokenizer reads as a space: a caption's words are searched). 3: a file that declares no encoding
+#: and is no UTF-8 is read as the HTML standard's sniffing says (:mod:`engine.search.text_encoding`), so
+#: a windows-1252 page is no longer stored as Central European or Cyrillic mojibake, nor a page
+#: declaring ISO-8859-1 without its curly quotes, nor a Russian or Japanese text file as windows-1252.
+SCHEMA_VERSION = "3"
 # Passage rowids are (document id << _ORD_BITS) | passage number, so one document's passages are one
 # rowid range: replacing or removing a document never scans the whole FTS table.
 _ORD_BITS = 20

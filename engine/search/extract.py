@@ -12,6 +12,7 @@ from pathlib import Path
 
 from engine.search.base import TITLE_CHARS, Unreadable
 from engine.search.html_text import LINK_MARK, html_text, without_captions
+from engine.search.text_encoding import bom_encoding, decode, undeclared_encoding
 from engine.text import has_words, one_line
 
 __all__ = ["LINK_MARK", "SUPPORTED_SUFFIXES", "Unreadable", "decode_text", "extract_document", "html_text",
@@ -85,21 +86,18 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
 
 
 def decode_text(data: bytes) -> str:
-    """Text of a file's bytes: UTF-16 by its byte-order mark, else UTF-8 (BOM dropped), else
-    Windows-1252; line ends made ``\n``.
+    """Text of a file's bytes, in the encoding its byte-order mark names, else UTF-8 when they are
+    UTF-8, else windows-1252 unless the text is plainly Russian, Japanese or Chinese in a legacy
+    encoding (:func:`engine.search.text_encoding.undeclared_encoding`); line ends made ``\n``.
 
     Raises:
-        Unreadable: a NUL byte in the first 8 KiB (binary content).
+        Unreadable: a NUL byte in the first 8 KiB of a file without a UTF-16 byte-order mark (binary content).
     """
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    if b"\x00" in data[:8192]:
+    codec = bom_encoding(data)
+    if not (codec or "").startswith("utf_16") and b"\x00" in data[:8192]:
         raise Unreadable("binary file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("cp1252", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    codec = codec or undeclared_encoding(data)
+    return decode(data, codec).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def opening_heading(text: str) -> tuple[str, str] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from engine.search.base import Unreadable
+from engine.search.text_encoding import decode, html_encoding
 
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"})
 _DROP_ROLES = frozenset({"navigation", "search"})
@@ -69,19 +70,17 @@ def html_text(data: bytes, links: bool = False) -> tuple[str | None, str]:
     ``<title>`` never closed, into which the standard reads the rest of the page, is read as markup
     instead, so the page's text is not lost in it (its character references are read first).
 
-    The bytes are decoded as Beautiful Soup's ``UnicodeDammit`` finds their encoding (a byte-order
-    mark, a ``<meta charset>`` or XML declaration, else a guess).
+    The bytes are read in the encoding the HTML standard's sniffing finds
+    (:func:`engine.search.text_encoding.html_encoding`: a byte-order mark, a ``<meta charset>`` or XML
+    declaration, else UTF-8 when they are UTF-8, else windows-1252 unless the text is plainly Russian,
+    Japanese or Chinese in a legacy encoding). Pages come from files, with no transport's charset.
 
     Raises:
-        Unreadable: the text encoding cannot be told, or the parser fails.
+        Unreadable: the parser fails.
     """
-    # Beautiful Soup and lxml: imported here, not before a run's first model call
-    from bs4.dammit import UnicodeDammit
-    from lxml import etree
+    from lxml import etree  # imported here, not before a run's first model call
 
-    markup = UnicodeDammit(data, is_html=True).unicode_markup
-    if markup is None:
-        raise Unreadable("unknown text encoding")
+    markup = decode(data, html_encoding(data))
     # UTF-8 bytes, not the string: lxml refuses a string that declares its encoding (<?xml encoding=...?>)
     utf8 = (markup + _END_MARK).encode("utf-8", errors="replace")
     del markup

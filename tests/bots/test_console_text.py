@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -82,3 +83,18 @@ def test_a_file_name_that_is_not_utf8_is_indexed_and_cited(tmp_path, docs):
     # the Sources line names it as text, its Markdown characters escaped (it reads "caf\xe9 \x1b[31mnotes.md")
     assert "(caf\\xe9 \\x1b\\[31mnotes.md)" in report
     assert "\x1b" not in report
+
+
+def test_a_windows_1252_page_without_a_declared_charset_is_quoted_as_written(tmp_path, docs):
+    """A page saved in windows-1252 with no ``<meta charset>`` is read in it (the HTML standard's default
+    for Western text), not in an encoding a detector guessed: the report quotes its sentence as written."""
+    sentence = "L’an dernier, la pompe à chaleur a coûté 9 000 € – l’été, elle chauffe l’eau à 55 °C."
+    (docs / "pompe.html").write_bytes(f"<html><body><h1>Pompe à chaleur</h1><p>{sentence}</p></body></html>"
+                                      .encode("cp1252"))
+    out = ask(tmp_path, "Combien a coûté la pompe à chaleur l’an dernier ?", "--offline", "--no-clarify",
+              "--corpus", str(docs))
+    assert out.returncode == 0, out.stderr
+    no_traceback(out)
+    report = report_of(tmp_path, out.stdout).read_text(encoding="utf-8")
+    assert sentence in " ".join(re.sub(r"\\(.)", r"\1", report).split()), report
+    assert "Pompe à chaleur" in report

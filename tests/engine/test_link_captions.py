@@ -164,7 +164,8 @@ def test_a_bot_started_on_an_index_of_the_older_layout_is_told_to_index_again(tm
         check_corpus(settings)
     assert "earlier version" in str(refused.value) and "not indexed yet" not in str(refused.value)
     assert f"run `deepresearch index {docs}`" in str(refused.value)
-    for schema, said in (("3", "a newer version"), ("", "an earlier version"), ("x1", "another version")):
+    newer = str(int(SCHEMA_VERSION) + 1)
+    for schema, said in ((newer, "a newer version"), ("", "an earlier version"), ("x1", "another version")):
         with sqlite3.connect(settings.corpus_index_path) as conn:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (schema,))
         with pytest.raises(SettingsError, match=f"was indexed by {said}"):

@@ -131,17 +131,17 @@ def test_markdown_html_and_csv_are_read_by_section(tmp_path):
 
 
 def test_an_html_page_the_html_reader_refuses_is_skipped_with_its_reason(tmp_path, monkeypatch):
-    """The HTML reader's own refusal (an encoding it cannot tell, a parser error) is the file's skip
-    reason, not an exception the reading process dies of."""
+    """The HTML reader's own refusal (a parser error) is the file's skip reason, not an exception the
+    reading process dies of."""
     import engine.search.extract
 
     def refuse(data: bytes):
-        raise engine.search.extract.Unreadable("unknown text encoding")
+        raise engine.search.extract.Unreadable("unreadable HTML (ParserError)")
 
     monkeypatch.setattr(engine.search.extract, "html_text", refuse)
     page = tmp_path / "p.html"
     page.write_bytes(b"<p>x</p>")
-    with pytest.raises(Unreadable, match="^unknown text encoding$"):
+    with pytest.raises(Unreadable, match=r"^unreadable HTML \(ParserError\)$"):
         read_file(page, "p.html", 10, 1000)
 
 
