@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from bots import cli_options
-from bots.cli_group import Command, Group
+from bots.cli_group import Command, Group, end_with
 from bots.cli_options import fail, listen_problem
 from bots.terminal_signals import (
     command_ends_the_process,
@@ -45,15 +45,20 @@ def _command():
     return app.command(cls=Command)
 
 
-def _version(value: bool) -> None:
-    if value:
-        from importlib.metadata import PackageNotFoundError, version
+def _print_version() -> None:
+    """``deepresearch VERSION`` on stdout, the installed package's version."""
+    from importlib.metadata import PackageNotFoundError, version
 
-        try:
-            typer.echo(f"deepresearch {version('deepresearch-bot')}")
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            typer.echo("deepresearch (version unknown: the package is not installed)")
-        raise typer.Exit(0)
+    try:
+        typer.echo(f"deepresearch {version('deepresearch-bot')}")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        typer.echo("deepresearch (version unknown: the package is not installed)")
+
+
+def _version(ctx: typer.Context, value: bool) -> None:
+    """``--version``: the version printed once the line is read, alone on it (:func:`bots.cli_group.end_with`)."""
+    if value:
+        end_with(ctx, "--version", _print_version)
 
 
 @app.callback()
@@ -289,9 +294,9 @@ def audit(
         fail(f"cannot read the audit trail: {err.strerror or err}")
     if skipped:
         typer.echo(f"deepresearch: skipped {skipped} stored line(s) that are not audit records", err=True)
-    from engine.text import clean_text, without_bidi_controls
+    from engine.text import terminal_line
 
-    shown_user = without_bidi_controls(clean_text(user)).replace("\n", " ")  # printed: no escapes, one line
+    shown_user = terminal_line(user or "").replace("\n", " ")  # printed: no escapes, one line
     chosen = (f" of requester {shown_user}" if user is not None else "") + (
         f" in the last {since:g} day(s)" if since is not None else "")
     print_audit(researches(records, window=window_start(since, now)), as_json=as_json, filters=chosen)

@@ -1,10 +1,11 @@
 """Click's group, context and help layout under the ``deepresearch`` command: help wrapped at spaces,
-a Ctrl-C and a command line Click cannot read each said in one line."""
+a Ctrl-C and a command line Click cannot read each said in one line, the help wherever it is asked
+for, and an option that ends the command (``--version``) alone on its line."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import typer
@@ -50,21 +51,67 @@ class Context(typer.Context):
 HELP_OPTION_NAMES = ["-h", "--help"]
 
 
+#: Where in :attr:`typer.Context.meta` an option that ends the command (``--version``) leaves what
+#: it does (:func:`end_with`).
+_ENDING = "deepresearch.ending"
+
+
+def end_with(ctx: typer.Context, option: str, action: Callable[[], None]) -> None:
+    """Have ``option`` (``--version``), an option that does one thing and ends the command, run
+    ``action`` (print the version) once the command line is read, and end it with exit 0; a command
+    or an argument on the line with it is a usage error instead (exit 2, nothing printed on stdout),
+    where Click would run ``action`` and ignore the rest of the line. Call it from the option's callback."""
+    ctx.meta[_ENDING] = (option, action)
+
+
+def _asks_for_help(ctx: typer.Context, args: list[str]) -> bool:
+    """Whether ``args`` holds the help option (``-h``, ``--help``: :data:`HELP_OPTION_NAMES`) before any
+    ``--``, which ends the options."""
+    options = args[: args.index("--")] if "--" in args else args
+    return any(arg in ctx.help_option_names for arg in options)
+
+
 class _CommandLine:
-    """What the group and every command share: ``-h`` as ``--help`` (:data:`HELP_OPTION_NAMES`), and
-    a command line Click cannot read reported with the command it was read for."""
+    """What the group and every command share: ``-h`` as ``--help`` (:data:`HELP_OPTION_NAMES`), the
+    help shown wherever it is asked for on the line, a command line Click cannot read reported with
+    the command it was read for, and an option that ends the command alone on its line (:func:`end_with`)."""
 
     def __init__(self, *args, context_settings: dict | None = None, **kwargs) -> None:
         super().__init__(*args, context_settings={"help_option_names": HELP_OPTION_NAMES, **(context_settings or {})},
                          **kwargs)
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        """Click's reading of ``args``; a usage error it raises without its context (an option
-        without its value: Click's parser does not give it one) gets this command's, so that its
-        line says where the command's help is (:func:`bots.cli_options.usage_error_line`)."""
+        """Click's reading of ``args``, then what an option that ends the command asked for
+        (:func:`end_with`).
+
+        A line that asks for the help (:func:`_asks_for_help`) and that Click cannot read gets the help
+        and exit 0, as ``git`` and ``docker`` answer ``-h`` anywhere: Click reads the whole line before
+        it looks at ``--help``, and ``worker -h --queue`` was refused for ``--queue``'s missing value.
+        A line it can read keeps its meaning (``audit --user -h`` is a requester named ``-h``). Any
+        other usage error raised without its context (an option without its value: Click's parser
+        does not give it one) gets this command's, so that its line says where the command's help is
+        (:func:`bots.cli_options.usage_error_line`).
+
+        Raises:
+            UsageError: Click's, for a line that does not ask for the help.
+            typer.Exit: with 0, once the help is shown or the ending option has done its work.
+        """
+        typed = list(args)  # Click's parser consumes the list it reads
         try:
-            return super().parse_args(ctx, args)
+            rest = super().parse_args(ctx, args)
+            if _ENDING in ctx.meta:
+                option, action = ctx.meta.pop(_ENDING)
+                # a group keeps its command apart from the command's arguments (Typer's own attribute)
+                after = [*getattr(ctx, "_protected_args", []), *rest]
+                if after:
+                    raise UsageError(f"{option} takes no command or argument ({after[0]!r} after it)", ctx)
+                action()
+                ctx.exit(0)
+            return rest
         except UsageError as err:
+            if _asks_for_help(ctx, typed) and not isinstance(err, NoArgsIsHelpError):
+                typer.echo(ctx.get_help(), color=ctx.color)
+                ctx.exit(0)
             if err.ctx is None:
                 err.ctx, err.cmd = ctx, ctx.command
             raise

@@ -25,12 +25,12 @@ PORTS = range(0, 65536)
 
 
 def say(message: str) -> None:
-    """Print ``deepresearch: MESSAGE`` on stderr as one line (control characters and terminal escapes
-    removed: :func:`engine.text.clean_text`, and bidirectional overrides, line breaks made spaces); an output that cannot take it
-    is silenced (:func:`bots.terminal_streams.put`)."""
-    from engine.text import clean_text, without_bidi_controls
+    """Print ``deepresearch: MESSAGE`` on stderr as one line (bytes that are not UTF-8 shown as ``\\xNN``,
+    control characters, terminal escapes and bidirectional overrides removed: :func:`engine.text.terminal_line`;
+    line breaks made spaces); an output that cannot take it is silenced (:func:`bots.terminal_streams.put`)."""
+    from engine.text import terminal_line
 
-    put(sys.stderr, f"deepresearch: {' '.join(without_bidi_controls(clean_text(message)).splitlines())}\n")
+    put(sys.stderr, f"deepresearch: {' '.join(terminal_line(message).splitlines())}\n")
 
 
 def fail(message: str, code: int = 1) -> None:

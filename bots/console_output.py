@@ -14,7 +14,7 @@ from rich.console import Console
 from bots.terminal_signals import EXIT_INTERRUPTED, interrupt_said
 from bots.terminal_streams import put, silence
 from engine.fsutil import copy_atomic, write_problem
-from engine.text import clean_path, clean_text, without_bidi_controls
+from engine.text import clean_path, clean_text, terminal_line
 
 if TYPE_CHECKING:
     from engine.runner import TurnOutcome
@@ -70,10 +70,10 @@ _ERROR_PREFIX = "deepresearch: "
 
 
 def say(text: str, style: str | None = None, end: str = "\n") -> None:
-    """Print one message on stderr: cleaned (:func:`engine.text.clean_text`, and no bidirectional
-    override: :func:`engine.text.without_bidi_controls`), never parsed as markup.
+    """Print one message on stderr: cleaned (:func:`engine.text.terminal_line`: bytes that are not UTF-8
+    shown as ``\\xNN``, no control character, terminal escape or bidirectional override), never parsed as markup.
     A ``deepresearch: …`` line (why a run stopped or was refused) is also kept for :func:`said_errors`."""
-    line = without_bidi_controls(clean_text(text))
+    line = terminal_line(text)
     if line.lstrip("\n").startswith(_ERROR_PREFIX):
         _ERRORS.append(line.strip().removeprefix(_ERROR_PREFIX))
     err.print(line, style=style, end=end, soft_wrap=True)

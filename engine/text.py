@@ -85,6 +85,25 @@ def without_bidi_controls(text: str) -> str:
     return _BIDI_CONTROLS.sub("", text)
 
 
+#: A byte that is not UTF-8 as Python carries it in text it decoded with ``surrogateescape`` (the
+#: command line, file names, the environment): U+DC80 to U+DCFF, PEP 383.
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+#: Such a byte as ``repr()`` writes it (``\\udcff``, as Click's "No such command 'ask\\udcff'" quotes a
+#: name), after an even number of backslashes: after an odd one, the backslash is the value's own.
+_ESCAPED_BYTE_REPR = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
+
+
+def terminal_line(text: str) -> str:
+    """``text`` as a terminal shows it in a line of its own (a refusal, an error, a requester's
+    name): bytes that are not UTF-8, whether carried as they are or as ``repr()`` wrote them, shown
+    as ``\\xNN`` escapes, as ``ls`` and bash's ``$'…'`` quoting show them (``ask\\xff``, where Python
+    prints ``ask\\udcff`` and :func:`clean_text` alone makes U+FFFD of it); then :func:`clean_text`
+    and no bidirectional override (:func:`without_bidi_controls`). Line breaks are kept."""
+    text = _ESCAPED_BYTE_REPR.sub(r"\1\\x\2", text)
+    text = _ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group(0)) - 0xDC00:02x}", text)
+    return without_bidi_controls(clean_text(text))
+
+
 def one_line(text: str, limit: int) -> str:
     """``text`` on one line (runs of whitespace, line breaks included, become one space; no
     bidirectional override or isolate, see :data:`_BIDI_CONTROLS`) of at most ``limit`` characters.

@@ -41,6 +41,34 @@ def ask(tmp_path: Path, *args: str | bytes, env: dict | None = None, stdin: str 
                           env=ask_env(tmp_path, env), cwd=tmp_path, timeout=RUN_TIMEOUT, **popen)
 
 
+def cli(tmp_path: Path, *args: str | bytes) -> subprocess.CompletedProcess:
+    """Run ``python -m bots.cli ARGS`` (bytes arguments are passed as they are) to its end, 80 columns
+    wide, in ``tmp_path``; its output as text."""
+    return subprocess.run([sys.executable, "-m", "bots.cli", *args], capture_output=True, text=True,
+                          env={**ask_env(tmp_path), "COLUMNS": "80"}, cwd=tmp_path, timeout=RUN_TIMEOUT)
+
+
+def cli_commands() -> dict:
+    """The ``deepresearch`` group's commands, by name, as Click sees them."""
+    import typer
+
+    from bots.cli import app
+
+    return typer.main.get_command(app).commands
+
+
+def cli_here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str):
+    """``deepresearch ARGS`` in this process (Click's ``CliRunner``), named as the console script
+    names itself, in ``tmp_path`` with the data folder under it."""
+    from typer.testing import CliRunner
+
+    from bots.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    return CliRunner().invoke(app, list(args), prog_name="deepresearch")
+
+
 @contextmanager
 def running(args: list, **popen) -> Iterator[subprocess.Popen]:
     """``subprocess.Popen(args, **popen)`` for the block, killed (and waited for) if it still runs

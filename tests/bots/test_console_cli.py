@@ -16,13 +16,11 @@ import pytest
 import typer
 
 from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_traceback, running, write_docs
+from tests.bots.console_helpers import cli as _cli
+from tests.bots.console_helpers import cli_commands as _commands
+from tests.bots.console_helpers import cli_here as _run
 
 QUESTION = "What is asyncio?"
-
-
-def _cli(tmp_path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bots.cli", *args], capture_output=True, text=True,
-                          env={**ask_env(tmp_path), "COLUMNS": "80"}, cwd=tmp_path, timeout=RUN_TIMEOUT)
 
 
 def test_ask_help_lists_every_file_flags_without_values_and_one_exit_code_a_line(tmp_path):
@@ -344,26 +342,6 @@ def test_a_parse_error_of_any_other_value_names_the_option_and_what_it_takes():
     err = typer.BadParameter("Input should be a valid integer, unable to parse string as an integer",
                              ctx=types.SimpleNamespace(command_path="deepresearch audit", command=None), param=option)
     assert usage_error_line(err) == "--limit takes COUNT (see 'deepresearch audit --help')"
-
-
-def _commands() -> dict:
-    """The ``deepresearch`` group's commands, by name, as Click sees them."""
-    import typer
-
-    from bots.cli import app
-
-    return typer.main.get_command(app).commands
-
-
-def _run(monkeypatch, tmp_path, *args: str):
-    """``deepresearch ARGS`` in this process, named as the console script names itself."""
-    from typer.testing import CliRunner
-
-    from bots.cli import app
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
-    return CliRunner().invoke(app, list(args), prog_name="deepresearch")
 
 
 @pytest.mark.parametrize("args", [["-h"], *([name, "-h"] for name in sorted(_commands()))])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from engine.runner import TurnRejected, validate_question
-from engine.text import clean_path, clean_text, markdown_literal, markdown_unescape
+from engine.text import clean_path, clean_text, markdown_literal, markdown_unescape, terminal_line
 from jobs.turns import Turn
 
 
@@ -46,6 +46,17 @@ def test_clean_path_keeps_names_apart_and_printable() -> None:
     assert clean_path("/d/a\nb\x1b.md") == "/d/a\\nb\\x1b.md"
     assert clean_path("/d/a\ud800") == "/d/a\\xed\\xa0\\x80"
     assert clean_path("/d/日本.md") == "/d/日本.md"
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("ask\udcff", "ask\\xff"),  # a byte that is not UTF-8, carried by surrogateescape
+    (repr("ask\udcff"), "'ask\\xff'"),  # the same as repr() writes it (Click's "No such command")
+    (repr("a\\\udcfe"), "'a\\\\\\xfe'"),  # the value's own backslash, escaped, before the byte
+    ("a\\\\udcff", "a\\\\udcff"),  # an escaped backslash and text: no byte
+    ("\ud800 \x1b[31mred\u202e", "\ufffd red"),  # another lone surrogate, a colour, an override: clean_text's
+])
+def test_a_terminal_line_shows_bytes_that_are_not_utf8_as_escapes(raw, shown) -> None:
+    assert terminal_line(raw) == shown
 
 
 def test_questions_and_chat_turns_are_cleaned_where_they_enter() -> None:
