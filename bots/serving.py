@@ -26,7 +26,8 @@ DRAIN_SECONDS = 30.0
 
 def prepare(settings: Settings) -> None:
     """Check the stores the process needs before it takes events: Redis (with ``REDIS_URL``) and
-    PostgreSQL (with ``DATABASE_URL``); then load the language identifier the bot answers a
+    PostgreSQL (with ``DATABASE_URL``), once what needs only this machine is checked
+    (:func:`jobs.startup.check_local`); then load the language identifier the bot answers a
     question's language with (:func:`engine.language.load_language_model`: milliseconds once the
     machine's cache holds the model, about 0.6 s on an idle core and several seconds on a busy one
     when it is unpacked first), so the first slash command is not acknowledged after

@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 import redis
 from rq import Worker
 
-from engine.search import check_search
 from engine.settings import SettingsError, get_settings, load_settings
 from jobs import audit, records
 from jobs.phrases import WORDS, thread_language
 from jobs.port import delivery_problems, port_from_reference
 from jobs.queue import QUEUE_NAME, redis_connection
+from jobs.startup import check_local
 from jobs.stopping import request_stop
 from jobs.store import get_store
 from jobs.threads import set_thread
@@ -322,7 +322,8 @@ def announce_surfaces(settings) -> str:
 
 
 def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
-    """``deepresearch worker``: check the settings, then work the ``queue`` until stopped.
+    """``deepresearch worker``: check the settings and this machine (:func:`jobs.startup.check_local`),
+    then PostgreSQL, then work the ``queue`` until stopped.
 
     Redis not answering at start-up is said at once in the log (``event=redis_unanswered``, with
     how long it keeps trying: :class:`jobs.redisconn.NoticingRetry`); the worker goes on when
@@ -333,6 +334,7 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
             (:func:`jobs.redisconn.unanswered_line`: REDIS_URL without its password), or the model or search
             back-end is not configured, a corpus folder not indexed included (one line naming the
             setting; :func:`engine.search.check_search`).
+        engine.fsutil.StorageError: the data folder cannot be written, or the corpus index read.
     """
     import redis
 
@@ -340,8 +342,7 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
     if not settings.redis_url:
         raise SettingsError("REDIS_URL is not set: `deepresearch worker` takes research turns from Redis "
                             "(without Redis, `deepresearch slack`/`teams` run them in-process)")
-    settings.require_model()
-    check_search(settings)  # the research's own check: a corpus folder not indexed yet stops the start
+    check_local(settings, research=True)  # before PostgreSQL and Redis are asked
     from engine.database import require_database
 
     require_database(settings)

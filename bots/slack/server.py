@@ -18,8 +18,8 @@ from slack_sdk.signature import SignatureVerifier
 from bots import serving
 from bots.slack.app import build_app
 from bots.slack.settings import slack_settings
-from engine.search import check_search
 from engine.settings import Settings, SettingsError, load_settings
+from jobs.startup import check_local
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +29,15 @@ EVENTS_PATH = "/slack/events"
 def check_settings(settings: Settings) -> bool:
     """Validate what the bot needs before it starts; returns True for Socket Mode.
 
+    Checks nothing on another host: Slack's Web API, Redis and PostgreSQL are asked after it, so
+    that a local problem is said first.
+
     Raises:
         SettingsError: one line naming the missing setting (``SLACK_BOT_TOKEN``; in HTTP mode
         ``SLACK_SIGNING_SECRET``; without ``REDIS_URL`` the research runs in this process, so
         the model and search settings too, a corpus folder that is not indexed included:
-        :func:`engine.search.check_search`).
+        :func:`jobs.startup.check_local`).
+        engine.fsutil.StorageError: the data folder cannot be written, or the corpus index read.
     """
     slack = slack_settings()
     slack.bot_token()
@@ -42,9 +46,7 @@ def check_settings(settings: Settings) -> bool:
         raise SettingsError("SLACK_APP_TOKEN must be an app-level token (xapp-...) with connections:write")
     if not socket_mode:
         slack.signing_secret()
-    if not settings.redis_url:
-        settings.require_model()
-        check_search(settings)
+    check_local(settings, research=not settings.redis_url)
     return socket_mode
 
 

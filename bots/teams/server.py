@@ -20,9 +20,11 @@ from bots.teams import port as teams_port
 from bots.teams.adapter import make_adapter
 from bots.teams.bot import TeamsBot
 from bots.teams.settings import load_teams_settings, teams_settings
-from engine.search import check_search
+from engine.fsutil import StorageError
 from engine.settings import Settings
+from engine.text import clean_path
 from jobs.loop_thread import shared_loop
+from jobs.startup import check_local
 
 log = logging.getLogger(__name__)
 
@@ -141,13 +143,18 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
 
     Without ``REDIS_URL`` research runs in this process: turns a previous run left are resumed at
     start, and on the signal the running ones are handed back within ``DEEPRESEARCH_SHUTDOWN_GRACE``.
+    What needs only this machine is checked before Redis and PostgreSQL are asked
+    (:func:`jobs.startup.check_local`, and the download links' secret when it is a file).
 
     Raises:
-        engine.settings.SettingsError: a missing or invalid setting (one line).
+        engine.settings.SettingsError: a missing or invalid setting, or a store that does not answer (one line).
+        engine.fsutil.StorageError: the data folder, the corpus index or the links' secret cannot be used.
     """
     settings = teams_settings(settings) if settings is not None else load_teams_settings()
-    settings.require_model()
-    check_search(settings)  # the research's own check: a corpus folder not indexed yet stops the start
+    check_local(settings, research=True)
+    secret_in_database = settings.database_url is not None  # else a file under the data folder: checked now
+    if not secret_in_database:
+        _links_secret(settings)
     serving.prepare(settings)
     app = build_app(settings)
     if not settings.microsoft_app_id:
@@ -160,7 +167,24 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
             "event=teams_no_public_url detail=DEEPRESEARCH_PUBLIC_URL is not set: channels and group "
             "chats get no download links"
         )
-    file_links.signing_key(settings)  # create the token secret now, not at the first delivery
+    if secret_in_database:
+        _links_secret(settings)
     serving.recover_turns(settings, "teams")
     serving.serve(app, host=host, port=port, settings=settings, surface="teams", listening=lambda url: print(
         f"deepresearch teams: listening on {url}/api/messages", file=sys.stderr, flush=True))
+
+
+def _links_secret(settings: Settings) -> None:
+    """Make or read the secret that signs download links (:func:`bots.file_links.signing_key`) now,
+    not at the first delivery.
+
+    Raises:
+        engine.fsutil.StorageError: its file under the data folder cannot be written, or holds no
+            secret (one line naming it; an ``OSError`` was said as the port that could not be listened on).
+        engine.database.DatabaseError: PostgreSQL, which keeps it with ``DATABASE_URL``, cannot be used.
+    """
+    try:
+        file_links.signing_key(settings)
+    except OSError as err:
+        where = clean_path(err.filename) if err.filename else f"under {clean_path(settings.data_dir)}"
+        raise StorageError(f"cannot use the download links' secret {where}: {err.strerror or err}") from err

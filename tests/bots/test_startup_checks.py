@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -245,4 +246,72 @@ def test_blank_settings_are_their_defaults_in_prune_audit_and_index(tmp_path, co
                          env=ask_env(tmp_path, env), cwd=tmp_path, timeout=START_TIMEOUT)
     assert out.returncode == 0, out.stderr
     assert "invalid setting" not in out.stderr and "deepresearch:" not in out.stderr, out.stderr
+    no_traceback(out)
+
+
+#: Every service a server command asks over the network, each on a closed port: Slack's Web API, Redis
+#: (waited for one second at most) and PostgreSQL.
+_UNREACHABLE = {"SLACK_API_URL": "http://127.0.0.1:9/api/", "REDIS_URL": "redis://127.0.0.1:9/0",
+                "DATABASE_URL": "postgresql://deepresearch@127.0.0.1:9/deepresearch",
+                "DEEPRESEARCH_REDIS_RETRY_WINDOW": "1"}
+
+
+@pytest.mark.parametrize("command", [["slack", "--port", "0"], ["teams", "--port", "0"], ["worker", "--burst"]])
+@pytest.mark.parametrize("services", [("SLACK_API_URL",), ("SLACK_API_URL", "REDIS_URL"),
+                                      ("SLACK_API_URL", "REDIS_URL", "DATABASE_URL")])
+@pytest.mark.parametrize("problem", ["data folder is a file", "data folder in /proc", "corpus folder missing",
+                                     "corpus not indexed"])
+def test_a_local_problem_is_said_before_an_unreachable_service(tmp_path, command, services, problem):
+    """`slack` said "cannot reach the Slack Web API" (and `teams`, `worker` that Redis or PostgreSQL did not
+    answer) while its data folder could not be written: the operator fixed the network only to meet the
+    next error. Every local check (settings, corpus, data folder) comes before any that asks another host."""
+    env = {"DEEPRESEARCH_LLM": "offline", "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "secret",
+           **{name: _UNREACHABLE[name] for name in services}}
+    if "REDIS_URL" in services:
+        env["DEEPRESEARCH_REDIS_RETRY_WINDOW"] = _UNREACHABLE["DEEPRESEARCH_REDIS_RETRY_WINDOW"]
+    elif command[0] == "worker":
+        pytest.skip("a worker without REDIS_URL is refused for that, a setting")
+    data = tmp_path / "data"
+    if problem.startswith("data folder"):
+        if problem.endswith("a file"):
+            data.write_text("")
+            why = f"{data} is a file, not a folder"
+            code, said = 5, f"cannot write under the data folder {data}: {why}"
+        else:  # a pseudo file system, where not even root makes a folder
+            data = Path("/proc/deepresearch-data")
+            env["DEEPRESEARCH_DATA_DIR"] = str(data)
+            code, said = 5, f"cannot write under the data folder {data}: the folder cannot be created"
+    else:
+        if command[0] == "slack" and "REDIS_URL" in services:
+            pytest.skip("with REDIS_URL the workers research, and check the corpus: the Slack bot does not")
+        docs = tmp_path / "docs"
+        if problem == "corpus not indexed":
+            write_docs(docs)
+            said = f"DEEPRESEARCH_CORPUS_DIR {docs} is not indexed yet"
+        else:
+            said = f"DEEPRESEARCH_CORPUS_DIR {docs}: no such folder"
+        env.update({"DEEPRESEARCH_SEARCH": "corpus", "DEEPRESEARCH_CORPUS_DIR": str(docs)})
+        code = 1
+    out = subprocess.run([sys.executable, "-m", "bots.cli", *command], capture_output=True, text=True,
+                         env=ask_env(tmp_path, env), cwd=tmp_path, timeout=START_TIMEOUT)
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
+    assert out.returncode == code, out.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"deepresearch: {said}"), out.stderr
+    no_traceback(out)
+
+
+def test_a_download_links_secret_that_is_no_secret_is_named_before_redis_is_asked(tmp_path):
+    """It was said as the port that could not be listened on ("cannot listen on ...: not a secret"),
+    and only once Redis answered; now as the file it is, exit 5 (storage), before Redis is asked."""
+    secret = tmp_path / "data" / "teams-files.secret"
+    secret.parent.mkdir()
+    secret.write_text("edited by hand\n")
+    env = {"DEEPRESEARCH_LLM": "offline", "REDIS_URL": _UNREACHABLE["REDIS_URL"],
+           "DEEPRESEARCH_REDIS_RETRY_WINDOW": _UNREACHABLE["DEEPRESEARCH_REDIS_RETRY_WINDOW"]}
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "teams", "--port", "0"], capture_output=True, text=True,
+                         env=ask_env(tmp_path, env), cwd=tmp_path, timeout=START_TIMEOUT)
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
+    assert out.returncode == 5, out.stderr
+    assert lines == [f"deepresearch: cannot use the download links' secret {secret}: not a secret of 32 bytes in hex "
+                     "(remove it to make a new one)"], out.stderr
     no_traceback(out)
