@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from engine.phrases import plural
 from engine.settings import Settings
 from jobs.phrases import WORDS, number
+from jobs.quota_restore import restore_if_lost
 from jobs.store import RedisStore, SqliteStore, Store
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,9 @@ def hold_seconds(settings: Settings) -> int:
     return int(settings.job_timeout) + QUEUE_ALLOWANCE
 
 
-def _keys(user: str, scope: str) -> list[str]:
+def counter_keys(user: str, scope: str) -> list[str]:
+    """The six counters of ``user`` in ``scope`` (:func:`scope_of`), in the Lua script's ``KEYS``
+    order: running (user, scope), started per day (user, scope), tokens per day (user, scope)."""
     return [f"quota:{kind}:{owner}" for kind in _KINDS for owner in (f"user:{scope}:{user}", f"scope:{scope}")]
 
 
@@ -152,9 +155,11 @@ def acquire(store: Store, *, turn_id: str, user: str, thread_id: str, start: boo
     if exempt(settings, user):
         return Verdict(True)
     now = time.time() if now is None else now
-    keys = _keys(user, scope_of(thread_id))
+    keys = counter_keys(user, scope_of(thread_id))
     args = [now, hold_seconds(settings), turn_id, int(start), *Limits.from_settings(settings).values()]
     if isinstance(store, RedisStore):
+        if any(Limits.from_settings(settings).values()[2:]):  # a Redis that lost the daily counters
+            restore_if_lost(store, settings, now=now)
         result = [str(x) for x in _redis_script(store)(keys=[store._k(k) for k in keys], args=args)]
     else:
         result = _sqlite_acquire(_sqlite(store), keys, args)
@@ -163,7 +168,7 @@ def acquire(store: Store, *, turn_id: str, user: str, thread_id: str, start: boo
 
 def release(store: Store, turn_id: str, *, user: str, thread_id: str) -> None:
     """Give back ``turn_id``'s running slot (no-op when it holds none); its start stays counted."""
-    keys = _keys(user, scope_of(thread_id))[:2]
+    keys = counter_keys(user, scope_of(thread_id))[:2]
     if isinstance(store, RedisStore):
         pipe = store.redis.pipeline(transaction=False)
         for key in keys:
@@ -180,7 +185,7 @@ def holding(store: Store, *, user: str, thread_id: str, now: float | None = None
     Raises:
         redis.exceptions.RedisError / sqlite3.Error: the store is unreachable.
     """
-    key = _keys(user, scope_of(thread_id))[0]
+    key = counter_keys(user, scope_of(thread_id))[0]
     now = time.time() if now is None else now
     if isinstance(store, RedisStore):
         return [m.decode() if isinstance(m, bytes) else str(m)
@@ -194,7 +199,7 @@ def holding(store: Store, *, user: str, thread_id: str, now: float | None = None
 def touch(store: Store, turn_id: str, *, user: str, thread_id: str, settings: Settings) -> None:
     """Extend the expiry of ``turn_id``'s slot (if it holds one) to :func:`hold_seconds` from now:
     called when the turn starts running, however long it waited in the queue."""
-    keys = _keys(user, scope_of(thread_id))[:2]
+    keys = counter_keys(user, scope_of(thread_id))[:2]
     until = time.time() + hold_seconds(settings)
     if isinstance(store, RedisStore):
         pipe = store.redis.pipeline(transaction=False)
@@ -213,7 +218,7 @@ def add_tokens(store: Store, turn_id: str, tokens: int, *, user: str, thread_id:
     if tokens <= 0:
         return
     now = time.time() if now is None else now
-    keys = _keys(user, scope_of(thread_id))[4:]
+    keys = counter_keys(user, scope_of(thread_id))[4:]
     member = f"{turn_id}|{int(tokens)}"
     if isinstance(store, RedisStore):
         pipe = store.redis.pipeline(transaction=True)

@@ -10,7 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from rq import Queue
 
-from jobs import handle_message, quotas, records, thread_info
+from engine.settings import OFFLINE_MODEL_NAME
+from jobs import handle_message, quota_restore, quotas, records, thread_info
 from jobs.queue import QUEUE_NAME, redis_connection
 from jobs.store import get_store
 from tests.jobs.conftest import make_settings
@@ -206,3 +207,100 @@ def test_a_refusal_is_an_audit_record(tmp_path, redis_db):
     [record] = audit.read(settings)
     assert (record["requester"], record["status"], record["question"]) == ("U1", "rejected", "Question number 2?")
     assert record["error"].startswith("You have started the most researches allowed in 24 hours (1)")
+
+
+def _audited(settings, user: str, n: int, *, started: float, status: str = "done", tokens: int = 0,
+             model: str = "gpt-4.1", attempt_started: float | None = None, team: str = "T1") -> None:
+    """One audit record of research ``n`` of ``user``, started at ``started`` (Unix seconds): an attempt
+    that began at ``attempt_started`` (the research's start when not given) and ended a minute later."""
+    from jobs import audit
+
+    began = attempt_started or started
+    usage = {"model_calls": 1, "tokens": tokens, "models": {model: {"calls": 1, "tokens": tokens}}}
+    assert audit.write(settings, audit.build_record(
+        thread_id=_thread(n, team), requester=user, question=f"Question number {n}?", status=status,
+        started_at=began, ended_at=began + 60, research_started=started, usage=usage))
+
+
+def _lose_everything(settings) -> None:
+    """Redis comes back empty, as one that keeps nothing on disk does after a restart."""
+    redis_connection(settings.redis_url).flushdb()
+
+
+def test_the_daily_starts_a_redis_restart_lost_are_counted_again_from_the_audit_trail(tmp_path, redis_db):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_running_per_user=0,
+                             max_researches_per_user_per_day=2)
+    store = get_store(settings)
+    now = time.time()
+    _audited(settings, "U1", 1, started=now - 5 * 3600)
+    # stopped, then resumed: two attempts, one research
+    _audited(settings, "U1", 2, started=now - 3600, status="cancelled")
+    _audited(settings, "U1", 2, started=now - 3600, attempt_started=now - 1800)
+    _audited(settings, "U1", 3, started=now - 600, status="rejected")  # a refusal started nothing
+    _audited(settings, "U1", 4, started=now - 2 * quotas.DAY)  # outside the rolling day
+    _audited(settings, "U2", 5, started=now - 600)  # someone else's
+    _lose_everything(settings)
+    refused = quotas.acquire(store, turn_id="t6", user="U1", thread_id=_thread(6), start=True, settings=settings,
+                             now=now)
+    assert (refused.allowed, refused.limit, refused.who) == (False, "daily", "user")
+    assert refused.retry_at == pytest.approx(now - 5 * 3600 + quotas.DAY, abs=1)
+    assert quotas.acquire(store, turn_id="t7", user="U2", thread_id=_thread(7), start=True, settings=settings,
+                          now=now).allowed
+    # read once: a research started after the restore counts as it runs, the trail's are not added again
+    assert not quotas.acquire(store, turn_id="t8", user="U1", thread_id=_thread(8), start=True,
+                              settings=settings, now=now).allowed
+    assert not quotas.acquire(store, turn_id="t9", user="U2", thread_id=_thread(9), start=True,
+                              settings=settings, now=now).allowed  # the trail's start and t7
+
+
+def test_the_tokens_a_redis_restart_lost_count_again_without_the_offline_models_estimates(tmp_path, redis_db):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_tokens_per_user_per_day=10_000)
+    store = get_store(settings)
+    now = time.time()
+    _audited(settings, "U1", 1, started=now - 7200, tokens=6_000)
+    _audited(settings, "U1", 2, started=now - 3600, tokens=50_000, model=OFFLINE_MODEL_NAME)
+    _lose_everything(settings)
+    assert quotas.acquire(store, turn_id="t3", user="U1", thread_id=_thread(3), start=True, settings=settings,
+                          now=now).allowed
+    quotas.add_tokens(store, "t3", 5_000, user="U1", thread_id=_thread(3), now=now)
+    refused = quotas.acquire(store, turn_id="t4", user="U1", thread_id=_thread(4), start=True, settings=settings,
+                             now=now)
+    assert (refused.allowed, refused.limit) == (False, "tokens")
+    assert refused.retry_at == pytest.approx(now - 7200 + 60 + quotas.DAY, abs=1)
+
+
+def test_counters_redis_kept_are_not_counted_twice_from_the_audit_trail(tmp_path, redis_db):
+    """A deployment whose Redis kept its counters (or one first run with this version): the trail's
+    researches were counted as they ran, and are not added on top."""
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_running_per_user=0,
+                             max_researches_per_user_per_day=2)
+    store = get_store(settings)
+    now = time.time()
+    assert quotas.acquire(store, turn_id="t1", user="U1", thread_id=_thread(1), start=True, settings=settings,
+                          now=now - 600).allowed
+    _audited(settings, "U1", 1, started=now - 600)
+    redis_connection(settings.redis_url).delete(f"{store._k(quota_restore.RESTORED_KEY)}")
+    assert quotas.acquire(store, turn_id="t2", user="U1", thread_id=_thread(2), start=True, settings=settings,
+                          now=now).allowed
+    assert not quotas.acquire(store, turn_id="t3", user="U1", thread_id=_thread(3), start=True,
+                              settings=settings, now=now).allowed
+
+
+def test_a_trail_that_cannot_be_read_refuses_no_research_and_is_read_at_the_next_check(tmp_path, redis_db,
+                                                                                   monkeypatch):
+    settings = make_settings(tmp_path / "data", redis_url=redis_db, max_running_per_user=0,
+                             max_researches_per_user_per_day=1)
+    store = get_store(settings)
+    now = time.time()
+    _audited(settings, "U1", 1, started=now - 600)
+    _lose_everything(settings)
+
+    def unreadable(*_args, **_kwargs):
+        raise OSError("disk gone")
+
+    with monkeypatch.context() as patch:
+        patch.setattr("jobs.audit.read", unreadable)
+        assert quotas.acquire(store, turn_id="t2", user="U2", thread_id=_thread(2), start=True, settings=settings,
+                              now=now).allowed
+    assert not quotas.acquire(store, turn_id="t3", user="U1", thread_id=_thread(3), start=True,
+                              settings=settings, now=now).allowed
