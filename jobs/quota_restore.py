@@ -68,7 +68,7 @@ def restore_if_lost(store: RedisStore, settings: Settings, *, now: float | None 
     Raises:
         redis.exceptions.RedisError: Redis is unreachable.
     """
-    from jobs.quotas import DAY
+    from jobs.quotas import DAY, redis_script
 
     if store.redis.exists(store._k(RESTORED_KEY)):
         return 0
@@ -84,7 +84,7 @@ def restore_if_lost(store: RedisStore, settings: Settings, *, now: float | None 
         if key not in keys:
             keys.append(key)
         args += [keys.index(key) + 1, score, member]
-    added = int(_script(store)(keys=[store._k(k) for k in (*keys, RESTORED_KEY)], args=args))
+    added = int(redis_script(store, _LUA)(keys=[store._k(k) for k in (*keys, RESTORED_KEY)], args=args))
     if added:
         log.info("event=quota_restored entries=%d counters=%d", added, len(keys))
     return added
@@ -122,12 +122,3 @@ def _epoch(iso: str) -> float:
     except ValueError:
         return 0.0
 
-
-_scripts: dict[int, object] = {}
-
-
-def _script(store: RedisStore):
-    script = _scripts.get(id(store.redis))
-    if script is None:
-        script = _scripts[id(store.redis)] = store.redis.register_script(_LUA)
-    return script

@@ -160,7 +160,7 @@ def acquire(store: Store, *, turn_id: str, user: str, thread_id: str, start: boo
     if isinstance(store, RedisStore):
         if any(Limits.from_settings(settings).values()[2:]):  # a Redis that lost the daily counters
             restore_if_lost(store, settings, now=now)
-        result = [str(x) for x in _redis_script(store)(keys=[store._k(k) for k in keys], args=args)]
+        result = [str(x) for x in redis_script(store)(keys=[store._k(k) for k in keys], args=args)]
     else:
         result = _sqlite_acquire(_sqlite(store), keys, args)
     return _verdict(result, Limits.from_settings(settings))
@@ -265,13 +265,16 @@ def _verdict(result: list[str], limits: Limits) -> Verdict:
                    maximum=maximum)
 
 
-_scripts: dict[int, object] = {}
+_scripts: dict[tuple[int, str], object] = {}
 
 
-def _redis_script(store: RedisStore):
-    script = _scripts.get(id(store.redis))
+def redis_script(store: RedisStore, lua: str = _LUA):
+    """``lua`` registered with ``store``'s Redis client (once per client): a callable
+    ``(keys=[...], args=[...])`` that runs it by its SHA-1 (EVALSHA, loading it again if Redis lost it)."""
+    key = (id(store.redis), lua)
+    script = _scripts.get(key)
     if script is None:
-        script = _scripts[id(store.redis)] = store.redis.register_script(_LUA)
+        script = _scripts[key] = store.redis.register_script(lua)
     return script
 
 
