@@ -256,11 +256,25 @@ _UNREACHABLE = {"SLACK_API_URL": "http://127.0.0.1:9/api/", "REDIS_URL": "redis:
                 "DEEPRESEARCH_REDIS_RETRY_WINDOW": "1"}
 
 
-@pytest.mark.parametrize("command", [["slack", "--port", "0"], ["teams", "--port", "0"], ["worker", "--burst"]])
-@pytest.mark.parametrize("services", [("SLACK_API_URL",), ("SLACK_API_URL", "REDIS_URL"),
-                                      ("SLACK_API_URL", "REDIS_URL", "DATABASE_URL")])
-@pytest.mark.parametrize("problem", ["data folder is a file", "data folder in /proc", "corpus folder missing",
-                                     "corpus not indexed"])
+_PROBLEMS = ("data folder is a file", "data folder in /proc", "corpus folder missing", "corpus not indexed")
+_EMBEDDED, _EVERY_SERVICE = ("SLACK_API_URL",), ("SLACK_API_URL", "REDIS_URL", "DATABASE_URL")
+
+
+def _startup_cases() -> list:
+    """(command, services, problem): every command with each set of services it can run with (a worker
+    needs REDIS_URL), and each local problem it checks (with REDIS_URL the Slack bot leaves the corpus to
+    the workers, which research)."""
+    cases = []
+    for command in (["slack", "--port", "0"], ["teams", "--port", "0"], ["worker", "--burst"]):
+        for services in ((_EVERY_SERVICE,) if command[0] == "worker" else (_EMBEDDED, _EVERY_SERVICE)):
+            for problem in _PROBLEMS:
+                if command[0] == "slack" and "REDIS_URL" in services and problem.startswith("corpus"):
+                    continue
+                cases.append(pytest.param(command, services, problem, id=f"{command[0]}-{len(services)}-{problem}"))
+    return cases
+
+
+@pytest.mark.parametrize(("command", "services", "problem"), _startup_cases())
 def test_a_local_problem_is_said_before_an_unreachable_service(tmp_path, command, services, problem):
     """`slack` said "cannot reach the Slack Web API" (and `teams`, `worker` that Redis or PostgreSQL did not
     answer) while its data folder could not be written: the operator fixed the network only to meet the
@@ -269,8 +283,6 @@ def test_a_local_problem_is_said_before_an_unreachable_service(tmp_path, command
            **{name: _UNREACHABLE[name] for name in services}}
     if "REDIS_URL" in services:
         env["DEEPRESEARCH_REDIS_RETRY_WINDOW"] = _UNREACHABLE["DEEPRESEARCH_REDIS_RETRY_WINDOW"]
-    elif command[0] == "worker":
-        pytest.skip("a worker without REDIS_URL is refused for that, a setting")
     data = tmp_path / "data"
     if problem.startswith("data folder"):
         if problem.endswith("a file"):
@@ -282,8 +294,6 @@ def test_a_local_problem_is_said_before_an_unreachable_service(tmp_path, command
             env["DEEPRESEARCH_DATA_DIR"] = str(data)
             code, said = 5, f"cannot write under the data folder {data}: the folder cannot be created"
     else:
-        if command[0] == "slack" and "REDIS_URL" in services:
-            pytest.skip("with REDIS_URL the workers research, and check the corpus: the Slack bot does not")
         docs = tmp_path / "docs"
         if problem == "corpus not indexed":
             write_docs(docs)
