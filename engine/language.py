@@ -10,12 +10,17 @@ import unicodedata
 
 from engine.chinese import TRADITIONAL, is_traditional
 from engine.language_evidence import (
+    LETTERS,
     carries_no_language,
     common_in,
     content_evidence,
+    english_word,
+    foreign_letters,
     french_spacing,
     is_name,
     joined_names,
+    language_of_a_word,
+    letter_evidence,
     own_languages,
     used_in_english,
 )
@@ -126,15 +131,6 @@ _INTERROGATIVES = {
     "pl": "jak dlaczego kiedy gdzie ile czy co kto czym jaki jaka jakie",
     "sv": "vad hur varför när vilken vilket vilka",
 }
-#: Letters of each Latin-script language's alphabet that English lacks (and Spanish's opening "¿",
-#: "¡"), as its standard orthography writes them: evidence of the language in a short question.
-_LETTERS = {
-    "de": "äöüß", "fr": "àâæçéèêëîïôœùûÿ", "es": "áéíñóúü¿¡", "it": "àèéìíîòóù", "pt": "áâãàçéêíóôõú",
-    "nl": "ëï", "pl": "ąćęłńóśźż", "sv": "åäö", "da": "æøå", "no": "æøå", "fi": "äö",
-    "cs": "áčďéěíňóřšťúůýž", "tr": "çğıöşü", "ro": "ăâîșțşţ", "hu": "áéíóöőúüű",
-}
-
-
 _MODEL: list = []
 _MODEL_LOCK = threading.Lock()
 
@@ -184,8 +180,10 @@ def detect_language(text: str, default: str = "en") -> str:
     is Chinese, :func:`_name_letters`), or, from two words on, the question's own words and letters
     tell a language other than English (:func:`_told_by_its_words`: "Wie bricht asyncio Tasks ab?",
     "Wärmepumpe Kosten?", "Kafka oder RabbitMQ?", "Bomba de calor precio?"; "thanks!", "What is
-    RAG?", "Rust or Go?" keep ``default``). The text is read in Unicode NFKC
-    first (Arabic presentation forms, as text copied from a PDF holds them, become its letters), and
+    RAG?", "Rust or Go?" keep ``default``), or one word's letters do
+    (:func:`engine.language_evidence.language_of_a_word`: "Wärmepumpen", "Économie", "Przyszłość";
+    not a word English text writes with its accents: "Pokémon", "Café", "Zürich"). The text is
+    read in Unicode NFKC first (Arabic presentation forms, as text copied from a PDF holds them, become its letters), and
     without its code, URLs and identifiers (``asyncio.gather``, a backtick span of SQL): they are no
     language's words, and made "Warum ist `SELECT * FROM users` so langsam?" read as English.
     """
@@ -211,6 +209,8 @@ def detect_language(text: str, default: str = "en") -> str:
         lang, prob = load_language_model().classify(text)
         if prob >= 0.8:
             return lang
+    if count == 1:
+        return language_of_a_word(text, lambda: [lang for lang, _ in load_language_model().rank(text)]) or default
     return (count >= 2 and _told_by_its_words(text)) or default
 
 
@@ -234,10 +234,12 @@ def _told_by_its_words(text: str) -> str | None:
     Each language scores (:func:`_scores`) one for each of its function and question words
     (:data:`_QUESTION_WORDS`: "Wie", "ab"; "Hoe"; "Cómo") that English does not have too (a word of
     both counts for English alone, so "War in Ukraine?" stays English), one more for one of its
-    question words (:data:`_INTERROGATIVES`) as the first word, one for a letter of its alphabet that
-    English lacks (:data:`_LETTERS`: "ä", "ñ", "ł"), unless the words without such letters are
-    English by py3langid's ranking ("Nestlé annual revenue?"), one for each of its own content words
-    (:func:`engine.language_evidence.content_evidence`: "kostet", "precio"), one for its conjunction
+    question words (:data:`_INTERROGATIVES`) as the first word, one for a word written with letters
+    of its alphabet that English lacks (:func:`engine.language_evidence.letter_evidence`: "ä", "ñ",
+    "ł"; not in a word English text writes so too: "café", "Jürgen"), unless the words without such
+    letters are English (:func:`engine.language_evidence.english_word`, or by py3langid's ranking:
+    "Nestlé annual revenue?", "Gödel incompleteness", "Dvořák symphonies"), one for each of its own
+    content words (:func:`engine.language_evidence.content_evidence`: "kostet", "precio"), one for its conjunction
     between two names (:func:`~engine.language_evidence.joined_names`: "Kafka oder RabbitMQ"), one
     when its words are the only ones besides names and words of no language (:func:`_alone`:
     "Kubernetes Vorteile?", "Migliore database?") and, for French, one for a space before "?" or
@@ -288,13 +290,14 @@ def _scores(text: str, tokens: list[str], model) -> tuple[dict[str, int], set[st
     if french_spacing(text):
         score["fr"] += 1
     punctuation = {ch for ch in text if not ch.isalnum()}  # "¿", "¡": no word's letters
+    plain = [word for word in own if not foreign_letters(word)]
     lettered: set[str] = set()
-    for code, letters in _LETTERS.items():
-        plain = [word for word in own if not set(word) & set(letters)]
-        if (len(plain) < len(own) or punctuation & set(letters)) and not (
-                plain and model.rank(" ".join(plain))[0][0] == "en"):
-            score[code] = score.get(code, 0) + 1
-            lettered.add(code)
+    if not (plain and (all(word in english_words or english_word(word) for word in plain)
+                       or model.rank(" ".join(plain))[0][0] == "en")):
+        lettered = {code for word in own for code in letter_evidence(word)}
+        lettered |= {code for code, letters in LETTERS.items() if punctuation & set(letters)}
+    for code in lettered:
+        score[code] = score.get(code, 0) + 1
     for code in score:  # one word alone is no evidence: a function word is often a name or English too
         if code != "en" and score[code] < 2 and code not in asks | lettered | sure:
             score[code] = 0

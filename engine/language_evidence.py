@@ -1,10 +1,12 @@
-"""Evidence of a short question's language besides its function words: its content words, a
-conjunction between two names, French spacing before "?" (for :func:`engine.language.detect_language`)."""
+"""Evidence of a short question's language besides its function words: its content words, the
+letters of its alphabet, a conjunction between two names, French spacing before "?" (for
+:func:`engine.language.detect_language`)."""
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 #: The languages whose word frequencies are compared (wordfreq's "small" lists): English and the
 #: Latin-script languages whose function words :mod:`engine.language` knows.
@@ -27,6 +29,75 @@ CONJUNCTIONS = {
 #: French typography: a space (or a no-break space) before "?" or "!" (Imprimerie nationale's
 #: rules; English sets none).
 _FRENCH_SPACING = re.compile(r"\w[ \u00a0\u202f]+[?!]")
+
+
+#: Letters of each Latin-script language's alphabet that English lacks (and Spanish's opening "¿",
+#: "¡"), as its standard orthography writes them: evidence of the language in a short question.
+LETTERS = {
+    "de": "äöüß", "fr": "àâæçéèêëîïôœùûÿ", "es": "áéíñóúü¿¡", "it": "àèéìíîòóù", "pt": "áâãàçéêíóôõú",
+    "nl": "ëï", "pl": "ąćęłńóśźż", "sv": "åäö", "da": "æøå", "no": "æøå", "fi": "äö",
+    "cs": "áčďéěíňóřšťúůýž", "tr": "çğıöşü", "ro": "ăâîșțşţ", "hu": "áéíóöőúüű",
+}
+
+
+def foreign_letters(word: str) -> frozenset[str]:
+    """The letters of the lower-cased ``word`` that English's alphabet lacks ("größe": {"ö", "ß"})."""
+    return frozenset(ch for ch in word if ch.isalpha() and not ch.isascii())
+
+
+def alphabets(word: str) -> frozenset[str]:
+    """The languages of :data:`LETTERS` whose alphabet writes every letter of the lower-cased ``word``
+    that English lacks ("wärmepumpe": de, sv, fi; "güneş": tr alone, as "ş" and "ü" are in no other
+    one together); empty for a word of English letters alone, or one that no alphabet writes whole."""
+    foreign = foreign_letters(word)
+    return frozenset(code for code, letters in LETTERS.items() if foreign and foreign <= set(letters))
+
+
+def letter_evidence(word: str) -> frozenset[str]:
+    """The languages that the lower-cased ``word``'s letters are evidence of: of those whose alphabet
+    writes it (:func:`alphabets`), the ones whose text uses it most (within a factor of ten of the
+    most, by :func:`_zipf`: "energií" is Czech's, not Spanish's, "büyümesi" Turkish's, not
+    German's), or all of them where none does ("hőszivattyú"); none when English text uses the
+    word (:func:`used_in_english`: the loanwords and names it writes with their accents, "café",
+    "naïve", "résumé", "jalapeño", "Nestlé", "Zürich", "Jürgen"), which a question in English holds
+    as well."""
+    found = alphabets(word)
+    if not found or used_in_english(word):
+        return frozenset()
+    used = {code: _zipf(word, code) for code in found}
+    most = max(used.values())
+    return frozenset(code for code in found if not most or used[code] >= most - 1)
+
+
+#: wordfreq's code of a language whose ISO 639-1 code it does not take: Norwegian Bokmål.
+_WORDFREQ = {"no": "nb"}
+
+
+def language_of_a_word(text: str, ranked: Callable[[], list[str]]) -> str | None:
+    """The language of a question of one word, ``text``, told by its letters (:func:`letter_evidence`
+    of the word, lower-cased: "Wärmepumpen", "Économie", "Przyszłość", "Öğrenci") or by Spanish's
+    opening "¿" or "¡": of the languages whose alphabet writes it, the one whose text uses it most
+    (:func:`_zipf`: "Città" is Italian, not French or Portuguese), or, where none lists it
+    ("Hőszivattyú"), the first that ``ranked()`` (py3langid's ranking, ISO 639-1 codes; asked only
+    then) names; ``None`` when neither tells a language (English letters alone, or a word English
+    text uses: "Pokémon", "Café")."""
+    word = "".join(ch for ch in text.lower() if ch.isalnum())
+    found = letter_evidence(word) | frozenset(
+        code for code, letters in LETTERS.items() if set(text) & set(letters) - set(word))
+    if not found:
+        return None
+    used = {code: _zipf(word, code) for code in found}
+    if max(used.values()) > 0:
+        return max(sorted(found), key=lambda code: used[code])
+    return next((code for code in ranked() if code in found), None)
+
+
+def _zipf(word: str, code: str) -> float:
+    """Zipf frequency (log10 of uses per billion words) of the lower-cased ``word`` in the text of
+    language ``code`` (ISO 639-1), by wordfreq's largest list of it; 0 where it lists none."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, _WORDFREQ.get(code, code))
 
 
 def is_name(token: str) -> bool:
@@ -58,6 +129,24 @@ def used_in_english(word: str) -> bool:
     from wordfreq import zipf_frequency
 
     return zipf_frequency(word, "en") >= _USED
+
+
+#: How much less often (in Zipf, a factor of about three) English text may use a word than the
+#: language that uses it most, for the word to be English's all the same: "symphonies" (Zipf 2.8 in
+#: English and in French), "culture" (5.0 and 5.2), "tips"; not "prix" (3.8, French 5.6), "cena".
+_ENGLISH_MARGIN = 0.5
+
+
+def english_word(word: str) -> bool:
+    """True when the lower-cased ``word`` is English's: frequent in it (:func:`frequent_in`), or used
+    in its text (:func:`used_in_english`) nearly as often as in the compared language that uses it
+    most (:data:`_ENGLISH_MARGIN`: "incompleteness", "symphonies"; not "precio", "kosten")."""
+    if "en" in frequent_in(word):
+        return True
+    if not used_in_english(word):
+        return False
+    english = _zipf(word, "en")
+    return all(_zipf(word, code) <= english + _ENGLISH_MARGIN for code in COMPARED)
 
 
 #: Zipf frequency from which a word is common in its language's text: about three uses per million
@@ -92,13 +181,15 @@ def own_languages(tokens: list[str], skip: dict[str, frozenset[str]]) -> list[fr
     not "Kafka", "tips", "solar"). A word of ``skip`` (each language's function words, counted
     apart) is left out for that language. A name is no language's (:func:`is_name`), but for the
     first word (a sentence starts with a capital: "Vorteile", "Precio") and for German, which
-    capitalises its nouns ("Kosten"); a word in capitals, in mixed case or with a digit is none's."""
+    capitalises its nouns ("Kosten"); a word in capitals, in mixed case or with a digit is none's,
+    and so is a word written with letters English lacks that English text uses all the same
+    (:func:`used_in_english`: "résumé", "Jürgen", "crème")."""
     out: list[frozenset[str]] = []
     for i, token in enumerate(tokens):
         word = token.lower()
         found = frequent_in(word)
         if (token[:1].isdigit() or any(ch.isupper() or ch.isdigit() for ch in token[1:])
-                or "en" in found or len(found) > _MOST):
+                or "en" in found or len(found) > _MOST or (foreign_letters(word) and used_in_english(word))):
             out.append(frozenset())
             continue
         out.append(frozenset(code for code in found if (i == 0 or code == "de" or not is_name(token))
@@ -111,10 +202,16 @@ def carries_no_language(word: str, code: str, english: frozenset[str]) -> bool:
     English in a short question: frequent in none of the compared languages (a name, a product:
     "kubernetes", "wärmepumpe" as one compound), in more than four of them (an international word
     or name: "kafka", "solar"), or in both English and ``code`` (a loanword both use: "database" in
-    Italian); never one of ``english`` (its function words: "or", "of", "in"), which are English's
-    evidence."""
+    Italian), but for a word English text uses ten times as often as ``code``'s (Zipf, by
+    wordfreq: "history" in Polish, 5.4 and 4.1; "software" in French), which is English's; never
+    one of ``english`` (its function words: "or", "of", "in"), which are English's evidence, nor a
+    word with a letter that neither English's alphabet nor ``code``'s writes (:data:`LETTERS`:
+    "büyümesi" is no Swedish word, "energií" no Polish one)."""
+    if foreign_letters(word) - set(LETTERS.get(code, "")):
+        return False
     found = frequent_in(word)
-    return word not in english and (not found or len(found) > _MOST or {"en", code} <= found)
+    return word not in english and (not found or (
+        (len(found) > _MOST or {"en", code} <= found) and _zipf(word, "en") < _zipf(word, code) + 1))
 
 
 def joined_names(tokens: list[str], english: frozenset[str]) -> set[str]:
