@@ -59,6 +59,17 @@ SET_PHRASES = re.compile(
     re.IGNORECASE,
 )
 
+#: Words joined with a hyphen for the part they share (German's "Ergänzungsstrich", Dutch and Swedish
+#: write it too, English now and then): "Vor- und Nachteile", "Heizungs-, Lüftungs- und Klimatechnik",
+#: "Solaranlagen und -speicher", "voor- en nadelen", "för- och nackdelar", "pre- and post-war". The
+#: hyphenated word is no item of its own ("Vor-" asks nothing): the whole is masked as one word.
+SUSPENDED = re.compile(
+    r"(?<!\S)(?:[^\W\d_]\w*-,?\s+)+(?:{joins})\s+\w[\w-]*|(?<!\S)\w[\w-]*\s+(?:{joins})\s+-\w+".format(
+        joins="|".join(sorted({*(j.strip() for j in JOINS if j.strip().isalpha()),
+                               *(j.strip() for js in OWN_JOINS.values() for j in js)}, key=len, reverse=True))),
+    re.IGNORECASE,
+)
+
 #: Words that ask for the difference between the listed items ("the difference between A and B", "How
 #: do A and B compare", "A和B有什么区别"), in the languages whose lists are split: a list whose
 #: question names nothing else is researched item by item, each item alone. A verb that asks how

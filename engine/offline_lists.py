@@ -10,7 +10,8 @@ rent" and "Is it better to buy", each alternative on its own, so the report sets
 sources say of each.
 
 What only looks like a list is not split: quoted text, code and anything in brackets (:data:`_SPAN`,
-:data:`_CODE_SPAN`), set phrases ("one or more", "more or less": :data:`SET_PHRASES`), two
+:data:`_CODE_SPAN`), set phrases ("one or more", "more or less": :data:`SET_PHRASES`), words that
+share a part of a compound ("Vor- und Nachteile": :data:`SUSPENDED`), two
 capitalised words joined by "and" that the brief does not ask to compare ("Romeo and Juliet",
 "Procter and Gamble": :data:`_NAME_PAIR`), and clauses of their own ("cancel tasks and handle
 timeouts": items must be parallel). Where and how a clause writes its list, and each item's words,
@@ -42,6 +43,7 @@ from engine.offline_list_words import (
     QUALIFIER_OPENERS,
     SET_PHRASES,
     SUBJECTS,
+    SUSPENDED,
     opens_verb,
 )
 from engine.offline_list_words import function_word as _function
@@ -86,7 +88,7 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
 
     text, symbols = _without_symbols(text, language)
     quoted = _SPAN.sub(hole, text).replace(" and/or ", " and ")  # "and/or" is no code (:data:`_CODE`)
-    masked = SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted))
+    masked = SUSPENDED.sub(hole, SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted)))
     if not COMPARING.intersection(words(masked)):
         masked = _NAME_PAIR.sub(hole, masked)
     found = _cjk_items(masked) if has_segmented_script(masked) else None
@@ -95,17 +97,22 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
         if any(topics is None for topics in grouped):
             return []  # a question whose items cannot be told apart is researched whole
         found = [t for topics in grouped for t in topics]
-    if len(found) < 2:
-        return found
     restored = [HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in found]
+    if len(restored) < 2:
+        return restored
     return list(dict.fromkeys(_with_symbols(restored, symbols)))
 
 
 def _questions(text: str, language: str = "en") -> list[list[str]]:
     """The clauses of ``text`` (:func:`_clause`), grouped into the questions it asks: a clause after a
     semicolon or a line break, or one that opens with a question word (:data:`_INTERROGATIVES`, and
-    those of ``language``: :data:`engine.language._INTERROGATIVES`), or a yes-or-no question (:func:`_asks_yes_or_no`), starts a question; the others
-    continue the one before (its list, or its head)."""
+    those of ``language``: :data:`engine.language._INTERROGATIVES`; after a function word too:
+    :func:`_opens_question`), or a yes-or-no question (:func:`_asks_yes_or_no`), starts a question,
+    with or without a comma before its "and" ("Wie effizient ist eine Wärmepumpe und welche Förderung
+    gibt es"); the others continue the one before (its list, or its head). A clause that only asks
+    which to choose (:func:`_asks_which_of_them`) after two or more clauses (the things to choose
+    among: "Postgres or MySQL, which is better") is left out; after one clause it is a question of
+    its own ("¿Por qué es eficiente una bomba de calor y cuáles son sus límites?")."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
     pieces = _clause(language).split(_choice_as_clause(text))
     groups: list[list[str]] = []
@@ -117,18 +124,28 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
         part = piece.strip(_ENDS)
         if not part or not _names_something(part, language):
             continue
-        opener = part.split()[0].lower()
-        if groups and not new and _asks_which_of_them(part):
+        asks = _opens_question(part, asking, language)
+        if groups and not new and len(groups[-1]) > 1 and _asks_which_of_them(part):
             continue  # "Postgres or MySQL, which is better": the things to choose among
-        if groups and opener in QUALIFIER_OPENERS and not new:
+        if groups and not new and not asks and part.split()[0].lower() in QUALIFIER_OPENERS:
             groups[-1][-1] = f"{groups[-1][-1]}, {part}"
             continue
-        if new or not groups or opener in asking or _asks_yes_or_no(part):
+        if new or not groups or asks or _asks_yes_or_no(part):
             groups.append([part])
         else:
             groups[-1].append(part)
         new = False
     return groups
+
+
+def _opens_question(clause: str, asking: frozenset[str] | set[str], language: str) -> bool:
+    """True when ``clause`` opens with a question word of ``asking``, or with a function word and
+    then one (a preposition, an article or a particle: Spanish "por qué", "para qué", Portuguese "o
+    que", "por que", French "à quoi", Italian "a cosa", "che cosa", German "in welchem", English "for
+    what"): a question of its own after "and" or a comma."""
+    tokens = clause.lower().split()
+    return bool(tokens) and (tokens[0] in asking or (
+        len(tokens) > 1 and tokens[1] in asking and _function(tokens[0], language)))
 
 
 #: A colon or dash next to a clause that asks which to choose ("A or B: which is better", "Which is
@@ -163,9 +180,14 @@ def _names_something(part: str, language: str = "en") -> bool:
 def _asks_which_of_them(clause: str) -> bool:
     """True when ``clause``, after a list, only asks which of its items to choose: it opens with a
     word of :data:`CHOOSING` and names at most one thing besides "one" ("which is better", "which
-    one is faster"), not a question of its own ("which has better replication")."""
+    one is faster", "welche ist besser", "which broker"), not a question of its own ("which has
+    better replication"), as the word does before a noun that words after it ask about ("which
+    subsidies are there", "welche Förderung gibt es")."""
     tokens = clause.lower().split()
-    return bool(tokens) and tokens[0] in CHOOSING and len([w for w in content_words(clause) if w != "one"]) <= 1
+    if not tokens or tokens[0] not in CHOOSING:
+        return False
+    named = [w for w in content_words(clause) if w != "one"]
+    return len(named) <= 1 and not (len(tokens) > 2 and content_words(tokens[1]) == named)
 
 
 def _asks_yes_or_no(clause: str) -> bool:
@@ -181,8 +203,9 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     alone after a question that asks to choose among them, :data:`CHOOSING`), else each clause, a
     short later one continuing the first one's head (:func:`_question_head`). None when the items of
     a list cannot be told apart (:func:`engine.offline_list_items._takes_the_frame`: "What do the main thread and daemon
-    threads do at exit"), or they are compared (:data:`COMPARING`) but not as a list, or a later clause that gives no listed item opens with an article
-    (:data:`ARTICLES`): a noun phrase whose verb the items share ("How do daemon threads and the
+    threads do at exit"), or they are compared (:data:`COMPARING`) but not as a list, or they are two
+    lists (:func:`_two_lists`: "Pros and cons of heat pumps and solar panels"), or a later clause that
+    gives no listed item opens with an article (:data:`ARTICLES`): a noun phrase whose verb the items share ("How do daemon threads and the
     main thread behave"); the question is then researched whole."""
     if len(parts) < 2:
         return parts
@@ -198,6 +221,8 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
         return listed or None
     if COMPARING.intersection(w.lower() for w in parts[0].split()):
         return None  # "Waarom verschillen warmtepompen en cv-ketels zo sterk": one comparison, not two clauses
+    if _two_lists(parts):
+        return None
     articles = ARTICLES.get(language, ARTICLES["en"])
     if any(p.split()[0].lower() in articles for p in parts[1:]):
         return None
@@ -209,6 +234,18 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
         return _continued(parts[0], p, language)
 
     return [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
+
+
+def _two_lists(parts: list[str]) -> bool:
+    """True when a question's clauses (``parts``) are two lists, one of what is asked and one of what
+    it is asked of: a middle clause holds the phrase that parts them, opening with a preposition that
+    says whose (:data:`GENITIVES`) after its first word, which the first clause lacks ("Pros | cons of
+    heat pumps | solar panels", "Vorteile | Nachteile von Wärmepumpen | Solaranlagen"): each list's
+    items are not the other's, and the question is researched whole."""
+    def whose(part: str) -> bool:
+        return any(w.lower() in GENITIVES for w in part.split()[1:])
+
+    return not whose(parts[0]) and any(whose(p) for p in parts[1:-1])
 
 
 #: A word of letters alone (a hyphen or an apostrophe inside), which a clause's verb is: "\cmd", "#tag",

@@ -324,8 +324,8 @@ FUNCTION_WORDS = {
 #: Words that open a question of its own after "and" or a comma ("…, e quanto rumore fanno?"):
 #: ``engine.offline_text._INTERROGATIVES``.
 INTERROGATIVES = """come cosa perché quando dove quale quali quanto quanta quanti quante chi wat hoe waarom
-    wanneer waar welke welk hoeveel como porquê quando onde qual quais quanto quanta quantos quantas
-    vad hur varför när vilken vilket vilka""".split()
+    wanneer waar welke welk hoeveel wie waarvoor waarmee waardoor como porquê quando onde qual quais quanto
+    quanta quantos quantas quem vad hur varför när vilken vilket vilka vem""".split()
 #: The words of a request itself ("please explain"): ``engine.offline_text.STOPWORDS``.
 REQUEST_WORDS = """spiega spiegami mostra mostrami trova rapporto leg uitleggen toon vind explique explica
     explicar mostre encontre relatório förklara visa hitta""".split()

@@ -37,11 +37,14 @@ def content_words(text: str) -> list[str]:
 
 #: What joins the chat thread's discussion to the offline brief, as background of the question.
 BACKGROUND = " — Background from the thread's discussion: "
-#: Words that open a question of its own after "and" or a comma ("…, and how loud is it?").
+#: Words that open a question of its own after "and" or a comma ("…, and how loud is it?"), with
+#: German's question adverbs ("wofür", "wozu") and French "est-ce", "qu'est-ce" that ask a question
+#: of their own ("et est-ce qu'elle est rentable ?").
 _INTERROGATIVES = frozenset(
-    """how what which why when where who wie was welche welcher welches welchen warum wann wo
-    wer weshalb comment quel quelle quels quelles pourquoi quand où qué cómo cuánto cuánta cuántos cuántas cuál
-    cuáles dónde cuándo quién""".split()) | frozenset(more.INTERROGATIVES)
+    """how what which why when where who whom whose wie was welche welcher welches welchen welchem warum wann wo
+    wer wen wem weshalb wieso wozu wofür woran worauf wodurch wovon womit worüber woher wohin comment quel
+    quelle quels quelles pourquoi quand où est-ce qu'est-ce qué cómo cuánto cuánta cuántos cuántas cuál
+    cuáles dónde cuándo quién quiénes""".split()) | frozenset(more.INTERROGATIVES)
 #: The end and opening punctuation a sub-question is written without.
 _ENDS = " .?!¿¡？！。"
 
@@ -88,6 +91,8 @@ def subject_phrase(question: str) -> str:
     """The subject of ``question`` as the user wrote it: without the leading question words and
     function words, the verbs that ask how ("work", "funktioniert") and the end punctuation;
     capitalised. "How does garbage collection work in Python?" -> "Garbage collection in Python".
+    A word that shares the end of the next one's compound is no function word ("Vor-" of "Vor- und
+    Nachteile", though "vor" is one).
     A verb with an object of its own is kept ("How does asyncio cancel tasks and handle timeouts":
     "Asyncio cancel tasks and handle timeouts"): a heading never drops a verb of the question."""
     from engine.offline_select import QUESTION_VERBS
@@ -97,7 +102,7 @@ def subject_phrase(question: str) -> str:
         (
             i
             for i, t in enumerate(tokens)
-            if [w for w in words(t) if w not in STOPWORDS and w not in QUESTION_VERBS]
+            if t.endswith("-") or [w for w in words(t) if w not in STOPWORDS and w not in QUESTION_VERBS]
         ),
         len(tokens),
     )

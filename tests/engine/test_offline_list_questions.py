@@ -1,0 +1,108 @@
+"""Two questions joined by "and" (or "or"), the second opening with a question word, are two
+sub-questions in every language the offline splitter reads, with or without a comma; a list that is
+one question ("Vor- und Nachteile von Wärmepumpen") is not cut in pieces."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.offline_text import plan_topics
+
+#: (question, language, sub-questions): a second question after "and", with and without a comma,
+#: its question word alone or after a preposition or article ("por qué", "à quoi", "o que").
+TWO_QUESTIONS = [
+    ("How efficient is a heat pump in an old house and which subsidies are there?", "en",
+     ["How efficient is a heat pump in an old house", "which subsidies are there"]),
+    ("How efficient is a heat pump in an old house, and which subsidies are there?", "en",
+     ["How efficient is a heat pump in an old house", "which subsidies are there"]),
+    ("How efficient is a heat pump and what does it cost?", "en", ["How efficient is a heat pump", "what does it cost"]),
+    ("How does a heat pump work and for what houses is it suited?", "en",
+     ["How does a heat pump work", "for what houses is it suited"]),
+    ("Wie effizient ist eine Wärmepumpe im Altbau und welche Förderung gibt es?", "de",
+     ["Wie effizient ist eine Wärmepumpe im Altbau", "welche Förderung gibt es"]),
+    ("Wie effizient ist eine Wärmepumpe im Altbau, und welche Förderung gibt es?", "de",
+     ["Wie effizient ist eine Wärmepumpe im Altbau", "welche Förderung gibt es"]),
+    ("Lohnt sich eine Wärmepumpe im Altbau und welche Kosten entstehen?", "de",
+     ["Lohnt sich eine Wärmepumpe im Altbau", "welche Kosten entstehen"]),
+    ("Wie effizient ist eine Wärmepumpe oder welche Alternative gibt es?", "de",
+     ["Wie effizient ist eine Wärmepumpe", "welche Alternative gibt es"]),
+    ("Was kostet eine Wärmepumpe und wie lange hält sie?", "de", ["Was kostet eine Wärmepumpe", "wie lange hält sie"]),
+    ("Wie funktioniert eine Wärmepumpe und wofür braucht man sie?", "de",
+     ["Wie funktioniert eine Wärmepumpe", "wofür braucht man sie"]),
+    ("Wie funktioniert eine Wärmepumpe und in welchem Fall lohnt sie sich?", "de",
+     ["Wie funktioniert eine Wärmepumpe", "in welchem Fall lohnt sie sich"]),
+    ("Quelle est l'efficacité d'une pompe à chaleur et quelles aides existent ?", "fr",
+     ["Quelle est l'efficacité d'une pompe à chaleur", "quelles aides existent"]),
+    ("Comment fonctionne une pompe à chaleur, et quel est son coût ?", "fr",
+     ["Comment fonctionne une pompe à chaleur", "quel est son coût"]),
+    ("Comment fonctionne une pompe à chaleur et à quoi sert-elle ?", "fr",
+     ["Comment fonctionne une pompe à chaleur", "à quoi sert-elle"]),
+    ("Comment fonctionne une pompe à chaleur et est-ce qu'elle est rentable ?", "fr",
+     ["Comment fonctionne une pompe à chaleur", "est-ce qu'elle est rentable"]),
+    ("¿Qué eficiencia tiene una bomba de calor y qué ayudas hay?", "es",
+     ["Qué eficiencia tiene una bomba de calor", "qué ayudas hay"]),
+    ("¿Por qué es eficiente una bomba de calor, y cuáles son sus límites?", "es",
+     ["Por qué es eficiente una bomba de calor", "cuáles son sus límites"]),
+    ("¿Cómo funciona una bomba de calor y por qué es eficiente?", "es",
+     ["Cómo funciona una bomba de calor", "por qué es eficiente"]),
+    ("¿Cómo funciona una bomba de calor y para qué sirve?", "es", ["Cómo funciona una bomba de calor", "para qué sirve"]),
+    ("Quanto è efficiente una pompa di calore e quali incentivi ci sono?", "it",
+     ["Quanto è efficiente una pompa di calore", "quali incentivi ci sono"]),
+    ("Come funziona una pompa di calore, e a cosa serve?", "it", ["Come funziona una pompa di calore", "a cosa serve"]),
+    ("Come funziona una pompa di calore e che cosa costa?", "it", ["Come funziona una pompa di calore", "che cosa costa"]),
+    ("Quão eficiente é uma bomba de calor, e quais incentivos existem?", "pt",
+     ["Quão eficiente é uma bomba de calor", "quais incentivos existem"]),
+    ("Como funciona uma bomba de calor e por que é eficiente?", "pt",
+     ["Como funciona uma bomba de calor", "por que é eficiente"]),
+    ("Como funciona uma bomba de calor e o que custa?", "pt", ["Como funciona uma bomba de calor", "o que custa"]),
+    ("Hoe efficiënt is een warmtepomp en welke subsidies zijn er?", "nl",
+     ["Hoe efficiënt is een warmtepomp", "welke subsidies zijn er"]),
+    ("Hoe werkt een warmtepomp, en waarvoor dient hij?", "nl", ["Hoe werkt een warmtepomp", "waarvoor dient hij"]),
+    ("Hur effektiv är en värmepump, och vilka bidrag finns det?", "sv",
+     ["Hur effektiv är en värmepump", "vilka bidrag finns det"]),
+    ("Hur fungerar en värmepump och när lönar den sig?", "sv", ["Hur fungerar en värmepump", "när lönar den sig"]),
+]
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), TWO_QUESTIONS)
+def test_a_question_word_after_and_opens_a_second_sub_question(question, language, expected):
+    """"Wie effizient ist eine Wärmepumpe im Altbau und welche Förderung gibt es?" was one topic
+    ("welche" and a noun was taken for "which of them"), and so were "por qué", "à quoi", "o que"
+    after "and" (a preposition or an article before the question word)."""
+    assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    ("Vor- und Nachteile von Wärmepumpen", "de"),
+    ("För- och nackdelar med värmepumpar", "sv"),
+    ("Voor- en nadelen van warmtepompen", "nl"),
+    ("Pros and cons of heat pumps and solar panels", "en"),
+    ("Advantages and disadvantages of heat pumps and solar panels", "en"),
+    ("Vorteile und Nachteile von Wärmepumpen und Solaranlagen", "de"),
+    ("Avantages et inconvénients des pompes à chaleur et des panneaux solaires", "fr"),
+])
+def test_a_list_that_is_one_question_stays_whole(question, language):
+    """"Vor- und Nachteile von Wärmepumpen" was "Vor- von Wärmepumpen" and "Nachteile von
+    Wärmepumpen", and two lists ("Pros and cons of heat pumps and solar panels") were three pieces
+    ("Pros", "cons of heat pumps", "solar panels")."""
+    topics = plan_topics(question, 5, language)
+    assert topics[0] == question, topics
+    assert all(t.startswith(question.split()[0]) for t in topics), topics
+
+
+def test_words_sharing_a_compound_s_part_are_one_word_of_each_listed_item():
+    assert plan_topics("Vor- und Nachteile von Wärmepumpen und Solaranlagen", 5, "de") == [
+        "Vor- und Nachteile von Wärmepumpen", "Vor- und Nachteile von Solaranlagen"]
+    assert plan_topics("Was sind die Vor- und Nachteile einer Wärmepumpe und welche Förderung gibt es?", 5, "de") == [
+        "Was sind die Vor- und Nachteile einer Wärmepumpe", "welche Förderung gibt es"]
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    ("Rust or Go, which is better?", "en", ["Rust", "Go"]),
+    ("Rust or Go, which one is faster?", "en", ["Rust", "Go"]),
+    ("Kafka or RabbitMQ, which broker?", "en", ["Kafka", "RabbitMQ"]),
+    ("Postgres oder MySQL, welche ist besser?", "de", ["Postgres", "MySQL"]),
+    ("Kafka ou RabbitMQ, lequel est meilleur ?", "fr", ["Kafka", "RabbitMQ"]),
+])
+def test_which_of_the_listed_things_is_still_no_question_of_its_own(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
