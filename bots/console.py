@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sqlite3
 import sys
 import time
@@ -32,8 +31,16 @@ from bots.console_output import (
     stdout_line,
 )
 from bots.console_queue import runs_on_the_workers
-from bots.console_record import ThreadRecord, load_record, save_record
-from bots.console_usage import ask_problem
+from bots.console_record import (
+    ThreadRecord,
+    absolute,
+    keep_out,
+    kept_out,
+    load_record,
+    mark_copied,
+    save_record,
+)
+from bots.console_usage import ask_problem, kept_out_problem
 from bots.terminal_signals import EXIT_INTERRUPTED
 from bots.terminal_streams import put
 from engine.bounds import ServiceTimeout
@@ -241,17 +248,25 @@ def _run_ask(*, question: str, corpus: Path | None, offline: bool, answer: str |
         say(f"deepresearch: {problem}")
         return EXIT_USAGE
     if corpus is not None:
-        corpus = Path(os.path.abspath(corpus.expanduser()))  # as spelt, so a resumed run cites the same paths
+        corpus = absolute(corpus)  # as spelt, so a resumed run cites the same paths
+    data_dir = load_settings().data_dir
+    given_out = out is not None
+    if out is not None:
+        out = absolute(out)  # kept with the thread as such: its --resume may run in another folder
+    elif resume:  # the --out the thread was started with, checked as the first run checked it
+        out = kept_out(load_record(data_dir, resume))
+        problem = kept_out_problem(out) if out is not None else None
+        if problem:
+            say(f"deepresearch: {problem}")
+            return EXIT_USAGE
     if queue:
         from bots.console_queue import ask_via_queue
 
-        settings = load_settings()
         if resume and question.strip():
             say("--resume continues that thread's research; the question given is ignored.")
-        return ask_via_queue(resume or f"console:{uuid.uuid4()}", question, answer, settings, out, _ask_user,
-                             resume=bool(resume))
+        return ask_via_queue(resume or f"console:{uuid.uuid4()}", question, answer, load_settings(), out, _ask_user,
+                             resume=bool(resume), keep_out=given_out)
     thread = resume or f"console:{uuid.uuid4()}"
-    data_dir = load_settings().data_dir
     try:
         return _ask_here(thread, question, answer, bool(resume), out, offline=offline, corpus=corpus,
                          no_clarify=no_clarify, files=files or [])
@@ -341,7 +356,17 @@ def _finished(thread: str, settings: Settings, out: Path | None) -> int:
     say(f"This research is finished (thread {thread}); its report is in {clean_path(files[0].parent)}:")
     for f in files:
         stdout_line(f"  {clean_path(f)}")
-    return copy_out(files, out)
+    if out is not None:  # the folder --resume copies into from now on, until the report is there
+        keep_out(settings.data_dir, thread, out)
+    return _copied(copy_out(files, out, f"deepresearch ask --resume {thread}"), settings, thread, out)
+
+
+def _copied(code: int, settings: Settings, thread: str, out: Path | None) -> int:
+    """``code``, the exit code of printing the report and copying it into ``out``; a copy made into
+    the ``--out`` the thread keeps is noted there, so a later ``--resume`` does not make it again."""
+    if code == 0 and out is not None:
+        mark_copied(settings.data_dir, thread, out)
+    return code
 
 
 def _run_locked(thread: str, question: str, answer: str | None, resume: bool, out: Path | None,
@@ -362,12 +387,9 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         raise NotStarted(str(exc)) from None
     read_files(thread, files, settings, say)
     settings.require_search()
-    kept = record.question if record else ""
-    # written whole before the id is shown, so the id printed is always resumable
-    save_record(settings.data_dir, thread, ThreadRecord(
-        question=kept or (start or "").strip(), offline=offline, corpus=str(corpus) if corpus else None,
-        no_clarify=no_clarify, created_at=record.created_at if record else time.time(),
-        clarification=record.clarification if record else ""))
+    # written whole before the id is shown, so the id printed is always resumable, and resumed as asked
+    save_record(settings.data_dir, thread, _record(record, start, out, offline=offline, corpus=corpus,
+                                                   no_clarify=no_clarify))
     try:  # the id may be on the terminal before a Ctrl-C while printing it: it is resumable from here
         _announce(thread, settings, shared_files=bool(files) or (resume and _has_files(thread, settings)))
         outcome = _research(thread, start, answer, settings, lock)
@@ -381,10 +403,25 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
             raise NothingRan(EXIT_WAITING)
         return EXIT_WAITING
     try:
-        return print_result(outcome, out)
-    except KeyboardInterrupt:
+        return _copied(print_result(outcome, out, f"deepresearch ask --resume {thread}"), settings, thread, out)
+    except KeyboardInterrupt:  # a copy half-made is removed (copy_out): --resume makes it whole
+        copy = f" Copy it into {clean_path(out)} with: deepresearch ask --resume {thread}" if out else ""
         return say_interrupted_run(f"\ndeepresearch: interrupted while printing or copying the report; the report "
-                                   f"itself is written (thread {thread}).")
+                                   f"itself is written (thread {thread}).{copy}")
+
+
+def _record(record: ThreadRecord | None, start: str | None, out: Path | None, *, offline: bool,
+            corpus: Path | None, no_clarify: bool) -> ThreadRecord:
+    """The thread's record for this run: its options as merged with the kept ones (an ``out`` given
+    now, or kept and not yet copied into; none: the record's own ``out`` stays, copied or not),
+    its question, start time and clarifying question as kept."""
+    return ThreadRecord(
+        question=(record.question if record else "") or (start or "").strip(), offline=offline,
+        corpus=str(corpus) if corpus else None, no_clarify=no_clarify,
+        created_at=record.created_at if record else time.time(),
+        clarification=record.clarification if record else "",
+        out=str(out) if out is not None else (record.out if record else None),
+        copied=out is None and record is not None and record.copied)
 
 
 def _indexed(corpus: Path, settings: Settings, thread: str, resume: bool) -> bool:

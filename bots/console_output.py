@@ -127,8 +127,8 @@ def show_follow_ups(questions: list[str]) -> None:
 
 
 
-def print_result(outcome: TurnOutcome, out: Path | None) -> int:
-    """Print the title and file paths, copy them to ``out``; returns the exit code."""
+def print_result(outcome: TurnOutcome, out: Path | None, again: str = "") -> int:
+    """Print the title and file paths, copy them to ``out`` (``again``: see :func:`copy_out`); returns the exit code."""
     arts = outcome.artifacts
     if arts is None:
         return 0
@@ -145,17 +145,19 @@ def print_result(outcome: TurnOutcome, out: Path | None) -> int:
     show_follow_ups(outcome.follow_ups)
     if arts.pdf is None:
         say(f"The PDF could not be built: {arts.pdf_error}. The Markdown report is complete.", style="yellow")
-    return copy_out(files, out)
+    return copy_out(files, out, again)
 
 
-def copy_out(files: list[Path], out: Path | None) -> int:
+def copy_out(files: list[Path], out: Path | None, again: str = "") -> int:
     """Copy the report ``files`` (their paths already printed) into ``out`` (created when missing;
-    None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written.
+    None: nothing to do); returns 0, or 5 with one line when ``out`` cannot be written, which names
+    ``again``, the command that copies them once it can be (``deepresearch ask --resume THREAD``).
 
     A folder that already holds an earlier report (``report.md``...) keeps it: this one's files
     get the first free numbered names (``report-2.md``, ``report-2.pdf``...), said on the line.
-    The report is copied whole or not at all: when a file cannot be copied (a full disk), those
-    copied before it are removed (free names: they replace nothing)."""
+    The report is copied whole or not at all: when a file cannot be copied (a full disk), or a
+    Ctrl-C stops the copy (raised again), those copied before it are removed (free names: they
+    replace nothing), so ``--resume``, which copies into the ``--out`` the thread keeps, makes it whole."""
     if out is None:
         return 0
     copied: list[Path] = []
@@ -165,12 +167,15 @@ def copy_out(files: list[Path], out: Path | None) -> int:
         for f, target in zip(files, targets, strict=True):
             copy_atomic(f, target)
             copied.append(target)
-    except OSError as exc:
+    except BaseException as exc:  # noqa: BLE001 - all but OSError are raised again once the copies are gone
         for target in copied:
             with contextlib.suppress(OSError):
                 target.unlink(missing_ok=True)
+        if not isinstance(exc, OSError):
+            raise
         say(f"deepresearch: the report is written (paths above) but could not be copied to {clean_path(out)}: "
-            f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}; nothing of it was copied.")
+            f"{write_problem(exc, out) or exc.strerror or type(exc).__name__}; nothing of it was copied."
+            + (f" Copy it once the folder can be written with: {again}" if again else ""))
         return EXIT_STORAGE
     renamed = [t.name for f, t in zip(files, targets, strict=True) if t.name != f.name]
     stdout_line(f"  copied to {clean_path(out)}" + (f" as {', '.join(renamed)} (an earlier report is there)" if renamed else ""))

@@ -12,6 +12,7 @@ from rich.markdown import Markdown
 
 from bots.console_output import (
     EXIT_REDIS,
+    EXIT_STORAGE,
     copy_out,
     err,
     say,
@@ -128,8 +129,14 @@ def _open_in_journal(thread: str, settings: Settings) -> bool:
 
 
 def ask_via_queue(thread: str, question: str, answer: str | None, settings: Settings, out: Path | None,
-                  ask_user: Callable[[str], str], resume: bool = False) -> int:
+                  ask_user: Callable[[str], str], resume: bool = False, keep_out: bool = False) -> int:
     """Queue the question (or, with ``resume``, continue ``thread``), follow the worker, print the files.
+
+    ``out`` (absolute) is where the files are copied; with ``keep_out`` (it was given on this command
+    line) it is first kept in the thread's record (:mod:`bots.console_record`), so the
+    ``ask --queue --resume THREAD`` this run names copies there too: one given on that resume wins.
+    A question refused or stopped before it was queued leaves no record. Once copied there, following
+    the finished research again copies it only into an ``--out`` given then.
 
     With ``resume``, a thread waiting for an answer gets ``answer`` (or one asked on the terminal),
     a queued or running one is followed, and a finished one prints its files.
@@ -147,6 +154,9 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     (:data:`~bots.console_output.EXIT_REDIS`): "nothing was queued" before the question was handed
     over, else the ``--resume`` command to follow it once Redis answers.
 
+    Exit 5 (:data:`~bots.console_output.EXIT_STORAGE`, nothing queued or sent): the data folder,
+    where ``out`` is kept, cannot be written.
+
     Raises:
         SettingsError: ``REDIS_URL`` is not set.
     """
@@ -156,6 +166,10 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
     run = _QueuedRun(thread, settings)
+    why = run.keep_out(out, new=not resume) if keep_out and out is not None else None
+    if why:
+        say(f"deepresearch: cannot write under the data folder {clean_path(settings.data_dir)}: {why}.")
+        return EXIT_STORAGE
     try:
         return _ask_via_queue(run, question, answer, out, ask_user, resume)
     except (RedisConnectionError, RedisTimeoutError) as error:
@@ -170,6 +184,7 @@ def _unanswered(run: _QueuedRun, error: BaseException, resume: bool) -> str:
 
     line = unanswered_line(run.settings.redis_url, error)
     if not resume and run.handed is None:
+        run.forget_out()
         return f"{line}; nothing was queued. Start Redis (and `deepresearch worker`), then ask again."
     follow = f"deepresearch ask --queue --resume {run.thread}"
     if run.handed is None:
@@ -193,6 +208,7 @@ def _ask_via_queue(run: _QueuedRun, question: str, answer: str | None, out: Path
         except KeyboardInterrupt as stop:
             return run.interrupted(stop, asking=True)
         if action not in ("started", "resumed"):
+            run.forget_out()
             return EXIT_OVER_QUOTA if action == "over_quota" else 2
         info = None
     try:
@@ -204,7 +220,12 @@ def _ask_via_queue(run: _QueuedRun, question: str, answer: str | None, out: Path
         return run.interrupted(stop, asking=False)
     if info is None:
         return code
-    return run.print_files(info, out)
+    code = run.print_files(info, out, f"deepresearch ask --queue --resume {thread}")
+    if code == 0 and out is not None:  # noted, so following the finished research again copies nothing more
+        from bots.console_record import mark_copied
+
+        mark_copied(run.settings.data_dir, thread, out)
+    return code
 
 
 #: What a terminal says when the clarifying question it would answer was answered in another one.
@@ -223,6 +244,39 @@ class _QueuedRun:
         self.position = Position()  # where this terminal has read the relay stream up to
         #: None: nothing handed to the conversation rules yet; False: being handed over; True: done
         self.handed: bool | None = None
+        #: this run wrote the thread's record (:meth:`keep_out`) for a question not queued yet
+        self.recorded = False
+
+    def keep_out(self, out: Path, *, new: bool) -> str | None:
+        """Keep ``out`` (absolute) in the thread's record (:func:`bots.console_record.keep_out`; made
+        for a ``new`` question, whose question it leaves "": the workers hold it). Returns None, or why
+        the data folder cannot be written (:func:`engine.fsutil.write_problem`)."""
+        from bots.console_record import keep_out
+        from engine.fsutil import write_problem
+
+        try:
+            keep_out(self.settings.data_dir, self.thread, out, new=new)
+        except OSError as exc:
+            why = write_problem(exc, self.settings.data_dir)
+            if why is None:
+                raise
+            return why
+        self.recorded = new
+        return None
+
+    def forget_out(self) -> None:
+        """Remove the record :meth:`keep_out` made for a question that was not queued (refused, or
+        stopped before the workers had it): there is no thread to resume. Never raises (a record left
+        is pruned with the idle threads)."""
+        if not self.recorded:
+            return
+        from bots.console_record import record_path
+
+        try:
+            record_path(self.settings.data_dir, self.thread).unlink(missing_ok=True)
+        except OSError:
+            pass
+        self.recorded = False
 
     def send(self, text: str, *, answering: bool = False) -> str:
         """Hand ``text`` to the conversation rules; returns the reply's action (``started`` or
@@ -260,6 +314,8 @@ class _QueuedRun:
         follow = f"deepresearch ask --queue --resume {self.thread}"
         handing = self.handed is not True if asking else self.handed is False
         if handing and not queued_despite(stop):
+            if asking:
+                self.forget_out()
             return say_interrupted_run(
                 "\ndeepresearch: interrupted before the research started; nothing was queued." if asking else
                 f"\ndeepresearch: interrupted; the answer was not queued. See where the research stands with: {follow}")
@@ -345,8 +401,9 @@ class _QueuedRun:
         say(ANSWERED_ELSEWHERE)
         return True
 
-    def print_files(self, info, out: Path | None) -> int:
-        """Print the title, the files and the suggested follow-ups; copy the files to ``out``."""
+    def print_files(self, info, out: Path | None, again: str = "") -> int:
+        """Print the title, the files and the suggested follow-ups; copy the files to ``out``
+        (``again``: the command that copies them later, named when they cannot be: :func:`copy_out`)."""
         from engine.artifact_store import artifact_store
 
         # the worker may run on another host: its paths are read through the artifact store
@@ -363,7 +420,7 @@ class _QueuedRun:
         if self.shown.comment and self.shown.comment not in WORDS.texts("upload_comment").values():
             say(self.shown.comment, style="yellow")
         show_follow_ups(self.shown.follow_ups)
-        code = copy_out(files, out)
+        code = copy_out(files, out, again)
         sys.stdout.flush()
         return code
 

@@ -50,7 +50,7 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
             return f"--corpus {clean_path(corpus)}: no such folder"
         return f"--corpus {clean_path(corpus)} is not a folder"
     if out is not None and out.exists() and not out.is_dir():
-        return f"--out {clean_path(out)} is a file; give a folder (it is created when missing)."
+        return _out_is_a_file(out)
     if queue and (offline or corpus is not None or no_clarify):
         given = ", ".join(name for name, on in (("--offline", offline), ("--corpus", corpus is not None),
                                                 ("--no-clarify", no_clarify)) if on)
@@ -60,7 +60,20 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
     return None
 
 
+def _out_is_a_file(out: Path) -> str:
+    return f"--out {clean_path(out)} is a file; give a folder (it is created when missing)."
+
+
 def _out_problem(out: Path | None) -> str | None:
     """Why ``--out`` cannot be written (it is created, and a probe file written in it), or None."""
     why = folder_write_problem(out) if out is not None else None
     return f"--out {clean_path(out)} cannot be written: {why}." if why else None
+
+
+def kept_out_problem(out: Path) -> str | None:
+    """Why the ``--out`` folder a thread was started with (:func:`bots.console_record.kept_out`)
+    cannot take its report now, at ``--resume``, or None: the first run's own line (a file there, a
+    file above it, a folder that cannot be made or written; a folder gone is made again, as then),
+    which names how to give another. Checked before any work, as the first run checked it."""
+    why = _out_is_a_file(out) if out.exists() and not out.is_dir() else _out_problem(out)
+    return f"{why} This thread was started with it; give another with --out DIR." if why else None
