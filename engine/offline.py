@@ -28,7 +28,7 @@ from engine.language import NAMES, detect_language
 from engine.offline_phrases import LANGUAGES, phrase
 from engine.offline_quotes import _QUOTED, _quote
 from engine.offline_select import choose, rank
-from engine.segments import paragraphs, sentences, words
+from engine.segments import latin_length, latin_prefix, paragraphs, sentences, word_count, words
 from engine.settings import OFFLINE_MODEL_NAME
 from engine.text import markdown_literal, markdown_unescape
 
@@ -111,25 +111,48 @@ def _whole_follow_ups(questions: list[str], question: str, language: str) -> lis
             and not any(part.rstrip().endswith("…") for part in _QUOTED.findall(q.replace(topic, "")))]
 
 
+#: Latin letters' worth (:func:`engine.segments.latin_length`) of Chinese, Japanese or Korean text that
+#: make a question clear enough to research without asking, as three content words do in English (a word
+#: and its space are six to seven letters): "少子化" (12) is asked about, "日本の少子化の原因" is not.
+CLEAR_DENSE = 20
+
 #: How a prose sentence ends; code lines, table rows and list intros ("as follows:") end otherwise.
 _SENTENCE_END = (".", "!", "?", "…", "。", "！", "？")
 
 
+#: The shortest and the longest prose sentence quoted, in Latin letters' worth
+#: (:func:`engine.segments.latin_length`: a Japanese sentence of 24 characters says what an English one of
+#: 60 does): a shorter one is a fragment or a caption, a longer one a run-on list or a paragraph without stops.
+SENTENCE_MIN = 40
+SENTENCE_MAX = 500
+
+
 def _good_sentence(s: str) -> bool:
-    letters = sum(ch.isalpha() for ch in s)
+    """True for a prose sentence worth quoting: :data:`SENTENCE_MIN` to :data:`SENTENCE_MAX` long, six
+    tenths of it letters (both measured by :func:`engine.segments.latin_length`), ending as a sentence
+    does, and no list, table row, heading or address."""
+    size = latin_length(s)
+    letters = latin_length("".join(ch for ch in s if ch.isalpha()))
     listing = s.count("(") > 3 or s.count("|") > 1 or s.count("*") > 3
     prose = s.rstrip("\"'”’»« ").endswith(_SENTENCE_END)
-    return (40 <= len(s) <= 500 and letters >= 0.6 * len(s) and prose and not listing
+    return (SENTENCE_MIN <= size <= SENTENCE_MAX and letters >= 0.6 * size and prose and not listing
             and not s.startswith(("#", "|", "URL:", "-")))
 
 
-#: Words of a page summary: the most the summarisation prompt allows (prompts.SUMMARIZE_PAGE).
+#: Words of a page summary: the most the summarisation prompt allows (prompts.SUMMARIZE_PAGE), counted
+#: as :func:`engine.segments.word_count` does (a Japanese sentence is its words, not one).
 SUMMARY_WORDS = 300
+#: The start of a page that stands for its summary when no passage of it can be quoted, in Latin letters'
+#: worth (:func:`engine.segments.latin_length`).
+SUMMARY_FALLBACK = 600
+#: The chat thread's discussion kept as background of a research brief, in Latin letters' worth.
+BACKGROUND_MAX = 1500
 #: Notes kept per research topic, and at most per source among them (so one long page does not
 #: crowd out the others).
 NOTES_PER_TOPIC = 8
 NOTES_PER_SOURCE = 4
-#: The longest short passage (a line, a CSV row) quoted when a text has no prose sentence.
+#: The longest short passage (a line, a CSV row) quoted when a text has no prose sentence, in Latin
+#: letters' worth (:func:`engine.segments.latin_length`).
 SHORT_PASSAGE_MAX = 300
 
 
@@ -173,7 +196,7 @@ def passages(text: str, query: str) -> list[str]:
         return good
     wanted = set(T.content_words(query))
     short = [s.strip() for line in text.splitlines() for s in sentences(line)]
-    return distinct([s for s in short if 0 < len(s) <= SHORT_PASSAGE_MAX and not s.startswith(("#", "URL:", "Title:"))
+    return distinct([s for s in short if 0 < latin_length(s) <= SHORT_PASSAGE_MAX and not s.startswith(("#", "URL:", "Title:"))
                      and wanted & set(words(s))])
 
 
@@ -237,9 +260,10 @@ class OfflineChatModel(BaseChatModel):
         asked = re.search(r"^Assistant: ", convo, re.MULTILINE) is not None
         language = _language(prompt)
         text = " ".join(user_turns)
-        # three content words; scripts written without spaces (Chinese, Japanese) count characters
-        spaceless = len(re.findall(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]", text))
-        vague = len([w for w in words(text) if w not in T.STOPWORDS]) < 3 and spaceless < 6
+        # three content words; a question in a script that says much in few characters (Chinese, Japanese,
+        # Korean), whose words ICU may join, also by what its characters measure
+        dense = latin_length("".join(ch for ch in text if latin_length(ch) > 1))
+        vague = len([w for w in words(text) if w not in T.STOPWORDS]) < 3 and dense < CLEAR_DENSE
         if vague and not asked:
             args = {"need_clarification": True, "question": T.clarifying_question(text, language), "verification": ""}
         else:
@@ -252,7 +276,7 @@ class OfflineChatModel(BaseChatModel):
         brief = " — ".join(user_turns) or convo  # the question, then the answer that narrowed it
         thread = " ".join(_tag(prompt, "Conversation").split())
         if thread:  # the chat thread's discussion, as background of the brief
-            brief += f"{T.BACKGROUND}{thread[:1500]}"
+            brief += f"{T.BACKGROUND}{latin_prefix(thread, BACKGROUND_MAX)}"
         return "", [("ResearchQuestion", {"research_brief": brief})]
 
     def _task_supervisor(self, prompt: str, messages, tools):
@@ -283,13 +307,14 @@ class OfflineChatModel(BaseChatModel):
         # and each sub-question that finds it needs more than the brief's few best sentences
         top = choose(cands, query, len(cands), detect_language(query), floor=0)
         kept, used = set(), 0
-        for s in top:
-            if used + len(s.split()) > SUMMARY_WORDS:
+        for s in top:  # words as a budget counts them in any language: 300 words of Japanese are not 300 sentences
+            if used + word_count(s) > SUMMARY_WORDS:
                 break
             kept.add(s)
-            used += len(s.split())
+            used += word_count(s)
         ordered = [s for s in cands if s in kept]
-        return "", [("Summary", {"summary": "\n\n".join(ordered) or doc[:600], "key_excerpts": top[:3]})]
+        return "", [("Summary", {"summary": "\n\n".join(ordered) or latin_prefix(doc, SUMMARY_FALLBACK),
+                                 "key_excerpts": top[:3]})]
 
     def _task_compress_research(self, prompt: str, messages, tools):
         topic = re.search(r"on the topic: (.*)", prompt)

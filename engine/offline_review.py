@@ -19,7 +19,7 @@ from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquot
 from engine.offline_select import QUESTION_VERBS, query_terms, terms
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
-from engine.segments import has_segmented_script, word_tokens
+from engine.segments import latin_length, word_tokens
 from engine.text import markdown_unescape
 from engine.word_forms import mentioned
 
@@ -44,6 +44,9 @@ _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
 MAX_QUOTED = 3
+#: The shortest word of a question the review asks the claims for, in Latin letters' worth
+#: (:func:`engine.segments.latin_length`): four letters, two Han characters, three kana, two Hangul syllables.
+MIN_WORD = 4
 
 
 def _tag(text: str, name: str) -> str:
@@ -73,13 +76,13 @@ def flaw(text: str) -> tuple[str, str] | None:
 
 
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
-    """The question's content words (4 letters or more, 2 in a script written without spaces,
-    :func:`engine.segments.has_segmented_script`: "タスク"; not a verb that asks how; as the
+    """The question's content words (:data:`MIN_WORD` Latin letters' worth or more,
+    :func:`engine.segments.latin_length`: "heat", "タスク", "熱泵", not "熱"; not a verb that asks how; as the
     question writes them) that no claim mentions in any form (:func:`engine.word_forms.mentioned`,
     in ``language``: "timeouts" is met by "timeout" and by "TimeoutError", "Wärmepumpen" by
     "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵")."""
     asked = [term for term in content_words(question)
-             if len(term) >= (2 if has_segmented_script(term) else 4) and term not in QUESTION_VERBS]
+             if latin_length(term) >= MIN_WORD and term not in QUESTION_VERBS]
     met = {term for claim in claims for term in mentioned(asked, claim, language)}
     return [_as_written(term, question) for term in asked if term not in met]
 

@@ -11,7 +11,7 @@ from engine import offline_phrases_more as more
 from engine.citations import SID
 from engine.language import FUNCTION_WORDS, detect_language, is_function_word
 from engine.offline_phrases import PHRASES, phrase
-from engine.segments import has_segmented_script, sentences, word_tokens, words
+from engine.segments import has_segmented_script, latin_length, latin_prefix, sentences, word_tokens, words
 from engine.text import markdown_literal
 
 #: Words that carry no topic: function words, and the words of a request itself ("please explain").
@@ -212,24 +212,26 @@ _DANGLING = " ,;:.—–-/([{“„«‘‚'\"、，。・"
 _STOPPED = re.compile(r"([.?!…。？！])\s*[.。]$")
 
 
-def _short(text: str, n: int = 90) -> str:
-    """``text`` on one line, at most ``n`` characters: when longer, cut after its last whole word
-    that fits and is no function word ("… — limitations…", not "… — limitations and…"), without a
-    separator or dash before the "…"; a topic's facet after " — " is kept whole when its subject
-    leaves room ("Asyncio cancel tasks and handle… — limitations and problems"). A first word longer
-    than ``n`` is the one thing cut inside a word."""
+def _short(text: str, n: float = 90) -> str:
+    """``text`` on one line, at most ``n`` long in Latin letters' worth (:func:`engine.segments.latin_length`:
+    a Han character is 4, so a Japanese quote is as long to read as an English one of ``n`` letters):
+    when longer, cut after its last whole word that fits and is no function word ("… — limitations…",
+    not "… — limitations and…"), without a separator or dash before the "…"; a topic's facet after " — "
+    is kept whole when its subject leaves room ("Asyncio cancel tasks and handle… — limitations and
+    problems"). A first word longer than ``n`` is the one thing cut inside a word."""
     text = " ".join(text.split())
-    if len(text) <= n:
+    if latin_length(text) <= n:
         return text
     head, sep, facet = text.rpartition(" — ")
-    if sep and len(sep) + len(facet) + 20 <= n and len(facet) < 60:
-        return f"{_short(head, n - len(sep) - len(facet))}{sep}{facet}"
+    if sep and latin_length(sep + facet) + 20 <= n and latin_length(facet) < 60:
+        return f"{_short(head, n - latin_length(sep + facet))}{sep}{facet}"
+    room = len(latin_prefix(text, n - 1))  # the characters that fit, with the "…"
     at = 0
     ends = []
     for word in word_tokens(text):
         start = text.find(word, at)
         at = start + len(word)
-        if at > n - 1:
+        if at > room:
             break
         following = text[at : at + 1]
         bound = not (following.isalnum() or following == "_") or has_segmented_script(text[at - 1 : at + 1])
@@ -239,7 +241,7 @@ def _short(text: str, n: int = 90) -> str:
         kept = text[:end].rstrip(_DANGLING)
         if kept:
             return kept + "…"
-    return text[: n - 1].rstrip(_DANGLING) + "…"
+    return text[:room].rstrip(_DANGLING) + "…"
 
 
 def stopped(sentence: str) -> str:
@@ -319,8 +321,9 @@ def _cited_sentences(text: str) -> list[str]:
         elif stripped:
             prose.append(stripped)
     out += sentences(" ".join(prose))
-    # a cited item is a claim however short ("The HX-9 has a COP of 4.7. [S1a2b3c]", a CSV row)
-    return [s for s in out if len(s) > 30 or SID.search(s)]
+    # a cited item is a claim however short ("The HX-9 has a COP of 4.7. [S1a2b3c]", a CSV row); an
+    # uncited one from 30 Latin letters' worth on (a Japanese sentence of 12 characters)
+    return [s for s in out if latin_length(s) > 30 or SID.search(s)]
 
 
 def chat_reply(prompt: str) -> str:

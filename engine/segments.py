@@ -80,6 +80,47 @@ def has_segmented_script(text: str) -> bool:
     return bool(_SEGMENTED_CHAR.search(text))
 
 
+#: Latin letters' worth of one character of the scripts that say much in few characters: a Han character
+#: (Chinese hanzi, Japanese kanji) 4, a kana 1.5, a Hangul syllable 2.5; any other character is 1. Measured
+#: on the same text in English and in Chinese, Japanese or Korean: the offline phrase tables
+#: (:data:`engine.offline_phrases.PHRASES`: a Han character 3.5 letters, a kana 1.5) and prose sentences
+#: with their translations (the tests' heat-pump sentences: a Han character 3.9 to 4.3 letters, a Hangul
+#: syllable 2.3 to 2.9); a sentence is what the rules measure most. Every weight is at least 1, so a text
+#: that measures at most ``n`` has at most ``n`` characters.
+DENSE_WEIGHTS = (
+    (re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"), 4),
+    (re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"), 1.5),
+    (re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"), 2.5),
+)
+
+
+def latin_length(text: str) -> float:
+    """How long ``text`` is in Latin letters' worth: its characters, a Han, kana or Hangul character counted
+    as :data:`DENSE_WEIGHTS` says. What a length rule measures (a shortest sentence, a longest quote), so
+    that a Japanese sentence of 24 characters is as long as the English one of 60 that says the same."""
+    return len(text) + sum((weight - 1) * len(chars.findall(text)) for chars, weight in DENSE_WEIGHTS)
+
+
+def latin_prefix(text: str, n: float) -> str:
+    """The longest start of ``text`` that measures at most ``n`` (:func:`latin_length`), cut between
+    characters."""
+    if latin_length(text) <= n:
+        return text
+    used = 0.0
+    for i, ch in enumerate(text):
+        used += latin_length(ch)
+        if used > n:
+            return text[:i]
+    return text
+
+
+def word_count(text: str) -> int:
+    """How many words ``text`` has: its parts between spaces, a part in a script written without spaces
+    counted by its words (:func:`word_tokens`: "ヒートポンプは効率が高い" is 6), as a word budget ("at most
+    300 words") counts them in any language."""
+    return sum(max(1, len(word_tokens(part))) if has_segmented_script(part) else 1 for part in text.split())
+
+
 def script(word: str) -> str:
     """The writing system of ``word``'s first letter as Unicode names it ("LATIN", "CYRILLIC",
     "THAI", "HANGUL"), with Han, hiragana and katakana all "CJK" (Japanese mixes the three); ""

@@ -15,7 +15,12 @@ A text mentions a word when one of its words is a form of it:
 - in a script written without spaces (Chinese, Japanese, Thai; Korean, whose particles are written
   onto the word), the word's characters in the text, Traditional and Simplified Chinese read alike
   (OpenCC ``t2s``): its segmentation by ICU may cut the text otherwise ("空氣源熱泵" mentions "熱泵";
-  "热泵" mentions "熱泵");
+  "热泵" mentions "熱泵"); a Korean word also without the particle it ends in (:data:`KOREAN_PARTICLES`:
+  "히트펌프는" mentions "히트펌프의");
+- a regular inflection that Snowball's stemmer takes to another stem (Spanish "inviernos" -> "invi",
+  "invierno" -> "inviern"; its step for attached pronouns reads "-nos" as one; French "hivers", "hiver";
+  Portuguese "regiões", "região"; Swedish "vintrar", "vinter"): the two words meet once each is also
+  taken back to its base form by its language's rules of inflection (:data:`INFLECTIONS`);
 - in a language that writes compounds as one word (:data:`CLOSED_COMPOUNDS`), a compound whose head
   is the word ("Erdwärmepumpen" mentions "Wärmepumpen") or that holds the word as it is written,
   then a linking element (:data:`LINKS`) and a part that can start a word ("Pumpenhaus" mentions
@@ -45,6 +50,44 @@ _VOWEL = "aeiouyäöüåæøéè"
 #: these languages: "sch", "str", "pf", "kl") before a vowel; "rnickel" starts no word.
 _ONSET = re.compile(rf"(?:sch[lmnrw]?|s[ckptlmnw]r?|pf[lr]?|ch[lr]?|[bcdfgkpt][lr]|[gk]n|ph|qu|th|ts|tw|wr|zw"
                     rf"|[bcdfghjklmnpqrstvwxzß])?[{_VOWEL}]")
+#: The regular plural (and for Italian and the Scandinavian languages, definite) endings of each language's
+#: nouns and adjectives, as its grammars give them, with what the base form ends in instead, for the forms
+#: whose Snowball stem differs from the base form's: ``(ending, base ending)``. English: knives -> knife,
+#: analyses -> analysis, indices -> index (Porter2 takes "-s" itself and keeps "news" apart); Spanish and
+#: Portuguese -s, -es, Spanish luces -> luz, Portuguese regiões -> região, animais -> animal, papéis ->
+#: papel, fósseis -> fóssil, homens -> homem, meses -> mês; French -s, -x, chevaux -> cheval, travaux ->
+#: travail; Italian -i for -o and -e, -e for -a, laghi -> lago, banche -> banca; German -e, -en, -n, -er,
+#: -s, -nen; Dutch -s, -'s, -en, kinderen -> kind; Swedish, Danish and Norwegian -ar, -er, -or, -r, -e and
+#: the definite -en, -et, -na (with :data:`SYNCOPE`).
+INFLECTIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "en": (("ves", "f"), ("ves", "fe"), ("es", "is"), ("ices", "ex"), ("ices", "ix")),
+    "es": (("s", ""), ("es", ""), ("ces", "z")),
+    "pt": (("s", ""), ("es", ""), ("ões", "ão"), ("ães", "ão"), ("ãos", "ão"), ("ais", "al"), ("éis", "el"),
+           ("eis", "il"), ("óis", "ol"), ("uis", "ul"), ("is", "il"), ("ns", "m"), ("eses", "ês")),
+    "fr": (("s", ""), ("x", ""), ("aux", "al"), ("aux", "ail")),
+    "it": (("i", "o"), ("i", "e"), ("e", "a"), ("chi", "co"), ("ghi", "go"), ("che", "ca"), ("ghe", "ga"),
+           ("ci", "cio"), ("gi", "gio")),
+    "de": (("e", ""), ("en", ""), ("n", ""), ("er", ""), ("s", ""), ("nen", "")),
+    "nl": (("s", ""), ("'s", ""), ("en", ""), ("eren", "")),
+    "sv": (("ar", ""), ("er", ""), ("or", "a"), ("r", ""), ("en", ""), ("et", ""), ("na", ""), ("arna", ""),
+           ("erna", ""), ("orna", "a")),
+    "da": (("e", ""), ("er", ""), ("r", ""), ("en", ""), ("et", ""), ("ne", ""), ("erne", "")),
+    "no": (("e", ""), ("er", ""), ("r", ""), ("en", ""), ("et", ""), ("ene", ""), ("a", "")),
+}
+#: Languages whose nouns in -el, -en, -er lose that "e" before an ending that starts with a vowel
+#: (Swedish vinter -> vintrar, nyckel -> nycklar, öken -> öknar; Danish and Norwegian vinter -> vintre):
+#: a base form that ends in a consonant, then l, n or r, gets its "e" back.
+SYNCOPE = frozenset({"sv", "da", "no"})
+#: Letters a base form keeps at least: "mes" is not "me" and an "s".
+MIN_BASE = 3
+#: Korean particles (josa), written onto the word they follow: the case particles (subject 이/가, object
+#: 을/를, genitive 의, locative and dative 에/에서/에게/께, instrumental 로/으로, comitative 와/과/하고/랑/이랑),
+#: the topic and additive particles 은/는/도/만, and 부터, 까지, 보다, 처럼, 마다, 로서/로써, each with
+#: 는 or 도 after it ("에서는"), longest first. A text mentions "히트펌프의" when it writes "히트펌프는".
+KOREAN_PARTICLES = tuple(sorted(
+    {*(f"{p}{topic}" for p in "에서 에게 께서 으로 로 에 와 과 부터 까지 보다 처럼".split() for topic in ("는", "도")),
+     *"이 가 을 를 의 에 에서 에게 께 께서 로 으로 와 과 하고 랑 이랑 은 는 도 만 부터 까지 보다 처럼 마다 로서 로써 으로서 으로써".split()},
+    key=len, reverse=True))
 #: Arabic proclitics, outermost first: a conjunction, a preposition, the article (لل is ل + ال).
 _ARABIC_CLITICS = re.compile(r"^(?P<conj>[وف])?(?P<prep>[بكل])?(?P<art>ال|(?<=ل)ل)?")
 
@@ -69,10 +112,12 @@ def mentioned_otherwise(words: list[str], text: str, language: str = "en") -> li
 
     tokens = [t.lower() for t in _tokens(text)]
     arabic: set[str] | None = None
+    inflected: set[str] | None = None
     found = []
     for word in words:
         if has_segmented_script(word):
-            if _simplified(word.lower()) in _simplified(text.lower()):
+            written = _simplified(text.lower())
+            if any(_simplified(form) in written for form in _korean_forms(word.lower())):
                 found.append(word)
         elif script(word) == "ARABIC":
             stem = _stemmer("ar")
@@ -82,7 +127,37 @@ def mentioned_otherwise(words: list[str], text: str, language: str = "en") -> li
                 found.append(word)
         elif language in CLOSED_COMPOUNDS and any(_compound_part(word.lower(), t, language) for t in tokens):
             found.append(word)
+        elif language in INFLECTIONS:
+            if inflected is None:
+                inflected = _base_stems([t for t in tokens if t.isalpha()], language)
+            if _base_stems([word.lower()], language) & inflected:
+                found.append(word)
     return found
+
+
+def _base_stems(words: list[str], language: str) -> set[str]:
+    """The Snowball stems of ``words`` (lower-cased) and of each one's base forms by ``language``'s rules
+    of inflection (:data:`INFLECTIONS`, :data:`SYNCOPE`), none shorter than :data:`MIN_BASE` letters."""
+    from engine.offline_select import _stemmed
+
+    forms = set(words)
+    for word in words:
+        for ending, base in INFLECTIONS[language]:
+            if word.endswith(ending) and len(word) - len(ending) + len(base) >= MIN_BASE:
+                bare = word[: len(word) - len(ending)] + base
+                forms.add(bare)
+                if language in SYNCOPE and re.search(rf"[^{_VOWEL}][lnr]$", bare) and len(bare) > MIN_BASE:
+                    forms.add(f"{bare[:-1]}e{bare[-1]}")
+    return set(_stemmed(sorted(forms), language))
+
+
+def _korean_forms(word: str) -> list[str]:
+    """``word`` and, for a Korean word ending in a particle (:data:`KOREAN_PARTICLES`) with two syllables
+    or more before it, the word without it ("히트펌프의" -> "히트펌프"); a word of another script alone."""
+    if script(word) != "HANGUL":
+        return [word]
+    particle = next((p for p in KOREAN_PARTICLES if word.endswith(p) and len(word) - len(p) >= 2), "")
+    return [word, word[: len(word) - len(particle)]] if particle else [word]
 
 
 def _simplified(text: str) -> str:

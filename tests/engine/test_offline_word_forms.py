@@ -75,6 +75,10 @@ ASKED = [
      "bleibt als die Luft. Alte Häuser brauchen vor dem Einbau eine gute Dämmung. "
      "Der Preis des Einbaus ist von Land zu Land verschieden.\n",
      "Erdwärmepumpen arbeiten im Winter effizienter als Luftwärmepumpen", "Wärmepumpen"),
+    ("es", "¿Cómo funcionan las bombas de calor en invierno?",
+     "# Bombas de calor\n\nLas bombas de calor pierden eficiencia cuando la temperatura exterior baja en los "
+     "inviernos fríos del norte. Una bomba de calor aerotérmica cuesta entre 8.000 y 12.000 euros.\n",
+     "Las bombas de calor pierden eficiencia cuando la temperatura exterior baja en los inviernos fríos", "invierno"),
 ]
 
 
@@ -102,3 +106,52 @@ def test_a_chinese_word_icu_cuts_into_characters_is_one_word(text, expected):
     from engine.segments import word_tokens
 
     assert word_tokens(text) == expected
+
+
+#: (language, a word of the question, a text that writes it in another regular inflection): plurals and
+#: forms whose Snowball stems differ ("inviernos" -> "invi", "invierno" -> "inviern").
+INFLECTED = [
+    ("es", "invierno", "Las bombas pierden eficiencia en los inviernos fríos."),
+    ("es", "inviernos", "La bomba pierde eficiencia en invierno."),
+    ("es", "gobiernos", "El gobierno subvenciona las bombas."),
+    ("es", "hogares", "Un hogar gasta menos."),
+    ("es", "luces", "La luz del sol."),
+    ("fr", "hiver", "Les pompes perdent en efficacité pendant les hivers froids."),
+    ("fr", "hivers", "La pompe perd en efficacité l'hiver."),
+    ("fr", "travaux", "Le travail dure deux jours."),
+    ("pt", "regiões", "A bomba funciona bem nesta região."),
+    ("pt", "animais", "Cada animal precisa de calor."),
+    ("pt", "papéis", "O papel da bomba."),
+    ("pt", "homens", "O homem instala a bomba."),
+    ("pt", "meses", "A bomba custa 50 euros por mês."),
+    ("it", "laghi", "Il lago gela d'inverno."),
+    ("nl", "kinderen", "Het kind slaapt."),
+    ("de", "Autos", "Das Auto fährt elektrisch."),
+    ("sv", "vinter", "Pumpen tappar effekt under kalla vintrar."),
+    ("sv", "nycklar", "Du behöver en nyckel."),
+    ("sv", "kostnader", "Kostnaden sjunker."),
+    ("da", "vinter", "Pumpen taber effekt i kolde vintre."),
+    ("no", "vintre", "Pumpen mister effekt om vinteren og i en kald vinter."),
+    ("en", "knives", "A knife cuts."),
+    ("en", "analyses", "The analysis shows a fall."),
+    ("en", "indices", "The index rose."),
+]
+
+
+@pytest.mark.parametrize(("language", "word", "text"), INFLECTED, ids=[f"{c[0]}-{c[1]}" for c in INFLECTED])
+def test_a_regular_inflection_the_stemmer_misses_is_a_form_of_the_word(language, word, text):
+    from engine.word_forms import mentioned
+
+    assert mentioned([word], text, language) == [word]
+
+
+@pytest.mark.parametrize(("language", "word", "text"), [
+    ("en", "new", "The news came late."),  # Snowball's own exception: "news" is no plural
+    ("es", "mes", "Me gusta el invierno."),  # a base form of two letters ("me") is no word's
+    ("de", "Pumpe", "Pumpernickel bleibt lange frisch."),
+    ("fr", "chat", "Un château."),
+])
+def test_a_word_that_only_looks_like_an_inflection_is_none(language, word, text):
+    from engine.word_forms import mentioned
+
+    assert mentioned([word], text, language) == []
