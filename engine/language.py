@@ -56,30 +56,38 @@ _SCRIPT_LANGUAGES = (
 
 
 #: Function words by language: articles, pronouns, prepositions, particles and auxiliaries that
-#: carry no topic, and the question words (en, de, fr, es, which the offline text covers; the question
-#: words, prepositions and particles of Arabic; and the question words and conjunctions of Chinese and
-#: Thai that are longer than one character).
+#: carry no topic, and the question words with the degree words that make one of them ask how long or
+#: how often ("how long", "wie lange", "combien de temps … souvent", "a menudo") (en, de, fr, es, which the
+#: offline text covers; the question words, prepositions and particles of Arabic; the question words and
+#: conjunctions of Chinese and Thai that are longer than one character; and Japanese "what" with its
+#: particle, "何と", which ICU writes as one word).
 _FUNCTION_WORDS = {
     "en": """a an the and or of to in on for with by at from about as is are was were be been being do does
         did what which who whom how why when where this that these those it its into than then there their
         can could should would will shall may might must i me my we our you your he she they them not no much many
         have has had having
-        if so but all any some more most very also only just such own same other""",
+        if so but all any some more most very also only just such own same other
+        long often far soon""",
     "de": """der die das den dem des ein eine einen einem einer eines und oder aber von zu zum zur im in ins am
         an auf aus ab bei beim nach vor um bis durch gegen ohne über unter zwischen mit für ist sind war
         waren wird werden wurde kann können soll sollte muss wie was welche welcher welches warum wann wo
         dies diese dieser es sich man nicht kein keine bitte auch nur noch schon sehr mehr als wenn dass so
-        ich du er sie wir ihr mein dein sein unser viel viele haben hat hatte hatten habe gibt gab""",
+        ich du er sie wir ihr mein dein sein unser viel viele haben hat hatte hatten habe gibt gab
+        lange oft weit darf dürfen müssen wollen lässt""",
     "fr": """le la les l un une des et ou mais de du d en sur pour avec par dans est sont que qui quoi quel
         quelle comment pourquoi quand où ce cette ces il elle ils elles on ne pas plus se sa son ses au aux
-        beaucoup combien quels quelles lequel laquelle lesquels lesquelles ont avoir""",
+        beaucoup combien quels quelles lequel laquelle lesquels lesquelles ont avoir
+        longtemps souvent loin entre depuis pendant vers chez sans sous peut peuvent doit doivent été être""",
     "es": """el los las lo y o pero del al con por para en es son que qué cómo cuál cuando dónde este esta estos
         se su sus no más muy un una unos unas mucho mucha muchos muchas cuánto cuánta cuántos cuántas cuáles
-        hay tiene tienen""",
+        hay tiene tienen
+        sobre entre desde hasta hacia según durante mediante contra tras menudo lejos puede pueden debe deben
+        ha han está están fue fueron ser estar""",
     "ar": """ما ماذا مدى كم كيف هل لماذا متى أين اين أي أية من في إلى الى على عن مع بين عند منذ حتى لدى أو او ثم لكن
         لا لم لن ليس قد هو هي هم هذا هذه ذلك تلك هناك التي الذي الذين كان كانت يكون تكون أن إن عندما إذا كل بعض""",
     "zh": """如何 什么 怎么 怎样 为什么 哪些 哪个 是否 可以 以及 或者 还是 这个 那个 这些 那些 我们 你们 他们 它们
-        请问 如果 因为 所以 但是 而且 没有 能否 多少 什麼 怎麼 為什麼""",
+        请问 如果 因为 所以 但是 而且 没有 能否 多少 什麼 怎麼 為什麼 多久 多长 多長""",
+    "ja": """何と 何が 何を 何で 何の 何か""",
     "th": """และ การ ความ อย่างไร อะไร ทำไม ที่ ของ ใน เป็น มี ได้ ไม่ หรือ กับ จะ ให้ ว่า""",
 }
 #: The function words of :data:`_FUNCTION_WORDS` and of Italian, Dutch, Portuguese and Swedish

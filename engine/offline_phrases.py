@@ -156,9 +156,9 @@ PHRASES = {
     },
     "unanswered": {
         "en": "No claim of the solution mentions {terms}, which the question asks about.",
-        "de": "Keine Aussage der Lösung erwähnt {terms}, wonach die Frage fragt.",
-        "fr": "Aucune affirmation de la solution ne mentionne {terms}, sur quoi porte la question.",
-        "es": "Ninguna afirmación de la solución menciona {terms}, por lo que pregunta la pregunta.",
+        "de": "Keine Aussage der Lösung erwähnt {terms}, worum es in der Frage geht.",
+        "fr": "Aucune affirmation de la solution ne mentionne {terms}, ce sur quoi porte la question.",
+        "es": "Ninguna afirmación de la solución menciona {terms}, de lo que trata la pregunta.",
     },
     "single_source_topic": {
         "en": "The findings on {topic} rest on one source only: {title} [{sid}].",
@@ -201,7 +201,7 @@ PHRASES = {
     },
     "not_addressed": {
         "en": "the question asks about {terms}, and the solution says nothing about it.",
-        "de": "die Frage fragt nach {terms}, und die Lösung sagt nichts dazu.",
+        "de": "in der Frage geht es um {terms}, und die Lösung sagt nichts dazu.",
         "fr": "la question porte sur {terms}, et la solution n'en dit rien.",
         "es": "la pregunta trata de {terms}, y la solución no dice nada al respecto.",
     },

@@ -58,7 +58,7 @@ CJK: dict[str, tuple[str | tuple[str, str], str | tuple[str, str]]] = {
     "dangling": ("{q} [{sid}]は{word}で始まっており、レポートが引用していない文を指しています。",
                  "{q} [{sid}]以{word}开头，指向的是报告没有引用的文字。"),
     "unanswered": ("質問が尋ねている{terms}について、解決案のどの主張も触れていません。",
-                   "问题问到了{terms}，但方案中没有任何论断提及。"),
+                   "问题涉及{terms}，但方案中没有任何论断提及。"),
     "single_source_topic": ("{topic}に関する調査結果は、一つの出典だけに基づいています：{title} [{sid}]。",
                             "关于{topic}的研究结果只依据一个来源：{title} [{sid}]。"),
     "numbers_differ": ("出典によって数値が異なります：{a} [{sa}]と{b} [{sb}]。",
@@ -72,7 +72,7 @@ CJK: dict[str, tuple[str | tuple[str, str], str | tuple[str, str]]] = {
     "left_out": ("調査結果には{q} [{sid}]ともありますが、解決案はこれに触れていません。",
                  "研究结果还提到{q} [{sid}]，而方案遗漏了这一点。"),
     "not_addressed": ("質問は{terms}について尋ねていますが、解決案はそれについて何も述べていません。",
-                      "问题问到了{terms}，而方案对此只字未提。"),
+                      "问题涉及{terms}，而方案对此只字未提。"),
     "nothing_changed": ("変更なし：批判も視点も、調査結果から追加または削除できる点を挙げませんでした。",
                         "没有变化：批评和视角都没有指出可以根据研究结果补充或删除的内容。"),
     "nothing_changed_raised": ("変更なし：指摘はありました（批判：{c}件、視点：{p}件）が、削除すべき主張やレポートから追加すべき"

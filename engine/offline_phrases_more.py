@@ -307,19 +307,19 @@ FUNCTION_WORDS = {
         alla agli alle e ed o ma che chi cosa come dove quando perché quale quali quanto quanta quanti
         quante è sono erano essere stato stata non si ne più anche molto molti molte questo questa
         questi queste quello quella quelli quelle suo sua suoi sue loro ha hanno ho può possono deve devono
-        c se""",
+        c se sopra sotto senza verso durante contro dopo presso spesso""",
     "nl": """de het een en of maar van in op voor met naar bij uit om te tot aan dat die dit deze wat wie welke
         welk waarom wanneer waar hoe hoeveel is zijn was waren wordt worden werd kan kunnen moet moeten zal
         zullen niet geen ook nog er hij zij ze wij we jij je ik u hun haar hebben heeft had veel meer als
-        dan zo al""",
+        dan zo al lang vaak tussen zonder tijdens sinds tegen onder boven""",
     "pt": """o a as um uma uns umas de do da dos das d em no na nos nas num numa por pelo pela pelos pelas
         para com sem e ou mas que quê qual quais quando onde como porque porquê quanto quanta quantos
         quantas é são era eram ser está estão estar não se seu sua seus suas mais muito muitos muitas
         também isso isto este esta estes estas esse essa esses essas ele ela eles elas pode podem tem têm
-        há ao aos à às""",
+        há ao aos à às sobre entre desde até durante contra após""",
     "sv": """och i på av till för med om från som att det de en ett är vad hur varför när vilken vilket vilka
         kan kunde ska skulle inte jag han hon ni mer mycket också bara eller sitt sina har hade blir
-        blev vara hos mot ur vid efter under än så""",
+        blev vara hos mot ur vid efter under än så länge ofta mellan utan över genom sedan enligt""",
 }
 #: Words that open a question of its own after "and" or a comma ("…, e quanto rumore fanno?"):
 #: ``engine.offline_text._INTERROGATIVES``.
@@ -330,9 +330,11 @@ INTERROGATIVES = """come cosa perché quando dove quale quali quanto quanta quan
 REQUEST_WORDS = """spiega spiegami mostra mostrami trova rapporto leg uitleggen toon vind explique explica
     explicar mostre encontre relatório förklara visa hitta""".split()
 #: Verbs that ask how rather than about what ("come funziona", "hoe werkt", "como funciona",
-#: "hur fungerar"), less those that are English words or names too ("serve", "usa"):
+#: "hur fungerar"), and the light verbs of saying and of worth ("cosa dicono", "wat zegt", "loont het",
+#: "vale a pena", "lönar sig"), less those that are English words or names too ("serve", "usa", "dice"):
 #: :data:`engine.offline_select.QUESTION_VERBS`.
-QUESTION_VERBS = """funziona funzionano gestisce gestiscono usano usato fa fanno
+QUESTION_VERBS = """funziona funzionano gestisce gestiscono usano usato fa fanno dicono detto vale valgono pena
+    zegt zeggen zei loont lonen diz dizem disse disseram valem säger sade lönar
     confrontare confronta differisce differiscono significa werkt werken doet doen gebruikt gebruiken
     gaat maakt maken betekent verschilt verschillen vergelijken vergelijkt funciona funcionam lida lidam
     usam usado faz fazem comparar compara diferem difere significa fungerar hanterar använder används

@@ -17,6 +17,7 @@ from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
 from engine.offline_select import QUESTION_VERBS, query_terms, terms
+from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
 from engine.segments import latin_length, word_tokens
@@ -44,6 +45,9 @@ _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
 MAX_QUOTED = 3
+#: The particles of German separable verbs that end a question whose verb they belong to ("Wie bricht
+#: asyncio Tasks ab?", "Wie richte ich es ein?"), as German grammars list them (Duden: trennbare Verben).
+SEPARABLE_PARTICLES = frozenset("ab an auf aus bei ein fest her hin los mit nach vor weg zu zurück um durch".split())
 #: The shortest word of a question the review asks the claims for, in Latin letters' worth
 #: (:func:`engine.segments.latin_length`): four letters, two Han characters, three kana, two Hangul syllables.
 MIN_WORD = 4
@@ -77,14 +81,30 @@ def flaw(text: str) -> tuple[str, str] | None:
 
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
     """The question's content words (:data:`MIN_WORD` Latin letters' worth or more,
-    :func:`engine.segments.latin_length`: "heat", "タスク", "熱泵", not "熱"; not a verb that asks how; as the
-    question writes them) that no claim mentions in any form (:func:`engine.word_forms.mentioned`,
-    in ``language``: "timeouts" is met by "timeout" and by "TimeoutError", "Wärmepumpen" by
-    "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵")."""
+    :func:`engine.segments.latin_length`: "heat", "タスク", "熱泵", not "熱"; not a verb that asks how or a
+    light verb, :data:`engine.offline_select.QUESTION_VERBS`, nor the verb of a split German verb,
+    :func:`_split_verb`; as the question writes them) that no claim mentions in any form
+    (:func:`engine.word_forms.mentioned`, in ``language``: "timeouts" is met by "timeout" and by
+    "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵")."""
+    split = _split_verb(question, language)
     asked = [term for term in content_words(question)
-             if latin_length(term) >= MIN_WORD and term not in QUESTION_VERBS]
+             if latin_length(term) >= MIN_WORD and term not in QUESTION_VERBS and term not in split]
     met = {term for claim in claims for term in mentioned(asked, claim, language)}
     return [_as_written(term, question) for term in asked if term not in met]
+
+
+def _split_verb(question: str, language: str) -> set[str]:
+    """The finite verb of a German question whose verb is split, lower-cased: the question ends in its
+    particle (:data:`SEPARABLE_PARTICLES`), and the verb stands first or right after a question word
+    (German's verb-first and verb-second order: "Wie bricht asyncio Tasks ab?" asks about "abbrechen",
+    not "bricht", which no text that cancels writes). After the question word it is written in lower
+    case, as no German noun is ("Welche Kosten fallen an?" names its "Kosten"). Empty in other languages."""
+    tokens = word_tokens(question)
+    if language != "de" or len(tokens) < 3 or tokens[-1].lower() not in SEPARABLE_PARTICLES:
+        return set()
+    if tokens[0].lower() in INTERROGATIVES:
+        return {tokens[1].lower()} if tokens[1].islower() else set()
+    return {tokens[0].lower()}
 
 
 def _as_written(word: str, text: str) -> str:

@@ -48,10 +48,13 @@ MIN_TERMS_CAP = 3
 #: Weight of relevance against novelty in maximal marginal relevance (Carbonell & Goldstein's
 #: lambda); 0.7 leans to relevance, as in their query-focused summaries.
 MMR_LAMBDA = 0.7
-#: Words that ask how rather than about what ("how does X work", "how do X and Y compare"): never a
-#: term of the question.
+#: Words that ask how rather than about what ("how does X work", "how do X and Y compare"), and the
+#: light verbs of saying and of worth, which frame what is asked ("what does the agency say about X",
+#: "Lohnt sich X", "¿Qué dijo X sobre Y?", "¿Vale la pena X?", "X值得买吗"): never a term of the question.
 QUESTION_VERBS = frozenset(
     """handle handles work works make makes use uses used happen happens compare compares
+    say says said tell tells take takes sagt sagen sagte sagten lohnt lohnen rentiert dit disent vaut valent
+    peine dijo dicen dijeron vale valen pena 值得 言う 言っ 言い
     affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
     fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作
     unterscheiden unterscheidet vergleichen comparent comparer diffèrent comparan comparar diferencian difieren

@@ -41,6 +41,18 @@ def ask(tmp_path: Path, *args: str | bytes, env: dict | None = None, stdin: str 
                           env=ask_env(tmp_path, env), cwd=tmp_path, timeout=RUN_TIMEOUT, **popen)
 
 
+def ask_offline(tmp_path: Path, document: str, question: str) -> tuple[subprocess.CompletedProcess, str]:
+    """``deepresearch ask --offline --no-clarify`` over a corpus of one Markdown ``document`` (UTF-8):
+    the finished process, and its report.md (written under ``tmp_path / "out"``); fails the test when the
+    run does."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.md").write_text(document, encoding="utf-8")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "--out", str(tmp_path / "out"), question)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out, (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+
+
 def cli(tmp_path: Path, *args: str | bytes) -> subprocess.CompletedProcess:
     """Run ``python -m bots.cli ARGS`` (bytes arguments are passed as they are) to its end, 80 columns
     wide, in ``tmp_path``; its output as text."""

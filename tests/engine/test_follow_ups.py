@@ -32,7 +32,7 @@ def test_without_a_review_there_is_nothing_open():
 
 def test_the_offline_model_asks_about_each_open_objection_in_the_questions_language():
     german = ("- Leser: die Ergebnisse sagen auch „Luft-Wärmepumpen kosten 9.000 Euro.“ [S000001], was die Lösung "
-              "auslässt.\n- Leser: die Frage fragt nach „günstigsten“, und die Lösung sagt nichts dazu.\n")
+              "auslässt.\n- Leser: in der Frage geht es um „günstigsten“, und die Lösung sagt nichts dazu.\n")
     asked = R.follow_up_questions(german, "Welche Wärmepumpen sind in Deutschland am günstigsten?", "de")
     assert len(asked) == 2 and all("„Welche Wärmepumpen sind in Deutschland am günstigsten“" in q for q in asked)
     assert asked[0].startswith("Was bedeutet das Ergebnis „Luft-Wärmepumpen kosten")

@@ -13,7 +13,7 @@ from engine.offline import SUMMARY_WORDS, OfflineChatModel, _good_sentence, pass
 from engine.offline_phrases import PHRASES
 from engine.offline_text import _short
 from engine.segments import latin_length, word_count
-from tests.bots.console_helpers import ask
+from tests.bots.console_helpers import ask_offline
 
 #: A document of the kind a Japanese user indexes: short sentences, one long one.
 JAPANESE = ("# ヒートポンプ\n\nヒートポンプは外気温が低下すると効率が下がる。寒冷地では補助ヒーターが必要になることが多い。"
@@ -104,11 +104,6 @@ def test_a_page_summary_keeps_to_its_word_budget_in_japanese():
     (KOREAN, "히트펌프의 효율은?", ["히트펌프는 외부 기온이 낮아지면 효율이 떨어진다."]),
 ], ids=["ja", "ja-list", "zh", "ko"])
 def test_ask_quotes_the_short_sentences_that_answer(tmp_path, document, question, sentences):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "heat.md").write_text(document, encoding="utf-8")
-    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "--out", str(tmp_path / "out"), question)
-    assert out.returncode == 0, out.stderr[-2000:]
-    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    _, report = ask_offline(tmp_path, document, question)
     findings = re.findall(r"^- (.*) \[\d+\]$", report, re.MULTILINE)
     assert all(any(s in f for f in findings) for s in sentences), report

@@ -81,7 +81,7 @@ OBJECTIONS = {
     "en": ("Reader", "the findings also say “Air pumps cost 9,000 euros.” [S000001], which the solution leaves out",
            "the question asks about “cheapest”, and the solution says nothing about it", "Investor"),
     "de": ("Leser", "die Ergebnisse sagen auch „Luft-Wärmepumpen kosten 9.000 Euro.“ [S000001], was die Lösung "
-           "auslässt", "die Frage fragt nach „günstigsten“, und die Lösung sagt nichts dazu", "Investor"),
+           "auslässt", "in der Frage geht es um „günstigsten“, und die Lösung sagt nichts dazu", "Investor"),
     "fr": ("Lecteur", "les résultats disent aussi « Les pompes coûtent 9 000 euros. » [S000001], que la solution "
            "omet", "la question porte sur « moins chères », et la solution n'en dit rien", "Investisseur"),
     "es": ("Lector", "los hallazgos también dicen «Las bombas cuestan 9.000 euros.» [S000001], que la solución "
@@ -89,7 +89,7 @@ OBJECTIONS = {
     "ja": ("読者", "調査結果には「空気熱源ヒートポンプは9,000ユーロかかる。」 [S000001]ともありますが、解決案はこれに触れていません",
            "質問は「最も安い」について尋ねていますが、解決案はそれについて何も述べていません", "投資家"),
     "zh": ("读者", "研究结果还提到“空气源热泵的价格为9000欧元。” [S000001]，而方案遗漏了这一点",
-           "问题问到了“最便宜”，而方案对此只字未提", "投资者"),
+           "问题涉及“最便宜”，而方案对此只字未提", "投资者"),
     "it": ("Lettore", "i risultati dicono anche «Le pompe costano 9.000 euro.» [S000001], che la soluzione "
            "tralascia", "la domanda riguarda «più economiche», e la soluzione non ne dice nulla", "Investitore"),
     "nl": ("Lezer", "de bevindingen zeggen ook “Luchtwarmtepompen kosten 9.000 euro.” [S000001], wat de oplossing "

@@ -11,7 +11,7 @@ import pytest
 
 from engine.offline_phrases import phrase
 from engine.offline_review import unanswered
-from tests.bots.console_helpers import ask
+from tests.bots.console_helpers import ask_offline
 
 #: (language, question, claim, words the claim mentions, words it does not).
 CASES = [
@@ -86,12 +86,7 @@ ASKED = [
 @pytest.mark.parametrize(("language", "question", "document", "sentence", "word"), ASKED, ids=[a[0] for a in ASKED])
 def test_ask_quotes_the_sentence_and_no_objection_calls_its_words_missing(tmp_path, language, question, document,
                                                                          sentence, word):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "pumps.md").write_text(document, encoding="utf-8")
-    out = ask(tmp_path, question, "--offline", "--no-clarify", "--corpus", str(docs), "--out", str(tmp_path / "out"))
-    assert out.returncode == 0, out.stderr
-    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    _, report = ask_offline(tmp_path, document, question)
     findings = re.findall(r"^- (.*) \[\d+\]$", report, re.MULTILINE)
     assert any(sentence in f for f in findings), report
     objections = report.split(f"## {phrase('open_objections', language)}", 1)[1].split("\n## ", 1)[0]

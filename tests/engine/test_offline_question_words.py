@@ -1,0 +1,148 @@
+"""The words that frame a question (its interrogatives and their degree words, "how long"; auxiliaries;
+light verbs of saying and of worth, "dijo", "lohnt"; prepositions, "sobre"; the verb of a split German
+verb, "bricht … ab") are no topic: the offline review never says the sources failed to mention them, nor
+suggests a follow-up about them, in every language it writes; and its phrases say what the question is
+about without "the question asks the question"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine.offline_phrases import phrase
+from engine.offline_review import unanswered
+from engine.offline_select import query_terms
+from tests.bots.console_helpers import ask_offline
+
+#: (language, question, a claim that answers it, the words that frame the question, the topics the claim
+#: leaves out and the review must still name).
+FRAMED = [
+    ("en", "How long does a heat pump last in cold winters?", "A heat pump lasts 15 to 20 years. [S000001]",
+     {"long"}, {"cold", "winters"}),
+    ("en", "How often should a heat pump be serviced?", "Service a heat pump every year. [S000001]", {"often"}, set()),
+    ("en", "What does the agency say about heat pumps?", "The agency expects heat pumps to halve emissions. [S000001]",
+     {"say"}, set()),
+    ("de", "Wie lange hält eine Wärmepumpe?", "Eine Wärmepumpe hält 20 Jahre. [S000001]", {"lange"}, set()),
+    ("de", "Lohnt sich eine Wärmepumpe im Altbau?", "Eine Wärmepumpe rechnet sich nach zehn Jahren. [S000001]",
+     {"Lohnt"}, {"Altbau"}),
+    ("de", "Was sagt die Agentur über Wärmepumpen?", "Die Agentur erwartet weniger Emissionen durch Wärmepumpen. "
+     "[S000001]", {"sagt"}, set()),
+    ("fr", "Une pompe à chaleur vaut-elle la peine en hiver ?", "Une pompe à chaleur est rentable. [S000001]",
+     {"vaut", "peine"}, {"hiver"}),
+    ("fr", "Que disent les études sur les pompes à chaleur depuis 2020 ?",
+     "Les études montrent que les pompes à chaleur réduisent les émissions. [S000001]", {"disent", "depuis"}, set()),
+    ("es", "¿Qué dijo la agencia sobre las bombas de calor?",
+     "La agencia afirmó que las bombas de calor reducen las emisiones. [S000001]", {"dijo", "sobre"}, set()),
+    ("es", "¿Vale la pena una bomba de calor durante el invierno?", "Una bomba de calor es rentable. [S000001]",
+     {"Vale", "pena", "durante"}, {"invierno"}),
+    ("it", "Quanto spesso va controllata una pompa di calore?", "Una pompa di calore va controllata ogni anno. "
+     "[S000001]", {"spesso"}, set()),
+    ("it", "Cosa dicono gli esperti sulle pompe di calore?", "Gli esperti prevedono meno emissioni con le pompe di "
+     "calore. [S000001]", {"dicono"}, set()),
+    ("nl", "Loont een warmtepomp zonder isolatie?", "Een warmtepomp verdient zich terug. [S000001]",
+     {"Loont", "zonder"}, {"isolatie"}),
+    ("nl", "Hoe lang gaat een warmtepomp mee?", "Een warmtepomp gaat 20 jaar mee. [S000001]", {"lang"}, set()),
+    ("pt", "O que disse a agência sobre as bombas de calor?",
+     "A agência afirmou que as bombas de calor reduzem as emissões. [S000001]", {"disse", "sobre"}, set()),
+    ("pt", "Vale a pena uma bomba de calor?", "Uma bomba de calor é rentável. [S000001]", {"Vale", "pena"}, set()),
+    ("sv", "Lönar sig en värmepump?", "En värmepump är lönsam efter tio år. [S000001]", {"Lönar"}, set()),
+    ("sv", "Hur länge håller en värmepump?", "En värmepump håller i 20 år. [S000001]", {"länge"}, set()),
+    ("zh", "热泵能用多久？", "热泵一般可以使用十五到二十年。 [S000001]", {"多久"}, set()),
+    ("zh", "热泵值得买吗？", "热泵在十年内可以收回成本。 [S000001]", {"值得"}, set()),
+    ("ja", "機関はヒートポンプについて何と言っていますか？", "機関はヒートポンプの普及を求めている。 [S000001]",
+     {"何と", "言っ"}, set()),
+]
+
+
+@pytest.mark.parametrize(("language", "question", "claim", "framing", "topics"), FRAMED,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(FRAMED)])
+def test_the_words_that_frame_a_question_are_never_unanswered(language, question, claim, framing, topics):
+    left = unanswered(question, [claim], language)
+    assert not framing & set(left), left
+    assert topics <= set(left), left
+
+
+@pytest.mark.parametrize(("question", "language", "framing"), [
+    ("¿Qué dijo la agencia sobre las bombas de calor?", "es", "sobre"),
+    ("O que disse a agência sobre as bombas de calor?", "pt", "sobre"),
+    ("Que disent les études sur les pompes à chaleur depuis 2020 ?", "fr", "depuis"),
+    ("How long does a heat pump last?", "en", "long"),
+])
+def test_a_preposition_or_degree_word_is_no_term_of_the_question(question, language, framing):
+    from engine.offline_select import _stemmed
+
+    assert _stemmed([framing], language)[0] not in query_terms(question, language)
+
+
+#: English pages a German or Spanish question is asked over.
+ASYNCIO = ("# Coroutines and Tasks\n\nTasks can easily and safely be cancelled with Task.cancel() in asyncio. When a "
+           "task is cancelled, asyncio.CancelledError is raised in the task at the next opportunity.\n\nRunning many "
+           "Tasks concurrently with asyncio pays off when a program waits for the network most of the time.\n")
+
+
+@pytest.mark.parametrize(("question", "claim"), [
+    ("Wie bricht asyncio Tasks ab?", "Tasks can be cancelled with Task.cancel() in asyncio. [S000001]"),
+    ("Wie bricht man einen Task in asyncio ab?", "Ein Task wird in asyncio mit cancel() abgebrochen. [S000001]"),
+    ("Bricht asyncio einen Task sofort ab?", "Ein Task wird in asyncio mit cancel() abgebrochen. [S000001]"),
+])
+def test_the_verb_of_a_split_german_verb_is_no_topic(question, claim):
+    """"bricht … ab" asks about "abbrechen": "bricht" alone is in no text that cancels."""
+    assert "bricht" not in {w.lower() for w in unanswered(question, [claim], "de")}
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Welche Kosten fallen bei einer Wärmepumpe an?", "Kosten"),  # a noun after the question word
+    ("Wärmepumpen im Winter: lohnt sich das?", "Wärmepumpen"),  # no particle at the end
+])
+def test_a_noun_is_never_taken_for_a_split_verb(question, topic):
+    assert topic in unanswered(question, ["Eine Heizung braucht Strom. [S000001]"], "de")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("document", "question", "language", "framing"), [
+    ("# Heat pumps\n\nA well maintained air-source heat pump lasts 15 to 20 years before its compressor needs "
+     "replacing. Ground-source heat pumps last longer, often more than 25 years.\n",
+     "How long does a heat pump last?", "en", ["long"]),
+    (ASYNCIO, "Wie bricht asyncio Tasks ab?", "de", ["bricht"]),
+    (ASYNCIO, "Lohnt sich asyncio für viele Tasks?", "de", ["Lohnt"]),
+    (ASYNCIO, "¿Qué dijo la documentación sobre asyncio y las Tasks?", "es", ["dijo", "sobre"]),
+    ("# Bombas de calor\n\nLa agencia de la energía afirmó que las bombas de calor reducen a la mitad las emisiones "
+     "de los hogares.\n", "¿Qué dijo la agencia sobre las bombas de calor?", "es", ["dijo", "sobre"]),
+], ids=["en-long", "de-bricht", "de-lohnt", "es-over-english", "es-dijo"])
+def test_ask_neither_objects_to_nor_follows_up_on_the_words_that_frame_the_question(tmp_path, document, question,
+                                                                                  language, framing):
+    out, report = ask_offline(tmp_path, document, question)
+    assert re.search(r"^- .* \[\d+\]$", report, re.MULTILINE), report  # the page is quoted
+    review = report.split(f"## {phrase('review_outcome', language)}", 1)[1]
+    follow_ups = out.stdout.partition("Suggested follow-up questions:")[2]
+    for word in framing:
+        assert not re.search(rf"[“„«「]{re.escape(word)}[”“»」]", review), review
+        assert not re.search(rf"[“„«「]{re.escape(word)}[”“»」]", follow_ups), follow_ups
+
+
+#: The question's noun used as its own verb ("la pregunta pregunta", "die Frage fragt", "问题问"), in each
+#: language the review writes: a phrase says what the question is about instead.
+_QUESTION_ASKS = {"en": r"question questions", "de": r"Frage fragt", "fr": r"question questionne",
+                  "es": r"pregunta\w* la pregunta|pregunta pregunta", "it": r"domanda domanda",
+                  "nl": r"vraag vraagt", "pt": r"pergunta pergunta", "sv": r"frågan frågar", "ja": r"質問が質問",
+                  "zh": r"问题问", "zh-Hant": r"問題問"}
+
+
+@pytest.mark.parametrize("key", ["unanswered", "not_addressed"])
+def test_the_review_says_what_the_question_is_about_without_asking_the_question(key):
+    from engine.offline_phrases import LANGUAGES
+
+    for language in LANGUAGES:
+        text = phrase(key, language, terms="«x»")
+        assert not re.search(_QUESTION_ASKS[language], text), (language, text)
+
+
+@pytest.mark.parametrize(("language", "expected"), [
+    ("es", "Ninguna afirmación de la solución menciona «cuesta», de lo que trata la pregunta."),
+    ("de", "Keine Aussage der Lösung erwähnt „Kosten“, worum es in der Frage geht."),
+    ("fr", "Aucune affirmation de la solution ne mentionne « coût », ce sur quoi porte la question."),
+])
+def test_the_unanswered_point_reads_as_a_sentence_of_its_language(language, expected):
+    word = {"es": "cuesta", "de": "Kosten", "fr": "coût"}[language]
+    assert phrase("unanswered", language, terms=phrase("quoted", language, q=word)) == expected
