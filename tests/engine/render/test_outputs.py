@@ -13,6 +13,7 @@ from bots.cli import app
 from engine.render import docx as docx_module
 from engine.render.outputs import render_outputs, write_atomic
 from engine.render.reread import document_from_markdown, read_report
+from tests.waiting import LONG
 
 needs_tex = pytest.mark.skipif(not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")),
                                reason="latexmk, xelatex and pdftotext are needed")
@@ -204,14 +205,20 @@ def test_a_cancelled_build_leaves_no_error_log(tmp_path, monkeypatch, when):
     cancelled = threading.Event()
     if when == "before":
         cancelled.set()
-    else:  # cancelled as the LaTeX build starts: the Word build may be half-way
-        build_pdf = pdf_module.build_pdf
+    else:  # cancelled as the LaTeX build starts, while the Word build runs (made to wait for it here:
+        # one that finished first was built, and rightly removes the log, as a later build does)
+        build_pdf, render_docx = pdf_module.build_pdf, docx_module.render_docx
 
         def build_cancelled(*args, **kwargs):
             cancelled.set()
             return build_pdf(*args, **kwargs)
 
+        def docx_under_way(*args, **kwargs):
+            assert cancelled.wait(LONG)
+            return render_docx(*args, **kwargs)
+
         monkeypatch.setattr(pdf_module, "build_pdf", build_cancelled)
+        monkeypatch.setattr(docx_module, "render_docx", docx_under_way)
     paths = render_outputs(doc, run, cancel=cancelled)
     assert "pdf" not in paths and paths["pdf_error"] == "LaTeX build cancelled", paths
     assert not (run / "pdf-error.log").exists()
