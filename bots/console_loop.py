@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from bots.terminal_signals import answering_interrupts, raise_interrupt
+from bots.terminal_signals import answering_interrupts, raise_interrupt, take_interrupt
 
 T = TypeVar("T")
 
@@ -52,10 +52,14 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     making half-way (a traceback from the half-made loop's ``__del__``, "coroutine was never
     awaited", "cannot reuse already awaited coroutine"). Here one handler covers the whole call:
     the first SIGINT is noted, and cancels the task once it runs (at once if it already does);
-    ``KeyboardInterrupt`` is raised when the loop has closed. A second SIGINT raises at once once the
-    loop exists; before that it is only noted (raised while ``asyncio.Runner`` makes the loop, it
-    would leave a half-made loop whose collection prints "Exception ignored in
-    BaseEventLoop.__del__"), and the task never starts.
+    ``KeyboardInterrupt`` is raised when the loop has closed. That first SIGINT is the command's one
+    interrupt (:func:`bots.terminal_signals.take_interrupt`): a second one, or a SIGTERM, changes
+    nothing. Raised at once, as ``asyncio.run`` does, it cut the cancelled run's wind-down short
+    wherever it landed: the checkpoint database's shielded close ("Task was destroyed but it is
+    pending!", then "Exception in thread … Event loop is closed" from aiosqlite's thread), and a
+    SIGTERM made the exit code 143; before the loop exists it left a half-made loop whose collection
+    printed "Exception ignored in BaseEventLoop.__del__". A SIGINT before the task runs means it
+    never starts.
     From the first SIGINT until the call ends, the warning for a graph step langgraph made and
     never started (:data:`_UNSTARTED_STEP`) is not shown; the garbage collector runs before the
     call ends, so no such coroutine is collected after it.
@@ -71,11 +75,10 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     unsaid = warnings.catch_warnings()  # entered at the first Ctrl-C: the interrupted run only
 
     def on_sigint(signum: int, _frame: object) -> None:
-        hits.append(signum)
-        if len(hits) > 1:
-            if "loop" in running:  # not while the loop is half-made: its __del__ would fail
-                raise_interrupt()
+        if hits:  # the run winds down from the first: see take_interrupt
             return
+        hits.append(signum)
+        take_interrupt()
         unsaid.__enter__()
         # langgraph drops a cancelled step's coroutine unstarted (see _UNSTARTED_STEP): not ours to close
         warnings.filterwarnings("ignore", message=_UNSTARTED_STEP, category=RuntimeWarning)

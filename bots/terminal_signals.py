@@ -230,8 +230,16 @@ def raise_interrupt() -> None:
     Raises:
         KeyboardInterrupt: always.
     """
-    _TAKEN[:] = [True]
+    take_interrupt()
     raise KeyboardInterrupt
+
+
+def take_interrupt() -> None:
+    """Note that the running command has taken its interrupt, to be raised once what it stops has
+    wound down (:func:`raise_interrupt` then): :func:`bots.console_loop.run_interruptible` cancels
+    the research at the first Ctrl-C and raises when the event loop has closed. A further Ctrl-C or
+    SIGTERM meanwhile changes nothing, as after the raise."""
+    _TAKEN[:] = [True]
 
 
 def interrupt_said() -> None:

@@ -23,6 +23,7 @@ from tests.bots.console_helpers import (
     ask_env,
     running,
     signalled_as_research_starts,
+    thread_of,
     write_docs,
 )
 
@@ -412,25 +413,27 @@ def test_a_run_that_keeps_sigint_ignored_ignores_it_while_it_researches_too(tmp_
     assert "interrupted" not in err, err
 
 
-@pytest.mark.parametrize("again", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_ctrl_c_pressed_again_while_the_interrupted_run_winds_down_changes_nothing(tmp_path, again):
-    """A second Ctrl-C after "interrupted. Continue with …" was printed, while the run closes its
-    files, was taken as a new interrupt by whatever caught it next: a second, contradictory line
-    ("interrupted before the research started; nothing was started."); a SIGTERM then made the exit
-    code 143. Here the signal is sent again and again from the moment the first line shows until the
-    process ends."""
+def _shown_until(proc: subprocess.Popen, text: bytes, shown: bytes = b"") -> bytes:
+    """``shown`` and what ``proc`` writes on stderr, read until ``text`` is in it (the output, not a
+    clock, says when a stage starts)."""
+    while text not in shown:
+        chunk = os.read(proc.stderr.fileno(), 4096)
+        assert chunk, shown.decode(errors="replace")
+        shown += chunk
+    return shown
+
+
+def _interrupted_again_and_again(tmp_path, stage: bytes, again: int, *, from_the_line: bool) -> str:
+    """``ask --offline --no-clarify`` sent one SIGINT once it shows ``stage``, then ``again`` again and
+    again until it ends: from the moment its "interrupted" line shows (``from_the_line``) or at once,
+    while the research is being cancelled. Returns its stderr; asserts exit 130 and one line, the
+    resume line."""
     with running(ask_cmd("--offline", "--no-clarify", "What is retrieval-augmented generation?"),
                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path) as proc:
-        shown = b""
-        while b"Researching" not in shown:
-            chunk = os.read(proc.stderr.fileno(), 4096)
-            assert chunk, shown.decode(errors="replace")
-            shown += chunk
+        shown = _shown_until(proc, stage)
         proc.send_signal(signal.SIGINT)
-        while b"interrupted" not in shown:
-            chunk = os.read(proc.stderr.fileno(), 4096)
-            assert chunk, shown.decode(errors="replace")
-            shown += chunk
+        if from_the_line:
+            shown = _shown_until(proc, b"interrupted", shown)
         while proc.poll() is None:
             proc.send_signal(again)
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -441,3 +444,29 @@ def test_ctrl_c_pressed_again_while_the_interrupted_run_winds_down_changes_nothi
     assert "Traceback" not in err, err
     [line] = [ln for ln in err.splitlines() if "interrupted" in ln]
     assert line.startswith("deepresearch: interrupted. Continue with: deepresearch ask --resume console:"), err
+    return err
+
+
+@pytest.mark.parametrize("again", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_pressed_again_while_the_interrupted_run_winds_down_changes_nothing(tmp_path, again):
+    """A second Ctrl-C after "interrupted. Continue with …" was printed, while the run closes its
+    files, was taken as a new interrupt by whatever caught it next: a second, contradictory line
+    ("interrupted before the research started; nothing was started."); a SIGTERM then made the exit
+    code 143. Here the signal is sent again and again from the moment the first line shows until the
+    process ends."""
+    _interrupted_again_and_again(tmp_path, b"Researching", again, from_the_line=True)
+
+
+@pytest.mark.parametrize("stage", [b"Checking the question", b"Researching"], ids=["checking", "researching"])
+@pytest.mark.parametrize("again", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_pressed_again_before_the_interrupted_runs_line_changes_nothing_either(tmp_path, again, stage):
+    """A second Ctrl-C (or a SIGTERM) while the first one's research was being cancelled, before its
+    line showed, was raised in the event loop: the cancelled run's shielded close of its checkpoint
+    database was cut off ("Task was destroyed but it is pending!", "Exception in thread
+    _connection_worker_thread … Event loop is closed"), and a SIGTERM made the exit code 143. The
+    first interrupt is the command's one from the moment it lands; the run resumes to one report."""
+    err = _interrupted_again_and_again(tmp_path, stage, again, from_the_line=False)
+    assert "Task was destroyed" not in err and "Exception in thread" not in err, err
+    resumed = ask(tmp_path, "--resume", thread_of(err))
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(list((tmp_path / "data" / "artifacts").rglob("report.md"))) == 1, resumed.stderr
