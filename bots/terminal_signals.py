@@ -24,11 +24,12 @@ _TERMINATED: list[int] = []
 
 
 def stop_on_sigterm_as_on_ctrl_c() -> None:
-    """From now on, a SIGTERM stops this process as a Ctrl-C does: whatever answers SIGINT at that
-    moment answers it (the run's state is saved and the resume line printed): SIGINT's handler, or,
-    where SIGINT is ignored, the handler :func:`answering_interrupts` stands in with; else
-    ``KeyboardInterrupt`` is raised. Python's default for SIGTERM ends the process at once, with no
-    word and no saved step. Main thread only, as Python's signal handlers.
+    """From now on (in a host that runs commands in-process, until the command ends:
+    :func:`one_interrupt_per_command`), a SIGTERM stops this process as a Ctrl-C does: whatever
+    answers SIGINT at that moment answers it (the run's state is saved and the resume line
+    printed): SIGINT's handler, or, where SIGINT is ignored, the handler :func:`answering_interrupts`
+    stands in with; else ``KeyboardInterrupt`` is raised. Python's default for SIGTERM ends the
+    process at once, with no word and no saved step. Main thread only, as Python's signal handlers.
     :func:`interrupted_exit_code` then gives 143 instead of 130.
 
     SIGINT inherited as ignored: a shell without job control (a script) starts ``cmd &`` with
@@ -273,12 +274,16 @@ def command_ends_the_process() -> None:
 def one_interrupt_per_command() -> Iterator[None]:
     """Run a command (the block) that takes one interrupt (:func:`raise_interrupt`): where SIGINT's
     handler is Python's, it is :func:`_interrupt_once` during the block. After it, in a host that runs
-    commands in-process (not :func:`command_ends_the_process`), SIGINT's handler is the one there was
-    before and a next command's interrupt is taken again. Main thread only."""
+    commands in-process (not :func:`command_ends_the_process`), SIGINT's and SIGTERM's handlers are
+    the ones there were before (a command takes SIGTERM as a Ctrl-C: :func:`stop_on_sigterm_as_on_ctrl_c`),
+    a next command's interrupt is taken again, and its exit code is its own signal's: a SIGTERM that
+    stopped this one does not make a Ctrl-C that stops the next end with 143. Main thread only."""
+    main = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT)
+    previous_sigterm = signal.getsignal(signal.SIGTERM)
     _TAKEN.clear()
     _SAID.clear()
-    if previous is signal.default_int_handler and threading.current_thread() is threading.main_thread():
+    if previous is signal.default_int_handler and main:
         signal.signal(signal.SIGINT, _interrupt_once)
     try:
         yield
@@ -286,8 +291,11 @@ def one_interrupt_per_command() -> Iterator[None]:
         if not _LAST_COMMAND:
             if signal.getsignal(signal.SIGINT) is _interrupt_once:
                 signal.signal(signal.SIGINT, previous)
+            if main and previous_sigterm is not None and signal.getsignal(signal.SIGTERM) is not previous_sigterm:
+                signal.signal(signal.SIGTERM, previous_sigterm)
             _TAKEN.clear()
             _SAID.clear()
+            _TERMINATED.clear()
 
 
 @contextmanager

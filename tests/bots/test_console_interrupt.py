@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import warnings
 
 import pytest
@@ -203,6 +204,40 @@ def test_a_command_interrupted_in_process_leaves_sigint_of_its_host_as_it_was(mo
     result = CliRunner().invoke(app, ["audit"])
     assert result.exit_code == 130 and "interrupted" in result.output
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_commands_run_in_process_each_end_with_their_own_signals_code_and_leave_the_hosts_handlers(
+        monkeypatch, tmp_path):
+    """A host running commands in-process (a test's CliRunner): one stopped by SIGTERM (143) made
+    every later one a Ctrl-C stopped end with 143 too (the SIGTERM stayed counted), and left its
+    SIGTERM handler in the host, which then took a `kill` as a Ctrl-C. A Ctrl-C pressed again while
+    the first command winds down changes nothing; the second command is still stopped by its own."""
+    from typer.testing import CliRunner
+
+    import engine.settings
+    from bots.cli import app
+
+    sent = [signal.SIGTERM, signal.SIGINT]
+
+    def signalled(**_kwargs):
+        sig = sent.pop(0)
+        try:
+            os.kill(os.getpid(), sig)
+            time.sleep(RUN_TIMEOUT)
+        finally:
+            if sig == signal.SIGTERM:
+                os.kill(os.getpid(), signal.SIGINT)  # while it winds down: nothing
+
+    monkeypatch.setattr(engine.settings, "load_settings", signalled)
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        codes = [CliRunner().invoke(app, ["index", str(tmp_path)]).exit_code for _ in range(2)]
+        after = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    assert codes == [143, 130]
+    assert after == before
 
 
 def test_a_signal_after_a_finished_command_neither_ends_it_silently_nor_changes_its_exit_code(tmp_path):
