@@ -39,6 +39,11 @@ class _Console(Console):
             super()._check_buffer()
         except OSError:
             self.on_broken_pipe()
+        except KeyboardInterrupt:
+            # rich empties its buffer once written: a Ctrl-C that lands as it writes (after the line
+            # showed, mostly) left it there, and the next line ("interrupted …") wrote it again
+            del self._buffer[:]
+            raise
 
 
 #: Markup off: questions, answers, titles and errors are untrusted text, never rich markup.

@@ -68,9 +68,11 @@ class _Transcript:
             self.files, self.comment = event["files"], event.get("comment", "")
 
     def flush(self) -> None:
-        if self.pending:
-            err.print(Markdown(self.pending))
-            self.pending = ""
+        """Print the message held back, once: it is no longer held when the printing starts, so a
+        Ctrl-C that lands as it is written does not leave it for the next flush to print again."""
+        held, self.pending = self.pending, ""
+        if held:
+            err.print(Markdown(held))
 
     def take_question(self, fallback: str) -> str:
         question, self.pending = self.pending or fallback, ""

@@ -411,7 +411,46 @@ def test_kill_int_at_the_clarifying_question_ends_130_with_the_resume_line(tmp_p
         proc.stdin.close()
     assert proc.returncode == 130, err
     assert "No answer given" not in err and "Traceback" not in err, err
+    assert err.count("Clarifying question:") == 1, err
     assert re.search(r"deepresearch: interrupted\. Continue with: deepresearch ask --resume console:\S+", err), err
+
+
+def test_a_ctrl_c_that_lands_as_a_line_is_written_does_not_show_the_line_twice(tmp_path):
+    """`kill -INT` as the clarifying question showed printed the question a second time above the
+    "interrupted" line, in about half the runs, and `ask --queue` so printed the worker's last
+    message ("Starting the research…"): rich writes a line and then empties its buffer, and the
+    follower marks a message shown once printed; a KeyboardInterrupt between the two left it there
+    for the next line to write again. Here the signal lands right after each line's write (the
+    process sends it to itself from there): a line of the terminal's, the clarifying question, the
+    worker's message."""
+    script = ("import os, signal, sys\n"
+              "from bots import console\n"
+              "from bots.console_output import say, say_interrupted_run\n"
+              "from bots.console_queue import _Transcript\n"
+              "from bots.terminal_signals import one_interrupt_per_command\n"
+              "real = sys.stderr\n"
+              "class Signalling:\n"
+              "    def __getattr__(self, name):\n"
+              "        return getattr(real, name)\n"
+              "    def write(self, text):\n"
+              "        written = real.write(text)\n"
+              "        if any(line in text for line in ('thread:', 'Which aspect', 'Starting')):\n"
+              "            os.kill(os.getpid(), signal.SIGINT)\n"
+              "        return written\n"
+              "sys.stderr = Signalling()\n"
+              "relayed = _Transcript()  # a worker's message is printed once the next event comes\n"
+              "for shown in (lambda: say('thread: console:1'), lambda: console._ask_user('Which aspect?'),\n"
+              "              lambda: (relayed({'op': 'post', 'text': 'Starting the research'}), relayed.flush())):\n"
+              "    with one_interrupt_per_command():\n"
+              "        try:\n"
+              "            shown()\n"
+              "        except KeyboardInterrupt:\n"
+              "            relayed.flush()  # as ask --queue does before its line\n"
+              "            say_interrupted_run('\\ndeepresearch: interrupted.')\n")
+    code, _, err = _python(tmp_path, script)
+    assert code == 0, err
+    assert [err.count(line) for line in ("thread: console:1", "Which aspect?", "Starting the research",
+                                         "deepresearch: interrupted.")] == [1, 1, 1, 3], err
 
 
 def _sigint_at_start(tmp_path, **popen) -> str:
