@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from bots.terminal_signals import answering_interrupts, raise_interrupt, take_interrupt
+from bots.terminal_signals import answering_interrupts, bound_wind_down, raise_interrupt, take_interrupt
 
 T = TypeVar("T")
 
@@ -79,6 +79,7 @@ def run_interruptible(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
             return
         hits.append(signum)
         take_interrupt()
+        bound_wind_down()
         unsaid.__enter__()
         # langgraph drops a cancelled step's coroutine unstarted (see _UNSTARTED_STEP): not ours to close
         warnings.filterwarnings("ignore", message=_UNSTARTED_STEP, category=RuntimeWarning)

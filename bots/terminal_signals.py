@@ -10,6 +10,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -241,6 +242,38 @@ def take_interrupt() -> None:
     the research at the first Ctrl-C and raises when the event loop has closed. A further Ctrl-C or
     SIGTERM meanwhile changes nothing, as after the raise."""
     _TAKEN[:] = [True]
+
+
+#: Seconds an interrupted research may take to wind down (cancel its steps, close its checkpoint
+#: database, give its quota slot back, print its line) before its process ends without waiting for
+#: the rest: a wind-down that hangs would otherwise leave a process that no further Ctrl-C stops
+#: (:func:`take_interrupt`), only ``kill -9``. It normally takes well under a second; the state the
+#: run saved is its last checkpoint either way.
+WIND_DOWN_BOUND = 60.0
+
+
+def bound_wind_down() -> None:
+    """End this process with 130 or 143 (:func:`interrupted_exit_code`) if it still runs
+    :data:`WIND_DOWN_BOUND` seconds from now, saying so in one line unless the command has said its
+    own (:func:`interrupt_said`); a daemon thread. For a research taking its interrupt in a process
+    that ends with its command (:func:`command_ends_the_process`) only: a host running commands
+    in-process, or a server with its own shutdown, is never ended here."""
+    if not _LAST_COMMAND:
+        return
+
+    def end() -> None:
+        time.sleep(WIND_DOWN_BOUND)
+        if not _SAID:
+            put(sys.stderr, f"\ndeepresearch: interrupted; the run did not finish winding down within "
+                            f"{WIND_DOWN_BOUND:g} s, so it was ended without waiting (its last saved step is kept).\n")
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):  # closed or gone: nothing more to say
+                pass
+        os._exit(interrupted_exit_code())
+
+    threading.Thread(target=end, name="bounded-wind-down", daemon=True).start()
 
 
 def interrupt_said() -> None:

@@ -544,3 +544,26 @@ def test_ctrl_c_pressed_again_before_the_interrupted_runs_line_changes_nothing_e
     resumed = ask(tmp_path, "--resume", thread_of(err))
     assert resumed.returncode == 0, resumed.stderr
     assert len(list((tmp_path / "data" / "artifacts").rglob("report.md"))) == 1, resumed.stderr
+
+
+def test_an_interrupted_research_whose_wind_down_hangs_is_ended_with_one_line(tmp_path):
+    """A further Ctrl-C no longer forces an interrupted research through its wind-down, so one that
+    hangs (a close that never returns) would leave a process only ``kill -9`` ends: it is ended
+    :data:`bots.terminal_signals.WIND_DOWN_BOUND` seconds after the interrupt (0.5 here), exit 130."""
+    script = ("import asyncio, os, signal, time\n"
+              "from bots import terminal_signals\n"
+              "from bots.console_loop import run_interruptible\n"
+              "terminal_signals.WIND_DOWN_BOUND = 0.5\n"
+              "terminal_signals.command_ends_the_process()\n"
+              "async def research():\n"
+              "    try:\n"
+              "        os.kill(os.getpid(), signal.SIGINT)\n"
+              "        await asyncio.sleep(3600)\n"
+              "    finally:\n"
+              "        time.sleep(3600)\n"
+              "with terminal_signals.one_interrupt_per_command():\n"
+              "    run_interruptible(research)\n")
+    code, out, err = _python(tmp_path, script)
+    assert code == 130, err
+    assert err == ("\ndeepresearch: interrupted; the run did not finish winding down within 0.5 s, so it was "
+                   "ended without waiting (its last saved step is kept).\n"), err
