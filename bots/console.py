@@ -17,7 +17,6 @@ from bots.console_lock import LockStoreUnavailable, ThreadBusy, hold_thread
 from bots.console_loop import run_interruptible, wait_for_input
 from bots.console_output import (
     EXIT_BUSY,
-    EXIT_FAILED,
     EXIT_REDIS,
     EXIT_STORAGE,
     EXIT_USAGE,
@@ -40,17 +39,15 @@ from bots.console_record import (
     mark_copied,
     save_record,
 )
+from bots.console_stops import stopped
 from bots.console_usage import ask_problem, kept_out_problem
 from bots.terminal_signals import EXIT_INTERRUPTED
 from bots.terminal_streams import put
-from engine.bounds import ServiceTimeout
-from engine.database import DatabaseUnavailable, require_database
+from engine.database import require_database
 from engine.fsutil import StorageError, folder_write_problem, storage_problem, write_problem
-from engine.models import provider_errors
 from engine.progress import Progress
-from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
+from engine.runner import TurnOutcome, run_turn, thread_status
 from engine.search import check_corpus
-from engine.search.base import SearchError
 from engine.settings import Settings, SettingsError, load_settings
 from engine.text import clean_path, clean_text
 from jobs.locks import ThreadLock
@@ -394,7 +391,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
         _announce(thread, settings, shared_files=bool(files) or (resume and _has_files(thread, settings)))
         outcome = _research(thread, start, answer, settings, lock)
     except BaseException as exc:  # noqa: BLE001 - those not answered here are raised again
-        code = _stopped(exc, thread, settings)
+        code = stopped(exc, thread, settings)
         if code is None:
             raise
         return code
@@ -454,55 +451,3 @@ def _announce(thread: str, settings: Settings, *, shared_files: bool) -> None:
     if settings.search_backend == "none" and not shared_files:
         say("search: none configured (set TAVILY_API_KEY or use --corpus DIR); the report will have no sources",
             style="yellow")
-
-
-def _stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
-    """The exit code (after a line saying why and how to continue) for a research that stopped on
-    ``exc``, or None for an error that is not answered here."""
-    resume_hint = f"The run is saved; continue it with: deepresearch ask --resume {thread}"
-    if isinstance(exc, TurnRejected):
-        say(f"deepresearch: {exc}")
-        return EXIT_USAGE
-    if isinstance(exc, RunCancelled):
-        say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
-        say(resume_hint)
-        return EXIT_FAILED
-    from engine.graph.llm import ReportIncomplete
-
-    if isinstance(exc, (SearchError, ServiceTimeout, ReportIncomplete, *provider_errors("APIError"))):
-        say(f"deepresearch: {_short_error(exc, settings)}")
-        say(resume_hint)
-        return EXIT_FAILED
-    if isinstance(exc, DatabaseUnavailable):  # one line naming DATABASE_URL (also an OSError)
-        say(f"deepresearch: the research stopped: {exc}")
-        say(resume_hint)
-        return EXIT_FAILED
-    if isinstance(exc, (OSError, sqlite3.Error, StorageError)):  # StorageError: its cause says why
-        why = write_problem(exc, settings.data_dir)
-        if why is None:
-            return None
-        say(f"deepresearch: the research stopped: {why} (writing under {clean_path(settings.data_dir)}).")
-        say(f"The run is saved up to its last step; once the disk has room (or is writable) again, continue "
-            f"with: deepresearch ask --resume {thread}")
-        return EXIT_STORAGE
-    if isinstance(exc, KeyboardInterrupt):
-        return say_interrupted_run(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
-    return None
-
-
-def _short_error(exc: BaseException, settings: Settings) -> str:
-    """One line for a research stopped by a model or search service; the model server is named by
-    its ``OPENAI_BASE_URL`` when one is set, and a key refused by a server given none says so."""
-    from bots.logs import redact
-
-    server = f"the model server at OPENAI_BASE_URL {redact(settings.openai_base_url)}" if settings.openai_base_url \
-        else "the model server"
-    if isinstance(exc, provider_errors("APIConnectionError")):
-        return f"{server} could not be reached ({type(exc).__name__}) after retries"
-    if isinstance(exc, provider_errors("AuthenticationError")):
-        if not settings.openai_api_key:
-            return f"{server} asks for an API key: set OPENAI_API_KEY"
-        return f"{server} rejected the API key (OPENAI_API_KEY)"
-    if isinstance(exc, provider_errors("APIStatusError")):
-        return f"{server} answered {exc.status_code}: {redact(str(exc.message))[:300]}"
-    return redact(str(exc))[:400]

@@ -81,6 +81,13 @@ def cli_here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str):
     return CliRunner().invoke(app, list(args), prog_name="deepresearch")
 
 
+def python_script(tmp_path: Path, script: str) -> tuple[int, str, str]:
+    """``(exit code, stdout, stderr)`` of ``python -c SCRIPT`` with the project importable."""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ask_env(tmp_path),
+                         timeout=RUN_TIMEOUT)
+    return out.returncode, out.stdout, out.stderr
+
+
 @contextmanager
 def running(args: list, **popen) -> Iterator[subprocess.Popen]:
     """``subprocess.Popen(args, **popen)`` for the block, killed (and waited for) if it still runs

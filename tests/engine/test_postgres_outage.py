@@ -305,7 +305,8 @@ def test_a_database_that_stays_away_ends_the_turn_with_one_line_after_its_tries(
     tried :data:`engine.database.DATABASE_TRIES` times, then raises one line naming DATABASE_URL
     (a transient DatabaseUnavailable), not the pool's own error; the terminal says it in one line
     with the resume command."""
-    from bots import console
+    from bots import console_stops
+    from bots.console_output import EXIT_FAILED
     from engine import database
     from engine.database import DatabaseUnavailable
     from engine.graph import supervisor
@@ -320,8 +321,8 @@ def test_a_database_that_stays_away_ends_the_turn_with_one_line_after_its_tries(
     assert str(info.value).startswith("DATABASE_URL ") and "couldn't get a connection" in str(info.value)
     assert is_transient(info.value) and down.calls >= database.DATABASE_TRIES
     said: list[str] = []
-    monkeypatch.setattr(console, "say", lambda text, *a, **k: said.append(text))
-    assert console._stopped(info.value, "console:away", settings) == console.EXIT_FAILED
+    monkeypatch.setattr(console_stops, "say", lambda text, *a, **k: said.append(text))
+    assert console_stops.stopped(info.value, "console:away", settings) == EXIT_FAILED
     assert said == [f"deepresearch: the research stopped: {info.value}",
                     "The run is saved; continue it with: deepresearch ask --resume console:away"]
 

@@ -1,0 +1,69 @@
+"""What `deepresearch ask` says when its research stopped: one line per cause (a refusal, a lapsed lock,
+a model or search service, the database, the disk, Ctrl-C), the command that continues it, and the
+exit code (:mod:`bots.console_output`)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from bots.console_output import EXIT_FAILED, EXIT_STORAGE, EXIT_USAGE, say, say_interrupted_run
+from engine.bounds import ServiceTimeout
+from engine.database import DatabaseUnavailable
+from engine.fsutil import StorageError, write_problem
+from engine.models import provider_errors
+from engine.runner import RunCancelled, TurnRejected
+from engine.search.base import SearchError
+from engine.settings import Settings
+from engine.text import clean_path
+
+
+def stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
+    """The exit code (after a line saying why and how to continue) for a research that stopped on
+    ``exc``, or None for an error that is not answered here."""
+    resume_hint = f"The run is saved; continue it with: deepresearch ask --resume {thread}"
+    if isinstance(exc, TurnRejected):
+        say(f"deepresearch: {exc}")
+        return EXIT_USAGE
+    if isinstance(exc, RunCancelled):
+        say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
+        say(resume_hint)
+        return EXIT_FAILED
+    from engine.graph.llm import ReportIncomplete
+
+    if isinstance(exc, (SearchError, ServiceTimeout, ReportIncomplete, *provider_errors("APIError"))):
+        say(f"deepresearch: {short_error(exc, settings)}")
+        say(resume_hint)
+        return EXIT_FAILED
+    if isinstance(exc, DatabaseUnavailable):  # one line naming DATABASE_URL (also an OSError)
+        say(f"deepresearch: the research stopped: {exc}")
+        say(resume_hint)
+        return EXIT_FAILED
+    if isinstance(exc, (OSError, sqlite3.Error, StorageError)):  # StorageError: its cause says why
+        why = write_problem(exc, settings.data_dir)
+        if why is None:
+            return None
+        say(f"deepresearch: the research stopped: {why} (writing under {clean_path(settings.data_dir)}).")
+        say(f"The run is saved up to its last step; once the disk has room (or is writable) again, continue "
+            f"with: deepresearch ask --resume {thread}")
+        return EXIT_STORAGE
+    if isinstance(exc, KeyboardInterrupt):
+        return say_interrupted_run(f"\ndeepresearch: interrupted. Continue with: deepresearch ask --resume {thread}")
+    return None
+
+
+def short_error(exc: BaseException, settings: Settings) -> str:
+    """One line for a research stopped by a model or search service; the model server is named by
+    its ``OPENAI_BASE_URL`` when one is set, and a key refused by a server given none says so."""
+    from bots.logs import redact
+
+    server = f"the model server at OPENAI_BASE_URL {redact(settings.openai_base_url)}" if settings.openai_base_url \
+        else "the model server"
+    if isinstance(exc, provider_errors("APIConnectionError")):
+        return f"{server} could not be reached ({type(exc).__name__}) after retries"
+    if isinstance(exc, provider_errors("AuthenticationError")):
+        if not settings.openai_api_key:
+            return f"{server} asks for an API key: set OPENAI_API_KEY"
+        return f"{server} rejected the API key (OPENAI_API_KEY)"
+    if isinstance(exc, provider_errors("APIStatusError")):
+        return f"{server} answered {exc.status_code}: {redact(str(exc.message))[:300]}"
+    return redact(str(exc))[:400]
