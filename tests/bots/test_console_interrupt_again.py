@@ -7,11 +7,10 @@ import contextlib
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
-from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, python_script, running, thread_of
+from tests.bots.console_helpers import ask, ask_cmd, ask_env, python_script, running, thread_of
 
 
 def _shown_until(proc: subprocess.Popen, text: bytes, shown: bytes = b"") -> bytes:
@@ -96,35 +95,30 @@ def test_an_interrupted_research_whose_wind_down_hangs_is_ended_with_one_line(tm
                    "ended without waiting (its last saved step is kept).\n"), err
 
 
-def test_commands_run_in_process_each_end_with_their_own_signals_code_and_leave_the_hosts_handlers(
-        monkeypatch, tmp_path):
+def test_commands_run_in_process_each_end_with_their_own_signals_code_and_leave_the_hosts_handlers(tmp_path):
     """A host running commands in-process (a test's CliRunner): one stopped by SIGTERM (143) made
     every later one a Ctrl-C stopped end with 143 too (the SIGTERM stayed counted), and left its
     SIGTERM handler in the host, which then took a `kill` as a Ctrl-C. A Ctrl-C pressed again while
-    the first command winds down changes nothing; the second command is still stopped by its own."""
-    from typer.testing import CliRunner
-
-    import engine.settings
-    from bots.cli import app
-
-    sent = [signal.SIGTERM, signal.SIGINT]
-
-    def signalled(**_kwargs):
-        sig = sent.pop(0)
-        try:
-            os.kill(os.getpid(), sig)
-            time.sleep(RUN_TIMEOUT)
-        finally:
-            if sig == signal.SIGTERM:
-                os.kill(os.getpid(), signal.SIGINT)  # while it winds down: nothing
-
-    monkeypatch.setattr(engine.settings, "load_settings", signalled)
-    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        codes = [CliRunner().invoke(app, ["index", str(tmp_path)]).exit_code for _ in range(2)]
-        after = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
-    assert codes == [143, 130]
-    assert after == before
+    the first command winds down changes nothing; the second command is still stopped by its own.
+    The host is a child process with Python's own handlers (signals sent to a pytest worker would
+    meet whatever handlers its earlier tests left)."""
+    script = ("import os, signal, sys, time\n"
+              "import engine.settings\n"
+              "from typer.testing import CliRunner\n"
+              "from bots.cli import app\n"
+              "sent = [signal.SIGTERM, signal.SIGINT]\n"
+              "def signalled(**_kwargs):\n"
+              "    sig = sent.pop(0)\n"
+              "    try:\n"
+              "        os.kill(os.getpid(), sig)\n"
+              "        time.sleep(60)\n"
+              "    finally:\n"
+              "        if sig == signal.SIGTERM:\n"
+              "            os.kill(os.getpid(), signal.SIGINT)  # while it winds down: nothing\n"
+              "engine.settings.load_settings = signalled\n"
+              "before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}\n"
+              f"codes = [CliRunner().invoke(app, ['index', {str(tmp_path)!r}]).exit_code for _ in range(2)]\n"
+              "after = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}\n"
+              "print(codes, after == before)\n")
+    code, out, err = python_script(tmp_path, script)
+    assert (code, out) == (0, "[143, 130] True\n"), err
