@@ -34,10 +34,13 @@ ELAPSED = re.compile(r"(\d+):(\d\d) elapsed")
 
 class Clock:
     """``time`` as the turn runner reads it: it stands still but when the test moves it ``ahead``;
-    each :meth:`new_process` gives ``monotonic`` another origin, as another worker process has."""
+    each :meth:`new_process` gives ``monotonic`` another origin, as another worker process has.
+
+    Both origins are whole seconds, so that the whole seconds the test moves it are told back exactly:
+    ``(origin + 62) - origin`` with a fractional origin can be 61.99999999999, shown as 1:01."""
 
     def __init__(self) -> None:
-        self.wall, self.mono = time.time(), time.monotonic()
+        self.wall, self.mono = float(int(time.time())), float(int(time.monotonic()))
         self.ahead = 0.0
 
     def time(self) -> float:
