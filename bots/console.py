@@ -155,7 +155,7 @@ async def _turn(thread: str, settings: Settings, shown: ConsoleProgress, lock: T
     """One turn of ``thread`` (``what``: :func:`engine.runner.run_turn`'s ``question``, ``answer``
     or ``resume_only``), stopped at a checkpoint when the thread's lock lapses."""
     cancel = asyncio.Event()
-    if lock is not None:  # the lease lapsed (the lock store was unreachable too long): stop at a checkpoint
+    if lock is not None:  # the lease lapsed (store away, or this process stopped, too long): stop at a checkpoint
         loop = asyncio.get_running_loop()
         lock.on_lost = lambda: loop.call_soon_threadsafe(cancel.set)
     try:

@@ -25,8 +25,9 @@ def stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
         say(f"deepresearch: {exc}")
         return EXIT_USAGE
     if isinstance(exc, RunCancelled):
-        say("deepresearch: the thread's lock lapsed (its store was unreachable too long), so the research stopped.")
-        say(resume_hint)
+        say("deepresearch: the thread's lock lapsed (its store was unreachable, or this process was stopped, "
+            "for longer than the lease), so the research stopped: another run may have taken the thread.")
+        say(f"The run is saved; continue it, or see where it stands, with: deepresearch ask --resume {thread}")
         return EXIT_FAILED
     from engine.graph.llm import ReportIncomplete
 

@@ -110,7 +110,8 @@ def describe_holder(holder: dict) -> str:
 
 
 class LockLost(Exception):
-    """The lease expired or was taken over while held (the store was unreachable too long)."""
+    """The lease expired or was taken over while held (the store was unreachable, or the holder's process
+    did not run, for longer than the lease)."""
 
 
 class ThreadLock:
@@ -119,8 +120,11 @@ class ThreadLock:
     Works on both stores: Redis ``SET NX PX`` (across hosts) or SQLite (across processes of
     one host). The record is ``{"token", "at"}`` (``time.time()`` when taken) and its holder's
     :func:`holder_identity` (``kind``: the one given, default :func:`holder_kind` when first
-    acquired), so a refused runner can name it (:func:`describe_holder`). ``on_lost`` is called (from the renewer thread) when renewal finds the lease held
-    by another token; a lease whose key simply vanished (Redis lost its data) is taken again.
+    acquired), so a refused runner can name it (:func:`describe_holder`). ``on_lost`` is called (from the
+    renewer thread) when renewal finds the lease held by another token, or gone after this process did not
+    run for longer than the lease (stopped with SIGSTOP, a suspended host: :attr:`absent`), when another
+    runner may have taken the thread and finished it; a lease whose key vanished while this process kept
+    renewing it (Redis lost its data, or was away and came back empty) is taken again.
     ``ttl`` is the lease in seconds (fractions allowed; default :data:`LEASE_TTL`), renewed every
     third of it (at most every :data:`RENEW_EVERY`).
     """
@@ -137,6 +141,8 @@ class ThreadLock:
         self._stop = threading.Event()
         self._failing = False  # the last renewal met a store that did not answer
         self._renewer: threading.Thread | None = None
+        self._tried_at = 0.0  # time.monotonic() when the last renewal attempt (or the acquire) ended
+        self.absent = False  # this process did not try to renew for longer than the lease since it last held it
 
     def acquire(self, timeout: float | None = None, should_stop: Callable[[], bool] | None = None) -> bool:
         """Wait for the lease up to ``timeout`` seconds (None: forever); True when held.
@@ -148,6 +154,7 @@ class ThreadLock:
             self._identity = holder_identity(self.kind)
         while True:
             if self.store.add(self.key, self._record(), ttl=self.ttl):
+                self._tried_at, self.absent = time.monotonic(), False
                 self._stop.clear()
                 self._renewer = threading.Thread(target=self._renew, name=f"lease-{self.key}", daemon=True)
                 self._renewer.start()
@@ -166,6 +173,10 @@ class ThreadLock:
         interval = min(RENEW_EVERY, self.ttl / 3)
         self._failing = False
         while not self._stop.wait(interval):
+            # Time spent not trying (not time spent in an attempt a store away held up): longer than the
+            # lease and the lease lapsed with nobody renewing it, so another runner may have held it since.
+            if time.monotonic() - self._tried_at > self.ttl:
+                self.absent = True
             try:
                 rec = self.store.update(
                     self.key, lambda old: old if old and old.get("token") == self.token else None, ttl=self.ttl
@@ -175,8 +186,17 @@ class ThreadLock:
                             extra=outage(self.store.SERVICE))
                 self._failing = True
                 continue
+            finally:
+                self._tried_at = time.monotonic()
+            if rec is None and self.absent:
+                log.error("event=lease_lapsed key=%s why=not_renewed_for_longer_than_the_lease", self.key)
+                if self.on_lost is not None:
+                    self.on_lost()
+                return
             if rec is None and self._restore():
                 continue
+            if rec is not None and rec.get("token") == self.token:
+                self.absent = False
             if self._failing and rec and rec.get("token") == self.token:
                 log.warning("event=lease_renewed_after_outage key=%s", self.key, extra=recovery(self.store.SERVICE))
             self._failing = False

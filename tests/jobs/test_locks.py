@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -362,3 +363,51 @@ def test_a_renewal_after_a_store_blip_says_the_store_answers_again(store: Store,
               for r in caplog.records if "lease" in r.getMessage()]
     assert marked == [("event=lease_renew_failed", store.SERVICE, None),
                       ("event=lease_renewed_after_outage", None, store.SERVICE)]
+
+
+#: A holder in a process of its own: it takes ``lock:paused`` with a lease of ``sys.argv[1]`` seconds, says
+#: ``held``, and says ``lost`` when it is told the lease is lost (its stdout, a line each).
+_PAUSED_HOLDER = """
+import sys, threading
+from engine.settings import get_settings
+from jobs.locks import ThreadLock
+from jobs.store import get_store
+lost = threading.Event()
+lock = ThreadLock(get_store(get_settings()), "paused", ttl=float(sys.argv[1]), on_lost=lost.set)
+assert lock.acquire(timeout=10)
+print("held", flush=True)
+lost.wait()
+print("lost", flush=True)
+"""
+
+
+@pytest.mark.parametrize("store_kind", ["sqlite", "redis"])
+def test_a_holder_stopped_longer_than_its_lease_is_told_it_lost_it_and_never_takes_it_again(
+        request, store_kind: str) -> None:
+    """A holder that did not run for longer than its lease (SIGSTOP, a suspended host) finds the lease gone:
+    another runner may have taken the thread meanwhile and finished with it, so it is told it lost the lease,
+    as when it finds another holder, and does not take it again as after a Redis that lost its data."""
+    from tests.jobs.conftest import child_env
+
+    settings = request.getfixturevalue(f"{store_kind}_settings")
+    store = get_store(settings)
+    lease = 1.0
+    holder = subprocess.Popen([sys.executable, "-c", _PAUSED_HOLDER, str(lease)], env=child_env(settings),
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        os.kill(holder.pid, signal.SIGSTOP)
+        other = ThreadLock(store, "paused", ttl=30)
+        assert other.acquire(timeout=BOUND + lease)  # the stopped holder's lease lapsed: another runner took it
+        other.release()  # ... and finished with it
+        os.kill(holder.pid, signal.SIGCONT)
+        said: list[str] = []
+        reading = threading.Thread(target=lambda: said.append(holder.stdout.readline().strip()), daemon=True)
+        reading.start()
+        reading.join(BOUND)
+        assert said == ["lost"]
+        assert store.get("lock:paused") is None  # not taken again
+    finally:
+        os.kill(holder.pid, signal.SIGCONT)
+        holder.kill()
+        holder.wait()
