@@ -82,8 +82,13 @@ def _fresh_input(question: str, context: str | None, run_id: str, discussion: st
 
 
 def _status_of(snapshot) -> str:
-    """``done`` only once the files are written; anything else that ran is resumable."""
-    if not snapshot or not snapshot.values:
+    """``done`` only once the files are written; anything else that ran is resumable.
+
+    ``none`` also for a thread whose state has no ``run_id``, which every start's input sets: its
+    first checkpoint was saved but not the input (the disk filled between the two writes), so
+    nothing of a research is there to continue; its question is to be sent again.
+    """
+    if not snapshot or not snapshot.values or not snapshot.values.get("run_id"):
         return "none"
     if any(t.interrupts for t in snapshot.tasks):
         return "paused"
