@@ -173,7 +173,9 @@ def with_language(port: object, language: str) -> dict:
 
 #: The chat surfaces a worker may deliver to, by name, and the module of each one's port. A module may
 #: define ``delivery_problem(settings) -> str | None``: why this process cannot speak there (the
-#: missing settings' names, never their values), None when it can; without one it always can.
+#: missing settings' names, never their values), None when it can; without one it always can. It may
+#: also define ``check_delivery(settings) -> str | None``, the same asked of the surface's service (its
+#: credentials refused), which a worker calls once at start-up.
 SURFACES: dict[str, str] = {"slack": "bots.slack.port", "teams": "bots.teams.port", "terminal": "jobs.relay"}
 
 
@@ -193,18 +195,23 @@ class PortUnavailable(Exception):  # noqa: N818 (a state of this process, not an
         self.reason = reason
 
 
-def delivery_problems(settings) -> dict[str, str | None]:
+def delivery_problems(settings, *, online: bool = False) -> dict[str, str | None]:
     """For each of :data:`SURFACES`: None when this process can deliver turns there with ``settings``
-    (a :class:`engine.settings.Settings`), else why not (the module's ``delivery_problem``; a surface whose
-    module does not load: the import error's name)."""
+    (a :class:`engine.settings.Settings`), else why not (the module's ``delivery_problem``, and with
+    ``online`` its ``check_delivery`` when that finds nothing missing; a surface whose module does not
+    load: the import error's name)."""
     problems: dict[str, str | None] = {}
     for name, module_name in SURFACES.items():
         try:
-            check = getattr(importlib.import_module(module_name), "delivery_problem", None)
+            module = importlib.import_module(module_name)
         except ImportError as err:
             problems[name] = f"its module does not load ({type(err).__name__}: {err.name or module_name})"
             continue
+        check = getattr(module, "delivery_problem", None)
         problems[name] = check(settings) if check is not None else None
+        asked = getattr(module, "check_delivery", None) if online else None
+        if problems[name] is None and asked is not None:
+            problems[name] = asked(settings)
     return problems
 
 

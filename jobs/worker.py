@@ -305,11 +305,12 @@ def _wait_for_scheduled(connection, queue: str, worker: Worker) -> bool:
 
 def announce_surfaces(settings) -> str:
     """Log (warning) and return one line saying which chat surfaces this worker delivers to and which
-    it cannot, with why (the settings missing, never their values; :func:`jobs.port.delivery_problems`):
+    it cannot, with why (the settings missing, never their values, or credentials the surface's service
+    refused; :func:`jobs.port.delivery_problems` asked online):
     ``event=worker_surfaces delivers=teams,terminal cannot=slack why="slack: SLACK_BOT_TOKEN is not set: ..."``.
     A turn of a surface it cannot deliver to is handed back, not failed, until it has waited longer than its
     quota slot lasts (:func:`jobs.delivery.wait_for_surface`)."""
-    problems = delivery_problems(settings)
+    problems = delivery_problems(settings, online=True)
     delivers = ",".join(name for name, problem in problems.items() if problem is None) or "none"
     line = f"event=worker_surfaces delivers={delivers}"
     cannot = {name: problem for name, problem in problems.items() if problem}

@@ -148,16 +148,51 @@ class SlackPort:
 
 def delivery_problem(settings=None) -> str | None:
     """Why this process cannot post in Slack threads (``SLACK_BOT_TOKEN`` is not set: the line says
-    so, never a value), or None when it can. ``settings`` (the engine's) is not needed: the Slack
-    settings are read from the environment and ``.env`` (:func:`bots.slack.settings.slack_settings`)."""
+    so, never a value; or Slack refused it when :func:`check_delivery` asked), or None when it can.
+    ``settings`` (the engine's) is not needed: the Slack settings are read from the environment and
+    ``.env`` (:func:`bots.slack.settings.slack_settings`)."""
     from bots.slack.settings import slack_settings
     from engine.settings import SettingsError
 
     try:
-        slack_settings().bot_token()
+        slack = slack_settings()
+        return _refused.get((slack.bot_token(), slack.slack_api_url))
     except SettingsError as err:
         return str(err)
-    return None
+
+
+#: The ``auth.test`` refusal line (or None) of each (token, API URL) :func:`check_delivery` asked about.
+_refused: dict[tuple[str, str], str | None] = {}
+
+
+def check_delivery(settings=None) -> str | None:
+    """Ask Slack (``auth.test``) whether it takes this process's ``SLACK_BOT_TOKEN``, as the bot does at
+    its start: ``SLACK_BOT_TOKEN was refused by Slack ({error})`` when it refuses it (kept, so
+    :func:`delivery_problem` and :func:`from_reference` say it from then on), else None, also when the Web
+    API does not answer (the turns' own posts retry it). A worker asks at start-up
+    (:func:`jobs.worker.announce_surfaces`), so one left with a rotated or revoked token hands Slack turns
+    back before researching them instead of running each to its end and failing every post."""
+    from slack_sdk.errors import SlackClientError
+
+    from bots.slack.client import make_client
+    from bots.slack.settings import slack_settings
+
+    slack = slack_settings()
+    key = (slack.bot_token(), slack.slack_api_url)
+    sdk_log = logging.getLogger("slack_sdk")
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)  # the SDK logs each failed attempt; the line returned says it once
+    try:
+        make_client(slack, timeout=10).auth_test()
+        _refused[key] = None
+    except SlackApiError as err:
+        code = err.response.get("error", "unknown") if err.response is not None else "unknown"
+        _refused[key] = f"SLACK_BOT_TOKEN was refused by Slack ({code})"
+    except (SlackClientError, OSError):
+        _refused[key] = None
+    finally:
+        sdk_log.setLevel(level)
+    return _refused[key]
 
 
 def from_reference(ref: dict) -> SlackPort:
@@ -178,6 +213,9 @@ def from_reference(ref: dict) -> SlackPort:
         client = shared_client()
     except SettingsError as err:
         raise PortUnavailable("slack", str(err)) from None
+    refused = delivery_problem()  # Slack refused the token when this worker started
+    if refused is not None:
+        raise PortUnavailable("slack", refused)
     return SlackPort(
         client, channel=ref["channel"], thread_ts=ref["thread_ts"], team=ref.get("team", ""),
         files=tuple(ref.get("files") or ()),

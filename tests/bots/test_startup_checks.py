@@ -325,3 +325,32 @@ def test_a_download_links_secret_that_is_no_secret_is_named_before_redis_is_aske
     assert lines == [f"deepresearch: cannot use the download links' secret {secret}: not a secret of 32 bytes in hex "
                      "(remove it to make a new one)"], out.stderr
     no_traceback(out)
+
+
+def test_a_worker_whose_slack_token_slack_refuses_says_so_at_start_up(tmp_path, redis_db):
+    """A worker left with a rotated or revoked ``SLACK_BOT_TOKEN`` asks Slack at start-up, as the bot does,
+    and says it cannot deliver there (Slack's error, never the token); a Web API that does not answer is
+    no refusal."""
+    from tests.fakes.slack_api import FakeSlackAPI
+
+    process_env = {k: v for k, v in ask_env(tmp_path, {"REDIS_URL": redis_db, "DEEPRESEARCH_LLM": "offline"}).items()
+                   if not k.startswith(("SLACK_", "MICROSOFT_"))}
+    teams = {"MICROSOFT_APP_ID": "app-1", "MICROSOFT_APP_PASSWORD": "pw-secret-2"}
+    with FakeSlackAPI() as slack:
+        said = []
+        for token, api_url in (("xoxb-rotated-secret", slack.base_url), (slack.token, slack.base_url),
+                               ("xoxb-rotated-secret", "http://127.0.0.1:9/api/")):
+            out = subprocess.run([sys.executable, "-m", "bots.cli", "worker", "--burst"], capture_output=True,
+                                 text=True, env={**process_env, **teams, "SLACK_BOT_TOKEN": token,
+                                                 "SLACK_API_URL": api_url},
+                                 cwd=tmp_path, timeout=START_TIMEOUT)
+            assert out.returncode == 0, out.stderr
+            said += [ln.partition("logger=jobs.worker ")[2] for ln in out.stderr.splitlines()
+                     if "event=worker_surfaces" in ln]
+            assert "secret" not in out.stderr
+            no_traceback(out)
+    assert said == ['event=worker_surfaces delivers=teams,terminal cannot=slack why="slack: SLACK_BOT_TOKEN was '
+                    'refused by Slack (invalid_auth); their turns wait in the queue for a worker that has these '
+                    'settings"',
+                    "event=worker_surfaces delivers=slack,teams,terminal",
+                    "event=worker_surfaces delivers=slack,teams,terminal"]

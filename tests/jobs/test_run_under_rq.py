@@ -215,6 +215,38 @@ def test_a_turn_whose_surface_this_worker_cannot_reach_waits_for_a_worker_that_c
         assert sum("Heat pumps move heat" in text for text in texts) == 1, texts
 
 
+def test_a_worker_whose_slack_token_slack_refused_hands_slack_turns_back_unresearched(rq_env, tmp_path, monkeypatch,
+                                                                                   caplog):
+    """A worker whose ``SLACK_BOT_TOKEN`` Slack refused at its start-up (:func:`jobs.worker.announce_surfaces`)
+    hands a Slack turn back before researching it, as one without the token does; it neither spends the
+    model nor fails the turn after every post was refused."""
+    from jobs.worker import announce_surfaces
+    from tests.fakes.slack_api import FakeSlackAPI
+
+    settings, log, queue, work = rq_env
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    seen: list = []
+    _script(monkeypatch, _report(settings.data_dir / "run1"), seen=seen)
+    caplog.set_level("INFO", logger="jobs.delivery")
+    with FakeSlackAPI() as slack:
+        monkeypatch.setenv("SLACK_API_URL", slack.base_url)
+        monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-rotated")
+        assert "cannot=slack" in announce_surfaces(settings)
+        _enqueue(settings, log, port=SLACK_PORT)
+        work()
+        assert seen == [] and slack.messages() == [] and _failed_jobs(queue) == []
+        assert (_state(settings)["state"], _state(settings)["handed_back"]) == ("queued", 1)
+        assert [m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")] == [
+            f"event=turn_waits_for_surface turn=t1 thread={THREAD} surface=slack handed_back=1 retry_in=30s "
+            "why=SLACK_BOT_TOKEN was refused by Slack (invalid_auth)"]
+        # the worker restarted with the token Slack takes runs it once
+        monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
+        assert "delivers=slack" in announce_surfaces(settings)
+        _due_now(queue)
+        work()
+        assert len(seen) == 1 and _state(settings)["state"] == "done"
+
+
 SLACK_PORT = {"factory": "bots.slack.port:from_reference", "channel": "C1", "thread_ts": "1700000000.000100",
               "team": "T1"}
 NO_SLACK = "SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions"
