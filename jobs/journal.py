@@ -2,7 +2,9 @@
 
 With ``REDIS_URL`` the turn records live in Redis, and each is also copied into a durable SQLite
 journal in the data dir (``turns.sqlite``, see :func:`jobs.records.mirror`): written when the
-turn is queued, handed back and when it ends (the end is written there first). Redis without
+turn is queued, claimed, handed back, when a field that decides how a re-run goes on changes
+(:data:`jobs.records.RERUN_FIELDS`: the graph started, its outcome, the parts delivered...) and
+when it ends (the end is written there first). Redis without
 persistence (or with its data lost) forgets queued jobs and records; the journal does not.
 
 :func:`recover_lost` (run by ``deepresearch worker`` at start-up and by its maintenance pass
@@ -80,13 +82,12 @@ def replay_end(store: Store, turn_id: str) -> bool:
 
 def _with_end(remote: dict | None, local: dict) -> dict:
     """Redis's record of a turn with the end the journal holds: the journal's copy may be older
-    in everything but its end (it is written at create, hand-back and end, not at each claim or
-    delivery), so the counters and the parts delivered are merged, never taken back."""
+    in everything but its end (Redis may have been written last), so the counters and the fields of
+    :func:`jobs.records.rerun_fields` (the parts delivered...) are merged, never taken back."""
     if remote is None:
         return local
-    merged = {**remote, **local}
+    merged = {**remote, **local, **records.rerun_fields(local, remote)}
     merged["attempts"] = max(int(remote.get("attempts") or 0), int(local.get("attempts") or 0))
-    merged["delivered"] = list(dict.fromkeys([*(remote.get("delivered") or []), *(local.get("delivered") or [])]))
     return merged
 
 

@@ -23,6 +23,13 @@ OPEN_INDEX = "turns:open"
 #: ``last_error`` of a turn whose hand-over to the queue failed (the thread's error says the same).
 NOT_QUEUED = "could not queue the research"
 TERMINAL = ("done", "failed", "cancelled", "skipped")
+#: The fields of a turn record that decide how a re-run proceeds: ``graph_started`` (resume the graph's
+#: checkpoint, in its run folder, rather than start a new run), ``outcome`` (deliver it, not research
+#: again), ``delivered`` (post only what is missing), ``status_message_id`` (edit the same status message)
+#: and ``delayed``. Each change of one is copied into the journal at once (:func:`mirror`), so a turn
+#: recovered from there after Redis lost its data (:func:`jobs.journal.recover_lost`) goes on from where
+#: it was, and runs nothing twice.
+RERUN_FIELDS = ("graph_started", "outcome", "delivered", "status_message_id", "delayed")
 
 
 def _start_ticks(pid: int) -> str:
@@ -142,11 +149,15 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
 
     The first claim sets the record's ``started_at`` (Unix seconds), when the turn's research began:
     every later attempt (a hand-back, a retry, a worker that died, a turn recovered from the
-    journal) counts its elapsed time from there. It is copied into the durable journal at once,
-    so a Redis that lost its data does not lose it. A claim ends the turn's wait for a process that can
+    journal) counts its elapsed time from there. What the journal knows of how the turn goes on
+    (:data:`RERUN_FIELDS`, :func:`rerun_fields`) is kept, should Redis hold an older copy (a
+    snapshot). Each claim is copied into the durable journal at once, so a Redis that lost its data
+    loses neither that nor the count of attempts (a later attempt resumes the graph,
+    :meth:`jobs.run._TurnJob._call_args`). A claim ends the turn's wait for a process that can
     deliver to its chat surface: its ``waiting_since`` (:func:`jobs.delivery.wait_for_surface`) goes.
     """
     previous = {"state": ""}
+    local = None if store.journal is None else store.journal.get(turn_key(turn_id))
 
     def change(old: dict | None) -> dict | None:
         if old is None:
@@ -155,6 +166,7 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
         if old.get("state") in TERMINAL:
             return None
         now = time.time()
+        old.update(rerun_fields(old, local))
         old.update(state="running", attempts=int(old.get("attempts", 0)) + 1, owner=owner_id(), updated_at=now)
         old.setdefault("started_at", now)
         old.pop("waiting_since", None)
@@ -163,13 +175,27 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
     rec = store.update(turn_key(turn_id), change)
     if rec is None or previous["state"] in TERMINAL:
         return None, previous["state"]
-    if rec.get("attempts") == 1:
-        mirror(store, turn_id, rec)
+    mirror(store, turn_id, rec)
     return rec, previous["state"]
 
 
+def rerun_fields(rec: dict, local: dict | None) -> dict:
+    """The :data:`RERUN_FIELDS` of a turn's record ``rec`` with what its journal copy ``local`` knows
+    besides (a copy may be older than the other, never newer in all of them): a graph started or a
+    turn delayed in either is so, the parts delivered are the union, an outcome or status message
+    known to either is kept."""
+    local = local or {}
+    return {
+        "graph_started": bool(rec.get("graph_started") or local.get("graph_started")),
+        "delayed": bool(rec.get("delayed") or local.get("delayed")),
+        "delivered": list(dict.fromkeys([*(rec.get("delivered") or []), *(local.get("delivered") or [])])),
+        **{k: rec.get(k) or local[k] for k in ("outcome", "status_message_id") if rec.get(k) or local.get(k)},
+    }
+
+
 def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
-    """Set ``fields`` on a turn's record (no-op when it is gone)."""
+    """Set ``fields`` on a turn's record (no-op when it is gone); the record is copied into the
+    journal when one of them is in :data:`RERUN_FIELDS`."""
 
     def change(old: dict | None) -> dict | None:
         if old is None:
@@ -178,7 +204,10 @@ def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
         old["updated_at"] = time.time()
         return old
 
-    return store.update(turn_key(turn_id), change)
+    rec = store.update(turn_key(turn_id), change)
+    if rec is not None and not fields.keys().isdisjoint(RERUN_FIELDS):
+        mirror(store, turn_id, rec)
+    return rec
 
 
 def hand_back(store: Store, turn_id: str, **fields: object) -> dict | None:
@@ -205,15 +234,20 @@ def hand_back(store: Store, turn_id: str, **fields: object) -> dict | None:
 
 
 def mark_delivered(store: Store, turn_id: str, part: str) -> None:
-    """Remember that ``part`` (``status``, ``question``, ``summary``, ``files``...) was posted."""
+    """Remember that ``part`` (``status``, ``question``, ``summary``, ``files``...) was posted, in the
+    journal too (a re-run after Redis lost its data posts it not again)."""
+    added = [False]
 
     def change(old: dict | None) -> dict | None:
-        if old is None or part in old.get("delivered", []):
+        added[0] = old is not None and part not in old.get("delivered", [])
+        if not added[0]:
             return None
         old.setdefault("delivered", []).append(part)
         return old
 
-    store.update(turn_key(turn_id), change)
+    rec = store.update(turn_key(turn_id), change)
+    if added[0]:
+        mirror(store, turn_id, rec)
 
 
 def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:

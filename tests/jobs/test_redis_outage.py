@@ -227,3 +227,75 @@ def test_a_turn_redis_stopped_from_queueing_is_not_run_when_it_is_back(redis_ser
     assert store.index_members(records.OPEN_INDEX) == []
     info = thread_info(thread, settings=settings)
     assert (info.status, info.error) == ("failed", "could not queue the research")
+
+
+@pytest.mark.parametrize("redis_server", [False], ids=["no-aof"], indirect=True)
+def test_a_research_whose_worker_and_redis_died_together_resumes_from_its_checkpoint(
+        redis_server, tmp_path, children, tavily):
+    """The worker (and its work horse) killed -9 mid-research as Redis loses its data: the worker that
+    recovers the turn from the journal resumes the graph's checkpoint in the same run folder; the
+    research units that had finished are not searched again, and one report goes out."""
+    from jobs import handle_message
+    from tests.fakes.recording_port import RecordingPort
+    from tests.jobs.scenarios import assert_one_report, progress_shows, turn_record, turn_state
+
+    search = SlowSearch()
+    tavily.handler = search
+    settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
+    env = dict(child_env(settings, tavily.base_url), LOG_LEVEL="INFO")
+    log, thread = tmp_path / "events.jsonl", "console:both-died"
+    port = RecordingPort.create(log, thread).reference()
+    assert handle_message(thread, "U1", "What is the history of the bicycle in Europe?", port, "bd1",
+                          settings=settings, explicit_start=True).action == "started"
+    children.start("doomed", ["worker", "doomed"], env)
+    wait_for(lambda: search.slow_seen.is_set() and progress_shows(log, thread, "topics 2/3 done"),
+             what="two of three research units to finish", diag=lambda: children.log("doomed")[-3000:])
+    children.kill("doomed")
+    redis_server.kill()
+    redis_server.wipe()
+    redis_server.start()  # empty: the turn is known to the journal only
+    before = list(tavily.queries)
+    search.release.set()
+    children.start("rescuer", ["worker", "rescuer"], env)
+    wait_for(lambda: turn_state(settings, "bd1") == "done", what="the recovered turn to complete",
+             diag=lambda: children.log("rescuer")[-4000:])
+    assert "event=turn_recovered_from_journal" in children.log("rescuer")
+    assert turn_record(settings, "bd1")["attempts"] == 2
+    assert_one_report(log, thread, delayed=True)
+    runs = [p for p in (tmp_path / "data" / "artifacts").glob("*/*") if p.is_dir()]
+    assert len(runs) == 1, runs  # the checkpoint's run folder, not a new run beside it
+    after = tavily.queries[len(before):]
+    assert len(before) == 3 and after == [q for q in before if "limitations" in q], (before, after)
+
+
+@pytest.mark.parametrize("redis_server", [False], ids=["no-aof"], indirect=True)
+def test_what_decides_a_re_run_is_in_the_journal_as_it_changes(redis_server, tmp_path):
+    """Each field of a turn record that decides how a re-run goes on is copied into the journal when
+    it changes; a claim after Redis came back with an older copy (a snapshot) keeps what the journal knows."""
+    from jobs import records
+    from jobs.store import get_store
+    from jobs.turns import Turn
+
+    store = get_store(make_settings(tmp_path / "data", redis_url=redis_server.url))
+    turn = Turn(turn_id="rf1", thread_id="console:rf", kind="start", text="Heat pumps?", requester="U1",
+                port={"factory": "jobs.relay:RelayPort", "thread": "console:rf"})
+    assert records.create(store, turn, "rq")
+    older, _ = records.claim(store, "rf1")
+    key = records.turn_key("rf1")
+    records.patch(store, "rf1", status_message_id="m1")
+    records.patch(store, "rf1", graph_started=True)
+    records.mark_delivered(store, "rf1", "summary")
+    records.patch(store, "rf1", outcome={"status": "done", "directory": "/runs/1"})
+    local = store.journal.get(key)
+    assert (local["graph_started"], local["status_message_id"], local["delivered"], local["outcome"]["directory"]) \
+        == (True, "m1", ["summary"], "/runs/1")
+    assert local["attempts"] == 1 and local["state"] == "running"
+    redis_server.kill()
+    redis_server.wipe()
+    redis_server.start()
+    store.put(key, older, ttl=records.TURN_TTL)  # Redis back with the copy of the first claim
+    rec, previous = records.claim(store, "rf1")
+    assert previous == "running" and rec["attempts"] == 2
+    assert (rec["graph_started"], rec["status_message_id"], rec["delivered"], rec["outcome"]["directory"]) \
+        == (True, "m1", ["summary"], "/runs/1")
+    assert store.journal.get(key)["attempts"] == 2
