@@ -78,7 +78,7 @@ def user_message(err: BaseException, *, job_timeout: int, language: str = "en") 
     ISO 639-1 code; the line is :data:`jobs.phrases.WORDS`' in it (English when the catalogue lacks
     it), with the error's own detail (a service's or a setting's name) as the error gives it."""
     from engine.bounds import ServiceTimeout
-    from engine.fsutil import StorageError
+    from engine.fsutil import StorageError, storage_problem
     from engine.redact import redact
     from engine.search.base import SearchError
     from engine.settings import SettingsError
@@ -92,7 +92,11 @@ def user_message(err: BaseException, *, job_timeout: int, language: str = "en") 
         return WORDS("error_research_timeout", language, minutes=job_timeout // 60)
     if _named(err, "engine", ("DatabaseError",)):  # the server's address is for the admin, not the thread
         return WORDS("error_database", language)
-    if isinstance(err, (SettingsError, StorageError)):  # a server folder or setting (a full disk): the admin's
+    if isinstance(err, StorageError):  # a full or read-only disk: the admin's, and the work so far is kept
+        return WORDS("error_storage", language, detail=detail())
+    if storage_problem(err) is not None:  # the same fault not yet named (sqlite3's "database or disk is full")
+        return WORDS("error_storage", language, detail=storage_problem(err))
+    if isinstance(err, SettingsError):  # a server folder or setting: the admin's
         return WORDS("error_settings", language, detail=detail())
     if isinstance(err, SearchError):
         return WORDS("error_search", language, detail=detail())

@@ -187,6 +187,27 @@ def test_error_classes_and_messages():
     assert "secret-ish" not in user_message(KeyError("secret-ish"), job_timeout=3600)
 
 
+@pytest.mark.parametrize("language", ["en", "de", "ja"])
+def test_a_full_or_read_only_disk_is_said_as_such_in_the_threads_language_not_as_an_internal_error(language):
+    """A worker whose disk filled: SQLite's own error (never wrapped) and the engine's StorageError both say
+    the bot could not save its work and why, without a server path, never "internal error (OperationalError)"."""
+    import errno
+    import sqlite3
+
+    from engine.fsutil import StorageError
+    from jobs.phrases import WORDS
+
+    full = sqlite3.OperationalError("database or disk is full")
+    wrapped = StorageError("writing /srv/deepresearch/data/checkpoints.sqlite: the disk is full")
+    wrapped.__cause__ = OSError(errno.ENOSPC, "No space left on device")
+    read_only = OSError(errno.EROFS, "Read-only file system")
+    said = [user_message(err, job_timeout=3600, language=language) for err in (full, wrapped, read_only)]
+    head = WORDS("error_storage", language, detail="\x00").split("\x00")[0]
+    assert all(line.startswith(head) for line in said), said
+    assert "the disk is full" in said[0] and "the file system is read-only" in said[2]
+    assert "/srv" not in said[1] and "OperationalError" not in " ".join(said)
+
+
 def test_enqueue_turn_kinds(tmp_path):
     settings = make_settings(tmp_path / "data")
     with pytest.raises(ValueError):
