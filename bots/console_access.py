@@ -111,7 +111,8 @@ def _run_accounted(settings: Settings, thread: str, question: str, *, start: boo
 
 class TerminalTurn:
     """One ``ask`` run of ``thread``: takes its quota slot (:meth:`take`), then at its end gives the
-    slot back, counts its tokens and writes its audit record (:meth:`end`)."""
+    slot back, counts the tokens of the calls no audit record counted yet and writes its audit record
+    (:meth:`end`)."""
 
     def __init__(self, settings: Settings, store: Store, thread: str, question: str, *, start: bool) -> None:
         from bots.console_queue import requester
@@ -139,35 +140,60 @@ class TerminalTurn:
 
     def end(self, code: int | None, error: str = "", *, audited: bool = True) -> bool:
         """The run ended with exit code ``code`` (None: an exception, ``error`` its type and message):
-        give the slot back, count the tokens spent since :meth:`take`, write the audit record of this
-        attempt (see :data:`_STATUS`; its calls and tokens since :meth:`take`, the research's start
-        from :func:`research_start`; the clarifying question from the thread's record, the error line ``error``
-        (:func:`run_accounted` passes the line the terminal showed) or else :data:`_REASON`'s; none
-        when not ``audited``: nothing ran). Never raises: a store that cannot be written (a full disk) is one log
-        line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`).
+        give the slot back, count the tokens of the calls no audit record counted yet
+        (:meth:`usage`), write the audit record of this attempt (see :data:`_STATUS`; those calls
+        and tokens, the research's start from :func:`research_start`; the clarifying question from
+        the thread's record, the error line ``error`` (:func:`run_accounted` passes the line the
+        terminal showed) or else :data:`_REASON`'s; none when not ``audited``: nothing ran). Each
+        step runs whether or not the one before it could: a store that cannot be written (a full
+        disk) is one log line, and the slot expires by itself (:func:`jobs.quotas.hold_seconds`),
+        but the record still counts the calls. Never raises.
 
         Returns False when the audit record could not be kept (:func:`jobs.audit.write`), else True."""
-        usage = {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
+        ended = time.time()
         try:
             quotas.release(self.store, self.turn_id, user=self.user, thread_id=self.thread)
-            usage = audit.turn_usage(self.settings, self.thread, self.started)
-            quotas.add_tokens(self.store, self.turn_id, audit.spent_tokens(usage), user=self.user,
-                              thread_id=self.thread)
         except Exception as err:  # bookkeeping must not hide how the research ended
             log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
+        record = load_record(self.settings.data_dir, self.thread)
+        research = research_start(record, self.started)
+        usage, calls_to = self.usage(research, ended)
+        if usage is not None:
+            try:
+                quotas.add_tokens(self.store, self.turn_id, audit.spent_tokens(usage), user=self.user,
+                                  thread_id=self.thread)
+            except Exception as err:
+                log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
         if code == 2 or not audited:
             return True
         status = _STATUS.get(code, "failed") if code is not None else "failed"
         run = _latest_run(self.settings, self.thread)
         files = [f for f in _run_files(run)] if status == "done" else []
-        record = load_record(self.settings.data_dir, self.thread)
         return audit.write(self.settings, audit.build_record(
             thread_id=self.thread, requester=self.user, question=self.question, status=status,
-            started_at=self.started, usage=usage, sources=audit.sources_count(str(run) if run else None),
-            clarification=record.clarification if record else "", files=files,
-            research_started=research_start(record, self.started),
+            started_at=self.started, ended_at=ended, usage=usage, sources=audit.sources_count(str(run) if run else None),
+            clarification=record.clarification if record else "", files=files, research_started=research,
+            calls_to=calls_to,
             error="" if status in _NO_ERROR else (error or _REASON.get(
                 interrupted_exit_code(code) if code is not None else code, f"deepresearch ask exit code {code}"))))
+
+    def usage(self, research: float, ended: float) -> tuple[dict | None, float | None]:
+        """``(usage, calls_to)``: the research's calls (:func:`jobs.audit.turn_usage`) before ``ended``
+        that no audit record counted yet (:func:`jobs.audit.counted_until`; from ``research``, its
+        start, when none did): this attempt's, and those of attempts killed before they could write
+        their record (SIGKILL, a closed terminal). When the trail cannot be read, this attempt's own
+        calls (since :meth:`take`); when the usage cannot be read, ``(None, None)``: the record counts
+        none and leaves them to the next one. Never raises (logged)."""
+        try:
+            since = max(research, audit.counted_until(self.settings, self.thread, research) or research)
+        except Exception as err:
+            log.warning("event=audit_trail_unread thread=%s error=%s", self.thread, type(err).__name__)
+            since = self.started
+        try:
+            return audit.turn_usage(self.settings, self.thread, since, until=ended), ended
+        except Exception as err:
+            log.error("event=audit_usage_unknown thread=%s error=%s", self.thread, type(err).__name__)
+            return None, None
 
 
 def research_start(record: ThreadRecord | None, attempt_started: float) -> float:

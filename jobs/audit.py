@@ -15,7 +15,9 @@ inserted before the next record this host writes (:func:`write`).
 
 The trail is append-only: a research stopped and resumed (an ``ask`` interrupted with Ctrl-C, then
 ``ask --resume``; a research paused at its clarifying question, then answered) has one record per
-attempt, each with that attempt's own model calls and tokens, and all with the research's ``thread``
+attempt, each with the model calls and tokens no earlier record of the research counted (its
+``calls_to`` says up to when: :func:`counted_until`; an attempt killed before it could write its record
+leaves its calls to the attempt that resumes it), and all with the research's ``thread``
 and ``research_started``; :func:`jobs.audit_rows.researches` combines them into one row for ``deepresearch audit``.
 An attempt that stops at its clarifying question is a record with status ``paused`` (its calls so
 far), written when the question is asked, so they are in the trail whether or not it is answered.
@@ -136,7 +138,7 @@ def where(thread_id: str) -> dict:
 def build_record(*, thread_id: str, requester: str, question: str, status: str, started_at: float,
                  clarification: str = "", usage: dict | None = None, sources: int = 0,
                  files: Iterable[str] = (), error: str = "", ended_at: float | None = None,
-                 research_started: float | None = None) -> dict:
+                 research_started: float | None = None, calls_to: float | None = None) -> dict:
     """One audit record (a JSON-safe dict) from the facts of a research (or of one attempt at it)
     that ended now.
 
@@ -144,15 +146,16 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
     the research itself started (its first attempt; ``started_at`` when not given), kept to the
     microsecond as ``research_started``, which with ``thread`` names the research
     (:func:`jobs.audit_rows.researches`); ``usage``: :func:`turn_usage`'s dict, this attempt's calls only;
-    ``files``: the delivered files (only their names are kept).
+    ``files``: the delivered files (only their names are kept); ``calls_to``: Unix seconds before which
+    every call of the research is counted by this record or an earlier one (:func:`counted_until`),
+    None when it counted none that it could vouch for (a refusal, or usage that could not be read).
     """
     ended = time.time() if ended_at is None else ended_at
     usage = usage or {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
     return {
         "at": datetime.fromtimestamp(ended, UTC).isoformat(timespec="seconds"),
         "started": datetime.fromtimestamp(started_at or ended, UTC).isoformat(timespec="seconds"),
-        "research_started": datetime.fromtimestamp(research_started or started_at or ended, UTC).isoformat(
-            timespec="microseconds"),
+        "research_started": research_key_of(research_started or started_at or ended),
         **where(thread_id),
         "thread": thread_id,
         "requester": requester,
@@ -167,7 +170,54 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
         "sources": int(sources),
         "files": [Path(f).name for f in files],
         "error": redact(" ".join((error or "").split()))[:ERROR_CHARS] or None,
+        "calls_to": calls_to,
     }
+
+
+def research_key_of(research_started: float) -> str:
+    """A record's ``research_started`` (ISO, to the microsecond) for the research started then (Unix seconds)."""
+    return datetime.fromtimestamp(research_started, UTC).isoformat(timespec="microseconds")
+
+
+def counted_until(settings: Settings, thread_id: str, research_started: float) -> float | None:
+    """Unix seconds before which the calls of ``thread_id``'s research (the one started at
+    ``research_started``) are counted by its records so far, in the trail or waiting in a pending
+    copy (:data:`PENDING_FILE`, :mod:`jobs.audit_pending`): their latest ``calls_to``; None when no
+    record counted any. The next record counts the calls from there (an attempt killed before it
+    could write its own record leaves its calls to the attempt that resumes it). A record written
+    before ``calls_to`` was kept counted its attempt's calls up to its ``at`` (whole seconds): the
+    second after it. Raises what reading the trail raises (PostgreSQL unusable, an unreadable file)."""
+    key = research_key_of(research_started)
+    ends = []
+    for rec in _research_records(settings, thread_id, key):
+        if rec.get("calls_to") is not None:
+            ends.append(float(rec["calls_to"]))
+        elif "calls_to" not in rec and rec.get("status") != "rejected":
+            ends.append(int(record_epoch(rec)) + 1.0)
+    return max(ends, default=None)
+
+
+def _research_records(settings: Settings, thread_id: str, key: str) -> list[dict]:
+    """The records of the research (``thread_id``, its ``research_started`` ``key``) in the trail and
+    the pending copies of this host."""
+    data = Path(settings.data_dir)
+    texts = []
+    if settings.database_url is not None:
+        from engine.database import connect, require_database
+
+        require_database(settings)
+        with connect(settings) as conn:
+            rows = conn.execute("SELECT record FROM deepresearch_audit WHERE record->>'thread' = %s"
+                                " AND record->>'research_started' = %s", (thread_id, key)).fetchall()
+        stored = [row[0] for row in rows if isinstance(row[0], dict)]
+        files = (data / PENDING_FILE, audit_pending.spare_path(settings))
+    else:
+        stored, files = [], (data / AUDIT_FILE, audit_pending.spare_path(settings))
+    for path in files:
+        with contextlib.suppress(FileNotFoundError):
+            texts.append(path.read_text(encoding="utf-8"))
+    return [r for r in (*stored, *_parse("\n".join(texts)))
+            if is_record(r) and r.get("thread") == thread_id and r.get("research_started") == key]
 
 
 def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterable[str] = (),
@@ -209,6 +259,7 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
         thread = _with_turn_facts(store, thread, turn_id)
         research = _research_start(thread) or time.time()
         since = max(research, float(thread.get("audited_to") or 0))
+        read_at = time.time()
         try:
             usage = turn_usage(settings, thread_id, since, until=paused_at)
         except Exception as err:  # the record matters more than its token counts
@@ -219,6 +270,7 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
             status=status, started_at=max(since, float(attempt_started or 0)), research_started=research,
             clarification=str(thread.get("clarify_question") or ""), usage=usage,
             sources=sources_count(directory), files=files, error=error,
+            calls_to=None if usage is None else (paused_at or read_at),
         )
         if paused_at is not None and usage is not None:  # calls not read now are counted by the next record
             _mark_audited(store, thread_id, research, paused_at)

@@ -4,18 +4,24 @@ started (a bad setting, like the other setting refusals) and none for resuming a
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
 import sys
 
+import pytest
+
 from tests.bots.console_helpers import (
     RUN_TIMEOUT,
     ask,
+    ask_cmd,
     ask_env,
     no_traceback,
     report_of,
+    running,
     signalled_as_research_starts,
+    thread_of,
     write_docs,
 )
 
@@ -65,9 +71,9 @@ def test_a_corpus_folder_with_nothing_to_index_costs_no_research_of_the_daily_li
     assert [r["status"] for r in _trail(tmp_path)] == ["done"]
 
 
-def _audit_command(tmp_path, *args: str) -> subprocess.CompletedProcess:
+def _audit_command(tmp_path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bots.cli", "audit", *args], capture_output=True, text=True,
-                          env=ask_env(tmp_path, {"COLUMNS": "200"}), cwd=tmp_path, timeout=RUN_TIMEOUT)
+                          env=ask_env(tmp_path, {"COLUMNS": "200", **(env or {})}), cwd=tmp_path, timeout=RUN_TIMEOUT)
 
 
 def test_a_research_interrupted_then_resumed_is_one_research_in_the_audit_and_the_daily_limit(tmp_path):
@@ -143,3 +149,104 @@ def test_a_research_paused_at_its_clarifying_question_is_audited_with_the_calls_
     assert row["models"] == {"offline-extractive": {"calls": calls, "tokens": row["tokens"]}}
     assert row["tokens"] == sum(r["tokens"] for r in trail) and row["clarification"]
     assert "FAKE0testtoken" not in (tmp_path / "data" / "audit.jsonl").read_text()
+
+
+def _killed_at(tmp_path, stage: str, *args: str, env: dict | None = None) -> str:
+    """Run ``ask ARGS`` and SIGKILL it once its progress shows ``stage``; returns what it said."""
+    with running(ask_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path, env),
+                 cwd=tmp_path) as proc:
+        shown = b""
+        while stage.encode() not in shown:  # the output, not a clock, says when the stage starts
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"ask ended before {stage}: {shown.decode(errors='replace')}"
+            shown += chunk
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=RUN_TIMEOUT)
+    assert proc.returncode == -signal.SIGKILL
+    return shown.decode(errors="replace")
+
+
+def _audited(tmp_path, env: dict | None = None) -> tuple[dict, str]:
+    """The one research of `audit --json`, and the table's totals line."""
+    [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json", env=env).stdout.splitlines()]
+    table = _audit_command(tmp_path, env=env).stdout
+    return row, next(line for line in table.splitlines() if "research(es)" in line)
+
+
+@pytest.mark.parametrize("stage", ["Researching", "Building the files"])
+def test_the_calls_of_a_killed_attempt_are_counted_by_the_attempt_that_resumes_it(tmp_path, stage):
+    """SIGKILL leaves no record of its attempt: its calls, in the usage log, are the resume's to count,
+    and each call is in the audit once."""
+    docs = write_docs(tmp_path / "docs")
+    said = _killed_at(tmp_path, stage, "--offline", "--no-clarify", "--corpus", str(docs), "What do solar panels cost?")
+    thread = thread_of(said)
+    killed = _calls(tmp_path)
+    assert killed > 0 and _trail(tmp_path) == []
+    resumed = ask(tmp_path, "--resume", thread)
+    assert resumed.returncode == 0, resumed.stderr
+    [done] = _trail(tmp_path)
+    assert (done["status"], done["model_calls"]) == ("done", _calls(tmp_path))
+    row, totals = _audited(tmp_path)
+    assert (row["attempts"], row["model_calls"]) == (1, _calls(tmp_path))
+    assert row["models"]["offline-extractive"]["calls"] == _calls(tmp_path)
+    assert "1 research(es)" in totals and "1 offline" in totals, totals
+    # an attempt after a finished one counts nothing again: resuming a finished research audits nothing
+    assert ask(tmp_path, "--resume", thread).returncode == 0 and len(_trail(tmp_path)) == 1
+
+
+def test_a_killed_attempt_after_a_recorded_one_is_counted_once_by_the_resume(tmp_path):
+    """Interrupted (its record counts its calls), resumed and SIGKILLed, resumed again: the last record
+    counts the killed attempt's calls, none of the first's."""
+    code, said = signalled_as_research_starts(tmp_path, signal.SIGINT)
+    assert code == 130, said
+    thread = re.search(r"--resume (console:\S+)", said).group(1)
+    [cancelled] = _trail(tmp_path)
+    assert cancelled["model_calls"] == _calls(tmp_path)
+    _killed_at(tmp_path, "Building the files", "--resume", thread)
+    before = _calls(tmp_path)
+    assert before > cancelled["model_calls"]
+    resumed = ask(tmp_path, "--resume", thread)
+    assert resumed.returncode == 0, resumed.stderr
+    trail = _trail(tmp_path)
+    assert [r["status"] for r in trail] == ["cancelled", "done"]
+    assert sum(r["model_calls"] for r in trail) == _calls(tmp_path) >= before
+    row, _ = _audited(tmp_path)
+    assert (row["attempts"], row["model_calls"]) == (2, _calls(tmp_path))
+
+
+@pytest.mark.parametrize("at", ["Researching", "Building the files"])
+def test_an_attempt_stopped_by_a_full_disk_is_audited_with_its_calls(tmp_path, at):
+    """The slot that cannot be given back on the full disk does not keep the attempt's calls out of
+    its record (kept outside the data folder); the resume counts only the calls made after it."""
+    docs = write_docs(tmp_path / "docs")
+    out = subprocess.run([sys.executable, "-m", "tests.bots.disk_faults", "ask", "--offline", "--no-clarify",
+                          "--corpus", str(docs), "What do solar panels cost?"], capture_output=True, text=True,
+                         env=ask_env(tmp_path, {"DISK_FULL_AT": at}), cwd=tmp_path, timeout=RUN_TIMEOUT)
+    assert out.returncode == 5, out.stderr
+    thread = thread_of(out.stderr)
+    stopped_calls = _calls(tmp_path)
+    assert stopped_calls > 0
+    again = ask(tmp_path, "--resume", thread)
+    assert again.returncode == 0, again.stderr
+    stopped, done = _trail(tmp_path)
+    assert (stopped["status"], done["status"]) == ("failed", "done")
+    assert stopped["model_calls"] == stopped_calls
+    assert stopped["models"]["offline-extractive"]["calls"] == stopped_calls
+    assert done["model_calls"] == _calls(tmp_path) - stopped_calls
+    row, totals = _audited(tmp_path)
+    assert (row["attempts"], row["model_calls"]) == (2, _calls(tmp_path))
+    assert "1 research(es)" in totals and "1 offline" in totals, totals
+
+
+def test_with_postgres_the_resume_counts_the_calls_of_the_killed_attempt(tmp_path, pg_url):
+    """The same with the usage and the trail in PostgreSQL (``DATABASE_URL``)."""
+    env = {"DATABASE_URL": pg_url}
+    docs = write_docs(tmp_path / "docs")
+    said = _killed_at(tmp_path, "Building the files", "--offline", "--no-clarify", "--corpus", str(docs),
+                      "What do solar panels cost?", env=env)
+    killed = _calls(tmp_path)
+    resumed = ask(tmp_path, "--resume", thread_of(said), env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    row, totals = _audited(tmp_path, env)
+    assert (row["attempts"], row["model_calls"]) == (1, _calls(tmp_path)) and killed > 0
+    assert "1 research(es)" in totals and "1 offline" in totals, totals

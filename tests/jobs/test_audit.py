@@ -440,3 +440,30 @@ def test_turn_usage_counts_calls_and_tokens_by_model(tmp_path):
     record = audit.build_record(thread_id="console:usage1", requester="U1", question="q?", status="done",
                                 started_at=now, usage=usage)
     assert (record["model_calls"], record["tokens"], record["models"]) == (2, 18, usage["models"])
+
+
+@pytest.mark.parametrize("postgres", [False, True])
+def test_counted_until_is_the_latest_end_of_the_calls_a_research_s_records_counted(tmp_path, request, postgres):
+    """In the trail or waiting in a pending copy; a refusal counted none; a record written before
+    ``calls_to`` was kept counted to the second after its ``at``; another research's are not its."""
+    from jobs import audit_pending
+
+    url = request.getfixturevalue("pg_url") if postgres else None
+    settings = make_settings(tmp_path / "data", database_url=url)
+    research, thread = 1_700_000_000.25, "console:x"
+
+    def rec(status, calls_to, *, started=research, at=None):
+        return audit.build_record(thread_id=thread, requester="u", question="q", status=status, started_at=started,
+                                  ended_at=at or started + 10, research_started=started, calls_to=calls_to)
+
+    assert audit.counted_until(settings, thread, research) is None
+    audit.write(settings, rec("rejected", None, at=research + 500))
+    audit.write(settings, rec("done", 9e9, started=research + 1))  # another research of the thread
+    assert audit.counted_until(settings, thread, research) is None
+    audit.write(settings, rec("cancelled", research + 20.5))
+    assert audit.counted_until(settings, thread, research) == research + 20.5
+    legacy = {k: v for k, v in rec("failed", None, at=research + 30.75).items() if k != "calls_to"}
+    audit.write(settings, legacy)
+    assert audit.counted_until(settings, thread, research) == int(research + 30.75) + 1
+    audit_pending.keep(settings, rec("failed", research + 40.5))  # the trail could not take it
+    assert audit.counted_until(settings, thread, research) == research + 40.5
