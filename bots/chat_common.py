@@ -8,6 +8,7 @@ Nothing here knows a platform: each adapter passes its own limits, ids and ways 
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 
@@ -89,11 +90,24 @@ def admitted(log: logging.Logger, surface: str, place: str | None, allowed: froz
     """True when an event from ``place`` (a Slack workspace id, a Teams tenant id) may reach the
     bot: ``allowed`` is empty (any place) or holds it (compared case-insensitively). Otherwise one
     ``event={surface}_stranger_ignored`` line is logged and the caller acknowledges the event and
-    does nothing more: no reply, no job."""
+    does nothing more: no reply, no job. The line is a WARNING (shown at the default log level) the
+    first time this process meets that place, and INFO after, so a stranger's traffic cannot flood
+    the log."""
     if not allowed or (place and place.lower() in {p.lower() for p in allowed}):
         return True
-    log.info("event=%s_stranger_ignored place=%s", surface, place or "none")
+    key = (surface, (place or "").lower())
+    with _strangers_lock:
+        first = key not in _strangers_met
+        if first:
+            _strangers_met.add(key)
+    log.log(logging.WARNING if first else logging.INFO, "event=%s_stranger_ignored place=%s%s", surface,
+            place or "none", " note=\"first from this place; later ones are logged at INFO\"" if first else "")
     return False
+
+
+#: The (surface, place) pairs :func:`admitted` has refused in this process (warned once each).
+_strangers_met: set[tuple[str, str]] = set()
+_strangers_lock = threading.Lock()
 
 
 def log_failure(log: logging.Logger, surface: str, step: str, err: BaseException) -> str:

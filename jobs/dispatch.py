@@ -19,7 +19,7 @@ from jobs.turns import MENTION, Reply, Turn
 
 log = logging.getLogger(__name__)
 
-__all__ = ["handle", "handle_message", "handle_press"]
+__all__ = ["handle", "handle_message", "handle_press", "refusal"]
 
 
 def handle_message(
@@ -157,16 +157,47 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
                              start=preview.action is Action.START, settings=settings, now=now)
     if verdict.allowed:  # a repeat of the same event holds the first one's slot: it must not give it back
         return None, verdict.taken
+    return _over_quota(message, verdict, thread, preview.action, settings, now), False
+
+
+def _over_quota(message: Message, verdict: quotas.Verdict, thread: dict | None, action: Action,
+                settings: Settings, now: float, *, record: bool = True) -> Reply:
+    """The refusal of ``message`` over the limit ``verdict`` names, logged and (``record``) written to
+    the audit trail with status ``rejected``."""
     log.info("event=over_quota thread=%s user=%s limit=%s who=%s", message.thread_key, message.author,
              verdict.limit, verdict.who)
-    said = quotas.refused_text(verdict, now, reply_language(thread, message, preview.action))
-    # an answer refused is an attempt of the research it answers; a new question is a research of its own
-    research = float((thread or {}).get("started_at") or now) if preview.action is Action.RESUME else now
-    audit.write(settings, audit.build_record(thread_id=message.thread_key, requester=message.author,
-                                             question=message.text, status="rejected", started_at=now,
-                                             ended_at=now, error=said, research_started=research))
-    text = f"{MENTION} {said}"
-    return Reply(text=text, action="over_quota", mention=message.author), False
+    said = quotas.refused_text(verdict, now, reply_language(thread, message, action))
+    if record:  # an answer refused is an attempt of the research it answers; a new question is a research of its own
+        research = float((thread or {}).get("started_at") or now) if action is Action.RESUME else now
+        audit.write(settings, audit.build_record(thread_id=message.thread_key, requester=message.author,
+                                                 question=message.text, status="rejected", started_at=now,
+                                                 ended_at=now, error=said, research_started=research))
+    return Reply(text=f"{MENTION} {said}", action="over_quota", mention=message.author)
+
+
+def refusal(thread_id: str, user: str, text: str, *, settings: Settings, turn_id: str = "",
+            record: bool = True) -> Reply | None:
+    """The quota refusal :func:`handle` would give ``user``'s question ``text`` in ``thread_id`` now,
+    taking nothing (:func:`jobs.quotas.check`), or None when it would go on: for a surface that
+    must not announce a research before it is refused (a slash command, which posts its thread's
+    root message first). ``thread_id`` may name a thread yet to be posted (its workspace is what
+    counts). With ``record``, a refusal is written to the audit trail as :func:`handle` writes it;
+    :func:`handle` still decides when the turn is queued (a slot may be taken meanwhile).
+
+    Raises:
+        redis.exceptions.ConnectionError / sqlite3.Error: the registry is unreachable.
+    """
+    store = get_store(settings)
+    message = Message(thread_key=thread_id, author=user, text=text or "", event_id=turn_id or thread_id,
+                      address=Address.COMMAND)
+    thread, now = store.get(f"thread:{thread_id}"), time.time()
+    preview = decide(thread, message, now, RuleSettings.from_settings(settings))
+    if preview.action not in (Action.START, Action.RESUME):
+        return None
+    verdict = quotas.check(store, user=user, thread_id=thread_id, start=preview.action is Action.START,
+                           settings=settings, now=now)
+    return None if verdict.allowed else _over_quota(message, verdict, thread, preview.action, settings, now,
+                                                    record=record)
 
 
 def _give_back(store, message: Message) -> None:

@@ -166,6 +166,36 @@ def acquire(store: Store, *, turn_id: str, user: str, thread_id: str, start: boo
     return _verdict(result, Limits.from_settings(settings))
 
 
+def check(store: Store, *, user: str, thread_id: str, start: bool, settings: Settings,
+          now: float | None = None) -> Verdict:
+    """What :func:`acquire` would answer a new turn of ``user`` in ``thread_id``'s workspace now, taking
+    nothing: for a surface that must know before it says anything (a slash command, whose thread is
+    not posted yet). :func:`acquire` stays the one that decides: a slot may be taken meanwhile.
+
+    Raises:
+        redis.exceptions.RedisError / sqlite3.Error: the store is unreachable.
+    """
+    if exempt(settings, user):
+        return Verdict(True)
+    now = time.time() if now is None else now
+    keys = counter_keys(user, scope_of(thread_id))
+    limits = Limits.from_settings(settings)
+    floors = [now if i < 2 else now - DAY for i in range(len(keys))]
+    if isinstance(store, RedisStore):
+        if any(limits.values()[2:]):
+            restore_if_lost(store, settings, now=now)
+        pipe = store.redis.pipeline(transaction=True)
+        for key, floor in zip(keys, floors, strict=True):
+            pipe.zrangebyscore(store._k(key), f"({floor}", "+inf", withscores=True)
+        rows = {key: [(m.decode() if isinstance(m, bytes) else str(m), float(score)) for m, score in found]
+                for key, found in zip(keys, pipe.execute(), strict=True)}
+    else:
+        with _sqlite(store)._conn() as conn:
+            rows = {key: conn.execute("SELECT member, score FROM quota WHERE key = ? AND score > ? ORDER BY score",
+                                      (key, floor)).fetchall() for key, floor in zip(keys, floors, strict=True)}
+    return _verdict(_refusal(rows, keys, list(limits.values()), start) or ["ok", "0"], limits)
+
+
 def release(store: Store, turn_id: str, *, user: str, thread_id: str) -> None:
     """Give back ``turn_id``'s running slot (no-op when it holds none); its start stays counted."""
     keys = counter_keys(user, scope_of(thread_id))[:2]
@@ -296,7 +326,7 @@ def _sqlite_acquire(store: SqliteStore, keys: list[str], args: list) -> list[str
                 for key in keys}
         if any(member == turn for member, _ in rows[keys[0]]):
             return ["ok", "0"]
-        refused = _sqlite_refusal(rows, keys, limits, bool(start))
+        refused = _refusal(rows, keys, limits, bool(start))
         if refused:
             return refused
         held = [(keys[i], turn, now + hold) for i in (0, 1)] + ([(keys[i], turn, now) for i in (2, 3)] if start else [])
@@ -304,7 +334,8 @@ def _sqlite_acquire(store: SqliteStore, keys: list[str], args: list) -> list[str
     return ["ok", "1"]
 
 
-def _sqlite_refusal(rows: dict, keys: list[str], limits: list[int], start: bool) -> list[str] | None:
+def _refusal(rows: dict, keys: list[str], limits: list[int], start: bool) -> list[str] | None:
+    """The Lua script's refusal (``[code, retry_at]``) from the counters' live ``(member, score)`` rows, by score; None: allowed."""
     for i in (0, 1):
         if limits[i] and len(rows[keys[i]]) >= limits[i]:
             return [f"running:{i + 1}", "0"]

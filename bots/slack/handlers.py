@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,11 +25,20 @@ from engine.text import markdown_literal, one_line
 from jobs.conversation import Address
 from jobs.conversation.message import is_cancel
 from jobs.conversation.replies import refused_question
+from jobs.dispatch import refusal
 from jobs.phrases import WORDS
 
 log = logging.getLogger(__name__)
 
 COMMAND = "/research"
+#: Slash commands remembered as refused in their ack (the oldest are forgotten first).
+REFUSALS_KEPT = 1000
+
+
+def _command_key(body: dict) -> str:
+    """A slash command's own key: its ``trigger_id`` (one per invocation), else its ids and text."""
+    return str(body.get("trigger_id") or "") or ":".join(
+        str(body.get(k) or "") for k in ("team_id", "channel_id", "user_id", "text"))
 
 
 def slack_usage(language: str) -> str:
@@ -125,6 +135,9 @@ class SlackHandlers:
         self.bot_user_id = bot_user_id
         self.turns = ChatTurns("slack", settings, log, usage=slack_usage,
                                start_hint=lambda language: SAY("slack_start_hint", language), where=where_in_slack)
+        #: the commands whose ack was their refusal (:meth:`ack_command`), for their work after the ack
+        self._refused_in_ack: dict[str, None] = {}
+        self._lock = threading.Lock()
 
     # ---- events --------------------------------------------------------------------------
     def on_message_event(self, body: dict, event: dict) -> None:
@@ -243,8 +256,28 @@ class SlackHandlers:
         except TurnRejected as err:  # refused before anything is posted in the channel
             ack(text=refused_question(question, err, language), response_type="ephemeral")
             return
+        refused = self._refusal(body, question, record=False)
+        if refused is not None:  # the one answer: no "starting", no root message (see start_command)
+            with self._lock:
+                self._refused_in_ack[_command_key(body)] = None
+                while len(self._refused_in_ack) > REFUSALS_KEPT:
+                    del self._refused_in_ack[next(iter(self._refused_in_ack))]
+            ack(text=self._mrkdwn(refused), response_type="ephemeral")
+            return
         ack(text=markdown_to_mrkdwn(WORDS("command_ack", language, question=markdown_literal(one_line(question, 300)))),
             response_type="ephemeral")
+
+    def _refusal(self, body: dict, question: str, *, record: bool) -> jobs.Reply | None:
+        """The refusal the rules would give the command's ``question`` now (:func:`jobs.dispatch.refusal`:
+        over a quota), before its thread exists; None when it would start (or the registry cannot
+        tell: the turn itself then says so)."""
+        team, channel = str(body.get("team_id") or ""), str(body.get("channel_id") or "")
+        try:
+            return refusal(thread_key(team, channel, ""), str(body.get("user_id") or ""), question,
+                           settings=self.settings, turn_id=_command_key(body), record=record)
+        except Exception as err:  # the registry failed: the turn meets it again and answers it
+            log.warning("event=slack_refusal_unknown error=%s", type(err).__name__)
+            return None
 
     def start_command(self, body: dict, respond) -> None:
         """After the ack: post the question as the thread's root message and start the research
@@ -261,6 +294,14 @@ class SlackHandlers:
             return
         # a trigger_id is Slack's own, one per invocation: a replay of the signed request starts nothing
         if (trigger := str(body.get("trigger_id") or "")) and self.turns.seen_before("command", team, trigger):
+            return
+        with self._lock:
+            refused_in_ack = self._refused_in_ack.pop(_command_key(body), False) is None
+        # refused before its thread is posted: the refusal is the one answer (given by the ack, else here)
+        if (refused := self._refusal(body, question, record=True)) is not None or refused_in_ack:
+            log.info("event=slack_command_done reason=refused")
+            if refused is not None and not refused_in_ack:
+                respond(text=self._mrkdwn(refused), response_type="ephemeral", replace_original=False)
             return
         try:
             root = self.client.chat_postMessage(

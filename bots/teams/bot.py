@@ -282,6 +282,8 @@ class TeamsBot(TeamsActivityHandler):
             await self._shared_files(turn_context, thread_id, port)
         reply = await asyncio.to_thread(self.turns.message, thread_id, user, text,
                                         port.reference(), f"teams:{conversation_id}:{activity.id}", address)
+        if explicit and reply.action in ("started", "resumed"):  # a refused turn gets its refusal alone
+            await self._unreadable_files(turn_context, port)
         await self._reply(turn_context, reply)
 
     async def _language(self, turn_context: TurnContext, text: str = "", *, question: bool = False) -> str:
@@ -328,13 +330,20 @@ class TeamsBot(TeamsActivityHandler):
         await self._reply(turn_context, jobs.Reply(text=markdown_literal(text), action="files"))
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
-        """Read the files of a personal-chat message into the thread's index; in a channel or group
-        chat, say that its files cannot be read (:mod:`bots.teams.shared`). Never fails the turn."""
-        activity = turn_context.activity
+        """Read the files of a personal-chat message into the thread's index, before its turn
+        (:mod:`bots.teams.shared`). Never fails the turn."""
         try:
             if port.kind == "personal":
-                await asyncio.to_thread(read_personal_files, activity, thread_id, self.settings)
-            elif has_unreadable_files(activity):
+                await asyncio.to_thread(read_personal_files, turn_context.activity, thread_id, self.settings)
+        except Exception as err:  # the research runs without the files
+            log.warning("event=teams_files_failed error=%s", redact(str(err))[:200])
+
+    async def _unreadable_files(self, turn_context: TurnContext, port: TeamsPort) -> None:
+        """In a channel or group chat, say that the message's files cannot be read (it says the research
+        goes on without them: only for a turn that started). Never fails the turn."""
+        activity = turn_context.activity
+        try:
+            if port.kind != "personal" and has_unreadable_files(activity):
                 note = SAY("teams_cannot_read", await self._language(turn_context, clean_text(turn_context), question=True))
                 await turn_context.send_activity(Activity(type=ActivityTypes.message, text=note))
         except Exception as err:  # the research runs without the files

@@ -72,3 +72,28 @@ def test_an_empty_allow_list_means_any_workspace(slack_env, fake_slack, monkeypa
     finally:
         server.stop()
         stop_runner(slack_env / "data")
+
+
+def test_a_stranger_is_a_warning_once_then_info(guarded_bot, caplog):
+    import uuid
+
+    stranger = f"T0{uuid.uuid4().hex[:8].upper()}"  # one this process has not met
+    caplog.set_level(logging.INFO)
+    for _ in range(3):
+        guarded_bot.command("heat pumps in Norway", user="U0EVE", channel=OTHER_CHANNEL, team=stranger)
+    records = wait_for(lambda: len(found := [r for r in caplog.records if f"place={stranger}" in r.getMessage()]) >= 3
+                       and found, what="three ignored requests")
+    assert [r.levelname for r in records] == ["WARNING", "INFO", "INFO"]
+    assert all("event=slack_stranger_ignored" in r.getMessage() for r in records)
+
+
+def test_each_stranger_place_is_warned_once_per_surface(caplog):
+    from bots.chat_common import admitted
+
+    caplog.set_level(logging.INFO)
+    log = logging.getLogger("tests.allow_list")
+    allowed = frozenset({TEAM})
+    for surface, place in [("teams", "tenant-a"), ("teams", "tenant-a"), ("teams", "tenant-b"), ("slack", "tenant-a")]:
+        assert not admitted(log, surface, f"{place}-{id(caplog)}", allowed)
+    assert [r.levelname for r in caplog.records] == ["WARNING", "INFO", "WARNING", "WARNING"]
+    assert admitted(log, "slack", TEAM, allowed) and len(caplog.records) == 4

@@ -57,3 +57,27 @@ def test_a_german_question_with_a_file_gets_the_note_in_german(bot, connector, s
     _wait_status(settings, _thread(mention), ("done",))
     texts = [m.text or "" for m in connector.messages(mention["conversation"]["id"])]
     assert SAY("teams_cannot_read", "de") in texts and not any(NOTE in t for t in texts), texts
+
+
+def test_a_channel_message_with_a_file_over_the_quota_gets_the_refusal_alone(settings, bot_port, connector):
+    from bots.teams.settings import teams_settings
+    from jobs import quotas
+    from jobs.store import get_store
+    from tests.bots.teams.conftest import BotServer
+    from tests.waiting import wait_for
+
+    settings = teams_settings(settings).model_copy(update={"max_running_per_user": 1})
+    question = "What maintenance costs are in the attached zephyr.pdf?"
+    mention = _with_html(channel_mention(connector.url, question), _mention_html(question))
+    assert quotas.acquire(get_store(settings), turn_id="elsewhere", user=mention["from"]["id"], thread_id=_thread(mention),
+                          start=True, settings=settings).allowed  # Alice's one slot is taken
+    server = BotServer(settings, bot_port)
+    try:
+        assert server.send(mention).status_code in (200, 201)
+        conversation = mention["conversation"]["id"]
+        wait_for(lambda: any("running already" in (m.text or "") for m in connector.messages(conversation)),
+                 what="the refusal")
+        texts = [m.text or "" for m in connector.messages(conversation)]
+        assert len(texts) == 1 and "You have 1 research running already" in texts[0], texts
+    finally:
+        server.stop()
