@@ -154,16 +154,22 @@ def acquire(store: Store, *, turn_id: str, user: str, thread_id: str, start: boo
     """
     if exempt(settings, user):
         return Verdict(True)
-    now = time.time() if now is None else now
-    keys = counter_keys(user, scope_of(thread_id))
+    now, keys = _counting(store, settings, user, thread_id, now)
     args = [now, hold_seconds(settings), turn_id, int(start), *Limits.from_settings(settings).values()]
     if isinstance(store, RedisStore):
-        if any(Limits.from_settings(settings).values()[2:]):  # a Redis that lost the daily counters
-            restore_if_lost(store, settings, now=now)
         result = [str(x) for x in redis_script(store)(keys=[store._k(k) for k in keys], args=args)]
     else:
         result = _sqlite_acquire(_sqlite(store), keys, args)
     return _verdict(result, Limits.from_settings(settings))
+
+
+def _counting(store: Store, settings: Settings, user: str, thread_id: str, now: float | None) -> tuple[float, list[str]]:
+    """``(now, counter keys)`` of ``user``'s turn in ``thread_id``'s workspace, once a Redis that lost the
+    daily counters has them again (:func:`jobs.quota_restore.restore_if_lost`, when a daily limit is set)."""
+    now = time.time() if now is None else now
+    if isinstance(store, RedisStore) and any(Limits.from_settings(settings).values()[2:]):
+        restore_if_lost(store, settings, now=now)
+    return now, counter_keys(user, scope_of(thread_id))
 
 
 def check(store: Store, *, user: str, thread_id: str, start: bool, settings: Settings,
@@ -177,13 +183,10 @@ def check(store: Store, *, user: str, thread_id: str, start: bool, settings: Set
     """
     if exempt(settings, user):
         return Verdict(True)
-    now = time.time() if now is None else now
-    keys = counter_keys(user, scope_of(thread_id))
+    now, keys = _counting(store, settings, user, thread_id, now)
     limits = Limits.from_settings(settings)
     floors = [now if i < 2 else now - DAY for i in range(len(keys))]
     if isinstance(store, RedisStore):
-        if any(limits.values()[2:]):
-            restore_if_lost(store, settings, now=now)
         pipe = store.redis.pipeline(transaction=True)
         for key, floor in zip(keys, floors, strict=True):
             pipe.zrangebyscore(store._k(key), f"({floor}", "+inf", withscores=True)
