@@ -80,16 +80,21 @@ def check_token(client: WebClient, slack: SlackSettings) -> str:
     sdk_log.setLevel(logging.CRITICAL)  # the SDK logs each failed attempt; the error below says it once
     try:
         return str(client.auth_test()["user_id"])
-    except SlackApiError as err:
-        code = err.response.get("error", "unknown") if err.response is not None else "unknown"
-        raise SettingsError(f"SLACK_BOT_TOKEN was refused by Slack ({code})") from None
     except (SlackClientError, OSError) as err:
-        raise SettingsError(
-            f"cannot reach the Slack Web API at {slack.slack_api_url} ({type(err).__name__}); "
-            "check the network, or SLACK_API_URL if it is served elsewhere"
-        ) from None
+        raise token_problem("SLACK_BOT_TOKEN", err, slack.slack_api_url) from None
     finally:
         sdk_log.setLevel(level)
+
+
+def token_problem(setting: str, err: SlackClientError | OSError, api_url: str) -> SettingsError:
+    """The one line for a call to Slack's Web API with the token of ``setting`` that failed with
+    ``err``: ``{setting} was refused by Slack ({error})`` when Slack answered, else that the Web
+    API at ``api_url`` cannot be reached."""
+    if isinstance(err, SlackApiError):
+        code = err.response.get("error", "unknown") if err.response is not None else "unknown"
+        return SettingsError(f"{setting} was refused by Slack ({code})")
+    return SettingsError(f"cannot reach the Slack Web API at {api_url} ({type(err).__name__}); "
+                         "check the network, or SLACK_API_URL if it is served elsewhere")
 
 
 def dedupe_ids(body: dict, event: dict) -> tuple[str, ...]:

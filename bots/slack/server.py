@@ -6,6 +6,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
@@ -13,10 +14,11 @@ from aiohttp import web
 from slack_bolt import App
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.request import BoltRequest
+from slack_sdk.errors import SlackClientError
 from slack_sdk.signature import SignatureVerifier
 
 from bots import serving
-from bots.slack.app import build_app
+from bots.slack.app import build_app, token_problem
 from bots.slack.settings import slack_settings
 from engine.settings import Settings, SettingsError, load_settings
 from jobs.startup import check_local
@@ -140,6 +142,36 @@ def _shutdown_pool(pool: ThreadPoolExecutor):
     return cleanup
 
 
+def open_socket(connect: Callable[[], None], sdk_log: logging.Logger, api_url: str) -> None:
+    """``connect()`` (a Socket Mode handler's, whose client logs to ``sdk_log``): ``apps.connections.open``
+    with ``SLACK_APP_TOKEN``, then the WebSocket at the URL it answers.
+
+    Raises:
+        SettingsError: Slack refused the token (``SLACK_APP_TOKEN was refused by Slack (invalid_auth)``,
+            one line as for ``SLACK_BOT_TOKEN``: :func:`bots.slack.app.token_problem`), or the Web API
+            at ``api_url`` cannot be reached; the SDK's own error line for it is left out.
+    """
+    said_below = _Dropped("Failed to retrieve WSS URL")
+    sdk_log.addFilter(said_below)
+    try:
+        connect()
+    except (SlackClientError, OSError) as err:
+        raise token_problem("SLACK_APP_TOKEN", err, api_url) from None
+    finally:
+        sdk_log.removeFilter(said_below)
+
+
+class _Dropped(logging.Filter):
+    """Drops the records whose message starts with ``prefix``."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self.prefix)
+
+
 def _drain_listeners(bolt: App) -> None:
     """Wait (up to :data:`bots.serving.DRAIN_SECONDS`) for Bolt's lazy listeners still at work when
     the bot stops, in either mode: each request or envelope they belong to was acknowledged already
@@ -191,7 +223,7 @@ def _run_socket_mode(bolt: App, settings: Settings, *, host: str, port: int) -> 
     handler = SocketModeHandler(bolt, app_token=slack_settings().slack_app_token.get_secret_value())
 
     def connect():
-        handler.connect()
+        open_socket(handler.connect, bolt.logger, slack_settings().slack_api_url)
 
         def close() -> None:
             handler.close()  # returns once the envelopes being read are dispatched

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -271,3 +272,40 @@ def test_an_envelope_slack_sends_again_starts_one_research(socket_bot, fake_slac
              what="the envelope sent again to be dropped as seen before")
     assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
     assert [c.params["timestamp"] for c in fake_slack.calls_to("reactions.add")] == [ts]
+
+
+@pytest.mark.parametrize("token,line", [
+    ("xapp-wrong", "SLACK_APP_TOKEN was refused by Slack (invalid_auth)"),
+    ("xapp-1-A0APP-1-revoked", "SLACK_APP_TOKEN was refused by Slack (invalid_auth)"),
+    ("xoxb-not-an-app-token", "SLACK_APP_TOKEN must be an app-level token (xapp-...) with connections:write"),
+])
+def test_an_app_token_slack_refuses_is_said_in_one_line(slack_env, fake_slack, fake_socket, monkeypatch, token, line):
+    """As a refused SLACK_BOT_TOKEN is: one line naming the setting and Slack's error, exit 1 as for
+    any settings error, never the SDK's traceback of apps.connections.open nor its own log of it."""
+    fake_slack.enable_socket_mode(fake_socket.new_url, app_token=APP_TOKEN)
+    monkeypatch.delenv("SLACK_SIGNING_SECRET", raising=False)
+    monkeypatch.setenv("SLACK_APP_TOKEN", token)
+    env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARS and k != "LOG_LEVEL"}
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "slack", "--port", "0", "--host", "127.0.0.1"],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env, timeout=120)
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.splitlines() == [f"deepresearch: {line}"], out.stderr
+    assert token not in out.stderr and not fake_socket.open_connections()
+
+
+def test_a_refused_app_token_is_a_settings_error_whatever_slack_answers(slack_env, fake_slack, fake_socket, monkeypatch):
+    """``not_allowed_token_type`` (a token of another kind that passed the local check), and any
+    other refusal of apps.connections.open, name SLACK_APP_TOKEN; an unreachable Web API says so."""
+    from bots.slack.server import open_socket
+    from engine.settings import SettingsError
+
+    fake_slack.enable_socket_mode(fake_socket.new_url, app_token=APP_TOKEN)
+    fake_slack.fail("apps.connections.open", "not_allowed_token_type")
+    def connect(api_url: str):
+        return lambda: WebClient(base_url=api_url).apps_connections_open(app_token=APP_TOKEN)
+
+    with pytest.raises(SettingsError) as refused:
+        open_socket(connect(fake_slack.base_url), logging.getLogger("slack_bolt"), fake_slack.base_url)
+    assert str(refused.value) == "SLACK_APP_TOKEN was refused by Slack (not_allowed_token_type)"
+    with pytest.raises(SettingsError, match=r"^cannot reach the Slack Web API at http://127.0.0.1:9/api/ "):
+        open_socket(connect("http://127.0.0.1:9/api/"), logging.getLogger("slack_bolt"), "http://127.0.0.1:9/api/")
