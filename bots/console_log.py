@@ -4,7 +4,6 @@ log records (``event=...`` warnings and errors) are for whoever looks into a fau
 from __future__ import annotations
 
 import logging
-import os
 from collections import deque
 from collections.abc import Callable
 
@@ -79,9 +78,11 @@ def _line(text: str, style: str | None = None) -> None:
 
 
 def live_log(verbose: bool) -> bool:
-    """True when log records go to stderr as they happen: ``-v``, or ``LOG_LEVEL`` set (as it is
-    for the bots and the workers, :func:`bots.logs.configure_logging`)."""
-    return verbose or bool(os.environ.get("LOG_LEVEL", "").strip())
+    """True when log records go to stderr as they happen: ``-v``, or ``LOG_LEVEL`` set, in the
+    environment or ``.env`` (as it is for the bots and the workers, :func:`bots.logs.configure_logging`)."""
+    from bots.logs import log_level_setting
+
+    return verbose or bool(log_level_setting())
 
 
 def run_with_quiet_log(run: Callable[[], int], *, live: bool) -> int:

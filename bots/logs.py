@@ -7,7 +7,10 @@ import os
 
 from engine.redact import redact
 
-__all__ = ["RedactingFormatter", "configure_logging", "redact"]
+__all__ = ["RedactingFormatter", "configure_logging", "log_level_setting", "redact"]
+
+#: The ``.env`` file the settings are read from (:class:`engine.settings.Settings`' ``env_file``).
+ENV_FILE = ".env"
 
 
 class RedactingFormatter(logging.Formatter):
@@ -19,12 +22,12 @@ class RedactingFormatter(logging.Formatter):
 
 
 def configure_logging(level: str | None = None) -> None:
-    """Log to stderr at ``level`` (default the ``LOG_LEVEL`` environment variable, else WARNING).
+    """Log to stderr at ``level`` (default ``LOG_LEVEL``: :func:`log_level_setting`, else WARNING).
 
     A level Python's logging does not know (``LOG_LEVEL=""``, ``verbose``) is WARNING, said once
     in the log; it never stops a command.
     """
-    level = (level or os.environ.get("LOG_LEVEL") or "WARNING").strip().upper()
+    level = (level or log_level_setting() or "WARNING").strip().upper()
     handler = logging.StreamHandler()
     handler.setFormatter(RedactingFormatter("ts=%(asctime)s level=%(levelname)s logger=%(name)s %(message)s"))
     root = logging.getLogger()
@@ -35,3 +38,25 @@ def configure_logging(level: str | None = None) -> None:
         logging.getLogger(__name__).warning("event=log_level_unknown level=%r using=WARNING", level[:40])
     for noisy in ("httpx", "httpcore", "openai", "urllib3"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+
+
+def log_level_setting() -> str:
+    """``LOG_LEVEL`` as every setting is read (:mod:`engine.settings`): the environment's, else that of
+    ``.env`` in the working folder; a blank value is as unset. "" when neither sets it.
+
+    Read before a command loads its settings, so a ``.env`` that cannot be read (a folder, a named
+    pipe, not UTF-8) gives "" here: the command's settings then stop it with one line saying why.
+    """
+    value = os.environ.get("LOG_LEVEL", "")
+    if value.strip():
+        return value
+    from dotenv import dotenv_values
+
+    from engine.env_files import EnvFileError, env_file_paths
+
+    try:
+        for path in env_file_paths(ENV_FILE):
+            value = dotenv_values(path, encoding="utf-8").get("LOG_LEVEL") or ""
+    except (EnvFileError, OSError, ValueError):
+        return ""
+    return value if value.strip() else ""
