@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import logging
-import os
 
 from engine.redact import redact
 
 __all__ = ["RedactingFormatter", "configure_logging", "log_level_setting", "redact"]
-
-#: The ``.env`` file the settings are read from (:class:`engine.settings.Settings`' ``env_file``).
-ENV_FILE = ".env"
 
 
 class RedactingFormatter(logging.Formatter):
@@ -41,22 +37,7 @@ def configure_logging(level: str | None = None) -> None:
 
 
 def log_level_setting() -> str:
-    """``LOG_LEVEL`` as every setting is read (:mod:`engine.settings`): the environment's, else that of
-    ``.env`` in the working folder; a blank value is as unset. "" when neither sets it.
+    """``LOG_LEVEL`` from the environment, else ``.env`` (:func:`engine.env_files.env_or_dotenv`); "" when unset."""
+    from engine.env_files import env_or_dotenv
 
-    Read before a command loads its settings, so a ``.env`` that cannot be read (a folder, a named
-    pipe, not UTF-8) gives "" here: the command's settings then stop it with one line saying why.
-    """
-    value = os.environ.get("LOG_LEVEL", "")
-    if value.strip():
-        return value
-    from dotenv import dotenv_values
-
-    from engine.env_files import EnvFileError, env_file_paths
-
-    try:
-        for path in env_file_paths(ENV_FILE):
-            value = dotenv_values(path, encoding="utf-8").get("LOG_LEVEL") or ""
-    except (EnvFileError, OSError, ValueError):
-        return ""
-    return value if value.strip() else ""
+    return env_or_dotenv("LOG_LEVEL")

@@ -82,3 +82,25 @@ def env_file_names(path: Path, encoding: str) -> list[tuple[str, int]]:
         for b in parse_stream(io.StringIO(text))
         if b.key
     ]
+
+
+def env_or_dotenv(name: str, env_file: str = ".env") -> str:
+    """The value of ``name`` as a setting is read (:mod:`engine.settings`): the environment's, else that
+    of ``env_file`` (the settings' ``.env``, in the working folder); a blank value is as unset. "" when
+    neither sets it, or when ``env_file`` cannot be read (a folder, a named pipe, not UTF-8): the
+    command's settings then stop it with one line saying why (:func:`engine.settings.load_settings_as`).
+
+    For a setting read outside :class:`engine.settings.Settings` (``LOG_LEVEL`` before the command's
+    settings are loaded, ``HEALTHCHECK_URLS``).
+    """
+    value = os.environ.get(name, "")
+    if value.strip():
+        return value
+    from dotenv import dotenv_values
+
+    try:
+        for path in env_file_paths(env_file):
+            value = dotenv_values(path, encoding="utf-8").get(name) or ""
+    except (EnvFileError, OSError, ValueError):
+        return ""
+    return value if value.strip() else ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 import urllib.request
@@ -41,15 +40,27 @@ def url_ok(url: str, timeout: float = 5.0) -> bool:
 
 
 def main() -> int:
-    """Exit 0 when a worker of this host is alive, or one of ``HEALTHCHECK_URLS`` answers 200."""
-    redis_url = os.environ.get("REDIS_URL")
+    """Exit 0 when a worker of this host is alive, or one of ``HEALTHCHECK_URLS`` answers 200.
+
+    ``REDIS_URL`` and ``HEALTHCHECK_URLS`` are read as every command reads its settings: from the
+    environment, else ``.env`` in the working folder. Settings that cannot be read are said in one
+    line; the health URLs are still asked.
+    """
+    from engine.env_files import env_or_dotenv
+    from engine.settings import SettingsError, load_settings
+
+    try:
+        redis_url = load_settings().redis_url
+    except SettingsError as err:
+        print(f"health: {err}", file=sys.stderr)
+        redis_url = None
     if redis_url:
         try:
             if worker_alive(redis_url):
                 return 0
         except Exception as err:  # Redis down: the bots may still be healthy on their own
             print(f"health: redis check failed ({type(err).__name__})", file=sys.stderr)
-    urls = os.environ.get("HEALTHCHECK_URLS", DEFAULT_URLS).split()
+    urls = (env_or_dotenv("HEALTHCHECK_URLS") or DEFAULT_URLS).split()
     if any(url_ok(u) for u in urls):
         return 0
     print("health: no live worker on this host and no health URL answered", file=sys.stderr)

@@ -37,3 +37,13 @@ def test_every_compose_variable_is_in_env_example():
     variables = set(re.findall(r"\$\{(\w+)", (ROOT / "docker-compose.yml").read_text(encoding="utf-8")))
     assert "POSTGRES_PASSWORD" in variables
     assert sorted(v for v in variables if not listed(text, v)) == []
+
+
+def test_every_setting_read_outside_the_settings_classes_is_in_env_example():
+    """``LOG_LEVEL``, ``HEALTHCHECK_URLS``: read from the environment or ``.env`` by
+    :func:`engine.env_files.env_or_dotenv`, so listed there as the others are."""
+    text = (ROOT / ".env.example").read_text(encoding="utf-8")
+    names = {name for path in [*ROOT.glob("bots/**/*.py"), *ROOT.glob("engine/**/*.py"), *ROOT.glob("jobs/**/*.py")]
+             for name in re.findall(r'env_or_dotenv\("(\w+)"', path.read_text(encoding="utf-8"))}
+    assert {"LOG_LEVEL", "HEALTHCHECK_URLS"} <= names
+    assert sorted(n for n in names if not listed(text, n)) == []
