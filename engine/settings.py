@@ -64,6 +64,19 @@ class BlankIsUnset(BaseSettings):
             return {name: value for name, value in data.items() if not _blank(value)}
         return data
 
+    @model_validator(mode="after")
+    def _secrets_are_masked(self) -> BlankIsUnset:
+        """Every secret read (a key, a token, a password), from the environment or from ``.env``, is
+        masked by value in every log line and error from now on (:func:`engine.redact.remember_secret`):
+        :data:`engine.redact.SECRET_ENV` masks only those of the environment."""
+        from engine.redact import remember_secret
+
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                remember_secret(value.get_secret_value().strip())
+        return self
+
 
 class Settings(BlankIsUnset):
     """Every setting of the project.

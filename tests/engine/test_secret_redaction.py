@@ -138,3 +138,24 @@ def test_a_response_text_read_before_the_error_was_redacted_is_redacted_too():
     redact_error(err)
     assert OPENAI_KEY not in err.response.text and "[redacted]" in err.response.text
     assert OPENAI_KEY.encode() not in err.response.content
+
+
+@pytest.mark.parametrize("name,cls", [("SLACK_SIGNING_SECRET", "bots.slack.settings.SlackSettings"),
+                                      ("MICROSOFT_APP_PASSWORD", "bots.teams.settings.TeamsSettings"),
+                                      ("OPENAI_API_KEY", "engine.settings.Settings")])
+def test_a_secret_set_in_dotenv_is_masked_as_one_in_the_environment(tmp_path, monkeypatch, name, cls):
+    """:data:`engine.redact.SECRET_ENV` names the secrets masked by value; one set in ``.env`` only,
+    of no known shape, is masked once the settings are read, as it is from the environment."""
+    import importlib
+    import uuid
+
+    from engine.settings import load_settings_as
+
+    module, _, attr = cls.rpartition(".")
+    secret = f"plain{uuid.uuid4().hex[:12]}"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(name, raising=False)
+    (tmp_path / ".env").write_text(f"{name}={secret}\n")
+    assert secret in redact(f"refused: {secret}")
+    load_settings_as(getattr(importlib.import_module(module), attr))
+    assert redact(f"refused: {secret}") == "refused: [redacted]"
