@@ -98,16 +98,18 @@ def _say_outage(error: BaseException | None) -> None:
 
 def runs_on_the_workers(thread: str, settings: Settings) -> bool:
     """True when ``thread`` was handed to the workers (``ask --queue``) and has not ended there: a
-    turn of it is open in the data dir's journal of turns (``turns.sqlite``, which the workers of
-    this host keep, read without Redis), or, with ``REDIS_URL``, Redis's record of the thread says
+    turn of it is open in the journal of turns (read without Redis: the data dir's ``turns.sqlite``,
+    which the workers of this host keep, or with ``DATABASE_URL`` PostgreSQL's, which every host's
+    workers keep), or, with ``REDIS_URL``, Redis's record of the thread says
     queued, running or waiting for an answer. ``ask --resume`` run here as well would research
     the thread a second time beside the worker. Redis not answering counts as not known (the
     thread's lock, taken next, says so)."""
     from jobs.journal import open_turn_in
-    from jobs.store import JOURNAL_FILE, SqliteStore
+    from jobs.store import JOURNAL_FILE, journal_store
 
-    journal = Path(settings.data_dir) / JOURNAL_FILE
-    if journal.is_file() and open_turn_in(SqliteStore(journal), thread) is not None:
+    shared = settings.database_url is not None  # PostgreSQL's, which every host's workers keep
+    if (shared or (Path(settings.data_dir) / JOURNAL_FILE).is_file()) \
+            and open_turn_in(journal_store(settings), thread) is not None:
         return True
     if not settings.redis_url:
         return False

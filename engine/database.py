@@ -90,6 +90,20 @@ MIGRATIONS: list[str] = [
         UNIQUE (thread_key, name, link)
     )
     """,
+    # 6: the journal of turns beside Redis (jobs.store.PostgresJournal): every host's bots and workers
+    # write and recover from the same one. ``space`` is ``record`` for a turn record (``value``), else
+    # ``index:{name}`` for a member of that sorted index (``score``); times are Unix seconds
+    """
+    CREATE TABLE IF NOT EXISTS deepresearch_turn_journal (
+        space      text             NOT NULL,
+        key        text             NOT NULL,
+        value      jsonb,
+        score      double precision,
+        expires_at double precision,
+        PRIMARY KEY (space, key)
+    );
+    CREATE INDEX IF NOT EXISTS deepresearch_turn_journal_score ON deepresearch_turn_journal (space, score)
+    """,
 ]
 
 

@@ -1,7 +1,9 @@
-"""Turns that Redis lost: find them in the local journal and queue them again; replay recorded ends.
+"""Turns that Redis lost: find them in the durable journal and queue them again; replay recorded ends.
 
-With ``REDIS_URL`` the turn records live in Redis, and each is also copied into a durable SQLite
-journal in the data dir (``turns.sqlite``, see :func:`jobs.records.mirror`): written when the
+With ``REDIS_URL`` the turn records live in Redis, and each is also copied into a durable journal
+(:func:`jobs.store.journal_store`, see :func:`jobs.records.mirror`): the data dir's SQLite
+``turns.sqlite``, or with ``DATABASE_URL`` the PostgreSQL table ``deepresearch_turn_journal``
+that every host shares (:class:`jobs.store.PostgresJournal`). It is written when the
 turn is queued, claimed, handed back, when a field that decides how a re-run goes on changes
 (:data:`jobs.records.RERUN_FIELDS`: the graph started, its outcome, the parts delivered...) and
 when it ends (the end is written there first). Redis without
@@ -16,7 +18,9 @@ the turn, says the report was delayed (a turn no runner had taken is simply run,
 again: a job of the turn does so before it runs, and :func:`recover_lost` for every turn Redis
 holds open (a turn whose hand-over to the queue failed is closed in the journal at once, see
 :func:`jobs.records.close_unqueued`, and never queued again). Bots and workers must share the
-data dir for this (as ``docker-compose.yml`` does).
+journal for this: without ``DATABASE_URL`` the data dir (as ``docker-compose.yml`` does), with it
+the database, so a worker on one host recovers a turn queued by a bot on another, and an end
+written on one host is known on every other (no host queues it again).
 """
 
 from __future__ import annotations
@@ -110,8 +114,8 @@ def open_turn_of(store: Store, thread_id: str) -> dict | None:
 
 
 def open_turn_in(journal: Store, thread_id: str) -> dict | None:
-    """The open turn record of ``thread_id`` in ``journal`` (a journal of turns, such as the data
-    dir's ``turns.sqlite`` opened as a :class:`jobs.store.SqliteStore`), or None."""
+    """The open turn record of ``thread_id`` in ``journal`` (a journal of turns, such as
+    :func:`jobs.store.journal_store` gives), or None."""
     for turn_id in journal.index_members(records.OPEN_INDEX, limit=SCAN_LIMIT):
         rec = journal.get(records.turn_key(turn_id))
         if rec and (rec.get("turn") or {}).get("thread_id") == thread_id and rec.get("state") not in records.TERMINAL:

@@ -83,7 +83,7 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
     """Record a new queued turn; False when ``turn.turn_id`` was recorded before (a duplicate).
 
     Raises:
-        redis.exceptions.RedisError / sqlite3.Error: the store (or the journal) failed; a record
+        redis.exceptions.RedisError / sqlite3.Error / engine.database.DatabaseError: the store (or the journal) failed; a record
             written in part is closed first (:func:`close_unqueued`), as it is on a Ctrl-C
             (``KeyboardInterrupt``, raised on) half-way.
     """
@@ -275,7 +275,7 @@ def close_unqueued(store: Store, turn_id: str, reason: str = NOT_QUEUED) -> bool
     was written: ``failed`` with ``last_error`` ``reason``, out of :data:`OPEN_INDEX`, so that no
     recovery pass runs it later. Never raises: what cannot be written is logged.
 
-    The journal is written first (it is local, and reachable when Redis is not): a job of the turn
+    The journal is written first (it is durable, and reachable when Redis is not): a job of the turn
     that reached the queue after all then skips it (:func:`jobs.journal.replay_end`), and a worker
     records the end in Redis once Redis answers (:func:`jobs.journal.recover_lost`). The store's
     record is closed next, unless the store is Redis and this process last saw it not answer

@@ -10,12 +10,15 @@ import threading
 import psycopg
 import pytest
 import requests
+from rq import Queue
 
+import jobs.journal
 from bots import file_links as files
 from bots.slack.port import SlackPort
 from bots.teams.settings import TeamsSettings
 from engine.runner import run_turn
 from jobs import enqueue, handle_message, records, thread_info
+from jobs.queue import QUEUE_NAME, redis_connection
 from jobs.run import _outcome_dict, run_job
 from jobs.store import get_store
 from jobs.turns import Turn
@@ -27,6 +30,7 @@ from tests.fakes.bot_connector import FakeBotConnector
 from tests.fakes.recording_port import RecordingPort
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.jobs.conftest import child_env, make_settings
+from tests.jobs.redis_server import RedisServer
 from tests.jobs.scenarios import (
     SlowSearch,
     assert_one_report,
@@ -76,6 +80,37 @@ def test_slack_upload_reads_the_files_from_postgres_on_a_host_with_an_empty_data
     assert [f["name"] for f in shared["files"]] == ["report.md", "report.pdf", "report.docx"]
     info = thread_info(thread, settings=host_b)
     assert info.status == "done" and all(p.is_relative_to(host_b.data_dir) for p in info.report_files)
+
+
+
+def test_a_turn_queued_on_one_host_and_lost_with_redis_is_recovered_and_closed_on_another(
+        tmp_path, pg_url, monkeypatch):
+    """Host A's bot queues a turn, Redis restarts empty, host B's worker (its own data dir) recovers
+    it from the journal in PostgreSQL and runs it once; its end is known on host A too."""
+    server = RedisServer(tmp_path / "redis", aof=False).start()
+    try:
+        host_a = make_settings(tmp_path / "a", redis_url=server.url, database_url=pg_url)
+        host_b = make_settings(tmp_path / "b", redis_url=server.url, database_url=pg_url)
+        log, thread = tmp_path / "events.jsonl", "console:lost"
+        port = RecordingPort.create(log, thread).reference()
+        reply = handle_message(thread, "U1", "How do heat pumps work?", port, "j1", settings=host_a,
+                               explicit_start=True)
+        assert reply.action == "started"  # no worker on host A
+        server.kill()
+        server.start()  # empty: no queue, no records
+        monkeypatch.setattr(jobs.journal, "RESTART_SETTLE", 0)
+        assert jobs.journal.recover_lost(host_b, min_age=0) == 1
+        [job] = Queue(QUEUE_NAME, connection=redis_connection(server.url)).get_jobs()
+        assert run_job(job.args[0], settings=host_b, last_attempt=True)["status"] == "done"
+        assert_one_report(log, thread, delayed=False)
+        for host in (host_a, host_b):
+            assert get_store(host).journal.get(records.turn_key("j1"))["state"] == "done"
+            assert "j1" not in get_store(host).journal.index_members(records.OPEN_INDEX)
+        assert jobs.journal.recover_lost(host_a, min_age=0) == 0  # nothing left to run on host A
+        assert jobs.journal.recover_lost(host_b, min_age=0) == 0
+        assert not (host_a.data_dir / "turns.sqlite").exists()
+    finally:
+        server.kill()
 
 
 @pytest.mark.slow
