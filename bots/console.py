@@ -46,7 +46,7 @@ from bots.terminal_streams import put
 from engine.database import require_database
 from engine.fsutil import StorageError, folder_write_problem, storage_problem, write_problem
 from engine.progress import Progress
-from engine.runner import TurnOutcome, run_turn, thread_status
+from engine.runner import RunCancelled, TurnOutcome, run_turn, thread_status
 from engine.search import check_corpus
 from engine.settings import Settings, SettingsError, load_settings
 from engine.text import clean_path, clean_text
@@ -153,11 +153,20 @@ def _ask_user(question: str) -> str:
 
 async def _turn(thread: str, settings: Settings, shown: ConsoleProgress, lock: ThreadLock | None, **what) -> TurnOutcome:
     """One turn of ``thread`` (``what``: :func:`engine.runner.run_turn`'s ``question``, ``answer``
-    or ``resume_only``), stopped at a checkpoint when the thread's lock lapses."""
+    or ``resume_only``), stopped at a checkpoint when the thread's lock lapses.
+
+    Raises:
+        RunCancelled: the lock was lost before the turn (between two turns) and another runner holds it.
+    """
     cancel = asyncio.Event()
     if lock is not None:  # the lease lapsed (store away, or this process stopped, too long): stop at a checkpoint
         loop = asyncio.get_running_loop()
         lock.on_lost = lambda: loop.call_soon_threadsafe(cancel.set)
+        # lost between turns (stopped at the clarifying prompt longer than the lease): taken again when free,
+        # as the next turn reads the thread's checkpoint anew; held by another runner, this one stops
+        if lock.lost and not lock.acquire(timeout=0):
+            lock.on_lost = None
+            raise RunCancelled("the thread's lock lapsed and another runner holds the thread")
     try:
         return await run_turn(thread, settings=settings, on_progress=shown, cancel=cancel, **what)
     finally:

@@ -68,8 +68,10 @@ def _started(row: dict) -> float:
 
 
 def _combined(group: list[dict]) -> dict:
-    """The row of one research from its records, oldest first (see :func:`researches`)."""
-    last = group[-1]
+    """The row of one research from its records, oldest first (see :func:`researches`). A research that
+    was done is shown done, with its report's fields, though a runner stopped longer than its lease
+    (:attr:`jobs.locks.ThreadLock.absent`) may write its own end after the one that finished it."""
+    last = next((r for r in reversed(group) if r.get("status") == "done"), group[-1])
     if len(group) == 1:
         return {**last, "attempts": 1}
     return {

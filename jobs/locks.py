@@ -143,6 +143,9 @@ class ThreadLock:
         self._renewer: threading.Thread | None = None
         self._tried_at = 0.0  # time.monotonic() when the last renewal attempt (or the acquire) ended
         self.absent = False  # this process did not try to renew for longer than the lease since it last held it
+        #: The lease was found taken over or lapsed (``on_lost`` was called, or would have been had it been
+        #: set): no longer held until :meth:`acquire` takes it again.
+        self.lost = False
 
     def acquire(self, timeout: float | None = None, should_stop: Callable[[], bool] | None = None) -> bool:
         """Wait for the lease up to ``timeout`` seconds (None: forever); True when held.
@@ -154,7 +157,7 @@ class ThreadLock:
             self._identity = holder_identity(self.kind)
         while True:
             if self.store.add(self.key, self._record(), ttl=self.ttl):
-                self._tried_at, self.absent = time.monotonic(), False
+                self._tried_at, self.absent, self.lost = time.monotonic(), False, False
                 self._stop.clear()
                 self._renewer = threading.Thread(target=self._renew, name=f"lease-{self.key}", daemon=True)
                 self._renewer.start()
@@ -190,6 +193,7 @@ class ThreadLock:
                 self._tried_at = time.monotonic()
             if rec is None and self.absent:
                 log.error("event=lease_lapsed key=%s why=not_renewed_for_longer_than_the_lease", self.key)
+                self.lost = True
                 if self.on_lost is not None:
                     self.on_lost()
                 return
@@ -202,6 +206,7 @@ class ThreadLock:
             self._failing = False
             if not rec or rec.get("token") != self.token:
                 log.error("event=lease_lost key=%s", self.key)
+                self.lost = True
                 if self.on_lost is not None:
                     self.on_lost()
                 return

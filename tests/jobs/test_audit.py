@@ -467,3 +467,19 @@ def test_counted_until_is_the_latest_end_of_the_calls_a_research_s_records_count
     assert audit.counted_until(settings, thread, research) == int(research + 30.75) + 1
     audit_pending.keep(settings, rec("failed", research + 40.5))  # the trail could not take it
     assert audit.counted_until(settings, thread, research) == research + 40.5
+
+
+def test_a_research_done_stays_done_when_a_woken_runner_writes_its_end_after_it() -> None:
+    """``ask`` stopped past its lease while ``ask --resume`` finished the research: the woken one stops and
+    writes a ``failed`` record after the ``done`` one; the research is still shown done, every call counted."""
+    from jobs.audit_rows import researches
+
+    common = {"thread": "console:t", "research_started": "2026-12-05T10:00:00+00:00"}
+    records = [
+        {**common, "status": "done", "model_calls": 21, "at": "2026-12-05T10:01:00+00:00", "files": ["report.md"]},
+        {**common, "status": "failed", "model_calls": 1, "at": "2026-12-05T10:01:30+00:00",
+         "error": "the thread's lock lapsed"},
+    ]
+    [row] = researches(records)
+    assert (row["status"], row["attempts"], row["model_calls"], row["files"]) == ("done", 2, 22, ["report.md"])
+    assert not row.get("error")

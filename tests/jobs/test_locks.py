@@ -411,3 +411,37 @@ def test_a_holder_stopped_longer_than_its_lease_is_told_it_lost_it_and_never_tak
         os.kill(holder.pid, signal.SIGCONT)
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize("taken", [False, True], ids=["free", "held-by-another"])
+def test_a_lock_lost_between_two_turns_is_taken_again_when_free_and_stops_the_turn_when_held(
+        store: Store, monkeypatch, taken: bool) -> None:
+    """``ask`` stopped at its clarifying prompt longer than the lease: its next turn (the answer) runs only
+    once the lock is its own again; while another runner holds the thread it runs nothing."""
+    import asyncio
+
+    import bots.console
+    from engine.runner import RunCancelled
+
+    ran: list[str] = []
+
+    async def run_turn(thread, **what):
+        ran.append(thread)
+        return "outcome"
+
+    monkeypatch.setattr(bots.console, "run_turn", run_turn)
+    lost = threading.Event()
+    lock = ThreadLock(store, "t1", ttl=LEASE, on_lost=lost.set)
+    assert lock.acquire(timeout=0)
+    store.put("lock:t1", {"token": "another runner", "at": time.time()}, ttl=30)  # taken while this one slept
+    wait_set(lost, what="the lease found lost", timeout=BOUND)
+    assert lock.lost
+    if not taken:
+        store.delete("lock:t1")  # ... and the other runner done with it
+        assert asyncio.run(bots.console._turn("t1", types.SimpleNamespace(), None, lock, answer="x")) == "outcome"
+        assert ran == ["t1"] and not lock.lost and store.get("lock:t1")["token"] == lock.token
+        lock.release()
+    else:
+        with pytest.raises(RunCancelled):
+            asyncio.run(bots.console._turn("t1", types.SimpleNamespace(), None, lock, answer="x"))
+        assert ran == [] and store.get("lock:t1")["token"] == "another runner"
