@@ -41,11 +41,14 @@ from engine.redact import redact
 from engine.settings import OFFLINE_MODEL_NAME, Settings
 from jobs import audit_pending
 from jobs.audit_read import AUDIT_FILE as AUDIT_FILE
+from jobs.audit_read import PENDING_FILE as PENDING_FILE
 from jobs.audit_read import REQUIRED as REQUIRED
+from jobs.audit_read import counted_until as counted_until
 from jobs.audit_read import is_record as is_record
 from jobs.audit_read import parse_records as _parse
 from jobs.audit_read import read as read
 from jobs.audit_read import read_checked as read_checked
+from jobs.audit_read import research_key_of as research_key_of
 from jobs.audit_rows import record_epoch
 
 log = logging.getLogger(__name__)
@@ -55,7 +58,6 @@ QUESTION_CHARS = 300
 #: Characters of the error line kept in a record.
 ERROR_CHARS = 300
 #: Records of this host that PostgreSQL could not take yet (JSON lines), oldest first.
-PENDING_FILE = "audit-pending.jsonl"
 _file_lock = threading.Lock()
 
 
@@ -172,52 +174,6 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
         "error": redact(" ".join((error or "").split()))[:ERROR_CHARS] or None,
         "calls_to": calls_to,
     }
-
-
-def research_key_of(research_started: float) -> str:
-    """A record's ``research_started`` (ISO, to the microsecond) for the research started then (Unix seconds)."""
-    return datetime.fromtimestamp(research_started, UTC).isoformat(timespec="microseconds")
-
-
-def counted_until(settings: Settings, thread_id: str, research_started: float) -> float | None:
-    """Unix seconds before which the calls of ``thread_id``'s research (the one started at
-    ``research_started``) are counted by its records so far, in the trail or waiting in a pending
-    copy (:data:`PENDING_FILE`, :mod:`jobs.audit_pending`): their latest ``calls_to``; None when no
-    record counted any. The next record counts the calls from there (an attempt killed before it
-    could write its own record leaves its calls to the attempt that resumes it). A record written
-    before ``calls_to`` was kept counted its attempt's calls up to its ``at`` (whole seconds): the
-    second after it. Raises what reading the trail raises (PostgreSQL unusable, an unreadable file)."""
-    key = research_key_of(research_started)
-    ends = []
-    for rec in _research_records(settings, thread_id, key):
-        if rec.get("calls_to") is not None:
-            ends.append(float(rec["calls_to"]))
-        elif "calls_to" not in rec and rec.get("status") != "rejected":
-            ends.append(int(record_epoch(rec)) + 1.0)
-    return max(ends, default=None)
-
-
-def _research_records(settings: Settings, thread_id: str, key: str) -> list[dict]:
-    """The records of the research (``thread_id``, its ``research_started`` ``key``) in the trail and
-    the pending copies of this host."""
-    data = Path(settings.data_dir)
-    texts = []
-    if settings.database_url is not None:
-        from engine.database import connect, require_database
-
-        require_database(settings)
-        with connect(settings) as conn:
-            rows = conn.execute("SELECT record FROM deepresearch_audit WHERE record->>'thread' = %s"
-                                " AND record->>'research_started' = %s", (thread_id, key)).fetchall()
-        stored = [row[0] for row in rows if isinstance(row[0], dict)]
-        files = (data / PENDING_FILE, audit_pending.spare_path(settings))
-    else:
-        stored, files = [], (data / AUDIT_FILE, audit_pending.spare_path(settings))
-    for path in files:
-        with contextlib.suppress(FileNotFoundError):
-            texts.append(path.read_text(encoding="utf-8"))
-    return [r for r in (*stored, *_parse("\n".join(texts)))
-            if is_record(r) and r.get("thread") == thread_id and r.get("research_started") == key]
 
 
 def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterable[str] = (),

@@ -1,18 +1,23 @@
 """Reading the audit trail: its records as :func:`jobs.audit.write` stored them (the JSON lines file
 ``{DEEPRESEARCH_DATA_DIR}/audit.jsonl``, or PostgreSQL's ``deepresearch_audit`` with ``DATABASE_URL``),
-those of a window and a requester, and the lines that are not records counted."""
+those of a window and a requester, the lines that are not records counted, and up to when one
+research's calls are counted (:func:`counted_until`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.settings import Settings
+from jobs import audit_pending
 from jobs.audit_rows import record_epoch, research_key, window_start
 
 #: The trail's file under ``DEEPRESEARCH_DATA_DIR`` (without ``DATABASE_URL``).
 AUDIT_FILE = "audit.jsonl"
+#: The records waiting under ``DEEPRESEARCH_DATA_DIR`` for PostgreSQL (with ``DATABASE_URL``).
+PENDING_FILE = "audit-pending.jsonl"
 #: Fields every record has (:func:`jobs.audit.build_record`); a line without them is not a record.
 REQUIRED = ("at", "thread", "requester", "status")
 
@@ -102,3 +107,49 @@ def _read_postgres(settings: Settings, cutoff: float | None, user: str | None) -
         args += [at, at]
     with connect(settings) as conn:
         return [row[0] for row in conn.execute(query + " ORDER BY a.at, a.id", args).fetchall()]
+
+
+def research_key_of(research_started: float) -> str:
+    """A record's ``research_started`` (ISO, to the microsecond) for the research started then (Unix seconds)."""
+    return datetime.fromtimestamp(research_started, UTC).isoformat(timespec="microseconds")
+
+
+def counted_until(settings: Settings, thread_id: str, research_started: float) -> float | None:
+    """Unix seconds before which the calls of ``thread_id``'s research (the one started at
+    ``research_started``) are counted by its records so far, in the trail or waiting in a pending
+    copy (:data:`PENDING_FILE`, :mod:`jobs.audit_pending`): their latest ``calls_to``; None when no
+    record counted any. The next record counts the calls from there (an attempt killed before it
+    could write its own record leaves its calls to the attempt that resumes it). A record written
+    before ``calls_to`` was kept counted its attempt's calls up to its ``at`` (whole seconds): the
+    second after it. Raises what reading the trail raises (PostgreSQL unusable, an unreadable file)."""
+    key = research_key_of(research_started)
+    ends = []
+    for rec in _research_records(settings, thread_id, key):
+        if rec.get("calls_to") is not None:
+            ends.append(float(rec["calls_to"]))
+        elif "calls_to" not in rec and rec.get("status") != "rejected":
+            ends.append(int(record_epoch(rec)) + 1.0)
+    return max(ends, default=None)
+
+
+def _research_records(settings: Settings, thread_id: str, key: str) -> list[dict]:
+    """The records of the research (``thread_id``, its ``research_started`` ``key``) in the trail and
+    the pending copies of this host."""
+    data = Path(settings.data_dir)
+    texts = []
+    if settings.database_url is not None:
+        from engine.database import connect, require_database
+
+        require_database(settings)
+        with connect(settings) as conn:
+            rows = conn.execute("SELECT record FROM deepresearch_audit WHERE record->>'thread' = %s"
+                                " AND record->>'research_started' = %s", (thread_id, key)).fetchall()
+        stored = [row[0] for row in rows if isinstance(row[0], dict)]
+        files = (data / PENDING_FILE, audit_pending.spare_path(settings))
+    else:
+        stored, files = [], (data / AUDIT_FILE, audit_pending.spare_path(settings))
+    for path in files:
+        with contextlib.suppress(FileNotFoundError):
+            texts.append(path.read_text(encoding="utf-8"))
+    return [r for r in (*stored, *parse_records("\n".join(texts)))
+            if is_record(r) and r.get("thread") == thread_id and r.get("research_started") == key]
