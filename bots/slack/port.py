@@ -185,9 +185,10 @@ def check_delivery(settings=None) -> str | None:
     try:
         make_client(slack, timeout=10).auth_test()
         _refused[key] = None
-    except SlackApiError as err:
-        code = err.response.get("error", "unknown") if err.response is not None else "unknown"
-        _refused[key] = f"SLACK_BOT_TOKEN was refused by Slack ({code})"
+    except SlackApiError as err:  # the bot's own start-up line (bots.slack.app.token_problem)
+        from bots.slack.app import token_problem
+
+        _refused[key] = str(token_problem("SLACK_BOT_TOKEN", err, slack.slack_api_url))
     except (SlackClientError, OSError):
         _refused[key] = None
     finally:
