@@ -90,7 +90,7 @@ MIGRATIONS: list[str] = [
         UNIQUE (thread_key, name, link)
     )
     """,
-    # 6: the journal of turns beside Redis (jobs.store.PostgresJournal): every host's bots and workers
+    # 6: the journal of turns beside Redis (jobs.pg_journal.PostgresJournal): every host's bots and workers
     # write and recover from the same one. ``space`` is ``record`` for a turn record (``value``), else
     # ``index:{name}`` for a member of that sorted index (``score``); times are Unix seconds
     """

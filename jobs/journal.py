@@ -3,7 +3,7 @@
 With ``REDIS_URL`` the turn records live in Redis, and each is also copied into a durable journal
 (:func:`jobs.store.journal_store`, see :func:`jobs.records.mirror`): the data dir's SQLite
 ``turns.sqlite``, or with ``DATABASE_URL`` the PostgreSQL table ``deepresearch_turn_journal``
-that every host shares (:class:`jobs.store.PostgresJournal`). It is written when the
+that every host shares (:class:`jobs.pg_journal.PostgresJournal`). It is written when the
 turn is queued, claimed, handed back, when a field that decides how a re-run goes on changes
 (:data:`jobs.records.RERUN_FIELDS`: the graph started, its outcome, the parts delivered...) and
 when it ends (the end is written there first). Redis without

@@ -306,84 +306,13 @@ class SqliteStore(Store):
         return [r[0] for r in rows]
 
 
-class PostgresJournal(Store):
-    """The journal of turns in PostgreSQL (``DATABASE_URL``), table ``deepresearch_turn_journal``.
-
-    With several hosts each bot and worker has its own data dir, so a journal there would hold only
-    what its own host wrote: a turn queued by a bot on host A could be recovered only by a worker on
-    host A, and its end written on host B would stay unknown to A. Here every host reads and writes
-    the same one. Only what the journal is used for is kept (:func:`jobs.records.mirror`,
-    :mod:`jobs.journal`): records by key with expiry, and sorted indexes; one short connection per
-    call, as the product's other synchronous PostgreSQL writers do (safe across threads and fork()).
-
-    Raises (every method): :class:`engine.database.DatabaseUnavailable` when PostgreSQL cannot be
-    reached right now (a ``ConnectionError``), another :class:`engine.database.DatabaseError`
-    when it refuses the login or the database is missing, psycopg's errors otherwise.
-    """
-
-    SERVICE = "PostgreSQL"
-    _RECORD = "record"
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-    def _connect(self):
-        from engine.database import connect, require_database
-
-        require_database(self.settings)
-        return connect(self.settings)
-
-    def get(self, key: str) -> dict | None:
-        with self._connect() as conn:
-            row = conn.execute("SELECT value FROM deepresearch_turn_journal WHERE space = %s AND key = %s"
-                               " AND (expires_at IS NULL OR expires_at > %s)",
-                               (self._RECORD, key, time.time())).fetchone()
-        return row[0] if row and isinstance(row[0], dict) else None
-
-    def put(self, key: str, value: dict, ttl: float | None = None) -> None:
-        from psycopg.types.json import Jsonb
-
-        now = time.time()
-        with self._connect() as conn:
-            conn.execute("INSERT INTO deepresearch_turn_journal (space, key, value, expires_at) VALUES (%s, %s, %s, %s)"
-                         " ON CONFLICT (space, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at",
-                         (self._RECORD, key, Jsonb(value), now + ttl if ttl else None))
-            if ttl and random.random() < PURGE_CHANCE:
-                conn.execute("DELETE FROM deepresearch_turn_journal WHERE space = %s AND expires_at <= %s",
-                             (self._RECORD, now))
-
-    def add(self, key: str, value: dict, ttl: float | None = None) -> bool:
-        raise NotImplementedError("the journal of turns is written with put")
-
-    def update(self, key: str, fn: Updater, ttl: float | None = None) -> dict | None:
-        raise NotImplementedError("the journal of turns is written with put")
-
-    def delete(self, key: str, *, if_field: tuple[str, object] | None = None) -> bool:
-        raise NotImplementedError("the journal of turns is written with put")
-
-    def index_add(self, index: str, member: str, score: float) -> None:
-        with self._connect() as conn:
-            conn.execute("INSERT INTO deepresearch_turn_journal (space, key, score) VALUES (%s, %s, %s)"
-                         " ON CONFLICT (space, key) DO UPDATE SET score = excluded.score",
-                         ("index:" + index, member, score))
-
-    def index_remove(self, index: str, member: str) -> None:
-        with self._connect() as conn:
-            conn.execute("DELETE FROM deepresearch_turn_journal WHERE space = %s AND key = %s",
-                         ("index:" + index, member))
-
-    def index_members(self, index: str, limit: int = 100) -> list[str]:
-        with self._connect() as conn:
-            rows = conn.execute("SELECT key FROM deepresearch_turn_journal WHERE space = %s"
-                                " ORDER BY score DESC LIMIT %s", ("index:" + index, max(limit, 1))).fetchall()
-        return [row[0] for row in rows]
-
-
 def journal_store(settings: Settings) -> Store:
     """The journal of turns kept beside Redis (see :mod:`jobs.journal`): in PostgreSQL with
-    ``DATABASE_URL`` (:class:`PostgresJournal`, one for every host), else the data dir's
+    ``DATABASE_URL`` (:class:`jobs.pg_journal.PostgresJournal`, one for every host), else the data dir's
     ``turns.sqlite`` (one per host)."""
     if settings.database_url is not None:
+        from jobs.pg_journal import PostgresJournal  # it imports this module (Store)
+
         return PostgresJournal(settings)
     return SqliteStore(Path(settings.data_dir) / JOURNAL_FILE)
 
@@ -406,3 +335,12 @@ def get_store(settings: Settings) -> Store:
                 store = SqliteStore(Path(settings.data_dir) / "jobs.sqlite")
             _stores[key] = store
         return store
+
+
+def __getattr__(name: str):
+    """``PostgresJournal``, still importable from here (it lives in :mod:`jobs.pg_journal`)."""
+    if name == "PostgresJournal":
+        from jobs.pg_journal import PostgresJournal
+
+        return PostgresJournal
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

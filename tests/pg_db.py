@@ -47,5 +47,8 @@ def fresh_database(prefix: str = "drtest") -> Iterator[str]:
     try:
         yield database_url(name)
     finally:
+        from engine.pg_pool import close_pool
+
+        close_pool(database_url(name))  # this process's pooled connections to it, before they are cut
         with _admin() as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
