@@ -49,6 +49,7 @@ from jobs.audit_read import parse_records as _parse
 from jobs.audit_read import read as read
 from jobs.audit_read import read_checked as read_checked
 from jobs.audit_read import research_key_of as research_key_of
+from jobs.audit_read import turn_recorded as turn_recorded
 from jobs.audit_rows import record_epoch
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,8 @@ def where(thread_id: str) -> dict:
 def build_record(*, thread_id: str, requester: str, question: str, status: str, started_at: float,
                  clarification: str = "", usage: dict | None = None, sources: int = 0,
                  files: Iterable[str] = (), error: str = "", ended_at: float | None = None,
-                 research_started: float | None = None, calls_to: float | None = None) -> dict:
+                 research_started: float | None = None, calls_to: float | None = None,
+                 turn_id: str | None = None) -> dict:
     """One audit record (a JSON-safe dict) from the facts of a research (or of one attempt at it)
     that ended now.
 
@@ -150,7 +152,9 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
     (:func:`jobs.audit_rows.researches`); ``usage``: :func:`turn_usage`'s dict, this attempt's calls only;
     ``files``: the delivered files (only their names are kept); ``calls_to``: Unix seconds before which
     every call of the research is counted by this record or an earlier one (:func:`counted_until`),
-    None when it counted none that it could vouch for (a refusal, or usage that could not be read).
+    None when it counted none that it could vouch for (a refusal, or usage that could not be read);
+    ``turn_id``: the chat turn the attempt ran (kept as ``turn``, so a retry of that turn can tell its
+    record is written: :func:`jobs.audit_read.turn_recorded`), none for an ``ask`` run.
     """
     ended = time.time() if ended_at is None else ended_at
     usage = usage or {"model_calls": 0, "tokens": 0, "tokens_by_role": {}}
@@ -173,6 +177,7 @@ def build_record(*, thread_id: str, requester: str, question: str, status: str, 
         "files": [Path(f).name for f in files],
         "error": redact(" ".join((error or "").split()))[:ERROR_CHARS] or None,
         "calls_to": calls_to,
+        **({"turn": turn_id} if turn_id else {}),
     }
 
 
@@ -226,7 +231,7 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
             status=status, started_at=max(since, float(attempt_started or 0)), research_started=research,
             clarification=str(thread.get("clarify_question") or ""), usage=usage,
             sources=sources_count(directory), files=files, error=error,
-            calls_to=None if usage is None else (paused_at or read_at),
+            calls_to=None if usage is None else (paused_at or read_at), turn_id=turn_id,
         )
         if paused_at is not None and usage is not None:  # calls not read now are counted by the next record
             _mark_audited(store, thread_id, research, paused_at)

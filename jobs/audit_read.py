@@ -132,6 +132,30 @@ def counted_until(settings: Settings, thread_id: str, research_started: float) -
     return max(ends, default=None)
 
 
+def turn_recorded(settings: Settings, thread_id: str, turn_id: str, *, since: float | None = None) -> bool:
+    """Whether the trail (or a pending copy of this host, :data:`PENDING_FILE`, :mod:`jobs.audit_pending`)
+    holds a record of chat turn ``turn_id`` of ``thread_id`` (its ``turn``, :func:`jobs.audit.build_record`);
+    in PostgreSQL, one written at or after ``since`` (Unix seconds: when the turn was queued; any time when
+    None). The pending copies are read first: a record waiting for a PostgreSQL away is found without it.
+    Raises what reading the trail raises (PostgreSQL unusable, an unreadable file)."""
+    data = Path(settings.data_dir)
+    postgres = settings.database_url is not None
+    for path in (data / (PENDING_FILE if postgres else AUDIT_FILE), audit_pending.spare_path(settings)):
+        with contextlib.suppress(FileNotFoundError):
+            if any(is_record(r) and r.get("thread") == thread_id and r.get("turn") == turn_id
+                   for r in parse_records(path.read_text(encoding="utf-8"))):
+                return True
+    if not postgres:
+        return False
+    from engine.database import connect, require_database
+
+    require_database(settings)
+    with connect(settings) as conn:  # the index on ``at`` keeps this to the turn's own days
+        return conn.execute("SELECT 1 FROM deepresearch_audit WHERE at >= %s AND record->>'thread' = %s"
+                            " AND record->>'turn' = %s LIMIT 1",
+                            (datetime.fromtimestamp(int(since or 0), UTC), thread_id, turn_id)).fetchone() is not None
+
+
 def _research_records(settings: Settings, thread_id: str, key: str) -> list[dict]:
     """The records of the research (``thread_id``, its ``research_started`` ``key``) in the trail and
     the pending copies of this host."""

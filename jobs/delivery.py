@@ -1,7 +1,7 @@
 """What a research turn says in its chat thread and how it ends there: the status message's texts, the
 clarifying question, the summary with its follow-up buttons, the report files, and the cancelled,
-refused, failed and handed-back endings, and the bounded wait of a turn for a process that can deliver
-to its chat surface (:mod:`jobs.run` runs the turn)."""
+refused, failed and handed-back endings (:mod:`jobs.run` runs the turn; :mod:`jobs.surface_wait` hands
+back a turn this process cannot deliver to its chat surface)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from engine.artifact_store import artifact_store
 from engine.settings import Settings
-from jobs import audit, quotas, records
+from jobs import records
+from jobs.end_steps import EndSteps, record_end_once
 from jobs.errors import is_transient, user_message
 from jobs.locks import LockLost
 from jobs.phrases import WORDS, thread_language
@@ -34,10 +35,6 @@ from jobs.turns import Turn
 
 log = logging.getLogger(__name__)
 
-#: Seconds a turn handed back for a chat surface this worker cannot deliver to (a missing setting) waits
-#: before it is queued again, for a worker that can (:func:`wait_for_surface`).
-SURFACE_RETRY = 30
-
 #: How an upload note names each kind of report file (keys of :data:`jobs.phrases.WORDS`; everything a
 #: turn says in its thread is there, in the thread's language, :attr:`TurnDelivery.language`).
 FILE_KINDS = {".md": "kind_md", ".pdf": "kind_pdf", ".docx": "kind_docx"}
@@ -48,7 +45,7 @@ def port_or_fail(store: Store, t: Turn) -> ChatPort:
 
     Raises:
         :class:`jobs.port.PortUnavailable` when this process lacks a setting of the turn's surface: re-raised
-        alone, the turn is not failed (:func:`wait_for_surface` hands it back). Any other error of the
+        alone, the turn is not failed (:func:`jobs.surface_wait.wait_for_surface` hands it back). Any other error of the
         rebuild is re-raised after the turn and its thread are marked ``failed`` and RQ is told not to retry.
     """
     try:
@@ -57,76 +54,11 @@ def port_or_fail(store: Store, t: Turn) -> ChatPort:
         raise
     except Exception as err:  # no way to speak in the thread: record and give up
         log.error("event=port_unusable turn=%s error=%s", t.turn_id, type(err).__name__)
-        records.finish(store, t.turn_id, "failed", last_error=type(err).__name__)
-        set_thread(store, t.thread_id, status="failed", error="the chat thread could not be reached")
+        steps = EndSteps(t.turn_id)  # each whether or not the other could: the error raised is the port's
+        steps.run("turn", records.finish, store, t.turn_id, "failed", last_error=type(err).__name__)
+        steps.run("thread", set_thread, store, t.thread_id, status="failed", error="the chat thread could not be reached")
         no_more_retries()
         raise
-
-
-def wait_for_surface(store: Store, t: Turn, settings: Settings, err: PortUnavailable) -> dict:
-    """Hand back a turn this process cannot deliver (``err``: its surface lacks a setting here), as a stopping
-    process hands back its turns: the record goes back to ``queued`` (marked delayed, run once by whichever
-    process claims it) and, under RQ, a new job of it waits :data:`SURFACE_RETRY` seconds in the scheduled
-    registry, for a worker that has the setting (or this one, restarted with it); without Redis it waits for
-    this process's next start (:meth:`jobs.embedded.EmbeddedRunner.recover`). Nothing is said in the
-    thread, which this process cannot reach; each hand-back logs one ``event=turn_waits_for_surface`` line.
-
-    The wait is bounded: the first hand-back for a surface stores ``waiting_since`` (Unix seconds) in the
-    turn record (a claim by a process that has the surface ends the wait: :func:`jobs.records.claim`), and a
-    turn met again after waiting longer than its quota slot lasts (:func:`jobs.quotas.hold_seconds`:
-    ``DEEPRESEARCH_JOB_TIMEOUT`` plus the queue allowance) is not handed back again but given up
-    (:func:`give_up_on_surface`).
-
-    Returns ``{"status": "handed_back", "turn_id": ..., "surface": ...}``, or :func:`skipped`'s dict when
-    the turn finished meanwhile or is unknown.
-
-    Raises:
-        ``err`` itself when the turn was given up (it is ``failed``; RQ is told not to retry it). Store and
-        queue errors as they come.
-    """
-    now = time.time()
-    old = store.get(records.turn_key(t.turn_id))
-    if old is None or old.get("state") in records.TERMINAL:  # finished meanwhile, or unknown
-        return skipped(t, old)
-    since = float(old.get("waiting_since") or now)
-    if now - since > quotas.hold_seconds(settings):
-        give_up_on_surface(store, t, settings, err, old, waited=now - since)
-    rec = records.hand_back(store, t.turn_id, waiting_since=since)
-    if rec is None:  # finished meanwhile: nothing to hand back
-        return skipped(t, store.get(records.turn_key(t.turn_id)))
-    set_thread(store, t.thread_id, for_turn=t.turn_id, status="queued")
-    log.warning("event=turn_waits_for_surface turn=%s thread=%s surface=%s handed_back=%s retry_in=%s why=%s",
-                t.turn_id, t.thread_id, err.surface, rec["handed_back"],
-                f"{SURFACE_RETRY}s" if settings.redis_url else "restart", err.reason)
-    if settings.redis_url:
-        from jobs.queue import requeue
-
-        requeue(t, settings=settings, attempt=rec["handed_back"], delay=SURFACE_RETRY)
-    return {"status": "handed_back", "turn_id": t.turn_id, "surface": err.surface}
-
-
-def give_up_on_surface(store: Store, t: Turn, settings: Settings, err: PortUnavailable, rec: dict, *,
-                       waited: float) -> None:
-    """End turn ``t`` (its record ``rec``) that waited ``waited`` seconds, longer than its quota slot lasts,
-    for a process that can deliver to its surface (``err``: why this one cannot): one
-    ``event=turn_gave_up_on_surface`` error line, the turn ``failed`` (its quota slot given back:
-    :func:`jobs.records.finish`), the thread ``failed`` with the error ``no worker could deliver to
-    {surface}: {reason}``, the attempt's ``failed`` audit record, and RQ told not to retry. Nothing is said
-    in the thread, which this process cannot reach.
-
-    Raises:
-        ``err`` always (under RQ the job goes to the failed registry); store errors as they come.
-    """
-    error = f"no worker could deliver to {err.surface}: {err.reason}"
-    log.error("event=turn_gave_up_on_surface turn=%s thread=%s surface=%s handed_back=%s waited=%ds limit=%ds "
-              "why=%s", t.turn_id, t.thread_id, err.surface, rec.get("handed_back", 0), waited,
-              quotas.hold_seconds(settings), err.reason)
-    records.finish(store, t.turn_id, "failed", last_error=type(err).__name__)
-    set_thread(store, t.thread_id, for_turn=t.turn_id, status="failed", error=error[:300])
-    audit.record_end(settings, t.thread_id, "failed", error=error,
-                     attempt_started=float(rec.get("created_at") or 0) or None, turn_id=t.turn_id)
-    no_more_retries()
-    raise err
 
 
 def skipped(t: Turn, rec: dict | None) -> dict:
@@ -155,7 +87,9 @@ class TurnDelivery:
     (and the audit record once the research is over) and returns the turn's result dict (:meth:`failed`
     raises instead, unless it hands the turn back). A part of the conversation already posted (named in the
     record's ``delivered`` list) is never posted twice, so a re-run after a failed delivery posts only what
-    is missing.
+    is missing. A store error does not stop what is said: each end step (:class:`jobs.end_steps.EndSteps`)
+    runs whether or not the one before could, the first error is raised once all ran (for the queue's
+    retry), and once the ending was said (:attr:`ended`) no failure is told after it.
     """
 
     # read before the runner sets them from the turn record (a hand-back at pickup, the cancel poll)
@@ -164,6 +98,8 @@ class TurnDelivery:
     summary_posted = False  # once True a cancel no longer stops the turn: the files follow
     summary_earlier = False  # an earlier attempt posted the summary: this one owes only the files
     status_text_failed = False  # a progress text could not be written (logged once a turn)
+    ended = False  # the ending was said in the thread: an error now is of its bookkeeping, not the research
+    audited = False  # this attempt's audit record is written (or was tried): never a second one
     #: when the turn's research began (its first attempt, the record's ``started_at``) on this process's
     #: ``time.monotonic()`` clock, set by the runner's run(): the status message's elapsed time
     started = 0.0
@@ -178,6 +114,7 @@ class TurnDelivery:
         self.last_attempt = last_attempt
         self.rec: dict = {}
         self._language: str | None = None
+        self.steps = EndSteps(turn.turn_id)
 
     @property
     def language(self) -> str:
@@ -271,13 +208,18 @@ class TurnDelivery:
                 log.warning("event=status_text_failed turn=%s error=%s", self.turn.turn_id, type(err).__name__)
 
     # ---- endings -----------------------------------------------------------------------------
-    def _post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
+    def _once(self, part: str, send: Callable[[], object]) -> None:
+        """``send()`` (a post or an upload) unless ``part`` went out before; its ``delivered`` mark is
+        bookkeeping (:meth:`jobs.end_steps.EndSteps.bookkeeping`). Chat port errors are raised."""
         delivered = self.rec.setdefault("delivered", [])  # kept here too: the record may be lost meanwhile
         if part in delivered:
             return
-        self.port.post(text, **with_buttons(self.port, buttons))
-        records.mark_delivered(self.store, self.turn.turn_id, part)
+        send()
         delivered.append(part)
+        self.steps.bookkeeping(f"mark_{part}", records.mark_delivered, self.store, self.turn.turn_id, part)
+
+    def _post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
+        self._once(part, lambda: self.port.post(text, **with_buttons(self.port, buttons)))
 
     def _summary_text(self, summary: str | None) -> str:
         text = summary or self.say("summary_fallback")
@@ -301,36 +243,24 @@ class TurnDelivery:
         (:func:`jobs.run._outcome_dict`): ``status``, ``question``, ``summary``, ``title``, ``directory``,
         ``files`` (paths), ``pdf_error`` and ``follow_ups``.
 
-        A ``clarify`` outcome pauses the thread, writes the attempt's ``paused`` audit record (its
-        calls; a re-run after a failed post writes one more, without calls) and posts the question:
-        ``{"status": "clarify", "turn_id", "question"}`` (a cancel that came first ends the turn
-        :meth:`cancelled` instead). Otherwise the
+        A ``clarify`` outcome is asked (:meth:`_ask`): ``{"status": "clarify", "turn_id", "question"}``
+        (a cancel that came first ends the turn :meth:`cancelled` instead). Otherwise the
         summary (with its follow-up buttons) and the report files go out, the thread is ``done`` with the
         report's paths and ``{"status": "done", "turn_id", "files": [path, ...]}`` is returned; a late
-        cancel still gets the report, with a note that answers it.
+        cancel still gets the report, with a note that answers it. A store error on the way stops
+        nothing that is said: the report goes out whole, and the error is raised after the end steps.
 
         Raises:
-            Whatever the chat port or the store raise: what went out is marked in the turn record, so the
-            retry posts only the rest.
+            Whatever the chat port raises: what went out is marked in the turn record, so the retry posts
+            only the rest. The first error of a store step (:class:`jobs.end_steps.EndSteps`), once every
+            step ran: the queue's retry ends the turn, or sets its thread's status, posting nothing again.
         """
         t = self.turn
         late_cancel = self.cancel_requested()
         if outcome["status"] == "clarify" and late_cancel and "question" not in (self.rec.get("delivered") or []):
             return self.cancelled()  # the requester stopped it: do not ask them anything now
         if outcome["status"] == "clarify":
-            question = outcome.get("question") or self.say("clarify_fallback")
-            # paused before the question is posted: an answer that arrives at once resumes the graph
-            # (a failed post re-runs this turn, which marks the thread running again)
-            paused_at = time.time()
-            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="paused", clarify_question=question, paused_at=paused_at,
-                       clarify_status_id=self.rec.get("status_message_id") or "")
-            # the attempt that asked is in the trail (its calls) whether or not the question is answered;
-            # written before the question is out, so no answer or cancel can end the research before it
-            audit.record_end(self.settings, t.thread_id, "paused", attempt_started=self._attempt_started(), turn_id=t.turn_id,
-                             paused_at=paused_at)
-            self._post_once("question", question)
-            records.finish(self.store, t.turn_id, "done", outcome=outcome)
-            return {"status": "clarify", "turn_id": t.turn_id, "question": question}
+            return self._ask(outcome)
         summary = self._summary_text(outcome.get("summary"))
         if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
             if "summary" in (self.rec.get("delivered") or []):
@@ -343,21 +273,66 @@ class TurnDelivery:
                   "title": outcome.get("title") or "", "error": ""}
         # the report exists: from here a follow-up (its buttons are on the summary) may start; it
         # waits for this turn's lock, so it runs once the files are up
-        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, **report)
+        self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, **report)
         self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
-        if files and "files" not in (self.rec.get("delivered") or []):
-            comment = self.say("upload_comment")
-            if outcome.get("pdf_error"):
-                kinds = self.say("and").join(self.say(FILE_KINDS[p.suffix]) if p.suffix in FILE_KINDS else p.name
-                                             for p in files)
-                comment = self.say("pdf_failed_comment", error=outcome["pdf_error"][:200], kinds=kinds)
-            self.port.upload(files, comment=comment, **with_language(self.port, self.language))
-            records.mark_delivered(self.store, t.turn_id, "files")
-        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="done", **report)
-        records.finish(self.store, t.turn_id, "done", outcome=outcome)
-        audit.record_end(self.settings, t.thread_id, "done", files=[str(f) for f in files],
-                         directory=outcome.get("directory"), attempt_started=self._attempt_started(), turn_id=t.turn_id)
+        if files:
+            self._once("files", lambda: self.port.upload(files, comment=self._upload_comment(outcome, files),
+                                                         **with_language(self.port, self.language)))
+        self._end("done", {"status": "done", **report}, "done", files=[str(f) for f in files],
+                  directory=outcome.get("directory"), outcome=outcome)
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
+
+    def _upload_comment(self, outcome: dict, files: list) -> str:
+        """The note above the report files: which kinds they are when the PDF could not be built."""
+        if not outcome.get("pdf_error"):
+            return self.say("upload_comment")
+        kinds = self.say("and").join(self.say(FILE_KINDS[p.suffix]) if p.suffix in FILE_KINDS else p.name
+                                     for p in files)
+        return self.say("pdf_failed_comment", error=outcome["pdf_error"][:200], kinds=kinds)
+
+    def _ask(self, outcome: dict) -> dict:
+        """Pause the thread, write the attempt's ``paused`` audit record (its calls) and post the clarifying
+        question of ``outcome``; the turn is then ``done``. Returns ``{"status": "clarify", "turn_id",
+        "question"}``. The pause and the record come before the question (an answer that arrives at once
+        resumes the graph; no answer or cancel can end the research before its calls are in the trail),
+        each whether or not the other could be written; raises as :meth:`deliver`."""
+        t = self.turn
+        question = outcome.get("question") or self.say("clarify_fallback")
+        paused_at = time.time()
+        self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="paused",
+                       clarify_question=question, paused_at=paused_at,
+                       clarify_status_id=self.rec.get("status_message_id") or "")
+        self._audit("paused", paused_at=paused_at)
+        self._post_once("question", question)
+        self._end("done", None, None, outcome=outcome)
+        return {"status": "clarify", "turn_id": t.turn_id, "question": question}
+
+    def _end(self, state: str, thread: dict | None, audited: str | None, *, files: list[str] | None = None,
+             directory: str | None = None, error: str = "", **fields: object) -> None:
+        """The end steps of an ending said in the thread (:attr:`ended` from here): the thread's ``thread``
+        fields (none when None), the turn record's ``state`` (with ``fields``) and the ``audited`` audit
+        record (``files``, ``directory``, ``error``; none when None), each whether or not the one before
+        could. Raises the first error of the thread's or the turn record's write, once all ran."""
+        t = self.turn
+        self.ended = True
+        if thread is not None:
+            self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, **thread)
+        self.steps.run("turn", records.finish, self.store, t.turn_id, state, **fields)
+        if audited is not None:
+            self._audit(audited, files=files or [], directory=directory, error=error)
+        self.steps.raise_first()
+
+    def _audit(self, status: str, **fields: object) -> None:
+        """Write this attempt's audit record ending with ``status`` (``fields``: those of
+        :func:`jobs.audit.record_end`), once: not when this attempt wrote one already, nor, on a re-run of
+        the turn, when an earlier attempt did (:func:`jobs.end_steps.record_end_once`). Never raises."""
+        if self.audited:
+            return
+        self.audited = True
+        t = self.turn
+        self.steps.bookkeeping("audit", record_end_once, self.settings, t.thread_id, status, turn_id=t.turn_id,
+                               rerun=int(self.rec.get("attempts") or 0) > 1, attempt_started=self._attempt_started(),
+                               **fields)
 
     def _attempt_started(self) -> float | None:
         """When this turn was queued (Unix seconds, its record's ``created_at``): the start of the
@@ -366,62 +341,69 @@ class TurnDelivery:
 
     def cancelled(self) -> dict:
         """End the turn cancelled: says so in the thread (a failed post is ignored), marks the turn and thread
-        ``cancelled``; returns ``{"status": "cancelled", "turn_id": ...}``. Store errors are raised."""
-        t = self.turn
+        ``cancelled`` (a cancelled turn has no report); returns ``{"status": "cancelled", "turn_id": ...}``.
+        Raises the first store error of its end steps (:meth:`_end`)."""
         with contextlib.suppress(Exception):
             self._post_once("cancelled", self.say("cancelled"))
-        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="cancelled", error="cancelled")
-        records.finish(self.store, t.turn_id, "cancelled")
-        # a cancelled turn has no report
-        audit.record_end(self.settings, t.thread_id, "cancelled", attempt_started=self._attempt_started(), turn_id=t.turn_id)
-        return {"status": "cancelled", "turn_id": t.turn_id}
+        self._end("cancelled", {"status": "cancelled", "error": "cancelled"}, "cancelled")
+        return {"status": "cancelled", "turn_id": self.turn.turn_id}
 
     def rejected(self, message: str, said: str) -> dict:
         """End the turn refused: ``said`` (the refusal in the thread's language) is posted in the thread,
         ``message`` (in English) kept on the thread, the turn's result and the audit record. Returns
-        ``{"status": "rejected", "turn_id", "message"}``; port and store errors are raised."""
-        t = self.turn
+        ``{"status": "rejected", "turn_id", "message"}``; port errors are raised, and the first store error
+        of its end steps (:meth:`_end`)."""
         self._post_once("rejected", said)
-        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
-        records.finish(self.store, t.turn_id, "failed", last_error="rejected")
-        audit.record_end(self.settings, t.thread_id, "rejected", error=message, attempt_started=self._attempt_started(), turn_id=t.turn_id)
-        return {"status": "rejected", "turn_id": t.turn_id, "message": message}
+        self._end("failed", {"status": "failed", "error": message[:300]}, "rejected", error=message,
+                  last_error="rejected")
+        return {"status": "rejected", "turn_id": self.turn.turn_id, "message": message}
 
     def handed_back(self) -> dict:
         """Put the turn back in line (the process is stopping); nothing is said in the thread.
         Returns ``{"status": "handed_back", "turn_id"}`` (under RQ a continuation job is queued), or
-        ``{"status": "skipped", ...}`` when the turn finished meanwhile. Store and queue errors are raised."""
+        ``{"status": "skipped", ...}`` when the turn finished meanwhile. The record, the thread's status and
+        the continuation job are each written whether or not the one before could; the first store or
+        queue error is raised once all were tried (the turn's record stays open: it is run again)."""
         t = self.turn
         log.warning("event=turn_handed_back turn=%s thread=%s", t.turn_id, t.thread_id)
-        rec = records.hand_back(self.store, t.turn_id)
-        if rec is None:  # finished meanwhile, or unknown: nothing to hand back
+        before = len(self.steps.errors)  # the errors of this ending's own steps are raised
+        rec = self.steps.run("turn", records.hand_back, self.store, t.turn_id)
+        if rec is None and len(self.steps.errors) == before:  # finished meanwhile, or unknown: nothing to hand back
             return {"status": "skipped", "turn_id": t.turn_id}
-        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="queued")
+        self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="queued")
         if self.settings.redis_url:
             from jobs.queue import requeue
 
-            requeue(t, settings=self.settings, attempt=rec["handed_back"])
+            attempt = rec["handed_back"] if rec else int(self.rec.get("handed_back") or 0) + 1
+            self.steps.run("requeue", requeue, t, settings=self.settings, attempt=attempt)
+        self.steps.raise_first(since=before)
         return {"status": "handed_back", "turn_id": t.turn_id}
 
     def failed(self, err: Exception) -> dict:
         """End the turn on ``err``: handed back when the process is stopping (or ``err`` came of the shutdown),
         returning :meth:`handed_back`'s dict; otherwise the user is told once in the thread, in its language,
         and the turn and thread are marked ``failed`` (a transient error with a retry left is only marked
-        ``retrying``).
+        ``retrying``), each whether or not the other could be written. ``err`` of an ending already said
+        (:attr:`ended`: a store error of its end steps) is only raised on: the research did not fail.
 
         Raises:
-            ``err`` itself, unless the turn was handed back: for the queue's retry (transient, a retry left)
-            or its failed registry (RQ is told not to retry an error that is not transient).
+            ``err`` itself, unless the turn was handed back: for the queue's retry (transient, a retry left,
+            or an ending's store error) or its failed registry (RQ is told not to retry an error that is not
+            transient).
         """
         t = self.turn
+        if self.ended:  # said already: the retry finishes its bookkeeping, posting nothing again
+            log.warning("event=turn_end_unfinished turn=%s thread=%s error=%s", t.turn_id, t.thread_id,
+                        type(err).__name__)
+            raise err
         if self.stopping() or is_shutdown_error(err):
             log.warning("event=turn_stopped_by_shutdown turn=%s error=%s", t.turn_id, type(err).__name__)
             return self.handed_back()
         transient = is_transient(err)
         if transient and not self.last_attempt:
             log.warning("event=turn_retry turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__)
-            records.patch(self.store, t.turn_id, state="retrying", last_error=type(err).__name__)
-            set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="queued")
+            self.steps.run("turn", records.patch, self.store, t.turn_id, state="retrying", last_error=type(err).__name__)
+            self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="queued")
             raise err
         log.error("event=turn_failed turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__,
                   exc_info=err)
@@ -430,10 +412,10 @@ class TurnDelivery:
             self._post_once("error", message)
         except Exception as post_err:
             log.error("event=error_post_failed turn=%s error=%s", t.turn_id, type(post_err).__name__)
-        records.finish(self.store, t.turn_id, "failed", last_error=type(err).__name__)
-        set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="failed", error=message[:300])
-        audit.record_end(self.settings, t.thread_id, "failed", error=f"{type(err).__name__}: {message}",
-                         attempt_started=self._attempt_started(), turn_id=t.turn_id)
+        self.steps.run("turn", records.finish, self.store, t.turn_id, "failed", last_error=type(err).__name__)
+        self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="failed",
+                       error=message[:300])
+        self._audit("failed", error=f"{type(err).__name__}: {message}")
         if not transient:
             no_more_retries()
         raise err

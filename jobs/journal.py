@@ -33,7 +33,7 @@ from jobs import records
 from jobs.queue import job_id_for, redis_connection, requeue
 from jobs.quotas import release
 from jobs.store import Store, get_store
-from jobs.threads import set_thread
+from jobs.threads import IN_PROGRESS, set_thread
 from jobs.turns import Turn
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,23 @@ def _with_end(remote: dict | None, local: dict) -> dict:
     merged = {**remote, **local, **records.rerun_fields(local, remote)}
     merged["attempts"] = max(int(remote.get("attempts") or 0), int(local.get("attempts") or 0))
     return merged
+
+
+def settle_thread(store: Store, rec: dict) -> bool:
+    """Give a finished turn's thread the turn's end when its write was missed (a store error of the
+    turn's end steps, :class:`jobs.end_steps.EndSteps`): only while the thread's current turn is that
+    turn (``rec``: its record) and its status still says it is under way
+    (:data:`jobs.threads.IN_PROGRESS`). Returns True when the thread was set. Store errors are raised."""
+    turn = rec.get("turn") or {}
+    if rec.get("state") not in records.TERMINAL or not turn.get("thread_id"):
+        return False
+    thread = store.get(f"thread:{turn['thread_id']}") or {}
+    if thread.get("turn_id") != turn.get("turn_id") or thread.get("status") not in IN_PROGRESS:
+        return False
+    _thread_end(store, turn, rec)
+    log.warning("event=thread_end_settled turn=%s thread=%s state=%s", turn.get("turn_id"), turn["thread_id"],
+                rec.get("state"))
+    return True
 
 
 def _thread_end(store: Store, turn: dict, rec: dict) -> None:

@@ -183,7 +183,7 @@ class PortUnavailable(Exception):  # noqa: N818 (a state of this process, not an
     """This process cannot speak in a turn's chat surface: a setting the surface needs is not set here.
 
     Raised by a port factory (:func:`port_from_reference`) before anything is sent. The turn is not
-    failed: :func:`jobs.run.run_job` hands it back to the queue (:func:`jobs.delivery.wait_for_surface`)
+    failed: :func:`jobs.run.run_job` hands it back to the queue (:func:`jobs.surface_wait.wait_for_surface`)
     for a process that has the setting (another worker, or this one restarted with it), for as long as its
     quota slot lasts (:func:`jobs.quotas.hold_seconds`); after that it fails. ``surface``
     names the surface (a key of :data:`SURFACES`); ``reason`` names the missing settings, never their values.

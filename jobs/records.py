@@ -154,7 +154,7 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
     snapshot). Each claim is copied into the durable journal at once, so a Redis that lost its data
     loses neither that nor the count of attempts (a later attempt resumes the graph,
     :meth:`jobs.run._TurnJob._call_args`). A claim ends the turn's wait for a process that can
-    deliver to its chat surface: its ``waiting_since`` (:func:`jobs.delivery.wait_for_surface`) goes.
+    deliver to its chat surface: its ``waiting_since`` (:func:`jobs.surface_wait.wait_for_surface`) goes.
     """
     previous = {"state": ""}
     local = None if store.journal is None else store.journal.get(turn_key(turn_id))
@@ -213,7 +213,7 @@ def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
 def hand_back(store: Store, turn_id: str, **fields: object) -> dict | None:
     """Put a turn back in line because its process is stopping (or cannot deliver to its chat surface):
     ``queued``, delayed, no owner, and ``fields`` set (``waiting_since``: when its wait for a process
-    that can deliver began, :func:`jobs.delivery.wait_for_surface`).
+    that can deliver began, :func:`jobs.surface_wait.wait_for_surface`).
 
     The turn stays open (in :data:`OPEN_INDEX`); whoever runs it next resumes it from its last
     checkpoint and says the report was delayed. ``handed_back`` counts how often this happened.

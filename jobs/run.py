@@ -17,13 +17,14 @@ from engine.files import files_status, ingest, load_manifest
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
 from jobs import audit, quotas, records
-from jobs.delivery import TurnDelivery, port_or_fail, skipped, wait_for_surface
+from jobs.delivery import TurnDelivery, port_or_fail, skipped
 from jobs.errors import ResearchTimeout
-from jobs.journal import replay_end
+from jobs.journal import replay_end, settle_thread
 from jobs.locks import LockLost, ThreadLock
 from jobs.port import ChatPort, PortUnavailable
 from jobs.stopping import HandedBack
 from jobs.store import Store, get_store
+from jobs.surface_wait import wait_for_surface
 from jobs.threads import set_thread, thread_info
 from jobs.turns import Turn
 
@@ -68,7 +69,7 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     a continuation job is queued), never failed; so is a turn that meets an error caused by the
     shutdown (``cannot schedule new futures after shutdown``). A turn of a chat surface this process
     lacks a setting of is handed back too, for a process that has it, until it has waited longer than
-    its quota slot lasts (:func:`jobs.delivery.wait_for_surface`).
+    its quota slot lasts (:func:`jobs.surface_wait.wait_for_surface`).
     Returns ``{"status": done|clarify|cancelled|rejected|failed|skipped|handed_back, ...}``.
 
     Raises:
@@ -76,7 +77,7 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
         queue retries; on the last attempt (or for other errors) the user is told once in the
         thread and the error is raised for the queue's failed registry.
         :class:`jobs.port.PortUnavailable` when the turn waited too long for its chat surface and was
-        failed (:func:`jobs.delivery.give_up_on_surface`).
+        failed (:func:`jobs.surface_wait.give_up_on_surface`).
     """
     settings = settings or get_settings()
     t = Turn.from_dict(turn)
@@ -84,10 +85,10 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     if last_attempt is None:
         last_attempt = _rq_last_attempt()
     if replay_end(store, t.turn_id):  # it ended, but Redis was away when it did
-        return skipped(t, {"state": "done"})
+        return _ended(store, t, store.get(records.turn_key(t.turn_id)) or {"state": "done"})
     existing = store.get(records.turn_key(t.turn_id))
     if existing is None or existing.get("state") in records.TERMINAL:
-        return skipped(t, existing)
+        return _ended(store, t, existing)
     try:
         port = port_or_fail(store, t)
     except PortUnavailable as err:
@@ -96,6 +97,18 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     if job.stopping():  # picked up while this process stops: leave it for the next runner
         return job.handed_back()
     return _run_under_lock(job, store, t, settings)
+
+
+def _ended(store: Store, t: Turn, rec: dict | None) -> dict:
+    """:func:`jobs.delivery.skipped` for turn ``t`` that ended (or is unknown: ``rec`` None), its thread
+    first given the turn's end should the attempt that ended it have failed to write it (the retry of
+    that attempt: :func:`jobs.journal.settle_thread`; a store error there is logged)."""
+    if rec is not None:
+        try:
+            settle_thread(store, rec)
+        except Exception as err:
+            log.warning("event=thread_settle_failed turn=%s error=%s", t.turn_id, type(err).__name__)
+    return skipped(t, rec)
 
 
 def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings) -> dict:

@@ -14,6 +14,7 @@ from rq import Worker
 
 from engine.settings import SettingsError, get_settings, load_settings
 from jobs import audit, records
+from jobs.end_steps import EndSteps, record_end_once
 from jobs.phrases import WORDS, thread_language
 from jobs.port import delivery_problems, port_from_reference
 from jobs.queue import QUEUE_NAME, redis_connection
@@ -210,10 +211,14 @@ def _tell_user_lost(job) -> None:
             return  # handed back or recovered: another job of this turn is queued
         question = (store.get(f"thread:{turn['thread_id']}") or {}).get("question")
         port_from_reference(turn["port"]).post(WORDS("lost_text", thread_language(question)))
-        records.finish(store, turn["turn_id"], "failed", last_error="abandoned")
-        set_thread(store, turn["thread_id"], status="failed", error="the worker running it was killed")
-        audit.record_end(settings, turn["thread_id"], "failed", error="the worker running it was killed",
-                         attempt_started=float(rec.get("created_at") or 0) or None, turn_id=turn["turn_id"])
+        steps = EndSteps(turn["turn_id"])  # each whether or not the one before could be written
+        steps.run("turn", records.finish, store, turn["turn_id"], "failed", last_error="abandoned")
+        steps.run("thread", set_thread, store, turn["thread_id"], status="failed",
+                  error="the worker running it was killed")
+        # an attempt killed after it wrote its record (a store step after it failed) has it already
+        steps.bookkeeping("audit", record_end_once, settings, turn["thread_id"], "failed", turn_id=turn["turn_id"],
+                          rerun=True, error="the worker running it was killed",
+                          attempt_started=float(rec.get("created_at") or 0) or None)
     except Exception as err:  # best effort: the job is in RQ's failed registry either way
         log.error("event=lost_notice_failed job=%s error=%s", getattr(job, "id", "?"), type(err).__name__)
 
@@ -309,7 +314,7 @@ def announce_surfaces(settings) -> str:
     refused; :func:`jobs.port.delivery_problems` asked online):
     ``event=worker_surfaces delivers=teams,terminal cannot=slack why="slack: SLACK_BOT_TOKEN is not set: ..."``.
     A turn of a surface it cannot deliver to is handed back, not failed, until it has waited longer than its
-    quota slot lasts (:func:`jobs.delivery.wait_for_surface`)."""
+    quota slot lasts (:func:`jobs.surface_wait.wait_for_surface`)."""
     problems = delivery_problems(settings, online=True)
     delivers = ",".join(name for name, problem in problems.items() if problem is None) or "none"
     line = f"event=worker_surfaces delivers={delivers}"
