@@ -10,7 +10,7 @@ from bots.console_output import EXIT_FAILED, EXIT_STORAGE, EXIT_USAGE, say, say_
 from engine.bounds import ServiceTimeout
 from engine.database import DatabaseUnavailable
 from engine.fsutil import StorageError, write_problem
-from engine.models import provider_errors
+from engine.models import model_server_problem, provider_errors
 from engine.runner import RunCancelled, TurnRejected
 from engine.search.base import SearchError
 from engine.settings import Settings
@@ -53,18 +53,11 @@ def stopped(exc: BaseException, thread: str, settings: Settings) -> int | None:
 
 
 def short_error(exc: BaseException, settings: Settings) -> str:
-    """One line for a research stopped by a model or search service; the model server is named by
-    its ``OPENAI_BASE_URL`` when one is set, and a key refused by a server given none says so."""
+    """One line for a research stopped by a model or search service; a model server's error names the
+    setting behind it (:func:`engine.models.model_server_problem`)."""
     from bots.logs import redact
 
-    server = f"the model server at OPENAI_BASE_URL {redact(settings.openai_base_url)}" if settings.openai_base_url \
-        else "the model server"
-    if isinstance(exc, provider_errors("APIConnectionError")):
-        return f"{server} could not be reached ({type(exc).__name__}) after retries"
-    if isinstance(exc, provider_errors("AuthenticationError")):
-        if not settings.openai_api_key:
-            return f"{server} asks for an API key: set OPENAI_API_KEY"
-        return f"{server} rejected the API key (OPENAI_API_KEY)"
-    if isinstance(exc, provider_errors("APIStatusError")):
-        return f"{server} answered {exc.status_code}: {redact(str(exc.message))[:300]}"
-    return redact(str(exc))[:400]
+    line = model_server_problem(exc, settings)
+    if line is None:
+        return redact(str(exc))[:400]
+    return line + (" after retries" if isinstance(exc, provider_errors("APIConnectionError")) else "")

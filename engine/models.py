@@ -56,6 +56,52 @@ def provider_errors(*names: str) -> tuple[type[BaseException], ...]:
     return tuple(getattr(sdk, name) for name in names) if sdk is not None else ()
 
 
+def model_server_problem(err: BaseException, settings: Settings) -> str | None:
+    """The one line naming the setting behind a model server's error ``err``, or None for an error that is
+    not the model server's (the OpenAI SDK's ``APIConnectionError``, ``AuthenticationError`` and other
+    ``APIStatusError``): the server is named by its ``OPENAI_BASE_URL`` when one is set (password-free,
+    :func:`engine.redact.redact`), a key it refused as ``OPENAI_API_KEY`` (never its value), and a key asked
+    for by a server given none says so."""
+    server = f"the model server at OPENAI_BASE_URL {redact(settings.openai_base_url)}" if settings.openai_base_url \
+        else "the model server"
+    if isinstance(err, provider_errors("APIConnectionError")):
+        return f"{server} could not be reached ({type(err).__name__})"
+    if isinstance(err, provider_errors("AuthenticationError")):
+        if not settings.openai_api_key:
+            return f"{server} asks for an API key: set OPENAI_API_KEY"
+        return f"{server} rejected the API key (OPENAI_API_KEY)"
+    if isinstance(err, provider_errors("APIStatusError")):
+        return f"{server} answered {err.status_code}: {redact(str(err.message))[:300]}"
+    return None
+
+
+#: Seconds the start-up check of the model server waits for its models list.
+MODEL_CHECK_TIMEOUT = 10.0
+
+
+def check_model_server(settings: Settings) -> str | None:
+    """Ask the ``openai`` back-end's server for its models list (``GET {OPENAI_BASE_URL}/models``, the
+    OpenAI SDK's ``models.list``: no tokens spent), once and within :data:`MODEL_CHECK_TIMEOUT`: the line of
+    :func:`model_server_problem` when it refuses the key or cannot be reached (or answers that it has no
+    such path: a base URL that is not the API's), else None, also for the ``offline`` back-end and for a
+    server that answers another error (one without a models list, say: its turns' calls will tell)."""
+    if settings.llm_backend != "openai" or (not settings.openai_api_key and not settings.openai_base_url):
+        return None
+    import openai
+
+    client = openai.OpenAI(api_key=settings.openai_key, base_url=settings.openai_base_url,
+                           timeout=MODEL_CHECK_TIMEOUT, max_retries=0)
+    try:
+        client.models.list()
+    except (openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError) as err:
+        return model_server_problem(err, settings)
+    except openai.APIError:
+        return None
+    finally:
+        client.close()
+    return None
+
+
 def _openai_model(role: str, settings: Settings) -> BaseChatModel:
     from engine.openai_model import BoundedChatOpenAI, loop_client
 

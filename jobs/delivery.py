@@ -401,12 +401,13 @@ class TurnDelivery:
             return self.handed_back()
         transient = is_transient(err)
         if transient and not self.last_attempt:
-            log.warning("event=turn_retry turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__)
+            log.warning("event=turn_retry turn=%s thread=%s error=%s%s", t.turn_id, t.thread_id, type(err).__name__,
+                        _why(err, self.settings))
             self.steps.run("turn", records.patch, self.store, t.turn_id, state="retrying", last_error=type(err).__name__)
             self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="queued")
             raise err
-        log.error("event=turn_failed turn=%s thread=%s error=%s", t.turn_id, t.thread_id, type(err).__name__,
-                  exc_info=err)
+        log.error("event=turn_failed turn=%s thread=%s error=%s%s", t.turn_id, t.thread_id, type(err).__name__,
+                  _why(err, self.settings), exc_info=err)
         message = user_message(err, job_timeout=self.settings.job_timeout, language=self.language)
         try:
             self._post_once("error", message)
@@ -419,3 +420,12 @@ class TurnDelivery:
         if not transient:
             no_more_retries()
         raise err
+
+
+def _why(err: BaseException, settings) -> str:
+    """`` why="..."`` naming the setting behind a model server's error (``OPENAI_API_KEY`` refused,
+    ``OPENAI_BASE_URL`` not answering: :func:`engine.models.model_server_problem`), "" for another error."""
+    from engine.models import model_server_problem
+
+    line = model_server_problem(err, settings)
+    return f' why="{line}"' if line else ""

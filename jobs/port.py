@@ -179,6 +179,13 @@ def with_language(port: object, language: str) -> dict:
 SURFACES: dict[str, str] = {"slack": "bots.slack.port", "teams": "bots.teams.port", "terminal": "jobs.relay"}
 
 
+class Partly(str):
+    """A surface's ``delivery_problem`` that holds for some of its turns only: the process delivers the
+    others (a Teams worker without ``MICROSOFT_APP_ID`` still answers a bot that runs without one)."""
+
+    __slots__ = ()
+
+
 class PortUnavailable(Exception):  # noqa: N818 (a state of this process, not an error of the turn)
     """This process cannot speak in a turn's chat surface: a setting the surface needs is not set here.
 

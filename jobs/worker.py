@@ -16,7 +16,7 @@ from engine.settings import SettingsError, get_settings, load_settings
 from jobs import audit, records
 from jobs.end_steps import EndSteps, record_end_once
 from jobs.phrases import WORDS, thread_language
-from jobs.port import delivery_problems, port_from_reference
+from jobs.port import Partly, delivery_problems, port_from_reference
 from jobs.queue import QUEUE_NAME, redis_connection
 from jobs.startup import check_local
 from jobs.stopping import request_stop
@@ -311,18 +311,39 @@ def _wait_for_scheduled(connection, queue: str, worker: Worker) -> bool:
 def announce_surfaces(settings) -> str:
     """Log (warning) and return one line saying which chat surfaces this worker delivers to and which
     it cannot, with why (the settings missing, never their values, or credentials the surface's service
-    refused; :func:`jobs.port.delivery_problems` asked online):
-    ``event=worker_surfaces delivers=teams,terminal cannot=slack why="slack: SLACK_BOT_TOKEN is not set: ..."``.
-    A turn of a surface it cannot deliver to is handed back, not failed, until it has waited longer than its
+    refused; :func:`jobs.port.delivery_problems` asked online), and those it delivers some turns of only
+    (``partly``, a :class:`jobs.port.Partly` problem):
+    ``event=worker_surfaces delivers=terminal partly=teams cannot=slack why="slack: SLACK_BOT_TOKEN is not set:
+    ...; teams: ..."``. A turn it cannot deliver is handed back, not failed, until it has waited longer than its
     quota slot lasts (:func:`jobs.surface_wait.wait_for_surface`)."""
     problems = delivery_problems(settings, online=True)
     delivers = ",".join(name for name, problem in problems.items() if problem is None) or "none"
     line = f"event=worker_surfaces delivers={delivers}"
-    cannot = {name: problem for name, problem in problems.items() if problem}
+    partly = [name for name, problem in problems.items() if isinstance(problem, Partly)]
+    if partly:
+        line += f" partly={','.join(partly)}"
+    named = {name: problem for name, problem in problems.items() if problem}
+    cannot = [name for name in named if name not in partly]
     if cannot:
-        why = "; ".join(f"{name}: {problem}" for name, problem in cannot.items())
-        line += (f" cannot={','.join(cannot)} why=\"{why}; their turns wait in the queue for a worker "
-                 "that has these settings\"")
+        line += f" cannot={','.join(cannot)}"
+    if named:
+        why = "; ".join(f"{name}: {problem}" for name, problem in named.items())
+        line += f" why=\"{why}; their turns wait in the queue for a worker that has these settings\""
+    log.warning("%s", line)
+    return line
+
+
+def announce_model(settings) -> str | None:
+    """Log (warning) and return ``event=worker_model_refused why="..."`` when the model server refuses
+    ``OPENAI_API_KEY`` or does not answer at ``OPENAI_BASE_URL`` (:func:`engine.models.check_model_server`,
+    its models list: no tokens spent), naming the setting, never the key; None when it answers. The worker
+    starts all the same: the turns' own calls retry a server that comes back."""
+    from engine.models import check_model_server
+
+    problem = check_model_server(settings)
+    if problem is None:
+        return None
+    line = f'event=worker_model_refused why="{problem}"'
     log.warning("%s", line)
     return line
 
@@ -353,6 +374,7 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
 
     require_database(settings)
     announce_surfaces(settings)
+    announce_model(settings)
     try:
         run_worker(settings.redis_url, queue, burst=burst)
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from botbuilder.integration.aiohttp import CloudAdapter, ConfigurationBotFrameworkAuthentication
+from botframework.connector.auth import AuthenticationConstants, ClaimsIdentity
 
-from bots.teams.credentials import CachingPasswordCredentialFactory
+from bots.logs import redact
+from bots.teams.credentials import CachingPasswordCredentialFactory, TokenRefused
 from bots.teams.settings import TeamsSettings
 from engine.settings import SettingsError
 
@@ -120,3 +124,59 @@ def make_adapter(settings: TeamsSettings) -> CloudAdapter:
 def bot_app_id(settings: TeamsSettings) -> str | None:
     """The bot's app id for ``continue_conversation`` (None when authentication is disabled)."""
     return (settings.microsoft_app_id or "").strip() or None
+
+
+#: Where the token check's connector client points; it only asks for a token and never calls it.
+_PROBE_SERVICE_URL = "https://smba.trafficmanager.net/teams/"
+#: The setting an Entra ID refusal is about, by its ``AADSTS`` code (others: the error code's, below):
+#: https://learn.microsoft.com/entra/identity-platform/reference-error-codes
+_AADSTS_SETTING = {"AADSTS7000215": "MICROSOFT_APP_PASSWORD", "AADSTS7000222": "MICROSOFT_APP_PASSWORD",
+                   "AADSTS700016": "MICROSOFT_APP_ID", "AADSTS90002": "MICROSOFT_APP_TENANT_ID"}
+_ERROR_SETTING = {"invalid_client": "MICROSOFT_APP_PASSWORD", "unauthorized_client": "MICROSOFT_APP_ID"}
+
+
+def refusal_line(err: TokenRefused) -> str:
+    """The one line for a token request Entra ID refused, naming the setting it is about:
+    ``MICROSOFT_APP_PASSWORD was refused by Microsoft Entra ID (invalid_client, AADSTS7000215: Invalid
+    client secret provided)`` (the description's first sentence, without its trace ids; never a secret)."""
+    code = re.search(r"AADSTS\d+", err.description)
+    setting = _AADSTS_SETTING.get(code.group(0) if code else "") or _ERROR_SETTING.get(err.error, "MICROSOFT_APP_PASSWORD")
+    first = err.description.splitlines()[0].split(". ")[0].rstrip(".") if err.description.strip() else ""
+    return f"{setting} was refused by Microsoft Entra ID ({err.error}" + (f", {redact(first)[:200]})" if first else ")")
+
+
+def credentials_problem(settings: TeamsSettings) -> str | None:
+    """Ask Microsoft Entra ID for the client-credentials token the bot's connector calls carry, through
+    botbuilder's own connector factory and :class:`bots.teams.credentials.TokenCredentials` (MSAL), with the
+    configured ``MICROSOFT_APP_ID``, ``MICROSOFT_APP_PASSWORD`` and tenant; blocking, each HTTP call bounded by
+    :data:`bots.teams.credentials.TOKEN_TIMEOUT`.
+
+    Returns the one line naming the refused setting (:func:`refusal_line`; an authority MSAL could not read,
+    such as an unknown tenant, names ``MICROSOFT_APP_TENANT_ID``), or None: the token was issued, the app has
+    no password to check (no ``MICROSOFT_APP_ID``, or a managed identity), or Entra ID did not answer (the
+    connector calls that need the token retry then).
+
+    Raises:
+        SettingsError: see :func:`auth_config`.
+    """
+    config = auth_config(settings)
+    if not config.APP_ID or config.APP_TYPE not in ("MultiTenant", "SingleTenant"):
+        return None
+    auth = make_adapter(settings).bot_framework_authentication
+    identity = ClaimsIdentity({AuthenticationConstants.AUDIENCE_CLAIM: config.APP_ID}, True)
+
+    async def issue() -> None:
+        client = await auth.create_connector_factory(identity).create(_PROBE_SERVICE_URL, None)
+        await asyncio.to_thread(client.config.credentials.get_access_token)
+
+    try:
+        asyncio.run(issue())
+    except TokenRefused as err:
+        return refusal_line(err)
+    except ValueError as err:  # MSAL: the authority's OpenID configuration was refused
+        where = "MICROSOFT_APP_TENANT_ID" if config.APP_TYPE == "SingleTenant" else "MICROSOFT_LOGIN_URL"
+        return (f"{where} was refused by Microsoft Entra ID (its authority's configuration could not be read: "
+                f"{redact(str(err).splitlines()[0])[:200]})")
+    except OSError as err:  # requests' errors are OSErrors: not answered, no refusal
+        log.info("event=teams_token_check_unanswered error=%s", type(err).__name__)
+    return None

@@ -18,13 +18,30 @@ from bots.logs import redact
 
 log = logging.getLogger(__name__)
 
+#: Seconds for each HTTP call MSAL makes (the authority's OpenID configuration, the token endpoint).
+TOKEN_TIMEOUT = 30.0
+
+
+class TokenRefused(PermissionError):
+    """Entra ID's token endpoint refused the bot's client-credentials request.
+
+    ``error``: its OAuth error code (``invalid_client``, ``unauthorized_client``...); ``description``: its
+    ``error_description`` (``AADSTS7000215: Invalid client secret provided. ...``; no secret in it).
+    """
+
+    def __init__(self, error: str, description: str) -> None:
+        detail = description.splitlines()[:1]
+        super().__init__(f"token request refused: {error}" + (f": {redact(detail[0])[:200]}" if detail else ""))
+        self.error = error
+        self.description = description
+
 
 @functools.lru_cache(maxsize=64)
 def _client(app_id: str, password: str, authority: str, validate_authority: bool) -> ConfidentialClientApplication:
     """The process's MSAL client for ``app_id`` at ``authority``, kept so that its token cache
     lasts across turns. Creating one fetches the authority's OpenID configuration."""
     return ConfidentialClientApplication(client_id=app_id, client_credential=password, authority=authority,
-                                         validate_authority=validate_authority)
+                                         validate_authority=validate_authority, timeout=TOKEN_TIMEOUT)
 
 
 class TokenCredentials(MicrosoftAppCredentials, AsyncHTTPPolicy):
@@ -49,7 +66,9 @@ class TokenCredentials(MicrosoftAppCredentials, AsyncHTTPPolicy):
         ``force_refresh``); blocking.
 
         Raises:
-            PermissionError: the token endpoint refused (its error code and first line, no secret).
+            TokenRefused: the token endpoint refused (its error code and first line, no secret).
+            ValueError: MSAL could not read the authority's OpenID configuration (an unknown tenant).
+            requests.RequestException: the authority did not answer (an ``OSError``).
         """
         scope = self.oauth_scope if self.oauth_scope.endswith("/.default") else self.oauth_scope + "/.default"
         client = _client(self.microsoft_app_id, self.microsoft_app_password, self.oauth_endpoint,
@@ -59,9 +78,7 @@ class TokenCredentials(MicrosoftAppCredentials, AsyncHTTPPolicy):
         result = client.acquire_token_for_client(scopes=[scope])
         if "access_token" in result:
             return result["access_token"]
-        detail = (result.get("error_description") or "").splitlines()[:1]
-        raise PermissionError(f"token request refused: {result.get('error', 'unknown error')}"
-                              + (f": {redact(detail[0])[:200]}" if detail else ""))
+        raise TokenRefused(result.get("error") or "unknown error", result.get("error_description") or "")
 
     async def send(self, request, **kwargs):
         """Send one connector call with a bearer token; on 401 once more with a fresh token."""

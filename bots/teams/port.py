@@ -254,22 +254,56 @@ def _credentials_problem(settings: TeamsSettings, app_id: str | None) -> str | N
     return None
 
 
+def _key(settings: TeamsSettings) -> tuple:
+    """What Entra ID's answer to :func:`check_delivery` depends on: the app, its secret and its authority."""
+    password = settings.microsoft_app_password.get_secret_value() if settings.microsoft_app_password else ""
+    return (bot_app_id(settings), password, settings.microsoft_app_type, settings.microsoft_app_tenant_id,
+            settings.microsoft_login_url)
+
+
+#: The Entra ID refusal line (or None) of each app, secret and authority :func:`check_delivery` asked about.
+_refused: dict[tuple, str | None] = {}
+
+
 def delivery_problem(settings: Settings | None = None) -> str | None:
     """Why this process cannot send to Teams as a registered bot (the ``MICROSOFT_*`` settings it
-    lacks, never their values), or None when it can. Without ``MICROSOFT_APP_ID`` it can only answer
-    a bot that runs without one too (local testing, docs/teams.md), and this says so.
+    lacks, never their values; or Entra ID refused them when :func:`check_delivery` asked), or None
+    when it can. Without ``MICROSOFT_APP_ID`` it can still answer a bot that runs without one too (local
+    testing, docs/teams.md): that line is a :class:`jobs.port.Partly` and says so.
 
     ``settings``: the engine's (default: this process's, :func:`engine.settings.get_settings`).
     """
+    from jobs.port import Partly
+
     try:
         teams = teams_settings(settings or get_settings())
     except SettingsError as err:
         return str(err)
     problem = _credentials_problem(teams, None)
     if problem is None and not bot_app_id(teams):
-        return ("MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are not set (only a bot without them, "
-                "for local testing, can be answered)")
-    return problem
+        return Partly("MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are not set (only a bot without them, "
+                      "for local testing, can be answered)")
+    return problem or _refused.get(_key(teams))
+
+
+def check_delivery(settings: Settings | None = None) -> str | None:
+    """Ask Microsoft Entra ID for the bot's token with this process's ``MICROSOFT_APP_ID``,
+    ``MICROSOFT_APP_PASSWORD`` and tenant, as the Teams bot does at its start
+    (:func:`bots.teams.adapter.credentials_problem`): the line naming the refused setting
+    (``MICROSOFT_APP_PASSWORD was refused by Microsoft Entra ID (invalid_client, AADSTS7000215: ...)``), kept
+    so :func:`delivery_problem` and :func:`from_reference` say it from then on; else None, also when the
+    token endpoint does not answer (the turns' own posts retry it). A worker asks at start-up
+    (:func:`jobs.worker.announce_surfaces`), so one left with a wrong or expired secret hands Teams turns back
+    before researching them instead of running each to its end and failing every post.
+    """
+    from bots.teams.adapter import credentials_problem
+
+    try:
+        teams = teams_settings(settings or get_settings())
+        _refused[_key(teams)] = refused = credentials_problem(teams)
+    except SettingsError as err:
+        return str(err)
+    return refused
 
 
 def from_reference(ref: dict) -> TeamsPort:
@@ -278,8 +312,8 @@ def from_reference(ref: dict) -> TeamsPort:
     Raises:
         ValueError: the dict has no usable ``conversation_reference``.
         jobs.port.PortUnavailable: this process cannot send as the bot that took the question (its
-            ``MICROSOFT_*`` settings are missing, invalid or another app's): the turn waits for a
-            process that can.
+            ``MICROSOFT_*`` settings are missing, invalid or another app's, or Entra ID refused them when
+            :func:`check_delivery` asked): the turn waits for a process that can.
     """
     from jobs.port import PortUnavailable
 
@@ -290,7 +324,8 @@ def from_reference(ref: dict) -> TeamsPort:
     if not reference.service_url or not reference.conversation or not reference.conversation.id:
         raise ValueError(redact("teams port reference lacks serviceUrl or conversation id"))
     try:
-        problem = _credentials_problem(_current_settings(), ref.get("app_id"))
+        settings = _current_settings()
+        problem = _credentials_problem(settings, ref.get("app_id")) or _refused.get(_key(settings))
     except SettingsError as err:
         problem = str(err)
     if problem:

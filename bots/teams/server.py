@@ -17,11 +17,11 @@ from bots.chat_common import log_failure
 from bots.chat_phrases import SAY, own_language
 from bots.logs import redact
 from bots.teams import port as teams_port
-from bots.teams.adapter import make_adapter
+from bots.teams.adapter import credentials_problem, make_adapter
 from bots.teams.bot import TeamsBot
 from bots.teams.settings import load_teams_settings, teams_settings
 from engine.fsutil import StorageError
-from engine.settings import Settings
+from engine.settings import Settings, SettingsError
 from engine.text import clean_path
 from jobs.loop_thread import shared_loop
 from jobs.startup import check_local
@@ -147,7 +147,9 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
     (:func:`jobs.startup.check_local`, and the download links' secret when it is a file).
 
     Raises:
-        engine.settings.SettingsError: a missing or invalid setting, or a store that does not answer (one line).
+        engine.settings.SettingsError: a missing or invalid setting, a store that does not answer, or
+            credentials Microsoft Entra ID refuses a token for (:func:`bots.teams.adapter.credentials_problem`,
+            the setting named; an Entra ID that does not answer is no refusal): one line.
         engine.fsutil.StorageError: the data folder, the corpus index or the links' secret cannot be used.
     """
     settings = teams_settings(settings) if settings is not None else load_teams_settings()
@@ -157,6 +159,9 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
         _links_secret(settings)
     serving.prepare(settings)
     app = build_app(settings)
+    refused = credentials_problem(settings)  # Entra ID asked for the token every reply carries
+    if refused is not None:
+        raise SettingsError(refused)
     if not settings.microsoft_app_id:
         log.warning(
             "event=teams_auth_disabled detail=MICROSOFT_APP_ID is not set: incoming requests are not "

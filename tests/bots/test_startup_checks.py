@@ -92,7 +92,7 @@ def test_a_misspelt_setting_in_the_env_file_stops_ask_with_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("env,expected", [
-    ({}, 'event=worker_surfaces delivers=terminal cannot=slack,teams why="slack: SLACK_BOT_TOKEN is not set: the '
+    ({}, 'event=worker_surfaces delivers=terminal partly=teams cannot=slack why="slack: SLACK_BOT_TOKEN is not set: the '
          "Slack bot token (xoxb-...) from OAuth & Permissions; teams: MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are "
          "not set (only a bot without them, for local testing, can be answered); their turns wait in the queue for "
          'a worker that has these settings"'),
@@ -354,3 +354,91 @@ def test_a_worker_whose_slack_token_slack_refuses_says_so_at_start_up(tmp_path, 
                     'settings"',
                     "event=worker_surfaces delivers=slack,teams,terminal",
                     "event=worker_surfaces delivers=slack,teams,terminal"]
+
+
+def _teams_env(idp, secret: str, login_url: str | None = None) -> dict[str, str]:
+    """The Teams settings of the app the fake identity provider knows (``APP_ID``), with ``secret``."""
+    from tests.bots.teams.test_auth import APP_ID
+    from tests.fakes.identity_provider import CHANNEL_ISSUER, CONNECTOR_SCOPE
+
+    return {"MICROSOFT_APP_ID": APP_ID, "MICROSOFT_APP_PASSWORD": secret,
+            "MICROSOFT_OPENID_METADATA_URL": idp.metadata_url, "MICROSOFT_TOKEN_ISSUER": CHANNEL_ISSUER,
+            "MICROSOFT_LOGIN_URL": login_url or idp.login_url(), "MICROSOFT_OAUTH_SCOPE": CONNECTOR_SCOPE,
+            "REQUESTS_CA_BUNDLE": str(idp.ca_file)}
+
+
+TEAMS_REFUSED = ("MICROSOFT_APP_PASSWORD was refused by Microsoft Entra ID (invalid_client, AADSTS7000215: Invalid "
+                 "client secret provided)")
+
+
+def test_a_worker_whose_teams_password_entra_id_refuses_says_so_at_start_up(tmp_path, redis_db):
+    """A worker left with a wrong or expired ``MICROSOFT_APP_PASSWORD`` asks Entra ID for a token at start-up,
+    as the Teams bot does, and says it cannot deliver there (Entra ID's error, never the secret); a token
+    endpoint that does not answer is no refusal."""
+    from tests.bots.teams.test_auth import APP_ID, SECRET
+    from tests.fakes.identity_provider import FakeIdentityProvider
+
+    process_env = {k: v for k, v in ask_env(tmp_path, {"REDIS_URL": redis_db, "DEEPRESEARCH_LLM": "offline"}).items()
+                   if not k.startswith(("SLACK_", "MICROSOFT_"))}
+    with FakeIdentityProvider({APP_ID: SECRET}) as idp:
+        said = []
+        for secret, login in (("wrong-secret-4321", None), (SECRET, None),
+                              ("wrong-secret-4321", "https://127.0.0.1:9/botframework.com")):
+            out = subprocess.run([sys.executable, "-m", "bots.cli", "worker", "--burst"], capture_output=True,
+                                 text=True, env={**process_env, "SLACK_BOT_TOKEN": "xoxb-worker",
+                                                 "SLACK_API_URL": "http://127.0.0.1:9/api/",
+                                                 **_teams_env(idp, secret, login)},
+                                 cwd=tmp_path, timeout=START_TIMEOUT)
+            assert out.returncode == 0, out.stderr
+            said += [ln.partition("logger=jobs.worker ")[2] for ln in out.stderr.splitlines()
+                     if "event=worker_surfaces" in ln]
+            assert "wrong-secret" not in out.stderr and SECRET not in out.stderr
+            no_traceback(out)
+    assert said == [f'event=worker_surfaces delivers=slack,terminal cannot=teams why="teams: {TEAMS_REFUSED}; '
+                    'their turns wait in the queue for a worker that has these settings"',
+                    "event=worker_surfaces delivers=slack,teams,terminal",
+                    "event=worker_surfaces delivers=slack,teams,terminal"]
+
+
+def test_the_teams_bot_whose_password_entra_id_refuses_stops_at_start_with_one_line(tmp_path):
+    """As the Slack bot does with a refused ``SLACK_BOT_TOKEN``: exit 1, one line naming the setting, no
+    traceback, never the secret."""
+    from tests.bots.teams.test_auth import APP_ID, SECRET
+    from tests.fakes.identity_provider import FakeIdentityProvider
+
+    with FakeIdentityProvider({APP_ID: SECRET}) as idp:
+        env = {"DEEPRESEARCH_LLM": "offline", **_teams_env(idp, "wrong-secret-4321")}
+        out = subprocess.run([sys.executable, "-m", "bots.cli", "teams", "--port", "0"], capture_output=True,
+                             text=True, env=ask_env(tmp_path, env), cwd=tmp_path, timeout=START_TIMEOUT)
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
+    assert out.returncode == 1, out.stderr
+    assert lines == [f"deepresearch: {TEAMS_REFUSED}"], out.stderr
+    assert "wrong-secret" not in out.stderr
+    no_traceback(out)
+
+
+@pytest.mark.parametrize("problem", ["wrong key", "dead base URL"])
+def test_a_worker_whose_model_server_refuses_or_does_not_answer_names_the_setting_at_start_up(tmp_path, redis_db,
+                                                                                           problem):
+    """One line naming ``OPENAI_API_KEY`` (refused) or ``OPENAI_BASE_URL`` (no answer), never the key;
+    asked with the models list (no paid call); the worker then starts as usual."""
+    from tests.fakes.openai_server import FakeOpenAI
+
+    with FakeOpenAI(api_key="sk-right-key") as fake:
+        base = fake.base_url if problem == "wrong key" else "http://127.0.0.1:9/v1"
+        env = {"REDIS_URL": redis_db, "DEEPRESEARCH_LLM": "openai", "DEEPRESEARCH_SEARCH": "none", "OPENAI_BASE_URL": base,
+               "OPENAI_API_KEY": "sk-wrong-secret"}
+        out = subprocess.run([sys.executable, "-m", "bots.cli", "worker", "--burst"], capture_output=True, text=True,
+                             env=ask_env(tmp_path, env), cwd=tmp_path, timeout=START_TIMEOUT)
+        models_asked = [c for c in fake.calls if c.path.endswith("/models")]
+    assert out.returncode == 0, out.stderr
+    lines = [ln.partition("logger=jobs.worker ")[2] for ln in out.stderr.splitlines() if "event=worker_model" in ln]
+    if problem == "wrong key":
+        assert len(models_asked) == 1
+        assert lines == [f'event=worker_model_refused why="the model server at OPENAI_BASE_URL {base} rejected the '
+                         'API key (OPENAI_API_KEY)"'], out.stderr
+    else:
+        assert lines == [f'event=worker_model_refused why="the model server at OPENAI_BASE_URL {base} could not be '
+                         'reached (APIConnectionError)"'], out.stderr
+    assert "sk-wrong-secret" not in out.stderr
+    no_traceback(out)

@@ -75,6 +75,20 @@ def _tls_files(folder: Path) -> tuple[Path, ssl.SSLContext]:
     return ca_file, context
 
 
+def _entra_error(status: int, error: str, code: int, text: str) -> HTTPAnswer:
+    """A token endpoint refusal as Microsoft Entra ID sends it: ``error``, ``error_description``
+    (``AADSTS{code}: {text}`` then the trace and correlation ids and the time), ``error_codes``,
+    ``timestamp``, ``trace_id``, ``correlation_id`` and ``error_uri``."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    trace, correlation = str(uuid.uuid4()), str(uuid.uuid4())
+    return HTTPAnswer(status, {
+        "error": error,
+        "error_description": f"AADSTS{code}: {text} Trace ID: {trace} Correlation ID: {correlation} Timestamp: {now}",
+        "error_codes": [code], "timestamp": now, "trace_id": trace, "correlation_id": correlation,
+        "error_uri": f"https://login.microsoftonline.com/error?code={code}",
+    })
+
+
 @dataclass
 class IssuedToken:
     """A token the token endpoint issued: to ``client_id`` in ``tenant`` for ``scope``."""
@@ -96,8 +110,9 @@ class FakeIdentityProvider(LoopbackServer):
     - ``POST /{tenant}/oauth2/v2.0/token``: the client-credentials grant (form fields
       ``grant_type=client_credentials``, ``client_id``, ``client_secret``, ``scope``); a client
       in :attr:`clients` with its secret gets an RS256 token signed by the same key
-      (``aud`` the scope without ``/.default``, ``appid``, ``tid``), others ``401
-      invalid_client``. Issued tokens are kept in :attr:`issued`.
+      (``aud`` the scope without ``/.default``, ``appid``, ``tid``); a wrong secret gets Entra ID's
+      ``401 invalid_client`` (AADSTS7000215), an unknown client id its ``400 unauthorized_client``
+      (AADSTS700016), each with Entra ID's whole error body. Issued tokens are kept in :attr:`issued`.
 
     :meth:`channel_token` makes the tokens the Bot Framework channel would send the bot.
     """
@@ -199,9 +214,15 @@ class FakeIdentityProvider(LoopbackServer):
         if form.get("grant_type") != "client_credentials":
             return HTTPAnswer(400, {"error": "unsupported_grant_type", "error_description": "AADSTS70003"})
         client_id, secret, scope = form.get("client_id", ""), form.get("client_secret"), form.get("scope", "")
-        if client_id not in self.clients or self.clients[client_id] != secret:
-            return HTTPAnswer(401, {"error": "invalid_client",
-                                    "error_description": "AADSTS7000215: Invalid client secret provided."})
+        if client_id not in self.clients:
+            return _entra_error(400, "unauthorized_client", 700016, (
+                f"Application with identifier '{client_id}' was not found in the directory '{tenant}'. This can "
+                "happen if the application has not been installed by the administrator of the tenant or consented "
+                "to by any user in the tenant. You may have sent your authentication request to the wrong tenant."))
+        if self.clients[client_id] != secret:
+            return _entra_error(401, "invalid_client", 7000215, (
+                "Invalid client secret provided. Ensure the secret being sent in the request is the client secret "
+                f"value, not the client secret ID, for a secret added to app '{client_id}'."))
         if not scope.endswith("/.default"):
             return HTTPAnswer(400, {"error": "invalid_scope", "error_description": "AADSTS1002012"})
         now = int(time.time())

@@ -11,6 +11,7 @@ import signal
 import time
 
 import pytest
+from pydantic import SecretStr
 
 import jobs.delivery
 import jobs.locks
@@ -245,6 +246,81 @@ def test_a_worker_whose_slack_token_slack_refused_hands_slack_turns_back_unresea
         _due_now(queue)
         work()
         assert len(seen) == 1 and _state(settings)["state"] == "done"
+
+
+def _teams_port(service_url: str, app_id: str) -> dict:
+    """The reference of a Teams personal chat's port, as the bot of ``app_id`` queues it."""
+    return {"factory": "bots.teams.port:from_reference", "app_id": app_id,
+            "conversation_reference": {"serviceUrl": service_url, "channelId": "msteams",
+                                       "conversation": {"id": "a:personal-alice", "conversationType": "personal"},
+                                       "bot": {"id": f"28:{app_id}"}, "user": {"id": "29:alice"}}}
+
+
+def test_a_worker_whose_teams_password_entra_id_refused_hands_teams_turns_back_unresearched(rq_env, tmp_path,
+                                                                                           monkeypatch, caplog):
+    """A worker whose ``MICROSOFT_APP_PASSWORD`` Entra ID refused at its start-up
+    (:func:`jobs.worker.announce_surfaces`) hands a Teams turn back before researching it: no model spent, no
+    post tried, the turn not failed; restarted with the right secret it runs it once."""
+    from bots.teams import port as teams_port
+    from jobs.worker import announce_surfaces
+    from tests.bots.teams.test_auth import APP_ID, SECRET
+    from tests.bots.test_startup_checks import TEAMS_REFUSED, _teams_env
+    from tests.fakes.bot_connector import FakeBotConnector
+    from tests.fakes.identity_provider import FakeIdentityProvider
+
+    settings, log, queue, work = rq_env
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    seen: list = []
+    _script(monkeypatch, _report(settings.data_dir / "artifacts" / "t1" / "run1"), seen=seen)  # where links reach
+    caplog.set_level("INFO", logger="jobs.delivery")
+    with FakeIdentityProvider({APP_ID: SECRET}) as idp, FakeBotConnector() as connector:
+        connector.require_token(lambda token: token in idp.tokens())
+        for name, value in _teams_env(idp, "wrong-secret-4321").items():
+            monkeypatch.setenv(name, value)
+        teams_port.configure(None)
+        said = announce_surfaces(settings)
+        assert "cannot=slack,teams" in said and f"teams: {TEAMS_REFUSED};" in said
+        _enqueue(settings, log, port=_teams_port(connector.url, APP_ID))
+        work()
+        assert seen == [] and connector.calls == [] and _failed_jobs(queue) == []
+        assert (_state(settings)["state"], _state(settings)["handed_back"]) == ("queued", 1)
+        assert [m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")] == [
+            f"event=turn_waits_for_surface turn=t1 thread={THREAD} surface=teams handed_back=1 retry_in=30s "
+            f"why={TEAMS_REFUSED}"]
+        assert "wrong-secret" not in caplog.text
+        # the worker restarted with the secret Entra ID takes runs it once
+        monkeypatch.setenv("MICROSOFT_APP_PASSWORD", SECRET)
+        teams_port.configure(None)
+        assert "delivers=teams" in announce_surfaces(settings)
+        _due_now(queue)
+        work()
+        teams_port.configure(None)
+        assert len(seen) == 1 and _state(settings)["state"] == "done"
+        assert any("Heat pumps move heat" in m.text for m in connector.messages())
+
+
+@pytest.mark.parametrize("problem", ["wrong key", "dead base URL"])
+def test_a_turn_stopped_by_the_model_server_names_the_setting_in_the_log(rq_env, monkeypatch, caplog, problem):
+    """The worker's retry and failure lines say which setting is wrong (``OPENAI_API_KEY`` refused, or
+    ``OPENAI_BASE_URL`` not answering), not only the error's class; never the key."""
+    from tests.fakes.openai_server import FakeOpenAI
+
+    settings, log, queue, work = rq_env
+    caplog.set_level("INFO", logger="jobs.delivery")
+    with FakeOpenAI(api_key="sk-right-key") as fake:
+        base = fake.base_url if problem == "wrong key" else "http://127.0.0.1:9/v1"
+        model_settings = settings.model_copy(update={
+            "llm": "openai", "openai_base_url": base, "openai_api_key": SecretStr("sk-wrong-secret"),
+            "model_max_retries": 0})
+        monkeypatch.setattr(jobs.run, "get_settings", lambda: model_settings)
+        _enqueue(model_settings, log)
+        work()
+    failed = [m for m in caplog.messages if m.startswith("event=turn_failed")]
+    assert len(failed) == 1, caplog.messages
+    server = f"the model server at OPENAI_BASE_URL {base}"
+    why = "rejected the API key (OPENAI_API_KEY)" if problem == "wrong key" else "could not be reached ("
+    assert f'why="{server} {why}' in failed[0], failed[0]
+    assert "sk-wrong-secret" not in caplog.text
 
 
 SLACK_PORT = {"factory": "bots.slack.port:from_reference", "channel": "C1", "thread_ts": "1700000000.000100",
