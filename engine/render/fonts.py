@@ -264,16 +264,44 @@ def _clusters(text: str) -> Iterable[str]:
         i = j
 
 
+def _is_tag(ch: str) -> bool:
+    """A tag character (U+E0020..U+E007F): the letters and the end of an emoji tag sequence (UTS #51 §2.8)."""
+    return 0xE0020 <= ord(ch) <= 0xE007F
+
+
+def is_sequence(text: str) -> bool:
+    """Whether ``text`` holds a part of an emoji or variation sequence that changes how the character
+    before it looks: a joiner, a variation selector, a skin tone, a keycap mark, a tag or a regional
+    indicator (UTS #51). Such a run is typeset marked as a sequence (the template's ``\\drbsequence``)."""
+    return any(c == ZWJ or _is_extender(c) or 0x1F1E6 <= ord(c) <= 0x1F1FF for c in text)
+
+
+def _sequence_font(cluster: str, plan: FontPlan, base: str) -> str | None:
+    """The one font that has every visible part of an emoji sequence: ``""`` for ``base``, else the
+    first part's own font (:meth:`FontPlan.font_for`: a CJK ideograph's regional font), else the
+    first fallback (in :class:`FontPlan` order) that has them all; None when no font has them all."""
+    visible = [c for c in cluster if not _says_nothing(c) and not _is_tag(c)]
+    if not visible or not plan.faces:
+        return None
+    own = plan.font_for(visible[0], base)
+    candidates = ["", *([own] if own else []), *([plan.main] if base != plan.main else []), *plan.order]
+    return next((f for f in candidates if all(plan.has(f, c, base) for c in visible)), None)
+
+
 def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
     """Split ``text`` into ``(family, text)`` runs: family ``""`` for the base font.
 
-    An emoji sequence is set as its parts, each in a font that has it (a skin tone or keycap in
-    its own font when the base's font lacks it); a sequence with a part that no font has becomes
-    one placeholder in the base font that names every part (:func:`placeholder`), and so does a
-    character whose combining mark (a keycap's U+20E3, U+20DD and the other enclosing marks) no
-    font has together with it: set apart, the mark would be drawn over its neighbours. Joiners and
-    variation selectors are left out unless the base's font has them; invisible format
-    characters that no font has are left out.
+    An emoji sequence (:func:`is_sequence`: ZWJ, flag, skin tone, keycap, variation or tag
+    sequence) is one run, all its code points kept, in the first font that has every visible part;
+    else its parts each go in a font that has them, joiners, variation selectors and tags with the
+    part before them. The installed fonts have no ligature for a sequence (Symbola draws 👩‍🔬 as
+    👩 and 🔬, 🇫🇷 as two letters F R, and shows no tag): the .tex keeps the code points so that the
+    PDF's text layer is the sequence (the template's ``\\drbsequence`` has XeTeX write it as the
+    run's ActualText). A sequence with a visible part that no font has becomes one placeholder in
+    the base font that names every part (:func:`placeholder`), and so does a character whose
+    combining mark (U+20DD and the other enclosing marks) no font has together with it: set
+    apart, the mark would be drawn over its neighbours. Invisible format characters that no
+    font has, outside a sequence, are left out.
     """
     out: list[tuple[str, str]] = []
 
@@ -284,18 +312,31 @@ def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
             out.append((family, piece))
 
     for cluster in _clusters(text):
-        fonts = [plan.font_for(c, base) for c in cluster]
-        fonts = [fonts[0] if i and _is_mark(c) and fonts[0] is not None and plan.has(fonts[0], c, base) else f
-                 for i, (c, f) in enumerate(zip(cluster, fonts, strict=True))]  # a mark with its base
-        parts = [f for c, f in zip(cluster, fonts, strict=True) if not _says_nothing(c)]
-        if any(f is None for f in parts) or not parts or _apart(cluster, fonts):
-            if not _apart(cluster, fonts) and all(unicodedata.category(c) == "Cf" or _is_extender(c) for c in cluster):
-                continue  # invisible format characters: nothing to show
-            add("", placeholder(cluster))
+        whole = _sequence_font(cluster, plan, base) if len(cluster) > 1 and is_sequence(cluster) else None
+        if whole is not None:
+            add(whole, cluster)
             continue
-        family = parts[0]
-        for c, f in zip(cluster, fonts, strict=True):
-            if f == family or (f is not None and not _says_nothing(c)):
-                add(f, c)
-                family = f
+        for family, piece in _cluster_parts(cluster, plan, base):
+            add(family, piece)
+    return out
+
+
+def _cluster_parts(cluster: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
+    """``(family, text)`` of each part of a cluster no one font has whole (:func:`segments`)."""
+    fonts = [plan.font_for(c, base) for c in cluster]
+    fonts = [fonts[0] if i and _is_mark(c) and fonts[0] is not None and plan.has(fonts[0], c, base) else f
+             for i, (c, f) in enumerate(zip(cluster, fonts, strict=True))]  # a mark with its base
+    parts = [f for c, f in zip(cluster, fonts, strict=True) if not _says_nothing(c) and not _is_tag(c)]
+    if any(f is None for f in parts) or not parts or _apart(cluster, fonts):
+        if not _apart(cluster, fonts) and all(unicodedata.category(c) == "Cf" or _is_extender(c) for c in cluster):
+            return []  # invisible format characters: nothing to show
+        return [("", placeholder(cluster))]
+    out: list[tuple[str, str]] = []
+    family = parts[0]
+    for c, f in zip(cluster, fonts, strict=True):
+        if _says_nothing(c) or _is_tag(c) or f == family:
+            out.append((family, c))  # a joiner, selector or tag stays with the part before it
+        else:
+            out.append((f, c))
+            family = f
     return out

@@ -14,7 +14,7 @@ import pypandoc
 
 from engine.chinese import TRADITIONAL, chinese_variant, traditional
 from engine.render import ReportDocument
-from engine.render.fonts import FontPlan, installed_faces, script_of, segments
+from engine.render.fonts import FontPlan, installed_faces, is_sequence, script_of, segments
 from engine.render.fonts import placeholder as placeholder  # re-exported
 from engine.render.markdown import (
     Attr,
@@ -140,6 +140,7 @@ class _Typesetter:
                 continue
             for family, piece in segments(node["c"], self.plan, self.plan.main):
                 nodes = self._words(piece, strike and not family)  # a fallback run is struck whole
+                nodes = _as_sequence(nodes) if is_sequence(piece) else nodes
                 if (family and len(pending) >= 2 and pending[-1][0] == " " and pending[-2][0] == family):
                     spaces = pending.pop()[1]
                     pending[-1][1].extend(spaces + nodes)
@@ -178,18 +179,19 @@ class _Typesetter:
     def _code(self, text: str) -> list[Node]:
         out: list[Node] = []
         for family, piece in segments(text, self.plan, self.plan.mono):
+            nodes: list[Node] = []
             if family:
-                out.extend([_raw(f"\\{self.plan.command(family)}{{"), str_node(piece), _raw("}")])
-                continue
-            for brk, chunk in _pieces(piece, self.max_run, 0):
-                out.extend([_raw(brk)] if brk else [])
-                out.append({"t": "Code", "c": [Attr, chunk]})
+                nodes = [_raw(f"\\{self.plan.command(family)}{{"), str_node(piece), _raw("}")]
+            for brk, chunk in [] if family else _pieces(piece, self.max_run, 0):
+                nodes.extend([_raw(brk)] if brk else [])
+                nodes.append({"t": "Code", "c": [Attr, chunk]})
+            out.extend(_as_sequence(nodes) if is_sequence(piece) else nodes)
         return out
 
     def _code_block(self, text: str) -> Node:
         """Verbatim when the mono font has every glyph, else lines of inline code (fonts can switch)."""
         segs = segments(text, self.plan, self.plan.mono)
-        if not any(family for family, _ in segs):
+        if not any(family or is_sequence(piece) for family, piece in segs):
             return {"t": "CodeBlock", "c": [Attr, "".join(piece for _, piece in segs)]}
         lines: list[Node] = []
         for k, line in enumerate(text.strip("\n").split("\n")):
@@ -197,6 +199,11 @@ class _Typesetter:
             lines.extend([_raw("\\mbox{}")] if line[:1].isspace() else [])  # keeps the indent
             lines.extend(self._code(line.rstrip() or " "))
         return {"t": "Para", "c": lines}
+
+
+def _as_sequence(nodes: list[Node]) -> list[Node]:
+    """``nodes`` of an emoji sequence's run in ``\\drbsequence`` (its code points are the PDF's text)."""
+    return [_raw("\\drbsequence{"), *nodes, _raw("}")]
 
 
 def _is_rtl(nodes: list[Node]) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import html
 import json
 import re
 import threading
@@ -13,11 +12,13 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from engine.render.pandoc import convert_text
+from engine.render.rawhtml import hide_elements
+from engine.render.rawhtml import strip_html as strip_html  # re-exported
 from engine.source_links import source_place
 from engine.text import parse_url
 
 # GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math) or
-# vanish (a YAML block read as metadata). Raw HTML is parsed, then shown as text (see Sanitizer).
+# vanish (a YAML block read as metadata). Raw HTML is parsed, then shown as a reader sees it (engine.render.rawhtml).
 #: A ``file:`` URI written as text (RFC 8089), up to the next space or bracket.
 _FILE_URI = re.compile(r"(?i)\bfile:[^\s<>()\[\]]+")
 MARKDOWN_FORMAT = "gfm-tex_math_dollars-tex_math_gfm-yaml_metadata_block"
@@ -26,31 +27,10 @@ MAX_NESTING = 4  # lists and quotes inside each other; LaTeX stops at 4 itemize 
 # A citation group: ``[n]`` or ``[n, m, ...]``, written without backslashes (``\[1\]`` is text).
 _CITATION = re.compile(r"\[(\d{1,4}(?:,[ \n]*\d{1,4})*)\]")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
-# HTML markup a Markdown viewer hides (its text stays): comments and the tags of ordinary HTML.
-# Anything else in angle brackets (``List<String>``, ``<u8>``) is text and shown as written.
-HTML_TAGS = frozenset("""a abbr b big blockquote br center cite code col colgroup dd del details dfn div dl dt em
-    figcaption figure font h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp section small span
-    strike strong sub summary sup table tbody td tfoot th thead tr tt u ul var wbr""".split())
-_HTML_MARKUP = re.compile(r"<!--.*?-->|<!--.*\Z|</?([A-Za-z][A-Za-z0-9]*)\b(?:[^<>\"']|\"[^\"]*\"|'[^']*')*/?>", re.S)
 # Escaped brackets are held in noncharacters while pandoc parses (clean_text removes any in the input).
 _ESCAPED = {"\\[": "\ufdd0", "\\]": "\ufdd1"}
 _UNESCAPE_TEXT = str.maketrans({"\ufdd0": "[", "\ufdd1": "]"})
 _UNESCAPE_CODE = str.maketrans({"\ufdd0": "\\[", "\ufdd1": "\\]"})
-
-
-def strip_html(raw: str) -> str:
-    """``raw`` HTML as a browser shows its text: comments and ordinary tags (:data:`HTML_TAGS`)
-    dropped, character references (``&amp;``, ``&lt;``, ``&#169;``) read; anything else in angle
-    brackets (``List<String>``) as written."""
-    out: list[str] = []
-    pos = 0
-    for m in _HTML_MARKUP.finditer(raw):
-        out.append(html.unescape(raw[pos:m.start()]))
-        if m.group(1) and m.group(1).lower() not in HTML_TAGS and not m.group(0).startswith("<!--"):
-            out.append(m.group(0))
-        pos = m.end()
-    out.append(html.unescape(raw[pos:]))
-    return "".join(out)
 
 
 # --- characters --------------------------------------------------------------------------------
@@ -97,8 +77,9 @@ def plain_inlines(text: str) -> list[Node]:
 class Sanitizer:
     """Rewrites a parsed fragment so that only text reaches the LaTeX and Word writers.
 
-    HTML comments and ordinary tags are dropped (their text stays), other raw text and math are
-    literal text, images become ``[image: alt]`` (a link when the URL is on the web, never
+    Raw HTML is shown as a reader of report.md sees it (:mod:`engine.render.rawhtml`: comments and
+    ordinary tags hidden, their text kept, ``<script>`` and the other hidden elements as ``[script]``),
+    other raw text and math are literal text, images become ``[image: alt]`` (a link when the URL is on the web, never
     fetched), links keep only web schemes, headings move to ``min_level``, citation groups whose
     every number is a source link each number to ``#src-n``, and lists and quotes nested deeper
     than LaTeX allows are flattened.
@@ -118,7 +99,7 @@ class Sanitizer:
 
     def _list(self, items: list) -> list:
         out: list = []
-        for item in items:
+        for item in hide_elements(items):
             if isinstance(item, dict) and "t" in item:
                 out.extend(self._node(item))
             elif isinstance(item, list):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from engine.search.base import TITLE_CHARS, Unreadable
 from engine.search.html_text import LINK_MARK, html_text, without_captions
+from engine.search.markdown_text import inline_text, markdown_text
 from engine.search.text_encoding import bom_encoding, decode, undeclared_encoding
 from engine.text import has_words, one_line
 
@@ -135,7 +136,9 @@ def _markdown(text: str) -> tuple[str | None, str, str]:
     else the first level-1 heading (ATX or setext) in the first :data:`TITLE_SEARCH_CHARS` characters,
     found in markdown-it-py's tokens (a ``# comment`` in code, HTML or a quote is none). The first line
     is that of the first block when it is a heading or a paragraph, else "" (a code fence, a list item,
-    a table row or an HTML line is no title). The text is the file's without its front matter."""
+    a table row or an HTML line is no title). Title, first line and text are as a reader sees them
+    (:mod:`engine.search.markdown_text`: ``*really*`` is "really", a link its text), the text without
+    the file's front matter."""
     title = None
     front = re.match(r"---\n(.*?)\n(?:---|\.\.\.)\n", text, re.S)
     if front:
@@ -146,11 +149,11 @@ def _markdown(text: str) -> tuple[str | None, str, str]:
     if len(head) > TITLE_SEARCH_CHARS:  # cut between blocks: a block cut in two could read as a heading
         head = head[:TITLE_SEARCH_CHARS].rpartition("\n\n")[0] or head[:TITLE_SEARCH_CHARS]
     tokens = _markdown_blocks(head)
-    heading = next((tokens[n + 1].content for n, token in enumerate(tokens)
+    heading = next((inline_text(tokens[n + 1].content) for n, token in enumerate(tokens)
                     if token.type == "heading_open" and token.tag == "h1" and token.level == 0), None)
     opens = tokens and tokens[0].type in ("heading_open", "paragraph_open")
-    first = tokens[1].content.partition("\n")[0] if opens else ""
-    return title or heading, first, text
+    first = inline_text(tokens[1].content).partition("\n")[0] if opens else ""
+    return title or heading, first, markdown_text(text)
 
 
 #: An reStructuredText section adornment: one printable ASCII character that is not a letter or a

@@ -73,6 +73,8 @@ CORPUS: list[tuple[str, str]] = [
     ("raw html", "Text with <b>bold tags</b>, a line<br>break and <span class=\"x\">a span</span>."),
     ("html comment", "Visible text <!-- a hidden comment --> continues.\n\n<!--\nblock comment\n-->\n\nAfter."),
     ("html block", "<div>\n<p>Paragraph in a div</p>\n</div>"),
+    ("html hidden elements", "Text <script>track()</script> and <style>p {}</style> stay hidden.\n\n"
+                             "<iframe src=\"https://example.com/x\">fallback</iframe>\n\nUse `<script>` as written."),
     ("math dollars", "Inline $E = mc^2$ and display:\n\n$$\\int_0^1 x\\,dx = \\frac{1}{2}$$"),
     ("math parens", "Inline \\(a^2 + b^2 = c^2\\) and display \\[x = \\frac{-b}{2a}\\] done."),
     ("task list", "- [x] Collected sources\n- [ ] Field survey\n- [ ] Interviews with installers"),

@@ -23,6 +23,7 @@ from pypdf import PdfReader
 
 from engine.render.fonts import placeholder
 from engine.render.markdown import pandoc_api_version, parse_markdown, strip_html
+from engine.render.rawhtml import hide_elements
 
 # A citation group as the report writes it: unescaped, digits only, outside code.
 CITATION = re.compile(r"(?<!\\)\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -40,12 +41,13 @@ def body_words(markdown: str) -> list[str]:
 
     The rules every output follows: code, math and raw text other than HTML markup are shown as
     written (backslash-escapes resolved); HTML comments and ordinary HTML tags are hidden
-    (``<br>`` ends a line); an image is ``[image: alt]``; a link is its text; a task list's box
+    (``<br>`` ends a line), an element whose content a browser does not show is ``[script]``
+    (:mod:`engine.render.rawhtml`); an image is ``[image: alt]``; a link is its text; a task list's box
     is a word (☐ or ☒); an emoji counts as the placeholder of an output without an emoji font.
     This is the hook for every rendering's check (PDF, Word, chat text).
     """
     document = pf.load(io.StringIO(json.dumps({"pandoc-api-version": pandoc_api_version(), "meta": {},
-                                               "blocks": parse_markdown(markdown)})))
+                                               "blocks": _hidden(parse_markdown(markdown))})))
     pieces: list[str] = []
     notes: set[str] = set()
 
@@ -79,6 +81,15 @@ def body_words(markdown: str) -> list[str]:
     for block in document.content:
         visit(block)
     return words("".join(pieces).translate({0xFDD0: "[", 0xFDD1: "]"}))
+
+
+def _hidden(value: object) -> object:
+    """Pandoc JSON with each hidden element written inline (``<script>…</script>``) as its stand-in."""
+    if isinstance(value, list):
+        return [_hidden(item) for item in hide_elements(value)]
+    if isinstance(value, dict):
+        return {key: _hidden(item) for key, item in value.items()}
+    return value
 
 
 def _children(elem: pf.Element) -> list[pf.Element]:

@@ -94,3 +94,36 @@ def test_the_pdfs_and_word_documents_body_never_shows_a_host_path():
     word = stringify(docx_document(doc).to_json()["blocks"])
     for text in (tex, word):
         assert "/home/" not in text and "plan.md" in text and "x.md" in text and "report.md" in text, text
+
+
+@pytest.mark.parametrize(("markdown", "shown"), [
+    ("a <script>x()</script> b <style>p{}</style> c", "a [script] b [style] c"),
+    ("a <SCRIPT>if (x < y) {}</SCRIPT> b", "a [script] b"),
+    ("a <noscript>one <noscript>two</noscript> still</noscript> b", "a [noscript] b"),
+    ("a <iframe src='https://example.com/'>*fallback*</iframe> b", "a [iframe] b"),
+    ("a <template>never **shown**", "a [template]"),  # left open: the rest of its inlines
+    ("a <meta charset=utf-8> b </script> c", "a [meta] b c"),
+    ("x <img src='https://example.com/c.png' alt='A chart'> y <!-- note --> z", "x [image: A chart] y z"),
+    ("`<script>x()</script>` and `<!-- c -->`", "<script>x()</script> and <!-- c -->"),
+    ("List<String> and <u8> stay", "List<String> and <u8> stay"),
+])
+def test_raw_html_inline_is_shown_as_a_reader_sees_it(markdown, shown):
+    (para,) = _clean(markdown)
+    assert _shown(para["c"]) == shown
+
+
+def _shown(inlines: list) -> str:
+    """The words of pandoc inlines, code as its text, each space or break as one space."""
+    return " ".join("".join(n["c"] if n["t"] == "Str" else n["c"][1] if n["t"] == "Code" else " "
+                            for n in _walk_nodes(inlines)
+                            if n["t"] in ("Str", "Code", "Space", "SoftBreak", "LineBreak")).split())
+
+
+@pytest.mark.parametrize(("markdown", "shown"), [
+    ("<script>\nalert('<b>x</b>');\n</script>", ["[script]"]),
+    ("<div>\nOne<br>two <span>three</span>\n<!-- hidden\n", ["One two three"]),
+    ("<p>A <img alt='chart' src='c.png'> &amp; <object data='x.swf'>fallback</object></p>", ["A [image: chart] & [object]"]),
+    ("<!--\nunclosed comment hides the block", []),
+])
+def test_raw_html_blocks_are_shown_as_a_reader_sees_them(markdown, shown):
+    assert [_shown(b["c"]) for b in _clean(markdown)] == shown
