@@ -119,10 +119,10 @@ class PostgresArtifacts:
         self.settings = settings
 
     def _connect(self):
-        from engine.database import connect, require_database
+        """One call's transaction on a connection of the process's pool (:func:`engine.pg_pool.pooled_connection`)."""
+        from engine.pg_pool import pooled_connection
 
-        require_database(self.settings)
-        return connect(self.settings)
+        return pooled_connection(self.settings)
 
     def save_run(self, directory: Path) -> None:
         """Store every file of :data:`ARTIFACT_NAMES` present in ``directory``, all in one transaction.

@@ -306,7 +306,8 @@ _secrets: dict[tuple[str, str], bytes] = {}
 def shared_secret(settings: Settings, name: str, nbytes: int = 32) -> bytes:
     """The random key ``name`` (``nbytes`` bytes), the same in every process that uses this database.
 
-    Made by whichever process asks first (``INSERT ... ON CONFLICT DO NOTHING``, then read back),
+    Made by whichever process asks first (``INSERT ... ON CONFLICT DO NOTHING``, then read back, in
+    one transaction on a connection of the process's pool: :func:`engine.pg_pool.pooled_connection`),
     kept in ``deepresearch_secrets``, cached per process. Never logged.
 
     Raises:
@@ -314,17 +315,17 @@ def shared_secret(settings: Settings, name: str, nbytes: int = 32) -> bytes:
     """
     import psycopg
 
+    from engine.pg_pool import pooled_connection
+
     url = database_url(settings)
     if (url, name) not in _secrets:
-        require_database(settings)
-        with connect(settings) as conn:
-            try:
+        try:
+            with pooled_connection(settings) as conn:
                 conn.execute("INSERT INTO deepresearch_secrets (name, value) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
                              (name, secrets.token_bytes(nbytes)))
                 row = conn.execute("SELECT value FROM deepresearch_secrets WHERE name = %s", (name,)).fetchone()
-                conn.commit()
-            except psycopg.Error as err:
-                raise explain(err, url) from None
+        except psycopg.Error as err:
+            raise explain(err, url) from None
         _secrets[(url, name)] = bytes(row[0])
     return _secrets[(url, name)]
 

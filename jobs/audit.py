@@ -99,10 +99,9 @@ def spent_tokens(usage: dict) -> int:
 
 def _usage_records(settings: Settings, thread_id: str) -> list[dict]:
     if settings.database_url is not None:
-        from engine.database import connect, require_database
+        from engine.pg_pool import pooled_connection
 
-        require_database(settings)
-        with connect(settings) as conn:
+        with pooled_connection(settings) as conn:
             rows = conn.execute("SELECT record FROM deepresearch_usage WHERE thread_key = %s ORDER BY id",
                                 (safe_name(thread_id),)).fetchall()
         return [row[0] for row in rows if isinstance(row[0], dict)]
@@ -371,11 +370,10 @@ def _write_postgres(settings: Settings, record: dict) -> None:
     """
     from psycopg.types.json import Jsonb
 
-    from engine.database import connect, require_database
+    from engine.pg_pool import pooled_connection
 
-    require_database(settings)
     pending = Path(settings.data_dir) / PENDING_FILE
-    with connect(settings) as conn, _file_lock, contextlib.ExitStack() as held:
+    with pooled_connection(settings) as conn, _file_lock, contextlib.ExitStack() as held:
         fh = held.enter_context(pending.open("r+", encoding="utf-8")) if pending.exists() else None
         waiting: list[dict] = []
         if fh is not None:
@@ -401,10 +399,9 @@ def prune(settings: Settings, *, older_than_days: float, dry_run: bool = False) 
     """
     cutoff = time.time() - older_than_days * 86400
     if settings.database_url is not None:
-        from engine.database import connect, require_database
+        from engine.pg_pool import pooled_connection
 
-        require_database(settings)
-        with connect(settings) as conn, conn.transaction():
+        with pooled_connection(settings) as conn:
             if dry_run:
                 return int(conn.execute("SELECT count(*) FROM deepresearch_audit WHERE at < %s",
                                         (datetime.fromtimestamp(cutoff, UTC),)).fetchone()[0])

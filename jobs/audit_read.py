@@ -91,9 +91,8 @@ def parse_records(text: str) -> list[dict]:
 def _read_postgres(settings: Settings, cutoff: float | None, user: str | None) -> list[dict]:
     """The stored records, oldest first, of ``user`` (any when None) and, with ``cutoff``, of the
     researches with a record at or after it (see :func:`read_checked`)."""
-    from engine.database import connect, require_database
+    from engine.pg_pool import pooled_connection
 
-    require_database(settings)
     query, args = "SELECT a.record FROM deepresearch_audit a WHERE true", []
     if user is not None:
         query += " AND a.requester = %s"
@@ -105,7 +104,7 @@ def _read_postgres(settings: Settings, cutoff: float | None, user: str | None) -
                   + " AND b.record->>'thread' = a.record->>'thread'"
                   " AND b.record->>'research_started' = a.record->>'research_started'))")
         args += [at, at]
-    with connect(settings) as conn:
+    with pooled_connection(settings) as conn:
         return [row[0] for row in conn.execute(query + " ORDER BY a.at, a.id", args).fetchall()]
 
 
@@ -162,10 +161,9 @@ def _research_records(settings: Settings, thread_id: str, key: str) -> list[dict
     data = Path(settings.data_dir)
     texts = []
     if settings.database_url is not None:
-        from engine.database import connect, require_database
+        from engine.pg_pool import pooled_connection
 
-        require_database(settings)
-        with connect(settings) as conn:
+        with pooled_connection(settings) as conn:
             rows = conn.execute("SELECT record FROM deepresearch_audit WHERE record->>'thread' = %s"
                                 " AND record->>'research_started' = %s", (thread_id, key)).fetchall()
         stored = [row[0] for row in rows if isinstance(row[0], dict)]

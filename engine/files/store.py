@@ -31,6 +31,7 @@ from engine.artifacts import safe_name
 from engine.database import connect, database_url, explain, is_unavailable, reason, require_database
 from engine.files.entries import FileEntry
 from engine.fsutil import storage_problem, write_atomic
+from engine.pg_pool import pooled_connection
 from engine.search.corpus import CorpusSearch
 from engine.search.corpus_index import CorpusIndexError, add_documents
 from engine.search.postgres_text import PostgresTextSearch, delete_scope, replace_documents
@@ -135,8 +136,8 @@ class LocalThreadFiles:
 class PostgresThreadFiles:
     """A thread's files in PostgreSQL (``DATABASE_URL``): every host sees the same list and text.
 
-    Each call opens its own connection, except inside :meth:`locked`, whose connection (holding
-    the lock) serves every call of the block.
+    Each call is one transaction on a connection of the process's pool, except inside :meth:`locked`,
+    whose connection of its own (holding the lock) serves every call of the block.
     """
 
     def __init__(self, settings: Settings, thread_id: str) -> None:
@@ -147,7 +148,8 @@ class PostgresThreadFiles:
 
     @contextlib.contextmanager
     def _conn(self):
-        """A connection for one call (or the one :meth:`locked` holds).
+        """A connection for one call: the one :meth:`locked` holds, else one of the process's pool
+        (:func:`engine.pg_pool.pooled_connection`), the call's statements in one transaction.
 
         Raises:
             engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now, before
@@ -158,12 +160,16 @@ class PostgresThreadFiles:
         if self._held is not None:
             yield self._held
             return
+        with self._one_line(), pooled_connection(self.settings) as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _one_line(self):
+        """psycopg's errors of the block as :meth:`_conn` raises them."""
         import psycopg
 
-        require_database(self.settings)
         try:
-            with connect(self.settings, autocommit=True) as conn:
-                yield conn
+            yield
         except psycopg.Error as err:
             if is_unavailable(err):
                 raise explain(err, database_url(self.settings)) from None
@@ -181,7 +187,9 @@ class PostgresThreadFiles:
             CorpusIndexError: a statement failed (one line).
         """
         lock = int.from_bytes(hashlib.sha256(f"threadfiles:{self.key}".encode()).digest()[:8], "big", signed=True)
-        with self._conn() as conn:
+        require_database(self.settings)
+        # a connection of its own, not the pool's: the lock is the session's, held across the block's calls
+        with self._one_line(), connect(self.settings, autocommit=True) as conn:
             conn.execute("SELECT pg_advisory_lock(%s)", (lock,))
             self._held = conn
             try:

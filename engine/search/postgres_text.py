@@ -22,9 +22,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from engine.database import DatabaseError, connect, is_unavailable, outage_retries, reason, require_database
+from engine.database import DatabaseError, is_unavailable, outage_retries, reason
 from engine.language import detect_language
 from engine.outage_log import outage, recovery
+from engine.pg_pool import pooled_connection
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus import _group, _snippet_around, query_words, substring_words
 from engine.search.corpus_index import _MAX_PASSAGES, split_passages
@@ -158,7 +159,7 @@ class PostgresTextSearch:
         return await asyncio.to_thread(self._search, query, max_results)
 
     async def aclose(self) -> None:
-        """Nothing to release: every query opens and closes its own connection."""
+        """Nothing to release: every query hands its connection back to the process's pool."""
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:
         """:meth:`search` in this thread; a PostgreSQL outage is waited out (:func:`engine.database.outage_retries`)."""
@@ -179,13 +180,13 @@ class PostgresTextSearch:
         return _group(rows, max_results, self.url)
 
     def _rows(self, query: str, limit: int) -> list[tuple]:
-        """One try: the ranked rows of ``query`` (:meth:`_rank`) on a connection of its own.
+        """One try: the ranked rows of ``query`` (:meth:`_rank`) on a connection of the process's pool
+        (:func:`engine.pg_pool.pooled_connection`).
 
         Raises:
             SearchError: nothing is indexed under the scope; DatabaseError, psycopg.Error: as the database raised them.
         """
-        require_database(self.settings)
-        with connect(self.settings) as conn:
+        with pooled_connection(self.settings) as conn:
             if conn.execute("SELECT 1 FROM deepresearch_passages WHERE scope = %s LIMIT 1",
                             (self.scope,)).fetchone() is None:
                 raise SearchError(f"{self.name}: {self.hint}")
