@@ -34,6 +34,9 @@ def configure_logging(level: str | None = None) -> None:
         logging.getLogger(__name__).warning("event=log_level_unknown level=%r using=WARNING", level[:40])
     for noisy in ("httpx", "httpcore", "openai", "urllib3"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # the pool's own reconnect attempts while PostgreSQL is away (one WARNING each): the product says the
+    # outage once (engine.outage_log); they are shown with LOG_LEVEL=DEBUG
+    logging.getLogger("psycopg.pool").setLevel(logging.DEBUG if root.level <= logging.DEBUG else logging.ERROR)
 
 
 def log_level_setting() -> str:

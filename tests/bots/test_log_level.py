@@ -77,3 +77,24 @@ def test_a_command_logs_at_the_level_dotenv_sets(tmp_path):
     out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "How do home solar panels work?")
     assert out.returncode == 0, out.stderr
     assert "level=INFO" in out.stderr and "level=DEBUG" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize(("value", "shown"), [("WARNING", False), ("INFO", False), ("DEBUG", True)])
+def test_the_pools_reconnect_lines_are_shown_only_at_debug(monkeypatch, capsys, value, shown):
+    """psycopg_pool logs each reconnect attempt while PostgreSQL is away at WARNING; the product says the
+    outage once itself, so a terminal or bot log shows the pool's lines only with LOG_LEVEL=DEBUG."""
+    root = logging.getLogger()
+    pool_log = logging.getLogger("psycopg.pool")
+    saved = root.handlers[:], root.level, pool_log.level
+    monkeypatch.setenv("LOG_LEVEL", value)
+    try:
+        configure_logging()
+        pool_log.warning("error connecting in 'deepresearch-sync': connection refused")
+        logging.getLogger("jobs.delivery").warning("event=own_line")
+    finally:
+        root.handlers[:], _, _ = saved
+        root.setLevel(saved[1])
+        pool_log.setLevel(saved[2])
+    err = capsys.readouterr().err
+    assert "event=own_line" in err
+    assert ("error connecting in 'deepresearch-sync'" in err) is shown
