@@ -29,7 +29,7 @@ from bots.console_output import (
     say_interrupted_run,
     stdout_line,
 )
-from bots.console_queue import runs_on_the_workers
+from bots.console_queue import origin_of, runs_on_the_workers
 from bots.console_record import (
     ThreadRecord,
     absolute,
@@ -311,7 +311,7 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
             say("--resume continues that thread's research; the question given is ignored.")
     settings = _settings(offline, corpus, no_clarify)
     if resume and runs_on_the_workers(thread, settings):
-        say(f"deepresearch: this research runs on the workers (it was queued with --queue); running it here too "
+        say(f"deepresearch: this research runs on the workers ({origin_of(thread)}); running it here too "
             f"would research it twice. Follow it with: deepresearch ask --queue --resume {thread}")
         return EXIT_BUSY
     settings.require_model()

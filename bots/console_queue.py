@@ -96,6 +96,14 @@ def _say_outage(error: BaseException | None) -> None:
             "keeps waiting for Redis …")
 
 
+def origin_of(thread: str) -> str:
+    """Where a thread the workers run came from, for the terminal's line: ``it was asked in Slack`` /
+    ``in Teams`` (by its id's ``slack:`` / ``teams:`` prefix: :func:`bots.slack.port.thread_key` and
+    :func:`bots.teams.bot.thread_id_of` make them), else ``it was queued with --queue``."""
+    surface = {"slack": "Slack", "teams": "Teams"}.get(thread.partition(":")[0])
+    return f"it was asked in {surface}" if surface else "it was queued with --queue"
+
+
 def runs_on_the_workers(thread: str, settings: Settings) -> bool:
     """True when ``thread`` was handed to the workers (``ask --queue``) and has not ended there: a
     turn of it is open in the journal of turns (read without Redis: the data dir's ``turns.sqlite``,

@@ -219,7 +219,8 @@ def test_three_answers_at_once_resume_the_paused_thread_once(tmp_path, docs):
     assert roles.count("final_report") == 2  # one report and its summary: the research ran once
 
 
-def _worker_thread(tmp_path, redis_db: str | None = None) -> str:
+def _worker_thread(tmp_path, redis_db: str | None = None,
+                   thread: str = "console:0d6f3c36-1f7e-4a57-9a43-7c1d5d2a9e11") -> str:
     """A thread `ask --queue` handed to the workers, its turn still queued: in the data dir's journal of
     turns (``turns.sqlite``, which a worker on this host keeps) and, with ``redis_db``, in Redis."""
     from bots.console_record import ThreadRecord, save_record
@@ -229,7 +230,6 @@ def _worker_thread(tmp_path, redis_db: str | None = None) -> str:
     from jobs.threads import set_thread
     from jobs.turns import Turn
 
-    thread = "console:0d6f3c36-1f7e-4a57-9a43-7c1d5d2a9e11"
     data = tmp_path / "data"
     data.mkdir(parents=True, exist_ok=True)
     save_record(data, thread, ThreadRecord(question="How efficient are solar panels?", offline=True))
@@ -241,13 +241,20 @@ def _worker_thread(tmp_path, redis_db: str | None = None) -> str:
     return thread
 
 
-def test_a_thread_queued_for_the_workers_is_not_run_here_by_resume(tmp_path):
+@pytest.mark.parametrize(("thread", "origin"), [
+    ("console:0d6f3c36-1f7e-4a57-9a43-7c1d5d2a9e11", "it was queued with --queue"),
+    ("slack:T0001:C0001:1700000000.000100", "it was asked in Slack"),
+    ("teams:tenant-1:19:abc@thread.tacv2:1700000000100", "it was asked in Teams"),
+])
+def test_a_thread_queued_for_the_workers_is_not_run_here_by_resume(tmp_path, thread, origin):
     """`ask --resume` without REDIS_URL, on a thread `ask --queue` gave the workers, ran it here as
-    well: two researches of one thread at once, paid twice, writing one run folder."""
-    thread = _worker_thread(tmp_path)
+    well: two researches of one thread at once, paid twice, writing one run folder. The line says where
+    the thread came from (a Slack or Teams thread was not queued with --queue)."""
+    thread = _worker_thread(tmp_path, thread=thread)
     done = ask(tmp_path, "--resume", thread, "--offline")
     assert done.returncode == 4, done.stderr
     assert f"deepresearch ask --queue --resume {thread}" in done.stderr
+    assert f"this research runs on the workers ({origin})" in done.stderr
     assert not list((tmp_path / "data").rglob("report.md"))
 
 
