@@ -16,17 +16,10 @@ from engine.settings import Settings
 from jobs import records
 from jobs.end_steps import EndSteps, record_end_once
 from jobs.errors import is_transient, user_message
-from jobs.locks import LockLost
+from jobs.locks import LockLost, ThreadLock
 from jobs.phrases import WORDS, thread_language
-from jobs.port import (
-    ChatPort,
-    PortUnavailable,
-    cancel_button,
-    follow_up_buttons,
-    port_from_reference,
-    with_buttons,
-    with_language,
-)
+from jobs.port import ChatPort, cancel_button, follow_up_buttons, with_buttons, with_language
+from jobs.queue import no_more_retries
 from jobs.status import StatusMessage, progress_text
 from jobs.stopping import is_shutdown_error, stop_requested
 from jobs.store import Store
@@ -40,42 +33,12 @@ log = logging.getLogger(__name__)
 FILE_KINDS = {".md": "kind_md", ".pdf": "kind_pdf", ".docx": "kind_docx"}
 
 
-def port_or_fail(store: Store, t: Turn) -> ChatPort:
-    """The chat port of turn ``t``, rebuilt from ``t.port`` (:func:`jobs.port.port_from_reference`).
-
-    Raises:
-        :class:`jobs.port.PortUnavailable` when this process lacks a setting of the turn's surface: re-raised
-        alone, the turn is not failed (:func:`jobs.surface_wait.wait_for_surface` hands it back). Any other error of the
-        rebuild is re-raised after the turn and its thread are marked ``failed`` and RQ is told not to retry.
-    """
-    try:
-        return port_from_reference(t.port)
-    except PortUnavailable:
-        raise
-    except Exception as err:  # no way to speak in the thread: record and give up
-        log.error("event=port_unusable turn=%s error=%s", t.turn_id, type(err).__name__)
-        steps = EndSteps(t.turn_id)  # each whether or not the other could: the error raised is the port's
-        steps.run("turn", records.finish, store, t.turn_id, "failed", last_error=type(err).__name__)
-        steps.run("thread", set_thread, store, t.thread_id, status="failed", error="the chat thread could not be reached")
-        no_more_retries()
-        raise
-
-
 def skipped(t: Turn, rec: dict | None) -> dict:
     """The result of a turn not run (already finished, or unknown: ``rec`` is its record or None), logged as
     one ``event=turn_skipped`` line: ``{"status": "skipped", "turn_id": ...}``. Raises nothing."""
     log.info("event=turn_skipped turn=%s thread=%s state=%s", t.turn_id, t.thread_id,
              (rec or {}).get("state") or "unknown")
     return {"status": "skipped", "turn_id": t.turn_id}
-
-
-def no_more_retries() -> None:
-    """Tell RQ that the current job (if any) is not to be retried, whatever retries it had left."""
-    from rq import get_current_job
-
-    job = get_current_job()
-    if job is not None:
-        job.retries_left = 0
 
 
 class TurnDelivery:
@@ -94,7 +57,8 @@ class TurnDelivery:
 
     # read before the runner sets them from the turn record (a hand-back at pickup, the cancel poll)
     delayed = False  # the turn was interrupted before: the summary says it is late
-    lock_lost = False  # the thread's lock lapsed: the research stops and is retried
+    lock_lost = False  # the thread's lock lapsed: the thread is another runner's, this attempt stops quietly
+    lock: ThreadLock | None = None  # the thread's lock this attempt holds (set by the runner)
     summary_posted = False  # once True a cancel no longer stops the turn: the files follow
     summary_earlier = False  # an earlier attempt posted the summary: this one owes only the files
     status_text_failed = False  # a progress text could not be written (logged once a turn)
@@ -150,7 +114,7 @@ class TurnDelivery:
         return StatusMessage(
             self.port, message_id=self.rec.get("status_message_id"),
             on_posted=lambda mid: records.patch(self.store, self.turn.turn_id, status_message_id=mid),
-            buttons=(cancel_button(self.say("cancel_button")),),
+            buttons=(cancel_button(self.say("cancel_button")),), may_write=lambda: not self.lock_lost,
         )
 
     async def close_question_status(self) -> None:
@@ -177,13 +141,31 @@ class TurnDelivery:
 
     def stopped_status(self) -> str:
         """The status message's last text when the research stopped on a cancel signal: a stopping
-        process hands it back, a lost lock makes it a retry (or a failure on the last attempt), and
-        otherwise the requester cancelled it."""
+        process hands it back, otherwise the requester cancelled it (a lost lock shows nothing: the
+        message is the runner's that holds the thread now)."""
         if self.stopping():
             return self._handed_back_text()
-        if self.lock_lost:
-            return self.failure_status(LockLost())
         return self.say("cancelled_status")
+
+    def holds_lock(self) -> bool:
+        """Whether this attempt still holds its thread's lock (:meth:`jobs.locks.ThreadLock.held`, asked of
+        the store now); once it does not, :attr:`lock_lost` stays set. True without a lock."""
+        if not self.lock_lost and self.lock is not None and not self.lock.held():
+            self.lock_lost = True
+        return not self.lock_lost
+
+    def check_lock(self) -> None:
+        """Raise :class:`jobs.locks.LockLost` unless this attempt still holds its thread's lock: called before
+        each write to the thread, the turn record or the audit trail (:meth:`lock_gone` ends the attempt)."""
+        if not self.holds_lock():
+            raise LockLost("the thread's lock lapsed while this runner did not run")
+
+    def lock_gone(self) -> dict:
+        """End an attempt that lost its thread's lock: nothing more is said or written (another runner may
+        hold the thread, or have finished the turn); one ``event=turn_lock_lost`` line. Returns
+        ``{"status": "lock_lost", "turn_id"}`` (:func:`jobs.run.run_job` leaves an open turn to the queue)."""
+        log.warning("event=turn_lock_lost turn=%s thread=%s", self.turn.turn_id, self.turn.thread_id)
+        return {"status": "lock_lost", "turn_id": self.turn.turn_id}
 
     def _summary_out(self) -> bool:
         """True once the summary went out, in this attempt or an earlier one."""
@@ -214,6 +196,7 @@ class TurnDelivery:
         delivered = self.rec.setdefault("delivered", [])  # kept here too: the record may be lost meanwhile
         if part in delivered:
             return
+        self.check_lock()
         send()
         delivered.append(part)
         self.steps.bookkeeping(f"mark_{part}", records.mark_delivered, self.store, self.turn.turn_id, part)
@@ -231,6 +214,7 @@ class TurnDelivery:
         ``follow_ups`` (the graph's report-ready event). A failed post is logged: the delivery posts it."""
         t = self.turn
         try:
+            self.check_lock()
             # the report exists: a follow-up pressed from here starts and waits for this turn's lock
             set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, title=ready["title"])
             self._post_once("summary", self._summary_text(ready.get("summary")),
@@ -256,6 +240,7 @@ class TurnDelivery:
             step ran: the queue's retry ends the turn, or sets its thread's status, posting nothing again.
         """
         t = self.turn
+        self.check_lock()
         late_cancel = self.cancel_requested()
         if outcome["status"] == "clarify" and late_cancel and "question" not in (self.rec.get("delivered") or []):
             return self.cancelled()  # the requester stopped it: do not ask them anything now
@@ -297,6 +282,7 @@ class TurnDelivery:
         resumes the graph; no answer or cancel can end the research before its calls are in the trail),
         each whether or not the other could be written; raises as :meth:`deliver`."""
         t = self.turn
+        self.check_lock()
         question = outcome.get("question") or self.say("clarify_fallback")
         paused_at = time.time()
         self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="paused",
@@ -314,6 +300,7 @@ class TurnDelivery:
         record (``files``, ``directory``, ``error``; none when None), each whether or not the one before
         could. Raises the first error of the thread's or the turn record's write, once all ran."""
         t = self.turn
+        self.check_lock()
         self.ended = True
         if thread is not None:
             self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, **thread)
@@ -343,6 +330,7 @@ class TurnDelivery:
         """End the turn cancelled: says so in the thread (a failed post is ignored), marks the turn and thread
         ``cancelled`` (a cancelled turn has no report); returns ``{"status": "cancelled", "turn_id": ...}``.
         Raises the first store error of its end steps (:meth:`_end`)."""
+        self.check_lock()
         with contextlib.suppress(Exception):
             self._post_once("cancelled", self.say("cancelled"))
         self._end("cancelled", {"status": "cancelled", "error": "cancelled"}, "cancelled")
@@ -359,12 +347,15 @@ class TurnDelivery:
         return {"status": "rejected", "turn_id": self.turn.turn_id, "message": message}
 
     def handed_back(self) -> dict:
-        """Put the turn back in line (the process is stopping); nothing is said in the thread.
+        """Put the turn back in line (the process is stopping); nothing is said in the thread (nor anything
+        written once the thread's lock is lost: :meth:`lock_gone`).
         Returns ``{"status": "handed_back", "turn_id"}`` (under RQ a continuation job is queued), or
         ``{"status": "skipped", ...}`` when the turn finished meanwhile. The record, the thread's status and
         the continuation job are each written whether or not the one before could; the first store or
         queue error is raised once all were tried (the turn's record stays open: it is run again)."""
         t = self.turn
+        if not self.holds_lock():
+            return self.lock_gone()
         log.warning("event=turn_handed_back turn=%s thread=%s", t.turn_id, t.thread_id)
         before = len(self.steps.errors)  # the errors of this ending's own steps are raised
         rec = self.steps.run("turn", records.hand_back, self.store, t.turn_id)
@@ -380,7 +371,9 @@ class TurnDelivery:
         return {"status": "handed_back", "turn_id": t.turn_id}
 
     def failed(self, err: Exception) -> dict:
-        """End the turn on ``err``: handed back when the process is stopping (or ``err`` came of the shutdown),
+        """End the turn on ``err``: quietly when this attempt lost its thread's lock (``err`` is
+        :class:`jobs.locks.LockLost`, or the lock is found lost now), returning :meth:`lock_gone`'s dict;
+        handed back when the process is stopping (or ``err`` came of the shutdown),
         returning :meth:`handed_back`'s dict; otherwise the user is told once in the thread, in its language,
         and the turn and thread are marked ``failed`` (a transient error with a retry left is only marked
         ``retrying``), each whether or not the other could be written. ``err`` of an ending already said
@@ -396,6 +389,8 @@ class TurnDelivery:
             log.warning("event=turn_end_unfinished turn=%s thread=%s error=%s", t.turn_id, t.thread_id,
                         type(err).__name__)
             raise err
+        if isinstance(err, LockLost) or not self.holds_lock():  # the thread is another runner's now
+            return self.lock_gone()
         if self.stopping() or is_shutdown_error(err):
             log.warning("event=turn_stopped_by_shutdown turn=%s error=%s", t.turn_id, type(err).__name__)
             return self.handed_back()

@@ -168,6 +168,30 @@ class ThreadLock:
                 return False
             time.sleep(POLL_EVERY)
 
+    def held(self) -> bool:
+        """Whether the lease is still this holder's, asked of the store now (not at the renewer's next
+        tick: a process woken after a SIGSTOP runs on before its renewer does). False once :attr:`lost`, or
+        when the record names another holder, or is gone after this process did not renew it for longer than
+        the lease (then :attr:`lost` is set, the renewer stopped and ``on_lost`` called). A store that does
+        not answer, or a key that vanished while renewed in time (the renewer takes it again), counts as held.
+        """
+        if self.lost:
+            return False
+        try:
+            rec = self.store.get(self.key)
+        except Exception:  # noqa: BLE001 (store away: the renewer decides, the lease has slack)
+            return True
+        if rec is not None and rec.get("token") == self.token:
+            return True
+        if rec is None and not self.absent and time.monotonic() - self._tried_at <= self.ttl:
+            return True
+        log.error("event=lease_lost key=%s why=%s", self.key, "taken_over" if rec else "not_renewed_for_longer_than_the_lease")
+        self.lost = True
+        self._stop.set()
+        if self.on_lost is not None:
+            self.on_lost()
+        return False
+
     def _record(self) -> dict:
         """The lock record this holder writes: token, time taken and who it is."""
         return {"token": self.token, "at": time.time(), **(self._identity or holder_identity(self.kind))}
@@ -197,7 +221,7 @@ class ThreadLock:
                 if self.on_lost is not None:
                     self.on_lost()
                 return
-            if rec is None and self._restore():
+            if rec is None and not self.lost and self._restore():
                 continue
             if rec is not None and rec.get("token") == self.token:
                 self.absent = False

@@ -300,3 +300,12 @@ def cancel_queued(turn_id: str, *, settings: Settings) -> bool:
             return False
     records.finish(store, turn_id, "cancelled")
     return True
+
+
+def no_more_retries() -> None:
+    """Tell RQ that the current job (if any) is not to be retried, whatever retries it had left."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    if job is not None:
+        job.retries_left = 0

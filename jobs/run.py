@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import tempfile
 import time
@@ -17,14 +18,14 @@ from engine.files import files_status, ingest, load_manifest
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
 from jobs import audit, quotas, records
-from jobs.delivery import TurnDelivery, port_or_fail, skipped
+from jobs.delivery import TurnDelivery, skipped
 from jobs.errors import ResearchTimeout
 from jobs.journal import replay_end, settle_thread
 from jobs.locks import LockLost, ThreadLock
 from jobs.port import ChatPort, PortUnavailable
 from jobs.stopping import HandedBack
 from jobs.store import Store, get_store
-from jobs.surface_wait import wait_for_surface
+from jobs.surface_wait import port_or_fail, wait_for_surface
 from jobs.threads import set_thread, thread_info
 from jobs.turns import Turn
 
@@ -122,13 +123,38 @@ def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings) ->
             rec, previous = records.claim(store, t.turn_id)
             return job.cancelled() if rec is not None else skipped(t, {"state": previous})
         return job.failed(TimeoutError("another turn of this thread held its lock too long"))
+    job.lock = lock  # held: from here each write checks it is still this attempt's
     try:
         rec, previous = records.claim(store, t.turn_id)
         if rec is None:
             return skipped(t, {"state": previous})
-        return job.run(rec, abandoned=previous == "running")
+        result = job.run(rec, abandoned=previous == "running")
     finally:
         lock.release()
+    if result.get("status") == "lock_lost":
+        _leave_to_queue(job, store)
+    return result
+
+
+def _leave_to_queue(job: _TurnJob, store: Store) -> None:
+    """After an attempt that lost its thread's lock (:meth:`jobs.delivery.TurnDelivery.lock_gone`): a turn
+    still open while no runner holds the thread is run again, by the queue's retry (:class:`jobs.locks.LockLost`
+    raised while one is left) or a job queued for it (:func:`jobs.queue.requeue`; the in-process runner retries
+    it). A turn another runner finished, or runs now, is left alone.
+
+    Raises:
+        :class:`jobs.locks.LockLost` for the queue's retry; store and queue errors.
+    """
+    t = job.turn
+    rec = store.get(records.turn_key(t.turn_id))
+    if rec is None or rec.get("state") in records.TERMINAL or store.get(job.lock.key) is not None:
+        return
+    if job.settings.redis_url and job.last_attempt:
+        from jobs.queue import requeue
+
+        requeue(t, settings=job.settings, attempt=f"l{rec.get('attempts') or 0}")
+        return
+    raise LockLost("the thread's lock lapsed and the turn is open: it is run again")
 
 
 def _rq_last_attempt() -> bool:
@@ -180,6 +206,7 @@ class _TurnJob(TurnDelivery):
 
     # read before run() sets it from the turn record (a hand-back at pickup)
     graph_started = False  # the graph checkpointed past its first node: a re-run resumes it
+    stop_research: Callable[[], object] | None = None  # sets the research's cancel event from any thread
 
     def __init__(self, turn: Turn, settings: Settings, store: Store, port: ChatPort, last_attempt: bool,
                  loop: asyncio.AbstractEventLoop | None, hand_back: Callable[[], bool] | None = None) -> None:
@@ -216,6 +243,7 @@ class _TurnJob(TurnDelivery):
     def _run_locked(self) -> dict:
         t = self.turn
         outcome = self.rec.get("outcome")
+        self.check_lock()
         if not outcome and self.cancel_requested():  # a finished research is delivered anyway (deliver)
             return self.cancelled()
         set_thread(self.store, t.thread_id, for_turn=t.turn_id, status="running")
@@ -230,6 +258,7 @@ class _TurnJob(TurnDelivery):
                 return self.cancelled()
             except TurnRejected as err:  # said in the thread's language, kept in English
                 return self.rejected(str(err), err.text(self.language))
+            self.check_lock()
             self.rec = records.patch(self.store, t.turn_id, outcome=outcome) or self.rec
         return self.deliver(outcome)
 
@@ -264,6 +293,7 @@ class _TurnJob(TurnDelivery):
         """Run the turn's research under its status message, which ends in a final state whatever
         happens: finished, a question below, cancelled, not started, stopped, retrying or failed."""
         status = self.status_message()
+        self.check_lock()
         await self.close_question_status()
         first = self.say("resuming_status" if self.delayed or self.graph_started else "starting_status")
         await status.show(first)
@@ -271,8 +301,9 @@ class _TurnJob(TurnDelivery):
             return await self._research_shown(status, first)
         except (ResearchTimeout, RunCancelled, TurnRejected):  # each has said so in the status already
             raise
-        except Exception as err:  # told below the status; its Cancel button can do nothing more
-            await status.show(self.failure_status(err), buttons=())
+        except Exception as err:  # told below the status (not once the lock is lost: the status is not this runner's)
+            if not isinstance(err, LockLost):
+                await status.show(self.failure_status(err), buttons=())
             raise
 
     async def _research_shown(self, status: StatusMessage, first: str) -> TurnOutcome:
@@ -284,12 +315,15 @@ class _TurnJob(TurnDelivery):
             if shared:
                 await status.show(f"{first} ({files_status(shared, self.language)})")
         cancel, stop = asyncio.Event(), asyncio.Event()
+        self.stop_research = functools.partial(asyncio.get_running_loop().call_soon_threadsafe, cancel.set)
         latest: list = []
 
         def show_progress() -> None:
             self.show_progress(status, latest[0])
 
         def on_progress(progress) -> None:
+            if self.lock_lost:  # the thread is another runner's: its record and status are not this one's
+                return
             if not self.graph_started and progress.phase != "clarify":
                 # the graph has checkpointed past its first node: a re-run must resume it
                 self.graph_started = True
@@ -310,6 +344,7 @@ class _TurnJob(TurnDelivery):
                  _beside(_tick(stop, lambda: latest and show_progress()), "clock", t.turn_id)]
         limit = max(MIN_RESEARCH_SECONDS, self.settings.job_timeout - TIMEOUT_MARGIN)
         try:
+            await asyncio.to_thread(self.check_lock)  # no graph run once the lock is lost (a stray run folder)
             async with asyncio.timeout(limit) as deadline:
                 outcome = await run_turn(t.thread_id, settings=self.settings, on_progress=on_progress,
                                          cancel=cancel, on_report=on_report, **kwargs)
@@ -319,7 +354,7 @@ class _TurnJob(TurnDelivery):
                 raise ResearchTimeout(f"research ran past {limit} s") from None
             raise
         except RunCancelled:
-            await status.show(self.stopped_status(), buttons=())
+            await status.show(self.stopped_status(), buttons=())  # (nothing shown once the lock is lost)
             raise
         except TurnRejected:
             await status.show(self.say("not_started_status"), buttons=())
@@ -327,10 +362,14 @@ class _TurnJob(TurnDelivery):
         finally:
             stop.set()
             await asyncio.gather(*tasks, *early, return_exceptions=True)
-        final = ("clarify_status" if outcome.status == "clarify"
-                 else "files_follow_status" if self.summary_earlier else "done_status")
-        await status.show(self.say(final), buttons=())
+        await asyncio.to_thread(self.check_lock)  # the research ended after the lock was lost: deliver nothing
+        await status.show(self._final_status(outcome), buttons=())
         return outcome
+
+    def _final_status(self, outcome: TurnOutcome) -> str:
+        """The status message's text once the research ended with ``outcome``."""
+        return self.say("clarify_status" if outcome.status == "clarify"
+                        else "files_follow_status" if self.summary_earlier else "done_status")
 
     async def _call_args(self) -> dict:
         t = self.turn
@@ -385,4 +424,8 @@ class _TurnJob(TurnDelivery):
                 await asyncio.wait_for(stop.wait(), timeout=CANCEL_POLL)
 
     def on_lock_lost(self) -> None:
+        """The thread's lock was found lost (in the lease's renewer thread): the research stops at once,
+        before the graph opens a run of its own (:meth:`stop_research`, once the research runs)."""
         self.lock_lost = True
+        if self.stop_research is not None:
+            self.stop_research()

@@ -24,14 +24,16 @@ class StatusMessage:
     ``post``/``update`` run in a worker thread (chat SDK calls block); edits are coalesced so
     the port sees at most one every :data:`MIN_UPDATE_INTERVAL` seconds, the latest text winning.
     ``buttons`` go with every post and edit (on a port that shows buttons) until
-    :meth:`show` is given other ones: ``show(text, buttons=())`` removes them.
+    :meth:`show` is given other ones: ``show(text, buttons=())`` removes them. While ``may_write()`` is
+    false (the turn's runner lost its thread's lock: the message is another runner's now) nothing is sent.
     """
 
     def __init__(self, port: ChatPort, message_id: str | None = None,
                  min_interval: float = MIN_UPDATE_INTERVAL,
                  on_posted: Callable[[str], None] | None = None,
-                 buttons: Sequence[Button] = ()) -> None:
+                 buttons: Sequence[Button] = (), may_write: Callable[[], bool] | None = None) -> None:
         self.port = port
+        self.may_write = may_write
         self.message_id = message_id
         self.min_interval = min_interval
         self.on_posted = on_posted
@@ -51,6 +53,8 @@ class StatusMessage:
         ``buttons``, those replace the message's buttons from now on."""
         if buttons is not None:
             self.buttons = tuple(buttons)
+        if self.may_write is not None and not self.may_write():
+            return
         if self.message_id is None:
             try:
                 self.message_id = await asyncio.to_thread(self.port.post, text, **with_buttons(self.port, self.buttons))
@@ -71,7 +75,7 @@ class StatusMessage:
 
     async def flush(self, wait: bool = False) -> None:
         """Send the pending text if the interval allows (or after waiting for it when ``wait``)."""
-        if self._pending is None or self.message_id is None:
+        if self._pending is None or self.message_id is None or (self.may_write is not None and not self.may_write()):
             return
         if self._pending == self._sent_text and self.buttons == self._sent_buttons:
             return

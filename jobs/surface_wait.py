@@ -1,6 +1,7 @@
-"""The bounded wait of a turn for a process that can deliver to its chat surface: a process that lacks a
-setting of the turn's surface hands it back to the queue (:func:`wait_for_surface`), until it has waited
-longer than its quota slot lasts and is given up (:func:`give_up_on_surface`)."""
+"""A turn's chat port rebuilt as its job starts (:func:`port_or_fail`), and the bounded wait of a turn for a
+process that can deliver to its chat surface: a process that lacks a setting of the turn's surface hands it
+back to the queue (:func:`wait_for_surface`), until it has waited longer than its quota slot lasts and is
+given up (:func:`give_up_on_surface`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import time
 
 from engine.settings import Settings
 from jobs import quotas, records
-from jobs.delivery import no_more_retries, skipped
+from jobs.delivery import skipped
 from jobs.end_steps import EndSteps, record_end_once
-from jobs.port import PortUnavailable
+from jobs.port import ChatPort, PortUnavailable, port_from_reference
+from jobs.queue import no_more_retries
 from jobs.store import Store
 from jobs.threads import set_thread
 from jobs.turns import Turn
@@ -21,6 +23,27 @@ log = logging.getLogger(__name__)
 #: Seconds a turn handed back for a chat surface this worker cannot deliver to (a missing setting) waits
 #: before it is queued again, for a worker that can (:func:`wait_for_surface`).
 SURFACE_RETRY = 30
+
+
+def port_or_fail(store: Store, t: Turn) -> ChatPort:
+    """The chat port of turn ``t``, rebuilt from ``t.port`` (:func:`jobs.port.port_from_reference`).
+
+    Raises:
+        :class:`jobs.port.PortUnavailable` when this process lacks a setting of the turn's surface: re-raised
+        alone, the turn is not failed (:func:`jobs.surface_wait.wait_for_surface` hands it back). Any other error of the
+        rebuild is re-raised after the turn and its thread are marked ``failed`` and RQ is told not to retry.
+    """
+    try:
+        return port_from_reference(t.port)
+    except PortUnavailable:
+        raise
+    except Exception as err:  # no way to speak in the thread: record and give up
+        log.error("event=port_unusable turn=%s error=%s", t.turn_id, type(err).__name__)
+        steps = EndSteps(t.turn_id)  # each whether or not the other could: the error raised is the port's
+        steps.run("turn", records.finish, store, t.turn_id, "failed", last_error=type(err).__name__)
+        steps.run("thread", set_thread, store, t.thread_id, status="failed", error="the chat thread could not be reached")
+        no_more_retries()
+        raise
 
 
 def wait_for_surface(store: Store, t: Turn, settings: Settings, err: PortUnavailable) -> dict:

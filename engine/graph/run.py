@@ -187,6 +187,21 @@ async def run_graph_turn(
         raise explain(err, database_url(settings)) from err
 
 
+async def _run_context(settings: Settings, search, store, directory: Path, thread_id: str,
+                       run_id: str) -> tuple[RunContext, list]:
+    """The context of run ``run_id`` of ``thread_id`` in its folder ``directory`` (made here): the thread's
+    shared files (also returned, as :func:`engine.files.thread_search` lists them), the graph's ``store``
+    and, under ``DEEPRESEARCH_MAX_RUN_TOKENS``, the tokens its earlier turns spent."""
+    ctx = RunContext.create(settings, search, directory)
+    ctx.thread_files, shared = await asyncio.to_thread(thread_search, settings, thread_id)
+    ctx.files_prompt = files_prompt(shared)
+    ctx.store, ctx.store_namespace = store, source_namespace(thread_id, run_id)
+    if settings.max_run_tokens is not None:  # the budget counts the earlier turns of the run too
+        total = summarize_usage(directory / "usage.jsonl")["total"]
+        ctx.tokens_used = total["input_tokens"] + total["output_tokens"]
+    return ctx, shared
+
+
 async def _graph_turn(
     thread_id: str, *, question: str | None, answer: str | None, settings: Settings,
     on_progress: ProgressCallback | None, cancel: asyncio.Event | None, context: str | None,
@@ -206,14 +221,10 @@ async def _graph_turn(
                                                 context=context, resume_only=resume_only,
                                                 discussion=discussion)
 
+        if cancel is not None and cancel.is_set():  # cancelled while the graph was opened: no run folder made
+            raise RunCancelled("the research was cancelled before it started")
         directory = run_dir(settings, thread_id, run_id)
-        ctx = RunContext.create(settings, search, directory)
-        ctx.thread_files, shared = await asyncio.to_thread(thread_search, settings, thread_id)
-        ctx.files_prompt = files_prompt(shared)
-        ctx.store, ctx.store_namespace = store, source_namespace(thread_id, run_id)
-        if settings.max_run_tokens is not None:  # the budget counts the earlier turns of the run too
-            total = summarize_usage(directory / "usage.jsonl")["total"]
-            ctx.tokens_used = total["input_tokens"] + total["output_tokens"]
+        ctx, shared = await _run_context(settings, search, store, directory, thread_id, run_id)
         config["callbacks"] = [TokenCounter(ctx), UsageRecorder(directory / "usage.jsonl", turn=f"{turn}:{datetime.now(UTC).isoformat(timespec='seconds')}",
                                              sink=functools.partial(artifact_store(settings).add_usage, directory))]
         progress = Progress(files=shared)

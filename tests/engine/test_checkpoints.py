@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import psycopg
+import pytest
 
 from engine.pg_pool import close_pool
 from engine.runner import RunCancelled, run_turn, thread_status
@@ -102,3 +103,20 @@ def test_a_write_left_running_by_a_cancelled_run_never_keeps_the_sqlite_file_loc
             conn.close()
 
     asyncio.run(main())
+
+
+def test_a_run_cancelled_before_the_graph_opened_makes_no_run_folder_and_runs_nothing(tmp_path, clean_env):
+    """A cancel set before the graph is opened (a worker that found its thread's lock lost as it woke) stops
+    the turn before it starts a run: no run folder, no checkpoint; the thread is as if never run."""
+    settings = load_settings(data_dir=tmp_path / "data", llm="offline", search="none",
+                             allow_clarification=False)
+
+    async def cancelled_first() -> None:
+        cancel = asyncio.Event()
+        cancel.set()
+        await run_turn("console:early", question="How do heat pumps work?", settings=settings, cancel=cancel)
+
+    with pytest.raises(RunCancelled):
+        asyncio.run(cancelled_first())
+    assert [p for p in settings.data_dir.rglob("*") if p.is_dir() and "early" in str(p)] == []
+    assert asyncio.run(thread_status("console:early", settings=settings)) == "none"
