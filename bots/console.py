@@ -29,25 +29,23 @@ from bots.console_output import (
     say_interrupted_run,
     stdout_line,
 )
+from bots.console_preflight import out_folder, require_services, settings_for
 from bots.console_queue import origin_of, runs_on_the_workers
 from bots.console_record import (
     ThreadRecord,
     absolute,
     keep_out,
-    kept_out,
     load_record,
     mark_copied,
     save_record,
 )
 from bots.console_stops import stopped
-from bots.console_usage import ask_problem, kept_out_problem
+from bots.console_usage import ask_problem
 from bots.terminal_signals import EXIT_INTERRUPTED
 from bots.terminal_streams import put
-from engine.database import require_database
 from engine.fsutil import StorageError, folder_write_problem, storage_problem, write_problem
 from engine.progress import Progress
 from engine.runner import RunCancelled, TurnOutcome, run_turn, thread_status
-from engine.search import check_corpus
 from engine.settings import Settings, SettingsError, load_settings
 from engine.text import clean_path, clean_text
 from jobs.locks import ThreadLock
@@ -88,17 +86,6 @@ class ConsoleProgress:
             err.print()
 
 
-def _settings(offline: bool, corpus: Path | None, no_clarify: bool) -> Settings:
-    overrides: dict = {}
-    if offline:
-        overrides["llm"] = "offline"
-    if corpus is not None:
-        overrides.update(search="corpus", corpus_dir=corpus)
-    if no_clarify:
-        overrides["allow_clarification"] = False
-    return load_settings(**overrides)
-
-
 def _index(corpus: Path, settings: Settings) -> None:
     from engine.search.corpus_index import CorpusIndexError, index_directory
 
@@ -114,18 +101,6 @@ def _index(corpus: Path, settings: Settings) -> None:
     say(f"Indexed {counted}." if changed else f"The index is up to date: {counted}.")
     for line in index_skips(stats.skipped_files, corpus):
         say(line)
-
-
-def _require_indexable(corpus: Path) -> None:
-    """Raises :class:`~bots.console_access.NotStarted` (one line, exit 1, nothing audited or
-    counted) when ``corpus`` is missing or has no file to index
-    (:func:`engine.search.corpus_index.indexable_files`)."""
-    from engine.search.corpus_index import CorpusIndexError, indexable_files
-
-    try:
-        indexable_files(corpus)
-    except CorpusIndexError as exc:
-        raise NotStarted(str(exc)) from None
 
 
 def _read_answer() -> str:
@@ -257,14 +232,10 @@ def _run_ask(*, question: str, corpus: Path | None, offline: bool, answer: str |
         corpus = absolute(corpus)  # as spelt, so a resumed run cites the same paths
     data_dir = load_settings().data_dir
     given_out = out is not None
-    if out is not None:
-        out = absolute(out)  # kept with the thread as such: its --resume may run in another folder
-    elif resume:  # the --out the thread was started with, checked as the first run checked it
-        out = kept_out(load_record(data_dir, resume))
-        problem = kept_out_problem(out) if out is not None else None
-        if problem:
-            say(f"deepresearch: {problem}")
-            return EXIT_USAGE
+    out, problem = out_folder(out, resume, data_dir)
+    if problem:
+        say(f"deepresearch: {problem}")
+        return EXIT_USAGE
     if queue:
         from bots.console_queue import ask_via_queue
 
@@ -309,19 +280,12 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
             no_clarify = no_clarify or record.no_clarify
         if question.strip():
             say("--resume continues that thread's research; the question given is ignored.")
-    settings = _settings(offline, corpus, no_clarify)
+    settings = settings_for(offline, corpus, no_clarify)
     if resume and runs_on_the_workers(thread, settings):
         say(f"deepresearch: this research runs on the workers ({origin_of(thread)}); running it here too "
             f"would research it twice. Follow it with: deepresearch ask --queue --resume {thread}")
         return EXIT_BUSY
-    settings.require_model()
-    require_database(settings)
-    if corpus is None:  # a configured corpus must be indexed before anything is started or counted
-        settings.require_search()
-        if settings.search_backend == "corpus":
-            check_corpus(settings)
-    elif not resume:  # a --corpus folder with nothing to index costs no quota slot (indexed later)
-        _require_indexable(corpus)
+    require_services(settings, corpus, resume)
     state = run_interruptible(lambda: thread_status(thread, settings=settings)) if resume else None
     if state == "none" and not (record and record.question):
         say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")

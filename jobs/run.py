@@ -306,14 +306,32 @@ class _TurnJob(TurnDelivery):
                 await status.show(self.failure_status(err), buttons=())
             raise
 
-    async def _research_shown(self, status: StatusMessage, first: str) -> TurnOutcome:
-        t = self.turn
+    async def _run_args(self, status: StatusMessage, first: str) -> dict:
+        """:func:`engine.graph.run.run_turn`'s keyword arguments for this turn (a new question also gets the
+        thread's material; its shared files are named in the status message)."""
         kwargs = await self._call_args()
         if "resume_only" not in kwargs:
             kwargs.update(await asyncio.to_thread(self._thread_material))
-            shared = await asyncio.to_thread(load_manifest, self.settings, t.thread_id)
+            shared = await asyncio.to_thread(load_manifest, self.settings, self.turn.thread_id)
             if shared:
                 await status.show(f"{first} ({files_status(shared, self.language)})")
+        return kwargs
+
+    def _progressed(self, status: StatusMessage, latest: list, progress) -> None:
+        """The graph's ``progress``: kept in ``latest`` and shown; the first past the graph's first node
+        marks the turn ``graph_started`` (a re-run must resume it). Nothing once the lock is lost: the
+        thread's record and status are then another runner's."""
+        if self.lock_lost:
+            return
+        if not self.graph_started and progress.phase != "clarify":
+            self.graph_started = True
+            records.patch(self.store, self.turn.turn_id, graph_started=True)
+        latest[:] = [progress]
+        self.show_progress(status, progress)
+
+    async def _research_shown(self, status: StatusMessage, first: str) -> TurnOutcome:
+        t = self.turn
+        kwargs = await self._run_args(status, first)
         cancel, stop = asyncio.Event(), asyncio.Event()
         self.stop_research = functools.partial(asyncio.get_running_loop().call_soon_threadsafe, cancel.set)
         latest: list = []
@@ -321,15 +339,7 @@ class _TurnJob(TurnDelivery):
         def show_progress() -> None:
             self.show_progress(status, latest[0])
 
-        def on_progress(progress) -> None:
-            if self.lock_lost:  # the thread is another runner's: its record and status are not this one's
-                return
-            if not self.graph_started and progress.phase != "clarify":
-                # the graph has checkpointed past its first node: a re-run must resume it
-                self.graph_started = True
-                records.patch(self.store, t.turn_id, graph_started=True)
-            latest[:] = [progress]
-            show_progress()
+        on_progress = functools.partial(self._progressed, status, latest)
 
         early: list[asyncio.Future] = []
 

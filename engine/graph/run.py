@@ -241,13 +241,8 @@ async def _graph_turn(
                 graph_input, config, stream_mode=["custom"], subgraphs=True, context=ctx,
                 durability="sync",  # each step's checkpoint is on disk before the next step starts
             ):
-                if mode == "custom" and isinstance(chunk, dict) and chunk.get("event") == "report_ready":
-                    if on_report:
-                        on_report({k: v for k, v in chunk.items() if k != "event"})
-                elif mode == "custom" and isinstance(chunk, dict):
-                    progress.apply(chunk)
-                    if on_progress:
-                        on_progress(progress)
+                if mode == "custom" and isinstance(chunk, dict):
+                    _streamed(chunk, progress, on_progress, on_report)
 
         def waiting(text: str) -> None:
             progress.waiting = text
@@ -260,6 +255,20 @@ async def _graph_turn(
         if _status_of(snapshot) not in ("done", "paused"):
             raise RuntimeError(f"the research in {thread_id} stopped before its report was written")
         return await _settled(snapshot, thread_id, run_id, settings)
+
+
+def _streamed(chunk: dict, progress: Progress, on_progress: ProgressCallback | None,
+              on_report: ReportCallback | None) -> None:
+    """One custom event the graph streamed: ``report_ready`` (the report's summary and paths, before the
+    files are typeset) goes to ``on_report``; any other is a progress event applied to ``progress``,
+    which goes to ``on_progress``."""
+    if chunk.get("event") == "report_ready":
+        if on_report:
+            on_report({k: v for k, v in chunk.items() if k != "event"})
+        return
+    progress.apply(chunk)
+    if on_progress:
+        on_progress(progress)
 
 
 async def _through_database_outages(consume, graph_input, graph, config: dict, before, settings: Settings,
