@@ -10,6 +10,8 @@ message addresses the bot, the port's reference) and calls :class:`ChatTurns`; i
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 
 import jobs
@@ -20,6 +22,11 @@ from engine.settings import Settings
 from engine.text import markdown_literal, one_line
 from jobs.conversation import Address
 from jobs.conversation.message import command_word
+
+#: Seconds a platform event is remembered in the process while the store does not answer (Slack retries
+#: an event for up to about an hour, as :func:`jobs.seen_before` keeps it), and how many at most.
+LOCAL_SEEN_TTL = 3600.0
+LOCAL_SEEN_MAX = 10_000
 
 
 def command_of(text: str) -> str | None:
@@ -51,15 +58,38 @@ class ChatTurns:
                  where: Callable[[str, str], str] = lambda thread_id, language: "") -> None:
         self.surface, self.settings, self.log = surface, settings, log
         self.usage, self.start_hint, self.where = usage, start_hint, where
+        self._seen: dict[str, float] = {}  # key: time.monotonic() first seen, while the store failed
+        self._seen_lock = threading.Lock()
 
     def seen_before(self, kind: str, *ids: str) -> bool:
         """True when the platform event ``kind`` with ``ids`` (:func:`bots.chat_common.dedupe_key`)
         came before (platforms retry what they think unanswered; :func:`jobs.seen_before`), with
-        one ``event={surface}_event_dropped reason=seen_before`` line."""
+        one ``event={surface}_event_dropped reason=seen_before`` line.
+
+        When the store does not answer, the event is remembered in this process instead
+        (:data:`LOCAL_SEEN_TTL`, :data:`LOCAL_SEEN_MAX`): it goes on to its listener, which answers it
+        (if only to say to try again, :func:`bots.chat_common.try_again`) rather than failing unheard.
+        """
         key = dedupe_key(self.surface, kind, *ids)
-        if jobs.seen_before(key, settings=self.settings):
+        try:
+            seen = jobs.seen_before(key, settings=self.settings)
+        except Exception as err:  # the store does not answer: de-duplicate in this process meanwhile
+            self.log.warning("event=%s_dedupe_local key=%s error=%s", self.surface, key, type(err).__name__)
+            seen = self._seen_here(key)
+        if seen:
             self.log.info("event=%s_event_dropped key=%s reason=seen_before", self.surface, key)
-            return True
+        return seen
+
+    def _seen_here(self, key: str) -> bool:
+        """:meth:`seen_before` kept in this process: True when ``key`` was recorded here before."""
+        now = time.monotonic()
+        with self._seen_lock:
+            while self._seen and (len(self._seen) >= LOCAL_SEEN_MAX
+                                  or now - next(iter(self._seen.values())) > LOCAL_SEEN_TTL):
+                del self._seen[next(iter(self._seen))]  # the oldest first (insertion order)
+            if key in self._seen:
+                return True
+            self._seen[key] = now
         return False
 
     def language(self, text: str, user: str, *, thread_id: str | None = None, locale: str | None = None,

@@ -133,11 +133,16 @@ def runs_on_the_workers(thread: str, settings: Settings) -> bool:
     return info is not None and info.status in (*IN_PROGRESS, "paused")
 
 
-def _open_in_journal(thread: str, settings: Settings) -> bool:
+def _lost_by_redis(thread: str, settings: Settings) -> bool:
+    """True when the journal holds an open turn of ``thread`` whose record Redis no longer has (it lost
+    its data: a worker recovers the turn, :func:`jobs.journal.recover_lost`)."""
     from jobs.journal import open_turn_of
+    from jobs.records import turn_key
     from jobs.store import get_store
 
-    return open_turn_of(get_store(settings), thread) is not None
+    store = get_store(settings)
+    rec = open_turn_of(store, thread)
+    return rec is not None and store.get(turn_key((rec.get("turn") or {}).get("turn_id", ""))) is None
 
 
 def ask_via_queue(thread: str, question: str, answer: str | None, settings: Settings, out: Path | None,
@@ -344,8 +349,8 @@ class _QueuedRun:
         from jobs.threads import ACTIVE
 
         self.position.after = turn_start(self.thread, settings=self.settings)  # the latest turn from its start
-        info = thread_info(self.thread, settings=self.settings)
-        if info is None and _open_in_journal(self.thread, self.settings):
+        info = thread_info(self.thread, settings=self.settings)  # the journal's copy when Redis lost it
+        if _lost_by_redis(self.thread, self.settings):
             say(f"thread: {self.thread}\nRedis lost this research's records; waiting for a worker to recover it …")
         elif info is None:
             say(f"deepresearch: there is no queued research with thread id {self.thread}.")

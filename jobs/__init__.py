@@ -27,7 +27,7 @@ Public surface (what ``bots/`` uses):
 ``seen_before(key, *, settings, ttl=3600) -> bool``
     Event de-duplication that survives a restart (Redis, or SQLite in the embedded mode).
 
-``thread_info(thread_id, *, settings)`` / ``threads_of(requester, *, settings)``
+``thread_info(thread_id, *, settings)`` / ``threads_of(requester, *, settings)`` / ``thread_known(thread_id, *, settings)``
     The thread registry: status (``queued``, ``running``, ``paused``, ``done``, ``failed``,
     ``cancelled``), requester, question, report paths.
 """
@@ -35,7 +35,7 @@ Public surface (what ``bots/`` uses):
 from jobs.dedupe import seen_before
 from jobs.dispatch import handle_message, handle_press
 from jobs.queue import enqueue
-from jobs.threads import ThreadInfo, thread_info, threads_of
+from jobs.threads import ThreadInfo, thread_info, thread_known, threads_of
 from jobs.turns import Reply, Turn
 
 __all__ = [
@@ -47,5 +47,6 @@ __all__ = [
     "handle_press",
     "seen_before",
     "thread_info",
+    "thread_known",
     "threads_of",
 ]

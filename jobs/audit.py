@@ -213,9 +213,10 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
     """
     try:
         from jobs.store import get_store
+        from jobs.threads import read_thread
 
         store = get_store(settings)
-        thread = thread if thread is not None else store.get(f"thread:{thread_id}") or {}
+        thread = thread if thread is not None else read_thread(store, thread_id) or {}
         thread = _with_turn_facts(store, thread, turn_id)
         research = _research_start(thread) or time.time()
         since = max(research, float(thread.get("audited_to") or 0))

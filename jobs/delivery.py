@@ -23,7 +23,7 @@ from jobs.queue import no_more_retries
 from jobs.status import StatusMessage, progress_text
 from jobs.stopping import is_shutdown_error, stop_requested
 from jobs.store import Store
-from jobs.threads import DELIVERING, set_thread
+from jobs.threads import DELIVERING, read_thread, set_thread
 from jobs.turns import Turn
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class TurnDelivery:
             question = self.turn.text if self.turn.kind == "start" else None
             if question is None:
                 try:
-                    question = (self.store.get(f"thread:{self.turn.thread_id}") or {}).get("question")
+                    question = (read_thread(self.store, self.turn.thread_id) or {}).get("question")
                 except Exception as err:  # the store blinked: speak English rather than stop the turn
                     log.warning("event=thread_language_unknown turn=%s error=%s", self.turn.turn_id,
                                 type(err).__name__)
@@ -121,7 +121,7 @@ class TurnDelivery:
         """On an answer, the status message above the clarifying question stops saying it waits.
         A failed edit is logged (cosmetic); store errors are raised."""
         t = self.turn
-        thread = self.store.get(f"thread:{t.thread_id}") or {}
+        thread = read_thread(self.store, t.thread_id) or {}
         mid = thread.get("clarify_status_id")
         if t.kind != "resume" or not mid or "answered" in (self.rec.get("delivered") or []):
             return

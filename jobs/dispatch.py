@@ -14,7 +14,7 @@ from jobs.phrases import WORDS
 from jobs.queue import cancel_queued, enqueue, note_stop, request_cancel
 from jobs.records import NOT_QUEUED
 from jobs.store import get_store
-from jobs.threads import set_thread, update_thread
+from jobs.threads import read_thread, set_thread, update_thread
 from jobs.turns import MENTION, Reply, Turn
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ def _stopped_before_hand_over(store, message: Message, decisions: list[tuple[Dec
             if wrote:
                 update_thread(store, message.thread_key, failed)
         finally:  # a second Ctrl-C amid the thread's write still frees the slot
-            if wrote or (store.get(f"thread:{message.thread_key}") or {}).get("turn_id") != message.event_id:
+            if wrote or (read_thread(store, message.thread_key) or {}).get("turn_id") != message.event_id:
                 quotas.release(store, message.event_id, user=message.author, thread_id=message.thread_key)
     except Exception as err:
         log.error("event=hand_over_undo_failed thread=%s turn=%s error=%s", message.thread_key, message.event_id,
@@ -149,7 +149,7 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
                now: float) -> tuple[Reply | None, bool]:
     """When ``message`` would start or resume a research, take its quota slot. Returns (the
     refusal :class:`Reply` when over a limit, else None; whether a slot may be held)."""
-    thread = store.get(f"thread:{message.thread_key}")
+    thread = read_thread(store, message.thread_key)
     preview = decide(thread, message, now, view)
     if preview.action not in (Action.START, Action.RESUME) or quotas.exempt(settings, message.author):
         return None, False
@@ -190,7 +190,7 @@ def refusal(thread_id: str, user: str, text: str, *, settings: Settings, turn_id
     store = get_store(settings)
     message = Message(thread_key=thread_id, author=user, text=text or "", event_id=turn_id or thread_id,
                       address=Address.COMMAND)
-    thread, now = store.get(f"thread:{thread_id}"), time.time()
+    thread, now = read_thread(store, thread_id), time.time()
     preview = decide(thread, message, now, RuleSettings.from_settings(settings))
     if preview.action not in (Action.START, Action.RESUME):
         return None
@@ -203,7 +203,7 @@ def refusal(thread_id: str, user: str, text: str, *, settings: Settings, turn_id
 def _give_back(store, message: Message) -> None:
     """Release the slot taken for ``message``, unless another delivery of the same event is the
     thread's current turn (it runs under that slot)."""
-    if (store.get(f"thread:{message.thread_key}") or {}).get("turn_id") == message.event_id:
+    if (read_thread(store, message.thread_key) or {}).get("turn_id") == message.event_id:
         return
     quotas.release(store, message.event_id, user=message.author, thread_id=message.thread_key)
 

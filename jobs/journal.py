@@ -6,7 +6,9 @@ With ``REDIS_URL`` the turn records live in Redis, and each is also copied into 
 that every host shares (:class:`jobs.pg_journal.PostgresJournal`). It is written when the
 turn is queued, claimed, handed back, when a field that decides how a re-run goes on changes
 (:data:`jobs.records.RERUN_FIELDS`: the graph started, its outcome, the parts delivered...) and
-when it ends (the end is written there first). Redis without
+when it ends (the end is written there first). Thread records and cancel requests are copied there
+too (:func:`jobs.threads.update_thread`, :func:`jobs.records.request_cancel_flag`) and read back when
+Redis answers it has none (:func:`jobs.threads.read_thread`). Redis without
 persistence (or with its data lost) forgets queued jobs and records; the journal does not.
 
 :func:`recover_lost` (run by ``deepresearch worker`` at start-up and by its maintenance pass
@@ -33,7 +35,7 @@ from jobs import records
 from jobs.queue import job_id_for, redis_connection, requeue
 from jobs.quotas import release
 from jobs.store import Store, get_store
-from jobs.threads import IN_PROGRESS, set_thread
+from jobs.threads import IN_PROGRESS, read_thread, set_thread
 from jobs.turns import Turn
 
 log = logging.getLogger(__name__)
@@ -75,7 +77,7 @@ def replay_end(store: Store, turn_id: str) -> bool:
     if replayed[0]:
         store.index_remove(records.OPEN_INDEX, turn_id)
         turn = local.get("turn") or {}
-        thread = store.get(f"thread:{turn.get('thread_id')}") or {}
+        thread = read_thread(store, turn.get("thread_id")) or {}
         if turn.get("thread_id") and thread.get("turn_id", turn_id) == turn_id:
             _thread_end(store, turn, local)
         if turn.get("requester") and turn.get("thread_id"):  # as records.finish: its quota slot is free again
@@ -103,7 +105,7 @@ def settle_thread(store: Store, rec: dict) -> bool:
     turn = rec.get("turn") or {}
     if rec.get("state") not in records.TERMINAL or not turn.get("thread_id"):
         return False
-    thread = store.get(f"thread:{turn['thread_id']}") or {}
+    thread = read_thread(store, turn["thread_id"]) or {}
     if thread.get("turn_id") != turn.get("turn_id") or thread.get("status") not in IN_PROGRESS:
         return False
     _thread_end(store, turn, rec)
@@ -193,7 +195,7 @@ def recover_lost(settings: Settings, *, min_age: float = MIN_AGE) -> int:
         store.put(records.turn_key(turn_id), rec, ttl=records.TURN_TTL)
         store.index_add(records.OPEN_INDEX, turn_id, float(rec.get("created_at") or now))
         records.mirror(store, turn_id, rec)
-        if store.get(f"thread:{turn.thread_id}") is None:
+        if read_thread(store, turn.thread_id) is None:
             set_thread(store, turn.thread_id, status="queued", requester=turn.requester, turn_id=turn_id,
                        question=turn.text if turn.kind == "start" else "")
         requeue(turn, settings=settings, attempt=f"r{rec['recovered']}")

@@ -11,6 +11,7 @@ from engine.settings import Settings
 from jobs import records
 from jobs.redisconn import REDIS_CONNECT_TIMEOUT, redis_connection
 from jobs.store import get_store
+from jobs.threads import read_thread
 from jobs.turns import Turn
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ def _hand_over(turn: Turn, settings: Settings) -> str:
     """:func:`enqueue`'s steps; a Ctrl-C amid the hand-over proper is noted on it (:func:`queued_despite`)."""
     store = get_store(settings)
     if turn.kind == "cancel":
-        current = store.get(f"thread:{turn.thread_id}") or {}
+        current = read_thread(store, turn.thread_id) or {}
         request_cancel(turn.thread_id, current.get("turn_id", ""), by=turn.requester, settings=settings)
         return "queued"
     mode = "rq" if settings.redis_url else "embedded"

@@ -10,6 +10,7 @@ import time
 from jobs.quotas import release
 from jobs.redisconn import redis_answering
 from jobs.store import RedisStore, Store
+from jobs.threads import read_thread
 from jobs.turns import Turn
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
     rec = {
         "turn": turn.to_dict(), "state": "queued", "attempts": 0, "mode": mode, "owner": owner_id(),
         "created_at": now, "updated_at": now, "graph_started": False, "delivered": [],
-        "research": research_facts(store.get(f"thread:{turn.thread_id}"), turn),
+        "research": research_facts(read_thread(store, turn.thread_id), turn),
     }
     if not store.add(turn_key(turn.turn_id), rec, ttl=TURN_TTL):
         return False
@@ -317,11 +318,22 @@ def close_unqueued(store: Store, turn_id: str, reason: str = NOT_QUEUED) -> bool
 
 
 def request_cancel_flag(store: Store, thread_id: str, turn_id: str, by: str) -> None:
-    """Ask the running (or queued) turn ``turn_id`` of ``thread_id`` to stop."""
-    store.put(f"cancel:{thread_id}", {"turn_id": turn_id, "by": by, "at": time.time()}, ttl=CANCEL_TTL)
+    """Ask the running (or queued) turn ``turn_id`` of ``thread_id`` to stop.
+
+    The request is written to the durable journal first (when there is one, as the turn's end is in
+    :func:`finish`): a Redis that restarts without its data right after does not lose it
+    (:func:`cancel_requested` reads it there).
+    """
+    flag = {"turn_id": turn_id, "by": by, "at": time.time()}
+    if store.journal is not None:
+        store.journal.put(f"cancel:{thread_id}", flag, ttl=CANCEL_TTL)
+    store.put(f"cancel:{thread_id}", flag, ttl=CANCEL_TTL)
 
 
 def cancel_requested(store: Store, thread_id: str, turn_id: str) -> bool:
-    """Whether a cancel was requested for ``turn_id`` (a cancel of an earlier turn does not count)."""
+    """Whether a cancel was requested for ``turn_id`` (a cancel of an earlier turn does not count):
+    Redis's flag or, when Redis has none (it may have lost its data), the journal's."""
     flag = store.get(f"cancel:{thread_id}")
+    if (not flag or flag.get("turn_id") != turn_id) and store.journal is not None:
+        flag = store.journal.get(f"cancel:{thread_id}")
     return bool(flag) and flag.get("turn_id") == turn_id

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,6 +12,8 @@ from typing import Literal
 
 from engine.settings import Settings
 from jobs.store import Store, get_store
+
+log = logging.getLogger(__name__)
 
 ThreadStatus = Literal["queued", "running", "paused", "delivering", "done", "failed", "cancelled"]
 STATUSES: tuple[str, ...] = ("queued", "running", "paused", "delivering", "done", "failed", "cancelled")
@@ -89,19 +93,72 @@ def _key(thread_id: str) -> str:
 
 def thread_info(thread_id: str, *, settings: Settings) -> ThreadInfo | None:
     """The registry record of ``thread_id``, or None when the bot never researched there."""
-    rec = get_store(settings).get(_key(thread_id))
+    rec = read_thread(get_store(settings), thread_id)
     return ThreadInfo.from_record(rec) if rec else None
 
 
-def threads_of(requester: str, *, settings: Settings, limit: int = 20) -> list[ThreadInfo]:
-    """Up to ``limit`` threads ``requester`` started research in, most recently changed first."""
+def read_thread(store: Store, thread_id: str) -> dict | None:
+    """``thread_id``'s registry record as stored, or None when the bot never researched there.
+
+    With ``REDIS_URL`` each write of a record is copied into the durable journal the turns use
+    (:func:`update_thread`, :func:`jobs.store.journal_store`): a record Redis answers it does not
+    have (Redis restarted without its data) is read from there, and written back to Redis unless
+    a write got there first. Every reader of the registry comes here (or to :func:`update_thread`).
+
+    Raises:
+        the store's (or journal's) errors: the registry is unreachable.
+    """
+    rec = store.get(_key(thread_id))
+    if rec is not None or store.journal is None:
+        return rec
+    local = store.journal.get(_key(thread_id))
+    if local is None:
+        return None
+    if not store.add(_key(thread_id), local, ttl=THREAD_TTL):
+        return store.get(_key(thread_id))
+    log.warning("event=thread_restored_from_journal thread=%s status=%s", thread_id, local.get("status"))
+    return local
+
+
+def thread_known(thread_id: str, *, settings: Settings) -> bool:
+    """Whether the bot researched in ``thread_id``: its registry record says so or, while Redis does
+    not answer, the journal's copy does (a reply there is then answered, if only to say to try again).
+
+    Raises:
+        the store's error when the journal cannot tell either (none, or it fails too).
+    """
+    from jobs.redisconn import redis_answering
+
     store = get_store(settings)
+    if store.journal is not None and not redis_answering():  # a call has just waited Redis out
+        return store.journal.get(_key(thread_id)) is not None
+    try:
+        return read_thread(store, thread_id) is not None
+    except Exception:
+        if store.journal is None:
+            raise
+        try:
+            return store.journal.get(_key(thread_id)) is not None
+        except Exception:
+            log.debug("event=thread_journal_unreadable thread=%s", thread_id, exc_info=True)
+        raise
+
+
+def threads_of(requester: str, *, settings: Settings, limit: int = 20) -> list[ThreadInfo]:
+    """Up to ``limit`` threads ``requester`` started research in, most recently changed first
+    (the journal's index too: Redis may have lost its own)."""
+    store = get_store(settings)
+    index = f"requester:{requester}"
+    members = store.index_members(index, limit)
+    if store.journal is not None:
+        members = list(dict.fromkeys([*members, *store.journal.index_members(index, limit)]))
     out = []
-    for thread_id in store.index_members(f"requester:{requester}", limit):
-        rec = store.get(_key(thread_id))
+    for thread_id in members:
+        rec = read_thread(store, thread_id)
         if rec and rec.get("requester") == requester:
             out.append(ThreadInfo.from_record(rec))
-    return out
+    out.sort(key=lambda info: info.updated_at, reverse=True)
+    return out[:limit]
 
 
 def set_thread(store: Store, thread_id: str, *, for_turn: str | None = None, **fields: object) -> dict | None:
@@ -141,21 +198,16 @@ def transition(store: Store, thread_id: str, allowed_from: tuple[str, ...], **fi
     check and the write are one atomic step, so two surfaces cannot both win).
     """
     now = time.time()
-    won = False
 
     def change(old: dict | None) -> dict | None:
-        nonlocal won
         if old is None or old.get("status") not in allowed_from:
             return None
-        won = True
-        old.update(fields)
-        if old.get("status") != "paused":
-            old["paused_at"] = 0.0
-        old["updated_at"] = now
-        return old
+        new = {**old, **fields, "updated_at": now}
+        if new.get("status") != "paused":
+            new["paused_at"] = 0.0
+        return new
 
-    rec = store.update(_key(thread_id), change, ttl=THREAD_TTL)
-    return rec if won else None
+    return update_thread(store, thread_id, change)
 
 
 def update_thread(store: Store, thread_id: str, change: Callable[[dict | None], dict | None]) -> dict | None:
@@ -165,15 +217,36 @@ def update_thread(store: Store, thread_id: str, change: Callable[[dict | None], 
     leave it as it is; it may run more than once (an optimistic retry), so it must be pure.
     Returns the record written, or None when nothing was written. The requester index is
     updated with a written record's requester.
+
+    Every write of the registry comes here. With a journal (``REDIS_URL``: :func:`jobs.store.journal_store`)
+    the record written is copied there, with the requester index, and a record Redis does not have
+    is the journal's copy (Redis lost its data): a research waiting for its clarifying answer, or
+    running, goes on as if Redis had kept it (:func:`read_thread`).
+
+    Raises:
+        the store's (or journal's) errors; a record written to Redis whose copy failed stays written.
     """
     written: list[dict] = []
+    journal = store.journal
+    kept: list[dict | None] = []  # the journal's copy, read once, when Redis has none
 
     def step(old: dict | None) -> dict | None:
+        if old is None and journal is not None:
+            kept[:] = kept or [journal.get(_key(thread_id))]
+            old = copy.deepcopy(kept[0])
         new = change(old)
         written[:] = [new] if new is not None else []
         return new
 
     store.update(_key(thread_id), step, ttl=THREAD_TTL)
-    if written and written[0].get("requester"):
-        store.index_add(f"requester:{written[0]['requester']}", thread_id, float(written[0].get("updated_at") or time.time()))
-    return written[0] if written else None
+    if not written:
+        return None
+    rec = written[0]
+    if journal is not None:
+        journal.put(_key(thread_id), rec, ttl=THREAD_TTL)
+    if rec.get("requester"):
+        score = float(rec.get("updated_at") or time.time())
+        store.index_add(f"requester:{rec['requester']}", thread_id, score)
+        if journal is not None:
+            journal.index_add(f"requester:{rec['requester']}", thread_id, score)
+    return rec

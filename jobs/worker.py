@@ -21,7 +21,7 @@ from jobs.queue import QUEUE_NAME, redis_connection
 from jobs.startup import check_local
 from jobs.stopping import request_stop
 from jobs.store import get_store
-from jobs.threads import set_thread
+from jobs.threads import read_thread, set_thread
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +209,7 @@ def _tell_user_lost(job) -> None:
             return
         if rec.get("job_id") and rec["job_id"] != job.id:
             return  # handed back or recovered: another job of this turn is queued
-        question = (store.get(f"thread:{turn['thread_id']}") or {}).get("question")
+        question = (read_thread(store, turn["thread_id"]) or {}).get("question")
         port_from_reference(turn["port"]).post(WORDS("lost_text", thread_language(question)))
         steps = EndSteps(turn["turn_id"])  # each whether or not the one before could be written
         steps.run("turn", records.finish, store, turn["turn_id"], "failed", last_error="abandoned")

@@ -165,8 +165,8 @@ class SlackHandlers:
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""
         try:
-            return jobs.thread_info(thread_key(msg.team, msg.channel, msg.root), settings=self.settings) is not None
-        except Exception as err:  # the registry failed: stay silent in a thread that may not be ours
+            return jobs.thread_known(thread_key(msg.team, msg.channel, msg.root), settings=self.settings)
+        except Exception as err:  # the registry and its journal failed: stay silent in a thread that may not be ours
             self._log_error("thread_info", err)
             return False
 

@@ -118,3 +118,22 @@ def assert_turns_alternate(log: Path, thread: str, turns: int) -> None:
 def cancelled_posts(log: Path, thread: str) -> list[dict]:
     """The "Research cancelled" posts of ``thread``."""
     return [e for e in read_events(log, thread) if e["op"] == "post" and e["text"] == CANCELLED_TEXT]
+
+
+def research_in_worker(tmp_path: Path, redis_url: str, tavily, thread: str, turn_id: str):
+    """Queue a research of ``thread`` (turn ``turn_id``, by ``U1``) whose searches block (:class:`SlowSearch`)
+    in a data dir of ``tmp_path`` with Redis at ``redis_url``, for a worker to run. Returns ``(the search,
+    the settings, a worker's environment, the events log of its :class:`RecordingPort`, the port's reference)``."""
+    from jobs import handle_message
+    from tests.fakes.recording_port import RecordingPort
+    from tests.jobs.conftest import child_env, make_settings
+
+    search = SlowSearch()
+    tavily.handler = search
+    settings = make_settings(tmp_path / "data", redis_url=redis_url)
+    env = dict(child_env(settings, tavily.base_url), LOG_LEVEL="INFO")
+    log = tmp_path / "events.jsonl"
+    port = RecordingPort.create(log, thread).reference()
+    assert handle_message(thread, "U1", "What is the history of the bicycle in Europe?", port, turn_id,
+                          settings=settings, explicit_start=True).action == "started"
+    return search, settings, env, log, port

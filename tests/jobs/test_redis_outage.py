@@ -235,18 +235,16 @@ def test_a_research_whose_worker_and_redis_died_together_resumes_from_its_checkp
     """The worker (and its work horse) killed -9 mid-research as Redis loses its data: the worker that
     recovers the turn from the journal resumes the graph's checkpoint in the same run folder; the
     research units that had finished are not searched again, and one report goes out."""
-    from jobs import handle_message
-    from tests.fakes.recording_port import RecordingPort
-    from tests.jobs.scenarios import assert_one_report, progress_shows, turn_record, turn_state
+    from tests.jobs.scenarios import (
+        assert_one_report,
+        progress_shows,
+        research_in_worker,
+        turn_record,
+        turn_state,
+    )
 
-    search = SlowSearch()
-    tavily.handler = search
-    settings = make_settings(tmp_path / "data", redis_url=redis_server.url)
-    env = dict(child_env(settings, tavily.base_url), LOG_LEVEL="INFO")
-    log, thread = tmp_path / "events.jsonl", "console:both-died"
-    port = RecordingPort.create(log, thread).reference()
-    assert handle_message(thread, "U1", "What is the history of the bicycle in Europe?", port, "bd1",
-                          settings=settings, explicit_start=True).action == "started"
+    thread = "console:both-died"
+    search, settings, env, log, _port = research_in_worker(tmp_path, redis_server.url, tavily, thread, "bd1")
     children.start("doomed", ["worker", "doomed"], env)
     wait_for(lambda: search.slow_seen.is_set() and progress_shows(log, thread, "topics 2/3 done"),
              what="two of three research units to finish", diag=lambda: children.log("doomed")[-3000:])
