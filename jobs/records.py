@@ -7,6 +7,7 @@ import os
 import socket
 import time
 
+from engine.database import is_unavailable
 from jobs.quotas import release
 from jobs.redisconn import redis_answering
 from jobs.store import RedisStore, Store
@@ -83,10 +84,14 @@ def turn_key(turn_id: str) -> str:
 def create(store: Store, turn: Turn, mode: str) -> bool:
     """Record a new queued turn; False when ``turn.turn_id`` was recorded before (a duplicate).
 
+    A journal that cannot be reached right now (PostgreSQL down, Redis up) does not refuse the turn:
+    it is queued all the same and the journal gets it with the turn's next write there
+    (:func:`mirror_or_defer`).
+
     Raises:
-        redis.exceptions.RedisError / sqlite3.Error / engine.database.DatabaseError: the store (or the journal) failed; a record
-            written in part is closed first (:func:`close_unqueued`), as it is on a Ctrl-C
-            (``KeyboardInterrupt``, raised on) half-way.
+        redis.exceptions.RedisError / sqlite3.Error / engine.database.DatabaseError: the store (or the journal,
+            other than unreachable) failed; a record written in part is closed first
+            (:func:`close_unqueued`), as it is on a Ctrl-C (``KeyboardInterrupt``, raised on) half-way.
     """
     now = time.time()
     rec = {
@@ -98,7 +103,7 @@ def create(store: Store, turn: Turn, mode: str) -> bool:
         return False
     try:
         store.index_add(OPEN_INDEX, turn.turn_id, now)
-        mirror(store, turn.turn_id, rec)
+        mirror_or_defer(store, turn.turn_id, rec)
     except BaseException:  # half written (an error, or a Ctrl-C): its caller says it was not queued
         close_unqueued(store, turn.turn_id)
         raise
@@ -139,6 +144,33 @@ def mirror(store: Store, turn_id: str, rec: dict | None) -> None:
         journal.index_remove(OPEN_INDEX, turn_id)
     else:
         journal.index_add(OPEN_INDEX, turn_id, float(rec.get("created_at") or time.time()))
+
+
+def mirror_or_defer(store: Store, turn_id: str, rec: dict | None) -> bool:
+    """:func:`mirror`, unless the journal cannot be reached right now
+    (:func:`engine.database.is_unavailable`: PostgreSQL down): then one WARNING
+    (``event=journal_deferred``) and False. Redis (the queue) holds the turn meanwhile; the journal is
+    the copy that outlives a Redis that lost its data, and gets the whole record with the turn's next
+    write there (an upsert: its claim, a change of :data:`RERUN_FIELDS`, its end, :func:`finish`).
+
+    Raises:
+        Any other error of :func:`mirror` (a wrong login, a missing table...).
+    """
+    try:
+        mirror(store, turn_id, rec)
+    except Exception as err:
+        _defer(err, turn_id, "written with the turn's next change")
+        return False
+    return True
+
+
+def _defer(err: Exception, turn_id: str, note: str) -> None:
+    """Log ``err`` of a journal write of ``turn_id`` as ``event=journal_deferred`` (one WARNING) when the
+    journal cannot be reached right now (:func:`engine.database.is_unavailable`); raise any other."""
+    if not is_unavailable(err):
+        raise err
+    log.warning("event=journal_deferred turn=%s error=%s note=\"the journal of turns cannot be reached; %s\"",
+                turn_id, type(err).__name__, note)
 
 
 def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
@@ -257,18 +289,37 @@ def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
 
     With a journal, the end is written there first: should Redis stay away past its retry
     window, the end is still known here and recorded in Redis once it is back
-    (:func:`jobs.journal.replay_end`), and the turn is not run again.
+    (:func:`jobs.journal.replay_end`), and the turn is not run again. A journal that lacks the turn
+    (its write was deferred, :func:`mirror_or_defer`) gets the whole record with its end from the
+    store's. A journal that cannot be reached right now does not stop the end (``event=journal_deferred``):
+    the store holds it, and a worker's recovery pass copies it into the journal
+    (:func:`jobs.journal.recover_lost`), so the turn is not run again there either.
     """
-    journal = store.journal
-    if journal is not None:
-        old = journal.get(turn_key(turn_id))
-        if old is not None:
-            mirror(store, turn_id, dict(old, **fields, state=state, updated_at=time.time()))
+    journal_first = _end_in_journal(store, turn_id, state, fields)
     rec = patch(store, turn_id, state=state, **fields)
+    if journal_first is False and rec is not None:
+        mirror_or_defer(store, turn_id, rec)
     store.index_remove(OPEN_INDEX, turn_id)
     turn = (rec or {}).get("turn") or {}
     if turn.get("requester") and turn.get("thread_id"):  # its quota slot is free again
         release(store, turn_id, user=turn["requester"], thread_id=turn["thread_id"])
+
+
+def _end_in_journal(store: Store, turn_id: str, state: str, fields: dict) -> bool | None:
+    """Write the end ``state`` (and ``fields``) of a turn into the journal over its copy there, for
+    :func:`finish`. True when written; False when the journal lacks the turn; None without a journal
+    or when it cannot be reached right now (logged, ``event=journal_deferred``)."""
+    journal = store.journal
+    if journal is None:
+        return None
+    try:
+        old = journal.get(turn_key(turn_id))
+    except Exception as err:
+        _defer(err, turn_id, "the end is in the store, and copied from there")
+        return None
+    if old is None:
+        return False
+    return mirror_or_defer(store, turn_id, dict(old, **fields, state=state, updated_at=time.time())) or None
 
 
 def close_unqueued(store: Store, turn_id: str, reason: str = NOT_QUEUED) -> bool:
@@ -293,7 +344,10 @@ def close_unqueued(store: Store, turn_id: str, reason: str = NOT_QUEUED) -> bool
         if local is not None and local.get("state") not in TERMINAL:
             mirror(store, turn_id, dict(local, state="failed", last_error=reason, updated_at=now))
     except Exception as err:  # the store's record is closed all the same
-        log.error("event=turn_close_failed where=journal turn=%s error=%s", turn_id, type(err).__name__)
+        if is_unavailable(err):  # a recovery pass copies the store's end into the journal (jobs.journal.recover_lost)
+            log.warning("event=journal_deferred turn=%s error=%s", turn_id, type(err).__name__)
+        else:
+            log.error("event=turn_close_failed where=journal turn=%s error=%s", turn_id, type(err).__name__)
     if isinstance(store, RedisStore) and not redis_answering():
         log.warning("event=turn_close_deferred turn=%s note=\"Redis does not answer; the journal holds the end\"",
                     turn_id)
