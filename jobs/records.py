@@ -10,7 +10,7 @@ import time
 from engine.database import is_unavailable
 from jobs.quotas import release
 from jobs.redisconn import redis_answering
-from jobs.store import RedisStore, Store
+from jobs.store import RedisStore, Store, journal_copy, journal_deferred, journal_try
 from jobs.threads import read_thread
 from jobs.turns import Turn
 
@@ -159,18 +159,18 @@ def mirror_or_defer(store: Store, turn_id: str, rec: dict | None) -> bool:
     try:
         mirror(store, turn_id, rec)
     except Exception as err:
-        _defer(err, turn_id, "written with the turn's next change")
+        _defer(store, err, turn_id, "written with the turn's next change")
         return False
     return True
 
 
-def _defer(err: Exception, turn_id: str, note: str) -> None:
-    """Log ``err`` of a journal write of ``turn_id`` as ``event=journal_deferred`` (one WARNING) when the
-    journal cannot be reached right now (:func:`engine.database.is_unavailable`); raise any other."""
+def _defer(store: Store, err: Exception, turn_id: str, note: str) -> None:
+    """Log ``err`` of a journal write of ``turn_id`` as ``event=journal_deferred`` (once per outage:
+    :func:`jobs.store.journal_deferred`) when the journal cannot be reached right now
+    (:func:`engine.database.is_unavailable`); raise any other."""
     if not is_unavailable(err):
         raise err
-    log.warning("event=journal_deferred turn=%s error=%s note=\"the journal of turns cannot be reached; %s\"",
-                turn_id, type(err).__name__, note)
+    journal_deferred(store.journal, "turn", turn_id, err, note)
 
 
 def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
@@ -293,9 +293,15 @@ def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
     (its write was deferred, :func:`mirror_or_defer`) gets the whole record with its end from the
     store's. A journal that cannot be reached right now does not stop the end (``event=journal_deferred``):
     the store holds it, and a worker's recovery pass copies it into the journal
-    (:func:`jobs.journal.recover_lost`), so the turn is not run again there either.
+    (:func:`jobs.journal.recover_lost`), so the turn is not run again there either. Another journal error
+    (a full disk) is raised once the store's end is written and the slot given back, so a full disk
+    under the journal never keeps a user's running slot.
     """
-    journal_first = _end_in_journal(store, turn_id, state, fields)
+    journal_error: Exception | None = None
+    try:
+        journal_first = _end_in_journal(store, turn_id, state, fields)
+    except Exception as err:  # a full disk under the journal: the store's end and the slot go all the same
+        journal_first, journal_error = None, err
     rec = patch(store, turn_id, state=state, **fields)
     if journal_first is False and rec is not None:
         mirror_or_defer(store, turn_id, rec)
@@ -303,6 +309,8 @@ def finish(store: Store, turn_id: str, state: str, **fields: object) -> None:
     turn = (rec or {}).get("turn") or {}
     if turn.get("requester") and turn.get("thread_id"):  # its quota slot is free again
         release(store, turn_id, user=turn["requester"], thread_id=turn["thread_id"])
+    if journal_error is not None:
+        raise journal_error
 
 
 def _end_in_journal(store: Store, turn_id: str, state: str, fields: dict) -> bool | None:
@@ -315,7 +323,7 @@ def _end_in_journal(store: Store, turn_id: str, state: str, fields: dict) -> boo
     try:
         old = journal.get(turn_key(turn_id))
     except Exception as err:
-        _defer(err, turn_id, "the end is in the store, and copied from there")
+        _defer(store, err, turn_id, "the end is in the store, and copied from there")
         return None
     if old is None:
         return False
@@ -380,7 +388,7 @@ def request_cancel_flag(store: Store, thread_id: str, turn_id: str, by: str) -> 
     """
     flag = {"turn_id": turn_id, "by": by, "at": time.time()}
     if store.journal is not None:
-        store.journal.put(f"cancel:{thread_id}", flag, ttl=CANCEL_TTL)
+        journal_copy("cancel", thread_id, store.journal.put, f"cancel:{thread_id}", flag, ttl=CANCEL_TTL)
     store.put(f"cancel:{thread_id}", flag, ttl=CANCEL_TTL)
 
 
@@ -389,5 +397,5 @@ def cancel_requested(store: Store, thread_id: str, turn_id: str) -> bool:
     Redis's flag or, when Redis has none (it may have lost its data), the journal's."""
     flag = store.get(f"cancel:{thread_id}")
     if (not flag or flag.get("turn_id") != turn_id) and store.journal is not None:
-        flag = store.journal.get(f"cancel:{thread_id}")
+        flag = journal_try("cancel", thread_id, store.journal.get, f"cancel:{thread_id}")
     return bool(flag) and flag.get("turn_id") == turn_id

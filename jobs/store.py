@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import random
 import sqlite3
 import threading
@@ -11,9 +12,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from engine.settings import Settings
 from jobs.redisconn import redis_connection, redis_retry
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Seconds a SQLite connection waits for another writer before "database is locked".
 SQLITE_BUSY_TIMEOUT = 30.0
@@ -304,6 +309,80 @@ class SqliteStore(Store):
                 "SELECT member FROM idx WHERE name = ? ORDER BY score DESC LIMIT ?", (index, max(limit, 1))
             ).fetchall()
         return [r[0] for r in rows]
+
+
+#: The journals (by :func:`_journal_key`) this process found unreachable and has not reached since:
+#: their outage is said once (WARNING), then its end (:func:`journal_deferred`, :func:`journal_try`).
+_unreachable: set[str] = set()
+_unreachable_lock = threading.Lock()
+
+
+def _journal_key(journal: object) -> str:
+    """Which journal ``journal`` is, for :data:`_unreachable` (never logged: it may hold a password)."""
+    settings = getattr(journal, "settings", None)
+    url = getattr(settings, "database_url", None)
+    if url is not None:
+        return url.get_secret_value() if hasattr(url, "get_secret_value") else str(url)
+    return str(getattr(journal, "path", id(journal)))
+
+
+def journal_deferred(journal: object, what: str, key: str, err: BaseException, note: str) -> None:
+    """Say that a journal call about ``what`` ``key`` (a turn or thread id) met ``err``, an outage
+    (:func:`engine.database.is_unavailable`), and that ``note`` (what happens instead): the first since the
+    journal was last reached is one WARNING ``event=journal_deferred``, later ones DEBUG, so an outage is
+    said once per process, not once per message."""
+    with _unreachable_lock:
+        first = _journal_key(journal) not in _unreachable
+        _unreachable.add(_journal_key(journal))
+    log.log(logging.WARNING if first else logging.DEBUG,
+            'event=journal_deferred what=%s key=%s error=%s note="the journal of turns cannot be reached; %s"',
+            what, key, type(err).__name__, note)
+
+
+def _journal_reached(journal: object) -> None:
+    """The journal answered: if this process had said it was unreachable, say (WARNING) that it answers again."""
+    if not _unreachable:
+        return
+    with _unreachable_lock:
+        was = _journal_key(journal) in _unreachable
+        _unreachable.discard(_journal_key(journal))
+    if was:
+        log.warning("event=journal_reachable note=\"the journal of turns answers again; the records Redis held "
+                    "meanwhile are copied with their next write\"")
+
+
+def journal_try(what: str, key: str, call: Callable[..., T], *args: object, **kwargs: object) -> T | None:
+    """``call(*args, **kwargs)``, a method of the journal of turns, or None when the journal cannot be
+    reached right now (:func:`engine.database.is_unavailable`: PostgreSQL down), said once per outage
+    (:func:`journal_deferred`, naming ``what`` and ``key``). Redis, the queue, holds the records meanwhile;
+    every write to the journal is a whole record (an upsert), so the next one of that key brings it up to
+    date, and a read that cannot be made is as if it found nothing.
+
+    Raises:
+        Any other error of ``call`` (a wrong login, a missing table, a full disk).
+    """
+    from engine.database import is_unavailable
+
+    journal = getattr(call, "__self__", None)
+    try:
+        result = call(*args, **kwargs)
+    except Exception as err:
+        if not is_unavailable(err):
+            raise
+        journal_deferred(journal, what, key, err, "Redis holds it meanwhile")
+        return None
+    _journal_reached(journal)
+    return result
+
+
+def journal_copy(what: str, key: str, call: Callable[..., object], *args: object, **kwargs: object) -> None:
+    """:func:`journal_try` for a copy the store (Redis) already holds: any other error of ``call`` (a full
+    disk, a wrong login) is logged too (ERROR ``event=journal_copy_failed``), not raised, since the record
+    is written and the caller's work goes on; the copy is made again with the key's next write."""
+    try:
+        journal_try(what, key, call, *args, **kwargs)
+    except Exception as err:
+        log.error("event=journal_copy_failed what=%s key=%s error=%s", what, key, type(err).__name__)
 
 
 def journal_store(settings: Settings) -> Store:

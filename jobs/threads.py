@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from engine.settings import Settings
-from jobs.store import Store, get_store
+from jobs.store import Store, get_store, journal_copy, journal_try
 
 log = logging.getLogger(__name__)
 
@@ -106,13 +106,13 @@ def read_thread(store: Store, thread_id: str) -> dict | None:
     a write got there first. Every reader of the registry comes here (or to :func:`update_thread`).
 
     Raises:
-        the store's (or journal's) errors: the registry is unreachable.
+        the store's errors, and the journal's other than an outage (:func:`jobs.store.journal_try`).
     """
     rec = store.get(_key(thread_id))
     if rec is not None or store.journal is None:
         return rec
-    local = store.journal.get(_key(thread_id))
-    if local is None:
+    local = journal_try("thread", thread_id, store.journal.get, _key(thread_id))
+    if local is None:  # not there, or the journal cannot be reached (PostgreSQL down): as Redis says
         return None
     if not store.add(_key(thread_id), local, ttl=THREAD_TTL):
         return store.get(_key(thread_id))
@@ -224,7 +224,8 @@ def update_thread(store: Store, thread_id: str, change: Callable[[dict | None], 
     running, goes on as if Redis had kept it (:func:`read_thread`).
 
     Raises:
-        the store's (or journal's) errors; a record written to Redis whose copy failed stays written.
+        the store's errors, and those of reading the journal's copy other than an outage; the copy of a
+        record written is made with the thread's next write when it fails (:func:`jobs.store.journal_copy`).
     """
     written: list[dict] = []
     journal = store.journal
@@ -232,7 +233,7 @@ def update_thread(store: Store, thread_id: str, change: Callable[[dict | None], 
 
     def step(old: dict | None) -> dict | None:
         if old is None and journal is not None:
-            kept[:] = kept or [journal.get(_key(thread_id))]
+            kept[:] = kept or [journal_try("thread", thread_id, journal.get, _key(thread_id))]
             old = copy.deepcopy(kept[0])
         new = change(old)
         written[:] = [new] if new is not None else []
@@ -243,10 +244,10 @@ def update_thread(store: Store, thread_id: str, change: Callable[[dict | None], 
         return None
     rec = written[0]
     if journal is not None:
-        journal.put(_key(thread_id), rec, ttl=THREAD_TTL)
+        journal_copy("thread", thread_id, journal.put, _key(thread_id), rec, ttl=THREAD_TTL)
     if rec.get("requester"):
         score = float(rec.get("updated_at") or time.time())
         store.index_add(f"requester:{rec['requester']}", thread_id, score)
         if journal is not None:
-            journal.index_add(f"requester:{rec['requester']}", thread_id, score)
+            journal_copy("requester", thread_id, journal.index_add, f"requester:{rec['requester']}", thread_id, score)
     return rec

@@ -284,9 +284,12 @@ def test_a_turn_interrupted_on_its_way_to_the_in_process_runner_is_closed(sqlite
 def test_a_record_interrupted_half_way_is_closed(redis_settings, monkeypatch):
     """Ctrl-C as the journal takes the record (Redis has it already): the record is closed in Redis."""
     store = get_store(redis_settings)
+    put = store.journal.put
 
-    def interrupted(*_args, **_kwargs):
-        raise KeyboardInterrupt
+    def interrupted(key, *args, **kwargs):  # as the turn's record goes in (the thread's copy went before)
+        if key == records.turn_key("e1"):
+            raise KeyboardInterrupt
+        return put(key, *args, **kwargs)
 
     monkeypatch.setattr(store.journal, "put", interrupted)
     with pytest.raises(KeyboardInterrupt):
