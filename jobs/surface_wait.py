@@ -78,7 +78,7 @@ def wait_for_surface(store: Store, t: Turn, settings: Settings, err: PortUnavail
     if rec is None:  # finished meanwhile: nothing to hand back
         return skipped(t, store.get(records.turn_key(t.turn_id)))
     set_thread(store, t.thread_id, for_turn=t.turn_id, status="queued")
-    log.warning("event=turn_waits_for_surface turn=%s thread=%s surface=%s handed_back=%s retry_in=%s why=%s",
+    log.warning('event=turn_waits_for_surface turn=%s thread=%s surface=%s handed_back=%s retry_in=%s why="%s"',
                 t.turn_id, t.thread_id, err.surface, rec["handed_back"],
                 f"{SURFACE_RETRY}s" if settings.redis_url else "restart", err.reason)
     if settings.redis_url:
@@ -104,7 +104,7 @@ def give_up_on_surface(store: Store, t: Turn, settings: Settings, err: PortUnava
     """
     error = f"no worker could deliver to {err.surface}: {err.reason}"
     log.error("event=turn_gave_up_on_surface turn=%s thread=%s surface=%s handed_back=%s waited=%ds limit=%ds "
-              "why=%s", t.turn_id, t.thread_id, err.surface, rec.get("handed_back", 0), waited,
+              'why="%s"', t.turn_id, t.thread_id, err.surface, rec.get("handed_back", 0), waited,
               quotas.hold_seconds(settings), err.reason)
     steps = EndSteps(t.turn_id)
     steps.run("turn", records.finish, store, t.turn_id, "failed", last_error=type(err).__name__)

@@ -280,9 +280,16 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
         )
         worker.heartbeat_grace = heartbeat_grace
         worker.shutdown_grace = grace
-        worked = worker.work(burst=burst, with_scheduler=True, logging_level="INFO") or worked
+        worked = worker.work(burst=burst, with_scheduler=True, logging_level=_rq_logging_level()) or worked
         if not burst or not _wait_for_scheduled(connection, queue, worker):
             return worked
+
+
+def _rq_logging_level() -> str:
+    """The level RQ's worker and scheduler log at: this process's (``LOG_LEVEL``, WARNING by default:
+    :func:`bots.logs.configure_logging`), which RQ would otherwise set to its own ``INFO`` on ``rq.worker``
+    (``Worker.work(logging_level=...)``, ``rq.logutils.setup_loghandlers``)."""
+    return logging.getLevelName(logging.getLogger().getEffectiveLevel())
 
 
 def _wait_for_scheduled(connection, queue: str, worker: Worker) -> bool:

@@ -8,11 +8,12 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import requests
 from botbuilder.integration.aiohttp import CloudAdapter, ConfigurationBotFrameworkAuthentication
 from botframework.connector.auth import AuthenticationConstants, ClaimsIdentity
 
 from bots.logs import redact
-from bots.teams.credentials import CachingPasswordCredentialFactory, TokenRefused
+from bots.teams.credentials import CHECK_TIMEOUT, CachingPasswordCredentialFactory, TokenRefused
 from bots.teams.settings import TeamsSettings
 from engine.settings import SettingsError
 
@@ -135,26 +136,41 @@ _AADSTS_SETTING = {"AADSTS7000215": "MICROSOFT_APP_PASSWORD", "AADSTS7000222": "
 _ERROR_SETTING = {"invalid_client": "MICROSOFT_APP_PASSWORD", "unauthorized_client": "MICROSOFT_APP_ID"}
 
 
-def refusal_line(err: TokenRefused) -> str:
+def refusal_line(err: TokenRefused, tenant_setting: str = "MICROSOFT_APP_TENANT_ID") -> str:
     """The one line for a token request Entra ID refused, naming the setting it is about:
     ``MICROSOFT_APP_PASSWORD was refused by Microsoft Entra ID (invalid_client, AADSTS7000215: Invalid
-    client secret provided)`` (the description's first sentence, without its trace ids; never a secret)."""
+    client secret provided)`` (the description's first sentence, without its trace ids; never a secret).
+    ``tenant_setting``: the setting an unknown tenant (AADSTS90002) is named by (``MICROSOFT_LOGIN_URL``
+    when the tenant is its last segment)."""
     code = re.search(r"AADSTS\d+", err.description)
     setting = _AADSTS_SETTING.get(code.group(0) if code else "") or _ERROR_SETTING.get(err.error, "MICROSOFT_APP_PASSWORD")
+    if setting == "MICROSOFT_APP_TENANT_ID":
+        setting = tenant_setting
     first = err.description.splitlines()[0].split(". ")[0].rstrip(".") if err.description.strip() else ""
     return f"{setting} was refused by Microsoft Entra ID ({err.error}" + (f", {redact(first)[:200]})" if first else ")")
 
 
+def _unanswered(err: OSError) -> str:
+    """``Microsoft Entra ID did not answer within 10 s (<url>)`` or ``... could not be reached (<url>: ...)``
+    (``err``: requests' error, an ``OSError``, whose request names the URL)."""
+    url = redact(getattr(getattr(err, "request", None), "url", None) or "its authority")
+    if isinstance(err, requests.Timeout):
+        return f"Microsoft Entra ID did not answer within {CHECK_TIMEOUT:g} s ({url})"
+    return f"Microsoft Entra ID could not be reached ({url}: {type(err).__name__})"
+
+
 def credentials_problem(settings: TeamsSettings) -> str | None:
     """Ask Microsoft Entra ID for the client-credentials token the bot's connector calls carry, through
-    botbuilder's own connector factory and :class:`bots.teams.credentials.TokenCredentials` (MSAL), with the
-    configured ``MICROSOFT_APP_ID``, ``MICROSOFT_APP_PASSWORD`` and tenant; blocking, each HTTP call bounded by
-    :data:`bots.teams.credentials.TOKEN_TIMEOUT`.
+    botbuilder's own connector factory and :meth:`bots.teams.credentials.TokenCredentials.check_token` (MSAL),
+    with the configured ``MICROSOFT_APP_ID``, ``MICROSOFT_APP_PASSWORD`` and tenant; blocking, each HTTP call
+    bounded by :data:`bots.teams.credentials.CHECK_TIMEOUT` and asked once (urllib3's own lines silenced
+    meanwhile, as :func:`bots.slack.port.check_delivery` silences slack_sdk's).
 
-    Returns the one line naming the refused setting (:func:`refusal_line`; an authority MSAL could not read,
-    such as an unknown tenant, names ``MICROSOFT_APP_TENANT_ID``), or None: the token was issued, the app has
-    no password to check (no ``MICROSOFT_APP_ID``, or a managed identity), or Entra ID did not answer (the
-    connector calls that need the token retry then).
+    Returns the one line naming the refused setting (:func:`refusal_line`; an unknown tenant, AADSTS90002,
+    names ``MICROSOFT_APP_TENANT_ID``, or ``MICROSOFT_LOGIN_URL`` for a multi-tenant app), or None: the token
+    was issued, the app has no password to check (no ``MICROSOFT_APP_ID``, or a managed identity), or Entra ID
+    did not answer (one ``event=teams_credentials_unchecked why="..."`` warning; the replies' own token
+    requests ask it again).
 
     Raises:
         SettingsError: see :func:`auth_config`.
@@ -164,19 +180,24 @@ def credentials_problem(settings: TeamsSettings) -> str | None:
         return None
     auth = make_adapter(settings).bot_framework_authentication
     identity = ClaimsIdentity({AuthenticationConstants.AUDIENCE_CLAIM: config.APP_ID}, True)
+    tenant_setting = "MICROSOFT_APP_TENANT_ID" if config.APP_TYPE == "SingleTenant" else "MICROSOFT_LOGIN_URL"
 
     async def issue() -> None:
         client = await auth.create_connector_factory(identity).create(_PROBE_SERVICE_URL, None)
-        await asyncio.to_thread(client.config.credentials.get_access_token)
+        await asyncio.to_thread(client.config.credentials.check_token)
 
+    http_log = logging.getLogger("urllib3")
+    level = http_log.level
+    http_log.setLevel(logging.CRITICAL)  # it logs each broken connection; the line below says it once
     try:
         asyncio.run(issue())
     except TokenRefused as err:
-        return refusal_line(err)
-    except ValueError as err:  # MSAL: the authority's OpenID configuration was refused
-        where = "MICROSOFT_APP_TENANT_ID" if config.APP_TYPE == "SingleTenant" else "MICROSOFT_LOGIN_URL"
-        return (f"{where} was refused by Microsoft Entra ID (its authority's configuration could not be read: "
-                f"{redact(str(err).splitlines()[0])[:200]})")
+        return refusal_line(err, tenant_setting)
+    except ValueError as err:  # MSAL could not read the authority's OpenID configuration
+        return f"{tenant_setting} was refused by Microsoft Entra ID ({redact(str(err).splitlines()[0])})"
     except OSError as err:  # requests' errors are OSErrors: not answered, no refusal
-        log.info("event=teams_token_check_unanswered error=%s", type(err).__name__)
+        log.warning('event=teams_credentials_unchecked why="%s; the replies\' token requests ask it again"',
+                    _unanswered(err))
+    finally:
+        http_log.setLevel(level)
     return None

@@ -9,6 +9,7 @@ import functools
 import logging
 from urllib.parse import urlsplit
 
+import requests
 from botframework.connector.auth import MicrosoftAppCredentials, PasswordServiceClientCredentialFactory
 from msal import ConfidentialClientApplication
 from msrest.authentication import Authentication
@@ -20,6 +21,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds for each HTTP call MSAL makes (the authority's OpenID configuration, the token endpoint).
 TOKEN_TIMEOUT = 30.0
+#: Seconds for each HTTP call of the start-up check (:meth:`TokenCredentials.check_token`), asked once: as
+#: the Slack check's ``auth.test`` (:func:`bots.slack.port.check_delivery`), so that an Entra ID that takes
+#: the connection and never answers holds the start for this long, not MSAL's two 30 s attempts.
+CHECK_TIMEOUT = 10.0
 
 
 class TokenRefused(PermissionError):
@@ -34,6 +39,32 @@ class TokenRefused(PermissionError):
         super().__init__(f"token request refused: {error}" + (f": {redact(detail[0])[:200]}" if detail else ""))
         self.error = error
         self.description = description
+
+
+def _once_session(timeout: float, answers: list[requests.Response]) -> requests.Session:
+    """A session for MSAL whose calls are bounded by ``timeout`` seconds each and never retried (MSAL's own
+    retries once); each answer is appended to ``answers`` (the last says why MSAL could not read an authority)."""
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(max_retries=0)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    session.request = functools.partial(session.request, timeout=timeout)
+    session.hooks["response"].append(lambda answer, *args, **kwargs: answers.append(answer))
+    return session
+
+
+def _authority_refusal(answers: list[requests.Response]) -> TokenRefused | None:
+    """Entra ID's refusal of the authority's OpenID configuration (``400 invalid_tenant``, ``AADSTS90002:
+    Tenant '...' not found``), from the last answer MSAL got; None when it is no such error body."""
+    if not answers or answers[-1].status_code < 400:
+        return None
+    try:
+        body = answers[-1].json()
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("error"), str):
+        return None
+    return TokenRefused(body["error"], str(body.get("error_description") or ""))
 
 
 @functools.lru_cache(maxsize=64)
@@ -70,11 +101,43 @@ class TokenCredentials(MicrosoftAppCredentials, AsyncHTTPPolicy):
             ValueError: MSAL could not read the authority's OpenID configuration (an unknown tenant).
             requests.RequestException: the authority did not answer (an ``OSError``).
         """
-        scope = self.oauth_scope if self.oauth_scope.endswith("/.default") else self.oauth_scope + "/.default"
         client = _client(self.microsoft_app_id, self.microsoft_app_password, self.oauth_endpoint,
                          self.validate_authority)
         if force_refresh:  # MSAL answers from its cache while a token is valid there
             client.remove_tokens_for_client()
+        return self._issue(client)
+
+    def check_token(self, timeout: float = CHECK_TIMEOUT) -> None:
+        """Ask Entra ID for a token once, as at the bot's start, with a client of its own (the process's
+        cached one keeps :data:`TOKEN_TIMEOUT` and MSAL's retry): each HTTP call bounded by ``timeout``
+        seconds and never retried; blocking.
+
+        Raises:
+            TokenRefused: the token endpoint refused, or the authority's OpenID configuration was refused
+                (an unknown tenant: ``invalid_tenant``, AADSTS90002), with Entra ID's error and description.
+            ValueError: MSAL could not read the authority's OpenID configuration otherwise (its first sentence).
+            requests.RequestException: the authority did not answer within ``timeout`` or could not be reached.
+        """
+        answers: list[requests.Response] = []
+        try:
+            client = ConfidentialClientApplication(
+                client_id=self.microsoft_app_id, client_credential=self.microsoft_app_password,
+                authority=self.oauth_endpoint, validate_authority=self.validate_authority,
+                http_client=_once_session(timeout, answers))
+        except ValueError as err:  # MSAL's generic text; Entra ID's answer says which setting and why
+            refused = _authority_refusal(answers)
+            if refused is not None:
+                raise refused from err
+            raise ValueError(str(err).split(". ")[0]) from err
+        self._issue(client)
+
+    def _issue(self, client: ConfidentialClientApplication) -> str:
+        """A token for :attr:`oauth_scope` from ``client`` (its cache, else its token endpoint).
+
+        Raises:
+            TokenRefused: the token endpoint refused.
+        """
+        scope = self.oauth_scope if self.oauth_scope.endswith("/.default") else self.oauth_scope + "/.default"
         result = client.acquire_token_for_client(scopes=[scope])
         if "access_token" in result:
             return result["access_token"]

@@ -108,6 +108,7 @@ def test_a_worker_says_at_start_up_which_surfaces_it_delivers_to(tmp_path, redis
     assert out.returncode == 0, out.stderr
     lines = [ln.partition("logger=jobs.worker ")[2] for ln in out.stderr.splitlines() if "event=worker_surfaces" in ln]
     assert lines == [expected], out.stderr
+    assert not [ln for ln in out.stderr.splitlines() if "level=INFO" in ln], out.stderr  # LOG_LEVEL unset: WARNING
     assert "secret" not in out.stderr
     no_traceback(out)
 
@@ -415,6 +416,65 @@ def test_the_teams_bot_whose_password_entra_id_refuses_stops_at_start_with_one_l
     assert lines == [f"deepresearch: {TEAMS_REFUSED}"], out.stderr
     assert "wrong-secret" not in out.stderr
     no_traceback(out)
+
+
+def test_the_teams_bot_whose_tenant_entra_id_does_not_know_stops_at_start_with_one_line(tmp_path):
+    """A SingleTenant app whose ``MICROSOFT_APP_TENANT_ID`` Entra ID does not know (AADSTS90002): the whole
+    line names the setting and says why in Entra ID's words, short, never MSAL's generic text."""
+    from tests.bots.teams.test_auth import APP_ID, SECRET
+    from tests.fakes.identity_provider import FakeIdentityProvider
+
+    with FakeIdentityProvider({APP_ID: SECRET}, tenants=("botframework.com", "contoso.onmicrosoft.com")) as idp:
+        env = {"DEEPRESEARCH_LLM": "offline", **_teams_env(idp, SECRET), "MICROSOFT_APP_TYPE": "SingleTenant",
+               "MICROSOFT_APP_TENANT_ID": "contoso-typo.onmicrosoft.com"}
+        out = subprocess.run([sys.executable, "-m", "bots.cli", "teams", "--port", "0"], capture_output=True,
+                             text=True, env=ask_env(tmp_path, env), cwd=tmp_path, timeout=START_TIMEOUT)
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
+    assert out.returncode == 1, out.stderr
+    assert lines == ["deepresearch: MICROSOFT_APP_TENANT_ID was refused by Microsoft Entra ID (invalid_tenant, "
+                     "AADSTS90002: Tenant 'contoso-typo.onmicrosoft.com' not found)"], out.stderr
+    assert SECRET not in out.stderr
+    no_traceback(out)
+
+
+def test_the_teams_bot_whose_entra_id_does_not_answer_starts_after_one_short_check_and_one_line(tmp_path):
+    """An identity provider that takes the connection and never answers holds the start for the check's
+    10 s, asked once (no retry), not two 30 s timeouts; one WARNING line says it, never urllib3's own."""
+    import time
+
+    import requests
+
+    from tests.bots.teams.test_auth import APP_ID, SECRET
+    from tests.fakes.identity_provider import FakeIdentityProvider
+    from tests.waiting import wait_exit, wait_for
+
+    with FakeIdentityProvider({APP_ID: SECRET}) as idp:
+        idp.stall()
+        env = {"DEEPRESEARCH_LLM": "offline", **_teams_env(idp, SECRET)}
+        started = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "bots.cli", "teams", "--port", "0"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env=ask_env(tmp_path, env), cwd=tmp_path)
+        said: list[str] = []
+        try:
+            line = wait_for(lambda: next((ln for ln in iter(proc.stderr.readline, "")
+                                          if said.append(ln) or "listening on" in ln), "EOF"),
+                            what="the listening line")
+            took = time.monotonic() - started
+            assert "listening on" in line, "".join(said)
+            port = line.rstrip().rpartition(":")[2].partition("/")[0]
+            assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=30).json()["ok"] is True
+        finally:
+            proc.terminate()
+            wait_exit(proc, what="deepresearch teams to stop")
+            proc.stderr.close()
+        asked, url = len(idp.calls), idp.url
+    unchecked = [ln.partition("logger=bots.teams.adapter ")[2].rstrip() for ln in said if "teams_credentials_unchecked" in ln]
+    assert unchecked == [f'event=teams_credentials_unchecked why="Microsoft Entra ID did not answer within 10 s '
+                         f'({url}/botframework.com/v2.0/.well-known/openid-configuration); the replies\' token '
+                         'requests ask it again"'], "".join(said)
+    assert took < 25, (took, "".join(said))
+    assert asked == 1
+    assert "Retrying" not in "".join(said) and "urllib3" not in "".join(said)
 
 
 @pytest.mark.parametrize("problem", ["wrong key", "dead base URL"])

@@ -114,16 +114,23 @@ class FakeIdentityProvider(LoopbackServer):
       ``401 invalid_client`` (AADSTS7000215), an unknown client id its ``400 unauthorized_client``
       (AADSTS700016), each with Entra ID's whole error body. Issued tokens are kept in :attr:`issued`.
 
+    A tenant not in :attr:`tenants` (when given) is answered as Entra ID answers an unknown one: ``400
+    invalid_tenant`` (AADSTS90002) on its OpenID configuration, which MSAL reads first, and ``400
+    invalid_request`` (AADSTS90002) on its token endpoint.
+
     :meth:`channel_token` makes the tokens the Bot Framework channel would send the bot.
     """
 
     http_methods = ("GET", "POST")
     json_body = False
 
-    def __init__(self, clients: dict[str, str], *, endorsements: tuple[str, ...] = ("msteams",)) -> None:
-        """``clients``: app id -> client secret accepted by the token endpoint."""
+    def __init__(self, clients: dict[str, str], *, endorsements: tuple[str, ...] = ("msteams",),
+                 tenants: tuple[str, ...] | None = None) -> None:
+        """``clients``: app id -> client secret accepted by the token endpoint; ``tenants``: the tenants
+        (ids or domains) this Entra ID knows (None: any)."""
         super().__init__()
         self.clients = dict(clients)
+        self.tenants = None if tenants is None else set(tenants)
         self.endorsements = list(endorsements)
         self.key = new_rsa_key()
         self.issued: list[IssuedToken] = []
@@ -201,6 +208,11 @@ class FakeIdentityProvider(LoopbackServer):
         if not match:
             return HTTPAnswer(404, {"error": "not_found"})
         tenant = match.group(1)
+        if self.tenants is not None and tenant not in self.tenants:
+            return _entra_error(400, "invalid_tenant" if method == "GET" else "invalid_request", 90002, (
+                f"Tenant '{tenant}' not found. Check to make sure you have the correct tenant ID and are signing "
+                "into the correct cloud. Check with your subscription administrator, this may happen if there are "
+                "no active subscriptions for the tenant."))
         if method == "GET" and match.group(2).startswith("v2.0"):
             base = f"{self.url}/{tenant}"
             return HTTPAnswer(200, {"issuer": f"{base}/v2.0", "authorization_endpoint": f"{base}/oauth2/v2.0/authorize",

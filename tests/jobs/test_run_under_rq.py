@@ -204,7 +204,7 @@ def test_a_turn_whose_surface_this_worker_cannot_reach_waits_for_a_worker_that_c
         assert thread_info(THREAD, settings=settings).status == "queued"
         assert [m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")] == [
             f"event=turn_waits_for_surface turn=t1 thread={THREAD} surface=slack handed_back=1 retry_in=30s "
-            "why=SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions"]
+            'why="SLACK_BOT_TOKEN is not set: the Slack bot token (xoxb-...) from OAuth & Permissions"']
         assert not [m for m in caplog.messages if "port_unusable" in m]
         # its time comes, and a worker that has the token (this one, restarted with it) runs it once
         monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
@@ -239,7 +239,7 @@ def test_a_worker_whose_slack_token_slack_refused_hands_slack_turns_back_unresea
         assert (_state(settings)["state"], _state(settings)["handed_back"]) == ("queued", 1)
         assert [m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")] == [
             f"event=turn_waits_for_surface turn=t1 thread={THREAD} surface=slack handed_back=1 retry_in=30s "
-            "why=SLACK_BOT_TOKEN was refused by Slack (invalid_auth)"]
+            'why="SLACK_BOT_TOKEN was refused by Slack (invalid_auth)"']
         # the worker restarted with the token Slack takes runs it once
         monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
         assert "delivers=slack" in announce_surfaces(settings)
@@ -286,7 +286,7 @@ def test_a_worker_whose_teams_password_entra_id_refused_hands_teams_turns_back_u
         assert (_state(settings)["state"], _state(settings)["handed_back"]) == ("queued", 1)
         assert [m for m in caplog.messages if m.startswith("event=turn_waits_for_surface")] == [
             f"event=turn_waits_for_surface turn=t1 thread={THREAD} surface=teams handed_back=1 retry_in=30s "
-            f"why={TEAMS_REFUSED}"]
+            f'why="{TEAMS_REFUSED}"']
         assert "wrong-secret" not in caplog.text
         # the worker restarted with the secret Entra ID takes runs it once
         monkeypatch.setenv("MICROSOFT_APP_PASSWORD", SECRET)
@@ -378,7 +378,7 @@ def test_a_turn_that_waited_for_its_surface_longer_than_its_slot_lasts_fails(rq_
     [line] = [m for m in caplog.messages if m.startswith("event=turn_gave_up_on_surface")]
     hold = quotas.hold_seconds(settings)
     waited = re.fullmatch(f"event=turn_gave_up_on_surface turn=t1 thread={THREAD} surface=slack handed_back=1 "
-                          rf"waited=(\d+)s limit={hold}s why={re.escape(NO_SLACK)}", line)
+                          rf'waited=(\d+)s limit={hold}s why="{re.escape(NO_SLACK)}"', line)
     assert waited and hold + 60 <= int(waited[1]) < hold + 70, line
 
 
