@@ -173,6 +173,9 @@ def test_with_authentication_the_worker_delivers_with_a_token_from_the_token_end
         issued = {t.token for t in idp.issued}
         assert {t.client_id for t in idp.issued} == {APP_ID}
         assert connector.calls and all(c.authorization.removeprefix("Bearer ") in issued for c in connector.calls)
-        assert len(idp.issued) == 2  # one token per process, each then cached
+        # per process: one token for its start-up check (bots.teams.credentials.check_token, a client of its
+        # own: 10 s, no retry) and one for its replies, then cached (every call above carried one of them)
+        assert len(idp.issued) == 4
+        assert len({c.authorization for c in connector.calls}) == 2
         (typing,) = connector.typing()  # from the web process
         assert all(m.authorization != typing.authorization for m in connector.messages())  # the worker's own token
