@@ -89,10 +89,12 @@ def test_a_cancel_redis_lost_still_stops_the_research(redis_server, tmp_path, ch
     assert handle_message(thread, "U1", "cancel", port, "cl2", settings=settings,
                           explicit_start=False).action == "cancelling"
     _emptied(redis_server)
-    search.release.set()
+    # the searches stay held until the turn ends: a research that finished first would be delivered
+    # anyway (a late cancel), so the cancel must be read back from the journal while the work waits
     journal = get_store(settings).journal
     wait_for(lambda: (journal.get(records.turn_key("cl1")) or {}).get("state") in records.TERMINAL, 120,
              "the research to end", diag=lambda: children.log("w")[-4000:])
+    search.release.set()
     assert journal.get(records.turn_key("cl1"))["state"] == "cancelled", children.log("w")[-4000:]
     assert cancelled_posts(log, thread)
     assert not list((tmp_path / "data" / "artifacts").glob("*/*/report.md"))
