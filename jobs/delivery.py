@@ -110,11 +110,14 @@ class TurnDelivery:
     # ---- the status message ------------------------------------------------------------------
     def status_message(self) -> StatusMessage:
         """The turn's status message with its Cancel button: posted once, its id kept in the turn
-        record so a re-run edits the same message."""
+        record so a re-run edits the same message. Each post and edit first asks the store whether this
+        attempt still holds the thread's lock (:meth:`holds_lock`, in the edit's worker thread): a runner
+        woken after its lease lapsed, before its renewer noticed, never writes over the message of the
+        runner that took the thread."""
         return StatusMessage(
             self.port, message_id=self.rec.get("status_message_id"),
             on_posted=lambda mid: records.patch(self.store, self.turn.turn_id, status_message_id=mid),
-            buttons=(cancel_button(self.say("cancel_button")),), may_write=lambda: not self.lock_lost,
+            buttons=(cancel_button(self.say("cancel_button")),), may_write=self.holds_lock,
         )
 
     async def close_question_status(self) -> None:

@@ -142,6 +142,7 @@ class ThreadLock:
         self._failing = False  # the last renewal met a store that did not answer
         self._renewer: threading.Thread | None = None
         self._tried_at = 0.0  # time.monotonic() when the last renewal attempt (or the acquire) ended
+        self._trying = False  # a renewal attempt is under way (it may wait out a store away for a while)
         self.absent = False  # this process did not try to renew for longer than the lease since it last held it
         #: The lease was found taken over or lapsed (``on_lost`` was called, or would have been had it been
         #: set): no longer held until :meth:`acquire` takes it again.
@@ -173,7 +174,8 @@ class ThreadLock:
         tick: a process woken after a SIGSTOP runs on before its renewer does). False once :attr:`lost`, or
         when the record names another holder, or is gone after this process did not renew it for longer than
         the lease (then :attr:`lost` is set, the renewer stopped and ``on_lost`` called). A store that does
-        not answer, or a key that vanished while renewed in time (the renewer takes it again), counts as held.
+        not answer, or a key that vanished while renewed in time or while a renewal attempt waits out a store
+        away (the renewer takes it again once the store answers), counts as held.
         """
         if self.lost:
             return False
@@ -183,7 +185,7 @@ class ThreadLock:
             return True
         if rec is not None and rec.get("token") == self.token:
             return True
-        if rec is None and not self.absent and time.monotonic() - self._tried_at <= self.ttl:
+        if rec is None and not self.absent and (self._trying or time.monotonic() - self._tried_at <= self.ttl):
             return True
         log.error("event=lease_lost key=%s why=%s", self.key, "taken_over" if rec else "not_renewed_for_longer_than_the_lease")
         self.lost = True
@@ -204,6 +206,7 @@ class ThreadLock:
             # lease and the lease lapsed with nobody renewing it, so another runner may have held it since.
             if time.monotonic() - self._tried_at > self.ttl:
                 self.absent = True
+            self._trying = True
             try:
                 rec = self.store.update(
                     self.key, lambda old: old if old and old.get("token") == self.token else None, ttl=self.ttl
@@ -214,7 +217,9 @@ class ThreadLock:
                 self._failing = True
                 continue
             finally:
-                self._tried_at = time.monotonic()
+                self._tried_at, self._trying = time.monotonic(), False
+            if self.lost:  # held() found it lost meanwhile (and said so)
+                return
             if rec is None and self.absent:
                 log.error("event=lease_lapsed key=%s why=not_renewed_for_longer_than_the_lease", self.key)
                 self.lost = True

@@ -18,14 +18,24 @@ log = logging.getLogger(__name__)
 MIN_UPDATE_INTERVAL = 2.0
 
 
+#: What :meth:`StatusMessage._if_allowed` returns when it sent nothing (``may_write()`` said no, or raised).
+WITHHELD = object()
+
+
 class StatusMessage:
     """Best-effort progress display: errors are logged, never raised into the research.
 
     ``post``/``update`` run in a worker thread (chat SDK calls block); edits are coalesced so
     the port sees at most one every :data:`MIN_UPDATE_INTERVAL` seconds, the latest text winning.
     ``buttons`` go with every post and edit (on a port that shows buttons) until
-    :meth:`show` is given other ones: ``show(text, buttons=())`` removes them. While ``may_write()`` is
-    false (the turn's runner lost its thread's lock: the message is another runner's now) nothing is sent.
+    :meth:`show` is given other ones: ``show(text, buttons=())`` removes them.
+
+    ``may_write()`` (default: always) is asked in that worker thread just before each post and edit, never
+    on the event loop, so it may ask a store that takes its retry window to answer: the turn's runner asks
+    whether it still holds its thread's lock (:meth:`jobs.delivery.TurnDelivery.holds_lock`; once not, the
+    message is another runner's). While it says no, or raises (logged), nothing is sent: an edit's text stays
+    pending for the next flush, a post waits for the next :meth:`show`. Posts and edits go out one at a time,
+    in the order asked.
     """
 
     def __init__(self, port: ChatPort, message_id: str | None = None,
@@ -42,6 +52,7 @@ class StatusMessage:
         self._pending: str | None = None
         self._sent_text: str | None = None
         self._sent_buttons: tuple[Button, ...] | None = None
+        self._sending = asyncio.Lock()  # one post or edit (with its check) at a time: the last text wins
 
     @property
     def text(self) -> str | None:
@@ -53,21 +64,29 @@ class StatusMessage:
         ``buttons``, those replace the message's buttons from now on."""
         if buttons is not None:
             self.buttons = tuple(buttons)
-        if self.may_write is not None and not self.may_write():
-            return
-        if self.message_id is None:
-            try:
-                self.message_id = await asyncio.to_thread(self.port.post, text, **with_buttons(self.port, self.buttons))
-                self._last_sent = time.monotonic()
-                self._sent_text = text
-                self._sent_buttons = self.buttons
-                if self.on_posted and self.message_id:
-                    self.on_posted(self.message_id)
-            except Exception as err:
-                log.warning("event=status_post_failed error=%s", type(err).__name__)
-            return
+        async with self._sending:
+            if self.message_id is None:
+                await self._post(text)
+                return
         self._pending = text
         await self.flush(wait=True)
+
+    async def _post(self, text: str) -> None:
+        """Post the message with ``text`` (when ``may_write()`` allows); its id goes to ``on_posted``."""
+        buttons = self.buttons
+        try:
+            message_id = await asyncio.to_thread(self._if_allowed, self.port.post, text,
+                                                 **with_buttons(self.port, buttons))
+            if message_id is WITHHELD:
+                return
+            self.message_id = message_id
+            self._last_sent = time.monotonic()
+            self._sent_text = text
+            self._sent_buttons = buttons
+            if self.on_posted and self.message_id:
+                self.on_posted(self.message_id)
+        except Exception as err:
+            log.warning("event=status_post_failed error=%s", type(err).__name__)
 
     def set(self, text: str) -> None:
         """Queue ``text`` for the next edit (called from the progress callback)."""
@@ -75,24 +94,42 @@ class StatusMessage:
 
     async def flush(self, wait: bool = False) -> None:
         """Send the pending text if the interval allows (or after waiting for it when ``wait``)."""
-        if self._pending is None or self.message_id is None or (self.may_write is not None and not self.may_write()):
-            return
-        if self._pending == self._sent_text and self.buttons == self._sent_buttons:
-            return
-        gap = self.min_interval - (time.monotonic() - self._last_sent)
-        if gap > 0:
-            if not wait:
+        async with self._sending:
+            if self._pending is None or self.message_id is None:
                 return
-            await asyncio.sleep(gap)
-        text, self._pending = self._pending, None
-        buttons = self.buttons
-        self._last_sent = time.monotonic()
-        try:
-            await asyncio.to_thread(self.port.update, self.message_id, text, **with_buttons(self.port, buttons))
+            if self._pending == self._sent_text and self.buttons == self._sent_buttons:
+                return
+            gap = self.min_interval - (time.monotonic() - self._last_sent)
+            if gap > 0:
+                if not wait:
+                    return
+                await asyncio.sleep(gap)
+            text, self._pending = self._pending, None
+            buttons = self.buttons
+            self._last_sent = time.monotonic()
+            try:
+                sent = await asyncio.to_thread(self._if_allowed, self.port.update, self.message_id, text,
+                                               **with_buttons(self.port, buttons))
+            except Exception as err:
+                log.warning("event=status_update_failed error=%s", type(err).__name__)
+                return
+            if sent is WITHHELD:
+                if self._pending is None:  # nothing newer was set meanwhile: try this text again later
+                    self._pending = text
+                return
             self._sent_text = text
             self._sent_buttons = buttons
-        except Exception as err:
-            log.warning("event=status_update_failed error=%s", type(err).__name__)
+
+    def _if_allowed(self, send: Callable[..., object], *args: object, **kwargs: object) -> object:
+        """In the worker thread: ``send(*args, **kwargs)``'s result when ``may_write()`` allows, else
+        :data:`WITHHELD` (also when it raises: logged). Errors of ``send`` itself are raised."""
+        try:
+            if self.may_write is not None and not self.may_write():
+                return WITHHELD
+        except Exception as err:  # the check could not tell (its store away): not now, the text stays pending
+            log.warning("event=status_check_failed error=%s", type(err).__name__)
+            return WITHHELD
+        return send(*args, **kwargs)
 
     async def pump(self, stop: asyncio.Event, tick: float = 0.25) -> None:
         """Flush pending edits until ``stop`` is set (run as a task beside the research)."""

@@ -154,6 +154,35 @@ def test_a_lease_whose_key_vanished_is_taken_again(store: Store, caplog, monkeyp
     assert ThreadLock(store, "t1").acquire(timeout=BOUND)  # the lease taken again lapses too
 
 
+def test_a_lease_whose_renewal_waits_out_a_store_away_longer_than_it_is_still_held(store: Store, caplog,
+                                                                                   monkeypatch) -> None:
+    """Redis away for longer than the lease, back without the key: while the renewer's attempt waits for the
+    store, the holder is trying to renew, not absent, so :meth:`ThreadLock.held` (asked as the store answers
+    again, by a status edit say) counts the lease as held and the renewer takes it again."""
+    lost = threading.Event()
+    lock = ThreadLock(store, "t1", ttl=LEASE, on_lost=lost.set)
+    assert lock.acquire(timeout=0)
+    waiting, back = threading.Event(), threading.Event()
+    update = store.update
+
+    def away(*args, **kwargs):  # the call waits out the outage (the store's retry window)
+        if not back.is_set():
+            waiting.set()
+            back.wait(BOUND)
+        return update(*args, **kwargs)
+
+    monkeypatch.setattr(store, "update", away)
+    wait_set(waiting, what="a renewal waiting for the store", timeout=BOUND)
+    wait_for(lambda: time.monotonic() - lock._tried_at > lock.ttl, what="the lease's time to pass", timeout=BOUND)
+    store.delete("lock:t1")  # the store answers again, without the key
+    assert lock.held()
+    back.set()
+    wait_for(lambda: "event=lease_restored key=lock:t1" in caplog.messages, what="the lease taken again",
+             timeout=BOUND)
+    assert lock.held() and not lost.is_set()
+    lock.release()
+
+
 def test_a_store_blip_while_renewing_is_logged_and_the_lease_kept(store: Store, caplog, monkeypatch) -> None:
     held = ThreadLock(store, "t1", ttl=LEASE)
     assert held.acquire(timeout=0)
