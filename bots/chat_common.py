@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from bots.chat_phrases import SAY
-from bots.logs import redact
+from engine.redact import quoted
 from jobs.conversation.message import command_word
 from jobs.phrases import WORDS
 
@@ -115,7 +115,7 @@ def log_failure(log: logging.Logger, surface: str, step: str, err: BaseException
     by :class:`bots.logs.RedactingFormatter`); return the reference (for :func:`try_again`)."""
     ref = uuid.uuid4().hex[:8]
     log.error("event=%s_error step=%s ref=%s error=%s detail=%s", surface, step, ref, type(err).__name__,
-              redact(str(err))[:500].replace("\n", " "), exc_info=err)
+              quoted(err, 500), exc_info=err)
     return ref
 
 

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.fsutil import write_atomic
+from engine.redact import quoted
 from engine.text import clean_path, clean_text
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ def load_record(data_dir: Path, thread: str) -> ThreadRecord | None:
     except FileNotFoundError:
         return None
     except OSError as err:
-        log.warning("event=console_record_unreadable path=%s error=%s", clean_path(path), err.strerror)
+        log.warning("event=console_record_unreadable path=%s error=%s", quoted(clean_path(path), 1000), quoted(err.strerror))
         return None
     try:
         data = json.loads(raw.decode("utf-8", "replace"))
@@ -116,7 +117,7 @@ def load_record(data_dir: Path, thread: str) -> ThreadRecord | None:
             copied=bool(data.get("copied")),
         )
     except (ValueError, TypeError) as err:
-        log.warning("event=console_record_unreadable path=%s error=%s", clean_path(path), type(err).__name__)
+        log.warning("event=console_record_unreadable path=%s error=%s", quoted(clean_path(path), 1000), type(err).__name__)
         return None
 
 
@@ -149,4 +150,4 @@ def mark_copied(data_dir: Path, thread: str, out: Path) -> None:
         save_record(data_dir, thread, record)
     except OSError as err:
         log.warning("event=console_record_unwritable thread=%s error=%s", clean_text(thread),
-                    err.strerror or type(err).__name__)
+                    quoted(err.strerror or type(err).__name__))

@@ -25,9 +25,9 @@ import aiohttp
 from aiohttp import web
 
 from bots.chat_phrases import SAY
-from bots.logs import redact
 from engine.database import DatabaseError
 from engine.fsutil import secret_file
+from engine.redact import quoted
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -241,7 +241,7 @@ async def send_offered_file(token: str, upload_url: str | None, *, settings: Set
     try:
         grant = verify_token(token, settings=settings, purpose="consent", audience=audience)
     except TokenError as err:
-        log.warning("event=file_offer_refused reason=%s", err)
+        log.warning("event=file_offer_refused reason=%s", quoted(err))
         return None, SAY("offer_expired" if "expired" in str(err) else "offer_invalid", language)
     name = grant.path.name
     if not upload_url or (https_only and not upload_url.lower().startswith("https://")):
@@ -253,9 +253,9 @@ async def send_offered_file(token: str, upload_url: str | None, *, settings: Set
             return None, SAY("upload_gone", language, name=name)
         await upload_in_ranges(path, upload_url, chunk=chunk)
     except (OSError, aiohttp.ClientError, UploadError, DatabaseError) as err:
-        log.warning("event=file_upload_failed file=%s error=%s", name, redact(str(err)))
+        log.warning("event=file_upload_failed file=%s error=%s", quoted(name), quoted(err))
         return None, SAY("upload_failed", language, name=name)
-    log.info("event=file_uploaded file=%s bytes=%d", name, path.stat().st_size)
+    log.info("event=file_uploaded file=%s bytes=%d", quoted(name), path.stat().st_size)
     return path, ""
 
 
@@ -273,17 +273,17 @@ def download_handler(settings: Settings, surface: str):
         try:
             grant = verify_token(request.match_info["token"], settings=settings)
         except TokenError as err:
-            log.info("event=%s_download_refused reason=%s", surface, err)
+            log.info("event=%s_download_refused reason=%s", surface, quoted(err))
             return web.Response(status=403, text="Forbidden")
         try:
             path = await granted_file(grant, settings=settings)
         except DatabaseError as err:
-            log.warning("event=%s_download_unavailable file=%s error=%s", surface, grant.path.name, err)
+            log.warning("event=%s_download_unavailable file=%s error=%s", surface, quoted(grant.path.name), quoted(err))
             return web.Response(status=503, text="Service Unavailable", headers={"Retry-After": "30"})
         if path is None:
-            log.info("event=%s_download_gone file=%s", surface, grant.path.name)
+            log.info("event=%s_download_gone file=%s", surface, quoted(grant.path.name))
             return web.Response(status=404, text="Not Found")
-        log.info("event=%s_download file=%s", surface, path.name)
+        log.info("event=%s_download file=%s", surface, quoted(path.name))
         return web.FileResponse(path, headers={
             "Content-Type": content_type(path), "Content-Disposition": f'attachment; filename="{path.name}"',
             "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"})

@@ -12,6 +12,7 @@ from collections.abc import Callable, Coroutine
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
+from engine.redact import quoted
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -167,7 +168,7 @@ def hold(connect: Callable[[], Callable[[], None]], *, health: dict, host: str, 
     try:
         server.start()
     except OSError as err:
-        log.warning("event=%s_health_unavailable port=%s error=%s", surface, port, err.strerror or type(err).__name__)
+        log.warning("event=%s_health_unavailable port=%s error=%s", surface, port, quoted(err.strerror or type(err).__name__))
         server = None
     log.info("event=%s_start mode=%s health_port=%s", surface, mode, server.port if server else "-")
     stopping = threading.Event()

@@ -19,6 +19,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.base import BaseStore
 
 from engine.database import SCHEMA_LOCK, database_url, explain, require_database
+from engine.redact import quoted
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,7 @@ async def _release(conn: aiosqlite.Connection) -> None:
             try:
                 await step()
             except sqlite3.Error as err:
-                log.warning("event=checkpoint_release_step_failed error=%s", err)
+                log.warning("event=checkpoint_release_step_failed error=%s", quoted(err))
     finally:
         await conn.close()
 

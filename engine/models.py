@@ -16,7 +16,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import LLMResult
 
-from engine.redact import redact, remember_secret
+from engine.redact import quoted, redact, remember_secret
 from engine.settings import KEYLESS_API_KEY, ROLES, Settings
 
 log = logging.getLogger(__name__)
@@ -203,7 +203,7 @@ class UsageRecorder(BaseCallbackHandler):
                 self._rest_until = _now() + USAGE_SINK_REST
                 first = self._not_counted == 1
             if first:
-                log.warning("event=usage_record_failed turn=%s error=%s", self.turn, redact(str(err)))
+                log.warning("event=usage_record_failed turn=%s error=%s", self.turn, quoted(err))
             return
         with self._sink_lock:
             missed, self._not_counted = self._not_counted, 0

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from engine.database import CONNECT_TIMEOUT, connect, database_url, explain, require_database
+from engine.redact import quoted
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -109,4 +110,4 @@ def _close_all() -> None:
         try:
             close_pool(url)
         except Exception as err:  # the process ends anyway: the server drops what is left
-            log.warning("event=pool_close_failed error=%s", explain(err, url))
+            log.warning("event=pool_close_failed error=%s", quoted(explain(err, url)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -65,6 +66,17 @@ def redact(text: str) -> str:
         else:
             text = pattern.sub(MASK, text)
     return text
+
+
+def quoted(text: object, limit: int = 200) -> str:
+    """``text`` as one logfmt value: ``str(text)`` put through :func:`redact`, each run of whitespace
+    (newlines too) made one space, cut to its first ``limit`` characters, and written as a JSON string
+    (double quotes around; a ``"`` or ``\\`` inside escaped, other characters kept as they are).
+
+    E.g. ``quoted('disk "data" full')`` is ``"disk \\"data\\" full"``; used for the log values that may
+    hold spaces (error messages, reasons, names, paths), as in ``detail=%s`` or ``why=%s``.
+    """
+    return json.dumps(" ".join(redact(str(text)).split())[:limit], ensure_ascii=False)
 
 
 def _scrub(value: Any, depth: int = 0) -> Any:

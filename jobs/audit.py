@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.artifacts import safe_name
-from engine.redact import redact
+from engine.redact import quoted, redact
 from engine.settings import OFFLINE_MODEL_NAME, Settings
 from jobs import audit_pending
 from jobs.audit_read import AUDIT_FILE as AUDIT_FILE
@@ -236,7 +236,7 @@ def record_end(settings: Settings, thread_id: str, status: str, *, files: Iterab
         if paused_at is not None and usage is not None:  # calls not read now are counted by the next record
             _mark_audited(store, thread_id, research, paused_at)
     except Exception as err:  # bookkeeping must not fail a research
-        log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, redact(str(err))[:200])
+        log.error("event=audit_write_failed error=%s detail=%s", type(err).__name__, quoted(err))
         return False
     return write(settings, record)
 
@@ -298,7 +298,7 @@ def write(settings: Settings, record: dict) -> bool:
     except Exception as err:  # bookkeeping must not fail a research
         kept = audit_pending.keep(settings, record)
         log.error("event=audit_write_failed error=%s detail=%s kept=%s", type(err).__name__,
-                  redact(str(err))[:200], kept or "none")
+                  quoted(err), kept or "none")
         return kept is not None
     return True
 
@@ -321,7 +321,7 @@ def flush_pending_logged(settings: Settings) -> int:
     try:
         return flush_pending(settings)
     except Exception as err:  # they wait for the next flush
-        log.warning("event=audit_pending_kept error=%s path=%s", type(err).__name__, audit_pending.spare_path(settings))
+        log.warning("event=audit_pending_kept error=%s path=%s", type(err).__name__, quoted(audit_pending.spare_path(settings), 1000))
         return 0
 
 

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from engine.fsutil import xdg_base
+from engine.redact import quoted
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,6 @@ def flush(settings: Settings, target: Path, parse) -> int:
         spare.flush()
         os.fsync(spare.fileno())
     if waiting:
-        log.info("event=audit_pending_written records=%d path=%s", len(missing), target)
+        log.info("event=audit_pending_written records=%d path=%s", len(missing), quoted(target, 1000))
         return len(missing)
     return 0

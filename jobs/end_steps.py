@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from engine.redact import redact
+from engine.redact import quoted
 from engine.settings import Settings
 from jobs import audit
 
@@ -37,7 +37,7 @@ class EndSteps:
             return step(*args, **kwargs)
         except Exception as err:  # the other steps run all the same
             log.error("event=turn_end_step_failed step=%s turn=%s error=%s detail=%s", name, self.turn_id,
-                      type(err).__name__, redact(str(err))[:200])
+                      type(err).__name__, quoted(err))
             self.errors.append(err)
             return None
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from engine.pg_pool import pooled_connection
+from engine.redact import quoted
 from engine.settings import Settings
 from jobs import records
 from jobs.store import JOURNAL_FILE, PURGE_CHANCE, Store, Updater, connect_sqlite
@@ -133,7 +134,7 @@ def move_sqlite_journal(settings: Settings) -> int:
     try:
         turns = _open_turns(path)
     except (sqlite3.Error, OSError, ValueError) as err:
-        log.error("event=turn_journal_move_failed path=%s error=%s", path, err)
+        log.error("event=turn_journal_move_failed path=%s error=%s", quoted(path, 1000), quoted(err))
         _moved.add(done)
         return 0
     added = _insert_open(settings, turns)
@@ -143,14 +144,14 @@ def move_sqlite_journal(settings: Settings) -> int:
     except FileNotFoundError:
         return added  # another process of this host moved it at the same moment
     except OSError as err:  # every turn is in PostgreSQL: a later start reads the file again, adding nothing
-        log.error("event=turn_journal_move_failed path=%s open=%d moved=%d error=%s", path, len(turns), added, err)
+        log.error("event=turn_journal_move_failed path=%s open=%d moved=%d error=%s", quoted(path, 1000), len(turns), added, quoted(err))
         return added
     for extra in ("-wal", "-shm"):
         try:
             os.replace(f"{path}{extra}", f"{path}{MOVED_SUFFIX}{extra}")
         except OSError:
             pass  # none: SQLite removed it when the last connection closed
-    log.warning("event=turn_journal_moved path=%s open=%d moved=%d", path, len(turns), added)
+    log.warning("event=turn_journal_moved path=%s open=%d moved=%d", quoted(path, 1000), len(turns), added)
     return added
 
 

@@ -91,7 +91,7 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     if existing is None or existing.get("state") in records.TERMINAL:
         return _ended(store, t, existing)
     try:
-        port = port_or_fail(store, t)
+        port = port_or_fail(store, t, settings, existing)
     except PortUnavailable as err:
         return wait_for_surface(store, t, settings, err)
     job = _TurnJob(t, settings, store, port, last_attempt, loop, hand_back)

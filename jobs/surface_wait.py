@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 
+from engine.redact import quoted
 from engine.settings import Settings
 from jobs import quotas, records
 from jobs.delivery import skipped
@@ -25,13 +26,15 @@ log = logging.getLogger(__name__)
 SURFACE_RETRY = 30
 
 
-def port_or_fail(store: Store, t: Turn) -> ChatPort:
-    """The chat port of turn ``t``, rebuilt from ``t.port`` (:func:`jobs.port.port_from_reference`).
+def port_or_fail(store: Store, t: Turn, settings: Settings, rec: dict) -> ChatPort:
+    """The chat port of turn ``t`` (its record ``rec``), rebuilt from ``t.port`` (:func:`jobs.port.port_from_reference`).
 
     Raises:
         :class:`jobs.port.PortUnavailable` when this process lacks a setting of the turn's surface: re-raised
         alone, the turn is not failed (:func:`jobs.surface_wait.wait_for_surface` hands it back). Any other error of the
-        rebuild is re-raised after the turn and its thread are marked ``failed`` and RQ is told not to retry.
+        rebuild is re-raised after the turn and its thread are marked ``failed``, the attempt's ``failed`` audit
+        record is written with the error ``the chat thread could not be reached: {class}: {message}`` (none when
+        a retry finds an earlier attempt's: :func:`jobs.end_steps.record_end_once`), and RQ is told not to retry.
     """
     try:
         return port_from_reference(t.port)
@@ -42,6 +45,9 @@ def port_or_fail(store: Store, t: Turn) -> ChatPort:
         steps = EndSteps(t.turn_id)  # each whether or not the other could: the error raised is the port's
         steps.run("turn", records.finish, store, t.turn_id, "failed", last_error=type(err).__name__)
         steps.run("thread", set_thread, store, t.thread_id, status="failed", error="the chat thread could not be reached")
+        steps.bookkeeping("audit", record_end_once, settings, t.thread_id, "failed", turn_id=t.turn_id, rerun=True,
+                          error=f"the chat thread could not be reached: {type(err).__name__}: {err}",
+                          attempt_started=float(rec.get("created_at") or 0) or None)
         no_more_retries()
         raise
 
@@ -78,9 +84,9 @@ def wait_for_surface(store: Store, t: Turn, settings: Settings, err: PortUnavail
     if rec is None:  # finished meanwhile: nothing to hand back
         return skipped(t, store.get(records.turn_key(t.turn_id)))
     set_thread(store, t.thread_id, for_turn=t.turn_id, status="queued")
-    log.warning('event=turn_waits_for_surface turn=%s thread=%s surface=%s handed_back=%s retry_in=%s why="%s"',
+    log.warning('event=turn_waits_for_surface turn=%s thread=%s surface=%s handed_back=%s retry_in=%s why=%s',
                 t.turn_id, t.thread_id, err.surface, rec["handed_back"],
-                f"{SURFACE_RETRY}s" if settings.redis_url else "restart", err.reason)
+                f"{SURFACE_RETRY}s" if settings.redis_url else "restart", quoted(err.reason, 500))
     if settings.redis_url:
         from jobs.queue import requeue
 
@@ -104,8 +110,8 @@ def give_up_on_surface(store: Store, t: Turn, settings: Settings, err: PortUnava
     """
     error = f"no worker could deliver to {err.surface}: {err.reason}"
     log.error("event=turn_gave_up_on_surface turn=%s thread=%s surface=%s handed_back=%s waited=%ds limit=%ds "
-              'why="%s"', t.turn_id, t.thread_id, err.surface, rec.get("handed_back", 0), waited,
-              quotas.hold_seconds(settings), err.reason)
+              'why=%s', t.turn_id, t.thread_id, err.surface, rec.get("handed_back", 0), waited,
+              quotas.hold_seconds(settings), quoted(err.reason, 500))
     steps = EndSteps(t.turn_id)
     steps.run("turn", records.finish, store, t.turn_id, "failed", last_error=type(err).__name__)
     steps.run("thread", set_thread, store, t.thread_id, for_turn=t.turn_id, status="failed", error=error[:300])

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import redis
 from rq import Worker
 
+from engine.redact import quoted
 from engine.settings import SettingsError, get_settings, load_settings
 from jobs import audit, records
 from jobs.end_steps import EndSteps, record_end_once
@@ -96,7 +97,7 @@ class ResearchWorker(Worker):
         except ProcessLookupError:  # the horse ended meanwhile: nothing to hand back
             pass
         except OSError as err:
-            log.warning("event=handback_signal_failed error=%s", err)
+            log.warning("event=handback_signal_failed error=%s", quoted(err))
 
     # ---- Redis outages: the horse keeps working while the worker waits for Redis -------------
     def maintain_heartbeats(self, job, execution) -> None:
@@ -263,7 +264,7 @@ def run_worker(redis_url: str, queue: str = QUEUE_NAME, *, burst: bool = False,
 
         load_language_model()  # once, here: every work horse forks with it loaded
     except ImportError as err:  # the horse will report it in the thread
-        log.error("event=engine_import_failed error=%s", err)
+        log.error("event=engine_import_failed error=%s", quoted(err))
 
     connection = redis_connection(redis_url)
     connection.ping()

@@ -11,6 +11,7 @@ from slack_sdk.errors import SlackApiError
 
 from bots.slack.blocks import MAX_BLOCKS, SlackMessage, fallback_text, markdown_messages, with_actions
 from bots.slack.mrkdwn import markdown_to_mrkdwn
+from engine.redact import quoted
 from jobs.port import Button
 
 log = logging.getLogger(__name__)
@@ -142,7 +143,7 @@ class SlackPort:
         self.client.files_upload_v2(**kwargs)
         log.info(
             "event=slack_upload channel=%s thread_ts=%s files=%s",
-            self.channel, self.thread_ts, ",".join(p.name for p in paths),
+            self.channel, self.thread_ts, quoted(",".join(p.name for p in paths), 1000),
         )
 
 

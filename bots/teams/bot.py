@@ -20,13 +20,13 @@ from bots import file_links as files
 from bots.chat_common import log_failure, try_again, usage
 from bots.chat_phrases import SAY, locale_language, own_language
 from bots.chat_turns import ChatTurns
-from bots.logs import redact
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
 from bots.teams.shared import has_personal_files, has_unreadable_files, read_personal_files
 from engine.file_summary import reason_text
+from engine.redact import quoted
 from engine.settings import Settings
 from engine.text import markdown_literal
 from jobs.conversation import Address
@@ -203,7 +203,7 @@ def _show_typing(turn_context: TurnContext) -> None:
         try:
             await turn_context.send_activity(Activity(type=ActivityTypes.typing))
         except Exception as err:
-            log.warning("event=teams_typing_failed error=%s", redact(str(err))[:200])
+            log.warning("event=teams_typing_failed error=%s", quoted(err))
 
     shown = asyncio.ensure_future(typing())
 
@@ -303,7 +303,7 @@ class TeamsBot(TeamsActivityHandler):
                 return own_language(text, locale=activity.locale)
             return await asyncio.to_thread(self.turns.language, text, user, thread_id=thread_id, locale=activity.locale)
         except Exception as err:  # the registry failed: say it in the message's own language
-            log.warning("event=teams_language_unknown error=%s", redact(str(err))[:200])
+            log.warning("event=teams_language_unknown error=%s", quoted(err))
             return own_language(text, locale=activity.locale)
 
     async def _files_alone(self, turn_context: TurnContext) -> None:
@@ -336,7 +336,7 @@ class TeamsBot(TeamsActivityHandler):
             if port.kind == "personal":
                 await asyncio.to_thread(read_personal_files, turn_context.activity, thread_id, self.settings)
         except Exception as err:  # the research runs without the files
-            log.warning("event=teams_files_failed error=%s", redact(str(err))[:200])
+            log.warning("event=teams_files_failed error=%s", quoted(err))
 
     async def _unreadable_files(self, turn_context: TurnContext, port: TeamsPort) -> None:
         """In a channel or group chat, say that the message's files cannot be read (it says the research
@@ -347,7 +347,7 @@ class TeamsBot(TeamsActivityHandler):
                 note = SAY("teams_cannot_read", await self._language(turn_context, clean_text(turn_context), question=True))
                 await turn_context.send_activity(Activity(type=ActivityTypes.message, text=note))
         except Exception as err:  # the research runs without the files
-            log.warning("event=teams_files_failed error=%s", redact(str(err))[:200])
+            log.warning("event=teams_files_failed error=%s", quoted(err))
 
     async def _reply(self, turn_context: TurnContext, reply) -> None:
         """Post ``reply.text`` (if any) in the conversation; Teams has no ephemeral messages.

@@ -15,12 +15,12 @@ from msrest.exceptions import DeserializationError
 from bots import file_links, serving
 from bots.chat_common import log_failure
 from bots.chat_phrases import SAY, own_language
-from bots.logs import redact
 from bots.teams import port as teams_port
 from bots.teams.adapter import credentials_problem, make_adapter
 from bots.teams.bot import TeamsBot
 from bots.teams.settings import load_teams_settings, teams_settings
 from engine.fsutil import StorageError
+from engine.redact import quoted
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path
 from jobs.loop_thread import shared_loop
@@ -43,7 +43,7 @@ async def _on_turn_error(context: TurnContext, error: Exception) -> None:
         try:
             await context.send_activity(SAY("error_line", own_language(activity.text or "", locale=activity.locale)))
         except Exception as err:  # the connector itself may be what failed
-            log.warning("event=teams_error_reply_failed error=%s", redact(str(err))[:200])
+            log.warning("event=teams_error_reply_failed error=%s", quoted(err))
 
 
 def _is_activity(body: object) -> bool:
@@ -93,7 +93,7 @@ async def messages(request: web.Request) -> web.StreamResponse:
     try:
         activity = Activity().deserialize(body)
     except DeserializationError as err:  # a field of the wrong form, e.g. a timestamp that is no date
-        log.warning("event=teams_malformed_activity detail=%s", redact(str(err)).splitlines()[0][:200])
+        log.warning("event=teams_malformed_activity detail=%s", quoted(str(err).splitlines()[0]))
         return web.Response(status=400)
     if not activity.type:
         return web.Response(status=400)
@@ -103,7 +103,7 @@ async def messages(request: web.Request) -> web.StreamResponse:
         )
     except Exception as err:  # noqa: BLE001 - a forged token must never be a 500
         log.warning("event=teams_auth_refused reason=%s detail=%s", type(err).__name__,
-                    redact(str(err)).splitlines()[0][:200] if str(err) else "-")
+                    quoted(str(err).splitlines()[0] if str(err) else "-"))
         return web.Response(status=401)
     turn = adapter.process_activity(authenticated, activity, request.app[BOT_KEY].on_turn)
     if activity.type != ActivityTypes.invoke and activity.delivery_mode != DeliveryModes.expect_replies:
@@ -164,13 +164,13 @@ def main(port: int = 3978, *, host: str = "0.0.0.0", settings: Settings | None =
         raise SettingsError(refused)
     if not settings.microsoft_app_id:
         log.warning(
-            "event=teams_auth_disabled detail=MICROSOFT_APP_ID is not set: incoming requests are not "
-            "authenticated and replies carry no token; use this for local testing only"
+            "event=teams_auth_disabled detail=\"MICROSOFT_APP_ID is not set: incoming requests are not "
+            "authenticated and replies carry no token; use this for local testing only\""
         )
     if not settings.public_url:
         log.warning(
-            "event=teams_no_public_url detail=DEEPRESEARCH_PUBLIC_URL is not set: channels and group "
-            "chats get no download links"
+            "event=teams_no_public_url detail=\"DEEPRESEARCH_PUBLIC_URL is not set: channels and group "
+            "chats get no download links\""
         )
     if secret_in_database:
         _links_secret(settings)

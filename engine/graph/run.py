@@ -30,7 +30,7 @@ from engine.models import UsageRecorder, summarize_usage
 from engine.offline_phrases import phrase
 from engine.outage_log import outage, recovery
 from engine.progress import Progress
-from engine.redact import redact
+from engine.redact import quoted
 from engine.runner import (
     MAX_QUESTION_CHARS,
     Artifacts,
@@ -387,7 +387,7 @@ async def _cancel_and_wait(task: asyncio.Future) -> None:
     except asyncio.CancelledError:
         await asyncio.wait({task})
     if not task.cancelled() and task.exception() is not None:
-        log.warning("event=cancelled_run_failed error=%s", redact(str(task.exception()))[:300])
+        log.warning("event=cancelled_run_failed error=%s", quoted(task.exception(), 300))
 
 
 def _outcome(values: dict, thread_id: str, run_id: str, settings: Settings) -> TurnOutcome:

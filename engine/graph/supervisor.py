@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
 from engine import prompts
-from engine.database import DatabaseError, database_url, explain, is_unavailable
+from engine.database import DatabaseError, database_url, explain, is_unavailable, reason
 from engine.graph.actions import call_with_tools
 from engine.graph.budget import not_covered, research_over_budget
 from engine.graph.context import RunContext
@@ -26,6 +26,7 @@ from engine.graph.researcher import build_researcher_graph
 from engine.graph.state import ResearchUnit, SupervisorState
 from engine.graph.tools import fatal_errors, unavailable
 from engine.language import language_name
+from engine.redact import quoted
 from engine.schemas import ConductResearch, ResearchComplete, think_tool
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
     writer = get_stream_writer()
     topic = unit["topic"]
     writer({"event": "topic_started", "topic": topic})
-    log.info("event=unit_started topic=%r", topic[:80])
+    log.info("event=unit_started topic=%s", quoted(topic, 80))
     try:
         out = await _RESEARCHER.ainvoke(
             {"researcher_messages": [HumanMessage(prompts.RESEARCHER_START)], "topic": topic,
@@ -136,13 +137,14 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
         raise
     except Exception as err:
         if unavailable(err):  # the report would silently lack the topic: the turn is retried instead
-            log.warning("event=unit_interrupted topic=%r error=%s action=retry_turn", topic[:80], type(err).__name__)
+            log.warning("event=unit_interrupted topic=%s error=%s action=retry_turn%s", quoted(topic, 80),
+                        type(err).__name__, _unanswered(err))
             writer({"event": "topic_finished", "topic": topic, "error": "service unavailable"})
             if is_unavailable(err) and not isinstance(err, DatabaseError) and ctx.settings.database_url is not None:
                 raise explain(err, database_url(ctx.settings)) from err
             raise
         message = f"{topic[:120]}: {type(err).__name__}: {str(err)[:300]}"
-        log.warning("event=unit_failed topic=%r error=%s", topic[:80], type(err).__name__)
+        log.warning("event=unit_failed topic=%s error=%s", quoted(topic, 80), type(err).__name__)
         writer({"event": "topic_finished", "topic": topic, "error": message})
         return {
             "supervisor_messages": [ToolMessage(f"{FAILED_UNIT}{message}",
@@ -154,7 +156,7 @@ async def research_unit(unit: ResearchUnit, runtime: Runtime[RunContext]) -> dic
     brief_notes = notes if len(notes) <= SUPERVISOR_NOTE_CHARS else notes[:SUPERVISOR_NOTE_CHARS] + " […]"
     writer({"event": "topic_finished", "topic": topic})
     writer({"event": "sources_found", "ids": list(out.get("sources", {}))})
-    log.info("event=unit_finished topic=%r sources=%d", topic[:80], len(out.get("sources", {})))
+    log.info("event=unit_finished topic=%s sources=%d", quoted(topic, 80), len(out.get("sources", {})))
     update = {
         "supervisor_messages": [ToolMessage(brief_notes, tool_call_id=unit["tool_call_id"], name="ConductResearch")],
         "notes": [f"### {topic}\n{notes}"],
@@ -176,3 +178,12 @@ def build_supervisor_graph():
     g.add_edge("supervisor", "supervisor_tools")
     g.add_edge("research_unit", "supervisor")
     return g.compile()
+
+
+def _unanswered(err: BaseException) -> str:
+    """`` why="PostgreSQL (DATABASE_URL) did not answer: <cause>"`` when ``err`` is PostgreSQL being
+    unreachable (:func:`engine.database.is_unavailable`), its cause redacted (no password of the URL);
+    "" for any other error (the error's class name already says which service)."""
+    if not is_unavailable(err):
+        return ""
+    return f" why={quoted(f'PostgreSQL (DATABASE_URL) did not answer: {reason(err)}', 300)}"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.fsutil import raise_storage_error, storage_problem
+from engine.redact import quoted
 from engine.search.extract import LINK_MARK, SUPPORTED_SUFFIXES, Unreadable, extract_document
 from engine.text import clean_path, clean_text
 
@@ -197,7 +198,7 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
     stats.seconds = time.monotonic() - started
     log.info(
         "corpus_indexed root=%s documents=%d added=%d unchanged=%d removed=%d skipped=%d passages=%d "
-        "seconds=%.2f", root, stats.documents, stats.added, stats.unchanged, stats.removed,
+        "seconds=%.2f", quoted(root, 1000), stats.documents, stats.added, stats.unchanged, stats.removed,
         stats.skipped, stats.chunks, stats.seconds,
     )
     return stats
@@ -382,7 +383,7 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
     stats = IndexStats(skipped_files=skipped_files)
     row = conn.execute("SELECT value FROM meta WHERE key='root'").fetchone()
     if row and row[0] != clean_path(root):
-        log.info("corpus_replace old_root=%s new_root=%s", row[0], clean_path(root))
+        log.info("corpus_replace old_root=%s new_root=%s", quoted(row[0], 1000), quoted(clean_path(root), 1000))
         conn.execute("DELETE FROM passages")
         conn.execute("DELETE FROM documents")
     known = {p: (i, m, s) for i, p, m, s in conn.execute("SELECT id, path, mtime_ns, size FROM documents")}
@@ -426,7 +427,7 @@ def _sync(conn: sqlite3.Connection, root: Path, files: list, skipped_files: list
     conn.commit()
     stats.skipped = len(stats.skipped_files)
     for path, reason in stats.skipped_files:
-        log.info("corpus_skip path=%s reason=%s", path, reason)  # the commands name them to people
+        log.info("corpus_skip path=%s reason=%s", quoted(path, 1000), quoted(reason))  # the commands name them to people
     stats.documents, stats.chunks = conn.execute(
         "SELECT count(*), coalesce(sum(chunks), 0) FROM documents"
     ).fetchone()

@@ -26,6 +26,7 @@ from engine.database import DatabaseError, is_unavailable, outage_retries, reaso
 from engine.language import detect_language
 from engine.outage_log import outage, recovery
 from engine.pg_pool import pooled_connection
+from engine.redact import quoted
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus import _group, _snippet_around, query_words, substring_words
 from engine.search.corpus_index import _MAX_PASSAGES, split_passages
@@ -108,7 +109,7 @@ def _retrying(state) -> None:
     """Log a search try that met a PostgreSQL outage, before the wait for the next one."""
     err = state.outcome.exception()
     text = err if isinstance(err, DatabaseError) else reason(err)
-    log.warning("event=search_retry backend=postgres try=%d error=%s", state.attempt_number + 1, text,
+    log.warning("event=search_retry backend=postgres try=%d error=%s", state.attempt_number + 1, quoted(text),
                 extra=outage("PostgreSQL"))
 
 

@@ -99,7 +99,7 @@ def test_indexing_another_folder_starts_afresh_and_says_so(docs: Path, tmp_path:
     with caplog.at_level(logging.INFO, logger="engine.search.corpus_index"):
         stats = index_directory(parent, index)  # the old folder's files are under the new one
     assert (stats.documents, stats.added, stats.unchanged, stats.removed) == (5, 5, 0, 0)
-    assert f"corpus_replace old_root={docs} new_root={parent}" in caplog.messages
+    assert f'corpus_replace old_root="{docs}" new_root="{parent}"' in caplog.messages
     assert index_root(index) == str(parent)
 
 
@@ -108,9 +108,10 @@ def test_each_run_logs_what_it_did(docs: Path, tmp_path: Path, caplog: pytest.Lo
     index = tmp_path / "corpus.sqlite"
     with caplog.at_level(logging.INFO, logger="engine.search.corpus_index"):
         stats = index_directory(docs, index)
-    assert f"corpus_skip path={docs / 'e_empty.md'} reason=no text" in caplog.messages
+    assert f'corpus_skip path="{docs}/e_empty.md" reason="no text"' in caplog.messages
     (line,) = [m for m in caplog.messages if m.startswith("corpus_indexed ")]
-    assert line.startswith(f"corpus_indexed root={docs} documents=4 added=4 unchanged=0 removed=0 skipped=1 "
+    assert line.startswith(f'corpus_indexed root="{docs}"'
+                           f" documents=4 added=4 unchanged=0 removed=0 skipped=1 "
                            f"passages=4 seconds=")
     assert 0 < stats.seconds < 60 and float(line.rsplit("=", 1)[1]) == round(stats.seconds, 2)
 

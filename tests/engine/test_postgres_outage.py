@@ -30,6 +30,7 @@ from engine.database import (
 )
 from engine.settings import load_settings
 from jobs.errors import is_transient
+from tests.logfmt import logfmt
 from tests.pg_db import SERVER_URL
 from tests.waiting import wait_for
 
@@ -223,6 +224,21 @@ def test_units_that_cannot_reach_the_database_fail_the_turn_for_a_retry(offline_
     assert down.calls >= 1 and is_transient(info.value), repr(info.value)
     assert "event=unit_interrupted" in caplog.text
     assert not list(Path(settings.data_dir).glob("artifacts/*/*/report.md"))  # no "empty" report
+
+
+def test_a_unit_interrupted_by_the_database_names_postgresql_and_not_the_password(offline_settings, monkeypatch, caplog):
+    from engine.graph import supervisor
+    from engine.runner import run_turn
+
+    password = "pw-Zq8vN2tL0x"
+    message = f'connection to "postgresql://app:{password}@db.example/app" failed: Connection refused'
+    monkeypatch.setattr(supervisor, "_RESEARCHER", _Down(psycopg.OperationalError(message)))
+    with caplog.at_level(logging.WARNING), pytest.raises(psycopg.OperationalError):
+        asyncio.run(run_turn("console:down", question="How do wind turbines work?",
+                             settings=offline_settings(max_review_iterations=0)))
+    lines = [logfmt(r.getMessage()) for r in caplog.records if "event=unit_interrupted" in r.getMessage()]
+    assert lines and all(line["why"].startswith("PostgreSQL (DATABASE_URL) did not answer: ") for line in lines), lines
+    assert "Connection refused" in lines[0]["why"] and password not in caplog.text, lines
 
 
 def test_units_failing_for_other_reasons_are_still_named_in_the_report(offline_settings, monkeypatch):

@@ -68,13 +68,13 @@ def _model_calls(recorder, count: int) -> None:
 
 
 @pytest.mark.parametrize(("calls", "down", "expected"), [
-    (6, {2, 3, 4}, [("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 2)"),
+    (6, {2, 3, 4}, [("WARNING", "event=usage_record_failed turn=t1 error=\"connection refused (call 2)\""),
                     ("INFO", "event=usage_record_recovered turn=t1 not_counted=3")]),
-    (9, {1, 4, 5, 6, 7, 8}, [("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 1)"),
+    (9, {1, 4, 5, 6, 7, 8}, [("WARNING", "event=usage_record_failed turn=t1 error=\"connection refused (call 1)\""),
                              ("INFO", "event=usage_record_recovered turn=t1 not_counted=1"),
-                             ("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 4)"),
+                             ("WARNING", "event=usage_record_failed turn=t1 error=\"connection refused (call 4)\""),
                              ("INFO", "event=usage_record_recovered turn=t1 not_counted=5")]),
-    (4, {3, 4}, [("WARNING", "event=usage_record_failed turn=t1 error=connection refused (call 3)")]),
+    (4, {3, 4}, [("WARNING", "event=usage_record_failed turn=t1 error=\"connection refused (call 3)\"")]),
     (3, set(), []),
 ])
 def test_an_outage_of_the_usage_sink_is_logged_once_and_its_end_once(tmp_path, caplog, monkeypatch, calls, down,
@@ -117,6 +117,6 @@ def test_calls_during_an_outage_wait_for_the_sink_only_once_per_rest(tmp_path, c
     _model_calls(recorder, 1)  # back
     assert sink.calls == 3 and len(sink.kept) == 1
     assert [r.getMessage() for r in caplog.records if r.name == "engine.models"] == [
-        "event=usage_record_failed turn=t1 error=connection refused (call 1)",
+        "event=usage_record_failed turn=t1 error=\"connection refused (call 1)\"",
         "event=usage_record_recovered turn=t1 not_counted=9"]
     assert len(_lines(tmp_path / "usage.jsonl")) == 10

@@ -17,7 +17,7 @@ import jobs.queue
 import jobs.run
 import jobs.status
 from engine.runner import RunCancelled
-from jobs import records
+from jobs import audit, records
 from jobs.locks import ThreadLock
 from jobs.run import run_job
 from jobs.store import get_store
@@ -75,6 +75,27 @@ def test_a_turn_whose_chat_thread_cannot_be_reached_fails_the_thread(turn_env, c
     info = thread_info(THREAD, settings=settings)
     assert (info.status, info.error) == ("failed", "the chat thread could not be reached")
     assert caplog.messages == ["event=port_unusable turn=t1 error=ValueError"]
+    [record] = audit.read(settings)  # the turn's ending is in the trail like any other
+    assert (record["turn"], record["status"]) == ("t1", "failed"), record
+    assert record["error"].startswith("the chat thread could not be reached: ValueError"), record
+
+
+def test_a_turn_whose_chat_thread_cannot_be_reached_has_one_audit_record_when_retried(turn_env, monkeypatch):
+    settings, log = turn_env
+    turn = dict(_queue(settings, log), port={"factory": "os:getcwd"})
+    with monkeypatch.context() as away:  # the turn's end is not written: the queue retries the job
+        away.setattr(records, "finish", _refuse)
+        with pytest.raises(ValueError):
+            run_job(turn, settings=settings, last_attempt=False)
+    assert _state(settings)["state"] != "failed"
+    with pytest.raises(ValueError):
+        run_job(turn, settings=settings, last_attempt=False)
+    assert _state(settings)["state"] == "failed"
+    assert [(r["turn"], r["status"]) for r in audit.read(settings)] == [("t1", "failed")]
+
+
+def _refuse(*_args, **_kwargs):
+    raise ConnectionError("Redis does not answer")
 
 
 def test_a_cancel_while_waiting_for_the_threads_lock_is_answered_at_once(turn_env, monkeypatch):

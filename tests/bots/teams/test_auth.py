@@ -16,6 +16,7 @@ from engine.settings import Settings, SettingsError
 from tests.bots.teams.activities import ALICE, TENANT, personal_message
 from tests.bots.teams.conftest import BotServer
 from tests.fakes.identity_provider import CHANNEL_ISSUER, CONNECTOR_SCOPE, FakeIdentityProvider, new_rsa_key
+from tests.logfmt import logfmt
 from tests.waiting import wait_for
 
 APP_ID = "5f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -120,6 +121,7 @@ def test_forged_requests_are_refused_with_401_before_any_work(secured_bot, idp, 
     assert handed() == [] and connector.calls == [] and idp.issued == []
     refused = [r for r in caplog.records if "event=teams_auth_refused" in r.getMessage()]
     assert len(refused) == 1 and refused[0].exc_info is None
+    assert set(logfmt(refused[0].getMessage())) == {"event", "reason", "detail"}  # a message with spaces stays one value
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     if token:
         assert token.split(" ")[-1] not in caplog.text and SECRET not in caplog.text

@@ -22,6 +22,7 @@ from tests.bots.teams.activities import (
     next_id,
     personal_message,
 )
+from tests.logfmt import logfmt
 from tests.texts import ERROR_LINE
 from tests.waiting import wait_for, wait_logged
 
@@ -236,6 +237,14 @@ def test_an_activity_with_fields_of_the_wrong_shape_is_400_before_anything_runs(
     assert bot.send(activity).status_code == 400
     assert connector.calls == []
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
+
+
+def test_a_malformed_activity_is_one_logfmt_line_with_its_reason_quoted(bot, connector, caplog):
+    caplog.set_level("INFO")
+    activity = {**personal_message(connector.url, "How loud are heat pumps?"), "timestamp": 'not "a" date'}
+    assert bot.send(activity).status_code == 400
+    [line] = [logfmt(r.getMessage()) for r in caplog.records if "event=teams_malformed_activity" in r.getMessage()]
+    assert set(line) == {"event", "detail"} and 'not "a" date' in line["detail"], line
 
 
 @pytest.mark.parametrize("value", [None, "x", [1]])
