@@ -119,11 +119,16 @@ def ask(
         if problem:  # refused before the research code is loaded: at once
             say(f"deepresearch: {problem}")
             raise typer.Exit(EXIT_USAGE)
+        from engine.settings import load_settings
+
+        load_settings()  # a setting missing or invalid is said before the research code is loaded too
         with ctrl_c_deferred():  # said once the imports are done: raised amid them, it could be lost
             from bots.console import run_ask
     except KeyboardInterrupt:  # while loading the research code: nothing of it ran
         raise typer.Exit(say_interrupted("deepresearch: interrupted before the research started; "
                                          "nothing was started.")) from None
+    except SettingsError as err:
+        fail(str(err))
     try:
         code = run_ask(
             question=question,

@@ -200,7 +200,7 @@ def run_ask(
     (:mod:`jobs.quotas`, requester ``console:{OS user}``), nothing started; 7 Redis (``REDIS_URL``)
     did not answer within its retry window (the lock not taken, nothing started; with ``queue``
     nothing queued, or the research left to the workers); 130 interrupted. Redis not answering is
-    said at once, with how long each call keeps trying (:class:`jobs.redisconn.NoticingRetry`). ``files``
+    said at once, with how long each call keeps trying (:class:`jobs.noticing_retry.NoticingRetry`). ``files``
     (``--file``) are read into the thread's own index before the research starts
     (:func:`engine.files.ingest`) and searched beside the web or corpus.
 

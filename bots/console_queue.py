@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import getpass
 import sys
 import uuid
@@ -20,6 +21,7 @@ from bots.console_output import (
     show_follow_ups,
     stdout_line,
 )
+from engine.chinese import TRADITIONAL, has_han
 from engine.settings import Settings, SettingsError
 from engine.text import clean_path, clean_text
 from jobs.phrases import WORDS
@@ -30,14 +32,31 @@ EXIT_OVER_QUOTA = 6
 RUN_FILES = ("report.md", "report.pdf", "report.docx", "report.tex", "review.md", "sources.json", "usage.json")
 
 
-#: The chat thread's last status lines (:mod:`jobs.run`: "below", "the requester") in the terminal's
-#: words, in each language the thread may speak: its question is asked next, its files' paths go to stdout.
-TERMINAL_WORDS = {
-    WORDS(chat, language): WORDS(terminal, language)
-    for language in WORDS.languages
-    for chat, terminal in (("clarify_status", "clarify_status_terminal"), ("done_status", "done_status_terminal"),
-                           ("files_follow_status", "done_status_terminal"))
-}
+#: The chat thread's last status lines (:mod:`jobs.run`: "below", "the requester") and the terminal's
+#: words for them (:func:`terminal_words`): its question is asked next, its files' paths go to stdout.
+_STATUS_KEYS = (("clarify_status", "clarify_status_terminal"), ("done_status", "done_status_terminal"),
+                ("files_follow_status", "done_status_terminal"))
+
+
+@functools.cache
+def _terminal_words_in(language: str) -> dict[str, str]:
+    """:data:`_STATUS_KEYS` in ``language``: ``{chat thread's line: terminal's line}``."""
+    return {WORDS(chat, language): WORDS(terminal, language) for chat, terminal in _STATUS_KEYS}
+
+
+def terminal_words(text: str) -> str:
+    """``text`` in the terminal's words when it is one of the chat thread's last status lines
+    (:data:`_STATUS_KEYS`) in a language the thread may speak (a later language of
+    :attr:`engine.phrasebook.Phrasebook.languages` first, should two write a line alike), else
+    ``text`` itself. The Traditional Chinese lines are looked at only for a text with Han
+    characters: every Chinese line has some, and writing them loads OpenCC."""
+    for language in reversed(WORDS.languages):
+        if language == TRADITIONAL and not has_han(text):
+            continue
+        words = _terminal_words_in(language)
+        if text in words:
+            return words[text]
+    return text
 
 
 class _Transcript:
@@ -63,7 +82,7 @@ class _Transcript:
             self.pending = event["text"]
             self.follow_ups = list(event.get("follow_ups") or self.follow_ups)
         elif event["op"] == "update":
-            say(TERMINAL_WORDS.get(event["text"], event["text"]).replace("\n", " | "))
+            say(terminal_words(event["text"]).replace("\n", " | "))
         elif event["op"] == "upload":
             self.files, self.comment = event["files"], event.get("comment", "")
 
@@ -90,7 +109,7 @@ def requester() -> str:
 
 def _say_outage(error: BaseException | None) -> None:
     """The follower's word on an outage past the calls' window (its start and end are said by
-    :mod:`bots.console_log` as they happen, :class:`jobs.redisconn.NoticingRetry`)."""
+    :mod:`bots.console_log` as they happen, :class:`jobs.noticing_retry.NoticingRetry`)."""
     if error is not None:
         say("Redis still does not answer; the research goes on on the workers, and this terminal "
             "keeps waiting for Redis …")
@@ -165,7 +184,7 @@ def ask_via_queue(thread: str, question: str, answer: str | None, settings: Sett
     Redis forgot (restarted without its data) is followed while a worker recovers it from the
     data dir's journal.
 
-    Redis not answering is said at once (:class:`jobs.redisconn.NoticingRetry`); past its retry
+    Redis not answering is said at once (:class:`jobs.noticing_retry.NoticingRetry`); past its retry
     window (``DEEPRESEARCH_REDIS_RETRY_WINDOW``) a question not yet handed over is not queued, and
     the run ends with one line naming ``REDIS_URL`` (no password) and exit 7
     (:data:`~bots.console_output.EXIT_REDIS`): "nothing was queued" before the question was handed

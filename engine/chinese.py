@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import TypeVar
 
 #: The language code of Chinese written in Traditional characters (BCP 47 script subtag ``Hant``, as
@@ -62,6 +62,12 @@ def base_language(language: str) -> str:
     return "zh" if language == TRADITIONAL else language
 
 
+def has_han(text: str) -> bool:
+    """Whether ``text`` has a Han character (CJK Unified Ideographs, Extension A, Compatibility
+    Ideographs): the characters :func:`traditional` may write otherwise."""
+    return _HAN.search(text) is not None
+
+
 @functools.lru_cache(maxsize=4096)
 def traditional(text: str) -> str:
     """``text`` with its Simplified characters written in Traditional ones (OpenCC
@@ -81,13 +87,65 @@ def localized(value: _Value, language: str) -> _Value:
     return traditional(value)
 
 
-def with_traditional(table: Mapping[str, _Value]) -> dict[str, _Value]:
+class _Pending:
+    """A :data:`TRADITIONAL` entry of a :class:`TraditionalTable` not written yet: the ``zh`` text it is written from."""
+
+    __slots__ = ("zh",)
+
+    def __init__(self, zh) -> None:
+        self.zh = zh
+
+
+class TraditionalTable(MutableMapping):
+    """A catalogue table (``{language: text}``, a text being a template or a tuple of them) whose
+    :data:`TRADITIONAL` entry is :func:`localized` from its ``zh`` one when first read, not when the
+    table is made: loading OpenCC's converter (:func:`_converter`, tens of milliseconds) is left to
+    a process that reads a Traditional Chinese text.
+
+    It reads as the ``dict`` :func:`with_traditional` would otherwise make: the same keys in the
+    same order (:data:`TRADITIONAL` among them from the start), ``len``, ``in``, ``get``,
+    ``values``, ``items``, ``==``, and ``dict(table)`` or ``{**table}`` for a copy; setting or
+    deleting an entry (the :data:`TRADITIONAL` one too) is as on a ``dict``. The ``zh`` text is the
+    one the table was made with: changing ``zh`` later does not change :data:`TRADITIONAL`.
+    """
+
+    def __init__(self, table: Mapping[str, _Value]) -> None:
+        self._data: dict = dict(table)
+        if "zh" in self._data and TRADITIONAL not in self._data:
+            self._data[TRADITIONAL] = _Pending(self._data["zh"])
+
+    def __getitem__(self, language: str) -> _Value:
+        value = self._data[language]
+        if isinstance(value, _Pending):
+            # two threads may both write it: the same text (localized is cached and pure)
+            value = self._data[language] = localized(value.zh, TRADITIONAL)
+        return value
+
+    def __setitem__(self, language: str, value: _Value) -> None:
+        self._data[language] = value
+
+    def __delitem__(self, language: str) -> None:
+        del self._data[language]
+
+    def __contains__(self, language: object) -> bool:
+        return language in self._data  # not by reading the entry, as Mapping's would
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self)!r})"
+
+
+def with_traditional(table: Mapping[str, _Value]) -> TraditionalTable:
     """``table`` (``{language: text}``) with a :data:`TRADITIONAL` entry written from its ``zh`` one
-    (:func:`localized`) when it has one and lacks that; for tables other modules read as a whole."""
-    out = dict(table)
-    if "zh" in out and TRADITIONAL not in out:
-        out[TRADITIONAL] = localized(out["zh"], TRADITIONAL)
-    return out
+    (:func:`localized`) when it has one and lacks that; for tables other modules read as a whole.
+    The entry is written when first read (:class:`TraditionalTable`), so that a process that reads
+    no Traditional Chinese text never loads OpenCC."""
+    return TraditionalTable(table)
 
 
 def _changed(text: str, config: str) -> int:

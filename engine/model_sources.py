@@ -9,6 +9,7 @@ under such a heading, or one followed by another section of the same or a higher
 
 from __future__ import annotations
 
+import functools
 import re
 
 from engine.chinese import with_traditional
@@ -97,9 +98,6 @@ SOURCES_SYNONYMS = with_traditional(
         "ar": ("المصادر", "المراجع", "مصادر", "مراجع"),
     }
 )
-_TITLES = {t.casefold() for titles in SOURCES_SYNONYMS.values() for t in titles} | {
-    t.casefold() for t in SOURCES_TITLE.values()
-}
 #: What joins two titles in one heading: ``,`` ``&`` ``/`` ``+`` or a conjunction.
 _JOIN = re.compile(r"\s*(?:[,&/+、・]|\b(?:and|und|et|y|e|en|och|i|oraz|и)\b|和|与|與|及|と)\s*")
 #: A heading's numbering ("7.", "7.1", "VII.") before its title.
@@ -122,7 +120,16 @@ def is_sources_title(text: str) -> bool:
     ("Sources and references"), after its numbering ("7.") and emphasis or punctuation around it."""
     words = re.sub(r"[*_`]", "", " ".join(text.split())).casefold()
     words = re.sub(r"^\W+|\W+$", "", _NUMBERING.sub("", words.strip()))
-    return bool(words) and all(part in _TITLES for part in _JOIN.split(words))
+    titles = _titles()
+    return bool(words) and all(part in titles for part in _JOIN.split(words))
+
+
+@functools.cache
+def _titles() -> frozenset[str]:
+    """Every title of :data:`SOURCES_SYNONYMS` and :data:`engine.citations.SOURCES_TITLE`, case-folded
+    (made on first use: their Traditional Chinese entries load OpenCC)."""
+    return frozenset({t.casefold() for titles in SOURCES_SYNONYMS.values() for t in titles}
+                     | {t.casefold() for t in SOURCES_TITLE.values()})
 
 
 def _close(tokens: list, i: int) -> int:

@@ -10,6 +10,7 @@ with their citations kept.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import uuid
@@ -57,9 +58,13 @@ _QUOTED_TEXT = re.compile(r"<([A-Z][\w ]*)>.*?</\1>|^(?:Question:|[^\n]*\b(?:wor
 _INSTRUCTION = re.compile(r"\bin \(?([A-Z][a-z]+(?: [A-Z][a-z]+)?)\)?(?=[.,;)])")
 
 
-#: The facet phrases a topic can end with after " — " (:func:`engine.offline_text.facet_topics`), by
-#: language: what follows the dash in any other topic is the answer to the clarifying question.
-_FACET_PHRASES = {language: {phrase(key, language) for key, _ in T.FACETS} for language in LANGUAGES}
+@functools.cache
+def _facet_phrases(language: str) -> frozenset[str]:
+    """The facet phrases a topic can end with after " — " (:func:`engine.offline_text.facet_topics`) in
+    ``language`` (none outside :data:`engine.offline_phrases.LANGUAGES`): what follows the dash in any
+    other topic is the answer to the clarifying question. Written on first use, per language (the
+    Traditional Chinese ones load OpenCC)."""
+    return frozenset(phrase(key, language) for key, _ in T.FACETS) if language in LANGUAGES else frozenset()
 
 
 def _language(prompt: str) -> str:
@@ -339,7 +344,7 @@ class OfflineChatModel(BaseChatModel):
         groups = [sid_of[s] for s in keep]
         best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=groups,
                           per_group=NOTES_PER_SOURCE, subject=subject if after else ""))
-        if not best and after and after not in _FACET_PHRASES.get(language, ()):
+        if not best and after and after not in _facet_phrases(language):
             # the answer to the clarifying question narrows what is quoted, it never empties it: when no
             # passage names its words ("for skyscrapers"), those about the question are quoted
             best = set(choose(keep, subject, NOTES_PER_TOPIC, language, groups=groups, per_group=NOTES_PER_SOURCE))

@@ -5,6 +5,7 @@ Its fixed phrases per language are in :mod:`engine.offline_phrases`.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from engine import offline_phrases_more as more
@@ -291,16 +292,19 @@ def first_statement(markdown: str) -> str:
     return ""
 
 
-#: The headings of a solution's "Changes from the previous solution" and "Caveats" sections, in
-#: every language of :data:`engine.offline_phrases.PHRASES`, and their first words as a model may
-#: word them ("Changes since round 1").
-_SET_ASIDE = "|".join(re.escape(text) for key in ("changes", "caveats") for text in PHRASES[key].values())
+@functools.cache
+def _set_aside() -> str:
+    """The headings of a solution's "Changes from the previous solution" and "Caveats" sections, in
+    every language of :data:`engine.offline_phrases.PHRASES`, as alternatives of a regular expression
+    (read on first use: their Traditional Chinese entries load OpenCC)."""
+    return "|".join(re.escape(text) for key in ("changes", "caveats") for text in PHRASES[key].values())
 
 
 def _without_changes(text: str) -> str:
-    """``text`` without its "Changes from the previous solution" and "Caveats" sections."""
+    """``text`` without its "Changes from the previous solution" and "Caveats" sections (:func:`_set_aside`,
+    and their first words as a model may word them: "Changes since round 1")."""
     return re.sub(
-        rf"^## (?:{_SET_ASIDE}|Changes|Änderungen|Changements|Cambios).*?(?=^## |\Z)",
+        rf"^## (?:{_set_aside()}|Changes|Änderungen|Changements|Cambios).*?(?=^## |\Z)",
         "",
         text,
         flags=re.MULTILINE | re.DOTALL,

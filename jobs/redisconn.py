@@ -1,11 +1,12 @@
-"""Redis clients of the job layer that wait out an outage (redis-py ``Retry`` with backoff)."""
+"""Redis clients of the job layer that wait out an outage (redis-py ``Retry`` with backoff).
+
+redis-py itself is imported by the functions that make a client, so that a process without
+``REDIS_URL`` never loads it (about 40 ms)."""
 
 from __future__ import annotations
 
 import logging
 import threading
-
-from redis.retry import Retry
 
 from engine.outage_log import outage, recovery
 
@@ -51,6 +52,8 @@ def redis_retry(window: float | None = None):
     from redis.backoff import ExponentialBackoff
     from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
 
+    from jobs.noticing_retry import NoticingRetry
+
     backoff = ExponentialBackoff(cap=REDIS_BACKOFF_CAP, base=REDIS_BACKOFF_BASE)
     retries, total = 0, 0.0
     while total < window:
@@ -67,41 +70,16 @@ def waiting_words(window: float | None = None) -> str:
     return f"trying again for up to {window:g} s (DEEPRESEARCH_REDIS_RETRY_WINDOW)"
 
 
-class NoticingRetry(Retry):
-    """redis-py's ``Retry`` that says when Redis stops and starts answering, once per outage of the process.
-
-    On a call's first failed attempt, when the process last saw Redis answer, it logs a warning
-    (``event=redis_unanswered``) marked as an outage of ``Redis`` (:func:`engine.outage_log.outage`,
-    with :func:`waiting_words`), so a terminal run shows at once that Redis does not answer and
-    for how long each call keeps trying (:mod:`bots.console_log`), and a worker's log says it
-    then, not when the window is over. The first call that succeeds after that logs its end
-    (``event=redis_answers_again``, :func:`engine.outage_log.recovery`). Retrying itself is
-    redis-py's (``call_with_retry``), unchanged.
-    """
-
-    def __init__(self, backoff, retries: int, supported_errors: tuple, window: float) -> None:
-        super().__init__(backoff, retries, supported_errors)
-        self.window = window
-
-    def call_with_retry(self, do, fail, is_retryable=None, with_failure_count: bool = False):
-        """redis-py's ``call_with_retry`` (same arguments, result and errors), noticing the outage."""
-        def failed(error, *count):
-            _went_down(error, self.window)
-            return fail(error, *count)
-
-        result = super().call_with_retry(do, failed, is_retryable, with_failure_count)
-        if _down.is_set():
-            _came_back()
-        return result
-
-
 def redis_answering() -> bool:
     """False while this process last saw a Redis call fail (since its last call that succeeded):
     a caller that has just waited out the retry window need not wait it out again for a side step."""
     return not _down.is_set()
 
 
-def _went_down(error: BaseException, window: float) -> None:
+def went_down(error: BaseException, window: float) -> None:
+    """Note that a Redis call just failed: the first failure since Redis last answered logs a
+    warning (``event=redis_unanswered``, an outage of ``Redis``: :func:`engine.outage_log.outage`,
+    with :func:`waiting_words` of ``window`` s), later ones until it answers again log nothing."""
     with _down_lock:
         if _down.is_set():
             return
@@ -111,7 +89,9 @@ def _went_down(error: BaseException, window: float) -> None:
                 type(error).__name__, window, words, extra=outage("Redis", waits=words))
 
 
-def _came_back() -> None:
+def came_back() -> None:
+    """Note that a Redis call just succeeded: after :func:`went_down` it logs once that Redis answers
+    again (``event=redis_answers_again``, :func:`engine.outage_log.recovery`)."""
     with _down_lock:
         if not _down.is_set():
             return

@@ -361,7 +361,7 @@ def main(burst: bool = False, queue: str = QUEUE_NAME) -> None:
     then PostgreSQL, then work the ``queue`` until stopped.
 
     Redis not answering at start-up is said at once in the log (``event=redis_unanswered``, with
-    how long it keeps trying: :class:`jobs.redisconn.NoticingRetry`); the worker goes on when
+    how long it keeps trying: :class:`jobs.noticing_retry.NoticingRetry`); the worker goes on when
     Redis answers within the window (``DEEPRESEARCH_REDIS_RETRY_WINDOW``).
 
     Raises:

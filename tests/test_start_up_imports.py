@@ -1,0 +1,73 @@
+"""What a process loads before it does anything: OpenCC only when a Traditional Chinese text is
+written, redis-py only when a Redis client is made, and `deepresearch ask` with a bad setting
+refuses it before the research code (langchain) is loaded."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.bots.console_helpers import RUN_TIMEOUT
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _python(code: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """``code`` run by a new Python process of the project (its stdout and stderr as text)."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DEEPRESEARCH_") and k != "REDIS_URL"}
+    environ.update(DEEPRESEARCH_DATA_DIR=str(tmp_path / "data"), DEEPRESEARCH_LLM="offline",
+                   DEEPRESEARCH_SEARCH="none", **env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=environ,
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+
+
+def test_the_research_and_job_modules_load_neither_opencc_nor_redis(tmp_path):
+    done = _python("""
+        import sys
+        import bots.console, engine.graph.build, engine.offline, engine.render.reread, jobs
+        print(sorted(m for m in ("opencc", "redis") if m in sys.modules))
+    """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_traditional_entry_is_written_when_first_read(tmp_path):
+    done = _python("""
+        import sys
+        from engine.citations import SOURCES_TITLE
+        from engine.model_sources import SOURCES_SYNONYMS, is_sources_title
+        keys = list(SOURCES_TITLE)
+        print("zh-Hant" in SOURCES_TITLE, keys.index("zh-Hant") == len(keys) - 1, "opencc" in sys.modules)
+        print(SOURCES_TITLE["zh-Hant"], SOURCES_SYNONYMS["zh-Hant"][1], is_sources_title("參考文獻"), "opencc" in sys.modules)
+    """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True True False", "來源 參考文獻 True True"]
+
+
+def test_a_redis_client_still_loads_redis(tmp_path):
+    done = _python("""
+        import sys
+        from jobs.redisconn import redis_connection
+        print("redis" in sys.modules, type(redis_connection("redis://127.0.0.1:1/0").get_retry()).__name__)
+    """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "NoticingRetry"]
+
+
+def test_ask_refuses_a_bad_setting_before_loading_the_research_code(tmp_path):
+    done = _python("""
+        import sys
+        sys.argv = ["deepresearch", "ask", "What is the history of the tricycle?"]
+        from bots.entry import main
+        try:
+            main()
+        finally:
+            print("langchain_core" in sys.modules, file=sys.stderr)
+    """, tmp_path, DEEPRESEARCH_MAX_RUNNING_PER_USER="abc")
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert lines[-2].startswith("deepresearch: invalid setting DEEPRESEARCH_MAX_RUNNING_PER_USER"), done.stderr
+    assert lines[-1] == "False"
