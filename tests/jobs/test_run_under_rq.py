@@ -264,7 +264,7 @@ def test_a_worker_whose_teams_password_entra_id_refused_hands_teams_turns_back_u
     from bots.teams import port as teams_port
     from jobs.worker import announce_surfaces
     from tests.bots.teams.test_auth import APP_ID, SECRET
-    from tests.bots.test_startup_checks import TEAMS_REFUSED, _teams_env
+    from tests.bots.test_startup_teams import TEAMS_REFUSED, _teams_env
     from tests.fakes.bot_connector import FakeBotConnector
     from tests.fakes.identity_provider import FakeIdentityProvider
 
