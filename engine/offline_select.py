@@ -8,7 +8,9 @@ sentence must name :data:`MIN_TERMS_SHARE` of the question's terms and carry :da
 of their weight, a term weighing half its inverse document frequency among the candidates
 (ln(1 + (N - n + 0.5) / (n + 0.5)), Lucene's BM25) and half the same as every other term: a word
 every candidate shares (the subject they were found by) counts little, a rare one counts more but
-not all. Among those, maximal marginal relevance (Carbonell & Goldstein, 1998) picks each next
+not all, and one no candidate writes as one that a single candidate writes (n = 1): so a sentence is
+chosen or not whether it comes alone (a shared file's one page found) or among sentences on other
+things (the whole file in a corpus). Among those, maximal marginal relevance (Carbonell & Goldstein, 1998) picks each next
 sentence for its relevance less its likeness to those already chosen.
 
 What a question asks of the candidates is its words less three kinds (:func:`asked_terms`): marks that
@@ -235,7 +237,10 @@ def _scores(docs: list[list[str]], query: list[str]) -> tuple[list[float], list[
     bm25 = list(BM25Plus([d or ["_"] for d in docs]).get_scores(query)) if query else [0.0] * len(docs)
     sets = [set(d) for d in docs]
     n = len(sets)
-    frequency = {t: sum(t in s for s in sets) for t in query}
+    # a term no candidate writes weighs as one a single candidate writes: how rare it is cannot be told
+    # from them, and counted as written by none it would outweigh every other term the more the fewer
+    # the candidates, so a file's one page found alone would quote less than the whole file
+    frequency = {t: max(1, sum(t in s for s in sets)) for t in query}
     idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
     total = sum(idf.values()) or 1.0
     # half by rarity, half equal: a word the candidates seldom repeat (a corpus's own subject,

@@ -138,3 +138,27 @@ def test_ask_offline_never_quotes_a_pronoun_sentence_with_the_paragraph_before_i
     assert "coastal towns. It was released" not in report, report
     assert "It was released in 2024" not in report, report  # on its own it says nothing of the Zephyr-9
     assert "The Zephyr-9 is a compact wind turbine" in report, report
+
+
+SOLAR_PAGES = ["Solar panels. Monocrystalline solar panels reach an efficiency of 22 % in 2026 tests. Solar panels on "
+               "a south-facing roof in Munich produce about 1,000 kWh per kWp each year.",
+               "Batteries. A home battery of 10 kWh raises the self-consumption of solar panels from 30 % to 70 %."]
+BATTERY = "A home battery of 10 kWh raises the self-consumption of solar panels from 30 % to 70 %."
+
+
+def test_a_file_given_with_the_question_is_quoted_as_the_same_file_in_a_corpus(tmp_path):
+    """A PDF given with --file and the same PDF in a corpus both quote the page that answers; the file,
+    indexed page by page, found its page 2 alone and quoted nothing ("it had no passage on this
+    question to quote"). A Markdown file's section is quoted the same way."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "solar.pdf").write_bytes(pdf_bytes(SOLAR_PAGES, "Solar"))
+    (tmp_path / "solar.md").write_text(f"# Solar panels\n\n{SOLAR_PAGES[0][14:]}\n\n## Batteries\n\n{BATTERY}\n")
+    question = "How much does a home battery add?"
+    for args, cited in ((("--file", "docs/solar.pdf"), "solar.pdf, page 2"),
+                        (("--file", "solar.md"), "solar.md, section: Batteries"),
+                        (("--corpus", "docs"), "solar.pdf")):
+        out = ask(tmp_path, "--offline", "--no-clarify", *args, question)
+        assert out.returncode == 0, out.stderr
+        report = report_of(tmp_path, out.stdout).read_text()
+        assert f"{BATTERY} [1]" in report and "no passage on this question" not in report, (args, report)
+        assert re.search(rf"^1\. .*{re.escape(cited)}", report, re.MULTILINE), (args, report)

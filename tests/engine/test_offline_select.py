@@ -128,3 +128,27 @@ def test_a_leaning_sentence_is_joined_to_the_sentence_before_it_in_its_own_parag
     second = "The Nordwind N-3 is a larger turbine for farms and small wind parks on the coast."
     out = passages(f"{FIRST}\n\n{second} It was released in 2024 by Nordwind GmbH.", "Nordwind turbines")
     assert out == [FIRST, f"{second} It was released in 2024 by Nordwind GmbH."]
+
+
+SOLAR = ["Monocrystalline solar panels reach an efficiency of 22 % in 2026 tests.",
+         "Solar panels on a south-facing roof in Munich produce about 1,000 kWh per kWp each year."]
+BATTERY = "A home battery of 10 kWh raises the self-consumption of solar panels from 30 % to 70 %."
+
+
+def test_a_sentence_is_chosen_alone_as_among_sentences_on_something_else():
+    """A PDF's page found alone (a shared file is indexed page by page) and the same PDF whole (a corpus
+    file) give the same choice: the battery sentence was left out alone, because a word of the
+    question no candidate writes ("add") weighed more among fewer candidates."""
+    question = "How much does a home battery add?"
+    assert choose(SOLAR + [BATTERY], question, 8) == [BATTERY]
+    assert choose([BATTERY], question, 8) == [BATTERY]
+    assert choose([BATTERY, *SOLAR], question, 8, groups=["p2", "p1", "p1"], per_group=4) == [BATTERY]
+
+
+def test_a_word_no_candidate_writes_still_keeps_out_sentences_on_the_subject_alone():
+    """A word the question asks about that no candidate writes ("loud") still keeps out the sentences
+    that name only what every candidate is about ("wind turbines")."""
+    pool = ["Wind turbines on the coast stand about 150 m tall.",
+            "Wind turbines turn slowly in light wind and stop in storms.",
+            "Wind turbines are serviced twice a year by crews from the port."]
+    assert choose(pool, "How loud are wind turbines?", 8) == []

@@ -328,3 +328,27 @@ def test_the_models_list_of_files_tells_two_files_of_one_name_apart_as_their_cit
     listed = [line for line in files_prompt(entries).splitlines() if line.startswith("- ")]
     assert listed == ["- notes.md (markdown, 2 KB, 2 sections)", "- notes.md (2) (markdown, 1 KB, 1 section)",
                       "- report.pdf (pdf, 4 KB, 1 page)"]
+
+
+SOLAR = ("Monocrystalline solar panels reach an efficiency of 22 % in 2026 tests. Solar panels on a south-facing "
+         "roof in Munich produce about 1,000 kWh per kWp each year.")
+BATTERY = "A home battery of 10 kWh raises the self-consumption of solar panels from 30 % to 70 %."
+
+
+@pytest.mark.parametrize("name,data,cited", [
+    ("solar.pdf", pdf_bytes([f"Solar panels. {SOLAR}", f"Batteries. {BATTERY}"]), "solar.pdf, page 2"),
+    ("solar.md", f"# Solar panels\n\n{SOLAR}\n\n## Batteries\n\n{BATTERY}\n".encode(), "solar.md, section: Batteries"),
+    ("solar.txt", f"Solar panels\n\n{SOLAR}\n\nBatteries\n\n{BATTERY}\n".encode(), "solar.txt, text"),
+])
+def test_a_shared_files_page_found_alone_is_quoted_as_the_whole_file_would_be(offline_settings, tmp_path, name,
+                                                                                data, cited):
+    """A file shared in a thread is searched page by page (section by section): the page that answers
+    is found alone, and its sentence is quoted as it is from the same file in a corpus (it was left
+    out: "1 source found; it had no passage on this question to quote")."""
+    settings = offline_settings(allow_clarification=False, max_review_iterations=1)
+    thread = f"slack:T1:C1:{name}"
+    ingest(settings, thread, [_shared(tmp_path, name, data)])
+    out = asyncio.run(run_turn(thread, question="How much does a home battery add?", settings=settings))
+    report = out.artifacts.report_md.read_text()
+    assert f"{BATTERY} [1]" in report and "no passage on this question" not in report, report
+    assert [s["title"] for s in _sources(settings, thread)] == [cited], report
