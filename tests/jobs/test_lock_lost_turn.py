@@ -29,9 +29,9 @@ LEASE = 1.0
 #: ``ready`` and waits for the file ``argv[5]`` (made while it is stopped), then goes on (``during``: the graph
 #: ends at once with its report). Its graph run makes the folder ``argv[4]``; its result is its last stdout line.
 _RUNNER_A = """
-import asyncio, json, logging, sys, time
+import asyncio, contextlib, json, logging, sys, threading, time
 from pathlib import Path
-import jobs.locks, jobs.run
+import jobs.locks, jobs.run, jobs.store
 from jobs.run import run_job
 from tests.jobs.test_run_states import _report
 logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -39,10 +39,23 @@ lease, where, turn, folder = float(sys.argv[1]), sys.argv[2], json.loads(sys.arg
 gate = Path(sys.argv[5])
 jobs.locks.LEASE_TTL = lease
 
+# A is stopped between two store calls, never inside one: a process stopped as it begins a SQLite
+# transaction holds the database's WAL locks, and B would fail with "locking protocol", not the turn's rule
+between_calls = threading.RLock()
+sqlite_call = jobs.store.SqliteStore._conn
+
+@contextlib.contextmanager
+def one_call_at_a_time(self, write=False):
+    with between_calls, sqlite_call(self, write) as conn:
+        yield conn
+
+jobs.store.SqliteStore._conn = one_call_at_a_time
+
 def woken():
-    print("ready", flush=True)
-    while not gate.exists():
-        time.sleep(0.02)
+    with between_calls:
+        print("ready", flush=True)
+        while not gate.exists():
+            time.sleep(0.02)
 
 real_load = jobs.run.load_manifest
 
