@@ -347,7 +347,7 @@ def _reads_as(point: str, keys: tuple[str, ...], language: str) -> bool:
 def finalize(prompt: str, language: str, notice: str) -> str:
     """The final synthesis: the research report's findings, then the review's outcome (rounds, the
     sources the report cites of those found, counted here, the last critique's other points) and
-    the open objections."""
+    the open objections: "(none)" only when the report quotes a finding, else that it quotes none."""
     report, review = _tag(prompt, "Research Report"), _tag(prompt, "Review")
     lines = report.splitlines()
     title = next((ln for ln in lines if ln.startswith("# ")), "# Research report")
@@ -364,7 +364,9 @@ def finalize(prompt: str, language: str, notice: str) -> str:
                    sources=_report_sources("\n".join(body), _tag(prompt, "Sources"), language)).strip(), ""]
     if points:
         out += [phrase("last_critique", language), ""] + [f"{i}. {p}" for i, p in enumerate(points[:5], 1)]
-    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {phrase('none', language)}"])
+    # a report that quotes nothing leaves the question itself open: never "(none)"
+    quiet = phrase("none", language) if any(SID.search(ln) for ln in body) else phrase("no_claims", language)
+    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {quiet}"])
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
 
 

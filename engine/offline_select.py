@@ -71,8 +71,16 @@ MARKS = re.compile(r"(?<![\w$\\#{%])(?:\$\{?[^\W\d]\w*\}?|%[^\W\d]\w*%|\\[A-Za-z
                    r"|\{[^\W\d]\w*\}|\d+(?:[.,]\d+)?\s?%)(?!\w)")
 #: How much of the candidates' text tells their language (:func:`_other_language`).
 LANGUAGE_SAMPLE = 4000
+#: A name whose symbols are part of it: a programming language's ("C++", "C#", "F#", "g++", ".NET"), one
+#: term as written, so "C++" is not met by a sentence naming "C" alone, nor by one naming "C#".
+SYMBOL_NAME = r"(?<![\w.+#])(?:\.NET|[A-Za-z]\w*?(?:\+\+|#))(?![\w+#])"
+#: Markup tags in a question ("<b>", "</b>", "<br/>"): no words, asked for only when a candidate writes them.
+TAGS = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+#: Inline mathematics in a question ("$x$", "$a + b$"): no words, asked for only when a candidate writes
+#: it; a closing "$" before a word or a digit opens a variable or an amount ("$HOME and $PATH", "$5 to $10").
+MATH = re.compile(r"(?<![\w$])\$[^$\s][^$\n]*?\$(?![\w{$])")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_TOKEN = re.compile(rf"{WORD_RUN}(?:-{WORD_RUN})*")
+_TOKEN = re.compile(rf"{SYMBOL_NAME}|{WORD_RUN}(?:-{WORD_RUN})*")
 
 
 _LOCAL = threading.local()
@@ -166,18 +174,23 @@ def _with_forms(docs: list[list[str]], candidates: list[str], query: str, langua
 
 
 def unmarked(query: str, candidates: list[str]) -> str:
-    """``query`` without the marks that are no words (:data:`MARKS`: "$HOME_DIR", "\\section", "5%")
-    that no candidate writes too (case aside; "5 %" writes "5%"), each replaced by a space; a mark a
-    candidate writes ("$HOME" in a sentence on ``expanduser``) stays, as a word of the question."""
-    if not MARKS.search(query):
+    """``query`` without the marks that are no words (inline mathematics, :data:`MATH`: "$x$"; markup
+    tags, :data:`TAGS`: "<b>"; and :data:`MARKS`: "$HOME_DIR", "\\section", "5%") that no candidate
+    writes too (case aside; "5 %" writes "5%"), each replaced by a space; a mark a candidate writes
+    ("$HOME" in a sentence on ``expanduser``) stays, as a word of the question."""
+    if not (MARKS.search(query) or TAGS.search(query) or MATH.search(query)):
         return query
     text = "\n".join(candidates)
 
-    def kept(m: re.Match) -> str:
+    def kept(m: re.Match, around: bool = True) -> str:
         mark = m.group(0)
         written = r"\s?".join(re.escape(ch) for ch in mark if not ch.isspace())
-        return mark if re.search(rf"(?<![\w$\\#{{%]){written}(?!\w)", text, re.IGNORECASE) else " "
+        if around:  # a mark of :data:`MARKS` is one where no word goes on before or after it
+            written = rf"(?<![\w$\\#{{%]){written}(?!\w)"
+        return mark if re.search(written, text, re.IGNORECASE) else " "
 
+    query = MATH.sub(lambda m: kept(m, False), query)
+    query = TAGS.sub(lambda m: kept(m, False), query)
     return MARKS.sub(kept, query)
 
 
@@ -272,7 +285,8 @@ def choose(
     of those terms, not naming one term alone of a query of several when that term is the pages'
     subject (:func:`_subject_terms`), and, when ``subject`` (the part of the query a passage must be
     about) has terms, one of them (``floor`` 0 keeps all); picked by maximal marginal relevance with
-    ``lam``.
+    ``lam``. Empty when ``floor`` > 0 and the query has no term asked of them (only function words, or
+    marks no candidate writes: "What is 100% $x$ & more?"): every sentence would carry all of nothing.
 
     ``groups`` (one label per candidate, e.g. its source id) with ``per_group`` > 0 takes at most
     that many of one group; they are also the pages a subject is carried by. Ties keep the
@@ -286,6 +300,8 @@ def choose(
     docs = _with_forms([terms(c, language) for c in candidates], candidates, query, language)
     query_t = asked_terms(query, candidates, docs, language) if floor > 0 else writable(
         query_terms(query, language), candidates)
+    if floor > 0 and not query_t:
+        return []  # nothing a sentence could name ("What is 100% $x$?"): none is about the question
     bm25, coverage = _scores(docs, query_t)
     top = max(bm25, default=0.0)
     relevance = [b / top if top > 0 else 0.0 for b in bm25]

@@ -73,13 +73,14 @@ def test_headings_made_from_the_question_keep_its_characters(artifacts):
 # ---- the review quotes the question, the topics and the sources' titles as text -----------------
 REVIEW_QUESTION = ("What does the $/kWh & <b>night</b> tariff cost for *off-peak* heat_pump [users](x), and when "
                    "does the night tariff apply on weekdays?")
-#: One source per topic, so the critique names topics (the question) and titles as resting on one source.
+#: One source per topic, so the critique names topics (the question) and titles as resting on one source: the
+#: day page names neither "night" nor "tariff" (the question's "<b>" being markup, no word to ask for).
 REVIEW_PAGES = {
     "night.txt": ("Night <b>tariff</b> & *off-peak* rates [2024]",
                   "The night tariff costs 0.21 $/kWh for off-peak heat pump users in the winter months. "
                   "A night tariff applies between ten in the evening and six in the morning on weekdays."),
     "day.txt": ("Day_rate & <i>peak</i> prices",
-                "The day tariff costs 0.35 $/kWh for heat pump users who cannot shift their load to the night. "
+                "The day rate is 0.35 $/kWh when the load cannot be shifted. "
                 "Peak prices apply on weekday afternoons when the grid is under the highest demand."),
 }
 #: Markup no text of the question or a title may turn into: an HTML tag, emphasis, a link.
