@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from engine.redact import redact
+from engine.redact import quoted, redact
 
 __all__ = ["RedactingFormatter", "configure_logging", "log_level_setting", "redact"]
 
@@ -31,7 +31,7 @@ def configure_logging(level: str | None = None) -> None:
     known = isinstance(logging.getLevelName(level), int)
     root.setLevel(level if known else logging.WARNING)
     if not known:
-        logging.getLogger(__name__).warning("event=log_level_unknown level=%r using=WARNING", level[:40])
+        logging.getLogger(__name__).warning("event=log_level_unknown level=%s using=WARNING", quoted(level, 40))
     for noisy in ("httpx", "httpcore", "openai", "urllib3"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
     # the pool's own reconnect attempts while PostgreSQL is away (one WARNING each): the product says the

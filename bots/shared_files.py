@@ -15,6 +15,7 @@ import httpx
 
 from engine.file_summary import skip_reason
 from engine.files import SharedFile, size_text
+from engine.redact import quoted
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def download(shared: SharedFile, url: str, path: Path, *, limit: int, platform: 
                         break
                     out.write(chunk)
     except (httpx.HTTPError, OSError) as err:
-        log.warning("event=file_download_failed platform=%s name=%r error=%s", platform, shared.name[:80],
+        log.warning("event=file_download_failed platform=%s name=%s error=%s", platform, quoted(shared.name, 80),
                     type(err).__name__)
         shared.skipped = skip_reason("skip_download_failed", error=type(err).__name__)
         path.unlink(missing_ok=True)

@@ -20,6 +20,7 @@ import json_repair
 from langchain_core.exceptions import OutputParserException
 from pydantic import BaseModel, ValidationError
 
+from engine.redact import quoted
 from engine.settings import SettingsError
 
 log = logging.getLogger(__name__)
@@ -225,8 +226,8 @@ class ServerSupport:
         with self._lock:
             self._structured[key[:1]] = max(self._structured.get(key[:1], 0), index + 1)
             following = STRUCTURED_METHODS[self._structured[key[:1]]]
-        log.warning("event=structured_output_fallback server=%s model=%s refused=%s next=%s error=%r",
-                    key[0], key[1], method, following, " ".join(str(err).split())[:200])
+        log.warning("event=structured_output_fallback server=%s model=%s refused=%s next=%s error=%s",
+                    key[0], key[1], method, following, quoted(err))
         return following
 
     def native_tools(self, key: tuple, setting: str) -> bool:
@@ -240,8 +241,8 @@ class ServerSupport:
         """Record that ``key``'s server refuses ``tools``: the prompted protocol from now on."""
         with self._lock:
             self._no_tools.add(key)
-        log.warning("event=tool_calls_fallback server=%s model=%s next=prompted error=%r",
-                    key[0], key[1], " ".join(str(err).split())[:200])
+        log.warning("event=tool_calls_fallback server=%s model=%s next=prompted error=%s",
+                    key[0], key[1], quoted(err))
 
     def note(self, role: str, what: str, value: str) -> None:
         """Log ``event=<what> role=<role> method=<value>`` the first time this role uses it."""

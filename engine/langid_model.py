@@ -39,6 +39,7 @@ import numpy as np
 from py3langid import langid
 
 from engine.fsutil import owner_alive, xdg_base
+from engine.redact import quoted
 
 log = logging.getLogger(__name__)
 
@@ -83,14 +84,14 @@ def load_identifier(langs: list[str]) -> langid.LanguageIdentifier:
         try:
             identifier = _mapped(folder)
         except _DAMAGED as err:  # a file cut short or changed: written again once
-            log.info("event=language_model_cache_rewritten error=%r", err)
+            log.info("event=language_model_cache_rewritten error=%s detail=%s", type(err).__name__, quoted(err))
             _discard(folder)
             _write(folder, model_file, langs)
             identifier = _mapped(folder)
         _touch(folder)
         return identifier
     except (*_DAMAGED, RuntimeError) as err:
-        log.info("event=language_model_cache_unused error=%r", err)
+        log.info("event=language_model_cache_unused error=%s detail=%s", type(err).__name__, quoted(err))
         return langid._load_identifier(norm_probs=True, langs=langs)
 
 

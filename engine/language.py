@@ -25,6 +25,7 @@ from engine.language_evidence import (
     used_in_english,
 )
 from engine.offline_phrases_more import FUNCTION_WORDS as _FUNCTION_WORDS_MORE
+from engine.redact import quoted
 from engine.segments import has_segmented_script
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -172,7 +173,8 @@ def _load_quietly() -> None:
     try:
         load_language_model()
     except Exception as err:
-        logging.getLogger(__name__).info("event=language_model_prefetch_failed error=%r", err)
+        logging.getLogger(__name__).info("event=language_model_prefetch_failed error=%s detail=%s", type(err).__name__,
+                                         quoted(err))
 
 
 def detect_language(text: str, default: str = "en") -> str:

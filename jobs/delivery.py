@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 
 from engine.artifact_store import artifact_store
+from engine.redact import quoted
 from engine.settings import Settings
 from jobs import records
 from jobs.end_steps import EndSteps, record_end_once
@@ -426,4 +427,4 @@ def _why(err: BaseException, settings) -> str:
     from engine.models import model_server_problem
 
     line = model_server_problem(err, settings)
-    return f' why="{line}"' if line else ""
+    return f" why={quoted(line, 1000)}" if line else ""

@@ -336,7 +336,7 @@ def announce_surfaces(settings) -> str:
         line += f" cannot={','.join(cannot)}"
     if named:
         why = "; ".join(f"{name}: {problem}" for name, problem in named.items())
-        line += f" why=\"{why}; their turns wait in the queue for a worker that has these settings\""
+        line += f" why={quoted(f'{why}; their turns wait in the queue for a worker that has these settings', 2000)}"
     log.warning("%s", line)
     return line
 
@@ -351,7 +351,7 @@ def announce_model(settings) -> str | None:
     problem = check_model_server(settings)
     if problem is None:
         return None
-    line = f'event=worker_model_refused why="{problem}"'
+    line = f"event=worker_model_refused why={quoted(problem, 1000)}"
     log.warning("%s", line)
     return line
 

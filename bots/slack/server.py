@@ -20,6 +20,7 @@ from slack_sdk.signature import SignatureVerifier
 from bots import serving
 from bots.slack.app import build_app, token_problem
 from bots.slack.settings import slack_settings
+from engine.redact import quoted
 from engine.settings import Settings, SettingsError, load_settings
 from jobs.startup import check_local
 
@@ -71,7 +72,8 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
             log.warning("event=slack_request_refused reason=%s remote=%s", refused, request.remote)
             return web.json_response({"error": "invalid request"}, status=401)
         if retry := request.headers.get("X-Slack-Retry-Num"):
-            log.info("event=slack_retry num=%s reason=%s", retry, request.headers.get("X-Slack-Retry-Reason", "?"))
+            log.info("event=slack_retry num=%s reason=%s", quoted(retry, 20),
+                     quoted(request.headers.get("X-Slack-Retry-Reason", "?"), 80))
         try:
             bolt_request = BoltRequest(body=body.decode("utf-8", "replace"), query=request.query_string,
                                        headers={key.lower(): value for key, value in request.headers.items()})

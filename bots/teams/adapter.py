@@ -15,6 +15,7 @@ from botframework.connector.auth import AuthenticationConstants, ClaimsIdentity
 from bots.logs import redact
 from bots.teams.credentials import CHECK_TIMEOUT, CachingPasswordCredentialFactory, TokenRefused
 from bots.teams.settings import TeamsSettings
+from engine.redact import quoted
 from engine.settings import SettingsError
 
 log = logging.getLogger(__name__)
@@ -196,8 +197,8 @@ def credentials_problem(settings: TeamsSettings) -> str | None:
     except ValueError as err:  # MSAL could not read the authority's OpenID configuration
         return f"{tenant_setting} was refused by Microsoft Entra ID ({redact(str(err).splitlines()[0])})"
     except OSError as err:  # requests' errors are OSErrors: not answered, no refusal
-        log.warning('event=teams_credentials_unchecked why="%s; the replies\' token requests ask it again"',
-                    _unanswered(err))
+        log.warning("event=teams_credentials_unchecked why=%s",
+                    quoted(f"{_unanswered(err)}; the replies' token requests ask it again", 1000))
     finally:
         http_log.setLevel(level)
     return None

@@ -37,6 +37,7 @@ from engine.files.store import (
 )
 from engine.phrasebook import BASE_LANGUAGE
 from engine.phrases import plural
+from engine.redact import quoted
 from engine.search.corpus_index import CorpusIndexError
 from engine.settings import Settings
 from engine.text import clean_text
@@ -95,8 +96,8 @@ def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list
             if documents:
                 store.index(documents)
                 used += entry.size
-            log.info("event=thread_file thread=%s name=%r status=%s reason=%r", thread_id, entry.name[:80],
-                     entry.status, entry.reason)
+            log.info("event=thread_file thread=%s name=%s status=%s reason=%s", thread_id, quoted(entry.name, 80),
+                     entry.status, quoted(entry.reason or ""))
             new.append(entry)
         if new:
             try:
@@ -177,7 +178,8 @@ def parse(path: Path, name: str, settings: Settings) -> dict:
     try:
         return json.loads(done.stdout)
     except ValueError:
-        log.warning("event=file_parse_failed code=%s stderr=%r", done.returncode, done.stderr[-300:])
+        log.warning("event=file_parse_failed code=%s stderr=%s", done.returncode,
+                    quoted(done.stderr.decode(errors="replace")[-300:], 300))
         return {"ok": False, "reason": skip_reason("skip_reader_failed")}
 
 

@@ -24,6 +24,7 @@ from engine.language import language_name
 from engine.model_sources import drop_model_sources
 from engine.offline_phrases import phrase
 from engine.prompt_sources import found_sources_block
+from engine.redact import quoted
 from engine.schemas import ExecutiveSummary
 from engine.text import markdown_literal, markdown_unescape
 
@@ -112,8 +113,8 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     title = numbering.strip(summary.title).strip() or next(
         (markdown_unescape(ln[2:].strip()) for ln in body.splitlines() if ln.startswith("# ")),
         state.get("question", "")[:100])
-    log.info("event=citations_numbered cited=%d found=%d removed=%r", len(numbering.numbers), len(registry),
-             numbering.removed[:10])
+    log.info("event=citations_numbered cited=%d found=%d removed=%s", len(numbering.numbers), len(registry),
+             quoted(",".join(numbering.removed[:10])))
     return {
         "final_report": body,
         "cited": [asdict(c) for c in numbering.cited],

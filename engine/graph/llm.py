@@ -26,6 +26,7 @@ from engine.compat import (
 )
 from engine.graph.output_limit import cut_answer, setting_hint
 from engine.models import provider_errors
+from engine.redact import quoted
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -97,13 +98,13 @@ async def _adaptive(model: BaseChatModel, schema: type[BaseModel], settings: Set
         except ValueError as err:
             attempts += 1
             if attempts < settings.max_structured_output_retries:
-                log.info("event=structured_retry role=%s method=%s attempt=%d error=%r",
-                         role, method, attempts, str(err)[:200])
+                log.info("event=structured_retry role=%s method=%s attempt=%d error=%s",
+                         role, method, attempts, quoted(err))
                 continue
             if default is None:
                 raise
-            log.warning("event=structured_default role=%s schema=%s method=%s error=%r",
-                        role, schema.__name__, method, str(err)[:200])
+            log.warning("event=structured_default role=%s schema=%s method=%s error=%s",
+                        role, schema.__name__, method, quoted(err))
             return default
         except Exception as err:
             feature = "tools" if method == "function_calling" else "response_format"
@@ -205,7 +206,7 @@ async def _context_retry(model: BaseChatModel, build: Callable[[int], list[BaseM
             if response.text.strip():
                 return response
             last_reason = "the model answered with no text"
-        log.warning("event=context_retry attempt=%d limit=%d reason=%r", attempt + 1, limit, last_reason)
+        log.warning("event=context_retry attempt=%d limit=%d reason=%s", attempt + 1, limit, quoted(last_reason))
         limit = int(limit * SHRINK)
     raise ReportIncomplete(f"could not write a complete answer: {last_reason}, even after shortening the input "
                            f"{CONTEXT_RETRIES} times")

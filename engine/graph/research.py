@@ -19,6 +19,7 @@ from engine.graph.state import AgentState, override
 from engine.language import language_name
 from engine.model_sources import drop_model_sources
 from engine.prompt_sources import found_sources_block
+from engine.redact import quoted
 from engine.schemas import ClarifyWithUser, ResearchQuestion
 
 log = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ def about_the_question(brief: str, state: AgentState) -> str:
     asked = "\n".join([question, *(m.text for m in state.get("messages", []) if isinstance(m, HumanMessage))])
     words = set(re.findall(r"[^\W\d_]{4,}", asked.casefold()))
     if words and not words & set(re.findall(r"[^\W\d_]{4,}", brief.casefold())):
-        log.warning("event=brief_off_question brief=%r", brief[:200])
+        log.warning("event=brief_off_question brief=%s", quoted(brief))
         return question
     return brief
 

@@ -26,6 +26,7 @@ from engine.graph.state import ResearcherOutput, ResearcherState
 from engine.graph.summaries import Summary
 from engine.graph.tools import run_tool_calls, unavailable
 from engine.language import language_name
+from engine.redact import quoted
 from engine.schemas import ResearchComplete, think_tool
 from engine.schemas import Summary as SummarySchema
 from engine.search.base import SearchError, SearchResult
@@ -98,9 +99,9 @@ async def _summarize(result: SearchResult, raw: str, query: str, ctx: RunContext
         out = await asyncio.wait_for(model.ainvoke([HumanMessage(prompt)]), ctx.settings.summarization_timeout)
         return out.summary, list(out.key_excerpts)[:5]
     except TimeoutError:
-        log.warning("event=summary_timeout url=%s seconds=%s", result.url, ctx.settings.summarization_timeout)
+        log.warning("event=summary_timeout url=%s seconds=%s", quoted(result.url, 1000), ctx.settings.summarization_timeout)
     except Exception as err:  # the page stays usable through its snippet
-        log.warning("event=summary_failed url=%s error=%s", result.url, type(err).__name__)
+        log.warning("event=summary_failed url=%s error=%s", quoted(result.url, 1000), type(err).__name__)
     return result.content or raw[:1500], []
 
 
@@ -231,7 +232,7 @@ async def researcher(state: ResearcherState, runtime: Runtime[RunContext]) -> di
     searched = any(c["name"] in SEARCH_TOOLS for m in history for c in getattr(m, "tool_calls", None) or [])
     if response.tool_calls or searched:
         return {"researcher_messages": [response]}
-    log.warning("event=researcher_no_search topic=%r action=search_topic_once", state["topic"][:80])
+    log.warning("event=researcher_no_search topic=%s action=search_topic_once", quoted(state["topic"], 80))
     call = {"name": "search", "args": {"queries": [state["topic"][:300]]}, "id": "call_topic_search",
             "type": "tool_call"}
     response = AIMessage(content=response.text, tool_calls=[call], id=response.id,
@@ -302,7 +303,7 @@ async def compress_research(state: ResearcherState, runtime: Runtime[RunContext]
         response: AIMessage = await invoke_with_context_retry(ctx.model("compression"), build, len(results))
         text = response.text
     except ReportIncomplete as err:  # the search results themselves, cut, rather than nothing
-        log.warning("event=compress_failed topic=%r error=%r", state["topic"][:80], str(err)[:200])
+        log.warning("event=compress_failed topic=%s error=%s", quoted(state["topic"], 80), quoted(err))
         text = results[:8000]
     notes = keep_known_ids(text, known)
     cited = {sid: known[sid] for sid in cited_ids(notes, known) if sid in known}

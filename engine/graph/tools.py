@@ -13,6 +13,7 @@ from engine.compat import ModelParameterRejected
 from engine.database import DatabaseUnavailable, is_unavailable
 from engine.fsutil import StorageError
 from engine.models import provider_errors
+from engine.redact import quoted
 from engine.search.base import SearchError
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ async def run_tool_calls(calls: list[dict], run_one: Callable[[dict], Awaitable[
     replies = []
     for call, out in zip(calls, outcomes, strict=True):
         if isinstance(out, Exception):
-            log.warning("event=tool_call_failed tool=%s error=%s", call["name"], type(out).__name__)
+            log.warning("event=tool_call_failed tool=%s error=%s", quoted(call["name"], 80), type(out).__name__)
             out = ToolMessage(f"Error: {call['name']} failed: {type(out).__name__}: {str(out)[:300]}",
                               tool_call_id=call["id"], name=call["name"], status="error")
         replies.append(out)

@@ -10,6 +10,7 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 
+from engine.redact import quoted
 from engine.render import ReportDocument
 
 log = logging.getLogger(__name__)
@@ -107,8 +108,8 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
     try:
         tex = render_latex(doc, cancel)
     except PandocCancelled:  # neither output is built: the Word document needs no pandoc run then either
-        log.info("event=pdf_failed error=%r", PDF_CANCELLED)
-        log.info("event=docx_failed error=%r", DOCX_CANCELLED)
+        log.info("event=pdf_failed error=%s", quoted(PDF_CANCELLED))
+        log.info("event=docx_failed error=%s", quoted(DOCX_CANCELLED))
         paths = {"pdf_error": PDF_CANCELLED, "pdf_log_tail": "", "docx_error": DOCX_CANCELLED}
         _record_failures(directory, paths, cancel)
         return paths
@@ -144,12 +145,12 @@ def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | No
         paths["pdf"] = str(build.pdf)
         problems = overfull_boxes(build.warnings) + [w for w in build.warnings if w.startswith("Missing character")]
         if problems:
-            log.info("event=pdf_warnings count=%d first=%r", len(problems), problems[0])
+            log.info("event=pdf_warnings count=%d first=%s", len(problems), quoted(problems[0]))
             paths["pdf_warnings"] = problems
         _keep_warnings(directory / "usage.json", problems)
         return paths
     cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
-    log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%r", build.error)
+    log.log(logging.INFO if cancelled else logging.WARNING, "event=pdf_failed error=%s", quoted(build.error or "-", 300))
     paths["pdf_error"] = build.error or "the PDF could not be built"
     paths["pdf_log_tail"] = build.log_tail or ""
     return paths
@@ -170,10 +171,10 @@ def _docx(doc: ReportDocument, path: Path, cancel: threading.Event | None) -> di
     try:
         return {"docx": str(render_docx(doc, path, cancel=cancel))}
     except PandocCancelled:
-        log.info("event=docx_failed error=%r", DOCX_CANCELLED)
+        log.info("event=docx_failed error=%s", quoted(DOCX_CANCELLED))
         return {"docx_error": DOCX_CANCELLED}
     except (RuntimeError, OSError, ValueError) as err:  # pandoc's failures
         message = " ".join(str(err).split())[:300] or type(err).__name__
         cancelled = cancel is not None and cancel.is_set()  # the turn was cancelled: not a failure
-        log.log(logging.INFO if cancelled else logging.WARNING, "event=docx_failed error=%r", message)
+        log.log(logging.INFO if cancelled else logging.WARNING, "event=docx_failed error=%s", quoted(message, 300))
         return {"docx_error": message}

@@ -144,7 +144,7 @@ def test_a_cancelled_word_build_stops_pandoc_and_is_logged_as_a_cancel(tmp_path)
         assert wait_exit(proc, what="the cancelled render to end", timeout=scaled(60)) == 0, proc.stderr.read()
         paths, log = json.loads(proc.stdout.read()), proc.stderr.read()
         assert "docx" not in paths and paths["docx_error"] == "Word build cancelled"
-        assert "INFO event=docx_failed error='Word build cancelled'" in log.splitlines()
+        assert 'INFO event=docx_failed error="Word build cancelled"' in log.splitlines()
         assert "WARNING event=docx_failed" not in log
         assert _pandoc_gone(gate)
         assert not list((gate / "out").glob(".report-*")) and not list((gate / "out").glob("*.docx"))
