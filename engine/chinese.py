@@ -140,6 +140,32 @@ class TraditionalTable(MutableMapping):
         return f"{type(self).__name__}({dict(self)!r})"
 
 
+class TraditionalTexts(Mapping):
+    """The :data:`TRADITIONAL` counterpart of a ``{key: text}`` catalogue written in Simplified
+    Chinese (``zh``): each value is :func:`traditional` of the ``zh`` text, written when first read,
+    so that a process that reads no Traditional Chinese text never loads OpenCC. Same keys, in the
+    same order, as ``zh``; read-only (``dict(texts)`` for a copy).
+
+    Raises:
+        KeyError: reading a key ``zh`` lacks.
+    """
+
+    def __init__(self, zh: Mapping[str, str]) -> None:
+        self._zh = zh
+
+    def __getitem__(self, key: str) -> str:
+        return traditional(self._zh[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._zh  # not by converting the text, as Mapping's would
+
+    def __iter__(self):
+        return iter(self._zh)
+
+    def __len__(self) -> int:
+        return len(self._zh)
+
+
 def with_traditional(table: Mapping[str, _Value]) -> TraditionalTable:
     """``table`` (``{language: text}``) with a :data:`TRADITIONAL` entry written from its ``zh`` one
     (:func:`localized`) when it has one and lacks that; for tables other modules read as a whole.

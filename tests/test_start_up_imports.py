@@ -71,3 +71,18 @@ def test_ask_refuses_a_bad_setting_before_loading_the_research_code(tmp_path):
     lines = done.stderr.splitlines()
     assert lines[-2].startswith("deepresearch: invalid setting DEEPRESEARCH_MAX_RUNNING_PER_USER"), done.stderr
     assert lines[-1] == "False"
+
+
+def test_an_english_report_is_rendered_without_opencc_and_a_traditional_one_with_its_labels(tmp_path):
+    done = _python("""
+        import sys
+        from engine.render.latex import LABELS, labels_for
+        english = labels_for("en")
+        print("opencc" in sys.modules, "zh-Hant" in LABELS, english["date"])
+        print(labels_for("zh-TW")["question"] == LABELS["zh-Hant"]["question"], LABELS["zh"]["question"],
+              LABELS["zh-Hant"]["question"], "opencc" in sys.modules)
+    """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first == "False True Date"
+    assert second.split() == ["True", "问题", "問題", "True"]

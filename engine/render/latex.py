@@ -8,11 +8,12 @@ import json
 import re
 import threading
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 
 import pypandoc
 
-from engine.chinese import TRADITIONAL, chinese_variant, traditional
+from engine.chinese import TRADITIONAL, TraditionalTexts, chinese_variant
 from engine.render import ReportDocument
 from engine.render.fonts import FontPlan, installed_faces, is_sequence, script_of, segments
 from engine.render.fonts import placeholder as placeholder  # re-exported
@@ -45,9 +46,9 @@ _CODE_BREAK = re.compile(r"(?<=\w[./_:-])(?=\w)")
 IDENTIFIER_RUN = 16  # text tokens this long break like inline code (``ssl.SSLContext.check_hostname``)
 
 # The report's fixed headings and notes per language (the template's own words).
-LABELS: dict[str, dict[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
+LABELS: dict[str, Mapping[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
 # Traditional Chinese: the Chinese labels in Traditional characters (OpenCC), no second copy in the file
-LABELS[TRADITIONAL] = {key: traditional(text) for key, text in LABELS["zh"].items()}
+LABELS[TRADITIONAL] = TraditionalTexts(LABELS["zh"])  # written when read: OpenCC only for such a report
 
 
 # --- typesetting -------------------------------------------------------------------------------
