@@ -108,12 +108,14 @@ def _whole_objections(objections: str) -> str:
 def _whole_follow_ups(questions: list[str], question: str, language: str) -> list[str]:
     """``questions`` (follow-ups) that quote whole phrases: none longer than :data:`FOLLOW_UP_MAX`
     characters (a chat would cut it), none quoting a shortened objection or word ("“the payback
-    period…”"); the question each names may be shortened (:func:`engine.offline_text._short`).
-    None is left when nothing whole can be asked: a question of one 8,000-letter word."""
+    period…”"); the question each names may be shortened (:func:`engine.offline_text._short`) or name
+    it without the words it asks about (:func:`engine.offline_review.is_question`: "“Which inverters
+    are …”"). None is left when nothing whole can be asked: a question of one 8,000-letter word."""
     topic = _quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
     return [q for q in questions
             if len(q) <= FOLLOW_UP_MAX
-            and not any(part.rstrip().endswith("…") for part in _QUOTED.findall(q.replace(topic, "")))]
+            and not any(part.rstrip().endswith("…") and not R.is_question(part, question)
+                        for part in _QUOTED.findall(q.replace(topic, "")))]
 
 
 #: Latin letters' worth (:func:`engine.segments.latin_length`) of Chinese, Japanese or Korean text that
@@ -407,9 +409,11 @@ class OfflineChatModel(BaseChatModel):
         findings = report.split(f"## {phrase('review_outcome', language)}", 1)[0]  # the report's own review left out
         still_open = R.still_open(objections[1], findings, language) if len(objections) > 1 else ""
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
+        # an answer to a clarifying question narrowed the question already: no follow-up asks for it again
         follow_ups = _whole_follow_ups(R.follow_up_questions(_whole_objections(still_open),
                                                              question.group(1) if question else title, language,
-                                                             sources_read=R.read_sources(report, language)),
+                                                             sources_read=R.read_sources(report, language),
+                                                             clarified=bool(_tag(prompt, "Clarification"))),
                                        question.group(1) if question else title, language)
         return "", [("ExecutiveSummary", {"title": T._short(title, 120),
                                           "executive_summary": T._short(summary, 1500),

@@ -255,6 +255,14 @@ PHRASES = {
         "fr": "La dernière critique de la solution disait :",
         "es": "La última crítica de la solución decía:",
     },
+    # after a point of the last critique the synthesis quotes that the final report no longer gives
+    # cause for (engine.offline_review.finalize): every other point is an open objection
+    "settled_in_report": {
+        "en": "(settled by the final report)",
+        "de": "(im endgültigen Bericht behoben)",
+        "fr": "(réglé dans le rapport final)",
+        "es": "(resuelto en el informe final)",
+    },
     # follow-up questions from the review's open objections (engine.offline_review.follow_up_questions)
     # when the run read sources: what they say on the question's words, a finding, another objection.
     # What tells one follow-up from another (the words, the finding, the objection) comes before the

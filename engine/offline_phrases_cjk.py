@@ -84,6 +84,7 @@ CJK: dict[str, tuple[str | tuple[str, str], str | tuple[str, str]]] = {
     "dropped_claims": ("批判が指摘した主張を{n}件削除しました：{quotes}。", "删除了批评指出的 {n} 条论断：{quotes}。"),
     "sources_outcome": ("このレポートは{n}回のレビューを経ました。{sources}", "本报告经过了 {n} 轮评审。{sources}"),
     "last_critique": ("解決案に対する最後の批判は次のとおりです：", "对方案的最后一轮批评指出："),
+    "settled_in_report": ("（最終レポートで解決済み）", "（已在最终报告中解决）"),
     "follow_up_terms": ("{terms}について、出典は{topic}に関して何と述べていますか？", "来源对{terms}有何说法（关于{topic}）？"),
     "follow_up_terms_no_topic": ("{terms}について、出典は何と述べていますか？", "来源对{terms}有何说法？"),
     "follow_up_finding": ("{q}という調査結果は{topic}にどう関係しますか？", "研究结果{q}对{topic}意味着什么？"),

@@ -203,6 +203,8 @@ MORE: dict[str, tuple] = {
          "Rapporten gick igenom {n} granskningsomgångar. {sources}")),
     "last_critique": ("L'ultima critica alla soluzione diceva:", "De laatste kritiek op de oplossing luidde:",
                       "A última crítica à solução dizia:", "Den senaste kritiken av lösningen löd:"),
+    "settled_in_report": ("(risolto nel rapporto finale)", "(opgelost in het eindrapport)",
+                          "(resolvido no relatório final)", "(åtgärdat i slutrapporten)"),
     "follow_up_terms": ("Che cosa dicono le fonti su {terms} riguardo a {topic}?",
                         "Wat zeggen de bronnen over {terms} bij {topic}?",
                         "O que dizem as fontes sobre {terms} em {topic}?",

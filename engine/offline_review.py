@@ -10,13 +10,14 @@ or that nothing did.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from engine.citations import SID
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
-from engine.offline_select import QUESTION_VERBS, query_terms, terms
+from engine.offline_select import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms, word_spans
 from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
@@ -51,6 +52,8 @@ SEPARABLE_PARTICLES = frozenset("ab an auf aus bei ein fest her hin los mit nach
 #: The shortest word of a question the review asks the claims for, in Latin letters' worth
 #: (:func:`engine.segments.latin_length`): four letters, two Han characters, three kana, two Hangul syllables.
 MIN_WORD = 4
+#: A name written with its symbols, lower-cased ("c++", ".net"): a word of a question however short.
+_SYMBOL_WORD = re.compile(SYMBOL_NAME, re.IGNORECASE)
 
 
 def _tag(text: str, name: str) -> str:
@@ -85,12 +88,17 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     light verb, :data:`engine.offline_select.QUESTION_VERBS`, nor the verb of a split German verb,
     :func:`_split_verb`; as the question writes them) that no claim mentions in any form
     (:func:`engine.word_forms.mentioned`, in ``language``: "timeouts" is met by "timeout" and by
-    "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵")."""
+    "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵").
+    A name written with its symbols ("C++", "C#", "g++", ".NET": :data:`engine.offline_select.SYMBOL_NAME`)
+    is one word whatever its length, split as the selection splits it: a claim naming "C" or "net"
+    does not mention it."""
     split = _split_verb(question, language)
-    asked = [term for term in content_words(question)
-             if latin_length(term) >= MIN_WORD and term not in QUESTION_VERBS and term not in split]
-    met = {term for claim in claims for term in mentioned(asked, claim, language)}
-    return [_as_written(term, question) for term in asked if term not in met]
+    asked = [term for term in content_words(question, names=True)
+             if (latin_length(term) >= MIN_WORD or _SYMBOL_WORD.fullmatch(term))
+             and term not in QUESTION_VERBS and term not in split]
+    written = [_as_written(term, question) for term in asked]  # ".NET" is a name, ".net" is "net"
+    met = {term for claim in claims for term in mentioned(written, claim, language)}
+    return [term for term in written if term not in met]
 
 
 def _split_verb(question: str, language: str) -> set[str]:
@@ -110,7 +118,7 @@ def _split_verb(question: str, language: str) -> set[str]:
 def _as_written(word: str, text: str) -> str:
     """``word`` (lower-cased, as :func:`engine.segments.words` gives it) as ``text`` first writes it:
     a German noun keeps its capital letter, a name its spelling (also inside Japanese: "Task")."""
-    return next((w for w in word_tokens(text) if w.lower() == word), word)
+    return next((w for w in named_tokens(text) if w.lower() == word), word)
 
 
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
@@ -190,7 +198,7 @@ def _figure_point(claims: list[str], language: str) -> str | None:
     seen: list[tuple[str, str, str, str, set[str]]] = []
     for claim in claims:
         text, sid = _split(claim)
-        topic = set(content_words(text))
+        topic = set(content_words(text, names=True))
         for number, unit in _FIGURE.findall(text):
             for other_text, other_sid, other_number, other_unit, other_topic in seen:
                 if (other_sid != sid and other_unit == unit.lower() and other_number != number
@@ -326,48 +334,156 @@ def solution(prompt: str, language: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _is_solution_sources_point(point: str, language: str) -> bool:
-    """True for the critique's point about the sources the solution uses (in either form)."""
-    return _reads_as(point, ("unused_sources", "all_sources_used", "one_source"), language)
+def _is_sources_count_point(point: str, language: str) -> bool:
+    """True for the critique's point counting the sources the solution cites of those found (in either
+    form): the synthesis counts the report's own instead. Not the point that the solution rests on one
+    source, an objection the report may still give cause for (:func:`_still_raised`)."""
+    return _reads_as(point, ("unused_sources", "all_sources_used"), language)
 
 
 def _reads_as(point: str, keys: tuple[str, ...], language: str) -> bool:
     """True when ``point`` reads as one of the phrases ``keys`` of ``language`` whole, whatever fills
     its blanks."""
-    lang = language if language in PHRASES["unused_sources"] else "en"
-    for key in keys:
-        forms = PHRASES[key].get(lang) or PHRASES[key]["en"]
-        for template in forms if isinstance(forms, tuple) else (forms,):
-            pattern = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(template))
-            if re.fullmatch(pattern, point.strip(), re.DOTALL):
-                return True
-    return False
+    return any(_fields(point, key, language) is not None for key in keys)
 
 
 def finalize(prompt: str, language: str, notice: str) -> str:
     """The final synthesis: the research report's findings, then the review's outcome (rounds, the
     sources the report cites of those found, counted here, the last critique's other points) and
-    the open objections: "(none)" only when the report quotes a finding, else that it quotes none."""
+    the open objections.
+
+    The open objections agree with the last critique quoted above them: each of its points (up to five)
+    the final report still gives cause for (:func:`_still_raised`) is open, said by the critique; a
+    point it settles (the report quotes no longer the code line, names the word, has a second source on
+    the topic) is marked so where it is quoted. After them come the last perspective's objections the
+    report does not answer (:func:`still_open`), less one naming the same words of the question as an
+    open point of the critique. "(none)" only when nothing is open and the report quotes a finding;
+    when it quotes none, that it quotes none."""
     report, review = _tag(prompt, "Research Report"), _tag(prompt, "Review")
     lines = report.splitlines()
     title = next((ln for ln in lines if ln.startswith("# ")), "# Research report")
     body = [ln for ln in lines if not ln.startswith("# ") and notice not in ln and "offline extractive" not in ln]
+    findings = "\n".join(body)
     rounds = len(re.findall(r"^### Solution", review, re.MULTILINE))
     last_critique = review.rsplit("### Critique", 1)[-1] if "### Critique" in review else ""
+    last_critique = last_critique.split("### Perspective", 1)[0]
     points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
-    points = [p for p in points if not _is_solution_sources_point(p, language)]
+    points = [p for p in points if not _is_sources_count_point(p, language)][:5]
+    raised = [_still_raised(p, findings, language) for p in points]
+    role = phrase("role_critique", language)
+    open_points = [phrase("role_says", language, role=role, text=p) for p, r in zip(points, raised, strict=True) if r]
+    asked = {_words_of(p, language) for p, r in zip(points, raised, strict=True) if r} - {None}
     last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
-    objections = still_open(last_persp, "\n".join(body), language).splitlines()
+    objections = [ln for ln in still_open(last_persp, findings, language).splitlines()
+                  if _words_of(ln, language) not in asked][:4]  # said once: the critique said it
     out = [title, "", f"*{notice}*", ""] + body
     out += ["", f"## {phrase('review_outcome', language)}", "",
             phrase("sources_outcome", language, rounds, n=str(rounds),
-                   sources=_report_sources("\n".join(body), _tag(prompt, "Sources"), language)).strip(), ""]
+                   sources=_report_sources(findings, _tag(prompt, "Sources"), language)).strip(), ""]
     if points:
-        out += [phrase("last_critique", language), ""] + [f"{i}. {p}" for i, p in enumerate(points[:5], 1)]
+        settled = " " + phrase("settled_in_report", language)
+        out += [phrase("last_critique", language), ""] + [
+            f"{i}. {p}{'' if r is not False else settled}" for i, (p, r) in enumerate(zip(points, raised, strict=True), 1)]
     # a report that quotes nothing leaves the question itself open: never "(none)"
     quiet = phrase("none", language) if any(SID.search(ln) for ln in body) else phrase("no_claims", language)
-    out += ["", f"## {phrase('open_objections', language)}", ""] + (objections[:4] or [f"- {quiet}"])
+    opened = [f"- {ln}" for ln in open_points] + objections
+    out += ["", f"## {phrase('open_objections', language)}", ""] + (opened or [f"- {quiet}"])
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
+
+
+def _fields(point: str, key: str, language: str) -> dict[str, str] | None:
+    """The blanks of the phrase ``key`` of ``language`` as ``point`` fills them (``{"q": "“…”", ...}``),
+    None when ``point`` does not read as that phrase (in either form of a pair)."""
+    lang = language if language in PHRASES[key] else "en"
+    forms = PHRASES[key][lang]
+    for template in forms if isinstance(forms, tuple) else (forms,):
+        m = _template_pattern(template).fullmatch(point.strip())
+        if m:
+            return m.groupdict()
+    return None
+
+
+@functools.cache
+def _template_pattern(template: str) -> re.Pattern:
+    """The pattern a phrase template (:meth:`str.format`) reads its filled text with: each blank a named
+    group, a blank written twice the same text both times."""
+    seen: set[str] = set()
+
+    def blank(m: re.Match) -> str:
+        name = m.group(1)
+        if name in seen:
+            return f"(?P={name})"
+        seen.add(name)
+        return f"(?P<{name}>.+?)"
+
+    return re.compile(re.sub(r"\\\{(\w+)\\\}", blank, re.escape(template)), re.DOTALL)
+
+
+def _in_report(quoted: str, report: str) -> bool:
+    """True when ``report`` (Markdown) carries the text a review quote ``quoted`` (its marks included)
+    quotes, as :func:`_answered_by` reads one: its start up to a shortening "…", quotation marks alike."""
+    text = (_QUOTED.findall(quoted) or [quoted])[0].rstrip("…").strip()
+    return bool(text) and _unquoted(text) in _unquoted(report)
+
+
+def _still_raised(point: str, report: str, language: str) -> bool | None:
+    """Whether the final report (``report``: its findings, Markdown, source ids as minted) still gives
+    cause for a point of the last critique: the words of the question it names that no claim of the
+    report mentions (:func:`unanswered`); a code line, a sentence whose subject is lost, a claim without
+    a citation, or two differing figures, while the report quotes them; a topic on one source while the
+    report's findings under its heading cite one; the solution resting on one source while the report
+    cites one or none. None for a point that objects to nothing (the critique found no flaw, or nothing
+    to check: the report then says it quotes no finding); True for a point in no form the offline
+    critique writes (it stays open)."""
+    if _reads_as(point, ("no_flaw", "nothing_to_check"), language):
+        return None
+    if (f := _fields(point, "unanswered", language)) is not None:
+        words_ = [markdown_unescape(w) for w in _QUOTED.findall(f["terms"])]
+        claims = [c for c in _cited_sentences(report) if SID.search(c)]
+        return bool(unanswered(" ".join(words_), claims, language)) if words_ else True
+    for key in ("code_line", "dangling"):
+        if (f := _fields(point, key, language)) is not None:
+            return _in_report(f["q"], report)
+    if (f := _fields(point, "uncited", language)) is not None:
+        return _in_report(f["example"], report)
+    if (f := _fields(point, "numbers_differ", language)) is not None:
+        return _in_report(f["a"], report) and _in_report(f["b"], report)
+    if (f := _fields(point, "single_source_topic", language)) is not None:
+        cited = _cited_under(markdown_unescape((_QUOTED.findall(f["topic"]) or [f["topic"]])[0]), report)
+        return cited is None or len(cited) <= 1
+    if _reads_as(point, ("one_source",), language):
+        return len(set(SID.findall(report))) <= 1
+    return True
+
+
+def _cited_under(topic: str, report: str) -> set[str] | None:
+    """The source ids cited under the report's heading (any level) that names ``topic`` (plain text,
+    maybe shortened with "…"), up to the next heading of its level or above; None when no heading
+    names it."""
+    start = _unquoted(topic.rstrip("…").strip())
+    ids: set[str] | None = None
+    level = 0
+    for line in report.splitlines():
+        heading = re.match(r"^(#{1,6})\s+(.*)$", line)
+        if heading and ids is not None and len(heading.group(1)) <= level:
+            return ids
+        if heading and ids is None and start and start in _unquoted(markdown_unescape(heading.group(2))):
+            ids, level = set(), len(heading.group(1))
+        elif ids is not None:
+            ids.update(SID.findall(line))
+    return ids
+
+
+def _words_of(objection: str, language: str) -> frozenset[str] | None:
+    """The words of the question an objection says no claim answers (the critique's ``unanswered``
+    point or the reader's ``not_addressed`` line, ``- Role: text`` or bare), as a set; None for any
+    other objection."""
+    text = re.sub(r"^\s*[-*]\s+", "", objection.strip())
+    for key in ("unanswered", "not_addressed"):
+        for candidate in (text, text.split(":", 1)[-1].strip(), text.split("：", 1)[-1].strip()):
+            if (f := _fields(candidate, key, language)) is not None:
+                return frozenset(_QUOTED.findall(f["terms"]))
+    return None
 
 
 def still_open(objections: str, report: str, language: str) -> str:
@@ -416,7 +532,7 @@ def read_sources(report: str, language: str) -> bool:
 
 
 def follow_up_questions(objections: str, question: str, language: str, limit: int = 3, *,
-                        sources_read: bool = True) -> list[str]:
+                        sources_read: bool = True, clarified: bool = False) -> list[str]:
     """Follow-up research questions from the review's open objections (``- Role: text`` lines).
 
     The reader's objections give "how does the finding … bear on …" (a finding left out) or "what
@@ -426,20 +542,35 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
     a follow-up would again not find: the question's words left unanswered give "which use case,
     period or region should … be narrowed to" and "which data or documents would settle …", any
     other objection "which data or documents would settle …, an objection to …" (and a finding left
-    out, which quotes a source, none). Each names the question, so it reads on its own, once: when
-    the words, the finding or the objection quoted name every word of the question already (a
-    one-word question is the very word left unanswered), the phrase's ``_no_topic`` form leaves the
-    question out (:func:`_names_question`). What tells the follow-ups apart comes first in every
-    phrase, before the question (:data:`engine.offline_phrases.PHRASES`): a chat button shows only
-    their first 75 characters. None without objections. ``objections`` is Markdown and
-    ``question`` plain text; the questions are plain text (a chat button's label, a new question).
+    out, which quotes a source, none). So do words that are the whole question when sources were read
+    (every content word of it left unanswered): "what do the sources say about" them would be the
+    question again. None asks to narrow a question the asker's answer to a clarifying question
+    narrowed already (``clarified``).
+
+    Each names the question, so it reads on its own, and names no word of it twice: a follow-up on
+    words of the question names the question with those words left out, an ellipsis where they stood
+    (:func:`_without`: "about “best” for “Which heat pumps work … in cold climates”"); when the words,
+    the finding or the objection quoted name every word of the question already (a one-word question
+    is the very word left unanswered), the phrase's ``_no_topic`` form leaves the question out
+    (:func:`_names_question`). What tells the follow-ups apart comes first in every phrase, before the
+    question (:data:`engine.offline_phrases.PHRASES`): a chat button shows only their first 75
+    characters. None without objections. ``objections`` is Markdown and ``question`` plain text; the
+    questions are plain text (a chat button's label, a new question).
     """
-    topic = _quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
+    asked = question.strip().rstrip("?？.!").strip()
+
+    def topic(text: str) -> str:
+        return _quote(text, language, 80) if text.strip() else "…"
+
     reader = phrase("reader", language).casefold()
 
     def ask(key: str, part: str, **fmt: str) -> str:
         alone = _names_question(part, question, language)
-        return phrase(f"{key}_no_topic", language, **fmt) if alone else phrase(key, language, topic=topic, **fmt)
+        return phrase(f"{key}_no_topic", language, **fmt) if alone else phrase(key, language, topic=topic(asked), **fmt)
+
+    def ask_words(key: str, said: list[str], **fmt: str) -> str:
+        rest = _without(asked, said, language)
+        return phrase(key, language, topic=topic(rest), **fmt) if rest else phrase(f"{key}_no_topic", language, **fmt)
 
     out: list[str] = []
     for line in objections.splitlines():
@@ -450,21 +581,59 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
         label, rest = (item.group(1) or "").strip().casefold(), markdown_unescape(item.group(2).strip())
         quoted = _QUOTED.findall(rest)
         finding = label == reader and bool(quoted) and bool(SID.search(rest))  # a finding left out
-        words_ = _terms(quoted, language, markdown=False) if label == reader and quoted and not finding else ""
+        said = quoted[:MAX_QUOTED] if label == reader and quoted and not finding else []
+        words_ = _terms(said, language, markdown=False)
         point = _short(re.split(r"[;.?!]", rest)[0], 100)
         quoted_point = _quoted(point, language)
         if finding:  # it quotes what a source said: none in a run that read no source
             texts = [ask("follow_up_finding", quoted[0], q=_quote(quoted[0], language, 100))] if sources_read else []
+        elif said and sources_read and _without(asked, said, language):
+            texts = [ask_words("follow_up_terms", said, terms=words_)]
+        elif said:  # no source read, or the words are the whole question: narrow it, name the evidence
+            texts = [*([] if clarified else [phrase("follow_up_narrow", language, topic=topic(asked))]),
+                     ask_words("follow_up_evidence_terms", said, terms=words_)]
         elif sources_read:
-            texts = [ask("follow_up_terms", " ".join(quoted), terms=words_) if words_ else
-                     ask("follow_up_other", point, point=quoted_point)]
-        elif words_:
-            texts = [phrase("follow_up_narrow", language, topic=topic),
-                     ask("follow_up_evidence_terms", " ".join(quoted), terms=words_)]
+            texts = [ask("follow_up_other", point, point=quoted_point)]
         else:
             texts = [ask("follow_up_evidence_other", point, point=quoted_point)]
         out += [text for text in texts if text not in out]
     return out[:limit]
+
+
+def _without(question: str, said: list[str], language: str) -> str:
+    """``question`` (plain text) with the words of ``said`` (as the question writes them, case aside;
+    a name with its symbols one word, :func:`engine.offline_select.word_spans`) left out: each run of
+    them, with the words of grammar between them, one "…" ("Which heat pumps work … in cold
+    climates"); ``question`` as it is when it writes none of them. "" when no content word of it
+    (:func:`engine.offline_text.content_words`, not a verb that asks how,
+    :data:`engine.offline_select.QUESTION_VERBS`) is left: ``said`` is the whole question."""
+    wanted = {w.casefold() for w in said}
+    spans = word_spans(question)
+    tokens = [question[a:b] for a, b in spans]
+    gone = [t.casefold() in wanted for t in tokens]
+    content = [bool(content_words(t, names=True)) and t.lower() not in QUESTION_VERBS for t in tokens]
+    if not any(c and not g for c, g in zip(content, gone, strict=True)):
+        return ""
+    out, at, i = [], 0, 0
+    while i < len(tokens):
+        if not gone[i]:
+            i += 1
+            continue
+        last = k = i
+        while k + 1 < len(tokens) and (gone[k + 1] or not content[k + 1]):
+            k += 1
+            last = k if gone[k] else last
+        out.append(question[at:spans[i][0]] + "…")
+        at, i = spans[last][1], last + 1
+    return "".join(out) + question[at:]
+
+
+def is_question(part: str, question: str) -> bool:
+    """True when ``part`` (the text of a quote in a follow-up, plain) is ``question`` as a follow-up
+    names it: whole, shortened (:func:`engine.offline_text._short`) or with words left out
+    (:func:`_without`), each "…" standing for what it leaves out; quotation marks read alike."""
+    pattern = ".*?".join(re.escape(_unquoted(piece).strip()) for piece in part.split("…"))
+    return re.fullmatch(pattern, _unquoted(question.strip().rstrip("?？.!").strip()), re.DOTALL) is not None
 
 
 def _names_question(part: str, question: str, language: str) -> bool:
@@ -473,5 +642,5 @@ def _names_question(part: str, question: str, language: str) -> bool:
     as a two-character Chinese question "热泵" has), compared by their Snowball stem in
     ``language`` (:func:`engine.offline_select.terms`): naming the question after it would name
     the same thing twice."""
-    asked = set(terms(" ".join(content_words(question) or word_tokens(question)), language))
+    asked = set(terms(" ".join(content_words(question, names=True) or named_tokens(question)), language))
     return bool(asked) and asked <= set(terms(part, language))

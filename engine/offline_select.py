@@ -115,6 +115,39 @@ def _tokens(text: str) -> list[str]:
     ]
 
 
+_SYMBOL = re.compile(SYMBOL_NAME)
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Where each word of ``text`` is, ``(start, end)`` character offsets in order: the words of
+    :func:`engine.segments.word_tokens` (a hyphenated word in its parts, a run in a script written
+    without spaces in its ICU words), and a name written with its symbols (:data:`SYMBOL_NAME`: "C++",
+    "C#", "g++", ".NET") as one word, as the selection reads it (:func:`terms`): "C++" is not "C"."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+
+    def plain(start: int, end: int) -> None:
+        pos = start
+        for word in word_tokens(text[start:end]):
+            found = text.find(word, pos, end)
+            if found >= 0:  # a word ICU joined is written as it stands
+                spans.append((found, found + len(word)))
+                pos = found + len(word)
+
+    for m in _SYMBOL.finditer(text):
+        plain(at, m.start())
+        spans.append(m.span())
+        at = m.end()
+    plain(at, len(text))
+    return spans
+
+
+def named_tokens(text: str) -> list[str]:
+    """The words of ``text`` as it writes them (:func:`word_spans`): :func:`engine.segments.word_tokens`
+    with a name written with its symbols ("C++", ".NET") one word."""
+    return [text[start:end] for start, end in word_spans(text)]
+
+
 def _stemmed(words: list[str], language: str) -> list[str]:
     """``words`` by the Snowball stemmer of ``language``; in a language that has none (Chinese,
     Japanese, ...) an ASCII word by English's, since a Latin name in such a question is mostly
@@ -127,7 +160,8 @@ def terms(text: str, language: str = "en", *, split: bool = True) -> list[str]:
     """Stemmed tokens of ``text`` in order (:func:`_tokens`, :func:`_stemmed`); a hyphenated word
     ("air-source") is one token, and with ``split`` it and an identifier also give their parts
     ("air", "source"; "TimeoutError" -> "timeout", "error"; "Zephyr-9" -> "zephyr"), so a question's
-    "timeouts" meets a sentence's "TimeoutError", and its "Zephyr" a sentence's "Zephyr-9"."""
+    "timeouts" meets a sentence's "TimeoutError", and its "Zephyr" a sentence's "Zephyr-9"; a name
+    written with its symbols gives none (".NET" is not "net")."""
     return _terms_of(_tokens(text), language, split)
 
 
@@ -135,7 +169,7 @@ def _terms_of(tokens: list[str], language: str, split: bool) -> list[str]:
     out: list[str] = []
     for raw in tokens:
         out.append("-".join(_stemmed(raw.lower().split("-"), language)))
-        parts = _parts(raw) if split else []
+        parts = _parts(raw) if split and not _SYMBOL.fullmatch(raw) else []  # ".NET" is no "net"
         if len(parts) > 1 or parts and parts[0] != raw.lower():  # "Zephyr-9" also gives "zephyr"
             out += _stemmed(parts, language)
     return out

@@ -28,11 +28,19 @@ def clarifying_question(question: str, language: str) -> str:
     return phrase("clarify", language, q=q)
 
 
-def content_words(text: str) -> list[str]:
-    """Words of ``text`` that are not stop words (:data:`STOPWORDS`,
-    :func:`engine.language.is_function_word`), in order, without repeats."""
+def content_words(text: str, *, names: bool = False) -> list[str]:
+    """Words of ``text`` (lower-cased) that are not stop words (:data:`STOPWORDS`,
+    :func:`engine.language.is_function_word`), in order, without repeats. With ``names`` a name written
+    with its symbols ("C++", "C#", ".NET") is one word, as the selection reads a question
+    (:func:`engine.offline_select.named_tokens`), not "c" or "net"."""
+    if names:
+        from engine.offline_select import named_tokens
+
+        tokens = [w.lower() for w in named_tokens(text)]
+    else:
+        tokens = words(text)
     return list(
-        dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1 and not is_function_word(w))
+        dict.fromkeys(w for w in tokens if w not in STOPWORDS and len(w) > 1 and not is_function_word(w))
     )
 
 

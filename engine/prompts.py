@@ -230,7 +230,7 @@ Markdown, may cite source ids such as [S1a2b3c] as the report does) of this repo
 Then suggest up to three follow-up questions the asker could have researched next, drawn from
 the objections and open questions the review left (below): each one sentence of at most 200
 characters, self-contained (name the subject; it is read without the report), in {language},
-without citations. Suggest none when the review left nothing open.
+without citations. Suggest none when the review left nothing open.{clarification}
 
 Question: {question}
 
@@ -241,3 +241,12 @@ Question: {question}
 <Open objections>
 {objections}
 </Open objections>"""
+
+#: The summary prompt's part on the asker's answers to clarifying questions (``{clarification}`` of
+#: :data:`EXECUTIVE_SUMMARY`; empty when none was asked).
+CLARIFICATION = """ The asker already answered the clarifying question below: suggest no follow-up
+that asks for what the answer gives (a use case, a period, a region, an audience it named).
+
+<Clarification>
+{answers}
+</Clarification>"""

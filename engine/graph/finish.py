@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from engine import prompts
 from engine.artifact_store import artifact_store
-from engine.artifacts import TITLE_LINE, write_artifacts
+from engine.artifacts import TITLE_LINE, clarifications, write_artifacts
 from engine.citations import Cited, Numbering
 from engine.graph.context import RunContext
 from engine.graph.llm import invoke_with_context_retry
@@ -74,7 +74,9 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
 
     The summary step also suggests up to :data:`MAX_FOLLOW_UPS` follow-up questions from the
     review's open objections (:func:`open_objections`), in the question's language
-    (``follow_ups``; none without a review that left something open).
+    (``follow_ups``; none without a review that left something open), none asking for what the
+    asker's answer to a clarifying question gave (its prompt carries each question asked and its
+    answer, :func:`engine.artifacts.clarifications`).
 
     Every writer cites by minted id; here, in code, the ids in the report's prose become ``[n]``
     (1..N by first use; unknown ids removed) and nothing else changes. The executive summary is
@@ -97,9 +99,11 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> dict:
     final, notes = await _synthesis(state, ctx)
     final = drop_model_sources(final)  # before numbering: an id only its own list cites is not cited
     problems = problems_section(state, notes)
+    asked = clarifications(state.get("messages", []))
     summary_prompt = prompts.EXECUTIVE_SUMMARY.format(
         date=ctx.today, report=(final.rstrip() + problems)[:30000], language=language_name(language),
-        question=state.get("question", ""), objections=open_objections(state)[:8000])
+        question=state.get("question", ""), objections=open_objections(state)[:8000],
+        clarification=prompts.CLARIFICATION.format(answers="\n".join(asked)) if asked else "")
     summary = await ctx.structured("summarization", ExecutiveSummary,
                                      default=ExecutiveSummary(title="", executive_summary="")).ainvoke(
         [HumanMessage(summary_prompt)])

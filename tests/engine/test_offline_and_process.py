@@ -33,15 +33,18 @@ DOCS = {
 }
 
 
-def write_corpus(folder: Path) -> Path:
+def write_corpus(folder: Path, documents: dict[str, str] | None = None) -> Path:
+    """``folder`` with each of ``documents`` (file name -> UTF-8 text; :data:`DOCS` by default) in it."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name, text in DOCS.items():
+    for name, text in (DOCS if documents is None else documents).items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder
 
 
-def corpus_settings(offline_settings, tmp_path, **kw):
-    settings = offline_settings(search="corpus", corpus_dir=write_corpus(tmp_path / "docs"), **kw)
+def corpus_settings(offline_settings, tmp_path, documents: dict[str, str] | None = None, **kw):
+    """Offline settings searching ``tmp_path / "docs"`` holding ``documents`` (:func:`write_corpus`),
+    indexed; ``kw`` are further settings."""
+    settings = offline_settings(search="corpus", corpus_dir=write_corpus(tmp_path / "docs", documents), **kw)
     index_directory(settings.corpus_dir, settings.corpus_index_path)
     return settings
 

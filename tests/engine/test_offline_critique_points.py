@@ -9,11 +9,12 @@ from engine.offline_phrases import PHRASES, phrase
 
 
 @pytest.mark.parametrize("language", sorted(PHRASES["nothing_to_check"]))
-def test_only_the_critiques_points_about_the_solutions_sources_are_left_out_of_its_outcome(language):
-    # the outcome counts the sources itself; every other point of the last critique stays, in each language
-    assert not R._is_solution_sources_point(phrase("nothing_to_check", language), language)
+def test_only_the_critiques_points_counting_the_solutions_sources_are_left_out_of_its_outcome(language):
+    # the outcome counts the sources itself; every other point of the last critique stays, in each language,
+    # also that the solution rests on one source: an objection while the report cites one too
+    assert not R._is_sources_count_point(phrase("nothing_to_check", language), language)
     for key in ("unused_sources", "all_sources_used"):
         for count in (1, 3):
             point = phrase(key, language, count, n=str(count), m=str(count + 2), titles="“Heat pumps”")
-            assert R._is_solution_sources_point(point, language), point
-    assert R._is_solution_sources_point(phrase("one_source", language), language)
+            assert R._is_sources_count_point(point, language), point
+    assert not R._is_sources_count_point(phrase("one_source", language), language)

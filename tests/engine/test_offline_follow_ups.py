@@ -64,15 +64,18 @@ def test_without_sources_no_follow_up_speaks_of_sources(offline_settings, tmp_pa
     assert phrase("no_findings", language) in out.artifacts.report_md.read_text()  # no source read
     assert out.follow_ups, "the review left the question's words open: something to suggest"
     assert not [q for q in out.follow_ups if speaks_of_sources(q, language)], out.follow_ups
-    topic = question.rstrip(" ?")
-    assert all(topic in q for q in out.follow_ups), out.follow_ups  # each names the question
+    # each names the question: whole, or without the words it asks about (said before it)
+    assert all(any(R.is_question(part, question) for part in R._QUOTED.findall(q)) for q in out.follow_ups), (
+        out.follow_ups)
 
 
 def test_with_sources_read_the_follow_up_asks_what_they_say(offline_settings, tmp_path):
     settings = corpus_settings(offline_settings, tmp_path, allow_clarification=False)
     question = "What do heat pumps cost and how much noise and maintenance do they make?"
     out = asyncio.run(run_turn("console:src", question=question, settings=settings))
-    assert out.follow_ups == [f"What do the sources say about “maintenance” for “{question.rstrip('?')}”?"]
+    # the question is named without the word the follow-up asks about: it is not said twice
+    assert out.follow_ups == ["What do the sources say about “maintenance” for “What do heat pumps cost and how much "
+                              "noise and … do they make”?"]
 
 
 #: One open objection of each kind, per language: a finding left out, words of the question left
@@ -153,7 +156,8 @@ def test_a_follow_up_names_the_question_once_when_its_other_part_names_it_alread
     question, finding, point = ONE_WORD[language]
     asked = R.follow_up_questions(_objections(language, [finding], question, [point]), question, language,
                                   limit=5, sources_read=read)
-    assert len(asked) == 3, asked
+    # the word left unanswered is the whole question: it is narrowed and its evidence named, read or not
+    assert len(asked) == (4 if read else 3), asked
     assert all(q.casefold().count(question.casefold()) == 1 for q in asked), asked
 
 
@@ -172,3 +176,116 @@ def test_follow_ups_on_one_question_differ_in_their_first_75_characters(language
                                   limit=5, sources_read=read)
     assert len(asked) == (5 if read else 4), asked
     assert len({short_label(q) for q in asked}) == len(asked), asked
+
+
+#: Per language: a question, the words of it no claim answers (as it writes them), and the question
+#: as a follow-up names it with those words left out.
+PARTLY = {
+    "en": ("Which heat pumps work best in cold climates?", ["best"], "Which heat pumps work … in cold climates"),
+    "de": ("Welche Wärmepumpen sind in Deutschland am günstigsten?", ["günstigsten"],
+           "Welche Wärmepumpen sind in Deutschland am …"),
+    "fr": ("Quelles pompes à chaleur sont les moins chères en hiver ?", ["moins", "chères"],
+           "Quelles pompes à chaleur sont les … en hiver"),
+    "en-two": ("What do heat pumps cost and how much noise and maintenance do they make?", ["noise", "maintenance"],
+               "What do heat pumps cost and how much … do they make"),
+    "en-symbols": ("Is C# faster than C++ for games?", ["C#", "faster"], "Is … than C++ for games"),
+}
+
+
+def _reader_terms(language: str, words_: list[str]) -> str:
+    reader = phrase("reader", language)
+    terms = phrase("list_separator", language).join(phrase("quoted", language, q=w) for w in words_)
+    return f"- {phrase('role_says', language, role=reader, text=phrase('not_addressed', language, terms=terms))}\n"
+
+
+@pytest.mark.parametrize("case", sorted(PARTLY))
+@pytest.mark.parametrize("read", [True, False])
+def test_a_follow_up_names_the_rest_of_the_question_not_its_words_again(case, read):
+    """The words left unanswered come first; the question after them is named without them, an
+    ellipsis where they stood: "about “best” for “Which heat pumps work … in cold climates”"."""
+    language = case.split("-")[0]
+    question, words_, rest = PARTLY[case]
+    asked = R.follow_up_questions(_reader_terms(language, words_), question, language, sources_read=read)
+    [terms_q] = [q for q in asked if opens_as(q, "follow_up_terms" if read else "follow_up_evidence_terms", language)]
+    assert phrase("quoted", language, q=rest) in terms_q, terms_q
+    for word in words_:
+        assert terms_q.count(word) == 1, terms_q
+
+
+@pytest.mark.parametrize(("language", "question", "words_"), [
+    ("en", "Which inverters are cheapest?", ["inverters", "cheapest"]),
+    ("en", "Geothermal", ["Geothermal"]),
+    ("de", "Wärmepumpen", ["Wärmepumpen"]),
+    ("de", "Welche Wechselrichter sind am günstigsten?", ["Wechselrichter", "günstigsten"]),
+])
+def test_no_follow_up_is_the_question_again(language, question, words_):
+    """Every word of the question left unanswered after sources were read: asking what the sources say
+    about those words is the question again, so the follow-ups narrow it and name the evidence that
+    would settle it (none narrows a question the asker's answer to a clarifying question narrowed)."""
+    asked = R.follow_up_questions(_reader_terms(language, words_), question, language)
+    assert not [q for q in asked if opens_as(q, "follow_up_terms_no_topic", language)
+                or opens_as(q, "follow_up_terms", language)], asked
+    assert len(asked) == 2 and opens_as(asked[0], "follow_up_narrow", language), asked
+    assert opens_as(asked[1], "follow_up_evidence_terms_no_topic", language), asked
+    clarified = R.follow_up_questions(_reader_terms(language, words_), question, language, clarified=True)
+    assert len(clarified) == 1 and opens_as(clarified[0], "follow_up_evidence_terms_no_topic", language), clarified
+
+
+def _stems(text: str, language: str) -> list[str]:
+    from engine.offline_select import terms
+    from engine.offline_text import content_words
+
+    return terms(" ".join(content_words(text, names=True)), language, split=False)
+
+
+#: A small corpus per language and questions over it: some answered in part, some not at all.
+CORPORA = {
+    "en": ({"pumps.md": "# Heat pumps\n\nAir-source heat pumps cost between 8000 and 12000 euros to install in a house.\n"
+                        "Ground-source heat pumps reach a seasonal efficiency of 4.5 in cold climates.\n"
+                        "Heat pumps in cold climates lose efficiency below minus 15 degrees.\n",
+            "langs.md": "# Languages\n\nC++ compiles to native code and gives manual control over memory.\n"
+                        "The C language has no classes and no exceptions at all.\n"},
+           ["Which heat pumps work best in cold climates?", "How efficient are air-source heat pumps?",
+            "Which inverters are cheapest?", "Does C++ suit embedded firmware?", "Geothermal"]),
+    "de": ({"waerme.md": "# Wärmepumpen\n\nLuftwärmepumpen kosten in Deutschland zwischen 8000 und 12000 Euro.\n"
+                         "Erdwärmepumpen erreichen eine Jahresarbeitszahl von 4,5 auch im kalten Winter.\n"
+                         "Wärmepumpen verlieren bei strengem Frost deutlich an Effizienz.\n"},
+           ["Welche Wärmepumpen sind in Deutschland am günstigsten?", "Wie laut sind Wärmepumpen im Winter?",
+            "Welche Wechselrichter sind am günstigsten?", "Wärmepumpen"]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CORPORA))
+def test_asked_over_a_corpus_no_follow_up_repeats_the_questions_words(offline_settings, tmp_path, language):
+    documents, questions = CORPORA[language]
+    settings = corpus_settings(offline_settings, tmp_path, documents, allow_clarification=False)
+    suggested = 0
+    for i, question in enumerate(questions):
+        out = asyncio.run(run_turn(f"console:repeat{i}", question=question, settings=settings))
+        asked = _stems(question, language)
+        for follow_up in out.follow_ups:
+            suggested += 1
+            said = _stems(follow_up, language)
+            assert all(said.count(stem) <= 1 for stem in asked), (question, follow_up)
+            # "what do the sources say about" every word of the question is the question again
+            alone = opens_as(follow_up, "follow_up_terms_no_topic", language) and not opens_as(
+                follow_up, "follow_up_terms", language)
+            words_ = _stems(" ".join(R._QUOTED.findall(follow_up)), language)
+            assert not (alone and set(words_) == set(asked)), (question, follow_up)
+    assert suggested >= len(questions), "the questions are made to leave words open"
+
+
+def test_after_a_clarifying_answer_no_follow_up_asks_to_narrow_the_question(offline_settings, tmp_path):
+    """The answer to the clarifying question narrowed the question: no follow-up asks for that again."""
+    settings = offline_settings(search="corpus", corpus_dir=_unrelated_corpus(tmp_path), allow_clarification=True)
+    index_directory(settings.corpus_dir, settings.corpus_index_path)
+    asked = asyncio.run(run_turn("console:narrowed", question="wind", settings=settings))
+    assert asked.status == "clarify", asked
+    out = asyncio.run(run_turn("console:narrowed", answer="offshore wind turbines and their noise", settings=settings))
+    assert out.status == "done", out
+    assert out.follow_ups, "the review left the question open: something to suggest"
+    assert not [q for q in out.follow_ups if opens_as(q, "follow_up_narrow", "en")], out.follow_ups
+    # without the answer the same question is narrowed
+    settings = offline_settings(search="corpus", corpus_dir=settings.corpus_dir, allow_clarification=False)
+    out = asyncio.run(run_turn("console:unnarrowed", question="wind", settings=settings))
+    assert [q for q in out.follow_ups if opens_as(q, "follow_up_narrow", "en")], out.follow_ups

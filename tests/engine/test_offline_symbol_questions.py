@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from engine.offline_select import choose, query_terms, terms
 from tests.bots.console_helpers import ask
 
@@ -65,3 +67,29 @@ def test_ask_over_a_corpus_with_nothing_on_a_symbol_question_says_so(tmp_path):
         top = report.split("## Review outcome", 1)[0]
         assert "no passage on this question to quote" in top or "No sources were found" in top, report
         assert "(none)" not in _section(report, "Open objections"), report
+
+
+@pytest.mark.parametrize(("question", "claims", "missing"), [
+    # a sentence naming C alone does not answer C++, nor C# one naming C++; a short name is a word too
+    ("What is C++ used for?", ["The C language has no classes. [S000001]"], ["C++"]),
+    ("Is C# faster than C++?", ["C++ compiles to native code and is faster. [S000001]"], ["C#"]),
+    ("Does F# run on .NET?", ["F# programs are compiled by the F# compiler. [S000001]",
+                              "The net income of the firm rose. [S000002]"], [".NET"]),
+    ("Which flags does g++ take?", ["The flags of gcc are listed in its manual. [S000001]"], ["g++"]),
+    ("What is C++ used for?", ["C++ is used for games and browsers. [S000001]"], []),
+])
+def test_the_review_asks_for_a_symbol_name_as_one_word(question, claims, missing):
+    from engine.offline_review import unanswered
+
+    assert unanswered(question, claims) == missing
+
+
+def test_the_reviews_objection_names_the_symbol_name_as_written():
+    from engine.offline_phrases import phrase
+    from engine.offline_review import critique, perspective
+
+    prompt = ("Question: What is C++ used for?\n<Solution>\n- The C language has no classes and no exceptions. "
+              "[S000001]\n</Solution>")
+    points = critique(prompt, "", "### C++\n\n- The C language has no classes and no exceptions. [S000001]\n", "en")
+    assert phrase("unanswered", "en", terms="“C++”") in points, points
+    assert "“C++”" in perspective(prompt, "", "en")
