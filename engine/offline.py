@@ -399,14 +399,14 @@ class OfflineChatModel(BaseChatModel):
         report = _tag(prompt, "Report")
         title = next((markdown_unescape(line[2:].strip()) for line in report.splitlines() if line.startswith("# ")),
                      "Research report")
-        cited = [re.sub(r"^\s*[-*]\s+", "", line).strip() for line in report.splitlines()
+        findings = report.split(f"## {phrase('review_outcome', _language(prompt))}", 1)[0]  # its review left out
+        cited = [re.sub(r"^\s*[-*]\s+", "", line).strip() for line in findings.splitlines()
                  if re.match(r"^\s*[-*]\s+", line) and SID.search(line)]
         cited = list(dict.fromkeys(cited))
         language = _language(prompt)
         top = choose(cited, title, 3, language, floor=0)
         summary = " ".join(s for s in cited if s in top) or T.first_statement(report) or phrase("no_findings", language)
         objections = _tag(prompt, "Open objections").split("### Perspective", 1)
-        findings = report.split(f"## {phrase('review_outcome', language)}", 1)[0]  # the report's own review left out
         still_open = R.still_open(objections[1], findings, language) if len(objections) > 1 else ""
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
         # an answer to a clarifying question narrowed the question already: no follow-up asks for it again

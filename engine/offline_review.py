@@ -352,10 +352,11 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     sources the report cites of those found, counted here, the last critique's other points) and
     the open objections.
 
-    The open objections agree with the last critique quoted above them: each of its points (up to five)
-    the final report still gives cause for (:func:`_still_raised`) is open, said by the critique; a
-    point it settles (the report quotes no longer the code line, names the word, has a second source on
-    the topic) is marked so where it is quoted. After them come the last perspective's objections the
+    The open objections agree with the last critique: each of its points (up to five) the final report
+    still gives cause for (:func:`_still_raised`) is open, said by the critique there and only there; the
+    review's outcome quotes the critique's other points, a point the report settles (the report quotes
+    no longer the code line, names the word, has a second source on the topic) marked so. The point that
+    the solution rests on one source is left out when a point names the topic on one source. After them come the last perspective's objections the
     report does not answer (:func:`still_open`), less one naming the same words of the question as an
     open point of the critique. "(none)" only when nothing is open and the report quotes a finding;
     when it quotes none, that it quotes none."""
@@ -368,7 +369,10 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     last_critique = review.rsplit("### Critique", 1)[-1] if "### Critique" in review else ""
     last_critique = last_critique.split("### Perspective", 1)[0]
     points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
-    points = [p for p in points if not _is_sources_count_point(p, language)][:5]
+    points = [p for p in points if not _is_sources_count_point(p, language)]
+    if any(_reads_as(p, ("single_source_topic",), language) for p in points):  # it says where: said once
+        points = [p for p in points if not _reads_as(p, ("one_source",), language)]
+    points = points[:5]
     raised = [_still_raised(p, findings, language) for p in points]
     role = phrase("role_critique", language)
     open_points = [phrase("role_says", language, role=role, text=p) for p, r in zip(points, raised, strict=True) if r]
@@ -380,10 +384,12 @@ def finalize(prompt: str, language: str, notice: str) -> str:
     out += ["", f"## {phrase('review_outcome', language)}", "",
             phrase("sources_outcome", language, rounds, n=str(rounds),
                    sources=_report_sources(findings, _tag(prompt, "Sources"), language)).strip(), ""]
-    if points:
+    # an open point is said once, under the open objections; above it, what the critique said that is not open
+    told = [(p, r) for p, r in zip(points, raised, strict=True) if r is not True]
+    if told:
         settled = " " + phrase("settled_in_report", language)
         out += [phrase("last_critique", language), ""] + [
-            f"{i}. {p}{'' if r is not False else settled}" for i, (p, r) in enumerate(zip(points, raised, strict=True), 1)]
+            f"{i}. {p}{'' if r is not False else settled}" for i, (p, r) in enumerate(told, 1)]
     # a report that quotes nothing leaves the question itself open: never "(none)"
     quiet = phrase("none", language) if any(SID.search(ln) for ln in body) else phrase("no_claims", language)
     opened = [f"- {ln}" for ln in open_points] + objections

@@ -96,10 +96,10 @@ def run(tmp_path_factory):
 def test_the_review_quotes_the_question_and_titles_as_text_in_report_md_and_review_md(run):
     report, review = run.report_md.read_text(), run.review_md.read_text()
     outcome = report.split("## Review outcome", 1)[1].split("## Sources", 1)[0]
-    last_critique = outcome.split(":\n\n1. ", 1)[1]  # "The last critique of the solution said:"
+    critique = outcome.split("- Critique: ", 1)[1]  # its open points, under Open objections
     # the critique quotes the question (as a topic resting on one source) and the sources' titles
-    assert "$/kWh & <b>night</b>" in markdown_unescape(last_critique), outcome
-    assert "Night <b>tariff</b>" in markdown_unescape(last_critique), outcome
+    assert "$/kWh & <b>night</b>" in markdown_unescape(critique), outcome
+    assert "Night <b>tariff</b>" in markdown_unescape(critique), outcome
     assert "<i>peak</i>" in markdown_unescape(outcome), outcome
     for name, text in (("report.md", report), ("review.md", review)):
         for line in text.splitlines():

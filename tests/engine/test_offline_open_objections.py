@@ -1,6 +1,7 @@
-"""The offline synthesis's Open objections agree with the last critique it quotes: every point of that
-critique the final report does not settle is open (said by the critique), a point the report settles
-says so where it is quoted, and "(none)" is never written under a critique that still objects."""
+"""The offline synthesis's Open objections agree with the last critique: every point of that critique
+the final report does not settle is open (said by the critique, there alone), a point the report settles
+says so where the review's outcome quotes it, and "(none)" is never written under a critique that still
+objects."""
 
 from __future__ import annotations
 
@@ -49,19 +50,22 @@ def _settled(point: str, language: str = "en") -> bool:
     return point.endswith(" " + phrase("settled_in_report", language))
 
 
+def _critique_open(final: str, language: str = "en") -> list[str]:
+    """The open objections the synthesis says the critique raises, without the role."""
+    said_by = phrase("role_says", language, role=phrase("role_critique", language), text="")
+    return [o[len(said_by):] for o in _open(final, language) if o.startswith(said_by)]
+
+
 def _consistent(final: str, language: str = "en") -> None:
-    """Each point the synthesis quotes from the last critique is open, said by the critique, unless it
-    says the report settles it; "(none)" only when nothing is open."""
-    role = phrase("role_critique", language)
-    open_ = _open(final, language)
+    """Each point of the last critique is said once: open (said by the critique) under the open
+    objections, or quoted in the review's outcome as settled or as objecting to nothing; "(none)" only
+    when nothing is open."""
+    open_ = _critique_open(final, language)
     for point in _said(final, language):
-        line = phrase("role_says", language, role=role, text=point)
-        if _settled(point, language):
-            assert line.rsplit(" ", 1)[0] not in "\n".join(open_), final
-        elif not point.startswith(phrase("no_flaw", language)[:30]):
-            assert line in open_, (point, final)
-    if any(not _settled(p, language) and not p.startswith(phrase("no_flaw", language)[:30]) for p in _said(final, language)):
-        assert phrase("none", language) not in "\n".join(open_), final
+        assert _settled(point, language) or point.startswith(phrase("no_flaw", language)[:30]), (point, final)
+        assert point.rsplit(" ", 1)[0] not in "\n".join(open_), final
+    if open_:
+        assert phrase("none", language) not in "\n".join(_open(final, language)), final
 
 
 REPORT = (f"# {TOPIC}\n\n## {phrase('findings_on', 'en', t=TOPIC)}\n\n"
@@ -72,9 +76,16 @@ REPORT = (f"# {TOPIC}\n\n## {phrase('findings_on', 'en', t=TOPIC)}\n\n"
 def test_a_topic_on_one_source_stays_open_though_the_reader_asks_nothing():
     point = phrase("single_source_topic", "en", topic=f"“{TOPIC}”", title="“Source 1”", sid="S000001")
     final = _final(REPORT, [point])
-    assert _said(final) == [point], final
+    assert _said(final) == [], final
     assert _open(final) == [phrase("role_says", "en", role="Critique", text=point)], final
     _consistent(final)
+
+
+def test_the_whole_solution_on_one_source_is_not_said_again_beside_the_topic_on_one_source():
+    topic = phrase("single_source_topic", "en", topic=f"“{TOPIC}”", title="“Source 1”", sid="S000001")
+    final = _final(REPORT, [phrase("one_source", "en"), topic])
+    assert _critique_open(final) == [topic], final
+    assert _said(final) == [], final
 
 
 def test_a_topic_the_report_finds_in_two_sources_is_settled():
@@ -156,7 +167,7 @@ def test_the_review_as_computed_agrees_with_its_synthesis():
               f"### Perspective (round 1)\n{view}\n")
     final = finalize(f"Question: {QUESTION}\n<Research Report>\n{report}\n</Research Report>\n<Review>\n{review}\n"
                      f"</Review>\n<Sources>\n{sources}\n</Sources>", "en", "N.")
-    assert _said(final), final
+    assert _said(final) or _critique_open(final), final
     _consistent(final)
 
 
@@ -174,5 +185,7 @@ def test_a_run_never_says_none_open_under_a_critique_that_objects(offline_settin
         assert out.status == "clarify", out
         out = asyncio.run(run_turn("console:open", answer=answer, settings=settings))
     report = out.artifacts.report_md.read_text(encoding="utf-8")
-    assert _said(report), report
+    assert _said(report) or _critique_open(report), report
     _consistent(report)
+    summary = report.split("## Executive summary", 1)[1].split("\n## ", 1)[0]
+    assert "Critique:" not in summary and "Reader:" not in summary, summary  # findings only, no objection
