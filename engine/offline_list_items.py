@@ -6,6 +6,10 @@ panels") and finds its listed items: where the first one starts in the first cla
 whether the words after the last one are asked of every item (:func:`_shares_tail`) and whether an
 item leaves out the first one's noun (:func:`_with_shared_noun`); each item is then written in the
 words around the list, an English auxiliary in the singular for a singular item (:func:`_agreeing`).
+Items need not be as long as each other: the last one goes on to the verb the items share ("typing
+protocols | work together") or as far as the earlier items' shape goes ("SQL Server", "guinea pigs",
+"große Windräder": :func:`_last_item_size`); a frame that only asks how the items relate ("How do …
+interact", "… work together") gives each item alone (:func:`asks_only_to_compare`).
 Clauses of their own ("cancel tasks and handle timeouts") give no items. Quoted text and code stand
 as one word each while a brief is split (:data:`HOLE`).
 """
@@ -24,8 +28,14 @@ from engine.offline_list_words import (
     NOUN_ENDINGS,
     NUMBERS,
     PREPOSITIONS,
+    PRONOUNS,
     REFLEXIVES,
+    RELATING,
+    TOGETHER,
+    TOGETHER_VERBS,
+    asks_how,
     opens_verb,
+    together,
 )
 from engine.offline_list_words import function_word as _function
 from engine.offline_text import content_words
@@ -50,8 +60,10 @@ def items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     own words would be taken into an item (:func:`_takes_the_frame`)."""
     first = parts[0].split()
     later = [p.split() for p in parts[1:]]
-    lead = next((i for i, w in enumerate(later[0]) if not _function(w.lower(), language)), len(later[0]))
+    lead = next((i for i, w in enumerate(later[0]) if _names(w, language)), len(later[0]))
     sizes = {len(m) for m in later[:-1]}
+    if len(sizes) > 1 and not lead and all(_names(w, language) for m in later[:-1] for w in m):
+        sizes = {min(sizes)}  # "inflation, interest rates, wages and …": nouns of their own, each whole
     if len(sizes) > 1 or lead == len(later[0]):
         return None
     found = _listed_at(first, later, sizes.pop() if sizes else lead + 1, lead, language)
@@ -65,8 +77,8 @@ def items_listed(parts: list[str], language: str = "en") -> list[str] | None:
         return None
     # a German noun is capitalised: "Tasks ab" and "behandelt Timeouts" are clauses, not items
     if language == "de" and len({
-        i[0][:1].isupper() or _function(i[0].lower(), language) or bool(HOLE.fullmatch(i[0])) for i in items
-    }) > 1:  # code ("wait_for", :data:`HOLE`) is a name, as a capitalised noun is
+        i[-1][:1].isupper() or _function(i[0].lower(), language) or bool(HOLE.fullmatch(i[-1])) for i in items
+    }) > 1:  # code ("wait_for", :data:`HOLE`) is a name, as a capitalised noun is; "große Windräder" ends in its noun
         return None
     if _takes_the_frame(items, language):
         return []  # a list, but where its items end cannot be told
@@ -75,15 +87,27 @@ def items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     return [" ".join([*_agreeing(prefix, i, language), *i, *tail]) for i in items]
 
 
+def _names(word: str, language: str) -> bool:
+    """True when ``word`` names something in a list: no function word, or one capital letter other
+    than English "I" ("X, Y and Z", where Spanish "y" is one)."""
+    return not _function(word.lower(), language) or (len(word) == 1 and word.isupper() and word != "I")
+
+
 def asks_only_to_compare(frame: str) -> bool:
     """True when the words around a list (``frame``) name nothing but the asking to compare ("How do …
     compare", "What is the difference between …", "Wie unterscheiden sich …", "…有什么区别": words
-    of :data:`COMPARING`), or there is no frame: each listed item is then a topic on its own. A verb
+    of :data:`COMPARING`) or how the items relate ("How do … interact", "How do … work together",
+    "Wie hängen … zusammen": :data:`RELATING`, :data:`TOGETHER` and the verb beside it), or there is
+    no frame: each listed item is then a topic on its own. A verb
     that asks how ("How do … work", "Come funzionano …", "Wie funktionieren …") or what to do with
     each ("How do I use …") is asked of each item, as is a frame of function words alone ("Is this
     … or …")."""
-    named = [w for w in content_words(frame) if not HOLE.fullmatch(w)]
-    if [w for w in named if w not in COMPARING and w not in REFLEXIVES]:  # "zich" is the verb's
+    from engine.offline_select import QUESTION_VERBS
+
+    named = [w for w in content_words(together(frame)) if not HOLE.fullmatch(w)]
+    if TOGETHER.intersection(named):  # "work together", "hängen zusammen": the verb asks how they relate
+        named = [w for w in named if w not in TOGETHER_VERBS | QUESTION_VERBS]
+    if [w for w in named if w not in COMPARING | RELATING | TOGETHER and w not in REFLEXIVES]:  # "zich" is the verb's
         return False
     return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]
 
@@ -199,9 +223,10 @@ def _listed_at(
     item that leaves out the first one's noun gets it back (:func:`_with_shared_noun`); "either" and
     "both" before the first item are left out (:data:`CORRELATIVES`). None when ``tail`` is not
     shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
-    from engine.offline_select import QUESTION_VERBS
-
     start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
+    nouns = all(_names(w, language) for m in later[:-1] for w in m)
+    if nouns and not lead and 0 <= start < len(first) - 1 and opens_verb(first[start], BEFORE_VERB - PRONOUNS):
+        start += 1  # "How do | inflation, interest rates and …": the auxiliary is no item's
     if start < 0:
         return None
     if len(first) - start > 1 and first[start].lower() in REFLEXIVES:  # "sich | Wärmepumpen": the verb's
@@ -212,6 +237,9 @@ def _listed_at(
     # a last item that opens with more function words than the others is as much longer ("de | los tiempos")
     last_lead = next((k for k, w in enumerate(later[-1]) if not _function(w.lower(), language)), 0)
     size_last = size + max(0, last_lead - lead) if len(later) > 1 else size
+    if not own_phrase:
+        subject = bool(prefix) and opens_verb(prefix[-1], BEFORE_VERB)
+        size_last = _last_item_size(later[-1], size_last, [item, *later[:-1]], start, subject, language)
     last = later[-1] if own_phrase else later[-1][:size_last]
     tail = [] if own_phrase else later[-1][size_last:]
     items = [item, *later[:-1], last]
@@ -219,7 +247,8 @@ def _listed_at(
         tail
         and (tail[0].lower() not in GENITIVES or _compound(tail, language))
         and tail[-1].lower() not in PREPOSITIONS
-        and tail[0].lower() not in QUESTION_VERBS
+        and not asks_how(tail, 0)
+        and tail[0].lower() not in TOGETHER
         and all(_opens_noun_phrase(i, language) for i in items)
     ):
         items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
@@ -231,6 +260,59 @@ def _listed_at(
     ):
         return None
     return prefix, items, tail
+
+
+def _opens_tail(words: list[str], k: int) -> bool:
+    """True when ``words[k]`` opens a phrase asked of every listed item before it: a verb that asks
+    how (:func:`engine.offline_list_words.asks_how`) or an adverb of :data:`TOGETHER`; a preposition
+    does not tell, since a participle may come before it ("towers | made of")."""
+    return asks_how(words, k) or words[k].lower() in TOGETHER
+
+
+def _last_item_size(
+    last: list[str], size: int, earlier: list[list[str]], start: int, subject: bool, language: str
+) -> int:
+    """How many of ``last`` (the last clause's words) are the last listed item: ``size`` (the middle
+    items' length, or the first one's) unless the item ends sooner or goes on.
+
+    It ends at a verb that asks how after its first word (:func:`_opens_tail`, :func:`asks_how`:
+    "batteries | work together" after "solar panels"). It goes on to that verb when the words before
+    it are no function words ("typing protocols | work together", "frozen sets | differ in memory
+    use"); with no such verb, as far as the earlier items' shape goes, up to the item's first
+    function word: to the first plural after plural ones ("guinea pigs | eat", "long term benefits |
+    of solar panels"), through capitalised words after names ("SQL Server | store indexes"), or to
+    the first capitalised word after a word that is not, a German noun after its adjective ("große
+    Windräder"). ``earlier`` are the items before it, the first one from ``start`` in its clause
+    (its shape not counted when it opens the clause, capitalised as a sentence is). With one
+    earlier item, ``size`` is a guess, kept unless ``subject`` (the items right after an auxiliary or
+    a pronoun: "What do | cats and guinea pigs | eat"); the shape goes on from no verb that asks how
+    ("cancel tasks and | handle timeouts": a clause of its own)."""
+    if size < 1 or len(earlier) < 2 and not subject:
+        return size  # "How do solar | panels and wind turbines work": the items' length is a guess
+    opener = next((k for k in range(1, len(last)) if _opens_tail(last, k)), None)
+    if opener is not None and opener < size:  # "… and batteries | work together" after two-word items
+        return opener if asks_how(last, opener) else size
+    if size >= len(last):
+        return size
+    if opener is not None:
+        plain = opener > size and not any(_function(w.lower(), language) for w in last[size:opener])
+        return opener if plain else size
+    shaped = earlier[1:] if start == 0 else earlier
+    if not shaped or asks_how(last, size - 1):
+        return size  # "cancel tasks and | handle timeouts": a clause of its own
+    own = [k for k in range(size, len(last)) if _function(last[k].lower(), language) or HOLE.fullmatch(last[k])]
+    reach = own[0] if own else len(last)  # an item's own words go on to its first function word
+
+    def capital(word: str) -> bool:
+        return word[:1].isupper()
+
+    if language == "en" and all(_plural(i[-1:]) for i in shaped) and not _plural(last[size - 1 : size]):
+        return next((k + 1 for k in range(size, reach) if _plural(last[k : k + 1])), size)
+    if all(capital(i[-1]) for i in shaped):
+        if not capital(last[size - 1]):
+            return next((k + 1 for k in range(size, reach) if capital(last[k])), size)
+        return next((k for k in range(size, reach) if not capital(last[k])), reach)
+    return size
 
 
 def _compound(tail: list[str], language: str) -> bool:
@@ -292,14 +374,12 @@ def _shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> 
     an auxiliary, a subject pronoun or "to" (``prefix``, the words before the first item, ends with
     one of :data:`BEFORE_VERB`: "Should I rent or buy a house", "What do cats and dogs eat"), or
     when the items are numbers (:data:`NUMBERS`: "siete u ocho horas"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
-    from engine.offline_select import QUESTION_VERBS
-
     if not tail:
         return True
     return (
-        tail[0].lower() in PREPOSITIONS | REFLEXIVES
+        tail[0].lower() in PREPOSITIONS | REFLEXIVES | TOGETHER
         or tail[-1].lower() in PREPOSITIONS
-        or tail[0].lower() in QUESTION_VERBS
+        or asks_how(tail, 0)
         or bool(prefix)
         and opens_verb(prefix[-1], BEFORE_VERB)
         or all(len(i) == 1 and (i[0].isdigit() or i[0].lower() in NUMBERS) for i in items)

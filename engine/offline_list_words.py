@@ -84,6 +84,57 @@ COMPARING = frozenset(
     skillnad skillnaden mellan onderscheiden onderscheidt elkaar einander voneinander varandra 区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split()
 )
 
+#: Words that ask how the listed items act on one another ("How do A, B and C interact", "Wie hängen A,
+#: B und C zusammen"), in the languages whose lists are split: like :data:`COMPARING`, a frame that
+#: names nothing else gives each item alone, since "How does A interact" asks nothing of A alone.
+RELATING = frozenset(
+    """interact interacts interplay interoperate interoperates relate relates related interagieren
+    interagiert zusammenhängen zusammenwirken zusammenspielen zusammenarbeiten interagissent interagit
+    interagir interactúan interactuar interagiscono interagire interagem interageren samverkar""".split()
+)
+
+#: Adverbs that ask how things go together ("work together", "funktionieren zusammen", "fonctionnent
+#: ensemble", "werken samen"); "each other" and "one another" stand for them (:func:`together`). With
+#: one, the frame's verb ("work", "fit", "hängen": :data:`TOGETHER_VERBS` and
+#: :data:`engine.offline_select.QUESTION_VERBS`) asks only how the items relate (:data:`RELATING`).
+TOGETHER = frozenset("together zusammen ensemble juntos juntas insieme samen tillsammans".split())
+#: Verbs that ask how things go together only beside an adverb of :data:`TOGETHER` ("fit together",
+#: "hängen zusammen", "werken samen", "arbeiten zusammen"), as written in English, German, French,
+#: Spanish, Italian, Dutch and Swedish.
+TOGETHER_VERBS = frozenset(
+    """fit fits go goes play plays hang hangs hängen hängt arbeiten arbeitet wirken wirkt spielen spielt
+    passen passt travaillent marchent vont trabajan funcionan lavorano funzionano werken werkt hangen hangt
+    passen fungerar arbetar""".split()
+)
+_EACH_OTHER = re.compile(r"(?<!\w)(?:each other|one another)(?!\w)", re.IGNORECASE)
+
+
+def together(frame: str) -> str:
+    """``frame`` with "each other" and "one another" written as "together" (:data:`TOGETHER`)."""
+    return _EACH_OTHER.sub("together", frame)
+
+
+def asks_how(words: list[str], k: int) -> bool:
+    """True when ``words[k]`` is a verb that asks how the items of a list before it act, alone or
+    together: a word of :data:`engine.offline_select.QUESTION_VERBS` ("work", "differ", "handle"),
+    :data:`RELATING` ("interact"), or of :data:`TOGETHER_VERBS` before an adverb of :data:`TOGETHER`
+    ("fit together"); a French verb with its pronoun ("interagissent-ils") by its verb."""
+    from engine.offline_select import QUESTION_VERBS
+
+    word = words[k].lower()
+    verb = word.split("-")[0]
+    if word in QUESTION_VERBS | RELATING or verb in QUESTION_VERBS | RELATING:
+        return True
+    return verb in TOGETHER_VERBS and k + 1 < len(words) and together(" ".join(words[k + 1 :])).split()[0].lower() in TOGETHER
+
+
+#: Conjunctions and adverbs that join a question to the one before it ("…, but how loud are they",
+#: "and also how…", "¿Y cuánto…?", "Und wie laut…"), left out of the later question's words.
+OPENERS = frozenset(
+    """and but also so then plus und aber auch dann sowie et mais aussi puis y pero también luego e ma
+    anche poi mas também en maar ook dan och men även""".split()
+)
+
 #: Question words that ask to choose among the items, before them ("Which is faster, A or B?") or
 #: after them ("A or B, which is better?").
 CHOOSING = frozenset(

@@ -20,6 +20,9 @@ qualifies the one before it (:data:`QUALIFIER_OPENERS`). Symbols and emoji writt
 words: they are taken out while the brief is split and put back with their item's words
 (:func:`engine.offline_list_symbols.without_symbols`).
 A split gives every item with the whole frame around the list, or the question is researched whole.
+A question asked after another, after "and" or a comma or in a sentence of its own ("…? How loud
+are they?"), is one of its own, written without the "and", "but" or "also" that joined it
+(:data:`engine.offline_list_words.OPENERS`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from engine.offline_list_words import (
     COMPARING,
     GENITIVES,
     JOINS,
+    OPENERS,
     OWN_JOINS,
     PRONOUNS,
     QUALIFIER_OPENERS,
@@ -56,10 +60,11 @@ from engine.segments import has_segmented_script, words
 @functools.cache
 def _clause(language: str) -> re.Pattern[str]:
     """Where a brief in ``language`` splits into clauses and items (:data:`JOINS`, and
-    :data:`OWN_JOINS` of ``language``), the longest join first ("and/or" before "and"), never inside
+    :data:`OWN_JOINS` of ``language``), the longest join first ("and/or" before "and"), and after a
+    question or exclamation mark that ends a sentence ("…? How loud are they?"), never inside
     brackets or parentheses ("the interval [0, 1]")."""
     joins = sorted({*JOINS, *OWN_JOINS.get(language, ())}, key=len, reverse=True)
-    return re.compile(rf"({'|'.join(map(re.escape, joins))})(?![^\[\](){{}}]*[\])}}])")
+    return re.compile(rf"({'|'.join(map(re.escape, joins))}|[?!](?=\s))(?![^\[\](){{}}]*[\])}}])")
 
 
 #: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, ”…”, «…»,
@@ -117,14 +122,22 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
     pieces = _clause(language).split(_choice_as_clause(text))
     groups: list[list[str]] = []
     new = True
+    mark = ""
     for i, piece in enumerate(pieces):
         if i % 2:  # a separator
             new = new or piece in (";", "\n")
+            mark = piece if piece in ("?", "!") else ""
             continue
-        part = piece.strip(_ENDS)
+        part = piece.strip(_ENDS).rstrip(" —–")
         if not part or not _names_something(part, language):
             continue
         asks = _opens_question(part, asking, language)
+        if mark and groups and not (asks or _asks_yes_or_no(part) or piece.rstrip().endswith("?")):
+            groups[-1][-1] = f"{groups[-1][-1]}{mark} {piece.strip()}".strip(_ENDS)  # "…? Explain it.": no question
+            continue
+        new = new or bool(mark)
+        if asks or _asks_yes_or_no(part):  # "and also how loud are they": as asked, without "also"
+            part = _without_openers(part, asking, language)
         if groups and not new and len(groups[-1]) > 1 and _asks_which_of_them(part):
             continue  # "Postgres or MySQL, which is better": the things to choose among
         if groups and not new and not asks and part.split()[0].lower() in QUALIFIER_OPENERS:
@@ -136,6 +149,20 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
             groups[-1].append(part)
         new = False
     return groups
+
+
+def _without_openers(clause: str, asking: frozenset[str] | set[str], language: str) -> str:
+    """``clause`` (a question of its own) without the conjunctions and adverbs that joined it to the
+    one before (:data:`engine.offline_list_words.OPENERS`: "but how loud are they", "also how…",
+    Spanish "Y cuánto ruido hacen"), when the question word or a yes-or-no question follows them."""
+    tokens = clause.split()
+    k = 0
+    while k < len(tokens) - 1 and tokens[k].lower() in OPENERS:
+        k += 1
+    rest = " ".join(tokens[k:])
+    if k and (_opens_question(rest, asking, language) or _asks_yes_or_no(rest)):
+        return rest
+    return clause
 
 
 def _opens_question(clause: str, asking: frozenset[str] | set[str], language: str) -> bool:
@@ -192,10 +219,17 @@ def _asks_which_of_them(clause: str) -> bool:
 
 def _asks_yes_or_no(clause: str) -> bool:
     """True when ``clause`` opens with an auxiliary and a pronoun ("are they safe", "does it scale",
-    :data:`engine.offline_list_words.SUBJECTS`): a question of its own after "and", not an item of
-    the list before it."""
+    :data:`engine.offline_list_words.SUBJECTS`) or with a French verb and its pronoun (:data:`_INVERTED`:
+    "sont-elles bruyantes"): a question of its own after "and", not an item of the list before it."""
     opening = clause.lower().split()[:2]
+    if opening and _INVERTED.fullmatch(opening[0]):  # "sont-elles bruyantes", "est-ce qu'elle…"
+        return True
     return len(opening) == 2 and opening[0] in _AUXILIARIES and opening[1] in PRONOUNS | SUBJECTS
+
+
+#: A French verb with its subject pronoun after it, as a question writes it ("sont-elles", "coûte-t-il",
+#: "peut-on").
+_INVERTED = re.compile(r"[^\W\d_]+-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vous)")
 
 
 def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:

@@ -29,6 +29,17 @@ from engine.word_forms import mentioned
 #: comment, a statement ending in a brace or semicolon, a definition.
 _CODE = re.compile(r"\bfor \w+ in [\w.()]+\s*:|\w\)\s*#|\s#\s|[{};]\s*$"
                    r"|^(?:def|class|import|return|async def)\s")
+#: A command line, as written alone or inside a sentence: after a shell prompt ("$ hp-tool …", "% …"),
+#: a lower-case command and at most one more word before its first option ("hpctl list
+#: --heat-pumps", "pip install -U pip"), or two long options in a row, a value between them at most
+#: ("run hpctl --log /var/log/… --since …", "--cheapest --run"); not options a sentence names with
+#: "or" or "and" between ("Use --verbose or --quiet"). Its options and paths name words ("--cheapest",
+#: "/var/log/heat-pumps/") without saying anything of them.
+_COMMAND = re.compile(
+    r"^\s*[$%]\s+[A-Za-z./~]"
+    r"|^[a-z][\w.-]*(?:\s+[a-z][\w.-]*)?\s+--?[A-Za-z]"
+    r"|(?<!\S)--[A-Za-z][\w-]*(?:=\S*)?\s+(?:(?!(?:or|and|nor|oder|und|ou|et|o|y|e|of|en|och|eller)\s)\S+\s+)?--[A-Za-z]"
+)
 #: An assignment, code unless it is a setting named in a prose sentence (:data:`_SETTING`, :data:`_PROSE`).
 _ASSIGNMENT = re.compile(r"\b\w+\s*=\s*[\w\"'\[({]")
 #: A name and a plain value, as prose names a setting: "configured with max_rpm = 18 in", "timeout=None.".
@@ -73,10 +84,11 @@ def _split(claim: str) -> tuple[str, str]:
 
 
 def flaw(text: str) -> tuple[str, str] | None:
-    """``("code", "")`` for a code line, ``("reference", word)`` for a sentence starting with a
-    reference to text it does not carry; None for a claim that reads on its own."""
+    """``("code", "")`` for a code line (a command line too: :data:`_COMMAND`), ``("reference",
+    word)`` for a sentence starting with a reference to text it does not carry; None for a claim that
+    reads on its own."""
     assignments = [m for m in _ASSIGNMENT.finditer(text) if not (_PROSE.match(text) and _SETTING.match(text, m.start()))]
-    if _CODE.search(text) or assignments:
+    if _CODE.search(text) or assignments or _COMMAND.search(text):
         return "code", ""
     m = _REFERENCE.match(text)
     return ("reference", m.group(1)) if m else None

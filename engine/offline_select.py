@@ -24,7 +24,10 @@ A question in the candidates' own language keeps every word: "How loud are wind 
 pages that say "noise" quotes nothing rather than what "wind turbines" alone finds. A sentence that
 names one term of a question asking about more, and that term one most of the pages found carry
 (:data:`SUBJECT_SHARE`: the name they were found by, "asyncio"), says nothing about the question and
-is not chosen.
+is not chosen. A sentence that names the question's main subject whole (its first words, "heat pumps"
+of "Which heat pumps are cheapest to run in Germany in 2026?": :func:`main_subject`) and
+:data:`MIN_TERMS_CAP` of its terms answers it though it misses the rarer ones ("Air-source heat pumps
+cost about 1,200 € a year in Germany."), whose weight would otherwise keep it under the floor.
 """
 
 from __future__ import annotations
@@ -258,6 +261,28 @@ def asked_terms(query: str, candidates: list[str], docs: list[list[str]], langua
     return [t for t in asked if t in names or (names and t in stems)] or asked
 
 
+def main_subject(query: str, language: str = "en") -> list[str]:
+    """The terms (:func:`query_terms`) of the main subject of ``query``: its first run of words that
+    are terms, up to the first that is none (a function word, an auxiliary, a verb that asks how) or a
+    mark between two words (a comma, a dash):
+    "heat pumps" of "Which heat pumps are cheapest to run in Germany?", "asyncio tasks" of "How do
+    asyncio tasks handle timeouts?". Empty when the question has no term."""
+    from engine.offline_text import STOPWORDS
+
+    run: list[str] = []
+    end = 0
+    for m in _TOKEN.finditer(query):
+        token, gap = m.group(0), query[end : m.start()]
+        end = m.end()
+        word = token.lower()
+        if run and (gap.strip() or word in STOPWORDS or word in QUESTION_VERBS or is_function_word(word)):
+            break  # a mark between ("Heat pumps — limitations") ends the subject as a function word does
+        if not (word in STOPWORDS or word in QUESTION_VERBS or is_function_word(word)):
+            run.append(token)
+    kept = [t for t in _tokens(" ".join(run)) if not is_function_word(t.lower()) and t.lower() not in STOPWORDS]
+    return list(dict.fromkeys(_terms_of(kept, language, split=False)))
+
+
 def _subject_terms(query: list[str], docs: list[list[str]], groups: list[str] | None) -> set[str]:
     """The terms of ``query`` that more than :data:`SUBJECT_SHARE` of the groups (each candidate its
     own when ``groups`` is None), at least two, have: the subject of the pages found."""
@@ -315,9 +340,10 @@ def choose(
     subject: str = "",
 ) -> list[str]:
     """Up to ``k`` of ``candidates`` for ``query``, best first: those carrying at least ``floor`` of
-    the weight of the query's terms asked of them (:func:`asked_terms`) and :data:`MIN_TERMS_SHARE`
-    of those terms, not naming one term alone of a query of several when that term is the pages'
-    subject (:func:`_subject_terms`), and, when ``subject`` (the part of the query a passage must be
+    the weight of the query's terms asked of them (:func:`asked_terms`), or naming its main subject
+    whole (:func:`main_subject`, when the query asks more than it) and :data:`MIN_TERMS_CAP` of its
+    terms, and :data:`MIN_TERMS_SHARE` of those terms, not naming one term alone of a query of
+    several when that term is the pages' subject (:func:`_subject_terms`), and, when ``subject`` (the part of the query a passage must be
     about) has terms, one of them (``floor`` 0 keeps all); picked by maximal marginal relevance with
     ``lam``. Empty when ``floor`` > 0 and the query has no term asked of them (only function words, or
     marks no candidate writes: "What is 100% $x$ & more?"): every sentence would carry all of nothing.
@@ -345,10 +371,14 @@ def choose(
     # a sentence naming only the pages' subject ("asyncio") of a question asking about more says nothing on it
     common = _subject_terms(query_t, docs, groups) if floor > 0 and len(query_terms(query, language)) > 1 else set()
     named = [set(query_t) & set(d) for d in docs]
+    # a sentence naming the question's main subject whole and as many of its words as a sentence must
+    # name (at least MIN_TERMS_CAP) answers it, though the rarer words it misses outweigh those it names
+    main = set(main_subject(query, language)) & set(query_t) if floor > 0 else set()
+    least = max(need, MIN_TERMS_CAP) if len(query_t) > len(main) > 0 else 0
     left = [
         i
         for i in range(len(candidates))
-        if coverage[i] >= floor
+        if (coverage[i] >= floor or least and main <= named[i] and len(named[i]) >= least)
         and len(named[i]) >= need
         and not (len(named[i]) == 1 and named[i] <= common)
         and (not about or about & set(docs[i]))

@@ -162,3 +162,49 @@ def test_a_file_given_with_the_question_is_quoted_as_the_same_file_in_a_corpus(t
         report = report_of(tmp_path, out.stdout).read_text()
         assert f"{BATTERY} [1]" in report and "no passage on this question" not in report, (args, report)
         assert re.search(rf"^1\. .*{re.escape(cited)}", report, re.MULTILINE), (args, report)
+
+
+HEAT_PUMP_COST = "Air-source heat pumps cost about 1,200 € per year to run in Germany in 2026."
+
+
+def _heat_pump_corpus(tmp_path):
+    """A few files: the page that answers, a page of command lines naming every word of the question
+    as options and paths, and pages on other things."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "costs.md").write_text(f"# Heating costs\n\n{HEAT_PUMP_COST}\n", encoding="utf-8")
+    (docs / "tools.md").write_text(
+        "# hpctl\n\nTo read the heat pump's log, run `hpctl --log /var/log/heat-pumps/cheapest-run.log --since 2026-01-01`.\n\n"
+        "```sh\n$ hp-tool --country germany --year 2026 --sort cheapest --run heat-pumps\n```\n", encoding="utf-8")
+    (docs / "garden.txt").write_text("Tomatoes need six hours of sun a day and water in the morning.\n")
+    (docs / "travel.txt").write_text("Trains in Germany run every hour between the larger cities.\n")
+    return docs
+
+
+def test_a_command_line_naming_the_questions_words_is_not_quoted_over_the_answer(tmp_path):
+    """The command lines name every word of the question ("--cheapest", "--run", "heat-pumps", "2026")
+    and were quoted first, before the sentence that answers; a command line is no finding."""
+    docs = _heat_pump_corpus(tmp_path)
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "--out", str(tmp_path / "out"),
+              "Which heat pumps are cheapest to run in Germany in 2026?")
+    assert out.returncode == 0, out.stderr[-2000:]
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    findings = report.split("## Findings", 1)[1].split("## Review outcome", 1)[0]
+    assert f"- {HEAT_PUMP_COST} [1]" in findings, report
+    assert "hp-tool" not in report and "hpctl --" not in report and "--cheapest" not in report, report
+
+
+def test_a_later_question_nothing_answers_is_named_under_the_findings(tmp_path):
+    """"…? How loud are they?" was one sub-question with the first, headed by both: the report quoted
+    the cost sentence under it and never said that nothing was found on loudness."""
+    docs = _heat_pump_corpus(tmp_path)
+    for n, (question, later) in enumerate((
+            ("Which heat pumps are cheapest to run in Germany? How loud are they?", "How loud are they"),
+            ("Which heat pumps are cheapest to run in Germany, and how loud are they?", "how loud are they"))):
+        out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "--out", str(tmp_path / f"out{n}"),
+                  question)
+        assert out.returncode == 0, out.stderr[-2000:]
+        report = (tmp_path / f"out{n}" / "report.md").read_text(encoding="utf-8")
+        assert "## Findings: Which heat pumps are cheapest to run in Germany\n" in report, report
+        assert f"*Nothing more to quote was found on: {later}.*" in report, report
+        assert HEAT_PUMP_COST in report, report
