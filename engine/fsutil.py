@@ -57,23 +57,55 @@ def storage_problem(exc: BaseException | None) -> str | None:
     (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is not a storage problem: the file itself is bad.
     Follows ``__cause__`` and ``__context__`` so a wrapped fault is still recognised.
     """
-    seen = 0
-    while exc is not None and seen < 8:
-        if isinstance(exc, OSError) and exc.errno in _ERRNO_PROBLEMS:
-            return _ERRNO_PROBLEMS[exc.errno]
-        if isinstance(exc, sqlite3.Error):
-            name = getattr(exc, "sqlite_errorname", "") or ""
+    for err in _causes(exc):
+        if isinstance(err, OSError) and err.errno in _ERRNO_PROBLEMS:
+            return _ERRNO_PROBLEMS[err.errno]
+        if isinstance(err, sqlite3.Error):
+            name = getattr(err, "sqlite_errorname", "") or ""
             for prefix, problem in _SQLITE_PROBLEMS.items():
                 if name == prefix or name.startswith(prefix + "_"):
                     return problem
-            text = str(exc).lower()
+            text = str(err).lower()
             if "disk is full" in text or "disk i/o error" in text:
                 return "the disk is full or refused a write"
             if "readonly database" in text or "unable to open database file" in text:
                 return "the database cannot be written (read-only file system or permissions)"
+    return None
+
+
+#: errno values of a write refused for want of room or of a writable disk: full, over quota, read-only.
+#: Such a fault passes once an admin frees space or remounts the disk (a permission or a file in a folder's
+#: place does not: someone must change the setup).
+_ROOM_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+#: SQLite result codes of the same faults (``SQLITE_IOERR_SHMSIZE``: the write-ahead log's index could not grow).
+_ROOM_SQLITE = ("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR_SHMSIZE")
+
+
+def disk_refused(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is a write the disk refused because it is full, over quota or read-only
+    (``ENOSPC``, ``EDQUOT``, ``EROFS``; SQLite's ``SQLITE_FULL``, ``SQLITE_READONLY*``, or their texts
+    "database or disk is full", "attempt to write a readonly database"): a fault that passes once the
+    disk has room (or is writable) again, so the write is worth trying again later. Follows
+    ``__cause__`` and ``__context__`` as :func:`storage_problem` does."""
+    for err in _causes(exc):
+        if isinstance(err, OSError) and err.errno in _ROOM_ERRNOS:
+            return True
+        if isinstance(err, sqlite3.Error):
+            name = getattr(err, "sqlite_errorname", "") or ""
+            text = str(err).lower()
+            if name.startswith(_ROOM_SQLITE) or "disk is full" in text or "readonly database" in text:
+                return True
+    return False
+
+
+def _causes(exc: BaseException | None):
+    """``exc`` and the errors it was raised from or while handling (``__cause__``, else ``__context__``),
+    at most 8."""
+    seen = 0
+    while exc is not None and seen < 8:
+        yield exc
         exc = exc.__cause__ or exc.__context__
         seen += 1
-    return None
 
 
 def raise_storage_error(exc: BaseException, doing: str) -> None:

@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable
 
 from engine.artifact_store import artifact_store
+from engine.fsutil import disk_refused, storage_problem
 from engine.redact import quoted
 from engine.settings import Settings
-from jobs import records
+from jobs import quotas, records
 from jobs.end_steps import EndSteps, record_end_once
-from jobs.errors import is_transient, user_message
+from jobs.errors import DeliveryWaitsForDisk, is_transient, user_message
 from jobs.locks import LockLost, ThreadLock
 from jobs.phrases import WORDS, thread_language
 from jobs.port import ChatPort, cancel_button, follow_up_buttons, with_buttons, with_language
@@ -53,7 +54,10 @@ class TurnDelivery:
     record's ``delivered`` list) is never posted twice, so a re-run after a failed delivery posts only what
     is missing. A store error does not stop what is said: each end step (:class:`jobs.end_steps.EndSteps`)
     runs whether or not the one before could, the first error is raised once all ran (for the queue's
-    retry), and once the ending was said (:attr:`ended`) no failure is told after it.
+    retry), and once the ending was said (:attr:`ended`) no failure is told after it. Once the summary is
+    in the thread, a write the disk refuses (full, over quota, read-only) stops nothing that needs no
+    write (the files are uploaded from the disk), and what it kept from being written waits for the disk
+    (:meth:`wait_for_disk`): no failure is told, nothing is posted twice.
     """
 
     # read before the runner sets them from the turn record (a hand-back at pickup, the cancel poll)
@@ -171,6 +175,51 @@ class TurnDelivery:
         log.warning("event=turn_lock_lost turn=%s thread=%s", self.turn.turn_id, self.turn.thread_id)
         return {"status": "lock_lost", "turn_id": self.turn.turn_id}
 
+    def waits_for_disk(self, err: BaseException) -> bool:
+        """Whether ``err`` is a write the disk refused (full, over quota, read-only:
+        :func:`engine.fsutil.disk_refused`) while the thread holds this turn's summary (a ``delivered``
+        mark of the record, of this attempt, or one the disk kept from the store:
+        :func:`jobs.records.unwritten`): the turn owes the thread the rest of its report, which
+        :meth:`wait_for_disk` leaves for later rather than fail."""
+        if not disk_refused(err):
+            return False
+        kept = records.unwritten(self.turn.turn_id).get("delivered") or []
+        return "summary" in [*(self.rec.get("delivered") or []), *kept]
+
+    def wait_for_disk(self, err: Exception) -> dict | None:
+        """Leave for later what a delivery whose summary is out could not write (``err``, a write the disk
+        refused: :meth:`waits_for_disk`): one ``event=delivery_waits_for_disk`` warning, the turn record
+        ``retrying`` (unless its ending was said: :attr:`ended`), and the turn tried again as after a
+        transient error, a Redis outage say: the retry posts only what is missing (the ``delivered`` marks;
+        those the disk kept from the store are kept by this process, :func:`jobs.records.unwritten`) and
+        writes what is left (the turn's end, the thread's status). The in-process runner retries it at its
+        last retry interval past its retries; under RQ the last retry queues a job of the turn again that
+        many seconds later (:data:`jobs.queue.RETRY_INTERVALS`). The wait is bounded as a turn's quota slot
+        is (:func:`jobs.quotas.hold_seconds`, counted from the research's start, the record's ``started_at``).
+
+        Returns ``{"status": "waits_for_disk", "turn_id"}`` when a job was queued again; None when the turn
+        waited longer than the bound (one ``event=delivery_gave_up_on_disk`` error line: the caller ends it).
+
+        Raises:
+            :class:`jobs.errors.DeliveryWaitsForDisk` from ``err``, for the queue's retry (a transient error).
+            Queue errors of the job queued again.
+        """
+        t = self.turn
+        delivered = [*(self.rec.get("delivered") or []), *(records.unwritten(t.turn_id).get("delivered") or [])]
+        # what this process knows went out, should the next attempt find the store unreadable (a full tmpfs)
+        records.keep_unwritten(t.turn_id, {"delivered": list(dict.fromkeys(delivered))})
+        if not disk_wait_bounded(t, self.settings, err, float(self.rec.get("started_at") or 0) or time.time()):
+            return None
+        if not self.ended:
+            self.steps.bookkeeping("turn", records.patch, self.store, t.turn_id, state="retrying",
+                                   last_error=type(err).__name__)
+        if self.settings.redis_url and self.last_attempt:
+            from jobs import queue
+
+            queue.requeue(t, settings=self.settings, attempt=f"d{time.time_ns()}", delay=queue.RETRY_INTERVALS[-1])
+            return {"status": "waits_for_disk", "turn_id": t.turn_id}
+        raise DeliveryWaitsForDisk(f"the disk refused a write of the delivery: {storage_problem(err)}") from err
+
     def _summary_out(self) -> bool:
         """True once the summary went out, in this attempt or an earlier one."""
         return self.summary_posted or self.summary_earlier
@@ -241,11 +290,12 @@ class TurnDelivery:
         Raises:
             Whatever the chat port raises: what went out is marked in the turn record, so the retry posts
             only the rest. The first error of a store step (:class:`jobs.end_steps.EndSteps`), once every
-            step ran: the queue's retry ends the turn, or sets its thread's status, posting nothing again.
+            step ran: the queue's retry ends the turn, or sets its thread's status, posting nothing again
+            (a write the disk refused once the summary is out: :meth:`wait_for_disk`, by :meth:`failed`).
         """
         t = self.turn
         self.check_lock()
-        late_cancel = self.cancel_requested()
+        late_cancel = self._late_cancel()
         if outcome["status"] == "clarify" and late_cancel and "question" not in (self.rec.get("delivered") or []):
             return self.cancelled()  # the requester stopped it: do not ask them anything now
         if outcome["status"] == "clarify":
@@ -270,6 +320,18 @@ class TurnDelivery:
         self._end("done", {"status": "done", **report}, "done", files=[str(f) for f in files],
                   directory=outcome.get("directory"), outcome=outcome)
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
+
+    def _late_cancel(self) -> bool:
+        """:meth:`cancel_requested`, as :meth:`deliver` asks it: once the summary is out, a store the disk
+        cannot serve (a full tmpfs cannot even be read: :meth:`waits_for_disk`) counts as no cancel, which
+        would only have added a note to the files. Other store errors are raised."""
+        try:
+            return self.cancel_requested()
+        except Exception as err:
+            if not self.waits_for_disk(err):
+                raise
+            log.warning("event=cancel_unread turn=%s error=%s", self.turn.turn_id, type(err).__name__)
+            return False
 
     def _upload_comment(self, outcome: dict, files: list) -> str:
         """The note above the report files: which kinds they are when the PDF could not be built."""
@@ -381,15 +443,19 @@ class TurnDelivery:
         returning :meth:`handed_back`'s dict; otherwise the user is told once in the thread, in its language,
         and the turn and thread are marked ``failed`` (a transient error with a retry left is only marked
         ``retrying``), each whether or not the other could be written. ``err`` of an ending already said
-        (:attr:`ended`: a store error of its end steps) is only raised on: the research did not fail.
+        (:attr:`ended`: a store error of its end steps) is only raised on: the research did not fail. A write
+        the disk refused once the summary is out waits for the disk (:meth:`wait_for_disk`, whose dict is
+        returned when it queued the turn again); only past its bound is the turn failed (or, once its ending
+        was said, ``err`` raised on).
 
         Raises:
             ``err`` itself, unless the turn was handed back: for the queue's retry (transient, a retry left,
             or an ending's store error) or its failed registry (RQ is told not to retry an error that is not
-            transient).
+            transient). :class:`jobs.errors.DeliveryWaitsForDisk` from :meth:`wait_for_disk`.
         """
         t = self.turn
-        if self.ended:  # said already: the retry finishes its bookkeeping, posting nothing again
+        disk = self.waits_for_disk(err)
+        if self.ended and not disk:  # said already: the retry finishes its bookkeeping, posting nothing again
             log.warning("event=turn_end_unfinished turn=%s thread=%s error=%s", t.turn_id, t.thread_id,
                         type(err).__name__)
             raise err
@@ -398,6 +464,12 @@ class TurnDelivery:
         if self.stopping() or is_shutdown_error(err):
             log.warning("event=turn_stopped_by_shutdown turn=%s error=%s", t.turn_id, type(err).__name__)
             return self.handed_back()
+        if disk:  # the summary is out: the rest waits for the disk, bounded
+            waiting = self.wait_for_disk(err)
+            if waiting is not None:
+                return waiting
+            if self.ended:
+                raise err
         transient = is_transient(err)
         if transient and not self.last_attempt:
             log.warning("event=turn_retry turn=%s thread=%s error=%s%s", t.turn_id, t.thread_id, type(err).__name__,
@@ -419,6 +491,22 @@ class TurnDelivery:
         if not transient:
             no_more_retries()
         raise err
+
+
+def disk_wait_bounded(t: Turn, settings: Settings, err: BaseException, since: float) -> bool:
+    """Whether turn ``t``, whose delivery met ``err`` (a write or read the disk refused) and has waited for the
+    disk since ``since`` (Unix seconds: the research's start), may wait on: not longer than its quota slot
+    lasts (:func:`jobs.quotas.hold_seconds`). Logs one ``event=delivery_waits_for_disk`` warning when it
+    may, one ``event=delivery_gave_up_on_disk`` error line when not. Raises nothing."""
+    why = storage_problem(err) or type(err).__name__
+    waited = time.time() - since
+    if waited > quotas.hold_seconds(settings):
+        log.error('event=delivery_gave_up_on_disk turn=%s thread=%s waited=%ds why="%s"', t.turn_id, t.thread_id,
+                  waited, why)
+        return False
+    log.warning('event=delivery_waits_for_disk turn=%s thread=%s error=%s why="%s" note="the summary is in the '
+                'thread; the rest follows once the disk has room"', t.turn_id, t.thread_id, type(err).__name__, why)
+    return True
 
 
 def _why(err: BaseException, settings) -> str:

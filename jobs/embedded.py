@@ -14,7 +14,7 @@ from engine.search import check_search
 from engine.settings import Settings
 from jobs import queue as queue_module
 from jobs import records
-from jobs.errors import is_transient
+from jobs.errors import DeliveryWaitsForDisk, is_transient
 from jobs.loop_thread import LoopThread
 from jobs.stopping import request_stop
 from jobs.store import get_store
@@ -29,7 +29,8 @@ MAX_WORKERS = 2
 
 class EmbeddedRunner:
     """Runs turns in this process with the RQ path's semantics: per-thread lock, cancel flag,
-    retries with backoff for transient errors (:data:`jobs.queue.RETRY_INTERVALS`),
+    retries with backoff for transient errors (:data:`jobs.queue.RETRY_INTERVALS`; a delivery that waits
+    for a full disk, :class:`jobs.errors.DeliveryWaitsForDisk`, at the last interval past them),
     :meth:`recover` for turns a killed or stopped process left unfinished, and
     :meth:`shutdown` with a grace period that hands running and queued turns back.
     """
@@ -77,8 +78,9 @@ class EmbeddedRunner:
         from jobs.run import run_job
 
         attempts = len(self.retry_intervals) + 1
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
+        attempt = 0
+        while True:
+            last = attempt >= attempts - 1
             try:
                 return run_job(turn, settings=self.settings, last_attempt=last, loop=self.loop,
                                hand_back=self._handing_back.is_set)
@@ -87,7 +89,8 @@ class EmbeddedRunner:
                     log.warning("event=embedded_turn_handed_back turn=%s error=%s", turn.get("turn_id"),
                                 type(err).__name__)
                     return None
-                if last or not is_transient(err):
+                # a delivery waiting for the disk is tried again past the retries (it bounds its own wait)
+                if (last and not isinstance(err, DeliveryWaitsForDisk)) or not is_transient(err):
                     log.error("event=embedded_turn_failed turn=%s error=%s", turn.get("turn_id"), type(err).__name__)
                     return None
                 wait = self.retry_intervals[min(attempt, len(self.retry_intervals) - 1)]
@@ -96,7 +99,7 @@ class EmbeddedRunner:
                 if self._closed.wait(wait):
                     records.hand_back(get_store(self.settings), turn["turn_id"])
                     return None
-        return None
+                attempt += 1
 
     def recover(self) -> int:
         """Re-submit unfinished turns whose process died (same host); returns how many.

@@ -36,10 +36,15 @@ class EndSteps:
         try:
             return step(*args, **kwargs)
         except Exception as err:  # the other steps run all the same
-            log.error("event=turn_end_step_failed step=%s turn=%s error=%s detail=%s", name, self.turn_id,
-                      type(err).__name__, quoted(err))
-            self.errors.append(err)
+            self.keep(name, err)
             return None
+
+    def keep(self, name: str, err: Exception) -> None:
+        """Note ``err``, met by the step ``name``, as :meth:`run` notes a step's error: one
+        ``event=turn_end_step_failed`` error line, and the error kept for :meth:`raise_first`."""
+        log.error("event=turn_end_step_failed step=%s turn=%s error=%s detail=%s", name, self.turn_id,
+                  type(err).__name__, quoted(err))
+        self.errors.append(err)
 
     def bookkeeping(self, name: str, step: Callable[..., T], *args: object, **kwargs: object) -> T | None:
         """:meth:`run`, its error logged alone (not raised by :meth:`raise_first`)."""

@@ -13,6 +13,13 @@ class ResearchTimeout(Exception):
     """The research ran past ``DEEPRESEARCH_JOB_TIMEOUT``; not retried."""
 
 
+class DeliveryWaitsForDisk(Exception):
+    """A turn whose summary is in its thread met a write its disk refused (full, over quota, read-only:
+    :func:`engine.fsutil.disk_refused`, the ``__cause__``) on the way to its report files or its end:
+    retried later like a transient error, posting only what is missing
+    (:meth:`jobs.delivery.TurnDelivery.wait_for_disk`)."""
+
+
 #: SQLSTATEs worth a retry besides a server that cannot be reached now
 #: (:func:`engine.database.is_unavailable`): a serialization failure, a deadlock (PostgreSQL
 #: manual, Appendix A).
@@ -34,13 +41,14 @@ def is_transient(err: BaseException) -> bool:
     a PostgreSQL that cannot be reached right now (:func:`engine.database.is_unavailable`: refused,
     reset or closed connections, shutdown or start-up, a pool timeout,
     :class:`engine.database.DatabaseUnavailable`), ``40001``/``40P01`` serialization failure and
-    deadlock: the retry resumes from the last committed checkpoint.
+    deadlock: the retry resumes from the last committed checkpoint. :class:`DeliveryWaitsForDisk`: the
+    retry delivers what the turn still owes.
     Not transient: bad settings (a ``DATABASE_URL`` with a wrong password, a missing database or
     role, or no permission included), rejected input, :class:`ResearchTimeout`, programming errors.
     """
     if isinstance(err, ResearchTimeout):
         return False
-    if isinstance(err, (ConnectionError, TimeoutError)):
+    if isinstance(err, (ConnectionError, TimeoutError, DeliveryWaitsForDisk)):
         return True
     if isinstance(err, sqlite3.OperationalError) and "locked" in str(err).lower():
         return True

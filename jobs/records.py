@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
+from collections.abc import Callable
 
 from engine.database import is_unavailable
+from engine.fsutil import disk_refused
 from jobs.quotas import release
 from jobs.redisconn import redis_answering
 from jobs.store import RedisStore, Store, journal_copy, journal_deferred, journal_try
@@ -32,6 +35,13 @@ TERMINAL = ("done", "failed", "cancelled", "skipped")
 #: recovered from there after Redis lost its data (:func:`jobs.journal.recover_lost`) goes on from where
 #: it was, and runs nothing twice.
 RERUN_FIELDS = ("graph_started", "outcome", "delivered", "status_message_id", "delayed")
+#: The :data:`RERUN_FIELDS` that a write of this process could not put in the store because its disk
+#: refused the write (full, over quota, read-only: :func:`engine.fsutil.disk_refused`; without Redis the
+#: store is ``jobs.sqlite`` in the data dir), by turn id. They go in with the turn's next write the store
+#: takes (:func:`claim`, :func:`patch`, :func:`mark_delivered`), so the retry of a delivery that met a full
+#: disk, in this process, knows the outcome it delivers and the parts it posted already (:func:`unwritten`).
+_unwritten: dict[str, dict] = {}
+_unwritten_lock = threading.Lock()
 
 
 def _start_ticks(pid: int) -> str:
@@ -205,7 +215,7 @@ def claim(store: Store, turn_id: str) -> tuple[dict | None, str]:
         old.pop("waiting_since", None)
         return old
 
-    rec = store.update(turn_key(turn_id), change)
+    rec = _update_turn(store, turn_id, change)
     if rec is None or previous["state"] in TERMINAL:
         return None, previous["state"]
     mirror(store, turn_id, rec)
@@ -228,7 +238,9 @@ def rerun_fields(rec: dict, local: dict | None) -> dict:
 
 def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
     """Set ``fields`` on a turn's record (no-op when it is gone); the record is copied into the
-    journal when one of them is in :data:`RERUN_FIELDS`."""
+    journal when one of them is in :data:`RERUN_FIELDS`, or when fields a full disk kept from the store
+    before went in with them (:func:`unwritten`). Store errors are raised (those of :data:`RERUN_FIELDS`
+    the disk refused are kept for the turn's next write)."""
 
     def change(old: dict | None) -> dict | None:
         if old is None:
@@ -237,10 +249,61 @@ def patch(store: Store, turn_id: str, **fields: object) -> dict | None:
         old["updated_at"] = time.time()
         return old
 
-    rec = store.update(turn_key(turn_id), change)
-    if rec is not None and not fields.keys().isdisjoint(RERUN_FIELDS):
+    held = bool(unwritten(turn_id))
+    rec = _update_turn(store, turn_id, change, fields)
+    if rec is not None and (held or not fields.keys().isdisjoint(RERUN_FIELDS)):
         mirror(store, turn_id, rec)
     return rec
+
+
+def unwritten(turn_id: str) -> dict:
+    """The :data:`RERUN_FIELDS` of turn ``turn_id`` that this process could not write because the disk
+    refused it (or kept while the disk refuses the store: :func:`keep_unwritten`), and no later write of
+    the turn has taken yet, as :func:`rerun_fields` gives them (``delivered``: the parts posted,
+    ``outcome``, ``graph_started``...), with ``since`` (Unix seconds: when the first was kept); ``{}`` when none."""
+    with _unwritten_lock:
+        return dict(_unwritten.get(turn_id) or {})
+
+
+def _update_turn(store: Store, turn_id: str, change: Callable[[dict | None], dict | None],
+                 fields: dict | None = None) -> dict | None:
+    """``store.update`` of turn ``turn_id``'s record with ``change``, which sees the record with the fields
+    this process could not write before (:func:`unwritten`) put in first: they are forgotten once a write
+    took them. When the disk refuses this write (:func:`engine.fsutil.disk_refused`), the
+    :data:`RERUN_FIELDS` of ``fields`` (what the write was to set) are kept with them. Raises what the store raises."""
+    before = unwritten(turn_id)
+    wrote = [False]
+
+    def merged(old: dict | None) -> dict | None:
+        if old is not None and before:
+            old.update(rerun_fields(old, before))
+        new = change(old)
+        wrote[0] = new is not None
+        return new
+
+    try:
+        rec = store.update(turn_key(turn_id), merged)
+    except Exception as err:
+        kept = {k: v for k, v in (fields or {}).items() if k in RERUN_FIELDS}
+        if disk_refused(err) and kept:
+            keep_unwritten(turn_id, kept)
+            log.warning("event=turn_write_kept turn=%s fields=%s note=\"the disk refused the write; it goes in with "
+                        "the turn's next one\"", turn_id, ",".join(sorted(kept)))
+        raise
+    if before and (wrote[0] or rec is None or rec.get("state") in TERMINAL):
+        with _unwritten_lock:
+            if _unwritten.get(turn_id) == before:  # nothing else was kept meanwhile
+                _unwritten.pop(turn_id, None)
+    return rec
+
+
+def keep_unwritten(turn_id: str, fields: dict) -> None:
+    """Add ``fields`` (of :data:`RERUN_FIELDS`) to what turn ``turn_id``'s next write that the store takes
+    puts in its record (:func:`unwritten`): what this process knows of the turn while its disk refuses the
+    store's writes (or reads). The entry also holds ``since``: when the first of them was kept (Unix seconds)."""
+    with _unwritten_lock:
+        kept = _unwritten.get(turn_id) or {"since": time.time()}
+        _unwritten[turn_id] = {**kept, **fields, **rerun_fields(fields, kept)}
 
 
 def hand_back(store: Store, turn_id: str, **fields: object) -> dict | None:
@@ -278,7 +341,7 @@ def mark_delivered(store: Store, turn_id: str, part: str) -> None:
         old.setdefault("delivered", []).append(part)
         return old
 
-    rec = store.update(turn_key(turn_id), change)
+    rec = _update_turn(store, turn_id, change, {"delivered": [part]})
     if added[0]:
         mirror(store, turn_id, rec)
 

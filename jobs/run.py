@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 
 from engine.artifact_store import artifact_store
 from engine.files import files_status, ingest, load_manifest
+from engine.fsutil import disk_refused, storage_problem
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
 from jobs import audit, quotas, records
-from jobs.delivery import TurnDelivery, skipped
-from jobs.errors import ResearchTimeout
+from jobs.delivery import TurnDelivery, disk_wait_bounded, skipped
+from jobs.errors import DeliveryWaitsForDisk, ResearchTimeout
 from jobs.journal import replay_end, settle_thread
 from jobs.locks import LockLost, ThreadLock
 from jobs.port import ChatPort, PortUnavailable
@@ -71,7 +72,9 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     shutdown (``cannot schedule new futures after shutdown``). A turn of a chat surface this process
     lacks a setting of is handed back too, for a process that has it, until it has waited longer than
     its quota slot lasts (:func:`jobs.surface_wait.wait_for_surface`).
-    Returns ``{"status": done|clarify|cancelled|rejected|failed|skipped|handed_back, ...}``.
+    Returns ``{"status": done|clarify|cancelled|rejected|failed|skipped|handed_back|waits_for_disk, ...}``
+    (``waits_for_disk``: the summary is out and the rest waits for a full disk, a job of the turn queued again:
+    :meth:`jobs.delivery.TurnDelivery.wait_for_disk`).
 
     Raises:
         A transient error (see :func:`jobs.errors.is_transient`) when a retry remains, so the
@@ -79,15 +82,21 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
         thread and the error is raised for the queue's failed registry.
         :class:`jobs.port.PortUnavailable` when the turn waited too long for its chat surface and was
         failed (:func:`jobs.surface_wait.give_up_on_surface`).
+        :class:`jobs.errors.DeliveryWaitsForDisk` (transient) when the summary is in the thread and a write
+        (or a read of the turn's record) the rest needs was refused by a full, over-quota or read-only disk.
     """
     settings = settings or get_settings()
     t = Turn.from_dict(turn)
     store = get_store(settings)
     if last_attempt is None:
         last_attempt = _rq_last_attempt()
-    if replay_end(store, t.turn_id):  # it ended, but Redis was away when it did
-        return _ended(store, t, store.get(records.turn_key(t.turn_id)) or {"state": "done"})
-    existing = store.get(records.turn_key(t.turn_id))
+    try:
+        if replay_end(store, t.turn_id):  # it ended, but Redis was away when it did
+            return _ended(store, t, store.get(records.turn_key(t.turn_id)) or {"state": "done"})
+        existing = store.get(records.turn_key(t.turn_id))
+    except Exception as err:
+        _unread(t, settings, err)
+        raise
     if existing is None or existing.get("state") in records.TERMINAL:
         return _ended(store, t, existing)
     try:
@@ -97,7 +106,23 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     job = _TurnJob(t, settings, store, port, last_attempt, loop, hand_back)
     if job.stopping():  # picked up while this process stops: leave it for the next runner
         return job.handed_back()
-    return _run_under_lock(job, store, t, settings)
+    return _run_under_lock(job, store, t, settings, existing)
+
+
+def _unread(t: Turn, settings: Settings, err: Exception) -> None:
+    """Turn ``t``'s record could not be read (``err``): when the disk refused it (a full tmpfs leaves no room
+    for a SQLite file's ``-shm``: :func:`engine.fsutil.disk_refused`) while this process knows the turn's
+    summary is in its thread (:func:`jobs.records.unwritten`), its delivery waits for the disk, bounded from
+    when this process first kept what it could not write (:func:`jobs.delivery.disk_wait_bounded`).
+
+    Raises:
+        :class:`jobs.errors.DeliveryWaitsForDisk` from ``err`` then (a transient error: the queue retries the
+        turn). Returns otherwise: the caller raises ``err``.
+    """
+    kept = records.unwritten(t.turn_id)
+    if (disk_refused(err) and "summary" in (kept.get("delivered") or [])
+            and disk_wait_bounded(t, settings, err, float(kept.get("since") or time.time()))):
+        raise DeliveryWaitsForDisk(f"the turn's record cannot be read: {storage_problem(err)}") from err
 
 
 def _ended(store: Store, t: Turn, rec: dict | None) -> dict:
@@ -112,11 +137,18 @@ def _ended(store: Store, t: Turn, rec: dict | None) -> dict:
     return skipped(t, rec)
 
 
-def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings) -> dict:
-    """Claim and run the turn holding its thread's lock (an earlier attempt may still be finishing)."""
+def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings, existing: dict) -> dict:
+    """Claim and run the turn holding its thread's lock (an earlier attempt may still be finishing).
+    ``existing``: the turn's record as the job found it. A lock or claim the disk refused to write
+    while the turn owes its thread the rest of a report whose summary is there waits for the disk
+    (:func:`_unclaimed`)."""
     lock = ThreadLock(store, t.thread_id, on_lost=job.on_lock_lost)
-    if not lock.acquire(timeout=settings.job_timeout,
-                        should_stop=lambda: job.stopping() or job.cancel_requested()):
+    try:
+        acquired = lock.acquire(timeout=settings.job_timeout,
+                                should_stop=lambda: job.stopping() or job.cancel_requested())
+    except Exception as err:
+        return _unclaimed(job, existing, err)
+    if not acquired:
         if job.stopping():
             return job.handed_back()
         if job.cancel_requested():
@@ -125,7 +157,10 @@ def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings) ->
         return job.failed(TimeoutError("another turn of this thread held its lock too long"))
     job.lock = lock  # held: from here each write checks it is still this attempt's
     try:
-        rec, previous = records.claim(store, t.turn_id)
+        try:
+            rec, previous = records.claim(store, t.turn_id)
+        except Exception as err:
+            return _unclaimed(job, existing, err)
         if rec is None:
             return skipped(t, {"state": previous})
         result = job.run(rec, abandoned=previous == "running")
@@ -134,6 +169,20 @@ def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings) ->
     if result.get("status") == "lock_lost":
         _leave_to_queue(job, store)
     return result
+
+
+def _unclaimed(job: _TurnJob, existing: dict, err: Exception) -> dict:
+    """The end of an attempt whose thread's lock or claim met ``err`` (``existing``: the turn's record as
+    the job found it): a write the disk refused while the thread holds the turn's summary waits for the
+    disk (:meth:`jobs.delivery.TurnDelivery.failed`, :meth:`~jobs.delivery.TurnDelivery.wait_for_disk`).
+
+    Raises:
+        ``err`` itself otherwise; what :meth:`jobs.delivery.TurnDelivery.failed` raises.
+    """
+    job.rec = existing
+    if not job.waits_for_disk(err):
+        raise err
+    return job.failed(err)
 
 
 def _leave_to_queue(job: _TurnJob, store: Store) -> None:
@@ -259,7 +308,12 @@ class _TurnJob(TurnDelivery):
             except TurnRejected as err:  # said in the thread's language, kept in English
                 return self.rejected(str(err), err.text(self.language))
             self.check_lock()
-            self.rec = records.patch(self.store, t.turn_id, outcome=outcome) or self.rec
+            try:
+                self.rec = records.patch(self.store, t.turn_id, outcome=outcome) or self.rec
+            except Exception as err:  # a full disk once the summary is out: deliver it all the same
+                if not self.waits_for_disk(err):
+                    raise
+                self.steps.keep("outcome", err)  # raised once the report is out: the retry writes it
         return self.deliver(outcome)
 
     def _count_tokens(self, since: float, attempt: int) -> None:

@@ -91,13 +91,22 @@ class _Connection(sqlite3.Connection):
         return self.cursor().executescript(script)
 
 
-def _install_full_disk(stage: str) -> None:
+def refuse_writes(put=setattr, *, shm: bool = False) -> None:
+    """Make every write under :data:`DATA` fail as on a full disk while :data:`FULL` holds an entry (the
+    module's docstring says how; ``DISK_FULL_READS`` as there): ``sqlite3.connect``, ``open`` and
+    ``os.open`` are replaced through ``put(module, name, value)`` (``setattr``, or a test's
+    ``monkeypatch.setattr``, which puts them back after the test). With ``shm``, a SQLite database under
+    :data:`DATA` opened while the disk is full cannot be read either (its statements raise SQLite's
+    ``SQLITE_IOERR_SHMSIZE`` "disk I/O error"), as on a full tmpfs, where a database in write-ahead-log
+    mode that no connection holds open needs a new ``-shm`` file to be read at all."""
     real_connect, real_open, real_os_open = sqlite3.connect, builtins.open, os.open
 
     def connect(*args, **kwargs):
         kwargs.setdefault("factory", _Connection)
         conn = real_connect(*args, **kwargs)
         if os.environ.get("DISK_FULL_READS") and args and _wal_reader(args[0], kwargs.get("uri", False)):
+            conn.reads_fail = True
+        if shm and FULL and args and _under_data(args[0]):
             conn.reads_fail = True
         return conn
 
@@ -111,7 +120,13 @@ def _install_full_disk(stage: str) -> None:
             raise _full(path)
         return real_os_open(path, flags, *args, **kwargs)
 
-    sqlite3.connect, builtins.open, io.open, os.open = connect, open_, open_, os_open
+    for module, name, value in ((sqlite3, "connect", connect), (builtins, "open", open_), (io, "open", open_),
+                                (os, "open", os_open)):
+        put(module, name, value)
+
+
+def _install_full_disk(stage: str) -> None:
+    refuse_writes()
 
     import bots.console
 

@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.fsutil import copy_atomic, storage_problem, writable_folder_problem, write_atomic, write_problem
+from engine.fsutil import (
+    copy_atomic,
+    disk_refused,
+    storage_problem,
+    writable_folder_problem,
+    write_atomic,
+    write_problem,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,6 +77,30 @@ def test_storage_problem_names_disk_faults_and_not_bad_files(tmp_path: Path) -> 
     with pytest.raises(sqlite3.DatabaseError) as bad:
         sqlite3.connect(junk).execute("SELECT * FROM sqlite_master").fetchall()
     assert storage_problem(bad.value) is None  # the file is bad, the disk is fine
+
+
+def test_disk_refused_is_a_full_over_quota_or_read_only_disk_and_nothing_an_admin_must_change(tmp_path: Path) -> None:
+    """The faults a later try may not meet (room freed, the disk remounted); not a permission or a bad file."""
+    wrapped = RuntimeError("writing the turn record")
+    wrapped.__cause__ = OSError(errno.EDQUOT, "Disk quota exceeded")
+    refused = [OSError(errno.ENOSPC, "No space left on device"), OSError(errno.EROFS, "Read-only file system"),
+               wrapped, sqlite3.OperationalError("database or disk is full"),
+               sqlite3.OperationalError("attempt to write a readonly database")]
+    assert all(disk_refused(err) for err in refused)
+    no_shm = sqlite3.OperationalError("disk I/O error")  # a full tmpfs: no room for a database's -shm
+    no_shm.sqlite_errorname = "SQLITE_IOERR_SHMSIZE"
+    assert disk_refused(no_shm) and not disk_refused(sqlite3.OperationalError("disk I/O error"))
+    others = [OSError(errno.EACCES, "Permission denied"), OSError(errno.ENOTDIR, "Not a directory"),
+              sqlite3.OperationalError("database is locked"), ValueError("x"), None]
+    assert not any(disk_refused(err) for err in others)
+
+    conn = sqlite3.connect(tmp_path / "small.sqlite")
+    conn.execute("PRAGMA max_page_count = 3")  # SQLite's own SQLITE_FULL
+    conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(sqlite3.OperationalError) as full:
+        conn.executemany("INSERT INTO t VALUES (?)", [("x" * 1000,)] * 50)
+    conn.close()
+    assert disk_refused(full.value)
 
 
 def test_writable_folder_problem(tmp_path: Path) -> None:

@@ -17,8 +17,10 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         if var.startswith("DEEPRESEARCH_") or var in ("REDIS_URL", "TAVILY_API_KEY", "OPENAI_API_KEY", "DATABASE_URL"):
             monkeypatch.delenv(var, raising=False)
     from engine.settings import get_settings
+    from jobs import records
 
     get_settings.cache_clear()
+    monkeypatch.setattr(records, "_unwritten", {})  # what a full disk kept from a test's store stays in that test
 
 
 def make_settings(data_dir: Path, *, redis_url: str | None = None, settings_cls: type[Settings] = Settings,
@@ -192,3 +194,49 @@ def short_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     import jobs.queue
 
     monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (1, 1, 1))
+
+
+@pytest.fixture
+def fake_slack(monkeypatch: pytest.MonkeyPatch):
+    """The fake Slack Web API (:class:`tests.fakes.slack_api.FakeSlackAPI`), and this process's settings
+    (``SLACK_BOT_TOKEN``, ``SLACK_API_URL``) pointing the Slack port at it."""
+    from tests.fakes.slack_api import FakeSlackAPI
+
+    with FakeSlackAPI() as fake:
+        monkeypatch.setenv("SLACK_BOT_TOKEN", fake.token)
+        monkeypatch.setenv("SLACK_API_URL", fake.base_url)
+        yield fake
+
+
+@pytest.fixture
+def rq_env(redis_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``(settings, events log, queue, work)``: Redis settings, the event log, the RQ queue, and
+    ``work()``: an in-process RQ worker that runs the queue until it is empty (one retry per job, at
+    once). The job function reads ``settings`` (``jobs.run.get_settings``); status edits are unthrottled."""
+    import functools
+    import signal
+
+    from rq import Queue, SimpleWorker
+
+    import jobs.delivery
+    import jobs.queue
+    import jobs.run
+    from jobs.redisconn import redis_connection
+    from jobs.status import StatusMessage
+
+    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (0,))
+    monkeypatch.setattr(jobs.delivery, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
+    monkeypatch.setattr(jobs.run, "get_settings", lambda: redis_settings)
+    conn = redis_connection(redis_settings.redis_url)
+    queue = Queue(jobs.queue.QUEUE_NAME, connection=conn)
+
+    def work() -> None:
+        # RQ installs its own SIGINT/SIGTERM handlers and, for a job's time limit, a SIGALRM one
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
+        try:
+            SimpleWorker([queue], connection=conn).work(burst=True)
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+
+    return redis_settings, tmp_path / "events.jsonl", queue, work

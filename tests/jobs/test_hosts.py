@@ -28,7 +28,6 @@ from tests.bots.teams.activities import channel_mention
 from tests.bots.teams.conftest import BotServer, free_port
 from tests.fakes.bot_connector import FakeBotConnector
 from tests.fakes.recording_port import RecordingPort
-from tests.fakes.slack_api import FakeSlackAPI
 from tests.jobs.conftest import child_env, make_settings
 from tests.jobs.redis_server import RedisServer
 from tests.jobs.scenarios import (
@@ -43,15 +42,6 @@ from tests.jobs.scenarios import (
 from tests.waiting import LONG, wait_exit, wait_set
 
 CHANNEL, ROOT_TS = "C0RESEARCH", "1800000000.000001"
-
-
-@pytest.fixture
-def fake_slack(monkeypatch):
-    """The fake Slack Web API, and this process's settings pointing the Slack port at it."""
-    with FakeSlackAPI() as fake:
-        monkeypatch.setenv("SLACK_BOT_TOKEN", fake.token)
-        monkeypatch.setenv("SLACK_API_URL", fake.base_url)
-        yield fake
 
 
 def test_slack_upload_reads_the_files_from_postgres_on_a_host_with_an_empty_data_dir(

@@ -5,9 +5,7 @@ end Redis missed.
 
 from __future__ import annotations
 
-import functools
 import re
-import signal
 import time
 
 import pytest
@@ -20,7 +18,6 @@ import jobs.run
 from engine.runner import RunCancelled
 from jobs import quotas, records
 from jobs.run import run_job
-from jobs.status import StatusMessage
 from jobs.store import get_store
 from jobs.threads import set_thread, thread_info
 from jobs.turns import Turn
@@ -43,32 +40,6 @@ from tests.jobs.test_run_states import (
 from tests.texts import DELAYED_NOTE
 
 # ---- under RQ ----------------------------------------------------------------------------------
-
-@pytest.fixture
-def rq_env(redis_settings, tmp_path, monkeypatch):
-    """Redis settings, the event log, and ``work()``: an in-process RQ worker that runs the queue
-    until it is empty (one retry per job, at once)."""
-    from rq import Queue, SimpleWorker
-
-    from jobs.redisconn import redis_connection
-
-    monkeypatch.setattr(jobs.queue, "RETRY_INTERVALS", (0,))
-    monkeypatch.setattr(jobs.delivery, "StatusMessage", functools.partial(StatusMessage, min_interval=0))
-    monkeypatch.setattr(jobs.run, "get_settings", lambda: redis_settings)
-    conn = redis_connection(redis_settings.redis_url)
-    queue = Queue(jobs.queue.QUEUE_NAME, connection=conn)
-
-    def work() -> None:
-        # RQ installs its own SIGINT/SIGTERM handlers and, for a job's time limit, a SIGALRM one
-        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
-        try:
-            SimpleWorker([queue], connection=conn).work(burst=True)
-        finally:
-            for sig, handler in handlers.items():
-                signal.signal(sig, handler)
-
-    return redis_settings, tmp_path / "events.jsonl", queue, work
-
 
 def _enqueue(settings, log, port: dict | None = None) -> Turn:
     port = port or RecordingPort.create(log, THREAD).reference()
