@@ -501,11 +501,11 @@ def disk_wait_bounded(t: Turn, settings: Settings, err: BaseException, since: fl
     why = storage_problem(err) or type(err).__name__
     waited = time.time() - since
     if waited > quotas.hold_seconds(settings):
-        log.error('event=delivery_gave_up_on_disk turn=%s thread=%s waited=%ds why="%s"', t.turn_id, t.thread_id,
-                  waited, why)
+        log.error("event=delivery_gave_up_on_disk turn=%s thread=%s waited=%ds why=%s", t.turn_id, t.thread_id,
+                  waited, quoted(why))
         return False
-    log.warning('event=delivery_waits_for_disk turn=%s thread=%s error=%s why="%s" note="the summary is in the '
-                'thread; the rest follows once the disk has room"', t.turn_id, t.thread_id, type(err).__name__, why)
+    log.warning('event=delivery_waits_for_disk turn=%s thread=%s error=%s why=%s note="the summary is in the '
+                'thread; the rest follows once the disk has room"', t.turn_id, t.thread_id, type(err).__name__, quoted(why))
     return True
 
 
