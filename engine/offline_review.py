@@ -565,12 +565,11 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
     question again. None asks to narrow a question the asker's answer to a clarifying question
     narrowed already (``clarified``).
 
-    Each names the question, so it reads on its own, and names no word of it twice: a follow-up on
-    words of the question names the question with those words left out, an ellipsis where they stood
-    (:func:`_without`: "about “best” for “Which heat pumps work … in cold climates”"); when the words,
-    the finding or the objection quoted name every word of the question already (a one-word question
-    is the very word left unanswered), the phrase's ``_no_topic`` form leaves the question out
-    (:func:`_names_question`). What tells the follow-ups apart comes first in every phrase, before the
+    Each names the whole question, so that it reads on its own as a new research question (a chat
+    button starts one with it): "about “best” for “Which heat pumps work best in cold climates”"; when
+    the words, the finding or the objection quoted name every word of the question already (a one-word
+    question is the very word left unanswered: :func:`_without` leaves nothing), the phrase's
+    ``_no_topic`` form leaves the question out (:func:`_names_question`). What tells the follow-ups apart comes first in every phrase, before the
     question (:data:`engine.offline_phrases.PHRASES`): a chat button shows only their first 75
     characters. None without objections. ``objections`` is Markdown and ``question`` plain text; the
     questions are plain text (a chat button's label, a new question).
@@ -587,8 +586,8 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
         return phrase(f"{key}_no_topic", language, **fmt) if alone else phrase(key, language, topic=topic(asked), **fmt)
 
     def ask_words(key: str, said: list[str], **fmt: str) -> str:
-        rest = _without(asked, said, language)
-        return phrase(key, language, topic=topic(rest), **fmt) if rest else phrase(f"{key}_no_topic", language, **fmt)
+        whole = not _without(asked, said, language)  # the words are the whole question: not named twice
+        return phrase(f"{key}_no_topic", language, **fmt) if whole else phrase(key, language, topic=topic(asked), **fmt)
 
     out: list[str] = []
     for line in objections.splitlines():

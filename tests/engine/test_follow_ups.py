@@ -34,10 +34,9 @@ def test_the_offline_model_asks_about_each_open_objection_in_the_questions_langu
     german = ("- Leser: die Ergebnisse sagen auch „Luft-Wärmepumpen kosten 9.000 Euro.“ [S000001], was die Lösung "
               "auslässt.\n- Leser: in der Frage geht es um „günstigsten“, und die Lösung sagt nichts dazu.\n")
     asked = R.follow_up_questions(german, "Welche Wärmepumpen sind in Deutschland am günstigsten?", "de")
-    assert len(asked) == 2 and asked[0].endswith(" für „Welche Wärmepumpen sind in Deutschland am günstigsten“?")
+    assert len(asked) == 2 and all("„Welche Wärmepumpen sind in Deutschland am günstigsten“" in q for q in asked)
     assert asked[0].startswith("Was bedeutet das Ergebnis „Luft-Wärmepumpen kosten")
-    # the word asked about is said once, the question after it named without it
-    assert asked[1] == "Was sagen die Quellen zu „günstigsten“ bei „Welche Wärmepumpen sind in Deutschland am …“?"
+    assert asked[1] == "Was sagen die Quellen zu „günstigsten“ bei „Welche Wärmepumpen sind in Deutschland am günstigsten“?"
     other = R.follow_up_questions("- Investor: the payback period is never computed; nobody asked.",
                                   "heat pumps", "en")
     assert other == ["What does the evidence say about “the payback period is never computed”, an objection to "
