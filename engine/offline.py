@@ -344,9 +344,13 @@ class OfflineChatModel(BaseChatModel):
         # "subject — facet" or "subject — the answer to the clarifying question": a passage is about
         # the subject, not only about the words after the dash ("limitations and problems")
         subject, _, after = query.partition(" — ")
+        if not after:
+            # a listed item's sub-question ("How much noise do heat pumps make"): a passage names what
+            # the question asks of every item ("noise"), not the item alone ("rent heat pumps")
+            subject = T.listed_frame(_tag(prompt, "Research Brief"), query, language)
         groups = [sid_of[s] for s in keep]
         best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=groups,
-                          per_group=NOTES_PER_SOURCE, subject=subject if after else ""))
+                          per_group=NOTES_PER_SOURCE, subject=subject))
         if not best and after and after not in _facet_phrases(language):
             # the answer to the clarifying question narrows what is quoted, it never empties it: when no
             # passage names its words ("for skyscrapers"), those about the question are quoted

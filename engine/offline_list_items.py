@@ -46,8 +46,8 @@ from engine.segments import word_tokens
 HOLE = re.compile(r"qqspan(\d+)qq")
 
 
-def items_listed(parts: list[str], language: str = "en") -> list[str] | None:
-    """Whole questions for a question that lists items ("What are the costs, risks and benefits of
+def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]] | None:
+    """``(question, frame)`` for each item of a question that lists items: whole questions ("What are the costs, risks and benefits of
     solar panels": each item in the first clause's place, with the phrase the last one carries when
     it is shared (:func:`_shares_tail`)); each item alone when the question only asks to compare them
     (:func:`asks_only_to_compare`). An item is as long as the middle ones; with two items, one word
@@ -57,7 +57,9 @@ def items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     (:func:`_two_items`). The items' words are found by :func:`_listed_at`.
     None when the later clauses are not items of a list (they are clauses of their own: "cancel
     tasks and handle timeouts", "read a file and write it back"); [] when they are, but the question's
-    own words would be taken into an item (:func:`_takes_the_frame`)."""
+    own words would be taken into an item (:func:`_takes_the_frame`). An item's frame is its question
+    with the item's words left out ("How much noise do … make"): what is asked of every item; "" for
+    an item alone."""
     first = parts[0].split()
     later = [p.split() for p in parts[1:]]
     lead = next((i for i, w in enumerate(later[0]) if _names(w, language)), len(later[0]))
@@ -83,8 +85,9 @@ def items_listed(parts: list[str], language: str = "en") -> list[str] | None:
     if _takes_the_frame(items, language):
         return []  # a list, but where its items end cannot be told
     if asks_only_to_compare(" ".join(prefix + tail)):
-        return [" ".join(i) for i in items]
-    return [" ".join([*_agreeing(prefix, i, language), *i, *tail]) for i in items]
+        return [(" ".join(i), "") for i in items]
+    return [(" ".join([*_agreeing(prefix, i, language), *i, *tail]),
+             " ".join([*_agreeing(prefix, i, language), "…", *tail])) for i in items]
 
 
 def _names(word: str, language: str) -> bool:

@@ -19,7 +19,9 @@ are found by :func:`engine.offline_list_items.items_listed`. A clause that opens
 qualifies the one before it (:data:`QUALIFIER_OPENERS`). Symbols and emoji written apart are no
 words: they are taken out while the brief is split and put back with their item's words
 (:func:`engine.offline_list_symbols.without_symbols`).
-A split gives every item with the whole frame around the list, or the question is researched whole.
+A split gives every item with the whole frame around the list, or the question is researched whole;
+:func:`listed_frames` gives each item's frame ("How much noise do … make"), what a sentence quoted
+under the item must name besides it.
 A question asked after another, after "and" or a comma or in a sentence of its own ("…? How loud
 are they?"), is one of its own, written without the "and", "but" or "also" that joined it
 (:data:`engine.offline_list_words.OPENERS`).
@@ -85,6 +87,21 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
     about several things: one per clause or listed item (:func:`_questions`, :func:`_group_topics`;
     :func:`_cjk_items` in Chinese or Japanese), quoted text and code restored whole, each once, in
     order; fewer than two when it asks about one thing."""
+    return [topic for topic, _ in _listed(text, language)]
+
+
+def listed_frames(text: str, language: str = "en") -> dict[str, str]:
+    """The frame of each sub-question of ``text`` (:func:`listed_topics`) made from a listed item: the
+    part of the question every item shares, the item's words left out ("How much noise do … make" of
+    "How much noise do heat pumps make", from "How much noise do heat pumps, wind turbines and solar
+    panels make?"; :func:`engine.offline_list_items.items_listed`). "" for a clause of its own, an
+    item alone (a question that only compares its items or asks which to choose) and an item of a
+    Chinese or Japanese list."""
+    return dict(_listed(text, language))
+
+
+def _listed(text: str, language: str) -> list[tuple[str, str]]:
+    """``(sub-question, frame)`` of :func:`listed_topics` and :func:`listed_frames`, in order."""
     spans: list[str] = []
 
     def hole(m: re.Match) -> str:
@@ -96,16 +113,26 @@ def listed_topics(text: str, language: str = "en") -> list[str]:
     masked = SUSPENDED.sub(hole, SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted)))
     if not COMPARING.intersection(words(masked)):
         masked = _NAME_PAIR.sub(hole, masked)
-    found = _cjk_items(masked) if has_segmented_script(masked) else None
-    if found is None:
+    cjk = _cjk_items(masked) if has_segmented_script(masked) else None
+    if cjk is not None:
+        found = [(t, "") for t in cjk]
+    else:
         grouped = [_group_topics(group, language) for group in _questions(masked, language)]
         if any(topics is None for topics in grouped):
             return []  # a question whose items cannot be told apart is researched whole
         found = [t for topics in grouped for t in topics]
-    restored = [HOLE.sub(lambda m: spans[int(m.group(1))], t) for t in found]
-    if len(restored) < 2:
-        return restored
-    return list(dict.fromkeys(_with_symbols(restored, symbols)))
+
+    def restored(t: str) -> str:
+        return HOLE.sub(lambda m: spans[int(m.group(1))], t)
+
+    topics = [restored(t) for t, _ in found]
+    frames = [restored(f) for _, f in found]
+    if len(topics) < 2:
+        return list(zip(topics, frames, strict=True))
+    pairs: dict[str, str] = {}
+    for topic, frame in zip(_with_symbols(topics, symbols), frames, strict=True):
+        pairs.setdefault(topic, frame)
+    return list(pairs.items())
 
 
 def _questions(text: str, language: str = "en") -> list[list[str]]:
@@ -232,8 +259,9 @@ def _asks_yes_or_no(clause: str) -> bool:
 _INVERTED = re.compile(r"[^\W\d_]+-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vous)")
 
 
-def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
-    """The topics of one question's clauses: one per listed item (:func:`engine.offline_list_items.items_listed`; the items
+def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str]] | None:
+    """``(topic, frame)`` of one question's clauses, the frame "" but for a listed item's
+    (:func:`listed_frames`): one topic per listed item (:func:`engine.offline_list_items.items_listed`; the items
     alone after a question that asks to choose among them, :data:`CHOOSING`), else each clause, a
     short later one continuing the first one's head (:func:`_question_head`). None when the items of
     a list cannot be told apart (:func:`engine.offline_list_items._takes_the_frame`: "What do the main thread and daemon
@@ -242,14 +270,14 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     gives no listed item opens with an article (:data:`ARTICLES`): a noun phrase whose verb the items share ("How do daemon threads and the
     main thread behave"); the question is then researched whole."""
     if len(parts) < 2:
-        return parts
+        return [(p, "") for p in parts]
     parts = korean_clauses(parts)  # "작업을 취소하고, 타임아웃을 처리합니까": whole clauses, or None
     if parts is None:
         return None
     opening = parts[0].lower().split()
     choosing = opening[0] in CHOOSING and (opening[1:2] and opening[1] in _AUXILIARIES or _asks_which_of_them(parts[0]))
     if len(parts) > 2 and len(opening) > 1 and choosing and not _continues_first(parts, language):
-        return parts[1:]  # "Which is faster, Python or Java": the things to choose among
+        return [(p, "") for p in parts[1:]]  # "Which is faster, Python or Java": the things to choose among
     listed = items_listed(parts, language)
     if listed is not None:
         return listed or None
@@ -267,7 +295,7 @@ def _group_topics(parts: list[str], language: str = "en") -> list[str] | None:
     def continued(p: str) -> str:  # "handle timeouts" -> "How does asyncio handle timeouts"
         return _continued(parts[0], p, language)
 
-    return [p if len(content_words(p)) >= 3 or i == 0 else continued(p) for i, p in enumerate(parts)]
+    return [(p if len(content_words(p)) >= 3 or i == 0 else continued(p), "") for i, p in enumerate(parts)]
 
 
 def _two_lists(parts: list[str]) -> bool:

@@ -54,11 +54,13 @@ MIN_TERMS_CAP = 3
 #: lambda); 0.7 leans to relevance, as in their query-focused summaries.
 MMR_LAMBDA = 0.7
 #: Words that ask how rather than about what ("how does X work", "how do X and Y compare"), and the
-#: light verbs of saying and of worth, which frame what is asked ("what does the agency say about X",
-#: "Lohnt sich X", "¿Qué dijo X sobre Y?", "¿Vale la pena X?", "X值得买吗"): never a term of the question.
+#: light verbs of doing, of saying and of worth, which frame what is asked ("how much noise do X make",
+#: "what does the agency say about X", "Lohnt sich X", "¿Qué dijo X sobre Y?", "¿Vale la pena X?",
+#: "X值得买吗"): never a term of the question.
 QUESTION_VERBS = frozenset(
-    """handle handles work works make makes use uses used happen happens compare compares
-    say says said tell tells take takes sagt sagen sagte sagten lohnt lohnen rentiert dit disent vaut valent
+    """handle handles work works make makes macht machen font fait hace hacen use uses used happen happens
+    compare compares say says said tell tells take takes sagt sagen sagte sagten lohnt lohnen rentiert dit
+    disent vaut valent
     peine dijo dicen dijeron vale valen pena 值得 言う 言っ 言い
     affect affects mean means need needs differ differs behave behaves funktioniert funktionieren fonctionne
     fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作
@@ -344,7 +346,8 @@ def choose(
     whole (:func:`main_subject`, when the query asks more than it) and :data:`MIN_TERMS_CAP` of its
     terms, and :data:`MIN_TERMS_SHARE` of those terms, not naming one term alone of a query of
     several when that term is the pages' subject (:func:`_subject_terms`), and, when ``subject`` (the part of the query a passage must be
-    about) has terms, one of them (``floor`` 0 keeps all); picked by maximal marginal relevance with
+    about: the subject before a facet, or what a list's question asks of each of its items, "How much
+    noise do … make") has terms, one of them (``floor`` 0 keeps all); picked by maximal marginal relevance with
     ``lam``. Empty when ``floor`` > 0 and the query has no term asked of them (only function words, or
     marks no candidate writes: "What is 100% $x$ & more?"): every sentence would carry all of nothing.
 
@@ -367,7 +370,10 @@ def choose(
     relevance = [b / top if top > 0 else 0.0 for b in bm25]
     content = [{t for t in d if t not in STOPWORDS} for d in docs]
     need = min(math.ceil(len(query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
+    # of the subject's terms, those asked of the candidates: a Spanish question's "documentación" is
+    # no term English pages could name
     about = set(writable(query_terms(unmarked(subject, candidates), language), candidates)) if subject else set()
+    about = about & set(query_t) if floor > 0 else about
     # a sentence naming only the pages' subject ("asyncio") of a question asking about more says nothing on it
     common = _subject_terms(query_t, docs, groups) if floor > 0 and len(query_terms(query, language)) > 1 else set()
     named = [set(query_t) & set(d) for d in docs]

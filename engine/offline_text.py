@@ -58,6 +58,21 @@ _INTERROGATIVES = frozenset(
 _ENDS = " .?!¿¡？！。"
 
 
+def listed_frame(brief: str, topic: str, language: str = "en") -> str:
+    """The frame of ``topic`` when :func:`plan_topics` made it of ``brief`` from a listed item: the part
+    of the question every item shares ("How much noise do … make" of "How much noise do heat pumps
+    make": :func:`engine.offline_lists.listed_frames`), "" for any other topic (a clause of its own,
+    an item alone of a question that only compares them, a facet, the brief itself)."""
+    from engine.offline_lists import listed_frames
+
+    return listed_frames(_brief_text(brief), language).get(topic, "")
+
+
+def _brief_text(brief: str) -> str:
+    """``brief`` as one line, without the thread's talk after :data:`BACKGROUND` (which is no topic)."""
+    return " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")
+
+
 def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     """Split a brief into research topics: its clauses when it lists several items, else facets.
 
@@ -70,7 +85,7 @@ def plan_topics(brief: str, limit: int, language: str = "en") -> list[str]:
     """
     from engine.offline_lists import listed_topics
 
-    text = " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")  # the thread's talk is no topic
+    text = _brief_text(brief)  # the thread's talk is no topic
     topics = listed_topics(text, language)
     if len(topics) >= 2:
         return topics[:limit]

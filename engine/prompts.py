@@ -94,10 +94,16 @@ COMPRESS = """Task: compress_research
 Today's date is {date}.
 
 Below are the search results a researcher gathered on the topic: {topic}
-Rewrite them as clean research notes: keep every relevant fact, quote or figure, drop
-duplicates and irrelevant material, and cite each fact with the source id in square brackets
-exactly as it appears (for example [S1a2b3c]). Use only ids that appear below. Do not add a
-source list. Write in {language}.
+The topic is part of this research brief; other researchers cover the rest of it:
+
+<Research Brief>
+{brief}
+</Research Brief>
+
+Rewrite the search results as clean research notes on the topic: keep every fact, quote or
+figure on what the topic asks, drop duplicates and irrelevant material, and cite each fact with
+the source id in square brackets exactly as it appears (for example [S1a2b3c]). Use only ids that
+appear below. Do not add a source list. Write in {language}.
 
 <Search results>
 {results}

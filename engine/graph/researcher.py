@@ -295,7 +295,7 @@ async def compress_research(state: ResearcherState, runtime: Runtime[RunContext]
 
     def build(limit: int) -> list:
         return [HumanMessage(prompts.COMPRESS.format(
-            date=ctx.today, topic=state["topic"], results=results[:limit],
+            date=ctx.today, topic=state["topic"], brief=state.get("brief") or state["topic"], results=results[:limit],
             language=language_name(state.get("language", "en")),
         ))]
 

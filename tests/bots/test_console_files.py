@@ -208,3 +208,27 @@ def test_a_later_question_nothing_answers_is_named_under_the_findings(tmp_path):
         assert "## Findings: Which heat pumps are cheapest to run in Germany\n" in report, report
         assert f"*Nothing more to quote was found on: {later}.*" in report, report
         assert HEAT_PUMP_COST in report, report
+
+
+def test_a_listed_item_quotes_only_what_the_question_asks_of_it(tmp_path):
+    """Under "How much noise do heat pumps make" a sentence must name the noise, not the heat pumps
+    alone: renting one, its landlord, a wind turbine's rated power or a panel's ageing are not quoted."""
+    docs = tmp_path / "corpus"
+    docs.mkdir()
+    (docs / "hp.md").write_text("A typical air-source heat pump produces 45 to 55 dB(A) of noise at one metre.\n"
+                                "Some companies rent heat pumps for a monthly fee.\n"
+                                "Heat pumps are replaced by the landlord in rented flats.\n")
+    (docs / "wind.md").write_text("Wind turbines make about 40 dB(A) of noise at 300 metres.\n"
+                                  "Modern wind turbines have a rated power of 5 MW.\n")
+    (docs / "solar.md").write_text("Solar panels make no noise; their inverters can hum.\n"
+                                   "Solar panels lose about 0.5 percent efficiency per year.\n")
+    out = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), "--out", str(tmp_path / "out"),
+              "How much noise do heat pumps, wind turbines and solar panels make?")
+    assert out.returncode == 0, out.stderr
+    report = (tmp_path / "out" / "report.md").read_text()
+    for said in ("45 to 55 dB(A)", "about 40 dB(A)", "make no noise"):
+        assert said in report, report
+    for beside in ("monthly fee", "landlord", "rated power", "efficiency per year"):
+        assert beside not in report, report
+    summary = report.split("## Executive summary", 1)[1].split("\n## ", 1)[0]
+    assert summary.strip().startswith("A typical air-source heat pump"), summary

@@ -122,7 +122,7 @@ def test_a_sub_questions_notes_quote_only_passages_about_its_subject(topic, lang
                "Setting a low limit can lead to problems and Grenzen for homes of the processes. "
                "A limit that is too low leads to problems, Probleme and Grenzen in homes and in tests.\n"
                f"--- SOURCE [S000002]: Heat pumps (example.org)\n{subject}\n")
-    prompt = COMPRESS.format(date="2026-12-03", topic=topic, language=language, results=results)
+    prompt = COMPRESS.format(date="2026-12-03", topic=topic, brief=topic, language=language, results=results)
     notes = OfflineChatModel().invoke(prompt).content
     assert "[S000002]" in notes, notes
     assert "[S000001]" not in notes, notes
