@@ -24,7 +24,8 @@ A split gives every item with the whole frame around the list, or the question i
 under the item must name besides it.
 A question asked after another, after "and" or a comma or in a sentence of its own ("…? How loud
 are they?"), is one of its own, written without the "and", "but" or "also" that joined it
-(:data:`engine.offline_list_words.OPENERS`).
+(:data:`engine.offline_list_words.OPENERS`), opening with a capital letter, its pronoun written as
+the first question's subject ("How loud are heat pumps": :mod:`engine.offline_list_pronouns`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import re
 from engine.language import _CODE
 from engine.language import _INTERROGATIVES as _ASKING
 from engine.offline_list_items import HOLE, items_listed
+from engine.offline_list_pronouns import capitalised, resolved, subject_as_written
 from engine.offline_list_symbols import with_symbols as _with_symbols
 from engine.offline_list_symbols import without_symbols as _without_symbols
 from engine.offline_list_words import (
@@ -120,7 +122,7 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
         grouped = [_group_topics(group, language) for group in _questions(masked, language)]
         if any(topics is None for topics in grouped):
             return []  # a question whose items cannot be told apart is researched whole
-        found = [t for topics in grouped for t in topics]
+        found = _resolved(grouped, language)
 
     def restored(t: str) -> str:
         return HOLE.sub(lambda m: spans[int(m.group(1))], t)
@@ -133,6 +135,19 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
     for topic, frame in zip(_with_symbols(topics, symbols), frames, strict=True):
         pairs.setdefault(topic, frame)
     return list(pairs.items())
+
+
+def _resolved(grouped: list[list[tuple[str, str]]], language: str) -> list[tuple[str, str]]:
+    """The ``(topic, frame)`` pairs of each question (``grouped``), in order, a later question's pronoun
+    written as the first question's subject when that one asks of one thing
+    (:func:`engine.offline_list_pronouns.resolved`: "How loud are they" after "Which heat pumps are
+    cheapest to run" is "How loud are heat pumps"), each later question opening with a capital letter
+    ("Was kosten Wärmepumpen"); the frames as they are."""
+    first = grouped[0] if grouped else []
+    subject = subject_as_written(first[0][0], language) if len(first) == 1 else ""
+    later = [(capitalised(resolved(t, subject, language), language), frame)
+             for topics in grouped[1:] for t, frame in topics]
+    return [*first, *later]
 
 
 def _questions(text: str, language: str = "en") -> list[list[str]]:

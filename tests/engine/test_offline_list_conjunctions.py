@@ -141,9 +141,9 @@ def test_a_choice_gives_one_sub_question_per_thing_to_choose(question, language,
 
 
 @pytest.mark.parametrize(("question", "language", "expected"), [
-    ("How do vaccines work and are they safe?", "en", ["How do vaccines work", "are they safe"]),
-    ("Is Python slow and can it be faster?", "en", ["Is Python slow", "can it be faster"]),
-    ("Wie funktioniert Kafka und ist es sicher?", "de", ["Wie funktioniert Kafka", "ist es sicher"]),
+    ("How do vaccines work and are they safe?", "en", ["How do vaccines work", "Are vaccines safe"]),
+    ("Is Python slow and can it be faster?", "en", ["Is Python slow", "Can it be faster"]),
+    ("Wie funktioniert Kafka und ist es sicher?", "de", ["Wie funktioniert Kafka", "Ist Kafka sicher"]),
 ])
 def test_a_yes_or_no_question_after_and_is_a_question_of_its_own(question, language, expected):
     assert plan_topics(question, 5, language) == expected

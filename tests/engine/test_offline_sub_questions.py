@@ -24,15 +24,15 @@ from tests.bots.console_helpers import ask
     ("线程、多进程和asyncio有什么区别？", "zh", ["线程", "多进程", "asyncio"]),
     # a frame that asks something of each: kept around each listed thing
     ("What are wind turbine blades and towers made of, and how loud is turbine noise?", "en",
-     ["What are wind turbine blades made of", "What are wind turbine towers made of", "how loud is turbine noise"]),
+     ["What are wind turbine blades made of", "What are wind turbine towers made of", "How loud is turbine noise"]),
     ("What are the costs of heat pumps, solar panels and wind turbines?", "en",
      ["What are the costs of heat pumps", "What are the costs of solar panels", "What are the costs of wind turbines"]),
     ("Was kosten Wärmepumpen und Gasheizungen, und wie laut sind Wärmepumpen?", "de",
-     ["Was kosten Wärmepumpen", "Was kosten Gasheizungen", "wie laut sind Wärmepumpen"]),
+     ["Was kosten Wärmepumpen", "Was kosten Gasheizungen", "Wie laut sind Wärmepumpen"]),
     ("Quel est le rendement des pompes à chaleur et des chaudières ?", "fr",
      ["Quel est le rendement des pompes à chaleur", "Quel est le rendement des chaudières"]),
     ("¿Qué eficiencia tienen las bombas de calor en invierno y cuánto cuesta su funcionamiento?", "es",
-     ["Qué eficiencia tienen las bombas de calor en invierno", "cuánto cuesta su funcionamiento"]),
+     ["Qué eficiencia tienen las bombas de calor en invierno", "Cuánto cuesta su funcionamiento"]),
     ("热泵和燃气锅炉的效率如何？", "zh", ["热泵的效率如何", "燃气锅炉的效率如何"]),
     ("ヒートポンプとガスボイラーの効率は？", "ja", ["ヒートポンプの効率は", "ガスボイラーの効率は"]),
     # the existing kinds stay as they were
@@ -81,14 +81,14 @@ BLADES = "Wind turbine blades are made of glass fibre reinforced epoxy composite
 TOWERS = "Most wind turbine towers are made of rolled steel sections. [S000002]"
 FINDINGS = (f"### What are wind turbine blades made of\n- {BLADES}\n- {NOISE}\n- {TOWERS}\n\n"
             f"### What are wind turbine towers made of\n- {TOWERS}\n\n"
-            f"### how loud is turbine noise\n- {NOISE}\n")
+            f"### How loud is turbine noise\n- {NOISE}\n")
 
 
 def test_a_sentence_is_shown_under_the_sub_question_it_answers_best():
     shown = dict(shown_blocks(FINDINGS))
     assert shown == {"What are wind turbine blades made of": [BLADES],
                      "What are wind turbine towers made of": [TOWERS],
-                     "how loud is turbine noise": [NOISE]}, shown
+                     "How loud is turbine noise": [NOISE]}, shown
     report = extractive_report(brief="What are wind turbine blades and towers made of, and how loud is turbine noise?",
                                findings=FINDINGS, language="en", notice="offline", sources_found=3)
     assert "Nothing more" not in report, report
@@ -130,12 +130,12 @@ def test_ask_files_each_quoted_sentence_under_the_sub_question_it_answers(tmp_pa
     report = (tmp_path / "out" / "report.md").read_text()
     sections = _sections(report)
     assert list(sections) == ["What are wind turbine blades made of", "What are wind turbine towers made of",
-                              "how loud is turbine noise"], report
+                              "How loud is turbine noise"], report
     where = {s: [h for h, lines in sections.items() if any(ln.startswith(s) for ln in lines)]
              for s in ("Wind turbine blades are made", "Most wind turbine towers", "Wind turbines produce noise")}
     assert where == {"Wind turbine blades are made": ["What are wind turbine blades made of"],
                      "Most wind turbine towers": ["What are wind turbine towers made of"],
-                     "Wind turbines produce noise": ["how loud is turbine noise"]}, report
+                     "Wind turbines produce noise": ["How loud is turbine noise"]}, report
     nothing = re.search(r"^\*Nothing more to quote was found on: (.*)\.\*$", report, re.MULTILINE)
     assert not nothing or not set(nothing.group(1).split("; ")) & {h for h, lines in sections.items() if lines}, report
 

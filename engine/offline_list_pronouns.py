@@ -1,0 +1,187 @@
+"""A later question's pronoun, for :func:`engine.offline_lists.listed_topics`.
+
+A question asked after another ("Which heat pumps are cheapest to run? How loud are they?", "Wie
+laut sind Wärmepumpen und was kosten sie?") is a sub-question of its own, and a heading of its own in
+the report; "How loud are they" says nothing there. Its pronoun (:data:`STANDING_FOR`) is written as
+the first question's subject, in the first question's words (:func:`subject_as_written`): "How loud
+are heat pumps", "Was kosten Wärmepumpen", French "Les pompes à chaleur sont-elles bruyantes"
+(a noun subject before the verb and its pronoun, :func:`resolved`). A sub-question opens with a
+capital letter (:func:`capitalised`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.language import _INTERROGATIVES as _ASKING
+from engine.offline_list_words import ARTICLES, CHOOSING, REFLEXIVES
+from engine.offline_list_words import function_word as _function
+from engine.offline_text import _AUXILIARIES, _INTERROGATIVES, content_words
+
+#: Personal pronouns that stand for a thing the question before named, by language (subject and
+#: object forms). Words that are also articles or verbs elsewhere are left out (Spanish "es", Dutch
+#: "het"); German "es" next to "gibt" says that something exists, Swedish "de", "den" and "dem" are
+#: pronouns only before the end or a function word (:func:`resolved`).
+STANDING_FOR = {
+    "en": frozenset("they it them".split()),
+    "de": frozenset("sie es ihnen".split()),
+    "fr": frozenset("ils elles il elle".split()),
+    "es": frozenset("ellos ellas".split()),
+    "it": frozenset("essi esse".split()),
+    "pt": frozenset("eles elas ele ela".split()),
+    "nl": frozenset("ze zij hij".split()),
+    "sv": frozenset("de den dem".split()),
+}
+
+#: A French verb with its subject pronoun after it ("sont-elles", "coûte-t-il"), and the pronoun.
+_INVERTED = re.compile(r"([^\W\d_]+)-(?:t-)?(ils|elles|il|elle)", re.IGNORECASE)
+#: "qu'elle", "qu'il": "que" and a pronoun ("est-ce qu'elle est rentable").
+_ELIDED_QUE = re.compile(r"qu['’](ils|elles|il|elle)", re.IGNORECASE)
+#: Prepositions inside a noun the Romance languages and Dutch write in words ("pompes à chaleur",
+#: "bombas de calor", "pompe di calore"), and English "of" ("types of heat pumps").
+#: French "que" and "ce" elided before the next word ("qu'une pompe", "Qu'est-ce"), which
+#: :func:`subject_as_written` reads as a word of its own.
+_ELIDED_HEAD = re.compile(r"(?<!\w)((?:qu|c)['’])", re.IGNORECASE)
+_LINKERS = frozenset("à de di da do van of".split())
+#: French "il" that stands for nothing: "il y a", "il faut".
+_IMPERSONAL = frozenset("y faut".split())
+#: The French definite article for a subject written without one, by the pronoun's number and gender.
+_FRENCH_ARTICLE = {"ils": "les", "elles": "les", "il": "le", "elle": "la"}
+_STRIP = ".,;:?!¿¡"
+#: Letters before which French elides "le", "la" and "que" ("l'onduleur", "qu'une").
+_VOWELS = "aeiouhéèêâîôûà"
+#: A word of small letters alone (a hyphen or an apostrophe inside: "sont-elles", "qu'est-ce").
+_SMALL_WORD = re.compile(r"(?:(?![A-Z\d_])[^\W\d_])+(?:[-'’][^\W\d_]+)*")
+
+
+def _plain(token: str, language: str) -> bool:
+    """True when ``token`` is a word that names something (a content word, no question verb nor
+    function word of ``language``)."""
+    from engine.offline_select import QUESTION_VERBS
+
+    named = [w for w in content_words(token) if w not in QUESTION_VERBS]
+    return bool(named) and not token.endswith(("'", "’")) and not _function(token.lower(), language)
+
+
+def subject_as_written(question: str, language: str = "en") -> str:
+    """The subject of ``question`` (the first sub-question) in its own words, with its article: the
+    words after the asked word and its verb ("heat pumps" of "How loud are heat pumps", "eine
+    Wärmepumpe" of "Was kostet eine Wärmepumpe", "les pompes à chaleur" of "Combien coûtent les
+    pompes à chaleur"), or the first words that name something ("heat pumps" of "Which heat pumps
+    are cheapest to run"), a German noun by its capital ("Wärmepumpen" of "Was kosten
+    Wärmepumpen"), a Romance noun with its "à", "de" or "di" ("pompes à chaleur"): the first run of
+    such words, as :func:`engine.offline_select.main_subject` finds its terms. "" when there is none,
+    or the question opens with an auxiliary ("Is Python slow": where the subject ends cannot be told;
+    a German noun can, by its capital)."""
+    tokens = [t.strip(_STRIP) for t in _ELIDED_HEAD.sub(r"\1 ", question).split()]
+    tokens = [t for t in tokens if t]
+    low = [t.lower() for t in tokens]
+    articles = ARTICLES.get(language, ARTICLES["en"])
+    asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
+    start = 0
+    if language != "de" and low and low[0] in _AUXILIARIES:
+        return ""  # "Is Python slow": where its subject ends, its adjective cannot be told from it
+    if low and low[0] in asking and low[0] not in CHOOSING:
+        for j in range(1, min(4, len(tokens) - 1)):  # "How loud are | …", "Was kostet | eine …"
+            if low[j] in _AUXILIARIES or low[j + 1] in articles:
+                start = j + 1
+                break
+    if language == "de":  # a noun is capitalised: "Was kosten | Wärmepumpen", "… | eine moderne Wärmepumpe"
+        noun = _german_noun(tokens, start, articles)
+        if noun:
+            return noun
+    k = next((i for i in range(start, len(tokens)) if low[i] in articles or _plain(tokens[i], language)), None)
+    if k is None:
+        return ""
+    end = k
+    while end < len(tokens) and low[end] in articles:
+        end += 1
+    if end == len(tokens) or not _plain(tokens[end], language):
+        return ""
+    while end + 1 < len(tokens) and _plain(tokens[end + 1], language):
+        end += 1
+    while end + 2 < len(tokens) and low[end + 1] in _LINKERS and _plain(tokens[end + 2], language):
+        end += 2  # "pompes à chaleur", "bombas de calor"
+    return " ".join(tokens[k : end + 1])
+
+
+def _german_noun(tokens: list[str], start: int, articles: frozenset[str]) -> str:
+    """The first German noun phrase in ``tokens`` from ``start`` (never the question's first word): an
+    article or, right at ``start``, an adjective, and the words up to its capitalised noun ("eine
+    moderne Wärmepumpe", "moderne Wärmepumpen"), or capitalised words ("Wärmepumpen"); "" when there
+    is none ("Was ist asyncio")."""
+    low = [t.lower() for t in tokens]
+    k = next((i for i in range(max(start, 1), len(tokens)) if low[i] in articles or tokens[i][:1].isupper()), None)
+    if k is not None and start and k > start and _plain(tokens[start], "de"):
+        k = start  # "Wie laut sind | moderne Wärmepumpen": its adjective
+    if k is None:
+        return ""
+    end = next((i for i in range(k + (low[k] in articles), len(tokens)) if tokens[i][:1].isupper()), None)
+    if end is None:
+        return ""
+    while end + 1 < len(tokens) and tokens[end + 1][:1].isupper() and _plain(tokens[end + 1], "de"):
+        end += 1
+    return " ".join(tokens[k : end + 1])
+
+
+def _with_article(subject: str, pronoun: str, language: str) -> str:
+    """``subject`` with a French definite article when it has none, by ``pronoun``'s number and gender
+    (:data:`_FRENCH_ARTICLE`: "pompes à chaleur" for "elles": "les pompes à chaleur"); as written
+    otherwise."""
+    if language != "fr" or subject.split()[0].lower() in ARTICLES["fr"] or re.match(r"[ld]['’]", subject, re.I):
+        return subject
+    article = _FRENCH_ARTICLE[pronoun.lower()]
+    if article != "les" and subject[:1].lower() in _VOWELS:
+        return f"l'{subject}"
+    return f"{article} {subject}"
+
+
+def resolved(clause: str, subject: str, language: str = "en") -> str:
+    """``clause`` (a later question) with its first pronoun that stands for a thing (:data:`STANDING_FOR`)
+    written as ``subject`` (:func:`subject_as_written` of the first question): "How loud are heat
+    pumps", "Was kosten Wärmepumpen"; a French verb with its pronoun after it keeps it, the subject
+    before them ("à quoi une pompe à chaleur sert-elle", "les pompes à chaleur sont-elles
+    bruyantes"), "qu'elle" is "que" and the subject. ``clause`` as written when it has no such
+    pronoun or ``subject`` is ""."""
+    pronouns = STANDING_FOR.get(language, frozenset())
+    tokens = clause.split()
+    if not subject or not pronouns:
+        return clause
+    for i, token in enumerate(tokens):
+        word = token.strip(_STRIP)
+        low = word.lower()
+        after = tokens[i + 1].strip(_STRIP).lower() if i + 1 < len(tokens) else ""
+        before = tokens[i - 1].strip(_STRIP).lower() if i else ""
+        if language == "fr" and (m := _INVERTED.fullmatch(word)):
+            return " ".join([*tokens[:i], _with_article(subject, m.group(2), language), *tokens[i:]])
+        if language == "fr" and (m := _ELIDED_QUE.fullmatch(word)):
+            written = _with_article(subject, m.group(1), language)
+            que = f"{word[:3]}{written}" if written[:1].lower() in _VOWELS else f"{word[:2]}e {written}"
+            return " ".join([*tokens[:i], token.replace(word, que), *tokens[i + 1 :]])
+        if low not in pronouns or (language == "de" and word != low and i):  # "Sie" is the asker
+            continue
+        if language == "de" and low == "es" and "gibt" in (before, after):
+            continue  # "welche Förderung gibt es": that something exists
+        if language == "fr" and after in _IMPERSONAL:
+            continue
+        if language == "sv" and after and not (_function(after, language) or after in REFLEXIVES):
+            continue  # "den stora": an article
+        written = _with_article(subject, low, language)
+        return " ".join([*tokens[:i], token.replace(word, written), *tokens[i + 1 :]])
+    return clause
+
+
+def capitalised(topic: str, language: str = "en") -> str:
+    """``topic`` (a later question, its heading in the report) opening with a capital letter when it
+    opens as a question does, in small letters: with a question word, an auxiliary, a function word
+    or a French verb and its pronoun ("was kosten Wärmepumpen": "Was kosten Wärmepumpen", "sont-elles
+    bruyantes"). A topic that opens with a name ("asyncio", "wind turbines" after a semicolon) or code
+    is left as written."""
+    first = topic.split()[0] if topic.split() else ""
+    if not _SMALL_WORD.fullmatch(first):
+        return topic
+    asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
+    word = first.split("-")[0] if first.count("-") == 1 and not _INVERTED.fullmatch(first) else first
+    if not (word in asking | _AUXILIARIES or _function(word, language) or _INVERTED.fullmatch(first) or "'" in word):
+        return topic
+    return topic[:1].upper() + topic[1:]
