@@ -74,7 +74,7 @@ def test_a_question_that_only_compares_its_items_quotes_what_names_the_item():
     # a question asked after the list is a clause of its own: no frame
     ("How loud are heat pumps and wind turbines, and how much do they cost?", "en",
      {"How loud are heat pumps": "How loud are …", "How loud are wind turbines": "How loud are …",
-      "how much do they cost": ""}),
+      "How much do they cost": ""}),
     ("Wie laut sind Wärmepumpen und Windräder?", "de",
      {"Wie laut sind Wärmepumpen": "Wie laut sind …", "Wie laut sind Windräder": "Wie laut sind …"}),
     # the items alone: a question that only compares them, or asks which to choose
