@@ -42,5 +42,5 @@ def test_two_german_questions_joined_by_und_are_two_sub_questions(tmp_path, docs
     no_traceback(out)
     report = report_of(tmp_path, out.stdout).read_text(encoding="utf-8")
     assert "## Ergebnisse: Wie effizient ist eine Wärmepumpe im Altbau" in report, report
-    assert "## Ergebnisse: welche Förderung gibt es" in report, report
+    assert "## Ergebnisse: Welche Förderung gibt es" in report, report
     assert EFFICIENCY in report and FUNDING in report, report
