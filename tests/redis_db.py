@@ -50,20 +50,28 @@ def stop_workers_left_behind(conn, *, wait: float = 10.0) -> int:
     A lease is exclusive, so such a worker belongs to a session that was killed before its clean-up ran
     (a test past its timeout, a mutation run): left alone it would take this test's jobs from the queue
     and run them with its own, possibly older, code. One still busy after ``wait`` s stops after that job.
+
+    RQ lists a worker (``register_birth``) before it subscribes to its command channel
+    (``rq.worker.base.Worker.bootstrap``), and Redis Pub/Sub keeps no message for a later subscriber, so
+    each worker is sent the command once the channel has a subscriber (``PUBSUB NUMSUB``).
     """
     from rq import Worker
-    from rq.command import send_shutdown_command
+    from rq.command import PUBSUB_CHANNEL_TEMPLATE, send_shutdown_command
 
     workers = Worker.all(connection=conn)
-    for worker in workers:
-        send_shutdown_command(conn, worker.name)
+    unsent = {worker.name for worker in workers}
     deadline = time.monotonic() + wait
-    while (left := Worker.all(connection=conn)) and time.monotonic() < deadline:
-        for worker in left:  # one stopped before it could unregister (the command came in
-            if _process_gone(worker):  # during its start-up) would stay listed for its TTL
-                worker.register_death()
+    while True:
+        left = Worker.all(connection=conn)
+        for worker in left:
+            if worker.name in unsent and conn.pubsub_numsub(PUBSUB_CHANNEL_TEMPLATE % worker.name)[0][1]:
+                send_shutdown_command(conn, worker.name)
+                unsent.discard(worker.name)
+            if _process_gone(worker):  # one stopped before it could unregister (the command came in
+                worker.register_death()  # during its start-up) would stay listed for its TTL
+        if not left or time.monotonic() >= deadline:
+            return len(workers)
         time.sleep(0.2)
-    return len(workers)
 
 
 def _process_gone(worker) -> bool:

@@ -227,3 +227,48 @@ def test_a_worker_a_killed_session_left_on_a_test_database_is_stopped_before_it_
     # registering the worker and installing its signal handlers (rq.worker.base.Worker.work)
     assert wait_exit(left, what="the worker left behind to exit") in (0, -signal.SIGINT)
     assert stop_workers_left_behind(conn) == 0
+
+
+def test_a_worker_asked_to_stop_before_it_listens_for_commands_is_asked_again(redis_settings):
+    """RQ registers a worker (it is listed) before it subscribes to its command channel
+    (rq.worker.base.Worker.bootstrap): a shutdown command published in between reaches no one, so
+    the command is sent only once the worker listens, and the wait does not run to its end."""
+    import contextlib
+    import json
+    import threading
+
+    import redis
+    from rq import Queue, Worker
+    from rq.command import PUBSUB_CHANNEL_TEMPLATE
+
+    from tests import waiting
+    from tests.redis_db import stop_workers_left_behind
+
+    conn = redis.Redis.from_url(redis_settings.redis_url)
+    worker = Worker([Queue("q", connection=conn)], name="late", connection=conn)
+    worker.register_birth()
+    channel = PUBSUB_CHANNEL_TEMPLATE % "late"
+    watcher = conn.pubsub()
+    watcher.psubscribe(channel)  # sees a publish on the channel without counting as its subscriber
+    wait_for(lambda: watcher.get_message(timeout=0.05), what="the pattern subscription")
+    result = {}
+    stopper = threading.Thread(target=lambda: result.setdefault("asked", stop_workers_left_behind(conn, wait=LONG)))
+    stopper.start()
+    received = []
+    listener = conn.pubsub()
+    try:
+        # the worker subscribes only after the stopper's first look (the window RQ leaves between
+        # registering and subscribing); a stopper that publishes at once is seen here first
+        with contextlib.suppress(AssertionError):
+            waiting.wait_for(lambda: watcher.get_message(timeout=0.05), what="a command sent early", timeout=1.0)
+        listener.subscribe(channel)
+        wait_for(lambda: listener.get_message(timeout=0.05), what="the subscription")
+        message = wait_for(lambda: listener.get_message(timeout=0.05), what="the shutdown command", timeout=LONG)
+        received.append(json.loads(message["data"]))
+        worker.register_death()
+    finally:
+        stopper.join(LONG)
+        listener.close()
+        watcher.close()
+    assert received == [{"command": "shutdown"}]
+    assert result == {"asked": 1}
