@@ -26,6 +26,7 @@ from engine import offline_review as R
 from engine import offline_text as T
 from engine.citations import SID
 from engine.language import NAMES, detect_language
+from engine.offline_follow_ups import follow_up_questions, is_question
 from engine.offline_phrases import LANGUAGES, phrase
 from engine.offline_quotes import _QUOTED, _quote
 from engine.offline_select import choose, rank
@@ -109,12 +110,12 @@ def _whole_follow_ups(questions: list[str], question: str, language: str) -> lis
     """``questions`` (follow-ups) that quote whole phrases: none longer than :data:`FOLLOW_UP_MAX`
     characters (a chat would cut it), none quoting a shortened objection or word ("“the payback
     period…”"); the question each names may be shortened (:func:`engine.offline_text._short`) or name
-    it without the words it asks about (:func:`engine.offline_review.is_question`: "“Which inverters
+    it without the words it asks about (:func:`engine.offline_follow_ups.is_question`: "“Which inverters
     are …”"). None is left when nothing whole can be asked: a question of one 8,000-letter word."""
     topic = _quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
     return [q for q in questions
             if len(q) <= FOLLOW_UP_MAX
-            and not any(part.rstrip().endswith("…") and not R.is_question(part, question)
+            and not any(part.rstrip().endswith("…") and not is_question(part, question)
                         for part in _QUOTED.findall(q.replace(topic, "")))]
 
 
@@ -415,7 +416,7 @@ class OfflineChatModel(BaseChatModel):
         still_open = R.still_open(objections[1], findings, language) if len(objections) > 1 else ""
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
         # an answer to a clarifying question narrowed the question already: no follow-up asks for it again
-        follow_ups = _whole_follow_ups(R.follow_up_questions(_whole_objections(still_open),
+        follow_ups = _whole_follow_ups(follow_up_questions(_whole_objections(still_open),
                                                              question.group(1) if question else title, language,
                                                              sources_read=R.read_sources(report, language),
                                                              clarified=bool(_tag(prompt, "Clarification"))),

@@ -263,7 +263,7 @@ PHRASES = {
         "fr": "(réglé dans le rapport final)",
         "es": "(resuelto en el informe final)",
     },
-    # follow-up questions from the review's open objections (engine.offline_review.follow_up_questions)
+    # follow-up questions from the review's open objections (engine.offline_follow_ups.follow_up_questions)
     # when the run read sources: what they say on the question's words, a finding, another objection.
     # What tells one follow-up from another (the words, the finding, the objection) comes before the
     # question it is about: a chat button shows only the start of a follow-up (75 characters in Slack).

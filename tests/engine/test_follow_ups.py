@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from engine import offline_review as R
+from engine import offline_follow_ups as F
 from engine.graph.finish import open_objections
 from engine.runner import run_turn
 
@@ -33,15 +33,15 @@ def test_without_a_review_there_is_nothing_open():
 def test_the_offline_model_asks_about_each_open_objection_in_the_questions_language():
     german = ("- Leser: die Ergebnisse sagen auch „Luft-Wärmepumpen kosten 9.000 Euro.“ [S000001], was die Lösung "
               "auslässt.\n- Leser: in der Frage geht es um „günstigsten“, und die Lösung sagt nichts dazu.\n")
-    asked = R.follow_up_questions(german, "Welche Wärmepumpen sind in Deutschland am günstigsten?", "de")
+    asked = F.follow_up_questions(german, "Welche Wärmepumpen sind in Deutschland am günstigsten?", "de")
     assert len(asked) == 2 and all("„Welche Wärmepumpen sind in Deutschland am günstigsten“" in q for q in asked)
     assert asked[0].startswith("Was bedeutet das Ergebnis „Luft-Wärmepumpen kosten")
     assert asked[1] == "Was sagen die Quellen zu „günstigsten“ bei „Welche Wärmepumpen sind in Deutschland am günstigsten“?"
-    other = R.follow_up_questions("- Investor: the payback period is never computed; nobody asked.",
+    other = F.follow_up_questions("- Investor: the payback period is never computed; nobody asked.",
                                   "heat pumps", "en")
     assert other == ["What does the evidence say about “the payback period is never computed”, an objection to "
                      "“heat pumps”?"]
-    assert R.follow_up_questions("", "heat pumps", "en") == []
+    assert F.follow_up_questions("", "heat pumps", "en") == []
 
 
 def test_a_follow_up_keeps_its_spacing_before_punctuation_and_loses_only_the_ids_gap(online_settings, script):

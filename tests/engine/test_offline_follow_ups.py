@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from engine import offline_follow_ups as F
 from engine import offline_review as R
 from engine.chinese import traditional
 from engine.offline_phrases import PHRASES, phrase
@@ -106,10 +107,10 @@ OBJECTIONS["zh-Hant"] = tuple(traditional(text) for text in OBJECTIONS["zh"])  #
 def test_every_language_has_follow_ups_without_sources(language):
     reader, finding, words_, other = OBJECTIONS[language]
     objections = f"- {reader}: {finding}.\n- {reader}: {words_}.\n- {other}: the payback period is never computed.\n"
-    read = R.follow_up_questions(objections, "heat pumps", language, limit=5)
+    read = F.follow_up_questions(objections, "heat pumps", language, limit=5)
     assert len(read) == 3 and all(opens_as(q, key, language) for q, key in zip(read, SOURCE_KEYS, strict=True)), read
     # without: a finding quotes a source, so none; the words left open narrow the question and name evidence
-    unread = R.follow_up_questions(objections, "heat pumps", language, limit=5, sources_read=False)
+    unread = F.follow_up_questions(objections, "heat pumps", language, limit=5, sources_read=False)
     assert len(unread) == 3 and not [q for q in unread if speaks_of_sources(q, language)], unread
     assert all(opens_as(q, key, language) for q, key in zip(unread, UNREAD_KEYS, strict=True)), unread
     assert all(PHRASES[key].keys() == PHRASES["follow_up_terms"].keys() for key in UNREAD_KEYS)
@@ -151,7 +152,7 @@ def test_a_follow_up_names_the_question_once_when_its_other_part_names_it_alread
     """A one-word question is the word the review found unanswered, and the finding and objection
     quoted name it: the follow-up says it once, not "about “X” for “X”"."""
     question, finding, point = ONE_WORD[language]
-    asked = R.follow_up_questions(_objections(language, [finding], question, [point]), question, language,
+    asked = F.follow_up_questions(_objections(language, [finding], question, [point]), question, language,
                                   limit=5, sources_read=read)
     # the word left unanswered is the whole question: it is narrowed and its evidence named, read or not
     assert len(asked) == (4 if read else 3), asked
@@ -169,7 +170,7 @@ def test_follow_ups_on_one_question_differ_in_their_first_75_characters(language
     findings = ["asyncio.Future.cancel() accepts an optional msg argument.", "Using asyncio.Queue to distribute "
                 "workload between several Tasks."]
     points = ["the cost of a cancelled request is never given", "nobody says which Python version is meant"]
-    asked = R.follow_up_questions(_objections(language, findings, "timeouts", points), question, language,
+    asked = F.follow_up_questions(_objections(language, findings, "timeouts", points), question, language,
                                   limit=5, sources_read=read)
     assert len(asked) == (5 if read else 4), asked
     assert len({short_label(q) for q in asked}) == len(asked), asked
@@ -198,7 +199,7 @@ def test_a_follow_up_on_words_of_the_question_names_them_first_then_the_whole_qu
     its own as a new research question: "about “best” for “Which heat pumps work best in cold climates”"."""
     language = case.split("-")[0]
     question, words_ = PARTLY[case]
-    asked = R.follow_up_questions(_reader_terms(language, words_), question, language, sources_read=read)
+    asked = F.follow_up_questions(_reader_terms(language, words_), question, language, sources_read=read)
     [terms_q] = [q for q in asked if opens_as(q, "follow_up_terms" if read else "follow_up_evidence_terms", language)]
     whole = question.strip().rstrip("?？.!").strip()
     assert phrase("quoted", language, q=whole) in terms_q, terms_q
@@ -216,12 +217,12 @@ def test_no_follow_up_is_the_question_again(language, question, words_):
     """Every word of the question left unanswered after sources were read: asking what the sources say
     about those words is the question again, so the follow-ups narrow it and name the evidence that
     would settle it (none narrows a question the asker's answer to a clarifying question narrowed)."""
-    asked = R.follow_up_questions(_reader_terms(language, words_), question, language)
+    asked = F.follow_up_questions(_reader_terms(language, words_), question, language)
     assert not [q for q in asked if opens_as(q, "follow_up_terms_no_topic", language)
                 or opens_as(q, "follow_up_terms", language)], asked
     assert len(asked) == 2 and opens_as(asked[0], "follow_up_narrow", language), asked
     assert opens_as(asked[1], "follow_up_evidence_terms_no_topic", language), asked
-    clarified = R.follow_up_questions(_reader_terms(language, words_), question, language, clarified=True)
+    clarified = F.follow_up_questions(_reader_terms(language, words_), question, language, clarified=True)
     assert len(clarified) == 1 and opens_as(clarified[0], "follow_up_evidence_terms_no_topic", language), clarified
 
 

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from engine import offline_follow_ups as F
 from engine import offline_review as R
 from engine.offline_phrases import LANGUAGES, phrase
 from engine.offline_quotes import _nested
@@ -57,7 +58,7 @@ def test_the_objection_and_the_follow_up_quote_the_whole_finding(language, findi
     [left_out] = [line for line in view.splitlines() if "[S000001]" in line]
     assert phrase("quoted", language, q=nested) in left_out, left_out
     assert R._QUOTED.findall(left_out)[0] == nested, left_out
-    [asked] = [q for q in R.follow_up_questions(view, QUESTION, language)
+    [asked] = [q for q in F.follow_up_questions(view, QUESTION, language)
                if phrase("quoted", language, q=nested) in q]
     assert R._QUOTED.findall(asked)[0] == nested, asked
 
@@ -116,7 +117,7 @@ def test_an_offline_run_quotes_findings_with_quotes_whole(offline_settings, tmp_
     assert left_out, review
     # the follow-ups the first round's objections give (the run's own come from the last round's, if open)
     perspective_1 = review.split("### Perspective", 1)[1].split("## Round 2", 1)[0]
-    follow_ups = [*R.follow_up_questions(perspective_1, HEAT_PUMPS, "en"), *out.follow_ups]
+    follow_ups = [*F.follow_up_questions(perspective_1, HEAT_PUMPS, "en"), *out.follow_ups]
     asked = [R._QUOTED.findall(q)[0] for q in follow_ups if q.startswith("How does the finding")]
     assert asked, follow_ups
     for quote in left_out + asked:  # whole sentences (or their start, shortened), their quotes the inner ones

@@ -296,8 +296,9 @@ def test_every_round_of_the_review_speaks_the_questions_language(language):
 
 
 def test_a_question_written_without_spaces_is_quoted_by_its_words_not_its_chunks():
+    from engine.offline_follow_ups import follow_up_questions, is_question
     from engine.offline_phrases import phrase
-    from engine.offline_review import _QUOTED, critique, follow_up_questions, is_question, perspective
+    from engine.offline_review import _QUOTED, critique, perspective
 
     question = "asyncioはタスクをどのようにキャンセルし、タイムアウトをどう扱いますか？"
     finding = "- asyncio runs coroutines concurrently on one thread. [S000001]"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from engine.offline_review import is_question
+from engine.offline_follow_ups import is_question
 from engine.runner import run_turn
 from tests.engine.test_offline_and_process import corpus_settings
 
