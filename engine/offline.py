@@ -135,14 +135,20 @@ SENTENCE_MIN = 40
 SENTENCE_MAX = 500
 
 
+def _asks(s: str) -> bool:
+    """True when ``s`` ends as a question does ("?", the full-width "？"): a FAQ's "Q: …?" or a page's
+    rhetorical question names what it asks about and says nothing of it, so it is no finding."""
+    return s.rstrip("\"'”’»« ").endswith(("?", "？"))
+
+
 def _good_sentence(s: str) -> bool:
     """True for a prose sentence worth quoting: :data:`SENTENCE_MIN` to :data:`SENTENCE_MAX` long, six
     tenths of it letters (both measured by :func:`engine.segments.latin_length`), ending as a sentence
-    does, and no list, table row, heading or address."""
+    does but not as a question (:func:`_asks`), and no list, table row, heading or address."""
     size = latin_length(s)
     letters = latin_length("".join(ch for ch in s if ch.isalpha()))
     listing = s.count("(") > 3 or s.count("|") > 1 or s.count("*") > 3
-    prose = s.rstrip("\"'”’»« ").endswith(_SENTENCE_END)
+    prose = s.rstrip("\"'”’»« ").endswith(_SENTENCE_END) and not _asks(s)
     return (SENTENCE_MIN <= size <= SENTENCE_MAX and letters >= 0.6 * size and prose and not listing
             and not s.startswith(("#", "|", "URL:", "-")))
 
@@ -199,14 +205,14 @@ def passages(text: str, query: str) -> list[str]:
     released in 2024", is joined to it only within one paragraph; after a blank line it is dropped,
     as the paragraph before may be about something else), else, for a short file or a table, its
     short sentences and lines (CSV rows) that share a word with ``query``, no code line among them
-    (a command line, :func:`engine.offline_review.flaw`)."""
+    (a command line, :func:`engine.offline_review.flaw`) nor a question (:func:`_asks`)."""
     good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph))])
     if good:
         return good
     wanted = set(T.content_words(query))
     short = [s.strip() for line in text.splitlines() for s in sentences(line)]
     return distinct([s for s in short if 0 < latin_length(s) <= SHORT_PASSAGE_MAX and not s.startswith(("#", "URL:", "Title:"))
-                     and wanted & set(words(s)) and R.flaw(s) != ("code", "")])
+                     and wanted & set(words(s)) and R.flaw(s) != ("code", "") and not _asks(s)])
 
 
 class OfflineChatModel(BaseChatModel):
