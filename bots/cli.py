@@ -333,10 +333,14 @@ def slack(
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on.")] = "0.0.0.0",
 ) -> None:
     """Run the Slack bot: Socket Mode with SLACK_APP_TOKEN, else HTTP on /slack/events."""
-    from bots.slack.server import main as slack_main
+    from bots.slack.settings import check_settings
+    from engine.settings import load_settings
     from jobs.locks import holding_as
 
     try:
+        check_settings(load_settings())  # the server's first checks, made before its imports: a refusal at once
+        from bots.slack.server import main as slack_main
+
         with holding_as("slack"):  # the thread locks of its in-process runner (no REDIS_URL) say so
             slack_main(port=port, host=host)
     except SettingsError as err:
@@ -355,12 +359,15 @@ def teams(
         metavar="HOST", help="Address to listen on (default 0.0.0.0; 127.0.0.1 when MICROSOFT_APP_ID is unset).")] = None,
 ) -> None:
     """Run the Microsoft Teams bot: HTTP on /api/messages and /files/{token}."""
-    from bots.teams.server import main as teams_main
     from bots.teams.settings import load_teams_settings
     from jobs.locks import holding_as
+    from jobs.startup import check_local
 
     try:
         settings = load_teams_settings()
+        check_local(settings, research=True)  # the server's first check, made before its imports: a refusal at once
+        from bots.teams.server import main as teams_main
+
         if host is None:  # unauthenticated local mode stays on this machine unless asked otherwise
             host = "0.0.0.0" if settings.microsoft_app_id else "127.0.0.1"
         with holding_as("teams"):  # the thread locks of its in-process runner (no REDIS_URL) say so

@@ -1,6 +1,7 @@
 """What a process loads before it does anything: OpenCC only when a Traditional Chinese text is
-written, redis-py only when a Redis client is made, and `deepresearch ask` with a bad setting
-refuses it before the research code (langchain) is loaded."""
+written, redis-py only when a Redis client is made, `deepresearch ask` with a bad setting refuses
+it before the research code (langchain) is loaded, and a long-running command refuses a missing
+corpus folder or token before its server is."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.bots.console_helpers import RUN_TIMEOUT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def _python(code: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     """``code`` run by a new Python process of the project (its stdout and stderr as text)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("DEEPRESEARCH_") and k != "REDIS_URL"}
-    environ.update(DEEPRESEARCH_DATA_DIR=str(tmp_path / "data"), DEEPRESEARCH_LLM="offline",
-                   DEEPRESEARCH_SEARCH="none", **env)
+    environ.update({"DEEPRESEARCH_DATA_DIR": str(tmp_path / "data"), "DEEPRESEARCH_LLM": "offline",
+                    "DEEPRESEARCH_SEARCH": "none", **env})
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=environ,
                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
 
@@ -86,3 +89,33 @@ def test_an_english_report_is_rendered_without_opencc_and_a_traditional_one_with
     first, second = done.stdout.splitlines()
     assert first == "False True Date"
     assert second.split() == ["True", "问题", "問題", "True"]
+
+
+#: What a chat server or the research loads, and a refusal at start-up needs none of.
+SERVING_MODULES = ("langchain_core", "slack_bolt", "botbuilder", "mistletoe", "aiohttp")
+
+
+@pytest.mark.parametrize("argv,env", [
+    (["slack", "--port", "0"], {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "secret"}),
+    (["slack", "--port", "0"], {}),  # no SLACK_BOT_TOKEN
+    (["teams", "--port", "0"], {}),
+    (["worker", "--burst"], {"REDIS_URL": "redis://127.0.0.1:6379/15"}),
+])
+def test_a_start_up_refusal_is_said_before_the_server_or_the_research_code_is_loaded(tmp_path, argv, env):
+    """A corpus folder that is missing (or a missing token) stops `slack`, `teams` and `worker` at
+    once: loading the chat platform's SDK, the Markdown renderers and langchain first would take most
+    of a second of CPU (`ask` checks its corpus after its other checks, with the research code loaded)."""
+    done = _python(f"""
+        import sys
+        sys.argv = ["deepresearch", *{argv!r}]
+        from bots.entry import main
+        try:
+            main()
+        finally:
+            print(sorted(m for m in {SERVING_MODULES!r} if m in sys.modules), file=sys.stderr)
+    """, tmp_path, DEEPRESEARCH_SEARCH="corpus", DEEPRESEARCH_CORPUS_DIR=str(tmp_path / "missing"), **env)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1, done.stderr
+    assert lines[-2].startswith("deepresearch: "), done.stderr
+    assert "missing" in lines[-2] or "SLACK_BOT_TOKEN" in lines[-2], done.stderr
+    assert lines[-1] == "[]", done.stderr

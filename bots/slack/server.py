@@ -19,38 +19,13 @@ from slack_sdk.signature import SignatureVerifier
 
 from bots import serving
 from bots.slack.app import build_app, token_problem
-from bots.slack.settings import slack_settings
+from bots.slack.settings import check_settings, slack_settings
 from engine.redact import quoted
-from engine.settings import Settings, SettingsError, load_settings
-from jobs.startup import check_local
+from engine.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
-
-
-def check_settings(settings: Settings) -> bool:
-    """Validate what the bot needs before it starts; returns True for Socket Mode.
-
-    Checks nothing on another host: Slack's Web API, Redis and PostgreSQL are asked after it, so
-    that a local problem is said first.
-
-    Raises:
-        SettingsError: one line naming the missing setting (``SLACK_BOT_TOKEN``; in HTTP mode
-        ``SLACK_SIGNING_SECRET``; without ``REDIS_URL`` the research runs in this process, so
-        the model and search settings too, a corpus folder that is not indexed included:
-        :func:`jobs.startup.check_local`).
-        engine.fsutil.StorageError: the data folder cannot be written, or the corpus index read.
-    """
-    slack = slack_settings()
-    slack.bot_token()
-    socket_mode = slack.socket_mode
-    if socket_mode and not slack.slack_app_token.get_secret_value().startswith("xapp-"):
-        raise SettingsError("SLACK_APP_TOKEN must be an app-level token (xapp-...) with connections:write")
-    if not socket_mode:
-        slack.signing_secret()
-    check_local(settings, research=not settings.redis_url)
-    return socket_mode
 
 
 def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,

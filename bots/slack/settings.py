@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
-from engine.settings import BlankIsUnset, SettingsError, id_set, load_settings_as
+from engine.settings import BlankIsUnset, Settings, SettingsError, id_set, load_settings_as
+from jobs.startup import check_local
 
 
 class SlackSettings(BlankIsUnset):
@@ -67,3 +68,27 @@ def slack_settings() -> SlackSettings:
             (:func:`engine.settings.load_settings_as`).
     """
     return load_settings_as(SlackSettings)
+
+
+def check_settings(settings: Settings) -> bool:
+    """Validate what the bot needs before it starts; returns True for Socket Mode.
+
+    Checks nothing on another host: Slack's Web API, Redis and PostgreSQL are asked after it, so
+    that a local problem is said first.
+
+    Raises:
+        SettingsError: one line naming the missing setting (``SLACK_BOT_TOKEN``; in HTTP mode
+        ``SLACK_SIGNING_SECRET``; without ``REDIS_URL`` the research runs in this process, so
+        the model and search settings too, a corpus folder that is not indexed included:
+        :func:`jobs.startup.check_local`).
+        engine.fsutil.StorageError: the data folder cannot be written, or the corpus index read.
+    """
+    slack = slack_settings()
+    slack.bot_token()
+    socket_mode = slack.socket_mode
+    if socket_mode and not slack.slack_app_token.get_secret_value().startswith("xapp-"):
+        raise SettingsError("SLACK_APP_TOKEN must be an app-level token (xapp-...) with connections:write")
+    if not socket_mode:
+        slack.signing_secret()
+    check_local(settings, research=not settings.redis_url)
+    return socket_mode

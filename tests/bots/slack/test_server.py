@@ -12,7 +12,7 @@ import pytest
 
 from bots.slack import server as slack_server
 from bots.slack.app import build_app
-from bots.slack.server import check_settings
+from bots.slack.settings import check_settings
 from engine.settings import SettingsError, load_settings
 from tests.bots.raw_http import BAD_REQUESTS, assert_refused_once
 from tests.bots.slack.conftest import sign
