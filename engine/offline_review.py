@@ -26,9 +26,12 @@ from engine.text import markdown_unescape
 from engine.word_forms import mentioned
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
-#: comment, a statement ending in a brace or semicolon, a definition.
+#: comment, a statement ending in a brace or semicolon, a definition, one after the interactive
+#: interpreter's prompt (">>> ", "... ": a doctest), a decorated definition ("@dataclass_transform()
+#: class ModelBase: ...").
 _CODE = re.compile(r"\bfor \w+ in [\w.()]+\s*:|\w\)\s*#|\s#\s|[{};]\s*$"
-                   r"|^(?:def|class|import|return|async def)\s")
+                   r"|^(?:def|class|import|return|async def)\s|^\s*(?:>>>|\.\.\.)\s"
+                   r"|^@[\w.]+(?:\([^)]*\))?\s+(?:async\s+)?(?:def|class)\s")
 #: A command line, as written alone or inside a sentence: after a shell prompt ("$ hp-tool …", "% …"),
 #: a lower-case command and at most one more word before its first option ("hpctl list
 #: --heat-pumps", "pip install -U pip"), or two long options in a row, a value between them at most

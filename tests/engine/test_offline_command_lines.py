@@ -66,3 +66,18 @@ def test_a_sentence_without_the_subject_or_enough_words_is_not(sentence):
 ])
 def test_prose_that_names_options_with_or_and_between_is_still_prose(sentence):
     assert passages(sentence, QUESTION) == [sentence]
+
+
+PROTOCOLS = "How do dataclasses, enums and typing protocols differ?"
+DIFFER = "Dataclasses generate methods, while enums define named constants and protocols describe structural types."
+
+
+@pytest.mark.parametrize("code", [
+    ">>> Color.RED is an enum member and dataclasses compare fields.",  # a doctest prompt
+    "... print(Color.RED, 'is an enum member of the dataclasses example')",  # its continuation
+    "@dataclass_transform() class ModelBase: ...",  # a decorator and a stub (PEP 681's example)
+    "@enum.unique class Protocols(Enum): RED = 1",
+    "class Point(Protocol): ...",
+])
+def test_python_code_from_the_docs_is_never_a_passage(code):
+    assert passages(f"{code}\n\n{DIFFER}\n", PROTOCOLS) == [DIFFER]
