@@ -137,8 +137,22 @@ def script(word: str) -> str:
 ABBREVIATIONS = frozenset(_ABBREVIATIONS_MORE) | frozenset({
     "e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "dr.", "mr.", "mrs.", "ms.", "prof.", "fig.", "no.", "vol.",
     "z.b.", "d.h.", "u.a.", "bzw.", "usw.", "ca.", "vgl.", "nr.", "p.ex.", "env.", "mme.", "p.", "pp.", "ej.", "sr.",
-    "sra.", "núm.",
+    "sra.", "núm.", "incl.", "excl.", "esp.", "resp.", "inkl.", "exkl.", "zzgl.", "ggf.", "evtl.", "bspw.",
 })
+#: What may stand before an abbreviation inside a sentence: "(incl. VAT)", "„z. B.".
+_OPENING = "([{\"'“„«‘"
+
+
+def _abbreviation_ends(before: str, after: str) -> bool:
+    """True when the full stop ending ``before`` (a sentence so far) is an abbreviation's
+    (:data:`ABBREVIATIONS`): its last word, after an opening bracket or quotation mark ("(incl."), its
+    last two written with a space ("z. B.", "d. h.": the Duden's spelling), or its last word and the
+    first of ``after`` ("z." and "B. 20 Jahre")."""
+    words = before.rsplit(" ", 2)
+    last = words[-1].lstrip(_OPENING).lower()
+    pair = (words[-2].lstrip(_OPENING) + words[-1]).lower() if len(words) > 1 else ""
+    return (last in ABBREVIATIONS or pair in ABBREVIATIONS
+            or (last + after.split(" ", 1)[0]).lower() in ABBREVIATIONS)
 
 
 def paragraphs(text: str) -> list[str]:
@@ -152,7 +166,8 @@ def sentences(text: str) -> list[str]:
     """Split prose into sentences: at end punctuation followed by space, or at blank lines.
 
     A full stop does not end a sentence after an abbreviation of :data:`ABBREVIATIONS` ("e.g.",
-    "Dr.", "z.B.") or when the text after it starts with a lower-case letter ("Use e.g. wait_for").
+    "Dr.", "z.B.", "z. B.", "(incl. VAT)": :func:`_abbreviation_ends`) or when the text after it starts
+    with a lower-case letter ("Use e.g. wait_for").
     """
     out: list[str] = []
     for paragraph in paragraphs(text):
@@ -162,7 +177,7 @@ def sentences(text: str) -> list[str]:
             if not part:
                 continue
             if len(out) > start and out[-1].endswith(".") and (
-                    part[0].islower() or out[-1].rsplit(" ", 1)[-1].lower() in ABBREVIATIONS):
+                    part[0].islower() or _abbreviation_ends(out[-1], part)):
                 out[-1] += " " + part
             else:
                 out.append(part)

@@ -281,6 +281,22 @@ def test_an_abbreviation_or_a_lower_case_continuation_does_not_end_a_sentence():
     ]
 
 
+@pytest.mark.parametrize("sentence", [
+    "A heat pump costs 12,000 EUR (incl. VAT) to install in Germany.",
+    "Die Pumpe kostet ca. 12.000 Euro inkl. MwSt. und läuft z. B. 20 Jahre.",
+    "Der Preis gilt zzgl. Montage, d. h. ohne Einbau.",
+    "Prices exclude installation (excl. VAT) and vary, esp. in cities.",
+    "Das Gerät ist ggf. lauter, u. a. im Winter.",
+])
+def test_an_abbreviation_in_brackets_or_written_with_a_space_does_not_end_a_sentence(sentence):
+    """"(incl. VAT)" and the German two-letter forms written with a space ("z. B.", "d. h.",
+    "u. a.", as the Duden writes them) keep the sentence whole."""
+    from engine.segments import sentences
+
+    assert sentences(f"{sentence} Next one starts here. And Plan B. Then the end.") == [
+        sentence, "Next one starts here.", "And Plan B.", "Then the end."]
+
+
 # ---- escaping only what would change the rendering ---------------------------------------------
 #: Titles with characters that are markup in some places only: an underscore at a word's edge
 #: opens or closes nothing without a partner, while stars, brackets, backticks, HTML and a
