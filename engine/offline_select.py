@@ -187,13 +187,32 @@ def query_terms(query: str, language: str = "en") -> list[str]:
     return list(dict.fromkeys(_terms_of(_query_words(query), language, split=False)))
 
 
+#: A dotted name in a question: a module's function, class or attribute ("functools.lru_cache",
+#: "os.path.join", "asyncio.Task"), each part an identifier of two characters or more ("e.g." is none).
+DOTTED_NAME = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w+\.)+([A-Za-z_]\w+)(?!\w|\.\w)")
+
+
+def unqualified(query: str) -> str:
+    """``query`` with each dotted name (:data:`DOTTED_NAME`) written as the name it ends in
+    ("What does functools.lru_cache do?" -> "What does lru_cache do?"): the page that documents it
+    names it bare ("lru_cache() with a size limit"), and its module is what found that page. A file
+    name (its ending a known file type, :func:`mimetypes.guess_type`: "setup.py", "example.com") stays."""
+    import mimetypes
+
+    def last(m: re.Match) -> str:
+        return m.group(0) if mimetypes.guess_type(m.group(0), strict=False)[0] else m.group(1)
+
+    return DOTTED_NAME.sub(last, query)
+
+
 def _query_words(query: str) -> list[str]:
-    """The tokens of ``query`` (:func:`_tokens`) that :func:`query_terms` stems, as written."""
+    """The tokens of ``query`` (:func:`_tokens`, its dotted names by their last name: :func:`unqualified`)
+    that :func:`query_terms` stems, as written."""
     from engine.offline_text import STOPWORDS
 
     return [
         t
-        for t in _tokens(query)
+        for t in _tokens(unqualified(query))
         if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())
     ]
 
@@ -210,6 +229,27 @@ def _with_forms(docs: list[list[str]], candidates: list[str], query: str, langua
         doc + [term[w] for w in mentioned_otherwise([w for w in words if term[w] not in doc], c, language)]
         for doc, c in zip(docs, candidates, strict=True)
     ]
+
+
+def _nouns_only(docs: list[list[str]], candidates: list[str], query: str, language: str) -> list[list[str]]:
+    """``docs`` (the terms of each candidate) without the terms :func:`not_as_nouns` finds in it."""
+    return [[t for t in d if t not in not_as_nouns(query, c, language)] for d, c in zip(docs, candidates, strict=True)]
+
+
+def not_as_nouns(query: str, text: str, language: str = "en") -> set[str]:
+    """The terms of the plural nouns of ``query``'s main subject (:func:`main_subject`, English: "set" of
+    "How do sets differ") that ``text`` writes only as another part of speech
+    (:func:`engine.word_forms.as_noun`: "If no DTDHandler is set"): ``text`` does not name them. Empty in
+    another language."""
+    from engine.word_forms import as_noun, plural_noun
+
+    plurals = [(w, plural_noun(w)) for w in _main_words(query)] if language == "en" else []
+    plurals = [(w, s) for w, s in plurals if s]
+    if not plurals:
+        return set()
+    said = set(terms(text, language))
+    return {term for word, singulars in plurals
+            if (term := _terms_of([word], language, split=False)[0]) in said and not as_noun(word, singulars, text)}
 
 
 def unmarked(query: str, candidates: list[str]) -> str:
@@ -269,8 +309,14 @@ def main_subject(query: str, language: str = "en") -> list[str]:
     mark between two words (a comma, a dash):
     "heat pumps" of "Which heat pumps are cheapest to run in Germany?", "asyncio tasks" of "How do
     asyncio tasks handle timeouts?". Empty when the question has no term."""
+    return list(dict.fromkeys(_terms_of(_main_words(query), language, split=False)))
+
+
+def _main_words(query: str) -> list[str]:
+    """The words of :func:`main_subject` as ``query`` writes them (a dotted name by its last name)."""
     from engine.offline_text import STOPWORDS
 
+    query = unqualified(query)
     run: list[str] = []
     end = 0
     for m in _TOKEN.finditer(query):
@@ -281,8 +327,7 @@ def main_subject(query: str, language: str = "en") -> list[str]:
             break  # a mark between ("Heat pumps — limitations") ends the subject as a function word does
         if not (word in STOPWORDS or word in QUESTION_VERBS or is_function_word(word)):
             run.append(token)
-    kept = [t for t in _tokens(" ".join(run)) if not is_function_word(t.lower()) and t.lower() not in STOPWORDS]
-    return list(dict.fromkeys(_terms_of(kept, language, split=False)))
+    return [t for t in _tokens(" ".join(run)) if not is_function_word(t.lower()) and t.lower() not in STOPWORDS]
 
 
 def _subject_terms(query: list[str], docs: list[list[str]], groups: list[str] | None) -> set[str]:
@@ -361,6 +406,8 @@ def choose(
         return []
     query = unmarked(query, candidates)
     docs = _with_forms([terms(c, language) for c in candidates], candidates, query, language)
+    if floor > 0:
+        docs = _nouns_only(docs, candidates, query, language)
     query_t = asked_terms(query, candidates, docs, language) if floor > 0 else writable(
         query_terms(query, language), candidates)
     if floor > 0 and not query_t:
@@ -414,7 +461,7 @@ def answers(text: str, questions: list[str], language: str = "en") -> list[float
     this question asks about, a term weighing as in :func:`choose`, by its rarity among the
     questions: one all of them ask about (their subject, "turbine") counts little, one only this
     question asks about ("noise") more. All 0.0 when ``text`` names no term of any question."""
-    asked = [query_terms(q, language) for q in questions]
+    asked = [[t for t in query_terms(q, language) if t not in not_as_nouns(q, text, language)] for q in questions]
     common = [t for t in dict.fromkeys(terms(text, language)) if any(t in q for q in asked)]
     return _scores(asked, common)[1] if common else [0.0] * len(questions)
 
@@ -466,7 +513,7 @@ def named_first(text: str, questions: list[str], language: str = "en") -> int | 
         at = {}
         for j, part in enumerate(own):
             unique = {t for t in part if not is_function_word(t)}.difference(*own[:j], *own[j + 1 :])
-            if unique and unique <= set(said):
+            if unique and unique <= set(said) - not_as_nouns(questions[j], text, language):
                 at[j] = min(said.index(t) for t in unique)
     if len(at) < 2:
         return None

@@ -204,3 +204,59 @@ def _compound_part(word: str, token: str, language: str) -> bool:
                for link in LINKS):  # "Pumpe|n|haus"
             return True
     return False
+
+
+#: Words before an English noun ("a set", "the lock", "each queue", "sets of sets"): a singular after
+#: one of them is the noun, whatever follows it ("the set to use").
+DETERMINERS = frozenset(
+    """a an the this that these those each every any no some its their his her our your my one another either
+    neither which what whose of per such same own new empty inner outer""".split())
+#: Words before an English verb: auxiliaries and modals, "to", "not", and the subject pronouns ("is set",
+#: "has been set", "to set", "should lock", "you set"); a plural after a pronoun is a verb too ("it sets").
+VERB_MARKERS = frozenset(
+    """is are was were be been being am has have had having do does did will would shall should can could may
+    might must to not never also just then i you we they he she it""".split())
+#: Words after an English verb that are no noun's ("set to None", "set by the caller", "set up").
+_VERB_AFTER = frozenset("to by up off aside".split())
+_PRONOUNS = frozenset("it he she which who that this".split())
+
+
+def plural_noun(word: str) -> tuple[str, ...]:
+    """The singular forms of ``word`` when it is written as an English plural noun ("sets" -> ("set",),
+    "queues" -> ("queue",), "boxes" -> ("boxe", "box"), "policies" -> ("policie", "polici", "policy")) whose
+    Snowball stem is the plural's; () for any other word ("class", "status", "analysis", "news")."""
+    from engine.offline_select import _stemmed
+
+    low = word.lower()
+    if not low.isalpha() or len(low) < 4 or not low.endswith("s") or low.endswith(("ss", "us", "is")):
+        return ()
+    forms = [low[:-1]] + ([low[:-2]] if low.endswith("es") else []) + ([low[:-3] + "y"] if low.endswith("ies") else [])
+    stem = _stemmed([low], "en")[0]
+    return tuple(f for f, s in zip(forms, _stemmed(forms, "en"), strict=True) if s == stem)
+
+
+def as_noun(word: str, singulars: tuple[str, ...], text: str) -> bool:
+    """True when ``text`` (English) writes ``word``, a plural noun of a question whose singular forms are
+    ``singulars`` (:func:`plural_noun`), as a noun: the plural ("Sets are disjoint"), not after a pronoun
+    ("it sets"); the singular after a determiner or "of" (:data:`DETERMINERS`: "the set", "a list of set
+    objects"), or not after a verb's marker (:data:`VERB_MARKERS`: "is set", "to set", "should lock") nor
+    before a verb's particle or an object's determiner ("set to None", "lock the file"); or in an identifier
+    or a compound ("TaskGroup", "set-like"). Another form of the stem ("setting", "locked") is no noun.
+    The rule reads the words around a form, as a part-of-speech tagger's simplest rules do: no tagger."""
+    from engine.offline_select import _parts, _stemmed, _tokens
+
+    low, stem = word.lower(), _stemmed([word.lower()], "en")[0]
+    tokens = _tokens(text)
+    lows = [t.lower() for t in tokens]
+    for i, (token, t) in enumerate(zip(tokens, lows, strict=True)):
+        before = lows[i - 1] if i else ""
+        after = lows[i + 1] if i + 1 < len(lows) else ""
+        if t == low and before not in _PRONOUNS:
+            return True
+        if t in singulars and (before in DETERMINERS or before not in VERB_MARKERS
+                               and after not in _VERB_AFTER and after not in DETERMINERS - {"of"}):
+            return True
+        parts = _parts(token)
+        if len(parts) > 1 and t not in singulars and stem in _stemmed(parts, "en"):
+            return True
+    return False
