@@ -5,13 +5,16 @@ panels") and finds its listed items: where the first one starts in the first cla
 (:func:`_first_item_start`), how many words each one is (:func:`_listed_at`, :func:`_two_items`),
 whether the words after the last one are asked of every item (:func:`_shares_tail`) and whether an
 item leaves out the first one's noun (:func:`_with_shared_noun`); each item is then written in the
-words around the list, an English auxiliary in the singular for a singular item (:func:`_agreeing`).
+words around the list, an English auxiliary in the singular for a singular item (:func:`_agreeing`),
+as written when the item's noun comes after the list ("ground-source and air-source | heat pumps").
 Items need not be as long as each other: the last one goes on to the verb the items share ("typing
 protocols | work together") or as far as the earlier items' shape goes ("SQL Server", "guinea pigs",
 "große Windräder": :func:`_last_item_size`); a frame that only asks how the items relate ("How do …
 interact", "… work together") gives each item alone (:func:`asks_only_to_compare`).
-Clauses of their own ("cancel tasks and handle timeouts") give no items. Quoted text and code stand
-as one word each while a brief is split (:data:`HOLE`).
+A two-item list that only asks how its items relate gives the first one all its words ("solar
+panels", not "solar" shared: :func:`_items_whole`). Clauses of their own ("cancel tasks and handle
+timeouts") give no items, nor a frame when they follow a one-word subject (:func:`_verb_phrases`).
+Quoted text and code stand as one word each while a brief is split (:data:`HOLE`).
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         found = _two_items(first, later[0], lead, language)
     if found is None:
         return None
+    found = _items_whole(first, later, found, lead, language) or found
     prefix, items, tail = found
     # a participle lists with participles ("compressed and encrypted"), not nouns
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
@@ -86,8 +90,84 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         return []  # a list, but where its items end cannot be told
     if asks_only_to_compare(" ".join(prefix + tail)):
         return [(" ".join(i), "") for i in items]
-    return [(" ".join([*_agreeing(prefix, i, language), *i, *tail]),
-             " ".join([*_agreeing(prefix, i, language), "…", *tail])) for i in items]
+    own = _verb_phrases(prefix, tail, language)  # "How does asyncio | cancel tasks": clauses, no frame
+    return [(" ".join([*_agreeing(prefix, i, tail, language), *i, *tail]),
+             "" if own else " ".join([*_agreeing(prefix, i, tail, language), "…", *tail])) for i in items]
+
+
+#: English auxiliaries whose subject a bare verb follows ("How does asyncio | cancel tasks", "How can
+#: I | handle timeouts"), not a noun or an adjective as after "are".
+_VERB_AFTER_SUBJECT = frozenset("do does did can could should would will shall may might must".split())
+#: English forms of "be": the words after one up to a listed item are its subject's ("What are solar |
+#: panels and batteries made of").
+_COPULAS = frozenset("is are was were".split())
+
+
+def _auxiliary_before(prefix: list[str], language: str) -> int:
+    """The index in ``prefix`` (the words before a list's first item) of its last English auxiliary
+    (:data:`_VERB_AFTER_SUBJECT`, :data:`_COPULAS`), -1 when it has none or ``language`` is not English."""
+    if language != "en":
+        return -1
+    return next((k for k in range(len(prefix) - 1, -1, -1)
+                 if prefix[k].lower() in _VERB_AFTER_SUBJECT | _COPULAS), -1)
+
+
+def _verb_phrases(prefix: list[str], tail: list[str], language: str) -> bool:
+    """True when a list's items (no words after the last one, ``tail``) come right after a
+    one-word subject of an English auxiliary a verb follows (``prefix``: "How does asyncio", "How can
+    I"): the items are verb phrases of that subject ("cancel tasks", "handle timeouts"), each a
+    question of its own, which asks nothing of the others' frame."""
+    aux = _auxiliary_before(prefix, language)
+    return (
+        not tail
+        and aux == len(prefix) - 2
+        and prefix[aux].lower() in _VERB_AFTER_SUBJECT
+        and (not _function(prefix[-1].lower(), language) or opens_verb(prefix[-1], PRONOUNS))
+    )
+
+
+def _items_whole(
+    first: list[str], later: list[list[str]], found: tuple[list[str], list[list[str]], list[str]], lead: int,
+    language: str,
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """``(prefix, items, tail)`` of a two-item list whose first item ``found`` (:func:`_listed_at`, the
+    items' length a guess) cut short, leaving its first words (no function words) in the words before
+    it, which would then be read as every item's. When the question only asks how the items relate or
+    to compare them (:func:`asks_only_to_compare` of the words around them, those words left out, and
+    they name a word of :data:`COMPARING`, :data:`RELATING` or :data:`TOGETHER`), the first item goes
+    back to the last function word or verb of the frame ("work", "hängen": :data:`TOGETHER_VERBS`,
+    :data:`engine.offline_select.QUESTION_VERBS`) before it: "How do | solar panels and batteries |
+    work together", "What is the difference between | solar panels and batteries" give "solar panels"
+    and "batteries", not "solar batteries". In English after a form of "be", both items are read again
+    from the word after it (:func:`_listed_at`) when the guess cut the second one's noun off into the
+    words after it, a plural, and a preposition ends them ("What are | wind turbine blades and solar
+    panels | made of", not "solar | panels made of"). A frame that asks something of each item shares
+    those words ("What are wind turbine blades and towers made of": "wind turbine towers"), as a list
+    of three or more does, whose middle items tell where the first one starts ("How do asyncio tasks,
+    threads and worker processes differ"). None otherwise."""
+    from engine.offline_select import QUESTION_VERBS
+
+    prefix, items, tail = found
+    if len(later) != 1:
+        return None  # the middle items' length tells where the first one starts
+    framing = COMPARING | RELATING | TOGETHER | TOGETHER_VERBS | QUESTION_VERBS | REFLEXIVES
+    start = next((k + 1 for k in range(len(prefix) - 1, -1, -1) if _function(prefix[k].lower(), language)
+                  or prefix[k].lower() in framing or HOLE.fullmatch(prefix[k])), 0)
+    if not 0 < start < len(prefix):
+        return None
+    frame = " ".join([*prefix[:start], *tail])
+    asks = {w.lower() for w in content_words(together(frame))} & (COMPARING | RELATING | TOGETHER)
+    if asks and asks_only_to_compare(frame):  # "Hoe gedragen | … zich": "gedragen" is the frame's verb
+        return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
+    cut = (
+        prefix[start - 1].lower() in _COPULAS
+        and _auxiliary_before(prefix, language) == start - 1
+        and len(tail) > 1
+        and tail[-1].lower() in PREPOSITIONS
+        and tail[0][:1].islower()
+        and _plural(tail[:1])
+    )
+    return _listed_at(first, later, len(first) - start, lead, language) if cut else None
 
 
 def _names(word: str, language: str) -> bool:
@@ -172,18 +252,38 @@ def _plural(item: list[str]) -> bool:
 _SINGULAR = {"do": "does", "are": "is", "have": "has", "were": "was"}
 
 
-def _agreeing(prefix: list[str], item: list[str], language: str) -> list[str]:
+def _agreeing(prefix: list[str], item: list[str], tail: list[str], language: str) -> list[str]:
     """``prefix`` (the words before a listed item) with its last word, an English plural auxiliary
-    (:data:`_SINGULAR`), in the singular when ``item`` alone is singular: a name (capitalised, in
-    capitals or with a digit: "Kafka", "RAG", "Kubernetes") or a last word without a plural "-s"
-    ("coffee", "glass", "analysis"). Capitals with a plural "s" ("GPUs", "LLMs") and a name of
-    several words ending in one ("Solar Panels") are plural. Other languages' verbs are left as written."""
+    (:data:`_SINGULAR`), in the singular when the item's noun is singular: the item alone is its
+    noun (:func:`_noun_after`) and a name (capitalised, in capitals or with a digit: "Kafka", "RAG",
+    "Kubernetes") or a last word without a plural "-s" ("coffee", "glass", "analysis"). Capitals with
+    a plural "s" ("GPUs", "LLMs") and a name of several words ending in one ("Solar Panels") are
+    plural, as is an item whose noun the words after the list (``tail``) write ("ground-source and
+    air-source | heat pumps"). Other languages' verbs are left as written."""
     if language != "en" or not prefix or prefix[-1].lower() not in _SINGULAR or not item or HOLE.search(item[-1]):
         return prefix  # a quoted or code span (:data:`HOLE`) is left with the verb as asked
-    if _plural(item):
+    if _plural(item) or _noun_after(prefix[-1], tail, language):
         return prefix
     singular = _SINGULAR[prefix[-1].lower()]
     return [*prefix[:-1], singular.capitalize() if prefix[-1][:1].isupper() else singular]
+
+
+def _noun_after(auxiliary: str, tail: list[str], language: str) -> bool:
+    """True when the words after a list (``tail``) go on with its items' noun phrase to a plural noun:
+    one of its first two words, all before it no function word nor a verb that asks how
+    (:func:`_opens_tail`), is plural (:func:`_plural`), and after a form of "do" or "have"
+    (``auxiliary``) a word that is no function word follows it, the question's verb ("What do solar
+    and wind | farms cost"; "How do coffee and tea | cause headaches" ends in its object). After "are"
+    or "were" it may end the question ("How efficient are ground-source and air-source | heat
+    pumps")."""
+    for k, word in enumerate(tail[:2]):
+        if _function(word.lower(), language) or _opens_tail(tail, k) or HOLE.fullmatch(word):
+            return False
+        if _plural([word]) and word[:1].islower():
+            if auxiliary.lower() in _COPULAS:
+                return True
+            return k + 1 < len(tail) and not _function(tail[k + 1].lower(), language)
+    return False
 
 
 def _takes_the_frame(items: list[list[str]], language: str) -> bool:
@@ -310,7 +410,8 @@ def _last_item_size(
         return word[:1].isupper()
 
     if language == "en" and all(_plural(i[-1:]) for i in shaped) and not _plural(last[size - 1 : size]):
-        return next((k + 1 for k in range(size, reach) if _plural(last[k : k + 1])), size)
+        # to the first plural, which may come before ``size`` ("solar panels | made of" after "wind turbine blades")
+        return next((k + 1 for k in range(reach) if _plural(last[k : k + 1])), size)
     if all(capital(i[-1]) for i in shaped):
         if not capital(last[size - 1]):
             return next((k + 1 for k in range(size, reach) if capital(last[k])), size)
