@@ -49,10 +49,13 @@ from engine.offline_list_words import (
     OWN_JOINS,
     PRONOUNS,
     QUALIFIER_OPENERS,
+    RELATING,
     SET_PHRASES,
     SUBJECTS,
     SUSPENDED,
+    TOGETHER,
     opens_verb,
+    together,
 )
 from engine.offline_list_words import function_word as _function
 from engine.offline_lists_cjk import cjk_items as _cjk_items
@@ -113,8 +116,8 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
     text, symbols = _without_symbols(text, language)
     quoted = _SPAN.sub(hole, text).replace(" and/or ", " and ")  # "and/or" is no code (:data:`_CODE`)
     masked = SUSPENDED.sub(hole, SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted)))
-    if not COMPARING.intersection(words(masked)):
-        masked = _NAME_PAIR.sub(hole, masked)
+    if not (COMPARING | RELATING | TOGETHER).intersection(words(together(masked))):
+        masked = _NAME_PAIR.sub(hole, masked)  # "Romeo and Juliet"; "How do Python and Java interact" is two
     cjk = _cjk_items(masked) if has_segmented_script(masked) else None
     if cjk is not None:
         found = [(t, "") for t in cjk]
@@ -342,7 +345,9 @@ def _continues_first(parts: list[str], language: str = "en") -> bool:
 
 #: Two capitalised words joined by "and" inside a sentence ("Romeo and Juliet", "Procter and Gamble"):
 #: most often one name, kept whole unless the brief asks to compare (:data:`COMPARING`: "How do
-#: Python and Java compare"). Not after a comma (the end of a longer list) nor at the start.
+#: Python and Java compare") or how they relate (:data:`RELATING`, :data:`TOGETHER`: "How do Python
+#: and Java work together", "Wie hängen Solarmodule und Batterien zusammen"). Not after a comma (the
+#: end of a longer list) nor at the start.
 _NAME_PAIR = re.compile(r"(?<=[^\W\d_] )(?<![A-Z]\w )[A-Z][a-z]+ (?:and|und|et|y|e|en|&) [A-Z][a-z]+(?!\w)")
 
 

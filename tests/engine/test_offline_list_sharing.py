@@ -27,6 +27,19 @@ def test_items_that_only_relate_stand_alone(brief: str, topics: list[str]) -> No
     assert set(listed_frames(brief).values()) == {""}
 
 
+@pytest.mark.parametrize(("brief", "language", "topics"), [
+    ("How do Python and Java work together?", "en", ["Python", "Java"]),
+    ("How do Python and Java interact with each other?", "en", ["Python", "Java"]),
+    ("Wie hängen Solarmodule und Batterien zusammen?", "de", ["Solarmodule", "Batterien"]),
+])
+def test_two_capitalised_items_that_relate_are_no_name(brief: str, language: str, topics: list[str]) -> None:
+    assert listed_topics(brief, language) == topics
+
+
+def test_a_name_of_two_words_stays_whole() -> None:
+    assert listed_topics("Who wrote Romeo and Juliet?") == ["Who wrote Romeo and Juliet"]
+
+
 @pytest.mark.parametrize(("brief", "topics"), [
     ("What do solar panels and home batteries cost?", ["What do solar panels cost", "What do home batteries cost"]),
     # a frame that asks something of each item shares the words before the first one
