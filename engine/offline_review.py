@@ -17,7 +17,7 @@ from engine.citations import SID
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
-from engine.offline_select import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms, unqualified
+from engine.offline_select import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms
 from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
@@ -106,9 +106,7 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵").
     A name written with its symbols ("C++", "C#", "g++", ".NET": :data:`engine.offline_select.SYMBOL_NAME`)
     is one word whatever its length, split as the selection splits it: a claim naming "C" or "net"
-    does not mention it. A dotted name is asked as the name it ends in (:func:`engine.offline_select.unqualified`:
-    "lru_cache" of "functools.lru_cache"), as the selection asks it."""
-    question = unqualified(question)
+    does not mention it."""
     split = _split_verb(question, language)
     asked = [term for term in content_words(question, names=True)
              if (latin_length(term) >= MIN_WORD or _SYMBOL_WORD.fullmatch(term))

@@ -32,6 +32,7 @@ cost about 1,200 € a year in Germany."), whose weight would otherwise keep it 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -187,32 +188,13 @@ def query_terms(query: str, language: str = "en") -> list[str]:
     return list(dict.fromkeys(_terms_of(_query_words(query), language, split=False)))
 
 
-#: A dotted name in a question: a module's function, class or attribute ("functools.lru_cache",
-#: "os.path.join", "asyncio.Task"), each part an identifier of two characters or more ("e.g." is none).
-DOTTED_NAME = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w+\.)+([A-Za-z_]\w+)(?!\w|\.\w)")
-
-
-def unqualified(query: str) -> str:
-    """``query`` with each dotted name (:data:`DOTTED_NAME`) written as the name it ends in
-    ("What does functools.lru_cache do?" -> "What does lru_cache do?"): the page that documents it
-    names it bare ("lru_cache() with a size limit"), and its module is what found that page. A file
-    name (its ending a known file type, :func:`mimetypes.guess_type`: "setup.py", "example.com") stays."""
-    import mimetypes
-
-    def last(m: re.Match) -> str:
-        return m.group(0) if mimetypes.guess_type(m.group(0), strict=False)[0] else m.group(1)
-
-    return DOTTED_NAME.sub(last, query)
-
-
 def _query_words(query: str) -> list[str]:
-    """The tokens of ``query`` (:func:`_tokens`, its dotted names by their last name: :func:`unqualified`)
-    that :func:`query_terms` stems, as written."""
+    """The tokens of ``query`` (:func:`_tokens`) that :func:`query_terms` stems, as written."""
     from engine.offline_text import STOPWORDS
 
     return [
         t
-        for t in _tokens(unqualified(query))
+        for t in _tokens(query)
         if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())
     ]
 
@@ -233,23 +215,39 @@ def _with_forms(docs: list[list[str]], candidates: list[str], query: str, langua
 
 def _nouns_only(docs: list[list[str]], candidates: list[str], query: str, language: str) -> list[list[str]]:
     """``docs`` (the terms of each candidate) without the terms :func:`not_as_nouns` finds in it."""
-    return [[t for t in d if t not in not_as_nouns(query, c, language)] for d, c in zip(docs, candidates, strict=True)]
+    if not _plural_subject(query, language):
+        return docs
+    out = []
+    for doc, candidate in zip(docs, candidates, strict=True):
+        gone = not_as_nouns(query, candidate, language, said=set(doc))
+        out.append([t for t in doc if t not in gone] if gone else doc)
+    return out
 
 
-def not_as_nouns(query: str, text: str, language: str = "en") -> set[str]:
+@functools.lru_cache(maxsize=256)
+def _plural_subject(query: str, language: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """The plural nouns of ``query``'s main subject (English only): (word as written, its singular forms,
+    :func:`engine.word_forms.plural_noun`; its term)."""
+    from engine.word_forms import plural_noun
+
+    if language != "en":
+        return ()
+    plurals = [(w, plural_noun(w)) for w in _main_words(query)]
+    return tuple((w, s, _terms_of([w], language, split=False)[0]) for w, s in plurals if s)
+
+
+def not_as_nouns(query: str, text: str, language: str = "en", *, said: set[str] | None = None) -> set[str]:
     """The terms of the plural nouns of ``query``'s main subject (:func:`main_subject`, English: "set" of
     "How do sets differ") that ``text`` writes only as another part of speech
     (:func:`engine.word_forms.as_noun`: "If no DTDHandler is set"): ``text`` does not name them. Empty in
-    another language."""
-    from engine.word_forms import as_noun, plural_noun
+    another language. ``said``: the terms of ``text`` when the caller has them (:func:`terms`)."""
+    from engine.word_forms import as_noun
 
-    plurals = [(w, plural_noun(w)) for w in _main_words(query)] if language == "en" else []
-    plurals = [(w, s) for w, s in plurals if s]
+    plurals = _plural_subject(query, language)
     if not plurals:
         return set()
-    said = set(terms(text, language))
-    return {term for word, singulars in plurals
-            if (term := _terms_of([word], language, split=False)[0]) in said and not as_noun(word, singulars, text)}
+    said = set(terms(text, language)) if said is None else said
+    return {term for word, singulars, term in plurals if term in said and not as_noun(word, singulars, text)}
 
 
 def unmarked(query: str, candidates: list[str]) -> str:
@@ -313,10 +311,9 @@ def main_subject(query: str, language: str = "en") -> list[str]:
 
 
 def _main_words(query: str) -> list[str]:
-    """The words of :func:`main_subject` as ``query`` writes them (a dotted name by its last name)."""
+    """The words of :func:`main_subject` as ``query`` writes them."""
     from engine.offline_text import STOPWORDS
 
-    query = unqualified(query)
     run: list[str] = []
     end = 0
     for m in _TOKEN.finditer(query):
