@@ -205,14 +205,15 @@ def passages(text: str, query: str) -> list[str]:
     released in 2024", is joined to it only within one paragraph; after a blank line it is dropped,
     as the paragraph before may be about something else), else, for a short file or a table, its
     short sentences and lines (CSV rows) that share a word with ``query``, no code line among them
-    (a command line, :func:`engine.offline_review.flaw`) nor a question (:func:`_asks`)."""
+    (a command line, :func:`engine.offline_review.flaw`), none that refers to a line before it ("It …",
+    a FAQ's "A: …") nor a question (:func:`_asks`)."""
     good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph))])
     if good:
         return good
     wanted = set(T.content_words(query))
     short = [s.strip() for line in text.splitlines() for s in sentences(line)]
     return distinct([s for s in short if 0 < latin_length(s) <= SHORT_PASSAGE_MAX and not s.startswith(("#", "URL:", "Title:"))
-                     and wanted & set(words(s)) and R.flaw(s) != ("code", "") and not _asks(s)])
+                     and wanted & set(words(s)) and R.flaw(s) is None and not _asks(s)])
 
 
 class OfflineChatModel(BaseChatModel):

@@ -56,6 +56,9 @@ _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s
                         r"|similar|similarly|likewise|below|ähnlich|similaire|semblable|igualmente|"
                         + "|".join(REFERENCES) + r")\b",
                         re.IGNORECASE)
+#: A FAQ's answer label ("A: Yes, …", "Antwort: …", "Réponse : …"): the answer refers to the question
+#: before it as a pronoun does.
+_ANSWER = re.compile(r"^(A|Answer|Antwort|R|Réponse|Respuesta|Risposta|Resposta|Antwoord|Svar)\s?:\s")
 _SOURCE_LINE = re.compile(r"^\[(S[0-9a-f]{6})\] (.*?) — \S+$")
 _FIGURE = re.compile(r"(?<![\w.,])(\d[\d,.]*)\s+([^\W\d_]{3,})")
 #: Objections and flagged claims quoted at most per point, and question words named at most.
@@ -88,12 +91,12 @@ def _split(claim: str) -> tuple[str, str]:
 
 def flaw(text: str) -> tuple[str, str] | None:
     """``("code", "")`` for a code line (a command line too: :data:`_COMMAND`), ``("reference",
-    word)`` for a sentence starting with a reference to text it does not carry; None for a claim that
-    reads on its own."""
+    word)`` for a sentence starting with a reference to text it does not carry (a FAQ's answer label
+    too, :data:`_ANSWER`); None for a claim that reads on its own."""
     assignments = [m for m in _ASSIGNMENT.finditer(text) if not (_PROSE.match(text) and _SETTING.match(text, m.start()))]
     if _CODE.search(text) or assignments or _COMMAND.search(text):
         return "code", ""
-    m = _REFERENCE.match(text)
+    m = _REFERENCE.match(text) or _ANSWER.match(text)
     return ("reference", m.group(1)) if m else None
 
 

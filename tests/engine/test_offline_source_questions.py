@@ -27,9 +27,20 @@ def test_a_question_in_a_source_is_never_a_passage(asked):
 
 def test_a_short_file_of_questions_and_answers_gives_its_answers():
     faq = "Q: Is a heat pump cheaper to run?\nA: Yes, a heat pump is cheaper to run than a gas boiler.\n"
-    assert passages(faq, QUESTION) == ["A: Yes, a heat pump is cheaper to run than a gas boiler."]
+    assert passages(faq, QUESTION) == [" ".join(faq.split())]  # the answer with the question it answers
 
 
 def test_an_answer_that_refers_to_the_question_is_quoted_with_it():
     text = "Is a heat pump cheaper to run than a gas boiler? It depends on the price of electricity and gas.\n"
     assert passages(text, QUESTION) == [text.strip()]
+
+
+@pytest.mark.parametrize("label", ["A:", "Answer:", "Antwort:", "R :", "Réponse :", "Respuesta:"])
+def test_an_answer_line_is_quoted_with_the_question_it_answers(label):
+    """"A: Yes, …" answers a question the reader never sees: it is quoted with that question, as a
+    sentence that refers back to the one before it is."""
+    asked = "Q: Do solar panels still produce power in winter?"
+    answer = f"{label} Yes, solar panels still produce power in winter, but about a quarter of their summer output."
+    question = "How much power do solar panels produce in winter?"
+    assert passages(f"{asked}\n{answer}\n", question) == [f"{asked} {answer}"]
+    assert passages(f"{answer}\n", question) == []  # the question it answers is not there
