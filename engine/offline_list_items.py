@@ -13,7 +13,9 @@ protocols | work together") or as far as the earlier items' shape goes ("SQL Ser
 interact", "… work together") gives each item alone (:func:`asks_only_to_compare`).
 A two-item list that only asks how its items relate gives the first one all its words ("solar
 panels", not "solar" shared: :func:`_items_whole`). Clauses of their own ("cancel tasks and handle
-timeouts") give no items, nor a frame when they follow a one-word subject (:func:`_verb_phrases`).
+timeouts") give no items, nor a frame when they follow a subject of one word or an article and its
+words (:func:`_verb_phrases`: "How does the event loop"). Adjectives listed before one noun share it
+("small and large companies": :func:`_sharing_the_noun`, :func:`_adjectives_of_one_noun`).
 Quoted text and code stand as one word each while a brief is split (:data:`HOLE`).
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 import re
 
 from engine.offline_list_words import (
+    ADJECTIVE_ENDINGS,
     ARTICLES,
     BARE,
     BEFORE_VERB,
@@ -36,6 +39,7 @@ from engine.offline_list_words import (
     RELATING,
     TOGETHER,
     TOGETHER_VERBS,
+    adjective,
     asks_how,
     opens_verb,
     together,
@@ -71,13 +75,16 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         sizes = {min(sizes)}  # "inflation, interest rates, wages and …": nouns of their own, each whole
     if len(sizes) > 1 or lead == len(later[0]):
         return None
-    found = _listed_at(first, later, sizes.pop() if sizes else lead + 1, lead, language)
-    if found is None and len(later) == 1:
-        found = _two_items(first, later[0], lead, language)
+    found = _adjectives_of_one_noun(first, later, language)  # "kleine und große Unternehmen"
     if found is None:
-        return None
-    found = _items_whole(first, later, found, lead, language) or found
+        found = _listed_at(first, later, sizes.pop() if sizes else lead + 1, lead, language)
+        if found is None and len(later) == 1:
+            found = _two_items(first, later[0], lead, language)
+        if found is None:
+            return None
+        found = _items_whole(first, later, found, lead, language) or found
     prefix, items, tail = found
+    items = _sharing_the_noun(items, language)  # "small and large companies": "small companies"
     # a participle lists with participles ("compressed and encrypted"), not nouns
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
         return None
@@ -90,7 +97,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         return []  # a list, but where its items end cannot be told
     if asks_only_to_compare(" ".join(prefix + tail)):
         return [(" ".join(i), "") for i in items]
-    own = _verb_phrases(prefix, tail, language)  # "How does asyncio | cancel tasks": clauses, no frame
+    own = _verb_phrases(prefix, tail, language, items)  # "How does asyncio | cancel tasks": clauses, no frame
     return [(" ".join([*_agreeing(prefix, i, tail, language), *i, *tail]),
              "" if own else " ".join([*_agreeing(prefix, i, tail, language), "…", *tail])) for i in items]
 
@@ -112,17 +119,29 @@ def _auxiliary_before(prefix: list[str], language: str) -> int:
                  if prefix[k].lower() in _VERB_AFTER_SUBJECT | _COPULAS), -1)
 
 
-def _verb_phrases(prefix: list[str], tail: list[str], language: str) -> bool:
-    """True when a list's items (no words after the last one, ``tail``) come right after a
-    one-word subject of an English auxiliary a verb follows (``prefix``: "How does asyncio", "How can
-    I"): the items are verb phrases of that subject ("cancel tasks", "handle timeouts"), each a
-    question of its own, which asks nothing of the others' frame."""
+def _verb_phrases(prefix: list[str], tail: list[str], language: str, items: list[list[str]] | None = None) -> bool:
+    """True when a list's items (no words after the last one, ``tail``) come right after the subject
+    of an English auxiliary a verb follows (``prefix``): the items are verb phrases of that subject
+    ("cancel tasks", "handle timeouts"), each a question of its own, which asks nothing of the
+    others' frame. The subject is one word ("How does asyncio", "How can I"), or an article and
+    words that are neither function words nor verbs that ask how ("How does the event loop", "How
+    does the garbage collector"; not "the event loop handle": :data:`engine.offline_select.QUESTION_VERBS`)
+    before ``items`` of two words or more each, a verb and its object."""
+    from engine.offline_select import QUESTION_VERBS
+
     aux = _auxiliary_before(prefix, language)
+    if tail or aux < 0 or prefix[aux].lower() not in _VERB_AFTER_SUBJECT:
+        return False
+    subject = prefix[aux + 1 :]
+    if len(subject) == 1:
+        return not _function(subject[0].lower(), language) or opens_verb(subject[0], PRONOUNS)
     return (
-        not tail
-        and aux == len(prefix) - 2
-        and prefix[aux].lower() in _VERB_AFTER_SUBJECT
-        and (not _function(prefix[-1].lower(), language) or opens_verb(prefix[-1], PRONOUNS))
+        len(subject) > 1
+        and subject[0].lower() in ARTICLES["en"]
+        and not any(_function(w.lower(), language) or w.lower() in QUESTION_VERBS or HOLE.fullmatch(w)
+                    for w in subject[1:])
+        and bool(items)
+        and all(len(i) > 1 and not _function(i[0].lower(), language) for i in items or [])
     )
 
 
@@ -170,6 +189,63 @@ def _items_whole(
     return _listed_at(first, later, len(first) - start, lead, language) if cut else None
 
 
+def _sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
+    """``items`` with the noun of the last one given to the earlier ones when each of those is one
+    adjective and the last one an adjective and its noun (:func:`engine.offline_list_words.adjective`):
+    "small and large companies" are "small companies" and "large companies", "kleine und große
+    Unternehmen" "kleine Unternehmen" and "große Unternehmen". A noun first ("cats and guinea pigs")
+    and a last item that ends in an adjective keep their words."""
+    *earlier, last = items
+    if (
+        len(last) < 2
+        or not adjective(last[0], language)
+        or adjective(last[-1], language)
+        or HOLE.search(" ".join(last))
+        or any(len(i) != 1 or not adjective(i[0], language) for i in earlier)
+    ):
+        return items
+    return [*([i[0], *last[1:]] for i in earlier), last]
+
+#: Prepositions inside a Romance noun written in words ("pompes à chaleur", "bombas de calor").
+_NOUN_LINKERS = frozenset("à de di da do".split())
+
+
+def _adjectives_of_one_noun(
+    first: list[str], later: list[list[str]], language: str
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """``(prefix, items, tail)`` of a list of adjectives before one noun outside English (whose
+    lists :func:`_sharing_the_noun` reads): the first clause (``first``) ends in an adjective, each
+    middle clause is one, and the last one opens with one and then the noun
+    (:func:`engine.offline_list_words.adjective`). The noun is the adjectives' up to its first
+    capitalised word in German ("kleine und große | Unternehmen | Wärmepumpen"), else one word and a
+    preposition inside the noun with its word ("petites et grandes | pompes à chaleur"). Each
+    adjective gets the noun; the words before the first adjective (an article too: "les") and after
+    the noun are every item's. None when the clauses are no such list."""
+    last = later[-1]
+    if (
+        language == "en"
+        or len(first) < 2
+        or len(last) < 2
+        or not adjective(first[-1], language)
+        or not adjective(last[0], language)
+        or any(len(m) != 1 or not adjective(m[0], language) for m in later[:-1])
+    ):
+        return None
+    if language == "de":
+        end = next((k for k in range(1, len(last)) if last[k][:1].isupper()), None)
+        if end is None or not all(adjective(w, language) for w in last[1:end]):
+            return None
+        end += 1
+    else:
+        if _function(last[1].lower(), language) or adjective(last[1], language):
+            return None
+        end = 2
+        if len(last) > 3 and last[2].lower() in _NOUN_LINKERS and not _function(last[3].lower(), language):
+            end = 4
+    noun = last[1:end]
+    items = [[first[-1], *noun], *([m[0], *noun] for m in later[:-1]), last[:end]]
+    return first[:-1], items, last[end:]
+
 def _names(word: str, language: str) -> bool:
     """True when ``word`` names something in a list: no function word, or one capital letter other
     than English "I" ("X, Y and Z", where Spanish "y" is one)."""
@@ -216,8 +292,10 @@ def _opens_noun_phrase(item: list[str], language: str = "en") -> bool:
 def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
     """``items`` with the noun of the first item given back to a later one that leaves it out, in a
     language whose adjectives follow their noun (:data:`_NOUN_ELLIPSIS`): after "la energía solar"
-    (article, noun, one word), "la eólica" (the same article, one word) is "la energía eólica"; "los
-    aerogeneradores", a word with a noun's ending (:data:`NOUN_ENDINGS`), stays as written."""
+    (article, noun, one word), "la eólica" (the same article, an adjective: :data:`ADJECTIVE_ENDINGS`)
+    is "la energía eólica"; "les batteries" after "les panneaux solaires", a word with no adjective's
+    ending, and "los aerogeneradores", one with a noun's ending (:data:`NOUN_ENDINGS`), stay as
+    written."""
     first = [w.lower() for w in items[0]]
     if (
         language not in _NOUN_ELLIPSIS
@@ -232,6 +310,7 @@ def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
         and i[0].lower() == first[0]
         and not _function(i[1].lower(), language)
         and not NOUN_ENDINGS.search(i[1].lower())
+        and bool(ADJECTIVE_ENDINGS.search(i[1].lower()))
         else i
         for i in items
     ]

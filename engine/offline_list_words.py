@@ -229,6 +229,67 @@ NOUN_ENDINGS = re.compile(
     r"|aje|ajes|aggio|aggi|agem|agens|ismo|ismos|isme|ismes)$"
 )
 
+#: Endings that make a word an adjective in the languages whose lists leave out a shared noun (es, fr,
+#: it, pt, ca), each with its forms for gender and number: "-ico", "-ique" ("eólica", "thermiques"),
+#: "-al", "-aux" ("nacional", "nucléaires" by "-aire"), "-ar" ("solares"), "-ivo", "-if", "-oso",
+#: "-eux", "-able", "-ible", "-ável", "-ano", "-ien", "-ent", "-ant", "-ide" ("hybrides"), "-el",
+#: "-ais", "-ois", "-ese", "-ês" and participles ("-ado", "-ato", "-é"). Only such a word, a later
+#: listed item alone after the first one's article, leaves out the first item's noun ("la eólica");
+#: any other word is a noun of its own ("les batteries", "los inversores").
+ADJECTIVE_ENDINGS = re.compile(
+    r"(?:ico|ica|icos|icas|ici|iche|ique|iques|al|ale|ales|ali|aux|ais|aire|aires|ar|ares|ari|are"
+    r"|ivo|iva|ivos|ivas|ivi|ive|if|ifs|ives|oso|osa|osos|osas|eux|euse|euses|able|ables|ible|ibles"
+    r"|abile|abili|ibile|ibili|ável|áveis|ível|íveis|ano|ana|anos|anas|ani|ien|ienne|iens|iennes"
+    r"|ente|entes|enti|ante|antes|anti|ent|ents|ant|ants|ide|ides|el|elle|els|elles|ois|oise|oises"
+    r"|aise|aises|ese|esi|ês|esa|esas|ado|ada|ados|adas|ato|ata|ati|ate|ido|ida|idos|idas|é|ée|és|ées)$"
+)
+
+#: Adjectives written before their noun, by language: English ones that take no ending of
+#: :data:`ADJECTIVE_SUFFIXES` ("small", "large", "new", "old"), and the few that come before the noun
+#: in French, Spanish, Italian and Portuguese ("petites", "grandes", "nuevos", "piccole", "novos"),
+#: in their forms for gender and number. Listed before one noun ("small and large companies",
+#: "petites et grandes entreprises"), they share it (:func:`adjective`).
+ADJECTIVES = {
+    "en": frozenset(
+        """small large big little new old young short long high low hot cold warm cool good bad great early
+        late cheap poor rich open free paid full raw wet dry hard soft heavy light fast slow strong weak wide
+        narrow deep thin thick dark bright simple complex easy common rare adult senior junior single double
+        main medium mid upper lower inner outer fresh clean safe busy quiet loud smart""".split()
+    ),
+    "fr": frozenset(
+        """petit petite petits petites grand grande grands grandes nouveau nouvel nouvelle nouveaux nouvelles
+        vieux vieil vieille vieilles jeune jeunes bon bonne bons bonnes mauvais mauvaise mauvaises gros grosse
+        grosses haut haute hauts hautes beau bel belle beaux belles""".split()
+    ),
+    "es": frozenset(
+        """pequeño pequeña pequeños pequeñas grande grandes gran nuevo nueva nuevos nuevas viejo vieja viejos
+        viejas joven jóvenes buen bueno buena buenos buenas mal malo mala malos malas""".split()
+    ),
+    "it": frozenset(
+        """piccolo piccola piccoli piccole grande grandi gran nuovo nuova nuovi nuove vecchio vecchia vecchi
+        vecchie giovane giovani buono buona buoni buone cattivo cattiva cattivi cattive""".split()
+    ),
+    "pt": frozenset(
+        """pequeno pequena pequenos pequenas grande grandes novo nova novos novas velho velha velhos velhas
+        jovem jovens bom boa bons boas mau má maus más""".split()
+    ),
+}
+#: English adjective endings ("public", "private", "national", "electric", "used", "modern").
+ADJECTIVE_SUFFIXES = re.compile(r"(?:al|ous|ive|ful|less|able|ible|ic|ish|ary|ory|ern|ed|ent|ant|ile|ior|ate)$")
+
+
+def adjective(word: str, language: str = "en") -> bool:
+    """True when ``word`` (as written) is an adjective that may stand before a noun in ``language``:
+    a word of :data:`ADJECTIVES`; in English also a small-letter word with an ending of
+    :data:`ADJECTIVE_SUFFIXES`; in German any small-letter word that is no function word with an
+    adjective's ending ("kleine", "großen"), since every German noun is capitalised. A word in capitals ("Medicare") is none."""
+    low = word.lower()
+    if not word[:1].islower() or function_word(low, language):
+        return False
+    if language == "de":
+        return low.endswith(("e", "en", "er", "es", "em"))  # "kleine", "großen": an adjective's endings
+    return low in ADJECTIVES.get(language, frozenset()) or (language == "en" and bool(ADJECTIVE_SUFFIXES.search(low)))
+
 
 def function_word(word: str, language: str = "en") -> bool:
     """True for a lower-cased word that carries no topic (:func:`engine.language.is_function_word`),

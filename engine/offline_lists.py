@@ -13,7 +13,8 @@ What only looks like a list is not split: quoted text, code and anything in brac
 :data:`_CODE_SPAN`), set phrases ("one or more", "more or less": :data:`SET_PHRASES`), words that
 share a part of a compound ("Vor- und Nachteile": :data:`SUSPENDED`), two
 capitalised words joined by "and" that the brief does not ask to compare ("Romeo and Juliet",
-"Procter and Gamble": :data:`_NAME_PAIR`), and clauses of their own ("cancel tasks and handle
+"Procter and Gamble": :data:`_NAME_PAIR`; German nouns are capitalised, so "Solarmodule und
+Batterien" are two), and clauses of their own ("cancel tasks and handle
 timeouts": items must be parallel). Where and how a clause writes its list, and each item's words,
 are found by :func:`engine.offline_list_items.items_listed`. A clause that opens with a preposition
 qualifies the one before it (:data:`QUALIFIER_OPENERS`). Symbols and emoji written apart are no
@@ -117,7 +118,8 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
     quoted = _SPAN.sub(hole, text).replace(" and/or ", " and ")  # "and/or" is no code (:data:`_CODE`)
     masked = SUSPENDED.sub(hole, SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted)))
     if not (COMPARING | RELATING | TOGETHER).intersection(words(together(masked))):
-        masked = _NAME_PAIR.sub(hole, masked)  # "Romeo and Juliet"; "How do Python and Java interact" is two
+        pair = _NAME_PAIR_CAPITALISED if language in _CAPITALISED_NOUNS else _NAME_PAIR
+        masked = pair.sub(hole, masked)  # "Romeo and Juliet"; "How do Python and Java interact" is two
     cjk = _cjk_items(masked) if has_segmented_script(masked) else None
     if cjk is not None:
         found = [(t, "") for t in cjk]
@@ -347,8 +349,13 @@ def _continues_first(parts: list[str], language: str = "en") -> bool:
 #: most often one name, kept whole unless the brief asks to compare (:data:`COMPARING`: "How do
 #: Python and Java compare") or how they relate (:data:`RELATING`, :data:`TOGETHER`: "How do Python
 #: and Java work together", "Wie hängen Solarmodule und Batterien zusammen"). Not after a comma (the
-#: end of a longer list) nor at the start.
+#: end of a longer list) nor at the start. In a language that capitalises every noun
+#: (:data:`_CAPITALISED_NOUNS`) the capitals tell no name: two words joined by its own "and" ("Was
+#: kosten Solarmodule und Batterien") are two items; "&" and English "and" still join a name there.
 _NAME_PAIR = re.compile(r"(?<=[^\W\d_] )(?<![A-Z]\w )[A-Z][a-z]+ (?:and|und|et|y|e|en|&) [A-Z][a-z]+(?!\w)")
+_NAME_PAIR_CAPITALISED = re.compile(r"(?<=[^\W\d_] )(?<![A-Z]\w )[A-Z][a-z]+ (?:and|&) [A-Z][a-z]+(?!\w)")
+#: Languages whose nouns are all written with a capital letter: German.
+_CAPITALISED_NOUNS = frozenset({"de"})
 
 
 def _continued(first: str, clause: str, language: str) -> str:
