@@ -25,6 +25,7 @@ import re
 
 from engine.offline_list_words import (
     ADJECTIVE_ENDINGS,
+    ADJECTIVES,
     ARTICLES,
     BARE,
     BEFORE_VERB,
@@ -126,7 +127,8 @@ def _verb_phrases(prefix: list[str], tail: list[str], language: str, items: list
     others' frame. The subject is one word ("How does asyncio", "How can I"), or an article and
     words that are neither function words nor verbs that ask how ("How does the event loop", "How
     does the garbage collector"; not "the event loop handle": :data:`engine.offline_select.QUESTION_VERBS`)
-    before ``items`` of two words or more each, a verb and its object."""
+    before ``items`` of two words or more each, a verb and its object, not an adjective and its noun
+    ("the event loop schedule | small tasks": :data:`engine.offline_list_words.ADJECTIVES`)."""
     from engine.offline_select import QUESTION_VERBS
 
     aux = _auxiliary_before(prefix, language)
@@ -141,7 +143,8 @@ def _verb_phrases(prefix: list[str], tail: list[str], language: str, items: list
         and not any(_function(w.lower(), language) or w.lower() in QUESTION_VERBS or HOLE.fullmatch(w)
                     for w in subject[1:])
         and bool(items)
-        and all(len(i) > 1 and not _function(i[0].lower(), language) for i in items or [])
+        and all(len(i) > 1 and not _function(i[0].lower(), language) and i[0].lower() not in ADJECTIVES["en"]
+                for i in items or [])
     )
 
 
@@ -191,14 +194,16 @@ def _items_whole(
 
 def _sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
     """``items`` with the noun of the last one given to the earlier ones when each of those is one
-    adjective and the last one an adjective and its noun (:func:`engine.offline_list_words.adjective`):
-    "small and large companies" are "small companies" and "large companies", "kleine und große
-    Unternehmen" "kleine Unternehmen" and "große Unternehmen". A noun first ("cats and guinea pigs")
-    and a last item that ends in an adjective keep their words."""
+    adjective (:func:`engine.offline_list_words.adjective`) and the last one a word before its noun,
+    an adjective or a noun in small letters: "small and large companies" are "small companies" and
+    "large companies", "electric and gas heaters" "electric heaters" and "gas heaters", "kleine und
+    große Unternehmen" "kleine Unternehmen" and "große Unternehmen". A noun first ("cats and guinea
+    pigs") and a last item that ends in an adjective keep their words."""
     *earlier, last = items
     if (
         len(last) < 2
-        or not adjective(last[0], language)
+        or not last[0][:1].islower()
+        or _function(last[0].lower(), language)
         or adjective(last[-1], language)
         or HOLE.search(" ".join(last))
         or any(len(i) != 1 or not adjective(i[0], language) for i in earlier)

@@ -245,16 +245,17 @@ ADJECTIVE_ENDINGS = re.compile(
 )
 
 #: Adjectives written before their noun, by language: English ones that take no ending of
-#: :data:`ADJECTIVE_SUFFIXES` ("small", "large", "new", "old"), and the few that come before the noun
+#: :data:`ADJECTIVE_SUFFIXES` ("small", "large", "new", "old"; not those that are verbs too: "free",
+#: "open", "clean"), and the few that come before the noun
 #: in French, Spanish, Italian and Portuguese ("petites", "grandes", "nuevos", "piccole", "novos"),
 #: in their forms for gender and number. Listed before one noun ("small and large companies",
 #: "petites et grandes entreprises"), they share it (:func:`adjective`).
 ADJECTIVES = {
     "en": frozenset(
         """small large big little new old young short long high low hot cold warm cool good bad great early
-        late cheap poor rich open free paid full raw wet dry hard soft heavy light fast slow strong weak wide
-        narrow deep thin thick dark bright simple complex easy common rare adult senior junior single double
-        main medium mid upper lower inner outer fresh clean safe busy quiet loud smart""".split()
+        late cheap poor rich paid full raw wet hard soft heavy fast strong weak wide narrow deep thin thick
+        dark bright simple complex easy common rare adult senior junior single main medium mid upper lower
+        inner outer fresh safe busy loud smart""".split()
     ),
     "fr": frozenset(
         """petit petite petits petites grand grande grands grandes nouveau nouvel nouvelle nouveaux nouvelles

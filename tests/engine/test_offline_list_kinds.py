@@ -56,6 +56,7 @@ def test_an_english_name_pair_stays_whole() -> None:
      ["How do small firms use AI", "How do medium firms use AI", "How do large firms use AI"]),
     ("How do public and private schools handle bullying?",
      ["How do public schools handle bullying", "How do private schools handle bullying"]),
+    ("How do electric and gas heaters compare?", ["electric heaters", "gas heaters"]),
     # a noun first is an item of its own
     ("How do cats and guinea pigs eat?", ["How do cats eat", "How do guinea pigs eat"]),
     ("How do coffee and energy drinks affect sleep?",
@@ -87,6 +88,7 @@ def test_adjectives_share_their_noun_in_other_languages(brief: str, language: st
     ("How does the event loop cancel tasks and handle timeouts?", "How does the event loop"),
     ("How does the garbage collector free memory and handle cycles?", "How does the garbage collector"),
     ("How does asyncio cancel tasks and handle timeouts?", "How does asyncio"),
+    ("How does the event loop create tasks and handle timeouts?", "How does the event loop"),
 ])
 def test_verb_phrases_of_a_longer_subject_are_questions(brief: str, subject: str) -> None:
     verbs = brief.removeprefix(subject + " ").rstrip("?").split(" and ")
@@ -99,3 +101,5 @@ def test_a_shared_verb_after_a_longer_subject_is_a_frame() -> None:
         "How does the event loop handle tasks": "How does the event loop handle …",
         "How does the event loop handle timeouts": "How does the event loop handle …",
     }
+    assert set(listed_frames("How does the event loop schedule small tasks and large timeouts?").values()) == {
+        "How does the event loop schedule …"}
