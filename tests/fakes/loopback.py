@@ -71,8 +71,9 @@ class _Server(ThreadingHTTPServer):
     owner: LoopbackServer
 
     def handle_error(self, request, client_address) -> None:
-        """A client that hung up (a test ending, an SDK closing its pool) is not an error."""
-        if isinstance(sys.exc_info()[1], ConnectionError):
+        """A client that hung up (a test ending, an SDK closing its pool) is not an error, over TLS too
+        (``ssl.SSLEOFError``: the peer closed without TLS's close_notify)."""
+        if isinstance(sys.exc_info()[1], ConnectionError | ssl.SSLEOFError):
             return
         super().handle_error(request, client_address)
 
