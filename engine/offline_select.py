@@ -458,8 +458,13 @@ def answers(text: str, questions: list[str], language: str = "en") -> list[float
     this question asks about, a term weighing as in :func:`choose`, by its rarity among the
     questions: one all of them ask about (their subject, "turbine") counts little, one only this
     question asks about ("noise") more. All 0.0 when ``text`` names no term of any question."""
-    asked = [[t for t in query_terms(q, language) if t not in not_as_nouns(q, text, language)] for q in questions]
-    common = [t for t in dict.fromkeys(terms(text, language)) if any(t in q for q in asked)]
+    said = list(dict.fromkeys(terms(text, language)))
+    written = set(said)
+    asked = []
+    for q in questions:
+        gone = not_as_nouns(q, text, language, said=written)
+        asked.append([t for t in query_terms(q, language) if t not in gone])
+    common = [t for t in said if any(t in q for q in asked)]
     return _scores(asked, common)[1] if common else [0.0] * len(questions)
 
 
@@ -508,9 +513,10 @@ def named_first(text: str, questions: list[str], language: str = "en") -> int | 
         start, end = _shared_ends(asked)
         own = [set(a[start : len(a) - end]) for a in asked]
         at = {}
+        written = set(said)
         for j, part in enumerate(own):
             unique = {t for t in part if not is_function_word(t)}.difference(*own[:j], *own[j + 1 :])
-            if unique and unique <= set(said) - not_as_nouns(questions[j], text, language):
+            if unique and unique <= written - not_as_nouns(questions[j], text, language, said=written):
                 at[j] = min(said.index(t) for t in unique)
     if len(at) < 2:
         return None
