@@ -4,11 +4,21 @@ meanwhile ends it with one line and exit 130 or 143, as later in a command."""
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import signal
 import sys
 import threading
 import time
+
+# Registered first, so run last of the exit's handlers (atexit runs them last-in, first-out): the objects
+# still alive then (about a million from the research code's imports) are moved out of the cyclic
+# collector's reach, and CPython's shutdown does not walk them all again in its final collections, about
+# 0.3 s of CPU per command on two cores. What it skips is only the finalizers of cycles alive at exit,
+# which CPython does not promise to run ("It is not guaranteed that __del__() methods are called for
+# objects that still exist when the interpreter exits", the data model's reference, object.__del__).
+atexit.register(gc.freeze)
 
 #: Signals (SIGINT, SIGTERM) that came while this module loaded its own imports, before
 #: :mod:`bots.terminal_signals` could answer them: :func:`main` ends on them as on one amid the loading.

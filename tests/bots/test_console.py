@@ -200,7 +200,7 @@ def test_out_keeps_an_earlier_report_and_numbers_the_next(tmp_path, capsys):
         return [made / "report.md", made / "report.pdf"]
 
     out = tmp_path / "reports"
-    assert _copy_out(run("first"), out) == 0 and "as" not in capsys.readouterr().out
+    assert _copy_out(run("first"), out) == 0 and " as report" not in capsys.readouterr().out
     (out / "report-2.pdf").write_text("someone else's")  # a number is used whole or not at all
     assert _copy_out(run("second"), out) == 0
     assert "as report-3.md, report-3.pdf (an earlier report is there)" in capsys.readouterr().out
