@@ -141,16 +141,32 @@ def _asks(s: str) -> bool:
     return s.rstrip("\"'”’»« ").endswith(("?", "？"))
 
 
-def _good_sentence(s: str) -> bool:
-    """True for a prose sentence worth quoting: :data:`SENTENCE_MIN` to :data:`SENTENCE_MAX` long, six
-    tenths of it letters (both measured by :func:`engine.segments.latin_length`), ending as a sentence
-    does but not as a question (:func:`_asks`), and no list, table row, heading or address."""
+def _good_sentence(s: str, minimum: float = SENTENCE_MIN) -> bool:
+    """True for a prose sentence worth quoting: ``minimum`` (:data:`SENTENCE_MIN` unless given) to
+    :data:`SENTENCE_MAX` long, six tenths of it letters (both measured by :func:`engine.segments.latin_length`),
+    ending as a sentence does but not as a question (:func:`_asks`), and no list, table row, heading or address."""
     size = latin_length(s)
     letters = latin_length("".join(ch for ch in s if ch.isalpha()))
     listing = s.count("(") > 3 or s.count("|") > 1 or s.count("*") > 3
     prose = s.rstrip("\"'”’»« ").endswith(_SENTENCE_END) and not _asks(s)
-    return (SENTENCE_MIN <= size <= SENTENCE_MAX and letters >= 0.6 * size and prose and not listing
+    return (minimum <= size <= SENTENCE_MAX and letters >= 0.6 * size and prose and not listing
             and not s.startswith(("#", "|", "URL:", "-")))
+
+
+#: The fewest words of a sentence shorter than :data:`SENTENCE_MIN` that may be quoted
+#: (:func:`_short_answer`), and the fewest of the question's words it must name.
+SHORT_ANSWER_WORDS = 3
+SHORT_ANSWER_NAMED = 2
+
+
+def _short_answer(s: str, wanted: frozenset[str]) -> bool:
+    """True for a prose sentence shorter than :data:`SENTENCE_MIN` that answers the question on its own:
+    at least :data:`SHORT_ANSWER_WORDS` words, :data:`SHORT_ANSWER_NAMED` of them among ``wanted`` (the
+    question's content words, :func:`engine.offline_text.content_words`), as "Solar panels make no noise at
+    all." names "solar", "panels" and "noise" of "How much noise do solar panels make?"; "Their inverters
+    hum quietly." or "See the table below." names none and stays out."""
+    return (len(words(s)) >= SHORT_ANSWER_WORDS and _good_sentence(s, minimum=0)
+            and len(wanted & set(T.content_words(s))) >= SHORT_ANSWER_NAMED)
 
 
 #: Words of a page summary: the most the summarisation prompt allows (prompts.SUMMARIZE_PAGE), counted
@@ -170,8 +186,9 @@ NOTES_PER_SOURCE = 4
 SHORT_PASSAGE_MAX = 300
 
 
-def readable(sentences_: list[str]) -> list[str]:
-    """The prose sentences (:func:`_good_sentence`) of ``sentences_`` that read on their own.
+def readable(sentences_: list[str], wanted: frozenset[str] = frozenset()) -> list[str]:
+    """The prose sentences (:func:`_good_sentence`, or shorter ones that name the question's words
+    ``wanted``: :func:`_short_answer`) of ``sentences_`` that read on their own.
 
     A code line is dropped; a sentence that opens with a reference to what came before ("However
     this ...", see :func:`engine.offline_review.flaw`) is kept only joined to the sentence before it.
@@ -193,24 +210,24 @@ def readable(sentences_: list[str]) -> list[str]:
                     out.append(joined)
             prev = joined if joined else ""
             continue
-        if _good_sentence(s):
+        if _good_sentence(s) or _short_answer(s, wanted):
             out.append(s)
         prev = s
     return out
 
 
 def passages(text: str, query: str) -> list[str]:
-    """What may be quoted from ``text``: its prose sentences that read on their own
-    (:func:`readable`, paragraph by paragraph: a sentence that refers to the one before it, "It was
+    """What may be quoted from ``text``: its prose sentences that read on their own, short ones among
+    them when they name two of ``query``'s words (:func:`readable`, paragraph by paragraph: a sentence that refers to the one before it, "It was
     released in 2024", is joined to it only within one paragraph; after a blank line it is dropped,
     as the paragraph before may be about something else), else, for a short file or a table, its
     short sentences and lines (CSV rows) that share a word with ``query``, no code line among them
     (a command line, :func:`engine.offline_review.flaw`), none that refers to a line before it ("It …",
     a FAQ's "A: …") nor a question (:func:`_asks`)."""
-    good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph))])
+    wanted = frozenset(T.content_words(query))
+    good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph), wanted)])
     if good:
         return good
-    wanted = set(T.content_words(query))
     short = [s.strip() for line in text.splitlines() for s in sentences(line)]
     return distinct([s for s in short if 0 < latin_length(s) <= SHORT_PASSAGE_MAX and not s.startswith(("#", "URL:", "Title:"))
                      and wanted & set(words(s)) and R.flaw(s) is None and not _asks(s)])
