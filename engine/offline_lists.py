@@ -229,13 +229,15 @@ _CHOICE_MARK = re.compile(r"\s*(?::|\s[-–—])\s+")
 
 def _choice_as_clause(text: str) -> str:
     """``text`` with a colon or dash (:data:`_CHOICE_MARK`) before or after a clause that only asks
-    which of the listed items to choose (:func:`_asks_which_of_them`) written as a comma: "Postgres or
-    MySQL: which is better" reads as "Postgres or MySQL, which is better"."""
+    which of the listed items to choose (:func:`_asks_which_of_them`), or after one that asks which of
+    them is something (:func:`_chooses`), written as a comma: "Postgres or MySQL: which is better" reads
+    as "Postgres or MySQL, which is better", "Which is cheaper to run: gas or a heat pump" as "Which is
+    cheaper to run, gas or a heat pump"."""
     parts = _CHOICE_MARK.split(text)
     if len(parts) != 2:
         return text
     before, after = parts
-    if _asks_which_of_them(after.strip(_ENDS)) or _asks_which_of_them(before.strip(_ENDS)):
+    if _asks_which_of_them(after.strip(_ENDS)) or _chooses(before.strip(_ENDS)):
         return f"{before}, {after}"
     return text
 
@@ -262,6 +264,41 @@ def _asks_which_of_them(clause: str) -> bool:
         return False
     named = [w for w in content_words(clause) if w != "one"]
     return len(named) <= 1 and not (len(tokens) > 2 and content_words(tokens[1]) == named)
+
+
+def _chooses(clause: str) -> bool:
+    """True when ``clause``, before a list, asks which of its items to choose: a word of
+    :data:`CHOOSING`, then an auxiliary ("which is cheaper to run", "welche ist günstiger", "cuál es más
+    barata"), or "one" and an auxiliary ("which one is quieter at night"), or nothing more than which
+    to take (:func:`_asks_which_of_them`: "which broker")."""
+    tokens = clause.lower().split()
+    if len(tokens) < 2 or tokens[0] not in CHOOSING:
+        return False
+    verb = 2 if tokens[1] == "one" and len(tokens) > 2 else 1
+    return tokens[verb] in _AUXILIARIES or _asks_which_of_them(clause)
+
+
+#: Languages whose yes-or-no question sets its verb before its subject ("Is gas cheaper to run", "Ist
+#: Gas günstiger", "Es el gas más barato", "È il gas più economico", "É o gás mais barato", "Is gas
+#: goedkoper"): a choice among items is asked of each item so (:func:`_asked_of_each`). French asks
+#: with "est-ce que" or a pronoun after the verb ("Le gaz est-il moins cher"), which no word order gives.
+_VERB_FIRST = frozenset({"en", "de", "nl", "es", "it", "pt"})
+
+
+def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[str, str]]:
+    """``(topic, frame)`` of the items a question asks to choose among (:func:`_chooses`): what the
+    choice asks of them asked of each, the verb first ("Which is cheaper to run, gas or a heat pump":
+    "Is gas cheaper to run", frame "Is … cheaper to run", which a sentence quoted under it must name a
+    word of); the items alone, frame "", when it asks only which to take ("Which is faster", "Which
+    broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that) or in a language
+    whose question is not so written (:data:`_VERB_FIRST`)."""
+    tokens = choice.split()
+    verb = 2 if tokens[1].lower() == "one" and len(tokens) > 2 else 1
+    rest = " ".join(tokens[verb + 1:])
+    if language not in _VERB_FIRST or _asks_which_of_them(choice) or tokens[verb].lower() not in _AUXILIARIES or not rest:
+        return [(item, "") for item in items]
+    head = tokens[verb][:1].upper() + tokens[verb][1:]
+    return [(f"{head} {item} {rest}", f"{head} … {rest}") for item in items]
 
 
 def _asks_yes_or_no(clause: str) -> bool:
@@ -294,10 +331,8 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     parts = korean_clauses(parts)  # "작업을 취소하고, 타임아웃을 처리합니까": whole clauses, or None
     if parts is None:
         return None
-    opening = parts[0].lower().split()
-    choosing = opening[0] in CHOOSING and (opening[1:2] and opening[1] in _AUXILIARIES or _asks_which_of_them(parts[0]))
-    if len(parts) > 2 and len(opening) > 1 and choosing and not _continues_first(parts, language):
-        return [(p, "") for p in parts[1:]]  # "Which is faster, Python or Java": the things to choose among
+    if len(parts) > 2 and _chooses(parts[0]) and not _continues_first(parts, language):
+        return _asked_of_each(parts[0], parts[1:], language)  # "Which is faster, Python or Java"
     listed = items_listed(parts, language)
     if listed is not None:
         return listed or None
