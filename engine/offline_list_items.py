@@ -420,6 +420,10 @@ def _listed_at(
         start += 1
         size = min(size, len(first) - start)
     prefix, item = first[:start], first[start:]
+    if len(item) > 1 and item[0].lower() in PREPOSITIONS - ARTICLES.get(language, frozenset()) and all(
+        m[0].lower() != item[0].lower() for m in later
+    ):  # "heat with | gas or a heat pump", "mit | Gas oder einer Wärmepumpe": the verb's, asked of every item
+        prefix, item = [*prefix, item[0]], item[1:]
     own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
     # a last item that opens with more function words than the others is as much longer ("de | los tiempos")
     last_lead = next((k for k, w in enumerate(later[-1]) if not _function(w.lower(), language)), 0)
@@ -427,6 +431,8 @@ def _listed_at(
     if not own_phrase:
         subject = bool(prefix) and opens_verb(prefix[-1], BEFORE_VERB)
         size_last = _last_item_size(later[-1], size_last, [item, *later[:-1]], start, subject, language)
+        if size_last >= len(later[-1]) > 1 and language == "en" and prefix[-1:] and prefix[-1].lower() in _VERB_AFTER_SUBJECT:
+            size_last = len(later[-1]) - 1  # "How much do | solar panels and batteries | cost": the verb is every item's
     last = later[-1] if own_phrase else later[-1][:size_last]
     tail = [] if own_phrase else later[-1][size_last:]
     items = [item, *later[:-1], last]
