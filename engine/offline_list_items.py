@@ -416,13 +416,18 @@ def _listed_at(
         start += 1  # "How do | inflation, interest rates and …": the auxiliary is no item's
     if start < 0:
         return None
+    if (language == "en" and lead and later[0][0].lower() in ARTICLES["en"] and start < len(first) - 1
+            and first[start].lower() in _VERB_AFTER_SUBJECT | _COPULAS):
+        start += 1  # "How do | daemon threads and the main thread behave": the auxiliary is every item's
     if len(first) - start > 1 and first[start].lower() in REFLEXIVES:  # "sich | Wärmepumpen": the verb's
         start += 1
         size = min(size, len(first) - start)
     prefix, item = first[:start], first[start:]
-    if len(item) > 1 and item[0].lower() in PREPOSITIONS - ARTICLES.get(language, frozenset()) and all(
-        m[0].lower() != item[0].lower() for m in later
-    ):  # "heat with | gas or a heat pump", "mit | Gas oder einer Wärmepumpe": the verb's, asked of every item
+    own = PREPOSITIONS - ARTICLES.get(language, frozenset())
+    if len(item) > 1 and item[0].lower() in own - BEFORE_VERB and all(m[0].lower() not in own for m in later):
+        # "heat with | gas or a heat pump", "mit | Gas oder einer Wärmepumpe": the verb's, asked of every
+        # item; not where a later item has its own ("delle pompe e dei pannelli"), nor "to", which may
+        # open an infinitive (a verb after the list would be read as every item's)
         prefix, item = [*prefix, item[0]], item[1:]
     own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
     # a last item that opens with more function words than the others is as much longer ("de | los tiempos")

@@ -28,6 +28,10 @@ def test_a_preposition_before_the_first_item_is_every_items(brief, topics):
     ("How much do solar panels and wind turbines cost?",
      ["How much do solar panels cost", "How much do wind turbines cost"]),
     ("Should I rent an apartment or buy a house?", ["Should I rent an apartment", "Should I buy a house"]),
+    # items of different lengths: the verb tells where the last one ends
+    ("How do daemon threads and the main thread behave?",
+     ["How do daemon threads behave", "How does the main thread behave"]),
+    ("How do heat pumps and the gas boilers work?", ["How do heat pumps work", "How do the gas boilers work"]),
 ])
 def test_the_verb_after_the_last_item_is_every_items(brief, topics):
     assert plan_topics(brief, 5, "en") == topics
