@@ -36,7 +36,7 @@ import re
 
 from engine.language import _CODE
 from engine.language import _INTERROGATIVES as _ASKING
-from engine.offline_list_items import HOLE, items_listed
+from engine.offline_list_items import HOLE, _plural, items_listed
 from engine.offline_list_pronouns import capitalised, resolved, subject_as_written
 from engine.offline_list_symbols import with_symbols as _with_symbols
 from engine.offline_list_symbols import without_symbols as _without_symbols
@@ -297,8 +297,21 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     rest = " ".join(tokens[verb + 1:])
     if language not in _VERB_FIRST or _asks_which_of_them(choice) or tokens[verb].lower() not in _AUXILIARIES or not rest:
         return [(item, "") for item in items]
-    head = tokens[verb][:1].upper() + tokens[verb][1:]
-    return [(f"{head} {item} {rest}", f"{head} … {rest}") for item in items]
+    topics = []
+    for item in items:
+        asked = tokens[verb]
+        words_ = item.split()
+        # "gas", "bias", "alias" end in "-as" and are singular ("areas" is rare in a choice)
+        if language == "en" and asked.lower() in _PLURAL_OF and _plural(words_) and not words_[-1].lower().endswith("as"):
+            asked = _PLURAL_OF[asked.lower()]  # "Which is better, …, solar panels": "Are solar panels better"
+        head = asked[:1].upper() + asked[1:]
+        topics.append((f"{head} {item} {rest}", f"{head} … {rest}"))
+    return topics
+
+
+#: An English auxiliary in the singular, as "which" asks, and its plural for a plural item
+#: (:func:`_asked_of_each`: "Are solar panels better", :func:`engine.offline_list_items._plural`).
+_PLURAL_OF = {"is": "are", "was": "were", "does": "do", "has": "have"}
 
 
 def _asks_yes_or_no(clause: str) -> bool:

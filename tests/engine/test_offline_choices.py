@@ -18,6 +18,8 @@ from tests.engine.test_offline_fidelity import offline_run
     ("Which is cheaper to run, gas or a heat pump?", "en", ["Is gas cheaper to run", "Is a heat pump cheaper to run"]),
     ("Which is cheaper to run: a gas boiler or a heat pump?", "en",
      ["Is a gas boiler cheaper to run", "Is a heat pump cheaper to run"]),
+    ("Which is better for a small house, a heat pump or solar panels?", "en",
+     ["Is a heat pump better for a small house", "Are solar panels better for a small house"]),
     ("Which one is quieter at night, a heat pump or a gas boiler?", "en",
      ["Is a heat pump quieter at night", "Is a gas boiler quieter at night"]),
     ("Welche ist günstiger im Betrieb, eine Gasheizung oder eine Wärmepumpe?", "de",
