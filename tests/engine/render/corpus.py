@@ -105,6 +105,11 @@ CORPUS: list[tuple[str, str]] = [
     ("horizontal rule", "Above the rule.\n\n---\n\nBelow the rule."),
     ("setext and numbered", "Setext heading\n--------------\n\n3. starts at three\n4. then four"),
     ("quotes with brackets", "> \\[Editor's note\\] The text \\[sic\\] is \"quoted\" as ‘written’ — with dashes."),
+    # a heading in a large font whose long words only fit when its lines end ragged (a question quoted
+    # into a findings heading as report.md escapes it: "<script>alert(1)</script>" is one word of 25 letters)
+    ("headings with long words", "# Findings: How loud are heat pumps? $HOME \\`rm -rf /\\` \\<script>alert(1)\\</script> 🔥🏠 "
+     "\\section…\n\n### Findings: How does asyncio.TaskGroup compare with asyncio.gather_results_together? "
+     "Text.\n\n# How do Wärmepumpen_und_Gasheizungen_im_Vergleich work in winter_and_summer_seasons?"),
 ]
 
 SOURCES = [
