@@ -17,7 +17,7 @@ from engine.citations import SID
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
-from engine.offline_select import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms
+from engine.offline_select import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms, unmarked
 from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
@@ -110,6 +110,7 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     A name written with its symbols ("C++", "C#", "g++", ".NET": :data:`engine.offline_select.SYMBOL_NAME`)
     is one word whatever its length, split as the selection splits it: a claim naming "C" or "net"
     does not mention it."""
+    question = unmarked(question, claims)  # "$HOME_DIR", "\\section", "<b>": no words unless a claim writes them
     split = _split_verb(question, language)
     asked = [term for term in content_words(question, names=True)
              if (latin_length(term) >= MIN_WORD or _SYMBOL_WORD.fullmatch(term))

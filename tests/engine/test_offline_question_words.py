@@ -146,3 +146,18 @@ def test_the_review_says_what_the_question_is_about_without_asking_the_question(
 def test_the_unanswered_point_reads_as_a_sentence_of_its_language(language, expected):
     word = {"es": "cuesta", "de": "Kosten", "fr": "coût"}[language]
     assert phrase("unanswered", language, terms=phrase("quoted", language, q=word)) == expected
+
+
+@pytest.mark.parametrize(("question", "claim", "left"), [
+    ("How loud are heat pumps $HOME_DIR?", "Heat pumps are loud at night. [S000001]", []),
+    ("How loud are heat pumps? $HOME `rm -rf /` <script>alert(1)</script> \\section{x} 50% #tag",
+     "Heat pumps are loud at night. [S000001]", ["alert"]),
+    ("Where does expanduser look for $HOME?", "expanduser looks for $HOME first. [S000001]", []),
+    ("How does Python read %APPDATA% and ${XDG_CONFIG_HOME}?", "Python reads the environment. [S000001]",
+     []),
+])
+def test_marks_that_are_no_words_are_never_unanswered(question, claim, left):
+    """Marks the selection leaves out of a question ("$HOME_DIR", "\\section", "#tag", "50%", the tags of
+    "<script>…</script>": README "## The offline model") are not words the review says no claim mentions,
+    nor what a follow-up asks about."""
+    assert unanswered(question, [claim], "en") == left
