@@ -288,8 +288,7 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
     require_services(settings, corpus, resume)
     state = run_interruptible(lambda: thread_status(thread, settings=settings)) if resume else None
     if state == "none" and not (record and record.question):
-        say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
-        return EXIT_USAGE
+        return _no_such_thread(thread, settings)
     if state == "done":  # nothing to run: no quota slot, no second audit record
         if answer is not None:
             say("deepresearch: --answer is not used: this research asks nothing more. Ask a new question with "
@@ -313,6 +312,16 @@ def _ask_here(thread: str, question: str, answer: str | None, resume: bool, out:
             no_clarify=no_clarify, files=files))
     finally:
         lock.release()
+
+
+def _no_such_thread(thread: str, settings: Settings) -> int:
+    """Say that ``thread`` is not under the data folder, named as an absolute path; for a relative one
+    (the default ``./data``), how to point a resume run elsewhere at it. Returns :data:`EXIT_USAGE`."""
+    say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir.absolute())}.")
+    if not settings.data_dir.is_absolute():
+        say("The data folder is relative to the folder ask runs in: run it where the research was asked, "
+            "or set DEEPRESEARCH_DATA_DIR to that folder's data.")
+    return EXIT_USAGE
 
 
 def _finished(thread: str, settings: Settings, out: Path | None) -> int:
@@ -347,8 +356,7 @@ def _run_locked(thread: str, question: str, answer: str | None, resume: bool, ou
     status = run_interruptible(lambda: thread_status(thread, settings=settings)) if resume else None
     if status == "none":
         if not (record and record.question):
-            say(f"deepresearch: there is no research with thread id {thread} under {clean_path(settings.data_dir)}.")
-            return EXIT_USAGE
+            return _no_such_thread(thread, settings)
         start = record.question  # killed before its first checkpoint: start it now
     try:
         if corpus is not None and not _indexed(corpus, settings, thread, resume):

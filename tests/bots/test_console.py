@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.bots.console_helpers import RUN_TIMEOUT, ask_cmd, ask_env
 from tests.waiting import LONG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +56,26 @@ def test_overlong_question_is_refused_before_any_work(tmp_path, docs):
     assert out.returncode == 2 and "8,000" in out.stderr and "Traceback" not in out.stderr
     assert "Indexing" not in out.stderr and "thread:" not in out.stderr
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("data_dir", ["", "data", "/abs"])
+def test_an_unknown_thread_names_the_data_folder_it_looked_in_and_how_to_point_at_another(tmp_path, data_dir):
+    """The data folder is relative by default (``./data``): a resume from another folder looks elsewhere, so
+    the line names the absolute folder looked in and, for a relative one, the setting that fixes it."""
+    (tmp_path / "elsewhere").mkdir()
+    where = str(tmp_path / "abs") if data_dir == "/abs" else data_dir
+    out = subprocess.run(ask_cmd("--resume", "console:nope", "--offline"), capture_output=True, text=True,
+                         env={**ask_env(tmp_path), "DEEPRESEARCH_DATA_DIR": where}, cwd=tmp_path / "elsewhere",
+                         timeout=RUN_TIMEOUT)
+    looked = tmp_path / "abs" if data_dir == "/abs" else tmp_path / "elsewhere" / "data"
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert lines[0] == f"deepresearch: there is no research with thread id console:nope under {looked}.", out.stderr
+    if data_dir == "/abs":
+        assert len(lines) == 1, out.stderr
+    else:
+        assert lines[1:] == ["The data folder is relative to the folder ask runs in: run it where the research "
+                             "was asked, or set DEEPRESEARCH_DATA_DIR to that folder's data."], out.stderr
 
 
 def test_unknown_thread_and_a_file_as_out_folder_are_usage_errors(tmp_path):
