@@ -42,6 +42,7 @@ from engine.offline_list_words import (
     TOGETHER_VERBS,
     adjective,
     asks_how,
+    opens_comparative,
     opens_verb,
     together,
 )
@@ -438,6 +439,7 @@ def _listed_at(
         size_last = _last_item_size(later[-1], size_last, [item, *later[:-1]], start, subject, language)
         if size_last >= len(later[-1]) > 1 and language == "en" and prefix[-1:] and prefix[-1].lower() in _VERB_AFTER_SUBJECT:
             size_last = len(later[-1]) - 1  # "How much do | solar panels and batteries | cost": the verb is every item's
+        size_last = _before_comparative(prefix, later[-1], lead, language) or size_last
     last = later[-1] if own_phrase else later[-1][:size_last]
     tail = [] if own_phrase else later[-1][size_last:]
     items = [item, *later[:-1], last]
@@ -448,6 +450,7 @@ def _listed_at(
         and not asks_how(tail, 0)
         and tail[0].lower() not in TOGETHER
         and all(_opens_noun_phrase(i, language) for i in items)
+        and not (language == "en" and _comparative_at(tail, 0))
     ):
         items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
     items = _with_shared_noun(items, language)
@@ -458,6 +461,26 @@ def _listed_at(
     ):
         return None
     return prefix, items, tail
+
+
+def _comparative_at(words: list[str], k: int) -> bool:
+    """True when an English comparative opens at ``words[k]``, or after an article there ("more
+    efficient", "cheaper to run", "a better first language":
+    :func:`engine.offline_list_words.opens_comparative`)."""
+    if k < len(words) - 1 and words[k].lower() in ARTICLES["en"]:
+        k += 1
+    return opens_comparative(words[k:])
+
+
+def _before_comparative(prefix: list[str], last: list[str], lead: int, language: str) -> int:
+    """How many of ``last`` (the last clause's words) are the last listed item when the question opens
+    with an English form of "be" (``prefix``, the words before the first item, is that one word) and a
+    comparative follows the item (:func:`_comparative_at`): the words up to it, the comparative and
+    what follows it every item's ("Is | a heat pump or a gas boiler | more efficient", "Are | heat
+    pumps or gas boilers | cheaper to run", "Is | Python or Java | a better first language"); 0 otherwise."""
+    if language != "en" or len(prefix) != 1 or prefix[0].lower() not in _COPULAS:
+        return 0
+    return next((k for k in range(lead + 1, len(last)) if _comparative_at(last, k)), 0)
 
 
 def _opens_tail(words: list[str], k: int) -> bool:

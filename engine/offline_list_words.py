@@ -303,3 +303,17 @@ def opens_verb(word: str, before: frozenset[str]) -> bool:
     """True when a verb or subject follows ``word`` as written: English "I", or a word of ``before``
     (:data:`PRONOUNS`, :data:`BEFORE_VERB`) in any case."""
     return word == "I" or word.lower() in before
+
+
+#: English comparatives of more than one word open with one of these ("more efficient", "less noisy").
+MORE = frozenset({"more", "less", "fewer"})
+
+
+def opens_comparative(words: list[str]) -> bool:
+    """True when ``words`` open with an English comparative: "more", "less" or "fewer" and a word, or
+    one word (:func:`engine.word_forms.comparative`: "cheaper", "quieter", "better"; not "water")."""
+    from engine.word_forms import comparative
+
+    if not words:
+        return False
+    return (words[0].lower() in MORE and len(words) > 1) or comparative(words[0])

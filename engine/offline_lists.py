@@ -55,6 +55,7 @@ from engine.offline_list_words import (
     SUBJECTS,
     SUSPENDED,
     TOGETHER,
+    opens_comparative,
     opens_verb,
     together,
 )
@@ -267,15 +268,47 @@ def _asks_which_of_them(clause: str) -> bool:
 
 
 def _chooses(clause: str) -> bool:
-    """True when ``clause``, before a list, asks which of its items to choose: a word of
-    :data:`CHOOSING`, then an auxiliary ("which is cheaper to run", "welche ist günstiger", "cuál es más
-    barata"), or "one" and an auxiliary ("which one is quieter at night"), or nothing more than which
-    to take (:func:`_asks_which_of_them`: "which broker")."""
+    """True when ``clause``, before a list, asks which of its items to choose (:func:`_choice`): a word
+    of :data:`CHOOSING`, then an auxiliary ("which is cheaper to run", "welche ist günstiger", "cuál es
+    más barata"), or "one" and an auxiliary ("which one is quieter at night"), or an English verb of
+    its own ("which one lasts longer", "which costs more"), or nothing more than which to take
+    (:func:`_asks_which_of_them`: "which broker"); or English "what" with an auxiliary and a
+    comparative ("what is cheaper", "what's better to run"), which asks as "which" does, where "what
+    is water, ice or steam" asks what each is."""
     tokens = clause.lower().split()
-    if len(tokens) < 2 or tokens[0] not in CHOOSING:
+    if len(tokens) < 2 or tokens[0] not in CHOOSING | _WHAT:
         return False
-    verb = 2 if tokens[1] == "one" and len(tokens) > 2 else 1
-    return tokens[verb] in _AUXILIARIES or _asks_which_of_them(clause)
+    return _choice(clause) is not None or tokens[0] in CHOOSING and _asks_which_of_them(clause)
+
+
+#: English "what" and "what's", which ask to choose when a comparative follows their auxiliary.
+_WHAT = frozenset({"what", "what's", "what’s"})
+def _choice(clause: str) -> tuple[str, str, list[str]] | None:
+    """``(verb, kind, rest)`` of a clause that asks which of a list's items is or does something
+    (:func:`_chooses`): its auxiliary as written ("is"; "is" of "what's") and the words after it
+    ("cheaper to run"), kind "aux"; or an English verb of its own after "which" or "which one"
+    ("lasts", "costs") that a comparative or a function word other than an auxiliary follows ("which
+    one lasts longer", "which costs more", "which uses the least energy"; not "which batteries last
+    longer", whose noun is "batteries"), kind "verb". None for any other clause."""
+    tokens = clause.split()
+    low = [t.lower() for t in tokens]
+    if low[0] in _WHAT:
+        if low[0] == "what" and len(low) > 2 and low[1] in _AUXILIARIES and opens_comparative(tokens[2:]):
+            return tokens[1], "aux", tokens[2:]
+        if low[0] != "what" and opens_comparative(tokens[1:]):
+            return "is", "aux", tokens[1:]
+        return None
+    verb = 2 if len(low) > 2 and low[1] == "one" else 1
+    if low[verb] in _AUXILIARIES:
+        return tokens[verb], "aux", tokens[verb + 1:]
+    after = tokens[verb + 1:]
+    if (
+        low[verb].isalpha() and low[verb].endswith("s") and not low[verb].endswith(("ss", "us", "is"))
+        and not _function(low[verb], "en")
+        and after and (opens_comparative(after) or _function(after[0].lower(), "en") and after[0].lower() not in _AUXILIARIES)
+    ):
+        return tokens[verb], "verb", after
+    return None
 
 
 #: Languages whose yes-or-no question sets its verb before its subject ("Is gas cheaper to run", "Ist
@@ -289,24 +322,61 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     """``(topic, frame)`` of the items a question asks to choose among (:func:`_chooses`): what the
     choice asks of them asked of each, the verb first ("Which is cheaper to run, gas or a heat pump":
     "Is gas cheaper to run", frame "Is … cheaper to run", which a sentence quoted under it must name a
-    word of); the items alone, frame "", when it asks only which to take ("Which is faster", "Which
-    broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that) or in a language
-    whose question is not so written (:data:`_VERB_FIRST`)."""
-    tokens = choice.split()
-    verb = 2 if tokens[1].lower() == "one" and len(tokens) > 2 else 1
-    rest = " ".join(tokens[verb + 1:])
-    if language not in _VERB_FIRST or _asks_which_of_them(choice) or tokens[verb].lower() not in _AUXILIARIES or not rest:
+    word of; "What is cheaper, …" likewise), an English verb of its own with "do" ("Which one lasts
+    longer, a battery or solar panels": "Does a battery last longer", "Do solar panels last
+    longer"), the auxiliary in the plural for a plural item (:data:`_PLURAL_OF`). One comparative
+    ("Which is quieter", "Which is faster") is asked of each too: a sentence names it in any degree
+    ("quiet", "quietest": :func:`engine.word_forms.degree_bases`), as "Is Python or Java faster?"
+    asks it. The items alone, frame "", when it asks only which to take ("Which is better", "What's
+    better", "Which broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that)
+    or in a language whose question is not so written (:data:`_VERB_FIRST`)."""
+    found = _choice(choice)
+    if language not in _VERB_FIRST or found is None or not found[2] or _only_which(choice, found[2]):
+        return [(item, "") for item in items]
+    verb, kind, rest_words = found
+    rest = " ".join(rest_words)
+    if kind == "verb" and language != "en":
         return [(item, "") for item in items]
     topics = []
     for item in items:
-        asked = tokens[verb]
         words_ = item.split()
         # "gas", "bias", "alias" end in "-as" and are singular ("areas" is rare in a choice)
-        if language == "en" and asked.lower() in _PLURAL_OF and _plural(words_) and not words_[-1].lower().endswith("as"):
+        plural = language == "en" and _plural(words_) and not words_[-1].lower().endswith("as")
+        if kind == "verb":
+            head, asked = ("Do" if plural else "Does"), f"{_bare_verb(verb)} {rest}"
+            topics.append((f"{head} {item} {asked}", f"{head} … {asked}"))
+            continue
+        asked = verb
+        if plural and asked.lower() in _PLURAL_OF:
             asked = _PLURAL_OF[asked.lower()]  # "Which is better, …, solar panels": "Are solar panels better"
         head = asked[:1].upper() + asked[1:]
         topics.append((f"{head} {item} {rest}", f"{head} … {rest}"))
     return topics
+
+
+#: What a choice asks when it asks only which to take: "better", "worse", "best", "preferable".
+_ONLY_WHICH = frozenset({"better", "worse", "best", "preferable", "recommended"})
+
+
+def _only_which(choice: str, rest: list[str]) -> bool:
+    """True when ``choice`` (:func:`_chooses`) asks only which item to take: its words after the verb
+    (``rest``) are one word that judges ("better", "worse": :data:`_ONLY_WHICH`), or it names no
+    comparative and nothing more than one thing (:func:`_asks_which_of_them`: "which broker"). One
+    comparative that says what ("faster", "quieter") asks more."""
+    if len(rest) == 1 and rest[0].lower().strip(_ENDS) in _ONLY_WHICH:
+        return True
+    return choice.split()[0].lower() in CHOOSING and _asks_which_of_them(choice) and not opens_comparative(rest)
+
+
+def _bare_verb(verb: str) -> str:
+    """The bare form of an English verb in the third person singular ("lasts" -> "last", "uses" ->
+    "use", "watches" -> "watch", "carries" -> "carry", "goes" -> "go")."""
+    low = verb.lower()
+    if low.endswith("ies") and len(low) > 4:
+        return f"{verb[:-3]}y"
+    if low.endswith(("sses", "xes", "zes", "ches", "shes", "oes")):
+        return verb[:-2]
+    return verb[:-1]
 
 
 #: An English auxiliary in the singular, as "which" asks, and its plural for a plural item

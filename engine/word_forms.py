@@ -24,12 +24,22 @@ A text mentions a word when one of its words is a form of it:
 - in a language that writes compounds as one word (:data:`CLOSED_COMPOUNDS`), a compound whose head
   is the word ("Erdwärmepumpen" mentions "Wärmepumpen") or that holds the word as it is written,
   then a linking element (:data:`LINKS`) and a part that can start a word ("Pumpenhaus" mentions
-  "Pumpe"; "Pumpernickel" does not: no word starts with "rn").
+  "Pumpe"; "Pumpernickel" does not: no word starts with "rn");
+- in English, an adjective's comparative or superlative and its base, and an adjective in -y and
+  the noun it is made of (:func:`degree_bases`: "quieter" and "quiet", "cheapest" and "cheap",
+  "bigger" and "big", "noisier", "noisy" and "noise"): Snowball keeps "quieter" and "noisy" apart
+  from "quiet" and "noise". A word is such a form only when English writes its other degree too
+  (wordfreq: "quietest" beside "quieter", "noisiest" beside "noisy"), which "water", "paper",
+  "never", "boiler" and "heater" lack; a base keeps :data:`MIN_BASE` letters, and the two words
+  meet only when the text writes the base (or a form of it) that the question's word has, or the
+  other way round.
 """
 
 from __future__ import annotations
 
 import re
+
+import functools
 
 from engine.segments import has_segmented_script, script
 
@@ -130,9 +140,94 @@ def mentioned_otherwise(words: list[str], text: str, language: str = "en") -> li
         elif language in INFLECTIONS:
             if inflected is None:
                 inflected = _base_stems([t for t in tokens if t.isalpha()], language)
-            if _base_stems([word.lower()], language) & inflected:
+                if language == "en":
+                    inflected |= _degree_stems(tuple(t for t in tokens if t.isalpha()))
+            own = _base_stems([word.lower()], language)
+            if language == "en":
+                own |= _degree_stems((word.lower(),))
+            if own & inflected:
                 found.append(word)
     return found
+
+
+#: How often (Zipf, wordfreq's English list) English must write a word's other degree for the word to
+#: be read as a comparative, a superlative or an adjective in -y (:func:`degree_bases`): "noisiest",
+#: "sturdiest" are written; "showest" (of "shower") and "readiest" hardly ever are. A superlative's
+#: comparative must be written more often (:data:`MIN_COMPARATIVE_ZIPF`): "moder" and "inver" are
+#: no comparatives of "modest" and "invest".
+MIN_DEGREE_ZIPF = 1.5
+MIN_COMPARATIVE_ZIPF = 2.0
+#: English comparatives and superlatives of no base of their own letters, and the base they stand for.
+_IRREGULAR_DEGREES = {"better": ("good",), "best": ("good",), "worse": ("bad",), "worst": ("bad",)}
+
+
+def _written(word: str, least: float = MIN_DEGREE_ZIPF) -> bool:
+    """True when English writes ``word`` at least ``least`` times on the Zipf scale (wordfreq)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= least
+
+
+@functools.lru_cache(maxsize=4096)
+def degree_bases(word: str) -> tuple[str, ...]:
+    """The base forms of ``word`` (English, lower-cased) when it is an adjective's comparative or
+    superlative ("-er", "-est"; "-ier", "-iest" of "-y"; a doubled consonant: "bigger"; "-r", "-st"
+    after "e": "nicer") or an adjective in -y made of a noun or verb ("noisy": "noise", "windy":
+    "wind", "sunny": "sun"), each of :data:`MIN_BASE` letters or more, a comparative's -y base's own
+    bases too ("noisier": "noisy", "noise"); () for any other word. A word is such a form only when
+    English writes its other degree (:func:`_written`): the superlative of a comparative ("quietest"
+    of "quieter"; "waterest", "boilest" are none), the comparative of a superlative, the superlative
+    of an adjective in -y ("noisiest"). Candidates that are no words ("quiete") are harmless: the
+    text must write the same one. "better", "best", "worse" and "worst" give their base
+    (:data:`_IRREGULAR_DEGREES`)."""
+    if word in _IRREGULAR_DEGREES:
+        return _IRREGULAR_DEGREES[word]
+    if not word.isalpha() or not word.isascii():
+        return ()
+    stem = ""
+    if word.endswith("er") and _written(f"{word[:-2]}est"):
+        stem = word[:-2]
+    elif word.endswith("est") and _written(f"{word[:-3]}er", MIN_COMPARATIVE_ZIPF):
+        stem = word[:-3]
+    if stem:
+        found = [stem, f"{stem}e"]
+        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _VOWEL + "ls":
+            found.append(stem[:-1])  # "bigg" -> "big"; "small", "less" double theirs in the base too
+        if stem.endswith("i"):
+            found.append(f"{stem[:-1]}y")  # "noisi" -> "noisy", whose own bases follow
+            found += _y_bases(f"{stem[:-1]}y")
+        return tuple(dict.fromkeys(b for b in found if len(b) >= MIN_BASE))
+    return _y_bases(word)
+
+
+def _y_bases(word: str) -> tuple[str, ...]:
+    """The noun or verb an English adjective in -y (``word``) is made of, when English writes its
+    superlative ("noisiest"): "noisy" -> "nois", "noise"; "sunny" -> "sunn", "sun"; () otherwise."""
+    if not word.endswith("y") or word[-2:-1] in tuple(_VOWEL) or not _written(f"{word[:-1]}iest"):
+        return ()
+    stem = word[:-1]
+    found = [stem, f"{stem}e"]
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _VOWEL + "ls":
+        found.append(stem[:-1])
+    return tuple(dict.fromkeys(b for b in found if len(b) >= MIN_BASE))
+
+
+def comparative(word: str) -> bool:
+    """True when ``word`` (English, as written) is an adjective's comparative ("cheaper", "quieter",
+    "bigger", "noisier": :func:`degree_bases`; "better", "worse"), not a noun in -er ("water",
+    "boiler")."""
+    low = word.lower()
+    return low in ("better", "worse") or low.endswith("er") and bool(degree_bases(low))
+
+
+@functools.lru_cache(maxsize=1024)
+def _degree_stems(words: tuple[str, ...]) -> set[str]:
+    """The Snowball stems of ``words`` (English, lower-cased) and of their bases (:func:`degree_bases`),
+    for the words that have one."""
+    from engine.offline_select import _stemmed
+
+    forms = [f for w in words if degree_bases(w) for f in (w, *degree_bases(w))]
+    return set(_stemmed(sorted(set(forms)), "en")) if forms else set()
 
 
 def _base_stems(words: list[str], language: str) -> set[str]:

@@ -2,8 +2,16 @@
 pump?") asks it of each item: "Is gas cheaper to run", "Is a heat pump cheaper to run", in a language
 whose yes-or-no question puts its verb first (English, German, Dutch, Spanish, Italian, Portuguese),
 each with its frame ("Is … cheaper to run"), which a sentence quoted under it must name a word of.
-A choice that names nothing but which to take ("Which is faster, Python or Java?", "Which is
-better?") and one in a language that asks otherwise (French) keep the items alone."""
+English "what" with an auxiliary and a comparative asks as "which" does ("What is cheaper, a heat pump
+or a gas boiler?"), a verb of its own is asked with "do" ("Which one lasts longer, batteries or solar
+panels?": "Do batteries last longer"), and a yes-or-no question's comparative after its last item is
+every item's ("Is a heat pump or a gas boiler more efficient?").
+One comparative ("Which is faster, Python or Java?") is asked of each item too: "Is Python or Java
+faster?" already asked "Is Python faster", and a sentence names the comparative in any degree of its
+adjective ("fast", "fastest", "quiet", "noisy" and "noise": engine.word_forms.degree_bases), so the
+frame no longer keeps out a sentence that says "fast" where the question says "faster".
+A choice that names nothing but which to take ("Which is better?", "What's better, …?", "Which
+broker?") and one in a language that asks otherwise (French) keep the items alone."""
 
 from __future__ import annotations
 
@@ -26,6 +34,27 @@ from tests.engine.test_offline_fidelity import offline_run
      ["Ist eine Gasheizung günstiger im Betrieb", "Ist eine Wärmepumpe günstiger im Betrieb"]),
     ("¿Cuál es más barata de usar, la calefacción de gas o la bomba de calor?", "es",
      ["Es la calefacción de gas más barata de usar", "Es la bomba de calor más barata de usar"]),
+    # "what" + auxiliary + comparative asks as "which" does
+    ("What is cheaper, a heat pump or a gas boiler?", "en", ["Is a heat pump cheaper", "Is a gas boiler cheaper"]),
+    ("What is cheaper to run, a heat pump or a gas boiler?", "en",
+     ["Is a heat pump cheaper to run", "Is a gas boiler cheaper to run"]),
+    ("What are quieter at night, wind turbines or heat pumps?", "en",
+     ["Are wind turbines quieter at night", "Are heat pumps quieter at night"]),
+    ("What's more efficient, a heat pump or solar panels?", "en",
+     ["Is a heat pump more efficient", "Are solar panels more efficient"]),
+    # a verb of its own is asked with "do", in the plural for a plural item
+    ("Which one lasts longer, batteries or solar panels?", "en", ["Do batteries last longer", "Do solar panels last longer"]),
+    ("Which lasts longer, a battery or a solar panel?", "en",
+     ["Does a battery last longer", "Does a solar panel last longer"]),
+    ("Which costs more, gas or a heat pump?", "en", ["Does gas cost more", "Does a heat pump cost more"]),
+    ("Which uses less energy, a kettle or a microwave?", "en",
+     ["Does a kettle use less energy", "Does a microwave use less energy"]),
+    # one comparative is asked of each (see the module's docstring)
+    ("Which is faster, Python or Java?", "en", ["Is Python faster", "Is Java faster"]),
+    ("Which is quieter, a heat pump or a gas boiler?", "en", ["Is a heat pump quieter", "Is a gas boiler quieter"]),
+    ("Which is bigger, Lyon or Marseille?", "en", ["Is Lyon bigger", "Is Marseille bigger"]),
+    ("Which is noisier, a heat pump or a wind turbine?", "en",
+     ["Is a heat pump noisier", "Is a wind turbine noisier"]),
 ])
 def test_which_of_the_items_is_asked_of_each(brief, language, topics):
     assert plan_topics(brief, 5, language) == topics
@@ -34,7 +63,37 @@ def test_which_of_the_items_is_asked_of_each(brief, language, topics):
 
 
 @pytest.mark.parametrize(("brief", "language", "topics"), [
-    ("Which is faster, Python or Java?", "en", ["Python", "Java"]),
+    # a yes-or-no question's comparative after the last item is every item's
+    ("Is a heat pump or a gas boiler more efficient?", "en",
+     ["Is a heat pump more efficient", "Is a gas boiler more efficient"]),
+    ("Are heat pumps or gas boilers cheaper to run?", "en", ["Are heat pumps cheaper to run", "Are gas boilers cheaper to run"]),
+    ("Is Python or Java faster?", "en", ["Is Python faster", "Is Java faster"]),
+    ("Is a heat pump or a gas boiler less noisy at night?", "en",
+     ["Is a heat pump less noisy at night", "Is a gas boiler less noisy at night"]),
+    ("Is an electric car or a diesel car cheaper?", "en", ["Is an electric car cheaper", "Is a diesel car cheaper"]),
+    ("Is Python or Java a better first language?", "en",
+     ["Is Python a better first language", "Is Java a better first language"]),
+])
+def test_a_comparative_after_the_last_item_is_every_items(brief, language, topics):
+    assert plan_topics(brief, 5, language) == topics
+    frames = listed_frames(brief, language)
+    assert all(frames[t] and "…" in frames[t] for t in topics), frames
+
+
+@pytest.mark.parametrize(("brief", "language", "topics"), [
+    # no comparative after "what is": what each item is, as before
+    ("What is water, ice or steam?", "en", ["What is water", "What is ice", "What is steam"]),
+    ("What is power, energy or work?", "en", ["What is power", "What is energy", "What is work"]),
+    ("What are the costs, risks and benefits of solar panels?", "en",
+     ["What are the costs of solar panels", "What are the risks of solar panels", "What are the benefits of solar panels"]),
+])
+def test_what_without_a_comparative_asks_what_each_is(brief, language, topics):
+    assert plan_topics(brief, 5, language) == topics
+
+
+@pytest.mark.parametrize(("brief", "language", "topics"), [
+    ("What's better, Python or Java?", "en", ["Python", "Java"]),
+    ("Which is better, Postgres or MySQL?", "en", ["Postgres", "MySQL"]),
     ("Postgres or MySQL: which is better?", "en", ["Postgres", "MySQL"]),
     ("Lequel est moins cher à l'usage, le chauffage au gaz ou la pompe à chaleur ?", "fr",
      ["le chauffage au gaz", "la pompe à chaleur"]),
@@ -54,3 +113,53 @@ def test_a_choice_quotes_under_each_item_what_names_the_question(tmp_path):
     assert "## Findings: Is a gas boiler cheaper to run" in report, report
     assert "## Findings: Is a heat pump cheaper to run" in report, report
     assert "nineteenth century" not in report and "rose sharply" not in report, report
+
+
+@pytest.mark.parametrize(("word", "text", "meets"), [
+    ("quieter", "A heat pump is quiet at night.", True),
+    ("quiet", "A heat pump is quieter at night.", True),
+    ("quieter", "The quietest one is the heat pump.", True),
+    ("noisier", "It makes little noise.", True),
+    ("noisy", "It makes little noise.", True),
+    ("noisy", "The noises are low.", True),
+    ("cheapest", "Gas is cheap to run.", True),
+    ("bigger", "Lyon is a big city.", True),
+    ("sunny", "The sun shines.", True),
+    ("water", "A wat is a temple.", False),
+    ("paper", "Pap smear tests.", False),
+    ("boiler", "Boil the kettle.", False),
+    ("heaters", "Heat rises.", False),
+    ("never", "Nev is a name.", False),
+])
+def test_a_comparative_meets_its_base_and_no_other_word(word, text, meets):
+    from engine.word_forms import mentioned
+
+    assert (mentioned([word], text, "en") == [word]) is meets
+
+
+def test_an_adjective_in_y_quotes_what_names_its_noun_or_another_degree(tmp_path):
+    pages = {
+        "noise.md": "# Noise\n\nA heat pump runs at 40 to 60 dB, about as loud as a fridge; it makes little noise. "
+                    "A gas boiler is noisier than a heat pump when it fires up in the morning. "
+                    "Wind turbines are among the noisiest machines near homes at 300 metres.\n",
+        "history.md": "# History\n\nHeat pumps were first built in the 1850s in Austria. "
+                      "Gas boilers were first sold in the nineteenth century in England.\n",
+    }
+    report = offline_run(tmp_path, pages, "How noisy are heat pumps, gas boilers and wind turbines?", 1).report_md.read_text()
+    assert "## Findings: How noisy are heat pumps" in report, report
+    assert "little noise" in report and "fires up" in report and "noisiest machines" in report, report
+    assert "1850s" not in report and "nineteenth century" not in report, report
+
+
+def test_a_single_comparative_is_asked_of_each_and_quotes_its_base(tmp_path):
+    pages = {
+        "noise.md": "# Noise\n\nA heat pump is quiet at night, about as loud as a fridge. "
+                    "A gas boiler is quietest when it only heats water for the taps.\n",
+        "history.md": "# History\n\nHeat pumps were first built in the 1850s in Austria. "
+                      "Gas boilers were first sold in the nineteenth century in England.\n",
+    }
+    report = offline_run(tmp_path, pages, "Which is quieter, a heat pump or a gas boiler?", 1).report_md.read_text()
+    assert "## Findings: Is a heat pump quieter" in report, report
+    assert "## Findings: Is a gas boiler quieter" in report, report
+    assert "as loud as a fridge" in report and "heats water for the taps" in report, report
+    assert "1850s" not in report and "nineteenth century" not in report, report
