@@ -37,9 +37,8 @@ A text mentions a word when one of its words is a form of it:
 
 from __future__ import annotations
 
-import re
-
 import functools
+import re
 
 from engine.segments import has_segmented_script, script
 
