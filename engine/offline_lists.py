@@ -46,6 +46,7 @@ from engine.offline_list_words import (
     COMPARING,
     GENITIVES,
     JOINS,
+    MORE,
     OPENERS,
     OWN_JOINS,
     PRONOUNS,
@@ -273,8 +274,11 @@ def _chooses(clause: str) -> bool:
     más barata"), or "one" and an auxiliary ("which one is quieter at night"), or an English verb of
     its own ("which one lasts longer", "which costs more"), or nothing more than which to take
     (:func:`_asks_which_of_them`: "which broker"); or English "what" with an auxiliary and a
-    comparative ("what is cheaper", "what's better to run"), which asks as "which" does, where "what
-    is water, ice or steam" asks what each is."""
+    comparative ("what is cheaper", "what's better to run", "what is the cheaper option") or a verb
+    and one ("what costs more"), which asks as "which" does, where "what is water, ice or steam"
+    asks what each is: a comparative is "more", "less" or "fewer" and a word, "better", "worse", or
+    a word in -er whose superlative English writes (:func:`engine.word_forms.comparative`: "cheaper"
+    has "cheapest", "water" no "waterest")."""
     tokens = clause.lower().split()
     if len(tokens) < 2 or tokens[0] not in CHOOSING | _WHAT:
         return False
@@ -286,29 +290,44 @@ _WHAT = frozenset({"what", "what's", "what’s"})
 def _choice(clause: str) -> tuple[str, str, list[str]] | None:
     """``(verb, kind, rest)`` of a clause that asks which of a list's items is or does something
     (:func:`_chooses`): its auxiliary as written ("is"; "is" of "what's") and the words after it
-    ("cheaper to run"), kind "aux"; or an English verb of its own after "which" or "which one"
+    ("cheaper to run"), kind "aux"; or an English verb (:func:`_own_verb`) of its own after "which" or "which one"
     ("lasts", "costs") that a comparative or a function word other than an auxiliary follows ("which
     one lasts longer", "which costs more", "which uses the least energy"; not "which batteries last
     longer", whose noun is "batteries"), kind "verb". None for any other clause."""
     tokens = clause.split()
     low = [t.lower() for t in tokens]
     if low[0] in _WHAT:
-        if low[0] == "what" and len(low) > 2 and low[1] in _AUXILIARIES and opens_comparative(tokens[2:]):
+        if low[0] == "what" and len(low) > 2 and low[1] in _AUXILIARIES and _comparative_after(tokens[2:]):
             return tokens[1], "aux", tokens[2:]
-        if low[0] != "what" and opens_comparative(tokens[1:]):
+        if low[0] != "what" and _comparative_after(tokens[1:]):
             return "is", "aux", tokens[1:]
+        if low[0] == "what" and _own_verb(low[1], tokens[2:]) and (
+                opens_comparative(tokens[2:]) or low[2] in MORE):
+            return tokens[1], "verb", tokens[2:]  # "what costs more"
         return None
     verb = 2 if len(low) > 2 and low[1] == "one" else 1
     if low[verb] in _AUXILIARIES:
         return tokens[verb], "aux", tokens[verb + 1:]
     after = tokens[verb + 1:]
-    if (
-        low[verb].isalpha() and low[verb].endswith("s") and not low[verb].endswith(("ss", "us", "is"))
-        and not _function(low[verb], "en")
-        and after and (opens_comparative(after) or _function(after[0].lower(), "en") and after[0].lower() not in _AUXILIARIES)
+    if _own_verb(low[verb], after) and (
+        opens_comparative(after) or _function(after[0].lower(), "en") and after[0].lower() not in _AUXILIARIES
     ):
         return tokens[verb], "verb", after
     return None
+
+
+def _comparative_after(words_: list[str]) -> bool:
+    """True when ``words_`` (after "what is") open with a comparative, after an article or not ("cheaper
+    to run", "the better option": :func:`engine.offline_list_words.opens_comparative`)."""
+    skip = 1 if len(words_) > 1 and words_[0].lower() in ARTICLES["en"] else 0
+    return opens_comparative(words_[skip:])
+
+
+def _own_verb(word: str, after: list[str]) -> bool:
+    """True when ``word`` (lower-cased), with words ``after`` it, may be an English verb in the third
+    person singular: letters ending in "-s" (not "-ss", "-us", "-is"), no function word."""
+    return (bool(after) and word.isalpha() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+            and not _function(word, "en"))
 
 
 #: Languages whose yes-or-no question sets its verb before its subject ("Is gas cheaper to run", "Ist
@@ -324,7 +343,8 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     "Is gas cheaper to run", frame "Is … cheaper to run", which a sentence quoted under it must name a
     word of; "What is cheaper, …" likewise), an English verb of its own with "do" ("Which one lasts
     longer, a battery or solar panels": "Does a battery last longer", "Do solar panels last
-    longer"), the auxiliary in the plural for a plural item (:data:`_PLURAL_OF`). One comparative
+    longer"), the auxiliary in the plural for a plural item and in the singular for another
+    (:data:`_PLURAL_OF`, "What are quieter, …": "Is a heat pump quieter"). One comparative
     ("Which is quieter", "Which is faster") is asked of each too: a sentence names it in any degree
     ("quiet", "quietest": :func:`engine.word_forms.degree_bases`), as "Is Python or Java faster?"
     asks it. The items alone, frame "", when it asks only which to take ("Which is better", "What's
@@ -349,6 +369,8 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
         asked = verb
         if plural and asked.lower() in _PLURAL_OF:
             asked = _PLURAL_OF[asked.lower()]  # "Which is better, …, solar panels": "Are solar panels better"
+        elif language == "en" and not plural and asked.lower() in _SINGULAR_OF:
+            asked = _SINGULAR_OF[asked.lower()]  # "What are quieter, …, a heat pump": "Is a heat pump quieter"
         head = asked[:1].upper() + asked[1:]
         topics.append((f"{head} {item} {rest}", f"{head} … {rest}"))
     return topics
@@ -382,6 +404,7 @@ def _bare_verb(verb: str) -> str:
 #: An English auxiliary in the singular, as "which" asks, and its plural for a plural item
 #: (:func:`_asked_of_each`: "Are solar panels better", :func:`engine.offline_list_items._plural`).
 _PLURAL_OF = {"is": "are", "was": "were", "does": "do", "has": "have"}
+_SINGULAR_OF = {plural: singular for singular, plural in _PLURAL_OF.items()}
 
 
 def _asks_yes_or_no(clause: str) -> bool:

@@ -42,6 +42,10 @@ from tests.engine.test_offline_fidelity import offline_run
      ["Are wind turbines quieter at night", "Are heat pumps quieter at night"]),
     ("What's more efficient, a heat pump or solar panels?", "en",
      ["Is a heat pump more efficient", "Are solar panels more efficient"]),
+    ("What is the cheaper option, a heat pump or a gas boiler?", "en",
+     ["Is a heat pump the cheaper option", "Is a gas boiler the cheaper option"]),
+    ("What are quieter, a heat pump or wind turbines?", "en", ["Is a heat pump quieter", "Are wind turbines quieter"]),
+    ("What costs more, gas or a heat pump?", "en", ["Does gas cost more", "Does a heat pump cost more"]),
     # a verb of its own is asked with "do", in the plural for a plural item
     ("Which one lasts longer, batteries or solar panels?", "en", ["Do batteries last longer", "Do solar panels last longer"]),
     ("Which lasts longer, a battery or a solar panel?", "en",
@@ -94,6 +98,7 @@ def test_what_without_a_comparative_asks_what_each_is(brief, language, topics):
 @pytest.mark.parametrize(("brief", "language", "topics"), [
     ("What's better, Python or Java?", "en", ["Python", "Java"]),
     ("Which is better, Postgres or MySQL?", "en", ["Postgres", "MySQL"]),
+    ("Which broker, Kafka or RabbitMQ?", "en", ["Kafka", "RabbitMQ"]),
     ("Postgres or MySQL: which is better?", "en", ["Postgres", "MySQL"]),
     ("Lequel est moins cher à l'usage, le chauffage au gaz ou la pompe à chaleur ?", "fr",
      ["le chauffage au gaz", "la pompe à chaleur"]),
