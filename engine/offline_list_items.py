@@ -409,7 +409,9 @@ def _listed_at(
     (:func:`_opens_noun_phrase`: "le café infusé à froid") and its words neither open with "of" or
     the like (:data:`GENITIVES`), nor end with a preposition, nor open with a verb that asks how. An
     item that leaves out the first one's noun gets it back (:func:`_with_shared_noun`); "either" and
-    "both" before the first item are left out (:data:`CORRELATIVES`). None when ``tail`` is not
+    "both" before the first item are left out (:data:`CORRELATIVES`). After an English "is" or "are"
+    that opens the question, the last item ends before a comparative (:func:`_before_comparative`:
+    "Is | a heat pump or a gas boiler | more efficient"). None when ``tail`` is not
     shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
     start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
     nouns = all(_names(w, language) for m in later[:-1] for w in m)

@@ -7,7 +7,9 @@ French "et", "ou", Spanish "y", "e", "o", "u", Italian "e", "ed", "o", "oppure",
 "还是" and Japanese "と", "や", "または" (:data:`engine.offline_lists_cjk._CJK_AND`). An alternative
 question is a list like any other: "Is it better to rent or buy?" is researched as "Is it better to
 rent" and "Is it better to buy", each alternative on its own, so the report sets out what the
-sources say of each.
+sources say of each; a question that asks which of its items is something asks it of each ("Which
+is cheaper to run, gas or a heat pump?", "What is cheaper, …?": "Is gas cheaper to run";
+"Which one lasts longer, …?": "Do batteries last longer": :func:`_asked_of_each`).
 
 What only looks like a list is not split: quoted text, code and anything in brackets (:data:`_SPAN`,
 :data:`_CODE_SPAN`), set phrases ("one or more", "more or less": :data:`SET_PHRASES`), words that

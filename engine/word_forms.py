@@ -116,7 +116,9 @@ def mentioned(words: list[str], text: str, language: str = "en") -> list[str]:
 def mentioned_otherwise(words: list[str], text: str, language: str = "en") -> list[str]:
     """The words of ``words`` that ``text`` mentions in a form other than their Snowball stem: an
     Arabic word with other proclitics, a word of a script written without spaces inside a longer
-    word or in the other Chinese script, a compound part (module docstring); in their order."""
+    word or in the other Chinese script, a compound part, an English comparative, superlative or
+    adjective in -y and its base ("quieter" and "quiet", "noisy" and "noise": :func:`degree_bases`)
+    (module docstring); in their order."""
     from engine.offline_select import _stemmer, _tokens
 
     tokens = [t.lower() for t in _tokens(text)]

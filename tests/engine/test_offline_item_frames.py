@@ -80,7 +80,10 @@ def test_a_question_that_only_compares_its_items_quotes_what_names_the_item():
     # the items alone: a question that only compares them, or asks which to choose
     ("How do dataclasses, enums and typing protocols work together?", "en",
      {"dataclasses": "", "enums": "", "typing protocols": ""}),
-    ("Which is faster, Python or Java?", "en", {"Python": "", "Java": ""}),
+    ("Which is better, Python or Java?", "en", {"Python": "", "Java": ""}),
+    # one comparative that says what ("faster") is asked of each, as "Is Python or Java faster?" asks
+    # it: a sentence names it in any degree ("fast", "fastest": engine.word_forms.degree_bases)
+    ("Which is faster, Python or Java?", "en", {"Is Python faster": "Is … faster", "Is Java faster": "Is … faster"}),
     ('What does "pip install" do for Linux and macOS?', "en",
      {'What does "pip install" do for Linux': 'What does "pip install" do for …',
       'What does "pip install" do for macOS': 'What does "pip install" do for …'}),

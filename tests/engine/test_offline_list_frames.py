@@ -1,7 +1,9 @@
 """Each sub-question of a question that lists things reads as a whole question in the brief's
 language: the words around the list (the verb that asks how, before or after the items) are kept
 with each item; a comparison keeps what each item is compared with; a question that asks which of
-its items is better gives the items alone, in English and in Chinese alike."""
+its items is better gives the items alone, in English and in Chinese alike; one that asks, before the
+items, which is faster (one comparative that says what) asks it of each ("Is Postgres faster"), as
+"Is Postgres or MySQL faster?" does, a sentence naming "fast" or "fastest" being about it."""
 
 from __future__ import annotations
 
@@ -85,7 +87,10 @@ def test_a_comparison_with_listed_things_is_one_whole_comparison_each(question, 
     ("Postgres or MySQL: which is better?", "en", ["Postgres", "MySQL"]),
     ("Postgres or MySQL - which is better", "en", ["Postgres", "MySQL"]),
     ("Which is better: Postgres or MySQL?", "en", ["Postgres", "MySQL"]),
-    ("Which one is faster – Postgres, MySQL or SQLite?", "en", ["Postgres", "MySQL", "SQLite"]),
+    ("Which one is better – Postgres, MySQL or SQLite?", "en", ["Postgres", "MySQL", "SQLite"]),
+    # one comparative that says what ("faster"), asked before the items, is asked of each, as "Is
+    # Postgres or MySQL faster?" asks it: a sentence names it in any degree ("fast", "fastest")
+    ("Which one is faster – Postgres, MySQL or SQLite?", "en", ["Is Postgres faster", "Is MySQL faster", "Is SQLite faster"]),
     ("which one is better, postgres or mysql", "en", ["postgres", "mysql"]),
     ("用Postgres还是MySQL比较好", "zh", ["Postgres", "MySQL"]),
     ("用Postgres还是MySQL比较好？", "zh", ["Postgres", "MySQL"]),
