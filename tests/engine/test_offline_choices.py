@@ -46,6 +46,8 @@ from tests.engine.test_offline_fidelity import offline_run
      ["Is a heat pump the cheaper option", "Is a gas boiler the cheaper option"]),
     ("What are quieter, a heat pump or wind turbines?", "en", ["Is a heat pump quieter", "Are wind turbines quieter"]),
     ("What costs more, gas or a heat pump?", "en", ["Does gas cost more", "Does a heat pump cost more"]),
+    ("What is healthier, tea or coffee?", "en", ["Is tea healthier", "Is coffee healthier"]),
+    ("What is the better choice: gas or a heat pump?", "en", ["Is gas the better choice", "Is a heat pump the better choice"]),
     # a verb of its own is asked with "do", in the plural for a plural item
     ("Which one lasts longer, batteries or solar panels?", "en", ["Do batteries last longer", "Do solar panels last longer"]),
     ("Which lasts longer, a battery or a solar panel?", "en",
@@ -53,6 +55,9 @@ from tests.engine.test_offline_fidelity import offline_run
     ("Which costs more, gas or a heat pump?", "en", ["Does gas cost more", "Does a heat pump cost more"]),
     ("Which uses less energy, a kettle or a microwave?", "en",
      ["Does a kettle use less energy", "Does a microwave use less energy"]),
+    ("Which one produces less noise, a heat pump or a gas boiler?", "en",
+     ["Does a heat pump produce less noise", "Does a gas boiler produce less noise"]),
+    ("Which consumes less power: a fridge or a freezer?", "en", ["Does a fridge consume less power", "Does a freezer consume less power"]),
     # one comparative is asked of each (see the module's docstring)
     ("Which is faster, Python or Java?", "en", ["Is Python faster", "Is Java faster"]),
     ("Which is quieter, a heat pump or a gas boiler?", "en", ["Is a heat pump quieter", "Is a gas boiler quieter"]),
@@ -72,6 +77,9 @@ def test_which_of_the_items_is_asked_of_each(brief, language, topics):
      ["Is a heat pump more efficient", "Is a gas boiler more efficient"]),
     ("Are heat pumps or gas boilers cheaper to run?", "en", ["Are heat pumps cheaper to run", "Are gas boilers cheaper to run"]),
     ("Is Python or Java faster?", "en", ["Is Python faster", "Is Java faster"]),
+    ("Were the Romans or the Greeks more advanced?", "en", ["Were the Romans more advanced", "Were the Greeks more advanced"]),
+    ("Is a heat pump, a gas boiler or a pellet stove cheaper to run?", "en",
+     ["Is a heat pump cheaper to run", "Is a gas boiler cheaper to run", "Is a pellet stove cheaper to run"]),
     ("Is a heat pump or a gas boiler less noisy at night?", "en",
      ["Is a heat pump less noisy at night", "Is a gas boiler less noisy at night"]),
     ("Is an electric car or a diesel car cheaper?", "en", ["Is an electric car cheaper", "Is a diesel car cheaper"]),
