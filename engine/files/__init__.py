@@ -126,7 +126,7 @@ def _read_one(item: SharedFile, settings: Settings, used: int, listed: list[File
         else:
             entry.status, entry.pages, entry.note = "read", int(result["pages"]), str(result["note"])
             entry.sections = len(result["sections"])
-            return entry, [(_anchor(item.link, entry.kind, n, label), f"{shown}, {label}", text)
+            return entry, [(_anchor(item.link, entry.kind, n, label), f"{shown}, {label}" if label else shown, text)
                            for n, (label, text) in enumerate(result["sections"], start=1)]
     return entry, []
 

@@ -52,7 +52,8 @@ class FileText:
         kind: ``pdf`` | ``docx`` | ``markdown`` | ``text`` | ``html`` | ``csv``.
         pages: the PDF's page count (all pages, read or not), else 0.
         sections: ``[label, text]`` pairs in document order, e.g. ``["page 3", "…"]`` or
-            ``["section: Pricing", "…"]``; the label is what a citation names.
+            ``["section: Pricing", "…"]``; the label is what a citation names ("" for a file read
+            whole: a text or HTML file, a Markdown or Word file without headings).
         truncated: a page or character cap cut the file; ``note`` says which.
     """
 
@@ -95,14 +96,16 @@ def read_file(path: Path, name: str, max_pages: int, max_chars: int) -> FileText
     elif kind == "docx":
         sections = _docx(path)
     elif kind == "html":
-        sections = [["text", _html(data)]]
+        sections = [["", _html(data)]]  # read whole: no label, cited by its name alone
     elif kind == "csv":
         sections = _csv(_decode(data))
     elif kind == "markdown":
         sections = [[label, _markdown_text(text)]
                     for label, text in _by_heading(_decode(data), re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M))]
     else:
-        sections = [["text", _decode(data)]]
+        sections = [["", _decode(data)]]
+    if len(sections) == 1 and sections[0][0] == "beginning":
+        sections[0][0] = ""  # no heading: the file is one part, cited by its name alone
     _cap(out, sections, max_chars)
     if not out.sections:
         raise Unreadable(skip_reason("skip_scanned_pdf" if kind == "pdf" else "skip_no_text"))

@@ -116,6 +116,8 @@ def test_page_and_character_caps_cut_a_file_and_say_so(tmp_path):
 
 
 def test_markdown_html_and_csv_are_read_by_section(tmp_path):
+    """A file of several parts is cited by its part's label; one read whole (text, HTML, Markdown or
+    Word without headings) has none, and its citation names the file alone."""
     md = tmp_path / "a.md"
     md.write_text("Intro line.\n\n# Pricing\n\nIt costs a lot.\n\n## Support\n\nCall us.\n")
     assert [s[0] for s in read_file(md, "a.md", 10, 10_000).sections] == [
@@ -123,7 +125,10 @@ def test_markdown_html_and_csv_are_read_by_section(tmp_path):
     page = tmp_path / "p.html"
     page.write_text('<title>T</title><script>evil()</script><img src="https://remote.example/x.png">'
                     "<p>Visible text only.</p>")
-    assert read_file(page, "p.html", 10, 10_000).sections == [["text", "Visible text only."]]
+    assert read_file(page, "p.html", 10, 10_000).sections == [["", "Visible text only."]]
+    plain = tmp_path / "plain.md"  # no heading: read whole, cited by its name alone ("plain.md, beginning" was odd)
+    plain.write_text("Just a note without headings.\n")
+    assert read_file(plain, "plain.md", 10, 10_000).sections == [["", "Just a note without headings."]]
     table = tmp_path / "t.csv"
     table.write_text("model,power\nZephyr,14 MW\nBreeze,8 MW\n")
     [(label, body)] = read_file(table, "t.csv", 10, 10_000).sections
@@ -338,7 +343,7 @@ BATTERY = "A home battery of 10 kWh raises the self-consumption of solar panels 
 @pytest.mark.parametrize("name,data,cited", [
     ("solar.pdf", pdf_bytes([f"Solar panels. {SOLAR}", f"Batteries. {BATTERY}"]), "solar.pdf, page 2"),
     ("solar.md", f"# Solar panels\n\n{SOLAR}\n\n## Batteries\n\n{BATTERY}\n".encode(), "solar.md, section: Batteries"),
-    ("solar.txt", f"Solar panels\n\n{SOLAR}\n\nBatteries\n\n{BATTERY}\n".encode(), "solar.txt, text"),
+    ("solar.txt", f"Solar panels\n\n{SOLAR}\n\nBatteries\n\n{BATTERY}\n".encode(), "solar.txt"),  # read whole: its name alone
 ])
 def test_a_shared_files_page_found_alone_is_quoted_as_the_whole_file_would_be(offline_settings, tmp_path, name,
                                                                                 data, cited):
