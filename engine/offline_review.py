@@ -14,6 +14,7 @@ import functools
 import re
 
 from engine.citations import SID
+from engine.offline_list_words import COMPARING, RELATING, TOGETHER
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
@@ -104,7 +105,8 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     """The question's content words (:data:`MIN_WORD` Latin letters' worth or more,
     :func:`engine.segments.latin_length`: "heat", "タスク", "熱泵", not "熱"; not a verb that asks how or a
     light verb, :data:`engine.offline_select.QUESTION_VERBS`, nor the verb of a split German verb,
-    :func:`_split_verb`; as the question writes them) that no claim mentions in any form
+    :func:`_split_verb`; nor a word that says how its things relate, :data:`_RELATING`: "together";
+    as the question writes them) that no claim mentions in any form
     (:func:`engine.word_forms.mentioned`, in ``language``: "timeouts" is met by "timeout" and by
     "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵").
     A name written with its symbols ("C++", "C#", "g++", ".NET": :data:`engine.offline_select.SYMBOL_NAME`)
@@ -114,10 +116,16 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     split = _split_verb(question, language)
     asked = [term for term in content_words(question, names=True)
              if (latin_length(term) >= MIN_WORD or _SYMBOL_WORD.fullmatch(term))
-             and term not in QUESTION_VERBS and term not in split]
+             and term not in QUESTION_VERBS and term not in split and term not in _RELATING]
     written = [_as_written(term, question) for term in asked]  # ".NET" is a name, ".net" is "net"
     met = {term for claim in claims for term in mentioned(written, claim, language)}
     return [term for term in written if term not in met]
+
+
+#: Words that only say how a question's things relate or are weighed ("together", "interact",
+#: "compare", "versus": :data:`engine.offline_list_words.TOGETHER`, :data:`~engine.offline_list_words.RELATING`,
+#: :data:`~engine.offline_list_words.COMPARING`): no topic a claim must name.
+_RELATING = TOGETHER | RELATING | COMPARING
 
 
 def _split_verb(question: str, language: str) -> set[str]:
@@ -322,6 +330,27 @@ def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[
     return kept + added, changes
 
 
+def _first_claims(report: str, readable: list[str], question: str, language: str) -> list[str]:
+    """Round 1's claims, at most :data:`SOLUTION_CLAIMS`: the best of each of the report's sections
+    (its "## " headings: one a sub-question, so every listed thing of the question is answered
+    however much the claims on another outrank it for the whole question: "How do dataclasses, enums
+    and typing protocols work together?" once quoted protocols alone), then the rest of ``readable``
+    by rank (:func:`engine.offline_select.rank`), each once, in rank order."""
+    from engine.offline import rank
+
+    picked: list[str] = []
+    for section in re.split(r"^## ", report, flags=re.MULTILINE)[1:]:
+        own = [c for c in _cited_sentences(section) if c in readable and c not in picked]
+        picked += rank(own, question, 1, language)
+    picked = rank(picked[:SOLUTION_CLAIMS], question, SOLUTION_CLAIMS, language)
+    rest = [c for c in rank(readable, question, SOLUTION_CLAIMS, language) if c not in picked]
+    return picked + rest[: SOLUTION_CLAIMS - len(picked)]
+
+
+#: Claims of a round-1 solution: three as its recommendation, the rest as its reasons.
+SOLUTION_CLAIMS = 6
+
+
 def _raised(prompt: str, language: str) -> tuple[int, int]:
     """``(points, objections)`` the previous round raised: its critique's numbered points (not the one
     saying it found no flaw, nor that the solution uses every source found) and its perspective's
@@ -333,9 +362,8 @@ def _raised(prompt: str, language: str) -> tuple[int, int]:
 
 
 def solution(prompt: str, language: str) -> str:
-    """Round 1: a recommendation from the report's cited claims ranked for the question (code lines and
+    """Round 1: a recommendation from the report's cited claims (:func:`_first_claims`; code lines and
     sentences whose subject is lost left out); later rounds revise it (:func:`_revise`) and say how."""
-    from engine.offline import rank
 
     report_claims = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
     # a finding cites its source; the report's own notes ("5 sources found; none had ...") are not findings
@@ -345,7 +373,7 @@ def solution(prompt: str, language: str) -> str:
         top, changes = _revise(prompt, readable, language)
         out += [f"## {phrase('changes', language)}", "", *[f"- {c}" for c in changes], ""]
     else:
-        top = rank(readable, _question(prompt), 6, language)
+        top = _first_claims(_tag(prompt, "Research Report"), readable, _question(prompt), language)
     out += [f"## {phrase('recommendation', language)}", ""]
     out += [f"- {s}" for s in top[:3]] or [phrase("no_claims", language)]  # found or not, none is quoted
     if top[3:]:
