@@ -364,7 +364,6 @@ def _raised(prompt: str, language: str) -> tuple[int, int]:
 def solution(prompt: str, language: str) -> str:
     """Round 1: a recommendation from the report's cited claims (:func:`_first_claims`; code lines and
     sentences whose subject is lost left out); later rounds revise it (:func:`_revise`) and say how."""
-
     report_claims = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
     # a finding cites its source; the report's own notes ("5 sources found; none had ...") are not findings
     readable = [c for c in report_claims if SID.search(c) and not flaw(_split(c)[0])]
