@@ -1,0 +1,204 @@
+"""How each item of a list question gets its words, for :func:`engine.offline_list_items.items_listed`.
+
+Rules stated here, each with the example it was made for:
+
+- Adjectives listed before one noun share it ("small and large companies": "small companies",
+  "large companies"; :func:`_sharing_the_noun`, :func:`_adjectives_of_one_noun` outside English); a
+  later item that is a noun of its own, a plural ("batteries", "boilers"), shares nothing with the
+  first one: the first item's leading words are its own ("How much noise do | heat pumps, batteries
+  and solar panels | make", "What are the costs of | solar panels and batteries":
+  :func:`_first_item_reach`), never "heat batteries" or "solar batteries".
+- An English "a" or "an" before the first item is that item's when a later item is a plural without
+  one ("the cost of | a wind turbine versus solar panels": "the cost of solar panels", never "of a
+  solar panels"; :func:`_article_is_the_first_items`).
+- A first item without the article a later item opens with starts after the verb of a subject
+  pronoun ("Should I buy | solar panels, a battery, or a wind turbine": "Should I buy a battery") or
+  at the last preposition before it ("Can I run a heat pump with | solar panels and a battery":
+  "Can I run a heat pump with a battery"; :func:`_article_item_start`).
+- Romance lists leave out a noun a later item shares ("la energía solar, la eólica": "la energía
+  eólica", :func:`_with_shared_noun`); a noun phrase of its own keeps its words
+  (:func:`_opens_noun_phrase`).
+- An English auxiliary agrees with its item ("How does Kafka work", :func:`_agreeing`, :func:`_plural`).
+
+Quoted text and code stand as one word each while a brief is split (:data:`HOLE`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.offline_list_words import (
+    ADJECTIVE_ENDINGS,
+    NOUN_ENDINGS,
+    TOGETHER,
+    adjective,
+    asks_how,
+)
+from engine.offline_list_words import function_word as _function
+
+#: What stands for the n-th quoted or code span of a brief while it is split
+#: (:func:`engine.offline_lists.listed_topics` writes it): one word, no separator.
+HOLE = re.compile(r"qqspan(\d+)qq")
+
+#: English forms of "be": the words after one up to a listed item are its subject's ("What are solar |
+#: panels and batteries made of").
+_COPULAS = frozenset("is are was were".split())
+
+def _sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
+    """``items`` with the noun of the last one given to the earlier ones when each of those is one
+    adjective (:func:`engine.offline_list_words.adjective`) and the last one a word before its noun,
+    an adjective or a noun in small letters: "small and large companies" are "small companies" and
+    "large companies", "electric and gas heaters" "electric heaters" and "gas heaters", "kleine und
+    große Unternehmen" "kleine Unternehmen" and "große Unternehmen". A noun first ("cats and guinea
+    pigs") and a last item that ends in an adjective keep their words."""
+    *earlier, last = items
+    if (
+        len(last) < 2
+        or not last[0][:1].islower()
+        or _function(last[0].lower(), language)
+        or adjective(last[-1], language)
+        or HOLE.search(" ".join(last))
+        or any(len(i) != 1 or not adjective(i[0], language) for i in earlier)
+    ):
+        return items
+    return [*([i[0], *last[1:]] for i in earlier), last]
+
+#: Prepositions inside a Romance noun written in words ("pompes à chaleur", "bombas de calor").
+_NOUN_LINKERS = frozenset("à de di da do".split())
+
+
+def _adjectives_of_one_noun(
+    first: list[str], later: list[list[str]], language: str
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """``(prefix, items, tail)`` of a list of adjectives before one noun outside English (whose
+    lists :func:`_sharing_the_noun` reads): the first clause (``first``) ends in an adjective, each
+    middle clause is one, and the last one opens with one and then the noun
+    (:func:`engine.offline_list_words.adjective`). The noun is the adjectives' up to its first
+    capitalised word in German ("kleine und große | Unternehmen | Wärmepumpen"), else one word and a
+    preposition inside the noun with its word ("petites et grandes | pompes à chaleur"). Each
+    adjective gets the noun; the words before the first adjective (an article too: "les") and after
+    the noun are every item's. None when the clauses are no such list."""
+    last = later[-1]
+    if (
+        language == "en"
+        or len(first) < 2
+        or len(last) < 2
+        or not adjective(first[-1], language)
+        or not adjective(last[0], language)
+        or any(len(m) != 1 or not adjective(m[0], language) for m in later[:-1])
+    ):
+        return None
+    if language == "de":
+        end = next((k for k in range(1, len(last)) if last[k][:1].isupper()), None)
+        if end is None or not all(adjective(w, language) for w in last[1:end]):
+            return None
+        end += 1
+    else:
+        if _function(last[1].lower(), language) or adjective(last[1], language):
+            return None
+        end = 2
+        if len(last) > 3 and last[2].lower() in _NOUN_LINKERS and not _function(last[3].lower(), language):
+            end = 4
+    noun = last[1:end]
+    items = [[first[-1], *noun], *([m[0], *noun] for m in later[:-1]), last[:end]]
+    return first[:-1], items, last[end:]
+
+#: Languages whose lists leave out the noun an item shares with the first one ("la energía solar, la
+#: eólica": "la energía eólica"), an adjective following its noun.
+_NOUN_ELLIPSIS = frozenset("es fr it pt ca".split())
+#: A word that opens with an elided article or preposition ("l'espresso", "d'eau", "dell'acqua").
+_ELIDED = re.compile(r"(\w+)['’]\w")
+
+
+def _opens_noun_phrase(item: list[str], language: str = "en") -> bool:
+    """True when ``item`` (its words) is a noun phrase of its own: an article or other function word
+    (:func:`_function` of ``language``) and then a word that is none ("le café filtre"), or a word with
+    an elided article ("l'espresso")."""
+    elided = _ELIDED.match(item[0])
+    if elided:
+        return _function(elided.group(1).lower(), language)
+    lead = next((k for k, w in enumerate(item) if not _function(w.lower(), language)), len(item))
+    return 1 <= lead < len(item)  # "le café filtre", "de los tiempos"
+
+
+def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
+    """``items`` with the noun of the first item given back to a later one that leaves it out, in a
+    language whose adjectives follow their noun (:data:`_NOUN_ELLIPSIS`): after "la energía solar"
+    (article, noun, one word), "la eólica" (the same article, an adjective: :data:`ADJECTIVE_ENDINGS`)
+    is "la energía eólica"; "les batteries" after "les panneaux solaires", a word with no adjective's
+    ending, and "los aerogeneradores", one with a noun's ending (:data:`NOUN_ENDINGS`), stay as
+    written."""
+    first = [w.lower() for w in items[0]]
+    if (
+        language not in _NOUN_ELLIPSIS
+        or len(first) != 3
+        or not _opens_noun_phrase(items[0], language)
+        or _function(first[2], language)
+    ):
+        return items
+    return [
+        [i[0], items[0][1], i[1]]
+        if len(i) == 2
+        and i[0].lower() == first[0]
+        and not _function(i[1].lower(), language)
+        and not NOUN_ENDINGS.search(i[1].lower())
+        and bool(ADJECTIVE_ENDINGS.search(i[1].lower()))
+        else i
+        for i in items
+    ]
+
+
+def _plural(item: list[str]) -> bool:
+    """True when the English noun phrase ``item`` (its words) is plural by its last word (see :func:`_agreeing`)."""
+    last = re.sub(r"\W+$", "", item[-1]) or item[-1]  # '"double quotes"': quotes
+    if re.fullmatch(r"[A-Z0-9]+s", last):  # "GPUs", "LLMs"
+        return True
+    if not last.lower().endswith("s") or last.lower().endswith(("ss", "us", "is")):
+        return False
+    return not (last[:1].isupper() or any(ch.isdigit() for ch in last)) or len(item) > 1
+
+
+#: An English auxiliary a list's items shared in the plural, and its singular ("How do Kafka and
+#: RabbitMQ work": "How does Kafka work").
+_SINGULAR = {"do": "does", "are": "is", "have": "has", "were": "was"}
+
+
+def _agreeing(prefix: list[str], item: list[str], tail: list[str], language: str) -> list[str]:
+    """``prefix`` (the words before a listed item) with its last word, an English plural auxiliary
+    (:data:`_SINGULAR`), in the singular when the item's noun is singular: the item alone is its
+    noun (:func:`_noun_after`) and a name (capitalised, in capitals or with a digit: "Kafka", "RAG",
+    "Kubernetes") or a last word without a plural "-s" ("coffee", "glass", "analysis"). Capitals with
+    a plural "s" ("GPUs", "LLMs") and a name of several words ending in one ("Solar Panels") are
+    plural, as is an item whose noun the words after the list (``tail``) write ("ground-source and
+    air-source | heat pumps"). Other languages' verbs are left as written."""
+    if language != "en" or not prefix or prefix[-1].lower() not in _SINGULAR or not item or HOLE.search(item[-1]):
+        return prefix  # a quoted or code span (:data:`HOLE`) is left with the verb as asked
+    if _plural(item) or _noun_after(prefix[-1], tail, language):
+        return prefix
+    singular = _SINGULAR[prefix[-1].lower()]
+    return [*prefix[:-1], singular.capitalize() if prefix[-1][:1].isupper() else singular]
+
+
+def _noun_after(auxiliary: str, tail: list[str], language: str) -> bool:
+    """True when the words after a list (``tail``) go on with its items' noun phrase to a plural noun:
+    one of its first two words, all before it no function word nor a verb that asks how
+    (:func:`_opens_tail`), is plural (:func:`_plural`), and after a form of "do" or "have"
+    (``auxiliary``) a word that is no function word follows it, the question's verb ("What do solar
+    and wind | farms cost"; "How do coffee and tea | cause headaches" ends in its object). After "are"
+    or "were" it may end the question ("How efficient are ground-source and air-source | heat
+    pumps")."""
+    for k, word in enumerate(tail[:2]):
+        if _function(word.lower(), language) or _opens_tail(tail, k) or HOLE.fullmatch(word):
+            return False
+        if _plural([word]) and word[:1].islower():
+            if auxiliary.lower() in _COPULAS:
+                return True
+            return k + 1 < len(tail) and not _function(tail[k + 1].lower(), language)
+    return False
+
+
+def _opens_tail(words: list[str], k: int) -> bool:
+    """True when ``words[k]`` opens a phrase asked of every listed item before it: a verb that asks
+    how (:func:`engine.offline_list_words.asks_how`) or an adverb of :data:`TOGETHER`; a preposition
+    does not tell, since a participle may come before it ("towers | made of")."""
+    return asks_how(words, k) or words[k].lower() in TOGETHER
