@@ -29,7 +29,12 @@ import re
 
 from engine.offline_list_words import (
     ADJECTIVE_ENDINGS,
+    ARTICLES,
+    COMPARING,
+    GENITIVES,
     NOUN_ENDINGS,
+    PREPOSITIONS,
+    RELATING,
     TOGETHER,
     adjective,
     asks_how,
@@ -40,6 +45,9 @@ from engine.offline_list_words import function_word as _function
 #: (:func:`engine.offline_lists.listed_topics` writes it): one word, no separator.
 HOLE = re.compile(r"qqspan(\d+)qq")
 
+#: English auxiliaries whose subject a bare verb follows ("How does asyncio | cancel tasks", "How can
+#: I | handle timeouts"), not a noun or an adjective as after "are".
+_VERB_AFTER_SUBJECT = frozenset("do does did can could should would will shall may might must".split())
 #: English forms of "be": the words after one up to a listed item are its subject's ("What are solar |
 #: panels and batteries made of").
 _COPULAS = frozenset("is are was were".split())
@@ -50,7 +58,19 @@ def _sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
     an adjective or a noun in small letters: "small and large companies" are "small companies" and
     "large companies", "electric and gas heaters" "electric heaters" and "gas heaters", "kleine und
     große Unternehmen" "kleine Unternehmen" and "große Unternehmen". A noun first ("cats and guinea
-    pigs") and a last item that ends in an adjective keep their words."""
+    pigs") and a last item that ends in an adjective keep their words. An English article before the
+    first adjective is every item's ("Is it a good or bad idea": "a good idea", "a bad idea"; "an"
+    before a vowel: "an old or new car": "a new car")."""
+    articles = ARTICLES["en"]
+    if language == "en" and len(items[0]) == 2 and items[0][0].lower() in articles:
+        bare = [i[1:] if len(i) > 1 and i[0].lower() in articles else i for i in items]
+        shared = _sharing_the_noun(bare, language)
+        if shared == bare:
+            return items
+        article = items[0][0]
+        if article.lower() in _INDEFINITE:
+            return [["an" if s[0][:1].lower() in "aeiou" else "a", *s] for s in shared]
+        return [[article, *s] for s in shared]
     *earlier, last = items
     if (
         len(last) < 2
@@ -202,3 +222,78 @@ def _opens_tail(words: list[str], k: int) -> bool:
     how (:func:`engine.offline_list_words.asks_how`) or an adverb of :data:`TOGETHER`; a preposition
     does not tell, since a participle may come before it ("towers | made of")."""
     return asks_how(words, k) or words[k].lower() in TOGETHER
+
+
+#: English subject pronouns a verb follows ("Should I | buy", "Should we | use").
+_SUBJECT_PRONOUNS = frozenset("i we you they".split())
+#: English indefinite articles, which one thing takes and a plural never does.
+_INDEFINITE = frozenset({"a", "an"})
+
+
+def _article_item_start(first: list[str], start: int, later: list[list[str]], language: str) -> int:
+    """Where the first item of an English list starts in its clause (``first``, ``start`` as guessed
+    from the article the next item (``later``) opens with): after a subject pronoun and its verb when
+    the guess is the pronoun ("Should I buy | solar panels, a battery, or a wind turbine": the verb
+    and its subject are every item's, never "Should | a battery"), and at the last preposition after
+    the guess's article when no later item has a phrase of its own ("Can I run a heat pump with |
+    solar panels and a battery": "Can I run a heat pump with a battery", never "Can I run a
+    battery"); an "of" phrase belongs to its noun ("a cup of tea and a coffee")."""
+    if language != "en" or not 0 <= start < len(first) - 1:
+        return start
+    if first[start].lower() in _SUBJECT_PRONOUNS and start + 2 < len(first):
+        return start + 2  # the pronoun, then its verb
+    opener = later[0][0].lower()
+    own = PREPOSITIONS - GENITIVES - ARTICLES["en"]
+    if first[start].lower() == opener and not any(w.lower() in PREPOSITIONS for m in later for w in m):
+        at = [k for k in range(start + 1, len(first) - 1) if first[k].lower() in own]
+        return at[-1] if at else start
+    return start
+
+
+def _article_is_the_first_items(prefix: list[str], later: list[list[str]], language: str) -> bool:
+    """True when the English "a" or "an" that ends ``prefix`` (the words before a list's first item) is
+    that item's alone: a later clause (``later``) opens, without an article, with a plural ("What is
+    the cost of a | wind turbine versus solar panels": "What is the cost of solar panels", never "of
+    a solar panels"; "How much do a heat pump, solar panels and a battery cost"). Adjectives of one
+    noun keep it shared ("Is it a good or bad idea")."""
+    if language != "en" or not prefix or prefix[-1].lower() not in _INDEFINITE:
+        return False
+    return any(
+        m[0].lower() not in ARTICLES["en"] and any(_plural(m[: k + 1]) and m[k][:1].islower() for k in range(min(2, len(m))))
+        for m in later
+    )
+
+
+def _first_item_reach(prefix: list[str], item: list[str], later: list[list[str]], language: str) -> int:
+    """How many of the last words of ``prefix`` (the words before a list's first item as guessed,
+    ``item``) are the first item's own, when a later item is one English plural noun of its own (a
+    middle clause of one word, or the only later clause: ``later``), which shares none of them: those
+    after the last function word, verb or question word when the item ends in a plural ("How much
+    noise do | heat pumps, batteries and solar panels make", "What are the costs of | solar panels and
+    batteries": "batteries", never "heat batteries" or "solar batteries"; not a name, which is every
+    item's: "asyncio tasks, threads"; nor a subject and its verb: "How does asyncio cancel | tasks,
+    futures and threads"), and an "a" or "an" with
+    them, which no plural takes ("the weight of | an electric bike vs scooters": "the weight of
+    scooters"). Adjectives of one noun share it instead ("small and large companies": the first item
+    is no plural). 0 otherwise."""
+    from engine.language_evidence import used_in_english
+    from engine.offline_select import QUESTION_VERBS
+
+    if language != "en" or not prefix or not item or not item[-1][:1].islower():
+        return 0
+    ones = later[:-1] if len(later) > 1 else later
+    if not any(len(m) == 1 and m[0][:1].islower() and _plural(m) for m in ones):
+        return 0
+    framing = QUESTION_VERBS | COMPARING | RELATING | TOGETHER | PREPOSITIONS  # "the difference between | …"
+    k = len(prefix)
+    while k > 1:  # the clause's first word asks the question
+        word = prefix[k - 1]
+        if (_function(word.lower(), language) or HOLE.fullmatch(word) or word.lower() in framing
+                or not word[:1].islower() or _plural([word]) or not used_in_english(word.lower())
+                or prefix[k - 2].lower() in _SUBJECT_PRONOUNS
+                or k > 2 and prefix[k - 3].lower() in _VERB_AFTER_SUBJECT):
+            break  # "asyncio | tasks, threads": a name, every item's; "How does asyncio cancel | tasks": a verb
+        k -= 1
+    if k > 1 and prefix[k - 1].lower() in _INDEFINITE and not _plural(item[-1:]):
+        return len(prefix) - k + 1  # "an electric | bike": the article and its words are the item's
+    return len(prefix) - k if _plural(item[-1:]) else 0

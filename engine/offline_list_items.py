@@ -25,9 +25,13 @@ from engine.offline_item_words import (  # noqa: F401 (HOLE and _plural are engi
     _COPULAS,
     _ELIDED,
     _NOUN_ELLIPSIS,
+    _VERB_AFTER_SUBJECT,
     HOLE,
     _adjectives_of_one_noun,
     _agreeing,
+    _article_is_the_first_items,
+    _article_item_start,
+    _first_item_reach,
     _opens_noun_phrase,
     _opens_tail,
     _plural,
@@ -49,10 +53,12 @@ from engine.offline_list_words import (
     RELATING,
     TOGETHER,
     TOGETHER_VERBS,
+    adverb,
     asks_how,
     opens_comparative,
     opens_verb,
     together,
+    together_verb,
 )
 from engine.offline_list_words import function_word as _function
 from engine.offline_text import content_words
@@ -108,9 +114,6 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
              "" if own else " ".join([*_agreeing(prefix, i, tail, language), "…", *tail])) for i in items]
 
 
-#: English auxiliaries whose subject a bare verb follows ("How does asyncio | cancel tasks", "How can
-#: I | handle timeouts"), not a noun or an adjective as after "are".
-_VERB_AFTER_SUBJECT = frozenset("do does did can could should would will shall may might must".split())
 
 def _auxiliary_before(prefix: list[str], language: str) -> int:
     """The index in ``prefix`` (the words before a list's first item) of its last English auxiliary
@@ -203,7 +206,8 @@ def asks_only_to_compare(frame: str) -> bool:
     """True when the words around a list (``frame``) name nothing but the asking to compare ("How do …
     compare", "What is the difference between …", "Wie unterscheiden sich …", "…有什么区别": words
     of :data:`COMPARING`) or how the items relate ("How do … interact", "How do … work together",
-    "Wie hängen … zusammen": :data:`RELATING`, :data:`TOGETHER` and the verb beside it), or there is
+    "Wie hängen … zusammen", "Can … run together": :data:`RELATING`, :data:`TOGETHER` and the verb
+    beside it, :func:`engine.offline_list_words.together_verb`), or there is
     no frame: each listed item is then a topic on its own. A verb
     that asks how ("How do … work", "Come funzionano …", "Wie funktionieren …") or what to do with
     each ("How do I use …") is asked of each item, as is a frame of function words alone ("Is this
@@ -212,7 +216,9 @@ def asks_only_to_compare(frame: str) -> bool:
 
     named = [w for w in content_words(together(frame)) if not HOLE.fullmatch(w)]
     if TOGETHER.intersection(named):  # "work together", "hängen zusammen": the verb asks how they relate
-        named = [w for w in named if w not in TOGETHER_VERBS | QUESTION_VERBS]
+        named = [w for w in named if not adverb(w) or w in TOGETHER]  # "run well together"
+        named = [w for i, w in enumerate(named) if w not in TOGETHER_VERBS | QUESTION_VERBS
+                 and not (named[i + 1 :][:1] and named[i + 1] in TOGETHER and together_verb(w))]  # "run together"
     if [w for w in named if w not in COMPARING | RELATING | TOGETHER and w not in REFLEXIVES]:  # "zich" is the verb's
         return False
     return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]
@@ -266,6 +272,8 @@ def _listed_at(
         start += 1  # "How do | inflation, interest rates and …": the auxiliary is no item's
     if start < 0:
         return None
+    if lead and later[0][0].lower() in ARTICLES["en"]:
+        start = _article_item_start(first, start, later, language)  # "Should I buy | solar panels, a battery"
     if (language == "en" and lead and later[0][0].lower() in ARTICLES["en"] and start < len(first) - 1
             and first[start].lower() in _VERB_AFTER_SUBJECT | _COPULAS):
         start += 1  # "How do | daemon threads and the main thread behave": the auxiliary is every item's
@@ -279,6 +287,10 @@ def _listed_at(
         # item; not where a later item has its own ("delle pompe e dei pannelli"), nor "to", which may
         # open an infinitive (a verb after the list would be read as every item's)
         prefix, item = [*prefix, item[0]], item[1:]
+    if _article_is_the_first_items(prefix, later, language):  # "of a | wind turbine versus solar panels"
+        prefix, item = prefix[:-1], [prefix[-1], *item]
+    if reach := _first_item_reach(prefix, item, later, language):  # "do | heat pumps, batteries and …"
+        prefix, item = prefix[:-reach], [*prefix[-reach:], *item]
     own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
     # a last item that opens with more function words than the others is as much longer ("de | los tiempos")
     last_lead = next((k for k, w in enumerate(later[-1]) if not _function(w.lower(), language)), 0)
@@ -305,6 +317,9 @@ def _listed_at(
     items = _with_shared_noun(items, language)
     if prefix and prefix[-1].lower() in CORRELATIVES:  # "either A or B": "A", "B"
         prefix = prefix[:-1]
+    if (tail and language == "en" and items[-1][0].lower() in ARTICLES["en"]
+            and not any(_function(w.lower(), language) for w in tail) and not _shares_tail(prefix, tail, items)):
+        items[-1], tail = later[-1], []  # "or | a message queue", "a battery first": the item's own words
     if not _shares_tail(prefix, tail, items) or not all(
         any(ch.isalnum() for ch in " ".join(i)) for i in items
     ):

@@ -118,14 +118,37 @@ def asks_how(words: list[str], k: int) -> bool:
     """True when ``words[k]`` is a verb that asks how the items of a list before it act, alone or
     together: a word of :data:`engine.offline_select.QUESTION_VERBS` ("work", "differ", "handle"),
     :data:`RELATING` ("interact"), or of :data:`TOGETHER_VERBS` before an adverb of :data:`TOGETHER`
-    ("fit together"); a French verb with its pronoun ("interagissent-ils") by its verb."""
+    ("fit together") or of any verb there (:func:`together_verb`: "run together"); a French verb with
+    its pronoun ("interagissent-ils") by its verb."""
     from engine.offline_select import QUESTION_VERBS
 
     word = words[k].lower()
     verb = word.split("-")[0]
     if word in QUESTION_VERBS | RELATING or verb in QUESTION_VERBS | RELATING:
         return True
-    return verb in TOGETHER_VERBS and k + 1 < len(words) and together(" ".join(words[k + 1 :])).split()[0].lower() in TOGETHER
+    after = together(" ".join(words[k + 1 :])).lower().split()
+    if after[:1] and after[0] not in TOGETHER and adverb(after[0]):
+        after = after[1:]  # "run well together", "work nicely together"
+    if not after or after[0] not in TOGETHER:
+        return False
+    return verb in TOGETHER_VERBS or together_verb(word)
+
+
+def adverb(word: str) -> bool:
+    """True when ``word`` is an English adverb of manner that may stand between a verb and
+    :data:`TOGETHER` ("well", "nicely", "smoothly")."""
+    lower = word.lower()
+    return lower in ("well", "badly", "fine") or (lower.endswith("ly") and len(lower) > 4)
+
+
+def together_verb(word: str) -> bool:
+    """True when ``word``, written right before an adverb of :data:`TOGETHER`, is the verb it goes
+    with, as :data:`TOGETHER_VERBS` are ("run together", "operate together", "be used together"): a
+    word with a letter that is no function word nor a plural in "-s" ("batteries together" names an
+    item)."""
+    lower = word.lower()
+    return (any(ch.isalpha() for ch in word) and not function_word(lower)
+            and not (lower.endswith("s") and not lower.endswith("ss")))
 
 
 #: Conjunctions and adverbs that join a question to the one before it ("…, but how loud are they",

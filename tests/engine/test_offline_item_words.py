@@ -1,0 +1,103 @@
+"""How a listed item gets its words (:mod:`engine.offline_item_words`): the words before the first item
+that open with a verb and its subject, or end with a preposition, are every item's ("Should I buy |
+solar panels, a battery, or a wind turbine?": "Should I buy a battery"; "Can I run a heat pump with |
+solar panels and a battery?": "Can I run a heat pump with a battery"); an "a" before the first item is
+that item's alone ("What is the cost of a wind turbine versus solar panels?": "What is the cost of
+solar panels"); a later item that is a plural noun of its own shares no word of the first one ("How
+much noise do heat pumps, batteries and solar panels make?": "batteries", never "heat batteries");
+and a verb before "together" is asked of the items together ("Can heat pumps and boilers run
+together?": "boilers", never "boilers run")."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.offline_lists import listed_frames
+from engine.offline_text import plan_topics
+from tests.engine.test_offline_fidelity import offline_run
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Should I buy solar panels, a battery, or a wind turbine?",
+     ["Should I buy solar panels", "Should I buy a battery", "Should I buy a wind turbine"]),
+    ("Should I install solar panels or a battery first?",
+     ["Should I install solar panels", "Should I install a battery first"]),
+    ("Should we use Redis, Kafka, or a message queue?",
+     ["Should we use Redis", "Should we use Kafka", "Should we use a message queue"]),
+    ("Can I run a heat pump with solar panels and a battery?",
+     ["Can I run a heat pump with solar panels", "Can I run a heat pump with a battery"]),
+    ("Can I pay with cash, a card or a phone?", ["Can I pay with cash", "Can I pay with a card", "Can I pay with a phone"]),
+])
+def test_the_verb_and_preposition_before_the_first_item_are_every_items(brief, topics):
+    assert plan_topics(brief, 5, "en") == topics
+    frames = listed_frames(brief, "en")
+    assert all(frames[t] and "…" in frames[t] for t in topics), frames
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("What is the cost of a wind turbine versus solar panels?",
+     ["What is the cost of a wind turbine", "What is the cost of solar panels"]),
+    ("What is the cost of a wind turbine vs solar panels?",
+     ["What is the cost of a wind turbine", "What is the cost of solar panels"]),
+    ("What is the cost of solar panels versus a wind turbine?",
+     ["What is the cost of solar panels", "What is the cost of a wind turbine"]),
+    ("Should I buy a heat pump or solar panels?", ["Should I buy a heat pump", "Should I buy solar panels"]),
+    ("How much do a heat pump, solar panels and a battery cost?",
+     ["How much does a heat pump cost", "How much do solar panels cost", "How much does a battery cost"]),
+    ("What is the weight of an electric bike vs scooters?",
+     ["What is the weight of an electric bike", "What is the weight of scooters"]),
+    # adjectives of one noun share the article before them
+    ("Is it a good or bad idea?", ["Is it a good idea", "Is it a bad idea"]),
+    ("Should I buy an old or new car?", ["Should I buy an old car", "Should I buy a new car"]),
+])
+def test_an_article_before_the_first_item_is_that_items_alone(brief, topics):
+    assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("How much noise do heat pumps, batteries and solar panels make?",
+     ["How much noise do heat pumps make", "How much noise do batteries make", "How much noise do solar panels make"]),
+    ("What are the costs of solar panels and batteries?",
+     ["What are the costs of solar panels", "What are the costs of batteries"]),
+    ("What are the costs of heat pumps and boilers?", ["What are the costs of heat pumps", "What are the costs of boilers"]),
+    # adjectives of one noun still share it
+    ("How efficient are ground-source and air-source heat pumps?",
+     ["How efficient are ground-source heat pumps", "How efficient are air-source heat pumps"]),
+    ("How do small and large companies hire?", ["How do small companies hire", "How do large companies hire"]),
+    # a name before the first item is every item's; so are a subject and its verb
+    ("How do asyncio tasks, threads and worker processes differ?",
+     ["How do asyncio tasks differ", "How do asyncio threads differ", "How do asyncio worker processes differ"]),
+    ("How does asyncio cancel tasks, futures and threads?",
+     ["How does asyncio cancel tasks", "How does asyncio cancel futures", "How does asyncio cancel threads"]),
+])
+def test_a_later_plural_noun_shares_no_word_of_the_first_item(brief, topics):
+    assert plan_topics(brief, 5, "en") == topics
+
+
+def test_a_plural_item_has_a_frame_without_the_first_items_words():
+    frames = listed_frames("How much noise do heat pumps, batteries and solar panels make?", "en")
+    assert frames["How much noise do batteries make"] == "How much noise do … make", frames
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Can heat pumps and boilers run together?", ["heat pumps", "boilers"]),
+    ("Can heat pumps and boilers operate together?", ["heat pumps", "boilers"]),
+    ("Do heat pumps and boilers work together?", ["heat pumps", "boilers"]),
+    ("Do Kafka and Redis run well together?", ["Kafka", "Redis"]),
+])
+def test_a_verb_before_together_asks_how_the_items_relate(brief, topics):
+    assert plan_topics(brief, 5, "en") == topics
+
+
+def test_a_report_quotes_under_each_item_with_the_verb_before_the_list(tmp_path):
+    pages = {
+        "battery.md": "# Home batteries\n\nYou should buy a battery when your solar panels make more power at noon "
+                      "than the house uses. Batteries last about ten years.\n",
+        "turbine.md": "# Small wind turbines\n\nFew households should buy a wind turbine, since a small one needs "
+                      "steady wind above five metres per second.\n",
+        "solar.md": "# Solar panels\n\nMost households that buy solar panels earn their cost back in about ten years.\n",
+    }
+    report = offline_run(tmp_path, pages, "Should I buy solar panels, a battery, or a wind turbine?", 1).report_md.read_text()
+    assert "## Findings: Should I buy a battery" in report, report
+    assert "## Findings: Should I buy a wind turbine" in report, report
+    assert "Should a battery" not in report, report
