@@ -3,10 +3,12 @@
 :func:`items_listed` takes a question's clauses ("What are the costs", "risks", "benefits of solar
 panels") and finds its listed items: where the first one starts in the first clause
 (:func:`_first_item_start`), how many words each one is (:func:`_listed_at`, :func:`_two_items`),
-whether the words after the last one are asked of every item (:func:`_shares_tail`) and whether an
-item leaves out the first one's noun (:func:`_with_shared_noun`); each item is then written in the
-words around the list, an English auxiliary in the singular for a singular item (:func:`_agreeing`),
-as written when the item's noun comes after the list ("ground-source and air-source | heat pumps").
+whether the words after the last one are asked of every item (:func:`_shares_tail`); which words
+next to the list each item owns is told by :mod:`engine.offline_item_words` (a noun the first one
+leaves out, an article, a verb and its subject before the list, a later plural noun's own words);
+each item is then written in the words around the list, an English auxiliary in the singular for a
+singular item (:func:`engine.offline_item_words._agreeing`), as written when the item's noun comes after the list
+("ground-source and air-source | heat pumps").
 Items need not be as long as each other: the last one goes on to the verb the items share ("typing
 protocols | work together") or as far as the earlier items' shape goes ("SQL Server", "guinea pigs",
 "große Windräder": :func:`_last_item_size`); a frame that only asks how the items relate ("How do …
@@ -15,8 +17,8 @@ A two-item list that only asks how its items relate gives the first one all its 
 panels", not "solar" shared: :func:`_items_whole`). Clauses of their own ("cancel tasks and handle
 timeouts") give no items, nor a frame when they follow a subject of one word or an article and its
 words (:func:`_verb_phrases`: "How does the event loop"). Adjectives listed before one noun share it
-("small and large companies": :func:`_sharing_the_noun`, :func:`_adjectives_of_one_noun`).
-Quoted text and code stand as one word each while a brief is split (:data:`HOLE`).
+("small and large companies", "a good or bad idea": :func:`engine.offline_item_words._sharing_the_noun`).
+Quoted text and code stand as one word each while a brief is split (:data:`engine.offline_item_words.HOLE`).
 """
 
 from __future__ import annotations
@@ -260,11 +262,18 @@ def _listed_at(
     item's words, and the words after the last item. A first item with a phrase of its own ("des
     pompes à chaleur") shares none, nor does a last one when every item is a noun phrase of its own
     (:func:`_opens_noun_phrase`: "le café infusé à froid") and its words neither open with "of" or
-    the like (:data:`GENITIVES`), nor end with a preposition, nor open with a verb that asks how. An
-    item that leaves out the first one's noun gets it back (:func:`_with_shared_noun`); "either" and
-    "both" before the first item are left out (:data:`CORRELATIVES`). After an English "is" or "are"
-    that opens the question, the last item ends before a comparative (:func:`_before_comparative`:
-    "Is | a heat pump or a gas boiler | more efficient"). None when ``tail`` is not
+    the like (:data:`GENITIVES`), nor end with a preposition, nor open with a verb that asks how; a
+    last item that opens with an English article takes the words after it when they are no function
+    words and not shared ("or | a message queue", "a battery first"). An item that leaves out the
+    first one's noun gets it back (:func:`engine.offline_item_words._with_shared_noun`); "either" and "both" before
+    the first item are left out (:data:`CORRELATIVES`). Before a later item that opens with an English
+    article, the first one starts after a subject pronoun and its verb, or at a preposition after the
+    article ("Should I buy | solar panels", "a heat pump with | solar panels":
+    :func:`engine.offline_item_words._article_item_start`); an "a" before the first item is its own when a later one
+    is a plural (:func:`engine.offline_item_words._article_is_the_first_items`), and so are the words before it that a
+    later plural noun does not share ("heat | pumps, batteries": :func:`engine.offline_item_words._first_item_reach`).
+    After an English "is" or "are" that opens the question, the last item ends before a comparative
+    (:func:`_before_comparative`: "Is | a heat pump or a gas boiler | more efficient"). None when ``tail`` is not
     shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
     start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
     nouns = all(_names(w, language) for m in later[:-1] for w in m)

@@ -404,7 +404,7 @@ def _bare_verb(verb: str) -> str:
 
 
 #: An English auxiliary in the singular, as "which" asks, and its plural for a plural item
-#: (:func:`_asked_of_each`: "Are solar panels better", :func:`engine.offline_list_items._plural`).
+#: (:func:`_asked_of_each`: "Are solar panels better", :func:`engine.offline_item_words._plural`).
 _PLURAL_OF = {"is": "are", "was": "were", "does": "do", "has": "have"}
 _SINGULAR_OF = {plural: singular for singular, plural in _PLURAL_OF.items()}
 
