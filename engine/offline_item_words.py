@@ -7,17 +7,23 @@ Rules stated here, each with the example it was made for:
   later item that is a noun of its own, a plural ("batteries", "boilers"), shares nothing with the
   first one: the first item's leading words are its own ("How much noise do | heat pumps, batteries
   and solar panels | make", "What are the costs of | solar panels and batteries":
-  :func:`_first_item_reach`), never "heat batteries" or "solar batteries".
+  :func:`_first_item_reach`), never "heat batteries" or "solar batteries"; a name that is no English
+  word is every item's ("asyncio tasks, threads": "asyncio threads"). An English article before the
+  adjectives is every item's ("Is it a good or bad idea": "a bad idea").
 - An English "a" or "an" before the first item is that item's when a later item is a plural without
   one ("the cost of | a wind turbine versus solar panels": "the cost of solar panels", never "of a
   solar panels"; :func:`_article_is_the_first_items`).
 - A first item without the article a later item opens with starts after the verb of a subject
-  pronoun ("Should I buy | solar panels, a battery, or a wind turbine": "Should I buy a battery") or
+  pronoun or "to" ("Should I buy | solar panels, a battery, or a wind turbine": "Should I buy a
+  battery"; "Would you recommend buying |", "Is it better to buy |") or
   at the last preposition before it ("Can I run a heat pump with | solar panels and a battery":
   "Can I run a heat pump with a battery"; :func:`_article_item_start`).
 - Romance lists leave out a noun a later item shares ("la energía solar, la eólica": "la energía
   eólica", :func:`_with_shared_noun`); a noun phrase of its own keeps its words
   (:func:`_opens_noun_phrase`).
+- The last item opens with an article and takes the words after it that are no function words
+  when they are not shared ("Should we use Redis, Kafka, or | a message queue":
+  :func:`engine.offline_list_items._listed_at`).
 - An English auxiliary agrees with its item ("How does Kafka work", :func:`_agreeing`, :func:`_plural`).
 
 Quoted text and code stand as one word each while a brief is split (:data:`HOLE`).
@@ -232,16 +238,21 @@ _INDEFINITE = frozenset({"a", "an"})
 
 def _article_item_start(first: list[str], start: int, later: list[list[str]], language: str) -> int:
     """Where the first item of an English list starts in its clause (``first``, ``start`` as guessed
-    from the article the next item (``later``) opens with): after a subject pronoun and its verb when
-    the guess is the pronoun ("Should I buy | solar panels, a battery, or a wind turbine": the verb
-    and its subject are every item's, never "Should | a battery"), and at the last preposition after
+    from the article the next item (``later``) opens with): after a subject pronoun or "to" and its
+    verb, and the verbs in "-ing" after it, when the guess is the pronoun ("Should I buy | solar
+    panels, a battery, or a wind turbine": the verb and its subject are every item's, never "Should |
+    a battery"; "Would you recommend buying |", "Is it worth installing |", "Is it better to buy |"),
+    and at the last preposition after
     the guess's article when no later item has a phrase of its own ("Can I run a heat pump with |
     solar panels and a battery": "Can I run a heat pump with a battery", never "Can I run a
     battery"); an "of" phrase belongs to its noun ("a cup of tea and a coffee")."""
     if language != "en" or not 0 <= start < len(first) - 1:
         return start
-    if first[start].lower() in _SUBJECT_PRONOUNS and start + 2 < len(first):
-        return start + 2  # the pronoun, then its verb
+    if first[start].lower() in _SUBJECT_PRONOUNS | {"it", "to"} and start + 2 < len(first):
+        start += 2  # the pronoun or "to", then its verb (or "worth")
+        while start + 1 < len(first) and first[start].lower().endswith("ing"):
+            start += 1  # "recommend | buying", "worth | installing"
+        return start
     opener = later[0][0].lower()
     own = PREPOSITIONS - GENITIVES - ARTICLES["en"]
     if first[start].lower() == opener and not any(w.lower() in PREPOSITIONS for m in later for w in m):

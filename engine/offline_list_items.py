@@ -109,7 +109,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         return None
     if _takes_the_frame(items, language):
         return []  # a list, but where its items end cannot be told
-    if asks_only_to_compare(" ".join(prefix + tail)):
+    if asks_only_to_compare(" ".join([*prefix, "…", *tail])):  # "…": the items' place
         return [(" ".join(i), "") for i in items]
     own = _verb_phrases(prefix, tail, language, items)  # "How does asyncio | cancel tasks": clauses, no frame
     return [(" ".join([*_agreeing(prefix, i, tail, language), *i, *tail]),
@@ -164,7 +164,8 @@ def _items_whole(
     to compare them (:func:`asks_only_to_compare` of the words around them, those words left out, and
     they name a word of :data:`COMPARING`, :data:`RELATING` or :data:`TOGETHER`), the first item goes
     back to the last function word or verb of the frame ("work", "hängen": :data:`TOGETHER_VERBS`,
-    :data:`engine.offline_select.QUESTION_VERBS`) before it: "How do | solar panels and batteries |
+    :data:`engine.offline_select.QUESTION_VERBS`, an English subject pronoun's verb: "Should I buy |
+    solar panels and a battery together") before it: "How do | solar panels and batteries |
     work together", "What is the difference between | solar panels and batteries" give "solar panels"
     and "batteries", not "solar batteries". In English after a form of "be", both items are read again
     from the word after it (:func:`_listed_at`) when the guess cut the second one's noun off into the
@@ -180,7 +181,8 @@ def _items_whole(
         return None  # the middle items' length tells where the first one starts
     framing = COMPARING | RELATING | TOGETHER | TOGETHER_VERBS | QUESTION_VERBS | REFLEXIVES
     start = next((k + 1 for k in range(len(prefix) - 1, -1, -1) if _function(prefix[k].lower(), language)
-                  or prefix[k].lower() in framing or HOLE.fullmatch(prefix[k])), 0)
+                  or prefix[k].lower() in framing or HOLE.fullmatch(prefix[k])
+                  or language == "en" and k and opens_verb(prefix[k - 1], PRONOUNS)), 0)  # "Should I buy |"
     if not 0 < start < len(prefix):
         return None
     frame = " ".join([*prefix[:start], *tail])
@@ -218,9 +220,9 @@ def asks_only_to_compare(frame: str) -> bool:
 
     named = [w for w in content_words(together(frame)) if not HOLE.fullmatch(w)]
     if TOGETHER.intersection(named):  # "work together", "hängen zusammen": the verb asks how they relate
-        named = [w for w in named if not adverb(w) or w in TOGETHER]  # "run well together"
-        named = [w for i, w in enumerate(named) if w not in TOGETHER_VERBS | QUESTION_VERBS
-                 and not (named[i + 1 :][:1] and named[i + 1] in TOGETHER and together_verb(w))]  # "run together"
+        tokens = [t for t in together(frame).lower().split() if t != "…"]  # "run … together": the items between
+        verbs = {w for k, w in enumerate(tokens) if together_verb(w) and asks_how(tokens, k)}  # "run (well) together"
+        named = [w for w in named if w not in TOGETHER_VERBS | QUESTION_VERBS | verbs and (not adverb(w) or w in TOGETHER)]
     if [w for w in named if w not in COMPARING | RELATING | TOGETHER and w not in REFLEXIVES]:  # "zich" is the verb's
         return False
     return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]

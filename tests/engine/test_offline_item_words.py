@@ -27,6 +27,11 @@ from tests.engine.test_offline_fidelity import offline_run
     ("Can I run a heat pump with solar panels and a battery?",
      ["Can I run a heat pump with solar panels", "Can I run a heat pump with a battery"]),
     ("Can I pay with cash, a card or a phone?", ["Can I pay with cash", "Can I pay with a card", "Can I pay with a phone"]),
+    ("Is it better to buy solar panels or a battery?", ["Is it better to buy solar panels", "Is it better to buy a battery"]),
+    ("Would you recommend buying solar panels or a battery?",
+     ["Would you recommend buying solar panels", "Would you recommend buying a battery"]),
+    ("Is it worth installing solar panels or a battery?",
+     ["Is it worth installing solar panels", "Is it worth installing a battery"]),
 ])
 def test_the_verb_and_preposition_before_the_first_item_are_every_items(brief, topics):
     assert plan_topics(brief, 5, "en") == topics
@@ -84,6 +89,8 @@ def test_a_plural_item_has_a_frame_without_the_first_items_words():
     ("Can heat pumps and boilers operate together?", ["heat pumps", "boilers"]),
     ("Do heat pumps and boilers work together?", ["heat pumps", "boilers"]),
     ("Do Kafka and Redis run well together?", ["Kafka", "Redis"]),
+    ("Can we run Kafka and Redis together?", ["Kafka", "Redis"]),
+    ("Should I buy solar panels and a battery together?", ["solar panels", "a battery"]),
 ])
 def test_a_verb_before_together_asks_how_the_items_relate(brief, topics):
     assert plan_topics(brief, 5, "en") == topics
