@@ -5,7 +5,9 @@ laut sind Wärmepumpen und was kosten sie?") is a sub-question of its own, and a
 the report; "How loud are they" says nothing there. Its pronoun (:data:`STANDING_FOR`) is written as
 the first question's subject, in the first question's words (:func:`subject_as_written`): "How loud
 are heat pumps", "Was kosten Wärmepumpen", French "Les pompes à chaleur sont-elles bruyantes"
-(a noun subject before the verb and its pronoun, :func:`resolved`). A sub-question opens with a
+(a noun subject before the verb and its pronoun, :func:`resolved`). The subject is a noun phrase,
+never with the verb after it ("How long do heat pumps last and how much do they cost?": "How much do
+heat pumps cost", :func:`_before_verb`). A sub-question opens with a
 capital letter (:func:`capitalised`).
 """
 
@@ -48,6 +50,17 @@ _IMPERSONAL = frozenset("y faut".split())
 #: The French definite article for a subject written without one, by the pronoun's number and gender.
 _FRENCH_ARTICLE = {"ils": "les", "elles": "les", "il": "le", "elle": "la"}
 _STRIP = ".,;:?!¿¡"
+#: English auxiliaries after which a question's subject comes before its verb ("How long do | heat
+#: pumps | last", "What can | a heat pump | heat"): :func:`_before_verb` leaves that verb out.
+_VERB_AFTER = frozenset("do does did can could should would will shall may might must".split())
+#: English particles of a phrasal verb ("pay off", "break down"), left out with their verb.
+_PARTICLES = frozenset("off down up out away back over".split())
+
+
+def _plural_noun(word: str) -> bool:
+    """True when ``word`` (lower-cased, four letters or more) reads as an English plural noun: it ends
+    in "s", not in "ss", "us", "is" or "as" ("pumps", "batteries"; not "glass", "virus", "basis", "gas")."""
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "as"))
 #: Letters before which French elides "le", "la" and "que" ("l'onduleur", "qu'une").
 _VOWELS = "aeiouhéèêâîôûà"
 #: A word of small letters alone (a hyphen or an apostrophe inside: "sont-elles", "qu'est-ce").
@@ -70,7 +83,8 @@ def subject_as_written(question: str, language: str = "en") -> str:
     pompes à chaleur"), or the first words that name something ("heat pumps" of "Which heat pumps
     are cheapest to run"), a German noun by its capital ("Wärmepumpen" of "Was kosten
     Wärmepumpen"), a Romance noun with its "à", "de" or "di" ("pompes à chaleur"): the first run of
-    such words, as :func:`engine.offline_select.main_subject` finds its terms. "" when there is none,
+    such words, as :func:`engine.offline_select.main_subject` finds its terms, without an English verb
+after it ("heat pumps" of "How long do heat pumps last": :func:`_before_verb`). "" when there is none,
     or the question opens with an auxiliary ("Is Python slow": where the subject ends cannot be told;
     a German noun can, by its capital)."""
     tokens = [t.strip(_STRIP) for t in _ELIDED_HEAD.sub(r"\1 ", question).split()]
@@ -79,12 +93,14 @@ def subject_as_written(question: str, language: str = "en") -> str:
     articles = ARTICLES.get(language, ARTICLES["en"])
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
     start = 0
+    verb_after = False  # "How long do | heat pumps | last": the subject's verb comes after it
     if language != "de" and low and low[0] in _AUXILIARIES:
         return ""  # "Is Python slow": where its subject ends, its adjective cannot be told from it
     if low and low[0] in asking and low[0] not in CHOOSING:
         for j in range(1, min(4, len(tokens) - 1)):  # "How loud are | …", "Was kostet | eine …"
             if low[j] in _AUXILIARIES or low[j + 1] in articles:
                 start = j + 1
+                verb_after = language == "en" and low[j] in _VERB_AFTER
                 break
     if language == "de":  # a noun is capitalised: "Was kosten | Wärmepumpen", "… | eine moderne Wärmepumpe"
         noun = _german_noun(tokens, start, articles)
@@ -102,7 +118,31 @@ def subject_as_written(question: str, language: str = "en") -> str:
         end += 1
     while end + 2 < len(tokens) and low[end + 1] in _LINKERS and _plain(tokens[end + 2], language):
         end += 2  # "pompes à chaleur", "bombas de calor"
+    if verb_after:
+        end = _before_verb(tokens, k, end, language)
     return " ".join(tokens[k : end + 1])
+
+
+def _before_verb(tokens: list[str], k: int, end: int, language: str) -> int:
+    """Where the subject ``tokens[k : end + 1]`` of an English question that asks with "do", "does"
+    or a modal verb (:data:`_VERB_AFTER`) ends, its verb left out: that verb comes after the subject,
+    and names no thing ("How long do heat pumps last": "heat pumps", not "heat pumps last"). A plural
+    noun ("pumps", "batteries") followed by a word that is none ends it ("When do solar panels | pay
+    off", "How long do lithium batteries | usually last"); else, when nothing or a function word or a
+    verb's particle follows the run (:data:`_PARTICLES`: "off", "down"), its last word, a particle
+    left out first, is the verb ("How long does a heat pump | last", "How fast does Python | run"). A
+    subject of one word is kept ("What does asyncio do")."""
+    low = [t.lower() for t in tokens]
+    for i in range(k, end):
+        if _plural_noun(low[i]) and not _plural_noun(low[i + 1]):
+            return i
+    after = low[end + 1] if end + 1 < len(low) else ""
+    last = end
+    while last > k and low[last] in _PARTICLES:
+        last -= 1
+    if last > k and (not after or _function(after, language) or last < end):
+        return last - 1
+    return end
 
 
 def _german_noun(tokens: list[str], start: int, articles: frozenset[str]) -> str:
