@@ -13,7 +13,9 @@ is cheaper to run, gas or a heat pump?", "What is cheaper, …?": "Is gas cheape
 
 What only looks like a list is not split: quoted text, code and anything in brackets (:data:`_SPAN`,
 :data:`_CODE_SPAN`), set phrases ("one or more", "more or less": :data:`SET_PHRASES`), words that
-share a part of a compound ("Vor- und Nachteile": :data:`SUSPENDED`), two
+share a part of a compound ("Vor- und Nachteile": :data:`SUSPENDED`), the first of two lists ("the
+pros and cons of heat pumps and gas boilers": one sub-question per item of the second, "What are the
+pros and cons of heat pumps", :func:`_first_of_two_lists`), two
 capitalised words joined by "and" that the brief does not ask to compare ("Romeo and Juliet",
 "Procter and Gamble": :data:`_NAME_PAIR`; German nouns are capitalised, so "Solarmodule und
 Batterien" are two), and clauses of their own ("cancel tasks and handle
@@ -124,6 +126,10 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
     if not (COMPARING | RELATING | TOGETHER).intersection(words(together(masked))):
         pair = _NAME_PAIR_CAPITALISED if language in _CAPITALISED_NOUNS else _NAME_PAIR
         masked = pair.sub(hole, masked)  # "Romeo and Juliet"; "How do Python and Java interact" is two
+    if first_list := _first_of_two_lists(masked, language):  # "the pros and cons | of heat pumps and gas boilers"
+        begin, end = first_list
+        spans.append(masked[begin:end])
+        masked = f"{masked[:begin]}qqspan{len(spans) - 1}qq{masked[end:]}"
     cjk = _cjk_items(masked) if has_segmented_script(masked) else None
     if cjk is not None:
         found = [(t, "") for t in cjk]
@@ -431,7 +437,7 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     short later one continuing the first one's head (:func:`_question_head`). None when the items of
     a list cannot be told apart (:func:`engine.offline_list_items._takes_the_frame`: "What do the main thread and daemon
     threads do at exit"), or they are compared (:data:`COMPARING`) but not as a list, or they are two
-    lists (:func:`_two_lists`: "Pros and cons of heat pumps and solar panels"), or a later clause that
+    lists that :func:`_first_of_two_lists` left apart (:func:`_two_lists`), or a later clause that
     gives no listed item opens with an article (:data:`ARTICLES`): a noun phrase whose verb the items share ("How do daemon threads and the
     main thread behave"); the question is then researched whole."""
     if len(parts) < 2:
@@ -461,12 +467,58 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     return [(p if len(content_words(p)) >= 3 or i == 0 else continued(p), "") for i, p in enumerate(parts)]
 
 
+def _first_of_two_lists(text: str, language: str) -> tuple[int, int] | None:
+    """Where in ``text`` the first of two lists in one question is, which :func:`_listed` writes as
+    one word, as it does a set phrase: one of what is asked and one of what it is asked of, a later clause holding the
+    preposition that says whose (:data:`GENITIVES`) after its first word, which the clauses before it
+    lack, and an item of the second list after it ("What are the pros and cons of heat pumps and gas
+    boilers", "the advantages and disadvantages of solar panels and batteries", "Vorteile und
+    Nachteile von Wärmepumpen und Solaranlagen", "las ventajas y desventajas de las bombas de calor y
+    las calderas de gas"). The first list, from the last word of its first clause to that preposition
+    ("pros and cons"), is then one thing asked of each item of the second ("What are the pros and cons
+    of heat pumps", "… of gas boilers"), as "Vor- und Nachteile" is (:data:`SUSPENDED`). A clause that
+    opens a question of its own (:func:`_opens_question`) or follows a semicolon, a line break or a
+    question mark starts another question, whose lists are another's. None when there is none."""
+    asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
+    clauses: list[tuple[str, int, bool]] = []  # (clause, where it starts, whether it opens a question)
+    offset, parted = 0, True
+    for i, piece in enumerate(_clause(language).split(text)):
+        if i % 2:
+            parted = parted or piece in (";", "\n", "?", "!")
+        elif piece.strip(_ENDS):
+            part = piece.strip(_ENDS)
+            opens = parted or _opens_question(part, asking, language) or _asks_yes_or_no(part)
+            clauses.append((piece, offset, opens))
+            parted = False
+        offset += len(piece)
+
+    def whose(clause: str) -> re.Match | None:  # the words before a preposition saying whose, not first
+        return re.match(r"\s*\S+(?:\s+\S+)*?(?=\s+(?:{})(?!\S))".format("|".join(GENITIVES)), clause, re.I)
+
+    start = 0
+    for k in range(1, len(clauses) - 1):
+        clause, at, opens = clauses[k]
+        if opens:
+            start = k
+            continue
+        head = whose(clause)
+        if not head or any(whose(c) for c, _, _ in clauses[start:k]) or clauses[k + 1][2]:
+            continue
+        if not _names_something(clauses[k + 1][0].strip(_ENDS), language):
+            continue
+        first, first_at, _ = clauses[start]
+        last_word = re.search(r"\S+\s*$", first)
+        return first_at + last_word.start(), at + head.end()
+    return None
+
+
 def _two_lists(parts: list[str]) -> bool:
     """True when a question's clauses (``parts``) are two lists, one of what is asked and one of what
     it is asked of: a middle clause holds the phrase that parts them, opening with a preposition that
     says whose (:data:`GENITIVES`) after its first word, which the first clause lacks ("Pros | cons of
-    heat pumps | solar panels", "Vorteile | Nachteile von Wärmepumpen | Solaranlagen"): each list's
-    items are not the other's, and the question is researched whole."""
+    heat pumps | solar panels"): each list's items are not the other's. Such a question's first list
+    is most often one word by then (:func:`_first_of_two_lists`: "What are the pros and cons of heat
+    pumps", "… of solar panels"); one it left apart is researched whole."""
     def whose(part: str) -> bool:
         return any(w.lower() in GENITIVES for w in part.split()[1:])
 

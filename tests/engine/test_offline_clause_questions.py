@@ -39,3 +39,47 @@ from engine.offline_text import plan_topics
 ])
 def test_a_later_pronoun_stands_for_the_first_subject_without_its_verb(question, language, expected):
     assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    ("What are the pros and cons of heat pumps and gas boilers?", "en",
+     ["What are the pros and cons of heat pumps", "What are the pros and cons of gas boilers"]),
+    ("What are the benefits and risks of nuclear power and wind power?", "en",
+     ["What are the benefits and risks of nuclear power", "What are the benefits and risks of wind power"]),
+    ("What are the advantages and the disadvantages of heat pumps, gas boilers and oil heaters?", "en",
+     ["What are the advantages and the disadvantages of heat pumps",
+      "What are the advantages and the disadvantages of gas boilers",
+      "What are the advantages and the disadvantages of oil heaters"]),
+    ("What are the costs, risks and benefits of heat pumps and gas boilers?", "en",
+     ["What are the costs, risks and benefits of heat pumps", "What are the costs, risks and benefits of gas boilers"]),
+    ("Pros and cons of heat pumps and solar panels", "en", ["Pros and cons of heat pumps", "Pros and cons of solar panels"]),
+    ("Advantages and disadvantages of heat pumps and solar panels", "en",
+     ["Advantages and disadvantages of heat pumps", "Advantages and disadvantages of solar panels"]),
+    ("Vorteile und Nachteile von Wärmepumpen und Solaranlagen", "de",
+     ["Vorteile und Nachteile von Wärmepumpen", "Vorteile und Nachteile von Solaranlagen"]),
+    ("Was sind die Vor- und Nachteile von Wärmepumpen und Gasheizungen?", "de",
+     ["Was sind die Vor- und Nachteile von Wärmepumpen", "Was sind die Vor- und Nachteile von Gasheizungen"]),
+    ("Avantages et inconvénients des pompes à chaleur et des panneaux solaires", "fr",
+     ["Avantages et inconvénients des pompes à chaleur", "Avantages et inconvénients des panneaux solaires"]),
+    ("Quels sont les avantages et les inconvénients des pompes à chaleur et des chaudières à gaz ?", "fr",
+     ["Quels sont les avantages et les inconvénients des pompes à chaleur",
+      "Quels sont les avantages et les inconvénients des chaudières à gaz"]),
+    ("¿Cuáles son las ventajas y desventajas de las bombas de calor y las calderas de gas?", "es",
+     ["Cuáles son las ventajas y desventajas de las bombas de calor",
+      "Cuáles son las ventajas y desventajas de las calderas de gas"]),
+])
+def test_two_lists_give_one_sub_question_per_thing_asked_of_with_the_first_list_whole(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # one list: each thing asked is asked on its own, as before
+    ("What are the pros and cons of heat pumps?", "en", ["What are the pros of heat pumps", "What are the cons of heat pumps"]),
+    ("What are the costs, risks and benefits of solar panels?", "en",
+     ["What are the costs of solar panels", "What are the risks of solar panels", "What are the benefits of solar panels"]),
+    # the list after "of" in a later question of its own is that question's
+    ("How do heat pumps work and what are the costs of installation and maintenance?", "en",
+     ["How do heat pumps work", "What are the costs of installation", "What are the costs of maintenance"]),
+])
+def test_one_list_before_of_is_still_split(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
