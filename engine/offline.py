@@ -186,12 +186,16 @@ NOTES_PER_SOURCE = 4
 SHORT_PASSAGE_MAX = 300
 
 
-def readable(sentences_: list[str], wanted: frozenset[str] = frozenset()) -> list[str]:
+def readable(sentences_: list[str], wanted: frozenset[str] = frozenset(), query: str = "") -> list[str]:
     """The prose sentences (:func:`_good_sentence`, or shorter ones that name the question's words
     ``wanted``: :func:`_short_answer`) of ``sentences_`` that read on their own.
 
-    A code line is dropped; a sentence that opens with a reference to what came before ("However
-    this ...", see :func:`engine.offline_review.flaw`) is kept only joined to the sentence before it.
+    A code line is dropped; a sentence that opens with a reference to what came before ("They cost
+    more.", "That depends.", "However this ...", see :func:`engine.offline_review.flaw`) is kept only
+    joined to the sentence before it, and only when that one names what ``query`` asks about
+    (:func:`_names_the_topic`: "Heat pumps are efficient. They cost more." for "How much do heat pumps
+    cost?"); after a sentence on another subject ("Gas boilers burn gas to heat water.") it is
+    dropped, as what it says is said of that subject. Without ``query`` it is joined to any.
     ``sentences_`` are taken as one paragraph's (:func:`passages` gives them so).
     """
     out: list[str] = []
@@ -202,7 +206,7 @@ def readable(sentences_: list[str], wanted: frozenset[str] = frozenset()) -> lis
             prev = ""
             continue
         if kind:
-            joined = f"{prev} {s}" if prev else ""
+            joined = f"{prev} {s}" if prev and (not query or _names_the_topic(prev, s, query)) else ""
             if joined and _good_sentence(joined) and not R.flaw(joined):
                 if out and out[-1] == prev:
                     out[-1] = joined
@@ -216,16 +220,49 @@ def readable(sentences_: list[str], wanted: frozenset[str] = frozenset()) -> lis
     return out
 
 
+def _names_the_topic(before: str, leaning: str, query: str) -> bool:
+    """True when ``before``, the sentence before one that leans on it (``leaning``: "They cost more."),
+    names what ``query`` asks about where the pronoun's thing is named: the opening words of
+    ``before``, its subject (:func:`engine.offline_select.main_subject`: "Heat pumps" of "Heat pumps
+    are efficient."), name a term of the question's subject that ``leaning`` does not name itself
+    (:func:`_topic_terms`: "heat pumps" of "How much do heat pumps cost?"). "Gas boilers burn natural
+    gas to heat water." names none for that question ("They" are gas boilers), nor "Heat pumps cost
+    more." for "How much do gas boilers cost?". True when the question names no subject."""
+    from engine.offline_select import main_subject, terms
+
+    language = detect_language(query)
+    topic = _topic_terms(query, language) - set(terms(leaning, language))
+    return not topic or bool(topic & set(main_subject(before, language)))
+
+
+def _topic_terms(query: str, language: str) -> set[str]:
+    """The stemmed terms (:func:`engine.offline_select.query_terms`) of what ``query`` asks about: its
+    subject as written (:func:`engine.offline_list_pronouns.subject_as_written`: "heat pumps" of "How
+    much do heat pumps cost", not the verb "cost"), and the words after a preposition that says
+    whose ("heat pumps" of "What are the pros and cons of heat pumps":
+    :data:`engine.offline_list_words.GENITIVES`); its terms (:func:`engine.offline_select.query_terms`)
+    when it has neither."""
+    from engine.offline_list_pronouns import subject_as_written
+    from engine.offline_list_words import GENITIVES
+    from engine.offline_select import query_terms
+
+    tokens = query.strip(T._ENDS).split()  # "do" is Portuguese "of" and an English auxiliary
+    of = next((i for i, t in enumerate(tokens) if i and t.lower() in GENITIVES - T._AUXILIARIES), None)
+    named = [subject_as_written(query.strip(T._ENDS), language), " ".join(tokens[of + 1:]) if of else ""]
+    found = {t for phrase_ in named for t in query_terms(phrase_, language)} if any(named) else set()
+    return found or set(query_terms(query, language))
+
+
 def passages(text: str, query: str) -> list[str]:
     """What may be quoted from ``text``: its prose sentences that read on their own, short ones among
     them when they name two of ``query``'s words (:func:`readable`, paragraph by paragraph: a sentence that refers to the one before it, "It was
-    released in 2024", is joined to it only within one paragraph; after a blank line it is dropped,
-    as the paragraph before may be about something else), else, for a short file or a table, its
+    released in 2024", is joined to it only within one paragraph and when that one's subject is what
+    ``query`` asks about; after a blank line or a sentence on another subject it is dropped), else, for a short file or a table, its
     short sentences and lines (CSV rows) that share a word with ``query``, no code line among them
     (a command line, :func:`engine.offline_review.flaw`), none that refers to a line before it ("It …",
     a FAQ's "A: …") nor a question (:func:`_asks`)."""
     wanted = frozenset(T.content_words(query))
-    good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph), wanted)])
+    good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph), wanted, query)])
     if good:
         return good
     short = [s.strip() for line in text.splitlines() for s in sentences(line)]

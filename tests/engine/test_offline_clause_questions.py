@@ -6,13 +6,17 @@ with the verb after it ("How long do heat pumps last and how much do they cost?"
 heat pumps last cost"). Two lists, one of what is asked ("pros and cons") and one of what it is
 asked of ("heat pumps and gas boilers"), give one sub-question per thing asked of, the first list
 whole ("What are the pros and cons of heat pumps"); the question was cut in three pieces ("What are
-the pros", "cons of heat pumps", "gas boilers")."""
+the pros", "cons of heat pumps", "gas boilers"). A corpus sentence that says nothing alone ("They cost
+more.") is quoted joined to the sentence before it only when that one's subject is what the question
+asks about; it was joined to any ("Gas boilers burn natural gas … They cost more." under heat pumps)."""
 
 from __future__ import annotations
 
 import pytest
 
+from engine.offline import passages
 from engine.offline_text import plan_topics
+from tests.engine.test_offline_fidelity import offline_run
 
 
 @pytest.mark.parametrize(("question", "language", "expected"), [
@@ -83,3 +87,39 @@ def test_two_lists_give_one_sub_question_per_thing_asked_of_with_the_first_list_
 ])
 def test_one_list_before_of_is_still_split(question, language, expected):
     assert plan_topics(question, 5, language) == expected
+
+
+#: A paragraph whose sentences that say nothing alone follow a sentence on one subject or another.
+HEATING = ("Gas boilers burn natural gas to heat water for the radiators of older houses. They cost more. "
+           "Heat pumps cost about 12,000 euros to install in a detached house in 2026. That depends. "
+           "Air-source heat pumps need an outdoor unit next to the house wall. This is true.\n")
+
+
+@pytest.mark.parametrize(("question", "quoted"), [
+    ("How much do heat pumps cost?",
+     ["Gas boilers burn natural gas to heat water for the radiators of older houses.",
+      "Heat pumps cost about 12,000 euros to install in a detached house in 2026. That depends.",
+      "Air-source heat pumps need an outdoor unit next to the house wall. This is true."]),
+    ("How much do gas boilers cost?",
+     ["Gas boilers burn natural gas to heat water for the radiators of older houses. They cost more.",
+      "Heat pumps cost about 12,000 euros to install in a detached house in 2026.",
+      "Air-source heat pumps need an outdoor unit next to the house wall."]),
+    ("What are the pros and cons of gas boilers?",
+     ["Gas boilers burn natural gas to heat water for the radiators of older houses. They cost more.",
+      "Heat pumps cost about 12,000 euros to install in a detached house in 2026.",
+      "Air-source heat pumps need an outdoor unit next to the house wall."]),
+])
+def test_a_sentence_that_says_nothing_alone_joins_only_a_sentence_on_the_topic(question, quoted):
+    """"They cost more." was joined to "Gas boilers burn natural gas …" and quoted for "How much do
+    heat pumps cost?", as if heat pumps cost more: it is joined to the sentence before it only when
+    that one's subject is what the question asks about, else dropped."""
+    assert passages(f"Heating\n\n{HEATING}", question) == quoted
+
+
+def test_the_report_never_quotes_a_pronoun_sentence_after_a_sentence_on_another_subject(tmp_path):
+    pages = {"heating.md": f"# Heating\n\n{HEATING}",
+             "pumps.md": "# Heat pumps\n\nA heat pump for a detached house costs between 10,000 and 15,000 euros to install.\n"}
+    report = offline_run(tmp_path, pages, "How much do heat pumps cost?", 1).report_md.read_text()
+    assert "Heat pumps cost about 12,000 euros" in report, report
+    assert "They cost more" not in report, report  # said of gas boilers, not of heat pumps
+    assert "houses. They" not in report, report
