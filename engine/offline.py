@@ -206,7 +206,7 @@ def readable(sentences_: list[str], wanted: frozenset[str] = frozenset(), query:
             prev = ""
             continue
         if kind:
-            joined = f"{prev} {s}" if prev and (not query or _names_the_topic(prev, s, query)) else ""
+            joined = f"{prev} {s}" if prev and (not query or _names_the_topic(prev, query)) else ""
             if joined and _good_sentence(joined) and not R.flaw(joined):
                 if out and out[-1] == prev:
                     out[-1] = joined
@@ -220,19 +220,23 @@ def readable(sentences_: list[str], wanted: frozenset[str] = frozenset(), query:
     return out
 
 
-def _names_the_topic(before: str, leaning: str, query: str) -> bool:
-    """True when ``before``, the sentence before one that leans on it (``leaning``: "They cost more."),
-    names what ``query`` asks about where the pronoun's thing is named: the opening words of
-    ``before``, its subject (:func:`engine.offline_select.main_subject`: "Heat pumps" of "Heat pumps
-    are efficient."), name a term of the question's subject that ``leaning`` does not name itself
-    (:func:`_topic_terms`: "heat pumps" of "How much do heat pumps cost?"). "Gas boilers burn natural
-    gas to heat water." names none for that question ("They" are gas boilers), nor "Heat pumps cost
-    more." for "How much do gas boilers cost?". True when the question names no subject."""
-    from engine.offline_select import main_subject, terms
+def _names_the_topic(before: str, query: str) -> bool:
+    """True when ``before``, the sentence before one that leans on it ("They cost more."), names what
+    ``query`` asks about: two of the terms of the question's subject (:func:`_topic_terms`: "heat",
+    "pump" of "How much do heat pumps cost?", not the verb "cost"), or all of them when it has fewer.
+    "In cold weather the heat pump needs more electricity." names them; "Gas boilers burn natural gas
+    to heat water." does not ("They" are gas boilers), nor "Heat pumps cost more." for "How much do
+    gas boilers cost?". True when the question names no subject (nothing to tell a topic by)."""
+    from engine.offline_select import terms
 
     language = detect_language(query)
-    topic = _topic_terms(query, language) - set(terms(leaning, language))
-    return not topic or bool(topic & set(main_subject(before, language)))
+    topic = _topic_terms(query, language)
+    return len(topic & set(terms(before, language))) >= min(TOPIC_NAMED, len(topic))
+
+
+#: How many of the terms of a question's subject (:func:`_topic_terms`) a sentence must name, at most, for
+#: one that leans on it to be quoted joined to it (:func:`readable`).
+TOPIC_NAMED = 2
 
 
 def _topic_terms(query: str, language: str) -> set[str]:
@@ -256,7 +260,7 @@ def _topic_terms(query: str, language: str) -> set[str]:
 def passages(text: str, query: str) -> list[str]:
     """What may be quoted from ``text``: its prose sentences that read on their own, short ones among
     them when they name two of ``query``'s words (:func:`readable`, paragraph by paragraph: a sentence that refers to the one before it, "It was
-    released in 2024", is joined to it only within one paragraph and when that one's subject is what
+    released in 2024", is joined to it only within one paragraph and when that one names what
     ``query`` asks about; after a blank line or a sentence on another subject it is dropped), else, for a short file or a table, its
     short sentences and lines (CSV rows) that share a word with ``query``, no code line among them
     (a command line, :func:`engine.offline_review.flaw`), none that refers to a line before it ("It …",

@@ -467,6 +467,11 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     return [(p if len(content_words(p)) >= 3 or i == 0 else continued(p), "") for i, p in enumerate(parts)]
 
 
+#: Prepositions that say whose between two lists only before an article ("desventajas de | las bombas
+#: de calor"): without one they are inside a noun written in words ("pompe di calore", "bombas de calor").
+_IN_A_NOUN = frozenset("de di".split())
+
+
 def _first_of_two_lists(text: str, language: str) -> tuple[int, int] | None:
     """Where in ``text`` the first of two lists in one question is, which :func:`_listed` writes as
     one word, as it does a set phrase: one of what is asked and one of what it is asked of, a later clause holding the
@@ -476,7 +481,9 @@ def _first_of_two_lists(text: str, language: str) -> tuple[int, int] | None:
     Nachteile von Wärmepumpen und Solaranlagen", "las ventajas y desventajas de las bombas de calor y
     las calderas de gas"). The first list, from the last word of its first clause to that preposition
     ("pros and cons"), is then one thing asked of each item of the second ("What are the pros and cons
-    of heat pumps", "… of gas boilers"), as "Vor- und Nachteile" is (:data:`SUSPENDED`). A clause that
+    of heat pumps", "… of gas boilers"), as "Vor- und Nachteile" is (:data:`SUSPENDED`). A Romance
+    "de" or "di" without an article after it is inside a noun (:data:`_IN_A_NOUN`: "le pompe di
+    calore e le turbine eoliche" is one list). A clause that
     opens a question of its own (:func:`_opens_question`) or follows a semicolon, a line break or a
     question mark starts another question, whose lists are another's. None when there is none."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
@@ -492,8 +499,14 @@ def _first_of_two_lists(text: str, language: str) -> tuple[int, int] | None:
             parted = False
         offset += len(piece)
 
+    articles = ARTICLES.get(language, frozenset())
+
     def whose(clause: str) -> re.Match | None:  # the words before a preposition saying whose, not first
-        return re.match(r"\s*\S+(?:\s+\S+)*?(?=\s+(?:{})(?!\S))".format("|".join(GENITIVES)), clause, re.I)
+        m = re.match(r"\s*\S+(?:\s+\S+)*?(?=\s+(?:{})(?!\S))".format("|".join(GENITIVES)), clause, re.I)
+        after = clause[m.end():].split()[1:2] if m else []
+        if m and clause[m.end():].split()[0].lower() in _IN_A_NOUN and not (after and after[0].lower() in articles):
+            return None  # "le pompe di calore", "las bombas de calor": a noun written in words
+        return m
 
     start = 0
     for k in range(1, len(clauses) - 1):

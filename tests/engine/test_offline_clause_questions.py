@@ -7,8 +7,8 @@ heat pumps last cost"). Two lists, one of what is asked ("pros and cons") and on
 asked of ("heat pumps and gas boilers"), give one sub-question per thing asked of, the first list
 whole ("What are the pros and cons of heat pumps"); the question was cut in three pieces ("What are
 the pros", "cons of heat pumps", "gas boilers"). A corpus sentence that says nothing alone ("They cost
-more.") is quoted joined to the sentence before it only when that one's subject is what the question
-asks about; it was joined to any ("Gas boilers burn natural gas … They cost more." under heat pumps)."""
+more.") is quoted joined to the sentence before it only when that one names what the question asks
+about; it was joined to any ("Gas boilers burn natural gas … They cost more." under heat pumps)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,8 @@ def test_a_later_pronoun_stands_for_the_first_subject_without_its_verb(question,
     ("Quels sont les avantages et les inconvénients des pompes à chaleur et des chaudières à gaz ?", "fr",
      ["Quels sont les avantages et les inconvénients des pompes à chaleur",
       "Quels sont les avantages et les inconvénients des chaudières à gaz"]),
+    ("What are the advantages and disadvantages of solar panels and batteries?", "en",
+     ["What are the advantages and disadvantages of solar panels", "What are the advantages and disadvantages of batteries"]),
     ("¿Cuáles son las ventajas y desventajas de las bombas de calor y las calderas de gas?", "es",
      ["Cuáles son las ventajas y desventajas de las bombas de calor",
       "Cuáles son las ventajas y desventajas de las calderas de gas"]),
@@ -112,7 +114,7 @@ HEATING = ("Gas boilers burn natural gas to heat water for the radiators of olde
 def test_a_sentence_that_says_nothing_alone_joins_only_a_sentence_on_the_topic(question, quoted):
     """"They cost more." was joined to "Gas boilers burn natural gas …" and quoted for "How much do
     heat pumps cost?", as if heat pumps cost more: it is joined to the sentence before it only when
-    that one's subject is what the question asks about, else dropped."""
+    that one names what the question asks about, else dropped."""
     assert passages(f"Heating\n\n{HEATING}", question) == quoted
 
 
@@ -123,3 +125,17 @@ def test_the_report_never_quotes_a_pronoun_sentence_after_a_sentence_on_another_
     assert "Heat pumps cost about 12,000 euros" in report, report
     assert "They cost more" not in report, report  # said of gas boilers, not of heat pumps
     assert "houses. They" not in report, report
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What are the costs of solar panels and batteries?", ["What are the costs of solar panels", "What are the costs of batteries"]),
+    ("What is the history of heat pumps and boilers?", ["What is the history of heat pumps", "What is the history of boilers"]),
+    ("What are the costs of solar panels and batteries in Germany?",
+     ["What are the costs of solar panels in Germany", "What are the costs of batteries in Germany"]),
+    # kept: adjectives before one noun share it
+    ("What are the needs of small and large companies?", ["What are the needs of small companies", "What are the needs of large companies"]),
+])
+def test_a_shorter_later_item_after_of_takes_no_word_of_the_first(question, expected):
+    """"… of solar panels and batteries" gave "solar batteries": the first item was guessed as long as
+    the later one."""
+    assert plan_topics(question, 5, "en") == expected
