@@ -57,6 +57,15 @@ _VERB_AFTER = frozenset("do does did can could should would will shall may might
 _PARTICLES = frozenset("off down up out away back over".split())
 
 
+#: Languages whose question sets its verb right after the question word, a noun subject after it in
+#: small letters ("Wat kosten | warmtepompen", "Hur länge håller | värmepumpar"), and the particles of
+#: their separable verbs, which end the question ("Hoe lang gaan warmtepompen mee").
+_PARTICLES_AT_END = {
+    "nl": frozenset("mee af op aan uit in door terug weg toe over bij".split()),
+    "sv": frozenset("upp av ut in till över bort med på".split()),
+}
+
+
 def _plural_noun(word: str) -> bool:
     """True when ``word`` (lower-cased, four letters or more) reads as an English plural noun: it ends
     in "s", not in "ss", "us", "is" or "as" ("pumps", "batteries"; not "glass", "virus", "basis", "gas")."""
@@ -84,7 +93,9 @@ def subject_as_written(question: str, language: str = "en") -> str:
     are cheapest to run"), a German noun by its capital ("Wärmepumpen" of "Was kosten
     Wärmepumpen"), a Romance noun with its "à", "de" or "di" ("pompes à chaleur"): the first run of
     such words, as :func:`engine.offline_select.main_subject` finds its terms, without an English verb
-after it ("heat pumps" of "How long do heat pumps last": :func:`_before_verb`). "" when there is none,
+    after it ("heat pumps" of "How long do heat pumps last": :func:`_before_verb`); in Dutch and
+    Swedish the words after the question word's verb, without a particle at the end ("warmtepompen" of
+    "Wat kosten warmtepompen" and "Hoe lang gaan warmtepompen mee": :data:`_PARTICLES_AT_END`). "" when there is none,
     or the question opens with an auxiliary ("Is Python slow": where the subject ends cannot be told;
     a German noun can, by its capital)."""
     tokens = [t.strip(_STRIP) for t in _ELIDED_HEAD.sub(r"\1 ", question).split()]
@@ -102,6 +113,9 @@ after it ("heat pumps" of "How long do heat pumps last": :func:`_before_verb`). 
                 start = j + 1
                 verb_after = language == "en" and low[j] in _VERB_AFTER
                 break
+        if not start and language in _PARTICLES_AT_END:  # "Wat kosten | warmtepompen", "Hoe lang gaan | …"
+            verb = next((i for i in range(1, len(tokens)) if not _function(low[i], language) and low[i] not in asking), 0)
+            start = verb + 1 if verb and verb + 1 < len(tokens) else 0
     if language == "de":  # a noun is capitalised: "Was kosten | Wärmepumpen", "… | eine moderne Wärmepumpe"
         noun = _german_noun(tokens, start, articles)
         if noun:
@@ -120,6 +134,8 @@ after it ("heat pumps" of "How long do heat pumps last": :func:`_before_verb`). 
         end += 2  # "pompes à chaleur", "bombas de calor"
     if verb_after:
         end = _before_verb(tokens, k, end, language)
+    if end > k and end == len(tokens) - 1 and low[end] in _PARTICLES_AT_END.get(language, ()):
+        end -= 1  # "Hoe lang gaan warmtepompen | mee": the verb's particle
     return " ".join(tokens[k : end + 1])
 
 

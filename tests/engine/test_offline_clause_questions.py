@@ -34,6 +34,9 @@ from tests.engine.test_offline_fidelity import offline_run
     ("Wie lange halten Wärmepumpen und was kosten sie?", "de", ["Wie lange halten Wärmepumpen", "Was kosten Wärmepumpen"]),
     ("Wann lohnen sich Solaranlagen und wie lange halten sie?", "de",
      ["Wann lohnen sich Solaranlagen", "Wie lange halten Solaranlagen"]),
+    ("Hoe lang gaan warmtepompen mee en wat kosten ze?", "nl", ["Hoe lang gaan warmtepompen mee", "Wat kosten warmtepompen"]),
+    ("Wat kosten warmtepompen en hoe lang gaan ze mee?", "nl", ["Wat kosten warmtepompen", "Hoe lang gaan warmtepompen mee"]),
+    ("Hur länge håller värmepumpar och vad kostar de?", "sv", ["Hur länge håller värmepumpar", "Vad kostar värmepumpar"]),
     # kept: a subject before an asked adjective, or the verb before the subject
     ("How loud are heat pumps and what do they cost?", "en", ["How loud are heat pumps", "What do heat pumps cost"]),
     ("What does asyncio do and how does it compare to threads?", "en",
