@@ -82,7 +82,7 @@ def test_a_shared_html_or_text_file_in_a_legacy_encoding_is_read_as_written(tmp_
                              ("c.txt", RUSSIAN.encode("cp1251"), RUSSIAN),
                              ("d.html", _page(JAPANESE).encode("shift_jis"), JAPANESE)):
         (tmp_path / name).write_bytes(data)
-        assert read_file(tmp_path / name, name, 10, 100_000).sections == [["text", text]], name
+        assert read_file(tmp_path / name, name, 10, 100_000).sections == [["", text]], name
 
 
 @pytest.mark.parametrize("head", ['<meta charset="windows-1251">', "<meta charset=cp1251>",
