@@ -23,7 +23,7 @@ Quoted text and code stand as one word each while a brief is split (:data:`engin
 
 from __future__ import annotations
 
-from engine.offline_item_words import (  # noqa: F401 (HOLE and _plural are engine.offline_lists')
+from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_lists')
     _COPULAS,
     _ELIDED,
     _NOUN_ELLIPSIS,

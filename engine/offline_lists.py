@@ -9,7 +9,7 @@ question is a list like any other: "Is it better to rent or buy?" is researched 
 rent" and "Is it better to buy", each alternative on its own, so the report sets out what the
 sources say of each; a question that asks which of its items is something asks it of each ("Which
 is cheaper to run, gas or a heat pump?", "What is cheaper, …?": "Is gas cheaper to run";
-"Which one lasts longer, …?": "Do batteries last longer": :func:`_asked_of_each`).
+"Which one lasts longer, …?": "Do batteries last longer": :mod:`engine.offline_choices`).
 
 What only looks like a list is not split: quoted text, code and anything in brackets (:data:`_SPAN`,
 :data:`_CODE_SPAN`), set phrases ("one or more", "more or less": :data:`SET_PHRASES`), words that
@@ -40,17 +40,16 @@ import re
 
 from engine.language import _CODE
 from engine.language import _INTERROGATIVES as _ASKING
-from engine.offline_list_items import HOLE, _plural, items_listed
+from engine.offline_choices import _asked_of_each, _asks_which_of_them, _choice_as_clause, _chooses
+from engine.offline_list_items import HOLE, items_listed
 from engine.offline_list_pronouns import capitalised, resolved, subject_as_written
 from engine.offline_list_symbols import with_symbols as _with_symbols
 from engine.offline_list_symbols import without_symbols as _without_symbols
 from engine.offline_list_words import (
     ARTICLES,
-    CHOOSING,
     COMPARING,
     GENITIVES,
     JOINS,
-    MORE,
     OPENERS,
     OWN_JOINS,
     PRONOUNS,
@@ -60,7 +59,6 @@ from engine.offline_list_words import (
     SUBJECTS,
     SUSPENDED,
     TOGETHER,
-    opens_comparative,
     opens_verb,
     together,
 )
@@ -232,25 +230,6 @@ def _opens_question(clause: str, asking: frozenset[str] | set[str], language: st
         len(tokens) > 1 and tokens[1] in asking and _function(tokens[0], language)))
 
 
-#: A colon or dash next to a clause that asks which to choose ("A or B: which is better", "Which is
-#: better – A or B"), which parts it from the items as a comma does.
-_CHOICE_MARK = re.compile(r"\s*(?::|\s[-–—])\s+")
-
-
-def _choice_as_clause(text: str) -> str:
-    """``text`` with a colon or dash (:data:`_CHOICE_MARK`) before or after a clause that only asks
-    which of the listed items to choose (:func:`_asks_which_of_them`), or after one that asks which of
-    them is something (:func:`_chooses`), written as a comma: "Postgres or MySQL: which is better" reads
-    as "Postgres or MySQL, which is better", "Which is cheaper to run: gas or a heat pump" as "Which is
-    cheaper to run, gas or a heat pump"."""
-    parts = _CHOICE_MARK.split(text)
-    if len(parts) != 2:
-        return text
-    before, after = parts
-    if _asks_which_of_them(after.strip(_ENDS)) or _chooses(before.strip(_ENDS)):
-        return f"{before}, {after}"
-    return text
-
 
 def _names_something(part: str, language: str = "en") -> bool:
     """True when ``part`` (a clause or listed item) names something: a content word
@@ -262,157 +241,6 @@ def _names_something(part: str, language: str = "en") -> bool:
         for token in part.split()
     )
 
-
-def _asks_which_of_them(clause: str) -> bool:
-    """True when ``clause``, after a list, only asks which of its items to choose: it opens with a
-    word of :data:`CHOOSING` and names at most one thing besides "one" ("which is better", "which
-    one is faster", "welche ist besser", "which broker"), not a question of its own ("which has
-    better replication"), as the word does before a noun that words after it ask about ("which
-    subsidies are there", "welche Förderung gibt es")."""
-    tokens = clause.lower().split()
-    if not tokens or tokens[0] not in CHOOSING:
-        return False
-    named = [w for w in content_words(clause) if w != "one"]
-    return len(named) <= 1 and not (len(tokens) > 2 and content_words(tokens[1]) == named)
-
-
-def _chooses(clause: str) -> bool:
-    """True when ``clause``, before a list, asks which of its items to choose (:func:`_choice`): a word
-    of :data:`CHOOSING`, then an auxiliary ("which is cheaper to run", "welche ist günstiger", "cuál es
-    más barata"), or "one" and an auxiliary ("which one is quieter at night"), or an English verb of
-    its own ("which one lasts longer", "which costs more"), or nothing more than which to take
-    (:func:`_asks_which_of_them`: "which broker"); or English "what" with an auxiliary and a
-    comparative ("what is cheaper", "what's better to run", "what is the cheaper option") or a verb
-    and one ("what costs more"), which asks as "which" does, where "what is water, ice or steam"
-    asks what each is: a comparative is "more", "less" or "fewer" and a word, "better", "worse", or
-    a word in -er whose superlative English writes (:func:`engine.word_forms.comparative`: "cheaper"
-    has "cheapest", "water" no "waterest")."""
-    tokens = clause.lower().split()
-    if len(tokens) < 2 or tokens[0] not in CHOOSING | _WHAT:
-        return False
-    return _choice(clause) is not None or tokens[0] in CHOOSING and _asks_which_of_them(clause)
-
-
-#: English "what" and "what's", which ask to choose when a comparative follows their auxiliary.
-_WHAT = frozenset({"what", "what's", "what’s"})
-def _choice(clause: str) -> tuple[str, str, list[str]] | None:
-    """``(verb, kind, rest)`` of a clause that asks which of a list's items is or does something
-    (:func:`_chooses`): its auxiliary as written ("is"; "is" of "what's") and the words after it
-    ("cheaper to run"), kind "aux"; or an English verb (:func:`_own_verb`) of its own after "which" or "which one"
-    ("lasts", "costs") that a comparative or a function word other than an auxiliary follows ("which
-    one lasts longer", "which costs more", "which uses the least energy"; not "which batteries last
-    longer", whose noun is "batteries"), kind "verb". None for any other clause."""
-    tokens = clause.split()
-    low = [t.lower() for t in tokens]
-    if low[0] in _WHAT:
-        if low[0] == "what" and len(low) > 2 and low[1] in _AUXILIARIES and _comparative_after(tokens[2:]):
-            return tokens[1], "aux", tokens[2:]
-        if low[0] != "what" and _comparative_after(tokens[1:]):
-            return "is", "aux", tokens[1:]
-        if low[0] == "what" and _own_verb(low[1], tokens[2:]) and (
-                opens_comparative(tokens[2:]) or low[2] in MORE):
-            return tokens[1], "verb", tokens[2:]  # "what costs more"
-        return None
-    verb = 2 if len(low) > 2 and low[1] == "one" else 1
-    if low[verb] in _AUXILIARIES:
-        return tokens[verb], "aux", tokens[verb + 1:]
-    after = tokens[verb + 1:]
-    if _own_verb(low[verb], after) and (
-        opens_comparative(after) or _function(after[0].lower(), "en") and after[0].lower() not in _AUXILIARIES
-    ):
-        return tokens[verb], "verb", after
-    return None
-
-
-def _comparative_after(words_: list[str]) -> bool:
-    """True when ``words_`` (after "what is") open with a comparative, after an article or not ("cheaper
-    to run", "the better option": :func:`engine.offline_list_words.opens_comparative`)."""
-    skip = 1 if len(words_) > 1 and words_[0].lower() in ARTICLES["en"] else 0
-    return opens_comparative(words_[skip:])
-
-
-def _own_verb(word: str, after: list[str]) -> bool:
-    """True when ``word`` (lower-cased), with words ``after`` it, may be an English verb in the third
-    person singular: letters ending in "-s" (not "-ss", "-us", "-is"), no function word."""
-    return (bool(after) and word.isalpha() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
-            and not _function(word, "en"))
-
-
-#: Languages whose yes-or-no question sets its verb before its subject ("Is gas cheaper to run", "Ist
-#: Gas günstiger", "Es el gas más barato", "È il gas più economico", "É o gás mais barato", "Is gas
-#: goedkoper"): a choice among items is asked of each item so (:func:`_asked_of_each`). French asks
-#: with "est-ce que" or a pronoun after the verb ("Le gaz est-il moins cher"), which no word order gives.
-_VERB_FIRST = frozenset({"en", "de", "nl", "es", "it", "pt"})
-
-
-def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[str, str]]:
-    """``(topic, frame)`` of the items a question asks to choose among (:func:`_chooses`): what the
-    choice asks of them asked of each, the verb first ("Which is cheaper to run, gas or a heat pump":
-    "Is gas cheaper to run", frame "Is … cheaper to run", which a sentence quoted under it must name a
-    word of; "What is cheaper, …" likewise), an English verb of its own with "do" ("Which one lasts
-    longer, a battery or solar panels": "Does a battery last longer", "Do solar panels last
-    longer"), the auxiliary in the plural for a plural item and in the singular for another
-    (:data:`_PLURAL_OF`, "What are quieter, …": "Is a heat pump quieter"). One comparative
-    ("Which is quieter", "Which is faster") is asked of each too: a sentence names it in any degree
-    ("quiet", "quietest": :func:`engine.word_forms.degree_bases`), as "Is Python or Java faster?"
-    asks it. The items alone, frame "", when it asks only which to take ("Which is better", "What's
-    better", "Which broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that)
-    or in a language whose question is not so written (:data:`_VERB_FIRST`)."""
-    found = _choice(choice)
-    if language not in _VERB_FIRST or found is None or not found[2] or _only_which(choice, found[2]):
-        return [(item, "") for item in items]
-    verb, kind, rest_words = found
-    rest = " ".join(rest_words)
-    if kind == "verb" and language != "en":
-        return [(item, "") for item in items]
-    topics = []
-    for item in items:
-        words_ = item.split()
-        # "gas", "bias", "alias" end in "-as" and are singular ("areas" is rare in a choice)
-        plural = language == "en" and _plural(words_) and not words_[-1].lower().endswith("as")
-        if kind == "verb":
-            head, asked = ("Do" if plural else "Does"), f"{_bare_verb(verb)} {rest}"
-            topics.append((f"{head} {item} {asked}", f"{head} … {asked}"))
-            continue
-        asked = verb
-        if plural and asked.lower() in _PLURAL_OF:
-            asked = _PLURAL_OF[asked.lower()]  # "Which is better, …, solar panels": "Are solar panels better"
-        elif language == "en" and not plural and asked.lower() in _SINGULAR_OF:
-            asked = _SINGULAR_OF[asked.lower()]  # "What are quieter, …, a heat pump": "Is a heat pump quieter"
-        head = asked[:1].upper() + asked[1:]
-        topics.append((f"{head} {item} {rest}", f"{head} … {rest}"))
-    return topics
-
-
-#: What a choice asks when it asks only which to take: "better", "worse", "best", "preferable".
-_ONLY_WHICH = frozenset({"better", "worse", "best", "preferable", "recommended"})
-
-
-def _only_which(choice: str, rest: list[str]) -> bool:
-    """True when ``choice`` (:func:`_chooses`) asks only which item to take: its words after the verb
-    (``rest``) are one word that judges ("better", "worse": :data:`_ONLY_WHICH`), or it names no
-    comparative and nothing more than one thing (:func:`_asks_which_of_them`: "which broker"). One
-    comparative that says what ("faster", "quieter") asks more."""
-    if len(rest) == 1 and rest[0].lower().strip(_ENDS) in _ONLY_WHICH:
-        return True
-    return choice.split()[0].lower() in CHOOSING and _asks_which_of_them(choice) and not opens_comparative(rest)
-
-
-def _bare_verb(verb: str) -> str:
-    """The bare form of an English verb in the third person singular ("lasts" -> "last", "uses" ->
-    "use", "watches" -> "watch", "carries" -> "carry", "goes" -> "go")."""
-    low = verb.lower()
-    if low.endswith("ies") and len(low) > 4:
-        return f"{verb[:-3]}y"
-    if low.endswith(("sses", "xes", "zes", "ches", "shes", "oes")):
-        return verb[:-2]
-    return verb[:-1]
-
-
-#: An English auxiliary in the singular, as "which" asks, and its plural for a plural item
-#: (:func:`_asked_of_each`: "Are solar panels better", :func:`engine.offline_item_words._plural`).
-_PLURAL_OF = {"is": "are", "was": "were", "does": "do", "has": "have"}
-_SINGULAR_OF = {plural: singular for singular, plural in _PLURAL_OF.items()}
 
 
 def _asks_yes_or_no(clause: str) -> bool:
@@ -433,7 +261,8 @@ _INVERTED = re.compile(r"[^\W\d_]+-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vou
 def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str]] | None:
     """``(topic, frame)`` of one question's clauses, the frame "" but for a listed item's
     (:func:`listed_frames`): one topic per listed item (:func:`engine.offline_list_items.items_listed`; the items
-    alone after a question that asks to choose among them, :data:`CHOOSING`), else each clause, a
+    alone, or each asked what the choice asks, after a question that asks to choose among them:
+    :func:`engine.offline_choices._asked_of_each`), else each clause, a
     short later one continuing the first one's head (:func:`_question_head`). None when the items of
     a list cannot be told apart (:func:`engine.offline_list_items._takes_the_frame`: "What do the main thread and daemon
     threads do at exit"), or they are compared (:data:`COMPARING`) but not as a list, or they are two
