@@ -123,9 +123,10 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
 
 
 #: Words that only say how a question's things relate or are weighed ("together", "interact",
-#: "compare", "versus": :data:`engine.offline_list_words.TOGETHER`, :data:`~engine.offline_list_words.RELATING`,
+#: "compare", "compared with", "versus": :data:`engine.offline_list_words.TOGETHER`, :data:`~engine.offline_list_words.RELATING`,
 #: :data:`~engine.offline_list_words.COMPARING`): no topic a claim must name.
-_RELATING = TOGETHER | RELATING | COMPARING
+_RELATING = TOGETHER | RELATING | COMPARING | frozenset(
+    "compared comparing verglichen comparé comparée comparés comparado comparada confrontato vergeleken".split())
 
 
 def _split_verb(question: str, language: str) -> set[str]:

@@ -67,6 +67,8 @@ def test_no_listed_item_is_said_to_be_unanswered_when_its_findings_are_quoted(ru
     ("How do dataclasses and enums work together?", "Enum members work with dataclass fields. [S000001]"),
     ("How do heat pumps and solar panels interact?", "Solar panels power heat pumps by day. [S000001]"),
     ("How do heat pumps compare with gas boilers?", "Heat pumps use less energy than gas boilers. [S000001]"),
+    ("Are heat pumps cheap to run compared with gas boilers?", "Heat pumps are cheap to run, gas boilers less so. "
+     "[S000001]"),
 ])
 def test_the_words_that_say_how_things_relate_are_no_topic(question, claim):
     assert unanswered(question, [claim], "en") == []
