@@ -43,8 +43,9 @@ def _usage_problem(question: str, resume: str | None, out: Path | None, queue: b
     if not resume:
         try:
             validate_question(question)
-        except TurnRejected as exc:
-            return str(exc)
+        except TurnRejected as exc:  # a sentence for a chat: in the line after "deepresearch: " it goes on in lower case
+            text = str(exc)
+            return text[:1].lower() + text[1:]
     if corpus is not None and not queue and not corpus.expanduser().is_dir():
         if not corpus.expanduser().exists():
             return f"--corpus {clean_path(corpus)}: no such folder"

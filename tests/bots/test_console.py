@@ -48,12 +48,14 @@ def test_empty_question_is_a_usage_error(tmp_path):
 def test_a_question_without_words_is_a_usage_error(tmp_path, question):
     out = ask(tmp_path, question, "--offline", "--no-clarify")
     assert out.returncode == 2 and "no words" in out.stderr, out.stderr
+    assert out.stderr.startswith("deepresearch: the question has no words"), out.stderr  # as every refusal line
     assert not (tmp_path / "data").exists()
 
 
 def test_overlong_question_is_refused_before_any_work(tmp_path, docs):
     out = ask(tmp_path, "x" * 8001, "--offline", "--no-clarify", "--corpus", str(docs))
     assert out.returncode == 2 and "8,000" in out.stderr and "Traceback" not in out.stderr
+    assert out.stderr.startswith("deepresearch: the question is 8,001 characters long"), out.stderr
     assert "Indexing" not in out.stderr and "thread:" not in out.stderr
     assert not (tmp_path / "data").exists()
 
