@@ -278,8 +278,9 @@ def _article_is_the_first_items(prefix: list[str], later: list[list[str]], langu
 def _first_item_reach(prefix: list[str], item: list[str], later: list[list[str]], language: str) -> int:
     """How many of the last words of ``prefix`` (the words before a list's first item as guessed,
     ``item``) are the first item's own, when a later item is one English plural noun of its own (a
-    middle clause of one word, or the only later clause: ``later``; up to its first function word:
-    "batteries in Germany"), which shares none of them: those
+    middle clause of one word, or the only later clause: ``later``; up to its first function word,
+    "batteries in Germany", unless that one says whose: "the long-term costs and risks of heat pumps"
+    are "the long-term risks of heat pumps"), which shares none of them: those
     after the last function word, verb or question word when the item ends in a plural ("How much
     noise do | heat pumps, batteries and solar panels make", "What are the costs of | solar panels and
     batteries": "batteries", never "heat batteries" or "solar batteries"; not a name, which is every
@@ -294,8 +295,11 @@ def _first_item_reach(prefix: list[str], item: list[str], later: list[list[str]]
     if language != "en" or not prefix or not item or not item[-1][:1].islower():
         return 0
     ones = later[:-1] if len(later) > 1 else later
-    heads = [m[:next((k for k, w in enumerate(m) if _function(w.lower(), language)), len(m))] for m in ones]
-    if not any(len(h) == 1 and h[0][:1].islower() and _plural(h) for h in heads):  # "batteries (in Germany)"
+    heads = []
+    for m in ones:  # "batteries" of "batteries in Germany"; not "risks" of "risks of heat pumps", whose words
+        end = next((k for k, w in enumerate(m) if _function(w.lower(), language)), len(m))  # are every item's
+        heads.append(m if end < len(m) and m[end].lower() in GENITIVES else m[:end])
+    if not any(len(h) == 1 and h[0][:1].islower() and _plural(h) for h in heads):
         return 0
     framing = QUESTION_VERBS | COMPARING | RELATING | TOGETHER | PREPOSITIONS  # "the difference between | …"
     k = len(prefix)

@@ -68,8 +68,10 @@ _PARTICLES_AT_END = {
 
 def _plural_noun(word: str) -> bool:
     """True when ``word`` (lower-cased, four letters or more) reads as an English plural noun: it ends
-    in "s", not in "ss", "us", "is" or "as" ("pumps", "batteries"; not "glass", "virus", "basis", "gas")."""
-    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "as"))
+    in "s", not in "ss", "us", "is" or "as" ("pumps", "batteries"; not "glass", "virus", "basis", "gas"),
+    and is letters alone (not a possessive: "React's")."""
+    return (len(word) > 3 and word.isalpha() and word.endswith("s")  # "react's", "git’s": possessives
+            and not word.endswith(("ss", "us", "is", "as")))
 #: Letters before which French elides "le", "la" and "que" ("l'onduleur", "qu'une").
 _VOWELS = "aeiouhéèêâîôûà"
 #: A word of small letters alone (a hyphen or an apostrophe inside: "sont-elles", "qu'est-ce").
@@ -85,7 +87,7 @@ def _plain(token: str, language: str) -> bool:
     return bool(named) and not token.endswith(("'", "’")) and not _function(token.lower(), language)
 
 
-def subject_as_written(question: str, language: str = "en") -> str:
+def subject_as_written(question: str, language: str = "en", keep_verb: bool = False) -> str:
     """The subject of ``question`` (the first sub-question) in its own words, with its article: the
     words after the asked word and its verb ("heat pumps" of "How loud are heat pumps", "eine
     Wärmepumpe" of "Was kostet eine Wärmepumpe", "les pompes à chaleur" of "Combien coûtent les
@@ -132,7 +134,7 @@ def subject_as_written(question: str, language: str = "en") -> str:
         end += 1
     while end + 2 < len(tokens) and low[end + 1] in _LINKERS and _plain(tokens[end + 2], language):
         end += 2  # "pompes à chaleur", "bombas de calor"
-    if verb_after:
+    if verb_after and not keep_verb:
         end = _before_verb(tokens, k, end, language)
     if end > k and end == len(tokens) - 1 and low[end] in _PARTICLES_AT_END.get(language, ()):
         end -= 1  # "Hoe lang gaan warmtepompen | mee": the verb's particle
@@ -192,13 +194,15 @@ def _with_article(subject: str, pronoun: str, language: str) -> str:
     return f"{article} {subject}"
 
 
-def resolved(clause: str, subject: str, language: str = "en") -> str:
+def resolved(clause: str, subject: str, language: str = "en", acting: str = "") -> str:
     """``clause`` (a later question) with its first pronoun that stands for a thing (:data:`STANDING_FOR`)
     written as ``subject`` (:func:`subject_as_written` of the first question): "How loud are heat
     pumps", "Was kosten Wärmepumpen"; a French verb with its pronoun after it keeps it, the subject
     before them ("à quoi une pompe à chaleur sert-elle", "les pompes à chaleur sont-elles
-    bruyantes"), "qu'elle" is "que" and the subject. ``clause`` as written when it has no such
-    pronoun or ``subject`` is ""."""
+    bruyantes"), "qu'elle" is "que" and the subject. English "it" after a plural subject stands for
+    what the subject does, ``acting`` (the subject with its verb, :func:`subject_as_written` with
+    ``keep_verb``: "Why do cats purr and what does it mean?": "What does cats purr mean", not "What
+    does cats mean"). ``clause`` as written when it has no such pronoun or ``subject`` is ""."""
     pronouns = STANDING_FOR.get(language, frozenset())
     tokens = clause.split()
     if not subject or not pronouns:
@@ -223,6 +227,8 @@ def resolved(clause: str, subject: str, language: str = "en") -> str:
         if language == "sv" and after and not (_function(after, language) or after in REFLEXIVES):
             continue  # "den stora": an article
         written = _with_article(subject, low, language)
+        if language == "en" and low == "it" and acting and _plural_noun(subject.split()[-1].lower()):
+            written = acting  # "what does it mean" after "Why do cats purr": the purring
         return " ".join([*tokens[:i], token.replace(word, written), *tokens[i + 1 :]])
     return clause
 

@@ -158,7 +158,8 @@ def _resolved(grouped: list[list[tuple[str, str]]], language: str) -> list[tuple
     ("Was kosten Wärmepumpen"); the frames as they are."""
     first = grouped[0] if grouped else []
     subject = subject_as_written(first[0][0], language) if len(first) == 1 else ""
-    later = [(capitalised(resolved(t, subject, language), language), frame)
+    acting = subject_as_written(first[0][0], language, keep_verb=True) if subject else ""
+    later = [(capitalised(resolved(t, subject, language, acting), language), frame)
              for topics in grouped[1:] for t, frame in topics]
     return [*first, *later]
 

@@ -20,6 +20,16 @@ from tests.engine.test_offline_fidelity import offline_run
 
 
 @pytest.mark.parametrize(("question", "language", "expected"), [
+    # a possessive is no plural noun: "React's" is not the subject, "React's useEffect" is
+    ("How does React's useEffect work and when does it run?", "en",
+     ["How does React's useEffect work", "When does React's useEffect run"]),
+    ("How does Git’s rebase work and when should I use it?", "en",
+     ["How does Git’s rebase work", "When should I use Git’s rebase"]),
+    ("How does the body's immune system work and what weakens it?", "en",
+     ["How does the body's immune system work", "What weakens the body's immune system"]),
+    # "it" after a plural subject stands for what the subject does, not for the things
+    ("Why do cats purr and what does it mean?", "en", ["Why do cats purr", "What does cats purr mean"]),
+    ("Why do dogs bark and how can I stop it?", "en", ["Why do dogs bark", "How can I stop dogs bark"]),
     ("How long do heat pumps last and how much do they cost?", "en",
      ["How long do heat pumps last", "How much do heat pumps cost"]),
     ("How long do batteries last and what do they cost?", "en", ["How long do batteries last", "What do batteries cost"]),

@@ -108,3 +108,21 @@ def test_a_report_quotes_under_each_item_with_the_verb_before_the_list(tmp_path)
     assert "## Findings: Should I buy a battery" in report, report
     assert "## Findings: Should I buy a wind turbine" in report, report
     assert "Should a battery" not in report, report
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("What are the long-term maintenance costs and risks of ground-source heat pumps in older houses?",
+     ["What are the long-term maintenance costs of ground-source heat pumps in older houses",
+      "What are the long-term maintenance risks of ground-source heat pumps in older houses"]),
+    ("What are the hidden costs and risks of buying a used car?",
+     ["What are the hidden costs of buying a used car", "What are the hidden risks of buying a used car"]),
+    ("What are the main causes and symptoms of diabetes?",
+     ["What are the main causes of diabetes", "What are the main symptoms of diabetes"]),
+    ("What are the costs of solar panels and batteries in Germany?",
+     ["What are the costs of solar panels in Germany", "What are the costs of batteries in Germany"]),
+])
+def test_words_before_two_nouns_of_one_genitive_are_both_nouns(brief, topics):
+    """The words before "costs and risks of …" are every item's (each item is the head of the same
+    "of" phrase); a later plural noun that a qualifier follows ("batteries in Germany") shares no word before
+    the first item, and the qualifier is every item's."""
+    assert plan_topics(brief, 5, "en") == topics
