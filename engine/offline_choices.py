@@ -24,19 +24,27 @@ from engine.offline_text import _AUXILIARIES, _ENDS, content_words
 _CHOICE_MARK = re.compile(r"\s*(?::|\s[-–—])\s+")
 
 
-def _choice_as_clause(text: str) -> str:
+def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None) -> str:
     """``text`` with a colon or dash (:data:`_CHOICE_MARK`) before or after a clause that only asks
     which of the listed items to choose (:func:`_asks_which_of_them`), or after one that asks which of
     them is something (:func:`_chooses`), written as a comma: "Postgres or MySQL: which is better" reads
     as "Postgres or MySQL, which is better", "Which is cheaper to run: gas or a heat pump" as "Which is
-    cheaper to run, gas or a heat pump"."""
+    cheaper to run, gas or a heat pump"; a clause after the items that asks which of them is something
+    and lists nothing of its own (``clauses``, the pattern that parts a brief's clauses and items, does
+    not split it) goes before them: "Rust or Go: which is easier to learn" reads as "which is easier to
+    learn, Rust or Go"."""
     parts = _CHOICE_MARK.split(text)
     if len(parts) != 2:
         return text
     before, after = parts
     if _asks_which_of_them(after.strip(_ENDS)) or _chooses(before.strip(_ENDS)):
         return f"{before}, {after}"
+    asked = after.strip(_ENDS)
+    if clauses is not None and len(clauses.split(asked)) == 1 and _chooses(asked):
+        # "Rust or Go: which is easier to learn": "which is easier to learn, Rust or Go"
+        return f"{asked}, {before}{after[len(after.rstrip(_ENDS)):]}"
     return text
+
 
 def _asks_which_of_them(clause: str) -> bool:
     """True when ``clause``, after a list, only asks which of its items to choose: it opens with a
@@ -76,6 +84,8 @@ def _choice(clause: str) -> tuple[str, str, list[str]] | None:
     """``(verb, kind, rest)`` of a clause that asks which of a list's items is or does something
     (:func:`_chooses`): its auxiliary as written ("is"; "is" of "what's") and the words after it
     ("cheaper to run"), kind "aux"; or an English verb (:func:`_own_verb`) of its own after "which" or "which one"
+    (or "which" and one noun that a comparative after the verb shows is the items' kind: "which framework
+    is faster", "which database scales better")
     ("lasts", "costs") that a comparative or a function word other than an auxiliary follows ("which
     one lasts longer", "which costs more", "which uses the least energy"; not "which batteries last
     longer", whose noun is "batteries"), kind "verb". None for any other clause."""
@@ -91,6 +101,10 @@ def _choice(clause: str) -> tuple[str, str, list[str]] | None:
             return tokens[1], "verb", tokens[2:]  # "what costs more"
         return None
     verb = 2 if len(low) > 2 and low[1] == "one" else 1
+    if verb == 1 and len(low) > 3 and low[0] == "which" and content_words(low[1]) and low[1] != "one" and (
+            low[2] in _AUXILIARIES and opens_comparative(tokens[3:])
+            or _own_verb(low[2], tokens[3:]) and opens_comparative(tokens[3:])):
+        verb = 2  # "which framework is faster", "which database scales better": the items' noun
     if low[verb] in _AUXILIARIES:
         return tokens[verb], "aux", tokens[verb + 1:]
     after = tokens[verb + 1:]
@@ -136,7 +150,8 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     better", "Which broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that)
     or in a language whose question is not so written (:data:`_VERB_FIRST`)."""
     found = _choice(choice)
-    if language not in _VERB_FIRST or found is None or not found[2] or _only_which(choice, found[2]):
+    if language not in _VERB_FIRST or found is None or not found[2] or (
+            found[1] == "aux" and _only_which(choice, found[2])):  # "which works better" says what: a verb
         return [(item, "") for item in items]
     verb, kind, rest_words = found
     rest = " ".join(rest_words)
@@ -147,8 +162,10 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
         words_ = item.split()
         # "gas", "bias", "alias" end in "-as" and are singular ("areas" is rare in a choice)
         plural = language == "en" and _plural(words_) and not words_[-1].lower().endswith("as")
-        if kind == "verb":
-            head, asked = ("Do" if plural else "Does"), f"{_bare_verb(verb)} {rest}"
+        if kind == "verb" or _has_as_verb(verb, rest_words, language):
+            bare = "have" if verb.lower() in _HAVE else _bare_verb(verb)
+            head = "Did" if verb.lower() == "had" else ("Do" if plural else "Does")
+            asked = f"{bare} {rest}"
             topics.append((f"{head} {item} {asked}", f"{head} … {asked}"))
             continue
         asked = verb
@@ -173,6 +190,19 @@ def _only_which(choice: str, rest: list[str]) -> bool:
     if len(rest) == 1 and rest[0].lower().strip(_ENDS) in _ONLY_WHICH:
         return True
     return choice.split()[0].lower() in CHOOSING and _asks_which_of_them(choice) and not opens_comparative(rest)
+
+
+#: English "have" as written after "which": a verb of its own before a noun ("which has better
+#: replication"), asked with "do" (:func:`_has_as_verb`).
+_HAVE = frozenset({"has", "have", "had"})
+
+
+def _has_as_verb(verb: str, rest: list[str], language: str) -> bool:
+    """True when ``verb`` is English "has", "have" or "had" with a noun phrase after it (``rest``), not a
+    participle ("which has better replication": "Does Postgres have better replication"; "which has
+    been faster" keeps "has")."""
+    return (language == "en" and verb.lower() in _HAVE and bool(rest)
+            and not rest[0].lower().endswith(("ed", "en")))
 
 
 def _bare_verb(verb: str) -> str:

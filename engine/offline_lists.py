@@ -175,7 +175,7 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
     among: "Postgres or MySQL, which is better") is left out; after one clause it is a question of
     its own ("¿Por qué es eficiente una bomba de calor y cuáles son sus límites?")."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
-    pieces = _clause(language).split(_choice_as_clause(text))
+    pieces = _clause(language).split(_choice_as_clause(text, _clause(language)))
     groups: list[list[str]] = []
     new = True
     mark = ""

@@ -176,3 +176,34 @@ def test_a_single_comparative_is_asked_of_each_and_quotes_its_base(tmp_path):
     assert "## Findings: Is a gas boiler quieter" in report, report
     assert "as loud as a fridge" in report and "heats water for the taps" in report, report
     assert "1850s" not in report and "nineteenth century" not in report, report
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    # "which" and one noun before the verb ask as "which" alone does: the noun is what the items are
+    ("Which framework is faster, Django or Flask?", ["Is Django faster", "Is Flask faster"]),
+    ("Which language is easier to learn, Python or Java?", ["Is Python easier to learn", "Is Java easier to learn"]),
+    ("Which database scales better, Cassandra or MongoDB?", ["Does Cassandra scale better", "Does MongoDB scale better"]),
+    # "has" with a noun after it is the verb "have", asked with "do"
+    ("Which city has better public transport, Vienna or Zurich?",
+     ["Does Vienna have better public transport", "Does Zurich have better public transport"]),
+    ("Which has better replication, Postgres or MySQL?",
+     ["Does Postgres have better replication", "Does MySQL have better replication"]),
+    ("Which one has more features, solar panels or a battery?",
+     ["Do solar panels have more features", "Does a battery have more features"]),
+    # the choice after the items and a colon reads as before them
+    ("Rust or Go: which is easier to learn?", ["Is Rust easier to learn", "Is Go easier to learn"]),
+])
+def test_a_choice_with_its_noun_its_own_have_or_after_a_colon_is_asked_of_each(brief, topics):
+    """These gave "Which framework is Django", "Which city has better public Vienna", "Has Postgres
+    better replication" and "Go: which is easier to learn"."""
+    assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Which subsidies are there for heat pumps and solar panels?",
+     ["Which subsidies are there for heat pumps", "Which subsidies are there for solar panels"]),
+    ("Which heat pumps are cheapest to run?", ["Which heat pumps are cheapest to run?"]),
+    ("Which has been faster, Python or Java?", ["Python", "Java"]),
+])
+def test_a_which_question_that_chooses_nothing_among_listed_items_is_as_it_was(brief, topics):
+    assert plan_topics(brief, 5, "en") == topics
