@@ -245,12 +245,21 @@ def _two_items(
     right after an auxiliary, a subject pronoun or "to" (:data:`BEFORE_VERB`), as long as the first
     clause's words from there, the second clause at least as long ("Do | heat pumps or gas boilers
     cost more", "How do | solar panels and wind turbines work", "Should I | rent an apartment or buy
-    a house in Berlin"), else the whole second clause when it has no function word ("heat pumps and
-    solar panels")."""
+    a house in Berlin"; when the second item would take an English preposition, both are as long as
+    the second one's words before it: "Should I buy | a battery or solar panels | for my house"), else the
+    whole second clause when it has no function word ("heat pumps and solar panels")."""
     after = next((k for k in range(len(first) - 1, 0, -1) if opens_verb(first[k - 1], BEFORE_VERB)), 0)
     found = None
     if after and len(first) - after <= len(second):
         found = _listed_at(first, [second], len(first) - after, lead, language)
+    def preposition(word: str) -> bool:  # English: "do" is Portuguese's preposition, English's auxiliary
+        return word.lower() in PREPOSITIONS and word.lower() not in _VERB_AFTER_SUBJECT | _COPULAS
+
+    if language == "en" and found is not None and any(preposition(w) for w in found[1][-1][1:]):
+        # "Should I | buy a battery or solar panels for | my house": the second item ends before its
+        # phrase, and the first is as long ("a battery", "solar panels")
+        noun = next((k for k, w in enumerate(second) if preposition(w)), 0)
+        found = _listed_at(first, [second], noun, lead, language) if noun > lead else None
     if found is None and not any(_function(w.lower(), language) for w in second):
         return _listed_at(first, [second], len(second), lead, language)
     return found

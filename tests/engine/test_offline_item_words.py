@@ -126,3 +126,18 @@ def test_words_before_two_nouns_of_one_genitive_are_both_nouns(brief, topics):
     "of" phrase); a later plural noun that a qualifier follows ("batteries in Germany") shares no word before
     the first item, and the qualifier is every item's."""
     assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Should I buy a battery or solar panels for my house?",
+     ["Should I buy a battery for my house", "Should I buy solar panels for my house"]),
+    ("Should I install a heat pump or solar panels on my roof?",
+     ["Should I install a heat pump on my roof", "Should I install solar panels on my roof"]),
+    ("Should I rent an apartment or buy a house in Berlin?",
+     ["Should I rent an apartment in Berlin", "Should I buy a house in Berlin"]),
+    ("What do the main thread and daemon threads do at exit?", ["What do the main thread and daemon threads do at exit?"]),
+])
+def test_a_second_item_ends_before_its_preposition_and_the_first_is_as_long(brief, topics):
+    """"Should I buy a battery or solar panels for my house?" gave "Should I buy a battery my house" and
+    "Should I solar panels for my house": the second item was taken up to "for"."""
+    assert plan_topics(brief, 5, "en") == topics
