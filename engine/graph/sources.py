@@ -40,12 +40,18 @@ async def keep_texts(ctx: RunContext, sources: dict) -> dict:
     passages that match each query): each item is keyed by the id and its texts, so neither
     overwrites the other, and what a researcher reads back does not depend on which one wrote
     last. Without a store in ``ctx`` the records are returned as they are.
+
+    The items are written in the order of their keys, whatever the order of ``sources``: on
+    PostgreSQL one batch is one ``INSERT ... ON CONFLICT DO UPDATE`` that locks its rows in that
+    order, and two researchers keeping the same pages in opposite orders would each hold a row
+    the other waits for (a deadlock, SQLSTATE 40P01; the PostgreSQL manual's "Explicit Locking:
+    Deadlocks" gives one order for all as the remedy).
     """
     if ctx.store is None or not sources:
         return sources
     texts = {sid: {k: rec.get(k) for k in TEXT_FIELDS} for sid, rec in sources.items()}
     keys = {sid: text_key(sid, value) for sid, value in texts.items()}
-    await ctx.store.abatch([PutOp(ctx.store_namespace, keys[sid], value) for sid, value in texts.items()])
+    await ctx.store.abatch([PutOp(ctx.store_namespace, keys[sid], texts[sid]) for sid in sorted(keys, key=keys.get)])
     return {sid: {**{k: v for k, v in rec.items() if k not in TEXT_FIELDS}, "text_key": keys[sid]}
             for sid, rec in sources.items()}
 
