@@ -189,6 +189,8 @@ def _items_whole(
     asks = {w.lower() for w in content_words(together(frame))} & (COMPARING | RELATING | TOGETHER)
     if asks and asks_only_to_compare(frame):  # "Hoe gedragen | … zich": "gedragen" is the frame's verb
         return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
+    if language == "en" and _a_name_after_a_common_noun(items):  # "SQL injection and XSS": not "SQL XSS"
+        return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
     cut = (
         prefix[start - 1].lower() in _COPULAS
         and _auxiliary_before(prefix, language) == start - 1
@@ -198,6 +200,21 @@ def _items_whole(
         and _plural(tail[:1])
     )
     return _listed_at(first, later, len(first) - start, lead, language) if cut else None
+
+
+def _a_name_after_a_common_noun(items: list[list[str]]) -> bool:
+    """True when the second of two English ``items`` is one capitalised word, a name ("XSS",
+    "GraphQL"), after a first one whose last word is not ("injection"): a name takes no word of the
+    first item ("SQL injection and XSS", "dependency injection and GraphQL"), as a common noun may
+    ("SQL queries and indexes": "SQL indexes")."""
+    return (
+        len(items) == 2
+        and len(items[1]) == 1
+        and items[1][0][:1].isupper()
+        and items[1][0] != "I"
+        and not HOLE.fullmatch(items[1][0])
+        and items[0][-1][:1].islower()
+    )
 
 
 def _names(word: str, language: str) -> bool:
@@ -260,9 +277,38 @@ def _two_items(
         # phrase, and the first is as long ("a battery", "solar panels")
         noun = next((k for k, w in enumerate(second) if preposition(w)), 0)
         found = _listed_at(first, [second], noun, lead, language) if noun > lead else None
+    if found is not None and after and language == "en" and opens_verb(first[after - 1], PRONOUNS | {"i"}):
+        found = _verb_shared(found)
     if found is None and not any(_function(w.lower(), language) for w in second):
         return _listed_at(first, [second], len(second), lead, language)
+    if found is None and language == "en":
+        # "a heat pump and | solar panels in Germany", "electric cars and | petrol cars in the UK": the
+        # second item ends before its preposition, the phrase every item's, the first is as long
+        noun = next((k for k, w in enumerate(second) if preposition(w)), 0)
+        if noun > lead + 1 and not any(_function(w.lower(), language) for w in second[lead:noun]):
+            found = _listed_at(first, [second], noun, lead, language)
+        if found is not None and not (found[0] and (found[0][-1].islower() and _function(found[0][-1], language)
+                                                    or found[1][0][0].lower() in ARTICLES["en"])):
+            found = None  # the first item opens no noun phrase ("ctypes provides C compatible | data types")
     return found
+
+
+def _verb_shared(
+    found: tuple[list[str], list[list[str]], list[str]],
+) -> tuple[list[str], list[list[str]], list[str]]:
+    """``found`` (``(prefix, items, tail)`` of two English items right after a subject pronoun, the
+    first one opening with its verb: "How do I | make pancakes and waffles quickly") with that verb
+    every item's when the second item opens with a plural noun, which no verb after "I", "we" or
+    "they" is ("waffles"), its adverbs at the end every item's too ("How do I make | pancakes and
+    waffles | quickly"); as it is otherwise ("Should I | rent an apartment or buy a house")."""
+    prefix, items, tail = found
+    first, last = items[0], items[-1]
+    if len(first) < 2 or len(items) != 2 or not _plural(last[:1]):
+        return found
+    end = len(last)
+    while end > 1 and adverb(last[end - 1]):
+        end -= 1
+    return [*prefix, first[0]], [first[1:], last[:end]], [*last[end:], *tail]
 
 
 def _listed_at(

@@ -53,6 +53,9 @@ _STRIP = ".,;:?!¿¡"
 #: English auxiliaries after which a question's subject comes before its verb ("How long do | heat
 #: pumps | last", "What can | a heat pump | heat"): :func:`_before_verb` leaves that verb out.
 _VERB_AFTER = frozenset("do does did can could should would will shall may might must".split())
+#: English question words that may be the subject of the verb right after them ("What causes
+#: inflation", "Who invented the telephone"): with no auxiliary in the question, that word is its verb.
+_ASKS_A_VERB = frozenset("what who".split())
 #: English particles of a phrasal verb ("pay off", "break down"), left out with their verb.
 _PARTICLES = frozenset("off down up out away back over".split())
 
@@ -115,6 +118,9 @@ def subject_as_written(question: str, language: str = "en", keep_verb: bool = Fa
                 start = j + 1
                 verb_after = language == "en" and low[j] in _VERB_AFTER
                 break
+        if (not start and language == "en" and low[0] in _ASKS_A_VERB and len(tokens) > 2
+                and not any(t in _AUXILIARIES for t in low[1:])):
+            start = 2  # "What causes | inflation": the verb after "What" is no word of its object
         if not start and language in _PARTICLES_AT_END:  # "Wat kosten | warmtepompen", "Hoe lang gaan | …"
             verb = next((i for i in range(1, len(tokens)) if not _function(low[i], language) and low[i] not in asking), 0)
             start = verb + 1 if verb and verb + 1 < len(tokens) else 0

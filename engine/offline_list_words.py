@@ -170,9 +170,10 @@ QUALIFIER_OPENERS = frozenset(
     com sem voor met zonder""".split()
 ) | frozenset(more.QUALIFIER_OPENERS)
 
-#: Prepositions that end a phrase a list's items share ("what are blades and towers made of").
+#: Prepositions that end a phrase a list's items share ("what are blades and towers made of"), or open
+#: one ("… without eggs", "… at home").
 PREPOSITIONS = frozenset(
-    """of for in on about with from to by as von für bei aus mit zu über de des du pour sur par avec
+    """of for in on about with without at into under during within through near across against from to by as von für bei aus mit zu über de des du pour sur par avec
     à del para en con por di da per su tra fra nel nella em no na com pelo pela van voor met op bij uit
     naar im ans ins beim vom zum zur nach unter auf au aux dans al åt""".split()
 ) | frozenset(more.PREPOSITIONS)

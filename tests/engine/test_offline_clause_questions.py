@@ -152,3 +152,16 @@ def test_a_shorter_later_item_after_of_takes_no_word_of_the_first(question, expe
     """"… of solar panels and batteries" gave "solar batteries": the first item was guessed as long as
     the later one."""
     assert plan_topics(question, 5, "en") == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What causes inflation and how do central banks fight it?", ["What causes inflation", "How do central banks fight inflation"]),
+    ("What causes earthquakes and how do scientists predict them?",
+     ["What causes earthquakes", "How do scientists predict earthquakes"]),
+    ("What causes acne and how can teenagers treat it?", ["What causes acne", "How can teenagers treat acne"]),
+    ("Who invented the telephone and when was it patented?", ["Who invented the telephone", "When was the telephone patented"]),
+])
+def test_a_pronoun_after_what_and_its_verb_stands_for_the_verbs_object(question, expected):
+    """"What causes inflation and how do central banks fight it?" gave "How do central banks fight
+    causes inflation": the verb right after "What" was read as the subject's first word."""
+    assert plan_topics(question, 5, "en") == expected

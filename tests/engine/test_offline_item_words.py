@@ -141,3 +141,55 @@ def test_a_second_item_ends_before_its_preposition_and_the_first_is_as_long(brie
     """"Should I buy a battery or solar panels for my house?" gave "Should I buy a battery my house" and
     "Should I solar panels for my house": the second item was taken up to "for"."""
     assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("How do I make pancakes and waffles without eggs?",
+     ["How do I make pancakes without eggs", "How do I make waffles without eggs"]),
+    ("How do I bake bread and cookies without an oven?",
+     ["How do I bake bread without an oven", "How do I bake cookies without an oven"]),
+    ("How do I measure blood pressure and heart rate at home?",
+     ["How do I measure blood pressure at home", "How do I measure heart rate at home"]),
+    ("How can we cut costs and emissions quickly?", ["How can we cut costs quickly", "How can we cut emissions quickly"]),
+    ("How do I make pancakes and waffles quickly?",
+     ["How do I make pancakes quickly", "How do I make waffles quickly"]),
+])
+def test_the_verb_after_a_subject_pronoun_is_every_items(brief, topics):
+    """"How do I make pancakes and waffles without eggs?" gave "How do I waffles without eggs": a
+    phrase after the list that opens with "without" or "at" was not read as shared, and the verb went
+    into the first item alone; a second item that opens with a plural noun is no verb's."""
+    assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("How do I prevent SQL injection and XSS in a Flask app?",
+     ["How do I prevent SQL injection in a Flask app", "How do I prevent XSS in a Flask app"]),
+    ("How do I configure load balancing and HTTPS on Nginx?",
+     ["How do I configure load balancing on Nginx", "How do I configure HTTPS on Nginx"]),
+    ("How do I use dependency injection and GraphQL in Spring?",
+     ["How do I use dependency injection in Spring", "How do I use GraphQL in Spring"]),
+    ("How do I optimize SQL queries and indexes in PostgreSQL?",
+     ["How do I optimize SQL queries in PostgreSQL", "How do I optimize SQL indexes in PostgreSQL"]),
+])
+def test_a_later_name_shares_no_word_of_the_first_item(brief, topics):
+    """"How do I prevent SQL injection and XSS in a Flask app?" gave "How do I prevent SQL XSS in a
+    Flask app": a later item that is a name (capitalised, after a first item that ends in a word
+    that is not) takes no word of the first one; a later common noun still does ("SQL indexes")."""
+    assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Is it worth buying a heat pump and solar panels in Germany?",
+     ["Is it worth buying a heat pump in Germany", "Is it worth buying solar panels in Germany"]),
+    ("What are the running costs of electric cars and petrol cars in the UK?",
+     ["What are the running costs of electric cars in the UK", "What are the running costs of petrol cars in the UK"]),
+    ("What are the tax rules for freelancers and small businesses in Spain?",
+     ["What are the tax rules for freelancers in Spain", "What are the tax rules for small businesses in Spain"]),
+    ("What is the impact of social media and video games on teenagers?",
+     ["What is the impact of social media on teenagers", "What is the impact of video games on teenagers"]),
+])
+def test_a_second_item_before_a_preposition_carries_the_questions_words(brief, topics):
+    """"Is it worth buying a heat pump and solar panels in Germany?" gave "solar panels in Germany",
+    a second sub-question without the question's words: a second item of more words than one,
+    before a phrase that opens with a preposition, is as long as its words before it."""
+    assert plan_topics(brief, 5, "en") == topics
