@@ -307,7 +307,7 @@ def _first_item_reach(prefix: list[str], item: list[str], later: list[list[str]]
         word = prefix[k - 1]
         if (_function(word.lower(), language) or HOLE.fullmatch(word) or word.lower() in framing
                 or not word[:1].islower() or _plural([word]) or not used_in_english(word.lower())
-                or prefix[k - 2].lower() in _SUBJECT_PRONOUNS
+                or prefix[k - 2].lower() in _SUBJECT_PRONOUNS | {"to"}
                 or k > 2 and prefix[k - 3].lower() in _VERB_AFTER_SUBJECT):
             break  # "asyncio | tasks, threads": a name, every item's; "How does asyncio cancel | tasks": a verb
         k -= 1

@@ -277,7 +277,7 @@ def _two_items(
         # phrase, and the first is as long ("a battery", "solar panels")
         noun = next((k for k, w in enumerate(second) if preposition(w)), 0)
         found = _listed_at(first, [second], noun, lead, language) if noun > lead else None
-    if found is not None and after and language == "en" and opens_verb(first[after - 1], PRONOUNS | {"i"}):
+    if found is not None and after and language == "en" and len(found[0]) == after and opens_verb(first[after - 1], PRONOUNS | {"i"}):
         found = _verb_shared(found)
     if found is None and not any(_function(w.lower(), language) for w in second):
         return _listed_at(first, [second], len(second), lead, language)
@@ -299,15 +299,18 @@ def _verb_shared(
     """``found`` (``(prefix, items, tail)`` of two English items right after a subject pronoun, the
     first one opening with its verb: "How do I | make pancakes and waffles quickly") with that verb
     every item's when the second item opens with a plural noun, which no verb after "I", "we" or
-    "they" is ("waffles"), its adverbs at the end every item's too ("How do I make | pancakes and
-    waffles | quickly"); as it is otherwise ("Should I | rent an apartment or buy a house")."""
+    "they" is ("waffles"), or is words that are no function words, more than one and fewer than the
+    first item's ("fix memory leaks and | race conditions"), its adverbs at the end every item's too
+    ("How do I make | pancakes and waffles | quickly"); as it is otherwise ("Should I | rent an
+    apartment or buy a house")."""
     prefix, items, tail = found
     first, last = items[0], items[-1]
-    if len(first) < 2 or len(items) != 2 or not _plural(last[:1]):
-        return found
     end = len(last)
     while end > 1 and adverb(last[end - 1]):
         end -= 1
+    nouns = 1 < end < len(first) and not any(_function(w.lower(), "en") or HOLE.fullmatch(w) for w in last[:end])
+    if len(first) < 2 or len(items) != 2 or not (_plural(last[:1]) or nouns):
+        return found
     return [*prefix, first[0]], [first[1:], last[:end]], [*last[end:], *tail]
 
 

@@ -193,3 +193,20 @@ def test_a_second_item_before_a_preposition_carries_the_questions_words(brief, t
     a second sub-question without the question's words: a second item of more words than one,
     before a phrase that opens with a preposition, is as long as its words before it."""
     assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("How do I fix memory leaks and race conditions in Go programs?",
+     ["How do I fix memory leaks in Go programs", "How do I fix race conditions in Go programs"]),
+    ("How do I improve sleep quality and energy levels naturally?",
+     ["How do I improve sleep quality naturally", "How do I improve energy levels naturally"]),
+    ("What is the best way to store potatoes and onions?",
+     ["What is the best way to store potatoes", "What is the best way to store onions"]),
+    ("Is it better to rent an apartment or buy a house?",
+     ["Is it better to rent an apartment", "Is it better to buy a house"]),
+])
+def test_a_shorter_noun_item_after_a_verb_shares_the_verb(brief, topics):
+    """"How do I fix memory leaks and race conditions in Go programs?" gave "How do I race conditions
+    in Go programs": a later item of nouns alone, shorter than the first item after "I" with its
+    verb, is that verb's object too; so is a plural after "to" and its verb ("to store | onions")."""
+    assert plan_topics(brief, 5, "en") == topics
