@@ -3,8 +3,10 @@
 
 "Which is cheaper to run, gas or a heat pump?" asks of each item what it asks of the choice, the verb
 first, in a language whose yes-or-no question is so written (:data:`_VERB_FIRST`): "Is gas cheaper to
-run", "Is a heat pump cheaper to run" (:func:`_asked_of_each`); English "what" with an auxiliary and a
-comparative asks as "which" does ("What is cheaper, …"), and a choice's own verb is asked with "do"
+run", "Is a heat pump cheaper to run" (:func:`_asked_of_each`), French with "est-ce que" ("Est-ce que
+le train est le moins cher"); "what" with an auxiliary and a comparative asks as "which" does ("What is
+cheaper, …", "Was ist günstiger, …", "¿Qué es más barato, …": :func:`comparative_in`), and a
+choice's own verb is asked with "do"
 ("Which one lasts longer, batteries or …": "Do batteries last longer"). A choice that asks only which
 to take ("Which is better, Python or Java?", "Which broker?": :func:`_only_which`) keeps the items
 alone. A colon or dash beside such a clause reads as a comma (:func:`_choice_as_clause`).
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 
 from engine.offline_item_words import _plural
-from engine.offline_list_words import ARTICLES, CHOOSING, MORE, opens_comparative
+from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, MORE, opens_comparative
 from engine.offline_list_words import function_word as _function
 from engine.offline_text import _AUXILIARIES, _ENDS, content_words
 
@@ -24,7 +26,7 @@ from engine.offline_text import _AUXILIARIES, _ENDS, content_words
 _CHOICE_MARK = re.compile(r"\s*(?::|\s[-–—])\s+")
 
 
-def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None) -> str:
+def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, language: str = "en") -> str:
     """``text`` with a colon or dash (:data:`_CHOICE_MARK`) before or after a clause that only asks
     which of the listed items to choose (:func:`_asks_which_of_them`), or after one that asks which of
     them is something (:func:`_chooses`), written as a comma: "Postgres or MySQL: which is better" reads
@@ -37,10 +39,10 @@ def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None) -> str:
     if len(parts) != 2:
         return text
     before, after = parts
-    if _asks_which_of_them(after.strip(_ENDS)) or _chooses(before.strip(_ENDS)):
+    if _asks_which_of_them(after.strip(_ENDS)) or _chooses(before.strip(_ENDS), language):
         return f"{before}, {after}"
     asked = after.strip(_ENDS)
-    if clauses is not None and len(clauses.split(asked)) == 1 and _chooses(asked):
+    if clauses is not None and len(clauses.split(asked)) == 1 and _chooses(asked, language):
         # "Rust or Go: which is easier to learn": "which is easier to learn, Rust or Go"
         return f"{asked}, {before}{after[len(after.rstrip(_ENDS)):]}"
     return text
@@ -59,7 +61,7 @@ def _asks_which_of_them(clause: str) -> bool:
     return len(named) <= 1 and not (len(tokens) > 2 and content_words(tokens[1]) == named)
 
 
-def _chooses(clause: str) -> bool:
+def _chooses(clause: str, language: str = "en") -> bool:
     """True when ``clause``, before a list, asks which of its items to choose (:func:`_choice`): a word
     of :data:`CHOOSING`, then an auxiliary ("which is cheaper to run", "welche ist günstiger", "cuál es
     más barata"), or "one" and an auxiliary ("which one is quieter at night"), or an English verb of
@@ -71,16 +73,73 @@ def _chooses(clause: str) -> bool:
     a word in -er whose superlative English writes (:func:`engine.word_forms.comparative`: "cheaper"
     has "cheapest", "water" no "waterest")."""
     tokens = clause.lower().split()
-    if len(tokens) < 2 or tokens[0] not in CHOOSING | _WHAT:
+    if len(tokens) < 2 or tokens[0] not in CHOOSING | _WHAT | _WHAT_IN.get(language, frozenset()):
         return False
-    return _choice(clause) is not None or tokens[0] in CHOOSING and _asks_which_of_them(clause)
+    return _choice(clause, language) is not None or tokens[0] in CHOOSING and _asks_which_of_them(clause)
 
 
 #: English "what" and "what's", which ask to choose when a comparative follows their auxiliary.
 _WHAT = frozenset({"what", "what's", "what’s"})
 
+#: The word for "what" in other languages, and the words that may follow it before the auxiliary
+#: ("qu'est-ce qui est", "o que é", "che cosa è"), which ask to choose as "what" does when a
+#: comparative follows the auxiliary (:func:`comparative_in`: "Was ist günstiger", "¿Qué es más
+#: barato", "Quel est le moins cher").
+_WHAT_IN = {
+    "de": frozenset({"was"}),
+    "nl": frozenset({"wat"}),
+    "es": frozenset({"qué", "que"}),
+    "fr": frozenset({"quel", "quelle", "quels", "quelles", "qu'est-ce", "qu’est-ce"}),
+    "it": frozenset({"cosa", "che", "qual"}),
+    "pt": frozenset({"o", "que"}),
+}
+_WHAT_AFTER = frozenset({"qui", "que", "cosa"})
 
-def _choice(clause: str) -> tuple[str, str, list[str]] | None:
+#: Words that make the next one a comparative in a Romance language or German and Dutch ("más
+#: barato", "plus rapide", "mehr Platz"), and comparatives of a word of their own ("mejor", "mayor").
+_MORE_IN = {
+    "es": frozenset({"más", "menos"}), "pt": frozenset({"mais", "menos"}), "it": frozenset({"più", "meno"}),
+    "fr": frozenset({"plus", "moins"}), "de": frozenset({"mehr", "weniger"}), "nl": frozenset({"meer", "minder"}),
+}
+_COMPARATIVES_IN = {
+    "es": frozenset("mejor peor mayor menor mejores peores mayores menores".split()),
+    "pt": frozenset("melhor pior maior menor melhores piores maiores menores".split()),
+    "it": frozenset("migliore meglio peggiore peggio maggiore minore migliori peggiori".split()),
+    "fr": frozenset("meilleur meilleure meilleurs meilleures mieux pire pires".split()),
+    "de": frozenset("besser besserer bessere".split()),
+    "nl": frozenset("beter betere".split()),
+}
+#: German and Dutch words in -er that are no comparative.
+_NOT_COMPARATIVE = frozenset("water computer later immer wieder über unter hinter hier oder aber".split())
+
+#: The comparatives of :data:`_COMPARATIVES_IN` that only judge, as "better" does (:func:`_only_which`).
+_ONLY_WHICH_IN = frozenset(
+    """besser beter mejor peor meilleur meilleure mieux pire migliore meglio peggiore peggio melhor
+    pior""".split())
+
+
+def comparative_in(words_: list[str], language: str) -> bool:
+    """True when ``words_`` open with a comparative in ``language``, after an article or not: English
+    as :func:`engine.offline_list_words.opens_comparative` reads it, elsewhere a word that makes the
+    next one a comparative and a word ("más barato", "le moins cher", "più economico",
+    :data:`_MORE_IN`), a comparative of its own ("mejor", "meilleur", "besser"), or a German or Dutch
+    adjective in -er, lower-cased as German writes no noun ("günstiger", "goedkoper"; not "Wasser")."""
+    if language == "en" or language not in _MORE_IN:
+        return _comparative_after(words_) if language == "en" else False
+    skip = 1 if len(words_) > 1 and words_[0].lower() in ARTICLES.get(language, ()) else 0
+    low = [w.lower().strip(_ENDS) for w in words_[skip:]]
+    if not low:
+        return False
+    if low[0] in _MORE_IN[language]:
+        return len(low) > 1
+    if low[0] in _COMPARATIVES_IN[language]:
+        return True
+    word = words_[skip].strip(_ENDS)
+    return (language in ("de", "nl") and word.islower() and word.isalpha() and len(word) > 4
+            and word.endswith("er") and word not in _NOT_COMPARATIVE and not _function(word, language))
+
+
+def _choice(clause: str, language: str = "en") -> tuple[str, str, list[str]] | None:
     """``(verb, kind, rest)`` of a clause that asks which of a list's items is or does something
     (:func:`_chooses`): its auxiliary as written ("is"; "is" of "what's") and the words after it
     ("cheaper to run"), kind "aux"; or an English verb (:func:`_own_verb`) of its own after "which" or "which one"
@@ -88,9 +147,20 @@ def _choice(clause: str) -> tuple[str, str, list[str]] | None:
     is faster", "which database scales better")
     ("lasts", "costs") that a comparative or a function word other than an auxiliary follows ("which
     one lasts longer", "which costs more", "which uses the least energy"; not "which batteries last
-    longer", whose noun is "batteries"), kind "verb". None for any other clause."""
+    longer", whose noun is "batteries"), kind "verb"; in another ``language`` its word for "what"
+    (:data:`_WHAT_IN`) with an auxiliary and a comparative (:func:`comparative_in`: "was ist
+    günstiger", "qu'est-ce qui est plus rapide"). None for any other clause, and for "which" and an
+    auxiliary before a phrase that says whose and no comparative (:func:`_whose_in`: "which are the
+    side effects of ibuprofen, …", whose first item that phrase opens)."""
     tokens = clause.split()
     low = [t.lower() for t in tokens]
+    if language != "en" and low[0] in _WHAT_IN.get(language, ()) and low[0] not in CHOOSING | _WHAT:
+        k = 1
+        while k < len(low) - 1 and low[k] in _WHAT_AFTER:
+            k += 1  # "qu'est-ce qui est", "o que é", "che cosa è"
+        if k < len(low) - 1 and low[k] in _AUXILIARIES and comparative_in(tokens[k + 1:], language):
+            return tokens[k], "aux", tokens[k + 1:]
+        return None
     if low[0] in _WHAT:
         if low[0] == "what" and len(low) > 2 and low[1] in _AUXILIARIES and _comparative_after(tokens[2:]):
             return tokens[1], "aux", tokens[2:]
@@ -106,13 +176,28 @@ def _choice(clause: str) -> tuple[str, str, list[str]] | None:
             or _own_verb(low[2], tokens[3:]) and opens_comparative(tokens[3:])):
         verb = 2  # "which framework is faster", "which database scales better": the items' noun
     if low[verb] in _AUXILIARIES:
-        return tokens[verb], "aux", tokens[verb + 1:]
+        rest = tokens[verb + 1:]
+        if _whose_in(rest) and not comparative_in(rest, language):
+            return None  # "which are the side effects of ibuprofen, …": the list is the clause's own
+        return tokens[verb], "aux", rest
     after = tokens[verb + 1:]
     if _own_verb(low[verb], after) and (
         opens_comparative(after) or _function(after[0].lower(), "en") and after[0].lower() not in _AUXILIARIES
     ):
         return tokens[verb], "verb", after
     return None
+
+
+def _whose_in(words_: list[str]) -> bool:
+    """True when ``words_`` (after "which" and its auxiliary) hold a preposition that says whose
+    (:data:`engine.offline_list_words.GENITIVES`), alone or elided ("dell'ibuprofene", "de l'eau",
+    "d'Athènes"), which opens the first of the items listed after: "which are the side effects of
+    ibuprofen, paracetamol and aspirin" asks of each item, not which of them."""
+    return any(w.lower() in GENITIVES or _ELIDED_GENITIVE.match(w) for w in words_[1:])
+
+
+#: A preposition that says whose, elided before a vowel ("dell'", "dall'", "d'", "dell’").
+_ELIDED_GENITIVE = re.compile(r"(?i)(?:d|del|dell|dall|dal|dello|della|dalla|degl)['’]\w")
 
 
 def _comparative_after(words_: list[str]) -> bool:
@@ -132,7 +217,7 @@ def _own_verb(word: str, after: list[str]) -> bool:
 #: Languages whose yes-or-no question sets its verb before its subject ("Is gas cheaper to run", "Ist
 #: Gas günstiger", "Es el gas más barato", "È il gas più economico", "É o gás mais barato", "Is gas
 #: goedkoper"): a choice among items is asked of each item so (:func:`_asked_of_each`). French asks
-#: with "est-ce que" or a pronoun after the verb ("Le gaz est-il moins cher"), which no word order gives.
+#: with "est-ce que" ("Est-ce que le gaz est moins cher"), which needs no pronoun of the item's gender.
 _VERB_FIRST = frozenset({"en", "de", "nl", "es", "it", "pt"})
 
 
@@ -148,15 +233,19 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     ("quiet", "quietest": :func:`engine.word_forms.degree_bases`), as "Is Python or Java faster?"
     asks it. The items alone, frame "", when it asks only which to take ("Which is better", "What's
     better", "Which broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that)
-    or in a language whose question is not so written (:data:`_VERB_FIRST`)."""
-    found = _choice(choice)
-    if language not in _VERB_FIRST or found is None or not found[2] or (
-            found[1] == "aux" and _only_which(choice, found[2])):  # "which works better" says what: a verb
+    or in a language whose question is not so written (:data:`_VERB_FIRST`) but French, which asks
+    with "est-ce que" ("Quel est le moins cher, le train ou l'avion": "Est-ce que le train est le
+    moins cher", frame "Est-ce que … est le moins cher")."""
+    found = _choice(choice, language)
+    if language not in _VERB_FIRST | {"fr"} or found is None or not found[2] or (
+            found[1] == "aux" and _only_which(choice, found[2], language)):  # "which works better": a verb
         return [(item, "") for item in items]
     verb, kind, rest_words = found
     rest = " ".join(rest_words)
     if kind == "verb" and language != "en":
         return [(item, "") for item in items]
+    if language == "fr":  # "Est-ce que le train est le moins cher", "Est-ce qu'une pompe à chaleur est …"
+        return [(f"Est-ce {_que(item)}{item} {verb} {rest}", f"Est-ce que … {verb} {rest}") for item in items]
     topics = []
     for item in items:
         words_ = item.split()
@@ -182,14 +271,24 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
 _ONLY_WHICH = frozenset({"better", "worse", "best", "preferable", "recommended"})
 
 
-def _only_which(choice: str, rest: list[str]) -> bool:
+def _que(item: str) -> str:
+    """French "que " before ``item``, or "qu'" before a vowel ("qu'une pompe", "qu'Airbus")."""
+    return "qu'" if item[:1].lower() in "aeiouyàâéèêëîïôûœ" else "que "
+
+
+def _only_which(choice: str, rest: list[str], language: str = "en") -> bool:
     """True when ``choice`` (:func:`_chooses`) asks only which item to take: its words after the verb
     (``rest``) are one word that judges ("better", "worse": :data:`_ONLY_WHICH`), or it names no
     comparative and nothing more than one thing (:func:`_asks_which_of_them`: "which broker"). One
     comparative that says what ("faster", "quieter") asks more."""
     if len(rest) == 1 and rest[0].lower().strip(_ENDS) in _ONLY_WHICH:
         return True
-    return choice.split()[0].lower() in CHOOSING and _asks_which_of_them(choice) and not opens_comparative(rest)
+    if language != "en":
+        skip = 1 if len(rest) == 2 and rest[0].lower() in ARTICLES.get(language, ()) else 0
+        if len(rest) == skip + 1 and rest[skip].lower().strip(_ENDS) in _ONLY_WHICH_IN:
+            return True  # "Was ist besser", "Quel est le meilleur"
+    return (choice.split()[0].lower() in CHOOSING and _asks_which_of_them(choice)
+            and not comparative_in(rest, language) and not opens_comparative(rest))
 
 
 #: English "have" as written after "which": a verb of its own before a noun ("which has better

@@ -23,6 +23,8 @@ Quoted text and code stand as one word each while a brief is split (:data:`engin
 
 from __future__ import annotations
 
+import re
+
 from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_lists')
     _COPULAS,
     _ELIDED,
@@ -63,7 +65,7 @@ from engine.offline_list_words import (
     together_verb,
 )
 from engine.offline_list_words import function_word as _function
-from engine.offline_text import content_words
+from engine.offline_text import _AUXILIARIES, content_words
 from engine.segments import word_tokens
 
 
@@ -84,6 +86,8 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     first = parts[0].split()
     later = [p.split() for p in parts[1:]]
     lead = next((i for i, w in enumerate(later[0]) if _names(w, language)), len(later[0]))
+    if lead == 1 and len(later[0]) > 1 and later[0][0][:1].isupper() and later[0][1][:1].isupper():
+        lead = 0  # "Los Ángeles", "La Spezia", "Den Haag": an article in a name is the name's
     sizes = {len(m) for m in later[:-1]}
     if len(sizes) > 1 and not lead and all(_names(w, language) for m in later[:-1] for w in m):
         sizes = {min(sizes)}  # "inflation, interest rates, wages and …": nouns of their own, each whole
@@ -112,8 +116,54 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     if asks_only_to_compare(" ".join([*prefix, "…", *tail])):  # "…": the items' place
         return [(" ".join(i), "") for i in items]
     own = _verb_phrases(prefix, tail, language, items)  # "How does asyncio | cancel tasks": clauses, no frame
-    return [(" ".join([*_agreeing(prefix, i, tail, language), *i, *tail]),
-             "" if own else " ".join([*_agreeing(prefix, i, tail, language), "…", *tail])) for i in items]
+    joined = [_contracted(prefix, i, language) for i in items]  # "del | el paracetamol": "del paracetamol"
+    return [(" ".join([*_agreeing(p, i, tail, language), *i, *tail]),
+             "" if own else " ".join([*_agreeing(p, i, tail, language), "…", *tail])) for p, i in joined]
+
+
+#: A preposition and an article that a Romance language writes as one word ("de" and "el": "del"), by
+#: language; :func:`_contracted` joins and parts them.
+CONTRACTIONS = {
+    "es": {("de", "el"): "del", ("a", "el"): "al"},
+    "pt": {("de", "o"): "do", ("de", "a"): "da", ("de", "os"): "dos", ("de", "as"): "das", ("em", "o"): "no",
+           ("em", "a"): "na", ("em", "os"): "nos", ("em", "as"): "nas"},
+    "it": {("di", "il"): "del", ("di", "lo"): "dello", ("di", "la"): "della", ("di", "i"): "dei",
+           ("di", "gli"): "degli", ("di", "le"): "delle", ("in", "il"): "nel", ("in", "la"): "nella"},
+    "fr": {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"},
+}
+_PARTED = {language: {c: pair for pair, c in table.items()} for language, table in CONTRACTIONS.items()}
+
+
+def _contracted(prefix: list[str], item: list[str], language: str) -> tuple[list[str], list[str]]:
+    """``(prefix, item)`` of a listed item with the preposition the first item's contraction holds
+    (:data:`CONTRACTIONS`) joined to the item's own article: "…secundarios del" and "el paracetamol"
+    read "…secundarios del paracetamol", with "la aspirina" "…secundarios de la aspirina"; a bare
+    preposition before an item that holds its own is left out ("de" and "du paracétamol": "du
+    paracétamol")."""
+    parted = _PARTED.get(language)
+    if not parted or not prefix or not item:
+        return prefix, item
+    last, opener = prefix[-1].lower(), item[0].lower()
+    if last in parted and (opener in ARTICLES.get(language, ()) and len(item) > 1 or _ELIDED_ARTICLE.match(opener)):
+        preposition = parted[last][0]
+        if _ELIDED_ARTICLE.match(opener):  # "del" and "l'aspirina": "dell'aspirina"; "du" and "l'eau": "de l'eau"
+            own = (f"{_ELIDING[preposition]}{item[0][1:]}" if preposition in _ELIDING
+                   else f"{preposition} {item[0]}")
+            return prefix[:-1], [own, *item[1:]]
+        word = CONTRACTIONS[language].get((preposition, opener), f"{preposition} {item[0]}")
+        return [*prefix[:-1], word], item[1:]
+    bare = {p for p, _ in parted.values()}
+    if last in bare and opener in ARTICLES.get(language, ()) and (last, opener) in CONTRACTIONS[language] and len(item) > 1:
+        return [*prefix[:-1], CONTRACTIONS[language][last, opener]], item[1:]  # "de | el resfriado": "del resfriado"
+    if last in bare | set(parted) and (opener in parted or opener == last or _ELIDED_GENITIVE.match(opener)):
+        return prefix[:-1], item  # "de | du paracétamol", "de | de Carthage", "del | dell'ibuprofene"
+    return prefix, item
+
+
+_ELIDED_ARTICLE = re.compile(r"l['’]\w")
+#: An Italian preposition joined to an elided article ("dell'", "nell'").
+_ELIDING = {"di": "dell", "in": "nell"}
+_ELIDED_GENITIVE = re.compile(r"(?:d|dell|dall|dal)['’]\w")
 
 
 
@@ -252,7 +302,8 @@ def _takes_the_frame(items: list[list[str]], language: str) -> bool:
     different lengths ("How | do daemon threads and the main thread | behave", "What do | the main
     thread and daemon threads do | at exit")."""
     first, second = items[0][0].lower(), items[1][0].lower()
-    return (first in BEFORE_VERB and first != second) or any(i[-1].lower() in BEFORE_VERB for i in items)
+    name = len(items[0]) > 1 and all(w[:1].isupper() for w in items[0])  # "São Paulo": no verb "são"
+    return (first in BEFORE_VERB and first != second and not name) or any(i[-1].lower() in BEFORE_VERB for i in items)
 
 
 def _two_items(
@@ -341,6 +392,9 @@ def _listed_at(
         start += 1  # "How do | inflation, interest rates and …": the auxiliary is no item's
     if start < 0:
         return None
+    if (0 < start < len(first) and _ELIDED_ARTICLE.match(later[0][0].lower())
+            and first[start - 1].lower() in ARTICLES.get(language, ())):
+        start -= 1  # "le | train ou l'avion": the article is the first item's as the elided one is the second's
     if lead and later[0][0].lower() in ARTICLES["en"]:
         start = _article_item_start(first, start, later, language)  # "Should I buy | solar panels, a battery"
     if (language == "en" and lead and later[0][0].lower() in ARTICLES["en"] and start < len(first) - 1
@@ -381,6 +435,7 @@ def _listed_at(
         and tail[0].lower() not in TOGETHER
         and all(_opens_noun_phrase(i, language) for i in items)
         and not (language == "en" and _comparative_at(tail, 0))
+        and not (language != "en" and _before_comparative(prefix, later[-1], lead, language))
     ):
         items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
     items = _with_shared_noun(items, language)
@@ -389,7 +444,8 @@ def _listed_at(
     if (tail and language == "en" and items[-1][0].lower() in ARTICLES["en"]
             and not any(_function(w.lower(), language) for w in tail) and not _shares_tail(prefix, tail, items)):
         items[-1], tail = later[-1], []  # "or | a message queue", "a battery first": the item's own words
-    if not _shares_tail(prefix, tail, items) or not all(
+    compared = language != "en" and bool(tail) and _before_comparative(prefix, later[-1], lead, language) > 0
+    if not (_shares_tail(prefix, tail, items) or compared) or not all(
         any(ch.isalnum() for ch in " ".join(i)) for i in items
     ):
         return None
@@ -411,9 +467,19 @@ def _before_comparative(prefix: list[str], last: list[str], lead: int, language:
     comparative follows the item (:func:`_comparative_at`): the words up to it, the comparative and
     what follows it every item's ("Is | a heat pump or a gas boiler | more efficient", "Are | heat
     pumps or gas boilers | cheaper to run", "Is | Python or Java | a better first language"); 0 otherwise."""
-    if language != "en" or len(prefix) != 1 or prefix[0].lower() not in _COPULAS:
-        return 0
-    return next((k for k in range(lead + 1, len(last)) if _comparative_at(last, k)), 0)
+    from engine.offline_choices import comparative_in
+
+    if language == "en":
+        if len(prefix) != 1 or prefix[0].lower() not in _COPULAS:
+            return 0
+        return next((k for k in range(lead + 1, len(last)) if _comparative_at(last, k)), 0)
+    if [w.lower() for w in prefix] in (["est-ce", "que"], ["est-ce", "qu'"], ["est-ce", "qu’"]):
+        # "Est-ce que | le train ou l'avion | est plus rapide": the verb and its comparative are every item's
+        return next((k for k in range(lead + 1, len(last) - 1)
+                     if last[k].lower() in _AUXILIARIES and comparative_in(last[k + 1:], language)), 0)
+    if len(prefix) != 1 or prefix[0].lower() not in _AUXILIARIES:
+        return 0  # "Ist | der Zug oder das Flugzeug | schneller", "Is | de trein of het vliegtuig | sneller"
+    return next((k for k in range(lead + 1, len(last)) if comparative_in(last[k:], language)), 0)
 
 
 def _last_item_size(
@@ -482,7 +548,26 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
     processus"), at an elided article that ends it ("l'espresso" for "le"), at the last function word
     that is no bare preposition (:data:`BARE`: "delle pompe di calore e dei pannelli", "da energia
     solar e do vento", "i pannelli solari e le turbine"), else ``size`` words from the end (negative when
-    ``first`` is shorter)."""
+    ``first`` is shorter). In a question that asks what something of each item is ("Cuáles son los
+    efectos secundarios del | ibuprofeno, el paracetamol"), an article of a later item starts the
+    first one after a contraction (:data:`CONTRACTIONS`) or "de" and an article; a later item that
+    holds its own preposition ("du paracétamol", "del paracetamolo") starts it at the first one's
+    ("de l'ibuprofène", "dell'ibuprofene")."""
+    if opener and language in CONTRACTIONS:
+        contracted = set(_PARTED[language])
+        if (opener in ARTICLES.get(language, ()) and opener not in contracted | GENITIVES and len(first) > 3
+                and first[1].lower() in _AUXILIARIES):
+            # "Cuáles son los efectos del | ibuprofeno, el paracetamol", "… de | la gripe, el resfriado": a
+            # question that asks what something of each item is; the article a contraction holds is the item's
+            at = next((i for i in range(len(first) - 2, 2, -1) if first[i].lower() in contracted
+                       or first[i].lower() in BARE & GENITIVES and first[i + 1].lower() in ARTICLES[language]), None)
+            if at is not None and not any(_function(w.lower(), language) for w in first[at + 2:]):
+                return at + 1
+        if opener in contracted | GENITIVES:  # "dell'ibuprofene, del paracetamolo", "de l'ibuprofène, du …"
+            if _ELIDED_GENITIVE.match(first[-1].lower()):
+                return len(first) - 1
+            if len(first) > 2 and first[-2].lower() in GENITIVES and _ELIDED_ARTICLE.match(first[-1].lower()):
+                return len(first) - 2
     if opener:
         same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]
         elided = _ELIDED.match(first[-1])

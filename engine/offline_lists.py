@@ -123,7 +123,9 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
     masked = SUSPENDED.sub(hole, SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted)))
     if not (COMPARING | RELATING | TOGETHER).intersection(words(together(masked))):
         pair = _NAME_PAIR_CAPITALISED if language in _CAPITALISED_NOUNS else _NAME_PAIR
-        masked = pair.sub(hole, masked)  # "Romeo and Juliet"; "How do Python and Java interact" is two
+        masked = pair.sub(lambda m: m.group(0) if _ends_a_list(masked, m.start()) else hole(m), masked)
+        # "Romeo and Juliet"; "How do Python and Java interact" is two; "São Paulo, Rio de Janeiro e Belo
+        # Horizonte" ends a list
     if first_list := _first_of_two_lists(masked, language):  # "the pros and cons | of heat pumps and gas boilers"
         begin, end = first_list
         spans.append(masked[begin:end])
@@ -148,6 +150,13 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
     for topic, frame in zip(_with_symbols(topics, symbols), frames, strict=True):
         pairs.setdefault(topic, frame)
     return list(pairs.items())
+
+
+def _ends_a_list(text: str, at: int) -> bool:
+    """True when the words at ``at`` in ``text`` (two capitalised words joined by "and":
+    :data:`_NAME_PAIR`) come after a comma in their sentence: the last two items of a list ("São Paulo,
+    Rio de Janeiro e Belo Horizonte"), not one name."""
+    return "," in re.split(r"[.?!;:\n]", text[:at])[-1]
 
 
 def _resolved(grouped: list[list[tuple[str, str]]], language: str) -> list[tuple[str, str]]:
@@ -175,7 +184,7 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
     among: "Postgres or MySQL, which is better") is left out; after one clause it is a question of
     its own ("¿Por qué es eficiente una bomba de calor y cuáles son sus límites?")."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
-    pieces = _clause(language).split(_choice_as_clause(text, _clause(language)))
+    pieces = _clause(language).split(_choice_as_clause(text, _clause(language), language))
     groups: list[list[str]] = []
     new = True
     mark = ""
@@ -275,7 +284,7 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     parts = korean_clauses(parts)  # "작업을 취소하고, 타임아웃을 처리합니까": whole clauses, or None
     if parts is None:
         return None
-    if len(parts) > 2 and _chooses(parts[0]) and not _continues_first(parts, language):
+    if len(parts) > 2 and _chooses(parts[0], language) and not _continues_first(parts, language):
         return _asked_of_each(parts[0], parts[1:], language)  # "Which is faster, Python or Java"
     listed = items_listed(parts, language)
     if listed is not None:
@@ -336,6 +345,9 @@ def _first_of_two_lists(text: str, language: str) -> tuple[int, int] | None:
         after = clause[m.end():].split()[1:2] if m else []
         if m and clause[m.end():].split()[0].lower() in _IN_A_NOUN and not (after and after[0].lower() in articles):
             return None  # "le pompe di calore", "las bombas de calor": a noun written in words
+        if (m and after and after[0][:1].isupper() and m.group(0).split()[-1][:1].isupper()
+                and language not in _CAPITALISED_NOUNS):
+            return None  # "Rio de Janeiro", "Santiago de Chile": a name (German capitalises every noun)
         return m
 
     start = 0

@@ -103,3 +103,22 @@ def test_words_sharing_a_compound_s_part_are_one_word_of_each_listed_item():
 ])
 def test_which_of_the_listed_things_is_still_no_question_of_its_own(question, language, expected):
     assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("brief", "language", "topics"), [
+    # names of several words, with an article or a preposition inside, are each one item
+    ("Qual é o custo de vida em São Paulo, Rio de Janeiro e Belo Horizonte?", "pt",
+     ["Qual é o custo de vida em São Paulo", "Qual é o custo de vida em Rio de Janeiro",
+      "Qual é o custo de vida em Belo Horizonte"]),
+    ("¿Cuál es el costo de vida en Buenos Aires, Santiago de Chile y Ciudad de México?", "es",
+     ["Cuál es el costo de vida en Buenos Aires", "Cuál es el costo de vida en Santiago de Chile",
+      "Cuál es el costo de vida en Ciudad de México"]),
+    ("¿Cuál es el costo de vida en Nueva York, Los Ángeles y San Francisco?", "es",
+     ["Cuál es el costo de vida en Nueva York", "Cuál es el costo de vida en Los Ángeles",
+      "Cuál es el costo de vida en San Francisco"]),
+    ("Qual è il costo della vita a San Marino, Reggio Emilia e La Spezia?", "it",
+     ["Qual è il costo della vita a San Marino", "Qual è il costo della vita a Reggio Emilia",
+      "Qual è il costo della vita a La Spezia"]),
+])
+def test_names_of_several_words_are_each_one_item(brief, language, topics):
+    assert plan_topics(brief, 5, language) == topics
