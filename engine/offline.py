@@ -23,6 +23,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from engine import offline_review as R
+from engine import offline_synthesis as S
 from engine import offline_text as T
 from engine.citations import SID
 from engine.language import NAMES, detect_language
@@ -464,7 +465,7 @@ class OfflineChatModel(BaseChatModel):
 
     def _task_finalize(self, prompt: str, messages, tools):
         language = _language(prompt)
-        return R.finalize(prompt, language, notice(language)), []
+        return S.finalize(prompt, language, notice(language)), []
 
     def _task_executive_summary(self, prompt: str, messages, tools):
         report = _tag(prompt, "Report")
@@ -478,12 +479,12 @@ class OfflineChatModel(BaseChatModel):
         top = choose(cited, title, 3, language, floor=0)
         summary = " ".join(s for s in cited if s in top) or T.first_statement(report) or phrase("no_findings", language)
         objections = _tag(prompt, "Open objections").split("### Perspective", 1)
-        still_open = R.still_open(objections[1], findings, language) if len(objections) > 1 else ""
+        still_open = S.still_open(objections[1], findings, language) if len(objections) > 1 else ""
         question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE)
         # an answer to a clarifying question narrowed the question already: no follow-up asks for it again
         follow_ups = _whole_follow_ups(follow_up_questions(_whole_objections(still_open),
                                                              question.group(1) if question else title, language,
-                                                             sources_read=R.read_sources(report, language),
+                                                             sources_read=S.read_sources(report, language),
                                                              clarified=bool(_tag(prompt, "Clarification"))),
                                        question.group(1) if question else title, language)
         return "", [("ExecutiveSummary", {"title": T._short(title, 120),

@@ -256,7 +256,7 @@ PHRASES = {
         "es": "La última crítica de la solución decía:",
     },
     # after a point of the last critique the synthesis quotes that the final report no longer gives
-    # cause for (engine.offline_review.finalize): every other point is an open objection
+    # cause for (engine.offline_synthesis.finalize): every other point is an open objection
     "settled_in_report": {
         "en": "(settled by the final report)",
         "de": "(im endgültigen Bericht behoben)",

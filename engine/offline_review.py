@@ -1,11 +1,11 @@
-"""The offline model's review: solution, critique, perspective and the final synthesis, computed from the run.
+"""The offline model's review: solution, critique and perspective, computed from the run.
 
 Each role says only what its inputs show: the report's claims, the research findings
 (``read_findings``), the sources found (``list_sources``, and the synthesis prompt's
 ``<Sources>`` block, both :func:`engine.prompt_sources.found_sources_block`) and the question.
 Counts are counted there; every objection quotes the claim, names the source or the words of the
 question it is about. Round 2 revises the solution by what round 1 found and says what changed,
-or that nothing did.
+or that nothing did. The final synthesis that reads them is :mod:`engine.offline_synthesis`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
 from engine.segments import latin_length, word_tokens
-from engine.text import markdown_unescape
 from engine.word_forms import mentioned
 
 #: A line of code quoted as if it were prose: a loop header, an assignment, a call before a
@@ -74,7 +73,8 @@ MIN_WORD = 4
 _SYMBOL_WORD = re.compile(SYMBOL_NAME, re.IGNORECASE)
 
 
-def _tag(text: str, name: str) -> str:
+def tag_content(text: str, name: str) -> str:
+    """The text inside ``<name>…</name>`` of a prompt, stripped; "" when it has no such tag."""
     m = re.search(rf"<{name}>\s*(.*?)\s*</{name}>", text, re.DOTALL)
     return m.group(1).strip() if m else ""
 
@@ -155,7 +155,7 @@ def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
     return phrase("list_separator", language).join(_quoted(t, language, markdown=markdown) for t in terms[:MAX_QUOTED])
 
 
-def _titles(titles: list[str], total: int, language: str) -> str:
+def listed_titles(titles: list[str], total: int, language: str) -> str:
     """Up to :data:`MAX_QUOTED` of ``titles`` (plain text), quoted as Markdown, and ``(+k)`` for the
     rest of ``total``."""
     shown = phrase("list_separator", language).join(_quote_text(t, language, 60) for t in titles[:MAX_QUOTED])
@@ -204,7 +204,7 @@ def _source_point(solution: str, sources: str, language: str) -> str | None:
     if len(used) >= found:
         return phrase("all_sources_used", language, found, m=str(found))
     return phrase("unused_sources", language, found, n=str(len(used)), m=str(found),
-                  titles=_titles(unused, found - len(used), language))
+                  titles=listed_titles(unused, found - len(used), language))
 
 
 def _topic_points(findings: str, titles: dict[str, str], language: str) -> list[str]:
@@ -243,7 +243,7 @@ def critique(prompt: str, sources: str, findings: str, language: str) -> str:
     question's words no claim answers, the sources found and not used (counted, named), topics
     with one source, figures that disagree; one line saying so when there is none, and one that
     there is nothing to check when neither the solution nor the findings cite a source."""
-    solution = _tag(prompt, "Solution")
+    solution = tag_content(prompt, "Solution")
     claims = _cited_sentences(solution)
     finding_lines = [line for _, lines in _findings_blocks(findings) for line in lines]
     if not finding_lines and not any(SID.search(c) for c in claims):  # the report says so; no more to say
@@ -270,7 +270,7 @@ def perspective(prompt: str, findings: str, language: str) -> str:
     from engine.offline import rank
 
     question = _question(prompt)
-    claims = _cited_sentences(_tag(prompt, "Solution"))
+    claims = _cited_sentences(tag_content(prompt, "Solution"))
     have = {_split(c)[0] for c in claims}
     candidates = [line for topic, lines in _findings_blocks(findings) for line in lines
                   if _split(line)[0] not in have and _split(line)[1] and not flaw(_split(line)[0])
@@ -306,11 +306,11 @@ def about_topic(line: str, topic: str, block: list[str], language: str) -> bool:
 def _revise(prompt: str, report_claims: list[str], language: str) -> tuple[list[str], list[str]]:
     """Round 2 and later: the previous solution's claims without the flagged ones, plus the findings
     the previous perspective named as left out; and the "Changes" lines saying so."""
-    previous = [c for c in _cited_sentences(_tag(prompt, "Previous solution")) if SID.search(c)]
+    previous = [c for c in _cited_sentences(tag_content(prompt, "Previous solution")) if SID.search(c)]
     dropped = [c for c in previous if flaw(_split(c)[0])]
     kept = [c for c in previous if c not in dropped]
     added = []
-    for quoted in _QUOTED.findall(_tag(prompt, "Previous perspective")):
+    for quoted in _QUOTED.findall(tag_content(prompt, "Previous perspective")):
         start = _unquoted(quoted.rstrip("…").strip())  # quoted as written, its quotations nested
         match = next((c for c in report_claims if _unquoted(_split(c)[0]).startswith(start) and c not in kept), None)
         if match and match not in added:
@@ -356,24 +356,24 @@ def _raised(prompt: str, language: str) -> tuple[int, int]:
     """``(points, objections)`` the previous round raised: its critique's numbered points (not the one
     saying it found no flaw, nor that the solution uses every source found) and its perspective's
     objection lines."""
-    points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in _tag(prompt, "Previous critique").splitlines()
+    points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in tag_content(prompt, "Previous critique").splitlines()
               if re.match(r"^\d+\.\s", ln.strip())]
-    objections = [ln for ln in _tag(prompt, "Previous perspective").splitlines() if ln.strip().startswith("- ")]
-    return len([p for p in points if not _reads_as(p, ("no_flaw", "all_sources_used"), language)]), len(objections)
+    objections = [ln for ln in tag_content(prompt, "Previous perspective").splitlines() if ln.strip().startswith("- ")]
+    return len([p for p in points if not reads_as(p, ("no_flaw", "all_sources_used"), language)]), len(objections)
 
 
 def solution(prompt: str, language: str) -> str:
     """Round 1: a recommendation from the report's cited claims (:func:`_first_claims`; code lines and
     sentences whose subject is lost left out); later rounds revise it (:func:`_revise`) and say how."""
-    report_claims = list(dict.fromkeys(_cited_sentences(_tag(prompt, "Research Report"))))
+    report_claims = list(dict.fromkeys(_cited_sentences(tag_content(prompt, "Research Report"))))
     # a finding cites its source; the report's own notes ("5 sources found; none had ...") are not findings
     readable = [c for c in report_claims if SID.search(c) and not flaw(_split(c)[0])]
     out = []
-    if _tag(prompt, "Previous solution"):
+    if tag_content(prompt, "Previous solution"):
         top, changes = _revise(prompt, readable, language)
         out += [f"## {phrase('changes', language)}", "", *[f"- {c}" for c in changes], ""]
     else:
-        top = _first_claims(_tag(prompt, "Research Report"), readable, _question(prompt), language)
+        top = _first_claims(tag_content(prompt, "Research Report"), readable, _question(prompt), language)
     out += [f"## {phrase('recommendation', language)}", ""]
     out += [f"- {s}" for s in top[:3]] or [phrase("no_claims", language)]  # found or not, none is quoted
     if top[3:]:
@@ -381,70 +381,15 @@ def solution(prompt: str, language: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _is_sources_count_point(point: str, language: str) -> bool:
-    """True for the critique's point counting the sources the solution cites of those found (in either
-    form): the synthesis counts the report's own instead. Not the point that the solution rests on one
-    source, an objection the report may still give cause for (:func:`_still_raised`)."""
-    return _reads_as(point, ("unused_sources", "all_sources_used"), language)
-
-
-def _reads_as(point: str, keys: tuple[str, ...], language: str) -> bool:
+def reads_as(point: str, keys: tuple[str, ...], language: str) -> bool:
     """True when ``point`` reads as one of the phrases ``keys`` of ``language`` whole, whatever fills
     its blanks."""
-    return any(_fields(point, key, language) is not None for key in keys)
+    return any(phrase_fields(point, key, language) is not None for key in keys)
 
 
-def finalize(prompt: str, language: str, notice: str) -> str:
-    """The final synthesis: the research report's findings, then the review's outcome (rounds, the
-    sources the report cites of those found, counted here, the last critique's other points) and
-    the open objections.
-
-    The open objections agree with the last critique: each of its points (up to five) the final report
-    still gives cause for (:func:`_still_raised`) is open, said by the critique there and only there; the
-    review's outcome quotes the critique's other points, a point the report settles (the report quotes
-    no longer the code line, names the word, has a second source on the topic) marked so. The point that
-    the solution rests on one source is left out when a point names the topic on one source. After them come the last perspective's objections the
-    report does not answer (:func:`still_open`), less one naming the same words of the question as an
-    open point of the critique. "(none)" only when nothing is open and the report quotes a finding;
-    when it quotes none, that it quotes none."""
-    report, review = _tag(prompt, "Research Report"), _tag(prompt, "Review")
-    lines = report.splitlines()
-    title = next((ln for ln in lines if ln.startswith("# ")), "# Research report")
-    body = [ln for ln in lines if not ln.startswith("# ") and notice not in ln and "offline extractive" not in ln]
-    findings = "\n".join(body)
-    rounds = len(re.findall(r"^### Solution", review, re.MULTILINE))
-    last_critique = review.rsplit("### Critique", 1)[-1] if "### Critique" in review else ""
-    last_critique = last_critique.split("### Perspective", 1)[0]
-    points = [re.sub(r"^\d+\.\s*", "", ln.strip()) for ln in last_critique.splitlines() if re.match(r"^\d+\.", ln.strip())]
-    points = [p for p in points if not _is_sources_count_point(p, language)]
-    if any(_reads_as(p, ("single_source_topic",), language) for p in points):  # it says where: said once
-        points = [p for p in points if not _reads_as(p, ("one_source",), language)]
-    points = points[:5]
-    raised = [_still_raised(p, findings, language) for p in points]
-    role = phrase("role_critique", language)
-    open_points = [phrase("role_says", language, role=role, text=p) for p, r in zip(points, raised, strict=True) if r]
-    asked = {_words_of(p, language) for p, r in zip(points, raised, strict=True) if r} - {None}
-    last_persp = review.rsplit("### Perspective", 1)[-1] if "### Perspective" in review else ""
-    objections = [ln for ln in still_open(last_persp, findings, language).splitlines()
-                  if _words_of(ln, language) not in asked][:4]  # said once: the critique said it
-    out = [title, "", f"*{notice}*", ""] + body
-    out += ["", f"## {phrase('review_outcome', language)}", "",
-            phrase("sources_outcome", language, rounds, n=str(rounds),
-                   sources=_report_sources(findings, _tag(prompt, "Sources"), language)).strip(), ""]
-    # an open point is said once, under the open objections; above it, what the critique said that is not open
-    told = [(p, r) for p, r in zip(points, raised, strict=True) if r is not True]
-    if told:
-        settled = " " + phrase("settled_in_report", language)
-        out += [phrase("last_critique", language), ""] + [
-            f"{i}. {p}{'' if r is not False else settled}" for i, (p, r) in enumerate(told, 1)]
-    # a report that quotes nothing leaves the question itself open: never "(none)"
-    quiet = phrase("none", language) if any(SID.search(ln) for ln in body) else phrase("no_claims", language)
-    opened = [f"- {ln}" for ln in open_points] + objections
-    out += ["", f"## {phrase('open_objections', language)}", ""] + (opened or [f"- {quiet}"])
-    return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
 
 
-def _fields(point: str, key: str, language: str) -> dict[str, str] | None:
+def phrase_fields(point: str, key: str, language: str) -> dict[str, str] | None:
     """The blanks of the phrase ``key`` of ``language`` as ``point`` fills them (``{"q": "“…”", ...}``),
     None when ``point`` does not read as that phrase (in either form of a pair)."""
     lang = language if language in PHRASES[key] else "en"
@@ -454,6 +399,8 @@ def _fields(point: str, key: str, language: str) -> dict[str, str] | None:
         if m:
             return m.groupdict()
     return None
+
+
 
 
 @functools.cache
@@ -470,115 +417,3 @@ def _template_pattern(template: str) -> re.Pattern:
         return f"(?P<{name}>.+?)"
 
     return re.compile(re.sub(r"\\\{(\w+)\\\}", blank, re.escape(template)), re.DOTALL)
-
-
-def _in_report(quoted: str, report: str) -> bool:
-    """True when ``report`` (Markdown) carries the text a review quote ``quoted`` (its marks included)
-    quotes, as :func:`_answered_by` reads one: its start up to a shortening "…", quotation marks alike."""
-    text = (_QUOTED.findall(quoted) or [quoted])[0].rstrip("…").strip()
-    return bool(text) and _unquoted(text) in _unquoted(report)
-
-
-def _still_raised(point: str, report: str, language: str) -> bool | None:
-    """Whether the final report (``report``: its findings, Markdown, source ids as minted) still gives
-    cause for a point of the last critique: the words of the question it names that no claim of the
-    report mentions (:func:`unanswered`); a code line, a sentence whose subject is lost, a claim without
-    a citation, or two differing figures, while the report quotes them; a topic on one source while the
-    report's findings under its heading cite one; the solution resting on one source while the report
-    cites one or none. None for a point that objects to nothing (the critique found no flaw, or nothing
-    to check: the report then says it quotes no finding); True for a point in no form the offline
-    critique writes (it stays open)."""
-    if _reads_as(point, ("no_flaw", "nothing_to_check"), language):
-        return None
-    if (f := _fields(point, "unanswered", language)) is not None:
-        words_ = [markdown_unescape(w) for w in _QUOTED.findall(f["terms"])]
-        claims = [c for c in _cited_sentences(report) if SID.search(c)]
-        return bool(unanswered(" ".join(words_), claims, language)) if words_ else True
-    for key in ("code_line", "dangling"):
-        if (f := _fields(point, key, language)) is not None:
-            return _in_report(f["q"], report)
-    if (f := _fields(point, "uncited", language)) is not None:
-        return _in_report(f["example"], report)
-    if (f := _fields(point, "numbers_differ", language)) is not None:
-        return _in_report(f["a"], report) and _in_report(f["b"], report)
-    if (f := _fields(point, "single_source_topic", language)) is not None:
-        cited = _cited_under(markdown_unescape((_QUOTED.findall(f["topic"]) or [f["topic"]])[0]), report)
-        return cited is None or len(cited) <= 1
-    if _reads_as(point, ("one_source",), language):
-        return len(set(SID.findall(report))) <= 1
-    return True
-
-
-def _cited_under(topic: str, report: str) -> set[str] | None:
-    """The source ids cited under the report's heading (any level) that names ``topic`` (plain text,
-    maybe shortened with "…"), up to the next heading of its level or above; None when no heading
-    names it."""
-    start = _unquoted(topic.rstrip("…").strip())
-    ids: set[str] | None = None
-    level = 0
-    for line in report.splitlines():
-        heading = re.match(r"^(#{1,6})\s+(.*)$", line)
-        if heading and ids is not None and len(heading.group(1)) <= level:
-            return ids
-        if heading and ids is None and start and start in _unquoted(markdown_unescape(heading.group(2))):
-            ids, level = set(), len(heading.group(1))
-        elif ids is not None:
-            ids.update(SID.findall(line))
-    return ids
-
-
-def _words_of(objection: str, language: str) -> frozenset[str] | None:
-    """The words of the question an objection says no claim answers (the critique's ``unanswered``
-    point or the reader's ``not_addressed`` line, ``- Role: text`` or bare), as a set; None for any
-    other objection."""
-    text = re.sub(r"^\s*[-*]\s+", "", objection.strip())
-    for key in ("unanswered", "not_addressed"):
-        for candidate in (text, text.split(":", 1)[-1].strip(), text.split("：", 1)[-1].strip()):
-            if (f := _fields(candidate, key, language)) is not None:
-                return frozenset(_QUOTED.findall(f["terms"]))
-    return None
-
-
-def still_open(objections: str, report: str, language: str) -> str:
-    """The objection lines (``- Role: text``) of a perspective's Markdown ``objections`` that ``report``
-    (the final report's findings, Markdown, without its review sections) does not answer
-    (:func:`_answered_by`): the report's Open objections, and what its follow-up questions are drawn
-    from. Other lines are left out."""
-    return "\n".join(ln for ln in objections.splitlines()
-                     if ln.strip().startswith("- ") and not _answered_by(ln, report, language))
-
-
-def _answered_by(objection: str, report: str, language: str) -> bool:
-    """True when ``report`` (the final report's Markdown) answers ``objection``: a perspective's
-    "… leaves out" line (it cites a source) when the report says every finding it quotes, since the
-    final report carries what the solution left out; a line naming words of the question when a
-    claim of the report mentions each of them (:func:`unanswered`: its headings, which repeat the
-    question, answer nothing). An objection without quotes stays."""
-    quoted = [q.rstrip("…").strip() for q in _QUOTED.findall(objection)]
-    if not quoted:
-        return False
-    if SID.search(objection):
-        return all(q and _unquoted(q) in _unquoted(report) for q in quoted)  # its quotations nested
-    claims = [c for c in _cited_sentences(report) if SID.search(c)]
-    return not unanswered(" ".join(quoted), claims, language)
-
-
-def _report_sources(body: str, sources: str, language: str) -> str:
-    """How many of the sources found ``body`` cites, and which it does not (by title)."""
-    found, titles, _ = found_sources(sources)
-    cited = set(SID.findall(body))
-    if not found:
-        return ""
-    if len(cited) >= found:
-        return phrase("all_sources_cited", language, found, m=str(found))
-    not_cited = [title for sid, title in titles.items() if sid not in cited]
-    return phrase("report_sources", language, found, n=str(len(cited)), m=str(found),
-                  titles=_titles(not_cited, found - len(cited), language))
-
-
-def read_sources(report: str, language: str) -> bool:
-    """False when the run behind ``report`` (the final report, Markdown, in ``language``) read no
-    source: the report cites no source id and says that none was found (the ``no_findings`` phrase
-    :func:`engine.offline_text.extractive_report` writes when the search found nothing, or there was
-    no search); True otherwise, also when sources were found and none had a passage to quote."""
-    return bool(SID.search(report)) or phrase("no_findings", language) not in report

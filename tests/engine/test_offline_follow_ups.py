@@ -13,6 +13,7 @@ from engine import offline_follow_ups as F
 from engine import offline_review as R
 from engine.chinese import traditional
 from engine.offline_phrases import PHRASES, phrase
+from engine.offline_synthesis import read_sources
 from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
 from tests.engine.test_offline_and_process import corpus_settings
@@ -117,10 +118,10 @@ def test_every_language_has_follow_ups_without_sources(language):
 
 
 def test_a_report_read_no_source_when_it_cites_none_and_says_none_was_found():
-    assert not R.read_sources("# Bikes\n\nAucune source n'a été trouvée pour cette question ; le rapport ne peut "
+    assert not read_sources("# Bikes\n\nAucune source n'a été trouvée pour cette question ; le rapport ne peut "
                               "citer aucune preuve.\n", "fr")
-    assert R.read_sources("# Bikes\n\n- Bikes have two wheels. [S00a1b2]\n", "en")
-    assert R.read_sources("# Bikes\n\n1 source found; it had no passage on this question to quote.\n", "en")
+    assert read_sources("# Bikes\n\n- Bikes have two wheels. [S00a1b2]\n", "en")
+    assert read_sources("# Bikes\n\n1 source found; it had no passage on this question to quote.\n", "en")
 
 
 def _objections(language: str, findings: list[str], terms: str, points: list[str]) -> str:

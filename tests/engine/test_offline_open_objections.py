@@ -11,7 +11,8 @@ import re
 import pytest
 
 from engine.offline_phrases import phrase
-from engine.offline_review import critique, finalize, perspective
+from engine.offline_review import critique, perspective
+from engine.offline_synthesis import finalize
 from engine.prompt_sources import found_sources_block
 from engine.runner import run_turn
 from tests.engine.test_offline_and_process import corpus_settings

@@ -14,6 +14,7 @@ from engine import offline_follow_ups as F
 from engine import offline_review as R
 from engine.offline_phrases import LANGUAGES, phrase
 from engine.offline_quotes import _nested
+from engine.offline_synthesis import finalize
 from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
 from tests.engine.test_offline_review import DOCS
@@ -67,11 +68,11 @@ def test_the_objection_and_the_follow_up_quote_the_whole_finding(language, findi
 def test_an_objection_the_report_answers_is_dropped_and_one_it_does_not_stays(language, finding, nested):
     view = _perspective(finding, language)
     review = f"### Solution 1\n\n- x\n\n### Critique 1\n\n1. x\n\n### Perspective 1\n\n{view}"
-    answered = R.finalize(f"<Research Report>\n# Threads\n\n- {finding} [S000001]\n</Research Report>\n"
+    answered = finalize(f"<Research Report>\n# Threads\n\n- {finding} [S000001]\n</Research Report>\n"
                           f"<Review>\n{review}\n</Review>", language, "N.")
     open_ = answered.rsplit(phrase("open_objections", language), 1)[1]
     assert "[S000001]" not in open_ and nested not in open_, answered
-    other = R.finalize(f"<Research Report>\n# Threads\n\n- Threads end. [S000002]\n</Research Report>\n"
+    other = finalize(f"<Research Report>\n# Threads\n\n- Threads end. [S000002]\n</Research Report>\n"
                        f"<Review>\n{review}\n</Review>", language, "N.")
     open_ = other.rsplit(phrase("open_objections", language), 1)[1]
     assert phrase("quoted", language, q=nested) in open_, other

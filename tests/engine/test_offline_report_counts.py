@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine.offline_review import critique, finalize
+from engine.offline_review import critique
+from engine.offline_synthesis import finalize
 from engine.prompt_sources import found_sources_block
 
 REGISTRY = {f"S00000{i}": {"title": f"Source {i}", "url": f"https://example.org/{i}"} for i in range(1, 7)}

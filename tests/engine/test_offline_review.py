@@ -165,7 +165,7 @@ def test_the_critique_names_code_lines_and_dangling_references():
 
 def test_every_counted_phrase_agrees_with_its_number_in_every_language():
     from engine.offline_phrases import PHRASES, phrase
-    from engine.offline_review import _report_sources
+    from engine.offline_synthesis import _report_sources
 
     counted = {key for key, table in PHRASES.items() if any(isinstance(t, tuple) for t in table.values())}
     assert {"all_sources_cited", "no_passages", "sources_outcome", "uncited"} <= counted
@@ -324,7 +324,8 @@ def test_a_question_written_without_spaces_is_quoted_by_its_words_not_its_chunks
 ])
 def test_question_words_no_finding_mentions_stay_an_open_objection(question, word, finding, said):
     from engine.offline_phrases import phrase
-    from engine.offline_review import finalize, perspective
+    from engine.offline_review import perspective
+    from engine.offline_synthesis import finalize
 
     # the report's headings repeat the question: that answers none of its words
     report = f"# {question}\n\n## Findings: {question}\n\n{finding}\n"
