@@ -444,6 +444,11 @@ def _listed_at(
     if (tail and language == "en" and items[-1][0].lower() in ARTICLES["en"]
             and not any(_function(w.lower(), language) for w in tail) and not _shares_tail(prefix, tail, items)):
         items[-1], tail = later[-1], []  # "or | a message queue", "a battery first": the item's own words
+    if (language == "en" and tail and prefix and prefix[-1].lower() in PREPOSITIONS - ARTICLES["en"]
+            and not any(_function(w.lower(), language) or HOLE.fullmatch(w) for w in tail)
+            and not _shares_tail(prefix, tail, items)):
+        items[-1], tail = later[-1], []  # "of coffee, tea and energy | drinks": a preposition's objects share no
+        # verb; a German one after them ("mit Gas oder einer Wärmepumpe | heizen") is every item's
     compared = language != "en" and bool(tail) and _before_comparative(prefix, later[-1], lead, language) > 0
     if not (_shares_tail(prefix, tail, items) or compared) or not all(
         any(ch.isalnum() for ch in " ".join(i)) for i in items

@@ -210,3 +210,22 @@ def test_a_shorter_noun_item_after_a_verb_shares_the_verb(brief, topics):
     in Go programs": a later item of nouns alone, shorter than the first item after "I" with its
     verb, is that verb's object too; so is a plural after "to" and its verb ("to store | onions")."""
     assert plan_topics(brief, 5, "en") == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("What are the health effects of coffee, tea and energy drinks?",
+     ["What are the health effects of coffee", "What are the health effects of tea",
+      "What are the health effects of energy drinks"]),
+    ("What are the side effects of ibuprofen, aspirin and fish oil?",
+     ["What are the side effects of ibuprofen", "What are the side effects of aspirin",
+      "What are the side effects of fish oil"]),
+    ("How safe is the use of bleach, vinegar and baking soda?",
+     ["How safe is the use of bleach", "How safe is the use of vinegar", "How safe is the use of baking soda"]),
+    ("What is the carbon footprint of beef, chicken and oat milk?",
+     ["What is the carbon footprint of beef", "What is the carbon footprint of chicken",
+      "What is the carbon footprint of oat milk"]),
+])
+def test_a_longer_last_item_after_a_preposition_is_one_item(brief, topics):
+    """Items after "of" are the preposition's objects: the words after the last one's first word
+    ("energy | drinks") are its own, no verb the items share (which "What do cats and dogs eat" has)."""
+    assert plan_topics(brief, 5, "en") == topics
