@@ -49,6 +49,12 @@ _KO_CONTINUATIVE = re.compile(r"(?:고|며|면서|서|지만)$")
 #: clause's "합니까", "하나요", "해요" from its "하" syllable.
 _KO_HADA_ENDING = re.compile(r"[하합해할한][^\s]*$")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+#: A Japanese "which one" after the items' topic ("AとBは|どちらが安いですか", "どっちが", "どれが" of
+#: three or more, "どちらの方が"), and what it asks.
+_JA_WHICH = re.compile(r"^は(?:どちらの方|どっちの方|どちら|どっち|どれ)が(.+)$")
+#: What a Japanese "which one" asks when it asks only which to take (better, recommended): the items
+#: are then researched alone, as "Which is better, A or B?" is.
+_JA_BETTER = ("良い", "よい", "いい", "良く", "よく", "おすすめ", "お勧め", "お薦め", "ベター", "好まし")
 
 
 def _word_spans(text: str) -> list[tuple[str, int, int]]:
@@ -111,7 +117,10 @@ def cjk_items(text: str) -> list[str] | None:
     function word, and what follows it is asked of each. A question that asks which item is better
     right after the last one ("用Postgres还是MySQL比较好", "A和B哪个更好": :data:`CJK_WHICH_BETTER`)
     gives the items alone, without the verb that opens it (:data:`CJK_CHOOSE_VERBS`), as
-    "Postgres or MySQL, which is better?" does. Clauses joined so are whole questions or none
+    "Postgres or MySQL, which is better?" does. A Japanese "which one" after the items' topic
+    (:data:`_JA_WHICH`: "電気自動車とハイブリッド車はどちらが安いですか") asks what it asks of each item
+    ("電気自動車は安いですか"), or gives the items alone when it asks which is better (:data:`_JA_BETTER`).
+    Clauses joined so are whole questions or none
     (:func:`_clause_chain`). None when ``text`` lists nothing."""
     from engine.offline_select import QUESTION_VERBS
     from engine.offline_text import _ENDS
@@ -153,6 +162,9 @@ def cjk_items(text: str) -> list[str] | None:
     items = [segments[0][len(prefix) :].strip(), *segments[1:-1], text[last_start:tail_at].strip()]
     if not all(items):
         return None
+    if which := _JA_WHICH.match(tail):  # "電気自動車とハイブリッド車は|どちらが安いですか"
+        asked = which.group(1)
+        return items if asked.startswith(_JA_BETTER) else [f"{item}は{asked}" for item in items]
     which_better = next((w for w, s, _ in spans if s >= tail_at), "") in CJK_WHICH_BETTER
     if which_better or asks_only_to_compare(f"{prefix} {' '.join(word_tokens(tail))}"):
         return items

@@ -104,6 +104,22 @@ def test_which_is_better_gives_the_things_to_choose_among(question, language, ex
 
 
 @pytest.mark.parametrize(("question", "expected"), [
+    # Japanese "which one" ("どちらが", "どっちが", "どれが") after the items' topic: what it asks is
+    # asked of each item ("電気自動車は安いですか"), as "Which is cheaper, A or B?" asks "Is A cheaper";
+    # which is better (良い, いい, おすすめ) gives the items alone, as "Which is better, A or B?" does
+    ("電気自動車とハイブリッド車はどちらが安いですか？", ["電気自動車は安いですか", "ハイブリッド車は安いですか"]),
+    ("PythonとGoはどっちが速いですか", ["Pythonは速いですか", "Goは速いですか"]),
+    ("東京、大阪、福岡はどれが住みやすいですか？", ["東京は住みやすいですか", "大阪は住みやすいですか", "福岡は住みやすいですか"]),
+    ("ヒートポンプとガスボイラーはどちらの方が静かですか？", ["ヒートポンプは静かですか", "ガスボイラーは静かですか"]),
+    ("PostgresとMySQLはどちらが良いですか？", ["Postgres", "MySQL"]),
+    ("PostgresとMySQLはどっちがいいですか", ["Postgres", "MySQL"]),
+    ("PostgresとMySQLはどちらがおすすめですか？", ["Postgres", "MySQL"]),
+])
+def test_a_japanese_which_one_is_asked_of_each_item(question, expected):
+    assert plan_topics(question, 5, "ja") == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
     # a colon or dash that parts no choice leaves the words before it with each item
     ("Note: Postgres or MySQL for logs?", ["Note: Postgres for logs", "Note: MySQL for logs"]),
     ("Update - is Rust faster than C or C++?", ["Update - is Rust faster than C", "Update - is Rust faster than C++"]),
