@@ -53,6 +53,7 @@ from engine.offline_list_words import (
     NUMBERS,
     PREPOSITIONS,
     PRONOUNS,
+    RANKING,
     REFLEXIVES,
     RELATING,
     TOGETHER,
@@ -290,6 +291,8 @@ def asks_only_to_compare(frame: str) -> bool:
         tokens = [t for t in together(frame).lower().split() if t != "…"]  # "run … together": the items between
         verbs = {w for k, w in enumerate(tokens) if together_verb(w) and asks_how(tokens, k)}  # "run (well) together"
         named = [w for w in named if w not in TOGETHER_VERBS | QUESTION_VERBS | verbs and (not adverb(w) or w in TOGETHER)]
+    if COMPARING.intersection(w.lower() for w in named):  # "the main differences between": ranked, still compared
+        named = [w for w in named if w.lower() not in RANKING]
     if [w for w in named if w not in COMPARING | RELATING | TOGETHER and w not in REFLEXIVES]:  # "zich" is the verb's
         return False
     return bool(named) or not [w for w in word_tokens(frame) if any(ch.isalpha() for ch in w)]

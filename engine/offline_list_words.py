@@ -87,6 +87,15 @@ COMPARING = frozenset(
 #: Words that ask how the listed items act on one another ("How do A, B and C interact", "Wie hängen A,
 #: B und C zusammen"), in the languages whose lists are split: like :data:`COMPARING`, a frame that
 #: names nothing else gives each item alone, since "How does A interact" asks nothing of A alone.
+#: Adjectives that only rank the differences a question asks for ("the main differences between", "die
+#: wichtigsten Unterschiede", "les principales différences"): beside a word of :data:`COMPARING` they
+#: ask nothing more of the items.
+RANKING = frozenset(
+    """main key major biggest big chief important most significant notable fundamental core crucial primary
+    basic essential real practical wichtigsten wesentlichen größten grössten hauptsächlichen principales
+    principaux principale principal grandes mayores principali maggiori principais maiores belangrijkste
+    grootste voornaamste viktigaste största""".split()
+)
 RELATING = frozenset(
     """interact interacts interplay interoperate interoperates relate relates related interagieren
     interagiert zusammenhängen zusammenwirken zusammenspielen zusammenarbeiten interagissent interagit

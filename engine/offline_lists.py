@@ -284,12 +284,13 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     parts = korean_clauses(parts)  # "작업을 취소하고, 타임아웃을 처리합니까": whole clauses, or None
     if parts is None:
         return None
-    if len(parts) > 2 and _chooses(parts[0], language) and not _continues_first(parts, language):
+    compares = COMPARING.intersection(w.lower() for w in parts[0].split())  # "¿Cuál es la diferencia entre | React, …"
+    if len(parts) > 2 and not compares and _chooses(parts[0], language) and not _continues_first(parts, language):
         return _asked_of_each(parts[0], parts[1:], language)  # "Which is faster, Python or Java"
     listed = items_listed(parts, language)
     if listed is not None:
         return listed or None
-    if COMPARING.intersection(w.lower() for w in parts[0].split()):
+    if compares:
         return None  # "Waarom verschillen warmtepompen en cv-ketels zo sterk": one comparison, not two clauses
     if _two_lists(parts):
         return None

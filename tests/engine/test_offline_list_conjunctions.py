@@ -150,3 +150,16 @@ def test_a_choice_gives_one_sub_question_per_thing_to_choose(question, language,
 ])
 def test_a_yes_or_no_question_after_and_is_a_question_of_its_own(question, language, expected):
     assert plan_topics(question, 5, language) == expected
+
+
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # an adjective that only ranks the differences ("main", "key", "wichtigsten") asks nothing more
+    ("What are the main differences between React, Vue and Svelte?", "en", ["React", "Vue", "Svelte"]),
+    ("What are the key differences between TCP and UDP?", "en", ["TCP", "UDP"]),
+    ("What is the biggest difference between Python and Java?", "en", ["Python", "Java"]),
+    ("Was sind die wichtigsten Unterschiede zwischen React, Vue und Svelte?", "de", ["React", "Vue", "Svelte"]),
+    ("Quelles sont les principales différences entre React, Vue et Svelte ?", "fr", ["React", "Vue", "Svelte"]),
+    ("¿Cuáles son las principales diferencias entre React, Vue y Svelte?", "es", ["React", "Vue", "Svelte"]),
+])
+def test_the_main_differences_between_items_compare_them(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
