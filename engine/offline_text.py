@@ -116,7 +116,8 @@ def subject_phrase(question: str) -> str:
     function words, the verbs that ask how ("work", "funktioniert") and the end punctuation;
     capitalised. "How does garbage collection work in Python?" -> "Garbage collection in Python".
     A word that shares the end of the next one's compound is no function word ("Vor-" of "Vor- und
-    Nachteile", though "vor" is one).
+    Nachteile", though "vor" is one). One verb asks how: a later word of those is the subject's noun
+    ("What do experts say about the future of remote work?": "Experts about the future of remote work").
     A verb with an object of its own is kept ("How does asyncio cancel tasks and handle timeouts":
     "Asyncio cancel tasks and handle timeouts"): a heading never drops a verb of the question."""
     from engine.offline_select import QUESTION_VERBS
@@ -135,7 +136,9 @@ def subject_phrase(question: str) -> str:
         asking = bool(words(tokens[k])) and all(w in QUESTION_VERBS for w in words(tokens[k]))
         return asking and (k + 1 == len(tokens) or not content_words(tokens[k + 1]))
 
-    kept = [t for k, t in enumerate(tokens) if k >= start and not asks_how(k)]
+    # one verb asks how: a later such word is a noun of the subject ("say about … remote work")
+    asking = next((k for k in range(len(tokens)) if asks_how(k)), -1)
+    kept = [t for k, t in enumerate(tokens) if k >= start and k != asking]
     subject = " ".join(kept) or question.strip()
     return subject[:1].upper() + subject[1:]
 

@@ -35,6 +35,17 @@ def test_a_single_subject_gets_readable_sub_questions(question, language, expect
     assert plan_topics(question, 5, language) == expected
 
 
+@pytest.mark.parametrize(("question", "heading"), [
+    # one verb asks how ("say"); a later one of those words is the subject's noun ("remote work")
+    ("What do experts say about the future of remote work?", "Experts about the future of remote work"),
+    ("What do studies say about the effects of shift work?", "Studies about the effects of shift work"),
+    ("What does the research say about social media use?", "Social media use"),
+])
+def test_a_noun_that_reads_as_a_verb_that_asks_how_stays_in_the_heading(question, heading):
+    facets = plan_topics(question, 5, "en")[1:]
+    assert facets and all(f.startswith(heading + " — ") for f in facets), facets
+
+
 def test_a_question_whose_rest_is_a_clause_is_its_own_one_topic():
     question = "how much power does the Zephyr turbine deliver at coastal sites?"
     assert plan_topics(question, 5) == [question]
