@@ -14,7 +14,7 @@ import functools
 import re
 
 from engine.citations import SID
-from engine.offline_list_words import COMPARING, RELATING, TOGETHER
+from engine.offline_list_words import COMPARING, RANKING, RELATING, TOGETHER
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
@@ -105,7 +105,9 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     """The question's content words (:data:`MIN_WORD` Latin letters' worth or more,
     :func:`engine.segments.latin_length`: "heat", "タスク", "熱泵", not "熱"; not a verb that asks how or a
     light verb, :data:`engine.offline_select.QUESTION_VERBS`, nor the verb of a split German verb,
-    :func:`_split_verb`; nor a word that says how its things relate, :data:`_RELATING`: "together";
+    :func:`_split_verb`; nor a word that says how its things relate, :data:`_RELATING`: "together", nor
+    beside one that compares them a word that ranks the differences,
+    :data:`engine.offline_list_words.RANKING`: "main" of "the main differences";
     as the question writes them) that no claim mentions in any form
     (:func:`engine.word_forms.mentioned`, in ``language``: "timeouts" is met by "timeout" and by
     "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵").
@@ -114,9 +116,12 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     does not mention it."""
     question = unmarked(question, claims)  # "$HOME_DIR", "\\section", "<b>": no words unless a claim writes them
     split = _split_verb(question, language)
-    asked = [term for term in content_words(question, names=True)
+    found = content_words(question, names=True)
+    # "the main differences": a word that ranks differences (RANKING) asks no more than they do
+    framing = _RELATING | RANKING if COMPARING.intersection(t.lower() for t in found) else _RELATING
+    asked = [term for term in found
              if (latin_length(term) >= MIN_WORD or _SYMBOL_WORD.fullmatch(term))
-             and term not in QUESTION_VERBS and term not in split and term not in _RELATING]
+             and term not in QUESTION_VERBS and term not in split and term.lower() not in framing]
     written = [_as_written(term, question) for term in asked]  # ".NET" is a name, ".net" is "net"
     met = {term for claim in claims for term in mentioned(written, claim, language)}
     return [term for term in written if term not in met]

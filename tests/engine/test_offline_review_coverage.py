@@ -72,3 +72,21 @@ def test_no_listed_item_is_said_to_be_unanswered_when_its_findings_are_quoted(ru
 ])
 def test_the_words_that_say_how_things_relate_are_no_topic(question, claim):
     assert unanswered(question, [claim], "en") == []
+
+
+@pytest.mark.parametrize(("question", "claim", "language"), [
+    ("What are the main differences between threading and asyncio?",
+     "Threading runs threads while asyncio runs coroutines. [S000001]", "en"),
+    ("What are the key differences between heat pumps and gas boilers?",
+     "Heat pumps use less energy than gas boilers. [S000001]", "en"),
+    ("Was sind die wichtigsten Unterschiede zwischen Wärmepumpen und Gasheizungen?",
+     "Wärmepumpen brauchen weniger Energie als Gasheizungen. [S000001]", "de"),
+])
+def test_a_word_that_ranks_the_differences_is_no_topic(question, claim, language):
+    """"main" of "the main differences" only ranks them (engine.offline_list_words.RANKING): the critique
+    once said "No claim of the solution mentions “main”" and a follow-up asked about it."""
+    assert unanswered(question, [claim], language) == []
+
+
+def test_a_ranking_word_without_differences_is_still_asked():
+    assert unanswered("What is the main cause of inflation?", ["Inflation rises with demand. [S000001]"]) == ["main", "cause"]
