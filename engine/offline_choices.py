@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from engine.offline_item_words import _plural
+from engine.offline_item_words import _plural, ones_written
 from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, MORE, opens_comparative
 from engine.offline_list_words import function_word as _function
 from engine.offline_text import _AUXILIARIES, _ENDS, content_words
@@ -235,7 +235,10 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     better", "Which broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that)
     or in a language whose question is not so written (:data:`_VERB_FIRST`) but French, which asks
     with "est-ce que" ("Quel est le moins cher, le train ou l'avion": "Est-ce que le train est le
-    moins cher", frame "Est-ce que … est le moins cher")."""
+    moins cher", frame "Est-ce que … est le moins cher"). An English "one" after the first item is its
+    noun ("Which is cheaper, renting an apartment or buying one": "Is buying an apartment cheaper":
+    :func:`engine.offline_item_words.ones_written`)."""
+    items = [" ".join(i) for i in ones_written([i.split() for i in items], language)]
     found = _choice(choice, language)
     if language not in _VERB_FIRST | {"fr"} or found is None or not found[2] or (
             found[1] == "aux" and _only_which(choice, found[2], language)):  # "which works better": a verb

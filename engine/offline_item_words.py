@@ -25,6 +25,11 @@ Rules stated here, each with the example it was made for:
   when they are not shared ("Should we use Redis, Kafka, or | a message queue":
   :func:`engine.offline_list_items._listed_at`).
 - An English auxiliary agrees with its item ("How does Kafka work", :func:`_agreeing`, :func:`_plural`).
+- A later English item that is a verb of its own ("Should I rent an apartment or | buy", "… or buy
+  one", "… or take the bus") or a second verb in "-ing" ("Is it worth buying a used car or | leasing a
+  new one") is asked with the words before the first item's verb, never with that verb or its
+  article (:func:`verb_items`, :data:`CHOICE_VERBS`); a "one" after the first item is its noun
+  ("leasing a new car", "buy a car": :func:`ones_written`).
 
 Quoted text and code stand as one word each while a brief is split (:data:`HOLE`).
 """
@@ -314,3 +319,91 @@ def _first_item_reach(prefix: list[str], item: list[str], later: list[list[str]]
     if k > 1 and prefix[k - 1].lower() in _INDEFINITE and not _plural(item[-1:]):
         return len(prefix) - k + 1  # "an electric | bike": the article and its words are the item's
     return len(prefix) - k if _plural(item[-1:]) else 0
+
+
+#: English verbs a choice offers after another verb and its object, alone ("Should I rent an apartment
+#: or | buy", "Is it better to pay off debt or | invest"): no noun an article before the first item
+#: would share ("Should I buy a car or | bike": "a bike").
+CHOICE_VERBS = frozenset(
+    """buy rent lease sell repair replace fix keep save invest build wait borrow hire move stay quit
+    upgrade renovate refinance switch rebuild restore walk drive fly cook leave rest retire resign""".split())
+#: English object pronouns after a verb that make two words a verb phrase ("buy one", "replace it",
+#: "represent myself").
+_OBJECT_PRONOUNS = frozenset("one it them myself yourself ourselves themselves himself herself".split())
+#: English words before a noun, never before a verb in "-ing" ("a building", "my savings").
+_BEFORE_A_NOUN = frozenset("a an the my your our their his her its this that these those".split())
+
+
+def verb_items(first: list[str], second: list[str], language: str) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """``(prefix, items, [])`` of a choice between two English verb phrases, the second of which the
+    words around the first would misread as a noun: the first one opens with the verb of a subject
+    pronoun or "to" and has an object, and the second is a verb alone (:data:`CHOICE_VERBS`), a
+    word and an object pronoun (:data:`_OBJECT_PRONOUNS`) or a word and its object, which opens with
+    an article or a possessive ("… or take the bus", "… or hire a developer"): "Should I | rent an apartment or buy",
+    "Should we | lease a car or buy one", "Is it better to | rent a flat or buy", never "rent an buy"
+    or "lease buy one"; or both open with a verb in "-ing" after a word that is no article, the first
+    one with an object ("Is it worth | buying a used car or leasing a new one"), the second one's
+    words whatever they are. The words before the first item's verb are every item's, and so is a
+    phrase the second "-ing" item ends with that opens with a preposition, when the first one has
+    none ("Is it worth | taking the train or flying | from Paris to Rome": :func:`_phrase_shared`).
+    None otherwise."""
+    if language != "en" or len(second) < 1 or not second[0][:1].islower() or _function(second[0].lower(), language):
+        return None
+    bare = len(second) == 1 and second[0].lower() in CHOICE_VERBS
+    own = len(second) == 2 and second[1].lower() in _OBJECT_PRONOUNS
+    objected = len(second) > 2 and second[1].lower() in _BEFORE_A_NOUN  # "take | the bus"
+    if (bare or own or objected) and not _in_ing(second[0]):
+        after = next((k for k in range(len(first) - 2, 0, -1)
+                      if first[k - 1] == "I" or first[k - 1].lower() in _SUBJECT_PRONOUNS | {"to"}), 0)
+        if after and first[after][:1].islower() and not _function(first[after].lower(), language):
+            return _phrase_shared(first[:after], first[after:], second)
+    if _in_ing(second[0]):
+        at = next((k for k in range(len(first) - 2, 0, -1) if _in_ing(first[k])), 0)
+        if at and first[at - 1].lower() not in _BEFORE_A_NOUN:
+            if len(second) == 1 and any(w.lower() in PREPOSITIONS for w in first[at + 1 :]):
+                return None  # "running in the morning or | evening": a noun of the phrase
+            return _phrase_shared(first[:at], first[at:], second)
+    return None
+
+
+def _phrase_shared(prefix: list[str], item: list[str], second: list[str]) -> tuple[list[str], list[list[str]], list[str]]:
+    """``(prefix, items, tail)`` of two English verb phrases (``item``, ``second``): a phrase that ends
+    the second one and opens with a preposition other than "to", which a verb's place or infinitive
+    may open ("going to the beach"), is every item's when the first has none ("rent an apartment or
+    buy a house | in Berlin", "taking the train or flying | from Paris to Rome"); each keeps its own
+    otherwise ("drive to work or take the bus")."""
+    phrase = next((k for k in range(1, len(second)) if second[k].lower() in PREPOSITIONS - {"to"}), len(second))
+    if any(w.lower() in PREPOSITIONS for w in item[1:]):
+        phrase = len(second)
+    return prefix, [item, second[:phrase]], second[phrase:]
+
+
+def _in_ing(word: str) -> bool:
+    """True when ``word`` reads as an English verb in "-ing": small letters, a vowel before the
+    ending ("buying", "using"; not "king", "thing", "spring")."""
+    low = word.lower()
+    return (word[:1].islower() and low.endswith("ing") and any(ch in "aeiouy" for ch in low[:-3])
+            and not _function(low, "en"))
+
+
+def ones_written(items: list[list[str]], language: str) -> list[list[str]]:
+    """``items`` with an English "one" after the first one written as the first item's noun: after an
+    article and words ("buy a new one" after "repair my old laptop": "buy a new laptop"), its last
+    word; right after a verb ("buy one" after "lease a car"), its words from its "a" or "an" ("buy a
+    car"). A plural first item keeps "one", as does an item with no such noun."""
+    if language != "en" or len(items) < 2:
+        return items
+    first = items[0]
+    noun = first[-1]
+    if len(first) < 2 or _function(noun.lower(), language) or _plural([noun]) or HOLE.search(noun):
+        return items
+    article = next((k for k, w in enumerate(first) if w.lower() in _INDEFINITE), None)
+    written = [items[0]]
+    for item in items[1:]:
+        if len(item) >= 2 and item[-1].lower() == "one":
+            if any(w.lower() in _INDEFINITE for w in item[:-1]):
+                item = [*item[:-1], noun]
+            elif len(item) == 2 and article is not None:
+                item = [item[0], *first[article:]]
+        written.append(item)
+    return written

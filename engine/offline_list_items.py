@@ -41,6 +41,8 @@ from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_li
     _plural,
     _sharing_the_noun,
     _with_shared_noun,
+    ones_written,
+    verb_items,
 )
 from engine.offline_list_words import (
     ADJECTIVES,
@@ -95,6 +97,8 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     if len(sizes) > 1 or lead == len(later[0]):
         return None
     found = _adjectives_of_one_noun(first, later, language)  # "kleine und große Unternehmen"
+    if found is None and len(later) == 1:
+        found = verb_items(first, later[0], language)  # "Should I | rent an apartment or buy"
     if found is None:
         found = _listed_at(first, later, sizes.pop() if sizes else lead + 1, lead, language)
         if found is None and len(later) == 1:
@@ -104,6 +108,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         found = _items_whole(first, later, found, lead, language) or found
     prefix, items, tail = found
     items = _sharing_the_noun(items, language)  # "small and large companies": "small companies"
+    items = ones_written(items, language)  # "lease a car or buy one": "buy a car"
     # a participle lists with participles ("compressed and encrypted"), not nouns
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
         return None
@@ -224,7 +229,9 @@ def _items_whole(
     panels | made of", not "solar | panels made of"). A frame that asks something of each item shares
     those words ("What are wind turbine blades and towers made of": "wind turbine towers"), as a list
     of three or more does, whose middle items tell where the first one starts ("How do asyncio tasks,
-    threads and worker processes differ"). None otherwise."""
+    threads and worker processes differ"). A first item in small letters after "do" or a modal and
+    a second of one word keep their words apart ("How do | interest rates and inflation | affect
+    house prices": :func:`_compound_before_a_noun`). None otherwise."""
     from engine.offline_select import QUESTION_VERBS
 
     prefix, items, tail = found
@@ -242,6 +249,8 @@ def _items_whole(
         return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
     if language == "en" and _a_name_after_a_common_noun(items):  # "SQL injection and XSS": not "SQL XSS"
         return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
+    if language == "en" and _compound_before_a_noun(prefix, start, items, tail):  # "interest rates and inflation"
+        return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
     cut = (
         prefix[start - 1].lower() in _COPULAS
         and _auxiliary_before(prefix, language) == start - 1
@@ -251,6 +260,26 @@ def _items_whole(
         and _plural(tail[:1])
     )
     return _listed_at(first, later, len(first) - start, lead, language) if cut else None
+
+
+def _compound_before_a_noun(prefix: list[str], start: int, items: list[list[str]], tail: list[str]) -> bool:
+    """True when two English ``items`` come right after an auxiliary a verb follows (``prefix[start -
+    1]``: "How do | interest rates and inflation | affect house prices") and the second one is one
+    word in small letters, and a verb follows them (``tail``): the first one's words before it
+    (``prefix[start:]``, English words in small letters too) are its own compound ("interest
+    rates", "exchange rates"), not every item's; a capitalised word or a name may be ("SQL queries
+    and indexes": "SQL indexes"; "asyncio tasks and timeouts": "asyncio timeouts"), and a subject
+    and its verb are ("Can dogs eat | grapes and raisins")."""
+    from engine.language_evidence import used_in_english
+
+    return (
+        len(items) == 2
+        and len(items[1]) == 1
+        and prefix[start - 1].lower() in _VERB_AFTER_SUBJECT
+        and bool(tail)
+        and not _function(tail[0].lower(), "en")
+        and all(w[:1].islower() and used_in_english(w.lower()) for w in [*prefix[start:], *items[0], *items[1]])
+    )
 
 
 def _a_name_after_a_common_noun(items: list[list[str]]) -> bool:

@@ -147,6 +147,13 @@ def subject_as_written(question: str, language: str = "en", keep_verb: bool = Fa
     return " ".join(tokens[k : end + 1])
 
 
+#: English auxiliaries before "they" and their singular, for "they" written as a singular subject
+#: ("how much do they earn" after "What does a nurse do": "how much does a nurse earn").
+_SINGULAR = {"do": "does", "are": "is", "have": "has", "were": "was"}
+#: English "do" as a main verb after its subject ("What does a nurse do").
+_DO = frozenset({"do", "does", "did"})
+
+
 def _before_verb(tokens: list[str], k: int, end: int, language: str) -> int:
     """Where the subject ``tokens[k : end + 1]`` of an English question that asks with "do", "does"
     or a modal verb (:data:`_VERB_AFTER`) ends, its verb left out: that verb comes after the subject,
@@ -154,13 +161,16 @@ def _before_verb(tokens: list[str], k: int, end: int, language: str) -> int:
     noun ("pumps", "batteries") followed by a word that is none ends it ("When do solar panels | pay
     off", "How long do lithium batteries | usually last"); else, when nothing or a function word or a
     verb's particle follows the run (:data:`_PARTICLES`: "off", "down"), its last word, a particle
-    left out first, is the verb ("How long does a heat pump | last", "How fast does Python | run"). A
+    left out first, is the verb ("How long does a heat pump | last", "How fast does Python | run"),
+    unless that word is a form of "do", the verb itself ("What does a data scientist | do"). A
     subject of one word is kept ("What does asyncio do")."""
     low = [t.lower() for t in tokens]
     for i in range(k, end):
         if _plural_noun(low[i]) and not _plural_noun(low[i + 1]):
             return i
     after = low[end + 1] if end + 1 < len(low) else ""
+    if after in _DO:
+        return end  # "What does a data scientist | do": "do" is the verb, the run all subject
     last = end
     while last > k and low[last] in _PARTICLES:
         last -= 1
@@ -208,7 +218,9 @@ def resolved(clause: str, subject: str, language: str = "en", acting: str = "") 
     bruyantes"), "qu'elle" is "que" and the subject. English "it" after a plural subject stands for
     what the subject does, ``acting`` (the subject with its verb, :func:`subject_as_written` with
     ``keep_verb``: "Why do cats purr and what does it mean?": "What does cats purr mean", not "What
-    does cats mean"). ``clause`` as written when it has no such pronoun or ``subject`` is ""."""
+    does cats mean"). English "they" for a subject with "a" or "an" makes the auxiliary before it
+    singular (:data:`_SINGULAR`: "how much do they earn" after "What does a nurse do": "how much
+    does a nurse earn"). ``clause`` as written when it has no such pronoun or ``subject`` is ""."""
     pronouns = STANDING_FOR.get(language, frozenset())
     tokens = clause.split()
     if not subject or not pronouns:
@@ -233,6 +245,12 @@ def resolved(clause: str, subject: str, language: str = "en", acting: str = "") 
         if language == "sv" and after and not (_function(after, language) or after in REFLEXIVES):
             continue  # "den stora": an article
         written = _with_article(subject, low, language)
+        if language == "en" and low == "they" and i and subject.split()[0].lower() in ("a", "an"):
+            # "how much do they earn" after "a data scientist": "how much does a data scientist earn"
+            verb = tokens[i - 1].strip(_STRIP)
+            singular = _SINGULAR.get(verb.lower())
+            if singular:
+                tokens = [*tokens[: i - 1], tokens[i - 1].replace(verb, singular.capitalize() if verb[:1].isupper() else singular), *tokens[i:]]
         if language == "en" and low == "it" and acting and _plural_noun(subject.split()[-1].lower()):
             written = acting  # "what does it mean" after "Why do cats purr": the purring
         return " ".join([*tokens[:i], token.replace(word, written), *tokens[i + 1 :]])
