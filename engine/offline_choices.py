@@ -4,7 +4,7 @@
 "Which is cheaper to run, gas or a heat pump?" asks of each item what it asks of the choice, the verb
 first, in a language whose yes-or-no question is so written (:data:`_VERB_FIRST`): "Is gas cheaper to
 run", "Is a heat pump cheaper to run" (:func:`_asked_of_each`), French with "est-ce que" ("Est-ce que
-le train est le moins cher"); "what" with an auxiliary and a comparative asks as "which" does ("What is
+le train est le moins cher", the adjective in the item's gender: :func:`french_asked`); "what" with an auxiliary and a comparative asks as "which" does ("What is
 cheaper, …", "Was ist günstiger, …", "¿Qué es más barato, …": :func:`comparative_in`), and a
 choice's own verb is asked with "do"
 ("Which one lasts longer, batteries or …": "Do batteries last longer"). A choice that asks only which
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from engine.offline_item_words import _plural, ones_written
+from engine.offline_item_words import _plural, ones_written, opener_in_small_letters
 from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, MORE, opens_comparative
 from engine.offline_list_words import function_word as _function
 from engine.offline_text import _AUXILIARIES, _ENDS, content_words
@@ -34,18 +34,51 @@ def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, languag
     cheaper to run, gas or a heat pump"; a clause after the items that asks which of them is something
     and lists nothing of its own (``clauses``, the pattern that parts a brief's clauses and items, does
     not split it) goes before them: "Rust or Go: which is easier to learn" reads as "which is easier to
-    learn, Rust or Go"."""
+    learn, Rust or Go", "A heat pump or a gas boiler: which is cheaper" as "which is cheaper, a heat pump
+    or a gas boiler" (one comparative asks more than which to take: :func:`_asks_of_each`), as does such
+    a clause after a comma that is no word of :data:`CHOOSING` ("Kaffee oder Tee, was ist gesünder",
+    which was a question of its own; "Rust or Go, which one is faster" keeps the items alone), the
+    sentence's first word in small letters when only the sentence capitalised it ("Der Zug oder das
+    Flugzeug – was ist schneller": "Ist der Zug schneller")."""
     parts = _CHOICE_MARK.split(text)
     if len(parts) != 2:
+        before, comma, after = text.rpartition(",")
+        asked = after.strip(_ENDS)
+        if comma and not _asks_which_of_them(asked) and _asks_of_each(asked, clauses, language):
+            return _choice_first(before, after, language)  # "Kaffee oder Tee, was ist gesünder"
         return text
     before, after = parts
-    if _asks_which_of_them(after.strip(_ENDS)) or _chooses(before.strip(_ENDS), language):
-        return f"{before}, {after}"
     asked = after.strip(_ENDS)
+    if _asks_of_each(asked, clauses, language):
+        return _choice_first(before, after, language)
+    if _asks_which_of_them(asked) or _chooses(before.strip(_ENDS), language):
+        return f"{before}, {after}"
     if clauses is not None and len(clauses.split(asked)) == 1 and _chooses(asked, language):
         # "Rust or Go: which is easier to learn": "which is easier to learn, Rust or Go"
-        return f"{asked}, {before}{after[len(after.rstrip(_ENDS)):]}"
+        return _choice_first(before, after, language)
     return text
+
+
+def _asks_of_each(clause: str, clauses: re.Pattern[str] | None, language: str) -> bool:
+    """True when ``clause``, after a list, is one clause (``clauses`` does not split it) that asks which
+    of its items is something more than which to take (:func:`_chooses`, :func:`_only_which`): "which
+    is cheaper", "was ist schneller", not "which is better"."""
+    if clauses is None or len(clauses.split(clause)) != 1 or not _chooses(clause, language):
+        return False
+    found = _choice(clause, language)
+    return found is not None and bool(found[2]) and not (found[1] == "aux" and _only_which(clause, found[2], language))
+
+
+def _choice_first(before: str, after: str, language: str) -> str:
+    """The clause ``after`` a list (``before``) that asks to choose among its items, written before it
+    as a comma parts them: "Rust or Go: which is easier to learn" as "which is easier to learn, Rust or
+    Go", "Der Zug oder das Flugzeug – was ist schneller" as "was ist schneller, der Zug oder das
+    Flugzeug", the word that opened the question in small letters when only the sentence capitalised it
+    (:func:`engine.offline_item_words.opener_in_small_letters`)."""
+    asked = after.strip(_ENDS)
+    lead = before[:len(before) - len(before.lstrip())]
+    before = lead + " ".join(opener_in_small_letters(before.split(), language))
+    return f"{asked}, {before}{after[len(after.rstrip(_ENDS)):]}"
 
 
 def _asks_which_of_them(clause: str) -> bool:
@@ -235,7 +268,8 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     better", "Which broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that)
     or in a language whose question is not so written (:data:`_VERB_FIRST`) but French, which asks
     with "est-ce que" ("Quel est le moins cher, le train ou l'avion": "Est-ce que le train est le
-    moins cher", frame "Est-ce que … est le moins cher"). An English "one" after the first item is its
+    moins cher", frame "Est-ce que … est le moins cher"; "… une pompe à chaleur": "Est-ce qu'une pompe
+    à chaleur est la moins chère": :func:`french_asked`). An English "one" after the first item is its
     noun ("Which is cheaper, renting an apartment or buying one": "Is buying an apartment cheaper":
     :func:`engine.offline_item_words.ones_written`)."""
     items = [" ".join(i) for i in ones_written([i.split() for i in items], language)]
@@ -248,7 +282,7 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     if kind == "verb" and language != "en":
         return [(item, "") for item in items]
     if language == "fr":  # "Est-ce que le train est le moins cher", "Est-ce qu'une pompe à chaleur est …"
-        return [(f"Est-ce {_que(item)}{item} {verb} {rest}", f"Est-ce que … {verb} {rest}") for item in items]
+        return [french_asked(item.split(), verb, rest_words) for item in items]
     topics = []
     for item in items:
         words_ = item.split()
@@ -272,6 +306,116 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
 
 #: What a choice asks when it asks only which to take: "better", "worse", "best", "preferable".
 _ONLY_WHICH = frozenset({"better", "worse", "best", "preferable", "recommended"})
+
+
+def french_asked(item: list[str], verb: str, rest: list[str]) -> tuple[str, str]:
+    """``(topic, frame)`` of ``item`` asked with "est-ce que", its ``verb`` and the words after it
+    (``rest``): "Est-ce que le train est plus rapide", frame "Est-ce que … est plus rapide"; the
+    adjective of a comparative in ``rest`` in the item's gender (:func:`_agreeing_in_french`)."""
+    asked = " ".join([verb, *_agreeing_in_french(item, rest)])
+    return f"Est-ce {_que(item[0])}{' '.join(item)} {asked}", f"Est-ce que … {asked}"
+
+
+#: French words before a noun in the singular that tell its gender ("une pompe", "le train").
+_FEMININE = frozenset("une la cette ma ta sa".split())
+_MASCULINE = frozenset("un le ce cet".split())
+
+#: French adjectives whose feminine is not the masculine and "-e", nor of a regular ending
+#: (:func:`_feminine`), and the other way round.
+_FEMININE_OF = {
+    "cher": "chère", "bon": "bonne", "meilleur": "meilleure", "long": "longue", "gros": "grosse", "bas": "basse",
+    "épais": "épaisse", "frais": "fraîche", "blanc": "blanche", "sec": "sèche", "public": "publique",
+    "nouveau": "nouvelle", "beau": "belle", "vieux": "vieille", "doux": "douce", "faux": "fausse",
+    "gentil": "gentille", "fou": "folle", "favori": "favorite",
+}
+_MASCULINE_OF = {feminine: masculine for masculine, feminine in _FEMININE_OF.items()}
+#: Regular endings of French adjectives in the masculine and the feminine, tried in order; "-et" is
+#: "-ette" or "-ète" as French writes the word ("nette", "complète").
+_FEMININE_ENDINGS = (
+    ("eux", "euse"), ("er", "ère"), ("if", "ive"), ("el", "elle"), ("eil", "eille"), ("en", "enne"),
+    ("on", "onne"), ("et", "ette"), ("et", "ète"),
+)
+#: How often on the Zipf scale (wordfreq) French writes a form of an adjective made by these rules
+#: before it is written so: "polluante" (2.7) is, "rapidee" is not.
+MIN_FRENCH_FORM_ZIPF = 2.0
+
+
+def _agreeing_in_french(item: list[str], rest: list[str]) -> list[str]:
+    """``rest`` (the words after "est" that a choice asks of each item) with the adjective of its
+    comparative or superlative, and the article before it, in the gender of ``item`` that its first
+    word tells (:data:`_FEMININE`, :data:`_MASCULINE`): "moins cher" after "une pompe" is "moins chère",
+    "le meilleur" after "la tisane" "la meilleure", "la moins chère" after "un poêle" "le moins
+    cher". The adjective is the word after "plus" or "moins", or "meilleur"; "meilleur marché" and
+    "bon marché" never change. A form is written only when French writes it (:func:`_feminine`,
+    :func:`_masculine`); an item after "l'", in the plural or without an article is left as asked."""
+    first = item[0].lower() if item else ""
+    feminine = first in _FEMININE
+    if not (feminine or first in _MASCULINE) or not rest:
+        return rest
+    words_ = list(rest)
+    k = 0
+    if words_[0].lower() in ("le", "la") and len(words_) > 1:
+        k = 1
+    at = k + 1 if words_[k].lower() in ("plus", "moins") else k
+    if at >= len(words_) or not words_[at].isalpha() or not words_[at].islower():
+        return rest
+    if at + 1 < len(words_) and words_[at + 1].lower() == "marché":
+        return rest  # "meilleur marché": the same for every noun
+    if at == k and words_[at] not in ("meilleur", "meilleure"):
+        return rest  # no comparative: "est le moteur", "est utile"
+    word = _feminine(words_[at]) if feminine else _masculine(words_[at])
+    if word is None:
+        return rest
+    words_[at] = word
+    if k:
+        words_[0] = "la" if feminine else "le"
+    return words_
+
+
+def _written_in_french(word: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "fr") >= MIN_FRENCH_FORM_ZIPF
+
+
+def _feminine(word: str) -> str | None:
+    """The feminine of the French adjective ``word``: as written when it ends in "-e" or is one of
+    :data:`_MASCULINE_OF`'s feminines ("rapide", "chère"), of :data:`_FEMININE_OF` ("cher": "chère"),
+    of a regular ending (:data:`_FEMININE_ENDINGS`: "coûteux": "coûteuse"), else with "-e" ("lent":
+    "lente", "élevé": "élevée"); None when French does not write the form (:data:`MIN_FRENCH_FORM_ZIPF`)."""
+    if word in _FEMININE_OF:
+        return _FEMININE_OF[word]
+    if word.endswith("e") or word in _MASCULINE_OF:
+        return word
+    for masculine, feminine in _FEMININE_ENDINGS:
+        if word.endswith(masculine) and _written_in_french(formed := word[: -len(masculine)] + feminine):
+            return formed
+    formed = f"{word}e"
+    return formed if _written_in_french(formed) else None
+
+
+def _masculine(word: str) -> str | None:
+    """The masculine of the French adjective ``word`` when it is a feminine of :data:`_FEMININE_OF`, of
+    a regular ending (:data:`_FEMININE_ENDINGS`) or of one that is the masculine and "-e"
+    (:data:`_PLAIN_FEMININE_ENDINGS`): "chère": "cher", "coûteuse": "coûteux", "lente": "lent";
+    ``word`` itself when it is no such feminine ("rapide", "cher"); None when French does not write
+    the form."""
+    if word in _MASCULINE_OF:
+        return _MASCULINE_OF[word]
+    if word in _FEMININE_OF or not word.endswith("e"):
+        return word
+    for masculine, feminine in _FEMININE_ENDINGS:
+        if word.endswith(feminine):
+            formed = word[: -len(feminine)] + masculine
+            return formed if _written_in_french(formed) else None
+    if word.endswith(_PLAIN_FEMININE_ENDINGS) and _written_in_french(word[:-1]):
+        return word[:-1]  # "lente": "lent", "grande": "grand", "élevée": "élevé"; not "rapide": "rapid"
+    return word
+
+
+#: Endings of a French feminine that is the masculine and "-e" ("lente", "élevée", "forte"), where an
+#: adjective in "-ide" or "-ite" is the same in both ("rapide", "insolite").
+_PLAIN_FEMININE_ENDINGS = ("ante", "ente", "ée", "ande", "arde", "aude", "erte", "orte")
 
 
 def _que(item: str) -> str:

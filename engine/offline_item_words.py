@@ -407,3 +407,24 @@ def ones_written(items: list[list[str]], language: str) -> list[list[str]]:
                 item = [item[0], *first[article:]]
         written.append(item)
     return written
+
+
+def opener_in_small_letters(words: list[str], language: str) -> list[str]:
+    """``words``, a list of items that opened a question and now follow a verb ("Der Zug oder das
+    Flugzeug" after "Ist"), with the first word in small letters when only the start of the sentence
+    capitalised it: an article ("der Zug", "the train", "l'avion"), or, outside German, a word in a
+    capital and small letters when no later word but a function word opens with a capital ("coffee or
+    tea", "solar panels or a battery"; "Python or Java" and "Rust or Go" keep theirs)."""
+    if not words:
+        return words
+    first = words[0]
+    low = first.lower()
+    common = (language != "de" and first[:1].isupper() and first[1:].islower() and first.isalpha()
+              and not any(w[:1].isupper() and not _function(w.lower(), language) for w in words[1:]))
+    if low in ARTICLES.get(language, ARTICLES["en"]) or _ELIDED_ARTICLE.match(low) or common:
+        return [first[:1].lower() + first[1:], *words[1:]]
+    return words
+
+
+#: An article elided before a vowel ("l'avion", "l’aereo").
+_ELIDED_ARTICLE = re.compile(r"l['’]\w")

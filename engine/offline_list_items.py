@@ -42,6 +42,7 @@ from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_li
     _sharing_the_noun,
     _with_shared_noun,
     ones_written,
+    opener_in_small_letters,
     verb_items,
 )
 from engine.offline_list_words import (
@@ -122,9 +123,41 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     if asks_only_to_compare(" ".join([*prefix, "…", *tail])):  # "…": the items' place
         return [(" ".join(i), "") for i in items]
     own = _verb_phrases(prefix, tail, language, items)  # "How does asyncio | cancel tasks": clauses, no frame
+    if not prefix and _before_comparative(prefix, [*items[-1], *tail], len(items[-1]) - 1, language):
+        words_ = opener_in_small_letters([w for i in items for w in i], language)  # "Der Zug": "Ist der Zug"
+        return [_asked_yes_or_no(i, tail, language) for i in [[words_[0], *items[0][1:]], *items[1:]]]  # "Il treno o l'aereo | è più veloce"
     joined = [_contracted(prefix, i, language) for i in items]  # "del | el paracetamol": "del paracetamol"
     return [(" ".join([*_agreeing(p, i, tail, language), *i, *tail]),
              "" if own else " ".join([*_agreeing(p, i, tail, language), "…", *tail])) for p, i in joined]
+
+
+def _asked_yes_or_no(item: list[str], tail: list[str], language: str) -> tuple[str, str]:
+    """``(topic, frame)`` of ``item``, one of the items a yes-or-no question opens with, asked what its
+    verb and comparative (``tail``) ask of every item, as ``language`` asks yes or no
+    (:data:`_ITEM_FIRST`): Italian, Portuguese and Spanish in the question's own order ("Il treno è più
+    veloce", "L'aereo è più veloce"; "È il treno più veloce" would read as "it is the fastest train"),
+    French with "est-ce que" and the verb without its pronoun, which may not be the item's gender ("Le
+    train ou l'avion est-il plus rapide": "Est-ce que le train est plus rapide"), other languages with
+    the verb first ("Ist der Zug schneller", "Is Python faster"), the first item's first word already
+    in small letters when only the sentence capitalised it
+    (:func:`engine.offline_item_words.opener_in_small_letters`)."""
+    rest = tail[1:]
+    if language in _ITEM_FIRST:
+        topic = " ".join([*item, *tail])
+        frame = " ".join(["…", *tail])
+        return topic[:1].upper() + topic[1:], frame
+    verb = _verb_of(tail[0])
+    if language == "fr":  # "Est-ce que le train est plus rapide", "Est-ce qu'une pompe à chaleur est …"
+        from engine.offline_choices import french_asked
+
+        return french_asked(item, verb, rest)
+    head = verb[:1].upper() + verb[1:]
+    return " ".join([head, *item, *rest]), " ".join([head, "…", *rest])
+
+
+#: Languages whose yes-or-no question may keep the order of a statement, its subject first ("Il treno
+#: è più veloce?"): the items that open such a question are asked in its order (:func:`_asked_yes_or_no`).
+_ITEM_FIRST = frozenset({"it", "pt", "es"})
 
 
 #: A preposition and an article that a Romance language writes as one word ("de" and "el": "del"), by
@@ -446,7 +479,10 @@ def _listed_at(
         prefix, item = prefix[:-1], [prefix[-1], *item]
     if reach := _first_item_reach(prefix, item, later, language):  # "do | heat pumps, batteries and …"
         prefix, item = prefix[:-reach], [*prefix[-reach:], *item]
-    own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:])
+    if prefix and _opens_with_items(first, later, lead, language):  # "A heat pump or a gas boiler | is cheaper"
+        prefix, item = [], first
+    own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:]) and not (
+        not prefix and _before_comparative(prefix, later[-1], lead, language))  # "Une pompe à chaleur ou …"
     # a last item that opens with more function words than the others is as much longer ("de | los tiempos")
     last_lead = next((k for k, w in enumerate(later[-1]) if not _function(w.lower(), language)), 0)
     size_last = size + max(0, last_lead - lead) if len(later) > 1 else size
@@ -467,7 +503,7 @@ def _listed_at(
         and tail[0].lower() not in TOGETHER
         and all(_opens_noun_phrase(i, language) for i in items)
         and not (language == "en" and _comparative_at(tail, 0))
-        and not (language != "en" and _before_comparative(prefix, later[-1], lead, language))
+        and not ((language != "en" or not prefix) and _before_comparative(prefix, later[-1], lead, language))
     ):
         items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
     items = _with_shared_noun(items, language)
@@ -481,7 +517,8 @@ def _listed_at(
             and not _shares_tail(prefix, tail, items)):
         items[-1], tail = later[-1], []  # "of coffee, tea and energy | drinks": a preposition's objects share no
         # verb; a German one after them ("mit Gas oder einer Wärmepumpe | heizen") is every item's
-    compared = language != "en" and bool(tail) and _before_comparative(prefix, later[-1], lead, language) > 0
+    compared = ((language != "en" or not prefix) and bool(tail)
+                and _before_comparative(prefix, later[-1], lead, language) > 0)
     if not (_shares_tail(prefix, tail, items) or compared) or not all(
         any(ch.isalnum() for ch in " ".join(i)) for i in items
     ):
@@ -506,6 +543,9 @@ def _before_comparative(prefix: list[str], last: list[str], lead: int, language:
     pumps or gas boilers | cheaper to run", "Is | Python or Java | a better first language"); 0 otherwise."""
     from engine.offline_choices import comparative_in
 
+    if not prefix:  # "Il treno o l'aereo | è più veloce", "Python or Java | is faster": the question opens with the items
+        return next((k for k in range(lead + 1, len(last) - 1)
+                     if _verb_of(last[k]) in _AUXILIARIES and comparative_in(last[k + 1:], language)), 0)
     if language == "en":
         if len(prefix) != 1 or prefix[0].lower() not in _COPULAS:
             return 0
@@ -517,6 +557,32 @@ def _before_comparative(prefix: list[str], last: list[str], lead: int, language:
     if len(prefix) != 1 or prefix[0].lower() not in _AUXILIARIES:
         return 0  # "Ist | der Zug oder das Flugzeug | schneller", "Is | de trein of het vliegtuig | sneller"
     return next((k for k in range(lead + 1, len(last)) if comparative_in(last[k:], language)), 0)
+
+
+def _opens_with_items(first: list[str], later: list[list[str]], lead: int, language: str) -> bool:
+    """True when a question opens with its listed items and asks yes or no with a verb and a
+    comparative after the last one (:func:`_before_comparative`): its first clause (``first``) opens
+    with an article, or holds no function word, and holds no auxiliary ("A heat pump or a gas boiler |
+    is cheaper", "Une pompe à chaleur ou une chaudière | est-elle moins chère", "Heat pumps or gas
+    boilers | are cheaper to run"), the first item all of it."""
+    opener = first[0].lower()
+    return (
+        (opener in ARTICLES.get(language, ()) or bool(_ELIDED_ARTICLE.match(opener))
+         or not any(_function(w.lower(), language) for w in first))
+        and not any(_verb_of(w) in _AUXILIARIES - ARTICLES.get(language, frozenset()) for w in first)
+        and _before_comparative([], later[-1], lead, language) > 0
+    )
+
+
+def _verb_of(word: str) -> str:
+    """``word`` in small letters, a French verb without the pronoun after it ("est-il": "est")."""
+    low = word.lower()
+    found = _VERB_AND_PRONOUN.fullmatch(low)
+    return found.group(1) if found else low
+
+
+#: A French verb and the subject pronoun after it ("est-il", "sont-elles", "coûte-t-il").
+_VERB_AND_PRONOUN = re.compile(r"([^\W\d_]+)-(?:t-)?(?:ils|elles|il|elle)")
 
 
 def _last_item_size(

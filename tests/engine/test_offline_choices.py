@@ -223,7 +223,7 @@ def test_a_which_question_that_chooses_nothing_among_listed_items_is_as_it_was(b
     ("Qu'est-ce qui est plus rapide, Python ou Go ?", "fr",
      ["Est-ce que Python est plus rapide", "Est-ce que Go est plus rapide"]),
     ("Lequel est moins cher à l'usage, le chauffage au gaz ou une pompe à chaleur ?", "fr",
-     ["Est-ce que le chauffage au gaz est moins cher à l'usage", "Est-ce qu'une pompe à chaleur est moins cher à l'usage"]),
+     ["Est-ce que le chauffage au gaz est moins cher à l'usage", "Est-ce qu'une pompe à chaleur est moins chère à l'usage"]),
 ])
 def test_a_choice_in_another_language_is_asked_of_each(brief, language, topics):
     assert plan_topics(brief, 5, language) == topics
@@ -294,3 +294,81 @@ def test_a_comparative_after_the_last_item_is_every_items_in_another_language(br
 ])
 def test_a_contracted_preposition_is_written_once_for_each_item(brief, language, topics):
     assert plan_topics(brief, 5, language) == topics
+
+
+@pytest.mark.parametrize(("brief", "language", "topics"), [
+    # the items open the question, its verb and comparative after them: every item's, asked as each
+    # language asks yes or no; Italian, Portuguese and Spanish in the question's own order ("È il treno
+    # più veloce" would read as "it is the fastest train")
+    ("Il treno o l'aereo è più veloce?", "it", ["Il treno è più veloce", "L'aereo è più veloce"]),
+    ("Python o Java è più facile da imparare?", "it", ["Python è più facile da imparare", "Java è più facile da imparare"]),
+    ("O trem ou o avião é mais rápido?", "pt", ["O trem é mais rápido", "O avião é mais rápido"]),
+    ("¿El tren o el avión es más rápido?", "es", ["El tren es más rápido", "El avión es más rápido"]),
+    ("¿Madrid o Barcelona es más cara?", "es", ["Madrid es más cara", "Barcelona es más cara"]),
+    # French with "est-ce que", which needs no pronoun of the item's gender ("est-il")
+    ("Le train ou l'avion est-il plus rapide ?", "fr",
+     ["Est-ce que le train est plus rapide", "Est-ce que l'avion est plus rapide"]),
+    ("Paris ou Lyon est plus cher ?", "fr", ["Est-ce que Paris est plus cher", "Est-ce que Lyon est plus cher"]),
+    # German, Dutch and English with the verb first
+    ("Der Zug oder das Flugzeug ist schneller?", "de", ["Ist der Zug schneller", "Ist das Flugzeug schneller"]),
+    ("De trein of het vliegtuig is sneller?", "nl", ["Is de trein sneller", "Is het vliegtuig sneller"]),
+    ("Python or Java is faster?", "en", ["Is Python faster", "Is Java faster"]),
+    # items of several words, with an article, a phrase of their own or none
+    ("A heat pump or a gas boiler is cheaper?", "en", ["Is a heat pump cheaper", "Is a gas boiler cheaper"]),
+    ("Heat pumps or gas boilers are cheaper to run?", "en", ["Are heat pumps cheaper to run", "Are gas boilers cheaper to run"]),
+    ("Une pompe à chaleur ou une chaudière à gaz est-elle moins chère ?", "fr",
+     ["Est-ce qu'une pompe à chaleur est moins chère", "Est-ce qu'une chaudière à gaz est moins chère"]),
+    ("Una pompa di calore o una caldaia a gas è più economica?", "it",
+     ["Una pompa di calore è più economica", "Una caldaia a gas è più economica"]),
+    ("Il treno, l'aereo o l'auto è più veloce?", "it", ["Il treno è più veloce", "L'aereo è più veloce", "L'auto è più veloce"]),
+])
+def test_a_yes_or_no_choice_that_opens_with_its_items_is_asked_of_each(brief, language, topics):
+    """These gave the first item alone ("Il treno") and the second with the verb ("l'aereo è più veloce")."""
+    assert plan_topics(brief, 5, language) == topics
+
+
+@pytest.mark.parametrize(("brief", "language", "topics"), [
+    # a choice after the items and a colon or dash is asked of each as before them, the first item's
+    # article in small letters
+    ("Der Zug oder das Flugzeug – was ist schneller?", "de", ["Ist der Zug schneller", "Ist das Flugzeug schneller"]),
+    ("De trein of het vliegtuig – wat is sneller?", "nl", ["Is de trein sneller", "Is het vliegtuig sneller"]),
+    ("A heat pump or a gas boiler: which is cheaper?", "en", ["Is a heat pump cheaper", "Is a gas boiler cheaper"]),
+    ("The train or the plane - which is faster?", "en", ["Is the train faster", "Is the plane faster"]),
+    ("Il treno o l'aereo: quale è più veloce?", "it", ["È il treno più veloce", "È l'aereo più veloce"]),
+    ("Coffee or tea: which is healthier?", "en", ["Is coffee healthier", "Is tea healthier"]),
+    ("Python or Java: which is faster?", "en", ["Is Python faster", "Is Java faster"]),
+    # after a comma too, where "was ist …" was a question of its own
+    ("Kaffee oder Tee, was ist gesünder?", "de", ["Ist Kaffee gesünder", "Ist Tee gesünder"]),
+    ("De trein of het vliegtuig, wat is sneller?", "nl", ["Is de trein sneller", "Is het vliegtuig sneller"]),
+    # "better" alone still asks only which to take
+    ("Postgres or MySQL: which is better?", "en", ["Postgres", "MySQL"]),
+])
+def test_a_choice_after_the_items_and_a_colon_is_asked_of_each(brief, language, topics):
+    """These gave "Ist Der Zug schneller", "A heat pump" and "A a gas boiler", "The train" and "the plane"."""
+    assert plan_topics(brief, 5, language) == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    # after "une" or "la" the adjective the choice asks of each item is written in the feminine:
+    # "-e" added, or a written irregular form; one in "-e" already, and "meilleur marché", as they are
+    ("Quel est le moins cher, une pompe à chaleur ou une chaudière à gaz ?",
+     ["Est-ce qu'une pompe à chaleur est la moins chère", "Est-ce qu'une chaudière à gaz est la moins chère"]),
+    ("Qu'est-ce qui est meilleur pour la santé, le thé ou la tisane ?",
+     ["Est-ce que le thé est meilleur pour la santé", "Est-ce que la tisane est meilleure pour la santé"]),
+    ("Qu'est-ce qui est plus coûteux, le train ou la voiture ?",
+     ["Est-ce que le train est plus coûteux", "Est-ce que la voiture est plus coûteuse"]),
+    ("Qu'est-ce qui est plus lent, le train ou la voiture ?",
+     ["Est-ce que le train est plus lent", "Est-ce que la voiture est plus lente"]),
+    ("Qu'est-ce qui est plus rapide, le train ou la voiture ?",
+     ["Est-ce que le train est plus rapide", "Est-ce que la voiture est plus rapide"]),
+    ("Qu'est-ce qui est meilleur marché, le train ou la voiture ?",
+     ["Est-ce que le train est meilleur marché", "Est-ce que la voiture est meilleur marché"]),
+    # and back in the masculine after "un" or "le" when the question wrote it feminine
+    ("Quelle est la moins chère, une pompe à chaleur ou un poêle à bois ?",
+     ["Est-ce qu'une pompe à chaleur est la moins chère", "Est-ce qu'un poêle à bois est le moins cher"]),
+    # a yes-or-no question that opens with the items, likewise
+    ("Le train ou la voiture est-il plus cher ?", ["Est-ce que le train est plus cher", "Est-ce que la voiture est plus chère"]),
+])
+def test_a_french_adjective_asked_of_each_item_agrees_with_its_article(brief, topics):
+    """These gave "Est-ce qu'une pompe à chaleur est moins cher", "… est la moins cher"."""
+    assert plan_topics(brief, 5, "fr") == topics
