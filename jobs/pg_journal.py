@@ -23,6 +23,13 @@ log = logging.getLogger(__name__)
 MOVED_SUFFIX = ".moved"
 _TABLE = "deepresearch_turn_journal"
 _RECORD = "record"
+#: The purge of expired records a write sometimes does in its transaction (``PURGE_CHANCE``). It skips
+#: the rows another transaction holds: a write that rewrites a record which had expired (a thread
+#: cancelled again after ``CANCEL_TTL``) holds that row, and a purge waiting for it while holding
+#: the expired rows it took first could meet that write's own purge waiting for those (a deadlock,
+#: SQLSTATE 40P01). A row skipped is purged by a later write.
+_PURGE = (f"DELETE FROM {_TABLE} WHERE space = %(space)s AND key IN (SELECT key FROM {_TABLE}"
+          " WHERE space = %(space)s AND expires_at <= %(now)s FOR UPDATE SKIP LOCKED)")
 
 #: Data dirs whose ``turns.sqlite`` this process has moved, or found absent.
 _moved: set[str] = set()
@@ -72,7 +79,7 @@ class PostgresJournal(Store):
                          " ON CONFLICT (space, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at",
                          (_RECORD, key, Jsonb(value), now + ttl if ttl else None))
             if ttl and random.random() < PURGE_CHANCE:
-                conn.execute(f"DELETE FROM {_TABLE} WHERE space = %s AND expires_at <= %s", (_RECORD, now))
+                conn.execute(_PURGE, {"space": _RECORD, "now": now})
 
     def add(self, key: str, value: dict, ttl: float | None = None) -> bool:
         raise NotImplementedError("the journal of turns is written with put")
@@ -156,12 +163,17 @@ def move_sqlite_journal(settings: Settings) -> int:
 
 
 def _insert_open(settings: Settings, turns: list[tuple[str, float, dict, float | None]]) -> int:
-    """Insert each turn's record and, when its record was new, its place in the open index; one transaction."""
+    """Insert each turn's record and, when its record was new, its place in the open index; one transaction.
+
+    The turns go in the order of their ids, whatever their file's order: two hosts moving the same
+    turns at once (copies of one file) would otherwise each hold a row the other waits for (a
+    deadlock, SQLSTATE 40P01; one order for all is the PostgreSQL manual's remedy).
+    """
     from psycopg.types.json import Jsonb
 
     added = 0
     with pooled_connection(settings) as conn:
-        for turn_id, score, rec, expires_at in turns:
+        for turn_id, score, rec, expires_at in sorted(turns, key=lambda turn: turn[0]):
             cur = conn.execute(f"INSERT INTO {_TABLE} (space, key, value, expires_at) VALUES (%s, %s, %s, %s)"
                                " ON CONFLICT (space, key) DO NOTHING",
                                (_RECORD, records.turn_key(turn_id), Jsonb(rec), expires_at))

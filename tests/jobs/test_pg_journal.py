@@ -144,3 +144,108 @@ def test_open_turns_of_a_hosts_turns_sqlite_move_into_postgres_once(tmp_path, pg
     assert len(moved) == 2 and "moved=0" in moved[1], moved
     journal_store(host_a).get(records.turn_key("q1"))  # a later use reads no file
     assert len([r for r in caplog.records if "event=turn_journal_moved" in r.getMessage()]) == 2
+
+
+def _waiting_deletes(url: str, count: int, done) -> None:
+    """Return once ``count`` sessions wait for a row lock in a purge of the journal, or the write
+    ``done`` (a future) is over: a purge that skips locked rows waits for none (30 s at most)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        for _ in range(600):
+            if done.done():
+                return
+            row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                               " AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM deepresearch_turn_journal%'"
+                               ).fetchone()
+            if row[0] >= count:
+                return
+            time.sleep(0.05)
+    raise AssertionError(f"{count} purges never waited for a lock")
+
+
+def test_two_writes_purging_expired_records_at_once_do_not_deadlock(tmp_path, pg_url, monkeypatch):
+    """A write sometimes purges the expired records in its own transaction (``PURGE_CHANCE``). When
+    it rewrites a record that had expired (a thread cancelled again a day later: ``cancel:{thread}``),
+    it holds that row, which another write's purge still sees as expired and waits for; its own
+    purge then waited for the expired rows the other purge took first: SQLSTATE 40P01. Made
+    deterministic with a session holding the first expired row, so both purges would queue on it;
+    a purge now skips the rows another transaction holds, and waits for none."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    journal = journal_store(make_settings(tmp_path / "data", database_url=pg_url))
+    journal.put("cancel:a", {"cancelled": True}, ttl=60)  # the first row of the table...
+    journal.put("cancel:x", {"cancelled": True}, ttl=60)  # ...then the one cancelled again
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # both expired a while ago
+        conn.execute("UPDATE deepresearch_turn_journal SET expires_at = %s", (time.time() - 10,))
+    monkeypatch.setattr("jobs.pg_journal.random.random", lambda: 0.0)  # every write purges
+    started = threading.Event()
+    with psycopg.connect(pg_url) as holder, ThreadPoolExecutor(2) as pool:
+        holder.execute("SELECT 1 FROM deepresearch_turn_journal WHERE key = 'cancel:a' FOR UPDATE")
+        other = pool.submit(journal.put, records.turn_key("t1"), {"state": "queued"}, 60)
+        _waiting_deletes(pg_url, 1, other)  # its purge waits for cancel:a, before reaching cancel:x
+        again = pool.submit(lambda: (started.set(), journal.put("cancel:x", {"cancelled": True}, ttl=60)))
+        _waiting_deletes(pg_url, 2, again)  # cancel:x rewritten and held; its purge waits for cancel:a too
+        holder.commit()
+        other.result(timeout=60)
+        again.result(timeout=60)
+    assert started.is_set()
+    assert journal.get("cancel:x") == {"cancelled": True}
+    assert journal.get("cancel:a") is None
+
+
+def test_two_hosts_moving_the_same_turns_in_opposite_orders_do_not_deadlock(tmp_path, pg_url):
+    """Each host moves its turns.sqlite's open turns in one transaction, in the order its file lists
+    them (by score). Two copies of a file listing the same turns in opposite orders, moved at once,
+    would each hold one turn's row the other waits for (SQLSTATE 40P01). Made deterministic with two
+    sessions holding q1's record and q2's place in the index (inserts not yet committed), let go
+    one after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jobs import pg_journal
+
+    journal_store(make_settings(tmp_path / "c", database_url=pg_url)).get("none")  # the tables exist
+    hosts = []
+    for name, scores in (("a", (1.0, 2.0)), ("b", (2.0, 1.0))):
+        settings = make_settings(tmp_path / name, database_url=pg_url)
+        settings.data_dir.mkdir(parents=True)
+        local = SqliteStore(settings.data_dir / JOURNAL_FILE)
+        for turn_id, score in zip(("q1", "q2"), scores, strict=True):
+            local.put(records.turn_key(turn_id), {"turn_id": turn_id, "state": "queued"}, ttl=3600)
+            local.index_add(records.OPEN_INDEX, turn_id, score)
+        hosts.append(settings)
+    assert [t[0] for t in pg_journal._open_turns(hosts[1].data_dir / JOURNAL_FILE)] == ["q2", "q1"]
+
+    def waiting(count: int, futures) -> None:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            for _ in range(600):
+                if all(f.done() for f in futures):
+                    return
+                row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                                   " AND wait_event_type = 'Lock'"
+                                   " AND query LIKE 'INSERT INTO deepresearch_turn_journal%'").fetchone()
+                if row[0] >= count:
+                    return
+                time.sleep(0.05)
+        raise AssertionError(f"{count} moves never waited for a lock")
+
+    holders = [psycopg.connect(pg_url) for _ in range(2)]
+    try:
+        holders[0].execute("INSERT INTO deepresearch_turn_journal (space, key, value) VALUES ('record', %s, '{}')",
+                           (records.turn_key("q1"),))
+        holders[1].execute("INSERT INTO deepresearch_turn_journal (space, key, score) VALUES (%s, 'q2', 0)",
+                           ("index:" + records.OPEN_INDEX,))
+        with ThreadPoolExecutor(2) as pool:
+            a = pool.submit(pg_journal.move_sqlite_journal, hosts[0])
+            waiting(1, [a])  # a waits for q1's record
+            b = pool.submit(pg_journal.move_sqlite_journal, hosts[1])
+            waiting(2, [a, b])  # b wrote q2's record and waits for its place in the index
+            holders[0].rollback()  # a writes q1 and goes on to q2's record, which b holds
+            waiting(2, [a, b])
+            holders[1].rollback()  # b goes on to q1's record, which a holds
+            moved = sorted([a.result(timeout=60), b.result(timeout=60)])
+    finally:
+        for conn in holders:
+            conn.close()
+    assert moved == [0, 2]
+    journal = journal_store(hosts[0])
+    assert sorted(journal.index_members(records.OPEN_INDEX)) == ["q1", "q2"]
