@@ -3,20 +3,20 @@
 
 "Which is cheaper to run, gas or a heat pump?" asks of each item what it asks of the choice, the verb
 first, in a language whose yes-or-no question is so written (:data:`_VERB_FIRST`): "Is gas cheaper to
-run", "Is a heat pump cheaper to run" (:func:`_asked_of_each`), French with "est-ce que" ("Est-ce que
+run", "Is a heat pump cheaper to run" (:func:`asked_of_each`), French with "est-ce que" ("Est-ce que
 le train est le moins cher", the adjective in the item's gender: :func:`french_asked`); "what" with an auxiliary and a comparative asks as "which" does ("What is
 cheaper, …", "Was ist günstiger, …", "¿Qué es más barato, …": :func:`comparative_in`), and a
 choice's own verb is asked with "do"
 ("Which one lasts longer, batteries or …": "Do batteries last longer"). A choice that asks only which
 to take ("Which is better, Python or Java?", "Which broker?": :func:`_only_which`) keeps the items
-alone. A colon or dash beside such a clause reads as a comma (:func:`_choice_as_clause`).
+alone. A colon or dash beside such a clause reads as a comma (:func:`choice_as_clause`).
 """
 
 from __future__ import annotations
 
 import re
 
-from engine.offline_item_words import _plural, ones_written, opener_in_small_letters
+from engine.offline_item_words import is_plural, ones_written, opener_in_small_letters
 from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, MORE, opens_comparative
 from engine.offline_list_words import function_word as _function
 from engine.offline_text import _AUXILIARIES, _ENDS, content_words
@@ -26,10 +26,10 @@ from engine.offline_text import _AUXILIARIES, _ENDS, content_words
 _CHOICE_MARK = re.compile(r"\s*(?::|\s[-–—])\s+")
 
 
-def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, language: str = "en") -> str:
+def choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, language: str = "en") -> str:
     """``text`` with a colon or dash (:data:`_CHOICE_MARK`) before or after a clause that only asks
-    which of the listed items to choose (:func:`_asks_which_of_them`), or after one that asks which of
-    them is something (:func:`_chooses`), written as a comma: "Postgres or MySQL: which is better" reads
+    which of the listed items to choose (:func:`asks_which_of_them`), or after one that asks which of
+    them is something (:func:`chooses`), written as a comma: "Postgres or MySQL: which is better" reads
     as "Postgres or MySQL, which is better", "Which is cheaper to run: gas or a heat pump" as "Which is
     cheaper to run, gas or a heat pump"; a clause after the items that asks which of them is something
     and lists nothing of its own (``clauses``, the pattern that parts a brief's clauses and items, does
@@ -44,16 +44,16 @@ def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, languag
     if len(parts) != 2:
         before, comma, after = text.rpartition(",")
         asked = after.strip(_ENDS)
-        if comma and not _asks_which_of_them(asked) and _asks_of_each(asked, clauses, language):
+        if comma and not asks_which_of_them(asked) and _asks_of_each(asked, clauses, language):
             return _choice_first(before, after, language)  # "Kaffee oder Tee, was ist gesünder"
         return text
     before, after = parts
     asked = after.strip(_ENDS)
     if _asks_of_each(asked, clauses, language):
         return _choice_first(before, after, language)
-    if _asks_which_of_them(asked) or _chooses(before.strip(_ENDS), language):
+    if asks_which_of_them(asked) or chooses(before.strip(_ENDS), language):
         return f"{before}, {after}"
-    if clauses is not None and len(clauses.split(asked)) == 1 and _chooses(asked, language):
+    if clauses is not None and len(clauses.split(asked)) == 1 and chooses(asked, language):
         # "Rust or Go: which is easier to learn": "which is easier to learn, Rust or Go"
         return _choice_first(before, after, language)
     return text
@@ -61,9 +61,9 @@ def _choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, languag
 
 def _asks_of_each(clause: str, clauses: re.Pattern[str] | None, language: str) -> bool:
     """True when ``clause``, after a list, is one clause (``clauses`` does not split it) that asks which
-    of its items is something more than which to take (:func:`_chooses`, :func:`_only_which`): "which
+    of its items is something more than which to take (:func:`chooses`, :func:`_only_which`): "which
     is cheaper", "was ist schneller", not "which is better"."""
-    if clauses is None or len(clauses.split(clause)) != 1 or not _chooses(clause, language):
+    if clauses is None or len(clauses.split(clause)) != 1 or not chooses(clause, language):
         return False
     found = _choice(clause, language)
     return found is not None and bool(found[2]) and not (found[1] == "aux" and _only_which(clause, found[2], language))
@@ -81,7 +81,7 @@ def _choice_first(before: str, after: str, language: str) -> str:
     return f"{asked}, {before}{after[len(after.rstrip(_ENDS)):]}"
 
 
-def _asks_which_of_them(clause: str) -> bool:
+def asks_which_of_them(clause: str) -> bool:
     """True when ``clause``, after a list, only asks which of its items to choose: it opens with a
     word of :data:`CHOOSING` and names at most one thing besides "one" ("which is better", "which
     one is faster", "welche ist besser", "which broker"), not a question of its own ("which has
@@ -94,12 +94,12 @@ def _asks_which_of_them(clause: str) -> bool:
     return len(named) <= 1 and not (len(tokens) > 2 and content_words(tokens[1]) == named)
 
 
-def _chooses(clause: str, language: str = "en") -> bool:
+def chooses(clause: str, language: str = "en") -> bool:
     """True when ``clause``, before a list, asks which of its items to choose (:func:`_choice`): a word
     of :data:`CHOOSING`, then an auxiliary ("which is cheaper to run", "welche ist günstiger", "cuál es
     más barata"), or "one" and an auxiliary ("which one is quieter at night"), or an English verb of
     its own ("which one lasts longer", "which costs more"), or nothing more than which to take
-    (:func:`_asks_which_of_them`: "which broker"); or English "what" with an auxiliary and a
+    (:func:`asks_which_of_them`: "which broker"); or English "what" with an auxiliary and a
     comparative ("what is cheaper", "what's better to run", "what is the cheaper option") or a verb
     and one ("what costs more"), which asks as "which" does, where "what is water, ice or steam"
     asks what each is: a comparative is "more", "less" or "fewer" and a word, "better", "worse", or
@@ -108,7 +108,7 @@ def _chooses(clause: str, language: str = "en") -> bool:
     tokens = clause.lower().split()
     if len(tokens) < 2 or tokens[0] not in CHOOSING | _WHAT | _WHAT_IN.get(language, frozenset()):
         return False
-    return _choice(clause, language) is not None or tokens[0] in CHOOSING and _asks_which_of_them(clause)
+    return _choice(clause, language) is not None or tokens[0] in CHOOSING and asks_which_of_them(clause)
 
 
 #: English "what" and "what's", which ask to choose when a comparative follows their auxiliary.
@@ -174,7 +174,7 @@ def comparative_in(words_: list[str], language: str) -> bool:
 
 def _choice(clause: str, language: str = "en") -> tuple[str, str, list[str]] | None:
     """``(verb, kind, rest)`` of a clause that asks which of a list's items is or does something
-    (:func:`_chooses`): its auxiliary as written ("is"; "is" of "what's") and the words after it
+    (:func:`chooses`): its auxiliary as written ("is"; "is" of "what's") and the words after it
     ("cheaper to run"), kind "aux"; or an English verb (:func:`_own_verb`) of its own after "which" or "which one"
     (or "which" and one noun that a comparative after the verb shows is the items' kind: "which framework
     is faster", "which database scales better")
@@ -249,13 +249,13 @@ def _own_verb(word: str, after: list[str]) -> bool:
 
 #: Languages whose yes-or-no question sets its verb before its subject ("Is gas cheaper to run", "Ist
 #: Gas günstiger", "Es el gas más barato", "È il gas più economico", "É o gás mais barato", "Is gas
-#: goedkoper"): a choice among items is asked of each item so (:func:`_asked_of_each`). French asks
+#: goedkoper"): a choice among items is asked of each item so (:func:`asked_of_each`). French asks
 #: with "est-ce que" ("Est-ce que le gaz est moins cher"), which needs no pronoun of the item's gender.
 _VERB_FIRST = frozenset({"en", "de", "nl", "es", "it", "pt"})
 
 
-def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[str, str]]:
-    """``(topic, frame)`` of the items a question asks to choose among (:func:`_chooses`): what the
+def asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[str, str]]:
+    """``(topic, frame)`` of the items a question asks to choose among (:func:`chooses`): what the
     choice asks of them asked of each, the verb first ("Which is cheaper to run, gas or a heat pump":
     "Is gas cheaper to run", frame "Is … cheaper to run", which a sentence quoted under it must name a
     word of; "What is cheaper, …" likewise), an English verb of its own with "do" ("Which one lasts
@@ -265,7 +265,7 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     ("Which is quieter", "Which is faster") is asked of each too: a sentence names it in any degree
     ("quiet", "quietest": :func:`engine.word_forms.degree_bases`), as "Is Python or Java faster?"
     asks it. The items alone, frame "", when it asks only which to take ("Which is better", "What's
-    better", "Which broker": :func:`_asks_which_of_them`, as any sentence on an item bears on that)
+    better", "Which broker": :func:`asks_which_of_them`, as any sentence on an item bears on that)
     or in a language whose question is not so written (:data:`_VERB_FIRST`) but French, which asks
     with "est-ce que" ("Quel est le moins cher, le train ou l'avion": "Est-ce que le train est le
     moins cher", frame "Est-ce que … est le moins cher"; "… une pompe à chaleur": "Est-ce qu'une pompe
@@ -287,7 +287,7 @@ def _asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[s
     for item in items:
         words_ = item.split()
         # "gas", "bias", "alias" end in "-as" and are singular ("areas" is rare in a choice)
-        plural = language == "en" and _plural(words_) and not words_[-1].lower().endswith("as")
+        plural = language == "en" and is_plural(words_) and not words_[-1].lower().endswith("as")
         if kind == "verb" or _has_as_verb(verb, rest_words, language):
             bare = "have" if verb.lower() in _HAVE else _bare_verb(verb)
             head = "Did" if verb.lower() == "had" else ("Do" if plural else "Does")
@@ -424,9 +424,9 @@ def _que(item: str) -> str:
 
 
 def _only_which(choice: str, rest: list[str], language: str = "en") -> bool:
-    """True when ``choice`` (:func:`_chooses`) asks only which item to take: its words after the verb
+    """True when ``choice`` (:func:`chooses`) asks only which item to take: its words after the verb
     (``rest``) are one word that judges ("better", "worse": :data:`_ONLY_WHICH`), or it names no
-    comparative and nothing more than one thing (:func:`_asks_which_of_them`: "which broker"). One
+    comparative and nothing more than one thing (:func:`asks_which_of_them`: "which broker"). One
     comparative that says what ("faster", "quieter") asks more."""
     if len(rest) == 1 and rest[0].lower().strip(_ENDS) in _ONLY_WHICH:
         return True
@@ -434,7 +434,7 @@ def _only_which(choice: str, rest: list[str], language: str = "en") -> bool:
         skip = 1 if len(rest) == 2 and rest[0].lower() in ARTICLES.get(language, ()) else 0
         if len(rest) == skip + 1 and rest[skip].lower().strip(_ENDS) in _ONLY_WHICH_IN:
             return True  # "Was ist besser", "Quel est le meilleur"
-    return (choice.split()[0].lower() in CHOOSING and _asks_which_of_them(choice)
+    return (choice.split()[0].lower() in CHOOSING and asks_which_of_them(choice)
             and not comparative_in(rest, language) and not opens_comparative(rest))
 
 
@@ -463,6 +463,6 @@ def _bare_verb(verb: str) -> str:
 
 
 #: An English auxiliary in the singular, as "which" asks, and its plural for a plural item
-#: (:func:`_asked_of_each`: "Are solar panels better", :func:`engine.offline_item_words._plural`).
+#: (:func:`asked_of_each`: "Are solar panels better", :func:`engine.offline_item_words.is_plural`).
 _PLURAL_OF = {"is": "are", "was": "were", "does": "do", "has": "have"}
 _SINGULAR_OF = {plural: singular for singular, plural in _PLURAL_OF.items()}

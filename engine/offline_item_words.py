@@ -3,28 +3,28 @@
 Rules stated here, each with the example it was made for:
 
 - Adjectives listed before one noun share it ("small and large companies": "small companies",
-  "large companies"; :func:`_sharing_the_noun`, :func:`_adjectives_of_one_noun` outside English); a
+  "large companies"; :func:`sharing_the_noun`, :func:`adjectives_of_one_noun` outside English); a
   later item that is a noun of its own, a plural ("batteries", "boilers"), shares nothing with the
   first one: the first item's leading words are its own ("How much noise do | heat pumps, batteries
   and solar panels | make", "What are the costs of | solar panels and batteries":
-  :func:`_first_item_reach`), never "heat batteries" or "solar batteries"; a name that is no English
+  :func:`first_item_reach`), never "heat batteries" or "solar batteries"; a name that is no English
   word is every item's ("asyncio tasks, threads": "asyncio threads"). An English article before the
   adjectives is every item's ("Is it a good or bad idea": "a bad idea").
 - An English "a" or "an" before the first item is that item's when a later item is a plural without
   one ("the cost of | a wind turbine versus solar panels": "the cost of solar panels", never "of a
-  solar panels"; :func:`_article_is_the_first_items`).
+  solar panels"; :func:`article_is_the_first_items`).
 - A first item without the article a later item opens with starts after the verb of a subject
   pronoun or "to" ("Should I buy | solar panels, a battery, or a wind turbine": "Should I buy a
   battery"; "Would you recommend buying |", "Is it better to buy |") or
   at the last preposition before it ("Can I run a heat pump with | solar panels and a battery":
-  "Can I run a heat pump with a battery"; :func:`_article_item_start`).
+  "Can I run a heat pump with a battery"; :func:`article_item_start`).
 - Romance lists leave out a noun a later item shares ("la energía solar, la eólica": "la energía
-  eólica", :func:`_with_shared_noun`); a noun phrase of its own keeps its words
-  (:func:`_opens_noun_phrase`).
+  eólica", :func:`with_shared_noun`); a noun phrase of its own keeps its words
+  (:func:`opens_noun_phrase`).
 - The last item opens with an article and takes the words after it that are no function words
   when they are not shared ("Should we use Redis, Kafka, or | a message queue":
   :func:`engine.offline_list_items._listed_at`).
-- An English auxiliary agrees with its item ("How does Kafka work", :func:`_agreeing`, :func:`_plural`).
+- An English auxiliary agrees with its item ("How does Kafka work", :func:`agreeing`, :func:`is_plural`).
 - A later English item that is a verb of its own ("Should I rent an apartment or | buy", "… or buy
   one", "… or take the bus") or a second verb in "-ing" ("Is it worth buying a used car or | leasing a
   new one") is asked with the words before the first item's verb, never with that verb or its
@@ -58,12 +58,12 @@ HOLE = re.compile(r"qqspan(\d+)qq")
 
 #: English auxiliaries whose subject a bare verb follows ("How does asyncio | cancel tasks", "How can
 #: I | handle timeouts"), not a noun or an adjective as after "are".
-_VERB_AFTER_SUBJECT = frozenset("do does did can could should would will shall may might must".split())
+VERB_AFTER_SUBJECT = frozenset("do does did can could should would will shall may might must".split())
 #: English forms of "be": the words after one up to a listed item are its subject's ("What are solar |
 #: panels and batteries made of").
-_COPULAS = frozenset("is are was were".split())
+COPULAS = frozenset("is are was were".split())
 
-def _sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
+def sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
     """``items`` with the noun of the last one given to the earlier ones when each of those is one
     adjective (:func:`engine.offline_list_words.adjective`) and the last one a word before its noun,
     an adjective or a noun in small letters: "small and large companies" are "small companies" and
@@ -75,7 +75,7 @@ def _sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
     articles = ARTICLES["en"]
     if language == "en" and len(items[0]) == 2 and items[0][0].lower() in articles:
         bare = [i[1:] if len(i) > 1 and i[0].lower() in articles else i for i in items]
-        shared = _sharing_the_noun(bare, language)
+        shared = sharing_the_noun(bare, language)
         if shared == bare:
             return items
         article = items[0][0]
@@ -98,11 +98,11 @@ def _sharing_the_noun(items: list[list[str]], language: str) -> list[list[str]]:
 _NOUN_LINKERS = frozenset("à de di da do".split())
 
 
-def _adjectives_of_one_noun(
+def adjectives_of_one_noun(
     first: list[str], later: list[list[str]], language: str
 ) -> tuple[list[str], list[list[str]], list[str]] | None:
     """``(prefix, items, tail)`` of a list of adjectives before one noun outside English (whose
-    lists :func:`_sharing_the_noun` reads): the first clause (``first``) ends in an adjective, each
+    lists :func:`sharing_the_noun` reads): the first clause (``first``) ends in an adjective, each
     middle clause is one, and the last one opens with one and then the noun
     (:func:`engine.offline_list_words.adjective`). The noun is the adjectives' up to its first
     capitalised word in German ("kleine und große | Unternehmen | Wärmepumpen"), else one word and a
@@ -136,34 +136,34 @@ def _adjectives_of_one_noun(
 
 #: Languages whose lists leave out the noun an item shares with the first one ("la energía solar, la
 #: eólica": "la energía eólica"), an adjective following its noun.
-_NOUN_ELLIPSIS = frozenset("es fr it pt ca".split())
+NOUN_ELLIPSIS = frozenset("es fr it pt ca".split())
 #: A word that opens with an elided article or preposition ("l'espresso", "d'eau", "dell'acqua").
-_ELIDED = re.compile(r"(\w+)['’]\w")
+ELIDED = re.compile(r"(\w+)['’]\w")
 
 
-def _opens_noun_phrase(item: list[str], language: str = "en") -> bool:
+def opens_noun_phrase(item: list[str], language: str = "en") -> bool:
     """True when ``item`` (its words) is a noun phrase of its own: an article or other function word
     (:func:`_function` of ``language``) and then a word that is none ("le café filtre"), or a word with
     an elided article ("l'espresso")."""
-    elided = _ELIDED.match(item[0])
+    elided = ELIDED.match(item[0])
     if elided:
         return _function(elided.group(1).lower(), language)
     lead = next((k for k, w in enumerate(item) if not _function(w.lower(), language)), len(item))
     return 1 <= lead < len(item)  # "le café filtre", "de los tiempos"
 
 
-def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
+def with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
     """``items`` with the noun of the first item given back to a later one that leaves it out, in a
-    language whose adjectives follow their noun (:data:`_NOUN_ELLIPSIS`): after "la energía solar"
+    language whose adjectives follow their noun (:data:`NOUN_ELLIPSIS`): after "la energía solar"
     (article, noun, one word), "la eólica" (the same article, an adjective: :data:`ADJECTIVE_ENDINGS`)
     is "la energía eólica"; "les batteries" after "les panneaux solaires", a word with no adjective's
     ending, and "los aerogeneradores", one with a noun's ending (:data:`NOUN_ENDINGS`), stay as
     written."""
     first = [w.lower() for w in items[0]]
     if (
-        language not in _NOUN_ELLIPSIS
+        language not in NOUN_ELLIPSIS
         or len(first) != 3
-        or not _opens_noun_phrase(items[0], language)
+        or not opens_noun_phrase(items[0], language)
         or _function(first[2], language)
     ):
         return items
@@ -179,8 +179,8 @@ def _with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
     ]
 
 
-def _plural(item: list[str]) -> bool:
-    """True when the English noun phrase ``item`` (its words) is plural by its last word (see :func:`_agreeing`)."""
+def is_plural(item: list[str]) -> bool:
+    """True when the English noun phrase ``item`` (its words) is plural by its last word (see :func:`agreeing`)."""
     last = re.sub(r"\W+$", "", item[-1]) or item[-1]  # '"double quotes"': quotes
     if re.fullmatch(r"[A-Z0-9]+s", last):  # "GPUs", "LLMs"
         return True
@@ -194,7 +194,7 @@ def _plural(item: list[str]) -> bool:
 _SINGULAR = {"do": "does", "are": "is", "have": "has", "were": "was"}
 
 
-def _agreeing(prefix: list[str], item: list[str], tail: list[str], language: str) -> list[str]:
+def agreeing(prefix: list[str], item: list[str], tail: list[str], language: str) -> list[str]:
     """``prefix`` (the words before a listed item) with its last word, an English plural auxiliary
     (:data:`_SINGULAR`), in the singular when the item's noun is singular: the item alone is its
     noun (:func:`_noun_after`) and a name (capitalised, in capitals or with a digit: "Kafka", "RAG",
@@ -204,7 +204,7 @@ def _agreeing(prefix: list[str], item: list[str], tail: list[str], language: str
     air-source | heat pumps"). Other languages' verbs are left as written."""
     if language != "en" or not prefix or prefix[-1].lower() not in _SINGULAR or not item or HOLE.search(item[-1]):
         return prefix  # a quoted or code span (:data:`HOLE`) is left with the verb as asked
-    if _plural(item) or _noun_after(prefix[-1], tail, language):
+    if is_plural(item) or _noun_after(prefix[-1], tail, language):
         return prefix
     singular = _SINGULAR[prefix[-1].lower()]
     return [*prefix[:-1], singular.capitalize() if prefix[-1][:1].isupper() else singular]
@@ -213,22 +213,22 @@ def _agreeing(prefix: list[str], item: list[str], tail: list[str], language: str
 def _noun_after(auxiliary: str, tail: list[str], language: str) -> bool:
     """True when the words after a list (``tail``) go on with its items' noun phrase to a plural noun:
     one of its first two words, all before it no function word nor a verb that asks how
-    (:func:`_opens_tail`), is plural (:func:`_plural`), and after a form of "do" or "have"
+    (:func:`opens_tail`), is plural (:func:`is_plural`), and after a form of "do" or "have"
     (``auxiliary``) a word that is no function word follows it, the question's verb ("What do solar
     and wind | farms cost"; "How do coffee and tea | cause headaches" ends in its object). After "are"
     or "were" it may end the question ("How efficient are ground-source and air-source | heat
     pumps")."""
     for k, word in enumerate(tail[:2]):
-        if _function(word.lower(), language) or _opens_tail(tail, k) or HOLE.fullmatch(word):
+        if _function(word.lower(), language) or opens_tail(tail, k) or HOLE.fullmatch(word):
             return False
-        if _plural([word]) and word[:1].islower():
-            if auxiliary.lower() in _COPULAS:
+        if is_plural([word]) and word[:1].islower():
+            if auxiliary.lower() in COPULAS:
                 return True
             return k + 1 < len(tail) and not _function(tail[k + 1].lower(), language)
     return False
 
 
-def _opens_tail(words: list[str], k: int) -> bool:
+def opens_tail(words: list[str], k: int) -> bool:
     """True when ``words[k]`` opens a phrase asked of every listed item before it: a verb that asks
     how (:func:`engine.offline_list_words.asks_how`) or an adverb of :data:`TOGETHER`; a preposition
     does not tell, since a participle may come before it ("towers | made of")."""
@@ -241,7 +241,7 @@ _SUBJECT_PRONOUNS = frozenset("i we you they".split())
 _INDEFINITE = frozenset({"a", "an"})
 
 
-def _article_item_start(first: list[str], start: int, later: list[list[str]], language: str) -> int:
+def article_item_start(first: list[str], start: int, later: list[list[str]], language: str) -> int:
     """Where the first item of an English list starts in its clause (``first``, ``start`` as guessed
     from the article the next item (``later``) opens with): after a subject pronoun or "to" and its
     verb, and the verbs in "-ing" after it, when the guess is the pronoun ("Should I buy | solar
@@ -266,7 +266,7 @@ def _article_item_start(first: list[str], start: int, later: list[list[str]], la
     return start
 
 
-def _article_is_the_first_items(prefix: list[str], later: list[list[str]], language: str) -> bool:
+def article_is_the_first_items(prefix: list[str], later: list[list[str]], language: str) -> bool:
     """True when the English "a" or "an" that ends ``prefix`` (the words before a list's first item) is
     that item's alone: a later clause (``later``) opens, without an article, with a plural ("What is
     the cost of a | wind turbine versus solar panels": "What is the cost of solar panels", never "of
@@ -275,12 +275,12 @@ def _article_is_the_first_items(prefix: list[str], later: list[list[str]], langu
     if language != "en" or not prefix or prefix[-1].lower() not in _INDEFINITE:
         return False
     return any(
-        m[0].lower() not in ARTICLES["en"] and any(_plural(m[: k + 1]) and m[k][:1].islower() for k in range(min(2, len(m))))
+        m[0].lower() not in ARTICLES["en"] and any(is_plural(m[: k + 1]) and m[k][:1].islower() for k in range(min(2, len(m))))
         for m in later
     )
 
 
-def _first_item_reach(prefix: list[str], item: list[str], later: list[list[str]], language: str) -> int:
+def first_item_reach(prefix: list[str], item: list[str], later: list[list[str]], language: str) -> int:
     """How many of the last words of ``prefix`` (the words before a list's first item as guessed,
     ``item``) are the first item's own, when a later item is one English plural noun of its own (a
     middle clause of one word, or the only later clause: ``later``; up to its first function word,
@@ -304,21 +304,21 @@ def _first_item_reach(prefix: list[str], item: list[str], later: list[list[str]]
     for m in ones:  # "batteries" of "batteries in Germany"; not "risks" of "risks of heat pumps", whose words
         end = next((k for k, w in enumerate(m) if _function(w.lower(), language)), len(m))  # are every item's
         heads.append(m if end < len(m) and m[end].lower() in GENITIVES else m[:end])
-    if not any(len(h) == 1 and h[0][:1].islower() and _plural(h) for h in heads):
+    if not any(len(h) == 1 and h[0][:1].islower() and is_plural(h) for h in heads):
         return 0
     framing = QUESTION_VERBS | COMPARING | RELATING | TOGETHER | PREPOSITIONS  # "the difference between | …"
     k = len(prefix)
     while k > 1:  # the clause's first word asks the question
         word = prefix[k - 1]
         if (_function(word.lower(), language) or HOLE.fullmatch(word) or word.lower() in framing
-                or not word[:1].islower() or _plural([word]) or not used_in_english(word.lower())
+                or not word[:1].islower() or is_plural([word]) or not used_in_english(word.lower())
                 or prefix[k - 2].lower() in _SUBJECT_PRONOUNS | {"to"}
-                or k > 2 and prefix[k - 3].lower() in _VERB_AFTER_SUBJECT):
+                or k > 2 and prefix[k - 3].lower() in VERB_AFTER_SUBJECT):
             break  # "asyncio | tasks, threads": a name, every item's; "How does asyncio cancel | tasks": a verb
         k -= 1
-    if k > 1 and prefix[k - 1].lower() in _INDEFINITE and not _plural(item[-1:]):
+    if k > 1 and prefix[k - 1].lower() in _INDEFINITE and not is_plural(item[-1:]):
         return len(prefix) - k + 1  # "an electric | bike": the article and its words are the item's
-    return len(prefix) - k if _plural(item[-1:]) else 0
+    return len(prefix) - k if is_plural(item[-1:]) else 0
 
 
 #: English verbs a choice offers after another verb and its object, alone ("Should I rent an apartment
@@ -395,7 +395,7 @@ def ones_written(items: list[list[str]], language: str) -> list[list[str]]:
         return items
     first = items[0]
     noun = first[-1]
-    if len(first) < 2 or _function(noun.lower(), language) or _plural([noun]) or HOLE.search(noun):
+    if len(first) < 2 or _function(noun.lower(), language) or is_plural([noun]) or HOLE.search(noun):
         return items
     article = next((k for k, w in enumerate(first) if w.lower() in _INDEFINITE), None)
     written = [items[0]]

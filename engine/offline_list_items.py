@@ -7,7 +7,7 @@ whether the words after the last one are asked of every item (:func:`_shares_tai
 next to the list each item owns is told by :mod:`engine.offline_item_words` (a noun the first one
 leaves out, an article, a verb and its subject before the list, a later plural noun's own words);
 each item is then written in the words around the list, an English auxiliary in the singular for a
-singular item (:func:`engine.offline_item_words._agreeing`), as written when the item's noun comes after the list
+singular item (:func:`engine.offline_item_words.agreeing`), as written when the item's noun comes after the list
 ("ground-source and air-source | heat pumps").
 Items need not be as long as each other: the last one goes on to the verb the items share ("typing
 protocols | work together") or as far as the earlier items' shape goes ("SQL Server", "guinea pigs",
@@ -17,7 +17,7 @@ A two-item list that only asks how its items relate gives the first one all its 
 panels", not "solar" shared: :func:`_items_whole`). Clauses of their own ("cancel tasks and handle
 timeouts") give no items, nor a frame when they follow a subject of one word or an article and its
 words (:func:`_verb_phrases`: "How does the event loop"). Adjectives listed before one noun share it
-("small and large companies", "a good or bad idea": :func:`engine.offline_item_words._sharing_the_noun`).
+("small and large companies", "a good or bad idea": :func:`engine.offline_item_words.sharing_the_noun`).
 Quoted text and code stand as one word each while a brief is split (:data:`engine.offline_item_words.HOLE`).
 """
 
@@ -26,24 +26,24 @@ from __future__ import annotations
 import re
 
 from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_lists')
-    _COPULAS,
-    _ELIDED,
-    _NOUN_ELLIPSIS,
-    _VERB_AFTER_SUBJECT,
+    COPULAS,
+    ELIDED,
     HOLE,
-    _adjectives_of_one_noun,
-    _agreeing,
-    _article_is_the_first_items,
-    _article_item_start,
-    _first_item_reach,
-    _opens_noun_phrase,
-    _opens_tail,
-    _plural,
-    _sharing_the_noun,
-    _with_shared_noun,
+    NOUN_ELLIPSIS,
+    VERB_AFTER_SUBJECT,
+    adjectives_of_one_noun,
+    agreeing,
+    article_is_the_first_items,
+    article_item_start,
+    first_item_reach,
+    is_plural,
     ones_written,
     opener_in_small_letters,
+    opens_noun_phrase,
+    opens_tail,
+    sharing_the_noun,
     verb_items,
+    with_shared_noun,
 )
 from engine.offline_list_words import (
     ADJECTIVES,
@@ -97,7 +97,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         sizes = {min(sizes)}  # "inflation, interest rates, wages and …": nouns of their own, each whole
     if len(sizes) > 1 or lead == len(later[0]):
         return None
-    found = _adjectives_of_one_noun(first, later, language)  # "kleine und große Unternehmen"
+    found = adjectives_of_one_noun(first, later, language)  # "kleine und große Unternehmen"
     if found is None and len(later) == 1:
         found = verb_items(first, later[0], language)  # "Should I | rent an apartment or buy"
     if found is None:
@@ -108,7 +108,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
             return None
         found = _items_whole(first, later, found, lead, language) or found
     prefix, items, tail = found
-    items = _sharing_the_noun(items, language)  # "small and large companies": "small companies"
+    items = sharing_the_noun(items, language)  # "small and large companies": "small companies"
     items = ones_written(items, language)  # "lease a car or buy one": "buy a car"
     # a participle lists with participles ("compressed and encrypted"), not nouns
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
@@ -127,8 +127,8 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         words_ = opener_in_small_letters([w for i in items for w in i], language)  # "Der Zug": "Ist der Zug"
         return [_asked_yes_or_no(i, tail, language) for i in [[words_[0], *items[0][1:]], *items[1:]]]  # "Il treno o l'aereo | è più veloce"
     joined = [_contracted(prefix, i, language) for i in items]  # "del | el paracetamol": "del paracetamol"
-    return [(" ".join([*_agreeing(p, i, tail, language), *i, *tail]),
-             "" if own else " ".join([*_agreeing(p, i, tail, language), "…", *tail])) for p, i in joined]
+    return [(" ".join([*agreeing(p, i, tail, language), *i, *tail]),
+             "" if own else " ".join([*agreeing(p, i, tail, language), "…", *tail])) for p, i in joined]
 
 
 def _asked_yes_or_no(item: list[str], tail: list[str], language: str) -> tuple[str, str]:
@@ -208,11 +208,11 @@ _ELIDED_GENITIVE = re.compile(r"(?:d|dell|dall|dal)['’]\w")
 
 def _auxiliary_before(prefix: list[str], language: str) -> int:
     """The index in ``prefix`` (the words before a list's first item) of its last English auxiliary
-    (:data:`_VERB_AFTER_SUBJECT`, :data:`_COPULAS`), -1 when it has none or ``language`` is not English."""
+    (:data:`VERB_AFTER_SUBJECT`, :data:`COPULAS`), -1 when it has none or ``language`` is not English."""
     if language != "en":
         return -1
     return next((k for k in range(len(prefix) - 1, -1, -1)
-                 if prefix[k].lower() in _VERB_AFTER_SUBJECT | _COPULAS), -1)
+                 if prefix[k].lower() in VERB_AFTER_SUBJECT | COPULAS), -1)
 
 
 def _verb_phrases(prefix: list[str], tail: list[str], language: str, items: list[list[str]] | None = None) -> bool:
@@ -227,7 +227,7 @@ def _verb_phrases(prefix: list[str], tail: list[str], language: str, items: list
     from engine.offline_select import QUESTION_VERBS
 
     aux = _auxiliary_before(prefix, language)
-    if tail or aux < 0 or prefix[aux].lower() not in _VERB_AFTER_SUBJECT:
+    if tail or aux < 0 or prefix[aux].lower() not in VERB_AFTER_SUBJECT:
         return False
     subject = prefix[aux + 1 :]
     if len(subject) == 1:
@@ -285,12 +285,12 @@ def _items_whole(
     if language == "en" and _compound_before_a_noun(prefix, start, items, tail):  # "interest rates and inflation"
         return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
     cut = (
-        prefix[start - 1].lower() in _COPULAS
+        prefix[start - 1].lower() in COPULAS
         and _auxiliary_before(prefix, language) == start - 1
         and len(tail) > 1
         and tail[-1].lower() in PREPOSITIONS
         and tail[0][:1].islower()
-        and _plural(tail[:1])
+        and is_plural(tail[:1])
     )
     return _listed_at(first, later, len(first) - start, lead, language) if cut else None
 
@@ -308,7 +308,7 @@ def _compound_before_a_noun(prefix: list[str], start: int, items: list[list[str]
     return (
         len(items) == 2
         and len(items[1]) == 1
-        and prefix[start - 1].lower() in _VERB_AFTER_SUBJECT
+        and prefix[start - 1].lower() in VERB_AFTER_SUBJECT
         and bool(tail)
         and not _function(tail[0].lower(), "en")
         and all(w[:1].islower() and used_in_english(w.lower()) for w in [*prefix[start:], *items[0], *items[1]])
@@ -386,7 +386,7 @@ def _two_items(
     if after and len(first) - after <= len(second):
         found = _listed_at(first, [second], len(first) - after, lead, language)
     def preposition(word: str) -> bool:  # English: "do" is Portuguese's preposition, English's auxiliary
-        return word.lower() in PREPOSITIONS and word.lower() not in _VERB_AFTER_SUBJECT | _COPULAS
+        return word.lower() in PREPOSITIONS and word.lower() not in VERB_AFTER_SUBJECT | COPULAS
 
     if language == "en" and found is not None and any(preposition(w) for w in found[1][-1][1:]):
         # "Should I | buy a battery or solar panels for | my house": the second item ends before its
@@ -425,7 +425,7 @@ def _verb_shared(
     while end > 1 and adverb(last[end - 1]):
         end -= 1
     nouns = 1 < end < len(first) and not any(_function(w.lower(), "en") or HOLE.fullmatch(w) for w in last[:end])
-    if len(first) < 2 or len(items) != 2 or not (_plural(last[:1]) or nouns):
+    if len(first) < 2 or len(items) != 2 or not (is_plural(last[:1]) or nouns):
         return found
     return [*prefix, first[0]], [first[1:], last[:end]], [*last[end:], *tail]
 
@@ -437,17 +437,17 @@ def _listed_at(
     first ``lead`` words function words): the first clause's words (``first``) before its item, each
     item's words, and the words after the last item. A first item with a phrase of its own ("des
     pompes à chaleur") shares none, nor does a last one when every item is a noun phrase of its own
-    (:func:`_opens_noun_phrase`: "le café infusé à froid") and its words neither open with "of" or
+    (:func:`opens_noun_phrase`: "le café infusé à froid") and its words neither open with "of" or
     the like (:data:`GENITIVES`), nor end with a preposition, nor open with a verb that asks how; a
     last item that opens with an English article takes the words after it when they are no function
     words and not shared ("or | a message queue", "a battery first"). An item that leaves out the
-    first one's noun gets it back (:func:`engine.offline_item_words._with_shared_noun`); "either" and "both" before
+    first one's noun gets it back (:func:`engine.offline_item_words.with_shared_noun`); "either" and "both" before
     the first item are left out (:data:`CORRELATIVES`). Before a later item that opens with an English
     article, the first one starts after a subject pronoun and its verb, or at a preposition after the
     article ("Should I buy | solar panels", "a heat pump with | solar panels":
-    :func:`engine.offline_item_words._article_item_start`); an "a" before the first item is its own when a later one
-    is a plural (:func:`engine.offline_item_words._article_is_the_first_items`), and so are the words before it that a
-    later plural noun does not share ("heat | pumps, batteries": :func:`engine.offline_item_words._first_item_reach`).
+    :func:`engine.offline_item_words.article_item_start`); an "a" before the first item is its own when a later one
+    is a plural (:func:`engine.offline_item_words.article_is_the_first_items`), and so are the words before it that a
+    later plural noun does not share ("heat | pumps, batteries": :func:`engine.offline_item_words.first_item_reach`).
     After an English "is" or "are" that opens the question, the last item ends before a comparative
     (:func:`_before_comparative`: "Is | a heat pump or a gas boiler | more efficient"). None when ``tail`` is not
     shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
@@ -461,9 +461,9 @@ def _listed_at(
             and first[start - 1].lower() in ARTICLES.get(language, ())):
         start -= 1  # "le | train ou l'avion": the article is the first item's as the elided one is the second's
     if lead and later[0][0].lower() in ARTICLES["en"]:
-        start = _article_item_start(first, start, later, language)  # "Should I buy | solar panels, a battery"
+        start = article_item_start(first, start, later, language)  # "Should I buy | solar panels, a battery"
     if (language == "en" and lead and later[0][0].lower() in ARTICLES["en"] and start < len(first) - 1
-            and first[start].lower() in _VERB_AFTER_SUBJECT | _COPULAS):
+            and first[start].lower() in VERB_AFTER_SUBJECT | COPULAS):
         start += 1  # "How do | daemon threads and the main thread behave": the auxiliary is every item's
     if len(first) - start > 1 and first[start].lower() in REFLEXIVES:  # "sich | Wärmepumpen": the verb's
         start += 1
@@ -475,9 +475,9 @@ def _listed_at(
         # item; not where a later item has its own ("delle pompe e dei pannelli"), nor "to", which may
         # open an infinitive (a verb after the list would be read as every item's)
         prefix, item = [*prefix, item[0]], item[1:]
-    if _article_is_the_first_items(prefix, later, language):  # "of a | wind turbine versus solar panels"
+    if article_is_the_first_items(prefix, later, language):  # "of a | wind turbine versus solar panels"
         prefix, item = prefix[:-1], [prefix[-1], *item]
-    if reach := _first_item_reach(prefix, item, later, language):  # "do | heat pumps, batteries and …"
+    if reach := first_item_reach(prefix, item, later, language):  # "do | heat pumps, batteries and …"
         prefix, item = prefix[:-reach], [*prefix[-reach:], *item]
     if prefix and _opens_with_items(first, later, lead, language):  # "A heat pump or a gas boiler | is cheaper"
         prefix, item = [], first
@@ -489,7 +489,7 @@ def _listed_at(
     if not own_phrase:
         subject = bool(prefix) and opens_verb(prefix[-1], BEFORE_VERB)
         size_last = _last_item_size(later[-1], size_last, [item, *later[:-1]], start, subject, language)
-        if size_last >= len(later[-1]) > 1 and language == "en" and prefix[-1:] and prefix[-1].lower() in _VERB_AFTER_SUBJECT:
+        if size_last >= len(later[-1]) > 1 and language == "en" and prefix[-1:] and prefix[-1].lower() in VERB_AFTER_SUBJECT:
             size_last = len(later[-1]) - 1  # "How much do | solar panels and batteries | cost": the verb is every item's
         size_last = _before_comparative(prefix, later[-1], lead, language) or size_last
     last = later[-1] if own_phrase else later[-1][:size_last]
@@ -501,12 +501,12 @@ def _listed_at(
         and tail[-1].lower() not in PREPOSITIONS
         and not asks_how(tail, 0)
         and tail[0].lower() not in TOGETHER
-        and all(_opens_noun_phrase(i, language) for i in items)
+        and all(opens_noun_phrase(i, language) for i in items)
         and not (language == "en" and _comparative_at(tail, 0))
         and not ((language != "en" or not prefix) and _before_comparative(prefix, later[-1], lead, language))
     ):
         items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
-    items = _with_shared_noun(items, language)
+    items = with_shared_noun(items, language)
     if prefix and prefix[-1].lower() in CORRELATIVES:  # "either A or B": "A", "B"
         prefix = prefix[:-1]
     if (tail and language == "en" and items[-1][0].lower() in ARTICLES["en"]
@@ -547,7 +547,7 @@ def _before_comparative(prefix: list[str], last: list[str], lead: int, language:
         return next((k for k in range(lead + 1, len(last) - 1)
                      if _verb_of(last[k]) in _AUXILIARIES and comparative_in(last[k + 1:], language)), 0)
     if language == "en":
-        if len(prefix) != 1 or prefix[0].lower() not in _COPULAS:
+        if len(prefix) != 1 or prefix[0].lower() not in COPULAS:
             return 0
         return next((k for k in range(lead + 1, len(last)) if _comparative_at(last, k)), 0)
     if [w.lower() for w in prefix] in (["est-ce", "que"], ["est-ce", "qu'"], ["est-ce", "qu’"]):
@@ -591,7 +591,7 @@ def _last_item_size(
     """How many of ``last`` (the last clause's words) are the last listed item: ``size`` (the middle
     items' length, or the first one's) unless the item ends sooner or goes on.
 
-    It ends at a verb that asks how after its first word (:func:`_opens_tail`, :func:`asks_how`:
+    It ends at a verb that asks how after its first word (:func:`opens_tail`, :func:`asks_how`:
     "batteries | work together" after "solar panels"). It goes on to that verb when the words before
     it are no function words ("typing protocols | work together", "frozen sets | differ in memory
     use"); with no such verb, as far as the earlier items' shape goes, up to the item's first
@@ -605,7 +605,7 @@ def _last_item_size(
     ("cancel tasks and | handle timeouts": a clause of its own)."""
     if size < 1 or len(earlier) < 2 and not subject:
         return size  # "How do solar | panels and wind turbines work": the items' length is a guess
-    opener = next((k for k in range(1, len(last)) if _opens_tail(last, k)), None)
+    opener = next((k for k in range(1, len(last)) if opens_tail(last, k)), None)
     if opener is not None and opener < size:  # "… and batteries | work together" after two-word items
         return opener if asks_how(last, opener) else size
     if size >= len(last):
@@ -622,9 +622,9 @@ def _last_item_size(
     def capital(word: str) -> bool:
         return word[:1].isupper()
 
-    if language == "en" and all(_plural(i[-1:]) for i in shaped) and not _plural(last[size - 1 : size]):
+    if language == "en" and all(is_plural(i[-1:]) for i in shaped) and not is_plural(last[size - 1 : size]):
         # to the first plural, which may come before ``size`` ("solar panels | made of" after "wind turbine blades")
-        return next((k + 1 for k in range(reach) if _plural(last[k : k + 1])), size)
+        return next((k + 1 for k in range(reach) if is_plural(last[k : k + 1])), size)
     if all(capital(i[-1]) for i in shaped):
         if not capital(last[size - 1]):
             return next((k + 1 for k in range(size, reach) if capital(last[k])), size)
@@ -634,11 +634,11 @@ def _last_item_size(
 
 def _compound(tail: list[str], language: str) -> bool:
     """True when ``tail`` (the words after a list's last item) is the last item's own compound in a
-    language whose nouns take one (:data:`_NOUN_ELLIPSIS`): a bare "de" or "di" and a word that is no
+    language whose nouns take one (:data:`NOUN_ELLIPSIS`): a bare "de" or "di" and a word that is no
     function word ("los tiempos | de espera", "le pompe | di calore"), where a shared phrase has an
     article ("de los paneles", "dei pannelli")."""
     return (
-        language in _NOUN_ELLIPSIS
+        language in NOUN_ELLIPSIS
         and len(tail) >= 2
         and tail[0].lower() in ("de", "di")
         and not _function(tail[1].lower(), language)
@@ -673,12 +673,12 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
                 return len(first) - 2
     if opener:
         same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]
-        elided = _ELIDED.match(first[-1])
+        elided = ELIDED.match(first[-1])
         # an item that opens with an article lists with one that does ("la cancellazione dei task e
         # i timeout"), not with a phrase in it that opens with a preposition ("dei task"); an article
         # of the language is one, whatever it is elsewhere (Portuguese "as")
         article = (
-            language in _NOUN_ELLIPSIS and opener in ARTICLES.get(language, ()) and opener not in GENITIVES | PREPOSITIONS
+            language in NOUN_ELLIPSIS and opener in ARTICLES.get(language, ()) and opener not in GENITIVES | PREPOSITIONS
         )
         kin = [
             i
@@ -687,7 +687,7 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
             and first[i].lower() not in BARE
             and not (article and first[i].lower() in GENITIVES | (PREPOSITIONS - ARTICLES[language]))
             or article
-            and (m := _ELIDED.match(first[i]))
+            and (m := ELIDED.match(first[i]))
             and m.group(1).lower() in ARTICLES.get(language, set()) | {"l"}
         ]
         # an article after a preposition opens the phrase in an item ("la cancelación de | las tareas"),

@@ -40,7 +40,7 @@ import re
 
 from engine.language import _CODE
 from engine.language import _INTERROGATIVES as _ASKING
-from engine.offline_choices import _asked_of_each, _asks_which_of_them, _choice_as_clause, _chooses
+from engine.offline_choices import asked_of_each, asks_which_of_them, choice_as_clause, chooses
 from engine.offline_list_items import HOLE, items_listed
 from engine.offline_list_pronouns import capitalised, resolved, subject_as_written
 from engine.offline_list_symbols import with_symbols as _with_symbols
@@ -180,11 +180,11 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
     :func:`_opens_question`), or a yes-or-no question (:func:`_asks_yes_or_no`), starts a question,
     with or without a comma before its "and" ("Wie effizient ist eine Wärmepumpe und welche Förderung
     gibt es"); the others continue the one before (its list, or its head). A clause that only asks
-    which to choose (:func:`_asks_which_of_them`) after two or more clauses (the things to choose
+    which to choose (:func:`asks_which_of_them`) after two or more clauses (the things to choose
     among: "Postgres or MySQL, which is better") is left out; after one clause it is a question of
     its own ("¿Por qué es eficiente una bomba de calor y cuáles son sus límites?")."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
-    pieces = _clause(language).split(_choice_as_clause(text, _clause(language), language))
+    pieces = _clause(language).split(choice_as_clause(text, _clause(language), language))
     groups: list[list[str]] = []
     new = True
     mark = ""
@@ -203,7 +203,7 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
         new = new or bool(mark)
         if asks or _asks_yes_or_no(part):  # "and also how loud are they": as asked, without "also"
             part = _without_openers(part, asking, language)
-        if groups and not new and len(groups[-1]) > 1 and _asks_which_of_them(part):
+        if groups and not new and len(groups[-1]) > 1 and asks_which_of_them(part):
             continue  # "Postgres or MySQL, which is better": the things to choose among
         if groups and not new and not asks and part.split()[0].lower() in QUALIFIER_OPENERS:
             groups[-1][-1] = f"{groups[-1][-1]}, {part}"
@@ -272,7 +272,7 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     """``(topic, frame)`` of one question's clauses, the frame "" but for a listed item's
     (:func:`listed_frames`): one topic per listed item (:func:`engine.offline_list_items.items_listed`; the items
     alone, or each asked what the choice asks, after a question that asks to choose among them:
-    :func:`engine.offline_choices._asked_of_each`), else each clause, a
+    :func:`engine.offline_choices.asked_of_each`), else each clause, a
     short later one continuing the first one's head (:func:`_question_head`). None when the items of
     a list cannot be told apart (:func:`engine.offline_list_items._takes_the_frame`: "What do the main thread and daemon
     threads do at exit"), or they are compared (:data:`COMPARING`) but not as a list, or they are two
@@ -285,8 +285,8 @@ def _group_topics(parts: list[str], language: str = "en") -> list[tuple[str, str
     if parts is None:
         return None
     compares = COMPARING.intersection(w.lower() for w in parts[0].split())  # "¿Cuál es la diferencia entre | React, …"
-    if len(parts) > 2 and not compares and _chooses(parts[0], language) and not _continues_first(parts, language):
-        return _asked_of_each(parts[0], parts[1:], language)  # "Which is faster, Python or Java"
+    if len(parts) > 2 and not compares and chooses(parts[0], language) and not _continues_first(parts, language):
+        return asked_of_each(parts[0], parts[1:], language)  # "Which is faster, Python or Java"
     listed = items_listed(parts, language)
     if listed is not None:
         return listed or None
