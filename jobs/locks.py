@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.outage_log import outage, recovery
+from jobs.redisconn import outage_marks, redis_answering
 from jobs.store import Store
 
 log = logging.getLogger(__name__)
@@ -175,7 +176,9 @@ class ThreadLock:
         when the record names another holder, or is gone after this process did not renew it for longer than
         the lease (then :attr:`lost` is set, the renewer stopped and ``on_lost`` called). A store that does
         not answer, or a key that vanished while renewed in time or while a renewal attempt waits out a store
-        away (the renewer takes it again once the store answers), counts as held.
+        away (the renewer takes it again once the store answers), counts as held; the renewer finds it lost
+        when its attempt outlasted the lease with no Redis outage seen (the process was stopped in the
+        middle of it).
         """
         if self.lost:
             return False
@@ -207,6 +210,7 @@ class ThreadLock:
             if time.monotonic() - self._tried_at > self.ttl:
                 self.absent = True
             self._trying = True
+            previous, marks, down = self._tried_at, outage_marks(), not redis_answering()
             try:
                 rec = self.store.update(
                     self.key, lambda old: old if old and old.get("token") == self.token else None, ttl=self.ttl
@@ -218,6 +222,11 @@ class ThreadLock:
                 continue
             finally:
                 self._tried_at, self._trying = time.monotonic(), False
+            # An attempt that outlasted the lease with no store outage seen: this process did not run
+            # (stopped in the middle of it), and another runner may have held the lease since.
+            if (time.monotonic() - previous > self.ttl and not down and redis_answering()
+                    and outage_marks() == marks):
+                self.absent = True
             if self.lost:  # held() found it lost meanwhile (and said so)
                 return
             if rec is None and self.absent:

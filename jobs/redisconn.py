@@ -27,6 +27,8 @@ _redis_lock = threading.Lock()
 #: Whether this process last saw Redis not answer (one notice per outage, whichever call met it).
 _down = threading.Event()
 _down_lock = threading.Lock()
+#: How many times this process saw Redis stop or start answering (:func:`outage_marks`).
+_marks = 0
 
 
 def retry_window() -> float:
@@ -76,14 +78,23 @@ def redis_answering() -> bool:
     return not _down.is_set()
 
 
+def outage_marks() -> int:
+    """How many times this process saw Redis stop answering or answer again (:func:`went_down`,
+    :func:`came_back`): a call during which it changed, or that began or ended with Redis not
+    answering, met an outage."""
+    return _marks
+
+
 def went_down(error: BaseException, window: float) -> None:
     """Note that a Redis call just failed: the first failure since Redis last answered logs a
     warning (``event=redis_unanswered``, an outage of ``Redis``: :func:`engine.outage_log.outage`,
     with :func:`waiting_words` of ``window`` s), later ones until it answers again log nothing."""
+    global _marks
     with _down_lock:
         if _down.is_set():
             return
         _down.set()
+        _marks += 1
     words = waiting_words(window)
     log.warning("event=redis_unanswered error=%s retry_window=%g note=\"Redis does not answer; %s\"",
                 type(error).__name__, window, words, extra=outage("Redis", waits=words))
@@ -92,10 +103,12 @@ def went_down(error: BaseException, window: float) -> None:
 def came_back() -> None:
     """Note that a Redis call just succeeded: after :func:`went_down` it logs once that Redis answers
     again (``event=redis_answers_again``, :func:`engine.outage_log.recovery`)."""
+    global _marks
     with _down_lock:
         if not _down.is_set():
             return
         _down.clear()
+        _marks += 1
     log.warning("event=redis_answers_again note=\"Redis answers again\"", extra=recovery("Redis"))
 
 

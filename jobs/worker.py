@@ -41,6 +41,9 @@ MAINTENANCE_LOCK_TTL = 60
 SCHEDULER_STALE = 15
 #: The signal a stopping worker sends its work horse (as RQ's HerokuWorker does): hand the turn back.
 HANDBACK_SIGNAL = signal.SIGRTMIN
+#: Seconds a stopping worker waits for its scheduler process after each signal (SIGTERM, SIGTERM again,
+#: then SIGKILL): the scheduler checks for a stop between its sleeps of ``interval`` (1 s).
+SCHEDULER_STOP_WAIT = 10.0
 #: Redis key that one worker at a time holds while it looks for turns Redis lost.
 RECOVERY_LOCK_KEY = "deepresearch:recovery-lock"
 
@@ -98,6 +101,25 @@ class ResearchWorker(Worker):
             pass
         except OSError as err:
             log.warning("event=handback_signal_failed error=%s", quoted(err))
+
+    def stop_scheduler(self) -> None:
+        """End the scheduler process: SIGTERM, again after :data:`SCHEDULER_STOP_WAIT` seconds, then
+        SIGKILL. RQ's own sends one SIGTERM and waits without a limit; a scheduler forked just before
+        runs this worker's signal handlers until it installs its own, so that signal may not stop it
+        and the worker (``worker --burst`` ending as a retry was scheduled) never exited. A killed
+        scheduler's lock lapses, and a running worker's maintenance frees it sooner."""
+        process = getattr(self.scheduler, "_process", None) if self.scheduler else None
+        if process is None or not process.pid:
+            return
+        for sig in (signal.SIGTERM, signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.kill(process.pid, sig)
+            except OSError:  # it ended already
+                pass
+            process.join(None if sig == signal.SIGKILL else SCHEDULER_STOP_WAIT)
+            if process.exitcode is not None:
+                return
+            log.warning("event=scheduler_not_stopped pid=%s signal=%s", process.pid, signal.Signals(sig).name)
 
     # ---- Redis outages: the horse keeps working while the worker waits for Redis -------------
     def maintain_heartbeats(self, job, execution) -> None:

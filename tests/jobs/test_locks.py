@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from jobs import redisconn
 from jobs.locks import (
     ThreadLock,
     describe_holder,
@@ -165,8 +166,9 @@ def test_a_lease_whose_renewal_waits_out_a_store_away_longer_than_it_is_still_he
     waiting, back = threading.Event(), threading.Event()
     update = store.update
 
-    def away(*args, **kwargs):  # the call waits out the outage (the store's retry window)
+    def away(*args, **kwargs):  # the call waits out the outage (the store's retry window), noticing it
         if not back.is_set():
+            redisconn.went_down(ConnectionError("store away"), BOUND)
             waiting.set()
             back.wait(BOUND)
         return update(*args, **kwargs)
@@ -177,9 +179,44 @@ def test_a_lease_whose_renewal_waits_out_a_store_away_longer_than_it_is_still_he
     store.delete("lock:t1")  # the store answers again, without the key
     assert lock.held()
     back.set()
-    wait_for(lambda: "event=lease_restored key=lock:t1" in caplog.messages, what="the lease taken again",
-             timeout=BOUND)
-    assert lock.held() and not lost.is_set()
+    try:
+        wait_for(lambda: "event=lease_restored key=lock:t1" in caplog.messages, what="the lease taken again",
+                 timeout=BOUND)
+        assert lock.held() and not lost.is_set()
+    finally:
+        redisconn.came_back()
+    lock.release()
+
+
+def test_a_renewal_in_flight_while_the_process_did_not_run_past_the_lease_loses_it(store: Store, caplog,
+                                                                                    monkeypatch) -> None:
+    """A holder stopped (SIGSTOP, a suspended host) in the middle of a renewal, past the lease, while no
+    store outage was seen: another runner took the thread, finished and freed it. Woken, the renewal
+    finds no key: the lease lapsed, it is not taken again (the woken runner once retook it and posted
+    the finished turn's end a second time)."""
+    lost = threading.Event()
+    lock = ThreadLock(store, "t1", ttl=LEASE, on_lost=lost.set)
+    assert lock.acquire(timeout=0)
+    stopped, woken = threading.Event(), threading.Event()
+    update = store.update
+
+    def in_flight(*args, **kwargs):  # the process stops as this call begins, and is woken later
+        if not woken.is_set():
+            stopped.set()
+            woken.wait(BOUND)
+        return update(*args, **kwargs)
+
+    monkeypatch.setattr(store, "update", in_flight)
+    wait_set(stopped, what="a renewal under way", timeout=BOUND)
+    wait_for(lambda: time.monotonic() - lock._tried_at > lock.ttl, what="the lease's time to pass", timeout=BOUND)
+    other = ThreadLock(store, "t1", ttl=LEASE)  # another runner takes the thread, finishes, frees it
+    assert other.acquire(timeout=BOUND)
+    other.release()
+    woken.set()
+    wait_set(lost, what="the lease found lapsed", timeout=BOUND)
+    assert not lock.held()
+    assert "event=lease_restored key=lock:t1" not in caplog.messages
+    assert store.get("lock:t1") is None
     lock.release()
 
 
