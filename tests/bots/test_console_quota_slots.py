@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 
 import pytest
 
@@ -27,6 +28,12 @@ def _ask(question: str = "How do heat pumps work?") -> int:
                    out=None, queue=False)
 
 
+def _press_ctrl_c() -> None:
+    """SIGINT to this process's main thread, there at once: sent to the process, the system may hand
+    it to another thread that a busy machine runs only later, after the step it was meant for."""
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+
 def _ctrl_c_during(monkeypatch, name: str, *, before: bool) -> list[str]:
     """Press Ctrl-C (SIGINT to this process) as ``quotas.<name>`` begins or ends."""
     real, pressed = getattr(quotas, name), []
@@ -34,11 +41,11 @@ def _ctrl_c_during(monkeypatch, name: str, *, before: bool) -> list[str]:
     def pressing(*args, **kwargs):
         if before and not pressed:
             pressed.append(name)
-            os.kill(os.getpid(), signal.SIGINT)
+            _press_ctrl_c()
         result = real(*args, **kwargs)
         if not before and not pressed:
             pressed.append(name)
-            os.kill(os.getpid(), signal.SIGINT)
+            _press_ctrl_c()
         return result
 
     monkeypatch.setattr(quotas, name, pressing)
