@@ -106,8 +106,9 @@ class ResearchWorker(Worker):
         """End the scheduler process: SIGTERM, again after :data:`SCHEDULER_STOP_WAIT` seconds, then
         SIGKILL. RQ's own sends one SIGTERM and waits without a limit; a scheduler forked just before
         runs this worker's signal handlers until it installs its own, so that signal may not stop it
-        and the worker (``worker --burst`` ending as a retry was scheduled) never exited. A killed
-        scheduler's lock lapses, and a running worker's maintenance frees it sooner."""
+        and the worker (``worker --burst`` ending as a retry was scheduled) never exited. The locks of a
+        scheduler that did not stop by itself are released here (RQ's own release, only if still its),
+        so the next burst's scheduler can queue that retry."""
         process = getattr(self.scheduler, "_process", None) if self.scheduler else None
         if process is None or not process.pid:
             return
@@ -118,8 +119,14 @@ class ResearchWorker(Worker):
                 pass
             process.join(None if sig == signal.SIGKILL else SCHEDULER_STOP_WAIT)
             if process.exitcode is not None:
-                return
+                break
             log.warning("event=scheduler_not_stopped pid=%s signal=%s", process.pid, signal.Signals(sig).name)
+        release = getattr(self.scheduler, "release_locks", None)
+        if release is not None and process.exitcode != 0:  # a killed scheduler's locks, if still its own
+            try:
+                release()
+            except Exception as err:  # noqa: BLE001 (they lapse, and maintenance frees a dead scheduler's)
+                log.warning("event=scheduler_locks_not_released error=%s", type(err).__name__)
 
     # ---- Redis outages: the horse keeps working while the worker waits for Redis -------------
     def maintain_heartbeats(self, job, execution) -> None:

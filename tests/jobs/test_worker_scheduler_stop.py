@@ -19,17 +19,21 @@ from jobs.queue import redis_connection
 from jobs.worker import ResearchWorker
 
 
-def _deaf() -> None:
+def _deaf(ready) -> None:
     """A scheduler that missed its SIGTERM: ignores it, and runs on."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ready.set()
     while True:
         time.sleep(0.1)
 
 
 def test_a_scheduler_that_ignores_the_stop_signal_is_ended(redis_settings, monkeypatch):
     monkeypatch.setattr("jobs.worker.SCHEDULER_STOP_WAIT", 1.0)
-    process = multiprocessing.get_context("fork").Process(target=_deaf, daemon=True)
+    forking = multiprocessing.get_context("fork")
+    ready = forking.Event()
+    process = forking.Process(target=_deaf, args=(ready,), daemon=True)
     process.start()
+    assert ready.wait(60), "the scheduler never started"
     try:
         worker = ResearchWorker(["research"], connection=redis_connection(redis_settings.redis_url))
         worker.scheduler = SimpleNamespace(_process=process)
