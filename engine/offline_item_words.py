@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from engine.offline_contractions import ELIDED_ARTICLE
 from engine.offline_list_words import (
     ADJECTIVE_ENDINGS,
     ARTICLES,
@@ -421,10 +422,6 @@ def opener_in_small_letters(words: list[str], language: str) -> list[str]:
     low = first.lower()
     common = (language != "de" and first[:1].isupper() and first[1:].islower() and first.isalpha()
               and not any(w[:1].isupper() and not _function(w.lower(), language) for w in words[1:]))
-    if low in ARTICLES.get(language, ARTICLES["en"]) or _ELIDED_ARTICLE.match(low) or common:
+    if low in ARTICLES.get(language, ARTICLES["en"]) or ELIDED_ARTICLE.match(low) or common:
         return [first[:1].lower() + first[1:], *words[1:]]
     return words
-
-
-#: An article elided before a vowel ("l'avion", "l’aereo").
-_ELIDED_ARTICLE = re.compile(r"l['’]\w")

@@ -18,13 +18,17 @@ panels", not "solar" shared: :func:`_items_whole`). Clauses of their own ("cance
 timeouts") give no items, nor a frame when they follow a subject of one word or an article and its
 words (:func:`_verb_phrases`: "How does the event loop"). Adjectives listed before one noun share it
 ("small and large companies", "a good or bad idea": :func:`engine.offline_item_words.sharing_the_noun`).
+A yes-or-no question that compares the items it opens with or follows a verb with ("Is | Python or
+Java | faster") is asked of each item by :mod:`engine.offline_choice_order`; a Romance preposition
+written as one word with an article ("del", "du") is joined to each item's own article by
+:mod:`engine.offline_contractions`.
 Quoted text and code stand as one word each while a brief is split (:data:`engine.offline_item_words.HOLE`).
 """
 
 from __future__ import annotations
 
-import re
-
+from engine.offline_choice_order import asked_yes_or_no, before_comparative, comparative_at, opens_with_items
+from engine.offline_contractions import CONTRACTIONS, ELIDED_ARTICLE, ELIDED_GENITIVE, PARTED, contracted
 from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_lists')
     COPULAS,
     ELIDED,
@@ -63,7 +67,6 @@ from engine.offline_list_words import (
     TOGETHER_VERBS,
     adverb,
     asks_how,
-    opens_comparative,
     opens_verb,
     together,
     together_verb,
@@ -123,87 +126,12 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     if asks_only_to_compare(" ".join([*prefix, "…", *tail])):  # "…": the items' place
         return [(" ".join(i), "") for i in items]
     own = _verb_phrases(prefix, tail, language, items)  # "How does asyncio | cancel tasks": clauses, no frame
-    if not prefix and _before_comparative(prefix, [*items[-1], *tail], len(items[-1]) - 1, language):
+    if not prefix and before_comparative(prefix, [*items[-1], *tail], len(items[-1]) - 1, language):
         words_ = opener_in_small_letters([w for i in items for w in i], language)  # "Der Zug": "Ist der Zug"
-        return [_asked_yes_or_no(i, tail, language) for i in [[words_[0], *items[0][1:]], *items[1:]]]  # "Il treno o l'aereo | è più veloce"
-    joined = [_contracted(prefix, i, language) for i in items]  # "del | el paracetamol": "del paracetamol"
+        return [asked_yes_or_no(i, tail, language) for i in [[words_[0], *items[0][1:]], *items[1:]]]  # "Il treno o l'aereo | è più veloce"
+    joined = [contracted(prefix, i, language) for i in items]  # "del | el paracetamol": "del paracetamol"
     return [(" ".join([*agreeing(p, i, tail, language), *i, *tail]),
              "" if own else " ".join([*agreeing(p, i, tail, language), "…", *tail])) for p, i in joined]
-
-
-def _asked_yes_or_no(item: list[str], tail: list[str], language: str) -> tuple[str, str]:
-    """``(topic, frame)`` of ``item``, one of the items a yes-or-no question opens with, asked what its
-    verb and comparative (``tail``) ask of every item, as ``language`` asks yes or no
-    (:data:`_ITEM_FIRST`): Italian, Portuguese and Spanish in the question's own order ("Il treno è più
-    veloce", "L'aereo è più veloce"; "È il treno più veloce" would read as "it is the fastest train"),
-    French with "est-ce que" and the verb without its pronoun, which may not be the item's gender ("Le
-    train ou l'avion est-il plus rapide": "Est-ce que le train est plus rapide"), other languages with
-    the verb first ("Ist der Zug schneller", "Is Python faster"), the first item's first word already
-    in small letters when only the sentence capitalised it
-    (:func:`engine.offline_item_words.opener_in_small_letters`)."""
-    rest = tail[1:]
-    if language in _ITEM_FIRST:
-        topic = " ".join([*item, *tail])
-        frame = " ".join(["…", *tail])
-        return topic[:1].upper() + topic[1:], frame
-    verb = _verb_of(tail[0])
-    if language == "fr":  # "Est-ce que le train est plus rapide", "Est-ce qu'une pompe à chaleur est …"
-        from engine.offline_choices import french_asked
-
-        return french_asked(item, verb, rest)
-    head = verb[:1].upper() + verb[1:]
-    return " ".join([head, *item, *rest]), " ".join([head, "…", *rest])
-
-
-#: Languages whose yes-or-no question may keep the order of a statement, its subject first ("Il treno
-#: è più veloce?"): the items that open such a question are asked in its order (:func:`_asked_yes_or_no`).
-_ITEM_FIRST = frozenset({"it", "pt", "es"})
-
-
-#: A preposition and an article that a Romance language writes as one word ("de" and "el": "del"), by
-#: language; :func:`_contracted` joins and parts them.
-CONTRACTIONS = {
-    "es": {("de", "el"): "del", ("a", "el"): "al"},
-    "pt": {("de", "o"): "do", ("de", "a"): "da", ("de", "os"): "dos", ("de", "as"): "das", ("em", "o"): "no",
-           ("em", "a"): "na", ("em", "os"): "nos", ("em", "as"): "nas"},
-    "it": {("di", "il"): "del", ("di", "lo"): "dello", ("di", "la"): "della", ("di", "i"): "dei",
-           ("di", "gli"): "degli", ("di", "le"): "delle", ("in", "il"): "nel", ("in", "la"): "nella"},
-    "fr": {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"},
-}
-_PARTED = {language: {c: pair for pair, c in table.items()} for language, table in CONTRACTIONS.items()}
-
-
-def _contracted(prefix: list[str], item: list[str], language: str) -> tuple[list[str], list[str]]:
-    """``(prefix, item)`` of a listed item with the preposition the first item's contraction holds
-    (:data:`CONTRACTIONS`) joined to the item's own article: "…secundarios del" and "el paracetamol"
-    read "…secundarios del paracetamol", with "la aspirina" "…secundarios de la aspirina"; a bare
-    preposition before an item that holds its own is left out ("de" and "du paracétamol": "du
-    paracétamol")."""
-    parted = _PARTED.get(language)
-    if not parted or not prefix or not item:
-        return prefix, item
-    last, opener = prefix[-1].lower(), item[0].lower()
-    if last in parted and (opener in ARTICLES.get(language, ()) and len(item) > 1 or _ELIDED_ARTICLE.match(opener)):
-        preposition = parted[last][0]
-        if _ELIDED_ARTICLE.match(opener):  # "del" and "l'aspirina": "dell'aspirina"; "du" and "l'eau": "de l'eau"
-            own = (f"{_ELIDING[preposition]}{item[0][1:]}" if preposition in _ELIDING
-                   else f"{preposition} {item[0]}")
-            return prefix[:-1], [own, *item[1:]]
-        word = CONTRACTIONS[language].get((preposition, opener), f"{preposition} {item[0]}")
-        return [*prefix[:-1], word], item[1:]
-    bare = {p for p, _ in parted.values()}
-    if last in bare and opener in ARTICLES.get(language, ()) and (last, opener) in CONTRACTIONS[language] and len(item) > 1:
-        return [*prefix[:-1], CONTRACTIONS[language][last, opener]], item[1:]  # "de | el resfriado": "del resfriado"
-    if last in bare | set(parted) and (opener in parted or opener == last or _ELIDED_GENITIVE.match(opener)):
-        return prefix[:-1], item  # "de | du paracétamol", "de | de Carthage", "del | dell'ibuprofene"
-    return prefix, item
-
-
-_ELIDED_ARTICLE = re.compile(r"l['’]\w")
-#: An Italian preposition joined to an elided article ("dell'", "nell'").
-_ELIDING = {"di": "dell", "in": "nell"}
-_ELIDED_GENITIVE = re.compile(r"(?:d|dell|dall|dal)['’]\w")
-
 
 
 def _auxiliary_before(prefix: list[str], language: str) -> int:
@@ -449,7 +377,7 @@ def _listed_at(
     is a plural (:func:`engine.offline_item_words.article_is_the_first_items`), and so are the words before it that a
     later plural noun does not share ("heat | pumps, batteries": :func:`engine.offline_item_words.first_item_reach`).
     After an English "is" or "are" that opens the question, the last item ends before a comparative
-    (:func:`_before_comparative`: "Is | a heat pump or a gas boiler | more efficient"). None when ``tail`` is not
+    (:func:`engine.offline_choice_order.before_comparative`: "Is | a heat pump or a gas boiler | more efficient"). None when ``tail`` is not
     shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
     start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
     nouns = all(_names(w, language) for m in later[:-1] for w in m)
@@ -457,7 +385,7 @@ def _listed_at(
         start += 1  # "How do | inflation, interest rates and …": the auxiliary is no item's
     if start < 0:
         return None
-    if (0 < start < len(first) and _ELIDED_ARTICLE.match(later[0][0].lower())
+    if (0 < start < len(first) and ELIDED_ARTICLE.match(later[0][0].lower())
             and first[start - 1].lower() in ARTICLES.get(language, ())):
         start -= 1  # "le | train ou l'avion": the article is the first item's as the elided one is the second's
     if lead and later[0][0].lower() in ARTICLES["en"]:
@@ -479,10 +407,10 @@ def _listed_at(
         prefix, item = prefix[:-1], [prefix[-1], *item]
     if reach := first_item_reach(prefix, item, later, language):  # "do | heat pumps, batteries and …"
         prefix, item = prefix[:-reach], [*prefix[-reach:], *item]
-    if prefix and _opens_with_items(first, later, lead, language):  # "A heat pump or a gas boiler | is cheaper"
+    if prefix and opens_with_items(first, later, lead, language):  # "A heat pump or a gas boiler | is cheaper"
         prefix, item = [], first
     own_phrase = any(w.lower() in PREPOSITIONS for w in item[1:]) and not (
-        not prefix and _before_comparative(prefix, later[-1], lead, language))  # "Une pompe à chaleur ou …"
+        not prefix and before_comparative(prefix, later[-1], lead, language))  # "Une pompe à chaleur ou …"
     # a last item that opens with more function words than the others is as much longer ("de | los tiempos")
     last_lead = next((k for k, w in enumerate(later[-1]) if not _function(w.lower(), language)), 0)
     size_last = size + max(0, last_lead - lead) if len(later) > 1 else size
@@ -491,7 +419,7 @@ def _listed_at(
         size_last = _last_item_size(later[-1], size_last, [item, *later[:-1]], start, subject, language)
         if size_last >= len(later[-1]) > 1 and language == "en" and prefix[-1:] and prefix[-1].lower() in VERB_AFTER_SUBJECT:
             size_last = len(later[-1]) - 1  # "How much do | solar panels and batteries | cost": the verb is every item's
-        size_last = _before_comparative(prefix, later[-1], lead, language) or size_last
+        size_last = before_comparative(prefix, later[-1], lead, language) or size_last
     last = later[-1] if own_phrase else later[-1][:size_last]
     tail = [] if own_phrase else later[-1][size_last:]
     items = [item, *later[:-1], last]
@@ -502,8 +430,8 @@ def _listed_at(
         and not asks_how(tail, 0)
         and tail[0].lower() not in TOGETHER
         and all(opens_noun_phrase(i, language) for i in items)
-        and not (language == "en" and _comparative_at(tail, 0))
-        and not ((language != "en" or not prefix) and _before_comparative(prefix, later[-1], lead, language))
+        and not (language == "en" and comparative_at(tail, 0))
+        and not ((language != "en" or not prefix) and before_comparative(prefix, later[-1], lead, language))
     ):
         items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
     items = with_shared_noun(items, language)
@@ -518,71 +446,12 @@ def _listed_at(
         items[-1], tail = later[-1], []  # "of coffee, tea and energy | drinks": a preposition's objects share no
         # verb; a German one after them ("mit Gas oder einer Wärmepumpe | heizen") is every item's
     compared = ((language != "en" or not prefix) and bool(tail)
-                and _before_comparative(prefix, later[-1], lead, language) > 0)
+                and before_comparative(prefix, later[-1], lead, language) > 0)
     if not (_shares_tail(prefix, tail, items) or compared) or not all(
         any(ch.isalnum() for ch in " ".join(i)) for i in items
     ):
         return None
     return prefix, items, tail
-
-
-def _comparative_at(words: list[str], k: int) -> bool:
-    """True when an English comparative opens at ``words[k]``, or after an article there ("more
-    efficient", "cheaper to run", "a better first language":
-    :func:`engine.offline_list_words.opens_comparative`)."""
-    if k < len(words) - 1 and words[k].lower() in ARTICLES["en"]:
-        k += 1
-    return opens_comparative(words[k:])
-
-
-def _before_comparative(prefix: list[str], last: list[str], lead: int, language: str) -> int:
-    """How many of ``last`` (the last clause's words) are the last listed item when the question opens
-    with an English form of "be" (``prefix``, the words before the first item, is that one word) and a
-    comparative follows the item (:func:`_comparative_at`): the words up to it, the comparative and
-    what follows it every item's ("Is | a heat pump or a gas boiler | more efficient", "Are | heat
-    pumps or gas boilers | cheaper to run", "Is | Python or Java | a better first language"); 0 otherwise."""
-    from engine.offline_choices import comparative_in
-
-    if not prefix:  # "Il treno o l'aereo | è più veloce", "Python or Java | is faster": the question opens with the items
-        return next((k for k in range(lead + 1, len(last) - 1)
-                     if _verb_of(last[k]) in _AUXILIARIES and comparative_in(last[k + 1:], language)), 0)
-    if language == "en":
-        if len(prefix) != 1 or prefix[0].lower() not in COPULAS:
-            return 0
-        return next((k for k in range(lead + 1, len(last)) if _comparative_at(last, k)), 0)
-    if [w.lower() for w in prefix] in (["est-ce", "que"], ["est-ce", "qu'"], ["est-ce", "qu’"]):
-        # "Est-ce que | le train ou l'avion | est plus rapide": the verb and its comparative are every item's
-        return next((k for k in range(lead + 1, len(last) - 1)
-                     if last[k].lower() in _AUXILIARIES and comparative_in(last[k + 1:], language)), 0)
-    if len(prefix) != 1 or prefix[0].lower() not in _AUXILIARIES:
-        return 0  # "Ist | der Zug oder das Flugzeug | schneller", "Is | de trein of het vliegtuig | sneller"
-    return next((k for k in range(lead + 1, len(last)) if comparative_in(last[k:], language)), 0)
-
-
-def _opens_with_items(first: list[str], later: list[list[str]], lead: int, language: str) -> bool:
-    """True when a question opens with its listed items and asks yes or no with a verb and a
-    comparative after the last one (:func:`_before_comparative`): its first clause (``first``) opens
-    with an article, or holds no function word, and holds no auxiliary ("A heat pump or a gas boiler |
-    is cheaper", "Une pompe à chaleur ou une chaudière | est-elle moins chère", "Heat pumps or gas
-    boilers | are cheaper to run"), the first item all of it."""
-    opener = first[0].lower()
-    return (
-        (opener in ARTICLES.get(language, ()) or bool(_ELIDED_ARTICLE.match(opener))
-         or not any(_function(w.lower(), language) for w in first))
-        and not any(_verb_of(w) in _AUXILIARIES - ARTICLES.get(language, frozenset()) for w in first)
-        and _before_comparative([], later[-1], lead, language) > 0
-    )
-
-
-def _verb_of(word: str) -> str:
-    """``word`` in small letters, a French verb without the pronoun after it ("est-il": "est")."""
-    low = word.lower()
-    found = _VERB_AND_PRONOUN.fullmatch(low)
-    return found.group(1) if found else low
-
-
-#: A French verb and the subject pronoun after it ("est-il", "sont-elles", "coûte-t-il").
-_VERB_AND_PRONOUN = re.compile(r"([^\W\d_]+)-(?:t-)?(?:ils|elles|il|elle)")
 
 
 def _last_item_size(
@@ -653,23 +522,23 @@ def _first_item_start(first: list[str], opener: str, size: int, language: str) -
     solar e do vento", "i pannelli solari e le turbine"), else ``size`` words from the end (negative when
     ``first`` is shorter). In a question that asks what something of each item is ("Cuáles son los
     efectos secundarios del | ibuprofeno, el paracetamol"), an article of a later item starts the
-    first one after a contraction (:data:`CONTRACTIONS`) or "de" and an article; a later item that
+    first one after a contraction (:data:`engine.offline_contractions.CONTRACTIONS`) or "de" and an article; a later item that
     holds its own preposition ("du paracétamol", "del paracetamolo") starts it at the first one's
     ("de l'ibuprofène", "dell'ibuprofene")."""
     if opener and language in CONTRACTIONS:
-        contracted = set(_PARTED[language])
-        if (opener in ARTICLES.get(language, ()) and opener not in contracted | GENITIVES and len(first) > 3
+        contracted_words = set(PARTED[language])
+        if (opener in ARTICLES.get(language, ()) and opener not in contracted_words | GENITIVES and len(first) > 3
                 and first[1].lower() in _AUXILIARIES):
             # "Cuáles son los efectos del | ibuprofeno, el paracetamol", "… de | la gripe, el resfriado": a
             # question that asks what something of each item is; the article a contraction holds is the item's
-            at = next((i for i in range(len(first) - 2, 2, -1) if first[i].lower() in contracted
+            at = next((i for i in range(len(first) - 2, 2, -1) if first[i].lower() in contracted_words
                        or first[i].lower() in BARE & GENITIVES and first[i + 1].lower() in ARTICLES[language]), None)
             if at is not None and not any(_function(w.lower(), language) for w in first[at + 2:]):
                 return at + 1
-        if opener in contracted | GENITIVES:  # "dell'ibuprofene, del paracetamolo", "de l'ibuprofène, du …"
-            if _ELIDED_GENITIVE.match(first[-1].lower()):
+        if opener in contracted_words | GENITIVES:  # "dell'ibuprofene, del paracetamolo", "de l'ibuprofène, du …"
+            if ELIDED_GENITIVE.match(first[-1].lower()):
                 return len(first) - 1
-            if len(first) > 2 and first[-2].lower() in GENITIVES and _ELIDED_ARTICLE.match(first[-1].lower()):
+            if len(first) > 2 and first[-2].lower() in GENITIVES and ELIDED_ARTICLE.match(first[-1].lower()):
                 return len(first) - 2
     if opener:
         same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]

@@ -35,8 +35,12 @@ STANDING_FOR = {
     "sv": frozenset("de den dem".split()),
 }
 
-#: A French verb with its subject pronoun after it ("sont-elles", "coûte-t-il"), and the pronoun.
-_INVERTED = re.compile(r"([^\W\d_]+)-(?:t-)?(ils|elles|il|elle)", re.IGNORECASE)
+#: A French verb with a third-person subject pronoun after it, one that may stand for a listed thing
+#: (:data:`STANDING_FOR`), as a question writes it: ``INVERTED.fullmatch(word)`` gives the verb as
+#: ``group(1)`` and the pronoun as ``group(2)`` ("sont-elles": "sont", "elles"; "coûte-t-il": "coûte",
+#: "il"; "Est-il": "Est", "il"), in any case. :data:`engine.offline_lists._INVERTED` takes every
+#: subject pronoun ("peut-on").
+INVERTED = re.compile(r"([^\W\d_]+)-(?:t-)?(ils|elles|il|elle)", re.IGNORECASE)
 #: "qu'elle", "qu'il": "que" and a pronoun ("est-ce qu'elle est rentable").
 _ELIDED_QUE = re.compile(r"qu['’](ils|elles|il|elle)", re.IGNORECASE)
 #: Prepositions inside a noun the Romance languages and Dutch write in words ("pompes à chaleur",
@@ -230,7 +234,7 @@ def resolved(clause: str, subject: str, language: str = "en", acting: str = "") 
         low = word.lower()
         after = tokens[i + 1].strip(_STRIP).lower() if i + 1 < len(tokens) else ""
         before = tokens[i - 1].strip(_STRIP).lower() if i else ""
-        if language == "fr" and (m := _INVERTED.fullmatch(word)):
+        if language == "fr" and (m := INVERTED.fullmatch(word)):
             return " ".join([*tokens[:i], _with_article(subject, m.group(2), language), *tokens[i:]])
         if language == "fr" and (m := _ELIDED_QUE.fullmatch(word)):
             written = _with_article(subject, m.group(1), language)
@@ -267,7 +271,7 @@ def capitalised(topic: str, language: str = "en") -> str:
     if not _SMALL_WORD.fullmatch(first):
         return topic
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
-    word = first.split("-")[0] if first.count("-") == 1 and not _INVERTED.fullmatch(first) else first
-    if not (word in asking | _AUXILIARIES or _function(word, language) or _INVERTED.fullmatch(first) or "'" in word):
+    word = first.split("-")[0] if first.count("-") == 1 and not INVERTED.fullmatch(first) else first
+    if not (word in asking | _AUXILIARIES or _function(word, language) or INVERTED.fullmatch(first) or "'" in word):
         return topic
     return topic[:1].upper() + topic[1:]

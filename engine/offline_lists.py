@@ -264,7 +264,9 @@ def _asks_yes_or_no(clause: str) -> bool:
 
 
 #: A French verb with its subject pronoun after it, as a question writes it ("sont-elles", "coûte-t-il",
-#: "peut-on").
+#: "peut-on"), in small letters. Not :data:`engine.offline_list_pronouns.INVERTED` on purpose: any
+#: subject pronoun, "on", "je", "nous" too ("peut-on", "dois-je"), opens a question of its own, where
+#: that one takes only the third-person pronouns that may stand for a listed thing.
 _INVERTED = re.compile(r"[^\W\d_]+-(?:t-)?(?:il|elle|ils|elles|on|je|tu|nous|vous)")
 
 
