@@ -14,7 +14,8 @@ Portuguese and Spanish in the question's own order ("Il treno è più veloce").
 
 from __future__ import annotations
 
-from engine.offline_choices import comparative_in, french_asked
+from engine.offline_choices import comparative_in
+from engine.offline_choices_french import french_asked
 from engine.offline_contractions import ELIDED_ARTICLE
 from engine.offline_item_words import COPULAS
 from engine.offline_list_pronouns import INVERTED

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from engine.offline_choices_french import french_asked
 from engine.offline_item_words import is_plural, ones_written, opener_in_small_letters
 from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, MORE, opens_comparative
 from engine.offline_list_words import function_word as _function
@@ -187,6 +188,9 @@ def _choice(clause: str, language: str = "en") -> tuple[str, str, list[str]] | N
     side effects of ibuprofen, …", whose first item that phrase opens)."""
     tokens = clause.split()
     low = [t.lower() for t in tokens]
+    kind = _kind_named(tokens, language)
+    if kind:  # "which cloud provider is cheapest", "welcher Anbieter ist am günstigsten"
+        return tokens[kind], "aux", tokens[kind + 1:]
     if language != "en" and low[0] in _WHAT_IN.get(language, ()) and low[0] not in CHOOSING | _WHAT:
         k = 1
         while k < len(low) - 1 and low[k] in _WHAT_AFTER:
@@ -219,6 +223,49 @@ def _choice(clause: str, language: str = "en") -> tuple[str, str, list[str]] | N
     ):
         return tokens[verb], "verb", after
     return None
+
+
+#: How many words may name the items' kind between "which" and its auxiliary ("which cloud provider is").
+MAX_KIND_WORDS = 3
+#: English words that make the next one a superlative ("most expensive", "least noisy").
+_MOST = frozenset({"most", "least", "fewest"})
+
+
+def _kind_named(tokens: list[str], language: str) -> int:
+    """Where the auxiliary is in a clause that names the kind of the items it asks to choose among
+    between its word for "which" (:data:`CHOOSING`, English "what", :data:`_WHAT_IN` elsewhere) and the
+    auxiliary, in at most :data:`MAX_KIND_WORDS` words that are no function words, and that a
+    comparative or superlative follows (:func:`_degree_in`): 3 in "which cloud provider is cheapest for
+    GPU training", 2 in "welcher Anbieter ist am günstigsten", "qué proveedor es más barato"; 0 for any
+    other clause ("which heat pumps are there", "which is cheaper", whose auxiliary follows "which")."""
+    low = [t.lower() for t in tokens]
+    if not low or low[0] not in CHOOSING | (_WHAT_IN.get(language, frozenset()) if language != "en" else {"what"}):
+        return 0
+    for k in range(2, min(len(low) - 1, MAX_KIND_WORDS + 2)):
+        named = low[1:k]
+        if any(_function(w, language) or w in _AUXILIARIES or not content_words(w) for w in named):
+            return 0
+        if low[k] in _AUXILIARIES:
+            return k if _degree_in(tokens[k + 1:], language) else 0
+    return 0
+
+
+def _degree_in(words_: list[str], language: str) -> bool:
+    """True when ``words_`` open with a comparative (:func:`comparative_in`) or a superlative: English
+    "most", "least" or "fewest" and a word, or one in "-est" whose comparative English writes
+    (:func:`engine.word_forms.degree_bases`: "cheapest"; "best", "worst"), after "the" or not; German
+    "am" and a word in "-sten" ("am günstigsten"). Romance superlatives are an article and a comparative
+    ("el más barato", "le moins cher"), which :func:`comparative_in` reads."""
+    from engine.word_forms import degree_bases
+
+    if comparative_in(words_, language):
+        return True
+    low = [w.lower().strip(_ENDS) for w in words_]
+    if language == "en":
+        low = low[1:] if low[:1] == ["the"] else low
+        return bool(low) and (low[0] in _MOST and len(low) > 1 or low[0] in ("best", "worst")
+                              or low[0].endswith("est") and bool(degree_bases(low[0])))
+    return language == "de" and len(low) > 1 and low[0] == "am" and low[1].endswith("sten")
 
 
 def _whose_in(words_: list[str]) -> bool:
@@ -286,8 +333,7 @@ def asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[st
     topics = []
     for item in items:
         words_ = item.split()
-        # "gas", "bias", "alias" end in "-as" and are singular ("areas" is rare in a choice)
-        plural = language == "en" and is_plural(words_) and not words_[-1].lower().endswith("as")
+        plural = language == "en" and is_plural(words_)
         if kind == "verb" or _has_as_verb(verb, rest_words, language):
             bare = "have" if verb.lower() in _HAVE else _bare_verb(verb)
             head = "Did" if verb.lower() == "had" else ("Do" if plural else "Does")
@@ -306,121 +352,6 @@ def asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[st
 
 #: What a choice asks when it asks only which to take: "better", "worse", "best", "preferable".
 _ONLY_WHICH = frozenset({"better", "worse", "best", "preferable", "recommended"})
-
-
-def french_asked(item: list[str], verb: str, rest: list[str]) -> tuple[str, str]:
-    """``(topic, frame)`` of ``item`` asked with "est-ce que", its ``verb`` and the words after it
-    (``rest``): "Est-ce que le train est plus rapide", frame "Est-ce que … est plus rapide"; the
-    adjective of a comparative in ``rest`` in the item's gender (:func:`_agreeing_in_french`)."""
-    asked = " ".join([verb, *_agreeing_in_french(item, rest)])
-    return f"Est-ce {_que(item[0])}{' '.join(item)} {asked}", f"Est-ce que … {asked}"
-
-
-#: French words before a noun in the singular that tell its gender ("une pompe", "le train").
-_FEMININE = frozenset("une la cette ma ta sa".split())
-_MASCULINE = frozenset("un le ce cet".split())
-
-#: French adjectives whose feminine is not the masculine and "-e", nor of a regular ending
-#: (:func:`_feminine`), and the other way round.
-_FEMININE_OF = {
-    "cher": "chère", "bon": "bonne", "meilleur": "meilleure", "long": "longue", "gros": "grosse", "bas": "basse",
-    "épais": "épaisse", "frais": "fraîche", "blanc": "blanche", "sec": "sèche", "public": "publique",
-    "nouveau": "nouvelle", "beau": "belle", "vieux": "vieille", "doux": "douce", "faux": "fausse",
-    "gentil": "gentille", "fou": "folle", "favori": "favorite",
-}
-_MASCULINE_OF = {feminine: masculine for masculine, feminine in _FEMININE_OF.items()}
-#: Regular endings of French adjectives in the masculine and the feminine, tried in order; "-et" is
-#: "-ette" or "-ète" as French writes the word ("nette", "complète").
-_FEMININE_ENDINGS = (
-    ("eux", "euse"), ("er", "ère"), ("if", "ive"), ("el", "elle"), ("eil", "eille"), ("en", "enne"),
-    ("on", "onne"), ("et", "ette"), ("et", "ète"),
-)
-#: How often on the Zipf scale (wordfreq) French writes a form of an adjective made by these rules
-#: before it is written so: "polluante" (2.7) is, "rapidee" is not.
-MIN_FRENCH_FORM_ZIPF = 2.0
-
-
-def _agreeing_in_french(item: list[str], rest: list[str]) -> list[str]:
-    """``rest`` (the words after "est" that a choice asks of each item) with the adjective of its
-    comparative or superlative, and the article before it, in the gender of ``item`` that its first
-    word tells (:data:`_FEMININE`, :data:`_MASCULINE`): "moins cher" after "une pompe" is "moins chère",
-    "le meilleur" after "la tisane" "la meilleure", "la moins chère" after "un poêle" "le moins
-    cher". The adjective is the word after "plus" or "moins", or "meilleur"; "meilleur marché" and
-    "bon marché" never change. A form is written only when French writes it (:func:`_feminine`,
-    :func:`_masculine`); an item after "l'", in the plural or without an article is left as asked."""
-    first = item[0].lower() if item else ""
-    feminine = first in _FEMININE
-    if not (feminine or first in _MASCULINE) or not rest:
-        return rest
-    words_ = list(rest)
-    k = 0
-    if words_[0].lower() in ("le", "la") and len(words_) > 1:
-        k = 1
-    at = k + 1 if words_[k].lower() in ("plus", "moins") else k
-    if at >= len(words_) or not words_[at].isalpha() or not words_[at].islower():
-        return rest
-    if at + 1 < len(words_) and words_[at + 1].lower() == "marché":
-        return rest  # "meilleur marché": the same for every noun
-    if at == k and words_[at] not in ("meilleur", "meilleure"):
-        return rest  # no comparative: "est le moteur", "est utile"
-    word = _feminine(words_[at]) if feminine else _masculine(words_[at])
-    if word is None:
-        return rest
-    words_[at] = word
-    if k:
-        words_[0] = "la" if feminine else "le"
-    return words_
-
-
-def _written_in_french(word: str) -> bool:
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(word, "fr") >= MIN_FRENCH_FORM_ZIPF
-
-
-def _feminine(word: str) -> str | None:
-    """The feminine of the French adjective ``word``: as written when it ends in "-e" or is one of
-    :data:`_MASCULINE_OF`'s feminines ("rapide", "chère"), of :data:`_FEMININE_OF` ("cher": "chère"),
-    of a regular ending (:data:`_FEMININE_ENDINGS`: "coûteux": "coûteuse"), else with "-e" ("lent":
-    "lente", "élevé": "élevée"); None when French does not write the form (:data:`MIN_FRENCH_FORM_ZIPF`)."""
-    if word in _FEMININE_OF:
-        return _FEMININE_OF[word]
-    if word.endswith("e") or word in _MASCULINE_OF:
-        return word
-    for masculine, feminine in _FEMININE_ENDINGS:
-        if word.endswith(masculine) and _written_in_french(formed := word[: -len(masculine)] + feminine):
-            return formed
-    formed = f"{word}e"
-    return formed if _written_in_french(formed) else None
-
-
-def _masculine(word: str) -> str | None:
-    """The masculine of the French adjective ``word`` when it is a feminine of :data:`_FEMININE_OF`, of
-    a regular ending (:data:`_FEMININE_ENDINGS`) or of one that is the masculine and "-e"
-    (:data:`_PLAIN_FEMININE_ENDINGS`): "chère": "cher", "coûteuse": "coûteux", "lente": "lent";
-    ``word`` itself when it is no such feminine ("rapide", "cher"); None when French does not write
-    the form."""
-    if word in _MASCULINE_OF:
-        return _MASCULINE_OF[word]
-    if word in _FEMININE_OF or not word.endswith("e"):
-        return word
-    for masculine, feminine in _FEMININE_ENDINGS:
-        if word.endswith(feminine):
-            formed = word[: -len(feminine)] + masculine
-            return formed if _written_in_french(formed) else None
-    if word.endswith(_PLAIN_FEMININE_ENDINGS) and _written_in_french(word[:-1]):
-        return word[:-1]  # "lente": "lent", "grande": "grand", "élevée": "élevé"; not "rapide": "rapid"
-    return word
-
-
-#: Endings of a French feminine that is the masculine and "-e" ("lente", "élevée", "forte"), where an
-#: adjective in "-ide" or "-ite" is the same in both ("rapide", "insolite").
-_PLAIN_FEMININE_ENDINGS = ("ante", "ente", "ée", "ande", "arde", "aude", "erte", "orte")
-
-
-def _que(item: str) -> str:
-    """French "que " before ``item``, or "qu'" before a vowel ("qu'une pompe", "qu'Airbus")."""
-    return "qu'" if item[:1].lower() in "aeiouyàâéèêëîïôûœ" else "que "
 
 
 def _only_which(choice: str, rest: list[str], language: str = "en") -> bool:

@@ -181,13 +181,20 @@ def with_shared_noun(items: list[list[str]], language: str) -> list[list[str]]:
 
 
 def is_plural(item: list[str]) -> bool:
-    """True when the English noun phrase ``item`` (its words) is plural by its last word (see :func:`agreeing`)."""
+    """True when the English noun phrase ``item`` (its words) is plural by its last word (see :func:`agreeing`):
+    a word in capitals and "s" ("GPUs"), a capitalised last word of several ("Solar Panels"), a word in
+    small letters that English writes as a plural (:func:`engine.word_forms.known_plural`: "heat pumps",
+    not "postgres")."""
     last = re.sub(r"\W+$", "", item[-1]) or item[-1]  # '"double quotes"': quotes
     if re.fullmatch(r"[A-Z0-9]+s", last):  # "GPUs", "LLMs"
         return True
     if not last.lower().endswith("s") or last.lower().endswith(("ss", "us", "is")):
         return False
-    return not (last[:1].isupper() or any(ch.isdigit() for ch in last)) or len(item) > 1
+    if last[:1].isupper() or any(ch.isdigit() for ch in last):
+        return len(item) > 1  # "Solar Panels", where "Kubernetes" is a name
+    from engine.word_forms import known_plural
+
+    return known_plural(last)  # "pumps", not "postgres" nor "emacs"
 
 
 #: An English auxiliary a list's items shared in the plural, and its singular ("How do Kafka and
@@ -347,15 +354,25 @@ def verb_items(first: list[str], second: list[str], language: str) -> tuple[list
     words whatever they are. The words before the first item's verb are every item's, and so is a
     phrase the second "-ing" item ends with that opens with a preposition, when the first one has
     none ("Is it worth | taking the train or flying | from Paris to Rome": :func:`_phrase_shared`).
-    None otherwise."""
-    if language != "en" or len(second) < 1 or not second[0][:1].islower() or _function(second[0].lower(), language):
+    After a modal, its subject may be a noun phrase or a name (:func:`modal_subject_end`: "Should the
+    city | build a new stadium or renovate the old one"). Another language's choice is read by
+    :func:`engine.offline_verb_choices.infinitive_items`. None otherwise."""
+    if language != "en":
+        from engine.offline_verb_choices import infinitive_items
+
+        return infinitive_items(first, second, language)  # "¿Debería la ciudad | construir … o renovar …"
+    if len(second) < 1 or not second[0][:1].islower():
         return None
+    if _function(second[0].lower(), language) and not (second[0].lower() == "do" and len(second) > 1):
+        return None  # "… or do it myself": "do" and its object
     bare = len(second) == 1 and second[0].lower() in CHOICE_VERBS
-    own = len(second) == 2 and second[1].lower() in _OBJECT_PRONOUNS
-    objected = len(second) > 2 and second[1].lower() in _BEFORE_A_NOUN  # "take | the bus"
+    own = len(second) >= 2 and second[1].lower() in _OBJECT_PRONOUNS  # "buy one", "do it myself"
+    objected = len(second) > 2 and (second[1].lower() in _BEFORE_A_NOUN  # "take | the bus"
+                                    or second[0].lower() in CHOICE_VERBS and second[1].lower() in PREPOSITIONS)
     if (bare or own or objected) and not _in_ing(second[0]):
         after = next((k for k in range(len(first) - 2, 0, -1)
                       if first[k - 1] == "I" or first[k - 1].lower() in _SUBJECT_PRONOUNS | {"to"}), 0)
+        after = after or modal_subject_end(first)  # "Should the city | build a new stadium"
         if after and first[after][:1].islower() and not _function(first[after].lower(), language):
             return _phrase_shared(first[:after], first[after:], second)
     if _in_ing(second[0]):
@@ -367,13 +384,44 @@ def verb_items(first: list[str], second: list[str], language: str) -> tuple[list
     return None
 
 
+#: English modal verbs that open a question before its subject ("Should the city build …").
+MODALS = frozenset("should could would can will must shall may might".split())
+#: English determiners that open a subject of a few words after a modal ("the city", "my team").
+_SUBJECT_DETERMINERS = frozenset("the my our your their his her its this that".split())
+
+
+def modal_subject_end(words: list[str]) -> int:
+    """Where the verb after a modal and its subject is in an English question (``words``), 0 when it
+    opens otherwise: after a modal (:data:`MODALS`), a determiner (:data:`_SUBJECT_DETERMINERS`) and
+    its noun, or a name ("Should Apple"), the verb that an object's article, a pronoun or a
+    preposition follows ("Should the city council | build a new stadium"), else the word after one
+    noun ("Should my team | adopt TypeScript"): 3 in "Should the city build a new stadium", 2 in
+    "Could Apple buy Intel"; the verb has an object after it (the words do not end with it)."""
+    low = [w.lower() for w in words]
+    if len(low) < 4 or low[0] not in MODALS:
+        return 0
+    if words[1][:1].isupper() and words[1] != "I" and low[1] not in _SUBJECT_DETERMINERS:
+        start = 2  # "Could Apple | buy Intel"
+    elif low[1] in _SUBJECT_DETERMINERS:
+        opening = _BEFORE_A_NOUN | _OBJECT_PRONOUNS | PREPOSITIONS
+        start = next((k for k in range(3, len(low) - 1) if low[k + 1] in opening), 3)
+        if start > 4:
+            start = 3  # a subject of one or two nouns, no more
+    else:
+        return 0
+    word = words[start] if start < len(words) - 1 else ""
+    return start if word[:1].islower() and not _function(word.lower(), "en") else 0
+
+
 def _phrase_shared(prefix: list[str], item: list[str], second: list[str]) -> tuple[list[str], list[list[str]], list[str]]:
     """``(prefix, items, tail)`` of two English verb phrases (``item``, ``second``): a phrase that ends
     the second one and opens with a preposition other than "to", which a verb's place or infinitive
     may open ("going to the beach"), is every item's when the first has none ("rent an apartment or
     buy a house | in Berlin", "taking the train or flying | from Paris to Rome"); each keeps its own
-    otherwise ("drive to work or take the bus")."""
-    phrase = next((k for k in range(1, len(second)) if second[k].lower() in PREPOSITIONS - {"to"}), len(second))
+    otherwise ("drive to work or take the bus"), as does a verb not in "-ing" whose phrase follows it
+    ("adopt TypeScript or stay with JavaScript")."""
+    first = 1 if _in_ing(second[0]) else 2  # "stay | with JavaScript": the verb's own phrase
+    phrase = next((k for k in range(first, len(second)) if second[k].lower() in PREPOSITIONS - {"to"}), len(second))
     if any(w.lower() in PREPOSITIONS for w in item[1:]):
         phrase = len(second)
     return prefix, [item, second[:phrase]], second[phrase:]

@@ -98,9 +98,14 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     sizes = {len(m) for m in later[:-1]}
     if len(sizes) > 1 and not lead and all(_names(w, language) for m in later[:-1] for w in m):
         sizes = {min(sizes)}  # "inflation, interest rates, wages and …": nouns of their own, each whole
-    if len(sizes) > 1 or lead == len(later[0]):
+    # "Should I hire a designer or | do it myself": a verb phrase of function words names nothing; another
+    # language's verb phrases before the adjectives of one noun ("Sollten wir | … migrieren oder unsere VMs behalten")
+    verbs = None
+    if len(later) == 1 and (lead == len(later[0]) or language != "en"):
+        verbs = verb_items(first, later[0], language)
+    if (len(sizes) > 1 or lead == len(later[0])) and verbs is None:
         return None
-    found = adjectives_of_one_noun(first, later, language)  # "kleine und große Unternehmen"
+    found = verbs or adjectives_of_one_noun(first, later, language)  # "kleine und große Unternehmen"
     if found is None and len(later) == 1:
         found = verb_items(first, later[0], language)  # "Should I | rent an apartment or buy"
     if found is None:
@@ -117,7 +122,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     if len({i[-1].lower().endswith("ed") for i in items}) > 1:
         return None
     # a German noun is capitalised: "Tasks ab" and "behandelt Timeouts" are clauses, not items
-    if language == "de" and len({
+    if language == "de" and not verbs and len({
         i[-1][:1].isupper() or _function(i[0].lower(), language) or bool(HOLE.fullmatch(i[-1])) for i in items
     }) > 1:  # code ("wait_for", :data:`HOLE`) is a name, as a capitalised noun is; "große Windräder" ends in its noun
         return None

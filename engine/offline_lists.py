@@ -256,10 +256,13 @@ def _names_something(part: str, language: str = "en") -> bool:
 def _asks_yes_or_no(clause: str) -> bool:
     """True when ``clause`` opens with an auxiliary and a pronoun ("are they safe", "does it scale",
     :data:`engine.offline_list_words.SUBJECTS`) or with a French verb and its pronoun (:data:`_INVERTED`:
-    "sont-elles bruyantes"): a question of its own after "and", not an item of the list before it."""
+    "sont-elles bruyantes"): a question of its own after "and", not an item of the list before it.
+    English "do" before "it", "he" or "she" is a verb and its object ("or do it myself"), no question."""
     opening = clause.lower().split()[:2]
     if opening and _INVERTED.fullmatch(opening[0]):  # "sont-elles bruyantes", "est-ce qu'elle…"
         return True
+    if opening[:1] == ["do"] and opening[1:] in (["it"], ["he"], ["she"]):
+        return False  # "… or do it myself": a verb and its object, where a question asks "does it"
     return len(opening) == 2 and opening[0] in _AUXILIARIES and opening[1] in PRONOUNS | SUBJECTS
 
 

@@ -331,6 +331,37 @@ def plural_noun(word: str) -> tuple[str, ...]:
     return tuple(f for f, s in zip(forms, _stemmed(forms, "en"), strict=True) if s == stem)
 
 
+#: How often on the Zipf scale (wordfreq) English must write a singular of a word in "-s" before the
+#: word is read as its plural (:func:`known_plural`), and how much more often the word itself may be
+#: written: "pumps" (singular "pump", 4.3) is a plural, "postgres" ("postgre", 0) and "jenkins"
+#: ("jenkin", 2.3 where "jenkins" is 3.8) are names.
+MIN_SINGULAR_ZIPF = 2.0
+MAX_PLURAL_LEAD = 1.0
+#: Below this Zipf value English hardly writes a word, and its "-s" is read as a plural as written.
+MIN_NAME_ZIPF = 1.5
+
+
+@functools.lru_cache(maxsize=4096)
+def known_plural(word: str) -> bool:
+    """True when ``word`` (English, lower-cased or not) in "-s" reads as a plural noun: English writes a
+    singular of it (:func:`plural_noun`) at least :data:`MIN_SINGULAR_ZIPF` and not more than
+    :data:`MAX_PLURAL_LEAD` below the word itself, or hardly writes the word at all (a compound of its
+    own: "kubelets"). "pumps", "boilers", "bananas", "capacitors" are plurals; "postgres", "emacs",
+    "jenkins", "athens", "physics", "gas" are not: a name typed in small letters is no plural."""
+    from wordfreq import zipf_frequency
+
+    low = word.lower()
+    if not low.endswith("s") or low.endswith(("ss", "us", "is")):
+        return False
+    itself = zipf_frequency(low, "en")
+    if itself < MIN_NAME_ZIPF:
+        return len(low) > 3  # an unknown word in "-s": the ending tells
+    return any(
+        MIN_SINGULAR_ZIPF <= (z := zipf_frequency(f, "en")) and itself - z <= MAX_PLURAL_LEAD
+        for f in plural_noun(low)
+    )
+
+
 def as_noun(word: str, singulars: tuple[str, ...], text: str) -> bool:
     """True when ``text`` (English) writes ``word``, a plural noun of a question whose singular forms are
     ``singulars`` (:func:`plural_noun`), as a noun: the plural ("Sets are disjoint"), not after a pronoun
