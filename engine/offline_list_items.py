@@ -2,8 +2,8 @@
 
 :func:`items_listed` takes a question's clauses ("What are the costs", "risks", "benefits of solar
 panels") and finds its listed items: where the first one starts in the first clause
-(:func:`_first_item_start`), how many words each one is (:func:`_listed_at`, :func:`_two_items`),
-whether the words after the last one are asked of every item (:func:`_shares_tail`); which words
+(:func:`engine.offline_list_bounds.first_item_start`), how many words each one is (:func:`_listed_at`, :func:`_two_items`),
+whether the words after the last one are asked of every item (:func:`engine.offline_list_bounds.shares_tail`); which words
 next to the list each item owns is told by :mod:`engine.offline_item_words` (a noun the first one
 leaves out, an article, a verb and its subject before the list, a later plural noun's own words);
 each item is then written in the words around the list, an English auxiliary in the singular for a
@@ -11,7 +11,7 @@ singular item (:func:`engine.offline_item_words.agreeing`), as written when the 
 ("ground-source and air-source | heat pumps").
 Items need not be as long as each other: the last one goes on to the verb the items share ("typing
 protocols | work together") or as far as the earlier items' shape goes ("SQL Server", "guinea pigs",
-"große Windräder": :func:`_last_item_size`); a frame that only asks how the items relate ("How do …
+"große Windräder": :func:`engine.offline_list_bounds.last_item_size`); a frame that only asks how the items relate ("How do …
 interact", "… work together") gives each item alone (:func:`asks_only_to_compare`).
 A two-item list that only asks how its items relate gives the first one all its words ("solar
 panels", not "solar" shared: :func:`_items_whole`). Clauses of their own ("cancel tasks and handle
@@ -28,7 +28,7 @@ Quoted text and code stand as one word each while a brief is split (:data:`engin
 from __future__ import annotations
 
 from engine.offline_choice_order import asked_yes_or_no, before_comparative, comparative_at, opens_with_items
-from engine.offline_contractions import CONTRACTIONS, ELIDED_ARTICLE, ELIDED_GENITIVE, PARTED, contracted
+from engine.offline_contractions import ELIDED_ARTICLE, contracted
 from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_lists')
     COPULAS,
     ELIDED,
@@ -49,15 +49,14 @@ from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_li
     verb_items,
     with_shared_noun,
 )
+from engine.offline_list_bounds import compound_tail, first_item_start, last_item_size, shares_tail
 from engine.offline_list_words import (
     ADJECTIVES,
     ARTICLES,
-    BARE,
     BEFORE_VERB,
     COMPARING,
     CORRELATIVES,
     GENITIVES,
-    NUMBERS,
     PREPOSITIONS,
     PRONOUNS,
     RANKING,
@@ -72,14 +71,14 @@ from engine.offline_list_words import (
     together_verb,
 )
 from engine.offline_list_words import function_word as _function
-from engine.offline_text import _AUXILIARIES, content_words
+from engine.offline_text import content_words
 from engine.segments import word_tokens
 
 
 def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]] | None:
     """``(question, frame)`` for each item of a question that lists items: whole questions ("What are the costs, risks and benefits of
     solar panels": each item in the first clause's place, with the phrase the last one carries when
-    it is shared (:func:`_shares_tail`)); each item alone when the question only asks to compare them
+    it is shared (:func:`engine.offline_list_bounds.shares_tail`)); each item alone when the question only asks to compare them
     (:func:`asks_only_to_compare`). An item is as long as the middle ones; with two items, one word
     after the articles the second one opens with ("les threads et les processus"; "l'espresso" for
     "le"), or the whole second clause when that one word's phrase is not shared and the clause has no
@@ -383,8 +382,8 @@ def _listed_at(
     later plural noun does not share ("heat | pumps, batteries": :func:`engine.offline_item_words.first_item_reach`).
     After an English "is" or "are" that opens the question, the last item ends before a comparative
     (:func:`engine.offline_choice_order.before_comparative`: "Is | a heat pump or a gas boiler | more efficient"). None when ``tail`` is not
-    shared (:func:`_shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
-    start = _first_item_start(first, later[0][0].lower() if lead else "", size, language)
+    shared (:func:`engine.offline_list_bounds.shares_tail`) or an item has no letter nor digit ("50%" is an item, "+" none)."""
+    start = first_item_start(first, later[0][0].lower() if lead else "", size, language)
     nouns = all(_names(w, language) for m in later[:-1] for w in m)
     if nouns and not lead and 0 <= start < len(first) - 1 and opens_verb(first[start], BEFORE_VERB - PRONOUNS):
         start += 1  # "How do | inflation, interest rates and …": the auxiliary is no item's
@@ -421,7 +420,7 @@ def _listed_at(
     size_last = size + max(0, last_lead - lead) if len(later) > 1 else size
     if not own_phrase:
         subject = bool(prefix) and opens_verb(prefix[-1], BEFORE_VERB)
-        size_last = _last_item_size(later[-1], size_last, [item, *later[:-1]], start, subject, language)
+        size_last = last_item_size(later[-1], size_last, [item, *later[:-1]], start, subject, language)
         if size_last >= len(later[-1]) > 1 and language == "en" and prefix[-1:] and prefix[-1].lower() in VERB_AFTER_SUBJECT:
             size_last = len(later[-1]) - 1  # "How much do | solar panels and batteries | cost": the verb is every item's
         size_last = before_comparative(prefix, later[-1], lead, language) or size_last
@@ -430,7 +429,7 @@ def _listed_at(
     items = [item, *later[:-1], last]
     if (
         tail
-        and (tail[0].lower() not in GENITIVES or _compound(tail, language))
+        and (tail[0].lower() not in GENITIVES or compound_tail(tail, language))
         and tail[-1].lower() not in PREPOSITIONS
         and not asks_how(tail, 0)
         and tail[0].lower() not in TOGETHER
@@ -443,154 +442,17 @@ def _listed_at(
     if prefix and prefix[-1].lower() in CORRELATIVES:  # "either A or B": "A", "B"
         prefix = prefix[:-1]
     if (tail and language == "en" and items[-1][0].lower() in ARTICLES["en"]
-            and not any(_function(w.lower(), language) for w in tail) and not _shares_tail(prefix, tail, items)):
+            and not any(_function(w.lower(), language) for w in tail) and not shares_tail(prefix, tail, items)):
         items[-1], tail = later[-1], []  # "or | a message queue", "a battery first": the item's own words
     if (language == "en" and tail and prefix and prefix[-1].lower() in PREPOSITIONS - ARTICLES["en"]
             and not any(_function(w.lower(), language) or HOLE.fullmatch(w) for w in tail)
-            and not _shares_tail(prefix, tail, items)):
+            and not shares_tail(prefix, tail, items)):
         items[-1], tail = later[-1], []  # "of coffee, tea and energy | drinks": a preposition's objects share no
         # verb; a German one after them ("mit Gas oder einer Wärmepumpe | heizen") is every item's
     compared = ((language != "en" or not prefix) and bool(tail)
                 and before_comparative(prefix, later[-1], lead, language) > 0)
-    if not (_shares_tail(prefix, tail, items) or compared) or not all(
+    if not (shares_tail(prefix, tail, items) or compared) or not all(
         any(ch.isalnum() for ch in " ".join(i)) for i in items
     ):
         return None
     return prefix, items, tail
-
-
-def _last_item_size(
-    last: list[str], size: int, earlier: list[list[str]], start: int, subject: bool, language: str
-) -> int:
-    """How many of ``last`` (the last clause's words) are the last listed item: ``size`` (the middle
-    items' length, or the first one's) unless the item ends sooner or goes on.
-
-    It ends at a verb that asks how after its first word (:func:`opens_tail`, :func:`asks_how`:
-    "batteries | work together" after "solar panels"). It goes on to that verb when the words before
-    it are no function words ("typing protocols | work together", "frozen sets | differ in memory
-    use"); with no such verb, as far as the earlier items' shape goes, up to the item's first
-    function word: to the first plural after plural ones ("guinea pigs | eat", "long term benefits |
-    of solar panels"), through capitalised words after names ("SQL Server | store indexes"), or to
-    the first capitalised word after a word that is not, a German noun after its adjective ("große
-    Windräder"). ``earlier`` are the items before it, the first one from ``start`` in its clause
-    (its shape not counted when it opens the clause, capitalised as a sentence is). With one
-    earlier item, ``size`` is a guess, kept unless ``subject`` (the items right after an auxiliary or
-    a pronoun: "What do | cats and guinea pigs | eat"); the shape goes on from no verb that asks how
-    ("cancel tasks and | handle timeouts": a clause of its own)."""
-    if size < 1 or len(earlier) < 2 and not subject:
-        return size  # "How do solar | panels and wind turbines work": the items' length is a guess
-    opener = next((k for k in range(1, len(last)) if opens_tail(last, k)), None)
-    if opener is not None and opener < size:  # "… and batteries | work together" after two-word items
-        return opener if asks_how(last, opener) else size
-    if size >= len(last):
-        return size
-    if opener is not None:
-        plain = opener > size and not any(_function(w.lower(), language) for w in last[size:opener])
-        return opener if plain else size
-    shaped = earlier[1:] if start == 0 else earlier
-    if not shaped or asks_how(last, size - 1):
-        return size  # "cancel tasks and | handle timeouts": a clause of its own
-    own = [k for k in range(size, len(last)) if _function(last[k].lower(), language) or HOLE.fullmatch(last[k])]
-    reach = own[0] if own else len(last)  # an item's own words go on to its first function word
-
-    def capital(word: str) -> bool:
-        return word[:1].isupper()
-
-    if language == "en" and all(is_plural(i[-1:]) for i in shaped) and not is_plural(last[size - 1 : size]):
-        # to the first plural, which may come before ``size`` ("solar panels | made of" after "wind turbine blades")
-        return next((k + 1 for k in range(reach) if is_plural(last[k : k + 1])), size)
-    if all(capital(i[-1]) for i in shaped):
-        if not capital(last[size - 1]):
-            return next((k + 1 for k in range(size, reach) if capital(last[k])), size)
-        return next((k for k in range(size, reach) if not capital(last[k])), reach)
-    return size
-
-
-def _compound(tail: list[str], language: str) -> bool:
-    """True when ``tail`` (the words after a list's last item) is the last item's own compound in a
-    language whose nouns take one (:data:`NOUN_ELLIPSIS`): a bare "de" or "di" and a word that is no
-    function word ("los tiempos | de espera", "le pompe | di calore"), where a shared phrase has an
-    article ("de los paneles", "dei pannelli")."""
-    return (
-        language in NOUN_ELLIPSIS
-        and len(tail) >= 2
-        and tail[0].lower() in ("de", "di")
-        and not _function(tail[1].lower(), language)
-    )
-
-
-def _first_item_start(first: list[str], opener: str, size: int, language: str) -> int:
-    """The index in ``first`` (the first clause's words) where the first listed item starts: at the
-    last word that is the later item's opening function word ``opener`` ("les threads et les
-    processus"), at an elided article that ends it ("l'espresso" for "le"), at the last function word
-    that is no bare preposition (:data:`BARE`: "delle pompe di calore e dei pannelli", "da energia
-    solar e do vento", "i pannelli solari e le turbine"), else ``size`` words from the end (negative when
-    ``first`` is shorter). In a question that asks what something of each item is ("Cuáles son los
-    efectos secundarios del | ibuprofeno, el paracetamol"), an article of a later item starts the
-    first one after a contraction (:data:`engine.offline_contractions.CONTRACTIONS`) or "de" and an article; a later item that
-    holds its own preposition ("du paracétamol", "del paracetamolo") starts it at the first one's
-    ("de l'ibuprofène", "dell'ibuprofene")."""
-    if opener and language in CONTRACTIONS:
-        contracted_words = set(PARTED[language])
-        if (opener in ARTICLES.get(language, ()) and opener not in contracted_words | GENITIVES and len(first) > 3
-                and first[1].lower() in _AUXILIARIES):
-            # "Cuáles son los efectos del | ibuprofeno, el paracetamol", "… de | la gripe, el resfriado": a
-            # question that asks what something of each item is; the article a contraction holds is the item's
-            at = next((i for i in range(len(first) - 2, 2, -1) if first[i].lower() in contracted_words
-                       or first[i].lower() in BARE & GENITIVES and first[i + 1].lower() in ARTICLES[language]), None)
-            if at is not None and not any(_function(w.lower(), language) for w in first[at + 2:]):
-                return at + 1
-        if opener in contracted_words | GENITIVES:  # "dell'ibuprofene, del paracetamolo", "de l'ibuprofène, du …"
-            if ELIDED_GENITIVE.match(first[-1].lower()):
-                return len(first) - 1
-            if len(first) > 2 and first[-2].lower() in GENITIVES and ELIDED_ARTICLE.match(first[-1].lower()):
-                return len(first) - 2
-    if opener:
-        same = [i for i in range(len(first) - 1, 0, -1) if first[i].lower() == opener]
-        elided = ELIDED.match(first[-1])
-        # an item that opens with an article lists with one that does ("la cancellazione dei task e
-        # i timeout"), not with a phrase in it that opens with a preposition ("dei task"); an article
-        # of the language is one, whatever it is elsewhere (Portuguese "as")
-        article = (
-            language in NOUN_ELLIPSIS and opener in ARTICLES.get(language, ()) and opener not in GENITIVES | PREPOSITIONS
-        )
-        kin = [
-            i
-            for i in range(len(first) - 1, 0, -1)
-            if _function(first[i].lower(), language)
-            and first[i].lower() not in BARE
-            and not (article and first[i].lower() in GENITIVES | (PREPOSITIONS - ARTICLES[language]))
-            or article
-            and (m := ELIDED.match(first[i]))
-            and m.group(1).lower() in ARTICLES.get(language, set()) | {"l"}
-        ]
-        # an article after a preposition opens the phrase in an item ("la cancelación de | las tareas"),
-        # not the item, when an article before it can
-        whole = [i for i in kin if not (article and first[i - 1].lower() in GENITIVES | PREPOSITIONS | BARE)]
-        if same:
-            return same[0]
-        if elided and _function(elided.group(1).lower(), language):
-            return len(first) - 1
-        if kin:
-            return (whole or kin)[0]
-    return len(first) - size
-
-
-def _shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> bool:
-    """True when the words after the last listed item (``tail``) are asked of every item: none, a
-    phrase that opens or ends with a preposition ("… in winter", "… made of", :data:`PREPOSITIONS`) or
-    opens with the verb's reflexive pronoun ("… zich in de winter", :data:`REFLEXIVES`),
-    one that opens with a verb that asks how ("… compare"), or any when the items come right after
-    an auxiliary, a subject pronoun or "to" (``prefix``, the words before the first item, ends with
-    one of :data:`BEFORE_VERB`: "Should I rent or buy a house", "What do cats and dogs eat"), or
-    when the items are numbers (:data:`NUMBERS`: "siete u ocho horas"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
-    if not tail:
-        return True
-    return (
-        tail[0].lower() in PREPOSITIONS | REFLEXIVES | TOGETHER
-        or tail[-1].lower() in PREPOSITIONS
-        or asks_how(tail, 0)
-        or bool(prefix)
-        and opens_verb(prefix[-1], BEFORE_VERB)
-        or all(len(i) == 1 and (i[0].isdigit() or i[0].lower() in NUMBERS) for i in items)
-    )
