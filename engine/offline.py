@@ -33,7 +33,7 @@ from engine.offline_quotes import _QUOTED, _quote
 from engine.offline_select import choose, rank
 from engine.segments import latin_length, latin_prefix, paragraphs, sentences, word_count, words
 from engine.settings import OFFLINE_MODEL_NAME
-from engine.text import markdown_literal, markdown_unescape
+from engine.text import ends_as_question, markdown_literal, markdown_unescape, without_end_marks
 
 __all__ = ["OfflineChatModel", "choose", "distinct", "notice", "passages", "rank", "readable"]
 
@@ -113,7 +113,7 @@ def _whole_follow_ups(questions: list[str], question: str, language: str) -> lis
     period…”"); the question each names may be shortened (:func:`engine.offline_text._short`) or name
     it without the words it asks about (:func:`engine.offline_follow_ups.is_question`: "“Which inverters
     are …”"). None is left when nothing whole can be asked: a question of one 8,000-letter word."""
-    topic = _quote(question.strip().rstrip("?？.!"), language, 80) if question.strip() else "…"
+    topic = _quote(without_end_marks(question), language, 80) if question.strip() else "…"
     return [q for q in questions
             if len(q) <= FOLLOW_UP_MAX
             and not any(part.rstrip().endswith("…") and not is_question(part, question)
@@ -137,9 +137,9 @@ SENTENCE_MAX = 500
 
 
 def _asks(s: str) -> bool:
-    """True when ``s`` ends as a question does ("?", the full-width "？"): a FAQ's "Q: …?" or a page's
-    rhetorical question names what it asks about and says nothing of it, so it is no finding."""
-    return s.rstrip("\"'”’»« ").endswith(("?", "？"))
+    """True when ``s`` ends as a question does (:func:`engine.text.ends_as_question`): a FAQ's "Q: …?"
+    or a page's rhetorical question names what it asks about and says nothing of it, so it is no finding."""
+    return ends_as_question(s)
 
 
 def _good_sentence(s: str, minimum: float = SENTENCE_MIN) -> bool:

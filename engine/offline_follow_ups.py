@@ -15,7 +15,7 @@ from engine.offline_quotes import _QUOTED, _quote, _quoted, _unquoted
 from engine.offline_review import MAX_QUOTED, _terms
 from engine.offline_select import QUESTION_VERBS, named_tokens, terms, word_spans
 from engine.offline_text import _short, content_words
-from engine.text import markdown_unescape
+from engine.text import markdown_unescape, without_end_marks
 
 
 def follow_up_questions(objections: str, question: str, language: str, limit: int = 3, *,
@@ -43,7 +43,7 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
     characters. None without objections. ``objections`` is Markdown and ``question`` plain text; the
     questions are plain text (a chat button's label, a new question).
     """
-    asked = question.strip().rstrip("?？.!").strip()
+    asked = without_end_marks(question)
 
     def topic(text: str) -> str:
         return _quote(text, language, 80) if text.strip() else "…"
@@ -119,7 +119,7 @@ def is_question(part: str, question: str) -> bool:
     names it: whole, shortened (:func:`engine.offline_text._short`) or with words left out
     (:func:`_without`), each "…" standing for what it leaves out; quotation marks read alike."""
     pattern = ".*?".join(re.escape(_unquoted(piece).strip()) for piece in part.split("…"))
-    return re.fullmatch(pattern, _unquoted(question.strip().rstrip("?？.!").strip()), re.DOTALL) is not None
+    return re.fullmatch(pattern, _unquoted(without_end_marks(question)), re.DOTALL) is not None
 
 
 def _names_question(part: str, question: str, language: str) -> bool:

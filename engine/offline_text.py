@@ -13,7 +13,7 @@ from engine.citations import SID
 from engine.language import FUNCTION_WORDS, detect_language, is_function_word
 from engine.offline_phrases import PHRASES, phrase
 from engine.segments import has_segmented_script, latin_length, latin_prefix, sentences, word_tokens, words
-from engine.text import markdown_literal
+from engine.text import END_MARKS, markdown_literal
 
 #: Words that carry no topic: function words, and the words of a request itself ("please explain").
 STOPWORDS = FUNCTION_WORDS | frozenset(
@@ -55,7 +55,7 @@ _INTERROGATIVES = frozenset(
     quelle quels quelles pourquoi quand où est-ce qu'est-ce qué cómo cuánto cuánta cuántos cuántas cuál
     cuáles dónde cuándo quién quiénes""".split()) | frozenset(more.INTERROGATIVES)
 #: The end and opening punctuation a sub-question is written without.
-_ENDS = " .?!¿¡？！。"
+_ENDS = " ¿¡" + END_MARKS
 
 
 def listed_frame(brief: str, topic: str, language: str = "en") -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ from engine.phrasebook import BASE_LANGUAGE
 from engine.phrases import WORDS, say
 from engine.progress import Progress
 from engine.settings import Settings
-from engine.text import clean_text, has_words
+from engine.text import clean_text, has_words, without_bidi_controls
 
 
 class RunCancelled(Exception):
@@ -52,15 +53,18 @@ def validate_question(question: str | None) -> str:
 
     The text goes through :func:`engine.text.clean_text` first (lone surrogates and invalid
     bytes replaced, control characters other than newline and tab dropped), so what is stored,
-    prompted and printed is always valid UTF-8.
+    prompted and printed is always valid UTF-8; bidirectional embeddings, overrides and isolates
+    are dropped too (:func:`engine.text.without_bidi_controls`: an override left open would show the
+    report's title reversed, "woH" for "How"). A question of invisible format characters alone (a
+    zero-width space, Unicode category Cf) is empty.
 
     Raises:
         TurnRejected: the question is empty, has no letter or digit (:func:`engine.text.has_words`), or is over :data:`MAX_QUESTION_CHARS` characters (a
             project limit that keeps a question, plus the brief and prompts, far inside any
             model's context window).
     """
-    text = clean_text(question).strip()
-    if not text:
+    text = without_bidi_controls(clean_text(question)).strip()
+    if not text or all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text):
         raise TurnRejected("rejected_question_empty")
     if not has_words(text):
         raise TurnRejected("rejected_question_no_words")

@@ -79,6 +79,29 @@ def has_words(text: str) -> bool:
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
+#: The marks that end a question, by their Unicode names: QUESTION MARK, FULLWIDTH QUESTION MARK
+#: (Chinese, Japanese), ARABIC QUESTION MARK (Arabic, Persian, Urdu), ARMENIAN QUESTION MARK, ETHIOPIC
+#: QUESTION MARK, REVERSED QUESTION MARK, DOUBLE QUESTION MARK, QUESTION EXCLAMATION MARK and
+#: EXCLAMATION QUESTION MARK. (GREEK QUESTION MARK is ";" once normalised: NFC maps U+037E to U+003B.)
+QUESTION_MARKS = "?？؟՞፧⸮⁇⁈⁉"
+#: The marks a question or a sentence may end with: :data:`QUESTION_MARKS`, the full stop and the
+#: exclamation mark, their full-width forms (。！), ARABIC FULL STOP (U+06D4, Urdu) and DEVANAGARI
+#: DANDA (U+0964). An ellipsis is not one: it says that something is left out.
+END_MARKS = QUESTION_MARKS + ".!。！۔।"
+
+
+def without_end_marks(text: str) -> str:
+    """``text`` without its outer whitespace and the :data:`END_MARKS` it ends with: "How?" gives
+    "How", "كيف؟" gives "كيف", "仕組みは？" gives "仕組みは"; "Why…?" keeps its "…"."""
+    return text.strip().rstrip(END_MARKS).strip()
+
+
+def ends_as_question(text: str) -> bool:
+    """True when ``text``, without trailing spaces, closing quotation marks and exclamation marks,
+    ends with one of :data:`QUESTION_MARKS` ("Why?", "لماذا؟", "Pourquoi ?", "«Why?»", "Really?!")."""
+    return text.rstrip("\"'”’»« !！").endswith(tuple(QUESTION_MARKS))
+
+
 def without_bidi_controls(text: str) -> str:
     """``text`` without bidirectional embeddings, overrides and isolates (:data:`_BIDI_CONTROLS`): for
     a line shown in a terminal, where one left open reorders the rest of the line and those after it."""

@@ -285,3 +285,21 @@ def test_after_a_clarifying_answer_no_follow_up_asks_to_narrow_the_question(offl
     settings = offline_settings(search="corpus", corpus_dir=settings.corpus_dir, allow_clarification=False)
     out = asyncio.run(run_turn("console:unnarrowed", question="wind", settings=settings))
     assert [q for q in out.follow_ups if opens_as(q, "follow_up_narrow", "en")], out.follow_ups
+
+
+#: A question ending with each script's question mark (Arabic, Armenian, Chinese and Japanese's
+#: full-width one, Latin), asked in English: each follow-up quotes it without its mark, so none ends
+#: in two question marks ("…المهلات؟”?").
+MARKED = ["كيف يلغي asyncio المهام ويتعامل مع المهلات؟", "Ինչպե՞ս է asyncio-ն չեղարկում առաջադրանքները՞",
+          "How does asyncio cancel tasks？", "How does asyncio cancel tasks?", "How does asyncio cancel tasks ?!"]
+
+
+@pytest.mark.parametrize("question", MARKED)
+@pytest.mark.parametrize("read", [True, False])
+def test_a_follow_up_quotes_the_question_without_its_question_mark_in_any_script(question, read):
+    objections = _objections("en", ["Tasks are cancelled with cancel()."], "cancel", ["timeouts are never given"])
+    asked = F.follow_up_questions(objections, question, "en", limit=5, sources_read=read)
+    assert asked
+    for follow_up in asked:
+        assert not re.search(r"[?？؟՞][”\"]", follow_up), follow_up
+        assert follow_up.count("?") == 1 and follow_up.endswith("?"), follow_up

@@ -105,3 +105,19 @@ def test_a_refusal_keeps_its_key_and_fields_when_pickled_and_a_free_message_is_s
     assert err.text("de") == "Die Antwort ist länger als 8.000 Zeichen; kürze sie."
     free = TurnRejected("That question is empty.")
     assert str(free) == free.text("de") == "That question is empty."
+
+
+@pytest.mark.parametrize("question", ["\u200b", " \u200b\u200d ", "\ufeff", "\u2060\u200e", "\u202e", "\u2066 \u2069"])
+def test_a_question_of_invisible_format_characters_alone_is_empty(question):
+    assert _refusal(lambda: validate_question(question)).key == "rejected_question_empty"
+
+
+@pytest.mark.parametrize(("question", "kept"), [
+    ("\u202eHow does csv quote fields?", "How does csv quote fields?"),
+    ("Why is \u202dthis\u202c reversed?", "Why is this reversed?"),
+    ("\u2067كيف يعمل asyncio؟\u2069", "كيف يعمل asyncio؟"),
+    ("\u200fما هو asyncio؟", "\u200fما هو asyncio؟"),  # a mark changes no order: kept
+    ("How\u200bdo tasks\u00a0end?", "How\u200bdo tasks\u00a0end?"),
+])
+def test_a_question_loses_its_bidirectional_overrides_and_isolates_and_keeps_its_marks(question, kept):
+    assert validate_question(question) == kept

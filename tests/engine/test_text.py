@@ -351,3 +351,24 @@ def test_a_title_is_written_with_the_backslashes_it_needs_and_no_others():
     needed = {"*stars*": "\\*stars\\*", "[brackets]": "\\[brackets\\]", "`backticks`": "\\`backticks\\`",
               "<html>": "\\<html>", "# at start": "\\# at start", "_a_ and b": "\\_a\\_ and b"}
     assert {text: markdown_literal(text) for text in needed} == needed
+
+
+@pytest.mark.parametrize(("text", "without", "asks"), [
+    ("How does it work?", "How does it work", True),
+    ("كيف يعمل؟", "كيف يعمل", True),
+    ("Ինչպե՞ս է աշխատում՞", "Ինչպե՞ս է աշխատում", True),
+    ("仕組みは？", "仕組みは", True),
+    ("Comment ça marche ?", "Comment ça marche", True),
+    ("« Pourquoi ? »", "« Pourquoi ? »", True),
+    ("Really?!", "Really", True),
+    ("यह कैसे काम करता है।", "यह कैसे काम करता है", False),
+    ("یہ کیسے کام کرتا ہے۔", "یہ کیسے کام کرتا ہے", False),
+    ("Why…?", "Why…", True),
+    ("It works.", "It works", False),
+    ("  ", "", False),
+])
+def test_a_questions_end_marks_are_known_in_every_script(text, without, asks):
+    from engine.text import ends_as_question, without_end_marks
+
+    assert without_end_marks(text) == without
+    assert ends_as_question(text) is asks
