@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -187,8 +188,17 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
         _run_socket_mode(bolt, settings, host=host, port=port)
         return
     serving.serve(web_app(bolt, signing_secret=slack_settings().signing_secret()), host=host, port=port,
-                  settings=settings, surface="slack", listening=lambda url: log.info(
-                      "event=slack_start mode=http host=%s port=%s path=%s", host, urlsplit(url).port, EVENTS_PATH))
+                  settings=settings, surface="slack", listening=_listening(host))
+
+
+def _listening(host: str) -> Callable[[str], None]:
+    """What the HTTP server says once bound to ``url``: the ``slack_start`` log line, and on stderr
+    the address Slack's Request URL names, as ``deepresearch teams`` says its own."""
+    def say(url: str) -> None:
+        log.info("event=slack_start mode=http host=%s port=%s path=%s", host, urlsplit(url).port, EVENTS_PATH)
+        print(f"deepresearch slack: listening on {url}{EVENTS_PATH}", file=sys.stderr, flush=True)
+
+    return say
 
 
 def _run_socket_mode(bolt: App, settings: Settings, *, host: str, port: int) -> None:

@@ -188,27 +188,33 @@ def test_a_port_in_use_is_said_in_one_line_and_nothing_claims_to_listen(tmp_path
     no_traceback(out)
 
 
-def test_teams_says_where_it_listens_once_bound_with_the_port_the_system_chose(tmp_path):
-    """``--port 0``: the line names the port bound (never ``:0``), and that port answers."""
+@pytest.mark.parametrize(("command", "path"), [("teams", "/api/messages"), ("slack", "/slack/events")])
+def test_each_bot_says_where_it_listens_once_bound_with_the_port_the_system_chose(tmp_path, command, path):
+    """``--port 0``: the line names the port bound (never ``:0``) and the path its platform posts to
+    (Slack over HTTP, without ``SLACK_APP_TOKEN``), and that port answers."""
     import re
 
     import requests
 
+    from tests.fakes.slack_api import FakeSlackAPI
     from tests.waiting import wait_exit, wait_for
 
-    proc = subprocess.Popen([sys.executable, "-m", "bots.cli", "teams", "--port", "0"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env=ask_env(tmp_path, {"DEEPRESEARCH_LLM": "offline"}),
-                            cwd=tmp_path)
-    try:
-        line = wait_for(lambda: next((ln for ln in iter(proc.stderr.readline, "") if "listening on" in ln), "EOF"),
-                        what="the listening line")
-        found = re.fullmatch(r"deepresearch teams: listening on http://127\.0\.0\.1:(\d+)/api/messages\n", line)
-        assert found and found.group(1) != "0", line
-        assert requests.get(f"http://127.0.0.1:{found.group(1)}/healthz", timeout=30).json()["ok"] is True
-    finally:
-        proc.terminate()
-        wait_exit(proc, what="deepresearch teams to stop")
-        proc.stderr.close()
+    with FakeSlackAPI() as slack_api:
+        env = {"DEEPRESEARCH_LLM": "offline", "SLACK_BOT_TOKEN": slack_api.token, "SLACK_SIGNING_SECRET": "secret",
+               "SLACK_API_URL": slack_api.base_url}
+        proc = subprocess.Popen([sys.executable, "-m", "bots.cli", command, "--port", "0", "--host", "127.0.0.1"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                env=ask_env(tmp_path, env), cwd=tmp_path)
+        try:
+            line = wait_for(lambda: next((ln for ln in iter(proc.stderr.readline, "") if "listening on" in ln),
+                                         "EOF"), what="the listening line")
+            found = re.fullmatch(rf"deepresearch {command}: listening on http://127\.0\.0\.1:(\d+){path}\n", line)
+            assert found and found.group(1) != "0", line
+            assert requests.get(f"http://127.0.0.1:{found.group(1)}/healthz", timeout=30).json()["ok"] is True
+        finally:
+            proc.terminate()
+            wait_exit(proc, what=f"deepresearch {command} to stop")
+            proc.stderr.close()
 
 
 @pytest.mark.parametrize("queue", ["", " ", "reserch", "Research"])
