@@ -267,7 +267,7 @@ def passages(text: str, query: str) -> list[str]:
     (a command line, :func:`engine.offline_review.flaw`), none that refers to a line before it ("It …",
     a FAQ's "A: …") nor a question (:func:`_asks`)."""
     wanted = frozenset(T.content_words(query))
-    good = distinct([s for paragraph in paragraphs(text) for s in readable(sentences(paragraph), wanted, query)])
+    good = distinct([s for paragraph in T.labelled(paragraphs(text)) for s in readable(sentences(paragraph), wanted, query)])
     if good:
         return good
     short = [s.strip() for line in text.splitlines() for s in sentences(line)]
@@ -413,8 +413,9 @@ class OfflineChatModel(BaseChatModel):
         subject, _, after = query.partition(" — ")
         if not after:
             # a listed item's sub-question ("How much noise do heat pumps make"): a passage names what
-            # the question asks of every item ("noise"), not the item alone ("rent heat pumps")
-            subject = T.listed_frame(_tag(prompt, "Research Brief"), query, language)
+            # the question asks of every item ("noise"), not the item alone ("rent heat pumps"); a verb
+            # phrase's ("How does asyncio cancel tasks"), its verb ("cancel"), not the subject alone
+            subject = T.asked_of(_tag(prompt, "Research Brief"), query, language)
         groups = [sid_of[s] for s in keep]
         best = set(choose(keep, query, NOTES_PER_TOPIC, language, groups=groups,
                           per_group=NOTES_PER_SOURCE, subject=subject))

@@ -96,6 +96,43 @@ RANKING = frozenset(
     principaux principale principal grandes mayores principali maggiori principais maiores belangrijkste
     grootste voornaamste viktigaste största""".split()
 )
+#: Words that ask how much ("how", "wie", "hoe", "hur", "combien", "cuánto", "cuán", "quanto", "quão"; Spanish
+#: "qué tan"), and the measure words that, right after one (or after its "de", "è", "é"), are part of the
+#: question word: "how high", "wie hoch", "hoe groot", "combien de temps", "cuánto tiempo", "qué tan
+#: grande", "quanto è grande" ask how much of what follows, which is what a claim must name.
+HOW_MUCH = frozenset("how wie hoe hur combien cuánto cuánta cuántos cuántas cuán quanto quanta quanti quante quão".split())
+MEASURES = frozenset(
+    """high much many long often far big large small tall wide deep heavy old expensive cheap fast soon
+    hoch viel viele lang lange oft weit groß gross klein teuer billig alt schwer schnell tief breit
+    hoog veel groot duur goedkoop vaak ver oud zwaar snel diep breed
+    temps grand grande grandes haut haute cher chère loin souvent
+    tiempo grande alto alta caro cara largo larga lejos
+    tempo alto alta caro cara lungo lunga lontano spesso
+    longo longa longe
+    hög högt stor stort dyr dyrt ofta långt länge mycket""".split()
+)
+#: What may stand between a word of :data:`HOW_MUCH` and its measure word ("combien de temps", "quanto è grande").
+MEASURE_LINKS = frozenset("de di è é".split())
+
+
+def measure_words(tokens: list[str]) -> set[int]:
+    """The indexes in ``tokens`` (a question's words) of the words of :data:`HOW_MUCH` and the measure
+    words (:data:`MEASURES`) right after one, or after Spanish "qué tan": part of the question word."""
+    low = [t.lower() for t in tokens]
+    found: set[int] = set()
+    for i, word in enumerate(low):
+        if word in HOW_MUCH - {"how", "wie", "hoe", "hur"}:
+            found.add(i)  # "cuán", "quão": a question word whatever follows
+        if word not in MEASURES:
+            continue
+        j = i - 1
+        while j > 0 and low[j] in MEASURE_LINKS:
+            j -= 1
+        if j >= 0 and (low[j] in HOW_MUCH or low[j] == "tan" and j > 0 and low[j - 1] in ("qué", "que")):
+            found.add(i)
+    return found
+
+
 RELATING = frozenset(
     """interact interacts interplay interoperate interoperates relate relates related interagieren
     interagiert zusammenhängen zusammenwirken zusammenspielen zusammenarbeiten interagissent interagit

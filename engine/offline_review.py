@@ -14,7 +14,7 @@ import functools
 import re
 
 from engine.citations import SID
-from engine.offline_list_words import COMPARING, RANKING, RELATING, TOGETHER
+from engine.offline_list_words import COMPARING, RANKING, RELATING, TOGETHER, measure_words
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
@@ -47,8 +47,9 @@ _COMMAND = re.compile(
 _ASSIGNMENT = re.compile(r"\b\w+\s*=\s*[\w\"'\[({]")
 #: A name and a plain value, as prose names a setting: "configured with max_rpm = 18 in", "timeout=None.".
 _SETTING = re.compile(r"\w+\s*=\s*[\w\"'-]+(?=[\s,;:)]|[.!?](?:\s|$)|$)")
-#: How a prose sentence starts: two words of letters ("The turbine", "Der Regler"), not ``task = ...``.
-_PROSE = re.compile(r"[^\W\d_]+\s+[^\W\d_]+\s")
+#: How a prose sentence starts: two words of letters ("The turbine", "Der Regler", a box's "Note: This"), not
+#: ``task = ...``.
+_PROSE = re.compile(r"[^\W\d_]+:?\s+[^\W\d_]+\s")
 #: A sentence whose subject is a reference to text before it ("This ...", "However this ...").
 _REFERENCE = re.compile(r"^(?:(?:however|but|and|so|also|yet|dennoch|aber)[,]?\s+)?"
                         # a pronoun, or a comparison whose other side is in the text before
@@ -107,7 +108,8 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     light verb, :data:`engine.offline_select.QUESTION_VERBS`, nor the verb of a split German verb,
     :func:`_split_verb`; nor a word that says how its things relate, :data:`_RELATING`: "together", nor
     beside one that compares them a word that ranks the differences,
-    :data:`engine.offline_list_words.RANKING`: "main" of "the main differences";
+    :data:`engine.offline_list_words.RANKING`: "main" of "the main differences"; nor a measure word after
+    "how" or its like, :func:`engine.offline_list_words.measure_words`: "hoch" of "Wie hoch ist …";
     as the question writes them) that no claim mentions in any form
     (:func:`engine.word_forms.mentioned`, in ``language``: "timeouts" is met by "timeout" and by
     "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵").
@@ -119,6 +121,9 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     found = content_words(question, names=True)
     # "the main differences": a word that ranks differences (RANKING) asks no more than they do
     framing = _RELATING | RANKING if COMPARING.intersection(t.lower() for t in found) else _RELATING
+    # "Wie hoch", "how high", "combien de temps": a measure word after "how" is part of the question word
+    tokens = word_tokens(question)
+    framing = framing | {tokens[i].lower() for i in measure_words(tokens)}
     asked = [term for term in found
              if (latin_length(term) >= MIN_WORD or _SYMBOL_WORD.fullmatch(term))
              and term not in QUESTION_VERBS and term not in split and term.lower() not in framing]

@@ -68,6 +68,62 @@ def listed_frame(brief: str, topic: str, language: str = "en") -> str:
     return listed_frames(_brief_text(brief), language).get(topic, "")
 
 
+def asked_of(brief: str, topic: str, language: str = "en") -> str:
+    """What a sentence quoted for ``topic`` (a sub-question :func:`plan_topics` made of ``brief``) must
+    name one word of: its frame when it is a listed item's (:func:`listed_frame`: "How much noise do …
+    make"); when it is one of two English verb phrases of one subject
+    (:func:`engine.offline_list_items._verb_phrases`: "How does asyncio | cancel tasks", "… | handle
+    timeouts"), its verb ("cancel": the subject and the object are what every page found says, the verb
+    what this one asks), or its verb phrase when the verb only asks how ("handle timeouts",
+    :data:`engine.offline_select.QUESTION_VERBS`); "" for any other topic."""
+    from engine.language import is_function_word
+    from engine.offline_list_items import _verb_phrases
+    from engine.offline_lists import listed_topics
+    from engine.offline_select import QUESTION_VERBS
+
+    if frame := listed_frame(brief, topic, language):
+        return frame
+    topics = listed_topics(_brief_text(brief), language)
+    if language != "en" or len(topics) < 2 or topic not in topics:
+        return ""
+    split = [t.split() for t in topics]
+    shared = 0
+    while all(len(s) > shared + 1 for s in split) and len({s[shared].lower() for s in split}) == 1:
+        shared += 1
+    items = [s[shared:] for s in split]
+    if not _verb_phrases(split[0][:shared], [], language, items):
+        return ""
+    item = items[topics.index(topic)]
+    verb = item[0].lower()
+    return " ".join(item) if verb in QUESTION_VERBS or is_function_word(verb) else item[0]
+
+
+#: The label over a note or warning box, a paragraph of its own as a page's text writes it ("Note", "Warning",
+#: "Hinweis", "Remarque", "Nota", "Advertencia", "Opmerking", "Obs", …).
+BOX_LABELS = frozenset("""note notes warning caution important tip hint attention danger hinweis warnung
+    achtung wichtig tipp remarque avertissement attention important astuce nota advertencia aviso importante
+    consejo avvertenza attenzione suggerimento aviso dica opmerking waarschuwing let tip obs varning viktigt""".split())
+
+
+def labelled(paragraphs_: list[str]) -> list[str]:
+    """``paragraphs_`` with a note or warning box's label (a paragraph of :data:`BOX_LABELS` alone) put
+    before the box's first sentence when that one opens with a reference ("Note: This will deadlock …",
+    :func:`engine.offline_review.flaw`): what it refers to is the entry the box annotates, which no
+    sentence before it carries, and with its label it reads as the note it is. A box whose first
+    sentence names its own subject is as it was."""
+    from engine import offline_review as R
+
+    out: list[str] = []
+    for paragraph in paragraphs_:
+        label = out[-1].strip() if out else ""
+        kind = R.flaw(paragraph.strip())
+        if label.lower() in BOX_LABELS and kind and kind[0] == "reference":
+            out[-1] = f"{label}: {paragraph.strip()}"
+        else:
+            out.append(paragraph)
+    return out
+
+
 def _brief_text(brief: str) -> str:
     """``brief`` as one line, without the thread's talk after :data:`BACKGROUND` (which is no topic)."""
     return " ".join(brief.split()).split(BACKGROUND.strip())[0].strip(" —")

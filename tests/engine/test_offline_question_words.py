@@ -161,3 +161,39 @@ def test_marks_that_are_no_words_are_never_unanswered(question, claim, left):
     "<script>…</script>": README "## The offline model") are not words the review says no claim mentions,
     nor what a follow-up asks about."""
     assert unanswered(question, [claim], "en") == left
+
+
+@pytest.mark.parametrize(("language", "question", "measure", "topics"), [
+    ("de", "Wie hoch ist die Jahresarbeitszahl von Luft-Wasser-Wärmepumpen?", "hoch", {"Jahresarbeitszahl"}),
+    ("de", "Wie groß ist ein Solarmodul?", "groß", {"Solarmodul"}),
+    ("de", "Wie teuer ist eine Wärmepumpe?", "teuer", {"Wärmepumpe"}),
+    ("en", "How high is the efficiency of heat pumps?", "high", {"efficiency"}),
+    ("en", "How expensive is a heat pump?", "expensive", {"heat", "pump"}),
+    ("en", "How large is a solar panel?", "large", {"solar", "panel"}),
+    ("fr", "Combien de temps dure une batterie ?", "temps", {"batterie"}),
+    ("es", "¿Cuánto tiempo dura una batería?", "tiempo", {"batería"}),
+    ("es", "¿Qué tan grande es un panel solar?", "grande", {"panel", "solar"}),
+    ("es", "¿Cuán alta es la eficiencia de una bomba de calor?", "alta", {"eficiencia"}),
+    ("it", "Quanto tempo dura una batteria?", "tempo", {"batteria"}),
+    ("it", "Quanto è grande un pannello solare?", "grande", {"pannello"}),
+    ("pt", "Quão grande é um painel solar?", "grande", {"painel"}),
+    ("nl", "Hoe hoog is het rendement van een warmtepomp?", "hoog", {"rendement"}),
+    ("sv", "Hur stor är en solpanel?", "stor", {"solpanel"}),
+])
+def test_a_measure_word_after_how_is_part_of_the_question_word(language, question, measure, topics):
+    """"Wie hoch", "how high", "combien de temps", "qué tan grande" ask how much of what follows: the
+    measure word is part of the question word, like "how long" and "wie viel", never a word a claim must
+    name; the question word itself ("Cuán", "Quão") neither. What it measures still is."""
+    left = unanswered(question, ["Nothing is said here about it at all. [S000001]"], language)
+    assert measure not in {w.lower() for w in left}, left
+    assert not {"cuán", "quão"} & {w.lower() for w in left}, left
+    assert topics <= set(left), left
+
+
+@pytest.mark.parametrize(("language", "question", "topic"), [
+    ("en", "How efficient are heat pumps?", "efficient"),  # a quality, not a measure
+    ("en", "Why are high temperatures bad for heat pumps?", "high"),  # not after "how"
+    ("de", "Warum ist der Preis so hoch?", "hoch"),
+])
+def test_a_word_is_asked_when_no_how_word_makes_it_a_measure(language, question, topic):
+    assert topic in unanswered(question, ["Nothing is said here about it at all. [S000001]"], language)
