@@ -26,15 +26,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The virtualenv's Python: $PYTHON when set; otherwise the distribution's /usr/bin/python3 (the one
-# python3-venv and python3-dev above belong to; on a 2-core machine `ask` took about 14 % less CPU
-# on Debian 12's build than on a plain build from source of a later 3.11) when it is 3.11 or newer;
-# otherwise the first python3 on PATH.
 PY=${PYTHON:-python3}
-if [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ] \
-    && /usr/bin/python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
-  PY=/usr/bin/python3
-fi
 if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   echo "deepresearch-bot needs Python 3.11 or newer; $PY is $("$PY" --version)" >&2
   exit 1
