@@ -8,6 +8,7 @@ cut into passages (:func:`split_passages`) and written (:func:`index_directory`,
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import re
@@ -193,7 +194,7 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
     """
     started = time.monotonic()
     root, files, skipped_files = indexable_files(directory)
-    with _writing(Path(index_path), "cannot write the corpus index") as (conn, created):
+    with _one_writer(Path(index_path)), _writing(Path(index_path), "cannot write the corpus index") as (conn, created):
         stats = _sync(conn, root, files, skipped_files, _COMMIT_EVERY if created else 0)
     stats.seconds = time.monotonic() - started
     log.info(
@@ -236,6 +237,32 @@ def _one_path_a_file(found: list[tuple[Path, os.stat_result]]) -> list[tuple[Pat
             chosen[key] = entry
     kept = {id(entry) for entry in chosen.values()}
     return [entry for entry in found if id(entry) in kept]
+
+
+@contextlib.contextmanager
+def _one_writer(index_path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the folder of ``index_path`` (created when missing) for the
+    block: two runs that index one folder at once (two ``ask --corpus`` started together,
+    ``deepresearch index`` beside one) take turns, and the second finds the first's documents
+    unchanged. Without it both read an empty index, both inserted every file, and the second insert
+    failed (``UNIQUE constraint failed: documents.path``), deleting the index it thought it had
+    created. The folder, not a lock file: a failed run leaves the disk as it was, and a full disk
+    has no room for a new file. Indexes of other folders in that folder wait too (seconds).
+
+    Raises:
+        CorpusIndexError: the folder cannot be created or opened (said as :func:`_open_for_write` says it).
+    """
+    try:
+        index_path.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.open(index_path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as err:
+        why = storage_problem(err) or str(err)
+        raise CorpusIndexError(f"cannot create the corpus index {clean_path(index_path)}: {why}") from err
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(folder)  # and the lock with it
 
 
 @contextlib.contextmanager

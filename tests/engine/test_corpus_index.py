@@ -460,3 +460,49 @@ def test_a_file_that_is_no_index_is_still_no_index(tmp_path: Path) -> None:
     assert index_root(broken) is None
     with pytest.raises(SearchError, match="unreadable"):
         asyncio.run(CorpusSearch(broken).search("turbine"))
+
+
+def test_two_runs_indexing_one_folder_at_once_take_turns(tmp_path, monkeypatch):
+    """Two `ask --corpus` (or `deepresearch index`) started together on a folder not indexed yet: the
+    second waits for the first and finds its documents unchanged; it neither inserts them again
+    (``UNIQUE constraint failed: documents.path``) nor deletes the index the first one wrote."""
+    import threading
+
+    from engine.search import corpus_index
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nHeat pumps move heat; note {name} says so in full.\n")
+    index = tmp_path / "data" / "corpus" / "x.sqlite"
+    reading, release = threading.Event(), threading.Event()
+    read = corpus_index.extract_document
+
+    def slow(path, size):
+        if threading.current_thread().name == "first" and path.name == "a.md":
+            reading.set()
+            assert release.wait(60)
+        return read(path, size)
+
+    monkeypatch.setattr(corpus_index, "extract_document", slow)
+    results: dict[str, object] = {}
+
+    def run(name: str) -> None:
+        try:
+            results[name] = corpus_index.index_directory(docs, index)
+        except Exception as err:  # the assertion below names it
+            results[name] = err
+
+    first = threading.Thread(target=run, args=("first",), name="first")
+    first.start()
+    assert reading.wait(60)
+    second = threading.Thread(target=run, args=("second",), name="second")
+    second.start()
+    second.join(0.5)  # it has had time to meet the first one's index; it must wait, not fail
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert not isinstance(results["first"], Exception), results["first"]
+    assert not isinstance(results["second"], Exception), results["second"]
+    assert (results["first"].added, results["second"].added, results["second"].unchanged) == (3, 0, 3)
+    assert corpus_index.index_root(index) == str(docs.resolve())
