@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 ARTIFACT_NAMES = ("report.md", "report.pdf", "report.tex", "report.docx", "review.md", "sources.json",
                   "usage.json")
 _KEY_PART = re.compile(r"[A-Za-z0-9._-]+")
+#: The first key of the advisory lock a run's store takes (the second is a hash of the run's key): "arts".
+_SAVE_LOCK = 0x61727473
 _TYPES = {".md": "text/markdown; charset=utf-8", ".tex": "application/x-tex; charset=utf-8",
           ".json": "application/json", ".pdf": "application/pdf",
           ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
@@ -127,6 +129,9 @@ class PostgresArtifacts:
     def save_run(self, directory: Path) -> None:
         """Store every file of :data:`ARTIFACT_NAMES` present in ``directory``, all in one transaction.
 
+        The run's stored files are replaced as a whole. Two hosts storing one run at once (a lease
+        that ran out while the first rendered) take turns; the files of the later one stay.
+
         Raises:
             engine.database.DatabaseUnavailable: PostgreSQL cannot be reached right now (a
                 ``ConnectionError``: the research is retried from its last checkpoint); psycopg's
@@ -143,6 +148,10 @@ class PostgresArtifacts:
                 kind = _TYPES.get(path.suffix) or mimetypes.guess_type(name)[0] or "application/octet-stream"
                 rows.append((thread_key, run_key, name, data, len(data), hashlib.sha256(data).hexdigest(), kind))
         with self._connect() as conn, conn.transaction(), conn.cursor() as cur:
+            # Two hosts may store one run at once (a lease that ran out mid-render): each waits for the
+            # other's transaction here, so its DELETE sees the rows the other committed and its INSERT
+            # never meets them (PostgreSQL's manual, "Advisory Locks": the two-key form).
+            cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SAVE_LOCK, f"{thread_key}/{run_key}"))
             cur.execute("DELETE FROM deepresearch_artifacts WHERE thread_key = %s AND run_key = %s",
                         (thread_key, run_key))
             cur.executemany(
