@@ -211,7 +211,8 @@ def index(
         if why:
             fail(f"cannot write under the data folder {clean_path(settings.data_dir)}: {why}", 5)
         index_path = corpus_index_for(settings.data_dir, directory)
-        stats = index_directory(directory, index_path)
+        stats = index_directory(directory, index_path, on_wait=lambda: typer.echo(
+            "Another run is indexing into this data folder; waiting for it to finish …", err=True))
     except SettingsError as err:
         fail(str(err))
     except CorpusIndexError as err:

@@ -91,7 +91,8 @@ def _index(corpus: Path, settings: Settings) -> None:
 
     say(f"Indexing {clean_path(corpus)} …")
     try:
-        stats = index_directory(corpus, settings.corpus_index_path)
+        stats = index_directory(corpus, settings.corpus_index_path, on_wait=lambda: say(
+            "Another run is indexing into this data folder; waiting for it to finish …"))
     except CorpusIndexError as exc:
         if storage_problem(exc.__cause__):
             raise StorageError(str(exc)) from exc

@@ -14,7 +14,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -172,7 +172,7 @@ def indexable_files(directory: Path) -> tuple[Path, list, list]:
     return root, files, skipped_files
 
 
-def index_directory(directory: Path, index_path: Path) -> IndexStats:
+def index_directory(directory: Path, index_path: Path, *, on_wait: Callable[[], None] | None = None) -> IndexStats:
     """Index every supported file under ``directory`` (recursively) into the FTS5 index at ``index_path``.
 
     Supported: .md, .markdown, .txt, .rst, .html, .htm, .pdf; hidden folders are not entered. The
@@ -187,6 +187,10 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
     write-ahead log left behind. So an earlier index is changed in one transaction, while a new
     one is committed every 64 files, which keeps its write-ahead log small.
 
+    Another run indexing into the same folder is waited for (:func:`_one_writer`); ``on_wait`` is
+    called once, before the wait, when there is one (to say so: the wait can last as long as the
+    other run's indexing).
+
     Raises:
         CorpusIndexError: the folder is missing or has no supported file, or the index file cannot
             be created or written (the message says why: disk full, read-only, permission), or
@@ -194,7 +198,7 @@ def index_directory(directory: Path, index_path: Path) -> IndexStats:
     """
     started = time.monotonic()
     root, files, skipped_files = indexable_files(directory)
-    with _one_writer(Path(index_path)), _writing(Path(index_path), "cannot write the corpus index") as (conn, created):
+    with _one_writer(Path(index_path), on_wait), _writing(Path(index_path), "cannot write the corpus index") as (conn, created):
         stats = _sync(conn, root, files, skipped_files, _COMMIT_EVERY if created else 0)
     stats.seconds = time.monotonic() - started
     log.info(
@@ -240,7 +244,7 @@ def _one_path_a_file(found: list[tuple[Path, os.stat_result]]) -> list[tuple[Pat
 
 
 @contextlib.contextmanager
-def _one_writer(index_path: Path) -> Iterator[None]:
+def _one_writer(index_path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold an exclusive ``flock`` on the folder of ``index_path`` (created when missing) for the
     block: two runs that index one folder at once (two ``ask --corpus`` started together,
     ``deepresearch index`` beside one) take turns, and the second finds the first's documents
@@ -248,6 +252,7 @@ def _one_writer(index_path: Path) -> Iterator[None]:
     failed (``UNIQUE constraint failed: documents.path``), deleting the index it thought it had
     created. The folder, not a lock file: a failed run leaves the disk as it was, and a full disk
     has no room for a new file. Indexes of other folders in that folder wait too (seconds).
+    ``on_wait`` is called once before waiting, only when another run holds the lock.
 
     Raises:
         CorpusIndexError: the folder cannot be created or opened (said as :func:`_open_for_write` says it).
@@ -259,7 +264,12 @@ def _one_writer(index_path: Path) -> Iterator[None]:
         why = storage_problem(err) or str(err)
         raise CorpusIndexError(f"cannot create the corpus index {clean_path(index_path)}: {why}") from err
     try:
-        fcntl.flock(folder, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(folder, fcntl.LOCK_EX)
         yield
     finally:
         os.close(folder)  # and the lock with it

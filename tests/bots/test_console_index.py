@@ -58,3 +58,38 @@ def test_a_skipped_file_is_named_from_the_folder_however_the_folder_is_given(tmp
                 env={"HOME": str(tmp_path)})
     assert asked.returncode == 0, asked.stderr
     assert "skipped notes/broken.pdf: unreadable PDF (PdfStreamError)" in asked.stderr.splitlines(), asked.stderr
+
+
+@pytest.mark.parametrize("command", ["index", "ask"])
+def test_a_run_that_waits_for_another_runs_indexing_says_so_and_then_goes_on(tmp_path, command):
+    """Another run holds the data folder's corpus indexes (as a run indexing does): `deepresearch
+    index` and `ask --corpus` say they wait for it instead of sitting silent after "Indexing …", and
+    go on when it is done."""
+    import fcntl
+    import os
+
+    from engine.settings import corpus_index_for
+    from tests.waiting import wait_exit
+
+    docs = write_docs(tmp_path / "docs")
+    folder = corpus_index_for(tmp_path / "data", docs).parent
+    folder.mkdir(parents=True)
+    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    args = (["index", str(docs)] if command == "index"
+            else ["ask", "--offline", "--no-clarify", "--corpus", str(docs), "What do solar panels cost?"])
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-m", "bots.cli", *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=ask_env(tmp_path), cwd=tmp_path)
+        said = proc.stderr.readline()
+        if command == "ask":
+            assert said.startswith("Indexing "), said
+            said = proc.stderr.readline()
+        assert said == "Another run is indexing into this data folder; waiting for it to finish …\n", said
+        assert proc.poll() is None  # it waits
+    finally:
+        os.close(held)  # and the lock with it
+    wait_exit(proc, what=f"deepresearch {command} after the other run")
+    rest = proc.stderr.read()
+    assert proc.returncode == 0, rest
+    assert "indexed 3 documents" in proc.stdout.read() if command == "index" else "Indexed 3 documents" in rest

@@ -486,10 +486,11 @@ def test_two_runs_indexing_one_folder_at_once_take_turns(tmp_path, monkeypatch):
 
     monkeypatch.setattr(corpus_index, "extract_document", slow)
     results: dict[str, object] = {}
+    waiting = {"first": threading.Event(), "second": threading.Event()}
 
     def run(name: str) -> None:
         try:
-            results[name] = corpus_index.index_directory(docs, index)
+            results[name] = corpus_index.index_directory(docs, index, on_wait=waiting[name].set)
         except Exception as err:  # the assertion below names it
             results[name] = err
 
@@ -498,11 +499,13 @@ def test_two_runs_indexing_one_folder_at_once_take_turns(tmp_path, monkeypatch):
     assert reading.wait(60)
     second = threading.Thread(target=run, args=("second",), name="second")
     second.start()
-    second.join(0.5)  # it has had time to meet the first one's index; it must wait, not fail
+    assert waiting["second"].wait(60), "the second run did not say it waits for the first"
+    assert "second" not in results  # it waits; it neither failed nor went on
     release.set()
     first.join(60)
     second.join(60)
     assert not isinstance(results["first"], Exception), results["first"]
     assert not isinstance(results["second"], Exception), results["second"]
     assert (results["first"].added, results["second"].added, results["second"].unchanged) == (3, 0, 3)
+    assert not waiting["first"].is_set()  # nobody was indexing when the first began
     assert corpus_index.index_root(index) == str(docs.resolve())
