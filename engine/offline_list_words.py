@@ -117,7 +117,7 @@ MEASURE_LINKS = frozenset("de di è é".split())
 
 def measure_words(tokens: list[str]) -> set[int]:
     """The indexes in ``tokens`` (a question's words) of the words of :data:`HOW_MUCH` and the measure
-    words (:data:`MEASURES`) right after one, or after Spanish "qué tan": part of the question word."""
+    words (:data:`MEASURES`) right after one, or after Spanish "qué tan" (and that "tan"): part of the question word."""
     low = [t.lower() for t in tokens]
     found: set[int] = set()
     for i, word in enumerate(low):
@@ -128,8 +128,10 @@ def measure_words(tokens: list[str]) -> set[int]:
         j = i - 1
         while j > 0 and low[j] in MEASURE_LINKS:
             j -= 1
-        if j >= 0 and (low[j] in HOW_MUCH or low[j] == "tan" and j > 0 and low[j - 1] in ("qué", "que")):
+        if j >= 0 and low[j] in HOW_MUCH:
             found.add(i)
+        elif j > 0 and low[j] == "tan" and low[j - 1] in ("qué", "que"):
+            found |= {j, i}  # "qué tan": its "tan" is the question word's too
     return found
 
 

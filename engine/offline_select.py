@@ -189,14 +189,26 @@ def query_terms(query: str, language: str = "en") -> list[str]:
 
 
 def _query_words(query: str) -> list[str]:
-    """The tokens of ``query`` (:func:`_tokens`) that :func:`query_terms` stems, as written."""
+    """The tokens of ``query`` (:func:`_tokens`) that :func:`query_terms` stems, as written: not a measure
+    word that with the how-word before it asks how much (:func:`_asking_measures`: "hoch" of "Wie hoch")."""
     from engine.offline_text import STOPWORDS
 
+    tokens = _tokens(query)
+    asking = _asking_measures(tokens)
     return [
         t
-        for t in _tokens(query)
+        for i, t in enumerate(tokens)
         if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())
+        and i not in asking
     ]
+
+
+def _asking_measures(tokens: list[str]) -> set[int]:
+    """The indexes in ``tokens`` of the words that ask how much with a how-word, part of the question word
+    ("wie hoch", "how high", "combien de temps": :func:`engine.offline_list_words.measure_words`)."""
+    from engine.offline_list_words import measure_words
+
+    return measure_words(tokens)
 
 
 def _with_forms(docs: list[list[str]], candidates: list[str], query: str, language: str) -> list[list[str]]:
@@ -316,13 +328,16 @@ def _main_words(query: str) -> list[str]:
 
     run: list[str] = []
     end = 0
-    for m in _TOKEN.finditer(query):
+    found = list(_TOKEN.finditer(query))
+    asking = _asking_measures([m.group(0) for m in found])  # "Wie hoch": part of the question word
+    for i, m in enumerate(found):
         token, gap = m.group(0), query[end : m.start()]
         end = m.end()
         word = token.lower()
-        if run and (gap.strip() or word in STOPWORDS or word in QUESTION_VERBS or is_function_word(word)):
+        framing = word in STOPWORDS or word in QUESTION_VERBS or is_function_word(word) or i in asking
+        if run and (gap.strip() or framing):
             break  # a mark between ("Heat pumps — limitations") ends the subject as a function word does
-        if not (word in STOPWORDS or word in QUESTION_VERBS or is_function_word(word)):
+        if not framing:
             run.append(token)
     return [t for t in _tokens(" ".join(run)) if not is_function_word(t.lower()) and t.lower() not in STOPWORDS]
 

@@ -320,7 +320,10 @@ _PRONOUNS = frozenset("it he she which who that this".split())
 def plural_noun(word: str) -> tuple[str, ...]:
     """The singular forms of ``word`` when it is written as an English plural noun ("sets" -> ("set",),
     "queues" -> ("queue",), "boxes" -> ("boxe", "box"), "policies" -> ("policie", "polici", "policy")) whose
-    Snowball stem is the plural's; () for any other word ("class", "status", "analysis", "news")."""
+    Snowball stem is the plural's, or, for a plural in "-ses" of five letters or more, its singular in "-s"
+    when English writes it more often than the one in "-se" (wordfreq: "aliases" -> ("aliase", "alias"),
+    "buses" -> ("buse", "bus"); "cases" -> ("case",)); () for any other word ("class",
+    "status", "analysis", "news")."""
     from engine.offline_select import _stemmed
 
     low = word.lower()
@@ -328,7 +331,14 @@ def plural_noun(word: str) -> tuple[str, ...]:
         return ()
     forms = [low[:-1]] + ([low[:-2]] if low.endswith("es") else []) + ([low[:-3] + "y"] if low.endswith("ies") else [])
     stem = _stemmed([low], "en")[0]
-    return tuple(f for f, s in zip(forms, _stemmed(forms, "en"), strict=True) if s == stem)
+    # "-es" after an "-s" ("aliases", "lenses", "buses"): Snowball may stem the singular apart ("alia", "bus")
+    sibilant = low[:-2] if low.endswith("ses") and len(low) > 4 and not low.endswith("sses") else ""
+    if sibilant:
+        from wordfreq import zipf_frequency
+
+        # English writes the singular in "-s" more often than the one in "-se" ("alias", not "cas" of "cases")
+        sibilant = sibilant if zipf_frequency(sibilant, "en") > zipf_frequency(low[:-1], "en") else ""
+    return tuple(f for f, s in zip(forms, _stemmed(forms, "en"), strict=True) if s == stem or f == sibilant)
 
 
 #: How often on the Zipf scale (wordfreq) English must write a singular of a word in "-s" before the
@@ -347,7 +357,10 @@ def known_plural(word: str) -> bool:
     singular of it (:func:`plural_noun`) at least :data:`MIN_SINGULAR_ZIPF` and not more than
     :data:`MAX_PLURAL_LEAD` below the word itself, or hardly writes the word at all (a compound of its
     own: "kubelets"). "pumps", "boilers", "bananas", "capacitors" are plurals; "postgres", "emacs",
-    "jenkins", "athens", "physics", "gas" are not: a name typed in small letters is no plural."""
+    "jenkins", "athens", "physics", "gas" are not: a name typed in small letters is no plural. Nor is a
+    word English writes more often than any singular of it and whose own plural in "-es" it writes at
+    least :data:`MIN_SINGULAR_ZIPF`: "alias" ("aliases"; "alia" is rarer), "lens" ("lenses"; "len");
+    "laps" ("lap" is commoner) and "tens" stay plurals."""
     from wordfreq import zipf_frequency
 
     low = word.lower()
@@ -356,6 +369,9 @@ def known_plural(word: str) -> bool:
     itself = zipf_frequency(low, "en")
     if itself < MIN_NAME_ZIPF:
         return len(low) > 3  # an unknown word in "-s": the ending tells
+    singular = max((zipf_frequency(f, "en") for f in plural_noun(low)), default=0.0)
+    if itself > singular and zipf_frequency(low + "es", "en") >= MIN_SINGULAR_ZIPF:
+        return False  # a singular in "-s" with its own plural: "alias" ("aliases"), not "alia"'s
     return any(
         MIN_SINGULAR_ZIPF <= (z := zipf_frequency(f, "en")) and itself - z <= MAX_PLURAL_LEAD
         for f in plural_noun(low)

@@ -197,3 +197,46 @@ def test_a_measure_word_after_how_is_part_of_the_question_word(language, questio
 ])
 def test_a_word_is_asked_when_no_how_word_makes_it_a_measure(language, question, topic):
     assert topic in unanswered(question, ["Nothing is said here about it at all. [S000001]"], language)
+
+
+@pytest.mark.parametrize(("language", "question", "measure", "asked"), [
+    ("de", "Wie hoch sind die Kosten einer Wärmepumpe?", "hoch", {"kost", "warmepump"}),
+    ("de", "Wie teuer ist eine Wärmepumpe?", "teuer", {"warmepump"}),
+    ("en", "How high are heat pump costs?", "high", {"heat", "pump", "cost"}),
+    ("en", "How big is the Python heap?", "big", {"python", "heap"}),
+    ("fr", "Combien de temps dure une batterie ?", "temp", {"batter"}),
+    ("es", "¿Qué tan grande es un panel solar?", "grand", {"panel"}),
+    ("nl", "Hoe groot is een zonnepaneel?", "groot", {"zonnepaneel"}),
+])
+def test_a_measure_word_after_how_is_no_term_a_finding_must_name(language, question, measure, asked):
+    """The selection reads the question word as the review does: "hoch" of "Wie hoch", "big" of "How big",
+    "tan grande" of "qué tan grande" is no term a chosen sentence must name, nor the question's main subject
+    ("Kosten" is, not "hoch"); what it measures is."""
+    from engine.offline_select import main_subject
+
+    terms = query_terms(question, language)
+    assert measure not in terms and "tan" not in terms, terms
+    assert asked <= set(terms), terms
+    assert measure not in main_subject(question, language)
+
+
+@pytest.mark.parametrize(("language", "question", "answer"), [
+    ("nl", "Hoe groot is een zonnepaneel?", "Een zonnepaneel meet 1,7 bij 1 meter."),
+    ("es", "¿Qué tan grande es un panel solar?", "Un panel solar mide 1,7 metros de largo."),
+    ("de", "Wie teuer ist eine Wärmepumpe?", "Eine Wärmepumpe kostet mit Einbau rund 25.000 Euro."),
+])
+def test_a_sentence_answering_how_much_is_chosen_without_the_measure_word(language, question, answer):
+    """A sentence that gives the measure ("meet 1,7 bij 1 meter") is chosen though it does not write the
+    question's measure word ("groot"), which only asks how much."""
+    from engine.offline_select import choose
+
+    assert answer in choose([answer, "Die Sonne scheint. El sol brilla. De zon schijnt."], question, 3, language)
+
+
+@pytest.mark.parametrize(("language", "question", "word"), [
+    ("en", "Why are high temperatures bad for heat pumps?", "high"),
+    ("de", "Warum ist der Preis so hoch?", "hoch"),
+    ("en", "How efficient are heat pumps?", "effici"),
+])
+def test_a_word_is_a_term_when_no_how_word_makes_it_a_measure(language, question, word):
+    assert word in query_terms(question, language)

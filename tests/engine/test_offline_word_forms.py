@@ -150,3 +150,32 @@ def test_a_word_that_only_looks_like_an_inflection_is_none(language, word, text)
     from engine.word_forms import mentioned
 
     assert mentioned([word], text, language) == []
+
+
+@pytest.mark.parametrize("word", ["alias", "lens", "Alias"])
+def test_a_singular_in_s_with_its_own_plural_is_no_plural(word):
+    """"alias" (English writes "aliases") is no plural of "alia", nor "lens" of "len": the word is written
+    more often than that singular, and has a plural of its own."""
+    from engine.word_forms import known_plural
+
+    assert not known_plural(word)
+
+
+@pytest.mark.parametrize("word", [
+    "aliases", "lenses", "databases", "caches", "cars", "pandas", "ideas", "areas", "photos", "laps", "tens",
+    "pumps", "kernels", "means", "plans", "parents", "years", "schemas", "buses", "gases", "tuples",
+])
+def test_a_plural_is_still_a_plural(word):
+    from engine.word_forms import known_plural
+
+    assert known_plural(word)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("How do the alias and the function work?", ["How does the alias work", "How does the function work"]),
+    ("How do the lens and the sensor work?", ["How does the lens work", "How does the sensor work"]),
+])
+def test_a_singular_in_s_takes_a_singular_verb_in_its_sub_question(question, expected):
+    from engine.offline_lists import listed_topics
+
+    assert listed_topics(question) == expected
