@@ -298,7 +298,8 @@ def first_item_reach(prefix: list[str], item: list[str], later: list[list[str]],
     noise do | heat pumps, batteries and solar panels make", "What are the costs of | solar panels and
     batteries": "batteries", never "heat batteries" or "solar batteries"; not a name, which is every
     item's: "asyncio tasks, threads"; nor a subject and its verb: "How does asyncio cancel | tasks,
-    futures and threads"), and an "a" or "an" with
+    futures and threads"; "Can the kernel schedule | threads or processes": :func:`modal_subject_end`),
+    and an "a" or "an" with
     them, which no plural takes ("the weight of | an electric bike vs scooters": "the weight of
     scooters"). Adjectives of one noun share it instead ("small and large companies": the first item
     is no plural). 0 otherwise."""
@@ -324,6 +325,8 @@ def first_item_reach(prefix: list[str], item: list[str], later: list[list[str]],
                 or k > 2 and prefix[k - 3].lower() in VERB_AFTER_SUBJECT):
             break  # "asyncio | tasks, threads": a name, every item's; "How does asyncio cancel | tasks": a verb
         k -= 1
+    verb = modal_subject_end([*prefix, *item], MODALS | _DO)  # "Can the kernel schedule | threads": its verb
+    k = max(k, verb + 1) if verb else k
     if k > 1 and prefix[k - 1].lower() in _INDEFINITE and not is_plural(item[-1:]):
         return len(prefix) - k + 1  # "an electric | bike": the article and its words are the item's
     return len(prefix) - k if is_plural(item[-1:]) else 0
@@ -386,19 +389,22 @@ def verb_items(first: list[str], second: list[str], language: str) -> tuple[list
 
 #: English modal verbs that open a question before its subject ("Should the city build …").
 MODALS = frozenset("should could would can will must shall may might".split())
+#: The forms of English "do" that open a question before its subject, as a modal does ("Does the kernel …").
+_DO = frozenset("do does did".split())
 #: English determiners that open a subject of a few words after a modal ("the city", "my team").
 _SUBJECT_DETERMINERS = frozenset("the my our your their his her its this that".split())
 
 
-def modal_subject_end(words: list[str]) -> int:
+def modal_subject_end(words: list[str], auxiliaries: frozenset[str] = MODALS) -> int:
     """Where the verb after a modal and its subject is in an English question (``words``), 0 when it
     opens otherwise: after a modal (:data:`MODALS`), a determiner (:data:`_SUBJECT_DETERMINERS`) and
     its noun, or a name ("Should Apple"), the verb that an object's article, a pronoun or a
     preposition follows ("Should the city council | build a new stadium"), else the word after one
     noun ("Should my team | adopt TypeScript"): 3 in "Should the city build a new stadium", 2 in
-    "Could Apple buy Intel"; the verb has an object after it (the words do not end with it)."""
+    "Could Apple buy Intel"; the verb has an object after it (the words do not end with it).
+    ``auxiliaries``: the words that may open the question in a modal's place ("Does the kernel | schedule")."""
     low = [w.lower() for w in words]
-    if len(low) < 4 or low[0] not in MODALS:
+    if len(low) < 4 or low[0] not in auxiliaries:
         return 0
     if words[1][:1].isupper() and words[1] != "I" and low[1] not in _SUBJECT_DETERMINERS:
         start = 2  # "Could Apple | buy Intel"

@@ -117,8 +117,9 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     prefix, items, tail = found
     items = sharing_the_noun(items, language)  # "small and large companies": "small companies"
     items = ones_written(items, language)  # "lease a car or buy one": "buy a car"
-    # a participle lists with participles ("compressed and encrypted"), not nouns
-    if len({i[-1].lower().endswith("ed") for i in items}) > 1:
+    # a participle lists with participles ("compressed and encrypted"), not nouns; a name is none ("Memcached")
+    if len({i[-1].lower().endswith("ed") and (i[-1][:1].islower() or i[-1] == parts[0].split()[0])
+            for i in items}) > 1:
         return None
     # a German noun is capitalised: "Tasks ab" and "behandelt Timeouts" are clauses, not items
     if language == "de" and not verbs and len({
@@ -436,7 +437,9 @@ def _listed_at(
         and all(opens_noun_phrase(i, language) for i in items)
         and not (language == "en" and comparative_at(tail, 0))
         and not ((language != "en" or not prefix) and before_comparative(prefix, later[-1], lead, language))
-    ):
+        and not (language == "en" and prefix and (prefix[-1].lower() in VERB_AFTER_SUBJECT
+                                                  or prefix == first[:1] and prefix[0].lower() in COPULAS))
+    ):  # "Should | the city or the state | pay for it", "Is | … responsible": subjects share what follows
         items[-1], tail = later[-1], []  # "le café infusé à froid": the last item's own words
     items = with_shared_noun(items, language)
     if prefix and prefix[-1].lower() in CORRELATIVES:  # "either A or B": "A", "B"

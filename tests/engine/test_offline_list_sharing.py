@@ -94,3 +94,46 @@ def test_frame_agrees_too() -> None:
 def test_verb_phrases_of_one_subject_are_questions_of_their_own(brief: str, topics: list[str]) -> None:
     assert listed_topics(brief) == topics
     assert set(listed_frames(brief).values()) == {""}  # clauses of their own: no list frame
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Should the city or the state pay for it?", ["Should the city pay for it", "Should the state pay for it"]),
+    ("Does the landlord or the tenant fix the boiler?",
+     ["Does the landlord fix the boiler", "Does the tenant fix the boiler"]),
+    ("Can a process or a thread hold a lock?", ["Can a process hold a lock", "Can a thread hold a lock"]),
+    ("Would the tenant or the owner be liable?", ["Would the tenant be liable", "Would the owner be liable"]),
+    ("Is the kernel or the compiler responsible for alignment?",
+     ["Is the kernel responsible for alignment", "Is the compiler responsible for alignment"]),
+    ("Does the city or the county or the state collect property taxes?",
+     ["Does the city collect property taxes", "Does the county collect property taxes",
+      "Does the state collect property taxes"]),
+])
+def test_subjects_after_an_auxiliary_share_the_verb_after_them(brief: str, topics: list[str]) -> None:
+    """Listed subjects right after an auxiliary ("Should | the city or the state | pay for it") have no verb
+    of their own: the words after the last one are every subject's, not the last one's own phrase."""
+    assert listed_topics(brief) == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Can the kernel schedule threads or processes?",
+     ["Can the kernel schedule threads", "Can the kernel schedule processes"]),
+    ("Does the compiler inline functions or macros?",
+     ["Does the compiler inline functions", "Does the compiler inline macros"]),
+    ("Should the state fund schools or hospitals?", ["Should the state fund schools", "Should the state fund hospitals"]),
+    ("Can the kernel schedule threads, processes or tasks?",
+     ["Can the kernel schedule threads", "Can the kernel schedule processes", "Can the kernel schedule tasks"]),
+    ("Should the city use heat pumps or batteries?", ["Should the city use heat pumps", "Should the city use batteries"]),
+])
+def test_the_verb_after_a_subject_is_every_objects(brief: str, topics: list[str]) -> None:
+    """After an auxiliary and its subject ("Can the kernel"), the next word is the verb every listed object
+    takes ("schedule"), not the first object's own word as "heat" of "heat pumps" is."""
+    assert listed_topics(brief) == topics
+
+
+@pytest.mark.parametrize(("brief", "topics"), [
+    ("Should I use Redis or Memcached?", ["Should I use Redis", "Should I use Memcached"]),
+    ("Should we cache with Redis or Memcached?", ["Should we cache with Redis", "Should we cache with Memcached"]),
+])
+def test_a_name_in_ed_is_no_participle(brief: str, topics: list[str]) -> None:
+    """"Memcached" ends like "compressed", but a capitalised name is no participle: it lists with "Redis"."""
+    assert listed_topics(brief) == topics
