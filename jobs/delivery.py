@@ -1,27 +1,24 @@
 """What a research turn says in its chat thread and how it ends there: the status message's texts, the
-clarifying question, the summary with its follow-up buttons, the report files, and the cancelled,
-refused, failed and handed-back endings (:mod:`jobs.run` runs the turn; :mod:`jobs.surface_wait` hands
-back a turn this process cannot deliver to its chat surface)."""
+clarifying question, the summary with its follow-up buttons, the report files, and the end steps of each
+ending (:mod:`jobs.run` runs the turn; the cancelled, refused, failed and handed-back endings are
+:mod:`jobs.endings`; the wait for a full disk once the summary is out is :mod:`jobs.disk_wait`;
+:mod:`jobs.surface_wait` hands back a turn this process cannot deliver to its chat surface)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
 
 from engine.artifact_store import artifact_store
-from engine.fsutil import disk_refused, storage_problem
-from engine.redact import quoted
 from engine.settings import Settings
-from jobs import quotas, records
+from jobs import disk_wait, endings, records
 from jobs.end_steps import EndSteps, record_end_once
-from jobs.errors import DeliveryWaitsForDisk, is_transient, user_message
+from jobs.errors import is_transient
 from jobs.locks import LockLost, ThreadLock
 from jobs.phrases import WORDS, thread_language
 from jobs.port import ChatPort, cancel_button, follow_up_buttons, with_buttons, with_language
-from jobs.queue import no_more_retries
 from jobs.status import StatusMessage, progress_text
 from jobs.stopping import is_shutdown_error, stop_requested
 from jobs.store import Store
@@ -35,29 +32,22 @@ log = logging.getLogger(__name__)
 FILE_KINDS = {".md": "kind_md", ".pdf": "kind_pdf", ".docx": "kind_docx"}
 
 
-def skipped(t: Turn, rec: dict | None) -> dict:
-    """The result of a turn not run (already finished, or unknown: ``rec`` is its record or None), logged as
-    one ``event=turn_skipped`` line: ``{"status": "skipped", "turn_id": ...}``. Raises nothing."""
-    log.info("event=turn_skipped turn=%s thread=%s state=%s", t.turn_id, t.thread_id,
-             (rec or {}).get("state") or "unknown")
-    return {"status": "skipped", "turn_id": t.turn_id}
-
-
 class TurnDelivery:
     """One turn's side of its chat thread: what it says there, in the thread's language, and how it ends.
 
     Holds the turn (:class:`jobs.turns.Turn`), its settings, store and chat port, and the turn record
-    (``rec``, set by the runner when it claims the turn). Each ending (:meth:`deliver`, :meth:`cancelled`,
-    :meth:`rejected`, :meth:`handed_back`, :meth:`failed`) writes the turn record and the thread's status
-    (and the audit record once the research is over) and returns the turn's result dict (:meth:`failed`
-    raises instead, unless it hands the turn back). A part of the conversation already posted (named in the
-    record's ``delivered`` list) is never posted twice, so a re-run after a failed delivery posts only what
-    is missing. A store error does not stop what is said: each end step (:class:`jobs.end_steps.EndSteps`)
-    runs whether or not the one before could, the first error is raised once all ran (for the queue's
-    retry), and once the ending was said (:attr:`ended`) no failure is told after it. Once the summary is
-    in the thread, a write the disk refuses (full, over quota, read-only) stops nothing that needs no
-    write (the files are uploaded from the disk), and what it kept from being written waits for the disk
-    (:meth:`wait_for_disk`): no failure is told, nothing is posted twice.
+    (``rec``, set by the runner when it claims the turn). Each ending (:meth:`deliver`, and
+    :mod:`jobs.endings` through :meth:`cancelled`, :meth:`rejected`, :meth:`handed_back`, :meth:`failed`)
+    writes the turn record and the thread's status (and the audit record once the research is over) and
+    returns the turn's result dict (:meth:`failed` raises instead, unless it hands the turn back). A part
+    of the conversation already posted (named in the record's ``delivered`` list) is never posted twice, so
+    a re-run after a failed delivery posts only what is missing. A store error does not stop what is said:
+    each end step (:class:`jobs.end_steps.EndSteps`) runs whether or not the one before could, the first
+    error is raised once all ran (for the queue's retry), and once the ending was said (:attr:`ended`) no
+    failure is told after it. Once the summary is in the thread, a write the disk refuses (full, over
+    quota, read-only) stops nothing that needs no write (the files are uploaded from the disk), and what it
+    kept from being written waits for the disk (:meth:`wait_for_disk`): no failure is told, nothing is
+    posted twice.
     """
 
     # read before the runner sets them from the turn record (a hand-back at pickup, the cancel poll)
@@ -169,11 +159,9 @@ class TurnDelivery:
             raise LockLost("the thread's lock lapsed while this runner did not run")
 
     def lock_gone(self) -> dict:
-        """End an attempt that lost its thread's lock: nothing more is said or written (another runner may
-        hold the thread, or have finished the turn); one ``event=turn_lock_lost`` line. Returns
-        ``{"status": "lock_lost", "turn_id"}`` (:func:`jobs.run.run_job` leaves an open turn to the queue)."""
-        log.warning("event=turn_lock_lost turn=%s thread=%s", self.turn.turn_id, self.turn.thread_id)
-        return {"status": "lock_lost", "turn_id": self.turn.turn_id}
+        """End an attempt that lost its thread's lock, quietly: :func:`jobs.endings.lock_gone`
+        (``{"status": "lock_lost", "turn_id"}``)."""
+        return endings.lock_gone(self)
 
     def waits_for_disk(self, err: BaseException) -> bool:
         """Whether ``err`` is a write the disk refused (full, over quota, read-only:
@@ -181,10 +169,7 @@ class TurnDelivery:
         mark of the record, of this attempt, or one the disk kept from the store:
         :func:`jobs.records.unwritten`): the turn owes the thread the rest of its report, which
         :meth:`wait_for_disk` leaves for later rather than fail."""
-        if not disk_refused(err):
-            return False
-        kept = records.unwritten(self.turn.turn_id).get("delivered") or []
-        return "summary" in [*(self.rec.get("delivered") or []), *kept]
+        return disk_wait.owes_rest_of_report(err, self.turn.turn_id, self.rec.get("delivered") or [])
 
     def wait_for_disk(self, err: Exception) -> dict | None:
         """Leave for later what a delivery whose summary is out could not write (``err``, a write the disk
@@ -195,7 +180,8 @@ class TurnDelivery:
         writes what is left (the turn's end, the thread's status). The in-process runner retries it at its
         last retry interval past its retries; under RQ the last retry queues a job of the turn again that
         many seconds later (:data:`jobs.queue.RETRY_INTERVALS`). The wait is bounded as a turn's quota slot
-        is (:func:`jobs.quotas.hold_seconds`, counted from the research's start, the record's ``started_at``).
+        is (:func:`jobs.quotas.hold_seconds`, counted from the research's start, the record's ``started_at``:
+        :func:`jobs.disk_wait.disk_wait_bounded`).
 
         Returns ``{"status": "waits_for_disk", "turn_id"}`` when a job was queued again; None when the turn
         waited longer than the bound (one ``event=delivery_gave_up_on_disk`` error line: the caller ends it).
@@ -205,20 +191,12 @@ class TurnDelivery:
             Queue errors of the job queued again.
         """
         t = self.turn
-        delivered = [*(self.rec.get("delivered") or []), *(records.unwritten(t.turn_id).get("delivered") or [])]
-        # what this process knows went out, should the next attempt find the store unreadable (a full tmpfs)
-        records.keep_unwritten(t.turn_id, {"delivered": list(dict.fromkeys(delivered))})
-        if not disk_wait_bounded(t, self.settings, err, float(self.rec.get("started_at") or 0) or time.time()):
+        if not disk_wait.may_wait(t, self.settings, err, self.rec):
             return None
         if not self.ended:
             self.steps.bookkeeping("turn", records.patch, self.store, t.turn_id, state="retrying",
                                    last_error=type(err).__name__)
-        if self.settings.redis_url and self.last_attempt:
-            from jobs import queue
-
-            queue.requeue(t, settings=self.settings, attempt=f"d{time.time_ns()}", delay=queue.RETRY_INTERVALS[-1])
-            return {"status": "waits_for_disk", "turn_id": t.turn_id}
-        raise DeliveryWaitsForDisk(f"the disk refused a write of the delivery: {storage_problem(err)}") from err
+        return disk_wait.try_again_later(t, self.settings, err, last_attempt=self.last_attempt)
 
     def _summary_out(self) -> bool:
         """True once the summary went out, in this attempt or an earlier one."""
@@ -254,7 +232,10 @@ class TurnDelivery:
         delivered.append(part)
         self.steps.bookkeeping(f"mark_{part}", records.mark_delivered, self.store, self.turn.turn_id, part)
 
-    def _post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
+    def post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
+        """Post ``text`` (with ``buttons``, :class:`jobs.port.Button` instances) in the thread unless
+        ``part`` went out before (:meth:`_once`). Chat port errors are raised, and
+        :class:`jobs.locks.LockLost` once this attempt no longer holds the thread's lock."""
         self._once(part, lambda: self.port.post(text, **with_buttons(self.port, buttons)))
 
     def _summary_text(self, summary: str | None) -> str:
@@ -270,8 +251,8 @@ class TurnDelivery:
             self.check_lock()
             # the report exists: a follow-up pressed from here starts and waits for this turn's lock
             set_thread(self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, title=ready["title"])
-            self._post_once("summary", self._summary_text(ready.get("summary")),
-                            follow_up_buttons(ready.get("follow_ups") or []))
+            self.post_once("summary", self._summary_text(ready.get("summary")),
+                           follow_up_buttons(ready.get("follow_ups") or []))
         except Exception as err:
             log.warning("event=summary_first_failed turn=%s error=%s", t.turn_id, type(err).__name__)
 
@@ -303,7 +284,7 @@ class TurnDelivery:
         summary = self._summary_text(outcome.get("summary"))
         if late_cancel:  # the work is done: deliver it rather than lose it, and answer the cancel
             if "summary" in (self.rec.get("delivered") or []):
-                self._post_once("late_cancel", self.say("late_cancel_note"))
+                self.post_once("late_cancel", self.say("late_cancel_note"))
             summary += "\n\n" + self.say("late_cancel_note")
         # the paths may name another host's data dir (a re-delivery): read them through the store
         store = artifact_store(self.settings)
@@ -313,12 +294,12 @@ class TurnDelivery:
         # the report exists: from here a follow-up (its buttons are on the summary) may start; it
         # waits for this turn's lock, so it runs once the files are up
         self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status=DELIVERING, **report)
-        self._post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
+        self.post_once("summary", summary, follow_up_buttons(outcome.get("follow_ups") or []))
         if files:
             self._once("files", lambda: self.port.upload(files, comment=self._upload_comment(outcome, files),
                                                          **with_language(self.port, self.language)))
-        self._end("done", {"status": "done", **report}, "done", files=[str(f) for f in files],
-                  directory=outcome.get("directory"), outcome=outcome)
+        self.finish("done", {"status": "done", **report}, "done", files=[str(f) for f in files],
+                    directory=outcome.get("directory"), outcome=outcome)
         return {"status": "done", "turn_id": t.turn_id, "files": [str(p) for p in files]}
 
     def _late_cancel(self) -> bool:
@@ -354,13 +335,13 @@ class TurnDelivery:
         self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="paused",
                        clarify_question=question, paused_at=paused_at,
                        clarify_status_id=self.rec.get("status_message_id") or "")
-        self._audit("paused", paused_at=paused_at)
-        self._post_once("question", question)
-        self._end("done", None, None, outcome=outcome)
+        self.audit_end("paused", paused_at=paused_at)
+        self.post_once("question", question)
+        self.finish("done", None, None, outcome=outcome)
         return {"status": "clarify", "turn_id": t.turn_id, "question": question}
 
-    def _end(self, state: str, thread: dict | None, audited: str | None, *, files: list[str] | None = None,
-             directory: str | None = None, error: str = "", **fields: object) -> None:
+    def finish(self, state: str, thread: dict | None, audited: str | None, *, files: list[str] | None = None,
+               directory: str | None = None, error: str = "", **fields: object) -> None:
         """The end steps of an ending said in the thread (:attr:`ended` from here): the thread's ``thread``
         fields (none when None), the turn record's ``state`` (with ``fields``) and the ``audited`` audit
         record (``files``, ``directory``, ``error``; none when None), each whether or not the one before
@@ -372,10 +353,10 @@ class TurnDelivery:
             self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, **thread)
         self.steps.run("turn", records.finish, self.store, t.turn_id, state, **fields)
         if audited is not None:
-            self._audit(audited, files=files or [], directory=directory, error=error)
+            self.audit_end(audited, files=files or [], directory=directory, error=error)
         self.steps.raise_first()
 
-    def _audit(self, status: str, **fields: object) -> None:
+    def audit_end(self, status: str, **fields: object) -> None:
         """Write this attempt's audit record ending with ``status`` (``fields``: those of
         :func:`jobs.audit.record_end`), once: not when this attempt wrote one already, nor, on a re-run of
         the turn, when an earlier attempt did (:func:`jobs.end_steps.record_end_once`). Never raises."""
@@ -393,126 +374,21 @@ class TurnDelivery:
         return float(self.rec.get("created_at") or 0) or None
 
     def cancelled(self) -> dict:
-        """End the turn cancelled: says so in the thread (a failed post is ignored), marks the turn and thread
-        ``cancelled`` (a cancelled turn has no report); returns ``{"status": "cancelled", "turn_id": ...}``.
-        Raises the first store error of its end steps (:meth:`_end`)."""
-        self.check_lock()
-        with contextlib.suppress(Exception):
-            self._post_once("cancelled", self.say("cancelled"))
-        self._end("cancelled", {"status": "cancelled", "error": "cancelled"}, "cancelled")
-        return {"status": "cancelled", "turn_id": self.turn.turn_id}
+        """End the turn cancelled: :func:`jobs.endings.cancelled` (``{"status": "cancelled", "turn_id"}``)."""
+        return endings.cancelled(self)
 
     def rejected(self, message: str, said: str) -> dict:
-        """End the turn refused: ``said`` (the refusal in the thread's language) is posted in the thread,
-        ``message`` (in English) kept on the thread, the turn's result and the audit record. Returns
-        ``{"status": "rejected", "turn_id", "message"}``; port errors are raised, and the first store error
-        of its end steps (:meth:`_end`)."""
-        self._post_once("rejected", said)
-        self._end("failed", {"status": "failed", "error": message[:300]}, "rejected", error=message,
-                  last_error="rejected")
-        return {"status": "rejected", "turn_id": self.turn.turn_id, "message": message}
+        """End the turn refused (``said`` in the thread, ``message`` kept): :func:`jobs.endings.rejected`
+        (``{"status": "rejected", "turn_id", "message"}``)."""
+        return endings.rejected(self, message, said)
 
     def handed_back(self) -> dict:
-        """Put the turn back in line (the process is stopping); nothing is said in the thread (nor anything
-        written once the thread's lock is lost: :meth:`lock_gone`).
-        Returns ``{"status": "handed_back", "turn_id"}`` (under RQ a continuation job is queued), or
-        ``{"status": "skipped", ...}`` when the turn finished meanwhile. The record, the thread's status and
-        the continuation job are each written whether or not the one before could; the first store or
-        queue error is raised once all were tried (the turn's record stays open: it is run again)."""
-        t = self.turn
-        if not self.holds_lock():
-            return self.lock_gone()
-        log.warning("event=turn_handed_back turn=%s thread=%s", t.turn_id, t.thread_id)
-        before = len(self.steps.errors)  # the errors of this ending's own steps are raised
-        rec = self.steps.run("turn", records.hand_back, self.store, t.turn_id)
-        if rec is None and len(self.steps.errors) == before:  # finished meanwhile, or unknown: nothing to hand back
-            return {"status": "skipped", "turn_id": t.turn_id}
-        self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="queued")
-        if self.settings.redis_url:
-            from jobs.queue import requeue
-
-            attempt = rec["handed_back"] if rec else int(self.rec.get("handed_back") or 0) + 1
-            self.steps.run("requeue", requeue, t, settings=self.settings, attempt=attempt)
-        self.steps.raise_first(since=before)
-        return {"status": "handed_back", "turn_id": t.turn_id}
+        """Put the turn back in line, the process stopping: :func:`jobs.endings.handed_back`
+        (``{"status": "handed_back", "turn_id"}``, or ``skipped`` when it finished meanwhile)."""
+        return endings.handed_back(self)
 
     def failed(self, err: Exception) -> dict:
-        """End the turn on ``err``: quietly when this attempt lost its thread's lock (``err`` is
-        :class:`jobs.locks.LockLost`, or the lock is found lost now), returning :meth:`lock_gone`'s dict;
-        handed back when the process is stopping (or ``err`` came of the shutdown),
-        returning :meth:`handed_back`'s dict; otherwise the user is told once in the thread, in its language,
-        and the turn and thread are marked ``failed`` (a transient error with a retry left is only marked
-        ``retrying``), each whether or not the other could be written. ``err`` of an ending already said
-        (:attr:`ended`: a store error of its end steps) is only raised on: the research did not fail. A write
-        the disk refused once the summary is out waits for the disk (:meth:`wait_for_disk`, whose dict is
-        returned when it queued the turn again); only past its bound is the turn failed (or, once its ending
-        was said, ``err`` raised on).
-
-        Raises:
-            ``err`` itself, unless the turn was handed back: for the queue's retry (transient, a retry left,
-            or an ending's store error) or its failed registry (RQ is told not to retry an error that is not
-            transient). :class:`jobs.errors.DeliveryWaitsForDisk` from :meth:`wait_for_disk`.
-        """
-        t = self.turn
-        disk = self.waits_for_disk(err)
-        if self.ended and not disk:  # said already: the retry finishes its bookkeeping, posting nothing again
-            log.warning("event=turn_end_unfinished turn=%s thread=%s error=%s", t.turn_id, t.thread_id,
-                        type(err).__name__)
-            raise err
-        if isinstance(err, LockLost) or not self.holds_lock():  # the thread is another runner's now
-            return self.lock_gone()
-        if self.stopping() or is_shutdown_error(err):
-            log.warning("event=turn_stopped_by_shutdown turn=%s error=%s", t.turn_id, type(err).__name__)
-            return self.handed_back()
-        if disk:  # the summary is out: the rest waits for the disk, bounded
-            waiting = self.wait_for_disk(err)
-            if waiting is not None:
-                return waiting
-            if self.ended:
-                raise err
-        transient = is_transient(err)
-        if transient and not self.last_attempt:
-            log.warning("event=turn_retry turn=%s thread=%s error=%s%s", t.turn_id, t.thread_id, type(err).__name__,
-                        _why(err, self.settings))
-            self.steps.run("turn", records.patch, self.store, t.turn_id, state="retrying", last_error=type(err).__name__)
-            self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="queued")
-            raise err
-        log.error("event=turn_failed turn=%s thread=%s error=%s%s", t.turn_id, t.thread_id, type(err).__name__,
-                  _why(err, self.settings), exc_info=err)
-        message = user_message(err, job_timeout=self.settings.job_timeout, language=self.language)
-        try:
-            self._post_once("error", message)
-        except Exception as post_err:
-            log.error("event=error_post_failed turn=%s error=%s", t.turn_id, type(post_err).__name__)
-        self.steps.run("turn", records.finish, self.store, t.turn_id, "failed", last_error=type(err).__name__)
-        self.steps.run("thread", set_thread, self.store, t.thread_id, for_turn=t.turn_id, status="failed",
-                       error=message[:300])
-        self._audit("failed", error=f"{type(err).__name__}: {message}")
-        if not transient:
-            no_more_retries()
-        raise err
-
-
-def disk_wait_bounded(t: Turn, settings: Settings, err: BaseException, since: float) -> bool:
-    """Whether turn ``t``, whose delivery met ``err`` (a write or read the disk refused) and has waited for the
-    disk since ``since`` (Unix seconds: the research's start), may wait on: not longer than its quota slot
-    lasts (:func:`jobs.quotas.hold_seconds`). Logs one ``event=delivery_waits_for_disk`` warning when it
-    may, one ``event=delivery_gave_up_on_disk`` error line when not. Raises nothing."""
-    why = storage_problem(err) or type(err).__name__
-    waited = time.time() - since
-    if waited > quotas.hold_seconds(settings):
-        log.error("event=delivery_gave_up_on_disk turn=%s thread=%s waited=%ds why=%s", t.turn_id, t.thread_id,
-                  waited, quoted(why))
-        return False
-    log.warning('event=delivery_waits_for_disk turn=%s thread=%s error=%s why=%s note="the summary is in the '
-                'thread; the rest follows once the disk has room"', t.turn_id, t.thread_id, type(err).__name__, quoted(why))
-    return True
-
-
-def _why(err: BaseException, settings) -> str:
-    """`` why="..."`` naming the setting behind a model server's error (``OPENAI_API_KEY`` refused,
-    ``OPENAI_BASE_URL`` not answering: :func:`engine.models.model_server_problem`), "" for another error."""
-    from engine.models import model_server_problem
-
-    line = model_server_problem(err, settings)
-    return f" why={quoted(line, 1000)}" if line else ""
+        """End the turn on ``err``: :func:`jobs.endings.failed`. Returns the dict of a hand-back, of a lost
+        lock or of a job queued again for the disk; raises ``err`` otherwise, or
+        :class:`jobs.errors.DeliveryWaitsForDisk` from :meth:`wait_for_disk`."""
+        return endings.failed(self, err)

@@ -1,6 +1,6 @@
 """A turn's end steps, each run whether or not the one before it could: the thread's status, the turn
-record (its end, its delivery marks) and the attempt's audit record (:mod:`jobs.delivery`'s endings, the
-lost-turn notice of :mod:`jobs.worker`). A store that fails one step (a full disk, Redis or PostgreSQL
+record (its end, its delivery marks) and the attempt's audit record (the endings of :mod:`jobs.delivery`
+and :mod:`jobs.endings`, the lost-turn notice of :mod:`jobs.worker`). A store that fails one step (a full disk, Redis or PostgreSQL
 away) costs that step alone; its first error is raised once every step has run, for the queue's retry,
 which posts nothing again (the ``delivered`` marks) and writes no second audit record (:func:`record_end_once`)."""
 

@@ -19,7 +19,9 @@ from engine.fsutil import disk_refused, storage_problem
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
 from jobs import audit, quotas, records
-from jobs.delivery import TurnDelivery, disk_wait_bounded, skipped
+from jobs.delivery import TurnDelivery
+from jobs.disk_wait import disk_wait_bounded
+from jobs.endings import skipped
 from jobs.errors import DeliveryWaitsForDisk, ResearchTimeout
 from jobs.journal import replay_end, settle_thread
 from jobs.locks import LockLost, ThreadLock
@@ -113,7 +115,7 @@ def _unread(t: Turn, settings: Settings, err: Exception) -> None:
     """Turn ``t``'s record could not be read (``err``): when the disk refused it (a full tmpfs leaves no room
     for a SQLite file's ``-shm``: :func:`engine.fsutil.disk_refused`) while this process knows the turn's
     summary is in its thread (:func:`jobs.records.unwritten`), its delivery waits for the disk, bounded from
-    when this process first kept what it could not write (:func:`jobs.delivery.disk_wait_bounded`).
+    when this process first kept what it could not write (:func:`jobs.disk_wait.disk_wait_bounded`).
 
     Raises:
         :class:`jobs.errors.DeliveryWaitsForDisk` from ``err`` then (a transient error: the queue retries the
@@ -126,7 +128,7 @@ def _unread(t: Turn, settings: Settings, err: Exception) -> None:
 
 
 def _ended(store: Store, t: Turn, rec: dict | None) -> dict:
-    """:func:`jobs.delivery.skipped` for turn ``t`` that ended (or is unknown: ``rec`` None), its thread
+    """:func:`jobs.endings.skipped` for turn ``t`` that ended (or is unknown: ``rec`` None), its thread
     first given the turn's end should the attempt that ended it have failed to write it (the retry of
     that attempt: :func:`jobs.journal.settle_thread`; a store error there is logged)."""
     if rec is not None:
@@ -174,10 +176,10 @@ def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings, ex
 def _unclaimed(job: _TurnJob, existing: dict, err: Exception) -> dict:
     """The end of an attempt whose thread's lock or claim met ``err`` (``existing``: the turn's record as
     the job found it): a write the disk refused while the thread holds the turn's summary waits for the
-    disk (:meth:`jobs.delivery.TurnDelivery.failed`, :meth:`~jobs.delivery.TurnDelivery.wait_for_disk`).
+    disk (:func:`jobs.endings.failed`, :meth:`~jobs.delivery.TurnDelivery.wait_for_disk`).
 
     Raises:
-        ``err`` itself otherwise; what :meth:`jobs.delivery.TurnDelivery.failed` raises.
+        ``err`` itself otherwise; what :func:`jobs.endings.failed` raises.
     """
     job.rec = existing
     if not job.waits_for_disk(err):
@@ -186,7 +188,7 @@ def _unclaimed(job: _TurnJob, existing: dict, err: Exception) -> dict:
 
 
 def _leave_to_queue(job: _TurnJob, store: Store) -> None:
-    """After an attempt that lost its thread's lock (:meth:`jobs.delivery.TurnDelivery.lock_gone`): a turn
+    """After an attempt that lost its thread's lock (:func:`jobs.endings.lock_gone`): a turn
     still open while no runner holds the thread is run again, by the queue's retry (:class:`jobs.locks.LockLost`
     raised while one is left) or a job queued for it (:func:`jobs.queue.requeue`; the in-process runner retries
     it). A turn another runner finished, or runs now, is left alone.

@@ -11,8 +11,8 @@ import time
 from engine.redact import quoted
 from engine.settings import Settings
 from jobs import quotas, records
-from jobs.delivery import skipped
 from jobs.end_steps import EndSteps, record_end_once
+from jobs.endings import skipped
 from jobs.port import ChatPort, PortUnavailable, port_from_reference
 from jobs.queue import no_more_retries
 from jobs.store import Store

@@ -19,7 +19,7 @@ from engine.files import parse
 from engine.graph.research import about_the_question
 from engine.redact import quoted
 from engine.render import outputs
-from jobs import audit, audit_pending, delivery, worker
+from jobs import audit, audit_pending, endings, worker
 from jobs.end_steps import EndSteps
 from tests.jobs.conftest import make_settings
 from tests.logfmt import logfmt
@@ -76,7 +76,7 @@ def test_model_server_and_startup_lines_quote_their_reasons(monkeypatch, caplog)
         "event": "worker_surfaces", "delivers": "terminal", "cannot": "slack",
         "why": f"slack: {SHOWN}; their turns wait in the queue for a worker that has these settings"}
     assert logfmt(worker.announce_model(None)) == {"event": "worker_model_refused", "why": SHOWN}
-    assert logfmt("event=turn_retry" + delivery._why(OSError(), None)) == {"event": "turn_retry", "why": SHOWN}
+    assert logfmt("event=turn_retry" + endings._why(OSError(), None)) == {"event": "turn_retry", "why": SHOWN}
     assert [line["event"] for line in _lines(caplog, "worker_")] == ["worker_surfaces", "worker_model_refused"]
 
 
