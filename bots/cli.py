@@ -197,7 +197,8 @@ def index(
     """
     _stop_on_sigterm()
     from engine.fsutil import folder_write_problem, storage_problem
-    from engine.search.corpus_index import CorpusIndexError, index_directory
+    from engine.search.corpus_index import index_directory
+    from engine.search.corpus_layout import CorpusIndexError
     from engine.settings import corpus_index_for, load_settings
     from engine.text import clean_path
 

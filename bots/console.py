@@ -87,7 +87,8 @@ class ConsoleProgress:
 
 
 def _index(corpus: Path, settings: Settings) -> None:
-    from engine.search.corpus_index import CorpusIndexError, index_directory
+    from engine.search.corpus_index import index_directory
+    from engine.search.corpus_layout import CorpusIndexError
 
     say(f"Indexing {clean_path(corpus)} …")
     try:

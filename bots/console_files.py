@@ -43,7 +43,7 @@ def read_files(thread: str, files: list[Path], settings: Settings, say: Callable
         return
     from engine.files import SharedFile, files_status, ingest
     from engine.files.entries import local_file_link
-    from engine.search.corpus_index import CorpusIndexError
+    from engine.search.corpus_layout import CorpusIndexError
 
     shared, first, times = [], {}, {}
     for given in files:

@@ -108,7 +108,7 @@ def index_skips(skipped_files: list[tuple[str, str]], root: Path) -> list[str]:
     :class:`engine.search.corpus_index.IndexStats`), named from ``root`` down, e.g.
     ``"skipped notes/broken.pdf: unreadable PDF (PdfStreamError)"``; past :data:`MAX_SKIPS_SHOWN`,
     one more line counts the rest. ``root`` is the folder as given (relative, ``~``, a link): the
-    paths are under it made absolute, as :func:`engine.search.corpus_index.indexable_files` reads it."""
+    paths are under it made absolute, as :func:`engine.search.corpus_files.indexable_files` reads it."""
     lines = []
     top = Path(clean_path(os.path.abspath(Path(root).expanduser())))  # the skipped paths are clean_path's text
     for path, reason in skipped_files[:MAX_SKIPS_SHOWN]:

@@ -30,8 +30,9 @@ def settings_for(offline: bool, corpus: Path | None, no_clarify: bool) -> Settin
 def require_indexable(corpus: Path) -> None:
     """Raises :class:`~bots.console_access.NotStarted` (one line, exit 1, nothing audited or
     counted) when ``corpus`` is missing or has no file to index
-    (:func:`engine.search.corpus_index.indexable_files`)."""
-    from engine.search.corpus_index import CorpusIndexError, indexable_files
+    (:func:`engine.search.corpus_files.indexable_files`)."""
+    from engine.search.corpus_files import indexable_files
+    from engine.search.corpus_layout import CorpusIndexError
 
     try:
         indexable_files(corpus)
@@ -43,7 +44,7 @@ def require_services(settings: Settings, corpus: Path | None, resume: bool) -> N
     """Check, before anything is started or counted, what the run needs: the model, the database, and
     the search (a configured corpus indexed; a new question's ``--corpus`` folder holding something to
     index). Raises the settings' and the services' own one-line errors (:class:`engine.settings.SettingsError`,
-    :class:`engine.database.DatabaseError`, :class:`engine.search.corpus_index.CorpusIndexError` and the like)."""
+    :class:`engine.database.DatabaseError`, :class:`engine.search.corpus_layout.CorpusIndexError` and the like)."""
     settings.require_model()
     require_database(settings)
     if corpus is None:  # a configured corpus must be indexed before anything is started or counted

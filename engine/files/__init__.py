@@ -38,7 +38,7 @@ from engine.files.store import (
 from engine.phrasebook import BASE_LANGUAGE
 from engine.phrases import plural
 from engine.redact import quoted
-from engine.search.corpus_index import CorpusIndexError
+from engine.search.corpus_layout import CorpusIndexError
 from engine.settings import Settings
 from engine.text import clean_text
 
@@ -53,7 +53,7 @@ def load_manifest(settings: Settings, thread_id: str) -> list[FileEntry]:
     """The thread's shared files so far (read and skipped), oldest first; [] when none.
 
     Raises:
-        engine.database.DatabaseError, engine.search.corpus_index.CorpusIndexError: with ``DATABASE_URL``,
+        engine.database.DatabaseError, engine.search.corpus_layout.CorpusIndexError: with ``DATABASE_URL``,
             PostgreSQL cannot be used.
     """
     return thread_files(settings, thread_id).entries()
@@ -78,7 +78,7 @@ def ingest(settings: Settings, thread_id: str, shared: list[SharedFile]) -> list
     every file they bring is listed once.
 
     Raises:
-        engine.search.corpus_index.CorpusIndexError: the thread's index or list cannot be written.
+        engine.search.corpus_layout.CorpusIndexError: the thread's index or list cannot be written.
         engine.database.DatabaseError: with ``DATABASE_URL``, PostgreSQL cannot be reached.
     """
     if not shared:

@@ -33,7 +33,8 @@ from engine.files.entries import FileEntry
 from engine.fsutil import storage_problem, write_atomic
 from engine.pg_pool import pooled_connection
 from engine.search.corpus import CorpusSearch
-from engine.search.corpus_index import CorpusIndexError, add_documents
+from engine.search.corpus_index import add_documents
+from engine.search.corpus_layout import CorpusIndexError
 from engine.search.postgres_text import PostgresTextSearch, delete_scope, replace_documents
 from engine.settings import Settings
 from engine.text import clean_path

@@ -70,7 +70,8 @@ def check_corpus(settings: Settings) -> None:
     """
     import os
 
-    from engine.search.corpus_index import CorpusIndexError, index_layout_problem, index_root, indexable_files
+    from engine.search.corpus_files import indexable_files
+    from engine.search.corpus_layout import CorpusIndexError, index_layout_problem, index_root
     from engine.settings import SettingsError
     from engine.text import clean_path
 
@@ -105,7 +106,7 @@ def _adopt_legacy_index(settings: Settings, wanted: str) -> str | None:
     import logging
     import os
 
-    from engine.search.corpus_index import index_root
+    from engine.search.corpus_layout import index_root
 
     legacy = settings.data_dir / LEGACY_INDEX_NAME
     root = index_root(legacy)

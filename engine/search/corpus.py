@@ -11,7 +11,7 @@ from pathlib import Path
 from engine.fsutil import raise_storage_error
 from engine.language import is_function_word
 from engine.search.base import SearchError, SearchResult
-from engine.search.corpus_index import _MAX_PASSAGES, _ORD_BITS
+from engine.search.corpus_layout import _MAX_PASSAGES, _ORD_BITS
 from engine.search.extract import LINK_MARK, without_captions
 from engine.segments import words
 from engine.source_links import document_url

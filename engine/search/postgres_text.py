@@ -1,7 +1,7 @@
 """Full-text passages in PostgreSQL (``tsvector``, ranked by ``ts_rank_cd``): the Postgres twin of the FTS5 index.
 
 Table ``deepresearch_passages`` (migration 5, :data:`engine.database.MIGRATIONS`) holds passages
-split exactly as the FTS5 corpus splits them (:func:`engine.search.corpus_index.split_passages`), each
+split exactly as the FTS5 corpus splits them (:func:`engine.search.passages.split_passages`), each
 under a ``scope`` (one thread's files: ``threadfiles/{thread}``) and a ``doc_key`` (the citation
 URL). Results come back in the corpus's shape (:func:`engine.search.corpus._group`): each document
 once, its best one or two passages as ``raw_content``.
@@ -29,7 +29,8 @@ from engine.pg_pool import pooled_connection
 from engine.redact import quoted
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus import _group, _snippet_around, query_words, substring_words
-from engine.search.corpus_index import _MAX_PASSAGES, split_passages
+from engine.search.corpus_layout import _MAX_PASSAGES
+from engine.search.passages import split_passages
 from engine.settings import Settings
 from engine.text import clean_text
 

@@ -17,13 +17,9 @@ from engine.fsutil import StorageError
 from engine.search import corpus_index
 from engine.search.base import SearchError
 from engine.search.corpus import CorpusSearch, query_words
-from engine.search.corpus_index import (
-    CorpusIndexError,
-    add_documents,
-    index_directory,
-    index_root,
-    split_passages,
-)
+from engine.search.corpus_index import add_documents, index_directory
+from engine.search.corpus_layout import CorpusIndexError, index_root
+from engine.search.passages import split_passages
 
 FILES = {
     "a_solar.md": "# Solar\n\nPhotovoltaic cells turn sunlight into current.\n",
@@ -508,4 +504,4 @@ def test_two_runs_indexing_one_folder_at_once_take_turns(tmp_path, monkeypatch):
     assert not isinstance(results["second"], Exception), results["second"]
     assert (results["first"].added, results["second"].added, results["second"].unchanged) == (3, 0, 3)
     assert not waiting["first"].is_set()  # nobody was indexing when the first began
-    assert corpus_index.index_root(index) == str(docs.resolve())
+    assert index_root(index) == str(docs.resolve())

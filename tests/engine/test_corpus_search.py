@@ -12,15 +12,10 @@ import pytest
 
 from engine.search.base import SearchError
 from engine.search.corpus import CorpusSearch, match_expression
-from engine.search.corpus_index import (
-    PASSAGE_LIMIT,
-    CorpusIndexError,
-    add_documents,
-    index_directory,
-    index_root,
-    split_passages,
-)
+from engine.search.corpus_index import add_documents, index_directory
+from engine.search.corpus_layout import CorpusIndexError, index_root
 from engine.search.none import NoSearch
+from engine.search.passages import PASSAGE_LIMIT, split_passages
 from tests.shared_files import pdf_bytes
 
 HTML = """<!DOCTYPE html><html><head><title>Tidal Energy Primer</title>

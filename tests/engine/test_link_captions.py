@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from engine.search.corpus import CorpusSearch
-from engine.search.corpus_index import SCHEMA_VERSION, index_directory, index_root, split_passages
+from engine.search.corpus_index import index_directory
+from engine.search.corpus_layout import SCHEMA_VERSION, index_root
 from engine.search.extract import LINK_MARK, html_text, without_captions
+from engine.search.passages import split_passages
 
 TOC = """<html><head><title>asyncio</title></head><body><div role="main"><h1>asyncio</h1>
 <p>asyncio is a library to write concurrent code using the async/await syntax.</p>

@@ -148,7 +148,8 @@ def test_an_index_holding_what_the_earlier_reading_stored_is_built_again(tmp_pat
     European): it is no index of this version, and indexing the folder reads the page again."""
     import sqlite3
 
-    from engine.search.corpus_index import index_directory, index_root
+    from engine.search.corpus_index import index_directory
+    from engine.search.corpus_layout import index_root
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -16,7 +16,7 @@ import pytest
 from engine.files import SharedFile, files_dir, ingest, load_manifest, thread_search
 from engine.maintenance import prune_threads
 from engine.runner import run_turn
-from engine.search.corpus_index import CorpusIndexError
+from engine.search.corpus_layout import CorpusIndexError
 from engine.settings import load_settings
 from tests.shared_files import docx_bytes, pdf_bytes
 
