@@ -1,8 +1,8 @@
 """A delivery that waits for the disk: once a turn's summary is in its thread, a write the disk refuses
 (full, over quota, read-only: :func:`engine.fsutil.disk_refused`) leaves the rest of the report for a later
 attempt rather than failing the turn, for no longer than the turn's quota slot lasts. Used by
-:meth:`jobs.delivery.TurnDelivery.wait_for_disk` and by :mod:`jobs.run` for a turn record the disk keeps
-it from reading."""
+:meth:`jobs.delivery.TurnDelivery.wait_for_disk` and by :func:`jobs.pickup.record_unread` for a turn record
+the disk keeps from reading."""
 
 from __future__ import annotations
 

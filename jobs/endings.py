@@ -38,7 +38,8 @@ def skipped(t: Turn, rec: dict | None) -> dict:
 def lock_gone(job: TurnDelivery) -> dict:
     """End an attempt that lost its thread's lock: nothing more is said or written (another runner may
     hold the thread, or have finished the turn); one ``event=turn_lock_lost`` line. Returns
-    ``{"status": "lock_lost", "turn_id"}`` (:func:`jobs.run.run_job` leaves an open turn to the queue)."""
+    ``{"status": "lock_lost", "turn_id"}`` (:func:`jobs.run.run_job` leaves an open turn to the queue:
+    :func:`jobs.pickup.leave_to_queue`)."""
     log.warning("event=turn_lock_lost turn=%s thread=%s", job.turn.turn_id, job.turn.thread_id)
     return {"status": "lock_lost", "turn_id": job.turn.turn_id}
 

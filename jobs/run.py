@@ -1,5 +1,7 @@
 """The job function: run one turn of a thread's research, from claiming it to handing its outcome to
-:mod:`jobs.delivery`, which speaks in its chat thread."""
+:mod:`jobs.delivery`, which speaks in its chat thread (an attempt with no research of its own to run, a
+turn found ended or one whose lock lapsed, is :mod:`jobs.pickup`; what the research is given beside the
+question or answer, the thread's files, discussion and earlier report, is :mod:`jobs.thread_context`)."""
 
 from __future__ import annotations
 
@@ -7,29 +9,25 @@ import asyncio
 import contextlib
 import functools
 import logging
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.artifact_store import artifact_store
-from engine.files import files_status, ingest, load_manifest
-from engine.fsutil import disk_refused, storage_problem
+from engine.files import files_status, load_manifest
 from engine.runner import RunCancelled, TurnOutcome, TurnRejected, run_turn, thread_status
 from engine.settings import Settings, get_settings
-from jobs import audit, quotas, records
+from jobs import audit, pickup, quotas, records
 from jobs.delivery import TurnDelivery
-from jobs.disk_wait import disk_wait_bounded
 from jobs.endings import skipped
-from jobs.errors import DeliveryWaitsForDisk, ResearchTimeout
-from jobs.journal import replay_end, settle_thread
+from jobs.errors import ResearchTimeout
+from jobs.journal import replay_end
 from jobs.locks import LockLost, ThreadLock
 from jobs.port import ChatPort, PortUnavailable
 from jobs.stopping import HandedBack
 from jobs.store import Store, get_store
 from jobs.surface_wait import port_or_fail, wait_for_surface
-from jobs.threads import set_thread, thread_info
+from jobs.thread_context import earlier_report, shared_material
+from jobs.threads import set_thread
 from jobs.turns import Turn
 
 if TYPE_CHECKING:  # the status message itself is made and worded by jobs.delivery
@@ -39,8 +37,6 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two checks of the thread's cancel flag.
 CANCEL_POLL = 0.5
-#: Characters of an earlier report given to a follow-up research as context.
-CONTEXT_CHARS = 30_000
 #: Seconds before RQ's hard ``job_timeout`` at which the research stops itself and says so.
 TIMEOUT_MARGIN = 30
 #: Seconds a research may always run, however short ``job_timeout`` is.
@@ -91,16 +87,16 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     t = Turn.from_dict(turn)
     store = get_store(settings)
     if last_attempt is None:
-        last_attempt = _rq_last_attempt()
+        last_attempt = pickup.rq_last_attempt()
     try:
         if replay_end(store, t.turn_id):  # it ended, but Redis was away when it did
-            return _ended(store, t, store.get(records.turn_key(t.turn_id)) or {"state": "done"})
+            return pickup.ended(store, t, store.get(records.turn_key(t.turn_id)) or {"state": "done"})
         existing = store.get(records.turn_key(t.turn_id))
     except Exception as err:
-        _unread(t, settings, err)
+        pickup.record_unread(t, settings, err)
         raise
     if existing is None or existing.get("state") in records.TERMINAL:
-        return _ended(store, t, existing)
+        return pickup.ended(store, t, existing)
     try:
         port = port_or_fail(store, t, settings, existing)
     except PortUnavailable as err:
@@ -111,45 +107,17 @@ def run_job(turn: dict, *, settings: Settings | None = None, last_attempt: bool 
     return _run_under_lock(job, store, t, settings, existing)
 
 
-def _unread(t: Turn, settings: Settings, err: Exception) -> None:
-    """Turn ``t``'s record could not be read (``err``): when the disk refused it (a full tmpfs leaves no room
-    for a SQLite file's ``-shm``: :func:`engine.fsutil.disk_refused`) while this process knows the turn's
-    summary is in its thread (:func:`jobs.records.unwritten`), its delivery waits for the disk, bounded from
-    when this process first kept what it could not write (:func:`jobs.disk_wait.disk_wait_bounded`).
-
-    Raises:
-        :class:`jobs.errors.DeliveryWaitsForDisk` from ``err`` then (a transient error: the queue retries the
-        turn). Returns otherwise: the caller raises ``err``.
-    """
-    kept = records.unwritten(t.turn_id)
-    if (disk_refused(err) and "summary" in (kept.get("delivered") or [])
-            and disk_wait_bounded(t, settings, err, float(kept.get("since") or time.time()))):
-        raise DeliveryWaitsForDisk(f"the turn's record cannot be read: {storage_problem(err)}") from err
-
-
-def _ended(store: Store, t: Turn, rec: dict | None) -> dict:
-    """:func:`jobs.endings.skipped` for turn ``t`` that ended (or is unknown: ``rec`` None), its thread
-    first given the turn's end should the attempt that ended it have failed to write it (the retry of
-    that attempt: :func:`jobs.journal.settle_thread`; a store error there is logged)."""
-    if rec is not None:
-        try:
-            settle_thread(store, rec)
-        except Exception as err:
-            log.warning("event=thread_settle_failed turn=%s error=%s", t.turn_id, type(err).__name__)
-    return skipped(t, rec)
-
-
 def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings, existing: dict) -> dict:
     """Claim and run the turn holding its thread's lock (an earlier attempt may still be finishing).
     ``existing``: the turn's record as the job found it. A lock or claim the disk refused to write
     while the turn owes its thread the rest of a report whose summary is there waits for the disk
-    (:func:`_unclaimed`)."""
+    (:func:`jobs.pickup.unclaimed`)."""
     lock = ThreadLock(store, t.thread_id, on_lost=job.on_lock_lost)
     try:
         acquired = lock.acquire(timeout=settings.job_timeout,
                                 should_stop=lambda: job.stopping() or job.cancel_requested())
     except Exception as err:
-        return _unclaimed(job, existing, err)
+        return pickup.unclaimed(job, existing, err)
     if not acquired:
         if job.stopping():
             return job.handed_back()
@@ -162,57 +130,15 @@ def _run_under_lock(job: _TurnJob, store: Store, t: Turn, settings: Settings, ex
         try:
             rec, previous = records.claim(store, t.turn_id)
         except Exception as err:
-            return _unclaimed(job, existing, err)
+            return pickup.unclaimed(job, existing, err)
         if rec is None:
             return skipped(t, {"state": previous})
         result = job.run(rec, abandoned=previous == "running")
     finally:
         lock.release()
     if result.get("status") == "lock_lost":
-        _leave_to_queue(job, store)
+        pickup.leave_to_queue(job, store)
     return result
-
-
-def _unclaimed(job: _TurnJob, existing: dict, err: Exception) -> dict:
-    """The end of an attempt whose thread's lock or claim met ``err`` (``existing``: the turn's record as
-    the job found it): a write the disk refused while the thread holds the turn's summary waits for the
-    disk (:func:`jobs.endings.failed`, :meth:`~jobs.delivery.TurnDelivery.wait_for_disk`).
-
-    Raises:
-        ``err`` itself otherwise; what :func:`jobs.endings.failed` raises.
-    """
-    job.rec = existing
-    if not job.waits_for_disk(err):
-        raise err
-    return job.failed(err)
-
-
-def _leave_to_queue(job: _TurnJob, store: Store) -> None:
-    """After an attempt that lost its thread's lock (:func:`jobs.endings.lock_gone`): a turn
-    still open while no runner holds the thread is run again, by the queue's retry (:class:`jobs.locks.LockLost`
-    raised while one is left) or a job queued for it (:func:`jobs.queue.requeue`; the in-process runner retries
-    it). A turn another runner finished, or runs now, is left alone.
-
-    Raises:
-        :class:`jobs.locks.LockLost` for the queue's retry; store and queue errors.
-    """
-    t = job.turn
-    rec = store.get(records.turn_key(t.turn_id))
-    if rec is None or rec.get("state") in records.TERMINAL or store.get(job.lock.key) is not None:
-        return
-    if job.settings.redis_url and job.last_attempt:
-        from jobs.queue import requeue
-
-        requeue(t, settings=job.settings, attempt=f"l{rec.get('attempts') or 0}")
-        return
-    raise LockLost("the thread's lock lapsed and the turn is open: it is run again")
-
-
-def _rq_last_attempt() -> bool:
-    from rq import get_current_job
-
-    job = get_current_job()
-    return job is None or not job.retries_left
 
 
 def _outcome_dict(outcome: TurnOutcome) -> dict:
@@ -367,7 +293,7 @@ class _TurnJob(TurnDelivery):
         thread's material; its shared files are named in the status message)."""
         kwargs = await self._call_args()
         if "resume_only" not in kwargs:
-            kwargs.update(await asyncio.to_thread(self._thread_material))
+            kwargs.update(await asyncio.to_thread(shared_material, self.port, self.turn, self.settings))
             shared = await asyncio.to_thread(load_manifest, self.settings, self.turn.thread_id)
             if shared:
                 await status.show(f"{first} ({files_status(shared, self.language)})")
@@ -447,34 +373,7 @@ class _TurnJob(TurnDelivery):
                 return {"resume_only": True}
         if t.kind == "resume":
             return {"answer": t.text}
-        return {"question": t.text, "context": self._context()}
-
-    def _thread_material(self) -> dict:
-        """Read the files shared in the thread into its index (:func:`engine.files.ingest`), when
-        the port can list them; returns ``{"discussion": ...}`` for a start turn with one."""
-        gather = getattr(self.port, "thread_material", None)
-        if gather is None:
-            return {}
-        t = self.turn
-        with tempfile.TemporaryDirectory(prefix="deepresearch-files-") as folder:
-            try:
-                material = gather(t.turn_id, Path(folder), self.settings)
-            except Exception as err:  # the files are a bonus: the research runs without them
-                log.warning("event=thread_material_failed turn=%s error=%s", t.turn_id, type(err).__name__)
-                return {}
-            if material.files:
-                ingest(self.settings, t.thread_id, material.files)
-        return {"discussion": material.discussion} if t.kind == "start" and material.discussion else {}
-
-    def _context(self) -> str | None:
-        info = thread_info(self.turn.thread_id, settings=self.settings)
-        if info is None or info.report_dir is None:
-            return None
-        try:  # the run may have been rendered on another host: read it through the artifact store
-            path = artifact_store(self.settings).local(info.report_dir / "report.md")
-            return path.read_bytes().decode()[:CONTEXT_CHARS] if path else None
-        except OSError:
-            return None
+        return {"question": t.text, "context": earlier_report(t.thread_id, self.settings)}
 
     async def _poll_cancel(self, cancel: asyncio.Event, stop: asyncio.Event) -> None:
         while not stop.is_set():

@@ -16,6 +16,7 @@ import jobs.locks
 import jobs.queue
 import jobs.run
 import jobs.status
+import jobs.thread_context
 from engine.runner import RunCancelled
 from jobs import audit, records
 from jobs.locks import ThreadLock
@@ -205,7 +206,7 @@ def test_a_follow_up_gets_the_earlier_report_as_context_cut_to_its_limit(turn_en
     run_job(_queue(settings, log, "t2", text="Are they loud?"), settings=settings, last_attempt=True)
     (settings.data_dir / "run1" / "report.md").unlink()  # the earlier report is gone
     run_job(_queue(settings, log, "t3", text="And the cost?"), settings=settings, last_attempt=True)
-    assert [kw["context"] for kw in seen] == [None, earlier[:jobs.run.CONTEXT_CHARS], None]
+    assert [kw["context"] for kw in seen] == [None, earlier[:jobs.thread_context.CONTEXT_CHARS], None]
     assert [kw["question"] for kw in seen] == ["How do heat pumps work?", "Are they loud?", "And the cost?"]
     assert all(kw["thread_id"] == THREAD and kw["settings"] is settings for kw in seen)
 
