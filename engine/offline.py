@@ -228,7 +228,7 @@ def _names_the_topic(before: str, query: str) -> bool:
     "In cold weather the heat pump needs more electricity." names them; "Gas boilers burn natural gas
     to heat water." does not ("They" are gas boilers), nor "Heat pumps cost more." for "How much do
     gas boilers cost?". True when the question names no subject (nothing to tell a topic by)."""
-    from engine.offline_select import terms
+    from engine.offline_terms import terms
 
     language = detect_language(query)
     topic = _topic_terms(query, language)
@@ -241,15 +241,15 @@ TOPIC_NAMED = 2
 
 
 def _topic_terms(query: str, language: str) -> set[str]:
-    """The stemmed terms (:func:`engine.offline_select.query_terms`) of what ``query`` asks about: its
+    """The stemmed terms (:func:`engine.offline_terms.query_terms`) of what ``query`` asks about: its
     subject as written (:func:`engine.offline_list_pronouns.subject_as_written`: "heat pumps" of "How
     much do heat pumps cost", not the verb "cost"), and the words after a preposition that says
     whose ("heat pumps" of "What are the pros and cons of heat pumps":
-    :data:`engine.offline_list_words.GENITIVES`); its terms (:func:`engine.offline_select.query_terms`)
+    :data:`engine.offline_list_words.GENITIVES`); its terms (:func:`engine.offline_terms.query_terms`)
     when it has neither."""
     from engine.offline_list_pronouns import subject_as_written
     from engine.offline_list_words import GENITIVES
-    from engine.offline_select import query_terms
+    from engine.offline_terms import query_terms
 
     tokens = query.strip(T._ENDS).split()  # "do" is Portuguese "of" and an English auxiliary
     of = next((i for i, t in enumerate(tokens) if i and t.lower() in GENITIVES - T._AUXILIARIES), None)

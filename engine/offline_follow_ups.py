@@ -13,7 +13,7 @@ from engine.citations import SID
 from engine.offline_phrases import phrase
 from engine.offline_quotes import _QUOTED, _quote, _quoted, _unquoted
 from engine.offline_review import MAX_QUOTED, _terms
-from engine.offline_select import QUESTION_VERBS, named_tokens, terms, word_spans
+from engine.offline_terms import QUESTION_VERBS, named_tokens, terms, word_spans
 from engine.offline_text import _short, content_words
 from engine.text import markdown_unescape, without_end_marks
 
@@ -88,11 +88,11 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
 
 def _without(question: str, said: list[str], language: str) -> str:
     """``question`` (plain text) with the words of ``said`` (as the question writes them, case aside;
-    a name with its symbols one word, :func:`engine.offline_select.word_spans`) left out: each run of
+    a name with its symbols one word, :func:`engine.offline_terms.word_spans`) left out: each run of
     them, with the words of grammar between them, one "…" ("Which heat pumps work … in cold
     climates"); ``question`` as it is when it writes none of them. "" when no content word of it
     (:func:`engine.offline_text.content_words`, not a verb that asks how,
-    :data:`engine.offline_select.QUESTION_VERBS`) is left: ``said`` is the whole question."""
+    :data:`engine.offline_terms.QUESTION_VERBS`) is left: ``said`` is the whole question."""
     wanted = {w.casefold() for w in said}
     spans = word_spans(question)
     tokens = [question[a:b] for a, b in spans]
@@ -126,7 +126,7 @@ def _names_question(part: str, question: str, language: str) -> bool:
     """True when ``part`` (the words, finding or objection a follow-up quotes) holds every content
     word of ``question`` (:func:`engine.offline_text.content_words`; every word when it has none,
     as a two-character Chinese question "热泵" has), compared by their Snowball stem in
-    ``language`` (:func:`engine.offline_select.terms`): naming the question after it would name
+    ``language`` (:func:`engine.offline_terms.terms`): naming the question after it would name
     the same thing twice."""
     asked = set(terms(" ".join(content_words(question, names=True) or named_tokens(question)), language))
     return bool(asked) and asked <= set(terms(part, language))

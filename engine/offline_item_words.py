@@ -304,7 +304,7 @@ def first_item_reach(prefix: list[str], item: list[str], later: list[list[str]],
     scooters"). Adjectives of one noun share it instead ("small and large companies": the first item
     is no plural). 0 otherwise."""
     from engine.language_evidence import used_in_english
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     if language != "en" or not prefix or not item or not item[-1][:1].islower():
         return 0

@@ -154,10 +154,10 @@ def _verb_phrases(prefix: list[str], tail: list[str], language: str, items: list
     ("cancel tasks", "handle timeouts"), each a question of its own, which asks nothing of the
     others' frame. The subject is one word ("How does asyncio", "How can I"), or an article and
     words that are neither function words nor verbs that ask how ("How does the event loop", "How
-    does the garbage collector"; not "the event loop handle": :data:`engine.offline_select.QUESTION_VERBS`)
+    does the garbage collector"; not "the event loop handle": :data:`engine.offline_terms.QUESTION_VERBS`)
     before ``items`` of two words or more each, a verb and its object, not an adjective and its noun
     ("the event loop schedule | small tasks": :data:`engine.offline_list_words.ADJECTIVES`)."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     aux = _auxiliary_before(prefix, language)
     if tail or aux < 0 or prefix[aux].lower() not in VERB_AFTER_SUBJECT:
@@ -186,7 +186,7 @@ def _items_whole(
     to compare them (:func:`asks_only_to_compare` of the words around them, those words left out, and
     they name a word of :data:`COMPARING`, :data:`RELATING` or :data:`TOGETHER`), the first item goes
     back to the last function word or verb of the frame ("work", "hängen": :data:`TOGETHER_VERBS`,
-    :data:`engine.offline_select.QUESTION_VERBS`, an English subject pronoun's verb: "Should I buy |
+    :data:`engine.offline_terms.QUESTION_VERBS`, an English subject pronoun's verb: "Should I buy |
     solar panels and a battery together") before it: "How do | solar panels and batteries |
     work together", "What is the difference between | solar panels and batteries" give "solar panels"
     and "batteries", not "solar batteries". In English after a form of "be", both items are read again
@@ -198,7 +198,7 @@ def _items_whole(
     threads and worker processes differ"). A first item in small letters after "do" or a modal and
     a second of one word keep their words apart ("How do | interest rates and inflation | affect
     house prices": :func:`_compound_before_a_noun`). None otherwise."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     prefix, items, tail = found
     if len(later) != 1:
@@ -279,7 +279,7 @@ def asks_only_to_compare(frame: str) -> bool:
     that asks how ("How do … work", "Come funzionano …", "Wie funktionieren …") or what to do with
     each ("How do I use …") is asked of each item, as is a frame of function words alone ("Is this
     … or …")."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     named = [w for w in content_words(together(frame)) if not HOLE.fullmatch(w)]
     if TOGETHER.intersection(named):  # "work together", "hängen zusammen": the verb asks how they relate

@@ -88,7 +88,7 @@ _SMALL_WORD = re.compile(r"(?:(?![A-Z\d_])[^\W\d_])+(?:[-'’][^\W\d_]+)*")
 def _plain(token: str, language: str) -> bool:
     """True when ``token`` is a word that names something (a content word, no question verb nor
     function word of ``language``)."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     named = [w for w in content_words(token) if w not in QUESTION_VERBS]
     return bool(named) and not token.endswith(("'", "’")) and not _function(token.lower(), language)
@@ -101,7 +101,7 @@ def subject_as_written(question: str, language: str = "en", keep_verb: bool = Fa
     pompes à chaleur"), or the first words that name something ("heat pumps" of "Which heat pumps
     are cheapest to run"), a German noun by its capital ("Wärmepumpen" of "Was kosten
     Wärmepumpen"), a Romance noun with its "à", "de" or "di" ("pompes à chaleur"): the first run of
-    such words, as :func:`engine.offline_select.main_subject` finds its terms, without an English verb
+    such words, as :func:`engine.offline_asked.main_subject` finds its terms, without an English verb
     after it ("heat pumps" of "How long do heat pumps last": :func:`_before_verb`); in Dutch and
     Swedish the words after the question word's verb, without a particle at the end ("warmtepompen" of
     "Wat kosten warmtepompen" and "Hoe lang gaan warmtepompen mee": :data:`_PARTICLES_AT_END`). "" when there is none,

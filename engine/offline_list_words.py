@@ -144,7 +144,7 @@ RELATING = frozenset(
 #: Adverbs that ask how things go together ("work together", "funktionieren zusammen", "fonctionnent
 #: ensemble", "werken samen"); "each other" and "one another" stand for them (:func:`together`). With
 #: one, the frame's verb ("work", "fit", "hängen": :data:`TOGETHER_VERBS` and
-#: :data:`engine.offline_select.QUESTION_VERBS`) asks only how the items relate (:data:`RELATING`).
+#: :data:`engine.offline_terms.QUESTION_VERBS`) asks only how the items relate (:data:`RELATING`).
 TOGETHER = frozenset("together zusammen ensemble juntos juntas insieme samen tillsammans".split())
 #: Verbs that ask how things go together only beside an adverb of :data:`TOGETHER` ("fit together",
 #: "hängen zusammen", "werken samen", "arbeiten zusammen"), as written in English, German, French,
@@ -164,11 +164,11 @@ def together(frame: str) -> str:
 
 def asks_how(words: list[str], k: int) -> bool:
     """True when ``words[k]`` is a verb that asks how the items of a list before it act, alone or
-    together: a word of :data:`engine.offline_select.QUESTION_VERBS` ("work", "differ", "handle"),
+    together: a word of :data:`engine.offline_terms.QUESTION_VERBS` ("work", "differ", "handle"),
     :data:`RELATING` ("interact"), or of :data:`TOGETHER_VERBS` before an adverb of :data:`TOGETHER`
     ("fit together") or of any verb there (:func:`together_verb`: "run together"); a French verb with
     its pronoun ("interagissent-ils") by its verb."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     word = words[k].lower()
     verb = word.split("-")[0]

@@ -122,7 +122,7 @@ def cjk_items(text: str) -> list[str] | None:
     ("電気自動車は安いですか"), or gives the items alone when it asks which is better (:data:`_JA_BETTER`).
     Clauses joined so are whole questions or none
     (:func:`_clause_chain`). None when ``text`` lists nothing."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
     from engine.offline_text import _ENDS
 
     text = text.strip(_ENDS)

@@ -297,7 +297,7 @@ MORE: dict[str, tuple] = {
 
 # --- the words the offline model reads a question by, in the same four languages ---------------------
 # Each is the counterpart of an English, German, French and Spanish table of engine.offline_text,
-# engine.offline_select, engine.offline_review, engine.language or engine.segments, which adds these.
+# engine.offline_terms, engine.offline_review, engine.language or engine.segments, which adds these.
 
 #: Function words (articles, articulated prepositions, pronouns, conjunctions, auxiliaries and question
 #: words) that carry no topic, less those that are words or names of English too (Dutch "door",
@@ -334,7 +334,7 @@ REQUEST_WORDS = """spiega spiegami mostra mostrami trova rapporto leg uitleggen 
 #: Verbs that ask how rather than about what ("come funziona", "hoe werkt", "como funciona",
 #: "hur fungerar"), and the light verbs of saying and of worth ("cosa dicono", "wat zegt", "loont het",
 #: "vale a pena", "lönar sig"), less those that are English words or names too ("serve", "usa", "dice"):
-#: :data:`engine.offline_select.QUESTION_VERBS`.
+#: :data:`engine.offline_terms.QUESTION_VERBS`.
 QUESTION_VERBS = """funziona funzionano gestisce gestiscono usano usato fa fanno dicono detto vale valgono pena
     zegt zeggen zei loont lonen diz dizem disse disseram valem säger sade lönar
     confrontare confronta differisce differiscono significa werkt werken doet doen gebruikt gebruiken

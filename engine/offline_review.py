@@ -14,11 +14,12 @@ import functools
 import re
 
 from engine.citations import SID
+from engine.offline_asked import unmarked
 from engine.offline_list_words import COMPARING, RANKING, RELATING, TOGETHER, measure_words
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
-from engine.offline_select import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms, unmarked
+from engine.offline_terms import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms
 from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
@@ -105,7 +106,7 @@ def flaw(text: str) -> tuple[str, str] | None:
 def unanswered(question: str, claims: list[str], language: str = "en") -> list[str]:
     """The question's content words (:data:`MIN_WORD` Latin letters' worth or more,
     :func:`engine.segments.latin_length`: "heat", "タスク", "熱泵", not "熱"; not a verb that asks how or a
-    light verb, :data:`engine.offline_select.QUESTION_VERBS`, nor the verb of a split German verb,
+    light verb, :data:`engine.offline_terms.QUESTION_VERBS`, nor the verb of a split German verb,
     :func:`_split_verb`; nor a word that says how its things relate, :data:`_RELATING`: "together", nor
     beside one that compares them a word that ranks the differences,
     :data:`engine.offline_list_words.RANKING`: "main" of "the main differences"; nor a measure word after
@@ -113,7 +114,7 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     as the question writes them) that no claim mentions in any form
     (:func:`engine.word_forms.mentioned`, in ``language``: "timeouts" is met by "timeout" and by
     "TimeoutError", "Wärmepumpen" by "Erdwärmepumpen", "المضخات" by "والمضخات", "熱泵" by "空气源热泵").
-    A name written with its symbols ("C++", "C#", "g++", ".NET": :data:`engine.offline_select.SYMBOL_NAME`)
+    A name written with its symbols ("C++", "C#", "g++", ".NET": :data:`engine.offline_terms.SYMBOL_NAME`)
     is one word whatever its length, split as the selection splits it: a claim naming "C" or "net"
     does not mention it."""
     question = unmarked(question, claims)  # "$HOME_DIR", "\\section", "<b>": no words unless a claim writes them
@@ -298,7 +299,7 @@ def perspective(prompt: str, findings: str, language: str) -> str:
 
 def about_topic(line: str, topic: str, block: list[str], language: str) -> bool:
     """True when the finding ``line`` (cited) is about ``topic``, the topic whose findings ``block`` (cited
-    lines) hold it: it names a word of the topic (stemmed, :func:`engine.offline_select.query_terms`)
+    lines) hold it: it names a word of the topic (stemmed, :func:`engine.offline_terms.query_terms`)
     that some source of the block names and another does not. A word every source of the block names
     ("asyncio", "Tasks" in a corpus of asyncio pages) tells nothing of what a line is about: "Using
     asyncio.Queue to distribute workload between several Tasks." is not about "How does asyncio cancel

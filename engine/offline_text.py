@@ -32,9 +32,9 @@ def content_words(text: str, *, names: bool = False) -> list[str]:
     """Words of ``text`` (lower-cased) that are not stop words (:data:`STOPWORDS`,
     :func:`engine.language.is_function_word`), in order, without repeats. With ``names`` a name written
     with its symbols ("C++", "C#", ".NET") is one word, as the selection reads a question
-    (:func:`engine.offline_select.named_tokens`), not "c" or "net"."""
+    (:func:`engine.offline_terms.named_tokens`), not "c" or "net"."""
     if names:
-        from engine.offline_select import named_tokens
+        from engine.offline_terms import named_tokens
 
         tokens = [w.lower() for w in named_tokens(text)]
     else:
@@ -75,11 +75,11 @@ def asked_of(brief: str, topic: str, language: str = "en") -> str:
     (:func:`engine.offline_list_items._verb_phrases`: "How does asyncio | cancel tasks", "… | handle
     timeouts"), its verb ("cancel": the subject and the object are what every page found says, the verb
     what this one asks), or its verb phrase when the verb only asks how ("handle timeouts",
-    :data:`engine.offline_select.QUESTION_VERBS`); "" for any other topic."""
+    :data:`engine.offline_terms.QUESTION_VERBS`); "" for any other topic."""
     from engine.language import is_function_word
     from engine.offline_list_items import _verb_phrases
     from engine.offline_lists import listed_topics
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     if frame := listed_frame(brief, topic, language):
         return frame
@@ -157,7 +157,7 @@ _AUXILIARIES = frozenset(
 
 
 #: The facets a single subject is researched under, in order of preference, each with the word
-#: stems (Snowball, :mod:`engine.offline_select`) that say a question already asks about it; a
+#: stems (Snowball, :mod:`engine.offline_terms`) that say a question already asks about it; a
 #: question about history does not ask how its subject works.
 FACETS = tuple((key, stems + more.FACET_STEMS[key]) for key, stems in (
     ("facet_how", ("work", "funktion", "fonction", "funcion", "histori", "geschicht", "histoir")),
@@ -176,7 +176,7 @@ def subject_phrase(question: str) -> str:
     ("What do experts say about the future of remote work?": "Experts about the future of remote work").
     A verb with an object of its own is kept ("How does asyncio cancel tasks and handle timeouts":
     "Asyncio cancel tasks and handle timeouts"): a heading never drops a verb of the question."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     tokens = question.strip(_ENDS).split()
     start = next(
@@ -211,7 +211,7 @@ def _asks_of_a_clause(question: str) -> bool:
     by a word of its own that is no verb asking how ("What efficiency do…", "¿Cuánto cuesta…", but
     not "How does…" or "¿Cómo funciona…"), or it is a Chinese or Japanese question (:data:`_CJK_QUESTION`
     or a question mark)."""
-    from engine.offline_select import QUESTION_VERBS
+    from engine.offline_terms import QUESTION_VERBS
 
     if has_segmented_script(question):
         return question.rstrip().endswith(("?", "？")) or any(
@@ -231,7 +231,7 @@ def facet_topics(question: str, language: str) -> list[str]:
     one whose question word asks about a word of its own ("¿Qué eficiencia tienen…", "How loud
     is…": :func:`_asks_of_a_clause`), and a question in Chinese or Japanese, whose words
     :func:`subject_phrase` cannot part from the asking ("热泵在冬天的效率如何？")."""
-    from engine.offline_select import terms
+    from engine.offline_terms import terms
 
     stems = terms(question, language)
     subject = subject_phrase(question)

@@ -5,7 +5,7 @@ taken for it, and the other way round.
 
 A text mentions a word when one of its words is a form of it:
 
-- the same Snowball stem in the question's language (:func:`engine.offline_select.terms`:
+- the same Snowball stem in the question's language (:func:`engine.offline_terms.terms`:
   "timeouts" and "TimeoutError", "Leistungen" and "Leistung");
 - in Arabic, the same stem once the proclitics are taken off: the conjunctions و and ف, the
   prepositions ب, ك and ل, and the article ال (لل for ل + ال), as Larkey, Ballesteros & Connell's
@@ -105,7 +105,7 @@ def mentioned(words: list[str], text: str, language: str = "en") -> list[str]:
     """The words of ``words`` (a question's words as it writes them) that ``text`` mentions in any
     form (module docstring), in their order; ``language`` is the question's (ISO 639-1,
     ``zh-Hant``)."""
-    from engine.offline_select import terms
+    from engine.offline_terms import terms
 
     stems = set(terms(text, language))
     by_stem = [w for w in words if set(terms(w, language)) & stems]
@@ -119,7 +119,7 @@ def mentioned_otherwise(words: list[str], text: str, language: str = "en") -> li
     word or in the other Chinese script, a compound part, an English comparative, superlative or
     adjective in -y and its base ("quieter" and "quiet", "noisy" and "noise": :func:`degree_bases`)
     (module docstring); in their order."""
-    from engine.offline_select import _stemmer, _tokens
+    from engine.offline_terms import _stemmer, _tokens
 
     tokens = [t.lower() for t in _tokens(text)]
     arabic: set[str] | None = None
@@ -225,7 +225,7 @@ def comparative(word: str) -> bool:
 def _degree_stems(words: tuple[str, ...]) -> set[str]:
     """The Snowball stems of ``words`` (English, lower-cased) and of their bases (:func:`degree_bases`),
     for the words that have one."""
-    from engine.offline_select import _stemmed
+    from engine.offline_terms import _stemmed
 
     forms = [f for w in words if degree_bases(w) for f in (w, *degree_bases(w))]
     return set(_stemmed(sorted(set(forms)), "en")) if forms else set()
@@ -234,7 +234,7 @@ def _degree_stems(words: tuple[str, ...]) -> set[str]:
 def _base_stems(words: list[str], language: str) -> set[str]:
     """The Snowball stems of ``words`` (lower-cased) and of each one's base forms by ``language``'s rules
     of inflection (:data:`INFLECTIONS`, :data:`SYNCOPE`), none shorter than :data:`MIN_BASE` letters."""
-    from engine.offline_select import _stemmed
+    from engine.offline_terms import _stemmed
 
     forms = set(words)
     for word in words:
@@ -283,7 +283,7 @@ def _compound_part(word: str, token: str, language: str) -> bool:
     """True when ``token`` (a word of the text, lower-cased) is a compound holding ``word``
     (lower-cased): as its head, in any inflection (the rest of ``token`` from a part boundary has
     ``word``'s stem), or as written, then a linking element and a further part."""
-    from engine.offline_select import _stemmed
+    from engine.offline_terms import _stemmed
 
     if not token.isalpha() or len(token) < len(word) + MIN_PART:
         return False
@@ -324,7 +324,7 @@ def plural_noun(word: str) -> tuple[str, ...]:
     when English writes it more often than the one in "-se" (wordfreq: "aliases" -> ("aliase", "alias"),
     "buses" -> ("buse", "bus"); "cases" -> ("case",)); () for any other word ("class",
     "status", "analysis", "news")."""
-    from engine.offline_select import _stemmed
+    from engine.offline_terms import _stemmed
 
     low = word.lower()
     if not low.isalpha() or len(low) < 4 or not low.endswith("s") or low.endswith(("ss", "us", "is")):
@@ -386,7 +386,7 @@ def as_noun(word: str, singulars: tuple[str, ...], text: str) -> bool:
     before a verb's particle or an object's determiner ("set to None", "lock the file"); or in an identifier
     or a compound ("TaskGroup", "set-like"). Another form of the stem ("setting", "locked") is no noun.
     The rule reads the words around a form, as a part-of-speech tagger's simplest rules do: no tagger."""
-    from engine.offline_select import _parts, _stemmed, _tokens
+    from engine.offline_terms import _parts, _stemmed, _tokens
 
     low, stem = word.lower(), _stemmed([word.lower()], "en")[0]
     tokens = _tokens(text)

@@ -74,7 +74,7 @@ def test_a_question_written_without_spaces_gives_its_words_not_its_chunks(langua
 
 @pytest.mark.parametrize(("language", "question", "topic", "grammar"), SPACELESS)
 def test_the_offline_models_query_terms_are_the_same_words(language, question, topic, grammar):
-    from engine.offline_select import query_terms
+    from engine.offline_terms import query_terms
 
     terms = query_terms(question, language)
     assert {t for t in topic if not t.isascii()} <= set(terms), terms

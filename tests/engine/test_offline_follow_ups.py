@@ -228,7 +228,7 @@ def test_no_follow_up_is_the_question_again(language, question, words_):
 
 
 def _stems(text: str, language: str) -> list[str]:
-    from engine.offline_select import terms
+    from engine.offline_terms import terms
     from engine.offline_text import content_words
 
     return terms(" ".join(content_words(text, names=True)), language, split=False)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.offline_select import choose, query_terms
+from engine.offline_select import choose
+from engine.offline_terms import query_terms
 
 SETS = "How do sets differ"
 NOUNS = [

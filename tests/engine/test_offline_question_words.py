@@ -12,7 +12,7 @@ import pytest
 
 from engine.offline_phrases import phrase
 from engine.offline_review import unanswered
-from engine.offline_select import query_terms
+from engine.offline_terms import query_terms
 from tests.bots.console_helpers import ask_offline
 
 #: (language, question, a claim that answers it, the words that frame the question, the topics the claim
@@ -70,7 +70,7 @@ def test_the_words_that_frame_a_question_are_never_unanswered(language, question
     ("How long does a heat pump last?", "en", "long"),
 ])
 def test_a_preposition_or_degree_word_is_no_term_of_the_question(question, language, framing):
-    from engine.offline_select import _stemmed
+    from engine.offline_terms import _stemmed
 
     assert _stemmed([framing], language)[0] not in query_terms(question, language)
 
@@ -212,7 +212,7 @@ def test_a_measure_word_after_how_is_no_term_a_finding_must_name(language, quest
     """The selection reads the question word as the review does: "hoch" of "Wie hoch", "big" of "How big",
     "tan grande" of "qué tan grande" is no term a chosen sentence must name, nor the question's main subject
     ("Kosten" is, not "hoch"); what it measures is."""
-    from engine.offline_select import main_subject
+    from engine.offline_asked import main_subject
 
     terms = query_terms(question, language)
     assert measure not in terms and "tan" not in terms, terms

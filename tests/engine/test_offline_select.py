@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.offline_select import choose, rank, terms
+from engine.offline_select import choose, rank
+from engine.offline_terms import terms
 
 POOL = [
     "Reviewers rated the hotel's breakfast highly in every season.",

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from engine.offline_select import choose, rank, unmarked
+from engine.offline_asked import unmarked
+from engine.offline_select import choose, rank
 from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
 

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from engine.offline_select import choose, query_terms, terms
+from engine.offline_select import choose
+from engine.offline_terms import query_terms, terms
 from tests.bots.console_helpers import ask
 
 POOL = [
