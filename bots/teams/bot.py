@@ -112,9 +112,33 @@ _AT = re.compile(r"<at(?:\s[^>]*)?>(.*?)</at>", re.IGNORECASE | re.DOTALL)
 
 
 def _shown_name(markup: str) -> str:
-    """The name an ``<at>`` tag shows (its inner text, character references read), "" for other text."""
+    """The name an ``<at>`` tag shows (its inner text), or ``markup`` itself when it is no tag (a
+    mention entity's ``text`` may come without the wrapper), compared loosely: character references
+    read (``&amp;``, ``&#32;``), runs of whitespace and no-break spaces one space, case folded."""
     match = _AT.fullmatch(markup.strip())
-    return html.unescape(match.group(1)).replace("\u00a0", " ").strip() if match else ""
+    return " ".join(html.unescape(match.group(1) if match else markup).split()).casefold()
+
+
+def _tag_owners(order: list[tuple[bool, str]] | None, tags: list[str]) -> list[bool] | None:
+    """For each ``<at>`` tag of the text (the names they show, in order), whether it is the bot's,
+    read from the mention entities (``order``: :func:`_bot_mentions`' pairs); None when there is not
+    one entity per tag. Teams lists one entity per tag in the tags' order, but an entity's ``text``
+    may differ from its tag's (``<at>Deep Research</at>`` for a tag showing the bot's full or
+    localized name): entities showing a tag's name are that tag's, first in order, then by name;
+    the tags left take the entities left, in order."""
+    if order is None or len(order) != len(tags):
+        return None
+    if [name for _, name in order] == tags:
+        return [mine for mine, _ in order]
+    free = list(range(len(order)))
+    owners: list[bool | None] = []
+    for tag in tags:
+        index = next((i for i in free if order[i][1] == tag), None)
+        owners.append(None if index is None else order[index][0])
+        if index is not None:
+            free.remove(index)
+    left = iter(free)
+    return [order[next(left)][0] if mine is None else mine for mine in owners]
 
 
 def _bot_mentions(activity: Activity) -> tuple[list[str], list[tuple[bool, str]] | None]:
@@ -141,10 +165,11 @@ def clean_text(context: TurnContext) -> str:
     """The question as the person wrote it.
 
     Only a *leading* mention of the bot is removed: when there is one mention entity per ``<at>``
-    tag, listed in the order of the tags (as Teams sends them: each shows its tag's name), a tag
-    is the bot's when its entity has the bot's id; otherwise the text a ``mention`` entity with the bot's id gives, or an ``<at>`` tag
-    (whatever its attributes) showing the name such an entity shows; the bot's display name alone
-    is trusted only when a client sent no mention entity at all.
+    tag (as Teams sends them), a tag is the bot's when its entity has the bot's id, whatever name
+    the entity's ``text`` gives (:func:`_tag_owners`); otherwise the text a ``mention`` entity with
+    the bot's id gives, or an ``<at>`` tag (whatever its attributes) showing the name such an
+    entity shows; the bot's display name alone is trusted only when a client sent no mention
+    entity at all.
     Every other mention, of a person (one who shares the bot's name included) or of the bot in
     mid-sentence, is kept as the name it shows (``<at>Alice Smith</at>`` becomes ``Alice
     Smith``). HTML character references that Teams puts in the text (``&lt;``, ``&amp;``,
@@ -155,13 +180,12 @@ def clean_text(context: TurnContext) -> str:
     bot_texts, order = _bot_mentions(activity)
     names = {_shown_name(t) for t in bot_texts} - {""}
     if order == [] and activity.recipient is not None and (activity.recipient.name or "").strip():
-        names = {activity.recipient.name.strip()}
-    tags = [_shown_name(m.group(0)) for m in _AT.finditer(text)]
-    paired = order is not None and [name for _, name in order] == tags  # one entity per tag, in order
+        names = {_shown_name(activity.recipient.name)}
+    owners = _tag_owners(order, [_shown_name(m.group(0)) for m in _AT.finditer(text)])
     for index in itertools.count():
-        lead = next((t for t in bot_texts if text.startswith(t)), None) if not paired else None
+        lead = next((t for t in bot_texts if text.startswith(t)), None) if owners is None else None
         match = _AT.match(text) if lead is None else None
-        if match and (order[index][0] if paired else _shown_name(match.group(0)) in names):
+        if match and (owners[index] if owners is not None else _shown_name(match.group(0)) in names):
             lead = match.group(0)
         if lead is None:
             break
@@ -267,8 +291,7 @@ class TeamsBot(TeamsActivityHandler):
             _show_typing(turn_context)
         text = clean_text(turn_context)
         user = activity.from_property.id
-        if not text and address is Address.DM and has_personal_files(activity):
-            await self._files_alone(turn_context)
+        if not text and await self._files_without_question(turn_context, address):
             return
         shown_in = None if conversation_kind(activity.conversation) == "personal" else thread_id_of(activity)
         command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False, shown_in=shown_in,
@@ -305,6 +328,22 @@ class TeamsBot(TeamsActivityHandler):
         except Exception as err:  # the registry failed: say it in the message's own language
             log.warning("event=teams_language_unknown error=%s", quoted(err))
             return own_language(text, locale=activity.locale)
+
+    async def _files_without_question(self, turn_context: TurnContext, address: Address) -> bool:
+        """Answer a message to the bot that carries files and no question: in a personal chat the
+        files are read (:meth:`_files_alone`); in a channel or group chat, a mention showing a file
+        gets the note that it cannot be read (rather than the help text, which says nothing of the
+        file). True when answered so; False for a message without files."""
+        activity = turn_context.activity
+        if address is Address.DM and has_personal_files(activity):
+            await self._files_alone(turn_context)
+            return True
+        if address is Address.MENTION and conversation_kind(activity.conversation) != "personal" \
+                and has_unreadable_files(activity):
+            note = SAY("teams_cannot_read_alone", await self._language(turn_context))
+            await turn_context.send_activity(Activity(type=ActivityTypes.message, text=note))
+            return True
+        return False
 
     async def _files_alone(self, turn_context: TurnContext) -> None:
         """A personal-chat message with files and no text: read them into the chat's thread, to be

@@ -81,3 +81,15 @@ def test_a_channel_message_with_a_file_over_the_quota_gets_the_refusal_alone(set
         assert len(texts) == 1 and "You have 1 research running already" in texts[0], texts
     finally:
         server.stop()
+
+
+def test_a_channel_mention_with_only_a_file_says_the_file_cannot_be_read(bot, connector, settings, research):
+    """A file with a question gets "I can't read files shared in a Teams channel..."; the same
+    file sent with a bare @mention gets only the usage, so the person never learns it was not read."""
+    mention = channel_mention(connector.url, "")
+    mention["text"] = mention["text"].strip()
+    _with_html(mention, _mention_html("") + '<attachment id="5f8a2c0e0d1b4f6a9e3b7c1d2e4f6a8b"></attachment>')
+    assert bot.send(mention).status_code in (200, 201)
+    said = connector.wait_for(lambda c: c.messages(mention["conversation"]["id"]), what="the answer")
+    assert research.calls == []
+    assert any(NOTE in (m.text or "") for m in said), [m.text[:80] for m in said]

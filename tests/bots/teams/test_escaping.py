@@ -15,6 +15,7 @@ from bots.teams.bot import clean_text
 from bots.teams.port import TeamsPort
 from tests.bots.chat_view import teams_shown
 from tests.bots.teams.activities import BOT, channel_mention, file_consent, personal_message
+from tests.bots.teams.test_conversation import _thread, _wait_status
 
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 ALICE_SMITH = {"id": "29:alice-smith", "name": "Alice Smith"}
@@ -186,3 +187,53 @@ def test_mention_entities_out_of_the_tags_order_are_matched_by_the_names_they_sh
     activity["text"] = "<at>Deep Research</at> <at>Alice</at> what did she say?"
     activity["entities"] = [entity["alice"], entity["bot"]]
     assert _question(activity) == "Alice what did she say?"
+
+
+def _differing(activity: dict, tag_text: str) -> dict:
+    """``activity`` whose leading ``<at>`` tag shows ``tag_text`` while its one mention entity, the
+    bot's, gives the bot's own name."""
+    activity["text"] = activity["text"].replace(f"<at>{BOT['name']}</at>", f"<at>{tag_text}</at>", 1)
+    activity["entities"] = [{"type": "mention", "text": f"<at>{BOT['name']}</at>", "mentioned": dict(BOT)}]
+    return activity
+
+
+def test_a_leading_bot_mention_whose_entity_text_differs_is_not_part_of_the_question(bot, connector, settings,
+                                                                                       research):
+    """One ``<at>`` tag, one mention entity with the bot's id: the tag is the bot's. When the
+    entity's text is not the tag's, the bot's name stays in the question."""
+    mention = _differing(channel_mention(connector.url, "EU heat pump market size 2024"), "Deep Research Bot")
+    assert bot.send(mention).status_code in (200, 201)
+    _wait_status(settings, _thread(mention), ("done", "paused"))
+    assert [c["question"] for c in research.calls] == ["EU heat pump market size 2024"]
+
+
+def test_a_bare_bot_mention_whose_entity_text_differs_gets_the_usage_not_a_research(bot, connector, settings,
+                                                                                      research):
+    """"@Deep Research Bot" alone (entity text "Deep Research") started a paid research on the
+    bot's own name instead of answering with the usage."""
+    mention = _differing(channel_mention(connector.url, ""), "Deep Research Bot")
+    mention["text"] = mention["text"].strip()
+    assert bot.send(mention).status_code in (200, 201)
+    said = connector.wait_for(lambda c: c.messages(mention["conversation"]["id"]), what="the answer")
+    assert research.calls == [], [c["question"] for c in research.calls]
+    assert "@mention me" in said[0].text, said[0].text
+
+
+@pytest.mark.parametrize(("tag", "entity_text", "shown"), [
+    ("<at>Deep Research Bot</at>", "<at>Deep Research</at>", "Deep Research Bot"),  # full name shown, short in the entity
+    ("<at>Deep Research</at>", "Deep Research", "Deep Research"),  # an entity text without the <at> wrapper
+    ("<at>deep&nbsp; research</at>", "<at>Deep Research</at>", "deep  research"),  # other case and spaces
+    ("<at>R&amp;D Research</at>", "<at>R&D Research</at>", "R&D Research"),  # the name escaped in the text only
+    ("<at>Recherche approfondie</at>", "<at>Deep Research</at>", "Recherche approfondie"),  # a localized name
+])
+def test_the_bots_leading_mention_goes_by_its_entity_whatever_name_the_entity_gives(tag, entity_text, shown):
+    """One ``<at>`` tag per mention entity: the tag whose entity has the bot's id is the bot's, even when
+    the entity's ``text`` is not the tag's; a person tagged after it keeps their name, and so does
+    a person whose entity it is."""
+    alice = {"type": "mention", "text": "<at>Alice</at>", "mentioned": {"id": "29:alice", "name": "Alice"}}
+    activity = channel_mention("http://x/", "", mention=False)
+    activity["text"] = f"{tag} what did <at>Alice</at> say?"
+    activity["entities"] = [{"type": "mention", "text": entity_text, "mentioned": dict(BOT)}, alice]
+    assert _question(activity) == "what did Alice say?"
+    activity["entities"][0]["mentioned"] = dict(IMPOSTOR)
+    assert _question(activity) == f"{shown} what did Alice say?"
