@@ -155,12 +155,30 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
+        if msg.is_dm and msg.files and not msg.text.strip():
+            self._files_alone(msg, event.get("files") or [])
+            return
         reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm,
                                    thread_id=thread_key(msg.team, msg.channel, msg.root)) if addressed else None
         if reply is not None:
             self._answer(msg, reply)
         else:
             self._turn(msg, address=msg.address)
+
+    def _files_alone(self, msg: Incoming, files: list) -> None:
+        """A direct message with files and no text (``files``: the event's file objects): say which
+        files came and that a question in this thread uses them (the thread's files are read when a
+        research starts or resumes in it, :mod:`bots.slack.shared`), rather than the help text,
+        which says nothing of them. Said in :meth:`bots.chat_turns.ChatTurns.language` (the
+        message's own when the registry cannot be read)."""
+        try:
+            language = self.turns.language("", msg.user, thread_id=thread_key(msg.team, msg.channel, msg.root))
+        except Exception as err:  # the registry failed: the message's own language
+            log.warning("event=slack_language_unknown error=%s", type(err).__name__)
+            language = own_language("")
+        names = [one_line(str(f.get("name") or f.get("title") or "file"), 200) for f in files if isinstance(f, dict)]
+        text = SAY("slack_files_noted", language, names=SAY("names_separator", language).join(names))
+        self._say(msg, markdown_to_mrkdwn(markdown_literal(text)), ephemeral=False)
 
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""

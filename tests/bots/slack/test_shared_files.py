@@ -7,7 +7,7 @@ import re
 import urllib.error
 import urllib.request
 
-from tests.bots.slack.conftest import ALICE, BOB, CHANNEL, TEAM, bot_posts, wait_status
+from tests.bots.slack.conftest import ALICE, BOB, CHANNEL, TEAM, bot_posts, runner_idle, wait_status
 from tests.shared_files import docx_bytes, encrypted_pdf_bytes, pdf_bytes, zip_bomb_docx_bytes
 
 PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
@@ -153,3 +153,17 @@ def test_a_long_thread_is_read_page_by_page_up_to_the_cap(fake_slack, monkeypatc
     monkeypatch.setattr(shared, "MAX_THREAD_MESSAGES", 250)
     assert len(shared._replies(client, CHANNEL, root)) == 250  # stops after the page that reaches the cap
     assert len(fake_slack.calls_to("conversations.replies")) == 5
+
+
+def test_a_direct_message_with_only_a_file_is_acknowledged_not_answered_with_the_help(bot, fake_slack, research):
+    """Teams reads a personal chat's file sent alone and says so ("Read notes.txt. Send your
+    question..."); a Slack DM carrying only a file got the generic help text, which says nothing
+    of the file."""
+    message = fake_slack.share_file("D0ALICE", "notes.txt", b"Heat pumps in Denmark grew 30% in 2023.", user=ALICE)
+    event = {"type": "message", "subtype": "file_share", "channel": "D0ALICE", "channel_type": "im",
+             "user": ALICE, "text": "", "ts": message["ts"], "team": TEAM, "files": message["files"]}
+    assert bot.event(event)[0] == 200
+    [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, "D0ALICE", message["ts"]), what="the bot's answer")
+    runner_idle()
+    assert research.calls == []
+    assert "notes.txt" in said["text"] and "/research QUESTION" not in said["text"], said["text"]
