@@ -95,22 +95,36 @@ def _well_formed(body: object) -> bool:
     return True
 
 
+#: The longest ``X-Slack-Request-Timestamp`` taken: Unix seconds need ten digits until the year 2286.
+TIMESTAMP_DIGITS = 12
+
+
 def _refusal(verifier: SignatureVerifier, body: bytes, request: web.Request) -> str | None:
     """Why the request is not Slack's (``unsigned``, ``stale_timestamp``, ``bad_signature``), or None.
 
     Slack signs ``v0:{timestamp}:{body}`` with HMAC-SHA256 and requests older than five minutes
     are to be refused (https://docs.slack.dev/authentication/verifying-requests-from-slack).
+    Headers Slack never sends are refused before the verifier's one check per request (which would
+    raise on them): a timestamp that is not 1 to :data:`TIMESTAMP_DIGITS` ASCII digits (``²`` or a
+    5,000-digit number are not) counts as missing (``unsigned``), a signature with a character outside
+    ASCII is a ``bad_signature``, and so is any error the verifier still raises: never a server error.
     """
     timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
     signature = request.headers.get("X-Slack-Signature", "")
-    if not timestamp.isdigit() or not signature:
+    if not _ascii_digits(timestamp) or not signature:
         return "unsigned"
+    if not signature.isascii():  # hmac.compare_digest raises TypeError on non-ASCII text
+        return "bad_signature"
     if abs(time.time() - int(timestamp)) > 60 * 5:
         return "stale_timestamp"
     try:
         return None if verifier.is_valid(body, timestamp, signature) else "bad_signature"
-    except UnicodeDecodeError:  # Slack signs UTF-8 text; anything else is not from Slack
+    except (ValueError, TypeError):  # UnicodeDecodeError among them: Slack signs UTF-8 text
         return "bad_signature"
+
+
+def _ascii_digits(text: str) -> bool:
+    return 0 < len(text) <= TIMESTAMP_DIGITS and text.isascii() and text.isdigit()
 
 
 def _shutdown_pool(pool: ThreadPoolExecutor):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 import urllib.request
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -16,7 +17,7 @@ from bots.slack.settings import check_settings
 from engine.settings import SettingsError, load_settings
 from tests.bots.raw_http import BAD_REQUESTS, assert_refused_once
 from tests.bots.slack.conftest import sign
-from tests.waiting import wait_for, wait_logged
+from tests.waiting import LONG, wait_for, wait_logged
 
 
 def test_healthz(bot):
@@ -53,6 +54,44 @@ def test_bad_or_missing_signature_is_401_and_nothing_runs(bot, fake_slack, how, 
     # refused before Bolt read it: no listener was started to post anything later
     assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
     assert not [r for r in caplog.records if r.name.startswith("bots.slack.handlers")]
+
+
+def _raw_answer(base_url: str, request: bytes) -> bytes:
+    """The whole answer of the server at ``base_url`` to ``request`` (sent with ``Connection: close``)."""
+    parts = urlsplit(base_url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=LONG) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize(("timestamp", "signature"), [
+    ("\u00b2".encode(), b"v0=abc"),  # "²".isdigit() is True, int("²") raises
+    ("1\u0661".encode(), b"v0=abc"),  # an Arabic-Indic digit: int() takes it, Slack never sends it
+    (b"1" * 5000, b"v0=abc"),  # over Python's 4,300-digit limit for int()
+    (b"NOW", "v0=\u00e9".encode()),  # hmac.compare_digest refuses non-ASCII text
+    (b"NOW", b"v0=\xe9"),
+    (b"NOW", b"v0=" + "\u00e9".encode() * 40),
+], ids=["superscript-digit", "arabic-indic-digit", "5000-digits", "non-ascii-signature", "latin1-signature",
+        "long-non-ascii-signature"])
+def test_an_unsigned_request_with_odd_signature_headers_is_401_not_500(bot, fake_slack, timestamp, signature, caplog):
+    """Headers Slack never sends (a timestamp of non-ASCII digits or thousands of them, a signature
+    outside ASCII) are refused like any unsigned request: 401, the same body, one warning line, and
+    nothing runs; never a 500 from the signature check raising."""
+    caplog.set_level("WARNING", logger="bots.slack.server")
+    timestamp = timestamp.replace(b"NOW", str(int(time.time())).encode())
+    body = b'{"type":"event_callback","team_id":"T0TEAM","event_id":"Ev0ODD","event":{"type":"app_mention"}}'
+    request = (b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"X-Slack-Request-Timestamp: " + timestamp + b"\r\nX-Slack-Signature: " + signature +
+               b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+    answer = _raw_answer(bot.base_url, request)
+    assert answer.split(b"\r\n", 1)[0] == b"HTTP/1.1 401 Unauthorized", answer[:200]
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1]) == {"error": "invalid request"}
+    logged = wait_logged(caplog, "slack_request_refused")
+    assert len(logged) == 1 and "reason=" in logged[0] and "v0=" not in logged[0]
+    assert [c.method for c in fake_slack.calls if c.method != "auth.test"] == []
 
 
 @pytest.mark.parametrize("body, signed_status", [(b"not json", 400), (b'{"a":', 400), (b"\xff\xfe", 401)])
