@@ -170,7 +170,8 @@ def check_delivery(settings=None) -> str | None:
     """Ask Slack (``auth.test``) whether it takes this process's ``SLACK_BOT_TOKEN``, as the bot does at
     its start: ``SLACK_BOT_TOKEN was refused by Slack ({error})`` when it refuses it (kept, so
     :func:`delivery_problem` and :func:`from_reference` say it from then on), else None, also when the Web
-    API does not answer (the turns' own posts retry it). A worker asks at start-up
+    API does not answer or keeps failing on Slack's side (a transient error past the client's retries:
+    :func:`jobs.errors.is_transient`; the turns' own posts retry it). A worker asks at start-up
     (:func:`jobs.worker.announce_surfaces`), so one left with a rotated or revoked token hands Slack turns
     back before researching them instead of running each to its end and failing every post."""
     from slack_sdk.errors import SlackClientError
@@ -188,8 +189,10 @@ def check_delivery(settings=None) -> str | None:
         _refused[key] = None
     except SlackApiError as err:  # the bot's own start-up line (bots.slack.app.token_problem)
         from bots.slack.app import token_problem
+        from jobs.errors import is_transient
 
-        _refused[key] = str(token_problem("SLACK_BOT_TOKEN", err, slack.slack_api_url))
+        # Slack failing now (internal_error, HTTP 5xx...) says nothing of the token: the posts retry it
+        _refused[key] = None if is_transient(err) else str(token_problem("SLACK_BOT_TOKEN", err, slack.slack_api_url))
     except (SlackClientError, OSError):
         _refused[key] = None
     finally:

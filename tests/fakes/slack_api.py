@@ -103,10 +103,11 @@ class FakeSlackAPI(LoopbackServer):
         with self._lock:
             self._limits[method] = [times, retry_after]
 
-    def fail(self, method: str, error: str, *, times: int = 1) -> None:
-        """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}``."""
+    def fail(self, method: str, error: str, *, times: int = 1, status: int = 200) -> None:
+        """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}`` and
+        HTTP ``status`` (Slack's own errors come with 200; a 5xx is a server or gateway fault)."""
         with self._lock:
-            self._failures[method] = [times, error]
+            self._failures[method] = [times, error, status]
 
     def add_message(self, channel: str, text: str, *, user: str, thread_ts: str | None = None) -> str:
         """Record a message a person wrote (so ``conversations.replies`` sees it); returns its ts."""
@@ -203,7 +204,7 @@ class FakeSlackAPI(LoopbackServer):
             failure = self._failures.get(method)
             if failure and failure[0] > 0:
                 failure[0] -= 1
-                return HTTPAnswer(200, {"ok": False, "error": failure[1]})
+                return HTTPAnswer(failure[2], {"ok": False, "error": failure[1]})
         if method == "upload":
             return self._upload(params["file_id"], body)
         if method == "response_url":

@@ -385,3 +385,32 @@ def test_where_the_bot_cannot_post_a_german_question_is_told_in_german(bot, fake
     assert reply.params["text"].startswith("Ich kann in dieser Unterhaltung nicht posten. Lade mich zuerst ein")
     runner_idle()
     assert research.calls == []
+
+
+@pytest.mark.parametrize(("method", "error", "times"), [
+    ("files.completeUploadExternal", "internal_error", 1),
+    ("files.getUploadURLExternal", "service_unavailable", 1),
+    ("files.completeUploadExternal", "fatal_error", 4),  # past the client's retries: the turn is retried
+], ids=["complete-once", "get-url-once", "complete-past-client-retries"])
+def test_a_transient_slack_error_while_uploading_loses_no_report_and_posts_nothing_twice(
+        bot, fake_slack, research, method, error, times):
+    """Slack's transient errors (``internal_error``, ``fatal_error``, ``service_unavailable``,
+    ``request_timeout``) during the upload of the report files are tried again, first by the Web API
+    client and, when they last, by the turn's retry (as a Teams connector's 5xx is): the files arrive,
+    the thread ends ``done``, and no failure line, summary or status message is posted twice."""
+    from bots.slack.client import SERVER_ERROR_RETRIES
+
+    assert times <= 1 or times > SERVER_ERROR_RETRIES
+    fake_slack.fail(method, error, times=times)
+    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    wait_status(fake_slack, thread_id, "done", "failed")
+    runner_idle()
+    posts = bot_posts(fake_slack, CHANNEL, ts)
+    said = [m["text"] for m in posts]
+    assert not [t for t in said if "failed" in t.lower()], said
+    assert len([m for m in posts if m.get("files")]) == 1, said
+    assert thread_status(thread_id) == "done"
+    # the status message, the summary and the files: each once, whatever attempt delivered them
+    assert len(posts) == 3, said
+    assert len(research.calls) == 1

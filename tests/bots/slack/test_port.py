@@ -114,6 +114,68 @@ def test_rate_limited_calls_are_retried_after_retry_after(port, fake_slack):
     assert max(gaps) < scaled(2), gaps
 
 
+@pytest.mark.parametrize(("method", "error", "status"), [
+    ("files.getUploadURLExternal", "service_unavailable", 200),
+    ("files.completeUploadExternal", "internal_error", 200),
+    ("files.completeUploadExternal", "fatal_error", 200),
+    ("files.getUploadURLExternal", "request_timeout", 200),
+    ("files.completeUploadExternal", "internal_error", 500),
+    ("files.getUploadURLExternal", "service_unavailable", 503),
+    ("files.completeUploadExternal", "bad_gateway", 502),
+    ("chat.postMessage", "internal_error", 200),
+])
+def test_a_transient_slack_error_is_retried_and_the_call_goes_through(port, fake_slack, tmp_path, method, error,
+                                                                       status):
+    """Slack's documented transient errors (``internal_error``, ``fatal_error``,
+    ``service_unavailable``, ``request_timeout``) and HTTP 5xx are tried again by the client, so one of
+    them during an upload or a post costs nothing."""
+    md = tmp_path / "report.md"
+    md.write_text("# Report\n")
+    fake_slack.fail(method, error, times=2, status=status)
+    if method == "chat.postMessage":
+        assert port.post("hello")
+    else:
+        port.upload([md])
+        assert [u["data"] for u in fake_slack.uploads.values()] == [md.read_bytes()]
+    assert [c.status for c in fake_slack.calls_to(method)] == [status, status, 200]
+
+
+def test_a_transient_slack_error_that_lasts_is_slacks_own_and_transient(port, fake_slack, tmp_path):
+    """Past the client's retries the error is raised (the turn is retried from its checkpoint:
+    :func:`jobs.errors.is_transient`); a refusal such as ``channel_not_found`` is neither retried nor
+    transient."""
+    from slack_sdk.errors import SlackApiError
+
+    from bots.slack.client import SERVER_ERROR_RETRIES
+    from jobs.errors import is_transient
+
+    md = tmp_path / "report.md"
+    md.write_text("# Report\n")
+    fake_slack.fail("files.completeUploadExternal", "internal_error", times=SERVER_ERROR_RETRIES + 1)
+    with pytest.raises(SlackApiError) as info:
+        port.upload([md])
+    assert is_transient(info.value)
+    assert len(fake_slack.calls_to("files.completeUploadExternal")) == SERVER_ERROR_RETRIES + 1
+    fake_slack.fail("chat.postMessage", "channel_not_found", times=2)
+    with pytest.raises(SlackApiError) as info:
+        port.post("hello")
+    assert not is_transient(info.value)
+    assert len(fake_slack.calls_to("chat.postMessage")) == 1
+
+
+def test_a_worker_meeting_a_transient_slack_error_at_start_keeps_its_slack_turns(slack_env, fake_slack, monkeypatch):
+    """``auth.test`` failing on Slack's side (``internal_error`` past the client's retries) says nothing
+    of the token: the worker does not hand every Slack turn back for its whole life; a refusal does."""
+    from bots.slack import port as port_module
+    from bots.slack.client import SERVER_ERROR_RETRIES
+
+    monkeypatch.setattr(port_module, "_refused", {})
+    fake_slack.fail("auth.test", "internal_error", times=SERVER_ERROR_RETRIES + 1)
+    assert port_module.check_delivery() is None and port_module.delivery_problem() is None
+    fake_slack.fail("auth.test", "token_revoked")
+    assert port_module.check_delivery() == "SLACK_BOT_TOKEN was refused by Slack (token_revoked)"
+
+
 def test_errors_are_slacks_own(port, fake_slack):
     from slack_sdk.errors import SlackApiError
 
