@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import ssl
-import urllib.error
 
 from engine.database import is_unavailable
 from jobs.phrases import WORDS
@@ -27,15 +25,6 @@ class DeliveryWaitsForDisk(Exception):
 #: manual, Appendix A).
 PG_RETRY_STATES = ("40001", "40P01")
 
-#: Slack Web API ``error`` codes of a fault on Slack's side that a later call may not meet, as every
-#: method's error table gives them (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors"):
-#: ``internal_error`` and ``fatal_error`` (the server failed), ``service_unavailable`` (the service is
-#: temporarily unavailable), ``request_timeout`` (the POST data arrived missing or truncated). With
-#: ``ratelimited`` (HTTP 429) a :class:`slack_sdk.errors.SlackApiError` carrying one is transient.
-SLACK_TRANSIENT_ERRORS = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout"})
-#: HTTP statuses of an answer worth another try: throttled, or the service (or its gateway) briefly down.
-RETRY_HTTP_STATUSES = frozenset({429, 500, 502, 503, 504})
-
 
 def _named(err: BaseException, module: str, names: tuple[str, ...]) -> bool:
     return any(
@@ -53,12 +42,8 @@ def is_transient(err: BaseException) -> bool:
     reset or closed connections, shutdown or start-up, a pool timeout,
     :class:`engine.database.DatabaseUnavailable`), ``40001``/``40P01`` serialization failure and
     deadlock: the retry resumes from the last committed checkpoint. :class:`DeliveryWaitsForDisk`: the
-    retry delivers what the turn still owes. Slack: a :class:`slack_sdk.errors.SlackApiError` whose
-    answer is HTTP 429 or 5xx (:data:`RETRY_HTTP_STATUSES`) or whose ``error`` is ``ratelimited`` or one of
-    :data:`SLACK_TRANSIENT_ERRORS` (what the Web API client's own retries left,
-    :func:`bots.slack.client.make_client`); a ``urllib`` HTTP 429 or 5xx (a file's upload URL), or a
-    ``urllib`` error whose reason is a network fault (``OSError``: refused, reset, unresolved, timed out;
-    not a certificate that fails verification).
+    retry delivers what the turn still owes. A chat port whose platform fails on its side past its
+    own retries raises a ``ConnectionError`` (:class:`jobs.port.ChatPort`).
     Not transient: bad settings (a ``DATABASE_URL`` with a wrong password, a missing database or
     role, or no permission included), rejected input, :class:`ResearchTimeout`, programming errors.
     """
@@ -76,23 +61,9 @@ def is_transient(err: BaseException) -> bool:
         return True
     if is_unavailable(err):
         return True
-    if _named(err, "slack_sdk", ("SlackApiError",)):
-        return _slack_transient(getattr(err, "response", None))
-    if isinstance(err, urllib.error.HTTPError):
-        return err.code in RETRY_HTTP_STATUSES
-    if isinstance(err, urllib.error.URLError):  # a certificate that does not verify stays so
-        return isinstance(err.reason, OSError) and not isinstance(err.reason, ssl.SSLCertVerificationError)
     if _named(err, "psycopg", ("OperationalError", "TransactionRollbackError")):
         return (getattr(err, "sqlstate", None) or "") in PG_RETRY_STATES
     return _named(err, "jobs", ("LockLost",))
-
-
-def _slack_transient(response: object) -> bool:
-    """Whether a Slack Web API answer (a ``SlackResponse``, or None) says to try again later."""
-    status = getattr(response, "status_code", None)
-    data = getattr(response, "data", None)
-    error = data.get("error") if isinstance(data, dict) else None
-    return status in RETRY_HTTP_STATUSES or error == "ratelimited" or error in SLACK_TRANSIENT_ERRORS
 
 
 #: A server path in an error line: ``file://`` URLs, absolute POSIX paths (``/srv/docs``, also in

@@ -122,7 +122,10 @@ class ChatPort(Protocol):
     Implementations live in ``bots/<platform>/`` and are rebuilt in the worker from
     :meth:`reference` (a plain, JSON-serialisable dict), so a job never carries SDK objects.
     Every method is synchronous and may be called from any thread; errors raised are the
-    platform's own and are logged by the caller.
+    platform's own and are logged by the caller, except a failure on the platform's side that
+    outlasted the port's own retries (a 5xx, a documented transient error, the network): that is
+    raised as a ``ConnectionError``, which the job layer retries the turn for
+    (:func:`jobs.errors.is_transient`).
 
     A port that shows buttons sets a class attribute ``supports_buttons = True`` and takes a
     ``buttons`` keyword (a sequence of :class:`Button`) in :meth:`post` and :meth:`update`; the

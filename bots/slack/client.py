@@ -3,9 +3,14 @@ and of Slack's transient errors."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import ssl
+import urllib.error
+from collections.abc import Iterator
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry import (
     ConnectionErrorRetryHandler,
     HttpRequest,
@@ -16,22 +21,59 @@ from slack_sdk.http_retry import (
 from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
 
 from bots.slack.settings import SlackSettings, slack_settings
-from jobs.errors import SLACK_TRANSIENT_ERRORS
 
 # Slack answers HTTP 429 with a Retry-After header (seconds) when a method's rate tier is
 # exceeded; RateLimitErrorRetryHandler sleeps that long and tries again.
 # https://docs.slack.dev/apis/web-api/rate-limits
 RATE_LIMIT_RETRIES = 3
 
-#: The ``error`` codes of a fault on Slack's side that a later call may not meet (every Web API
-#: method's error table: :data:`jobs.errors.SLACK_TRANSIENT_ERRORS`).
-TRANSIENT_ERRORS = SLACK_TRANSIENT_ERRORS
+#: Web API ``error`` codes of a fault on Slack's side that a later call may not meet, as every
+#: method's error table gives them (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors"):
+#: ``internal_error`` and ``fatal_error`` (the server failed), ``service_unavailable`` (the service is
+#: temporarily unavailable), ``request_timeout`` (the POST data arrived missing or truncated).
+TRANSIENT_ERRORS = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout"})
 #: HTTP statuses of a Web API answer worth another try (a gateway's 502 and 504 besides Slack's 500 and 503).
 TRANSIENT_STATUSES = frozenset({500, 502, 503, 504})
 #: Retries of a call that met a transient error (backoff 0.5 s, 1 s, 2 s: slack_sdk's default calculator);
-#: a call still failing after them raises SlackApiError, which :func:`jobs.errors.is_transient`
-#: counts as transient, so the turn is retried from its checkpoint.
+#: a call still failing after them raises :class:`SlackUnavailable` from the port
+#: (:func:`slack_unavailable`), so the turn is retried from its checkpoint.
 SERVER_ERROR_RETRIES = 3
+
+
+class SlackUnavailable(ConnectionError):
+    """Slack's Web API (or a file's upload URL) failed on Slack's side past the client's own retries.
+
+    A ``ConnectionError``, so the job layer treats it as transient and retries the turn from its
+    checkpoint (:func:`jobs.errors.is_transient`), as it does for a Teams connector outage. The
+    message names the method's error code or HTTP status, never the token.
+    """
+
+
+@contextlib.contextmanager
+def slack_unavailable() -> Iterator[None]:
+    """Raise a failure on Slack's side from the block as :class:`SlackUnavailable`: a
+    :class:`SlackApiError` whose answer is HTTP 429 or 5xx or whose ``error`` is ``ratelimited`` or one
+    of :data:`TRANSIENT_ERRORS`; a ``urllib`` HTTP 429 or 5xx (a file's upload URL); a ``urllib`` error
+    whose reason is a network fault (refused, reset, unresolved, timed out; a certificate that fails
+    verification stays as it is). Any other error (a refusal: ``channel_not_found``, ``invalid_auth``)
+    is raised as it is."""
+    try:
+        yield
+    except SlackApiError as err:
+        response = err.response
+        status = getattr(response, "status_code", None)
+        code = slack_error(getattr(response, "data", None))
+        if status == 429 or status in TRANSIENT_STATUSES or code == "ratelimited" or code in TRANSIENT_ERRORS:
+            raise SlackUnavailable(f"Slack's Web API failed on its side ({code or f'HTTP {status}'})") from err
+        raise
+    except urllib.error.HTTPError as err:
+        if err.code == 429 or err.code in TRANSIENT_STATUSES:
+            raise SlackUnavailable(f"Slack's file upload failed on its side (HTTP {err.code})") from err
+        raise
+    except urllib.error.URLError as err:
+        if isinstance(err.reason, OSError) and not isinstance(err.reason, ssl.SSLCertVerificationError):
+            raise SlackUnavailable(f"Slack cannot be reached ({type(err.reason).__name__})") from err
+        raise
 
 
 class TransientErrorRetryHandler(ServerErrorRetryHandler):

@@ -10,6 +10,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bots.slack.blocks import MAX_BLOCKS, SlackMessage, fallback_text, markdown_messages, with_actions
+from bots.slack.client import slack_unavailable
 from bots.slack.mrkdwn import markdown_to_mrkdwn
 from engine.redact import quoted
 from jobs.port import Button
@@ -32,7 +33,9 @@ class SlackPort:
 
     Every message goes into that thread. Errors are slack_sdk's own
     (:class:`slack_sdk.errors.SlackApiError`, ``SlackRequestError``) and :class:`OSError` for an
-    unreadable file; HTTP 429 is retried by the client's handlers first. Buttons are Block Kit
+    unreadable file; HTTP 429 and Slack's transient errors are retried by the client's handlers first,
+    and one that outlasts them is raised as :class:`bots.slack.client.SlackUnavailable` (a
+    ``ConnectionError``: the turn is retried). Buttons are Block Kit
     buttons in an actions block under the message (:func:`bots.slack.blocks.actions_block`).
     """
 
@@ -72,20 +75,25 @@ class SlackPort:
         messages = markdown_messages(text)
         messages[-1:] = with_actions(messages[-1], buttons)
         for message in messages:
-            try:
-                ts = self._post(message.text, message.blocks)
-            except SlackApiError as err:
-                if not message.blocks or (err.response or {}).get("error") not in _BLOCK_ERRORS:
-                    raise
-                # Slack refused the blocks: the same content as plain mrkdwn text, one section a message
-                log.warning("event=slack_blocks_refused channel=%s error=%s", self.channel, err.response["error"])
-                ts = ""
-                for block in message.blocks:
-                    if block["type"] == "section":
-                        ts = ts or self._post(block["text"]["text"], None)
+            with slack_unavailable():
+                ts = self._post_message(message)
             first = first or ts
         log.info("event=slack_post channel=%s thread_ts=%s ts=%s chars=%d", self.channel, self.thread_ts, first, len(text))
         return first
+
+    def _post_message(self, message: SlackMessage) -> str:
+        """Post one message; if Slack refuses its blocks, each section as plain mrkdwn text instead."""
+        try:
+            return self._post(message.text, message.blocks)
+        except SlackApiError as err:
+            if not message.blocks or (err.response or {}).get("error") not in _BLOCK_ERRORS:
+                raise
+            log.warning("event=slack_blocks_refused channel=%s error=%s", self.channel, err.response["error"])
+            ts = ""
+            for block in message.blocks:
+                if block["type"] == "section":
+                    ts = ts or self._post(block["text"]["text"], None)
+            return ts
 
     def _post(self, text: str, blocks: list[dict] | None) -> str:
         response = self.client.chat_postMessage(
@@ -113,9 +121,10 @@ class SlackPort:
         message = markdown_messages(text)[0]
         if buttons:
             message = with_actions(SlackMessage(message.text, message.blocks[: MAX_BLOCKS - 1]), buttons)[0]
-        self.client.chat_update(
-            channel=self.channel, ts=message_id, text=message.text, blocks=message.blocks or [], parse="none"
-        )
+        with slack_unavailable():
+            self.client.chat_update(
+                channel=self.channel, ts=message_id, text=message.text, blocks=message.blocks or [], parse="none"
+            )
 
     def upload(self, files: list[Path], *, comment: str = "") -> None:
         """Upload ``files`` into the thread in one ``files_upload_v2`` call, ``comment`` (Markdown) above them.
@@ -140,7 +149,8 @@ class SlackPort:
         kwargs: dict = {"file_uploads": uploads, "channel": self.channel, "thread_ts": self.thread_ts}
         if comment.strip():
             kwargs["initial_comment"] = fallback_text(markdown_to_mrkdwn(comment), COMMENT_LIMIT)
-        self.client.files_upload_v2(**kwargs)
+        with slack_unavailable():
+            self.client.files_upload_v2(**kwargs)
         log.info(
             "event=slack_upload channel=%s thread_ts=%s files=%s",
             self.channel, self.thread_ts, quoted(",".join(p.name for p in paths), 1000),
@@ -171,7 +181,7 @@ def check_delivery(settings=None) -> str | None:
     its start: ``SLACK_BOT_TOKEN was refused by Slack ({error})`` when it refuses it (kept, so
     :func:`delivery_problem` and :func:`from_reference` say it from then on), else None, also when the Web
     API does not answer or keeps failing on Slack's side (a transient error past the client's retries:
-    :func:`jobs.errors.is_transient`; the turns' own posts retry it). A worker asks at start-up
+    :func:`bots.slack.client.slack_unavailable`; the turns' own posts retry it). A worker asks at start-up
     (:func:`jobs.worker.announce_surfaces`), so one left with a rotated or revoked token hands Slack turns
     back before researching them instead of running each to its end and failing every post."""
     from slack_sdk.errors import SlackClientError
@@ -185,15 +195,14 @@ def check_delivery(settings=None) -> str | None:
     level = sdk_log.level
     sdk_log.setLevel(logging.CRITICAL)  # the SDK logs each failed attempt; the line returned says it once
     try:
-        make_client(slack, timeout=10).auth_test()
+        with slack_unavailable():  # Slack failing now (internal_error, HTTP 5xx...) says nothing of the token
+            make_client(slack, timeout=10).auth_test()
         _refused[key] = None
     except SlackApiError as err:  # the bot's own start-up line (bots.slack.app.token_problem)
         from bots.slack.app import token_problem
-        from jobs.errors import is_transient
 
-        # Slack failing now (internal_error, HTTP 5xx...) says nothing of the token: the posts retry it
-        _refused[key] = None if is_transient(err) else str(token_problem("SLACK_BOT_TOKEN", err, slack.slack_api_url))
-    except (SlackClientError, OSError):
+        _refused[key] = str(token_problem("SLACK_BOT_TOKEN", err, slack.slack_api_url))
+    except (SlackClientError, OSError):  # SlackUnavailable included: the turns' own posts retry it
         _refused[key] = None
     finally:
         sdk_log.setLevel(level)

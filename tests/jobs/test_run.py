@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ssl
-import urllib.error
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -187,42 +185,6 @@ def test_error_classes_and_messages():
     assert "60 minutes" in user_message(ResearchTimeout("x"), job_timeout=3600)
     assert "internal error (KeyError)" in user_message(KeyError("secret-ish"), job_timeout=3600)
     assert "secret-ish" not in user_message(KeyError("secret-ish"), job_timeout=3600)
-
-
-def _slack_error(status: int, data: dict | str):
-    from slack_sdk.errors import SlackApiError
-    from slack_sdk.web.slack_response import SlackResponse
-
-    response = SlackResponse(client=None, http_verb="POST", api_url="https://slack.com/api/files.completeUploadExternal",
-                             req_args={}, data=data, headers={}, status_code=status)
-    return SlackApiError("The request to the Slack API failed.", response)
-
-
-@pytest.mark.parametrize(("err", "transient"), [
-    (_slack_error(200, {"ok": False, "error": "internal_error"}), True),
-    (_slack_error(200, {"ok": False, "error": "fatal_error"}), True),
-    (_slack_error(200, {"ok": False, "error": "service_unavailable"}), True),
-    (_slack_error(200, {"ok": False, "error": "request_timeout"}), True),
-    (_slack_error(429, {"ok": False, "error": "ratelimited"}), True),
-    (_slack_error(502, "<html>Bad Gateway</html>"), True),
-    (_slack_error(200, {"ok": False, "error": "channel_not_found"}), False),
-    (_slack_error(200, {"ok": False, "error": "invalid_auth"}), False),
-    (_slack_error(404, {"ok": False, "error": "unknown_method"}), False),
-    (urllib.error.HTTPError("https://files.slack.com/upload/v1/x", 503, "Service Unavailable", None, None), True),
-    (urllib.error.HTTPError("https://files.slack.com/upload/v1/x", 403, "Forbidden", None, None), False),
-    (urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")), True),
-    (urllib.error.URLError("unknown url type: x"), False),
-    (urllib.error.URLError(ssl.SSLCertVerificationError(1, "certificate verify failed")), False),
-], ids=["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited", "http-502",
-        "channel_not_found", "invalid_auth", "http-404", "upload-url-503", "upload-url-403", "refused", "bad-url",
-        "certificate"])
-def test_slacks_transient_errors_are_retried_and_its_refusals_are_not(err, transient):
-    """Slack's documented transient Web API errors, a throttled or 5xx answer (also of a file's upload
-    URL) and a network fault under urllib are worth the turn's retry, as a Teams connector's 5xx is;
-    a refusal of the request is not, and its line names it."""
-    assert is_transient(err) is transient
-    if transient:
-        assert "internal error" not in user_message(err, job_timeout=3600)
 
 
 @pytest.mark.parametrize("language", ["en", "de", "ja"])

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import ssl
+import urllib.error
 
 import pytest
 
@@ -140,21 +142,21 @@ def test_a_transient_slack_error_is_retried_and_the_call_goes_through(port, fake
     assert [c.status for c in fake_slack.calls_to(method)] == [status, status, 200]
 
 
-def test_a_transient_slack_error_that_lasts_is_slacks_own_and_transient(port, fake_slack, tmp_path):
-    """Past the client's retries the error is raised (the turn is retried from its checkpoint:
-    :func:`jobs.errors.is_transient`); a refusal such as ``channel_not_found`` is neither retried nor
-    transient."""
+def test_a_transient_slack_error_that_lasts_is_a_connection_error_and_a_refusal_is_slacks_own(port, fake_slack, tmp_path):
+    """Past the client's retries the error is raised as SlackUnavailable, a ConnectionError (the turn is
+    retried from its checkpoint: :func:`jobs.errors.is_transient`); a refusal such as
+    ``channel_not_found`` is neither retried nor transient."""
     from slack_sdk.errors import SlackApiError
 
-    from bots.slack.client import SERVER_ERROR_RETRIES
+    from bots.slack.client import SERVER_ERROR_RETRIES, SlackUnavailable
     from jobs.errors import is_transient
 
     md = tmp_path / "report.md"
     md.write_text("# Report\n")
     fake_slack.fail("files.completeUploadExternal", "internal_error", times=SERVER_ERROR_RETRIES + 1)
-    with pytest.raises(SlackApiError) as info:
+    with pytest.raises(SlackUnavailable) as info:
         port.upload([md])
-    assert is_transient(info.value)
+    assert is_transient(info.value) and "internal_error" in str(info.value)
     assert len(fake_slack.calls_to("files.completeUploadExternal")) == SERVER_ERROR_RETRIES + 1
     fake_slack.fail("chat.postMessage", "channel_not_found", times=2)
     with pytest.raises(SlackApiError) as info:
@@ -191,3 +193,51 @@ def test_refused_blocks_fall_back_to_plain_mrkdwn_text(port, fake_slack):
     [message] = fake_slack.messages("C0RESEARCH")
     assert message["ts"] == ts and message["blocks"] == [] and message["thread_ts"] == ROOT
     assert message["text"].startswith("*Key findings*") and "<https://example.com/a_(b)|Vendor A>" in message["text"]
+
+
+def _slack_error(status: int, data: dict | str):
+    from slack_sdk.errors import SlackApiError
+    from slack_sdk.web.slack_response import SlackResponse
+
+    response = SlackResponse(client=None, http_verb="POST", api_url="https://slack.com/api/files.completeUploadExternal",
+                             req_args={}, data=data, headers={}, status_code=status)
+    return SlackApiError("The request to the Slack API failed.", response)
+
+
+@pytest.mark.parametrize(("err", "transient"), [
+    (_slack_error(200, {"ok": False, "error": "internal_error"}), True),
+    (_slack_error(200, {"ok": False, "error": "fatal_error"}), True),
+    (_slack_error(200, {"ok": False, "error": "service_unavailable"}), True),
+    (_slack_error(200, {"ok": False, "error": "request_timeout"}), True),
+    (_slack_error(429, {"ok": False, "error": "ratelimited"}), True),
+    (_slack_error(502, "<html>Bad Gateway</html>"), True),
+    (_slack_error(200, {"ok": False, "error": "channel_not_found"}), False),
+    (_slack_error(200, {"ok": False, "error": "invalid_auth"}), False),
+    (_slack_error(404, {"ok": False, "error": "unknown_method"}), False),
+    (urllib.error.HTTPError("https://files.slack.com/upload/v1/x", 503, "Service Unavailable", None, None), True),
+    (urllib.error.HTTPError("https://files.slack.com/upload/v1/x", 403, "Forbidden", None, None), False),
+    (urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")), True),
+    (urllib.error.URLError("unknown url type: x"), False),
+    (urllib.error.URLError(ssl.SSLCertVerificationError(1, "certificate verify failed")), False),
+], ids=["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited", "http-502",
+        "channel_not_found", "invalid_auth", "http-404", "upload-url-503", "upload-url-403", "refused", "bad-url",
+        "certificate"])
+def test_slacks_transient_errors_are_retried_and_its_refusals_are_not(err, transient):
+    """Slack's documented transient Web API errors, a throttled or 5xx answer (also of a file's upload
+    URL) and a network fault under urllib leave the port as SlackUnavailable, a ConnectionError the job
+    layer retries the turn for, as a Teams connector's 5xx is; a refusal of the request leaves it as it
+    came and fails the turn."""
+    from bots.slack.client import SlackUnavailable, slack_unavailable
+    from jobs.errors import is_transient, user_message
+
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - which one is the point
+        with slack_unavailable():
+            raise err
+    assert isinstance(raised.value, SlackUnavailable) is transient
+    assert is_transient(raised.value) is transient
+    assert is_transient(err) is False  # the job layer knows nothing of Slack's own errors
+    if transient:
+        assert "internal error" not in user_message(raised.value, job_timeout=3600)
+        assert raised.value.__cause__ is err
+    else:
+        assert raised.value is err
