@@ -13,7 +13,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bots.chat_common import admitted, log_failure
 from bots.slack.blocks import ACTION_ID
-from bots.slack.client import make_client
+from bots.slack.client import SlackUnavailable, make_client, slack_unavailable
 from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
 from bots.slack.settings import SlackSettings, slack_settings
 from engine.settings import Settings, SettingsError
@@ -79,7 +79,8 @@ def check_token(client: WebClient, slack: SlackSettings) -> str:
     level = sdk_log.level
     sdk_log.setLevel(logging.CRITICAL)  # the SDK logs each failed attempt; the error below says it once
     try:
-        return str(client.auth_test()["user_id"])
+        with slack_unavailable():
+            return str(client.auth_test()["user_id"])
     except (SlackClientError, OSError) as err:
         raise token_problem("SLACK_BOT_TOKEN", err, slack.slack_api_url) from None
     finally:
@@ -89,7 +90,10 @@ def check_token(client: WebClient, slack: SlackSettings) -> str:
 def token_problem(setting: str, err: SlackClientError | OSError, api_url: str) -> SettingsError:
     """The one line for a call to Slack's Web API with the token of ``setting`` that failed with
     ``err``: ``{setting} was refused by Slack ({error})`` when Slack answered, else that the Web
-    API at ``api_url`` cannot be reached."""
+    API at ``api_url`` cannot be reached, or fails on Slack's side now (:class:`SlackUnavailable`)."""
+    if isinstance(err, SlackUnavailable) and err.why:
+        return SettingsError(f"the Slack Web API at {api_url} is failing on Slack's side ({err.why}); "
+                             "try again in a minute (https://slack-status.com)")
     if isinstance(err, SlackApiError):
         code = err.response.get("error", "unknown") if err.response is not None else "unknown"
         return SettingsError(f"{setting} was refused by Slack ({code})")

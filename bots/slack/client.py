@@ -45,8 +45,13 @@ class SlackUnavailable(ConnectionError):
 
     A ``ConnectionError``, so the job layer treats it as transient and retries the turn from its
     checkpoint (:func:`jobs.errors.is_transient`), as it does for a Teams connector outage. The
-    message names the method's error code or HTTP status, never the token.
+    message names the method's error code or HTTP status, never the token; ``why`` is that code
+    (``"internal_error"``, ``"HTTP 503"``), or "" when Slack could not be reached at all.
     """
+
+    def __init__(self, message: str, why: str = "") -> None:
+        super().__init__(message)
+        self.why = why
 
 
 @contextlib.contextmanager
@@ -64,11 +69,12 @@ def slack_unavailable() -> Iterator[None]:
         status = getattr(response, "status_code", None)
         code = slack_error(getattr(response, "data", None))
         if status == 429 or status in TRANSIENT_STATUSES or code == "ratelimited" or code in TRANSIENT_ERRORS:
-            raise SlackUnavailable(f"Slack's Web API failed on its side ({code or f'HTTP {status}'})") from err
+            why = code or f"HTTP {status}"
+            raise SlackUnavailable(f"Slack's Web API failed on its side ({why})", why) from err
         raise
     except urllib.error.HTTPError as err:
         if err.code == 429 or err.code in TRANSIENT_STATUSES:
-            raise SlackUnavailable(f"Slack's file upload failed on its side (HTTP {err.code})") from err
+            raise SlackUnavailable(f"Slack's file upload failed on its side (HTTP {err.code})", f"HTTP {err.code}") from err
         raise
     except urllib.error.URLError as err:
         if isinstance(err.reason, OSError) and not isinstance(err.reason, ssl.SSLCertVerificationError):

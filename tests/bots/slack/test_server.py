@@ -178,6 +178,18 @@ def test_refused_token_is_a_settings_error(slack_env, monkeypatch, fake_slack):
     assert "xoxb-revoked" not in str(info.value)
 
 
+def test_a_start_while_slack_fails_on_its_side_is_not_said_as_a_refused_token(slack_env, fake_slack):
+    """``auth.test`` answering ``internal_error`` past the client's retries at the bot's start says
+    Slack fails now, not that it refused the token (which would send the operator to rotate it)."""
+    from bots.slack.client import SERVER_ERROR_RETRIES
+
+    fake_slack.fail("auth.test", "internal_error", times=SERVER_ERROR_RETRIES + 1)
+    with pytest.raises(SettingsError) as info:
+        build_app(load_settings())
+    assert "refused" not in str(info.value)
+    assert "internal_error" in str(info.value) and "try again" in str(info.value)
+
+
 def test_unreachable_api_is_a_settings_error(slack_env, monkeypatch, caplog):
     monkeypatch.setenv("SLACK_API_URL", "http://127.0.0.1:9/api/")
     with pytest.raises(SettingsError, match="^cannot reach the Slack Web API at http://127.0.0.1:9/api/ "):
