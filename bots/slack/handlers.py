@@ -16,7 +16,7 @@ from bots.chat_common import is_from_bot, log_failure, try_again, usage
 from bots.chat_phrases import SAY, own_language
 from bots.chat_turns import ChatTurns, command_of
 from bots.slack.blocks import parse_action_id
-from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, slack_to_text
+from bots.slack.mrkdwn import emoji_alone_as_unicode, escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
 from bots.slack.shared import display_name
 from engine.runner import TurnRejected, validate_question
@@ -119,7 +119,7 @@ def read_event(body: dict, event: dict, bot_user_id: str | None,
         user=user,
         ts=ts,
         thread_ts=event.get("thread_ts"),
-        text=slack_to_text(raw, bot_user_id=bot_user_id, names=names),
+        text=emoji_alone_as_unicode(slack_to_text(raw, bot_user_id=bot_user_id, names=names)),
         is_dm=event.get("channel_type") == "im" or str(channel).startswith("D"),
         mentioned=mentioned,
         files=tuple(str(f["id"]) for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")),
@@ -235,7 +235,8 @@ class SlackHandlers:
     def _command_text(self, body: dict) -> tuple[str, str | None]:
         """The command's text and its command word: ``help``, ``status``, ``cancel`` (a slash
         command belongs to no thread, so it cannot say which research to stop), or None."""
-        question = slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id, names=self._name)
+        question = emoji_alone_as_unicode(slack_to_text(body.get("text") or "", bot_user_id=self.bot_user_id,
+                                                     names=self._name))
         return question, "cancel" if is_cancel(question) else command_of(question)
 
     def _mrkdwn(self, reply: jobs.Reply) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rich.emoji import Emoji, NoEmoji
+
 from bots.chat_markdown import WORD_JOINER, ChatRenderer, fence_safe, link_target, parse
+from engine.text import has_words
 
 # Slack's formatting reference: "&", "<" and ">" are control characters and must be escaped
 # as HTML entities everywhere in mrkdwn text, code included.
@@ -171,3 +174,33 @@ def slack_to_text(text: str, *, bot_user_id: str | None = None, names: Callable[
 
     plain = _SLACK_TOKEN.sub(replace, text or "")
     return re.sub(r"[ \t]{2,}", " ", _unescape(plain)).strip()
+
+
+#: One emoji as Slack's text carries it: ``:fire:``, ``:+1:``, ``:flag-us:``, a custom ``:party_parrot:``,
+#: with its skin tone as a second code (``:+1::skin-tone-2:``).
+#: https://docs.slack.dev/messaging/formatting-message-text#emoji
+_EMOJI_CODE = re.compile(r":([a-z0-9_+'-]+):", re.IGNORECASE)
+#: What a code with no Unicode emoji (a workspace's custom emoji) stands as: a symbol, not a word.
+CUSTOM_EMOJI = "\u25ab"
+
+
+def _unicode_emoji(match: re.Match[str]) -> str:
+    name = match.group(1).lower()
+    if name.startswith("skin-tone-"):  # the tone of the emoji before it, which stands for both
+        return ""
+    try:
+        return str(Emoji(name))
+    except NoEmoji:
+        return CUSTOM_EMOJI
+
+
+def emoji_alone_as_unicode(text: str) -> str:
+    """``text`` as a person typed it when it is emoji alone: Slack sends ``🔥 🚀`` as ``:fire: :rocket:``,
+    a text of letters, which would read as a question. When ``text`` holds a shortcode and, once the
+    codes are gone, no letter or digit (only spaces, punctuation, symbols, Unicode emoji), each code
+    becomes its Unicode emoji (``":+1::skin-tone-2: !"`` -> ``"👍 !"``; a custom emoji,
+    :data:`CUSTOM_EMOJI`), so the message has no words, as the same emoji typed in Unicode has none.
+    Any other text (``":rocket: Ariane 6 launch costs"``, ``"12:30:45"``) is returned unchanged."""
+    if not _EMOJI_CODE.search(text) or has_words(_EMOJI_CODE.sub(" ", text)):
+        return text
+    return _EMOJI_CODE.sub(_unicode_emoji, text).strip()

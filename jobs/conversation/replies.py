@@ -33,6 +33,7 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.START: (None, "started", False),
     Action.RESUME: (None, "resumed", False),
     Action.BUSY: ("still_working", "busy", False),
+    Action.BUSY_OTHER: ("still_working_other", "busy", True),
     Action.CANCEL: (None, "cancelling", False),
     Action.CANCEL_PAUSED: ("cancelled_paused", "cancelled", False),
     Action.REFUSE_CANCEL: ("only_requester_cancels", "refused", True),
@@ -43,6 +44,7 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.TOO_LONG: ("rejected_question_too_long", "rejected", False),
     Action.ANSWER_TOO_LONG: ("answer_too_long", "rejected", False),
     Action.ANSWER_FIRST: ("answer_first", "busy", True),
+    Action.ANSWER_IN_WORDS: ("answer_in_words", "busy", False),
     Action.DUPLICATE: (None, "duplicate", False),
     Action.IGNORE: (None, "ignored", False),
 }

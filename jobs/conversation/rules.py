@@ -23,7 +23,8 @@ class Action(Enum):
 
     START = "start"  # a new research (maybe a follow-up with the thread's report as context)
     RESUME = "resume"  # the requester's answer to the open clarifying question
-    BUSY = "busy"  # a research runs: "still working"
+    BUSY = "busy"  # the requester's research runs: "still working", and how to cancel it
+    BUSY_OTHER = "busy_other"  # someone else's research runs: whose, and to ask again later or elsewhere
     CANCEL = "cancel"  # the requester cancels the queued or running research
     CANCEL_PAUSED = "cancel_paused"  # the requester cancels while the clarifying question is open
     REFUSE_CANCEL = "refuse_cancel"  # someone else tried to cancel
@@ -34,6 +35,7 @@ class Action(Enum):
     TOO_LONG = "too_long"  # a question over the limit
     ANSWER_TOO_LONG = "answer_too_long"  # an answer over the limit (the question stays open)
     ANSWER_FIRST = "answer_first"  # a follow-up button while the clarifying question is open
+    ANSWER_IN_WORDS = "answer_in_words"  # the requester's answer has no text (a file alone): ask for words
     DUPLICATE = "duplicate"  # this message was handled already
     IGNORE = "ignore"  # not for the bot
 
@@ -108,9 +110,13 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
       addressed or from the last requester; every other message is ignored (the requester's
       "thanks" or a question to a colleague is not a new research).
     * ``queued``/``running``: the requester's ``cancel`` cancels it (others are refused);
-      other text from the requester, or addressed to the bot, gets "still working".
+      other text from the requester gets "still working" with how to cancel (:attr:`Action.BUSY`);
+      a message of anyone else's addressed to the bot is told whose research runs and to ask again
+      when it is done or in a new thread (:attr:`Action.BUSY_OTHER`: they cannot cancel it).
     * ``paused``: the requester's reply resumes the research, unless the question is older than
-      ``clarify_ttl``; ``cancel`` cancels; replies from anyone else are refused until the question
+      ``clarify_ttl``; a reply without text (a file alone, say) is asked to answer in words
+      (:attr:`Action.ANSWER_IN_WORDS`: the clarifying question is not asked again, the research
+      does not resume); ``cancel`` cancels; replies from anyone else are refused until the question
       is older than ``clarify_ttl``, after which the thread is finished for them (an unanswered
       question must not close a group chat or a channel thread to everyone else for good).
 
@@ -163,9 +169,9 @@ def _when_active(record: dict, message: Message, requester: str) -> Decision:
     if message.cancel:
         action = Action.CANCEL if message.author == requester else Action.REFUSE_CANCEL
         return Decision(action, cancel_turn=str(record.get("turn_id", "")))
-    if message.addressed or message.author == requester:
+    if message.author == requester:
         return Decision(Action.BUSY)
-    return Decision(Action.IGNORE)
+    return Decision(Action.BUSY_OTHER if message.addressed else Action.IGNORE)
 
 
 def _when_paused(record: dict, message: Message, now: float, view: RuleSettings, requester: str) -> Decision:
@@ -186,8 +192,8 @@ def _when_paused(record: dict, message: Message, now: float, view: RuleSettings,
     if message.button:
         return Decision(Action.ANSWER_FIRST)
     body = message.body
-    if not body:
-        return Decision(Action.IGNORE)
+    if not body:  # a file, a sticker, emoji an adapter reads as no text: the question still waits for words
+        return Decision(Action.ANSWER_IN_WORDS)
     if len(body) > view.max_chars:
         return Decision(Action.ANSWER_TOO_LONG)
     return Decision(Action.RESUME, _fields(status="queued", turn_id=message.event_id, updated_at=now))

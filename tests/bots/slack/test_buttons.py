@@ -145,3 +145,29 @@ def test_a_follow_up_button_over_socket_mode(socket_bot, fake_slack, research):
     fake_slack.wait_for(lambda: len(research.calls) == 2, what="the follow-up research")
     assert research.calls[1]["question"] == "What did the 2023 subsidy cut change for EU heat-pump sales?"
     wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{ts}", "done")
+
+
+def test_a_follow_up_press_by_someone_else_during_a_research_is_not_told_to_cancel_it(bot, fake_slack, research):
+    """Bob presses a follow-up button while Alice's follow-up research runs: he is not told
+    "Still working on this — reply `cancel` to stop it.", a cancel only Alice may give, but that
+    her research runs in this thread and what he can do."""
+    research.outcome = lambda tid: TurnOutcome(status="done", thread_id=tid, run_id="r", summary="**Done**",
+                                               follow_ups=["What about UK heat pumps in 2024?"])
+    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    wait_status(fake_slack, thread_id, "done")
+    summary = fake_slack.wait_for(lambda: next((m for m in bot_posts(fake_slack, CHANNEL, ts) for b in m.get("blocks") or []
+                                                if b.get("type") == "actions"), None), what="the summary's buttons")
+    research.gate.clear()
+    bot.message("<@U0BOT> Now compare it with the UK market", thread_ts=ts)
+    fake_slack.wait_for(lambda: len(research.calls) == 2, what="Alice's follow-up research")
+    said = len(bot_posts(fake_slack, CHANNEL, ts))
+    assert bot.press(summary, "deepresearch_follow_up_0", user=BOB) == 200
+    answer = fake_slack.wait_for(lambda: [m["text"] for m in bot_posts(fake_slack, CHANNEL, ts)[said:]
+                                          if "Starting" not in m["text"]]
+                                 + [c.params["text"] for c in fake_slack.calls_to("chat.postEphemeral")],
+                                 what="the answer to Bob")
+    research.gate.set()
+    wait_status(fake_slack, thread_id, "done")
+    assert not [t for t in answer if "cancel" in t], answer
+    assert [t for t in answer if "<@U0ALICE>" in t and "still running" in t], answer

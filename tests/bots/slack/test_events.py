@@ -87,6 +87,17 @@ def test_a_bare_mention_or_help_gets_the_usage_only_for_the_sender(bot, fake_sla
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") is None
 
 
+def test_an_emoji_only_question_as_slack_sends_it_is_refused_like_unicode_emoji(bot, fake_slack, research):
+    """Slack's event text carries emoji as ``:shortcodes:``; "🔥🚀" is refused with "What should I
+    research?", and so is the same message as Slack delivers it (":fire: :rocket:"), not a research
+    with a clarifying question about “:fire: :rocket:”."""
+    ts, _ = bot.message("<@U0BOT> :fire: :rocket:")
+    [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, ts)[:1], what="the bot's answer")
+    runner_idle()
+    assert research.calls == [], [c["question"] for c in research.calls]
+    assert "What should I research?" in said["text"], said["text"]
+
+
 @pytest.mark.parametrize(
     "extra",
     [

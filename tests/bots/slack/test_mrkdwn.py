@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import re
 
-from bots.slack.mrkdwn import escape, markdown_to_mrkdwn, markdown_to_plain, slack_to_text
+import pytest
+
+from bots.slack.mrkdwn import (
+    CUSTOM_EMOJI,
+    emoji_alone_as_unicode,
+    escape,
+    markdown_to_mrkdwn,
+    markdown_to_plain,
+    slack_to_text,
+)
+from engine.text import has_words
 
 EXAMPLE = "## Key findings\n**Top pick:** [Vendor A](https://example.com/a_(b))\n| Vendor | Price |\n|---|---|\n| A | $10 |"
 
@@ -213,3 +223,18 @@ def test_no_literal_backtick_reaches_slack_outside_code():
         rest = re.sub(r"```.*?```|`[^`\n]+`", "", out, flags=re.DOTALL)
         assert "`" not in rest, out
         assert markdown_to_plain(markdown).count("`") >= markdown.count("\\`"), "the plain text keeps the backtick"
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    (":fire: :rocket:", "🔥 🚀"),
+    (":+1::skin-tone-2:", "👍"),  # the skin tone is the emoji's, not one of its own
+    (":+1::skin-tone-2: !", "👍 !"),
+    (":FIRE:🚀?", "🔥🚀?"),
+    (":party_parrot:", CUSTOM_EMOJI),  # a workspace's own emoji: a symbol, not the word "party"
+    (":rocket: Ariane 6 launch costs", ":rocket: Ariane 6 launch costs"),  # words: a question as sent
+    ("meet at 12:30:45", "meet at 12:30:45"),
+    ("", ""),
+])
+def test_a_text_of_emoji_codes_alone_reads_as_the_emoji_it_shows(text, read):
+    assert emoji_alone_as_unicode(text) == read
+    assert has_words(read) == (text in (":rocket: Ariane 6 launch costs", "meet at 12:30:45"))

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import urllib.error
 import urllib.request
 
-from tests.bots.slack.conftest import ALICE, BOB, CHANNEL, TEAM, bot_posts, runner_idle, wait_status
+from tests.bots.slack.conftest import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    TEAM,
+    bot_posts,
+    runner_idle,
+    thread_status,
+    wait_status,
+)
 from tests.shared_files import docx_bytes, encrypted_pdf_bytes, pdf_bytes, zip_bomb_docx_bytes
+from tests.waiting import wait_logged
 
 PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
          "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
@@ -167,3 +178,35 @@ def test_a_direct_message_with_only_a_file_is_acknowledged_not_answered_with_the
     runner_idle()
     assert research.calls == []
     assert "notes.txt" in said["text"] and "/research QUESTION" not in said["text"], said["text"]
+
+
+def _share_alone(bot, fake, channel: str, *, thread_ts: str, channel_type: str = "channel") -> dict:
+    """Alice shares ``notes.txt`` in ``thread_ts`` with no words: the ``file_share`` event Slack sends."""
+    message = fake.share_file(channel, "notes.txt", b"Heat pumps in Denmark grew 30% in 2023.", user=ALICE,
+                              thread_ts=thread_ts)
+    event = {"type": "message", "subtype": "file_share", "channel": channel, "channel_type": channel_type,
+             "user": ALICE, "text": "", "ts": message["ts"], "team": TEAM, "files": message["files"],
+             "thread_ts": thread_ts}
+    assert bot.event(event)[0] == 200
+    return message
+
+
+def test_a_file_alone_as_the_answer_to_the_clarifying_question_gets_a_reply(bot, fake_slack, research, caplog):
+    """The requester answers the clarifying question with a file and no words: the question stays
+    open (no second research turn) and the thread says the file is read with the research and asks
+    for the answer in words, instead of silence."""
+    caplog.set_level(logging.INFO, logger="bots.slack.handlers")
+    root, _ = bot.message("<@U0BOT> heat pumps")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    wait_status(fake_slack, thread_id, "paused")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root)[-1:] if "?" in m["text"]],
+                        what="the clarifying question")
+    posts, notes = len(bot_posts(fake_slack, CHANNEL, root)), len(fake_slack.calls_to("chat.postEphemeral"))
+    message = _share_alone(bot, fake_slack, CHANNEL, thread_ts=root)
+    wait_logged(caplog, "event=slack_turn", f"thread={thread_id}", message["ts"])
+    runner_idle()
+    said = ([m["text"] for m in bot_posts(fake_slack, CHANNEL, root)[posts:]]
+            + [c.params["text"] for c in fake_slack.calls_to("chat.postEphemeral")[notes:]])
+    assert thread_status(thread_id) == "paused" and len(research.calls) == 1
+    assert said, "the file-only answer got no word in the thread"
+    assert [t for t in said if "in words" in t and "cancel" in t], said

@@ -197,3 +197,24 @@ def test_a_german_channel_thread_gets_german_status_and_german_report_files(bot,
     listing = connector.wait_for(lambda c: [m for m in c.messages(conv) if (m.text or "").startswith("Du hast")],
                                  what="the German status answer")[-1]
     assert listing.text.startswith("Du hast keine Recherche, die läuft oder auf eine Antwort wartet.")
+
+
+def test_in_a_group_chat_someone_elses_question_during_a_research_is_not_told_to_cancel_it(bot, connector, settings,
+                                                                                           research):
+    """A group chat is one thread: while Alice's research runs, Bob's own @mention question is
+    not queued, and Bob is not told "Still working on this — reply `cancel` to stop it.", a cancel
+    that only Alice may give (Bob's ``cancel`` is refused), but whose research runs and what he can do."""
+    research.gate.clear()
+    alice = channel_mention(connector.url, "EU heat pump market size 2024", conversation_type="groupChat")
+    bot.send(alice)
+    wait_for(lambda: research.calls, what="Alice's research to run")
+    conversation = alice["conversation"]["id"]
+    said = len(connector.messages(conversation))
+    bob = channel_mention(connector.url, "What did solar panels cost in Spain in 2024?", sender=BOB,
+                          conversation_type="groupChat")
+    bot.send(bob)
+    [answer] = connector.wait_for(lambda c: c.messages(conversation)[said:], what="the answer to Bob")
+    research.gate.set()
+    _wait_status(settings, _thread(alice), ("done",))
+    assert "cancel" not in answer.text, answer.text
+    assert "still running" in answer.text and len(research.calls) == 1, answer.text

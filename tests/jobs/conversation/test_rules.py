@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.conversation import Action, Address, Message, RuleSettings, decide, reply_for
+from jobs.conversation import Action, Address, Attachment, Message, RuleSettings, decide, reply_for
 from jobs.conversation.rules import ACTIVE, FINISHED
 from jobs.threads import STATUSES
 from jobs.turns import MENTION, Reply
@@ -27,16 +27,18 @@ KINDS = {
     "long-": ("why? " * 20, Address.NONE),
     "cancel#": ("cancel", "cancel"),
     "follow#": ("Stop tides?", "follow_up"),  # a cancel word in a question is still a question
+    "file-": ("", Address.NONE),  # a file shared with no words (see ``message``)
+    "emoji@": ("🔥🚀", Address.MENTION),  # emoji alone: no words (Slack's ``:fire:`` codes are read so)
 }
 COLUMNS = list(KINDS)
 
 S, R, B, C, CP = Action.START, Action.RESUME, Action.BUSY, Action.CANCEL, Action.CANCEL_PAUSED
 RC, RA, X, N = Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED, Action.NOTHING_RUNNING
 E, L, LA, NO = Action.EMPTY, Action.TOO_LONG, Action.ANSWER_TOO_LONG, Action.IGNORE
-AF = Action.ANSWER_FIRST
+AF, AW, BO = Action.ANSWER_FIRST, Action.ANSWER_IN_WORDS, Action.BUSY_OTHER
 
-FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO, N, S]
-FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO, N, S]
+FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO, N, S, NO, E]
+FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO, N, S, NO, E]
 # (thread state, from the requester) -> the action for each column of KINDS
 TABLE: dict[tuple[str, bool], list[Action]] = {
     ("unknown", True): FINISHED_OTHER,  # nobody is the requester of an unknown thread
@@ -44,11 +46,13 @@ TABLE: dict[tuple[str, bool], list[Action]] = {
     # delivering: the report is written, its summary and files are being posted
     **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost", "delivering")},
     **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost", "delivering")},
-    **{(s, True): [B, B, C, C, B, B, B, B, C, B] for s in ("queued", "running")},
-    **{(s, False): [B, NO, RC, RC, B, NO, B, NO, RC, B] for s in ("queued", "running")},
-    ("paused", True): [R, R, CP, CP, NO, NO, LA, LA, CP, AF],
-    ("paused", False): [RA] * 8 + [RC, AF],
-    ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X],
+    # the requester is told how to cancel; anyone else, whose research runs (they cannot cancel it)
+    **{(s, True): [B, B, C, C, B, B, B, B, C, B, B, B] for s in ("queued", "running")},
+    **{(s, False): [BO, NO, RC, RC, BO, NO, BO, NO, RC, BO, NO, BO] for s in ("queued", "running")},
+    # an answer with no text (a file alone) is asked for in words; the question stays open
+    ("paused", True): [R, R, CP, CP, AW, AW, LA, LA, CP, AF, AW, R],
+    ("paused", False): [RA] * 8 + [RC, AF, RA, RA],
+    ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X, X, X],
     # a question nobody answered in time does not keep the thread from anyone else: it is finished for them
     ("paused-expired", False): FINISHED_OTHER,
 }
@@ -72,7 +76,8 @@ def message(kind: str, author: str, event_id: str = "e1") -> Message:
     text, address = KINDS[kind]
     if kind.endswith("#"):
         return Message.press(THREAD, author, address, text, event_id)
-    return Message(thread_key=THREAD, author=author, text=text, event_id=event_id, address=address)
+    files = (Attachment("notes.txt"),) if kind.startswith("file") else ()
+    return Message(thread_key=THREAD, author=author, text=text, event_id=event_id, address=address, attachments=files)
 
 
 CASES = [(state, mine, kind, actions[i]) for (state, mine), actions in TABLE.items() for i, kind in enumerate(COLUMNS)]
@@ -154,7 +159,7 @@ def test_a_follow_up_button_that_started_a_research_is_a_duplicate_ever_after():
     assert second.action is Action.START and second.fields["pressed"] == ["press-1", "press-2"]
     # a press while a research runs is "still working" and is not used up
     busy = decide({**later, "status": "running"}, message("follow#", OTHER, event_id="press-3"), NOW, VIEW)
-    assert busy.action is Action.BUSY and not busy.fields
+    assert busy.action is Action.BUSY and not busy.fields  # the press of the research's own requester
 
 
 def test_button_replies():
@@ -174,7 +179,7 @@ def test_the_limits_themselves_are_still_inside():
     asked_exactly_ttl_ago = {**record("paused"), "paused_at": NOW - VIEW.clarify_ttl}
     assert decide(asked_exactly_ttl_ago, message("ask-", REQUESTER), NOW, VIEW).action is Action.RESUME
     changed_exactly_stale_after_ago = {**record("running"), "updated_at": NOW - VIEW.stale_after}
-    assert decide(changed_exactly_stale_after_ago, message("ask@", OTHER), NOW, VIEW).action is Action.BUSY
+    assert decide(changed_exactly_stale_after_ago, message("ask@", OTHER), NOW, VIEW).action is Action.BUSY_OTHER
 
 
 def test_an_expired_question_closes_the_thread_with_its_reason_and_time():
@@ -231,3 +236,24 @@ def test_replies_without_a_mention_say_exactly_what_happened():
         "Still working on this — reply `cancel` to stop it.", "busy", False, None)
     started = reply_for(decide(record("done"), message("ask@", OTHER), NOW, VIEW), message("ask@", OTHER), VIEW)
     assert (started.text, started.outcome, started.ephemeral, started.mention) == (None, "started", False, None)
+
+
+def test_while_a_research_runs_only_its_requester_is_told_how_to_cancel_it():
+    mine = reply_for(decide(record("running"), message("ask@", REQUESTER), NOW, VIEW), message("ask@", REQUESTER), VIEW)
+    assert (mine.text, mine.ephemeral, mine.mention) == ("Still working on this — reply `cancel` to stop it.", False, None)
+    for kind in ("ask@", "follow#", "emoji@"):
+        theirs = reply_for(decide(record("running"), message(kind, OTHER), NOW, VIEW), message(kind, OTHER), VIEW)
+        assert theirs.text == (f"A research by {MENTION} is still running in this thread. Ask your question again "
+                               "when it is done, or in a new thread."), kind
+        assert (theirs.outcome, theirs.ephemeral, theirs.mention) == ("busy", True, REQUESTER)
+        assert "cancel" not in theirs.text
+
+
+def test_an_answer_without_words_keeps_the_question_open_and_asks_for_words():
+    for kind in ("file-", "empty-"):
+        decision = decide(record("paused"), message(kind, REQUESTER), NOW, VIEW)
+        said = reply_for(decision, message(kind, REQUESTER), VIEW)
+        assert decision.action is Action.ANSWER_IN_WORDS and not decision.fields
+        assert said.text == ("Please answer the question above in words: reply with text, or `cancel` to stop. "
+                             "Files shared in this thread are read with the research.")
+        assert (said.outcome, said.ephemeral, said.mention) == ("busy", False, None)
