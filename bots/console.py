@@ -206,9 +206,9 @@ def run_ask(
     (``--file``) are read into the thread's own index before the research starts
     (:func:`engine.files.ingest`) and searched beside the web or corpus.
 
-    The log's warnings and errors reach the terminal only when the last line does not already
-    say why the run stopped (:func:`bots.console_log.run_with_quiet_log`: a full disk is one
-    line, not also the bookkeeping it failed), as they happen with ``verbose`` (``-v``) or ``LOG_LEVEL``.
+    The log's records reach the terminal as they happen with ``verbose`` (``-v``) or ``LOG_LEVEL``,
+    never otherwise (:func:`bots.console_log.run_with_quiet_log`: a full disk is one line, not also
+    the bookkeeping it failed; errors the run's lines do not explain are one plain line at its end).
 
     Raises:
         SettingsError: a setting is missing or invalid (the CLI prints it as one line).

@@ -18,6 +18,7 @@ from bots.console_output import EXIT_STORAGE, said_errors
 from bots.console_record import ThreadRecord, load_record
 from bots.terminal_signals import EXIT_INTERRUPTED, ctrl_c_deferred, interrupted_exit_code
 from engine.artifacts import safe_name
+from engine.outage_log import handled
 from engine.settings import Settings, SettingsError
 from jobs import audit, quotas
 from jobs.locks import process_start_time
@@ -154,7 +155,8 @@ class TerminalTurn:
         try:
             quotas.release(self.store, self.turn_id, user=self.user, thread_id=self.thread)
         except Exception as err:  # bookkeeping must not hide how the research ended
-            log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
+            log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__,
+                      extra=handled())
         record = load_record(self.settings.data_dir, self.thread)
         research = research_start(record, self.started)
         usage, calls_to = self.usage(research, ended)
@@ -163,7 +165,8 @@ class TerminalTurn:
                 quotas.add_tokens(self.store, self.turn_id, audit.spent_tokens(usage), user=self.user,
                                   thread_id=self.thread)
             except Exception as err:
-                log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__)
+                log.error("event=quota_bookkeeping_failed thread=%s error=%s", self.thread, type(err).__name__,
+                          extra=handled())
         if code == 2 or not audited:
             return True
         status = _STATUS.get(code, "failed") if code is not None else "failed"
@@ -192,7 +195,8 @@ class TerminalTurn:
         try:
             return audit.turn_usage(self.settings, self.thread, since, until=ended), ended
         except Exception as err:
-            log.error("event=audit_usage_unknown thread=%s error=%s", self.thread, type(err).__name__)
+            log.error("event=audit_usage_unknown thread=%s error=%s", self.thread, type(err).__name__,
+                      extra=handled())
             return None, None
 
 

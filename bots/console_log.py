@@ -1,22 +1,26 @@
 """What a terminal run of `deepresearch ask` shows of the log: the person reads the run's own lines;
-log records (``event=...`` warnings and errors) are for whoever looks into a fault."""
+log records (``event=...`` warnings and errors) are for whoever looks into a fault, with ``-v`` or
+``LOG_LEVEL``. Without, a run that ends says at most one plain line of them: that errors it does not
+otherwise explain were logged, and how to see them."""
 
 from __future__ import annotations
 
 import logging
+import sys
 from collections import deque
 from collections.abc import Callable
 
-from engine.outage_log import OUTAGE, RECOVERED, SHOWN, WAITS
+from engine.outage_log import HANDLED, OUTAGE, RECOVERED, SHOWN, WAITS
 from engine.settings import SettingsError
 
 log = logging.getLogger(__name__)
 
 #: ``ask``'s exit codes whose last line says why the research stopped: a model or search server
 #: unreachable or the thread's lock lapsed (1), the data folder or ``--out`` unwritable (5),
-#: Redis not answering within its retry window (7), Ctrl-C (130). The log's warnings and errors on the way there are that cause's echoes: a full
-#: disk also fails a research unit's write, the quota bookkeeping, the audit record and the
-#: lock's release, each logged as it happens.
+#: Redis not answering within its retry window (7), Ctrl-C (130). The log's errors on the way there are
+#: that cause's echoes (a full disk also fails a research unit's write, the quota bookkeeping, the audit
+#: record and the lock's release, each logged as it happens): such a run does not end with the line
+#: that counts the errors it logged.
 EXPLAINED = frozenset({1, 5, 7, 130})
 #: Records held at most in one run; older ones are counted, not kept.
 HELD_MAX = 1000
@@ -37,10 +41,14 @@ class _Held(logging.Handler):
         self.let_go = 0
         self.down: dict[str, list[logging.LogRecord]] = {}  # service -> the records of its outage so far
         self.back: set[str] = set()  # services whose last line said they answer again
+        #: errors logged that the program does not make good by itself (:func:`engine.outage_log.handled`)
+        self.errors = 0
 
     def emit(self, record: logging.LogRecord) -> None:
         if self._outage(record):
             return
+        if record.levelno >= logging.ERROR and not getattr(record, HANDLED, False):
+            self.errors += 1
         if len(self.records) == HELD_MAX:
             self.let_go += 1
         self.records.append(record)
@@ -86,16 +94,21 @@ def live_log(verbose: bool) -> bool:
 
 
 def run_with_quiet_log(run: Callable[[], int], *, live: bool) -> int:
-    """``run()`` (a terminal run; returns its exit code) with the log held back from the terminal.
+    """``run()`` (a terminal run; returns its exit code) with the log kept off the terminal.
 
     With ``live`` the log is left as it is. Without, the root logger's records (what its level
-    lets through: warnings and errors by default) are held while ``run`` runs, then dropped
-    when the run ends with a code of :data:`EXPLAINED`, a ``KeyboardInterrupt`` or a
-    :class:`~engine.settings.SettingsError` (each said in one line already), and handed to the
-    root logger's handlers as they were otherwise (exit 0, 2, 3, 4, 6, or an error nothing
-    answered, which still shows with the log that led to it). A record logged once ``run`` has
-    returned goes out at once. An outage waited out (:mod:`engine.outage_log`) is one line as it
-    begins and one as it ends, whatever the end; its records are not replayed once it ended.
+    lets through: warnings and errors by default) are held from the terminal's handlers
+    (:func:`terminal_handler`; the others, a log file's, get them as they happen) while ``run``
+    runs, and are not shown when it returns: what the person needs is in the run's own lines. A run whose last line does
+    not say why it stopped (an exit code not in :data:`EXPLAINED`) and that logged errors the
+    program does not make good by itself (not :func:`engine.outage_log.handled`) ends with one
+    plain line saying how many, and that ``-v`` shows them; warnings, and the errors of a
+    bookkeeping that heals itself (a quota slot that expires, a lock that lapses, an audit record
+    kept pending), say nothing. A ``KeyboardInterrupt`` or a :class:`~engine.settings.SettingsError`
+    (each said in one line already) drops them; an error nothing answered (a traceback follows)
+    hands them to the terminal's handlers as they were, the log that led to it. A record logged
+    once ``run`` has returned goes out at once. An outage waited out (:mod:`engine.outage_log`) is
+    one line as it begins and one as it ends, whatever the end.
 
     Raises:
         Whatever ``run`` raises.
@@ -104,19 +117,40 @@ def run_with_quiet_log(run: Callable[[], int], *, live: bool) -> int:
         return run()
     root = logging.getLogger()
     handlers, held = root.handlers[:], _Held()
-    root.handlers[:] = [held]
-    explained = False
+    shown = [h for h in handlers if terminal_handler(h)]
+    root.handlers[:] = [held, *(h for h in handlers if not terminal_handler(h))]
+    code: int | None = None
+    unanswered = False
     try:
         code = run()
-        explained = code in EXPLAINED
         return code
     except (KeyboardInterrupt, SettingsError):
-        explained = True
+        raise
+    except BaseException:
+        unanswered = True
         raise
     finally:
         root.handlers[:] = handlers
-        if not explained:
-            _replay(held, handlers)
+        if unanswered:
+            _replay(held, shown)
+        elif code is not None and code not in EXPLAINED and held.errors:
+            _line(_errors_line(held.errors), style="yellow")
+
+
+def terminal_handler(handler: logging.Handler) -> bool:
+    """True for a handler that writes to the terminal: the one :func:`bots.logs.configure_logging`
+    installs (its ``terminal`` attribute), or a stream handler on stderr or stdout."""
+    if getattr(handler, "terminal", False):
+        return True
+    stream = getattr(handler, "stream", None)
+    return isinstance(handler, logging.StreamHandler) and stream is not None and stream in (
+        sys.stderr, sys.stdout, sys.__stderr__, sys.__stdout__)
+
+
+def _errors_line(count: int) -> str:
+    """The one line a run ends with that logged ``count`` errors its own lines do not explain."""
+    what = "an error" if count == 1 else f"{count} errors"
+    return f"This run logged {what} that did not stop it; ask -v shows the log as it happens."
 
 
 def _replay(held: _Held, handlers: list[logging.Handler]) -> None:

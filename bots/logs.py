@@ -25,6 +25,7 @@ def configure_logging(level: str | None = None) -> None:
     """
     level = (level or log_level_setting() or "WARNING").strip().upper()
     handler = logging.StreamHandler()
+    handler.terminal = True  # type: ignore[attr-defined]  # ask's terminal holds its records (bots.console_log)
     handler.setFormatter(RedactingFormatter("ts=%(asctime)s level=%(levelname)s logger=%(name)s %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]

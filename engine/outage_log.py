@@ -4,6 +4,10 @@ A record logged with ``extra=outage(service)`` says ``service`` (a name a person
 ``"Redis"``, ``"PostgreSQL"``) did not answer and the caller waits for it; one logged with
 ``extra=recovery(service)`` says it answers again. A terminal run shows each outage once as it
 happens and its end once (:mod:`bots.console_log`), instead of the records themselves.
+
+A record logged with ``extra=handled()`` is an error the program makes good by itself (a quota slot
+that expires, an audit record kept pending to be written later): a terminal run does not count it
+among the errors it says it logged.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ RECOVERED = "recovered"
 SHOWN = "outage_shown"
 #: The ``LogRecord`` attribute saying how the caller waits (``trying again for up to 90 s (SETTING)``).
 WAITS = "outage_waits"
+#: The ``LogRecord`` attribute set on an error the program makes good by itself (see :func:`handled`).
+HANDLED = "handled"
 
 
 def outage(service: str, *, shown: bool = False, waits: str | None = None) -> dict:
@@ -29,3 +35,10 @@ def outage(service: str, *, shown: bool = False, waits: str | None = None) -> di
 def recovery(service: str) -> dict:
     """The ``extra`` of a log record saying ``service`` answers again after an outage."""
     return {RECOVERED: service}
+
+
+def handled() -> dict:
+    """The ``extra`` of an error log record whose failure needs nothing of the person running the
+    command: what failed is made good by itself (bookkeeping that expires, lapses or is kept to be
+    written later). The record stays in the log; a terminal run does not mention it."""
+    return {HANDLED: True}

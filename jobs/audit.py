@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.artifacts import safe_name
+from engine.outage_log import handled
 from engine.redact import quoted, redact
 from engine.settings import OFFLINE_MODEL_NAME, Settings
 from jobs import audit_pending
@@ -298,7 +299,7 @@ def write(settings: Settings, record: dict) -> bool:
     except Exception as err:  # bookkeeping must not fail a research
         kept = audit_pending.keep(settings, record)
         log.error("event=audit_write_failed error=%s detail=%s kept=%s", type(err).__name__,
-                  quoted(err), kept or "none")
+                  quoted(err), kept or "none", extra=handled() if kept else None)
         return kept is not None
     return True
 

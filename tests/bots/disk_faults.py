@@ -10,7 +10,8 @@ audit trail alone cannot be written (``PermissionError``), a fault the run's las
 index's readers) cannot create the ``-shm`` file its write-ahead log needs, as SQLite reads it on a
 full tmpfs: its first statement raises ``sqlite3.OperationalError("disk I/O error")``
 (``SQLITE_IOERR_SHMSIZE``); ``DISK_FULL_READS=only``: that alone, the files already there still
-take writes. ``DISK_FULL_AT`` may also be text of a line the run says (``thread:``).
+take writes. ``DISK_FULL_AT`` may also be text of a line the run says (``thread:``) or prints on stdout
+(``report.md``: the disk fills once the report is written, as its files are listed).
 """
 
 from __future__ import annotations
@@ -146,6 +147,18 @@ def _install_full_disk(stage: str) -> None:
             FULL.append(True)
 
     bots.console.say = saying
+
+    import bots.console_output
+
+    printed = bots.console_output.stdout_line
+
+    def printing(line, *args, **kwargs):
+        result = printed(line, *args, **kwargs)
+        if stage in str(line):
+            FULL.append(True)
+        return result
+
+    bots.console_output.stdout_line = printing
 
 
 def _deny_audit() -> None:
