@@ -71,11 +71,16 @@ class _Transcript:
         self.comment = ""
         self.follow_ups: list[str] = []
         self.last = ""  # the text of the last post or edit printed (or held back to be)
+        #: this terminal's answer was not sent (another terminal's was): the worker's "Answered, thanks"
+        #: for that one is not shown here, where the line before said this answer is not sent
+        self.not_answered_here = False
 
     def __call__(self, event: dict) -> None:
         self.flush()
         if event["op"] in ("post", "update"):
             if event["text"] == self.last:
+                return
+            if self.not_answered_here and event["text"] in WORDS.texts("answered_status").values():
                 return
             self.last = event["text"]
         if event["op"] == "post":
@@ -379,7 +384,7 @@ class _QueuedRun:
             if info.status == "queued":
                 say("queued; waiting for a worker …")
         if answer is not None and info is not None and info.status in ACTIVE and info.clarify_question:
-            say(ANSWERED_ELSEWHERE)  # its one clarifying question was answered: the research runs on
+            self._say_answered_elsewhere()  # its one clarifying question was answered: the research runs on
             answer = None
         if answer is not None and info is not None and info.status not in ("paused", *ACTIVE):
             say(f"--answer is ignored: the research is {info.status}, not waiting for an answer.")
@@ -414,7 +419,7 @@ class _QueuedRun:
                 return 3, None
             action = self.send(reply, answering=True)
             if action == "busy":  # another terminal's answer landed between the check and this one
-                say(ANSWERED_ELSEWHERE)
+                self._say_answered_elsewhere()
                 info = None
                 continue
             if action not in ("started", "resumed"):
@@ -434,8 +439,14 @@ class _QueuedRun:
         info = thread_info(self.thread, settings=self.settings)
         if info is None or info.status == "paused":
             return False
-        say(ANSWERED_ELSEWHERE)
+        self._say_answered_elsewhere()
         return True
+
+    def _say_answered_elsewhere(self) -> None:
+        """Say :data:`ANSWERED_ELSEWHERE`; the research followed from here on is the other answer's,
+        whose "Answered, thanks" status this terminal then does not print (:class:`_Transcript`)."""
+        say(ANSWERED_ELSEWHERE)
+        self.shown.not_answered_here = True
 
     def print_files(self, info, out: Path | None, again: str = "") -> int:
         """Print the title, the files and the suggested follow-ups; copy the files to ``out``

@@ -13,6 +13,7 @@ from jobs.relay import RelayPort
 from jobs.store import get_store
 from jobs.threads import set_thread
 from tests.jobs.conftest import make_settings
+from tests.texts import ANSWERED_TEXT
 
 THREAD = "console:0f0e0d0c-answers"
 ME = "someone"
@@ -56,8 +57,11 @@ def test_an_answer_that_loses_the_race_says_so_and_follows_the_research(settings
     monkeypatch.setattr(run, "_answered_elsewhere", lambda: _answer_from_elsewhere(settings) or False)
     followed = []
 
-    def follow(thread, **_kwargs):  # the research runs on the workers to its end
+    def follow(thread, *, on_event, **_kwargs):  # the research runs on the workers to its end
         followed.append(thread)
+        # the worker closes the question's status for the answer the other terminal sent
+        on_event({"op": "update", "id": "s0", "text": ANSWERED_TEXT})
+        on_event({"op": "update", "id": "s1", "text": "Research in progress"})
         set_thread(get_store(settings), THREAD, status="done")
         return thread_info(THREAD, settings=settings)
 
@@ -66,3 +70,5 @@ def test_an_answer_that_loses_the_race_says_so_and_follows_the_research(settings
     err = " ".join(capsys.readouterr().err.split())
     assert (code, done.status, followed) == (0, "done", [THREAD])
     assert "answered in another terminal" in err and "cancel" not in err
+    # this terminal's answer was not sent: it does not also say "Answered, thanks" for the other one's
+    assert "Answered, thanks" not in err and "Research in progress" in err, err
