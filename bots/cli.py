@@ -237,7 +237,7 @@ def prune(
     keep_artifacts: Annotated[bool, typer.Option("--keep-artifacts", help="Keep the report files.")] = False,
 ) -> None:
     """Delete threads (checkpoints and report files) idle for more than --older-than days, and
-    audit records older than that."""
+    audit records older than that. A thread queued or running is kept, and listed."""
     _stop_on_sigterm()
     import asyncio
 
@@ -251,12 +251,23 @@ def prune(
         settings = load_settings()
     except SettingsError as err:
         fail(str(err))
+    from redis.exceptions import RedisError
+
+    from jobs.prune_guard import PruneGuard
+
     try:
+        guard = PruneGuard(settings)  # asks the job store first: an unreachable Redis stops it here
         report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
-                                           keep_artifacts=keep_artifacts))
+                                           keep_artifacts=keep_artifacts, guard=guard))
         audited = audit.prune(settings, older_than_days=older_than, dry_run=dry_run)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
         fail(str(err))
+    except RedisError as err:  # without it no thread can be told to be in flight: none more is deleted
+        from bots.console_output import EXIT_REDIS
+        from jobs.redisconn import unanswered_line
+
+        fail(f"{unanswered_line(settings.redis_url or '', err)}; prune stopped: it deletes no thread "
+             "it cannot tell is not queued or running. Start Redis, then prune again.", EXIT_REDIS)
     except (OSError, sqlite3.Error) as err:
         why = write_problem(err, settings.data_dir)
         if why is None:
@@ -264,12 +275,15 @@ def prune(
         fail(f"cannot change the data folder {clean_path(settings.data_dir)}: {why}", 5)
     for thread in report.threads:
         typer.echo(f"  {thread}")
+    for thread, why in report.busy.items():
+        typer.echo(f"  {thread}: {'would be kept' if dry_run else 'kept'}, in flight ({why})")
     what = "checkpoint file" if settings.database_url is None else "PostgreSQL checkpoint and report tables"
+    busy = f" ({len(report.busy)} in flight, listed above)" if report.busy else ""
     if dry_run:
-        typer.echo(f"would delete {len(report.threads)} thread(s), keep {report.kept}; {what} "
+        typer.echo(f"would delete {len(report.threads)} thread(s), keep {report.kept}{busy}; {what} "
                    f"{report.bytes_before:,} bytes")
     else:
-        typer.echo(f"deleted {len(report.threads)} thread(s), kept {report.kept}; {what} "
+        typer.echo(f"deleted {len(report.threads)} thread(s), kept {report.kept}{busy}; {what} "
                    f"{report.bytes_before:,} -> {report.bytes_after:,} bytes")
     typer.echo(f"{'would delete' if dry_run else 'deleted'} {audited} audit record(s)")
 

@@ -377,7 +377,8 @@ class _QueuedRun:
         if _lost_by_redis(self.thread, self.settings):
             say(f"thread: {self.thread}\nRedis lost this research's records; waiting for a worker to recover it …")
         elif info is None:
-            say(f"deepresearch: there is no queued research with thread id {self.thread}.")
+            say(f"deepresearch: there is no queued research with thread id {self.thread} "
+                "(an unknown thread id, or one `deepresearch prune` deleted).")
             return False, None
         else:
             say(f"thread: {self.thread}")

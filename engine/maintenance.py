@@ -6,6 +6,7 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from engine.artifact_store import artifact_store
 from engine.artifacts import safe_name
@@ -26,12 +27,34 @@ class PruneReport:
 
     threads: list[str] = field(default_factory=list)
     kept: int = 0
+    #: Threads old enough but in flight (queued, running, their lock held), kept: ``{thread: why}``
+    #: (``running in a worker (pid 4242 on host-a, since 14:02:07)``); counted in ``kept`` too.
+    busy: dict[str, str] = field(default_factory=dict)
     bytes_before: int = 0
     bytes_after: int = 0
 
 
+class ThreadGuard(Protocol):
+    """What the job layer tells :func:`prune_threads` of a thread (:class:`jobs.prune_guard.PruneGuard`)."""
+
+    def busy(self, thread_id: str) -> str | None:
+        """Why the thread is in flight (queued, running, its lock held), or None."""
+
+    def busy_name(self, name: str, thread_id: str) -> str | None:
+        """:meth:`busy` of a thread known by its file name only, read back as ``thread_id``."""
+
+    def claim(self, thread_id: str, name: str | None = None) -> str | None:
+        """Hold the thread (its lock) for deleting it: None when held, else why it is in flight."""
+
+    def release(self, thread_id: str) -> None:
+        """Free what :meth:`claim` held."""
+
+    def forget(self, thread_id: str) -> None:
+        """Delete the job store's records of the thread (and its journal's)."""
+
+
 async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: bool = False,
-                        keep_artifacts: bool = False) -> PruneReport:
+                        keep_artifacts: bool = False, guard: ThreadGuard | None = None) -> PruneReport:
     """Delete every thread whose newest checkpoint is older than ``older_than_days``.
 
     Works on either store (:func:`engine.checkpoints.open_checkpointer`). Uses the checkpointer's
@@ -45,11 +68,22 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
     first checkpoint (killed right after ``thread:`` was printed) is known only from those two places:
     it is pruned by the same age rule, its age the newest modification time there
     (:func:`unsaved_threads`), and reported by its file name.
+
+    With ``guard`` (``deepresearch prune`` gives :class:`jobs.prune_guard.PruneGuard`), a thread in flight
+    (queued, running, its lock held by a worker, a bot or a terminal) is never deleted, however old its
+    checkpoint: it is kept and listed in :attr:`PruneReport.busy` (with ``dry_run`` too). Each thread
+    deleted is held by its lock meanwhile (nothing starts on it), and its records in the job store
+    (Redis with ``REDIS_URL``, and the journal) go with it, so a later ``--resume`` finds no such thread.
+    A paused thread (waiting for its clarifying answer) is not in flight: old enough, it is pruned.
+
+    Raises:
+        the stores' errors (the checkpointer's, the guard's: ``redis.exceptions.RedisError`` when Redis
+        stays away, ``sqlite3.Error``, :class:`engine.database.DatabaseError`).
     """
     report = PruneReport()
     cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
     if settings.database_url is None and not settings.checkpoint_path.exists():
-        await _prune_unsaved(settings, set(), cutoff, dry_run, report)
+        await _prune_unsaved(settings, set(), cutoff, dry_run, report, guard)
         return report
     store = artifact_store(settings)
     async with open_checkpointer(settings) as saver:
@@ -62,15 +96,27 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
             if ts is None or ts >= cutoff:
                 report.kept += 1
                 continue
+            if guard is not None:
+                why = await asyncio.to_thread(guard.busy if dry_run else guard.claim, thread_id)
+                if why is not None:
+                    report.busy[thread_id] = why
+                    report.kept += 1
+                    continue
             report.threads.append(thread_id)
             if dry_run:
                 continue
-            await saver.adelete_thread(thread_id)
-            await delete_source_texts(settings, thread_id)
-            await asyncio.to_thread(_delete_local, settings, thread_id)
-            if not keep_artifacts:
-                await asyncio.to_thread(store.delete_thread, thread_id)
-        await _prune_unsaved(settings, known, cutoff, dry_run, report)
+            try:
+                await saver.adelete_thread(thread_id)
+                await delete_source_texts(settings, thread_id)
+                await asyncio.to_thread(_delete_local, settings, thread_id)
+                if not keep_artifacts:
+                    await asyncio.to_thread(store.delete_thread, thread_id)
+                if guard is not None:
+                    await asyncio.to_thread(guard.forget, thread_id)
+            finally:
+                if guard is not None:
+                    await asyncio.to_thread(guard.release, thread_id)
+        await _prune_unsaved(settings, known, cutoff, dry_run, report, guard)
         if report.threads and not dry_run:
             await compact(saver)
         report.bytes_after = await stored_bytes(settings, saver)
@@ -104,16 +150,33 @@ def unsaved_threads(settings: Settings, known: set[str]) -> dict[str, datetime]:
 
 
 async def _prune_unsaved(settings: Settings, known: set[str], cutoff: datetime, dry_run: bool,
-                         report: PruneReport) -> None:
+                         report: PruneReport, guard: ThreadGuard | None) -> None:
     """Prune the threads of :func:`unsaved_threads` last touched before ``cutoff`` (named by their
-    file name, the thread id's :func:`engine.artifacts.safe_name`)."""
+    file name, the thread id's :func:`engine.artifacts.safe_name`), but none in flight (``guard``)."""
     for name, mtime in sorted((await asyncio.to_thread(unsaved_threads, settings, known)).items()):
         if mtime >= cutoff:
             report.kept += 1
             continue
-        report.threads.append(thread_id_of(name))
-        if not dry_run:
+        thread_id = thread_id_of(name)
+        if guard is not None:
+            if dry_run:
+                why = await asyncio.to_thread(guard.busy_name, name, thread_id)
+            else:
+                why = await asyncio.to_thread(guard.claim, thread_id, name)
+            if why is not None:
+                report.busy[thread_id] = why
+                report.kept += 1
+                continue
+        report.threads.append(thread_id)
+        if dry_run:
+            continue
+        try:
             await asyncio.to_thread(_delete_local, settings, name)
+            if guard is not None:
+                await asyncio.to_thread(guard.forget, thread_id)
+        finally:
+            if guard is not None:
+                await asyncio.to_thread(guard.release, thread_id)
 
 
 #: The file name of a terminal thread (``console:{uuid4}`` → ``console_{uuid4}``), read back.

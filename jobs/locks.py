@@ -31,13 +31,15 @@ POLL_EVERY = 0.25
 #: What each kind of holder is called in a message (:func:`describe_holder`), by the ``kind`` its
 #: lock record gives. A bot takes a thread's lock only in its in-process runner (without
 #: ``REDIS_URL``); ``runner`` is that runner in a process that is no bot (the job function called
-#: from Python); ``terminal`` is ``deepresearch ask`` run in its own process.
+#: from Python); ``terminal`` is ``deepresearch ask`` run in its own process; ``prune`` is ``deepresearch prune``
+#: holding a thread while it deletes it (:mod:`jobs.prune_guard`).
 HOLDER_KINDS = {
     "worker": "a worker",
     "slack": "the Slack bot",
     "teams": "the Teams bot",
     "runner": "an in-process runner",
     "terminal": "another terminal",
+    "prune": "`deepresearch prune` deleting it",
 }
 _process_kind: list[str] = []
 

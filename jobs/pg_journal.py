@@ -88,7 +88,15 @@ class PostgresJournal(Store):
         raise NotImplementedError("the journal of turns is written with put")
 
     def delete(self, key: str, *, if_field: tuple[str, object] | None = None) -> bool:
-        raise NotImplementedError("the journal of turns is written with put")
+        """Delete the record ``key`` (``deepresearch prune`` forgetting a thread); True when there was one.
+
+        Raises:
+            NotImplementedError: with ``if_field`` (the journal is written with put only).
+        """
+        if if_field is not None:
+            raise NotImplementedError("the journal of turns is written with put")
+        with self._connect() as conn:
+            return conn.execute(f"DELETE FROM {_TABLE} WHERE space = %s AND key = %s", (_RECORD, key)).rowcount > 0
 
     def index_add(self, index: str, member: str, score: float) -> None:
         with self._connect() as conn:

@@ -35,6 +35,11 @@ def _key(thread_id: str) -> str:
     return f"deepresearch:relay-events:{thread_id}"
 
 
+def events_key(thread_id: str) -> str:
+    """The Redis key of ``thread_id``'s relayed events (``deepresearch prune`` deletes it with the thread)."""
+    return _key(thread_id)
+
+
 class RelayPort:
     """The chat port of ``deepresearch ask --queue``: events go to a Redis list per thread.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from bots.cli import app
@@ -78,3 +79,113 @@ def test_prune_deletes_a_run_killed_before_its_first_checkpoint(offline_settings
     assert gone.threads == ["console_killed"], gone
     assert not folder.exists() and not (records / "console_killed.json").exists()
     assert (records / "console_fresh.json").exists()
+
+
+def _cli_env(monkeypatch, settings) -> None:
+    """`deepresearch prune` in this process, with these settings from the environment as in production."""
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(settings.data_dir))
+    if settings.redis_url:
+        monkeypatch.setenv("REDIS_URL", settings.redis_url)
+    if settings.database_url is not None:
+        monkeypatch.setenv("DATABASE_URL", settings.database_url.get_secret_value())
+
+
+@pytest.mark.parametrize("with_redis", [False, True], ids=["jobs.sqlite", "redis"])
+def test_prune_keeps_a_thread_queued_or_running(offline_settings, request, monkeypatch, with_redis):
+    """A thread whose lock a worker holds (it runs), or whose registry record says queued, is never
+    deleted, however old its checkpoint: kept and listed, by --dry-run too. Once it ended it goes."""
+    from jobs import thread_info
+    from jobs.locks import ThreadLock, holding_as
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+
+    redis_url = request.getfixturevalue("redis_db") if with_redis else None
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0).model_copy(
+        update={"redis_url": redis_url})
+    for thread in ("console:running", "console:queued", "console:idle"):
+        asyncio.run(run_turn(thread, question=f"What is {thread[8:]} about?", settings=settings))
+    store = get_store(settings)
+    with holding_as("worker"):  # as jobs.run.run_job holds the thread while its research runs
+        lock = ThreadLock(store, "console:running")
+        assert lock.acquire(timeout=0)
+    try:
+        set_thread(store, "console:queued", status="queued", turn_id="t-q", requester="me", question="again")
+        _cli_env(monkeypatch, settings)
+        dry = CliRunner().invoke(app, ["prune", "--dry-run", "--older-than", "0"])
+        assert dry.exit_code == 0, dry.output
+        assert re.search(r"console:running: would be kept, in flight \(running in a worker \(pid \d+", dry.output)
+        assert "console:queued: would be kept, in flight (queued)" in dry.output
+        assert "  console:idle\n" in dry.output and "would delete 1 thread(s), keep 2 (2 in flight" in dry.output
+        gone = CliRunner().invoke(app, ["prune", "--older-than", "0"])
+        assert gone.exit_code == 0, gone.output
+        assert "deleted 1 thread(s), kept 2 (2 in flight, listed above)" in gone.output, gone.output
+        assert "console:running: kept, in flight (running in a worker" in gone.output
+        for thread in ("console:running", "console:queued"):
+            assert asyncio.run(thread_status(thread, settings=settings)) == "done"
+            assert (settings.artifacts_dir / thread.replace(":", "_")).is_dir()
+        assert asyncio.run(thread_status("console:idle", settings=settings)) == "none"
+        assert lock.held() and thread_info("console:queued", settings=settings).status == "queued"
+    finally:
+        lock.release()
+    set_thread(store, "console:queued", status="done")
+    after = CliRunner().invoke(app, ["prune", "--older-than", "0"])
+    assert "deleted 2 thread(s), kept 0;" in after.output, after.output
+    assert thread_info("console:queued", settings=settings) is None
+    assert asyncio.run(thread_status("console:running", settings=settings)) == "none"
+
+
+def test_a_pruned_paused_thread_is_gone_everywhere(offline_settings, redis_db, store_url, monkeypatch, capsys):
+    """A thread waiting for its clarifying answer is not in flight: pruned, it goes from the checkpoints
+    and from Redis and the journal, so `ask --queue --resume T --answer ...` says there is no such
+    research in one line instead of "Answered, thanks" and a failure."""
+    import time
+
+    from bots import console_queue
+    from jobs import records, thread_info
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+    from jobs.turns import Turn
+
+    settings = offline_settings(allow_clarification=True, max_review_iterations=0, database_url=store_url).model_copy(
+        update={"redis_url": redis_db})  # with DATABASE_URL the journal is PostgreSQL's, else turns.sqlite
+    thread = "console:0f0e0d0c-0000-4000-8000-00000000abcd"
+    assert asyncio.run(run_turn(thread, question="heat pumps", settings=settings)).status == "clarify"
+    store = get_store(settings)
+    # as a worker leaves a turn that asked its clarifying question: the turn done, the thread paused
+    turn = Turn(turn_id="t-paused", thread_id=thread, requester="me", text="heat pumps", kind="start")
+    assert records.create(store, turn, "queue")
+    records.finish(store, "t-paused", "done", outcome={"status": "clarify", "question": "Which aspect?"})
+    set_thread(store, thread, status="paused", turn_id="t-paused", requester="me", question="heat pumps",
+               clarify_question="Which aspect?", paused_at=time.time())
+    store.journal.put(f"cancel:{thread}", {"turn_id": "t-old", "by": "me", "at": time.time()})
+    _cli_env(monkeypatch, settings)
+    gone = CliRunner().invoke(app, ["prune", "--older-than", "0"])
+    assert gone.exit_code == 0 and f"  {thread}\n" in gone.output and "deleted 1 thread(s)" in gone.output, gone.output
+    assert asyncio.run(thread_status(thread, settings=settings)) == "none"
+    assert thread_info(thread, settings=settings) is None
+    for where in (store, store.journal):
+        for key in (f"thread:{thread}", "turn:t-paused", f"cancel:{thread}"):
+            assert where.get(key) is None, (where, key)
+        assert thread not in where.index_members("requester:me")
+    capsys.readouterr()
+    code = console_queue.ask_via_queue(thread, "", "for beginners", settings, None, lambda _q: "", resume=True)
+    said = capsys.readouterr().err
+    assert code == 2 and said.strip().count("\n") == 0, said
+    assert f"no queued research with thread id {thread}" in said and "prune" in said
+    assert "Answered" not in said
+
+
+def test_prune_stops_when_redis_does_not_answer(offline_settings, monkeypatch):
+    """Without Redis no thread can be told not to be queued or running: prune deletes none and says
+    why in one line (exit 7), naming REDIS_URL without its password."""
+    from tests.bots.slack.procs import free_port
+
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0)
+    asyncio.run(run_turn("console:old", question="What is topic old about?", settings=settings))
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("REDIS_URL", f"redis://:hunter2@127.0.0.1:{free_port()}/3")
+    monkeypatch.setenv("DEEPRESEARCH_REDIS_RETRY_WINDOW", "1")
+    out = CliRunner().invoke(app, ["prune", "--older-than", "0"])
+    assert out.exit_code == 7, out.output
+    assert "did not answer" in out.output and "prune stopped" in out.output and "hunter2" not in out.output
+    assert asyncio.run(thread_status("console:old", settings=settings)) == "done"
