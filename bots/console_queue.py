@@ -395,13 +395,19 @@ class _QueuedRun:
     def follow_to_end(self, info, answer: str | None, ask_user: Callable[[str], str]):
         """Follow the worker, answering a clarifying question, until the research ends:
         ``(0, record)`` when it is done, else ``(exit code, None)``."""
-        from jobs.relay import follow
+        from jobs.relay import ThreadPruned, follow
         from jobs.threads import IN_PROGRESS
 
         while True:
-            if info is None or info.status in IN_PROGRESS:
-                info = follow(self.thread, settings=self.settings, on_event=self.shown, position=self.position,
-                              timeout=self.settings.job_timeout + 600, on_outage=_say_outage)
+            try:
+                if info is None or info.status in IN_PROGRESS:
+                    info = follow(self.thread, settings=self.settings, on_event=self.shown, position=self.position,
+                                  timeout=self.settings.job_timeout + 600, on_outage=_say_outage)
+            except ThreadPruned:
+                self.shown.flush()
+                say("This research's thread was deleted by `deepresearch prune` while it was followed here; "
+                    "its report files went with it.")
+                return 1, None
             if info is None:
                 self.shown.flush()
                 say("No worker finished the research in time. Follow it later: "

@@ -25,7 +25,7 @@ from jobs import records
 from jobs.journal import STALE_MARGIN
 from jobs.locks import ThreadLock, describe_holder
 from jobs.store import Store, get_store
-from jobs.threads import IN_PROGRESS, read_thread
+from jobs.threads import IN_PROGRESS, PRUNED_TTL, pruned_key, read_thread
 
 
 class PruneGuard:
@@ -123,9 +123,11 @@ class PruneGuard:
         """Delete what the job store and its journal keep of ``thread_id`` (not in flight: :meth:`busy`):
         its registry record, its turns' records (the current one and any open one), its requester index
         entry, its cancel request and, with ``REDIS_URL``, its relay events. A later ``--resume`` of it
-        then finds no such thread."""
+        then finds no such thread; a terminal following it now is told it was deleted
+        (:func:`jobs.threads.pruned_key`, :class:`jobs.relay.ThreadPruned`)."""
         if self.store is None:
             return
+        self.store.put(pruned_key(thread_id), {"at": time.time()}, ttl=PRUNED_TTL)
         rec = read_thread(self.store, thread_id) or {}
         turn_ids = {rec.get("turn_id") or "", *((t.get("turn") or {}).get("turn_id") or ""
                                                 for t in self.open_turns.get(thread_id, []))} - {""}

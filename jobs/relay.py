@@ -15,7 +15,8 @@ from redis.retry import Retry
 from engine.settings import Settings, get_settings
 from jobs.port import Button, ButtonAction
 from jobs.redisconn import REDIS_BACKOFF_BASE, REDIS_BACKOFF_CAP, redis_connection
-from jobs.threads import IN_PROGRESS, ThreadInfo, thread_info
+from jobs.store import get_store
+from jobs.threads import IN_PROGRESS, ThreadInfo, pruned_key, thread_info
 
 FACTORY = "jobs.relay:RelayPort"
 #: Seconds the relayed events of a thread are kept (1 day).
@@ -128,6 +129,11 @@ class Position:
     handed: set[str] = field(default_factory=set)
 
 
+class ThreadPruned(LookupError):
+    """The thread being followed was deleted by ``deepresearch prune`` (:func:`jobs.threads.pruned_key`):
+    no record of its end will come."""
+
+
 def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], None],
            timeout: float | None = None,
            on_outage: Callable[[BaseException | None], None] | None = None,
@@ -147,6 +153,7 @@ def follow(thread_id: str, *, settings: Settings, on_event: Callable[[dict], Non
 
     Raises:
         ValueError: ``REDIS_URL`` is not set.
+        ThreadPruned: the thread's record is gone and ``deepresearch prune`` deleted it.
     """
     if not settings.redis_url:
         raise ValueError("following a queued research needs REDIS_URL")
@@ -194,6 +201,8 @@ class _Follower:
             self._hand(found[0][1])
             return False
         info = thread_info(self.thread_id, settings=self.settings)
+        if info is None and get_store(self.settings).get(pruned_key(self.thread_id)) is not None:
+            raise ThreadPruned(self.thread_id)
         if info is not None and info.status not in IN_PROGRESS:
             self._hand(self.conn.xrange(_key(self.thread_id), min="(" + self.position.after))
             return info

@@ -28,6 +28,9 @@ FINISHED: tuple[str, ...] = ("done", "failed", "cancelled")
 
 #: Seconds a thread's record is kept after its last change (180 days).
 THREAD_TTL = 180 * 24 * 3600
+#: Seconds a thread that ``deepresearch prune`` deleted is remembered as deleted (:func:`pruned_key`):
+#: a terminal still following it is told so instead of waiting for a record that will not come.
+PRUNED_TTL = 24 * 3600
 
 
 @dataclass
@@ -89,6 +92,12 @@ class ThreadInfo:
 
 def _key(thread_id: str) -> str:
     return f"thread:{thread_id}"
+
+
+def pruned_key(thread_id: str) -> str:
+    """The job store's key marking ``thread_id`` as deleted by ``deepresearch prune`` (kept
+    :data:`PRUNED_TTL` seconds; its value ``{"at": Unix seconds}``)."""
+    return f"pruned:{thread_id}"
 
 
 def thread_info(thread_id: str, *, settings: Settings) -> ThreadInfo | None:

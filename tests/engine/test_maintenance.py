@@ -189,3 +189,39 @@ def test_prune_stops_when_redis_does_not_answer(offline_settings, monkeypatch):
     assert out.exit_code == 7, out.output
     assert "did not answer" in out.output and "prune stopped" in out.output and "hunter2" not in out.output
     assert asyncio.run(thread_status("console:old", settings=settings)) == "done"
+
+
+def test_a_terminal_following_a_thread_prune_deletes_says_so_instead_of_waiting(offline_settings, redis_db, monkeypatch,
+                                                                                 capsys):
+    """`ask --queue` follows a research that has just finished; `prune --older-than 0` deletes its
+    thread before the terminal reads the record saying so. The terminal waited out the job timeout
+    (an hour and more) for a record that would never come; it now ends with one line, exit 1."""
+    import threading
+
+    from bots import console_queue
+    from jobs.store import get_store
+    from jobs.threads import set_thread
+
+    settings = offline_settings().model_copy(update={"redis_url": redis_db, "job_timeout": 3600})
+    thread = "console:0f0e0d0c-0000-4000-8000-0000000000ef"
+    store = get_store(settings)
+    set_thread(store, thread, status="running", turn_id="t-run", requester="me", question="heat pumps")
+    run = console_queue._QueuedRun(thread, settings)
+    result: dict = {}
+    started = threading.Event()
+
+    def follow() -> None:
+        started.set()
+        result["end"] = run.follow_to_end(None, None, lambda _q: "")
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    assert started.wait(30)
+    from jobs.prune_guard import PruneGuard
+
+    PruneGuard(settings).forget(thread)  # as prune deletes a thread whose end the terminal has not read yet
+    follower.join(60)
+    assert not follower.is_alive(), "the terminal still waits for a thread prune deleted"
+    said = capsys.readouterr().err
+    assert result["end"] == (1, None), result
+    assert "deepresearch prune" in said and said.strip().count("\n") == 0, said
