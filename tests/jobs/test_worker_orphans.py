@@ -94,7 +94,7 @@ def test_the_scheduler_stops_at_sigterm_while_redis_is_down(children, tmp_path, 
 def _orphan_scheduler(url: str) -> None:
     """A scheduler process whose worker died before it armed the parent death signal."""
     from jobs.queue import redis_connection
-    from jobs.worker import ResearchScheduler
+    from jobs.scheduler import ResearchScheduler
 
     scheduler = ResearchScheduler(["research"], connection=redis_connection(url))
     scheduler.acquire_locks()
