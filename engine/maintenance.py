@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
@@ -96,26 +98,17 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
             if ts is None or ts >= cutoff:
                 report.kept += 1
                 continue
-            if guard is not None:
-                why = await asyncio.to_thread(guard.busy if dry_run else guard.claim, thread_id)
-                if why is not None:
-                    report.busy[thread_id] = why
-                    report.kept += 1
-                    continue
+            if await _in_flight(guard, report, dry_run, thread_id):
+                continue
             report.threads.append(thread_id)
             if dry_run:
                 continue
-            try:
+            async with _deleting(guard, thread_id):
                 await saver.adelete_thread(thread_id)
                 await delete_source_texts(settings, thread_id)
                 await asyncio.to_thread(_delete_local, settings, thread_id)
                 if not keep_artifacts:
                     await asyncio.to_thread(store.delete_thread, thread_id)
-                if guard is not None:
-                    await asyncio.to_thread(guard.forget, thread_id)
-            finally:
-                if guard is not None:
-                    await asyncio.to_thread(guard.release, thread_id)
         await _prune_unsaved(settings, known, cutoff, dry_run, report, guard)
         if report.threads and not dry_run:
             await compact(saver)
@@ -158,25 +151,13 @@ async def _prune_unsaved(settings: Settings, known: set[str], cutoff: datetime, 
             report.kept += 1
             continue
         thread_id = thread_id_of(name)
-        if guard is not None:
-            if dry_run:
-                why = await asyncio.to_thread(guard.busy_name, name, thread_id)
-            else:
-                why = await asyncio.to_thread(guard.claim, thread_id, name)
-            if why is not None:
-                report.busy[thread_id] = why
-                report.kept += 1
-                continue
+        if await _in_flight(guard, report, dry_run, thread_id, name):
+            continue
         report.threads.append(thread_id)
         if dry_run:
             continue
-        try:
+        async with _deleting(guard, thread_id):
             await asyncio.to_thread(_delete_local, settings, name)
-            if guard is not None:
-                await asyncio.to_thread(guard.forget, thread_id)
-        finally:
-            if guard is not None:
-                await asyncio.to_thread(guard.release, thread_id)
 
 
 #: The file name of a terminal thread (``console:{uuid4}`` → ``console_{uuid4}``), read back.
@@ -189,3 +170,36 @@ def thread_id_of(name: str) -> str:
     shared files, whose id's separators cannot be told apart in the name) stay as they are."""
     found = _CONSOLE_NAME.fullmatch(name)
     return f"console:{found.group(1)}" if found else name
+
+
+async def _in_flight(guard: ThreadGuard | None, report: PruneReport, dry_run: bool, thread_id: str,
+                     name: str | None = None) -> bool:
+    """Whether ``guard`` says the thread is in flight; if so it is counted as kept, with why, in
+    ``report``. Otherwise, unless ``dry_run``, the thread's lock is now held for deleting it
+    (:func:`_deleting` frees it). ``name`` is the thread's file name when only that is known."""
+    if guard is None:
+        return False
+    if not dry_run:
+        why = await asyncio.to_thread(guard.claim, thread_id, name)
+    elif name is None:
+        why = await asyncio.to_thread(guard.busy, thread_id)
+    else:
+        why = await asyncio.to_thread(guard.busy_name, name, thread_id)
+    if why is None:
+        return False
+    report.busy[thread_id] = why
+    report.kept += 1
+    return True
+
+
+@asynccontextmanager
+async def _deleting(guard: ThreadGuard | None, thread_id: str) -> AsyncIterator[None]:
+    """Delete the thread's files in the block; after them the job store's records of it
+    (``guard.forget``), and the lock :func:`_in_flight` took is freed whatever happens."""
+    try:
+        yield
+        if guard is not None:
+            await asyncio.to_thread(guard.forget, thread_id)
+    finally:
+        if guard is not None:
+            await asyncio.to_thread(guard.release, thread_id)
