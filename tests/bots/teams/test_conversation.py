@@ -112,7 +112,7 @@ def test_channel_mention_clarification_to_download_link(bot, connector, settings
 
 
 def test_how_a_message_addresses_the_bot():
-    from bots.teams.bot import address_of
+    from bots.teams.mentions import address_of
     from jobs.conversation import Address
 
     url = "https://smba.trafficmanager.net/amer/"

@@ -11,7 +11,7 @@ from botbuilder.core.adapters import TestAdapter
 from botbuilder.schema import Activity
 
 from bots.teams import port as teams_port
-from bots.teams.bot import clean_text
+from bots.teams.mentions import clean_text
 from bots.teams.port import TeamsPort
 from tests.bots.chat_view import teams_shown
 from tests.bots.teams.activities import BOT, channel_mention, file_consent, personal_message
