@@ -112,6 +112,13 @@ def requester() -> str:
         return "console:unknown"
 
 
+def _named(user: str) -> str:
+    """A reply's mention of ``user`` (a requester id) in the terminal: nothing for this terminal's
+    own user (a chat reply's mention of its sender: the terminal is that person's), else the OS user
+    name of ``console:{name}`` or the id as it is (a chat user's)."""
+    return "" if user == requester() else clean_text(user.removeprefix("console:"))
+
+
 def _say_outage(error: BaseException | None) -> None:
     """The follower's word on an outage past the calls' window (its start and end are said by
     :mod:`bots.console_log` as they happen, :class:`jobs.noticing_retry.NoticingRetry`)."""
@@ -332,8 +339,8 @@ class _QueuedRun:
         reply = handle_message(self.thread, requester(), text, self.port.reference(), f"console-{uuid.uuid4().hex}",
                                settings=self.settings, explicit_start=True)
         self.handed = True
-        if reply.text and not (answering and reply.action == "busy"):  # the mention slot names the sender in a chat
-            said = reply.render(reply.text, lambda _user: "").strip()
+        if reply.text and not (answering and reply.action == "busy"):
+            said = " ".join(reply.render(reply.text, _named).split())
             refused = reply.action not in ("started", "resumed")  # the line ask ends on, as its other errors
             say(f"deepresearch: {said}" if refused else said)
         if reply.action in ("started", "resumed"):

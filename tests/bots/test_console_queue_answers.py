@@ -72,3 +72,18 @@ def test_an_answer_that_loses_the_race_says_so_and_follows_the_research(settings
     assert "answered in another terminal" in err and "cancel" not in err
     # this terminal's answer was not sent: it does not also say "Answered, thanks" for the other one's
     assert "Answered, thanks" not in err and "Research in progress" in err, err
+
+
+def test_a_question_in_a_thread_another_person_researches_names_that_person(settings, monkeypatch, capsys):
+    """A second person's terminal asks in a thread whose research (another person's) still runs: the
+    refusal names whose research it is (their OS user name), as a chat names them with a mention,
+    and queues nothing; the terminal's own mention (a reply naming the sender) stays empty."""
+    monkeypatch.setattr(console_queue, "requester", lambda: "console:bob")
+    set_thread(get_store(settings), THREAD, status="running", turn_id="t0", requester="console:alice",
+               question="databases")
+    run = console_queue._QueuedRun(THREAD, settings)
+    action = run.send("What about graph databases?")
+    said = " ".join(capsys.readouterr().err.split())
+    assert action == "busy"
+    assert "A research by alice is still running in this thread" in said, said
+    assert thread_info(THREAD, settings=settings).status == "running"
