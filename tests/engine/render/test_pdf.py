@@ -385,3 +385,30 @@ def test_a_table_over_several_chunks_gets_the_second_pass_its_column_widths_need
     result = build_pdf(render_latex(doc), tmp_path / "out")
     assert result.pdf is not None, f"{result.error}\n{result.log_tail}"
     assert runs.read_text().count("run") >= 2
+
+
+def _fonts_of(path: Path, char: str) -> set[str]:
+    """The fonts (``/BaseFont`` without the subset tag) of the PDF's text runs that hold ``char``."""
+    fonts: set[str] = set()
+
+    def visit(text, _cm, _tm, font, _size):
+        if char in text and font:
+            fonts.add(str(font.get("/BaseFont", "")).split("+")[-1])
+
+    for page in PdfReader(path).pages:
+        page.extract_text(visitor_text=visit)
+    return fonts
+
+
+def test_a_backslash_in_italic_text_is_set_upright_and_stays_a_backslash(tmp_path):
+    # Noto Serif Italic draws the backslash almost upright: "C:\Users\heat" in the italic question
+    # block read as "C:|Users|heat"; the backslash takes the upright face, in any italic text
+    question = r"Why does C:\Users\heat\file.txt fail?"
+    doc = ReportDocument(title="Paths", question=question, date="2026-12-07",
+                         executive_summary=r"The path *C:\Temp\x* is shown in italics.", body="Nothing.")
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, result.error
+    fonts = _fonts_of(result.pdf, "\\")
+    assert fonts and not any("Italic" in font for font in fonts), fonts
+    text = squash("".join(pdf_text(result.pdf)))
+    assert squash(question) in text and squash(r"C:\Temp\x") in text
