@@ -42,7 +42,7 @@ LONG_RUN = 30  # characters without a break opportunity before one is added
 BREAK_EVERY = 12
 # Inline code (and long tokens of text) may break after a dot, underscore, slash, hyphen or colon between word characters
 # (``ssl.SSLContext.check_hostname``, ``path/to/file``), so identifiers never run off the page.
-_CODE_BREAK = re.compile(r"(?<=\w[./_:-])(?=\w)")
+_CODE_BREAK = re.compile(r"(?<=\w[./_:\\-])(?=\w)")
 IDENTIFIER_RUN = 16  # text tokens this long break like inline code (``ssl.SSLContext.check_hostname``)
 
 # The report's fixed headings and notes per language (the template's own words).
@@ -231,7 +231,7 @@ def _is_autolink(c: list) -> bool:
 def _pieces(text: str, max_run: int, identifier_run: int) -> list[tuple[str, str]]:
     """``(break command or "", piece)`` pairs that make up ``text``.
 
-    Tokens of at least ``identifier_run`` characters may break after ``.``, ``_``, ``/``, ``-``
+    Tokens of at least ``identifier_run`` characters may break after ``.``, ``_``, ``/``, ``\\``, ``-``
     or ``:`` between word characters (``\\drbcodebreak``); any run longer than ``max_run`` also
     every few characters (``\\drbbreak``, see :func:`_break_long`).
     """

@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.render import pdf as pdf_module
 from engine.render.latex import render_latex
-from engine.render.pdf import build_pdf
+from engine.render.pdf import build_pdf, overfull_boxes
 from tests.waiting import LONG, scaled
 
 pytestmark = [
@@ -412,3 +412,17 @@ def test_a_backslash_in_italic_text_is_set_upright_and_stays_a_backslash(tmp_pat
     assert fonts and not any("Italic" in font for font in fonts), fonts
     text = squash("".join(pdf_text(result.pdf)))
     assert squash(question) in text and squash(r"C:\Temp\x") in text
+
+
+def test_a_windows_path_breaks_after_its_backslashes_without_overfull_lines(tmp_path):
+    # "C:\Users\heat\pumps." at a line's end stuck out 17.7 pt: it broke nowhere
+    item = (r"In LaTeX a heat pump report could use \section{Costs} and the path C:\Users\heat\pumps. [1]")
+    body = ("- Air-source heat pumps cost about 1,200 € a year to run in Germany, while ground-source heat pumps "
+            f"cost about 900 € a year. [1]\n- {item}\n")
+    doc = ReportDocument(title="Heat pumps", question="How much do heat pumps cost to run?", date="2026-12-07",
+                         executive_summary="Costs.", body=body,
+                         sources=[SourceEntry(1, "Costs", "https://example.org/costs")])
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, result.error
+    assert not overfull_boxes(result.warnings), result.warnings
+    assert squash(r"C:\Users\heat\pumps.") in squash("".join(pdf_text(result.pdf)))
