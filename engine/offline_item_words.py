@@ -52,6 +52,7 @@ from engine.offline_list_words import (
     asks_how,
 )
 from engine.offline_list_words import function_word as _function
+from engine.offline_subject_items import verb_evidence
 
 #: What stands for the n-th quoted or code span of a brief while it is split
 #: (:func:`engine.offline_lists.listed_topics` writes it): one word, no separator.
@@ -401,7 +402,9 @@ def modal_subject_end(words: list[str], auxiliaries: frozenset[str] = MODALS) ->
     its noun, or a name ("Should Apple"), the verb that an object's article, a pronoun or a
     preposition follows ("Should the city council | build a new stadium"), else the word after one
     noun ("Should my team | adopt TypeScript"): 3 in "Should the city build a new stadium", 2 in
-    "Could Apple buy Intel"; the verb has an object after it (the words do not end with it).
+    "Could Apple buy Intel"; the verb has an object after it (the words do not end with it). Of two
+    words after a determiner's noun, the one English writes more often in "-ing" is the verb
+    (:func:`engine.offline_subject_items.verb_evidence`: "Does the event loop | schedule tasks").
     ``auxiliaries``: the words that may open the question in a modal's place ("Does the kernel | schedule")."""
     low = [w.lower() for w in words]
     if len(low) < 4 or low[0] not in auxiliaries:
@@ -410,9 +413,11 @@ def modal_subject_end(words: list[str], auxiliaries: frozenset[str] = MODALS) ->
         start = 2  # "Could Apple | buy Intel"
     elif low[1] in _SUBJECT_DETERMINERS:
         opening = _BEFORE_A_NOUN | _OBJECT_PRONOUNS | PREPOSITIONS
-        start = next((k for k in range(3, len(low) - 1) if low[k + 1] in opening), 3)
+        start = next((k for k in range(3, len(low) - 1) if low[k + 1] in opening), 0)
         if start > 4:
             start = 3  # a subject of one or two nouns, no more
+        if not start:  # "Does the event loop | schedule tasks": "scheduling" is written more than "looping"
+            start = 4 if len(low) > 5 and verb_evidence(low[4]) > verb_evidence(low[3]) and words[4][:1].islower() else 3
     else:
         return 0
     word = words[start] if start < len(words) - 1 else ""

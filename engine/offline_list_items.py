@@ -71,6 +71,7 @@ from engine.offline_list_words import (
     together_verb,
 )
 from engine.offline_list_words import function_word as _function
+from engine.offline_subject_items import shared_around
 from engine.offline_text import content_words
 from engine.segments import word_tokens
 
@@ -99,8 +100,8 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         sizes = {min(sizes)}  # "inflation, interest rates, wages and …": nouns of their own, each whole
     # "Should I hire a designer or | do it myself": a verb phrase of function words names nothing; another
     # language's verb phrases before the adjectives of one noun ("Sollten wir | … migrieren oder unsere VMs behalten")
-    verbs = None
-    if len(later) == 1 and (lead == len(later[0]) or language != "en"):
+    verbs = shared_around(first, later[0], language) if len(later) == 1 else None  # "Can Python | read or write | …"
+    if verbs is None and len(later) == 1 and (lead == len(later[0]) or language != "en"):
         verbs = verb_items(first, later[0], language)
     if (len(sizes) > 1 or lead == len(later[0])) and verbs is None:
         return None
@@ -298,10 +299,13 @@ def _takes_the_frame(items: list[list[str]], language: str) -> bool:
     follows (:data:`BEFORE_VERB`: "do", "are", "to") that the next item does not open with, or an
     item ends with one: the question's own words taken into an item, where the items are of
     different lengths ("How | do daemon threads and the main thread | behave", "What do | the main
-    thread and daemon threads do | at exit")."""
+    thread and daemon threads do | at exit"). A word in capitals is a name, no such word ("the EU or
+    the US": not Portuguese "eu", nor "us")."""
     first, second = items[0][0].lower(), items[1][0].lower()
-    name = len(items[0]) > 1 and all(w[:1].isupper() for w in items[0])  # "São Paulo": no verb "são"
-    return (first in BEFORE_VERB and first != second and not name) or any(i[-1].lower() in BEFORE_VERB for i in items)
+    name = len(items[0]) > 1 and all(w[:1].isupper() for w in items[0]) or len(items[0][0]) > 1 and items[0][0].isupper()
+    # "São Paulo": no verb "são"; a word in capitals is a name too ("the EU": no pronoun "eu", "US" no "us")
+    return (first in BEFORE_VERB and first != second and not name) or any(
+        i[-1].lower() in BEFORE_VERB and not (len(i[-1]) > 1 and i[-1].isupper()) for i in items)
 
 
 def _two_items(
