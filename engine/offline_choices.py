@@ -18,7 +18,7 @@ import re
 
 from engine.offline_choices_french import french_asked
 from engine.offline_item_words import is_plural, ones_written, opener_in_small_letters
-from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, MORE, opens_comparative
+from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, LIST_COMMA, MORE, opens_comparative
 from engine.offline_list_words import function_word as _function
 from engine.offline_text import _AUXILIARIES, _ENDS, content_words
 
@@ -43,7 +43,7 @@ def choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, language
     Flugzeug – was ist schneller": "Ist der Zug schneller")."""
     parts = _CHOICE_MARK.split(text)
     if len(parts) != 2:
-        before, comma, after = text.rpartition(",")
+        before, comma, after = _last_comma(text)
         asked = after.strip(_ENDS)
         if comma and not asks_which_of_them(asked) and _asks_of_each(asked, clauses, language):
             return _choice_first(before, after, language)  # "Kaffee oder Tee, was ist gesünder"
@@ -58,6 +58,16 @@ def choice_as_clause(text: str, clauses: re.Pattern[str] | None = None, language
         # "Rust or Go: which is easier to learn": "which is easier to learn, Rust or Go"
         return _choice_first(before, after, language)
     return text
+
+
+def _last_comma(text: str) -> tuple[str, str, str]:
+    """``text`` parted at its last comma that parts clauses (:data:`LIST_COMMA`: not the one inside
+    "0,35 €"), as :meth:`str.rpartition` parts it: ``("", "", text)`` when there is none."""
+    commas = list(re.finditer(LIST_COMMA, text))
+    if not commas:
+        return "", "", text
+    at = commas[-1].start()
+    return text[:at], ",", text[at + 1:]
 
 
 def _asks_of_each(clause: str, clauses: re.Pattern[str] | None, language: str) -> bool:

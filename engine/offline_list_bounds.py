@@ -12,6 +12,7 @@ from engine.offline_list_words import (
     BARE,
     BEFORE_VERB,
     GENITIVES,
+    NUMBER,
     NUMBERS,
     PREPOSITIONS,
     REFLEXIVES,
@@ -165,7 +166,7 @@ def shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> b
     one that opens with a verb that asks how ("… compare"), or any when the items come right after
     an auxiliary, a subject pronoun or "to" (``prefix``, the words before the first item, ends with
     one of :data:`BEFORE_VERB`: "Should I rent or buy a house", "What do cats and dogs eat"), or
-    when the items are numbers (:data:`NUMBERS`: "siete u ocho horas"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
+    when the items are numbers (:data:`NUMBER`, :data:`NUMBERS`: "siete u ocho horas", "1,5 oder 2,5 kW"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
     if not tail:
         return True
     return (
@@ -174,5 +175,5 @@ def shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> b
         or asks_how(tail, 0)
         or bool(prefix)
         and opens_verb(prefix[-1], BEFORE_VERB)
-        or all(len(i) == 1 and (i[0].isdigit() or i[0].lower() in NUMBERS) for i in items)
+        or all(len(i) == 1 and (NUMBER.fullmatch(i[0]) or i[0].lower() in NUMBERS) for i in items)
     )

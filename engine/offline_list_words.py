@@ -35,6 +35,10 @@ JOINS = (
     " vs ",
     " versus ",
 )
+#: The comma of :data:`JOINS` as a pattern: any comma but one between two digits, which is inside a
+#: number written with a thousands separator or a decimal comma ("12,000 kWh", "0,35 €", "1,5 oder
+#: 2,5 kW"), never two items.
+LIST_COMMA = r"(?<!\d),|,(?!\d)"
 
 #: The "and" and "or" of a language whose words are other words elsewhere, parting items only in a
 #: brief of that language: Spanish "o", "u" (before an o-sound: "siete u ocho") and "e" (before an
@@ -281,6 +285,9 @@ NUMBERS = frozenset(
     zehn due tre quattro cinque sei sette otto nove dieci um uma dois duas três sete oito dez een twee vier
     vijf zes zeven negen tien""".split()
 )
+#: A number in digits, a thousands separator or a decimal mark between them ("8", "12,000", "0,35", "1.5"),
+#: which a list of numbers shares the unit after the last of as :data:`NUMBERS` does ("12,000 or 15,000 kWh").
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 #: Prepositions that never open a listed item of their own, however the later item opens ("delle
 #: pompe di calore e dei pannelli": the first item opens at "delle", not "di").

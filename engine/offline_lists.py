@@ -50,6 +50,8 @@ from engine.offline_list_words import (
     COMPARING,
     GENITIVES,
     JOINS,
+    LIST_COMMA,
+    NUMBER,
     OPENERS,
     OWN_JOINS,
     PRONOUNS,
@@ -74,9 +76,11 @@ def _clause(language: str) -> re.Pattern[str]:
     """Where a brief in ``language`` splits into clauses and items (:data:`JOINS`, and
     :data:`OWN_JOINS` of ``language``), the longest join first ("and/or" before "and"), and after a
     question or exclamation mark that ends a sentence ("…? How loud are they?"), never inside
-    brackets or parentheses ("the interval [0, 1]")."""
+    brackets or parentheses ("the interval [0, 1]"), nor at a comma inside a number (:data:`LIST_COMMA`:
+    "12,000", "0,35")."""
     joins = sorted({*JOINS, *OWN_JOINS.get(language, ())}, key=len, reverse=True)
-    return re.compile(rf"({'|'.join(map(re.escape, joins))}|[?!](?=\s))(?![^\[\](){{}}]*[\])}}])")
+    alternatives = [LIST_COMMA if join == "," else re.escape(join) for join in joins]
+    return re.compile(rf"({'|'.join(alternatives)}|[?!](?=\s))(?![^\[\](){{}}]*[\])}}])")
 
 
 #: Quoted text and code in a brief, each kept whole when it is split: "…", '…', `…`, “…”, „…“, ”…”, «…»,
@@ -88,8 +92,10 @@ _SPAN = re.compile(
 _GROUP = r"[(\[{][^()\[\]{}]*(?:[(\[{][^()\[\]{}]*[)\]}][^()\[\]{}]*)*[)\]}]"
 #: Code in a brief, kept whole like quoted text: an identifier (:data:`engine.language._CODE`:
 #: "os.path.join", "snake_case") with the group that follows it, and any name or nothing followed by a
-#: group ("f(x, y)", "dict[str, int]", "(a, b)").
-_CODE_SPAN = re.compile(rf"(?:{_CODE.pattern})(?:{_GROUP})?|\w*{_GROUP}", re.DOTALL)
+#: group ("f(x, y)", "dict[str, int]", "(a, b)"). A number (:data:`NUMBER`: "12.000", "1,000.10") is
+#: matched first, as the ``number`` group, and is no code: it stays a number, "000.10" of it no identifier.
+_CODE_SPAN = re.compile(rf"(?P<number>(?>{NUMBER.pattern}))(?![\w(\[{{])|(?:{_CODE.pattern})(?:{_GROUP})?|\w*{_GROUP}",
+                        re.DOTALL)
 
 
 def listed_topics(text: str, language: str = "en") -> list[str]:
@@ -120,7 +126,8 @@ def _listed(text: str, language: str) -> list[tuple[str, str]]:
 
     text, symbols = _without_symbols(text, language)
     quoted = _SPAN.sub(hole, text).replace(" and/or ", " and ")  # "and/or" is no code (:data:`_CODE`)
-    masked = SUSPENDED.sub(hole, SET_PHRASES.sub(hole, _CODE_SPAN.sub(hole, quoted)))
+    code = _CODE_SPAN.sub(lambda m: m.group(0) if m.group("number") else hole(m), quoted)
+    masked = SUSPENDED.sub(hole, SET_PHRASES.sub(hole, code))
     if not (COMPARING | RELATING | TOGETHER).intersection(words(together(masked))):
         pair = _NAME_PAIR_CAPITALISED if language in _CAPITALISED_NOUNS else _NAME_PAIR
         masked = pair.sub(lambda m: m.group(0) if _ends_a_list(masked, m.start()) else hole(m), masked)
@@ -156,7 +163,7 @@ def _ends_a_list(text: str, at: int) -> bool:
     """True when the words at ``at`` in ``text`` (two capitalised words joined by "and":
     :data:`_NAME_PAIR`) come after a comma in their sentence: the last two items of a list ("São Paulo,
     Rio de Janeiro e Belo Horizonte"), not one name."""
-    return "," in re.split(r"[.?!;:\n]", text[:at])[-1]
+    return re.search(LIST_COMMA, re.split(r"[.?!;:\n]", text[:at])[-1]) is not None
 
 
 def _resolved(grouped: list[list[tuple[str, str]]], language: str) -> list[tuple[str, str]]:
@@ -244,9 +251,10 @@ def _opens_question(clause: str, asking: frozenset[str] | set[str], language: st
 def _names_something(part: str, language: str = "en") -> bool:
     """True when ``part`` (a clause or listed item) names something: a content word
     (:func:`engine.offline_text.content_words`), or a word with a letter that is no function word
-    ("C++", "C#") or one capital letter ("C", "R"), names whose words are too short to count."""
+    ("C++", "C#") or one capital letter ("C", "R"), names whose words are too short to count, or a
+    number in digits (:data:`NUMBER`: "2", "1,5", "12,000": "Is 1, 2 or 3 enough" lists three)."""
     return bool(content_words(part)) or any(
-        any(ch.isalpha() for ch in token)
+        (NUMBER.fullmatch(token) or any(ch.isalpha() for ch in token))
         and (not _function(token.lower(), language) or (len(token) == 1 and token.isupper()))
         for token in part.split()
     )
