@@ -9,14 +9,34 @@ import zipfile
 def pdf_bytes(pages: list[str], title: str = "") -> bytes:
     """A PDF with one page per item of ``pages`` (each its text in Helvetica; "" makes a page with
     no text layer, as a scan has), ``title`` in its metadata."""
-    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
-    kids = []
-    font = 3
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    streams = []
     for text in pages:
         lines = [text[i:i + 80] for i in range(0, len(text), 80)] or [""]
         ops = " ".join(f"({line.replace('(', '').replace(')', '')}) Tj 0 -14 Td" for line in lines if line)
-        stream = (f"BT /F1 11 Tf 40 760 Td {ops} ET" if ops else "0 0 1 rg 40 40 200 200 re f").encode()
+        streams.append((f"BT /F1 11 Tf 40 760 Td {ops} ET" if ops else "0 0 1 rg 40 40 200 200 re f").encode())
+    return _pdf(streams, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", title)
+
+
+def pdf_lines_bytes(pages: list[list[str]]) -> bytes:
+    """A PDF with one page per item of ``pages``, each line of it set as a line of its own, as a
+    typesetter breaks a paragraph (Helvetica in WinAnsiEncoding: a line may hold any character of
+    Windows-1252, such as "•" and "–")."""
+    def literal(line: str) -> str:
+        raw = line.encode("cp1252").decode("latin-1")
+        return "(" + raw.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
+
+    streams = [("BT /F1 11 Tf 40 760 Td " + " ".join(f"{literal(line)} Tj 0 -14 Td" for line in lines)
+                + " ET").encode("latin-1") for lines in pages]
+    return _pdf(streams, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>", "")
+
+
+def _pdf(streams: list[bytes], font_object: bytes, title: str) -> bytes:
+    """A PDF of one page per content stream of ``streams``, its font ``/F1`` the object ``font_object``."""
+    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
+    kids = []
+    font = 3
+    objects.append(font_object)
+    for stream in streams:
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
         content = len(objects)
         objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R"

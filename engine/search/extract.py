@@ -13,6 +13,7 @@ from pathlib import Path
 from engine.search.base import TITLE_CHARS, Unreadable
 from engine.search.html_text import LINK_MARK, html_text, without_captions
 from engine.search.markdown_text import inline_text, markdown_text
+from engine.search.pdf_layout import prose_lines
 from engine.search.text_encoding import bom_encoding, decode, undeclared_encoding
 from engine.text import has_words, one_line
 
@@ -191,8 +192,11 @@ def pdf_page_text(page) -> str:
     :data:`_HEADING_SCALE`), as a section heading is ("1 Maintenance"), gets a blank line between
     it and the text under or above it, so that it is read as a paragraph of its own, not glued to
     the next sentence. The type size is the font size scaled by the text and transformation
-    matrices (PDF 32000-1:2008, 9.4.4). No word is changed; when the text pypdf hands its visitor
-    is not the page's text, the lines are left as they are.
+    matrices (PDF 32000-1:2008, 9.4.4); when the text pypdf hands its visitor is not the page's text,
+    the lines are left as they are. Then the layout is undone (:func:`engine.search.pdf_layout.prose_lines`):
+    a word or a dotted name broken at a line's end is whole again, list bullets and the citation marks
+    after a sentence are left out; no other character is changed. The thread's shared files
+    (:mod:`engine.files.read`) and the corpus (:func:`extract_document`) read a PDF through this.
 
     Raises what ``page.extract_text`` raises on a malformed page.
     """
@@ -205,7 +209,7 @@ def pdf_page_text(page) -> str:
     text = page.extract_text(visitor_text=visit) or ""
     if "".join(piece for piece, _ in pieces) == text:
         text = _headings_apart(pieces)
-    return text.translate(_LIGATURES)
+    return prose_lines(text.translate(_LIGATURES))
 
 
 def _headings_apart(pieces: list[tuple[str, float]]) -> str:

@@ -1,0 +1,135 @@
+"""A PDF page's lines as prose: what a typesetter's layout adds to a text, undone.
+
+A PDF holds no paragraphs, only lines placed on a page; its text (pypdf's ``extract_text``) has a
+line break wherever a line ended. Where the typesetter broke a word ("uncan-" / "cel"), a dotted
+name ("asyncio." / "CancelledError") or set a list bullet, those line breaks and marks are debris
+that would cut or glue the sentences quoted from it. :func:`prose_lines` undoes them and changes
+nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.language_evidence import frequent_in
+from engine.segments import ABBREVIATIONS
+
+#: Bullets that open a list item at a line's start (U+2022 •, U+25E6 ◦, U+25AA ▪, U+2023 ‣: LaTeX's
+#: and the word processors' item marks) ...
+_BULLET = re.compile(r"[ \t]*[•◦▪‣][ \t]*")
+#: ... and the EN DASH, one only after a line that closes a sentence or a clause (or none): a line that
+#: opens with "– which is quiet" inside a sentence continues it.
+_DASH = re.compile(r"[ \t]*–[ \t]+")
+_CLOSED = (".", "!", "?", "…", ":", ";")
+#: Citation marks after a sentence's end ("… opportunity. [1]", "[1, 2]", "[3–5] [7]"): they number
+#: the document's own sources, which a quote of the sentence does not cite.
+_MARKS = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"”’»)]))(?:[ \t]*\[\d+(?:[ \t]*[,–-][ \t]*\d+)*\])+")
+#: A line that ends in a word broken at a hyphen: HYPHEN-MINUS, or HYPHEN (U+2010); the word's
+#: part before it (a compound's parts with their hyphens: "state-of-the") ...
+_BROKEN_WORD = re.compile(r"(?:^|(?<=\s))([^\W\d_](?:[\w-]*[^\W\d_])?)[-\u2010]$")
+#: ... and a SOFT HYPHEN (U+00AD), which only ever stands where a word was broken.
+_SOFT = "\u00ad"
+#: A word's parts are words of a language, the word joined is no frequent one (:func:`frequent_in`):
+#: the word is a compound written with its hyphen when the largest wordfreq list of each of the
+#: (at most this many) languages the parts are likeliest in ...
+_LANGUAGES_ASKED = 2
+#: ... has the joined word less often than this Zipf frequency (once in ten million words, wordfreq's
+#: scale: "wellknown" 1.6, "highlevel" 1.1 in English; "wärmepumpe" 2.8 in German).
+_USED = 2.0
+#: A line that ends in a name and a full stop, which may be a dotted name broken at that dot
+#: ("asyncio.", "concurrent.futures.") ...
+_NAME_DOT = re.compile(r"(?:^|(?<=[\s(\"“‘]))((?:[^\W\d]\w*\.)+)$")
+#: ... and the word that opens the next line.
+_WORD = re.compile(r"[^\W\d]\w*")
+#: A name written in CamelCase: capitals inside it ("CancelledError", "TaskGroup"), as a class's is.
+_CAMEL = re.compile(r"[A-Z][a-z\d]+[A-Z]\w*")
+
+
+def prose_lines(text: str) -> str:
+    """``text`` (a PDF page's, lines as the page sets them) with its layout undone:
+
+    * a word broken at a hyphen at a line's end, when the next line goes on with a lower-case
+      letter, is one word again ("uncan-" / "cel" -> "uncancel"); the hyphen stays, and only the
+      line break goes, when the word is a compound: the part before it has a hyphen of its own
+      ("state-of-the-" / "art"), the text writes the word with that hyphen elsewhere, or each part
+      is a word and the two joined are none (``"well"``, ``"known"``, not ``"wellknown"``; but
+      ``"Wärme"``, ``"pumpe"`` and ``"Wärmepumpe"``: :func:`_compound`, by wordfreq's lists). A soft
+      hyphen always goes;
+    * a name broken after one of its dots (:func:`_dotted_name`) is one name again;
+    * a list bullet (•, ◦, ▪, ‣; "–" after a line that ends a sentence or a clause) at a line's
+      start is left out, and its item is a paragraph of its own (a blank line before it);
+    * citation marks after a sentence's end (:data:`_MARKS`: "… opportunity. [1]") are left out,
+      unless a lower-case word follows them ("[3] proposed …": the mark is the sentence's subject).
+
+    Spaces at a line's end go; any other character, and every other line break, stays as it was.
+    """
+    text = _MARKS.sub(lambda m: "" if not _opens_lower(text, m.end()) else m.group(0), text)
+    out: list[str] = []
+    for line in text.split("\n"):
+        line = line.rstrip(" \t")
+        prev = out[-1] if out else ""
+        bullet = _BULLET.match(line) or (_DASH.match(line + " ") if not prev.strip() or prev.endswith(_CLOSED)
+                                         else None)
+        if bullet:
+            if prev.strip():
+                out.append("")
+            if line[bullet.end():].strip():  # else the item follows on the next line
+                out.append(line[bullet.end():])
+        elif prev and line[:1].islower() and prev.endswith(_SOFT):
+            out[-1] = prev[:-1] + line
+        elif prev and line[:1].islower() and (broken := _BROKEN_WORD.search(prev)):
+            out[-1] = prev[:-1] + ("-" if _compound(broken.group(1), line, text) else "") + line
+        elif prev and (name := _NAME_DOT.search(prev)) and _dotted_name(name.group(1), line, text):
+            out[-1] = prev + line
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _opens_lower(text: str, at: int) -> bool:
+    """True when the first character after ``at`` in ``text`` that is no space is a lower-case letter."""
+    rest = text[at:].lstrip()
+    return rest[:1].islower()
+
+
+def _compound(head: str, line: str, text: str) -> bool:
+    """True when the word broken at a line's end after ``head`` (its part before the hyphen), going
+    on at ``line``'s start, is written with its hyphen (a compound), False when it is one word, as
+    :func:`prose_lines` tells them apart in ``text`` (the page's)."""
+    after = _WORD.match(line)
+    if "-" in head or "\u2010" in head or not after:
+        return True
+    joined, hyphenated = head + after.group(0), f"{head}-{after.group(0)}"
+    if hyphenated in text:
+        return True
+    if re.search(rf"\b{re.escape(joined)}\b", text):
+        return False
+    first, second, whole = head.lower(), after.group(0).lower(), joined.lower()
+    both = frequent_in(first) & frequent_in(second)
+    if not both or frequent_in(whole):
+        return False
+    from wordfreq import zipf_frequency
+
+    likely = sorted(both, key=lambda code: (-zipf_frequency(first, code, wordlist="small")
+                                            - zipf_frequency(second, code, wordlist="small"), code))
+    return all(zipf_frequency(whole, code) < _USED for code in likely[:_LANGUAGES_ASKED])
+
+
+def _dotted_name(name: str, line: str, text: str) -> bool:
+    """True when ``name`` (a line's last word with its dots, "asyncio.") and the word opening the next
+    ``line`` are one name broken after a dot, as a typesetter breaks inline code: the text writes
+    them joined elsewhere ("signal." / "SIGINT" where "signal.SIGINT" stands too); or the next word
+    is CamelCase ("CancelledError") after a name that is no word of a language (``asyncio``, not
+    ``loop``: :func:`engine.language_evidence.frequent_in`) or has dots or underscores of its own;
+    or the next line opens with code (a lower-case word with a bracket, an underscore or a dot in
+    it: "run()", "futures.Future"). A full stop of an abbreviation (``e.g.``) ends no name."""
+    word = _WORD.match(line)
+    if not word or name.lower() in ABBREVIATIONS:
+        return False
+    first, token = word.group(0), line.split(None, 1)[0]
+    if name + first in text:
+        return True
+    stem = name[:-1]
+    if _CAMEL.match(first) and stem[:1].islower():
+        return "." in stem or "_" in stem or not frequent_in(stem.lower())
+    return first[:1].islower() and bool(re.search(r"[(_]|\.\w", token))

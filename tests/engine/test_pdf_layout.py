@@ -1,0 +1,168 @@
+"""A PDF's text as prose, as the thread files and the corpus indexer read it: the line breaks of its
+layout undone where they cut a word or a dotted name, its list bullets and the citation marks that
+end its sentences left out; every other character as the page shows it."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.files import SharedFile, ingest
+from engine.files.read import read_file
+from engine.runner import run_turn
+from engine.search.corpus_index import index_directory
+from engine.search.extract import extract_document
+from engine.search.pdf_layout import prose_lines
+from engine.segments import paragraphs, sentences
+from tests.shared_files import pdf_lines_bytes
+
+LINES = [
+    "Structured concurrency primitives call the uncan-",
+    "cel method of the task; the msg ar-",
+    "gument of cancel() names the reason, sent by e-mail to the state-of-the-",
+    "art team. A pre-",
+    "COVID design keeps its hyphen.",
+    "Findings:",
+    "• When a task is cancelled, the runner raises the error in it at the next opportunity. [1]",
+    "• When signal.SIGINT is received, the code can handle the resulting asyncio.",
+    "CancelledError into a clean shutdown of its resources. [1, 2] It then calls asyncio.",
+    "run() again. We stop the loop.",
+    "TaskGroup objects are newer. [2]",
+    "– The timeout context manager turns it into a TimeoutError.",
+    "A heat pump – which is quiet",
+    "– runs all day. Earlier work differs. [3] proposed a queue.",
+]
+
+
+def _texts(tmp_path: Path, lines: list[str]) -> dict[str, str]:
+    path = tmp_path / "layout.pdf"
+    path.write_bytes(pdf_lines_bytes([lines]))
+    return {"thread file": read_file(path, "layout.pdf", max_pages=10, max_chars=100_000).sections[0][1],
+            "corpus": extract_document(path, path.stat().st_size)[1]}
+
+
+def test_a_word_hyphenated_at_a_line_end_is_one_word_again_and_a_real_hyphen_stays(tmp_path):
+    for reader, text in _texts(tmp_path, LINES).items():
+        flat = " ".join(text.split())
+        assert "call the uncancel method" in flat and "the msg argument of cancel()" in flat, (reader, text)
+        assert "by e-mail to the state-of-the-art team." in flat, (reader, text)
+        assert "A pre- COVID design" in flat, (reader, text)  # an upper-case letter follows: kept as set
+
+
+def test_bullets_and_closing_citation_marks_are_left_out_of_the_sentences(tmp_path):
+    for reader, text in _texts(tmp_path, LINES).items():
+        found = sentences(text)
+        assert "When a task is cancelled, the runner raises the error in it at the next opportunity." in found, (
+            reader, found)
+        assert "The timeout context manager turns it into a TimeoutError." in found, (reader, found)
+        assert "TaskGroup objects are newer." in found, (reader, found)
+        assert not any(s.startswith(("•", "–")) or "[1" in s or "[2]" in s for s in found), (reader, found)
+        # a dash inside a sentence is no bullet, nor a mark that a sentence starts with
+        assert "A heat pump – which is quiet – runs all day." in found, (reader, found)
+        assert "[3] proposed a queue." in found, (reader, found)
+        # each item a paragraph of its own
+        assert "When a task is cancelled, the runner raises the error in it at the next opportunity." in paragraphs(
+            text), (reader, text)
+
+
+def test_a_line_break_after_a_dot_inside_a_name_does_not_end_the_sentence(tmp_path):
+    for reader, text in _texts(tmp_path, LINES).items():
+        found = sentences(text)
+        assert ("When signal.SIGINT is received, the code can handle the resulting asyncio.CancelledError into a "
+                "clean shutdown of its resources.") in found, (reader, found)
+        assert "It then calls asyncio.run() again." in found, (reader, found)
+        # a sentence that ends on a word, and one that opens with a name: two sentences
+        assert "We stop the loop." in found, (reader, found)
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    (["Items:", "◦ First one.", "▪ Second one.", "‣ Third one."], "Items:\n\nFirst one.\n\nSecond one.\n\nThird one."),
+    (["the uncan-", "cel call"], "the uncancel call"),
+    (["the well-", "known call"], "the well-known call"),  # both halves are words; joined it is none
+    (["Die Wärme-", "pumpe läuft"], "Die Wärmepumpe läuft"),  # a German compound is one word
+    (["a long-term plan, a long-", "term goal"], "a long-term plan, a long-term goal"),  # as the page writes it
+    (["a time-", "out", "a timeout"], "a timeout\na timeout"),
+    (["the ad\u00ad", "vice"], "the advice"),
+    (["the concurrent.", "futures.Future class"], "the concurrent.futures.Future class"),
+    (["see e.g.", "run() below"], "see e.g.\nrun() below"),  # an abbreviation's full stop
+    (["send signal.", "SIGINT; signal.SIGINT stops it"], "send signal.SIGINT; signal.SIGINT stops it"),
+    (["It uses signal.", "SIGINT handlers end it."], "It uses signal.\nSIGINT handlers end it."),
+    (["the end. [12]", "Next line."], "the end.\nNext line."),
+    (["as Smith [12] says."], "as Smith [12] says."),
+])
+def test_prose_lines(lines, expected):
+    assert prose_lines("\n".join(lines)) == expected
+
+
+CORPUS = """# Task cancellation in asyncio
+
+Tasks can easily and safely be cancelled. When a task is cancelled, asyncio.CancelledError will be raised in the \
+task at the next opportunity.
+
+It is recommended that coroutines use try/finally blocks to robustly perform clean-up logic. In case \
+asyncio.CancelledError is explicitly caught, it should generally be propagated when clean-up is complete.
+
+When signal.SIGINT is received while asyncio.run() executes the main task, the runner cancels the main task so \
+that the code can handle the resulting asyncio.CancelledError into a clean shutdown of its resources.
+
+The asyncio.timeout() context manager cancels the current task when its deadline passes and transforms the \
+resulting CancelledError into a TimeoutError that the caller can catch.
+"""
+SIGINT = ("When signal.SIGINT is received while asyncio.run() executes the main task, the runner cancels the main "
+          "task so that the code can handle the resulting asyncio.CancelledError into a clean shutdown of its "
+          "resources.")
+
+
+@pytest.fixture(scope="module")
+def report_pdf(tmp_path_factory) -> Path:
+    """The PDF of an offline report on asyncio's cancellation (xelatex): its quotes end in "[1]", its
+    findings are a bulleted list, and its lines break inside words and after "asyncio."."""
+    if not shutil.which("xelatex"):
+        pytest.skip("xelatex is needed to make the PDF")
+    from tests.engine.test_offline_fidelity import offline_run
+
+    artifacts = offline_run(tmp_path_factory.mktemp("asyncio-report"), {"asyncio-cancel.md": CORPUS},
+                            "How does asyncio handle cancellation?", 0)
+    assert artifacts.pdf is not None
+    return artifacts.pdf
+
+
+def _quotes(report: str) -> list[str]:
+    """The quoted sentences of an offline report.md: its findings' items, their source numbers cut."""
+    body = report.split("## Findings", 1)[1].split("## Review outcome", 1)[0]
+    return [re.sub(r"(?: \[\d+\])+$", "", line[2:]) for line in body.splitlines() if line.startswith("- ")]
+
+
+def _check_quotes(report: str) -> None:
+    quotes = _quotes(report)
+    assert SIGINT in quotes, quotes
+    for quote in quotes:
+        assert not re.search(r"\w- \w|^\\\[|^[•◦▪‣–]|asyncio\.$|^CancelledError into", quote), (quote, quotes)
+    assert len(quotes) == len(set(quotes)) and not any(
+        a != b and a.endswith(b) for a in quotes for b in quotes), quotes  # none quoted twice, whole or in part
+
+
+def test_a_report_pdf_shared_in_a_thread_is_quoted_as_its_sentences_read(report_pdf, offline_settings, tmp_path):
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0)
+    shared = SharedFile(name="report.pdf", link="", path=report_pdf, size=report_pdf.stat().st_size)
+    [entry] = ingest(settings, "console:pdf-layout", [shared])
+    assert entry.status == "read", entry
+    out = asyncio.run(run_turn("console:pdf-layout", question="How does asyncio handle cancellation when SIGINT "
+                               "arrives?", settings=settings))
+    _check_quotes(out.artifacts.report_md.read_text())
+
+
+def test_a_report_pdf_in_a_corpus_is_quoted_as_its_sentences_read(report_pdf, offline_settings, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(report_pdf, folder / "report.pdf")
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0, search="corpus",
+                                corpus_dir=folder)
+    index_directory(settings.corpus_dir, settings.corpus_index_path)
+    out = asyncio.run(run_turn("console:pdf-corpus", question="How does asyncio handle cancellation when SIGINT "
+                               "arrives?", settings=settings))
+    _check_quotes(out.artifacts.report_md.read_text())
