@@ -19,8 +19,8 @@ from bots.chat_common import STATUS_WORDS, dedupe_key, is_help, log_failure, pre
 from bots.chat_phrases import SAY, chat_language, own_language
 from bots.logs import redact
 from engine.settings import Settings
-from engine.text import markdown_literal, one_line
-from jobs.conversation import Address
+from engine.text import has_words, markdown_literal, one_line
+from jobs.conversation import Address, Attachment
 from jobs.conversation.message import command_word
 
 #: Seconds a platform event is remembered in the process while the store does not answer (Slack retries
@@ -112,7 +112,7 @@ class ChatTurns:
         return chat_language(text, question=info.question if info else None, locale=locale, recent=recent)
 
     def command(self, text: str, user: str, *, ephemeral: bool, shown_in: str | None = None,
-                thread_id: str | None = None, locale: str | None = None) -> jobs.Reply | None:
+                thread_id: str | None = None, locale: str | None = None, files: bool = False) -> jobs.Reply | None:
         """The reply to a message to the bot that is a command (:func:`command_of`): the help
         text (action ``help``) or ``user``'s status listing (action ``status``, :meth:`status`),
         shown only to ``user`` when ``ephemeral``; ``shown_in`` is the thread id when others see the
@@ -122,8 +122,10 @@ class ChatTurns:
         ``locale``: the platform's, when it sends one). When the registry fails, the help text is
         said all the same and a status listing is :func:`bots.chat_common.try_again` with a logged
         reference, both in :func:`bots.chat_phrases.own_language` (the store cannot tell the thread's).
+        A message carrying ``files`` and no words is no command (the rules acknowledge the files,
+        :func:`jobs.conversation.rules.files_alone`), rather than the help text, which says nothing of them.
         """
-        command = command_of(text)
+        command = None if files and not has_words(text) else command_of(text)
         if command is None:
             return None
         try:
@@ -138,11 +140,11 @@ class ChatTurns:
         return jobs.Reply(text=listing, ephemeral=ephemeral, action=command)
 
     def message(self, thread_id: str, user: str, text: str, port_ref: dict, turn_id: str,
-                address: Address) -> jobs.Reply:
-        """Apply the rules to one message (``turn_id``: its de-duplication key) and queue the
-        turn it makes; returns the reply to say at once."""
+                address: Address, files: tuple[str, ...] = ()) -> jobs.Reply:
+        """Apply the rules to one message (``turn_id``: its de-duplication key; ``files``: the names
+        of the files it carries) and queue the turn it makes; returns the reply to say at once."""
         reply = jobs.handle_message(thread_id, user, text, port_ref, turn_id, settings=self.settings,
-                                    explicit_start=address)
+                                    explicit_start=address, attachments=tuple(Attachment(name) for name in files))
         self.log.info("event=%s_turn thread=%s turn=%s action=%s", self.surface, redact(thread_id),
                       redact(turn_id), reply.action)
         return reply

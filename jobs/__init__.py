@@ -9,7 +9,7 @@ Public surface (what ``bots/`` uses):
     or the answer), ``requester`` (platform user id), ``port`` (the chat port's
     :meth:`jobs.port.ChatPort.reference` dict).
 
-``handle_message(thread_id, user, text, port_ref, turn_id, *, settings, explicit_start) -> Reply``
+``handle_message(thread_id, user, text, port_ref, turn_id, *, settings, explicit_start, attachments=()) -> Reply``
     The platform-neutral conversation rules: a new question starts a research; the
     requester's reply to a paused clarification resumes it; ``cancel`` cancels; a reply while
     research runs gets "still working"; replies from others to a paused thread are refused.

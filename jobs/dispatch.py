@@ -7,14 +7,14 @@ import time
 
 from engine.settings import Settings
 from jobs import audit, quotas
-from jobs.conversation import Action, Address, Decision, Message, RuleSettings, decide, reply_for
+from jobs.conversation import Action, Address, Attachment, Decision, Message, RuleSettings, decide, reply_for
 from jobs.conversation.replies import reply_language
 from jobs.dedupe import seen_before
 from jobs.phrases import WORDS
 from jobs.queue import cancel_queued, enqueue, note_stop, request_cancel
 from jobs.records import NOT_QUEUED
 from jobs.store import get_store
-from jobs.threads import read_thread, set_thread, update_thread
+from jobs.threads import read_thread, set_thread, threads_of, update_thread
 from jobs.turns import MENTION, Reply, Turn
 
 log = logging.getLogger(__name__)
@@ -31,17 +31,20 @@ def handle_message(
     *,
     settings: Settings,
     explicit_start: bool | Address,
+    attachments: tuple[Attachment, ...] = (),
 ) -> Reply:
     """:func:`handle` for a message given as its parts.
 
     ``explicit_start`` says how the message addresses the bot: an :class:`Address`, or True for
-    a mention and False for a message that does not address it.
+    a mention and False for a message that does not address it; ``attachments``: the files the
+    message carries (files without words are acknowledged, :attr:`Action.FILES_NOTED`).
     """
     if isinstance(explicit_start, Address):
         address = explicit_start
     else:
         address = Address.MENTION if explicit_start else Address.NONE
-    message = Message(thread_key=thread_id, author=user, text=text or "", event_id=turn_id, address=address)
+    message = Message(thread_key=thread_id, author=user, text=text or "", event_id=turn_id, address=address,
+                      attachments=tuple(attachments))
     return handle(message, port_ref, settings=settings)
 
 
@@ -107,8 +110,20 @@ def _decide_and_queue(store, message: Message, port_ref: dict, settings: Setting
         audit.record_end(settings, message.thread_key, "cancelled", thread=before, attempt_started=now,
                          error="cancelled while waiting for an answer" if decision.action is Action.CANCEL_PAUSED
                          else "the clarifying question expired")
-    said = reply_for(decision, message, view, before)
+    said = reply_for(decision, message, view, before, language=_files_language(message, decision, before, settings))
     return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome, mention=said.mention)
+
+
+def _files_language(message: Message, decision: Decision, before: dict | None, settings: Settings) -> str | None:
+    """The language files sent alone to the bot in a thread without a research question are
+    acknowledged in (a message without words tells none): that of the sender's most recent research
+    (:func:`jobs.threads.threads_of`), as a chat adapter answers such a message itself
+    (:func:`bots.chat_phrases.chat_language`); None (:func:`reply_language`'s) otherwise, or when
+    the sender has none."""
+    if decision.action is not Action.FILES_NOTED or (before or {}).get("question"):
+        return None
+    recent = threads_of(message.author, settings=settings, limit=1)
+    return WORDS.language_of(recent[0].question) if recent and recent[0].question else None
 
 
 def _stopped_before_hand_over(store, message: Message, decisions: list[tuple[Decision, dict | None]]) -> None:

@@ -74,6 +74,8 @@ class Incoming:
     mentioned: bool
     #: ids of the files on the message itself (a ``file_share``), read even when the thread cannot be
     files: tuple[str, ...] = ()
+    #: their names (the id when the event gives no name), for the rules (files without words are acknowledged)
+    file_names: tuple[str, ...] = ()
 
     @property
     def address(self) -> Address:
@@ -113,6 +115,7 @@ def read_event(body: dict, event: dict, bot_user_id: str | None,
         return None
     raw = event.get("text") or ""
     mentioned = event.get("type") == "app_mention" or bool(bot_user_id and re.search(mention_of(bot_user_id), raw))
+    files = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
     return Incoming(
         team=body.get("team_id") or event.get("team") or "",
         channel=channel,
@@ -122,7 +125,8 @@ def read_event(body: dict, event: dict, bot_user_id: str | None,
         text=emoji_alone_as_unicode(slack_to_text(raw, bot_user_id=bot_user_id, names=names)),
         is_dm=event.get("channel_type") == "im" or str(channel).startswith("D"),
         mentioned=mentioned,
-        files=tuple(str(f["id"]) for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")),
+        files=tuple(str(f["id"]) for f in files),
+        file_names=tuple(str(f.get("name") or f.get("title") or f["id"]) for f in files),
     )
 
 
@@ -155,30 +159,12 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
-        if msg.is_dm and msg.files and not msg.text.strip():
-            self._files_alone(msg, event.get("files") or [])
-            return
-        reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm,
+        reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm, files=bool(msg.files),
                                    thread_id=thread_key(msg.team, msg.channel, msg.root)) if addressed else None
         if reply is not None:
             self._answer(msg, reply)
         else:
             self._turn(msg, address=msg.address)
-
-    def _files_alone(self, msg: Incoming, files: list) -> None:
-        """A direct message with files and no text (``files``: the event's file objects): say which
-        files came and that a question in this thread uses them (the thread's files are read when a
-        research starts or resumes in it, :mod:`bots.slack.shared`), rather than the help text,
-        which says nothing of them. Said in :meth:`bots.chat_turns.ChatTurns.language` (the
-        message's own when the registry cannot be read)."""
-        try:
-            language = self.turns.language("", msg.user, thread_id=thread_key(msg.team, msg.channel, msg.root))
-        except Exception as err:  # the registry failed: the message's own language
-            log.warning("event=slack_language_unknown error=%s", type(err).__name__)
-            language = own_language("")
-        names = [one_line(str(f.get("name") or f.get("title") or "file"), 200) for f in files if isinstance(f, dict)]
-        text = SAY("slack_files_noted", language, names=SAY("names_separator", language).join(names))
-        self._say(msg, markdown_to_mrkdwn(markdown_literal(text)), ephemeral=False)
 
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""
@@ -192,7 +178,8 @@ class SlackHandlers:
         port = SlackPort(self.client, channel=msg.channel, thread_ts=msg.root, team=msg.team, files=msg.files)
         try:
             reply = self.turns.message(thread_key(msg.team, msg.channel, msg.root), msg.user, msg.text,
-                                       port.reference(), thread_key(msg.team, msg.channel, msg.ts), address)
+                                       port.reference(), thread_key(msg.team, msg.channel, msg.ts), address,
+                                       files=msg.file_names)
         except Exception as err:  # the registry or queue failed: one line to the user, detail to the log
             self._fail(msg, "handle_message", err)
             return

@@ -27,9 +27,10 @@ from bots.teams.shared import has_personal_files, has_unreadable_files, read_per
 from engine.file_summary import reason_text
 from engine.redact import quoted
 from engine.settings import Settings
-from engine.text import markdown_literal
+from engine.text import has_words, markdown_literal
 from jobs.conversation import Address
-from jobs.phrases import thread_language
+from jobs.phrases import WORDS, thread_language
+from jobs.threads import ACTIVE
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +166,7 @@ class TeamsBot(TeamsActivityHandler):
             _show_typing(turn_context)
         text = clean_text(turn_context)
         user = activity.from_property.id
-        if not text and await self._files_without_question(turn_context, address):
+        if not has_words(text) and await self._files_without_question(turn_context, address):
             return
         shown_in = None if conversation_kind(activity.conversation) == "personal" else thread_id_of(activity)
         command = await asyncio.to_thread(self.turns.command, text, user, ephemeral=False, shown_in=shown_in,
@@ -204,7 +205,8 @@ class TeamsBot(TeamsActivityHandler):
             return own_language(text, locale=activity.locale)
 
     async def _files_without_question(self, turn_context: TurnContext, address: Address) -> bool:
-        """Answer a message to the bot that carries files and no question: in a personal chat the
+        """Answer a message to the bot that carries files and no question (no words: nothing, or only
+        emoji, :func:`engine.text.has_words`): in a personal chat the
         files are read (:meth:`_files_alone`); in a channel or group chat, a mention showing a file
         gets the note that it cannot be read (rather than the help text, which says nothing of the
         file). True when answered so; False for a message without files."""
@@ -232,15 +234,28 @@ class TeamsBot(TeamsActivityHandler):
             return
         language = await self._language(turn_context)
         read = [e.name for e in entries if e.status == "read"]
-        skipped = [SAY("file_and_reason", language, name=e.name, reason=reason_text(e.reason, language))
+        skipped = [WORDS("file_and_reason", language, name=e.name, reason=reason_text(e.reason, language))
                    for e in entries if e.status != "read"]
-        comma = SAY("names_separator", language)
+        comma = WORDS("names_separator", language)
+        busy = read and await self._researching(turn_context)
         text = " ".join(filter(None, [
-            SAY("teams_files_read", language, names=comma.join(read)) if read else "",
+            WORDS("files_noted_busy", language, names=comma.join(read)) if busy else "",
+            SAY("teams_files_read", language, names=comma.join(read)) if read and not busy else "",
             SAY("teams_files_skipped", language, names=comma.join(skipped)) if skipped else "",
-            SAY("teams_files_ask", language) if read else ""]))
+            SAY("teams_files_ask", language) if read and not busy else ""]))
         text = text or SAY("teams_files_known", language)
         await self._reply(turn_context, jobs.Reply(text=markdown_literal(text), action="files"))
+
+    async def _researching(self, turn_context: TurnContext) -> bool:
+        """True when a research is queued or running in the activity's conversation: files sent alone
+        then are sources of the next question (the core's ``files_noted_busy``, as the rules say it
+        in Slack, :attr:`jobs.conversation.Action.FILES_FOR_NEXT`). False when the registry cannot tell."""
+        try:
+            info = await asyncio.to_thread(jobs.thread_info, thread_id_of(turn_context.activity), settings=self.settings)
+        except Exception as err:  # the registry failed: the plain note
+            log.warning("event=teams_thread_unknown error=%s", quoted(err))
+            return False
+        return info is not None and info.status in ACTIVE
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
         """Read the files of a personal-chat message into the thread's index, before its turn

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.file_summary import reason_text
+from engine.files.read import kind_of, unsupported_type
 from engine.phrases import WORDS as ENGINE_WORDS
 from engine.runner import MAX_QUESTION_CHARS, TurnRejected
-from engine.text import clean_text
-from jobs.conversation.message import Message
+from engine.text import clean_text, markdown_literal, one_line
+from jobs.conversation.message import Address, Message
 from jobs.conversation.rules import Action, Decision, RuleSettings
 from jobs.phrases import WORDS, number, thread_language
 from jobs.turns import MENTION
@@ -45,23 +47,53 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.ANSWER_TOO_LONG: ("answer_too_long", "rejected", False),
     Action.ANSWER_FIRST: ("answer_first", "busy", True),
     Action.ANSWER_IN_WORDS: ("answer_in_words", "busy", False),
+    Action.FILES_NOTED: ("files_noted", "files", False),
+    Action.FILES_FOR_NEXT: ("files_noted_busy", "files", False),
     Action.DUPLICATE: (None, "duplicate", False),
     Action.IGNORE: (None, "ignored", False),
 }
 
 
-def reply_for(decision: Decision, message: Message, view: RuleSettings, thread: dict | None = None) -> Said:
-    """The reply to post at once for ``decision`` (see :data:`REPLIES`), in the language of
-    :func:`reply_language` (``thread``: the thread's record before the message, None when new)."""
+def reply_for(decision: Decision, message: Message, view: RuleSettings, thread: dict | None = None, *,
+              language: str | None = None) -> Said:
+    """The reply to post at once for ``decision`` (see :data:`REPLIES`), in ``language``, else that
+    of :func:`reply_language` (``thread``: the thread's record before the message, None when new).
+    Files acknowledged are named (:func:`files_text`)."""
     key, outcome, ephemeral = REPLIES[decision.action]
     if key is None:
         return Said(None, outcome, ephemeral)
     hours = max(1, round(view.clarify_ttl / 3600))
-    language = reply_language(thread, message, decision.action)
+    language = language or reply_language(thread, message, decision.action)
+    if decision.action in (Action.FILES_NOTED, Action.FILES_FOR_NEXT):
+        return Said(files_text(key, message, language), outcome, ephemeral)
     book = WORDS if key in WORDS.catalogue else ENGINE_WORDS
     text = book(key, language, mention=MENTION, hours=hours, limit=number(view.max_chars, language),
                  length=number(len(message.body), language))
     return Said(text, outcome, ephemeral, decision.requester if MENTION in text else None)
+
+
+def files_text(key: str, message: Message, language: str) -> str:
+    """Markdown acknowledging the files of ``message`` (its ``attachments``) in ``language``: the
+    ``key`` phrase (``files_noted``, or ``files_noted_mention`` for a mention, whose thread takes a
+    question only with another mention; ``files_noted_busy``) naming the files the research reads,
+    then those it will not read, each with the reason (an ending it does not read,
+    :data:`engine.files.read.KINDS`, :func:`engine.files.read.unsupported_type`). A name without an
+    ending is named as read: the platform may give a file's id alone, and the research says why
+    it skips what it cannot read."""
+    comma = WORDS("names_separator", language)
+    readable, unreadable = [], []
+    for item in message.attachments:
+        name = markdown_literal(one_line(item.name, 200))
+        if "." in item.name.strip(".") and kind_of(item.name) is None:
+            reason = reason_text(unsupported_type(item.name), language)
+            unreadable.append(WORDS("file_and_reason", language, name=name, reason=markdown_literal(reason)))
+        else:
+            readable.append(name)
+    if key == "files_noted" and message.address is Address.MENTION:
+        key = "files_noted_mention"
+    return " ".join(filter(None, [
+        WORDS(key, language, names=comma.join(readable)) if readable else "",
+        WORDS("files_unreadable", language, names=comma.join(unreadable)) if unreadable else ""]))
 
 
 #: Actions whose message is a new research question: answered in that question's language.

@@ -36,6 +36,8 @@ class Action(Enum):
     ANSWER_TOO_LONG = "answer_too_long"  # an answer over the limit (the question stays open)
     ANSWER_FIRST = "answer_first"  # a follow-up button while the clarifying question is open
     ANSWER_IN_WORDS = "answer_in_words"  # the requester's answer has no text (a file alone): ask for words
+    FILES_NOTED = "files_noted"  # files and no question to the bot: kept as sources of the next question
+    FILES_FOR_NEXT = "files_for_next"  # files and no question while a research runs: kept for the next one
     DUPLICATE = "duplicate"  # this message was handled already
     IGNORE = "ignore"  # not for the bot
 
@@ -108,11 +110,16 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
       addresses the bot (a mention, a DM, a command) starts a research, in a finished thread with
       the earlier report as context, whoever sends it; ``cancel`` gets "nothing is running" when
       addressed or from the last requester; every other message is ignored (the requester's
-      "thanks" or a question to a colleague is not a new research).
+      "thanks" or a question to a colleague is not a new research). A message to the bot that
+      carries files and no words (:func:`files_alone`) starts nothing: it is acknowledged
+      (:attr:`Action.FILES_NOTED`), the files being sources of the next question in the thread.
     * ``queued``/``running``: the requester's ``cancel`` cancels it (others are refused);
       other text from the requester gets "still working" with how to cancel (:attr:`Action.BUSY`);
       a message of anyone else's addressed to the bot is told whose research runs and to ask again
       when it is done or in a new thread (:attr:`Action.BUSY_OTHER`: they cannot cancel it).
+      Files without words, from the requester or addressed to the bot, are acknowledged as sources
+      of the next question in the thread (:attr:`Action.FILES_FOR_NEXT`: the running research
+      read the thread before they came).
     * ``paused``: the requester's reply resumes the research, unless the question is older than
       ``clarify_ttl``; a reply without text (a file alone, say) is asked to answer in words
       (:attr:`Action.ANSWER_IN_WORDS`: the clarifying question is not asked again, the research
@@ -144,6 +151,12 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
     return replace(decision, requester=requester, status=status)
 
 
+def files_alone(message: Message) -> bool:
+    """True when ``message`` carries files (``attachments``) and no words: nothing, blanks, or only
+    emoji and symbols (:func:`engine.text.has_words`), so no question to research."""
+    return bool(message.attachments) and not has_words(message.body)
+
+
 def _when_finished(record: dict | None, message: Message, now: float, view: RuleSettings,
                    requester: str) -> Decision:
     from_requester = record is not None and message.author == requester
@@ -151,6 +164,8 @@ def _when_finished(record: dict | None, message: Message, now: float, view: Rule
         return Decision(Action.NOTHING_RUNNING if message.addressed or from_requester else Action.IGNORE)
     if not message.addressed:
         return Decision(Action.IGNORE)
+    if files_alone(message):
+        return Decision(Action.FILES_NOTED)
     body = message.body
     if not has_words(body):  # nothing, or only emoji and symbols: no question to research
         return Decision(Action.EMPTY)
@@ -169,6 +184,8 @@ def _when_active(record: dict, message: Message, requester: str) -> Decision:
     if message.cancel:
         action = Action.CANCEL if message.author == requester else Action.REFUSE_CANCEL
         return Decision(action, cancel_turn=str(record.get("turn_id", "")))
+    if files_alone(message) and (message.addressed or message.author == requester):
+        return Decision(Action.FILES_FOR_NEXT)
     if message.author == requester:
         return Decision(Action.BUSY)
     return Decision(Action.BUSY_OTHER if message.addressed else Action.IGNORE)

@@ -427,3 +427,20 @@ def test_over_the_limit_a_question_is_refused_in_its_own_language(tmp_path, redi
     assert refused.action == "over_quota"
     assert refused.text.startswith(f"{MENTION} Vous avez lancé le nombre maximal de recherches autorisé sur "
                                    "24 heures (1). Réessayez après ")
+
+
+def test_files_without_words_in_a_new_thread_are_acknowledged_in_the_senders_language(redis_settings):
+    """A file alone tells no language: the acknowledgement is in that of the sender's latest
+    research (as a chat adapter answers a message without words), and nothing is queued or written."""
+    from jobs.conversation import Attachment
+
+    _msg(redis_settings, "U1", "Wie funktionieren Wärmepumpen in sehr kalten Wintern?", "e1")
+    other = "slack:T1:C1:1700000000.000200"
+    reply = handle_message(other, "U1", "", PORT, "e2", settings=redis_settings, explicit_start=Address.DM,
+                           attachments=(Attachment("notes.txt"),))
+    assert (reply.action, reply.text) == ("files", "Erhalten: notes.txt. Antworte in diesem Thread mit deiner "
+                                                   "Frage, dann nutze ich die Dateien als Quellen.")
+    stranger = handle_message(other, "U9", "", PORT, "e3", settings=redis_settings, explicit_start=Address.MENTION,
+                              attachments=(Attachment("notes.txt"),))
+    assert stranger.text.startswith("Got notes.txt. Mention me in this thread"), stranger.text
+    assert thread_info(other, settings=redis_settings) is None and _queued_ids(redis_settings) == [job_id_for("e1")]

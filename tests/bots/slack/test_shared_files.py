@@ -8,6 +8,8 @@ import re
 import urllib.error
 import urllib.request
 
+import pytest
+
 from tests.bots.slack.conftest import (
     ALICE,
     BOB,
@@ -210,3 +212,122 @@ def test_a_file_alone_as_the_answer_to_the_clarifying_question_gets_a_reply(bot,
     assert thread_status(thread_id) == "paused" and len(research.calls) == 1
     assert said, "the file-only answer got no word in the thread"
     assert [t for t in said if "in words" in t and "cancel" in t], said
+
+
+def _mention_with_file(bot, fake, name: str = "notes.txt", *, text: str = "<@U0BOT>", thread_ts: str | None = None,
+                       kind: str = "message", user: str = ALICE,
+                       data: bytes = b"Heat pumps in Denmark grew 30% in 2023.") -> dict:
+    """``user`` mentions the bot in the channel with ``text`` and one file ``name`` (the event Slack
+    sends: a ``file_share`` message, or its ``app_mention`` twin, both carrying the files)."""
+    message = fake.share_file(CHANNEL, name, data, user=user, text=text, thread_ts=thread_ts)
+    event = {"type": kind, "channel": CHANNEL, "user": user, "text": text, "ts": message["ts"], "team": TEAM,
+             "files": message["files"]}
+    if kind == "message":
+        event.update(subtype="file_share", channel_type="channel")
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    assert bot.event(event)[0] == 200
+    return message
+
+
+def _said_after(fake, root: str, posts: int) -> list[str]:
+    """What the bot posted in the thread ``root`` after its first ``posts`` messages there, and every
+    ephemeral note (the help text is one)."""
+    return ([m["text"] for m in bot_posts(fake, CHANNEL, root)[posts:]]
+            + [c.params["text"] for c in fake.calls_to("chat.postEphemeral")])
+
+
+@pytest.mark.parametrize(("text", "kind"), [("<@U0BOT>", "message"), ("<@U0BOT>   ", "app_mention"),
+                                            ("<@U0BOT> :wave:", "message")])
+def test_a_channel_mention_with_only_a_file_is_acknowledged_in_its_thread(bot, fake_slack, research, text, kind):
+    """A mention carrying only a file (or blanks, or an emoji) got the private help text; it is
+    acknowledged in the message's thread as a direct message is, naming the file and saying to
+    mention the bot there with the question; nothing starts."""
+    message = _mention_with_file(bot, fake_slack, text=text, kind=kind)
+    [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, message["ts"]), what="the bot's answer")
+    runner_idle()
+    assert research.calls == [] and thread_status(f"slack:{TEAM}:{CHANNEL}:{message['ts']}") is None
+    assert fake_slack.calls_to("chat.postEphemeral") == []
+    assert "notes.txt" in said["text"] and "mention me" in said["text"].lower(), said["text"]
+
+
+def test_a_file_acknowledged_in_a_channel_is_a_source_of_the_question_asked_next_in_its_thread(bot, fake_slack):
+    message = _mention_with_file(bot, fake_slack, "zephyr.pdf", data=pdf_bytes(PAGES))
+    fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, message["ts"]), what="the acknowledgement")
+    _ask(bot, fake_slack, message["ts"])
+    report = _report(fake_slack, message["ts"])
+    assert "zephyr.pdf, page 2" in report and "thirty percent" in report, report
+    assert len(fake_slack.calls_to("file_download")) == 1
+
+
+def test_a_mention_with_only_a_file_in_a_finished_thread_is_acknowledged_and_starts_nothing(bot, fake_slack, research):
+    root = fake_slack.add_message(CHANNEL, "Zephyr", user=BOB)
+    _ask(bot, fake_slack, root)
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    wait_status(fake_slack, thread_id, "done")
+    runner_idle()
+    posts = len(bot_posts(fake_slack, CHANNEL, root))
+    _mention_with_file(bot, fake_slack, thread_ts=root, user=BOB)
+    fake_slack.wait_for(lambda: _said_after(fake_slack, root, posts), what="the bot's answer")
+    runner_idle()
+    [said] = _said_after(fake_slack, root, posts)
+    assert len(research.calls) == 1 and thread_status(thread_id) == "done"
+    assert "notes.txt" in said and "mention me" in said.lower(), said
+
+
+@pytest.mark.parametrize("mention", ["<@U0BOT>", ""])
+def test_a_file_alone_while_the_research_runs_is_kept_for_the_next_question(bot, fake_slack, research, mention):
+    """The requester's file alone (a mention or a plain reply) while the thread's research runs
+    starts no second research and is not lost: the bot says it is a source of the next question
+    in the thread, and that question reads it."""
+    root = fake_slack.add_message(CHANNEL, "Zephyr", user=BOB)
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    research.gate.clear()
+    _ask(bot, fake_slack, root)
+    fake_slack.wait_for(lambda: research.calls, what="the research to run")
+    posts = len(bot_posts(fake_slack, CHANNEL, root))
+    message = fake_slack.share_file(CHANNEL, "zephyr.pdf", pdf_bytes(PAGES), user=ALICE, text=mention,
+                                    thread_ts=root)
+    assert bot.event({"type": "message", "subtype": "file_share", "channel": CHANNEL, "channel_type": "channel",
+                      "user": ALICE, "text": mention, "ts": message["ts"], "thread_ts": root, "team": TEAM,
+                      "files": message["files"]})[0] == 200
+    fake_slack.wait_for(lambda: [t for t in _said_after(fake_slack, root, posts) if "zephyr.pdf" in t],
+                        what="the bot's answer")
+    [said] = _said_after(fake_slack, root, posts)
+    assert "next question" in said and "still working" not in said.lower(), said
+    research.gate.set()
+    wait_status(fake_slack, thread_id, "done")
+    runner_idle()
+    assert len(research.calls) == 1 and fake_slack.calls_to("file_download") == []
+    _ask(bot, fake_slack, root, text="<@U0BOT> how much power does the Zephyr turbine deliver at coastal sites?")
+    fake_slack.wait_for(lambda: len(research.calls) == 2 and thread_status(thread_id) == "done",
+                        what="the next research")
+    assert len(fake_slack.calls_to("file_download")) == 1
+
+
+def test_a_file_alone_in_a_direct_message_while_its_research_runs_is_kept_for_the_next_question(
+        bot, fake_slack, research):
+    research.gate.clear()
+    root, _ = bot.message(QUESTION.replace("<@U0BOT> ", ""), channel="D0ALICE", channel_type="im")
+    fake_slack.wait_for(lambda: research.calls, what="the research to run")
+    message = _share_alone(bot, fake_slack, "D0ALICE", thread_ts=root, channel_type="im")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, "D0ALICE", root) if "notes.txt" in m["text"]],
+                        what="the bot's answer")
+    said = [m["text"] for m in bot_posts(fake_slack, "D0ALICE", root) if "notes.txt" in m["text"]]
+    research.gate.set()
+    runner_idle()
+    assert len(research.calls) == 1 and message["ts"]
+    assert "next question" in said[0], said
+
+
+def test_a_direct_message_with_only_an_unreadable_file_says_it_cannot_be_read(bot, fake_slack, research):
+    """A file whose type is not read (``tool.exe``) is not promised as a source."""
+    message = fake_slack.share_file("D0ALICE", "tool.exe", b"MZ\x90\x00", user=ALICE)
+    event = {"type": "message", "subtype": "file_share", "channel": "D0ALICE", "channel_type": "im",
+             "user": ALICE, "text": "", "ts": message["ts"], "team": TEAM, "files": message["files"]}
+    assert bot.event(event)[0] == 200
+    [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, "D0ALICE", message["ts"]), what="the bot's answer")
+    runner_idle()
+    assert research.calls == []
+    assert "tool.exe" in said["text"] and "unsupported type (.exe)" in said["text"], said["text"]
+    assert "I'll use" not in said["text"], said["text"]

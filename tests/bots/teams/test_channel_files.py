@@ -93,3 +93,15 @@ def test_a_channel_mention_with_only_a_file_says_the_file_cannot_be_read(bot, co
     said = connector.wait_for(lambda c: c.messages(mention["conversation"]["id"]), what="the answer")
     assert research.calls == []
     assert any(NOTE in (m.text or "") for m in said), [m.text[:80] for m in said]
+
+
+def test_a_channel_mention_with_a_file_and_only_an_emoji_says_the_file_cannot_be_read(bot, connector, settings,
+                                                                                      research):
+    """An emoji is no question: the mention with a file gets the note, as one with the file alone
+    does (as Slack acknowledges a mention with files and only an emoji), not "what should I research?"."""
+    mention = channel_mention(connector.url, "👍")
+    _with_html(mention, _mention_html("👍") + '<attachment id="5f8a2c0e0d1b4f6a9e3b7c1d2e4f6a8b"></attachment>')
+    assert bot.send(mention).status_code in (200, 201)
+    said = connector.wait_for(lambda c: c.messages(mention["conversation"]["id"]), what="the answer")
+    assert research.calls == []
+    assert [m.text for m in said if NOTE in (m.text or "")] and len(said) == 1, [m.text[:80] for m in said]

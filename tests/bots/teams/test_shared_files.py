@@ -7,6 +7,7 @@ from engine.files import load_manifest
 from tests.bots.teams.activities import channel_mention, personal_message
 from tests.bots.teams.test_conversation import _thread, _wait_status
 from tests.shared_files import encrypted_pdf_bytes, pdf_bytes
+from tests.waiting import wait_for
 
 PAGES = ["The Zephyr turbine delivers fourteen megawatts of rated power at coastal sites.",
          "Maintenance costs of the Zephyr turbine fall by thirty percent thanks to its modular gearbox."]
@@ -89,3 +90,23 @@ def test_files_sent_alone_in_japanese_are_listed_as_japanese_writes_a_list(bot, 
     assert bot.send(alone).status_code in (200, 201)
     said = connector.wait_for(lambda c: c.messages(conv), what="the answer to the files")[-1]
     assert "一.pdf（" in said.text and "）、二.pdf（" in said.text, said.text
+
+
+def test_a_file_sent_alone_while_the_research_runs_is_kept_for_the_next_question(bot, connector, settings, research):
+    """As in Slack, a file alone while the chat's research runs starts nothing and is said to be a
+    source of the next question (not "send your question here", which would only get "still working")."""
+    conv = "a:personal-file-while-running"
+    research.gate.clear()
+    question = personal_message(connector.url, QUESTION, conversation_id=conv)
+    bot.send(question)
+    wait_for(lambda: research.calls, what="the research to run")
+    said = len(connector.messages(conv))
+    alone = personal_message(connector.url, "", conversation_id=conv)
+    alone["attachments"] = [connector.file_attachment("zephyr.pdf", pdf_bytes(PAGES))]
+    assert bot.send(alone).status_code in (200, 201)
+    answer = connector.wait_for(lambda c: [m for m in c.messages(conv)[said:] if "zephyr.pdf" in (m.text or "")],
+                                what="the answer to the file")[-1]
+    research.gate.set()
+    _wait_status(settings, _thread(question), ("done",))
+    assert "next question" in answer.text and "Send your question" not in answer.text, answer.text
+    assert len(research.calls) == 1

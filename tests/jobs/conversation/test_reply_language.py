@@ -12,7 +12,7 @@ from engine.phrasebook import Phrasebook, template_fields
 from engine.phrases import WORDS as ENGINE_WORDS
 from engine.progress import WORDS as PROGRESS_WORDS
 from engine.progress import Progress
-from jobs.conversation import Action, Message, decide, reply_for
+from jobs.conversation import Action, Address, Message, decide, reply_for
 from jobs.conversation.replies import REPLIES, reply_language
 from jobs.phrases import WORDS, thread_language
 from jobs.status import progress_text
@@ -86,11 +86,16 @@ def test_the_table_answers_in_the_language_of_the_threads_question(language):
             if said.text is None or old is None or expected in (Action.TOO_LONG, Action.EMPTY):
                 continue
             key = REPLIES[expected][0]
-            assert said.text == WORDS(key, language, mention="{mention}", hours=1, limit=VIEW.max_chars,
-                                      length=len(msg.body)), (state, mine, kind)
+            if expected in (Action.FILES_NOTED, Action.FILES_FOR_NEXT):  # the file named (files_text)
+                mention = expected is Action.FILES_NOTED and msg.address is Address.MENTION
+                assert said.text == WORDS(f"{key}_mention" if mention else key, language, names="notes.txt")
+            else:
+                assert said.text == WORDS(key, language, mention="{mention}", hours=1, limit=VIEW.max_chars,
+                                          length=len(msg.body)), (state, mine, kind)
             seen.add(expected)
     assert seen >= {Action.BUSY, Action.BUSY_OTHER, Action.ANSWER_IN_WORDS, Action.REFUSE_CANCEL,
-                    Action.REFUSE_ANSWER, Action.EXPIRED, Action.CANCEL_PAUSED, Action.NOTHING_RUNNING, Action.ANSWER_TOO_LONG, Action.ANSWER_FIRST}
+                    Action.REFUSE_ANSWER, Action.EXPIRED, Action.CANCEL_PAUSED, Action.NOTHING_RUNNING, Action.ANSWER_TOO_LONG,
+                    Action.ANSWER_FIRST, Action.FILES_NOTED, Action.FILES_FOR_NEXT}
 
 
 def test_a_new_question_refused_is_answered_in_its_own_language():

@@ -29,6 +29,8 @@ KINDS = {
     "follow#": ("Stop tides?", "follow_up"),  # a cancel word in a question is still a question
     "file-": ("", Address.NONE),  # a file shared with no words (see ``message``)
     "emoji@": ("🔥🚀", Address.MENTION),  # emoji alone: no words (Slack's ``:fire:`` codes are read so)
+    "file@": (" ", Address.MENTION),  # a mention carrying a file and no words
+    "file🔥@": ("🔥", Address.DM),  # a file and an emoji alone
 }
 COLUMNS = list(KINDS)
 
@@ -36,9 +38,11 @@ S, R, B, C, CP = Action.START, Action.RESUME, Action.BUSY, Action.CANCEL, Action
 RC, RA, X, N = Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED, Action.NOTHING_RUNNING
 E, L, LA, NO = Action.EMPTY, Action.TOO_LONG, Action.ANSWER_TOO_LONG, Action.IGNORE
 AF, AW, BO = Action.ANSWER_FIRST, Action.ANSWER_IN_WORDS, Action.BUSY_OTHER
+FN, FF = Action.FILES_NOTED, Action.FILES_FOR_NEXT
 
-FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO, N, S, NO, E]
-FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO, N, S, NO, E]
+# files without words to the bot are acknowledged as sources of the next question; unaddressed, ignored
+FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO, N, S, NO, E, FN, FN]
+FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO, N, S, NO, E, FN, FN]
 # (thread state, from the requester) -> the action for each column of KINDS
 TABLE: dict[tuple[str, bool], list[Action]] = {
     ("unknown", True): FINISHED_OTHER,  # nobody is the requester of an unknown thread
@@ -47,12 +51,13 @@ TABLE: dict[tuple[str, bool], list[Action]] = {
     **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost", "delivering")},
     **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost", "delivering")},
     # the requester is told how to cancel; anyone else, whose research runs (they cannot cancel it)
-    **{(s, True): [B, B, C, C, B, B, B, B, C, B, B, B] for s in ("queued", "running")},
-    **{(s, False): [BO, NO, RC, RC, BO, NO, BO, NO, RC, BO, NO, BO] for s in ("queued", "running")},
+    # files without words are kept for the next question (the running research read the thread before them)
+    **{(s, True): [B, B, C, C, B, B, B, B, C, B, FF, B, FF, FF] for s in ("queued", "running")},
+    **{(s, False): [BO, NO, RC, RC, BO, NO, BO, NO, RC, BO, NO, BO, FF, FF] for s in ("queued", "running")},
     # an answer with no text (a file alone) is asked for in words; the question stays open
-    ("paused", True): [R, R, CP, CP, AW, AW, LA, LA, CP, AF, AW, R],
-    ("paused", False): [RA] * 8 + [RC, AF, RA, RA],
-    ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X, X, X],
+    ("paused", True): [R, R, CP, CP, AW, AW, LA, LA, CP, AF, AW, R, AW, R],
+    ("paused", False): [RA] * 8 + [RC, AF, RA, RA, RA, RA],
+    ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X, X, X, X, X],
     # a question nobody answered in time does not keep the thread from anyone else: it is finished for them
     ("paused-expired", False): FINISHED_OTHER,
 }
@@ -257,3 +262,27 @@ def test_an_answer_without_words_keeps_the_question_open_and_asks_for_words():
         assert said.text == ("Please answer the question above in words: reply with text, or `cancel` to stop. "
                              "Files shared in this thread are read with the research.")
         assert (said.outcome, said.ephemeral, said.mention) == ("busy", False, None)
+
+
+def _files(text: str, address: Address, *names: str) -> Message:
+    return Message(thread_key=THREAD, author=OTHER, text=text, event_id="e1", address=address,
+                   attachments=tuple(Attachment(name) for name in names))
+
+
+def test_files_without_words_are_named_and_unreadable_ones_say_why():
+    mention = _files("", Address.MENTION, "notes.txt", "tool.exe", "scan")
+    said = reply_for(decide(None, mention, NOW, VIEW), mention, VIEW)
+    assert said.text == ("Got notes.txt, scan. Mention me in this thread with your question and I'll use the files "
+                         "as sources. Not readable, so not used as sources: tool.exe (unsupported type (.exe)).")
+    assert (said.outcome, said.ephemeral, said.mention) == ("files", False, None)
+    dm = _files("👍", Address.DM, "a*b.pdf")
+    assert reply_for(decide(None, dm, NOW, VIEW), dm, VIEW).text == (
+        r"Got a\*b.pdf. Reply in this thread with your question and I'll use the files as sources.")
+    only_unreadable = _files("", Address.DM, "tool.exe")
+    assert reply_for(decide(None, only_unreadable, NOW, VIEW), only_unreadable, VIEW).text == (
+        "Not readable, so not used as sources: tool.exe (unsupported type (.exe)).")
+    running = reply_for(decide(record("running"), mention, NOW, VIEW), mention, VIEW, record("running"))
+    assert running.text.startswith("Got notes.txt, scan. The research running here started before them; "
+                                   "I'll use the files as sources for the next question in this thread."), running
+    german = reply_for(decide(None, dm, NOW, VIEW), dm, VIEW, language="de").text
+    assert german.startswith("Erhalten: a\\*b.pdf."), german
