@@ -69,7 +69,7 @@ def follow_up_questions(objections: str, question: str, language: str, limit: in
         finding = label == reader and bool(quoted) and bool(SID.search(rest))  # a finding left out
         said = quoted[:MAX_QUOTED] if label == reader and quoted and not finding else []
         words_ = _terms(said, language, markdown=False)
-        point = _short(re.split(r"[;.?!]", rest)[0], 100)
+        point = _short(re.split(r"[;?!]|\.(?!\S)", rest)[0], 100)  # a full stop, not one inside "1.5" or "asyncio.run"
         quoted_point = _quoted(point, language)
         if finding:  # it quotes what a source said: none in a run that read no source
             texts = [ask("follow_up_finding", quoted[0], q=_quote(quoted[0], language, 100))] if sources_read else []
