@@ -19,7 +19,7 @@ from engine.segments import ABBREVIATIONS
 _BULLET = re.compile(r"[ \t]*[•◦▪‣][ \t]*")
 #: ... and the EN DASH, one only after a line that closes a sentence or a clause (or none): a line that
 #: opens with "– which is quiet" inside a sentence continues it.
-_DASH = re.compile(r"[ \t]*–[ \t]+")
+_DASH = re.compile(r"[ \t]*–[ \t]+(?![\d.,])")  # "– 12 °C" is minus twelve
 _CLOSED = (".", "!", "?", "…", ":", ";")
 #: Citation marks after a sentence's end ("… opportunity. [1]", "[1, 2]", "[3–5] [7]"): they number
 #: the document's own sources, which a quote of the sentence does not cite.
@@ -34,15 +34,20 @@ _SOFT = "\u00ad"
 #: (at most this many) languages the parts are likeliest in ...
 _LANGUAGES_ASKED = 2
 #: ... has the joined word less often than this Zipf frequency (once in ten million words, wordfreq's
-#: scale: "wellknown" 1.6, "highlevel" 1.1 in English; "wärmepumpe" 2.8 in German).
-_USED = 2.0
+#: scale: "wellknown" 1.6, "longterm" 2.75, "followup" 2.87 in English; "wärmepumpe" 2.8 in German:
+#: kept as written with the hyphen, which loses no letter).
+_USED = 3.0
 #: A line that ends in a name and a full stop, which may be a dotted name broken at that dot
 #: ("asyncio.", "concurrent.futures.") ...
 _NAME_DOT = re.compile(r"(?:^|(?<=[\s(\"“‘]))((?:[^\W\d]\w*\.)+)$")
+#: The words after which a hyphen at a line's end is a suspended one ("Wärme- und Kältepumpen",
+#: "pre- and post-processing"): it stays, with the space after it.
+_CONJUNCTIONS = frozenset({"und", "oder", "bzw", "sowie", "and", "or", "nor", "et", "ou", "y", "o", "e", "of", "to"})
 #: ... and the word that opens the next line.
 _WORD = re.compile(r"[^\W\d]\w*")
 #: A name written in CamelCase: capitals inside it ("CancelledError", "TaskGroup"), as a class's is.
 _CAMEL = re.compile(r"[A-Z][a-z\d]+[A-Z]\w*")
+_NO_WORD = re.match("", "")
 
 
 def prose_lines(text: str) -> str:
@@ -52,11 +57,14 @@ def prose_lines(text: str) -> str:
       letter, is one word again ("uncan-" / "cel" -> "uncancel"); the hyphen stays, and only the
       line break goes, when the word is a compound: the part before it has a hyphen of its own
       ("state-of-the-" / "art"), the text writes the word with that hyphen elsewhere, or each part
-      is a word and the two joined are none (``"well"``, ``"known"``, not ``"wellknown"``; but
-      ``"Wärme"``, ``"pumpe"`` and ``"Wärmepumpe"``: :func:`_compound`, by wordfreq's lists). A soft
+      is a word and the two joined are none (``"well"``, ``"known"``, not ``"wellknown"``, nor ``"longterm"``:
+      :func:`_compound`, by wordfreq's lists; a rare compound keeps its hyphen, ``"Wärme-pumpe"``). A soft
       hyphen always goes;
     * a name broken after one of its dots (:func:`_dotted_name`) is one name again;
-    * a list bullet (•, ◦, ▪, ‣; "–" after a line that ends a sentence or a clause) at a line's
+    * a hyphen at a line's end before "und", "oder", "and", "or" (:data:`_CONJUNCTIONS`) is a suspended
+      one and stays with a space ("Wärme- und Kältepumpen");
+    * a list bullet (•, ◦, ▪, ‣; "–" after a line that ends a sentence or a clause, not before a
+      number: "– 12 °C" is minus twelve) at a line's
       start is left out, and its item is a paragraph of its own (a blank line before it);
     * citation marks after a sentence's end (:data:`_MARKS`: "… opportunity. [1]") are left out,
       unless a lower-case word follows them ("[3] proposed …": the mark is the sentence's subject).
@@ -78,7 +86,9 @@ def prose_lines(text: str) -> str:
         elif prev and line[:1].islower() and prev.endswith(_SOFT):
             out[-1] = prev[:-1] + line
         elif prev and line[:1].islower() and (broken := _BROKEN_WORD.search(prev)):
-            out[-1] = prev[:-1] + ("-" if _compound(broken.group(1), line, text) else "") + line
+            suspended = (_WORD.match(line) or _NO_WORD).group(0).casefold() in _CONJUNCTIONS
+            joint = "- " if suspended else "-" if _compound(broken.group(1), line, text) else ""
+            out[-1] = prev[:-1] + joint + line
         elif prev and (name := _NAME_DOT.search(prev)) and _dotted_name(name.group(1), line, text):
             out[-1] = prev + line
         else:
@@ -112,17 +122,20 @@ def _compound(head: str, line: str, text: str) -> bool:
 
     likely = sorted(both, key=lambda code: (-zipf_frequency(first, code, wordlist="small")
                                             - zipf_frequency(second, code, wordlist="small"), code))
-    return all(zipf_frequency(whole, code) < _USED for code in likely[:_LANGUAGES_ASKED])
+    asked = {*likely[:_LANGUAGES_ASKED], *({"en"} & both)}  # English's list, the largest, whenever it knows both
+    return all(zipf_frequency(whole, code) < _USED for code in asked)
 
 
 def _dotted_name(name: str, line: str, text: str) -> bool:
     """True when ``name`` (a line's last word with its dots, "asyncio.") and the word opening the next
     ``line`` are one name broken after a dot, as a typesetter breaks inline code: the text writes
     them joined elsewhere ("signal." / "SIGINT" where "signal.SIGINT" stands too); or the next word
-    is CamelCase ("CancelledError") after a name that is no word of a language (``asyncio``, not
-    ``loop``: :func:`engine.language_evidence.frequent_in`) or has dots or underscores of its own;
-    or the next line opens with code (a lower-case word with a bracket, an underscore or a dot in
-    it: "run()", "futures.Future"). A full stop of an abbreviation (``e.g.``) ends no name."""
+    is CamelCase after a name with dots or underscores of its own ("concurrent.futures." /
+    "ThreadPoolExecutor"); or the next line opens with code (a lower-case word with a bracket, an
+    underscore or a dot in it: "run()") after a name that is no word of a language (``asyncio``, not
+    ``task``: :func:`engine.language_evidence.frequent_in`). Anything else may be two sentences
+    ("numpy." / "PyTorch was slower.", "a task." / "asyncio.run() starts it"): the line break stays,
+    which loses no letter. A full stop of an abbreviation (``e.g.``) ends no name."""
     word = _WORD.match(line)
     if not word or name.lower() in ABBREVIATIONS:
         return False
@@ -130,6 +143,10 @@ def _dotted_name(name: str, line: str, text: str) -> bool:
     if name + first in text:
         return True
     stem = name[:-1]
-    if _CAMEL.match(first) and stem[:1].islower():
-        return "." in stem or "_" in stem or not frequent_in(stem.lower())
-    return first[:1].islower() and bool(re.search(r"[(_]|\.\w", token))
+    # a name of its own dots or underscores before a CamelCase one ("concurrent.futures." / "ThreadPoolExecutor");
+    # "numpy." / "PyTorch was slower" or "task." / "asyncio.run()" may as well be two sentences: they stay
+    if _CAMEL.match(first):
+        return stem[:1].islower() and ("." in stem or "_" in stem)
+    # code after a name that is no word of a language ("asyncio." / "run() again"; not "task." / "asyncio.run()")
+    return (first[:1].islower() and bool(re.search(r"[(_]|\.\w", token))
+            and ("." in stem or "_" in stem or not frequent_in(stem.lower())))
