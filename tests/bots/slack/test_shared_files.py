@@ -168,18 +168,25 @@ def test_a_long_thread_is_read_page_by_page_up_to_the_cap(fake_slack, monkeypatc
     assert len(fake_slack.calls_to("conversations.replies")) == 5
 
 
-def test_a_direct_message_with_only_a_file_is_acknowledged_not_answered_with_the_help(bot, fake_slack, research):
-    """Teams reads a personal chat's file sent alone and says so ("Read notes.txt. Send your
-    question..."); a Slack DM carrying only a file got the generic help text, which says nothing
-    of the file."""
-    message = fake_slack.share_file("D0ALICE", "notes.txt", b"Heat pumps in Denmark grew 30% in 2023.", user=ALICE)
+def _dm_with_only(bot, fake_slack, name: str, data: bytes) -> str:
+    """Alice's DM carrying only the file ``name`` (``data``), sent as Slack sends it: the text of
+    the bot's one answer in the DM, once the turn runner is idle."""
+    message = fake_slack.share_file("D0ALICE", name, data, user=ALICE)
     event = {"type": "message", "subtype": "file_share", "channel": "D0ALICE", "channel_type": "im",
              "user": ALICE, "text": "", "ts": message["ts"], "team": TEAM, "files": message["files"]}
     assert bot.event(event)[0] == 200
     [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, "D0ALICE", message["ts"]), what="the bot's answer")
     runner_idle()
+    return said["text"]
+
+
+def test_a_direct_message_with_only_a_file_is_acknowledged_not_answered_with_the_help(bot, fake_slack, research):
+    """Teams reads a personal chat's file sent alone and says so ("Read notes.txt. Send your
+    question..."); a Slack DM carrying only a file got the generic help text, which says nothing
+    of the file."""
+    said = _dm_with_only(bot, fake_slack, "notes.txt", b"Heat pumps in Denmark grew 30% in 2023.")
     assert research.calls == []
-    assert "notes.txt" in said["text"] and "/research QUESTION" not in said["text"], said["text"]
+    assert "notes.txt" in said and "/research QUESTION" not in said, said
 
 
 def _share_alone(bot, fake, channel: str, *, thread_ts: str, channel_type: str = "channel") -> dict:
@@ -322,12 +329,6 @@ def test_a_file_alone_in_a_direct_message_while_its_research_runs_is_kept_for_th
 
 def test_a_direct_message_with_only_an_unreadable_file_says_it_cannot_be_read(bot, fake_slack, research):
     """A file whose type is not read (``tool.exe``) is not promised as a source."""
-    message = fake_slack.share_file("D0ALICE", "tool.exe", b"MZ\x90\x00", user=ALICE)
-    event = {"type": "message", "subtype": "file_share", "channel": "D0ALICE", "channel_type": "im",
-             "user": ALICE, "text": "", "ts": message["ts"], "team": TEAM, "files": message["files"]}
-    assert bot.event(event)[0] == 200
-    [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, "D0ALICE", message["ts"]), what="the bot's answer")
-    runner_idle()
+    said = _dm_with_only(bot, fake_slack, "tool.exe", b"MZ\x90\x00")
     assert research.calls == []
-    assert "tool.exe" in said["text"] and "unsupported type (.exe)" in said["text"], said["text"]
-    assert "I'll use" not in said["text"], said["text"]
+    assert "tool.exe" in said and "unsupported type (.exe)" in said and "I'll use" not in said, said
