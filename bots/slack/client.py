@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import ssl
+import time
 import urllib.error
+import uuid
 from collections.abc import Iterator
 
 from slack_sdk import WebClient
@@ -19,6 +21,7 @@ from slack_sdk.http_retry import (
     RetryState,
 )
 from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 
 from bots.slack.settings import SlackSettings, slack_settings
 
@@ -82,16 +85,95 @@ def slack_unavailable() -> Iterator[None]:
         raise
 
 
+#: The message metadata ``event_type`` of a post that can be looked for (:func:`post_once`): its
+#: ``event_payload`` is ``{"post": key}``, a key of its own. https://docs.slack.dev/messaging/message-metadata
+POST_EVENT = "deepresearch_post"
+
+
+def _keyed(request: HttpRequest) -> bool:
+    """Whether ``request`` is a post carrying its own key (:data:`POST_EVENT`), which :func:`post_once`
+    retries itself."""
+    return bool(request.data) and f'"{POST_EVENT}"'.encode() in request.data
+
+
 class TransientErrorRetryHandler(ServerErrorRetryHandler):
     """slack_sdk's :class:`ServerErrorRetryHandler` (HTTP 500 and 503) extended to the 502 and 504 of
     :data:`TRANSIENT_STATUSES` and to an ``{"ok": false}`` answer whose ``error`` is one of
-    :data:`TRANSIENT_ERRORS` (Slack answers those with HTTP 200)."""
+    :data:`TRANSIENT_ERRORS` (Slack answers those with HTTP 200). A keyed post is not retried here: it
+    may have gone through, and :func:`post_once` looks for it first."""
 
     def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
                    error: Exception | None = None) -> bool:
-        if response is None:
+        if response is None or _keyed(request):
             return False
         return response.status_code in TRANSIENT_STATUSES or slack_error(response.body) in TRANSIENT_ERRORS
+
+
+class ReconnectRetryHandler(ConnectionErrorRetryHandler):
+    """slack_sdk's :class:`ConnectionErrorRetryHandler` (a reset or refused connection), except for a
+    keyed post, whose connection may have failed after Slack took it (:func:`post_once`)."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        return not _keyed(request) and super()._can_retry(state=state, request=request, response=response, error=error)
+
+
+def may_have_gone_through(err: BaseException) -> bool:
+    """Whether a call that raised ``err`` may still have taken effect on Slack's side, so that trying it
+    again could do it twice: a transient error (:data:`TRANSIENT_STATUSES`, :data:`TRANSIENT_ERRORS`;
+    Slack documents that "some aspect of the operation" may have succeeded before ``internal_error``)
+    or a connection that failed (a certificate refused is not: nothing was sent)."""
+    if isinstance(err, SlackApiError):
+        status = getattr(err.response, "status_code", None)
+        return status in TRANSIENT_STATUSES or slack_error(getattr(err.response, "data", None)) in TRANSIENT_ERRORS
+    if isinstance(err, urllib.error.URLError):
+        return isinstance(err.reason, OSError) and not isinstance(err.reason, ssl.SSLCertVerificationError)
+    return isinstance(err, ConnectionError)
+
+
+def post_once(client: WebClient, **kwargs) -> str:
+    """``chat.postMessage`` with ``kwargs`` (``channel`` and ``thread_ts`` required), posted at most once;
+    return the message's ts.
+
+    Slack's ``chat.postMessage`` takes no idempotency key, and an answer that may hide a success
+    (:func:`may_have_gone_through`) is not retried blindly: the post carries a key of its own in its
+    message metadata (:data:`POST_EVENT`), and before each of up to :data:`SERVER_ERROR_RETRIES` more
+    tries, after slack_sdk's backoff (0.5 s, 1 s, 2 s, with jitter), the thread is read
+    (``conversations.replies`` with ``include_all_metadata``) for a message with that key, whose ts is
+    returned when it is there.
+
+    Raises:
+        SlackApiError, URLError, OSError: as slack_sdk raises them, the last try's (a refusal at once).
+    """
+    key = uuid.uuid4().hex
+    kwargs["metadata"] = {"event_type": POST_EVENT, "event_payload": {"post": key}}
+    backoff = BackoffRetryIntervalCalculator()
+    for attempt in range(SERVER_ERROR_RETRIES + 1):
+        if attempt:
+            time.sleep(backoff.calculate_sleep_duration(attempt - 1))
+            if found := _posted(client, kwargs["channel"], kwargs["thread_ts"], key):
+                return found
+        try:
+            return str(client.chat_postMessage(**kwargs)["ts"])
+        except (SlackApiError, OSError) as err:
+            if attempt == SERVER_ERROR_RETRIES or not may_have_gone_through(err):
+                raise
+    raise AssertionError("unreachable")
+
+
+def _posted(client: WebClient, channel: str, thread_ts: str, key: str) -> str:
+    """The ts of the message in the thread whose metadata carries post ``key``, or ""."""
+    cursor = None
+    while True:
+        page = client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200,
+                                            cursor=cursor)
+        for message in page.get("messages") or []:
+            meta = message.get("metadata") or {}
+            if meta.get("event_type") == POST_EVENT and (meta.get("event_payload") or {}).get("post") == key:
+                return str(message["ts"])
+        cursor = (page.get("response_metadata") or {}).get("next_cursor")
+        if not cursor:
+            return ""
 
 
 def slack_error(body: object) -> str | None:
@@ -117,7 +199,7 @@ def make_client(slack: SlackSettings | None = None, *, timeout: int = 30) -> Web
         base_url=slack.slack_api_url,
         timeout=timeout,
         retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=1),
+            ReconnectRetryHandler(max_retry_count=1),
             RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
             TransientErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
         ],

@@ -10,7 +10,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bots.slack.blocks import MAX_BLOCKS, SlackMessage, fallback_text, markdown_messages, with_actions
-from bots.slack.client import slack_unavailable
+from bots.slack.client import post_once, slack_unavailable
 from bots.slack.mrkdwn import markdown_to_mrkdwn
 from engine.redact import quoted
 from jobs.port import Button
@@ -96,11 +96,9 @@ class SlackPort:
             return ts
 
     def _post(self, text: str, blocks: list[dict] | None) -> str:
-        response = self.client.chat_postMessage(
-            channel=self.channel, thread_ts=self.thread_ts, text=text, blocks=blocks or None,
-            unfurl_links=False, unfurl_media=False, parse="none",
-        )
-        return str(response["ts"])
+        """Post one message in the thread, at most once (:func:`bots.slack.client.post_once`)."""
+        return post_once(self.client, channel=self.channel, thread_ts=self.thread_ts, text=text, blocks=blocks or None,
+                         unfurl_links=False, unfurl_media=False, parse="none")
 
     def thread_material(self, turn_id: str, dest: Path, settings):
         """The files shared in this thread up to the message of ``turn_id`` (downloaded into

@@ -103,11 +103,13 @@ class FakeSlackAPI(LoopbackServer):
         with self._lock:
             self._limits[method] = [times, retry_after]
 
-    def fail(self, method: str, error: str, *, times: int = 1, status: int = 200) -> None:
+    def fail(self, method: str, error: str, *, times: int = 1, status: int = 200, applied: bool = False) -> None:
         """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}`` and
-        HTTP ``status`` (Slack's own errors come with 200; a 5xx is a server or gateway fault)."""
+        HTTP ``status`` (Slack's own errors come with 200; a 5xx is a server or gateway fault).
+        ``applied``: each call takes effect first (a message is posted), as Slack documents that part
+        of a call failing with ``internal_error`` may have succeeded."""
         with self._lock:
-            self._failures[method] = [times, error, status]
+            self._failures[method] = [times, error, status, applied]
 
     def add_message(self, channel: str, text: str, *, user: str, thread_ts: str | None = None) -> str:
         """Record a message a person wrote (so ``conversations.replies`` sees it); returns its ts."""
@@ -202,9 +204,15 @@ class FakeSlackAPI(LoopbackServer):
                 limit[0] -= 1
                 return HTTPAnswer(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(limit[1])})
             failure = self._failures.get(method)
-            if failure and failure[0] > 0:
+            failing = bool(failure and failure[0] > 0)
+            if failing:
                 failure[0] -= 1
-                return HTTPAnswer(failure[2], {"ok": False, "error": failure[1]})
+                if not failure[3]:
+                    return HTTPAnswer(failure[2], {"ok": False, "error": failure[1]})
+        answer = self._answer_call(method, params, headers, body)
+        return HTTPAnswer(failure[2], {"ok": False, "error": failure[1]}) if failing else answer
+
+    def _answer_call(self, method: str, params: dict, headers: dict, body: bytes) -> HTTPAnswer:
         if method == "upload":
             return self._upload(params["file_id"], body)
         if method == "response_url":
@@ -267,9 +275,13 @@ class FakeSlackAPI(LoopbackServer):
         problem = _check_message(p.get("text"), blocks)
         if problem:
             return {"ok": False, "error": problem}
+        metadata = _json_field(p.get("metadata"))
+        if metadata is not None and not (isinstance(metadata, dict) and metadata.get("event_type")
+                                         and isinstance(metadata.get("event_payload"), dict)):
+            return {"ok": False, "error": "invalid_metadata_format"}
         message = self._store({
             "channel": p["channel"], "text": p.get("text", ""), "blocks": blocks, "user": self.bot_user_id,
-            "bot_id": self.bot_id, "thread_ts": p.get("thread_ts"),
+            "bot_id": self.bot_id, "thread_ts": p.get("thread_ts"), **({"metadata": metadata} if metadata else {}),
         })
         return {"ok": True, "channel": p["channel"], "ts": message["ts"], "message": message}
 
@@ -298,7 +310,10 @@ class FakeSlackAPI(LoopbackServer):
     def _m_conversations_replies(self, p: dict) -> dict:
         # cursor pagination as Slack pages it: ``limit`` messages a page, the next page's cursor in
         # ``response_metadata.next_cursor`` while ``has_more`` (https://docs.slack.dev/apis/web-api/pagination)
+        # a message's metadata only with ``include_all_metadata``
         messages = self.thread(p.get("channel", ""), p.get("ts", ""))
+        if str(p.get("include_all_metadata", "")).lower() not in ("1", "true"):
+            messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
         limit = max(1, min(int(p.get("limit") or 1000), 1000))
         start = int(p.get("cursor") or 0)
         page, rest = messages[start:start + limit], messages[start + limit:]

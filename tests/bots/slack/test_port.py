@@ -241,3 +241,29 @@ def test_slacks_transient_errors_are_retried_and_its_refusals_are_not(err, trans
         assert raised.value.__cause__ is err
     else:
         assert raised.value is err
+
+
+@pytest.mark.parametrize(("error", "status"), [
+    ("internal_error", 200), ("fatal_error", 200), ("internal_error", 500), ("bad_gateway", 502),
+    ("gateway_timeout", 504),
+])
+def test_a_post_that_went_through_behind_a_transient_error_is_not_posted_again(port, fake_slack, error, status):
+    """Slack documents that a call answered ``internal_error`` (or a server's 5xx) may have partly
+    succeeded, and ``chat.postMessage`` has no idempotency key: the message that went through is found in
+    the thread by its own key (message metadata) and its ts is returned, so the thread shows it once."""
+    fake_slack.fail("chat.postMessage", error, times=1, status=status, applied=True)
+    ts = port.post("The summary, *once*.")
+    posted = [m for m in fake_slack.thread("C0RESEARCH", ROOT) if m.get("bot_id")]
+    assert [m["ts"] for m in posted] == [ts]
+    assert len(fake_slack.calls_to("chat.postMessage")) == 1
+
+
+def test_a_post_that_did_not_go_through_is_posted_after_looking_for_it(port, fake_slack):
+    """A transient error that posted nothing: the thread is read (nothing carries the post's key) and the
+    message is posted again, once; two in a row make three calls and one message."""
+    fake_slack.fail("chat.postMessage", "internal_error", times=2)
+    ts = port.post("hello")
+    posted = [m for m in fake_slack.thread("C0RESEARCH", ROOT) if m.get("bot_id")]
+    assert [m["ts"] for m in posted] == [ts] and posted[0]["text"] == "hello"
+    assert len(fake_slack.calls_to("chat.postMessage")) == 3
+    assert len(fake_slack.calls_to("conversations.replies")) == 2
