@@ -18,7 +18,7 @@ from jobs.end_steps import EndSteps, record_end_once
 from jobs.errors import is_transient
 from jobs.locks import LockLost, ThreadLock
 from jobs.phrases import WORDS, thread_language
-from jobs.port import ChatPort, cancel_button, follow_up_buttons, with_buttons, with_language
+from jobs.port import ChatPort, cancel_button, follow_up_buttons, with_buttons, with_key, with_language
 from jobs.status import StatusMessage, progress_text
 from jobs.stopping import is_shutdown_error, stop_requested
 from jobs.store import Store
@@ -74,6 +74,7 @@ class TurnDelivery:
         self.rec: dict = {}
         self._language: str | None = None
         self.steps = EndSteps(turn.turn_id)
+        self.tried: set[str] = set()  # the parts this attempt has tried to post (:meth:`post_once`)
 
     @property
     def language(self) -> str:
@@ -234,9 +235,18 @@ class TurnDelivery:
 
     def post_once(self, part: str, text: str, buttons: tuple = ()) -> None:
         """Post ``text`` (with ``buttons``, :class:`jobs.port.Button` instances) in the thread unless
-        ``part`` went out before (:meth:`_once`). Chat port errors are raised, and
+        ``part`` went out before (:meth:`_once`); a port that finds posts (:func:`jobs.port.with_key`)
+        gets the key ``{turn_id}/{part}`` and, on a re-run or a second try, looks for it first. Chat port errors are raised, and
         :class:`jobs.locks.LockLost` once this attempt no longer holds the thread's lock."""
-        self._once(part, lambda: self.port.post(text, **with_buttons(self.port, buttons)))
+        # a re-run, or a second try in this attempt: the earlier one may have posted it, unmarked
+        again = part in self.tried or int(self.rec.get("attempts") or 0) > 1
+        key = with_key(self.port, f"{self.turn.turn_id}/{part}", look_first=again)
+
+        def send() -> None:
+            self.tried.add(part)
+            self.port.post(text, **with_buttons(self.port, buttons), **key)
+
+        self._once(part, send)
 
     def _summary_text(self, summary: str | None) -> str:
         text = summary or self.say("summary_fallback")

@@ -132,6 +132,10 @@ class ChatPort(Protocol):
     job layer passes buttons only to such a port (see :func:`with_buttons`). A press comes back
     through the surface's own listener as a :class:`jobs.conversation.Message`.
 
+    A port that can find a post it made by a key of the post's own sets a class attribute
+    ``finds_posts = True`` and takes ``key`` and ``look_first`` keywords in :meth:`post` (see
+    :func:`with_key`).
+
     A port that says words of its own when it delivers files (a card's title, a note, button
     titles) sets a class attribute ``speaks_language = True`` and takes a ``language`` keyword (an
     ISO 639-1 code, the thread's: :func:`jobs.phrases.thread_language`) in :meth:`upload`; the job
@@ -166,6 +170,15 @@ def with_buttons(port: object, buttons: Sequence[Button]) -> dict:
     if not getattr(port, "supports_buttons", False):
         return {}
     return {"buttons": tuple(buttons)}
+
+
+def with_key(port: object, key: str, *, look_first: bool) -> dict:
+    """The keyword arguments that give a post its own ``key`` (the turn and the part:
+    ``"{turn_id}/summary"``): ``{"key": ..., "look_first": ...}`` when the port can find a post by its
+    key in the thread (``finds_posts``), else ``{}``. ``look_first`` (a re-run of the turn): the port
+    posts nothing the thread has under that key already, so a post an earlier attempt made before it
+    stopped (killed, or told of a failure that was not one) is not shown twice."""
+    return {"key": key, "look_first": look_first} if getattr(port, "finds_posts", False) else {}
 
 
 def with_language(port: object, language: str) -> dict:

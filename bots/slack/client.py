@@ -131,28 +131,29 @@ def may_have_gone_through(err: BaseException) -> bool:
     return isinstance(err, ConnectionError)
 
 
-def post_once(client: WebClient, **kwargs) -> str:
+def post_once(client: WebClient, *, key: str = "", look_first: bool = False, **kwargs) -> str:
     """``chat.postMessage`` with ``kwargs`` (``channel`` and ``thread_ts`` required), posted at most once;
     return the message's ts.
 
     Slack's ``chat.postMessage`` takes no idempotency key, and an answer that may hide a success
-    (:func:`may_have_gone_through`) is not retried blindly: the post carries a key of its own in its
-    message metadata (:data:`POST_EVENT`), and before each of up to :data:`SERVER_ERROR_RETRIES` more
-    tries, after slack_sdk's backoff (0.5 s, 1 s, 2 s, with jitter), the thread is read
-    (``conversations.replies`` with ``include_all_metadata``) for a message with that key, whose ts is
-    returned when it is there.
+    (:func:`may_have_gone_through`) is not retried blindly: the post carries ``key`` (a new one when
+    empty) in its message metadata (:data:`POST_EVENT`), and before each of up to
+    :data:`SERVER_ERROR_RETRIES` more tries, after slack_sdk's backoff (0.5 s, 1 s, 2 s, with jitter),
+    the thread is read for a message with that key (:func:`find_post`), whose ts is returned when it is
+    there. ``look_first``: read the thread before the first try too (an earlier attempt may have posted
+    under the same ``key``).
 
     Raises:
         SlackApiError, URLError, OSError: as slack_sdk raises them, the last try's (a refusal at once).
     """
-    key = uuid.uuid4().hex
+    key = key or uuid.uuid4().hex
     kwargs["metadata"] = {"event_type": POST_EVENT, "event_payload": {"post": key}}
     backoff = BackoffRetryIntervalCalculator()
     for attempt in range(SERVER_ERROR_RETRIES + 1):
         if attempt:
             time.sleep(backoff.calculate_sleep_duration(attempt - 1))
-            if found := _posted(client, kwargs["channel"], kwargs["thread_ts"], key):
-                return found
+        if (attempt or look_first) and (found := find_post(client, kwargs["channel"], kwargs["thread_ts"], key)):
+            return found
         try:
             return str(client.chat_postMessage(**kwargs)["ts"])
         except (SlackApiError, OSError) as err:
@@ -161,8 +162,13 @@ def post_once(client: WebClient, **kwargs) -> str:
     raise AssertionError("unreachable")
 
 
-def _posted(client: WebClient, channel: str, thread_ts: str, key: str) -> str:
-    """The ts of the message in the thread whose metadata carries post ``key``, or ""."""
+def find_post(client: WebClient, channel: str, thread_ts: str, key: str) -> str:
+    """The ts of the message in the thread ``thread_ts`` of ``channel`` whose metadata carries post ``key``
+    (:func:`post_once`), or "": ``conversations.replies`` with ``include_all_metadata``, page by page.
+
+    Raises:
+        SlackApiError, URLError, OSError: as slack_sdk raises them.
+    """
     cursor = None
     while True:
         page = client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200,

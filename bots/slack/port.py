@@ -40,6 +40,8 @@ class SlackPort:
     """
 
     supports_buttons = True
+    #: a post may carry a key that an attempt posting it again looks for first (:func:`jobs.port.with_key`)
+    finds_posts = True
 
     def __init__(self, client: WebClient, *, channel: str, thread_ts: str, team: str = "",
                  files: tuple[str, ...] = ()) -> None:
@@ -61,7 +63,7 @@ class SlackPort:
             ref["files"] = list(self.files)
         return ref
 
-    def post(self, text: str, *, buttons: Sequence[Button] = ()) -> str:
+    def post(self, text: str, *, buttons: Sequence[Button] = (), key: str = "", look_first: bool = False) -> str:
         """Post Markdown ``text`` as mrkdwn section blocks in the thread; return the first message's ts.
 
         The text is the research's or the requester's (summaries, clarifying questions, errors
@@ -70,21 +72,26 @@ class SlackPort:
         ``parse="none"`` keeps the fallback text as written. A text too long for one message (over 50 blocks) continues in further messages; if
         Slack refuses the blocks (``invalid_blocks``), each section is posted as plain text.
         ``buttons`` go under the last message (not with the plain-text fallback).
+
+        ``key``: the post's own key, each of its messages posted with ``{key}#{n}`` in its metadata, and
+        with ``look_first`` a message the thread has under its key already is not posted again
+        (:func:`bots.slack.client.post_once`).
         """
         first = ""
         messages = markdown_messages(text)
         messages[-1:] = with_actions(messages[-1], buttons)
-        for message in messages:
+        for n, message in enumerate(messages):
             with slack_unavailable():
-                ts = self._post_message(message)
+                ts = self._post_message(message, f"{key}#{n}" if key else "", look_first)
             first = first or ts
         log.info("event=slack_post channel=%s thread_ts=%s ts=%s chars=%d", self.channel, self.thread_ts, first, len(text))
         return first
 
-    def _post_message(self, message: SlackMessage) -> str:
-        """Post one message; if Slack refuses its blocks, each section as plain mrkdwn text instead."""
+    def _post_message(self, message: SlackMessage, key: str = "", look_first: bool = False) -> str:
+        """Post one message (under ``key``: :meth:`post`); if Slack refuses its blocks, each section as
+        plain mrkdwn text instead."""
         try:
-            return self._post(message.text, message.blocks)
+            return self._post(message.text, message.blocks, key, look_first)
         except SlackApiError as err:
             if not message.blocks or (err.response or {}).get("error") not in _BLOCK_ERRORS:
                 raise
@@ -95,10 +102,10 @@ class SlackPort:
                     ts = ts or self._post(block["text"]["text"], None)
             return ts
 
-    def _post(self, text: str, blocks: list[dict] | None) -> str:
+    def _post(self, text: str, blocks: list[dict] | None, key: str = "", look_first: bool = False) -> str:
         """Post one message in the thread, at most once (:func:`bots.slack.client.post_once`)."""
-        return post_once(self.client, channel=self.channel, thread_ts=self.thread_ts, text=text, blocks=blocks or None,
-                         unfurl_links=False, unfurl_media=False, parse="none")
+        return post_once(self.client, key=key, look_first=look_first, channel=self.channel, thread_ts=self.thread_ts,
+                         text=text, blocks=blocks or None, unfurl_links=False, unfurl_media=False, parse="none")
 
     def thread_material(self, turn_id: str, dest: Path, settings):
         """The files shared in this thread up to the message of ``turn_id`` (downloaded into

@@ -103,13 +103,15 @@ class FakeSlackAPI(LoopbackServer):
         with self._lock:
             self._limits[method] = [times, retry_after]
 
-    def fail(self, method: str, error: str, *, times: int = 1, status: int = 200, applied: bool = False) -> None:
+    def fail(self, method: str, error: str, *, times: int = 1, status: int = 200, applied: bool = False,
+             match: Callable[[dict], bool] | None = None) -> None:
         """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}`` and
         HTTP ``status`` (Slack's own errors come with 200; a 5xx is a server or gateway fault).
         ``applied``: each call takes effect first (a message is posted), as Slack documents that part
-        of a call failing with ``internal_error`` may have succeeded."""
+        of a call failing with ``internal_error`` may have succeeded. ``match``: only calls whose
+        parameters it accepts fail (and count)."""
         with self._lock:
-            self._failures[method] = [times, error, status, applied]
+            self._failures[method] = [times, error, status, applied, match]
 
     def add_message(self, channel: str, text: str, *, user: str, thread_ts: str | None = None) -> str:
         """Record a message a person wrote (so ``conversations.replies`` sees it); returns its ts."""
@@ -204,7 +206,7 @@ class FakeSlackAPI(LoopbackServer):
                 limit[0] -= 1
                 return HTTPAnswer(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(limit[1])})
             failure = self._failures.get(method)
-            failing = bool(failure and failure[0] > 0)
+            failing = bool(failure and failure[0] > 0 and (failure[4] is None or failure[4](params)))
             if failing:
                 failure[0] -= 1
                 if not failure[3]:

@@ -414,3 +414,30 @@ def test_a_transient_slack_error_while_uploading_loses_no_report_and_posts_nothi
     # the status message, the summary and the files: each once, whatever attempt delivered them
     assert len(posts) == 3, said
     assert len(research.calls) == 1
+
+
+@pytest.mark.parametrize("lookups_failing", [1, 2], ids=["retried-in-the-attempt", "retried-by-a-new-attempt"])
+def test_a_summary_that_went_through_behind_an_error_is_not_posted_again_by_the_turns_retry(
+        bot, fake_slack, research, lookups_failing):
+    """The summary's post went through but was answered ``internal_error``, and the thread could not be
+    read to see it (``conversations.replies`` failing past the client's retries): the delivery tries
+    the summary again, in the same attempt or, when the thread still cannot be read, in the turn's
+    retry from its checkpoint, and finds it in the thread by its key (the turn and the part, in the
+    message metadata) instead of posting it a second time; the files follow once."""
+    import json
+
+    from bots.slack.client import SERVER_ERROR_RETRIES
+
+    fake_slack.fail("chat.postMessage", "internal_error", applied=True,
+                    match=lambda p: "/summary#0" in json.dumps(p.get("metadata") or {}))
+    fake_slack.fail("conversations.replies", "internal_error", times=lookups_failing * (SERVER_ERROR_RETRIES + 1),
+                    match=lambda p: bool(p.get("include_all_metadata")))
+    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    wait_status(fake_slack, thread_id, "done", "failed")
+    runner_idle()
+    posts = bot_posts(fake_slack, CHANNEL, ts)
+    summaries = [m for m in posts if "/summary#0" in json.dumps(m.get("metadata") or {})]
+    assert len(summaries) == 1, [m["text"] for m in posts]
+    assert len([m for m in posts if m.get("files")]) == 1
+    assert thread_status(thread_id) == "done" and len(research.calls) == 1
