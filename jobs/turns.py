@@ -74,7 +74,9 @@ class Reply:
             post it normally).
         action: what happened, for logs and tests: ``started``, ``resumed``, ``cancelled``,
             ``cancelling``, ``busy``, ``refused``, ``expired``, ``duplicate``, ``ignored``,
-            ``rejected``, ``over_quota`` (a limit of :mod:`jobs.quotas` was reached; nothing queued).
+            ``rejected``, ``over_quota`` (a limit of :mod:`jobs.quotas` was reached; nothing queued),
+            ``files`` (files without words kept for the next question), ``files_for_next`` (the same
+            while the thread's research runs).
         turn_id: the queued turn's id when one was queued.
         mention: the platform user id of the person ``text`` names at :data:`MENTION`, or None.
     """

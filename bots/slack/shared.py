@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 MAX_THREAD_MESSAGES = 1000
 #: Display names resolved with ``users.info``, kept for the life of the process (at most this many).
 NAMES_MAX = 5000
+#: A user mention in a message's text (``<@U123>``, ``<@U123|name>``); group 1 is the user id.
+_MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^<>]*)?>")
 
 
 def gather(client: WebClient, *, channel: str, thread_ts: str, upto_ts: str, dest: Path, settings: Settings,
@@ -139,9 +142,19 @@ def _slack_host(url: str, api_url: str) -> bool:
 
 
 def _discussion(client: WebClient, messages: list[dict]) -> str:
+    """The people's messages as :func:`bots.chat_common.discussion` lines. A mention of a bot that
+    posted in the thread (the bot's own, whose user id its messages carry) is left out of the text,
+    so a message of nothing but the mention (a file shared with it alone) is no line, as a file
+    shared without words is none."""
+    bots = {m["user"] for m in messages if m.get("bot_id") and m.get("user")}
+
+    def text(message: dict) -> str:
+        raw = _MENTION.sub(lambda found: "" if found.group(1) in bots else found.group(0),
+                           message.get("text") or "")
+        return slack_to_text(raw, names=lambda u: display_name(client, u))
+
     people = [m for m in messages if not m.get("bot_id")]
-    return discussion([(m.get("user") or "", slack_to_text(m.get("text") or "", names=lambda u: display_name(client, u)))
-                       for m in people],
+    return discussion([(m.get("user") or "", text(m)) for m in people],
                       lambda user: display_name(client, user))
 
 

@@ -23,14 +23,13 @@ from bots.teams.markdown import escape, to_teams_markdown
 from bots.teams.mentions import address_of, clean_text
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
-from bots.teams.shared import has_personal_files, has_unreadable_files, read_personal_files
+from bots.teams.shared import has_unreadable_files, personal_files, read_personal_files
 from engine.file_summary import reason_text
 from engine.redact import quoted
 from engine.settings import Settings
 from engine.text import has_words, markdown_literal
 from jobs.conversation import Address
 from jobs.phrases import WORDS, thread_language
-from jobs.threads import ACTIVE
 
 log = logging.getLogger(__name__)
 
@@ -206,13 +205,13 @@ class TeamsBot(TeamsActivityHandler):
 
     async def _files_without_question(self, turn_context: TurnContext, address: Address) -> bool:
         """Answer a message to the bot that carries files and no question (no words: nothing, or only
-        emoji, :func:`engine.text.has_words`): in a personal chat the
+        emoji, :func:`engine.text.has_words`): in a personal chat the rules answer it and the
         files are read (:meth:`_files_alone`); in a channel or group chat, a mention showing a file
         gets the note that it cannot be read (rather than the help text, which says nothing of the
         file). True when answered so; False for a message without files."""
         activity = turn_context.activity
-        if address is Address.DM and has_personal_files(activity):
-            await self._files_alone(turn_context)
+        if address is Address.DM and personal_files(activity):
+            await self._files_alone(turn_context, address)
             return True
         if address is Address.MENTION and conversation_kind(activity.conversation) != "personal" \
                 and has_unreadable_files(activity):
@@ -221,23 +220,34 @@ class TeamsBot(TeamsActivityHandler):
             return True
         return False
 
-    async def _files_alone(self, turn_context: TurnContext) -> None:
-        """A personal-chat message with files and no text: read them into the chat's thread, to be
-        sources of the next question there, and say which were read (nothing is lost, no help text),
-        in the language :meth:`_language` picks."""
+    async def _files_alone(self, turn_context: TurnContext, address: Address) -> None:
+        """A personal-chat message with files and no words, as Slack's: the rules decide first (files
+        without words, :func:`jobs.conversation.rules.files_alone`, start or resume nothing), then the
+        files are read into the chat's thread. Kept as sources of the next question (``files``, or
+        ``files_for_next`` while a research runs, a lost one not counted), the answer says which were
+        read (no help text), in the language :meth:`_language` picks; else it is the rules' own (the
+        clarifying question open: answer it in words)."""
         activity = turn_context.activity
+        thread_id = thread_id_of(activity)
         try:
-            entries = await asyncio.to_thread(read_personal_files, activity, thread_id_of(activity), self.settings)
+            reply = await asyncio.to_thread(
+                self.turns.message, thread_id, activity.from_property.id, "",
+                TeamsPort.from_activity(activity).reference(),
+                f"teams:{activity.conversation.id}:{activity.id}", address, personal_files(activity))
+            entries = await asyncio.to_thread(read_personal_files, activity, thread_id, self.settings)
         except Exception as err:  # one line to the user, detail to the log
             text = try_again(log_failure(log, "teams", "files", err), own_language("", locale=activity.locale))
             await self._reply(turn_context, jobs.Reply(text=text, action="files"))
+            return
+        if reply.action not in ("files", "files_for_next"):
+            await self._reply(turn_context, reply)
             return
         language = await self._language(turn_context)
         read = [e.name for e in entries if e.status == "read"]
         skipped = [WORDS("file_and_reason", language, name=e.name, reason=reason_text(e.reason, language))
                    for e in entries if e.status != "read"]
         comma = WORDS("names_separator", language)
-        busy = read and await self._researching(turn_context)
+        busy = read and reply.action == "files_for_next"
         text = " ".join(filter(None, [
             WORDS("files_noted_busy", language, names=comma.join(read)) if busy else "",
             SAY("teams_files_read", language, names=comma.join(read)) if read and not busy else "",
@@ -245,17 +255,6 @@ class TeamsBot(TeamsActivityHandler):
             SAY("teams_files_ask", language) if read and not busy else ""]))
         text = text or SAY("teams_files_known", language)
         await self._reply(turn_context, jobs.Reply(text=markdown_literal(text), action="files"))
-
-    async def _researching(self, turn_context: TurnContext) -> bool:
-        """True when a research is queued or running in the activity's conversation: files sent alone
-        then are sources of the next question (the core's ``files_noted_busy``, as the rules say it
-        in Slack, :attr:`jobs.conversation.Action.FILES_FOR_NEXT`). False when the registry cannot tell."""
-        try:
-            info = await asyncio.to_thread(jobs.thread_info, thread_id_of(turn_context.activity), settings=self.settings)
-        except Exception as err:  # the registry failed: the plain note
-            log.warning("event=teams_thread_unknown error=%s", quoted(err))
-            return False
-        return info is not None and info.status in ACTIVE
 
     async def _shared_files(self, turn_context: TurnContext, thread_id: str, port: TeamsPort) -> None:
         """Read the files of a personal-chat message into the thread's index, before its turn

@@ -37,10 +37,11 @@ def has_unreadable_files(activity: Activity) -> bool:
     return carries_file(items) or speaks_of_file(activity.text)
 
 
-def has_personal_files(activity: Activity) -> bool:
-    """True when a personal-chat message carries files the bot can download (file download info
-    attachments)."""
-    return any(a.content_type == FILE_DOWNLOAD_INFO for a in activity.attachments or [])
+def personal_files(activity: Activity) -> tuple[str, ...]:
+    """The names of the files a personal-chat message carries that the bot can download (file
+    download info attachments); empty when it carries none."""
+    return tuple(str(a.name or "file") for a in activity.attachments or []
+                 if a.content_type == FILE_DOWNLOAD_INFO)
 
 
 def read_personal_files(activity: Activity, thread_id: str, settings: Settings) -> list[FileEntry]:

@@ -48,7 +48,7 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.ANSWER_FIRST: ("answer_first", "busy", True),
     Action.ANSWER_IN_WORDS: ("answer_in_words", "busy", False),
     Action.FILES_NOTED: ("files_noted", "files", False),
-    Action.FILES_FOR_NEXT: ("files_noted_busy", "files", False),
+    Action.FILES_FOR_NEXT: ("files_noted_busy", "files_for_next", False),
     Action.DUPLICATE: (None, "duplicate", False),
     Action.IGNORE: (None, "ignored", False),
 }

@@ -267,6 +267,21 @@ def test_a_file_acknowledged_in_a_channel_is_a_source_of_the_question_asked_next
     assert len(fake_slack.calls_to("file_download")) == 1
 
 
+def test_a_mention_with_only_a_file_is_no_line_of_the_discussion_the_next_question_reads(bot, fake_slack):
+    """The mention that opened the thread with only a file said nothing but the bot's name: the
+    discussion handed to the research has the people's words, not "Alice: @Deep Research"."""
+    fake_slack.users[BOB] = "Bob Builder"
+    message = _mention_with_file(bot, fake_slack, "zephyr.pdf", data=pdf_bytes(PAGES))
+    fake_slack.wait_for(lambda: bot_posts(fake_slack, CHANNEL, message["ts"]), what="the acknowledgement")
+    fake_slack.add_message(CHANNEL, "That is the vendor's datasheet.", user=BOB, thread_ts=message["ts"])
+    _ask(bot, fake_slack, message["ts"])
+    report = _report(fake_slack, message["ts"])
+    brief = _brief(message["ts"])
+    assert "Bob Builder: That is the vendor's datasheet." in brief, brief
+    assert "U0BOT" not in brief and f"{ALICE}:" not in brief, brief
+    assert "earlier discussion (1 message)" in report, report
+
+
 def test_a_mention_with_only_a_file_in_a_finished_thread_is_acknowledged_and_starts_nothing(bot, fake_slack, research):
     root = fake_slack.add_message(CHANNEL, "Zephyr", user=BOB)
     _ask(bot, fake_slack, root)

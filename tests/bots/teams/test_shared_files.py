@@ -110,3 +110,47 @@ def test_a_file_sent_alone_while_the_research_runs_is_kept_for_the_next_question
     _wait_status(settings, _thread(question), ("done",))
     assert "next question" in answer.text and "Send your question" not in answer.text, answer.text
     assert len(research.calls) == 1
+
+
+def test_a_file_sent_alone_while_the_clarifying_question_is_open_is_asked_to_be_answered_in_words(
+        bot, connector, settings):
+    """As in Slack, the rules decide first: a file alone is no answer to the open clarifying question,
+    so the reply asks for words (not "send your question here"); the file is still read for the research."""
+    conv = "a:personal-file-while-paused"
+    question = personal_message(connector.url, "heat pumps", conversation_id=conv)
+    bot.send(question)
+    _wait_status(settings, _thread(question), ("paused",))
+    connector.wait_for(lambda c: "?" in c.messages(conv)[-1].text, what="the clarifying question")
+    said = len(connector.messages(conv))
+    alone = personal_message(connector.url, "", conversation_id=conv)
+    alone["attachments"] = [connector.file_attachment("zephyr.pdf", pdf_bytes(PAGES))]
+    assert bot.send(alone).status_code in (200, 201)
+    answer = connector.wait_for(lambda c: c.messages(conv)[said:], what="the answer to the file")[-1]
+    assert "answer the question above in words" in answer.text, answer.text
+    assert "Send your question" not in answer.text, answer.text
+    assert jobs.thread_info(_thread(alone), settings=settings).status == "paused"
+    assert [e.name for e in load_manifest(settings, _thread(alone))] == ["zephyr.pdf"]
+
+
+def test_a_file_sent_alone_where_a_lost_research_is_still_marked_running_is_read_for_the_next_question(
+        bot, connector, settings):
+    """A research still marked running long after its job could have run (the worker died, the job is
+    gone) counts as lost, as the rules count it: a file alone is read for the next question, not
+    said to wait for a running research."""
+    import time
+
+    from jobs.conversation.rules import RuleSettings
+    from jobs.store import get_store
+    from jobs.threads import update_thread
+
+    conv = "a:personal-file-lost-research"
+    alone = personal_message(connector.url, "", conversation_id=conv)
+    alone["attachments"] = [connector.file_attachment("zephyr.pdf", pdf_bytes(PAGES))]
+    long_ago = time.time() - RuleSettings.from_settings(settings).stale_after - 60
+    update_thread(get_store(settings), _thread(alone), lambda old: {
+        "thread_id": _thread(alone), "status": "running", "requester": alone["from"]["id"],
+        "question": QUESTION, "turn_id": "teams:lost-turn", "created_at": long_ago, "started_at": long_ago,
+        "updated_at": long_ago})
+    assert bot.send(alone).status_code in (200, 201)
+    said = connector.wait_for(lambda c: c.messages(conv), what="the answer to the file")[-1]
+    assert "Read zephyr.pdf" in said.text and "running" not in said.text, said.text

@@ -284,5 +284,6 @@ def test_files_without_words_are_named_and_unreadable_ones_say_why():
     running = reply_for(decide(record("running"), mention, NOW, VIEW), mention, VIEW, record("running"))
     assert running.text.startswith("Got notes.txt, scan. The research running here started before them; "
                                    "I'll use the files as sources for the next question in this thread."), running
+    assert running.outcome == "files_for_next"  # an adapter that reads the files itself tells the two apart
     german = reply_for(decide(None, dm, NOW, VIEW), dm, VIEW, language="de").text
     assert german.startswith("Erhalten: a\\*b.pdf."), german
