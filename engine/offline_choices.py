@@ -20,6 +20,7 @@ from engine.offline_choices_french import french_asked
 from engine.offline_item_words import is_plural, ones_written, opener_in_small_letters
 from engine.offline_list_words import ARTICLES, CHOOSING, GENITIVES, LIST_COMMA, MORE, opens_comparative
 from engine.offline_list_words import function_word as _function
+from engine.offline_numerals import sharing_the_unit
 from engine.offline_text import _AUXILIARIES, _ENDS, content_words
 
 #: A colon or dash next to a clause that asks which to choose ("A or B: which is better", "Which is
@@ -328,8 +329,9 @@ def asked_of_each(choice: str, items: list[str], language: str) -> list[tuple[st
     moins cher", frame "Est-ce que … est le moins cher"; "… une pompe à chaleur": "Est-ce qu'une pompe
     à chaleur est la moins chère": :func:`french_asked`). An English "one" after the first item is its
     noun ("Which is cheaper, renting an apartment or buying one": "Is buying an apartment cheaper":
-    :func:`engine.offline_item_words.ones_written`)."""
-    items = [" ".join(i) for i in ones_written([i.split() for i in items], language)]
+    :func:`engine.offline_item_words.ones_written`), and the unit after the last of numbers is each one's
+    ("Which is better, 1,000 or 2,000 watts": "1,000 watts": :func:`engine.offline_numerals.sharing_the_unit`)."""
+    items = [" ".join(i) for i in sharing_the_unit([], ones_written([i.split() for i in items], language), language)[1]]
     found = _choice(choice, language)
     if language not in _VERB_FIRST | {"fr"} or found is None or not found[2] or (
             found[1] == "aux" and _only_which(choice, found[2], language)):  # "which works better": a verb

@@ -210,10 +210,10 @@ def agreeing(prefix: list[str], item: list[str], tail: list[str], language: str)
     "Kubernetes") or a last word without a plural "-s" ("coffee", "glass", "analysis"). Capitals with
     a plural "s" ("GPUs", "LLMs") and a name of several words ending in one ("Solar Panels") are
     plural, as is an item whose noun the words after the list (``tail``) write ("ground-source and
-    air-source | heat pumps"). Other languages' verbs are left as written."""
+    air-source | heat pumps"), or "I", "we", "you", "they" ("Do we"). Other languages' are as written."""
     if language != "en" or not prefix or prefix[-1].lower() not in _SINGULAR or not item or HOLE.search(item[-1]):
         return prefix  # a quoted or code span (:data:`HOLE`) is left with the verb as asked
-    if is_plural(item) or _noun_after(prefix[-1], tail, language):
+    if is_plural(item) or _noun_after(prefix[-1], tail, language) or " ".join(item).lower() in ("i", "we", "you", "they"):
         return prefix
     singular = _SINGULAR[prefix[-1].lower()]
     return [*prefix[:-1], singular.capitalize() if prefix[-1][:1].isupper() else singular]

@@ -12,8 +12,6 @@ from engine.offline_list_words import (
     BARE,
     BEFORE_VERB,
     GENITIVES,
-    NUMBER,
-    NUMBERS,
     PREPOSITIONS,
     REFLEXIVES,
     TOGETHER,
@@ -21,6 +19,7 @@ from engine.offline_list_words import (
     opens_verb,
 )
 from engine.offline_list_words import function_word as _function
+from engine.offline_numerals import numeral
 from engine.offline_text import _AUXILIARIES
 
 
@@ -166,7 +165,7 @@ def shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> b
     one that opens with a verb that asks how ("… compare"), or any when the items come right after
     an auxiliary, a subject pronoun or "to" (``prefix``, the words before the first item, ends with
     one of :data:`BEFORE_VERB`: "Should I rent or buy a house", "What do cats and dogs eat"), or
-    when the items are numbers (:data:`NUMBER`, :data:`NUMBERS`: "siete u ocho horas", "1,5 oder 2,5 kW"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
+    when the items are numbers (:func:`engine.offline_numerals.numeral`: "siete u ocho horas", "1,5 oder 2,5 kW", ",5"); otherwise the later clause is a clause of its own ("cancel tasks and handle timeouts")."""
     if not tail:
         return True
     return (
@@ -175,5 +174,5 @@ def shares_tail(prefix: list[str], tail: list[str], items: list[list[str]]) -> b
         or asks_how(tail, 0)
         or bool(prefix)
         and opens_verb(prefix[-1], BEFORE_VERB)
-        or all(len(i) == 1 and (NUMBER.fullmatch(i[0]) or i[0].lower() in NUMBERS) for i in items)
+        or all(len(i) == 1 and numeral(i[0]) for i in items)
     )

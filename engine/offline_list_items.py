@@ -71,7 +71,8 @@ from engine.offline_list_words import (
     together_verb,
 )
 from engine.offline_list_words import function_word as _function
-from engine.offline_subject_items import shared_around
+from engine.offline_numerals import sharing_the_unit
+from engine.offline_subject_items import POSSESSIVES, shared_around
 from engine.offline_text import content_words
 from engine.segments import word_tokens
 
@@ -117,6 +118,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
         found = _items_whole(first, later, found, lead, language) or found
     prefix, items, tail = found
     items = sharing_the_noun(items, language)  # "small and large companies": "small companies"
+    prefix, items = sharing_the_unit(prefix, items, language)  # "2.5 or 3.5 inch": "2.5 inch"
     items = ones_written(items, language)  # "lease a car or buy one": "buy a car"
     # a participle lists with participles ("compressed and encrypted"), not nouns; a name is none ("Memcached")
     if len({i[-1].lower().endswith("ed") and (i[-1][:1].islower() or i[-1] == parts[0].split()[0])
@@ -300,9 +302,13 @@ def _takes_the_frame(items: list[list[str]], language: str) -> bool:
     item ends with one: the question's own words taken into an item, where the items are of
     different lengths ("How | do daemon threads and the main thread | behave", "What do | the main
     thread and daemon threads do | at exit"). A word in capitals is a name, no such word ("the EU or
-    the US": not Portuguese "eu", nor "us")."""
+    the US": not Portuguese "eu", nor "us"), and a subject pronoun before another subject is an item
+    ("Should | we or they | pay", "Do | you or your partner | pay")."""
     first, second = items[0][0].lower(), items[1][0].lower()
     name = len(items[0]) > 1 and all(w[:1].isupper() for w in items[0]) or len(items[0][0]) > 1 and items[0][0].isupper()
+    if language == "en" and len(items[0]) == 1 and first in PRONOUNS and (
+            second in PRONOUNS | {"i"} or second in POSSESSIVES):
+        return False  # "we or they", "you or your partner": subjects listed
     # "São Paulo": no verb "são"; a word in capitals is a name too ("the EU": no pronoun "eu", "US" no "us")
     return (first in BEFORE_VERB and first != second and not name) or any(
         i[-1].lower() in BEFORE_VERB and not (len(i[-1]) > 1 and i[-1].isupper()) for i in items)

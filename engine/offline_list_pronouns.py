@@ -18,6 +18,7 @@ import re
 from engine.language import _INTERROGATIVES as _ASKING
 from engine.offline_list_words import ARTICLES, CHOOSING, REFLEXIVES
 from engine.offline_list_words import function_word as _function
+from engine.offline_subject_items import POSSESSIVES
 from engine.offline_text import _AUXILIARIES, _INTERROGATIVES, content_words
 
 #: Personal pronouns that stand for a thing the question before named, by language (subject and
@@ -275,3 +276,28 @@ def capitalised(topic: str, language: str = "en") -> str:
     if not (word in asking | _AUXILIARIES or _function(word, language) or INVERTED.fullmatch(first) or "'" in word):
         return topic
     return topic[:1].upper() + topic[1:]
+
+
+#: English auxiliaries a subject pronoun follows in a question ("Should we", "Do you").
+_ASKING_AUXILIARIES = frozenset("do does did can could should would will shall may might must is are was were".split())
+#: English subject pronouns, which may be listed as subjects ("Should we or they pay").
+_SUBJECT_PRONOUNS = frozenset("i we you they he she".split())
+
+
+def pronoun_item(clause: str, following: str) -> bool:
+    """True when ``clause`` (English words that name nothing) is an auxiliary and a subject pronoun
+    ("Should we", :data:`_ASKING_AUXILIARIES`) and the clause after the "or" or "and" that follows it
+    (``following``) opens with another subject pronoun (:data:`_SUBJECT_PRONOUNS`) or a possessive
+    ("they pay", "your partner pays": :data:`engine.offline_subject_items.POSSESSIVES`): the first item
+    of a list of subjects ("Should we or they pay?": "Should we pay", "Should they pay"), not words to
+    leave out."""
+    words_ = clause.lower().split()
+    after = following.split()[:1]
+    return (
+        len(words_) == 2
+        and words_[0] in _ASKING_AUXILIARIES
+        and words_[1] in _SUBJECT_PRONOUNS
+        and bool(after)
+        and after[0].lower() in _SUBJECT_PRONOUNS | POSSESSIVES
+        and after[0].lower() != words_[1]
+    )

@@ -38,7 +38,7 @@ JOINS = (
 #: The comma of :data:`JOINS` as a pattern: any comma but one between two digits, which is inside a
 #: number written with a thousands separator or a decimal comma ("12,000 kWh", "0,35 €", "1,5 oder
 #: 2,5 kW"), never two items.
-LIST_COMMA = r"(?<!\d),|,(?!\d)"
+LIST_COMMA = r"(?<![\d\s]),|,(?!\d)"
 
 #: The "and" and "or" of a language whose words are other words elsewhere, parting items only in a
 #: brief of that language: Spanish "o", "u" (before an o-sound: "siete u ocho") and "e" (before an

@@ -42,7 +42,7 @@ from engine.language import _CODE
 from engine.language import _INTERROGATIVES as _ASKING
 from engine.offline_choices import asked_of_each, asks_which_of_them, choice_as_clause, chooses
 from engine.offline_list_items import HOLE, items_listed
-from engine.offline_list_pronouns import capitalised, resolved, subject_as_written
+from engine.offline_list_pronouns import capitalised, pronoun_item, resolved, subject_as_written
 from engine.offline_list_symbols import with_symbols as _with_symbols
 from engine.offline_list_symbols import without_symbols as _without_symbols
 from engine.offline_list_words import (
@@ -67,7 +67,8 @@ from engine.offline_list_words import (
 from engine.offline_list_words import function_word as _function
 from engine.offline_lists_cjk import cjk_items as _cjk_items
 from engine.offline_lists_cjk import korean_clauses
-from engine.offline_text import _AUXILIARIES, _ENDS, _INTERROGATIVES, STOPWORDS, content_words
+from engine.offline_numerals import numeral
+from engine.offline_text import _AUXILIARIES, _ENDS, _INTERROGATIVES, STOPWORDS, content_words, stripped
 from engine.segments import has_segmented_script, words
 
 
@@ -189,7 +190,9 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
     gibt es"); the others continue the one before (its list, or its head). A clause that only asks
     which to choose (:func:`asks_which_of_them`) after two or more clauses (the things to choose
     among: "Postgres or MySQL, which is better") is left out; after one clause it is a question of
-    its own ("¿Por qué es eficiente una bomba de calor y cuáles son sus límites?")."""
+    its own ("¿Por qué es eficiente una bomba de calor y cuáles son sus límites?"). A clause that names
+    nothing is left out, but for an English auxiliary and a subject pronoun before another subject
+    ("Should we | or they pay": :func:`engine.offline_list_pronouns.pronoun_item`)."""
     asking = _INTERROGATIVES | set(_ASKING.get(language, "").split())
     pieces = _clause(language).split(choice_as_clause(text, _clause(language), language))
     groups: list[list[str]] = []
@@ -200,9 +203,11 @@ def _questions(text: str, language: str = "en") -> list[list[str]]:
             new = new or piece in (";", "\n")
             mark = piece if piece in ("?", "!") else ""
             continue
-        part = piece.strip(_ENDS).rstrip(" —–")
+        part = stripped(piece).rstrip(" —–")
         if not part or not _names_something(part, language):
-            continue
+            parted = i + 2 >= len(pieces) or pieces[i + 1] in ("?", "!", ";", "\n")
+            if parted or language != "en" or not pronoun_item(part, stripped(pieces[i + 2])):
+                continue  # "Should we | or they pay": a subject listed, kept
         asks = _opens_question(part, asking, language)
         if mark and groups and not (asks or _asks_yes_or_no(part) or piece.rstrip().endswith("?")):
             groups[-1][-1] = f"{groups[-1][-1]}{mark} {piece.strip()}".strip(_ENDS)  # "…? Explain it.": no question
@@ -251,11 +256,12 @@ def _opens_question(clause: str, asking: frozenset[str] | set[str], language: st
 def _names_something(part: str, language: str = "en") -> bool:
     """True when ``part`` (a clause or listed item) names something: a content word
     (:func:`engine.offline_text.content_words`), or a word with a letter that is no function word
-    ("C++", "C#") or one capital letter ("C", "R"), names whose words are too short to count, or a
-    number in digits (:data:`NUMBER`: "2", "1,5", "12,000": "Is 1, 2 or 3 enough" lists three)."""
+    ("C++", "C#") or a word in capitals ("C", "R", "IT": a name, no pronoun), names whose words are too
+    short to count, or a number (:func:`engine.offline_numerals.numeral`: "2", "1,5", "12,000", ".5",
+    "5%", "$5": "Is 1, 2 or 3 enough" lists three)."""
     return bool(content_words(part)) or any(
-        (NUMBER.fullmatch(token) or any(ch.isalpha() for ch in token))
-        and (not _function(token.lower(), language) or (len(token) == 1 and token.isupper()))
+        (numeral(token, language) or any(ch.isalpha() for ch in token))
+        and (not _function(token.lower(), language) or token.isupper())
         for token in part.split()
     )
 
@@ -345,8 +351,8 @@ def _first_of_two_lists(text: str, language: str) -> tuple[int, int] | None:
     for i, piece in enumerate(_clause(language).split(text)):
         if i % 2:
             parted = parted or piece in (";", "\n", "?", "!")
-        elif piece.strip(_ENDS):
-            part = piece.strip(_ENDS)
+        elif stripped(piece):
+            part = stripped(piece)
             opens = parted or _opens_question(part, asking, language) or _asks_yes_or_no(part)
             clauses.append((piece, offset, opens))
             parted = False
@@ -373,7 +379,7 @@ def _first_of_two_lists(text: str, language: str) -> tuple[int, int] | None:
         head = whose(clause)
         if not head or any(whose(c) for c, _, _ in clauses[start:k]) or clauses[k + 1][2]:
             continue
-        if not _names_something(clauses[k + 1][0].strip(_ENDS), language):
+        if not _names_something(stripped(clauses[k + 1][0]), language):
             continue
         first, first_at, _ = clauses[start]
         last_word = re.search(r"\S+\s*$", first)

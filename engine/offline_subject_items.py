@@ -96,7 +96,8 @@ def shared_around(
     at = 1 if first[0].lower() in _ASKING and len(first) > 1 else 0
     if first[at].lower() not in _AUXILIARIES:
         return None
-    return _two_verbs(first, second, at + 1) or _two_subjects(first, second, at + 1)
+    return _two_verbs(first, second, at + 1) or _two_subjects(first, second, at + 1) or _two_pronouns(
+        first, second, at + 1)
 
 
 def _subject_end(first: list[str], start: int) -> int:
@@ -156,6 +157,34 @@ def _two_subjects(
 
         return first[:start], [own(nouns), own(second[:1])], second[1:]
     return first[: start + 1], [nouns, second[:1]], second[1:]
+
+
+#: English possessives that open a subject of their own after "or" ("Should I or | my wife pay").
+POSSESSIVES = frozenset("my our your their his her".split())
+
+
+def _two_pronouns(
+    first: list[str], second: list[str], start: int
+) -> tuple[list[str], list[list[str]], list[str]] | None:
+    """:func:`shared_around` of a subject pronoun and another subject of one verb: the first clause is
+    the auxiliary and the pronoun (:data:`_PRONOUNS`), the second opens with another pronoun or a
+    possessive and one or two nouns (:data:`POSSESSIVES`), then the verb (:func:`_verb`) and its words,
+    every item's ("Should | we or they | pay", "Does | he or she | pay the tax", "Do | you or your
+    partner | pay")."""
+    if len(first) != start + 1 or first[start].lower() not in _PRONOUNS | {"i"}:
+        return None
+    opener = second[0].lower()
+    if opener in _PRONOUNS and opener != first[start].lower():
+        end = 1
+    elif opener in POSSESSIVES:
+        end = next((k for k in range(2, min(len(second), 4)) if _verb(second[k])), 0)
+        if not end or not all(_noun(w) for w in second[1:end]):
+            return None
+    else:
+        return None
+    if end >= len(second) or not _verb(second[end]):
+        return None
+    return first[:start], [first[start:], second[:end]], second[end:]
 
 
 #: German auxiliaries of the future and the conditional, which an infinitive ends the clause of as it

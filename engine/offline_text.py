@@ -58,6 +58,16 @@ _INTERROGATIVES = frozenset(
 _ENDS = " ¿¡" + END_MARKS
 
 
+def stripped(text: str) -> str:
+    """``text`` without the marks and spaces at its ends (:data:`_ENDS`), but for a dot that opens a
+    word, after a space or nothing (" .5 mm enough?": ".5 mm enough", " .NET": ".NET"), which a
+    decimal without its zero or a name is written with; an ellipsis ("...") is no such dot."""
+    bare = text.strip(_ENDS)
+    opening = text[: len(text) - len(text.lstrip(_ENDS))]
+    dot = opening.endswith(".") and opening[-2:-1] in ("", " ") and bare[:1].isalnum()
+    return f".{bare}" if dot else bare
+
+
 def listed_frame(brief: str, topic: str, language: str = "en") -> str:
     """The frame of ``topic`` when :func:`plan_topics` made it of ``brief`` from a listed item: the part
     of the question every item shares ("How much noise do … make" of "How much noise do heat pumps
