@@ -17,13 +17,39 @@ from engine.segments import ABBREVIATIONS
 #: Bullets that open a list item at a line's start (U+2022 •, U+25E6 ◦, U+25AA ▪, U+2023 ‣: LaTeX's
 #: and the word processors' item marks) ...
 _BULLET = re.compile(r"[ \t]*[•◦▪‣][ \t]*")
-#: ... and the EN DASH, one only after a line that closes a sentence or a clause (or none): a line that
-#: opens with "– which is quiet" inside a sentence continues it.
-_DASH = re.compile(r"[ \t]*–[ \t]+(?![\d.,])")  # "– 12 °C" is minus twelve
+#: ... and the EN DASH or HYPHEN-MINUS, one only after a line that closes a sentence or a clause (or
+#: none), or inside a list (the line before is a list item's): a line that opens with "– which is
+#: quiet" inside a sentence continues it.
+_DASH = re.compile(r"[ \t]*[–-][ \t]+(?![\d.,])")  # "– 12 °C" is minus twelve
 _CLOSED = (".", "!", "?", "…", ":", ";")
 #: Citation marks after a sentence's end ("… opportunity. [1]", "[1, 2]", "[3–5] [7]"): they number
-#: the document's own sources, which a quote of the sentence does not cite.
+#: the document's own sources, which a quote of the sentence does not cite (:func:`_closing_marks`
+#: tells a sentence's end from a number's or an abbreviation's full stop).
 _MARKS = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"”’»)]))(?:[ \t]*\[\d+(?:[ \t]*[,–-][ \t]*\d+)*\])+")
+#: The abbreviations before which a bracketed number is what they name ("et al. [4]", "Ref. [4]",
+#: "Eq. [3]"), besides :data:`engine.segments.ABBREVIATIONS` ("Fig. [2]", "cf. [4]").
+_NAMING = frozenset(
+    {
+        "al.",
+        "ref.",
+        "refs.",
+        "eq.",
+        "eqs.",
+        "sec.",
+        "ch.",
+        "chap.",
+        "tab.",
+        "thm.",
+        "lem.",
+        "def.",
+        "app.",
+        "ex.",
+        "nos.",
+    }
+)
+#: What a mark is no sentence's end before: a lower-case word ("[3] proposed …": the mark is the
+#: sentence's subject), or a sign that goes on with it ("[3], [4] proposed", "[3] (2020)").
+_GOES_ON = ",;:()]}–—-/&"
 #: A line that ends in a word broken at a hyphen: HYPHEN-MINUS, or HYPHEN (U+2010); the word's
 #: part before it (a compound's parts with their hyphens: "state-of-the") ...
 _BROKEN_WORD = re.compile(r"(?:^|(?<=\s))([^\W\d_](?:[\w-]*[^\W\d_])?)[-\u2010]$")
@@ -42,7 +68,9 @@ _USED = 3.0
 _NAME_DOT = re.compile(r"(?:^|(?<=[\s(\"“‘]))((?:[^\W\d]\w*\.)+)$")
 #: The words after which a hyphen at a line's end is a suspended one ("Wärme- und Kältepumpen",
 #: "pre- and post-processing"): it stays, with the space after it.
-_CONJUNCTIONS = frozenset({"und", "oder", "bzw", "sowie", "and", "or", "nor", "et", "ou", "y", "o", "e", "of", "to"})
+_CONJUNCTIONS = frozenset(
+    {"und", "oder", "bzw", "sowie", "and", "or", "nor", "et", "ou", "y", "o", "e", "of", "to"}
+)
 #: ... and the word that opens the next line.
 _WORD = re.compile(r"[^\W\d]\w*")
 #: A name written in CamelCase: capitals inside it ("CancelledError", "TaskGroup"), as a class's is.
@@ -63,26 +91,32 @@ def prose_lines(text: str) -> str:
     * a name broken after one of its dots (:func:`_dotted_name`) is one name again;
     * a hyphen at a line's end before "und", "oder", "and", "or" (:data:`_CONJUNCTIONS`) is a suspended
       one and stays with a space ("Wärme- und Kältepumpen");
-    * a list bullet (•, ◦, ▪, ‣; "–" after a line that ends a sentence or a clause, not before a
-      number: "– 12 °C" is minus twelve) at a line's
-      start is left out, and its item is a paragraph of its own (a blank line before it);
-    * citation marks after a sentence's end (:data:`_MARKS`: "… opportunity. [1]") are left out,
-      unless a lower-case word follows them ("[3] proposed …": the mark is the sentence's subject).
+    * a list bullet (•, ◦, ▪, ‣; "–" or "-" after a line that ends a sentence or a clause or inside a
+      list, not before a number: "– 12 °C" is minus twelve) at a line's start is left out, and its
+      item is a paragraph of its own (a blank line before it);
+    * citation marks after a sentence's end (:data:`_MARKS`: "… opportunity. [1]") are left out
+      (:func:`_closing_marks`); a mark glued to a number ("3.[14]"), after an abbreviation ("et al. [4]")
+      or before a lower-case word ("[3] proposed …") stays as written.
 
     Spaces at a line's end go; any other character, and every other line break, stays as it was.
     """
-    text = _MARKS.sub(lambda m: "" if not _opens_lower(text, m.end()) else m.group(0), text)
+    text = _MARKS.sub(lambda m: "" if _closing_marks(text, m) else m.group(0), text)
     out: list[str] = []
+    in_list = False  # the lines since the last blank one are a list's
     for line in text.split("\n"):
         line = line.rstrip(" \t")
         prev = out[-1] if out else ""
-        bullet = _BULLET.match(line) or (_DASH.match(line + " ") if not prev.strip() or prev.endswith(_CLOSED)
-                                         else None)
+        bullet = _BULLET.match(line) or (
+            _DASH.match(line + " ") if in_list or not prev.strip() or prev.endswith(_CLOSED) else None
+        )
+        if not bullet and (not line.strip() or prev.endswith(_CLOSED)):
+            in_list = False  # a blank line, or a line after a closed one that opens no item, ends the list
         if bullet:
+            in_list = True
             if prev.strip():
                 out.append("")
-            if line[bullet.end():].strip():  # else the item follows on the next line
-                out.append(line[bullet.end():])
+            if line[bullet.end() :].strip():  # else the item follows on the next line
+                out.append(line[bullet.end() :])
         elif prev and line[:1].islower() and prev.endswith(_SOFT):
             out[-1] = prev[:-1] + line
         elif prev and line[:1].islower() and (broken := _BROKEN_WORD.search(prev)):
@@ -96,10 +130,28 @@ def prose_lines(text: str) -> str:
     return "\n".join(out)
 
 
-def _opens_lower(text: str, at: int) -> bool:
-    """True when the first character after ``at`` in ``text`` that is no space is a lower-case letter."""
-    rest = text[at:].lstrip()
-    return rest[:1].islower()
+def _closing_marks(text: str, marks: re.Match[str]) -> bool:
+    """True when ``marks`` (a match of :data:`_MARKS` in ``text``) close a sentence, and may go: the
+    full stop before them ends a sentence, not a number glued to them ("3.[14]", "in 2023.[4]": the
+    mark may be the number's), a number opening its line ("3. [14] Smith": a list's), an abbreviation
+    (:data:`engine.segments.ABBREVIATIONS`, :data:`_NAMING`: "et al. [4]") or an initial ("Smith J. [4]");
+    and a space, then the line's end or a sentence's start, follows them (not a lower-case word or a
+    sign of :data:`_GOES_ON`: "[3] proposed", "[3], [4]", "[3]'s")."""
+    line = text[: marks.start()].rsplit("\n", 1)[-1]
+    words = line.split()
+    stop = words[-1].rstrip('"”’»)').lstrip('(["“„«‘') if words else ""
+    glued = not marks.group(0)[:1].isspace()
+    if stop[-2:-1].isdigit() and stop.endswith(".") and (glued or len(words) == 1 and stop[:-1].isdigit()):
+        return False  # "3.[14]", "in 2023.[4]"; "3. [14] Smith" numbers a list
+    if stop.endswith(".") and (stop.lower() in ABBREVIATIONS | _NAMING or re.fullmatch(r"[^\W\d_]\.", stop)):
+        return False  # "et al. [4]", "Ref. [4]", "Smith J. [4]"
+    after = text[marks.end() :]
+    if after[:1] and not after[:1].isspace():
+        return False
+    rest = after.lstrip(" \t")
+    if not rest[:1].strip():  # the line's end: a lower-case word opening the next line goes on with it
+        return not rest.lstrip()[:1].islower()
+    return not rest[:1].islower() and rest[:1] not in _GOES_ON
 
 
 def _compound(head: str, line: str, text: str) -> bool:
@@ -120,9 +172,17 @@ def _compound(head: str, line: str, text: str) -> bool:
         return False
     from wordfreq import zipf_frequency
 
-    likely = sorted(both, key=lambda code: (-zipf_frequency(first, code, wordlist="small")
-                                            - zipf_frequency(second, code, wordlist="small"), code))
-    asked = {*likely[:_LANGUAGES_ASKED], *({"en"} & both)}  # English's list, the largest, whenever it knows both
+    likely = sorted(
+        both,
+        key=lambda code: (
+            -zipf_frequency(first, code, wordlist="small") - zipf_frequency(second, code, wordlist="small"),
+            code,
+        ),
+    )
+    asked = {
+        *likely[:_LANGUAGES_ASKED],
+        *({"en"} & both),
+    }  # English's list, the largest, whenever it knows both
     return all(zipf_frequency(whole, code) < _USED for code in asked)
 
 
@@ -148,5 +208,8 @@ def _dotted_name(name: str, line: str, text: str) -> bool:
     if _CAMEL.match(first):
         return stem[:1].islower() and ("." in stem or "_" in stem)
     # code after a name that is no word of a language ("asyncio." / "run() again"; not "task." / "asyncio.run()")
-    return (first[:1].islower() and bool(re.search(r"[(_]|\.\w", token))
-            and ("." in stem or "_" in stem or not frequent_in(stem.lower())))
+    return (
+        first[:1].islower()
+        and bool(re.search(r"[(_]|\.\w", token))
+        and ("." in stem or "_" in stem or not frequent_in(stem.lower()))
+    )

@@ -41,8 +41,10 @@ LINES = [
 def _texts(tmp_path: Path, lines: list[str]) -> dict[str, str]:
     path = tmp_path / "layout.pdf"
     path.write_bytes(pdf_lines_bytes([lines]))
-    return {"thread file": read_file(path, "layout.pdf", max_pages=10, max_chars=100_000).sections[0][1],
-            "corpus": extract_document(path, path.stat().st_size)[1]}
+    return {
+        "thread file": read_file(path, "layout.pdf", max_pages=10, max_chars=100_000).sections[0][1],
+        "corpus": extract_document(path, path.stat().st_size)[1],
+    }
 
 
 def test_a_word_hyphenated_at_a_line_end_is_one_word_again_and_a_real_hyphen_stays(tmp_path):
@@ -56,8 +58,9 @@ def test_a_word_hyphenated_at_a_line_end_is_one_word_again_and_a_real_hyphen_sta
 def test_bullets_and_closing_citation_marks_are_left_out_of_the_sentences(tmp_path):
     for reader, text in _texts(tmp_path, LINES).items():
         found = sentences(text)
-        assert "When a task is cancelled, the runner raises the error in it at the next opportunity." in found, (
-            reader, found)
+        assert (
+            "When a task is cancelled, the runner raises the error in it at the next opportunity." in found
+        ), (reader, found)
         assert "The timeout context manager turns it into a TimeoutError." in found, (reader, found)
         assert "TaskGroup objects are newer." in found, (reader, found)
         assert not any(s.startswith(("•", "–")) or "[1" in s or "[2]" in s for s in found), (reader, found)
@@ -65,8 +68,10 @@ def test_bullets_and_closing_citation_marks_are_left_out_of_the_sentences(tmp_pa
         assert "A heat pump – which is quiet – runs all day." in found, (reader, found)
         assert "[3] proposed a queue." in found, (reader, found)
         # each item a paragraph of its own
-        assert "When a task is cancelled, the runner raises the error in it at the next opportunity." in paragraphs(
-            text), (reader, text)
+        assert (
+            "When a task is cancelled, the runner raises the error in it at the next opportunity."
+            in paragraphs(text)
+        ), (reader, text)
 
 
 def test_a_line_break_after_a_dot_inside_a_name_does_not_end_the_sentence(tmp_path):
@@ -80,29 +85,53 @@ def test_a_line_break_after_a_dot_inside_a_name_does_not_end_the_sentence(tmp_pa
         assert "We stop the loop." in found, (reader, found)
 
 
-@pytest.mark.parametrize(("lines", "expected"), [
-    (["Items:", "◦ First one.", "▪ Second one.", "‣ Third one."], "Items:\n\nFirst one.\n\nSecond one.\n\nThird one."),
-    (["the uncan-", "cel call"], "the uncancel call"),
-    (["the well-", "known call"], "the well-known call"),  # both halves are words; joined it is none
-    (["Die Wärme-", "pumpe läuft"], "Die Wärme-pumpe läuft"),  # a rare compound keeps its hyphen: no letter lost
-    (["Förderung für Wärme-", "und Kältepumpen"], "Förderung für Wärme- und Kältepumpen"),  # suspended
-    (["both pre-", "and post-processing"], "both pre- and post-processing"),
-    (["a data-", "driven plan, a long-", "term goal, a follow-", "up"], "a data-driven plan, a long-term goal, a follow-up"),
-    (["Lowest value:", "– 12 °C in January."], "Lowest value:\n– 12 °C in January."),  # minus twelve
-    (["We switched to numpy.", "PyTorch was slower."], "We switched to numpy.\nPyTorch was slower."),
-    (["Wrap your code in a task.", "asyncio.run() then starts it."], "Wrap your code in a task.\nasyncio.run() then starts it."),
-    (["The module is asyncio.", "TaskGroup is new."], "The module is asyncio.\nTaskGroup is new."),
-    (["use concurrent.futures.", "ThreadPoolExecutor here"], "use concurrent.futures.ThreadPoolExecutor here"),
-    (["a long-term plan, a long-", "term goal"], "a long-term plan, a long-term goal"),  # as the page writes it
-    (["a time-", "out", "a timeout"], "a timeout\na timeout"),
-    (["the ad\u00ad", "vice"], "the advice"),
-    (["the concurrent.", "futures.Future class"], "the concurrent.\nfutures.Future class"),  # "concurrent" is a word
-    (["see e.g.", "run() below"], "see e.g.\nrun() below"),  # an abbreviation's full stop
-    (["send signal.", "SIGINT; signal.SIGINT stops it"], "send signal.SIGINT; signal.SIGINT stops it"),
-    (["It uses signal.", "SIGINT handlers end it."], "It uses signal.\nSIGINT handlers end it."),
-    (["the end. [12]", "Next line."], "the end.\nNext line."),
-    (["as Smith [12] says."], "as Smith [12] says."),
-])
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (
+            ["Items:", "◦ First one.", "▪ Second one.", "‣ Third one."],
+            "Items:\n\nFirst one.\n\nSecond one.\n\nThird one.",
+        ),
+        (["the uncan-", "cel call"], "the uncancel call"),
+        (["the well-", "known call"], "the well-known call"),  # both halves are words; joined it is none
+        (
+            ["Die Wärme-", "pumpe läuft"],
+            "Die Wärme-pumpe läuft",
+        ),  # a rare compound keeps its hyphen: no letter lost
+        (["Förderung für Wärme-", "und Kältepumpen"], "Förderung für Wärme- und Kältepumpen"),  # suspended
+        (["both pre-", "and post-processing"], "both pre- and post-processing"),
+        (
+            ["a data-", "driven plan, a long-", "term goal, a follow-", "up"],
+            "a data-driven plan, a long-term goal, a follow-up",
+        ),
+        (["Lowest value:", "– 12 °C in January."], "Lowest value:\n– 12 °C in January."),  # minus twelve
+        (["We switched to numpy.", "PyTorch was slower."], "We switched to numpy.\nPyTorch was slower."),
+        (
+            ["Wrap your code in a task.", "asyncio.run() then starts it."],
+            "Wrap your code in a task.\nasyncio.run() then starts it.",
+        ),
+        (["The module is asyncio.", "TaskGroup is new."], "The module is asyncio.\nTaskGroup is new."),
+        (
+            ["use concurrent.futures.", "ThreadPoolExecutor here"],
+            "use concurrent.futures.ThreadPoolExecutor here",
+        ),
+        (
+            ["a long-term plan, a long-", "term goal"],
+            "a long-term plan, a long-term goal",
+        ),  # as the page writes it
+        (["a time-", "out", "a timeout"], "a timeout\na timeout"),
+        (["the ad\u00ad", "vice"], "the advice"),
+        (
+            ["the concurrent.", "futures.Future class"],
+            "the concurrent.\nfutures.Future class",
+        ),  # "concurrent" is a word
+        (["see e.g.", "run() below"], "see e.g.\nrun() below"),  # an abbreviation's full stop
+        (["send signal.", "SIGINT; signal.SIGINT stops it"], "send signal.SIGINT; signal.SIGINT stops it"),
+        (["It uses signal.", "SIGINT handlers end it."], "It uses signal.\nSIGINT handlers end it."),
+        (["the end. [12]", "Next line."], "the end.\nNext line."),
+        (["as Smith [12] says."], "as Smith [12] says."),
+    ],
+)
 def test_prose_lines(lines, expected):
     assert prose_lines("\n".join(lines)) == expected
 
@@ -121,9 +150,11 @@ that the code can handle the resulting asyncio.CancelledError into a clean shutd
 The asyncio.timeout() context manager cancels the current task when its deadline passes and transforms the \
 resulting CancelledError into a TimeoutError that the caller can catch.
 """
-SIGINT = ("When signal.SIGINT is received while asyncio.run() executes the main task, the runner cancels the main "
-          "task so that the code can handle the resulting asyncio.CancelledError into a clean shutdown of its "
-          "resources.")
+SIGINT = (
+    "When signal.SIGINT is received while asyncio.run() executes the main task, the runner cancels the main "
+    "task so that the code can handle the resulting asyncio.CancelledError into a clean shutdown of its "
+    "resources."
+)
 
 
 @pytest.fixture(scope="module")
@@ -134,8 +165,12 @@ def report_pdf(tmp_path_factory) -> Path:
         pytest.skip("xelatex is needed to make the PDF")
     from tests.engine.test_offline_fidelity import offline_run
 
-    artifacts = offline_run(tmp_path_factory.mktemp("asyncio-report"), {"asyncio-cancel.md": CORPUS},
-                            "How does asyncio handle cancellation?", 0)
+    artifacts = offline_run(
+        tmp_path_factory.mktemp("asyncio-report"),
+        {"asyncio-cancel.md": CORPUS},
+        "How does asyncio handle cancellation?",
+        0,
+    )
     assert artifacts.pdf is not None
     return artifacts.pdf
 
@@ -152,16 +187,24 @@ def _check_quotes(report: str) -> None:
     for quote in quotes:
         assert not re.search(r"\w- \w|^\\\[|^[•◦▪‣–]|asyncio\.$|^CancelledError into", quote), (quote, quotes)
     assert len(quotes) == len(set(quotes)) and not any(
-        a != b and a.endswith(b) for a in quotes for b in quotes), quotes  # none quoted twice, whole or in part
+        a != b and a.endswith(b) for a in quotes for b in quotes
+    ), quotes  # none quoted twice, whole or in part
 
 
-def test_a_report_pdf_shared_in_a_thread_is_quoted_as_its_sentences_read(report_pdf, offline_settings, tmp_path):
+def test_a_report_pdf_shared_in_a_thread_is_quoted_as_its_sentences_read(
+    report_pdf, offline_settings, tmp_path
+):
     settings = offline_settings(allow_clarification=False, max_review_iterations=0)
     shared = SharedFile(name="report.pdf", link="", path=report_pdf, size=report_pdf.stat().st_size)
     [entry] = ingest(settings, "console:pdf-layout", [shared])
     assert entry.status == "read", entry
-    out = asyncio.run(run_turn("console:pdf-layout", question="How does asyncio handle cancellation when SIGINT "
-                               "arrives?", settings=settings))
+    out = asyncio.run(
+        run_turn(
+            "console:pdf-layout",
+            question="How does asyncio handle cancellation when SIGINT arrives?",
+            settings=settings,
+        )
+    )
     _check_quotes(out.artifacts.report_md.read_text())
 
 
@@ -169,9 +212,89 @@ def test_a_report_pdf_in_a_corpus_is_quoted_as_its_sentences_read(report_pdf, of
     folder = tmp_path / "docs"
     folder.mkdir()
     shutil.copy(report_pdf, folder / "report.pdf")
-    settings = offline_settings(allow_clarification=False, max_review_iterations=0, search="corpus",
-                                corpus_dir=folder)
+    settings = offline_settings(
+        allow_clarification=False, max_review_iterations=0, search="corpus", corpus_dir=folder
+    )
     index_directory(settings.corpus_dir, settings.corpus_index_path)
-    out = asyncio.run(run_turn("console:pdf-corpus", question="How does asyncio handle cancellation when SIGINT "
-                               "arrives?", settings=settings))
+    out = asyncio.run(
+        run_turn(
+            "console:pdf-corpus",
+            question="How does asyncio handle cancellation when SIGINT arrives?",
+            settings=settings,
+        )
+    )
     _check_quotes(out.artifacts.report_md.read_text())
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # a mark glued to a number's full stop may be part of the number (3.[14] = 3.1414…): kept as written
+        (["the ratio is 3.[14]"], "the ratio is 3.[14]"),
+        (["it grew in 2023.[4] Next came more."], "it grew in 2023.[4] Next came more."),
+        (["see p. 3.[14] Next line."], "see p. 3.[14] Next line."),
+        # after a number's full stop with a space, the sentence ends there: the mark goes, no digit with it
+        (["it grew in 2023. [4] Next came more."], "it grew in 2023. Next came more."),
+        (["see p. 3. [14] Next line."], "see p. 3. Next line."),
+        # a numbered list's number opens the line: its full stop ends no sentence
+        (["3. [14] Smith, J. A title."], "3. [14] Smith, J. A title."),
+        # a full stop of an abbreviation or an initial ends no sentence: the mark is what it names
+        (["as Smith et al. [4] Those results hold."], "as Smith et al. [4] Those results hold."),
+        (
+            ["see Ref. [4] These hold.", "as in Fig. [2] A line."],
+            "see Ref. [4] These hold.\nas in Fig. [2] A line.",
+        ),
+        (["by Smith J. [4] The end."], "by Smith J. [4] The end."),
+        # a mark before a comma, a bracket or a possessive belongs to what follows it
+        (
+            ["Earlier work differs. [3], [4] proposed a queue."],
+            "Earlier work differs. [3], [4] proposed a queue.",
+        ),
+        (["It differs. [3] (2020) proposed it."], "It differs. [3] (2020) proposed it."),
+        (["It differs. [3]'s queue is new."], "It differs. [3]'s queue is new."),
+        # a sentence's mark before the next sentence, a line's end or a quotation still goes
+        (
+            [
+                "the end. [12] Next line.",
+                "the end.[3]",
+                "It ends. [1, 2] “Quoted.”",
+                "So it is. [5]",
+                "• An item",
+            ],
+            "the end. Next line.\nthe end.\nIt ends. “Quoted.”\nSo it is.\n\nAn item",
+        ),
+    ],
+)
+def test_citation_marks_go_only_after_a_sentence_and_never_with_a_digit(lines, expected):
+    assert prose_lines("\n".join(lines)) == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["– first item", "– second item", "– third item"], "first item\n\nsecond item\n\nthird item"),
+        (["Items:", "– first item", "– second item"], "Items:\n\nfirst item\n\nsecond item"),
+        (
+            ["Items:", "– first item that", "wraps on", "– second item"],
+            "Items:\n\nfirst item that\nwraps on\n\nsecond item",
+        ),
+        (["Items:", "- first item", "- second item"], "Items:\n\nfirst item\n\nsecond item"),
+        # a minus before a number stays, in a list too
+        (
+            ["Lowest values:", "– 12 °C in January", "– 3 °C in March"],
+            "Lowest values:\n– 12 °C in January\n– 3 °C in March",
+        ),
+        (["Items:", "– first item", "– 12 °C at night"], "Items:\n\nfirst item\n– 12 °C at night"),
+        # inside a sentence a dash stays, after a list as well
+        (
+            ["A heat pump - which is quiet", "- runs all day."],
+            "A heat pump - which is quiet\n- runs all day.",
+        ),
+        (
+            ["– an item", "", "A heat pump – which is quiet", "– runs all day."],
+            "an item\n\nA heat pump – which is quiet\n– runs all day.",
+        ),
+    ],
+)
+def test_every_dash_bullet_of_a_list_is_left_out(lines, expected):
+    assert prose_lines("\n".join(lines)) == expected
