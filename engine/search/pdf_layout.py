@@ -14,9 +14,10 @@ import re
 from engine.language_evidence import frequent_in
 from engine.segments import ABBREVIATIONS
 
-#: Bullets that open a list item at a line's start (U+2022 •, U+25E6 ◦, U+25AA ▪, U+2023 ‣: LaTeX's
-#: and the word processors' item marks) ...
-_BULLET = re.compile(r"[ \t]*[•◦▪‣][ \t]*")
+#: Bullets that open a list item at a line's start (U+2022 •, U+25E6 ◦, U+25AA ▪, U+2023 ‣, U+25CF ●,
+#: U+2219 ∙: LaTeX's, the word processors' and the slides' item marks; U+F0B7 and U+F0A7, the Symbol
+#: and Wingdings fonts' bullets, as a word processor's PDF maps them to Unicode's private use area) ...
+_BULLET = re.compile(r"[ \t]*[•◦▪‣●∙\uf0b7\uf0a7][ \t]*")
 #: ... and the EN DASH or HYPHEN-MINUS, one only after a line that closes a sentence or a clause (or
 #: none), or inside a list (the line before is a list item's): a line that opens with "– which is
 #: quiet" inside a sentence continues it.
@@ -91,9 +92,9 @@ def prose_lines(text: str) -> str:
     * a name broken after one of its dots (:func:`_dotted_name`) is one name again;
     * a hyphen at a line's end before "und", "oder", "and", "or" (:data:`_CONJUNCTIONS`) is a suspended
       one and stays with a space ("Wärme- und Kältepumpen");
-    * a list bullet (•, ◦, ▪, ‣; "–" or "-" after a line that ends a sentence or a clause or inside a
-      list, not before a number: "– 12 °C" is minus twelve) at a line's start is left out, and its
-      item is a paragraph of its own (a blank line before it);
+    * a list bullet (:data:`_BULLET`: •, ◦, ▪, ‣, ●; "–" or "-" after a line that ends a sentence or a
+      clause or inside a list, not before a number: "– 12 °C" is minus twelve) at a line's start is
+      left out, and its item is a paragraph of its own (a blank line before it);
     * citation marks after a sentence's end (:data:`_MARKS`: "… opportunity. [1]") are left out
       (:func:`_closing_marks`); a mark glued to a number ("3.[14]"), after an abbreviation ("et al. [4]")
       or before a lower-case word ("[3] proposed …") stays as written.

@@ -298,3 +298,11 @@ def test_citation_marks_go_only_after_a_sentence_and_never_with_a_digit(lines, e
 )
 def test_every_dash_bullet_of_a_list_is_left_out(lines, expected):
     assert prose_lines("\n".join(lines)) == expected
+
+
+def test_the_bullets_of_word_processors_and_slides_are_left_out_too():
+    # U+F0B7 and U+F0A7: the Symbol and Wingdings fonts' bullets, as a word processor's PDF maps them
+    lines = ["Items:", "\uf0b7 First one.", "\uf0a7 Second one.", "● Third one.", "∙ Fourth one."]
+    assert prose_lines("\n".join(lines)) == "Items:\n\nFirst one.\n\nSecond one.\n\nThird one.\n\nFourth one."
+    # a sign closing a proof on its own line is no bullet
+    assert prose_lines("It holds.\n■\n□") == "It holds.\n■\n□"
