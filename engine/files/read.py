@@ -152,7 +152,7 @@ def _decode(data: bytes) -> str:
 def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:
     from pypdf import PdfReader
 
-    from engine.search.extract import pdf_page_text
+    from engine.search.extract import pdf_pages_text
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)
     with path.open("rb") as fh:
@@ -168,7 +168,8 @@ def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:
             if not opened:
                 raise Unreadable(skip_reason("skip_encrypted_pdf"))
         count = len(reader.pages)
-        sections = [[f"page {n + 1}", pdf_page_text(reader.pages[n])] for n in range(min(count, max_pages))]
+        texts = pdf_pages_text([reader.pages[n] for n in range(min(count, max_pages))])
+        sections = [[f"page {n + 1}", text] for n, text in enumerate(texts)]
     except Unreadable:
         raise
     except Exception as err:  # pypdf raises many exception types on malformed files

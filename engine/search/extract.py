@@ -13,12 +13,12 @@ from pathlib import Path
 from engine.search.base import TITLE_CHARS, Unreadable
 from engine.search.html_text import LINK_MARK, html_text, without_captions
 from engine.search.markdown_text import inline_text, markdown_text
-from engine.search.pdf_layout import prose_lines
+from engine.search.pdf_layout import prose_lines, without_furniture
 from engine.search.text_encoding import bom_encoding, decode, undeclared_encoding
 from engine.text import has_words, one_line
 
 __all__ = ["LINK_MARK", "SUPPORTED_SUFFIXES", "Unreadable", "decode_text", "extract_document", "html_text",
-           "opening_heading", "pdf_page_text", "without_captions"]
+           "opening_heading", "pdf_page_text", "pdf_pages_text", "without_captions"]
 
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -185,6 +185,16 @@ def _rst_title(text: str) -> str | None:
     return None
 
 
+def pdf_pages_text(pages: list) -> list[str]:
+    """The texts of ``pages`` (pypdf pages of one file, in order from its first page), each as
+    :func:`pdf_page_text` reads it, without the page numbers and the running heads and feet that the
+    pages show together (:func:`engine.search.pdf_layout.without_furniture`), before the layout is undone.
+
+    Raises what ``page.extract_text`` raises on a malformed page.
+    """
+    return [prose_lines(text) for text in without_furniture([_page_lines(page) for page in pages])]
+
+
 def pdf_page_text(page) -> str:
     """The text of a pypdf page (``page.extract_text()``, lines as the page sets them), its ligature
     characters as their letters (:data:`_LIGATURES`) and its headings apart: a line set wholly in
@@ -196,10 +206,20 @@ def pdf_page_text(page) -> str:
     the lines are left as they are. Then the layout is undone (:func:`engine.search.pdf_layout.prose_lines`):
     a word or a dotted name broken at a line's end is whole again, list bullets and the citation marks
     after a sentence are left out; no other character is changed. The thread's shared files
-    (:mod:`engine.files.read`) and the corpus (:func:`extract_document`) read a PDF through this.
+    (:mod:`engine.files.read`) and the corpus (:func:`extract_document`) read a PDF's pages through
+    :func:`pdf_pages_text`, which leaves out the page numbers and running heads, too. On its own, a
+    page shows no running head; its number goes only when it is its position in the file.
 
     Raises what ``page.extract_text`` raises on a malformed page.
     """
+    number = getattr(page, "page_number", None)  # its index in its file, None when it is in none
+    first = number + 1 if isinstance(number, int) and number >= 0 else 1
+    return prose_lines(without_furniture([_page_lines(page)], first)[0])
+
+
+def _page_lines(page) -> str:
+    """The text of a pypdf page, lines as the page sets them, its ligatures as letters and its headings
+    apart (:func:`pdf_page_text`)."""
     pieces: list[tuple[str, float]] = []
 
     def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
@@ -209,7 +229,7 @@ def pdf_page_text(page) -> str:
     text = page.extract_text(visitor_text=visit) or ""
     if "".join(piece for piece, _ in pieces) == text:
         text = _headings_apart(pieces)
-    return prose_lines(text.translate(_LIGATURES))
+    return text.translate(_LIGATURES)
 
 
 def _headings_apart(pieces: list[tuple[str, float]]) -> str:
@@ -246,7 +266,7 @@ def _pdf(path: Path) -> tuple[str | None, str]:
         reader = PdfReader(path)
         if reader.is_encrypted and not reader.decrypt(""):
             raise Unreadable("encrypted PDF")
-        text = "\n\n".join(pdf_page_text(page).strip() for page in reader.pages)
+        text = "\n\n".join(page.strip() for page in pdf_pages_text(reader.pages))
         title = reader.metadata.title if reader.metadata else None
     except (Unreadable, OSError):
         raise

@@ -10,6 +10,7 @@ nothing else.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from engine.language_evidence import frequent_in
 from engine.segments import ABBREVIATIONS
@@ -77,6 +78,18 @@ _WORD = re.compile(r"[^\W\d]\w*")
 #: A name written in CamelCase: capitals inside it ("CancelledError", "TaskGroup"), as a class's is.
 _CAMEL = re.compile(r"[A-Z][a-z\d]+[A-Z]\w*")
 _NO_WORD = re.match("", "")
+#: A line that is only a page's number: "12", "- 12 -", "– 12 –", "12 / 40", "Page 12", "Page 12 of 40",
+#: "Seite 12 von 40" (group 1 the word "page", group 2 or 3 the number; "-12" is minus twelve) ...
+_PAGE_NUMBER = re.compile(
+    r"(?i)(?:(page|seite|p\.|s\.)[ \t]*)?(?:(\d{1,4})|[-–—][ \t]*(\d{1,4})[ \t]*[-–—])"
+    r"(?:[ \t]*(?:/|of|von|de|sur)[ \t]*\d{1,4})?"
+)
+#: ... and how many lines at a page's top and at its bottom (not blank ones) are looked at for its
+#: number and its running head or foot; a running head is at most this long ...
+_EDGE_LINES = 2
+_HEAD_CHARS = 80
+#: ... and is the same (its page number aside: "Smith: Examples, p. 3") on at least this share of the pages.
+_HEAD_SHARE = 0.5
 
 
 def prose_lines(text: str) -> str:
@@ -214,3 +227,89 @@ def _dotted_name(name: str, line: str, text: str) -> bool:
         and bool(re.search(r"[(_]|\.\w", token))
         and ("." in stem or "_" in stem or not frequent_in(stem.lower()))
     )
+
+
+def without_furniture(pages: list[str], first: int = 1) -> list[str]:
+    """``pages`` (the texts of a document's pages in order, lines as each page sets them; ``pages[0]``
+    the ``first`` page of the file) without their page numbers and running heads and feet, the lines a
+    typesetter repeats at a page's top or bottom, which are no part of its prose. Of the first and the
+    last :data:`_EDGE_LINES` lines of a page (blank lines aside), from the page's edge inwards until a
+    line that is text:
+
+    * a line that is only a number (:data:`_PAGE_NUMBER`: "12", "- 12 -", "12 / 40") goes when it is the
+      page's number: the page's position in the file, or a number that many pages' numbers agree with
+      (two pages at least, each ``position + offset`` with the same offset: an excerpt's "41", "42");
+      "Page 12" goes on any page;
+    * a running head or foot goes: a line of at most :data:`_HEAD_CHARS` characters, with a letter,
+      that stands at the same edge of at least two pages and at least :data:`_HEAD_SHARE` of them,
+      as it is or with the page's number in it (:func:`_head_keys`: "Smith: Examples, p. 41"); a
+      page's only line is its text, not a head.
+
+    Any other line stays as it is; so does every line of a document whose pages show no such evidence.
+    """
+    lines = [page.split("\n") for page in pages]
+    edges = [(_edge(page, top=True), _edge(page, top=False)) for page in lines]
+    offsets: dict[int, set[int]] = {}
+    for n, ends in enumerate(edges):
+        for index in {*ends[0], *ends[1]}:
+            if number := _PAGE_NUMBER.fullmatch(lines[n][index].strip()):
+                offsets.setdefault(int(number.group(2) or number.group(3)) - n - first, set()).add(n)
+    alone = [len(_edge(page, top=True, count=2)) < 2 for page in lines]  # a page's only line is its text
+    heads = [
+        Counter(
+            key
+            for n, ends in enumerate(edges)
+            if not alone[n]
+            for key in {k for i in ends[side] for k in _head_keys(lines[n][i], n + first)}
+        )
+        for side in (0, 1)
+    ]
+    needed = max(2, len(pages) * _HEAD_SHARE)
+
+    def furniture(n: int, side: int, index: int) -> bool:
+        line = lines[n][index].strip()
+        if number := _PAGE_NUMBER.fullmatch(line):
+            offset = int(number.group(2) or number.group(3)) - n - first
+            return bool(number.group(1)) or offset == 0 or len(offsets[offset]) >= 2
+        return (
+            not alone[n]
+            and len(line) <= _HEAD_CHARS
+            and bool(re.search(r"[^\W\d_]", line))
+            and any(heads[side][key] >= needed for key in _head_keys(line, n + first))
+        )
+
+    out = []
+    for n, page in enumerate(lines):
+        gone: set[int] = set()
+        for side, ends in enumerate(edges[n]):
+            for index in ends:
+                if index in gone or not furniture(n, side, index):
+                    break
+                gone.add(index)
+        kept = [line for index, line in enumerate(page) if index not in gone]
+        if gone:  # the blank lines a heading's type set beside a line that went
+            while kept and not kept[0].strip():
+                kept.pop(0)
+            while kept and not kept[-1].strip():
+                kept.pop()
+        out.append("\n".join(kept))
+    return out
+
+
+def _edge(lines: list[str], top: bool, count: int = _EDGE_LINES) -> list[int]:
+    """The indexes of the ``count`` lines of ``lines`` that are not blank nearest its top (or bottom),
+    the edge's first."""
+    order = range(len(lines)) if top else range(len(lines) - 1, -1, -1)
+    return [index for index in order if lines[index].strip()][:count]
+
+
+def _head_keys(line: str, position: int) -> set[tuple[str, int | None]]:
+    """How ``line``, on the page at ``position`` in its file, reads as a running head that is the same
+    on every page: as it stands (``(line, None)``), and with each of its numbers as "#" and the
+    number's offset from the position ("Smith: Examples, p. 41" on the first page: ``("Smith: Examples,
+    p. #", 40)``), for a running head that numbers its pages. Spaces are collapsed."""
+    line = " ".join(line.split())
+    return {(line, None)} | {
+        (line[: m.start()] + "#" + line[m.end() :], int(m.group(0)) - position)
+        for m in re.finditer(r"(?<!\d)\d{1,4}(?!\d)", line)
+    }

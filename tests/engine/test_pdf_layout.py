@@ -16,7 +16,7 @@ from engine.files.read import read_file
 from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
 from engine.search.extract import extract_document
-from engine.search.pdf_layout import prose_lines
+from engine.search.pdf_layout import prose_lines, without_furniture
 from engine.segments import paragraphs, sentences
 from tests.shared_files import pdf_lines_bytes
 
@@ -306,3 +306,90 @@ def test_the_bullets_of_word_processors_and_slides_are_left_out_too():
     assert prose_lines("\n".join(lines)) == "Items:\n\nFirst one.\n\nSecond one.\n\nThird one.\n\nFourth one."
     # a sign closing a proof on its own line is no bullet
     assert prose_lines("It holds.\n■\n□") == "It holds.\n■\n□"
+
+
+def _pages(tmp_path: Path, pages: list[list[str]]) -> dict[str, list[str]]:
+    """The text of each page of a PDF of ``pages``, as the thread files and the corpus read it."""
+    path = tmp_path / "pages.pdf"
+    path.write_bytes(pdf_lines_bytes(pages))
+    read = read_file(path, "pages.pdf", max_pages=10, max_chars=100_000)
+    return {
+        "thread file": [text for _, text in read.sections],
+        "corpus": extract_document(path, path.stat().st_size)[1].split("\n\n"),
+    }
+
+
+_BODIES = [
+    "Pumps heat water and",
+    "they run all day.",
+    "A section opens here and",
+    "goes on for 2 lines.",
+    "Chapter 7 opens here and",
+    "runs on 3 pages.",
+    "The report ends",
+    "on page 9 of 9.",
+]
+
+
+def _body(n: int) -> list[str]:
+    return _BODIES[2 * (n - 1) : 2 * n]
+
+
+@pytest.mark.parametrize(
+    "number",
+    [str, "Page {}".format, "- {} -".format, "– {} –".format, "{} / 3".format, "Page {} of 3".format],
+)
+def test_a_page_number_and_a_running_head_are_left_out(tmp_path, number):
+    pages = [["Journal of Examples, vol. 7", *_body(n), number(n)] for n in (1, 2, 3)]
+    for reader, texts in _pages(tmp_path, pages).items():
+        assert texts == ["\n".join(_body(n)) for n in (1, 2, 3)], (reader, texts)
+
+
+def test_a_page_number_at_the_top_and_a_running_foot_are_left_out(tmp_path):
+    # an excerpt's pages, numbered from 41 at their tops, a running foot at their bottoms
+    pages = [[str(40 + n), *_body(n), "Smith: A report on examples (2024)"] for n in (1, 2, 3, 4)]
+    for reader, texts in _pages(tmp_path, pages).items():
+        assert texts == ["\n".join(_body(n)) for n in (1, 2, 3, 4)], (reader, texts)
+
+
+def test_a_number_or_a_line_that_numbers_no_page_stays(tmp_path):
+    # the last lines hold numbers that count no pages; the first lines differ from page to page
+    pages = [["Totals", "Apples", "17"], ["Results", "Pears", "4"], ["Ratios", "Plums", "12 / 40"]]
+    for reader, texts in _pages(tmp_path, pages).items():
+        assert texts == ["Totals\nApples\n17", "Results\nPears\n4", "Ratios\nPlums\n12 / 40"], (reader, texts)
+    # one page: its number may be its last line, any other number is the text's
+    for reader, texts in _pages(tmp_path, [["The total is", "7"]]).items():
+        assert texts == ["The total is\n7"], (reader, texts)
+    for reader, texts in _pages(tmp_path, [["The total is", "seven.", "1"]]).items():
+        assert texts == ["The total is\nseven."], (reader, texts)
+
+
+def test_a_long_line_or_one_on_few_pages_is_no_running_head(tmp_path):
+    long = "This sentence is set at the top of every page, and it is longer than any running head would be."
+    pages = [
+        [long, *_body(1)],
+        [long, *_body(2)],
+        ["Only here", *_body(3)],
+        ["Only here", *_body(4)],
+        ["Elsewhere", *_body(5)],
+    ]
+    for reader, texts in _pages(tmp_path, pages).items():
+        assert [text.split("\n", 1)[0] for text in texts] == [
+            long,
+            long,
+            "Only here",
+            "Only here",
+            "Elsewhere",
+        ], (reader, texts)
+    # a page of one line, which names the page's number: the line is the page's text
+    pages = [[f"Page {n} is about turbines."] for n in (1, 2, 3)]
+    for reader, texts in _pages(tmp_path, pages).items():
+        assert texts == [f"Page {n} is about turbines." for n in (1, 2, 3)], (reader, texts)
+
+
+def test_a_minus_number_is_no_page_number_and_an_excerpt_is_numbered_by_its_pages():
+    pages = ["Lowest in May:\n-1", "Lowest in June:\n-2"]
+    assert without_furniture(pages) == pages
+    # the pages 41 and 42 of a file read from there: "41" is the first page's number
+    assert without_furniture(["Text one.\n41", "Text two.\n42"], first=41) == ["Text one.", "Text two."]
+    assert without_furniture(["Text one.\n41"], first=41) == ["Text one."]
