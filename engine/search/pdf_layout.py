@@ -106,7 +106,7 @@ def prose_lines(text: str) -> str:
     * a hyphen at a line's end before "und", "oder", "and", "or" (:data:`_CONJUNCTIONS`) is a suspended
       one and stays with a space ("Wärme- und Kältepumpen");
     * a list bullet (:data:`_BULLET`: •, ◦, ▪, ‣, ●; "–" or "-" after a line that ends a sentence or a
-      clause or inside a list, not before a number: "– 12 °C" is minus twelve) at a line's start is
+      clause or inside a list of them, not before a number: "– 12 °C" is minus twelve) at a line's start is
       left out, and its item is a paragraph of its own (a blank line before it);
     * citation marks after a sentence's end (:data:`_MARKS`: "… opportunity. [1]") are left out
       (:func:`_closing_marks`); a mark glued to a number ("3.[14]"), after an abbreviation ("et al. [4]")
@@ -116,7 +116,7 @@ def prose_lines(text: str) -> str:
     """
     text = _MARKS.sub(lambda m: "" if _closing_marks(text, m) else m.group(0), text)
     out: list[str] = []
-    in_list = False  # the lines since the last blank one are a list's
+    in_list = False  # the lines since the last blank one are a dash list's
     for line in text.split("\n"):
         line = line.rstrip(" \t")
         prev = out[-1] if out else ""
@@ -126,7 +126,7 @@ def prose_lines(text: str) -> str:
         if not bullet and (not line.strip() or prev.endswith(_CLOSED)):
             in_list = False  # a blank line, or a line after a closed one that opens no item, ends the list
         if bullet:
-            in_list = True
+            in_list = not _BULLET.match(line)
             if prev.strip():
                 out.append("")
             if line[bullet.end() :].strip():  # else the item follows on the next line

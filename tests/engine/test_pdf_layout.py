@@ -393,3 +393,8 @@ def test_a_minus_number_is_no_page_number_and_an_excerpt_is_numbered_by_its_page
     # the pages 41 and 42 of a file read from there: "41" is the first page's number
     assert without_furniture(["Text one.\n41", "Text two.\n42"], first=41) == ["Text one.", "Text two."]
     assert without_furniture(["Text one.\n41"], first=41) == ["Text one."]
+
+
+def test_a_dash_after_a_bullet_list_still_needs_a_closed_line_to_be_a_bullet():
+    lines = ["• Pumps", "A heat pump – which is quiet", "– runs all day."]
+    assert prose_lines("\n".join(lines)) == "Pumps\nA heat pump – which is quiet\n– runs all day."
