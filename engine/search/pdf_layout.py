@@ -4,7 +4,8 @@ A PDF holds no paragraphs, only lines placed on a page; its text (pypdf's ``extr
 line break wherever a line ended. Where the typesetter broke a word ("uncan-" / "cel"), a dotted
 name ("asyncio." / "CancelledError") or set a list bullet, those line breaks and marks are debris
 that would cut or glue the sentences quoted from it. :func:`prose_lines` undoes them and changes
-nothing else.
+nothing else. The page numbers and running heads that a typesetter repeats on the pages are no
+prose either: :func:`without_furniture` leaves them out, on the evidence of the pages together.
 """
 
 from __future__ import annotations
@@ -243,7 +244,8 @@ def without_furniture(pages: list[str], first: int = 1) -> list[str]:
     * a running head or foot goes: a line of at most :data:`_HEAD_CHARS` characters, with a letter,
       that stands at the same edge of at least two pages and at least :data:`_HEAD_SHARE` of them,
       as it is or with the page's number in it (:func:`_head_keys`: "Smith: Examples, p. 41"); a
-      page's only line is its text, not a head.
+      page's only line is its text, not a head, and so is the file's first page's top line set in
+      heading type (a blank line after it: :func:`engine.search.extract.pdf_page_text`), its title.
 
     Any other line stays as it is; so does every line of a document whose pages show no such evidence.
     """
@@ -271,8 +273,10 @@ def without_furniture(pages: list[str], first: int = 1) -> list[str]:
         if number := _PAGE_NUMBER.fullmatch(line):
             offset = int(number.group(2) or number.group(3)) - n - first
             return bool(number.group(1)) or offset == 0 or len(offsets[offset]) >= 2
+        titled = n + first == 1 and side == 0 and lines[n][index + 1 : index + 2] == [""]
         return (
             not alone[n]
+            and not titled
             and len(line) <= _HEAD_CHARS
             and bool(re.search(r"[^\W\d_]", line))
             and any(heads[side][key] >= needed for key in _head_keys(line, n + first))

@@ -398,3 +398,9 @@ def test_a_minus_number_is_no_page_number_and_an_excerpt_is_numbered_by_its_page
 def test_a_dash_after_a_bullet_list_still_needs_a_closed_line_to_be_a_bullet():
     lines = ["• Pumps", "A heat pump – which is quiet", "– runs all day."]
     assert prose_lines("\n".join(lines)) == "Pumps\nA heat pump – which is quiet\n– runs all day."
+
+
+def test_a_first_page_title_in_heading_type_stays_when_the_running_head_repeats_it():
+    # pdf_page_text sets a line in heading type apart with a blank line: on the first page, that is the title
+    pages = ["Annual Report\n\nBody one.", "Annual Report\nBody two.", "Annual Report\nBody three."]
+    assert without_furniture(pages) == ["Annual Report\n\nBody one.", "Body two.", "Body three."]
