@@ -244,8 +244,8 @@ def without_furniture(pages: list[str], first: int = 1) -> list[str]:
     * a running head or foot goes: a line of at most :data:`_HEAD_CHARS` characters, with a letter,
       that stands at the same edge of at least two pages and at least :data:`_HEAD_SHARE` of them,
       as it is or with the page's number in it (:func:`_head_keys`: "Smith: Examples, p. 41"); a
-      page's only line is its text, not a head, and so is the file's first page's top line set in
-      heading type (a blank line after it: :func:`engine.search.extract.pdf_page_text`), its title.
+      page's only line is its text, not a head, and the file's first page keeps its top lines: its
+      title is often the line the other pages repeat at theirs.
 
     Any other line stays as it is; so does every line of a document whose pages show no such evidence.
     """
@@ -273,10 +273,9 @@ def without_furniture(pages: list[str], first: int = 1) -> list[str]:
         if number := _PAGE_NUMBER.fullmatch(line):
             offset = int(number.group(2) or number.group(3)) - n - first
             return bool(number.group(1)) or offset == 0 or len(offsets[offset]) >= 2
-        titled = n + first == 1 and side == 0 and lines[n][index + 1 : index + 2] == [""]
         return (
             not alone[n]
-            and not titled
+            and (n + first > 1 or side == 1)
             and len(line) <= _HEAD_CHARS
             and bool(re.search(r"[^\W\d_]", line))
             and any(heads[side][key] >= needed for key in _head_keys(line, n + first))
