@@ -412,3 +412,37 @@ def test_the_first_page_keeps_its_title_when_the_running_head_repeats_it():
         "Annual Report\nBody three.\n3",
     ]
     assert without_furniture(pages) == ["Annual Report\nA. Writer\n\nBody one.", "Body two.", "Body three."]
+
+
+def test_a_typeset_report_loses_its_page_numbers_and_running_head_but_no_sentence(tmp_path):
+    """A report set by xelatex with fancyhdr: its title repeated at the top of each page after the
+    first, its page number at the bottom of each."""
+    if not shutil.which("xelatex"):
+        pytest.skip("xelatex is needed to make the PDF")
+    import subprocess
+
+    said = " ".join(f"Sentence {n} says that heat pumps run well in winter." for n in range(1, 241))
+    (tmp_path / "r.tex").write_text(
+        "\\documentclass{article}\\usepackage{fancyhdr}\\pagestyle{fancy}\\fancyhead[L]{Heat pumps in winter}"
+        "\\fancyhead[R]{}\\fancyfoot[C]{\\thepage}\\title{Heat pumps in winter}\\author{A. Writer}\\date{}"
+        f"\\begin{{document}}\\maketitle {said}\\end{{document}}"
+    )
+    subprocess.run(
+        ["xelatex", "-interaction=nonstopmode", "r.tex"], cwd=tmp_path, capture_output=True, timeout=120
+    )
+    path = tmp_path / "r.pdf"
+    read = read_file(path, "r.pdf", max_pages=10, max_chars=1_000_000)
+    assert len(read.sections) >= 3, read.sections
+    for reader, text in {
+        "thread file": "\n\n".join(t for _, t in read.sections),
+        "corpus": extract_document(path, path.stat().st_size)[1],
+    }.items():
+        assert text.startswith("Heat pumps in winter\n") and text.count("Heat pumps in winter") == 1, (
+            reader,
+            text,
+        )
+        assert not re.search(r"^\d+$", text, re.M), (reader, text)
+        found = " ".join(text.split())
+        assert all(
+            f"Sentence {n} says that heat pumps run well in winter." in found for n in range(1, 241)
+        ), (reader, text)
