@@ -71,7 +71,7 @@ from engine.offline_list_words import (
     together_verb,
 )
 from engine.offline_list_words import function_word as _function
-from engine.offline_numerals import sharing_the_unit
+from engine.offline_numerals import one_with_its_noun, sharing_the_unit
 from engine.offline_subject_items import POSSESSIVES, shared_around
 from engine.offline_text import content_words
 from engine.segments import word_tokens
@@ -120,6 +120,7 @@ def items_listed(parts: list[str], language: str = "en") -> list[tuple[str, str]
     items = sharing_the_noun(items, language)  # "small and large companies": "small companies"
     prefix, items = sharing_the_unit(prefix, items, language)  # "2.5 or 3.5 inch": "2.5 inch"
     items = ones_written(items, language)  # "lease a car or buy one": "buy a car"
+    items, tail = one_with_its_noun(items, tail, language)  # "1 or 2 | cats": "1 cat", "2 cats"
     # a participle lists with participles ("compressed and encrypted"), not nouns; a name is none ("Memcached")
     if len({i[-1].lower().endswith("ed") and (i[-1][:1].islower() or i[-1] == parts[0].split()[0])
             for i in items}) > 1:

@@ -49,7 +49,8 @@ def sharing_the_unit(
     watts"). An English "a" or "an" before the first number, in ``prefix`` or the first item, is then
     each item's, as its number is read ("Is a 1-year or 2-year plan cheaper": "a 1-year plan", "a
     2-year plan"; "an 8-hour or 12-hour shift": "an 8-hour shift", "a 12-hour shift", the unit after the
-    list or not), and "the" is every item's. As given when the last item's words after its number open
+    list or not), and "the" is every item's. A plural noun after "1" or "one" is then singular in that
+    item (:func:`_one_in_the_singular`: "Is 1 or 2 cats enough": "Is 1 cat enough"). As given when the last item's words after its number open
     with a function word ("2 of them")."""
     articles = ARTICLES["en"]
     own = language == "en" and len(items[0]) == 2 and items[0][0].lower() in articles
@@ -64,6 +65,7 @@ def sharing_the_unit(
         shared = bare
     else:
         return prefix, items
+    shared = [_one_in_the_singular(s, language) for s in shared]  # "1 or 2 cats": "1 cat"
     article = items[0][0] if own else (prefix[-1] if language == "en" and prefix else "")
     if article.lower() not in ("a", "an"):
         return prefix, [[article, *s] for s in shared] if own else shared
@@ -71,3 +73,48 @@ def sharing_the_unit(
     if article[:1].isupper():  # "A 1-year or 2-year plan": the sentence's capital is the first item's
         written[0][0] = written[0][0].capitalize()
     return (prefix if own else prefix[:-1]), written
+
+
+#: English numbers that take a noun in the singular ("1 cat", "one monitor").
+_ONE = frozenset({"1", "one"})
+
+
+def _one_in_the_singular(item: list[str], language: str) -> list[str]:
+    """``item`` (a number and the words after it) with the English noun right after "1" or "one"
+    (:data:`_ONE`) in the singular when English writes it as a plural
+    (:func:`engine.word_forms.known_plural`): its most frequent singular form (wordfreq) of
+    :func:`engine.word_forms.plural_noun` ("cats": "cat", "boxes": "box", "batteries": "battery"); as
+    given otherwise ("mm", "kubernetes")."""
+    if language != "en" or len(item) < 2 or item[0].lower() not in _ONE or not item[1].islower():
+        return item
+    from wordfreq import zipf_frequency
+
+    from engine.word_forms import known_plural, plural_noun
+
+    forms = plural_noun(item[1]) if known_plural(item[1]) else ()
+    if not forms:
+        return item
+    return [item[0], max(forms, key=lambda f: zipf_frequency(f, "en")), *item[2:]]
+
+
+def one_with_its_noun(
+    items: list[list[str]], tail: list[str], language: str
+) -> tuple[list[list[str]], list[str]]:
+    """``items`` and ``tail`` (the words after a list) of an English list of numbers alone, one of them
+    "1" or "one", whose plural noun opens ``tail``: the noun is then each item's, in the singular
+    after "1" (:func:`_one_in_the_singular`: "Is 1 or 2 | cats enough": "1 cat", "2 cats"), so that an
+    auxiliary agrees with each (:func:`engine.offline_item_words.agreeing`: "Does 1 box fit"). As given
+    otherwise."""
+    from engine.word_forms import known_plural
+
+    if (
+        language != "en"
+        or not tail
+        or not tail[0].islower()
+        or not tail[0].isalpha()
+        or any(len(i) != 1 or not numeral(i[0], language) for i in items)
+        or not any(i[0].lower() in _ONE for i in items)
+        or not known_plural(tail[0])
+    ):
+        return items, tail
+    return [_one_in_the_singular([*i, tail[0]], language) for i in items], tail[1:]
