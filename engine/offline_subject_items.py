@@ -202,10 +202,13 @@ def _shared_in(
     last), its object every item's; a French modal written with its pronoun is its subject too
     ("Doit-on | acheter ou louer | une voiture")."""
     from engine.offline_list_words import ARTICLES
+    from engine.offline_subject_verbs import german_verb_final, subjects_before_verb
     from engine.offline_verb_choices import _INFINITIVE, MODALS_IN
 
     pattern, articles = _INFINITIVE.get(language), ARTICLES.get(language, frozenset())
     modals = MODALS_IN.get(language, frozenset()) | (_FUTURE_DE if language == "de" else frozenset())
+    if (subjects := subjects_before_verb(first, second, language)) is not None:
+        return subjects  # "La ville ou l'État | doit payer", "Est-ce que | 5 % ou 10 % | suffit"
     if pattern is None or first[0].lower().split("-")[0] not in modals:
         return None
 
@@ -226,4 +229,6 @@ def _shared_in(
             and infinitive(first[-1]) and infinitive(second[0])
             and not infinitive(first[-2])):
         return first[:-1], [first[-1:], second[:1]], second[1:]  # "Puede Python | leer o escribir | archivos"
+    if language == "de":
+        return german_verb_final(first, second, modals)  # "Kann der Kernel | Threads oder Prozesse | planen"
     return None

@@ -1,5 +1,9 @@
 """Words around a list of two items that both items share: a plural noun after "1" or "one" is
-singular in that item ("Is 1 or 2 cats enough?": "Is 1 cat enough")."""
+singular in that item ("Is 1 or 2 cats enough?": "Is 1 cat enough"); French "est-ce que" is every
+item's with the verb after the list ("Est-ce que 5 % ou 10 % suffit ?"); two subjects before a verb
+share it in French, Italian, Spanish and Portuguese ("La ville ou l'État doit payer ?"); a German
+infinitive at the end of the question is every item's ("Kann der Kernel Threads oder Prozesse
+planen?")."""
 
 from __future__ import annotations
 
@@ -26,4 +30,111 @@ from engine.offline_lists import listed_topics
     ],
 )
 def test_one_takes_the_shared_noun_in_the_singular(brief: str, language: str, topics: list[str]) -> None:
+    assert listed_topics(brief, language) == topics
+
+
+@pytest.mark.parametrize(
+    ("brief", "language", "topics"),
+    [
+        ("Est-ce que 5 % ou 10 % suffit ?", "fr", ["Est-ce que 5 % suffit", "Est-ce que 10 % suffit"]),
+        (
+            "Est-ce que le chat ou le chien dort ?",
+            "fr",
+            ["Est-ce que le chat dort", "Est-ce que le chien dort"],
+        ),
+        (
+            "Est-ce que la ville ou l'État doit payer ?",
+            "fr",
+            ["Est-ce que la ville doit payer", "Est-ce que l'État doit payer"],
+        ),
+        (
+            "Est-ce que les pompes à chaleur ou les chaudières sont plus efficaces ?",
+            "fr",
+            [
+                "Est-ce que les pompes à chaleur sont plus efficaces",
+                "Est-ce que les chaudières sont plus efficaces",
+            ],
+        ),
+        (
+            "Est-ce que Python ou Java est plus rapide ?",
+            "fr",
+            ["Est-ce que Python est plus rapide", "Est-ce que Java est plus rapide"],
+        ),
+    ],
+)
+def test_est_ce_que_and_the_verb_are_each_items(brief: str, language: str, topics: list[str]) -> None:
+    assert listed_topics(brief, language) == topics
+
+
+@pytest.mark.parametrize(
+    ("brief", "language", "topics"),
+    [
+        ("La ville ou l'État doit payer ?", "fr", ["La ville doit payer", "L'État doit payer"]),
+        ("Il comune o lo Stato deve pagare?", "it", ["Il comune deve pagare", "Lo Stato deve pagare"]),
+        ("Le chat ou le chien peut dormir ?", "fr", ["Le chat peut dormir", "Le chien peut dormir"]),
+        (
+            "La ville de Paris ou l'État doit payer ?",
+            "fr",
+            ["La ville de Paris doit payer", "L'État doit payer"],
+        ),
+        (
+            "La ville ou l'État est responsable ?",
+            "fr",
+            ["La ville est responsable", "L'État est responsable"],
+        ),
+        (
+            "El gobierno o la empresa es responsable?",
+            "es",
+            ["El gobierno es responsable", "La empresa es responsable"],
+        ),
+        ("Il treno o l'aereo è più veloce?", "it", ["Il treno è più veloce", "L'aereo è più veloce"]),
+        ("¿La ciudad o el estado debe pagar?", "es", ["La ciudad debe pagar", "El estado debe pagar"]),
+        ("A cidade ou o estado deve pagar?", "pt", ["A cidade deve pagar", "O estado deve pagar"]),
+    ],
+)
+def test_two_subjects_share_the_verb_after_them(brief: str, language: str, topics: list[str]) -> None:
+    assert listed_topics(brief, language) == topics
+
+
+@pytest.mark.parametrize(
+    ("brief", "language", "topics"),
+    [
+        (
+            "Kann der Kernel Threads oder Prozesse planen?",
+            "de",
+            ["Kann der Kernel Threads planen", "Kann der Kernel Prozesse planen"],
+        ),
+        (
+            "Kann der Kernel Threads und Prozesse planen?",
+            "de",
+            ["Kann der Kernel Threads planen", "Kann der Kernel Prozesse planen"],
+        ),
+        (
+            "Kann der Kernel Threads und Prozesse gleichzeitig planen?",
+            "de",
+            ["Kann der Kernel Threads gleichzeitig planen", "Kann der Kernel Prozesse gleichzeitig planen"],
+        ),
+        (
+            "Soll ich mit Gas oder einer Wärmepumpe heizen?",
+            "de",
+            ["Soll ich mit Gas heizen", "Soll ich mit einer Wärmepumpe heizen"],
+        ),
+        (
+            "Kann der Kernel Threads oder einen Prozess planen?",
+            "de",
+            ["Kann der Kernel Threads planen", "Kann der Kernel einen Prozess planen"],
+        ),
+        (
+            "Kann Python Dateien oder Ordner lesen?",
+            "de",
+            ["Kann Python Dateien lesen", "Kann Python Ordner lesen"],
+        ),
+        (
+            "Soll die Stadt Schulen oder Straßen bauen?",
+            "de",
+            ["Soll die Stadt Schulen bauen", "Soll die Stadt Straßen bauen"],
+        ),
+    ],
+)
+def test_a_german_infinitive_at_the_end_is_each_items(brief: str, language: str, topics: list[str]) -> None:
     assert listed_topics(brief, language) == topics
