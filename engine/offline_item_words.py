@@ -326,7 +326,7 @@ def first_item_reach(prefix: list[str], item: list[str], later: list[list[str]],
                 or k > 2 and prefix[k - 3].lower() in VERB_AFTER_SUBJECT):
             break  # "asyncio | tasks, threads": a name, every item's; "How does asyncio cancel | tasks": a verb
         k -= 1
-    verb = modal_subject_end([*prefix, *item], MODALS | _DO)  # "Can the kernel schedule | threads": its verb
+    verb = modal_subject_end([*prefix, *item], MODALS | DO)  # "Can the kernel schedule | threads": its verb
     k = max(k, verb + 1) if verb else k
     if k > 1 and prefix[k - 1].lower() in _INDEFINITE and not is_plural(item[-1:]):
         return len(prefix) - k + 1  # "an electric | bike": the article and its words are the item's
@@ -391,7 +391,7 @@ def verb_items(first: list[str], second: list[str], language: str) -> tuple[list
 #: English modal verbs that open a question before its subject ("Should the city build …").
 MODALS = frozenset("should could would can will must shall may might".split())
 #: The forms of English "do" that open a question before its subject, as a modal does ("Does the kernel …").
-_DO = frozenset("do does did".split())
+DO = frozenset("do does did".split())
 #: English determiners that open a subject of a few words after a modal ("the city", "my team").
 _SUBJECT_DETERMINERS = frozenset("the my our your their his her its this that".split())
 

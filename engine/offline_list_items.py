@@ -31,8 +31,10 @@ from engine.offline_choice_order import asked_yes_or_no, before_comparative, com
 from engine.offline_contractions import ELIDED_ARTICLE, contracted
 from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_lists')
     COPULAS,
+    DO,
     ELIDED,
     HOLE,
+    MODALS,
     NOUN_ELLIPSIS,
     VERB_AFTER_SUBJECT,
     adjectives_of_one_noun,
@@ -41,6 +43,7 @@ from engine.offline_item_words import (  # noqa: F401 (HOLE is engine.offline_li
     article_item_start,
     first_item_reach,
     is_plural,
+    modal_subject_end,
     ones_written,
     opener_in_small_letters,
     opens_noun_phrase,
@@ -193,7 +196,9 @@ def _items_whole(
     :data:`engine.offline_terms.QUESTION_VERBS`, an English subject pronoun's verb: "Should I buy |
     solar panels and a battery together") before it: "How do | solar panels and batteries |
     work together", "What is the difference between | solar panels and batteries" give "solar panels"
-    and "batteries", not "solar batteries". In English after a form of "be", both items are read again
+    and "batteries", not "solar batteries"; nor after a name when those words hold the verb after an
+    auxiliary and its subject ("Does the library | lend books or DVDs":
+    :func:`engine.offline_item_words.modal_subject_end`). In English after a form of "be", both items are read again
     from the word after it (:func:`_listed_at`) when the guess cut the second one's noun off into the
     words after it, a plural, and a preposition ends them ("What are | wind turbine blades and solar
     panels | made of", not "solar | panels made of"). A frame that asks something of each item shares
@@ -217,7 +222,8 @@ def _items_whole(
     asks = {w.lower() for w in content_words(together(frame))} & (COMPARING | RELATING | TOGETHER)
     if asks and asks_only_to_compare(frame):  # "Hoe gedragen | … zich": "gedragen" is the frame's verb
         return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
-    if language == "en" and _a_name_after_a_common_noun(items):  # "SQL injection and XSS": not "SQL XSS"
+    if (language == "en" and _a_name_after_a_common_noun(items)  # "SQL injection and XSS": not "SQL XSS"
+            and not start <= modal_subject_end([*prefix, *items[0]], MODALS | DO) < len(prefix)):
         return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail
     if language == "en" and _compound_before_a_noun(prefix, start, items, tail):  # "interest rates and inflation"
         return prefix[:start], [[*prefix[start:], *items[0]], *items[1:]], tail

@@ -5,7 +5,9 @@ Two verbs of one subject and one object ("Can Python read or write ZIP files?": 
 files", "Can Python write ZIP files") and two subjects of one article and one verb ("Should the city
 or state pay for it?": "Should the city pay for it", "Should the state pay for it") are each two
 words joined by "or": the words before the first one and after the second one are every item's
-(:func:`shared_around`). Which word after an auxiliary's subject is its verb is told by how often
+(:func:`shared_around`), a noun after the second subject too ("Should the city or state government
+pay?": "Should the city government pay"), and after "is" or "are" what follows the subjects ("Is the
+city or state responsible?": "Is the city responsible"). Which word after an auxiliary's subject is its verb is told by how often
 English writes it in "-ing" (:func:`verb_evidence`: "scheduling" is frequent, "looping" less so and
 "councilling" unknown): "Does the event loop | schedule tasks or callbacks?" keeps "the event loop"
 whole (:func:`engine.offline_item_words.modal_subject_end`)."""
@@ -19,6 +21,8 @@ from engine.offline_list_words import function_word as _function
 
 #: English auxiliaries that open a yes-or-no question before its subject, which a bare verb follows.
 _AUXILIARIES = frozenset("do does did can could should would will shall may might must".split())
+#: English forms of "be" that open a yes-or-no question before its subject, which a predicate follows.
+_COPULAS = frozenset("is are was were".split())
 #: English question words an auxiliary may follow ("How can Python read or write …").
 _ASKING = frozenset("how why when where".split())
 #: English subject pronouns a verb follows ("Can we read or write …").
@@ -94,6 +98,8 @@ def shared_around(
     if language != "en":
         return _shared_in(first, second, language)
     at = 1 if first[0].lower() in _ASKING and len(first) > 1 else 0
+    if first[at].lower() in _COPULAS:  # "Is the | city or state | responsible"
+        return _two_subjects(first, second, at + 1, copula=True)
     if first[at].lower() not in _AUXILIARIES:
         return None
     return _two_verbs(first, second, at + 1) or _two_subjects(first, second, at + 1) or _two_pronouns(
@@ -134,29 +140,81 @@ def _two_verbs(first: list[str], second: list[str], start: int) -> tuple[list[st
 
 
 def _two_subjects(
-    first: list[str], second: list[str], start: int
+    first: list[str], second: list[str], start: int, copula: bool = False
 ) -> tuple[list[str], list[list[str]], list[str]] | None:
-    """:func:`shared_around` of two subjects of one determiner ("Should the | city or state | pay for it")."""
+    """:func:`shared_around` of two subjects of one determiner ("Should the | city or state | pay for it"),
+    a noun after the second one every item's (:func:`_head_noun`: "city or state government"). After a
+    form of "be" (``copula``) what follows the subjects is a word in small letters that is no function
+    word ("Is the | city or state | responsible")."""
     nouns = first[start + 1 :]
     if (
         len(first) <= start + 1
         or first[start].lower() not in _DETERMINERS
         or not 1 <= len(nouns) <= 2
         or not all(_noun(w) for w in [*nouns, second[0]])
-        or not (_verb(second[1]) or second[1].lower() in ("be", "have"))
     ):
+        return None
+    head = _head_noun(second, copula)  # "Should the | city or state government | pay": "city government"
+    nouns, second = [*nouns, *head], [second[0], *second[1 + len(head) :]]
+    if len(second) < 2 or not _predicate(second[1], copula):
         return None
     article = first[start].lower()
     if second[0][:1].isupper() and not second[0].isupper():  # "Can the US or | China win": a name takes no
         # article, where one in capitals takes it ("the EU or US": "the US")
-        return first[:start], [first[start:], second[:1]], second[1:]
+        return first[:start], [[*first[start:], *head], [*second[:1], *head]], second[1:]
     if article in ("a", "an"):  # "a process or a thread": each noun its own article
         def own(noun: list[str]) -> list[str]:
             written = "an" if noun[0][:1].lower() in "aeiou" else "a"
             return [written.capitalize() if first[start][:1].isupper() else written, *noun]
 
-        return first[:start], [own(nouns), own(second[:1])], second[1:]
-    return first[: start + 1], [nouns, second[:1]], second[1:]
+        return first[:start], [own(nouns), own([*second[:1], *head])], second[1:]
+    return first[: start + 1], [nouns, [*second[:1], *head]], second[1:]
+
+
+def _predicate(word: str, copula: bool) -> bool:
+    """True when ``word`` may open what two subjects share: a verb (:func:`_verb`, "be", "have"), or
+    after a form of "be" (``copula``) a word in small letters that is no function word ("responsible")."""
+    if copula:
+        return word.isalpha() and word.islower() and not _function(word, "en")
+    return _verb(word) or word.lower() in ("be", "have")
+
+
+def _head_noun(second: list[str], copula: bool = False) -> list[str]:
+    """The noun that two English nouns before it share, as adjectives do, when the words after "or"
+    (``second``) are a noun, that noun in small letters and a verb (:func:`_predicate`): "state |
+    government | pay" of "Should the city or state government pay" ("city government", "state
+    government"). The shared noun is no function word nor adverb, and English writes its plural
+    (:func:`_plural_evidence`, at least :data:`MIN_PLURAL_ZIPF`) but hardly its "-ing" form
+    (:func:`verb_evidence` below :data:`MIN_VERB_ZIPF`): "government", "council", "department"; not
+    "help" ("state | help pay") nor "really". [] otherwise."""
+    from engine.offline_list_words import adverb
+
+    if len(second) < 3 or not second[0][:1].islower() or not second[1].isalpha() or not second[1].islower():
+        return []
+    word = second[1]
+    if (
+        _function(word, "en")
+        or adverb(word)
+        or verb_evidence(word) >= MIN_VERB_ZIPF
+        or _plural_evidence(word) < MIN_PLURAL_ZIPF
+        or not _predicate(second[2], copula)
+    ):
+        return []
+    return [word]
+
+
+#: Zipf frequency (wordfreq, English) from which English writes a word's plural often enough for the
+#: word to be read as a noun ("governments" 4.5, "councils" 3.9; "responsibles", "alones" hardly).
+MIN_PLURAL_ZIPF = 2.0
+
+
+def _plural_evidence(word: str) -> float:
+    """How often English writes ``word`` (small letters) in the plural: the Zipf frequency of its most
+    frequent regular plural ("governments", "boxes", "agencies")."""
+    from wordfreq import zipf_frequency
+
+    forms = [f"{word}s", f"{word}es"] + ([f"{word[:-1]}ies"] if word.endswith("y") else [])
+    return max(zipf_frequency(form, "en") for form in forms)
 
 
 #: English possessives that open a subject of their own after "or" ("Should I or | my wife pay").

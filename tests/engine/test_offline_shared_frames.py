@@ -3,7 +3,8 @@ singular in that item ("Is 1 or 2 cats enough?": "Is 1 cat enough"); French "est
 item's with the verb after the list ("Est-ce que 5 % ou 10 % suffit ?"); two subjects before a verb
 share it in French, Italian, Spanish and Portuguese ("La ville ou l'État doit payer ?"); a German
 infinitive at the end of the question is every item's ("Kann der Kernel Threads oder Prozesse
-planen?")."""
+planen?"); an English object after a verb ("Does the library lend books or DVDs?") and a head noun
+after two nouns used as adjectives ("Should the city or state government pay?") are each item's."""
 
 from __future__ import annotations
 
@@ -137,4 +138,51 @@ def test_two_subjects_share_the_verb_after_them(brief: str, language: str, topic
     ],
 )
 def test_a_german_infinitive_at_the_end_is_each_items(brief: str, language: str, topics: list[str]) -> None:
+    assert listed_topics(brief, language) == topics
+
+
+@pytest.mark.parametrize(
+    ("brief", "language", "topics"),
+    [
+        (
+            "Does the library lend books or DVDs?",
+            "en",
+            ["Does the library lend books", "Does the library lend DVDs"],
+        ),
+        (
+            "Should the city or state government pay?",
+            "en",
+            ["Should the city government pay", "Should the state government pay"],
+        ),
+        (
+            "Should the federal or state government pay?",
+            "en",
+            ["Should the federal government pay", "Should the state government pay"],
+        ),
+        (
+            "Is the city or county council responsible?",
+            "en",
+            ["Is the city council responsible", "Is the county council responsible"],
+        ),
+        ("Should the city or state pay?", "en", ["Should the city pay", "Should the state pay"]),
+        (
+            "Should the city or state help pay?",
+            "en",
+            ["Should the city help pay", "Should the state help pay"],
+        ),
+        (
+            "Should a city or state agency decide?",
+            "en",
+            ["Should a city agency decide", "Should a state agency decide"],
+        ),
+        ("Is the city or state responsible?", "en", ["Is the city responsible", "Is the state responsible"]),
+        ("Is the cat or dog food better?", "en", ["Is the cat food better", "Is the dog food better"]),
+        (
+            "Does Python support threads or GPUs?",
+            "en",
+            ["Does Python support threads", "Does Python support GPUs"],
+        ),
+    ],
+)
+def test_english_words_around_two_nouns_are_each_items(brief: str, language: str, topics: list[str]) -> None:
     assert listed_topics(brief, language) == topics
