@@ -359,8 +359,12 @@ class ChatRenderer(InlineMarks, BaseRenderer):
         self._list_depth += 1
         try:
             bullet = self.BULLETS[(self._list_depth - 1) % len(self.BULLETS)]
-            return "\n".join(self._item(item, f"{token.start + i}." if token.start is not None else bullet)
-                             for i, item in enumerate(token.children or ()))
+            items = token.children or ()
+            # an ordered list keeps its delimiter as written: "1)" stays "1)", as the PDF and Word show it
+            delimiter = ")" if items and str(getattr(items[0], "leader", "")).endswith(")") else "."
+            markers = [bullet] * len(items) if token.start is None else [
+                f"{token.start + i}{delimiter}" for i in range(len(items))]
+            return "\n".join(self._item(item, marker) for item, marker in zip(items, markers, strict=True))
         finally:
             self._list_depth -= 1
 

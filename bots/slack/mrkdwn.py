@@ -82,7 +82,10 @@ class _Renderer(ChatRenderer):
     def link(self, url: str, text: str) -> str:
         if self.plain:
             shown = escape(url)
-            return shown if not text or text in (shown, shown.removeprefix("mailto:")) else f"{text} ({shown})"
+            if not text or text == shown:
+                return shown
+            # an address shows as written: <me@x.test> as me@x.test, not as its mailto: link
+            return text if text == shown.removeprefix("mailto:") else f"{text} ({shown})"
         safe = link_target(url, keep="()")
         if not text and safe != escape(url):  # percent-encoding changed it: show the URL as written
             text = escape(url)

@@ -60,10 +60,10 @@ def code_span(code: str) -> str:
     starts or ends with a backtick or a space (https://spec.commonmark.org/0.31.2/#code-spans), so
     it reads as written with or without Markdown. Code holding ``<``, ``>`` or ``&`` (which Teams
     could read as HTML, e.g. an ``<at>`` mention) is ``<code>`` with its text escaped instead.
-    "" for empty code."""
+    Code of spaces alone is kept as written (CommonMark strips none of them); "" for empty code."""
     code = code.replace("\n", " ")
     if not code.strip():
-        return ""
+        return f"`{code}`" if code else ""
     if any(ch in code for ch in "<>&"):
         return f"<code>{escape(code)}</code>"
     fence = "`" * (max((len(run) for run in re.findall(r"`+", code)), default=0) + 1)

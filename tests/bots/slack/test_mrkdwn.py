@@ -238,3 +238,15 @@ def test_no_literal_backtick_reaches_slack_outside_code():
 def test_a_text_of_emoji_codes_alone_reads_as_the_emoji_it_shows(text, read):
     assert emoji_alone_as_unicode(text) == read
     assert has_words(read) == (text in (":rocket: Ariane 6 launch costs", "meet at 12:30:45"))
+
+
+def test_an_ordered_list_keeps_its_delimiter_as_written():
+    assert markdown_to_mrkdwn("1) first\n2) second") == "1) first\n2) second"
+    assert markdown_to_plain("3) third\n   1. inner") == "3) third\n    1. inner"
+    assert markdown_to_mrkdwn("1. first") == "1. first"
+
+
+def test_the_plain_fallback_shows_an_address_as_written():
+    assert markdown_to_plain("Write to <me@example.com>.") == "Write to me@example.com."
+    assert markdown_to_plain("[me@example.com](mailto:me@example.com)") == "me@example.com"
+    assert markdown_to_plain("<mailto:me@example.com>") == "mailto:me@example.com"

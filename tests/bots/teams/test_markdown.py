@@ -201,7 +201,7 @@ def test_an_underscore_is_escaped_unless_it_joins_two_letters_or_digits():
 
 def test_inline_code_is_fenced_by_a_longer_backtick_run_and_padded_where_it_touches_one():
     cases = {"x": "`x`", "a``b": "```a``b```", "a`b``c": "```a`b``c```", "`a": "`` `a ``", "a`": "`` a` ``",
-             " a": "`  a `", "a ": "` a  `", "two\nlines": "`two lines`", "   ": "", "": "",
+             " a": "`  a `", "a ": "` a  `", "two\nlines": "`two lines`", "   ": "`   `", "": "",
              "a<b": "<code>a&lt;b</code>", "a>b": "<code>a&gt;b</code>", "a&b": "<code>a&amp;b</code>"}
     assert {code: code_span(code) for code in cases} == cases
     assert to_teams_markdown("see `x_y*` and ``a`b``") == "see `x_y*` and ``a`b``"
@@ -220,3 +220,12 @@ def test_a_cut_inside_a_code_span_holding_backticks_closes_it_with_its_own_fence
     activity = _message("`a` then `b` " + "word " * 8000)
     assert fit_activity(activity)
     assert activity.text.removesuffix(f"\n\n{SHORTENED_NOTE}").endswith("word")
+
+
+def test_an_ordered_list_keeps_its_delimiter_as_written():
+    assert to_teams_markdown("1) one\n2) two") == "1) one\n2) two"
+
+
+def test_a_code_span_of_spaces_is_kept():
+    assert to_teams_markdown("a ` ` b") == "a ` ` b"
+    assert code_span(" ") == "` `" and code_span("   ") == "`   `" and code_span("") == ""
