@@ -9,6 +9,7 @@ Nothing here knows a platform: each adapter passes its own limit.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -27,6 +28,15 @@ from bots.chat_code import (
 from engine.text import grapheme_cut
 
 _FENCE = "```"
+#: mrkdwn's marks for bold, italics and strikethrough (one character each; a run of them is literal).
+_MARKS = re.compile(r"\*+|_+|~+")
+#: What mrkdwn never reads a mark in: a code span is found by :func:`tick_spans`, and ``<...>`` is a
+#: link, mention or channel (its URL or label may hold ``_`` or ``*``).
+_ANGLED = re.compile(r"<[^<>]*>")
+#: A quote's markers at a line's start in mrkdwn (a literal ``>`` is written ``&gt;``).
+_QUOTED = re.compile(r"(?:> ?)*")
+#: WORD JOINER: a literal mark has one on the side where it could open or close (bots.slack.mrkdwn).
+_JOINER = "\u2060"
 
 
 def safe_cut(text: str, limit: int) -> int:
@@ -291,6 +301,48 @@ def _paragraphs(lines: Sequence[_Line]) -> list[list[_Line]]:
     return [p for p in paragraphs if p]
 
 
+def _open_marks(text: str) -> str:
+    """The mrkdwn marks (``*``, ``_``, ``~``) that ``text`` leaves open at its end, in the order they
+    opened. A mark opens after no letter, digit or word joiner and before a non-space, and closes
+    the open one of its kind before no letter, digit or word joiner and after a non-space; one in code
+    (a ``` block or a code span) or in ``<...>``, or in a run of marks, is literal."""
+    open_: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if fenced or _flips_fence(line):
+            fenced ^= _flips_fence(line)
+            continue
+        skip = [(s.start - len(s.ticks), s.end + len(s.ticks)) for s in tick_spans(line)]
+        skip += [m.span() for m in _ANGLED.finditer(line)]
+        for m in _MARKS.finditer(line):
+            if len(m.group()) > 1 or any(a <= m.start() < b for a, b in skip):
+                continue
+            before, after = line[m.start() - 1:m.start()] or " ", line[m.end():m.end() + 1] or " "
+            mark = m.group()
+            if mark in open_ and not before.isspace() and after != _JOINER and not after.isalnum():
+                del open_[open_.index(mark):]
+            elif mark not in open_ and before != _JOINER and not before.isalnum() and not after.isspace():
+                open_.append(mark)
+    return "".join(open_)
+
+
+def _carry_marks(chunks: Sequence[str]) -> list[str]:
+    """mrkdwn ``chunks`` of one paragraph, each closing the bold, italics or strikethrough it leaves open
+    (:func:`_open_marks`) at its end and the next reopening them at its start, after its quote markers
+    and indent: a block is read on its own, so a span cut in two is formatted in both, as a code span
+    cut in two is code in both."""
+    out: list[str] = []
+    carried = ""
+    for chunk in chunks:
+        if carried and not _flips_fence(chunk.split("\n", 1)[0]):
+            at = len(_QUOTED.match(chunk).group())
+            at += len(chunk[at:]) - len(chunk[at:].lstrip(" "))
+            chunk = chunk[:at] + carried + chunk[at:]
+        carried = _open_marks(chunk)
+        out.append(chunk.rstrip() + carried[::-1] if carried else chunk)
+    return out
+
+
 def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> list[str]:
     """Split one over-long paragraph by lines, closing and reopening a code fence at each cut; a line
     longer than a chunk is cut in pieces (:func:`_split_line`), one chunk each."""
@@ -300,6 +352,9 @@ def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> 
     fences = {line.inside: (line.inside[0], line.inside[1] if len(line.inside[1]) <= limit // 8 else line.inside[0])
               for line in paragraph if line.inside}  # (reopened without its language when that is long)
     reserve = max((len(max(pair, key=len)) for pair in fences.values()), default=len(_FENCE)) + 1
+    # mrkdwn: room for the marks a chunk reopens at its start and closes at its end (three kinds at most)
+    marks = 0 if commonmark or not any(_MARKS.search(line.text) for line in paragraph) else 6
+    limit -= marks
     room = limit - 2 * reserve
     if room < (1 if fences else limit // 2):  # a limit too small for a block's fences beside a piece (or,
         room, fences, reserve = limit, {}, 0  # outside one, for their room to leave half of it): lines cut as text
@@ -307,7 +362,11 @@ def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> 
     pad = 0  # the spaces a chunk that reopens a block in a list item takes off its lines
     for line in paragraph:
         text = line.short if line.short and len(line.text) > room else line.text  # (an info string's rest is not shown)
-        pieces = _split_line(text, room, spans=() if line.code else line.spans, commonmark=commonmark)
+        # mrkdwn: a quoted line's later pieces are quoted too (each starts a block, read on its own)
+        quote = "" if commonmark or line.code or len(text) <= room else _QUOTED.match(text).group()
+        spans = () if line.code else line.spans
+        pieces = _split_line(text, room - len(quote), spans=spans, commonmark=commonmark)
+        pieces[1:] = [quote + piece for piece in pieces[1:]]
         for n, raw in enumerate(pieces):
             piece = _dedent(raw, pad)
             added = len(piece) + (1 if lines else 0)
@@ -331,7 +390,7 @@ def _split_long(paragraph: Sequence[_Line], limit: int, *, commonmark: bool) -> 
         was_cut = commonmark and len(pieces) > 1 and not line.code  # (in a code block a line is a line)
     if lines:
         out.append("\n".join(lines))
-    return out
+    return _carry_marks(out) if marks else out
 
 
 def _reopened(fence: tuple[str, str] | None) -> tuple[list[str], int]:
@@ -369,7 +428,8 @@ def split_text(text: str, limit: int, *, mrkdwn: bool = False) -> list[str]:
 
     Cuts fall between paragraphs when possible, then between lines, then at spaces; never
     inside a ``<link|label>`` or an ``&amp;`` reference; a code block or a code span cut in two is
-    closed and reopened so both halves render as code. A paragraph cut in pieces keeps one piece
+    closed and reopened so both halves render as code. In mrkdwn, bold, italics or strikethrough cut in
+    two are closed and reopened the same way, and a quoted line's later pieces keep its ``>``. A paragraph cut in pieces keeps one piece
     per chunk (none joined again to the next with a blank line in between).
 
     ``text`` is CommonMark: code blocks and spans are found as markdown-it-py reads them (a fence

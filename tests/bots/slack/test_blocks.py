@@ -15,6 +15,7 @@ from bots.slack.blocks import (
     markdown_messages,
     split_mrkdwn,
 )
+from bots.slack.mrkdwn import markdown_to_mrkdwn
 
 
 def _long_summary(chars: int) -> str:
@@ -195,3 +196,33 @@ def test_a_line_longer_than_a_block_is_never_cut_inside_a_code_span(code_words):
         assert "code" not in prose, prose[:200]
     assert sum(c.count("code") for c in chunks) == 12 * code_words
     assert sum(c.count("word") for c in chunks) == 12 * 50
+
+
+@pytest.mark.parametrize(("markdown", "mark"), [("**", "*"), ("*", "_"), ("~~", "~")])
+def test_emphasis_cut_between_blocks_is_closed_and_reopened(markdown, mark):
+    """A long paragraph cut inside bold, italics or strikethrough: both blocks show it formatted
+    (closed at the end of one, reopened at the start of the next), as a code span is."""
+    text = "w" * 2972 + f" some {markdown}phrase that spans the cut{markdown} and " + "more text " * 100
+    chunks = split_mrkdwn(markdown_to_mrkdwn(text))
+    assert len(chunks) == 2 and all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
+    m = re.escape(mark)
+    assert re.search(f" some {m}phrase[a-z ]*(?<! ){m}$", chunks[0]), chunks[0][-40:]
+    assert re.match(f"{m}[a-z ]*the cut{m} and more", chunks[1]), chunks[1][:40]
+
+
+def test_nested_emphasis_and_a_quote_are_reopened_in_the_next_block():
+    text = "> " + "w" * 2960 + " a ***both marks span the cut*** then " + "more text " * 100
+    chunks = split_mrkdwn(markdown_to_mrkdwn(text))
+    assert len(chunks) == 2 and all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
+    assert re.search(r" a _\*both[a-z ]*(?<! )\*_$", chunks[0]), chunks[0][-40:]
+    assert re.match(r"> _\*[a-z ]*the cut\*_ then", chunks[1]), chunks[1][:40]
+
+
+def test_a_quote_cut_between_blocks_keeps_its_marker_and_literal_stars_stay_as_written():
+    chunks = split_mrkdwn(markdown_to_mrkdwn("> " + "2 * 3 and a_b word " * 500))
+    assert len(chunks) > 2 and all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
+    assert all(c.startswith("> ") for c in chunks), [c[:10] for c in chunks]
+    assert "".join(chunks).count("*") == 500
+    # emphasis over a line break cut between blocks is closed and reopened too
+    chunks = split_mrkdwn(markdown_to_mrkdwn("**" + "bold line\n" * 400 + "end** after"))
+    assert len(chunks) == 2 and all(c.count("*") == 2 for c in chunks), [c[:20] + c[-20:] for c in chunks]
