@@ -7,6 +7,7 @@ import re
 
 from botbuilder.schema import Activity
 
+from bots.chat_code import tick_spans
 from bots.chat_markdown import ChatRenderer, link_target, parse
 from bots.chat_split import shorten_to_fit
 
@@ -150,9 +151,35 @@ def _open_code_span(text: str) -> str:
     return opener
 
 
+_MARK_RUN = re.compile(r"\*+|~+")
+_LINK_TARGET = re.compile(r"\]\([^()\s]*\)")  # (link_target writes no parenthesis, no space)
+
+
+def _open_marks(text: str) -> str:
+    """The runs of ``*`` and ``~`` (bold, italics, strikethrough) that ``text``, as :func:`to_teams_markdown`
+    writes it (every literal ``*`` and ``~`` a character reference), leaves open, as they close them:
+    a run opens before a non-space and closes what is open of its kind after one; runs in a code span
+    or a link's target are not marks."""
+    opened = ""
+    for line in text.split("\n"):
+        skip = [(s.start - len(s.ticks), s.end + len(s.ticks)) for s in tick_spans(line)]
+        skip += [m.span() for m in _LINK_TARGET.finditer(line)]
+        for m in _MARK_RUN.finditer(line):
+            if any(a <= m.start() < b for a, b in skip):
+                continue
+            run = m.group()
+            before, after = line[m.start() - 1:m.start()] or " ", line[m.end():m.end() + 1] or " "
+            if not before.isspace():
+                closed = min(len(run), len(opened) - len(opened.rstrip(run[0])))
+                opened, run = opened[:len(opened) - closed], run[closed:]
+            if run and not after.isspace():
+                opened += run
+    return opened[::-1]
+
+
 def _close_open(text: str) -> str:
     """``text`` cut anywhere, made whole: no half character reference or tag at its end, and an
-    open code fence, code span, ``<pre>`` or ``<code>`` closed."""
+    open code fence, code span, ``<pre>`` or ``<code>``, bold, italics or strikethrough closed."""
     text = _PARTIAL.sub("", text).rstrip()
     if sum(1 for line in text.split("\n") if _FENCE.match(line)) % 2:
         text += "\n```"
@@ -162,7 +189,7 @@ def _close_open(text: str) -> str:
     for tag in ("code", "pre"):
         if text.count(f"<{tag}>") > text.count(f"</{tag}>"):
             text += f"</{tag}>"
-    return text
+    return text + _open_marks(text)
 
 
 def fit_activity(activity: Activity, *, limit: int = MAX_MESSAGE_BYTES, note: str = SHORTENED_NOTE) -> bool:

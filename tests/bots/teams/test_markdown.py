@@ -229,3 +229,16 @@ def test_an_ordered_list_keeps_its_delimiter_as_written():
 def test_a_code_span_of_spaces_is_kept():
     assert to_teams_markdown("a ` ` b") == "a ` ` b"
     assert code_span(" ") == "` `" and code_span("   ") == "`   `" and code_span("") == ""
+
+
+def test_a_cut_inside_bold_italics_or_strikethrough_closes_them_before_the_note():
+    cases = [("intro **", "** end", "**"), ("> quoted *", "* end", "*"), ("x ~~", "~~", "~~"),
+             ("***", "***", "***"), ("**a ~~b *c ", "* d~~ e**", "*~~**")]
+    for head, tail, closer in cases:
+        activity = _message(to_teams_markdown(head + ("word " * 6000).strip() + tail))
+        assert fit_activity(activity)
+        body = activity.text.removesuffix(f"\n\n{SHORTENED_NOTE}")
+        assert body.endswith("word" + closer), (head, body[-20:])
+    activity = _message(to_teams_markdown("2 \\* 3 and a_b `x*` [l](https://x.test/a*b~c) " + "word " * 6000))
+    assert fit_activity(activity)
+    assert activity.text.removesuffix(f"\n\n{SHORTENED_NOTE}").endswith("word")
