@@ -254,11 +254,14 @@ def _lines(text: str, *, commonmark: bool) -> list[_Line]:
     :func:`_flips_fence`; spans by :func:`tick_spans`)."""
     out: list[_Line] = []
     if not commonmark:
-        fenced = False
+        fenced, fence = False, _FENCE
         for line in text.split("\n"):
             flips = _flips_fence(line)
             code = fenced or flips
-            out.append(_Line(line, () if code else tuple(tick_spans(line)), code, (_FENCE, _FENCE) if fenced else None))
+            if flips and not fenced:  # a block in a quote is closed and reopened in it
+                fence = _QUOTED.match(line).group() + _FENCE
+            spans = () if code else tuple(tick_spans(line))
+            out.append(_Line(line, spans, code, (fence, fence) if fenced else None))
             fenced ^= flips
         return out
     fences, spans = layout(text)

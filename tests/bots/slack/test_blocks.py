@@ -226,3 +226,13 @@ def test_a_quote_cut_between_blocks_keeps_its_marker_and_literal_stars_stay_as_w
     # emphasis over a line break cut between blocks is closed and reopened too
     chunks = split_mrkdwn(markdown_to_mrkdwn("**" + "bold line\n" * 400 + "end** after"))
     assert len(chunks) == 2 and all(c.count("*") == 2 for c in chunks), [c[:20] + c[-20:] for c in chunks]
+
+
+def test_a_quoted_code_block_cut_between_blocks_is_closed_and_reopened_inside_the_quote():
+    text = "> quote\n>\n> ```\n" + "> line of code\n" * 400 + "> ```\n>\n> after"
+    chunks = split_mrkdwn(markdown_to_mrkdwn(text))
+    assert len(chunks) > 1 and all(len(c) <= SECTION_TEXT_LIMIT for c in chunks)
+    for chunk in chunks:
+        lines = chunk.split("\n")
+        assert all(line.startswith(">") for line in lines), [ln for ln in lines if not ln.startswith(">")]
+        assert chunk.count("```") == 2
