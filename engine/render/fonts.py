@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import regex
+
 MAIN_FONTS = ("Noto Serif", "DejaVu Serif", "Latin Modern Roman")
 SANS_FONTS = ("Noto Sans", "DejaVu Sans", "Latin Modern Sans")
 MONO_FONTS = ("DejaVu Sans Mono", "Noto Sans Mono", "Latin Modern Mono")
@@ -40,6 +42,10 @@ _CJK_RANGES = (
 )
 _EMOJI_RANGES = ((0x2300, 0x23FF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x1F000, 0x1FAFF))
 _SAFE_FAMILY = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .+-]*")
+# Characters of no one script (digits, punctuation, combining marks shared by scripts: Unicode's Script
+# property Common or Inherited): they take the script of the text around them (UAX #24).
+_SHARED = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}\p{Script=Unknown}]")
+_OWN_FONT = re.compile(r"Noto (Serif|Sans) ([A-Za-z][A-Za-z ]*)")
 
 
 # --- coverage ----------------------------------------------------------------------------------
@@ -111,6 +117,8 @@ class FontPlan:
         self.cjk = tuple(name.format(region) for name in CJK_FONTS)
         others = sorted((f for f in self.faces if f not in FALLBACK_FONTS), key=_fallback_rank)
         self.order = [f for f in FALLBACK_FONTS if f in self.faces] + others
+        self.scripts = _script_fonts(self.faces)
+        self._own: dict[str, tuple[str, ...]] = {}
         self.used: dict[str, str] = {}  # fallback family -> LaTeX command name
         self._cache: dict[tuple[str, str], str | None] = {}
 
@@ -130,10 +138,33 @@ class FontPlan:
         order = ([self.main] if base != self.main else []) + self.order
         if _in(_CJK_RANGES, cp):
             order.insert(0, self.cjk[2] if base == self.mono else self.cjk[0])
+        order[:0] = self.own_fonts(chr(cp))
         for ranges, fonts in SCRIPT_FONTS:
             if _in(ranges, cp):
                 order[:0] = fonts
         return next((f for f in order if f in self.faces and self.faces[f].covers(cp)), None)
+
+    def own_fonts(self, ch: str) -> tuple[str, ...]:
+        """The installed fonts made for the script of ``ch`` (Unicode's Script property: ``Noto Serif
+        Tamil``, ``Noto Sans Tamil`` for ``ப`` or ``௨``), serif first; none for a character of no one script."""
+        if ch not in self._own:
+            self._own[ch] = next((fonts for pattern, fonts in self.scripts if pattern.match(ch)), ())
+        return self._own[ch]
+
+    def cluster_font(self, cluster: str, base: str, context: str = "") -> str | None:
+        """The one font for every visible character of ``cluster`` (a letter with its vowel signs and
+        marks): ``""`` for ``base``, else the first character's own font (:meth:`font_for`), else the
+        first other font that has them all; ``context``: a character of the text before, whose script's
+        fonts come first for a cluster of no one script (a danda after Devanagari). None when no font has
+        them all."""
+        visible = [c for c in cluster if not _says_nothing(c) and not _is_tag(c)]
+        if not visible or not self.faces:
+            return None
+        shared = context and _SHARED.match(visible[0])
+        own = self.font_for(visible[0], base)
+        candidates = ["", *(self.own_fonts(context) if shared else ()), *([own] if own else []),
+                      *self.own_fonts(visible[0]), *([self.main] if base != self.main else []), *self.order]
+        return next((f for f in candidates if all(self.has(f, c, base) for c in visible)), None)
 
     def has(self, family: str, ch: str, base: str) -> bool:
         """Whether ``family`` (``""``: ``base``, the main or mono font) has a glyph for ``ch``."""
@@ -152,6 +183,24 @@ class FontPlan:
         if not any(f in self.used for f in self.cjk):
             return None
         return {"JP": "ja", "KR": "ko"}.get(self.cjk[0].rsplit(" ", 1)[-1], "zh")
+
+
+def _script_fonts(faces: dict[str, _Face]) -> list[tuple[regex.Pattern, tuple[str, ...]]]:
+    """``(Script property pattern, fonts)`` for each script an installed ``Noto Serif X`` or ``Noto Sans X``
+    is made for (X a Unicode script name: ``Tamil``, ``Myanmar``, ``NKo``), serif before sans."""
+    by_script: dict[str, list[str]] = {}
+    for family in sorted(faces, key=lambda f: (not f.startswith("Noto Serif "), f)):
+        m = _OWN_FONT.fullmatch(family)
+        if m:
+            by_script.setdefault(m.group(2), []).append(family)
+    out = []
+    for name, fonts in by_script.items():
+        try:
+            pattern = regex.compile(r"\p{Script=%s}" % name.replace(" ", "_"))  # noqa: UP031
+        except regex.error:  # Math, Symbols, Mono, CJK SC, Tamil Supplement: not a script
+            continue
+        out.append((pattern, tuple(fonts)))
+    return out
 
 
 def script_of(family: str) -> str | None:
@@ -252,16 +301,28 @@ def _says_nothing(ch: str) -> bool:
 
 
 def _clusters(text: str) -> Iterable[str]:
-    """Split into base characters with their emoji modifiers, ZWJ sequences and flag pairs."""
-    i, n = 0, len(text)
+    """Split into the characters a reader sees: extended grapheme clusters (Unicode UAX #29 by ICU: a
+    letter with its vowel signs, viramas and marks, an Indic conjunct, a Hangul syllable's jamo), kept
+    together with their emoji modifiers, ZWJ sequences and flag pairs."""
+    ends = grapheme_ends(text)
+    i, n, start = 0, len(text), 0
     while i < n:
         j = i + 1
         if 0x1F1E6 <= ord(text[i]) <= 0x1F1FF and j < n and 0x1F1E6 <= ord(text[j]) <= 0x1F1FF:
             j += 1
         while j < n and (_is_extender(text[j]) or _is_mark(text[j]) or (text[j] == "\u200d" and j + 1 < n)):
             j += 2 if text[j] == "\u200d" else 1
-        yield text[i:j]
+        if j >= n or j in ends:
+            yield text[start:j]
+            start = j
         i = j
+
+
+def grapheme_ends(text: str) -> set[int]:
+    """Where the extended grapheme clusters of ``text`` end (Unicode UAX #29 by ICU), as offsets."""
+    from icu4py.breakers import CharacterBreaker
+
+    return {end for _, end in CharacterBreaker(text, "root").segments()} if text else set()
 
 
 def _is_tag(ch: str) -> bool:
@@ -302,8 +363,15 @@ def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
     combining mark (U+20DD and the other enclosing marks) no font has together with it: set
     apart, the mark would be drawn over its neighbours. Invisible format characters that no
     font has, outside a sequence, are left out.
+
+    A cluster (:func:`_clusters`: a letter with its vowel signs and marks) is never split across fonts:
+    a letter goes in a font made for its script (:meth:`FontPlan.own_fonts`), and a cluster that no
+    one font has with each character's own is set whole in the first font that has it all
+    (:meth:`FontPlan.cluster_font`). A character of no one script (a digit, a danda) is set in a font
+    of the script before it when that font has it.
     """
     out: list[tuple[str, str]] = []
+    context = ""  # the last character of one script: the script of characters of none (:data:`_SHARED`)
 
     def add(family: str, piece: str) -> None:
         if out and out[-1][0] == family:
@@ -316,8 +384,15 @@ def segments(text: str, plan: FontPlan, base: str) -> list[tuple[str, str]]:
         if whole is not None:
             add(whole, cluster)
             continue
-        for family, piece in _cluster_parts(cluster, plan, base):
+        parts = _cluster_parts(cluster, plan, base)
+        shared = bool(_SHARED.match(cluster[0]))
+        if not _is_mark(cluster[0]) and (len({f for f, _ in parts}) > 1 or "".join(p for _, p in parts) not in (
+                "", cluster) or (shared and context and parts and parts[0][0])):  # a mark with no base: set apart
+            whole = plan.cluster_font(cluster, base, context)  # never split, nor a placeholder if one font has it
+            parts = [(whole, cluster)] if whole is not None else parts
+        for family, piece in parts:
             add(family, piece)
+        context = context if shared else cluster[0]
     return out
 
 
