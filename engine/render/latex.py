@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pypandoc
+import regex
 
 from engine.chinese import TRADITIONAL, TraditionalTexts, chinese_variant
 from engine.render import ReportDocument
-from engine.render.fonts import FontPlan, installed_faces, is_sequence, script_of, segments
+from engine.render.fonts import FontPlan, grapheme_ends, installed_faces, is_sequence, script_of, segments
 from engine.render.fonts import placeholder as placeholder  # re-exported
 from engine.render.markdown import (
     Attr,
@@ -44,6 +45,8 @@ BREAK_EVERY = 12
 # (``ssl.SSLContext.check_hostname``, ``path/to/file``), so identifiers never run off the page.
 _CODE_BREAK = re.compile(r"(?<=\w[./_:\\-])(?=\w)")
 IDENTIFIER_RUN = 16  # text tokens this long break like inline code (``ssl.SSLContext.check_hostname``)
+# Scripts written without spaces between words, whose words ICU's line breaker finds in its dictionaries.
+_NO_SPACES = regex.compile(r"[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]")
 
 # The report's fixed headings and notes per language (the template's own words).
 LABELS: dict[str, Mapping[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
@@ -245,19 +248,47 @@ def _pieces(text: str, max_run: int, identifier_run: int) -> list[tuple[str, str
 
 
 def _break_long(text: str, max_run: int = LONG_RUN) -> list[str]:
-    """Split ``text`` so no piece holds more than ``max_run`` characters without a space or CJK glyph."""
+    """Split ``text`` so no piece holds more than ``max_run`` characters without a space or CJK glyph.
+
+    A longer run is cut every :data:`BREAK_EVERY` characters or fewer, only between two grapheme
+    clusters (Unicode UAX #29 by ICU: a vowel sign, virama or mark stays with its letter, an Indic
+    conjunct whole). A run in Thai, Lao, Khmer or Burmese (:data:`_NO_SPACES`) is cut between its
+    words (ICU's line breaker and its dictionaries), however short, and a word still longer than
+    ``max_run`` between clusters."""
     every = min(BREAK_EVERY, max_run)
-    pieces, start = [], 0
-    for m in re.finditer(r"[^\s\u2e80-\ufaff]{%d,}" % (max_run + 1), text):  # noqa: UP031
-        word = m.group()
-        cuts = list(range(0, len(word), every))
-        pieces.append(text[start:m.start()] + word[:every])
-        pieces.extend(word[i:i + every] for i in cuts[1:])
-        start = m.end()
-    if pieces:
-        pieces[-1] += text[start:]
-        return pieces
-    return [text]
+    cuts: list[int] = []
+    for m in re.finditer(r"[^\s\u2e80-\ufaff]+", text):
+        run = m.group()
+        if len(run) <= max_run and not _NO_SPACES.search(run):
+            continue
+        parts = _line_parts(run) if _NO_SPACES.search(run) else [run]
+        at = m.start()
+        for k, part in enumerate(parts):
+            cuts.extend([at] if k else [])
+            cuts.extend(at + cut for cut in (_cluster_cuts(part, every) if len(part) > max_run else ()))
+            at += len(part)
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def _line_parts(run: str) -> list[str]:
+    """``run`` (no spaces) in the pieces between ICU's line break opportunities (root locale: the
+    dictionaries for Thai, Lao, Khmer and Burmese words)."""
+    from icu4py.breakers import LineBreaker
+
+    return list(LineBreaker(run, "root")) or [run]
+
+
+def _cluster_cuts(word: str, every: int) -> list[int]:
+    """Offsets that cut ``word`` into pieces of at most ``every`` characters, between grapheme
+    clusters only (a cluster longer than ``every`` is one piece)."""
+    cuts: list[int] = []
+    last = prev = 0
+    for end in sorted(grapheme_ends(word)):
+        if end - last > every and prev > last:
+            cuts.append(prev)
+            last = prev
+        prev = end
+    return cuts
 
 
 # --- the document ------------------------------------------------------------------------------

@@ -1,0 +1,109 @@
+"""Break opportunities in long runs fall only between grapheme clusters, and in Thai, Lao, Khmer and
+Burmese (written without spaces) between words."""
+
+from __future__ import annotations
+
+import shutil
+import unicodedata
+from collections import Counter
+
+import pytest
+from icu4py.breakers import CharacterBreaker, LineBreaker
+
+from engine.render import ReportDocument
+from engine.render.fonts import installed_faces
+from engine.render.latex import IDENTIFIER_RUN, LONG_RUN, _pieces, render_latex
+from engine.render.pdf import build_pdf
+from tests.engine.render.fidelity import pdf_text
+from tests.engine.render.fidelity import words as fidelity_words
+from tests.engine.render.script_samples import SAMPLES
+
+needs_tex = pytest.mark.skipif(
+    not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")),
+    reason="latexmk, xelatex and pdftotext (poppler-utils) are needed",
+)
+KHMER = "ភាសាខ្មែរគឺជាភាសាកំណើតរបស់ជនជាតិខ្មែរ"
+MYANMAR = "မြန်မာဘာသာစကားသည်မြန်မာနိုင်ငံ၏ရုံးသုံးဘာသာစကား"
+HINDI = "अंतर्राष्ट्रीयकरणप्रौद्योगिकीविश्वविद्यालय"
+HINDI_CELL = "प्रौद्योगिकीविश्वविद्यालय"
+THAI = "ภาษาไทยเป็นภาษาราชการของประเทศไทยและเป็นภาษาแม่ของชาวไทย"
+LAO = "ພາສາລາວເປັນພາສາທາງການຂອງສາທາລະນະລັດປະຊາທິປະໄຕປະຊາຊົນລາວ"
+# Long runs of every script the font plan knows: each sample's first word eight times over, no space.
+LONG_WORDS = {
+    "khmer": KHMER,
+    "myanmar": MYANMAR,
+    "hindi": HINDI,
+    "hindi-cell": HINDI_CELL,
+    "thai": THAI,
+    "lao": LAO,
+    **{script.lower(): SAMPLES[script].split()[0] * 8 for script in sorted(SAMPLES)},
+}
+
+
+def _cuts(text: str, max_run: int) -> list[int]:
+    pieces = _pieces(text, max_run, IDENTIFIER_RUN)
+    assert "".join(piece for _, piece in pieces) == text
+    at, cuts = 0, []
+    for brk, piece in pieces:
+        if brk:
+            cuts.append(at)
+        at += len(piece)
+    return cuts
+
+
+@pytest.mark.parametrize("max_run", [4, 8, 12, LONG_RUN])
+@pytest.mark.parametrize("word", LONG_WORDS.values(), ids=LONG_WORDS.keys())
+def test_a_long_run_breaks_only_between_grapheme_clusters(word, max_run):
+    """A vowel sign, virama or mark never starts a line (drawn alone over a dotted circle)."""
+    ends = {end for _, end in CharacterBreaker(word, "root").segments()}  # Unicode UAX #29 by ICU
+    cuts = _cuts(word, max_run)
+    if len(word) > max_run:
+        assert cuts, word
+    for cut in cuts:
+        assert cut in ends, (word, word[:cut], word[cut:])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [THAI, LAO, KHMER, MYANMAR, "ภาษาไทย", "ข้อความ ภาษาไทยเป็นภาษาราชการ"],
+    ids=["thai", "lao", "khmer", "myanmar", "thai-short", "thai-two-runs"],
+)
+def test_thai_lao_khmer_and_burmese_break_between_words(text):
+    """ICU's dictionaries find the words of scripts written without spaces: a line may break between
+    any two of them, and only there."""
+    ends = {end for _, end in LineBreaker(text, "root").segments()}
+    cuts = _cuts(text, LONG_RUN)
+    assert cuts, text
+    for cut in cuts:
+        assert cut in ends, (text[:cut], text[cut:])
+    assert set(cuts) == {e for e in ends if e < len(text) and not text[e - 1].isspace()}
+
+
+@needs_tex
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not {"Noto Serif Devanagari", "Noto Serif Khmer", "Noto Serif Myanmar"} <= set(installed_faces()),
+    reason="fonts-noto-core is needed",
+)
+def test_long_words_reach_the_pdf_without_a_mark_set_alone(tmp_path):
+    """No dotted circle (HarfBuzz's stand-in base for a mark that starts a run) in running text or in
+    a narrow table column, and every word whole."""
+    header = "| " + " | ".join(f"c{i}" for i in range(8)) + " |\n|" + "---|" * 8 + "\n"
+    row = "| " + " | ".join([HINDI_CELL] * 8) + " |\n"
+    body = "\n\n".join([KHMER, MYANMAR, HINDI, THAI, header + row])
+    doc = ReportDocument(
+        title="Scripts", question="q", date="2026-12-07", executive_summary="", body=body, language="en"
+    )
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, result.log_tail
+    text = pdf_text(result.pdf)
+    assert "\u25cc" not in text, text
+    letters = "".join(fidelity_words(text))  # PDF text extraction reorders and spaces vowel signs
+    for word in (HINDI, THAI, HINDI_CELL):
+        assert "".join(fidelity_words(word)) in letters, (word, text)
+    # pdftotext puts Khmer signs drawn above the line on a line of their own and splits two-part
+    # vowels: every letter is there. It names no letter for Noto's alternate forms of Burmese letters
+    # (န, ရ before a sign below): the words without them.
+    wanted = Counter(c for c in KHMER if unicodedata.category(c) == "Lo")
+    assert not wanted - Counter(text), (KHMER, text)
+    assert "ဘာသာစကားသည်" in text and "ဘာသာစကား" in text, text
