@@ -217,8 +217,9 @@ _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`]+", re.IGNORECASE)
 _TRAILING = frozenset(".,:;!?*_~'\"")
 #: Unicode categories of the punctuation that ends a URL (brackets, quotes, other stops, not dashes).
 _STOPS = frozenset(("Ps", "Pe", "Pi", "Pf", "Po"))
-#: An emoji shortcode such as ``:smile:``, which pandoc's ``gfm`` reader shows as the emoji
-#: (its ``emoji`` extension): its first colon is escaped so the text stays as written.
+#: An emoji shortcode such as ``:smile:``, which a GFM viewer of report.md (GitHub's, pandoc's ``gfm``
+#: reader with its ``emoji`` extension) shows as the emoji: its first colon is escaped so the text
+#: stays as written. The PDF and the Word document read Markdown without that extension.
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 #: An autolink :func:`markdown_literal` wrote, resolved back by :func:`markdown_unescape`.
 _AUTOLINK_OR_ESCAPE = re.compile(r"<((?:https?://)[^\s<>]+)>|\\([!-/:-@\[-`{-~])", re.IGNORECASE)

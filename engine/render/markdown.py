@@ -17,11 +17,12 @@ from engine.render.rawhtml import strip_html as strip_html  # re-exported
 from engine.source_links import source_place
 from engine.text import parse_url
 
-# GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math) or
-# vanish (a YAML block read as metadata). Raw HTML is parsed, then shown as a reader sees it (engine.render.rawhtml).
+# GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math),
+# vanish (a YAML block read as metadata) or change (``:cat:`` read as an emoji shortcode, so that
+# ``animals::cat::new()`` would show a cat: the text stays as written, as in Slack and Teams). Raw HTML is parsed, then shown as a reader sees it (engine.render.rawhtml).
 #: A ``file:`` URI written as text (RFC 8089), up to the next space or bracket.
 _FILE_URI = re.compile(r"(?i)\bfile:[^\s<>()\[\]]+")
-MARKDOWN_FORMAT = "gfm-tex_math_dollars-tex_math_gfm-yaml_metadata_block"
+MARKDOWN_FORMAT = "gfm-tex_math_dollars-tex_math_gfm-yaml_metadata_block-emoji"
 LINK_SCHEMES = ("http", "https", "ftp", "mailto")
 MAX_NESTING = 4  # lists and quotes inside each other; LaTeX stops at 4 itemize or enumerate levels
 # A citation group: ``[n]`` or ``[n, m, ...]``, written without backslashes (``\[1\]`` is text).

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 import shutil
 
+import panflute as pf
 import pytest
 
 from engine.citations import finalize_citations, source_id
 from engine.render import ReportDocument, SourceEntry
-from engine.render.docx import render_docx
+from engine.render.docx import docx_document, render_docx
 from engine.render.latex import render_latex
 from engine.render.pdf import build_pdf
 from engine.render.reread import document_from_markdown
@@ -58,6 +59,9 @@ CASES = [
     ("image and line break in HTML", '<div>\n<img src="https://example.com/c.png" alt="A chart"> one<br>two\n</div>',
      "[image: A chart] one two"),
     ("angle brackets that are text", "A List<String> and <u8> and a < b stay.", "A List<String> and <u8> and a < b stay."),
+    *((f"emoji shortcode {name}", f"Call {text} here.", f"Call {text} here.") for name, text in (
+        ("in a path", "animals::cat::new()"), ("in a name", "Foo::x::y"), ("between numbers", "10:ok:20"),
+        ("alone", ":smile: and :+1:"))),
 ]
 
 
@@ -130,6 +134,13 @@ def test_urls_in_a_question_show_as_written_and_link_to_themselves(tmp_path):
         assert shown == f"Question: {URL_QUESTION}"
     assert _pdf_uris(result.pdf) == expected
     assert fidelity.docx_links(tmp_path / "report.docx")[2] == expected
+
+
+@pytest.mark.parametrize("text", ["animals::cat::new()", "Foo::x::y", "10:ok:20", ":smile: :+1: :tada:"])
+def test_a_shortcode_in_the_body_is_read_as_written(text):
+    """GitHub shows ``:cat:`` as an emoji; the outputs keep the report's text as written, as Slack and Teams do."""
+    doc = ReportDocument(title="T", question="Q?", date="2024-05-01", executive_summary="", body=f"Call {text} here.")
+    assert f"Call {text} here." in pf.stringify(docx_document(doc))
 
 
 # --- report.md read back (deepresearch render) ---------------------------------------------------
