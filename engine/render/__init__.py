@@ -33,7 +33,8 @@ class ReportDocument:
     Attributes:
         title: the report's title (plain text).
         question: the user's question as asked (plain text, any language).
-        date: the run's date, ISO ``YYYY-MM-DD``.
+        date: the report's date: the run's, ISO ``YYYY-MM-DD``, or as a hand-edited report.md
+            writes it ("1 March 2021 (revised)").
         executive_summary: Markdown, a few paragraphs; "" for a report without a summary (the
             outputs then show no summary section).
         body: the final report as Markdown, without its Sources section (it may contain

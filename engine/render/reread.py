@@ -22,8 +22,10 @@ from engine.text import markdown_unescape, split_urls
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _ENTRY = re.compile(r"^\s*(?:(\d+)[.)]|\[(\d+)\])\s+(.+?)\s*$")
-#: A paragraph ``**Label:** text`` at the top of the text (blank lines before it allowed).
-_FRONT = re.compile(r"\A\s*\*\*([^*\n]{1,20}):\*\*[ \t]*(.*?)[ \t]*(?:\n[ \t]*\n|\n?\Z)", re.DOTALL)
+#: A line ``**Label:** text``: a field of the lines under the title, which one paragraph may hold several of.
+_FIELD = re.compile(r"[ \t]*\*\*([^*\n]{1,20}):\*\*[ \t]*(.*)")
+#: A line that starts a block of its own (a heading, fence, quote, list, HTML): no field's text goes on in it.
+_BLOCK_START = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|$)|```|~~~|>|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|<)")
 
 
 class ReportFileError(ValueError):
@@ -111,9 +113,11 @@ def parse_sources(section: str) -> list[SourceEntry] | None:
 
 def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
     """``(text without them, {"date": ..., "question": ..., "clarification": ...}, labels)``: the
-    ``**Date:** …``, ``**Question:** …`` and ``**Clarification:** …`` paragraphs (labels of any
-    language) that open a report.md after its title and notice (:func:`engine.artifacts.front_matter`),
-    their text unescaped, the clarifications (one per question asked) one line each; ``labels`` the
+    ``**Date:** …``, ``**Question:** …`` and ``**Clarification:** …`` fields (labels of any
+    language) that open a report.md after its title and notice (:func:`engine.artifacts.front_matter`
+    writes each as a paragraph; one paragraph may hold several, each on a line of its own, and a
+    field's text goes on to the end of its paragraph or to the next such line), their text as
+    written (a date in any form), unescaped, the clarifications (one per question asked) one line each; ``labels`` the
     label of each key as the file writes it (``{"date": "Datum"}``)."""
     from engine.render.latex import LABELS
 
@@ -121,15 +125,25 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
     names = {labels[key].lower(): key for labels in LABELS.values() for key in keys}
     found: dict[str, str] = {}
     written: dict[str, str] = {}
+    lines = text.split("\n")
+    at = 0
     while True:
-        m = _FRONT.match(text)
+        while at < len(lines) and not lines[at].strip():
+            at += 1
+        m = _FIELD.fullmatch(lines[at]) if at < len(lines) else None
         key = names.get(m.group(1).lower()) if m else None
         if key is None or (key in found and key != "clarification"):  # one clarification per question asked
-            return text, found, written
-        line = markdown_unescape(" ".join(m.group(2).split()))
+            return "\n".join(lines[at:]), found, written
+        parts = [m.group(2)]
+        at += 1
+        # the field's text goes on to the end of its paragraph or the next line ``**Label:** …``
+        while at < len(lines) and lines[at].strip() and not _FIELD.fullmatch(lines[at]) and (
+                not _BLOCK_START.match(lines[at])):
+            parts.append(lines[at])
+            at += 1
+        line = markdown_unescape(" ".join(" ".join(parts).split()))
         found[key] = f"{found[key]}\n{line}" if key in found else line
         written.setdefault(key, m.group(1))
-        text = text[m.end():]
 
 
 def report_language(labels: dict[str, str], notice: str | None, prose: str, recorded: str | None = None) -> str:
@@ -190,7 +204,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     text, front, labels = _front_matter(text)
     question = front.get("question") or question
     clarification = front.get("clarification", "")
-    date = front.get("date") if re.fullmatch(r"\d{4}-\d\d-\d\d", front.get("date", "")) else date
+    date = front.get("date") or date  # as written: "1 March 2021 (revised)" too
     heads = _headings(text)
     sources: list[SourceEntry] = []
     no_sources = ""

@@ -181,6 +181,43 @@ def test_a_run_without_a_summary_has_no_summary_section_in_any_format(tmp_path):
         assert "Executive summary" not in text and "This section is empty." not in text, text
 
 
+# --- the lines under the title as written -----------------------------------------------------------
+
+#: (name, the lines under the title, the date, the question and the clarification they give)
+FRONT = [
+    ("one paragraph", "**Date:** 2020-01-01\n**Question:** Is water wet?", "2020-01-01", "Is water wet?", ""),
+    ("date as written", "**Date:** 1 March 2021 (revised)\n\n**Question:** Is water wet?",
+     "1 March 2021 (revised)", "Is water wet?", ""),
+    ("date as written, one paragraph", "**Date:** March 2021\n**Question:** Is water wet?", "March 2021",
+     "Is water wet?", ""),
+    ("three in one paragraph", "**Date:** 2020-01-01\n**Question:** Is water wet?\n**Clarification:** Which? — Tap.",
+     "2020-01-01", "Is water wet?", "Which? — Tap."),
+    ("a question over two lines", "**Date:** 2020-01-01\n\n**Question:** Is water\nwet?", "2020-01-01",
+     "Is water wet?", ""),
+    ("German labels in one paragraph", "**Datum:** 1. März 2021\n**Frage:** Ist Wasser nass?", "1. März 2021",
+     "Ist Wasser nass?", ""),
+]
+
+
+@pytest.mark.parametrize("front, date, question, clarification", [f[1:] for f in FRONT], ids=[f[0] for f in FRONT])
+def test_every_line_under_the_title_is_read_as_written(front, date, question, clarification):
+    doc = document_from_markdown(f"# Water\n\n{front}\n\nBody.\n", date="2026-01-02")
+    assert (doc.date, doc.question, doc.clarification, doc.body) == (date, question, clarification, "Body.")
+
+
+@needs_tex
+@pytest.mark.parametrize("front, date, question, clarification", [f[1:] for f in FRONT[:4]], ids=[f[0] for f in FRONT[:4]])
+def test_render_shows_every_line_under_the_title_as_written(tmp_path, front, date, question, clarification):
+    from tests.engine.render import fidelity
+
+    (tmp_path / "report.md").write_text(f"# Water\n\n{front}\n\nBody.\n", encoding="utf-8")
+    _render(tmp_path / "report.md", tmp_path)
+    for text in (fidelity.pdf_text(tmp_path / "report.pdf"), fidelity.docx_text(tmp_path / "report.docx")):
+        flat = " ".join(text.split())
+        assert f"Date: {date} Question: {question} " in flat, flat
+        assert not clarification or f"Clarification: {clarification} Body." in flat, flat
+
+
 # --- link destinations as written ------------------------------------------------------------------
 
 #: Every form of a CommonMark link destination (spec 0.31, §6.3), and what a reader sees of the entry.
