@@ -43,6 +43,8 @@ class ReportDocument:
         sources: the cited sources, in number order.
         language: BCP-47 code of the question's language (``en``, ``de``, ``zh``...).
         notice: a line shown under the title (e.g. the offline-mode notice), or None.
+        sources_section: whether the report has a Sources section; False for a report.md without
+            one (:func:`engine.render.reread.document_from_markdown`): the outputs then show none.
         no_sources: what the Sources section says when ``sources`` is empty (plain text, as
             report.md says it: "(none cited)", "No sources were found ..."); "" for the
             ``no_sources`` phrase of ``language``.
@@ -66,6 +68,7 @@ class ReportDocument:
     sources: list[SourceEntry] = field(default_factory=list)
     language: str = "en"
     notice: str | None = None
+    sources_section: bool = True
     no_sources: str = ""
     review_absent: str = "noreview"
     clarification: str = ""

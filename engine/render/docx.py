@@ -84,7 +84,7 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
     """The report as a pandoc document for the docx writer.
 
     Title (Word's Title style), notice, date and question, the executive summary (when the report has one), the body
-    (its headings from Heading 1), the Sources list (each entry a bookmark ``src-n`` that the
+    (its headings from Heading 1), the Sources list (when the report has one; each entry a bookmark ``src-n`` that the
     body's ``[n]`` link to, and a hyperlink to the source) and the review appendix. Markdown is
     parsed by pandoc, stopped as soon as ``cancel`` is set (raises :class:`engine.render.pandoc.PandocCancelled`).
     """
@@ -111,9 +111,10 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
     if summary := markdown(doc.executive_summary, 2):  # a report without a summary shows no such section
         blocks += [pf.Header(*plain(labels["summary"]), level=1), *summary]
     blocks += markdown(doc.body, 1, keep_ids=True)
-    blocks += _sources(doc, labels, plain)
-    if not doc.sources:
-        blocks += empty("nosources")
+    if doc.sources_section:  # a report.md without one shows none
+        blocks += _sources(doc, labels, plain)
+        if not doc.sources:
+            blocks += empty("nosources")
     blocks.append(pf.Header(*plain(labels["review"]), level=1))
     for r in doc.review:
         blocks.append(pf.Header(*plain(labels["iteration"].format(n=r.iteration)), level=2))

@@ -405,6 +405,7 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
         for r in doc.review)
     meta["sources"] = tuple({"number": str(s.number), "entry": _source_entry(s.title, s.url, typeset)}
                             for s in doc.sources)
+    meta["sourcesection"] = doc.sources_section  # a report.md without one shows none
     meta.update(_language_meta(doc.language, plan))
     meta = {k: v for k, v in meta.items() if v != ()}
     version, args = _pandoc_setup()

@@ -188,7 +188,8 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     body, and a report without one has no summary: the outputs show no section it does not have);
     the Sources list is the last level-2 section when its heading is a Sources label and every line
     in it is a numbered entry (a "Sources" heading elsewhere is body text), or the one line saying
-    that none is cited (``no_sources``, shown as written). The body's ``[n]`` markers link to the
+    that none is cited (``no_sources``, shown as written); a report without one shows none
+    (``sources_section``). The body's ``[n]`` markers link to the
     entries whose numbers they name, exactly as written.
 
     The labels (``Datum``, ``Zusammenfassung``, ``Quellen``) are kept as written (``labels``) and
@@ -208,6 +209,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     heads = _headings(text)
     sources: list[SourceEntry] = []
     no_sources = ""
+    has_sources = False  # without a Sources section, the outputs show none: none is made up
     top = [h for h in heads if h.level <= 2]
     if top and top[-1].level == 2:
         match = any(label.lower() == top[-1].text.lower() for label in SOURCES_TITLE.values())
@@ -215,6 +217,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
         if parsed is not None:  # a list, or the one line saying that nothing is cited: shown as written
             no_sources = "" if parsed else markdown_unescape(" ".join(text[top[-1].end:].split()))
             sources, labels["sources"], text = parsed, top[-1].text, text[:top[-1].start]
+            has_sources = True
     summary = ""
     heads = [h for h in _headings(text) if h.level <= 2]
     names = {label.lower() for label in PHRASES["executive_summary"].values()}
@@ -227,7 +230,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
                           executive_summary=summary, body=body, review=review or [], sources=sources,
                           language=language, notice=notice, no_sources=no_sources, clarification=clarification,
-                          labels=labels)
+                          labels=labels, sources_section=has_sources)
 
 
 def _alternatives(key: str, number: str = r"(\d+)") -> str:

@@ -181,6 +181,34 @@ def test_a_run_without_a_summary_has_no_summary_section_in_any_format(tmp_path):
         assert "Executive summary" not in text and "This section is empty." not in text, text
 
 
+def test_a_report_without_a_sources_section_renders_none():
+    """No "Sources" heading and no "No sources were cited." the report does not say: its [1] may cite a list kept elsewhere."""
+    doc = document_from_markdown("# Notes\n\n**Date:** 2020-01-01\n\nThe pump ran quietly [1].\n")
+    assert doc.body == "The pump ran quietly [1]."
+    tex, text = render_latex(doc), pf.stringify(docx_document(doc))
+    assert r"\section{Sources}" not in tex and "No sources were cited." not in tex
+    assert "Sources" not in text and "No sources were cited." not in text and "The pump ran quietly" in text
+
+
+def test_a_sources_section_saying_none_is_cited_is_kept_as_written():
+    doc = document_from_markdown("# Notes\n\nText.\n\n## Sources\n\n(none cited)\n")
+    tex, text = render_latex(doc), pf.stringify(docx_document(doc))
+    assert r"\section{Sources}" in tex and "(none cited)" in tex
+    assert "Sources" in text and "(none cited)" in text
+
+
+@needs_tex
+def test_render_of_a_report_without_sources_adds_no_sources_section(tmp_path):
+    from tests.engine.render import fidelity
+
+    (tmp_path / "report.md").write_text("# Field notes\n\n**Date:** 2020-01-01\n\n**Question:** Is it quiet?\n\n"
+                                        "The pump ran quietly.\n", encoding="utf-8")
+    _render(tmp_path / "report.md", tmp_path)
+    for text in (fidelity.pdf_text(tmp_path / "report.pdf"), fidelity.docx_text(tmp_path / "report.docx")):
+        assert "Sources" not in text and "No sources were cited." not in text, text
+        assert "The pump ran quietly." in text
+
+
 # --- the lines under the title as written -----------------------------------------------------------
 
 #: (name, the lines under the title, the date, the question and the clarification they give)
