@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 import threading
 import unicodedata
 import zipfile
+from datetime import UTC, datetime
 from datetime import date as Date
 from pathlib import Path
 
@@ -174,7 +176,18 @@ def render_docx(doc: ReportDocument, path: Path, *, cancel: threading.Event | No
     pf.dump(docx_document(doc, cancel), buffer)
     data = run_pandoc(["--from=json", "--to=docx", "--sandbox", f"--reference-doc={REFERENCE}", "--output=-"],
                       buffer.getvalue(), cancel=cancel)
-    return write_atomic(Path(path), _dated(data, doc.date))
+    return write_atomic(Path(path), _dated(data, _day(doc.date)))
+
+
+def _day(written: str) -> str:
+    """The ISO day a report's date (as report.md writes it) names for the document's properties: the
+    ISO date it starts with (``2020-01-01 (revised)``), else today's (``1 March 2021``: the text
+    shows it as written)."""
+    found = re.match(r"\s*(\d{4}-\d\d-\d\d)(?!\d)", written)
+    try:
+        return Date.fromisoformat(found.group(1)).isoformat() if found else datetime.now(UTC).date().isoformat()
+    except ValueError:  # 2020-13-45
+        return datetime.now(UTC).date().isoformat()
 
 
 def _dated(data: bytes, day: str) -> bytes:
