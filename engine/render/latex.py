@@ -7,7 +7,6 @@ import itertools
 import json
 import re
 import threading
-import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pypandoc
 import regex
 
 from engine.chinese import TRADITIONAL, TraditionalTexts, chinese_variant
-from engine.render import ReportDocument
+from engine.render import ReportDocument, bidi
 from engine.render.fonts import FontPlan, grapheme_ends, installed_faces, is_sequence, script_of, segments
 from engine.render.fonts import placeholder as placeholder  # re-exported
 from engine.render.markdown import (
@@ -73,6 +72,7 @@ class _Typesetter:
     def __init__(self, plan: FontPlan, max_run: int = LONG_RUN) -> None:
         self.plan = plan
         self.max_run = max_run
+        self._in_paragraph = False  # inside a paragraph's inlines, whose right-to-left runs are marked
 
     def _cell(self, blocks: list, max_run: int) -> list:
         """A table cell's blocks, long runs broken to fit a column ``max_run`` characters wide."""
@@ -83,7 +83,20 @@ class _Typesetter:
             self.max_run = outer
 
     def inlines(self, items: list, strike: bool = False) -> list:
-        """Typeset a list of inline (or block) nodes; ``strike`` strikes out every word."""
+        """Typeset a list of inline (or block) nodes; ``strike`` strikes out every word.
+
+        A paragraph's inlines (the outermost list of inlines, a note's paragraphs apart) get their
+        right-to-left runs marked over the whole sequence first (:func:`engine.render.bidi.mark`)."""
+        inline = bool(items) and all(isinstance(n, dict) and n.get("t") not in _BLOCKS for n in items)
+        if inline == self._in_paragraph:
+            return self._inlines(items, strike)
+        outer, self._in_paragraph = self._in_paragraph, inline
+        try:
+            return self._inlines(bidi.mark(items) if inline else items, strike)
+        finally:
+            self._in_paragraph = outer
+
+    def _inlines(self, items: list, strike: bool) -> list:
         out: list = []
         run: list[Node] = []
         for item in items:
@@ -152,12 +165,7 @@ class _Typesetter:
                     pending[-1][1].extend(nodes)
                 else:
                     pending.append((family, nodes))
-        rtl = [_is_rtl(nodes) for _, nodes in pending]
-        open_rtl = False
-        for k, (family, nodes) in enumerate(pending):
-            if rtl[k] == "R" and not open_rtl:
-                out.append(_raw("\\drbrtl{"))
-                open_rtl = True
+        for family, nodes in pending:
             if family == " " and strike:
                 out.extend(_raw("\\drbstrikespace{}") for _ in nodes)
             elif family.strip():
@@ -166,11 +174,6 @@ class _Typesetter:
                 out.extend([_raw(f"\\{cmd}{{"), *body, _raw("}")])
             else:
                 out.extend(nodes)
-            if open_rtl and rtl[k] == "R" and _next_strong(rtl, k + 1) != "R":
-                out.append(_raw("}"))
-                open_rtl = False
-        if open_rtl:
-            out.append(_raw("}"))
         return out
 
     def _words(self, text: str, strike: bool) -> list[Node]:
@@ -195,35 +198,20 @@ class _Typesetter:
     def _code_block(self, text: str) -> Node:
         """Verbatim when the mono font has every glyph, else lines of inline code (fonts can switch)."""
         segs = segments(text, self.plan, self.plan.mono)
-        if not any(family or is_sequence(piece) for family, piece in segs):
+        if not any(family or is_sequence(piece) for family, piece in segs) and not bidi.has_rtl(text):
             return {"t": "CodeBlock", "c": [Attr, "".join(piece for _, piece in segs)]}
         lines: list[Node] = []
         for k, line in enumerate(text.strip("\n").split("\n")):
             lines.extend([{"t": "LineBreak"}] if k else [])
             lines.extend([_raw("\\mbox{}")] if line[:1].isspace() else [])  # keeps the indent
-            lines.extend(self._code(line.rstrip() or " "))
+            for node in bidi.mark([{"t": "Code", "c": [Attr, line.rstrip() or " "]}]):  # each line its own paragraph
+                lines.extend(self._code(node["c"][1]) if node["t"] == "Code" else [node])
         return {"t": "Para", "c": lines}
 
 
 def _as_sequence(nodes: list[Node]) -> list[Node]:
     """``nodes`` of an emoji sequence's run in ``\\drbsequence`` (its code points are the PDF's text)."""
     return [_raw("\\drbsequence{"), *nodes, _raw("}")]
-
-
-def _is_rtl(nodes: list[Node]) -> str:
-    """``R`` when the text holds a right-to-left letter, ``L`` a left-to-right one, else ``N``."""
-    for node in nodes:
-        for ch in node.get("c", "") if node.get("t") == "Str" else "":
-            kind = unicodedata.bidirectional(ch)
-            if kind in ("R", "AL"):
-                return "R"
-            if kind == "L":
-                return "L"
-    return "N"
-
-
-def _next_strong(kinds: list[str], start: int) -> str:
-    return next((k for k in kinds[start:] if k != "N"), "N")
 
 
 def _is_autolink(c: list) -> bool:

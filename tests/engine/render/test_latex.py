@@ -368,8 +368,8 @@ def test_code_and_right_to_left_text_in_other_fonts():
         body='```\ndef f():\n    return "→ 中文"\n```\n\nنص عربي then English عربي.\n\n```\nplain code\n```')))
     assert re.search(r'\\texttt\{def\\ f\(\):\}\\strut \\\\\n\\mbox\{\}\\texttt\{\\ \\ \\ \\ return\\ "→\\ \}'
                      r'\\drbfallback[A-Z]+\{中文\}\\texttt\{"\}\n', tex)
-    assert re.search(r"\n\\drbrtl\{\\drbfallback[A-Z]+\{نص عربي\}\} then English \\drbrtl\{\\drbfallback[A-Z]+\{عربي\}\}\.\n",
-                     tex)
+    assert re.search(r"\n\\drbbeginR\{\}\\drbfallback[A-Z]+\{نص عربي\}\\drbendR\{\} then English "
+                     r"\\drbbeginR\{\}\\drbfallback[A-Z]+\{عربي\}\\drbendR\{\}\.\n", tex)
     assert "\\begin{verbatim}\nplain code\n\\end{verbatim}" in tex
 
 
@@ -407,8 +407,8 @@ def test_code_in_another_font_keeps_every_line_and_its_indent():
 @pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")
 def test_a_right_to_left_sentence_with_a_number_inside_stays_one_run():
     tex = body_of(render_latex(make_doc(body="قال عربي 123 عربي then English.")))
-    assert re.search(r"\n\\drbrtl\{\\drbfallback([A-Z]+)\{قال عربي\} 123 \\drbfallback\1\{عربي\}\} then English\.\n",
-                     tex)
+    assert re.search(r"\n\\drbbeginR\{\}\\drbfallback([A-Z]+)\{قال عربي\} \\drbbeginL\{\}123\\drbendL\{\} "
+                     r"\\drbfallback\1\{عربي\}\\drbendR\{\} then English\.\n", tex)
 
 
 def test_long_words_break_past_30_characters_and_keep_the_text_around_them():
@@ -433,7 +433,7 @@ def test_underscore_language_tags_get_their_labels_and_review_headings_sit_below
 def test_struck_words_in_another_font_and_hebrew_text():
     tex = body_of(render_latex(make_doc(body="~~中文 old~~ and שלום עולם.")))
     assert re.search(r"\{\\drbfallback[A-Z]+\{\\drbstrike\{中文\}\}\\drbstrikespace\{\}\\drbstrike\{old\}\} and "
-                     r"\\drbrtl\{\\drbfallback[A-Z]+\{שלום עולם\}\}\.\n", tex)
+                     r"\\drbbeginR\{\}\\drbfallback[A-Z]+\{שלום עולם\}\\drbendR\{\}\.\n", tex)
 
 
 @pytest.mark.skipif(not installed_faces(), reason="fc-list (fontconfig) is not installed")

@@ -1,0 +1,285 @@
+"""Right-to-left runs of a left-to-right paragraph, by the Unicode Bidirectional Algorithm (UAX #9).
+
+The report's paragraphs are left to right; the levels of their characters are resolved over the
+paragraph's whole inline sequence (bold, italic, link text and inline code included, as a browser
+or Word does), and :func:`mark` puts the level changes into the sequence as raw LaTeX: the
+template's ``\\drbbeginR``/``\\drbendR`` (XeTeX's TeX--XeT ``\\beginR``/``\\endR``) around a
+right-to-left run, ``\\drbbeginL``/``\\drbendL`` around a number inside one (level 2). TeX--XeT
+matches these by position in the line, not by TeX group, so a run may start inside ``\\textbf``
+and end after it. No explicit embeddings are resolved (the text has none that matter: bidi
+control characters count as neutral).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from engine.render.markdown import Node
+
+_NEUTRAL = frozenset({"B", "S", "WS", "ON", "LRI", "RLI", "FSI", "PDI"})
+_REMOVED = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "BN"})  # X9: no level of their own here
+_LINE = "\u2028"  # a line break in the sequence: a segment separator (L1)
+_OBJECT = "\ufffc"  # a note, image or other node with no text in the paragraph: neutral
+_CONTAINERS = {
+    "Emph": None,
+    "Underline": None,
+    "Strong": None,
+    "Strikeout": None,
+    "Superscript": None,
+    "Subscript": None,
+    "SmallCaps": None,
+    "Quoted": 1,
+    "Span": 1,
+    "Link": 1,
+    "Cite": 1,
+}
+# (where a container's inlines are in its ``c``: ``c`` itself, or that item of it)
+_NOTES = frozenset({"drb-note", "drb-noteref"})
+# Paired brackets (UAX #9 BD14, BD15): the common ones.
+_PAIRS = dict(
+    zip(
+        "([{\u27e8\u2329\u3008\u2045\u2308\u230a\u300a\u300c\u300e\u3010",
+        ")]}\u27e9\u232a\u3009\u2046\u2309\u230b\u300b\u300d\u300f\u3011",
+        strict=True,
+    )
+)
+_CLOSERS = {close: open_ for open_, close in _PAIRS.items()}
+
+
+def _type(ch: str) -> str:
+    if ch == _LINE:
+        return "S"
+    kind = unicodedata.bidirectional(ch) or "L"
+    return "ON" if kind in _REMOVED else kind
+
+
+def levels(text: str) -> list[int]:
+    """The embedding level of each character of ``text`` as a left-to-right paragraph: 0 left to
+    right, 1 right to left, 2 a number inside right-to-left text (UAX #9 W1–W7, N1–N2, I1–I2, L1)."""
+    original = [_type(ch) for ch in text]
+    types = list(original)
+    n = len(types)
+    prev = "L"  # sos
+    for i, t in enumerate(types):  # W1
+        if t == "NSM":
+            types[i] = "ON" if prev in ("LRI", "RLI", "FSI", "PDI") else prev
+        prev = types[i]
+    strong = "L"
+    for i, t in enumerate(types):  # W2, W3
+        if t in ("L", "R", "AL"):
+            strong = t
+        elif t == "EN" and strong == "AL":
+            types[i] = "AN"
+    types = ["R" if t == "AL" else t for t in types]
+    for i in range(1, n - 1):  # W4
+        if types[i] in ("ES", "CS") and types[i - 1] == types[i + 1] == "EN":
+            types[i] = "EN"
+        elif types[i] == "CS" and types[i - 1] == types[i + 1] == "AN":
+            types[i] = "AN"
+    i = 0
+    while i < n:  # W5
+        if types[i] != "ET":
+            i += 1
+            continue
+        j = i
+        while j < n and types[j] == "ET":
+            j += 1
+        if (i > 0 and types[i - 1] == "EN") or (j < n and types[j] == "EN"):
+            types[i:j] = ["EN"] * (j - i)
+        i = j
+    types = ["ON" if t in ("ES", "ET", "CS") else t for t in types]  # W6
+    strong = "L"
+    for i, t in enumerate(types):  # W7
+        if t in ("L", "R"):
+            strong = t
+        elif t == "EN" and strong == "L":
+            types[i] = "L"
+    _brackets(text, types)
+    i = 0
+    while i < n:  # N1, N2
+        if types[i] not in _NEUTRAL:
+            i += 1
+            continue
+        j = i
+        while j < n and types[j] in _NEUTRAL:
+            j += 1
+        before = "L" if i == 0 else "L" if types[i - 1] == "L" else "R"
+        after = "L" if j == n else "L" if types[j] == "L" else "R"
+        types[i:j] = [before if before == after else "L"] * (j - i)
+        i = j
+    out = [2 if t in ("EN", "AN") else 1 if t == "R" else 0 for t in types]  # I1
+    at_end = True
+    for i in range(n - 1, -1, -1):  # L1: separators, and whitespace before one or at the end
+        if original[i] in ("S", "B"):
+            out[i], at_end = 0, True
+        elif at_end and original[i] in ("WS", "LRI", "RLI", "FSI", "PDI"):
+            out[i] = 0
+        else:
+            at_end = False
+    return out
+
+
+def _pairs(text: str, types: list[str]) -> list[tuple[int, int]]:
+    """BD16: the bracket pairs of ``text``, by their opening bracket's place."""
+    stack: list[tuple[str, int]] = []
+    pairs: list[tuple[int, int]] = []
+    for i, ch in enumerate(text):
+        if types[i] != "ON":
+            continue
+        if ch in _PAIRS:
+            if len(stack) == 63:
+                break
+            stack.append((ch, i))
+        elif ch in _CLOSERS:
+            for k in range(len(stack) - 1, -1, -1):
+                if stack[k][0] == _CLOSERS[ch]:
+                    pairs.append((stack[k][1], i))
+                    del stack[k:]
+                    break
+    return sorted(pairs)
+
+
+def _strong(t: str) -> str | None:
+    return "L" if t == "L" else "R" if t in ("R", "EN", "AN") else None
+
+
+def _brackets(text: str, types: list[str]) -> None:
+    """N0: a bracket pair takes the direction of the text inside it, or of the text before it
+    when the inside is opposite to the paragraph's (left-to-right) direction."""
+    for a, b in _pairs(text, types):
+        inside = {_strong(t) for t in types[a + 1 : b]}
+        if "L" in inside:
+            side = "L"
+        elif "R" in inside:
+            side = next((s for t in reversed(types[:a]) if (s := _strong(t))), "L")
+        else:
+            continue
+        types[a] = types[b] = side
+        for k in (a, b):
+            j = k + 1
+            while j < len(text) and _type(text[j]) == "NSM":
+                types[j], j = side, j + 1
+
+
+def has_rtl(text: str) -> bool:
+    """Whether ``text`` holds a right-to-left letter (Hebrew, Arabic)."""
+    return any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in text)
+
+
+def _leaf(node: Node) -> str | None:
+    """The text a node stands for in the paragraph, or None for a container of inlines."""
+    t, c = node.get("t"), node.get("c")
+    if t == "Str":
+        return c
+    if t == "Code":
+        return c[1]
+    if t in ("Space", "SoftBreak"):
+        return " "
+    if t == "LineBreak":
+        return _LINE
+    if t == "Link" and ("drb-cite" in c[0][1] or c[1] == [{"t": "Str", "c": c[2][0]}]):
+        return "".join(_text(c[1])) or _OBJECT  # a citation number or an autolink: set whole
+    if t == "Span" and _NOTES & set(c[0][1]):
+        return _OBJECT
+    if t in _CONTAINERS:
+        return None
+    return _OBJECT
+
+
+def _text(inlines: list) -> list[str]:
+    out: list[str] = []
+    for node in inlines:
+        text = _leaf(node)
+        out.extend([text] if text is not None else _text(_children(node)))
+    return out
+
+
+def _children(node: Node) -> list:
+    k = _CONTAINERS[node["t"]]
+    return node["c"] if k is None else node["c"][k]
+
+
+def _marker(level: int, begin: bool) -> Node:
+    return _raw(f"\\drb{'begin' if begin else 'end'}{'R' if level % 2 else 'L'}{{}}")
+
+
+def _like(node: Node, text: str) -> Node:
+    return {"t": "Str", "c": text} if node["t"] == "Str" else {"t": "Code", "c": [node["c"][0], text]}
+
+
+def _mirrored(node: Node, text: str) -> list[Node]:
+    """A right-to-left piece of ``node``'s text, each mirrored character (brackets, L4) drawn
+    mirrored by ``\\drbmirror`` (the PDF's text keeps the character)."""
+    pieces: list[list] = []  # [text, mirrored]; a combining mark stays with its base
+    for ch in text:
+        mirrored = unicodedata.mirrored(ch) == 1
+        if pieces and not mirrored and (not pieces[-1][1] or unicodedata.combining(ch)):
+            pieces[-1][0] += ch
+        else:
+            pieces.append([ch, mirrored])
+    out: list[Node] = []
+    for piece, mirrored in pieces:
+        out.extend(
+            [_raw("\\drbmirror{"), _like(node, piece), _raw("}")] if mirrored else [_like(node, piece)]
+        )
+    return out
+
+
+def _raw(tex: str) -> Node:
+    return {"t": "RawInline", "c": ["latex", tex]}
+
+
+class _Marker:
+    def __init__(self, levels: list[int]) -> None:
+        self.levels = levels
+        self.pos = 0
+        self.level = 0
+
+    def to(self, level: int) -> list[Node]:
+        out: list[Node] = []
+        while self.level > level:
+            out.append(_marker(self.level, False))
+            self.level -= 1
+        while self.level < level:
+            self.level += 1
+            out.append(_marker(self.level, True))
+        return out
+
+    def inlines(self, items: list) -> list:
+        out: list = []
+        for node in items:
+            text = _leaf(node)
+            if text is None:
+                k, inner = _CONTAINERS[node["t"]], self.inlines(_children(node))
+                out.append(
+                    {
+                        "t": node["t"],
+                        "c": inner if k is None else [*node["c"][:k], inner, *node["c"][k + 1 :]],
+                    }
+                )
+                continue
+            start, self.pos = self.pos, self.pos + len(text)
+            if node["t"] not in ("Str", "Code") or not text:
+                out.extend([*(self.to(self.levels[start]) if text else []), node])
+                continue
+            a = 0
+            for b in range(1, len(text) + 1):
+                if b == len(text) or self.levels[start + b] != self.levels[start + a]:
+                    level = self.levels[start + a]
+                    out.extend(self.to(level))
+                    out.extend(_mirrored(node, text[a:b]) if level % 2 else [_like(node, text[a:b])])
+                    a = b
+        return out
+
+
+def mark(inlines: list) -> list:
+    """``inlines`` (one paragraph's) with its right-to-left runs between ``\\drbbeginR{}`` and
+    ``\\drbendR{}`` and the numbers inside them between ``\\drbbeginL{}`` and ``\\drbendL{}``;
+    a ``Str`` or ``Code`` node split where the level changes inside it. Left unchanged when the
+    paragraph has no right-to-left letter."""
+    text = "".join(_text(inlines))
+    if not has_rtl(text):
+        return inlines
+    marker = _Marker(levels(text))
+    out = marker.inlines(inlines)
+    return [*out, *marker.to(0)]
