@@ -249,6 +249,9 @@ class _Marker:
         out: list = []
         for node in items:
             text = _leaf(node)
+            if node["t"] in ("Link", "Note") or (node["t"] == "Span" and _NOTES & set(node["c"][0][1])):
+                out.extend(self._unit(node, text))
+                continue
             if text is None:
                 k, inner = _CONTAINERS[node["t"]], self.inlines(_children(node))
                 out.append(
@@ -270,6 +273,24 @@ class _Marker:
                     out.extend(_mirrored(node, text[a:b]) if level % 2 else [_like(node, text[a:b])])
                     a = b
         return out
+
+    def _unit(self, node: Node, text: str | None) -> list:
+        """A link or note: its colour and link specials (push before, pop after) must keep their
+        order, so inside a right-to-left run it is a left-to-right segment of its own, which TeX--XeT
+        turns back, its own text's runs marked inside it."""
+        start = self.pos
+        length = len(text) if text is not None else len("".join(_text(_children(node))))
+        if not length:
+            return [node]
+        out = self.to(self.levels[start])
+        if text is None:
+            inner = _Marker(self.levels)
+            inner.pos = start
+            inlines = [*inner.inlines(_children(node)), *inner.to(0)]
+            k = _CONTAINERS[node["t"]]
+            node = {"t": node["t"], "c": [*node["c"][:k], inlines, *node["c"][k + 1 :]]}
+        self.pos = start + length
+        return [*out, *([_marker(2, True), node, _marker(2, False)] if self.level % 2 else [node])]
 
 
 def mark(inlines: list) -> list:

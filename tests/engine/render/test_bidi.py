@@ -149,3 +149,20 @@ def test_brackets_in_right_to_left_text_are_drawn_mirrored_and_keep_their_charac
         )
     )
     assert "\\drbmirror{(}" in tex and "\\drbmirror{)}" in tex
+
+
+def test_a_link_or_note_inside_a_right_to_left_run_keeps_its_colour_in_order():
+    """Its colour and link specials (push, then pop) are reordered with the run unless the link is a
+    left-to-right segment of its own, which TeX--XeT turns back: else the colour runs on past the link."""
+    tex = render_latex(
+        ReportDocument(
+            title="Report",
+            question="Why?",
+            date="2026-12-07",
+            executive_summary="",
+            body="א [ב ג](https://e.org/x) ד[^1] ה.\n\n[^1]: ו.",
+        )
+    )
+    assert "\\drbbeginL{}\\href{https://e.org/x}{\\drbbeginR{}" in tex
+    assert "\\drbendR{}}\\drbendL{}" in tex
+    assert "\\drbbeginL{}\\footnote{" in tex
