@@ -89,18 +89,16 @@ class SlackPort:
 
     def _post_message(self, message: SlackMessage, key: str = "", look_first: bool = False) -> str:
         """Post one message (under ``key``: :meth:`post`); if Slack refuses its blocks, each section as
-        plain mrkdwn text instead."""
+        plain mrkdwn text instead (each under ``{key}.{n}``), returning the first one's ts."""
         try:
             return self._post(message.text, message.blocks, key, look_first)
         except SlackApiError as err:
             if not message.blocks or (err.response or {}).get("error") not in _BLOCK_ERRORS:
                 raise
             log.warning("event=slack_blocks_refused channel=%s error=%s", self.channel, err.response["error"])
-            ts = ""
-            for block in message.blocks:
-                if block["type"] == "section":
-                    ts = ts or self._post(block["text"]["text"], None)
-            return ts
+            sections = [block["text"]["text"] for block in message.blocks if block["type"] == "section"]
+            posted = [self._post(text, None, f"{key}.{n}" if key else "", look_first) for n, text in enumerate(sections)]
+            return posted[0] if posted else ""
 
     def _post(self, text: str, blocks: list[dict] | None, key: str = "", look_first: bool = False) -> str:
         """Post one message in the thread, at most once (:func:`bots.slack.client.post_once`)."""

@@ -267,3 +267,18 @@ def test_a_post_that_did_not_go_through_is_posted_after_looking_for_it(port, fak
     assert [m["ts"] for m in posted] == [ts] and posted[0]["text"] == "hello"
     assert len(fake_slack.calls_to("chat.postMessage")) == 3
     assert len(fake_slack.calls_to("conversations.replies")) == 2
+
+
+def test_refused_blocks_post_every_section_as_text_once_even_when_posted_again(port, fake_slack):
+    """Slack refusing a message's blocks: each of its sections is posted as plain mrkdwn text, not only
+    the first; under the post's key (``{key}#0.1``...), so a second post of it that looks first (a
+    re-run of the turn) finds every one and posts none again."""
+    text = "\n\n".join(f"Paragraph {i} " + "word " * 500 for i in range(3))
+    fake_slack.fail("chat.postMessage", "invalid_blocks")
+    ts = port.post(text, key="turn/summary")
+    posted = [m for m in fake_slack.thread("C0RESEARCH", ROOT) if m.get("bot_id")]
+    assert [m["text"].split()[:2] for m in posted] == [["Paragraph", "0"], ["Paragraph", "1"], ["Paragraph", "2"]]
+    assert posted[0]["ts"] == ts and all(m["blocks"] == [] for m in posted)
+    fake_slack.fail("chat.postMessage", "invalid_blocks")
+    assert port.post(text, key="turn/summary", look_first=True) == ts
+    assert len([m for m in fake_slack.thread("C0RESEARCH", ROOT) if m.get("bot_id")]) == 3
