@@ -31,6 +31,13 @@ SCRIPT_FONTS = (
 SHAPED_SCRIPTS = ("Arabic", "Hebrew", "Devanagari", "Thai", "Bengali", "Tamil", "Telugu", "Kannada",
                   "Malayalam", "Gujarati", "Gurmukhi", "Oriya", "Sinhala", "Khmer", "Lao", "Myanmar",
                   "Tibetan", "Syriac", "Thaana", "Nko")
+# Scripts whose shaped glyphs are drawn in another order than their characters (a vowel sign before
+# its consonant, a reph over the next letter) or in alternate forms no character names (Burmese):
+# a PDF's text, read glyph by glyph, would scramble their words. Each of their words carries its
+# characters as ActualText (the template's ``\\drbactualtext``). Not Thai or Lao, whose characters
+# are stored in the order they are drawn, nor the right-to-left scripts, which TeX--XeT reverses.
+ACTUAL_TEXT_SCRIPTS = ("Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada",
+                       "Malayalam", "Sinhala", "Myanmar", "Khmer", "Tibetan")
 CJK_FONTS = ("Noto Serif CJK {}", "Noto Sans CJK {}", "Noto Sans Mono CJK {}")
 
 # Ranges set in the CJK font first (xeCJK's CJK and HangulJamo classes).
@@ -45,6 +52,7 @@ _SAFE_FAMILY = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .+-]*")
 # Characters of no one script (digits, punctuation, combining marks shared by scripts: Unicode's Script
 # property Common or Inherited): they take the script of the text around them (UAX #24).
 _SHARED = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}\p{Script=Unknown}]")
+_ACTUAL_TEXT = regex.compile("[" + "".join(r"\p{Script=%s}" % s for s in ACTUAL_TEXT_SCRIPTS) + "]")  # noqa: UP031
 _OWN_FONT = re.compile(r"Noto (Serif|Sans) ([A-Za-z][A-Za-z ]*)")
 
 
@@ -207,6 +215,12 @@ def script_of(family: str) -> str | None:
     """fontspec's ``Script=`` value for a font made for one shaped script (``Noto Naskh Arabic`` → ``Arabic``)."""
     words = family.split()
     return next((s for s in SHAPED_SCRIPTS if s in words or (s == "Arabic" and "Urdu" in words)), None)
+
+
+def needs_actual_text(text: str) -> bool:
+    """Whether ``text`` holds a letter of a script (:data:`ACTUAL_TEXT_SCRIPTS`) whose words the PDF must
+    carry as ActualText. Such a letter is left to right: a run holding one is never inside right-to-left text."""
+    return bool(_ACTUAL_TEXT.search(text))
 
 
 def _fallback_rank(family: str) -> tuple:

@@ -15,7 +15,15 @@ import regex
 
 from engine.chinese import TRADITIONAL, TraditionalTexts, chinese_variant
 from engine.render import ReportDocument, bidi
-from engine.render.fonts import FontPlan, grapheme_ends, installed_faces, is_sequence, script_of, segments
+from engine.render.fonts import (
+    FontPlan,
+    grapheme_ends,
+    installed_faces,
+    is_sequence,
+    needs_actual_text,
+    script_of,
+    segments,
+)
 from engine.render.fonts import placeholder as placeholder  # re-exported
 from engine.render.markdown import (
     Attr,
@@ -171,7 +179,7 @@ class _Typesetter:
             elif family.strip():
                 cmd = self.plan.command(family)
                 body = [_raw("\\drbstrike{"), *nodes, _raw("}")] if strike else nodes
-                out.extend([_raw(f"\\{cmd}{{"), *body, _raw("}")])
+                out.extend([_raw(f"\\{cmd}{{"), *_actual_text(body), _raw("}")])
             else:
                 out.extend(nodes)
         return out
@@ -188,7 +196,7 @@ class _Typesetter:
         for family, piece in segments(text, self.plan, self.plan.mono):
             nodes: list[Node] = []
             if family:
-                nodes = [_raw(f"\\{self.plan.command(family)}{{"), str_node(piece), _raw("}")]
+                nodes = [_raw(f"\\{self.plan.command(family)}{{"), *_actual_text([str_node(piece)]), _raw("}")]
             for brk, chunk in [] if family else _pieces(piece, self.max_run, 0):
                 nodes.extend([_raw(brk)] if brk else [])
                 nodes.append({"t": "Code", "c": [Attr, chunk]})
@@ -212,6 +220,16 @@ class _Typesetter:
 def _as_sequence(nodes: list[Node]) -> list[Node]:
     """``nodes`` of an emoji sequence's run in ``\\drbsequence`` (its code points are the PDF's text)."""
     return [_raw("\\drbsequence{"), *nodes, _raw("}")]
+
+
+def _actual_text(nodes: list[Node]) -> list[Node]:
+    """A fallback font's run, in ``\\drbactualtext`` when it holds a letter of a script whose glyphs
+    are drawn in another order than its characters (:func:`engine.render.fonts.needs_actual_text`):
+    XeTeX writes each of its words' characters as the word's ActualText, so the PDF's text is the
+    text as written. Only such runs: the others' glyphs are their text, and right-to-left runs
+    (TeX--XeT) would read reversed."""
+    text = "".join(n["c"] for n in nodes if n.get("t") == "Str")
+    return [_raw("\\drbactualtext{"), *nodes, _raw("}")] if needs_actual_text(text) else nodes
 
 
 def _is_autolink(c: list) -> bool:
