@@ -164,3 +164,15 @@ def test_a_latin_report_has_no_actual_text(tmp_path):
     assert actual_texts(result.pdf) == []
     assert "office of fine affairs" in _pdftotext(result.pdf)
     assert "office of fine affairs" in "".join(p.extract_text() for p in PdfReader(result.pdf).pages)
+
+
+@needs_tex
+@pytest.mark.slow
+@pytest.mark.xfail(
+    reason="the word's last glyph is its pulli, drawn back over its letter: pdftotext reads the gap from "
+    "there to the punctuation as a space ('தமிழ் :'); the word itself copies as written"
+)
+def test_punctuation_after_a_word_ending_in_a_mark_copies_without_a_space(tmp_path):
+    result = build_pdf(render_latex(_doc("தமிழ்: அப்பா, தமிழ்.")), tmp_path)
+    assert result.pdf is not None, result.log_tail
+    assert "தமிழ்: அப்பா, தமிழ்." in _nfc(_pdftotext(result.pdf))

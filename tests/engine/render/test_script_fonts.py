@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import unicodedata
 
 import pytest
 import regex
@@ -14,7 +15,6 @@ from engine.render.fonts import SHAPED_SCRIPTS, FontPlan, installed_faces, segme
 from engine.render.latex import render_latex
 from engine.render.pdf import build_pdf
 from tests.engine.render.fidelity import pdf_text
-from tests.engine.render.fidelity import words as fidelity_words
 from tests.engine.render.script_samples import SAMPLES
 
 needs_tex = pytest.mark.skipif(
@@ -79,9 +79,11 @@ def test_tamil_myanmar_and_lao_text_reach_the_pdf_in_their_own_fonts(tmp_path):
     assert result.pdf is not None, result.log_tail
     text = pdf_text(result.pdf)
     assert "[U+" not in text and "\u25cc" not in text, text  # no placeholder, no mark drawn alone
-    letters = "".join(fidelity_words(text))  # PDF text extraction reorders and spaces vowel signs
+    # As written: each Tamil and Burmese word carries its characters (ActualText). pdftotext may put
+    # a space between a word ending in a mark (Tamil pulli) and the punctuation after it.
+    flat = "".join(unicodedata.normalize("NFC", text).split())
     for line in words:
-        assert "".join(fidelity_words(line)) in letters, (line, text)
+        assert "".join(unicodedata.normalize("NFC", line).split()) in flat, (line, text)
     fonts = subprocess.run(["pdffonts", str(result.pdf)], capture_output=True, text=True, check=True).stdout
     for family in ("NotoSerifTamil", "NotoSerifMyanmar", "NotoSerifLao"):
         assert family in fonts, fonts
