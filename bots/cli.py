@@ -173,8 +173,11 @@ def render(
     for key in ("report_tex", "pdf", "docx"):
         if key in paths:
             typer.echo(paths[key])
-    for warning in paths.get("pdf_warnings", [])[:3]:
+    warnings = paths.get("pdf_warnings", [])
+    for warning in warnings[:3]:
         typer.echo(f"deepresearch: warning: {warning}", err=True)
+    if len(warnings) > 3:
+        typer.echo(f"deepresearch: warning: … and {len(warnings) - 3} more", err=True)
     if "pdf_error" in paths or "docx_error" in paths:
         fail("; ".join(f"{name} not written: {paths[key]}" for name, key in
                         (("report.pdf", "pdf_error"), ("report.docx", "docx_error")) if key in paths))

@@ -442,3 +442,24 @@ def test_an_unknown_option_close_to_one_suggests_it_in_the_same_line(monkeypatch
         return
     assert f"did you mean {meant}?" in line.lower(), line
     assert line.endswith("--help')"), line
+
+
+def test_render_says_how_many_pdf_warnings_it_did_not_print(tmp_path, monkeypatch):
+    """The first three warnings are printed, and a line says how many more the PDF has: none is lost unsaid."""
+    from typer.testing import CliRunner
+
+    import engine.render.outputs
+    import engine.render.reread
+    from bots.cli import app
+
+    warnings = [f"Overfull \\hbox ({k}0.5pt too wide) in paragraph at lines {k}--{k}" for k in range(1, 6)]
+    report = tmp_path / "report.md"
+    report.write_text("# T\n", encoding="utf-8")
+    monkeypatch.setattr(engine.render.reread, "read_report", lambda path: object())
+    monkeypatch.setattr(engine.render.outputs, "render_outputs",
+                        lambda doc, target: {"pdf": str(target / "report.pdf"), "pdf_warnings": warnings})
+    result = CliRunner().invoke(app, ["render", str(report)], prog_name="deepresearch")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines[:3] == [f"deepresearch: warning: {w}" for w in warnings[:3]], lines
+    assert len(lines) == 4 and "2 more" in lines[3], lines
