@@ -54,6 +54,14 @@ _CODE_BREAK = re.compile(r"(?<=\w[./_:\\-])(?=\w)")
 IDENTIFIER_RUN = 16  # text tokens this long break like inline code (``ssl.SSLContext.check_hostname``)
 # Scripts written without spaces between words, whose words ICU's line breaker finds in its dictionaries.
 _NO_SPACES = regex.compile(r"[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]")
+# Runs XeTeX itself never breaks: all but spaces and the ideographs, kana and Hangul it breaks between (ICU line
+# break classes ID, CJ, H2, H3, JL, JV, JT of the Han, Hiragana, Katakana, Hangul and Bopomofo scripts). Yi, Vai or
+# Javanese, though near them in code points, are not broken by XeTeX.
+_UNBROKEN_RUN = regex.compile(
+    r"[^\s[[\p{lb=ID}\p{lb=CJ}\p{lb=H2}\p{lb=H3}\p{lb=JL}\p{lb=JV}\p{lb=JT}]"
+    r"&&[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]]]+",
+    regex.V1,
+)
 
 # The report's fixed headings and notes per language (the template's own words).
 LABELS: dict[str, Mapping[str, str]] = json.loads(TEMPLATE.with_name("labels.json").read_text(encoding="utf-8"))
@@ -195,11 +203,11 @@ class _Typesetter:
         out: list[Node] = []
         for family, piece in segments(text, self.plan, self.plan.mono):
             nodes: list[Node] = []
-            if family:
-                nodes = [_raw(f"\\{self.plan.command(family)}{{"), *_actual_text([str_node(piece)]), _raw("}")]
-            for brk, chunk in [] if family else _pieces(piece, self.max_run, 0):
+            for brk, chunk in _pieces(piece, self.max_run, 0):  # in any font: a long run breaks
                 nodes.extend([_raw(brk)] if brk else [])
-                nodes.append({"t": "Code", "c": [Attr, chunk]})
+                nodes.append(str_node(chunk) if family else {"t": "Code", "c": [Attr, chunk]})
+            if family:
+                nodes = [_raw(f"\\{self.plan.command(family)}{{"), *_actual_text(nodes), _raw("}")]
             out.extend(_as_sequence(nodes) if is_sequence(piece) else nodes)
         return out
 
@@ -263,7 +271,7 @@ def _break_long(text: str, max_run: int = LONG_RUN) -> list[str]:
     ``max_run`` between clusters."""
     every = min(BREAK_EVERY, max_run)
     cuts: list[int] = []
-    for m in re.finditer(r"[^\s\u2e80-\ufaff]+", text):
+    for m in _UNBROKEN_RUN.finditer(text):
         run = m.group()
         if len(run) <= max_run and not _NO_SPACES.search(run):
             continue

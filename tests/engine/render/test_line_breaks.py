@@ -13,7 +13,7 @@ from icu4py.breakers import CharacterBreaker, LineBreaker
 from engine.render import ReportDocument
 from engine.render.fonts import installed_faces
 from engine.render.latex import IDENTIFIER_RUN, LONG_RUN, _pieces, render_latex
-from engine.render.pdf import build_pdf
+from engine.render.pdf import build_pdf, overfull_boxes
 from tests.engine.render.fidelity import pdf_text
 from tests.engine.render.script_samples import SAMPLES
 
@@ -102,3 +102,83 @@ def test_long_words_reach_the_pdf_without_a_mark_set_alone(tmp_path):
     flat = re.sub(r"\s+", "", unicodedata.normalize("NFC", text))
     for word in (KHMER, MYANMAR, HINDI, THAI, HINDI_CELL):
         assert unicodedata.normalize("NFC", word) in flat, (word, text)
+
+
+# Scripts XeTeX does not break between letters (only Han, kana and Hangul do): a long run in them breaks
+# between grapheme clusters like Devanagari, wherever their code points lie.
+UNBROKEN_BY_TEX = {
+    "javanese": "ꦧꦱꦗꦮ" * 40,
+    "vai": "ꕙꔤꕮꔷ" * 40,
+    "meetei-mayek": "ꯃꯤꯇꯩꯂꯣꯟ" * 30,
+    "cherokee-small": "ꮳꮃꭹ" * 40,
+    "yi": "ꆈꌠꁱꂷ" * 20,
+}
+
+
+@pytest.mark.parametrize("word", UNBROKEN_BY_TEX.values(), ids=UNBROKEN_BY_TEX.keys())
+def test_a_long_run_of_a_script_tex_does_not_break_gets_break_points(word):
+    ends = {end for _, end in CharacterBreaker(word, "root").segments()}
+    cuts = _cuts(word, LONG_RUN)
+    assert cuts and set(cuts) <= ends, word
+    assert max(b - a for a, b in zip([0, *cuts], [*cuts, len(word)], strict=True)) <= LONG_RUN
+
+
+def test_chinese_japanese_and_korean_are_left_to_tex():
+    """XeTeX breaks between ideographs, kana and Hangul syllables itself (ICU, linebreaklocale)."""
+    for text in ("中文" * 30, "ひらがなカタカナ" * 8, "한국어" * 20):
+        assert _cuts(text, LONG_RUN) == [], text
+
+
+def _code_doc(body: str) -> ReportDocument:
+    return ReportDocument(
+        title="Code", question="q", date="2026-12-07", executive_summary="", body=body, language="en"
+    )
+
+
+CODE_IN_OTHER_SCRIPTS = {  # the code font has none of these letters: they are set in the script's font
+    "devanagari-inline": "Devanagari code: `" + HINDI + "`",
+    "thai-inline": "Thai code: `" + THAI * 3 + "`",
+    "cherokee-cell": "| a | b |\n|---|---|\n| x | `" + "ᏣᎳᎩ" * 22 + "` |",
+    "tibetan-block": "```\n" + "ཀཁགང" * 22 + "\n```",
+}
+
+
+@pytest.mark.parametrize("body", CODE_IN_OTHER_SCRIPTS.values(), ids=CODE_IN_OTHER_SCRIPTS.keys())
+def test_code_in_a_script_the_code_font_lacks_gets_break_points(body):
+    assert "\\drbbreak{}" in render_latex(_code_doc(body)), body
+
+
+@needs_tex
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not {
+        "Noto Sans Devanagari",
+        "Noto Sans Thai",
+        "Noto Serif Tibetan",
+        "Noto Sans Javanese",
+        "Noto Sans Vai",
+        "Noto Sans Meetei Mayek",
+    }
+    <= set(installed_faces()),
+    reason="fonts-noto-core is needed",
+)
+def test_code_and_long_runs_in_any_script_stay_inside_the_margins(tmp_path):
+    """Inline code and a code block in scripts the code font lacks, and long runs in
+    Javanese, Vai, Meetei Mayek and Cherokee: no line runs off the page, and every letter is in the PDF."""
+    body = "\n\n".join(
+        [
+            " ".join(["Devanagari code: `" + "हिन्दीभाषा" * 4 + "`"] * 12),
+            "Thai code: `" + THAI * 3 + "`",
+            "```\n" + "ཀཁགང" * 22 + "\n```",
+            "Javanese: " + "ꦧꦱꦗꦮ" * 40,
+            "Vai: " + "ꕙꔤꕮꔷ" * 40,
+            "Meetei: " + "ꯃꯤꯇꯩꯂꯣꯟ" * 30,
+            "Cherokee: " + "ꮳꮃꭹ" * 40,
+        ]
+    )
+    result = build_pdf(render_latex(_code_doc(body)), tmp_path)
+    assert result.pdf is not None, result.log_tail
+    assert not overfull_boxes(result.warnings), result.warnings
+    text = "".join(pdf_text(result.pdf).split())
+    for letters in ("ཀཁགང", "ꕙꔤꕮꔷ"):
+        assert text.count(letters) >= 20, (letters, text)
