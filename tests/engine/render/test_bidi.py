@@ -42,6 +42,12 @@ P9: `א ב ג` code.
 ```
 P10 = "א ב ג"
 ```
+
+P11: א [ב English](https://e.org/y) ג.
+
+P12: א [English ב](https://e.org/z) ג.
+
+P13: \u202eabc def\u202c end.
 """
 
 
@@ -107,6 +113,45 @@ def test_a_number_after_a_hebrew_word_stands_left_of_it_as_uax9_puts_it(lines):
 def test_hebrew_in_inline_code_and_code_blocks_reads_right_to_left(lines):
     assert line(lines, "P9:") == "P9: ג ב א code."
     assert line(lines, "P10") == 'P10 = " ג ב א "'
+
+
+@needs_tex
+@pytest.mark.slow
+def test_a_link_whose_text_changes_direction_keeps_the_order_of_its_paragraph(lines):
+    """The same words without the link read ``ב א English ג.`` and ``א English ג ב.``: the link is
+    set as one piece per level, none of its words or spaces moved."""
+    assert line(lines, "P11:") == "P11: ב א English ג."
+    assert line(lines, "P12:") == "P12: א English ג ב."
+
+
+@needs_tex
+@pytest.mark.slow
+def test_a_right_to_left_override_reverses_all_its_letters(lines):
+    assert line(lines, "P13:") == "P13: fed cba end."
+
+
+def test_levels_follow_explicit_embeddings_and_overrides():
+    assert levels("\u202eabc d\u202c e") == [0, 1, 1, 1, 1, 1, 1, 0, 0]  # X5, X9: RLO makes letters R
+    assert levels("a\u202bb c\u202c d") == [0, 0, 2, 2, 2, 2, 0, 0]  # RLE: level 1, its L letters 2
+    assert levels("\u202dשל\u202c x") == [0, 2, 2, 2, 0, 0]  # LRO: Hebrew letters set left to right
+    assert levels("x \u2067ש\u2069 y") == [0, 0, 0, 1, 0, 0, 0]  # an isolate as before
+
+
+def test_a_link_is_set_as_one_link_per_level_with_the_same_target():
+    tex = render_latex(
+        ReportDocument(
+            title="Report",
+            question="Why?",
+            date="2026-12-07",
+            executive_summary="",
+            body="א [English ב](https://e.org/x) ג.",
+        )
+    )
+    assert tex.count("\\href{https://e.org/x}") == 2
+    assert (
+        "\\href{https://e.org/x}{English} \\drbbeginR{}\\drbbeginL{}\\href{https://e.org/x}{\\drbbeginR{}"
+        in tex
+    )
 
 
 def test_levels_follow_uax9_for_numbers_neutrals_and_brackets():
