@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.citations import Cited, id_legend, ids_to_numbers, sources_section
+from engine.file_labels import source_title
 from engine.headings import nest_headings, shift_headings
 from engine.offline_phrases import PHRASES, phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
@@ -112,11 +114,15 @@ def sources_record(state: dict, cited: list[Cited]) -> dict:
     (``id``, ``title``, ``url``, ``topic``), the research errors and the sources the review visited.
 
     A ``url`` is the source's web address, a corpus document's path in its folder, or a shared
-    file's key; a ``file:`` URI is given by its file name alone (:func:`engine.source_links.public_url`)."""
+    file's key; a ``file:`` URI is given by its file name alone (:func:`engine.source_links.public_url`).
+    A ``title`` names a shared file's page or section in the report's language, as report.md does
+    (:func:`engine.file_labels.source_title`)."""
+    language = state.get("language") or "en"
     return {
-        "cited": [{"number": c.number, "id": c.id, "title": c.title, "url": public_url(c.url)} for c in cited],
-        "found": [{"id": k, "title": v.get("title"), "url": public_url(v["url"]), "topic": v.get("topic")}
-                  for k, v in state.get("sources", {}).items()],
+        "cited": [{"number": c.number, "id": c.id, "title": source_title(c.title, c.url, language),
+                   "url": public_url(c.url)} for c in cited],
+        "found": [{"id": k, "title": source_title(v.get("title"), v["url"], language), "url": public_url(v["url"]),
+                   "topic": v.get("topic")} for k, v in state.get("sources", {}).items()],
         "research_errors": state.get("research_errors", []),
         "visited_in_review": [public_url(url) for url in state.get("visited", [])],
     }
@@ -204,6 +210,8 @@ def write_artifacts(state: dict, cited: list[Cited], directory: Path, settings: 
 
     directory.mkdir(parents=True, exist_ok=True)
     language = state.get("language", "en")
+    # a shared file's page or section in the report's language, in its Sources, PDF and Word document
+    cited = [replace(c, title=source_title(c.title, c.url, language)) for c in cited]
     body, notice = split_notice(state.get("final_report", "").rstrip())
     summary = nest_headings(state.get("executive_summary", "").strip(), SUMMARY_HEADING_LEVEL)
     text_body = _lead_once(summary, TITLE_LINE.sub("", body, count=1).strip())

@@ -400,8 +400,10 @@ def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | No
     review transcript's key).
 
     With ``numbers`` (the final report's ``{id: n}``), a source the report cites says so, in
-    ``language`` (the ``source_of_report`` phrase: "(source 2 of the report)").
+    ``language`` (the ``source_of_report`` phrase: "(source 2 of the report)"); a shared file's page
+    or section is named in ``language`` too (:func:`engine.file_labels.source_title`).
     """
+    from engine.file_labels import source_title
     from engine.offline_phrases import phrase
 
     seen = dict.fromkeys(sid for text in texts for sid in cited_ids(text, registry) if sid in registry)
@@ -409,7 +411,8 @@ def id_legend(texts: Iterable[str], registry: dict, numbers: dict[str, int] | No
     for sid in seen:
         rec = registry[sid]
         note = " " + phrase("source_of_report", language, n=str(numbers[sid])) if numbers and sid in numbers else ""
-        lines.append(f"- [{sid}] {source_markdown(rec.get('title') or '', rec['url'])}{note}")
+        title = source_title(rec.get("title") or "", rec["url"], language)
+        lines.append(f"- [{sid}] {source_markdown(title, rec['url'])}{note}")
     return lines
 
 

@@ -14,6 +14,7 @@ import functools
 import re
 
 from engine.citations import SID
+from engine.file_labels import source_title
 from engine.offline_asked import unmarked
 from engine.offline_list_words import COMPARING, RANKING, RELATING, TOGETHER, measure_words
 from engine.offline_phrases import PHRASES, phrase
@@ -167,9 +168,11 @@ def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
 
 
 def listed_titles(titles: list[str], total: int, language: str) -> str:
-    """Up to :data:`MAX_QUOTED` of ``titles`` (plain text), quoted as Markdown, and ``(+k)`` for the
+    """Up to :data:`MAX_QUOTED` of ``titles`` (plain text; a shared file's page or section in
+    ``language``: :func:`engine.file_labels.source_title`), quoted as Markdown, and ``(+k)`` for the
     rest of ``total``."""
-    shown = phrase("list_separator", language).join(_quote_text(t, language, 60) for t in titles[:MAX_QUOTED])
+    shown = phrase("list_separator", language).join(_quote_text(source_title(t, None, language), language, 60)
+                                                    for t in titles[:MAX_QUOTED])
     rest = total - min(len(titles), MAX_QUOTED)
     return (shown + (f" (+{rest})" if rest > 0 else "")) if shown else "…"
 
@@ -227,7 +230,8 @@ def _topic_points(findings: str, titles: dict[str, str], language: str) -> list[
         if len(ids) == 1:
             sid = ids.pop()
             points.append(phrase("single_source_topic", language, topic=_quote_text(topic, language, 80),
-                                 title=_quote_text(titles.get(sid, sid), language, 60), sid=sid))
+                                 title=_quote_text(source_title(titles.get(sid, sid), None, language), language, 60),
+                                 sid=sid))
     return points[:2]
 
 

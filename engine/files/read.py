@@ -53,7 +53,9 @@ class FileText:
         pages: the PDF's page count (all pages, read or not), else 0.
         sections: ``[label, text]`` pairs in document order, e.g. ``["page 3", "…"]`` or
             ``["section: Pricing", "…"]``; the label is what a citation names ("" for a file read
-            whole: a text or HTML file, a Markdown or Word file without headings).
+            whole: a text or HTML file, a Markdown or Word file without headings), stored in this
+            English form in every language and shown in the report's language
+            (:func:`engine.file_labels.label_text`).
         truncated: a page or character cap cut the file; ``note`` says which.
     """
 

@@ -39,7 +39,7 @@ QUESTIONS = {
 #: "- **{status}**{where}: ").
 SAME_IN_SOME_LANGUAGES = {"kind_pdf", "span_minutes", "span_hours", "thousands_separator", "decimal_separator",
                           "list_separator", "size_mb", "size_kb", "files_read_and_skipped", "status_line",
-                          "slack_where_channel", "names_separator", "file_and_reason"}
+                          "slack_where_channel", "names_separator", "file_and_reason", "file_page", "file_part"}
 
 
 @pytest.mark.parametrize(("book", "languages"), [(WORDS, tuple(QUESTIONS)), (PROGRESS_WORDS, tuple(QUESTIONS)),
