@@ -20,20 +20,23 @@ from engine.text import parse_url
 
 #: A stored label (:mod:`engine.files.read`), one named group a field of its ``file_*`` phrase.
 _LABEL = re.compile(
-    r"page (?P<page>\d+)|section: (?P<name>.*)|rows (?P<first>\d+)-(?P<last>\d+)|table (?P<table>\d+)",
+    r"page (?P<page>\d+)|section: (?P<name>.*)|rows (?P<first>\d+)-(?P<last>\d+)|table (?P<table>\d+)"
+    r"|(?P<beginning>beginning)",
     re.DOTALL,
 )
 #: A stored title of a page (``name, page 3``) and of any other section (``name, section: …``).
 _PAGE_TITLE = re.compile(r"(?P<file>.+), (?P<label>page \d+)", re.DOTALL)
 _SECTION_TITLE = re.compile(
-    r"(?P<file>.+?), (?P<label>section: .*)|(?P<file2>.+), (?P<label2>rows \d+-\d+|table \d+)", re.DOTALL
+    r"(?P<file>.+?), (?P<label>section: .*)|(?P<file2>.+), (?P<label2>rows \d+-\d+|table \d+|beginning)",
+    re.DOTALL,
 )
 
 
 def label_text(label: str, language: str = BASE_LANGUAGE) -> str:
     """The stored ``label`` of a file's section as a reader of ``language`` reads it: ``page 3`` is
     ``Seite 3`` in German, ``section: Kosten`` ``Abschnitt: Kosten``, ``rows 1-2`` ``Zeilen 1–2``,
-    ``table 2`` ``Tabelle 2``; a label of no such form (``""``, a file read whole) is kept."""
+    ``table 2`` ``Tabelle 2``, ``beginning`` (before the first heading) ``Anfang``; a label of no such
+    form (``""``, a file read whole) is kept."""
     found = _LABEL.fullmatch(label or "")
     if found is None:
         return label
@@ -43,6 +46,8 @@ def label_text(label: str, language: str = BASE_LANGUAGE) -> str:
         return say("file_rows", language, first=found["first"], last=found["last"])
     if found["table"]:
         return say("file_table", language, n=found["table"])
+    if found["beginning"]:  # the text before a file's first heading
+        return say("file_beginning", language)
     return say("file_section", language, name=found["name"])
 
 

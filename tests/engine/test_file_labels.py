@@ -33,7 +33,7 @@ def test_a_stored_label_reads_in_each_language(language, page, section, rows, ta
 
 
 def test_every_catalogue_language_has_the_labels():
-    for key in ("file_page", "file_section", "file_rows", "file_table", "file_part"):
+    for key in ("file_page", "file_section", "file_rows", "file_table", "file_part", "file_beginning"):
         assert set(WORDS.catalogue[key]) == set(WORDS.catalogue["list_separator"]), key
 
 
@@ -104,3 +104,9 @@ def test_a_title_quoted_without_its_key_reads_by_its_form():
     assert source_title("preise.csv, rows 1-2", None, "de") == "preise.csv, Zeilen 1–2"
     assert source_title("wp.pdf, page 4", None, "it") == "wp.pdf, pagina 4"
     assert source_title("Heizkosten im Vergleich", None, "de") == "Heizkosten im Vergleich"
+
+
+def test_the_text_before_a_file_s_first_heading_is_its_beginning_in_each_language():
+    assert label_text("beginning", "de") == "Anfang" and label_text("beginning", "ja") == "冒頭"
+    assert source_title("notes.md, beginning", "local-file:ab/notes.md#section=1", "fr") == "notes.md, début"
+    assert source_title("beginning", "local-file:ab/notes.md#section=1", "de") == "beginning"  # no file name
