@@ -166,6 +166,7 @@ def test_event_dedupe_in_redis_survives_a_restart(slack_env, fake_slack, monkeyp
     assert len(wait_logged(caplog, "event=slack_turn", f"thread={thread_id}")) == 1
     info = jobs.thread_info(thread_id, settings=load_settings())
     assert (info.status, info.requester, info.question) == ("queued", "U0ALICE", "research EU heat-pump market")
+    fake_slack.wait_for(lambda: fake_slack.calls_to("reactions.add"), what="the first event's reaction")
     assert len(fake_slack.calls_to("reactions.add")) == 1
 
 

@@ -213,12 +213,15 @@ def test_a_file_alone_as_the_answer_to_the_clarifying_question_gets_a_reply(bot,
     posts, notes = len(bot_posts(fake_slack, CHANNEL, root)), len(fake_slack.calls_to("chat.postEphemeral"))
     message = _share_alone(bot, fake_slack, CHANNEL, thread_ts=root)
     wait_logged(caplog, "event=slack_turn", f"thread={thread_id}", message["ts"])
+
+    def said() -> list[str]:  # the reply is posted after the rules' decision is logged
+        return ([m["text"] for m in bot_posts(fake_slack, CHANNEL, root)[posts:]]
+                + [c.params["text"] for c in fake_slack.calls_to("chat.postEphemeral")[notes:]])
+
+    fake_slack.wait_for(said, what="a word in the thread for the file-only answer")
     runner_idle()
-    said = ([m["text"] for m in bot_posts(fake_slack, CHANNEL, root)[posts:]]
-            + [c.params["text"] for c in fake_slack.calls_to("chat.postEphemeral")[notes:]])
     assert thread_status(thread_id) == "paused" and len(research.calls) == 1
-    assert said, "the file-only answer got no word in the thread"
-    assert [t for t in said if "in words" in t and "cancel" in t], said
+    assert [t for t in said() if "in words" in t and "cancel" in t], said()
 
 
 def _mention_with_file(bot, fake, name: str = "notes.txt", *, text: str = "<@U0BOT>", thread_ts: str | None = None,
