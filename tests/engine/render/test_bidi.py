@@ -63,6 +63,13 @@ def visual_lines(pdf) -> list[str]:
     return [unicodedata.normalize("NFKC", " ".join(w for _, w in sorted(ws))) for _, ws in lines]
 
 
+def _latex(body: str) -> str:
+    """The LaTeX of a report whose body is the Markdown ``body``."""
+    return render_latex(
+        ReportDocument(title="Report", question="Why?", date="2026-12-07", executive_summary="", body=body)
+    )
+
+
 @pytest.fixture(scope="module")
 def lines(tmp_path_factory) -> list[str]:
     doc = ReportDocument(
@@ -138,15 +145,7 @@ def test_levels_follow_explicit_embeddings_and_overrides():
 
 
 def test_a_link_is_set_as_one_link_per_level_with_the_same_target():
-    tex = render_latex(
-        ReportDocument(
-            title="Report",
-            question="Why?",
-            date="2026-12-07",
-            executive_summary="",
-            body="א [English ב](https://e.org/x) ג.",
-        )
-    )
+    tex = _latex("א [English ב](https://e.org/x) ג.")
     assert tex.count("\\href{https://e.org/x}") == 2
     assert (
         "\\href{https://e.org/x}{English} \\drbbeginR{}\\drbbeginL{}\\href{https://e.org/x}{\\drbbeginR{}"
@@ -188,26 +187,14 @@ def test_marks_keep_every_character_and_span_formatting():
 
 
 def test_brackets_in_right_to_left_text_are_drawn_mirrored_and_keep_their_character():
-    tex = render_latex(
-        ReportDocument(
-            title="Report", question="Why?", date="2026-12-07", executive_summary="", body="ש (א) ב."
-        )
-    )
+    tex = _latex("ש (א) ב.")
     assert "\\drbmirror{(}" in tex and "\\drbmirror{)}" in tex
 
 
 def test_a_link_or_note_inside_a_right_to_left_run_keeps_its_colour_in_order():
     """Its colour and link specials (push, then pop) are reordered with the run unless the link is a
     left-to-right segment of its own, which TeX--XeT turns back: else the colour runs on past the link."""
-    tex = render_latex(
-        ReportDocument(
-            title="Report",
-            question="Why?",
-            date="2026-12-07",
-            executive_summary="",
-            body="א [ב ג](https://e.org/x) ד[^1] ה.\n\n[^1]: ו.",
-        )
-    )
+    tex = _latex("א [ב ג](https://e.org/x) ד[^1] ה.\n\n[^1]: ו.")
     assert "\\drbbeginL{}\\href{https://e.org/x}{\\drbbeginR{}" in tex
     assert "\\drbendR{}}\\drbendL{}" in tex
     assert "\\drbbeginL{}\\footnote{" in tex

@@ -159,14 +159,19 @@ def test_a_report_of_a_title_and_sources_only_adds_no_text():
         assert "This section is empty." not in text and "Executive summary" not in text
 
 
-@needs_tex
-def test_hand_written_report_without_summary_renders_only_what_it_says(tmp_path):
+def _rendered_texts(markdown: str, folder: Path) -> tuple[str, str]:
+    """The PDF's and the Word document's text of ``markdown`` rendered as ``report.md`` in ``folder``."""
     from tests.engine.render import fidelity
 
-    (tmp_path / "report.md").write_text("# Field notes\n\nThe pump ran quietly [1].\n\n## Sources\n\n"
-                                        "1. [A site](<https://example.com/a>)\n", encoding="utf-8")
-    _render(tmp_path / "report.md", tmp_path)
-    for text in (fidelity.pdf_text(tmp_path / "report.pdf"), fidelity.docx_text(tmp_path / "report.docx")):
+    (folder / "report.md").write_text(markdown, encoding="utf-8")
+    _render(folder / "report.md", folder)
+    return fidelity.pdf_text(folder / "report.pdf"), fidelity.docx_text(folder / "report.docx")
+
+
+@needs_tex
+def test_hand_written_report_without_summary_renders_only_what_it_says(tmp_path):
+    for text in _rendered_texts("# Field notes\n\nThe pump ran quietly [1].\n\n## Sources\n\n"
+                                "1. [A site](<https://example.com/a>)\n", tmp_path):
         assert "Executive summary" not in text and "This section is empty." not in text, text
         assert "The pump ran quietly" in text
 
@@ -199,12 +204,8 @@ def test_a_sources_section_saying_none_is_cited_is_kept_as_written():
 
 @needs_tex
 def test_render_of_a_report_without_sources_adds_no_sources_section(tmp_path):
-    from tests.engine.render import fidelity
-
-    (tmp_path / "report.md").write_text("# Field notes\n\n**Date:** 2020-01-01\n\n**Question:** Is it quiet?\n\n"
-                                        "The pump ran quietly.\n", encoding="utf-8")
-    _render(tmp_path / "report.md", tmp_path)
-    for text in (fidelity.pdf_text(tmp_path / "report.pdf"), fidelity.docx_text(tmp_path / "report.docx")):
+    for text in _rendered_texts("# Field notes\n\n**Date:** 2020-01-01\n\n**Question:** Is it quiet?\n\n"
+                                "The pump ran quietly.\n", tmp_path):
         assert "Sources" not in text and "No sources were cited." not in text, text
         assert "The pump ran quietly." in text
 
