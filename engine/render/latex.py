@@ -401,13 +401,14 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
 
     meta: dict[str, object] = {
         "title": plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
-        "question": plain(doc.question) or [str_node("—")],
         "date": plain(doc.date),
         "labels": {k: plain(v) for k, v in labels.items()},
         "mainfont": plan.main, "sansfont": plan.sans, "monofont": plan.mono,
     }
     if doc.notice and doc.notice.strip():
         meta["notice"] = plain(doc.notice)
+    if question := plain(doc.question):  # a report without a question shows no Question line, as in Word
+        meta["question"] = question
     if clarification := plain(doc.clarification):
         meta["clarification"] = clarification
     if summary := markdown(doc.executive_summary, 2):

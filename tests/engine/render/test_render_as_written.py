@@ -210,6 +210,17 @@ def test_render_of_a_report_without_sources_adds_no_sources_section(tmp_path):
         assert "The pump ran quietly." in text
 
 
+@needs_tex
+def test_a_report_without_a_question_line_shows_none_in_the_pdf_or_word(tmp_path):
+    """Without a ``**Question:**`` line (and no review.md beside it) neither output shows a Question
+    line; the PDF showed "Question: —" where the Word document showed nothing."""
+    pdf, docx = _rendered_texts("# Field notes\n\n**Date:** 2020-01-01\n\nThe pump ran quietly.\n", tmp_path)
+    for text in (pdf, docx):
+        flat = " ".join(text.split())
+        assert "Question" not in flat and "—" not in flat, flat
+        assert "Date: 2020-01-01 The pump ran quietly." in flat, flat
+
+
 # --- the lines under the title as written -----------------------------------------------------------
 
 #: (name, the lines under the title, the date, the question and the clarification they give)
