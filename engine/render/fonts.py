@@ -333,10 +333,17 @@ def _clusters(text: str) -> Iterable[str]:
 
 
 def grapheme_ends(text: str) -> set[int]:
-    """Where the extended grapheme clusters of ``text`` end (Unicode UAX #29 by ICU), as offsets."""
+    """Where the extended grapheme clusters of ``text`` end (Unicode UAX #29 by ICU), as offsets
+    into ``text`` (code points). ICU's own offsets (``segments()``) count UTF-16 code units, two for
+    a character beyond the BMP (an emoji, a CJK Extension B ideograph): the clusters are read as
+    strings and measured here."""
     from icu4py.breakers import CharacterBreaker
 
-    return {end for _, end in CharacterBreaker(text, "root").segments()} if text else set()
+    ends, at = set(), 0
+    for cluster in CharacterBreaker(text, "root") if text else ():
+        at += len(cluster)
+        ends.add(at)
+    return ends
 
 
 def _is_tag(ch: str) -> bool:

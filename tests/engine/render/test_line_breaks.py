@@ -54,7 +54,7 @@ def _cuts(text: str, max_run: int) -> list[int]:
 @pytest.mark.parametrize("word", LONG_WORDS.values(), ids=LONG_WORDS.keys())
 def test_a_long_run_breaks_only_between_grapheme_clusters(word, max_run):
     """A vowel sign, virama or mark never starts a line (drawn alone over a dotted circle)."""
-    ends = {end for _, end in CharacterBreaker(word, "root").segments()}  # Unicode UAX #29 by ICU
+    ends = _python_ends(word)  # Unicode UAX #29 by ICU
     cuts = _cuts(word, max_run)
     if len(word) > max_run:
         assert cuts, word
@@ -117,7 +117,7 @@ UNBROKEN_BY_TEX = {
 
 @pytest.mark.parametrize("word", UNBROKEN_BY_TEX.values(), ids=UNBROKEN_BY_TEX.keys())
 def test_a_long_run_of_a_script_tex_does_not_break_gets_break_points(word):
-    ends = {end for _, end in CharacterBreaker(word, "root").segments()}
+    ends = _python_ends(word)
     cuts = _cuts(word, LONG_RUN)
     assert cuts and set(cuts) <= ends, word
     assert max(b - a for a, b in zip([0, *cuts], [*cuts, len(word)], strict=True)) <= LONG_RUN
@@ -182,3 +182,31 @@ def test_code_and_long_runs_in_any_script_stay_inside_the_margins(tmp_path):
     text = "".join(pdf_text(result.pdf).split())
     for letters in ("ཀཁགང", "ꕙꔤꕮꔷ"):
         assert text.count(letters) >= 20, (letters, text)
+
+
+
+def _python_ends(text: str) -> set[int]:
+    """Where ICU's grapheme clusters of ``text`` end, as offsets into the Python string (code points)."""
+    at, ends = 0, set()
+    for cluster in CharacterBreaker(text, "root"):  # the clusters as strings: no UTF-16 offsets
+        at += len(cluster)
+        ends.add(at)
+    return ends
+
+
+@pytest.mark.parametrize("text, clusters", [
+    ("What is \U0002A6D6?", ["\U0002A6D6", "?"]),
+    ("\U0002A6D6 again.", ["\U0002A6D6", " ", "a"]),
+    ("a😀b 👍🏽!", ["😀", "b", "👍🏽", "!"]),
+])
+def test_a_character_after_one_beyond_the_bmp_is_a_cluster_of_its_own(text, clusters):
+    """ICU counts offsets in UTF-16 code units: read as Python's, the character after an emoji or a
+    CJK Extension B ideograph joined its cluster, and a placeholder swallowed it ("[U+2A6D6: … + space]")."""
+    from engine.render.fonts import FontPlan, _clusters, grapheme_ends, segments
+
+    assert grapheme_ends(text) == _python_ends(text)
+    found = list(_clusters(text))
+    assert "".join(found) == text and all(c in found for c in clusters), found
+    plan = FontPlan("en", [text], installed_faces())
+    shown = "".join(piece for _, piece in segments(text, plan, plan.main))
+    assert shown.endswith(text[text.index(clusters[0]) + len(clusters[0]):]), shown  # all after it kept
