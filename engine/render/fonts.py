@@ -128,6 +128,9 @@ class FontPlan:
         self.scripts = _script_fonts(self.faces)
         self._own: dict[str, tuple[str, ...]] = {}
         self.used: dict[str, str] = {}  # fallback family -> LaTeX command name
+        #: What no installed font has, as set so far: each cluster (a character with its marks, or an
+        #: emoji sequence) that became a placeholder, in the order first met, with its placeholder.
+        self.placeholders: dict[str, str] = {}
         self._cache: dict[tuple[str, str], str | None] = {}
 
     def font_for(self, ch: str, base: str) -> str | None:
@@ -290,6 +293,32 @@ def placeholder(chars: str) -> str:
     return f"[U+{ord(first):04X}{': ' + name if name else ''}]"
 
 
+#: How many clusters :func:`placeholder_warning` names before it counts the rest.
+NAMED_PLACEHOLDERS = 12
+
+
+def code_points(text: str) -> str:
+    """``text``'s code points as Unicode writes them, joined by ``+`` (``U+2A6D6``, ``U+0061+U+20DD``)."""
+    return "+".join(f"U+{ord(c):04X}" for c in text)
+
+
+def placeholder_warning(clusters: Iterable[str]) -> str | None:
+    """One line saying which characters no installed font has and that the PDF shows them as
+    placeholders, or None when there are none.
+
+    ``clusters``: what became placeholders (:attr:`FontPlan.placeholders`), each named once by its
+    code points (:func:`code_points`) in the order given; past :data:`NAMED_PLACEHOLDERS` the rest
+    are counted (``… and 3 more``). E.g. ``No installed font has U+2A6D6, U+119A0: the PDF shows
+    them as placeholders naming them`` (the PDF's ``[U+2A6D6: cjk unified ideograph-2a6d6]``)."""
+    found = list(dict.fromkeys(clusters))
+    if not found:
+        return None
+    named = ", ".join(code_points(c) for c in found[:NAMED_PLACEHOLDERS])
+    more = f" and {len(found) - NAMED_PLACEHOLDERS} more" if len(found) > NAMED_PLACEHOLDERS else ""
+    them = "it as a placeholder naming it" if len(found) == 1 else "them as placeholders naming them"
+    return f"No installed font has {named}{more}: the PDF shows {them}"
+
+
 def _is_extender(ch: str) -> bool:
     cp = ord(ch)
     return (0xFE00 <= cp <= 0xFE0F or 0x1F3FB <= cp <= 0x1F3FF or cp == 0x20E3
@@ -426,7 +455,7 @@ def _cluster_parts(cluster: str, plan: FontPlan, base: str) -> list[tuple[str, s
     if any(f is None for f in parts) or not parts or _apart(cluster, fonts):
         if not _apart(cluster, fonts) and all(unicodedata.category(c) == "Cf" or _is_extender(c) for c in cluster):
             return []  # invisible format characters: nothing to show
-        return [("", placeholder(cluster))]
+        return [("", plan.placeholders.setdefault(cluster, placeholder(cluster)))]
     out: list[tuple[str, str]] = []
     family = parts[0]
     for c, f in zip(cluster, fonts, strict=True):

@@ -361,13 +361,28 @@ def document_labels(doc: ReportDocument) -> dict[str, str]:
             "noreview": labels[doc.review_absent]}
 
 
-def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> str:
+class LatexSource(str):
+    """The text of ``report.tex`` (a ``str``), with ``placeholders``: each cluster (a character with
+    its marks, an emoji sequence) that no installed font has and that the text shows as a
+    placeholder instead, in the order first met (:attr:`engine.render.fonts.FontPlan.placeholders`)."""
+
+    placeholders: tuple[str, ...]
+
+    def __new__(cls, text: str, placeholders: tuple[str, ...] = ()) -> LatexSource:
+        """``text`` with its ``placeholders``."""
+        source = super().__new__(cls, text)
+        source.placeholders = tuple(placeholders)
+        return source
+
+
+def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> LatexSource:
     """Render ``doc`` to the text of ``report.tex`` (XeLaTeX, UTF-8) through the report template.
 
     Markdown fields are parsed by pandoc (GitHub-flavoured, no raw LaTeX, no math) and every
     string, plain or Markdown, reaches LaTeX only through pandoc's escaping. Characters the main
     font lacks are set in an installed font that has them (found through fontconfig), and
-    anything no font has becomes a visible placeholder (``[emoji: rocket]``).
+    anything no font has becomes a visible placeholder (``[emoji: rocket]``), listed in the
+    result's ``placeholders`` (:class:`LatexSource`) so that the PDF's warnings can say so.
 
     Each pandoc call is stopped as soon as ``cancel`` is set, and none starts after it.
 
@@ -425,7 +440,8 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
     meta = {k: v for k, v in meta.items() if v != ()}
     version, args = _pandoc_setup()
     document = {"pandoc-api-version": version, "meta": {k: _meta(v) for k, v in meta.items()}, "blocks": body}
-    return convert_text(json.dumps(document), WRITER, "json", extra_args=args, cancel=cancel)
+    tex = convert_text(json.dumps(document), WRITER, "json", extra_args=args, cancel=cancel)
+    return LatexSource(tex, tuple(plan.placeholders))
 
 
 def _language_meta(language: str, plan: FontPlan) -> dict[str, object]:

@@ -88,8 +88,9 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
     Returns:
         ``{"report_tex", "pdf", "docx"}`` paths (strings) for the files written, plus
         ``pdf_error`` and ``pdf_log_tail`` (also written to ``pdf-error.log``, unless the build
-        was stopped: :func:`_record_failures`) when the PDF was not built, ``pdf_warnings`` (overfull boxes wider than
-        :data:`engine.render.pdf.OVERFULL_LIMIT_PT`, missing glyphs) when it was built with
+        was stopped: :func:`_record_failures`) when the PDF was not built, ``pdf_warnings`` (first the
+        characters no installed font has, which the PDF shows as placeholders, then overfull boxes wider than
+        :data:`engine.render.pdf.OVERFULL_LIMIT_PT` and missing glyphs) when it was built with
         them (also kept as ``pdf_warnings`` in the folder's ``usage.json``, logged at info level), and
         ``docx_error`` (one line, also written to ``docx-error.log``) when the Word document was
         not (:data:`DOCX_CANCELLED` when ``cancel`` stopped it: logged at info level, as the PDF's
@@ -117,7 +118,7 @@ def render_outputs(doc: ReportDocument, directory: Path, *, timeout: float = 120
     paths["report_tex"] = str(directory / "report.tex")
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docx") as pool:
         docx = pool.submit(_docx, doc, directory / "report.docx", cancel)
-        paths.update(_pdf(tex, directory, timeout, cancel))
+        paths.update(_pdf(tex, directory, timeout, cancel, getattr(tex, "placeholders", ())))
         paths.update(_result(docx))
     _record_failures(directory, paths, cancel)
     return paths
@@ -135,15 +136,21 @@ def _result(future: Future) -> dict:
             continue
 
 
-def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | None) -> dict:
-    """Build ``report.pdf`` from ``tex`` (see :func:`render_outputs` for the keys returned)."""
+def _pdf(tex: str, directory: Path, timeout: float, cancel: threading.Event | None,
+         placeholders: tuple[str, ...] = ()) -> dict:
+    """Build ``report.pdf`` from ``tex`` (see :func:`render_outputs` for the keys returned);
+    ``placeholders``: what ``tex`` shows as placeholders (:class:`engine.render.latex.LatexSource`),
+    named in the first warning (:func:`engine.render.fonts.placeholder_warning`)."""
+    from engine.render.fonts import placeholder_warning
     from engine.render.pdf import build_pdf, overfull_boxes
 
     paths: dict = {}
     build = build_pdf(tex, directory, timeout=timeout, cancel=cancel)
     if build.pdf is not None:
         paths["pdf"] = str(build.pdf)
-        problems = overfull_boxes(build.warnings) + [w for w in build.warnings if w.startswith("Missing character")]
+        shown = placeholder_warning(placeholders)  # text the reader sees only as a placeholder: first
+        problems = ([shown] if shown else []) + overfull_boxes(build.warnings) + [
+            w for w in build.warnings if w.startswith("Missing character")]
         if problems:
             log.info("event=pdf_warnings count=%d first=%s", len(problems), quoted(problems[0]))
             paths["pdf_warnings"] = problems

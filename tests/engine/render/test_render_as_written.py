@@ -221,6 +221,42 @@ def test_a_report_without_a_question_line_shows_none_in_the_pdf_or_word(tmp_path
         assert "Date: 2020-01-01 The pump ran quietly." in flat, flat
 
 
+#: Characters no installed font has (CJK Extension B, Nandinagari, Garay), each shown as a placeholder.
+NO_FONT = {"\U0002A6D6": "U+2A6D6", "\U000119A0": "U+119A0", "\U00010D50": "U+10D50"}
+
+
+@needs_tex
+def test_render_warns_of_the_characters_shown_as_placeholders(tmp_path):
+    """A character no installed font has is a placeholder in the PDF (``[U+2A6D6]``); ``render`` says
+    which (their code points), first among its warnings, and usage.json keeps the warning."""
+    import json
+
+    rare = list(NO_FONT)
+    (tmp_path / "usage.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "report.md").write_text(
+        f"# Rare letters\n\n**Date:** 2020-01-01\n\n**Question:** What is {rare[0]}?\n\n"
+        f"The letters {rare[1]} and `{rare[2]}` and {rare[0]} again.\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", str(tmp_path / "report.md")], prog_name="deepresearch")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines and lines[0].startswith("deepresearch: warning: "), lines
+    assert all(code in lines[0] for code in NO_FONT.values()) and "placeholder" in lines[0], lines
+    assert lines[0].count("U+2A6D6") == 1, lines  # each character named once
+    kept = json.loads((tmp_path / "usage.json").read_text(encoding="utf-8"))["pdf_warnings"]
+    assert kept[0] == lines[0].removeprefix("deepresearch: warning: "), kept
+
+
+def test_the_placeholder_warning_names_each_character_once_and_counts_the_rest():
+    from engine.render.fonts import NAMED_PLACEHOLDERS, placeholder_warning
+
+    many = [chr(0x2A6D6 + k) for k in range(NAMED_PLACEHOLDERS + 3)]
+    line = placeholder_warning([*many, many[0], "a\u20dd"])
+    assert line.startswith("No installed font has U+2A6D6, U+2A6D7, ") and line.count("U+2A6D6") == 1, line
+    assert " and 4 more: the PDF shows them as placeholders" in line, line
+    assert placeholder_warning([]) is None
+    assert placeholder_warning(["a\u20dd"]).startswith("No installed font has U+0061+U+20DD: the PDF shows it as")
+
+
 # --- the lines under the title as written -----------------------------------------------------------
 
 #: (name, the lines under the title, the date, the question and the clarification they give)
