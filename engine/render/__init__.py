@@ -54,6 +54,13 @@ class ReportDocument:
         clarification: the clarifying question the bot asked and the requester's answer, shown
             under the question (plain text, ``asked — answer``, one line per question asked;
             :func:`engine.artifacts.clarifications`), "" when none was asked.
+        front_markdown: the lines under the title as report.md writes them (Markdown, one line per
+            field; a clarification's lines one per question), by key (``date``, ``question``,
+            ``clarification``): the outputs show them with their inline Markdown (bold, emphasis,
+            code, links: :func:`engine.render.markdown.field_inlines`) where ``date``, ``question``
+            and ``clarification`` hold their plain text (for the Word document's properties and
+            the title a report without one takes from its question). A key absent (a run's own
+            values, a question read from review.md) is shown as its plain text.
         labels: the report's own labels as its report.md writes them, by key of
             :func:`engine.render.latex.labels_for` (``{"date": "Datum", "summary": "Zusammenfassung"}``:
             :func:`engine.render.reread.document_from_markdown`); they stand for those of ``language``.
@@ -73,6 +80,7 @@ class ReportDocument:
     review_absent: str = "noreview"
     clarification: str = ""
     labels: dict[str, str] = field(default_factory=dict)
+    front_markdown: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

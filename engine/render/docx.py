@@ -23,6 +23,7 @@ from engine.render.markdown import (
     Node,
     Sanitizer,
     clean_text,
+    field_inlines,
     pandoc_api_version,
     parse_markdown,
     plain_inlines,
@@ -109,7 +110,12 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
         return [pf.Para(pf.Emph(*plain(labels[label])))]
 
     title = plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report")
-    blocks = _front(doc, labels, plain)
+    def front(key: str) -> list[pf.Element]:
+        """A line under the title: its Markdown as report.md writes it, else its plain text."""
+        written = doc.front_markdown.get(key)
+        return _inlines(field_inlines(written, cancel)) if written else plain(getattr(doc, key))
+
+    blocks = _front(doc, labels, plain, front)
     if summary := markdown(doc.executive_summary, 2):  # a report without a summary shows no such section
         blocks += [pf.Header(*plain(labels["summary"]), level=1), *summary]
     blocks += markdown(doc.body, 1, keep_ids=True)
@@ -134,17 +140,16 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
     return docx_note_refs(document.walk(_strikeout).walk(_bidi))
 
 
-def _front(doc: ReportDocument, labels: dict, plain) -> list[pf.Element]:
+def _front(doc: ReportDocument, labels: dict, plain, front) -> list[pf.Element]:
     """The notice, the date, the question and the clarifying questions asked with their answers
-    (one line each), above the summary."""
+    (one line each), above the summary; ``front(key)`` gives the inlines of the line ``key``."""
     blocks: list[pf.Element] = []
     if doc.notice and doc.notice.strip():
         blocks.append(pf.Para(pf.Emph(*plain(doc.notice))))
-    blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *plain(doc.date)))
-    for key, text in (("question", doc.question), ("clarification", doc.clarification)):
-        if text.strip():
-            blocks += [pf.Para(pf.Strong(*plain(labels[key] + ":"))),
-                       pf.BlockQuote(pf.Para(pf.Emph(*plain(text))))]
+    blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *front("date")))
+    for key in ("question", "clarification"):
+        if inlines := front(key):
+            blocks += [pf.Para(pf.Strong(*plain(labels[key] + ":"))), pf.BlockQuote(pf.Para(pf.Emph(*inlines)))]
     return blocks
 
 

@@ -29,6 +29,7 @@ from engine.render.markdown import (
     Attr,
     Node,
     Sanitizer,
+    field_inlines,
     pandoc_api_version,
     parse_markdown,
     plain_inlines,
@@ -411,20 +412,25 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
     def plain(text: str) -> list[Node]:
         return typeset.inlines(plain_inlines(text))
 
+    def front(key: str) -> list[Node]:
+        """A line under the title: its Markdown as report.md writes it, else its plain text."""
+        written = doc.front_markdown.get(key)
+        return typeset.inlines(field_inlines(written, cancel)) if written else plain(getattr(doc, key))
+
     def field_blocks(text: str) -> list[Node]:
         return markdown(text, 4) or [{"t": "Para", "c": plain(labels["none"])}]
 
     meta: dict[str, object] = {
         "title": plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
-        "date": plain(doc.date),
+        "date": front("date"),
         "labels": {k: plain(v) for k, v in labels.items()},
         "mainfont": plan.main, "sansfont": plan.sans, "monofont": plan.mono,
     }
     if doc.notice and doc.notice.strip():
         meta["notice"] = plain(doc.notice)
-    if question := plain(doc.question):  # a report without a question shows no Question line, as in Word
+    if question := front("question"):  # a report without a question shows no Question line, as in Word
         meta["question"] = question
-    if clarification := plain(doc.clarification):
+    if clarification := front("clarification"):
         meta["clarification"] = clarification
     if summary := markdown(doc.executive_summary, 2):
         meta["summary"] = summary

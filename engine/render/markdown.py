@@ -331,10 +331,46 @@ def heading_text(markdown: str) -> str:
     blocks = parse_markdown("# " + " ".join(markdown.split()))
     if not blocks or blocks[0]["t"] != "Header":
         return markdown.strip()
-    inlines = Sanitizer(1, False).blocks(blocks)[0]["c"][2]
-    return " ".join("".join(n["c"] if n["t"] == "Str" else n["c"][1] if n["t"] == "Code" else " "
-                            for n in _walk_nodes(inlines)
-                            if n["t"] in ("Str", "Code", "Space", "SoftBreak", "LineBreak")).split())
+    return " ".join(_shown_text(Sanitizer(1, False).blocks(blocks)[0]["c"][2]).split())
+
+
+def _shown_text(inlines: list[Node]) -> str:
+    """The text a reader sees of sanitized inlines: words, code as its text, a space for each space or
+    soft break and a newline for each line break; markup gone."""
+    return "".join(n["c"] if n["t"] == "Str" else n["c"][1] if n["t"] == "Code" else
+                   "\n" if n["t"] == "LineBreak" else " " for n in _walk_nodes(inlines)
+                   if n["t"] in ("Str", "Code", "Space", "SoftBreak", "LineBreak"))
+
+
+#: What a line under the title is parsed after, so its text is read where report.md has it: inside a
+#: paragraph, after its bold label (``- x`` or ``1. x`` there is text, not a list).
+_FIELD_LABEL = "**x:** "
+
+
+def field_inlines(markdown: str, cancel: threading.Event | None = None) -> list[Node]:
+    """Pandoc inlines of the text of a line under a report's title (``**Date:** **3 March**``,
+    ``**Question:** Is *this* `x`?``) as report.md writes it, without its label: read where it stands
+    (after the bold label, in a paragraph) and sanitized as the body is (:class:`Sanitizer`), so
+    bold, emphasis, code and web links show as in the body. Each line of ``markdown`` is a field of
+    its own (one clarification per line); their inlines are joined by line breaks. ``[]`` for blank
+    text. pandoc is stopped as soon as ``cancel`` is set (raises :class:`engine.render.pandoc.PandocCancelled`)."""
+    out: list[Node] = []
+    for line in (ln.strip() for ln in markdown.split("\n") if ln.strip()):
+        blocks = Sanitizer(1, False).blocks(parse_markdown(_FIELD_LABEL + line, cancel))
+        inlines = blocks[0]["c"] if len(blocks) == 1 and blocks[0]["t"] in ("Para", "Plain") else []
+        if inlines[:2] and inlines[0]["t"] == "Strong" and inlines[1]["t"] == "Space":
+            inlines = inlines[2:]
+        else:  # not read as a paragraph after its label (never seen): its text as written
+            inlines = plain_inlines(line)
+        out.extend([{"t": "LineBreak"}] if out else [])
+        out.extend(inlines)
+    return out
+
+
+def field_text(markdown: str, cancel: threading.Event | None = None) -> str:
+    """The text a reader sees of a line under the title (:func:`field_inlines`): markup gone, escapes
+    resolved, its lines joined by newlines (``**3 March**``: ``3 March``; ``R\\&D`` : ``R&D``)."""
+    return _shown_text(field_inlines(markdown, cancel))
 
 
 def url_inlines(url: str) -> list[Node]:

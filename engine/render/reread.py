@@ -16,7 +16,7 @@ from engine.headings import DEEPEST, heading_levels, shift_headings, split_lines
 from engine.language import detect_language
 from engine.offline_phrases import PHRASES
 from engine.render import ReportDocument, SourceEntry
-from engine.render.markdown import clean_text, heading_text
+from engine.render.markdown import clean_text, field_text, heading_text
 from engine.text import markdown_unescape, split_urls
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
@@ -116,8 +116,8 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
     ``**Date:** …``, ``**Question:** …`` and ``**Clarification:** …`` fields (labels of any
     language) that open a report.md after its title and notice (:func:`engine.artifacts.front_matter`
     writes each as a paragraph; one paragraph may hold several, each on a line of its own, and a
-    field's text goes on to the end of its paragraph or to the next such line), their text as
-    written (a date in any form), unescaped, the clarifications (one per question asked) one line each; ``labels`` the
+    field's text goes on to the end of its paragraph or to the next such line), their Markdown as
+    written (a date in any form), each field on one line, the clarifications (one per question asked) one line each; ``labels`` the
     label of each key as the file writes it (``{"date": "Datum"}``)."""
     from engine.render.latex import LABELS
 
@@ -141,7 +141,7 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
                 not _BLOCK_START.match(lines[at])):
             parts.append(lines[at])
             at += 1
-        line = markdown_unescape(" ".join(" ".join(parts).split()))
+        line = " ".join(" ".join(parts).split())
         found[key] = f"{found[key]}\n{line}" if key in found else line
         written.setdefault(key, m.group(1))
 
@@ -182,7 +182,8 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
 
     The title is the first level-1 heading at the top; the ``**Date:**``, ``**Question:**`` and
     ``**Clarification:**`` paragraphs under it (and the notice) give the date, the question (before
-    the ``question`` and ``date`` passed) and the clarifying questions asked with their answers; an
+    the ``question`` and ``date`` passed) and the clarifying questions asked with their answers (their
+    plain text, and their Markdown as written in ``front_markdown``, shown with it); an
     executive summary is the first level-2 section when its heading is the summary label in any
     language and text stands under it (a summary heading with nothing under it is a heading of the
     body, and a report without one has no summary: the outputs show no section it does not have);
@@ -203,9 +204,11 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
         title, text = heading_text(heads[0].text), text[heads[0].end:]
     text, notice = split_notice(text)
     text, front, labels = _front_matter(text)
-    question = front.get("question") or question
-    clarification = front.get("clarification", "")
-    date = front.get("date") or date  # as written: "1 March 2021 (revised)" too
+    front = {key: line for key, line in front.items() if field_text(line).strip()}  # "**Date:**" alone: none
+    shown = {key: field_text(line) for key, line in front.items()}  # the words, markup gone: "**3 March**" → "3 March"
+    question = shown.get("question") or question
+    clarification = shown.get("clarification", "")
+    date = shown.get("date") or date  # as written: "1 March 2021 (revised)" too
     heads = _headings(text)
     sources: list[SourceEntry] = []
     no_sources = ""
@@ -230,7 +233,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
                           executive_summary=summary, body=body, review=review or [], sources=sources,
                           language=language, notice=notice, no_sources=no_sources, clarification=clarification,
-                          labels=labels, sources_section=has_sources)
+                          labels=labels, sources_section=has_sources, front_markdown=front)
 
 
 def _alternatives(key: str, number: str = r"(\d+)") -> str:

@@ -294,6 +294,52 @@ def test_render_shows_every_line_under_the_title_as_written(tmp_path, front, dat
         assert not clarification or f"Clarification: {clarification} Body." in flat, flat
 
 
+#: Lines under the title with inline Markdown: bold, emphasis, code, a link.
+MARKED_FRONT = ("**Date:** **2024-05-01**\n\n**Question:** Is *water* `H2O` and [wet](https://example.com/wet)?\n\n"
+                "**Clarification:** Which? — The **tap** one.")
+
+
+@needs_tex
+def test_markdown_in_the_lines_under_the_title_is_shown_as_the_body_shows_it(tmp_path):
+    """Stars, backticks and link brackets of the Date, Question and Clarification lines are markup in the
+    PDF and the Word document, as in the body, not text shown as written."""
+    from docx import Document
+
+    pdf, docx = _rendered_texts(f"# Water\n\n{MARKED_FRONT}\n\nBody.\n", tmp_path)
+    for text in (pdf, docx):
+        flat = " ".join(text.split())
+        assert ("Date: 2024-05-01 Question: Is water H2O and wet? Clarification: Which? — The tap one. Body."
+                in flat), flat
+    tex = (tmp_path / "report.tex").read_text(encoding="utf-8")
+    for marked in ("\\textbf{2024-05-01}", "\\emph{water}", "\\texttt{H2O}", "\\href{https://example.com/wet}",
+                   "\\textbf{tap}"):
+        assert marked in tex, marked
+    runs = [r for p in Document(str(tmp_path / "report.docx")).paragraphs[:8] for r in p.runs]
+    assert any(r.text == "2024-05-01" and r.bold for r in runs), [(r.text, r.bold) for r in runs]
+    assert any(r.text == "tap" and r.bold for r in runs), [(r.text, r.bold) for r in runs]
+    assert any(r.text == "H2O" and r.style.name == "Verbatim Char" for r in runs), [(r.text, r.style.name) for r in runs]
+    assert "https://example.com/wet" in fidelity_links(tmp_path / "report.docx")
+
+
+def fidelity_links(path: Path) -> set[str]:
+    from tests.engine.render import fidelity
+
+    return fidelity.docx_links(path)[2]
+
+
+def test_word_properties_of_marked_lines_under_the_title_are_their_plain_text(tmp_path):
+    """A report without a title is named by its question: the Word document's title property is the
+    question's words, and a bold ISO date still dates the document."""
+    from docx import Document
+
+    from engine.render.docx import render_docx
+
+    doc = document_from_markdown(f"{MARKED_FRONT}\n\nBody.\n")
+    properties = Document(str(render_docx(doc, tmp_path / "report.docx"))).core_properties
+    assert properties.title == "Is water H2O and wet?"
+    assert properties.created.date().isoformat() == "2024-05-01"
+
+
 # --- link destinations as written ------------------------------------------------------------------
 
 #: Every form of a CommonMark link destination (spec 0.31, §6.3), and what a reader sees of the entry.
