@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import math
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+
+import regex
 
 from engine.render.markdown import Node, stringify
 
@@ -18,6 +24,12 @@ SIZES = (("", 1.0), ("\\small", 1.1), ("\\footnotesize", 1.22), ("\\scriptsize",
 LANDSCAPE = 1.41  # A4 turned: the text width grows by the page's aspect ratio
 MIN_COLUMN = 8
 NATURAL = 0.9  # a table whose one-line width is below this share of the line keeps natural widths
+#: How wide a letter of each script is, in characters of Latin body text: the width nine in ten of
+#: the script's letters are no wider than, in the font the PDF sets it in, over the mean width of the
+#: main font's a-z, measured with XeTeX by ``scripts/measure_script_widths.py`` (Cherokee 1.66, Han 1.82).
+SCRIPT_WIDTHS: dict[str, float] = json.loads(Path(__file__).with_name("script_widths.json").read_text(encoding="utf-8"))
+_SCRIPTS = [(regex.compile(r"\p{Script=%s}" % name.replace(" ", "_")), width)  # noqa: UP031
+            for name, width in SCRIPT_WIDTHS.items()]
 
 
 @dataclass
@@ -55,13 +67,39 @@ def _code_as_text(value: object) -> object:
     return value
 
 
+@functools.cache
+def char_width(ch: str) -> float:
+    """How wide ``ch`` is set, in characters of Latin body text (the unit of :data:`CHARS_PER_LINE`).
+
+    A combining mark drawn over or under its letter (Unicode category Mn, Me) and an invisible
+    format character (Cf) take no room; a letter of a script in :data:`SCRIPT_WIDTHS` takes its
+    script's width (at least 1); another wide or fullwidth character (UAX #11: East Asian Width W
+    or F: fullwidth punctuation, emoji) that of Han; anything else (Latin, Greek, Cyrillic, digits,
+    punctuation, spaces) 1."""
+    category = unicodedata.category(ch)
+    if category in ("Mn", "Me", "Cf"):
+        return 0.0
+    if ord(ch) < 0x80:
+        return 1.0
+    width = next((w for pattern, w in _SCRIPTS if pattern.match(ch)), None)
+    if width is None and unicodedata.east_asian_width(ch) in ("W", "F"):
+        width = SCRIPT_WIDTHS.get("Han", 2.0)
+    return max(1.0, width or 1.0)
+
+
+def text_width(text: str) -> float:
+    """How wide ``text`` is set on one line, in characters of Latin body text (:func:`char_width`)."""
+    return sum(char_width(c) for c in text)
+
+
 def layout(table: list) -> TableLayout:
     """Choose widths and size for a ``Table`` node's content (pandoc JSON ``c``).
 
     Column widths are proportional to each column's longest cell, damped (square root) so that a
     column of sentences does not starve its neighbours, and never below the column's longest
     word where the line allows it. A table too wide for the text width at the smallest size is
-    set on a landscape page.
+    set on a landscape page. Cells are measured by the width their text takes (:func:`text_width`:
+    a Cherokee or Chinese letter is wider than a Latin one), not by their count of characters.
     """
     ncols = len(table[2])
     longest = [0] * ncols
@@ -72,8 +110,8 @@ def layout(table: list) -> TableLayout:
             text = _cell_text(cell)
             span = max(1, cell[3])
             for k in range(col, min(ncols, col + span)):
-                longest[k] = max(longest[k], len(text) // span)
-                word[k] = max(word[k], max((len(w) for w in text.split()), default=0))
+                longest[k] = max(longest[k], math.ceil(text_width(text)) // span)
+                word[k] = max(word[k], max((math.ceil(text_width(w)) for w in text.split()), default=0))
             col += span
     natural = sum(longest) + CELL_PADDING * ncols
     if natural <= CHARS_PER_LINE * NATURAL:
@@ -100,7 +138,8 @@ def fit_table(node: Node, typeset: Callable[[list, int], list]) -> list[Node]:
     """The ``Table`` node with widths set, its cells typeset, wrapped in size or landscape commands.
 
     ``typeset(blocks, max_run)`` typesets a cell's blocks so that no unbroken run exceeds
-    ``max_run`` characters.
+    ``max_run`` characters: the column's width over the width of the cell's widest character
+    (:func:`char_width`), so a run of a wide script breaks within its column too.
     """
     attr, caption, specs, head, bodies, foot = node["c"]
     plan = layout(node["c"])
@@ -113,7 +152,8 @@ def fit_table(node: Node, typeset: Callable[[list, int], list]) -> list[Node]:
             new_cells, col = [], 0
             for cell in cells:
                 width = min(plan.column_chars[col:col + max(1, cell[3])] or [CHARS_PER_LINE])
-                new_cells.append([*cell[:4], typeset(cell[4], width)])
+                widest = max(1.0, *map(char_width, _cell_text(cell)))
+                new_cells.append([*cell[:4], typeset(cell[4], max(3, int(width / widest)))])
                 col += max(1, cell[3])
             out.append([row_attr, new_cells])
         return out
