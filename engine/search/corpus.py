@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from engine.fsutil import raise_storage_error
-from engine.language import is_function_word
+from engine.language import detect_language, is_function_word
 from engine.search.base import SearchError, SearchResult
 from engine.search.corpus_layout import _MAX_PASSAGES, _ORD_BITS
 from engine.search.extract import LINK_MARK, without_captions
@@ -23,14 +23,41 @@ _SNIPPET_CHARS = 300
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
-def match_expression(query: str) -> str:
-    """Turn free text into a safe FTS5 MATCH expression: its words, each quoted, OR-ed together.
+def match_expression(query: str, language: str = "en") -> str:
+    """Turn free text into a safe FTS5 MATCH expression: its words, each quoted, OR-ed together, and in
+    a language other than English (``language``, ISO 639-1) each word's stem as a prefix
+    (:func:`stem_prefixes`).
 
     FTS5 operators in the text (``"``, ``*``, ``:``, ``(``, ``-``, ``AND``, ``NEAR`` ...) become plain
     words or vanish. Function words (:func:`engine.language.is_function_word`) are dropped unless nothing else is
     left. Returns "" when the text has no word at all.
     """
-    return " OR ".join(f'"{w}"' for w in query_words(query))
+    words = query_words(query)
+    return " OR ".join([f'"{w}"' for w in words] + [f'"{s}"*' for s in stem_prefixes(words, language)])
+
+
+#: Letters a stem needs to be sought as a prefix (:func:`stem_prefixes`): "kost" finds "Kosten" and
+#: "Kostüm" alike, which the passage's ranking and the selection of its sentences sort out.
+MIN_PREFIX_STEM = 4
+
+
+def stem_prefixes(words: list[str], language: str) -> list[str]:
+    """The Snowball stems (:func:`engine.offline_terms.terms`) of ``words`` in ``language`` that are
+    shorter than their word and have :data:`MIN_PREFIX_STEM` letters or more, each once: what the
+    index's tokenizer, whose stemmer is Porter's for English, cannot take off a word of another language.
+    A question's "Gasheizung" and "Wärmepumpe" then find a document that writes "Gasheizungen" and
+    "Wärmepumpen" (prefixes "gasheiz", "warmepump"), "pompe" one with "pompes", "bombas" one with "bomba".
+    None in English (Porter already meets its inflections) or a language Snowball has no stemmer for."""
+    from engine.offline_terms import _stemmer, terms
+
+    if language == "en" or _stemmer(language) is None:
+        return []
+    out: list[str] = []
+    for word in words:
+        stem = next(iter(terms(word, language, split=False)), "")
+        if MIN_PREFIX_STEM <= len(stem) < len(word) and stem.isalnum() and stem not in out:
+            out.append(stem)
+    return out
 
 
 def query_words(query: str, limit: int = 32) -> list[str]:
@@ -65,7 +92,10 @@ class CorpusSearch:
     order, a ~300-character snippet as ``content``, and ``-bm25`` as ``score`` (higher is better).
 
     Matching uses the ``porter unicode61 remove_diacritics 2`` tokenizer: English words match
-    across inflections, accents are ignored in every Latin-script language ("Ecole" finds "école").
+    across inflections, accents are ignored in every Latin-script language ("Ecole" finds "école");
+    a question in another language also seeks each word's Snowball stem as a prefix
+    (:func:`stem_prefixes`: "Gasheizung" finds "Gasheizungen"), its language told by
+    :func:`engine.language.detect_language`.
     Chinese, Japanese and Korean text has no spaces, so FTS5 cannot split it into words: a query
     in those scripts that finds nothing falls back to a substring scan, which is slow on big corpora.
     """
@@ -136,7 +166,7 @@ class CorpusSearch:
     def _rank(conn: sqlite3.Connection, query: str, max_results: int) -> list[tuple]:
         """Rows ``(rowid, score, snippet, body, path, title)``, best first."""
         limit = max(50, max_results * 10)
-        expression = match_expression(query)
+        expression = match_expression(query, detect_language(query))
         rows: list[tuple] = []
         while expression:
             rows = conn.execute(

@@ -459,3 +459,24 @@ async def test_a_question_written_without_spaces_searches_for_its_words(tmp_path
     index = _index(tmp_path, {"tasks.txt": "タスクの取り消し\n\nタスクはcancel()メソッドでキャンセルできます。\n"})
     result = await _one(index, "タスクはどうやってキャンセルしますか？")
     assert result.title == "タスクの取り消し" and "キャンセル" in result.content
+
+
+@pytest.mark.parametrize(("question", "name", "text"), [
+    ("Was kostet eine Gasheizung im Vergleich zu einer Wärmepumpe?", "heizung.md",
+     "# Heizen\n\nGasheizungen kosten in der Anschaffung weniger als Wärmepumpen.\n"),
+    ("Quanto costa una pompa di calore?", "pompe.md", "# Riscaldamento\n\nLe pompe consumano poca elettricità.\n"),
+    ("¿Cuánto cuestan las reformas?", "obras.md", "# Obras\n\nUna obra así cuesta unos 300 euros.\n"),
+])
+async def test_a_question_finds_a_document_writing_its_words_in_another_inflection(tmp_path: Path, question: str,
+                                                                                  name: str, text: str) -> None:
+    # Porter, the index's stemmer, meets "-s" plurals in any language; not German "-en", Italian "pompa" and
+    # "pompe", Spanish "cuestan" and "cuesta": the question's Snowball stems, sought as prefixes, do
+    index = _index(tmp_path, {name: text})
+    assert [r.url for r in await CorpusSearch(index).search(question)] == [name]
+
+
+def test_english_words_are_not_sought_by_prefix() -> None:
+    # Porter, the index's own stemmer, already meets "heating" and "heated": a prefix would only add noise
+    assert match_expression("How do heating systems work?", "en") == '"heating" OR "systems" OR "work"'
+    assert match_expression("Heizungen und Wärmepumpen", "de") == (
+        '"heizungen" OR "wärmepumpen" OR "heizung"* OR "warmepump"*')
