@@ -39,7 +39,8 @@ COVERAGE_FLOOR = 0.5
 #: Share of a term's weight that is the same for every term; the rest is its rarity (idf).
 EQUAL_SHARE = 0.5
 #: And it must name two thirds of the question's terms (at most :data:`MIN_TERMS_CAP` of them):
-#: with two terms, both ("asyncio" and "timeout"), whichever is the rarer among the candidates.
+#: with two terms, both ("asyncio" and "timeout"), whichever is the rarer among the candidates; a
+#: closed compound counts as the words it is made of (:func:`_word_counts`).
 MIN_TERMS_SHARE = 2 / 3
 MIN_TERMS_CAP = 3
 #: Weight of relevance against novelty in maximal marginal relevance (Carbonell & Goldstein's
@@ -62,6 +63,25 @@ def _with_forms(docs: list[list[str]], candidates: list[str], query: str, langua
         doc + [term[w] for w in mentioned_otherwise([w for w in words if term[w] not in doc], c, language)]
         for doc, c in zip(docs, candidates, strict=True)
     ]
+
+
+def _word_counts(query: str, language: str) -> dict[str, int]:
+    """How many words each term of ``query`` (:func:`engine.offline_terms.query_terms`) stands for: the
+    parts of a closed compound (:func:`engine.word_forms.compound_parts`: "Gasheizung" is "Gas" and
+    "Heizung", as English writes "gas boiler"), of each part of a hyphenated word too; 1 for any other
+    term, and for every term of a language that writes its compounds apart. So :data:`MIN_TERMS_SHARE`
+    of a German question asks as much of a sentence as of the same question in English: "Eine
+    Gasheizung kostet 10.000 Euro." names three of the five words of "Was kostet eine Gasheizung im
+    Vergleich zu einer Wärmepumpe?", as "A gas boiler costs" does of its English."""
+    from engine.word_forms import CLOSED_COMPOUNDS, compound_parts
+
+    if language not in CLOSED_COMPOUNDS:
+        return {}
+    words = list(dict.fromkeys(_query_words(query)))
+    return {
+        term: sum(len(compound_parts(part, language)) for part in word.split("-") if part)
+        for word, term in zip(words, _terms_of(words, language, split=False), strict=True)
+    }
 
 
 def _subject_terms(query: list[str], docs: list[list[str]], groups: list[str] | None) -> set[str]:
@@ -143,7 +163,8 @@ def choose(
     top = max(bm25, default=0.0)
     relevance = [b / top if top > 0 else 0.0 for b in bm25]
     content = [{t for t in d if t not in STOPWORDS} for d in docs]
-    need = min(math.ceil(len(query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
+    size = _word_counts(query, language)
+    need = min(math.ceil(sum(size.get(t, 1) for t in query_t) * MIN_TERMS_SHARE), MIN_TERMS_CAP) if floor > 0 else 0
     # of the subject's terms, those asked of the candidates: a Spanish question's "documentación" is
     # no term English pages could name
     about = set(writable(query_terms(unmarked(subject, candidates), language), candidates)) if subject else set()
@@ -158,8 +179,8 @@ def choose(
     left = [
         i
         for i in range(len(candidates))
-        if (coverage[i] >= floor or least and main <= named[i] and len(named[i]) >= least)
-        and len(named[i]) >= need
+        if (coverage[i] >= floor or least and main <= named[i] and sum(size.get(t, 1) for t in named[i]) >= least)
+        and sum(size.get(t, 1) for t in named[i]) >= need
         and not (len(named[i]) == 1 and named[i] <= common)
         and (not about or about & set(docs[i]))
     ]

@@ -279,6 +279,84 @@ def _arabic_forms(word: str, stem) -> set[str]:
     return set(stem.stemWords([*bare, *("ال" + b for b in bare if not b.startswith("ال"))]))
 
 
+#: How often (Zipf, wordfreq's list of the language) a language must write each part of a closed
+#: compound for :func:`compound_parts` to read the word as made of them: "Gas" (4.5) and "Heizung"
+#: (4.0) of "Gasheizung", "Wärme" (4.3) and "Pumpe" (3.6) of "Wärmepumpe"; "leich" (2.7) of "Vergleich" is none.
+#: A part of :data:`MIN_PART` letters needs :data:`MIN_SHORT_PART_ZIPF` ("Gas" 4.5, "Zug" 4.9; not
+#: "kos" 3.1 of "Kosten", "unt" of "Unternehmen", "hei" of "Heizungen"), and a compound's last part, its
+#: head, one letter more ("ten" of "Kosten" is none).
+MIN_PART_ZIPF = 3.0
+MIN_SHORT_PART_ZIPF = 4.0
+#: wordfreq's name of a language of :data:`CLOSED_COMPOUNDS` where it differs (Norwegian Bokmål).
+_WORDFREQ_NAMES = {"no": "nb"}
+
+
+def _part_zipf(part: str, code: str, language: str, head: bool = False) -> float:
+    """How often (Zipf) ``language`` writes ``part`` of a compound, or a head in the base form of its
+    regular inflection (:data:`INFLECTIONS`: "heizungen" as "heizung"); 0.0 for a part too short
+    (:data:`MIN_PART`; a head one letter more) or a short one written less than :data:`MIN_SHORT_PART_ZIPF`."""
+    from wordfreq import zipf_frequency
+
+    if len(part) < MIN_PART + head:
+        return 0.0
+    forms = [part] + [part[: len(part) - len(e)] + b for e, b in INFLECTIONS.get(language, ()) if head
+                      and part.endswith(e) and len(part) - len(e) + len(b) >= MIN_PART + 1]
+    known = max(zipf_frequency(f, code) for f in forms)
+    return 0.0 if len(part) == MIN_PART and known < MIN_SHORT_PART_ZIPF else known
+
+
+@functools.lru_cache(maxsize=4096)
+def compound_parts(word: str, language: str) -> tuple[str, ...]:
+    """The words a closed compound ``word`` of ``language`` (:data:`CLOSED_COMPOUNDS`) is made of,
+    lower-cased, the linking element (:data:`LINKS`) left off each modifier: "Gasheizung" -> ("gas",
+    "heizung"), "Betriebskosten" -> ("betrieb", "kosten"), "Jahresarbeitszahl" -> ("jahr", "arbeit",
+    "zahl"). Each part is written at least :data:`MIN_PART_ZIPF` (wordfreq; a head in any regular
+    inflection: "Gasheizungen") and is no function word or verb prefix ("ein" of "Einbau", "ver" of
+    "Verkauf"; :func:`_part_zipf` for short parts); of several cuts the one whose rarest part is written most
+    often wins. A word that is such a prefix or particle and a word is no compound ("Nachteile": "nach",
+    "Teile", never "Nacht" and "Eile"; "Verbraucher"). ``(word,)`` lower-cased for any other word, and in any other language: English writes
+    "heat pump" as two words, German "Wärmepumpe" as one, and the offline selection counts what a
+    sentence names of a question in such words (:func:`engine.offline_select.choose`). A cut is a
+    guess from word frequencies, no dictionary's."""
+    low = word.lower()
+    if language not in CLOSED_COMPOUNDS or not low.isalpha() or len(low) < 2 * MIN_PART + 1:
+        return (low,)
+    from wordfreq import available_languages
+
+    code = _WORDFREQ_NAMES.get(language, language)
+    if code not in available_languages():
+        return (low,)
+    best: tuple[float, tuple[str, ...]] = (0.0, (low,))
+    for cut in range(2, len(low) - MIN_PART):
+        head = low[cut:]
+        known = _part_zipf(head, code, language, head=True)
+        if _not_a_part(low[:cut]) and known >= MIN_PART_ZIPF:
+            return (low,)  # a prefix or particle and a word: "Nach|teile", "Ver|braucher", "Ein|bau"
+        if cut < MIN_PART:
+            continue
+        rest = (head,) if known >= MIN_PART_ZIPF else compound_parts(head, language)
+        if len(rest) == 1 and known < MIN_PART_ZIPF:
+            continue
+        rest_zipf = known if len(rest) == 1 else min(
+            _part_zipf(p, code, language, head=i == len(rest) - 1) for i, p in enumerate(rest))
+        for link in LINKS:
+            modifier = low[: cut - len(link)]
+            if not low[:cut].endswith(link) or _not_a_part(modifier):
+                continue
+            score = min(_part_zipf(modifier, code, language), rest_zipf)
+            if score >= MIN_PART_ZIPF and score > best[0]:
+                best = (score, (modifier, *rest))
+    return best[1]
+
+
+def _not_a_part(word: str) -> bool:
+    """True when ``word`` (lower-cased) cannot be a compound's modifier: a function word ("ein", "auf",
+    "über") or a verb prefix (:data:`_PREFIXES`)."""
+    from engine.language import is_function_word
+
+    return word in _PREFIXES or is_function_word(word)
+
+
 def _compound_part(word: str, token: str, language: str) -> bool:
     """True when ``token`` (a word of the text, lower-cased) is a compound holding ``word``
     (lower-cased): as its head, in any inflection (the rest of ``token`` from a part boundary has

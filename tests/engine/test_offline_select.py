@@ -153,3 +153,39 @@ def test_a_word_no_candidate_writes_still_keeps_out_sentences_on_the_subject_alo
             "Wind turbines turn slowly in light wind and stop in storms.",
             "Wind turbines are serviced twice a year by crews from the port."]
     assert choose(pool, "How loud are wind turbines?", 8) == []
+
+
+#: German sentences on the running and buying costs of gas heating and heat pumps, one on neither.
+HEATING = [
+    "Eine neue Gasheizung kostet mit Einbau etwa 8.000 bis 12.000 Euro.",
+    "Luftwärmepumpen kosten mit Einbau zwischen 25.000 und 35.000 Euro.",
+    "Die Betriebskosten einer Wärmepumpe liegen bei rund 1.200 Euro im Jahr.",
+    "Eine Wärmepumpe nutzt die Wärme der Umgebungsluft zum Heizen.",
+    "Der Vergleich der Angebote lohnt sich immer.",
+]
+
+
+def test_a_compound_counts_as_the_words_it_is_made_of():
+    # "Gasheizung" is "gas boiler": a sentence naming it and "kostet" names three of the question's five
+    # words, as "A gas boiler costs" does of "How much does a gas boiler cost compared to a heat pump?"
+    chosen = choose(HEATING, "Was kostet eine Gasheizung im Vergleich zu einer Wärmepumpe?", 5, "de")
+    assert sorted(chosen) == sorted(HEATING[:3])
+
+
+@pytest.mark.parametrize(("word", "language", "parts"), [
+    ("Gasheizung", "de", ("gas", "heizung")),
+    ("Gasheizungen", "de", ("gas", "heizungen")),
+    ("Betriebskosten", "de", ("betrieb", "kosten")),
+    ("Jahresarbeitszahl", "de", ("jahr", "arbeit", "zahl")),
+    ("warmtepomp", "nl", ("warmte", "pomp")),
+    ("värmepump", "sv", ("värme", "pump")),
+    ("Kosten", "de", ("kosten",)),  # "kos" and "ten" are too short, too rare
+    ("Nachteile", "de", ("nachteile",)),  # a particle and a word, not "Nacht" and "Eile"
+    ("Einbau", "de", ("einbau",)),
+    ("Vergleich", "de", ("vergleich",)),
+    ("heatpump", "en", ("heatpump",)),  # English writes its compounds apart
+])
+def test_a_closed_compound_is_cut_into_the_words_its_language_writes(word, language, parts):
+    from engine.word_forms import compound_parts
+
+    assert compound_parts(word, language) == parts
