@@ -18,9 +18,10 @@ A text mentions a word when one of its words is a form of it:
   "热泵" mentions "熱泵"); a Korean word also without the particle it ends in (:data:`KOREAN_PARTICLES`:
   "히트펌프는" mentions "히트펌프의");
 - a regular inflection that Snowball's stemmer takes to another stem (Spanish "inviernos" -> "invi",
-  "invierno" -> "inviern"; its step for attached pronouns reads "-nos" as one; French "hivers", "hiver";
-  Portuguese "regiões", "região"; Swedish "vintrar", "vinter"): the two words meet once each is also
-  taken back to its base form by its language's rules of inflection (:data:`INFLECTIONS`);
+  "invierno" -> "inviern"; its step for attached pronouns reads "-nos" as one; French "hivers", "hiver",
+  and a verb's plural, which it keeps whole: "coûtent", "coûte"; Portuguese "regiões", "região";
+  Swedish "vintrar", "vinter"): the two words meet once each is also taken back to its base form by
+  its language's rules of inflection (:data:`INFLECTIONS`);
 - in a language that writes compounds as one word (:data:`CLOSED_COMPOUNDS`), a compound whose head
   is the word ("Erdwärmepumpen" mentions "Wärmepumpen") or that holds the word as it is written,
   then a linking element (:data:`LINKS`) and a part that can start a word ("Pumpenhaus" mentions
@@ -65,7 +66,8 @@ _ONSET = re.compile(rf"(?:sch[lmnrw]?|s[ckptlmnw]r?|pf[lr]?|ch[lr]?|[bcdfgkpt][l
 #: analyses -> analysis, indices -> index (Porter2 takes "-s" itself and keeps "news" apart); Spanish and
 #: Portuguese -s, -es, Spanish luces -> luz, Portuguese regiões -> região, animais -> animal, papéis ->
 #: papel, fósseis -> fóssil, homens -> homem, meses -> mês; French -s, -x, chevaux -> cheval, travaux ->
-#: travail; Italian -i for -o and -e, -e for -a, laghi -> lago, banche -> banca; German -e, -en, -n, -er,
+#: travail, and a verb's third person plural, coûtent -> coûte, vendent -> vend (Snowball's French stemmer
+#: leaves "-ent", which many nouns end in: "moment"); Italian -i for -o and -e, -e for -a, laghi -> lago, banche -> banca; German -e, -en, -n, -er,
 #: -s, -nen; Dutch -s, -'s, -en, kinderen -> kind; Swedish, Danish and Norwegian -ar, -er, -or, -r, -e and
 #: the definite -en, -et, -na (with :data:`SYNCOPE`).
 INFLECTIONS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -73,7 +75,7 @@ INFLECTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "es": (("s", ""), ("es", ""), ("ces", "z")),
     "pt": (("s", ""), ("es", ""), ("ões", "ão"), ("ães", "ão"), ("ãos", "ão"), ("ais", "al"), ("éis", "el"),
            ("eis", "il"), ("óis", "ol"), ("uis", "ul"), ("is", "il"), ("ns", "m"), ("eses", "ês")),
-    "fr": (("s", ""), ("x", ""), ("aux", "al"), ("aux", "ail")),
+    "fr": (("s", ""), ("x", ""), ("aux", "al"), ("aux", "ail"), ("ent", "e"), ("ent", "")),
     "it": (("i", "o"), ("i", "e"), ("e", "a"), ("chi", "co"), ("ghi", "go"), ("che", "ca"), ("ghe", "ga"),
            ("ci", "cio"), ("gi", "gio")),
     "de": (("e", ""), ("en", ""), ("n", ""), ("er", ""), ("s", ""), ("nen", "")),

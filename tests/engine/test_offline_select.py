@@ -189,3 +189,10 @@ def test_a_closed_compound_is_cut_into_the_words_its_language_writes(word, langu
     from engine.word_forms import compound_parts
 
     assert compound_parts(word, language) == parts
+
+
+def test_a_french_verb_in_the_plural_is_the_questions_verb():
+    # three of the question's six words: "coûtent" is "coûte", which Snowball's French stemmer does not tell
+    pool = ["Les pompes à chaleur coûtent entre 10 000 et 16 000 euros avec la pose.",
+            "Une pompe à chaleur chauffe aussi l'eau de la maison."]
+    assert choose(pool, "Combien coûte une pompe à chaleur par rapport à une chaudière à gaz ?", 2, "fr") == [pool[0]]

@@ -114,6 +114,9 @@ INFLECTED = [
     ("fr", "hiver", "Les pompes perdent en efficacité pendant les hivers froids."),
     ("fr", "hivers", "La pompe perd en efficacité l'hiver."),
     ("fr", "travaux", "Le travail dure deux jours."),
+    ("fr", "coûte", "Les pompes à chaleur coûtent cher."),  # Snowball keeps "coûtent" whole
+    ("fr", "consomment", "Une chaudière consomme du gaz."),
+    ("fr", "vend", "Les installateurs vendent des pompes."),
     ("pt", "regiões", "A bomba funciona bem nesta região."),
     ("pt", "animais", "Cada animal precisa de calor."),
     ("pt", "papéis", "O papel da bomba."),
