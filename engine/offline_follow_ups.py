@@ -93,7 +93,7 @@ def _without(question: str, said: list[str], language: str) -> str:
     climates"); ``question`` as it is when it writes none of them. "" when no content word of it
     (:func:`engine.offline_text.content_words`, not a verb that asks how,
     :data:`engine.offline_terms.QUESTION_VERBS`) is left: ``said`` is the whole question."""
-    wanted = {w.casefold() for w in said}
+    wanted = {t.casefold() for w in said for t in named_tokens(w)}  # a phrase's words ("heat pumps")
     spans = word_spans(question)
     tokens = [question[a:b] for a, b in spans]
     gone = [t.casefold() in wanted for t in tokens]

@@ -15,12 +15,13 @@ import re
 
 from engine.citations import SID
 from engine.file_labels import source_title
+from engine.language import is_function_word
 from engine.offline_asked import unmarked
 from engine.offline_list_words import COMPARING, RANKING, RELATING, TOGETHER, measure_words
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
-from engine.offline_terms import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms
+from engine.offline_terms import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms, word_spans
 from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
@@ -161,6 +162,40 @@ def _as_written(word: str, text: str) -> str:
     return next((w for w in named_tokens(text) if w.lower() == word), word)
 
 
+def phrases(words: list[str], question: str, language: str = "en") -> list[str]:
+    """``words`` (of ``question``, as it writes them: :func:`unanswered`) with those of the question's
+    subject (:func:`engine.offline_list_pronouns.subject_as_written`, without its article) as that
+    subject, one phrase as the question writes it, when it has two of them and no other word
+    :func:`unanswered` would ask for: "heat pumps", "air-source heat pumps", "bomba de calor", "pompes à
+    chaleur" rather than "heat", "pumps", which name no thing alone. An English subject's last word
+    that reads as a verb (:func:`engine.offline_subject_items._verb`) and has a word of the question's
+    after it is that verb, not the subject's ("How does asyncio | cancel tasks", "How much does a gas
+    boiler | cost compared to …"). In the order of ``words``; a claim that mentions every word of a
+    phrase answers it as it answers the words (:func:`unanswered` reads a phrase's words)."""
+    from engine.offline_list_pronouns import subject_as_written
+    from engine.offline_subject_items import _verb
+
+    subject = subject_as_written(question, language)
+    at = question.find(subject) if subject else -1
+    if at < 0:
+        return words
+    spans = [(a, b) for a, b in word_spans(question) if at <= a and b <= at + len(subject)]
+    while spans and (is_function_word(question[slice(*spans[0])].lower()) or not content_words(question[slice(*spans[0])])):
+        spans = spans[1:]  # "a", "the", "una", "l'"
+    after = [question[a:b] for a, b in word_spans(question) if a >= at + len(subject)]
+    if (language == "en" and len(spans) > 1 and after and content_words(after[0])
+            and _verb(question[slice(*spans[-1])])):
+        spans = spans[:-1]  # "asyncio cancel | tasks": the verb after the subject
+    wanted = {w.casefold() for w in words}
+    own = [question[a:b] for a, b in spans]
+    asked = [w for w in own if content_words(w) and latin_length(w) >= MIN_WORD]
+    if len(spans) < 2 or len(asked) < 2 or not all(w.casefold() in wanted for w in asked):
+        return words
+    phrase_ = question[spans[0][0]:spans[-1][1]]
+    inside = {w.casefold() for w in own}
+    return list(dict.fromkeys(phrase_ if w.casefold() in inside else w for w in words))
+
+
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
     """Up to :data:`MAX_QUOTED` words of the question, quoted: as Markdown that shows them as
     written, or as plain text (``markdown=False``)."""
@@ -270,7 +305,7 @@ def critique(prompt: str, sources: str, findings: str, language: str) -> str:
     points += _flagged_points(list(dict.fromkeys([*claims, *finding_lines])), language)
     missing = unanswered(_question(prompt), claims, language)
     if missing:
-        points.append(phrase("unanswered", language, terms=_terms(missing, language)))
+        points.append(phrase("unanswered", language, terms=_terms(phrases(missing, _question(prompt), language), language)))
     points += [p for p in [_source_point(solution, sources, language)] if p]
     points += _topic_points(findings, found_sources(sources)[1], language)
     points += [p for p in [_figure_point([*claims, *finding_lines], language)] if p]
@@ -297,7 +332,8 @@ def perspective(prompt: str, findings: str, language: str) -> str:
     missing = unanswered(question, claims, language)
     if missing:
         lines.append("- " + phrase("role_says", language, role=label,
-                                   text=phrase("not_addressed", language, terms=_terms(missing, language))))
+                                   text=phrase("not_addressed", language,
+                                               terms=_terms(phrases(missing, question, language), language))))
     return phrase("reader_intro", language) + "\n\n" + ("\n".join(lines) or phrase("none", language)) + "\n"
 
 

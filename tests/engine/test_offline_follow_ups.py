@@ -313,3 +313,35 @@ def test_an_objections_first_clause_keeps_its_numbers_and_dotted_names_whole(poi
                                   limit=5, sources_read=True)
     first = point.split(". ")[0]
     assert asked and all(first in q for q in asked), asked
+
+
+@pytest.mark.parametrize(("question", "language", "asked"), [
+    ("Which heat pumps work best in cold climates?", "en", ["heat pumps", "best", "climates"]),
+    ("How efficient are air-source heat pumps in winter?", "en", ["efficient", "air-source heat pumps"]),
+    ("What is the best heat pump for cold climates?", "en", ["best heat pump", "climates"]),
+    ("How does the event loop schedule callbacks?", "en", ["event loop", "schedule", "callbacks"]),
+    # the subject's verb is no word of it: "asyncio cancel" names no thing
+    ("How does asyncio cancel tasks and handle timeouts?", "en", ["asyncio", "cancel", "tasks", "timeouts"]),
+    ("¿Cuánto cuesta una bomba de calor?", "es", ["cuesta", "bomba de calor"]),
+    ("Combien coûte une pompe à chaleur par rapport à une chaudière à gaz ?", "fr",
+     ["coûte", "pompe à chaleur", "chaudière"]),
+    ("Come funzionano le pompe di calore?", "it", ["pompe di calore"]),
+    ("Was kostet eine Gasheizung im Vergleich zu einer Wärmepumpe?", "de", ["kostet", "Gasheizung", "Wärmepumpe"]),
+])
+def test_the_review_names_the_questions_subject_as_a_phrase_not_its_single_words(question, language, asked):
+    prompt = f"Question: {question}\n<Solution>\n## Recommendation\n\n- Winter is cold. [S000001]\n</Solution>"
+    said = R.perspective(prompt, "", language)
+    assert R._terms(asked, language) in said, said
+    follow_ups = F.follow_up_questions(said, question, language)
+    assert any(R._terms(asked, language, markdown=False) in q for q in follow_ups), follow_ups
+
+
+def test_a_follow_up_on_the_subjects_phrase_names_the_phrase_then_the_question():
+    objection = "- Reader: the question asks about “heat pumps”, and the solution says nothing about it.\n"
+    question = "Which heat pumps work best in cold climates?"
+    assert F.follow_up_questions(objection, question, "en") == [
+        "What do the sources say about “heat pumps” for “Which heat pumps work best in cold climates”?"]
+    # the phrase and the question's other words are the whole question: it is not named twice
+    objection = "- Reader: the question asks about “heat pumps”, “best”, and the solution says nothing about it.\n"
+    assert F.follow_up_questions(objection, "Which heat pumps are best?", "en")[-1] == (
+        "Which data or documents would settle “heat pumps”, “best”?")
