@@ -27,6 +27,7 @@ from engine.offline_terms import (
     _query_words,
     _terms_of,
     _tokens,
+    comparison_frames,
     query_terms,
     terms,
 )
@@ -152,6 +153,7 @@ def _main_words(query: str) -> list[str]:
     end = 0
     found = list(_TOKEN.finditer(query))
     asking = _asking_measures([m.group(0) for m in found])  # "Wie hoch": part of the question word
+    asking |= comparison_frames([m.group(0) for m in found])  # "cost | compared to": no subject's word
     for i, m in enumerate(found):
         token, gap = m.group(0), query[end : m.start()]
         end = m.end()

@@ -21,7 +21,15 @@ from engine.offline_list_words import COMPARING, RANKING, RELATING, TOGETHER, me
 from engine.offline_phrases import PHRASES, phrase
 from engine.offline_phrases_more import REFERENCES
 from engine.offline_quotes import _QUOTED, _quote, _quote_text, _quoted, _unquoted
-from engine.offline_terms import QUESTION_VERBS, SYMBOL_NAME, named_tokens, query_terms, terms, word_spans
+from engine.offline_terms import (
+    QUESTION_VERBS,
+    SYMBOL_NAME,
+    comparison_frames,
+    named_tokens,
+    query_terms,
+    terms,
+    word_spans,
+)
 from engine.offline_text import _INTERROGATIVES as INTERROGATIVES
 from engine.offline_text import _cited_sentences, _findings_blocks, _short, content_words, shown_blocks
 from engine.prompt_sources import NOT_CITED_HEAD
@@ -126,7 +134,7 @@ def unanswered(question: str, claims: list[str], language: str = "en") -> list[s
     framing = _RELATING | RANKING if COMPARING.intersection(t.lower() for t in found) else _RELATING
     # "Wie hoch", "how high", "combien de temps": a measure word after "how" is part of the question word
     tokens = word_tokens(question)
-    framing = framing | {tokens[i].lower() for i in measure_words(tokens)}
+    framing = framing | {tokens[i].lower() for i in measure_words(tokens) | comparison_frames(tokens)}
     asked = [term for term in found
              if (latin_length(term) >= MIN_WORD or _SYMBOL_WORD.fullmatch(term))
              and term not in QUESTION_VERBS and term not in split and term.lower() not in framing]

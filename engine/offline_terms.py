@@ -5,8 +5,9 @@ Snowball project's own Python port; Porter, 2001), so "rated" meets "rating" and
 meets "Leistung". A hyphenated word is one token and an identifier also gives its parts
 ("TimeoutError": "timeout", "error"); a name written with its symbols ("C++", ".NET":
 :data:`SYMBOL_NAME`) is one term as written. A question's terms (:func:`query_terms`) are its
-words less function words, the verbs that ask how rather than about what (:data:`QUESTION_VERBS`), and
-a measure word that asks how much with the how-word before it ("hoch" of "Wie hoch": :func:`_query_words`).
+words less function words, the verbs that ask how rather than about what (:data:`QUESTION_VERBS`), the
+words that only compare ("compared", "Vergleich": :func:`comparison_frames`), and a measure word that asks
+how much with the how-word before it ("hoch" of "Wie hoch": :func:`_query_words`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,19 @@ QUESTION_VERBS = frozenset(
     fonctionnent funciona funcionan 工作 处理 使用 扱い 扱う 使い 使う 動作
     unterscheiden unterscheidet vergleichen comparent comparer diffèrent comparan comparar diferencian difieren
     区别 區別 差异 差異 不同 比较 比較 違い 違う 比べ""".split() + _QUESTION_VERBS_MORE)
+#: Words that only set a question's things against each other ("How much does a heat pump cost compared
+#: to a gas boiler?", "im Vergleich zu", "verglichen mit", "comparé à", "en comparación con", "in
+#: confronto a", "in vergelijking met", "em comparação com", "jämfört med"): never a term of the question,
+#: as the review never asks a claim for them (:data:`engine.offline_review._RELATING`); a sentence on
+#: what one of them costs answers it, and seldom writes "compared".
+COMPARISON_FRAMES = frozenset(
+    """compared comparing comparison vergleich verglichen comparé comparée comparés comparées comparaison
+    comparación comparado comparada comparados comparadas confronto confrontato confrontata confrontati
+    vergelijking vergeleken comparação jämfört jämförelse""".split())
+#: Words that set things against each other only before or after another ("par rapport à", "frente a",
+#: "rispetto a"): the word and the words that must stand before it or after it.
+_FRAME_BEFORE = {"rapport": frozenset({"par"})}
+_FRAME_AFTER = {"frente": frozenset({"a", "al"}), "rispetto": frozenset("a al allo alla ai agli alle all".split())}
 #: A name whose symbols are part of it: a programming language's ("C++", "C#", "F#", "g++", ".NET"), one
 #: term as written, so "C++" is not met by a sentence naming "C" alone, nor by one naming "C#".
 SYMBOL_NAME = r"(?<![\w.+#])(?:\.NET|[A-Za-z]\w*?(?:\+\+|#))(?![\w+#])"
@@ -139,17 +153,28 @@ def query_terms(query: str, language: str = "en") -> list[str]:
 
 def _query_words(query: str) -> list[str]:
     """The tokens of ``query`` (:func:`_tokens`) that :func:`query_terms` stems, as written: not a measure
-    word that with the how-word before it asks how much (:func:`_asking_measures`: "hoch" of "Wie hoch")."""
+    word that with the how-word before it asks how much (:func:`_asking_measures`: "hoch" of "Wie hoch"),
+    nor a word that only compares (:func:`comparison_frames`: "compared", "Vergleich", "rapport" of "par
+    rapport à")."""
     from engine.offline_text import STOPWORDS
 
     tokens = _tokens(query)
-    asking = _asking_measures(tokens)
+    asking = _asking_measures(tokens) | comparison_frames(tokens)
     return [
         t
         for i, t in enumerate(tokens)
         if t.lower() not in STOPWORDS and t.lower() not in QUESTION_VERBS and not is_function_word(t.lower())
         and i not in asking
     ]
+
+
+def comparison_frames(tokens: list[str]) -> set[int]:
+    """The indexes in ``tokens`` of the words that only set the question's things against each other
+    (:data:`COMPARISON_FRAMES`; "rapport" after "par", "frente" and "rispetto" before "a" or its like)."""
+    low = [t.lower() for t in tokens]
+    return {i for i, t in enumerate(low)
+            if t in COMPARISON_FRAMES or t in _FRAME_BEFORE and i and low[i - 1] in _FRAME_BEFORE[t]
+            or t in _FRAME_AFTER and i + 1 < len(low) and low[i + 1] in _FRAME_AFTER[t]}
 
 
 def _asking_measures(tokens: list[str]) -> set[int]:

@@ -196,3 +196,33 @@ def test_a_french_verb_in_the_plural_is_the_questions_verb():
     pool = ["Les pompes à chaleur coûtent entre 10 000 et 16 000 euros avec la pose.",
             "Une pompe à chaleur chauffe aussi l'eau de la maison."]
     assert choose(pool, "Combien coûte une pompe à chaleur par rapport à une chaudière à gaz ?", 2, "fr") == [pool[0]]
+
+
+@pytest.mark.parametrize(("question", "language", "pool"), [
+    ("How much does a heat pump cost compared to a gas boiler?", "en",
+     ["Air-source heat pumps cost between 10,000 and 16,000 euros installed.", "A new gas boiler costs about 4,000 euros.",
+      "Gas prices rise every winter."]),
+    ("¿Cuánto cuesta una bomba de calor frente a una caldera de gas?", "es",
+     ["Las bombas de calor cuestan entre 8.000 y 14.000 euros con la instalación.",
+      "Una caldera de gas nueva cuesta unos 3.000 euros instalada.", "El precio del gas sube cada invierno."]),
+    ("Quanto costa una pompa di calore rispetto a una caldaia a gas?", "it",
+     ["Le pompe di calore costano tra 8.000 e 14.000 euro con l'installazione.",
+      "Una caldaia a gas nuova costa circa 3.000 euro.", "Il prezzo del gas sale ogni inverno."]),
+])
+def test_a_word_that_only_compares_is_asked_of_no_sentence(question, language, pool):
+    # no sentence on what one of the things costs writes "compared", "frente" or "rispetto"
+    assert sorted(choose(pool, question, 3, language)) == sorted(pool[:2])
+
+
+@pytest.mark.parametrize(("question", "language", "claim"), [
+    ("¿Cuánto cuesta una bomba de calor frente a una caldera de gas?", "es",
+     "Una bomba de calor cuesta más que una caldera de gas. [S000001]"),
+    ("Quanto costa una pompa di calore rispetto a una caldaia a gas?", "it",
+     "Una pompa di calore costa più di una caldaia a gas. [S000001]"),
+    ("Combien coûte une pompe à chaleur par rapport à une chaudière à gaz ?", "fr",
+     "Une pompe à chaleur coûte plus qu'une chaudière à gaz. [S000001]"),
+])
+def test_the_review_asks_no_claim_for_a_word_that_only_compares(question, language, claim):
+    from engine.offline_review import unanswered
+
+    assert unanswered(question, [claim], language) == []
