@@ -171,37 +171,77 @@ def _as_written(word: str, text: str) -> str:
 
 
 def phrases(words: list[str], question: str, language: str = "en") -> list[str]:
-    """``words`` (of ``question``, as it writes them: :func:`unanswered`) with those of the question's
-    subject (:func:`engine.offline_list_pronouns.subject_as_written`, without its article) as that
-    subject, one phrase as the question writes it, when it has two of them and no other word
-    :func:`unanswered` would ask for: "heat pumps", "air-source heat pumps", "bomba de calor", "pompes à
-    chaleur" rather than "heat", "pumps", which name no thing alone. An English subject's last word
-    that reads as a verb (:func:`engine.offline_subject_items._verb`) and has a word of the question's
-    after it is that verb, not the subject's ("How does asyncio | cancel tasks", "How much does a gas
-    boiler | cost compared to …"). In the order of ``words``; a claim that mentions every word of a
-    phrase answers it as it answers the words (:func:`unanswered` reads a phrase's words)."""
-    from engine.offline_list_pronouns import subject_as_written
+    """``words`` (of ``question``, as it writes them: :func:`unanswered`) with those of a noun phrase of
+    the question (:func:`_noun_phrases`: its subject, a phrase after a preposition) as that phrase, as
+    the question writes it, when every word of it :func:`unanswered` would ask for is among ``words``:
+    "heat pumps", "air-source heat pumps", "gas boiler", "bomba de calor", "pompes à chaleur" rather
+    than "heat", "pumps", "boiler", which name no thing alone. In the order of ``words``; a claim that
+    mentions every word of a phrase answers it as it answers the words (:func:`unanswered` reads a
+    phrase's words)."""
+    wanted = {w.casefold() for w in words}
+    inside: dict[str, str] = {}  # each word of a phrase -> the phrase
+    for spans in _noun_phrases(question, language):
+        own = [question[a:b] for a, b in spans]
+        asked = [w for w in own if content_words(w) and latin_length(w) >= MIN_WORD]
+        if asked and all(w.casefold() in wanted for w in asked):
+            for w in own:
+                inside.setdefault(w.casefold(), question[spans[0][0]:spans[-1][1]])
+    return list(dict.fromkeys(inside.get(w.casefold(), w) for w in words))
+
+
+def _noun_phrases(question: str, language: str) -> list[list[tuple[int, int]]]:
+    """The noun phrases of ``question`` of two words or more, each as the spans of its words
+    (:func:`engine.offline_terms.word_spans`), without an article: its subject
+    (:func:`engine.offline_list_pronouns.subject_as_written`; an English subject's last word that reads
+    as a verb, :func:`engine.offline_subject_items._verb`, with a word of the question's after it is that
+    verb: "How does asyncio | cancel tasks", "How much does a gas boiler | cost compared to …"), and
+    the words after a preposition (:data:`engine.offline_list_words.PREPOSITIONS`) and its article, up
+    to a word of grammar or a mark ("compared to a | gas boiler", "in | cold climates"; outside English
+    with a linking "à", "de", "di" and the word after it: "à une | chaudière à gaz"). English "to" needs
+    its article ("to store potatoes" is a verb's)."""
+    from engine.offline_list_pronouns import _LINKERS, subject_as_written
+    from engine.offline_list_words import ARTICLES, PREPOSITIONS
     from engine.offline_subject_items import _verb
 
+    spans = word_spans(question)
+    tokens = [question[a:b] for a, b in spans]
+    low = [t.lower() for t in tokens]
+
+    def content(i: int) -> bool:
+        return bool(content_words(tokens[i])) and not is_function_word(low[i])
+
+    def joined(i: int) -> bool:  # the word i follows the word before it in the same phrase
+        return question[spans[i - 1][1]:spans[i][0]] in (" ", "-")
+
+    found = []
     subject = subject_as_written(question, language)
     at = question.find(subject) if subject else -1
-    if at < 0:
-        return words
-    spans = [(a, b) for a, b in word_spans(question) if at <= a and b <= at + len(subject)]
-    while spans and (is_function_word(question[slice(*spans[0])].lower()) or not content_words(question[slice(*spans[0])])):
-        spans = spans[1:]  # "a", "the", "una", "l'"
-    after = [question[a:b] for a, b in word_spans(question) if a >= at + len(subject)]
-    if (language == "en" and len(spans) > 1 and after and content_words(after[0])
-            and _verb(question[slice(*spans[-1])])):
-        spans = spans[:-1]  # "asyncio cancel | tasks": the verb after the subject
-    wanted = {w.casefold() for w in words}
-    own = [question[a:b] for a, b in spans]
-    asked = [w for w in own if content_words(w) and latin_length(w) >= MIN_WORD]
-    if len(spans) < 2 or len(asked) < 2 or not all(w.casefold() in wanted for w in asked):
-        return words
-    phrase_ = question[spans[0][0]:spans[-1][1]]
-    inside = {w.casefold() for w in own}
-    return list(dict.fromkeys(phrase_ if w.casefold() in inside else w for w in words))
+    if at >= 0:
+        own = [i for i, (a, b) in enumerate(spans) if at <= a and b <= at + len(subject)]
+        while own and not content(own[0]):
+            own = own[1:]  # "a", "the", "una", "l'"
+        if (language == "en" and len(own) > 1 and own[-1] + 1 < len(tokens) and content(own[-1] + 1)
+                and _verb(tokens[own[-1]])):
+            own = own[:-1]  # "asyncio cancel | tasks": the verb after the subject
+        while own and not content(own[-1]):
+            own = own[:-1]  # "the limitations of"
+        found.append(own)
+    articles = ARTICLES.get(language, ARTICLES["en"])
+    for i, word in enumerate(low[:-1]):
+        if word not in PREPOSITIONS and not (word == "a" and language in ("es", "it", "pt")):
+            continue  # Spanish, Italian and Portuguese "a" is a preposition ("frente a una caldera de gas")
+        k = i + 1
+        if low[k] in articles and joined(k):
+            k += 1
+        elif language == "en" and word == "to":
+            continue  # "to store potatoes": an infinitive
+        own = []
+        while k < len(tokens) and joined(k) and (content(k) or language != "en" and low[k] in _LINKERS
+                                                  and k + 1 < len(tokens) and content(k + 1) and own):
+            own.append(k)
+            k += 1
+        found.append(own)
+    return [[spans[i] for i in own] for own in found if len(own) > 1]
 
 
 def _terms(terms: list[str], language: str, markdown: bool = True) -> str:
