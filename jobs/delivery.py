@@ -106,7 +106,9 @@ class TurnDelivery:
     # ---- the status message ------------------------------------------------------------------
     def status_message(self) -> StatusMessage:
         """The turn's status message with its Cancel button: posted once, its id kept in the turn
-        record so a re-run edits the same message. Each post and edit first asks the store whether this
+        record so a re-run edits the same message; posted under the key ``{turn_id}/status``
+        (:class:`jobs.status.StatusMessage`), so a re-run that lacks the id (the attempt that posted it
+        stopped before keeping it) finds it in the thread rather than posting a second. Each post and edit first asks the store whether this
         attempt still holds the thread's lock (:meth:`holds_lock`, in the edit's worker thread): a runner
         woken after its lease lapsed, before its renewer noticed, never writes over the message of the
         runner that took the thread."""
@@ -114,6 +116,7 @@ class TurnDelivery:
             self.port, message_id=self.rec.get("status_message_id"),
             on_posted=lambda mid: records.patch(self.store, self.turn.turn_id, status_message_id=mid),
             buttons=(cancel_button(self.say("cancel_button")),), may_write=self.holds_lock,
+            key=f"{self.turn.turn_id}/status", look_first=int(self.rec.get("attempts") or 0) > 1,
         )
 
     async def close_question_status(self) -> None:

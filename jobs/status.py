@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from engine.progress import Progress
 from jobs.phrases import WORDS
-from jobs.port import Button, ChatPort, with_buttons
+from jobs.port import Button, ChatPort, with_buttons, with_key
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +36,21 @@ class StatusMessage:
     message is another runner's). While it says no, or raises (logged), nothing is sent: an edit's text stays
     pending for the next flush, a post waits for the next :meth:`show`. Posts and edits go out one at a time,
     in the order asked.
+
+    ``key`` (the turn's: ``"{turn_id}/status"``) goes with the post to a port that finds its posts
+    (:func:`jobs.port.with_key`), which looks for it in the thread first when ``look_first`` (a re-run of
+    the turn: an earlier attempt may have posted the message without keeping its id) and on every post
+    after a first one that failed (it may have gone through): the thread shows one status message per turn.
     """
 
     def __init__(self, port: ChatPort, message_id: str | None = None,
                  min_interval: float = MIN_UPDATE_INTERVAL,
                  on_posted: Callable[[str], None] | None = None,
-                 buttons: Sequence[Button] = (), may_write: Callable[[], bool] | None = None) -> None:
+                 buttons: Sequence[Button] = (), may_write: Callable[[], bool] | None = None,
+                 key: str = "", look_first: bool = False) -> None:
         self.port = port
+        self.key = key
+        self.look_first = look_first
         self.may_write = may_write
         self.message_id = message_id
         self.min_interval = min_interval
@@ -74,9 +82,10 @@ class StatusMessage:
     async def _post(self, text: str) -> None:
         """Post the message with ``text`` (when ``may_write()`` allows); its id goes to ``on_posted``."""
         buttons = self.buttons
+        keyed = with_key(self.port, self.key, look_first=self.look_first) if self.key else {}
         try:
-            message_id = await asyncio.to_thread(self._if_allowed, self.port.post, text,
-                                                 **with_buttons(self.port, buttons))
+            message_id = await asyncio.to_thread(self._if_allowed, self._post_keyed, text,
+                                                 **with_buttons(self.port, buttons), **keyed)
             if message_id is WITHHELD:
                 return
             self.message_id = message_id
@@ -87,6 +96,17 @@ class StatusMessage:
                 self.on_posted(self.message_id)
         except Exception as err:
             log.warning("event=status_post_failed error=%s", type(err).__name__)
+
+    def _post_keyed(self, text: str, **kwargs: object) -> str:
+        """``port.post`` (in the worker thread); any post after this one looks for the key first. A post
+        that looked first may have found the message an earlier try posted, showing that try's text: it is
+        edited to show ``text`` (and the buttons)."""
+        looked = bool(kwargs.pop("look_first", False))
+        self.look_first = True  # tried: a later post may find this one in the thread
+        message_id = self.port.post(text, **kwargs, **({"look_first": True} if looked else {}))
+        if looked and message_id:
+            self.port.update(message_id, text, **({"buttons": kwargs["buttons"]} if "buttons" in kwargs else {}))
+        return message_id
 
     def set(self, text: str) -> None:
         """Queue ``text`` for the next edit (called from the progress callback)."""

@@ -441,3 +441,71 @@ def test_a_summary_that_went_through_behind_an_error_is_not_posted_again_by_the_
     assert len(summaries) == 1, [m["text"] for m in posts]
     assert len([m for m in posts if m.get("files")]) == 1
     assert thread_status(thread_id) == "done" and len(research.calls) == 1
+
+
+def _status_posts(posts: list[dict]) -> list[dict]:
+    """The status messages among the bot's ``posts``: those posted under a turn's status key, or
+    carrying the Cancel button."""
+    import json
+
+    return [m for m in posts if "/status#" in json.dumps(m.get("metadata") or {})
+            or "deepresearch_cancel_0" in json.dumps(m.get("blocks") or [])]
+
+
+def test_a_status_message_that_went_through_behind_an_error_is_not_posted_again(bot, fake_slack, research):
+    """The status message's post went through but was answered ``internal_error`` and the thread could
+    not be read to see it: the turn's next status text looks for it by the turn's status key and edits
+    it, rather than posting a second status message."""
+    import json
+
+    from bots.slack.client import SERVER_ERROR_RETRIES
+
+    fake_slack.fail("chat.postMessage", "internal_error", applied=True,
+                    match=lambda p: "deepresearch_cancel_0" in json.dumps(p.get("blocks") or ""))
+    fake_slack.fail("conversations.replies", "internal_error", times=SERVER_ERROR_RETRIES + 1,
+                    match=lambda p: bool(p.get("include_all_metadata")))
+    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    wait_status(fake_slack, thread_id, "done", "failed")
+    runner_idle()
+    posts = bot_posts(fake_slack, CHANNEL, ts)
+    assert len(posts) == 3, [m["text"] for m in posts]  # the status message, the summary, the files
+    [status] = _status_posts(posts)
+    assert status["text"] == texts.DONE_TEXT, status["text"]  # the found message shows the latest text
+    assert thread_status(thread_id) == "done" and len(research.calls) == 1
+
+
+def test_a_rerun_that_lost_its_status_messages_id_finds_the_message_and_posts_no_second(
+        bot, fake_slack, research, monkeypatch):
+    """The first attempt posted the status message but could not keep its id in the turn record, then
+    failed on a transient error (the research's service away): the turn's retry finds the status message
+    in the thread by the turn's status key and edits it; the thread shows one."""
+    import jobs.run
+    from jobs import records
+
+    patch, lost, runs = records.patch, [], []
+    run_turn = jobs.run.run_turn
+
+    def patch_losing_the_status_id(store, turn_id, **fields):
+        if "status_message_id" in fields and not lost:
+            lost.append(fields["status_message_id"])
+            raise ConnectionError("the store blinked")
+        return patch(store, turn_id, **fields)
+
+    async def away_once(thread_id, **kwargs):
+        runs.append(thread_id)
+        if len(runs) == 1:
+            raise ConnectionError("the research's service went away")
+        return await run_turn(thread_id, **kwargs)
+
+    monkeypatch.setattr(records, "patch", patch_losing_the_status_id)
+    monkeypatch.setattr(jobs.run, "run_turn", away_once)
+    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    fake_slack.wait_for(lambda: len(runs) == 2, what="the turn's retry")
+    wait_status(fake_slack, thread_id, "done", "failed")
+    runner_idle()
+    posts = bot_posts(fake_slack, CHANNEL, ts)
+    assert len(posts) == 3, [m["text"] for m in posts]  # the status message, the summary, the files
+    assert lost and [m["ts"] for m in _status_posts(posts)] == lost, [m["text"] for m in posts]
+    assert posts[0]["text"] == texts.DONE_TEXT and thread_status(thread_id) == "done"
