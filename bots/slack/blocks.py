@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bots.chat_split import clip, pack, split_text
-from bots.slack.mrkdwn import markdown_to_mrkdwn, markdown_to_plain
+from bots.slack.mrkdwn import markdown_to_mrkdwn, markdown_to_plain, mrkdwn_to_plain
 from jobs.port import BUTTON_LABEL_LIMIT, BUTTON_VALUE_LIMIT, Button, ButtonAction
 
 # "text ... Maximum length for this field is 3000 characters." (section block, text field)
@@ -69,10 +69,16 @@ def markdown_messages(markdown: str) -> list[SlackMessage]:
     messages rather than losing its end. Empty Markdown gives one message with a single space, since
     Slack refuses an empty text. ``&``, ``<`` and ``>`` are escaped, so no mention, broadcast
     or link is made that the text did not write as Markdown.
+
+    Each message's ``text`` (what a notification shows) is plain text of its own words, cut to
+    :data:`FALLBACK_LIMIT`: the first one's the document's (:func:`bots.slack.mrkdwn.markdown_to_plain`),
+    each later one's that of its own blocks (:func:`bots.slack.mrkdwn.mrkdwn_to_plain`, which reads a
+    document's mrkdwn as the same plain text), never mrkdwn's marks or ``<url|label>`` links.
     """
     groups = pack(split_mrkdwn(markdown_to_mrkdwn(markdown)), most=MAX_BLOCKS, chars=MESSAGE_TEXT_LIMIT)
     plain = fallback_text(markdown_to_plain(markdown)) or " "
-    return [SlackMessage(text=plain if i == 0 else fallback_text(group[0]), blocks=[section(c) for c in group])
+    return [SlackMessage(text=plain if i == 0 else fallback_text(mrkdwn_to_plain("\n".join(group))) or " ",
+                         blocks=[section(c) for c in group])
             for i, group in enumerate(groups)] or [SlackMessage(text=plain, blocks=[])]
 
 

@@ -207,3 +207,48 @@ def emoji_alone_as_unicode(text: str) -> str:
     if not _EMOJI_CODE.search(text) or has_words(_EMOJI_CODE.sub(" ", text)):
         return text
     return _EMOJI_CODE.sub(_unicode_emoji, text).strip()
+
+
+#: What the bot's own mrkdwn writes as syntax, in the order it is read: a code block or a code span of
+#: three backticks (``` ``` x ``` ```), a code span of one, a link ``<url|label>`` or ``<url>``.
+_MRKDWN_SYNTAX = re.compile(r"```[\n ]?(.*?)[\n ]?```|`([^`\n]*)`|<([^<>]*)>", re.DOTALL)
+#: A run of one mark's character in prose, with what is on each side of it.
+_MARK_RUN = re.compile(r"\*+|_+|~+")
+
+
+def _prose_to_plain(text: str) -> str:
+    """Prose of :func:`markdown_to_mrkdwn` without its marks: a run of ``*``, ``_`` or ``~`` is a mark
+    when it stands at a word's edge with no WORD JOINER beside it (a literal one has a joiner on its open
+    side, one inside a word has letters on both); the joiners beside literal marks go."""
+    def unmark(m: re.Match[str]) -> str:
+        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        if WORD_JOINER in (before, after) or (before.isalnum() and after.isalnum()):
+            return m.group(0)
+        return ""
+
+    plain = _MARK_RUN.sub(unmark, text)
+    return re.sub(f"{WORD_JOINER}(?=[*_~])|(?<=[*_~]){WORD_JOINER}", "", plain).replace(GRAVE, "`")
+
+
+def mrkdwn_to_plain(mrkdwn: str) -> str:
+    """The text a piece of :func:`markdown_to_mrkdwn`'s output shows, as :func:`markdown_to_plain` writes
+    the whole document: no bold, italic or strikethrough marks, code without its backticks or fences,
+    links as ``label (url)`` (a link showing its own address: the address), still escaped (``&amp;``: as
+    a message's ``text`` must be, https://docs.slack.dev/messaging/formatting-message-text). For a
+    message's notification text when a long text continues in more messages
+    (:func:`bots.slack.blocks.markdown_messages`), each showing its own words: a piece cut anywhere reads
+    as its words, not its markup."""
+    out, at = [], 0
+    for m in _MRKDWN_SYNTAX.finditer(mrkdwn):
+        out.append(_prose_to_plain(mrkdwn[at:m.start()]))
+        at = m.end()
+        code = m.group(1) if m.group(1) is not None else m.group(2)
+        if code is not None:
+            out.append(code)
+            continue
+        target, _, label = m.group(3).partition("|")
+        # a link showing its own address (as written: an address percent-encoded in the target) is the address
+        own = not label or label == target.removeprefix("mailto:") or link_target(_unescape(label), keep="()") == target
+        out.append((label or target).removeprefix("mailto:") if own else f"{label} ({target})")
+    out.append(_prose_to_plain(mrkdwn[at:]))
+    return "".join(out)

@@ -250,3 +250,34 @@ def test_the_plain_fallback_shows_an_address_as_written():
     assert markdown_to_plain("Write to <me@example.com>.") == "Write to me@example.com."
     assert markdown_to_plain("[me@example.com](mailto:me@example.com)") == "me@example.com"
     assert markdown_to_plain("<mailto:me@example.com>") == "mailto:me@example.com"
+
+
+@pytest.mark.parametrize("markdown", [
+    EXAMPLE,
+    "*it* and __strong__ and ~~gone~~ and ***both***\n\n# Title **bold** inside",
+    "- one\n- two\n  - inner\n\n3. third\n4. fourth",
+    "AT&T <b>bold</b> `a<b && c>d`\n\n```\nif a < b: x = a & b\n```",
+    "snake_case and *literal* \\*star\\* and 2*3*4 and a_b_ c",
+    "see https://example.com/x_y and <me@x.test> and [x](mailto:me@x.test)",
+    "Voir https://fr.wikipedia.org/wiki/Pompe_à_chaleur et [https://a.test](https://b.test/x y).",
+    "> quoted **bold**\n\n---\n\ncode `` a`b `` end and a \\` literal",
+    "## Finding 1\n**Point 1:** heat pumps & boilers compare <well>, see [source 1](https://example.com/1?a=1&b=2).",
+], ids=["example", "marks", "lists", "escapes", "literal-marks", "links", "encoded-links", "quote-rule-code",
+        "finding"])
+def test_the_mrkdwn_of_a_document_reads_as_its_plain_text(markdown):
+    """:func:`mrkdwn_to_plain` of a document's mrkdwn is the document's plain text, as
+    :func:`markdown_to_plain` writes it: a later message of a long post gets notification text as the
+    first one does."""
+    from bots.slack.mrkdwn import markdown_to_plain, mrkdwn_to_plain
+
+    assert mrkdwn_to_plain(markdown_to_mrkdwn(markdown)) == markdown_to_plain(markdown)
+
+
+def test_the_mrkdwn_of_every_corpus_document_reads_as_its_plain_text():
+    """The same, over the render corpus (tables, code, links of every kind, scripts, emoji)."""
+    from bots.slack.mrkdwn import markdown_to_plain, mrkdwn_to_plain
+    from tests.bots.render_corpus import CORPUS
+
+    differ = [name for name, markdown in sorted(CORPUS.items())
+              if mrkdwn_to_plain(markdown_to_mrkdwn(markdown)) != markdown_to_plain(markdown)]
+    assert differ == []

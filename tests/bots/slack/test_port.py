@@ -282,3 +282,23 @@ def test_refused_blocks_post_every_section_as_text_once_even_when_posted_again(p
     fake_slack.fail("chat.postMessage", "invalid_blocks")
     assert port.post(text, key="turn/summary", look_first=True) == ts
     assert len([m for m in fake_slack.thread("C0RESEARCH", ROOT) if m.get("bot_id")]) == 3
+
+
+def test_each_message_of_a_long_post_has_plain_notification_text_of_its_own(port, fake_slack):
+    """A text long enough for several messages: each message's ``text`` (what a notification shows) is
+    the plain text of its own words, as the first message's is, not its mrkdwn (``*Point 17:*``,
+    ``<https://…|source 17>``); escaped as Slack's message text must be (``&amp;``)."""
+    import re
+
+    from bots.slack.blocks import FALLBACK_LIMIT
+
+    port.post(_long_summary(30_000))
+    messages = [m for m in fake_slack.thread("C0RESEARCH", ROOT) if m.get("bot_id")]
+    assert len(messages) >= 3
+    for message in messages:
+        n = re.search(r"Point (\d+)", _sections(message)[0]).group(1)
+        own = (f"Point {n}: heat pumps &amp; boilers compare &lt;well&gt; in region {n}, "
+               f"see source {n} (https://example.com/{n}?a=1&amp;b=2). More detail follows here.")
+        assert own in message["text"][:300], message["text"][:300]
+        assert "*" not in message["text"] and "<https://" not in message["text"]
+        assert 0 < len(message["text"]) <= FALLBACK_LIMIT
