@@ -166,9 +166,12 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
         with _listener_errors(body):
             handlers.on_button(body)
 
-    def on_event(body: dict, event: dict) -> None:
+    def on_event(body: dict, event: dict, request) -> None:
         with _listener_errors(body):
-            handlers.on_message_event(body, event)
+            # Slack's retry of an event carries X-Slack-Retry-Num (Socket Mode: its retry_attempt, which
+            # Bolt passes as that header); https://docs.slack.dev/apis/events-api/#retries
+            retried = (request.headers.get("x-slack-retry-num") or [""])[0]
+            handlers.on_message_event(body, event, redelivered=bool(retried) and retried != "0")
 
     app.command(COMMAND)(ack=handlers.ack_command, lazy=[start_command])
     app.action(ACTION_ID)(ack=_ack, lazy=[on_button])

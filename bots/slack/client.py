@@ -131,9 +131,15 @@ def may_have_gone_through(err: BaseException) -> bool:
     return isinstance(err, ConnectionError)
 
 
+#: Messages of a channel read for a post of its own (one page, newest first: :func:`find_post`) when the
+#: post starts no thread's reply (a slash command's root message): a retried post looks seconds after it,
+#: a replayed command within the five minutes Slack's signature allows.
+CHANNEL_LOOKBACK = 200
+
+
 def post_once(client: WebClient, *, key: str = "", look_first: bool = False, **kwargs) -> str:
-    """``chat.postMessage`` with ``kwargs`` (``channel`` and ``thread_ts`` required), posted at most once;
-    return the message's ts.
+    """``chat.postMessage`` with ``kwargs`` (``channel`` required; ``thread_ts`` for a reply in a thread),
+    posted at most once; return the message's ts.
 
     Slack's ``chat.postMessage`` takes no idempotency key, and an answer that may hide a success
     (:func:`may_have_gone_through`) is not retried blindly: the post carries ``key`` (a new one when
@@ -152,7 +158,7 @@ def post_once(client: WebClient, *, key: str = "", look_first: bool = False, **k
     for attempt in range(SERVER_ERROR_RETRIES + 1):
         if attempt:
             time.sleep(backoff.calculate_sleep_duration(attempt - 1))
-        if (attempt or look_first) and (found := find_post(client, kwargs["channel"], kwargs["thread_ts"], key)):
+        if (attempt or look_first) and (found := find_post(client, kwargs["channel"], kwargs.get("thread_ts"), key)):
             return found
         try:
             return str(client.chat_postMessage(**kwargs)["ts"])
@@ -162,23 +168,28 @@ def post_once(client: WebClient, *, key: str = "", look_first: bool = False, **k
     raise AssertionError("unreachable")
 
 
-def find_post(client: WebClient, channel: str, thread_ts: str, key: str) -> str:
+def find_post(client: WebClient, channel: str, thread_ts: str | None, key: str) -> str:
     """The ts of the message in the thread ``thread_ts`` of ``channel`` whose metadata carries post ``key``
     (:func:`post_once`), or "": ``conversations.replies`` with ``include_all_metadata``, page by page.
+    Without ``thread_ts`` (a message of the channel itself), the channel's :data:`CHANNEL_LOOKBACK` newest
+    messages (``conversations.history``, one page).
 
     Raises:
         SlackApiError, URLError, OSError: as slack_sdk raises them.
     """
     cursor = None
     while True:
-        page = client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200,
-                                            cursor=cursor)
+        if thread_ts:
+            page = client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200,
+                                                cursor=cursor)
+        else:
+            page = client.conversations_history(channel=channel, include_all_metadata=True, limit=CHANNEL_LOOKBACK)
         for message in page.get("messages") or []:
             meta = message.get("metadata") or {}
             if meta.get("event_type") == POST_EVENT and (meta.get("event_payload") or {}).get("post") == key:
                 return str(message["ts"])
         cursor = (page.get("response_metadata") or {}).get("next_cursor")
-        if not cursor:
+        if not cursor or not thread_ts:
             return ""
 
 

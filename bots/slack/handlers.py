@@ -16,6 +16,7 @@ from bots.chat_common import is_from_bot, log_failure, try_again, usage
 from bots.chat_phrases import SAY, own_language
 from bots.chat_turns import ChatTurns, command_of
 from bots.slack.blocks import parse_action_id
+from bots.slack.client import post_once
 from bots.slack.mrkdwn import emoji_alone_as_unicode, escape, markdown_to_mrkdwn, slack_to_text
 from bots.slack.port import SlackPort, thread_key
 from bots.slack.shared import display_name
@@ -76,6 +77,13 @@ class Incoming:
     files: tuple[str, ...] = ()
     #: their names (the id when the event gives no name), for the rules (files without words are acknowledged)
     file_names: tuple[str, ...] = ()
+    #: the key of the bot's one reply to this message (:meth:`SlackHandlers._say`, in the reply's message
+    #: metadata: :func:`bots.slack.client.post_once`): ``{turn_id}/reply``, the message's turn id
+    #: (:func:`reply_key`); "" for a button press, whose replies are not keyed by their message
+    reply_key: str = ""
+    #: Slack delivers the message again (``X-Slack-Retry-Num``: a retry of an event it thought unanswered):
+    #: a reply is looked for under :attr:`reply_key` before it is posted
+    redelivered: bool = False
 
     @property
     def address(self) -> Address:
@@ -88,6 +96,13 @@ class Incoming:
     def root(self) -> str:
         """The thread root: the event's ``thread_ts`` when it is a reply, else its own ``ts``."""
         return self.thread_ts or self.ts
+
+
+def reply_key(team: str, channel: str, ts: str) -> str:
+    """The key of the bot's reply to the message ``ts`` of ``channel``: ``{turn_id}/reply``, the turn id
+    the message makes (:func:`bots.slack.port.thread_key` of its own ts), so the reply to one message is
+    found again whichever process answers it (:func:`bots.slack.client.post_once`)."""
+    return f"{thread_key(team, channel, ts)}/reply"
 
 
 def mention_of(user_id: str) -> str:
@@ -107,17 +122,19 @@ def is_noise(event: dict, bot_user_id: str | None) -> bool:
 
 
 def read_event(body: dict, event: dict, bot_user_id: str | None,
-               names: Callable[[str], str] | None = None) -> Incoming | None:
+               names: Callable[[str], str] | None = None, *, redelivered: bool = False) -> Incoming | None:
     """The :class:`Incoming` of a ``message`` or ``app_mention`` event, or None when malformed;
-    ``names`` gives a mentioned person's display name (:func:`bots.slack.mrkdwn.slack_to_text`)."""
+    ``names`` gives a mentioned person's display name (:func:`bots.slack.mrkdwn.slack_to_text`);
+    ``redelivered``: Slack retries the event (:attr:`Incoming.redelivered`)."""
     channel, ts, user = event.get("channel"), event.get("ts"), event.get("user")
     if not (channel and ts and user):
         return None
     raw = event.get("text") or ""
     mentioned = event.get("type") == "app_mention" or bool(bot_user_id and re.search(mention_of(bot_user_id), raw))
     files = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
+    team = body.get("team_id") or event.get("team") or ""
     return Incoming(
-        team=body.get("team_id") or event.get("team") or "",
+        team=team,
         channel=channel,
         user=user,
         ts=ts,
@@ -127,6 +144,8 @@ def read_event(body: dict, event: dict, bot_user_id: str | None,
         mentioned=mentioned,
         files=tuple(str(f["id"]) for f in files),
         file_names=tuple(str(f.get("name") or f.get("title") or f["id"]) for f in files),
+        reply_key=reply_key(team, channel, ts),
+        redelivered=redelivered,
     )
 
 
@@ -144,14 +163,17 @@ class SlackHandlers:
         self._lock = threading.Lock()
 
     # ---- events --------------------------------------------------------------------------
-    def on_message_event(self, body: dict, event: dict) -> None:
+    def on_message_event(self, body: dict, event: dict, *, redelivered: bool = False) -> None:
         """Handle an ``app_mention`` or ``message`` event (after the ack).
 
         The app's middleware has dropped noise (:func:`is_noise`) and repeats already (the
         ``app_mention`` and ``message`` twins of one message are one). A channel message that
         does not mention the bot counts only as a reply in a thread the bot researches in.
+        ``redelivered``: the request is Slack's retry of the event (``X-Slack-Retry-Num``), which reached
+        here when the de-duplication store did not answer and another process took the first delivery:
+        the reply is looked for in the thread before it is posted (:meth:`_say`).
         """
-        msg = read_event(body, event, self.bot_user_id, names=self._name)
+        msg = read_event(body, event, self.bot_user_id, names=self._name, redelivered=redelivered)
         if msg is None:
             log.debug("event=slack_message_ignored reason=unreadable")
             return
@@ -310,7 +332,10 @@ class SlackHandlers:
                 respond(text=self._mrkdwn(refused), response_type="ephemeral", replace_original=False)
             return
         try:
-            root = self.client.chat_postMessage(
+            # keyed by the invocation's trigger_id, and looked for first: a replay that got past the
+            # de-duplication (its store not answering, another process) finds the root and posts none
+            root_ts = post_once(
+                self.client, key=f"command:{trigger}/root" if trigger else "", look_first=bool(trigger),
                 channel=channel,
                 text=WORDS("asked_for_research", WORDS.language_of(question), mention=f"<@{user}>",
                            question=escape(one_line(question, 3000))),
@@ -326,10 +351,11 @@ class SlackHandlers:
                 text = try_again(self._log_error("root_post", err), WORDS.language_of(question))
             respond(text=markdown_to_mrkdwn(text), response_type="ephemeral", replace_original=False)
             return
-        log.info("event=slack_root_posted channel=%s ts=%s user=%s", channel, root["ts"], user)
+        log.info("event=slack_root_posted channel=%s ts=%s user=%s", channel, root_ts, user)
         msg = Incoming(
-            team=team, channel=channel, user=user, ts=str(root["ts"]), thread_ts=None, text=question,
-            is_dm=channel.startswith("D"), mentioned=True,
+            team=team, channel=channel, user=user, ts=root_ts, thread_ts=None, text=question,
+            is_dm=channel.startswith("D"), mentioned=True, reply_key=reply_key(team, channel, root_ts),
+            redelivered=bool(trigger),  # the root may be a replay's: so may the reply
         )
         self._turn(msg, address=Address.COMMAND, react=False)
 
@@ -344,16 +370,18 @@ class SlackHandlers:
             self._say(msg, self._mrkdwn(reply), ephemeral=reply.ephemeral)
 
     def _say(self, msg: Incoming, body: str, *, ephemeral: bool) -> None:
-        """Answer in the message's thread with mrkdwn ``body``."""
+        """Answer in the message's thread with mrkdwn ``body``: ephemeral, or posted at most once
+        (:func:`bots.slack.client.post_once`) under the message's :attr:`Incoming.reply_key` (a new key for
+        a button press), looked for first when Slack delivers the message again (:attr:`Incoming.redelivered`).
+        Errors are logged."""
         try:
             if ephemeral:
                 self.client.chat_postEphemeral(
                     channel=msg.channel, user=msg.user, text=body, thread_ts=msg.root
                 )
             else:
-                self.client.chat_postMessage(
-                    channel=msg.channel, thread_ts=msg.root, text=body, unfurl_links=False, unfurl_media=False
-                )
+                post_once(self.client, key=msg.reply_key, look_first=msg.redelivered and bool(msg.reply_key),
+                          channel=msg.channel, thread_ts=msg.root, text=body, unfurl_links=False, unfurl_media=False)
         except (SlackClientError, OSError) as err:
             self._log_error("reply", err)
 

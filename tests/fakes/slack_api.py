@@ -44,7 +44,7 @@ class FakeSlackAPI(LoopbackServer):
 
     Methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``,
     ``chat.getPermalink``, ``users.info`` (people in :attr:`users`), ``files.info``, ``reactions.add``,
-    ``conversations.replies``, the files people shared (:meth:`share_file`, downloaded from
+    ``conversations.replies``, ``conversations.history``, the files people shared (:meth:`share_file`, downloaded from
     ``url_private_download`` with the bot token only), ``files.getUploadURLExternal``, the upload URL
     it hands out (``/upload/{file_id}``), ``files.completeUploadExternal``, slash-command
     response URLs (``/response/{id}``), and ``apps.connections.open`` (app-level token only)
@@ -317,6 +317,19 @@ class FakeSlackAPI(LoopbackServer):
         if str(p.get("include_all_metadata", "")).lower() not in ("1", "true"):
             messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
         limit = max(1, min(int(p.get("limit") or 1000), 1000))
+        start = int(p.get("cursor") or 0)
+        page, rest = messages[start:start + limit], messages[start + limit:]
+        return {"ok": True, "messages": page, "has_more": bool(rest),
+                "response_metadata": {"next_cursor": str(start + limit) if rest else ""}}
+
+    def _m_conversations_history(self, p: dict) -> dict:
+        # the channel's own messages (no thread's replies), newest first, ``limit`` of them a page, their
+        # metadata only with ``include_all_metadata`` (https://docs.slack.dev/reference/methods/conversations.history)
+        messages = [m for m in reversed(self.messages(p.get("channel", "")))
+                    if not m.get("thread_ts") or m["thread_ts"] == m["ts"]]
+        if str(p.get("include_all_metadata", "")).lower() not in ("1", "true"):
+            messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
+        limit = max(1, min(int(p.get("limit") or 100), 999))
         start = int(p.get("cursor") or 0)
         page, rest = messages[start:start + limit], messages[start + limit:]
         return {"ok": True, "messages": page, "has_more": bool(rest),

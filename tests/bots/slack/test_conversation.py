@@ -509,3 +509,46 @@ def test_a_rerun_that_lost_its_status_messages_id_finds_the_message_and_posts_no
     assert len(posts) == 3, [m["text"] for m in posts]  # the status message, the summary, the files
     assert lost and [m["ts"] for m in _status_posts(posts)] == lost, [m["text"] for m in posts]
     assert posts[0]["text"] == texts.DONE_TEXT and thread_status(thread_id) == "done"
+
+
+def _roots(fake) -> list[dict]:
+    return [m for m in fake.messages(CHANNEL) if m.get("thread_ts") is None and m.get("bot_id")]
+
+
+def test_a_slash_commands_root_that_went_through_behind_a_transient_error_is_posted_once(bot, fake_slack,
+                                                                                          research):
+    """The root message of ``/research`` was taken by Slack but answered ``internal_error``: it carries
+    the command's key (its ``trigger_id``) and is looked for in the channel before another try, so one
+    root and one research follow."""
+    fake_slack.fail("chat.postMessage", "internal_error", applied=True,
+                    match=lambda p: "asked for a research" in str(p.get("text")))
+    bot.command("EU heat-pump market size and growth 2024")
+    fake_slack.wait_for(lambda: research.calls, what="the research")
+    runner_idle()
+    assert len(_roots(fake_slack)) == 1, [m["text"] for m in _roots(fake_slack)]
+    assert len(research.calls) == 1
+
+
+def test_a_replayed_slash_command_past_a_dedupe_store_that_stopped_answering_posts_one_root(
+        bot, fake_slack, research, monkeypatch, caplog):
+    """The same signed ``/research`` request replayed while the de-duplication store does not answer (the
+    first delivery was recorded there, so this process's own memory has not seen it): the root message is
+    found in the channel by the command's key instead of being posted again, and no second research starts."""
+    caplog.set_level(logging.INFO, logger="bots.slack")
+    form = {"team_id": TEAM, "channel_id": CHANNEL, "user_id": ALICE, "command": "/research",
+            "text": "How loud are heat pumps at night?", "api_app_id": "A0APP",
+            "response_url": f"http://127.0.0.1:{fake_slack.port}/response/replayed", "trigger_id": "13345224610.1.y"}
+    body, ts = urlencode(form).encode(), str(int(time.time()))
+    assert bot.post(body, "application/x-www-form-urlencoded", timestamp=ts)[0] == 200
+    wait_logged(caplog, "event=slack_turn")
+    fake_slack.wait_for(lambda: research.calls, what="the research")
+
+    def store_away(key, **kwargs):
+        raise ConnectionError("the store is away")
+
+    monkeypatch.setattr(jobs, "seen_before", store_away)
+    assert bot.post(body, "application/x-www-form-urlencoded", timestamp=ts)[0] == 200
+    wait_logged(caplog, "event=slack_turn", count=2)
+    runner_idle()
+    assert len(_roots(fake_slack)) == 1, [m["text"] for m in _roots(fake_slack)]
+    assert len(research.calls) == 1

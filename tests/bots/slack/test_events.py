@@ -182,3 +182,43 @@ def test_a_mention_inside_a_thread_works_in_that_thread(bot, fake_slack, researc
     assert jobs.thread_info(f"slack:{TEAM}:{CHANNEL}:{ts}", settings=load_settings()) is None
     reaction = fake_slack.wait_for(lambda: fake_slack.calls_to("reactions.add"), what="the reaction")[0]
     assert reaction.params == {"channel": CHANNEL, "timestamp": ts, "name": "eyes"}
+
+
+def _replies_settled(fake, posts: int) -> None:
+    """Wait until the bot has made ``posts`` calls that post or look for a reply (the fake stores a message
+    before it answers, so the thread is final once the last of them is answered)."""
+    fake.wait_for(lambda: len(fake.calls_to("chat.postMessage")) + len(fake.calls_to("conversations.replies"))
+                  >= posts, what=f"{posts} posts or look-ups")
+
+
+def test_a_reply_that_went_through_behind_a_transient_error_is_posted_once(bot, fake_slack):
+    """Slack answered the reply's post ``internal_error`` after taking it: the reply carries the message's
+    key and is looked for in the thread before it is tried again, instead of being posted blindly twice."""
+    fake_slack.fail("chat.postMessage", "internal_error", applied=True)
+    root, _ = bot.message("help", channel="D0ALICE", channel_type="im")
+    _replies_settled(fake_slack, 2)
+    said = bot_posts(fake_slack, "D0ALICE", root)
+    assert len(said) == 1 and "/research" in said[0]["text"], [m["text"][:60] for m in said]
+
+
+def test_slacks_retry_of_an_event_the_dedupe_store_forgot_is_not_answered_twice(bot, fake_slack, monkeypatch,
+                                                                                  caplog):
+    """The de-duplication store stops answering between a message's delivery and Slack's retry of it
+    (``X-Slack-Retry-Num``), which therefore reaches the listener again: its reply is looked for under the
+    message's key (``{turn_id}/reply``) and found, so the thread shows one answer."""
+    caplog.set_level("INFO", logger="bots.slack")
+    ts = new_ts()
+    event = {"type": "message", "channel": "D0ALICE", "user": "U0ALICE", "text": "help", "ts": ts,
+             "channel_type": "im", "team": TEAM}
+    assert bot.event(event, event_id="Ev0HELP")[0] == 200
+    fake_slack.wait_for(lambda: bot_posts(fake_slack, "D0ALICE", ts), what="the first answer")
+
+    def store_away(key, **kwargs):
+        raise ConnectionError("the store is away")
+
+    monkeypatch.setattr(jobs, "seen_before", store_away)
+    assert bot.event(event, event_id="Ev0HELP", retry_num=1)[0] == 200
+    wait_logged(caplog, "event=slack_dedupe_local")
+    _replies_settled(fake_slack, 2)
+    said = bot_posts(fake_slack, "D0ALICE", ts)
+    assert len(said) == 1 and "/research" in said[0]["text"], [m["text"][:60] for m in said]

@@ -259,7 +259,7 @@ def test_a_message_event_is_filtered_and_deduplicated_once(bot, fake_slack, monk
 def test_a_failing_listener_is_one_redacted_line_from_the_error_handler(bot, fake_slack, monkeypatch, caplog):
     from bots.slack.handlers import SlackHandlers
 
-    def broken(self, body, event):
+    def broken(self, body, event, **kwargs):
         raise RuntimeError("Slack said no to xoxb-1234-secret\nsecond line")
 
     monkeypatch.setattr(SlackHandlers, "on_message_event", broken)
