@@ -171,7 +171,8 @@ class TerminalTurn:
             return True
         status = _STATUS.get(code, "failed") if code is not None else "failed"
         run = _latest_run(self.settings, self.thread)
-        files = [f for f in _run_files(run)] if status == "done" else []
+        # the report's files, as a chat's record lists those it uploaded (engine.runner.RunArtifacts.files)
+        files = [f for f in _run_files(run, _DELIVERED)] if status == "done" else []
         return audit.write(self.settings, audit.build_record(
             thread_id=self.thread, requester=self.user, question=self.question, status=status,
             started_at=self.started, ended_at=ended, usage=usage, sources=audit.sources_count(str(run) if run else None),
@@ -269,7 +270,12 @@ def _latest_run(settings: Settings, thread: str) -> Path | None:
     return max(runs, key=lambda p: p.stat().st_mtime, default=None)
 
 
-def _run_files(run: Path | None) -> list[str]:
+#: The files of a run a chat delivers and the audit lists (:meth:`engine.runner.RunArtifacts.files`).
+_DELIVERED = ("report.md", "report.pdf", "report.docx")
+
+
+def _run_files(run: Path | None, names: tuple[str, ...] | None = None) -> list[str]:
+    """The paths of ``run``'s files among ``names`` (default :data:`bots.console_queue.RUN_FILES`) that exist."""
     from bots.console_queue import RUN_FILES
 
-    return [str(run / name) for name in RUN_FILES if run is not None and (run / name).exists()]
+    return [str(run / name) for name in names or RUN_FILES if run is not None and (run / name).exists()]
