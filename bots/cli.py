@@ -256,21 +256,38 @@ def prune(
         fail(str(err))
     from redis.exceptions import RedisError
 
-    from jobs.prune_guard import PruneGuard
+    from bots.console_output import EXIT_REDIS
+    from engine.maintenance import PruneReport
+    from jobs.prune_guard import PRUNE_REDIS_WAIT, PruneGuard
 
+    if settings.redis_url:  # asked first, briefly: nothing is deleted without it, so no wait of 90 s
+        from engine.database import shown_url
+        from jobs.redisconn import answer_problem
+
+        try:
+            silent = answer_problem(settings.redis_url, PRUNE_REDIS_WAIT)
+        except RedisError as err:  # it answered with an error (a wrong password): the same line, its type
+            silent = err
+        if silent is not None:
+            fail(f"Redis at REDIS_URL ({shown_url(settings.redis_url)}) does not answer (asked for "
+                 f"{PRUNE_REDIS_WAIT:g} s; {type(silent).__name__}): nothing was pruned, no thread, report file "
+                 "or audit record deleted. Start Redis, then prune again.", EXIT_REDIS)
+    report = PruneReport()
     try:
-        guard = PruneGuard(settings)  # asks the job store first: an unreachable Redis stops it here
-        report = asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
-                                           keep_artifacts=keep_artifacts, guard=guard))
+        guard = PruneGuard(settings)  # reads the open turns before anything is deleted
+        asyncio.run(prune_threads(settings, older_than_days=older_than, dry_run=dry_run,
+                                  keep_artifacts=keep_artifacts, guard=guard, report=report))
         audited = audit.prune(settings, older_than_days=older_than, dry_run=dry_run)
     except SettingsError as err:  # DATABASE_URL unusable (engine.database.DatabaseError)
         fail(str(err))
     except RedisError as err:  # without it no thread can be told to be in flight: none more is deleted
-        from bots.console_output import EXIT_REDIS
         from jobs.redisconn import unanswered_line
 
-        fail(f"{unanswered_line(settings.redis_url or '', err)}; prune stopped: it deletes no thread "
-             "it cannot tell is not queued or running. Start Redis, then prune again.", EXIT_REDIS)
+        done = ("nothing was pruned" if dry_run or not report.threads else
+                f"{len(report.threads)} thread(s) were deleted before it stopped: {', '.join(report.threads)}")
+        fail(f"{unanswered_line(settings.redis_url or '', err)}; prune stopped ({done}; no audit record "
+             "deleted): it deletes no thread it cannot tell is not queued or running. Start Redis, "
+             "then prune again.", EXIT_REDIS)
     except (OSError, sqlite3.Error) as err:
         why = write_problem(err, settings.data_dir)
         if why is None:

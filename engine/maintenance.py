@@ -56,7 +56,8 @@ class ThreadGuard(Protocol):
 
 
 async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: bool = False,
-                        keep_artifacts: bool = False, guard: ThreadGuard | None = None) -> PruneReport:
+                        keep_artifacts: bool = False, guard: ThreadGuard | None = None,
+                        report: PruneReport | None = None) -> PruneReport:
     """Delete every thread whose newest checkpoint is older than ``older_than_days``.
 
     Works on either store (:func:`engine.checkpoints.open_checkpointer`). Uses the checkpointer's
@@ -78,11 +79,15 @@ async def prune_threads(settings: Settings, *, older_than_days: float, dry_run: 
     (Redis with ``REDIS_URL``, and the journal) go with it, so a later ``--resume`` finds no such thread.
     A paused thread (waiting for its clarifying answer) is not in flight: old enough, it is pruned.
 
+    ``report``: filled in as it goes and returned (a new one when None), so a caller whose prune
+    stopped on an error can say which threads were deleted before it (:attr:`PruneReport.threads`; the
+    last of them may be deleted only in part).
+
     Raises:
         the stores' errors (the checkpointer's, the guard's: ``redis.exceptions.RedisError`` when Redis
         stays away, ``sqlite3.Error``, :class:`engine.database.DatabaseError`).
     """
-    report = PruneReport()
+    report = PruneReport() if report is None else report
     cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
     if settings.database_url is None and not settings.checkpoint_path.exists():
         await _prune_unsaved(settings, set(), cutoff, dry_run, report, guard)

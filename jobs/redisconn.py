@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from engine.outage_log import outage, recovery
 
@@ -122,6 +123,44 @@ def unanswered_line(url: str, error: BaseException, *, window: float | None = No
     window = retry_window() if window is None else window
     return (f"Redis at REDIS_URL ({shown_url(url)}) did not answer within {window:g} s "
             f"(DEEPRESEARCH_REDIS_RETRY_WINDOW; {type(error).__name__})")
+
+
+def answer_problem(url: str, seconds: float) -> BaseException | None:
+    """Ask Redis at ``url`` to answer (``PING``) for at most about ``seconds`` s: None when it answers,
+    else the last error (``redis.exceptions.ConnectionError``, ``TimeoutError`` or ``BusyLoadingError``).
+
+    A client of its own, used once and closed: it does not wait out the retry window
+    (:func:`retry_window`) and logs nothing (no ``event=redis_unanswered``), so a command that must
+    not start without Redis (``deepresearch prune``) says in its own line that Redis does not answer.
+    A refused connection is tried again every 0.25-1 s until ``seconds`` are over; a host that drops
+    the packets costs at most ``seconds`` (the connect and read timeouts).
+
+    Raises:
+        redis.exceptions.RedisError: any other error Redis answers with (a wrong password:
+            ``AuthenticationError``), which waiting would not change.
+    """
+    from redis import Redis
+    from redis.backoff import NoBackoff
+    from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+    from redis.retry import Retry
+
+    deadline = time.monotonic() + seconds
+    pause = REDIS_BACKOFF_BASE
+    while True:
+        left = max(deadline - time.monotonic(), 0.1)
+        client = Redis.from_url(url, socket_connect_timeout=left, socket_timeout=left,
+                                retry=Retry(NoBackoff(), 0))
+        try:
+            client.ping()
+            return None
+        except (ConnectionError, TimeoutError, BusyLoadingError) as err:
+            error = err
+        finally:
+            client.close()
+        if deadline - time.monotonic() <= pause:
+            return error
+        time.sleep(pause)
+        pause = min(2 * pause, 1.0)
 
 
 def redis_connection(url: str, *, decode_responses: bool = False):

@@ -163,3 +163,37 @@ def test_worker_goes_on_when_redis_comes_back_within_the_window(tmp_path):
     stderr = "".join(lines)
     assert stderr.count(TRYING) == 1 and "Redis answers again" in stderr and "Traceback" not in stderr, stderr
 
+
+
+def test_prune_with_redis_closed_fails_fast_on_one_line_and_deletes_nothing(tmp_path):
+    """`prune` waited out the 90 s retry window (one warning record, then its line) when Redis did not
+    answer. It asks Redis first, for :data:`jobs.prune_guard.PRUNE_REDIS_WAIT` seconds, and ends on one
+    line naming REDIS_URL (never its password) and saying nothing was pruned; an idle thread's files
+    stay. The production window is left as it is (no DEEPRESEARCH_REDIS_RETRY_WINDOW here)."""
+    import os
+    import time
+
+    from jobs.prune_guard import PRUNE_REDIS_WAIT
+    from tests.waiting import scaled
+
+    old = tmp_path / "data" / "console" / "console_00000000-0000-4000-8000-000000000001.json"
+    old.parent.mkdir(parents=True)
+    old.write_text('{"question": "an idle thread"}')
+    month_ago = time.time() - 30 * 86400
+    os.utime(old, (month_ago, month_ago))
+    url = _closed_url()
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "bots.cli", "prune", "--older-than", "1"], capture_output=True,
+                         text=True, env=ask_env(tmp_path, {"REDIS_URL": url}), cwd=tmp_path, timeout=RUN_TIMEOUT)
+    took = time.monotonic() - started
+    assert out.returncode == EXIT_REDIS, out.stderr
+    text = out.stdout + out.stderr
+    assert SECRET not in text and "Traceback" not in text, text
+    assert out.stdout == "", out.stdout
+    assert out.stderr.splitlines() == [
+        f"deepresearch: Redis at REDIS_URL ({_shown(url)}) does not answer (asked for {PRUNE_REDIS_WAIT:g} s; "
+        "ConnectionError): nothing was pruned, no thread, report file or audit record deleted. "
+        "Start Redis, then prune again."], out.stderr
+    # the CLI's own start-up (about 2 s on an idle machine) on top of the wait, never the 90 s window
+    assert took < PRUNE_REDIS_WAIT + scaled(20), took
+    assert old.exists()

@@ -187,8 +187,45 @@ def test_prune_stops_when_redis_does_not_answer(offline_settings, monkeypatch):
     monkeypatch.setenv("DEEPRESEARCH_REDIS_RETRY_WINDOW", "1")
     out = CliRunner().invoke(app, ["prune", "--older-than", "0"])
     assert out.exit_code == 7, out.output
-    assert "did not answer" in out.output and "prune stopped" in out.output and "hunter2" not in out.output
+    assert "does not answer" in out.output and "nothing was pruned" in out.output and "hunter2" not in out.output
     assert asyncio.run(thread_status("console:old", settings=settings)) == "done"
+
+
+def test_prune_stopped_by_redis_midway_names_the_threads_it_deleted(offline_settings, tmp_path, monkeypatch):
+    """Redis answered when prune began and stopped answering after its first thread was deleted
+    (killed right after that thread's records were forgotten). Prune said only that it stopped, as
+    if nothing had been deleted; its line now names the thread deleted before, and the other is kept."""
+    from engine.settings import get_settings
+    from jobs import prune_guard
+    from tests.jobs.redis_server import RedisServer
+
+    settings = offline_settings(allow_clarification=False, max_review_iterations=0)
+    for name in ("a", "b"):
+        asyncio.run(run_turn(f"console:{name}", question=f"What is topic {name} about?", settings=settings))
+    server = RedisServer(tmp_path / "redis", aof=False).start()
+    forget = prune_guard.PruneGuard.forget
+
+    def forget_then_redis_dies(guard, thread_id):
+        forget(guard, thread_id)
+        server.kill()
+
+    monkeypatch.setattr(prune_guard.PruneGuard, "forget", forget_then_redis_dies)
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("REDIS_URL", server.url)
+    monkeypatch.setenv("DEEPRESEARCH_REDIS_RETRY_WINDOW", "1")
+    get_settings.cache_clear()  # the window is read from the process's settings, read once
+    try:
+        out = CliRunner().invoke(app, ["prune", "--older-than", "0"])
+    finally:
+        server.kill()
+        get_settings.cache_clear()
+    assert out.exit_code == 7, out.output
+    said = out.output.strip().splitlines()[-1]
+    first = next(t for t in ("console:a", "console:b") if asyncio.run(thread_status(t, settings=settings)) == "none")
+    other = "console:b" if first == "console:a" else "console:a"
+    assert asyncio.run(thread_status(other, settings=settings)) == "done"
+    assert f"1 thread(s) were deleted before it stopped: {first};" in said and other not in said, out.output
+    assert "no audit record deleted" in said, out.output
 
 
 def test_a_terminal_following_a_thread_prune_deletes_says_so_instead_of_waiting(offline_settings, redis_db, monkeypatch,
