@@ -106,7 +106,7 @@ MAX_SKIPS_SHOWN = 10
 def index_skips(skipped_files: list[tuple[str, str]], root: Path) -> list[str]:
     """One line per file an indexing run skipped (``skipped_files``: ``(path, reason)`` of
     :class:`engine.search.corpus_index.IndexStats`), named from ``root`` down, e.g.
-    ``"skipped notes/broken.pdf: unreadable PDF (PdfStreamError)"``; past :data:`MAX_SKIPS_SHOWN`,
+    ``"skipped notes/broken.pdf: corrupt PDF (PdfStreamError)"``; past :data:`MAX_SKIPS_SHOWN`,
     one more line counts the rest. ``root`` is the folder as given (relative, ``~``, a link): the
     paths are under it made absolute, as :func:`engine.search.corpus_files.indexable_files` reads it."""
     lines = []

@@ -16,7 +16,6 @@ import csv
 import html
 import io
 import json
-import logging
 import re
 import sys
 import zipfile
@@ -152,30 +151,15 @@ def _decode(data: bytes) -> str:
 
 
 def _pdf(path: Path, max_pages: int) -> tuple[int, list[list[str]], str]:
-    from pypdf import PdfReader
+    from engine.search import extract
 
-    from engine.search.extract import pdf_pages_text
-
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
-    with path.open("rb") as fh:
-        if not fh.read(1024).lstrip().startswith(b"%PDF-"):
-            raise Unreadable(skip_reason("skip_not_pdf"))
-    try:
-        reader = PdfReader(path)
-        if reader.is_encrypted:
-            try:
-                opened = reader.decrypt("")
-            except Exception as err:  # an unsupported cipher is as closed as a password
-                raise Unreadable(skip_reason("skip_encrypted_pdf")) from err
-            if not opened:
-                raise Unreadable(skip_reason("skip_encrypted_pdf"))
-        count = len(reader.pages)
-        texts = pdf_pages_text([reader.pages[n] for n in range(min(count, max_pages))])
-        sections = [[f"page {n + 1}", text] for n, text in enumerate(texts)]
-    except Unreadable:
-        raise
-    except Exception as err:  # pypdf raises many exception types on malformed files
-        raise Unreadable(skip_reason("skip_corrupt_pdf", error=type(err).__name__)) from err
+    try:  # the corpus index's reasons too: one reason for one file wherever it is read
+        with extract.pdf_reading(path) as reader:
+            count = len(reader.pages)
+            texts = extract.pdf_pages_text([reader.pages[n] for n in range(min(count, max_pages))])
+    except extract.Unreadable as err:  # its reason, e.g. "corrupt PDF (PdfStreamError)"
+        raise Unreadable(str(err)) from err.__cause__
+    sections = [[f"page {n + 1}", text] for n, text in enumerate(texts)]
     note = f"only the first {max_pages} of {count} pages read" if count > max_pages else ""
     return count, sections, note
 

@@ -8,7 +8,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.search.base import TITLE_CHARS, Unreadable
 from engine.search.html_text import LINK_MARK, html_text, without_captions
@@ -17,8 +20,11 @@ from engine.search.pdf_layout import prose_lines, without_furniture
 from engine.search.text_encoding import bom_encoding, decode, undeclared_encoding
 from engine.text import has_words, one_line
 
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
 __all__ = ["LINK_MARK", "SUPPORTED_SUFFIXES", "Unreadable", "decode_text", "extract_document", "html_text",
-           "opening_heading", "pdf_page_text", "pdf_pages_text", "without_captions"]
+           "opening_heading", "pdf_page_text", "pdf_pages_text", "pdf_reading", "without_captions"]
 
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -257,19 +263,50 @@ def _headings_apart(pieces: list[tuple[str, float]]) -> str:
     return "\n".join(out)
 
 
-def _pdf(path: Path) -> tuple[str | None, str]:
+@contextmanager
+def pdf_reading(path: Path) -> Iterator[PdfReader]:
+    """A pypdf ``PdfReader`` of the PDF at ``path``, opened (an empty password tried on an encrypted
+    one), for the block to read; the one place that says why a PDF cannot be read, for the corpus
+    index (:func:`extract_document`) and the files shared with a question or in a chat
+    (:func:`engine.files.read.read_file`), so both give the same reason for the same file.
+
+    The reasons are the ``skip_*`` entries of :data:`engine.phrases.WORDS` in English
+    (:func:`engine.file_summary.skip_reason`), which a thread's file list keeps and the chats show
+    translated: ``not a PDF (no %PDF header)`` (no ``%PDF-`` in the first 1024 bytes, leading white
+    space aside), ``encrypted PDF (password protected)`` and ``corrupt PDF (PdfStreamError)`` (any error
+    pypdf raises, on opening or in the block, named by its type).
+
+    Raises:
+        Unreadable: the file is not a PDF, is encrypted or is corrupt (the reason above).
+        OSError: the file cannot be read (gone, no permission).
+    """
     from pypdf import PdfReader
 
-    # pypdf logs each oddity of a malformed file as a warning; the indexer reports the skip itself
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    from engine.file_summary import skip_reason
+
+    # pypdf logs each oddity of a malformed file as a warning; the callers report the skip themselves
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
+    with path.open("rb") as fh:
+        if not fh.read(1024).lstrip().startswith(b"%PDF-"):
+            raise Unreadable(skip_reason("skip_not_pdf"))
     try:
         reader = PdfReader(path)
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise Unreadable("encrypted PDF")
-        text = "\n\n".join(page.strip() for page in pdf_pages_text(reader.pages))
-        title = reader.metadata.title if reader.metadata else None
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except Exception as err:  # an unsupported cipher is as closed as a password
+                raise Unreadable(skip_reason("skip_encrypted_pdf")) from err
+            if not opened:
+                raise Unreadable(skip_reason("skip_encrypted_pdf"))
+        yield reader
     except (Unreadable, OSError):
         raise
     except Exception as err:  # pypdf raises many exception types on malformed files
-        raise Unreadable(f"unreadable PDF ({type(err).__name__})") from err
+        raise Unreadable(skip_reason("skip_corrupt_pdf", error=type(err).__name__)) from err
+
+
+def _pdf(path: Path) -> tuple[str | None, str]:
+    with pdf_reading(path) as reader:
+        text = "\n\n".join(page.strip() for page in pdf_pages_text(reader.pages))
+        title = reader.metadata.title if reader.metadata else None
     return (str(title).strip() if title else None), text

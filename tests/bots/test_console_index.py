@@ -25,7 +25,7 @@ def test_index_names_each_skipped_file_with_its_reason_and_no_log_record(tmp_pat
     assert index.returncode == 0, index.stderr
     assert index.stdout.startswith("indexed 3 documents (2 skipped)"), index.stdout
     lines = index.stderr.splitlines()
-    assert "skipped broken.pdf: unreadable PDF" in "\n".join(lines), index.stderr
+    assert "skipped broken.pdf: corrupt PDF" in "\n".join(lines), index.stderr
     assert "skipped empty.md: no text" in lines, index.stderr
     assert "level=" not in index.stderr and "corpus_skip" not in index.stderr, index.stderr
 
@@ -53,11 +53,11 @@ def test_a_skipped_file_is_named_from_the_folder_however_the_folder_is_given(tmp
     index = subprocess.run([sys.executable, "-m", "bots.cli", "index", given], capture_output=True, text=True,
                            env=env, cwd=tmp_path, timeout=RUN_TIMEOUT)
     assert index.returncode == 0, index.stderr
-    assert index.stderr.splitlines() == ["skipped notes/broken.pdf: unreadable PDF (PdfStreamError)"], index.stderr
+    assert index.stderr.splitlines() == ["skipped notes/broken.pdf: corrupt PDF (PdfStreamError)"], index.stderr
     asked = ask(tmp_path, "--offline", "--no-clarify", "--corpus", given, "What do solar panels cost?",
                 env={"HOME": str(tmp_path)})
     assert asked.returncode == 0, asked.stderr
-    assert "skipped notes/broken.pdf: unreadable PDF (PdfStreamError)" in asked.stderr.splitlines(), asked.stderr
+    assert "skipped notes/broken.pdf: corrupt PDF (PdfStreamError)" in asked.stderr.splitlines(), asked.stderr
 
 
 @pytest.mark.parametrize("command", ["index", "ask"])
@@ -93,3 +93,31 @@ def test_a_run_that_waits_for_another_runs_indexing_says_so_and_then_goes_on(tmp
     rest = proc.stderr.read()
     assert proc.returncode == 0, rest
     assert "indexed 3 documents" in proc.stdout.read() if command == "index" else "Indexed 3 documents" in rest
+
+
+def _truncated_pdf() -> bytes:
+    """A real PDF cut in half (a download stopped half-way): its header, no cross-reference table."""
+    from tests.shared_files import pdf_bytes
+
+    whole = pdf_bytes(["The Zephyr turbine delivers fourteen megawatts."], "Zephyr")
+    return whole[:len(whole) // 2]
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (_truncated_pdf, "corrupt PDF (PdfStreamError)"),
+    (lambda: b"Name,Price\nZephyr,14\n", "not a PDF (no %PDF header)"),
+], ids=["truncated", "not-a-pdf"])
+def test_a_broken_pdf_has_one_reason_in_index_and_ask_file(tmp_path, content, reason):
+    """The same broken file was "unreadable PDF (PdfStreamError)" to `deepresearch index` and "not a PDF"
+    (or "corrupt PDF") to `ask --file`: both now give the one reason the shared files' list keeps (and
+    the chats show, translated)."""
+    docs = write_docs(tmp_path / "docs")
+    (docs / "broken.pdf").write_bytes(content())
+    index = subprocess.run([sys.executable, "-m", "bots.cli", "index", str(docs)], capture_output=True, text=True,
+                           env=ask_env(tmp_path), cwd=tmp_path, timeout=RUN_TIMEOUT)
+    assert index.returncode == 0, index.stderr
+    assert index.stderr.splitlines() == [f"skipped broken.pdf: {reason}"], index.stderr
+    asked = ask(tmp_path, "--offline", "--no-clarify", "--file", str(docs / "broken.pdf"), "--file",
+                str(docs / "a.md"), "What do solar panels cost?")
+    assert asked.returncode == 0, asked.stderr
+    assert f"skipped broken.pdf: {reason}" in asked.stderr.splitlines(), asked.stderr
