@@ -1,4 +1,4 @@
-"""The `deepresearch` command: ask, render, index, prune, audit, worker, slack, teams."""
+"""The `deepresearch` command: ask, render, index, prune, status, audit, worker, slack, teams."""
 
 from __future__ import annotations
 
@@ -306,6 +306,56 @@ def prune(
         typer.echo(f"deleted {len(report.threads)} thread(s), kept {report.kept}{busy}; {what} "
                    f"{report.bytes_before:,} -> {report.bytes_after:,} bytes")
     typer.echo(f"{'would delete' if dry_run else 'deleted'} {audited} audit record(s)")
+
+
+@_command()
+def status(
+    thread: Annotated[str | None, typer.Argument(metavar="THREAD", help="A thread id (console:<uuid>, as ask printed it); without it, your open researches.")] = None,
+) -> None:
+    """Say what your researches are doing, as `status` does in Slack and Teams: each one queued,
+    running, waiting for your answer or posting its report, with its thread id and question; or
+    THREAD's status, whatever it is (done, failed and cancelled too). It reads the thread registry
+    (Redis with REDIS_URL, else the data folder), which holds researches run with ask --queue and
+    the chats'.
+
+    \b
+    Exit codes (each with one line saying why):
+      0    said
+      1    a setting missing or invalid
+      2    THREAD is not known
+      7    Redis (REDIS_URL) does not answer within 3 s
+    """
+    _stop_on_sigterm()
+    from bots.console_queue import requester
+    from bots.console_status import UnknownThread, status_lines
+    from engine.settings import load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as err:
+        fail(str(err))
+    if settings.redis_url:  # a status is asked for now: said at once, not after the 90 s retry window
+        from redis.exceptions import RedisError
+
+        from bots.console_output import EXIT_REDIS
+        from engine.database import shown_url
+        from jobs.prune_guard import PRUNE_REDIS_WAIT
+        from jobs.redisconn import answer_problem
+
+        try:
+            silent = answer_problem(settings.redis_url, PRUNE_REDIS_WAIT)
+        except RedisError as err:
+            silent = err
+        if silent is not None:
+            fail(f"Redis at REDIS_URL ({shown_url(settings.redis_url)}) does not answer (asked for "
+                 f"{PRUNE_REDIS_WAIT:g} s; {type(silent).__name__}): no status to say. Start Redis, then ask again.",
+                 EXIT_REDIS)
+    try:
+        lines = status_lines(settings, requester(), thread)
+    except UnknownThread as err:
+        fail(str(err), 2)
+    for line in lines:
+        typer.echo(line)
 
 
 @_command()
