@@ -313,10 +313,12 @@ def status(
     thread: Annotated[str | None, typer.Argument(metavar="THREAD", help="A thread id (console:<uuid>, as ask printed it); without it, your open researches.")] = None,
 ) -> None:
     """Say what your researches are doing, as `status` does in Slack and Teams: each one queued,
-    running, waiting for your answer or posting its report, with its thread id and question; or
-    THREAD's status, whatever it is (done, failed and cancelled too). It reads the thread registry
-    (Redis with REDIS_URL, else the data folder), which holds researches run with ask --queue and
-    the chats'.
+    running, waiting for your answer (with the question it asked), posting its report or stopped
+    (with the command that continues it), with its thread id and question, newest first; or THREAD's
+    status, whatever it is (done with its report's path, failed and cancelled too). It reads the
+    thread registry (Redis with REDIS_URL, else the data folder), which holds researches run with
+    ask --queue and the chats', and the data folder's record of each ask run in a terminal. It takes
+    no lock and writes nothing.
 
     \b
     Exit codes (each with one line saying why):

@@ -380,3 +380,37 @@ async def _open_postgres_store(settings: Settings) -> AsyncIterator[BaseStore]:
             await _stop_batching(store)
     finally:
         await asyncio.shield(pool.close())
+
+
+@contextlib.asynccontextmanager
+async def read_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver | None]:
+    """The checkpointer for ``settings``, opened to read only: what a status reads, changing nothing.
+
+    Without ``DATABASE_URL``: an ``AsyncSqliteSaver`` on ``settings.checkpoint_path`` opened read-only
+    (``mode=ro``, ``query_only``) without LangGraph's ``setup()`` (its ``PRAGMA journal_mode`` and
+    ``CREATE TABLE`` statements are writes), or None when that file does not exist (no folder or file
+    is made). SQLite itself may make the empty ``-wal`` and ``-shm`` files a reader of a WAL database
+    maps beside it; they hold no data. With it: :func:`open_checkpointer` (its tables exist once any research ran; making
+    them again is a no-op).
+
+    Raises:
+        sqlite3.Error, OSError: the file cannot be read; engine.database.DatabaseError: PostgreSQL
+        cannot be reached or used (one line).
+    """
+    if settings.database_url is not None:
+        async with open_checkpointer(settings) as saver:
+            yield saver
+        return
+    path = settings.checkpoint_path
+    if not path.exists():
+        yield None
+        return
+    conn = await _connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)  # type: ignore[arg-type]
+    try:
+        await conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA query_only = ON")
+        saver = AsyncSqliteSaver(conn, serde=checkpoint_serde())
+        saver.is_setup = True  # the tables are there (a run made them): setup() would write
+        yield saver
+    finally:
+        await asyncio.shield(conn.close())

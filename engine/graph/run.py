@@ -17,7 +17,7 @@ from langgraph.types import Command
 
 from engine.artifact_store import artifact_store
 from engine.artifacts import run_dir
-from engine.checkpoints import open_checkpointer, open_store
+from engine.checkpoints import open_checkpointer, open_store, read_checkpointer
 from engine.files import files_prompt, thread_search
 from engine.graph.budget import TokenCounter
 from engine.graph.build import graph_builder
@@ -47,7 +47,8 @@ from engine.source_links import web_link
 from engine.text import markdown_literal
 
 log = logging.getLogger(__name__)
-__all__ = ["open_checkpointer", "run_graph_turn", "graph_thread_status", "new_run_id", "summary_markdown"]
+__all__ = ["open_checkpointer", "run_graph_turn", "graph_thread_status", "graph_thread_states", "new_run_id",
+           "summary_markdown"]
 
 
 def new_run_id() -> str:
@@ -112,6 +113,30 @@ async def graph_thread_status(thread_id: str, *, settings: Settings) -> str:
     async with open_checkpointer(settings) as saver:
         graph = graph_builder().compile(checkpointer=saver)
         return _status_of(await graph.aget_state({"configurable": {"thread_id": thread_id}}))
+
+
+async def graph_thread_states(thread_ids: list[str], *, settings: Settings) -> dict[str, tuple[str, str | None]]:
+    """``{thread: (status, clarifying question)}`` for each of ``thread_ids``: the status as
+    :func:`graph_thread_status` says it, and the question a ``paused`` thread waits on (else None).
+
+    Reads through :func:`engine.checkpoints.read_checkpointer`: one connection for all, nothing
+    written; every thread is ``none`` when there is no checkpoint file yet.
+
+    Raises:
+        sqlite3.Error, OSError, engine.database.DatabaseError: the checkpoints cannot be read.
+    """
+    states: dict[str, tuple[str, str | None]] = {t: ("none", None) for t in thread_ids}
+    if not thread_ids:
+        return states
+    async with read_checkpointer(settings) as saver:
+        if saver is None:
+            return states
+        graph = graph_builder().compile(checkpointer=saver)
+        for thread_id in thread_ids:
+            snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
+            status = _status_of(snapshot)
+            states[thread_id] = (status, _pending_question(snapshot) if status == "paused" else None)
+    return states
 
 
 def summary_markdown(values: dict, offline: bool = False) -> str:

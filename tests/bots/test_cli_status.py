@@ -1,13 +1,29 @@
 """`deepresearch status [THREAD]`: the chats' `status` in the terminal, read from the thread registry
-(here the data folder's jobs.sqlite, as without REDIS_URL)."""
+(here the data folder's jobs.sqlite, as without REDIS_URL), and the terminal's own runs (`ask` without
+--queue: its record, lock, checkpoint and report files), each made by a real `ask` process."""
 
 from __future__ import annotations
 
 import getpass
+import hashlib
+import os
+import re
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
-from tests.bots.console_helpers import RUN_TIMEOUT, ask_env
+from tests.bots.console_helpers import (
+    RUN_TIMEOUT,
+    ask,
+    ask_cmd,
+    ask_env,
+    report_of,
+    running,
+    signalled_as_research_starts,
+    thread_of,
+    write_docs,
+)
 
 OPEN = "console:00000000-0000-4000-8000-00000000000a"
 PAUSED = "console:00000000-0000-4000-8000-00000000000b"
@@ -67,8 +83,8 @@ def test_status_of_an_unknown_thread_says_so_in_one_line(tmp_path):
     assert out.returncode == 2, out.stderr
     assert out.stdout == ""
     assert out.stderr.splitlines() == [
-        "deepresearch: no research with thread id console:nope is known (an unknown thread id, one "
-        "`deepresearch prune` deleted, or one run in a terminal without --queue)"], out.stderr
+        f"deepresearch: no research with thread id console:nope is known under {tmp_path / 'data'} (an unknown "
+        "thread id, or one `deepresearch prune` deleted)"], out.stderr
 
 
 def test_status_with_redis_closed_says_so_at_once_in_one_line(tmp_path):
@@ -83,3 +99,115 @@ def test_status_with_redis_closed_says_so_at_once_in_one_line(tmp_path):
     assert out.stderr.splitlines() == [
         f"deepresearch: Redis at REDIS_URL ({url.replace(':s3cret-pw@', '')}) does not answer (asked for "
         f"{PRUNE_REDIS_WAIT:g} s; ConnectionError): no status to say. Start Redis, then ask again."], out.stderr
+
+
+def _contents(folder: Path) -> dict:
+    """Each file under ``folder`` and a digest of its bytes; left out: SQLite's shared-memory index and an
+    empty write-ahead log, which a reader of a WAL database makes as it opens it (they hold no data)."""
+    return {p.relative_to(folder): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.endswith("-shm")
+            and not (p.name.endswith("-wal") and p.stat().st_size == 0)}
+
+
+def _paused(tmp_path) -> tuple[str, str]:
+    """A terminal `ask` that stopped at its clarifying question (stdin closed: no answer): its thread id
+    and the question it asked."""
+    docs = write_docs(tmp_path / "docs")
+    first = ask(tmp_path, "solar", "--offline", "--corpus", str(docs))
+    assert first.returncode == 3, first.stderr
+    return thread_of(first.stderr), re.search(r"Clarifying question: (.+)", first.stderr).group(1)
+
+
+def test_status_says_a_terminal_run_waits_for_its_answer_with_the_question_and_changes_nothing(tmp_path):
+    thread, asked = _paused(tmp_path)
+    before = _contents(tmp_path / "data")
+    lines = [f"- waiting for your answer ({thread}): solar", f"  Clarifying question: {asked}",
+             f"  Answer with: deepresearch ask --resume {thread} --answer \"…\""]
+    listed = _status(tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == ["Your researches:", "", *lines], listed.stdout
+    one = _status(tmp_path, thread)
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.splitlines() == lines, one.stdout
+    assert _contents(tmp_path / "data") == before  # no lock taken, no record or checkpoint written
+
+
+def test_status_lists_a_terminal_run_stopped_by_ctrl_c_with_the_command_the_run_named(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    question = "How do solar inverters work?"
+    code, err = signalled_as_research_starts(tmp_path, signal.SIGINT, "--offline", "--no-clarify", "--corpus",
+                                             str(docs), question)
+    assert code == 130, err
+    thread = thread_of(err)
+    assert f"Continue with: deepresearch ask --resume {thread}" in err, err
+    lines = [f"- stopped ({thread}): {question}", f"  Continue with: deepresearch ask --resume {thread}"]
+    listed = _status(tmp_path)
+    assert listed.stdout.splitlines() == ["Your researches:", "", *lines], listed.stdout
+    assert _status(tmp_path, thread).stdout.splitlines() == lines
+
+
+def test_status_of_a_finished_terminal_run_names_its_report_and_the_listing_leaves_it_out(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    question = "How much do home batteries hold?"
+    done = ask(tmp_path, "--offline", "--no-clarify", "--corpus", str(docs), question)
+    assert done.returncode == 0, done.stderr
+    thread = thread_of(done.stderr)
+    one = _status(tmp_path, thread)
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.splitlines() == [f"- done ({thread}): {question}",
+                                       f"  Report: {report_of(tmp_path, done.stdout)}"], one.stdout
+    assert _status(tmp_path).stdout.splitlines() == ["You have no research running or waiting for an answer."]
+
+
+def test_status_lists_terminal_runs_and_the_registrys_newest_first(tmp_path):
+    _registry(tmp_path)
+    thread, _ = _paused(tmp_path)  # written after the registry's records
+    out = _status(tmp_path).stdout.splitlines()
+    assert out[:3] == ["Your researches:", "", f"- waiting for your answer ({thread}): solar"], out
+    assert out[-2:] == [f"- running ({OPEN}): What do wind turbines cost?",
+                        f"- waiting for your answer ({PAUSED}): What do solar panels cost?"], out
+
+
+def test_status_says_running_while_the_runs_process_lives_and_stopped_once_it_was_killed(tmp_path):
+    """A run frozen mid-research (SIGSTOP) still holds its lock: running, with its pid; SIGKILLed, its
+    lock names a dead process: stopped, resumable."""
+    docs = write_docs(tmp_path / "docs")
+    question = "What do string inverters cost?"
+    with running(ask_cmd("--offline", "--no-clarify", "--corpus", str(docs), question), stdout=subprocess.PIPE,
+                 stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path) as proc:
+        shown = b""
+        while b"Researching" not in shown:  # the output, not a clock, says when the stage starts
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"ask ended before the researching stage: {shown.decode(errors='replace')}"
+            shown += chunk
+        os.kill(proc.pid, signal.SIGSTOP)
+        thread = thread_of(shown.decode(errors="replace"))
+        frozen = _status(tmp_path, thread)
+        listed = _status(tmp_path)
+        proc.kill()
+        proc.wait()
+    assert frozen.stdout.splitlines() == [f"- running ({thread}): {question}", f"  It runs in pid {proc.pid}."], \
+        frozen.stdout + frozen.stderr
+    assert listed.stdout.splitlines()[2:] == frozen.stdout.splitlines(), listed.stdout
+    assert _status(tmp_path, thread).stdout.splitlines() == [
+        f"- stopped ({thread}): {question}", f"  Continue with: deepresearch ask --resume {thread}"]
+
+
+def test_status_of_a_run_waiting_at_its_prompt_names_the_process_that_waits(tmp_path):
+    """Its lock is held while it waits for the answer on its stdin: the answer goes there, not to a --resume."""
+    docs = write_docs(tmp_path / "docs")
+    with running(ask_cmd("solar", "--offline", "--corpus", str(docs)), stdin=subprocess.PIPE,
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ask_env(tmp_path), cwd=tmp_path) as proc:
+        shown = b""
+        while b"Clarifying question:" not in shown:  # the output, not a clock, says when it waits
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"ask ended before its clarifying question: {shown.decode(errors='replace')}"
+            shown += chunk
+        text = shown.decode(errors="replace")
+        thread, asked = thread_of(text), re.search(r"Clarifying question: (.+)", text).group(1)
+        out = _status(tmp_path, thread)
+        proc.stdin.close()
+        proc.wait(timeout=RUN_TIMEOUT)
+    assert out.stdout.splitlines() == [f"- waiting for your answer ({thread}): solar", f"  Clarifying question: {asked}",
+                                       f"  It waits for your answer in the terminal it runs in (pid {proc.pid})."], \
+        out.stdout + out.stderr
