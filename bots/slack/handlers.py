@@ -22,7 +22,7 @@ from bots.slack.port import SlackPort, thread_key
 from bots.slack.shared import display_name
 from engine.runner import TurnRejected, validate_question
 from engine.settings import Settings
-from engine.text import markdown_literal, one_line
+from engine.text import has_words, markdown_literal, one_line
 from jobs.conversation import Address
 from jobs.conversation.message import is_cancel
 from jobs.conversation.replies import refused_question
@@ -168,7 +168,9 @@ class SlackHandlers:
 
         The app's middleware has dropped noise (:func:`is_noise`) and repeats already (the
         ``app_mention`` and ``message`` twins of one message are one). A channel message that
-        does not mention the bot counts only as a reply in a thread the bot researches in.
+        does not mention the bot counts only as a reply in a thread the bot researches in; such a reply
+        that is only ``help`` or ``status`` (:func:`bots.chat_turns.command_of`) is that command, shown to
+        its sender alone, never the requester's answer to the clarifying question nor a busy note.
         ``redelivered``: the request is Slack's retry of the event (``X-Slack-Retry-Num``), which reached
         here when the de-duplication store did not answer and another process took the first delivery:
         the reply is looked for in the thread before it is posted (:meth:`_say`).
@@ -181,8 +183,10 @@ class SlackHandlers:
         if not addressed and (msg.thread_ts is None or not self._is_research_thread(msg)):
             log.debug("event=slack_message_ignored channel=%s ts=%s reason=not_addressed", msg.channel, msg.ts)
             return
+        # a reply in a research thread that is only a command word asks for it (never an answer to the question)
+        asks = addressed or (has_words(msg.text) and command_of(msg.text) is not None)
         reply = self.turns.command(msg.text, msg.user, ephemeral=not msg.is_dm, files=bool(msg.files),
-                                   thread_id=thread_key(msg.team, msg.channel, msg.root)) if addressed else None
+                                   thread_id=thread_key(msg.team, msg.channel, msg.root)) if asks else None
         if reply is not None:
             self._answer(msg, reply)
         else:

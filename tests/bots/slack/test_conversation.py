@@ -552,3 +552,30 @@ def test_a_replayed_slash_command_past_a_dedupe_store_that_stopped_answering_pos
     runner_idle()
     assert len(_roots(fake_slack)) == 1, [m["text"] for m in _roots(fake_slack)]
     assert len(research.calls) == 1
+
+
+@pytest.mark.parametrize("word", ["status", "Help?"])
+def test_a_command_word_replied_in_a_thread_waiting_for_an_answer_is_no_answer(bot, fake_slack, research, word):
+    """Alice replied ``status`` (or ``help``) in her thread while its clarifying question was open:
+    the research resumed with the word as her answer. It is the command, shown to her alone, and the
+    question still waits for her answer."""
+    bot.command("heat pumps")
+    root = _root_of_command(fake_slack)
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    wait_status(fake_slack, thread_id, "paused")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root)[-1:] if "?" in m["text"]],
+                        what="the clarifying question")
+    posts = len(bot_posts(fake_slack, CHANNEL, root))
+    bot.message(word, thread_ts=root)
+    [note] = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="the command's answer")
+    assert note.params["user"] == ALICE and note.params["thread_ts"] == root
+    assert ("waiting for your answer" if word == "status" else "/research") in note.params["text"], note.params
+    assert thread_status(thread_id) == "paused" and len(research.calls) == 1
+    assert len(bot_posts(fake_slack, CHANNEL, root)) == posts
+    bot.message("EU residential market size and growth in 2024", thread_ts=root)
+    fake_slack.wait_for(lambda: len(research.calls) == 2, what="the resume turn")
+    assert research.calls[1]["answer"] == "EU residential market size and growth in 2024"
+    wait_status(fake_slack, thread_id, "done", "failed")
+    runner_idle()
+
+
