@@ -34,7 +34,7 @@ class Action(Enum):
     EMPTY = "empty"  # a question with no text
     TOO_LONG = "too_long"  # a question over the limit
     ANSWER_TOO_LONG = "answer_too_long"  # an answer over the limit (the question stays open)
-    ANSWER_FIRST = "answer_first"  # a follow-up button while the clarifying question is open
+    ANSWER_FIRST = "answer_first"  # the requester's follow-up button while the clarifying question is open
     ANSWER_IN_WORDS = "answer_in_words"  # the requester's answer has no text (a file alone): ask for words
     FILES_NOTED = "files_noted"  # files and no question to the bot: kept as sources of the next question
     FILES_FOR_NEXT = "files_for_next"  # files and no question while a research runs: kept for the next one
@@ -130,8 +130,9 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
     A button press (:attr:`Address.BUTTON`) addresses the bot: Cancel acts as the requester's
     ``cancel`` does and is refused to anyone else (in a paused thread too); a follow-up question
     starts a research in a finished thread whoever presses it, gets "still working" while one
-    runs, and "answer the question first" while the clarifying question is open (the
-    requester's press after it expired expires it, as a reply would). A follow-up button that
+    runs, and while the clarifying question is open "answer the question first" when the requester
+    presses it (their press after it expired expires it, as a reply would), whose research waits
+    when anyone else does (:attr:`Action.BUSY_OTHER`: they can neither answer nor cancel it). A follow-up button that
     started a research is remembered in the record (``pressed``), so pressing it again is a
     duplicate, even after later researches in the thread.
 
@@ -196,8 +197,8 @@ def _when_paused(record: dict, message: Message, now: float, view: RuleSettings,
     if expired and message.author != requester:  # the question lapsed: the thread is finished for others
         decision = _when_finished(record, message, now, view, requester)
         return replace(decision, ends_pause=decision.action is Action.START)
-    if message.button and message.author != requester:
-        return Decision(Action.REFUSE_CANCEL if message.cancel else Action.ANSWER_FIRST)
+    if message.button and message.author != requester:  # only the requester may answer or cancel
+        return Decision(Action.REFUSE_CANCEL if message.cancel else Action.BUSY_OTHER)
     if message.author != requester:
         return Decision(Action.REFUSE_ANSWER)
     if message.cancel:

@@ -171,3 +171,23 @@ def test_a_follow_up_press_by_someone_else_during_a_research_is_not_told_to_canc
     wait_status(fake_slack, thread_id, "done")
     assert not [t for t in answer if "cancel" in t], answer
     assert [t for t in answer if "<@U0ALICE>" in t and "still running" in t], answer
+
+
+def test_a_follow_up_press_by_someone_else_while_the_question_waits_does_not_ask_him_to_answer_it(
+        bot, fake_slack, research):
+    """Bob presses a follow-up button while Alice's clarifying question is open: he was told "answer
+    it first (or say `cancel`)", which only Alice may do; he is told whose research it is instead."""
+    research.outcome = _quick_outcome(["What about UK heat pumps in 2024?"])
+    ts, _ = bot.message(f"<@U0BOT> {QUESTION}")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    wait_status(fake_slack, thread_id, "done")
+    summary = _with_button(fake_slack, ts, "deepresearch_follow_up_0")
+    research.outcome = lambda tid: TurnOutcome(status="clarify", thread_id=tid, run_id="r2",
+                                               question="Which market do you mean?")
+    bot.message("<@U0BOT> And the market for their installers?", thread_ts=ts)
+    wait_status(fake_slack, thread_id, "paused")
+    assert bot.press(summary, "deepresearch_follow_up_0", user=BOB) == 200
+    [answer] = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="the answer to Bob")
+    assert answer.params["user"] == BOB and "<@U0ALICE>" in answer.params["text"], answer.params
+    assert "answer it first" not in answer.params["text"] and "cancel" not in answer.params["text"], answer.params
+    assert thread_status(thread_id) == "paused" and len(research.calls) == 2

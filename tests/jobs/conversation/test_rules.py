@@ -56,7 +56,8 @@ TABLE: dict[tuple[str, bool], list[Action]] = {
     **{(s, False): [BO, NO, RC, RC, BO, NO, BO, NO, RC, BO, NO, BO, FF, FF] for s in ("queued", "running")},
     # an answer with no text (a file alone) is asked for in words; the question stays open
     ("paused", True): [R, R, CP, CP, AW, AW, LA, LA, CP, AF, AW, R, AW, R],
-    ("paused", False): [RA] * 8 + [RC, AF, RA, RA, RA, RA],
+    # someone else's follow-up press is told whose research waits: they can neither answer nor cancel it
+    ("paused", False): [RA] * 8 + [RC, BO, RA, RA, RA, RA],
     ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X, X, X, X, X],
     # a question nobody answered in time does not keep the thread from anyone else: it is finished for them
     ("paused-expired", False): FINISHED_OTHER,
