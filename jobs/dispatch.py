@@ -10,7 +10,7 @@ from jobs import audit, quotas
 from jobs.conversation import Action, Address, Attachment, Decision, Message, RuleSettings, decide, reply_for
 from jobs.conversation.replies import reply_language
 from jobs.dedupe import seen_before
-from jobs.phrases import WORDS
+from jobs.phrases import WORDS, thread_language
 from jobs.queue import cancel_queued, enqueue, note_stop, request_cancel
 from jobs.records import NOT_QUEUED
 from jobs.store import get_store
@@ -60,6 +60,9 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     (:func:`jobs.quotas.acquire`); over a limit, the reply says which and when to try again,
     and nothing is queued; only an audit record (status ``rejected``) is written.
 
+    A research whose clarifying question ends unanswered here (cancelled, expired) has its status
+    message above the question edited to say so (:func:`_close_question_status`): no job runs to do it.
+
     A turn the queue could not take leaves the thread ``failed`` and gives its slot back; the reply
     says so. A Ctrl-C (or SIGTERM raised as one, or an error) anywhere from the slot to the reply does
     the same (:func:`_stopped_before_hand_over`), unless the turn was queued after all
@@ -100,6 +103,7 @@ def _decide_and_queue(store, message: Message, port_ref: dict, settings: Setting
     if decision.ends_pause:  # the research whose question expired unanswered ends as the new one starts
         audit.record_end(settings, message.thread_key, "cancelled", error="the clarifying question expired",
                          thread=before, attempt_started=now)
+        _close_question_status(before, port_ref)
     if decision.action in (Action.START, Action.RESUME):
         return _enqueue(message, decision, port_ref, settings, before)
     if held:  # the thread changed meanwhile: this message starts nothing
@@ -110,8 +114,28 @@ def _decide_and_queue(store, message: Message, port_ref: dict, settings: Setting
         audit.record_end(settings, message.thread_key, "cancelled", thread=before, attempt_started=now,
                          error="cancelled while waiting for an answer" if decision.action is Action.CANCEL_PAUSED
                          else "the clarifying question expired")
+        _close_question_status(before, port_ref)
     said = reply_for(decision, message, view, before, language=_files_language(message, decision, before, settings))
     return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome, mention=said.mention)
+
+
+def _close_question_status(before: dict | None, port_ref: dict) -> None:
+    """The status message above a clarifying question that ends unanswered (cancelled, expired, or
+    replaced by someone else's research after it expired) stops saying the research starts once the
+    requester answers: it says ``cancelled_status`` in the thread's language (:func:`jobs.phrases.thread_language`).
+    ``before`` is the thread's record before the message (its ``clarify_status_id``, kept by the turn
+    that asked; nothing to do without one), ``port_ref`` the port's reference
+    (:func:`jobs.port.port_from_reference`). An edit that fails is logged: the reply says what happened."""
+    mid = (before or {}).get("clarify_status_id")
+    if not mid:
+        return
+    from jobs.port import port_from_reference
+
+    try:
+        port_from_reference(port_ref).update(str(mid), WORDS("cancelled_status", thread_language(before.get("question"))))
+    except Exception as err:  # cosmetic: the thread's record and the reply say it ended
+        log.warning("event=question_status_close_failed thread=%s error=%s", before.get("thread_id"),
+                    type(err).__name__)
 
 
 def _files_language(message: Message, decision: Decision, before: dict | None, settings: Settings) -> str | None:

@@ -11,6 +11,7 @@ import pytest
 import jobs
 import jobs.run
 from engine.runner import Artifacts, TurnOutcome
+from jobs.phrases import WORDS
 from tests import texts
 from tests.bots.slack.conftest import (
     ALICE,
@@ -579,3 +580,21 @@ def test_a_command_word_replied_in_a_thread_waiting_for_an_answer_is_no_answer(b
     runner_idle()
 
 
+
+def test_a_question_cancelled_unanswered_leaves_no_status_waiting_for_its_answer(bot, fake_slack, research):
+    """Alice cancelled while her clarifying question was open: the status message above it still
+    said "the research starts once the requester answers it". It says the research is cancelled."""
+    bot.command("heat pumps")
+    root = _root_of_command(fake_slack)
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+    wait_status(fake_slack, thread_id, "paused")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root)[-1:] if "?" in m["text"]],
+                        what="the clarifying question")
+    [status] = [m for m in bot_posts(fake_slack, CHANNEL, root) if m["text"] == WORDS("clarify_status")]
+    bot.message("cancel", thread_ts=root)
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m["text"].startswith("Cancelled. Ask")],
+                        what="the cancellation reply")
+    # the status is edited before the reply is said
+    [updated] = [m for m in fake_slack.messages(CHANNEL) if m["ts"] == status["ts"]]
+    assert updated["text"] == "Cancelled." and thread_status(thread_id) == "cancelled"
+    assert len(research.calls) == 1

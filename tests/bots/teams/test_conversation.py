@@ -218,3 +218,19 @@ def test_in_a_group_chat_someone_elses_question_during_a_research_is_not_told_to
     _wait_status(settings, _thread(alice), ("done",))
     assert "cancel" not in answer.text, answer.text
     assert "still running" in answer.text and len(research.calls) == 1, answer.text
+
+
+def test_a_question_cancelled_unanswered_leaves_no_status_waiting_for_its_answer(bot, connector, settings):
+    """Alice cancelled while her clarifying question was open: the status message above it still said
+    the research starts once she answers. It says the research is cancelled, before the reply."""
+    conv = "a:personal-alice-cancel-paused"
+    first = personal_message(connector.url, "heat pumps", conversation_id=conv)
+    bot.send(first)
+    thread_id = _thread(first)
+    _wait_status(settings, thread_id, ("paused",))
+    connector.wait_for(lambda c: "?" in c.messages(conv)[-1].text, what="the clarifying question")
+    [status] = [m.answer_id for m in connector.messages(conv) if m.text.startswith("Starting the research")]
+    bot.send(personal_message(connector.url, "cancel", conversation_id=conv))
+    connector.wait_for(lambda c: c.messages(conv)[-1].text.startswith("Cancelled. Ask"), what="the reply")
+    assert connector.updates(status)[-1].text == "Cancelled."
+    assert _wait_status(settings, thread_id, ("cancelled",)).status == "cancelled"
