@@ -42,6 +42,7 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.REFUSE_ANSWER: ("only_requester_answers", "refused", True),
     Action.EXPIRED: ("expired", "expired", False),
     Action.NOTHING_RUNNING: ("nothing_running", "ignored", False),
+    Action.TOO_LATE_TO_CANCEL: ("cancel_too_late", "too_late", False),
     Action.EMPTY: ("empty_question", "rejected", False),
     Action.TOO_LONG: ("rejected_question_too_long", "rejected", False),
     Action.ANSWER_TOO_LONG: ("answer_too_long", "rejected", False),

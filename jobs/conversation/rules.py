@@ -31,6 +31,7 @@ class Action(Enum):
     REFUSE_ANSWER = "refuse_answer"  # someone else answered the clarifying question
     EXPIRED = "expired"  # the clarifying question is older than ``clarify_ttl``
     NOTHING_RUNNING = "nothing_running"  # cancel with nothing to cancel
+    TOO_LATE_TO_CANCEL = "too_late_to_cancel"  # cancel while the finished report is being posted
     EMPTY = "empty"  # a question with no text
     TOO_LONG = "too_long"  # a question over the limit
     ANSWER_TOO_LONG = "answer_too_long"  # an answer over the limit (the question stays open)
@@ -143,7 +144,10 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
         return Decision(Action.DUPLICATE)
     status = effective_status(record, now, view)
     requester = str(record.get("requester", "")) if record else ""
-    if status is None or status in FINISHED or status == DELIVERING:
+    if status == DELIVERING and message.cancel:  # the research is over: its report is on its way
+        from_requester = message.author == requester
+        decision = Decision(Action.TOO_LATE_TO_CANCEL if message.addressed or from_requester else Action.IGNORE)
+    elif status is None or status in FINISHED or status == DELIVERING:
         decision = _when_finished(record, message, now, view, requester)
     elif status in ACTIVE:
         decision = _when_active(record, message, requester)

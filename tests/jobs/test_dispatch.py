@@ -242,6 +242,20 @@ def test_a_turn_ending_late_leaves_a_later_turn_of_its_thread_alone(redis_settin
     assert set_thread(store, thread, for_turn="late2", status="running")["status"] == "running"
 
 
+def test_a_cancel_while_the_report_is_posted_is_told_it_came_too_late(redis_settings):
+    """The research is over and its summary and files are being posted (``delivering``): the requester's
+    ``cancel`` is told so, in the thread's words, not "Nothing is running"; the thread is unchanged."""
+    store = get_store(redis_settings)
+    thread = "test:T:C:deliver"
+    handle_message(thread, "U1", "Tides?", {}, "d1", settings=redis_settings, explicit_start=True)
+    set_thread(store, thread, for_turn="d1", status="delivering", report_dir="/data/run1")
+    reply = handle_message(thread, "U1", "cancel", {}, "d2", settings=redis_settings, explicit_start=False)
+    assert reply.text.startswith("This research has already finished and its report is being posted"), reply.text
+    assert thread_info(thread, settings=redis_settings).status == "delivering"
+    other = handle_message(thread, "U2", "stop", {}, "d3", settings=redis_settings, explicit_start=False)
+    assert other.action == "ignored" and other.text is None  # not addressed, not the requester's
+
+
 def test_an_end_replayed_while_its_turn_finishes_keeps_the_turns_attempts(redis_settings):
     """Another worker's start-up recovery replays the journal's end between the finishing worker's
     journal write and its Redis write: the record keeps its attempt count and parts delivered."""

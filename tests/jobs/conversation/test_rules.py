@@ -38,7 +38,7 @@ S, R, B, C, CP = Action.START, Action.RESUME, Action.BUSY, Action.CANCEL, Action
 RC, RA, X, N = Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED, Action.NOTHING_RUNNING
 E, L, LA, NO = Action.EMPTY, Action.TOO_LONG, Action.ANSWER_TOO_LONG, Action.IGNORE
 AF, AW, BO = Action.ANSWER_FIRST, Action.ANSWER_IN_WORDS, Action.BUSY_OTHER
-FN, FF = Action.FILES_NOTED, Action.FILES_FOR_NEXT
+FN, FF, TL = Action.FILES_NOTED, Action.FILES_FOR_NEXT, Action.TOO_LATE_TO_CANCEL
 
 # files without words to the bot are acknowledged as sources of the next question; unaddressed, ignored
 FINISHED_REQUESTER = [S, NO, N, N, E, NO, L, NO, N, S, NO, E, FN, FN]
@@ -47,9 +47,12 @@ FINISHED_OTHER = [S, NO, N, NO, E, NO, L, NO, N, S, NO, E, FN, FN]
 TABLE: dict[tuple[str, bool], list[Action]] = {
     ("unknown", True): FINISHED_OTHER,  # nobody is the requester of an unknown thread
     ("unknown", False): FINISHED_OTHER,
-    # delivering: the report is written, its summary and files are being posted
-    **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost", "delivering")},
-    **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost", "delivering")},
+    **{(s, True): FINISHED_REQUESTER for s in ("done", "failed", "cancelled", "lost")},
+    **{(s, False): FINISHED_OTHER for s in ("done", "failed", "cancelled", "lost")},
+    # delivering: the report is written, its summary and files are being posted; a cancel is told it
+    # came too late (not that nothing runs), a new question starts as in a finished thread
+    ("delivering", True): [S, NO, TL, TL, E, NO, L, NO, TL, S, NO, E, FN, FN],
+    ("delivering", False): [S, NO, TL, NO, E, NO, L, NO, TL, S, NO, E, FN, FN],
     # the requester is told how to cancel; anyone else, whose research runs (they cannot cancel it)
     # files without words are kept for the next question (the running research read the thread before them)
     **{(s, True): [B, B, C, C, B, B, B, B, C, B, FF, B, FF, FF] for s in ("queued", "running")},
