@@ -15,6 +15,12 @@ from tests.waiting import wait_for
 QUESTION = "EU heat-pump market size and growth 2024"
 
 
+def _names_subject(follow_up: str) -> bool:
+    """True when ``follow_up`` names the question, whole or as its words (a follow-up that quotes every
+    word of the question leaves the question out)."""
+    return QUESTION in follow_up or all(w in follow_up for w in QUESTION.split() if w != "and")
+
+
 @pytest.fixture
 def settings(tmp_path, clean_env, bot_port) -> Settings:
     """As the Teams tests' settings, with one review round: the review's open objections give follow-ups."""
@@ -83,7 +89,7 @@ def test_follow_up_buttons_start_one_research_with_the_report_as_context(bot, co
     _wait_status(settings, thread_id, "done")
     summary = _with_submit(connector, conv, "follow_up")
     actions = _actions(summary)
-    assert 1 <= len(actions) <= 3 and all(QUESTION in a["data"]["question"] for a in actions)
+    assert 1 <= len(actions) <= 3 and all(_names_subject(a["data"]["question"]) for a in actions)
     assert all(len(a["title"]) <= 75 for a in actions)
 
     research.gate.clear()
