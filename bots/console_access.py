@@ -27,8 +27,9 @@ from jobs.store import Store, get_store
 log = logging.getLogger(__name__)
 #: ``ask``'s exit codes and the audit status each ends an attempt at a research with (3: stopped at
 #: its clarifying question, waiting for ``--resume THREAD --answer``: a ``paused`` attempt, its calls
-#: recorded whether or not it is answered); code 2 (no such thread, bad input) writes no record.
-_STATUS = {0: "done", 1: "failed", 3: "paused", 4: "failed", 5: "failed", 130: "cancelled"}
+#: recorded whether or not it is answered; 130: stopped by Ctrl-C or SIGTERM, an ``interrupted`` attempt that
+#: ``--resume THREAD`` continues, not a research cancelled); code 2 (no such thread, bad input) writes no record.
+_STATUS = {0: "done", 1: "failed", 3: "paused", 4: "failed", 5: "failed", 130: "interrupted"}
 #: Statuses of an attempt that ended as it should: no error line.
 _NO_ERROR = ("done", "paused")
 

@@ -84,14 +84,14 @@ def test_a_research_interrupted_then_resumed_is_one_research_in_the_audit_and_th
     resumed = ask(tmp_path, "--resume", thread, env=limit)
     assert resumed.returncode == 0, resumed.stderr  # the resume is no second start of the day
     # the trail keeps both attempts as written: the interrupted one is not rewritten
-    assert [(r["thread"], r["status"]) for r in _trail(tmp_path)] == [(thread, "cancelled"), (thread, "done")]
+    assert [(r["thread"], r["status"]) for r in _trail(tmp_path)] == [(thread, "interrupted"), (thread, "done")]
     calls = sum(1 for f in (tmp_path / "data").rglob("usage.jsonl") for line in f.read_text().splitlines() if line)
     assert calls > 0
     table = _audit_command(tmp_path)
     assert table.returncode == 0, table.stderr
     # the offline model answered: no language-model call in the table, every call in the row
     assert "1 research(es), 0 model call(s), 0 token(s); 1 offline" in table.stdout, table.stdout
-    assert "cancelled" not in table.stdout, table.stdout
+    assert "interrupted" not in table.stdout, table.stdout
     [row] = [json.loads(line) for line in _audit_command(tmp_path, "--json").stdout.splitlines()]
     assert (row["thread"], row["status"], row["attempts"], row["model_calls"]) == (thread, "done", 2, calls)
     assert row["error"] is None and "report.md" in row["files"]
@@ -200,15 +200,15 @@ def test_a_killed_attempt_after_a_recorded_one_is_counted_once_by_the_resume(tmp
     code, said = signalled_as_research_starts(tmp_path, signal.SIGINT)
     assert code == 130, said
     thread = re.search(r"--resume (console:\S+)", said).group(1)
-    [cancelled] = _trail(tmp_path)
-    assert cancelled["model_calls"] == _calls(tmp_path)
+    [interrupted] = _trail(tmp_path)
+    assert interrupted["model_calls"] == _calls(tmp_path)
     _killed_at(tmp_path, "Building the files", "--resume", thread)
     before = _calls(tmp_path)
-    assert before > cancelled["model_calls"]
+    assert before > interrupted["model_calls"]
     resumed = ask(tmp_path, "--resume", thread)
     assert resumed.returncode == 0, resumed.stderr
     trail = _trail(tmp_path)
-    assert [r["status"] for r in trail] == ["cancelled", "done"]
+    assert [r["status"] for r in trail] == ["interrupted", "done"]
     assert sum(r["model_calls"] for r in trail) == _calls(tmp_path) >= before
     row, _ = _audited(tmp_path)
     assert (row["attempts"], row["model_calls"]) == (2, _calls(tmp_path))

@@ -186,14 +186,15 @@ def _answer_prompt_keyed(tmp_path, key: bytes) -> tuple[int, str]:
     return os.waitstatus_to_exitcode(status), output.decode("utf-8", "replace")
 
 
-def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_cancelled(tmp_path):
+def test_ctrl_c_at_the_answer_prompt_exits_130_with_the_hint_and_audits_interrupted(tmp_path):
     code, text = _answer_prompt_keyed(tmp_path, b"\x03")  # Ctrl-C: SIGINT from the line discipline
     assert code == 130, text
     assert "Aborted" not in text and "Traceback" not in text, text
     hint = re.search(r"Continue with: deepresearch ask --resume (console:\S+)", text)
     assert hint, text
     (record,) = _audit(tmp_path)
-    assert record["status"] == "cancelled" and "None" not in (record["error"] or ""), record
+    # stopped, not cancelled: the printed --resume continues it
+    assert record["status"] == "interrupted" and "None" not in (record["error"] or ""), record
     assert record["clarification"], record
     resumed = ask(tmp_path, "--resume", hint.group(1), "--answer", "home solar panels")
     assert resumed.returncode == 0, resumed.stderr
@@ -378,4 +379,4 @@ def test_a_run_stopped_by_sigterm_is_audited_as_such(tmp_path):
     proc.communicate(timeout=RUN_TIMEOUT)
     assert proc.returncode == 143
     (record,) = [json.loads(line) for line in (tmp_path / "data" / "audit.jsonl").read_text().splitlines()]
-    assert (record["status"], record["error"]) == ("cancelled", "exit 143: stopped by SIGTERM"), record
+    assert (record["status"], record["error"]) == ("interrupted", "exit 143: stopped by SIGTERM"), record
