@@ -33,6 +33,9 @@ _CJK_AND = frozenset("和 与 與 及 以及 跟 同 或 或者 或是 还是 �
 _HIRAGANA = re.compile(r"[\u3040-\u309f]+")
 #: Characters that end a listed item of a Chinese question and start what is asked of it ("…的效率").
 _CJK_LINKS = frozenset("的 之 有 是 在 都".split())
+#: Words that join a modifier to the noun it modifies ("ヒートポンプの|運転コスト", "热泵的|运行成本"):
+#: a listed item that holds one between two words is a whole phrase with a head noun of its own.
+_CJK_OF = frozenset("の 的 之".split())
 #: Japanese particles that mark a verb's object or subject ("タスクを", "ファイルが"): a part of a list
 #: that holds one is a clause with a verb of its own, not a listed thing.
 _JA_CASE = frozenset("を が".split())
@@ -110,11 +113,48 @@ def _ja_head(clause: str) -> str:
     return clause[: at + len(asking)]
 
 
+def _ends_item(word: str) -> bool:
+    """True when ``word`` (of :func:`engine.segments.word_tokens`) ends the last item of a Chinese or
+    Japanese list and starts what is asked of it: a link (:data:`_CJK_LINKS`: "的"), a word asking
+    which is better (:data:`CJK_WHICH_BETTER`), a function word ("怎么") or a Japanese particle or
+    ending in hiragana ("の", "は")."""
+    return bool(
+        word in _CJK_LINKS
+        or word in CJK_WHICH_BETTER
+        or word.lower() in FUNCTION_WORDS
+        or _HIRAGANA.fullmatch(word)
+    )
+
+
+def _whole_phrase(item: str) -> bool:
+    """True when ``item`` (one listed item of a Chinese or Japanese list) is a whole noun phrase with
+    its own head noun: a modifier joined to it by "の", "的" or "之" (:data:`_CJK_OF`), with words on
+    both sides ("ヒートポンプの運転コスト", "热泵的运行成本"); False for a bare noun ("ヒートポンプ")."""
+    words = word_tokens(item)
+    return any(w in _CJK_OF for w in words[1:-1])
+
+
+def _own_head_end(spans: list[tuple[str, int, int]], tail_at: int, end: int) -> int:
+    """Where the last item of a list whose other items are whole phrases (:func:`_whole_phrase`) ends,
+    ``spans`` being the question's words (:func:`_word_spans`) and ``tail_at`` where the item would
+    end before its "の", "的" or "之" (:data:`_CJK_OF`): past that link and the head noun after it,
+    at the next word that ends an item (:func:`_ends_item`), or ``end``. The head noun is then the
+    last item's own ("メーカーの保証" of "ヒートポンプの運転コストとメーカーの保証は"), not shared by
+    items that have one each. ``tail_at`` when no link and head noun follow there."""
+    at = next((k for k, (_, s, _) in enumerate(spans) if s == tail_at), None)
+    if at is None or spans[at][0] not in _CJK_OF or at + 1 >= len(spans) or _ends_item(spans[at + 1][0]):
+        return tail_at
+    return next((s for w, s, _ in spans[at + 1 :] if _ends_item(w)), end)
+
+
 def cjk_items(text: str) -> list[str] | None:
     """One topic per item of a Chinese or Japanese list ("线程、多进程和asyncio有什么区别" gives "线程",
     "多进程", "asyncio"; "热泵和燃气锅炉的效率如何" gives "热泵的效率如何", "燃气锅炉的效率如何"): items
     part at "、" and at a conjunction (:data:`_CJK_AND`); the last ends at its first particle or
-    function word, and what follows it is asked of each. A question that asks which item is better
+    function word, and what follows it is asked of each; when every other item is a whole phrase
+    with a head noun of its own (:func:`_whole_phrase`), the last keeps its own head noun too
+    ("ヒートポンプの運転コストとメーカーの保証は" gives "ヒートポンプの運転コストは", "メーカーの保証は":
+    :func:`_own_head_end`). A question that asks which item is better
     right after the last one ("用Postgres还是MySQL比较好", "A和B哪个更好": :data:`CJK_WHICH_BETTER`)
     gives the items alone, without the verb that opens it (:data:`CJK_CHOOSE_VERBS`), as
     "Postgres or MySQL, which is better?" does. A Japanese "which one" after the items' topic
@@ -141,25 +181,15 @@ def cjk_items(text: str) -> list[str] | None:
     if chain is not None:
         return chain
     last_start = cuts[-1][1] + len(text[cuts[-1][1] :]) - len(text[cuts[-1][1] :].lstrip())
-    tail_at = next(
-        (
-            s
-            for w, s, _ in spans
-            if s > last_start
-            and (
-                w in _CJK_LINKS
-                or w in CJK_WHICH_BETTER
-                or w.lower() in FUNCTION_WORDS
-                or _HIRAGANA.fullmatch(w)
-            )
-        ),
-        len(text),
-    )
-    tail = text[tail_at:]
+    tail_at = next((s for w, s, _ in spans if s > last_start and _ends_item(w)), len(text))
     first_words = [w for w, s, _ in spans if s < cuts[0][0]]
     lead = next((i for i, w in enumerate(first_words) if w not in QUESTION_VERBS | CJK_CHOOSE_VERBS), 0)
     prefix = "".join(first_words[:lead])
-    items = [segments[0][len(prefix) :].strip(), *segments[1:-1], text[last_start:tail_at].strip()]
+    items = [segments[0][len(prefix) :].strip(), *segments[1:-1]]
+    if items and all(_whole_phrase(item) for item in items):  # "ヒートポンプの運転コストとメーカーの|保証は"
+        tail_at = _own_head_end(spans, tail_at, len(text))
+    items.append(text[last_start:tail_at].strip())
+    tail = text[tail_at:]
     if not all(items):
         return None
     if which := _JA_WHICH.match(tail):  # "電気自動車とハイブリッド車は|どちらが安いですか"

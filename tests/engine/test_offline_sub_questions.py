@@ -43,6 +43,26 @@ def test_a_coordinated_list_gives_one_readable_sub_question_per_item(question, l
     assert plan_topics(question, 5, language) == expected
 
 
+@pytest.mark.parametrize(("question", "language", "expected"), [
+    # each item already a whole "X の Y" / "X 的 Y" phrase: the last one's head noun is its own
+    ("ヒートポンプの運転コストとメーカーの保証はどうなっていますか？", "ja",
+     ["ヒートポンプの運転コストはどうなっていますか", "メーカーの保証はどうなっていますか"]),
+    ("ヒートポンプの効率、ガスボイラーの騒音とメーカーの保証期間は？", "ja",
+     ["ヒートポンプの効率は", "ガスボイラーの騒音は", "メーカーの保証期間は"]),
+    ("热泵的运行成本和厂家的保修怎么样？", "zh", ["热泵的运行成本怎么样", "厂家的保修怎么样"]),
+    ("热泵的运行成本和厂家的保修期限是多少？", "zh", ["热泵的运行成本是多少", "厂家的保修期限是多少"]),
+    ("东京的房价和大阪的房价如何？", "zh", ["东京的房价如何", "大阪的房价如何"]),
+    # whole phrases compared: the phrases alone
+    ("热泵的效率和燃气锅炉的效率哪个更高？", "zh", ["热泵的效率", "燃气锅炉的效率"]),
+    ("ヒートポンプの効率とガスボイラーの効率の違いは何ですか？", "ja", ["ヒートポンプの効率", "ガスボイラーの効率"]),
+    # items that are bare nouns share the head noun after the last one
+    ("ヒートポンプとガスボイラーの費用は？", "ja", ["ヒートポンプの費用は", "ガスボイラーの費用は"]),
+    ("热泵和燃气锅炉的保修怎么样？", "zh", ["热泵的保修怎么样", "燃气锅炉的保修怎么样"]),
+])
+def test_items_that_are_whole_possessive_phrases_keep_their_own_head_noun(question, language, expected):
+    assert plan_topics(question, 5, language) == expected
+
+
 @pytest.mark.parametrize(("question", "expected"), [
     ('How do "double quotes", \'single quotes\', `backticks` and $HOME work in bash?',
      ['How do "double quotes" work in bash', "How do 'single quotes' work in bash",
