@@ -417,6 +417,22 @@ def test_a_transient_slack_error_while_uploading_loses_no_report_and_posts_nothi
     assert len(research.calls) == 1
 
 
+def _run_with_a_post_behind_an_error(bot, fake_slack, match, lookups_failing: int = 1) -> tuple[str, list[dict]]:
+    """Ask for a research while the bot's first post that ``match`` accepts goes through but is answered
+    ``internal_error``, and reading the thread with its metadata fails ``lookups_failing`` times past the
+    client's retries; (the thread id, the bot's posts in the thread once the turn ended)."""
+    from bots.slack.client import SERVER_ERROR_RETRIES
+
+    fake_slack.fail("chat.postMessage", "internal_error", applied=True, match=match)
+    fake_slack.fail("conversations.replies", "internal_error", times=lookups_failing * (SERVER_ERROR_RETRIES + 1),
+                    match=lambda p: bool(p.get("include_all_metadata")))
+    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
+    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
+    wait_status(fake_slack, thread_id, "done", "failed")
+    runner_idle()
+    return thread_id, bot_posts(fake_slack, CHANNEL, ts)
+
+
 @pytest.mark.parametrize("lookups_failing", [1, 2], ids=["retried-in-the-attempt", "retried-by-a-new-attempt"])
 def test_a_summary_that_went_through_behind_an_error_is_not_posted_again_by_the_turns_retry(
         bot, fake_slack, research, lookups_failing):
@@ -427,17 +443,8 @@ def test_a_summary_that_went_through_behind_an_error_is_not_posted_again_by_the_
     message metadata) instead of posting it a second time; the files follow once."""
     import json
 
-    from bots.slack.client import SERVER_ERROR_RETRIES
-
-    fake_slack.fail("chat.postMessage", "internal_error", applied=True,
-                    match=lambda p: "/summary#0" in json.dumps(p.get("metadata") or {}))
-    fake_slack.fail("conversations.replies", "internal_error", times=lookups_failing * (SERVER_ERROR_RETRIES + 1),
-                    match=lambda p: bool(p.get("include_all_metadata")))
-    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
-    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
-    wait_status(fake_slack, thread_id, "done", "failed")
-    runner_idle()
-    posts = bot_posts(fake_slack, CHANNEL, ts)
+    thread_id, posts = _run_with_a_post_behind_an_error(
+        bot, fake_slack, lambda p: "/summary#0" in json.dumps(p.get("metadata") or {}), lookups_failing)
     summaries = [m for m in posts if "/summary#0" in json.dumps(m.get("metadata") or {})]
     assert len(summaries) == 1, [m["text"] for m in posts]
     assert len([m for m in posts if m.get("files")]) == 1
@@ -459,17 +466,8 @@ def test_a_status_message_that_went_through_behind_an_error_is_not_posted_again(
     it, rather than posting a second status message."""
     import json
 
-    from bots.slack.client import SERVER_ERROR_RETRIES
-
-    fake_slack.fail("chat.postMessage", "internal_error", applied=True,
-                    match=lambda p: "deepresearch_cancel_0" in json.dumps(p.get("blocks") or ""))
-    fake_slack.fail("conversations.replies", "internal_error", times=SERVER_ERROR_RETRIES + 1,
-                    match=lambda p: bool(p.get("include_all_metadata")))
-    ts, _ = bot.message("<@U0BOT> EU heat-pump market size and growth 2024")
-    thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
-    wait_status(fake_slack, thread_id, "done", "failed")
-    runner_idle()
-    posts = bot_posts(fake_slack, CHANNEL, ts)
+    thread_id, posts = _run_with_a_post_behind_an_error(
+        bot, fake_slack, lambda p: "deepresearch_cancel_0" in json.dumps(p.get("blocks") or ""))
     assert len(posts) == 3, [m["text"] for m in posts]  # the status message, the summary, the files
     [status] = _status_posts(posts)
     assert status["text"] == texts.DONE_TEXT, status["text"]  # the found message shows the latest text
