@@ -553,17 +553,24 @@ def test_a_replayed_slash_command_past_a_dedupe_store_that_stopped_answering_pos
     assert len(research.calls) == 1
 
 
-@pytest.mark.parametrize("word", ["status", "Help?"])
-def test_a_command_word_replied_in_a_thread_waiting_for_an_answer_is_no_answer(bot, fake_slack, research, word):
-    """Alice replied ``status`` (or ``help``) in her thread while its clarifying question was open:
-    the research resumed with the word as her answer. It is the command, shown to her alone, and the
-    question still waits for her answer."""
+def _paused_by_a_command(bot, fake_slack) -> tuple[str, str]:
+    """Alice's ``/research heat pumps``, paused at its clarifying question once that is posted;
+    (the root message's ts, the thread id)."""
     bot.command("heat pumps")
     root = _root_of_command(fake_slack)
     thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
     wait_status(fake_slack, thread_id, "paused")
     fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root)[-1:] if "?" in m["text"]],
                         what="the clarifying question")
+    return root, thread_id
+
+
+@pytest.mark.parametrize("word", ["status", "Help?"])
+def test_a_command_word_replied_in_a_thread_waiting_for_an_answer_is_no_answer(bot, fake_slack, research, word):
+    """Alice replied ``status`` (or ``help``) in her thread while its clarifying question was open:
+    the research resumed with the word as her answer. It is the command, shown to her alone, and the
+    question still waits for her answer."""
+    root, thread_id = _paused_by_a_command(bot, fake_slack)
     posts = len(bot_posts(fake_slack, CHANNEL, root))
     bot.message(word, thread_ts=root)
     [note] = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="the command's answer")
@@ -578,16 +585,10 @@ def test_a_command_word_replied_in_a_thread_waiting_for_an_answer_is_no_answer(b
     runner_idle()
 
 
-
 def test_a_question_cancelled_unanswered_leaves_no_status_waiting_for_its_answer(bot, fake_slack, research):
     """Alice cancelled while her clarifying question was open: the status message above it still
     said "the research starts once the requester answers it". It says the research is cancelled."""
-    bot.command("heat pumps")
-    root = _root_of_command(fake_slack)
-    thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
-    wait_status(fake_slack, thread_id, "paused")
-    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root)[-1:] if "?" in m["text"]],
-                        what="the clarifying question")
+    root, thread_id = _paused_by_a_command(bot, fake_slack)
     [status] = [m for m in bot_posts(fake_slack, CHANNEL, root) if m["text"] == WORDS("clarify_status")]
     bot.message("cancel", thread_ts=root)
     fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root) if m["text"].startswith("Cancelled. Ask")],
