@@ -258,20 +258,11 @@ def prune(
 
     from bots.console_output import EXIT_REDIS
     from engine.maintenance import PruneReport
-    from jobs.prune_guard import PRUNE_REDIS_WAIT, PruneGuard
+    from jobs.prune_guard import PruneGuard
 
-    if settings.redis_url:  # asked first, briefly: nothing is deleted without it, so no wait of 90 s
-        from engine.database import shown_url
-        from jobs.redisconn import answer_problem
-
-        try:
-            silent = answer_problem(settings.redis_url, PRUNE_REDIS_WAIT)
-        except RedisError as err:  # it answered with an error (a wrong password): the same line, its type
-            silent = err
-        if silent is not None:
-            fail(f"Redis at REDIS_URL ({shown_url(settings.redis_url)}) does not answer (asked for "
-                 f"{PRUNE_REDIS_WAIT:g} s; {type(silent).__name__}): nothing was pruned, no thread, report file "
-                 "or audit record deleted. Start Redis, then prune again.", EXIT_REDIS)
+    # asked first, briefly: nothing is deleted without it, so no wait of 90 s
+    cli_options.redis_answers_or_fail(settings, "nothing was pruned, no thread, report file or audit record "
+                                                "deleted. Start Redis, then prune again.")
     report = PruneReport()
     try:
         guard = PruneGuard(settings)  # reads the open turns before anything is deleted
@@ -336,22 +327,8 @@ def status(
         settings = load_settings()
     except SettingsError as err:
         fail(str(err))
-    if settings.redis_url:  # a status is asked for now: said at once, not after the 90 s retry window
-        from redis.exceptions import RedisError
-
-        from bots.console_output import EXIT_REDIS
-        from engine.database import shown_url
-        from jobs.prune_guard import PRUNE_REDIS_WAIT
-        from jobs.redisconn import answer_problem
-
-        try:
-            silent = answer_problem(settings.redis_url, PRUNE_REDIS_WAIT)
-        except RedisError as err:
-            silent = err
-        if silent is not None:
-            fail(f"Redis at REDIS_URL ({shown_url(settings.redis_url)}) does not answer (asked for "
-                 f"{PRUNE_REDIS_WAIT:g} s; {type(silent).__name__}): no status to say. Start Redis, then ask again.",
-                 EXIT_REDIS)
+    # a status is asked for now: said at once, not after the 90 s retry window
+    cli_options.redis_answers_or_fail(settings, "no status to say. Start Redis, then ask again.")
     try:
         lines = status_lines(settings, requester(), thread)
     except UnknownThread as err:

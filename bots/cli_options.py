@@ -33,6 +33,34 @@ def say(message: str) -> None:
     put(sys.stderr, f"deepresearch: {' '.join(terminal_line(message).splitlines())}\n")
 
 
+def redis_answers_or_fail(settings, then: str) -> None:
+    """With ``REDIS_URL`` set, ask Redis for at most :data:`jobs.prune_guard.PRUNE_REDIS_WAIT` seconds
+    (:func:`jobs.redisconn.answer_problem`) and, when it does not answer or answers with an error (a
+    wrong password), end the command with exit 7 (:data:`bots.console_output.EXIT_REDIS`) in one line:
+    where Redis is (its URL without the password), how long it was asked, the error's type, then ``then``
+    (what that means for this command). Without ``REDIS_URL``: nothing.
+
+    Raises:
+        typer.Exit: Redis did not answer.
+    """
+    if not settings.redis_url:
+        return
+    from redis.exceptions import RedisError
+
+    from bots.console_output import EXIT_REDIS
+    from engine.database import shown_url
+    from jobs.prune_guard import PRUNE_REDIS_WAIT
+    from jobs.redisconn import answer_problem
+
+    try:
+        silent = answer_problem(settings.redis_url, PRUNE_REDIS_WAIT)
+    except RedisError as err:  # it answered with an error: the same line, its type
+        silent = err
+    if silent is not None:
+        fail(f"Redis at REDIS_URL ({shown_url(settings.redis_url)}) does not answer (asked for "
+             f"{PRUNE_REDIS_WAIT:g} s; {type(silent).__name__}): {then}", EXIT_REDIS)
+
+
 def fail(message: str, code: int = 1) -> None:
     """End the command with ``message`` said in one line (:func:`say`) and exit ``code``.
 

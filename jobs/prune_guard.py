@@ -27,7 +27,7 @@ from jobs.locks import ThreadLock, describe_holder
 from jobs.store import Store, get_store
 from jobs.threads import IN_PROGRESS, PRUNED_TTL, pruned_key, read_thread
 
-#: Seconds ``deepresearch prune`` waits for Redis (``REDIS_URL``) to answer before it deletes anything
+#: Seconds ``deepresearch prune`` (and ``status``) waits for Redis (``REDIS_URL``) to answer before it deletes anything
 #: (:func:`jobs.redisconn.answer_problem`): an operator's command that finds Redis down says so at
 #: once, not after the 90 s every other call waits out (``DEEPRESEARCH_REDIS_RETRY_WINDOW``).
 PRUNE_REDIS_WAIT = 3.0
