@@ -36,6 +36,7 @@ REPLIES: dict[Action, tuple[str | None, str, bool]] = {
     Action.RESUME: (None, "resumed", False),
     Action.BUSY: ("still_working", "busy", False),
     Action.BUSY_OTHER: ("still_working_other", "busy", True),
+    Action.WAITS_OTHER: ("waiting_other", "busy", True),
     Action.CANCEL: (None, "cancelling", False),
     Action.CANCEL_PAUSED: ("cancelled_paused", "cancelled", False),
     Action.REFUSE_CANCEL: ("only_requester_cancels", "refused", True),

@@ -25,6 +25,7 @@ class Action(Enum):
     RESUME = "resume"  # the requester's answer to the open clarifying question
     BUSY = "busy"  # the requester's research runs: "still working", and how to cancel it
     BUSY_OTHER = "busy_other"  # someone else's research runs: whose, and to ask again later or elsewhere
+    WAITS_OTHER = "waits_other"  # someone else's research waits for their answer: whose, and to ask again later
     CANCEL = "cancel"  # the requester cancels the queued or running research
     CANCEL_PAUSED = "cancel_paused"  # the requester cancels while the clarifying question is open
     REFUSE_CANCEL = "refuse_cancel"  # someone else tried to cancel
@@ -133,7 +134,8 @@ def decide(record: dict | None, message: Message, now: float, view: RuleSettings
     starts a research in a finished thread whoever presses it, gets "still working" while one
     runs, and while the clarifying question is open "answer the question first" when the requester
     presses it (their press after it expired expires it, as a reply would), whose research waits
-    when anyone else does (:attr:`Action.BUSY_OTHER`: they can neither answer nor cancel it). A follow-up button that
+    for its requester's answer when anyone else does (:attr:`Action.WAITS_OTHER`: they can neither
+    answer nor cancel it). A follow-up button that
     started a research is remembered in the record (``pressed``), so pressing it again is a
     duplicate, even after later researches in the thread.
 
@@ -202,7 +204,7 @@ def _when_paused(record: dict, message: Message, now: float, view: RuleSettings,
         decision = _when_finished(record, message, now, view, requester)
         return replace(decision, ends_pause=decision.action is Action.START)
     if message.button and message.author != requester:  # only the requester may answer or cancel
-        return Decision(Action.REFUSE_CANCEL if message.cancel else Action.BUSY_OTHER)
+        return Decision(Action.REFUSE_CANCEL if message.cancel else Action.WAITS_OTHER)
     if message.author != requester:
         return Decision(Action.REFUSE_ANSWER)
     if message.cancel:

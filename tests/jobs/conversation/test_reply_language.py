@@ -93,7 +93,7 @@ def test_the_table_answers_in_the_language_of_the_threads_question(language):
                 assert said.text == WORDS(key, language, mention="{mention}", hours=1, limit=VIEW.max_chars,
                                           length=len(msg.body)), (state, mine, kind)
             seen.add(expected)
-    assert seen >= {Action.BUSY, Action.BUSY_OTHER, Action.ANSWER_IN_WORDS, Action.REFUSE_CANCEL,
+    assert seen >= {Action.BUSY, Action.BUSY_OTHER, Action.WAITS_OTHER, Action.ANSWER_IN_WORDS, Action.REFUSE_CANCEL,
                     Action.REFUSE_ANSWER, Action.EXPIRED, Action.CANCEL_PAUSED, Action.NOTHING_RUNNING, Action.ANSWER_TOO_LONG,
                     Action.ANSWER_FIRST, Action.FILES_NOTED, Action.FILES_FOR_NEXT}
 

@@ -37,7 +37,7 @@ COLUMNS = list(KINDS)
 S, R, B, C, CP = Action.START, Action.RESUME, Action.BUSY, Action.CANCEL, Action.CANCEL_PAUSED
 RC, RA, X, N = Action.REFUSE_CANCEL, Action.REFUSE_ANSWER, Action.EXPIRED, Action.NOTHING_RUNNING
 E, L, LA, NO = Action.EMPTY, Action.TOO_LONG, Action.ANSWER_TOO_LONG, Action.IGNORE
-AF, AW, BO = Action.ANSWER_FIRST, Action.ANSWER_IN_WORDS, Action.BUSY_OTHER
+AF, AW, BO, WO = Action.ANSWER_FIRST, Action.ANSWER_IN_WORDS, Action.BUSY_OTHER, Action.WAITS_OTHER
 FN, FF, TL = Action.FILES_NOTED, Action.FILES_FOR_NEXT, Action.TOO_LATE_TO_CANCEL
 
 # files without words to the bot are acknowledged as sources of the next question; unaddressed, ignored
@@ -59,8 +59,8 @@ TABLE: dict[tuple[str, bool], list[Action]] = {
     **{(s, False): [BO, NO, RC, RC, BO, NO, BO, NO, RC, BO, NO, BO, FF, FF] for s in ("queued", "running")},
     # an answer with no text (a file alone) is asked for in words; the question stays open
     ("paused", True): [R, R, CP, CP, AW, AW, LA, LA, CP, AF, AW, R, AW, R],
-    # someone else's follow-up press is told whose research waits: they can neither answer nor cancel it
-    ("paused", False): [RA] * 8 + [RC, BO, RA, RA, RA, RA],
+    # someone else's follow-up press is told whose answer the research waits for: they can neither answer nor cancel it
+    ("paused", False): [RA] * 8 + [RC, WO, RA, RA, RA, RA],
     ("paused-expired", True): [X, X, CP, CP, X, X, X, X, CP, X, X, X, X, X],
     # a question nobody answered in time does not keep the thread from anyone else: it is finished for them
     ("paused-expired", False): FINISHED_OTHER,
@@ -291,3 +291,19 @@ def test_files_without_words_are_named_and_unreadable_ones_say_why():
     assert running.outcome == "files_for_next"  # an adapter that reads the files itself tells the two apart
     german = reply_for(decide(None, dm, NOW, VIEW), dm, VIEW, language="de").text
     assert german.startswith("Erhalten: a\\*b.pdf."), german
+
+
+def test_someone_elses_press_while_the_question_waits_says_it_waits_for_the_requesters_answer():
+    """Bob pressed a follow-up button in a thread whose research waited for Alice's answer to its
+    clarifying question: he was told her research "is still running". It is waiting for her answer."""
+    from jobs.phrases import WORDS
+
+    waiting = decide(record("paused"), message("follow#", OTHER), NOW, VIEW)
+    said = reply_for(waiting, message("follow#", OTHER), VIEW)
+    assert said.text == (f"A research by {MENTION} in this thread is waiting for their answer to its clarifying "
+                         "question. Ask your question again when it is done, or in a new thread.")
+    assert said.mention == REQUESTER and said.ephemeral and said.outcome == "busy"
+    running = decide(record("running"), message("follow#", OTHER), NOW, VIEW)
+    assert "still running" in reply_for(running, message("follow#", OTHER), VIEW).text
+    for language in WORDS.languages:  # its own phrase in every language, not the one of a running research
+        assert WORDS("waiting_other", language, mention="@A") != WORDS("still_working_other", language, mention="@A")
