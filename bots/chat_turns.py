@@ -21,7 +21,7 @@ from bots.logs import redact
 from engine.settings import Settings
 from engine.text import has_words, markdown_literal, one_line
 from jobs.conversation import Address, Attachment
-from jobs.conversation.message import command_word
+from jobs.conversation.message import command_word, is_cancel
 
 #: Seconds a platform event is remembered in the process while the store does not answer (Slack retries
 #: an event for up to about an hour, as :func:`jobs.seen_before` keeps it), and how many at most.
@@ -35,6 +35,15 @@ def command_of(text: str) -> str | None:
     if is_help(text):
         return "help"
     return "status" if command_word(text) == "status" else None
+
+
+def alone_command(text: str) -> bool:
+    """True when ``text`` is a command word alone: ``help``, ``status`` (:func:`command_of`) or a
+    cancel word (:func:`jobs.conversation.message.is_cancel`). An adapter asks it of a message's
+    text after the mentions it starts with, anyone's (``@Alice @Deep Research status``): other
+    people's mentions before the word do not keep it from being the command, while any other text
+    after them makes the whole message, names and all, a question."""
+    return command_of(text) is not None or is_cancel(text)
 
 
 class ChatTurns:

@@ -14,7 +14,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 import jobs
 from bots.chat_common import is_from_bot, log_failure, try_again, usage
 from bots.chat_phrases import SAY, own_language
-from bots.chat_turns import ChatTurns, command_of
+from bots.chat_turns import ChatTurns, alone_command, command_of
 from bots.slack.blocks import parse_action_id
 from bots.slack.client import post_once
 from bots.slack.mrkdwn import emoji_alone_as_unicode, escape, markdown_to_mrkdwn, slack_to_text
@@ -111,6 +111,22 @@ def mention_of(user_id: str) -> str:
     return rf"<@{re.escape(user_id)}(?:\|[^<>]*)?>"
 
 
+#: The user mentions a message's text starts with, anyone's (``<@U123>``, ``<@U123|name>``), and the space between them.
+_LEADING_MENTIONS = re.compile(r"(?:\s*<@[A-Z0-9]+(?:\|[^<>]*)?>)+")
+
+
+def command_after_mentions(raw: str, bot_user_id: str | None) -> str | None:
+    """The command word alone (:func:`bots.chat_turns.alone_command`) that Slack text ``raw`` gives after
+    the user mentions it starts with, whoever each names: ``<@UALICE> <@UBOT> status`` is ``status``
+    (as Teams reads ``@Alice @Bot status``: :func:`bots.teams.mentions.after_leading_mentions`);
+    None when no mention leads or anything else follows them (a question, names and all)."""
+    match = _LEADING_MENTIONS.match(raw)
+    if match is None:
+        return None
+    rest = slack_to_text(raw[match.end():], bot_user_id=bot_user_id)
+    return rest if alone_command(rest) else None
+
+
 def is_noise(event: dict, bot_user_id: str | None) -> bool:
     """True for events that must never become turns: bots (``bot_id``, subtype ``bot_message``),
     edits and deletions (subtypes), the bot's own messages, and events without a user."""
@@ -133,14 +149,18 @@ def read_event(body: dict, event: dict, bot_user_id: str | None,
     mentioned = event.get("type") == "app_mention" or bool(bot_user_id and re.search(mention_of(bot_user_id), raw))
     files = [f for f in event.get("files") or [] if isinstance(f, dict) and f.get("id")]
     team = body.get("team_id") or event.get("team") or ""
+    is_dm = event.get("channel_type") == "im" or str(channel).startswith("D")
+    # "<@UALICE> <@UBOT> status" to the bot is the command, not the question "@Alice status"
+    command = command_after_mentions(raw, bot_user_id) if mentioned or is_dm else None
+    text = command or emoji_alone_as_unicode(slack_to_text(raw, bot_user_id=bot_user_id, names=names))
     return Incoming(
         team=team,
         channel=channel,
         user=user,
         ts=ts,
         thread_ts=event.get("thread_ts"),
-        text=emoji_alone_as_unicode(slack_to_text(raw, bot_user_id=bot_user_id, names=names)),
-        is_dm=event.get("channel_type") == "im" or str(channel).startswith("D"),
+        text=text,
+        is_dm=is_dm,
         mentioned=mentioned,
         files=tuple(str(f["id"]) for f in files),
         file_names=tuple(str(f.get("name") or f.get("title") or f["id"]) for f in files),

@@ -17,10 +17,10 @@ from bots import chat_common
 from bots import file_links as files
 from bots.chat_common import log_failure, try_again, usage
 from bots.chat_phrases import SAY, locale_language, own_language
-from bots.chat_turns import ChatTurns
+from bots.chat_turns import ChatTurns, alone_command
 from bots.teams import cards
 from bots.teams.markdown import escape, to_teams_markdown
-from bots.teams.mentions import address_of, clean_text
+from bots.teams.mentions import address_of, after_leading_mentions, clean_text
 from bots.teams.port import TeamsPort, conversation_kind
 from bots.teams.settings import teams_settings
 from bots.teams.shared import has_unreadable_files, personal_files, read_personal_files
@@ -164,6 +164,8 @@ class TeamsBot(TeamsActivityHandler):
         if explicit:
             _show_typing(turn_context)
         text = clean_text(turn_context)
+        if explicit and alone_command(rest := after_leading_mentions(turn_context)):
+            text = rest  # "@Alice @Deep Research status": the command, whoever's mentions stand before it
         user = activity.from_property.id
         if not has_words(text) and await self._files_without_question(turn_context, address):
             return

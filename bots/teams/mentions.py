@@ -124,6 +124,21 @@ def clean_text(context: TurnContext) -> str:
     return _without_command_word(text).strip()
 
 
+def after_leading_mentions(context: TurnContext) -> str:
+    """The message's text after every ``<at>`` tag it starts with, whoever each names (the bot or
+    another person), read as :func:`clean_text` reads what follows the bot's mention (character
+    references, no-break spaces, outer whitespace; later tags as the names they show). For the
+    command words: ``<at>Alice</at> <at>Deep Research</at> status`` is ``status``
+    (:func:`bots.chat_turns.alone_command`); anything else is read by :func:`clean_text`."""
+    text = (context.activity.text or "").lstrip()
+    while (match := _AT.match(text)) is not None:
+        text = text[match.end():].lstrip(" \t\u00a0,:")
+        while text.startswith("&nbsp;"):
+            text = text[len("&nbsp;"):].lstrip(" \t\u00a0,:")
+    text = _AT.sub(lambda m: m.group(1), text)
+    return html.unescape(text).replace("\u00a0", " ").strip()
+
+
 _COMMAND_WORD = re.compile(r"/?research(?:(\s*:)\s*|\s+|$)")
 # What a question typed after the command starts with: a wh-word (any case), or an auxiliary written
 # as a sentence's first word ("Does ..."); "research is underfunded" is a question about research.

@@ -597,3 +597,29 @@ def test_a_question_cancelled_unanswered_leaves_no_status_waiting_for_its_answer
     [updated] = [m for m in fake_slack.messages(CHANNEL) if m["ts"] == status["ts"]]
     assert updated["text"] == "Cancelled." and thread_status(thread_id) == "cancelled"
     assert len(research.calls) == 1
+
+
+def test_a_command_word_after_someone_elses_mention_and_the_bots_is_the_command(bot, fake_slack, research):
+    """Bob wrote "<@U0ALICE> <@U0BOT> status" in a channel: it was read as the question "@Alice
+    status". Other people's mentions before the command word do not keep it from being the command
+    (help, status), whichever mention comes first; a question after them is still a question."""
+    for text, expected in ((f"<@{ALICE}> <@U0BOT> status", "You have no research running"),
+                           (f"<@{ALICE}> <@U0BOT>   Help?", "/research"),
+                           (f"<@U0BOT> <@{ALICE}> status", "You have no research running")):
+        notes = len(fake_slack.calls_to("chat.postEphemeral"))
+        bot.message(text, user=BOB)
+        note = fake_slack.wait_for(lambda n=notes: fake_slack.calls_to("chat.postEphemeral")[n:],
+                                   what=f"the answer to {text!r}")[0]
+        assert note.params["user"] == BOB and expected in note.params["text"], (text, note.params["text"])
+    assert jobs.threads_of(BOB, settings=_settings()) == [] and research.calls == []
+    # more than the command word after the mentions: a question
+    ts, _ = bot.message(f"<@{ALICE}> <@U0BOT> status of heat pump subsidies in Denmark 2024", user=BOB)
+    wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{ts}", "paused", "done")
+    assert "status of heat pump subsidies in Denmark 2024" in research.calls[0]["question"]
+    runner_idle()
+
+
+def _settings():
+    from engine.settings import load_settings
+
+    return load_settings()

@@ -234,3 +234,42 @@ def test_a_question_cancelled_unanswered_leaves_no_status_waiting_for_its_answer
     connector.wait_for(lambda c: c.messages(conv)[-1].text.startswith("Cancelled. Ask"), what="the reply")
     assert connector.updates(status)[-1].text == "Cancelled."
     assert _wait_status(settings, thread_id, ("cancelled",)).status == "cancelled"
+
+
+def _mentions_then(connector, first: dict, second: dict, rest: str, *, root_id: str | None = None) -> dict:
+    """A channel message as Teams sends ``@First @Second rest``: two ``<at>`` tags, each with its
+    ``mention`` entity, in the order they stand."""
+    activity = channel_mention(connector.url, "", sender=BOB, root_id=root_id, mention=False)
+    tags = [f"<at>{first['name']}</at>", f"<at>{second['name']}</at>"]
+    activity["text"] = f"{tags[0]} {tags[1]} {rest}"
+    activity["entities"] = [{"type": "mention", "text": tag, "mentioned": dict(who)}
+                            for tag, who in zip(tags, (first, second), strict=True)]
+    return activity
+
+
+def test_a_command_word_after_someone_elses_mention_and_the_bots_is_the_command(bot, connector, settings, research):
+    """Bob wrote "@Alice @Deep Research status" in a channel: it started a research on "Alice Deep
+    Research status". Other people's mentions before the command word do not keep it from being the
+    command (help and status); a question after them is still a question."""
+    from tests.bots.teams.activities import ALICE, BOT
+
+    status = _mentions_then(connector, ALICE, BOT, "status")
+    bot.send(status)
+    conv = status["conversation"]["id"]
+    [said] = connector.wait_for(lambda c: c.messages(conv), what="the status listing")
+    assert said.text.startswith("You have no research running or waiting for an answer."), said.text
+    helped = _mentions_then(connector, ALICE, BOT, "Help?")
+    bot.send(helped)
+    [said] = connector.wait_for(lambda c: c.messages(helped["conversation"]["id"]), what="the help text")
+    assert "In a channel or group chat, @mention me with your question" in said.text, said.text
+    first = _mentions_then(connector, BOT, ALICE, "status")  # the bot's mention first: the same
+    bot.send(first)
+    [said] = connector.wait_for(lambda c: c.messages(first["conversation"]["id"]), what="the second listing")
+    assert said.text.startswith("You have no research running or waiting for an answer."), said.text
+    assert jobs.threads_of(BOB["id"], settings=settings) == [] and research.calls == []
+    # the rest is more than the command word: a question, the names in it (a mention of the bot
+    # after someone else's is mid-sentence, kept as its name: clean_text)
+    question = _mentions_then(connector, ALICE, BOT, "status of heat pump subsidies in Denmark 2024")
+    bot.send(question)
+    _wait_status(settings, _thread(question), ("paused", "done"))
+    assert research.calls[0]["question"] == "Alice Deep Research status of heat pump subsidies in Denmark 2024"
