@@ -30,12 +30,16 @@ Public surface (what ``bots/`` uses):
 ``thread_info(thread_id, *, settings)`` / ``threads_of(requester, *, settings)`` / ``thread_known(thread_id, *, settings)``
     The thread registry: status (``queued``, ``running``, ``paused``, ``done``, ``failed``,
     ``cancelled``), requester, question, report paths.
+
+``waiting_for_answer(requester, prefix, *, settings)``
+    The requester's research in one conversation (thread ids starting with ``prefix``) that waits
+    for their answer to its clarifying question, the latest; None when none waits.
 """
 
 from jobs.dedupe import seen_before
 from jobs.dispatch import handle_message, handle_press
 from jobs.queue import enqueue
-from jobs.threads import ThreadInfo, thread_info, thread_known, threads_of
+from jobs.threads import ThreadInfo, thread_info, thread_known, threads_of, waiting_for_answer
 from jobs.turns import Reply, Turn
 
 __all__ = [
@@ -49,4 +53,5 @@ __all__ = [
     "thread_info",
     "thread_known",
     "threads_of",
+    "waiting_for_answer",
 ]

@@ -170,6 +170,25 @@ def threads_of(requester: str, *, settings: Settings, limit: int = 20) -> list[T
     return out[:limit]
 
 
+def waiting_for_answer(requester: str, prefix: str, *, settings: Settings, now: float | None = None,
+                       limit: int = 100) -> ThreadInfo | None:
+    """``requester``'s research in the conversation whose thread ids start with ``prefix`` (a Slack
+    DM: ``slack:{team}:{channel}:``) that waits for their answer to its clarifying question: status
+    ``paused``, asked at most ``settings.clarify_ttl`` seconds before ``now`` (Unix seconds; an
+    expired question takes no answer, :func:`jobs.conversation.rules.decide`). When several wait,
+    the one asked last (``paused_at``); None when none does. Looks at ``requester``'s ``limit``
+    most recently changed threads (:func:`threads_of`).
+
+    Raises:
+        whatever the thread registry raises when it is unreachable.
+    """
+    now = time.time() if now is None else now
+    waiting = [info for info in threads_of(requester, settings=settings, limit=limit)
+               if info.thread_id.startswith(prefix) and info.status == "paused"
+               and now - info.paused_at <= settings.clarify_ttl]
+    return max(waiting, key=lambda info: info.paused_at, default=None)
+
+
 def set_thread(store: Store, thread_id: str, *, for_turn: str | None = None, **fields: object) -> dict | None:
     """Create or update ``thread_id``'s record with ``fields``; returns the record.
 

@@ -6,7 +6,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -210,7 +210,26 @@ class SlackHandlers:
         if reply is not None:
             self._answer(msg, reply)
         else:
-            self._turn(msg, address=msg.address)
+            self._turn(self._answering(msg), address=msg.address)
+
+    def _answering(self, msg: Incoming) -> Incoming:
+        """``msg``, or, for a top-level message in a DM, ``msg`` as a reply in the thread of the sender's
+        research in that DM that waits for their answer to its clarifying question (the latest, when
+        several wait: :func:`jobs.waiting_for_answer`): people answer there at top level, not in the
+        thread. Its reply, status and report go into that research's thread; with none waiting it
+        starts a new research in its own thread. When the registry cannot be read, ``msg`` as it is
+        (its turn meets the error and says to try again)."""
+        if not msg.is_dm or msg.thread_ts is not None:
+            return msg
+        try:
+            waiting = jobs.waiting_for_answer(msg.user, thread_key(msg.team, msg.channel, ""), settings=self.settings)
+        except Exception as err:  # the registry failed: the turn meets it too and answers it
+            log.warning("event=slack_waiting_unknown error=%s", type(err).__name__)
+            return msg
+        if waiting is None:
+            return msg
+        log.info("event=slack_dm_answer channel=%s ts=%s thread=%s", msg.channel, msg.ts, waiting.thread_id)
+        return replace(msg, thread_ts=waiting.thread_id.rsplit(":", 1)[1])
 
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""

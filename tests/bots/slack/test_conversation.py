@@ -27,6 +27,9 @@ from tests.bots.slack.test_blocks import _long_summary
 from tests.bots.slack.test_mrkdwn import EXAMPLE
 from tests.waiting import wait_logged
 
+#: Alice's direct message channel with the bot (Slack's DM channel ids start with "D").
+DM = "D0ALICE"
+
 
 def _root_of_command(fake) -> str:
     roots = fake.wait_for(lambda: [m for m in fake.messages(CHANNEL) if m.get("thread_ts") is None], what="root")
@@ -623,3 +626,88 @@ def _settings():
     from engine.settings import load_settings
 
     return load_settings()
+
+
+def _paused_in_dm(bot, fake_slack, question: str) -> str:
+    """Alice's top-level DM ``question``, paused at its clarifying question once that is posted in
+    the message's thread; the message's ts (the research's thread root)."""
+    ts, _ = bot.message(question, channel=DM, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{ts}", "paused")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, DM, ts)[-1:] if "?" in m["text"]],
+                        what="the clarifying question")
+    return ts
+
+
+def test_a_top_level_direct_message_answers_the_clarifying_question_that_waits_there(bot, fake_slack, research):
+    """In a DM Alice answered the bot's clarifying question at top level, as people do in DMs, not in
+    its thread: the answer started a new research and the first waited for ever. A top-level DM
+    message from the person whose research waits there answers it (the latest, when several wait);
+    help and status stay commands; once none waits, a top-level message starts a new research."""
+    # two wait in the DM: a top-level question, then a follow-up in the thread of a finished research
+    done, _ = bot.message("EU heat-pump market size and growth 2024", channel=DM, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{done}", "done")
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="the first report's files")
+    first = _paused_in_dm(bot, fake_slack, "heat pumps")
+    posts = len(bot_posts(fake_slack, DM, done))
+    bot.message("solar panels", channel=DM, channel_type="im", thread_ts=done)
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{done}", "paused")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, DM, done)[posts:][-1:] if "?" in m["text"]],
+                        what="the follow-up's clarifying question")
+    second = done
+    # a command word at top level is the command, never the answer
+    posts = len(fake_slack.messages(DM))
+    status_ts, _ = bot.message("status", channel=DM, channel_type="im")
+    [listing] = fake_slack.wait_for(lambda: bot_posts(fake_slack, DM, status_ts), what="the status listing")
+    assert listing["text"].count("waiting for your answer") == 2, listing["text"]
+    assert thread_status(f"slack:{TEAM}:{DM}:{first}") == thread_status(f"slack:{TEAM}:{DM}:{second}") == "paused"
+    assert len(research.calls) == 3 and len(fake_slack.messages(DM)) == posts + 1  # the listing alone
+    help_ts, _ = bot.message("help", channel=DM, channel_type="im")
+    [helped] = fake_slack.wait_for(lambda: bot_posts(fake_slack, DM, help_ts), what="the help text")
+    assert "your next message outside its thread answers it" in helped["text"], helped["text"]
+
+    # the answer at top level resumes the research asked last, in that research's thread
+    answer, _ = bot.message("EU residential market size and growth in 2024", channel=DM, channel_type="im")
+    fake_slack.wait_for(lambda: len(research.calls) == 4, what="the resume turn")
+    assert research.calls[3]["thread_id"] == f"slack:{TEAM}:{DM}:{second}"
+    assert research.calls[3]["answer"] == "EU residential market size and growth in 2024"
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{second}", "done")
+    assert thread_status(f"slack:{TEAM}:{DM}:{answer}") is None  # no research of its own
+    assert bot_posts(fake_slack, DM, answer) == []  # the reply, status and summary are in the research's thread
+    assert any(m["text"] == texts.ANSWERED_TEXT for m in bot_posts(fake_slack, DM, second))
+    assert any(c.params.get("timestamp") == answer for c in fake_slack.calls_to("reactions.add"))
+
+    # the next top-level message answers the one still waiting
+    bot.message("Residential heat pumps in Germany since 2020", channel=DM, channel_type="im")
+    fake_slack.wait_for(lambda: len(research.calls) == 5, what="the second resume turn")
+    assert research.calls[4]["thread_id"] == f"slack:{TEAM}:{DM}:{first}"
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{first}", "done")
+
+    # none waits: a top-level message is a new research in its own thread
+    new, _ = bot.message("EU heat-pump market size and growth 2024", channel=DM, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{new}", "done")
+    assert research.calls[5]["question"] == "EU heat-pump market size and growth 2024"
+    runner_idle()
+
+
+def test_a_top_level_direct_message_answers_only_its_senders_research_waiting_in_that_direct_message(
+        bot, fake_slack, research):
+    """Alice's research waiting in a channel, and Bob's waiting in his DM, take no answer from Alice's
+    top-level DM message: it starts her new research. ``cancel`` at top level cancels the one waiting
+    in that DM (it is never an answer)."""
+    bot.command("heat pumps")  # waits in the channel
+    root = _root_of_command(fake_slack)
+    wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{root}", "paused")
+    bob_ts, _ = bot.message("solar panels", user=BOB, channel="D0BOB", channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:D0BOB:{bob_ts}", "paused")
+    ts, _ = bot.message("wind turbines", channel=DM, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{ts}", "paused")
+    assert [c["thread_id"] for c in research.calls] == [
+        f"slack:{TEAM}:{CHANNEL}:{root}", f"slack:{TEAM}:D0BOB:{bob_ts}", f"slack:{TEAM}:{DM}:{ts}"]
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, DM, ts)[-1:] if "?" in m["text"]],
+                        what="the clarifying question")
+    cancel, _ = bot.message("cancel", channel=DM, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{ts}", "cancelled")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, DM, ts) if m["text"].startswith("Cancelled. Ask")],
+                        what="the cancellation reply in the research's thread")
+    assert thread_status(f"slack:{TEAM}:{CHANNEL}:{root}") == thread_status(f"slack:{TEAM}:D0BOB:{bob_ts}") == "paused"
+    assert thread_status(f"slack:{TEAM}:{DM}:{cancel}") is None and len(research.calls) == 3
