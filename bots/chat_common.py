@@ -45,7 +45,7 @@ def usage(language: str, ask: Sequence[str], *, follow_up: str, direct: str | No
     in a finished thread (a phrase of the ``help_follow_up`` template of
     :data:`bots.chat_phrases.SAY`, e.g. "mention me in its thread"); ``direct`` is the sentence saying
     that in a one-to-one chat every message is for the bot (the rule of
-    :func:`jobs.conversation.decide`; None: Slack's wording, "In a direct message ...").
+    :func:`jobs.conversation.decide`; None: "In a direct message every message is for me").
     """
     lines = [
         SAY("help_intro", language),

@@ -43,10 +43,12 @@ def _command_key(body: dict) -> str:
 
 
 def slack_usage(language: str) -> str:
-    """Slack's help text (Markdown) in ``language`` (:func:`bots.chat_common.usage`)."""
+    """Slack's help text (Markdown) in ``language`` (:func:`bots.chat_common.usage`); its sentence on
+    direct messages says that a top-level message answers the clarifying question waiting there
+    (:meth:`SlackHandlers._answering`)."""
     return usage(language, [SAY(key, language) for key in ("slack_help_command", "slack_help_mention",
                                                            "slack_help_status")],
-                 follow_up=SAY("slack_help_follow_up", language))
+                 follow_up=SAY("slack_help_follow_up", language), direct=SAY("slack_help_direct", language))
 
 
 def cancel_how(language: str) -> str:
