@@ -183,6 +183,10 @@ class Settings(BlankIsUnset):
     #: Seconds a stopping process (SIGTERM/SIGINT) gives its running turns to hand themselves
     #: back (cancelled at their last checkpoint, re-queued) before it exits anyway.
     shutdown_grace: float = Field(default=20.0, gt=0, le=600)
+    #: Seconds a chat event kept in the inbox (acknowledged, its work not yet done) stays with the
+    #: process that took it; the process renews it while the work runs, and once it lapses (the
+    #: process died) another process, or the next start, handles the event (:mod:`jobs.inbox`).
+    inbox_lease: float = Field(default=60.0, gt=0, le=3600)
 
     @field_validator("redis_url", mode="before")
     @classmethod

@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from weakref import WeakKeyDictionary
 
 from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bots.chat_common import admitted, log_failure
+from bots.chat_common import admitted, dedupe_key, log_failure
 from bots.slack.blocks import ACTION_ID
 from bots.slack.client import SlackUnavailable, make_client, slack_unavailable
-from bots.slack.handlers import COMMAND, SlackHandlers, is_noise
+from bots.slack.handlers import COMMAND, SlackHandlers, is_noise, may_be_for_bot
 from bots.slack.settings import SlackSettings, slack_settings
 from engine.settings import Settings, SettingsError
+from jobs.inbox import Inbox
 
 log = logging.getLogger(__name__)
 LISTENER_THREADS = 32
+#: The fields of an ``event_callback`` kept in the inbox (:func:`kept_body`): what the handlers read,
+#: never Slack's deprecated verification ``token`` (https://docs.slack.dev/apis/events-api/#callback-field).
+KEPT_FIELDS = ("type", "team_id", "enterprise_id", "context_team_id", "api_app_id", "event", "event_id",
+               "event_time", "is_ext_shared_channel")
+#: Each app's inbox and the replay of one of its entries (:func:`register`, :func:`start_replays`).
+_inboxes: WeakKeyDictionary[App, tuple[Inbox, Callable[[dict], None]]] = WeakKeyDictionary()
 
 
 def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClient | None = None) -> App:
@@ -64,7 +72,7 @@ def build_app(settings: Settings, *, socket_mode: bool = False, client: WebClien
     finally:
         bolt_logger.setLevel(level)
     handlers = SlackHandlers(settings, client, bot_user_id)
-    register(app, handlers, allowed_teams=slack.allowed_teams)
+    _inboxes[app] = register(app, handlers, allowed_teams=slack.allowed_teams)
     log.info("event=slack_app_ready mode=%s bot_user=%s", "socket" if socket_mode else "http", bot_user_id)
     return app
 
@@ -120,10 +128,40 @@ def team_of(body: dict) -> str | None:
     return str(team) if team else None
 
 
-def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str] = frozenset()) -> None:
+def kept_body(body: dict) -> dict:
+    """What the inbox keeps of an ``event_callback`` ``body``: the :data:`KEPT_FIELDS` it has (no
+    ``token``, no ``authorizations``), a copy."""
+    return {key: body[key] for key in KEPT_FIELDS if key in body}
+
+
+def start_replays(app: App) -> None:
+    """Start replaying, now and every few seconds, the events that a process which died after their
+    acknowledgement left in ``app``'s inbox (:meth:`jobs.inbox.Inbox.start`); nothing for an app
+    :func:`build_app` did not make."""
+    if (kept := _inboxes.get(app)) is not None:
+        kept[0].start(kept[1])
+
+
+def stop_replays(app: App, timeout: float = 30.0) -> None:
+    """Stop :func:`start_replays` (waiting up to ``timeout`` seconds for a replay under way)."""
+    if (kept := _inboxes.get(app)) is not None:
+        kept[0].stop(timeout)
+
+
+def register(app: App, handlers: SlackHandlers, *,
+             allowed_teams: frozenset[str] = frozenset()) -> tuple[Inbox, Callable[[dict], None]]:
     """Attach the allow-list (``allowed_teams``: workspace ids, empty for any) and
     de-duplication middleware, the ``/research`` command, the event listeners and the listener
-    of the bot's buttons (``block_actions``; Socket Mode and HTTP alike)."""
+    of the bot's buttons (``block_actions``; Socket Mode and HTTP alike).
+
+    A person's message that may be for the bot (:func:`bots.slack.handlers.may_be_for_bot`) is
+    kept in the inbox (:class:`jobs.inbox.Inbox`, :func:`kept_body`) once de-duplication has found it
+    new and before it is acknowledged, and forgotten when its listener has ended; returns the inbox
+    and the replay of one of its entries (the same handler, as a redelivery: Slack sends no
+    acknowledged event again), for :func:`start_replays`. Slash commands and button presses are not
+    kept.
+    """
+    inbox = Inbox("slack", handlers.settings)
 
     @app.middleware
     def drop_strangers(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
@@ -146,6 +184,9 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
             return BoltResponse(status=200, body="")
         if (ids := dedupe_ids(body, event)) and handlers.turns.seen_before(*ids):
             return BoltResponse(status=200, body="")
+        if ids and may_be_for_bot(event, handlers.bot_user_id):
+            # before the ack: a process that dies after it leaves the event for a replay (jobs.inbox)
+            inbox.keep(dedupe_key("slack", *ids), kept_body(body))
         return next()
 
     @app.error
@@ -172,11 +213,18 @@ def register(app: App, handlers: SlackHandlers, *, allowed_teams: frozenset[str]
             # Bolt passes as that header); https://docs.slack.dev/apis/events-api/#retries
             retried = (request.headers.get("x-slack-retry-num") or [""])[0]
             handlers.on_message_event(body, event, redelivered=bool(retried) and retried != "0")
+        if ids := dedupe_ids(body, event):
+            inbox.done(dedupe_key("slack", *ids))
+
+    def replay(body: dict) -> None:
+        with _listener_errors(body):
+            handlers.on_message_event(body, body.get("event") or {}, redelivered=True)
 
     app.command(COMMAND)(ack=handlers.ack_command, lazy=[start_command])
     app.action(ACTION_ID)(ack=_ack, lazy=[on_button])
     app.event("app_mention")(ack=_ack, lazy=[on_event])
     app.event("message")(ack=_ack, lazy=[on_event])
+    return inbox, replay
 
 
 def _ack(ack) -> None:

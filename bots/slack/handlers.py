@@ -139,6 +139,19 @@ def is_noise(event: dict, bot_user_id: str | None) -> bool:
     return is_from_bot(event.get("user"), self_id=bot_user_id, flagged=bool(event.get("bot_id") or event.get("bot_profile")))
 
 
+def may_be_for_bot(event: dict, bot_user_id: str | None) -> bool:
+    """Whether a person's ``message`` or ``app_mention`` event may concern the bot, as
+    :meth:`SlackHandlers.on_message_event` reads it: a mention, a direct message, or a reply in a
+    thread (which may be the bot's); a channel's other top-level messages never are."""
+    if event.get("type") not in ("message", "app_mention"):
+        return False
+    if event.get("type") == "app_mention" or event.get("thread_ts"):
+        return True
+    if event.get("channel_type") == "im" or str(event.get("channel") or "").startswith("D"):
+        return True
+    return bool(bot_user_id and re.search(mention_of(bot_user_id), str(event.get("text") or "")))
+
+
 def read_event(body: dict, event: dict, bot_user_id: str | None,
                names: Callable[[str], str] | None = None, *, redelivered: bool = False) -> Incoming | None:
     """The :class:`Incoming` of a ``message`` or ``app_mention`` event, or None when malformed;
@@ -194,7 +207,8 @@ class SlackHandlers:
         that is only ``help`` or ``status`` (:func:`bots.chat_turns.command_of`) is that command, shown to
         its sender alone, never the requester's answer to the clarifying question nor a busy note.
         ``redelivered``: the request is Slack's retry of the event (``X-Slack-Retry-Num``), which reached
-        here when the de-duplication store did not answer and another process took the first delivery:
+        here when the de-duplication store did not answer and another process took the first delivery,
+        or the inbox's replay of an event whose process died after acknowledging it (:mod:`jobs.inbox`):
         the reply is looked for in the thread before it is posted (:meth:`_say`).
         """
         msg = read_event(body, event, self.bot_user_id, names=self._name, redelivered=redelivered)

@@ -19,7 +19,7 @@ from slack_sdk.errors import SlackClientError
 from slack_sdk.signature import SignatureVerifier
 
 from bots import serving
-from bots.slack.app import build_app, token_problem
+from bots.slack.app import build_app, start_replays, stop_replays, token_problem
 from bots.slack.settings import check_settings, slack_settings
 from engine.redact import quoted
 from engine.settings import Settings, load_settings
@@ -67,6 +67,7 @@ def web_app(bolt: App, *, executor: ThreadPoolExecutor | None = None,
     application.on_cleanup.append(_shutdown_pool(pool))
 
     async def drain(_: web.Application) -> None:  # aiohttp runs it once the requests in flight are answered
+        await asyncio.to_thread(stop_replays, bolt, serving.DRAIN_SECONDS)
         await asyncio.to_thread(_drain_listeners, bolt)
 
     application.on_cleanup.append(drain)
@@ -185,7 +186,9 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     """Run the bot until SIGTERM/SIGINT: Socket Mode when ``SLACK_APP_TOKEN`` is set, else HTTP.
 
     On the signal the bot stops taking events and, without ``REDIS_URL``, hands its research
-    turns back (:func:`bots.serving.stop`); the next start runs each once.
+    turns back (:func:`bots.serving.stop`); the next start runs each once. Events a process that
+    died hard left acknowledged but unhandled in the inbox are replayed from the start on, and
+    every few seconds while the bot runs (:func:`bots.slack.app.start_replays`).
 
     HTTP mode listens on ``host:port`` for ``POST /slack/events`` and ``GET /healthz``; Socket
     Mode opens a WebSocket to Slack (no public URL) and serves ``GET /healthz`` on ``port``.
@@ -198,6 +201,7 @@ def main(port: int = 3000, *, host: str = "0.0.0.0") -> None:
     serving.prepare(settings)
     bolt = build_app(settings, socket_mode=socket_mode)
     serving.recover_turns(settings, "slack")
+    start_replays(bolt)
     if socket_mode:
         _run_socket_mode(bolt, settings, host=host, port=port)
         return
@@ -228,6 +232,7 @@ def _run_socket_mode(bolt: App, settings: Settings, *, host: str, port: int) -> 
 
         def close() -> None:
             handler.close()  # returns once the envelopes being read are dispatched
+            stop_replays(bolt, serving.DRAIN_SECONDS)
             _drain_listeners(bolt)
 
         return close

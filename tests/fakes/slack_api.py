@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,8 +51,9 @@ class FakeSlackAPI(LoopbackServer):
     response URLs (``/response/{id}``), and ``apps.connections.open`` (app-level token only)
     once :meth:`enable_socket_mode` was called. Parameters are read from the query string,
     form-encoded and JSON bodies alike. ``latency`` (seconds) delays every answer;
-    :meth:`rate_limit` makes the next calls of a method answer HTTP 429 with ``Retry-After``. A
-    call joins :attr:`calls` once it is answered.
+    :meth:`rate_limit` makes the next calls of a method answer HTTP 429 with ``Retry-After``;
+    :meth:`hold` keeps the next call of a method waiting for its answer. A call joins :attr:`calls`
+    once it is answered.
 
     Use as a context manager, or :meth:`start` / :meth:`stop`; ``base_url`` is what
     ``SLACK_API_URL`` should be.
@@ -83,6 +85,8 @@ class FakeSlackAPI(LoopbackServer):
         self._messages: list[dict[str, Any]] = []
         self._limits: dict[str, list[int]] = {}
         self._failures: dict[str, list[Any]] = {}
+        self._holds: dict[str, Held] = {}  # by method, until its call arrives
+        self._held: list[Held] = []  # every hold made, released when the fake stops
         self._seq = itertools.count(1)
         self.app_token: str | None = None
         self.socket_url: str | Callable[[], str] | None = None
@@ -102,6 +106,24 @@ class FakeSlackAPI(LoopbackServer):
         """Answer the next ``times`` calls of ``method`` with HTTP 429 and ``Retry-After``."""
         with self._lock:
             self._limits[method] = [times, retry_after]
+
+    def hold(self, method: str) -> Held:
+        """Keep the next call of ``method`` unanswered until the returned :class:`Held` is released
+        (or the fake stops); its ``arrived`` event is set once that call is read. Later calls are
+        answered as usual."""
+        held = Held()
+        with self._lock:
+            self._holds[method] = held
+            self._held.append(held)
+        return held
+
+    def stop(self) -> None:
+        """Release every held call, then stop serving."""
+        with self._lock:
+            holds = list(self._held)
+        for held in holds:
+            held.release()
+        super().stop()
 
     def fail(self, method: str, error: str, *, times: int = 1, status: int = 200, applied: bool = False,
              match: Callable[[dict], bool] | None = None) -> None:
@@ -200,6 +222,11 @@ class FakeSlackAPI(LoopbackServer):
         return HTTPAnswer(500, {"ok": False, "error": f"fake_error: {exc!r}"})
 
     def _answer(self, method: str, params: dict, headers: dict, body: bytes) -> HTTPAnswer:
+        with self._lock:
+            held = self._holds.pop(method, None)
+        if held is not None:
+            held.arrived.set()
+            held.released.wait()
         with self._lock:
             limit = self._limits.get(method)
             if limit and limit[0] > 0:
@@ -382,6 +409,19 @@ class FakeSlackAPI(LoopbackServer):
                 "bot_id": self.bot_id, "thread_ts": p.get("thread_ts"), "files": shared,
             })
         return {"ok": True, "files": shared}
+
+
+@dataclass
+class Held:
+    """A call :meth:`FakeSlackAPI.hold` keeps waiting: ``arrived`` is set once it is read; it is
+    answered after :meth:`release`."""
+
+    arrived: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        """Answer the held call (its client may be gone)."""
+        self.released.set()
 
 
 def _params(query: str, body: bytes, content_type: str) -> dict[str, Any]:

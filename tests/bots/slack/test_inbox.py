@@ -1,0 +1,148 @@
+"""The Slack bot's inbox: a person's message is kept in the store before it is acknowledged, without
+anything secret, forgotten once handled, and a replay of it posts nothing twice and starts nothing twice."""
+
+from __future__ import annotations
+
+import json
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from engine.settings import load_settings
+from jobs.inbox import Inbox
+from jobs.store import get_store
+from tests.bots.slack.conftest import (
+    ALICE,
+    CHANNEL,
+    SIGNING_SECRET,
+    TEAM,
+    SlackSender,
+    bot_posts,
+    new_ts,
+    runner_idle,
+    stop_runner,
+    wait_status,
+)
+from tests.waiting import wait_for, wait_logged, wait_set
+
+QUESTION = "<@U0BOT> research EU heat-pump market"
+
+
+@pytest.fixture
+def served(slack_env, fake_slack, monkeypatch):
+    """The bot in HTTP mode on 127.0.0.1 with its Bolt app at hand, leases of one second: a namespace
+    of ``app`` and ``sender``."""
+    from bots.slack.app import build_app, stop_replays
+    from bots.slack.server import web_app
+    from bots.web_server import BackgroundServer
+
+    monkeypatch.setenv("DEEPRESEARCH_INBOX_LEASE", "1")
+    app = build_app(load_settings())
+    server = BackgroundServer(web_app(app, signing_secret=SIGNING_SECRET)).start()
+    try:
+        yield SimpleNamespace(app=app, sender=SlackSender(f"http://127.0.0.1:{server.port}", fake_slack))
+    finally:
+        stop_replays(app)
+        server.stop()
+        stop_runner(slack_env / "data")
+
+
+def _mention(ts: str) -> dict:
+    return {"type": "app_mention", "channel": CHANNEL, "user": ALICE, "text": QUESTION, "ts": ts}
+
+
+def _entry(ts: str) -> dict | None:
+    return get_store(load_settings()).get(f"inbox:slack:msg:{CHANNEL}:{ts}")
+
+
+def _finished(fake, ts: str) -> None:
+    wait_status(fake, f"slack:{TEAM}:{CHANNEL}:{ts}", "done")
+    fake.wait_for(lambda: any(m.get("files") for m in bot_posts(fake, CHANNEL, ts)), what="report files")
+    runner_idle()
+
+
+def test_a_message_is_kept_before_its_work_without_secrets_and_forgotten_after(served, fake_slack, monkeypatch):
+    from bots.slack.handlers import SlackHandlers
+
+    entered, release = threading.Event(), threading.Event()
+    handle = SlackHandlers.on_message_event
+
+    def held(self, body, event, **kwargs):
+        entered.set()
+        release.wait()
+        handle(self, body, event, **kwargs)
+
+    monkeypatch.setattr(SlackHandlers, "on_message_event", held)
+    ts = new_ts()
+    assert served.sender.event(_mention(ts), event_id="Ev0KEPT")[0] == 200
+    wait_set(entered, what="the listener to start")
+    entry = _entry(ts)
+    assert entry is not None and entry["body"]["event"]["text"] == QUESTION
+    assert entry["body"]["event_id"] == "Ev0KEPT" and entry["body"]["team_id"] == TEAM
+    assert "token" not in entry["body"]  # Slack's deprecated verification token
+    stored = json.dumps(entry)
+    for secret in ("legacy-verification-token", fake_slack.token, SIGNING_SECRET):
+        assert secret not in stored
+    release.set()
+    wait_for(lambda: _entry(ts) is None, what="the entry to be forgotten")
+    _finished(fake_slack, ts)
+    assert get_store(load_settings()).index_members("inbox:slack") == []
+
+
+def test_a_replay_of_a_message_already_handled_posts_nothing_and_starts_nothing(served, fake_slack, caplog):
+    """The process died after the work, before it forgot the entry: the next replay finds the turn and
+    the reply already there."""
+    from bots.slack.app import kept_body, start_replays
+
+    caplog.set_level("INFO", logger="jobs.inbox")
+    ts = new_ts()
+    assert served.sender.event(_mention(ts), event_id="Ev0TWICE")[0] == 200
+    _finished(fake_slack, ts)
+    posts, calls = bot_posts(fake_slack, CHANNEL, ts), len(fake_slack.calls)
+    body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0TWICE", "event": _mention(ts)}
+    dead = Inbox("slack", load_settings(), lease=0.01)
+    assert dead.keep(f"slack:msg:{CHANNEL}:{ts}", kept_body(body))
+    start_replays(served.app)
+    wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{CHANNEL}:{ts}")
+    wait_for(lambda: _entry(ts) is None, what="the replayed entry to be forgotten")
+    runner_idle()
+    assert bot_posts(fake_slack, CHANNEL, ts) == posts
+    assert len(fake_slack.calls_to("reactions.add")) == 1
+    assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
+    assert [c.method for c in fake_slack.calls[calls:] if c.method not in ("conversations.replies",
+                                                                           "conversations.history")] == []
+
+
+def test_a_store_that_fails_at_the_ack_neither_blocks_nor_fails_it(served, fake_slack, monkeypatch, caplog):
+    import jobs.inbox
+
+    caplog.set_level("WARNING", logger="jobs.inbox")
+    store = get_store(load_settings())
+
+    class Failing:
+        def __getattr__(self, name):
+            return getattr(store, name)
+
+        def put(self, *args, **kwargs):
+            raise OSError("disk I/O error")
+
+    monkeypatch.setattr(jobs.inbox, "get_store", lambda settings: Failing())
+    ts = new_ts()
+    assert served.sender.event(_mention(ts))[0] == 200
+    wait_logged(caplog, "event=inbox_keep_failed", f"key=slack:msg:{CHANNEL}:{ts}", "error=OSError")
+    _finished(fake_slack, ts)
+    assert len(bot_posts(fake_slack, CHANNEL, ts)) == 3
+
+
+def test_channel_chatter_not_for_the_bot_is_not_kept(served, fake_slack, caplog, monkeypatch):
+    kept: list[str] = []
+    monkeypatch.setattr(Inbox, "keep", lambda self, key, body: kept.append(key) or True)
+    caplog.set_level("DEBUG", logger="bots.slack.handlers")
+    root, status = served.sender.message("lunch anyone?")
+    assert status == 200
+    wait_logged(caplog, "event=slack_message_ignored", f"ts={root}")
+    assert kept == []
+    reply, _status = served.sender.message("yes, noon", user="U0BOB", thread_ts=root)
+    wait_logged(caplog, "event=slack_message_ignored", f"ts={reply}")
+    assert kept == [f"slack:msg:{CHANNEL}:{reply}"]  # a reply in a thread may be for the bot
