@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
 from tests.waiting import LONG, wait_for
+
+#: The ``deepresearch`` console script of the Python that runs the tests.
+BIN = Path(sys.executable).parent / "deepresearch"
+
+
+def start(args: list[str], log: Path) -> subprocess.Popen:
+    """``deepresearch ARGS`` with the tests' environment, its output (stdout and stderr) in ``log``."""
+    handle = log.open("w")
+    return subprocess.Popen([str(BIN), *args], stdout=handle, stderr=subprocess.STDOUT, env=dict(os.environ),
+                            stdin=subprocess.DEVNULL)
 
 
 def free_port() -> int:

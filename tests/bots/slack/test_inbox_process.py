@@ -3,9 +3,6 @@ listener recorded the turn: the next process replays the event from the inbox, o
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,20 +16,13 @@ from tests.bots.slack.conftest import (
     new_ts,
     thread_status,
 )
-from tests.bots.slack.procs import free_port, stop, wait_healthy
+from tests.bots.slack.procs import free_port, start, stop, wait_healthy
 from tests.waiting import wait_exit, wait_for, wait_set
 
 pytestmark = pytest.mark.slow
-BIN = Path(sys.executable).parent / "deepresearch"
 ROOT = Path(__file__).resolve().parents[3]
 #: Bob's mention makes the listener ask ``users.info`` for his name before it records the turn.
 QUESTION = "<@U0BOT> research EU heat-pump market for <@U0BOB>"
-
-
-def _start(args: list[str], log: Path) -> subprocess.Popen:
-    handle = log.open("w")
-    return subprocess.Popen([str(BIN), *args], stdout=handle, stderr=subprocess.STDOUT, env=dict(os.environ),
-                            stdin=subprocess.DEVNULL)
 
 
 def _inbox_empty() -> bool:
@@ -49,7 +39,7 @@ def test_an_event_acknowledged_by_a_killed_process_is_researched_once_by_the_nex
     monkeypatch.setenv("DEEPRESEARCH_INBOX_LEASE", "2")  # a dead holder's lease lapses in 2 s
     first_log, second_log = slack_env / "first.log", slack_env / "second.log"
     held = fake_slack.hold("users.info")  # the listener's first Web API call waits here
-    first = _start(["slack", "--port", str(port := free_port())], first_log)
+    first = start(["slack", "--port", str(port := free_port())], first_log)
     ts = new_ts()
     thread_id = f"slack:{TEAM}:{CHANNEL}:{ts}"
     try:
@@ -66,7 +56,7 @@ def test_an_event_acknowledged_by_a_killed_process_is_researched_once_by_the_nex
     assert thread_status(thread_id) is None  # the turn was never recorded
     assert fake_slack.calls_to("chat.postMessage") == []
 
-    second = _start(["slack", "--port", str(port := free_port())], second_log)
+    second = start(["slack", "--port", str(port := free_port())], second_log)
     try:
         wait_healthy(f"http://127.0.0.1:{port}/healthz", second, second_log)
         diag = lambda: second_log.read_text()[-4000:]  # noqa: E731

@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from tests.bots.slack.conftest import CHANNEL, TEAM, SlackSender, bot_posts, wait_status
-from tests.bots.slack.procs import free_port, stop, wait_healthy
+from tests.bots.slack.procs import free_port, start, stop, wait_healthy
 
 pytestmark = pytest.mark.slow
-BIN = Path(sys.executable).parent / "deepresearch"
-
-
-
-
-
-
-def _start(args: list[str], log: Path) -> subprocess.Popen:
-    handle = log.open("w")
-    return subprocess.Popen([str(BIN), *args], stdout=handle, stderr=subprocess.STDOUT, env=dict(os.environ),
-                            stdin=subprocess.DEVNULL)
-
-
 
 
 def test_bot_and_worker_processes_carry_a_slash_command_to_the_report(slack_env, fake_slack, monkeypatch, redis_url):
@@ -33,8 +15,8 @@ def test_bot_and_worker_processes_carry_a_slash_command_to_the_report(slack_env,
     monkeypatch.setenv("LOG_LEVEL", "INFO")
     port = free_port()
     bot_log, worker_log = slack_env / "bot.log", slack_env / "worker.log"
-    bot = _start(["slack", "--port", str(port)], bot_log)
-    worker = _start(["worker"], worker_log)
+    bot = start(["slack", "--port", str(port)], bot_log)
+    worker = start(["worker"], worker_log)
     try:
         wait_healthy(f"http://127.0.0.1:{port}/healthz", bot, bot_log)
         sender = SlackSender(f"http://127.0.0.1:{port}", fake_slack)

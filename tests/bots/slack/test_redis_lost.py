@@ -3,20 +3,16 @@ while a research waits for its clarifying answer or runs: the thread registry is
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.bots.slack.conftest import CHANNEL, TEAM, SlackSender, bot_posts, wait_status
-from tests.bots.slack.procs import free_port, stop, wait_healthy
+from tests.bots.slack.procs import free_port, start, stop, wait_healthy
 from tests.jobs.redis_server import RedisServer
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
-BIN = Path(sys.executable).parent / "deepresearch"
 ROOT = Path(__file__).resolve().parents[3]
 ANSWER = "EU residential market size and growth in 2024"
 
@@ -32,7 +28,7 @@ def cluster(slack_env: Path, fake_slack, monkeypatch):
     monkeypatch.setenv("DEEPRESEARCH_REDIS_RETRY_WINDOW", "2")
     port = free_port()
     bot_log, worker_log = slack_env / "bot.log", slack_env / "worker.log"
-    procs = [_start(["slack", "--port", str(port)], bot_log), _start(["worker"], worker_log)]
+    procs = [start(["slack", "--port", str(port)], bot_log), start(["worker"], worker_log)]
     try:
         wait_healthy(f"http://127.0.0.1:{port}/healthz", procs[0], bot_log)
         yield server, SlackSender(f"http://127.0.0.1:{port}", fake_slack), bot_log, worker_log
@@ -40,12 +36,6 @@ def cluster(slack_env: Path, fake_slack, monkeypatch):
         for proc in procs:
             stop(proc)
         server.kill()
-
-
-def _start(args: list[str], log: Path) -> subprocess.Popen:
-    handle = log.open("w")
-    return subprocess.Popen([str(BIN), *args], stdout=handle, stderr=subprocess.STDOUT, env=dict(os.environ),
-                            stdin=subprocess.DEVNULL)
 
 
 def _asked(fake_slack, sender: SlackSender, worker_log: Path) -> tuple[str, str]:
