@@ -32,8 +32,13 @@ def _inbox_empty() -> bool:
     return get_store(load_settings()).index_members("inbox:slack") == []
 
 
+@pytest.mark.parametrize("store", ["sqlite", "redis"], ids=["embedded", "redis-and-worker"])
 def test_an_event_acknowledged_by_a_killed_process_is_researched_once_by_the_next(slack_env, fake_slack,
-                                                                                  monkeypatch):
+                                                                                  monkeypatch, request, store):
+    """The inbox in ``jobs.sqlite`` (the research runs in the bot) or in Redis (a worker runs it)."""
+    workers = []
+    if store == "redis":
+        monkeypatch.setenv("REDIS_URL", request.getfixturevalue("redis_url"))
     monkeypatch.setenv("LOG_LEVEL", "INFO")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # this checkout's code in the bot
     monkeypatch.setenv("DEEPRESEARCH_INBOX_LEASE", "2")  # a dead holder's lease lapses in 2 s
@@ -57,16 +62,21 @@ def test_an_event_acknowledged_by_a_killed_process_is_researched_once_by_the_nex
     assert fake_slack.calls_to("chat.postMessage") == []
 
     second = start(["slack", "--port", str(port := free_port())], second_log)
+    worker_log = slack_env / "worker.log"
+    if store == "redis":
+        workers.append(start(["worker"], worker_log))
+    research_log = worker_log if workers else second_log
     try:
         wait_healthy(f"http://127.0.0.1:{port}/healthz", second, second_log)
-        diag = lambda: second_log.read_text()[-4000:]  # noqa: E731
+        diag = lambda: (second_log.read_text() + (worker_log.read_text() if workers else ""))[-4000:]  # noqa: E731
         wait_for(lambda: thread_status(thread_id) == "done", what="the replayed research to finish", diag=diag)
         wait_for(lambda: any(m.get("files") for m in bot_posts(fake_slack, CHANNEL, ts)), what="the report files",
                  diag=diag)
         wait_for(_inbox_empty, what="the inbox entry to be forgotten", diag=diag)
-        wait_for(lambda: "event=turn_end" in second_log.read_text(), what="the turn to end", diag=diag)
+        wait_for(lambda: "event=turn_end" in research_log.read_text(), what="the turn to end", diag=diag)
     finally:
-        stop(second)
+        for proc in [second, *workers]:
+            stop(proc)
     posts = bot_posts(fake_slack, CHANNEL, ts)
     # one status message (updated in place), one summary, one file share: as for an event handled at once
     assert len(posts) == 3, [p["text"][:60] for p in posts]
