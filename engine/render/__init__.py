@@ -54,12 +54,13 @@ class ReportDocument:
         clarification: the clarifying question the bot asked and the requester's answer, shown
             under the question (plain text, ``asked — answer``, one line per question asked;
             :func:`engine.artifacts.clarifications`), "" when none was asked.
-        front_markdown: the lines under the title as report.md writes them (Markdown, one line per
-            field; a clarification's lines one per question), by key (``date``, ``question``,
-            ``clarification``): the outputs show them with their inline Markdown (bold, emphasis,
-            code, links: :func:`engine.render.markdown.field_inlines`) where ``date``, ``question``
-            and ``clarification`` hold their plain text (for the Word document's properties and
-            the title a report without one takes from its question). A key absent (a run's own
+        front_markdown: the title and the lines under it as report.md writes them (Markdown, one
+            line per field; a clarification's lines one per question), by key (``title``, when it
+            has markup or escapes; ``date``, ``question``, ``clarification``): the outputs show them
+            with their inline Markdown (bold, emphasis, code, links:
+            :func:`engine.render.markdown.field_inlines`) where ``title``, ``date``, ``question`` and
+            ``clarification`` hold their plain text (for the PDF's and the Word document's properties
+            and the title a report without one takes from its question). A key absent (a run's own
             values, a question read from review.md) is shown as its plain text.
         labels: the report's own labels as its report.md writes them, by key of
             :func:`engine.render.latex.labels_for` (``{"date": "Datum", "summary": "Zusammenfassung"}``:

@@ -109,11 +109,13 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
     def empty(label: str) -> list[pf.Element]:
         return [pf.Para(pf.Emph(*plain(labels[label])))]
 
-    title = plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report")
     def front(key: str) -> list[pf.Element]:
-        """A line under the title: its Markdown as report.md writes it, else its plain text."""
+        """The title or a line under it: its Markdown as report.md writes it, else its plain text."""
         written = doc.front_markdown.get(key)
         return _inlines(field_inlines(written, cancel)) if written else plain(getattr(doc, key))
+
+    # the title property Word shows is its plain words: pandoc writes a title's inlines there as text
+    title = front("title") or plain(doc.question.split("\n")[0][:120]) or plain("Report")
 
     blocks = _front(doc, labels, plain, front)
     if summary := markdown(doc.executive_summary, 2):  # a report without a summary shows no such section

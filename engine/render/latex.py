@@ -421,7 +421,9 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
         return markdown(text, 4) or [{"t": "Para", "c": plain(labels["none"])}]
 
     meta: dict[str, object] = {
-        "title": plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
+        "title": front("title") or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
+        # the PDF's title property: plain words (hyperref drops the commands of markup, with a warning)
+        "pdftitle": plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
         "date": front("date"),
         "labels": {k: plain(v) for k, v in labels.items()},
         "mainfont": plan.main, "sansfont": plan.sans, "monofont": plan.mono,

@@ -180,7 +180,8 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
                            language: str | None = None, recorded: str | None = None) -> ReportDocument:
     """The parts of a report.md as ``deepresearch ask`` writes it, edits included.
 
-    The title is the first level-1 heading at the top; the ``**Date:**``, ``**Question:**`` and
+    The title is the first level-1 heading at the top (its words; its Markdown, when it has any, in
+    ``front_markdown["title"]``); the ``**Date:**``, ``**Question:**`` and
     ``**Clarification:**`` paragraphs under it (and the notice) give the date, the question (before
     the ``question`` and ``date`` passed) and the clarifying questions asked with their answers (their
     plain text, and their Markdown as written in ``front_markdown``, shown with it); an
@@ -198,13 +199,16 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     recorded, if known), unless ``language`` is given.
     """
     text = clean_text(markdown).strip("\n") + "\n"
-    title = ""
+    title = written_title = ""
     heads = _headings(text)
     if heads and heads[0].level == 1 and not text[:heads[0].start].strip():
-        title, text = heading_text(heads[0].text), text[heads[0].end:]
+        written_title, text = heads[0].text, text[heads[0].end:]
+        title = heading_text(written_title)
     text, notice = split_notice(text)
     text, front, labels = _front_matter(text)
     front = {key: line for key, line in front.items() if field_text(line).strip()}  # "**Date:**" alone: none
+    if title and written_title != title:  # markup or escapes in the title: shown as the body shows them
+        front["title"] = written_title
     shown = {key: field_text(line) for key, line in front.items()}  # the words, markup gone: "**3 March**" → "3 March"
     question = shown.get("question") or question
     clarification = shown.get("clarification", "")

@@ -410,3 +410,30 @@ def test_read_report_takes_the_recorded_language_from_usage_json(tmp_path):
                                          encoding="utf-8")
     assert read_report(tmp_path / "report.md").language == "fr"
 
+
+
+#: A title with inline Markdown: emphasis, code, an escaped star.
+MARKED_TITLE = "# Why is `asyncio.gather` *faster* than a loop\\*?"
+
+
+@needs_tex
+def test_markdown_in_the_title_is_shown_as_the_body_shows_it(tmp_path):
+    """The title's emphasis and code are markup in the PDF and the Word document, as under it; the PDF's
+    and the Word document's title properties are its plain words."""
+    from docx import Document
+    from pypdf import PdfReader
+
+    pdf, docx = _rendered_texts(f"{MARKED_TITLE}\n\n**Date:** 2024-05-01\n\nBody.\n", tmp_path)
+    for text in (pdf, docx):
+        assert "Why is asyncio.gather faster than a loop*?" in " ".join(text.split()), text
+    tex = (tmp_path / "report.tex").read_text(encoding="utf-8")
+    title_line = next(line for line in tex.splitlines() if "\\LARGE" in line)
+    for marked in ("\\texttt{asyncio.}", "\\texttt{gather}", "\\emph{faster}"):  # code may break after its dot
+        assert marked in title_line, title_line
+    assert PdfReader(str(tmp_path / "report.pdf")).metadata.title == "Why is asyncio.gather faster than a loop*?"
+    document = Document(str(tmp_path / "report.docx"))
+    runs = [r for p in document.paragraphs[:2] for r in p.runs]
+    assert any(r.text == "faster" and r.italic for r in runs), [(r.text, r.italic) for r in runs]
+    assert any(r.text == "asyncio.gather" and r.style.name == "Verbatim Char" for r in runs), \
+        [(r.text, r.style.name) for r in runs]
+    assert document.core_properties.title == "Why is asyncio.gather faster than a loop*?"
