@@ -185,7 +185,7 @@ def render(
 
 @_command()
 def index(
-    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", parser=cli_options.path("DIRECTORY", "a folder"), help="Folder of .md, .markdown, .txt, .rst, .html, .htm and .pdf files.")],
+    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", parser=cli_options.path("DIRECTORY", "a folder"), help="Folder of .md, .markdown, .txt, .text, .log, .rst, .html, .htm, .pdf, .csv and .docx files; others are skipped.")],
 ) -> None:
     """Index DIRECTORY into the local corpus (SQLite FTS5) for DEEPRESEARCH_SEARCH=corpus.
 

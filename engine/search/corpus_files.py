@@ -20,11 +20,12 @@ def indexable_files(directory: Path) -> tuple[Path, list, list]:
     :func:`engine.search.corpus_index.index_directory` reads, found without opening any file or index.
     A file to index is ``(path, os.stat_result)``, one path for each file (a second path to a file,
     by a symbolic or hard link, is left out); a skipped one ``(path as engine.text.clean_path gives
-    it, reason)`` (its ``stat`` failed). Hidden files and folders, files of other suffixes and what
-    is no regular file are passed over.
+    it, reason)``: its ``stat`` failed, or it is a file of a type the corpus does not read
+    (``unsupported type (.png)``, :func:`engine.files.read.unsupported_type`). Hidden files and
+    folders and what is no regular file are passed over.
 
     Raises:
-        CorpusIndexError: the folder is missing, is not a folder, or has no supported file.
+        CorpusIndexError: the folder is missing, is not a folder, or has no file of a supported type.
     """
     root = Path(directory).expanduser()
     if not root.exists():
@@ -32,23 +33,32 @@ def indexable_files(directory: Path) -> tuple[Path, list, list]:
     if not root.is_dir():
         raise CorpusIndexError(f"{clean_path(root)} is not a folder")
     root = Path(os.path.abspath(root))  # as the user spells it: cited paths stay under this folder
-    files, skipped_files = _find_files(root)
-    if not files and not skipped_files:
+    files, skipped_files, unsupported = _find_files(root)
+    if not files and len(skipped_files) == unsupported:
         raise CorpusIndexError(
             f"{clean_path(root)} has no {', '.join(sorted(SUPPORTED_SUFFIXES))} files to index"
         )
     return root, files, skipped_files
 
 
-def _find_files(root: Path) -> tuple[list[tuple[Path, os.stat_result]], list[tuple[str, str]]]:
+def _find_files(root: Path) -> tuple[list[tuple[Path, os.stat_result]], list[tuple[str, str]], int]:
+    """``(files to index, files skipped, how many of those are of an unsupported type)`` under ``root``."""
+    from engine.files.read import unsupported_type
+
     found: list[tuple[Path, os.stat_result]] = []
     skipped: list[tuple[str, str]] = []
+    unsupported = 0
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(names):
-            if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+            if name.startswith("."):
                 continue
             path = Path(folder, name)
+            if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+                if path.is_file():
+                    skipped.append((clean_path(path), unsupported_type(name)))
+                    unsupported += 1
+                continue
             try:
                 st = path.stat()
             except OSError as err:
@@ -57,7 +67,7 @@ def _find_files(root: Path) -> tuple[list[tuple[Path, os.stat_result]], list[tup
             if not path.is_file():
                 continue
             found.append((path, st))
-    return _one_path_a_file(found), skipped
+    return _one_path_a_file(found), skipped, unsupported
 
 
 def _one_path_a_file(found: list[tuple[Path, os.stat_result]]) -> list[tuple[Path, os.stat_result]]:

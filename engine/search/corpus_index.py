@@ -36,7 +36,8 @@ class IndexStats:
 
     Attributes:
         documents: documents in the index after the run (new, changed and unchanged ones).
-        skipped: files that could not be read (bad PDF, binary, no text, permission) and were left out.
+        skipped: files that could not be read (bad PDF, binary, no text, permission, a type the corpus
+            does not read) and were left out.
         chunks: passages in the index after the run.
         seconds: wall-clock duration of the run.
         added: files (re)extracted in this run because they were new or changed (mtime or size).
@@ -58,7 +59,9 @@ class IndexStats:
 def index_directory(directory: Path, index_path: Path, *, on_wait: Callable[[], None] | None = None) -> IndexStats:
     """Index every supported file under ``directory`` (recursively) into the FTS5 index at ``index_path``.
 
-    Supported: .md, .markdown, .txt, .rst, .html, .htm, .pdf; hidden folders are not entered. The
+    Supported: :data:`engine.search.extract.SUPPORTED_SUFFIXES` (.md, .markdown, .txt, .text, .log,
+    .rst, .html, .htm, .pdf, .csv, .docx); a file of another type is skipped and counted as
+    ``unsupported type (.png)``; hidden files and folders are passed over. The
     index mirrors one folder: a re-run re-reads only new or changed files (by mtime and size) and
     drops documents whose file is gone; indexing another folder into the same file replaces its
     contents. Unreadable files are skipped and counted, never fatal. Paths are stored as

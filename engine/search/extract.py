@@ -1,4 +1,5 @@
-"""Text extraction for the corpus: the title and plain text of a Markdown, text, RST, HTML or PDF file."""
+"""Text extraction for the corpus: the title and plain text of a Markdown, text, RST, HTML, PDF, CSV or
+DOCX file (the last two read as a file shared with a question is, :func:`engine.files.read.read_file`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import functools
 import logging
 import math
 import re
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
@@ -26,7 +28,12 @@ if TYPE_CHECKING:
 __all__ = ["LINK_MARK", "SUPPORTED_SUFFIXES", "Unreadable", "decode_text", "extract_document", "html_text",
            "opening_heading", "pdf_page_text", "pdf_pages_text", "pdf_reading", "without_captions"]
 
-SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf"})
+#: The file name endings the corpus reads: every one a shared file (``ask --file``) is read by
+#: (:data:`engine.files.read.KINDS`), and reStructuredText.
+SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".log", ".rst", ".html", ".htm", ".pdf",
+                                ".csv", ".docx"})
+#: The endings read by the shared files' reader (:func:`engine.files.read.read_file`) alone.
+_READ_AS_SHARED = frozenset({".csv", ".docx"})
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: How a line that is a sentence, not a heading, ends (Latin and CJK full stops, question and exclamation marks).
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
@@ -47,13 +54,15 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     The title comes from HTML ``<title>`` (else the first ``<h1>``), Markdown front matter or the
     first level-1 heading outside code (:func:`_markdown`), the first reStructuredText section title
     (:func:`_rst_title`; never its first line otherwise, which may be ``.. _label:``), PDF
-    metadata, else the first short line unless it ends as a sentence does (it is then text, not a
+    metadata, a DOCX file's opening heading (a CSV file has none: its first line is its column
+    names), else the first short line unless it ends as a sentence does (it is then text, not a
     heading); in Markdown the first line of the first block, and only when that block is a heading
     or a paragraph (a code fence or a list item is no title); else the file name. A title without a
     letter or digit gives way to the file name. It is one line of at most :data:`TITLE_CHARS`
     characters (:func:`engine.text.one_line`). The title taken from a first line stays in ``text``.
     An HTML page's link captions are in ``text``, each line opening with :data:`LINK_MARK`
-    (:func:`html_text`): searched, not read (:func:`without_captions`).
+    (:func:`html_text`): searched, not read (:func:`without_captions`). A CSV or DOCX file's text is
+    what ``ask --file`` reads of it (:func:`_shared_file_text`), its sections apart by blank lines.
 
     Raises:
         Unreadable: the file is too big, binary, malformed or not readable.
@@ -66,6 +75,9 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     try:
         if suffix == ".pdf":
             title, text = _pdf(path)
+        elif suffix in _READ_AS_SHARED:
+            title, text = _shared_file_text(path)
+            first = ""  # a CSV file's column names, a DOCX file's first paragraph: no title
         else:
             data = path.read_bytes()
             if suffix in (".html", ".htm"):
@@ -91,6 +103,27 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     if not has_words(title or ""):  # spaces, a zero-width space, "#", "---": nothing to read
         title = None
     return one_line(title or path.name, TITLE_CHARS), text
+
+
+def _shared_file_text(path: Path) -> tuple[str | None, str]:
+    """``(title, text)`` of a CSV or DOCX file as a file shared with a question is read
+    (:func:`engine.files.read.read_file`, no page or character cap): its sections (a CSV file's
+    blocks of rows, each with the column names; a DOCX file's parts under its headings, then its
+    tables) apart by blank lines. The title is the heading a DOCX file opens with, else None.
+
+    Raises:
+        Unreadable: the shared files' reader's reason (``corrupt CSV (…)``, ``not a DOCX (not a zip
+            file)``, ``no text``).
+    """
+    from engine.files import read
+
+    try:
+        shared = read.read_file(path, path.name, 0, sys.maxsize)
+    except read.Unreadable as err:
+        raise Unreadable(str(err)) from err
+    opening = shared.sections[0][0] if shared.sections else ""
+    title = opening.removeprefix("section: ") if shared.kind == "docx" and opening.startswith("section: ") else None
+    return title, "\n\n".join(text for _, text in shared.sections)
 
 
 def decode_text(data: bytes) -> str:

@@ -121,3 +121,40 @@ def test_a_broken_pdf_has_one_reason_in_index_and_ask_file(tmp_path, content, re
                 str(docs / "a.md"), "What do solar panels cost?")
     assert asked.returncode == 0, asked.stderr
     assert f"skipped broken.pdf: {reason}" in asked.stderr.splitlines(), asked.stderr
+
+
+def test_index_reads_every_type_ask_file_reads_and_counts_each_file_it_skips(tmp_path, monkeypatch, caplog):
+    """A CSV (or DOCX, .text, .log) file in the folder is indexed, read as `ask --file` reads it, and a
+    file of a type nothing reads is counted as skipped and named with its reason, on the terminal and
+    in the log, never passed over in silence."""
+    import asyncio
+    import logging
+
+    from engine.files.read import KINDS
+    from engine.search.corpus import CorpusSearch
+    from engine.search.extract import SUPPORTED_SUFFIXES
+    from engine.settings import corpus_index_for
+    from tests.bots.console_helpers import cli_here
+    from tests.shared_files import docx_bytes
+
+    assert set(KINDS) <= SUPPORTED_SUFFIXES  # no type `ask --file` reads is left out of a corpus
+    docs = write_docs(tmp_path / "docs")
+    (docs / "prices.csv").write_text("Panel,Price\nZephyr,fourteen euros\n")
+    (docs / "guide.docx").write_bytes(docx_bytes([("Mounting", "Quokka rails hold the panels.")]))
+    (docs / "notes.text").write_text("Wiring\n\nWombat cables join the strings.\n")
+    (docs / "meter.log").write_text("Meter\n\nThe numbat meter counts exported kilowatt hours.\n")
+    (docs / "photo.png").write_bytes(b"\x89PNG\r\n")
+    with caplog.at_level(logging.INFO, logger="engine.search.corpus_index"):
+        result = cli_here(monkeypatch, tmp_path, "index", str(docs))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("indexed 7 documents (1 skipped)"), result.stdout
+    assert result.stderr.splitlines() == ["skipped photo.png: unsupported type (.png)"], result.stderr
+    assert any("corpus_skip" in r.getMessage() and "photo.png" in r.getMessage()
+               and "unsupported type (.png)" in r.getMessage() for r in caplog.records), caplog.text
+    search = CorpusSearch(corpus_index_for(tmp_path / "data", docs))
+    for word, name in (("Zephyr", "prices.csv"), ("Quokka", "guide.docx"), ("Wombat", "notes.text"),
+                       ("numbat", "meter.log")):
+        found = asyncio.run(search.search(word, max_results=5))
+        assert [r.extra["path"].rsplit("/", 1)[-1] for r in found] == [name], (word, found)
+    found = asyncio.run(search.search("fourteen", max_results=5))
+    assert "Price: fourteen euros" in found[0].content, found  # the rows as `ask --file` reads them

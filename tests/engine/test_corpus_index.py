@@ -248,7 +248,7 @@ def test_no_supported_files_names_every_supported_kind(tmp_path: Path) -> None:
     (tmp_path / "photo.png").write_bytes(b"\x89PNG")
     with pytest.raises(CorpusIndexError) as err:
         index_directory(tmp_path, tmp_path / "corpus.sqlite")
-    assert str(err.value) == f"{tmp_path} has no .htm, .html, .markdown, .md, .pdf, .rst, .txt files to index"
+    assert str(err.value) == f"{tmp_path} has no .csv, .docx, .htm, .html, .log, .markdown, .md, .pdf, .rst, .text, .txt files to index"
 
 
 async def test_the_index_may_go_in_a_folder_that_does_not_exist_yet(docs: Path, tmp_path: Path) -> None:

@@ -39,7 +39,8 @@ def corpus(tmp_path: Path) -> Path:
     (docs / "sub" / "tides.html").write_text(HTML)
     (docs / "sub" / "geo.rst").write_text("Geothermal Heat\n===============\n\nMagma warms the aquifers.\n")
     (docs / "sub" / "hydro.pdf").write_bytes(pdf_bytes(["Hydroelectric dams store water"], "Hydro Power"))
-    (docs / "notes.csv").write_text("ignored,file\n")
+    (docs / "notes.csv").write_text("Site,Output\nSeabed array,kelpword megawatts\n")
+    (docs / "photo.png").write_bytes(b"\x89PNG")  # no type the corpus reads: skipped, and counted
     (docs / ".hidden").mkdir()
     (docs / ".hidden" / "secret.md").write_text("# Hidden\n\nunicornword\n")
     return docs
@@ -64,7 +65,8 @@ async def _one(index: Path, query: str):
 async def test_indexes_every_format_with_titles_and_paths_in_the_folder(corpus: Path, tmp_path: Path) -> None:
     index = tmp_path / "data" / "corpus.sqlite"
     stats = index_directory(corpus, index)
-    assert (stats.documents, stats.skipped, stats.added, stats.chunks) == (5, 0, 5, 5)
+    assert (stats.documents, stats.skipped, stats.added, stats.chunks) == (6, 1, 6, 6)
+    assert stats.skipped_files == [(str(corpus / "photo.png"), "unsupported type (.png)")]
     assert stats.seconds >= 0
     expected = {
         "photovoltaic": ("solar.md", "Solar Panels Explained"),
@@ -72,6 +74,7 @@ async def test_indexes_every_format_with_titles_and_paths_in_the_folder(corpus: 
         "electricity": ("sub/tides.html", "Tidal Energy Primer"),
         "aquifers": ("sub/geo.rst", "Geothermal Heat"),
         "hydroelectric": ("sub/hydro.pdf", "Hydro Power"),
+        "kelpword": ("notes.csv", "notes.csv"),  # its first line names its columns: no title
     }
     for word, (name, title) in expected.items():
         result = await _one(index, word)
@@ -151,13 +154,13 @@ async def test_reindex_is_incremental_and_drops_deleted_files(corpus: Path, tmp_
     index = tmp_path / "corpus.sqlite"
     index_directory(corpus, index)
     again = index_directory(corpus, index)
-    assert (again.documents, again.added, again.unchanged, again.removed) == (5, 0, 5, 0)
+    assert (again.documents, again.added, again.unchanged, again.removed) == (6, 0, 6, 0)
 
     (corpus / "wind.txt").write_text("Wind turbines\n\nOffshore farms use monopile foundations.\n")
     (corpus / "solar.md").unlink()
     (corpus / "new.md").write_text("# New\n\nBatteries store energy.\n")
     changed = index_directory(corpus, index)
-    assert (changed.documents, changed.added, changed.unchanged, changed.removed) == (5, 2, 3, 1)
+    assert (changed.documents, changed.added, changed.unchanged, changed.removed) == (6, 2, 4, 1)
     search = CorpusSearch(index)
     assert await search.search("photovoltaic") == []
     assert await search.search("generator") == []
@@ -184,10 +187,10 @@ async def test_unreadable_files_are_skipped_and_counted(corpus: Path, tmp_path: 
     (corpus / "dangling.md").symlink_to(corpus / "nowhere.md")
     index = tmp_path / "corpus.sqlite"
     stats = index_directory(corpus, index)
-    assert stats.documents == 5
-    assert stats.skipped == 4
+    assert stats.documents == 6
+    assert stats.skipped == 5
     assert {Path(path).name for path, _ in stats.skipped_files} == {
-        "broken.pdf", "binary.txt", "empty.md", "dangling.md",
+        "broken.pdf", "binary.txt", "empty.md", "dangling.md", "photo.png",
     }
     assert (await _one(index, "hydroelectric")).title == "Hydro Power"
 
@@ -204,8 +207,9 @@ def test_permission_denied_is_skipped(corpus: Path, tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(Path, "read_bytes", deny)
     stats = index_directory(corpus, tmp_path / "corpus.sqlite")
-    assert (stats.documents, stats.skipped) == (5, 1)
-    assert stats.skipped_files == [(str(locked), "Permission denied")]
+    assert (stats.documents, stats.skipped) == (6, 2)
+    assert stats.skipped_files == [(str(corpus / "photo.png"), "unsupported type (.png)"),
+                                   (str(locked), "Permission denied")]
 
 
 def test_missing_or_unsupported_folder_is_a_clear_error(tmp_path: Path) -> None:
