@@ -46,7 +46,7 @@ def test_a_corpus_folder_with_nothing_to_index_says_so_instead_of_asking_to_inde
                          timeout=START_TIMEOUT)
     lines = [ln for ln in out.stderr.splitlines() if ln.startswith("deepresearch: ")]
     assert out.returncode == 1, out.stderr
-    expected = "has no .htm, .html" if folder == "empty" else "no such folder"
+    expected = "has no .csv, .docx, .htm, .html" if folder == "empty" else "no such folder"
     assert len(lines) == 1 and f"DEEPRESEARCH_CORPUS_DIR {docs}" in lines[0] and expected in lines[0], out.stderr
     assert "deepresearch index" not in lines[0]
     no_traceback(out)
