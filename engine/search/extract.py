@@ -37,6 +37,8 @@ _READ_AS_SHARED = frozenset({".csv", ".docx"})
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: How a line that is a sentence, not a heading, ends (Latin and CJK full stops, question and exclamation marks).
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
+#: A section number on a line of its own ("1.2", "3.", "4)"): a heading's number, never a title.
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*[.)]?")
 #: How far into a Markdown file its title heading is looked for, in characters: a level-1 heading
 #: further in is a part's, and a big file is not parsed whole for its title.
 TITLE_SEARCH_CHARS = 256 * 1024
@@ -57,7 +59,10 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     metadata, a DOCX file's opening heading (a CSV file has none: its first line is its column
     names), else the first short line unless it ends as a sentence does (it is then text, not a
     heading); in Markdown the first line of the first block, and only when that block is a heading
-    or a paragraph (a code fence or a list item is no title); else the file name. A title without a
+    or a paragraph (a code fence or a list item is no title); else the file name. A title is never
+    just a section number (:data:`_SECTION_NUMBER`, "1.2", "3."): a first line that is one gives way
+    to the line after it (a PDF's "1.2" above "Heat pumps" is titled "Heat pumps"; "1.2 Heat pumps"
+    on one line stays whole), under the same rule. A title without a
     letter or digit gives way to the file name. It is one line of at most :data:`TITLE_CHARS`
     characters (:func:`engine.text.one_line`). The title taken from a first line stays in ``text``.
     An HTML page's link captions are in ``text``, each line opening with :data:`LINK_MARK`
@@ -95,10 +100,16 @@ def extract_document(path: Path, size: int) -> tuple[str, str]:
     except OSError as err:
         raise Unreadable(err.strerror or type(err).__name__) from err
     text = re.sub(r"\n{3,}", "\n\n", text.replace("\x00", "")).strip()
+    if title and _SECTION_NUMBER.fullmatch(title.strip()):
+        title = None
     if not title:
+        lines = [line.strip() for line in without_captions(text).splitlines() if line.strip()]
         if first is None:  # never a line of link captions (a navigation bar's)
-            first = next((line for line in without_captions(text).splitlines() if line.strip()), "")
+            first = lines[0] if lines else ""
         first = first.strip()
+        if _SECTION_NUMBER.fullmatch(first):  # "1.2" above its heading's text: the text is the title
+            at = lines.index(first) + 1 if first in lines else len(lines)
+            first = lines[at] if at < len(lines) else ""
         title = first if len(first) <= 120 and not first.endswith(_SENTENCE_ENDS) else None
     if not has_words(title or ""):  # spaces, a zero-width space, "#", "---": nothing to read
         title = None

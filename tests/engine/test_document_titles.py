@@ -199,3 +199,23 @@ def test_an_rst_directive_target_or_comment_is_never_the_title(tmp_path, opening
 ])
 def test_the_rst_title_is_the_first_section_title_or_the_file_name(tmp_path, content, title):
     assert _extract(tmp_path, "geo.rst", content)[0] == title
+
+
+@pytest.mark.parametrize(("lines", "metadata", "title"), [
+    (["1.2", "Heat pumps", "A heat pump moves heat from the ground into the house."], "", "Heat pumps"),
+    (["3.", "Costs", "A heat pump costs about 10,000 euros."], "", "Costs"),
+    (["1.2 Heat pumps", "A heat pump moves heat from the ground into the house."], "", "1.2 Heat pumps"),
+    (["1.2", "A heat pump moves heat from the ground into the house."], "", "pump.pdf"),
+    (["4.1", "A heat pump moves heat from the ground into the house."], "Heat Pump Guide", "Heat Pump Guide"),
+], ids=["number-alone", "number-with-full-stop", "number-and-text", "number-then-sentence", "metadata"])
+def test_a_pdf_title_is_never_just_a_section_number(tmp_path, lines, metadata, title):
+    """A PDF whose first line is a section number ("1.2", "3.") on a line of its own had that number
+    as its title in the sources and citations: the heading text after it is the title, else the
+    PDF's metadata title or the file name."""
+    from tests.shared_files import pdf_bytes, pdf_lines_bytes
+
+    path = tmp_path / "pump.pdf"  # each line set as a line of its own; with metadata, each on a page
+    path.write_bytes(pdf_bytes(lines, metadata) if metadata else pdf_lines_bytes([lines]))
+    found, text = extract_document(path, path.stat().st_size)
+    assert found == title, text
+    assert text.startswith(lines[0]), text  # the number stays in the text
