@@ -162,32 +162,7 @@ def register(app: App, handlers: SlackHandlers, *,
     kept.
     """
     inbox = Inbox("slack", handlers.settings)
-
-    @app.middleware
-    def drop_strangers(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
-        # SLACK_ALLOWED_TEAMS: a request from another workspace is acknowledged (200, so Slack
-        # does not retry) and goes no further: no reply, no job.
-        if admitted(log, "slack", team_of(body), allowed_teams):
-            return next()
-        return BoltResponse(status=200, body="")
-
-    @app.middleware
-    def drop_repeats_and_noise(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
-        # Events only, once each: noise never reaches a listener, and an event seen before
-        # (Slack's retry of an event it thought unacknowledged, or the app_mention/message twin
-        # of one message) is answered 200 and dropped. https://docs.slack.dev/apis/events-api/
-        if body.get("type") != "event_callback":
-            return next()
-        event = body.get("event") or {}
-        if is_noise(event, handlers.bot_user_id):
-            log.debug("event=slack_event_dropped type=%s reason=noise", event.get("type"))
-            return BoltResponse(status=200, body="")
-        if (ids := dedupe_ids(body, event)) and handlers.turns.seen_before(*ids):
-            return BoltResponse(status=200, body="")
-        if ids and may_be_for_bot(event, handlers.bot_user_id):
-            # before the ack: a process that dies after it leaves the event for a replay (jobs.inbox)
-            inbox.keep(dedupe_key("slack", *ids), kept_body(body))
-        return next()
+    _register_middleware(app, handlers, inbox, allowed_teams)
 
     @app.error
     def on_error(error: Exception, body: dict) -> BoltResponse:
@@ -225,6 +200,36 @@ def register(app: App, handlers: SlackHandlers, *,
     app.event("app_mention")(ack=_ack, lazy=[on_event])
     app.event("message")(ack=_ack, lazy=[on_event])
     return inbox, replay
+
+
+def _register_middleware(app: App, handlers: SlackHandlers, inbox: Inbox, allowed_teams: frozenset[str]) -> None:
+    """:func:`register`'s middleware: the allow-list, then de-duplication, noise and the inbox."""
+
+    @app.middleware
+    def drop_strangers(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
+        # SLACK_ALLOWED_TEAMS: a request from another workspace is acknowledged (200, so Slack
+        # does not retry) and goes no further: no reply, no job.
+        if admitted(log, "slack", team_of(body), allowed_teams):
+            return next()
+        return BoltResponse(status=200, body="")
+
+    @app.middleware
+    def drop_repeats_and_noise(body: dict, next, logger) -> BoltResponse | None:  # noqa: A002
+        # Events only, once each: noise never reaches a listener, and an event seen before
+        # (Slack's retry of an event it thought unacknowledged, or the app_mention/message twin
+        # of one message) is answered 200 and dropped. https://docs.slack.dev/apis/events-api/
+        if body.get("type") != "event_callback":
+            return next()
+        event = body.get("event") or {}
+        if is_noise(event, handlers.bot_user_id):
+            log.debug("event=slack_event_dropped type=%s reason=noise", event.get("type"))
+            return BoltResponse(status=200, body="")
+        if (ids := dedupe_ids(body, event)) and handlers.turns.seen_before(*ids):
+            return BoltResponse(status=200, body="")
+        if ids and may_be_for_bot(event, handlers.bot_user_id):
+            # before the ack: a process that dies after it leaves the event for a replay (jobs.inbox)
+            inbox.keep(dedupe_key("slack", *ids), kept_body(body))
+        return next()
 
 
 def _ack(ack) -> None:
