@@ -39,7 +39,7 @@ Public surface (what ``bots/`` uses):
 from jobs.dedupe import seen_before
 from jobs.dispatch import handle_message, handle_press
 from jobs.queue import enqueue
-from jobs.threads import ThreadInfo, thread_info, thread_known, threads_of, waiting_for_answer
+from jobs.threads import ThreadInfo, thread_info, thread_known, thread_of_turn, threads_of, waiting_for_answer
 from jobs.turns import Reply, Turn
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "seen_before",
     "thread_info",
     "thread_known",
+    "thread_of_turn",
     "threads_of",
     "waiting_for_answer",
 ]

@@ -189,6 +189,21 @@ def waiting_for_answer(requester: str, prefix: str, *, settings: Settings, now: 
     return max(waiting, key=lambda info: info.paused_at, default=None)
 
 
+def thread_of_turn(turn_id: str, *, settings: Settings) -> str | None:
+    """The thread id of the turn ``turn_id`` when it was recorded already (its record
+    ``turn:{turn_id}``, :func:`jobs.records.create`), else None: a redelivered message whose turn was
+    taken before goes to that turn's thread again, whatever the registry says now.
+
+    Raises:
+        whatever the job store raises when it is unreachable.
+    """
+    from jobs.records import turn_key
+
+    rec = get_store(settings).get(turn_key(turn_id)) or {}
+    thread_id = (rec.get("turn") or {}).get("thread_id")
+    return str(thread_id) if thread_id else None
+
+
 def set_thread(store: Store, thread_id: str, *, for_turn: str | None = None, **fields: object) -> dict | None:
     """Create or update ``thread_id``'s record with ``fields``; returns the record.
 

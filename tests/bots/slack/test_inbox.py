@@ -22,6 +22,7 @@ from tests.bots.slack.conftest import (
     new_ts,
     runner_idle,
     stop_runner,
+    thread_status,
     wait_status,
 )
 from tests.waiting import wait_for, wait_logged, wait_set
@@ -146,3 +147,37 @@ def test_channel_chatter_not_for_the_bot_is_not_kept(served, fake_slack, caplog,
     reply, _status = served.sender.message("yes, noon", user="U0BOB", thread_ts=root)
     wait_logged(caplog, "event=slack_message_ignored", f"ts={reply}")
     assert kept == [f"slack:msg:{CHANNEL}:{reply}"]  # a reply in a thread may be for the bot
+
+
+def test_a_replay_of_a_top_level_direct_message_answer_already_handled_starts_no_research(
+        served, fake_slack, research, caplog):
+    """Alice answered the clarifying question waiting in her DM at top level; the process recorded the
+    answer and resumed the research, then died before it forgot the entry. The replay finds the research
+    no longer waiting for an answer: it must not take the answer for a new question of its own."""
+    from bots.slack.app import kept_body, start_replays
+
+    caplog.set_level("INFO", logger="jobs.inbox")
+    dm = "D0ALICE"
+    asked, _ = served.sender.message("heat pumps", channel=dm, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{dm}:{asked}", "paused")
+    fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, dm, asked)[-1:] if "?" in m["text"]],
+                        what="the clarifying question")
+    answer, _ = served.sender.message("EU residential market size and growth in 2024", channel=dm,
+                                      channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{dm}:{asked}", "done")
+    runner_idle()
+    assert len(research.calls) == 2
+    posts = len(fake_slack.messages(dm))
+    event = {"type": "message", "channel": dm, "user": ALICE, "text": "EU residential market size and growth in 2024",
+             "ts": answer, "channel_type": "im", "team": TEAM}
+    body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0DMANSWER", "event": event}
+    dead = Inbox("slack", load_settings(), lease=0.01)
+    assert dead.keep(f"slack:msg:{dm}:{answer}", kept_body(body))
+    start_replays(served.app)
+    wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{dm}:{answer}")
+    wait_for(lambda: get_store(load_settings()).get(f"inbox:slack:msg:{dm}:{answer}") is None,
+             what="the replayed entry to be forgotten")
+    runner_idle()
+    assert len(research.calls) == 2, [c["thread_id"] for c in research.calls]
+    assert thread_status(f"slack:{TEAM}:{dm}:{answer}") is None
+    assert len(fake_slack.messages(dm)) == posts
