@@ -63,6 +63,7 @@ class Inbox:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._renewer: threading.Thread | None = None
 
     @property
     def every(self) -> float:
@@ -202,30 +203,42 @@ class Inbox:
     # ---- the background pass ---------------------------------------------------------------------
     def start(self, handle: Handle) -> None:
         """Run a pass now and then every :attr:`every` seconds in a daemon thread (``inbox-{surface}``)
-        until :meth:`stop`: :meth:`renew`, then :meth:`replay` with ``handle``. A pass the store fails
-        is logged (a warning ``event=inbox_pass_failed``) and tried again at the next one."""
+        until :meth:`stop`: :meth:`replay` with ``handle``; and :meth:`renew` every :attr:`every`
+        seconds in a second daemon thread (``inbox-{surface}-renew``), so that a replay longer than a
+        lease (Slack slow to answer) lets lapse neither its own entry nor those this process's
+        listeners work on (another process would run them again). A pass the store fails is logged (a
+        warning ``event=inbox_pass_failed``) and tried again at the next one."""
         if self._thread is not None:
             return
 
-        def passes() -> None:
-            while True:
-                try:
-                    self.renew()
-                    self.replay(handle)
-                except Exception as err:
-                    log.warning("event=inbox_pass_failed surface=%s error=%s", self.surface, type(err).__name__)
-                if self._stop.wait(self.every):
-                    return
+        def passes(step: Callable[[], object]) -> Callable[[], None]:
+            def run() -> None:
+                while True:
+                    try:
+                        step()
+                    except Exception as err:
+                        log.warning("event=inbox_pass_failed surface=%s error=%s", self.surface,
+                                    type(err).__name__)
+                    if self._stop.wait(self.every):
+                        return
+            return run
 
-        self._thread = threading.Thread(target=passes, name=f"inbox-{self.surface}", daemon=True)
+        self._renewer = threading.Thread(target=passes(self.renew), name=f"inbox-{self.surface}-renew",
+                                         daemon=True)
+        self._renewer.start()
+        self._thread = threading.Thread(target=passes(lambda: self.replay(handle)), name=f"inbox-{self.surface}",
+                                        daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Stop the background pass, waiting up to ``timeout`` seconds for a replay under way; an entry
-        whose replay is cut by the exit is replayed again once its lease lapses."""
+        """Stop the background passes, waiting up to ``timeout`` seconds for a replay under way (its
+        lease renewed meanwhile); an entry whose replay is cut by the exit is replayed again once its
+        lease lapses."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._renewer is not None:
+            self._renewer.join(timeout)
 
     def _key(self, event_key: str) -> str:
         return f"inbox:{event_key}"

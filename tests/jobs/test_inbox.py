@@ -140,3 +140,37 @@ def test_an_entry_whose_replays_never_end_is_dropped_after_the_last_attempt(sett
     assert attempts == MAX_ATTEMPTS
     assert any("reason=attempts" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
     assert get_store(settings).get("inbox:slack:msg:C1:1") is None
+
+
+def test_a_long_replay_keeps_the_leases_of_the_entries_its_process_holds(settings):
+    """A replay that takes longer than a lease (Slack slow to answer its post) must not let the entries
+    the live process holds lapse, the replayed one and those its listeners are working on: another
+    process would take them and run their work a second time."""
+    from tests.waiting import wait_for, wait_set
+
+    clock = Clock()
+    dead = Inbox("slack", settings, lease=2, clock=clock)
+    assert dead.keep("slack:msg:C1:1", _body(1))
+    clock.now += 3
+    live = Inbox("slack", settings, lease=2, clock=clock)
+    assert live.keep("slack:msg:C1:2", _body(2))  # its listener is at work on it
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(body: dict) -> None:
+        entered.set()
+        release.wait(60)
+
+    live.start(slow)
+    try:
+        wait_set(entered, what="the replay of the dead process's entry")
+        clock.now += 3  # longer than a lease passes in the replay
+        store = get_store(settings)
+        for n in (1, 2):
+            wait_for(lambda n=n: float(store.get(f"inbox:slack:msg:C1:{n}")["lease_until"]) > clock.now,
+                     what=f"entry {n}'s lease to be renewed during the replay")
+        other: list[dict] = []
+        assert Inbox("slack", settings, lease=2, clock=clock).replay(other.append) == 0
+        assert other == []
+    finally:
+        release.set()
+        live.stop()
