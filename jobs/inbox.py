@@ -147,10 +147,13 @@ class Inbox:
         ``event={surface}_event_replayed key=... age=... attempt=...`` (no message text). An entry
         received more than :data:`MAX_AGE` ago, or handed out :data:`MAX_ATTEMPTS` times already, is
         claimed and dropped with a WARNING ``event={surface}_event_dropped reason=expired|attempts``.
-        Returns how many entries were replayed. Raises what the store raises while it scans."""
+        Returns how many entries were replayed; after :meth:`stop`, none more (the rest stay for the
+        next process). Raises what the store raises while it scans."""
         store = self._store()
         replayed = 0
         for event_key in reversed(store.index_members(self.index, SCAN_LIMIT)):
+            if self._stop.is_set():  # stopping: the rest stay for the next process
+                break
             with self._lock:
                 if event_key in self._mine:
                     continue

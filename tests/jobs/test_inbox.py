@@ -174,3 +174,34 @@ def test_a_long_replay_keeps_the_leases_of_the_entries_its_process_holds(setting
     finally:
         release.set()
         live.stop()
+
+
+def test_stop_ends_a_replay_of_many_entries_after_the_one_under_way(settings):
+    """A stop (SIGTERM's drain) while a restarted process replays a backlog waits for the entry under
+    way, not for the whole backlog: the rest stay for the next process, handed out no more often."""
+    from tests.waiting import wait_for, wait_set
+
+    clock = Clock()
+    dead = Inbox("slack", settings, lease=2, clock=clock)
+    for n in range(5):
+        assert dead.keep(f"slack:msg:C1:{n}", _body(n))
+    clock.now += 3
+    live = Inbox("slack", settings, lease=2, clock=clock)
+    entered, release = threading.Event(), threading.Event()
+    handled: list[str] = []
+
+    def handle(body: dict) -> None:
+        handled.append(body["event"]["ts"])
+        entered.set()
+        release.wait(60)
+
+    live.start(handle)
+    wait_set(entered, what="the first replay")
+    stopping = threading.Thread(target=live.stop)
+    stopping.start()
+    wait_for(lambda: live._stop.is_set(), what="the stop to be asked")
+    release.set()
+    stopping.join()
+    assert handled == ["0.000001"]
+    store = get_store(settings)
+    assert [int(store.get(f"inbox:slack:msg:C1:{n}")["attempts"]) for n in range(1, 5)] == [0, 0, 0, 0]
