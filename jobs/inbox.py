@@ -123,6 +123,23 @@ class Inbox:
             log.warning("event=inbox_done_failed surface=%s key=%s error=%s", self.surface, event_key,
                         type(err).__name__)
 
+    def forget(self, event_key: str) -> bool:
+        """Drop ``event_key``'s entry whoever holds it: the message it keeps is gone (its author deleted
+        it), so no replay may answer it; a holder's work already under way goes on. True when an entry
+        was there. Never raises: a store failure is logged (a warning ``event=inbox_forget_failed``)."""
+        with self._lock:
+            self._mine.discard(event_key)
+        try:
+            store = self._store()
+            found = store.get(self._key(event_key)) is not None
+            store.delete(self._key(event_key))
+            store.index_remove(self.index, event_key)
+        except Exception as err:
+            log.warning("event=inbox_forget_failed surface=%s key=%s error=%s", self.surface, event_key,
+                        type(err).__name__)
+            return False
+        return found
+
     def renew(self) -> int:
         """Extend the lease of every entry this process holds by :attr:`lease` seconds from now; returns
         how many were renewed. Raises what the store raises."""

@@ -159,7 +159,8 @@ def register(app: App, handlers: SlackHandlers, *,
     new and before it is acknowledged, and forgotten when its listener has ended; returns the inbox
     and the replay of one of its entries (the same handler, as a redelivery: Slack sends no
     acknowledged event again), for :func:`start_replays`. Slash commands and button presses are not
-    kept.
+    kept. A ``message_deleted`` event forgets the deleted message's entry (:meth:`jobs.inbox.Inbox.forget`):
+    a replay never answers a message its author took back.
     """
     inbox = Inbox("slack", handlers.settings)
     _register_middleware(app, handlers, inbox, allowed_teams)
@@ -221,6 +222,10 @@ def _register_middleware(app: App, handlers: SlackHandlers, inbox: Inbox, allowe
         if body.get("type") != "event_callback":
             return next()
         event = body.get("event") or {}
+        if event.get("subtype") == "message_deleted" and event.get("channel") and event.get("deleted_ts"):
+            # a message deleted while kept for a replay is answered no more (its holder's work goes on)
+            if inbox.forget(dedupe_key("slack", "msg", str(event["channel"]), str(event["deleted_ts"]))):
+                log.info("event=slack_kept_message_deleted channel=%s ts=%s", event["channel"], event["deleted_ts"])
         if is_noise(event, handlers.bot_user_id):
             log.debug("event=slack_event_dropped type=%s reason=noise", event.get("type"))
             return BoltResponse(status=200, body="")

@@ -181,3 +181,21 @@ def test_a_replay_of_a_top_level_direct_message_answer_already_handled_starts_no
     assert len(research.calls) == 2, [c["thread_id"] for c in research.calls]
     assert thread_status(f"slack:{TEAM}:{dm}:{answer}") is None
     assert len(fake_slack.messages(dm)) == posts
+
+
+def test_a_message_deleted_while_it_waits_in_the_inbox_is_not_replayed(served, fake_slack):
+    """The process that acknowledged Alice's mention died; she deleted the message before its lease
+    lapsed. The replay must not start a research for a message that is no longer there (nor reply
+    under it): the deletion forgets the kept entry."""
+    from bots.slack.app import kept_body
+
+    ts = new_ts()
+    body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0GONE", "event": _mention(ts)}
+    dead = Inbox("slack", load_settings(), lease=60)
+    assert dead.keep(f"slack:msg:{CHANNEL}:{ts}", kept_body(body))
+    deleted = {"type": "message", "subtype": "message_deleted", "channel": CHANNEL, "ts": new_ts(),
+               "deleted_ts": ts, "hidden": True, "channel_type": "channel",
+               "previous_message": {"type": "message", "user": ALICE, "text": QUESTION, "ts": ts}}
+    assert served.sender.event(deleted, event_id="Ev0DELETED")[0] == 200
+    assert _entry(ts) is None
+    assert get_store(load_settings()).index_members("inbox:slack") == []
