@@ -192,7 +192,7 @@ def waiting_for_answer(requester: str, prefix: str, *, settings: Settings, now: 
 def thread_of_turn(turn_id: str, *, settings: Settings) -> str | None:
     """The thread id of the turn ``turn_id`` when it was recorded already (its record
     ``turn:{turn_id}``, :func:`jobs.records.create`), else None: a redelivered message whose turn was
-    taken before goes to that turn's thread again, whatever the registry says now.
+    taken before is done, whatever its thread's record says now.
 
     Raises:
         whatever the job store raises when it is unreachable.

@@ -233,26 +233,20 @@ class SlackHandlers:
         research in that DM that waits for their answer to its clarifying question (the latest, when
         several wait: :func:`jobs.waiting_for_answer`): people answer there at top level, not in the
         thread. Its reply, status and report go into that research's thread; with none waiting it
-        starts a new research in its own thread. A message whose turn was recorded already (a replay
-        from the inbox, Slack's retry: :func:`jobs.thread_of_turn`) goes to that turn's thread again.
-        When the registry cannot be read, ``msg`` as it is (its turn meets the error and says to try
-        again)."""
+        starts a new research in its own thread. When the registry cannot be read, ``msg`` as it is (its turn
+        meets the error and says to try again); a redelivered message whose turn was recorded already
+        goes no further (:meth:`_turn`)."""
         if not msg.is_dm or msg.thread_ts is not None:
             return msg
         try:
-            # a redelivery (a replay from the inbox, Slack's retry) of an answer taken before goes where
-            # it went then: its research no longer waits, and the answer is no new question
-            taken = jobs.thread_of_turn(thread_key(msg.team, msg.channel, msg.ts), settings=self.settings)
-            waiting = None if taken else jobs.waiting_for_answer(msg.user, thread_key(msg.team, msg.channel, ""),
-                                                                 settings=self.settings)
+            waiting = jobs.waiting_for_answer(msg.user, thread_key(msg.team, msg.channel, ""), settings=self.settings)
         except Exception as err:  # the registry failed: the turn meets it too and answers it
             log.warning("event=slack_waiting_unknown error=%s", type(err).__name__)
             return msg
-        thread_id = taken or (waiting.thread_id if waiting is not None else None)
-        if thread_id is None or thread_id == thread_key(msg.team, msg.channel, msg.ts):
+        if waiting is None:
             return msg
-        log.info("event=slack_dm_answer channel=%s ts=%s thread=%s", msg.channel, msg.ts, thread_id)
-        return replace(msg, thread_ts=thread_id.rsplit(":", 1)[1])
+        log.info("event=slack_dm_answer channel=%s ts=%s thread=%s", msg.channel, msg.ts, waiting.thread_id)
+        return replace(msg, thread_ts=waiting.thread_id.rsplit(":", 1)[1])
 
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""
@@ -263,6 +257,20 @@ class SlackHandlers:
             return False
 
     def _turn(self, msg: Incoming, *, address: Address, react: bool = True) -> None:
+        """Hand ``msg`` to the conversation core in its thread and post the reply. A redelivered
+        message (an inbox replay, Slack's retry) whose turn was recorded already
+        (:func:`jobs.thread_of_turn`) is done: the core would take it as a new message when the thread
+        has moved on since (a follow-up, a question now waiting) and leave the thread queued with no
+        turn to run."""
+        if msg.redelivered:
+            try:
+                taken = jobs.thread_of_turn(thread_key(msg.team, msg.channel, msg.ts), settings=self.settings)
+            except Exception as err:  # the store failed: the core meets it too and answers it
+                log.warning("event=slack_turn_unknown error=%s", type(err).__name__)
+                taken = None
+            if taken is not None:
+                log.info("event=slack_message_repeat channel=%s ts=%s thread=%s", msg.channel, msg.ts, taken)
+                return
         port = SlackPort(self.client, channel=msg.channel, thread_ts=msg.root, team=msg.team, files=msg.files)
         try:
             reply = self.turns.message(thread_key(msg.team, msg.channel, msg.root), msg.user, msg.text,

@@ -199,3 +199,29 @@ def test_a_message_deleted_while_it_waits_in_the_inbox_is_not_replayed(served, f
     assert served.sender.event(deleted, event_id="Ev0DELETED")[0] == 200
     assert _entry(ts) is None
     assert get_store(load_settings()).index_members("inbox:slack") == []
+
+
+def test_a_replay_of_a_handled_mention_after_a_follow_up_leaves_the_thread_as_it_was(served, fake_slack, caplog):
+    """The process died after the work of Alice's mention, before it forgot the entry; by the replay a
+    follow-up in the thread has been answered (the thread's latest turn is no longer the mention's).
+    The replay must neither start anything nor leave the thread queued with no turn to run."""
+    from bots.slack.app import kept_body, start_replays
+
+    caplog.set_level("INFO", logger="jobs.inbox")
+    ts = new_ts()
+    assert served.sender.event(_mention(ts), event_id="Ev0FIRST")[0] == 200
+    _finished(fake_slack, ts)
+    served.sender.message("<@U0BOT> and in Spain?", thread_ts=ts)
+    fake_slack.wait_for(lambda: len(fake_slack.calls_to("reactions.add")) == 2, what="the follow-up taken")
+    runner_idle()
+    after = wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{ts}", "done", "paused")
+    posts = len(bot_posts(fake_slack, CHANNEL, ts))
+    body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0FIRST", "event": _mention(ts)}
+    dead = Inbox("slack", load_settings(), lease=0.01)
+    assert dead.keep(f"slack:msg:{CHANNEL}:{ts}", kept_body(body))
+    start_replays(served.app)
+    wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{CHANNEL}:{ts}")
+    wait_for(lambda: _entry(ts) is None, what="the replayed entry to be forgotten")
+    runner_idle()
+    assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") == after
+    assert len(bot_posts(fake_slack, CHANNEL, ts)) == posts
