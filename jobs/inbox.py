@@ -140,6 +140,25 @@ class Inbox:
             return False
         return found
 
+    def revise(self, event_key: str, fields: dict) -> bool:
+        """Set ``fields`` (JSON-safe) in the event of ``event_key``'s entry (its body's ``event``),
+        whoever holds it: its author edited the message, and a replay answers it as it reads now. True
+        when an entry was there. Never raises: a store failure is logged (a warning
+        ``event=inbox_revise_failed``)."""
+        def edit(entry: dict | None) -> dict | None:
+            if not entry:
+                return None
+            body = dict(entry.get("body") or {})
+            body["event"] = {**(body.get("event") or {}), **fields}
+            return dict(entry, body=body)
+
+        try:
+            return self._store().update(self._key(event_key), edit) is not None
+        except Exception as err:
+            log.warning("event=inbox_revise_failed surface=%s key=%s error=%s", self.surface, event_key,
+                        type(err).__name__)
+            return False
+
     def renew(self) -> int:
         """Extend the lease of every entry this process holds by :attr:`lease` seconds from now; returns
         how many were renewed. Raises what the store raises."""

@@ -160,7 +160,8 @@ def register(app: App, handlers: SlackHandlers, *,
     and the replay of one of its entries (the same handler, as a redelivery: Slack sends no
     acknowledged event again), for :func:`start_replays`. Slash commands and button presses are not
     kept. A ``message_deleted`` event forgets the deleted message's entry (:meth:`jobs.inbox.Inbox.forget`):
-    a replay never answers a message its author took back.
+    a replay never answers a message its author took back; a ``message_changed`` event sets the edited
+    text and files in it (:meth:`jobs.inbox.Inbox.revise`): a replay answers the message as it reads now.
     """
     inbox = Inbox("slack", handlers.settings)
     _register_middleware(app, handlers, inbox, allowed_teams)
@@ -222,10 +223,7 @@ def _register_middleware(app: App, handlers: SlackHandlers, inbox: Inbox, allowe
         if body.get("type") != "event_callback":
             return next()
         event = body.get("event") or {}
-        if event.get("subtype") == "message_deleted" and event.get("channel") and event.get("deleted_ts"):
-            # a message deleted while kept for a replay is answered no more (its holder's work goes on)
-            if inbox.forget(dedupe_key("slack", "msg", str(event["channel"]), str(event["deleted_ts"]))):
-                log.info("event=slack_kept_message_deleted channel=%s ts=%s", event["channel"], event["deleted_ts"])
+        _follow_changes(inbox, event)
         if is_noise(event, handlers.bot_user_id):
             log.debug("event=slack_event_dropped type=%s reason=noise", event.get("type"))
             return BoltResponse(status=200, body="")
@@ -235,6 +233,21 @@ def _register_middleware(app: App, handlers: SlackHandlers, inbox: Inbox, allowe
             # before the ack: a process that dies after it leaves the event for a replay (jobs.inbox)
             inbox.keep(dedupe_key("slack", *ids), kept_body(body))
         return next()
+
+
+def _follow_changes(inbox: Inbox, event: dict) -> None:
+    """A kept message (:class:`jobs.inbox.Inbox`) follows its author's changes before a replay: a
+    ``message_deleted`` event forgets it (its holder's work goes on), a ``message_changed`` event sets
+    its edited text and files (https://docs.slack.dev/reference/events/message/message_changed)."""
+    channel = str(event.get("channel") or "")
+    if event.get("subtype") == "message_deleted" and channel and event.get("deleted_ts"):
+        if inbox.forget(dedupe_key("slack", "msg", channel, str(event["deleted_ts"]))):
+            log.info("event=slack_kept_message_deleted channel=%s ts=%s", channel, event["deleted_ts"])
+    edited = event.get("message") if event.get("subtype") == "message_changed" else None
+    if isinstance(edited, dict) and channel and edited.get("ts"):
+        fields = {"text": edited.get("text") or "", "files": edited.get("files") or []}
+        if inbox.revise(dedupe_key("slack", "msg", channel, str(edited["ts"])), fields):
+            log.info("event=slack_kept_message_edited channel=%s ts=%s", channel, edited["ts"])
 
 
 def _ack(ack) -> None:

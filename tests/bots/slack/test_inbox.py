@@ -225,3 +225,27 @@ def test_a_replay_of_a_handled_mention_after_a_follow_up_leaves_the_thread_as_it
     runner_idle()
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") == after
     assert len(bot_posts(fake_slack, CHANNEL, ts)) == posts
+
+
+def test_a_message_edited_while_it_waits_in_the_inbox_is_replayed_as_edited(served, fake_slack, research, caplog):
+    """The process that acknowledged Alice's mention died; she corrected the question before the
+    replay. The replay researches the question as it reads now, not the words she took back."""
+    from bots.slack.app import kept_body, start_replays
+
+    caplog.set_level("INFO", logger="jobs.inbox")
+    ts = new_ts()
+    body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0EDIT", "event": _mention(ts)}
+    dead = Inbox("slack", load_settings(), lease=0.5)
+    assert dead.keep(f"slack:msg:{CHANNEL}:{ts}", kept_body(body))
+    edited_text = "<@U0BOT> research the EU heat-pump market size and growth in 2024"
+    changed = {"type": "message", "subtype": "message_changed", "channel": CHANNEL, "ts": new_ts(), "hidden": True,
+               "channel_type": "channel",
+               "message": {"type": "message", "user": ALICE, "text": edited_text, "ts": ts,
+                           "edited": {"user": ALICE, "ts": new_ts()}},
+               "previous_message": {"type": "message", "user": ALICE, "text": QUESTION, "ts": ts}}
+    assert served.sender.event(changed, event_id="Ev0CHANGED")[0] == 200
+    start_replays(served.app)
+    wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{CHANNEL}:{ts}")
+    fake_slack.wait_for(lambda: research.calls, what="the replayed research")
+    runner_idle()
+    assert [c["question"] for c in research.calls][:1] == ["research the EU heat-pump market size and growth in 2024"]
