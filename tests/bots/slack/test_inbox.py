@@ -94,20 +94,13 @@ def test_a_message_is_kept_before_its_work_without_secrets_and_forgotten_after(s
 def test_a_replay_of_a_message_already_handled_posts_nothing_and_starts_nothing(served, fake_slack, caplog):
     """The process died after the work, before it forgot the entry: the next replay finds the turn and
     the reply already there."""
-    from bots.slack.app import kept_body, start_replays
 
     caplog.set_level("INFO", logger="jobs.inbox")
     ts = new_ts()
     assert served.sender.event(_mention(ts), event_id="Ev0TWICE")[0] == 200
     _finished(fake_slack, ts)
     posts, calls = bot_posts(fake_slack, CHANNEL, ts), len(fake_slack.calls)
-    body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0TWICE", "event": _mention(ts)}
-    dead = Inbox("slack", load_settings(), lease=0.01)
-    assert dead.keep(f"slack:msg:{CHANNEL}:{ts}", kept_body(body))
-    start_replays(served.app)
-    wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{CHANNEL}:{ts}")
-    wait_for(lambda: _entry(ts) is None, what="the replayed entry to be forgotten")
-    runner_idle()
+    _replayed_by_a_live_process(served, caplog, ts, "Ev0TWICE")
     assert bot_posts(fake_slack, CHANNEL, ts) == posts
     assert len(fake_slack.calls_to("reactions.add")) == 1
     assert len(fake_slack.calls_to("files.completeUploadExternal")) == 1
@@ -205,7 +198,6 @@ def test_a_replay_of_a_handled_mention_after_a_follow_up_leaves_the_thread_as_it
     """The process died after the work of Alice's mention, before it forgot the entry; by the replay a
     follow-up in the thread has been answered (the thread's latest turn is no longer the mention's).
     The replay must neither start anything nor leave the thread queued with no turn to run."""
-    from bots.slack.app import kept_body, start_replays
 
     caplog.set_level("INFO", logger="jobs.inbox")
     ts = new_ts()
@@ -216,13 +208,7 @@ def test_a_replay_of_a_handled_mention_after_a_follow_up_leaves_the_thread_as_it
     runner_idle()
     after = wait_status(fake_slack, f"slack:{TEAM}:{CHANNEL}:{ts}", "done", "paused")
     posts = len(bot_posts(fake_slack, CHANNEL, ts))
-    body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0FIRST", "event": _mention(ts)}
-    dead = Inbox("slack", load_settings(), lease=0.01)
-    assert dead.keep(f"slack:msg:{CHANNEL}:{ts}", kept_body(body))
-    start_replays(served.app)
-    wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{CHANNEL}:{ts}")
-    wait_for(lambda: _entry(ts) is None, what="the replayed entry to be forgotten")
-    runner_idle()
+    _replayed_by_a_live_process(served, caplog, ts, "Ev0FIRST")
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{ts}") == after
     assert len(bot_posts(fake_slack, CHANNEL, ts)) == posts
 
@@ -249,3 +235,18 @@ def test_a_message_edited_while_it_waits_in_the_inbox_is_replayed_as_edited(serv
     fake_slack.wait_for(lambda: research.calls, what="the replayed research")
     runner_idle()
     assert [c["question"] for c in research.calls][:1] == ["research the EU heat-pump market size and growth in 2024"]
+
+
+def _replayed_by_a_live_process(served, caplog, ts: str, event_id: str) -> None:
+    """Leave the mention ``ts`` (event ``event_id``) in the inbox as a process that died after taking it
+    would (its lease lapsed), start ``served``'s replays, and wait until the entry is replayed and forgotten
+    and the runner is idle."""
+    from bots.slack.app import kept_body, start_replays
+
+    body = {"type": "event_callback", "team_id": TEAM, "event_id": event_id, "event": _mention(ts)}
+    dead = Inbox("slack", load_settings(), lease=0.01)
+    assert dead.keep(f"slack:msg:{CHANNEL}:{ts}", kept_body(body))
+    start_replays(served.app)
+    wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{CHANNEL}:{ts}")
+    wait_for(lambda: _entry(ts) is None, what="the replayed entry to be forgotten")
+    runner_idle()
