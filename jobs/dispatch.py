@@ -14,7 +14,7 @@ from jobs.phrases import WORDS, thread_language
 from jobs.queue import cancel_queued, enqueue, note_stop, request_cancel
 from jobs.records import NOT_QUEUED
 from jobs.store import get_store
-from jobs.threads import read_thread, set_thread, threads_of, update_thread
+from jobs.threads import read_thread, set_thread, thread_of_turn, threads_of, update_thread
 from jobs.turns import MENTION, Reply, Turn
 
 log = logging.getLogger(__name__)
@@ -187,10 +187,21 @@ def _stopped_before_hand_over(store, message: Message, decisions: list[tuple[Dec
 def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
                now: float) -> tuple[Reply | None, bool]:
     """When ``message`` would start or resume a research, take its quota slot. Returns (the
-    refusal :class:`Reply` when over a limit, else None; whether a slot may be held)."""
+    refusal :class:`Reply` when over a limit, else None; whether a slot may be held).
+
+    A message whose turn was recorded already (:func:`jobs.threads.thread_of_turn`: a redelivery, an
+    inbox replay, a retry after the thread moved on to a later turn) is refused as a ``duplicate``
+    here, before its slot or the thread's record is touched: the thread's rules alone would take it
+    for a new question, or for the answer to a later clarifying question, and leave the thread
+    ``queued`` for a turn the queue will not run again."""
     thread = read_thread(store, message.thread_key)
     preview = decide(thread, message, now, view)
-    if preview.action not in (Action.START, Action.RESUME) or quotas.exempt(settings, message.author):
+    if preview.action not in (Action.START, Action.RESUME):
+        return None, False
+    if thread_of_turn(message.event_id, settings=settings) is not None:
+        log.info("event=message_repeat thread=%s turn=%s", message.thread_key, message.event_id)
+        return Reply(action="duplicate"), False
+    if quotas.exempt(settings, message.author):
         return None, False
     verdict = quotas.acquire(store, turn_id=message.event_id, user=message.author, thread_id=message.thread_key,
                              start=preview.action is Action.START, settings=settings, now=now)

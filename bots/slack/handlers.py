@@ -225,25 +225,8 @@ class SlackHandlers:
                                    thread_id=thread_key(msg.team, msg.channel, msg.root)) if asks else None
         if reply is not None:
             self._answer(msg, reply)
-        elif not self._taken_before(msg):
+        else:
             self._turn(self._answering(msg), address=msg.address)
-
-    def _taken_before(self, msg: Incoming) -> bool:
-        """True when ``msg`` is redelivered (an inbox replay, Slack's retry) and its turn was recorded
-        already (:func:`jobs.thread_of_turn`): its work is done, and the core would take it for a new
-        message once the thread has moved on (a follow-up answered or waiting, a DM answer's research
-        resumed) and leave a thread queued with no turn to run. False when the store cannot tell (the
-        turn meets its error)."""
-        if not msg.redelivered:
-            return False
-        try:
-            taken = jobs.thread_of_turn(thread_key(msg.team, msg.channel, msg.ts), settings=self.settings)
-        except Exception as err:
-            log.warning("event=slack_turn_unknown error=%s", type(err).__name__)
-            return False
-        if taken is not None:
-            log.info("event=slack_message_repeat channel=%s ts=%s thread=%s", msg.channel, msg.ts, taken)
-        return taken is not None
 
     def _answering(self, msg: Incoming) -> Incoming:
         """``msg``, or, for a top-level message in a DM, ``msg`` as a reply in the thread of the sender's
@@ -252,7 +235,7 @@ class SlackHandlers:
         thread. Its reply, status and report go into that research's thread; with none waiting it
         starts a new research in its own thread. When the registry cannot be read, ``msg`` as it is (its turn
         meets the error and says to try again); a redelivered message whose turn was recorded already
-        goes no further (:meth:`_taken_before`)."""
+        goes no further, wherever it is sent (:func:`jobs.dispatch.handle`)."""
         if not msg.is_dm or msg.thread_ts is not None:
             return msg
         try:

@@ -458,3 +458,44 @@ def test_files_without_words_in_a_new_thread_are_acknowledged_in_the_senders_lan
                               attachments=(Attachment("notes.txt"),))
     assert stranger.text.startswith("Got notes.txt. Mention me in this thread"), stranger.text
     assert thread_info(other, settings=redis_settings) is None and _queued_ids(redis_settings) == [job_id_for("e1")]
+
+
+def _held_slots(settings, user="U1") -> list[str]:
+    from jobs import quotas
+
+    return quotas.holding(get_store(settings), user=user, thread_id=THREAD)
+
+
+def _finished(settings, turn_id: str, **fields) -> None:
+    """The thread's turn ``turn_id`` ends as its job would end it: the thread's record, then its slot."""
+    from jobs import quotas
+
+    set_thread(get_store(settings), THREAD, **fields)
+    quotas.release(get_store(settings), turn_id, user="U1", thread_id=THREAD)
+
+
+def test_a_redelivered_question_after_its_thread_moved_on_is_a_duplicate_that_changes_nothing(redis_settings):
+    assert _msg(redis_settings, "U1", "Tell me about tides", "e1").action == "started"
+    _finished(redis_settings, "e1", status="done", report_dir="/data/artifacts/x/run1")
+    assert _msg(redis_settings, "U1", "And the moon's part in them?", "e2").action == "started"
+    _finished(redis_settings, "e2", status="done", report_dir="/data/artifacts/x/run2")
+    before = thread_info(THREAD, settings=redis_settings)
+    held = _held_slots(redis_settings)
+    assert _msg(redis_settings, "U1", "Tell me about tides", "e1") == Reply(action="duplicate")
+    after = thread_info(THREAD, settings=redis_settings)
+    assert (after.status, after.turn_id, after.question) == ("done", "e2", before.question)
+    assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("e2")]
+    assert _held_slots(redis_settings) == held  # no slot taken for a turn that will not run
+    assert _msg(redis_settings, "U1", "One more: spring tides?", "e3").action == "started"
+
+
+def test_a_redelivered_question_is_not_taken_for_the_answer_to_a_later_clarifying_question(redis_settings):
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    _finished(redis_settings, "e1", status="done", report_dir="/data/artifacts/x/run1")
+    _msg(redis_settings, "U1", "What about waves?", "e2")
+    _finished(redis_settings, "e2", status="paused", clarify_question="Which coast?", paused_at=time.time())
+    assert _msg(redis_settings, "U1", "Tell me about tides", "e1", explicit=False).action == "duplicate"
+    info = thread_info(THREAD, settings=redis_settings)
+    assert (info.status, info.turn_id) == ("paused", "e2")
+    assert _msg(redis_settings, "U1", "the Atlantic", "e3", explicit=False).action == "resumed"
+    assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("e2"), job_id_for("e3")]
