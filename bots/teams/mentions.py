@@ -91,7 +91,9 @@ def _bot_mentions(activity: Activity) -> tuple[list[str], list[tuple[bool, str]]
 def clean_text(context: TurnContext) -> str:
     """The question as the person wrote it.
 
-    Only a *leading* mention of the bot is removed: when there is one mention entity per ``<at>``
+    Only the bot's mentions among the tags the text starts with are removed, those of other people
+    there kept as their names (``@Alice @Deep Research what did she say?`` asks ``Alice what did she
+    say?``). When there is one mention entity per ``<at>``
     tag (as Teams sends them), a tag is the bot's when its entity has the bot's id, whatever name
     the entity's ``text`` gives (:func:`_tag_owners`); otherwise the text a ``mention`` entity with
     the bot's id gives, or an ``<at>`` tag (whatever its attributes) showing the name such an
@@ -109,19 +111,29 @@ def clean_text(context: TurnContext) -> str:
     if order == [] and activity.recipient is not None and (activity.recipient.name or "").strip():
         names = {_shown_name(activity.recipient.name)}
     owners = _tag_owners(order, [_shown_name(m.group(0)) for m in _AT.finditer(text)])
+    kept = ""  # the leading tags of other people, each with what follows it up to the next
     for index in itertools.count():
         lead = next((t for t in bot_texts if text.startswith(t)), None) if owners is None else None
         match = _AT.match(text) if lead is None else None
-        if match and (owners[index] if owners is not None else _shown_name(match.group(0)) in names):
-            lead = match.group(0)
-        if lead is None:
+        if match is None and lead is None:
             break
-        text = text[len(lead):].lstrip(" \t\u00a0,:")
-        if text.startswith("&nbsp;"):
-            text = text[len("&nbsp;"):].lstrip()
-    text = _AT.sub(lambda m: m.group(1), text)
+        if lead is None and not (owners[index] if owners is not None else _shown_name(match.group(0)) in names):
+            rest = _after_separators(text[match.end():])  # someone else's: kept as the name it shows
+            kept, text = kept + text[:len(text) - len(rest)], rest
+            continue
+        text = _after_separators(text[len(lead or match.group(0)):])
+    text = _AT.sub(lambda m: m.group(1), kept + text)
     text = html.unescape(text).replace("\u00a0", " ").strip()
     return _without_command_word(text).strip()
+
+
+def _after_separators(text: str) -> str:
+    """``text`` without the spaces, no-break spaces (``&nbsp;`` too), commas and colons that follow a
+    mention it came after."""
+    text = text.lstrip(" \t\u00a0,:")
+    while text.startswith("&nbsp;"):
+        text = text[len("&nbsp;"):].lstrip(" \t\u00a0,:")
+    return text
 
 
 def after_leading_mentions(context: TurnContext) -> str:
@@ -132,9 +144,7 @@ def after_leading_mentions(context: TurnContext) -> str:
     (:func:`bots.chat_turns.alone_command`); anything else is read by :func:`clean_text`."""
     text = (context.activity.text or "").lstrip()
     while (match := _AT.match(text)) is not None:
-        text = text[match.end():].lstrip(" \t\u00a0,:")
-        while text.startswith("&nbsp;"):
-            text = text[len("&nbsp;"):].lstrip(" \t\u00a0,:")
+        text = _after_separators(text[match.end():])
     text = _AT.sub(lambda m: m.group(1), text)
     return html.unescape(text).replace("\u00a0", " ").strip()
 

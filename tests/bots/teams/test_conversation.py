@@ -267,9 +267,9 @@ def test_a_command_word_after_someone_elses_mention_and_the_bots_is_the_command(
     [said] = connector.wait_for(lambda c: c.messages(first["conversation"]["id"]), what="the second listing")
     assert said.text.startswith("You have no research running or waiting for an answer."), said.text
     assert jobs.threads_of(BOB["id"], settings=settings) == [] and research.calls == []
-    # the rest is more than the command word: a question, the names in it (a mention of the bot
-    # after someone else's is mid-sentence, kept as its name: clean_text)
+    # the rest is more than the command word: a question, with the names of other people it
+    # starts with (the bot's mention goes: clean_text)
     question = _mentions_then(connector, ALICE, BOT, "status of heat pump subsidies in Denmark 2024")
     bot.send(question)
     _wait_status(settings, _thread(question), ("paused", "done"))
-    assert research.calls[0]["question"] == "Alice Deep Research status of heat pump subsidies in Denmark 2024"
+    assert research.calls[0]["question"] == "Alice status of heat pump subsidies in Denmark 2024"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 
 import pytest
@@ -183,10 +184,31 @@ def test_mention_entities_out_of_the_tags_order_are_matched_by_the_names_they_sh
     activity = channel_mention("http://x/", "", mention=False)
     activity["text"] = "<at>Alice</at> <at>Deep Research</at> what did she say?"
     activity["entities"] = [entity["bot"], entity["alice"]]
-    assert _question(activity) == "Alice Deep Research what did she say?"
+    assert _question(activity) == "Alice what did she say?"
     activity["text"] = "<at>Deep Research</at> <at>Alice</at> what did she say?"
     activity["entities"] = [entity["alice"], entity["bot"]]
     assert _question(activity) == "Alice what did she say?"
+
+
+def test_the_bots_mention_after_other_peoples_leading_ones_is_not_part_of_the_question():
+    """"@Alice @Deep Research question" asked "Alice Deep Research question": the bot's mention
+    goes wherever it stands among the leading tags, by its entity; people's stay as their names,
+    with what follows them; the bot's mention in mid-sentence stays."""
+    alice, bob = {"id": "29:alice", "name": "Alice"}, {"id": "29:bob", "name": "Bob Lee"}
+    activity = channel_mention("http://x/", "", mention=False)
+    for text, question in [
+        ("<at>Alice</at> <at>Deep Research</at> how do heat pumps work?", "Alice how do heat pumps work?"),
+        ("<at>Alice</at>, <at>Bob Lee</at>: <at>Deep Research</at>&nbsp;is it cheap?", "Alice, Bob Lee: is it cheap?"),
+        ("<at>Alice</at> <at>Bob Lee</at> what did <at>Deep Research</at> find?",
+         "Alice Bob Lee what did Deep Research find?"),
+    ]:
+        activity["text"] = text
+        people = {"Alice": alice, "Bob Lee": bob, "Deep Research": BOT}
+        activity["entities"] = [{"type": "mention", "text": f"<at>{name}</at>", "mentioned": dict(people[name])}
+                                for name in re.findall(r"<at>(.*?)</at>", text)]
+        assert _question(activity) == question
+        activity["entities"].reverse()  # out of the tags' order: matched by the names they show
+        assert _question(activity) == question
 
 
 def _differing(activity: dict, tag_text: str) -> dict:
