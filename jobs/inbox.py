@@ -34,8 +34,9 @@ class Inbox:
     (:func:`jobs.store.get_store`: Redis with ``REDIS_URL``, else the data dir's SQLite), the store that
     de-duplicates them.
 
-    The surface calls :meth:`keep` before it acknowledges an event (once de-duplication has said it is
-    new) and :meth:`done` when its work has ended (done, or failed with an error logged and answered).
+    The surface calls :meth:`keep` before it acknowledges an event, and before de-duplication marks it
+    seen (a process that dies in between must leave it kept, since a retry of a seen event is dropped),
+    and :meth:`done` when its work has ended (done, or failed with an error logged and answered).
     An entry is the event's body (only what the surface passes: never a secret), when it was received,
     the process that holds it (``owner``, a random id per :class:`Inbox`) and until when
     (``lease_until``, Unix seconds). The holder renews the lease of the entries whose work it runs
@@ -82,7 +83,9 @@ class Inbox:
     # ---- the holder's side ---------------------------------------------------------------------
     def keep(self, event_key: str, body: dict) -> bool:
         """Store ``body`` (JSON-safe, nothing secret in it) under ``event_key``, held by this process for
-        a lease; True when stored. Never raises: when the store does not answer (a warning
+        a lease, unless an entry is there already (atomic: :meth:`jobs.store.Store.add`; another copy of
+        the event is under way, or its holder died and a replay will answer it); True when stored, and
+        then this process must call :meth:`done` for it. Never raises: when the store does not answer (a warning
         ``event=inbox_keep_failed``), or Redis was just seen not answering (its retry window waited out
         already by de-duplication: not waited again), the event goes on unkept, as before the inbox."""
         from jobs.redisconn import redis_answering
@@ -96,7 +99,9 @@ class Inbox:
                  "owner": self.owner, "lease_until": now + self.lease, "attempts": 0}
         try:
             store = self._store()
-            store.put(self._key(event_key), entry, ttl=MAX_AGE + self.lease)
+            if not store.add(self._key(event_key), entry, ttl=MAX_AGE + self.lease):
+                log.info("event=inbox_kept_already surface=%s key=%s", self.surface, event_key)
+                return False
             store.index_add(self.index, event_key, now)
         except Exception as err:
             log.warning("event=inbox_keep_failed surface=%s key=%s error=%s", self.surface, event_key,

@@ -227,11 +227,15 @@ def _register_middleware(app: App, handlers: SlackHandlers, inbox: Inbox, allowe
         if is_noise(event, handlers.bot_user_id):
             log.debug("event=slack_event_dropped type=%s reason=noise", event.get("type"))
             return BoltResponse(status=200, body="")
-        if (ids := dedupe_ids(body, event)) and handlers.turns.seen_before(*ids):
+        # kept before the ack and before it is marked seen: a process that dies after either leaves the
+        # event for a replay (jobs.inbox); a copy seen before lets go of the entry it kept, if any
+        ids = dedupe_ids(body, event)
+        key = dedupe_key("slack", *ids) if ids else ""
+        kept = bool(ids) and may_be_for_bot(event, handlers.bot_user_id) and inbox.keep(key, kept_body(body))
+        if ids and handlers.turns.seen_before(*ids):
+            if kept:
+                inbox.done(key)
             return BoltResponse(status=200, body="")
-        if ids and may_be_for_bot(event, handlers.bot_user_id):
-            # before the ack: a process that dies after it leaves the event for a replay (jobs.inbox)
-            inbox.keep(dedupe_key("slack", *ids), kept_body(body))
         return next()
 
 

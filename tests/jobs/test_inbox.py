@@ -205,3 +205,18 @@ def test_stop_ends_a_replay_of_many_entries_after_the_one_under_way(settings):
     assert handled == ["0.000001"]
     store = get_store(settings)
     assert [int(store.get(f"inbox:slack:msg:C1:{n}")["attempts"]) for n in range(1, 5)] == [0, 0, 0, 0]
+
+
+def test_an_event_kept_already_stays_with_its_holder(settings):
+    """A second copy of an event (a retry, the app_mention/message twin of one message) arriving while
+    the first is kept leaves the entry to its holder: only the holder's :meth:`Inbox.done` forgets it."""
+    first, second = Inbox("slack", settings, lease=60), Inbox("slack", settings, lease=60)
+    assert first.keep("slack:msg:C1:7", _body(7))
+    assert not second.keep("slack:msg:C1:7", _body(8))
+    store = get_store(settings)
+    assert store.get("inbox:slack:msg:C1:7")["owner"] == first.owner
+    assert store.get("inbox:slack:msg:C1:7")["body"] == _body(7)
+    second.done("slack:msg:C1:7")
+    assert store.get("inbox:slack:msg:C1:7") is not None
+    first.done("slack:msg:C1:7")
+    assert store.get("inbox:slack:msg:C1:7") is None and store.index_members("inbox:slack") == []

@@ -91,6 +91,51 @@ def test_a_message_is_kept_before_its_work_without_secrets_and_forgotten_after(s
     assert get_store(load_settings()).index_members("inbox:slack") == []
 
 
+def test_a_message_is_kept_before_it_is_marked_seen_and_its_twin_keeps_nothing(served, fake_slack, monkeypatch):
+    """A process that died just after de-duplication marked Alice's mention seen, before it kept it, lost
+    it: Slack's retry was dropped as seen, and no entry was left for a replay. The app_mention/message
+    twin of a message, while the first copy's work runs and after it, must neither take its entry
+    nor leave one behind."""
+    from bots.chat_turns import ChatTurns
+    from bots.slack.handlers import SlackHandlers
+
+    at_mark: list[dict | None] = []
+    seen_before = ChatTurns.seen_before
+
+    def marking(self, kind, *ids):
+        if kind == "msg":
+            at_mark.append(_entry(ids[-1]))
+        return seen_before(self, kind, *ids)
+
+    entered, release = threading.Event(), threading.Event()
+    handle = SlackHandlers.on_message_event
+
+    def held(self, body, event, **kwargs):
+        entered.set()
+        release.wait()
+        handle(self, body, event, **kwargs)
+
+    monkeypatch.setattr(ChatTurns, "seen_before", marking)
+    monkeypatch.setattr(SlackHandlers, "on_message_event", held)
+    ts = new_ts()
+    try:
+        assert served.sender.event(_mention(ts), event_id="Ev0MARK")[0] == 200
+        wait_set(entered, what="the listener to start")
+        assert at_mark[0] is not None and at_mark[0]["body"]["event_id"] == "Ev0MARK"
+        owner = _entry(ts)["owner"]
+        twin = dict(_mention(ts), type="message", channel_type="channel")
+        assert served.sender.event(twin, event_id="Ev0TWIN")[0] == 200
+        assert len(at_mark) == 2 and _entry(ts)["owner"] == owner and _entry(ts)["body"]["event_id"] == "Ev0MARK"
+    finally:
+        release.set()
+    wait_for(lambda: _entry(ts) is None, what="the entry to be forgotten")
+    _finished(fake_slack, ts)
+    assert served.sender.event(twin, event_id="Ev0LATE")[0] == 200  # the twin after the work: kept, let go
+    assert len(at_mark) == 3 and at_mark[2] is not None and _entry(ts) is None
+    assert get_store(load_settings()).index_members("inbox:slack") == []
+    assert len(bot_posts(fake_slack, CHANNEL, ts)) == 3
+
+
 def test_a_replay_of_a_message_already_handled_posts_nothing_and_starts_nothing(served, fake_slack, caplog):
     """The process died after the work, before it forgot the entry: the next replay finds the turn and
     the reply already there."""
@@ -118,7 +163,7 @@ def test_a_store_that_fails_at_the_ack_neither_blocks_nor_fails_it(served, fake_
         def __getattr__(self, name):
             return getattr(store, name)
 
-        def put(self, *args, **kwargs):
+        def add(self, *args, **kwargs):
             raise OSError("disk I/O error")
 
     monkeypatch.setattr(jobs.inbox, "get_store", lambda settings: Failing())
