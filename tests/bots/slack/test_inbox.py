@@ -63,7 +63,8 @@ def _finished(fake, ts: str) -> None:
     runner_idle()
 
 
-def test_a_message_is_kept_before_its_work_without_secrets_and_forgotten_after(served, fake_slack, monkeypatch):
+def _held_listener(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """The listener of a message waits, once started (the first event set), until the second is set."""
     from bots.slack.handlers import SlackHandlers
 
     entered, release = threading.Event(), threading.Event()
@@ -75,6 +76,11 @@ def test_a_message_is_kept_before_its_work_without_secrets_and_forgotten_after(s
         handle(self, body, event, **kwargs)
 
     monkeypatch.setattr(SlackHandlers, "on_message_event", held)
+    return entered, release
+
+
+def test_a_message_is_kept_before_its_work_without_secrets_and_forgotten_after(served, fake_slack, monkeypatch):
+    entered, release = _held_listener(monkeypatch)
     ts = new_ts()
     assert served.sender.event(_mention(ts), event_id="Ev0KEPT")[0] == 200
     wait_set(entered, what="the listener to start")
@@ -97,7 +103,6 @@ def test_a_message_is_kept_before_it_is_marked_seen_and_its_twin_keeps_nothing(s
     twin of a message, while the first copy's work runs and after it, must neither take its entry
     nor leave one behind."""
     from bots.chat_turns import ChatTurns
-    from bots.slack.handlers import SlackHandlers
 
     at_mark: list[dict | None] = []
     seen_before = ChatTurns.seen_before
@@ -107,16 +112,8 @@ def test_a_message_is_kept_before_it_is_marked_seen_and_its_twin_keeps_nothing(s
             at_mark.append(_entry(ids[-1]))
         return seen_before(self, kind, *ids)
 
-    entered, release = threading.Event(), threading.Event()
-    handle = SlackHandlers.on_message_event
-
-    def held(self, body, event, **kwargs):
-        entered.set()
-        release.wait()
-        handle(self, body, event, **kwargs)
-
     monkeypatch.setattr(ChatTurns, "seen_before", marking)
-    monkeypatch.setattr(SlackHandlers, "on_message_event", held)
+    entered, release = _held_listener(monkeypatch)
     ts = new_ts()
     try:
         assert served.sender.event(_mention(ts), event_id="Ev0MARK")[0] == 200
