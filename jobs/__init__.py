@@ -39,7 +39,15 @@ Public surface (what ``bots/`` uses):
 from jobs.dedupe import seen_before
 from jobs.dispatch import handle_message, handle_press
 from jobs.queue import enqueue
-from jobs.threads import ThreadInfo, thread_info, thread_known, thread_of_turn, threads_of, waiting_for_answer
+from jobs.threads import (
+    ThreadInfo,
+    cancellable_in,
+    thread_info,
+    thread_known,
+    thread_of_turn,
+    threads_of,
+    waiting_for_answer,
+)
 from jobs.turns import Reply, Turn
 
 __all__ = [
@@ -53,6 +61,7 @@ __all__ = [
     "thread_info",
     "thread_known",
     "thread_of_turn",
+    "cancellable_in",
     "threads_of",
     "waiting_for_answer",
 ]

@@ -189,6 +189,24 @@ def waiting_for_answer(requester: str, prefix: str, *, settings: Settings, now: 
     return max(waiting, key=lambda info: info.paused_at, default=None)
 
 
+def cancellable_in(requester: str, prefix: str, *, settings: Settings, now: float | None = None,
+                   limit: int = 100) -> ThreadInfo | None:
+    """``requester``'s research in the conversation whose thread ids start with ``prefix`` (a Slack DM)
+    that a ``cancel`` written there outside any thread is meant for: the one waiting for their answer
+    (:func:`waiting_for_answer`), else the ``queued`` or ``running`` one changed last (``updated_at``);
+    None when none is open. Looks at ``requester``'s ``limit`` most recently changed threads.
+
+    Raises:
+        whatever the thread registry raises when it is unreachable.
+    """
+    waiting = waiting_for_answer(requester, prefix, settings=settings, now=now, limit=limit)
+    if waiting is not None:
+        return waiting
+    working = [info for info in threads_of(requester, settings=settings, limit=limit)
+               if info.thread_id.startswith(prefix) and info.status in ("queued", "running")]
+    return max(working, key=lambda info: info.updated_at, default=None)
+
+
 def thread_of_turn(turn_id: str, *, settings: Settings) -> str | None:
     """The thread id of the turn ``turn_id`` when it was recorded already (its record
     ``turn:{turn_id}``, :func:`jobs.records.create`), else None: a redelivered message whose turn was

@@ -232,14 +232,16 @@ class SlackHandlers:
         """``msg``, or, for a top-level message in a DM, ``msg`` as a reply in the thread of the sender's
         research in that DM that waits for their answer to its clarifying question (the latest, when
         several wait: :func:`jobs.waiting_for_answer`): people answer there at top level, not in the
-        thread. Its reply, status and report go into that research's thread; with none waiting it
+        thread. A top-level ``cancel`` goes to that research, else to the sender's one running there
+        (:func:`jobs.cancellable_in`). Its reply, status and report go into that research's thread; with none waiting it
         starts a new research in its own thread. When the registry cannot be read, ``msg`` as it is (its turn
         meets the error and says to try again); a redelivered message whose turn was recorded already
         goes no further, wherever it is sent (:func:`jobs.dispatch.handle`)."""
         if not msg.is_dm or msg.thread_ts is not None:
             return msg
+        find = jobs.cancellable_in if is_cancel(msg.text) else jobs.waiting_for_answer
         try:
-            waiting = jobs.waiting_for_answer(msg.user, thread_key(msg.team, msg.channel, ""), settings=self.settings)
+            waiting = find(msg.user, thread_key(msg.team, msg.channel, ""), settings=self.settings)
         except Exception as err:  # the registry failed: the turn meets it too and answers it
             log.warning("event=slack_waiting_unknown error=%s", type(err).__name__)
             return msg

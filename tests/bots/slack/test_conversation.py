@@ -711,3 +711,29 @@ def test_a_top_level_direct_message_answers_only_its_senders_research_waiting_in
                         what="the cancellation reply in the research's thread")
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{root}") == thread_status(f"slack:{TEAM}:D0BOB:{bob_ts}") == "paused"
     assert thread_status(f"slack:{TEAM}:{DM}:{cancel}") is None and len(research.calls) == 3
+
+
+def test_a_top_level_cancel_in_a_direct_message_stops_the_research_running_there(bot, fake_slack, research):
+    """Alice's DM research was running (no clarifying question) and she wrote ``cancel`` at top level,
+    as people do in a DM: she was told "Nothing is running in this thread" and the research went on.
+    A top-level ``cancel`` in a DM stops her research running there, not Bob's in his DM; with none
+    open it still says nothing is running."""
+    research.gate.clear()
+    try:
+        bob_ts, _ = bot.message("EU heat-pump market size and growth 2024", user=BOB, channel="D0BOB",
+                                channel_type="im")
+        ts, _ = bot.message("EU heat-pump market size and growth 2024", channel=DM, channel_type="im")
+        fake_slack.wait_for(lambda: len(research.calls) == 2, what="two researches running")
+        assert thread_status(f"slack:{TEAM}:{DM}:{ts}") == "running"
+        cancel, _ = bot.message("cancel", channel=DM, channel_type="im")
+        wait_status(fake_slack, f"slack:{TEAM}:{DM}:{ts}", "cancelled")
+        assert thread_status(f"slack:{TEAM}:{DM}:{cancel}") is None
+        assert thread_status(f"slack:{TEAM}:D0BOB:{bob_ts}") == "running"
+        assert not [m for m in fake_slack.messages(DM) if m["text"].startswith("Nothing is running")]
+    finally:
+        research.gate.set()
+    wait_status(fake_slack, f"slack:{TEAM}:D0BOB:{bob_ts}", "done")
+    again, _ = bot.message("cancel", channel=DM, channel_type="im")
+    [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, DM, again), what="the answer to a cancel with none open")
+    assert said["text"].startswith("Nothing is running"), said
+    runner_idle()
