@@ -86,6 +86,9 @@ class Incoming:
     #: Slack delivers the message again (``X-Slack-Retry-Num``: a retry of an event it thought unanswered):
     #: a reply is looked for under :attr:`reply_key` before it is posted
     redelivered: bool = False
+    #: the question of the research whose clarifying question this top-level DM message answers
+    #: (:meth:`SlackHandlers._answering`), else None
+    answering: str | None = None
 
     @property
     def address(self) -> Address:
@@ -248,7 +251,8 @@ class SlackHandlers:
         if waiting is None:
             return msg
         log.info("event=slack_dm_answer channel=%s ts=%s thread=%s", msg.channel, msg.ts, waiting.thread_id)
-        return replace(msg, thread_ts=waiting.thread_id.rsplit(":", 1)[1])
+        answering = None if is_cancel(msg.text) else waiting.question
+        return replace(msg, thread_ts=waiting.thread_id.rsplit(":", 1)[1], answering=answering)
 
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""
@@ -269,6 +273,10 @@ class SlackHandlers:
             return
         if react and reply.action in ("started", "resumed"):  # "seen": the status message follows
             self._react(msg.channel, msg.ts, "eyes")
+        if msg.answering is not None and reply.action == "resumed":
+            # the answer went into a thread that may be far up the DM: said there and at top level
+            taken = SAY("slack_answer_taken", WORDS.language_of(msg.answering))
+            self._say(msg, markdown_to_mrkdwn(taken), ephemeral=False, broadcast=True)
         self._answer(msg, reply)
 
     # ---- buttons ---------------------------------------------------------------------------
@@ -431,11 +439,12 @@ class SlackHandlers:
         if reply.text:
             self._say(msg, self._mrkdwn(reply), ephemeral=reply.ephemeral)
 
-    def _say(self, msg: Incoming, body: str, *, ephemeral: bool) -> None:
+    def _say(self, msg: Incoming, body: str, *, ephemeral: bool, broadcast: bool = False) -> None:
         """Answer in the message's thread with mrkdwn ``body``: ephemeral, or posted at most once
         (:func:`bots.slack.client.post_once`) under the message's :attr:`Incoming.reply_key` (a new key for
-        a button press), looked for first when Slack delivers the message again (:attr:`Incoming.redelivered`).
-        Errors are logged."""
+        a button press), looked for first when Slack delivers the message again (:attr:`Incoming.redelivered`);
+        with ``broadcast``, shown in the channel too (``reply_broadcast``,
+        https://docs.slack.dev/reference/methods/chat.postMessage). Errors are logged."""
         try:
             if ephemeral:
                 self.client.chat_postEphemeral(
@@ -443,7 +452,8 @@ class SlackHandlers:
                 )
             else:
                 post_once(self.client, key=msg.reply_key, look_first=msg.redelivered and bool(msg.reply_key),
-                          channel=msg.channel, thread_ts=msg.root, text=body, unfurl_links=False, unfurl_media=False)
+                          channel=msg.channel, thread_ts=msg.root, text=body, unfurl_links=False, unfurl_media=False,
+                          **({"reply_broadcast": True} if broadcast else {}))
         except (SlackClientError, OSError) as err:
             self._log_error("reply", err)
 

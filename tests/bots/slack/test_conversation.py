@@ -675,12 +675,20 @@ def test_a_top_level_direct_message_answers_the_clarifying_question_that_waits_t
     assert bot_posts(fake_slack, DM, answer) == []  # the reply, status and summary are in the research's thread
     assert any(m["text"] == texts.ANSWERED_TEXT for m in bot_posts(fake_slack, DM, second))
     assert any(c.params.get("timestamp") == answer for c in fake_slack.calls_to("reactions.add"))
+    # said in that thread and at top level (all Alice saw there was the :eyes:): her message was taken
+    # as the answer, and how to ask something new instead
+    [taken] = [c.params for c in fake_slack.calls_to("chat.postMessage") if c.params.get("reply_broadcast")]
+    assert taken["thread_ts"] == second and taken["channel"] == DM
+    assert taken["text"].startswith("Taken as your answer to the clarifying question in this thread"), taken
+    assert "`cancel`" in taken["text"]
 
     # the next top-level message answers the one still waiting
     bot.message("Residential heat pumps in Germany since 2020", channel=DM, channel_type="im")
     fake_slack.wait_for(lambda: len(research.calls) == 5, what="the second resume turn")
     assert research.calls[4]["thread_id"] == f"slack:{TEAM}:{DM}:{first}"
     wait_status(fake_slack, f"slack:{TEAM}:{DM}:{first}", "done")
+    broadcasts = [c.params for c in fake_slack.calls_to("chat.postMessage") if c.params.get("reply_broadcast")]
+    assert [b["thread_ts"] for b in broadcasts] == [second, first]
 
     # none waits: a top-level message is a new research in its own thread
     new, _ = bot.message("EU heat-pump market size and growth 2024", channel=DM, channel_type="im")
