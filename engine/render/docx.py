@@ -148,7 +148,8 @@ def _front(doc: ReportDocument, labels: dict, plain, front) -> list[pf.Element]:
     blocks: list[pf.Element] = []
     if doc.notice and doc.notice.strip():
         blocks.append(pf.Para(pf.Emph(*plain(doc.notice))))
-    blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *front("date")))
+    if doc.date.strip():  # none written: no date line
+        blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *front("date")))
     for key in ("question", "clarification"):
         if inlines := front(key):
             blocks += [pf.Para(pf.Strong(*plain(labels[key] + ":"))), pf.BlockQuote(pf.Para(pf.Emph(*inlines)))]

@@ -424,7 +424,7 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
         "title": front("title") or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
         # the PDF's title property: plain words (hyperref drops the commands of markup, with a warning)
         "pdftitle": plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
-        "date": front("date"),
+        "date": front("date") if doc.date.strip() else (),  # none written: no date line (left out below)
         "labels": {k: plain(v) for k, v in labels.items()},
         "mainfont": plan.main, "sansfont": plan.sans, "monofont": plan.mono,
     }

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -194,6 +193,9 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     (``sources_section``). The body's ``[n]`` markers link to the
     entries whose numbers they name, exactly as written.
 
+    A report with no date written nor passed has none (``date`` ""): the outputs show no date line,
+    never one it did not have.
+
     The labels (``Datum``, ``Zusammenfassung``, ``Quellen``) are kept as written (``labels``) and
     tell the report's language (:func:`report_language`, ``recorded`` the language the run
     recorded, if known), unless ``language`` is given.
@@ -234,7 +236,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
             summary, labels["summary"], text = text[heads[0].end:end].strip(), heads[0].text, text[end:]
     body = text.strip()
     language = language or report_language(labels, notice, " ".join([title, summary, body]), recorded)
-    return ReportDocument(title=title, question=question, date=date or datetime.now(UTC).date().isoformat(),
+    return ReportDocument(title=title, question=question, date=date,
                           executive_summary=summary, body=body, review=review or [], sources=sources,
                           language=language, notice=notice, no_sources=no_sources, clarification=clarification,
                           labels=labels, sources_section=has_sources, front_markdown=front)

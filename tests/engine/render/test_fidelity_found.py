@@ -265,3 +265,22 @@ def test_notes_are_left_where_they_are_when_the_labels_do_not_pair_with_them():
     assert note_keys(text) == [0, 0]
     assert share_notes(blocks, "p", [0, 0]) != blocks
     assert share_notes(blocks, "p", [0]) == blocks and share_notes(blocks, "p", [0, 0, 0]) == blocks
+
+
+@needs_tex
+def test_a_report_without_a_date_shows_none_rather_than_todays(tmp_path):
+    """A hand-written report.md with no Date line (and no run beside it) was shown dated today in the
+    PDF (under the title and in its running head) and in the Word document: a date it never had."""
+    from datetime import UTC, datetime
+
+    doc = document_from_markdown("# Heat pumps\n\n## Costs\n\nInstallers quote more in winter.\n")
+    assert doc.date == ""
+    today = datetime.now(UTC).date().isoformat()
+    result = build_pdf(render_latex(doc), tmp_path)
+    assert result.pdf is not None, result.error
+    for what, text in (("the PDF", fidelity.pdf_text(result.pdf)),
+                       ("the Word document", fidelity.docx_text(render_docx(doc, tmp_path / "report.docx")))):
+        assert "Heat pumps" in text and "Installers quote more in winter." in text, what
+        assert today not in text and "Date" not in text, (what, text)
+    dated = document_from_markdown("# Heat pumps\n\n**Date:** 1 March 2021 (revised)\n\nBody.\n")
+    assert "1 March 2021 (revised)" in fidelity.pdf_text(build_pdf(render_latex(dated), tmp_path / "d").pdf)
