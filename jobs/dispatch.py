@@ -193,14 +193,18 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
     inbox replay, a retry after the thread moved on to a later turn) is refused as a ``duplicate``
     here, before its slot or the thread's record is touched: the thread's rules alone would take it
     for a new question, or for the answer to a later clarifying question, and leave the thread
-    ``queued`` for a turn the queue will not run again."""
+    ``queued`` for a turn the queue will not run again. So is such a message the rules would answer
+    (a later research of the thread runs, or waits for someone else's answer): the answer, "still
+    working" or "only … can answer", would be to a message handled long before."""
     thread = read_thread(store, message.thread_key)
     preview = decide(thread, message, now, view)
-    if preview.action not in (Action.START, Action.RESUME):
+    if preview.action in (Action.IGNORE, Action.DUPLICATE):
         return None, False
     if thread_of_turn(message.event_id, settings=settings) is not None:
         log.info("event=message_repeat thread=%s turn=%s", message.thread_key, message.event_id)
         return Reply(action="duplicate"), False
+    if preview.action not in (Action.START, Action.RESUME):
+        return None, False
     if quotas.exempt(settings, message.author):
         return None, False
     verdict = quotas.acquire(store, turn_id=message.event_id, user=message.author, thread_id=message.thread_key,

@@ -499,3 +499,22 @@ def test_a_redelivered_question_is_not_taken_for_the_answer_to_a_later_clarifyin
     assert (info.status, info.turn_id) == ("paused", "e2")
     assert _msg(redis_settings, "U1", "the Atlantic", "e3", explicit=False).action == "resumed"
     assert _queued_ids(redis_settings) == [job_id_for("e1"), job_id_for("e2"), job_id_for("e3")]
+
+
+def test_a_redelivered_question_while_a_later_research_runs_is_a_duplicate_with_no_reply(redis_settings):
+    """A replay of the first question while the thread's second research runs is no message of
+    the requester's: it gets no "still working" reply."""
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    _finished(redis_settings, "e1", status="done", report_dir="/data/artifacts/x/run1")
+    assert _msg(redis_settings, "U1", "What about waves?", "e2").action == "started"
+    assert _msg(redis_settings, "U1", "Tell me about tides", "e1") == Reply(action="duplicate")
+
+
+def test_a_redelivered_question_of_someone_else_while_the_requester_is_asked_is_a_duplicate(redis_settings):
+    """A replay of U2's earlier question while U1's research waits for U1's answer is no answer
+    of U2's to refuse."""
+    _msg(redis_settings, "U2", "Tell me about tides", "e1")
+    _finished(redis_settings, "e1", status="done", report_dir="/data/artifacts/x/run1")
+    _msg(redis_settings, "U1", "What about waves?", "e2")
+    _finished(redis_settings, "e2", status="paused", clarify_question="Which coast?", paused_at=time.time())
+    assert _msg(redis_settings, "U2", "Tell me about tides", "e1") == Reply(action="duplicate")
