@@ -12,7 +12,7 @@ from jobs.conversation.replies import reply_language
 from jobs.dedupe import seen_before
 from jobs.phrases import WORDS, thread_language
 from jobs.queue import cancel_queued, enqueue, note_stop, request_cancel
-from jobs.records import NOT_QUEUED
+from jobs.records import NOT_QUEUED, TURN_TTL
 from jobs.store import get_store
 from jobs.threads import read_thread, set_thread, thread_of_turn, threads_of, update_thread
 from jobs.turns import MENTION, Reply, Turn
@@ -195,13 +195,21 @@ def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
     for a new question, or for the answer to a later clarifying question, and leave the thread
     ``queued`` for a turn the queue will not run again. So is such a message the rules would answer
     (a later research of the thread runs, or waits for someone else's answer): the answer, "still
-    working" or "only … can answer", would be to a message handled long before."""
+    working" or "only … can answer", would be to a message handled long before. A ``cancel`` (not a
+    button's) is taken once (its event id kept ``cancel_message:{event_id}`` for
+    :data:`jobs.records.TURN_TTL`): a DM's top-level ``cancel`` is sent to the research open then
+    (:func:`jobs.threads.cancellable_in`), so a replay of it would stop another one."""
     thread = read_thread(store, message.thread_key)
     preview = decide(thread, message, now, view)
     if preview.action in (Action.IGNORE, Action.DUPLICATE):
         return None, False
     if thread_of_turn(message.event_id, settings=settings) is not None:
         log.info("event=message_repeat thread=%s turn=%s", message.thread_key, message.event_id)
+        return Reply(action="duplicate"), False
+    if preview.action in (Action.CANCEL, Action.CANCEL_PAUSED) and not message.button and not store.add(
+            f"cancel_message:{message.event_id}", {"thread_id": message.thread_key}, ttl=TURN_TTL):
+        log.info("event=message_repeat thread=%s turn=%s note=\"a cancel handled before\"", message.thread_key,
+                 message.event_id)
         return Reply(action="duplicate"), False
     if preview.action not in (Action.START, Action.RESUME):
         return None, False

@@ -518,3 +518,18 @@ def test_a_redelivered_question_of_someone_else_while_the_requester_is_asked_is_
     _msg(redis_settings, "U1", "What about waves?", "e2")
     _finished(redis_settings, "e2", status="paused", clarify_question="Which coast?", paused_at=time.time())
     assert _msg(redis_settings, "U2", "Tell me about tides", "e1") == Reply(action="duplicate")
+
+
+def test_a_cancel_handled_once_stops_no_other_research_when_delivered_again(redis_settings):
+    """A DM's top-level ``cancel`` goes to the research it is meant for, which may change between two
+    deliveries of it (:func:`jobs.threads.cancellable_in`): once it cancelled the one waiting, a
+    replay of it must not cancel the one running in another thread."""
+    other = "slack:T1:D1:1700000000.000200"
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")  # runs
+    _msg(redis_settings, "U1", "What about waves?", "e2", thread=other)
+    set_thread(get_store(redis_settings), other, status="paused", clarify_question="Which coast?",
+               paused_at=time.time())
+    assert _msg(redis_settings, "U1", "cancel", "e3", thread=other).action == "cancelled"
+    assert _msg(redis_settings, "U1", "cancel", "e3") == Reply(action="duplicate")
+    assert thread_info(THREAD, settings=redis_settings).status == "queued"
+    assert _msg(redis_settings, "U1", "cancel", "e4").action != "duplicate"

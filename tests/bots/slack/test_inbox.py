@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -291,4 +292,43 @@ def _replayed_by_a_live_process(served, caplog, ts: str, event_id: str) -> None:
     start_replays(served.app)
     wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{CHANNEL}:{ts}")
     wait_for(lambda: _entry(ts) is None, what="the replayed entry to be forgotten")
+    runner_idle()
+
+
+def test_a_replay_of_a_top_level_cancel_already_handled_stops_no_other_research(
+        served, fake_slack, research, caplog):
+    """In her DM Alice's research waited for her answer while a follow-up of hers ran in another
+    thread; her top-level ``cancel`` cancelled the one waiting, and the process died before it forgot
+    the entry. The replay must not take the same ``cancel`` for the running research's."""
+    from bots.slack.app import kept_body, start_replays
+
+    caplog.set_level("INFO", logger="jobs.inbox")
+    dm = "D0ALICE"
+    done, _ = served.sender.message("EU heat-pump market size and growth 2024", channel=dm, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{dm}:{done}", "done")
+    fake_slack.wait_for(lambda: fake_slack.calls_to("files.completeUploadExternal"), what="the report's files")
+    waiting, _ = served.sender.message("heat pumps", channel=dm, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{dm}:{waiting}", "paused")
+    research.gate.clear()
+    try:
+        served.sender.message("And the US market in 2024, by segment?", channel=dm, channel_type="im",
+                              thread_ts=done)
+        wait_status(fake_slack, f"slack:{TEAM}:{dm}:{done}", "running")
+        cancel, _ = served.sender.message("cancel", channel=dm, channel_type="im")
+        wait_status(fake_slack, f"slack:{TEAM}:{dm}:{waiting}", "cancelled")
+        event = {"type": "message", "channel": dm, "user": ALICE, "text": "cancel", "ts": cancel,
+                 "channel_type": "im", "team": TEAM}
+        body = {"type": "event_callback", "team_id": TEAM, "event_id": "Ev0DMCANCEL", "event": event}
+        wait_for(lambda: get_store(load_settings()).get(f"inbox:slack:msg:{dm}:{cancel}") is None,
+                 what="the cancel's entry to be forgotten by its listener")
+        dead = Inbox("slack", load_settings(), lease=0.01)
+        assert dead.keep(f"slack:msg:{dm}:{cancel}", kept_body(body))
+        start_replays(served.app)
+        wait_logged(caplog, "event=slack_event_replayed", f"key=slack:msg:{dm}:{cancel}")
+        wait_for(lambda: get_store(load_settings()).get(f"inbox:slack:msg:{dm}:{cancel}") is None,
+                 what="the replayed entry to be forgotten")
+        time.sleep(2)
+        assert thread_status(f"slack:{TEAM}:{dm}:{done}") == "running"
+    finally:
+        research.gate.set()
     runner_idle()
