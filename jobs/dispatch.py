@@ -80,6 +80,8 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
     try:
         return _decide_and_queue(store, message, port_ref, settings, view, now, decisions)
     except BaseException as stop:  # a Ctrl-C, a SIGTERM or an error: what did not reach the queue is undone
+        if not decisions and message.cancel:  # not applied: a redelivery of the cancel is taken
+            _forget_cancel(store, message)
         if not note_stop(stop, message.event_id, settings=settings):
             _stopped_before_hand_over(store, message, decisions)
         raise
@@ -117,6 +119,17 @@ def _decide_and_queue(store, message: Message, port_ref: dict, settings: Setting
         _close_question_status(before, port_ref)
     said = reply_for(decision, message, view, before, language=_files_language(message, decision, before, settings))
     return Reply(text=said.text, ephemeral=said.ephemeral, action=said.outcome, mention=said.mention)
+
+
+def _forget_cancel(store, message: Message) -> None:
+    """Forget that the cancel ``message`` was taken (:func:`_take_slot`'s ``cancel_message:{event_id}``)
+    when it stopped before it was applied, so its redelivery cancels. Never raises: a key left behind
+    makes the redelivery a duplicate (logged), and the person can write ``cancel`` again."""
+    try:
+        store.delete(f"cancel_message:{message.event_id}")
+    except Exception as err:
+        log.warning("event=cancel_forget_failed thread=%s turn=%s error=%s", message.thread_key, message.event_id,
+                    type(err).__name__)
 
 
 def _close_question_status(before: dict | None, port_ref: dict) -> None:

@@ -533,3 +533,24 @@ def test_a_cancel_handled_once_stops_no_other_research_when_delivered_again(redi
     assert _msg(redis_settings, "U1", "cancel", "e3") == Reply(action="duplicate")
     assert thread_info(THREAD, settings=redis_settings).status == "queued"
     assert _msg(redis_settings, "U1", "cancel", "e4").action != "duplicate"
+
+
+def test_a_cancel_that_failed_before_it_was_applied_is_taken_when_delivered_again(redis_settings, monkeypatch):
+    """The registry failed as the ``cancel`` was to be applied: its redelivery (an inbox replay, a
+    platform's retry) still cancels; only a cancel applied once is a duplicate."""
+    import jobs.dispatch
+
+    _msg(redis_settings, "U1", "Tell me about tides", "e1")
+    real = jobs.dispatch.update_thread
+    calls = []
+
+    def failing_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RedisConnectionError("down")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jobs.dispatch, "update_thread", failing_once)
+    with pytest.raises(RedisConnectionError):
+        _msg(redis_settings, "U1", "cancel", "e2")
+    assert _msg(redis_settings, "U1", "cancel", "e2").action in ("cancelled", "cancelling")
