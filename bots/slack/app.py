@@ -155,8 +155,9 @@ def register(app: App, handlers: SlackHandlers, *,
     of the bot's buttons (``block_actions``; Socket Mode and HTTP alike).
 
     A person's message that may be for the bot (:func:`bots.slack.handlers.may_be_for_bot`) is
-    kept in the inbox (:class:`jobs.inbox.Inbox`, :func:`kept_body`) once de-duplication has found it
-    new and before it is acknowledged, and forgotten when its listener has ended; returns the inbox
+    kept in the inbox (:class:`jobs.inbox.Inbox`, :func:`kept_body`) before de-duplication marks it
+    seen and before it is acknowledged (a copy seen before forgets what it kept), and forgotten when
+    its listener has ended; returns the inbox
     and the replay of one of its entries (the same handler, as a redelivery: Slack sends no
     acknowledged event again), for :func:`start_replays`. Slash commands and button presses are not
     kept. A ``message_deleted`` event forgets the deleted message's entry (:meth:`jobs.inbox.Inbox.forget`):
