@@ -89,6 +89,8 @@ class Incoming:
     #: the question of the research whose clarifying question this top-level DM message answers
     #: (:meth:`SlackHandlers._answering`), else None
     answering: str | None = None
+    #: a top-level DM message sent into the thread of a research of its sender (:meth:`SlackHandlers._answering`)
+    routed: bool = False
 
     @property
     def address(self) -> Address:
@@ -252,7 +254,7 @@ class SlackHandlers:
             return msg
         log.info("event=slack_dm_answer channel=%s ts=%s thread=%s", msg.channel, msg.ts, waiting.thread_id)
         answering = None if is_cancel(msg.text) else waiting.question
-        return replace(msg, thread_ts=waiting.thread_id.rsplit(":", 1)[1], answering=answering)
+        return replace(msg, thread_ts=waiting.thread_id.rsplit(":", 1)[1], answering=answering, routed=True)
 
     def _is_research_thread(self, msg: Incoming) -> bool:
         """True when the bot has researched in this message's thread (other threads are not its business)."""
@@ -271,8 +273,8 @@ class SlackHandlers:
         except Exception as err:  # the registry or queue failed: one line to the user, detail to the log
             self._fail(msg, "handle_message", err)
             return
-        if react and reply.action in ("started", "resumed"):  # "seen": the status message follows
-            self._react(msg.channel, msg.ts, "eyes")
+        if react and (reply.action in ("started", "resumed") or msg.routed and reply.action == "cancelling"):
+            self._react(msg.channel, msg.ts, "eyes")  # "seen": the status message follows
         if msg.answering is not None and reply.action == "resumed":
             # the answer went into a thread that may be far up the DM: said there and at top level
             taken = SAY("slack_answer_taken", WORDS.language_of(msg.answering))
@@ -435,9 +437,10 @@ class SlackHandlers:
         return display_name(self.client, user)
 
     def _answer(self, msg: Incoming, reply: jobs.Reply) -> None:
-        """Post the core's ``reply`` in the message's thread (:meth:`_mrkdwn`)."""
+        """Post the core's ``reply`` in the message's thread (:meth:`_mrkdwn`); for a top-level DM message
+        sent into a research's thread (:attr:`Incoming.routed`), shown at top level too."""
         if reply.text:
-            self._say(msg, self._mrkdwn(reply), ephemeral=reply.ephemeral)
+            self._say(msg, self._mrkdwn(reply), ephemeral=reply.ephemeral, broadcast=msg.routed)
 
     def _say(self, msg: Incoming, body: str, *, ephemeral: bool, broadcast: bool = False) -> None:
         """Answer in the message's thread with mrkdwn ``body``: ephemeral, or posted at most once

@@ -717,6 +717,8 @@ def test_a_top_level_direct_message_answers_only_its_senders_research_waiting_in
     wait_status(fake_slack, f"slack:{TEAM}:{DM}:{ts}", "cancelled")
     fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, DM, ts) if m["text"].startswith("Cancelled. Ask")],
                         what="the cancellation reply in the research's thread")
+    [said] = [c.params for c in fake_slack.calls_to("chat.postMessage") if c.params["text"].startswith("Cancelled. Ask")]
+    assert said["thread_ts"] == ts and said.get("reply_broadcast") is True  # seen at top level, where it was written
     assert thread_status(f"slack:{TEAM}:{CHANNEL}:{root}") == thread_status(f"slack:{TEAM}:D0BOB:{bob_ts}") == "paused"
     assert thread_status(f"slack:{TEAM}:{DM}:{cancel}") is None and len(research.calls) == 3
 
@@ -736,6 +738,9 @@ def test_a_top_level_cancel_in_a_direct_message_stops_the_research_running_there
         cancel, _ = bot.message("cancel", channel=DM, channel_type="im")
         wait_status(fake_slack, f"slack:{TEAM}:{DM}:{ts}", "cancelled")
         assert thread_status(f"slack:{TEAM}:{DM}:{cancel}") is None
+        # the job edits the status message far up in the research's thread: the cancel shows it was seen
+        fake_slack.wait_for(lambda: [c for c in fake_slack.calls_to("reactions.add")
+                                     if c.params.get("timestamp") == cancel], what="the cancel's reaction")
         assert thread_status(f"slack:{TEAM}:D0BOB:{bob_ts}") == "running"
         assert not [m for m in fake_slack.messages(DM) if m["text"].startswith("Nothing is running")]
     finally:
