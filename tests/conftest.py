@@ -48,35 +48,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(base * factor))
 
 
-TEX_CACHE_BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools", "texcache")
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _tex_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """One PDF build per distinct report.tex in a run: ``tests/tools/texcache/latexmk`` goes first on
-    PATH (for this process and every child it starts) and keeps the PDF and log of each build that
-    succeeded in a folder every xdist worker of the run shares, under pytest's base temp (so a run
-    never reads another's). The build code is the product's own, latexmk's result copied when the
-    same input was built before. A test that stops, times or counts builds uses :func:`no_tex_cache`."""
-    import shutil
-
-    real = shutil.which("latexmk")
-    if real is None or os.path.dirname(real) == TEX_CACHE_BIN:
-        return
-    base = tmp_path_factory.getbasetemp()
-    cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "tex-cache"
-    cache.mkdir(exist_ok=True)
-    os.environ.update(TEST_TEX_CACHE=str(cache), TEST_REAL_LATEXMK=real,
-                      PATH=TEX_CACHE_BIN + os.pathsep + os.environ.get("PATH", ""))
-
-
-@pytest.fixture
-def no_tex_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every PDF build of the test (in this process or a child started meanwhile) runs latexmk: for a
-    test that stops a build under way, times it out or counts its passes."""
-    monkeypatch.delenv("TEST_TEX_CACHE", raising=False)
-
-
 @pytest.fixture(autouse=True)
 def _process_not_stopping():
     """A test that stops a bot in this process (SIGTERM, ``stop_process``) leaves the process-wide

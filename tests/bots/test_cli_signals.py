@@ -13,8 +13,7 @@ from engine.settings import corpus_index_for
 from tests.bots.console_helpers import RUN_TIMEOUT, ask_env
 from tests.engine.render.test_pdf_processes import kill_all, wait_until, working_in
 
-pytestmark = [pytest.mark.usefixtures("no_tex_cache"),  # it stops PDF builds under way
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
 EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
 

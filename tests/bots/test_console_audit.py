@@ -25,8 +25,6 @@ from tests.bots.console_helpers import (
     write_docs,
 )
 
-pytestmark = pytest.mark.usefixtures("no_tex_cache")  # it stops or times PDF builds: latexmk runs every time
-
 
 def _trail(tmp_path) -> list[dict]:
     path = tmp_path / "data" / "audit.jsonl"

@@ -18,8 +18,6 @@ from tests.bots.console_helpers import RUN_TIMEOUT, ask, ask_cmd, ask_env, no_tr
 from tests.once import done_once
 from tests.waiting import LONG
 
-pytestmark = pytest.mark.usefixtures("no_tex_cache")  # it stops or times PDF builds: latexmk runs every time
-
 QUESTION = "How do solar panels make electricity?"
 
 

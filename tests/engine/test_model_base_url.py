@@ -14,8 +14,6 @@ from engine.settings import KEYLESS_API_KEY, load_settings
 from tests.bots.console_helpers import ask, no_traceback
 from tests.fakes.openai_server import FakeOpenAI
 
-pytestmark = pytest.mark.usefixtures("no_tex_cache")  # it stops or times PDF builds: latexmk runs every time
-
 QUESTION = "How do heat pumps work in cold climates?"
 
 

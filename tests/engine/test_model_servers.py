@@ -17,8 +17,6 @@ from engine.text import markdown_literal
 from tests.fakes.openai_server import THOUGHT, Quirks, Reply, estimate_tokens
 from tests.fakes.scripted_research import _task
 
-pytestmark = pytest.mark.usefixtures("no_tex_cache")  # it stops or times PDF builds: latexmk runs every time
-
 
 @pytest.fixture(autouse=True)
 def _fresh_support():

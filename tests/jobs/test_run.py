@@ -17,8 +17,6 @@ from tests.jobs.scenarios import assert_one_report, turn_record
 from tests.texts import LOST_TEXT
 from tests.waiting import wait_idle
 
-pytestmark = pytest.mark.usefixtures("no_tex_cache")  # it stops or times PDF builds: latexmk runs every time
-
 
 @pytest.fixture
 def run_in_process(runner_for):

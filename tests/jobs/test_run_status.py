@@ -7,14 +7,10 @@ import re
 import time
 from pathlib import Path
 
-import pytest
-
 from jobs import handle_message, thread_info
 from tests.fakes.recording_port import RecordingPort, read_events
 from tests.jobs.conftest import make_settings
 from tests.waiting import LONG, scaled, wait_for, wait_idle
-
-pytestmark = pytest.mark.usefixtures("no_tex_cache")  # it stops or times PDF builds: latexmk runs every time
 
 ELAPSED = re.compile(r"(\d+):(\d\d) elapsed")
 

@@ -15,8 +15,6 @@ from engine.render.outputs import render_outputs, write_atomic
 from engine.render.reread import document_from_markdown, read_report
 from tests.waiting import LONG
 
-pytestmark = pytest.mark.usefixtures("no_tex_cache")  # it stops or times PDF builds: latexmk runs every time
-
 needs_tex = pytest.mark.skipif(not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")),
                                reason="latexmk, xelatex and pdftotext are needed")
 

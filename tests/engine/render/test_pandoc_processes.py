@@ -19,8 +19,7 @@ from tests.waiting import scaled, wait_exit, wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 
-pytestmark = [pytest.mark.usefixtures("no_tex_cache"),  # it stops or times PDF builds
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and sh")]
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and sh")
 
 #: A pandoc that waits at the gate before a matching conversion: it says it started, then runs the real
 #: pandoc once the test opens the gate (a file), so a signal can be sent while it runs.

@@ -18,7 +18,6 @@ from engine.render.pdf import build_pdf, overfull_boxes
 from tests.waiting import LONG, scaled
 
 pytestmark = [
-    pytest.mark.usefixtures("no_tex_cache"),  # it stops, times or counts PDF builds
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("latexmk") is None or shutil.which("xelatex") is None,
                        reason="latexmk/xelatex not installed (Debian: latexmk texlive-xetex ...)"),

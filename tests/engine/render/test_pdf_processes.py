@@ -17,8 +17,7 @@ from engine.render import pdf as pdf_module
 ROOT = Path(__file__).resolve().parents[3]
 SPIN = "\\documentclass{article}\n\\begin{document}\n\\def\\spin{\\spin}\\spin\n\\end{document}\n"
 
-pytestmark = [pytest.mark.usefixtures("no_tex_cache"),  # it stops PDF builds under way
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
 
 def _stat(pid: int) -> tuple[str, int, str] | None:
