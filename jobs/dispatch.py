@@ -90,7 +90,12 @@ def handle(message: Message, port_ref: dict, *, settings: Settings) -> Reply:
 def _decide_and_queue(store, message: Message, port_ref: dict, settings: Settings, view: RuleSettings, now: float,
                       decisions: list[tuple[Decision, dict | None]]) -> Reply:
     """:func:`handle`'s steps; ``decisions`` gets the decision taken and the record it was taken on."""
-    refused, held = _take_slot(store, message, view, settings, now)
+    thread = read_thread(store, message.thread_key)
+    preview = decide(thread, message, now, view).action
+    refused = _repeat(store, message, preview, settings)
+    if refused is not None:
+        return refused
+    refused, held = _take_slot(store, message, preview, thread, settings, now)
     if refused is not None:
         return refused
 
@@ -122,7 +127,7 @@ def _decide_and_queue(store, message: Message, port_ref: dict, settings: Setting
 
 
 def _forget_cancel(store, message: Message) -> None:
-    """Forget that the cancel ``message`` was taken (:func:`_take_slot`'s ``cancel_message:{event_id}``)
+    """Forget that the cancel ``message`` was taken (:func:`_repeat`'s ``cancel_message:{event_id}``)
     when it stopped before it was applied, so its redelivery cancels. Never raises: a key left behind
     makes the redelivery a duplicate (logged), and the person can write ``cancel`` again."""
     try:
@@ -197,42 +202,48 @@ def _stopped_before_hand_over(store, message: Message, decisions: list[tuple[Dec
                     message.thread_key, message.event_id)
 
 
-def _take_slot(store, message: Message, view: RuleSettings, settings: Settings,
-               now: float) -> tuple[Reply | None, bool]:
-    """When ``message`` would start or resume a research, take its quota slot. Returns (the
-    refusal :class:`Reply` when over a limit, else None; whether a slot may be held).
+def _repeat(store, message: Message, preview: Action, settings: Settings) -> Reply | None:
+    """A ``duplicate`` :class:`Reply` when ``message`` was handled before, else None; ``preview`` is
+    the action the thread's rules would take on it now.
 
     A message whose turn was recorded already (:func:`jobs.threads.thread_of_turn`: a redelivery, an
-    inbox replay, a retry after the thread moved on to a later turn) is refused as a ``duplicate``
-    here, before its slot or the thread's record is touched: the thread's rules alone would take it
-    for a new question, or for the answer to a later clarifying question, and leave the thread
-    ``queued`` for a turn the queue will not run again. So is such a message the rules would answer
-    (a later research of the thread runs, or waits for someone else's answer): the answer, "still
-    working" or "only … can answer", would be to a message handled long before. A ``cancel`` (not a
-    button's) is taken once (its event id kept ``cancel_message:{event_id}`` for
-    :data:`jobs.records.TURN_TTL`): a DM's top-level ``cancel`` is sent to the research open then
-    (:func:`jobs.threads.cancellable_in`), so a replay of it would stop another one."""
-    thread = read_thread(store, message.thread_key)
-    preview = decide(thread, message, now, view)
-    if preview.action in (Action.IGNORE, Action.DUPLICATE):
-        return None, False
+    inbox replay, a retry after the thread moved on to a later turn) is a ``duplicate``, found before
+    its quota slot or the thread's record is touched: the thread's rules alone would take it for a
+    new question, or for the answer to a later clarifying question, and leave the thread ``queued``
+    for a turn the queue will not run again. So is such a message the rules would answer (a later
+    research of the thread runs, or waits for someone else's answer): the answer, "still working" or
+    "only … can answer", would be to a message handled long before. A ``cancel`` (not a button's) is
+    taken once (its event id kept ``cancel_message:{event_id}`` for :data:`jobs.records.TURN_TTL`): a
+    DM's top-level ``cancel`` is sent to the research open then (:func:`jobs.threads.cancellable_in`),
+    so a replay of it would stop another one. Messages the rules ignore, or find duplicate
+    themselves, are left to them."""
+    if preview in (Action.IGNORE, Action.DUPLICATE):
+        return None
     if thread_of_turn(message.event_id, settings=settings) is not None:
         log.info("event=message_repeat thread=%s turn=%s", message.thread_key, message.event_id)
-        return Reply(action="duplicate"), False
-    if preview.action in (Action.CANCEL, Action.CANCEL_PAUSED) and not message.button and not store.add(
+        return Reply(action="duplicate")
+    if preview in (Action.CANCEL, Action.CANCEL_PAUSED) and not message.button and not store.add(
             f"cancel_message:{message.event_id}", {"thread_id": message.thread_key}, ttl=TURN_TTL):
         log.info("event=message_repeat thread=%s turn=%s note=\"a cancel handled before\"", message.thread_key,
                  message.event_id)
-        return Reply(action="duplicate"), False
-    if preview.action not in (Action.START, Action.RESUME):
+        return Reply(action="duplicate")
+    return None
+
+
+def _take_slot(store, message: Message, preview: Action, thread: dict | None, settings: Settings,
+               now: float) -> tuple[Reply | None, bool]:
+    """When ``message`` would start or resume a research (``preview``, the action the rules would
+    take on ``thread``, its record now), take its quota slot. Returns (the refusal :class:`Reply`
+    when over a limit, else None; whether a slot may be held)."""
+    if preview not in (Action.START, Action.RESUME):
         return None, False
     if quotas.exempt(settings, message.author):
         return None, False
     verdict = quotas.acquire(store, turn_id=message.event_id, user=message.author, thread_id=message.thread_key,
-                             start=preview.action is Action.START, settings=settings, now=now)
+                             start=preview is Action.START, settings=settings, now=now)
     if verdict.allowed:  # a repeat of the same event holds the first one's slot: it must not give it back
         return None, verdict.taken
-    return _over_quota(message, verdict, thread, preview.action, settings, now), False
+    return _over_quota(message, verdict, thread, preview, settings, now), False
 
 
 def _over_quota(message: Message, verdict: quotas.Verdict, thread: dict | None, action: Action,
