@@ -6,7 +6,21 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
-CANCEL_WORDS = frozenset({"cancel", "stop", "abort"})
+#: The words that cancel, alone in a message, in each language the bot speaks (the languages of
+#: ``bots/chat_phrases.json``): English, German, French, Spanish, Italian, Dutch, Portuguese, Swedish,
+#: Chinese and Japanese; the replies name the English ``cancel``, which works in all of them.
+CANCEL_WORDS = frozenset({
+    "cancel", "stop", "abort",
+    "abbrechen", "abbruch", "stopp", "stoppen",
+    "annuler", "annule", "arrêter", "arrête", "arrêtez",
+    "cancelar", "cancela", "detener", "parar",
+    "annulla", "annullare", "ferma", "fermati", "interrompi",
+    "annuleren", "annuleer", "afbreken",
+    "cancele",
+    "avbryt", "stoppa",
+    "取消", "停止",
+    "キャンセル", "中止",
+})
 
 
 class Address(StrEnum):
@@ -55,8 +69,8 @@ def command_word(text: str) -> str:
 
 
 def is_cancel(text: str) -> bool:
-    """True when ``text`` is a request to cancel (``cancel``, ``stop``, ``abort``, any case; see
-    :func:`command_word`)."""
+    """True when ``text`` is a request to cancel: one of :data:`CANCEL_WORDS` alone (``cancel``,
+    ``stop``, ``abort``, ``abbrechen``, ``annuler``, ``取消``…, any case; see :func:`command_word`)."""
     return command_word(text) in CANCEL_WORDS
 
 

@@ -80,6 +80,31 @@ def test_a_cancel_word_with_marks_or_full_width_is_the_cancel_word(text):
     assert is_cancel(text)
 
 
+@pytest.mark.parametrize("text", ["Abbrechen", "stopp!", "annuler", "Arrête !", "cancelar", "¡Detener!", "annulla",
+                                  "annuleren", "Avbryt", "parar", "取消", "停止。", "キャンセル", "中止"])
+def test_the_cancel_words_of_each_language_cancel(text):
+    """A German user's top-level "Abbrechen" in a DM was taken as the answer to the waiting question:
+    only the English words cancelled."""
+    assert is_cancel(text)
+
+
+def test_the_help_text_names_a_cancel_word_of_its_own_language_that_cancels():
+    import json
+    import re
+    from pathlib import Path
+
+    phrases = json.loads((Path(__file__).parents[2] / "bots" / "chat_phrases.json").read_text(encoding="utf-8"))
+    for language, text in phrases["help_cancel"].items():
+        words = re.findall(r"`([^`]+)`", text)
+        assert "cancel" in words and all(is_cancel(word) for word in words), (language, words)
+        assert language == "en" or len(words) == 2, (language, words)
+
+
+@pytest.mark.parametrize("text", ["Abbrechen der Verhandlungen?", "annuler un contrat", "取消政策的影响", "parada"])
+def test_a_question_that_starts_with_a_cancel_word_is_no_cancel(text):
+    assert not is_cancel(text)
+
+
 @pytest.mark.parametrize("text", ["Warum?", "help me?", "Hilfe bei Wärmepumpen?", "stop the press?"])
 def test_a_question_with_other_words_is_no_command(text):
     assert not is_help(text) and not is_cancel(text)

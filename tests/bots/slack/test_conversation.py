@@ -750,3 +750,16 @@ def test_a_top_level_cancel_in_a_direct_message_stops_the_research_running_there
     [said] = fake_slack.wait_for(lambda: bot_posts(fake_slack, DM, again), what="the answer to a cancel with none open")
     assert said["text"].startswith("Nothing is running"), said
     runner_idle()
+
+
+def test_a_cancel_word_of_the_question_s_language_cancels_the_research_waiting_in_a_direct_message(
+        bot, fake_slack, research):
+    """A German user whose research waited for an answer in her DM wrote "Abbrechen" at top level: only
+    the English words cancelled, so it was taken as her answer and the research went on. The cancel
+    words of each language the bot speaks cancel, and are never an answer."""
+    ts = _paused_in_dm(bot, fake_slack, "Wärmepumpen")
+    cancel, _ = bot.message("Abbrechen!", channel=DM, channel_type="im")
+    wait_status(fake_slack, f"slack:{TEAM}:{DM}:{ts}", "cancelled")
+    assert len(research.calls) == 1 and "answer" not in research.calls[0]
+    assert thread_status(f"slack:{TEAM}:{DM}:{cancel}") is None
+    runner_idle()
