@@ -102,7 +102,8 @@ def clean_text(context: TurnContext) -> str:
     Every other mention, of a person (one who shares the bot's name included) or of the bot in
     mid-sentence, is kept as the name it shows (``<at>Alice Smith</at>`` becomes ``Alice
     Smith``). HTML character references that Teams puts in the text (``&lt;``, ``&amp;``,
-    ``&nbsp;``) become the characters; a leading ``research`` command word and outer whitespace go.
+    ``&nbsp;``) become the characters; outer whitespace goes, and so does a ``research`` command word
+    right after the bot's mention (or opening the text).
     """
     activity = context.activity
     text = (activity.text or "").lstrip()
@@ -112,19 +113,26 @@ def clean_text(context: TurnContext) -> str:
         names = {_shown_name(activity.recipient.name)}
     owners = _tag_owners(order, [_shown_name(m.group(0)) for m in _AT.finditer(text)])
     kept = ""  # the leading tags of other people, each with what follows it up to the next
+    after_bot = True  # what is left follows the bot's mention (or starts the text): a command word may open it
     for index in itertools.count():
         lead = next((t for t in bot_texts if text.startswith(t)), None) if owners is None else None
         match = _AT.match(text) if lead is None else None
         if match is None and lead is None:
             break
-        if lead is None and not (owners[index] if owners is not None else _shown_name(match.group(0)) in names):
+        after_bot = lead is not None or (owners[index] if owners is not None else _shown_name(match.group(0)) in names)
+        if not after_bot:
             rest = _after_separators(text[match.end():])  # someone else's: kept as the name it shows
             kept, text = kept + text[:len(text) - len(rest)], rest
             continue
         text = _after_separators(text[len(lead or match.group(0)):])
-    text = _AT.sub(lambda m: m.group(1), kept + text)
-    text = html.unescape(text).replace("\u00a0", " ").strip()
-    return _without_command_word(text).strip()
+    text = _plain(text).strip()
+    return (_plain(kept) + (_without_command_word(text) if after_bot else text)).strip()
+
+
+def _plain(text: str) -> str:
+    """``text`` with ``<at>`` tags as the names they show, character references read and no-break
+    spaces as spaces."""
+    return html.unescape(_AT.sub(lambda m: m.group(1), text)).replace("\u00a0", " ")
 
 
 def _after_separators(text: str) -> str:
@@ -145,8 +153,7 @@ def after_leading_mentions(context: TurnContext) -> str:
     text = (context.activity.text or "").lstrip()
     while (match := _AT.match(text)) is not None:
         text = _after_separators(text[match.end():])
-    text = _AT.sub(lambda m: m.group(1), text)
-    return html.unescape(text).replace("\u00a0", " ").strip()
+    return _plain(text).strip()
 
 
 _COMMAND_WORD = re.compile(r"/?research(?:(\s*:)\s*|\s+|$)")

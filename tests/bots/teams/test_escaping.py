@@ -201,6 +201,12 @@ def test_the_bots_mention_after_other_peoples_leading_ones_is_not_part_of_the_qu
         ("<at>Alice</at>, <at>Bob Lee</at>: <at>Deep Research</at>&nbsp;is it cheap?", "Alice, Bob Lee: is it cheap?"),
         ("<at>Alice</at> <at>Bob Lee</at> what did <at>Deep Research</at> find?",
          "Alice Bob Lee what did Deep Research find?"),
+        # the command word after the bot's mention goes, as it does when the bot's mention comes first
+        ("<at>Alice</at> <at>Deep Research</at> research: how do heat pumps work?", "Alice how do heat pumps work?"),
+        ("<at>Alice</at> <at>Deep Research</at> research How do heat pumps work?", "Alice How do heat pumps work?"),
+        ("<at>Alice</at> <at>Deep Research</at> research is underfunded, why?", "Alice research is underfunded, why?"),
+        ("<at>Alice</at> research: is it cheap?", "Alice research: is it cheap?"),  # no mention of the bot before it
+        ("<at>Deep Research</at> <at>Alice</at> research: is it cheap?", "Alice research: is it cheap?"),
     ]:
         activity["text"] = text
         people = {"Alice": alice, "Bob Lee": bob, "Deep Research": BOT}
