@@ -61,14 +61,21 @@ def str_node(text: str) -> Node:
     return {"t": "Str", "c": text}
 
 
+#: Whitespace a line may break at: all of Unicode's but the no-break spaces (U+00A0, the figure space
+#: U+2007, the narrow U+202F), which stay inside a word as pandoc's Markdown reader keeps them.
+_BREAKING_SPACE = re.compile(r"[^\S\u00a0\u2007\u202f]+")
+
+
 def plain_inlines(text: str) -> list[Node]:
-    """Pandoc inlines for a plain string: words and spaces, a line break for each newline."""
+    """Pandoc inlines for a plain string: words and spaces, a line break for each newline. Words are
+    separated by breaking whitespace only (:data:`_BREAKING_SPACE`): a no-break space, as French writes
+    one before ``?`` or in ``1 000 €``, stays in its word."""
     out: list[Node] = []
-    lines = [line for line in clean_text(text).strip().splitlines() if line.strip()]
+    lines = [line for line in clean_text(text).splitlines() if line.strip()]
     for n, line in enumerate(lines):
         if n:
             out.append({"t": "LineBreak"})
-        for m, word in enumerate(line.split()):
+        for m, word in enumerate(w for w in _BREAKING_SPACE.split(line) if w):
             out.extend([{"t": "Space"}] if m else [])
             out.append(str_node(word))
     return out

@@ -113,11 +113,11 @@ def parse_sources(section: str) -> list[SourceEntry] | None:
 def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
     """``(text without them, {"date": ..., "question": ..., "clarification": ...}, labels)``: the
     ``**Date:** …``, ``**Question:** …`` and ``**Clarification:** …`` fields (labels of any
-    language) that open a report.md after its title and notice (:func:`engine.artifacts.front_matter`
+    language, with or without spaces before the colon as French writes them: ``**Date :**``) that open a report.md after its title and notice (:func:`engine.artifacts.front_matter`
     writes each as a paragraph; one paragraph may hold several, each on a line of its own, and a
     field's text goes on to the end of its paragraph or to the next such line), their Markdown as
     written (a date in any form), each field on one line, the clarifications (one per question asked) one line each; ``labels`` the
-    label of each key as the file writes it (``{"date": "Datum"}``)."""
+    label of each key as the file writes it, its spacing included (``{"date": "Datum"}``, ``{"date": "Date "}``)."""
     from engine.render.latex import LABELS
 
     keys = ("date", "question", "clarification")
@@ -130,7 +130,7 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
         while at < len(lines) and not lines[at].strip():
             at += 1
         m = _FIELD.fullmatch(lines[at]) if at < len(lines) else None
-        key = names.get(m.group(1).lower()) if m else None
+        key = names.get(m.group(1).strip().lower()) if m else None  # "**Date :**": French spacing
         if key is None or (key in found and key != "clarification"):  # one clarification per question asked
             return "\n".join(lines[at:]), found, written
         parts = [m.group(2)]
@@ -163,7 +163,7 @@ def report_language(labels: dict[str, str], notice: str | None, prose: str, reco
     from engine.render.latex import LABELS, labels_for
 
     languages = list(dict.fromkeys([*([recorded] if recorded else []), *LANGUAGES, *LABELS]))
-    votes = {code: sum(labels_for(code)[key].lower() == text.lower() for key, text in labels.items())
+    votes = {code: sum(labels_for(code)[key].lower() == text.strip().lower() for key, text in labels.items())
              + (notice is not None and PHRASES["offline_notice"].get(code) == notice) for code in languages}
     best = max(votes.values(), default=0)
     candidates = [code for code in languages if best and votes[code] == best]

@@ -437,3 +437,31 @@ def test_markdown_in_the_title_is_shown_as_the_body_shows_it(tmp_path):
     assert any(r.text == "asyncio.gather" and r.style.name == "Verbatim Char" for r in runs), \
         [(r.text, r.style.name) for r in runs]
     assert document.core_properties.title == "Why is asyncio.gather faster than a loop*?"
+
+
+@pytest.mark.parametrize("space", [" ", "\u00a0", "\u202f"])
+def test_a_label_written_with_french_spacing_is_read_as_its_field(space):
+    """``**Date :**`` (French typography puts a space, often a no-break one, before the colon) was not
+    read as the date: the front fields stayed in the body and the report had no date. Each label reads
+    with the spacing as written, and keeps it in the outputs."""
+    markdown = (f"# Pompes à chaleur\n\n**Date{space}:** 1er mars 2021\n\n**Question{space}:** {QUESTIONS['fr']}\n\n"
+                f"{BODY}\n## Sources\n\n1. [A](<https://a.example/>)\n")
+    doc = document_from_markdown(markdown, recorded="fr")
+    assert (doc.date, doc.question, doc.language) == ("1er mars 2021", QUESTIONS["fr"], "fr")
+    assert "Date" not in doc.body and "1er mars" not in doc.body
+    assert doc.labels["date"] == f"Date{space}" and doc.labels["question"] == f"Question{space}"
+    text = pf.stringify(docx_document(doc))
+    assert f"Date{space}:" in text and "1er mars 2021" in text, text
+
+
+def test_no_break_spaces_of_plain_text_stay_no_break_spaces():
+    """A question typed on a French keyboard ("Combien coûte une pompe\u202f?", "1\u00a0000\u00a0€") lost its
+    no-break spaces in the title, the labels and every other plain line: they became spaces a line may
+    break at, so "?" or "€" could start a line. Only breaking whitespace separates words."""
+    from engine.render.markdown import plain_inlines
+
+    words = [node.get("c") for node in plain_inlines("Combien coûte une pompe\u202f? Environ 1\u00a0000\u00a0€.\n Suite")]
+    assert words == ["Combien", None, "coûte", None, "une", None, "pompe\u202f?", None, "Environ", None,
+                     "1\u00a0000\u00a0€.", None, "Suite"]
+    doc = document_from_markdown("# Combien coûte une pompe\u202f?\n\nCorps.\n", question="Combien coûte une pompe\u202f?")
+    assert "pompe\u202f?" in pf.stringify(docx_document(doc))
