@@ -131,10 +131,11 @@ def may_have_gone_through(err: BaseException) -> bool:
     return isinstance(err, ConnectionError)
 
 
-#: Messages of a channel read for a post of its own (one page, newest first: :func:`find_post`) when the
+#: How far back (seconds) a channel's messages are read for a post of its own (:func:`find_post`) when the
 #: post starts no thread's reply (a slash command's root message): a retried post looks seconds after it,
-#: a replayed command within the five minutes Slack's signature allows.
-CHANNEL_LOOKBACK = 200
+#: a replayed command within the five minutes Slack's signature allows
+#: (https://docs.slack.dev/authentication/verifying-requests-from-slack); twice that, for clocks apart.
+CHANNEL_LOOKBACK_SECONDS = 600
 
 
 def post_once(client: WebClient, *, key: str = "", look_first: bool = False, **kwargs) -> str:
@@ -171,25 +172,28 @@ def post_once(client: WebClient, *, key: str = "", look_first: bool = False, **k
 def find_post(client: WebClient, channel: str, thread_ts: str | None, key: str) -> str:
     """The ts of the message in the thread ``thread_ts`` of ``channel`` whose metadata carries post ``key``
     (:func:`post_once`), or "": ``conversations.replies`` with ``include_all_metadata``, page by page.
-    Without ``thread_ts`` (a message of the channel itself), the channel's :data:`CHANNEL_LOOKBACK` newest
-    messages (``conversations.history``, one page).
+    Without ``thread_ts`` (a message of the channel itself), the channel's messages of the last
+    :data:`CHANNEL_LOOKBACK_SECONDS` (``conversations.history`` from ``oldest``, page by page: a busy
+    channel may have more since the post than one page holds).
 
     Raises:
         SlackApiError, URLError, OSError: as slack_sdk raises them.
     """
     cursor = None
+    oldest = f"{time.time() - CHANNEL_LOOKBACK_SECONDS:.6f}"
     while True:
         if thread_ts:
             page = client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200,
                                                 cursor=cursor)
         else:
-            page = client.conversations_history(channel=channel, include_all_metadata=True, limit=CHANNEL_LOOKBACK)
+            page = client.conversations_history(channel=channel, include_all_metadata=True, limit=200,
+                                                oldest=oldest, cursor=cursor)
         for message in page.get("messages") or []:
             meta = message.get("metadata") or {}
             if meta.get("event_type") == POST_EVENT and (meta.get("event_payload") or {}).get("post") == key:
                 return str(message["ts"])
         cursor = (page.get("response_metadata") or {}).get("next_cursor")
-        if not cursor or not thread_ts:
+        if not cursor:
             return ""
 
 

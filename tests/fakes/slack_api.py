@@ -88,6 +88,7 @@ class FakeSlackAPI(LoopbackServer):
         self._holds: dict[str, Held] = {}  # by method, until its call arrives
         self._held: list[Held] = []  # every hold made, released when the fake stops
         self._seq = itertools.count(1)
+        self._last_ts = 0.0
         self.app_token: str | None = None
         self.socket_url: str | Callable[[], str] | None = None
         #: files people shared: id -> {"data", "name", ...}; served at ``/files-pri/{team}-{id}/download/{name}``
@@ -189,9 +190,10 @@ class FakeSlackAPI(LoopbackServer):
 
     # ---- the server ----------------------------------------------------------------------
     def _store(self, message: dict[str, Any]) -> dict[str, Any]:
-        n = next(self._seq)
-        message = {**message, "ts": f"{1700000000 + n}.{n:06d}"}
+        # a ts is the Unix time the message was stored, as Slack's are, one microsecond after the last at least
         with self._lock:
+            self._last_ts = max(round(time.time(), 6), round(self._last_ts + 1e-6, 6))
+            message = {**message, "ts": f"{self._last_ts:.6f}"}
             self._messages.append(message)
         return message
 
@@ -352,8 +354,12 @@ class FakeSlackAPI(LoopbackServer):
     def _m_conversations_history(self, p: dict) -> dict:
         # the channel's own messages (no thread's replies), newest first, ``limit`` of them a page, their
         # metadata only with ``include_all_metadata`` (https://docs.slack.dev/reference/methods/conversations.history)
+        # ``oldest``: only messages after that Unix time (``inclusive`` takes one at that time too)
+        oldest = float(p.get("oldest") or 0)
+        inclusive = str(p.get("inclusive", "")).lower() in ("1", "true")
         messages = [m for m in reversed(self.messages(p.get("channel", "")))
-                    if not m.get("thread_ts") or m["thread_ts"] == m["ts"]]
+                    if (not m.get("thread_ts") or m["thread_ts"] == m["ts"])
+                    and (float(m["ts"]) > oldest or inclusive and float(m["ts"]) == oldest)]
         if str(p.get("include_all_metadata", "")).lower() not in ("1", "true"):
             messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
         limit = max(1, min(int(p.get("limit") or 100), 999))

@@ -549,6 +549,9 @@ def test_a_replayed_slash_command_past_a_dedupe_store_that_stopped_answering_pos
         raise ConnectionError("the store is away")
 
     monkeypatch.setattr(jobs, "seen_before", store_away)
+    # a busy channel: more messages since the root than one page of the channel's history holds
+    for n in range(250):
+        fake_slack.add_message(CHANNEL, f"standup note {n}", user=BOB)
     assert bot.post(body, "application/x-www-form-urlencoded", timestamp=ts)[0] == 200
     wait_logged(caplog, "event=slack_turn", count=2)
     runner_idle()
