@@ -6,6 +6,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from engine.text import squeeze
+
 #: The deepest heading Markdown has; a heading moved further down stays at this level.
 DEEPEST = 6
 #: The container markers (block quotes, list items) and indentation before an ATX heading's ``#`` run.
@@ -59,7 +61,7 @@ def heading_levels(markdown: str) -> list[int]:
 
 def top_headings(markdown: str) -> list[Heading]:
     """The headings of ``markdown`` that are not inside a block quote or a list, in order."""
-    return [Heading(level, " ".join(text.split()), tok.map[0], tok.map[1])
+    return [Heading(level, squeeze(text), tok.map[0], tok.map[1])
             for level, tok, text in _heading_tokens(markdown) if tok.level == 0]
 
 
@@ -86,7 +88,7 @@ def shift_headings(markdown: str, by: int) -> str:
         first = text.split("\n", 1)[0].strip()
         at = lines[start].find(first) if first else -1
         prefix = lines[start][:at] if at >= 0 else ""
-        words = _CLOSING.sub(lambda m: f"{m.group(1)}\\{m.group(2)}{m.group(3)}", " ".join(text.split()))
+        words = _CLOSING.sub(lambda m: f"{m.group(1)}\\{m.group(2)}{m.group(3)}", squeeze(text))
         newline = lines[end - 1][len(lines[end - 1].rstrip("\r\n")):]
         lines[start:end] = [f"{prefix}{'#' * new} {words}".rstrip() + newline]
     return "".join(lines)

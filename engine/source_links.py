@@ -16,7 +16,7 @@ from __future__ import annotations
 import posixpath
 from urllib.parse import quote, unquote
 
-from engine.text import parse_url
+from engine.text import parse_url, squeeze
 
 #: The scheme of the key of a file given on this host (:func:`engine.files.entries.local_file_link`).
 LOCAL_FILE_SCHEME = "local-file"
@@ -60,8 +60,8 @@ def source_text(title: str, url: str) -> str:
     """A source without a web address as one line of plain text: ``Title (place)``, the place alone
     when the title is empty or only repeats the place's file name, the title alone when there is
     no place or the title already names it (``report.pdf, page 2``) (:func:`source_place`)."""
-    title = " ".join((title or "").split())
-    place = " ".join(source_place(url).split())
+    title = squeeze(title or "")
+    place = squeeze(source_place(url))
     if not place or place in title:
         return title or place
     if not title or title == posixpath.basename(place) or title == url:

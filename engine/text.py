@@ -78,6 +78,17 @@ def has_words(text: str) -> bool:
 #: every text shown after it on that line. The marks (U+200E, U+200F) change no order and stay.
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
+#: Whitespace a line may break at: all of Unicode's but the no-break spaces (U+00A0 NO-BREAK SPACE,
+#: U+2007 FIGURE SPACE, U+202F NARROW NO-BREAK SPACE), which pandoc's Markdown reader keeps in a word.
+BREAKING_SPACE = re.compile(r"[^\S\u00a0\u2007\u202f]+")
+
+
+def squeeze(text: str) -> str:
+    """``text`` on one line: each run of breaking whitespace (:data:`BREAKING_SPACE`, line breaks
+    included) one space, none at either end. No-break spaces stay as written: French puts one before
+    ``?`` and ``:`` (``pompe\u202f?``) and in ``1\u00a0000\u00a0€``, and a line may not break there."""
+    return BREAKING_SPACE.sub(" ", text).strip(" ")
+
 
 #: The marks that end a question, by their Unicode names: QUESTION MARK, FULLWIDTH QUESTION MARK
 #: (Chinese, Japanese), ARABIC QUESTION MARK (Arabic, Persian, Urdu), ARMENIAN QUESTION MARK, ETHIOPIC
@@ -128,7 +139,8 @@ def terminal_line(text: str) -> str:
 
 
 def one_line(text: str, limit: int) -> str:
-    """``text`` on one line (runs of whitespace, line breaks included, become one space; no
+    """``text`` on one line (runs of breaking whitespace, line breaks included, become one space:
+    :func:`squeeze`; no
     bidirectional override or isolate, see :data:`_BIDI_CONTROLS`) of at most ``limit`` characters.
 
     A longer one is cut after its last whole word in the limit's final fifth, else (a language
@@ -136,7 +148,7 @@ def one_line(text: str, limit: int) -> str:
     sees (Unicode UAX #29 by ICU: an emoji of several code points or a letter with its accents is
     never cut in two), and ends with "…".
     """
-    line = " ".join(_BIDI_CONTROLS.sub("", text).split())
+    line = squeeze(_BIDI_CONTROLS.sub("", text))
     if len(line) <= limit:
         return line
     head = line[: limit - 1]
@@ -276,8 +288,8 @@ def _trim(url: str) -> str:
 def markdown_literal(text: str, *, links: bool = True) -> str:
     """Plain ``text`` (a question, a title, a topic) as one line of Markdown that renders to it.
 
-    Runs of whitespace, line breaks included, become one space (a heading or a title is one
-    line). Only the characters that would be markup where they stand are escaped, so the raw
+    Runs of breaking whitespace, line breaks included, become one space (a heading or a title is
+    one line; no-break spaces stay: :func:`squeeze`). Only the characters that would be markup where they stand are escaped, so the raw
     ``report.md`` reads as the text was written: ``R&D``, ``snake_case``, ``Title | Site`` and
     ``5 * 3`` stay as they are, while ``&amp;``, ``<b>``, ``[a](b)``, ``*word*``, a leading ``1.`` or
     ``-``, a closing `` #`` and an emoji shortcode's ``:`` are escaped. The lighter line is kept
@@ -297,7 +309,7 @@ def markdown_literal(text: str, *, links: bool = True) -> str:
     links do not nest) a URL that holds markup or has text after it stays text, a backslash in its
     ``://`` keeping pandoc from linking it; so does such a ``www.`` URL (a backslash after ``www``).
     """
-    line = " ".join(text.split())
+    line = squeeze(text)
     full = _escape_block_start(_escaped(line, lambda i: _MARKUP.fullmatch(line[i]), links), line)
     if full == line:
         return line

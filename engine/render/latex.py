@@ -426,6 +426,8 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
         "pdftitle": plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
         "date": front("date") if doc.date.strip() else (),  # none written: no date line (left out below)
         "labels": {k: plain(v) for k, v in labels.items()},
+        # a field's label with its colon, spaced as report.md writes it ("Date :" in French)
+        "fieldlabels": {k: plain(labels[k] + ":") for k in ("date", "question", "clarification")},
         "mainfont": plan.main, "sansfont": plan.sans, "monofont": plan.mono,
     }
     if doc.notice and doc.notice.strip():

@@ -15,7 +15,7 @@ from engine.render.pandoc import convert_text
 from engine.render.rawhtml import hide_elements
 from engine.render.rawhtml import strip_html as strip_html  # re-exported
 from engine.source_links import source_place
-from engine.text import parse_url
+from engine.text import BREAKING_SPACE, parse_url, squeeze
 
 # GitHub-flavoured Markdown without the parts that would let text reach LaTeX unescaped (math),
 # vanish (a YAML block read as metadata) or change (``:cat:`` read as an emoji shortcode, so that
@@ -61,21 +61,16 @@ def str_node(text: str) -> Node:
     return {"t": "Str", "c": text}
 
 
-#: Whitespace a line may break at: all of Unicode's but the no-break spaces (U+00A0, the figure space
-#: U+2007, the narrow U+202F), which stay inside a word as pandoc's Markdown reader keeps them.
-_BREAKING_SPACE = re.compile(r"[^\S\u00a0\u2007\u202f]+")
-
-
 def plain_inlines(text: str) -> list[Node]:
     """Pandoc inlines for a plain string: words and spaces, a line break for each newline. Words are
-    separated by breaking whitespace only (:data:`_BREAKING_SPACE`): a no-break space, as French writes
+    separated by breaking whitespace only (:data:`engine.text.BREAKING_SPACE`): a no-break space, as French writes
     one before ``?`` or in ``1 000 €``, stays in its word."""
     out: list[Node] = []
     lines = [line for line in clean_text(text).splitlines() if line.strip()]
     for n, line in enumerate(lines):
         if n:
             out.append({"t": "LineBreak"})
-        for m, word in enumerate(w for w in _BREAKING_SPACE.split(line) if w):
+        for m, word in enumerate(w for w in BREAKING_SPACE.split(line) if w):
             out.extend([{"t": "Space"}] if m else [])
             out.append(str_node(word))
     return out
@@ -335,10 +330,10 @@ def stringify(inlines: list[Node]) -> str:
 def heading_text(markdown: str) -> str:
     """The words a reader sees of a one-line Markdown heading's text: escapes and character
     references resolved, code as its text, emphasis and link markup gone (``R\\&D `x` *y*``: ``R&D x y``)."""
-    blocks = parse_markdown("# " + " ".join(markdown.split()))
+    blocks = parse_markdown("# " + squeeze(markdown))
     if not blocks or blocks[0]["t"] != "Header":
         return markdown.strip()
-    return " ".join(_shown_text(Sanitizer(1, False).blocks(blocks)[0]["c"][2]).split())
+    return squeeze(_shown_text(Sanitizer(1, False).blocks(blocks)[0]["c"][2]))
 
 
 def _shown_text(inlines: list[Node]) -> str:

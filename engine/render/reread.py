@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from engine.language import detect_language
 from engine.offline_phrases import PHRASES
 from engine.render import ReportDocument, SourceEntry
 from engine.render.markdown import clean_text, field_text, heading_text
-from engine.text import markdown_unescape, split_urls
+from engine.text import markdown_unescape, split_urls, squeeze
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -68,6 +69,11 @@ def _plain(tokens: list) -> str:
                    for t in tokens)
 
 
+def _or_url(title: str, url: str) -> str:
+    """``title``, or ``url`` when the title shows nothing (empty, or no-break spaces alone)."""
+    return title if title.strip() else url
+
+
 def parse_entry(text: str) -> tuple[str, str]:
     """``(title, url)`` of one Sources entry after its number, read as CommonMark inline text:
     ``[title](url)`` in any form of link destination (``<a b>``, ``a\\)b``, ``(x)``, ``&amp;``,
@@ -82,16 +88,16 @@ def parse_entry(text: str) -> tuple[str, str]:
         close = next(k for k in range(first, len(tokens)) if tokens[k].type == "link_close")
         url = str(tokens[first].attrGet("href") or "")
         if tokens[first].markup == "autolink":  # ``title <url>``: the title beside it
-            return " ".join(_plain(tokens[:first] + tokens[close + 1:]).split()).strip(" -–—:") or url, url
-        return " ".join(_plain(tokens).split()) or url, url
+            return _or_url(squeeze(_plain(tokens[:first] + tokens[close + 1:])).strip(" -–—:"), url), url
+        return _or_url(squeeze(_plain(tokens)), url), url
     plain = _plain(tokens)
     pieces = split_urls(plain)
     at = next((k for k, (is_url, _) in enumerate(pieces) if is_url), None)
     if at is None:
-        return " ".join(plain.split()), ""
+        return squeeze(plain), ""
     url = pieces[at][1]
     rest = "".join(piece for k, (_, piece) in enumerate(pieces) if k != at).strip(" -–—:")
-    return " ".join(rest.split()) or url, url
+    return _or_url(squeeze(rest), url), url
 
 
 def parse_sources(section: str) -> list[SourceEntry] | None:
@@ -130,7 +136,8 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
         while at < len(lines) and not lines[at].strip():
             at += 1
         m = _FIELD.fullmatch(lines[at]) if at < len(lines) else None
-        key = names.get(m.group(1).strip().lower()) if m else None  # "**Date :**": French spacing
+        label = html.unescape(m.group(1)) if m else ""  # "**Date&nbsp;:**" as Markdown reads it
+        key = names.get(label.strip().lower()) if m else None  # "**Date :**": French spacing
         if key is None or (key in found and key != "clarification"):  # one clarification per question asked
             return "\n".join(lines[at:]), found, written
         parts = [m.group(2)]
@@ -140,9 +147,9 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str]]:
                 not _BLOCK_START.match(lines[at])):
             parts.append(lines[at])
             at += 1
-        line = " ".join(" ".join(parts).split())
+        line = squeeze(" ".join(parts))
         found[key] = f"{found[key]}\n{line}" if key in found else line
-        written.setdefault(key, m.group(1))
+        written.setdefault(key, label)
 
 
 def report_language(labels: dict[str, str], notice: str | None, prose: str, recorded: str | None = None) -> str:
@@ -224,7 +231,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
         match = any(label.lower() == top[-1].text.lower() for label in SOURCES_TITLE.values())
         parsed = parse_sources(text[top[-1].end:]) if match else None
         if parsed is not None:  # a list, or the one line saying that nothing is cited: shown as written
-            no_sources = "" if parsed else markdown_unescape(" ".join(text[top[-1].end:].split()))
+            no_sources = "" if parsed else markdown_unescape(squeeze(text[top[-1].end:]))
             sources, labels["sources"], text = parsed, top[-1].text, text[:top[-1].start]
             has_sources = True
     summary = ""

@@ -17,6 +17,7 @@ from engine.citations import Cited, source_id, sources_section
 from engine.render.docx import docx_document
 from engine.render.latex import labels_for, render_latex
 from engine.render.reread import document_from_markdown, parse_sources, read_report
+from engine.text import squeeze
 
 needs_tex = pytest.mark.skipif(not all(shutil.which(p) for p in ("latexmk", "xelatex", "pdftotext")),
                                reason="latexmk, xelatex and pdftotext are needed")
@@ -377,7 +378,8 @@ def test_the_sources_list_ask_writes_reads_back_as_its_sources(title, path):
     url = f"https://example.org/{path}"
     cited = [Cited(1, source_id(url), url, title)]
     section = sources_section(cited).split("\n", 2)[2]
-    assert [(s.title, s.url) for s in parse_sources(section)] == [(" ".join(title.split()) or url, url)], section
+    shown = squeeze(title)  # runs of spaces one; no-break spaces as written
+    assert [(s.title, s.url) for s in parse_sources(section)] == [(shown if shown.strip() else url, url)], section
 
 
 @needs_tex
@@ -439,19 +441,23 @@ def test_markdown_in_the_title_is_shown_as_the_body_shows_it(tmp_path):
     assert document.core_properties.title == "Why is asyncio.gather faster than a loop*?"
 
 
-@pytest.mark.parametrize("space", [" ", "\u00a0", "\u202f"])
-def test_a_label_written_with_french_spacing_is_read_as_its_field(space):
+@pytest.mark.parametrize(("written", "space", "tex"), [(" ", " ", "Date :"), ("\u00a0", "\u00a0", "Date~:"),
+                                                   ("\u202f", "\u202f", "Date\\,:"), ("&nbsp;", "\u00a0", "Date~:")])
+def test_a_label_written_with_french_spacing_is_read_as_its_field(written, space, tex):
     """``**Date :**`` (French typography puts a space, often a no-break one, before the colon) was not
     read as the date: the front fields stayed in the body and the report had no date. Each label reads
-    with the spacing as written, and keeps it in the outputs."""
-    markdown = (f"# Pompes à chaleur\n\n**Date{space}:** 1er mars 2021\n\n**Question{space}:** {QUESTIONS['fr']}\n\n"
-                f"{BODY}\n## Sources\n\n1. [A](<https://a.example/>)\n")
+    with the spacing as written (``&nbsp;`` is the no-break space it stands for), and keeps it in both
+    outputs (the PDF had ``Date:``, the Word document ``Date :``)."""
+    markdown = (f"# Pompes à chaleur\n\n**Date{written}:** 1er mars 2021\n\n**Question{written}:** {QUESTIONS['fr']}"
+                f"\n\n{BODY}\n## Sources\n\n1. [A](<https://a.example/>)\n")
     doc = document_from_markdown(markdown, recorded="fr")
     assert (doc.date, doc.question, doc.language) == ("1er mars 2021", QUESTIONS["fr"], "fr")
     assert "Date" not in doc.body and "1er mars" not in doc.body
     assert doc.labels["date"] == f"Date{space}" and doc.labels["question"] == f"Question{space}"
     text = pf.stringify(docx_document(doc))
     assert f"Date{space}:" in text and "1er mars 2021" in text, text
+    latex = render_latex(doc)
+    assert f"\\textbf{{{tex}}} 1er mars 2021" in latex and f"\\textbf{{{tex.replace('Date', 'Question')}}}" in latex
 
 
 def test_no_break_spaces_of_plain_text_stay_no_break_spaces():
@@ -465,3 +471,24 @@ def test_no_break_spaces_of_plain_text_stay_no_break_spaces():
                      "1\u00a0000\u00a0€.", None, "Suite"]
     doc = document_from_markdown("# Combien coûte une pompe\u202f?\n\nCorps.\n", question="Combien coûte une pompe\u202f?")
     assert "pompe\u202f?" in pf.stringify(docx_document(doc))
+
+
+def test_a_french_question_keeps_its_no_break_spaces_in_report_md_and_both_outputs():
+    """A question typed "…délais d’attente\u00a0?" (a French keyboard's no-break space) kept it in the PDF
+    and the Word document but lost it in report.md's title and question line, and a re-read report lost
+    it everywhere: the three files no longer said the same. Titles, fields, headings and source titles
+    keep each no-break space as written."""
+    from engine.artifacts import front_matter
+    from engine.text import markdown_literal
+
+    question = "Comment asyncio gère-t-il les délais d’attente\u00a0?  Et   l’annulation\u202f?"
+    one_line = "Comment asyncio gère-t-il les délais d’attente\u00a0? Et l’annulation\u202f?"
+    lines = front_matter(question, "2026-12-07", "fr")
+    assert f"**Question:** {one_line}" in lines
+    markdown = (f"# {markdown_literal(question)}\n\n" + "\n".join(lines) + "\n\n## Coûts\u00a0: 1\u00a0000\u00a0€\n\n"
+                f"{BODY}\n## Sources\n\n1. [Guide\u00a0: asyncio](<https://a.example/>)\n")
+    doc = document_from_markdown(markdown, recorded="fr")
+    assert doc.title == doc.question == one_line
+    assert "## Coûts\u00a0: 1\u00a0000\u00a0€" in doc.body and doc.sources[0].title == "Guide\u00a0: asyncio"
+    text = pf.stringify(docx_document(doc))
+    assert one_line in text and "Coûts\u00a0: 1\u00a0000\u00a0€" in text and "Guide\u00a0: asyncio" in text
