@@ -8,18 +8,19 @@ from enum import StrEnum
 
 #: The words that cancel, alone in a message, in each language the bot speaks (the languages of
 #: ``bots/chat_phrases.json``): English, German, French, Spanish, Italian, Dutch, Portuguese, Swedish,
-#: Chinese and Japanese; the replies name the English ``cancel``, which works in all of them.
+#: Chinese and Japanese; the replies name the English ``cancel``, which works in all of them. French words
+#: count typed without their accent too (``arrete``), as people type them on keyboards without ``ê``.
 CANCEL_WORDS = frozenset({
     "cancel", "stop", "abort",
     "abbrechen", "abbruch", "stopp", "stoppen",
-    "annuler", "annule", "arrêter", "arrête", "arrêtez",
+    "annuler", "annule", "annulez", "arrêter", "arrête", "arrêtez", "arreter", "arrete", "arretez",
     "cancelar", "cancela", "detener", "parar",
     "annulla", "annullare", "ferma", "fermati", "interrompi",
     "annuleren", "annuleer", "afbreken",
     "cancele",
     "avbryt", "stoppa",
-    "取消", "停止",
-    "キャンセル", "中止",
+    "取消", "停止", "终止", "終止",
+    "キャンセル", "中止", "ストップ", "中断",
 })
 
 

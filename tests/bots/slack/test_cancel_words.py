@@ -1,0 +1,60 @@
+"""The cancel words of each language the bot speaks, in a Slack thread: the requester's cancels, anyone
+else's is refused, and a word that is also an everyday answer to a clarifying question answers it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bots.slack.conftest import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    TEAM,
+    bot_posts,
+    runner_idle,
+    thread_status,
+    wait_status,
+)
+from tests.bots.slack.test_conversation import _root_of_command
+
+
+@pytest.mark.parametrize("word", ["ABBRECHEN", "Arrêtez\u202f!", "取消。", "ｷｬﾝｾﾙ", "¡Detener!"])
+def test_a_localized_cancel_word_in_a_running_thread_is_refused_to_others_and_cancels_for_the_requester(
+        bot, fake_slack, research, word):
+    research.gate.clear()
+    try:
+        bot.command("EU heat-pump market size and growth 2024")
+        root = _root_of_command(fake_slack)
+        thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+        fake_slack.wait_for(lambda: research.calls, what="the research to start")
+        bot.message(word, user=BOB, thread_ts=root)
+        refusal = fake_slack.wait_for(lambda: fake_slack.calls_to("chat.postEphemeral"), what="refusal")[0]
+        assert refusal.params["user"] == BOB and f"Only <@{ALICE}> can cancel" in refusal.params["text"]
+        assert thread_status(thread_id) == "running"
+        bot.message(word, thread_ts=root)
+        wait_status(fake_slack, thread_id, "cancelled")
+    finally:
+        research.gate.set()
+    runner_idle()
+
+
+@pytest.mark.parametrize("word", ["Annulez !", "arrete", "ストップ", "中断", "终止"])
+def test_a_common_cancel_word_of_a_language_the_bot_speaks_cancels(bot, fake_slack, research, word):
+    """French "Annulez" (the polite form beside "Arrêtez", which cancels), "arrete" typed without its
+    accent, Japanese "ストップ" and "中断", Chinese "终止": each was answered "still working" and the
+    research went on."""
+    research.gate.clear()
+    try:
+        bot.command("EU heat-pump market size and growth 2024")
+        root = _root_of_command(fake_slack)
+        thread_id = f"slack:{TEAM}:{CHANNEL}:{root}"
+        fake_slack.wait_for(lambda: research.calls, what="the research to start")
+        bot.message(word, thread_ts=root)
+        [answer] = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, CHANNEL, root)[1:]
+                                                if "cancelled" in m["text"] or "Still working" in m["text"]],
+                                       what="the answer to the word")[:1]
+        assert "Still working" not in answer["text"], answer["text"]
+        wait_status(fake_slack, thread_id, "cancelled")
+    finally:
+        research.gate.set()
+    runner_idle()
