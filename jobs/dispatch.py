@@ -215,19 +215,29 @@ def _repeat(store, message: Message, preview: Action, settings: Settings) -> Rep
     "only … can answer", would be to a message handled long before. A ``cancel`` (not a button's) is
     taken once (its event id kept ``cancel_message:{event_id}`` for :data:`jobs.records.TURN_TTL`): a
     DM's top-level ``cancel`` is sent to the research open then (:func:`jobs.threads.cancellable_in`),
-    so a replay of it would stop another one. Messages the rules ignore, or find duplicate
+    so a replay of it would stop another one, and in the thread it cancelled it would be told "nothing is
+    running" under "research cancelled". Messages the rules ignore, or find duplicate
     themselves, are left to them."""
     if preview in (Action.IGNORE, Action.DUPLICATE):
         return None
     if thread_of_turn(message.event_id, settings=settings) is not None:
         log.info("event=message_repeat thread=%s turn=%s", message.thread_key, message.event_id)
         return Reply(action="duplicate")
-    if preview in (Action.CANCEL, Action.CANCEL_PAUSED) and not message.button and not store.add(
-            f"cancel_message:{message.event_id}", {"thread_id": message.thread_key}, ttl=TURN_TTL):
+    if message.cancel and not message.button and _cancel_taken_before(store, message, preview):
         log.info("event=message_repeat thread=%s turn=%s note=\"a cancel handled before\"", message.thread_key,
                  message.event_id)
         return Reply(action="duplicate")
     return None
+
+
+def _cancel_taken_before(store, message: Message, preview: Action) -> bool:
+    """True when the typed cancel ``message`` was taken before (its ``cancel_message:{event_id}`` key is
+    kept): a replay of it, in the thread it cancelled (where nothing runs any more) or in another. When
+    ``preview`` would cancel, the key is taken now, so only one delivery cancels."""
+    key = f"cancel_message:{message.event_id}"
+    if preview in (Action.CANCEL, Action.CANCEL_PAUSED):
+        return not store.add(key, {"thread_id": message.thread_key}, ttl=TURN_TTL)
+    return store.get(key) is not None
 
 
 def _take_slot(store, message: Message, preview: Action, thread: dict | None, settings: Settings,
