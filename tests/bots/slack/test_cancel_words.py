@@ -15,7 +15,7 @@ from tests.bots.slack.conftest import (
     thread_status,
     wait_status,
 )
-from tests.bots.slack.test_conversation import _root_of_command
+from tests.bots.slack.test_conversation import _paused_by_a_command, _root_of_command
 
 
 @pytest.mark.parametrize("word", ["ABBRECHEN", "Arrêtez\u202f!", "取消。", "ｷｬﾝｾﾙ", "¡Detener!"])
@@ -57,4 +57,17 @@ def test_a_common_cancel_word_of_a_language_the_bot_speaks_cancels(bot, fake_sla
         wait_status(fake_slack, thread_id, "cancelled")
     finally:
         research.gate.set()
+    runner_idle()
+
+
+@pytest.mark.parametrize("answer", ["Abbruch", "afbreken", "stoppa", "停止"])
+def test_a_one_word_answer_to_the_clarifying_question_is_an_answer(bot, fake_slack, research, answer):
+    """Asked "renovation or demolition?", a German answers "Abbruch" (demolition), a Dutch "afbreken";
+    an Italian plumber asked "teflon or hemp?" answers "stoppa" (hemp); a Chinese asked "continue or
+    stop the subsidy?" answers "停止". Each is in the cancel list of every language, so the research
+    was cancelled instead of resuming with the answer."""
+    root, thread_id = _paused_by_a_command(bot, fake_slack)
+    bot.message(answer, thread_ts=root)
+    wait_status(fake_slack, thread_id, "done", "failed", "cancelled")
+    assert len(research.calls) == 2 and research.calls[1]["answer"] == answer
     runner_idle()
