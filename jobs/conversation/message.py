@@ -10,15 +10,19 @@ from enum import StrEnum
 #: ``bots/chat_phrases.json``): English, German, French, Spanish, Italian, Dutch, Portuguese, Swedish,
 #: Chinese and Japanese; the replies name the English ``cancel``, which works in all of them. French words
 #: count typed without their accent too (``arrete``), as people type them on keyboards without ``ê``.
+#: Only verbs: a word that is also a plausible one-word answer to a clarifying question in one of these
+#: languages is left out (German ``Abbruch`` "demolition", Dutch ``afbreken`` "demolish", Italian
+#: ``stoppa`` "hemp" and ``ferma`` "firm", Spanish ``cancela`` "gate", French ``annule``, read as
+#: "annulé"), as every word counts in every language.
 CANCEL_WORDS = frozenset({
     "cancel", "stop", "abort",
-    "abbrechen", "abbruch", "stopp", "stoppen",
-    "annuler", "annule", "annulez", "arrêter", "arrête", "arrêtez", "arreter", "arrete", "arretez",
-    "cancelar", "cancela", "detener", "parar",
-    "annulla", "annullare", "ferma", "fermati", "interrompi",
-    "annuleren", "annuleer", "afbreken",
+    "abbrechen", "stopp", "stoppen",
+    "annuler", "annulez", "arrêter", "arrête", "arrêtez", "arreter", "arrete", "arretez",
+    "cancelar", "detener", "parar",
+    "annulla", "annullare", "fermati", "interrompi",
+    "annuleren", "annuleer",
     "cancele",
-    "avbryt", "stoppa",
+    "avbryt",
     "取消", "停止", "终止", "終止",
     "キャンセル", "中止", "ストップ", "中断",
 })

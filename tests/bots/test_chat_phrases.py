@@ -100,7 +100,8 @@ def test_the_help_text_names_a_cancel_word_of_its_own_language_that_cancels():
         assert language == "en" or len(words) == 2, (language, words)
 
 
-@pytest.mark.parametrize("text", ["Abbrechen der Verhandlungen?", "annuler un contrat", "取消政策的影响", "parada"])
+@pytest.mark.parametrize("text", ["Abbrechen der Verhandlungen?", "annuler un contrat", "取消政策的影响", "parada",
+                                  "Abbruch", "afbreken", "stoppa", "ferma", "cancela", "annule"])
 def test_a_question_that_starts_with_a_cancel_word_is_no_cancel(text):
     assert not is_cancel(text)
 
