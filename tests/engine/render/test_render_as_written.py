@@ -492,3 +492,34 @@ def test_a_french_question_keeps_its_no_break_spaces_in_report_md_and_both_outpu
     assert "## Coûts\u00a0: 1\u00a0000\u00a0€" in doc.body and doc.sources[0].title == "Guide\u00a0: asyncio"
     text = pf.stringify(docx_document(doc))
     assert one_line in text and "Coûts\u00a0: 1\u00a0000\u00a0€" in text and "Guide\u00a0: asyncio" in text
+
+
+def test_no_break_spaces_of_the_front_fields_and_the_sources_titles_stay_no_break_spaces():
+    """A report.md edited on a French keyboard ("**Question :** Combien coûte une pompe\u202f?", a source
+    "Guide\u00a0ADEME\u202f: prix") lost those no-break spaces in the question, the clarification and the
+    Sources titles of the PDF and the Word document, while the title and the body kept them: "?" or ":"
+    could start a line there."""
+    question = "Combien coûte une pompe\u202f?"
+    markdown = (f"# {question}\n\n**Date\u00a0:** 1er\u00a0mars 2021\n\n**Question\u00a0:** {question}\n\n"
+                "**Précision\u00a0:** 10\u00a0000\u00a0€\n\n## Coûts\n\nCorps.\n\n"
+                "## Sources\n\n1. [Guide\u00a0ADEME\u202f: prix](<https://a.example/>)\n")
+    doc = document_from_markdown(markdown, recorded="fr")
+    assert (doc.date, doc.question, doc.clarification) == ("1er\u00a0mars 2021", question, "10\u00a0000\u00a0€")
+    assert [s.title for s in doc.sources] == ["Guide\u00a0ADEME\u202f: prix"]
+    text = pf.stringify(docx_document(doc))
+    for kept in ("1er\u00a0mars", "pompe\u202f?\n", "10\u00a0000\u00a0€", "Guide\u00a0ADEME\u202f: prix"):
+        assert kept in text, (kept, text)
+    tex = str(render_latex(doc))
+    # the title, the PDF's title property and the question line
+    assert tex.count("pompe\\,?") == 3 and "Guide~ADEME\\,: prix" in tex, tex[tex.index("Question"):]
+
+
+@pytest.mark.parametrize("space", [" ", "\t"])
+def test_a_label_written_with_a_space_before_its_colon_keeps_it_in_the_pdf_as_in_the_word_document(space):
+    """``**Date :**`` (French spacing with an ordinary space) showed "Date :" in the Word document but
+    "Date:" in the PDF: the label's trailing space was dropped on the way to LaTeX."""
+    doc = document_from_markdown(f"# Pompes\n\n**Date{space}:** 1er mars 2021\n\n**Question{space}:** Combien\u202f?\n\n"
+                                 "Corps.\n", recorded="fr")
+    assert "Date :" in pf.stringify(docx_document(doc))
+    tex = str(render_latex(doc))
+    assert any(f"textbf{{{label}}}" in tex for label in ("Date :", "Date~:")), tex[tex.index("textbf{Date"):][:40]
