@@ -79,7 +79,10 @@ def parse_entry(text: str) -> tuple[str, str]:
     ``[title](url)`` in any form of link destination (``<a b>``, ``a\\)b``, ``(x)``, ``&amp;``,
     a title ``"t"``), an autolink ``<url>`` or a bare http(s) URL beside the title (as GFM's
     autolink extension finds one: :func:`engine.text.split_urls`); ``url`` is "" when the entry
-    names none, and the title is then the whole entry's text.
+    names none, and the title is then the whole entry's text. A bare URL is taken out of the title
+    only when it stands beside it, spaces around it (``Title https://…``, ``https://… — Title``); one
+    inside other text (``Title (https://…)``, ``[a](https://… b)``, no link in CommonMark) leaves the
+    entry's text whole, as written.
     """
     tokens = _LINK_PARSER.parseInline(text)[0].children or []
     opens = [k for k, t in enumerate(tokens) if t.type == "link_open"]
@@ -96,8 +99,10 @@ def parse_entry(text: str) -> tuple[str, str]:
     if at is None:
         return squeeze(plain), ""
     url = pieces[at][1]
-    rest = "".join(piece for k, (_, piece) in enumerate(pieces) if k != at).strip(" -–—:")
-    return _or_url(squeeze(rest), url), url
+    before, after = "".join(p for _, p in pieces[:at]), "".join(p for _, p in pieces[at + 1:])
+    if (before and not before[-1].isspace()) or (after and not after[0].isspace()):
+        return squeeze(plain), url  # inside other text ("(https://…)", "[a](https://… b)"): as written
+    return _or_url(squeeze((before + after).strip(" -–—:")), url), url
 
 
 def parse_sources(section: str) -> list[SourceEntry] | None:

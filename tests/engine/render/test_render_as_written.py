@@ -523,3 +523,20 @@ def test_a_label_written_with_a_space_before_its_colon_keeps_it_in_the_pdf_as_in
     assert "Date :" in pf.stringify(docx_document(doc))
     tex = str(render_latex(doc))
     assert any(f"textbf{{{label}}}" in tex for label in ("Date :", "Date~:")), tex[tex.index("textbf{Date"):][:40]
+
+
+@pytest.mark.parametrize(("entry", "title", "url"), [
+    ("[Beispiel](https://example.com/a b)", "[Beispiel](https://example.com/a b)", "https://example.com/a"),
+    ("Heat pump guide (https://e.org/guide)", "Heat pump guide (https://e.org/guide)", "https://e.org/guide"),
+    ("Heat pump guide https://e.org/guide", "Heat pump guide", "https://e.org/guide"),
+    ("https://e.org/guide — Heat pump guide", "Heat pump guide", "https://e.org/guide"),
+])
+def test_a_sources_entry_whose_address_stands_inside_other_text_is_shown_as_written(entry, title, url):
+    """A hand-edited entry ``[Beispiel](https://example.com/a b)`` (a space in the address: no link in
+    CommonMark) came out as "[1] [Beispiel]( b)" with "https://example.com/a" on a line of its own: the
+    address was cut out of the text around it. Only an address beside the title, with spaces around
+    it, is taken out of the title; otherwise the entry shows as written, the address it holds linked."""
+    doc = document_from_markdown(f"# T\n\nBody [1].\n\n## Sources\n\n1. {entry}\n")
+    assert [(s.title, s.url) for s in doc.sources] == [(title, url)]
+    text = pf.stringify(docx_document(doc))
+    assert f"[1] {title}" in text, text
