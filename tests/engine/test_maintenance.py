@@ -16,6 +16,16 @@ from engine.runner import run_turn, thread_status
 CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 
 
+@pytest.fixture
+def untypeset(monkeypatch):
+    """Runs write report.md and the other text files but typeset no report.pdf or report.docx (no latexmk,
+    no pandoc: seconds of CPU per run), for the tests whose prune neither counts nor reads those files: a
+    thread's artifacts folder is deleted or kept whole, whatever it holds."""
+    import engine.render.outputs
+
+    monkeypatch.setattr(engine.render.outputs, "render_outputs", lambda doc, directory, **kw: {})
+
+
 def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url, monkeypatch):
     settings = offline_settings(allow_clarification=False, max_review_iterations=0, database_url=store_url)
     for i in range(2):
@@ -91,7 +101,7 @@ def _cli_env(monkeypatch, settings) -> None:
 
 
 @pytest.mark.parametrize("with_redis", [False, True], ids=["jobs.sqlite", "redis"])
-def test_prune_keeps_a_thread_queued_or_running(offline_settings, request, monkeypatch, with_redis):
+def test_prune_keeps_a_thread_queued_or_running(offline_settings, request, monkeypatch, with_redis, untypeset):
     """A thread whose lock a worker holds (it runs), or whose registry record says queued, is never
     deleted, however old its checkpoint: kept and listed, by --dry-run too. Once it ended it goes."""
     from jobs import thread_info
@@ -175,7 +185,7 @@ def test_a_pruned_paused_thread_is_gone_everywhere(offline_settings, redis_db, s
     assert "Answered" not in said
 
 
-def test_prune_stops_when_redis_does_not_answer(offline_settings, monkeypatch):
+def test_prune_stops_when_redis_does_not_answer(offline_settings, monkeypatch, untypeset):
     """Without Redis no thread can be told not to be queued or running: prune deletes none and says
     why in one line (exit 7), naming REDIS_URL without its password."""
     from tests.bots.slack.procs import free_port
@@ -191,7 +201,8 @@ def test_prune_stops_when_redis_does_not_answer(offline_settings, monkeypatch):
     assert asyncio.run(thread_status("console:old", settings=settings)) == "done"
 
 
-def test_prune_stopped_by_redis_midway_names_the_threads_it_deleted(offline_settings, tmp_path, monkeypatch):
+def test_prune_stopped_by_redis_midway_names_the_threads_it_deleted(offline_settings, tmp_path, monkeypatch,
+                                                                     untypeset):
     """Redis answered when prune began and stopped answering after its first thread was deleted
     (killed right after that thread's records were forgotten). Prune said only that it stopped, as
     if nothing had been deleted; its line now names the thread deleted before, and the other is kept."""
