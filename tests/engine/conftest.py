@@ -67,3 +67,14 @@ def offline_settings(tmp_path, clean_env):
         return load_settings(**base)
 
     return make
+
+
+@pytest.fixture
+def untypeset(monkeypatch):
+    """Runs write report.md and the other text files but typeset no report.pdf or report.docx (no latexmk,
+    no pandoc: seconds of CPU per run), for tests that neither count nor read those files (the prune tests,
+    which delete or keep a thread's artifacts folder whole; the research tests, which look at the model
+    and search calls)."""
+    import engine.render.outputs
+
+    monkeypatch.setattr(engine.render.outputs, "render_outputs", lambda doc, directory, **kw: {})

@@ -16,16 +16,6 @@ from engine.runner import run_turn, thread_status
 CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 
 
-@pytest.fixture
-def untypeset(monkeypatch):
-    """Runs write report.md and the other text files but typeset no report.pdf or report.docx (no latexmk,
-    no pandoc: seconds of CPU per run), for the tests whose prune neither counts nor reads those files: a
-    thread's artifacts folder is deleted or kept whole, whatever it holds."""
-    import engine.render.outputs
-
-    monkeypatch.setattr(engine.render.outputs, "render_outputs", lambda doc, directory, **kw: {})
-
-
 def test_prune_deletes_old_threads_and_returns_space(offline_settings, store_url, monkeypatch):
     settings = offline_settings(allow_clarification=False, max_review_iterations=0, database_url=store_url)
     for i in range(2):

@@ -15,6 +15,9 @@ from tests.fakes.openai_server import Reply
 from tests.fakes.scripted_research import ScriptedResearch, _tag
 from tests.fakes.tavily_server import made_up_pages
 
+# the calls and the run's records are what these tests look at, not the typeset files
+pytestmark = pytest.mark.usefixtures("untypeset")
+
 
 def overlaps(intervals: list[tuple[float, float]]) -> int:
     """The largest number of intervals open at one instant."""
