@@ -12,6 +12,9 @@ from engine.graph.llm import ReportIncomplete
 from engine.runner import TurnRejected, run_turn, thread_status
 from engine.text import markdown_literal
 
+# "untypeset": a test that reads report.md, sources.json, usage.json or the calls made typesets no PDF or
+# Word file; the full run (the first test) still builds both.
+
 
 def run(coro):
     return asyncio.run(coro)
@@ -64,6 +67,7 @@ def test_full_run_cites_only_registry_sources(online_settings, script, fake_open
     assert set(usage["by_role"]) >= {"research", "summarization", "compression", "final_report", "review"}
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_report_marker_beyond_sources_is_removed(online_settings, script):
     script.topics = ["only topic"]
     settings = online_settings(max_review_iterations=0, search_max_results=3)
@@ -76,6 +80,7 @@ def test_report_marker_beyond_sources_is_removed(online_settings, script):
     assert numbers == list(range(1, len(numbers) + 1)) and numbers
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_researchers_run_in_parallel_and_none_is_dropped(online_settings, script, fake_openai):
     script.topics = ["t one", "t two", "t three", "t four"]
     script.role_latency = {"researcher": 0.4}
@@ -89,6 +94,7 @@ def test_researchers_run_in_parallel_and_none_is_dropped(online_settings, script
     assert sorted(compress_topics) == sorted(script.topics)
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_failing_researcher_is_shown_in_the_report(online_settings, script):
     script.topics = ["good topic", "broken topic"]
     script.fail_topics = {"broken topic"}
@@ -102,6 +108,7 @@ def test_failing_researcher_is_shown_in_the_report(online_settings, script):
     assert "broken topic" in final_prompt and "Research errors" in final_prompt
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_no_sources_says_so(online_settings, script):
     settings = online_settings(search="none", max_review_iterations=0)
     out = run(run_turn("t:none", question="What is the airspeed of an unladen swallow?", settings=settings))
@@ -111,6 +118,7 @@ def test_no_sources_says_so(online_settings, script):
     assert "No sources were found: say so plainly" in script.calls("final_report")[0]
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_context_length_error_retries_with_shorter_findings(online_settings, script):
     script.context_errors = 1
     settings = online_settings(max_review_iterations=0)
@@ -127,6 +135,7 @@ TWO_PARAGRAPHS = ("# Scripted report\n\nThe first claim {S1}, in a sentence the 
                   "It goes on for a while longer, so that the limit falls somewhere in here {S1}.\n")
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_a_report_stopped_at_the_output_limit_is_delivered_cut_with_a_note(online_settings, script):
     script.always_truncated = True
     script.report = TWO_PARAGRAPHS
@@ -145,6 +154,7 @@ def test_a_report_stopped_at_the_output_limit_is_delivered_cut_with_a_note(onlin
     assert "third paragraph" not in report and rest.startswith(f"- {markdown_literal(note)}\n\n## Sources\n\n1. ")
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_a_synthesis_stopped_at_the_output_limit_is_delivered_cut_with_one_note(online_settings, script,
                                                                                fake_openai):
     from tests.fakes.openai_server import Reply
@@ -162,6 +172,7 @@ def test_a_synthesis_stopped_at_the_output_limit_is_delivered_cut_with_one_note(
     assert out.artifacts.report_md.read_text().count("stopped at its output limit") == 1
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_a_report_with_no_text_is_never_delivered(online_settings, script, fake_openai):
     from tests.fakes.openai_server import Quirks
     from tests.fakes.scripted_research import _task
@@ -175,6 +186,7 @@ def test_a_report_with_no_text_is_never_delivered(online_settings, script, fake_
     assert not list((settings.artifacts_dir).rglob("report.md"))
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_clarification_pauses_and_resumes(online_settings, script, store_url):
     script.clarify = True
     settings = online_settings(max_review_iterations=0, database_url=store_url)
@@ -190,6 +202,7 @@ def test_clarification_pauses_and_resumes(online_settings, script, store_url):
     assert "User:" not in script.calls("supervisor")[0]
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_bad_input_is_rejected(online_settings):
     settings = online_settings()
     with pytest.raises(TurnRejected, match="empty"):
@@ -200,6 +213,7 @@ def test_bad_input_is_rejected(online_settings):
         run(run_turn("t:bad", answer="yes", settings=settings))
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_german_question_gets_german_prompts(online_settings, script):
     settings = online_settings(max_review_iterations=0)
     run(run_turn("t:de", question="Welche Wärmepumpen sind in Deutschland am günstigsten?", settings=settings))
@@ -228,6 +242,7 @@ The conclusion stays {S2}.
 """
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_bracketed_text_reaches_the_report_unchanged(online_settings, script):
     script.report = BRACKETS
     script.title = "Scores on the interval [0, 1]"
@@ -253,6 +268,7 @@ def _block(prompt: str, tag: str) -> str:
     return re.search(rf"<{tag}>\n(.*?)\n</{tag}>", prompt, re.DOTALL).group(1)
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_report_prompts_list_only_the_sources_cited(online_settings, script, fake_tavily):
     script.findings_per_topic = 1
     settings = online_settings(max_review_iterations=1, search_max_results=3)
@@ -270,6 +286,7 @@ def test_report_prompts_list_only_the_sources_cited(online_settings, script, fak
     assert listed == cited and not any(url in synthesis for url in uncited)
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_report_prompt_grows_little_when_searches_return_twice_the_results(online_settings, script):
     script.topics = ["topic alpha", "topic beta", "topic gamma"]
     script.findings_per_topic = 4  # notes of bounded length, as the findings budget caps them
@@ -286,6 +303,7 @@ def test_report_prompt_grows_little_when_searches_return_twice_the_results(onlin
     assert sizes[1] <= 1.3 * sizes[0], sizes
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_checkpoints_are_compressed_and_rebuild_the_state(online_settings, script):
     import sqlite3
 
@@ -321,6 +339,7 @@ def test_checkpoints_are_compressed_and_rebuild_the_state(online_settings, scrip
     assert [m.type for m in values["messages"]] == ["human"]
 
 
+@pytest.mark.usefixtures("untypeset")
 def test_researcher_reads_the_start_of_each_page_and_the_compressor_each_page_once(online_settings, script):
     from engine.graph.researcher import RESULT_VIEW_CHARS
 

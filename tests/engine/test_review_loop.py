@@ -6,10 +6,15 @@ import asyncio
 import json
 import re
 
+import pytest
+
 from engine.artifacts import review_rounds
 from engine.graph.build import graph_builder
 from engine.graph.run import open_checkpointer
 from engine.runner import run_turn
+
+# review.md, report.md and sources.json are what these tests read, not the typeset files
+pytestmark = pytest.mark.usefixtures("untypeset")
 
 
 async def state_of(thread: str, settings) -> dict:
