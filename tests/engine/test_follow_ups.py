@@ -5,9 +5,14 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from engine import offline_follow_ups as F
 from engine.graph.finish import open_objections
 from engine.runner import run_turn
+
+# the follow-ups are what these tests read, not the typeset files
+pytestmark = pytest.mark.usefixtures("untypeset")
 
 
 def test_the_summary_suggests_follow_ups_from_the_open_objections(online_settings, script):

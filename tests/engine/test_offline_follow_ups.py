@@ -18,6 +18,9 @@ from engine.runner import run_turn
 from engine.search.corpus_index import index_directory
 from tests.engine.test_offline_and_process import corpus_settings
 
+# the follow-ups and report.md are what these tests read, not the typeset files
+pytestmark = pytest.mark.usefixtures("untypeset")
+
 #: The follow-up phrases that presume sources were read: what the sources (or their evidence, or a
 #: finding quoted from them) say.
 SOURCE_KEYS = ("follow_up_finding", "follow_up_terms", "follow_up_other")
