@@ -81,7 +81,8 @@ def test_a_cancel_word_with_marks_or_full_width_is_the_cancel_word(text):
 
 
 @pytest.mark.parametrize("text", ["Abbrechen", "stopp!", "annuler", "Arrête !", "cancelar", "¡Detener!", "annulla",
-                                  "annuleren", "Avbryt", "parar", "取消", "停止。", "キャンセル", "中止"])
+                                  "annuleren", "Avbryt", "parar", "取消", "停止。", "キャンセル", "中止", "Arrêtez\u202f!",
+                                  "ｷｬﾝｾﾙ", "Annulez !", "arrete", "arretez", "ストップ", "中断", "终止", "終止"])
 def test_the_cancel_words_of_each_language_cancel(text):
     """A German user's top-level "Abbrechen" in a DM was taken as the answer to the waiting question:
     only the English words cancelled."""

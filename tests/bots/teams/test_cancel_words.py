@@ -10,7 +10,7 @@ from tests.bots.teams.test_conversation import _thread, _wait_status
 from tests.waiting import wait_for
 
 
-@pytest.mark.parametrize("word", ["Abbrechen", "ANNULER !", "取消。"])
+@pytest.mark.parametrize("word", ["Abbrechen", "取消。"])
 def test_a_localized_cancel_word_in_a_group_chat_is_refused_to_others_and_cancels_for_the_requester(
         bot, connector, settings, research, word):
     research.gate.clear()
@@ -31,12 +31,13 @@ def test_a_localized_cancel_word_in_a_group_chat_is_refused_to_others_and_cancel
 
 
 def jobs_status(settings, thread_id: str) -> str:
+    """The thread's status as the job layer records it (``running``, ``cancelled``...)."""
     import jobs
 
     return jobs.thread_info(thread_id, settings=settings).status
 
 
-@pytest.mark.parametrize("word", ["Avbryt.", "ｷｬﾝｾﾙ"])
+@pytest.mark.parametrize("word", ["Avbryt."])
 def test_a_localized_cancel_word_cancels_the_question_waiting_in_a_personal_chat(bot, connector, settings, word):
     conv = f"a:personal-alice-{len(word)}"
     first = personal_message(connector.url, "heat pumps", conversation_id=conv)
