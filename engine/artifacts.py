@@ -16,7 +16,7 @@ from engine.offline_phrases import PHRASES, phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
 from engine.source_links import public_url
-from engine.text import markdown_literal
+from engine.text import any_space_pattern, markdown_literal
 
 
 def safe_name(text: str) -> str:
@@ -32,7 +32,7 @@ def run_dir(settings: Settings, thread_id: str, run_id: str) -> Path:
 def split_notice(markdown: str) -> tuple[str, str | None]:
     """Take the offline-mode notice (an italic line: the ``offline_notice`` phrase of any language,
     or any line naming the offline mode) out of a report."""
-    notices = "|".join(re.escape(text) for text in PHRASES["offline_notice"].values())
+    notices = "|".join(any_space_pattern(text) for text in PHRASES["offline_notice"].values())
     match = re.search(rf"^\*((?:{notices})|[^*\n]*offline[^*\n]*)\*\s*$", markdown, re.MULTILINE | re.IGNORECASE)
     if not match:
         return markdown, None

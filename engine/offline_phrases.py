@@ -36,14 +36,14 @@ PHRASES = {
         "a time frame, a region or a comparison), and who is the report for?",
         "de": "„{q}“ ist recht allgemein. Auf welchen Aspekt soll sich die Recherche konzentrieren "
         "(z. B. ein Anwendungsfall, ein Zeitraum, eine Region oder ein Vergleich), und für wen ist der Bericht?",
-        "fr": "« {q} » est assez large. Sur quel aspect la recherche doit-elle porter (un cas d'usage, une "
-        "période, une région ou une comparaison), et à qui le rapport est-il destiné ?",
+        "fr": "«\u00a0{q}\u00a0» est assez large. Sur quel aspect la recherche doit-elle porter (un cas d'usage, une "
+        "période, une région ou une comparaison), et à qui le rapport est-il destiné\u202f?",
         "es": "«{q}» es bastante amplio. ¿En qué aspecto debe centrarse la investigación (un caso de uso, "
         "un periodo, una región o una comparación) y para quién es el informe?",
     },
     "summary": {"en": "Summary", "de": "Zusammenfassung", "fr": "Résumé", "es": "Resumen"},
     "executive_summary": {"en": "Executive summary", "de": "Zusammenfassung", "fr": "Synthèse", "es": "Resumen ejecutivo"},
-    "findings_on": {"en": "Findings: {t}", "de": "Ergebnisse: {t}", "fr": "Résultats : {t}", "es": "Resultados: {t}"},
+    "findings_on": {"en": "Findings: {t}", "de": "Ergebnisse: {t}", "fr": "Résultats\u00a0: {t}", "es": "Resultados: {t}"},
     "problems": {
         "en": "Problems during the research",
         "de": "Probleme bei der Recherche",
@@ -53,20 +53,20 @@ PHRASES = {
     "no_findings": {
         "en": "No sources were found for this question, so the report cannot quote any evidence.",
         "de": "Zu dieser Frage wurden keine Quellen gefunden; der Bericht kann keine Belege zitieren.",
-        "fr": "Aucune source n'a été trouvée pour cette question ; le rapport ne peut citer aucune preuve.",
+        "fr": "Aucune source n'a été trouvée pour cette question\u202f; le rapport ne peut citer aucune preuve.",
         "es": "No se encontraron fuentes para esta pregunta; el informe no puede citar evidencias.",
     },
     # the review's solution when the report quotes nothing: whether or not sources were found
     "no_claims": {
         "en": "The report quotes no finding, so there is nothing to recommend from yet.",
         "de": "Der Bericht zitiert kein Ergebnis; es gibt noch nichts, woraus sich eine Empfehlung ableiten ließe.",
-        "fr": "Le rapport ne cite aucun résultat ; il n'y a encore rien dont tirer une recommandation.",
+        "fr": "Le rapport ne cite aucun résultat\u202f; il n'y a encore rien dont tirer une recommandation.",
         "es": "El informe no cita ningún hallazgo; todavía no hay nada de lo que extraer una recomendación.",
     },
     "none_cited": {
         "en": ("One source found; the report does not cite it.", "Sources found: {n}; the report cites none of them."),
         "de": ("Eine Quelle gefunden; der Bericht zitiert sie nicht.", "Gefundene Quellen: {n}; der Bericht zitiert keine davon."),
-        "fr": ("Une source trouvée ; le rapport ne la cite pas.", "Sources trouvées : {n} ; le rapport n'en cite aucune."),
+        "fr": ("Une source trouvée\u202f; le rapport ne la cite pas.", "Sources trouvées\u00a0: {n}\u202f; le rapport n'en cite aucune."),
         "es": ("Una fuente encontrada; el informe no la cita.", "Fuentes encontradas: {n}; el informe no cita ninguna."),
     },
     "no_passages": {
@@ -74,15 +74,15 @@ PHRASES = {
                "{n} sources found; none had a passage on this question to quote."),
         "de": ("{n} Quelle gefunden; sie enthielt keine zitierbare Stelle zu dieser Frage.",
                "{n} Quellen gefunden; keine enthielt eine zitierbare Stelle zu dieser Frage."),
-        "fr": ("{n} source trouvée ; elle ne contenait aucun passage à citer sur cette question.",
-               "{n} sources trouvées ; aucune ne contenait de passage à citer sur cette question."),
+        "fr": ("{n} source trouvée\u202f; elle ne contenait aucun passage à citer sur cette question.",
+               "{n} sources trouvées\u202f; aucune ne contenait de passage à citer sur cette question."),
         "es": ("{n} fuente encontrada; no tenía ningún pasaje sobre esta pregunta que citar.",
                "{n} fuentes encontradas; ninguna tenía un pasaje sobre esta pregunta que citar."),
     },
     "nothing_more_on": {
         "en": "Nothing more to quote was found on: {t}.",
         "de": "Zu diesen Teilfragen fand sich nichts weiter zu zitieren: {t}.",
-        "fr": "Rien de plus à citer n'a été trouvé sur : {t}.",
+        "fr": "Rien de plus à citer n'a été trouvé sur\u00a0: {t}.",
         "es": "No se encontró nada más que citar sobre: {t}.",
     },
     "recommendation": {"en": "Recommendation", "de": "Empfehlung", "fr": "Recommandation", "es": "Recomendación"},
@@ -101,13 +101,13 @@ PHRASES = {
     "uncited": {
         "en": ("{n} claim carries no citation: “{example}”.", "{n} claims carry no citation, e.g. “{example}”."),
         "de": ("{n} Aussage ohne Beleg: „{example}“.", "{n} Aussagen ohne Beleg, z. B. „{example}“."),
-        "fr": ("{n} affirmation sans citation : « {example} ».", "{n} affirmations sans citation, par ex. « {example} »."),
+        "fr": ("{n} affirmation sans citation\u00a0: «\u00a0{example}\u00a0».", "{n} affirmations sans citation, par ex. «\u00a0{example}\u00a0»."),
         "es": ("{n} afirmación sin cita: «{example}».", "{n} afirmaciones sin cita, p. ej. «{example}»."),
     },
     "one_source": {
         "en": "The solution rests on one source or none; no claim is corroborated by a second source.",
         "de": "Die Lösung stützt sich auf höchstens eine Quelle; keine Aussage wird von einer zweiten bestätigt.",
-        "fr": "La solution repose sur une source au plus ; aucune affirmation n'est corroborée par une seconde.",
+        "fr": "La solution repose sur une source au plus\u202f; aucune affirmation n'est corroborée par une seconde.",
         "es": "La solución se apoya en una fuente o ninguna; ninguna afirmación está corroborada por otra.",
     },
     "unused_sources": {
@@ -115,8 +115,8 @@ PHRASES = {
                "The solution cites {n} of the {m} sources found; not used: {titles}."),
         "de": ("Die Lösung zitiert die eine gefundene Quelle nicht: {titles}.",
                "Die Lösung zitiert {n} der {m} gefundenen Quellen; nicht genutzt: {titles}."),
-        "fr": ("La solution ne cite pas la seule source trouvée : {titles}.",
-               "La solution cite {n} des {m} sources trouvées ; non utilisées : {titles}."),
+        "fr": ("La solution ne cite pas la seule source trouvée\u00a0: {titles}.",
+               "La solution cite {n} des {m} sources trouvées\u202f; non utilisées\u00a0: {titles}."),
         "es": ("La solución no cita la única fuente encontrada: {titles}.",
                "La solución cita {n} de las {m} fuentes encontradas; sin usar: {titles}."),
     },
@@ -131,8 +131,8 @@ PHRASES = {
                "The report cites {n} of the {m} sources found; not cited: {titles}."),
         "de": ("Der Bericht zitiert die eine gefundene Quelle nicht: {titles}.",
                "Der Bericht zitiert {n} der {m} gefundenen Quellen; nicht zitiert: {titles}."),
-        "fr": ("Le rapport ne cite pas la seule source trouvée : {titles}.",
-               "Le rapport cite {n} des {m} sources trouvées ; non citées : {titles}."),
+        "fr": ("Le rapport ne cite pas la seule source trouvée\u00a0: {titles}.",
+               "Le rapport cite {n} des {m} sources trouvées\u202f; non citées\u00a0: {titles}."),
         "es": ("El informe no cita la única fuente encontrada: {titles}.",
                "El informe cita {n} de las {m} fuentes encontradas; sin citar: {titles}."),
     },
@@ -145,7 +145,7 @@ PHRASES = {
     "code_line": {
         "en": "{q} [{sid}] is a line of code, not a finding; quoting it as one tells the reader nothing.",
         "de": "{q} [{sid}] ist eine Codezeile, kein Ergebnis; als Aussage zitiert sagt sie nichts.",
-        "fr": "{q} [{sid}] est une ligne de code, pas un résultat ; la citer comme tel n'apprend rien.",
+        "fr": "{q} [{sid}] est une ligne de code, pas un résultat\u202f; la citer comme tel n'apprend rien.",
         "es": "{q} [{sid}] es una línea de código, no un hallazgo; citarla como tal no aporta nada.",
     },
     "dangling": {
@@ -163,19 +163,19 @@ PHRASES = {
     "single_source_topic": {
         "en": "The findings on {topic} rest on one source only: {title} [{sid}].",
         "de": "Die Ergebnisse zu {topic} stützen sich auf nur eine Quelle: {title} [{sid}].",
-        "fr": "Les résultats sur {topic} reposent sur une seule source : {title} [{sid}].",
+        "fr": "Les résultats sur {topic} reposent sur une seule source\u00a0: {title} [{sid}].",
         "es": "Los hallazgos sobre {topic} se apoyan en una sola fuente: {title} [{sid}].",
     },
     "numbers_differ": {
         "en": "The sources give different figures: {a} [{sa}] and {b} [{sb}].",
         "de": "Die Quellen nennen unterschiedliche Zahlen: {a} [{sa}] und {b} [{sb}].",
-        "fr": "Les sources donnent des chiffres différents : {a} [{sa}] et {b} [{sb}].",
+        "fr": "Les sources donnent des chiffres différents\u00a0: {a} [{sa}] et {b} [{sb}].",
         "es": "Las fuentes dan cifras distintas: {a} [{sa}] y {b} [{sb}].",
     },
     "nothing_to_check": {
         "en": "The solution quotes no source, so there is no claim to check.",
         "de": "Die Lösung zitiert keine Quelle; es gibt keine Aussage zu prüfen.",
-        "fr": "La solution ne cite aucune source ; il n'y a aucune affirmation à vérifier.",
+        "fr": "La solution ne cite aucune source\u202f; il n'y a aucune affirmation à vérifier.",
         "es": "La solución no cita ninguna fuente; no hay ninguna afirmación que comprobar.",
     },
     "no_flaw": {
@@ -189,7 +189,7 @@ PHRASES = {
     "reader_intro": {
         "en": "Speaking as the reader who asked the question:",
         "de": "Aus Sicht der Person, die die Frage gestellt hat:",
-        "fr": "Du point de vue de la personne qui a posé la question :",
+        "fr": "Du point de vue de la personne qui a posé la question\u00a0:",
         "es": "Desde el punto de vista de quien hizo la pregunta:",
     },
     "reader": {"en": "Reader", "de": "Leser", "fr": "Lecteur", "es": "Lector"},
@@ -208,7 +208,7 @@ PHRASES = {
     "nothing_changed": {
         "en": "Nothing changed: the critique and the perspective named nothing the findings can add or remove.",
         "de": "Nichts geändert: Kritik und Perspektive nannten nichts, was die Ergebnisse ergänzen oder entfernen könnten.",
-        "fr": "Rien n'a changé : la critique et la perspective n'ont rien signalé que les résultats puissent ajouter "
+        "fr": "Rien n'a changé\u00a0: la critique et la perspective n'ont rien signalé que les résultats puissent ajouter "
               "ou retirer.",
         "es": "Nada cambió: la crítica y la perspectiva no señalaron nada que los hallazgos puedan añadir o quitar.",
     },
@@ -218,7 +218,7 @@ PHRASES = {
               "to drop or a finding of the report to add.",
         "de": "Nichts geändert, obwohl Einwände erhoben wurden (Kritik: {c}, Perspektive: {p}): keiner nannte eine "
               "Aussage zum Entfernen oder ein Ergebnis des Berichts zum Ergänzen.",
-        "fr": "Rien n'a changé, bien que des objections aient été soulevées (critique : {c}, perspective : {p}) : "
+        "fr": "Rien n'a changé, bien que des objections aient été soulevées (critique\u00a0: {c}, perspective\u00a0: {p})\u00a0: "
               "aucune ne désignait une affirmation à retirer ni un résultat du rapport à ajouter.",
         "es": "Nada cambió, aunque se plantearon objeciones (crítica: {c}, perspectiva: {p}): ninguna señalaba una "
               "afirmación que quitar ni un hallazgo del informe que añadir.",
@@ -228,8 +228,8 @@ PHRASES = {
                "Added {n} findings that the perspective named as left out: {quotes}."),
         "de": ("{n} Ergebnis ergänzt, das laut Perspektive fehlte: {quotes}.",
                "{n} Ergebnisse ergänzt, die laut Perspektive fehlten: {quotes}."),
-        "fr": ("Ajout de {n} résultat que la perspective disait omis : {quotes}.",
-               "Ajout de {n} résultats que la perspective disait omis : {quotes}."),
+        "fr": ("Ajout de {n} résultat que la perspective disait omis\u00a0: {quotes}.",
+               "Ajout de {n} résultats que la perspective disait omis\u00a0: {quotes}."),
         "es": ("Se añadió {n} hallazgo que la perspectiva señaló como omitido: {quotes}.",
                "Se añadieron {n} hallazgos que la perspectiva señaló como omitidos: {quotes}."),
     },
@@ -238,8 +238,8 @@ PHRASES = {
                "Dropped {n} claims that the critique flagged: {quotes}."),
         "de": ("{n} von der Kritik beanstandete Aussage entfernt: {quotes}.",
                "{n} von der Kritik beanstandete Aussagen entfernt: {quotes}."),
-        "fr": ("Retrait de {n} affirmation signalée par la critique : {quotes}.",
-               "Retrait de {n} affirmations signalées par la critique : {quotes}."),
+        "fr": ("Retrait de {n} affirmation signalée par la critique\u00a0: {quotes}.",
+               "Retrait de {n} affirmations signalées par la critique\u00a0: {quotes}."),
         "es": ("Se quitó {n} afirmación señalada por la crítica: {quotes}.",
                "Se quitaron {n} afirmaciones señaladas por la crítica: {quotes}."),
     },
@@ -252,7 +252,7 @@ PHRASES = {
     "last_critique": {
         "en": "The last critique of the solution said:",
         "de": "Die letzte Kritik an der Lösung lautete:",
-        "fr": "La dernière critique de la solution disait :",
+        "fr": "La dernière critique de la solution disait\u00a0:",
         "es": "La última crítica de la solución decía:",
     },
     # after a point of the last critique the synthesis quotes that the final report no longer gives
@@ -271,37 +271,37 @@ PHRASES = {
     "follow_up_terms": {
         "en": "What do the sources say about {terms} for {topic}?",
         "de": "Was sagen die Quellen zu {terms} bei {topic}?",
-        "fr": "Que disent les sources sur {terms} pour {topic} ?",
+        "fr": "Que disent les sources sur {terms} pour {topic}\u202f?",
         "es": "¿Qué dicen las fuentes sobre {terms} para {topic}?",
     },
     "follow_up_terms_no_topic": {
         "en": "What do the sources say about {terms}?",
         "de": "Was sagen die Quellen zu {terms}?",
-        "fr": "Que disent les sources sur {terms} ?",
+        "fr": "Que disent les sources sur {terms}\u202f?",
         "es": "¿Qué dicen las fuentes sobre {terms}?",
     },
     "follow_up_finding": {
         "en": "How does the finding {q} bear on {topic}?",
         "de": "Was bedeutet das Ergebnis {q} für {topic}?",
-        "fr": "Que change le résultat {q} pour {topic} ?",
+        "fr": "Que change le résultat {q} pour {topic}\u202f?",
         "es": "¿Qué implica el hallazgo {q} para {topic}?",
     },
     "follow_up_finding_no_topic": {
         "en": "What follows from the finding {q}?",
         "de": "Was folgt aus dem Ergebnis {q}?",
-        "fr": "Que déduire du résultat {q} ?",
+        "fr": "Que déduire du résultat {q}\u202f?",
         "es": "¿Qué se deduce del hallazgo {q}?",
     },
     "follow_up_other": {
         "en": "What does the evidence say about {point}, an objection to {topic}?",
         "de": "Was sagen die Belege zu {point}, einem Einwand gegen {topic}?",
-        "fr": "Que disent les preuves sur {point}, une objection à {topic} ?",
+        "fr": "Que disent les preuves sur {point}, une objection à {topic}\u202f?",
         "es": "¿Qué dicen las pruebas sobre {point}, una objeción a {topic}?",
     },
     "follow_up_other_no_topic": {
         "en": "What does the evidence say about the objection {point}?",
         "de": "Was sagen die Belege zum Einwand {point}?",
-        "fr": "Que disent les preuves sur l'objection {point} ?",
+        "fr": "Que disent les preuves sur l'objection {point}\u202f?",
         "es": "¿Qué dicen las pruebas sobre la objeción {point}?",
     },
     # without any source read (no search back end, or a search that found nothing) a follow-up
@@ -310,48 +310,48 @@ PHRASES = {
     "follow_up_narrow": {
         "en": "Which use case, period or region should {topic} be narrowed to?",
         "de": "Auf welchen Anwendungsfall, Zeitraum oder welche Region lässt sich {topic} eingrenzen?",
-        "fr": "À quel cas d'usage, quelle période ou quelle région restreindre {topic} ?",
+        "fr": "À quel cas d'usage, quelle période ou quelle région restreindre {topic}\u202f?",
         "es": "¿A qué caso de uso, periodo o región se puede acotar {topic}?",
     },
     "follow_up_evidence_terms": {
         "en": "Which data or documents would settle {terms} for {topic}?",
         "de": "Welche Daten oder Dokumente würden {terms} bei {topic} klären?",
-        "fr": "Quelles données ou quels documents trancheraient {terms} pour {topic} ?",
+        "fr": "Quelles données ou quels documents trancheraient {terms} pour {topic}\u202f?",
         "es": "¿Qué datos o documentos aclararían {terms} para {topic}?",
     },
     "follow_up_evidence_terms_no_topic": {
         "en": "Which data or documents would settle {terms}?",
         "de": "Welche Daten oder Dokumente würden {terms} klären?",
-        "fr": "Quelles données ou quels documents trancheraient {terms} ?",
+        "fr": "Quelles données ou quels documents trancheraient {terms}\u202f?",
         "es": "¿Qué datos o documentos aclararían {terms}?",
     },
     "follow_up_evidence_other": {
         "en": "Which data or documents would settle {point}, an objection to {topic}?",
         "de": "Welche Daten oder Dokumente würden {point} klären, einen Einwand gegen {topic}?",
-        "fr": "Quelles données ou quels documents trancheraient {point}, une objection à {topic} ?",
+        "fr": "Quelles données ou quels documents trancheraient {point}, une objection à {topic}\u202f?",
         "es": "¿Qué datos o documentos resolverían {point}, una objeción a {topic}?",
     },
     "follow_up_evidence_other_no_topic": {
         "en": "Which data or documents would settle the objection {point}?",
         "de": "Welche Daten oder Dokumente würden den Einwand {point} klären?",
-        "fr": "Quelles données ou quels documents trancheraient l'objection {point} ?",
+        "fr": "Quelles données ou quels documents trancheraient l'objection {point}\u202f?",
         "es": "¿Qué datos o documentos resolverían la objeción {point}?",
     },
-    "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "« {q} »", "es": "«{q}»"},
+    "quoted": {"en": "“{q}”", "de": "„{q}“", "fr": "«\u00a0{q}\u00a0»", "es": "«{q}»"},
     # the marks a quotation inside a quoted text takes (engine.offline_quotes._nested: the text keeps its
     # spacing), none of them one the review reads as a quote's end: English ‘…’, German ‚…‘, Swiss French ‹…›
     "quoted_inner": {"en": "‘{q}’", "de": "‚{q}‘", "fr": "‹{q}›", "es": "‘{q}’"},
     "none": {"en": "(none)", "de": "(keine)", "fr": "(aucune)", "es": "(ninguna)"},
     # between quoted items of a list ("“a”, “b”"), and a review role's line ("Reader: ...")
     "list_separator": {"en": ", ", "de": ", ", "fr": ", ", "es": ", "},
-    "role_says": {"en": "{role}: {text}", "de": "{role}: {text}", "fr": "{role} : {text}", "es": "{role}: {text}"},
+    "role_says": {"en": "{role}: {text}", "de": "{role}: {text}", "fr": "{role}\u00a0: {text}", "es": "{role}: {text}"},
     "none_cited_short": {"en": "(none cited)", "de": "(keine zitiert)", "fr": "(aucune citée)",
                          "es": "(ninguna citada)"},
     # the Sources section of a report that cites nothing, when the run left no note of its own
     "no_sources": {"en": "No sources were cited.", "de": "Es wurden keine Quellen zitiert.",
                    "fr": "Aucune source n’a été citée.", "es": "No se citó ninguna fuente."},
     # review.md's own words (engine.artifacts.review_markdown; engine.render.reread reads them back)
-    "review_of": {"en": "Review of: {q}", "de": "Prüfung von: {q}", "fr": "Relecture de : {q}", "es": "Revisión de: {q}"},
+    "review_of": {"en": "Review of: {q}", "de": "Prüfung von: {q}", "fr": "Relecture de\u00a0: {q}", "es": "Revisión de: {q}"},
     "review_round": {"en": "Round {n}", "de": "Runde {n}", "fr": "Tour {n}", "es": "Ronda {n}"},
     "role_solution": {"en": "Solution", "de": "Lösung", "fr": "Solution", "es": "Solución"},
     "role_critique": {"en": "Critique", "de": "Kritik", "fr": "Critique", "es": "Crítica"},
@@ -375,7 +375,7 @@ PHRASES = {
               "sentences from the sources, ranked against the question, and does not interpret them.",
         "de": "Dieser Bericht wurde im Offline-Extraktionsmodus ohne Sprachmodell erstellt: Er zitiert "
               "Sätze aus den Quellen, nach Relevanz für die Frage geordnet, ohne sie zu deuten.",
-        "fr": "Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage : il cite "
+        "fr": "Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage\u00a0: il cite "
               "des phrases des sources, classées selon la question, sans les interpréter.",
         "es": "Este informe se generó en modo extractivo sin conexión, sin un modelo de lenguaje: cita "
               "frases de las fuentes, ordenadas según la pregunta, sin interpretarlas.",

@@ -23,7 +23,7 @@ from engine.offline_review import (
     unanswered,
 )
 from engine.offline_text import _cited_sentences
-from engine.text import markdown_unescape
+from engine.text import markdown_unescape, ordinary_spaces
 
 
 def _is_sources_count_point(point: str, language: str) -> bool:
@@ -191,5 +191,8 @@ def read_sources(report: str, language: str) -> bool:
     """False when the run behind ``report`` (the final report, Markdown, in ``language``) read no
     source: the report cites no source id and says that none was found (the ``no_findings`` phrase
     :func:`engine.offline_text.extractive_report` writes when the search found nothing, or there was
-    no search); True otherwise, also when sources were found and none had a passage to quote."""
-    return bool(SID.search(report)) or phrase("no_findings", language) not in report
+    no search); True otherwise, also when sources were found and none had a passage to quote. The
+    phrase is found whatever spaces stand where it has no-break ones (French: an earlier version
+    wrote ordinary spaces before ";" and ":")."""
+    said = ordinary_spaces(phrase("no_findings", language))
+    return bool(SID.search(report)) or said not in ordinary_spaces(report)

@@ -90,6 +90,24 @@ def squeeze(text: str) -> str:
     return BREAKING_SPACE.sub(" ", text).strip(" ")
 
 
+#: The no-break spaces (NO-BREAK SPACE, FIGURE SPACE, NARROW NO-BREAK SPACE) as ordinary ones.
+_ORDINARY_SPACES = str.maketrans(dict.fromkeys("\u00a0\u2007\u202f", " "))
+
+
+def ordinary_spaces(text: str) -> str:
+    """``text`` with each no-break space an ordinary one, character for character (so an index into one
+    is an index into the other): for finding the bot's own phrases in a text written when they had
+    ordinary spaces where they now have no-break ones (French before ``:``, ``;``, ``?``), or the
+    other way round."""
+    return text.translate(_ORDINARY_SPACES)
+
+
+def any_space_pattern(text: str) -> str:
+    """A regular expression matching ``text`` literally except that each space in it, ordinary or
+    no-break, matches either kind (:func:`ordinary_spaces`)."""
+    return r"[ \u00a0\u2007\u202f]".join(re.escape(part) for part in ordinary_spaces(text).split(" "))
+
+
 #: The marks that end a question, by their Unicode names: QUESTION MARK, FULLWIDTH QUESTION MARK
 #: (Chinese, Japanese), ARABIC QUESTION MARK (Arabic, Persian, Urdu), ARMENIAN QUESTION MARK, ETHIOPIC
 #: QUESTION MARK, REVERSED QUESTION MARK, DOUBLE QUESTION MARK, QUESTION EXCLAMATION MARK and

@@ -17,7 +17,7 @@ from engine.language import detect_language
 from engine.offline_phrases import PHRASES
 from engine.render import ReportDocument, SourceEntry
 from engine.render.markdown import clean_text, field_text, heading_text
-from engine.text import markdown_unescape, split_urls, squeeze
+from engine.text import markdown_unescape, ordinary_spaces, split_urls, squeeze
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -176,7 +176,8 @@ def report_language(labels: dict[str, str], notice: str | None, prose: str, reco
 
     languages = list(dict.fromkeys([*([recorded] if recorded else []), *LANGUAGES, *LABELS]))
     votes = {code: sum(labels_for(code)[key].lower() == text.strip().lower() for key, text in labels.items())
-             + (notice is not None and PHRASES["offline_notice"].get(code) == notice) for code in languages}
+             + (notice is not None and ordinary_spaces(PHRASES["offline_notice"].get(code, "")) == ordinary_spaces(notice))
+             for code in languages}
     best = max(votes.values(), default=0)
     candidates = [code for code in languages if best and votes[code] == best]
     if not candidates:
@@ -277,7 +278,8 @@ def review_state_from_markdown(markdown: str) -> dict:
     """
     first = markdown.split("\n", 1)[0]
     heads = {f"# {text.split('{q}')[0]}": lang for lang, text in PHRASES["review_of"].items()}
-    head = next((h for h in sorted(heads, key=len, reverse=True) if first.startswith(h)), None)
+    head = next((h for h in sorted(heads, key=len, reverse=True)
+                 if ordinary_spaces(first).startswith(ordinary_spaces(h))), None)
     question = markdown_unescape(first[len(head):].strip()) if head else ""
     roles = {PHRASES[f"role_{role}"][lang]: role for role in ("solution", "critique", "perspective")
              for lang in PHRASES[f"role_{role}"]}

@@ -149,8 +149,8 @@ def test_the_status_listing_speaks_the_language_of_the_thread_or_of_the_latest_r
     # asked in a French thread, the same listing is French
     _research(slack_turns.settings, "slack:T1:C1:3.3", FRENCH, status="done", requester="bob")
     french = slack_turns.command("status", "alice", ephemeral=True, thread_id="slack:T1:C1:3.3").text
-    assert french.splitlines()[0] == "Vos recherches :"
-    assert "- **en attente de votre réponse** dans <#C1> : " in french and "- **en cours** dans un message direct" in french
+    assert french.splitlines()[0] == "Vos recherches\u00a0:"
+    assert "- **en attente de votre réponse** dans <#C1>\u00a0: " in french and "- **en cours** dans un message direct" in french
     # nothing open: said with the surface's start hint, in the language of the latest research
     assert slack_turns.command("status", "bob", ephemeral=True).text == (
         "Vous n'avez aucune recherche en cours ni en attente d'une réponse. Lancez-en une avec `/research QUESTION`.")

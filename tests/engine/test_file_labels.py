@@ -12,7 +12,7 @@ from engine.phrases import WORDS
 LABELS = [
     ("en", "page 3", "section: Kosten", "rows 1-2", "table 2", "wp.pdf, page 3"),
     ("de", "Seite 3", "Abschnitt: Kosten", "Zeilen 1–2", "Tabelle 2", "wp.pdf, Seite 3"),
-    ("fr", "page 3", "section : Kosten", "lignes 1-2", "tableau 2", "wp.pdf, page 3"),
+    ("fr", "page 3", "section\u00a0: Kosten", "lignes 1-2", "tableau 2", "wp.pdf, page 3"),
     ("es", "página 3", "sección: Kosten", "filas 1-2", "tabla 2", "wp.pdf, página 3"),
     ("it", "pagina 3", "sezione: Kosten", "righe 1-2", "tabella 2", "wp.pdf, pagina 3"),
     ("nl", "pagina 3", "sectie: Kosten", "rijen 1-2", "tabel 2", "wp.pdf, pagina 3"),

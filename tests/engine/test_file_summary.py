@@ -46,7 +46,7 @@ def test_the_files_line_in_japanese_names_the_reasons_in_japanese():
 def test_the_files_line_takes_each_languages_plural_forms():
     one_skipped = [_entry("skipped", "encrypted PDF (password protected)")]
     assert files_status(one_skipped, "en") == "0 files read, 1 skipped: encrypted PDF (password protected)"
-    assert files_status(one_skipped, "fr") == "0 fichier lu, 1 ignoré : PDF chiffré (protégé par mot de passe)"
+    assert files_status(one_skipped, "fr") == "0 fichier lu, 1 ignoré\u00a0: PDF chiffré (protégé par mot de passe)"
     assert files_status(SHARED[:2], "fr") == "2 fichiers lus"
     assert files_status(SHARED[:1], "es") == "1 archivo leído"
     assert files_status(SHARED[:3] + one_skipped * 2, "es") == (

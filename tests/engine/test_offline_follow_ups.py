@@ -124,6 +124,7 @@ def test_every_language_has_follow_ups_without_sources(language):
 def test_a_report_read_no_source_when_it_cites_none_and_says_none_was_found():
     assert not read_sources("# Bikes\n\nAucune source n'a été trouvée pour cette question ; le rapport ne peut "
                               "citer aucune preuve.\n", "fr")
+    assert not read_sources(f"# Bikes\n\n{phrase('no_findings', 'fr')}\n", "fr")
     assert read_sources("# Bikes\n\n- Bikes have two wheels. [S00a1b2]\n", "en")
     assert read_sources("# Bikes\n\n1 source found; it had no passage on this question to quote.\n", "en")
 

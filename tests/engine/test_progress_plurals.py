@@ -11,9 +11,9 @@ from engine.progress import Progress
 @pytest.mark.parametrize(("language", "sources", "problems", "expected_sources", "expected_problems"), [
     ("en", 0, 2, "0 sources found", "2 problems: disk"),
     ("en", 1, 1, "1 source found", "1 problem: disk"),
-    ("fr", 0, 1, "0 source trouvée", "1 problème : disk"),  # French: 0 and 1 are singular (CLDR i = 0,1)
-    ("fr", 1, 1, "1 source trouvée", "1 problème : disk"),
-    ("fr", 2, 2, "2 sources trouvées", "2 problèmes : disk"),
+    ("fr", 0, 1, "0 source trouvée", "1 problème\u00a0: disk"),  # French: 0 and 1 are singular (CLDR i = 0,1)
+    ("fr", 1, 1, "1 source trouvée", "1 problème\u00a0: disk"),
+    ("fr", 2, 2, "2 sources trouvées", "2 problèmes\u00a0: disk"),
     ("de", 0, 2, "0 Quellen gefunden", "2 Probleme: disk"),
     ("it", 0, 1, "0 fonti trovate", "1 problema: disk"),
     ("it", 1, 2, "1 fonte trovata", "2 problemi: disk"),

@@ -94,7 +94,7 @@ def test_each_refusal_is_said_in_each_language_with_its_numbers_grouped(case, la
 def test_numbers_in_a_refusal_are_written_as_each_language_writes_them():
     err = _refusal(lambda: validate_question("x" * 10_225))
     assert err.fields == {"length": 10_225, "limit": MAX_QUESTION_CHARS}
-    assert err.text("fr").startswith("La question fait 10\u202f225 caractères ; la limite est de 8\u202f000.")
+    assert err.text("fr").startswith("La question fait 10\u202f225 caractères\u202f; la limite est de 8\u202f000.")
     assert err.text("es").startswith("La pregunta tiene 10.225 caracteres; el límite es 8.000.")
     assert err.text("zh").startswith("问题长 10,225 个字符，上限为 8,000。")
 

@@ -3,6 +3,7 @@ status message and its notes, in each language of the catalogue."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -56,6 +57,34 @@ def test_every_phrase_is_in_every_language_with_the_same_fields(book: Phrasebook
             assert template_fields(template) == fields, (key, language)
             if language != "en" and key not in SAME_IN_SOME_LANGUAGES:
                 assert template != entry["en"], (key, language)  # translated, not copied
+
+
+#: A French mark with a space before it (":", ";", "!", "?", "»") or after it ("«"): French sets a no-break
+#: space there (U+00A0 before ":" and inside guillemets, the narrow U+202F before ";", "!" and "?"), so the
+#: mark never starts a line of the PDF ("Lexique des règles typographiques en usage à l'Imprimerie
+#: nationale": espace insécable).
+BREAKABLE_FRENCH_SPACE = re.compile(r"[^\S\u00a0\u202f][:;!?»]|«[^\S\u00a0\u202f]")
+
+
+def _french_texts() -> dict[str, str]:
+    """Every French phrase the bot writes: the five catalogues, the report's phrases and the PDF's and
+    Word document's labels, ``{where: template}``."""
+    from engine.offline_phrases import PHRASES
+    from engine.render.latex import LABELS
+
+    texts = {f"{book.path.name}:{key}": entry["fr"]
+             for book in (WORDS, PROGRESS_WORDS, ENGINE_WORDS, SAY, WEBHOOK_SAY)
+             for key, entry in book.catalogue.items()}
+    for key, entry in PHRASES.items():
+        forms = entry["fr"] if isinstance(entry["fr"], tuple) else (entry["fr"],)
+        texts |= {f"offline_phrases:{key}:{n}": form for n, form in enumerate(forms)}
+    return texts | {f"labels.json:{key}": label for key, label in LABELS["fr"].items()}
+
+
+def test_no_french_phrase_breaks_a_line_before_its_punctuation():
+    texts = _french_texts()
+    assert len(texts) > 200
+    assert {where: text for where, text in texts.items() if BREAKABLE_FRENCH_SPACE.search(text)} == {}
 
 
 def test_every_reply_of_the_table_has_its_phrase():
@@ -198,7 +227,7 @@ def test_a_slash_command_refused_as_empty_or_without_words_is_told_in_its_langua
 
     assert refused_question("  ", refusal("  "), "de") == "Die Frage ist leer: Gib an, was recherchiert werden soll."
     assert refused_question("🚀", refusal("🚀"), "fr") == (
-        "La question ne contient aucun mot (seulement des symboles ou des emoji) : formulez avec des mots ce "
+        "La question ne contient aucun mot (seulement des symboles ou des emoji)\u00a0: formulez avec des mots ce "
         "qu'il faut rechercher.")
     assert refused_question("  ", refusal("  "), "en") == "The question is empty: ask something to research."
     long_japanese = "ヒートポンプは寒い冬にどのように機能しますか？" * 400

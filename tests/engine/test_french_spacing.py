@@ -1,0 +1,47 @@
+"""French phrases with no-break spaces before ":", ";", "?" (and inside « »), and the files that
+earlier versions wrote with ordinary spaces there: both are read as the bot's own phrases."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine.artifacts import split_notice
+from engine.offline_phrases import phrase
+from engine.render.reread import report_language, review_state_from_markdown
+from engine.text import any_space_pattern, ordinary_spaces
+
+OLD_NOTICE = ("Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage : il cite des "
+              "phrases des sources, classées selon la question, sans les interpréter.")
+
+
+def test_the_french_phrases_have_no_break_spaces_where_earlier_versions_had_ordinary_ones():
+    assert phrase("offline_notice", "fr") != OLD_NOTICE
+    assert ordinary_spaces(phrase("offline_notice", "fr")) == OLD_NOTICE
+    assert "de\u00a0: Q" in phrase("review_of", "fr", q="Q")
+
+
+@pytest.mark.parametrize("notice", [OLD_NOTICE, phrase("offline_notice", "fr")], ids=["earlier", "now"])
+def test_the_offline_notice_is_found_with_either_space(notice):
+    body, found = split_notice(f"# Pompes\n\n*{notice}*\n\nLes pompes chauffent.\n")
+    assert found == notice
+    assert body == "# Pompes\n\nLes pompes chauffent.\n"
+    assert report_language({}, found, "The pumps heat.") == "fr"
+
+
+@pytest.mark.parametrize("title", ["# Relecture de : Pompes ?", "# " + phrase("review_of", "fr", q="Pompes\u202f?")],
+                         ids=["earlier", "now"])
+def test_a_french_review_title_is_read_with_either_space(title):
+    state = review_state_from_markdown(f"{title}\n\n## {phrase('review_round', 'fr', n='1')}\n\n"
+                                       f"### {phrase('role_solution', 'fr')}\n\nUne solution.\n")
+    assert state["language"] == "fr"
+    assert ordinary_spaces(state["question"]) == "Pompes ?"
+    assert state["solutions"] == ["Une solution."]
+
+
+@pytest.mark.parametrize(("pattern_of", "text", "matches"), [
+    ("a : b", "a : b", True), ("a : b", "a\u00a0: b", True), ("a\u202f? b", "a ? b", True),
+    ("a : b", "a  : b", False), ("a.b", "axb", False), ("(a) : [b]", "(a)\u00a0: [b]", True)])
+def test_any_space_pattern_matches_the_text_with_either_space_and_nothing_else(pattern_of, text, matches):
+    assert bool(re.fullmatch(any_space_pattern(pattern_of), text)) is matches
