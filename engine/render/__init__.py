@@ -65,6 +65,12 @@ class ReportDocument:
         labels: the report's own labels as its report.md writes them, by key of
             :func:`engine.render.latex.labels_for` (``{"date": "Datum", "summary": "Zusammenfassung"}``:
             :func:`engine.render.reread.document_from_markdown`); they stand for those of ``language``.
+            A front field's label (``date``, ``question``, ``clarification``) is its bold text, with
+            the colon when report.md writes it in the bold: ``**Date :**`` gives ``"Date "``.
+        label_colons: by key of a front field whose report.md writes its colon after the bold label
+            (``**Date** : 1er mars``), that colon with the spacing before it as written (``" :"``,
+            ``":"``, ``"\u00a0:"``): the outputs show the label bold and this after it, not bold. A key
+            absent has its colon in the bold (``**Date:**``, ``**Date :**``), as ``labels`` gives it.
     """
 
     title: str
@@ -81,6 +87,7 @@ class ReportDocument:
     review_absent: str = "noreview"
     clarification: str = ""
     labels: dict[str, str] = field(default_factory=dict)
+    label_colons: dict[str, str] = field(default_factory=dict)
     front_markdown: dict[str, str] = field(default_factory=dict)
 
 

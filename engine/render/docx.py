@@ -18,7 +18,7 @@ from lxml import etree
 
 from engine.chinese import TRADITIONAL
 from engine.render import ReportDocument
-from engine.render.latex import REVIEW_FIELDS, document_labels
+from engine.render.latex import REVIEW_FIELDS, document_labels, field_label
 from engine.render.markdown import (
     Node,
     Sanitizer,
@@ -145,14 +145,17 @@ def docx_document(doc: ReportDocument, cancel: threading.Event | None = None) ->
 def _front(doc: ReportDocument, labels: dict, plain, front) -> list[pf.Element]:
     """The notice, the date, the question and the clarifying questions asked with their answers
     (one line each), above the summary; ``front(key)`` gives the inlines of the line ``key``."""
+    def label(key: str) -> list[pf.Element]:  # bold, its colon in the bold or after it, as report.md writes it
+        return _inlines(field_label(doc, labels, key))
+
     blocks: list[pf.Element] = []
     if doc.notice and doc.notice.strip():
         blocks.append(pf.Para(pf.Emph(*plain(doc.notice))))
     if doc.date.strip():  # none written: no date line
-        blocks.append(pf.Para(pf.Strong(*plain(labels["date"] + ":")), pf.Space(), *front("date")))
+        blocks.append(pf.Para(*label("date"), pf.Space(), *front("date")))
     for key in ("question", "clarification"):
         if inlines := front(key):
-            blocks += [pf.Para(pf.Strong(*plain(labels[key] + ":"))), pf.BlockQuote(pf.Para(pf.Emph(*inlines)))]
+            blocks += [pf.Para(*label(key)), pf.BlockQuote(pf.Para(pf.Emph(*inlines)))]
     return blocks
 
 

@@ -42,6 +42,7 @@ from engine.render.notes import FIRST, REPEAT, latex_note, note_keys, notes_afte
 from engine.render.pandoc import convert_text
 from engine.render.tables import fit_table
 from engine.source_links import source_text, web_link
+from engine.text import BREAKING_SPACE
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.tex"
 # Unicode quotes and dashes stay Unicode: the fonts are loaded without TeX ligatures, so that
@@ -362,6 +363,19 @@ def document_labels(doc: ReportDocument) -> dict[str, str]:
             "noreview": labels[doc.review_absent]}
 
 
+def field_label(doc: ReportDocument, labels: Mapping[str, str], key: str) -> list[Node]:
+    """Pandoc inlines of the label of the front field ``key`` (``date``, ``question``,
+    ``clarification``) as report.md writes it, the PDF's and the Word document's alike: the label of
+    ``labels`` (:func:`document_labels`) and its colon bold (``**Date :**``), or, when report.md writes
+    the colon after the bold (``doc.label_colons``: ``**Date** : …``), the label bold and the colon
+    after it not, with the spacing before it (a breaking one a space, a no-break one kept)."""
+    colon = doc.label_colons.get(key, "")
+    after = plain_inlines(colon)
+    if after and BREAKING_SPACE.match(colon):  # "**Date** :": the space before the colon, which plain_inlines drops
+        after = [{"t": "Space"}, *after]
+    return [{"t": "Strong", "c": plain_inlines(labels[key] + ("" if colon else ":"))}, *after]
+
+
 class LatexSource(str):
     """The text of ``report.tex`` (a ``str``), with ``placeholders``: each cluster (a character with
     its marks, an emoji sequence) that no installed font has and that the text shows as a
@@ -426,8 +440,8 @@ def render_latex(doc: ReportDocument, cancel: threading.Event | None = None) -> 
         "pdftitle": plain(doc.title) or plain(doc.question.split("\n")[0][:120]) or plain("Report"),
         "date": front("date") if doc.date.strip() else (),  # none written: no date line (left out below)
         "labels": {k: plain(v) for k, v in labels.items()},
-        # a field's label with its colon, spaced as report.md writes it ("Date :" in French)
-        "fieldlabels": {k: plain(labels[k] + ":") for k in ("date", "question", "clarification")},
+        # a field's label with its colon, spaced and bold as report.md writes it ("**Date :**", "**Date** :")
+        "fieldlabels": {k: typeset.inlines(field_label(doc, labels, k)) for k in ("date", "question", "clarification")},
         "mainfont": plan.main, "sansfont": plan.sans, "monofont": plan.mono,
     }
     if doc.notice and doc.notice.strip():

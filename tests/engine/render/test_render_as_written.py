@@ -3,6 +3,7 @@ and every CommonMark link destination of its Sources list and body as written.""
 
 from __future__ import annotations
 
+import html
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 from bots.cli import app
 from engine.citations import Cited, source_id, sources_section
 from engine.render.docx import docx_document
-from engine.render.latex import labels_for, render_latex
+from engine.render.latex import LABELS, labels_for, render_latex
 from engine.render.reread import document_from_markdown, parse_sources, read_report
 from engine.text import squeeze
 
@@ -46,6 +47,8 @@ STATE = {
     "sources": {"Sabc123": {"title": "Coroutines and Tasks", "url": "https://docs.python.org/3/library/asyncio-task.html"}},
     "numbering": {"Sabc123": 1},
 }
+#: The keys of the fields under the title.
+FRONT_KEYS = ("date", "question", "clarification")
 CITED = [Cited(1, "Sabc123", "https://docs.python.org/3/library/asyncio-task.html", "Coroutines and Tasks"),
          Cited(2, "Sdef456", "https://docs.python.org/3/library/socket.html", "socket — Low-level networking")]
 
@@ -273,6 +276,9 @@ FRONT = [
      "Is water wet?", ""),
     ("German labels in one paragraph", "**Datum:** 1. März 2021\n**Frage:** Ist Wasser nass?", "1. März 2021",
      "Ist Wasser nass?", ""),
+    ("colons after the bold labels in one paragraph",
+     "**Date**: 2020-01-01\n**Question** : Is water\nwet?\n**Clarification**\u00a0: Which? — Tap.",
+     "2020-01-01", "Is water wet?", "Which? — Tap."),
 ]
 
 
@@ -540,3 +546,99 @@ def test_a_sources_entry_whose_address_stands_inside_other_text_is_shown_as_writ
     assert [(s.title, s.url) for s in doc.sources] == [(title, url)]
     text = pf.stringify(docx_document(doc))
     assert f"[1] {title}" in text, text
+
+
+#: The spacing a report.md may write between a bold label and the colon after it, and how LaTeX writes it.
+COLON_GAPS = {"": "", " ": " ", "\u00a0": "~", "\u202f": "\\,", "&nbsp;": "~"}
+
+
+def _front_lines(language: str, gap: str) -> str:
+    """The Date, Question and Clarification lines in the labels of ``language``, each colon after its bold label."""
+    labels = LABELS[language]
+    return (f"**{labels['date']}**{gap}: 2026-01-05\n\n**{labels['question']}**{gap}: Is water wet?\n\n"
+            f"**{labels['clarification']}**{gap}: Which? — Tap.")
+
+
+@pytest.mark.parametrize("gap", list(COLON_GAPS), ids=["none", "space", "nbsp", "nnbsp", "entity"])
+@pytest.mark.parametrize("language", list(LABELS))
+def test_a_label_with_its_colon_after_the_bold_is_read_as_its_field(language, gap):
+    """``**Date**: 2026-01-05`` and ``**Date** : 2026-01-05`` (the colon after the bold label) were not
+    read as the date: the lines under the title stayed in the body as paragraphs and the report had no
+    date. Every front label of every language reads so, with or without spacing before the colon, and
+    keeps the label as written."""
+    doc = document_from_markdown(f"# Water\n\n{_front_lines(language, gap)}\n\nBody.\n", recorded=language)
+    assert (doc.date, doc.question, doc.clarification, doc.body) == ("2026-01-05", "Is water wet?", "Which? — Tap.",
+                                                                     "Body.")
+    assert {key: doc.labels[key] for key in FRONT_KEYS} == {key: LABELS[language][key] for key in FRONT_KEYS}
+    assert doc.language == language
+
+
+@pytest.mark.parametrize("gap", list(COLON_GAPS), ids=["none", "space", "nbsp", "nnbsp", "entity"])
+def test_a_label_with_its_colon_after_the_bold_shows_so_in_the_pdf_as_in_the_word_document(gap):
+    """The label is bold and the colon after it is not, with the spacing before it as written
+    (``&nbsp;`` the no-break space it stands for), in the LaTeX of the PDF as in the Word document:
+    neither moves the colon into the bold nor drops or adds a space."""
+    space = html.unescape(gap)
+    doc = document_from_markdown(f"# Pompes\n\n{_front_lines('fr', gap)}\n\nCorps.\n", recorded="fr")
+    fields = {pf.stringify(para.content[0]): para for para in docx_document(doc).content
+              if isinstance(para, pf.Para) and para.content and isinstance(para.content[0], pf.Strong)}
+    assert fields.keys() == {"Date", "Question", "Précision"}, fields.keys()
+    assert pf.stringify(fields["Date"]).rstrip("\n") == f"Date{space}: 2026-01-05"
+    for label in ("Question", "Précision"):
+        assert pf.stringify(fields[label]).rstrip("\n") == f"{label}{space}:"
+        assert not any(isinstance(e, pf.Strong) for e in fields[label].content[1:]), fields[label]
+    tex = str(render_latex(doc))
+    assert f"\\textbf{{Date}}{COLON_GAPS[gap]}: 2026-01-05" in tex, tex[tex.index("textbf{Date"):][:40]
+    for label in ("Question", "Précision"):
+        assert f"\\textbf{{{label}}}{COLON_GAPS[gap]}:" in tex, tex[tex.index(f"textbf{{{label}"):][:40]
+
+
+@needs_tex
+def test_render_shows_labels_with_their_colons_after_the_bold_as_written(tmp_path):
+    """``deepresearch render`` of a report.md whose labels have their colons after the bold shows the
+    date, question and clarification under the title in the PDF and the Word document, each label bold
+    and its colon not, as written; none of them stays in the body."""
+    from docx import Document
+
+    front = "**Date** : 2026-01-05\n\n**Question**: Is water wet?\n\n**Clarification**\u00a0: Which? — Tap."
+    pdf, docx = _rendered_texts(f"# Water\n\n{front}\n\nBody.\n", tmp_path)
+    for text in (pdf, docx):
+        flat = " ".join(text.split())
+        assert "Date : 2026-01-05 Question: Is water wet? Clarification : Which? — Tap. Body." in flat, flat
+        assert flat.count("2026-01-05") == 1 and flat.count("Is water wet?") == 1, flat
+    # the question and the clarification are the quotes under the title, in italics, in both outputs
+    tex = (tmp_path / "report.tex").read_text(encoding="utf-8")
+    assert "\\itshape Is water wet?" in tex and "\\itshape Which? — Tap." in tex, tex[tex.index("Date"):][:400]
+    runs = [(r.text, bool(r.bold), bool(r.italic)) for p in Document(str(tmp_path / "report.docx")).paragraphs[:8]
+            for r in p.runs]
+    for label in ("Date", "Question", "Clarification"):
+        assert (label, True, False) in runs, runs
+    assert ("Is water wet?", False, True) in runs and ("Which? — Tap.", False, True) in runs, runs
+    assert not any(":" in text and bold for text, bold, _ in runs), runs
+
+
+#: Paragraphs that start with a bold word and a colon but are no field under the title: the body's own.
+BODY_BOLD = ("**Note**: the pump is new.\n\n**Date**: the day it failed.\n\nIt ran quietly.\n\n"
+             "**Question** : why did it fail?\n\n**Datum**\u00a0: 3. März")
+
+
+@pytest.mark.parametrize(("front", "date", "kept"), [
+    ("**Date**: 2026-01-05", "2026-01-05", ""),  # the first paragraph after the fields is no field
+    ("**Date:** 2026-01-05", "2026-01-05", ""),
+    ("", "", ""),  # a report that opens with a bold word and a colon: no fields at all
+    ("**Date**: 2026-01-05\n\n**Date** : 2026-02-01", "2026-01-05", "**Date** : 2026-02-01"),  # one date
+    ("**Date **: 2026-02-01", "", "**Date **: 2026-02-01"),  # not bold in CommonMark: no label
+    ("** Date**: 2026-02-01", "", "** Date**: 2026-02-01"),
+    ("**Date** then: 2026-03-01", "", "**Date** then: 2026-03-01"),
+])
+def test_a_body_paragraph_opening_with_a_bold_word_and_a_colon_stays_as_written(front, date, kept):
+    """Only the lines right under the title (and notice) are fields, each key once (the clarification
+    once per question asked): a later paragraph ``**Date**: …`` or ``**Question** : …``, one that is
+    no label (``**Note**:``), a label not bold in CommonMark (``**Date **:``) or one with words before
+    the colon stays in the body as written, in both outputs."""
+    doc = document_from_markdown(f"# Water\n\n{front}\n\n{BODY_BOLD}\n")
+    assert (doc.date, doc.question, doc.body) == (date, "", f"{kept}\n\n{BODY_BOLD}".strip())
+    text = pf.stringify(docx_document(doc))
+    assert "Note: the pump is new.\n\nDate: the day it failed." in text and "Question : why" in text, text
+    tex = str(render_latex(doc))
+    assert "\\textbf{Date}: the day it failed." in tex and "\\textbf{Question} : why" in tex, tex
