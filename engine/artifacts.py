@@ -166,17 +166,19 @@ def front_matter(question: str, date: str, language: str,
     """report.md's lines under the title and the notice, as the PDF and the Word document show them:
     the run's date, the whole question (the title may be a shortened one) and each clarifying
     question asked with its answer (:func:`clarifications`), each a paragraph ``**Label:** text``
-    with the labels of ``language`` (``engine/render/templates/labels.json``), the text escaped
+    with the labels of ``language`` and its colon (``engine/render/templates/labels.json``: French
+    ``**Date\u00a0:**``, with a no-break space), the text escaped
     (:func:`engine.text.markdown_literal`) to read as written, on one line.
     :func:`engine.render.reread.document_from_markdown` reads them back."""
     from engine.render.latex import labels_for  # pypandoc: only when the report is written
 
     labels = labels_for(language)
-    lines = [f"**{labels['date']}:** {date}", ""]
+    colon = labels["colon"]
+    lines = [f"**{labels['date']}{colon}** {date}", ""]
     if question.strip():
-        lines += [f"**{labels['question']}:** {markdown_literal(question)}", ""]
+        lines += [f"**{labels['question']}{colon}** {markdown_literal(question)}", ""]
     for line in clarification:
-        lines += [f"**{labels['clarification']}:** {markdown_literal(line)}", ""]
+        lines += [f"**{labels['clarification']}{colon}** {markdown_literal(line)}", ""]
     return lines
 
 

@@ -7,9 +7,11 @@ import re
 
 import pytest
 
-from engine.artifacts import split_notice
+from engine.artifacts import front_matter, split_notice
+from engine.render import ReportDocument
+from engine.render.latex import render_latex
 from engine.offline_phrases import phrase
-from engine.render.reread import report_language, review_state_from_markdown
+from engine.render.reread import document_from_markdown, report_language, review_state_from_markdown
 from engine.text import any_space_pattern, ordinary_spaces
 
 OLD_NOTICE = ("Ce rapport a été produit en mode extractif hors ligne, sans modèle de langage : il cite des "
@@ -45,3 +47,23 @@ def test_a_french_review_title_is_read_with_either_space(title):
     ("a : b", "a  : b", False), ("a.b", "axb", False), ("(a) : [b]", "(a)\u00a0: [b]", True)])
 def test_any_space_pattern_matches_the_text_with_either_space_and_nothing_else(pattern_of, text, matches):
     assert bool(re.fullmatch(any_space_pattern(pattern_of), text)) is matches
+
+
+def test_a_french_report_writes_its_field_labels_with_a_no_break_space_before_the_colon():
+    head = front_matter("Pompes ?", "2026-01-02", "fr", ["Où ? — En France"])
+    assert head[::2] == ["**Date\u00a0:** 2026-01-02", "**Question\u00a0:** Pompes ?", "**Précision\u00a0:** Où ? — En France"]
+    assert front_matter("Pumps?", "2026-01-02", "en")[::2] == ["**Date:** 2026-01-02", "**Question:** Pumps?"]
+    doc = document_from_markdown("# Pompes\n\n" + "\n".join(head) + "\n## Résultats\n\nCorps.\n", language="fr")
+    assert (doc.date, doc.question, doc.body) == ("2026-01-02", "Pompes ?", "## Résultats\n\nCorps.")
+    assert "\\textbf{Date~:}" in render_latex(doc)
+
+
+@pytest.mark.parametrize(("language", "label"), [("fr", "\\textbf{Date~:}"), ("en", "\\textbf{Date:}")])
+def test_a_label_report_md_does_not_write_takes_its_languages_colon(language, label):
+    doc = ReportDocument(title="T", question="Q", date="2026-01-02", executive_summary="", body="Corps.", language=language)
+    assert label in render_latex(doc)
+
+
+def test_a_label_written_without_a_space_before_its_colon_keeps_it_so():
+    doc = document_from_markdown("# Pompes\n\n**Date:** 2026-01-02\n\nCorps.\n", language="fr")
+    assert "\\textbf{Date:}" in render_latex(doc)

@@ -29,8 +29,8 @@ def test_the_clarification_line_is_read_back_and_kept_out_of_the_body(language):
     asked = "Which region do you mean — *Europe* or <b>Asia</b>?"
     answers = [f"{asked} — Germany, for homes", "Since when? — 2020"]
     head = "\n".join(front_matter("heat pumps", "2026-01-02", language, answers))
-    label = labels_for(language)["clarification"]
-    assert head.count(f"**{label}:** ") == 2 and head.index(labels_for(language)["question"]) < head.index(label)
+    label = labels_for(language)["clarification"] + labels_for(language)["colon"]
+    assert head.count(f"**{label}** ") == 2 and head.index(labels_for(language)["question"]) < head.index(label)
     doc = document_from_markdown(f"# Heat pumps for homes\n\n{head}\n## Findings\n\nBody.\n", language=language)
     assert doc.question == "heat pumps" and doc.date == "2026-01-02"
     assert doc.clarification == "\n".join(answers) and doc.body == "## Findings\n\nBody."

@@ -490,7 +490,7 @@ def test_a_french_question_keeps_its_no_break_spaces_in_report_md_and_both_outpu
     question = "Comment asyncio gère-t-il les délais d’attente\u00a0?  Et   l’annulation\u202f?"
     one_line = "Comment asyncio gère-t-il les délais d’attente\u00a0? Et l’annulation\u202f?"
     lines = front_matter(question, "2026-12-07", "fr")
-    assert f"**Question:** {one_line}" in lines
+    assert f"**Question\u00a0:** {one_line}" in lines
     markdown = (f"# {markdown_literal(question)}\n\n" + "\n".join(lines) + "\n\n## Coûts\u00a0: 1\u00a0000\u00a0€\n\n"
                 f"{BODY}\n## Sources\n\n1. [Guide\u00a0: asyncio](<https://a.example/>)\n")
     doc = document_from_markdown(markdown, recorded="fr")
