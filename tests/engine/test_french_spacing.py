@@ -8,9 +8,9 @@ import re
 import pytest
 
 from engine.artifacts import front_matter, split_notice
+from engine.offline_phrases import phrase
 from engine.render import ReportDocument
 from engine.render.latex import render_latex
-from engine.offline_phrases import phrase
 from engine.render.reread import document_from_markdown, report_language, review_state_from_markdown
 from engine.text import any_space_pattern, ordinary_spaces
 
