@@ -167,7 +167,7 @@ def front_matter(question: str, date: str, language: str,
     the run's date, the whole question (the title may be a shortened one) and each clarifying
     question asked with its answer (:func:`clarifications`), each a paragraph ``**Label:** text``
     with the labels of ``language`` and its colon (``engine/render/templates/labels.json``: French
-    ``**Date\u00a0:**``, with a no-break space), the text escaped
+    ``**Date\u00a0:**``, with a no-break space; Chinese and Japanese ``**日期：**``, full-width), the text escaped
     (:func:`engine.text.markdown_literal`) to read as written, on one line.
     :func:`engine.render.reread.document_from_markdown` reads them back."""
     from engine.render.latex import labels_for  # pypandoc: only when the report is written

@@ -70,7 +70,12 @@ class ReportDocument:
         label_colons: by key of a front field whose report.md writes its colon after the bold label
             (``**Date** : 1er mars``), that colon with the spacing before it as written (``" :"``,
             ``":"``, ``"\u00a0:"``): the outputs show the label bold and this after it, not bold. A key
-            absent has its colon in the bold (``**Date:**``, ``**Date :**``), as ``labels`` gives it.
+            absent has its colon in the bold (``**Date:**``, ``**Date :**``, ``**日期：**``).
+        bold_colons: by key of a front field whose report.md writes its colon in the bold label, that
+            colon as written: ``":"``, or the full-width ``"："`` Chinese and Japanese write
+            (``**日期：** 2026-01-05``); the spacing before it is in ``labels``. A key absent from both
+            takes ``":"`` after a label of ``labels``, else the language's colon (``labels.json``'s
+            ``colon``: :func:`engine.render.latex.field_label`).
     """
 
     title: str
@@ -88,6 +93,7 @@ class ReportDocument:
     clarification: str = ""
     labels: dict[str, str] = field(default_factory=dict)
     label_colons: dict[str, str] = field(default_factory=dict)
+    bold_colons: dict[str, str] = field(default_factory=dict)
     front_markdown: dict[str, str] = field(default_factory=dict)
 
 

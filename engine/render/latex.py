@@ -368,13 +368,16 @@ def field_label(doc: ReportDocument, labels: Mapping[str, str], key: str) -> lis
     ``clarification``) as report.md writes it, the PDF's and the Word document's alike: the label of
     ``labels`` (:func:`document_labels`) and its colon bold (``**Date :**``), or, when report.md writes
     the colon after the bold (``doc.label_colons``: ``**Date** : …``), the label bold and the colon
-    after it not, with the spacing before it (a breaking one a space, a no-break one kept). A label
-    report.md does not write takes the language's colon (``labels["colon"]``: French ``Date\u00a0:``)."""
+    after it not, with the spacing before it (a breaking one a space, a no-break one kept); the colon
+    is the one report.md writes, ASCII or full-width (``doc.bold_colons``: ``**日期：**``, ``**日期:**``).
+    A label report.md does not write takes the language's colon (``labels["colon"]``: French
+    ``Date\u00a0:``, Chinese and Japanese ``日期：``)."""
     colon = doc.label_colons.get(key, "")
     after = plain_inlines(colon)
     if after and BREAKING_SPACE.match(colon):  # "**Date** :": the space before the colon, which plain_inlines drops
         after = [{"t": "Space"}, *after]
-    own = ":" if doc.labels.get(key, "").strip() else labels["colon"]  # as written, its spacing in the label
+    # as written, its spacing in the label
+    own = doc.bold_colons.get(key, ":") if doc.labels.get(key, "").strip() else labels["colon"]
     return [{"t": "Strong", "c": plain_inlines(labels[key] + ("" if colon else own))}, *after]
 
 

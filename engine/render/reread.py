@@ -22,13 +22,17 @@ from engine.text import markdown_unescape, ordinary_spaces, split_urls, squeeze
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _ENTRY = re.compile(r"^\s*(?:(\d+)[.)]|\[(\d+)\])\s+(.+?)\s*$")
+#: The colons a label may end with: the ASCII one, and the full-width one (U+FF1A) that Chinese and
+#: Japanese write after a label, with no space before it (``**日期：**``). Either reads with the
+#: labels of any language: a person may type either.
+COLONS = ":："
 #: A line ``**Label:** text`` or ``**Label**: text`` (the colon after the bold, spaces or character
-#: references before it: ``**Date** :``, ``**Date**&nbsp;:``): a field of the lines under the title,
-#: which one paragraph may hold several of. A label with its colon after the bold neither starts nor
-#: ends with whitespace, which would leave its stars as text (CommonMark 0.31, §6.2: no such run is
-#: flanking): ``**Date **:`` is no label.
-_FIELD = re.compile(r"[ \t]*\*\*(?:([^*\n]{1,20}):\*\*|([^*\s]|[^*\s][^*\n]{0,18}[^*\s])\*\*((?:\s|&#?\w{1,8};)*):)"
-                    r"[ \t]*(.*)")
+#: references before it: ``**Date** :``, ``**Date**&nbsp;:``), either colon of :data:`COLONS`: a field
+#: of the lines under the title, which one paragraph may hold several of. A label with its colon after
+#: the bold neither starts nor ends with whitespace, which would leave its stars as text (CommonMark
+#: 0.31, §6.2: no such run is flanking): ``**Date **:`` is no label.
+_FIELD = re.compile(rf"[ \t]*\*\*(?:([^*\n]{{1,20}})([{COLONS}])\*\*|([^*\s]|[^*\s][^*\n]{{0,18}}[^*\s])\*\*"
+                    rf"((?:\s|&#?\w{{1,8}};)*)([{COLONS}]))[ \t]*(.*)")
 #: A line that starts a block of its own (a heading, fence, quote, list, HTML): no field's text goes on in it.
 _BLOCK_START = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|$)|```|~~~|>|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|<)")
 
@@ -126,34 +130,38 @@ def parse_sources(section: str) -> list[SourceEntry] | None:
     return entries
 
 
-def _field(line: str) -> tuple[str, str, str] | None:
-    """``(label, colon, text)`` of a line ``**Label:** text`` or ``**Label** : text`` (:data:`_FIELD`),
-    as Markdown reads it (``&nbsp;`` the no-break space it stands for): ``label`` the bold text
-    without a colon in it, ``colon`` "" when the colon is in the bold, else the colon with the
-    spacing written before it (``" :"``, ``":"``, ``"\u00a0:"``); None for any other line."""
+def _field(line: str) -> tuple[str, str, bool, str] | None:
+    """``(label, colon, bold, text)`` of a line ``**Label:** text`` or ``**Label** : text``
+    (:data:`_FIELD`), as Markdown reads it (``&nbsp;`` the no-break space it stands for): ``label``
+    the bold text without its colon, the spacing before a colon in the bold kept (``"Date "`` of
+    ``**Date :**``); ``colon`` the colon as written (``":"``, ``"："``), with the spacing written
+    before it when it is after the bold (``" :"``, ``"\u00a0:"``); ``bold`` whether the colon is in
+    the bold; None for any other line."""
     m = _FIELD.fullmatch(line)
     if not m:
         return None
-    if m.group(1) is not None:  # "**Date:**", "**Date :**"
-        return html.unescape(m.group(1)), "", m.group(4)
-    gap = html.unescape(m.group(3))
-    return None if gap.strip() else (html.unescape(m.group(2)), gap + ":", m.group(4))  # "**Date**&amp;:": none
+    if m.group(1) is not None:  # "**Date:**", "**Date :**", "**日期：**"
+        return html.unescape(m.group(1)), m.group(2), True, m.group(6)
+    gap = html.unescape(m.group(4))  # "**Date**&amp;:": none
+    return None if gap.strip() else (html.unescape(m.group(3)), gap + m.group(5), False, m.group(6))
 
 
-def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str], dict[str, str]]:
-    """``(text without them, {"date": ..., "question": ..., "clarification": ...}, labels, colons)``:
-    the ``**Date:** …``, ``**Question:** …`` and ``**Clarification:** …`` fields (labels of any
-    language, with or without spaces before the colon as French writes them: ``**Date :**``, and with
-    the colon in the bold or after it: ``**Date**: …``, ``**Date** : …``) that open a report.md after
+def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str], dict[str, str], dict[str, str]]:
+    """``(text without them, {"date": ..., "question": ..., "clarification": ...}, labels, colons,
+    bold colons)``: the ``**Date:** …``, ``**Question:** …`` and ``**Clarification:** …`` fields
+    (labels of any language, with or without spaces before the colon as French writes them:
+    ``**Date :**``, with the colon in the bold or after it: ``**Date**: …``, ``**Date** : …``, the
+    colon ASCII or full-width as Chinese and Japanese write it: ``**日期：**``) that open a report.md after
     its title and notice (:func:`engine.artifacts.front_matter` writes each as a paragraph; one
     paragraph may hold several, each on a line of its own, and a field's text goes on to the end of
     its paragraph or to the next such line), their Markdown as written (a date in any form), each
     field on one line, the clarifications (one per question asked) one line each; ``labels`` the
     label of each key as the file writes it in bold, its spacing included (``{"date": "Datum"}``,
     ``{"date": "Date "}``); ``colons`` the colon of each key whose label has it after the bold, with
-    the spacing before it as written (``{"date": " :"}`` for ``**Date** : …``; :func:`_field`). The
-    first field of a key gives its label; a line that is no field of a key not yet read (a second
-    date, ``**Note**: …``) and all after it are the body's, as written."""
+    the spacing before it as written (``{"date": " :"}`` for ``**Date** : …``; :func:`_field`);
+    ``bold colons`` the colon of each key whose label has it in the bold (``{"date": "："}`` for
+    ``**日期：** …``). The first field of a key gives its label; a line that is no field of a key not
+    yet read (a second date, ``**Note**: …``) and all after it are the body's, as written."""
     from engine.render.latex import LABELS
 
     keys = ("date", "question", "clarification")
@@ -161,6 +169,7 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str], dict[
     found: dict[str, str] = {}
     written: dict[str, str] = {}
     colons: dict[str, str] = {}
+    bold_colons: dict[str, str] = {}
     lines = text.split("\n")
     at = 0
     while True:
@@ -169,8 +178,8 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str], dict[
         field = _field(lines[at]) if at < len(lines) else None
         key = names.get(field[0].strip().lower()) if field else None  # "**Date :**": French spacing
         if key is None or (key in found and key != "clarification"):  # one clarification per question asked
-            return "\n".join(lines[at:]), found, written, colons
-        label, colon, first = field
+            return "\n".join(lines[at:]), found, written, colons, bold_colons
+        label, colon, bold, first = field
         parts = [first]
         at += 1
         # the field's text goes on to the end of its paragraph or the next line ``**Label:** …``
@@ -182,8 +191,7 @@ def _front_matter(text: str) -> tuple[str, dict[str, str], dict[str, str], dict[
         found[key] = f"{found[key]}\n{line}" if key in found else line
         if key not in written:
             written[key] = label
-            if colon:
-                colons[key] = colon
+            (bold_colons if bold else colons)[key] = colon
 
 
 def report_language(labels: dict[str, str], notice: str | None, prose: str, recorded: str | None = None) -> str:
@@ -249,7 +257,7 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
         written_title, text = heads[0].text, text[heads[0].end:]
         title = heading_text(written_title)
     text, notice = split_notice(text)
-    text, front, labels, colons = _front_matter(text)
+    text, front, labels, colons, bold_colons = _front_matter(text)
     front = {key: line for key, line in front.items() if field_text(line).strip()}  # "**Date:**" alone: none
     if title and written_title != title:  # markup or escapes in the title: shown as the body shows them
         front["title"] = written_title
@@ -281,7 +289,8 @@ def document_from_markdown(markdown: str, *, question: str = "", date: str = "",
     return ReportDocument(title=title, question=question, date=date,
                           executive_summary=summary, body=body, review=review or [], sources=sources,
                           language=language, notice=notice, no_sources=no_sources, clarification=clarification,
-                          labels=labels, label_colons=colons, sources_section=has_sources, front_markdown=front)
+                          labels=labels, label_colons=colons, bold_colons=bold_colons, sources_section=has_sources,
+                          front_markdown=front)
 
 
 def _alternatives(key: str, number: str = r"(\d+)") -> str:

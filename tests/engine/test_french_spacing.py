@@ -1,5 +1,6 @@
 """French phrases with no-break spaces before ":", ";", "?" (and inside « »), and the files that
-earlier versions wrote with ordinary spaces there: both are read as the bot's own phrases."""
+earlier versions wrote with ordinary spaces there: both are read as the bot's own phrases. Each
+language's field labels are written with its own colon (French "\u00a0:", Chinese and Japanese "：")."""
 
 from __future__ import annotations
 
@@ -67,3 +68,32 @@ def test_a_label_report_md_does_not_write_takes_its_languages_colon(language, la
 def test_a_label_written_without_a_space_before_its_colon_keeps_it_so():
     doc = document_from_markdown("# Pompes\n\n**Date:** 2026-01-02\n\nCorps.\n", language="fr")
     assert "\\textbf{Date:}" in render_latex(doc)
+
+
+def _cjk_unwrapped(tex: str) -> str:
+    """``tex`` with each run of text set in a fallback font (CJK) unwrapped: its text alone."""
+    return re.sub(r"\\drbfallback[A-Z]+\{([^{}]*)\}", r"\1", tex)
+
+
+@pytest.mark.parametrize(("language", "labels"), [("zh", ("日期", "问题", "澄清")), ("zh-Hant", ("日期", "問題", "澄清")),
+                                                  ("ja", ("日付", "質問", "確認事項"))])
+def test_a_chinese_or_japanese_report_writes_its_field_labels_with_a_full_width_colon(language, labels):
+    """Chinese and Japanese write a full-width colon after a label, with no space (``**日期：**``);
+    report.md wrote ``**日期:**``. Traditional Chinese's labels are the Chinese ones in OpenCC's
+    characters, the colon as it is."""
+    from engine.render.latex import labels_for
+
+    assert labels_for(language)["colon"] == "："
+    head = front_matter("水泵？", "2026-01-02", language, ["哪种？ — 空气源"])
+    date, question, clarification = labels
+    assert head[::2] == [f"**{date}：** 2026-01-02", f"**{question}：** 水泵？", f"**{clarification}：** 哪种？ — 空气源"]
+    doc = document_from_markdown("# 水泵\n\n" + "\n".join(head) + "\n## 结果\n\n正文。\n", language=language)
+    assert (doc.date, doc.question, doc.clarification, doc.body) == ("2026-01-02", "水泵？", "哪种？ — 空气源",
+                                                                     "## 结果\n\n正文。")
+    assert f"\\textbf{{{date}：}} 2026-01-02" in _cjk_unwrapped(render_latex(doc))
+
+
+@pytest.mark.parametrize(("language", "label"), [("zh", "日期"), ("zh-Hant", "日期"), ("ja", "日付")])
+def test_a_chinese_or_japanese_label_report_md_does_not_write_takes_the_full_width_colon(language, label):
+    doc = ReportDocument(title="T", question="Q", date="2026-01-02", executive_summary="", body="正文。", language=language)
+    assert f"\\textbf{{{label}：}}" in _cjk_unwrapped(render_latex(doc))

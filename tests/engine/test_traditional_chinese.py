@@ -135,8 +135,8 @@ def test_the_offline_report_speaks_the_script_of_the_question(offline_settings, 
     assert "熱泵在寒冷氣候下的效率會下降" in report if language == "zh-Hant" else "热泵在寒冷气候下的效率会下降" in report
     own = re.sub(r"[“「].*?[”」]", "", report + review)  # the bot's own words: quotes aside
     if language == "zh-Hant":
-        assert "## 執行摘要" in report and "## 來源" in report and "**問題:**" in report
+        assert "## 執行摘要" in report and "## 來源" in report and "**問題：**" in report
         assert not simplified_only(own), (simplified_only(own), report, review)
     else:
-        assert "## 执行摘要" in report and "## 来源" in report and "**问题:**" in report
+        assert "## 执行摘要" in report and "## 来源" in report and "**问题：**" in report
         assert not traditional_only(own), (traditional_only(own), report, review)

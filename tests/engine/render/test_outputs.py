@@ -338,12 +338,13 @@ def run_folders(tmp_path_factory):
 
 
 def _fixed_phrases(report_md: str) -> list[str]:
-    """report.md's fixed words: the notice, the labels under the title, every heading below it and
-    the note under the Sources heading."""
+    """report.md's fixed words: the notice, the labels under the title with their colons (ASCII, or
+    the full-width one of Chinese and Japanese), every heading below it and the note under the
+    Sources heading."""
     import re
 
     phrases = re.findall(r"^\*([^*\n]+)\*$", report_md, re.MULTILINE)
-    phrases += re.findall(r"^\*\*([^*\n]+):\*\*", report_md, re.MULTILINE)
+    phrases += re.findall(r"^\*\*([^*\n]+[:：])\*\*", report_md, re.MULTILINE)
     phrases += re.findall(r"^## (.+)$", report_md, re.MULTILINE)
     phrases.append(report_md.rstrip().rsplit("\n", 1)[-1])  # the note under the Sources heading
     return phrases
