@@ -15,6 +15,7 @@ from botbuilder.schema import Activity
 
 from bots.teams.port import conversation_kind
 from jobs.conversation import Address
+from jobs.conversation.message import command_word
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,13 @@ def after_leading_mentions(context: TurnContext) -> str:
     return _plain(text).strip()
 
 
-_COMMAND_WORD = re.compile(r"/?research(?:(\s*:)\s*|\s+|$)")
+#: The words of the manifest's ``research`` command (``manifests/teams/manifest.json``), as
+#: :func:`jobs.conversation.message.command_word` reads every command word: any case, full-width or not.
+_RESEARCH_WORDS = frozenset({"research", "/research"})
+#: A first word and what follows it: a colon (ASCII or full-width), spaces, or the end of the text. The
+#: word holds no colon and none of the sentence marks ``command_word`` drops (``.!?¿¡。？！``), so
+#: ``research? what is it`` asks about research.
+_COMMAND_WORD = re.compile(r"([^\s:\uff1a.!?\u00bf\u00a1\u3002\uff1f\uff01]+)(?:(\s*[:\uff1a])\s*|\s+|$)")
 # What a question typed after the command starts with: a wh-word (any case), or an auxiliary written
 # as a sentence's first word ("Does ..."); "research is underfunded" is a question about research.
 _QUESTION_START = re.compile(r"(?i:how|what|why|when|where|which|who|whom|whose|whether)\b|"
@@ -165,12 +172,14 @@ _QUESTION_START = re.compile(r"(?i:how|what|why|when|where|which|who|whom|whose|
 
 def _without_command_word(text: str) -> str:
     """``text`` without the word the manifest's ``research`` command puts before what the person
-    types. The word goes only when a colon or nothing follows it, or a question of its own
-    (:data:`_QUESTION_START`); otherwise it is kept, as the question may be about research
+    types, in any case (``Research:``, ``RESEARCH``: :data:`_RESEARCH_WORDS`, read by
+    :func:`jobs.conversation.message.command_word` as the command words of both platforms are;
+    phones capitalise a message's first word). The word goes only when a colon or nothing follows
+    it, or a question of its own (:data:`_QUESTION_START`); otherwise it is kept, as the question may be about research
     (``research and development budgets``, ``research is underfunded, why?``) and a kept
     command word is still a fine question (``research NASA budget trends``)."""
     match = _COMMAND_WORD.match(text)
-    if match is None:
+    if match is None or command_word(match.group(1)) not in _RESEARCH_WORDS:
         return text
     rest = text[match.end():]
-    return rest if match.group(1) or not rest or _QUESTION_START.match(rest) else text
+    return rest if match.group(2) or not rest or _QUESTION_START.match(rest) else text

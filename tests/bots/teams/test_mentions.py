@@ -1,0 +1,67 @@
+"""What the bot reads from a Teams message that mentions it: the command word in any case."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from botbuilder.core import TurnContext
+from botbuilder.core.adapters import TestAdapter
+from botbuilder.schema import Activity
+
+from bots.teams.mentions import clean_text
+from tests.bots.teams.activities import ALICE, BOB, BOT, channel_mention, personal_message
+
+PEOPLE = {person["name"]: person for person in (ALICE, BOB, BOT)}
+
+
+def _posted(text: str, *, sender: dict = BOB) -> TurnContext:
+    """A channel message as Teams posts it to the bot: ``text`` (the message's HTML, ``<at>`` tags
+    and all), one ``mention`` entity per tag in the tags' order, and the ``clientInfo`` entity
+    Teams adds to every message."""
+    activity = channel_mention("http://x/", "", sender=sender, mention=False)
+    activity["text"] = text
+    activity["entities"] = [
+        *({"type": "mention", "text": f"<at>{name}</at>", "mentioned": dict(PEOPLE[name])}
+          for name in re.findall(r"<at>(.*?)</at>", text)),
+        {"type": "clientInfo", "locale": "en-US", "country": "US", "platform": "Web", "timezone": "Europe/Berlin"},
+    ]
+    return TurnContext(TestAdapter(), Activity().deserialize(activity))
+
+
+def _personal(text: str) -> TurnContext:
+    return TurnContext(TestAdapter(), Activity().deserialize(personal_message("http://x/", text)))
+
+
+@pytest.mark.parametrize(("text", "question"), [
+    ("<at>Deep Research</at> Research: how do solar panels age?", "how do solar panels age?"),
+    ("<at>Deep Research</at> RESEARCH: how do solar panels age?", "how do solar panels age?"),
+    ("<at>Deep Research</at> Research How do solar panels age?", "How do solar panels age?"),
+    ("<at>Deep Research</at>\u00a0Research: how do solar panels age?", "how do solar panels age?"),
+    ("<at>Deep Research</at>&nbsp;Research:&nbsp;how do solar panels age?", "how do solar panels age?"),
+    ("<at>Deep Research</at> \u200fResearch: how do solar panels age?", "how do solar panels age?"),
+    ("<at>Deep Research</at> ＲＥＳＥＡＲＣＨ： how do solar panels age?", "how do solar panels age?"),
+    ("<at>Alice</at> <at>Deep Research</at> Research: how do solar panels age?", "Alice how do solar panels age?"),
+    # a question about research keeps the word, in any case
+    ("<at>Deep Research</at> Research is underfunded in Europe, why?", "Research is underfunded in Europe, why?"),
+    ("<at>Deep Research</at> Research and development budgets?", "Research and development budgets?"),
+    ("<at>Deep Research</at> Research? What is it?", "Research? What is it?"),
+    ("<at>Deep Research</at> Researchers: who funds them?", "Researchers: who funds them?"),
+    # after someone else's mention the word is the question's, as in lower case
+    ("<at>Deep Research</at> <at>Alice</at> Research: is it cheap?", "Alice Research: is it cheap?"),
+])
+def test_the_command_word_after_the_bots_mention_goes_in_any_case(text, question):
+    """"@Deep Research Research: how do solar panels age?" asked "Research: how do solar panels
+    age?" while "research:" went: the command word is compared as every command word is (any case,
+    full-width or not, invisible marks aside: :func:`jobs.conversation.message.command_word`)."""
+    assert clean_text(_posted(text)) == question
+
+
+@pytest.mark.parametrize(("typed", "question"), [
+    ("Research: how do solar panels age?", "how do solar panels age?"),
+    ("RESEARCH how do solar panels age?", "how do solar panels age?"),
+    ("/Research: how do solar panels age?", "how do solar panels age?"),
+    ("Research shows panels age fast, is it true?", "Research shows panels age fast, is it true?"),
+])
+def test_the_command_word_opening_a_personal_message_goes_in_any_case(typed, question):
+    assert clean_text(_personal(typed)) == question
