@@ -6,7 +6,6 @@ https://learn.microsoft.com/microsoftteams/platform/bots/how-to/conversations/ch
 from __future__ import annotations
 
 import html
-import itertools
 import logging
 import re
 
@@ -94,40 +93,59 @@ def clean_text(context: TurnContext) -> str:
 
     Only the bot's mentions among the tags the text starts with are removed, those of other people
     there kept as their names (``@Alice @Deep Research what did she say?`` asks ``Alice what did she
-    say?``). When there is one mention entity per ``<at>``
-    tag (as Teams sends them), a tag is the bot's when its entity has the bot's id, whatever name
-    the entity's ``text`` gives (:func:`_tag_owners`); otherwise the text a ``mention`` entity with
-    the bot's id gives, or an ``<at>`` tag (whatever its attributes) showing the name such an
-    entity shows; the bot's display name alone is trusted only when a client sent no mention
-    entity at all.
-    Every other mention, of a person (one who shares the bot's name included) or of the bot in
-    mid-sentence, is kept as the name it shows (``<at>Alice Smith</at>`` becomes ``Alice
-    Smith``). HTML character references that Teams puts in the text (``&lt;``, ``&amp;``,
-    ``&nbsp;``) become the characters; outer whitespace goes, and so does a ``research`` command word
-    right after the bot's mention (or opening the text).
+    say?``; which leading tag is the bot's: :func:`_leading_tags`). Every other mention, of a person
+    (one who shares the bot's name included) or of the bot in mid-sentence, is kept as the name it
+    shows (``<at>Alice Smith</at>`` becomes ``Alice Smith``). HTML character references that Teams
+    puts in the text (``&lt;``, ``&amp;``, ``&nbsp;``) become the characters; outer whitespace goes, and so does a ``research`` command word right
+    after the bot's mention (or opening the text: :func:`_without_command_word`).
     """
-    activity = context.activity
+    kept, rest, after_bot = _leading_tags(context.activity)
+    question = _plain(rest).strip()
+    return (_plain("".join(kept)) + (_without_command_word(question) if after_bot else question)).strip()
+
+
+def after_leading_mentions(context: TurnContext) -> str:
+    """The message's text after every ``<at>`` tag it starts with, whoever each names (the bot or
+    another person), read as :func:`clean_text` reads what follows the bot's mention (character
+    references, no-break spaces, outer whitespace; later tags as the names they show; the
+    ``research`` command word when the last of those tags is the bot's). For the command words:
+    ``<at>Alice</at> <at>Deep Research</at> status`` and ``... research: status`` are ``status``
+    (:func:`bots.chat_turns.alone_command`), as Slack reads ``<@UALICE> <@UBOT> status`` and
+    ``/research status``; anything else is read by :func:`clean_text`."""
+    _, rest, after_bot = _leading_tags(context.activity)
+    rest = _plain(rest).strip()
+    return _without_command_word(rest) if after_bot else rest
+
+
+def _leading_tags(activity: Activity) -> tuple[list[str], str, bool]:
+    """The ``<at>`` tags the activity's text starts with, read: those of other people (each as its
+    markup with the spaces, commas and colons typed after it), the text after all of them (markup
+    and references as written), and whether that text follows the bot's mention or opens the
+    message (where a command word may open it).
+
+    When there is one mention entity per ``<at>`` tag (as Teams sends them), a tag is the bot's
+    when its entity has the bot's id, whatever name the entity's ``text`` gives (:func:`_tag_owners`);
+    otherwise the text a ``mention`` entity with the bot's id gives, or an ``<at>`` tag (whatever
+    its attributes) showing the name such an entity shows; the bot's display name alone is trusted
+    only when a client sent no mention entity at all."""
     text = (activity.text or "").lstrip()
     bot_texts, order = _bot_mentions(activity)
     names = {_shown_name(t) for t in bot_texts} - {""}
     if order == [] and activity.recipient is not None and (activity.recipient.name or "").strip():
         names = {_shown_name(activity.recipient.name)}
     owners = _tag_owners(order, [_shown_name(m.group(0)) for m in _AT.finditer(text)])
-    kept = ""  # the leading tags of other people, each with what follows it up to the next
-    after_bot = True  # what is left follows the bot's mention (or starts the text): a command word may open it
-    for index in itertools.count():
+    kept: list[str] = []
+    after_bot, index = True, 0
+    while True:
         lead = next((t for t in bot_texts if text.startswith(t)), None) if owners is None else None
         match = _AT.match(text) if lead is None else None
         if match is None and lead is None:
-            break
+            return kept, text, after_bot
         after_bot = lead is not None or (owners[index] if owners is not None else _shown_name(match.group(0)) in names)
-        if not after_bot:
-            rest = _after_separators(text[match.end():])  # someone else's: kept as the name it shows
-            kept, text = kept + text[:len(text) - len(rest)], rest
-            continue
-        text = _after_separators(text[len(lead or match.group(0)):])
-    text = _plain(text).strip()
-    return (_plain(kept) + (_without_command_word(text) if after_bot else text)).strip()
+        rest = _after_separators(text[len(lead) if lead is not None else match.end():])
+        if not after_bot:  # someone else's: kept as the name it shows, with what follows it
+            kept.append(text[:len(text) - len(rest)])
+        text, index = rest, index + 1
 
 
 def _plain(text: str) -> str:
@@ -143,18 +161,6 @@ def _after_separators(text: str) -> str:
     while text.startswith("&nbsp;"):
         text = text[len("&nbsp;"):].lstrip(" \t\u00a0,:")
     return text
-
-
-def after_leading_mentions(context: TurnContext) -> str:
-    """The message's text after every ``<at>`` tag it starts with, whoever each names (the bot or
-    another person), read as :func:`clean_text` reads what follows the bot's mention (character
-    references, no-break spaces, outer whitespace; later tags as the names they show). For the
-    command words: ``<at>Alice</at> <at>Deep Research</at> status`` is ``status``
-    (:func:`bots.chat_turns.alone_command`); anything else is read by :func:`clean_text`."""
-    text = (context.activity.text or "").lstrip()
-    while (match := _AT.match(text)) is not None:
-        text = _after_separators(text[match.end():])
-    return _plain(text).strip()
 
 
 #: The words of the manifest's ``research`` command (``manifests/teams/manifest.json``), as

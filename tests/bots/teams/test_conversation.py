@@ -273,3 +273,17 @@ def test_a_command_word_after_someone_elses_mention_and_the_bots_is_the_command(
     bot.send(question)
     _wait_status(settings, _thread(question), ("paused", "done"))
     assert research.calls[0]["question"] == "Alice status of heat pump subsidies in Denmark 2024"
+
+
+def test_the_command_word_then_a_command_after_someone_elses_mention_and_the_bots_is_the_command(
+        bot, connector, settings, research):
+    """Bob wrote "@Alice @Deep Research research: status" (the app's ``research`` command, then
+    ``status``): it started a research on "Alice status", while without Alice's mention it is the
+    status listing. The command after the command word is the command whoever is mentioned first."""
+    from tests.bots.teams.activities import ALICE, BOT
+
+    status = _mentions_then(connector, ALICE, BOT, "Research: status")
+    bot.send(status)
+    [said] = connector.wait_for(lambda c: c.messages(status["conversation"]["id"]), what="the status listing")
+    assert said.text.startswith("You have no research running or waiting for an answer."), said.text
+    assert jobs.threads_of(BOB["id"], settings=settings) == [] and research.calls == []

@@ -1,4 +1,5 @@
-"""What the bot reads from a Teams message that mentions it: the command word in any case."""
+"""What the bot reads from a Teams message that mentions it: the command word in any case and the command
+after it whoever is mentioned first."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from botbuilder.core import TurnContext
 from botbuilder.core.adapters import TestAdapter
 from botbuilder.schema import Activity
 
-from bots.teams.mentions import clean_text
+from bots.chat_turns import alone_command
+from bots.teams.mentions import after_leading_mentions, clean_text
 from tests.bots.teams.activities import ALICE, BOB, BOT, channel_mention, personal_message
 
 PEOPLE = {person["name"]: person for person in (ALICE, BOB, BOT)}
@@ -65,3 +67,30 @@ def test_the_command_word_after_the_bots_mention_goes_in_any_case(text, question
 ])
 def test_the_command_word_opening_a_personal_message_goes_in_any_case(typed, question):
     assert clean_text(_personal(typed)) == question
+
+
+@pytest.mark.parametrize(("text", "command"), [
+    ("<at>Alice</at> <at>Deep Research</at> research: status", "status"),
+    ("<at>Alice</at> <at>Deep Research</at> Research: status", "status"),
+    ("<at>Alice</at> <at>Deep Research</at> research: cancel", "cancel"),
+    ("<at>Alice</at>&nbsp;<at>Deep Research</at>&nbsp;research:&nbsp;help", "help"),
+    ("<at>Alice</at> <at>Bob</at> <at>Deep Research</at> research: status", "status"),
+    ("<at>Alice</at> <at>Deep Research</at> research:", ""),  # the command word alone: the usage
+    ("<at>Deep Research</at> research: status", "status"),
+])
+def test_a_command_after_the_command_word_is_the_command_whoever_is_mentioned_first(text, command):
+    """"@Alice @Deep Research research: status" started a research on "Alice status", while
+    "@Deep Research research: status" is the status listing: Slack's command word is ``/research``,
+    after which ``status`` is a command (``/research status``), and other people's mentions before
+    a command do not keep it from being one (``<@UALICE> <@UBOT> status``); so in Teams too."""
+    rest = after_leading_mentions(_posted(text))
+    assert rest == command and alone_command(rest)
+
+
+@pytest.mark.parametrize(("text", "rest"), [
+    # the command word after someone else's mention is no command word: the whole message is a question
+    ("<at>Deep Research</at> <at>Alice</at> research: status", "research: status"),
+    ("<at>Alice</at> <at>Deep Research</at> research: status of heat pumps", "status of heat pumps"),
+])
+def test_no_command_after_the_command_word_when_it_is_no_command(text, rest):
+    assert after_leading_mentions(_posted(text)) == rest and not alone_command(rest)
