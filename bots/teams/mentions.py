@@ -95,13 +95,16 @@ def clean_text(context: TurnContext) -> str:
     there kept as their names (``@Alice @Deep Research what did she say?`` asks ``Alice what did she
     say?``; which leading tag is the bot's: :func:`_leading_tags`). Every other mention, of a person
     (one who shares the bot's name included) or of the bot in mid-sentence, is kept as the name it
-    shows (``<at>Alice Smith</at>`` becomes ``Alice Smith``). HTML character references that Teams
-    puts in the text (``&lt;``, ``&amp;``, ``&nbsp;``) become the characters; outer whitespace goes, and so does a ``research`` command word right
+    shows (``<at>Alice Smith</at>`` becomes ``Alice Smith``). A mention is a word of its own: where
+    the bot's is removed, and around a name that would touch a letter or digit, there is a space
+    (``<at>Alice</at><at>Deep Research</at>how?`` asks ``Alice how?``), none added where one was
+    typed. HTML character references that Teams puts in the text (``&lt;``, ``&amp;``, ``&nbsp;``)
+    become the characters; outer whitespace goes, and so does a ``research`` command word right
     after the bot's mention (or opening the text: :func:`_without_command_word`).
     """
     kept, rest, after_bot = _leading_tags(context.activity)
     question = _plain(rest).strip()
-    return (_plain("".join(kept)) + (_without_command_word(question) if after_bot else question)).strip()
+    return _words([*map(_plain, kept), _without_command_word(question) if after_bot else question])
 
 
 def after_leading_mentions(context: TurnContext) -> str:
@@ -148,10 +151,34 @@ def _leading_tags(activity: Activity) -> tuple[list[str], str, bool]:
         text, index = rest, index + 1
 
 
+def _words(pieces: list[str]) -> str:
+    """``pieces`` one after the other, a space between two that would touch with no whitespace
+    between them (the text around a removed mention), without outer whitespace."""
+    out = ""
+    for piece in pieces:
+        if out and piece and not out[-1].isspace() and not piece[0].isspace():
+            out += " "
+        out += piece
+    return out.strip()
+
+
+def _is_word_char(text: str) -> bool:
+    return text.isalnum() or text == "_"
+
+
 def _plain(text: str) -> str:
     """``text`` with ``<at>`` tags as the names they show, character references read and no-break
-    spaces as spaces."""
-    return html.unescape(_AT.sub(lambda m: m.group(1), text)).replace("\u00a0", " ")
+    spaces as spaces. A name is a word of its own: a space stands between it and a letter or digit
+    it would touch (``ask<at>Alice</at>now`` is ``ask Alice now``), while punctuation stays at it
+    (``<at>Alice</at>'s``)."""
+    out, after_name = "", False
+    for index, part in enumerate(_AT.split(text)):  # text, name, text, ... (_AT has one group)
+        part, name = html.unescape(part).replace("\u00a0", " "), index % 2 == 1
+        if (name or after_name) and _is_word_char(out[-1:]) and _is_word_char(part[:1]):
+            out += " "
+        out += part
+        after_name = name if part else after_name
+    return out
 
 
 def _after_separators(text: str) -> str:

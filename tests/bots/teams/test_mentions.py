@@ -1,5 +1,5 @@
-"""What the bot reads from a Teams message that mentions it: the command word in any case and the command
-after it whoever is mentioned first."""
+"""What the bot reads from a Teams message that mentions it: the command word in any case, the command
+after it whoever is mentioned first, and a word boundary where the bot's mention is removed."""
 
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ def test_the_command_word_opening_a_personal_message_goes_in_any_case(typed, que
 @pytest.mark.parametrize(("text", "command"), [
     ("<at>Alice</at> <at>Deep Research</at> research: status", "status"),
     ("<at>Alice</at> <at>Deep Research</at> Research: status", "status"),
+    ("<at>Alice</at><at>Deep Research</at>research:status", "status"),
     ("<at>Alice</at> <at>Deep Research</at> research: cancel", "cancel"),
     ("<at>Alice</at>&nbsp;<at>Deep Research</at>&nbsp;research:&nbsp;help", "help"),
     ("<at>Alice</at> <at>Bob</at> <at>Deep Research</at> research: status", "status"),
@@ -94,3 +95,26 @@ def test_a_command_after_the_command_word_is_the_command_whoever_is_mentioned_fi
 ])
 def test_no_command_after_the_command_word_when_it_is_no_command(text, rest):
     assert after_leading_mentions(_posted(text)) == rest and not alone_command(rest)
+
+
+@pytest.mark.parametrize(("text", "question"), [
+    ("<at>Alice</at><at>Deep Research</at>how?", "Alice how?"),
+    ("<at>Deep Research</at><at>Alice</at>how?", "Alice how?"),
+    ("<at>Alice</at><at>Bob</at><at>Deep Research</at>how?", "Alice Bob how?"),
+    ("<at>Alice</at>,<at>Deep Research</at>how?", "Alice, how?"),
+    ("<at>Alice</at><at>Deep Research</at>research:how?", "Alice how?"),
+    ("<at>Alice</at>&nbsp;<at>Deep Research</at>&nbsp;how?", "Alice how?"),
+    ("<at>Alice</at> <at>Deep Research</at> how?", "Alice how?"),
+    ("<at>Alice</at>, <at>Bob</at>: <at>Deep Research</at> is it cheap?", "Alice, Bob: is it cheap?"),
+    ("<at>Alice</at><at>Deep Research</at>", "Alice"),  # the bot's mention ends the text
+    ("<at>Alice</at> <at>Deep Research</at>\u00a0", "Alice"),
+    ("<at>Deep Research</at>what did<at>Alice</at>say?", "what did Alice say?"),
+    ("<at>Deep Research</at> what did <at>Alice</at>'s team say?", "what did Alice's team say?"),
+    ("<at>Deep Research</at> ask <at>Alice</at>", "ask Alice"),  # a person's mention ends the text
+    ("<at>Deep Research</at> how?", "how?"),
+])
+def test_a_removed_mention_leaves_the_names_and_the_text_separate_words(text, question):
+    """"@Alice@Deep Research how?" typed without spaces asked "Alicehow?": where the bot's mention
+    goes, the words on either side stay apart, and a person's mention shown as a name is a word of
+    its own; no space is doubled where one was typed."""
+    assert clean_text(_posted(text)) == question
