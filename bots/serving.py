@@ -57,10 +57,14 @@ def recover_turns(settings: Settings, surface: str) -> None:
 
 def stop(settings: Settings, surface: str, mode: str) -> None:
     """The process was asked to stop: hand its running turns back within
-    ``DEEPRESEARCH_SHUTDOWN_GRACE`` seconds (the next start runs each once)."""
+    ``DEEPRESEARCH_SHUTDOWN_GRACE`` seconds (the next start runs each once).
+
+    The stop itself is logged at info level: an operator's stop needs no attention; what could not be
+    handed back is said by :func:`jobs.embedded.stop_process` as a warning or an error.
+    """
     from jobs.embedded import stop_process
 
-    log.warning("event=%s_stopping mode=%s", surface, mode)
+    log.info("event=%s_stopping mode=%s", surface, mode)
     stop_process(settings)
 
 

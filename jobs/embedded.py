@@ -155,30 +155,45 @@ class EmbeddedRunner:
         at their last checkpoint and are recorded likewise (never failed); wait up to ``grace``
         for them. The next start runs each once (:meth:`recover`).
         """
+        pending = self.close(hand_back=grace is not None)
+        if grace is not None:
+            return self.hand_back(pending, grace)
+        if wait:
+            self.pool.shutdown(wait=True)
+            self._loop_thread.stop()
+        return wait
+
+    def close(self, hand_back: bool) -> dict[str, Future]:
+        """Stop taking turns and take the queued ones off the pool (first half of :meth:`shutdown`).
+
+        With ``hand_back``, running turns are told to stop at their last checkpoint. Returns the
+        turns queued or running at that moment (turn id -> future; empty for an idle runner).
+        """
         with self._lock:
             self._closed.set()
-            if grace is not None:
+            if hand_back:
                 self._handing_back.set()
             pending = dict(self.futures)
         self.pool.shutdown(wait=False, cancel_futures=True)
-        if grace is not None:
-            store = get_store(self.settings)
-            for turn_id, future in pending.items():
-                if future.cancelled():
-                    records.hand_back(store, turn_id)
-                    log.warning("event=turn_handed_back turn=%s started=false", turn_id)
-            running = [f for f in pending.values() if not f.cancelled()]
-            _finished, left = wait_futures(running, timeout=grace)
-            stopped = not left
-            if left:
-                log.error("event=shutdown_grace_expired running=%d", len(left))
-        else:
-            if wait:
-                self.pool.shutdown(wait=True)
-            stopped = wait
-        if stopped:
-            self._loop_thread.stop()
-        return stopped
+        return pending
+
+    def hand_back(self, pending: dict[str, Future], grace: float) -> bool:
+        """Second half of :meth:`shutdown` with a grace: record each turn of ``pending`` (what
+        :meth:`close` returned) taken off the pool as queued (delayed) and wait up to ``grace``
+        seconds for the running ones to stop. True when none is left running.
+        """
+        store = get_store(self.settings)
+        for turn_id, future in pending.items():
+            if future.cancelled():
+                records.hand_back(store, turn_id)
+                log.warning("event=turn_handed_back turn=%s started=false", turn_id)
+        running = [f for f in pending.values() if not f.cancelled()]
+        _finished, left = wait_futures(running, timeout=grace)
+        if left:
+            log.error("event=shutdown_grace_expired running=%d", len(left))
+            return False
+        self._loop_thread.stop()
+        return True
 
 
 _runners: dict[str, EmbeddedRunner] = {}
@@ -207,21 +222,24 @@ def get_runner(settings: Settings) -> EmbeddedRunner:
         return runner
 
 
-def stop_all(grace: float) -> bool:
+def stop_all(grace: float) -> tuple[bool, int]:
     """Hand back every turn of every runner of this process within ``grace`` seconds in all.
 
-    Called by the bots on SIGTERM/SIGINT before they exit. Returns True when no turn is left
-    running (else the caller exits anyway: those turns are re-run from their checkpoint, as
-    after a kill).
+    Called by the bots on SIGTERM/SIGINT before they exit. Returns ``(stopped, turns)``: stopped is
+    True when no turn is left running (else the caller exits anyway: those turns are re-run from
+    their checkpoint, as after a kill); turns counts those queued or running when the stop came.
     """
-    request_stop("shutdown")
     deadline = time.monotonic() + grace
     with _runners_lock:
         runners = list(_runners.values())
+    # closed first, so that no turn is taken between the count and the hand-back
+    pending = [runner.close(hand_back=True) for runner in runners]
+    turns = sum(len(p) for p in pending)
+    request_stop("shutdown", turns=turns)
     stopped = True
-    for runner in runners:
-        stopped = runner.shutdown(grace=max(0.0, deadline - time.monotonic())) and stopped
-    return stopped
+    for runner, its_turns in zip(runners, pending, strict=True):
+        stopped = runner.hand_back(its_turns, max(0.0, deadline - time.monotonic())) and stopped
+    return stopped, turns
 
 
 def stop_process(settings: Settings) -> None:
@@ -231,12 +249,16 @@ def stop_process(settings: Settings) -> None:
     ``DEEPRESEARCH_SHUTDOWN_GRACE`` seconds (:func:`stop_all`). A turn still running after that
     is left to the next start (re-run from its checkpoint, as after a kill) and the process exits
     at once instead of waiting for it. With Redis the workers own the turns: nothing to do.
+
+    Logs ``event=process_stopped`` as a warning when turns were in flight (they are delayed, or
+    left to the next start), at info level when the bot was idle.
     """
     if settings.redis_url:
         return
     started = time.monotonic()
-    stopped = stop_all(settings.shutdown_grace)
-    log.warning("event=process_stopped handed_back=%s seconds=%.1f", stopped, time.monotonic() - started)
+    stopped, turns = stop_all(settings.shutdown_grace)
+    log.log(logging.WARNING if turns else logging.INFO,
+            "event=process_stopped handed_back=%s turns=%d seconds=%.1f", stopped, turns, time.monotonic() - started)
     if not stopped:
         logging.shutdown()
         os._exit(0)

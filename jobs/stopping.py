@@ -18,11 +18,20 @@ class HandedBack(Exception):  # noqa: N818 (an outcome, not an error)
     """
 
 
-def request_stop(reason: str = "signal") -> None:
-    """Ask every turn of this process to hand itself back (safe from a signal handler)."""
+def request_stop(reason: str = "signal", turns: int | None = None) -> None:
+    """Ask every turn of this process to hand itself back (safe from a signal handler).
+
+    Logged once (``event=handing_back``), as a warning: turns stop mid-way and are delayed. A caller
+    that knows how many turns are in flight passes ``turns``; with none (a bot stopped idle) the line
+    is info, since nothing needs the operator.
+    """
     if not _stopping.is_set():
         _stopping.set()
-        log.warning("event=handing_back reason=%s", reason)
+        if turns is None:
+            log.warning("event=handing_back reason=%s", reason)
+        else:
+            log.log(logging.WARNING if turns else logging.INFO, "event=handing_back reason=%s turns=%d",
+                    reason, turns)
 
 
 def stop_requested() -> bool:

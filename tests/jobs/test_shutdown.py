@@ -124,6 +124,49 @@ def test_sigterm_hands_every_in_process_research_back(tmp_path, tavily):
             bot.wait(timeout=GRACE + 15)
 
 
+def test_a_bot_stopped_with_research_in_flight_says_so_as_warnings(sqlite_settings, runner_for, monkeypatch, caplog):
+    """The stop of an idle bot is info (tests/bots/test_bot_stop_log.py); one that stops research mid-way
+    warns: a running turn and a queued one are handed back and delayed, each said, and so is the stop."""
+    import logging
+    import threading
+
+    import jobs.run
+    from jobs import records
+    from jobs.embedded import stop_process
+    from jobs.store import get_store
+    from jobs.turns import Turn
+    from tests.waiting import wait_set
+
+    running = threading.Event()
+
+    def until_handed_back(turn, *, settings, hand_back, **_):  # a research that runs until told to stop
+        running.set()
+        wait_for(hand_back, what="the turn to be told to hand itself back")
+        records.hand_back(get_store(settings), turn["turn_id"])
+        return {"status": "handed_back", "turn_id": turn["turn_id"]}
+
+    monkeypatch.setattr(jobs.run, "run_job", until_handed_back)
+    runner = runner_for(sqlite_settings, workers=1)
+    store = get_store(sqlite_settings)
+    for turn_id in ("f1", "f2"):
+        turn = Turn(turn_id=turn_id, thread_id=f"console:{turn_id}", kind="start", text="What is a bicycle?",
+                    requester="U1", port={})
+        assert records.create(store, turn, "embedded")
+        runner.submit(turn)
+    wait_set(running, what="the first turn to run")
+    caplog.set_level(logging.INFO)
+    stop_process(sqlite_settings)
+    said = {r.getMessage().split()[0]: r for r in caplog.records if r.getMessage().startswith("event=")}
+    assert said["event=handing_back"].levelno == logging.WARNING, caplog.text
+    assert said["event=handing_back"].getMessage() == "event=handing_back reason=shutdown turns=2"
+    assert said["event=turn_handed_back"].levelno == logging.WARNING, caplog.text
+    assert said["event=process_stopped"].levelno == logging.WARNING, caplog.text
+    assert said["event=process_stopped"].getMessage().startswith("event=process_stopped handed_back=True turns=2 ")
+    for turn_id in ("f1", "f2"):
+        rec = store.get(records.turn_key(turn_id))
+        assert (rec["state"], rec["delayed"], rec["handed_back"]) == ("queued", True, 1), rec
+
+
 def test_sigterm_makes_an_rq_worker_hand_its_turn_back(redis_settings, children, tmp_path, tavily):
     """RQ's warm shutdown: the work horse stops at a checkpoint, the turn is queued again, not failed."""
     search = SlowSearch(word="*", hold=120)
