@@ -240,3 +240,40 @@ def test_a_sentence_answering_how_much_is_chosen_without_the_measure_word(langua
 ])
 def test_a_word_is_a_term_when_no_how_word_makes_it_a_measure(language, question, word):
     assert word in query_terms(question, language)
+
+
+#: Questions whose finite verb is known by where it stands, and that verb: before French "-t-il", "-il",
+#: "-elle", "-ils", "-on" (the subject pronoun after its verb), and right after "how" in German, Dutch,
+#: Swedish, Spanish, Italian and Portuguese ("Wie verwaltet asyncio …", "¿Cómo gestiona asyncio …").
+FINITE_VERBS = [
+    ("fr", "Comment asyncio gère-t-il les délais d'attente et l'annulation des tâches ?", "gère"),
+    ("fr", "Comment asyncio annule-t-il les tâches ?", "annule"),
+    ("fr", "Comment Python gère-il les exceptions ?", "gère"),
+    ("fr", "Comment les boucles d'événements planifient-elles les rappels ?", "planifient"),
+    ("fr", "Pourquoi annule-t-on les tâches en attente ?", "annule"),
+    ("de", "Wie verwaltet asyncio Zeitlimits?", "verwaltet"),
+    ("es", "¿Cómo gestiona asyncio los tiempos de espera?", "gestiona"),
+    ("it", "Come gestisce la libreria asyncio i timeout?", "gestisce"),
+    ("nl", "Hoe beheert asyncio time-outs?", "beheert"),
+    ("sv", "Hur hanterar asyncio tidsgränser?", "hanterar"),
+    ("pt", "Como gerencia o asyncio os tempos limite?", "gerencia"),
+]
+
+
+@pytest.mark.parametrize(("language", "question", "verb"), FINITE_VERBS)
+def test_the_finite_verb_of_a_question_is_no_topic(language, question, verb):
+    """A conjugated verb ("gère", from "gérer") names no thing a source would be about: the review asks
+    the claims for the question's other words, never for it."""
+    words = [w.lower() for w in unanswered(question, ["Winter is cold. [S000001]"], language)]
+    assert verb not in words and len(words) >= 2, words
+
+
+@pytest.mark.parametrize(("language", "question", "topic"), [
+    ("de", "Wie effizient sind Wärmepumpen im Winter?", "effizient"),  # an adjective before "sind"
+    ("nl", "Hoe efficiënt zijn warmtepompen in de winter?", "efficiënt"),
+    ("sv", "Hur effektiva är värmepumpar på vintern?", "effektiva"),
+    ("fr", "Combien coûte une pompe à chaleur ?", "coûte"),  # no pronoun after it: a topic, as "cost" is
+    ("de", "Was kostet eine Wärmepumpe?", "kostet"),
+])
+def test_a_word_after_how_before_a_form_of_be_stays_a_topic(language, question, topic):
+    assert topic in unanswered(question, ["Winter is cold. [S000001]"], language)
