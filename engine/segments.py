@@ -155,6 +155,13 @@ def _abbreviation_ends(before: str, after: str) -> bool:
             or (last + after.split(" ", 1)[0]).lower() in ABBREVIATIONS)
 
 
+def sentence_continues(before: str, after: str) -> bool:
+    """True when ``after`` goes on the sentence ``before`` that a full stop seems to end: after it
+    comes a small letter ("Use e.g. wait_for"), or the full stop is an abbreviation's
+    (:func:`_abbreviation_ends`: "z. B. 20 Jahre"). False after any other end mark."""
+    return before.endswith(".") and bool(after) and (after[0].islower() or _abbreviation_ends(before, after))
+
+
 def paragraphs(text: str) -> list[str]:
     """The paragraphs of ``text``: its parts between blank lines (lines of only whitespace count as
     blank; LF, CRLF or CR line ends) or at a PARAGRAPH SEPARATOR (U+2029), in order; none that is
@@ -176,8 +183,7 @@ def sentences(text: str) -> list[str]:
             part = " ".join(part.split())
             if not part:
                 continue
-            if len(out) > start and out[-1].endswith(".") and (
-                    part[0].islower() or _abbreviation_ends(out[-1], part)):
+            if len(out) > start and sentence_continues(out[-1], part):
                 out[-1] += " " + part
             else:
                 out.append(part)

@@ -52,20 +52,47 @@ def _split_long(text: str, limit: int) -> list[str]:
     return pieces
 
 
+#: What ends a sentence, before any closing quotation mark or bracket.
+_SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’»)\]]*$")
+
+
+def sentence_break(before: str, after: str) -> bool:
+    """True when a sentence ends between ``before`` and ``after`` (two pieces of one paragraph):
+    ``before`` ends in end punctuation (:data:`_SENTENCE_END`) that is no abbreviation's
+    (:func:`engine.segments.sentence_continues`: "e.g.", "z. B."), and ``after`` does not go on in
+    small letters ("… e.g. | in Norway", "… when | the timeout expires")."""
+    from engine.segments import sentence_continues
+
+    before, after = before.rstrip(), after.lstrip()
+    return bool(_SENTENCE_END.search(before)) and not sentence_continues(before, after)
+
+
 def _cut(text: str, limit: int) -> list[str]:
+    """``text`` (one paragraph longer than ``limit``) in pieces of at most ``limit`` characters: cut
+    at its line breaks, else after its sentences, packed back together up to ``limit``; where a piece
+    would pass it, cut at the last place in it where a sentence ends (:func:`sentence_break`), so a
+    passage never opens inside a sentence, a hard-wrapped one or one with "e.g." in it; where none
+    does, at the piece's last line or sentence end as split."""
     for pattern, sep in ((r"\n", "\n"), (r"(?<=[.!?。！？])\s+", " ")):
         parts = [p.strip() for p in re.split(pattern, text) if p.strip()]
         if len(parts) > 1:
             small: list[str] = []
             for part in parts:
                 small.extend(_split_long(part, limit) if len(part) > limit else [part])
-            packed: list[str] = []
+            groups: list[list[str]] = []
             for part in small:
-                if packed and len(packed[-1]) + len(sep) + len(part) <= limit:
-                    packed[-1] = f"{packed[-1]}{sep}{part}"
+                group = groups[-1] if groups else []
+                if group and len(sep.join([*group, part])) <= limit:
+                    group.append(part)
+                    continue
+                at = next((k for k in range(len(group), 0, -1)
+                           if sentence_break(group[k - 1], group[k] if k < len(group) else part)), 0)
+                if 0 < at < len(group) and len(sep.join([*group[at:], part])) <= limit:
+                    groups[-1], rest = group[:at], group[at:]
+                    groups.append([*rest, part])
                 else:
-                    packed.append(part)
-            return packed
+                    groups.append([part])
+            return [sep.join(group) for group in groups]
     out = []
     while len(text) > limit:
         cut = text.rfind(" ", limit // 2, limit)

@@ -7,6 +7,7 @@ import logging
 import os
 import resource
 import sqlite3
+import textwrap
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -505,3 +506,27 @@ def test_two_runs_indexing_one_folder_at_once_take_turns(tmp_path, monkeypatch):
     assert (results["first"].added, results["second"].added, results["second"].unchanged) == (3, 0, 3)
     assert not waiting["first"].is_set()  # nobody was indexing when the first began
     assert index_root(index) == str(docs.resolve())
+
+
+#: A sentence with an abbreviation inside it ("e.g. in Norway"), repeated into a paragraph longer than a passage.
+_ABBREVIATED = "Heat pumps save energy in cold places, e.g. in Norway they heat most of the homes built since 2010. "
+
+
+@pytest.mark.parametrize("pad", range(0, 100, 7))
+@pytest.mark.parametrize("wrapped", [False, True], ids=["one-line", "hard-wrapped"])
+def test_a_long_paragraph_is_cut_between_sentences_never_inside_one(pad, wrapped) -> None:
+    """A paragraph longer than a passage is cut where a sentence ends (:func:`engine.segments.sentences`),
+    not after "e.g." nor at a line break inside a sentence: each passage opens with a whole sentence,
+    so the offline model never quotes one from its middle ("in Norway they heat …")."""
+    from engine.offline import passages
+    from engine.segments import sentences
+
+    text = "Intro " + "x" * pad + ". " + (_ABBREVIATED * 40).strip()
+    if wrapped:
+        text = textwrap.fill(text, 72)
+    whole = set(sentences(text))
+    chunks = split_passages(text)
+    assert len(chunks) > 1 and all(len(c) <= 2500 for c in chunks)
+    for chunk in chunks:
+        assert set(sentences(chunk)) <= whole, chunk[:80]
+        assert not [q for q in passages(chunk, "Do heat pumps save energy in Norway?") if q[:1].islower()]
