@@ -141,7 +141,7 @@ def test_the_review_says_what_the_question_is_about_without_asking_the_question(
 @pytest.mark.parametrize(("language", "expected"), [
     ("es", "Ninguna afirmación de la solución menciona «cuesta», de lo que trata la pregunta."),
     ("de", "Keine Aussage der Lösung erwähnt „Kosten“, worum es in der Frage geht."),
-    ("fr", "Aucune affirmation de la solution ne mentionne « coût », ce sur quoi porte la question."),
+    ("fr", "Aucune affirmation de la solution ne mentionne «\u00a0coût\u00a0», ce sur quoi porte la question."),
 ])
 def test_the_unanswered_point_reads_as_a_sentence_of_its_language(language, expected):
     word = {"es": "cuesta", "de": "Kosten", "fr": "coût"}[language]
