@@ -164,13 +164,14 @@ def _split_verb(question: str, language: str) -> set[str]:
     return {tokens[0].lower()}
 
 
-#: The question words that ask how, which a finite verb follows in German, Dutch and Swedish (verb
-#: second) and in Spanish, Italian and Portuguese ("Wie verwaltet …", "¿Cómo gestiona …", "Come gestisce …").
-_HOW = frozenset("wie hoe hur cómo como come".split())
-#: The forms of "be" after which the word between them and "how" is an adjective, not a verb ("Wie
-#: effizient sind …", "Hoe efficiënt zijn …", "Hur effektiva är …", "¿Cómo de eficientes son …").
-_BE_AFTER_HOW = frozenset("ist sind war waren wird werden is zijn was waren wordt worden är var blir es son era eran "
-                          "está están è sono era erano é são eram".split())
+#: The question words that ask how, which a finite verb follows in Spanish, Italian and Portuguese
+#: ("¿Cómo gestiona …", "Come gestisce …", "Como gerencia …"). Not German, Dutch nor Swedish: there an
+#: adverb or adjective the question is about often stands between "how" and the verb ("Wie gut schützt
+#: …", "Hoe veilig versleutelt …", "Hur snabbt kompilerar …").
+_HOW = frozenset("cómo como come".split())
+#: The forms of "be" after which the word between them and "how" is an adjective, not a verb ("¿Cómo
+#: de eficientes son …", "Come efficienti sono …").
+_BE_AFTER_HOW = frozenset("es son era eran está están è sono era erano é são eram".split())
 #: A French verb with its subject pronoun after it, as a question writes it ("gère-t-il", "gère-il",
 #: "planifient-elles", "annule-t-on"): ``group(1)`` is the verb (:data:`engine.offline_lists._INVERTED`).
 _INVERTED_VERB = re.compile(r"(?<![\w-])([^\W\d_]+)-(?:t-)?(?:ils|elles|il|elle|on)(?![\w-])", re.IGNORECASE)
@@ -180,17 +181,17 @@ def finite_verbs(question: str, language: str) -> set[str]:
     """The finite verbs of ``question`` known by where they stand, lower-cased: in French each word
     before a subject pronoun joined to it by a hyphen ("gère-t-il", "gère-il", "planifient-elles",
     "annule-t-on": French writes a subject pronoun after its verb joined to it by a hyphen, with a "-t-"
-    between them after a vowel, and only after a verb); in German, Dutch, Swedish, Spanish, Italian and
-    Portuguese the word right after a question word that asks how (:data:`_HOW`) opening the question, written in small letters, when no form of "be" follows it
-    (:data:`_BE_AFTER_HOW`: "Wie effizient sind" asks about an adjective) and it is no word of grammar
-    nor a measure word ("Wie lange"). A conjugated verb names no thing a source is about ("Que disent
+    between them after a vowel, and only after a verb); in Spanish, Italian and Portuguese the word
+    right after a question word that asks how (:data:`_HOW`) opening the question, written in small
+    letters, when no form of "be" follows it (:data:`_BE_AFTER_HOW`) and it is no word of grammar nor
+    a measure word. A conjugated verb names no thing a source is about ("Que disent
     les sources sur « gère »"), and a text on it seldom writes that form. Empty in other languages."""
     from engine.offline_list_words import measure_words
 
     if language == "fr":
         return {m.group(1).lower() for m in _INVERTED_VERB.finditer(question)}
     tokens = word_tokens(question)
-    if language not in ("de", "nl", "sv", "es", "it", "pt") or len(tokens) < 3 or tokens[0].lower() not in _HOW:
+    if language not in ("es", "it", "pt") or len(tokens) < 3 or tokens[0].lower() not in _HOW:
         return set()
     verb, after = tokens[1], tokens[2].lower()
     if (not verb.isalpha() or not verb.islower() or after in _BE_AFTER_HOW or is_function_word(verb)
