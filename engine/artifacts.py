@@ -16,7 +16,7 @@ from engine.offline_phrases import PHRASES, phrase
 from engine.render import ReportDocument, ReviewRound, SourceEntry
 from engine.settings import Settings
 from engine.source_links import public_url
-from engine.text import any_space_pattern, markdown_literal
+from engine.text import any_space_pattern, markdown_literal, ordinary_spaces
 
 
 def safe_name(text: str) -> str:
@@ -142,10 +142,11 @@ def _lead_once(summary: str, body: str) -> str:
 def _no_sources_note(found: int, language: str, above: str) -> str:
     """What the Sources section says when the report cites nothing: that no source was found, or
     that ``found`` were and none is cited; when the report above already says so, "(none)" or, with
-    sources found, "(none cited)", never words that read as if nothing was found."""
+    sources found, "(none cited)", never words that read as if nothing was found. The note is found
+    in ``above`` whatever spaces stand where it has no-break ones (:func:`engine.text.ordinary_spaces`)."""
     notes = ([phrase("none_cited", language, found, n=str(found)), phrase("no_passages", language, found, n=str(found))]
              if found else [phrase("no_findings", language)])  # found and none cited is not "none found"
-    said = any(n in above for n in notes)
+    said = any(ordinary_spaces(n) in ordinary_spaces(above) for n in notes)
     return (phrase("none_cited_short" if found else "none", language) if said else notes[0])
 
 

@@ -13,7 +13,7 @@ from engine.citations import SID
 from engine.language import FUNCTION_WORDS, detect_language, is_function_word
 from engine.offline_phrases import PHRASES, phrase
 from engine.segments import has_segmented_script, latin_length, latin_prefix, sentences, word_tokens, words
-from engine.text import END_MARKS, markdown_literal
+from engine.text import END_MARKS, markdown_literal, squeeze
 
 #: Words that carry no topic: function words, and the words of a request itself ("please explain").
 STOPWORDS = FUNCTION_WORDS | frozenset(
@@ -376,9 +376,10 @@ def extractive_report(
 
 def first_statement(markdown: str) -> str:
     """The first paragraph of plain prose in ``markdown`` (no heading, list, quote or italic notice),
-    "" when there is none: what a report with nothing to quote says instead."""
+    "" when there is none: what a report with nothing to quote says instead. On one line, its no-break
+    spaces kept (:func:`engine.text.squeeze`: French "trouvées\u202f; aucune")."""
     for block in re.split(r"\n\s*\n", markdown):
-        block = " ".join(block.split())
+        block = squeeze(block)
         if block and not block.startswith(("#", "-", "*", ">", "|")) and not re.match(r"^\d+\.", block):
             return block
     return ""

@@ -97,3 +97,17 @@ def test_a_chinese_or_japanese_report_writes_its_field_labels_with_a_full_width_
 def test_a_chinese_or_japanese_label_report_md_does_not_write_takes_the_full_width_colon(language, label):
     doc = ReportDocument(title="T", question="Q", date="2026-01-02", executive_summary="", body="正文。", language=language)
     assert f"\\textbf{{{label}：}}" in _cjk_unwrapped(render_latex(doc))
+
+
+@pytest.mark.parametrize("space", ["\u202f", " "], ids=["no-break", "ordinary"])
+def test_a_french_report_that_says_no_source_is_cited_is_not_told_so_again_under_sources(space):
+    """The summary took the report's first statement on one line with str.split, which turned the
+    phrase's "trouvées\u202f; aucune" into an ordinary space; the Sources section then no longer found
+    the note above it and said it a second time."""
+    from engine.artifacts import _no_sources_note
+    from engine.offline_text import first_statement
+
+    said = phrase("no_passages", "fr", 10, n="10")
+    assert first_statement(f"# Pompes\n\n{said}\n") == said
+    above = f"# Pompes\n\n{said.replace(chr(0x202f), space)}\n"
+    assert _no_sources_note(10, "fr", above) == phrase("none_cited_short", "fr")
