@@ -312,7 +312,7 @@ def _short(text: str, n: float = 90) -> str:
     not "… — limitations and…"), without a separator or dash before the "…"; a topic's facet after " — "
     is kept whole when its subject leaves room ("Asyncio cancel tasks and handle… — limitations and
     problems"). A first word longer than ``n`` is the one thing cut inside a word."""
-    text = " ".join(text.split())
+    text = squeeze(text)  # no-break spaces kept: French "trouvées\u202f; aucune"
     if latin_length(text) <= n:
         return text
     head, sep, facet = text.rpartition(" — ")

@@ -107,7 +107,10 @@ def test_a_french_report_that_says_no_source_is_cited_is_not_told_so_again_under
     from engine.artifacts import _no_sources_note
     from engine.offline_text import first_statement
 
+    from engine.offline_text import _short
+
     said = phrase("no_passages", "fr", 10, n="10")
     assert first_statement(f"# Pompes\n\n{said}\n") == said
+    assert _short(said, 1500) == said  # the executive summary, as the offline model writes it
     above = f"# Pompes\n\n{said.replace(chr(0x202f), space)}\n"
     assert _no_sources_note(10, "fr", above) == phrase("none_cited_short", "fr")
