@@ -105,9 +105,7 @@ def test_a_french_report_that_says_no_source_is_cited_is_not_told_so_again_under
     phrase's "trouvées\u202f; aucune" into an ordinary space; the Sources section then no longer found
     the note above it and said it a second time."""
     from engine.artifacts import _no_sources_note
-    from engine.offline_text import first_statement
-
-    from engine.offline_text import _short
+    from engine.offline_text import _short, first_statement
 
     said = phrase("no_passages", "fr", 10, n="10")
     assert first_statement(f"# Pompes\n\n{said}\n") == said
